@@ -1,0 +1,59 @@
+import { parseArgs } from 'node:util';
+import { resolve } from 'node:path';
+import { resolveUserDataPath, startBastionHost } from '@bastion/host';
+import { createOutput } from '../output.js';
+import { UsageError } from '../usage.js';
+
+export async function startCommand(argv: string[]): Promise<number> {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      strict: true,
+      allowPositionals: false,
+      options: {
+        workspace: { type: 'string' },
+        home: { type: 'string' },
+        'no-open': { type: 'boolean', default: false },
+        json: { type: 'boolean', default: false },
+        verbose: { type: 'boolean', default: false },
+      },
+    }));
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  const out = createOutput(values.json);
+  const workspace = resolve(values.workspace ?? process.env.INIT_CWD ?? process.cwd());
+  const host = await startBastionHost({
+    userData: resolveUserDataPath(values.home),
+    workspaces: [workspace],
+    verbose: values.verbose,
+  });
+  const sidecar = host.supervisor.current;
+  out.event({
+    event: 'ready',
+    daemon: host.daemonUrl,
+    ui: null,
+    launch: null,
+    sandbox: host.capabilities.sandbox,
+    pid: { host: process.pid, sidecar: sidecar?.pid ?? null },
+  });
+  out.say(`Bastion is running.`);
+  out.say(`  workspace: ${workspace}`);
+  out.say(`  data:      ${host.userData}`);
+  out.say(`  daemon:    ${host.daemonUrl} (reachable only through the host's perimeter)`);
+  out.say(
+    `  sandbox:   ${host.capabilities.sandbox}${host.capabilities.reason ? ` (${host.capabilities.reason})` : ''}`,
+  );
+  out.say(`Press Ctrl-C to stop.`);
+
+  await new Promise<void>((done) => {
+    const stop = () => done();
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+  out.say('Stopping…');
+  await host.stop();
+  out.event({ event: 'stopped' });
+  return 0;
+}

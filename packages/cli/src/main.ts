@@ -1,0 +1,34 @@
+#!/usr/bin/env node
+import { startCommand } from './commands/start.js';
+import { USAGE, UsageError } from './usage.js';
+
+const COMMANDS: Record<string, (argv: string[]) => Promise<number>> = {
+  start: startCommand,
+};
+
+async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    process.stdout.write(USAGE);
+    return name === undefined ? 2 : 0;
+  }
+  const command = COMMANDS[name];
+  if (!command) throw new UsageError(`unknown command: ${name}`);
+  return command(rest);
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    if (error instanceof UsageError) {
+      process.stderr.write(`bastion: ${error.message}\n\n${USAGE}`);
+      process.exitCode = 2;
+      return;
+    }
+    const code = (error as { code?: unknown }).code;
+    process.stderr.write(`bastion: ${typeof code === 'string' ? `${code}: ` : ''}${(error as Error).message}\n`);
+    process.exitCode = 1;
+  },
+);

@@ -1,0 +1,11 @@
+/** Base error of the daemon: a stable `code` and a fixed, value-free message. */
+export class DaemonError extends Error {
+  override readonly name: string = 'DaemonError';
+  constructor(
+    readonly code: string,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}

@@ -1,0 +1,41 @@
+/**
+ * The daemon's HTTP application (SEC-004). The perimeter runs on every path — registered
+ * routes, unknown paths and preflights alike — in the order Host → Origin → Referer → Auth,
+ * before any route handler. A route module cannot opt out: there is no "internal" bypass.
+ */
+import { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { DAEMON_MAX_JSON_BODY_BYTES } from '@bastion/protocol';
+import { makeAuthGuard } from './perimeter/auth-guard.js';
+import { makeHostGuard } from './perimeter/host-guard.js';
+import { makeOriginGuard } from './perimeter/origin-guard.js';
+import { makeRefererGuard } from './perimeter/referer-guard.js';
+import { wireError } from './wire-error.js';
+
+export interface PerimeterOptions {
+  port: number;
+  allowedOrigins: readonly string[];
+  password: string;
+}
+
+/** A group of routes mounted behind the perimeter. */
+export type RouteModule = (app: Hono) => void;
+
+export function createDaemonApp(perimeter: PerimeterOptions, routes: readonly RouteModule[]): Hono {
+  const app = new Hono();
+  app.use('*', makeHostGuard({ port: perimeter.port }));
+  app.use('*', makeOriginGuard({ allowedOrigins: perimeter.allowedOrigins }));
+  app.use('*', makeRefererGuard({ allowedOrigins: perimeter.allowedOrigins }));
+  app.use('*', makeAuthGuard({ password: perimeter.password }));
+  app.use(
+    '*',
+    bodyLimit({
+      maxSize: DAEMON_MAX_JSON_BODY_BYTES,
+      onError: (c) => wireError(c, 413, 'BODY_TOO_LARGE', 'request body is too large'),
+    }),
+  );
+  for (const register of routes) register(app);
+  app.notFound((c) => wireError(c, 404, 'ROUTE_NOT_FOUND', 'no such route'));
+  app.onError((_error, c) => wireError(c, 500, 'INTERNAL', 'internal error'));
+  return app;
+}

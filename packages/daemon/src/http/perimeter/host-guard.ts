@@ -1,0 +1,19 @@
+/**
+ * SEC-004 perimeter, step 1: the Host header must be exactly `127.0.0.1:<attested port>`.
+ * Defeats DNS rebinding: a page on evil.test that rebinds its name to 127.0.0.1 still sends
+ * `Host: evil.test:<port>`. Does not catch a local process that sets Host itself; the
+ * Origin, Referer and password guards that follow do.
+ */
+import type { MiddlewareHandler } from 'hono';
+import { wireError } from '../wire-error.js';
+
+export function makeHostGuard(options: { port: number }): MiddlewareHandler {
+  const expected = `127.0.0.1:${options.port}`;
+  return async (c, next) => {
+    if (c.req.header('host') !== expected) {
+      return wireError(c, 403, 'PERIMETER_HOST', 'Host header is not the daemon address');
+    }
+    await next();
+    return undefined;
+  };
+}

@@ -1,0 +1,43 @@
+/**
+ * An HTTP server that never listens (SEC-004). It serves only sockets the host accepted on its
+ * own loopback listener and transferred over IPC; the daemon has no listener, bind or connect.
+ */
+import { createServer, type Server } from 'node:http';
+import type { Socket } from 'node:net';
+import { getRequestListener } from '@hono/node-server';
+import type { Hono } from 'hono';
+import {
+  DAEMON_HEADERS_TIMEOUT_MS,
+  DAEMON_KEEP_ALIVE_TIMEOUT_MS,
+  DAEMON_MAX_HEADER_BYTES,
+  DAEMON_REQUEST_TIMEOUT_MS,
+} from '@bastion/protocol';
+
+export interface SocketlessServer {
+  accept(socket: Socket): void;
+  close(): Promise<void>;
+}
+
+export function createSocketlessServer(app: Hono): SocketlessServer {
+  const server: Server = createServer(
+    {
+      maxHeaderSize: DAEMON_MAX_HEADER_BYTES,
+      headersTimeout: DAEMON_HEADERS_TIMEOUT_MS,
+      requestTimeout: DAEMON_REQUEST_TIMEOUT_MS,
+      keepAliveTimeout: DAEMON_KEEP_ALIVE_TIMEOUT_MS,
+    },
+    getRequestListener(app.fetch),
+  );
+  // Idle sockets (a connection that never sends a byte) are closed after the headers timeout.
+  server.timeout = DAEMON_HEADERS_TIMEOUT_MS;
+  return {
+    accept(socket) {
+      server.emit('connection', socket);
+    },
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        resolve();
+      }),
+  };
+}

@@ -1,0 +1,54 @@
+#!/usr/bin/env node
+/**
+ * The sidecar's entry. Started by the host only, with stdio [pipe, pipe, pipe, ipc]:
+ * stdin/stdout are channel v1, stderr is redacted logs, fd 3 carries sockets in and one
+ * readiness attestation out. It never listens, binds or connects.
+ */
+import { createDaemonApp } from './http/app.js';
+import { handshakeRoutes } from './http/routes/handshake.js';
+import { createSocketlessServer } from './http/socketless-server.js';
+import { openHostChannel } from './channel/host-channel.js';
+import { attestReady, receiveSockets } from './ipc.js';
+import { createDaemonLogger } from './logger.js';
+
+// stdout is the channel: nothing else may write to it.
+console.log = console.info = console.debug = console.warn;
+
+const log = createDaemonLogger();
+
+async function main(): Promise<void> {
+  const { channel, bootstrap } = await openHostChannel({
+    onClose: (error) => {
+      if (error) log.error('channel.closed', { code: error.code });
+      process.exit(error ? 3 : 0);
+    },
+  });
+  const app = createDaemonApp(
+    { port: bootstrap.daemon_port, allowedOrigins: bootstrap.allowed_origins, password: bootstrap.password },
+    [handshakeRoutes(bootstrap.capabilities)],
+  );
+  const server = createSocketlessServer(app);
+  channel.on('shutdown', () => {
+    log.info('sidecar.shutdown');
+    void server.close().then(() => process.exit(0));
+  });
+  receiveSockets(
+    (socket) => server.accept(socket),
+    () => {
+      log.error('ipc.violation');
+      process.exit(4);
+    },
+  );
+  attestReady(bootstrap.daemon_port);
+  log.info('sidecar.ready', {
+    pid: process.pid,
+    port: bootstrap.daemon_port,
+    sandbox: bootstrap.capabilities.sandbox,
+    shell: bootstrap.capabilities.shell,
+  });
+}
+
+main().catch((error: unknown) => {
+  log.error('sidecar.start-failed', { code: (error as { code?: string }).code ?? 'UNKNOWN' });
+  process.exit(2);
+});

@@ -1,0 +1,1 @@
+export const DAEMON_VERSION = '0.1.0';

@@ -1,0 +1,244 @@
+/**
+ * SEC-004: the host spawns and watches the sidecar. Each spawn gets a new password, sent only in
+ * the stdin `bootstrap` frame (never argv, env, disk or logs). The host waits for the single
+ * readiness attestation on fd 3 with the matching port before routing sockets to it. Any other
+ * IPC message, a channel error, a missed readiness deadline or an exit ends that sidecar and
+ * starts a new one after a backoff (250 ms doubling to 10 s), with a new password. On stop the
+ * host sends `shutdown`, then kills; no orphan survives the host.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import {
+  ChannelError,
+  FramedChannel,
+  hostToSidecarFrameSchema,
+  isReadyAttestation,
+  sidecarToHostFrameSchema,
+  SIDECAR_READY_TIMEOUT_MS,
+  SIDECAR_RESTART_BACKOFF_INITIAL_MS,
+  SIDECAR_RESTART_BACKOFF_MAX_MS,
+  SIDECAR_SHUTDOWN_GRACE_MS,
+  SIDECAR_STABLE_AFTER_MS,
+  type Capabilities,
+  type Logger,
+} from '@bastion/protocol';
+import { HostError } from '../errors.js';
+import type { DaemonSocketHost } from './daemon-socket-host.js';
+import type { SidecarLauncher } from './sidecar-launcher.js';
+import { generateSidecarPassword } from './sidecar-password.js';
+import { forwardSidecarLogs } from './sidecar-logs.js';
+
+export type SidecarChannel = FramedChannel<typeof sidecarToHostFrameSchema, typeof hostToSidecarFrameSchema>;
+
+/** What the host decides for each spawn, read fresh at every (re)start. */
+export interface SidecarSpawnConfig {
+  allowedOrigins: string[];
+  userData: string;
+  workspaces: string[];
+  capabilities: Capabilities;
+}
+
+export interface SidecarHandle {
+  readonly generation: number;
+  readonly pid: number;
+  readonly password: string;
+  readonly channel: SidecarChannel;
+  readonly config: SidecarSpawnConfig;
+}
+
+/** Attaches a host module (transport, command executor) to every new sidecar's channel. */
+export type ChannelModule = (sidecar: SidecarHandle) => void;
+
+interface Running {
+  child: ChildProcess;
+  handle: SidecarHandle;
+  ready: boolean;
+  readyAt: number | undefined;
+  cleanup: (() => void) | undefined;
+}
+
+export class SidecarSupervisor {
+  readonly #entry: string;
+  readonly #launcher: SidecarLauncher;
+  readonly #socketHost: DaemonSocketHost;
+  readonly #config: () => SidecarSpawnConfig;
+  readonly #log: Logger;
+  readonly #sidecarLog: Logger;
+  readonly #modules: ChannelModule[] = [];
+  readonly #readyWaiters: { resolve: () => void; reject: (error: Error) => void }[] = [];
+  #running: Running | undefined;
+  #generation = 0;
+  #failures = 0;
+  #stopping = false;
+  #restartTimer: NodeJS.Timeout | undefined;
+  readonly #exitGuard = () => this.#running?.child.kill('SIGKILL');
+
+  constructor(options: {
+    entry: string;
+    launcher: SidecarLauncher;
+    socketHost: DaemonSocketHost;
+    config: () => SidecarSpawnConfig;
+    log: Logger;
+    /** Where the sidecar's own (re-checked) log records are written. */
+    sidecarLog: Logger;
+  }) {
+    this.#entry = options.entry;
+    this.#launcher = options.launcher;
+    this.#socketHost = options.socketHost;
+    this.#config = options.config;
+    this.#log = options.log;
+    this.#sidecarLog = options.sidecarLog;
+  }
+
+  /** The sidecar currently serving, if it has attested readiness. */
+  get current(): SidecarHandle | undefined {
+    return this.#running?.ready ? this.#running.handle : undefined;
+  }
+
+  addChannelModule(module: ChannelModule): void {
+    this.#modules.push(module);
+  }
+
+  /** Spawn the first sidecar; resolves once it is ready. */
+  async start(): Promise<SidecarHandle> {
+    process.once('exit', this.#exitGuard);
+    await this.#spawn();
+    await this.whenReady();
+    const current = this.current;
+    if (!current) throw new HostError('SIDECAR_NOT_READY', 'sidecar is not ready');
+    return current;
+  }
+
+  /** Resolves when a sidecar is ready (immediately if one is). */
+  whenReady(): Promise<void> {
+    if (this.current) return Promise.resolve();
+    if (this.#stopping) return Promise.reject(new HostError('SIDECAR_STOPPED', 'supervisor is stopped'));
+    return new Promise((resolve, reject) => this.#readyWaiters.push({ resolve, reject }));
+  }
+
+  /** Replace the sidecar now (new policy, new password); resolves when the new one is ready. */
+  async restart(reason: string): Promise<void> {
+    this.#log.info('sidecar.restart-requested', { reason });
+    const running = this.#running;
+    if (running) {
+      const exited = new Promise<void>((resolve) => running.child.once('exit', () => resolve()));
+      this.#failures = 0;
+      running.child.kill('SIGKILL');
+      await exited;
+    }
+    clearTimeout(this.#restartTimer);
+    if (!this.#running) await this.#spawn();
+    await this.whenReady();
+  }
+
+  /** Stop for good: `shutdown`, then SIGKILL after the grace period. */
+  async stop(): Promise<void> {
+    this.#stopping = true;
+    clearTimeout(this.#restartTimer);
+    for (const waiter of this.#readyWaiters.splice(0)) waiter.reject(new HostError('SIDECAR_STOPPED', 'supervisor stopped'));
+    const running = this.#running;
+    if (running && running.child.exitCode === null && running.child.signalCode === null) {
+      const exited = new Promise<void>((resolve) => running.child.once('exit', () => resolve()));
+      if (!running.handle.channel.closed) {
+        try {
+          running.handle.channel.send({ v: 1, type: 'shutdown' });
+        } catch {
+          // The channel is already gone; the kill below still ends the process.
+        }
+      }
+      const killer = setTimeout(() => running.child.kill('SIGKILL'), SIDECAR_SHUTDOWN_GRACE_MS);
+      await exited;
+      clearTimeout(killer);
+    }
+    process.removeListener('exit', this.#exitGuard);
+  }
+
+  async #spawn(): Promise<void> {
+    if (this.#stopping) return;
+    const generation = ++this.#generation;
+    const config = this.#config();
+    const password = generateSidecarPassword();
+    const launch = await this.#launcher(this.#entry);
+    const child = spawn(launch.command, launch.args, {
+      env: launch.env,
+      stdio: ['pipe', 'pipe', 'pipe', 'ipc'],
+      serialization: 'json',
+    });
+    const { stdin, stdout, stderr } = child;
+    if (!stdin || !stdout || !stderr || child.pid === undefined) {
+      child.kill('SIGKILL');
+      throw new HostError('SIDECAR_SPAWN', 'sidecar could not be spawned');
+    }
+    stdin.on('error', () => undefined);
+    const channel: SidecarChannel = new FramedChannel({
+      source: stdout,
+      sink: stdin,
+      inbound: sidecarToHostFrameSchema,
+      outbound: hostToSidecarFrameSchema,
+      onClose: (error) => this.#onChannelClose(generation, error),
+    });
+    const handle: SidecarHandle = { generation, pid: child.pid, password, channel, config };
+    const running: Running = { child, handle, ready: false, readyAt: undefined, cleanup: launch.cleanup };
+    this.#running = running;
+    forwardSidecarLogs(stderr, this.#sidecarLog);
+    for (const module of this.#modules) module(handle);
+
+    const readyTimer = setTimeout(() => {
+      this.#log.error('sidecar.ready-timeout', { pid: child.pid ?? null });
+      child.kill('SIGKILL');
+    }, SIDECAR_READY_TIMEOUT_MS);
+
+    child.on('message', (message: unknown) => {
+      if (!running.ready && isReadyAttestation(message, this.#socketHost.port)) {
+        clearTimeout(readyTimer);
+        running.ready = true;
+        running.readyAt = Date.now();
+        this.#socketHost.setTarget(child);
+        this.#log.info('sidecar.ready', { pid: child.pid ?? null, attempt: generation });
+        for (const waiter of this.#readyWaiters.splice(0)) waiter.resolve();
+        return;
+      }
+      this.#log.error('sidecar.ipc-violation', { pid: child.pid ?? null });
+      child.kill('SIGKILL');
+    });
+    child.once('exit', (code, signal) => {
+      clearTimeout(readyTimer);
+      this.#onExit(running, code, signal);
+    });
+
+    channel.send({
+      v: 1,
+      type: 'bootstrap',
+      password,
+      daemon_port: this.#socketHost.port,
+      allowed_origins: config.allowedOrigins,
+      user_data: config.userData,
+      workspaces: config.workspaces,
+      capabilities: config.capabilities,
+    });
+  }
+
+  #onChannelClose(generation: number, error: ChannelError | undefined): void {
+    const running = this.#running;
+    if (!running || running.handle.generation !== generation) return;
+    if (error) this.#log.error('sidecar.channel-failed', { code: error.code });
+    running.child.kill('SIGKILL');
+  }
+
+  #onExit(running: Running, code: number | null, signal: NodeJS.Signals | null): void {
+    running.cleanup?.();
+    if (this.#running !== running) return;
+    this.#running = undefined;
+    this.#socketHost.setTarget(undefined);
+    this.#log.info('sidecar.exited', { exit_code: code, signal });
+    if (this.#stopping) return;
+    if (running.readyAt !== undefined && Date.now() - running.readyAt >= SIDECAR_STABLE_AFTER_MS) this.#failures = 0;
+    const delay = Math.min(SIDECAR_RESTART_BACKOFF_INITIAL_MS * 2 ** this.#failures, SIDECAR_RESTART_BACKOFF_MAX_MS);
+    this.#failures += 1;
+    this.#log.warn('sidecar.restart-scheduled', { delay_ms: delay, attempt: this.#failures });
+    this.#restartTimer = setTimeout(() => {
+      this.#spawn().catch(() => {
+        this.#log.error('sidecar.spawn-failed');
+      });
+    }, delay);
+  }
+}

@@ -1,0 +1,64 @@
+/**
+ * The UI server (SEC-004): the origin the daemon's perimeter allowlists. It binds exactly
+ * 127.0.0.1 on an ephemeral port and answers only requests whose Host is exactly its own address.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+
+export type UiRequestHandler = (req: IncomingMessage, res: ServerResponse) => void;
+
+export class UiServer {
+  readonly #server: Server;
+  #port = 0;
+  #handler: UiRequestHandler | undefined;
+
+  constructor() {
+    this.#server = createServer((req, res) => this.#route(req, res));
+  }
+
+  get port(): number {
+    return this.#port;
+  }
+
+  get origin(): string {
+    return `http://127.0.0.1:${this.#port}`;
+  }
+
+  /** The desktop app's request handler, installed once the host is composed. */
+  setHandler(handler: UiRequestHandler): void {
+    this.#handler = handler;
+  }
+
+  listen(): Promise<number> {
+    return new Promise((resolve, reject) => {
+      this.#server.once('error', reject);
+      this.#server.listen({ host: '127.0.0.1', port: 0, exclusive: true }, () => {
+        const address = this.#server.address();
+        if (address === null || typeof address === 'string') {
+          reject(new Error('UI listener has no TCP address'));
+          return;
+        }
+        this.#port = address.port;
+        resolve(address.port);
+      });
+    });
+  }
+
+  close(): Promise<void> {
+    this.#server.closeAllConnections();
+    return new Promise((resolve) => this.#server.close(() => resolve()));
+  }
+
+  #route(req: IncomingMessage, res: ServerResponse): void {
+    if (req.headers.host !== `127.0.0.1:${this.#port}`) {
+      res.writeHead(421, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' });
+      res.end('Misdirected request\n');
+      return;
+    }
+    if (!this.#handler) {
+      res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' });
+      res.end('Not found\n');
+      return;
+    }
+    this.#handler(req, res);
+  }
+}

@@ -1,0 +1,109 @@
+/**
+ * One end of channel v1 over a byte stream pair (the sidecar's stdin/stdout). Frames are
+ * decoded with the inbound schema and dispatched by `type`; a frame whose type nobody handles,
+ * a decode error or a handler that throws closes the channel (fail closed) and reports once.
+ * Written against structural stream types so this package stays free of node:* imports.
+ */
+import type { z } from 'zod';
+import { ChannelError } from '../errors.js';
+import { encodeFrame, FrameDecoder } from './codec.js';
+
+export interface ByteSource {
+  on(event: 'data', listener: (chunk: Uint8Array) => void): unknown;
+  on(event: 'end', listener: () => void): unknown;
+  on(event: 'error', listener: (error: Error) => void): unknown;
+}
+
+export interface ByteSink {
+  write(bytes: Uint8Array): boolean;
+}
+
+type FrameHandler<F> = (frame: F) => void;
+
+export class FramedChannel<In extends z.ZodType<{ type: string }>, Out extends z.ZodType<{ type: string }>> {
+  readonly #decoder: FrameDecoder<In>;
+  readonly #outSchema: Out;
+  readonly #sink: ByteSink;
+  readonly #handlers = new Map<string, FrameHandler<z.infer<In>>>();
+  readonly #onClose: (error: ChannelError | undefined) => void;
+  #closed = false;
+
+  /** `onClose` runs once: with the error that closed the channel, or `undefined` on a clean end. */
+  constructor(options: {
+    source: ByteSource;
+    sink: ByteSink;
+    inbound: In;
+    outbound: Out;
+    onClose: (error: ChannelError | undefined) => void;
+  }) {
+    this.#decoder = new FrameDecoder(options.inbound);
+    this.#outSchema = options.outbound;
+    this.#sink = options.sink;
+    this.#onClose = options.onClose;
+    options.source.on('data', (chunk) => this.#receive(chunk));
+    options.source.on('end', () => {
+      try {
+        this.#decoder.end();
+        this.#finish(undefined);
+      } catch (error) {
+        this.#finish(asChannelError(error));
+      }
+    });
+    options.source.on('error', (cause) => this.#finish(new ChannelError('CHANNEL_CLOSED', 'channel stream failed', { cause })));
+  }
+
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  /** Register the one handler for a frame type. */
+  on<T extends z.infer<In>['type']>(type: T, handler: FrameHandler<Extract<z.infer<In>, { type: T }>>): void {
+    if (this.#handlers.has(type)) throw new ChannelError('CHANNEL_FAILED', `a handler for ${type} is already registered`);
+    this.#handlers.set(type, handler as FrameHandler<z.infer<In>>);
+  }
+
+  send(frame: z.infer<Out>): void {
+    if (this.#closed) throw new ChannelError('CHANNEL_CLOSED', 'channel is closed');
+    this.#sink.write(encodeFrame(this.#outSchema, frame));
+  }
+
+  /** Close from this side because of a protocol violation found above the codec. */
+  fail(error: ChannelError): void {
+    this.#finish(error);
+  }
+
+  #receive(chunk: Uint8Array): void {
+    if (this.#closed) return;
+    let frames: z.infer<In>[];
+    try {
+      frames = this.#decoder.push(chunk);
+    } catch (error) {
+      this.#finish(asChannelError(error));
+      return;
+    }
+    for (const frame of frames) {
+      if (this.#closed) return;
+      const handler = this.#handlers.get(frame.type);
+      if (!handler) {
+        this.#finish(new ChannelError('CHANNEL_FRAME_SCHEMA', `no handler for frame type ${frame.type}`));
+        return;
+      }
+      try {
+        handler(frame);
+      } catch (error) {
+        this.#finish(asChannelError(error));
+        return;
+      }
+    }
+  }
+
+  #finish(error: ChannelError | undefined): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#onClose(error);
+  }
+}
+
+function asChannelError(error: unknown): ChannelError {
+  return error instanceof ChannelError ? error : new ChannelError('CHANNEL_FAILED', 'channel handler failed', { cause: error });
+}

@@ -1,0 +1,213 @@
+/**
+ * Channel v1 frame schemas (SEC-004). Every frame is a strict object with `v: 1` and a `type`;
+ * unknown keys, wrong types and oversize fields are schema errors, which close the channel.
+ */
+import { z } from 'zod';
+import {
+  CHANNEL_MAX_BODY_CHUNK_BYTES,
+  CHANNEL_MAX_ID_CHARS,
+  COMMAND_MAX_ARG_BYTES,
+  COMMAND_MAX_ARGS,
+  COMMAND_MAX_PATH_CHARS,
+  COMMAND_MAX_TIMEOUT_MS,
+  TRANSPORT_MAX_CREDIT_BYTES,
+  TRANSPORT_MAX_GRANTS,
+  TRANSPORT_MAX_HEADERS,
+  TRANSPORT_MAX_URL_CHARS,
+} from '../limits.js';
+
+const version = z.literal(1);
+const id = z.string().min(1).max(CHANNEL_MAX_ID_CHARS).regex(/^[A-Za-z0-9_-]+$/);
+const base64Chunk = z
+  .string()
+  .max(Math.ceil(CHANNEL_MAX_BODY_CHUNK_BYTES / 3) * 4)
+  .regex(/^[A-Za-z0-9+/]*={0,2}$/);
+const headerName = z.string().min(1).max(256).regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/);
+const headerValue = z.string().max(16 * 1024).regex(/^[^\r\n\0]*$/);
+const headers = z.array(z.tuple([headerName, headerValue])).max(TRANSPORT_MAX_HEADERS);
+const absolutePath = z.string().min(1).max(COMMAND_MAX_PATH_CHARS).startsWith('/');
+const origin = z.string().min(1).max(2048);
+
+export const sandboxKindSchema = z.enum(['srt', 'none']);
+export type SandboxKind = z.infer<typeof sandboxKindSchema>;
+
+/** The posture the host decided; the sidecar never decides its own. */
+export const capabilitiesSchema = z.strictObject({
+  sandbox: sandboxKindSchema,
+  shell: z.boolean(),
+  platform: z.string().min(1).max(32),
+  /** Why the posture is reduced (missing packages, platform), for banners and logs. */
+  reason: z.string().max(512).optional(),
+});
+export type Capabilities = z.infer<typeof capabilitiesSchema>;
+
+export const grantSchema = z.strictObject({
+  grant_id: id,
+  origin,
+  op: z.enum(['provider', 'asset']),
+});
+export type Grant = z.infer<typeof grantSchema>;
+
+// ── host → sidecar ──────────────────────────────────────────────────────────
+
+export const bootstrapFrameSchema = z.strictObject({
+  v: version,
+  type: z.literal('bootstrap'),
+  password: z.string().min(1).max(512),
+  /** The host's listener port; the daemon's Host guard and readiness attestation use it. */
+  daemon_port: z.number().int().min(1).max(65_535),
+  allowed_origins: z.array(origin).min(1).max(8),
+  user_data: absolutePath,
+  workspaces: z.array(absolutePath).max(64),
+  capabilities: capabilitiesSchema,
+});
+
+export const shutdownFrameSchema = z.strictObject({ v: version, type: z.literal('shutdown') });
+
+export const grantUpdateFrameSchema = z.strictObject({
+  v: version,
+  type: z.literal('grant.update'),
+  revision: z.number().int().nonnegative(),
+  grants: z.array(grantSchema).max(TRANSPORT_MAX_GRANTS),
+});
+
+export const responseStartFrameSchema = z.strictObject({
+  v: version,
+  type: z.literal('response.start'),
+  request_id: id,
+  status: z.number().int().min(100).max(599),
+  headers,
+});
+export const responseChunkFrameSchema = z.strictObject({
+  v: version,
+  type: z.literal('response.chunk'),
+  request_id: id,
+  data_b64: base64Chunk,
+});
+export const responseEndFrameSchema = z.strictObject({
+  v: version,
+  type: z.literal('response.end'),
+  request_id: id,
+});
+export const responseErrorFrameSchema = z.strictObject({
+  v: version,
+  type: z.literal('response.error'),
+  request_id: id,
+  code: z.string().min(1).max(64),
+});
+
+export const commandOutputFrameSchema = z.strictObject({
+  v: version,
+  type: z.literal('command.output'),
+  id,
+  stream: z.enum(['stdout', 'stderr']),
+  data_b64: base64Chunk,
+});
+export const commandEndFrameSchema = z.strictObject({
+  v: version,
+  type: z.literal('command.end'),
+  id,
+  exit_code: z.number().int().nullable(),
+  signal: z.string().max(32).nullable(),
+  timed_out: z.boolean(),
+  truncated: z.boolean(),
+  duration_ms: z.number().nonnegative(),
+});
+export const commandAbortedFrameSchema = z.strictObject({
+  v: version,
+  type: z.literal('command.aborted'),
+  id,
+});
+export const commandErrorFrameSchema = z.strictObject({
+  v: version,
+  type: z.literal('command.error'),
+  id,
+  code: z.string().min(1).max(64),
+});
+
+export const hostToSidecarFrameSchema = z.discriminatedUnion('type', [
+  bootstrapFrameSchema,
+  shutdownFrameSchema,
+  grantUpdateFrameSchema,
+  responseStartFrameSchema,
+  responseChunkFrameSchema,
+  responseEndFrameSchema,
+  responseErrorFrameSchema,
+  commandOutputFrameSchema,
+  commandEndFrameSchema,
+  commandAbortedFrameSchema,
+  commandErrorFrameSchema,
+]);
+export type HostToSidecarFrame = z.infer<typeof hostToSidecarFrameSchema>;
+
+// ── sidecar → host ──────────────────────────────────────────────────────────
+
+export const requestStartFrameSchema = z.strictObject({
+  v: version,
+  type: z.literal('request.start'),
+  request_id: id,
+  grant_id: id,
+  op: z.enum(['provider', 'asset']),
+  method: z.string().min(1).max(16).regex(/^[A-Z]+$/),
+  url: z.string().min(1).max(TRANSPORT_MAX_URL_CHARS),
+  headers,
+  has_body: z.boolean(),
+});
+export const requestChunkFrameSchema = z.strictObject({
+  v: version,
+  type: z.literal('request.chunk'),
+  request_id: id,
+  data_b64: base64Chunk,
+});
+export const requestEndFrameSchema = z.strictObject({
+  v: version,
+  type: z.literal('request.end'),
+  request_id: id,
+});
+export const requestAbortFrameSchema = z.strictObject({
+  v: version,
+  type: z.literal('request.abort'),
+  request_id: id,
+});
+export const responseCreditFrameSchema = z.strictObject({
+  v: version,
+  type: z.literal('response.credit'),
+  request_id: id,
+  bytes: z.number().int().min(1).max(TRANSPORT_MAX_CREDIT_BYTES),
+});
+export const grantAppliedFrameSchema = z.strictObject({
+  v: version,
+  type: z.literal('grant.applied'),
+  revision: z.number().int().nonnegative(),
+});
+
+export const commandRequestFrameSchema = z.strictObject({
+  v: version,
+  type: z.literal('command.request'),
+  id,
+  command: z.string().min(1).max(COMMAND_MAX_PATH_CHARS),
+  args: z.array(z.string().max(COMMAND_MAX_ARG_BYTES)).max(COMMAND_MAX_ARGS),
+  cwd: absolutePath,
+  workspace_root: absolutePath,
+  scratch_dir: absolutePath.optional(),
+  timeout_ms: z.number().int().min(1).max(COMMAND_MAX_TIMEOUT_MS),
+});
+export const commandAbortFrameSchema = z.strictObject({
+  v: version,
+  type: z.literal('command.abort'),
+  id,
+});
+
+export const sidecarToHostFrameSchema = z.discriminatedUnion('type', [
+  requestStartFrameSchema,
+  requestChunkFrameSchema,
+  requestEndFrameSchema,
+  requestAbortFrameSchema,
+  responseCreditFrameSchema,
+  grantAppliedFrameSchema,
+  commandRequestFrameSchema,
+  commandAbortFrameSchema,
+]);
+export type SidecarToHostFrame = z.infer<typeof sidecarToHostFrameSchema>;
+
+export type FrameOfType<F extends { type: string }, T extends F['type']> = Extract<F, { type: T }>;

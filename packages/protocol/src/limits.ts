@@ -1,0 +1,86 @@
+/**
+ * Every bound Bastion enforces, in one place. A bound that is not here is a bug:
+ * reviewers look for literals in checks and move them here.
+ */
+
+const KiB = 1024;
+const MiB = 1024 * KiB;
+
+/** Channel v1 (host ↔ sidecar over stdin/stdout). */
+export const CHANNEL_FRAME_HEADER_BYTES = 4;
+/** Largest JSON payload of one frame; larger frames are a protocol error, never buffered. */
+export const CHANNEL_MAX_FRAME_BYTES = 256 * KiB;
+/** Largest decoded body chunk carried in one frame (base64 expands it by 4/3, still under the frame bound). */
+export const CHANNEL_MAX_BODY_CHUNK_BYTES = 64 * KiB;
+/** Longest string field in a frame that is not a body chunk (ids, urls, header values are bounded separately). */
+export const CHANNEL_MAX_ID_CHARS = 128;
+
+/** Sidecar lifecycle. */
+/** Per-spawn daemon password: 32 random bytes, base64url. */
+export const SIDECAR_PASSWORD_BYTES = 32;
+/** The daemon refuses a bootstrap password shorter than this. */
+export const SIDECAR_MIN_PASSWORD_CHARS = 16;
+/** How long the host waits for the sidecar's readiness attestation. */
+export const SIDECAR_READY_TIMEOUT_MS = 15_000;
+/** Restart backoff: first delay, doubling up to the cap. */
+export const SIDECAR_RESTART_BACKOFF_INITIAL_MS = 250;
+export const SIDECAR_RESTART_BACKOFF_MAX_MS = 10_000;
+/** A sidecar that stayed up this long after readiness resets the backoff. */
+export const SIDECAR_STABLE_AFTER_MS = 10_000;
+/** After `shutdown`, how long the host waits before SIGKILL. */
+export const SIDECAR_SHUTDOWN_GRACE_MS = 2_000;
+
+/** Daemon socket host. */
+/** Accepted sockets waiting for transfer; beyond this they are closed. */
+export const SOCKET_HOST_MAX_PENDING = 64;
+
+/** Daemon HTTP perimeter. */
+/** Longest Authorization header the perimeter will look at. */
+export const PERIMETER_MAX_AUTHORIZATION_CHARS = 1_024;
+/** Longest Referer / Origin header the perimeter will parse. */
+export const PERIMETER_MAX_URL_HEADER_CHARS = 4 * KiB;
+/** Largest JSON request body any daemon route accepts (routes may set lower bounds). */
+export const DAEMON_MAX_JSON_BODY_BYTES = 1 * MiB;
+/** Idle socket timeout on the daemon's HTTP server (slow-loris defence). */
+export const DAEMON_HEADERS_TIMEOUT_MS = 10_000;
+export const DAEMON_REQUEST_TIMEOUT_MS = 30_000;
+export const DAEMON_KEEP_ALIVE_TIMEOUT_MS = 5_000;
+export const DAEMON_MAX_HEADER_BYTES = 16 * KiB;
+
+/** Logging. */
+/** Longest string value a log field may carry; longer values are cut. */
+export const LOG_MAX_FIELD_CHARS = 128;
+
+/** Host-routed provider transport (frames `request.*`, `response.*`, `grant.*`). */
+export const TRANSPORT_MAX_URL_CHARS = 32 * KiB;
+export const TRANSPORT_MAX_HEADERS = 128;
+export const TRANSPORT_MAX_HEADER_BYTES_TOTAL = 64 * KiB;
+export const TRANSPORT_MAX_REQUEST_BODY_BYTES = 32 * MiB;
+export const TRANSPORT_MAX_RESPONSE_BODY_BYTES = 512 * MiB;
+/** Largest credit the sidecar may grant in one `response.credit` frame. */
+export const TRANSPORT_MAX_CREDIT_BYTES = 16 * MiB;
+export const TRANSPORT_MAX_CONCURRENT_REQUESTS = 32;
+export const TRANSPORT_MAX_REDIRECTS = 5;
+export const TRANSPORT_MAX_GRANTS = 64;
+/** The sidecar must acknowledge a `grant.update` within this time, or the host restarts it. */
+export const TRANSPORT_GRANT_ACK_TIMEOUT_MS = 5_000;
+
+/** run_command (frames `command.*`). */
+export const COMMAND_MAX_ARGS = 256;
+export const COMMAND_MAX_ARG_BYTES = 32 * KiB;
+/**
+ * All of argv together. 256 × 32 KiB would not fit one channel frame, so the sum is bounded
+ * below the frame size; the daemon refuses longer argv before sending.
+ */
+export const COMMAND_MAX_ARGV_TOTAL_BYTES = 192 * KiB;
+export const COMMAND_MAX_PATH_CHARS = 4 * KiB;
+export const COMMAND_DEFAULT_TIMEOUT_MS = 120_000;
+export const COMMAND_MAX_TIMEOUT_MS = 600_000;
+/** Output is streamed in chunks of at most this size... */
+export const COMMAND_OUTPUT_CHUNK_BYTES = 64 * KiB;
+/** ...up to this total, after which it is cut and flagged `truncated`. */
+export const COMMAND_MAX_OUTPUT_BYTES = 1 * MiB;
+export const COMMAND_MAX_CONCURRENT = 4;
+export const COMMAND_MAX_QUEUED = 32;
+/** Between SIGTERM and SIGKILL of a command's process group. */
+export const COMMAND_KILL_GRACE_MS = 2_000;
