@@ -64,10 +64,30 @@ describe('createDaemonApp perimeter', () => {
     const { app, reached } = makeApp();
     const response = await app.request('/probe', {
       method: 'POST',
-      headers: { ...good, 'content-type': 'application/json' },
+      headers: { ...good, 'content-type': 'application/json', 'content-length': String(2 * 1024 * 1024) },
       body: 'x'.repeat(2 * 1024 * 1024),
     });
     expect(response.status).toBe(413);
+    expect(reached()).toBe(0);
+  });
+});
+
+describe('request body bounds', () => {
+  it('refuses a chunked body that declares no length with 411, before the handler', async () => {
+    const { app, reached } = makeApp();
+    const response = await app.request('/probe', {
+      method: 'POST',
+      headers: { ...good, 'transfer-encoding': 'chunked' },
+    });
+    expect(response.status).toBe(411);
+    expect(await code(response)).toBe('BODY_LENGTH_REQUIRED');
+    expect(reached()).toBe(0);
+  });
+
+  it('refuses a malformed Content-Length with 400, before the handler', async () => {
+    const { app, reached } = makeApp();
+    const response = await app.request('/probe', { method: 'POST', headers: { ...good, 'content-length': '-1' } });
+    expect(response.status).toBe(400);
     expect(reached()).toBe(0);
   });
 });

@@ -4,8 +4,8 @@
  * before any route handler. A route module cannot opt out: there is no "internal" bypass.
  */
 import { Hono } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import { DAEMON_MAX_JSON_BODY_BYTES } from '@bastion/protocol';
+import { makeBodySizeGuard } from './body-size-guard.js';
 import { makeAuthGuard } from './perimeter/auth-guard.js';
 import { makeHostGuard } from './perimeter/host-guard.js';
 import { makeOriginGuard } from './perimeter/origin-guard.js';
@@ -27,13 +27,7 @@ export function createDaemonApp(perimeter: PerimeterOptions, routes: readonly Ro
   app.use('*', makeOriginGuard({ allowedOrigins: perimeter.allowedOrigins }));
   app.use('*', makeRefererGuard({ allowedOrigins: perimeter.allowedOrigins }));
   app.use('*', makeAuthGuard({ password: perimeter.password }));
-  app.use(
-    '*',
-    bodyLimit({
-      maxSize: DAEMON_MAX_JSON_BODY_BYTES,
-      onError: (c) => wireError(c, 413, 'BODY_TOO_LARGE', 'request body is too large'),
-    }),
-  );
+  app.use('*', makeBodySizeGuard({ maxBytes: DAEMON_MAX_JSON_BODY_BYTES }));
   for (const register of routes) register(app);
   app.notFound((c) => wireError(c, 404, 'ROUTE_NOT_FOUND', 'no such route'));
   app.onError((_error, c) => wireError(c, 500, 'INTERNAL', 'internal error'));
