@@ -7,3 +7,4 @@ export * from './channel/frames.js';
 export * from './channel/codec.js';
 export * from './channel/framed-channel.js';
 export * from './ipc.js';
+export * from './scratch-dir.js';

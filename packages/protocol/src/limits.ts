@@ -84,3 +84,21 @@ export const COMMAND_MAX_CONCURRENT = 4;
 export const COMMAND_MAX_QUEUED = 32;
 /** Between SIGTERM and SIGKILL of a command's process group. */
 export const COMMAND_KILL_GRACE_MS = 2_000;
+
+/** Desktop UI server, launch ticket and host IPC (host `src/ui/`). */
+/** Launch ticket: 32 random bytes (256 bits), base64url, in the URL `bastion start` opens. */
+export const UI_LAUNCH_TICKET_BYTES = 32;
+/** A launch ticket not exchanged within this time is dead. */
+export const UI_LAUNCH_TICKET_TTL_MS = 60_000;
+/** Outstanding (issued, not yet exchanged) tickets; the oldest is dropped beyond this. */
+export const UI_MAX_LAUNCH_TICKETS = 8;
+/** Host-session cookie value: 32 random bytes, base64url. */
+export const UI_SESSION_TOKEN_BYTES = 32;
+/** Live host sessions (browser tabs that exchanged a ticket); the oldest is dropped beyond this. */
+export const UI_MAX_HOST_SESSIONS = 16;
+/** CSP nonce: 16 random bytes (128 bits), fresh for every HTML response. */
+export const UI_CSP_NONCE_BYTES = 16;
+/** Longest request target the UI server will route. */
+export const UI_MAX_URL_CHARS = 2 * KiB;
+/** Largest JSON body a host IPC channel accepts. */
+export const HOST_IPC_MAX_BODY_BYTES = 16 * KiB;

@@ -45,8 +45,11 @@ export interface SidecarHandle {
   readonly config: SidecarSpawnConfig;
 }
 
-/** Attaches a host module (transport, command executor) to every new sidecar's channel. */
-export type ChannelModule = (sidecar: SidecarHandle) => void;
+/**
+ * Attaches a host module (transport, command executor) to every new sidecar's channel. It may
+ * return a function that runs when that sidecar has exited (to end work it started for it).
+ */
+export type ChannelModule = (sidecar: SidecarHandle) => void | (() => void);
 
 interface Running {
   child: ChildProcess;
@@ -54,6 +57,8 @@ interface Running {
   ready: boolean;
   readyAt: number | undefined;
   cleanup: (() => void) | undefined;
+  /** What the channel modules asked to run on exit. */
+  detach: (() => void)[];
 }
 
 export class SidecarSupervisor {
@@ -177,10 +182,13 @@ export class SidecarSupervisor {
       onClose: (error) => this.#onChannelClose(generation, error),
     });
     const handle: SidecarHandle = { generation, pid: child.pid, password, channel, config };
-    const running: Running = { child, handle, ready: false, readyAt: undefined, cleanup: launch.cleanup };
+    const running: Running = { child, handle, ready: false, readyAt: undefined, cleanup: launch.cleanup, detach: [] };
     this.#running = running;
     forwardSidecarLogs(stderr, this.#sidecarLog);
-    for (const module of this.#modules) module(handle);
+    for (const module of this.#modules) {
+      const detach = module(handle);
+      if (detach) running.detach.push(detach);
+    }
 
     const readyTimer = setTimeout(() => {
       this.#log.error('sidecar.ready-timeout', { pid: child.pid ?? null });
@@ -226,6 +234,7 @@ export class SidecarSupervisor {
 
   #onExit(running: Running, code: number | null, signal: NodeJS.Signals | null): void {
     running.cleanup?.();
+    for (const detach of running.detach.splice(0)) detach();
     if (this.#running !== running) return;
     this.#running = undefined;
     this.#socketHost.setTarget(undefined);

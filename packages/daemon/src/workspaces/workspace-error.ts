@@ -1,0 +1,48 @@
+import type { WorkspaceErrorCode } from '@bastion/protocol';
+import { DaemonError } from '../errors.js';
+
+/** A refused or failed workspace file access. Messages are fixed: never a path, never content. */
+export class WorkspaceError extends DaemonError {
+  override readonly name = 'WorkspaceError';
+  constructor(
+    override readonly code: WorkspaceErrorCode,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(code, message, options);
+  }
+}
+
+export const WORKSPACE_ERROR_MESSAGES: Record<WorkspaceErrorCode, string> = {
+  FS_OUTSIDE_WORKSPACE: 'path is outside the workspace',
+  FS_PROTECTED: 'path is protected and cannot be written',
+  FS_NOT_FOUND: 'no such file or directory in the workspace',
+  FS_NOT_A_FILE: 'path is not a regular file',
+  FS_NOT_A_DIRECTORY: 'path is not a directory',
+  FS_SYMLINK: 'path changed to a symbolic link while it was being opened',
+  FS_TOO_LARGE: 'content is larger than the limit',
+  FS_NO_WORKSPACE: 'no workspace was granted for this session',
+  FS_IO: 'file system operation failed',
+};
+
+export function workspaceError(code: WorkspaceErrorCode, cause?: unknown): WorkspaceError {
+  return new WorkspaceError(code, WORKSPACE_ERROR_MESSAGES[code], cause === undefined ? undefined : { cause });
+}
+
+/** Map a node fs error to the closest workspace code (never exposing the errno's path). */
+export function fromFsError(error: unknown): WorkspaceError {
+  if (error instanceof WorkspaceError) return error;
+  const code = (error as NodeJS.ErrnoException).code;
+  switch (code) {
+    case 'ENOENT':
+      return workspaceError('FS_NOT_FOUND', error);
+    case 'ELOOP':
+      return workspaceError('FS_SYMLINK', error);
+    case 'EISDIR':
+      return workspaceError('FS_NOT_A_FILE', error);
+    case 'ENOTDIR':
+      return workspaceError('FS_NOT_A_DIRECTORY', error);
+    default:
+      return workspaceError('FS_IO', error);
+  }
+}

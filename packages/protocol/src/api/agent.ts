@@ -1,0 +1,102 @@
+/**
+ * Daemon HTTP DTOs of `/agent/*` and the event stream. Events are named noun-then-action; each is
+ * persisted with an increasing id (the SSE `id:`), so a client reconnecting with `Last-Event-ID`
+ * sees the whole run.
+ */
+import { z } from 'zod';
+import { modelIdSchema, providerIdSchema, sessionIdSchema } from './sessions.js';
+
+export const runIdSchema = z.string().regex(/^run_[A-Za-z0-9_-]{8,64}$/);
+
+export const approvalAnswerSchema = z.strictObject({
+  approval_id: z.string().min(1).max(128),
+  tool_call_id: z.string().min(1).max(128),
+  approved: z.boolean(),
+  reason: z.string().max(1024).optional(),
+});
+export type ApprovalAnswer = z.infer<typeof approvalAnswerSchema>;
+
+/**
+ * Either a new user message or an answer to a pending approval. The message length is checked by
+ * the route (413 beyond AGENT_MAX_MESSAGE_CHARS), not here, so an oversize message is not a 400.
+ */
+export const agentRunRequestSchema = z
+  .strictObject({
+    session_id: sessionIdSchema,
+    message: z.string().min(1).optional(),
+    approval_answer: approvalAnswerSchema.optional(),
+  })
+  .refine((body) => (body.message === undefined) !== (body.approval_answer === undefined), {
+    message: 'exactly one of message and approval_answer is required',
+    path: ['message'],
+  });
+export type AgentRunRequest = z.infer<typeof agentRunRequestSchema>;
+
+export const agentRunResponseSchema = z.strictObject({ run_id: runIdSchema, message_id: z.string().nullable() });
+export type AgentRunResponse = z.infer<typeof agentRunResponseSchema>;
+
+export const agentAbortRequestSchema = z.strictObject({ session_id: sessionIdSchema });
+export const agentAbortResponseSchema = z.strictObject({ aborted: z.boolean() });
+export type AgentAbortResponse = z.infer<typeof agentAbortResponseSchema>;
+
+const runRef = { run_id: runIdSchema };
+
+export const agentEventSchema = z.discriminatedUnion('type', [
+  z.strictObject({
+    type: z.literal('run-started'),
+    ...runRef,
+    session_id: sessionIdSchema,
+    message_id: z.string().nullable(),
+    provider: providerIdSchema,
+    model: modelIdSchema,
+  }),
+  z.strictObject({ type: z.literal('text-delta'), ...runRef, text: z.string() }),
+  z.strictObject({
+    type: z.literal('tool-call'),
+    ...runRef,
+    tool_call_id: z.string(),
+    tool_name: z.string(),
+    input: z.unknown(),
+  }),
+  z.strictObject({
+    type: z.literal('tool-result'),
+    ...runRef,
+    tool_call_id: z.string(),
+    tool_name: z.string(),
+    output: z.unknown(),
+    /** True when the tool refused or failed; `output` is then `{ code, message }`. */
+    is_error: z.boolean(),
+  }),
+  z.strictObject({
+    type: z.literal('tool-approval-request'),
+    ...runRef,
+    approval_id: z.string(),
+    tool_call_id: z.string(),
+    tool_name: z.string(),
+    input: z.unknown(),
+  }),
+  z.strictObject({
+    type: z.literal('run-finished'),
+    ...runRef,
+    /** `approval-pending`: the run stopped to wait for an answer to a tool-approval-request. */
+    finish_reason: z.enum(['stop', 'length', 'tool-calls', 'approval-pending', 'content-filter', 'other']),
+  }),
+  z.strictObject({ type: z.literal('run-error'), ...runRef, code: z.string(), message: z.string() }),
+]);
+export type AgentEvent = z.infer<typeof agentEventSchema>;
+export type AgentEventType = AgentEvent['type'];
+/** An event as streamed: its persisted id (the SSE `id:` line) and the event. */
+export interface AgentStreamEvent {
+  id: number;
+  event: AgentEvent;
+}
+
+export type AgentErrorCode =
+  | 'RUN_ACTIVE'
+  | 'RUN_LIMIT'
+  | 'RUN_ABORTED'
+  | 'RUN_INTERRUPTED'
+  | 'MESSAGE_TOO_LARGE'
+  | 'PROVIDER_UNKNOWN'
+  | 'PROVIDER_FAILED'
+  | 'STREAM_LIMIT';

@@ -1,0 +1,104 @@
+/** Daemon HTTP DTOs of `/sessions*`. */
+import { z } from 'zod';
+import {
+  CONSENT_BY_MAX_CHARS,
+  MODEL_ID_MAX_CHARS,
+  PAGE_MAX_LIMIT,
+  PROVIDER_ID_MAX_CHARS,
+  SESSION_MAX_TITLE_CHARS,
+} from '../limits.js';
+import { permissionModeSchema } from '../modes.js';
+import { workspaceRootSchema } from './workspaces.js';
+
+export const sessionIdSchema = z.string().regex(/^ses_[A-Za-z0-9_-]{8,64}$/);
+export const providerIdSchema = z.string().min(1).max(PROVIDER_ID_MAX_CHARS).regex(/^[a-z0-9][a-z0-9._-]*$/);
+export const modelIdSchema = z.string().min(1).max(MODEL_ID_MAX_CHARS).regex(/^[^\s\0]+$/);
+export const sessionTitleSchema = z.string().max(SESSION_MAX_TITLE_CHARS);
+
+export const runStatusSchema = z.enum(['running', 'finished', 'error', 'aborted', 'interrupted']);
+export type RunStatus = z.infer<typeof runStatusSchema>;
+
+export const sessionSchema = z.strictObject({
+  id: sessionIdSchema,
+  title: z.string(),
+  mode: permissionModeSchema,
+  provider: providerIdSchema,
+  model: modelIdSchema,
+  /** The granted workspace root the agent works in; null when the host granted none. */
+  workspace: workspaceRootSchema.nullable(),
+  created_at: z.string(),
+  updated_at: z.string(),
+  /** Informed consent to `auto`: who switched and when. Null while the session never was in `auto`. */
+  auto_consent: z.strictObject({ by: z.string(), at: z.string() }).nullable(),
+  last_run: z.strictObject({ id: z.string(), status: runStatusSchema }).nullable(),
+});
+export type Session = z.infer<typeof sessionSchema>;
+
+export const createSessionRequestSchema = z.strictObject({
+  title: sessionTitleSchema.optional(),
+  mode: permissionModeSchema.optional(),
+  provider: providerIdSchema.optional(),
+  model: modelIdSchema.optional(),
+  workspace: workspaceRootSchema.optional(),
+  /** Required label of who consents when `mode` is `auto`. */
+  consent_by: z.string().min(1).max(CONSENT_BY_MAX_CHARS).optional(),
+});
+export type CreateSessionRequest = z.infer<typeof createSessionRequestSchema>;
+
+export const updateSessionRequestSchema = z.strictObject({
+  title: sessionTitleSchema.optional(),
+  mode: permissionModeSchema.optional(),
+  provider: providerIdSchema.optional(),
+  model: modelIdSchema.optional(),
+  consent_by: z.string().min(1).max(CONSENT_BY_MAX_CHARS).optional(),
+});
+export type UpdateSessionRequest = z.infer<typeof updateSessionRequestSchema>;
+
+/** Cursor paging: pass the previous page's `next` as `cursor`; null means the last page. */
+export const pageQuerySchema = z.strictObject({
+  limit: z.coerce.number().int().min(1).max(PAGE_MAX_LIMIT).optional(),
+  cursor: z.string().max(128).optional(),
+});
+
+export const sessionListResponseSchema = z.strictObject({
+  sessions: z.array(sessionSchema),
+  next: z.string().nullable(),
+});
+export type SessionListResponse = z.infer<typeof sessionListResponseSchema>;
+
+/** One piece of a stored message, as the model saw or produced it. */
+export const messagePartSchema = z.discriminatedUnion('type', [
+  z.strictObject({ type: z.literal('text'), text: z.string() }),
+  z.strictObject({ type: z.literal('tool-call'), tool_call_id: z.string(), tool_name: z.string(), input: z.unknown() }),
+  z.strictObject({
+    type: z.literal('tool-result'),
+    tool_call_id: z.string(),
+    tool_name: z.string(),
+    output: z.unknown(),
+  }),
+  z.strictObject({ type: z.literal('tool-approval-request'), approval_id: z.string(), tool_call_id: z.string() }),
+  z.strictObject({
+    type: z.literal('tool-approval-response'),
+    approval_id: z.string(),
+    approved: z.boolean(),
+    reason: z.string().optional(),
+  }),
+]);
+export type MessagePart = z.infer<typeof messagePartSchema>;
+
+export const messageSchema = z.strictObject({
+  id: z.string(),
+  role: z.enum(['user', 'assistant', 'tool']),
+  run_id: z.string().nullable(),
+  created_at: z.string(),
+  parts: z.array(messagePartSchema),
+});
+export type Message = z.infer<typeof messageSchema>;
+
+export const messageListResponseSchema = z.strictObject({
+  messages: z.array(messageSchema),
+  next: z.string().nullable(),
+});
+export type MessageListResponse = z.infer<typeof messageListResponseSchema>;
+
+export type SessionErrorCode = 'SESSION_NOT_FOUND' | 'BAD_REQUEST' | 'WORKSPACE_NOT_GRANTED' | 'CONSENT_REQUIRED' | 'PROVIDER_UNKNOWN';

@@ -1,0 +1,65 @@
+/**
+ * Host IPC (SEC-004): the renderer's only way to ask the host for something, over
+ * `POST /_host/ipc/<channel>` on the UI origin. The channel list is closed; each channel has a
+ * strict input and output schema. The bridge imports these types only.
+ */
+import { z } from 'zod';
+
+export const HOST_IPC_PATH_PREFIX = '/_host/ipc/';
+
+export const hostIpcChannelSchema = z.enum([
+  'agent.server-info',
+  'chatgpt.connect',
+  'chatgpt.cancel',
+  'chatgpt.status',
+  'chatgpt.sign-out',
+  'endpoints.request-consent',
+  'workspaces.request-grant',
+]);
+export type HostIpcChannel = z.infer<typeof hostIpcChannelSchema>;
+
+const noInput = z.strictObject({});
+
+/** `agent.server-info`: where the current sidecar answers and its per-spawn password. */
+export const serverInfoSchema = z.strictObject({
+  port: z.number().int().min(1).max(65_535),
+  password: z.string().min(1).max(512),
+});
+export type ServerInfo = z.infer<typeof serverInfoSchema>;
+
+/** Safe ChatGPT connection status: display fields only, never a token or account id. */
+export const chatgptStatusSchema = z.strictObject({
+  state: z.enum(['signed-out', 'connecting', 'connected', 'error']),
+  email: z.string().max(320).optional(),
+  plan: z.string().max(64).optional(),
+  code: z.string().max(64).optional(),
+});
+export type ChatgptStatus = z.infer<typeof chatgptStatusSchema>;
+
+/** The host confirmer's verdict; the renderer only asks, the host decides. */
+export const consentOutcomeSchema = z.strictObject({
+  outcome: z.enum(['granted', 'denied', 'unavailable']),
+  /** The canonical value the host showed and decided on (an origin, a workspace path). */
+  subject: z.string().max(4096).optional(),
+  code: z.string().max(64).optional(),
+});
+export type ConsentOutcome = z.infer<typeof consentOutcomeSchema>;
+
+export const hostIpcSchemas = {
+  'agent.server-info': { input: noInput, output: serverInfoSchema },
+  'chatgpt.connect': { input: noInput, output: chatgptStatusSchema },
+  'chatgpt.cancel': { input: noInput, output: chatgptStatusSchema },
+  'chatgpt.status': { input: noInput, output: chatgptStatusSchema },
+  'chatgpt.sign-out': { input: noInput, output: chatgptStatusSchema },
+  'endpoints.request-consent': {
+    input: z.strictObject({ url: z.string().min(1).max(2048) }),
+    output: consentOutcomeSchema,
+  },
+  'workspaces.request-grant': {
+    input: z.strictObject({ path: z.string().min(1).max(4096) }),
+    output: consentOutcomeSchema,
+  },
+} as const satisfies Record<HostIpcChannel, { input: z.ZodType; output: z.ZodType }>;
+
+export type HostIpcInput<C extends HostIpcChannel> = z.infer<(typeof hostIpcSchemas)[C]['input']>;
+export type HostIpcOutput<C extends HostIpcChannel> = z.infer<(typeof hostIpcSchemas)[C]['output']>;
