@@ -8,3 +8,5 @@ export * from './channel/codec.js';
 export * from './channel/framed-channel.js';
 export * from './ipc.js';
 export * from './scratch-dir.js';
+export * from './desktop-route.js';
+export * from './host-ipc.js';
