@@ -33,16 +33,9 @@ export function workspaceError(code: WorkspaceErrorCode, cause?: unknown): Works
 export function fromFsError(error: unknown): WorkspaceError {
   if (error instanceof WorkspaceError) return error;
   const code = (error as NodeJS.ErrnoException).code;
-  switch (code) {
-    case 'ENOENT':
-      return workspaceError('FS_NOT_FOUND', error);
-    case 'ELOOP':
-      return workspaceError('FS_SYMLINK', error);
-    case 'EISDIR':
-      return workspaceError('FS_NOT_A_FILE', error);
-    case 'ENOTDIR':
-      return workspaceError('FS_NOT_A_DIRECTORY', error);
-    default:
-      return workspaceError('FS_IO', error);
-  }
+  if (code === 'ENOENT') return workspaceError('FS_NOT_FOUND', error);
+  if (code === 'ELOOP') return workspaceError('FS_SYMLINK', error);
+  if (code === 'EISDIR') return workspaceError('FS_NOT_A_FILE', error);
+  if (code === 'ENOTDIR') return workspaceError('FS_NOT_A_DIRECTORY', error);
+  return workspaceError('FS_IO', error);
 }
