@@ -16,7 +16,7 @@ import {
   COMMAND_MAX_PATH_CHARS,
   scratchDirOf,
 } from '@bastion/protocol';
-import { isInsideRoot, realpathNearest } from './realpath-nearest.js';
+import { isInside, realpathNearest } from '../workspaces/containment.js';
 import { shellRefusal, type ShellRefusal } from './shell-error.js';
 
 export interface ShellValidationContext {
@@ -59,6 +59,15 @@ function pathCandidates(arg: string): string[] {
   return isAbsolute(arg) || arg.includes('/') ? [arg] : [];
 }
 
+/** Realpath (nearest existing ancestor), or undefined when it cannot be resolved (a loop, no permission). */
+function realOf(path: string): string | undefined {
+  try {
+    return realpathNearest(path).real;
+  } catch {
+    return undefined;
+  }
+}
+
 /** `cwd` joined without lexical normalisation: `link/..` must be resolved by the kernel's rules. */
 function absoluteFrom(cwd: string, path: string): string {
   return isAbsolute(path) ? path : `${cwd}/${path}`;
@@ -90,14 +99,15 @@ function resolveCwd(
 ): { cwd: string; root: string } | ShellRefusal {
   const base = context.workspaceRoot ?? scratchDir;
   const requested = input.workdir === undefined || input.workdir === '' ? base : absoluteFrom(base, input.workdir);
-  const cwd = realpathNearest(requested);
-  const inScratch = isInsideRoot(cwd, scratchDir);
-  if (isInsideRoot(cwd, protectedRoot) && !inScratch) {
+  const cwd = realOf(requested);
+  if (cwd === undefined) return shellRefusal('SHELL_CWD_MISSING', 'the working directory cannot be resolved');
+  const inScratch = isInside(scratchDir, cwd);
+  if (isInside(protectedRoot, cwd) && !inScratch) {
     return shellRefusal('SHELL_CWD_PROTECTED', 'the working directory is inside a protected directory');
   }
-  const inWorkspace = context.workspaceRoot !== null && isInsideRoot(cwd, context.workspaceRoot);
+  const inWorkspace = context.workspaceRoot !== null && isInside(context.workspaceRoot, cwd);
   if (!inWorkspace && !inScratch) {
-    if (context.grantedRoots.some((root) => isInsideRoot(cwd, root))) {
+    if (context.grantedRoots.some((root) => isInside(root, cwd))) {
       return shellRefusal('SHELL_CWD_OTHER_WORKSPACE', "the working directory is in another workspace, not this session's");
     }
     return shellRefusal('SHELL_CWD_OUTSIDE_WORKSPACE', 'the working directory is outside the workspace');
@@ -120,14 +130,18 @@ export function validateShellRequest(
 ): ValidatedShellRequest | ShellRefusal {
   const bounds = checkArgvBounds(input.command, input.args);
   if (bounds) return bounds;
-  const protectedRoot = realpathNearest(context.userData);
-  const scratchDir = realpathNearest(scratchDirOf(protectedRoot, context.sessionId));
+  const protectedRoot = realOf(context.userData);
+  const scratchDir = protectedRoot === undefined ? undefined : realOf(scratchDirOf(protectedRoot, context.sessionId));
+  if (protectedRoot === undefined || scratchDir === undefined) {
+    return shellRefusal('SHELL_UNAVAILABLE', 'the data directory cannot be resolved');
+  }
   const resolved = resolveCwd(input, context, protectedRoot, scratchDir);
   if ('ok' in resolved) return resolved;
   for (const arg of [input.command, ...input.args]) {
     for (const candidate of pathCandidates(arg)) {
-      const real = realpathNearest(absoluteFrom(resolved.cwd, candidate));
-      if (isInsideRoot(real, protectedRoot) && !isInsideRoot(real, scratchDir)) {
+      const real = realOf(absoluteFrom(resolved.cwd, candidate));
+      if (real === undefined) return shellRefusal('SHELL_ARG_UNRESOLVABLE', 'an argument is a path that cannot be resolved');
+      if (isInside(protectedRoot, real) && !isInside(scratchDir, real)) {
         return shellRefusal('SHELL_ARG_PROTECTED', 'an argument points into a protected directory');
       }
     }
