@@ -1,0 +1,69 @@
+import { describe, expect, it } from 'vitest';
+import { checkSandboxPolicy } from './sandbox-policy-check.js';
+import { buildSidecarSandboxPolicy } from './sidecar-sandbox-policy.js';
+
+const home = '/home/alice';
+const input = {
+  home,
+  userData: '/home/alice/.bastion',
+  workspaces: ['/home/alice/code/app', '/srv/shared-repo'],
+  privateTemp: '/tmp/bastion-sidecar-abc123',
+};
+
+// The list from the issue, spelled out here so a removal from HOME_SECRET_PATHS fails this test.
+const REQUIRED_SECRETS = [
+  '.ssh',
+  '.aws',
+  '.gnupg',
+  '.docker/config.json',
+  '.kube',
+  '.config/gh',
+  '.config/gcloud',
+  '.azure',
+  '.netrc',
+  '.git-credentials',
+  '.npmrc',
+  '.pypirc',
+  '.cargo/credentials*',
+  '.bashrc',
+  '.bash_profile',
+  '.profile',
+  '.zshrc',
+  '.zprofile',
+  '.zshenv',
+  '.config/fish',
+];
+
+describe('buildSidecarSandboxPolicy', () => {
+  const policy = buildSidecarSandboxPolicy(input);
+
+  it.each(REQUIRED_SECRETS)('denies reading and writing ~/%s, resolved against HOME', (relative) => {
+    expect(policy.filesystem.denyRead).toContain(`${home}/${relative}`);
+    expect(policy.filesystem.denyWrite).toContain(`${home}/${relative}`);
+  });
+
+  it('has an empty network allowlist, strict, with no local binding or Unix sockets', () => {
+    expect(policy.network.allowedDomains).toEqual([]);
+    expect(policy.network.strictAllowlist).toBe(true);
+    expect(policy.network.allowLocalBinding).toBe(false);
+    expect(policy.network.allowAllUnixSockets).toBe(false);
+  });
+
+  it('allows writing only userData, the granted workspaces and the private temp dir', () => {
+    expect(policy.filesystem.allowWrite).toEqual([input.userData, ...input.workspaces, input.privateTemp]);
+    expect(policy.filesystem.allowWrite).not.toContain(home);
+    expect(policy.filesystem.allowWrite).not.toContain('/tmp');
+    expect(policy.filesystem.allowWrite).not.toContain('/');
+  });
+
+  it('passes the policy schema check', () => {
+    expect(checkSandboxPolicy(policy, home)).toEqual({ ok: true });
+  });
+
+  it('is pure: the same input gives the same policy, and the input is not kept by reference', () => {
+    const workspaces = [...input.workspaces];
+    const first = buildSidecarSandboxPolicy({ ...input, workspaces });
+    workspaces.push('/elsewhere');
+    expect(first).toEqual(buildSidecarSandboxPolicy(input));
+  });
+});

@@ -1,0 +1,43 @@
+/**
+ * SEC-004 (outer sandbox): the srt policy the sidecar runs under, as plain data. Reads are open
+ * (the sidecar must load Node, its own dist and node_modules, and read granted workspaces) except
+ * the HOME secrets; writes are closed except userData, the granted workspace roots and a private
+ * temp dir; there is no direct egress (providers go through the host's transport) and no local
+ * binding. The result must pass checkSandboxPolicy before it wraps anything.
+ *
+ * What it does not catch: reads of files outside HOME's secret list (the sidecar can read the
+ * rest of the disk its user can), and writes into paths srt itself keeps writable (/dev/null,
+ * the child's stdio, and srt's shared `/tmp/claude` TMPDIR, which the launcher points away from).
+ */
+import type { SandboxRuntimeConfig } from '@anthropic-ai/sandbox-runtime';
+import { resolveHomeSecretPaths } from './home-secrets.js';
+
+export interface SidecarSandboxPolicyInput {
+  /** The real HOME of the user the host runs as (tests pass a temporary one). */
+  home: string;
+  /** Bastion's own data dir (auth.json, sessions.db): the sidecar owns these files. */
+  userData: string;
+  /** Workspace roots the host has granted, already realpath'd. */
+  workspaces: readonly string[];
+  /** The per-host private temp dir (0700), the sidecar's TMPDIR. */
+  privateTemp: string;
+}
+
+export function buildSidecarSandboxPolicy(input: SidecarSandboxPolicyInput): SandboxRuntimeConfig {
+  const secrets = resolveHomeSecretPaths(input.home);
+  return {
+    network: {
+      allowedDomains: [],
+      deniedDomains: [],
+      // Deterministic: no ask callback and no per-command list can widen the empty allowlist.
+      strictAllowlist: true,
+      allowLocalBinding: false,
+      allowAllUnixSockets: false,
+    },
+    filesystem: {
+      denyRead: [...secrets],
+      allowWrite: [input.userData, ...input.workspaces, input.privateTemp],
+      denyWrite: [...secrets],
+    },
+  };
+}

@@ -1,0 +1,116 @@
+/**
+ * SEC-004 (outer sandbox): this process's one srt SandboxManager. srt keeps its state in a
+ * module-level singleton (HTTP/SOCKS proxies, the host-side socat bridges, mount-point
+ * bookkeeping), so every host in the process shares it: the first acquire initializes it, the
+ * last release resets it, which ends the bridges and proxies, so no socat outlives the hosts.
+ *
+ * The session's own configuration only sets the network side: an empty, strict allowlist and no
+ * ask callback, so the proxy answers every destination with 403 and no per-command list can widen
+ * that. Filesystem rules come from the policy passed to each wrap (srt's `customConfig`).
+ *
+ * Finding for the per-command run_command profile (issue 5), read from srt 0.0.83's
+ * sandbox-manager.js: `wrapWithSandbox(command, binShell, customConfig)` and
+ * `wrapWithSandboxArgv(command, binShell, customConfig, abortSignal, cwd)` take a per-call
+ * `Partial<SandboxRuntimeConfig>`. Its `filesystem` lists (denyRead/allowRead/allowWrite/denyWrite)
+ * REPLACE the session's, each list on its own (a missing list falls back to the session's), and
+ * `filesystem.disabled` there wins outright; `credentials`, `allowPty` and
+ * `allowNestedUserNamespaces` are per-call too. Its `network.allowedDomains` only decides whether
+ * the command is routed through the proxy: what the proxy allows is the session's list plus a
+ * list registered per command id (`registerCommandNetworkLists`), and with `strictAllowlist` on
+ * (as here) only the session's. So a per-command profile is: `wrapArgv(argv, profile)` on this
+ * same session, with the profile built from HOME_SECRET_PATHS + userData + other scratch dirs and
+ * checked by checkSandboxPolicy (which wrapArgv does).
+ *
+ * What it does not catch: srt's proxy is in this process; a host that is killed with SIGKILL
+ * leaves its socat bridges to exit when their sockets fail.
+ */
+import { homedir } from 'node:os';
+import { SandboxManager, type SandboxRuntimeConfig } from '@anthropic-ai/sandbox-runtime';
+import { HostError } from '../errors.js';
+import { resolveHomeSecretPaths } from './home-secrets.js';
+import { checkSandboxPolicy } from './sandbox-policy-check.js';
+
+export interface SrtSession {
+  /**
+   * Wrap `argv` for srt under `policy` (checked first; a failing policy throws and nothing is
+   * wrapped). `env` is exported inside the sandbox, after srt's own variables, so it wins over
+   * them (the launcher uses it to point TMPDIR at the private temp dir). Spawn the result with
+   * `shell: false`.
+   */
+  wrapArgv(argv: readonly string[], policy: SandboxRuntimeConfig, options: { home: string; env?: Record<string, string> }): Promise<string[]>;
+  /** Call once each wrapped process has exited: srt removes the mount points it made for it. */
+  commandEnded(): void;
+  /** Give the session back; the last release resets srt (proxies and socat bridges end). */
+  release(): Promise<void>;
+}
+
+const ENV_NAME = /^[A-Z_][A-Z0-9_]*$/;
+
+/**
+ * The shell srt puts around and inside bwrap. Not bash: libuv's stdio pipes are socketpairs,
+ * which bash takes for a remote-shell connection, so it would source the user's ~/.bashrc on the
+ * host side of the wrap (slow, noisy, and the user's code running in the host's launch path).
+ */
+const WRAP_SHELL = '/bin/sh';
+
+/** POSIX single-quoting: the one shell-quoting rule the wrapped command needs. */
+function shellQuote(word: string): string {
+  return `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+function sessionConfig(): SandboxRuntimeConfig {
+  const secrets = resolveHomeSecretPaths(homedir());
+  return {
+    network: { allowedDomains: [], deniedDomains: [], strictAllowlist: true, allowLocalBinding: false },
+    // A wrap without its own filesystem lists would fall back to these: deny the secrets, allow no writes.
+    filesystem: { denyRead: secrets, allowWrite: [], denyWrite: secrets },
+  };
+}
+
+let users = 0;
+let initialized: Promise<void> | undefined;
+let resetting: Promise<void> | undefined;
+
+export async function acquireSrtSession(): Promise<SrtSession> {
+  await resetting;
+  users += 1;
+  initialized ??= SandboxManager.initialize(sessionConfig());
+  try {
+    await initialized;
+  } catch (cause) {
+    users -= 1;
+    initialized = undefined;
+    throw new HostError('SANDBOX_INIT', 'the outer sandbox (srt) could not be initialized', { cause });
+  }
+  let released = false;
+  return {
+    async wrapArgv(argv, policy, options) {
+      const check = checkSandboxPolicy(policy, options.home);
+      if (!check.ok) throw new HostError(check.code, check.message);
+      const exports = Object.entries(options.env ?? {}).map(([name, value]) => {
+        if (!ENV_NAME.test(name)) throw new HostError('SANDBOX_ENV', 'invalid environment variable name');
+        return `export ${name}=${shellQuote(value)}; `;
+      });
+      const command = `${exports.join('')}exec ${argv.map(shellQuote).join(' ')}`;
+      const wrapped = await SandboxManager.wrapWithSandboxArgv(command, WRAP_SHELL, policy);
+      return wrapped.argv;
+    },
+    commandEnded() {
+      SandboxManager.cleanupAfterCommand();
+    },
+    async release() {
+      if (released) return;
+      released = true;
+      users -= 1;
+      if (users > 0) return;
+      const done = initialized;
+      initialized = undefined;
+      resetting = (async () => {
+        await done?.catch(() => undefined);
+        await SandboxManager.reset();
+      })();
+      await resetting;
+      resetting = undefined;
+    },
+  };
+}

@@ -1,0 +1,37 @@
+/**
+ * SEC-004 (outer sandbox): starts the sidecar inside srt. Each spawn wraps the daemon's argv
+ * under the policy current at that moment (so a newly granted workspace takes effect on the
+ * respawn), with the reduced sidecar environment and HOME set to the HOME the policy was built
+ * for. The wrapped argv is `bash -c 'bwrap --die-with-parent --unshare-pid … node entry'`, and
+ * bash execs bwrap, so the supervisor's child IS bwrap: killing it takes the whole sandboxed
+ * tree down with it (die-with-parent, then the PID namespace's init). The IPC channel (fd 3)
+ * and the transferred sockets pass through bwrap unchanged.
+ *
+ * What it does not catch: anything the policy allows; see sidecar-sandbox-policy.ts.
+ */
+import type { SandboxRuntimeConfig } from '@anthropic-ai/sandbox-runtime';
+import { HostError } from '../errors.js';
+import { sidecarEnvironment, type SidecarLauncher } from '../supervisor/sidecar-launcher.js';
+import type { SrtSession } from './srt-session.js';
+
+export function createSrtSidecarLauncher(options: {
+  session: SrtSession;
+  /** Read at every spawn. */
+  policy: () => SandboxRuntimeConfig;
+  home: string;
+  privateTemp: string;
+}): SidecarLauncher {
+  return async (entry) => {
+    const [command, ...args] = await options.session.wrapArgv([process.execPath, entry], options.policy(), {
+      home: options.home,
+      env: { TMPDIR: options.privateTemp },
+    });
+    if (command === undefined) throw new HostError('SANDBOX_WRAP', 'srt returned an empty command');
+    return {
+      command,
+      args,
+      env: { ...sidecarEnvironment(), HOME: options.home },
+      cleanup: () => options.session.commandEnded(),
+    };
+  };
+}
