@@ -3,20 +3,35 @@
  * sidecar supervisor. The CLI's `start` and `run` and the integration tests all go through here.
  */
 import { realpathSync } from 'node:fs';
+import { homedir } from 'node:os';
 import type { Capabilities, Logger, LogSink } from '@bastion/protocol';
 import { DaemonClient } from './daemon-client.js';
+import { HostError } from './errors.js';
 import { createHostLogger, createHostLogSink } from './logger.js';
 import { DaemonSocketHost } from './supervisor/daemon-socket-host.js';
 import { plainLauncher, resolveDaemonEntry, type SidecarLauncher } from './supervisor/sidecar-launcher.js';
 import { SidecarSupervisor } from './supervisor/sidecar-supervisor.js';
+import { createPrivateTempDir, type PrivateTempDir } from './sandbox/private-temp-dir.js';
+import { checkSandboxPolicy } from './sandbox/sandbox-policy-check.js';
+import { checkSandboxAvailability, decideSandboxPosture, type SandboxPosture } from './sandbox/sandbox-posture.js';
+import { buildSidecarSandboxPolicy } from './sandbox/sidecar-sandbox-policy.js';
+import { acquireSrtSession, type SrtSession } from './sandbox/srt-session.js';
+import { createSrtSidecarLauncher } from './sandbox/srt-sidecar-launcher.js';
 import { UiServer } from './ui/ui-server.js';
 import { ensureUserData } from './user-data.js';
 
 export interface BastionHostOptions {
   userData: string;
   workspaces?: string[];
+  /** A custom launcher skips the sandbox posture: the caller states `capabilities` itself. */
   launcher?: SidecarLauncher;
   capabilities?: Capabilities;
+  /** The platform the posture is decided for (injectable so every posture is testable). */
+  platform?: NodeJS.Platform;
+  /** `--unsandboxed-shell`: consent to run_command without the outer sandbox when it is unavailable. */
+  unsandboxedShell?: boolean;
+  /** The HOME whose secrets the outer sandbox denies (default: the real one; tests pass a temporary one). */
+  home?: string;
   verbose?: boolean;
   /** Extra log sink; tests use it to scan every record. */
   logTap?: LogSink;
@@ -27,11 +42,15 @@ export interface BastionHost {
   readonly daemonUrl: string;
   readonly uiOrigin: string;
   readonly capabilities: Capabilities;
+  /** How the sandbox posture was decided; undefined when a custom launcher was given. */
+  readonly posture: SandboxPosture | undefined;
   readonly log: Logger;
   readonly client: DaemonClient;
   readonly supervisor: SidecarSupervisor;
   readonly socketHost: DaemonSocketHost;
   readonly ui: UiServer;
+  /** Grant a workspace root at run time: the sidecar respawns with the new policy (new password). */
+  grantWorkspace(dir: string): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -40,11 +59,41 @@ export async function startBastionHost(options: BastionHostOptions): Promise<Bas
   const sink = createHostLogSink({ userData, verbose: options.verbose, tap: options.logTap });
   const log = createHostLogger(sink);
   const workspaces = (options.workspaces ?? []).map((dir) => realpathSync(dir));
-  const capabilities: Capabilities = options.capabilities ?? {
-    sandbox: 'none',
-    shell: false,
-    platform: process.platform,
-    reason: 'no sandbox configured',
+  const home = options.home ?? homedir();
+  const platform = options.platform ?? process.platform;
+  const posture = options.launcher
+    ? undefined
+    : decideSandboxPosture({
+        platform,
+        availability: checkSandboxAvailability(platform),
+        unsandboxedShell: options.unsandboxedShell ?? false,
+      });
+  const capabilities: Capabilities = posture?.capabilities ??
+    options.capabilities ?? { sandbox: 'none', shell: false, platform, reason: 'no sandbox configured' };
+  if (capabilities.sandbox === 'none') {
+    log.warn('host.sandbox-unavailable', {
+      platform,
+      shell: capabilities.shell,
+      reason: capabilities.reason ?? null,
+      missing: posture?.availability.missing.join(',') ?? null,
+    });
+  }
+  let srt: { session: SrtSession; temp: PrivateTempDir } | undefined;
+  let launcher = options.launcher ?? plainLauncher;
+  const sidecarPolicy = (roots: readonly string[]) =>
+    buildSidecarSandboxPolicy({ home, userData, workspaces: roots, privateTemp: srt?.temp.path ?? '' });
+  if (posture?.capabilities.sandbox === 'srt') {
+    const temp = createPrivateTempDir();
+    const session = await acquireSrtSession().catch((error: unknown) => {
+      temp.remove();
+      throw error;
+    });
+    srt = { session, temp };
+    launcher = createSrtSidecarLauncher({ session, policy: () => sidecarPolicy(workspaces), home, privateTemp: temp.path });
+  }
+  const releaseSandbox = async () => {
+    await srt?.session.release();
+    srt?.temp.remove();
   };
 
   const ui = new UiServer();
@@ -54,7 +103,7 @@ export async function startBastionHost(options: BastionHostOptions): Promise<Bas
 
   const supervisor = new SidecarSupervisor({
     entry: resolveDaemonEntry(),
-    launcher: options.launcher ?? plainLauncher,
+    launcher,
     socketHost,
     log,
     sidecarLog: createHostLogger(sink, 'daemon'),
@@ -75,6 +124,7 @@ export async function startBastionHost(options: BastionHostOptions): Promise<Bas
   } catch (error) {
     await supervisor.stop();
     await Promise.all([socketHost.close(), ui.close()]);
+    await releaseSandbox();
     throw error;
   }
   log.info('host.ready', { port, sandbox: capabilities.sandbox, shell: capabilities.shell });
@@ -85,15 +135,28 @@ export async function startBastionHost(options: BastionHostOptions): Promise<Bas
     daemonUrl: `http://127.0.0.1:${port}`,
     uiOrigin: ui.origin,
     capabilities,
+    posture,
     log,
     client,
     supervisor,
     socketHost,
     ui,
+    async grantWorkspace(dir) {
+      const root = realpathSync(dir);
+      if (workspaces.includes(root)) return;
+      if (srt) {
+        // Refuse a root that would hollow the sandbox out (HOME, /tmp, a secret) before respawning.
+        const check = checkSandboxPolicy(sidecarPolicy([...workspaces, root]), home);
+        if (!check.ok) throw new HostError(check.code, check.message);
+      }
+      workspaces.push(root);
+      await supervisor.restart('workspace-granted');
+    },
     stop() {
       stopped ??= (async () => {
         await supervisor.stop();
         await Promise.all([socketHost.close(), ui.close()]);
+        await releaseSandbox();
         log.info('host.stopped');
       })();
       return stopped;
