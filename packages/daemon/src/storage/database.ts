@@ -1,0 +1,46 @@
+/**
+ * Opens `<userData>/sessions.db`: WAL (readers never block the writer, and a SIGKILL leaves the
+ * last committed transaction), foreign keys on, a busy timeout, then the pending migrations.
+ */
+import Database from 'better-sqlite3';
+import { STORE_BUSY_TIMEOUT_MS } from '@bastion/protocol';
+import { DaemonError } from '../errors.js';
+import { MIGRATIONS, type Migration } from './migrations.js';
+
+export type SqliteDatabase = Database.Database;
+
+export function openDatabase(path: string, migrations: readonly Migration[] = MIGRATIONS): SqliteDatabase {
+  const db = new Database(path, { timeout: STORE_BUSY_TIMEOUT_MS });
+  try {
+    db.pragma('journal_mode = WAL');
+    // NORMAL in WAL mode: a committed transaction survives a process crash (SIGKILL); only an OS
+    // crash can lose the last transactions, never corrupt the file.
+    db.pragma('synchronous = NORMAL');
+    db.pragma('foreign_keys = ON');
+    db.pragma(`busy_timeout = ${STORE_BUSY_TIMEOUT_MS}`);
+    migrate(db, migrations);
+    return db;
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+}
+
+export function schemaVersion(db: SqliteDatabase): number {
+  return db.pragma('user_version', { simple: true }) as number;
+}
+
+export function migrate(db: SqliteDatabase, migrations: readonly Migration[]): void {
+  const latest = migrations.reduce((max, m) => Math.max(max, m.version), 0);
+  const current = schemaVersion(db);
+  if (current > latest) {
+    throw new DaemonError('STORE_TOO_NEW', 'sessions.db was written by a newer Bastion');
+  }
+  for (const migration of [...migrations].sort((a, b) => a.version - b.version)) {
+    if (migration.version <= schemaVersion(db)) continue;
+    db.transaction(() => {
+      db.exec(migration.sql);
+      db.pragma(`user_version = ${migration.version}`);
+    }).immediate();
+  }
+}

@@ -1,0 +1,90 @@
+/**
+ * Versioned schema of sessions.db. Each migration runs once, in a transaction, and bumps
+ * `PRAGMA user_version`; a database newer than this code is refused rather than guessed at.
+ *
+ * Tables:
+ * - sessions       one row a conversation; mode and the informed consent to `auto` (who, when)
+ * - runs           one row a model run; at most one `running` row a session (partial unique index)
+ * - messages       the transcript as the model sees it (AI SDK model-message content, JSON)
+ * - message_parts  every streamed event of every run, in order; its integer id is the SSE event id,
+ *                  so `Last-Event-ID` resumes exactly
+ * - approvals      tool calls waiting for a human: flipped from `pending` to an answer in one
+ *                  UPDATE that must match session, approval and tool-call ids together
+ */
+export interface Migration {
+  version: number;
+  sql: string;
+}
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    sql: `
+      CREATE TABLE sessions (
+        n               INTEGER PRIMARY KEY,
+        id              TEXT NOT NULL UNIQUE,
+        title           TEXT NOT NULL DEFAULT '',
+        mode            TEXT NOT NULL CHECK (mode IN ('accept-edits', 'auto')),
+        provider        TEXT NOT NULL,
+        model           TEXT NOT NULL,
+        workspace       TEXT,
+        auto_consent_by TEXT,
+        auto_consent_at TEXT,
+        created_at      TEXT NOT NULL,
+        updated_at      TEXT NOT NULL
+      );
+
+      CREATE TABLE runs (
+        n             INTEGER PRIMARY KEY,
+        id            TEXT NOT NULL UNIQUE,
+        session_id    TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+        status        TEXT NOT NULL CHECK (status IN ('running', 'finished', 'error', 'aborted', 'interrupted')),
+        finish_reason TEXT,
+        error_code    TEXT,
+        provider      TEXT NOT NULL,
+        model         TEXT NOT NULL,
+        started_at    TEXT NOT NULL,
+        ended_at      TEXT
+      );
+      CREATE UNIQUE INDEX runs_one_running_per_session ON runs(session_id) WHERE status = 'running';
+      CREATE INDEX runs_by_session ON runs(session_id, n);
+
+      CREATE TABLE messages (
+        id         TEXT PRIMARY KEY,
+        session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+        run_id     TEXT REFERENCES runs(id) ON DELETE SET NULL,
+        seq        INTEGER NOT NULL,
+        role       TEXT NOT NULL CHECK (role IN ('user', 'assistant', 'tool')),
+        content    TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        UNIQUE (session_id, seq)
+      );
+
+      CREATE TABLE message_parts (
+        id         INTEGER PRIMARY KEY AUTOINCREMENT,
+        session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+        run_id     TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+        type       TEXT NOT NULL,
+        data       TEXT NOT NULL,
+        created_at TEXT NOT NULL
+      );
+      CREATE INDEX message_parts_by_session ON message_parts(session_id, id);
+      CREATE INDEX message_parts_by_run ON message_parts(run_id);
+
+      CREATE TABLE approvals (
+        id           TEXT PRIMARY KEY,
+        session_id   TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+        run_id       TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+        tool_call_id TEXT NOT NULL,
+        tool_name    TEXT NOT NULL,
+        input        TEXT NOT NULL,
+        status       TEXT NOT NULL CHECK (status IN ('pending', 'approved', 'denied', 'cancelled')),
+        reason       TEXT,
+        requested_at TEXT NOT NULL,
+        answered_at  TEXT,
+        UNIQUE (session_id, tool_call_id)
+      );
+      CREATE INDEX approvals_pending_by_session ON approvals(session_id) WHERE status = 'pending';
+    `,
+  },
+];

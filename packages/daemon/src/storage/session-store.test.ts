@@ -1,0 +1,201 @@
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { makeTempDir } from '../../test/support/temp-dir.js';
+import { migrate, openDatabase, schemaVersion, type SqliteDatabase } from './database.js';
+import { MIGRATIONS } from './migrations.js';
+import { SessionStore } from './session-store.js';
+
+let dir: string;
+let db: SqliteDatabase;
+let store: SessionStore;
+
+beforeEach(() => {
+  dir = makeTempDir();
+  db = openDatabase(join(dir, 'sessions.db'));
+  store = new SessionStore(db);
+});
+afterEach(() => {
+  db.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function codeOf(fn: () => unknown): string | undefined {
+  try {
+    fn();
+  } catch (error) {
+    return (error as { code?: string }).code;
+  }
+  return undefined;
+}
+
+const newSession = () => store.createSession({ provider: 'demo', model: 'demo', workspace: null });
+
+describe('migrations', () => {
+  it('opens with WAL, foreign keys and the latest schema version', () => {
+    expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+    expect(db.pragma('foreign_keys', { simple: true })).toBe(1);
+    expect(schemaVersion(db)).toBe(MIGRATIONS.at(-1)?.version);
+  });
+
+  it('is idempotent when the database is reopened, keeping data', () => {
+    const session = newSession();
+    db.close();
+    db = openDatabase(join(dir, 'sessions.db'));
+    expect(new SessionStore(db).getSession(session.id)?.id).toBe(session.id);
+  });
+
+  it('applies only the pending migrations, in order', () => {
+    migrate(db, [...MIGRATIONS, { version: 2, sql: 'CREATE TABLE extra (x INTEGER)' }]);
+    expect(schemaVersion(db)).toBe(2);
+    expect(() => db.prepare('SELECT x FROM extra').all()).not.toThrow();
+  });
+
+  it('rolls back a failing migration entirely and keeps the old version', () => {
+    const bad = { version: 2, sql: 'CREATE TABLE half (x INTEGER); THIS IS NOT SQL;' };
+    expect(() => migrate(db, [...MIGRATIONS, bad])).toThrow();
+    expect(schemaVersion(db)).toBe(1);
+    expect(() => db.prepare('SELECT x FROM half').all()).toThrow(/no such table/);
+  });
+
+  it('refuses a database written by a newer schema', () => {
+    db.pragma('user_version = 99');
+    expect(codeOf(() => migrate(db, MIGRATIONS))).toBe('STORE_TOO_NEW');
+  });
+});
+
+describe('sessions', () => {
+  it('creates with accept-edits by default and records consent only when entering auto', () => {
+    const session = newSession();
+    expect(session.mode).toBe('accept-edits');
+    expect(session.auto_consent).toBeNull();
+    const auto = store.updateSession(session.id, { mode: 'auto', consentBy: 'cli' });
+    expect(auto?.mode).toBe('auto');
+    expect(auto?.auto_consent?.by).toBe('cli');
+    const renamed = store.updateSession(session.id, { title: 'x', consentBy: 'someone-else' });
+    expect(renamed?.auto_consent).toEqual(auto?.auto_consent);
+  });
+
+  it('pages newest first without gaps or repeats', () => {
+    const ids = Array.from({ length: 7 }, () => newSession().id).reverse();
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    for (;;) {
+      const page = store.listSessions({ limit: 3, cursor });
+      seen.push(...page.items.map((s) => s.id));
+      if (page.next === null) break;
+      cursor = page.next;
+    }
+    expect(seen).toEqual(ids);
+  });
+
+  it('deleting a session removes its runs, messages, events and approvals', () => {
+    const session = newSession();
+    const { runId } = store.startRun(session.id, { userContent: [{ role: 'user', content: 'hi' }], provider: 'demo', model: 'demo' });
+    store.recordApprovalRequest({ sessionId: session.id, runId, approvalId: 'a1', toolCallId: 'c1', toolName: 't', input: {} });
+    expect(store.deleteSession(session.id)).toBe(true);
+    for (const table of ['runs', 'messages', 'message_parts', 'approvals']) {
+      expect(db.prepare(`SELECT COUNT(*) AS n FROM ${table}`).get()).toEqual({ n: 0 });
+    }
+  });
+});
+
+describe('runs and events', () => {
+  it('allows one running run per session and starts another after it ends', () => {
+    const session = newSession();
+    const first = store.startRun(session.id, { userContent: [{ role: 'user', content: 'a' }], provider: 'demo', model: 'demo' });
+    expect(codeOf(() => store.startRun(session.id, { userContent: [{ role: 'user', content: 'b' }], provider: 'demo', model: 'demo' }))).toBe(
+      'RUN_ACTIVE',
+    );
+    // the refused start left nothing half-written: one user message only
+    expect(store.listMessages(session.id).items).toHaveLength(1);
+    store.finishRun(session.id, first.runId, 'finished', { type: 'run-finished', run_id: first.runId, finish_reason: 'stop' });
+    expect(() => store.startRun(session.id, { userContent: [{ role: 'user', content: 'b' }], provider: 'demo', model: 'demo' })).not.toThrow();
+  });
+
+  it('returns events after an id, in order, across sessions independently', () => {
+    const a = newSession();
+    const b = newSession();
+    const runA = store.startRun(a.id, { provider: 'demo', model: 'demo' });
+    const runB = store.startRun(b.id, { provider: 'demo', model: 'demo' });
+    for (let i = 0; i < 5; i += 1) {
+      store.appendEvent(a.id, { type: 'text-delta', run_id: runA.runId, text: `a${i}` });
+      store.appendEvent(b.id, { type: 'text-delta', run_id: runB.runId, text: `b${i}` });
+    }
+    const all = store.eventsAfter(a.id, 0, 100);
+    expect(all.map((e) => e.event.type)).toEqual(['run-started', ...Array<string>(5).fill('text-delta')]);
+    const resumed = store.eventsAfter(a.id, all[2]!.id, 100);
+    expect(resumed.map((e) => (e.event.type === 'text-delta' ? e.event.text : ''))).toEqual(['a2', 'a3', 'a4']);
+  });
+
+  it('marks runs left running as interrupted, with a run-error event', () => {
+    const session = newSession();
+    const { runId } = store.startRun(session.id, { provider: 'demo', model: 'demo' });
+    expect(store.interruptStaleRuns()).toBe(1);
+    expect(store.runStatus(runId)).toBe('interrupted');
+    expect(store.eventsAfter(session.id, 0, 10).at(-1)?.event).toMatchObject({ type: 'run-error', code: 'RUN_INTERRUPTED' });
+    expect(store.interruptStaleRuns()).toBe(0);
+  });
+
+  it('pages the transcript oldest first', () => {
+    const session = newSession();
+    store.appendMessages(
+      session.id,
+      null,
+      Array.from({ length: 5 }, (_, i) => ({ role: 'user' as const, content: `m${i}` })),
+    );
+    const first = store.listMessages(session.id, { limit: 2 });
+    const second = store.listMessages(session.id, { limit: 2, cursor: first.next ?? undefined });
+    expect([...first.items, ...second.items].map((m) => m.parts[0])).toEqual(
+      ['m0', 'm1', 'm2', 'm3'].map((text) => ({ type: 'text', text })),
+    );
+    expect(store.modelMessages(session.id)).toHaveLength(5);
+  });
+});
+
+describe('approvals', () => {
+  function pending() {
+    const session = newSession();
+    const { runId } = store.startRun(session.id, { provider: 'demo', model: 'demo' });
+    store.recordApprovalRequest({ sessionId: session.id, runId, approvalId: 'ap1', toolCallId: 'call1', toolName: 'run_command', input: {} });
+    return session;
+  }
+
+  it('flips a pending approval once, appending the answer to the transcript', () => {
+    const session = pending();
+    expect(store.answerApproval({ sessionId: session.id, approvalId: 'ap1', toolCallId: 'call1', approved: true })).toEqual({
+      ok: true,
+      toolName: 'run_command',
+    });
+    expect(store.hasPendingApproval(session.id)).toBe(false);
+    expect(store.modelMessages(session.id).at(-1)).toEqual({
+      role: 'tool',
+      content: [{ type: 'tool-approval-response', approvalId: 'ap1', approved: true }],
+    });
+    expect(store.answerApproval({ sessionId: session.id, approvalId: 'ap1', toolCallId: 'call1', approved: false })).toEqual({
+      ok: false,
+      refusal: 'already-answered',
+    });
+  });
+
+  it('refuses unknown ids, other sessions, mismatched tool calls and cancelled approvals, changing nothing', () => {
+    const session = pending();
+    const other = newSession();
+    const before = store.modelMessages(session.id).length;
+    expect(store.answerApproval({ sessionId: session.id, approvalId: 'nope', toolCallId: 'call1', approved: true })).toMatchObject({
+      refusal: 'unknown-approval',
+    });
+    expect(store.answerApproval({ sessionId: other.id, approvalId: 'ap1', toolCallId: 'call1', approved: true })).toMatchObject({
+      refusal: 'other-session',
+    });
+    expect(store.answerApproval({ sessionId: session.id, approvalId: 'ap1', toolCallId: 'call2', approved: true })).toMatchObject({
+      refusal: 'tool-call-mismatch',
+    });
+    expect(store.hasPendingApproval(session.id)).toBe(true);
+    expect(store.modelMessages(session.id)).toHaveLength(before);
+    store.cancelPendingApprovals(session.id);
+    expect(store.answerApproval({ sessionId: session.id, approvalId: 'ap1', toolCallId: 'call1', approved: true })).toMatchObject({
+      refusal: 'cancelled',
+    });
+  });
+});

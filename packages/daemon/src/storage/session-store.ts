@@ -1,0 +1,493 @@
+/**
+ * The sessions store over sessions.db: sessions, runs, the model transcript, the event log and
+ * approvals. Every change that must not be seen half-done is one transaction; the store is the
+ * only writer of the file (one sidecar at a time).
+ */
+import type { ModelMessage } from 'ai';
+import {
+  DEFAULT_PERMISSION_MODE,
+  PAGE_DEFAULT_LIMIT,
+  permissionModeSchema,
+  type AgentEvent,
+  type AgentStreamEvent,
+  type Message,
+  type MessagePart,
+  type PermissionMode,
+  type RunStatus,
+  type Session,
+} from '@bastion/protocol';
+import { DaemonError } from '../errors.js';
+import type { SqliteDatabase } from './database.js';
+import { newId } from './ids.js';
+
+interface SessionRow {
+  n: number;
+  id: string;
+  title: string;
+  mode: string;
+  provider: string;
+  model: string;
+  workspace: string | null;
+  auto_consent_by: string | null;
+  auto_consent_at: string | null;
+  created_at: string;
+  updated_at: string;
+  last_run_id: string | null;
+  last_run_status: string | null;
+}
+
+interface ApprovalRow {
+  id: string;
+  session_id: string;
+  run_id: string;
+  tool_call_id: string;
+  tool_name: string;
+  status: 'pending' | 'approved' | 'denied' | 'cancelled';
+}
+
+export interface NewSession {
+  title?: string;
+  mode?: PermissionMode;
+  provider: string;
+  model: string;
+  workspace: string | null;
+  consentBy?: string;
+}
+
+export interface SessionPatch {
+  title?: string;
+  mode?: PermissionMode;
+  provider?: string;
+  model?: string;
+  consentBy?: string;
+}
+
+export interface Page<T> {
+  items: T[];
+  next: string | null;
+}
+
+export interface StartedRun {
+  runId: string;
+  messageId: string | null;
+  event: AgentStreamEvent;
+}
+
+export type FinalRunStatus = Exclude<RunStatus, 'running'>;
+
+/** Why an approval answer was refused; each maps to its own wire code. */
+export type ApprovalAnswerRefusal =
+  | 'unknown-approval'
+  | 'other-session'
+  | 'tool-call-mismatch'
+  | 'already-answered'
+  | 'cancelled';
+
+export interface ApprovalAnswerInput {
+  sessionId: string;
+  approvalId: string;
+  toolCallId: string;
+  approved: boolean;
+  reason?: string;
+}
+
+const SESSION_COLUMNS = `
+  s.n, s.id, s.title, s.mode, s.provider, s.model, s.workspace, s.auto_consent_by, s.auto_consent_at,
+  s.created_at, s.updated_at,
+  (SELECT r.id FROM runs r WHERE r.session_id = s.id ORDER BY r.n DESC LIMIT 1) AS last_run_id,
+  (SELECT r.status FROM runs r WHERE r.session_id = s.id ORDER BY r.n DESC LIMIT 1) AS last_run_status`;
+
+function toSession(row: SessionRow): Session {
+  return {
+    id: row.id,
+    title: row.title,
+    mode: permissionModeSchema.parse(row.mode),
+    provider: row.provider,
+    model: row.model,
+    workspace: row.workspace,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+    auto_consent:
+      row.auto_consent_by !== null && row.auto_consent_at !== null
+        ? { by: row.auto_consent_by, at: row.auto_consent_at }
+        : null,
+    last_run:
+      row.last_run_id !== null && row.last_run_status !== null
+        ? { id: row.last_run_id, status: row.last_run_status as RunStatus }
+        : null,
+  };
+}
+
+/** Stored model content → the wire shape of a message's parts (reasoning and files are not shown). */
+export function toMessageParts(content: ModelMessage['content']): MessagePart[] {
+  if (typeof content === 'string') return [{ type: 'text', text: content }];
+  const parts: MessagePart[] = [];
+  for (const part of content) {
+    switch (part.type) {
+      case 'text':
+        parts.push({ type: 'text', text: part.text });
+        break;
+      case 'tool-call':
+        parts.push({ type: 'tool-call', tool_call_id: part.toolCallId, tool_name: part.toolName, input: part.input });
+        break;
+      case 'tool-result':
+        parts.push({ type: 'tool-result', tool_call_id: part.toolCallId, tool_name: part.toolName, output: part.output });
+        break;
+      case 'tool-approval-request':
+        parts.push({ type: 'tool-approval-request', approval_id: part.approvalId, tool_call_id: part.toolCallId });
+        break;
+      case 'tool-approval-response':
+        parts.push({
+          type: 'tool-approval-response',
+          approval_id: part.approvalId,
+          approved: part.approved,
+          ...(part.reason === undefined ? {} : { reason: part.reason }),
+        });
+        break;
+      case 'file':
+      case 'image':
+      case 'reasoning':
+        // not part of the wire transcript
+        break;
+    }
+  }
+  return parts;
+}
+
+export class SessionStore {
+  readonly #db: SqliteDatabase;
+  readonly #now: () => string;
+  readonly #insertPart;
+  readonly #insertMessage;
+  readonly #nextSeq;
+
+  constructor(db: SqliteDatabase, now: () => Date = () => new Date()) {
+    this.#db = db;
+    this.#now = () => now().toISOString();
+    this.#insertPart = db.prepare<[string, string, string, string, string]>(
+      'INSERT INTO message_parts (session_id, run_id, type, data, created_at) VALUES (?, ?, ?, ?, ?)',
+    );
+    this.#insertMessage = db.prepare<[string, string, string | null, number, string, string, string]>(
+      'INSERT INTO messages (id, session_id, run_id, seq, role, content, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+    );
+    this.#nextSeq = db.prepare<[string], { seq: number }>(
+      'SELECT COALESCE(MAX(seq), 0) + 1 AS seq FROM messages WHERE session_id = ?',
+    );
+  }
+
+  // ── sessions ───────────────────────────────────────────────────────────────
+
+  createSession(input: NewSession): Session {
+    const id = newId('ses');
+    const now = this.#now();
+    const mode = input.mode ?? DEFAULT_PERMISSION_MODE;
+    this.#db
+      .prepare(
+        `INSERT INTO sessions (id, title, mode, provider, model, workspace, auto_consent_by, auto_consent_at, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      )
+      .run(
+        id,
+        input.title ?? '',
+        mode,
+        input.provider,
+        input.model,
+        input.workspace,
+        mode === 'auto' ? (input.consentBy ?? 'client') : null,
+        mode === 'auto' ? now : null,
+        now,
+        now,
+      );
+    return this.getSession(id) as Session;
+  }
+
+  getSession(id: string): Session | undefined {
+    const row = this.#db.prepare<[string], SessionRow>(`SELECT ${SESSION_COLUMNS} FROM sessions s WHERE s.id = ?`).get(id);
+    return row ? toSession(row) : undefined;
+  }
+
+  /** Newest first; `cursor` is the previous page's `next`. */
+  listSessions(options: { limit?: number; cursor?: string } = {}): Page<Session> {
+    const limit = options.limit ?? PAGE_DEFAULT_LIMIT;
+    const before = options.cursor === undefined ? Number.MAX_SAFE_INTEGER : Number(options.cursor);
+    if (!Number.isSafeInteger(before)) throw new DaemonError('BAD_CURSOR', 'cursor is not valid');
+    const rows = this.#db
+      .prepare<[number, number], SessionRow>(`SELECT ${SESSION_COLUMNS} FROM sessions s WHERE s.n < ? ORDER BY s.n DESC LIMIT ?`)
+      .all(before, limit + 1);
+    const page = rows.slice(0, limit);
+    const last = page.at(-1);
+    return { items: page.map(toSession), next: rows.length > limit && last ? String(last.n) : null };
+  }
+
+  /** Apply a patch; switching to `auto` records who consented and when. */
+  updateSession(id: string, patch: SessionPatch): Session | undefined {
+    const update = this.#db.transaction(() => {
+      const current = this.getSession(id);
+      if (!current) return undefined;
+      const now = this.#now();
+      const mode = patch.mode ?? current.mode;
+      const enteringAuto = mode === 'auto' && current.mode !== 'auto';
+      this.#db
+        .prepare(
+          `UPDATE sessions SET title = ?, mode = ?, provider = ?, model = ?, updated_at = ?,
+             auto_consent_by = CASE WHEN ? THEN ? ELSE auto_consent_by END,
+             auto_consent_at = CASE WHEN ? THEN ? ELSE auto_consent_at END
+           WHERE id = ?`,
+        )
+        .run(
+          patch.title ?? current.title,
+          mode,
+          patch.provider ?? current.provider,
+          patch.model ?? current.model,
+          now,
+          enteringAuto ? 1 : 0,
+          patch.consentBy ?? 'client',
+          enteringAuto ? 1 : 0,
+          now,
+          id,
+        );
+      return this.getSession(id);
+    });
+    return update.immediate();
+  }
+
+  deleteSession(id: string): boolean {
+    return this.#db.prepare('DELETE FROM sessions WHERE id = ?').run(id).changes === 1;
+  }
+
+  /** The session's mode as stored now (tools re-read it on every write). */
+  currentMode(id: string): PermissionMode | undefined {
+    const row = this.#db.prepare<[string], { mode: string }>('SELECT mode FROM sessions WHERE id = ?').get(id);
+    return row ? permissionModeSchema.parse(row.mode) : undefined;
+  }
+
+  // ── runs and events ────────────────────────────────────────────────────────
+
+  /**
+   * Create a running run, its user message (if any) and the run-started event in one
+   * transaction. Throws RUN_ACTIVE if the session already has a running run.
+   */
+  startRun(sessionId: string, input: { userContent?: ModelMessage[] | undefined; provider: string; model: string }): StartedRun {
+    const start = this.#db.transaction((): StartedRun => {
+      const runId = newId('run');
+      const now = this.#now();
+      try {
+        this.#db
+          .prepare(
+            `INSERT INTO runs (id, session_id, status, provider, model, started_at) VALUES (?, ?, 'running', ?, ?, ?)`,
+          )
+          .run(runId, sessionId, input.provider, input.model, now);
+      } catch (error) {
+        if ((error as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') {
+          throw new DaemonError('RUN_ACTIVE', 'a run is already active for this session', { cause: error });
+        }
+        throw error;
+      }
+      const messageIds = this.appendMessages(sessionId, runId, input.userContent ?? []);
+      const messageId = messageIds[0] ?? null;
+      const event = this.appendEvent(sessionId, {
+        type: 'run-started',
+        run_id: runId,
+        session_id: sessionId,
+        message_id: messageId,
+        provider: input.provider,
+        model: input.model,
+      });
+      this.#db.prepare('UPDATE sessions SET updated_at = ? WHERE id = ?').run(now, sessionId);
+      return { runId, messageId, event };
+    });
+    return start.immediate();
+  }
+
+  /** Persist one event; its id orders the session's stream. */
+  appendEvent(sessionId: string, event: AgentEvent): AgentStreamEvent {
+    const result = this.#insertPart.run(sessionId, event.run_id, event.type, JSON.stringify(event), this.#now());
+    return { id: Number(result.lastInsertRowid), event };
+  }
+
+  appendMessages(sessionId: string, runId: string | null, messages: readonly ModelMessage[]): string[] {
+    if (messages.length === 0) return [];
+    const append = this.#db.transaction(() => {
+      let seq = (this.#nextSeq.get(sessionId) as { seq: number }).seq;
+      const now = this.#now();
+      const ids: string[] = [];
+      for (const message of messages) {
+        if (message.role === 'system') continue;
+        const id = newId('msg');
+        this.#insertMessage.run(id, sessionId, runId, seq, message.role, JSON.stringify(message.content), now);
+        ids.push(id);
+        seq += 1;
+      }
+      return ids;
+    });
+    return append();
+  }
+
+  /** End a run and persist its final event together. Aborting cancels the session's pending approvals. */
+  finishRun(
+    sessionId: string,
+    runId: string,
+    status: FinalRunStatus,
+    final: Extract<AgentEvent, { type: 'run-finished' | 'run-error' }>,
+  ): AgentStreamEvent {
+    const finish = this.#db.transaction(() => {
+      const now = this.#now();
+      this.#db
+        .prepare(`UPDATE runs SET status = ?, finish_reason = ?, error_code = ?, ended_at = ? WHERE id = ? AND status = 'running'`)
+        .run(
+          status,
+          final.type === 'run-finished' ? final.finish_reason : null,
+          final.type === 'run-error' ? final.code : null,
+          now,
+          runId,
+        );
+      if (status === 'aborted') this.cancelPendingApprovals(sessionId);
+      this.#db.prepare('UPDATE sessions SET updated_at = ? WHERE id = ?').run(now, sessionId);
+      return this.appendEvent(sessionId, final);
+    });
+    return finish.immediate();
+  }
+
+  /**
+   * At start-up: runs left `running` by a sidecar that died are marked `interrupted`, each with a
+   * run-error event, so a reconnecting client sees how they ended.
+   */
+  interruptStaleRuns(): number {
+    const interrupt = this.#db.transaction(() => {
+      const stale = this.#db
+        .prepare<[], { id: string; session_id: string }>(`SELECT id, session_id FROM runs WHERE status = 'running'`)
+        .all();
+      for (const run of stale) {
+        this.finishRun(run.session_id, run.id, 'interrupted', {
+          type: 'run-error',
+          run_id: run.id,
+          code: 'RUN_INTERRUPTED',
+          message: 'the agent stopped before the run finished',
+        });
+      }
+      return stale.length;
+    });
+    return interrupt.immediate();
+  }
+
+  runStatus(runId: string): RunStatus | undefined {
+    const row = this.#db.prepare<[string], { status: RunStatus }>('SELECT status FROM runs WHERE id = ?').get(runId);
+    return row?.status;
+  }
+
+  /** Events of a session with id > `afterId`, oldest first. */
+  eventsAfter(sessionId: string, afterId: number, limit: number): AgentStreamEvent[] {
+    return this.#db
+      .prepare<[string, number, number], { id: number; data: string }>(
+        'SELECT id, data FROM message_parts WHERE session_id = ? AND id > ? ORDER BY id LIMIT ?',
+      )
+      .all(sessionId, afterId, limit)
+      .map((row) => ({ id: row.id, event: JSON.parse(row.data) as AgentEvent }));
+  }
+
+  // ── transcript ─────────────────────────────────────────────────────────────
+
+  /** Oldest first; `cursor` is the previous page's `next`. */
+  listMessages(sessionId: string, options: { limit?: number; cursor?: string } = {}): Page<Message> {
+    const limit = options.limit ?? PAGE_DEFAULT_LIMIT;
+    const after = options.cursor === undefined ? 0 : Number(options.cursor);
+    if (!Number.isSafeInteger(after)) throw new DaemonError('BAD_CURSOR', 'cursor is not valid');
+    const rows = this.#db
+      .prepare<
+        [string, number, number],
+        { id: string; seq: number; role: Message['role']; run_id: string | null; content: string; created_at: string }
+      >('SELECT id, seq, role, run_id, content, created_at FROM messages WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?')
+      .all(sessionId, after, limit + 1);
+    const page = rows.slice(0, limit);
+    const last = page.at(-1);
+    return {
+      items: page.map((row) => ({
+        id: row.id,
+        role: row.role,
+        run_id: row.run_id,
+        created_at: row.created_at,
+        parts: toMessageParts(JSON.parse(row.content) as ModelMessage['content']),
+      })),
+      next: rows.length > limit && last ? String(last.seq) : null,
+    };
+  }
+
+  /** The whole transcript, as model messages, for the next model call. */
+  modelMessages(sessionId: string): ModelMessage[] {
+    return this.#db
+      .prepare<[string], { role: 'user' | 'assistant' | 'tool'; content: string }>(
+        'SELECT role, content FROM messages WHERE session_id = ? ORDER BY seq',
+      )
+      .all(sessionId)
+      .map((row) => ({ role: row.role, content: JSON.parse(row.content) as unknown }) as ModelMessage);
+  }
+
+  // ── approvals ──────────────────────────────────────────────────────────────
+
+  recordApprovalRequest(input: {
+    sessionId: string;
+    runId: string;
+    approvalId: string;
+    toolCallId: string;
+    toolName: string;
+    input: unknown;
+  }): void {
+    this.#db
+      .prepare(
+        `INSERT INTO approvals (id, session_id, run_id, tool_call_id, tool_name, input, status, requested_at)
+         VALUES (?, ?, ?, ?, ?, ?, 'pending', ?)`,
+      )
+      .run(input.approvalId, input.sessionId, input.runId, input.toolCallId, input.toolName, JSON.stringify(input.input ?? null), this.#now());
+  }
+
+  hasPendingApproval(sessionId: string): boolean {
+    return (
+      this.#db.prepare<[string], { one: number }>(`SELECT 1 AS one FROM approvals WHERE session_id = ? AND status = 'pending' LIMIT 1`).get(sessionId) !==
+      undefined
+    );
+  }
+
+  cancelPendingApprovals(sessionId: string): number {
+    return this.#db
+      .prepare(`UPDATE approvals SET status = 'cancelled', answered_at = ? WHERE session_id = ? AND status = 'pending'`)
+      .run(this.#now(), sessionId).changes;
+  }
+
+  /**
+   * Flip a pending approval to answered — only if it is pending, belongs to this session and its
+   * tool call matches — and append the answer to the transcript as the model's
+   * tool-approval-response, all in one transaction. Any refusal changes nothing.
+   */
+  answerApproval(answer: ApprovalAnswerInput): { ok: true; toolName: string } | { ok: false; refusal: ApprovalAnswerRefusal } {
+    const flip = this.#db.transaction(() => {
+      const row = this.#db.prepare<[string], ApprovalRow>('SELECT * FROM approvals WHERE id = ?').get(answer.approvalId);
+      if (!row) return { ok: false as const, refusal: 'unknown-approval' as const };
+      if (row.session_id !== answer.sessionId) return { ok: false as const, refusal: 'other-session' as const };
+      if (row.tool_call_id !== answer.toolCallId) return { ok: false as const, refusal: 'tool-call-mismatch' as const };
+      if (row.status === 'cancelled') return { ok: false as const, refusal: 'cancelled' as const };
+      if (row.status !== 'pending') return { ok: false as const, refusal: 'already-answered' as const };
+      const changed = this.#db
+        .prepare(
+          `UPDATE approvals SET status = ?, reason = ?, answered_at = ?
+           WHERE id = ? AND session_id = ? AND tool_call_id = ? AND status = 'pending'`,
+        )
+        .run(answer.approved ? 'approved' : 'denied', answer.reason ?? null, this.#now(), answer.approvalId, answer.sessionId, answer.toolCallId);
+      if (changed.changes !== 1) return { ok: false as const, refusal: 'already-answered' as const };
+      this.appendMessages(answer.sessionId, row.run_id, [
+        {
+          role: 'tool',
+          content: [
+            {
+              type: 'tool-approval-response',
+              approvalId: answer.approvalId,
+              approved: answer.approved,
+              ...(answer.reason === undefined ? {} : { reason: answer.reason }),
+            },
+          ],
+        },
+      ]);
+      return { ok: true as const, toolName: row.tool_name };
+    });
+    return flip.immediate();
+  }
+}
