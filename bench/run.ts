@@ -39,7 +39,10 @@ async function main(): Promise<void> {
   const out = join(here, 'results');
   mkdirSync(out, { recursive: true });
   const stamp = new Date().toISOString();
-  writeFileSync(join(out, 'latest.json'), `${JSON.stringify({ time: stamp, node: process.version, results }, null, 2)}\n`);
+  writeFileSync(
+    join(out, 'latest.json'),
+    `${JSON.stringify({ time: stamp, node: process.version, results }, null, 2)}\n`,
+  );
   const rows = results.flatMap((r) =>
     r.figures.map(
       (f) =>
@@ -48,7 +51,14 @@ async function main(): Promise<void> {
   );
   writeFileSync(
     join(out, 'latest.md'),
-    [`# Bench report (${stamp}, Node ${process.version})`, '', '| bench | figure | bastion | baseline | ratio | target | met? |', '| --- | --- | --- | --- | --- | --- | --- |', ...rows, ''].join('\n'),
+    [
+      `# Bench report (${stamp}, Node ${process.version})`,
+      '',
+      '| bench | figure | bastion | baseline | ratio | target | met? |',
+      '| --- | --- | --- | --- | --- | --- | --- |',
+      ...rows,
+      '',
+    ].join('\n'),
   );
   console.log(`\nwrote ${join(out, 'latest.json')} and latest.md`);
 }

@@ -37,17 +37,24 @@ describe('createDaemonApp perimeter', () => {
 
   it('runs the guards in order Host → Origin → Referer → Auth', async () => {
     const { app, reached } = makeApp();
-    const allBad = { host: 'evil.test', origin: 'https://evil.test', referer: 'https://evil.test/', authorization: 'Basic x' };
+    const allBad = {
+      host: 'evil.test',
+      origin: 'https://evil.test',
+      referer: 'https://evil.test/',
+      authorization: 'Basic x',
+    };
     expect(await code(await app.request('/probe', { method: 'POST', headers: allBad }))).toBe('PERIMETER_HOST');
     expect(await code(await app.request('/probe', { method: 'POST', headers: { ...allBad, host: good.host } }))).toBe(
       'PERIMETER_ORIGIN',
     );
     expect(
-      await code(await app.request('/probe', { method: 'POST', headers: { ...allBad, host: good.host, origin: good.origin } })),
+      await code(
+        await app.request('/probe', { method: 'POST', headers: { ...allBad, host: good.host, origin: good.origin } }),
+      ),
     ).toBe('PERIMETER_REFERER');
-    expect(await code(await app.request('/probe', { method: 'POST', headers: { ...good, authorization: 'Basic x' } }))).toBe(
-      'PERIMETER_AUTH',
-    );
+    expect(
+      await code(await app.request('/probe', { method: 'POST', headers: { ...good, authorization: 'Basic x' } })),
+    ).toBe('PERIMETER_AUTH');
     expect(reached()).toBe(0);
   });
 

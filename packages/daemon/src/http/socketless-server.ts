@@ -19,6 +19,7 @@ export interface SocketlessServer {
 }
 
 export function createSocketlessServer(app: Hono): SocketlessServer {
+  const listener = getRequestListener(app.fetch);
   const server: Server = createServer(
     {
       maxHeaderSize: DAEMON_MAX_HEADER_BYTES,
@@ -26,7 +27,9 @@ export function createSocketlessServer(app: Hono): SocketlessServer {
       requestTimeout: DAEMON_REQUEST_TIMEOUT_MS,
       keepAliveTimeout: DAEMON_KEEP_ALIVE_TIMEOUT_MS,
     },
-    getRequestListener(app.fetch),
+    (req, res) => {
+      void listener(req, res);
+    },
   );
   // Idle sockets (a connection that never sends a byte) are closed after the headers timeout.
   server.timeout = DAEMON_HEADERS_TIMEOUT_MS;

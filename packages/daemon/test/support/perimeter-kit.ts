@@ -7,7 +7,7 @@ export const UI_ORIGIN = 'http://127.0.0.1:45678';
 export interface GuardedApp {
   app: Hono;
   /** How many times a route handler ran; a refused request must leave it unchanged. */
-  reached(): number;
+  reached: () => number;
 }
 
 export function appBehind(...guards: MiddlewareHandler[]): GuardedApp {

@@ -29,7 +29,8 @@ export function forwardSidecarLogs(stderr: Readable, log: Logger): void {
 function parseRecord(line: string): { level: LogLevel; event: string; fields: LogFields } | undefined {
   try {
     const value = JSON.parse(line) as { level?: unknown; event?: unknown; fields?: unknown };
-    if (typeof value.level !== 'string' || !LEVELS.has(value.level) || typeof value.event !== 'string') return undefined;
+    if (typeof value.level !== 'string' || !LEVELS.has(value.level) || typeof value.event !== 'string')
+      return undefined;
     const fields = typeof value.fields === 'object' && value.fields !== null ? (value.fields as LogFields) : {};
     return { level: value.level as LogLevel, event: value.event, fields };
   } catch {

@@ -8,7 +8,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import {
-  ChannelError,
+  type ChannelError,
   FramedChannel,
   hostToSidecarFrameSchema,
   isReadyAttestation,
@@ -107,7 +107,18 @@ export class SidecarSupervisor {
   async start(): Promise<SidecarHandle> {
     process.once('exit', this.#exitGuard);
     await this.#spawn();
-    await this.whenReady();
+    let deadline: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<never>((_resolve, reject) => {
+      deadline = setTimeout(
+        () => reject(new HostError('SIDECAR_NOT_READY', 'the sidecar did not become ready in time')),
+        SIDECAR_READY_TIMEOUT_MS * 2,
+      );
+    });
+    try {
+      await Promise.race([this.whenReady(), timedOut]);
+    } finally {
+      clearTimeout(deadline);
+    }
     const current = this.current;
     if (!current) throw new HostError('SIDECAR_NOT_READY', 'sidecar is not ready');
     return current;
@@ -139,7 +150,8 @@ export class SidecarSupervisor {
   async stop(): Promise<void> {
     this.#stopping = true;
     clearTimeout(this.#restartTimer);
-    for (const waiter of this.#readyWaiters.splice(0)) waiter.reject(new HostError('SIDECAR_STOPPED', 'supervisor stopped'));
+    for (const waiter of this.#readyWaiters.splice(0))
+      waiter.reject(new HostError('SIDECAR_STOPPED', 'supervisor stopped'));
     const running = this.#running;
     if (running && running.child.exitCode === null && running.child.signalCode === null) {
       const exited = new Promise<void>((resolve) => running.child.once('exit', () => resolve()));

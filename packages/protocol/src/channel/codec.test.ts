@@ -184,7 +184,10 @@ describe('channel v1 codec', () => {
 
   it('refuses to encode a frame that fails its own schema', () => {
     expect(() =>
-      encodeFrame(hostToSidecarFrameSchema, { v: 1, type: 'shutdown', extra: 1 } as unknown as { v: 1; type: 'shutdown' }),
+      encodeFrame(hostToSidecarFrameSchema, { v: 1, type: 'shutdown', extra: 1 } as unknown as {
+        v: 1;
+        type: 'shutdown';
+      }),
     ).toThrow(expect.objectContaining({ code: 'CHANNEL_FRAME_SCHEMA' }));
   });
 

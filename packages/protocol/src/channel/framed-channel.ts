@@ -49,7 +49,9 @@ export class FramedChannel<In extends z.ZodType<{ type: string }>, Out extends z
         this.#finish(asChannelError(error));
       }
     });
-    options.source.on('error', (cause) => this.#finish(new ChannelError('CHANNEL_CLOSED', 'channel stream failed', { cause })));
+    options.source.on('error', (cause) =>
+      this.#finish(new ChannelError('CHANNEL_CLOSED', 'channel stream failed', { cause })),
+    );
   }
 
   get closed(): boolean {
@@ -58,7 +60,8 @@ export class FramedChannel<In extends z.ZodType<{ type: string }>, Out extends z
 
   /** Register the one handler for a frame type. */
   on<T extends z.infer<In>['type']>(type: T, handler: FrameHandler<Extract<z.infer<In>, { type: T }>>): void {
-    if (this.#handlers.has(type)) throw new ChannelError('CHANNEL_FAILED', `a handler for ${type} is already registered`);
+    if (this.#handlers.has(type))
+      throw new ChannelError('CHANNEL_FAILED', `a handler for ${type} is already registered`);
     this.#handlers.set(type, handler as FrameHandler<z.infer<In>>);
   }
 
@@ -105,5 +108,7 @@ export class FramedChannel<In extends z.ZodType<{ type: string }>, Out extends z
 }
 
 function asChannelError(error: unknown): ChannelError {
-  return error instanceof ChannelError ? error : new ChannelError('CHANNEL_FAILED', 'channel handler failed', { cause: error });
+  return error instanceof ChannelError
+    ? error
+    : new ChannelError('CHANNEL_FAILED', 'channel handler failed', { cause: error });
 }

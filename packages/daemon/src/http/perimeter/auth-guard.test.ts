@@ -20,7 +20,10 @@ describe('makeAuthGuard', () => {
     ['a Digest scheme', `Digest ${Buffer.from(`bastion:${PASSWORD}`).toString('base64')}`],
     ['the scheme without credentials', 'Basic'],
     ['invalid base64', 'Basic !!!!'],
-    ['percent-encoded credentials', `Basic ${encodeURIComponent(Buffer.from(`bastion:${PASSWORD}`).toString('base64'))}=`],
+    [
+      'percent-encoded credentials',
+      `Basic ${encodeURIComponent(Buffer.from(`bastion:${PASSWORD}`).toString('base64'))}=`,
+    ],
     ['raw unencoded credentials', `Basic bastion:${PASSWORD}`],
     ['an over-long header', `Basic ${'A'.repeat(2000)}`],
     ['a wrong password with a lowercase scheme', basic('bastion:nope', 'basic')],

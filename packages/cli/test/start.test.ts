@@ -1,0 +1,94 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { mkdirSync, rmSync, statSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { isAlive, waitFor } from '../../host/test/support/processes.js';
+import { makeTempDir } from '../../host/test/support/temp-host.js';
+
+const CLI = fileURLToPath(new URL('../dist/main.js', import.meta.url));
+
+interface ReadyLine {
+  event: 'ready';
+  daemon: string;
+  ui: string | null;
+  launch: string | null;
+  sandbox: 'srt' | 'none';
+  pid: { host: number; sidecar: number };
+}
+
+const started: ChildProcess[] = [];
+const roots: string[] = [];
+afterEach(() => {
+  for (const child of started.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
+  for (const root of roots.splice(0)) rmSync(root, { recursive: true, force: true });
+});
+
+function startCli(args: string[]): { child: ChildProcess; ready: Promise<ReadyLine>; exit: Promise<number | null> } {
+  const root = makeTempDir();
+  roots.push(root);
+  mkdirSync(join(root, 'ws'));
+  const child = spawn(
+    process.execPath,
+    [CLI, 'start', '--json', '--no-open', '--home', join(root, 'home'), '--workspace', join(root, 'ws'), ...args],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  started.push(child);
+  const lines = createInterface({ input: child.stdout });
+  const ready = new Promise<ReadyLine>((resolve, reject) => {
+    lines.once('line', (line) => resolve(JSON.parse(line) as ReadyLine));
+    child.once('exit', () => reject(new Error('exited before ready')));
+  });
+  const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return { child, ready, exit };
+}
+
+describe('bastion start (real CLI process)', () => {
+  it('prints a parseable ready line and exits cleanly on SIGTERM with no orphan', async () => {
+    const { child, ready, exit } = startCli([]);
+    const line = await ready;
+    expect(line).toMatchObject({ event: 'ready', daemon: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/) });
+    expect(line.pid.host).toBe(child.pid);
+    expect(isAlive(line.pid.sidecar)).toBe(true);
+    child.kill('SIGTERM');
+    expect(await exit).toBe(0);
+    await waitFor(() => !isAlive(line.pid.sidecar), 5_000, 'sidecar exit');
+  });
+
+  it('stops everything on SIGINT (Ctrl-C) too', async () => {
+    const { child, ready, exit } = startCli([]);
+    const line = await ready;
+    child.kill('SIGINT');
+    expect(await exit).toBe(0);
+    await waitFor(() => !isAlive(line.pid.sidecar), 5_000, 'sidecar exit');
+  });
+
+  it('leaves no orphan even when the host itself is SIGKILLed (the sidecar exits when its stdin closes)', async () => {
+    const { child, ready, exit } = startCli([]);
+    const line = await ready;
+    child.kill('SIGKILL');
+    await exit;
+    await waitFor(() => !isAlive(line.pid.sidecar), 5_000, 'orphaned sidecar to exit');
+  });
+
+  it('creates userData with mode 0700', async () => {
+    const { child, ready, exit } = startCli([]);
+    await ready;
+    const home = join(roots[roots.length - 1] as string, 'home');
+    expect(statSync(home).mode & 0o777).toBe(0o700);
+    child.kill('SIGTERM');
+    await exit;
+  });
+
+  it('answers a bad flag with a usage error and exit code 2, starting nothing', () => {
+    const result = spawnSync(process.execPath, [CLI, 'start', '--no-such-flag'], { encoding: 'utf8' });
+    expect(result.status).toBe(2);
+    expect(result.stderr).toContain('Usage:');
+    const unknown = spawnSync(process.execPath, [CLI, 'frobnicate'], { encoding: 'utf8' });
+    expect(unknown.status).toBe(2);
+    expect(unknown.stderr).toContain('unknown command');
+  });
+});

@@ -1,0 +1,100 @@
+import { readFileSync } from 'node:fs';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startTempHost, type TempHost } from '../support/temp-host.js';
+import { bridgeHeaders, rawRequest } from '../support/raw-request.js';
+import { isAlive, listeningTcpSockets, waitFor } from '../support/processes.js';
+
+let host: TempHost | undefined;
+afterEach(async () => {
+  await host?.stop();
+  host = undefined;
+});
+
+function currentSidecar(h: TempHost) {
+  const current = h.supervisor.current;
+  if (!current) throw new Error('no ready sidecar');
+  return current;
+}
+
+describe('host ↔ sidecar round trip (real processes)', () => {
+  it('serves POST /handshake through listener → socket transfer → daemon perimeter → route', async () => {
+    host = await startTempHost();
+    const response = await host.client.request('POST', '/handshake');
+    expect(response.status).toBe(200);
+    expect(response.body).toMatchObject({ name: 'bastion', protocol: 1, capabilities: host.capabilities });
+  });
+
+  it('refuses a caller without the password, and the sidecar keeps serving', async () => {
+    host = await startTempHost();
+    const sidecar = currentSidecar(host);
+    const headers = bridgeHeaders(host, `${sidecar.password}x`);
+    const refused = await rawRequest({ port: host.socketHost.port, headers });
+    expect(refused.status).toBe(401);
+    expect(JSON.parse(refused.body)).toEqual({ code: 'PERIMETER_AUTH', message: 'authentication required' });
+    expect((await host.client.request('POST', '/handshake')).status).toBe(200);
+  });
+
+  it('holds no listening socket in the daemon process', async () => {
+    host = await startTempHost();
+    const sidecar = currentSidecar(host);
+    expect((await host.client.request('POST', '/handshake')).status).toBe(200);
+    expect(listeningTcpSockets(sidecar.pid)).toEqual([]);
+    // The check can fail: the host process itself does hold its listeners.
+    expect(listeningTcpSockets(process.pid).length).toBeGreaterThan(0);
+  });
+
+  it('never puts the password in the sidecar argv, environment or any log record', async () => {
+    host = await startTempHost();
+    const sidecar = currentSidecar(host);
+    await host.client.request('POST', '/handshake');
+    const cmdline = readFileSync(`/proc/${sidecar.pid}/cmdline`, 'utf8');
+    const environ = readFileSync(`/proc/${sidecar.pid}/environ`, 'utf8');
+    expect(cmdline).not.toContain(sidecar.password);
+    expect(environ).not.toContain(sidecar.password);
+    const logFile = readFileSync(`${host.userData}/logs/host.log`, 'utf8');
+    expect(logFile.length).toBeGreaterThan(0);
+    expect(logFile).not.toContain(sidecar.password);
+    expect(JSON.stringify(host.records)).not.toContain(sidecar.password);
+  });
+
+  it('passes the sidecar only an allowlisted environment (no provider keys leak in)', async () => {
+    process.env.OPENAI_API_KEY = 'sk-canary-env-4411';
+    try {
+      host = await startTempHost();
+      const environ = readFileSync(`/proc/${currentSidecar(host).pid}/environ`, 'utf8');
+      expect(environ).not.toContain('sk-canary-env-4411');
+    } finally {
+      delete process.env.OPENAI_API_KEY;
+    }
+  });
+
+  it('restarts a SIGKILLed sidecar with a new password; the old one is refused, the new one works', async () => {
+    host = await startTempHost();
+    const first = currentSidecar(host);
+    process.kill(first.pid, 'SIGKILL');
+    await waitFor(
+      () => {
+        const current = host?.supervisor.current;
+        return current !== undefined && current.pid !== first.pid;
+      },
+      10_000,
+      'restart',
+    );
+    const second = currentSidecar(host);
+    expect(second.password).not.toBe(first.password);
+    expect(second.generation).toBeGreaterThan(first.generation);
+    const old = await rawRequest({ port: host.socketHost.port, headers: bridgeHeaders(host, first.password) });
+    expect(old.status).toBe(401);
+    const fresh = await rawRequest({ port: host.socketHost.port, headers: bridgeHeaders(host, second.password) });
+    expect(fresh.status).toBe(200);
+    expect(host.records.some((r) => r.event === 'sidecar.restart-scheduled')).toBe(true);
+  });
+
+  it('stops the sidecar on host stop: shutdown, then no process left', async () => {
+    host = await startTempHost();
+    const pid = currentSidecar(host).pid;
+    await host.stop();
+    host = undefined;
+    await waitFor(() => !isAlive(pid), 5_000, 'sidecar exit');
+  });
+});

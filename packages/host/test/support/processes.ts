@@ -1,0 +1,71 @@
+/** Test support: facts about processes read from /proc (Linux). */
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
+
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export async function waitFor(
+  predicate: () => boolean | Promise<boolean>,
+  timeoutMs = 10_000,
+  what = 'condition',
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await predicate()) return;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+/** Socket inodes this process holds open. */
+function socketInodes(pid: number): Set<string> {
+  const inodes = new Set<string>();
+  for (const fd of readdirSync(`/proc/${pid}/fd`)) {
+    try {
+      const match = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`));
+      if (match?.[1]) inodes.add(match[1]);
+    } catch {
+      // fd closed while we looked
+    }
+  }
+  return inodes;
+}
+
+/** TCP sockets in LISTEN state (st 0A) that this process holds, read from its own network namespace. */
+export function listeningTcpSockets(pid: number): string[] {
+  const mine = socketInodes(pid);
+  const found: string[] = [];
+  for (const table of ['tcp', 'tcp6']) {
+    let text = '';
+    try {
+      text = readFileSync(`/proc/${pid}/net/${table}`, 'utf8');
+    } catch {
+      continue;
+    }
+    for (const line of text.split('\n').slice(1)) {
+      const cols = line.trim().split(/\s+/);
+      if (cols[3] === '0A' && cols[9] !== undefined && mine.has(cols[9])) found.push(`${table} ${cols[1]}`);
+    }
+  }
+  return found;
+}
+
+/** Direct children of a process, from the children file of each of its tasks under /proc. */
+export function childPids(pid: number): number[] {
+  const out: number[] = [];
+  try {
+    for (const task of readdirSync(`/proc/${pid}/task`)) {
+      const text = readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').trim();
+      if (text) out.push(...text.split(/\s+/).map(Number));
+    }
+  } catch {
+    // the process is gone
+  }
+  return out;
+}
