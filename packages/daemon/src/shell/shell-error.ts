@@ -18,13 +18,16 @@ export type ShellErrorCode =
   | 'SHELL_HOST_REFUSED'
   | 'SHELL_ABORTED';
 
+/** The host's own refusal codes (`command.error`), passed through to the model as they are. */
+export type HostCommandRefusalCode = `COMMAND_${string}`;
+
 /** What the tool returns to the model when it refuses: a code and a fixed message. */
 export interface ShellRefusal {
   ok: false;
-  code: ShellErrorCode | string;
+  code: ShellErrorCode | HostCommandRefusalCode;
   message: string;
 }
 
-export function shellRefusal(code: ShellErrorCode | string, message: string): ShellRefusal {
+export function shellRefusal(code: ShellRefusal['code'], message: string): ShellRefusal {
   return { ok: false, code, message };
 }

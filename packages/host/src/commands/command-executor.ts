@@ -1,0 +1,212 @@
+/**
+ * SEC (agent shell execution), the host's command executor: receives `command.request` frames
+ * from a sidecar, re-validates them (command-request-check.ts), runs each under its own
+ * per-command srt profile (command-profile.ts) with an environment of only PATH, HOME, LANG,
+ * TERM and TMPDIR (a private 0700 temp dir, removed afterwards), and streams `command.output`
+ * then `command.end` back. `command.abort` (or a timeout) ends the whole process tree;
+ * `command.aborted` is sent only after that cleanup. At most COMMAND_MAX_CONCURRENT commands run
+ * at once; up to COMMAND_MAX_QUEUED more wait, and beyond that a request is refused.
+ *
+ * What it does not catch: see command-profile.ts and command-process.ts.
+ */
+import { chmodSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  COMMAND_MAX_CONCURRENT,
+  COMMAND_MAX_QUEUED,
+  type Capabilities,
+  type Logger,
+} from '@bastion/protocol';
+import type { SrtSession } from '../sandbox/srt-session.js';
+import type { SidecarHandle } from '../supervisor/sidecar-supervisor.js';
+import { buildCommandSandboxProfile } from './command-profile.js';
+import { startCommandProcess, type CommandOutcome, type CommandSpawn, type RunningCommand } from './command-process.js';
+import { checkCommandRequest, type CommandRequestFrame } from './command-request-check.js';
+
+export interface CommandExecutorOptions {
+  userData: string;
+  /** The HOME the host runs with; commands get it as HOME and the profile denies its secrets. */
+  home: string;
+  log: Logger;
+  /** The srt session; required for the 'srt' posture, unused when the user consented to an unsandboxed shell. */
+  srt: SrtSession | undefined;
+  /** PATH and LANG the commands see (default: the host's). */
+  env?: { PATH?: string; LANG?: string };
+}
+
+type Sidecar = Pick<SidecarHandle, 'channel' | 'config'>;
+
+interface Job {
+  sidecar: Sidecar;
+  frame: CommandRequestFrame;
+  running: RunningCommand | undefined;
+  abortRequested: boolean;
+}
+
+const ENV_BINARY = '/usr/bin/env';
+
+export class CommandExecutor {
+  readonly #options: CommandExecutorOptions;
+  readonly #queue: Job[] = [];
+  /** Keyed by sidecar channel, then command id: ids are the sidecar's and only unique per sidecar. */
+  readonly #jobs = new Map<Sidecar['channel'], Map<string, Job>>();
+  #running = 0;
+
+  constructor(options: CommandExecutorOptions) {
+    this.#options = options;
+  }
+
+  /** The channel module: `supervisor.addChannelModule((sidecar) => executor.attach(sidecar))`. */
+  attach(sidecar: Sidecar): () => void {
+    const jobs = new Map<string, Job>();
+    this.#jobs.set(sidecar.channel, jobs);
+    sidecar.channel.on('command.request', (frame) => this.#onRequest(sidecar, jobs, frame));
+    sidecar.channel.on('command.abort', (frame) => this.#onAbort(sidecar, jobs, frame.id));
+    return () => {
+      // The sidecar is gone: nobody is left to tell; end everything it started.
+      this.#jobs.delete(sidecar.channel);
+      for (const job of jobs.values()) {
+        job.abortRequested = true;
+        job.running?.abort();
+      }
+      for (let i = this.#queue.length - 1; i >= 0; i -= 1) if (this.#queue[i]?.sidecar === sidecar) this.#queue.splice(i, 1);
+    };
+  }
+
+  /** Commands running now, for tests and benchmarks. */
+  get running(): number {
+    return this.#running;
+  }
+
+  #send(sidecar: Sidecar, frame: Parameters<Sidecar['channel']['send']>[0]): void {
+    if (!sidecar.channel.closed) sidecar.channel.send(frame);
+  }
+
+  #refuse(sidecar: Sidecar, id: string, code: string): void {
+    this.#options.log.warn('command.refused', { command_id: id, code });
+    this.#send(sidecar, { v: 1, type: 'command.error', id, code });
+  }
+
+  #onRequest(sidecar: Sidecar, jobs: Map<string, Job>, frame: CommandRequestFrame): void {
+    const capabilities: Capabilities = sidecar.config.capabilities;
+    if (!capabilities.shell) return this.#refuse(sidecar, frame.id, 'COMMAND_SHELL_UNAVAILABLE');
+    if (jobs.has(frame.id)) return this.#refuse(sidecar, frame.id, 'COMMAND_DUPLICATE_ID');
+    if (this.#running >= COMMAND_MAX_CONCURRENT && this.#queue.length >= COMMAND_MAX_QUEUED) {
+      return this.#refuse(sidecar, frame.id, 'COMMAND_QUEUE_FULL');
+    }
+    const job: Job = { sidecar, frame, running: undefined, abortRequested: false };
+    jobs.set(frame.id, job);
+    this.#queue.push(job);
+    this.#drain();
+  }
+
+  #onAbort(sidecar: Sidecar, jobs: Map<string, Job>, id: string): void {
+    const job = jobs.get(id);
+    if (!job || job.abortRequested) return;
+    job.abortRequested = true;
+    const queued = this.#queue.indexOf(job);
+    if (queued >= 0) {
+      this.#queue.splice(queued, 1);
+      jobs.delete(id);
+      this.#send(sidecar, { v: 1, type: 'command.aborted', id });
+      return;
+    }
+    job.running?.abort();
+  }
+
+  #drain(): void {
+    while (this.#running < COMMAND_MAX_CONCURRENT) {
+      const job = this.#queue.shift();
+      if (!job) return;
+      this.#running += 1;
+      void this.#run(job).finally(() => {
+        this.#running -= 1;
+        this.#jobs.get(job.sidecar.channel)?.delete(job.frame.id);
+        this.#drain();
+      });
+    }
+  }
+
+  async #run(job: Job): Promise<void> {
+    const { sidecar, frame } = job;
+    const check = checkCommandRequest(frame, { userData: this.#options.userData, grantedRoots: sidecar.config.workspaces });
+    if (!check.ok) return this.#refuse(sidecar, frame.id, check.code);
+
+    const privateTemp = realpathSync(mkdtempSync(join(tmpdir(), 'bastion-cmd-')));
+    chmodSync(privateTemp, 0o700);
+    const env = {
+      PATH: this.#options.env?.PATH ?? process.env.PATH ?? '/usr/bin:/bin',
+      HOME: this.#options.home,
+      LANG: this.#options.env?.LANG ?? process.env.LANG ?? 'C.UTF-8',
+      TERM: 'dumb',
+      TMPDIR: privateTemp,
+    };
+    let target: CommandSpawn;
+    const sandboxed = sidecar.config.capabilities.sandbox === 'srt';
+    try {
+      if (sandboxed) {
+        if (!this.#options.srt) throw new Error('no srt session');
+        const profile = buildCommandSandboxProfile({
+          home: this.#options.home,
+          userData: realpathSync(this.#options.userData),
+          workspaceRoot: check.workspaceRoot,
+          scratchDir: check.scratchDir,
+          privateTemp,
+        });
+        // `env -i` inside the sandbox drops srt's own variables too (its proxy settings included).
+        const assignments = Object.entries(env).map(([name, value]) => `${name}=${value}`);
+        const [command, ...args] = await this.#options.srt.wrapArgv([ENV_BINARY, '-i', ...assignments, frame.command, ...frame.args], profile, {
+          home: this.#options.home,
+        });
+        if (command === undefined) throw new Error('empty wrap');
+        target = { command, args, env, cwd: check.cwd };
+      } else {
+        target = { command: frame.command, args: frame.args, env, cwd: check.cwd };
+      }
+    } catch {
+      rmSync(privateTemp, { recursive: true, force: true });
+      return this.#refuse(sidecar, frame.id, 'COMMAND_SANDBOX_FAILED');
+    }
+
+    if (job.abortRequested) {
+      if (sandboxed) this.#options.srt?.commandEnded();
+      rmSync(privateTemp, { recursive: true, force: true });
+      this.#send(sidecar, { v: 1, type: 'command.aborted', id: frame.id });
+      return;
+    }
+    this.#options.log.info('command.started', { command_id: frame.id, sandbox: sidecar.config.capabilities.sandbox });
+    const running = startCommandProcess(target, {
+      timeoutMs: frame.timeout_ms,
+      onOutput: (stream, chunk) =>
+        this.#send(sidecar, { v: 1, type: 'command.output', id: frame.id, stream, data_b64: chunk.toString('base64') }),
+    });
+    job.running = running;
+    let outcome: CommandOutcome;
+    try {
+      outcome = await running.done;
+    } finally {
+      if (sandboxed) this.#options.srt?.commandEnded();
+      rmSync(privateTemp, { recursive: true, force: true });
+    }
+    this.#options.log.info('command.ended', {
+      command_id: frame.id,
+      exit_code: outcome.exitCode,
+      signal: outcome.signal,
+      duration_ms: Math.round(outcome.durationMs),
+      reason: outcome.aborted ? 'aborted' : outcome.timedOut ? 'timeout' : outcome.truncated ? 'truncated' : null,
+    });
+    if (outcome.aborted) return this.#send(sidecar, { v: 1, type: 'command.aborted', id: frame.id });
+    if (outcome.spawnFailed) return this.#refuse(sidecar, frame.id, 'COMMAND_SPAWN_FAILED');
+    this.#send(sidecar, {
+      v: 1,
+      type: 'command.end',
+      id: frame.id,
+      exit_code: outcome.exitCode,
+      signal: outcome.signal,
+      timed_out: outcome.timedOut,
+      truncated: outcome.truncated,
+      duration_ms: outcome.durationMs,
+    });
+  }
+}

@@ -1,0 +1,272 @@
+/**
+ * The host's command executor with the real sandbox: every attack runs as a real command under
+ * the per-command srt profile, and each test proves the negative (the canary is in no output and
+ * no log record, the file keeps its bytes, the server is never reached, the process is gone).
+ */
+import { existsSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { COMMAND_MAX_CONCURRENT, COMMAND_MAX_OUTPUT_BYTES, COMMAND_OUTPUT_CHUNK_BYTES, scratchDirOf } from '@bastion/protocol';
+import { acquireSrtSession, type SrtSession } from '../../src/sandbox/srt-session.js';
+import { CANARY, makeCommandWorld, makeTempDir, type CommandWorld } from './command-harness.js';
+
+let srt: SrtSession;
+let world: CommandWorld;
+const realHome = process.env.HOME;
+
+/** `/` spelled as octal escapes, so the argument holds no path for the daemon's check to see. */
+function printfPath(path: string): string {
+  return path.replaceAll('/', '\\057');
+}
+
+/** Host processes whose command line contains `marker`. */
+function processesWith(marker: string): number[] {
+  const found: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(marker)) found.push(Number(entry));
+    } catch {
+      // Exited while we looked.
+    }
+  }
+  return found;
+}
+
+async function untilOutput(run: { text(): string }, needle: string): Promise<void> {
+  while (!run.text().includes(needle)) await new Promise((resolve) => setTimeout(resolve, 20));
+}
+
+beforeAll(async () => {
+  const root = makeTempDir('bastion-commands-');
+  // srt resolves its session's HOME secrets from HOME: point it at the temporary one first.
+  process.env.HOME = join(root, 'home');
+  srt = await acquireSrtSession();
+  world = makeCommandWorld({ srt, root });
+}, 60_000);
+
+afterAll(async () => {
+  await srt?.release();
+  process.env.HOME = realHome;
+  if (world) rmSync(world.root, { recursive: true, force: true });
+});
+
+function expectNoCanaryAnywhere(text: string): void {
+  expect(text).not.toContain(CANARY);
+  expect(JSON.stringify(world.records)).not.toContain(CANARY);
+}
+
+describe('command executor: ordinary commands', () => {
+  it('runs a command without a shell and streams its output', async () => {
+    const run = world.run('echo', ['hello', '$HOME', '*']);
+    const end = await run.done;
+    expect(end).toMatchObject({ type: 'command.end', exit_code: 0, timed_out: false, truncated: false });
+    expect(run.text()).toBe('hello $HOME *\n');
+  });
+
+  it('gives the command only PATH, HOME, LANG, TERM and TMPDIR', async () => {
+    const run = world.run('env', []);
+    await run.done;
+    const names = run
+      .text()
+      .trim()
+      .split('\n')
+      .map((line) => line.split('=')[0])
+      .sort();
+    expect(names).toEqual(['HOME', 'LANG', 'PATH', 'TERM', 'TMPDIR']);
+  });
+
+  it('gives each command a private 0700 TMPDIR and removes it afterwards', async () => {
+    const run = world.run('sh', ['-c', 'echo "$TMPDIR"; stat -c %a "$TMPDIR"; echo x > "$TMPDIR/f" && echo wrote']);
+    await run.done;
+    const [tmp, mode, wrote] = run.text().trim().split('\n');
+    expect(mode).toBe('700');
+    expect(wrote).toBe('wrote');
+    expect(tmp && existsSync(tmp)).toBe(false);
+  });
+
+  it('writes in the workspace and in its own scratch dir', async () => {
+    const scratch = scratchDirOf(world.userData, 'ses_minexx0001');
+    const run = world.run('sh', ['-c', `echo ok > made-here && echo ok > ${scratch}/note`]);
+    expect(await run.done).toMatchObject({ exit_code: 0 });
+    expect(readFileSync(join(world.workspace, 'made-here'), 'utf8')).toBe('ok\n');
+    expect(readFileSync(join(scratch, 'note'), 'utf8')).toBe('ok\n');
+  });
+});
+
+describe('command executor: secrets stay out (kernel profile)', () => {
+  it('denies `sh -c` reading auth.json by a computed path', async () => {
+    const run = world.run('sh', ['-c', `cat "$(printf '${printfPath(world.userData)}')/auth.json"`]);
+    const end = await run.done;
+    expect(end).toMatchObject({ type: 'command.end' });
+    expect(end.type === 'command.end' && end.exit_code).not.toBe(0);
+    expectNoCanaryAnywhere(run.text());
+  });
+
+  it('denies `python3 -c` reading auth.json by a computed path', async () => {
+    const hex = Buffer.from(world.userData).toString('hex');
+    const script = `import os;print(open(os.path.join(bytes.fromhex('${hex}').decode(),'auth.json')).read())`;
+    const run = world.run('/usr/bin/python3', ['-c', script]);
+    const end = await run.done;
+    expect(end.type === 'command.end' && end.exit_code).not.toBe(0);
+    expectNoCanaryAnywhere(run.text());
+  });
+
+  it('denies `cat ~/.ssh/id_rsa`', async () => {
+    const run = world.run('cat', [join(world.home, '.ssh', 'id_rsa')]);
+    const end = await run.done;
+    expect(end.type === 'command.end' && end.exit_code).not.toBe(0);
+    expectNoCanaryAnywhere(run.text());
+  });
+
+  it('denies reading auth.json through a symlink placed in the workspace', async () => {
+    symlinkSync(join(world.userData, 'auth.json'), join(world.workspace, 'innocent.json'));
+    const run = world.run('cat', ['innocent.json']);
+    const end = await run.done;
+    expect(end.type === 'command.end' && end.exit_code).not.toBe(0);
+    expectNoCanaryAnywhere(run.text());
+  });
+
+  it("denies another session's scratch dir", async () => {
+    const run = world.run('sh', ['-c', `cat "$(printf '${printfPath(world.userData)}')/scratch/ses_otherxx01/notes"`]);
+    await run.done;
+    expectNoCanaryAnywhere(run.text());
+  });
+
+  it('denies writes outside the workspace and to ~/.bashrc, leaving the bytes unchanged', async () => {
+    const targets = [join(world.outside, 'kept.txt'), join(world.home, '.bashrc'), join(world.userData, 'auth.json')];
+    const before = targets.map((path) => readFileSync(path));
+    const script = targets.map((path) => `echo pwned >> "$(printf '${printfPath(path)}')"`).join('; ');
+    const run = world.run('sh', ['-c', `${script}; echo pwned > "$(printf '${printfPath(world.outside)}')/new.txt"`]);
+    await run.done;
+    targets.forEach((path, index) => expect(readFileSync(path).equals(before[index] as Buffer)).toBe(true));
+    expect(existsSync(join(world.outside, 'new.txt'))).toBe(false);
+  });
+
+  it('has no network: a connection to a host loopback port never arrives', async () => {
+    let reached = 0;
+    const server: Server = createServer((socket) => {
+      reached += 1;
+      socket.destroy();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as { port: number }).port;
+    const script = `import socket\ntry:\n  socket.create_connection(('127.0.0.1', ${port}), timeout=3); print('connected')\nexcept OSError as e:\n  print('refused')`;
+    const run = world.run('/usr/bin/python3', ['-c', script]);
+    await run.done;
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    expect(run.text().trim()).toBe('refused');
+    expect(reached).toBe(0);
+  });
+});
+
+describe('command executor: control without the profile', () => {
+  it('the same computed-path read DOES see the canary when run unsandboxed (--unsandboxed-shell), so the denials above are real', async () => {
+    const control = makeCommandWorld({
+      srt: undefined,
+      root: makeTempDir('bastion-commands-control-'),
+      capabilities: { sandbox: 'none', shell: true, platform: process.platform },
+    });
+    try {
+      const run = control.run('sh', ['-c', `cat "$(printf '${printfPath(control.userData)}')/auth.json"`]);
+      expect(await run.done).toMatchObject({ type: 'command.end', exit_code: 0 });
+      expect(run.text()).toContain(CANARY);
+      expect(JSON.stringify(control.records)).not.toContain(CANARY);
+    } finally {
+      rmSync(control.root, { recursive: true, force: true });
+    }
+  });
+
+  it('refuses every command when the posture has no shell', async () => {
+    const closed = makeCommandWorld({
+      srt: undefined,
+      root: makeTempDir('bastion-commands-closed-'),
+      capabilities: { sandbox: 'none', shell: false, platform: process.platform },
+    });
+    try {
+      const run = closed.run('touch', [join(closed.workspace, 'marker')]);
+      expect(await run.done).toMatchObject({ type: 'command.error', code: 'COMMAND_SHELL_UNAVAILABLE' });
+      expect(existsSync(join(closed.workspace, 'marker'))).toBe(false);
+    } finally {
+      rmSync(closed.root, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('command executor: host re-validation', () => {
+  const marker = () => join(world.workspace, 'must-not-exist');
+
+  it.each([
+    ['a cwd inside userData', { cwd: '<userData>' }, 'COMMAND_CWD_REFUSED'],
+    ['a cwd outside the workspace', { cwd: '<outside>' }, 'COMMAND_CWD_REFUSED'],
+    ['a workspace root the host never granted', { workspace_root: '<outside>', cwd: '<outside>' }, 'COMMAND_ROOT_REFUSED'],
+    ['userData as the workspace root', { workspace_root: '<userData>', cwd: '<userData>' }, 'COMMAND_ROOT_REFUSED'],
+    ['a scratch dir of the wrong shape', { scratch_dir: '<outside>' }, 'COMMAND_SCRATCH_REFUSED'],
+    ['a scratch dir that climbs', { scratch_dir: '<userData>/scratch/..' }, 'COMMAND_SCRATCH_REFUSED'],
+  ])('refuses %s, and the command never runs', async (_name, overrides, code) => {
+    const expand = (value: string) => value.replace('<userData>', world.userData).replace('<outside>', world.outside);
+    const frame = Object.fromEntries(Object.entries(overrides).map(([key, value]) => [key, expand(value)]));
+    const run = world.run('touch', [marker()], frame);
+    expect(await run.done).toMatchObject({ type: 'command.error', code });
+    expect(existsSync(marker())).toBe(false);
+  });
+
+  it('refuses a command name env would read as an assignment', async () => {
+    const run = world.run('X=1', ['touch', marker()]);
+    expect(await run.done).toMatchObject({ type: 'command.error', code: 'COMMAND_NAME_REFUSED' });
+    expect(existsSync(marker())).toBe(false);
+  });
+});
+
+describe('command executor: supervision', () => {
+  it('on timeout kills the whole tree, a setsid background child included, before command.end', async () => {
+    const tag = `${4000 + Math.floor(Math.random() * 1000)}.4242`;
+    const run = world.run('sh', ['-c', `setsid sleep ${tag} >/dev/null 2>&1 </dev/null & echo started; sleep ${tag}`], {
+      timeout_ms: 3_000,
+    });
+    await untilOutput(run, 'started');
+    expect(processesWith(tag).length).toBeGreaterThan(0);
+    const end = await run.done;
+    expect(end).toMatchObject({ type: 'command.end', timed_out: true });
+    expect(processesWith(tag)).toEqual([]);
+  });
+
+  it('aborts mid-run: command.aborted after cleanup, no command.end', async () => {
+    const tag = `${5000 + Math.floor(Math.random() * 1000)}.4343`;
+    const run = world.run('sh', ['-c', `sleep ${tag} & echo started; wait`]);
+    await untilOutput(run, 'started');
+    expect(processesWith(tag).length).toBeGreaterThan(0);
+    world.abort(run.id);
+    expect(await run.done).toMatchObject({ type: 'command.aborted' });
+    expect(processesWith(tag)).toEqual([]);
+    expect(run.frames).not.toContain('command.end');
+  });
+
+  it('truncates output over 1 MiB, in chunks of at most 64 KiB, and flags it', async () => {
+    const run = world.run('seq', ['1', '1000000']);
+    const end = await run.done;
+    expect(end).toMatchObject({ type: 'command.end', exit_code: 0, truncated: true });
+    const bytes = run.stdout.reduce((sum, chunk) => sum + chunk.byteLength, 0);
+    expect(bytes).toBe(COMMAND_MAX_OUTPUT_BYTES);
+    expect(run.largestChunk).toBeLessThanOrEqual(COMMAND_OUTPUT_CHUNK_BYTES);
+  });
+
+  it(`runs at most ${COMMAND_MAX_CONCURRENT} at once; the next waits for a free slot`, async () => {
+    const holders = Array.from({ length: COMMAND_MAX_CONCURRENT }, () => world.run('sh', ['-c', 'echo started; exec sleep 300']));
+    for (const holder of holders) await untilOutput(holder, 'started');
+    const order: string[] = [];
+    const waiting = world.run('echo', ['fifth']);
+    void waiting.done.then(() => order.push('fifth-ended'));
+    expect(world.executor.running).toBe(COMMAND_MAX_CONCURRENT);
+    const first = holders[0]!;
+    world.abort(first.id);
+    await first.done;
+    order.push('first-aborted');
+    await waiting.done;
+    expect(order).toEqual(['first-aborted', 'fifth-ended']);
+    expect(waiting.text()).toBe('fifth\n');
+    for (const holder of holders.slice(1)) world.abort(holder.id);
+    await Promise.all(holders.map((holder) => holder.done));
+  });
+});

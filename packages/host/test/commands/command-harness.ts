@@ -1,0 +1,166 @@
+/**
+ * Test support for the command executor: a real CommandExecutor attached to a real channel pair
+ * (the host's end and a stand-in for the sidecar's end, both FramedChannel over in-memory pipes),
+ * on a temporary HOME, userData and workspace holding canary secrets. Commands really run, under
+ * the real srt session and the per-command profile.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import {
+  COMMAND_DEFAULT_TIMEOUT_MS,
+  createLogger,
+  FramedChannel,
+  hostToSidecarFrameSchema,
+  scratchDirOf,
+  sidecarToHostFrameSchema,
+  type Capabilities,
+  type FrameOfType,
+  type HostToSidecarFrame,
+  type LogRecord,
+  type SidecarToHostFrame,
+} from '@bastion/protocol';
+import { CommandExecutor } from '../../src/commands/command-executor.js';
+import type { SrtSession } from '../../src/sandbox/srt-session.js';
+import { makeTempDir } from '../support/temp-host.js';
+
+export const CANARY = 'CANARY-6b1f0e3c-do-not-leak';
+
+export interface CommandRun {
+  id: string;
+  stdout: Buffer[];
+  stderr: Buffer[];
+  /** Largest decoded `command.output` chunk seen. */
+  largestChunk: number;
+  /** Frame types in arrival order. */
+  frames: string[];
+  done: Promise<FrameOfType<HostToSidecarFrame, 'command.end' | 'command.aborted' | 'command.error'>>;
+  text(): string;
+}
+
+export interface CommandWorld {
+  root: string;
+  home: string;
+  userData: string;
+  workspace: string;
+  outside: string;
+  records: LogRecord[];
+  executor: CommandExecutor;
+  send(frame: SidecarToHostFrame): void;
+  run(command: string, args: string[], overrides?: Partial<FrameOfType<SidecarToHostFrame, 'command.request'>>): CommandRun;
+  abort(id: string): void;
+}
+
+let counter = 0;
+
+export function makeCommandWorld(options: { srt: SrtSession | undefined; root: string; capabilities?: Capabilities }): CommandWorld {
+  const { root } = options;
+  const home = join(root, 'home');
+  const userData = join(root, 'userdata');
+  const workspace = join(root, 'workspace');
+  const outside = join(root, 'outside');
+  for (const dir of [home, join(home, '.ssh'), userData, workspace, outside, join(userData, 'scratch', 'ses_otherxx01')]) {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+  }
+  writeFileSync(join(home, '.ssh', 'id_rsa'), `${CANARY}-ssh\n`);
+  writeFileSync(join(home, '.bashrc'), '# original bashrc\n');
+  writeFileSync(join(userData, 'auth.json'), `{"key":"${CANARY}-auth"}\n`, { mode: 0o600 });
+  writeFileSync(join(userData, 'scratch', 'ses_otherxx01', 'notes'), `${CANARY}-scratch\n`);
+  writeFileSync(join(outside, 'kept.txt'), 'outside original\n');
+
+  const records: LogRecord[] = [];
+  const log = createLogger('host', (record) => records.push(record));
+  const executor = new CommandExecutor({ userData, home, log, srt: options.srt, env: { PATH: '/usr/local/bin:/usr/bin:/bin' } });
+
+  const toHost = new PassThrough();
+  const toSidecar = new PassThrough();
+  const hostEnd = new FramedChannel({
+    source: toHost,
+    sink: toSidecar,
+    inbound: sidecarToHostFrameSchema,
+    outbound: hostToSidecarFrameSchema,
+    onClose: () => undefined,
+  });
+  const sidecarEnd = new FramedChannel({
+    source: toSidecar,
+    sink: toHost,
+    inbound: hostToSidecarFrameSchema,
+    outbound: sidecarToHostFrameSchema,
+    onClose: () => undefined,
+  });
+  executor.attach({
+    channel: hostEnd,
+    config: {
+      allowedOrigins: ['http://127.0.0.1:1'],
+      userData,
+      workspaces: [workspace],
+      capabilities: options.capabilities ?? { sandbox: 'srt', shell: true, platform: process.platform },
+    },
+  });
+
+  const runs = new Map<string, { run: CommandRun; settle: (frame: never) => void }>();
+  const settle = (frame: FrameOfType<HostToSidecarFrame, 'command.end' | 'command.aborted' | 'command.error'>) => {
+    const entry = runs.get(frame.id);
+    if (!entry) throw new Error(`frame for unknown command ${frame.id}`);
+    entry.run.frames.push(frame.type);
+    runs.delete(frame.id);
+    entry.settle(frame as never);
+  };
+  sidecarEnd.on('command.output', (frame) => {
+    const entry = runs.get(frame.id);
+    if (!entry) throw new Error(`output for unknown command ${frame.id}`);
+    const data = Buffer.from(frame.data_b64, 'base64');
+    entry.run.frames.push(frame.type);
+    entry.run.largestChunk = Math.max(entry.run.largestChunk, data.byteLength);
+    (frame.stream === 'stdout' ? entry.run.stdout : entry.run.stderr).push(data);
+  });
+  sidecarEnd.on('command.end', settle);
+  sidecarEnd.on('command.aborted', settle);
+  sidecarEnd.on('command.error', settle);
+
+  return {
+    root,
+    home,
+    userData,
+    workspace,
+    outside,
+    records,
+    executor,
+    send: (frame) => sidecarEnd.send(frame),
+    run(command, args, overrides = {}) {
+      counter += 1;
+      const id = `cmd_test${counter}`;
+      let settleRun: (frame: never) => void = () => undefined;
+      const run: CommandRun = {
+        id,
+        stdout: [],
+        stderr: [],
+        largestChunk: 0,
+        frames: [],
+        done: new Promise((resolve) => {
+          settleRun = resolve;
+        }),
+        text: () => Buffer.concat([...run.stdout, ...run.stderr]).toString('utf8'),
+      };
+      runs.set(id, { run, settle: settleRun });
+      sidecarEnd.send({
+        v: 1,
+        type: 'command.request',
+        id,
+        command,
+        args,
+        cwd: workspace,
+        workspace_root: workspace,
+        scratch_dir: scratchDirOf(userData, 'ses_minexx0001'),
+        timeout_ms: COMMAND_DEFAULT_TIMEOUT_MS,
+        ...overrides,
+      });
+      return run;
+    },
+    abort(id) {
+      sidecarEnd.send({ v: 1, type: 'command.abort', id });
+    },
+  };
+}
+
+export { makeTempDir };
