@@ -7,6 +7,7 @@ export * from './channel/frames.js';
 export * from './channel/codec.js';
 export * from './channel/framed-channel.js';
 export * from './ipc.js';
+export * from './network/endpoint-origin.js';
 export * from './scratch-dir.js';
 export * from './desktop-route.js';
 export * from './host-ipc.js';

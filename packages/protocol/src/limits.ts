@@ -64,6 +64,37 @@ export const TRANSPORT_MAX_REDIRECTS = 5;
 export const TRANSPORT_MAX_GRANTS = 64;
 /** The sidecar must acknowledge a `grant.update` within this time, or the host restarts it. */
 export const TRANSPORT_GRANT_ACK_TIMEOUT_MS = 5_000;
+/**
+ * Response bytes the sidecar lets the host send ahead of its reader. The sidecar grants this much
+ * on `response.start` and tops it up as its reader consumes, so at most this much is queued there.
+ */
+export const TRANSPORT_RESPONSE_WINDOW_BYTES = 2 * MiB;
+/** Upload bytes the host lets the sidecar send ahead of the upstream socket (`request.credit`). */
+export const TRANSPORT_UPLOAD_WINDOW_BYTES = 1 * MiB;
+/** Ids of requests the host ended on its own, remembered so the sidecar's in-flight frames for them are dropped, not fatal. */
+export const TRANSPORT_MAX_ENDED_IDS = 1_024;
+/** Upstream connect, first-byte and idle-body timeouts (models can think for minutes before the first token). */
+export const TRANSPORT_CONNECT_TIMEOUT_MS = 30_000;
+export const TRANSPORT_HEADERS_TIMEOUT_MS = 300_000;
+export const TRANSPORT_BODY_IDLE_TIMEOUT_MS = 300_000;
+/** Longest error code a `response.error` frame carries. */
+export const TRANSPORT_MAX_ERROR_CODE_CHARS = 64;
+/** Longest single header value carried in a frame. */
+export const TRANSPORT_MAX_HEADER_VALUE_BYTES = 16 * KiB;
+
+/** BYOK secrets (`<userData>/auth.json`) and custom endpoints (`<userData>/endpoints.json`). */
+/** auth.json / endpoints.json larger than this are refused on read (a sign of tampering, not of use). */
+export const SECRETS_MAX_FILE_BYTES = 1 * MiB;
+/** Longest API key `/secrets/set` accepts. */
+export const SECRETS_MAX_KEY_CHARS = 4 * KiB;
+/** Custom endpoints one user may define. */
+export const ENDPOINTS_MAX_COUNT = 32;
+/** Longest endpoint base URL (it is an origin plus a short path such as `/v1`). */
+export const ENDPOINTS_MAX_URL_CHARS = 2 * KiB;
+/** Models one endpoint definition may list, and models a probe reports. */
+export const ENDPOINTS_MAX_MODELS = 256;
+/** Largest `/models` answer a probe reads. */
+export const ENDPOINTS_MAX_PROBE_BYTES = 1 * MiB;
 
 /** run_command (frames `command.*`). */
 export const COMMAND_MAX_ARGS = 256;
