@@ -45,6 +45,8 @@ export const DAEMON_MAX_JSON_BODY_BYTES = 1 * MiB;
 export const DAEMON_HEADERS_TIMEOUT_MS = 10_000;
 export const DAEMON_REQUEST_TIMEOUT_MS = 30_000;
 export const DAEMON_KEEP_ALIVE_TIMEOUT_MS = 5_000;
+/** How often the daemon checks connections against the headers/request timeouts. */
+export const DAEMON_CONNECTIONS_CHECK_INTERVAL_MS = 1_000;
 export const DAEMON_MAX_HEADER_BYTES = 16 * KiB;
 
 /** Logging. */
@@ -115,6 +117,62 @@ export const COMMAND_MAX_CONCURRENT = 4;
 export const COMMAND_MAX_QUEUED = 32;
 /** Between SIGTERM and SIGKILL of a command's process group. */
 export const COMMAND_KILL_GRACE_MS = 2_000;
+
+/** Workspaces and file tools (daemon `src/workspaces/`, `src/tools/`). */
+/** Longest workspace-relative path a route or tool accepts. */
+export const WORKSPACE_MAX_PATH_CHARS = 4 * KiB;
+/** Reads return at most this many bytes of a file and say `truncated` beyond it. */
+export const WORKSPACE_MAX_READ_BYTES = 1 * MiB;
+/** Largest file content one write accepts (UTF-8 bytes); kept under the daemon's JSON body bound. */
+export const WORKSPACE_MAX_WRITE_BYTES = 768 * KiB;
+/** A directory listing stops after this many entries and says `truncated`. */
+export const WORKSPACE_MAX_DIR_ENTRIES = 1_000;
+/** `search` (ripgrep): longest pattern, most matches reported, output read, and wall time. */
+export const SEARCH_MAX_PATTERN_CHARS = 1 * KiB;
+export const SEARCH_MAX_MATCHES = 200;
+export const SEARCH_MAX_OUTPUT_BYTES = 512 * KiB;
+export const SEARCH_TIMEOUT_MS = 15_000;
+/** Longest single matched line a search result carries (longer lines are cut). */
+export const SEARCH_MAX_LINE_CHARS = 512;
+
+/** Sessions store (`<userData>/sessions.db`) and its routes. */
+/** How long a statement waits for a lock held by another connection before SQLITE_BUSY. */
+export const STORE_BUSY_TIMEOUT_MS = 5_000;
+export const SESSION_MAX_TITLE_CHARS = 200;
+/** Paged listings (`GET /sessions`, `GET /sessions/:id/messages`): default and largest page. */
+export const PAGE_DEFAULT_LIMIT = 50;
+export const PAGE_MAX_LIMIT = 200;
+/** Provider and model ids as stored and routed. */
+export const PROVIDER_ID_MAX_CHARS = 64;
+export const MODEL_ID_MAX_CHARS = 128;
+/** Who recorded consent to `auto` mode (a short label, e.g. `cli`, `ui`). */
+export const CONSENT_BY_MAX_CHARS = 64;
+
+/** Agent runs. */
+/** Longest user message (UTF-16 code units) `POST /agent/run` accepts; longer is 413. */
+export const AGENT_MAX_MESSAGE_CHARS = 64 * KiB;
+/** Model steps (each may call tools) in one run before it stops. */
+export const AGENT_MAX_STEPS = 24;
+/** Runs executing at once across all sessions; beyond this `POST /agent/run` answers 429. */
+export const AGENT_MAX_CONCURRENT_RUNS = 8;
+/** Text a tool hands back to the model is cut beyond this many characters. */
+export const TOOL_MAX_OUTPUT_CHARS = 256 * KiB;
+
+/** Agent event stream (`GET /agent/stream/:session_id`, server-sent events). */
+/**
+ * A comment line is sent this often so the daemon's 10 s idle socket timeout
+ * (DAEMON_HEADERS_TIMEOUT_MS) never cuts a quiet stream.
+ */
+export const SSE_HEARTBEAT_MS = 5_000;
+/** Persisted events read per query while replaying after `Last-Event-ID`. */
+export const SSE_REPLAY_PAGE = 500;
+/** Live events queued for one slow subscriber before it falls back to reading the store. */
+export const SSE_MAX_QUEUED_EVENTS = 1_000;
+/** Open streams on one session. */
+export const SSE_MAX_SUBSCRIBERS_PER_SESSION = 16;
+
+/** Demo model: delay between streamed words, so the demo reads like a model typing. */
+export const DEMO_DELTA_INTERVAL_MS = 15;
 
 /** Desktop UI server, launch ticket and host IPC (host `src/ui/`). */
 /** Launch ticket: 32 random bytes (256 bits), base64url, in the URL `bastion start` opens. */
