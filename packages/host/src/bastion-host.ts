@@ -17,6 +17,7 @@ import { checkSandboxAvailability, decideSandboxPosture, type SandboxPosture } f
 import { buildSidecarSandboxPolicy } from './sandbox/sidecar-sandbox-policy.js';
 import { acquireSrtSession, type SrtSession } from './sandbox/srt-session.js';
 import { createSrtSidecarLauncher } from './sandbox/srt-sidecar-launcher.js';
+import { CommandExecutor } from './commands/command-executor.js';
 import { UiServer } from './ui/ui-server.js';
 import { ensureUserData } from './user-data.js';
 
@@ -109,6 +110,9 @@ export async function startBastionHost(options: BastionHostOptions): Promise<Bas
     sidecarLog: createHostLogger(sink, 'daemon'),
     config: () => ({ allowedOrigins: [ui.origin], userData, workspaces, capabilities }),
   });
+  // run_command children: re-validated and run under a per-command profile, for every sidecar spawn.
+  const commands = new CommandExecutor({ userData, home, log, srt: srt?.session });
+  supervisor.addChannelModule((sidecar) => commands.attach(sidecar));
   const client = new DaemonClient({
     uiOrigin: ui.origin,
     target: async () => {
