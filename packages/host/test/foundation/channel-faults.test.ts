@@ -1,0 +1,44 @@
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { sidecarEnvironment, type SidecarLauncher } from '../../src/supervisor/sidecar-launcher.js';
+import { startTempHost, type TempHost } from '../support/temp-host.js';
+import { waitFor } from '../support/processes.js';
+
+const FIXTURE = fileURLToPath(new URL('../fixtures/misbehaving-sidecar.mjs', import.meta.url));
+
+const malformedLauncher: SidecarLauncher = () =>
+  Promise.resolve({
+    command: process.execPath,
+    args: [FIXTURE],
+    env: { ...sidecarEnvironment(), FIXTURE_MODE: 'malformed-frames', FIXTURE_FRAMES: '1000' },
+  });
+
+let host: TempHost | undefined;
+afterEach(async () => {
+  await host?.stop();
+  host = undefined;
+});
+
+describe('channel faults from a fake sidecar (real processes)', () => {
+  it('closes the channel on the first of 1 000 malformed frames, replaces the sidecar, and keeps its own memory bounded', async () => {
+    host = await startTempHost({ launcher: malformedLauncher });
+    const heapBefore = process.memoryUsage().heapUsed;
+    const seen = new Set<number>();
+    // Let the supervisor go through several generations of 1 000 malformed frames each.
+    await waitFor(
+      () => {
+        const current = host?.supervisor.current;
+        if (current) seen.add(current.pid);
+        return seen.size >= 3;
+      },
+      30_000,
+      'three sidecar generations',
+    );
+    const failures = host.records.filter((r) => r.event === 'sidecar.channel-failed');
+    expect(failures.length).toBeGreaterThanOrEqual(2);
+    // Every failure names a channel code, never the bytes that caused it.
+    for (const failure of failures) expect(String(failure.fields.code)).toMatch(/^CHANNEL_/);
+    const heapGrowth = process.memoryUsage().heapUsed - heapBefore;
+    expect(heapGrowth).toBeLessThan(64 * 1024 * 1024);
+  }, 60_000);
+});
