@@ -1,0 +1,77 @@
+import type { LanguageModelV3FunctionTool, LanguageModelV3Prompt, LanguageModelV3StreamPart } from '@ai-sdk/provider';
+import { describe, expect, it } from 'vitest';
+import { createDemoModel, DEMO_HELP, demoReply } from './demo-model.js';
+
+const tool = (name: string): LanguageModelV3FunctionTool => ({ type: 'function', name, inputSchema: { type: 'object' } });
+const fileTools = [tool('read_file'), tool('list_dir')];
+const user = (text: string): LanguageModelV3Prompt => [{ role: 'user', content: [{ type: 'text', text }] }];
+
+describe('demoReply', () => {
+  it('calls read_file for `read PATH` and list_dir for `ls [PATH]`', () => {
+    expect(demoReply({ prompt: user('read README.md'), tools: fileTools })).toMatchObject({
+      kind: 'tool-call',
+      toolName: 'read_file',
+      input: { path: 'README.md' },
+    });
+    expect(demoReply({ prompt: user('ls'), tools: fileTools })).toMatchObject({ toolName: 'list_dir', input: { path: '.' } });
+    expect(demoReply({ prompt: user('ls src'), tools: fileTools })).toMatchObject({ toolName: 'list_dir', input: { path: 'src' } });
+  });
+
+  it('says the shell is not available when run_command is not registered', () => {
+    const reply = demoReply({ prompt: user('$ ls -la'), tools: fileTools });
+    expect(reply).toMatchObject({ kind: 'text' });
+    expect(reply.kind === 'text' && reply.text).toMatch(/^demo: the shell is not available/);
+  });
+
+  it('splits `$ ` commands by shell-word rules when run_command exists', () => {
+    expect(demoReply({ prompt: user(`$ echo 'a b' "c d" e\\ f`), tools: [...fileTools, tool('run_command')] })).toMatchObject({
+      kind: 'tool-call',
+      toolName: 'run_command',
+      input: { command: 'echo', args: ['a b', 'c d', 'e f'] },
+    });
+    expect(demoReply({ prompt: user('$ ls | wc'), tools: [tool('run_command')] })).toMatchObject({ kind: 'text' });
+  });
+
+  it('answers anything else with what it can do, labelled demo', () => {
+    expect(demoReply({ prompt: user('write me a poem'), tools: fileTools })).toEqual({ kind: 'text', text: DEMO_HELP });
+  });
+
+  it('summarises a tool result in one line', () => {
+    const prompt: LanguageModelV3Prompt = [
+      ...user('read README.md'),
+      { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'c1', toolName: 'read_file', input: { path: 'README.md' } }] },
+      {
+        role: 'tool',
+        content: [
+          {
+            type: 'tool-result',
+            toolCallId: 'c1',
+            toolName: 'read_file',
+            output: { type: 'json', value: { size: 20, truncated: false, content: '\n# Title\nbody' } },
+          },
+        ],
+      },
+    ];
+    expect(demoReply({ prompt, tools: fileTools })).toEqual({
+      kind: 'text',
+      text: 'demo: read README.md (20 bytes); it starts with "# Title".',
+    });
+  });
+});
+
+describe('createDemoModel', () => {
+  it('streams deltas that concatenate to the reply, deterministically', async () => {
+    const model = createDemoModel('demo', 0);
+    const collect = async () => {
+      const { stream } = await model.doStream({ prompt: user('hello'), tools: fileTools });
+      const parts: LanguageModelV3StreamPart[] = [];
+      for await (const part of stream) parts.push(part);
+      return parts;
+    };
+    const first = await collect();
+    const text = first.map((p) => (p.type === 'text-delta' ? p.delta : '')).join('');
+    expect(text).toBe(DEMO_HELP);
+    expect(first.filter((p) => p.type === 'text-delta').length).toBeGreaterThan(5);
+    expect(await collect()).toEqual(first);
+  });
+});

@@ -1,0 +1,216 @@
+/**
+ * The `demo` model: an AI SDK LanguageModelV3 that runs offline and answers deterministically, so
+ * anyone can try Bastion without an API key and the end-to-end tests have a real model to drive.
+ * Every reply starts with "demo:" so it is never mistaken for a real model.
+ *
+ *   `read PATH`   → calls read_file
+ *   `ls [PATH]`   → calls list_dir
+ *   `$ CMD ARGS`  → calls run_command (words split by POSIX rules, no shell) when that tool exists;
+ *                   otherwise says the shell is not available
+ *   after a tool result → a one-line summary; anything else → what it can do
+ */
+import type {
+  LanguageModelV3,
+  LanguageModelV3CallOptions,
+  LanguageModelV3Content,
+  LanguageModelV3FinishReason,
+  LanguageModelV3Prompt,
+  LanguageModelV3StreamPart,
+  LanguageModelV3ToolResultOutput,
+  LanguageModelV3Usage,
+} from '@ai-sdk/provider';
+import { DEMO_DELTA_INTERVAL_MS } from '@bastion/protocol';
+import { splitShellWords } from './shell-words.js';
+
+export const DEMO_PROVIDER_ID = 'demo';
+export const DEMO_MODEL_ID = 'demo';
+
+type Reply =
+  | { kind: 'text'; text: string }
+  | { kind: 'tool-call'; toolName: string; input: Record<string, unknown>; toolCallId: string };
+
+export const DEMO_HELP =
+  'demo: I am the offline demo model, not a real AI. Try "read README.md", "ls", "ls src" or "$ ls -la" ' +
+  '(the last one runs a command when the shell is enabled).';
+
+const USAGE: LanguageModelV3Usage = {
+  inputTokens: { total: undefined, noCache: undefined, cacheRead: undefined, cacheWrite: undefined },
+  outputTokens: { total: undefined, text: undefined, reasoning: undefined },
+};
+
+function lastUserText(prompt: LanguageModelV3Prompt): string {
+  const last = prompt.at(-1);
+  if (!last || last.role !== 'user') return '';
+  return last.content
+    .map((part) => (part.type === 'text' ? part.text : ''))
+    .join('')
+    .trim();
+}
+
+function toolInputs(prompt: LanguageModelV3Prompt): Map<string, unknown> {
+  const inputs = new Map<string, unknown>();
+  for (const message of prompt) {
+    if (message.role !== 'assistant') continue;
+    for (const part of message.content) if (part.type === 'tool-call') inputs.set(part.toolCallId, part.input);
+  }
+  return inputs;
+}
+
+function field(value: unknown, name: string): unknown {
+  return typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[name] : undefined;
+}
+
+function textField(value: unknown, name: string, fallback: string): string {
+  const found = field(value, name);
+  return typeof found === 'string' ? found : fallback;
+}
+
+function clip(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max)}…` : text;
+}
+
+function summarize(toolName: string, input: unknown, output: LanguageModelV3ToolResultOutput): string {
+  if (output.type === 'execution-denied') {
+    return `demo: ${toolName} was denied${output.reason ? ` (${output.reason})` : ''}, so nothing ran.`;
+  }
+  if (output.type === 'error-text' || output.type === 'error-json') return `demo: ${toolName} failed.`;
+  const value = output.type === 'json' ? output.value : output.type === 'text' ? output.value : undefined;
+  if (field(value, 'ok') === false) {
+    return `demo: ${toolName} was refused (${String(field(value, 'code'))}: ${String(field(value, 'message'))}).`;
+  }
+  const path = textField(input, 'path', '.');
+  switch (toolName) {
+    case 'read_file': {
+      const content = textField(value, 'content', '');
+      const firstLine = clip(content.split('\n').find((line) => line.trim().length > 0) ?? '', 80);
+      const truncated = field(value, 'truncated') === true ? ', truncated' : '';
+      return `demo: read ${path} (${String(field(value, 'size'))} bytes${truncated}); it starts with "${firstLine}".`;
+    }
+    case 'list_dir': {
+      const entries = (field(value, 'entries') as { name: string }[] | undefined) ?? [];
+      const names = entries.slice(0, 10).map((entry) => entry.name);
+      return `demo: ${path} has ${entries.length} entries${names.length > 0 ? `: ${names.join(', ')}${entries.length > 10 ? ', …' : ''}` : ''}.`;
+    }
+    case 'run_command':
+      return `demo: ${String(field(input, 'command'))} exited with code ${String(field(value, 'exit_code'))}.`;
+    default:
+      return `demo: ${toolName} finished.`;
+  }
+}
+
+/** Decide the demo's reply to a prompt (pure, deterministic). */
+export function demoReply(options: Pick<LanguageModelV3CallOptions, 'prompt' | 'tools'>): Reply {
+  const { prompt } = options;
+  const last = prompt.at(-1);
+  if (last?.role === 'tool') {
+    const inputs = toolInputs(prompt);
+    const lines = last.content
+      .filter((part) => part.type === 'tool-result')
+      .map((part) => summarize(part.toolName, inputs.get(part.toolCallId), part.output));
+    return { kind: 'text', text: lines.join(' ') || 'demo: done.' };
+  }
+  const text = lastUserText(prompt);
+  // Unique within the conversation and the same on every replay of it.
+  const toolCallId = `demo-call-${prompt.length}`;
+  const hasTool = (name: string) => (options.tools ?? []).some((tool) => tool.name === name);
+  if (text.startsWith('$ ')) {
+    if (!hasTool('run_command')) {
+      return { kind: 'text', text: 'demo: the shell is not available here, so I cannot run commands. Try "ls" or "read PATH".' };
+    }
+    const split = splitShellWords(text.slice(2));
+    if (!split.ok || split.words.length === 0) {
+      return { kind: 'text', text: `demo: I could not split that command (${split.ok ? 'it is empty' : split.reason}).` };
+    }
+    const [command, ...args] = split.words as [string, ...string[]];
+    return { kind: 'tool-call', toolName: 'run_command', input: { command, args }, toolCallId };
+  }
+  const read = /^read\s+(\S.*)$/s.exec(text);
+  if (read?.[1] && hasTool('read_file')) {
+    return { kind: 'tool-call', toolName: 'read_file', input: { path: read[1].trim() }, toolCallId };
+  }
+  const ls = /^ls(?:\s+(\S.*))?$/s.exec(text);
+  if (ls && hasTool('list_dir')) {
+    return { kind: 'tool-call', toolName: 'list_dir', input: { path: ls[1]?.trim() ?? '.' }, toolCallId };
+  }
+  return { kind: 'text', text: DEMO_HELP };
+}
+
+function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(signal.reason as Error);
+      return;
+    }
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal?.reason as Error);
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/** Words with their following space, so the deltas concatenate back to the text exactly. */
+function deltas(text: string): string[] {
+  return text.match(/\S+\s*|\s+/g) ?? [];
+}
+
+function finishReason(reply: Reply): LanguageModelV3FinishReason {
+  return reply.kind === 'tool-call' ? { unified: 'tool-calls', raw: undefined } : { unified: 'stop', raw: undefined };
+}
+
+export function createDemoModel(modelId: string = DEMO_MODEL_ID, intervalMs = DEMO_DELTA_INTERVAL_MS): LanguageModelV3 {
+  return {
+    specificationVersion: 'v3',
+    provider: DEMO_PROVIDER_ID,
+    modelId,
+    supportedUrls: {},
+    doGenerate(options) {
+      const reply = demoReply(options);
+      const content: LanguageModelV3Content[] =
+        reply.kind === 'text'
+          ? [{ type: 'text', text: reply.text }]
+          : [{ type: 'tool-call', toolCallId: reply.toolCallId, toolName: reply.toolName, input: JSON.stringify(reply.input) }];
+      return Promise.resolve({ content, finishReason: finishReason(reply), usage: USAGE, warnings: [] });
+    },
+    doStream(options) {
+      const reply = demoReply(options);
+      const signal = options.abortSignal;
+      const parts: LanguageModelV3StreamPart[] = [{ type: 'stream-start', warnings: [] }];
+      const paced: LanguageModelV3StreamPart[] = [];
+      if (reply.kind === 'text') {
+        parts.push({ type: 'text-start', id: 'demo-text' });
+        for (const delta of deltas(reply.text)) paced.push({ type: 'text-delta', id: 'demo-text', delta });
+        paced.push({ type: 'text-end', id: 'demo-text' });
+      } else {
+        paced.push({
+          type: 'tool-call',
+          toolCallId: reply.toolCallId,
+          toolName: reply.toolName,
+          input: JSON.stringify(reply.input),
+        });
+      }
+      paced.push({ type: 'finish', usage: USAGE, finishReason: finishReason(reply) });
+      let index = 0;
+      const stream = new ReadableStream<LanguageModelV3StreamPart>({
+        start(controller) {
+          for (const part of parts) controller.enqueue(part);
+        },
+        async pull(controller) {
+          const part = paced[index];
+          if (part === undefined) {
+            controller.close();
+            return;
+          }
+          if (part.type === 'text-delta' && intervalMs > 0) await sleep(intervalMs, signal);
+          index += 1;
+          controller.enqueue(part);
+        },
+      });
+      return Promise.resolve({ stream });
+    },
+  };
+}

@@ -1,0 +1,68 @@
+/**
+ * Resolves `{ provider, model }` to an AI SDK language model. This is the ONE place a provider's
+ * `fetch` is injected: the daemon has no network of its own, so the registry is built with the
+ * host-routed transport's fetch (issue 6) and every HTTP provider is created with it. Until a
+ * transport is plugged in, the injected fetch refuses (fail closed), never ambient `fetch`.
+ */
+import type { LanguageModelV3 } from '@ai-sdk/provider';
+import { DaemonError } from '../errors.js';
+import { createDemoModel, DEMO_MODEL_ID, DEMO_PROVIDER_ID } from './demo/demo-model.js';
+
+export type ProviderFetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
+
+export interface ProviderContext {
+  /** The only way a provider may reach the network. */
+  fetch: ProviderFetch;
+}
+
+export interface ProviderDefinition {
+  id: string;
+  /** Shown in the UI and CLI; the demo says "demo" in it. */
+  label: string;
+  defaultModel: string;
+  create(modelId: string, context: ProviderContext): LanguageModelV3;
+}
+
+export interface ModelRef {
+  provider: string;
+  model: string;
+}
+
+/** A fetch that refuses: the registry's default until the host-routed transport is plugged in. */
+export const unavailableFetch: ProviderFetch = () =>
+  Promise.reject(new DaemonError('PROVIDER_TRANSPORT_UNAVAILABLE', 'no provider transport is available'));
+
+export const demoProvider: ProviderDefinition = {
+  id: DEMO_PROVIDER_ID,
+  label: 'demo (offline, deterministic — not a real model)',
+  defaultModel: DEMO_MODEL_ID,
+  create: (modelId) => createDemoModel(modelId),
+};
+
+export class ProviderRegistry {
+  readonly #providers = new Map<string, ProviderDefinition>();
+  readonly #context: ProviderContext;
+
+  constructor(options: { fetch?: ProviderFetch; providers?: readonly ProviderDefinition[] } = {}) {
+    this.#context = { fetch: options.fetch ?? unavailableFetch };
+    for (const provider of options.providers ?? [demoProvider]) this.#providers.set(provider.id, provider);
+  }
+
+  has(providerId: string): boolean {
+    return this.#providers.has(providerId);
+  }
+
+  list(): { id: string; label: string; default_model: string }[] {
+    return [...this.#providers.values()].map((p) => ({ id: p.id, label: p.label, default_model: p.defaultModel }));
+  }
+
+  defaultModel(providerId: string): string | undefined {
+    return this.#providers.get(providerId)?.defaultModel;
+  }
+
+  resolve(ref: ModelRef): LanguageModelV3 {
+    const provider = this.#providers.get(ref.provider);
+    if (!provider) throw new DaemonError('PROVIDER_UNKNOWN', 'no such provider');
+    return provider.create(ref.model, this.#context);
+  }
+}

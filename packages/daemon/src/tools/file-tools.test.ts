@@ -1,0 +1,122 @@
+import { mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { makeTempDir } from '../../test/support/temp-dir.js';
+import { openDatabase, type SqliteDatabase } from '../storage/database.js';
+import { SessionStore } from '../storage/session-store.js';
+import { WorkspaceRoots } from '../workspaces/workspace-roots.js';
+import { createFileTools, type FileTools } from './file-tools.js';
+
+let base: string;
+let root: string;
+let outside: string;
+let db: SqliteDatabase;
+let store: SessionStore;
+let tools: FileTools;
+let sessionId: string;
+
+const options = { toolCallId: 't1', messages: [] };
+
+async function run<K extends keyof FileTools>(name: K, input: Parameters<NonNullable<FileTools[K]['execute']>>[0]) {
+  const execute = tools[name].execute as (input: unknown, options: unknown) => Promise<Record<string, unknown>>;
+  return execute(input, options);
+}
+
+beforeEach(() => {
+  base = makeTempDir();
+  root = join(base, 'ws');
+  outside = join(base, 'outside');
+  mkdirSync(join(root, 'src'), { recursive: true });
+  mkdirSync(outside);
+  writeFileSync(join(root, 'README.md'), '# Project\nhello world\n');
+  writeFileSync(join(root, 'src', 'main.ts'), 'export const answer = 42;\nexport const other = 1;\n');
+  writeFileSync(join(outside, 'secret.txt'), 'CANARY-7f3a answer');
+  db = openDatabase(join(base, 'sessions.db'));
+  store = new SessionStore(db);
+  sessionId = store.createSession({ provider: 'demo', model: 'demo', workspace: root }).id;
+  tools = createFileTools({ roots: new WorkspaceRoots([root]), workspace: root, sessionId, store });
+});
+afterEach(() => {
+  db.close();
+  rmSync(base, { recursive: true, force: true });
+});
+
+describe('read_file and list_dir', () => {
+  it('reads a workspace file', async () => {
+    expect(await run('read_file', { path: 'README.md' })).toMatchObject({ content: '# Project\nhello world\n', truncated: false });
+  });
+
+  it('refuses a path outside without echoing the resolved path', async () => {
+    symlinkSync(join(outside, 'secret.txt'), join(root, 'leak.txt'));
+    for (const path of ['../outside/secret.txt', join(outside, 'secret.txt'), 'leak.txt']) {
+      const result = await run('read_file', { path });
+      expect(result).toEqual({ ok: false, code: 'FS_OUTSIDE_WORKSPACE', message: 'path is outside the workspace' });
+      expect(JSON.stringify(result)).not.toContain('CANARY');
+      expect(JSON.stringify(result)).not.toContain(outside);
+    }
+  });
+
+  it('lists a directory', async () => {
+    expect(await run('list_dir', { path: '.' })).toMatchObject({
+      entries: [
+        { name: 'README.md', kind: 'file' },
+        { name: 'src', kind: 'directory' },
+      ],
+    });
+  });
+
+  it('refuses everything when the session has no workspace', async () => {
+    tools = createFileTools({ roots: new WorkspaceRoots([root]), workspace: null, sessionId, store });
+    expect(await run('list_dir', { path: '.' })).toMatchObject({ ok: false, code: 'FS_NO_WORKSPACE' });
+  });
+});
+
+describe('search', () => {
+  it('finds matches with ripgrep inside the workspace only', async () => {
+    symlinkSync(outside, join(root, 'linked'));
+    const result = (await run('search', { pattern: 'answer', path: '.' })) as { matches: { path: string; line: number }[] };
+    expect(result.matches).toEqual([{ path: join('src', 'main.ts'), line: 1, text: 'export const answer = 42;' }]);
+  });
+
+  it('treats a pattern that looks like a flag as a pattern', async () => {
+    writeFileSync(join(root, 'flags.txt'), 'use --pre=cat here\n');
+    const result = (await run('search', { pattern: '--pre=cat', path: '.' })) as { matches: unknown[] };
+    expect(result.matches).toHaveLength(1);
+  });
+
+  it('refuses a search path outside the workspace', async () => {
+    expect(await run('search', { pattern: 'CANARY', path: '../outside' })).toMatchObject({ ok: false, code: 'FS_OUTSIDE_WORKSPACE' });
+  });
+});
+
+describe('write_file and edit_file', () => {
+  it('writes a new file', async () => {
+    expect(await run('write_file', { path: 'notes/todo.md', content: 'x' })).toMatchObject({ bytes: 1, created: true });
+    expect(readFileSync(join(root, 'notes', 'todo.md'), 'utf8')).toBe('x');
+  });
+
+  it('refuses protected paths with a tool error and keeps their bytes', async () => {
+    writeFileSync(join(root, '.env'), 'KEY=original');
+    expect(await run('write_file', { path: '.env', content: 'KEY=stolen' })).toMatchObject({ ok: false, code: 'FS_PROTECTED' });
+    expect(await run('edit_file', { path: '.env', old_string: 'original', new_string: 'stolen' })).toMatchObject({
+      ok: false,
+      code: 'FS_PROTECTED',
+    });
+    expect(readFileSync(join(root, '.env'), 'utf8')).toBe('KEY=original');
+  });
+
+  it('edits exactly one occurrence and refuses zero or several', async () => {
+    expect(await run('edit_file', { path: 'src/main.ts', old_string: '42', new_string: '43' })).toMatchObject({ path: 'src/main.ts' });
+    expect(readFileSync(join(root, 'src', 'main.ts'), 'utf8')).toContain('answer = 43');
+    expect(await run('edit_file', { path: 'src/main.ts', old_string: 'nope', new_string: 'x' })).toMatchObject({ code: 'EDIT_NO_MATCH' });
+    const before = readFileSync(join(root, 'src', 'main.ts'), 'utf8');
+    expect(await run('edit_file', { path: 'src/main.ts', old_string: 'export', new_string: 'x' })).toMatchObject({ code: 'EDIT_AMBIGUOUS' });
+    expect(readFileSync(join(root, 'src', 'main.ts'), 'utf8')).toBe(before);
+  });
+
+  it('re-reads the mode on every write: a deleted session writes nothing', async () => {
+    store.deleteSession(sessionId);
+    expect(await run('write_file', { path: 'after.txt', content: 'x' })).toMatchObject({ ok: false, code: 'MODE_REFUSED' });
+    expect(() => readFileSync(join(root, 'after.txt'))).toThrow();
+  });
+});

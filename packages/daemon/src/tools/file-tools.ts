@@ -1,0 +1,132 @@
+/**
+ * The agent's file tools (SEC-004): read_file, list_dir, search, write_file, edit_file. All are
+ * bound to the session's granted workspace and go through the same containment code as the
+ * `/workspaces/*` routes; a refusal reaches the model as `{ ok: false, code, message }` with a
+ * fixed message and never the resolved path. Writes re-read the session's mode from the store on
+ * every call, so a mode change (or a deleted session) takes effect immediately.
+ */
+import { tool } from 'ai';
+import { z } from 'zod';
+import {
+  permissionModeSchema,
+  SEARCH_MAX_PATTERN_CHARS,
+  TOOL_MAX_OUTPUT_CHARS,
+  WORKSPACE_MAX_PATH_CHARS,
+  WORKSPACE_MAX_WRITE_BYTES,
+} from '@bastion/protocol';
+import { DaemonError } from '../errors.js';
+import type { ContainedPath } from '../workspaces/containment.js';
+import { listContainedDir, readContainedFile, writeContainedFile, assertWritable } from '../workspaces/file-access.js';
+import { workspaceError } from '../workspaces/workspace-error.js';
+import { ripgrepArgs, ripgrepSearch } from './ripgrep-search.js';
+import type { ToolContext, ToolRefusal } from './tool-context.js';
+
+const pathInput = z.string().min(1).max(WORKSPACE_MAX_PATH_CHARS).describe('path relative to the workspace root');
+
+function refusal(error: unknown): ToolRefusal {
+  if (error instanceof DaemonError) return { ok: false, code: error.code, message: error.message };
+  return { ok: false, code: 'TOOL_FAILED', message: 'the tool failed' };
+}
+
+async function guarded<T>(run: () => T | Promise<T>): Promise<T | ToolRefusal> {
+  try {
+    return await run();
+  } catch (error) {
+    return refusal(error);
+  }
+}
+
+function resolveIn(context: ToolContext, path: string): ContainedPath {
+  if (context.workspace === null) throw workspaceError('FS_NO_WORKSPACE');
+  return context.roots.resolve(context.workspace, path);
+}
+
+/** Every write re-validates the session's current mode; an unknown mode or a gone session fails closed. */
+function assertWriteAllowed(context: ToolContext): void {
+  const mode = context.store.currentMode(context.sessionId);
+  if (mode === undefined || !permissionModeSchema.safeParse(mode).success) {
+    throw new DaemonError('MODE_REFUSED', 'the session does not allow writes');
+  }
+}
+
+function clipText(text: string): { text: string; clipped: boolean } {
+  return text.length > TOOL_MAX_OUTPUT_CHARS ? { text: text.slice(0, TOOL_MAX_OUTPUT_CHARS), clipped: true } : { text, clipped: false };
+}
+
+function countOccurrences(haystack: string, needle: string): number {
+  let count = 0;
+  for (let at = haystack.indexOf(needle); at !== -1; at = haystack.indexOf(needle, at + needle.length)) count += 1;
+  return count;
+}
+
+export function createFileTools(context: ToolContext) {
+  return {
+    read_file: tool({
+      description: 'Read a UTF-8 text file in the workspace (large files are truncated).',
+      inputSchema: z.strictObject({ path: pathInput }),
+      execute: ({ path }) =>
+        guarded(() => {
+          const read = readContainedFile(resolveIn(context, path));
+          if (read.content.includes(0)) return { path, size: read.size, truncated: read.truncated, binary: true, content: '' };
+          const { text, clipped } = clipText(read.content.toString('utf8'));
+          return { path, size: read.size, truncated: read.truncated || clipped, binary: false, content: text };
+        }),
+    }),
+    list_dir: tool({
+      description: 'List the entries of a directory in the workspace.',
+      inputSchema: z.strictObject({ path: pathInput.default('.') }),
+      execute: ({ path }) => guarded(() => ({ path, ...listContainedDir(resolveIn(context, path)) })),
+    }),
+    search: tool({
+      description: 'Search file contents in the workspace with a regular expression (ripgrep).',
+      inputSchema: z.strictObject({
+        pattern: z.string().min(1).max(SEARCH_MAX_PATTERN_CHARS),
+        path: pathInput.default('.'),
+        glob: z.string().min(1).max(256).optional().describe('only files matching this glob, e.g. *.ts'),
+        fixed_strings: z.boolean().optional().describe('treat the pattern as a literal string'),
+      }),
+      execute: ({ pattern, path, glob, fixed_strings }, { abortSignal }) =>
+        guarded(async () => {
+          const target = resolveIn(context, path);
+          if (!target.exists) throw workspaceError('FS_NOT_FOUND');
+          const args = ripgrepArgs({ pattern, target: target.relative || '.', glob, fixed: fixed_strings });
+          return ripgrepSearch(target.root, args, abortSignal);
+        }),
+    }),
+    write_file: tool({
+      description: 'Create or overwrite a text file in the workspace (atomic). Protected files are refused.',
+      inputSchema: z.strictObject({ path: pathInput, content: z.string() }),
+      execute: ({ path, content }) =>
+        guarded(() => {
+          assertWriteAllowed(context);
+          const bytes = Buffer.from(content, 'utf8');
+          if (bytes.length > WORKSPACE_MAX_WRITE_BYTES) throw workspaceError('FS_TOO_LARGE');
+          return { path, ...writeContainedFile(resolveIn(context, path), bytes) };
+        }),
+    }),
+    edit_file: tool({
+      description:
+        'Replace exactly one occurrence of old_string with new_string in a workspace file. Fails if old_string matches zero or several times.',
+      inputSchema: z.strictObject({ path: pathInput, old_string: z.string().min(1), new_string: z.string() }),
+      execute: ({ path, old_string, new_string }) =>
+        guarded(() => {
+          assertWriteAllowed(context);
+          const target = resolveIn(context, path);
+          assertWritable(target);
+          const read = readContainedFile(target);
+          if (read.truncated) throw workspaceError('FS_TOO_LARGE');
+          const text = read.content.toString('utf8');
+          const count = countOccurrences(text, old_string);
+          if (count === 0) throw new DaemonError('EDIT_NO_MATCH', 'old_string does not occur in the file');
+          if (count > 1) throw new DaemonError('EDIT_AMBIGUOUS', 'old_string occurs more than once; include more context');
+          const at = text.indexOf(old_string);
+          const updated = `${text.slice(0, at)}${new_string}${text.slice(at + old_string.length)}`;
+          const bytes = Buffer.from(updated, 'utf8');
+          if (bytes.length > WORKSPACE_MAX_WRITE_BYTES) throw workspaceError('FS_TOO_LARGE');
+          return { path, ...writeContainedFile(target, bytes) };
+        }),
+    }),
+  };
+}
+
+export type FileTools = ReturnType<typeof createFileTools>;

@@ -1,0 +1,18 @@
+import type { SessionStore } from '../storage/session-store.js';
+import type { WorkspaceRoots } from '../workspaces/workspace-roots.js';
+
+/** What a session's tools are bound to: the granted roots, the session's root and its store row. */
+export interface ToolContext {
+  roots: WorkspaceRoots;
+  /** The session's workspace root, or null when the host granted none. */
+  workspace: string | null;
+  sessionId: string;
+  store: SessionStore;
+}
+
+/** What the model sees when a tool refuses: a code and a fixed message, never a resolved path. */
+export interface ToolRefusal {
+  ok: false;
+  code: string;
+  message: string;
+}
