@@ -1,0 +1,86 @@
+/**
+ * SEC (agent shell execution): the `run_command` tool. The supervised gate is the AI SDK's native
+ * `needsApproval`, decided from the session's mode at call time: `auto` runs everything (informed
+ * consent, recorded on the session), `accept-edits` runs read-only inspection commands
+ * (isReadOnlyCommand) and asks for anything else. The answer to an approval is validated by the
+ * store, not here; this tool only runs an already-cleared call. In every mode the structural gates
+ * of validate.ts run first, and the host re-validates and applies the per-command kernel profile.
+ *
+ * What it does not catch: intent. `auto` runs whatever the model asks within the sandbox's bounds.
+ */
+import { tool } from 'ai';
+import { z } from 'zod';
+import { COMMAND_DEFAULT_TIMEOUT_MS, COMMAND_MAX_TIMEOUT_MS, type Logger } from '@bastion/protocol';
+import type { ToolContext } from '../tools/tool-context.js';
+import type { CommandClient } from './command-client.js';
+import { isReadOnlyCommand } from './read-only-command.js';
+import { shellRefusal } from './shell-error.js';
+import { validateShellRequest, type ShellRequestInput } from './validate.js';
+
+export const RUN_COMMAND_TOOL_NAME = 'run_command';
+
+export const runCommandInputSchema = z.strictObject({
+  command: z.string().min(1).describe('the program to run (no shell: pipes, globs and $VARS are not expanded)'),
+  args: z.array(z.string()).describe('its arguments, one string each'),
+  workdir: z.string().optional().describe('working directory, relative to the workspace root'),
+  timeout_ms: z.number().int().positive().optional().describe('default 120000, at most 600000'),
+  description: z.string().optional().describe('one line for the person approving: what and why'),
+});
+export type RunCommandInput = z.infer<typeof runCommandInputSchema>;
+
+export interface ShellBinding {
+  client: CommandClient;
+  /** The host's userData, from the bootstrap frame. */
+  userData: string;
+  log: Logger;
+}
+
+function validationContext(context: ToolContext, shell: ShellBinding) {
+  return {
+    userData: shell.userData,
+    grantedRoots: context.roots.list().map((workspace) => workspace.root),
+    workspaceRoot: context.workspace,
+    sessionId: context.sessionId,
+  };
+}
+
+/** Whether this call must wait for a human, from the session's mode as it is now. Unknown mode: ask. */
+export function runCommandNeedsApproval(context: ToolContext, shell: ShellBinding, input: ShellRequestInput): boolean {
+  const mode = context.store.currentMode(context.sessionId);
+  // A call the structural gates refuse never runs, so there is nothing to approve: let it fail.
+  if (!validateShellRequest(input, validationContext(context, shell)).ok) return false;
+  if (mode === 'auto') return false;
+  if (mode === 'accept-edits') return !isReadOnlyCommand(input.command, input.args);
+  return true;
+}
+
+export function createRunCommandTool(context: ToolContext, shell: ShellBinding) {
+  return tool({
+    description:
+      'Run one program in the workspace, without a shell, inside a sandbox with no network. ' +
+      'In accept-edits mode anything but read-only inspection (ls, cat, grep, git status …) asks the user first.',
+    inputSchema: runCommandInputSchema,
+    needsApproval: (input) => runCommandNeedsApproval(context, shell, input),
+    execute: async (input, { abortSignal }) => {
+      const checked = validateShellRequest(input, validationContext(context, shell));
+      if (!checked.ok) {
+        shell.log.info('command.refused', { session_id: context.sessionId, code: checked.code });
+        return checked;
+      }
+      if (context.store.currentMode(context.sessionId) === undefined) {
+        return shellRefusal('SHELL_UNAVAILABLE', 'the session no longer exists');
+      }
+      return shell.client.run(
+        {
+          command: checked.command,
+          args: checked.args,
+          cwd: checked.cwd,
+          workspaceRoot: checked.workspaceRoot,
+          scratchDir: checked.scratchDir,
+          timeoutMs: Math.min(input.timeout_ms ?? COMMAND_DEFAULT_TIMEOUT_MS, COMMAND_MAX_TIMEOUT_MS),
+        },
+        abortSignal,
+      );
+    },
+  });
+}
