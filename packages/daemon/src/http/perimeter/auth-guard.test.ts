@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
+import { describeAttack } from '../../../../../test/support/attack.js';
 import { makeAuthGuard } from './auth-guard.js';
 import { appBehind, codeOf } from '../../../test/support/perimeter-kit.js';
 
 const PASSWORD = 'correct-horse-battery-staple-0123456789abc';
 const basic = (credentials: string, scheme = 'Basic') => `${scheme} ${Buffer.from(credentials).toString('base64')}`;
 
-describe('makeAuthGuard', () => {
+describeAttack('authentication', 'daemon Basic auth (makeAuthGuard)', () => {
   const refused: [string, string | undefined][] = [
     ['a missing Authorization header', undefined],
     ['a wrong password of equal length', basic(`bastion:${PASSWORD.replace(/.$/, 'X')}`)],
@@ -39,6 +40,15 @@ describe('makeAuthGuard', () => {
     });
   }
 
+  it('refuses a previous password once the guard holds a new one', async () => {
+    const { app, reached } = appBehind(makeAuthGuard({ password: `${PASSWORD}-next` }));
+    const response = await app.request('/x', { headers: { authorization: basic(`bastion:${PASSWORD}`) } });
+    expect(response.status).toBe(401);
+    expect(reached()).toBe(0);
+  });
+});
+
+describe('auth-guard lets the legitimate caller through', () => {
   it('passes the right credentials, whatever the case of the scheme (RFC 7235)', async () => {
     for (const scheme of ['Basic', 'basic', 'BASIC']) {
       const { app, reached } = appBehind(makeAuthGuard({ password: PASSWORD }));
@@ -46,12 +56,5 @@ describe('makeAuthGuard', () => {
       expect(response.status).toBe(200);
       expect(reached()).toBe(1);
     }
-  });
-
-  it('refuses a previous password once the guard holds a new one', async () => {
-    const { app, reached } = appBehind(makeAuthGuard({ password: `${PASSWORD}-next` }));
-    const response = await app.request('/x', { headers: { authorization: basic(`bastion:${PASSWORD}`) } });
-    expect(response.status).toBe(401);
-    expect(reached()).toBe(0);
   });
 });

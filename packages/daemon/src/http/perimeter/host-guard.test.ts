@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { describeAttack } from '../../../../../test/support/attack.js';
 import { makeHostGuard } from './host-guard.js';
 import { appBehind, codeOf, TEST_PORT } from '../../../test/support/perimeter-kit.js';
 
-describe('makeHostGuard', () => {
+describeAttack('dns-rebinding', 'daemon Host header (makeHostGuard)', () => {
   const refusedHosts: [string, string | undefined][] = [
     ['a rebound DNS name on the right port', `evil.test:${TEST_PORT}`],
     ['localhost instead of the IP literal', `localhost:${TEST_PORT}`],
@@ -31,7 +32,9 @@ describe('makeHostGuard', () => {
     const response = await app.request('/x', { headers: { host: 'canary-host-91c2.test' } });
     expect(await response.text()).not.toContain('canary-host-91c2');
   });
+});
 
+describe('host-guard lets the legitimate caller through', () => {
   it('passes exactly 127.0.0.1:<port>', async () => {
     const { app, reached } = appBehind(makeHostGuard({ port: TEST_PORT }));
     const response = await app.request('/x', { headers: { host: `127.0.0.1:${TEST_PORT}` } });

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { describeAttack } from '../../../../../test/support/attack.js';
 import { makeOriginGuard } from './origin-guard.js';
 import { appBehind, codeOf, UI_ORIGIN } from '../../../test/support/perimeter-kit.js';
 
-describe('makeOriginGuard', () => {
+describeAttack('cross-origin', 'daemon Origin (makeOriginGuard)', () => {
   const guard = () => makeOriginGuard({ allowedOrigins: [UI_ORIGIN] });
   const refusedOrigins: [string, string | undefined][] = [
     ['a missing Origin', undefined],
@@ -51,7 +52,9 @@ describe('makeOriginGuard', () => {
     expect(response.headers.get('access-control-allow-headers')).toContain('authorization');
     expect(reached()).toBe(0);
   });
+});
 
+describe('origin-guard lets the legitimate caller through', () => {
   it('passes the exact allowlisted origin and labels the response for it', async () => {
     const { app, reached } = appBehind(guard());
     const response = await app.request('/x', { method: 'POST', headers: { origin: UI_ORIGIN } });

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { describeAttack } from '../../../../../test/support/attack.js';
 import { makeRefererGuard } from './referer-guard.js';
 import { appBehind, codeOf, UI_ORIGIN } from '../../../test/support/perimeter-kit.js';
 
-describe('makeRefererGuard', () => {
+describeAttack('path-traversal', 'daemon Referer path (makeRefererGuard)', () => {
   const guard = () => makeRefererGuard({ allowedOrigins: [UI_ORIGIN] });
   const refused: [string, string | undefined][] = [
     ['a missing Referer', undefined],
@@ -32,7 +33,9 @@ describe('makeRefererGuard', () => {
       expect(reached()).toBe(0);
     });
   }
+});
 
+describe('referer-guard lets the legitimate caller through', () => {
   for (const path of ['/desktop', '/desktop/', '/desktop/sessions/abc', '/desktop/?q=1#x']) {
     it(`passes a Referer of ${path}`, async () => {
       const { app, reached } = appBehind(guard());
