@@ -11,19 +11,33 @@ import {
   COMMAND_MAX_PATH_CHARS,
   COMMAND_MAX_TIMEOUT_MS,
   TRANSPORT_MAX_CREDIT_BYTES,
+  TRANSPORT_MAX_ERROR_CODE_CHARS,
   TRANSPORT_MAX_GRANTS,
+  TRANSPORT_MAX_HEADER_VALUE_BYTES,
   TRANSPORT_MAX_HEADERS,
   TRANSPORT_MAX_URL_CHARS,
 } from '../limits.js';
+import { chatgptBootstrapSchema } from '../api/chatgpt.js';
 
 const version = z.literal(1);
-const id = z.string().min(1).max(CHANNEL_MAX_ID_CHARS).regex(/^[A-Za-z0-9_-]+$/);
+const id = z
+  .string()
+  .min(1)
+  .max(CHANNEL_MAX_ID_CHARS)
+  .regex(/^[A-Za-z0-9_-]+$/);
 const base64Chunk = z
   .string()
   .max(Math.ceil(CHANNEL_MAX_BODY_CHUNK_BYTES / 3) * 4)
   .regex(/^[A-Za-z0-9+/]*={0,2}$/);
-const headerName = z.string().min(1).max(256).regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/);
-const headerValue = z.string().max(16 * 1024).regex(/^[^\r\n\0]*$/);
+const headerName = z
+  .string()
+  .min(1)
+  .max(256)
+  .regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/);
+const headerValue = z
+  .string()
+  .max(TRANSPORT_MAX_HEADER_VALUE_BYTES)
+  .regex(/^[^\r\n\0]*$/);
 const headers = z.array(z.tuple([headerName, headerValue])).max(TRANSPORT_MAX_HEADERS);
 const absolutePath = z.string().min(1).max(COMMAND_MAX_PATH_CHARS).startsWith('/');
 const origin = z.string().min(1).max(2048);
@@ -41,10 +55,21 @@ export const capabilitiesSchema = z.strictObject({
 });
 export type Capabilities = z.infer<typeof capabilitiesSchema>;
 
+/** What a request may do: a provider call (credentials allowed) or a credential-free asset download. */
+export const transportOpSchema = z.enum(['provider', 'asset']);
+export type TransportOp = z.infer<typeof transportOpSchema>;
+
+/**
+ * One exact-origin grant as the sidecar sees it. The host's copy is authoritative; the sidecar's
+ * copy only lets it pick the grant id and refuse early.
+ */
 export const grantSchema = z.strictObject({
   grant_id: id,
+  /** Exact origin (scheme, host, port), canonical WHATWG serialisation. */
   origin,
-  op: z.enum(['provider', 'asset']),
+  op: transportOpSchema,
+  /** Built-in grants are immutable; custom ones exist only after host-owned consent. */
+  kind: z.enum(['builtin', 'custom']),
 });
 export type Grant = z.infer<typeof grantSchema>;
 
@@ -60,6 +85,8 @@ export const bootstrapFrameSchema = z.strictObject({
   user_data: absolutePath,
   workspaces: z.array(absolutePath).max(64),
   capabilities: capabilitiesSchema,
+  /** SEC-008: the effective ChatGPT OAuth profile and the per-spawn host key; absent = provider off. */
+  chatgpt: chatgptBootstrapSchema.optional(),
 });
 
 export const shutdownFrameSchema = z.strictObject({ v: version, type: z.literal('shutdown') });
@@ -78,6 +105,13 @@ export const responseStartFrameSchema = z.strictObject({
   status: z.number().int().min(100).max(599),
   headers,
 });
+/** Upload credit: the sidecar may send this many more body bytes for the request. */
+export const requestCreditFrameSchema = z.strictObject({
+  v: version,
+  type: z.literal('request.credit'),
+  request_id: id,
+  bytes: z.number().int().min(1).max(TRANSPORT_MAX_CREDIT_BYTES),
+});
 export const responseChunkFrameSchema = z.strictObject({
   v: version,
   type: z.literal('response.chunk'),
@@ -93,7 +127,11 @@ export const responseErrorFrameSchema = z.strictObject({
   v: version,
   type: z.literal('response.error'),
   request_id: id,
-  code: z.string().min(1).max(64),
+  code: z
+    .string()
+    .min(1)
+    .max(TRANSPORT_MAX_ERROR_CODE_CHARS)
+    .regex(/^[A-Z][A-Z0-9_]*$/),
 });
 
 export const commandOutputFrameSchema = z.strictObject({
@@ -129,6 +167,7 @@ export const hostToSidecarFrameSchema = z.discriminatedUnion('type', [
   bootstrapFrameSchema,
   shutdownFrameSchema,
   grantUpdateFrameSchema,
+  requestCreditFrameSchema,
   responseStartFrameSchema,
   responseChunkFrameSchema,
   responseEndFrameSchema,
@@ -147,8 +186,12 @@ export const requestStartFrameSchema = z.strictObject({
   type: z.literal('request.start'),
   request_id: id,
   grant_id: id,
-  op: z.enum(['provider', 'asset']),
-  method: z.string().min(1).max(16).regex(/^[A-Z]+$/),
+  op: transportOpSchema,
+  method: z
+    .string()
+    .min(1)
+    .max(16)
+    .regex(/^[A-Z]+$/),
   url: z.string().min(1).max(TRANSPORT_MAX_URL_CHARS),
   headers,
   has_body: z.boolean(),

@@ -1,0 +1,70 @@
+/**
+ * SEC-004: the host-owned confirmer, Bastion's "native confirmation dialog". A grant or a
+ * workspace exists only after this says yes; the renderer can ask (through host IPC) but its word
+ * is never consent. Consent comes from the host's own command line (`--allow-endpoint`) or from a
+ * person at the host's terminal; with neither, the answer is no.
+ */
+import { createInterface } from 'node:readline';
+import type { Readable, Writable } from 'node:stream';
+import type { RoutePosture } from '../network/route-posture.js';
+
+export type ConsentRequest =
+  | { kind: 'endpoint'; origin: string; posture: RoutePosture }
+  | { kind: 'workspace'; path: string };
+
+export interface HostConfirmer {
+  /** Resolves true only on explicit host-side consent. Never throws; a failure is a no. */
+  confirm(request: ConsentRequest): Promise<boolean>;
+}
+
+export interface HostConfirmerOptions {
+  /** Canonical origins consented to on the command line (`--allow-endpoint`). */
+  allowedEndpoints?: readonly string[];
+  /** The terminal to ask on; omitted or not a TTY means nobody can be asked. */
+  terminal?: { input: Readable & { isTTY?: boolean }; output: Writable };
+}
+
+function describe(request: ConsentRequest): string {
+  switch (request.kind) {
+    case 'endpoint':
+      return [
+        'Bastion: allow provider requests to this custom endpoint?',
+        `  origin: ${request.origin}`,
+        `  route:  ${request.posture.summary}`,
+        '  Requests may carry the API key you stored for it. The grant lasts until Bastion stops.',
+      ].join('\n');
+    case 'workspace':
+      return ['Bastion: let the agent work in this folder?', `  path: ${request.path}`].join('\n');
+  }
+}
+
+export function createHostConfirmer(options: HostConfirmerOptions = {}): HostConfirmer {
+  const preapproved = new Set(options.allowedEndpoints ?? []);
+  const terminal = options.terminal;
+  // One question at a time: two prompts interleaved on one terminal could be answered crosswise.
+  let queue: Promise<unknown> = Promise.resolve();
+
+  const ask = (request: ConsentRequest): Promise<boolean> => {
+    if (!terminal || terminal.input.isTTY !== true) return Promise.resolve(false);
+    const asked = queue.then(
+      () =>
+        new Promise<boolean>((resolve) => {
+          const rl = createInterface({ input: terminal.input, output: terminal.output, terminal: true });
+          rl.on('close', () => resolve(false));
+          rl.question(`${describe(request)}\nAllow? [y/N] `, (answer) => {
+            resolve(/^(y|yes)$/i.test(answer.trim()));
+            rl.close();
+          });
+        }),
+    );
+    queue = asked.catch(() => false);
+    return asked.catch(() => false);
+  };
+
+  return {
+    confirm(request) {
+      if (request.kind === 'endpoint' && preapproved.has(request.origin)) return Promise.resolve(true);
+      return ask(request);
+    },
+  };
+}

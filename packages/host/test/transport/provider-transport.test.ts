@@ -1,0 +1,411 @@
+/**
+ * SEC-004 provider transport, host side, over a real framed channel with real loopback servers.
+ * Every refusal is asserted by code AND by the target server's hit counter staying at zero.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { createSystemRouteDispatcher } from '../../src/network/provider-transport.js';
+import {
+  deferred,
+  failureCode,
+  selfSignedCertificate,
+  startFetchPair,
+  startForbiddenServer,
+  startRawPair,
+  startServer,
+  type TestServer,
+} from './transport-harness.js';
+
+const cleanups: (() => unknown)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+function track<T extends { close(): unknown }>(thing: T): T {
+  cleanups.push(() => thing.close());
+  return thing;
+}
+
+async function okServer(body = 'ok'): Promise<TestServer> {
+  return track(
+    await startServer((req, res) => {
+      req.resume();
+      req.on('end', () => res.end(body));
+    }),
+  );
+}
+
+describe('grants: refused before any connection', () => {
+  it('fetch to an origin with no grant fails with TRANSPORT_NO_GRANT and sends nothing', async () => {
+    const target = track(await startForbiddenServer());
+    const pair = track(startFetchPair());
+    await pair.synced();
+    expect(await failureCode(pair.transport.fetch(`${target.origin}/v1/models`))).toBe('TRANSPORT_NO_GRANT');
+    expect(target.hits).toBe(0);
+  });
+
+  it('a granted origin works end to end through the daemon fetch', async () => {
+    const target = await okServer('hello');
+    const pair = track(startFetchPair());
+    await pair.grant(target.origin);
+    await pair.synced();
+    const response = await pair.transport.fetch(`${target.origin}/v1/models`);
+    expect(response.status).toBe(200);
+    expect(await response.text()).toBe('hello');
+    expect(target.hits).toBe(1);
+  });
+
+  it('rejects lookalike, non-canonical, wrong-port and wrong-scheme URLs under a real grant (compromised sidecar)', async () => {
+    const target = track(await startForbiddenServer());
+    const other = track(await startForbiddenServer());
+    const pair = track(startRawPair());
+    const grantId = await pair.grant(target.origin);
+    const p = target.port;
+    const cases: [string, string][] = [
+      [`http://localhost.evil.test:${p}/`, 'TRANSPORT_ORIGIN_NOT_GRANTED'],
+      [`http://127.0.0.1.nip.io:${p}/`, 'TRANSPORT_ORIGIN_NOT_GRANTED'],
+      [`http://127.0.0.1.:${p}/`, 'TRANSPORT_URL_NOT_CANONICAL'],
+      [`HTTP://127.0.0.1:${p}/`, 'TRANSPORT_URL_NOT_CANONICAL'],
+      [`http://2130706433:${p}/`, 'TRANSPORT_URL_NOT_CANONICAL'],
+      [`http://0177.0.0.1:${p}/`, 'TRANSPORT_URL_NOT_CANONICAL'],
+      [`http://0x7f000001:${p}/`, 'TRANSPORT_URL_NOT_CANONICAL'],
+      [`http://[::ffff:127.0.0.1]:${p}/`, 'TRANSPORT_URL_NOT_CANONICAL'],
+      [`http://[::ffff:7f00:1]:${p}/`, 'TRANSPORT_ORIGIN_NOT_GRANTED'],
+      [`http://[::1]:${p}/`, 'TRANSPORT_ORIGIN_NOT_GRANTED'],
+      [`http://127.0.0.1:${other.port}/`, 'TRANSPORT_ORIGIN_NOT_GRANTED'],
+      [`https://127.0.0.1:${p}/`, 'TRANSPORT_ORIGIN_NOT_GRANTED'],
+      [`http://user:pw@127.0.0.1:${p}/`, 'TRANSPORT_URL_USERINFO'],
+    ];
+    for (const [index, [url, code]] of cases.entries()) {
+      const id = `lookalike${index}`;
+      pair.send({ v: 1, type: 'request.start', request_id: id, grant_id: grantId, op: 'provider', method: 'GET', url, headers: [], has_body: false });
+      const frame = await pair.next(id, 'response.error');
+      expect({ url, code: 'code' in frame ? frame.code : undefined }).toEqual({ url, code });
+    }
+    // Wrong op, unknown grant, forbidden headers, body on GET: refused the same way.
+    const more: [Partial<Parameters<typeof pair.send>[0]>, string][] = [
+      [{ op: 'asset' }, 'TRANSPORT_OP_MISMATCH'],
+      [{ grant_id: 'nope' }, 'GRANT_UNKNOWN'],
+      [{ headers: [['cookie', 'a=b']] }, 'TRANSPORT_HEADER_FORBIDDEN'],
+      [{ headers: [['Proxy-Authorization', 'Basic x']] }, 'TRANSPORT_HEADER_FORBIDDEN'],
+      [{ headers: [['host', 'evil.test']] }, 'TRANSPORT_HEADER_FORBIDDEN'],
+      [{ headers: [['transfer-encoding', 'chunked']] }, 'TRANSPORT_HEADER_FORBIDDEN'],
+      [{ method: 'PUT' }, 'TRANSPORT_METHOD'],
+      [{ has_body: true }, 'TRANSPORT_BODY_NOT_ALLOWED'],
+      [{ headers: Array.from({ length: 5 }, (_, i) => [`x-big-${i}`, 'a'.repeat(15_000)] as [string, string]) }, 'TRANSPORT_HEADERS_TOO_LARGE'],
+    ];
+    for (const [index, [patch, code]] of more.entries()) {
+      const id = `bad${index}`;
+      pair.send({
+        v: 1,
+        type: 'request.start',
+        request_id: id,
+        grant_id: grantId,
+        op: 'provider',
+        method: 'GET',
+        url: `${target.origin}/`,
+        headers: [],
+        has_body: false,
+        ...patch,
+      } as Parameters<typeof pair.send>[0]);
+      const frame = await pair.next(id, 'response.error');
+      expect({ index, code: 'code' in frame ? frame.code : undefined }).toEqual({ index, code });
+    }
+    expect(target.hits).toBe(0);
+    expect(other.hits).toBe(0);
+  });
+
+  it('asset downloads: http, a non-default port and credential headers are refused', async () => {
+    const target = track(await startForbiddenServer());
+    const pair = track(startRawPair());
+    // An asset grant on loopback cannot be made through consent (it is built-in only); prove the
+    // https/default-port rule on a provider-granted origin by asking for the asset op on a built-in.
+    const grantId = await pair.grant(target.origin);
+    pair.send({ v: 1, type: 'request.start', request_id: 'asset1', grant_id: grantId, op: 'asset', method: 'GET', url: `${target.origin}/x`, headers: [], has_body: false });
+    expect(await pair.next('asset1', 'response.error')).toMatchObject({ code: 'TRANSPORT_OP_MISMATCH' });
+    expect(target.hits).toBe(0);
+  });
+});
+
+describe('redirects', () => {
+  it('a same-origin redirect is followed', async () => {
+    const target = track(
+      await startServer((req, res) => {
+        if (req.url === '/start') {
+          res.writeHead(302, { location: '/final' }).end();
+        } else {
+          res.end(`final:${req.headers.authorization ?? ''}`);
+        }
+      }),
+    );
+    const pair = track(startFetchPair());
+    await pair.grant(target.origin);
+    await pair.synced();
+    const response = await pair.transport.fetch(`${target.origin}/start`, { headers: { authorization: 'Bearer same-origin' } });
+    expect(await response.text()).toBe('final:Bearer same-origin');
+    expect(target.hits).toBe(2);
+  });
+
+  it('a cross-origin redirect while carrying authorization fails closed; the target is never reached', async () => {
+    const elsewhere = track(await startForbiddenServer());
+    const first = track(await startServer((_req, res) => res.writeHead(307, { location: `${elsewhere.origin}/steal` }).end()));
+    const pair = track(startFetchPair());
+    await pair.grant(first.origin);
+    await pair.grant(elsewhere.origin);
+    await pair.synced();
+    const code = await failureCode(pair.transport.fetch(`${first.origin}/`, { headers: { authorization: 'Bearer canary-token' } }));
+    expect(code).toBe('TRANSPORT_REDIRECT_CREDENTIALS');
+    expect(elsewhere.hits).toBe(0);
+    expect(JSON.stringify(pair.records)).not.toContain('canary-token');
+  });
+
+  it('a redirect to an ungranted origin is refused', async () => {
+    const elsewhere = track(await startForbiddenServer());
+    const first = track(await startServer((_req, res) => res.writeHead(302, { location: `${elsewhere.origin}/` }).end()));
+    const pair = track(startFetchPair());
+    await pair.grant(first.origin);
+    await pair.synced();
+    expect(await failureCode(pair.transport.fetch(`${first.origin}/`))).toBe('TRANSPORT_REDIRECT_NOT_GRANTED');
+    expect(elsewhere.hits).toBe(0);
+  });
+
+  it('https → http is refused even when both origins are granted', async () => {
+    const plain = track(await startForbiddenServer());
+    const tls = selfSignedCertificate();
+    const secure = track(await startServer((_req, res) => res.writeHead(302, { location: `${plain.origin}/` }).end(), tls));
+    const pair = track(startFetchPair({ dispatcher: createSystemRouteDispatcher({ ca: tls.cert }) }));
+    await pair.grant(secure.origin);
+    await pair.grant(plain.origin);
+    await pair.synced();
+    expect(await failureCode(pair.transport.fetch(`${secure.origin}/`))).toBe('TRANSPORT_REDIRECT_DOWNGRADE');
+    expect(secure.hits).toBe(1);
+    expect(plain.hits).toBe(0);
+  });
+
+  it('more than five hops are refused', async () => {
+    const loop = track(
+      await startServer((req, res) => {
+        const n = Number((req.url ?? '/0').slice(1));
+        res.writeHead(302, { location: `/${n + 1}` }).end();
+      }),
+    );
+    const pair = track(startFetchPair());
+    await pair.grant(loop.origin);
+    await pair.synced();
+    expect(await failureCode(pair.transport.fetch(`${loop.origin}/0`))).toBe('TRANSPORT_TOO_MANY_REDIRECTS');
+    // The first request plus five followed hops; the sixth Location is never requested.
+    expect(loop.hits).toBe(6);
+  });
+});
+
+describe('revocation and grant updates', () => {
+  it('a request under a grant revoked before execution is refused and never reaches the server', async () => {
+    const target = track(await startForbiddenServer());
+    const pair = track(startRawPair());
+    const grantId = await pair.grant(target.origin);
+    pair.authority.revokeCustomGrant(target.origin);
+    pair.send({ v: 1, type: 'request.start', request_id: 'late', grant_id: grantId, op: 'provider', method: 'GET', url: `${target.origin}/`, headers: [], has_body: false });
+    expect(await pair.next('late', 'response.error')).toMatchObject({ code: 'GRANT_UNKNOWN' });
+    expect(target.hits).toBe(0);
+  });
+
+  it('revoking mid-upload aborts the request; the server never receives the rest of the body', async () => {
+    let received = 0;
+    let completed = false;
+    const firstBytes = deferred();
+    const closed = deferred();
+    const target = track(
+      await startServer((req, res) => {
+        req.on('data', (chunk: Buffer) => {
+          received += chunk.byteLength;
+          firstBytes.resolve();
+        });
+        req.on('end', () => {
+          completed = true;
+          res.end('done');
+        });
+        req.on('close', () => closed.resolve());
+      }),
+    );
+    const pair = track(startFetchPair());
+    await pair.grant(target.origin);
+    await pair.synced();
+    let sent = 0;
+    const body = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        if (sent >= 8) {
+          await new Promise((resolve) => setTimeout(resolve, 60_000));
+          return;
+        }
+        sent += 1;
+        controller.enqueue(new Uint8Array(1024).fill(65));
+      },
+    });
+    const fetching = pair.transport.fetch(`${target.origin}/upload`, { method: 'POST', body, duplex: 'half' });
+    const outcome = failureCode(fetching);
+    await firstBytes.promise;
+    expect(pair.authority.revokeCustomGrant(target.origin)).toBe(true);
+    expect(await outcome).toBe('GRANT_REVOKED');
+    await closed.promise;
+    expect(completed).toBe(false);
+    expect(received).toBeLessThanOrEqual(8 * 1024);
+    expect(pair.executor.inFlight).toBe(0);
+  });
+
+  it('an unacknowledged grant update triggers the ack timeout', async () => {
+    const pair = track(startRawPair());
+    pair.sync.start();
+    const update = pair.frames.find((frame) => frame.type === 'grant.update');
+    expect(update).toBeDefined();
+    await new Promise((resolve) => setTimeout(resolve, 5_400));
+    expect(pair.ackTimeouts).toBe(1);
+  }, 15_000);
+
+  it('an acknowledged update does not time out; an ack for a revision never sent closes the channel', async () => {
+    const pair = track(startRawPair());
+    pair.sync.start();
+    const revision = pair.authority.snapshot.revision;
+    pair.send({ v: 1, type: 'grant.applied', revision });
+    pair.send({ v: 1, type: 'grant.applied', revision: revision + 7 });
+    expect((await pair.hostClosed)?.code).toBe('CHANNEL_FRAME_SCHEMA');
+    expect(pair.ackTimeouts).toBe(0);
+  });
+});
+
+describe('protocol violations close the channel', () => {
+  async function expectClosed(send: (pair: ReturnType<typeof startRawPair>, grantId: string, origin: string) => Promise<void> | void, code = 'CHANNEL_FRAME_SCHEMA') {
+    const target = track(await okServer());
+    const pair = track(startRawPair());
+    const grantId = await pair.grant(target.origin);
+    await send(pair, grantId, target.origin);
+    expect((await pair.hostClosed)?.code).toBe(code);
+    return { target, pair };
+  }
+
+  it('a frame for an unknown request id', async () => {
+    await expectClosed((pair) => pair.send({ v: 1, type: 'request.chunk', request_id: 'never-started', data_b64: 'AAAA' }));
+  });
+
+  it('a chunk after request.end', async () => {
+    await expectClosed(async (pair, grantId, origin) => {
+      pair.send({ v: 1, type: 'request.start', request_id: 'r1', grant_id: grantId, op: 'provider', method: 'POST', url: `${origin}/`, headers: [], has_body: true });
+      await pair.next('r1', 'request.credit');
+      pair.send({ v: 1, type: 'request.chunk', request_id: 'r1', data_b64: 'AAAA' });
+      pair.send({ v: 1, type: 'request.end', request_id: 'r1' });
+      pair.send({ v: 1, type: 'request.chunk', request_id: 'r1', data_b64: 'AAAA' });
+    });
+  });
+
+  it('upload bytes beyond the granted credit', async () => {
+    await expectClosed(async (pair, grantId, origin) => {
+      pair.send({ v: 1, type: 'request.start', request_id: 'r2', grant_id: grantId, op: 'provider', method: 'POST', url: `${origin}/`, headers: [], has_body: true });
+      const credit = await pair.next('r2', 'request.credit');
+      const allowed = 'bytes' in credit ? credit.bytes : 0;
+      const chunk = Buffer.alloc(64 * 1024).toString('base64');
+      for (let sent = 0; sent <= allowed; sent += 64 * 1024) pair.send({ v: 1, type: 'request.chunk', request_id: 'r2', data_b64: chunk });
+    });
+  });
+
+  it('an oversized body chunk, URL or header value fails the frame schema', async () => {
+    const bigChunk = Buffer.alloc(64 * 1024 + 3).toString('base64');
+    await expectClosed((pair) => pair.sendUnchecked({ v: 1, type: 'request.chunk', request_id: 'x', data_b64: bigChunk }));
+    await expectClosed((pair, grantId, origin) =>
+      pair.sendUnchecked({ v: 1, type: 'request.start', request_id: 'u', grant_id: grantId, op: 'provider', method: 'GET', url: `${origin}/${'a'.repeat(33 * 1024)}`, headers: [], has_body: false }),
+    );
+    await expectClosed((pair, grantId, origin) =>
+      pair.sendUnchecked({ v: 1, type: 'request.start', request_id: 'h', grant_id: grantId, op: 'provider', method: 'GET', url: `${origin}/`, headers: [['x-a', 'a'.repeat(17 * 1024)]], has_body: false }),
+    );
+  });
+
+  it('reusing a request id', async () => {
+    await expectClosed(async (pair, grantId, origin) => {
+      pair.send({ v: 1, type: 'request.start', request_id: 'dup', grant_id: grantId, op: 'provider', method: 'GET', url: `${origin}/`, headers: [], has_body: false });
+      await pair.next('dup', 'response.start');
+      pair.send({ v: 1, type: 'response.credit', request_id: 'dup', bytes: 1024 });
+      await pair.next('dup', 'response.end');
+      pair.send({ v: 1, type: 'request.start', request_id: 'dup', grant_id: grantId, op: 'provider', method: 'GET', url: `${origin}/`, headers: [], has_body: false });
+    });
+  });
+});
+
+describe('bounds', () => {
+  it('an upload over 32 MiB is cut with TRANSPORT_BODY_TOO_LARGE', async () => {
+    let received = 0;
+    const target = track(await startServer((req) => req.on('data', (chunk: Buffer) => (received += chunk.byteLength))));
+    const pair = track(startRawPair());
+    const grantId = await pair.grant(target.origin);
+    pair.send({ v: 1, type: 'request.start', request_id: 'big', grant_id: grantId, op: 'provider', method: 'POST', url: `${target.origin}/`, headers: [], has_body: true });
+    const chunk = Buffer.alloc(64 * 1024, 1).toString('base64');
+    let granted = 0;
+    let sent = 0;
+    while (!pair.frames.some((frame) => frame.type === 'response.error')) {
+      granted = pair.frames.filter((frame) => frame.type === 'request.credit').reduce((sum, frame) => sum + ('bytes' in frame ? frame.bytes : 0), 0);
+      if (sent < granted) {
+        pair.send({ v: 1, type: 'request.chunk', request_id: 'big', data_b64: chunk });
+        sent += 64 * 1024;
+      } else {
+        await new Promise((resolve) => setTimeout(resolve, 1));
+      }
+    }
+    expect(await pair.next('big', 'response.error')).toMatchObject({ code: 'TRANSPORT_BODY_TOO_LARGE' });
+    expect(received).toBeLessThanOrEqual(32 * 1024 * 1024);
+  });
+
+  it('a response over the bound is cut with TRANSPORT_RESPONSE_TOO_LARGE', async () => {
+    const target = track(await startServer((_req, res) => res.end(Buffer.alloc(3 * 1024 * 1024))));
+    const pair = track(startFetchPair({ maxResponseBytes: 1024 * 1024 }));
+    await pair.grant(target.origin);
+    await pair.synced();
+    const response = await pair.transport.fetch(`${target.origin}/`);
+    expect(await failureCode(response.arrayBuffer())).toBe('TRANSPORT_RESPONSE_TOO_LARGE');
+  });
+
+  it('the host never sends more response bytes than the sidecar granted', async () => {
+    const target = track(await startServer((_req, res) => res.end(Buffer.alloc(512 * 1024, 7))));
+    const pair = track(startRawPair());
+    const grantId = await pair.grant(target.origin);
+    pair.send({ v: 1, type: 'request.start', request_id: 'c', grant_id: grantId, op: 'provider', method: 'GET', url: `${target.origin}/`, headers: [], has_body: false });
+    await pair.next('c', 'response.start');
+    pair.send({ v: 1, type: 'response.credit', request_id: 'c', bytes: 1000 });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const bytes = () =>
+      pair.frames.filter((frame) => frame.type === 'response.chunk').reduce((sum, frame) => sum + ('data_b64' in frame ? Buffer.from(frame.data_b64, 'base64').byteLength : 0), 0);
+    expect(bytes()).toBe(1000);
+    pair.send({ v: 1, type: 'response.credit', request_id: 'c', bytes: 1024 * 1024 });
+    await pair.next('c', 'response.end');
+    expect(bytes()).toBe(512 * 1024);
+  });
+
+  it('more than 32 concurrent requests are refused with TRANSPORT_TOO_MANY_REQUESTS', async () => {
+    const target = track(await startServer(() => undefined));
+    const pair = track(startRawPair());
+    const grantId = await pair.grant(target.origin);
+    for (let i = 0; i < 33; i += 1) {
+      pair.send({ v: 1, type: 'request.start', request_id: `q${i}`, grant_id: grantId, op: 'provider', method: 'GET', url: `${target.origin}/`, headers: [], has_body: false });
+    }
+    expect(await pair.next('q32', 'response.error')).toMatchObject({ code: 'TRANSPORT_TOO_MANY_REQUESTS' });
+    expect(pair.executor.inFlight).toBe(32);
+  });
+});
+
+describe('abort', () => {
+  it('an AbortSignal becomes request.abort and ends the upstream request', async () => {
+    const closed = deferred();
+    const target = track(
+      await startServer((req, res) => {
+        res.writeHead(200);
+        res.write('first');
+        req.on('close', () => closed.resolve());
+      }),
+    );
+    const pair = track(startFetchPair());
+    await pair.grant(target.origin);
+    await pair.synced();
+    const controller = new AbortController();
+    const response = await pair.transport.fetch(`${target.origin}/`, { signal: controller.signal });
+    const reader = response.body!.getReader();
+    expect(new TextDecoder().decode((await reader.read()).value)).toBe('first');
+    controller.abort();
+    await expect(reader.read()).rejects.toThrow();
+    await closed.promise;
+    await expect.poll(() => pair.executor.inFlight).toBe(0);
+  });
+});

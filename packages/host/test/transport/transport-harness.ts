@@ -1,0 +1,257 @@
+/**
+ * Test support for the provider transport: the host's executor and grant sync on one end of a
+ * real framed channel (a pair of in-process pipes, the same codec as stdin/stdout), and on the other
+ * end either the daemon's real transport fetch or a raw frame recorder playing a compromised
+ * sidecar. Plus loopback HTTP(S) servers that count (or forbid) their hits.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import type { Dispatcher } from 'undici';
+import {
+  type ChannelError,
+  createLogger,
+  FramedChannel,
+  hostToSidecarFrameSchema,
+  sidecarToHostFrameSchema,
+  type HostToSidecarFrame,
+  type LogRecord,
+  type SidecarToHostFrame,
+} from '@bastion/protocol';
+import { createHostConfirmer } from '../../src/consent/host-confirmer.js';
+import { GrantSync } from '../../src/network/grant-sync.js';
+import { NetworkAuthority } from '../../src/network/network-authority.js';
+import { ProviderExecutor } from '../../src/network/provider-executor.js';
+import { createSystemRouteDispatcher } from '../../src/network/provider-transport.js';
+import type { SidecarChannel } from '../../src/supervisor/sidecar-supervisor.js';
+import { ProviderTransport } from '../../../daemon/src/transport/transport-fetch.js';
+import type { HostChannel } from '../../../daemon/src/channel/host-channel.js';
+
+export interface TestServer {
+  origin: string;
+  port: number;
+  hits: number;
+  close(): Promise<void>;
+}
+
+export async function startServer(
+  handler: (req: IncomingMessage, res: ServerResponse) => void,
+  tls?: { key: string; cert: string },
+): Promise<TestServer> {
+  const state = { hits: 0 };
+  const wrapped = (req: IncomingMessage, res: ServerResponse) => {
+    state.hits += 1;
+    handler(req, res);
+  };
+  const server: Server = tls ? createHttpsServer(tls, wrapped) : createHttpServer(wrapped);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    origin: `${tls ? 'https' : 'http'}://127.0.0.1:${port}`,
+    port,
+    get hits() {
+      return state.hits;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** A server whose handler must never run: reaching it fails the test that owns it. */
+export async function startForbiddenServer(): Promise<TestServer> {
+  return startServer((_req, res) => {
+    res.statusCode = 418;
+    res.end('reached');
+  });
+}
+
+/** A self-signed certificate for 127.0.0.1 (openssl, in a temp dir removed at once). */
+export function selfSignedCertificate(): { key: string; cert: string } {
+  const dir = mkdtempSync(join(tmpdir(), 'bastion-cert-'));
+  try {
+    execFileSync(
+      'openssl',
+      ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1', '-subj', '/CN=127.0.0.1',
+        '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem')],
+      { stdio: 'ignore' },
+    );
+    return { key: readFileSync(join(dir, 'key.pem'), 'utf8'), cert: readFileSync(join(dir, 'cert.pem'), 'utf8') };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+interface PairBase {
+  authority: NetworkAuthority;
+  executor: ProviderExecutor;
+  sync: GrantSync;
+  records: LogRecord[];
+  /** Resolves with the error that closed the host's end of the channel. */
+  hostClosed: Promise<ChannelError | undefined>;
+  ackTimeouts: number;
+  /** Consent to and grant a custom endpoint (the test plays `--allow-endpoint`). */
+  grant(url: string): Promise<string>;
+  close(): void;
+}
+
+function hostEnd(options: { dispatcher?: Dispatcher; maxResponseBytes?: number }) {
+  const toHost = new PassThrough();
+  const toSidecar = new PassThrough();
+  const records: LogRecord[] = [];
+  const log = createLogger('host', (record) => records.push(record));
+  let closeResolve: (error: ChannelError | undefined) => void = () => undefined;
+  const hostClosed = new Promise<ChannelError | undefined>((resolve) => (closeResolve = resolve));
+  const channel: SidecarChannel = new FramedChannel({
+    source: toHost,
+    sink: toSidecar,
+    inbound: sidecarToHostFrameSchema,
+    outbound: hostToSidecarFrameSchema,
+    onClose: (error) => closeResolve(error),
+  });
+  const authority = new NetworkAuthority({ builtins: [], env: {} });
+  const dispatcher = options.dispatcher ?? createSystemRouteDispatcher();
+  const executor = new ProviderExecutor({
+    channel,
+    authority,
+    dispatcher,
+    log,
+    ...(options.maxResponseBytes ? { maxResponseBytes: options.maxResponseBytes } : {}),
+  });
+  const state = { ackTimeouts: 0 };
+  const sync = new GrantSync({ channel, authority, log, onAckTimeout: () => (state.ackTimeouts += 1) });
+  void hostClosed.then(() => {
+    sync.close();
+    executor.close();
+  });
+  return {
+    toHost,
+    toSidecar,
+    base: {
+      authority,
+      executor,
+      sync,
+      records,
+      hostClosed,
+      get ackTimeouts() {
+        return state.ackTimeouts;
+      },
+      async grant(url: string) {
+        const result = await authority.requestCustomGrant(url, createHostConfirmer({ allowedEndpoints: [new URL(url).origin] }));
+        if (!result.ok) throw new Error(`grant refused: ${result.code}`);
+        return result.grant.grant_id;
+      },
+      close() {
+        sync.close();
+        executor.close();
+        toHost.end();
+        toSidecar.end();
+      },
+    } satisfies PairBase,
+  };
+}
+
+export interface FetchPair extends PairBase {
+  transport: ProviderTransport;
+  /** Waits until the sidecar has applied the host's current snapshot. */
+  synced(): Promise<void>;
+}
+
+/** Host executor ↔ the daemon's real transport fetch. */
+export function startFetchPair(options: { dispatcher?: Dispatcher; maxResponseBytes?: number } = {}): FetchPair {
+  const { toHost, toSidecar, base } = hostEnd(options);
+  const sidecarChannel: HostChannel = new FramedChannel({
+    source: toSidecar,
+    sink: toHost,
+    inbound: hostToSidecarFrameSchema,
+    outbound: sidecarToHostFrameSchema,
+    onClose: () => undefined,
+  });
+  const transport = new ProviderTransport(sidecarChannel);
+  base.sync.start();
+  const pair: FetchPair = Object.assign(base, {
+    transport,
+    async synced() {
+      while (transport.revision < base.authority.snapshot.revision) await new Promise((resolve) => setTimeout(resolve, 2));
+    },
+  });
+  return pair;
+}
+
+/** A promise with its resolve function outside (Node 20 has no Promise.withResolvers). */
+export function deferred<T = void>(): { promise: Promise<T>; resolve: (value: T) => void } {
+  let resolve: (value: T) => void = () => undefined;
+  const promise = new Promise<T>((done) => (resolve = done));
+  return { promise, resolve };
+}
+
+export interface RawPair extends PairBase {
+  /** Every frame the host sent, in order. */
+  frames: HostToSidecarFrame[];
+  send(frame: SidecarToHostFrame): void;
+  /** Write a length-prefixed JSON payload without the outbound schema check (oversize frames). */
+  sendUnchecked(frame: object): void;
+  /** Resolves with the first host frame for this request id that matches. */
+  next(requestId: string, type: HostToSidecarFrame['type']): Promise<HostToSidecarFrame>;
+}
+
+/** Host executor ↔ a raw frame writer (a compromised or buggy sidecar). */
+export function startRawPair(options: { dispatcher?: Dispatcher; maxResponseBytes?: number } = {}): RawPair {
+  const { toHost, toSidecar, base } = hostEnd(options);
+  const frames: HostToSidecarFrame[] = [];
+  const waiters: { id: string; type: string; resolve: (frame: HostToSidecarFrame) => void }[] = [];
+  const raw = new FramedChannel({
+    source: toSidecar,
+    sink: toHost,
+    inbound: hostToSidecarFrameSchema,
+    outbound: sidecarToHostFrameSchema,
+    onClose: () => undefined,
+  });
+  const record = (frame: HostToSidecarFrame) => {
+    frames.push(frame);
+    const id = 'request_id' in frame ? frame.request_id : '';
+    for (const waiter of [...waiters]) {
+      if (waiter.id === id && waiter.type === frame.type) {
+        waiters.splice(waiters.indexOf(waiter), 1);
+        waiter.resolve(frame);
+      }
+    }
+  };
+  for (const type of ['grant.update', 'request.credit', 'response.start', 'response.chunk', 'response.end', 'response.error'] as const) {
+    raw.on(type, record);
+  }
+  return Object.assign(base, {
+    frames,
+    send: (frame: SidecarToHostFrame) => raw.send(frame),
+    sendUnchecked: (frame: object) => {
+      const payload = Buffer.from(JSON.stringify(frame), 'utf8');
+      const header = Buffer.alloc(4);
+      header.writeUInt32BE(payload.byteLength, 0);
+      toHost.write(Buffer.concat([header, payload]));
+    },
+    next: (id: string, type: HostToSidecarFrame['type']) =>
+      new Promise<HostToSidecarFrame>((resolve) => {
+        const found = frames.find((frame) => 'request_id' in frame && frame.request_id === id && frame.type === type);
+        if (found) resolve(found);
+        else waiters.push({ id, type, resolve });
+      }),
+  });
+}
+
+/** The stable code a transported fetch failed with. */
+export async function failureCode(promise: Promise<unknown>): Promise<string> {
+  try {
+    await promise;
+  } catch (error) {
+    const cause = (error as { cause?: { code?: unknown } }).cause;
+    return typeof cause?.code === 'string' ? cause.code : `not-a-transport-error: ${String(error)}`;
+  }
+  return 'resolved';
+}
