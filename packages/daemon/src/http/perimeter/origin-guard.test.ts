@@ -3,8 +3,9 @@ import { describeAttack } from '../../../../../test/support/attack.js';
 import { makeOriginGuard } from './origin-guard.js';
 import { appBehind, codeOf, UI_ORIGIN } from '../../../test/support/perimeter-kit.js';
 
+const guard = () => makeOriginGuard({ allowedOrigins: [UI_ORIGIN] });
+
 describeAttack('cross-origin', 'daemon Origin (makeOriginGuard)', () => {
-  const guard = () => makeOriginGuard({ allowedOrigins: [UI_ORIGIN] });
   const refusedOrigins: [string, string | undefined][] = [
     ['a missing Origin', undefined],
     ['the opaque origin "null"', 'null'],

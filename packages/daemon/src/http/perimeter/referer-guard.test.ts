@@ -3,8 +3,9 @@ import { describeAttack } from '../../../../../test/support/attack.js';
 import { makeRefererGuard } from './referer-guard.js';
 import { appBehind, codeOf, UI_ORIGIN } from '../../../test/support/perimeter-kit.js';
 
+const guard = () => makeRefererGuard({ allowedOrigins: [UI_ORIGIN] });
+
 describeAttack('path-traversal', 'daemon Referer path (makeRefererGuard)', () => {
-  const guard = () => makeRefererGuard({ allowedOrigins: [UI_ORIGIN] });
   const refused: [string, string | undefined][] = [
     ['a missing Referer', undefined],
     ['a page outside the desktop root', `${UI_ORIGIN}/blog/post`],
