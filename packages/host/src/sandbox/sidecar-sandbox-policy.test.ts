@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { checkSandboxPolicy } from './sandbox-policy-check.js';
-import { buildSidecarSandboxPolicy } from './sidecar-sandbox-policy.js';
+import { buildSidecarSandboxPolicy, SRT_UNASKED_WRITE_PATHS } from './sidecar-sandbox-policy.js';
 
 const home = '/home/alice';
 const input = {
@@ -54,6 +54,12 @@ describe('buildSidecarSandboxPolicy', () => {
     expect(policy.filesystem.allowWrite).not.toContain(home);
     expect(policy.filesystem.allowWrite).not.toContain('/tmp');
     expect(policy.filesystem.allowWrite).not.toContain('/');
+  });
+
+  it("write-denies what srt makes writable unasked (its shared /tmp/claude), but not the child's stdio", () => {
+    expect(SRT_UNASKED_WRITE_PATHS).toContain('/tmp/claude');
+    for (const path of SRT_UNASKED_WRITE_PATHS) expect(policy.filesystem.denyWrite).toContain(path);
+    expect(policy.filesystem.denyWrite).not.toContain('/dev/null');
   });
 
   it('passes the policy schema check', () => {

@@ -5,12 +5,19 @@
  * temp dir; there is no direct egress (providers go through the host's transport) and no local
  * binding. The result must pass checkSandboxPolicy before it wraps anything.
  *
+ * srt also makes some paths writable in every sandbox unasked: its shared TMPDIR (`/tmp/claude`)
+ * and convenience dirs under the host user's HOME (`~/.npm/_logs`, `~/.claude/debug`). Those are
+ * write-denied here (denies win over allows in srt), so the write roots are exactly ours.
+ *
  * What it does not catch: reads of files outside HOME's secret list (the sidecar can read the
- * rest of the disk its user can), and writes into paths srt itself keeps writable (/dev/null,
- * the child's stdio, and srt's shared `/tmp/claude` TMPDIR, which the launcher points away from).
+ * rest of the disk its user can), and writes to the device files srt keeps open (/dev/null,
+ * /dev/tty, the child's stdio).
  */
-import type { SandboxRuntimeConfig } from '@anthropic-ai/sandbox-runtime';
+import { getDefaultWritePaths, type SandboxRuntimeConfig } from '@anthropic-ai/sandbox-runtime';
 import { resolveHomeSecretPaths } from './home-secrets.js';
+
+/** srt's unasked write paths, minus the device files the child needs for its stdio. */
+export const SRT_UNASKED_WRITE_PATHS: readonly string[] = getDefaultWritePaths().filter((path) => !path.startsWith('/dev/'));
 
 export interface SidecarSandboxPolicyInput {
   /** The real HOME of the user the host runs as (tests pass a temporary one). */
@@ -37,7 +44,7 @@ export function buildSidecarSandboxPolicy(input: SidecarSandboxPolicyInput): San
     filesystem: {
       denyRead: [...secrets],
       allowWrite: [input.userData, ...input.workspaces, input.privateTemp],
-      denyWrite: [...secrets],
+      denyWrite: [...secrets, ...SRT_UNASKED_WRITE_PATHS],
     },
   };
 }

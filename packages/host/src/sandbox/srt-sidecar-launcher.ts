@@ -2,10 +2,10 @@
  * SEC-004 (outer sandbox): starts the sidecar inside srt. Each spawn wraps the daemon's argv
  * under the policy current at that moment (so a newly granted workspace takes effect on the
  * respawn), with the reduced sidecar environment and HOME set to the HOME the policy was built
- * for. The wrapped argv is `bash -c 'bwrap --die-with-parent --unshare-pid … node entry'`, and
- * bash execs bwrap, so the supervisor's child IS bwrap: killing it takes the whole sandboxed
- * tree down with it (die-with-parent, then the PID namespace's init). The IPC channel (fd 3)
- * and the transferred sockets pass through bwrap unchanged.
+ * for. The wrapped argv is `/bin/sh -c 'bwrap --die-with-parent --unshare-pid … node entry'`:
+ * the supervisor's child is that shell, and killing it takes the whole sandboxed tree down
+ * (bwrap dies with its parent, and with it the PID namespace: the sidecar and srt's in-sandbox
+ * socat relays). The IPC channel (fd 3) and the transferred sockets pass through unchanged.
  *
  * What it does not catch: anything the policy allows; see sidecar-sandbox-policy.ts.
  */

@@ -1,0 +1,104 @@
+/**
+ * SEC-004 outer sandbox, with the real sidecar: by default the host runs it inside srt, the
+ * socket handoff and handshake work through bwrap, the sidecar sits in its own network namespace,
+ * a run-time workspace grant respawns it under the new policy, and the host ends the whole
+ * sandboxed tree (bwrap, the sidecar, socat relays) on restart and stop, with no orphan left.
+ */
+import { mkdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import type { HandshakeResponse } from '@bastion/protocol';
+import { afterEach, describe, expect, it } from 'vitest';
+import { makeTempDir, startTempHost, type TempHost } from '../support/temp-host.js';
+import { waitFor } from '../support/processes.js';
+import { commandLine, descendantPids, isRunning, netNamespace } from './process-tree.js';
+
+let host: TempHost | undefined;
+const dirs: string[] = [];
+afterEach(async () => {
+  await host?.stop();
+  host = undefined;
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+function tempHome(): string {
+  const home = makeTempDir('bastion-home-');
+  dirs.push(home);
+  mkdirSync(join(home, '.ssh'));
+  return home;
+}
+
+/** The sandboxed tree of the current sidecar: bwrap (the supervisor's child) and everything under it. */
+function sidecarTree(h: TempHost): number[] {
+  const pid = h.supervisor.current?.pid;
+  if (pid === undefined) throw new Error('no sidecar');
+  return [pid, ...descendantPids(pid)];
+}
+
+/** The socat bridges srt started for this process (host side of the proxy). */
+function hostSocatBridges(): number[] {
+  return descendantPids(process.pid).filter((pid) => commandLine(pid).startsWith('socat ') && isRunning(pid));
+}
+
+function daemonPid(tree: number[]): number {
+  const pid = tree.find((p) => /daemon\/dist\/main\.js$/.test(commandLine(p)) && commandLine(p).startsWith(process.execPath));
+  if (pid === undefined) throw new Error(`no daemon process in ${tree.map(commandLine).join(' | ')}`);
+  return pid;
+}
+
+describe('the sidecar under srt (real bubblewrap)', () => {
+  it('runs sandboxed by default: handshake over a transferred socket says srt, and its network namespace is not the host one', async () => {
+    host = await startTempHost({ home: tempHome() });
+    expect(host.capabilities).toEqual({ sandbox: 'srt', shell: true, platform: 'linux' });
+
+    const response = await host.client.request<HandshakeResponse>('POST', '/handshake');
+    expect(response.status).toBe(200);
+    expect(response.body.capabilities).toEqual({ sandbox: 'srt', shell: true, platform: 'linux' });
+
+    const tree = sidecarTree(host);
+    expect(tree.map(commandLine).some((line) => line.startsWith('bwrap '))).toBe(true);
+    const daemon = daemonPid(tree);
+    expect(netNamespace(daemon)).not.toBe(netNamespace('self'));
+  });
+
+  it('a workspace granted at run time respawns the sidecar with it in its policy; the old tree is gone', async () => {
+    host = await startTempHost({ home: tempHome() });
+    const first = host.supervisor.current;
+    const oldTree = sidecarTree(host);
+    const extra = makeTempDir('bastion-granted-');
+    dirs.push(extra);
+
+    await host.grantWorkspace(extra);
+    const second = host.supervisor.current;
+    expect(second?.generation).toBeGreaterThan(first?.generation ?? Infinity);
+    expect(second?.password).not.toBe(first?.password);
+    expect(second?.config.workspaces).toContain(extra);
+    await waitFor(() => oldTree.every((pid) => !isRunning(pid)), 10_000, 'old sandbox tree to end');
+    const response = await host.client.request<HandshakeResponse>('POST', '/handshake');
+    expect(response.status).toBe(200);
+  });
+
+  it('refuses to grant HOME or /tmp as a workspace, and keeps the running sidecar', async () => {
+    const home = tempHome();
+    host = await startTempHost({ home });
+    const before = host.supervisor.current?.generation;
+    await expect(host.grantWorkspace(home)).rejects.toMatchObject({ code: 'SANDBOX_POLICY_BROAD_WRITE_ROOT' });
+    await expect(host.grantWorkspace('/tmp')).rejects.toMatchObject({ code: 'SANDBOX_POLICY_BROAD_WRITE_ROOT' });
+    expect(host.supervisor.current?.generation).toBe(before);
+    expect(host.supervisor.current?.config.workspaces).not.toContain(home);
+  });
+
+  it('on stop, no bwrap, sidecar or socat process of this host survives, and the private temp dir is removed', async () => {
+    host = await startTempHost({ home: tempHome() });
+    const tree = sidecarTree(host);
+    const bridges = hostSocatBridges();
+    expect(bridges.length).toBeGreaterThan(0);
+    expect(tree.map(commandLine).some((line) => line.includes('socat'))).toBe(true);
+    const policyTemp = host.supervisor.current?.config.userData;
+    expect(policyTemp).toBeDefined();
+
+    await host.stop();
+    host = undefined;
+    await waitFor(() => [...tree, ...bridges].every((pid) => !isRunning(pid)), 10_000, 'sandbox processes to end');
+    expect(hostSocatBridges()).toEqual([]);
+  });
+});
