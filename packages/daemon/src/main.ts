@@ -10,9 +10,11 @@ import { createSocketlessServer } from './http/socketless-server.js';
 import { openHostChannel } from './channel/host-channel.js';
 import { attestReady, receiveSockets } from './ipc.js';
 import { createDaemonLogger } from './logger.js';
+import { disableAmbientFetch } from './no-ambient-fetch.js';
 
 // stdout is the channel: nothing else may write to it.
 console.log = console.info = console.debug = console.warn;
+disableAmbientFetch();
 
 const log = createDaemonLogger();
 

@@ -1,0 +1,97 @@
+/**
+ * Reviewer checklist 6 — provider traffic has no path but the transport. The daemon's built
+ * output is scanned for any module that can open an outbound connection, and the sidecar's
+ * global fetch is proven disabled. A new import of such a module fails this test.
+ */
+import { spawnSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const DIST = fileURLToPath(new URL('../../packages/daemon/dist/', import.meta.url));
+
+/** Modules that can reach the network from the daemon, whatever names are imported from them. */
+const FORBIDDEN_MODULES = [
+  'https',
+  'node:https',
+  'undici',
+  'node:tls',
+  'tls',
+  'node:dgram',
+  'dgram',
+  'node:dns',
+  'dns',
+  'node:http2',
+  'http2',
+  'ws',
+];
+/** Modules the daemon may import only for the named, non-connecting members. */
+const RESTRICTED_MEMBERS: Record<string, readonly string[]> = {
+  'node:http': ['createServer', 'Server', 'IncomingMessage', 'ServerResponse'],
+  'node:net': ['Socket'],
+};
+
+function builtFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true, recursive: true })
+    .filter((entry) => entry.isFile() && entry.name.endsWith('.js'))
+    .map((entry) => join(entry.parentPath, entry.name));
+}
+
+interface ImportSite {
+  file: string;
+  module: string;
+  members: string[];
+}
+
+function importsOf(file: string): ImportSite[] {
+  const text = readFileSync(file, 'utf8');
+  const sites: ImportSite[] = [];
+  const staticImport = /import\s+(?:([\w$*\s{},]+?)\s+from\s+)?['"]([^'"]+)['"]/g;
+  for (const match of text.matchAll(staticImport)) {
+    const clause = match[1] ?? '';
+    const members = [...clause.replace(/.*\{|\}.*/gs, '').split(',')]
+      .map((m) => m.trim().split(/\s+as\s+/)[0] ?? '')
+      .filter(Boolean);
+    const namespace = /\*\s+as\s+\w+|^\s*\w+\s*$/.test(clause) ? ['*'] : [];
+    sites.push({ file, module: match[2] ?? '', members: clause.includes('{') ? members : namespace });
+  }
+  for (const match of text.matchAll(/(?:import|require)\(\s*['"]([^'"]+)['"]\s*\)/g)) {
+    sites.push({ file, module: match[1] ?? '', members: ['*'] });
+  }
+  return sites;
+}
+
+describe('checklist: the daemon has no network route but the host transport', () => {
+  const sites = builtFiles(DIST).flatMap(importsOf);
+
+  it('scans a real build (the check can fail: the daemon does import node:http for its socketless server)', () => {
+    expect(sites.length).toBeGreaterThan(20);
+    expect(sites.some((site) => site.module === 'node:http')).toBe(true);
+  });
+
+  it('imports no module that opens outbound connections', () => {
+    const offending = sites.filter((site) => FORBIDDEN_MODULES.includes(site.module));
+    expect(offending).toEqual([]);
+  });
+
+  it('imports only non-connecting members of node:http and node:net', () => {
+    const offending = sites.filter((site) => {
+      const allowed = RESTRICTED_MEMBERS[site.module];
+      return allowed !== undefined && site.members.some((member) => !allowed.includes(member));
+    });
+    expect(offending).toEqual([]);
+  });
+
+  it('disables the global fetch in the sidecar, so no library can fall back to an ambient route', () => {
+    const probe = `
+      const { disableAmbientFetch } = await import(${JSON.stringify(join(DIST, 'no-ambient-fetch.js'))});
+      disableAmbientFetch();
+      try { await fetch('http://127.0.0.1:9/'); console.log('REACHED'); }
+      catch (error) { console.log(error.code); }
+      try { globalThis.fetch = async () => 'replaced'; } catch { /* strict mode */ }
+      console.log(typeof (await fetch('http://127.0.0.1:9/').catch((e) => e.code)));`;
+    const result = spawnSync(process.execPath, ['--input-type=module', '-e', probe], { encoding: 'utf8' });
+    expect(result.stdout.trim().split('\n')).toEqual(['AMBIENT_FETCH_DISABLED', 'string']);
+  });
+});
