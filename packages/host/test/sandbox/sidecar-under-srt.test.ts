@@ -4,7 +4,7 @@
  * a run-time workspace grant respawns it under the new policy, and the host ends the whole
  * sandboxed tree (bwrap, the sidecar, socat relays) on restart and stop, with no orphan left.
  */
-import { mkdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { HandshakeResponse } from '@bastion/protocol';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -43,6 +43,11 @@ function daemonPid(tree: number[]): number {
   const pid = tree.find((p) => /daemon\/dist\/main\.js$/.test(commandLine(p)) && commandLine(p).startsWith(process.execPath));
   if (pid === undefined) throw new Error(`no daemon process in ${tree.map(commandLine).join(' | ')}`);
   return pid;
+}
+
+function sidecarEnv(pid: number): Record<string, string> {
+  const pairs = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').filter(Boolean);
+  return Object.fromEntries(pairs.map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]));
 }
 
 describe('the sidecar under srt (real bubblewrap)', () => {
@@ -93,12 +98,14 @@ describe('the sidecar under srt (real bubblewrap)', () => {
     const bridges = hostSocatBridges();
     expect(bridges.length).toBeGreaterThan(0);
     expect(tree.map(commandLine).some((line) => line.includes('socat'))).toBe(true);
-    const policyTemp = host.supervisor.current?.config.userData;
-    expect(policyTemp).toBeDefined();
+    const privateTemp = sidecarEnv(daemonPid(tree)).TMPDIR ?? '';
+    expect(privateTemp).toMatch(/\/bastion-sidecar-/);
+    expect(statSync(privateTemp).mode & 0o777).toBe(0o700);
 
     await host.stop();
     host = undefined;
     await waitFor(() => [...tree, ...bridges].every((pid) => !isRunning(pid)), 10_000, 'sandbox processes to end');
     expect(hostSocatBridges()).toEqual([]);
+    expect(existsSync(privateTemp)).toBe(false);
   });
 });
