@@ -7,8 +7,9 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Benchmark, BenchFigure } from './harness.js';
 import { handshakeBenchmark } from './handshake.bench.js';
+import { commandBenchmark } from './command.bench.js';
 
-const BENCHMARKS: Benchmark[] = [handshakeBenchmark];
+const BENCHMARKS: Benchmark[] = [handshakeBenchmark, commandBenchmark];
 
 const here = dirname(fileURLToPath(import.meta.url));
 

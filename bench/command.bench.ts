@@ -1,0 +1,159 @@
+/**
+ * Issue 5: run_command through the full path — the daemon's run_command tool (validation, mode) →
+ * its command client → channel v1 frames (the real codec) → the host's command executor
+ * (re-validation, per-command srt profile) → a bubblewrap-sandboxed child → output frames back —
+ * vs a plain `child_process.spawn` of the same program, in the same run. The two channel ends are
+ * in this one process over in-memory pipes (no sidecar process hop); everything else is real.
+ *
+ * Figures: p50 latency of `true` (target: overhead ≤ 100 ms), and output throughput of
+ * `seq 1 1000000` (6.9 MB; Bastion forwards the first 1 MiB and drains the rest, as designed). The
+ * throughput figure subtracts each path's own `true` p50 (its fixed start cost) from the `seq` run,
+ * so it measures streaming, not sandbox start-up; the raw figure is printed too.
+ */
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { createLogger, FramedChannel, hostToSidecarFrameSchema, sidecarToHostFrameSchema } from '@bastion/protocol';
+import { CommandClient, type CommandRunResult } from '../packages/daemon/src/shell/command-client.js';
+import type { ShellRefusal } from '../packages/daemon/src/shell/shell-error.js';
+import { createRunCommandTool } from '../packages/daemon/src/shell/run-command-tool.js';
+import { openDatabase } from '../packages/daemon/src/storage/database.js';
+import { SessionStore } from '../packages/daemon/src/storage/session-store.js';
+import { WorkspaceRoots } from '../packages/daemon/src/workspaces/workspace-roots.js';
+import { CommandExecutor } from '../packages/host/src/commands/command-executor.js';
+import { acquireSrtSession } from '../packages/host/src/sandbox/srt-session.js';
+import { figure, median, type Benchmark } from './harness.js';
+
+const LATENCY_RUNS = Number(process.env.BENCH_COMMAND_RUNS ?? 30);
+const THROUGHPUT_RUNS = Number(process.env.BENCH_COMMAND_THROUGHPUT_RUNS ?? 5);
+const SEQ_ARGS = ['1', '1000000'];
+
+interface Timed {
+  ms: number;
+  bytes: number;
+}
+
+function plainRun(command: string, args: string[], cwd: string): Promise<Timed> {
+  const started = performance.now();
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    let bytes = 0;
+    child.stdout.on('data', (chunk: Buffer) => (bytes += chunk.byteLength));
+    child.once('error', reject);
+    child.once('close', () => resolve({ ms: performance.now() - started, bytes }));
+  });
+}
+
+export const commandBenchmark: Benchmark = {
+  id: 'command',
+  title: 'run_command through tool → frames → host → sandboxed child vs plain child_process.spawn',
+  async run() {
+    const root = realpathSync(mkdtempSync(join(tmpdir(), 'bastion-bench-command-')));
+    const home = join(root, 'home');
+    const userData = join(root, 'userdata');
+    const workspace = join(root, 'workspace');
+    for (const dir of [home, userData, workspace]) mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const realHome = process.env.HOME;
+    process.env.HOME = home;
+    const srt = await acquireSrtSession();
+    const db = openDatabase(join(userData, 'sessions.db'));
+    try {
+      const log = createLogger('bench', () => undefined);
+      const toHost = new PassThrough();
+      const toSidecar = new PassThrough();
+      const hostEnd = new FramedChannel({
+        source: toHost,
+        sink: toSidecar,
+        inbound: sidecarToHostFrameSchema,
+        outbound: hostToSidecarFrameSchema,
+        onClose: () => undefined,
+      });
+      const sidecarEnd = new FramedChannel({
+        source: toSidecar,
+        sink: toHost,
+        inbound: hostToSidecarFrameSchema,
+        outbound: sidecarToHostFrameSchema,
+        onClose: () => undefined,
+      });
+      const executor = new CommandExecutor({ userData, home, log, srt });
+      executor.attach({
+        channel: hostEnd,
+        config: {
+          allowedOrigins: ['http://127.0.0.1:1'],
+          userData,
+          workspaces: [workspace],
+          capabilities: { sandbox: 'srt', shell: true, platform: process.platform },
+        },
+      });
+      const store = new SessionStore(db);
+      const session = store.createSession({
+        provider: 'demo',
+        model: 'demo',
+        workspace,
+        mode: 'auto',
+        consentBy: 'bench',
+      });
+      const tool = createRunCommandTool(
+        { roots: new WorkspaceRoots([workspace]), workspace, sessionId: session.id, store },
+        { client: new CommandClient(sidecarEnd), userData, log },
+      );
+      const execute = tool.execute;
+      if (!execute) throw new Error('run_command has no execute');
+      const bastionRun = async (command: string, args: string[]): Promise<Timed> => {
+        const started = performance.now();
+        const result = (await execute({ command, args }, { toolCallId: 'bench', messages: [] })) as
+          CommandRunResult | ShellRefusal;
+        if ('ok' in result) throw new Error(`run_command refused: ${result.code}`);
+        // Bytes the command produced: all of them passed through the host (the first 1 MiB forwarded).
+        const bytes = result.truncated ? plainBytes : Buffer.byteLength(result.stdout);
+        return { ms: performance.now() - started, bytes };
+      };
+      const plainBytes = (await plainRun('seq', SEQ_ARGS, workspace)).bytes;
+
+      const bastionTrue: number[] = [];
+      const plainTrue: number[] = [];
+      await bastionRun('true', []);
+      for (let i = 0; i < LATENCY_RUNS; i += 1) {
+        plainTrue.push((await plainRun('true', [], workspace)).ms);
+        bastionTrue.push((await bastionRun('true', [])).ms);
+      }
+      const bastionSeq: Timed[] = [];
+      const plainSeq: Timed[] = [];
+      for (let i = 0; i < THROUGHPUT_RUNS; i += 1) {
+        plainSeq.push(await plainRun('seq', SEQ_ARGS, workspace));
+        bastionSeq.push(await bastionRun('seq', SEQ_ARGS));
+      }
+      const p50Bastion = median(bastionTrue);
+      const p50Plain = median(plainTrue);
+      const mbps = (runs: Timed[], startCost: number) =>
+        median(runs.map((run) => run.bytes / 1e6 / (Math.max(run.ms - startCost, 1) / 1000)));
+      const rawMbps = (runs: Timed[]) => median(runs.map((run) => run.bytes / 1e6 / (run.ms / 1000)));
+      return [
+        figure('`true` p50 latency', 'ms', p50Bastion, p50Plain, 'overhead ≤ 100 ms', (_r, b, p) => b - p <= 100),
+        figure(
+          '`seq 1 1000000` streaming throughput (start cost subtracted)',
+          'MB/s',
+          mbps(bastionSeq, p50Bastion),
+          mbps(plainSeq, p50Plain),
+          '≥ 0.5× plain',
+          (r) => r >= 0.5,
+        ),
+        figure(
+          '`seq 1 1000000` raw throughput (start cost included)',
+          'MB/s',
+          rawMbps(bastionSeq),
+          rawMbps(plainSeq),
+          'informational',
+          () => true,
+        ),
+      ];
+    } finally {
+      db.close();
+      await srt.release();
+      process.env.HOME = realHome;
+      rmSync(root, { recursive: true, force: true });
+    }
+  },
+};
