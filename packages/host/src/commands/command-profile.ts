@@ -8,13 +8,11 @@
  * private temp dir made for this command. No network: an empty strict allowlist behind srt's proxy.
  *
  * What it does not catch: reads of anything else the user can read (the rest of the disk), and
- * writes to the few paths srt keeps writable for itself (/dev/null and the child's stdio).
+ * writes to the device files srt keeps writable (/dev/null and the child's stdio).
  */
 import type { SandboxRuntimeConfig } from '@anthropic-ai/sandbox-runtime';
 import { resolveHomeSecretPaths } from '../sandbox/home-secrets.js';
-
-/** srt's own shared TMPDIR, writable in every srt sandbox by default; a command gets a private one instead. */
-export const SRT_SHARED_TEMP_DIR = '/tmp/claude';
+import { SRT_UNASKED_WRITE_PATHS } from '../sandbox/sidecar-sandbox-policy.js';
 
 export interface CommandProfileInput {
   /** The HOME the host runs with (a temporary one in tests). */
@@ -43,7 +41,8 @@ export function buildCommandSandboxProfile(input: CommandProfileInput): SandboxR
     filesystem: {
       denyRead: [...secrets, input.userData],
       allowWrite: [...new Set(writable)],
-      denyWrite: [...secrets, SRT_SHARED_TEMP_DIR],
+      // srt's shared /tmp/claude is write-denied: a command's TMPDIR is its own private dir.
+      denyWrite: [...secrets, ...SRT_UNASKED_WRITE_PATHS],
     },
   };
 }

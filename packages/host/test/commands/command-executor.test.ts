@@ -134,14 +134,20 @@ describe('command executor: secrets stay out (kernel profile)', () => {
     expectNoCanaryAnywhere(run.text());
   });
 
-  it('denies writes outside the workspace and to ~/.bashrc, leaving the bytes unchanged', async () => {
+  it('denies writes outside the workspace, to ~/.bashrc, userData and /tmp/claude, leaving the bytes unchanged', async () => {
     const targets = [join(world.outside, 'kept.txt'), join(world.home, '.bashrc'), join(world.userData, 'auth.json')];
     const before = targets.map((path) => readFileSync(path));
     const script = targets.map((path) => `echo pwned >> "$(printf '${printfPath(path)}')"`).join('; ');
-    const run = world.run('sh', ['-c', `${script}; echo pwned > "$(printf '${printfPath(world.outside)}')/new.txt"`]);
+    const probe = `/tmp/claude/bastion-probe-${process.pid}`;
+    const run = world.run('sh', [
+      '-c',
+      `${script}; echo pwned > "$(printf '${printfPath(world.outside)}')/new.txt"; echo pwned > "$(printf '${printfPath(probe)}')"`,
+    ]);
     await run.done;
     targets.forEach((path, index) => expect(readFileSync(path).equals(before[index] as Buffer)).toBe(true));
     expect(existsSync(join(world.outside, 'new.txt'))).toBe(false);
+    // srt's shared TMPDIR would be a channel between commands and the sidecar: write-denied too.
+    expect(existsSync(probe)).toBe(false);
   });
 
   it('has no network: a connection to a host loopback port never arrives', async () => {
