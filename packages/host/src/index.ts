@@ -2,6 +2,7 @@ export * from './errors.js';
 export * from './bastion-host.js';
 export * from './daemon-client.js';
 export * from './user-data.js';
+export * from './sandbox/sandbox-posture.js';
 export * from './supervisor/daemon-socket-host.js';
 export * from './supervisor/sidecar-launcher.js';
 export * from './supervisor/sidecar-supervisor.js';

@@ -11,3 +11,4 @@ export * from './network/endpoint-origin.js';
 export * from './scratch-dir.js';
 export * from './desktop-route.js';
 export * from './host-ipc.js';
+export * from './api/chatgpt.js';

@@ -191,3 +191,36 @@ export const UI_CSP_NONCE_BYTES = 16;
 export const UI_MAX_URL_CHARS = 2 * KiB;
 /** Largest JSON body a host IPC channel accepts. */
 export const HOST_IPC_MAX_BODY_BYTES = 16 * KiB;
+
+/** ChatGPT subscription OAuth (SEC-008: host `src/oauth/`, daemon `src/oauth/`). */
+/** An authorization attempt (PKCE verifier, state, callback listener) lives this long. */
+export const CHATGPT_OAUTH_ATTEMPT_TTL_MS = 10 * 60_000;
+/** PKCE code verifier entropy (RFC 7636 asks for 32 octets). */
+export const CHATGPT_OAUTH_VERIFIER_BYTES = 32;
+/** `state` entropy; the issue asks for at least 24 bytes. */
+export const CHATGPT_OAUTH_STATE_BYTES = 32;
+/** Attempt id entropy. */
+export const CHATGPT_OAUTH_ATTEMPT_ID_BYTES = 24;
+/** Longest request target (path + query) the loopback callback listener reads. */
+export const CHATGPT_CALLBACK_MAX_TARGET_BYTES = 8 * KiB;
+/** Most query parameters a callback may carry (state, code, scope, … — a real one has about five). */
+export const CHATGPT_CALLBACK_MAX_QUERY_PARAMS = 12;
+/** Header bytes the callback listener's parser accepts before it answers 431. */
+export const CHATGPT_CALLBACK_MAX_HEADER_BYTES = 16 * KiB;
+/** A callback request must arrive whole within this time (slow-loris on the loopback port). */
+export const CHATGPT_CALLBACK_REQUEST_TIMEOUT_MS = 10_000;
+/** Longest authorization code / state value accepted from a callback or `/auth/chatgpt/complete`. */
+export const CHATGPT_MAX_CODE_CHARS = 4 * KiB;
+export const CHATGPT_MAX_STATE_CHARS = 256;
+/** Longest authorization URL the daemon returns (it is built from fixed parts plus random values). */
+export const CHATGPT_MAX_AUTHORIZATION_URL_CHARS = 4 * KiB;
+/** Largest token-endpoint response read (code exchange and refresh). */
+export const CHATGPT_TOKEN_RESPONSE_MAX_BYTES = 1 * MiB;
+/** Display and account claims kept from the token response; longer values are refused, not cut. */
+export const CHATGPT_MAX_ACCOUNT_ID_CHARS = 128;
+export const CHATGPT_MAX_EMAIL_CHARS = 320;
+export const CHATGPT_MAX_PLAN_CHARS = 64;
+/** Longest access or refresh token stored. */
+export const CHATGPT_MAX_TOKEN_CHARS = 16 * KiB;
+/** An access token this close to its expiry is refreshed before use. */
+export const CHATGPT_REFRESH_SKEW_MS = 60_000;

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
-import { resolveUserDataPath, startBastionHost } from '@bastion/host';
+import { resolveUserDataPath, startBastionHost, type BastionHost } from '@bastion/host';
 import { createOutput } from '../output.js';
 import { UsageError } from '../usage.js';
 
@@ -17,6 +17,7 @@ export async function startCommand(argv: string[]): Promise<number> {
         'no-open': { type: 'boolean', default: false },
         json: { type: 'boolean', default: false },
         verbose: { type: 'boolean', default: false },
+        'unsandboxed-shell': { type: 'boolean', default: false },
       },
     }));
   } catch (error) {
@@ -28,7 +29,9 @@ export async function startCommand(argv: string[]): Promise<number> {
     userData: resolveUserDataPath(values.home),
     workspaces: [workspace],
     verbose: values.verbose,
+    unsandboxedShell: values['unsandboxed-shell'],
   });
+  reportSandboxPosture(host, values['unsandboxed-shell']);
   const sidecar = host.supervisor.current;
   out.event({
     event: 'ready',
@@ -36,6 +39,8 @@ export async function startCommand(argv: string[]): Promise<number> {
     ui: null,
     launch: null,
     sandbox: host.capabilities.sandbox,
+    shell: host.capabilities.shell,
+    reason: host.capabilities.reason ?? null,
     pid: { host: process.pid, sidecar: sidecar?.pid ?? null },
   });
   out.say(`Bastion is running.`);
@@ -56,4 +61,20 @@ export async function startCommand(argv: string[]): Promise<number> {
   await host.stop();
   out.event({ event: 'stopped' });
   return 0;
+}
+
+/** Posture notices go to stderr in both output modes: --json keeps stdout for the JSON lines. */
+function reportSandboxPosture(host: BastionHost, unsandboxedShell: boolean): void {
+  const posture = host.posture;
+  if (!posture) return;
+  if (posture.warning) process.stderr.write(`\n${'!'.repeat(72)}\n${posture.warning}\n${'!'.repeat(72)}\n\n`);
+  else if (posture.capabilities.sandbox === 'none') {
+    process.stderr.write(`bastion: ${posture.capabilities.reason ?? 'no outer sandbox'}\n`);
+    if (posture.availability.install) {
+      process.stderr.write(`bastion: to run commands sandboxed, install: ${posture.availability.install}\n`);
+      process.stderr.write('bastion: or accept the risk with --unsandboxed-shell\n');
+    }
+  } else if (unsandboxedShell) {
+    process.stderr.write('bastion: the outer sandbox is available, so --unsandboxed-shell has no effect\n');
+  }
 }
