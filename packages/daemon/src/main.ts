@@ -10,6 +10,7 @@ import { createSocketlessServer } from './http/socketless-server.js';
 import { openHostChannel } from './channel/host-channel.js';
 import { attestReady, receiveSockets } from './ipc.js';
 import { createDaemonLogger } from './logger.js';
+import { openAgentRuntime } from './agent/agent-runtime.js';
 import { disableAmbientFetch } from './no-ambient-fetch.js';
 
 // stdout is the channel: nothing else may write to it.
@@ -25,14 +26,18 @@ async function main(): Promise<void> {
       process.exit(error ? 3 : 0);
     },
   });
+  const agent = openAgentRuntime({ userData: bootstrap.user_data, workspaces: bootstrap.workspaces, log });
   const app = createDaemonApp(
     { port: bootstrap.daemon_port, allowedOrigins: bootstrap.allowed_origins, password: bootstrap.password },
-    [handshakeRoutes(bootstrap.capabilities)],
+    [handshakeRoutes(bootstrap.capabilities), ...agent.routes],
   );
   const server = createSocketlessServer(app);
   channel.on('shutdown', () => {
     log.info('sidecar.shutdown');
-    void server.close().then(() => process.exit(0));
+    void agent
+      .close()
+      .then(() => server.close())
+      .then(() => process.exit(0));
   });
   receiveSockets(
     (socket) => server.accept(socket),

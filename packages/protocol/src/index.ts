@@ -12,3 +12,4 @@ export * from './scratch-dir.js';
 export * from './desktop-route.js';
 export * from './host-ipc.js';
 export * from './api/chatgpt.js';
+export * from './api/sse-parser.js';

@@ -1,0 +1,75 @@
+/**
+ * Composes the agent side of the sidecar: sessions.db in userData, the host-granted workspace
+ * roots, the provider registry (with the one injected provider fetch), the run manager and their
+ * routes. At start-up, runs a dead sidecar left `running` are marked interrupted.
+ */
+import { join } from 'node:path';
+import type { Logger } from '@bastion/protocol';
+import type { RouteModule } from '../http/app.js';
+import { agentRoutes } from '../http/routes/agent-routes.js';
+import { sessionRoutes } from '../http/routes/session-routes.js';
+import { workspaceRoutes } from '../http/routes/workspace-routes.js';
+import { DEMO_PROVIDER_ID } from '../providers/demo/demo-model.js';
+import { demoProvider, ProviderRegistry, type ProviderDefinition, type ProviderFetch } from '../providers/provider-registry.js';
+import { openDatabase } from '../storage/database.js';
+import { SessionStore } from '../storage/session-store.js';
+import { WorkspaceRoots } from '../workspaces/workspace-roots.js';
+import { RunManager, type ToolFactory } from './run-manager.js';
+
+export const SESSIONS_DB_FILE = 'sessions.db';
+
+export interface AgentRuntimeOptions {
+  userData: string;
+  /** Roots from the bootstrap frame: the only ones the daemon opens. */
+  workspaces: readonly string[];
+  log: Logger;
+  /** The host-routed transport's fetch; without it, HTTP providers fail closed. */
+  fetch?: ProviderFetch;
+  /** Providers besides `demo`. */
+  providers?: readonly ProviderDefinition[];
+  /** Extra tools per session (run_command when the posture allows a shell). */
+  extraTools?: readonly ToolFactory[];
+  /** Provider of sessions created without one. */
+  defaultProvider?: string;
+}
+
+export interface AgentRuntime {
+  readonly store: SessionStore;
+  readonly registry: ProviderRegistry;
+  readonly runs: RunManager;
+  readonly roots: WorkspaceRoots;
+  readonly routes: RouteModule[];
+  /** Abort runs (each writes its final event), then close the database. */
+  close(): Promise<void>;
+}
+
+export function openAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
+  const db = openDatabase(join(options.userData, SESSIONS_DB_FILE));
+  const store = new SessionStore(db);
+  const interrupted = store.interruptStaleRuns();
+  if (interrupted > 0) options.log.warn('runs.interrupted', { count: interrupted });
+  const roots = new WorkspaceRoots(options.workspaces);
+  const registry = new ProviderRegistry({
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+    providers: [demoProvider, ...(options.providers ?? [])],
+  });
+  const runs = new RunManager({ store, registry, roots, log: options.log, extraTools: options.extraTools ?? [] });
+  let closed: Promise<void> | undefined;
+  return {
+    store,
+    registry,
+    runs,
+    roots,
+    routes: [
+      workspaceRoutes(roots),
+      sessionRoutes({ store, roots, registry, runs, defaultProvider: options.defaultProvider ?? DEMO_PROVIDER_ID }),
+      agentRoutes({ store, runs }),
+    ],
+    close() {
+      closed ??= runs.shutdown().then(() => {
+        db.close();
+      });
+      return closed;
+    },
+  };
+}

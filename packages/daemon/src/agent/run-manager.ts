@@ -1,0 +1,183 @@
+/**
+ * Starts, tracks and aborts agent runs: at most one active run per session (also enforced by the
+ * store's partial unique index), several sessions at once up to AGENT_MAX_CONCURRENT_RUNS. Every
+ * event is persisted before it is published, and each run ends with exactly one run-finished or
+ * run-error event, written in the same transaction that closes the run.
+ */
+import type { ToolSet } from 'ai';
+import {
+  AGENT_MAX_CONCURRENT_RUNS,
+  type AgentEvent,
+  type ApprovalAnswer,
+  type Logger,
+  type Session,
+} from '@bastion/protocol';
+import { DaemonError } from '../errors.js';
+import type { ProviderRegistry } from '../providers/provider-registry.js';
+import type { ApprovalAnswerRefusal, FinalRunStatus, SessionStore } from '../storage/session-store.js';
+import { createFileTools } from '../tools/file-tools.js';
+import type { ToolContext } from '../tools/tool-context.js';
+import type { WorkspaceRoots } from '../workspaces/workspace-roots.js';
+import { runAgentLoop } from './agent-loop.js';
+import { EventHub } from './event-hub.js';
+
+/** Extra tools for a session (issue 5 registers run_command here when the posture allows a shell). */
+export type ToolFactory = (context: ToolContext & { session: Session }) => ToolSet;
+
+export type RunRequest = { message: string } | { approvalAnswer: ApprovalAnswer };
+
+const APPROVAL_REFUSAL_CODES: Record<ApprovalAnswerRefusal, string> = {
+  'unknown-approval': 'APPROVAL_UNKNOWN',
+  'other-session': 'APPROVAL_OTHER_SESSION',
+  'tool-call-mismatch': 'APPROVAL_TOOL_CALL_MISMATCH',
+  'already-answered': 'APPROVAL_ALREADY_ANSWERED',
+  cancelled: 'APPROVAL_CANCELLED',
+};
+
+interface ActiveRun {
+  runId: string;
+  controller: AbortController;
+  done: Promise<void>;
+}
+
+export class RunManager {
+  readonly hub = new EventHub();
+  readonly #store: SessionStore;
+  readonly #registry: ProviderRegistry;
+  readonly #roots: WorkspaceRoots;
+  readonly #extraTools: readonly ToolFactory[];
+  readonly #log: Logger;
+  readonly #active = new Map<string, ActiveRun>();
+
+  constructor(options: {
+    store: SessionStore;
+    registry: ProviderRegistry;
+    roots: WorkspaceRoots;
+    log: Logger;
+    extraTools?: readonly ToolFactory[];
+  }) {
+    this.#store = options.store;
+    this.#registry = options.registry;
+    this.#roots = options.roots;
+    this.#log = options.log;
+    this.#extraTools = options.extraTools ?? [];
+  }
+
+  isActive(sessionId: string): boolean {
+    return this.#active.has(sessionId);
+  }
+
+  /** Start a run for a new message or an approval answer. Throws DaemonError with a wire code. */
+  start(sessionId: string, request: RunRequest): { runId: string; messageId: string | null } {
+    const session = this.#store.getSession(sessionId);
+    if (!session) throw new DaemonError('SESSION_NOT_FOUND', 'no such session');
+    if (this.#active.has(sessionId)) throw new DaemonError('RUN_ACTIVE', 'a run is already active for this session');
+    if (this.#active.size >= AGENT_MAX_CONCURRENT_RUNS) throw new DaemonError('RUN_LIMIT', 'too many runs are active');
+    const model = this.#registry.resolve({ provider: session.provider, model: session.model });
+
+    if ('message' in request) {
+      if (this.#store.hasPendingApproval(sessionId)) {
+        throw new DaemonError('APPROVAL_PENDING', 'answer the pending approval first');
+      }
+    } else {
+      const answer = request.approvalAnswer;
+      const flipped = this.#store.answerApproval({
+        sessionId,
+        approvalId: answer.approval_id,
+        toolCallId: answer.tool_call_id,
+        approved: answer.approved,
+        ...(answer.reason === undefined ? {} : { reason: answer.reason }),
+      });
+      if (!flipped.ok) throw new DaemonError(APPROVAL_REFUSAL_CODES[flipped.refusal], 'the approval answer was refused');
+    }
+
+    const started = this.#store.startRun(sessionId, {
+      userContent: 'message' in request ? [{ role: 'user', content: [{ type: 'text', text: request.message }] }] : [],
+      provider: session.provider,
+      model: session.model,
+    });
+    this.hub.publish(sessionId, started.event);
+    const controller = new AbortController();
+    const context: ToolContext & { session: Session } = {
+      roots: this.#roots,
+      workspace: session.workspace,
+      sessionId,
+      store: this.#store,
+      session,
+    };
+    const tools: ToolSet = { ...createFileTools(context) };
+    for (const factory of this.#extraTools) Object.assign(tools, factory(context));
+
+    const runId = started.runId;
+    this.#log.info('run.started', { session_id: sessionId, run_id: runId, provider: session.provider, model: session.model });
+    const done = this.#execute(sessionId, runId, controller, () =>
+      runAgentLoop({
+        model,
+        runId,
+        messages: this.#store.modelMessages(sessionId),
+        tools,
+        signal: controller.signal,
+        onMessages: (messages) => this.#store.appendMessages(sessionId, runId, messages),
+        emit: (event) => this.#emit(sessionId, event),
+        onApprovalRequest: (approval) => this.#store.recordApprovalRequest({ sessionId, runId, ...approval }),
+      }),
+    );
+    this.#active.set(sessionId, { runId, controller, done });
+    return { runId, messageId: started.messageId };
+  }
+
+  /** Abort the session's active run (if any) and cancel its pending approvals. */
+  abort(sessionId: string): boolean {
+    const active = this.#active.get(sessionId);
+    const cancelled = this.#store.cancelPendingApprovals(sessionId);
+    if (!active) return cancelled > 0;
+    active.controller.abort(new DaemonError('RUN_ABORTED', 'the run was aborted'));
+    return true;
+  }
+
+  /** Abort every run and wait until each has written its final event. */
+  async shutdown(): Promise<void> {
+    const runs = [...this.#active.values()];
+    for (const run of runs) run.controller.abort(new DaemonError('RUN_ABORTED', 'the agent is shutting down'));
+    await Promise.all(runs.map((run) => run.done));
+  }
+
+  #emit(sessionId: string, event: AgentEvent): void {
+    this.hub.publish(sessionId, this.#store.appendEvent(sessionId, event));
+  }
+
+  async #execute(
+    sessionId: string,
+    runId: string,
+    controller: AbortController,
+    loop: () => ReturnType<typeof runAgentLoop>,
+  ): Promise<void> {
+    // let start() register the run before the loop can finish
+    await Promise.resolve();
+    let status: FinalRunStatus;
+    let final: Extract<AgentEvent, { type: 'run-finished' | 'run-error' }>;
+    try {
+      const finishReason = await loop();
+      if (controller.signal.aborted) throw controller.signal.reason;
+      status = 'finished';
+      final = { type: 'run-finished', run_id: runId, finish_reason: finishReason };
+    } catch (error) {
+      if (controller.signal.aborted) {
+        status = 'aborted';
+        final = { type: 'run-error', run_id: runId, code: 'RUN_ABORTED', message: 'the run was aborted' };
+      } else {
+        status = 'error';
+        const code = error instanceof DaemonError ? error.code : 'PROVIDER_FAILED';
+        final = { type: 'run-error', run_id: runId, code, message: 'the model run failed' };
+      }
+    }
+    try {
+      this.hub.publish(sessionId, this.#store.finishRun(sessionId, runId, status, final));
+      this.#log.info('run.ended', { session_id: sessionId, run_id: runId, status: status, code: final.type === 'run-error' ? final.code : null });
+    } catch (error) {
+      this.#log.error('run.finish-failed', { session_id: sessionId, run_id: runId, code: (error as { code?: string }).code ?? 'UNKNOWN' });
+    } finally {
+      this.#active.delete(sessionId);
+    }
+  }
+}

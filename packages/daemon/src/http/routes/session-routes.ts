@@ -1,0 +1,115 @@
+/** `GET/POST /sessions`, `GET/PATCH/DELETE /sessions/:id`, `GET /sessions/:id/messages`. */
+import {
+  createSessionRequestSchema,
+  pageQuerySchema,
+  sessionIdSchema,
+  updateSessionRequestSchema,
+  type MessageListResponse,
+  type SessionListResponse,
+} from '@bastion/protocol';
+import type { Context } from 'hono';
+import type { RouteModule } from '../app.js';
+import { DaemonError } from '../../errors.js';
+import type { RunManager } from '../../agent/run-manager.js';
+import type { ProviderRegistry } from '../../providers/provider-registry.js';
+import type { SessionStore } from '../../storage/session-store.js';
+import type { WorkspaceRoots } from '../../workspaces/workspace-roots.js';
+import { handle, parseInput, readJson } from './route-support.js';
+
+const notFound = () => new DaemonError('SESSION_NOT_FOUND', 'no such session');
+
+/** The `:id` parameter; a malformed id cannot name a session, so it is a 404 like an unknown one. */
+export function sessionIdParam(c: Context, name = 'id'): string {
+  const parsed = sessionIdSchema.safeParse(c.req.param(name));
+  if (!parsed.success) throw notFound();
+  return parsed.data;
+}
+
+export function sessionRoutes(deps: {
+  store: SessionStore;
+  roots: WorkspaceRoots;
+  registry: ProviderRegistry;
+  runs: RunManager;
+  defaultProvider: string;
+}): RouteModule {
+  const { store, roots, registry, runs } = deps;
+  const checkProvider = (provider: string | undefined) => {
+    if (provider !== undefined && !registry.has(provider)) throw new DaemonError('PROVIDER_UNKNOWN', 'no such provider');
+  };
+  return (app) => {
+    app.get(
+      '/sessions',
+      handle((c) => {
+        const query = parseInput(pageQuerySchema, c.req.query());
+        const page = store.listSessions(query);
+        return c.json({ sessions: page.items, next: page.next } satisfies SessionListResponse);
+      }),
+    );
+    app.post(
+      '/sessions',
+      handle(async (c) => {
+        const body = await readJson(c, createSessionRequestSchema);
+        checkProvider(body.provider);
+        const workspace = body.workspace ?? roots.default ?? null;
+        if (workspace !== null && !roots.isGranted(workspace)) {
+          throw new DaemonError('WORKSPACE_NOT_GRANTED', 'that workspace was not granted by the host');
+        }
+        const provider = body.provider ?? deps.defaultProvider;
+        const model = body.model ?? registry.defaultModel(provider) ?? provider;
+        const session = store.createSession({
+          provider,
+          model,
+          workspace,
+          ...(body.title === undefined ? {} : { title: body.title }),
+          ...(body.mode === undefined ? {} : { mode: body.mode }),
+          ...(body.consent_by === undefined ? {} : { consentBy: body.consent_by }),
+        });
+        return c.json(session, 201);
+      }),
+    );
+    app.get(
+      '/sessions/:id',
+      handle((c) => {
+        const session = store.getSession(sessionIdParam(c));
+        if (!session) throw notFound();
+        return c.json(session);
+      }),
+    );
+    app.patch(
+      '/sessions/:id',
+      handle(async (c) => {
+        const id = sessionIdParam(c);
+        const body = await readJson(c, updateSessionRequestSchema);
+        checkProvider(body.provider);
+        const session = store.updateSession(id, {
+          ...(body.title === undefined ? {} : { title: body.title }),
+          ...(body.mode === undefined ? {} : { mode: body.mode }),
+          ...(body.provider === undefined ? {} : { provider: body.provider }),
+          ...(body.model === undefined ? {} : { model: body.model }),
+          ...(body.consent_by === undefined ? {} : { consentBy: body.consent_by }),
+        });
+        if (!session) throw notFound();
+        return c.json(session);
+      }),
+    );
+    app.delete(
+      '/sessions/:id',
+      handle((c) => {
+        const id = sessionIdParam(c);
+        if (runs.isActive(id)) throw new DaemonError('RUN_ACTIVE', 'a run is active for this session');
+        if (!store.deleteSession(id)) throw notFound();
+        return c.json({ deleted: true });
+      }),
+    );
+    app.get(
+      '/sessions/:id/messages',
+      handle((c) => {
+        const id = sessionIdParam(c);
+        if (!store.getSession(id)) throw notFound();
+        const query = parseInput(pageQuerySchema, c.req.query());
+        const page = store.listMessages(id, query);
+        return c.json({ messages: page.items, next: page.next } satisfies MessageListResponse);
+      }),
+    );
+  };
+}

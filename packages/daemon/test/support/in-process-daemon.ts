@@ -1,0 +1,124 @@
+/**
+ * Test support: the daemon's real app (perimeter + agent routes + real SQLite) served by a plain
+ * node http server on 127.0.0.1, so tests can plug in MockLanguageModelV3 providers. Tests that
+ * need the real sidecar process use startTempHost (packages/host/test/support) instead.
+ */
+import { createServer, type Server } from 'node:http';
+import { mkdirSync, rmSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { getRequestListener } from '@hono/node-server';
+import {
+  createLogger,
+  DAEMON_AUTH_USER,
+  DESKTOP_ROUTE_ROOT,
+  readSseMessages,
+  type AgentEvent,
+  type LogRecord,
+} from '@bastion/protocol';
+import { openAgentRuntime, type AgentRuntime, type AgentRuntimeOptions } from '../../src/agent/agent-runtime.js';
+import { createDaemonApp } from '../../src/http/app.js';
+import { makeTempDir } from './temp-dir.js';
+
+export interface InProcessDaemon {
+  readonly root: string;
+  readonly workspace: string;
+  readonly userData: string;
+  readonly runtime: AgentRuntime;
+  readonly records: LogRecord[];
+  readonly port: number;
+  request<T = unknown>(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; body: T }>;
+  /** Open the session's event stream; returns the response for raw access. */
+  openStream(sessionId: string, lastEventId?: number): Promise<Response>;
+  /** Collect events from the stream until `until` says stop. */
+  collect(
+    sessionId: string,
+    until: (event: AgentEvent) => boolean,
+    lastEventId?: number,
+  ): Promise<{ id: number; event: AgentEvent }[]>;
+  /** Close the runtime (not the files): the next start() on the same root simulates a restart. */
+  stop(): Promise<void>;
+  cleanup(): void;
+}
+
+const UI_ORIGIN = 'http://127.0.0.1:1';
+
+export async function startInProcessDaemon(
+  options: Partial<Omit<AgentRuntimeOptions, 'log'>> & { root?: string } = {},
+): Promise<InProcessDaemon> {
+  const root = options.root ?? makeTempDir();
+  const workspace = join(root, 'workspace');
+  const userData = join(root, 'home');
+  mkdirSync(workspace, { recursive: true });
+  mkdirSync(userData, { recursive: true });
+  const records: LogRecord[] = [];
+  const runtime = openAgentRuntime({
+    userData,
+    workspaces: [workspace],
+    ...options,
+    log: createLogger('daemon', (record) => records.push(record)),
+  });
+  const password = 'test-password-0123456789';
+  // The perimeter needs the port, which is known only after listen().
+  const routing: { handler?: ReturnType<typeof getRequestListener> } = {};
+  const server: Server = createServer((req, res) => void routing.handler?.(req, res));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  routing.handler = getRequestListener(createDaemonApp({ port, allowedOrigins: [UI_ORIGIN], password }, runtime.routes).fetch);
+
+  const headers = {
+    origin: UI_ORIGIN,
+    referer: `${UI_ORIGIN}${DESKTOP_ROUTE_ROOT}/`,
+    authorization: `Basic ${Buffer.from(`${DAEMON_AUTH_USER}:${password}`).toString('base64')}`,
+  };
+  const openStreams = new Set<AbortController>();
+
+  const daemon: InProcessDaemon = {
+    root,
+    workspace,
+    userData,
+    runtime,
+    records,
+    port,
+    async request<T>(method: string, path: string, body?: unknown, extra: Record<string, string> = {}) {
+      const response = await fetch(`http://127.0.0.1:${port}${path}`, {
+        method,
+        headers: { ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...extra },
+        ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
+      });
+      const text = await response.text();
+      return { status: response.status, body: (text ? JSON.parse(text) : undefined) as T };
+    },
+    async openStream(sessionId, lastEventId) {
+      const controller = new AbortController();
+      openStreams.add(controller);
+      return fetch(`http://127.0.0.1:${port}/agent/stream/${sessionId}`, {
+        headers: { ...headers, ...(lastEventId === undefined ? {} : { 'last-event-id': String(lastEventId) }) },
+        signal: controller.signal,
+      });
+    },
+    async collect(sessionId, until, lastEventId) {
+      const response = await daemon.openStream(sessionId, lastEventId);
+      if (!response.body) throw new Error('no stream body');
+      const events: { id: number; event: AgentEvent }[] = [];
+      const body = response.body;
+      for await (const message of readSseMessages(body)) {
+        const event = JSON.parse(message.data) as AgentEvent;
+        events.push({ id: Number(message.id), event });
+        if (until(event)) break;
+      }
+      await body.cancel().catch(() => undefined);
+      return events;
+    },
+    async stop() {
+      for (const controller of openStreams) controller.abort();
+      await runtime.close();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+    cleanup() {
+      rmSync(root, { recursive: true, force: true });
+    },
+  };
+  return daemon;
+}
