@@ -1,9 +1,11 @@
 #!/usr/bin/env node
+import { doctorCommand } from './commands/doctor.js';
 import { startCommand } from './commands/start.js';
 import { USAGE, UsageError } from './usage.js';
 
 const COMMANDS: Record<string, (argv: string[]) => Promise<number>> = {
   start: startCommand,
+  doctor: doctorCommand,
 };
 
 async function main(argv: string[]): Promise<number> {

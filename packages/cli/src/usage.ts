@@ -4,7 +4,8 @@ export class UsageError extends Error {
 }
 
 export const USAGE = `Usage:
-  bastion start [--workspace DIR] [--home DIR] [--no-open] [--json] [--verbose]
+  bastion start [--workspace DIR] [--home DIR] [--no-open] [--json] [--verbose] [--unsandboxed-shell]
+  bastion doctor [--json] [--home DIR]
 
 Options:
   --workspace DIR   project folder the agent may work in (default: the current folder)
@@ -12,4 +13,11 @@ Options:
   --no-open         print the launch URL instead of opening a browser
   --json            one JSON object a line on stdout (the first is the ready line)
   --verbose         copy every log record to stderr
+  --unsandboxed-shell
+                    DANGEROUS: when the outer sandbox is unavailable, run the agent's shell
+                    anyway, unsandboxed (without it the shell is withheld); no effect when
+                    the sandbox is available
+
+doctor: platform, Node, sandbox packages (and how to install what is missing), userData
+permissions and the posture \`start\` would run with; exit 0 only for the full posture.
 `;

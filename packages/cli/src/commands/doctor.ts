@@ -1,0 +1,89 @@
+/**
+ * `bastion doctor [--json] [--home DIR]`: what `bastion start` would run with on this machine —
+ * platform, Node, whether the outer sandbox (srt) is available and which system packages are
+ * missing with the command that installs them, whether userData's permissions are safe, and the
+ * resulting posture. Exit 0 only when the full posture (sandbox srt, shell on) is available and
+ * userData is safe; 1 otherwise. It reads and never creates or changes anything.
+ */
+import { lstatSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { checkSandboxAvailability, decideSandboxPosture, resolveUserDataPath } from '@bastion/host';
+import { UsageError } from '../usage.js';
+
+export interface DoctorReport {
+  platform: NodeJS.Platform;
+  sandbox: { available: boolean; missing: string[] };
+  home: { path: string; safe: boolean };
+  posture: { sandbox: 'srt' | 'none'; shell: boolean };
+}
+
+/** userData is safe when it is a directory of ours with no group/other bits, and so is auth.json. */
+export function inspectUserData(path: string): { safe: boolean; problems: string[] } {
+  const problems: string[] = [];
+  const uid = process.getuid?.();
+  let dir;
+  try {
+    dir = lstatSync(path);
+  } catch {
+    return { safe: true, problems: ['not created yet (`bastion start` creates it with mode 0700)'] };
+  }
+  if (!dir.isDirectory()) problems.push('is not a directory');
+  if ((dir.mode & 0o077) !== 0) problems.push(`mode ${(dir.mode & 0o777).toString(8)}, want 700`);
+  if (uid !== undefined && dir.uid !== uid) problems.push('owned by another user');
+  try {
+    const auth = lstatSync(join(path, 'auth.json'));
+    if (!auth.isFile()) problems.push('auth.json is not a regular file');
+    else if ((auth.mode & 0o077) !== 0) problems.push(`auth.json mode ${(auth.mode & 0o777).toString(8)}, want 600`);
+  } catch {
+    // No auth.json yet: nothing to expose.
+  }
+  return { safe: problems.length === 0, problems };
+}
+
+export function doctorCommand(argv: string[]): Promise<number> {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      strict: true,
+      allowPositionals: false,
+      options: { json: { type: 'boolean', default: false }, home: { type: 'string' } },
+    }));
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  const platform = process.platform;
+  const availability = checkSandboxAvailability(platform);
+  const posture = decideSandboxPosture({ platform, availability, unsandboxedShell: false });
+  const userData = resolveUserDataPath(values.home);
+  const home = inspectUserData(userData);
+  const report: DoctorReport = {
+    platform,
+    sandbox: { available: availability.available, missing: [...availability.missing] },
+    home: { path: userData, safe: home.safe },
+    posture: { sandbox: posture.capabilities.sandbox, shell: posture.capabilities.shell },
+  };
+  const full = report.posture.sandbox === 'srt' && report.posture.shell && report.home.safe;
+
+  if (values.json) {
+    process.stdout.write(`${JSON.stringify(report)}\n`);
+    return Promise.resolve(full ? 0 : 1);
+  }
+  const lines = [
+    'Bastion doctor',
+    `  platform:  ${platform} (${process.arch})`,
+    `  node:      ${process.version}`,
+    availability.available
+      ? '  sandbox:   available (srt)'
+      : `  sandbox:   UNAVAILABLE: ${availability.problems.join('; ')}`,
+    ...availability.missing.map((name) => `    missing package: ${name}`),
+    ...(availability.install ? [`    install with:    ${availability.install}`] : []),
+    `  userData:  ${userData} — ${home.safe ? 'safe' : 'UNSAFE'}${home.problems.length > 0 ? ` (${home.problems.join('; ')})` : ''}`,
+    `  posture:   \`bastion start\` would run with sandbox ${report.posture.sandbox}, shell ${report.posture.shell ? 'on' : 'withheld'}`,
+    ...(posture.capabilities.reason ? [`             (${posture.capabilities.reason})`] : []),
+    full ? 'All good.' : 'Not the full posture: see above.',
+  ];
+  process.stdout.write(`${lines.join('\n')}\n`);
+  return Promise.resolve(full ? 0 : 1);
+}

@@ -1,0 +1,82 @@
+/** `bastion doctor` as a real CLI process, against the real srt dependency check. */
+import { spawnSync } from 'node:child_process';
+import { chmodSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { makeTempDir } from '../../host/test/support/temp-host.js';
+
+const CLI = fileURLToPath(new URL('../dist/main.js', import.meta.url));
+
+const roots: string[] = [];
+afterEach(() => {
+  for (const root of roots.splice(0)) rmSync(root, { recursive: true, force: true });
+});
+
+function tempRoot(): string {
+  const root = makeTempDir('bastion-doctor-');
+  roots.push(root);
+  return root;
+}
+
+function doctor(args: string[], env: NodeJS.ProcessEnv = process.env): { code: number | null; report: Record<string, unknown>; stdout: string } {
+  const result = spawnSync(process.execPath, [CLI, 'doctor', ...args], { env, encoding: 'utf8' });
+  const stdout = result.stdout;
+  return { code: result.status, report: args.includes('--json') ? (JSON.parse(stdout) as Record<string, unknown>) : {}, stdout };
+}
+
+/** A PATH with everything srt looks up except bubblewrap. */
+function pathWithoutBubblewrap(root: string): string {
+  const bin = join(root, 'bin');
+  mkdirSync(bin);
+  for (const tool of ['socat', 'rg', 'which', 'sh']) symlinkSync(`/usr/bin/${tool}`, join(bin, tool));
+  return bin;
+}
+
+describe('bastion doctor', () => {
+  it('reports the full posture on this machine and exits 0, in exactly the documented shape', () => {
+    const root = tempRoot();
+    const { code, report } = doctor(['--json', '--home', join(root, 'data')]);
+    expect(report).toEqual({
+      platform: 'linux',
+      sandbox: { available: true, missing: [] },
+      home: { path: join(root, 'data'), safe: true },
+      posture: { sandbox: 'srt', shell: true },
+    });
+    expect(code).toBe(0);
+  });
+
+  it('with bubblewrap hidden from PATH, reports it missing, the posture without shell, and exits 1', () => {
+    const root = tempRoot();
+    const env = { ...process.env, PATH: pathWithoutBubblewrap(root) };
+    const { code, report } = doctor(['--json', '--home', join(root, 'data')], env);
+    expect(report).toMatchObject({
+      sandbox: { available: false, missing: ['bubblewrap'] },
+      posture: { sandbox: 'none', shell: false },
+    });
+    expect(code).toBe(1);
+    const text = doctor(['--home', join(root, 'data')], env);
+    expect(text.stdout).toContain('missing package: bubblewrap');
+    expect(text.stdout).toContain('apt-get install -y bubblewrap');
+    expect(text.code).toBe(1);
+  });
+
+  it('flags a userData dir open to others, or a loose auth.json, as unsafe and exits 1 (and changes neither)', { timeout: 60_000 }, () => {
+    const root = tempRoot();
+    const data = join(root, 'data');
+    mkdirSync(data, { mode: 0o700 });
+    chmodSync(data, 0o755);
+    expect(doctor(['--json', '--home', data])).toMatchObject({ code: 1, report: { home: { path: data, safe: false } } });
+
+    chmodSync(data, 0o700);
+    writeFileSync(join(data, 'auth.json'), '{}', { mode: 0o644 });
+    chmodSync(join(data, 'auth.json'), 0o644);
+    const { code, report } = doctor(['--json', '--home', data]);
+    expect(report).toMatchObject({ home: { safe: false } });
+    expect(code).toBe(1);
+    expect(doctor(['--home', data]).stdout).toContain('auth.json mode 644, want 600');
+
+    chmodSync(join(data, 'auth.json'), 0o600);
+    expect(doctor(['--json', '--home', data])).toMatchObject({ code: 0, report: { home: { safe: true } } });
+  });
+});
