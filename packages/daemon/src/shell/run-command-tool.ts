@@ -11,6 +11,7 @@
 import { tool } from 'ai';
 import { z } from 'zod';
 import { COMMAND_DEFAULT_TIMEOUT_MS, COMMAND_MAX_TIMEOUT_MS, type Logger } from '@bastion/protocol';
+import type { ToolFactory } from '../agent/run-manager.js';
 import type { ToolContext } from '../tools/tool-context.js';
 import type { CommandClient } from './command-client.js';
 import { isReadOnlyCommand } from './read-only-command.js';
@@ -83,4 +84,9 @@ export function createRunCommandTool(context: ToolContext, shell: ShellBinding) 
       );
     },
   });
+}
+
+/** The session tools of a shell-capable posture; main.ts registers this only when the host's capabilities say `shell: true`. */
+export function runCommandTools(shell: ShellBinding): ToolFactory {
+  return (context) => ({ [RUN_COMMAND_TOOL_NAME]: createRunCommandTool(context, shell) });
 }
