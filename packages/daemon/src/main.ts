@@ -11,6 +11,8 @@ import { openHostChannel } from './channel/host-channel.js';
 import { attestReady, receiveSockets } from './ipc.js';
 import { createDaemonLogger } from './logger.js';
 import { openAgentRuntime } from './agent/agent-runtime.js';
+import { CommandClient } from './shell/command-client.js';
+import { runCommandTools } from './shell/run-command-tool.js';
 import { disableAmbientFetch } from './no-ambient-fetch.js';
 
 // stdout is the channel: nothing else may write to it.
@@ -26,7 +28,14 @@ async function main(): Promise<void> {
       process.exit(error ? 3 : 0);
     },
   });
-  const agent = openAgentRuntime({ userData: bootstrap.user_data, workspaces: bootstrap.workspaces, log });
+  // Registers the command.* handlers; run_command exists only when the host's posture allows a shell (fail closed).
+  const commands = new CommandClient(channel);
+  const agent = openAgentRuntime({
+    userData: bootstrap.user_data,
+    workspaces: bootstrap.workspaces,
+    log,
+    extraTools: bootstrap.capabilities.shell ? [runCommandTools({ client: commands, userData: bootstrap.user_data, log })] : [],
+  });
   const app = createDaemonApp(
     { port: bootstrap.daemon_port, allowedOrigins: bootstrap.allowed_origins, password: bootstrap.password },
     [handshakeRoutes(bootstrap.capabilities), ...agent.routes],
