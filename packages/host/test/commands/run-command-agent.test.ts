@@ -214,3 +214,19 @@ describe('run_command in auto: informed consent, and secrets stay out', () => {
     expectCanaryNowhere(validated.raw + kernel.raw);
   });
 });
+
+describe('run_command is absent when the posture has no shell (fail closed)', () => {
+  it('on a platform without the sandbox, `$ touch` is answered by the demo without any tool call', async () => {
+    const closed = await startTempHost({ home, platform: 'win32' });
+    try {
+      expect(closed.capabilities).toMatchObject({ sandbox: 'none', shell: false });
+      const agent = await AgentDriver.create(closed, { workspace: closed.workspace });
+      const answered = await agent.say('$ touch no-shell-marker');
+      expect(answered.events.some((event) => event.type === 'tool-call' || event.type === 'tool-approval-request')).toBe(false);
+      expect(textOf(answered)).toContain('shell is not available');
+      expect(existsSync(join(closed.workspace, 'no-shell-marker'))).toBe(false);
+    } finally {
+      await closed.stop();
+    }
+  });
+});
