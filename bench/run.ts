@@ -8,8 +8,9 @@ import { fileURLToPath } from 'node:url';
 import type { Benchmark, BenchFigure } from './harness.js';
 import { handshakeBenchmark } from './handshake.bench.js';
 import { commandBenchmark } from './command.bench.js';
+import { sidecarStartBenchmark } from './sidecar-start.bench.js';
 
-const BENCHMARKS: Benchmark[] = [handshakeBenchmark, commandBenchmark];
+const BENCHMARKS: Benchmark[] = [handshakeBenchmark, commandBenchmark, sidecarStartBenchmark];
 
 const here = dirname(fileURLToPath(import.meta.url));
 
