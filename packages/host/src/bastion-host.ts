@@ -20,6 +20,9 @@ import { createSrtSidecarLauncher } from './sandbox/srt-sidecar-launcher.js';
 import { CommandExecutor } from './commands/command-executor.js';
 import { UiServer } from './ui/ui-server.js';
 import { ensureUserData } from './user-data.js';
+import { createHostConfirmer, type HostConfirmer } from './consent/host-confirmer.js';
+import { NetworkAuthority, type CustomGrantResult } from './network/network-authority.js';
+import { attachProviderTransport, createSystemRouteDispatcher } from './network/provider-transport.js';
 
 export interface BastionHostOptions {
   userData: string;
@@ -36,6 +39,10 @@ export interface BastionHostOptions {
   verbose?: boolean;
   /** Extra log sink; tests use it to scan every record. */
   logTap?: LogSink;
+  /** `--allow-endpoint`: custom endpoint URLs consented to on the host's command line, granted before the sidecar starts. */
+  allowEndpoints?: readonly string[];
+  /** Who else may consent (a person at the host's terminal); default: nobody beyond allowEndpoints. */
+  confirmer?: HostConfirmer;
 }
 
 export interface BastionHost {
@@ -50,6 +57,12 @@ export interface BastionHost {
   readonly supervisor: SidecarSupervisor;
   readonly socketHost: DaemonSocketHost;
   readonly ui: UiServer;
+  /** Built-in and consented custom provider grants (SEC-004). */
+  readonly network: NetworkAuthority;
+  /** The host-owned confirmer: the only source of consent for endpoint grants and workspaces. */
+  readonly confirmer: HostConfirmer;
+  /** Ask the confirmer, then grant a custom endpoint's exact origin (memory-only). */
+  grantEndpoint(url: string): Promise<CustomGrantResult>;
   /** Grant a workspace root at run time: the sidecar respawns with the new policy (new password). */
   grantWorkspace(dir: string): Promise<void>;
   stop(): Promise<void>;
@@ -113,6 +126,20 @@ export async function startBastionHost(options: BastionHostOptions): Promise<Bas
   // run_command children: re-validated and run under a per-command profile, for every sidecar spawn.
   const commands = new CommandExecutor({ userData, home, log, srt: srt?.session });
   supervisor.addChannelModule((sidecar) => commands.attach(sidecar));
+  // Provider HTTP leaves only through the host, on the system route, under the current grants.
+  const network = new NetworkAuthority();
+  const confirmer = options.confirmer ?? createHostConfirmer({ allowedEndpoints: options.allowEndpoints ?? [] });
+  const dispatcher = createSystemRouteDispatcher();
+  attachProviderTransport({ supervisor, authority: network, dispatcher, log });
+  for (const url of options.allowEndpoints ?? []) {
+    const granted = await network.requestCustomGrant(url, confirmer);
+    if (!granted.ok) {
+      await Promise.all([socketHost.close(), ui.close(), dispatcher.close()]);
+      await releaseSandbox();
+      throw new HostError(granted.code, granted.message);
+    }
+    log.info('grant.created', { grant_id: granted.grant.grant_id, origin: granted.grant.origin, route: granted.posture.route });
+  }
   const client = new DaemonClient({
     uiOrigin: ui.origin,
     target: async () => {
@@ -127,7 +154,7 @@ export async function startBastionHost(options: BastionHostOptions): Promise<Bas
     await supervisor.start();
   } catch (error) {
     await supervisor.stop();
-    await Promise.all([socketHost.close(), ui.close()]);
+    await Promise.all([socketHost.close(), ui.close(), dispatcher.close()]);
     await releaseSandbox();
     throw error;
   }
@@ -145,6 +172,15 @@ export async function startBastionHost(options: BastionHostOptions): Promise<Bas
     supervisor,
     socketHost,
     ui,
+    network,
+    confirmer,
+    async grantEndpoint(url) {
+      const granted = await network.requestCustomGrant(url, confirmer);
+      if (granted.ok && granted.created) {
+        log.info('grant.created', { grant_id: granted.grant.grant_id, origin: granted.grant.origin, route: granted.posture.route });
+      }
+      return granted;
+    },
     async grantWorkspace(dir) {
       const root = realpathSync(dir);
       if (workspaces.includes(root)) return;
@@ -159,7 +195,7 @@ export async function startBastionHost(options: BastionHostOptions): Promise<Bas
     stop() {
       stopped ??= (async () => {
         await supervisor.stop();
-        await Promise.all([socketHost.close(), ui.close()]);
+        await Promise.all([socketHost.close(), ui.close(), dispatcher.close()]);
         await releaseSandbox();
         log.info('host.stopped');
       })();
