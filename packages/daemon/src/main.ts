@@ -14,6 +14,11 @@ import { openAgentRuntime } from './agent/agent-runtime.js';
 import { CommandClient } from './shell/command-client.js';
 import { runCommandTools } from './shell/run-command-tool.js';
 import { disableAmbientFetch } from './no-ambient-fetch.js';
+import { endpointsRoutes } from './endpoints/endpoints-routes.js';
+import { EndpointStore } from './endpoints/endpoint-store.js';
+import { AuthStore } from './secrets/auth-store.js';
+import { secretsRoutes } from './secrets/secrets-routes.js';
+import { ProviderTransport } from './transport/transport-fetch.js';
 
 // stdout is the channel: nothing else may write to it.
 console.log = console.info = console.debug = console.warn;
@@ -28,6 +33,12 @@ async function main(): Promise<void> {
       process.exit(error ? 3 : 0);
     },
   });
+  // Registers the grant.* / request.credit / response.* handlers before readiness is attested.
+  const transport = new ProviderTransport(channel);
+  const auth = new AuthStore(bootstrap.user_data);
+  const endpoints = new EndpointStore(bootstrap.user_data);
+  // A refused endpoints.json (loose permissions, corrupt) leaves no custom endpoints, not a dead sidecar.
+  await endpoints.load().catch((error: unknown) => log.error('endpoints.load-failed', { code: (error as { code?: string }).code ?? 'UNKNOWN' }));
   // Registers the command.* handlers; run_command exists only when the host's posture allows a shell (fail closed).
   const commands = new CommandClient(channel);
   const agent = openAgentRuntime({
@@ -38,7 +49,12 @@ async function main(): Promise<void> {
   });
   const app = createDaemonApp(
     { port: bootstrap.daemon_port, allowedOrigins: bootstrap.allowed_origins, password: bootstrap.password },
-    [handshakeRoutes(bootstrap.capabilities), ...agent.routes],
+    [
+      handshakeRoutes(bootstrap.capabilities),
+      ...agent.routes,
+      secretsRoutes({ auth, endpoints, log }),
+      endpointsRoutes({ endpoints, auth, transport, log }),
+    ],
   );
   const server = createSocketlessServer(app);
   channel.on('shutdown', () => {

@@ -6,6 +6,7 @@
  */
 import { createInterface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
+import { checkEndpointUrl } from '@bastion/protocol';
 import type { RoutePosture } from '../network/route-posture.js';
 
 export type ConsentRequest =
@@ -18,7 +19,7 @@ export interface HostConfirmer {
 }
 
 export interface HostConfirmerOptions {
-  /** Canonical origins consented to on the command line (`--allow-endpoint`). */
+  /** Endpoint URLs consented to on the command line (`--allow-endpoint`); each stands for its canonical origin. */
   allowedEndpoints?: readonly string[];
   /** The terminal to ask on; omitted or not a TTY means nobody can be asked. */
   terminal?: { input: Readable & { isTTY?: boolean }; output: Writable };
@@ -39,7 +40,11 @@ function describe(request: ConsentRequest): string {
 }
 
 export function createHostConfirmer(options: HostConfirmerOptions = {}): HostConfirmer {
-  const preapproved = new Set(options.allowedEndpoints ?? []);
+  const preapproved = new Set<string>();
+  for (const url of options.allowedEndpoints ?? []) {
+    const checked = checkEndpointUrl(url);
+    if (checked.ok) preapproved.add(checked.origin);
+  }
   const terminal = options.terminal;
   // One question at a time: two prompts interleaved on one terminal could be answered crosswise.
   let queue: Promise<unknown> = Promise.resolve();

@@ -1,0 +1,110 @@
+/**
+ * `<userData>/endpoints.json`: definitions of custom OpenAI-compatible endpoints (Ollama, LM Studio,
+ * llama.cpp, vLLM). A definition is not a grant: grants are memory-only in the host and need fresh
+ * host-owned consent on every start. Base URLs must pass the shared eligibility check (localhost,
+ * *.localhost, IP literals), so a definition can never name a host the host would refuse anyway.
+ */
+import { join } from 'node:path';
+import { z } from 'zod';
+import {
+  checkEndpointUrl,
+  ENDPOINTS_MAX_COUNT,
+  ENDPOINTS_MAX_MODELS,
+  ENDPOINTS_MAX_URL_CHARS,
+  MODEL_ID_MAX_CHARS,
+} from '@bastion/protocol';
+import { DaemonError } from '../errors.js';
+import { readPrivateJson, SerialWriter, writePrivateJson } from '../secrets/private-json-file.js';
+
+/** Provider ids a custom endpoint may not take. */
+export const RESERVED_PROVIDER_IDS: ReadonlySet<string> = new Set(['openai', 'anthropic', 'openrouter', 'chatgpt', 'demo']);
+
+export const endpointIdSchema = z
+  .string()
+  .min(1)
+  .max(32)
+  .regex(/^[a-z][a-z0-9-]*$/)
+  .refine((id) => !RESERVED_PROVIDER_IDS.has(id), 'reserved provider id');
+
+export const endpointSchema = z.strictObject({
+  id: endpointIdSchema,
+  base_url: z.string().min(1).max(ENDPOINTS_MAX_URL_CHARS),
+  models: z.array(z.string().min(1).max(MODEL_ID_MAX_CHARS)).max(ENDPOINTS_MAX_MODELS).optional(),
+});
+export type Endpoint = z.infer<typeof endpointSchema>;
+
+const endpointsFileSchema = z.strictObject({
+  version: z.literal(1),
+  endpoints: z.array(endpointSchema).max(ENDPOINTS_MAX_COUNT),
+});
+
+export class EndpointError extends DaemonError {
+  override readonly name = 'EndpointError';
+}
+
+export class EndpointStore {
+  readonly path: string;
+  readonly #writer = new SerialWriter();
+  readonly #listeners = new Set<(endpoints: readonly Endpoint[]) => void>();
+  #cache: readonly Endpoint[] = [];
+
+  constructor(userData: string) {
+    this.path = join(userData, 'endpoints.json');
+  }
+
+  /** Load the file once at start; later reads come from memory, kept in step by this store's writes. */
+  async load(): Promise<readonly Endpoint[]> {
+    const file = await readPrivateJson(this.path, endpointsFileSchema);
+    this.#cache = file?.endpoints ?? [];
+    this.#emit();
+    return this.#cache;
+  }
+
+  list(): readonly Endpoint[] {
+    return this.#cache;
+  }
+
+  get(id: string): Endpoint | undefined {
+    return this.#cache.find((endpoint) => endpoint.id === id);
+  }
+
+  onChange(listener: (endpoints: readonly Endpoint[]) => void): void {
+    this.#listeners.add(listener);
+  }
+
+  /** Create or replace a definition. The base URL is canonicalised; an ineligible one is refused. */
+  set(input: Endpoint): Promise<Endpoint> {
+    const checked = checkEndpointUrl(input.base_url);
+    if (!checked.ok) return Promise.reject(new EndpointError(checked.code, checked.message));
+    const endpoint: Endpoint = { ...input, base_url: checked.baseUrl };
+    return this.#mutate((endpoints) => {
+      const others = endpoints.filter((existing) => existing.id !== endpoint.id);
+      if (others.length >= ENDPOINTS_MAX_COUNT) throw new EndpointError('ENDPOINT_LIMIT', 'too many endpoints');
+      return [...others, endpoint];
+    }).then(() => endpoint);
+  }
+
+  /** Resolves true when the definition existed. */
+  async delete(id: string): Promise<boolean> {
+    let existed = false;
+    await this.#mutate((endpoints) => {
+      existed = endpoints.some((endpoint) => endpoint.id === id);
+      return endpoints.filter((endpoint) => endpoint.id !== id);
+    });
+    return existed;
+  }
+
+  #mutate(change: (endpoints: readonly Endpoint[]) => Endpoint[]): Promise<void> {
+    return this.#writer.run(async () => {
+      const file = await readPrivateJson(this.path, endpointsFileSchema);
+      const next = change(file?.endpoints ?? []);
+      await writePrivateJson(this.path, { version: 1, endpoints: next });
+      this.#cache = next;
+      this.#emit();
+    });
+  }
+
+  #emit(): void {
+    for (const listener of this.#listeners) listener(this.#cache);
+  }
+}
