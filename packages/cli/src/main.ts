@@ -1,11 +1,13 @@
 #!/usr/bin/env node
 import { doctorCommand } from './commands/doctor.js';
+import { runCommand } from './commands/run.js';
 import { startCommand } from './commands/start.js';
 import { USAGE, UsageError } from './usage.js';
 
 const COMMANDS: Record<string, (argv: string[]) => Promise<number>> = {
   start: startCommand,
   doctor: doctorCommand,
+  run: runCommand,
 };
 
 async function main(argv: string[]): Promise<number> {

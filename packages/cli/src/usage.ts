@@ -6,6 +6,7 @@ export class UsageError extends Error {
 export const USAGE = `Usage:
   bastion start [--workspace DIR] [--home DIR] [--no-open] [--json] [--verbose] [--unsandboxed-shell]
   bastion doctor [--json] [--home DIR]
+  bastion run [--workspace DIR] [--home DIR] [--mode accept-edits|auto] [--provider ID] [--model ID] [--json] PROMPT
 
 Options:
   --workspace DIR   project folder the agent may work in (default: the current folder)
@@ -17,6 +18,11 @@ Options:
                     DANGEROUS: when the outer sandbox is unavailable, run the agent's shell
                     anyway, unsandboxed (without it the shell is withheld); no effect when
                     the sandbox is available
+
+run: start Bastion, run one PROMPT in a new session and stream the answer and tool activity;
+exit 0 when the run finishes, 1 when it fails. --mode auto lets commands run without asking
+(informed consent); otherwise approvals are asked on the terminal, and denied without one.
+--provider demo is an offline, deterministic demo model (no API key needed).
 
 doctor: platform, Node, sandbox packages (and how to install what is missing), userData
 permissions and the posture \`start\` would run with; exit 0 only for the full posture.

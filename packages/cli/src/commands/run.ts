@@ -1,0 +1,225 @@
+/**
+ * `bastion run [--workspace DIR] [--home DIR] [--mode accept-edits|auto] [--provider ID]
+ * [--model ID] [--json] PROMPT`: start the host and sidecar, create a session, run one prompt and
+ * stream the assistant's text and tool activity. Exit 0 on run-finished, 1 on run-error.
+ * Approval requests are asked on the TTY; without one they are denied, and the message says how
+ * to allow them (`--mode auto`).
+ */
+import { resolve } from 'node:path';
+import { createInterface } from 'node:readline/promises';
+import { parseArgs } from 'node:util';
+import {
+  permissionModeSchema,
+  readSseMessages,
+  type AgentEvent,
+  type ApprovalAnswer,
+  type PermissionMode,
+  type Session,
+  type WireError,
+} from '@bastion/protocol';
+import { resolveUserDataPath, startBastionHost, type BastionHost } from '@bastion/host';
+import { UsageError } from '../usage.js';
+
+interface RunOptions {
+  workspace: string;
+  home: string | undefined;
+  mode: PermissionMode;
+  provider: string | undefined;
+  model: string | undefined;
+  json: boolean;
+  prompt: string;
+}
+
+export const NO_TTY_DENIAL = 'denied: no terminal to ask for approval; rerun with --mode auto to allow it';
+
+function parseRunArgs(argv: string[]): RunOptions {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      strict: true,
+      allowPositionals: true,
+      options: {
+        workspace: { type: 'string' },
+        home: { type: 'string' },
+        mode: { type: 'string', default: 'accept-edits' },
+        provider: { type: 'string' },
+        model: { type: 'string' },
+        json: { type: 'boolean', default: false },
+      },
+    });
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  const { values, positionals } = parsed;
+  const mode = permissionModeSchema.safeParse(values.mode);
+  if (!mode.success) throw new UsageError('--mode must be accept-edits or auto');
+  const prompt = positionals.join(' ').trim();
+  if (prompt.length === 0) throw new UsageError('run needs a PROMPT');
+  return {
+    workspace: resolve(values.workspace ?? process.env.INIT_CWD ?? process.cwd()),
+    home: values.home,
+    mode: mode.data,
+    provider: values.provider,
+    model: values.model,
+    json: values.json,
+    prompt,
+  };
+}
+
+function failure(body: unknown): string {
+  const error = body as Partial<WireError> | undefined;
+  return error?.code ? `${error.code}: ${error.message ?? ''}` : 'unexpected answer from the daemon';
+}
+
+/** Ask on the TTY; without one, deny. */
+async function askApproval(event: Extract<AgentEvent, { type: 'tool-approval-request' }>, json: boolean): Promise<ApprovalAnswer> {
+  const base = { approval_id: event.approval_id, tool_call_id: event.tool_call_id };
+  const description = `${event.tool_name} ${JSON.stringify(event.input)}`;
+  if (!process.stdin.isTTY) {
+    process.stderr.write(`bastion: approval needed for ${description}\nbastion: ${NO_TTY_DENIAL}\n`);
+    return { ...base, approved: false, reason: NO_TTY_DENIAL };
+  }
+  const prompt = createInterface({ input: process.stdin, output: json ? process.stderr : process.stdout });
+  try {
+    const answer = await prompt.question(`\nThe agent wants to run: ${description}\nAllow? [y/N] `);
+    const approved = /^y(es)?$/i.test(answer.trim());
+    return approved ? { ...base, approved } : { ...base, approved, reason: 'denied by the user' };
+  } finally {
+    prompt.close();
+  }
+}
+
+class TerminalPrinter {
+  #midLine = false;
+
+  constructor(readonly json: boolean) {}
+
+  event(id: number, event: AgentEvent): void {
+    if (this.json) {
+      process.stdout.write(`${JSON.stringify({ id, ...event })}\n`);
+      return;
+    }
+    switch (event.type) {
+      case 'text-delta':
+        process.stdout.write(event.text);
+        this.#midLine = !event.text.endsWith('\n');
+        break;
+      case 'tool-call':
+        this.#line(`[tool] ${event.tool_name} ${JSON.stringify(event.input)}`);
+        break;
+      case 'tool-result': {
+        const output = event.output as Partial<WireError> | undefined;
+        this.#line(`[tool] ${event.tool_name} ${event.is_error ? `refused: ${output?.code ?? 'ERROR'}` : 'done'}`);
+        break;
+      }
+      case 'tool-approval-request':
+        this.#line(`[approval] ${event.tool_name} is waiting for approval`);
+        break;
+      case 'run-error':
+        this.#endLine();
+        process.stderr.write(`bastion: run failed: ${event.code}: ${event.message}\n`);
+        break;
+      case 'run-started':
+      case 'run-finished':
+        break;
+    }
+  }
+
+  finish(): void {
+    this.#endLine();
+  }
+
+  #line(text: string): void {
+    this.#endLine();
+    process.stdout.write(`${text}\n`);
+  }
+
+  #endLine(): void {
+    if (this.#midLine) process.stdout.write('\n');
+    this.#midLine = false;
+  }
+}
+
+async function runPrompt(host: BastionHost, options: RunOptions, printer: TerminalPrinter): Promise<number> {
+  const created = await host.client.request<Session>('POST', '/sessions', {
+    mode: options.mode,
+    ...(options.mode === 'auto' ? { consent_by: 'cli' } : {}),
+    ...(options.provider === undefined ? {} : { provider: options.provider }),
+    ...(options.model === undefined ? {} : { model: options.model }),
+  });
+  if (created.status !== 201) {
+    process.stderr.write(`bastion: could not create a session: ${failure(created.body)}\n`);
+    return 1;
+  }
+  const session = created.body;
+  if (!options.json) {
+    process.stderr.write(
+      `bastion: session ${session.id} · ${session.provider}/${session.model}${session.provider === 'demo' ? ' (offline demo model, not a real AI)' : ''} · mode ${session.mode} · sandbox ${host.capabilities.sandbox}\n`,
+    );
+  }
+
+  const stream = await host.client.open('GET', `/agent/stream/${session.id}`);
+  if (stream.statusCode !== 200) {
+    process.stderr.write('bastion: could not open the event stream\n');
+    return 1;
+  }
+  let runId = '';
+  const startRun = async (body: Record<string, unknown>): Promise<boolean> => {
+    const started = await host.client.request<{ run_id: string } & Partial<WireError>>('POST', '/agent/run', {
+      session_id: session.id,
+      ...body,
+    });
+    if (started.status !== 202) {
+      process.stderr.write(`bastion: the run did not start: ${failure(started.body)}\n`);
+      return false;
+    }
+    runId = started.body.run_id;
+    return true;
+  };
+  if (!(await startRun({ message: options.prompt }))) {
+    stream.destroy();
+    return 1;
+  }
+
+  const onInterrupt = () => void host.client.request('POST', '/agent/abort', { session_id: session.id });
+  process.on('SIGINT', onInterrupt);
+  const pending: Extract<AgentEvent, { type: 'tool-approval-request' }>[] = [];
+  try {
+    for await (const message of readSseMessages(stream)) {
+      const event = JSON.parse(message.data) as AgentEvent;
+      if (event.run_id !== runId) continue;
+      printer.event(Number(message.id), event);
+      if (event.type === 'tool-approval-request') pending.push(event);
+      if (event.type === 'run-error') return 1;
+      if (event.type !== 'run-finished') continue;
+      if (event.finish_reason !== 'approval-pending') return 0;
+      // the run paused for approvals: answer each; the last answer continues the run
+      let started = false;
+      for (const request of pending.splice(0)) {
+        started = await startRun({ approval_answer: await askApproval(request, options.json) });
+        if (!started) return 1;
+      }
+      if (!started) return 1;
+    }
+    process.stderr.write('bastion: the event stream ended before the run did\n');
+    return 1;
+  } finally {
+    process.off('SIGINT', onInterrupt);
+    printer.finish();
+    stream.destroy();
+  }
+}
+
+export async function runCommand(argv: string[]): Promise<number> {
+  const options = parseRunArgs(argv);
+  const host = await startBastionHost({ userData: resolveUserDataPath(options.home), workspaces: [options.workspace] });
+  try {
+    if (!options.json && host.capabilities.sandbox === 'none') {
+      process.stderr.write(`bastion: no outer sandbox (${host.capabilities.reason ?? 'unavailable'}); the shell is withheld\n`);
+    }
+    return await runPrompt(host, options, new TerminalPrinter(options.json));
+  } finally {
+    await host.stop();
+  }
+}
