@@ -9,15 +9,10 @@
  *
  * What it does not catch: see command-profile.ts and command-process.ts.
  */
-import { chmodSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { chmodSync, lstatSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  COMMAND_MAX_CONCURRENT,
-  COMMAND_MAX_QUEUED,
-  type Capabilities,
-  type Logger,
-} from '@bastion/protocol';
+import { COMMAND_MAX_CONCURRENT, COMMAND_MAX_QUEUED, type Capabilities, type Logger } from '@bastion/protocol';
 import type { SrtSession } from '../sandbox/srt-session.js';
 import type { SidecarHandle } from '../supervisor/sidecar-supervisor.js';
 import { buildCommandSandboxProfile } from './command-profile.js';
@@ -46,6 +41,14 @@ interface Job {
 
 const ENV_BINARY = '/usr/bin/env';
 
+function isDirectory(path: string): boolean {
+  try {
+    return lstatSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
 export class CommandExecutor {
   readonly #options: CommandExecutorOptions;
   readonly #queue: Job[] = [];
@@ -70,7 +73,8 @@ export class CommandExecutor {
         job.abortRequested = true;
         job.running?.abort();
       }
-      for (let i = this.#queue.length - 1; i >= 0; i -= 1) if (this.#queue[i]?.sidecar === sidecar) this.#queue.splice(i, 1);
+      for (let i = this.#queue.length - 1; i >= 0; i -= 1)
+        if (this.#queue[i]?.sidecar === sidecar) this.#queue.splice(i, 1);
     };
   }
 
@@ -130,7 +134,10 @@ export class CommandExecutor {
 
   async #run(job: Job): Promise<void> {
     const { sidecar, frame } = job;
-    const check = checkCommandRequest(frame, { userData: this.#options.userData, grantedRoots: sidecar.config.workspaces });
+    const check = checkCommandRequest(frame, {
+      userData: this.#options.userData,
+      grantedRoots: sidecar.config.workspaces,
+    });
     if (!check.ok) return this.#refuse(sidecar, frame.id, check.code);
 
     const privateTemp = realpathSync(mkdtempSync(join(tmpdir(), 'bastion-cmd-')));
@@ -153,12 +160,17 @@ export class CommandExecutor {
           workspaceRoot: check.workspaceRoot,
           scratchDir: check.scratchDir,
           privateTemp,
+          workspaceHasGitDir: isDirectory(join(check.workspaceRoot, '.git')),
         });
         // `env -i` inside the sandbox drops srt's own variables too (its proxy settings included).
         const assignments = Object.entries(env).map(([name, value]) => `${name}=${value}`);
-        const [command, ...args] = await this.#options.srt.wrapArgv([ENV_BINARY, '-i', ...assignments, frame.command, ...frame.args], profile, {
-          home: this.#options.home,
-        });
+        const [command, ...args] = await this.#options.srt.wrapArgv(
+          [ENV_BINARY, '-i', ...assignments, frame.command, ...frame.args],
+          profile,
+          {
+            home: this.#options.home,
+          },
+        );
         if (command === undefined) throw new Error('empty wrap');
         target = { command, args, env, cwd: check.cwd };
       } else {

@@ -9,6 +9,7 @@ const input = {
   workspaceRoot: '/home/alice/project',
   scratchDir: '/home/alice/.bastion/scratch/ses_abcdefgh',
   privateTemp: '/tmp/bastion-cmd-x1',
+  workspaceHasGitDir: true,
 };
 
 describe('buildCommandSandboxProfile', () => {
@@ -20,7 +21,9 @@ describe('buildCommandSandboxProfile', () => {
   });
 
   it('allows writes only in the workspace, its own scratch dir and the private temp dir', () => {
-    expect([...profile.filesystem.allowWrite].sort()).toEqual([input.privateTemp, input.scratchDir, input.workspaceRoot].sort());
+    expect([...profile.filesystem.allowWrite].sort()).toEqual(
+      [input.privateTemp, input.scratchDir, input.workspaceRoot].sort(),
+    );
   });
 
   it('write-denies the HOME secrets and srt’s shared /tmp/claude', () => {
@@ -29,14 +32,33 @@ describe('buildCommandSandboxProfile', () => {
   });
 
   it('has no network: empty strict allowlist, no local binding, no Unix sockets', () => {
-    expect(profile.network).toMatchObject({ allowedDomains: [], strictAllowlist: true, allowLocalBinding: false, allowAllUnixSockets: false });
+    expect(profile.network).toMatchObject({
+      allowedDomains: [],
+      strictAllowlist: true,
+      allowLocalBinding: false,
+      allowAllUnixSockets: false,
+    });
   });
 
   it('passes the same policy check as the sidecar policy', () => {
     expect(checkSandboxPolicy(profile, input.home)).toEqual({ ok: true });
   });
 
+  it('write-denies the workspace files that would run code later, unsandboxed', () => {
+    for (const relative of ['.git/hooks', '.git/config', '.envrc', '.vscode', '.bashrc', '.mcp.json']) {
+      expect(profile.filesystem.denyWrite).toContain(`${input.workspaceRoot}/${relative}`);
+    }
+  });
+
+  it('write-denies `.git` itself when the workspace is not a repository (no `git init` + hooks)', () => {
+    const denyWrite = buildCommandSandboxProfile({ ...input, workspaceHasGitDir: false }).filesystem.denyWrite;
+    expect(denyWrite).toContain(`${input.workspaceRoot}/.git`);
+    expect(denyWrite).not.toContain(`${input.workspaceRoot}/.git/hooks`);
+  });
+
   it('leaves the scratch dir out when the command has none', () => {
-    expect(buildCommandSandboxProfile({ ...input, scratchDir: undefined }).filesystem.allowWrite).not.toContain(input.scratchDir);
+    expect(buildCommandSandboxProfile({ ...input, scratchDir: undefined }).filesystem.allowWrite).not.toContain(
+      input.scratchDir,
+    );
   });
 });

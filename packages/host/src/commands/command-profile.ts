@@ -7,12 +7,43 @@
  * scratch dir (inside userData, re-opened alone, so every other session's stays denied) and a
  * private temp dir made for this command. No network: an empty strict allowlist behind srt's proxy.
  *
- * What it does not catch: reads of anything else the user can read (the rest of the disk), and
- * writes to the device files srt keeps writable (/dev/null and the child's stdio).
+ * Inside the workspace, the files that make code run later OUTSIDE the sandbox are write-denied:
+ * git hooks and config, shell and tool start-up files, editor task folders. srt has such a list
+ * of its own, but resolves it against the host process's cwd, not the command's; so it is
+ * applied here explicitly, against the workspace root.
+ *
+ * What it does not catch: reads of anything else the user can read (the rest of the disk); writes
+ * to the device files srt keeps writable (/dev/null and the child's stdio); hooks of a repository
+ * nested below the workspace root (srt's own scan covers those only when the host runs from the
+ * workspace).
  */
+import { join } from 'node:path';
 import type { SandboxRuntimeConfig } from '@anthropic-ai/sandbox-runtime';
 import { resolveHomeSecretPaths } from '../sandbox/home-secrets.js';
 import { SRT_UNASKED_WRITE_PATHS } from '../sandbox/sidecar-sandbox-policy.js';
+
+/** Relative to the workspace root: written by a command, each would run code later, unsandboxed. */
+export const WORKSPACE_WRITE_PROTECTED = [
+  // Git runs hooks, and config can name programs (core.hooksPath, core.fsmonitor, diff drivers).
+  '.git/hooks',
+  '.git/config',
+  '.gitmodules',
+  '.gitconfig',
+  // Shell and tool start-up files read from the project directory.
+  '.bashrc',
+  '.bash_profile',
+  '.zshrc',
+  '.zprofile',
+  '.profile',
+  '.envrc',
+  '.ripgreprc',
+  // Editor and agent configuration that runs tasks or tools.
+  '.vscode',
+  '.idea',
+  '.mcp.json',
+  '.claude/commands',
+  '.claude/agents',
+] as const;
 
 export interface CommandProfileInput {
   /** The HOME the host runs with (a temporary one in tests). */
@@ -25,11 +56,28 @@ export interface CommandProfileInput {
   scratchDir: string | undefined;
   /** This command's private temp dir (0700), its TMPDIR. */
   privateTemp: string;
+  /**
+   * Whether the workspace root holds a `.git` directory. Without one, `.git` itself is
+   * write-denied, so a command cannot `git init` a repository and plant hooks in it.
+   */
+  workspaceHasGitDir: boolean;
 }
 
 export function buildCommandSandboxProfile(input: CommandProfileInput): SandboxRuntimeConfig {
   const secrets = resolveHomeSecretPaths(input.home);
-  const writable = [input.workspaceRoot, ...(input.scratchDir === undefined ? [] : [input.scratchDir]), input.privateTemp];
+  const protectedInWorkspace = input.workspaceHasGitDir
+    ? WORKSPACE_WRITE_PROTECTED.map((relative) => join(input.workspaceRoot, relative))
+    : [
+        join(input.workspaceRoot, '.git'),
+        ...WORKSPACE_WRITE_PROTECTED.filter((relative) => !relative.startsWith('.git/')).map((relative) =>
+          join(input.workspaceRoot, relative),
+        ),
+      ];
+  const writable = [
+    input.workspaceRoot,
+    ...(input.scratchDir === undefined ? [] : [input.scratchDir]),
+    input.privateTemp,
+  ];
   return {
     network: {
       allowedDomains: [],
@@ -42,7 +90,7 @@ export function buildCommandSandboxProfile(input: CommandProfileInput): SandboxR
       denyRead: [...secrets, input.userData],
       allowWrite: [...new Set(writable)],
       // srt's shared /tmp/claude is write-denied: a command's TMPDIR is its own private dir.
-      denyWrite: [...secrets, ...SRT_UNASKED_WRITE_PATHS],
+      denyWrite: [...secrets, ...SRT_UNASKED_WRITE_PATHS, ...protectedInWorkspace],
     },
   };
 }

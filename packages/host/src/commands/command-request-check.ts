@@ -66,7 +66,8 @@ export function checkCommandRequest(
     return refuse('COMMAND_NAME_REFUSED');
   }
   const total = [frame.command, ...frame.args].reduce((sum, arg) => sum + utf8.encode(arg).byteLength, 0);
-  if (total > COMMAND_MAX_ARGV_TOTAL_BYTES || frame.args.some((arg) => arg.includes('\0'))) return refuse('COMMAND_ARGV_REFUSED');
+  if (total > COMMAND_MAX_ARGV_TOTAL_BYTES || frame.args.some((arg) => arg.includes('\0')))
+    return refuse('COMMAND_ARGV_REFUSED');
 
   const userData = realOrUndefined(host.userData);
   if (userData === undefined) return refuse('COMMAND_ROOT_REFUSED');
@@ -75,7 +76,8 @@ export function checkCommandRequest(
   if (frame.scratch_dir !== undefined) {
     const segment = basename(frame.scratch_dir);
     const expected = scratchDirOf(userData, segment);
-    if (!SCRATCH_SESSION_SEGMENT.test(segment) || frame.scratch_dir !== expected) return refuse('COMMAND_SCRATCH_REFUSED');
+    if (!SCRATCH_SESSION_SEGMENT.test(segment) || frame.scratch_dir !== expected)
+      return refuse('COMMAND_SCRATCH_REFUSED');
     mkdirSync(dirname(expected), { recursive: true, mode: 0o700 });
     mkdirSync(expected, { recursive: true, mode: 0o700 });
     // A symlink planted at either level would move the write root: the real path must be the shape itself.

@@ -3,7 +3,7 @@
  * the per-command srt profile, and each test proves the negative (the canary is in no output and
  * no log record, the file keeps its bytes, the server is never reached, the process is gone).
  */
-import { existsSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -148,6 +148,25 @@ describe('command executor: secrets stay out (kernel profile)', () => {
     expect(existsSync(join(world.outside, 'new.txt'))).toBe(false);
     // srt's shared TMPDIR would be a channel between commands and the sidecar: write-denied too.
     expect(existsSync(probe)).toBe(false);
+  });
+
+  it('cannot plant code that runs later outside the sandbox: git hooks/config, .envrc, .vscode', async () => {
+    const plant = 'mkdir -p .git/hooks; echo evil > .git/hooks/pre-commit; echo evil >> .git/config; echo evil > .envrc; mkdir -p .vscode; echo {} > .vscode/tasks.json';
+    // Not a repository: `.git` itself cannot be created (no `git init` + hooks).
+    await world.run('sh', ['-c', plant]).done;
+    expect(existsSync(join(world.workspace, '.git'))).toBe(false);
+    expect(existsSync(join(world.workspace, '.envrc'))).toBe(false);
+    expect(existsSync(join(world.workspace, '.vscode', 'tasks.json'))).toBe(false);
+    // A repository: its objects stay writable, its hooks and config do not.
+    mkdirSync(join(world.workspace, '.git', 'objects'), { recursive: true });
+    writeFileSync(join(world.workspace, '.git', 'HEAD'), 'ref: refs/heads/main\n');
+    writeFileSync(join(world.workspace, '.git', 'config'), '[core]\n');
+    const run = world.run('sh', ['-c', `${plant}; echo blob > .git/objects/ok && echo objects-writable`]);
+    await run.done;
+    expect(run.text()).toContain('objects-writable');
+    expect(existsSync(join(world.workspace, '.git', 'hooks', 'pre-commit'))).toBe(false);
+    expect(readFileSync(join(world.workspace, '.git', 'config'), 'utf8')).toBe('[core]\n');
+    rmSync(join(world.workspace, '.git'), { recursive: true, force: true });
   });
 
   it('has no network: a connection to a host loopback port never arrives', async () => {
