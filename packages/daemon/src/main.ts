@@ -19,6 +19,7 @@ import { EndpointStore } from './endpoints/endpoint-store.js';
 import { AuthStore } from './secrets/auth-store.js';
 import { secretsRoutes } from './secrets/secrets-routes.js';
 import { ProviderTransport } from './transport/transport-fetch.js';
+import { byokProviders, followEndpoints } from './providers/byok-providers.js';
 
 // stdout is the channel: nothing else may write to it.
 console.log = console.info = console.debug = console.warn;
@@ -46,7 +47,11 @@ async function main(): Promise<void> {
     workspaces: bootstrap.workspaces,
     log,
     extraTools: bootstrap.capabilities.shell ? [runCommandTools({ client: commands, userData: bootstrap.user_data, log })] : [],
+    fetch: transport.fetch,
+    providers: byokProviders(auth),
   });
+  // Custom endpoints are providers under their own ids, following endpoints.json as it changes.
+  followEndpoints(agent.registry, endpoints, auth);
   const app = createDaemonApp(
     { port: bootstrap.daemon_port, allowedOrigins: bootstrap.allowed_origins, password: bootstrap.password },
     [

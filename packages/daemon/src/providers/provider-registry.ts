@@ -48,6 +48,15 @@ export class ProviderRegistry {
     for (const provider of options.providers ?? [demoProvider]) this.#providers.set(provider.id, provider);
   }
 
+  /** Add or replace a provider at run time (custom endpoints are defined and deleted while running). */
+  register(provider: ProviderDefinition): void {
+    this.#providers.set(provider.id, provider);
+  }
+
+  unregister(providerId: string): void {
+    this.#providers.delete(providerId);
+  }
+
   has(providerId: string): boolean {
     return this.#providers.has(providerId);
   }

@@ -8,7 +8,7 @@
  */
 import { join } from 'node:path';
 import { z } from 'zod';
-import { PROVIDER_ID_MAX_CHARS, SECRETS_MAX_KEY_CHARS } from '@bastion/protocol';
+import { providerIdSchema, SECRETS_MAX_KEY_CHARS } from '@bastion/protocol';
 import { readPrivateJson, removeStaleTemps, SerialWriter, writePrivateJson } from './private-json-file.js';
 
 const secretText = z.string().min(1).max(SECRETS_MAX_KEY_CHARS);
@@ -26,12 +26,6 @@ export const oauthEntrySchema = z.strictObject({
 });
 export const authEntrySchema = z.discriminatedUnion('type', [apiKeyEntrySchema, oauthEntrySchema]);
 export type AuthEntry = z.infer<typeof authEntrySchema>;
-
-export const providerIdSchema = z
-  .string()
-  .min(1)
-  .max(PROVIDER_ID_MAX_CHARS)
-  .regex(/^[a-z][a-z0-9-]*$/);
 
 const authFileSchema = z.strictObject({
   version: z.literal(1),

@@ -5,12 +5,12 @@
  */
 import type { Context } from 'hono';
 import { z } from 'zod';
-import { SECRETS_MAX_KEY_CHARS, type Logger } from '@bastion/protocol';
+import { providerIdSchema, SECRETS_MAX_KEY_CHARS, type Logger } from '@bastion/protocol';
 import type { RouteModule } from '../http/app.js';
 import { readJsonBody } from '../http/json-body.js';
 import { wireError } from '../http/wire-error.js';
 import type { EndpointStore } from '../endpoints/endpoint-store.js';
-import { providerIdSchema, type AuthStore } from './auth-store.js';
+import type { AuthStore } from './auth-store.js';
 import { PrivateFileError } from './private-json-file.js';
 
 /** Built-in providers that take an API key. */

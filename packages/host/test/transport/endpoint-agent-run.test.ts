@@ -1,0 +1,101 @@
+/**
+ * End to end: a custom OpenAI-compatible endpoint on loopback (speaking the chat-completions
+ * stream), granted with `--allow-endpoint`, drives a real agent run in the real sidecar. Every
+ * model byte crosses the host-routed transport; the sidecar has no network of its own.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { afterEach, expect, it } from 'vitest';
+import { readSseMessages, type AgentEvent, type Session } from '@bastion/protocol';
+import { startTempHost, type TempHost } from '../support/temp-host.js';
+import { startServer, type TestServer } from './transport-harness.js';
+
+const CANARY = 'sk-endpoint-canary-91b7';
+let host: TempHost | undefined;
+let server: TestServer | undefined;
+afterEach(async () => {
+  await host?.stop();
+  host = undefined;
+  await server?.close();
+  server = undefined;
+});
+
+interface Seen {
+  authorization: string | undefined;
+  body: { model?: string; stream?: boolean; messages?: { role: string; content: unknown }[] };
+}
+
+function chatCompletionsServer(seen: Seen[]) {
+  return (req: IncomingMessage, res: ServerResponse) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      if (req.method !== 'POST' || req.url !== '/v1/chat/completions') {
+        res.writeHead(404).end();
+        return;
+      }
+      seen.push({ authorization: req.headers.authorization, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as Seen['body'] });
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      const chunk = (delta: object, finish: string | null) =>
+        `data: ${JSON.stringify({ id: 'cmpl-1', object: 'chat.completion.chunk', created: 1, model: 'local-model', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+      res.write(chunk({ role: 'assistant', content: 'Hello' }, null));
+      res.write(chunk({ content: ' from the' }, null));
+      res.write(chunk({ content: ' loopback endpoint.' }, null));
+      res.write(chunk({}, 'stop'));
+      res.write(
+        `data: ${JSON.stringify({ id: 'cmpl-1', object: 'chat.completion.chunk', created: 1, model: 'local-model', choices: [], usage: { prompt_tokens: 5, completion_tokens: 6, total_tokens: 11 } })}\n\n`,
+      );
+      res.end('data: [DONE]\n\n');
+    });
+  };
+}
+
+async function runOnce(h: TempHost, prompt: string): Promise<AgentEvent[]> {
+  const created = await h.client.request<Session>('POST', '/sessions', { provider: 'local', model: 'local-model' });
+  expect(created.status).toBe(201);
+  const stream = await h.client.open('GET', `/agent/stream/${created.body.id}`);
+  const run = await h.client.request('POST', '/agent/run', { session_id: created.body.id, message: prompt });
+  expect(run.status).toBe(202);
+  const events: AgentEvent[] = [];
+  for await (const message of readSseMessages(stream)) {
+    const event = JSON.parse(message.data) as AgentEvent;
+    events.push(event);
+    if (event.type === 'run-finished' || event.type === 'run-error') break;
+  }
+  stream.destroy();
+  return events;
+}
+
+async function defineEndpoint(h: TempHost, origin: string): Promise<void> {
+  const set = await h.client.request('POST', '/providers/endpoints/set', { id: 'local', base_url: `${origin}/v1`, models: ['local-model'] });
+  expect(set.status).toBe(200);
+  expect((await h.client.request('POST', '/secrets/set', { provider: 'local', key: CANARY })).status).toBe(200);
+}
+
+it('an agent run streams from a granted loopback endpoint through the transport, key attached', async () => {
+  const seen: Seen[] = [];
+  server = await startServer(chatCompletionsServer(seen));
+  host = await startTempHost({ allowEndpoints: [`${server.origin}/v1`] });
+  await defineEndpoint(host, server.origin);
+  const events = await runOnce(host, 'say hello');
+  expect(events.at(-1)?.type).toBe('run-finished');
+  const text = events.map((event) => (event.type === 'text-delta' ? event.text : '')).join('');
+  expect(text).toBe('Hello from the loopback endpoint.');
+  expect(seen).toHaveLength(1);
+  expect(seen[0]?.authorization).toBe(`Bearer ${CANARY}`);
+  expect(seen[0]?.body).toMatchObject({ model: 'local-model', stream: true });
+  expect(JSON.stringify(seen[0]?.body.messages)).toContain('say hello');
+  // The key went to the endpoint and nowhere else a client or a log could see it.
+  expect(JSON.stringify(events)).not.toContain(CANARY);
+  expect(JSON.stringify(host.records)).not.toContain(CANARY);
+});
+
+it('without host consent the same run fails and the endpoint is never reached', async () => {
+  const seen: Seen[] = [];
+  server = await startServer(chatCompletionsServer(seen));
+  host = await startTempHost();
+  await defineEndpoint(host, server.origin);
+  const events = await runOnce(host, 'say hello');
+  expect(events.at(-1)?.type).toBe('run-error');
+  expect(server.hits).toBe(0);
+  expect(JSON.stringify(events)).not.toContain(CANARY);
+});
