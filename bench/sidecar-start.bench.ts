@@ -11,7 +11,11 @@ import { buildSidecarSandboxPolicy } from '../packages/host/src/sandbox/sidecar-
 import { acquireSrtSession } from '../packages/host/src/sandbox/srt-session.js';
 import { createSrtSidecarLauncher } from '../packages/host/src/sandbox/srt-sidecar-launcher.js';
 import { DaemonSocketHost } from '../packages/host/src/supervisor/daemon-socket-host.js';
-import { plainLauncher, resolveDaemonEntry, type SidecarLauncher } from '../packages/host/src/supervisor/sidecar-launcher.js';
+import {
+  plainLauncher,
+  resolveDaemonEntry,
+  type SidecarLauncher,
+} from '../packages/host/src/supervisor/sidecar-launcher.js';
 import { SidecarSupervisor } from '../packages/host/src/supervisor/sidecar-supervisor.js';
 import { makeTempDir } from '../packages/host/test/support/temp-host.js';
 import { figure, median, type Benchmark } from './harness.js';
@@ -21,7 +25,12 @@ const STARTS = Number(process.env.BENCH_STARTS ?? 10);
 const silent = createLogger('bench', () => undefined);
 
 /** One cold start: a fresh supervisor spawns the sidecar and waits for its attestation. */
-async function coldStart(launcher: SidecarLauncher, socketHost: DaemonSocketHost, userData: string, capabilities: Capabilities): Promise<number> {
+async function coldStart(
+  launcher: SidecarLauncher,
+  socketHost: DaemonSocketHost,
+  userData: string,
+  capabilities: Capabilities,
+): Promise<number> {
   const supervisor = new SidecarSupervisor({
     entry: resolveDaemonEntry(),
     launcher,
@@ -60,7 +69,12 @@ export const sidecarStartBenchmark: Benchmark = {
         privateTemp: temp.path,
       });
       const srtCaps: Capabilities = { sandbox: 'srt', shell: true, platform: process.platform };
-      const noneCaps: Capabilities = { sandbox: 'none', shell: false, platform: process.platform, reason: 'bench baseline' };
+      const noneCaps: Capabilities = {
+        sandbox: 'none',
+        shell: false,
+        platform: process.platform,
+        reason: 'bench baseline',
+      };
       // One warm-up of each, not counted (first spawn pays module loading and page-cache misses).
       await coldStart(sandboxed, socketHost, userData, srtCaps);
       await coldStart(plainLauncher, socketHost, userData, noneCaps);
@@ -73,7 +87,14 @@ export const sidecarStartBenchmark: Benchmark = {
       const sandboxedMedian = median(inside);
       const plainMedian = median(outside);
       return [
-        figure('cold start median', 'ms', sandboxedMedian, plainMedian, '≤ 2× unsandboxed and ≤ +300 ms', (ratio, bastion, baseline) => ratio <= 2 && bastion - baseline <= 300),
+        figure(
+          'cold start median',
+          'ms',
+          sandboxedMedian,
+          plainMedian,
+          '≤ 2× unsandboxed and ≤ +300 ms',
+          (ratio, bastion, baseline) => ratio <= 2 && bastion - baseline <= 300,
+        ),
         figure('srt initialize (once per host process)', 'ms', initializeMs, plainMedian, 'informational', () => true),
       ];
     } finally {

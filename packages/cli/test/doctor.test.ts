@@ -19,10 +19,17 @@ function tempRoot(): string {
   return root;
 }
 
-function doctor(args: string[], env: NodeJS.ProcessEnv = process.env): { code: number | null; report: Record<string, unknown>; stdout: string } {
+function doctor(
+  args: string[],
+  env: NodeJS.ProcessEnv = process.env,
+): { code: number | null; report: Record<string, unknown>; stdout: string } {
   const result = spawnSync(process.execPath, [CLI, 'doctor', ...args], { env, encoding: 'utf8' });
   const stdout = result.stdout;
-  return { code: result.status, report: args.includes('--json') ? (JSON.parse(stdout) as Record<string, unknown>) : {}, stdout };
+  return {
+    code: result.status,
+    report: args.includes('--json') ? (JSON.parse(stdout) as Record<string, unknown>) : {},
+    stdout,
+  };
 }
 
 /** A PATH with everything srt looks up except bubblewrap. */
@@ -61,22 +68,29 @@ describe('bastion doctor', () => {
     expect(text.code).toBe(1);
   });
 
-  it('flags a userData dir open to others, or a loose auth.json, as unsafe and exits 1 (and changes neither)', { timeout: 60_000 }, () => {
-    const root = tempRoot();
-    const data = join(root, 'data');
-    mkdirSync(data, { mode: 0o700 });
-    chmodSync(data, 0o755);
-    expect(doctor(['--json', '--home', data])).toMatchObject({ code: 1, report: { home: { path: data, safe: false } } });
+  it(
+    'flags a userData dir open to others, or a loose auth.json, as unsafe and exits 1 (and changes neither)',
+    { timeout: 60_000 },
+    () => {
+      const root = tempRoot();
+      const data = join(root, 'data');
+      mkdirSync(data, { mode: 0o700 });
+      chmodSync(data, 0o755);
+      expect(doctor(['--json', '--home', data])).toMatchObject({
+        code: 1,
+        report: { home: { path: data, safe: false } },
+      });
 
-    chmodSync(data, 0o700);
-    writeFileSync(join(data, 'auth.json'), '{}', { mode: 0o644 });
-    chmodSync(join(data, 'auth.json'), 0o644);
-    const { code, report } = doctor(['--json', '--home', data]);
-    expect(report).toMatchObject({ home: { safe: false } });
-    expect(code).toBe(1);
-    expect(doctor(['--home', data]).stdout).toContain('auth.json mode 644, want 600');
+      chmodSync(data, 0o700);
+      writeFileSync(join(data, 'auth.json'), '{}', { mode: 0o644 });
+      chmodSync(join(data, 'auth.json'), 0o644);
+      const { code, report } = doctor(['--json', '--home', data]);
+      expect(report).toMatchObject({ home: { safe: false } });
+      expect(code).toBe(1);
+      expect(doctor(['--home', data]).stdout).toContain('auth.json mode 644, want 600');
 
-    chmodSync(join(data, 'auth.json'), 0o600);
-    expect(doctor(['--json', '--home', data])).toMatchObject({ code: 0, report: { home: { safe: true } } });
-  });
+      chmodSync(join(data, 'auth.json'), 0o600);
+      expect(doctor(['--json', '--home', data])).toMatchObject({ code: 0, report: { home: { safe: true } } });
+    },
+  );
 });

@@ -53,10 +53,19 @@ describe('checkSandboxPolicy', () => {
 
   it('refuses a policy that drops one HOME secret from denyRead or denyWrite', () => {
     const policy = good();
-    const dropped = { ...policy, filesystem: { ...policy.filesystem, denyRead: policy.filesystem.denyRead.filter((p) => p !== `${home}/.aws`) } };
+    const dropped = {
+      ...policy,
+      filesystem: { ...policy.filesystem, denyRead: policy.filesystem.denyRead.filter((p) => p !== `${home}/.aws`) },
+    };
     expect(checkSandboxPolicy(dropped, home)).toMatchObject({ ok: false, code: 'SANDBOX_POLICY_SECRET_NOT_DENIED' });
-    const droppedWrite = { ...policy, filesystem: { ...policy.filesystem, denyWrite: policy.filesystem.denyWrite.slice(1) } };
-    expect(checkSandboxPolicy(droppedWrite, home)).toMatchObject({ ok: false, code: 'SANDBOX_POLICY_SECRET_NOT_DENIED' });
+    const droppedWrite = {
+      ...policy,
+      filesystem: { ...policy.filesystem, denyWrite: policy.filesystem.denyWrite.slice(1) },
+    };
+    expect(checkSandboxPolicy(droppedWrite, home)).toMatchObject({
+      ok: false,
+      code: 'SANDBOX_POLICY_SECRET_NOT_DENIED',
+    });
   });
 
   it('refuses an allowRead that re-opens a HOME secret, from above or below', () => {
@@ -69,18 +78,24 @@ describe('checkSandboxPolicy', () => {
 
   it('refuses local binding, all Unix sockets and a disabled filesystem policy', () => {
     const policy = good();
-    expect(checkSandboxPolicy({ ...policy, network: { ...policy.network, allowLocalBinding: true } }, home)).toMatchObject({
+    expect(
+      checkSandboxPolicy({ ...policy, network: { ...policy.network, allowLocalBinding: true } }, home),
+    ).toMatchObject({
       ok: false,
       code: 'SANDBOX_POLICY_LOCAL_ACCESS',
     });
-    expect(checkSandboxPolicy({ ...policy, network: { ...policy.network, allowAllUnixSockets: true } }, home)).toMatchObject({
+    expect(
+      checkSandboxPolicy({ ...policy, network: { ...policy.network, allowAllUnixSockets: true } }, home),
+    ).toMatchObject({
       ok: false,
       code: 'SANDBOX_POLICY_LOCAL_ACCESS',
     });
-    expect(checkSandboxPolicy({ ...policy, filesystem: { ...policy.filesystem, disabled: true } }, home)).toMatchObject({
-      ok: false,
-      code: 'SANDBOX_POLICY_FILESYSTEM_DISABLED',
-    });
+    expect(checkSandboxPolicy({ ...policy, filesystem: { ...policy.filesystem, disabled: true } }, home)).toMatchObject(
+      {
+        ok: false,
+        code: 'SANDBOX_POLICY_FILESYSTEM_DISABLED',
+      },
+    );
   });
 
   it("refuses what srt's own schema refuses", () => {

@@ -15,7 +15,11 @@
  */
 import { isIP } from 'node:net';
 import { isAbsolute, normalize, sep } from 'node:path';
-import { SandboxRuntimeConfigSchema, type FilesystemPathEntry, type SandboxRuntimeConfig } from '@anthropic-ai/sandbox-runtime';
+import {
+  SandboxRuntimeConfigSchema,
+  type FilesystemPathEntry,
+  type SandboxRuntimeConfig,
+} from '@anthropic-ai/sandbox-runtime';
 import { resolveHomeSecretPaths } from './home-secrets.js';
 
 export type SandboxPolicyCheckCode =
@@ -54,14 +58,19 @@ function isBroadDomain(entry: string): boolean {
 }
 
 function checkWriteRoot(root: string, home: string): SandboxPolicyCheck {
-  if (!isAbsolute(root)) return fail('SANDBOX_POLICY_BROAD_WRITE_ROOT', `filesystem.allowWrite: "${root}" is not an absolute path`);
-  if (GLOB_CHARS.test(root)) return fail('SANDBOX_POLICY_BROAD_WRITE_ROOT', `filesystem.allowWrite: "${root}" is a pattern, not a directory`);
+  if (!isAbsolute(root))
+    return fail('SANDBOX_POLICY_BROAD_WRITE_ROOT', `filesystem.allowWrite: "${root}" is not an absolute path`);
+  if (GLOB_CHARS.test(root))
+    return fail('SANDBOX_POLICY_BROAD_WRITE_ROOT', `filesystem.allowWrite: "${root}" is a pattern, not a directory`);
   const path = normalize(root).replace(/(.)\/+$/, '$1');
   if (isAtOrUnder(home, path)) {
     return fail('SANDBOX_POLICY_BROAD_WRITE_ROOT', `filesystem.allowWrite: "${root}" is HOME or contains it`);
   }
   if ((SHARED_TEMP_DIRS as readonly string[]).includes(path)) {
-    return fail('SANDBOX_POLICY_BROAD_WRITE_ROOT', `filesystem.allowWrite: "${root}" is a shared temp directory; use a private one`);
+    return fail(
+      'SANDBOX_POLICY_BROAD_WRITE_ROOT',
+      `filesystem.allowWrite: "${root}" is a shared temp directory; use a private one`,
+    );
   }
   if (resolveHomeSecretPaths(home).some((secret) => isAtOrUnder(path, secret.replace(/\*$/, '')))) {
     return fail('SANDBOX_POLICY_BROAD_WRITE_ROOT', `filesystem.allowWrite: "${root}" lies inside a HOME secret`);
@@ -81,12 +90,17 @@ export function checkSandboxPolicy(policy: SandboxRuntimeConfig, home: string): 
   }
   const { network, filesystem } = policy;
   for (const entry of network.allowedDomains) {
-    if (isBroadDomain(entry)) return fail('SANDBOX_POLICY_BROAD_DOMAIN', `network.allowedDomains: "${entry}" is too broad`);
+    if (isBroadDomain(entry))
+      return fail('SANDBOX_POLICY_BROAD_DOMAIN', `network.allowedDomains: "${entry}" is too broad`);
   }
-  if (network.allowLocalBinding === true) return fail('SANDBOX_POLICY_LOCAL_ACCESS', 'network.allowLocalBinding must not be true');
-  if (network.allowAllUnixSockets === true) return fail('SANDBOX_POLICY_LOCAL_ACCESS', 'network.allowAllUnixSockets must not be true');
-  if ((network.allowUnixSockets ?? []).length > 0) return fail('SANDBOX_POLICY_LOCAL_ACCESS', 'network.allowUnixSockets must be empty');
-  if (filesystem.disabled === true) return fail('SANDBOX_POLICY_FILESYSTEM_DISABLED', 'filesystem.disabled must not be true');
+  if (network.allowLocalBinding === true)
+    return fail('SANDBOX_POLICY_LOCAL_ACCESS', 'network.allowLocalBinding must not be true');
+  if (network.allowAllUnixSockets === true)
+    return fail('SANDBOX_POLICY_LOCAL_ACCESS', 'network.allowAllUnixSockets must not be true');
+  if ((network.allowUnixSockets ?? []).length > 0)
+    return fail('SANDBOX_POLICY_LOCAL_ACCESS', 'network.allowUnixSockets must be empty');
+  if (filesystem.disabled === true)
+    return fail('SANDBOX_POLICY_FILESYSTEM_DISABLED', 'filesystem.disabled must not be true');
   for (const entry of filesystem.allowWrite) {
     const result = checkWriteRoot(entryPath(entry), home);
     if (!result.ok) return result;
@@ -94,11 +108,16 @@ export function checkSandboxPolicy(policy: SandboxRuntimeConfig, home: string): 
   const deniedReads = new Set(filesystem.denyRead.map(entryPath));
   const deniedWrites = new Set(filesystem.denyWrite.map(entryPath));
   for (const secret of resolveHomeSecretPaths(home)) {
-    if (!deniedReads.has(secret)) return fail('SANDBOX_POLICY_SECRET_NOT_DENIED', `filesystem.denyRead lacks "${secret}"`);
-    if (!deniedWrites.has(secret)) return fail('SANDBOX_POLICY_SECRET_NOT_DENIED', `filesystem.denyWrite lacks "${secret}"`);
+    if (!deniedReads.has(secret))
+      return fail('SANDBOX_POLICY_SECRET_NOT_DENIED', `filesystem.denyRead lacks "${secret}"`);
+    if (!deniedWrites.has(secret))
+      return fail('SANDBOX_POLICY_SECRET_NOT_DENIED', `filesystem.denyWrite lacks "${secret}"`);
     const bare = secret.replace(/\*$/, '');
-    const reopened = (filesystem.allowRead ?? []).map(entryPath).find((path) => isAtOrUnder(path, bare) || isAtOrUnder(bare, path));
-    if (reopened !== undefined) return fail('SANDBOX_POLICY_SECRET_NOT_DENIED', `filesystem.allowRead "${reopened}" re-opens "${secret}"`);
+    const reopened = (filesystem.allowRead ?? [])
+      .map(entryPath)
+      .find((path) => isAtOrUnder(path, bare) || isAtOrUnder(bare, path));
+    if (reopened !== undefined)
+      return fail('SANDBOX_POLICY_SECRET_NOT_DENIED', `filesystem.allowRead "${reopened}" re-opens "${secret}"`);
   }
   return { ok: true };
 }

@@ -24,14 +24,22 @@ describe('sandbox posture', () => {
       const check = () => {
         throw new Error('the dependency check must not run on win32');
       };
-      const posture = decideSandboxPosture({ platform: 'win32', availability: checkSandboxAvailability('win32', check), unsandboxedShell });
+      const posture = decideSandboxPosture({
+        platform: 'win32',
+        availability: checkSandboxAvailability('win32', check),
+        unsandboxedShell,
+      });
       expect(posture.capabilities).toMatchObject({ sandbox: 'none', shell: false, platform: 'win32' });
       expect(posture.capabilities.reason).toMatch(/run_command withheld/);
     }
   });
 
   it('withholds the shell on an unsupported platform', () => {
-    const posture = decideSandboxPosture({ platform: 'freebsd', availability: checkSandboxAvailability('freebsd', allPresent), unsandboxedShell: false });
+    const posture = decideSandboxPosture({
+      platform: 'freebsd',
+      availability: checkSandboxAvailability('freebsd', allPresent),
+      unsandboxedShell: false,
+    });
     expect(posture.capabilities).toMatchObject({ sandbox: 'none', shell: false });
   });
 
@@ -46,7 +54,10 @@ describe('sandbox posture', () => {
   });
 
   it('fails closed on a non-package problem too, naming it', () => {
-    const availability = checkSandboxAvailability('linux', () => ({ errors: ['bwrap cannot create a user namespace'], warnings: [] }));
+    const availability = checkSandboxAvailability('linux', () => ({
+      errors: ['bwrap cannot create a user namespace'],
+      warnings: [],
+    }));
     expect(availability.missing).toEqual([]);
     const posture = decideSandboxPosture({ platform: 'linux', availability, unsandboxedShell: false });
     expect(posture.capabilities).toMatchObject({ sandbox: 'none', shell: false });
@@ -65,7 +76,11 @@ describe('sandbox posture', () => {
   });
 
   it('never drops an available sandbox because of --unsandboxed-shell', () => {
-    const posture = decideSandboxPosture({ platform: 'linux', availability: checkSandboxAvailability('linux', allPresent), unsandboxedShell: true });
+    const posture = decideSandboxPosture({
+      platform: 'linux',
+      availability: checkSandboxAvailability('linux', allPresent),
+      unsandboxedShell: true,
+    });
     expect(posture.capabilities).toEqual({ sandbox: 'srt', shell: true, platform: 'linux' });
   });
 });

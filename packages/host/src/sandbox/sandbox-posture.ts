@@ -59,7 +59,9 @@ export function checkSandboxAvailability(
     return { available: false, missing: [], problems: [`no outer sandbox on ${platform}`], install: undefined };
   }
   const { errors } = check();
-  const missing = SANDBOX_PACKAGES.filter((pkg) => errors.some((error) => pkg.missingWhen.test(error))).map((pkg) => pkg.name);
+  const missing = SANDBOX_PACKAGES.filter((pkg) => errors.some((error) => pkg.missingWhen.test(error))).map(
+    (pkg) => pkg.name,
+  );
   return { available: errors.length === 0, missing, problems: [...errors], install: installCommand(platform, missing) };
 }
 
@@ -83,7 +85,8 @@ export function decideSandboxPosture(input: {
     const reason = `no outer sandbox on ${platform}: run_command withheld, file tools available`;
     return { capabilities: { sandbox: 'none', shell: false, platform, reason }, availability, warning: undefined };
   }
-  const why = availability.missing.length > 0 ? `missing ${availability.missing.join(', ')}` : availability.problems.join('; ');
+  const why =
+    availability.missing.length > 0 ? `missing ${availability.missing.join(', ')}` : availability.problems.join('; ');
   if (input.unsandboxedShell) {
     const reason = cut(`--unsandboxed-shell: run_command runs WITHOUT the outer sandbox (${why})`);
     const warning =

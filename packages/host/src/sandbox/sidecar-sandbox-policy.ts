@@ -17,7 +17,9 @@ import { getDefaultWritePaths, type SandboxRuntimeConfig } from '@anthropic-ai/s
 import { resolveHomeSecretPaths } from './home-secrets.js';
 
 /** srt's unasked write paths, minus the device files the child needs for its stdio. */
-export const SRT_UNASKED_WRITE_PATHS: readonly string[] = getDefaultWritePaths().filter((path) => !path.startsWith('/dev/'));
+export const SRT_UNASKED_WRITE_PATHS: readonly string[] = getDefaultWritePaths().filter(
+  (path) => !path.startsWith('/dev/'),
+);
 
 export interface SidecarSandboxPolicyInput {
   /** The real HOME of the user the host runs as (tests pass a temporary one). */

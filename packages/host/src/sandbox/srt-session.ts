@@ -37,7 +37,11 @@ export interface SrtSession {
    * them (the launcher uses it to point TMPDIR at the private temp dir). Spawn the result with
    * `shell: false`.
    */
-  wrapArgv(argv: readonly string[], policy: SandboxRuntimeConfig, options: { home: string; env?: Record<string, string> }): Promise<string[]>;
+  wrapArgv(
+    argv: readonly string[],
+    policy: SandboxRuntimeConfig,
+    options: { home: string; env?: Record<string, string> },
+  ): Promise<string[]>;
   /** Call once each wrapped process has exited: srt removes the mount points it made for it. */
   commandEnded(): void;
   /** Give the session back; the last release resets srt (proxies and socat bridges end). */

@@ -18,7 +18,8 @@ const CLI = fileURLToPath(new URL('../../../cli/dist/main.js', import.meta.url))
 const started: ChildProcess[] = [];
 const roots: string[] = [];
 afterEach(() => {
-  for (const child of started.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  for (const child of started.splice(0))
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   for (const root of roots.splice(0)) rmSync(root, { recursive: true, force: true });
 });
 
@@ -33,33 +34,45 @@ function livePids(pids: number[]): string[] {
 }
 
 describe('bastion start under srt: signals end the sandboxed tree', () => {
-  it.each(['SIGINT', 'SIGTERM'] as const)('on %s, exits 0 and leaves no bwrap, sidecar or socat running', async (signal) => {
-    const root = makeTempDir('bastion-cli-srt-');
-    roots.push(root);
-    for (const dir of ['ws', 'home']) mkdirSync(join(root, dir));
-    const child = spawn(process.execPath, [CLI, 'start', '--json', '--no-open', '--home', join(root, 'data'), '--workspace', join(root, 'ws')], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, HOME: join(root, 'home') },
-    });
-    started.push(child);
-    const line = await new Promise<string>((resolve, reject) => {
-      createInterface({ input: child.stdout }).once('line', resolve);
-      child.once('exit', () => reject(new Error('exited before ready')));
-    });
-    const ready = JSON.parse(line) as { sandbox: string; shell: boolean; reason: string | null; pid: { host: number; sidecar: number } };
-    expect(ready).toMatchObject({ sandbox: 'srt', shell: true, reason: null });
+  it.each(['SIGINT', 'SIGTERM'] as const)(
+    'on %s, exits 0 and leaves no bwrap, sidecar or socat running',
+    async (signal) => {
+      const root = makeTempDir('bastion-cli-srt-');
+      roots.push(root);
+      for (const dir of ['ws', 'home']) mkdirSync(join(root, dir));
+      const child = spawn(
+        process.execPath,
+        [CLI, 'start', '--json', '--no-open', '--home', join(root, 'data'), '--workspace', join(root, 'ws')],
+        {
+          stdio: ['ignore', 'pipe', 'pipe'],
+          env: { ...process.env, HOME: join(root, 'home') },
+        },
+      );
+      started.push(child);
+      const line = await new Promise<string>((resolve, reject) => {
+        createInterface({ input: child.stdout }).once('line', resolve);
+        child.once('exit', () => reject(new Error('exited before ready')));
+      });
+      const ready = JSON.parse(line) as {
+        sandbox: string;
+        shell: boolean;
+        reason: string | null;
+        pid: { host: number; sidecar: number };
+      };
+      expect(ready).toMatchObject({ sandbox: 'srt', shell: true, reason: null });
 
-    const tree = descendantPids(ready.pid.host);
-    const lines = tree.map(commandLine);
-    expect(lines.filter((l) => l.startsWith('bwrap ')).length).toBeGreaterThanOrEqual(1);
-    expect(lines.some((l) => l.startsWith('socat UNIX-LISTEN:'))).toBe(true);
-    expect(lines.some((l) => l.endsWith('daemon/dist/main.js'))).toBe(true);
-    expect(livePids(tree)).toHaveLength(tree.length);
+      const tree = descendantPids(ready.pid.host);
+      const lines = tree.map(commandLine);
+      expect(lines.filter((l) => l.startsWith('bwrap ')).length).toBeGreaterThanOrEqual(1);
+      expect(lines.some((l) => l.startsWith('socat UNIX-LISTEN:'))).toBe(true);
+      expect(lines.some((l) => l.endsWith('daemon/dist/main.js'))).toBe(true);
+      expect(livePids(tree)).toHaveLength(tree.length);
 
-    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-    child.kill(signal);
-    expect(await exited).toBe(0);
-    await waitFor(() => livePids(tree).length === 0, 10_000, 'the sandboxed tree to end');
-    expect(livePids(tree)).toEqual([]);
-  });
+      const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+      child.kill(signal);
+      expect(await exited).toBe(0);
+      await waitFor(() => livePids(tree).length === 0, 10_000, 'the sandboxed tree to end');
+      expect(livePids(tree)).toEqual([]);
+    },
+  );
 });

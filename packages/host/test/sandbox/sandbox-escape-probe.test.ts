@@ -53,13 +53,18 @@ function makeLayout(unaskedWriteDirs?: string): Layout {
     srtSharedTmpFile: join(unaskedWriteDirs ?? '/tmp/claude', name),
     npmLogsFile: join(unaskedWriteDirs ?? join(homedir(), '.npm', '_logs'), name),
   };
-  for (const dir of [layout.home, join(layout.home, '.ssh'), layout.userData, layout.workspace, layout.outside]) mkdirSync(dir, { recursive: true });
+  for (const dir of [layout.home, join(layout.home, '.ssh'), layout.userData, layout.workspace, layout.outside])
+    mkdirSync(dir, { recursive: true });
   writeFileSync(join(layout.home, '.ssh', 'id_rsa'), CANARY_KEY, { mode: 0o600 });
   writeFileSync(join(layout.home, '.bashrc'), BASHRC);
   return layout;
 }
 
-async function runProbe(launcher: SidecarLauncher, layout: Layout, canaryPort: number): Promise<{ results: Results; output: string }> {
+async function runProbe(
+  launcher: SidecarLauncher,
+  layout: Layout,
+  canaryPort: number,
+): Promise<{ results: Results; output: string }> {
   const launch = await launcher(PROBE);
   const child = spawn(launch.command, launch.args, { env: launch.env, stdio: ['pipe', 'pipe', 'pipe'] });
   let stdout = '';
@@ -106,9 +111,18 @@ describe('outer sandbox: escape probe under real bubblewrap (srt)', () => {
   beforeAll(async () => {
     layout = makeLayout();
     temp = createPrivateTempDir();
-    cleanups.push(() => rmSync(layout.root, { recursive: true, force: true }), () => temp.remove(), () => rmSync(layout.tmpFile, { force: true }));
+    cleanups.push(
+      () => rmSync(layout.root, { recursive: true, force: true }),
+      () => temp.remove(),
+      () => rmSync(layout.tmpFile, { force: true }),
+    );
     const policy = () =>
-      buildSidecarSandboxPolicy({ home: layout.home, userData: layout.userData, workspaces: [layout.workspace], privateTemp: temp.path });
+      buildSidecarSandboxPolicy({
+        home: layout.home,
+        userData: layout.userData,
+        workspaces: [layout.workspace],
+        privateTemp: temp.path,
+      });
     const launcher = createSrtSidecarLauncher({ session, policy, home: layout.home, privateTemp: temp.path });
     ({ results, output } = await runProbe(launcher, layout, canaryPort));
   });

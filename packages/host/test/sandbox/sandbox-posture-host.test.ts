@@ -42,7 +42,9 @@ describe('fail-closed sandbox postures (real host and sidecar)', () => {
     const capabilities = await handshakeCapabilities(host);
     expect(capabilities).toMatchObject({ sandbox: 'none', shell: false, platform: 'win32' });
     expect(capabilities.reason).toMatch(/run_command withheld/);
-    expect(host.records.some((r) => r.event === 'host.sandbox-unavailable' && r.fields.platform === 'win32')).toBe(true);
+    expect(host.records.some((r) => r.event === 'host.sandbox-unavailable' && r.fields.platform === 'win32')).toBe(
+      true,
+    );
   });
 
   it('Linux without bubblewrap: no shell, sandbox none, the missing package in handshake and log', async () => {

@@ -40,7 +40,9 @@ function hostSocatBridges(): number[] {
 }
 
 function daemonPid(tree: number[]): number {
-  const pid = tree.find((p) => /daemon\/dist\/main\.js$/.test(commandLine(p)) && commandLine(p).startsWith(process.execPath));
+  const pid = tree.find(
+    (p) => /daemon\/dist\/main\.js$/.test(commandLine(p)) && commandLine(p).startsWith(process.execPath),
+  );
   if (pid === undefined) throw new Error(`no daemon process in ${tree.map(commandLine).join(' | ')}`);
   return pid;
 }
