@@ -17,8 +17,14 @@ export interface RunOutcome {
 const isEnd = (event: AgentEvent) => event.type === 'run-finished' || event.type === 'run-error';
 
 /** Read events after `lastEventId` until the first run end. */
-export async function readUntilRunEnd(host: BastionHost, sessionId: string, lastEventId: number): Promise<Omit<RunOutcome, 'status' | 'body'>> {
-  const response = await host.client.open('GET', `/agent/stream/${sessionId}`, undefined, { 'last-event-id': String(lastEventId) });
+export async function readUntilRunEnd(
+  host: BastionHost,
+  sessionId: string,
+  lastEventId: number,
+): Promise<Omit<RunOutcome, 'status' | 'body'>> {
+  const response = await host.client.open('GET', `/agent/stream/${sessionId}`, undefined, {
+    'last-event-id': String(lastEventId),
+  });
   if (response.statusCode !== 200) throw new Error(`stream answered ${response.statusCode}`);
   const events: AgentEvent[] = [];
   let raw = '';
@@ -56,25 +62,43 @@ export class AgentDriver {
   ) {}
 
   static async create(host: BastionHost, body: Record<string, unknown>): Promise<AgentDriver> {
-    const created = await host.client.request<Session>('POST', '/sessions', { provider: 'demo', model: 'demo', ...body });
-    if (created.status !== 201) throw new Error(`session not created: ${created.status} ${JSON.stringify(created.body)}`);
+    const created = await host.client.request<Session>('POST', '/sessions', {
+      provider: 'demo',
+      model: 'demo',
+      ...body,
+    });
+    if (created.status !== 201)
+      throw new Error(`session not created: ${created.status} ${JSON.stringify(created.body)}`);
     return new AgentDriver(host, created.body);
   }
 
   /** POST /agent/run; when accepted, read the stream to the end of that run. */
   async run(body: Record<string, unknown>): Promise<RunOutcome> {
     const started = await this.host.client.request('POST', '/agent/run', { session_id: this.session.id, ...body });
-    if (started.status !== 202) return { status: started.status, body: started.body, events: [], raw: '', lastEventId: this.#lastEventId };
+    if (started.status !== 202)
+      return { status: started.status, body: started.body, events: [], raw: '', lastEventId: this.#lastEventId };
     const read = await readUntilRunEnd(this.host, this.session.id, this.#lastEventId);
     this.#lastEventId = read.lastEventId;
     return { status: started.status, body: started.body, ...read };
+  }
+
+  /** Read the stream to the end of the run started last (by a request made outside this driver). */
+  async readToEnd(): Promise<Omit<RunOutcome, 'status' | 'body'>> {
+    const read = await readUntilRunEnd(this.host, this.session.id, this.#lastEventId);
+    this.#lastEventId = read.lastEventId;
+    return read;
   }
 
   say(message: string): Promise<RunOutcome> {
     return this.run({ message });
   }
 
-  answer(approval: { approval_id: string; tool_call_id: string; approved: boolean; reason?: string }): Promise<RunOutcome> {
+  answer(approval: {
+    approval_id: string;
+    tool_call_id: string;
+    approved: boolean;
+    reason?: string;
+  }): Promise<RunOutcome> {
     return this.run({ approval_answer: approval });
   }
 }

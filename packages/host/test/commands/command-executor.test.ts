@@ -7,32 +7,26 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, 
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { COMMAND_MAX_CONCURRENT, COMMAND_MAX_OUTPUT_BYTES, COMMAND_OUTPUT_CHUNK_BYTES, scratchDirOf } from '@bastion/protocol';
+import {
+  COMMAND_MAX_CONCURRENT,
+  COMMAND_MAX_OUTPUT_BYTES,
+  COMMAND_MAX_QUEUED,
+  COMMAND_OUTPUT_CHUNK_BYTES,
+  scratchDirOf,
+} from '@bastion/protocol';
 import { acquireSrtSession, type SrtSession } from '../../src/sandbox/srt-session.js';
-import { CANARY, makeCommandWorld, makeTempDir, type CommandWorld } from './command-harness.js';
+import {
+  CANARY,
+  makeCommandWorld,
+  makeTempDir,
+  octalEscapedPath,
+  processesWith,
+  type CommandWorld,
+} from './command-harness.js';
 
 let srt: SrtSession;
 let world: CommandWorld;
 const realHome = process.env.HOME;
-
-/** `/` spelled as octal escapes, so the argument holds no path for the daemon's check to see. */
-function printfPath(path: string): string {
-  return path.replaceAll('/', '\\057');
-}
-
-/** Host processes whose command line contains `marker`. */
-function processesWith(marker: string): number[] {
-  const found: number[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      if (readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(marker)) found.push(Number(entry));
-    } catch {
-      // Exited while we looked.
-    }
-  }
-  return found;
-}
 
 async function untilOutput(run: { text(): string }, needle: string): Promise<void> {
   while (!run.text().includes(needle)) await new Promise((resolve) => setTimeout(resolve, 20));
@@ -97,7 +91,7 @@ describe('command executor: ordinary commands', () => {
 
 describe('command executor: secrets stay out (kernel profile)', () => {
   it('denies `sh -c` reading auth.json by a computed path', async () => {
-    const run = world.run('sh', ['-c', `cat "$(printf '${printfPath(world.userData)}')/auth.json"`]);
+    const run = world.run('sh', ['-c', `cat "$(printf '${octalEscapedPath(world.userData)}')/auth.json"`]);
     const end = await run.done;
     expect(end).toMatchObject({ type: 'command.end' });
     expect(end.type === 'command.end' && end.exit_code).not.toBe(0);
@@ -129,7 +123,10 @@ describe('command executor: secrets stay out (kernel profile)', () => {
   });
 
   it("denies another session's scratch dir", async () => {
-    const run = world.run('sh', ['-c', `cat "$(printf '${printfPath(world.userData)}')/scratch/ses_otherxx01/notes"`]);
+    const run = world.run('sh', [
+      '-c',
+      `cat "$(printf '${octalEscapedPath(world.userData)}')/scratch/ses_otherxx01/notes"`,
+    ]);
     await run.done;
     expectNoCanaryAnywhere(run.text());
   });
@@ -137,11 +134,11 @@ describe('command executor: secrets stay out (kernel profile)', () => {
   it('denies writes outside the workspace, to ~/.bashrc, userData and /tmp/claude, leaving the bytes unchanged', async () => {
     const targets = [join(world.outside, 'kept.txt'), join(world.home, '.bashrc'), join(world.userData, 'auth.json')];
     const before = targets.map((path) => readFileSync(path));
-    const script = targets.map((path) => `echo pwned >> "$(printf '${printfPath(path)}')"`).join('; ');
+    const script = targets.map((path) => `echo pwned >> "$(printf '${octalEscapedPath(path)}')"`).join('; ');
     const probe = `/tmp/claude/bastion-probe-${process.pid}`;
     const run = world.run('sh', [
       '-c',
-      `${script}; echo pwned > "$(printf '${printfPath(world.outside)}')/new.txt"; echo pwned > "$(printf '${printfPath(probe)}')"`,
+      `${script}; echo pwned > "$(printf '${octalEscapedPath(world.outside)}')/new.txt"; echo pwned > "$(printf '${octalEscapedPath(probe)}')"`,
     ]);
     await run.done;
     targets.forEach((path, index) => expect(readFileSync(path).equals(before[index] as Buffer)).toBe(true));
@@ -151,7 +148,8 @@ describe('command executor: secrets stay out (kernel profile)', () => {
   });
 
   it('cannot plant code that runs later outside the sandbox: git hooks/config, .envrc, .vscode', async () => {
-    const plant = 'mkdir -p .git/hooks; echo evil > .git/hooks/pre-commit; echo evil >> .git/config; echo evil > .envrc; mkdir -p .vscode; echo {} > .vscode/tasks.json';
+    const plant =
+      'mkdir -p .git/hooks; echo evil > .git/hooks/pre-commit; echo evil >> .git/config; echo evil > .envrc; mkdir -p .vscode; echo {} > .vscode/tasks.json';
     // Not a repository: `.git` itself cannot be created (no `git init` + hooks).
     await world.run('sh', ['-c', plant]).done;
     expect(existsSync(join(world.workspace, '.git'))).toBe(false);
@@ -194,7 +192,7 @@ describe('command executor: control without the profile', () => {
       capabilities: { sandbox: 'none', shell: true, platform: process.platform },
     });
     try {
-      const run = control.run('sh', ['-c', `cat "$(printf '${printfPath(control.userData)}')/auth.json"`]);
+      const run = control.run('sh', ['-c', `cat "$(printf '${octalEscapedPath(control.userData)}')/auth.json"`]);
       expect(await run.done).toMatchObject({ type: 'command.end', exit_code: 0 });
       expect(run.text()).toContain(CANARY);
       expect(JSON.stringify(control.records)).not.toContain(CANARY);
@@ -225,7 +223,11 @@ describe('command executor: host re-validation', () => {
   it.each([
     ['a cwd inside userData', { cwd: '<userData>' }, 'COMMAND_CWD_REFUSED'],
     ['a cwd outside the workspace', { cwd: '<outside>' }, 'COMMAND_CWD_REFUSED'],
-    ['a workspace root the host never granted', { workspace_root: '<outside>', cwd: '<outside>' }, 'COMMAND_ROOT_REFUSED'],
+    [
+      'a workspace root the host never granted',
+      { workspace_root: '<outside>', cwd: '<outside>' },
+      'COMMAND_ROOT_REFUSED',
+    ],
     ['userData as the workspace root', { workspace_root: '<userData>', cwd: '<userData>' }, 'COMMAND_ROOT_REFUSED'],
     ['a scratch dir of the wrong shape', { scratch_dir: '<outside>' }, 'COMMAND_SCRATCH_REFUSED'],
     ['a scratch dir that climbs', { scratch_dir: '<userData>/scratch/..' }, 'COMMAND_SCRATCH_REFUSED'],
@@ -278,7 +280,9 @@ describe('command executor: supervision', () => {
   });
 
   it(`runs at most ${COMMAND_MAX_CONCURRENT} at once; the next waits for a free slot`, async () => {
-    const holders = Array.from({ length: COMMAND_MAX_CONCURRENT }, () => world.run('sh', ['-c', 'echo started; exec sleep 300']));
+    const holders = Array.from({ length: COMMAND_MAX_CONCURRENT }, () =>
+      world.run('sh', ['-c', 'echo started; exec sleep 300']),
+    );
     for (const holder of holders) await untilOutput(holder, 'started');
     const order: string[] = [];
     const waiting = world.run('echo', ['fifth']);
@@ -293,5 +297,23 @@ describe('command executor: supervision', () => {
     expect(waiting.text()).toBe('fifth\n');
     for (const holder of holders.slice(1)) world.abort(holder.id);
     await Promise.all(holders.map((holder) => holder.done));
+  });
+
+  it(`refuses beyond ${COMMAND_MAX_CONCURRENT} running + ${COMMAND_MAX_QUEUED} queued; an aborted queued command never runs`, async () => {
+    const holders = Array.from({ length: COMMAND_MAX_CONCURRENT }, () =>
+      world.run('sh', ['-c', 'echo started; exec sleep 300']),
+    );
+    for (const holder of holders) await untilOutput(holder, 'started');
+    const queued = Array.from({ length: COMMAND_MAX_QUEUED }, (_, index) =>
+      world.run('touch', [join(world.workspace, `queued-${index}`)]),
+    );
+    const overflow = world.run('touch', [join(world.workspace, 'overflow')]);
+    expect(await overflow.done).toMatchObject({ type: 'command.error', code: 'COMMAND_QUEUE_FULL' });
+    for (const run of queued) world.abort(run.id);
+    for (const run of queued) expect(await run.done).toMatchObject({ type: 'command.aborted' });
+    for (const holder of holders) world.abort(holder.id);
+    await Promise.all(holders.map((holder) => holder.done));
+    const leftovers = readdirSync(world.workspace).filter((name) => name.startsWith('queued-') || name === 'overflow');
+    expect(leftovers).toEqual([]);
   });
 });

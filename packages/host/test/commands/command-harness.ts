@@ -4,7 +4,7 @@
  * on a temporary HOME, userData and workspace holding canary secrets. Commands really run, under
  * the real srt session and the per-command profile.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import {
@@ -47,19 +47,34 @@ export interface CommandWorld {
   records: LogRecord[];
   executor: CommandExecutor;
   send(frame: SidecarToHostFrame): void;
-  run(command: string, args: string[], overrides?: Partial<FrameOfType<SidecarToHostFrame, 'command.request'>>): CommandRun;
+  run(
+    command: string,
+    args: string[],
+    overrides?: Partial<FrameOfType<SidecarToHostFrame, 'command.request'>>,
+  ): CommandRun;
   abort(id: string): void;
 }
 
 let counter = 0;
 
-export function makeCommandWorld(options: { srt: SrtSession | undefined; root: string; capabilities?: Capabilities }): CommandWorld {
+export function makeCommandWorld(options: {
+  srt: SrtSession | undefined;
+  root: string;
+  capabilities?: Capabilities;
+}): CommandWorld {
   const { root } = options;
   const home = join(root, 'home');
   const userData = join(root, 'userdata');
   const workspace = join(root, 'workspace');
   const outside = join(root, 'outside');
-  for (const dir of [home, join(home, '.ssh'), userData, workspace, outside, join(userData, 'scratch', 'ses_otherxx01')]) {
+  for (const dir of [
+    home,
+    join(home, '.ssh'),
+    userData,
+    workspace,
+    outside,
+    join(userData, 'scratch', 'ses_otherxx01'),
+  ]) {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
   }
   writeFileSync(join(home, '.ssh', 'id_rsa'), `${CANARY}-ssh\n`);
@@ -70,7 +85,13 @@ export function makeCommandWorld(options: { srt: SrtSession | undefined; root: s
 
   const records: LogRecord[] = [];
   const log = createLogger('host', (record) => records.push(record));
-  const executor = new CommandExecutor({ userData, home, log, srt: options.srt, env: { PATH: '/usr/local/bin:/usr/bin:/bin' } });
+  const executor = new CommandExecutor({
+    userData,
+    home,
+    log,
+    srt: options.srt,
+    env: { PATH: '/usr/local/bin:/usr/bin:/bin' },
+  });
 
   const toHost = new PassThrough();
   const toSidecar = new PassThrough();
@@ -164,3 +185,22 @@ export function makeCommandWorld(options: { srt: SrtSession | undefined; root: s
 }
 
 export { makeTempDir };
+
+/** `/` spelled as printf octal escapes, so an argument holds no path for the daemon's check to see. */
+export function octalEscapedPath(path: string): string {
+  return path.replaceAll('/', '\\057');
+}
+
+/** Host processes whose command line contains `marker`. */
+export function processesWith(marker: string): number[] {
+  const found: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(marker)) found.push(Number(entry));
+    } catch {
+      // Exited while we looked.
+    }
+  }
+  return found;
+}

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Session } from '@bastion/protocol';
 import { makeTempDir, startTempHost, type TempHost } from '../support/temp-host.js';
 import { AgentDriver, approvalRequestOf, textOf, toolResultOf } from './agent-stream.js';
+import { octalEscapedPath, processesWith } from './command-harness.js';
 
 const CANARY = 'CANARY-91d2c7aa-agent-path';
 
@@ -21,15 +22,12 @@ function shellMessage(command: string, args: string[]): string {
   return `$ ${[command, ...args].map((word) => `'${word.replaceAll("'", `'\\''`)}'`).join(' ')}`;
 }
 
-function octalPath(path: string): string {
-  return path.replaceAll('/', '\\057');
-}
-
 function expectCanaryNowhere(raw: string): void {
   expect(raw).not.toContain(CANARY);
   expect(JSON.stringify(host.records)).not.toContain(CANARY);
   const logs = join(host.userData, 'logs');
-  for (const file of existsSync(logs) ? readdirSync(logs) : []) expect(readFileSync(join(logs, file), 'utf8')).not.toContain(CANARY);
+  for (const file of existsSync(logs) ? readdirSync(logs) : [])
+    expect(readFileSync(join(logs, file), 'utf8')).not.toContain(CANARY);
 }
 
 beforeAll(async () => {
@@ -59,7 +57,11 @@ describe('run_command in accept-edits: supervised approvals', () => {
     expect(request.tool_name).toBe('run_command');
     expect(existsSync(join(host.workspace, 'made-by-agent'))).toBe(false);
 
-    const allowed = await agent.answer({ approval_id: request.approval_id, tool_call_id: request.tool_call_id, approved: true });
+    const allowed = await agent.answer({
+      approval_id: request.approval_id,
+      tool_call_id: request.tool_call_id,
+      approved: true,
+    });
     expect(allowed.status).toBe(202);
     expect(toolResultOf(allowed).output).toMatchObject({ exit_code: 0, timed_out: false });
     expect(existsSync(join(host.workspace, 'made-by-agent'))).toBe(true);
@@ -159,7 +161,10 @@ describe('run_command in auto: informed consent, and secrets stay out', () => {
 
   beforeAll(async () => {
     agent = await acceptEdits();
-    const switched = await host.client.request<Session>('PATCH', `/sessions/${agent.session.id}`, { mode: 'auto', consent_by: 'e2e-tester' });
+    const switched = await host.client.request<Session>('PATCH', `/sessions/${agent.session.id}`, {
+      mode: 'auto',
+      consent_by: 'e2e-tester',
+    });
     expect(switched.status).toBe(200);
     expect(switched.body.mode).toBe('auto');
     expect(switched.body.auto_consent).toMatchObject({ by: 'e2e-tester' });
@@ -172,6 +177,23 @@ describe('run_command in auto: informed consent, and secrets stay out', () => {
     expect(existsSync(join(host.workspace, 'made-in-auto'))).toBe(true);
   });
 
+  it('aborting the run mid-command ends the command and its process tree', async () => {
+    const tag = `${6000 + Math.floor(Math.random() * 1000)}.4545`;
+    const started = await host.client.request('POST', '/agent/run', {
+      session_id: agent.session.id,
+      message: `$ sleep ${tag}`,
+    });
+    expect(started.status).toBe(202);
+    while (processesWith(tag).length === 0) await new Promise((resolve) => setTimeout(resolve, 50));
+    const aborted = await host.client.request('POST', '/agent/abort', { session_id: agent.session.id });
+    expect(aborted).toMatchObject({ status: 200, body: { aborted: true } });
+    const ended = await agent.readToEnd();
+    expect(ended.events.at(-1)).toMatchObject({ type: 'run-error', code: 'RUN_ABORTED' });
+    while (host.records.every((record) => record.event !== 'command.ended'))
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(processesWith(tag)).toEqual([]);
+  });
+
   it('`cat <userData>/auth.json` is refused by validation (SHELL_ARG_PROTECTED), without the path', async () => {
     const ran = await agent.say(shellMessage('cat', [join(host.userData, 'auth.json')]));
     const output = toolResultOf(ran).output as { ok: boolean; code: string; message: string };
@@ -181,7 +203,7 @@ describe('run_command in auto: informed consent, and secrets stay out', () => {
   });
 
   it('`sh -c` reading auth.json by a computed path is denied by the kernel profile', async () => {
-    const script = `cat "$(printf "${octalPath(host.userData)}")/auth.json"`;
+    const script = `cat "$(printf "${octalEscapedPath(host.userData)}")/auth.json"`;
     const ran = await agent.say(shellMessage('sh', ['-c', script]));
     const output = toolResultOf(ran).output as { exit_code: number };
     expect(output.exit_code).not.toBe(0);
@@ -222,7 +244,9 @@ describe('run_command is absent when the posture has no shell (fail closed)', ()
       expect(closed.capabilities).toMatchObject({ sandbox: 'none', shell: false });
       const agent = await AgentDriver.create(closed, { workspace: closed.workspace });
       const answered = await agent.say('$ touch no-shell-marker');
-      expect(answered.events.some((event) => event.type === 'tool-call' || event.type === 'tool-approval-request')).toBe(false);
+      expect(
+        answered.events.some((event) => event.type === 'tool-call' || event.type === 'tool-approval-request'),
+      ).toBe(false);
       expect(textOf(answered)).toContain('shell is not available');
       expect(existsSync(join(closed.workspace, 'no-shell-marker'))).toBe(false);
     } finally {
