@@ -21,10 +21,14 @@
  * same session, with the profile built from HOME_SECRET_PATHS + userData + other scratch dirs and
  * checked by checkSandboxPolicy (which wrapArgv does).
  *
- * What it does not catch: srt's proxy is in this process; a host that is killed with SIGKILL
- * leaves its socat bridges to exit when their sockets fail.
+ * On Linux srt's socat (host-side bridges and in-sandbox relays) is `bin/srt-socat`, which runs
+ * it under `setpriv --pdeathsig KILL`: even a host killed with SIGKILL leaves no bridge behind.
+ *
+ * What it does not catch: srt's proxy runs in this process and sees every connection attempt's
+ * host name; a compromise of this process is out of the sandbox's scope.
  */
 import { homedir } from 'node:os';
+import { fileURLToPath } from 'node:url';
 import { SandboxManager, type SandboxRuntimeConfig } from '@anthropic-ai/sandbox-runtime';
 import { HostError } from '../errors.js';
 import { resolveHomeSecretPaths } from './home-secrets.js';
@@ -62,9 +66,13 @@ function shellQuote(word: string): string {
   return `'${word.replace(/'/g, `'\\''`)}'`;
 }
 
+/** Resolves from src/sandbox and dist/sandbox alike to packages/host/bin. */
+const SOCAT_DYING_WITH_PARENT = fileURLToPath(new URL('../../bin/srt-socat', import.meta.url));
+
 function sessionConfig(): SandboxRuntimeConfig {
   const secrets = resolveHomeSecretPaths(homedir());
   return {
+    ...(process.platform === 'linux' && { socatPath: SOCAT_DYING_WITH_PARENT }),
     network: { allowedDomains: [], deniedDomains: [], strictAllowlist: true, allowLocalBinding: false },
     // A wrap without its own filesystem lists would fall back to these: deny the secrets, allow no writes.
     filesystem: { denyRead: secrets, allowWrite: [], denyWrite: secrets },

@@ -1,7 +1,8 @@
 /**
  * `bastion start` (real CLI process) runs the sidecar inside srt by default, and on SIGINT or
  * SIGTERM ends the whole sandboxed tree it started: the wrapper shell, both bwrap processes, the
- * sidecar, the in-sandbox socat relays and the host-side socat bridges. Checked with `ps`.
+ * sidecar, the in-sandbox socat relays and the host-side socat bridges. Even a SIGKILLed host
+ * leaves nothing running. Checked with `ps`.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync, rmSync } from 'node:fs';
@@ -33,41 +34,45 @@ function livePids(pids: number[]): string[] {
     .filter((line) => line !== '' && !/^\d+\s+Z/.test(line));
 }
 
-describe('bastion start under srt: signals end the sandboxed tree', () => {
+interface ReadyLine {
+  sandbox: string;
+  shell: boolean;
+  reason: string | null;
+  pid: { host: number; sidecar: number };
+}
+
+/** Start the CLI on a temporary HOME, wait for its ready line, and list the tree it started. */
+async function startSandboxedCli(): Promise<{ child: ChildProcess; tree: number[] }> {
+  const root = makeTempDir('bastion-cli-srt-');
+  roots.push(root);
+  for (const dir of ['ws', 'home']) mkdirSync(join(root, dir));
+  const args = [CLI, 'start', '--json', '--no-open', '--home', join(root, 'data'), '--workspace', join(root, 'ws')];
+  const child = spawn(process.execPath, args, {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, HOME: join(root, 'home') },
+  });
+  started.push(child);
+  const line = await new Promise<string>((resolve, reject) => {
+    createInterface({ input: child.stdout }).once('line', resolve);
+    child.once('exit', () => reject(new Error('exited before ready')));
+  });
+  const ready = JSON.parse(line) as ReadyLine;
+  expect(ready).toMatchObject({ sandbox: 'srt', shell: true, reason: null });
+
+  const tree = descendantPids(ready.pid.host);
+  const lines = tree.map(commandLine);
+  expect(lines.filter((l) => l.startsWith('bwrap ')).length).toBeGreaterThanOrEqual(1);
+  expect(lines.some((l) => l.startsWith('socat UNIX-LISTEN:'))).toBe(true);
+  expect(lines.some((l) => l.endsWith('daemon/dist/main.js'))).toBe(true);
+  expect(livePids(tree)).toHaveLength(tree.length);
+  return { child, tree };
+}
+
+describe('bastion start under srt: signals end the sandboxed tree', { timeout: 60_000 }, () => {
   it.each(['SIGINT', 'SIGTERM'] as const)(
     'on %s, exits 0 and leaves no bwrap, sidecar or socat running',
     async (signal) => {
-      const root = makeTempDir('bastion-cli-srt-');
-      roots.push(root);
-      for (const dir of ['ws', 'home']) mkdirSync(join(root, dir));
-      const child = spawn(
-        process.execPath,
-        [CLI, 'start', '--json', '--no-open', '--home', join(root, 'data'), '--workspace', join(root, 'ws')],
-        {
-          stdio: ['ignore', 'pipe', 'pipe'],
-          env: { ...process.env, HOME: join(root, 'home') },
-        },
-      );
-      started.push(child);
-      const line = await new Promise<string>((resolve, reject) => {
-        createInterface({ input: child.stdout }).once('line', resolve);
-        child.once('exit', () => reject(new Error('exited before ready')));
-      });
-      const ready = JSON.parse(line) as {
-        sandbox: string;
-        shell: boolean;
-        reason: string | null;
-        pid: { host: number; sidecar: number };
-      };
-      expect(ready).toMatchObject({ sandbox: 'srt', shell: true, reason: null });
-
-      const tree = descendantPids(ready.pid.host);
-      const lines = tree.map(commandLine);
-      expect(lines.filter((l) => l.startsWith('bwrap ')).length).toBeGreaterThanOrEqual(1);
-      expect(lines.some((l) => l.startsWith('socat UNIX-LISTEN:'))).toBe(true);
-      expect(lines.some((l) => l.endsWith('daemon/dist/main.js'))).toBe(true);
-      expect(livePids(tree)).toHaveLength(tree.length);
-
+      const { child, tree } = await startSandboxedCli();
       const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
       child.kill(signal);
       expect(await exited).toBe(0);
@@ -75,4 +80,15 @@ describe('bastion start under srt: signals end the sandboxed tree', () => {
       expect(livePids(tree)).toEqual([]);
     },
   );
+
+  it('even when the host is SIGKILLed, no bwrap, sidecar or socat bridge is left (they die with their parents)', async () => {
+    const { child, tree } = await startSandboxedCli();
+    const exited = new Promise<NodeJS.Signals | null>((resolve) =>
+      child.once('exit', (_code, signal) => resolve(signal)),
+    );
+    child.kill('SIGKILL');
+    expect(await exited).toBe('SIGKILL');
+    await waitFor(() => livePids(tree).length === 0, 15_000, 'the orphaned sandboxed tree to end');
+    expect(livePids(tree)).toEqual([]);
+  });
 });
