@@ -20,6 +20,9 @@ import { AuthStore } from './secrets/auth-store.js';
 import { secretsRoutes } from './secrets/secrets-routes.js';
 import { ProviderTransport } from './transport/transport-fetch.js';
 import { byokProviders, followEndpoints } from './providers/byok-providers.js';
+import { ChatgptCredentials } from './oauth/chatgpt-credentials.js';
+import { chatgptProvider } from './oauth/chatgpt-provider.js';
+import { chatgptRoutes } from './oauth/chatgpt-routes.js';
 
 // stdout is the channel: nothing else may write to it.
 console.log = console.info = console.debug = console.warn;
@@ -42,13 +45,17 @@ async function main(): Promise<void> {
   await endpoints.load().catch((error: unknown) => log.error('endpoints.load-failed', { code: (error as { code?: string }).code ?? 'UNKNOWN' }));
   // Registers the command.* handlers; run_command exists only when the host's posture allows a shell (fail closed).
   const commands = new CommandClient(channel);
+  // SEC-008: the ChatGPT credential owner exists only when the host configured the profile.
+  const chatgpt = bootstrap.chatgpt
+    ? new ChatgptCredentials({ config: bootstrap.chatgpt, store: auth, fetch: transport.fetch, log })
+    : undefined;
   const agent = openAgentRuntime({
     userData: bootstrap.user_data,
     workspaces: bootstrap.workspaces,
     log,
     extraTools: bootstrap.capabilities.shell ? [runCommandTools({ client: commands, userData: bootstrap.user_data, log })] : [],
     fetch: transport.fetch,
-    providers: byokProviders(auth),
+    providers: [...byokProviders(auth), ...(chatgpt ? [chatgptProvider(chatgpt)] : [])],
   });
   // Custom endpoints are providers under their own ids, following endpoints.json as it changes.
   followEndpoints(agent.registry, endpoints, auth);
@@ -59,6 +66,7 @@ async function main(): Promise<void> {
       ...agent.routes,
       secretsRoutes({ auth, endpoints, log }),
       endpointsRoutes({ endpoints, auth, transport, log }),
+      chatgptRoutes({ credentials: chatgpt, hostKey: bootstrap.chatgpt?.host_key, log }),
     ],
   );
   const server = createSocketlessServer(app);

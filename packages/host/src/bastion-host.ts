@@ -4,7 +4,7 @@
  */
 import { realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
-import type { Capabilities, Logger, LogSink } from '@bastion/protocol';
+import { CHATGPT_HOST_KEY_HEADER, type Capabilities, type Logger, type LogSink } from '@bastion/protocol';
 import { DaemonClient } from './daemon-client.js';
 import { HostError } from './errors.js';
 import { createHostLogger, createHostLogSink } from './logger.js';
@@ -23,6 +23,15 @@ import { ensureUserData } from './user-data.js';
 import { createHostConfirmer, type HostConfirmer } from './consent/host-confirmer.js';
 import { NetworkAuthority, type CustomGrantResult } from './network/network-authority.js';
 import { attachProviderTransport, createSystemRouteDispatcher } from './network/provider-transport.js';
+import { BUILTIN_GRANTS } from './network/builtin-grants.js';
+import { systemBrowserOpener } from './oauth/authorization-opener.js';
+import { ChatgptCoordinator, type AuthorizationOpener } from './oauth/chatgpt-coordinator.js';
+import {
+  chatgptBootstrap,
+  resolveChatgptOAuthConfig,
+  withChatgptGrants,
+  type ChatgptOAuthSettings,
+} from './oauth/chatgpt-oauth-config.js';
 
 export interface BastionHostOptions {
   userData: string;
@@ -43,6 +52,10 @@ export interface BastionHostOptions {
   allowEndpoints?: readonly string[];
   /** Who else may consent (a person at the host's terminal); default: nobody beyond allowEndpoints. */
   confirmer?: HostConfirmer;
+  /** SEC-008 host-owned overrides of the ChatGPT OAuth profile (tests, enterprise proxies); each is logged as a warning. */
+  chatgpt?: ChatgptOAuthSettings;
+  /** How a checked ChatGPT authorization URL reaches the user (default: system browser, else printed on stderr). */
+  chatgptOpener?: AuthorizationOpener;
 }
 
 export interface BastionHost {
@@ -63,6 +76,8 @@ export interface BastionHost {
   readonly confirmer: HostConfirmer;
   /** Ask the confirmer, then grant a custom endpoint's exact origin (memory-only). */
   grantEndpoint(url: string): Promise<CustomGrantResult>;
+  /** ChatGPT sign-in (SEC-008): connect, cancel, status, sign-out — the renderer's only operations. */
+  readonly chatgpt: ChatgptCoordinator;
   /** Grant a workspace root at run time: the sidecar respawns with the new policy (new password). */
   grantWorkspace(dir: string): Promise<void>;
   stop(): Promise<void>;
@@ -110,6 +125,8 @@ export async function startBastionHost(options: BastionHostOptions): Promise<Bas
     srt?.temp.remove();
   };
 
+  // The ChatGPT destinations and grants follow the effective profile (overrides are warned).
+  const chatgptConfig = resolveChatgptOAuthConfig({ settings: options.chatgpt, log });
   const ui = new UiServer();
   await ui.listen();
   const socketHost = new DaemonSocketHost(log);
@@ -121,13 +138,14 @@ export async function startBastionHost(options: BastionHostOptions): Promise<Bas
     socketHost,
     log,
     sidecarLog: createHostLogger(sink, 'daemon'),
-    config: () => ({ allowedOrigins: [ui.origin], userData, workspaces, capabilities }),
+    // Each spawn gets a fresh host key for /auth/chatgpt/*.
+    config: () => ({ allowedOrigins: [ui.origin], userData, workspaces, capabilities, chatgpt: chatgptBootstrap(chatgptConfig) }),
   });
   // run_command children: re-validated and run under a per-command profile, for every sidecar spawn.
   const commands = new CommandExecutor({ userData, home, log, srt: srt?.session });
   supervisor.addChannelModule((sidecar) => commands.attach(sidecar));
   // Provider HTTP leaves only through the host, on the system route, under the current grants.
-  const network = new NetworkAuthority();
+  const network = new NetworkAuthority({ builtins: withChatgptGrants(BUILTIN_GRANTS, chatgptConfig) });
   const confirmer = options.confirmer ?? createHostConfirmer({ allowedEndpoints: options.allowEndpoints ?? [] });
   const dispatcher = createSystemRouteDispatcher();
   attachProviderTransport({ supervisor, authority: network, dispatcher, log });
@@ -148,6 +166,16 @@ export async function startBastionHost(options: BastionHostOptions): Promise<Bas
       if (!current) throw new Error('sidecar is not ready');
       return { port, password: current.password };
     },
+  });
+
+  const chatgpt = new ChatgptCoordinator({
+    config: chatgptConfig,
+    daemon: async (method, path, body) => {
+      const hostKey = supervisor.current?.config.chatgpt?.host_key ?? '';
+      return client.request(method, path, body, { [CHATGPT_HOST_KEY_HEADER]: hostKey });
+    },
+    open: options.chatgptOpener ?? systemBrowserOpener({ print: (line) => process.stderr.write(line) }),
+    log,
   });
 
   try {
@@ -172,6 +200,7 @@ export async function startBastionHost(options: BastionHostOptions): Promise<Bas
     supervisor,
     socketHost,
     ui,
+    chatgpt,
     network,
     confirmer,
     async grantEndpoint(url) {
@@ -194,6 +223,7 @@ export async function startBastionHost(options: BastionHostOptions): Promise<Bas
     },
     stop() {
       stopped ??= (async () => {
+        await chatgpt.close();
         await supervisor.stop();
         await Promise.all([socketHost.close(), ui.close(), dispatcher.close()]);
         await releaseSandbox();

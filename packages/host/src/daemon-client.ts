@@ -27,8 +27,13 @@ export class DaemonClient {
     this.#uiOrigin = options.uiOrigin;
   }
 
-  async request<T = unknown>(method: string, path: string, body?: unknown): Promise<DaemonResponse<T>> {
-    const response = await this.open(method, path, body);
+  async request<T = unknown>(
+    method: string,
+    path: string,
+    body?: unknown,
+    extraHeaders: Record<string, string> = {},
+  ): Promise<DaemonResponse<T>> {
+    const response = await this.open(method, path, body, extraHeaders);
     const chunks: Buffer[] = [];
     for await (const chunk of response) chunks.push(chunk as Buffer);
     const text = Buffer.concat(chunks).toString('utf8');

@@ -7,7 +7,8 @@
  * tests and enterprise proxies; every override is logged as a warning, and the network grants and
  * the sidecar's bootstrap follow the effective values.
  */
-import type { Grant, Logger } from '@bastion/protocol';
+import { randomBytes } from 'node:crypto';
+import { SIDECAR_PASSWORD_BYTES, type ChatgptBootstrap, type Grant, type Logger } from '@bastion/protocol';
 import { HostError } from '../errors.js';
 
 export const CHATGPT_DEFAULT_ISSUER = 'https://auth.openai.com';
@@ -151,4 +152,17 @@ export function withChatgptGrants(builtins: readonly Grant[], config: ChatgptOAu
     { grant_id: CHATGPT_AUTH_GRANT_ID, origin: new URL(config.tokenEndpoint).origin, op: 'provider', kind: 'builtin' },
     { grant_id: CHATGPT_RESPONSES_GRANT_ID, origin: new URL(config.responsesUrl).origin, op: 'provider', kind: 'builtin' },
   ];
+}
+
+/** What one sidecar spawn is told: the effective profile and a fresh host key for `/auth/chatgpt/*`. */
+export function chatgptBootstrap(config: ChatgptOAuthConfig): ChatgptBootstrap {
+  return {
+    host_key: randomBytes(SIDECAR_PASSWORD_BYTES).toString('base64url'),
+    client_id: config.clientId,
+    issuer: config.issuer,
+    authorization_endpoint: config.authorizationEndpoint,
+    token_endpoint: config.tokenEndpoint,
+    responses_url: config.responsesUrl,
+    scope: config.scope,
+  };
 }

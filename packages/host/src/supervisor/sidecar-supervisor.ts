@@ -19,6 +19,7 @@ import {
   SIDECAR_SHUTDOWN_GRACE_MS,
   SIDECAR_STABLE_AFTER_MS,
   type Capabilities,
+  type ChatgptBootstrap,
   type Logger,
 } from '@bastion/protocol';
 import { HostError } from '../errors.js';
@@ -35,6 +36,8 @@ export interface SidecarSpawnConfig {
   userData: string;
   workspaces: string[];
   capabilities: Capabilities;
+  /** SEC-008: the effective ChatGPT OAuth profile and this spawn's host key. */
+  chatgpt?: ChatgptBootstrap;
 }
 
 export interface SidecarHandle {
@@ -234,6 +237,7 @@ export class SidecarSupervisor {
       user_data: config.userData,
       workspaces: config.workspaces,
       capabilities: config.capabilities,
+      ...(config.chatgpt ? { chatgpt: config.chatgpt } : {}),
     });
   }
 
