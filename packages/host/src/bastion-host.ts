@@ -19,9 +19,6 @@ import { acquireSrtSession, type SrtSession } from './sandbox/srt-session.js';
 import { createSrtSidecarLauncher } from './sandbox/srt-sidecar-launcher.js';
 import { CommandExecutor } from './commands/command-executor.js';
 import { UiServer } from './ui/ui-server.js';
-import { DesktopApp } from './ui/desktop-app.js';
-import { defaultDesktopAssetFiles, type DesktopAssetFiles } from './ui/desktop-assets.js';
-import { registerHostIpcChannels } from './ui/host-ipc-channels.js';
 import { ensureUserData } from './user-data.js';
 import { createHostConfirmer, type HostConfirmer } from './consent/host-confirmer.js';
 import { NetworkAuthority, type CustomGrantResult } from './network/network-authority.js';
@@ -55,8 +52,6 @@ export interface BastionHostOptions {
   allowEndpoints?: readonly string[];
   /** Who else may consent (a person at the host's terminal); default: nobody beyond allowEndpoints. */
   confirmer?: HostConfirmer;
-  /** Where the bridge bundle and web build are read from (default: the built workspace packages). */
-  desktopFiles?: DesktopAssetFiles;
   /** SEC-008 host-owned overrides of the ChatGPT OAuth profile (tests, enterprise proxies); each is logged as a warning. */
   chatgpt?: ChatgptOAuthSettings;
   /** How a checked ChatGPT authorization URL reaches the user (default: system browser, else printed on stderr). */
@@ -81,8 +76,6 @@ export interface BastionHost {
   readonly confirmer: HostConfirmer;
   /** Ask the confirmer, then grant a custom endpoint's exact origin (memory-only). */
   grantEndpoint(url: string): Promise<CustomGrantResult>;
-  /** The desktop pages, launch tickets and guarded host IPC served on the UI origin. */
-  readonly desktop: DesktopApp;
   /** ChatGPT sign-in (SEC-008): connect, cancel, status, sign-out — the renderer's only operations. */
   readonly chatgpt: ChatgptCoordinator;
   /** Grant a workspace root at run time: the sidecar respawns with the new policy (new password). */
@@ -125,12 +118,7 @@ export async function startBastionHost(options: BastionHostOptions): Promise<Bas
       throw error;
     });
     srt = { session, temp };
-    launcher = createSrtSidecarLauncher({
-      session,
-      policy: () => sidecarPolicy(workspaces),
-      home,
-      privateTemp: temp.path,
-    });
+    launcher = createSrtSidecarLauncher({ session, policy: () => sidecarPolicy(workspaces), home, privateTemp: temp.path });
   }
   const releaseSandbox = async () => {
     await srt?.session.release();
@@ -190,15 +178,6 @@ export async function startBastionHost(options: BastionHostOptions): Promise<Bas
     log,
   });
 
-  const desktop = new DesktopApp({
-    uiOrigin: ui.origin,
-    uiPort: ui.port,
-    daemonOrigin: `http://127.0.0.1:${port}`,
-    files: () => options.desktopFiles ?? defaultDesktopAssetFiles(),
-    log,
-  });
-  ui.setHandler(desktop.handler);
-
   try {
     await supervisor.start();
   } catch (error) {
@@ -210,7 +189,7 @@ export async function startBastionHost(options: BastionHostOptions): Promise<Bas
   log.info('host.ready', { port, sandbox: capabilities.sandbox, shell: capabilities.shell });
 
   let stopped: Promise<void> | undefined;
-  const host: BastionHost = {
+  return {
     userData,
     daemonUrl: `http://127.0.0.1:${port}`,
     uiOrigin: ui.origin,
@@ -221,7 +200,6 @@ export async function startBastionHost(options: BastionHostOptions): Promise<Bas
     supervisor,
     socketHost,
     ui,
-    desktop,
     chatgpt,
     network,
     confirmer,
@@ -254,12 +232,4 @@ export async function startBastionHost(options: BastionHostOptions): Promise<Bas
       return stopped;
     },
   };
-  registerHostIpcChannels(desktop.ipc, {
-    supervisor,
-    socketHost,
-    confirmer,
-    grantEndpoint: (url) => host.grantEndpoint(url),
-    grantWorkspace: (dir) => host.grantWorkspace(dir),
-  });
-  return host;
 }

@@ -13,13 +13,28 @@
  * rest of the disk its user can), and writes to the device files srt keeps open (/dev/null,
  * /dev/tty, the child's stdio).
  */
-import { getDefaultWritePaths, type SandboxRuntimeConfig } from '@anthropic-ai/sandbox-runtime';
+import { getDefaultWritePaths, type NetworkConfig, type SandboxRuntimeConfig } from '@anthropic-ai/sandbox-runtime';
 import { resolveHomeSecretPaths } from './home-secrets.js';
 
 /** srt's unasked write paths, minus the device files the child needs for its stdio. */
 export const SRT_UNASKED_WRITE_PATHS: readonly string[] = getDefaultWritePaths().filter(
   (path) => !path.startsWith('/dev/'),
 );
+
+/**
+ * No direct network at all: an empty allowlist that is strict (no ask callback and no per-command
+ * list can widen it), no local binding, no Unix sockets. A fresh object each call; the run_command
+ * profile can use the same.
+ */
+export function noDirectEgress(): NetworkConfig {
+  return {
+    allowedDomains: [],
+    deniedDomains: [],
+    strictAllowlist: true,
+    allowLocalBinding: false,
+    allowAllUnixSockets: false,
+  };
+}
 
 export interface SidecarSandboxPolicyInput {
   /** The real HOME of the user the host runs as (tests pass a temporary one). */
@@ -35,14 +50,7 @@ export interface SidecarSandboxPolicyInput {
 export function buildSidecarSandboxPolicy(input: SidecarSandboxPolicyInput): SandboxRuntimeConfig {
   const secrets = resolveHomeSecretPaths(input.home);
   return {
-    network: {
-      allowedDomains: [],
-      deniedDomains: [],
-      // Deterministic: no ask callback and no per-command list can widen the empty allowlist.
-      strictAllowlist: true,
-      allowLocalBinding: false,
-      allowAllUnixSockets: false,
-    },
+    network: noDirectEgress(),
     filesystem: {
       denyRead: [...secrets],
       allowWrite: [input.userData, ...input.workspaces, input.privateTemp],
