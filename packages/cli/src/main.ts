@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { doctorCommand } from './commands/doctor.js';
 import { runCommand } from './commands/run.js';
+import { secretsCommand } from './commands/secrets.js';
 import { startCommand } from './commands/start.js';
 import { USAGE, UsageError } from './usage.js';
 
@@ -8,6 +9,7 @@ const COMMANDS: Record<string, (argv: string[]) => Promise<number>> = {
   start: startCommand,
   doctor: doctorCommand,
   run: runCommand,
+  secrets: secretsCommand,
 };
 
 async function main(argv: string[]): Promise<number> {

@@ -7,6 +7,8 @@ export const USAGE = `Usage:
   bastion start [--workspace DIR] [--home DIR] [--no-open] [--json] [--verbose] [--unsandboxed-shell]
   bastion doctor [--json] [--home DIR]
   bastion run [--workspace DIR] [--home DIR] [--mode accept-edits|auto] [--provider ID] [--model ID] [--json] PROMPT
+  bastion run --endpoint URL --model ID [--workspace DIR] [--home DIR] [--mode …] [--json] PROMPT
+  bastion secrets set PROVIDER [--home DIR]
 
 Options:
   --workspace DIR   project folder the agent may work in (default: the current folder)
@@ -14,6 +16,12 @@ Options:
   --no-open         print the launch URL instead of opening a browser
   --json            one JSON object a line on stdout (the first is the ready line)
   --verbose         copy every log record to stderr
+  --allow-endpoint URL
+                    (start, repeatable) consent to provider requests to this custom
+                    OpenAI-compatible endpoint's exact origin for this run of Bastion; only
+                    localhost, *.localhost and IP literals are eligible
+  --endpoint URL    (run) use this OpenAI-compatible endpoint for the one prompt, with the
+                    same consent and eligibility as --allow-endpoint
   --unsandboxed-shell
                     DANGEROUS: when the outer sandbox is unavailable, run the agent's shell
                     anyway, unsandboxed (without it the shell is withheld); no effect when
@@ -23,6 +31,9 @@ run: start Bastion, run one PROMPT in a new session and stream the answer and to
 exit 0 when the run finishes, 1 when it fails. --mode auto lets commands run without asking
 (informed consent); otherwise approvals are asked on the terminal, and denied without one.
 --provider demo is an offline, deterministic demo model (no API key needed).
+
+secrets set PROVIDER: store an API key (openai, anthropic, openrouter or a custom endpoint id)
+in auth.json; the key is read from the terminal without echo, or from stdin when piped.
 
 doctor: platform, Node, sandbox packages (and how to install what is missing), userData
 permissions and the posture \`start\` would run with; exit 0 only for the full posture.

@@ -18,6 +18,7 @@ import {
   type WireError,
 } from '@bastion/protocol';
 import { resolveUserDataPath, startBastionHost, type BastionHost } from '@bastion/host';
+import { checkEndpointFlags, ensureEndpointDefined, removeEndpoint } from '../endpoint-consent.js';
 import { UsageError } from '../usage.js';
 
 interface RunOptions {
@@ -26,6 +27,8 @@ interface RunOptions {
   mode: PermissionMode;
   provider: string | undefined;
   model: string | undefined;
+  /** `--endpoint URL`: a transient OpenAI-compatible endpoint, consented to on this command line. */
+  endpoint: string | undefined;
   json: boolean;
   prompt: string;
 }
@@ -45,6 +48,7 @@ function parseRunArgs(argv: string[]): RunOptions {
         mode: { type: 'string', default: 'accept-edits' },
         provider: { type: 'string' },
         model: { type: 'string' },
+        endpoint: { type: 'string' },
         json: { type: 'boolean', default: false },
       },
     });
@@ -56,12 +60,18 @@ function parseRunArgs(argv: string[]): RunOptions {
   if (!mode.success) throw new UsageError('--mode must be accept-edits or auto');
   const prompt = positionals.join(' ').trim();
   if (prompt.length === 0) throw new UsageError('run needs a PROMPT');
+  if (values.endpoint !== undefined) {
+    checkEndpointFlags('--endpoint', [values.endpoint]);
+    if (values.model === undefined) throw new UsageError('--endpoint needs --model');
+    if (values.provider !== undefined) throw new UsageError('--endpoint and --provider cannot be combined');
+  }
   return {
     workspace: resolve(values.workspace ?? process.env.INIT_CWD ?? process.cwd()),
     home: values.home,
     mode: mode.data,
     provider: values.provider,
     model: values.model,
+    endpoint: values.endpoint,
     json: values.json,
     prompt,
   };
@@ -212,14 +222,25 @@ async function runPrompt(host: BastionHost, options: RunOptions, printer: Termin
 }
 
 export async function runCommand(argv: string[]): Promise<number> {
-  const options = parseRunArgs(argv);
-  const host = await startBastionHost({ userData: resolveUserDataPath(options.home), workspaces: [options.workspace] });
+  let options = parseRunArgs(argv);
+  const host = await startBastionHost({
+    userData: resolveUserDataPath(options.home),
+    workspaces: [options.workspace],
+    ...(options.endpoint === undefined ? {} : { allowEndpoints: [options.endpoint] }),
+  });
+  let transient: string | undefined;
   try {
+    if (options.endpoint !== undefined) {
+      const endpoint = await ensureEndpointDefined(host, options.endpoint, options.model === undefined ? [] : [options.model]);
+      if (endpoint.created) transient = endpoint.id;
+      options = { ...options, provider: endpoint.id };
+    }
     if (!options.json && host.capabilities.sandbox === 'none') {
       process.stderr.write(`bastion: no outer sandbox (${host.capabilities.reason ?? 'unavailable'}); the shell is withheld\n`);
     }
     return await runPrompt(host, options, new TerminalPrinter(options.json));
   } finally {
+    if (transient !== undefined) await removeEndpoint(host, transient).catch(() => undefined);
     await host.stop();
   }
 }

@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
 import { resolveUserDataPath, startBastionHost, type BastionHost } from '@bastion/host';
+import { checkEndpointFlags, ensureEndpointDefined } from '../endpoint-consent.js';
 import { createOutput } from '../output.js';
 import { UsageError } from '../usage.js';
 
@@ -17,21 +18,30 @@ export async function startCommand(argv: string[]): Promise<number> {
         'no-open': { type: 'boolean', default: false },
         json: { type: 'boolean', default: false },
         verbose: { type: 'boolean', default: false },
+        'allow-endpoint': { type: 'string', multiple: true, default: [] },
         'unsandboxed-shell': { type: 'boolean', default: false },
       },
     }));
   } catch (error) {
     throw new UsageError((error as Error).message);
   }
+  const allowEndpoints = values['allow-endpoint'];
+  checkEndpointFlags('--allow-endpoint', allowEndpoints);
   const out = createOutput(values.json);
   const workspace = resolve(values.workspace ?? process.env.INIT_CWD ?? process.cwd());
   const host = await startBastionHost({
     userData: resolveUserDataPath(values.home),
     workspaces: [workspace],
     verbose: values.verbose,
+    allowEndpoints,
     unsandboxedShell: values['unsandboxed-shell'],
   });
   reportSandboxPosture(host, values['unsandboxed-shell']);
+  for (const url of allowEndpoints) {
+    const { id } = await ensureEndpointDefined(host, url);
+    const grant = host.network.snapshot.grants.find((candidate) => candidate.origin === new URL(url).origin);
+    out.say(`  endpoint:  ${id} → ${grant?.origin ?? url} (granted until Bastion stops; ${host.network.posture(new URL(url).origin).summary})`);
+  }
   const sidecar = host.supervisor.current;
   out.event({
     event: 'ready',

@@ -11,7 +11,6 @@
  * compromised sidecar sending data to an origin already granted (the host's grants bound that).
  */
 import { randomBytes } from 'node:crypto';
-import { DecompressionStream } from 'node:stream/web';
 import {
   ChannelError,
   CHANNEL_MAX_BODY_CHUNK_BYTES,
@@ -42,11 +41,6 @@ function fetchFailure(code: string, message: string): TypeError {
 
 /** Bodies of these statuses must be null in a WHATWG Response. */
 const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
-const DECODABLE_ENCODINGS: ReadonlyMap<string, 'gzip' | 'deflate'> = new Map([
-  ['gzip', 'gzip'],
-  ['x-gzip', 'gzip'],
-  ['deflate', 'deflate'],
-]);
 
 interface InFlight {
   readonly id: string;
@@ -119,7 +113,8 @@ export class ProviderTransport {
     const grant = this.grantFor(url, op);
     if (!grant) throw fetchFailure('TRANSPORT_NO_GRANT', 'no grant covers this origin');
 
-    const headers: [string, string][] = [...request.headers];
+    const headers: [string, string][] = [];
+    request.headers.forEach((value, name) => headers.push([name, value]));
     let body: Uint8Array | ReadableStream<Uint8Array> | undefined;
     if (request.body !== null) {
       if (init?.body instanceof ReadableStream) {
@@ -298,7 +293,7 @@ export class ProviderTransport {
       state.resolveStart(new Response(null, { status: frame.status, headers }));
       return;
     }
-    let body = new ReadableStream<Uint8Array>(
+    const body = new ReadableStream<Uint8Array>(
       {
         start: (controller) => {
           state.controller = controller;
@@ -308,12 +303,6 @@ export class ProviderTransport {
       },
       { highWaterMark: 0 },
     );
-    const format = DECODABLE_ENCODINGS.get(headers.get('content-encoding')?.trim().toLowerCase() ?? '');
-    if (format) {
-      body = body.pipeThrough<Uint8Array>(new DecompressionStream(format));
-      headers.delete('content-encoding');
-      headers.delete('content-length');
-    }
     const response = new Response(body, { status: frame.status, headers });
     Object.defineProperty(response, 'url', { value: state.url });
     state.responseCredit = TRANSPORT_RESPONSE_WINDOW_BYTES;

@@ -11,7 +11,8 @@
  * credit) throw a ChannelError, which closes the channel and gets the sidecar restarted. Does not
  * catch: a compromised sidecar sending data to an origin it was granted.
  */
-import { Readable } from 'node:stream';
+import { pipeline, Readable } from 'node:stream';
+import { createBrotliDecompress, createGunzip, createInflate, type Gunzip, type Inflate, type BrotliDecompress } from 'node:zlib';
 import { request as undiciRequest, type Dispatcher } from 'undici';
 import {
   ChannelError,
@@ -342,10 +343,21 @@ export class ProviderExecutor {
       this.#terminate(request, 'TRANSPORT_RESPONSE_HEADERS_TOO_LARGE');
       return;
     }
+    // The sidecar gets the body as the server meant it; the size bound then counts decoded bytes,
+    // so a compression bomb is cut like any other oversized body.
+    const decoder = contentDecoder(response.headers['content-encoding']);
+    let body: AsyncIterable<Buffer> = response.body;
+    if (decoder) {
+      body = pipeline(response.body, decoder, () => undefined);
+      for (let index = headers.length - 1; index >= 0; index -= 1) {
+        const name = headers[index]?.[0];
+        if (name === 'content-encoding' || name === 'content-length') headers.splice(index, 1);
+      }
+    }
     request.responseStarted = true;
     this.#send({ v: 1, type: 'response.start', request_id: request.id, status: response.statusCode, headers });
     let total = 0;
-    for await (const chunk of response.body as AsyncIterable<Buffer>) {
+    for await (const chunk of body) {
       total += chunk.byteLength;
       if (total > this.#maxResponseBytes) {
         response.body.destroy();
@@ -376,6 +388,14 @@ export class ProviderExecutor {
     }
     this.#complete(request, total, response.statusCode);
   }
+}
+
+function contentDecoder(header: string | string[] | undefined): Gunzip | Inflate | BrotliDecompress | undefined {
+  const encoding = (Array.isArray(header) ? header.join(',') : (header ?? '')).trim().toLowerCase();
+  if (encoding === 'gzip' || encoding === 'x-gzip') return createGunzip();
+  if (encoding === 'deflate') return createInflate();
+  if (encoding === 'br') return createBrotliDecompress();
+  return undefined;
 }
 
 /** Response headers as frame pairs, or undefined when they exceed the transport's bounds. */

@@ -3,11 +3,10 @@
  * stream), granted with `--allow-endpoint`, drives a real agent run in the real sidecar. Every
  * model byte crosses the host-routed transport; the sidecar has no network of its own.
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterEach, expect, it } from 'vitest';
 import { readSseMessages, type AgentEvent, type Session } from '@bastion/protocol';
 import { startTempHost, type TempHost } from '../support/temp-host.js';
-import { startServer, type TestServer } from './transport-harness.js';
+import { chatCompletionsServer, startServer, type ChatCompletionsRequest, type TestServer } from './transport-harness.js';
 
 const CANARY = 'sk-endpoint-canary-91b7';
 let host: TempHost | undefined;
@@ -18,36 +17,6 @@ afterEach(async () => {
   await server?.close();
   server = undefined;
 });
-
-interface Seen {
-  authorization: string | undefined;
-  body: { model?: string; stream?: boolean; messages?: { role: string; content: unknown }[] };
-}
-
-function chatCompletionsServer(seen: Seen[]) {
-  return (req: IncomingMessage, res: ServerResponse) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      if (req.method !== 'POST' || req.url !== '/v1/chat/completions') {
-        res.writeHead(404).end();
-        return;
-      }
-      seen.push({ authorization: req.headers.authorization, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as Seen['body'] });
-      res.writeHead(200, { 'content-type': 'text/event-stream' });
-      const chunk = (delta: object, finish: string | null) =>
-        `data: ${JSON.stringify({ id: 'cmpl-1', object: 'chat.completion.chunk', created: 1, model: 'local-model', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
-      res.write(chunk({ role: 'assistant', content: 'Hello' }, null));
-      res.write(chunk({ content: ' from the' }, null));
-      res.write(chunk({ content: ' loopback endpoint.' }, null));
-      res.write(chunk({}, 'stop'));
-      res.write(
-        `data: ${JSON.stringify({ id: 'cmpl-1', object: 'chat.completion.chunk', created: 1, model: 'local-model', choices: [], usage: { prompt_tokens: 5, completion_tokens: 6, total_tokens: 11 } })}\n\n`,
-      );
-      res.end('data: [DONE]\n\n');
-    });
-  };
-}
 
 async function runOnce(h: TempHost, prompt: string): Promise<AgentEvent[]> {
   const created = await h.client.request<Session>('POST', '/sessions', { provider: 'local', model: 'local-model' });
@@ -72,7 +41,7 @@ async function defineEndpoint(h: TempHost, origin: string): Promise<void> {
 }
 
 it('an agent run streams from a granted loopback endpoint through the transport, key attached', async () => {
-  const seen: Seen[] = [];
+  const seen: ChatCompletionsRequest[] = [];
   server = await startServer(chatCompletionsServer(seen));
   host = await startTempHost({ allowEndpoints: [`${server.origin}/v1`] });
   await defineEndpoint(host, server.origin);
@@ -90,7 +59,7 @@ it('an agent run streams from a granted loopback endpoint through the transport,
 });
 
 it('without host consent the same run fails and the endpoint is never reached', async () => {
-  const seen: Seen[] = [];
+  const seen: ChatCompletionsRequest[] = [];
   server = await startServer(chatCompletionsServer(seen));
   host = await startTempHost();
   await defineEndpoint(host, server.origin);

@@ -2,6 +2,7 @@
  * SEC-004 provider transport, host side, over a real framed channel with real loopback servers.
  * Every refusal is asserted by code AND by the target server's hit counter staying at zero.
  */
+import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSystemRouteDispatcher } from '../../src/network/provider-transport.js';
 import {
@@ -125,6 +126,46 @@ describe('grants: refused before any connection', () => {
   });
 });
 
+describe('bodies', () => {
+  it('a gzip response reaches the sidecar decoded, with its encoding headers removed', async () => {
+    const text = 'data: {"delta":"compressed"}\n\n'.repeat(500);
+    const target = track(await startServer((_req, res) => res.writeHead(200, { 'content-encoding': 'gzip' }).end(gzipSync(text))));
+    const pair = track(startFetchPair());
+    await pair.grant(target.origin);
+    await pair.synced();
+    const response = await pair.transport.fetch(`${target.origin}/`);
+    expect(response.headers.get('content-encoding')).toBeNull();
+    expect(await response.text()).toBe(text);
+  });
+
+  it('a streamed upload arrives whole and in order', async () => {
+    const received: Buffer[] = [];
+    const target = track(
+      await startServer((req, res) => {
+        req.on('data', (chunk: Buffer) => received.push(chunk));
+        req.on('end', () => res.end(`${req.headers['transfer-encoding'] ?? ''}`));
+      }),
+    );
+    const pair = track(startFetchPair());
+    await pair.grant(target.origin);
+    await pair.synced();
+    const pieces = Array.from({ length: 40 }, (_, i) => Buffer.alloc(100_000, i));
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        const next = pieces.shift();
+        if (next) controller.enqueue(new Uint8Array(next));
+        else controller.close();
+      },
+    });
+    const init: RequestInit & { duplex: 'half' } = { method: 'POST', body, duplex: 'half' };
+    const response = await pair.transport.fetch(`${target.origin}/`, init);
+    expect(await response.text()).toBe('chunked');
+    const all = Buffer.concat(received);
+    expect(all.byteLength).toBe(4_000_000);
+    for (let i = 0; i < 40; i += 1) expect(all[i * 100_000]).toBe(i);
+  });
+});
+
 describe('redirects', () => {
   it('a same-origin redirect is followed', async () => {
     const target = track(
@@ -239,7 +280,9 @@ describe('revocation and grant updates', () => {
         controller.enqueue(new Uint8Array(1024).fill(65));
       },
     });
-    const fetching = pair.transport.fetch(`${target.origin}/upload`, { method: 'POST', body, duplex: 'half' });
+    // `duplex` is required for a stream body but missing from some RequestInit typings.
+    const init: RequestInit & { duplex: 'half' } = { method: 'POST', body, duplex: 'half' };
+    const fetching = pair.transport.fetch(`${target.origin}/upload`, init);
     const outcome = failureCode(fetching);
     await firstBytes.promise;
     expect(pair.authority.revokeCustomGrant(target.origin)).toBe(true);

@@ -1,0 +1,92 @@
+/**
+ * The command-line consent surface as real CLI processes: `run --endpoint` against a loopback
+ * chat-completions server, ineligible URLs refused with exit 2 before anything starts, and
+ * `secrets set` reading the key from stdin without ever printing it.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { makeTempDir } from '../../host/test/support/temp-host.js';
+import { chatCompletionsServer, startServer, type ChatCompletionsRequest, type TestServer } from '../../host/test/transport/transport-harness.js';
+
+const CLI = fileURLToPath(new URL('../dist/main.js', import.meta.url));
+const roots: string[] = [];
+let server: TestServer | undefined;
+afterEach(async () => {
+  for (const root of roots.splice(0)) rmSync(root, { recursive: true, force: true });
+  await server?.close();
+  server = undefined;
+});
+
+function cli(args: string[], stdin?: string): Promise<{ code: number | null; stdout: string; stderr: string; home: string }> {
+  const root = makeTempDir();
+  roots.push(root);
+  const workspace = join(root, 'ws');
+  mkdirSync(workspace);
+  const home = join(root, 'home');
+  const [command = '', ...rest] = args;
+  const child = spawn(process.execPath, [CLI, command, '--home', home, ...(command === 'run' ? ['--workspace', workspace] : []), ...rest], {
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  child.stdin.end(stdin ?? '');
+  return new Promise((resolve) => child.once('close', (code) => resolve({ code, stdout, stderr, home })));
+}
+
+describe('--endpoint / --allow-endpoint', () => {
+  it('run --endpoint URL --model M streams the answer from the loopback endpoint and leaves no definition behind', async () => {
+    const seen: ChatCompletionsRequest[] = [];
+    server = await startServer(chatCompletionsServer(seen));
+    const result = await cli(['run', '--endpoint', `${server.origin}/v1`, '--model', 'local-model', 'say hello']);
+    expect(result.stderr).not.toContain('run failed');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe('Hello from the loopback endpoint.\n');
+    expect(seen[0]?.body).toMatchObject({ model: 'local-model', stream: true });
+    const endpoints = JSON.parse(readFileSync(join(result.home, 'endpoints.json'), 'utf8')) as { endpoints: unknown[] };
+    expect(endpoints.endpoints).toEqual([]);
+  });
+
+  for (const [command, url] of [
+    ['run', 'http://localhost.evil.test:11434/v1'],
+    ['run', 'http://127.0.0.1.nip.io:11434/v1'],
+    ['run', 'http://user:secret@127.0.0.1:11434/v1'],
+    ['start', 'http://my-gpu-box.local:11434/v1'],
+    ['start', 'http://localhost.:11434/v1'],
+  ] as const) {
+    it(`${command} refuses ${url} with exit 2 and says which hosts are eligible, before starting anything`, async () => {
+      const args = command === 'run' ? ['run', '--endpoint', url, '--model', 'm', 'hi'] : ['start', '--no-open', '--allow-endpoint', url];
+      const result = await cli(args);
+      expect(result.code).toBe(2);
+      if (url.includes('@')) expect(result.stderr).toContain('must not carry a user name or password');
+      else expect(result.stderr).toContain('only localhost, *.localhost and IP literals');
+      expect(existsSync(result.home)).toBe(false);
+    });
+  }
+
+  it('run --endpoint without --model is a usage error', async () => {
+    expect((await cli(['run', '--endpoint', 'http://127.0.0.1:1/v1', 'hi'])).code).toBe(2);
+  });
+});
+
+describe('bastion secrets set', () => {
+  it('reads the key from stdin, stores it 0600, and never prints it', async () => {
+    const key = 'sk-cli-canary-0c5e';
+    const result = await cli(['secrets', 'set', 'openai'], `${key}\n`);
+    expect(result.code).toBe(0);
+    const auth = join(result.home, 'auth.json');
+    expect(statSync(auth).mode & 0o777).toBe(0o600);
+    expect(JSON.parse(readFileSync(auth, 'utf8'))).toEqual({ version: 1, entries: { openai: { type: 'api', key } } });
+    expect(result.stdout + result.stderr).not.toContain(key);
+  });
+
+  it('an unknown provider is refused with exit 2', async () => {
+    const result = await cli(['secrets', 'set', 'not-a-provider'], 'sk-x\n');
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('SECRETS_PROVIDER_UNKNOWN');
+  });
+});
