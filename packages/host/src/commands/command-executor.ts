@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { COMMAND_MAX_CONCURRENT, COMMAND_MAX_QUEUED, type Capabilities, type Logger } from '@bastion/protocol';
 import type { SrtSession } from '../sandbox/srt-session.js';
 import type { SidecarHandle } from '../supervisor/sidecar-supervisor.js';
-import { buildCommandSandboxProfile, workspaceWriteProtections } from './command-profile.js';
+import { buildCommandSandboxProfile } from './command-profile.js';
 import { startCommandProcess, type CommandOutcome, type CommandSpawn, type RunningCommand } from './command-process.js';
 import { checkCommandRequest, type CommandRequestFrame } from './command-request-check.js';
 
@@ -41,11 +41,11 @@ interface Job {
 
 const ENV_BINARY = '/usr/bin/env';
 
-function pathKind(path: string): 'directory' | 'other' | undefined {
+function isDirectory(path: string): boolean {
   try {
-    return lstatSync(path).isDirectory() ? 'directory' : 'other';
+    return lstatSync(path).isDirectory();
   } catch {
-    return undefined;
+    return false;
   }
 }
 
@@ -160,7 +160,7 @@ export class CommandExecutor {
           workspaceRoot: check.workspaceRoot,
           scratchDir: check.scratchDir,
           privateTemp,
-          protectedInWorkspace: workspaceWriteProtections(check.workspaceRoot, pathKind),
+          workspaceHasGitDir: isDirectory(join(check.workspaceRoot, '.git')),
         });
         // `env -i` inside the sandbox drops srt's own variables too (its proxy settings included).
         const assignments = Object.entries(env).map(([name, value]) => `${name}=${value}`);

@@ -189,7 +189,7 @@ export class FakeChatgpt {
         const verifier = form.get('code_verifier') ?? '';
         const challenge = createHash('sha256').update(verifier).digest('base64url');
         if (!grant || grant.used || grant.redirectUri !== form.get('redirect_uri') || grant.clientId !== form.get('client_id')) {
-          json(res, 400, { error: 'invalid_grant' });
+          json(res, 400, { error: 'invalid_grant', error_description: `code ${CANARY} is not valid` });
           return;
         }
         if (challenge !== grant.challenge) {
