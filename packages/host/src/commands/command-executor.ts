@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { COMMAND_MAX_CONCURRENT, COMMAND_MAX_QUEUED, type Capabilities, type Logger } from '@bastion/protocol';
 import type { SrtSession } from '../sandbox/srt-session.js';
 import type { SidecarHandle } from '../supervisor/sidecar-supervisor.js';
-import { buildCommandSandboxProfile } from './command-profile.js';
+import { buildCommandSandboxProfile, workspaceWriteProtections } from './command-profile.js';
 import { startCommandProcess, type CommandOutcome, type CommandSpawn, type RunningCommand } from './command-process.js';
 import { checkCommandRequest, type CommandRequestFrame } from './command-request-check.js';
 
@@ -41,11 +41,11 @@ interface Job {
 
 const ENV_BINARY = '/usr/bin/env';
 
-function isDirectory(path: string): boolean {
+function pathKind(path: string): 'directory' | 'other' | undefined {
   try {
-    return lstatSync(path).isDirectory();
+    return lstatSync(path).isDirectory() ? 'directory' : 'other';
   } catch {
-    return false;
+    return undefined;
   }
 }
 
@@ -160,7 +160,7 @@ export class CommandExecutor {
           workspaceRoot: check.workspaceRoot,
           scratchDir: check.scratchDir,
           privateTemp,
-          workspaceHasGitDir: isDirectory(join(check.workspaceRoot, '.git')),
+          protectedInWorkspace: workspaceWriteProtections(check.workspaceRoot, pathKind),
         });
         // `env -i` inside the sandbox drops srt's own variables too (its proxy settings included).
         const assignments = Object.entries(env).map(([name, value]) => `${name}=${value}`);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { resolveHomeSecretPaths } from '../sandbox/home-secrets.js';
 import { checkSandboxPolicy } from '../sandbox/sandbox-policy-check.js';
-import { buildCommandSandboxProfile } from './command-profile.js';
+import { buildCommandSandboxProfile, workspaceWriteProtections } from './command-profile.js';
 
 const input = {
   home: '/home/alice',
@@ -9,7 +9,7 @@ const input = {
   workspaceRoot: '/home/alice/project',
   scratchDir: '/home/alice/.bastion/scratch/ses_abcdefgh',
   privateTemp: '/tmp/bastion-cmd-x1',
-  workspaceHasGitDir: true,
+  protectedInWorkspace: ['/home/alice/project/.git/hooks', '/home/alice/project/.envrc'],
 };
 
 describe('buildCommandSandboxProfile', () => {
@@ -44,21 +44,35 @@ describe('buildCommandSandboxProfile', () => {
     expect(checkSandboxPolicy(profile, input.home)).toEqual({ ok: true });
   });
 
-  it('write-denies the workspace files that would run code later, unsandboxed', () => {
-    for (const relative of ['.git/hooks', '.git/config', '.envrc', '.vscode', '.bashrc', '.mcp.json']) {
-      expect(profile.filesystem.denyWrite).toContain(`${input.workspaceRoot}/${relative}`);
-    }
-  });
-
-  it('write-denies `.git` itself when the workspace is not a repository (no `git init` + hooks)', () => {
-    const denyWrite = buildCommandSandboxProfile({ ...input, workspaceHasGitDir: false }).filesystem.denyWrite;
-    expect(denyWrite).toContain(`${input.workspaceRoot}/.git`);
-    expect(denyWrite).not.toContain(`${input.workspaceRoot}/.git/hooks`);
+  it('write-denies the workspace paths it is given', () => {
+    for (const path of input.protectedInWorkspace) expect(profile.filesystem.denyWrite).toContain(path);
   });
 
   it('leaves the scratch dir out when the command has none', () => {
     expect(buildCommandSandboxProfile({ ...input, scratchDir: undefined }).filesystem.allowWrite).not.toContain(
       input.scratchDir,
     );
+  });
+});
+
+describe('workspaceWriteProtections', () => {
+  const root = '/w';
+  const world = (present: Record<string, 'directory' | 'other'>) => (path: string) => present[path];
+
+  it("a repository's hooks and config are denied even before they exist", () => {
+    expect(workspaceWriteProtections(root, world({ '/w/.git': 'directory' }))).toEqual([
+      '/w/.git/hooks',
+      '/w/.git/config',
+    ]);
+  });
+
+  it('other protected paths only when they exist (a missing one would get a visible placeholder)', () => {
+    const denied = workspaceWriteProtections(root, world({ '/w/.envrc': 'other', '/w/.vscode': 'directory' }));
+    expect(denied).toEqual(['/w/.envrc', '/w/.vscode']);
+  });
+
+  it('nothing inside `.git` when the workspace is no repository, or `.git` is a file', () => {
+    expect(workspaceWriteProtections(root, world({}))).toEqual([]);
+    expect(workspaceWriteProtections(root, world({ '/w/.git': 'other' }))).toEqual([]);
   });
 });

@@ -10,12 +10,15 @@
  * Inside the workspace, the files that make code run later OUTSIDE the sandbox are write-denied:
  * git hooks and config, shell and tool start-up files, editor task folders. srt has such a list
  * of its own, but resolves it against the host process's cwd, not the command's; so it is
- * applied here explicitly, against the workspace root.
+ * applied here explicitly, against the workspace root. Only paths that exist are denied (bound
+ * read-only), plus `.git/hooks` and `.git/config` of a repository even before they exist: for a
+ * missing path srt binds a placeholder device at it, which would show up in the workspace (and
+ * break `git add -A`), except inside `.git`, which git does not list.
  *
  * What it does not catch: reads of anything else the user can read (the rest of the disk); writes
- * to the device files srt keeps writable (/dev/null and the child's stdio); hooks of a repository
- * nested below the workspace root (srt's own scan covers those only when the host runs from the
- * workspace).
+ * to the device files srt keeps writable (/dev/null and the child's stdio); a protected file that
+ * does not exist yet outside `.git` (a new `.envrc` or `.vscode/`); `git init` plus hooks in a
+ * workspace that is no repository; hooks of a repository nested below the workspace root.
  */
 import { join } from 'node:path';
 import type { SandboxRuntimeConfig } from '@anthropic-ai/sandbox-runtime';
@@ -45,6 +48,24 @@ export const WORKSPACE_WRITE_PROTECTED = [
   '.claude/agents',
 ] as const;
 
+/** Denied even before they exist when the workspace is a repository: placeholders inside `.git` stay unseen. */
+const GIT_INTERNAL = ['.git/hooks', '.git/config'];
+
+/**
+ * The absolute workspace paths to write-deny: each protected path that exists, and a repository's
+ * hooks and config whether or not they exist yet. `kind` reports what is at a path (no symlink
+ * following), or undefined when nothing is.
+ */
+export function workspaceWriteProtections(
+  root: string,
+  kind: (path: string) => 'directory' | 'other' | undefined,
+): string[] {
+  const isRepository = kind(join(root, '.git')) === 'directory';
+  return WORKSPACE_WRITE_PROTECTED.filter((relative) =>
+    GIT_INTERNAL.includes(relative) ? isRepository : kind(join(root, relative)) !== undefined,
+  ).map((relative) => join(root, relative));
+}
+
 export interface CommandProfileInput {
   /** The HOME the host runs with (a temporary one in tests). */
   home: string;
@@ -56,23 +77,12 @@ export interface CommandProfileInput {
   scratchDir: string | undefined;
   /** This command's private temp dir (0700), its TMPDIR. */
   privateTemp: string;
-  /**
-   * Whether the workspace root holds a `.git` directory. Without one, `.git` itself is
-   * write-denied, so a command cannot `git init` a repository and plant hooks in it.
-   */
-  workspaceHasGitDir: boolean;
+  /** The workspace paths to write-deny, from workspaceWriteProtections(). */
+  protectedInWorkspace: readonly string[];
 }
 
 export function buildCommandSandboxProfile(input: CommandProfileInput): SandboxRuntimeConfig {
   const secrets = resolveHomeSecretPaths(input.home);
-  const protectedInWorkspace = input.workspaceHasGitDir
-    ? WORKSPACE_WRITE_PROTECTED.map((relative) => join(input.workspaceRoot, relative))
-    : [
-        join(input.workspaceRoot, '.git'),
-        ...WORKSPACE_WRITE_PROTECTED.filter((relative) => !relative.startsWith('.git/')).map((relative) =>
-          join(input.workspaceRoot, relative),
-        ),
-      ];
   const writable = [
     input.workspaceRoot,
     ...(input.scratchDir === undefined ? [] : [input.scratchDir]),
@@ -90,7 +100,7 @@ export function buildCommandSandboxProfile(input: CommandProfileInput): SandboxR
       denyRead: [...secrets, input.userData],
       allowWrite: [...new Set(writable)],
       // srt's shared /tmp/claude is write-denied: a command's TMPDIR is its own private dir.
-      denyWrite: [...secrets, ...SRT_UNASKED_WRITE_PATHS, ...protectedInWorkspace],
+      denyWrite: [...secrets, ...SRT_UNASKED_WRITE_PATHS, ...input.protectedInWorkspace],
     },
   };
 }

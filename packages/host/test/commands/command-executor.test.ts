@@ -3,6 +3,7 @@
  * the per-command srt profile, and each test proves the negative (the canary is in no output and
  * no log record, the file keeps its bytes, the server is never reached, the process is gone).
  */
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
@@ -147,24 +148,37 @@ describe('command executor: secrets stay out (kernel profile)', () => {
     expect(existsSync(probe)).toBe(false);
   });
 
-  it('cannot plant code that runs later outside the sandbox: git hooks/config, .envrc, .vscode', async () => {
-    const plant =
-      'mkdir -p .git/hooks; echo evil > .git/hooks/pre-commit; echo evil >> .git/config; echo evil > .envrc; mkdir -p .vscode; echo {} > .vscode/tasks.json';
-    // Not a repository: `.git` itself cannot be created (no `git init` + hooks).
-    await world.run('sh', ['-c', plant]).done;
-    expect(existsSync(join(world.workspace, '.git'))).toBe(false);
-    expect(existsSync(join(world.workspace, '.envrc'))).toBe(false);
-    expect(existsSync(join(world.workspace, '.vscode', 'tasks.json'))).toBe(false);
-    // A repository: its objects stay writable, its hooks and config do not.
+  it('cannot plant code that runs later outside the sandbox: git hooks/config, existing .envrc and .vscode', async () => {
     mkdirSync(join(world.workspace, '.git', 'objects'), { recursive: true });
     writeFileSync(join(world.workspace, '.git', 'HEAD'), 'ref: refs/heads/main\n');
     writeFileSync(join(world.workspace, '.git', 'config'), '[core]\n');
+    writeFileSync(join(world.workspace, '.envrc'), 'export SAFE=1\n');
+    mkdirSync(join(world.workspace, '.vscode'));
+    const plant =
+      'mkdir -p .git/hooks; echo evil > .git/hooks/pre-commit; echo evil >> .git/config; echo evil > .envrc; echo {} > .vscode/tasks.json';
     const run = world.run('sh', ['-c', `${plant}; echo blob > .git/objects/ok && echo objects-writable`]);
     await run.done;
     expect(run.text()).toContain('objects-writable');
     expect(existsSync(join(world.workspace, '.git', 'hooks', 'pre-commit'))).toBe(false);
     expect(readFileSync(join(world.workspace, '.git', 'config'), 'utf8')).toBe('[core]\n');
-    rmSync(join(world.workspace, '.git'), { recursive: true, force: true });
+    expect(readFileSync(join(world.workspace, '.envrc'), 'utf8')).toBe('export SAFE=1\n');
+    expect(existsSync(join(world.workspace, '.vscode', 'tasks.json'))).toBe(false);
+    for (const path of ['.git', '.envrc', '.vscode', 'made-here'])
+      rmSync(join(world.workspace, path), { recursive: true, force: true });
+  });
+
+  it('leaves no placeholder in the worktree: `git add -A` works while the missing hooks dir is denied', async () => {
+    execFileSync('git', ['init', '-q', world.workspace]);
+    rmSync(join(world.workspace, '.git', 'hooks'), { recursive: true, force: true });
+    const run = world.run('sh', [
+      '-c',
+      'echo a > added.txt && git add -A && git status --short added.txt; mkdir .git/hooks',
+    ]);
+    await run.done;
+    expect(run.text()).toContain('A  added.txt');
+    expect(run.text()).not.toContain('??');
+    expect(existsSync(join(world.workspace, '.git', 'hooks'))).toBe(false);
+    for (const path of ['.git', 'added.txt']) rmSync(join(world.workspace, path), { recursive: true, force: true });
   });
 
   it('has no network: a connection to a host loopback port never arrives', async () => {
