@@ -9,8 +9,10 @@ import type { Benchmark, BenchFigure } from './harness.js';
 import { handshakeBenchmark } from './handshake.bench.js';
 import { commandBenchmark } from './command.bench.js';
 import { sidecarStartBenchmark } from './sidecar-start.bench.js';
+import { storeBenchmark } from './store.bench.js';
+import { sseBenchmark } from './sse.bench.js';
 
-const BENCHMARKS: Benchmark[] = [handshakeBenchmark, commandBenchmark, sidecarStartBenchmark];
+const BENCHMARKS: Benchmark[] = [handshakeBenchmark, commandBenchmark, sidecarStartBenchmark, storeBenchmark, sseBenchmark];
 
 const here = dirname(fileURLToPath(import.meta.url));
 

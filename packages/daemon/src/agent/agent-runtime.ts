@@ -67,6 +67,7 @@ export function openAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
     ],
     close() {
       closed ??= runs.shutdown().then(() => {
+        store.flush();
         db.close();
       });
       return closed;

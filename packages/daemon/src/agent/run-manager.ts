@@ -143,7 +143,8 @@ export class RunManager {
   }
 
   #emit(sessionId: string, event: AgentEvent): void {
-    this.hub.publish(sessionId, this.#store.appendEvent(sessionId, event));
+    const entry = this.#store.appendEvent(sessionId, event);
+    this.#store.afterCommit(() => this.hub.publish(sessionId, entry));
   }
 
   async #execute(

@@ -128,6 +128,29 @@ describe('runs and events', () => {
     expect(resumed.map((e) => (e.event.type === 'text-delta' ? e.event.text : ''))).toEqual(['a2', 'a3', 'a4']);
   });
 
+  it('group-commits events: durable (seen by another connection) and announced only after the commit', () => {
+    const session = newSession();
+    const { runId } = store.startRun(session.id, { provider: 'demo', model: 'demo' });
+    const other = openDatabase(join(dir, 'sessions.db'));
+    const count = () => (other.prepare('SELECT COUNT(*) AS n FROM message_parts').get() as { n: number }).n;
+    try {
+      const committedBefore = count();
+      const announced: number[] = [];
+      for (let i = 0; i < 3; i += 1) {
+        const entry = store.appendEvent(session.id, { type: 'text-delta', run_id: runId, text: `t${i}` });
+        store.afterCommit(() => announced.push(entry.id));
+      }
+      expect(count()).toBe(committedBefore);
+      expect(announced).toEqual([]);
+      // any other write (or a read of events) commits the group first
+      store.eventsAfter(session.id, 0, 10);
+      expect(count()).toBe(committedBefore + 3);
+      expect(announced).toHaveLength(3);
+    } finally {
+      other.close();
+    }
+  });
+
   it('marks runs left running as interrupted, with a run-error event', () => {
     const session = newSession();
     const { runId } = store.startRun(session.id, { provider: 'demo', model: 'demo' });

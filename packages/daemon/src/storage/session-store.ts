@@ -7,6 +7,7 @@ import type { ModelMessage } from 'ai';
 import {
   DEFAULT_PERMISSION_MODE,
   PAGE_DEFAULT_LIMIT,
+  STORE_GROUP_COMMIT_MS,
   permissionModeSchema,
   type AgentEvent,
   type AgentStreamEvent,
@@ -160,6 +161,9 @@ export class SessionStore {
   readonly #insertPart;
   readonly #insertMessage;
   readonly #nextSeq;
+  /** Group commit of events: an open transaction collecting appends until the next turn. */
+  #batchOpen = false;
+  #afterCommit: (() => void)[] = [];
 
   constructor(db: SqliteDatabase, now: () => Date = () => new Date()) {
     this.#db = db;
@@ -178,6 +182,7 @@ export class SessionStore {
   // ── sessions ───────────────────────────────────────────────────────────────
 
   createSession(input: NewSession): Session {
+    this.flush();
     const id = newId('ses');
     const now = this.#now();
     const mode = input.mode ?? DEFAULT_PERMISSION_MODE;
@@ -221,6 +226,7 @@ export class SessionStore {
 
   /** Apply a patch; switching to `auto` records who consented and when. */
   updateSession(id: string, patch: SessionPatch): Session | undefined {
+    this.flush();
     const update = this.#db.transaction(() => {
       const current = this.getSession(id);
       if (!current) return undefined;
@@ -252,6 +258,7 @@ export class SessionStore {
   }
 
   deleteSession(id: string): boolean {
+    this.flush();
     return this.#db.prepare('DELETE FROM sessions WHERE id = ?').run(id).changes === 1;
   }
 
@@ -268,6 +275,7 @@ export class SessionStore {
    * transaction. Throws RUN_ACTIVE if the session already has a running run.
    */
   startRun(sessionId: string, input: { userContent?: ModelMessage[] | undefined; provider: string; model: string }): StartedRun {
+    this.flush();
     const start = this.#db.transaction((): StartedRun => {
       const runId = newId('run');
       const now = this.#now();
@@ -299,13 +307,42 @@ export class SessionStore {
     return start.immediate();
   }
 
-  /** Persist one event; its id orders the session's stream. */
+  /**
+   * Persist one event; its id orders the session's stream. Outside another transaction, appends
+   * are group-committed: the first opens a transaction that commits after STORE_GROUP_COMMIT_MS
+   * (or before any other write or read of events), so a burst of deltas costs one commit. Use
+   * afterCommit() to act on an event only once it is durable: a client must never see an id that
+   * a crash could take back and reuse.
+   */
   appendEvent(sessionId: string, event: AgentEvent): AgentStreamEvent {
+    if (!this.#db.inTransaction) {
+      this.#db.exec('BEGIN IMMEDIATE');
+      this.#batchOpen = true;
+      setTimeout(() => this.flush(), STORE_GROUP_COMMIT_MS).unref();
+    }
     const result = this.#insertPart.run(sessionId, event.run_id, event.type, JSON.stringify(event), this.#now());
     return { id: Number(result.lastInsertRowid), event };
   }
 
+  /** Run `callback` once everything appended so far is committed (now, if it already is). */
+  afterCommit(callback: () => void): void {
+    if (this.#batchOpen) this.#afterCommit.push(callback);
+    else callback();
+  }
+
+  /** Commit the open group of appended events, then run their afterCommit callbacks in order. */
+  flush(): void {
+    // a database closed with a group still open has rolled it back; nothing to commit
+    if (!this.#batchOpen || !this.#db.open) return;
+    this.#db.exec('COMMIT');
+    this.#batchOpen = false;
+    const callbacks = this.#afterCommit;
+    this.#afterCommit = [];
+    for (const callback of callbacks) callback();
+  }
+
   appendMessages(sessionId: string, runId: string | null, messages: readonly ModelMessage[]): string[] {
+    this.flush();
     if (messages.length === 0) return [];
     const append = this.#db.transaction(() => {
       let seq = (this.#nextSeq.get(sessionId) as { seq: number }).seq;
@@ -330,6 +367,7 @@ export class SessionStore {
     status: FinalRunStatus,
     final: Extract<AgentEvent, { type: 'run-finished' | 'run-error' }>,
   ): AgentStreamEvent {
+    this.flush();
     const finish = this.#db.transaction(() => {
       const now = this.#now();
       this.#db
@@ -353,6 +391,7 @@ export class SessionStore {
    * run-error event, so a reconnecting client sees how they ended.
    */
   interruptStaleRuns(): number {
+    this.flush();
     const interrupt = this.#db.transaction(() => {
       const stale = this.#db
         .prepare<[], { id: string; session_id: string }>(`SELECT id, session_id FROM runs WHERE status = 'running'`)
@@ -377,6 +416,7 @@ export class SessionStore {
 
   /** Events of a session with id > `afterId`, oldest first. */
   eventsAfter(sessionId: string, afterId: number, limit: number): AgentStreamEvent[] {
+    this.flush();
     return this.#db
       .prepare<[string, number, number], { id: number; data: string }>(
         'SELECT id, data FROM message_parts WHERE session_id = ? AND id > ? ORDER BY id LIMIT ?',
@@ -432,6 +472,7 @@ export class SessionStore {
     toolName: string;
     input: unknown;
   }): void {
+    this.flush();
     this.#db
       .prepare(
         `INSERT INTO approvals (id, session_id, run_id, tool_call_id, tool_name, input, status, requested_at)
@@ -448,6 +489,7 @@ export class SessionStore {
   }
 
   cancelPendingApprovals(sessionId: string): number {
+    this.flush();
     return this.#db
       .prepare(`UPDATE approvals SET status = 'cancelled', answered_at = ? WHERE session_id = ? AND status = 'pending'`)
       .run(this.#now(), sessionId).changes;
@@ -459,6 +501,7 @@ export class SessionStore {
    * tool-approval-response, all in one transaction. Any refusal changes nothing.
    */
   answerApproval(answer: ApprovalAnswerInput): { ok: true; toolName: string } | { ok: false; refusal: ApprovalAnswerRefusal } {
+    this.flush();
     const flip = this.#db.transaction(() => {
       const row = this.#db.prepare<[string], ApprovalRow>('SELECT * FROM approvals WHERE id = ?').get(answer.approvalId);
       if (!row) return { ok: false as const, refusal: 'unknown-approval' as const };

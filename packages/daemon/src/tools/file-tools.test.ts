@@ -18,7 +18,7 @@ let sessionId: string;
 const options = { toolCallId: 't1', messages: [] };
 
 async function run<K extends keyof FileTools>(name: K, input: Parameters<NonNullable<FileTools[K]['execute']>>[0]) {
-  const execute = tools[name].execute as (input: unknown, options: unknown) => Promise<Record<string, unknown>>;
+  const execute = tools[name].execute as unknown as (input: unknown, options: unknown) => Promise<Record<string, unknown>>;
   return execute(input, options);
 }
 

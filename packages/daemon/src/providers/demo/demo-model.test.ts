@@ -65,7 +65,8 @@ describe('createDemoModel', () => {
     const collect = async () => {
       const { stream } = await model.doStream({ prompt: user('hello'), tools: fileTools });
       const parts: LanguageModelV3StreamPart[] = [];
-      for await (const part of stream) parts.push(part);
+      const reader = stream.getReader();
+      for (let next = await reader.read(); !next.done; next = await reader.read()) parts.push(next.value);
       return parts;
     };
     const first = await collect();
