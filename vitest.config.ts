@@ -5,6 +5,9 @@ export default defineConfig({
     include: ['packages/*/src/**/*.test.ts', 'packages/*/test/**/*.test.ts', 'test/**/*.test.ts'],
     exclude: ['**/node_modules/**', '**/dist/**'],
     pool: 'forks',
+    // Most suites wait on real processes (sidecars, sandboxes, browsers) rather than compute, so
+    // more files in flight than cores shortens the run on the 2-core CI machine.
+    maxWorkers: 4,
     testTimeout: 30_000,
     hookTimeout: 30_000,
     reporters: ['default'],
