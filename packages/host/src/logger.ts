@@ -1,6 +1,6 @@
 /**
  * Host logging: every record goes to `<userData>/logs/host.log` (0600); warnings and errors, or
- * everything with `verbose`, also go to stderr. Field names are the protocol's closed safe list.
+ * everything with `verbose`, also go to stderr (none with `stderr: 'none'`, as tests ask). Field names are the protocol's closed safe list.
  */
 import { appendFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -9,6 +9,7 @@ import { createLogger, formatLogRecord, type Logger, type LogRecord, type LogSin
 export interface HostLogOptions {
   userData: string;
   verbose?: boolean;
+  stderr?: 'warnings' | 'none';
   /** Extra sink (tests capture records here). */
   tap?: LogSink;
 }
@@ -20,7 +21,9 @@ export function createHostLogSink(options: HostLogOptions): LogSink {
   return (record: LogRecord) => {
     const line = formatLogRecord(record);
     appendFileSync(file, line, { mode: 0o600 });
-    if (options.verbose || record.level === 'warn' || record.level === 'error') process.stderr.write(line);
+    const echo =
+      options.verbose || (options.stderr !== 'none' && (record.level === 'warn' || record.level === 'error'));
+    if (echo) process.stderr.write(line);
     options.tap?.(record);
   };
 }

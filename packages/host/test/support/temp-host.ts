@@ -26,6 +26,7 @@ export async function startTempHost(options: Partial<BastionHostOptions> = {}): 
   const host = await startBastionHost({
     userData: join(root, 'home'),
     workspaces: [workspace],
+    stderr: 'none',
     ...options,
     logTap: (record) => {
       records.push(record);
