@@ -17,6 +17,7 @@ import { checkSandboxAvailability, decideSandboxPosture, type SandboxPosture } f
 import { buildSidecarSandboxPolicy } from './sandbox/sidecar-sandbox-policy.js';
 import { acquireSrtSession, type SrtSession } from './sandbox/srt-session.js';
 import { createSrtSidecarLauncher } from './sandbox/srt-sidecar-launcher.js';
+import { watchHomeSecrets } from './sandbox/home-secret-watch.js';
 import { CommandExecutor } from './commands/command-executor.js';
 import { UiServer } from './ui/ui-server.js';
 import { ensureUserData } from './user-data.js';
@@ -46,8 +47,6 @@ export interface BastionHostOptions {
   /** The HOME whose secrets the outer sandbox denies (default: the real one; tests pass a temporary one). */
   home?: string;
   verbose?: boolean;
-  /** `none`: write logs only to the log file (tests capture records through `logTap`). */
-  stderr?: 'warnings' | 'none';
   /** Extra log sink; tests use it to scan every record. */
   logTap?: LogSink;
   /** `--allow-endpoint`: custom endpoint URLs consented to on the host's command line, granted before the sidecar starts. */
@@ -87,7 +86,7 @@ export interface BastionHost {
 
 export async function startBastionHost(options: BastionHostOptions): Promise<BastionHost> {
   const { path: userData } = ensureUserData(options.userData);
-  const sink = createHostLogSink({ userData, verbose: options.verbose, stderr: options.stderr, tap: options.logTap });
+  const sink = createHostLogSink({ userData, verbose: options.verbose, tap: options.logTap });
   const log = createHostLogger(sink);
   const workspaces = (options.workspaces ?? []).map((dir) => realpathSync(dir));
   const home = options.home ?? homedir();
@@ -189,6 +188,12 @@ export async function startBastionHost(options: BastionHostOptions): Promise<Bas
     throw error;
   }
   log.info('host.ready', { port, sandbox: capabilities.sandbox, shell: capabilities.shell });
+  // A HOME secret created or replaced after the wrap is not denied by it: respawn under a new wrap.
+  const secretWatch = srt
+    ? watchHomeSecrets(home, () => {
+        supervisor.restart('home-secret-changed').catch(() => log.warn('sidecar.respawn-failed'));
+      })
+    : undefined;
 
   let stopped: Promise<void> | undefined;
   return {
@@ -225,6 +230,7 @@ export async function startBastionHost(options: BastionHostOptions): Promise<Bas
     },
     stop() {
       stopped ??= (async () => {
+        secretWatch?.close();
         await chatgpt.close();
         await supervisor.stop();
         await Promise.all([socketHost.close(), ui.close(), dispatcher.close()]);

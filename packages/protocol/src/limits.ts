@@ -29,6 +29,8 @@ export const SIDECAR_RESTART_BACKOFF_MAX_MS = 10_000;
 export const SIDECAR_STABLE_AFTER_MS = 10_000;
 /** After `shutdown`, how long the host waits before SIGKILL. */
 export const SIDECAR_SHUTDOWN_GRACE_MS = 2_000;
+/** A HOME secret created or replaced while the sidecar runs: respawn after this quiet time (one respawn per burst). */
+export const HOME_SECRET_RESTART_DEBOUNCE_MS = 200;
 
 /** Daemon socket host. */
 /** Accepted sockets waiting for transfer; beyond this they are closed. */
@@ -138,11 +140,6 @@ export const SEARCH_MAX_LINE_CHARS = 512;
 /** Sessions store (`<userData>/sessions.db`) and its routes. */
 /** How long a statement waits for a lock held by another connection before SQLITE_BUSY. */
 export const STORE_BUSY_TIMEOUT_MS = 5_000;
-/**
- * Run events are group-committed: appends within this window share one transaction, and clients
- * see them only after it commits. Bounds both the added latency and the events a crash can drop.
- */
-export const STORE_GROUP_COMMIT_MS = 5;
 export const SESSION_MAX_TITLE_CHARS = 200;
 /** Paged listings (`GET /sessions`, `GET /sessions/:id/messages`): default and largest page. */
 export const PAGE_DEFAULT_LIMIT = 50;

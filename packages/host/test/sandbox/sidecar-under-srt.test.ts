@@ -4,7 +4,7 @@
  * a run-time workspace grant respawns it under the new policy, and the host ends the whole
  * sandboxed tree (bwrap, the sidecar, socat relays) on restart and stop, with no orphan left.
  */
-import { existsSync, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { HandshakeResponse } from '@bastion/protocol';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -82,6 +82,39 @@ describe('the sidecar under srt (real bubblewrap)', () => {
     await waitFor(() => oldTree.every((pid) => !isRunning(pid)), 10_000, 'old sandbox tree to end');
     const response = await host.client.request<HandshakeResponse>('POST', '/handshake');
     expect(response.status).toBe(200);
+  });
+
+  it('a HOME secret created after the start respawns the sidecar, whose view of it is then empty', async () => {
+    const home = tempHome();
+    host = await startTempHost({ home });
+    const first = host.supervisor.current?.generation ?? 0;
+    const canary = `aws_secret_access_key = canary-${process.pid}-${Date.now()}`;
+    // Seen through the sidecar's own mount namespace (/proc/<pid>/root), as the sidecar sees it.
+    const asSidecarSees = (path: string): string => {
+      try {
+        return readFileSync(`/proc/${daemonPid(sidecarTree(host as TempHost))}/root${path}`, 'utf8');
+      } catch (error) {
+        return (error as NodeJS.ErrnoException).code ?? 'error';
+      }
+    };
+    // Control: a non-secret file created late is visible inside, so this view can show a leak.
+    writeFileSync(join(home, 'notes.txt'), 'visible');
+    await waitFor(() => asSidecarSees(join(home, 'notes.txt')) === 'visible', 5_000, 'the late file to show inside');
+
+    mkdirSync(join(home, '.aws'));
+    writeFileSync(join(home, '.aws', 'credentials'), canary);
+    await waitFor(() => (host?.supervisor.current?.generation ?? 0) > first, 15_000, 'the respawn');
+    expect(
+      host.records.some((r) => r.event === 'sidecar.restart-requested' && r.fields.reason === 'home-secret-changed'),
+    ).toBe(true);
+    expect(asSidecarSees(join(home, '.aws', 'credentials'))).not.toContain('canary');
+
+    // An editor's atomic save replaces ~/.bashrc by rename: respawned again, the new file hidden too.
+    const second = host.supervisor.current?.generation ?? 0;
+    writeFileSync(join(home, '.bashrc.tmp'), `export TOKEN=${canary}`);
+    renameSync(join(home, '.bashrc.tmp'), join(home, '.bashrc'));
+    await waitFor(() => (host?.supervisor.current?.generation ?? 0) > second, 15_000, 'the second respawn');
+    expect(asSidecarSees(join(home, '.bashrc'))).not.toContain('canary');
   });
 
   it('refuses to grant HOME or /tmp as a workspace, and keeps the running sidecar', async () => {
