@@ -47,6 +47,8 @@ export interface BastionHostOptions {
   /** The HOME whose secrets the outer sandbox denies (default: the real one; tests pass a temporary one). */
   home?: string;
   verbose?: boolean;
+  /** `none`: write logs only to the log file (tests capture records through `logTap`). */
+  stderr?: 'warnings' | 'none';
   /** Extra log sink; tests use it to scan every record. */
   logTap?: LogSink;
   /** `--allow-endpoint`: custom endpoint URLs consented to on the host's command line, granted before the sidecar starts. */
@@ -86,7 +88,7 @@ export interface BastionHost {
 
 export async function startBastionHost(options: BastionHostOptions): Promise<BastionHost> {
   const { path: userData } = ensureUserData(options.userData);
-  const sink = createHostLogSink({ userData, verbose: options.verbose, tap: options.logTap });
+  const sink = createHostLogSink({ userData, verbose: options.verbose, stderr: options.stderr, tap: options.logTap });
   const log = createHostLogger(sink);
   const workspaces = (options.workspaces ?? []).map((dir) => realpathSync(dir));
   const home = options.home ?? homedir();

@@ -140,6 +140,11 @@ export const SEARCH_MAX_LINE_CHARS = 512;
 /** Sessions store (`<userData>/sessions.db`) and its routes. */
 /** How long a statement waits for a lock held by another connection before SQLITE_BUSY. */
 export const STORE_BUSY_TIMEOUT_MS = 5_000;
+/**
+ * Run events are group-committed: appends within this window share one transaction, and clients
+ * see them only after it commits. Bounds both the added latency and the events a crash can drop.
+ */
+export const STORE_GROUP_COMMIT_MS = 5;
 export const SESSION_MAX_TITLE_CHARS = 200;
 /** Paged listings (`GET /sessions`, `GET /sessions/:id/messages`): default and largest page. */
 export const PAGE_DEFAULT_LIMIT = 50;
