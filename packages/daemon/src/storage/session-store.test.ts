@@ -2,6 +2,7 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { makeTempDir } from '../../test/support/temp-dir.js';
+import { thrownCode as codeOf } from '../../test/support/thrown-code.js';
 import { migrate, openDatabase, schemaVersion, type SqliteDatabase } from './database.js';
 import { MIGRATIONS } from './migrations.js';
 import { SessionStore } from './session-store.js';
@@ -20,14 +21,6 @@ afterEach(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-function codeOf(fn: () => unknown): string | undefined {
-  try {
-    fn();
-  } catch (error) {
-    return (error as { code?: string }).code;
-  }
-  return undefined;
-}
 
 const newSession = () => store.createSession({ provider: 'demo', model: 'demo', workspace: null });
 

@@ -2,6 +2,7 @@ import { mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { makeTempDir } from '../../test/support/temp-dir.js';
+import { thrownCode as codeOf } from '../../test/support/thrown-code.js';
 import { resolveContained } from './containment.js';
 import { listContainedDir, readContainedFile, writeContainedFile } from './file-access.js';
 import { WorkspaceRoots } from './workspace-roots.js';
@@ -21,14 +22,6 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(base, { recursive: true, force: true }));
 
-function codeOf(fn: () => unknown): string | undefined {
-  try {
-    fn();
-  } catch (error) {
-    return (error as { code?: string }).code;
-  }
-  return undefined;
-}
 
 describe('resolveContained', () => {
   it('resolves a relative path inside the root', () => {
