@@ -13,7 +13,13 @@ import { ChatgptAuthError } from './chatgpt-auth-error.js';
 import { CHATGPT_PROVIDER_ID, type ChatgptAuthorization, type ChatgptCredentials } from './chatgpt-credentials.js';
 
 /** Models this provider offers; anything else is refused before a request is made. */
-export const CHATGPT_MODELS: readonly string[] = Object.freeze(['gpt-5.1-codex', 'gpt-5.1-codex-mini', 'gpt-5.1', 'gpt-5-codex', 'gpt-5']);
+export const CHATGPT_MODELS: readonly string[] = Object.freeze([
+  'gpt-5.1-codex',
+  'gpt-5.1-codex-mini',
+  'gpt-5.1',
+  'gpt-5-codex',
+  'gpt-5',
+]);
 export const CHATGPT_DEFAULT_MODEL = 'gpt-5.1-codex';
 const RESPONSES_SUFFIX = '/responses';
 
@@ -25,7 +31,8 @@ async function discard(response: Response): Promise<void> {
 export function chatgptFetch(credentials: ChatgptCredentials, transportFetch: ProviderFetch): ProviderFetch {
   return async (input, init) => {
     const request = new Request(input, init);
-    if (request.url !== credentials.responsesUrl || request.method !== 'POST') throw new ChatgptAuthError('PROVIDER_DESTINATION');
+    if (request.url !== credentials.responsesUrl || request.method !== 'POST')
+      throw new ChatgptAuthError('PROVIDER_DESTINATION');
     const body = await request.arrayBuffer();
     const callerSignal = init?.signal ?? undefined;
     const send = (auth: ChatgptAuthorization) => {

@@ -43,7 +43,11 @@ function failure(c: Context, error: ChatgptAuthError): Response {
   return wireError(c, error.status, error.code, error.message);
 }
 
-export function chatgptRoutes(options: { credentials: ChatgptCredentials | undefined; hostKey: string | undefined; log: Logger }): RouteModule {
+export function chatgptRoutes(options: {
+  credentials: ChatgptCredentials | undefined;
+  hostKey: string | undefined;
+  log: Logger;
+}): RouteModule {
   const { credentials, log } = options;
   const answer = async (c: Context, run: (credentials: ChatgptCredentials) => Promise<unknown>): Promise<Response> => {
     if (!credentials) return failure(c, new ChatgptAuthError('OAUTH_UNAVAILABLE'));

@@ -128,7 +128,13 @@ export class ChatgptTokenEndpoint {
     };
   }
 
-  async exchange(input: { code: string; state: string; redirectUri: string; verifier: string; signal: AbortSignal }): Promise<TokenGrant> {
+  async exchange(input: {
+    code: string;
+    state: string;
+    redirectUri: string;
+    verifier: string;
+    signal: AbortSignal;
+  }): Promise<TokenGrant> {
     try {
       const params = oauth.validateAuthResponse(
         this.#as,
@@ -145,7 +151,9 @@ export class ChatgptTokenEndpoint {
         input.verifier,
         this.#options(input.signal),
       );
-      const result = await oauth.processAuthorizationCodeResponse(this.#as, this.#client, response, { requireIdToken: true });
+      const result = await oauth.processAuthorizationCodeResponse(this.#as, this.#client, response, {
+        requireIdToken: true,
+      });
       const grant = this.#grant(result);
       if (!grant.refresh || !grant.claims) throw new TokenEndpointFailure(false);
       return grant;
@@ -157,7 +165,13 @@ export class ChatgptTokenEndpoint {
 
   async refresh(refreshToken: string, signal: AbortSignal): Promise<TokenGrant> {
     try {
-      const response = await oauth.refreshTokenGrantRequest(this.#as, this.#client, oauth.None(), refreshToken, this.#options(signal));
+      const response = await oauth.refreshTokenGrantRequest(
+        this.#as,
+        this.#client,
+        oauth.None(),
+        refreshToken,
+        this.#options(signal),
+      );
       const result = await oauth.processRefreshTokenResponse(this.#as, this.#client, response);
       return this.#grant(result);
     } catch (error) {

@@ -7,7 +7,11 @@ const redirectUri = chatgptRedirectUri(1455);
 const STATE = 'sT4te_abcdefghijklmnopqrstuvwxyz012345';
 const CHALLENGE = 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM';
 
-function build(overrides: Record<string, string | null> = {}, base = config.authorizationEndpoint, extra: [string, string][] = []): string {
+function build(
+  overrides: Record<string, string | null> = {},
+  base = config.authorizationEndpoint,
+  extra: [string, string][] = [],
+): string {
   const params: Record<string, string | null> = {
     response_type: 'code',
     client_id: config.clientId,

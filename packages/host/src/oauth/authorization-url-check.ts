@@ -11,8 +11,7 @@ import { CHATGPT_FIXED_AUTHORIZATION_PARAMS } from './chatgpt-oauth-config.js';
 import { CHATGPT_MAX_AUTHORIZATION_URL_CHARS, CHATGPT_MAX_STATE_CHARS } from '@bastion/protocol';
 
 export type AuthorizationUrlCheck =
-  | { ok: true; url: string; state: string }
-  | { ok: false; code: 'OAUTH_AUTHORIZATION_URL'; message: string };
+  { ok: true; url: string; state: string } | { ok: false; code: 'OAUTH_AUTHORIZATION_URL'; message: string };
 
 const CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
 /** At least 24 random bytes, base64url (32 characters). */
@@ -22,7 +21,10 @@ function refuse(message: string): AuthorizationUrlCheck {
   return { ok: false, code: 'OAUTH_AUTHORIZATION_URL', message };
 }
 
-export function checkAuthorizationUrl(raw: string, expected: { config: ChatgptOAuthConfig; redirectUri: string }): AuthorizationUrlCheck {
+export function checkAuthorizationUrl(
+  raw: string,
+  expected: { config: ChatgptOAuthConfig; redirectUri: string },
+): AuthorizationUrlCheck {
   if (raw.length > CHATGPT_MAX_AUTHORIZATION_URL_CHARS) return refuse('authorization URL is too long');
   let url: URL;
   try {
@@ -33,7 +35,8 @@ export function checkAuthorizationUrl(raw: string, expected: { config: ChatgptOA
   const endpoint = new URL(expected.config.authorizationEndpoint);
   if (url.origin !== endpoint.origin) return refuse('authorization URL has the wrong origin');
   if (url.pathname !== endpoint.pathname) return refuse('authorization URL has the wrong path');
-  if (url.username !== '' || url.password !== '' || url.hash !== '') return refuse('authorization URL carries credentials or a fragment');
+  if (url.username !== '' || url.password !== '' || url.hash !== '')
+    return refuse('authorization URL carries credentials or a fragment');
 
   const required: Record<string, (value: string) => boolean> = {
     client_id: (value) => value === expected.config.clientId,

@@ -135,7 +135,8 @@ export class CallbackListener {
     this.#log = options.log;
     this.#onClaim = options.onClaim;
     this.ended = new Promise((resolve) => (this.#resolveEnded = resolve));
-    for (const server of servers) server.on('request', (req: IncomingMessage, res: ServerResponse) => this.#handle(req, res));
+    for (const server of servers)
+      server.on('request', (req: IncomingMessage, res: ServerResponse) => this.#handle(req, res));
     this.#timer = setTimeout(() => this.#finish('timeout'), options.timeoutMs ?? CHATGPT_OAUTH_ATTEMPT_TTL_MS);
     this.#timer.unref();
   }
@@ -193,7 +194,8 @@ export class CallbackListener {
   #parse(req: IncomingMessage): Parsed {
     if (!isLoopbackPeer(req.socket.remoteAddress)) return { ok: false, code: 'CALLBACK_PEER' };
     const target = req.url ?? '';
-    if (Buffer.byteLength(target, 'utf8') > CHATGPT_CALLBACK_MAX_TARGET_BYTES) return { ok: false, code: 'CALLBACK_TARGET_TOO_LONG' };
+    if (Buffer.byteLength(target, 'utf8') > CHATGPT_CALLBACK_MAX_TARGET_BYTES)
+      return { ok: false, code: 'CALLBACK_TARGET_TOO_LONG' };
     if (countHeader(req, 'host') !== 1 || req.headers.host !== `${CHATGPT_CALLBACK_HOSTNAME}:${this.port}`) {
       return { ok: false, code: 'CALLBACK_HOST' };
     }
@@ -217,7 +219,8 @@ export class CallbackListener {
     if (this.#claimed || this.#end !== undefined) return { ok: false, code: 'CALLBACK_CLAIMED' };
     if (params.has('error')) return { ok: true, claim: { kind: 'denied' } };
     const code = params.get('code');
-    if (code === null || code.length === 0 || code.length > CHATGPT_MAX_CODE_CHARS) return { ok: false, code: 'CALLBACK_CODE' };
+    if (code === null || code.length === 0 || code.length > CHATGPT_MAX_CODE_CHARS)
+      return { ok: false, code: 'CALLBACK_CODE' };
     return { ok: true, claim: { kind: 'code', code, state } };
   }
 

@@ -8,12 +8,7 @@
  *
  * Does not catch: a malicious program that the user's browser hands the authorization page to.
  */
-import {
-  chatgptStartResponseSchema,
-  chatgptStatusSchema,
-  type ChatgptStatus,
-  type Logger,
-} from '@bastion/protocol';
+import { chatgptStartResponseSchema, chatgptStatusSchema, type ChatgptStatus, type Logger } from '@bastion/protocol';
 import type { DaemonResponse } from '../daemon-client.js';
 import { checkAuthorizationUrl } from './authorization-url-check.js';
 import { CallbackListener, type CallbackClaim, type CallbackEnd } from './callback-listener.js';
@@ -83,20 +78,29 @@ export class ChatgptCoordinator {
         onClaim: (claim) => this.#complete(attempt, claim),
       });
     } catch (error) {
-      return this.#fail((error as { code?: string }).code === 'OAUTH_CALLBACK_PORT' ? 'OAUTH_CALLBACK_PORT' : 'OAUTH_UNAVAILABLE');
+      return this.#fail(
+        (error as { code?: string }).code === 'OAUTH_CALLBACK_PORT' ? 'OAUTH_CALLBACK_PORT' : 'OAUTH_UNAVAILABLE',
+      );
     }
     const attempt: Attempt = { listener, attemptId: undefined, settled: Promise.resolve() };
     this.#attempt = attempt;
     attempt.settled = listener.ended.then((end) => this.#ended(attempt, end));
 
-    const started = await this.#daemon('POST', '/auth/chatgpt/start', { redirect_uri: listener.redirectUri }).catch(() => undefined);
+    const started = await this.#daemon('POST', '/auth/chatgpt/start', { redirect_uri: listener.redirectUri }).catch(
+      () => undefined,
+    );
     if (this.#attempt !== attempt) return this.status();
     if (!started || started.status !== 200) {
       await this.#abandon(attempt);
       return this.#fail(started ? codeOf(started, 'OAUTH_UNAVAILABLE') : 'OAUTH_UNAVAILABLE');
     }
     const parsed = chatgptStartResponseSchema.safeParse(started.body);
-    const checked = parsed.success ? checkAuthorizationUrl(parsed.data.authorization_url, { config: this.#config, redirectUri: listener.redirectUri }) : undefined;
+    const checked = parsed.success
+      ? checkAuthorizationUrl(parsed.data.authorization_url, {
+          config: this.#config,
+          redirectUri: listener.redirectUri,
+        })
+      : undefined;
     if (!parsed.success || !checked?.ok) {
       attempt.attemptId = parsed.success ? parsed.data.attempt_id : undefined;
       await this.#abandon(attempt);
@@ -122,7 +126,8 @@ export class ChatgptCoordinator {
     if (this.#attempt) return { state: 'connecting' };
     const answer = await this.#daemon('GET', '/auth/chatgpt/status').catch(() => undefined);
     const parsed = answer?.status === 200 ? chatgptStatusSchema.safeParse(answer.body) : undefined;
-    if (!parsed?.success) return { state: 'error', code: answer ? codeOf(answer, 'OAUTH_UNAVAILABLE') : 'OAUTH_UNAVAILABLE' };
+    if (!parsed?.success)
+      return { state: 'error', code: answer ? codeOf(answer, 'OAUTH_UNAVAILABLE') : 'OAUTH_UNAVAILABLE' };
     if (parsed.data.state === 'signed-out' && this.#lastError) return { state: 'error', code: this.#lastError };
     return parsed.data;
   }
@@ -133,7 +138,8 @@ export class ChatgptCoordinator {
     if (attempt) await this.#abandon(attempt);
     this.#lastError = undefined;
     const answer = await this.#daemon('POST', '/auth/chatgpt/sign-out', {}).catch(() => undefined);
-    if (answer?.status !== 200) return { state: 'error', code: answer ? codeOf(answer, 'OAUTH_UNAVAILABLE') : 'OAUTH_UNAVAILABLE' };
+    if (answer?.status !== 200)
+      return { state: 'error', code: answer ? codeOf(answer, 'OAUTH_UNAVAILABLE') : 'OAUTH_UNAVAILABLE' };
     this.#log.info('chatgpt.signed-out');
     return this.status();
   }
@@ -167,7 +173,8 @@ export class ChatgptCoordinator {
     const code = END_CODES[end];
     if (code) {
       this.#lastError = code;
-      if (attempt.attemptId) await this.#daemon('POST', '/auth/chatgpt/cancel', { attempt_id: attempt.attemptId }).catch(() => undefined);
+      if (attempt.attemptId)
+        await this.#daemon('POST', '/auth/chatgpt/cancel', { attempt_id: attempt.attemptId }).catch(() => undefined);
     }
     if (this.#attempt === attempt) this.#attempt = undefined;
     this.#log.info('chatgpt.attempt-ended', { reason: end, code: code ?? null });
@@ -177,7 +184,8 @@ export class ChatgptCoordinator {
   async #abandon(attempt: Attempt): Promise<void> {
     if (this.#attempt === attempt) this.#attempt = undefined;
     await attempt.listener.cancel();
-    if (attempt.attemptId) await this.#daemon('POST', '/auth/chatgpt/cancel', { attempt_id: attempt.attemptId }).catch(() => undefined);
+    if (attempt.attemptId)
+      await this.#daemon('POST', '/auth/chatgpt/cancel', { attempt_id: attempt.attemptId }).catch(() => undefined);
     await attempt.settled;
   }
 

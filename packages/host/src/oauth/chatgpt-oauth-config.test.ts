@@ -53,15 +53,21 @@ describe('ChatGPT OAuth configuration', () => {
     expect(config.authorizationEndpoint).toBe('http://127.0.0.1:4010/oauth/authorize');
     expect(config.tokenEndpoint).toBe('http://127.0.0.1:4010/oauth/token');
     expect(config.responsesUrl).toBe('http://127.0.0.1:4011/backend-api/codex/responses');
-    expect(records.filter((record) => record.level === 'warn').map((record) => record.fields.reason)).toEqual(['issuer', 'responses-url']);
+    expect(records.filter((record) => record.level === 'warn').map((record) => record.fields.reason)).toEqual([
+      'issuer',
+      'responses-url',
+    ]);
   });
 
-  it.each(['https://auth.openai.com/evil', 'https://u:p@auth.openai.com', 'ftp://auth.openai.com', 'https://auth.openai.com?x=1', 'not a url'])(
-    'refuses issuer override %s',
-    (issuer) => {
-      expect(() => resolveChatgptOAuthConfig({ env: {}, settings: { issuer } })).toThrow();
-    },
-  );
+  it.each([
+    'https://auth.openai.com/evil',
+    'https://u:p@auth.openai.com',
+    'ftp://auth.openai.com',
+    'https://auth.openai.com?x=1',
+    'not a url',
+  ])('refuses issuer override %s', (issuer) => {
+    expect(() => resolveChatgptOAuthConfig({ env: {}, settings: { issuer } })).toThrow();
+  });
 
   it('the grants follow the effective configuration and keep every other built-in', () => {
     const config = resolveChatgptOAuthConfig({

@@ -87,7 +87,13 @@ function parseEndpoint(value: string, what: string): string {
   } catch (cause) {
     throw new HostError('OAUTH_CONFIG', `${what} is not a URL`, { cause });
   }
-  if ((url.protocol !== 'https:' && url.protocol !== 'http:') || url.username !== '' || url.password !== '' || url.search !== '' || url.hash !== '') {
+  if (
+    (url.protocol !== 'https:' && url.protocol !== 'http:') ||
+    url.username !== '' ||
+    url.password !== '' ||
+    url.search !== '' ||
+    url.hash !== ''
+  ) {
     throw new HostError('OAUTH_CONFIG', `${what} must be an http(s) URL without query or credentials`);
   }
   return url.href;
@@ -103,7 +109,8 @@ export function resolveChatgptOAuthConfig(
   let clientId = CHATGPT_PUBLIC_CLIENT_ID;
   const clientOverride = env[CHATGPT_CLIENT_ID_ENV];
   if (clientOverride !== undefined && clientOverride !== '') {
-    if (!CLIENT_ID.test(clientOverride)) throw new HostError('OAUTH_CONFIG', `${CHATGPT_CLIENT_ID_ENV} is not a valid client id`);
+    if (!CLIENT_ID.test(clientOverride))
+      throw new HostError('OAUTH_CONFIG', `${CHATGPT_CLIENT_ID_ENV} is not a valid client id`);
     clientId = clientOverride;
     log?.warn('chatgpt.config-override', { reason: 'client-id' });
   }
@@ -119,7 +126,10 @@ export function resolveChatgptOAuthConfig(
   }
   let callbackPorts = CHATGPT_CALLBACK_PORTS;
   if (settings.callbackPorts !== undefined) {
-    if (settings.callbackPorts.length === 0 || settings.callbackPorts.some((port) => !Number.isInteger(port) || port < 1 || port > 65_535)) {
+    if (
+      settings.callbackPorts.length === 0 ||
+      settings.callbackPorts.some((port) => !Number.isInteger(port) || port < 1 || port > 65_535)
+    ) {
       throw new HostError('OAUTH_CONFIG', 'callback ports must be TCP ports');
     }
     callbackPorts = Object.freeze([...settings.callbackPorts]);
@@ -146,11 +156,18 @@ export function chatgptRedirectUri(port: number): string {
  * transport reaches exactly the configured token and Responses origins and nothing else.
  */
 export function withChatgptGrants(builtins: readonly Grant[], config: ChatgptOAuthConfig): Grant[] {
-  const others = builtins.filter((grant) => grant.grant_id !== CHATGPT_AUTH_GRANT_ID && grant.grant_id !== CHATGPT_RESPONSES_GRANT_ID);
+  const others = builtins.filter(
+    (grant) => grant.grant_id !== CHATGPT_AUTH_GRANT_ID && grant.grant_id !== CHATGPT_RESPONSES_GRANT_ID,
+  );
   return [
     ...others,
     { grant_id: CHATGPT_AUTH_GRANT_ID, origin: new URL(config.tokenEndpoint).origin, op: 'provider', kind: 'builtin' },
-    { grant_id: CHATGPT_RESPONSES_GRANT_ID, origin: new URL(config.responsesUrl).origin, op: 'provider', kind: 'builtin' },
+    {
+      grant_id: CHATGPT_RESPONSES_GRANT_ID,
+      origin: new URL(config.responsesUrl).origin,
+      op: 'provider',
+      kind: 'builtin',
+    },
   ];
 }
 

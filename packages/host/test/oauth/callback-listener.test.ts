@@ -21,7 +21,9 @@ interface Harness {
 
 const open: CallbackListener[] = [];
 
-async function startListener(options: { timeoutMs?: number; arm?: boolean; holdClaim?: boolean } = {}): Promise<Harness> {
+async function startListener(
+  options: { timeoutMs?: number; arm?: boolean; holdClaim?: boolean } = {},
+): Promise<Harness> {
   const records: LogRecord[] = [];
   const claims: CallbackClaim[] = [];
   let release: (completed: boolean) => void = () => undefined;
@@ -69,7 +71,9 @@ describe('callback listener: the legitimate callback', () => {
   it('answers with a fixed page under a strict CSP', async () => {
     const { listener } = await startListener();
     const response = await callbackRequest({ port: listener.port, target: valid });
-    expect(response.headers['content-security-policy']).toBe("default-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'");
+    expect(response.headers['content-security-policy']).toBe(
+      "default-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+    );
     expect(response.headers['x-content-type-options']).toBe('nosniff');
     expect(response.headers['cache-control']).toBe('no-store');
     expect(response.body).not.toContain(CODE);
@@ -77,7 +81,8 @@ describe('callback listener: the legitimate callback', () => {
   });
 
   it('isLoopbackPeer accepts only loopback addresses', () => {
-    for (const address of ['127.0.0.1', '127.1.2.3', '::1', '::ffff:127.0.0.1']) expect(isLoopbackPeer(address)).toBe(true);
+    for (const address of ['127.0.0.1', '127.1.2.3', '::1', '::ffff:127.0.0.1'])
+      expect(isLoopbackPeer(address)).toBe(true);
     for (const address of [undefined, '10.0.0.1', '::ffff:10.0.0.1', '192.168.1.2', 'fe80::1', '::', '0.0.0.0']) {
       expect(isLoopbackPeer(address)).toBe(false);
     }
@@ -87,7 +92,10 @@ describe('callback listener: the legitimate callback', () => {
 describe('callback listener: attacks', () => {
   it('wrong state: 400, and the attempt still completes afterwards', async () => {
     const { listener, claims } = await startListener();
-    const wrong = await callbackRequest({ port: listener.port, target: `/auth/callback?code=evil&state=${'x'.repeat(44)}` });
+    const wrong = await callbackRequest({
+      port: listener.port,
+      target: `/auth/callback?code=evil&state=${'x'.repeat(44)}`,
+    });
     expect(wrong.status).toBe(400);
     expect(claims).toHaveLength(0);
     expect(listener.open).toBe(true);
@@ -127,7 +135,12 @@ describe('callback listener: attacks', () => {
   it('concurrent valid callbacks: exactly one claims', async () => {
     const { listener, claims } = await startListener();
     const answers = await Promise.all(
-      Array.from({ length: 5 }, () => callbackRequest({ port: listener.port, target: valid }).then((r) => r.status, () => 0)),
+      Array.from({ length: 5 }, () =>
+        callbackRequest({ port: listener.port, target: valid }).then(
+          (r) => r.status,
+          () => 0,
+        ),
+      ),
     );
     expect(answers.filter((status) => status === 200)).toHaveLength(1);
     expect(claims).toHaveLength(1);
@@ -216,7 +229,10 @@ describe('callback listener: attacks', () => {
   it('error=<script> is not reflected, with or without the right state', async () => {
     const { listener, claims } = await startListener();
     const payload = encodeURIComponent('<script>alert(1)</script>');
-    const unstated = await callbackRequest({ port: listener.port, target: `/auth/callback?error=${payload}&error_description=${payload}` });
+    const unstated = await callbackRequest({
+      port: listener.port,
+      target: `/auth/callback?error=${payload}&error_description=${payload}`,
+    });
     expect(unstated.status).toBe(400);
     expect(unstated.body).not.toMatch(/script|alert/);
     expect(listener.open).toBe(true);

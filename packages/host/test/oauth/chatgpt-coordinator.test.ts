@@ -100,7 +100,11 @@ describe('ChatGPT coordinator', () => {
     expect(await coordinator.connect()).toEqual({ state: 'error', code: 'OAUTH_AUTHORIZATION_URL' });
     expect(opened).toEqual([]);
     expect(await connectionOutcome(Number(new URL(redirect).port))).toBe('ECONNREFUSED');
-    expect(calls.some((call) => call.path === '/auth/chatgpt/cancel' && (call.body as { attempt_id: string }).attempt_id === ATTEMPT)).toBe(true);
+    expect(
+      calls.some(
+        (call) => call.path === '/auth/chatgpt/cancel' && (call.body as { attempt_id: string }).attempt_id === ATTEMPT,
+      ),
+    ).toBe(true);
     expect(await coordinator.status()).toEqual({ state: 'error', code: 'OAUTH_AUTHORIZATION_URL' });
     const logged = JSON.stringify(records);
     expect(logged).not.toContain(STATE);
@@ -117,7 +121,8 @@ describe('ChatGPT coordinator', () => {
       open: () => Promise.reject(new Error('must not open')),
       daemon: (_method, path, body) => {
         calls.push(path);
-        if (path === '/auth/chatgpt/start') port = Number(new URL((body as { redirect_uri: string }).redirect_uri).port);
+        if (path === '/auth/chatgpt/start')
+          port = Number(new URL((body as { redirect_uri: string }).redirect_uri).port);
         return Promise.resolve({ status: 503, body: { code: 'OAUTH_UNAVAILABLE', message: 'upstream said <script>' } });
       },
     });
@@ -131,7 +136,8 @@ describe('ChatGPT coordinator', () => {
       config,
       log: createLogger('host', () => undefined),
       open: () => Promise.resolve(true),
-      daemon: () => Promise.resolve({ status: 200, body: { state: 'connected', email: 'a@b.test', access: 'access-CANARY' } }),
+      daemon: () =>
+        Promise.resolve({ status: 200, body: { state: 'connected', email: 'a@b.test', access: 'access-CANARY' } }),
     });
     expect(await coordinator.status()).toEqual({ state: 'error', code: 'OAUTH_UNAVAILABLE' });
   });

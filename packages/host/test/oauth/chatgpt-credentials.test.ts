@@ -63,7 +63,12 @@ function manager(options: { now?: () => number; config?: ChatgptBootstrap } = {}
 async function authorize(credentials: ChatgptCredentials) {
   const started = await credentials.start(REDIRECT);
   const callback = new URL(await fake.authorize(started.authorization_url));
-  return { attempt_id: started.attempt_id, code: callback.searchParams.get('code') ?? '', state: callback.searchParams.get('state') ?? '', url: started.authorization_url };
+  return {
+    attempt_id: started.attempt_id,
+    code: callback.searchParams.get('code') ?? '',
+    state: callback.searchParams.get('state') ?? '',
+    url: started.authorization_url,
+  };
 }
 
 async function failure(promise: Promise<unknown>): Promise<string> {
@@ -97,8 +102,18 @@ describe('ChatGPT credential owner', () => {
     expect(fake.tokenRequests).toEqual({ code: 1, refresh: 0, pkceFailures: 0 });
     expect(fetched).toEqual([`${fake.issuer}/oauth/token`]);
     expect(statSync(join(dir, 'auth.json')).mode & 0o777).toBe(0o600);
-    const file = JSON.parse(readFileSync(join(dir, 'auth.json'), 'utf8')) as { entries: { chatgpt: Record<string, unknown> } };
-    expect(Object.keys(file.entries.chatgpt).sort()).toEqual(['access', 'account_id', 'email', 'expires', 'plan', 'refresh', 'type']);
+    const file = JSON.parse(readFileSync(join(dir, 'auth.json'), 'utf8')) as {
+      entries: { chatgpt: Record<string, unknown> };
+    };
+    expect(Object.keys(file.entries.chatgpt).sort()).toEqual([
+      'access',
+      'account_id',
+      'email',
+      'expires',
+      'plan',
+      'refresh',
+      'type',
+    ]);
     expect(file.entries.chatgpt.account_id).toBe(fake.account.accountId);
     // The attempt is consumed: a replay of the same completion is refused without a token request.
     expect(await failure(credentials.complete(got))).toBe('OAUTH_ATTEMPT');
@@ -186,10 +201,13 @@ describe('ChatGPT credential owner', () => {
     expect(stored).not.toContain('access-');
   });
 
-  it('never reads another application\'s credentials (no ~/.codex import)', () => {
-    const sources = ['chatgpt-credentials.ts', 'chatgpt-token-endpoint.ts', 'chatgpt-provider.ts', 'chatgpt-routes.ts'].map((file) =>
-      readFileSync(new URL(`../../../daemon/src/oauth/${file}`, import.meta.url), 'utf8'),
-    );
+  it("never reads another application's credentials (no ~/.codex import)", () => {
+    const sources = [
+      'chatgpt-credentials.ts',
+      'chatgpt-token-endpoint.ts',
+      'chatgpt-provider.ts',
+      'chatgpt-routes.ts',
+    ].map((file) => readFileSync(new URL(`../../../daemon/src/oauth/${file}`, import.meta.url), 'utf8'));
     for (const source of sources) {
       // Code, not the comments that promise it: no path literal, no home-directory lookup.
       expect(source).not.toMatch(/['"`][^'"`\n]*\.codex|homedir\(|CODEX_HOME|process\.env/);

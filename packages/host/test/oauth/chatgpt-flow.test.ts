@@ -71,7 +71,9 @@ async function signIn(h: TempHost): Promise<ChatgptStatus> {
   return show(await h.chatgpt.settled());
 }
 
-function storedEntry(h: TempHost): { type: string; access: string; refresh: string; account_id: string; email?: string } | undefined {
+function storedEntry(
+  h: TempHost,
+): { type: string; access: string; refresh: string; account_id: string; email?: string } | undefined {
   const path = join(h.userData, 'auth.json');
   try {
     return (JSON.parse(readFileSync(path, 'utf8')) as { entries: Record<string, never> }).entries.chatgpt;
@@ -219,7 +221,10 @@ describe('ChatGPT sign-in, end to end', () => {
   it('a model outside the closed list is refused', async () => {
     const h = await startHost();
     await signIn(h);
-    const created = await h.client.request<{ id: string }>('POST', '/sessions', { provider: 'chatgpt', model: 'gpt-4o' });
+    const created = await h.client.request<{ id: string }>('POST', '/sessions', {
+      provider: 'chatgpt',
+      model: 'gpt-4o',
+    });
     if (created.status === 201) {
       const run = await h.client.request('POST', '/agent/run', { session_id: created.body.id, message: 'hi' });
       expect(run.status).not.toBe(202);

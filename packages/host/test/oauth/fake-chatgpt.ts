@@ -161,7 +161,12 @@ export class FakeChatgpt {
     if (req.method === 'GET' && url.pathname === '/oauth/authorize') {
       const p = url.searchParams;
       const redirect = p.get('redirect_uri');
-      if (p.get('response_type') !== 'code' || p.get('code_challenge_method') !== 'S256' || !p.get('code_challenge') || !redirect) {
+      if (
+        p.get('response_type') !== 'code' ||
+        p.get('code_challenge_method') !== 'S256' ||
+        !p.get('code_challenge') ||
+        !redirect
+      ) {
         json(res, 400, { error: 'invalid_request' });
         return;
       }
@@ -188,7 +193,12 @@ export class FakeChatgpt {
         const grant = this.#codes.get(form.get('code') ?? '');
         const verifier = form.get('code_verifier') ?? '';
         const challenge = createHash('sha256').update(verifier).digest('base64url');
-        if (!grant || grant.used || grant.redirectUri !== form.get('redirect_uri') || grant.clientId !== form.get('client_id')) {
+        if (
+          !grant ||
+          grant.used ||
+          grant.redirectUri !== form.get('redirect_uri') ||
+          grant.clientId !== form.get('client_id')
+        ) {
           json(res, 400, { error: 'invalid_grant', error_description: `code ${CANARY} is not valid` });
           return;
         }
@@ -199,7 +209,13 @@ export class FakeChatgpt {
         }
         grant.used = true;
         const tokens = this.#issue(grant.account);
-        json(res, 200, { access_token: tokens.access, refresh_token: tokens.refresh, id_token: tokens.idToken, token_type: 'Bearer', expires_in: 3600 });
+        json(res, 200, {
+          access_token: tokens.access,
+          refresh_token: tokens.refresh,
+          id_token: tokens.idToken,
+          token_type: 'Bearer',
+          expires_in: 3600,
+        });
         return;
       }
       if (form.get('grant_type') === 'refresh_token') {
@@ -217,7 +233,13 @@ export class FakeChatgpt {
         }
         old.used = true;
         const tokens = this.#issue(old.account);
-        json(res, 200, { access_token: tokens.access, refresh_token: tokens.refresh, id_token: tokens.idToken, token_type: 'Bearer', expires_in: 3600 });
+        json(res, 200, {
+          access_token: tokens.access,
+          refresh_token: tokens.refresh,
+          id_token: tokens.idToken,
+          token_type: 'Bearer',
+          expires_in: 3600,
+        });
         return;
       }
       json(res, 400, { error: 'unsupported_grant_type' });
@@ -246,13 +268,23 @@ export class FakeChatgpt {
       return;
     }
     if (this.responsesStatus !== undefined) {
-      json(res, this.responsesStatus, { error: { message: `limit for ${account.accountId} ${CANARY}`, type: 'usage_limit_reached' } });
+      json(res, this.responsesStatus, {
+        error: { message: `limit for ${account.accountId} ${CANARY}`, type: 'usage_limit_reached' },
+      });
       return;
     }
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store' });
-    const send = (event: Record<string, unknown>) => res.write(`event: ${String(event.type)}\ndata: ${JSON.stringify(event)}\n\n`);
+    const send = (event: Record<string, unknown>) =>
+      res.write(`event: ${String(event.type)}\ndata: ${JSON.stringify(event)}\n\n`);
     const created = Math.floor(Date.now() / 1000);
-    const response = { id: 'resp_1', object: 'response', created_at: created, model: call.body.model, status: 'in_progress', output: [] };
+    const response = {
+      id: 'resp_1',
+      object: 'response',
+      created_at: created,
+      model: call.body.model,
+      status: 'in_progress',
+      output: [],
+    };
     send({ type: 'response.created', sequence_number: 0, response });
     send({
       type: 'response.output_item.added',
@@ -264,14 +296,28 @@ export class FakeChatgpt {
     if (gateNow) await gateNow.promise;
     let sequence = 2;
     for (const delta of this.text) {
-      send({ type: 'response.output_text.delta', sequence_number: sequence++, item_id: 'msg_1', output_index: 0, content_index: 0, delta, logprobs: [] });
+      send({
+        type: 'response.output_text.delta',
+        sequence_number: sequence++,
+        item_id: 'msg_1',
+        output_index: 0,
+        content_index: 0,
+        delta,
+        logprobs: [],
+      });
     }
     const full = this.text.join('');
     send({
       type: 'response.output_item.done',
       sequence_number: sequence++,
       output_index: 0,
-      item: { type: 'message', id: 'msg_1', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: full, annotations: [] }] },
+      item: {
+        type: 'message',
+        id: 'msg_1',
+        status: 'completed',
+        role: 'assistant',
+        content: [{ type: 'output_text', text: full, annotations: [] }],
+      },
     });
     send({
       type: 'response.completed',
@@ -279,7 +325,13 @@ export class FakeChatgpt {
       response: {
         ...response,
         status: 'completed',
-        usage: { input_tokens: 5, input_tokens_details: { cached_tokens: 0 }, output_tokens: 3, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 8 },
+        usage: {
+          input_tokens: 5,
+          input_tokens_details: { cached_tokens: 0 },
+          output_tokens: 3,
+          output_tokens_details: { reasoning_tokens: 0 },
+          total_tokens: 8,
+        },
       },
     });
     res.end();

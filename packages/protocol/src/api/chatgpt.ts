@@ -25,7 +25,11 @@ const attemptId = z
   .min(32)
   .max(64)
   .regex(/^[A-Za-z0-9_-]+$/);
-const httpUrl = z.string().min(1).max(2048).regex(/^https?:\/\//);
+const httpUrl = z
+  .string()
+  .min(1)
+  .max(2048)
+  .regex(/^https?:\/\//);
 
 /** What the host tells the sidecar about the effective ChatGPT OAuth profile, per spawn. */
 export const chatgptBootstrapSchema = z.strictObject({
