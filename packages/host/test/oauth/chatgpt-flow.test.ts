@@ -297,6 +297,22 @@ describe('ChatGPT credential races', () => {
     expect(await status(h)).toEqual({ state: 'connected', email: 'two@example.test', plan: 'pro' });
   });
 
+  it('sign-out during a streaming inference ends the run; the rest of the answer never arrives', async () => {
+    const h = await startHost();
+    await signIn(h);
+    const held = gate();
+    fake.responsesGate = held;
+    const session = await chatgptSession(h);
+    const run = session.say('hello');
+    await until(() => fake.responsesCalls.length === 1);
+    expect(show(await h.chatgpt.signOut())).toEqual({ state: 'signed-out' });
+    held.release();
+    const outcome = await run;
+    expect(outcome.events.at(-1)?.type).toBe('run-error');
+    expect(runText(outcome)).not.toContain('ChatGPT.');
+    expect(storedEntry(h)).toBeUndefined();
+  });
+
   it('a refresh-token reuse error is permanent and asks the user to reconnect', async () => {
     const h = await startHost();
     await signIn(h);
