@@ -175,8 +175,9 @@ async function runPrompt(host: BastionHost, options: RunOptions, printer: Termin
     return 1;
   }
   let runId = '';
+  /** Start (or continue) a run; false when it was refused. A null run id means more answers are due. */
   const startRun = async (body: Record<string, unknown>): Promise<boolean> => {
-    const started = await host.client.request<{ run_id: string } & Partial<WireError>>('POST', '/agent/run', {
+    const started = await host.client.request<{ run_id: string | null } & Partial<WireError>>('POST', '/agent/run', {
       session_id: session.id,
       ...body,
     });
@@ -184,7 +185,7 @@ async function runPrompt(host: BastionHost, options: RunOptions, printer: Termin
       process.stderr.write(`bastion: the run did not start: ${failure(started.body)}\n`);
       return false;
     }
-    runId = started.body.run_id;
+    if (started.body.run_id !== null) runId = started.body.run_id;
     return true;
   };
   if (!(await startRun({ message: options.prompt }))) {
@@ -205,12 +206,10 @@ async function runPrompt(host: BastionHost, options: RunOptions, printer: Termin
       if (event.type !== 'run-finished') continue;
       if (event.finish_reason !== 'approval-pending') return 0;
       // the run paused for approvals: answer each; the last answer continues the run
-      let started = false;
+      if (pending.length === 0) return 1;
       for (const request of pending.splice(0)) {
-        started = await startRun({ approval_answer: await askApproval(request, options.json) });
-        if (!started) return 1;
+        if (!(await startRun({ approval_answer: await askApproval(request, options.json) }))) return 1;
       }
-      if (!started) return 1;
     }
     process.stderr.write('bastion: the event stream ended before the run did\n');
     return 1;

@@ -68,7 +68,7 @@ export class RunManager {
   }
 
   /** Start a run for a new message or an approval answer. Throws DaemonError with a wire code. */
-  start(sessionId: string, request: RunRequest): { runId: string; messageId: string | null } {
+  start(sessionId: string, request: RunRequest): { runId: string | null; messageId: string | null } {
     const session = this.#store.getSession(sessionId);
     if (!session) throw new DaemonError('SESSION_NOT_FOUND', 'no such session');
     if (this.#active.has(sessionId)) throw new DaemonError('RUN_ACTIVE', 'a run is already active for this session');
@@ -89,6 +89,8 @@ export class RunManager {
         ...(answer.reason === undefined ? {} : { reason: answer.reason }),
       });
       if (!flipped.ok) throw new DaemonError(APPROVAL_REFUSAL_CODES[flipped.refusal], 'the approval answer was refused');
+      // several approvals in one step: continue only once the last is answered
+      if (this.#store.hasPendingApproval(sessionId)) return { runId: null, messageId: null };
     }
 
     const started = this.#store.startRun(sessionId, {

@@ -452,14 +452,28 @@ export class SessionStore {
     };
   }
 
-  /** The whole transcript, as model messages, for the next model call. */
+  /**
+   * The whole transcript, as model messages, for the next model call. Consecutive tool messages
+   * (answers to several approvals of one step, stored one by one) are merged into one, which is
+   * where the AI SDK looks for approval responses.
+   */
   modelMessages(sessionId: string): ModelMessage[] {
-    return this.#db
+    const rows = this.#db
       .prepare<[string], { role: 'user' | 'assistant' | 'tool'; content: string }>(
         'SELECT role, content FROM messages WHERE session_id = ? ORDER BY seq',
       )
-      .all(sessionId)
-      .map((row) => ({ role: row.role, content: JSON.parse(row.content) as unknown }) as ModelMessage);
+      .all(sessionId);
+    const messages: ModelMessage[] = [];
+    for (const row of rows) {
+      const content = JSON.parse(row.content) as unknown;
+      const last = messages.at(-1);
+      if (row.role === 'tool' && last?.role === 'tool') {
+        last.content.push(...(content as typeof last.content));
+        continue;
+      }
+      messages.push({ role: row.role, content } as ModelMessage);
+    }
+    return messages;
   }
 
   // ── approvals ──────────────────────────────────────────────────────────────
@@ -488,11 +502,38 @@ export class SessionStore {
     );
   }
 
+  /**
+   * Cancel the session's pending approvals (abort), closing each tool call in the transcript with
+   * an `execution-denied` result, so the next model call carries no call without a result.
+   */
   cancelPendingApprovals(sessionId: string): number {
     this.flush();
-    return this.#db
-      .prepare(`UPDATE approvals SET status = 'cancelled', answered_at = ? WHERE session_id = ? AND status = 'pending'`)
-      .run(this.#now(), sessionId).changes;
+    const cancel = this.#db.transaction(() => {
+      const pending = this.#db
+        .prepare<[string], ApprovalRow>(`SELECT * FROM approvals WHERE session_id = ? AND status = 'pending'`)
+        .all(sessionId);
+      if (pending.length === 0) return 0;
+      this.#db
+        .prepare(`UPDATE approvals SET status = 'cancelled', answered_at = ? WHERE session_id = ? AND status = 'pending'`)
+        .run(this.#now(), sessionId);
+      this.appendMessages(
+        sessionId,
+        null,
+        pending.map((approval) => ({
+          role: 'tool' as const,
+          content: [
+            {
+              type: 'tool-result' as const,
+              toolCallId: approval.tool_call_id,
+              toolName: approval.tool_name,
+              output: { type: 'execution-denied' as const, reason: 'the run was aborted before an answer' },
+            },
+          ],
+        })),
+      );
+      return pending.length;
+    });
+    return cancel.immediate();
   }
 
   /**

@@ -11,8 +11,16 @@ import { permissionModeSchema } from '../modes.js';
 import { workspaceRootSchema } from './workspaces.js';
 
 export const sessionIdSchema = z.string().regex(/^ses_[A-Za-z0-9_-]{8,64}$/);
-export const providerIdSchema = z.string().min(1).max(PROVIDER_ID_MAX_CHARS).regex(/^[a-z0-9][a-z0-9._-]*$/);
-export const modelIdSchema = z.string().min(1).max(MODEL_ID_MAX_CHARS).regex(/^[^\s\0]+$/);
+export const providerIdSchema = z
+  .string()
+  .min(1)
+  .max(PROVIDER_ID_MAX_CHARS)
+  .regex(/^[a-z0-9][a-z0-9._-]*$/);
+export const modelIdSchema = z
+  .string()
+  .min(1)
+  .max(MODEL_ID_MAX_CHARS)
+  .regex(/^[^\s\0]+$/);
 export const sessionTitleSchema = z.string().max(SESSION_MAX_TITLE_CHARS);
 
 export const runStatusSchema = z.enum(['running', 'finished', 'error', 'aborted', 'interrupted']);
@@ -101,4 +109,5 @@ export const messageListResponseSchema = z.strictObject({
 });
 export type MessageListResponse = z.infer<typeof messageListResponseSchema>;
 
-export type SessionErrorCode = 'SESSION_NOT_FOUND' | 'BAD_REQUEST' | 'WORKSPACE_NOT_GRANTED' | 'CONSENT_REQUIRED' | 'PROVIDER_UNKNOWN';
+export type SessionErrorCode =
+  'SESSION_NOT_FOUND' | 'BAD_REQUEST' | 'WORKSPACE_NOT_GRANTED' | 'CONSENT_REQUIRED' | 'PROVIDER_UNKNOWN';
