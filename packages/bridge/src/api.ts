@@ -1,0 +1,113 @@
+/**
+ * The typed surface of `window.bastion`, the only door the web app has to the agent. Shapes come
+ * from @bastion/protocol (types only). There is no way to read a secret back: `secrets` can only
+ * say whether a key is configured, set one, or delete one.
+ */
+import type {
+  AgentAbortResponse,
+  AgentRunResponse,
+  AgentStreamEvent,
+  ApprovalAnswer,
+  ChatgptStatus,
+  ConsentOutcome,
+  CreateSessionRequest,
+  HandshakeResponse,
+  MessageListResponse,
+  PermissionMode,
+  Session,
+  SessionListResponse,
+  UpdateSessionRequest,
+  WorkspacesListResponse,
+} from '@bastion/protocol';
+
+export type {
+  AgentEvent,
+  AgentStreamEvent,
+  ApprovalAnswer,
+  ChatgptStatus,
+  ConsentOutcome,
+  HandshakeResponse,
+  Message,
+  MessagePart,
+  PermissionMode,
+  Session,
+} from '@bastion/protocol';
+
+/** Providers whose API key the renderer may set or delete (custom endpoint ids are added by the daemon). */
+export type SecretProvider = string;
+
+/** A custom OpenAI-compatible endpoint definition as the daemon lists it. */
+export interface EndpointDefinition {
+  id: string;
+  base_url: string;
+  models: string[];
+  /** Whether the host holds a grant for its origin in this host run. */
+  granted: boolean;
+  /** Whether an API key is stored for it (the key itself never comes back). */
+  has_key: boolean;
+}
+
+export interface PageOptions {
+  limit?: number;
+  cursor?: string;
+}
+
+export interface AgentStreamOptions {
+  /** Resume after this persisted event id (sent as `Last-Event-ID`). */
+  lastEventId?: number;
+  onEvent(event: AgentStreamEvent): void;
+  signal?: AbortSignal;
+}
+
+export interface BastionApi {
+  readonly version: 1;
+  handshake(): Promise<HandshakeResponse>;
+  readonly sessions: {
+    list(options?: PageOptions): Promise<SessionListResponse>;
+    create(request: CreateSessionRequest): Promise<Session>;
+    get(sessionId: string): Promise<Session>;
+    update(sessionId: string, request: UpdateSessionRequest): Promise<Session>;
+    delete(sessionId: string): Promise<void>;
+    messages(sessionId: string, options?: PageOptions): Promise<MessageListResponse>;
+  };
+  readonly agent: {
+    run(sessionId: string, message: string): Promise<AgentRunResponse>;
+    abort(sessionId: string): Promise<AgentAbortResponse>;
+    /** Resolves when the stream ends (the daemon closed it, or `signal` aborted); rejects on failure. */
+    stream(sessionId: string, options: AgentStreamOptions): Promise<void>;
+  };
+  readonly approvals: {
+    answer(sessionId: string, answer: ApprovalAnswer): Promise<AgentRunResponse>;
+  };
+  readonly mode: {
+    /** Switching to `auto` records informed consent; the app asks for it first. */
+    set(sessionId: string, mode: PermissionMode): Promise<Session>;
+  };
+  readonly workspaces: {
+    list(): Promise<WorkspacesListResponse>;
+    /** The host asks the person at the terminal; the answer comes back here. */
+    requestGrant(path: string): Promise<ConsentOutcome>;
+  };
+  readonly secrets: {
+    has(provider: SecretProvider): Promise<boolean>;
+    set(provider: SecretProvider, key: string): Promise<void>;
+    delete(provider: SecretProvider): Promise<void>;
+  };
+  readonly endpoints: {
+    list(): Promise<EndpointDefinition[]>;
+    /** The host asks the person at the terminal before any grant exists. */
+    requestConsent(url: string): Promise<ConsentOutcome>;
+  };
+  readonly chatgpt: {
+    connect(): Promise<ChatgptStatus>;
+    cancel(): Promise<ChatgptStatus>;
+    status(): Promise<ChatgptStatus>;
+    signOut(): Promise<ChatgptStatus>;
+  };
+}
+
+declare global {
+  interface Window {
+    readonly bastion?: BastionApi;
+  }
+}

@@ -1,0 +1,79 @@
+/** The implementation of `window.bastion` over the transport: one method per daemon route or host channel. */
+import type { BastionApi, EndpointDefinition } from './api.js';
+import type { Transport } from './transport.js';
+import { readAgentEvents } from './event-stream.js';
+
+function pageQuery(options: { limit?: number; cursor?: string } = {}): string {
+  const query = new URLSearchParams();
+  if (options.limit !== undefined) query.set('limit', String(options.limit));
+  if (options.cursor !== undefined) query.set('cursor', options.cursor);
+  const text = query.toString();
+  return text === '' ? '' : `?${text}`;
+}
+
+const id = (value: string) => encodeURIComponent(value);
+
+export function createApi(transport: Transport): BastionApi {
+  const { daemon, host } = transport;
+  return {
+    version: 1,
+    handshake: () => daemon('POST', '/handshake'),
+    sessions: {
+      list: (options) => daemon('GET', `/sessions${pageQuery(options)}`),
+      create: (request) => daemon('POST', '/sessions', request),
+      get: (sessionId) => daemon('GET', `/sessions/${id(sessionId)}`),
+      update: (sessionId, request) => daemon('PATCH', `/sessions/${id(sessionId)}`, request),
+      delete: async (sessionId) => {
+        await daemon('DELETE', `/sessions/${id(sessionId)}`);
+      },
+      messages: (sessionId, options) => daemon('GET', `/sessions/${id(sessionId)}/messages${pageQuery(options)}`),
+    },
+    agent: {
+      run: (sessionId, message) => daemon('POST', '/agent/run', { session_id: sessionId, message }),
+      abort: (sessionId) => daemon('POST', '/agent/abort', { session_id: sessionId }),
+      async stream(sessionId, options) {
+        const headers: Record<string, string> =
+          options.lastEventId === undefined ? {} : { 'last-event-id': String(options.lastEventId) };
+        const response = await transport.daemonStream(`/agent/stream/${id(sessionId)}`, headers, options.signal);
+        if (!response.body) return;
+        try {
+          await readAgentEvents(response.body, (event) => options.onEvent(event));
+        } catch (error) {
+          if (options.signal?.aborted) return;
+          throw error;
+        }
+      },
+    },
+    approvals: {
+      answer: (sessionId, answer) => daemon('POST', '/agent/run', { session_id: sessionId, approval_answer: answer }),
+    },
+    mode: {
+      set: (sessionId, mode) =>
+        daemon('PATCH', `/sessions/${id(sessionId)}`, mode === 'auto' ? { mode, consent_by: 'ui' } : { mode }),
+    },
+    workspaces: {
+      list: () => daemon('POST', '/workspaces/list', {}),
+      requestGrant: (path) => host('workspaces.request-grant', { path }),
+    },
+    secrets: {
+      has: async (provider) => (await daemon<{ present: boolean }>('POST', '/secrets/has', { provider })).present,
+      set: async (provider, key) => {
+        await daemon('POST', '/secrets/set', { provider, key });
+      },
+      delete: async (provider) => {
+        await daemon('POST', '/secrets/delete', { provider });
+      },
+    },
+    endpoints: {
+      list: async () =>
+        (await daemon<{ endpoints: EndpointDefinition[] }>('POST', '/providers/endpoints/list', {})).endpoints,
+      requestConsent: (url) => host('endpoints.request-consent', { url }),
+    },
+    chatgpt: {
+      connect: () => host('chatgpt.connect', {}),
+      cancel: () => host('chatgpt.cancel', {}),
+      status: () => host('chatgpt.status', {}),
+      signOut: () => host('chatgpt.sign-out', {}),
+    },
+  };
+}

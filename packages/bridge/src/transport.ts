@@ -1,0 +1,107 @@
+/**
+ * SEC-004 "secrets discipline" in the renderer: the daemon password is fetched from guarded host
+ * IPC for each daemon request and lives only in this call's closure; it is never stored, put on
+ * window, or placed in a URL. The fetch and btoa used here are captured when the bridge installs
+ * (before any page script runs), so page script that later replaces window.fetch never sees the
+ * Authorization header. Does not catch script inside /desktop calling host IPC itself: a desktop
+ * page is inside the boundary by design.
+ */
+import type { HostIpcChannel, HostIpcInput, HostIpcOutput } from '@bastion/protocol';
+import { BridgeError } from './bridge-error.js';
+
+const HOST_IPC_PREFIX = '/_host/ipc/';
+const AUTH_USER = 'bastion';
+
+export interface Transport {
+  host: <C extends HostIpcChannel>(channel: C, input: HostIpcInput<C>) => Promise<HostIpcOutput<C>>;
+  daemon: <T>(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, body?: unknown) => Promise<T>;
+  /** Open a daemon response stream (server-sent events); the caller reads the body. */
+  daemonStream: (path: string, headers: Record<string, string>, signal?: AbortSignal) => Promise<Response>;
+}
+
+export function createTransport(): Transport {
+  const nativeFetch = window.fetch.bind(window);
+  const nativeBtoa = window.btoa.bind(window);
+  const encoder = new TextEncoder();
+
+  async function send(url: string, init: RequestInit): Promise<Response> {
+    try {
+      return await nativeFetch(url, init);
+    } catch {
+      throw new BridgeError('UNREACHABLE', 'the agent could not be reached');
+    }
+  }
+
+  async function failure(response: Response): Promise<BridgeError> {
+    try {
+      const body = (await response.json()) as { code?: unknown; message?: unknown };
+      if (typeof body.code === 'string' && typeof body.message === 'string') {
+        return new BridgeError(body.code, body.message, response.status);
+      }
+    } catch {
+      // Not a wire error; fall through to a generic one.
+    }
+    return new BridgeError('HTTP_ERROR', `request failed with status ${response.status}`, response.status);
+  }
+
+  async function host<C extends HostIpcChannel>(channel: C, input: HostIpcInput<C>): Promise<HostIpcOutput<C>> {
+    const response = await send(`${HOST_IPC_PREFIX}${channel}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(input),
+      credentials: 'same-origin',
+      // The document's policy is no-referrer; host IPC needs to see which desktop page asks.
+      referrerPolicy: 'same-origin',
+      cache: 'no-store',
+    });
+    if (!response.ok) throw await failure(response);
+    return (await response.json()) as HostIpcOutput<C>;
+  }
+
+  /** Base64 of UTF-8 `bastion:<password>`; btoa alone takes only Latin-1. */
+  function basic(password: string): string {
+    let binary = '';
+    for (const byte of encoder.encode(`${AUTH_USER}:${password}`)) binary += String.fromCharCode(byte);
+    return `Basic ${nativeBtoa(binary)}`;
+  }
+
+  async function daemonRequest(
+    method: string,
+    path: string,
+    headers: Record<string, string>,
+    body: string | undefined,
+    signal: AbortSignal | undefined,
+  ): Promise<Response> {
+    const { port, password } = await host('agent.server-info', {});
+    return send(`http://127.0.0.1:${port}${path}`, {
+      method,
+      headers: { ...headers, authorization: basic(password) },
+      body,
+      signal,
+      // The daemon's perimeter checks the Referer path: send the full desktop URL to it...
+      referrerPolicy: 'unsafe-url',
+      // ...and never the host-session cookie (cookies do not separate loopback ports).
+      credentials: 'omit',
+      mode: 'cors',
+      cache: 'no-store',
+    });
+  }
+
+  return {
+    host,
+    async daemon<T>(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, body?: unknown): Promise<T> {
+      const payload = body === undefined ? undefined : JSON.stringify(body);
+      const headers: Record<string, string> = payload === undefined ? {} : { 'content-type': 'application/json' };
+      const response = await daemonRequest(method, path, headers, payload, undefined);
+      if (!response.ok) throw await failure(response);
+      if (response.status === 204) return undefined as T;
+      const text = await response.text();
+      return (text === '' ? undefined : JSON.parse(text)) as T;
+    },
+    async daemonStream(path, headers, signal) {
+      const response = await daemonRequest('GET', path, { accept: 'text/event-stream', ...headers }, undefined, signal);
+      if (!response.ok) throw await failure(response);
+      return response;
+    },
+  };
+}

@@ -1,0 +1,102 @@
+/**
+ * The host IPC channels the desktop app may call, each registered through `guarded()`.
+ * `agent.server-info` answers with the current sidecar's port and per-spawn password, read fresh
+ * on every call, so the bridge follows a restarted sidecar without a reload. The ChatGPT channels
+ * reach the host coordinator (SEC-008) and answer with safe status only. The two consent
+ * channels only *ask*: the host confirmer (the terminal, or the host's command line) decides, and
+ * the renderer learns the verdict.
+ */
+import { realpath, stat } from 'node:fs/promises';
+import { SIDECAR_READY_TIMEOUT_MS } from '@bastion/protocol';
+import type { HostConfirmer } from '../consent/host-confirmer.js';
+import type { CustomGrantResult } from '../network/network-authority.js';
+import type { ChatgptCoordinator } from '../oauth/chatgpt-coordinator.js';
+import type { DaemonSocketHost } from '../supervisor/daemon-socket-host.js';
+import type { SidecarSupervisor } from '../supervisor/sidecar-supervisor.js';
+import { APP_PAGES } from './desktop-app.js';
+import { HostIpcFailure, type HostIpc } from './host-ipc.js';
+
+export interface HostIpcDependencies {
+  supervisor: SidecarSupervisor;
+  socketHost: DaemonSocketHost;
+  confirmer: HostConfirmer;
+  /** Ask the confirmer, then grant the endpoint's exact origin. */
+  grantEndpoint(url: string): Promise<CustomGrantResult>;
+  /** Grant a workspace root (the sidecar respawns under the new policy). */
+  grantWorkspace(dir: string): Promise<void>;
+  /** SEC-008: the renderer's four ChatGPT operations; it only ever sees safe status. */
+  chatgpt: Pick<ChatgptCoordinator, 'connect' | 'cancel' | 'status' | 'signOut'>;
+}
+
+export function registerHostIpcChannels(ipc: HostIpc, deps: HostIpcDependencies): void {
+  ipc.guarded('agent.server-info', {
+    pages: APP_PAGES,
+    async handle() {
+      const sidecar = await readySidecar(deps.supervisor);
+      return { port: deps.socketHost.port, password: sidecar.password };
+    },
+  });
+
+  ipc.guarded('chatgpt.connect', { pages: APP_PAGES, handle: () => deps.chatgpt.connect() });
+  ipc.guarded('chatgpt.cancel', { pages: APP_PAGES, handle: () => deps.chatgpt.cancel() });
+  ipc.guarded('chatgpt.status', { pages: APP_PAGES, handle: () => deps.chatgpt.status() });
+  ipc.guarded('chatgpt.sign-out', { pages: APP_PAGES, handle: () => deps.chatgpt.signOut() });
+
+  ipc.guarded('endpoints.request-consent', {
+    pages: APP_PAGES,
+    async handle({ url }) {
+      const granted = await deps.grantEndpoint(url);
+      if (granted.ok) return { outcome: 'granted', subject: granted.grant.origin };
+      return { outcome: 'denied', code: granted.code };
+    },
+  });
+
+  ipc.guarded('workspaces.request-grant', {
+    pages: APP_PAGES,
+    async handle({ path }) {
+      const root = await existingDirectory(path);
+      if (!(await deps.confirmer.confirm({ kind: 'workspace', path: root }))) {
+        return { outcome: 'denied', subject: root, code: 'WORKSPACE_DECLINED' };
+      }
+      try {
+        await deps.grantWorkspace(root);
+      } catch (error) {
+        const code = (error as { code?: unknown }).code;
+        return { outcome: 'denied', subject: root, code: typeof code === 'string' ? code : 'WORKSPACE_REFUSED' };
+      }
+      return { outcome: 'granted', subject: root };
+    },
+  });
+}
+
+async function existingDirectory(path: string): Promise<string> {
+  try {
+    if (!path.startsWith('/')) throw new Error('relative');
+    const root = await realpath(path);
+    if ((await stat(root)).isDirectory()) return root;
+  } catch {
+    // One answer for every reason, so the renderer cannot probe the file system through it.
+  }
+  throw new HostIpcFailure('WORKSPACE_PATH', 'not an existing folder (give an absolute path)', 400);
+}
+
+async function readySidecar(supervisor: SidecarSupervisor) {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(
+      () => reject(new HostIpcFailure('SIDECAR_UNAVAILABLE', 'the agent is restarting; try again', 503)),
+      SIDECAR_READY_TIMEOUT_MS,
+    );
+  });
+  try {
+    await Promise.race([supervisor.whenReady(), timeout]);
+  } catch (error) {
+    if (error instanceof HostIpcFailure) throw error;
+    throw new HostIpcFailure('SIDECAR_UNAVAILABLE', 'the agent is not running', 503);
+  } finally {
+    clearTimeout(timer);
+  }
+  const current = supervisor.current;
+  if (!current) throw new HostIpcFailure('SIDECAR_UNAVAILABLE', 'the agent is restarting; try again', 503);
+  return current;
+}

@@ -1,0 +1,184 @@
+/// <reference lib="dom" />
+/**
+ * The desktop app end to end in real Chromium, with the demo model, the real host (srt posture),
+ * the real sidecar and the per-command sandbox: open the launch URL → new session → `$ ls` runs
+ * without asking → `$ touch x` asks → Allow → x exists → `$ touch y` → Deny → y does not exist.
+ * API keys are set and deleted from Settings but never come back to the page. The app follows a
+ * sidecar restart (new password) without a reload. Screenshots of the main screens go to
+ * test-output/ui/.
+ */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { makeTempDir, startTempHost, type TempHost } from '../support/temp-host.js';
+import { launchChromium, openDesktop } from './support/browser.js';
+
+const SHOTS = fileURLToPath(new URL('../../../../test-output/ui/', import.meta.url));
+const KEY_CANARY = 'sk-test-CANARY-5f0e2b7c9d1a';
+
+let browser: Browser;
+let host: TempHost;
+let context: BrowserContext;
+let page: Page;
+/** Every response body the page received from the daemon or host IPC, for the key canary. */
+const bodies: string[] = [];
+
+async function shot(name: string): Promise<void> {
+  await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
+}
+
+async function send(message: string): Promise<void> {
+  const composer = page.getByLabel('Message');
+  await composer.fill(message);
+  await composer.press('Enter');
+}
+
+/** The newest tool card's status line once it reads `expected`. */
+async function lastToolStatus(expected: string): Promise<void> {
+  await page.locator('[data-testid="tool-status"]').last().filter({ hasText: expected }).waitFor();
+}
+
+beforeAll(async () => {
+  mkdirSync(SHOTS, { recursive: true });
+  const home = makeTempDir('bastion-ui-home-');
+  [browser, host] = await Promise.all([launchChromium(), startTempHost({ home })]);
+  expect(host.capabilities).toMatchObject({ sandbox: 'srt', shell: true });
+  writeFileSync(join(host.workspace, 'hello.txt'), 'hello\n');
+  ({ context, page } = await openDesktop(browser, host));
+  await page.setViewportSize({ width: 1280, height: 800 });
+  page.on('response', (response) => {
+    const url = response.url();
+    if (url.startsWith(`http://127.0.0.1:${host.socketHost.port}/`) || url.includes('/_host/ipc/')) {
+      void response
+        .text()
+        .then((text) => bodies.push(text))
+        .catch(() => undefined);
+    }
+  });
+}, 90_000);
+
+afterAll(async () => {
+  await context?.close();
+  await Promise.all([browser?.close(), host?.stop()]);
+});
+
+describe('desktop app with the demo model', () => {
+  it('shows the posture and the empty state', async () => {
+    await page.getByRole('status', { name: 'Security posture' }).filter({ hasText: 'Sandboxed (srt)' }).waitFor();
+    await page.getByRole('heading', { name: 'Start a session' }).waitFor();
+    await shot('01-home');
+  });
+
+  it('creates a session and runs `$ ls` without asking', async () => {
+    await page.getByRole('button', { name: 'New session' }).click();
+    await page.waitForURL(/\/desktop\/sessions\/ses_/);
+    await page.getByText('demo model (offline, scripted)').waitFor();
+    await send('$ ls');
+    await lastToolStatus('exit 0');
+    await page.locator('pre').filter({ hasText: 'hello.txt' }).first().waitFor();
+    expect(await page.getByRole('region', { name: 'Approval needed' }).count()).toBe(0);
+    await shot('02-chat-ls');
+  });
+
+  it('asks before `$ touch x`; Allow runs it and x exists', async () => {
+    await send('$ touch x');
+    const approval = page.getByRole('region', { name: 'Approval needed' });
+    await approval.getByText('touch x').waitFor();
+    expect(existsSync(join(host.workspace, 'x'))).toBe(false);
+    await shot('03-approval');
+    await approval.getByRole('button', { name: 'Allow' }).click();
+    await lastToolStatus('exit 0');
+    await approval.waitFor({ state: 'detached' });
+    expect(existsSync(join(host.workspace, 'x'))).toBe(true);
+  });
+
+  it('asks before `$ touch y`; Deny keeps y from existing and the agent says so', async () => {
+    await send('$ touch y');
+    const approval = page.getByRole('region', { name: 'Approval needed' });
+    await approval.getByText('touch y').waitFor();
+    await approval.getByLabel(/Reason/).fill('not in this test');
+    await approval.getByRole('button', { name: 'Deny' }).click();
+    await approval.waitFor({ state: 'detached' });
+    await page
+      .locator('.bubble.assistant')
+      .filter({ hasText: /denied/i })
+      .last()
+      .waitFor();
+    expect(existsSync(join(host.workspace, 'y'))).toBe(false);
+    await shot('04-denied');
+  });
+
+  it('asks for informed consent before auto mode, and keeps accept-edits when declined', async () => {
+    await page.getByLabel('Mode').selectOption('auto');
+    const dialog = page.getByRole('dialog', { name: 'Let the agent run every command?' });
+    await dialog.waitFor();
+    await shot('05-auto-consent');
+    await dialog.getByRole('button', { name: 'Keep accept-edits' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    expect(await page.getByLabel('Mode').inputValue()).toBe('accept-edits');
+  });
+
+  it('follows a restarted sidecar (new password) without a reload', async () => {
+    const before = host.supervisor.current?.password;
+    await page.evaluate(() => {
+      (window as unknown as { notReloaded: boolean }).notReloaded = true;
+    });
+    await host.supervisor.restart('ui-test');
+    expect(host.supervisor.current?.password).not.toBe(before);
+    await send('$ pwd');
+    await page.locator('pre').filter({ hasText: host.workspace }).last().waitFor();
+    expect(await page.evaluate(() => (window as unknown as { notReloaded?: boolean }).notReloaded)).toBe(true);
+  });
+
+  it('sets and deletes an API key; the key never comes back to the page', async () => {
+    await page.getByRole('button', { name: 'Settings' }).click();
+    await page.waitForURL(/\/desktop\/settings$/);
+    const row = page.locator('form.key-row').filter({ has: page.getByTestId('key-state-openai') });
+    const state = row.getByTestId('key-state-openai');
+    await state.filter({ hasText: 'not configured' }).waitFor();
+    await page.getByLabel('OpenAI').fill(KEY_CANARY);
+    await row.getByRole('button', { name: 'Save', exact: true }).click();
+    await state.filter({ hasText: /^configured$/ }).waitFor();
+    expect(await page.getByLabel('OpenAI').inputValue()).toBe('');
+    expect(readFileSync(join(host.userData, 'auth.json'), 'utf8')).toContain(KEY_CANARY);
+    await shot('06-settings');
+    await row.getByRole('button', { name: 'Replace', exact: true }).waitFor();
+    await row.getByRole('button', { name: 'Delete', exact: true }).click();
+    await state.filter({ hasText: 'not configured' }).waitFor();
+    expect(readFileSync(join(host.userData, 'auth.json'), 'utf8')).not.toContain(KEY_CANARY);
+    // Never read back: not in the page, not in any answer the page received, not on window.
+    expect(await page.content()).not.toContain(KEY_CANARY);
+    expect(bodies.length).toBeGreaterThan(5);
+    expect(bodies.join('\n')).not.toContain(KEY_CANARY);
+    expect(await page.evaluate((key) => JSON.stringify(Object.keys(window)).includes(key), KEY_CANARY)).toBe(false);
+    expect(JSON.stringify(host.records)).not.toContain(KEY_CANARY);
+  });
+
+  it('is usable at 800 px wide and reachable by keyboard', async () => {
+    await page.setViewportSize({ width: 800, height: 900 });
+    await page
+      .getByRole('button', { name: /Untitled session|\$ ls/ })
+      .first()
+      .click();
+    await page.waitForURL(/\/desktop\/sessions\/ses_/);
+    await page.locator('[data-testid="tool-status"]').first().waitFor();
+    const overflow = await page.evaluate(
+      () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+    );
+    expect(overflow).toBeLessThanOrEqual(0);
+    await shot('07-narrow-chat');
+    // From the top of the page, Tab reaches New session and then the composer.
+    await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+    const reached = new Set<string>();
+    for (let i = 0; i < 40 && !(reached.has('New session') && reached.has('composer-input')); i += 1) {
+      await page.keyboard.press('Tab');
+      reached.add(
+        await page.evaluate(() => document.activeElement?.id || document.activeElement?.textContent?.trim() || ''),
+      );
+    }
+    expect(reached.has('New session')).toBe(true);
+    expect(reached.has('composer-input')).toBe(true);
+  });
+});

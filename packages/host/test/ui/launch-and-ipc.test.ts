@@ -1,0 +1,266 @@
+/// <reference lib="dom" />
+/**
+ * SEC-004 launch ticket and guarded host IPC, through the real UI server: a ticket works once
+ * (replayed, unknown or doubled tickets get the "run bastion start again" page and no cookie);
+ * host IPC refuses a missing cookie, a wrong Origin, a Referer outside /desktop or from a page
+ * not allowed the channel, an unlisted channel and a wrong method — each with its code, and the
+ * channel handler never runs. Every registered channel is a guarded() one and refuses the lot.
+ */
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser } from 'playwright-core';
+import { HOST_IPC_MAX_BODY_BYTES } from '@bastion/protocol';
+import { startTempHost, type TempHost } from '../support/temp-host.js';
+import { rawRequest } from '../support/raw-request.js';
+import { launchChromium } from './support/browser.js';
+import { fixtureApp } from './support/desktop-files.js';
+
+let host: TempHost;
+let browser: Browser;
+let cookie: string;
+/** Calls of the server-info handler's first step; a refused request must leave it unchanged. */
+let handlerRuns = 0;
+
+function uiRequest(path: string, headers: Record<string, string>, method = 'GET', body?: string) {
+  return rawRequest({
+    port: host.ui.port,
+    method,
+    path,
+    headers: { host: `127.0.0.1:${host.ui.port}`, ...headers },
+    body,
+  });
+}
+
+async function launch(ticket: string) {
+  return uiRequest(`/desktop/launch?ticket=${ticket}`, {});
+}
+
+function ipcHeaders(overrides: Record<string, string | undefined> = {}): Record<string, string> {
+  const headers: Record<string, string | undefined> = {
+    cookie,
+    origin: host.uiOrigin,
+    referer: `${host.uiOrigin}/desktop/`,
+    'content-type': 'application/json',
+    ...overrides,
+  };
+  return Object.fromEntries(
+    Object.entries(headers).filter((entry): entry is [string, string] => entry[1] !== undefined),
+  );
+}
+
+beforeAll(async () => {
+  [host, browser] = await Promise.all([startTempHost({ desktopFiles: fixtureApp('csp-probe') }), launchChromium()]);
+  const whenReady = host.supervisor.whenReady.bind(host.supervisor);
+  host.supervisor.whenReady = () => {
+    handlerRuns += 1;
+    return whenReady();
+  };
+  const ticket = new URL(host.desktop.issueLaunchUrl()).searchParams.get('ticket') ?? '';
+  const response = await rawRequest({
+    port: host.ui.port,
+    method: 'GET',
+    path: `/desktop/launch?ticket=${ticket}`,
+    headers: { host: `127.0.0.1:${host.ui.port}` },
+  });
+  expect(response.status).toBe(303);
+  cookie = (response.headers['set-cookie']?.[0] ?? '').split(';')[0] ?? '';
+});
+afterAll(async () => {
+  await Promise.all([host?.stop(), browser?.close()]);
+});
+
+describe('launch ticket', () => {
+  it('exchanges a ticket once for an HttpOnly; SameSite=Strict; Path=/ cookie and a 303 to /desktop/', async () => {
+    const ticket = new URL(host.desktop.issueLaunchUrl()).searchParams.get('ticket') ?? '';
+    expect(Buffer.from(ticket, 'base64url').length * 8).toBeGreaterThanOrEqual(128);
+    const first = await launch(ticket);
+    expect(first.status).toBe(303);
+    expect(first.headers.location).toBe('/desktop/');
+    expect(first.headers['set-cookie']).toHaveLength(1);
+    expect(first.headers['set-cookie']?.[0]).toMatch(
+      new RegExp(`^bastion_session_${host.ui.port}=[A-Za-z0-9_-]{43}; HttpOnly; SameSite=Strict; Path=/$`),
+    );
+    const replay = await launch(ticket);
+    expect(replay.status).toBe(403);
+    expect(replay.headers['set-cookie']).toBeUndefined();
+    expect(replay.body).toContain('Run bastion start again');
+  });
+
+  it('refuses an unknown ticket, two tickets at once and no ticket, with no cookie', async () => {
+    const live = new URL(host.desktop.issueLaunchUrl()).searchParams.get('ticket') ?? '';
+    for (const path of [
+      `/desktop/launch?ticket=${'A'.repeat(43)}`,
+      `/desktop/launch?ticket=${live}&ticket=${live}`,
+      '/desktop/launch',
+    ]) {
+      const response = await uiRequest(path, {});
+      expect(response.status, path).toBe(403);
+      expect(response.headers['set-cookie'], path).toBeUndefined();
+    }
+  });
+
+  it('in Chromium: the launch URL lands on /desktop/ with the app; the same URL replayed in a fresh browser does not', async () => {
+    const url = host.desktop.issueLaunchUrl();
+    const first = await browser.newContext();
+    const page = await first.newPage();
+    await page.goto(url);
+    expect(new URL(page.url()).pathname).toBe('/desktop/');
+    expect(await page.evaluate(() => typeof window.bastion)).toBe('object');
+    expect(await page.evaluate(() => document.cookie)).toBe('');
+    const second = await browser.newContext();
+    const thief = await second.newPage();
+    const replay = await thief.goto(url);
+    expect(replay?.status()).toBe(403);
+    expect(await thief.textContent('body')).toContain('Run bastion start again');
+    const app = await thief.goto(`${host.uiOrigin}/desktop/`);
+    expect(app?.status()).toBe(401);
+    expect(await thief.evaluate(() => 'bastion' in window)).toBe(false);
+    await Promise.all([first.close(), second.close()]);
+  });
+});
+
+describe('guarded host IPC', () => {
+  it('answers agent.server-info with the current port and password for a proper desktop request', async () => {
+    const before = handlerRuns;
+    const response = await uiRequest('/_host/ipc/agent.server-info', ipcHeaders(), 'POST', '{}');
+    expect(response.status).toBe(200);
+    expect(JSON.parse(response.body)).toEqual({
+      port: host.socketHost.port,
+      password: host.supervisor.current?.password,
+    });
+    expect(handlerRuns).toBe(before + 1);
+    expect(response.headers['access-control-allow-origin']).toBeUndefined();
+  });
+
+  const refusals: {
+    name: string;
+    headers: Record<string, string | undefined>;
+    code: string;
+    method?: string;
+    path?: string;
+    body?: string;
+  }[] = [
+    { name: 'without the cookie', headers: { cookie: undefined }, code: 'IPC_SESSION' },
+    { name: 'with an unknown session cookie', headers: { cookie: 'x' }, code: 'IPC_SESSION' },
+    {
+      name: 'with a wrong Origin (another loopback port)',
+      headers: { origin: 'http://127.0.0.1:1' },
+      code: 'IPC_ORIGIN',
+    },
+    { name: 'with a lookalike Origin', headers: { origin: 'http://127.0.0.1.evil.test' }, code: 'IPC_ORIGIN' },
+    { name: 'without Origin', headers: { origin: undefined }, code: 'IPC_ORIGIN' },
+    { name: 'with Origin null', headers: { origin: 'null' }, code: 'IPC_ORIGIN' },
+    { name: 'without Referer', headers: { referer: undefined }, code: 'IPC_REFERER' },
+    { name: 'with a Referer path outside /desktop', headers: { referer: 'REPLACE/blog/post' }, code: 'IPC_REFERER' },
+    { name: 'with a Referer under /desktopX', headers: { referer: 'REPLACE/desktopX/' }, code: 'IPC_REFERER' },
+    {
+      name: 'with an encoded-traversal Referer',
+      headers: { referer: 'REPLACE/desktop/%2e%2e/blog' },
+      code: 'IPC_REFERER',
+    },
+    {
+      name: 'with a Referer on another origin',
+      headers: { referer: 'http://127.0.0.1:1/desktop/' },
+      code: 'IPC_REFERER',
+    },
+    {
+      name: 'from the launch page, which may use no channel',
+      headers: { referer: 'REPLACE/desktop/launch' },
+      code: 'IPC_PAGE',
+    },
+    { name: 'from an unknown desktop page', headers: { referer: 'REPLACE/desktop/assets/x.js' }, code: 'IPC_PAGE' },
+    { name: 'on an unlisted channel', headers: {}, code: 'IPC_CHANNEL', path: '/_host/ipc/secrets.get' },
+    { name: 'on an empty channel name', headers: {}, code: 'IPC_CHANNEL', path: '/_host/ipc/' },
+    { name: 'with GET', headers: {}, code: 'IPC_METHOD', method: 'GET' },
+    { name: 'as a text/plain simple POST', headers: { 'content-type': 'text/plain' }, code: 'IPC_BODY' },
+    { name: 'with unknown input fields', headers: {}, code: 'IPC_BODY', body: '{"x":1}' },
+    {
+      name: 'with an oversized body',
+      headers: {},
+      code: 'IPC_BODY_TOO_LARGE',
+      body: JSON.stringify({ x: 'a'.repeat(HOST_IPC_MAX_BODY_BYTES) }),
+    },
+  ];
+  for (const refusal of refusals) {
+    it(`refuses a call ${refusal.name} (${refusal.code}); the handler never runs`, async () => {
+      const before = handlerRuns;
+      const headers = Object.fromEntries(
+        Object.entries(refusal.headers).map(([key, value]) => [key, value?.replace('REPLACE', host.uiOrigin)]),
+      );
+      const response = await uiRequest(
+        refusal.path ?? '/_host/ipc/agent.server-info',
+        ipcHeaders(headers),
+        refusal.method ?? 'POST',
+        refusal.body ?? '{}',
+      );
+      expect(JSON.parse(response.body)).toMatchObject({ code: refusal.code });
+      expect(response.status).toBeGreaterThanOrEqual(400);
+      expect(response.body).not.toContain(host.supervisor.current?.password ?? '-');
+      expect(handlerRuns).toBe(before);
+    });
+  }
+
+  it('refuses a request whose Host is not exactly the UI address', async () => {
+    const response = await rawRequest({
+      port: host.ui.port,
+      method: 'POST',
+      path: '/_host/ipc/agent.server-info',
+      headers: { ...ipcHeaders(), host: `localhost:${host.ui.port}` },
+      body: '{}',
+    });
+    expect(response.status).toBe(421);
+  });
+});
+
+describe('every host IPC handler goes through guarded()', () => {
+  it('each registered channel refuses a missing cookie, a wrong Origin and a wrong Referer', async () => {
+    const channels = host.desktop.ipc.channels();
+    expect(channels).toContain('agent.server-info');
+    for (const channel of channels) {
+      for (const overrides of [
+        { cookie: undefined },
+        { origin: 'http://127.0.0.1:1' },
+        { referer: `${host.uiOrigin}/blog/` },
+      ]) {
+        const response = await uiRequest(`/_host/ipc/${channel}`, ipcHeaders(overrides), 'POST', '{}');
+        expect(response.status, `${channel} ${JSON.stringify(overrides)}`).toBe(403);
+      }
+    }
+  });
+
+  it('no host source registers a channel handler except through guarded()', () => {
+    const src = fileURLToPath(new URL('../../src/', import.meta.url));
+    const offenders: string[] = [];
+    const walk = (dir: string) => {
+      for (const entry of readdirSync(dir, { withFileTypes: true })) {
+        const path = join(dir, entry.name);
+        if (entry.isDirectory()) walk(path);
+        else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts')) {
+          const text = readFileSync(path, 'utf8');
+          // Only host-ipc.ts may touch the route table or answer /_host/ paths itself.
+          if (
+            !path.endsWith('/ui/host-ipc.ts') &&
+            /#routes|_host\/ipc/.test(text.replace(/HOST_IPC_PATH_PREFIX/g, ''))
+          ) {
+            offenders.push(path);
+          }
+          for (const call of text.matchAll(/\.ipc\.(\w+)\(|\bipc\.(\w+)\(/g)) {
+            const method = call[1] ?? call[2];
+            if (method !== 'guarded' && method !== 'channels' && method !== 'dispatch')
+              offenders.push(`${path}: ipc.${method}`);
+          }
+        }
+      }
+    };
+    walk(src);
+    expect(offenders).toEqual([]);
+    // And the route table has exactly one writer: the guarded() method.
+    const ipcSource = readFileSync(join(src, 'ui/host-ipc.ts'), 'utf8');
+    expect(ipcSource.match(/#routes\.set\(/g)).toHaveLength(1);
+    expect(ipcSource).toMatch(
+      /guarded<C extends HostIpcChannel>\([^)]*\): void \{[\s\S]*?#routes\.set\(channel, async \(req, res\) => \{\s*const refusal = this\.#check\(/,
+    );
+  });
+});

@@ -1,0 +1,38 @@
+/// <reference lib="dom" />
+/**
+ * Test support: the system Chromium through playwright-core, and helpers to open Bastion's UI
+ * the way a person does (the launch URL from the host).
+ */
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { BastionHost } from '../../../src/bastion-host.js';
+// window.bastion's type, for the code tests run inside pages.
+import type {} from '@bastion/bridge';
+
+export const CHROMIUM_PATH = '/usr/lib/chromium/chromium';
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
+
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS, headless: true });
+}
+
+/** A fresh context whose page has exchanged a launch ticket and sits on /desktop/. */
+export async function openDesktop(
+  browser: Browser,
+  host: BastionHost,
+): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  const response = await page.goto(host.desktop.issueLaunchUrl());
+  if (response?.status() !== 200 || new URL(page.url()).pathname !== '/desktop/') {
+    throw new Error(`launch did not land on /desktop/ (status ${response?.status()}, url ${page.url()})`);
+  }
+  return { context, page };
+}

@@ -1,0 +1,115 @@
+import { useCallback, useEffect, useState } from 'react';
+import type { HandshakeResponse } from '@bastion/bridge';
+import { describeError, getBastion } from './bastion.js';
+import { useRoute } from './route.js';
+import { PostureBanner } from './components/posture-banner.js';
+import { SessionList } from './components/session-list.js';
+import { ChatView } from './components/chat-view.js';
+import { SettingsView } from './components/settings-view.js';
+
+const RETRY_MS = 2_000;
+
+export function App() {
+  const bastion = getBastion();
+  const [route, navigate] = useRoute();
+  const [handshake, setHandshake] = useState<HandshakeResponse>();
+  const [linkError, setLinkError] = useState<string>();
+  const [sessionsVersion, setSessionsVersion] = useState(0);
+  const refreshSessions = useCallback(() => setSessionsVersion((v) => v + 1), []);
+
+  useEffect(() => {
+    if (!bastion) return undefined;
+    let timer: number | undefined;
+    let cancelled = false;
+    const attempt = () => {
+      bastion
+        .handshake()
+        .then((answer) => {
+          if (cancelled) return;
+          setHandshake(answer);
+          setLinkError(undefined);
+        })
+        .catch((error: unknown) => {
+          if (cancelled) return;
+          setLinkError(describeError(error));
+          timer = window.setTimeout(attempt, RETRY_MS);
+        });
+    };
+    attempt();
+    return () => {
+      cancelled = true;
+      window.clearTimeout(timer);
+    };
+  }, [bastion]);
+
+  if (!bastion) {
+    return (
+      <main className="fatal" role="alert">
+        <h1>Bastion cannot start here</h1>
+        <p>This page has no Bastion bridge. Open Bastion from the launch link that bastion start prints.</p>
+      </main>
+    );
+  }
+
+  return (
+    <div className="shell">
+      <header className="topbar">
+        <a
+          className="brand"
+          href="/desktop/"
+          onClick={(event) => {
+            event.preventDefault();
+            navigate({ page: 'home' });
+          }}
+        >
+          Bastion
+        </a>
+        <PostureBanner handshake={handshake} />
+        <nav aria-label="Main">
+          <button
+            type="button"
+            className={route.page === 'settings' ? 'nav-button active' : 'nav-button'}
+            aria-current={route.page === 'settings' ? 'page' : undefined}
+            onClick={() => navigate({ page: 'settings' })}
+          >
+            Settings
+          </button>
+        </nav>
+      </header>
+      {linkError && (
+        <div className="banner banner-error" role="alert">
+          Cannot reach the agent: {linkError}. Retrying…
+        </div>
+      )}
+      <div className="layout">
+        <SessionList
+          bastion={bastion}
+          version={sessionsVersion}
+          onChanged={refreshSessions}
+          selectedId={route.page === 'session' ? route.sessionId : undefined}
+          onSelect={(sessionId) => navigate(sessionId ? { page: 'session', sessionId } : { page: 'home' })}
+        />
+        <main className="content" id="content">
+          {route.page === 'settings' && <SettingsView bastion={bastion} />}
+          {route.page === 'session' && (
+            <ChatView
+              key={route.sessionId}
+              bastion={bastion}
+              sessionId={route.sessionId}
+              onSessionChanged={refreshSessions}
+            />
+          )}
+          {route.page === 'home' && (
+            <section className="empty">
+              <h1>Start a session</h1>
+              <p>Create a session on the left, then ask the agent to work in your workspace.</p>
+              <p className="hint">
+                With the demo model, try <code>ls</code>, <code>read README.md</code> or <code>$ ls -la</code>.
+              </p>
+            </section>
+          )}
+        </main>
+      </div>
+    </div>
+  );
+}

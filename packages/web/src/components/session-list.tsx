@@ -1,0 +1,150 @@
+import { useEffect, useState } from 'react';
+import type { BastionApi, Session } from '@bastion/bridge';
+import { describeError, formText } from '../bastion.js';
+
+interface Props {
+  bastion: BastionApi;
+  version: number;
+  selectedId: string | undefined;
+  onSelect: (sessionId: string | undefined) => void;
+  onChanged: () => void;
+}
+
+export function SessionList({ bastion, version, selectedId, onSelect, onChanged }: Props) {
+  const [sessions, setSessions] = useState<Session[]>();
+  const [error, setError] = useState<string>();
+  const [busy, setBusy] = useState(false);
+  const [renaming, setRenaming] = useState<string>();
+  const [confirmDelete, setConfirmDelete] = useState<string>();
+
+  useEffect(() => {
+    let cancelled = false;
+    bastion.sessions
+      .list({ limit: 100 })
+      .then((page) => {
+        if (cancelled) return;
+        setSessions(page.sessions);
+        setError(undefined);
+      })
+      .catch((failure: unknown) => !cancelled && setError(describeError(failure)));
+    return () => {
+      cancelled = true;
+    };
+  }, [bastion, version]);
+
+  const act = async (action: () => Promise<unknown>) => {
+    setBusy(true);
+    try {
+      await action();
+      setError(undefined);
+      onChanged();
+    } catch (failure) {
+      setError(describeError(failure));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <aside className="sidebar" aria-label="Sessions">
+      <div className="sidebar-head">
+        <h2>Sessions</h2>
+        <button
+          type="button"
+          className="primary"
+          disabled={busy}
+          onClick={() =>
+            void act(async () => {
+              const session = await bastion.sessions.create({});
+              onSelect(session.id);
+            })
+          }
+        >
+          New session
+        </button>
+      </div>
+      {error && (
+        <p className="inline-error" role="alert">
+          {error}
+        </p>
+      )}
+      {sessions === undefined && !error && <p className="muted">Loading…</p>}
+      {sessions?.length === 0 && <p className="muted">No sessions yet.</p>}
+      <ul className="session-list">
+        {sessions?.map((session) => (
+          <li key={session.id} className={session.id === selectedId ? 'session selected' : 'session'}>
+            {renaming === session.id ? (
+              <form
+                className="rename"
+                onSubmit={(event) => {
+                  event.preventDefault();
+                  const title = formText(event.currentTarget, 'title');
+                  setRenaming(undefined);
+                  void act(() => bastion.sessions.update(session.id, { title }));
+                }}
+              >
+                <label className="visually-hidden" htmlFor={`title-${session.id}`}>
+                  Session title
+                </label>
+                <input id={`title-${session.id}`} name="title" defaultValue={session.title} autoFocus maxLength={200} />
+                <button type="submit">Save</button>
+                <button type="button" onClick={() => setRenaming(undefined)}>
+                  Cancel
+                </button>
+              </form>
+            ) : (
+              <>
+                <button
+                  type="button"
+                  className="session-open"
+                  aria-current={session.id === selectedId ? 'page' : undefined}
+                  onClick={() => onSelect(session.id)}
+                >
+                  <span className="session-title">{session.title || 'Untitled session'}</span>
+                  <span className="session-meta">
+                    {session.provider === 'demo' ? 'demo model' : `${session.provider} · ${session.model}`}
+                    {session.mode === 'auto' ? ' · auto' : ''}
+                  </span>
+                </button>
+                <div className="session-actions">
+                  <button
+                    type="button"
+                    className="small"
+                    onClick={() => setRenaming(session.id)}
+                    aria-label={`Rename ${session.title || 'session'}`}
+                  >
+                    Rename
+                  </button>
+                  {confirmDelete === session.id ? (
+                    <button
+                      type="button"
+                      className="small danger"
+                      onClick={() => {
+                        setConfirmDelete(undefined);
+                        void act(async () => {
+                          await bastion.sessions.delete(session.id);
+                          if (session.id === selectedId) onSelect(undefined);
+                        });
+                      }}
+                    >
+                      Confirm delete
+                    </button>
+                  ) : (
+                    <button
+                      type="button"
+                      className="small"
+                      onClick={() => setConfirmDelete(session.id)}
+                      aria-label={`Delete ${session.title || 'session'}`}
+                    >
+                      Delete
+                    </button>
+                  )}
+                </div>
+              </>
+            )}
+          </li>
+        ))}
+      </ul>
+    </aside>
+  );
+}

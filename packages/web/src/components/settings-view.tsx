@@ -1,0 +1,273 @@
+import { useEffect, useState, type FormEvent } from 'react';
+import type { BastionApi, ChatgptStatus, ConsentOutcome, EndpointDefinition } from '@bastion/bridge';
+import { describeError, errorCode, formText } from '../bastion.js';
+
+const KEY_PROVIDERS = [
+  { id: 'openai', label: 'OpenAI' },
+  { id: 'anthropic', label: 'Anthropic' },
+  { id: 'openrouter', label: 'OpenRouter' },
+] as const;
+
+export function SettingsView({ bastion }: { bastion: BastionApi }) {
+  return (
+    <section className="settings" aria-label="Settings">
+      <h1>Settings</h1>
+      <ApiKeys bastion={bastion} />
+      <Endpoints bastion={bastion} />
+      <Chatgpt bastion={bastion} />
+    </section>
+  );
+}
+
+function ApiKeys({ bastion }: { bastion: BastionApi }) {
+  const [configured, setConfigured] = useState<Record<string, boolean | undefined>>({});
+  const [error, setError] = useState<string>();
+  const [saved, setSaved] = useState<string>();
+
+  const refresh = async () => {
+    const entries = await Promise.all(
+      KEY_PROVIDERS.map(async ({ id }) => [id, await bastion.secrets.has(id)] as const),
+    );
+    setConfigured(Object.fromEntries(entries));
+  };
+  useEffect(() => {
+    refresh().catch((failure: unknown) => setError(describeError(failure)));
+  }, [bastion]);
+
+  const act = async (provider: string, action: () => Promise<void>, done: string) => {
+    try {
+      await action();
+      await refresh();
+      setError(undefined);
+      setSaved(`${provider}: ${done}`);
+    } catch (failure) {
+      setSaved(undefined);
+      setError(describeError(failure));
+    }
+  };
+
+  return (
+    <section className="card" aria-labelledby="keys-title">
+      <h2 id="keys-title">API keys</h2>
+      <p className="muted">
+        Keys are stored by the agent in auth.json (mode 0600). They are never shown again, here or anywhere.
+      </p>
+      {error && (
+        <p className="inline-error" role="alert">
+          {error}
+        </p>
+      )}
+      {saved && (
+        <p className="inline-ok" role="status">
+          {saved}
+        </p>
+      )}
+      {KEY_PROVIDERS.map(({ id, label }) => (
+        <form
+          key={id}
+          className="key-row"
+          onSubmit={(event: FormEvent<HTMLFormElement>) => {
+            event.preventDefault();
+            const form = event.currentTarget;
+            const key = formText(form, 'key');
+            if (key === '') return;
+            form.reset();
+            void act(label, () => bastion.secrets.set(id, key), 'key saved');
+          }}
+        >
+          <label htmlFor={`key-${id}`}>{label}</label>
+          <span className={configured[id] ? 'badge badge-ok' : 'badge'} data-testid={`key-state-${id}`}>
+            {configured[id] === undefined ? '…' : configured[id] ? 'configured' : 'not configured'}
+          </span>
+          <input
+            id={`key-${id}`}
+            name="key"
+            type="password"
+            autoComplete="off"
+            spellCheck={false}
+            placeholder={configured[id] ? 'Enter a new key to replace it' : 'Paste a key'}
+          />
+          <button type="submit">{configured[id] ? 'Replace' : 'Save'}</button>
+          <button
+            type="button"
+            className="danger"
+            disabled={!configured[id]}
+            onClick={() => void act(label, () => bastion.secrets.delete(id), 'key deleted')}
+          >
+            Delete
+          </button>
+        </form>
+      ))}
+    </section>
+  );
+}
+
+function outcomeText(outcome: ConsentOutcome): string {
+  switch (outcome.outcome) {
+    case 'granted':
+      return `Approved in the terminal: ${outcome.subject ?? ''}`;
+    case 'denied':
+      return 'Denied in the terminal.';
+    case 'unavailable':
+      return 'No one can approve this: start Bastion in a terminal, or use bastion start --allow-endpoint URL.';
+  }
+}
+
+function Endpoints({ bastion }: { bastion: BastionApi }) {
+  const [endpoints, setEndpoints] = useState<EndpointDefinition[]>();
+  const [listError, setListError] = useState<string>();
+  const [state, setState] = useState<
+    { kind: 'idle' } | { kind: 'waiting' } | { kind: 'done'; text: string } | { kind: 'error'; text: string }
+  >({
+    kind: 'idle',
+  });
+
+  const load = () =>
+    bastion.endpoints
+      .list()
+      .then((list) => {
+        setEndpoints(list);
+        setListError(undefined);
+      })
+      .catch((failure: unknown) => setListError(describeError(failure)));
+  useEffect(() => {
+    void load();
+  }, [bastion]);
+
+  return (
+    <section className="card" aria-labelledby="endpoints-title">
+      <h2 id="endpoints-title">Custom endpoints</h2>
+      <p className="muted">
+        OpenAI-compatible servers on this machine (Ollama, LM Studio, llama.cpp, vLLM): localhost, *.localhost or an IP
+        address. The host asks for approval in its terminal before any request can reach it.
+      </p>
+      {listError && <p className="inline-error">{listError}</p>}
+      {endpoints && endpoints.length > 0 && (
+        <ul className="endpoint-list">
+          {endpoints.map((endpoint) => (
+            <li key={endpoint.id}>
+              <code>{endpoint.base_url}</code>{' '}
+              {endpoint.granted === false && <span className="badge">not approved in this run</span>}
+            </li>
+          ))}
+        </ul>
+      )}
+      <form
+        className="endpoint-form"
+        onSubmit={(event) => {
+          event.preventDefault();
+          const url = formText(event.currentTarget, 'url');
+          if (url === '') return;
+          setState({ kind: 'waiting' });
+          bastion.endpoints
+            .requestConsent(url)
+            .then((outcome) => {
+              setState({ kind: 'done', text: outcomeText(outcome) });
+              void load();
+            })
+            .catch((failure: unknown) =>
+              setState({
+                kind: 'error',
+                text:
+                  errorCode(failure) === 'IPC_CHANNEL'
+                    ? 'This Bastion build cannot add endpoints from the UI yet.'
+                    : describeError(failure),
+              }),
+            );
+        }}
+      >
+        <label htmlFor="endpoint-url">Endpoint URL</label>
+        <input id="endpoint-url" name="url" type="url" placeholder="http://localhost:11434/v1" required />
+        <button type="submit" disabled={state.kind === 'waiting'}>
+          Request access
+        </button>
+      </form>
+      {state.kind === 'waiting' && (
+        <p className="inline-wait" role="status">
+          Waiting for approval in the terminal…
+        </p>
+      )}
+      {state.kind === 'done' && <p role="status">{state.text}</p>}
+      {state.kind === 'error' && (
+        <p className="inline-error" role="alert">
+          {state.text}
+        </p>
+      )}
+    </section>
+  );
+}
+
+function chatgptText(status: ChatgptStatus): string {
+  switch (status.state) {
+    case 'signed-out':
+      return 'Not connected.';
+    case 'connecting':
+      return 'Finish signing in in the browser window that opened…';
+    case 'connected':
+      return `Connected${status.email ? ` as ${status.email}` : ''}${status.plan ? ` (${status.plan})` : ''}.`;
+    case 'error':
+      return `Sign-in failed${status.code ? ` (${status.code})` : ''}. Try again.`;
+  }
+}
+
+function Chatgpt({ bastion }: { bastion: BastionApi }) {
+  const [status, setStatus] = useState<ChatgptStatus>();
+  const [error, setError] = useState<string>();
+  const [unavailable, setUnavailable] = useState(false);
+
+  const call = (action: () => Promise<ChatgptStatus>) =>
+    action()
+      .then((answer) => {
+        setStatus(answer);
+        setError(undefined);
+      })
+      .catch((failure: unknown) => {
+        if (errorCode(failure) === 'IPC_CHANNEL') setUnavailable(true);
+        else setError(describeError(failure));
+      });
+
+  useEffect(() => {
+    void call(() => bastion.chatgpt.status());
+  }, [bastion]);
+
+  return (
+    <section className="card" aria-labelledby="chatgpt-title">
+      <h2 id="chatgpt-title">ChatGPT account (experimental)</h2>
+      <p className="muted">
+        Uses your ChatGPT plan through an experimental sign-in. Not endorsed by OpenAI. Tokens stay with the agent; this
+        page only sees status.
+      </p>
+      {unavailable ? (
+        <p className="muted" role="status">
+          Not available in this Bastion build.
+        </p>
+      ) : (
+        <>
+          <p role="status">{status ? chatgptText(status) : 'Checking…'}</p>
+          {error && (
+            <p className="inline-error" role="alert">
+              {error}
+            </p>
+          )}
+          <div className="row">
+            {status?.state !== 'connected' && status?.state !== 'connecting' && (
+              <button type="button" className="primary" onClick={() => void call(() => bastion.chatgpt.connect())}>
+                Connect
+              </button>
+            )}
+            {status?.state === 'connecting' && (
+              <button type="button" onClick={() => void call(() => bastion.chatgpt.cancel())}>
+                Cancel
+              </button>
+            )}
+            {status?.state === 'connected' && (
+              <button type="button" className="danger" onClick={() => void call(() => bastion.chatgpt.signOut())}>
+                Sign out
+              </button>
+            )}
+          </div>
+        </>
+      )}
+    </section>
+  );
+}

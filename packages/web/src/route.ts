@@ -1,0 +1,36 @@
+/** Client-side routes, all under /desktop (the bridge's history guard refuses anything else). */
+import { useEffect, useState } from 'react';
+
+export type Route = { page: 'home' } | { page: 'session'; sessionId: string } | { page: 'settings' };
+
+export function parseRoute(path: string): Route {
+  const session = /^\/desktop\/sessions\/([^/]+)$/.exec(path);
+  if (session?.[1]) return { page: 'session', sessionId: decodeURIComponent(session[1]) };
+  if (path === '/desktop/settings') return { page: 'settings' };
+  return { page: 'home' };
+}
+
+export function routePath(route: Route): string {
+  switch (route.page) {
+    case 'home':
+      return '/desktop/';
+    case 'settings':
+      return '/desktop/settings';
+    case 'session':
+      return `/desktop/sessions/${encodeURIComponent(route.sessionId)}`;
+  }
+}
+
+export function useRoute(): [Route, (route: Route) => void] {
+  const [route, setRoute] = useState(() => parseRoute(window.location.pathname));
+  useEffect(() => {
+    const onPop = () => setRoute(parseRoute(window.location.pathname));
+    window.addEventListener('popstate', onPop);
+    return () => window.removeEventListener('popstate', onPop);
+  }, []);
+  const navigate = (next: Route) => {
+    window.history.pushState(null, '', routePath(next));
+    setRoute(next);
+  };
+  return [route, navigate];
+}
