@@ -20,6 +20,9 @@ import { createSrtSidecarLauncher } from './sandbox/srt-sidecar-launcher.js';
 import { watchHomeSecrets } from './sandbox/home-secret-watch.js';
 import { CommandExecutor } from './commands/command-executor.js';
 import { UiServer } from './ui/ui-server.js';
+import { DesktopApp } from './ui/desktop-app.js';
+import { defaultDesktopAssetFiles, type DesktopAssetFiles } from './ui/desktop-assets.js';
+import { registerHostIpcChannels } from './ui/host-ipc-channels.js';
 import { ensureUserData } from './user-data.js';
 import { createHostConfirmer, type HostConfirmer } from './consent/host-confirmer.js';
 import { NetworkAuthority, type CustomGrantResult } from './network/network-authority.js';
@@ -55,6 +58,8 @@ export interface BastionHostOptions {
   allowEndpoints?: readonly string[];
   /** Who else may consent (a person at the host's terminal); default: nobody beyond allowEndpoints. */
   confirmer?: HostConfirmer;
+  /** Where the bridge bundle and web build are read from (default: the built workspace packages). */
+  desktopFiles?: DesktopAssetFiles;
   /** SEC-008 host-owned overrides of the ChatGPT OAuth profile (tests, enterprise proxies); each is logged as a warning. */
   chatgpt?: ChatgptOAuthSettings;
   /** How a checked ChatGPT authorization URL reaches the user (default: system browser, else printed on stderr). */
@@ -79,6 +84,8 @@ export interface BastionHost {
   readonly confirmer: HostConfirmer;
   /** Ask the confirmer, then grant a custom endpoint's exact origin (memory-only). */
   grantEndpoint(url: string): Promise<CustomGrantResult>;
+  /** The desktop pages, launch tickets and guarded host IPC served on the UI origin. */
+  readonly desktop: DesktopApp;
   /** ChatGPT sign-in (SEC-008): connect, cancel, status, sign-out — the renderer's only operations. */
   readonly chatgpt: ChatgptCoordinator;
   /** Grant a workspace root at run time: the sidecar respawns with the new policy (new password). */
@@ -121,7 +128,12 @@ export async function startBastionHost(options: BastionHostOptions): Promise<Bas
       throw error;
     });
     srt = { session, temp };
-    launcher = createSrtSidecarLauncher({ session, policy: () => sidecarPolicy(workspaces), home, privateTemp: temp.path });
+    launcher = createSrtSidecarLauncher({
+      session,
+      policy: () => sidecarPolicy(workspaces),
+      home,
+      privateTemp: temp.path,
+    });
   }
   const releaseSandbox = async () => {
     await srt?.session.release();
@@ -142,7 +154,13 @@ export async function startBastionHost(options: BastionHostOptions): Promise<Bas
     log,
     sidecarLog: createHostLogger(sink, 'daemon'),
     // Each spawn gets a fresh host key for /auth/chatgpt/*.
-    config: () => ({ allowedOrigins: [ui.origin], userData, workspaces, capabilities, chatgpt: chatgptBootstrap(chatgptConfig) }),
+    config: () => ({
+      allowedOrigins: [ui.origin],
+      userData,
+      workspaces,
+      capabilities,
+      chatgpt: chatgptBootstrap(chatgptConfig),
+    }),
   });
   // run_command children: re-validated and run under a per-command profile, for every sidecar spawn.
   const commands = new CommandExecutor({ userData, home, log, srt: srt?.session });
@@ -159,7 +177,11 @@ export async function startBastionHost(options: BastionHostOptions): Promise<Bas
       await releaseSandbox();
       throw new HostError(granted.code, granted.message);
     }
-    log.info('grant.created', { grant_id: granted.grant.grant_id, origin: granted.grant.origin, route: granted.posture.route });
+    log.info('grant.created', {
+      grant_id: granted.grant.grant_id,
+      origin: granted.grant.origin,
+      route: granted.posture.route,
+    });
   }
   const client = new DaemonClient({
     uiOrigin: ui.origin,
@@ -181,6 +203,15 @@ export async function startBastionHost(options: BastionHostOptions): Promise<Bas
     log,
   });
 
+  const desktop = new DesktopApp({
+    uiOrigin: ui.origin,
+    uiPort: ui.port,
+    daemonOrigin: `http://127.0.0.1:${port}`,
+    files: () => options.desktopFiles ?? defaultDesktopAssetFiles(),
+    log,
+  });
+  ui.setHandler(desktop.handler);
+
   try {
     await supervisor.start();
   } catch (error) {
@@ -198,7 +229,7 @@ export async function startBastionHost(options: BastionHostOptions): Promise<Bas
     : undefined;
 
   let stopped: Promise<void> | undefined;
-  return {
+  const host: BastionHost = {
     userData,
     daemonUrl: `http://127.0.0.1:${port}`,
     uiOrigin: ui.origin,
@@ -209,13 +240,18 @@ export async function startBastionHost(options: BastionHostOptions): Promise<Bas
     supervisor,
     socketHost,
     ui,
+    desktop,
     chatgpt,
     network,
     confirmer,
     async grantEndpoint(url) {
       const granted = await network.requestCustomGrant(url, confirmer);
       if (granted.ok && granted.created) {
-        log.info('grant.created', { grant_id: granted.grant.grant_id, origin: granted.grant.origin, route: granted.posture.route });
+        log.info('grant.created', {
+          grant_id: granted.grant.grant_id,
+          origin: granted.grant.origin,
+          route: granted.posture.route,
+        });
       }
       return granted;
     },
@@ -242,4 +278,13 @@ export async function startBastionHost(options: BastionHostOptions): Promise<Bas
       return stopped;
     },
   };
+  registerHostIpcChannels(desktop.ipc, {
+    supervisor,
+    socketHost,
+    confirmer,
+    grantEndpoint: (url) => host.grantEndpoint(url),
+    grantWorkspace: (dir) => host.grantWorkspace(dir),
+    chatgpt,
+  });
+  return host;
 }

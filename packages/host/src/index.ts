@@ -10,3 +10,4 @@ export * from './supervisor/daemon-socket-host.js';
 export * from './supervisor/sidecar-launcher.js';
 export * from './supervisor/sidecar-supervisor.js';
 export * from './ui/ui-server.js';
+export * from './ui/open-system-browser.js';

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
-import { resolveUserDataPath, startBastionHost, type BastionHost } from '@bastion/host';
+import { openSystemBrowser, resolveUserDataPath, startBastionHost, type BastionHost } from '@bastion/host';
 import { checkEndpointFlags, ensureEndpointDefined } from '../endpoint-consent.js';
 import { createOutput } from '../output.js';
 import { UsageError } from '../usage.js';
@@ -43,11 +43,13 @@ export async function startCommand(argv: string[]): Promise<number> {
     out.say(`  endpoint:  ${id} → ${grant?.origin ?? url} (granted until Bastion stops; ${host.network.posture(new URL(url).origin).summary})`);
   }
   const sidecar = host.supervisor.current;
+  // One-time, 60 s: it becomes the browser's host-session cookie.
+  const launch = host.desktop.issueLaunchUrl();
   out.event({
     event: 'ready',
     daemon: host.daemonUrl,
-    ui: null,
-    launch: null,
+    ui: `${host.uiOrigin}/desktop/`,
+    launch,
     sandbox: host.capabilities.sandbox,
     shell: host.capabilities.shell,
     reason: host.capabilities.reason ?? null,
@@ -59,6 +61,12 @@ export async function startCommand(argv: string[]): Promise<number> {
   out.say(`  daemon:    ${host.daemonUrl} (reachable only through the host's perimeter)`);
   out.say(
     `  sandbox:   ${host.capabilities.sandbox}${host.capabilities.reason ? ` (${host.capabilities.reason})` : ''}`,
+  );
+  const opened = !values['no-open'] && (await openSystemBrowser(launch));
+  out.say(
+    opened
+      ? `  ui:        opened in your browser`
+      : `  ui:        open ${launch}\n             (this link works once, within 60 seconds)`,
   );
   out.say(`Press Ctrl-C to stop.`);
 

@@ -1,8 +1,9 @@
 /** Test support: one HTTP request with exactly the headers given (no agent, no defaults). */
-import { request } from 'node:http';
+import { request, type IncomingHttpHeaders } from 'node:http';
 
 export interface RawResponse {
   status: number;
+  headers: IncomingHttpHeaders;
   body: string;
 }
 
@@ -27,7 +28,9 @@ export function rawRequest(options: {
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }),
+        );
         res.on('error', reject);
       },
     );

@@ -56,9 +56,12 @@ export function agentRoutes(deps: { store: SessionStore; runs: RunManager }): Ro
           throw new DaemonError('STREAM_LIMIT', 'too many open streams on this session');
         }
         const stream = createEventStream({ store, hub: runs.hub, sessionId, lastEventId: header === undefined ? 0 : Number(header) });
-        return new Response(stream, {
-          status: 200,
-          headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', 'x-accel-buffering': 'no' },
+        // c.body, not a bare Response: it keeps the headers the perimeter prepared (the CORS
+        // Access-Control-Allow-Origin for the UI origin), without which a browser cannot read the stream.
+        return c.body(stream, 200, {
+          'content-type': 'text/event-stream; charset=utf-8',
+          'cache-control': 'no-store',
+          'x-accel-buffering': 'no',
         });
       }),
     );
