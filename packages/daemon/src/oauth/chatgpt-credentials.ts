@@ -52,7 +52,8 @@ function digest(value: string): Buffer {
   return createHash('sha256').update(value, 'utf8').digest();
 }
 
-function sameSecret(a: string, b: string): boolean {
+/** Secret comparison as SHA-256 digests in constant time (lengths leak nothing either). */
+export function sameSecret(a: string, b: string): boolean {
   return timingSafeEqual(digest(a), digest(b));
 }
 

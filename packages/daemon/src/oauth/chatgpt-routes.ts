@@ -7,7 +7,6 @@
  *
  * Does not catch: a compromised host, which owns the key by design.
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Context, MiddlewareHandler } from 'hono';
 import {
   CHATGPT_HOST_KEY_HEADER,
@@ -20,18 +19,13 @@ import type { RouteModule } from '../http/app.js';
 import { readJsonBody } from '../http/json-body.js';
 import { wireError } from '../http/wire-error.js';
 import { ChatgptAuthError } from './chatgpt-auth-error.js';
-import type { ChatgptCredentials } from './chatgpt-credentials.js';
-
-function digest(value: string): Buffer {
-  return createHash('sha256').update(value, 'utf8').digest();
-}
+import { sameSecret, type ChatgptCredentials } from './chatgpt-credentials.js';
 
 function makeHostKeyGuard(hostKey: string | undefined): MiddlewareHandler {
-  const expected = hostKey === undefined ? undefined : digest(hostKey);
   return async (c, next) => {
-    if (!expected) return failure(c, new ChatgptAuthError('OAUTH_UNAVAILABLE'));
+    if (hostKey === undefined) return failure(c, new ChatgptAuthError('OAUTH_UNAVAILABLE'));
     const presented = c.req.header(CHATGPT_HOST_KEY_HEADER);
-    if (presented === undefined || !timingSafeEqual(digest(presented), expected)) {
+    if (presented === undefined || !sameSecret(presented, hostKey)) {
       return failure(c, new ChatgptAuthError('OAUTH_HOST_ONLY'));
     }
     await next();
