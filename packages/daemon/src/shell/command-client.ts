@@ -59,13 +59,17 @@ export class CommandClient {
     this.#channel = channel;
     channel.on('command.output', (frame) => this.#onOutput(frame));
     channel.on('command.end', (frame) => this.#onEnd(frame));
-    channel.on('command.aborted', (frame) => this.#settle(frame.id, shellRefusal('SHELL_ABORTED', 'the command was aborted')));
+    channel.on('command.aborted', (frame) =>
+      this.#settle(frame.id, shellRefusal('SHELL_ABORTED', 'the command was aborted')),
+    );
     channel.on('command.error', (frame) => {
       const message = HOST_ERROR_MESSAGES[frame.code];
       const known = message !== undefined && frame.code.startsWith('COMMAND_');
       this.#settle(
         frame.id,
-        known ? shellRefusal(frame.code as HostCommandRefusalCode, message) : shellRefusal('SHELL_HOST_REFUSED', 'the host refused the command'),
+        known
+          ? shellRefusal(frame.code as HostCommandRefusalCode, message)
+          : shellRefusal('SHELL_HOST_REFUSED', 'the host refused the command'),
       );
     });
   }

@@ -16,7 +16,13 @@ beforeEach(() => {
   userData = join(root, 'home');
   workspace = join(root, 'ws');
   sibling = join(root, 'ws-sibling');
-  for (const dir of [userData, workspace, sibling, join(workspace, 'src'), join(userData, 'scratch', 'ses_other0001')]) {
+  for (const dir of [
+    userData,
+    workspace,
+    sibling,
+    join(workspace, 'src'),
+    join(userData, 'scratch', 'ses_other0001'),
+  ]) {
     mkdirSync(dir, { recursive: true });
   }
   writeFileSync(join(userData, 'auth.json'), '{}');
@@ -60,7 +66,9 @@ describe('validateShellRequest: working directory', () => {
   });
 
   it('refuses a missing directory', () => {
-    expect(refusal(validateShellRequest({ command: 'ls', args: [], workdir: 'nope' }, context)).code).toBe('SHELL_CWD_MISSING');
+    expect(refusal(validateShellRequest({ command: 'ls', args: [], workdir: 'nope' }, context)).code).toBe(
+      'SHELL_CWD_MISSING',
+    );
   });
 
   it('refuses a file as the working directory', () => {
@@ -77,12 +85,16 @@ describe('validateShellRequest: working directory', () => {
 
   it("refuses another session's scratch dir as the working directory", () => {
     const other = join(userData, 'scratch', 'ses_other0001');
-    expect(refusal(validateShellRequest({ command: 'ls', args: [], workdir: other }, context)).code).toBe('SHELL_CWD_PROTECTED');
+    expect(refusal(validateShellRequest({ command: 'ls', args: [], workdir: other }, context)).code).toBe(
+      'SHELL_CWD_PROTECTED',
+    );
   });
 
   it('refuses a workspace symlink that leads into userData', () => {
     symlinkSync(userData, join(workspace, 'door'));
-    expect(refusal(validateShellRequest({ command: 'ls', args: [], workdir: 'door' }, context)).code).toBe('SHELL_CWD_PROTECTED');
+    expect(refusal(validateShellRequest({ command: 'ls', args: [], workdir: 'door' }, context)).code).toBe(
+      'SHELL_CWD_PROTECTED',
+    );
   });
 
   it('refuses a directory outside every workspace', () => {
@@ -137,7 +149,9 @@ describe('validateShellRequest: arguments', () => {
 
   it('allows paths in the workspace and its own scratch dir', () => {
     const scratchFile = join(userData, 'scratch', 'ses_mine00001', 'notes');
-    expect(validateShellRequest({ command: 'cat', args: ['src/a.ts', join(workspace, 'file.txt'), scratchFile] }, context)).toMatchObject({
+    expect(
+      validateShellRequest({ command: 'cat', args: ['src/a.ts', join(workspace, 'file.txt'), scratchFile] }, context),
+    ).toMatchObject({
       ok: true,
     });
   });
@@ -147,9 +161,9 @@ describe('validateShellRequest: arguments', () => {
   });
 
   it('refuses more than 256 arguments', () => {
-    expect(refusal(validateShellRequest({ command: 'echo', args: Array.from({ length: 257 }, () => 'a') }, context)).code).toBe(
-      'SHELL_ARGS_TOO_MANY',
-    );
+    expect(
+      refusal(validateShellRequest({ command: 'echo', args: Array.from({ length: 257 }, () => 'a') }, context)).code,
+    ).toBe('SHELL_ARGS_TOO_MANY');
   });
 
   it('refuses an argument over 32 KiB', () => {

@@ -77,7 +77,8 @@ function checkArgvBounds(command: string, args: readonly string[]): ShellRefusal
   if (command.length === 0 || command.length > COMMAND_MAX_PATH_CHARS) {
     return shellRefusal('SHELL_COMMAND_INVALID', 'the command name is empty or too long');
   }
-  if (args.length > COMMAND_MAX_ARGS) return shellRefusal('SHELL_ARGS_TOO_MANY', `at most ${COMMAND_MAX_ARGS} arguments`);
+  if (args.length > COMMAND_MAX_ARGS)
+    return shellRefusal('SHELL_ARGS_TOO_MANY', `at most ${COMMAND_MAX_ARGS} arguments`);
   let total = utf8.encode(command).byteLength;
   for (const arg of [command, ...args]) {
     if (arg.includes('\0')) return shellRefusal('SHELL_ARG_NUL', 'an argument contains a NUL byte');
@@ -87,7 +88,8 @@ function checkArgvBounds(command: string, args: readonly string[]): ShellRefusal
     if (bytes > COMMAND_MAX_ARG_BYTES) return shellRefusal('SHELL_ARG_TOO_LONG', 'an argument is longer than 32 KiB');
     total += bytes;
   }
-  if (total > COMMAND_MAX_ARGV_TOTAL_BYTES) return shellRefusal('SHELL_ARGV_TOO_LARGE', 'the arguments are too large together');
+  if (total > COMMAND_MAX_ARGV_TOTAL_BYTES)
+    return shellRefusal('SHELL_ARGV_TOO_LARGE', 'the arguments are too large together');
   return undefined;
 }
 
@@ -108,7 +110,10 @@ function resolveCwd(
   const inWorkspace = context.workspaceRoot !== null && isInside(context.workspaceRoot, cwd);
   if (!inWorkspace && !inScratch) {
     if (context.grantedRoots.some((root) => isInside(root, cwd))) {
-      return shellRefusal('SHELL_CWD_OTHER_WORKSPACE', "the working directory is in another workspace, not this session's");
+      return shellRefusal(
+        'SHELL_CWD_OTHER_WORKSPACE',
+        "the working directory is in another workspace, not this session's",
+      );
     }
     return shellRefusal('SHELL_CWD_OUTSIDE_WORKSPACE', 'the working directory is outside the workspace');
   }
@@ -140,7 +145,8 @@ export function validateShellRequest(
   for (const arg of [input.command, ...input.args]) {
     for (const candidate of pathCandidates(arg)) {
       const real = realOf(absoluteFrom(resolved.cwd, candidate));
-      if (real === undefined) return shellRefusal('SHELL_ARG_UNRESOLVABLE', 'an argument is a path that cannot be resolved');
+      if (real === undefined)
+        return shellRefusal('SHELL_ARG_UNRESOLVABLE', 'an argument is a path that cannot be resolved');
       if (isInside(protectedRoot, real) && !isInside(scratchDir, real)) {
         return shellRefusal('SHELL_ARG_PROTECTED', 'an argument points into a protected directory');
       }
