@@ -43,7 +43,20 @@ export interface AgentRuntime {
   close(): Promise<void>;
 }
 
+/**
+ * The AI SDK prints model warnings to the console, which in the sidecar is stderr (the log
+ * channel); route them into the redacted logger as a count instead.
+ */
+function routeModelWarnings(log: Logger): void {
+  (globalThis as { AI_SDK_LOG_WARNINGS?: unknown }).AI_SDK_LOG_WARNINGS = (options: {
+    warnings: unknown[];
+    provider: string;
+    model: string;
+  }) => log.warn('model.warnings', { count: options.warnings.length, provider: options.provider, model: options.model });
+}
+
 export function openAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
+  routeModelWarnings(options.log);
   const db = openDatabase(join(options.userData, SESSIONS_DB_FILE));
   const store = new SessionStore(db);
   const interrupted = store.interruptStaleRuns();
