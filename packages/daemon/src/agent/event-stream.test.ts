@@ -1,0 +1,74 @@
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { SSE_MAX_QUEUED_EVENTS, SseParser } from '@bastion/protocol';
+import { makeTempDir } from '../../test/support/temp-dir.js';
+import { openDatabase, type SqliteDatabase } from '../storage/database.js';
+import { SessionStore } from '../storage/session-store.js';
+import { EventHub } from './event-hub.js';
+import { createEventStream } from './event-stream.js';
+
+let dir: string;
+let db: SqliteDatabase;
+let store: SessionStore;
+let hub: EventHub;
+let sessionId: string;
+let runId: string;
+
+beforeEach(() => {
+  dir = makeTempDir();
+  db = openDatabase(join(dir, 'sessions.db'));
+  store = new SessionStore(db);
+  hub = new EventHub();
+  sessionId = store.createSession({ provider: 'demo', model: 'demo', workspace: null }).id;
+  runId = store.startRun(sessionId, { provider: 'demo', model: 'demo' }).runId;
+});
+afterEach(() => {
+  db.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function emit(count: number, from = 0): void {
+  for (let i = from; i < from + count; i += 1) {
+    const entry = store.appendEvent(sessionId, { type: 'text-delta', run_id: runId, text: `t${i}` });
+    store.afterCommit(() => hub.publish(sessionId, entry));
+  }
+  store.flush();
+}
+
+async function readIds(reader: ReadableStreamDefaultReader<Uint8Array>, want: number): Promise<number[]> {
+  const parser = new SseParser();
+  const decoder = new TextDecoder();
+  const ids: number[] = [];
+  while (ids.length < want) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    for (const message of parser.push(decoder.decode(value, { stream: true }))) ids.push(Number(message.id));
+  }
+  return ids;
+}
+
+describe('createEventStream', () => {
+  it('replays after Last-Event-ID, then follows live events, with no gap and no repeat', async () => {
+    emit(5);
+    const all = store.eventsAfter(sessionId, 0, 100).map((e) => e.id);
+    const reader = createEventStream({ store, hub, sessionId, lastEventId: all[2]! }).getReader();
+    const replayed = await readIds(reader, all.length - 3);
+    emit(3, 5);
+    const live = await readIds(reader, 3);
+    await reader.cancel();
+    expect([...replayed, ...live]).toEqual(store.eventsAfter(sessionId, all[2]!, 100).map((e) => e.id));
+    expect(hub.subscriberCount(sessionId)).toBe(0);
+  });
+
+  it('a subscriber that falls behind the queue bound reads the rest from the store, in order', async () => {
+    const reader = createEventStream({ store, hub, sessionId, lastEventId: 0 }).getReader();
+    const first = await readIds(reader, 1); // run-started
+    const burst = SSE_MAX_QUEUED_EVENTS * 2 + 7;
+    emit(burst);
+    const rest = await readIds(reader, burst);
+    await reader.cancel();
+    const ids = [...first, ...rest];
+    expect(ids).toEqual(store.eventsAfter(sessionId, 0, burst + 10).map((e) => e.id));
+  });
+});
