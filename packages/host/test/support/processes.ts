@@ -69,3 +69,23 @@ export function childPids(pid: number): number[] {
   }
   return out;
 }
+
+/** The process and all its descendants, parents first. */
+export function processTree(pid: number): number[] {
+  const out = [pid];
+  for (let i = 0; i < out.length; i++) out.push(...childPids(out[i] as number));
+  return out;
+}
+
+/** The daemon's own node process inside a (possibly wrapped) sidecar tree. */
+export function daemonProcess(sidecarPid: number): number {
+  const found = processTree(sidecarPid).find((pid) => {
+    try {
+      return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('daemon/dist/main.js');
+    } catch {
+      return false;
+    }
+  });
+  if (found === undefined) throw new Error('no daemon process in the sidecar tree');
+  return found;
+}
