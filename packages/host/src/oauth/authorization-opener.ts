@@ -3,7 +3,7 @@
  * configured authorize endpoint — to the system browser (xdg-open / open, no shell), or prints it
  * on the host's terminal when no opener starts. The URL goes to the user only, never to a log.
  */
-import { spawn } from 'node:child_process';
+import { launchSystemOpener } from '../system-opener.js';
 import type { AuthorizationOpener } from './chatgpt-coordinator.js';
 
 export function systemBrowserOpener(options: {
@@ -11,24 +11,9 @@ export function systemBrowserOpener(options: {
   /** Where the fallback line goes (the host's terminal). */
   print: (line: string) => void;
 }): AuthorizationOpener {
-  const platform = options.platform ?? process.platform;
-  const opener = platform === 'darwin' ? 'open' : platform === 'linux' ? 'xdg-open' : undefined;
-  const print = (url: string) => options.print(`Open this address in your browser to sign in to ChatGPT:\n  ${url}\n`);
-  return (url) =>
-    new Promise((resolve) => {
-      if (opener === undefined) {
-        print(url);
-        resolve(false);
-        return;
-      }
-      const child = spawn(opener, [url], { stdio: 'ignore', detached: true, shell: false });
-      child.once('error', () => {
-        print(url);
-        resolve(false);
-      });
-      child.once('spawn', () => {
-        child.unref();
-        resolve(true);
-      });
-    });
+  return async (url) => {
+    const opened = await launchSystemOpener(url, options.platform ?? process.platform);
+    if (!opened) options.print(`Open this address in your browser to sign in to ChatGPT:\n  ${url}\n`);
+    return opened;
+  };
 }
