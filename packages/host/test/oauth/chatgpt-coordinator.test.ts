@@ -131,6 +131,34 @@ describe('ChatGPT coordinator', () => {
     expect(await connectionOutcome(port)).toBe('ECONNREFUSED');
   });
 
+  it('an attempt nobody completes times out: listener closed, daemon attempt cancelled, status OAUTH_TIMEOUT', async () => {
+    const calls: { path: string; body: unknown }[] = [];
+    let port = 0;
+    const coordinator = new ChatgptCoordinator({
+      config,
+      log: createLogger('host', () => undefined),
+      open: () => Promise.resolve(true),
+      timeoutMs: 50,
+      daemon: (_method, path, body) => {
+        calls.push({ path, body });
+        if (path === '/auth/chatgpt/start') {
+          const redirect = (body as { redirect_uri: string }).redirect_uri;
+          port = Number(new URL(redirect).port);
+          return Promise.resolve({
+            status: 200,
+            body: { attempt_id: ATTEMPT, authorization_url: authorizationUrl(redirect) },
+          });
+        }
+        return Promise.resolve({ status: 200, body: { state: 'signed-out' } });
+      },
+    });
+    coordinators.push(coordinator);
+    expect(await coordinator.connect()).toEqual({ state: 'connecting' });
+    expect(await coordinator.settled()).toEqual({ state: 'error', code: 'OAUTH_TIMEOUT' });
+    expect(await connectionOutcome(port)).toBe('ECONNREFUSED');
+    expect(calls).toContainEqual({ path: '/auth/chatgpt/cancel', body: { attempt_id: ATTEMPT } });
+  });
+
   it('status never passes through fields beyond the safe schema', async () => {
     const coordinator = new ChatgptCoordinator({
       config,

@@ -21,11 +21,14 @@ let host: TempHost | undefined;
 let opened: string[];
 /** Everything a client was shown: statuses, error bodies, event streams. Scanned after each test. */
 let shown: string[];
+/** Per-spawn host keys for /auth/chatgpt/*: never logged or shown either. */
+let hostKeys: string[];
 
 beforeEach(async () => {
   fake = await new FakeChatgpt().start();
   opened = [];
   shown = [];
+  hostKeys = [];
 });
 
 afterEach(async () => {
@@ -33,7 +36,7 @@ afterEach(async () => {
   await host?.stop();
   host = undefined;
   await fake.stop();
-  const secrets = [CANARY, ...fake.issuedSecrets];
+  const secrets = [CANARY, ...fake.issuedSecrets, ...hostKeys];
   for (const secret of secrets) {
     expect(records, 'a log record carries a credential').not.toContain(secret);
     for (const text of shown) expect(text, 'a client saw a credential').not.toContain(secret);
@@ -48,6 +51,9 @@ async function startHost(): Promise<TempHost> {
       return Promise.resolve(true);
     },
   });
+  const hostKey = host.supervisor.current?.config.chatgpt?.host_key;
+  expect(hostKey).toMatch(/^[A-Za-z0-9_-]{43}$/);
+  hostKeys.push(hostKey ?? '');
   return host;
 }
 
