@@ -4,7 +4,7 @@
  * stdin/stdout are channel v1, stderr is redacted logs, fd 3 carries sockets in and one
  * readiness attestation out. It never listens, binds or connects.
  */
-import { createDaemonApp } from './http/app.js';
+import { createDaemonApp, registeredRoutes } from './http/app.js';
 import { handshakeRoutes } from './http/routes/handshake.js';
 import { createSocketlessServer } from './http/socketless-server.js';
 import { openHostChannel } from './channel/host-channel.js';
@@ -42,7 +42,11 @@ async function main(): Promise<void> {
   const auth = new AuthStore(bootstrap.user_data);
   const endpoints = new EndpointStore(bootstrap.user_data);
   // A refused endpoints.json (loose permissions, corrupt) leaves no custom endpoints, not a dead sidecar.
-  await endpoints.load().catch((error: unknown) => log.error('endpoints.load-failed', { code: (error as { code?: string }).code ?? 'UNKNOWN' }));
+  await endpoints
+    .load()
+    .catch((error: unknown) =>
+      log.error('endpoints.load-failed', { code: (error as { code?: string }).code ?? 'UNKNOWN' }),
+    );
   // Registers the command.* handlers; run_command exists only when the host's posture allows a shell (fail closed).
   const commands = new CommandClient(channel);
   // SEC-008: the ChatGPT credential owner exists only when the host configured the profile.
@@ -53,7 +57,9 @@ async function main(): Promise<void> {
     userData: bootstrap.user_data,
     workspaces: bootstrap.workspaces,
     log,
-    extraTools: bootstrap.capabilities.shell ? [runCommandTools({ client: commands, userData: bootstrap.user_data, log })] : [],
+    extraTools: bootstrap.capabilities.shell
+      ? [runCommandTools({ client: commands, userData: bootstrap.user_data, log })]
+      : [],
     fetch: transport.fetch,
     providers: [...byokProviders(auth), ...(chatgpt ? [chatgptProvider(chatgpt)] : [])],
   });
@@ -69,6 +75,7 @@ async function main(): Promise<void> {
       chatgptRoutes({ credentials: chatgpt, hostKey: bootstrap.chatgpt?.host_key, log }),
     ],
   );
+  for (const route of registeredRoutes(app)) log.debug('route.registered', { method: route.method, route: route.path });
   const server = createSocketlessServer(app);
   channel.on('shutdown', () => {
     log.info('sidecar.shutdown');

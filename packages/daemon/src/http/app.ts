@@ -33,3 +33,17 @@ export function createDaemonApp(perimeter: PerimeterOptions, routes: readonly Ro
   app.onError((_error, c) => wireError(c, 500, 'INTERNAL', 'internal error'));
   return app;
 }
+
+/** The routes modules registered (not the perimeter middleware); logged at start so checklist tests can enumerate them. */
+export function registeredRoutes(app: Hono): { method: string; path: string }[] {
+  const seen = new Set<string>();
+  const out: { method: string; path: string }[] = [];
+  for (const route of app.routes) {
+    if (route.method === 'ALL' && route.path === '/*') continue;
+    const key = `${route.method} ${route.path}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push({ method: route.method, path: route.path });
+  }
+  return out;
+}
