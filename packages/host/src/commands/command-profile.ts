@@ -23,7 +23,7 @@
 import { join } from 'node:path';
 import type { SandboxRuntimeConfig } from '@anthropic-ai/sandbox-runtime';
 import { resolveHomeSecretPaths } from '../sandbox/home-secrets.js';
-import { SRT_UNASKED_WRITE_PATHS } from '../sandbox/sidecar-sandbox-policy.js';
+import { noDirectEgress, SRT_UNASKED_WRITE_PATHS } from '../sandbox/sidecar-sandbox-policy.js';
 
 /** Relative to the workspace root: written by a command, each would run code later, unsandboxed. */
 export const WORKSPACE_WRITE_PROTECTED = [
@@ -89,13 +89,7 @@ export function buildCommandSandboxProfile(input: CommandProfileInput): SandboxR
     input.privateTemp,
   ];
   return {
-    network: {
-      allowedDomains: [],
-      deniedDomains: [],
-      strictAllowlist: true,
-      allowLocalBinding: false,
-      allowAllUnixSockets: false,
-    },
+    network: noDirectEgress(),
     filesystem: {
       denyRead: [...secrets, input.userData],
       allowWrite: [...new Set(writable)],
