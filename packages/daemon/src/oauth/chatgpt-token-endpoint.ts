@@ -1,7 +1,7 @@
 /**
  * SEC-008: the only way ChatGPT token requests leave the sidecar. oauth4webapi builds and
  * processes the code exchange and the refresh; its fetch is pinned here to the exact configured
- * token endpoint (POST, no redirects) through the host-routed transport, and the response is read
+ * token endpoint (POST) through the host-routed transport, and the response is read
  * up to CHATGPT_TOKEN_RESPONSE_MAX_BYTES before oauth4webapi sees it. Account and display claims
  * are read only from that response's ID token. The ID token's signature is not verified (no
  * JWKS): trust in its claims comes from the pinned endpoint and the host's TLS route, which is the
@@ -107,7 +107,12 @@ export class ChatgptTokenEndpoint {
     this.#fetch = fetch;
   }
 
-  /** The pinned fetch oauth4webapi uses: the exact endpoint, POST, manual redirects, capped body. */
+  /**
+   * The pinned fetch oauth4webapi uses: the exact endpoint, POST, capped body, and a 3xx refused.
+   * Known limit: the transport follows redirects itself (it ignores `redirect`); the host refuses a
+   * 307/308 that would resend the body and any hop to an ungranted origin, but a 301/302/303 to
+   * another granted origin would reach here as that origin's GET answer.
+   */
   readonly #pinnedFetch = async (url: string, init: RequestInit): Promise<Response> => {
     if (url !== this.#tokenEndpoint || init.method !== 'POST') throw new TokenEndpointFailure(false);
     const response = await this.#fetch(url, { ...init, redirect: 'manual' });
