@@ -52,7 +52,7 @@ async function createSession(h: TempHost): Promise<Session> {
 describe('agent in the real sidecar', () => {
   it('demo model: "read README.md" reads the file through read_file and summarises it', async () => {
     host = await startTempHost();
-    writeFileSync(join(host.workspace, 'README.md'), '# Hello from the workspace\nmore\n');
+    writeFileSync(join(host.workspace, 'README.md'), '# Hello from the workspace\nCANARY-readme-5d2e\n');
     const session = await createSession(host);
     expect(session).toMatchObject({ provider: 'demo', model: 'demo', mode: 'accept-edits', workspace: host.workspace });
     const collecting = collect(host, session.id, isEnd);
@@ -64,7 +64,11 @@ describe('agent in the real sidecar', () => {
     expect(types.at(-1)).toBe('run-finished');
     expect(events[1]?.event).toMatchObject({ tool_name: 'read_file', input: { path: 'README.md' } });
     const text = events.map((e) => (e.event.type === 'text-delta' ? e.event.text : '')).join('');
-    expect(text).toBe('demo: read README.md (32 bytes); it starts with "# Hello from the workspace".');
+    expect(text).toBe('demo: read README.md (46 bytes); it starts with "# Hello from the workspace".');
+    // the file's content travelled in the events, and never into a log record
+    expect(JSON.stringify(events)).toContain('CANARY-readme-5d2e');
+    expect(JSON.stringify(host.records)).not.toContain('CANARY-readme-5d2e');
+    expect(JSON.stringify(host.records)).not.toContain('read README.md');
   });
 
   it('SIGKILL mid-run: the restarted sidecar marks the run interrupted and the store stays readable', async () => {

@@ -1,0 +1,150 @@
+/**
+ * The spec's reviewer checklist, questions 2 and 4 (and the inventory for 7), answered by tests
+ * that run in CI instead of a reviewer's memory. Routes (3) are in daemon-routes.test.ts, egress
+ * (6) in daemon-egress.test.ts; bridge scope (1), IPC guarding and secrets on window (5) are
+ * proven in real Chromium under packages/host/test/ui/.
+ */
+import { readFileSync } from 'node:fs';
+import { get } from 'node:http';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkSandboxPolicy } from '../../packages/host/src/sandbox/sandbox-policy-check.js';
+import { buildSidecarSandboxPolicy } from '../../packages/host/src/sandbox/sidecar-sandbox-policy.js';
+import { buildDesktopCsp } from '../../packages/host/src/ui/csp.js';
+import { makeTempDir, startTempHost, type TempHost } from '../../packages/host/test/support/temp-host.js';
+
+/** The HOME secrets the spec and issue 3 name; the policy must deny every one for read and write. */
+const REQUIRED_HOME_DENIES = [
+  '.ssh',
+  '.aws',
+  '.gnupg',
+  '.docker/config.json',
+  '.kube',
+  '.config/gh',
+  '.config/gcloud',
+  '.azure',
+  '.netrc',
+  '.git-credentials',
+  '.npmrc',
+  '.pypirc',
+  '.cargo/credentials*',
+  '.bashrc',
+  '.bash_profile',
+  '.profile',
+  '.zshrc',
+  '.zprofile',
+  '.zshenv',
+  '.config/fish',
+];
+
+describe('checklist 4: the outer sandbox policy stays intact', () => {
+  const home = makeTempDir('bastion-checklist-home-');
+  const userData = join(home, 'userdata');
+  const workspace = makeTempDir('bastion-checklist-ws-');
+  const privateTemp = makeTempDir('bastion-checklist-tmp-');
+  const policy = buildSidecarSandboxPolicy({ home, userData, workspaces: [workspace], privateTemp });
+
+  it('keeps direct egress empty and strict, with no local binding and no Unix sockets', () => {
+    expect(policy.network.allowedDomains).toEqual([]);
+    expect(policy.network.strictAllowlist).toBe(true);
+    expect(policy.network.allowLocalBinding).toBe(false);
+    expect(policy.network.allowAllUnixSockets).toBe(false);
+  });
+
+  it('denies every HOME secret for reading and writing', () => {
+    for (const relative of REQUIRED_HOME_DENIES) {
+      expect(policy.filesystem.denyRead).toContain(join(home, relative));
+      expect(policy.filesystem.denyWrite).toContain(join(home, relative));
+    }
+  });
+
+  it('writes only to userData, the granted workspace and the private temp dir: never HOME, /tmp or /', () => {
+    expect([...policy.filesystem.allowWrite].sort()).toEqual([userData, workspace, privateTemp].sort());
+    for (const forbidden of [home, '/tmp', '/', '/root', '/home']) {
+      expect(policy.filesystem.allowWrite).not.toContain(forbidden);
+    }
+    expect(checkSandboxPolicy(policy, home)).toEqual({ ok: true });
+  });
+
+  it('the policy check refuses each weakening (the check can fail)', () => {
+    const weakened = [
+      { ...policy, network: { ...policy.network, allowedDomains: ['*'] } },
+      { ...policy, network: { ...policy.network, allowLocalBinding: true } },
+      { ...policy, filesystem: { ...policy.filesystem, allowWrite: [...policy.filesystem.allowWrite, home] } },
+      { ...policy, filesystem: { ...policy.filesystem, allowWrite: [...policy.filesystem.allowWrite, '/tmp'] } },
+      { ...policy, filesystem: { ...policy.filesystem, denyRead: policy.filesystem.denyRead.slice(1) } },
+    ];
+    for (const candidate of weakened) expect(checkSandboxPolicy(candidate, home).ok).toBe(false);
+  });
+});
+
+describe('checklist 2: the desktop CSP stays strict', () => {
+  let host: TempHost;
+  beforeAll(async () => {
+    host = await startTempHost();
+  }, 60_000);
+  afterAll(async () => {
+    await host.stop();
+  });
+
+  function assertStrict(csp: string, daemonOrigin: string): void {
+    const directives = new Map(
+      csp.split(';').map((d) => {
+        const [name = '', ...values] = d.trim().split(/\s+/);
+        return [name, values] as const;
+      }),
+    );
+    const scripts = directives.get('script-src') ?? [];
+    expect(scripts.some((v) => /^'nonce-[A-Za-z0-9+/_-]{22,}={0,2}'$/.test(v))).toBe(true);
+    expect(scripts).toContain("'strict-dynamic'");
+    expect(directives.get('frame-ancestors')).toEqual(["'none'"]);
+    expect(directives.get('object-src')).toEqual(["'none'"]);
+    expect(directives.get('base-uri')).toEqual(["'none'"]);
+    expect(csp).not.toMatch(/unsafe-inline|unsafe-eval|\*/);
+    // No third-party origin anywhere: the only scheme-ful source is the daemon's exact origin.
+    const origins = csp.match(/[a-z]+:\/\/[^\s;]+/g) ?? [];
+    expect(origins).toEqual([daemonOrigin]);
+  }
+
+  it('the builder emits nonce + strict-dynamic, frame-ancestors none and no third-party origin', () => {
+    assertStrict(
+      buildDesktopCsp({ nonce: 'A'.repeat(22), daemonOrigin: 'http://127.0.0.1:4321' }),
+      'http://127.0.0.1:4321',
+    );
+  });
+
+  it('the live UI server sends that CSP on its desktop page', async () => {
+    const port = host.ui.port;
+    const csp = await new Promise<string>((resolve, reject) => {
+      get({ host: '127.0.0.1', port, path: '/desktop/', headers: { host: `127.0.0.1:${port}` } }, (res) => {
+        res.resume();
+        resolve(String(res.headers['content-security-policy'] ?? ''));
+      }).on('error', reject);
+    });
+    assertStrict(csp, host.daemonUrl);
+  });
+});
+
+describe('checklist 7: the OAuth boundary keeps its negative tests', () => {
+  const listenerTests = readFileSync(
+    fileURLToPath(new URL('../../packages/host/test/oauth/callback-listener.test.ts', import.meta.url)),
+    'utf8',
+  );
+  const required = [
+    'wrong state',
+    'missing state',
+    'replay after success',
+    'POST',
+    'over-long target',
+    '13 parameters',
+    'error=<script> is not reflected',
+    'cancel',
+    'timeout',
+  ];
+  for (const name of required) {
+    it(`names the callback attack "${name}" (it runs in this suite)`, () => {
+      expect(listenerTests).toContain(`it('${name}`);
+    });
+  }
+});
