@@ -8,6 +8,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, 
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describeAttack } from '../../../../test/support/attack.js';
 import {
   COMMAND_MAX_CONCURRENT,
   COMMAND_MAX_OUTPUT_BYTES,
@@ -90,7 +91,7 @@ describe('command executor: ordinary commands', () => {
   });
 });
 
-describe('command executor: secrets stay out (kernel profile)', () => {
+describeAttack('secret-read', 'run_command children under the per-command kernel profile', () => {
   it('denies `sh -c` reading auth.json by a computed path', async () => {
     const run = world.run('sh', ['-c', `cat "$(printf '${octalEscapedPath(world.userData)}')/auth.json"`]);
     const end = await run.done;

@@ -7,6 +7,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describeAttack } from '../../../../test/support/attack.js';
 import type { Session } from '@bastion/protocol';
 import { makeTempDir, startTempHost, type TempHost } from '../support/temp-host.js';
 import { AgentDriver, approvalRequestOf, textOf, toolResultOf } from './agent-stream.js';
@@ -100,7 +101,7 @@ describe('run_command in accept-edits: supervised approvals', () => {
   });
 });
 
-describe('run_command approval forgery: refused with distinct codes, nothing runs', () => {
+describeAttack('approval-forgery', 'run_command approvals: refused with distinct codes, nothing runs', () => {
   const marker = () => join(host.workspace, 'forged-marker');
 
   async function pending(): Promise<{ agent: AgentDriver; approval_id: string; tool_call_id: string }> {

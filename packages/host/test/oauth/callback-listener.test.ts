@@ -4,6 +4,7 @@
  * still completes afterwards) or the listener is gone (connection refused).
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { describeAttack } from '../../../../test/support/attack.js';
 import { createLogger, type LogRecord } from '@bastion/protocol';
 import { CallbackListener, isLoopbackPeer, type CallbackClaim } from '../../src/oauth/callback-listener.js';
 import { callbackRequest, connectionOutcome } from './callback-client.js';
@@ -89,7 +90,7 @@ describe('callback listener: the legitimate callback', () => {
   });
 });
 
-describe('callback listener: attacks', () => {
+describeAttack('oauth-callback', 'ChatGPT loopback callback listener', () => {
   it('wrong state: 400, and the attempt still completes afterwards', async () => {
     const { listener, claims } = await startListener();
     const wrong = await callbackRequest({
