@@ -11,8 +11,9 @@ import { commandBenchmark } from './command.bench.js';
 import { sidecarStartBenchmark } from './sidecar-start.bench.js';
 import { storeBenchmark } from './store.bench.js';
 import { sseBenchmark } from './sse.bench.js';
+import { transportBenchmark } from './transport.bench.js';
 
-const BENCHMARKS: Benchmark[] = [handshakeBenchmark, commandBenchmark, sidecarStartBenchmark, storeBenchmark, sseBenchmark];
+const BENCHMARKS: Benchmark[] = [handshakeBenchmark, commandBenchmark, sidecarStartBenchmark, storeBenchmark, sseBenchmark, transportBenchmark];
 
 const here = dirname(fileURLToPath(import.meta.url));
 

@@ -29,10 +29,18 @@ function endpointIdFor(baseUrl: string): string {
  * Make sure `url` is defined; resolves with its provider id and whether this call created the
  * definition (so a transient one can be removed afterwards).
  */
-export async function ensureEndpointDefined(host: BastionHost, url: string, models: readonly string[] = []): Promise<{ id: string; created: boolean }> {
+export async function ensureEndpointDefined(
+  host: BastionHost,
+  url: string,
+  models: readonly string[] = [],
+): Promise<{ id: string; created: boolean }> {
   const checked = checkEndpointUrl(url);
   if (!checked.ok) throw new UsageError(checked.message);
-  const listed = await host.client.request<EndpointListing & Partial<WireError>>('POST', '/providers/endpoints/list', {});
+  const listed = await host.client.request<EndpointListing & Partial<WireError>>(
+    'POST',
+    '/providers/endpoints/list',
+    {},
+  );
   if (listed.status !== 200) throw new Error(`could not list endpoints: ${listed.body.code ?? listed.status}`);
   const existing = listed.body.endpoints.find((endpoint) => endpoint.base_url === checked.baseUrl);
   if (existing) return { id: existing.id, created: false };

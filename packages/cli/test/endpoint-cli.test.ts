@@ -9,7 +9,12 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { makeTempDir } from '../../host/test/support/temp-host.js';
-import { chatCompletionsServer, startServer, type ChatCompletionsRequest, type TestServer } from '../../host/test/transport/transport-harness.js';
+import {
+  chatCompletionsServer,
+  startServer,
+  type ChatCompletionsRequest,
+  type TestServer,
+} from '../../host/test/transport/transport-harness.js';
 
 const CLI = fileURLToPath(new URL('../dist/main.js', import.meta.url));
 const roots: string[] = [];
@@ -20,16 +25,23 @@ afterEach(async () => {
   server = undefined;
 });
 
-function cli(args: string[], stdin?: string): Promise<{ code: number | null; stdout: string; stderr: string; home: string }> {
+function cli(
+  args: string[],
+  stdin?: string,
+): Promise<{ code: number | null; stdout: string; stderr: string; home: string }> {
   const root = makeTempDir();
   roots.push(root);
   const workspace = join(root, 'ws');
   mkdirSync(workspace);
   const home = join(root, 'home');
   const [command = '', ...rest] = args;
-  const child = spawn(process.execPath, [CLI, command, '--home', home, ...(command === 'run' ? ['--workspace', workspace] : []), ...rest], {
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [CLI, command, '--home', home, ...(command === 'run' ? ['--workspace', workspace] : []), ...rest],
+    {
+      stdio: ['pipe', 'pipe', 'pipe'],
+    },
+  );
   let stdout = '';
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
@@ -59,7 +71,10 @@ describe('--endpoint / --allow-endpoint', () => {
     ['start', 'http://localhost.:11434/v1'],
   ] as const) {
     it(`${command} refuses ${url} with exit 2 and says which hosts are eligible, before starting anything`, async () => {
-      const args = command === 'run' ? ['run', '--endpoint', url, '--model', 'm', 'hi'] : ['start', '--no-open', '--allow-endpoint', url];
+      const args =
+        command === 'run'
+          ? ['run', '--endpoint', url, '--model', 'm', 'hi']
+          : ['start', '--no-open', '--allow-endpoint', url];
       const result = await cli(args);
       expect(result.code).toBe(2);
       if (url.includes('@')) expect(result.stderr).toContain('must not carry a user name or password');

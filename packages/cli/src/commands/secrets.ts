@@ -61,14 +61,17 @@ export async function secretsCommand(argv: string[]): Promise<number> {
     throw new UsageError((error as Error).message);
   }
   const [action, provider, ...extra] = parsed.positionals;
-  if (action !== 'set' || provider === undefined || extra.length > 0) throw new UsageError('usage: bastion secrets set PROVIDER');
+  if (action !== 'set' || provider === undefined || extra.length > 0)
+    throw new UsageError('usage: bastion secrets set PROVIDER');
   const key = await readSecret(`API key for ${provider} (input hidden): `);
   if (key.length === 0) throw new UsageError('no key given');
   const host = await startBastionHost({ userData: resolveUserDataPath(parsed.values.home) });
   try {
     const answer = await host.client.request<Partial<WireError>>('POST', '/secrets/set', { provider, key });
     if (answer.status !== 200) {
-      process.stderr.write(`bastion: could not store the key: ${answer.body.code ?? answer.status}: ${answer.body.message ?? ''}\n`);
+      process.stderr.write(
+        `bastion: could not store the key: ${answer.body.code ?? answer.status}: ${answer.body.message ?? ''}\n`,
+      );
       return answer.body.code === 'SECRETS_PROVIDER_UNKNOWN' || answer.body.code === 'SECRETS_BAD_REQUEST' ? 2 : 1;
     }
     process.stderr.write(`bastion: stored the key for ${provider} in auth.json (mode 0600)\n`);

@@ -17,7 +17,13 @@ import { DaemonError } from '../errors.js';
 import { readPrivateJson, SerialWriter, writePrivateJson } from '../secrets/private-json-file.js';
 
 /** Provider ids a custom endpoint may not take. */
-export const RESERVED_PROVIDER_IDS: ReadonlySet<string> = new Set(['openai', 'anthropic', 'openrouter', 'chatgpt', 'demo']);
+export const RESERVED_PROVIDER_IDS: ReadonlySet<string> = new Set([
+  'openai',
+  'anthropic',
+  'openrouter',
+  'chatgpt',
+  'demo',
+]);
 
 export const endpointIdSchema = z
   .string()

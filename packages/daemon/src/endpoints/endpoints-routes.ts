@@ -14,9 +14,16 @@ import type { ProviderTransport } from '../transport/transport-fetch.js';
 import { EndpointError, endpointIdSchema, endpointSchema, type EndpointStore } from './endpoint-store.js';
 
 const idBody = z.strictObject({ id: endpointIdSchema });
-const probeAnswer = z.object({ data: z.array(z.object({ id: z.string().min(1).max(MODEL_ID_MAX_CHARS) })).max(4 * ENDPOINTS_MAX_MODELS) });
+const probeAnswer = z.object({
+  data: z.array(z.object({ id: z.string().min(1).max(MODEL_ID_MAX_CHARS) })).max(4 * ENDPOINTS_MAX_MODELS),
+});
 
-export function endpointsRoutes(options: { endpoints: EndpointStore; auth: AuthStore; transport: ProviderTransport; log: Logger }): RouteModule {
+export function endpointsRoutes(options: {
+  endpoints: EndpointStore;
+  auth: AuthStore;
+  transport: ProviderTransport;
+  log: Logger;
+}): RouteModule {
   const { endpoints, auth, transport, log } = options;
   return (app) => {
     app.post('/providers/endpoints/list', async (c) => {
@@ -64,7 +71,12 @@ export function endpointsRoutes(options: { endpoints: EndpointStore; auth: AuthS
       if (!endpoint) return wireError(c, 404, 'ENDPOINT_UNKNOWN', 'no such endpoint');
       const url = `${endpoint.base_url}/models`;
       if (!transport.grantFor(url, 'provider')) {
-        return wireError(c, 403, 'ENDPOINT_NOT_GRANTED', 'the host has not granted this endpoint; start Bastion with --allow-endpoint');
+        return wireError(
+          c,
+          403,
+          'ENDPOINT_NOT_GRANTED',
+          'the host has not granted this endpoint; start Bastion with --allow-endpoint',
+        );
       }
       let key: string | undefined;
       try {
@@ -77,18 +89,32 @@ export function endpointsRoutes(options: { endpoints: EndpointStore; auth: AuthS
         if (!response.ok) {
           await response.body?.cancel();
           log.warn('endpoints.probe-failed', { provider: endpoint.id, status: response.status });
-          return wireError(c, 502, 'ENDPOINT_PROBE_STATUS', 'the endpoint answered the model listing with an error status');
+          return wireError(
+            c,
+            502,
+            'ENDPOINT_PROBE_STATUS',
+            'the endpoint answered the model listing with an error status',
+          );
         }
         const text = await readBounded(response, ENDPOINTS_MAX_PROBE_BYTES);
         const parsed = text === undefined ? undefined : probeAnswer.safeParse(safeJson(text));
-        if (!parsed?.success) return wireError(c, 502, 'ENDPOINT_PROBE_FORMAT', 'the endpoint did not answer in the OpenAI models format');
+        if (!parsed?.success)
+          return wireError(c, 502, 'ENDPOINT_PROBE_FORMAT', 'the endpoint did not answer in the OpenAI models format');
         const models = parsed.data.data.map((model) => model.id).slice(0, ENDPOINTS_MAX_MODELS);
         log.info('endpoints.probed', { provider: endpoint.id, count: models.length });
         return c.json({ id: endpoint.id, models });
       } catch (error) {
         const code = (error as { cause?: { code?: unknown } }).cause?.code;
-        log.warn('endpoints.probe-failed', { provider: endpoint.id, code: typeof code === 'string' ? code : 'UNKNOWN' });
-        return wireError(c, 502, 'ENDPOINT_UNREACHABLE', 'the endpoint could not be reached through the provider transport');
+        log.warn('endpoints.probe-failed', {
+          provider: endpoint.id,
+          code: typeof code === 'string' ? code : 'UNKNOWN',
+        });
+        return wireError(
+          c,
+          502,
+          'ENDPOINT_UNREACHABLE',
+          'the endpoint could not be reached through the provider transport',
+        );
       }
     });
   };

@@ -21,7 +21,12 @@ export function byokProviders(auth: AuthStore): ProviderDefinition[] {
       create: (modelId, context) =>
         createOpenAI({
           apiKey: KEY_ATTACHED_PER_REQUEST,
-          fetch: keyedFetch({ fetch: context.fetch, key: () => auth.apiKey('openai'), header: 'bearer', required: true }),
+          fetch: keyedFetch({
+            fetch: context.fetch,
+            key: () => auth.apiKey('openai'),
+            header: 'bearer',
+            required: true,
+          }),
         }).responses(modelId),
     },
     {
@@ -31,7 +36,12 @@ export function byokProviders(auth: AuthStore): ProviderDefinition[] {
       create: (modelId, context) =>
         createAnthropic({
           apiKey: KEY_ATTACHED_PER_REQUEST,
-          fetch: keyedFetch({ fetch: context.fetch, key: () => auth.apiKey('anthropic'), header: 'x-api-key', required: true }),
+          fetch: keyedFetch({
+            fetch: context.fetch,
+            key: () => auth.apiKey('anthropic'),
+            header: 'x-api-key',
+            required: true,
+          }),
         })(modelId),
     },
     {
@@ -43,7 +53,12 @@ export function byokProviders(auth: AuthStore): ProviderDefinition[] {
           name: 'openrouter',
           baseURL: 'https://openrouter.ai/api/v1',
           includeUsage: true,
-          fetch: keyedFetch({ fetch: context.fetch, key: () => auth.apiKey('openrouter'), header: 'bearer', required: true }),
+          fetch: keyedFetch({
+            fetch: context.fetch,
+            key: () => auth.apiKey('openrouter'),
+            header: 'bearer',
+            required: true,
+          }),
         }).chatModel(modelId),
     },
   ];
@@ -60,7 +75,12 @@ export function endpointProvider(endpoint: Endpoint, auth: AuthStore): ProviderD
         name: endpoint.id,
         baseURL: endpoint.base_url,
         includeUsage: true,
-        fetch: keyedFetch({ fetch: context.fetch, key: () => auth.apiKey(endpoint.id), header: 'bearer', required: false }),
+        fetch: keyedFetch({
+          fetch: context.fetch,
+          key: () => auth.apiKey(endpoint.id),
+          header: 'bearer',
+          required: false,
+        }),
       }).chatModel(modelId),
   };
 }

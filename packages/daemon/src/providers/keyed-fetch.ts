@@ -25,7 +25,10 @@ export function keyedFetch(options: {
     headers.delete('x-api-key');
     if (key === undefined) {
       if (options.required) {
-        throw new DaemonError('PROVIDER_KEY_MISSING', 'no API key is stored for this provider; set one with `bastion secrets set`');
+        throw new DaemonError(
+          'PROVIDER_KEY_MISSING',
+          'no API key is stored for this provider; set one with `bastion secrets set`',
+        );
       }
     } else if (options.header === 'bearer') {
       headers.set('authorization', `Bearer ${key}`);

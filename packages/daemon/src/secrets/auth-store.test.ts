@@ -31,8 +31,13 @@ describe('AuthStore', () => {
     const before = readFileSync(store.path);
     for (const loose of [0o640, 0o604, 0o660, 0o666]) {
       chmodSync(store.path, loose);
-      await expect(store.get('openai')).rejects.toMatchObject({ code: 'SECRETS_FILE_PERMISSIONS', message: expect.stringContaining(`chmod 600 ${store.path}`) });
-      await expect(store.set('openai', { type: 'api', key: 'sk-new' })).rejects.toMatchObject({ code: 'SECRETS_FILE_PERMISSIONS' });
+      await expect(store.get('openai')).rejects.toMatchObject({
+        code: 'SECRETS_FILE_PERMISSIONS',
+        message: expect.stringContaining(`chmod 600 ${store.path}`),
+      });
+      await expect(store.set('openai', { type: 'api', key: 'sk-new' })).rejects.toMatchObject({
+        code: 'SECRETS_FILE_PERMISSIONS',
+      });
       expect(readFileSync(store.path).equals(before)).toBe(true);
     }
   });

@@ -68,7 +68,10 @@ export class AuthStore {
    * returns the new entry, `undefined` to delete it, or KEEP to write nothing. Resolves with the
    * entry that is stored afterwards.
    */
-  update(provider: string, change: (current: AuthEntry | undefined) => AuthEntry | undefined | typeof KEEP): Promise<AuthEntry | undefined> {
+  update(
+    provider: string,
+    change: (current: AuthEntry | undefined) => AuthEntry | undefined | typeof KEEP,
+  ): Promise<AuthEntry | undefined> {
     return this.#writer.run(async () => {
       if (!this.#swept) {
         await removeStaleTemps(this.path);
@@ -101,7 +104,11 @@ export class AuthStore {
   }
 
   /** Replace the entry only if it is still exactly `expected` (undefined: only if absent). */
-  async compareAndSwap(provider: string, expected: AuthEntry | undefined, next: AuthEntry | undefined): Promise<boolean> {
+  async compareAndSwap(
+    provider: string,
+    expected: AuthEntry | undefined,
+    next: AuthEntry | undefined,
+  ): Promise<boolean> {
     let swapped = false;
     await this.update(provider, (current) => {
       if (!sameEntry(current, expected)) return KEEP;

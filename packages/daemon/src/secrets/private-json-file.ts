@@ -27,14 +27,19 @@ export async function readPrivateJson<S extends z.ZodType>(path: string, schema:
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return undefined;
-    if (code === 'ELOOP') throw new PrivateFileError('SECRETS_FILE_SYMLINK', `${basename(path)} is a symbolic link; refusing to read it`);
+    if (code === 'ELOOP')
+      throw new PrivateFileError('SECRETS_FILE_SYMLINK', `${basename(path)} is a symbolic link; refusing to read it`);
     throw new PrivateFileError('SECRETS_FILE_UNREADABLE', `${basename(path)} cannot be read`, { cause: error });
   }
   try {
     const stats = await handle.stat();
-    if (!stats.isFile()) throw new PrivateFileError('SECRETS_FILE_NOT_REGULAR', `${basename(path)} is not a regular file`);
+    if (!stats.isFile())
+      throw new PrivateFileError('SECRETS_FILE_NOT_REGULAR', `${basename(path)} is not a regular file`);
     if (typeof process.getuid === 'function' && stats.uid !== process.getuid()) {
-      throw new PrivateFileError('SECRETS_FILE_OWNER', `${basename(path)} is owned by another user; refusing to read it`);
+      throw new PrivateFileError(
+        'SECRETS_FILE_OWNER',
+        `${basename(path)} is owned by another user; refusing to read it`,
+      );
     }
     if ((stats.mode & 0o077) !== 0) {
       throw new PrivateFileError(
@@ -42,7 +47,8 @@ export async function readPrivateJson<S extends z.ZodType>(path: string, schema:
         `${path} is readable or writable by group or others; fix it with: chmod 600 ${path}`,
       );
     }
-    if (stats.size > SECRETS_MAX_FILE_BYTES) throw new PrivateFileError('SECRETS_FILE_TOO_LARGE', `${basename(path)} is too large`);
+    if (stats.size > SECRETS_MAX_FILE_BYTES)
+      throw new PrivateFileError('SECRETS_FILE_TOO_LARGE', `${basename(path)} is too large`);
     const text = await handle.readFile('utf8');
     let value: unknown;
     try {
@@ -52,7 +58,9 @@ export async function readPrivateJson<S extends z.ZodType>(path: string, schema:
     }
     const checked = schema.safeParse(value);
     if (!checked.success) {
-      throw new PrivateFileError('SECRETS_FILE_CORRUPT', `${basename(path)} does not match its schema`, { cause: checked.error });
+      throw new PrivateFileError('SECRETS_FILE_CORRUPT', `${basename(path)} does not match its schema`, {
+        cause: checked.error,
+      });
     }
     return checked.data;
   } finally {
@@ -69,7 +77,11 @@ export async function writePrivateJson(path: string, value: unknown): Promise<vo
     throw new PrivateFileError('SECRETS_FILE_TOO_LARGE', `${basename(path)} would be too large`);
   }
   let renamed = false;
-  const handle = await open(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
+  const handle = await open(
+    temp,
+    constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
+    0o600,
+  );
   try {
     try {
       await handle.chmod(0o600);

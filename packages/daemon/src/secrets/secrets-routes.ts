@@ -74,7 +74,12 @@ export function secretsFailure(c: Context, error: unknown, log: Logger): Respons
   const code = error instanceof PrivateFileError ? error.code : 'SECRETS_STORE_FAILED';
   log.error('secrets.store-failed', { code });
   if (code === 'SECRETS_FILE_PERMISSIONS') {
-    return wireError(c, 409, code, 'a Bastion data file is readable by group or others; run `chmod 600` on it in the Bastion data folder');
+    return wireError(
+      c,
+      409,
+      code,
+      'a Bastion data file is readable by group or others; run `chmod 600` on it in the Bastion data folder',
+    );
   }
   return wireError(c, 500, code, 'the secrets store could not be used');
 }

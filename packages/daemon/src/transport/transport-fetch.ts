@@ -191,7 +191,7 @@ export class ProviderTransport {
           v: 1,
           type: 'request.chunk',
           request_id: state.id,
-          data_b64: Buffer.from(piece.buffer, piece.byteOffset, piece.byteLength).toString('base64'),
+          data: piece,
         });
       }
       return true;
@@ -351,7 +351,7 @@ export class ProviderTransport {
     if (!state.started || state.ended || !state.controller) {
       throw new ChannelError('CHANNEL_FRAME_SCHEMA', 'response.chunk outside a response body');
     }
-    const bytes = Buffer.from(frame.data_b64, 'base64');
+    const bytes = frame.data;
     if (bytes.byteLength > state.responseCredit) {
       throw new ChannelError('CHANNEL_FRAME_SCHEMA', 'response.chunk exceeds the granted credit');
     }
@@ -363,7 +363,8 @@ export class ProviderTransport {
   #onResponseEnd(frame: Frame<'response.end'>): void {
     const state = this.#lookup(frame.request_id);
     if (!state) return;
-    if (!state.started || state.ended) throw new ChannelError('CHANNEL_FRAME_SCHEMA', 'response.end outside a response');
+    if (!state.started || state.ended)
+      throw new ChannelError('CHANNEL_FRAME_SCHEMA', 'response.end outside a response');
     state.ended = true;
     if (!state.controller) {
       // A null-body response: nothing to drain.

@@ -31,7 +31,12 @@ function writerLoop(userData: string): ReturnType<typeof spawn> {
 it('a writer killed at random moments leaves the old or the new auth.json, never a partial one', async () => {
   dir = mkdtempSync(join(tmpdir(), 'bastion-kill-'));
   const store = new AuthStore(dir);
-  const seed = Object.fromEntries([['openai', `key-0-${PAD}`], ...FILLER.map((id) => [id, `${id}-${PAD}`])].map(([id, key]) => [id, { type: 'api', key }]));
+  const seed = Object.fromEntries(
+    [['openai', `key-0-${PAD}`], ...FILLER.map((id) => [id, `${id}-${PAD}`])].map(([id, key]) => [
+      id,
+      { type: 'api', key },
+    ]),
+  );
   writeFileSync(store.path, JSON.stringify({ version: 1, entries: seed }), { mode: 0o600 });
   for (let round = 0; round < 8; round += 1) {
     const child = writerLoop(dir);
@@ -45,7 +50,8 @@ it('a writer killed at random moments leaves the old or the new auth.json, never
     expect(key?.length).toBeGreaterThan(PAD.length);
     expect(key?.endsWith(PAD)).toBe(true);
     expect(statSync(store.path).mode & 0o777).toBe(0o600);
-    const entries = (JSON.parse(readFileSync(store.path, 'utf8')) as { entries: Record<string, { key: string }> }).entries;
+    const entries = (JSON.parse(readFileSync(store.path, 'utf8')) as { entries: Record<string, { key: string }> })
+      .entries;
     for (const id of FILLER) expect(entries[id]?.key).toBe(`${id}-${PAD}`);
   }
   // The next write sweeps any temp file a killed writer left behind (it may hold a key).

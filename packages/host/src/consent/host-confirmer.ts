@@ -10,8 +10,7 @@ import { checkEndpointUrl } from '@bastion/protocol';
 import type { RoutePosture } from '../network/route-posture.js';
 
 export type ConsentRequest =
-  | { kind: 'endpoint'; origin: string; posture: RoutePosture }
-  | { kind: 'workspace'; path: string };
+  { kind: 'endpoint'; origin: string; posture: RoutePosture } | { kind: 'workspace'; path: string };
 
 export interface HostConfirmer {
   /** Resolves true only on explicit host-side consent. Never throws; a failure is a no. */

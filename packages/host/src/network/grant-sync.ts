@@ -19,14 +19,20 @@ export class GrantSync {
   #lastSent = -1;
   #closed = false;
 
-  constructor(options: { channel: SidecarChannel; authority: NetworkAuthority; log: Logger; onAckTimeout: () => void }) {
+  constructor(options: {
+    channel: SidecarChannel;
+    authority: NetworkAuthority;
+    log: Logger;
+    onAckTimeout: () => void;
+  }) {
     this.#channel = options.channel;
     this.#authority = options.authority;
     this.#log = options.log;
     this.#onAckTimeout = options.onAckTimeout;
     this.#channel.on('grant.applied', (frame) => {
       const timer = this.#pending.get(frame.revision);
-      if (timer === undefined) throw new ChannelError('CHANNEL_FRAME_SCHEMA', 'grant.applied for a revision that was not sent');
+      if (timer === undefined)
+        throw new ChannelError('CHANNEL_FRAME_SCHEMA', 'grant.applied for a revision that was not sent');
       // An ack covers its revision and every earlier one.
       for (const [revision, pendingTimer] of this.#pending) {
         if (revision <= frame.revision) {

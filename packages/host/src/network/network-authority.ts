@@ -23,8 +23,7 @@ export interface GrantChange {
 }
 
 export type CustomGrantResult =
-  | { ok: true; grant: Grant; posture: RoutePosture; created: boolean }
-  | { ok: false; code: string; message: string };
+  { ok: true; grant: Grant; posture: RoutePosture; created: boolean } | { ok: false; code: string; message: string };
 
 export class NetworkAuthority {
   readonly #builtins: readonly Grant[];

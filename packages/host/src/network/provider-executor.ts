@@ -12,7 +12,14 @@
  * catch: a compromised sidecar sending data to an origin it was granted.
  */
 import { pipeline, Readable } from 'node:stream';
-import { createBrotliDecompress, createGunzip, createInflate, type Gunzip, type Inflate, type BrotliDecompress } from 'node:zlib';
+import {
+  createBrotliDecompress,
+  createGunzip,
+  createInflate,
+  type Gunzip,
+  type Inflate,
+  type BrotliDecompress,
+} from 'node:zlib';
 import { request as undiciRequest, type Dispatcher } from 'undici';
 import {
   ChannelError,
@@ -40,7 +47,13 @@ type Frame<T extends SidecarToHostFrame['type']> = FrameOfType<SidecarToHostFram
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 /** Response headers that never cross to the sidecar: there is no cookie jar, and hop-by-hop headers are ours. */
-const DROPPED_RESPONSE_HEADERS = new Set(['set-cookie', 'set-cookie2', 'connection', 'keep-alive', 'transfer-encoding']);
+const DROPPED_RESPONSE_HEADERS = new Set([
+  'set-cookie',
+  'set-cookie2',
+  'connection',
+  'keep-alive',
+  'transfer-encoding',
+]);
 
 interface HostRequest {
   readonly id: string;
@@ -158,7 +171,12 @@ export class ProviderExecutor {
     this.#live.delete(request.id);
     this.#rememberEnded(request.id);
     this.#send({ v: 1, type: 'response.end', request_id: request.id });
-    this.#log.info('transport.completed', { request_id: request.id, status, bytes, duration_ms: Date.now() - request.startedAt });
+    this.#log.info('transport.completed', {
+      request_id: request.id,
+      status,
+      bytes,
+      duration_ms: Date.now() - request.startedAt,
+    });
   }
 
   /** The live request a sidecar frame names; undefined (drop) when this side already ended it. */
@@ -202,7 +220,11 @@ export class ProviderExecutor {
       // undici reports upload failures through the request; the stream error itself needs no handler.
       request.upload.on('error', () => undefined);
     }
-    this.#log.debug('transport.started', { request_id: request.id, grant_id: decision.grant.grant_id, method: frame.method });
+    this.#log.debug('transport.started', {
+      request_id: request.id,
+      grant_id: decision.grant.grant_id,
+      method: frame.method,
+    });
     void this.#execute(request, frame.method, decision.url, decision.headers, decision.carriesCredentials);
   }
 
@@ -223,7 +245,7 @@ export class ProviderExecutor {
     if (!request) return;
     const upload = request.upload;
     if (!upload) throw new ChannelError('CHANNEL_FRAME_SCHEMA', 'request.chunk for a request without an open body');
-    const bytes = Buffer.from(frame.data_b64, 'base64');
+    const bytes = frame.data;
     request.uploadReceived += bytes.byteLength;
     if (request.uploadReceived > request.uploadGranted) {
       throw new ChannelError('CHANNEL_FRAME_SCHEMA', 'request.chunk exceeds the granted upload credit');
@@ -266,7 +288,8 @@ export class ProviderExecutor {
   #onCredit(frame: Frame<'response.credit'>): void {
     const request = this.#lookup(frame.request_id);
     if (!request) return;
-    if (!request.responseStarted) throw new ChannelError('CHANNEL_FRAME_SCHEMA', 'response.credit before response.start');
+    if (!request.responseStarted)
+      throw new ChannelError('CHANNEL_FRAME_SCHEMA', 'response.credit before response.start');
     request.responseCredit += frame.bytes;
     request.wakeSender?.();
   }
@@ -316,7 +339,9 @@ export class ProviderExecutor {
           return;
         }
         const switchesToGet =
-          response.statusCode === 303 ? method !== 'HEAD' : (response.statusCode === 301 || response.statusCode === 302) && method === 'POST';
+          response.statusCode === 303
+            ? method !== 'HEAD'
+            : (response.statusCode === 301 || response.statusCode === 302) && method === 'POST';
         if (switchesToGet) {
           method = 'GET';
           sendHeaders = sendHeaders.filter(([name]) => !name.startsWith('content-'));
@@ -381,7 +406,7 @@ export class ProviderExecutor {
           v: 1,
           type: 'response.chunk',
           request_id: request.id,
-          data_b64: chunk.toString('base64', offset, offset + size),
+          data: chunk.subarray(offset, offset + size),
         });
         offset += size;
       }

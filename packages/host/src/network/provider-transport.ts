@@ -4,7 +4,12 @@
  * unacknowledged grant update restarts the sidecar (new password, fresh snapshot).
  */
 import { EnvHttpProxyAgent, type Dispatcher } from 'undici';
-import { TRANSPORT_CONNECT_TIMEOUT_MS, TRANSPORT_HEADERS_TIMEOUT_MS, TRANSPORT_BODY_IDLE_TIMEOUT_MS, type Logger } from '@bastion/protocol';
+import {
+  TRANSPORT_CONNECT_TIMEOUT_MS,
+  TRANSPORT_HEADERS_TIMEOUT_MS,
+  TRANSPORT_BODY_IDLE_TIMEOUT_MS,
+  type Logger,
+} from '@bastion/protocol';
 import type { SidecarSupervisor } from '../supervisor/sidecar-supervisor.js';
 import { GrantSync } from './grant-sync.js';
 import type { NetworkAuthority } from './network-authority.js';
@@ -34,7 +39,9 @@ export function attachProviderTransport(options: {
       log,
       onAckTimeout: () => {
         if (supervisor.current?.generation !== sidecar.generation) return;
-        supervisor.restart('grant-ack-timeout').catch(() => log.error('sidecar.restart-failed', { reason: 'grant-ack-timeout' }));
+        supervisor
+          .restart('grant-ack-timeout')
+          .catch(() => log.error('sidecar.restart-failed', { reason: 'grant-ack-timeout' }));
       },
     });
     // The sidecar registers its transport handlers before it attests readiness; frames sent earlier would close the channel.

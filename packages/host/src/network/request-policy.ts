@@ -93,7 +93,8 @@ export function authorizeStart(request: StartRequest, snapshot: GrantSnapshot): 
   for (const [rawName, value] of request.headers) {
     const name = rawName.toLowerCase();
     total += name.length + value.length + 4;
-    if (FORBIDDEN_HEADERS.has(name) || name.startsWith('proxy-')) return { ok: false, code: 'TRANSPORT_HEADER_FORBIDDEN' };
+    if (FORBIDDEN_HEADERS.has(name) || name.startsWith('proxy-'))
+      return { ok: false, code: 'TRANSPORT_HEADER_FORBIDDEN' };
     if (CREDENTIAL_HEADERS.has(name)) carriesCredentials = true;
     if (name === 'accept-encoding') continue;
     headers.push([name, value]);
@@ -132,7 +133,9 @@ export function authorizeRedirect(options: {
   if (next.origin !== options.current.origin && options.carriesCredentials) {
     return { ok: false, code: 'TRANSPORT_REDIRECT_CREDENTIALS' };
   }
-  const grant = options.snapshot.grants.find((candidate) => candidate.origin === next.origin && candidate.op === options.op);
+  const grant = options.snapshot.grants.find(
+    (candidate) => candidate.origin === next.origin && candidate.op === options.op,
+  );
   if (!grant) return { ok: false, code: 'TRANSPORT_REDIRECT_NOT_GRANTED' };
   const originRefusal = checkOrigin(next, grant);
   if (originRefusal) return { ok: false, code: originRefusal };

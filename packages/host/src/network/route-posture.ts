@@ -25,7 +25,12 @@ function classifyAddress(hostname: string): AddressClass {
     const [a = 0, b = 0] = bare.split('.').map(Number);
     if (a === 127) return 'loopback';
     if (a === 0) return 'unspecified';
-    if (a === 10 || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || (a === 100 && b >= 64 && b <= 127)) {
+    if (
+      a === 10 ||
+      (a === 172 && b >= 16 && b <= 31) ||
+      (a === 192 && b === 168) ||
+      (a === 100 && b >= 64 && b <= 127)
+    ) {
       return 'private';
     }
     if (a === 169 && b === 254) return 'link-local';

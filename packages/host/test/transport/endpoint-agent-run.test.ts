@@ -6,7 +6,12 @@
 import { afterEach, expect, it } from 'vitest';
 import { readSseMessages, type AgentEvent, type Session } from '@bastion/protocol';
 import { startTempHost, type TempHost } from '../support/temp-host.js';
-import { chatCompletionsServer, startServer, type ChatCompletionsRequest, type TestServer } from './transport-harness.js';
+import {
+  chatCompletionsServer,
+  startServer,
+  type ChatCompletionsRequest,
+  type TestServer,
+} from './transport-harness.js';
 
 const CANARY = 'sk-endpoint-canary-91b7';
 let host: TempHost | undefined;
@@ -35,7 +40,11 @@ async function runOnce(h: TempHost, prompt: string): Promise<AgentEvent[]> {
 }
 
 async function defineEndpoint(h: TempHost, origin: string): Promise<void> {
-  const set = await h.client.request('POST', '/providers/endpoints/set', { id: 'local', base_url: `${origin}/v1`, models: ['local-model'] });
+  const set = await h.client.request('POST', '/providers/endpoints/set', {
+    id: 'local',
+    base_url: `${origin}/v1`,
+    models: ['local-model'],
+  });
   expect(set.status).toBe(200);
   expect((await h.client.request('POST', '/secrets/set', { provider: 'local', key: CANARY })).status).toBe(200);
 }

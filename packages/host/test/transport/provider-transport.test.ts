@@ -77,7 +77,17 @@ describe('grants: refused before any connection', () => {
     ];
     for (const [index, [url, code]] of cases.entries()) {
       const id = `lookalike${index}`;
-      pair.send({ v: 1, type: 'request.start', request_id: id, grant_id: grantId, op: 'provider', method: 'GET', url, headers: [], has_body: false });
+      pair.send({
+        v: 1,
+        type: 'request.start',
+        request_id: id,
+        grant_id: grantId,
+        op: 'provider',
+        method: 'GET',
+        url,
+        headers: [],
+        has_body: false,
+      });
       const frame = await pair.next(id, 'response.error');
       expect({ url, code: 'code' in frame ? frame.code : undefined }).toEqual({ url, code });
     }
@@ -91,7 +101,10 @@ describe('grants: refused before any connection', () => {
       [{ headers: [['transfer-encoding', 'chunked']] }, 'TRANSPORT_HEADER_FORBIDDEN'],
       [{ method: 'PUT' }, 'TRANSPORT_METHOD'],
       [{ has_body: true }, 'TRANSPORT_BODY_NOT_ALLOWED'],
-      [{ headers: Array.from({ length: 5 }, (_, i) => [`x-big-${i}`, 'a'.repeat(15_000)] as [string, string]) }, 'TRANSPORT_HEADERS_TOO_LARGE'],
+      [
+        { headers: Array.from({ length: 5 }, (_, i) => [`x-big-${i}`, 'a'.repeat(15_000)] as [string, string]) },
+        'TRANSPORT_HEADERS_TOO_LARGE',
+      ],
     ];
     for (const [index, [patch, code]] of more.entries()) {
       const id = `bad${index}`;
@@ -120,7 +133,17 @@ describe('grants: refused before any connection', () => {
     // An asset grant on loopback cannot be made through consent (it is built-in only); prove the
     // https/default-port rule on a provider-granted origin by asking for the asset op on a built-in.
     const grantId = await pair.grant(target.origin);
-    pair.send({ v: 1, type: 'request.start', request_id: 'asset1', grant_id: grantId, op: 'asset', method: 'GET', url: `${target.origin}/x`, headers: [], has_body: false });
+    pair.send({
+      v: 1,
+      type: 'request.start',
+      request_id: 'asset1',
+      grant_id: grantId,
+      op: 'asset',
+      method: 'GET',
+      url: `${target.origin}/x`,
+      headers: [],
+      has_body: false,
+    });
     expect(await pair.next('asset1', 'response.error')).toMatchObject({ code: 'TRANSPORT_OP_MISMATCH' });
     expect(target.hits).toBe(0);
   });
@@ -129,7 +152,9 @@ describe('grants: refused before any connection', () => {
 describe('bodies', () => {
   it('a gzip response reaches the sidecar decoded, with its encoding headers removed', async () => {
     const text = 'data: {"delta":"compressed"}\n\n'.repeat(500);
-    const target = track(await startServer((_req, res) => res.writeHead(200, { 'content-encoding': 'gzip' }).end(gzipSync(text))));
+    const target = track(
+      await startServer((_req, res) => res.writeHead(200, { 'content-encoding': 'gzip' }).end(gzipSync(text))),
+    );
     const pair = track(startFetchPair());
     await pair.grant(target.origin);
     await pair.synced();
@@ -180,19 +205,25 @@ describe('redirects', () => {
     const pair = track(startFetchPair());
     await pair.grant(target.origin);
     await pair.synced();
-    const response = await pair.transport.fetch(`${target.origin}/start`, { headers: { authorization: 'Bearer same-origin' } });
+    const response = await pair.transport.fetch(`${target.origin}/start`, {
+      headers: { authorization: 'Bearer same-origin' },
+    });
     expect(await response.text()).toBe('final:Bearer same-origin');
     expect(target.hits).toBe(2);
   });
 
   it('a cross-origin redirect while carrying authorization fails closed; the target is never reached', async () => {
     const elsewhere = track(await startForbiddenServer());
-    const first = track(await startServer((_req, res) => res.writeHead(307, { location: `${elsewhere.origin}/steal` }).end()));
+    const first = track(
+      await startServer((_req, res) => res.writeHead(307, { location: `${elsewhere.origin}/steal` }).end()),
+    );
     const pair = track(startFetchPair());
     await pair.grant(first.origin);
     await pair.grant(elsewhere.origin);
     await pair.synced();
-    const code = await failureCode(pair.transport.fetch(`${first.origin}/`, { headers: { authorization: 'Bearer canary-token' } }));
+    const code = await failureCode(
+      pair.transport.fetch(`${first.origin}/`, { headers: { authorization: 'Bearer canary-token' } }),
+    );
     expect(code).toBe('TRANSPORT_REDIRECT_CREDENTIALS');
     expect(elsewhere.hits).toBe(0);
     expect(JSON.stringify(pair.records)).not.toContain('canary-token');
@@ -200,7 +231,9 @@ describe('redirects', () => {
 
   it('a redirect to an ungranted origin is refused', async () => {
     const elsewhere = track(await startForbiddenServer());
-    const first = track(await startServer((_req, res) => res.writeHead(302, { location: `${elsewhere.origin}/` }).end()));
+    const first = track(
+      await startServer((_req, res) => res.writeHead(302, { location: `${elsewhere.origin}/` }).end()),
+    );
     const pair = track(startFetchPair());
     await pair.grant(first.origin);
     await pair.synced();
@@ -211,7 +244,9 @@ describe('redirects', () => {
   it('https → http is refused even when both origins are granted', async () => {
     const plain = track(await startForbiddenServer());
     const tls = selfSignedCertificate();
-    const secure = track(await startServer((_req, res) => res.writeHead(302, { location: `${plain.origin}/` }).end(), tls));
+    const secure = track(
+      await startServer((_req, res) => res.writeHead(302, { location: `${plain.origin}/` }).end(), tls),
+    );
     const pair = track(startFetchPair({ dispatcher: createSystemRouteDispatcher({ ca: tls.cert }) }));
     await pair.grant(secure.origin);
     await pair.grant(plain.origin);
@@ -243,7 +278,17 @@ describe('revocation and grant updates', () => {
     const pair = track(startRawPair());
     const grantId = await pair.grant(target.origin);
     pair.authority.revokeCustomGrant(target.origin);
-    pair.send({ v: 1, type: 'request.start', request_id: 'late', grant_id: grantId, op: 'provider', method: 'GET', url: `${target.origin}/`, headers: [], has_body: false });
+    pair.send({
+      v: 1,
+      type: 'request.start',
+      request_id: 'late',
+      grant_id: grantId,
+      op: 'provider',
+      method: 'GET',
+      url: `${target.origin}/`,
+      headers: [],
+      has_body: false,
+    });
     expect(await pair.next('late', 'response.error')).toMatchObject({ code: 'GRANT_UNKNOWN' });
     expect(target.hits).toBe(0);
   });
@@ -314,7 +359,10 @@ describe('revocation and grant updates', () => {
 });
 
 describe('protocol violations close the channel', () => {
-  async function expectClosed(send: (pair: ReturnType<typeof startRawPair>, grantId: string, origin: string) => Promise<void> | void, code = 'CHANNEL_FRAME_SCHEMA') {
+  async function expectClosed(
+    send: (pair: ReturnType<typeof startRawPair>, grantId: string, origin: string) => Promise<void> | void,
+    code = 'CHANNEL_FRAME_SCHEMA',
+  ) {
     const target = track(await okServer());
     const pair = track(startRawPair());
     const grantId = await pair.grant(target.origin);
@@ -324,47 +372,115 @@ describe('protocol violations close the channel', () => {
   }
 
   it('a frame for an unknown request id', async () => {
-    await expectClosed((pair) => pair.send({ v: 1, type: 'request.chunk', request_id: 'never-started', data_b64: 'AAAA' }));
+    await expectClosed((pair) =>
+      pair.send({ v: 1, type: 'request.chunk', request_id: 'never-started', data: Buffer.from([0, 0, 0]) }),
+    );
   });
 
   it('a chunk after request.end', async () => {
     await expectClosed(async (pair, grantId, origin) => {
-      pair.send({ v: 1, type: 'request.start', request_id: 'r1', grant_id: grantId, op: 'provider', method: 'POST', url: `${origin}/`, headers: [], has_body: true });
+      pair.send({
+        v: 1,
+        type: 'request.start',
+        request_id: 'r1',
+        grant_id: grantId,
+        op: 'provider',
+        method: 'POST',
+        url: `${origin}/`,
+        headers: [],
+        has_body: true,
+      });
       await pair.next('r1', 'request.credit');
-      pair.send({ v: 1, type: 'request.chunk', request_id: 'r1', data_b64: 'AAAA' });
+      pair.send({ v: 1, type: 'request.chunk', request_id: 'r1', data: Buffer.from([0, 0, 0]) });
       pair.send({ v: 1, type: 'request.end', request_id: 'r1' });
-      pair.send({ v: 1, type: 'request.chunk', request_id: 'r1', data_b64: 'AAAA' });
+      pair.send({ v: 1, type: 'request.chunk', request_id: 'r1', data: Buffer.from([0, 0, 0]) });
     });
   });
 
   it('upload bytes beyond the granted credit', async () => {
     await expectClosed(async (pair, grantId, origin) => {
-      pair.send({ v: 1, type: 'request.start', request_id: 'r2', grant_id: grantId, op: 'provider', method: 'POST', url: `${origin}/`, headers: [], has_body: true });
+      pair.send({
+        v: 1,
+        type: 'request.start',
+        request_id: 'r2',
+        grant_id: grantId,
+        op: 'provider',
+        method: 'POST',
+        url: `${origin}/`,
+        headers: [],
+        has_body: true,
+      });
       const credit = await pair.next('r2', 'request.credit');
       const allowed = 'bytes' in credit ? credit.bytes : 0;
-      const chunk = Buffer.alloc(64 * 1024).toString('base64');
-      for (let sent = 0; sent <= allowed; sent += 64 * 1024) pair.send({ v: 1, type: 'request.chunk', request_id: 'r2', data_b64: chunk });
+      const chunk = Buffer.alloc(64 * 1024);
+      for (let sent = 0; sent <= allowed; sent += 64 * 1024)
+        pair.send({ v: 1, type: 'request.chunk', request_id: 'r2', data: chunk });
     });
   });
 
   it('an oversized body chunk, URL or header value fails the frame schema', async () => {
-    const bigChunk = Buffer.alloc(64 * 1024 + 3).toString('base64');
-    await expectClosed((pair) => pair.sendUnchecked({ v: 1, type: 'request.chunk', request_id: 'x', data_b64: bigChunk }));
-    await expectClosed((pair, grantId, origin) =>
-      pair.sendUnchecked({ v: 1, type: 'request.start', request_id: 'u', grant_id: grantId, op: 'provider', method: 'GET', url: `${origin}/${'a'.repeat(33 * 1024)}`, headers: [], has_body: false }),
+    // A binary body frame one byte over the chunk bound (kind 1 = request.chunk, id "x").
+    const bigChunk = Buffer.concat([Buffer.from([0, 1, 1]), Buffer.from('x'), Buffer.alloc(64 * 1024 + 1)]);
+    await expectClosed((pair) => pair.sendPayload(bigChunk));
+    // A body chunk smuggled as JSON instead of the binary kind.
+    await expectClosed((pair) =>
+      pair.sendUnchecked({ v: 1, type: 'request.chunk', request_id: 'x', data_b64: 'AAAA' }),
     );
     await expectClosed((pair, grantId, origin) =>
-      pair.sendUnchecked({ v: 1, type: 'request.start', request_id: 'h', grant_id: grantId, op: 'provider', method: 'GET', url: `${origin}/`, headers: [['x-a', 'a'.repeat(17 * 1024)]], has_body: false }),
+      pair.sendUnchecked({
+        v: 1,
+        type: 'request.start',
+        request_id: 'u',
+        grant_id: grantId,
+        op: 'provider',
+        method: 'GET',
+        url: `${origin}/${'a'.repeat(33 * 1024)}`,
+        headers: [],
+        has_body: false,
+      }),
+    );
+    await expectClosed((pair, grantId, origin) =>
+      pair.sendUnchecked({
+        v: 1,
+        type: 'request.start',
+        request_id: 'h',
+        grant_id: grantId,
+        op: 'provider',
+        method: 'GET',
+        url: `${origin}/`,
+        headers: [['x-a', 'a'.repeat(17 * 1024)]],
+        has_body: false,
+      }),
     );
   });
 
   it('reusing a request id', async () => {
     await expectClosed(async (pair, grantId, origin) => {
-      pair.send({ v: 1, type: 'request.start', request_id: 'dup', grant_id: grantId, op: 'provider', method: 'GET', url: `${origin}/`, headers: [], has_body: false });
+      pair.send({
+        v: 1,
+        type: 'request.start',
+        request_id: 'dup',
+        grant_id: grantId,
+        op: 'provider',
+        method: 'GET',
+        url: `${origin}/`,
+        headers: [],
+        has_body: false,
+      });
       await pair.next('dup', 'response.start');
       pair.send({ v: 1, type: 'response.credit', request_id: 'dup', bytes: 1024 });
       await pair.next('dup', 'response.end');
-      pair.send({ v: 1, type: 'request.start', request_id: 'dup', grant_id: grantId, op: 'provider', method: 'GET', url: `${origin}/`, headers: [], has_body: false });
+      pair.send({
+        v: 1,
+        type: 'request.start',
+        request_id: 'dup',
+        grant_id: grantId,
+        op: 'provider',
+        method: 'GET',
+        url: `${origin}/`,
+        headers: [],
+        has_body: false,
+      });
     });
   });
 });
@@ -375,14 +491,26 @@ describe('bounds', () => {
     const target = track(await startServer((req) => req.on('data', (chunk: Buffer) => (received += chunk.byteLength))));
     const pair = track(startRawPair());
     const grantId = await pair.grant(target.origin);
-    pair.send({ v: 1, type: 'request.start', request_id: 'big', grant_id: grantId, op: 'provider', method: 'POST', url: `${target.origin}/`, headers: [], has_body: true });
-    const chunk = Buffer.alloc(64 * 1024, 1).toString('base64');
+    pair.send({
+      v: 1,
+      type: 'request.start',
+      request_id: 'big',
+      grant_id: grantId,
+      op: 'provider',
+      method: 'POST',
+      url: `${target.origin}/`,
+      headers: [],
+      has_body: true,
+    });
+    const chunk = Buffer.alloc(64 * 1024, 1);
     let granted = 0;
     let sent = 0;
     while (!pair.frames.some((frame) => frame.type === 'response.error')) {
-      granted = pair.frames.filter((frame) => frame.type === 'request.credit').reduce((sum, frame) => sum + ('bytes' in frame ? frame.bytes : 0), 0);
+      granted = pair.frames
+        .filter((frame) => frame.type === 'request.credit')
+        .reduce((sum, frame) => sum + ('bytes' in frame ? frame.bytes : 0), 0);
       if (sent < granted) {
-        pair.send({ v: 1, type: 'request.chunk', request_id: 'big', data_b64: chunk });
+        pair.send({ v: 1, type: 'request.chunk', request_id: 'big', data: chunk });
         sent += 64 * 1024;
       } else {
         await new Promise((resolve) => setTimeout(resolve, 1));
@@ -405,12 +533,24 @@ describe('bounds', () => {
     const target = track(await startServer((_req, res) => res.end(Buffer.alloc(512 * 1024, 7))));
     const pair = track(startRawPair());
     const grantId = await pair.grant(target.origin);
-    pair.send({ v: 1, type: 'request.start', request_id: 'c', grant_id: grantId, op: 'provider', method: 'GET', url: `${target.origin}/`, headers: [], has_body: false });
+    pair.send({
+      v: 1,
+      type: 'request.start',
+      request_id: 'c',
+      grant_id: grantId,
+      op: 'provider',
+      method: 'GET',
+      url: `${target.origin}/`,
+      headers: [],
+      has_body: false,
+    });
     await pair.next('c', 'response.start');
     pair.send({ v: 1, type: 'response.credit', request_id: 'c', bytes: 1000 });
     await new Promise((resolve) => setTimeout(resolve, 200));
     const bytes = () =>
-      pair.frames.filter((frame) => frame.type === 'response.chunk').reduce((sum, frame) => sum + ('data_b64' in frame ? Buffer.from(frame.data_b64, 'base64').byteLength : 0), 0);
+      pair.frames
+        .filter((frame) => frame.type === 'response.chunk')
+        .reduce((sum, frame) => sum + ('data' in frame ? frame.data.byteLength : 0), 0);
     expect(bytes()).toBe(1000);
     pair.send({ v: 1, type: 'response.credit', request_id: 'c', bytes: 1024 * 1024 });
     await pair.next('c', 'response.end');
@@ -422,7 +562,17 @@ describe('bounds', () => {
     const pair = track(startRawPair());
     const grantId = await pair.grant(target.origin);
     for (let i = 0; i < 33; i += 1) {
-      pair.send({ v: 1, type: 'request.start', request_id: `q${i}`, grant_id: grantId, op: 'provider', method: 'GET', url: `${target.origin}/`, headers: [], has_body: false });
+      pair.send({
+        v: 1,
+        type: 'request.start',
+        request_id: `q${i}`,
+        grant_id: grantId,
+        op: 'provider',
+        method: 'GET',
+        url: `${target.origin}/`,
+        headers: [],
+        has_body: false,
+      });
     }
     expect(await pair.next('q32', 'response.error')).toMatchObject({ code: 'TRANSPORT_TOO_MANY_REQUESTS' });
     expect(pair.executor.inFlight).toBe(32);

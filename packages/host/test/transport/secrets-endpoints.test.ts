@@ -36,7 +36,10 @@ describe('secrets routes', () => {
     expect(set).toEqual({ status: 200, body: { provider: 'openai', present: true } });
     const authPath = join(host.userData, 'auth.json');
     expect(statSync(authPath).mode & 0o777).toBe(0o600);
-    expect(await host.client.request('POST', '/secrets/has', { provider: 'openai' })).toEqual({ status: 200, body: { provider: 'openai', present: true } });
+    expect(await host.client.request('POST', '/secrets/has', { provider: 'openai' })).toEqual({
+      status: 200,
+      body: { provider: 'openai', present: true },
+    });
     for (const path of ['/secrets/get', '/secrets/list', '/secrets/openai']) {
       const response = await host.client.request('POST', path, { provider: 'openai' });
       expect(response.status).toBe(404);
@@ -58,7 +61,9 @@ describe('secrets routes', () => {
     const authPath = join(host.userData, 'auth.json');
     const before = readFileSync(authPath);
     chmodSync(authPath, 0o644);
-    const has = await host.client.request<{ code: string; message: string }>('POST', '/secrets/has', { provider: 'anthropic' });
+    const has = await host.client.request<{ code: string; message: string }>('POST', '/secrets/has', {
+      provider: 'anthropic',
+    });
     expect(has.status).toBe(409);
     expect(has.body.code).toBe('SECRETS_FILE_PERMISSIONS');
     expect(has.body.message).toContain('chmod 600');
@@ -73,14 +78,19 @@ describe('custom endpoints', () => {
   it('--allow-endpoint lets the probe list models through the transport, with the stored key attached', async () => {
     const server = await modelsServer();
     host = await startTempHost({ allowEndpoints: [`${server.origin}/v1`] });
-    const set = await host.client.request('POST', '/providers/endpoints/set', { id: 'local', base_url: `${server.origin}/v1/` });
+    const set = await host.client.request('POST', '/providers/endpoints/set', {
+      id: 'local',
+      base_url: `${server.origin}/v1/`,
+    });
     expect(set).toMatchObject({ status: 200, body: { endpoint: { id: 'local', base_url: `${server.origin}/v1` } } });
     await host.client.request('POST', '/secrets/set', { provider: 'local', key: CANARY });
     const probe = await host.client.request('POST', '/providers/endpoints/probe', { id: 'local' });
     expect(probe).toEqual({ status: 200, body: { id: 'local', models: ['local-model'] } });
     expect(server.seen).toEqual([`Bearer ${CANARY}`]);
     const list = await host.client.request('POST', '/providers/endpoints/list', {});
-    expect(list.body).toEqual({ endpoints: [{ id: 'local', base_url: `${server.origin}/v1`, granted: true, has_key: true }] });
+    expect(list.body).toEqual({
+      endpoints: [{ id: 'local', base_url: `${server.origin}/v1`, granted: true, has_key: true }],
+    });
     expect(statSync(join(host.userData, 'endpoints.json')).mode & 0o777).toBe(0o600);
     expect(JSON.stringify(host.records)).not.toContain(CANARY);
   });
@@ -89,7 +99,10 @@ describe('custom endpoints', () => {
     const forbidden = await startForbiddenServer();
     servers.push(forbidden);
     host = await startTempHost();
-    await host.client.request('POST', '/providers/endpoints/set', { id: 'unconsented', base_url: `${forbidden.origin}/v1` });
+    await host.client.request('POST', '/providers/endpoints/set', {
+      id: 'unconsented',
+      base_url: `${forbidden.origin}/v1`,
+    });
     const probe = await host.client.request('POST', '/providers/endpoints/probe', { id: 'unconsented' });
     expect(probe).toMatchObject({ status: 403, body: { code: 'ENDPOINT_NOT_GRANTED' } });
     expect(forbidden.hits).toBe(0);
@@ -112,6 +125,8 @@ describe('custom endpoints', () => {
   });
 
   it('an ineligible --allow-endpoint refuses to start the host', async () => {
-    await expect(startTempHost({ allowEndpoints: ['http://localhost.evil.test:8080/v1'] })).rejects.toMatchObject({ code: 'ENDPOINT_HOST_INELIGIBLE' });
+    await expect(startTempHost({ allowEndpoints: ['http://localhost.evil.test:8080/v1'] })).rejects.toMatchObject({
+      code: 'ENDPOINT_HOST_INELIGIBLE',
+    });
   });
 });

@@ -79,8 +79,25 @@ export function selfSignedCertificate(): { key: string; cert: string } {
   try {
     execFileSync(
       'openssl',
-      ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1', '-subj', '/CN=127.0.0.1',
-        '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem')],
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:prime256v1',
+        '-nodes',
+        '-days',
+        '1',
+        '-subj',
+        '/CN=127.0.0.1',
+        '-addext',
+        'subjectAltName=IP:127.0.0.1',
+        '-keyout',
+        join(dir, 'key.pem'),
+        '-out',
+        join(dir, 'cert.pem'),
+      ],
       { stdio: 'ignore' },
     );
     return { key: readFileSync(join(dir, 'key.pem'), 'utf8'), cert: readFileSync(join(dir, 'cert.pem'), 'utf8') };
@@ -144,7 +161,10 @@ function hostEnd(options: { dispatcher?: Dispatcher; maxResponseBytes?: number }
         return state.ackTimeouts;
       },
       async grant(url: string) {
-        const result = await authority.requestCustomGrant(url, createHostConfirmer({ allowedEndpoints: [new URL(url).origin] }));
+        const result = await authority.requestCustomGrant(
+          url,
+          createHostConfirmer({ allowedEndpoints: [new URL(url).origin] }),
+        );
         if (!result.ok) throw new Error(`grant refused: ${result.code}`);
         return result.grant.grant_id;
       },
@@ -179,7 +199,8 @@ export function startFetchPair(options: { dispatcher?: Dispatcher; maxResponseBy
   const pair: FetchPair = Object.assign(base, {
     transport,
     async synced() {
-      while (transport.revision < base.authority.snapshot.revision) await new Promise((resolve) => setTimeout(resolve, 2));
+      while (transport.revision < base.authority.snapshot.revision)
+        await new Promise((resolve) => setTimeout(resolve, 2));
     },
   });
   return pair;
@@ -198,6 +219,8 @@ export interface RawPair extends PairBase {
   send(frame: SidecarToHostFrame): void;
   /** Write a length-prefixed JSON payload without the outbound schema check (oversize frames). */
   sendUnchecked(frame: object): void;
+  /** Write any payload behind a length prefix. */
+  sendPayload(payload: Buffer): void;
   /** Resolves with the first host frame for this request id that matches. */
   next(requestId: string, type: HostToSidecarFrame['type']): Promise<HostToSidecarFrame>;
 }
@@ -224,18 +247,26 @@ export function startRawPair(options: { dispatcher?: Dispatcher; maxResponseByte
       }
     }
   };
-  for (const type of ['grant.update', 'request.credit', 'response.start', 'response.chunk', 'response.end', 'response.error'] as const) {
+  const sendPayload = (payload: Buffer) => {
+    const header = Buffer.alloc(4);
+    header.writeUInt32BE(payload.byteLength, 0);
+    toHost.write(Buffer.concat([header, payload]));
+  };
+  for (const type of [
+    'grant.update',
+    'request.credit',
+    'response.start',
+    'response.chunk',
+    'response.end',
+    'response.error',
+  ] as const) {
     raw.on(type, record);
   }
   return Object.assign(base, {
     frames,
     send: (frame: SidecarToHostFrame) => raw.send(frame),
-    sendUnchecked: (frame: object) => {
-      const payload = Buffer.from(JSON.stringify(frame), 'utf8');
-      const header = Buffer.alloc(4);
-      header.writeUInt32BE(payload.byteLength, 0);
-      toHost.write(Buffer.concat([header, payload]));
-    },
+    sendUnchecked: (frame: object) => sendPayload(Buffer.from(JSON.stringify(frame), 'utf8')),
+    sendPayload,
     next: (id: string, type: HostToSidecarFrame['type']) =>
       new Promise<HostToSidecarFrame>((resolve) => {
         const found = frames.find((frame) => 'request_id' in frame && frame.request_id === id && frame.type === type);
@@ -272,7 +303,10 @@ export function chatCompletionsServer(seen: ChatCompletionsRequest[]) {
         res.writeHead(404).end();
         return;
       }
-      seen.push({ authorization: req.headers.authorization, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as ChatCompletionsRequest['body'] });
+      seen.push({
+        authorization: req.headers.authorization,
+        body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as ChatCompletionsRequest['body'],
+      });
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       const chunk = (delta: object, finish: string | null) =>
         `data: ${JSON.stringify({ id: 'cmpl-1', object: 'chat.completion.chunk', created: 1, model: 'local-model', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;

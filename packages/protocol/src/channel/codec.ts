@@ -10,6 +10,62 @@ import { CHANNEL_FRAME_HEADER_BYTES, CHANNEL_MAX_FRAME_BYTES } from '../limits.j
 
 const utf8Encoder = new TextEncoder();
 
+/**
+ * The binary body frame kind (provider transport bodies). Same length prefix; the payload starts
+ * with 0x00 — a JSON frame always starts with `{` — then a kind byte, the request id's length and
+ * ASCII bytes, then the raw body bytes. The decoded frame is checked by the same strict schema as
+ * any other, so a binary frame of a kind the reader does not accept is a schema error.
+ */
+const BINARY_MARKER = 0x00;
+const BINARY_FRAME_TYPES = ['request.chunk', 'response.chunk'] as const;
+const BINARY_HEADER_BYTES = 3;
+const asciiDecoder = new TextDecoder('ascii', { fatal: true });
+
+interface BodyFrame {
+  type: (typeof BINARY_FRAME_TYPES)[number];
+  request_id: string;
+  data: Uint8Array;
+}
+
+function isBodyFrame(frame: unknown): frame is BodyFrame {
+  const type = (frame as { type?: unknown }).type;
+  return (
+    (BINARY_FRAME_TYPES as readonly unknown[]).includes(type) &&
+    (frame as { data?: unknown }).data instanceof Uint8Array
+  );
+}
+
+function encodeBinaryPayload(frame: BodyFrame): Uint8Array {
+  const id = utf8Encoder.encode(frame.request_id);
+  const payload = new Uint8Array(BINARY_HEADER_BYTES + id.byteLength + frame.data.byteLength);
+  payload[0] = BINARY_MARKER;
+  payload[1] = BINARY_FRAME_TYPES.indexOf(frame.type) + 1;
+  payload[2] = id.byteLength;
+  payload.set(id, BINARY_HEADER_BYTES);
+  payload.set(frame.data, BINARY_HEADER_BYTES + id.byteLength);
+  return payload;
+}
+
+function decodeBinaryPayload(payload: Uint8Array): unknown {
+  const type = BINARY_FRAME_TYPES[(payload[1] ?? 0) - 1];
+  const idLength = payload[2] ?? 0;
+  if (
+    payload.byteLength < BINARY_HEADER_BYTES ||
+    type === undefined ||
+    payload.byteLength < BINARY_HEADER_BYTES + idLength
+  ) {
+    throw new ChannelError('CHANNEL_FRAME_SCHEMA', 'malformed binary frame header');
+  }
+  let requestId: string;
+  try {
+    requestId = asciiDecoder.decode(payload.subarray(BINARY_HEADER_BYTES, BINARY_HEADER_BYTES + idLength));
+  } catch (cause) {
+    throw new ChannelError('CHANNEL_FRAME_SCHEMA', 'binary frame id is not ASCII', { cause });
+  }
+  // `payload` is the decoder's own copy, so the body can be a view of it.
+  return { v: 1, type, request_id: requestId, data: payload.subarray(BINARY_HEADER_BYTES + idLength) };
+}
+
 /** Serialise one frame, after checking it against its schema (a bad outgoing frame is our bug). */
 export function encodeFrame<S extends z.ZodType>(schema: S, frame: z.infer<S>): Uint8Array {
   const checked = schema.safeParse(frame);
@@ -18,7 +74,9 @@ export function encodeFrame<S extends z.ZodType>(schema: S, frame: z.infer<S>): 
       cause: checked.error,
     });
   }
-  const payload = utf8Encoder.encode(JSON.stringify(checked.data));
+  const payload = isBodyFrame(checked.data)
+    ? encodeBinaryPayload(checked.data)
+    : utf8Encoder.encode(JSON.stringify(checked.data));
   if (payload.byteLength === 0 || payload.byteLength > CHANNEL_MAX_FRAME_BYTES) {
     throw new ChannelError('CHANNEL_FRAME_TOO_LARGE', `frame of ${payload.byteLength} bytes exceeds the bound`);
   }
@@ -113,6 +171,7 @@ export class FrameDecoder<S extends z.ZodType> {
   }
 
   #parse(payload: Uint8Array): z.infer<S> {
+    if (payload[0] === BINARY_MARKER) return this.#check(decodeBinaryPayload(payload));
     let text: string;
     try {
       text = this.#utf8.decode(payload);
@@ -131,6 +190,10 @@ export class FrameDecoder<S extends z.ZodType> {
     if ((value as { v?: unknown }).v !== 1) {
       throw new ChannelError('CHANNEL_FRAME_VERSION', 'frame version is not 1');
     }
+    return this.#check(value);
+  }
+
+  #check(value: unknown): z.infer<S> {
     const checked = this.#schema.safeParse(value);
     if (!checked.success) {
       throw new ChannelError('CHANNEL_FRAME_SCHEMA', describeSchemaFailure(checked.error), { cause: checked.error });

@@ -25,6 +25,15 @@ const id = z
   .min(1)
   .max(CHANNEL_MAX_ID_CHARS)
   .regex(/^[A-Za-z0-9_-]+$/);
+/**
+ * A provider request/response body chunk: raw bytes, carried only by the binary frame kind (see
+ * codec.ts). Base64-in-JSON reached 0.38× direct throughput on the 100 MiB benchmark; raw bytes
+ * remove the encode/parse/decode copies per chunk.
+ */
+const bodyChunk = z.custom<Uint8Array>(
+  (value) => value instanceof Uint8Array && value.byteLength <= CHANNEL_MAX_BODY_CHUNK_BYTES,
+  'body chunk is not bytes or is larger than the bound',
+);
 const base64Chunk = z
   .string()
   .max(Math.ceil(CHANNEL_MAX_BODY_CHUNK_BYTES / 3) * 4)
@@ -116,7 +125,7 @@ export const responseChunkFrameSchema = z.strictObject({
   v: version,
   type: z.literal('response.chunk'),
   request_id: id,
-  data_b64: base64Chunk,
+  data: bodyChunk,
 });
 export const responseEndFrameSchema = z.strictObject({
   v: version,
@@ -200,7 +209,7 @@ export const requestChunkFrameSchema = z.strictObject({
   v: version,
   type: z.literal('request.chunk'),
   request_id: id,
-  data_b64: base64Chunk,
+  data: bodyChunk,
 });
 export const requestEndFrameSchema = z.strictObject({
   v: version,

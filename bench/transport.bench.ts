@@ -1,0 +1,156 @@
+/**
+ * Issue 6: the host-routed provider transport vs a direct undici request, same local server, same
+ * run. The transported side is a real second process (the daemon's built transport fetch on
+ * stdin/stdout frames) behind the host's real executor; the direct side is undici from this
+ * process. Targets: ≥ 0.8× direct throughput on a 100 MiB body, TTFB overhead ≤ 2 ms p50,
+ * per-event overhead ≤ 0.5 ms p50 on a 10 000-event SSE stream.
+ */
+import { spawn } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { fetch as undiciFetch } from 'undici';
+import { createLogger, FramedChannel, hostToSidecarFrameSchema, sidecarToHostFrameSchema } from '@bastion/protocol';
+import { createHostConfirmer } from '../packages/host/src/consent/host-confirmer.js';
+import { GrantSync } from '../packages/host/src/network/grant-sync.js';
+import { NetworkAuthority } from '../packages/host/src/network/network-authority.js';
+import { ProviderExecutor } from '../packages/host/src/network/provider-executor.js';
+import { createSystemRouteDispatcher } from '../packages/host/src/network/provider-transport.js';
+import type { SidecarChannel } from '../packages/host/src/supervisor/sidecar-supervisor.js';
+import { figure, type Benchmark } from './harness.js';
+// @ts-expect-error plain ESM shared with the sidecar process, no declarations
+import { BYTES, measureBytes, measureSse, measureTtfb, SSE_EVENTS } from './transport-measures.mjs';
+
+interface Measures {
+  throughput: number;
+  ttfb: number;
+  sse: number;
+}
+type Measure = (fetch: typeof globalThis.fetch, origin: string) => Promise<number>;
+
+function startServer() {
+  const block = Buffer.alloc(256 * 1024, 0x62);
+  const server = createServer((req, res) => {
+    if (req.url === '/small') {
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
+      return;
+    }
+    if (req.url === '/bytes') {
+      res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': String(BYTES) });
+      let sent = 0;
+      const pump = () => {
+        while (sent < (BYTES as number)) {
+          sent += block.byteLength;
+          if (!res.write(block)) return void res.once('drain', pump);
+        }
+        res.end();
+      };
+      pump();
+      return;
+    }
+    // SSE: one event every ≥ 0.2 ms, each stamped with the machine clock when written.
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+    let sent = 0;
+    let last = 0;
+    const tick = () => {
+      const at = performance.timeOrigin + performance.now();
+      if (at - last >= 0.2) {
+        last = at;
+        res.write(`data: {"type":"text-delta","delta":"token ${sent}","t":${at}}\n\n`);
+        sent += 1;
+      }
+      if (sent < (SSE_EVENTS as number)) setImmediate(tick);
+      else res.end();
+    };
+    tick();
+  });
+  return new Promise<{ origin: string; close: () => void }>((resolve) =>
+    server.listen(0, '127.0.0.1', () =>
+      resolve({ origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => server.close() }),
+    ),
+  );
+}
+
+async function direct(origin: string): Promise<Measures> {
+  const dispatcher = createSystemRouteDispatcher();
+  const fetch = ((input: string, init?: RequestInit) =>
+    undiciFetch(input, { ...(init as object), dispatcher })) as unknown as typeof globalThis.fetch;
+  try {
+    return {
+      throughput: await (measureBytes as Measure)(fetch, origin),
+      ttfb: await (measureTtfb as Measure)(fetch, origin),
+      sse: await (measureSse as Measure)(fetch, origin),
+    };
+  } finally {
+    await dispatcher.close();
+  }
+}
+
+async function transported(origin: string): Promise<Measures> {
+  const authority = new NetworkAuthority({ builtins: [], env: {} });
+  const granted = await authority.requestCustomGrant(origin, createHostConfirmer({ allowedEndpoints: [origin] }));
+  if (!granted.ok) throw new Error(granted.code);
+  const child = spawn(process.execPath, [fileURLToPath(new URL('./transport-sidecar.mjs', import.meta.url)), origin], {
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let report = '';
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (report += chunk));
+  const log = createLogger('bench', () => undefined);
+  const channel: SidecarChannel = new FramedChannel({
+    source: child.stdout,
+    sink: child.stdin,
+    inbound: sidecarToHostFrameSchema,
+    outbound: hostToSidecarFrameSchema,
+    onClose: () => undefined,
+  });
+  const dispatcher = createSystemRouteDispatcher();
+  const executor = new ProviderExecutor({ channel, authority, dispatcher, log });
+  const sync = new GrantSync({ channel, authority, log, onAckTimeout: () => undefined });
+  sync.start();
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  sync.close();
+  executor.close();
+  await dispatcher.close();
+  if (code !== 0) throw new Error(`bench sidecar exited ${code}: ${report}`);
+  return JSON.parse(report.trim().split('\n').at(-1) ?? '{}') as Measures;
+}
+
+export const transportBenchmark: Benchmark = {
+  id: 'transport',
+  title: 'provider transport (host executor + sidecar frames) vs direct undici, same local server',
+  async run() {
+    const server = await startServer();
+    try {
+      const base = await direct(server.origin);
+      const via = await transported(server.origin);
+      return [
+        figure(
+          '100 MiB body throughput',
+          'MiB/s',
+          via.throughput,
+          base.throughput,
+          '≥ 0.8× direct',
+          (ratio) => ratio >= 0.8,
+        ),
+        figure(
+          'time to first byte p50',
+          'ms',
+          via.ttfb,
+          base.ttfb,
+          'overhead ≤ 2 ms',
+          (_r, bastion, baseline) => bastion - baseline <= 2,
+        ),
+        figure(
+          'SSE per-event latency p50 (10 000 events)',
+          'ms',
+          via.sse,
+          base.sse,
+          'overhead ≤ 0.5 ms',
+          (_r, bastion, baseline) => bastion - baseline <= 0.5,
+        ),
+      ];
+    } finally {
+      server.close();
+    }
+  },
+};

@@ -1,0 +1,99 @@
+/**
+ * Backpressure across the real channel: 1 GiB streamed from a loopback server through the host
+ * executor to a sidecar process (the daemon's built transport) that reads slowly. Credit keeps both
+ * sides bounded: host and sidecar RSS each grow by at most 64 MiB, measured from a short warm-up
+ * (V8's young generation and the allocator reach their working size in the first MiBs, about
+ * 40 MiB here, whatever the stream's length). Without credit a slow reader would queue the GiB.
+ */
+import { spawn } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { expect, it } from 'vitest';
+import { createLogger, FramedChannel, hostToSidecarFrameSchema, sidecarToHostFrameSchema } from '@bastion/protocol';
+import { createHostConfirmer } from '../../src/consent/host-confirmer.js';
+import { GrantSync } from '../../src/network/grant-sync.js';
+import { NetworkAuthority } from '../../src/network/network-authority.js';
+import { ProviderExecutor } from '../../src/network/provider-executor.js';
+import { createSystemRouteDispatcher } from '../../src/network/provider-transport.js';
+import type { SidecarChannel } from '../../src/supervisor/sidecar-supervisor.js';
+
+const GiB = 1024 * 1024 * 1024;
+const MiB = 1024 * 1024;
+const SIDECAR = fileURLToPath(new URL('./fixtures/slow-reader-sidecar.mjs', import.meta.url));
+
+it('1 GiB to a slow sidecar reader: host and sidecar memory growth stay within 64 MiB', async () => {
+  const block = Buffer.alloc(256 * 1024, 0x61);
+  let served = 0;
+  const server = createServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': String(GiB) });
+    let sent = 0;
+    const pump = () => {
+      while (sent < GiB) {
+        sent += block.byteLength;
+        served = sent;
+        if (!res.write(block)) {
+          res.once('drain', pump);
+          return;
+        }
+      }
+      res.end();
+    };
+    pump();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+  const authority = new NetworkAuthority({ builtins: [], env: {} });
+  const granted = await authority.requestCustomGrant(origin, createHostConfirmer({ allowedEndpoints: [origin] }));
+  expect(granted.ok).toBe(true);
+  const child = spawn(process.execPath, [SIDECAR, `${origin}/big`], { stdio: ['pipe', 'pipe', 'pipe'] });
+  let report = '';
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (report += chunk));
+  const log = createLogger('host', () => undefined);
+  const channel: SidecarChannel = new FramedChannel({
+    source: child.stdout,
+    sink: child.stdin,
+    inbound: sidecarToHostFrameSchema,
+    outbound: hostToSidecarFrameSchema,
+    onClose: () => undefined,
+  });
+  const dispatcher = createSystemRouteDispatcher();
+  const executor = new ProviderExecutor({ channel, authority, dispatcher, log, maxResponseBytes: GiB });
+  const sync = new GrantSync({ channel, authority, log, onAckTimeout: () => undefined });
+
+  // Like the sidecar, the host is measured from a warm-up point: once 32 MiB have been served.
+  let hostBaseline: number | undefined;
+  let hostPeak = 0;
+  const sampler = setInterval(() => {
+    const rss = process.memoryUsage().rss;
+    if (hostBaseline === undefined) {
+      if (served >= 32 * MiB) hostBaseline = rss;
+      return;
+    }
+    hostPeak = Math.max(hostPeak, rss);
+  }, 20);
+  sync.start();
+  const exitCode = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  clearInterval(sampler);
+  sync.close();
+  executor.close();
+  await dispatcher.close();
+  server.close();
+
+  expect(exitCode).toBe(0);
+  const sidecar = JSON.parse(report.trim().split('\n').at(-1) ?? '{}') as Record<
+    'bytes' | 'start' | 'warm' | 'at256' | 'peak' | 'end',
+    number
+  >;
+  const mib = (bytes: number) => `${(bytes / MiB).toFixed(1)} MiB`;
+  console.info(
+    `backpressure: sidecar RSS start ${mib(sidecar.start)}, warm ${mib(sidecar.warm)}, peak +${mib(sidecar.peak - sidecar.warm)} after warm-up; host RSS warm ${mib(hostBaseline ?? 0)}, peak +${mib(hostPeak - (hostBaseline ?? 0))} after warm-up`,
+  );
+  expect(sidecar.bytes).toBe(GiB);
+  expect(hostBaseline).toBeDefined();
+  expect(sidecar.peak - sidecar.warm).toBeLessThanOrEqual(64 * MiB);
+  expect(hostPeak - (hostBaseline ?? 0)).toBeLessThanOrEqual(64 * MiB);
+  // And nothing grows with the length of the stream: the last 768 MiB add at most 16 MiB.
+  expect(sidecar.end - sidecar.at256).toBeLessThanOrEqual(16 * MiB);
+}, 300_000);
