@@ -156,6 +156,25 @@ describe('desktop app with the demo model', () => {
     expect(JSON.stringify(host.records)).not.toContain(KEY_CANARY);
   });
 
+  it('renames and deletes a session from the list', async () => {
+    await page.getByRole('button', { name: 'New session' }).click();
+    await page.waitForURL(/\/desktop\/sessions\/ses_/);
+    const sessionId = decodeURIComponent(new URL(page.url()).pathname.split('/').pop() ?? '');
+    const item = page.locator('li.session.selected');
+    await item.getByRole('button', { name: /^Rename/ }).click();
+    await item.getByLabel('Session title').fill('Scratch work');
+    await item.getByRole('button', { name: 'Save' }).click();
+    await page.locator('li.session').filter({ hasText: 'Scratch work' }).waitFor();
+    const stored = await host.client.request<{ title: string }>('GET', `/sessions/${sessionId}`);
+    expect(stored.body.title).toBe('Scratch work');
+    const renamed = page.locator('li.session').filter({ hasText: 'Scratch work' });
+    await renamed.getByRole('button', { name: /^Delete/ }).click();
+    await renamed.getByRole('button', { name: 'Confirm delete' }).click();
+    await renamed.waitFor({ state: 'detached' });
+    await page.waitForURL((url) => url.pathname === '/desktop/');
+    expect((await host.client.request('GET', `/sessions/${sessionId}`)).status).toBe(404);
+  });
+
   it('is usable at 800 px wide and reachable by keyboard', async () => {
     await page.setViewportSize({ width: 800, height: 900 });
     await page
