@@ -1,0 +1,142 @@
+/**
+ * Attacks on the daemon's workspace file routes through the real perimeter and the real sidecar
+ * (under srt): path traversal and symlink escapes. Each proves no side effect: the outside
+ * canary's text never comes back, outside and protected files keep their bytes, nothing is created.
+ */
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { startTempHost, type TempHost } from '../../packages/host/test/support/temp-host.js';
+import { describeAttack } from '../support/attack.js';
+
+const CANARY = 'outside-canary-5e1b9c';
+let host: TempHost;
+let outside: string;
+let outsideFile: string;
+
+beforeAll(async () => {
+  host = await startTempHost();
+  outside = join(host.root, 'outside');
+  mkdirSync(outside);
+  outsideFile = join(outside, 'secret.txt');
+  writeFileSync(outsideFile, CANARY);
+  // A sibling whose name has the workspace root as a string prefix.
+  mkdirSync(`${host.workspace}-sibling`);
+  writeFileSync(join(`${host.workspace}-sibling`, 'secret.txt'), CANARY);
+  symlinkSync(outsideFile, join(host.workspace, 'link-to-secret'));
+  symlinkSync(outside, join(host.workspace, 'link-to-outside-dir'));
+  mkdirSync(join(host.workspace, '.git'));
+  writeFileSync(join(host.workspace, '.git', 'config'), '[core]\n');
+  symlinkSync(join(host.workspace, '.git', 'config'), join(host.workspace, 'innocent-name'));
+}, 60_000);
+
+afterAll(async () => {
+  await host.stop();
+});
+
+async function read(path: string, root = host.workspace) {
+  return host.client.request<{ code?: string; content?: string }>('POST', '/workspaces/read-file', { root, path });
+}
+
+async function write(path: string, content = 'pwned') {
+  return host.client.request<{ code?: string }>('POST', '/workspaces/write-file', {
+    root: host.workspace,
+    path,
+    content,
+  });
+}
+
+function expectNoLeak(response: { status: number; body: unknown }): void {
+  expect(response.status).toBeGreaterThanOrEqual(400);
+  expect(JSON.stringify(response.body)).not.toContain(CANARY);
+  expect(JSON.stringify(response.body)).not.toContain(outside);
+}
+
+describeAttack('path-traversal', 'workspace file routes', () => {
+  it('`../` climbing out of the workspace: FS_OUTSIDE_WORKSPACE, nothing read', async () => {
+    const response = await read(`../outside/secret.txt`);
+    expectNoLeak(response);
+    expect(response.body.code).toBe('FS_OUTSIDE_WORKSPACE');
+  });
+
+  it('an absolute path outside the workspace: refused, nothing read', async () => {
+    const response = await read(outsideFile);
+    expectNoLeak(response);
+    expect(response.body.code).toBe('FS_OUTSIDE_WORKSPACE');
+  });
+
+  it('a sibling directory sharing the root as a string prefix: refused', async () => {
+    const response = await read(`../${basename(host.workspace)}-sibling/secret.txt`);
+    expectNoLeak(response);
+    expect(response.body.code).toBe('FS_OUTSIDE_WORKSPACE');
+  });
+
+  it('percent-encoded traversal is taken literally and climbs nowhere', async () => {
+    const response = await read('..%2foutside%2fsecret.txt');
+    expectNoLeak(response);
+  });
+
+  it('a NUL byte in the path: 400 before any file system call', async () => {
+    const response = await read('README.md\u0000../../outside/secret.txt');
+    expectNoLeak(response);
+    expect(response.status).toBe(400);
+  });
+
+  it('a root the host never granted (the outside dir itself): refused', async () => {
+    const response = await read('secret.txt', outside);
+    expectNoLeak(response);
+  });
+
+  it('writing through `..` into userData: refused, auth store untouched', async () => {
+    const target = join(host.userData, 'auth.json');
+    const before = existsSync(target) ? readFileSync(target) : undefined;
+    const response = await write(`../home/auth.json`);
+    expect(response.status).toBeGreaterThanOrEqual(400);
+    expect(existsSync(target) ? readFileSync(target) : undefined).toEqual(before);
+  });
+
+  it('writing a protected path (.git/config): FS_PROTECTED, bytes unchanged', async () => {
+    const response = await write('.git/config', '[core]\n\thooksPath = /tmp/evil\n');
+    expect(response.body.code).toBe('FS_PROTECTED');
+    expect(readFileSync(join(host.workspace, '.git', 'config'), 'utf8')).toBe('[core]\n');
+  });
+});
+
+describeAttack('symlink-escape', 'workspace file routes', () => {
+  it('reading a symlink in the workspace that points at an outside file: refused, canary not returned', async () => {
+    const response = await read('link-to-secret');
+    expectNoLeak(response);
+  });
+
+  it('reading through a symlinked directory that points outside: refused', async () => {
+    const response = await read('link-to-outside-dir/secret.txt');
+    expectNoLeak(response);
+  });
+
+  it('listing a symlinked directory that points outside: refused, no outside names', async () => {
+    const response = await host.client.request('POST', '/workspaces/readdir', {
+      root: host.workspace,
+      path: 'link-to-outside-dir',
+    });
+    expectNoLeak(response);
+    expect(JSON.stringify(response.body)).not.toContain('secret.txt');
+  });
+
+  it('writing through a symlinked directory: nothing created or changed outside', async () => {
+    const response = await write('link-to-outside-dir/planted.txt');
+    expect(response.status).toBeGreaterThanOrEqual(400);
+    expect(existsSync(join(outside, 'planted.txt'))).toBe(false);
+  });
+
+  it('overwriting a symlink that points at an outside file: the outside file keeps its bytes', async () => {
+    const response = await write('link-to-secret', 'overwritten');
+    expect(response.status).toBeGreaterThanOrEqual(400);
+    expect(readFileSync(outsideFile, 'utf8')).toBe(CANARY);
+  });
+
+  it('an innocent name that is a symlink to a protected file: FS_PROTECTED, bytes unchanged', async () => {
+    const response = await write('innocent-name', 'overwritten');
+    expect(response.status).toBeGreaterThanOrEqual(400);
+    expect(readFileSync(join(host.workspace, '.git', 'config'), 'utf8')).toBe('[core]\n');
+  });
+});
