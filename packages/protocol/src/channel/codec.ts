@@ -35,15 +35,18 @@ function isBodyFrame(frame: unknown): frame is BodyFrame {
   );
 }
 
-function encodeBinaryPayload(frame: BodyFrame): Uint8Array {
+/** The whole frame, length prefix included, written in place: the body is copied once. */
+function encodeBinaryFrame(frame: BodyFrame): Uint8Array {
   const id = utf8Encoder.encode(frame.request_id);
-  const payload = new Uint8Array(BINARY_HEADER_BYTES + id.byteLength + frame.data.byteLength);
-  payload[0] = BINARY_MARKER;
-  payload[1] = BINARY_FRAME_TYPES.indexOf(frame.type) + 1;
-  payload[2] = id.byteLength;
-  payload.set(id, BINARY_HEADER_BYTES);
-  payload.set(frame.data, BINARY_HEADER_BYTES + id.byteLength);
-  return payload;
+  const length = BINARY_HEADER_BYTES + id.byteLength + frame.data.byteLength;
+  const out = new Uint8Array(CHANNEL_FRAME_HEADER_BYTES + length);
+  new DataView(out.buffer).setUint32(0, length, false);
+  out[CHANNEL_FRAME_HEADER_BYTES] = BINARY_MARKER;
+  out[CHANNEL_FRAME_HEADER_BYTES + 1] = BINARY_FRAME_TYPES.indexOf(frame.type) + 1;
+  out[CHANNEL_FRAME_HEADER_BYTES + 2] = id.byteLength;
+  out.set(id, CHANNEL_FRAME_HEADER_BYTES + BINARY_HEADER_BYTES);
+  out.set(frame.data, CHANNEL_FRAME_HEADER_BYTES + BINARY_HEADER_BYTES + id.byteLength);
+  return out;
 }
 
 function decodeBinaryPayload(payload: Uint8Array): unknown {
@@ -74,9 +77,9 @@ export function encodeFrame<S extends z.ZodType>(schema: S, frame: z.infer<S>): 
       cause: checked.error,
     });
   }
-  const payload = isBodyFrame(checked.data)
-    ? encodeBinaryPayload(checked.data)
-    : utf8Encoder.encode(JSON.stringify(checked.data));
+  // A body frame's size is already bounded by its schema (id ≤ 128 bytes, body ≤ 64 KiB).
+  if (isBodyFrame(checked.data)) return encodeBinaryFrame(checked.data);
+  const payload = utf8Encoder.encode(JSON.stringify(checked.data));
   if (payload.byteLength === 0 || payload.byteLength > CHANNEL_MAX_FRAME_BYTES) {
     throw new ChannelError('CHANNEL_FRAME_TOO_LARGE', `frame of ${payload.byteLength} bytes exceeds the bound`);
   }
