@@ -1,0 +1,101 @@
+/**
+ * Test support: an OpenAI-compatible chat-completions endpoint on loopback that plays a script,
+ * one turn per request: stream text (optionally slowly, optionally dropping the connection part
+ * way), or call a tool. Each request's authorization and body are recorded.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { startServer, type ChatCompletionsRequest, type TestServer } from '../transport/transport-harness.js';
+
+export type ScriptedTurn =
+  | {
+      kind: 'text';
+      pieces: string[];
+      /** Pause before each piece. */
+      delayMs?: number;
+      /** Destroy the connection after this many pieces, with no finish and no [DONE]. */
+      dropAfter?: number;
+    }
+  | { kind: 'tool-call'; name: string; input: Record<string, unknown> };
+
+export interface ScriptedEndpoint extends TestServer {
+  readonly seen: ChatCompletionsRequest[];
+  /** Pieces written so far across all turns. */
+  readonly piecesSent: number;
+  /** The base URL to define and grant (`<origin>/v1`). */
+  readonly baseUrl: string;
+}
+
+function sseChunk(delta: object, finishReason: string | null): string {
+  const chunk = {
+    id: 'cmpl-scripted',
+    object: 'chat.completion.chunk',
+    created: 1,
+    model: 'scripted-model',
+    choices: [{ index: 0, delta, finish_reason: finishReason }],
+  };
+  return `data: ${JSON.stringify(chunk)}\n\n`;
+}
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export async function startScriptedEndpoint(turns: ScriptedTurn[]): Promise<ScriptedEndpoint> {
+  const seen: ChatCompletionsRequest[] = [];
+  const state = { pieces: 0, turn: 0 };
+
+  async function play(turn: ScriptedTurn, res: ServerResponse): Promise<void> {
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    if (turn.kind === 'tool-call') {
+      const call = { index: 0, id: `call_${state.turn}`, type: 'function' };
+      res.write(
+        sseChunk({ role: 'assistant', tool_calls: [{ ...call, function: { name: turn.name, arguments: '' } }] }, null),
+      );
+      res.write(sseChunk({ tool_calls: [{ index: 0, function: { arguments: JSON.stringify(turn.input) } }] }, null));
+      res.write(sseChunk({}, 'tool_calls'));
+      res.end('data: [DONE]\n\n');
+      return;
+    }
+    for (const [index, piece] of turn.pieces.entries()) {
+      if (turn.dropAfter !== undefined && index >= turn.dropAfter) {
+        res.socket?.destroy();
+        return;
+      }
+      if (turn.delayMs) await pause(turn.delayMs);
+      if (res.destroyed) return;
+      res.write(sseChunk(index === 0 ? { role: 'assistant', content: piece } : { content: piece }, null));
+      state.pieces += 1;
+    }
+    res.write(sseChunk({}, 'stop'));
+    res.end('data: [DONE]\n\n');
+  }
+
+  const server = await startServer((req: IncomingMessage, res: ServerResponse) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const turn = turns[state.turn];
+      if (req.method !== 'POST' || req.url !== '/v1/chat/completions' || !turn) {
+        res.writeHead(404).end();
+        return;
+      }
+      state.turn += 1;
+      seen.push({
+        authorization: req.headers.authorization,
+        body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as ChatCompletionsRequest['body'],
+      });
+      void play(turn, res).catch(() => res.destroy());
+    });
+  });
+  return {
+    seen,
+    baseUrl: `${server.origin}/v1`,
+    origin: server.origin,
+    port: server.port,
+    close: () => server.close(),
+    get hits() {
+      return server.hits;
+    },
+    get piecesSent() {
+      return state.pieces;
+    },
+  };
+}
