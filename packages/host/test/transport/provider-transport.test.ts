@@ -338,6 +338,27 @@ describe('revocation and grant updates', () => {
     expect(pair.executor.inFlight).toBe(0);
   });
 
+  it('revoking mid-download errors the body with GRANT_REVOKED and closes the upstream connection', async () => {
+    const closed = deferred();
+    const target = track(
+      await startServer((req, res) => {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.write('data: first\n\n');
+        req.on('close', () => closed.resolve());
+      }),
+    );
+    const pair = track(startFetchPair());
+    await pair.grant(target.origin);
+    await pair.synced();
+    const response = await pair.transport.fetch(`${target.origin}/stream`);
+    const reader = response.body!.getReader();
+    expect(new TextDecoder().decode((await reader.read()).value)).toBe('data: first\n\n');
+    pair.authority.revokeCustomGrant(target.origin);
+    expect(await failureCode(reader.read())).toBe('GRANT_REVOKED');
+    await closed.promise;
+    expect(pair.executor.inFlight).toBe(0);
+  });
+
   it('an unacknowledged grant update triggers the ack timeout', async () => {
     const pair = track(startRawPair());
     pair.sync.start();
