@@ -64,7 +64,7 @@ beforeAll(async () => {
   process.stderr.write = ((chunk: string | Uint8Array) => {
     stderr += typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
     return true;
-  }) as typeof process.stderr.write;
+  });
   try {
     host = await startTempHost({ home, allowEndpoints: [endpoint.baseUrl], verbose: true, stderr: 'warnings' });
     expect(host.capabilities).toMatchObject({ sandbox: 'srt', shell: true });
