@@ -8,7 +8,7 @@
  * legitimately lives (the transcript, auth.json, the endpoint's request), so it can fail.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Message } from '@bastion/protocol';
@@ -51,20 +51,21 @@ let transcript: string;
 let authJson: string;
 let logs: Record<string, string>;
 let stderr = '';
+let home: string;
 
 beforeAll(async () => {
   endpoint = await startScriptedEndpoint([
     { kind: 'tool-call', name: 'run_command', input: { command: 'cat', args: [CANARIES.toolArgument] } },
     { kind: 'text', pieces: ['The file says: ', CANARIES.modelOutput, '.'] },
   ]);
-  const home = makeTempDir('bastion-canary-home-');
+  home = makeTempDir('bastion-canary-home-');
   mkdirSync(join(home, '.ssh'));
   const write = process.stderr.write.bind(process.stderr);
   // The host writes its stderr in-process: capture every byte of it for the scan.
-  process.stderr.write = ((chunk: string | Uint8Array) => {
+  process.stderr.write = (chunk: string | Uint8Array) => {
     stderr += typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
     return true;
-  });
+  };
   try {
     host = await startTempHost({ home, allowEndpoints: [endpoint.baseUrl], verbose: true, stderr: 'warnings' });
     expect(host.capabilities).toMatchObject({ sandbox: 'srt', shell: true });
@@ -110,6 +111,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await endpoint?.close();
+  if (home) rmSync(home, { recursive: true, force: true });
 });
 
 describe('checklist 5: no secret or content in any log', () => {
