@@ -7,7 +7,8 @@
  * against host IPC. Every one is refused by its guard (Origin), nothing is readable, the host
  * IPC handler never runs and the daemon's route never runs (no session gets created).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { describeAttack } from '../../../../test/support/attack.js';
 import type { Browser, Response } from 'playwright-core';
 import { startTempHost, type TempHost } from '../support/temp-host.js';
 import { launchChromium, openDesktop } from './support/browser.js';
@@ -66,7 +67,7 @@ afterAll(async () => {
   await Promise.all([browser?.close(), host?.stop(), attacker?.close()]);
 });
 
-describe('another loopback origin against the daemon and host IPC', () => {
+describeAttack('cross-origin', 'another loopback origin against the daemon and host IPC (Chromium)', () => {
   it('is refused everywhere, reads nothing, and reaches no handler', async () => {
     // The victim has a live desktop session in this browser, so the cookie exists.
     const { context } = await openDesktop(browser, host);

@@ -10,6 +10,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describeAttack } from '../../../../test/support/attack.js';
 import type { Browser } from 'playwright-core';
 import { HOST_IPC_MAX_BODY_BYTES } from '@bastion/protocol';
 import { startTempHost, type TempHost } from '../support/temp-host.js';
@@ -183,24 +184,26 @@ describe('guarded host IPC', () => {
       body: JSON.stringify({ x: 'a'.repeat(HOST_IPC_MAX_BODY_BYTES) }),
     },
   ];
-  for (const refusal of refusals) {
-    it(`refuses a call ${refusal.name} (${refusal.code}); the handler never runs`, async () => {
-      const before = handlerRuns;
-      const headers = Object.fromEntries(
-        Object.entries(refusal.headers).map(([key, value]) => [key, value?.replace('REPLACE', host.uiOrigin)]),
-      );
-      const response = await uiRequest(
-        refusal.path ?? '/_host/ipc/agent.server-info',
-        ipcHeaders(headers),
-        refusal.method ?? 'POST',
-        refusal.body ?? '{}',
-      );
-      expect(JSON.parse(response.body)).toMatchObject({ code: refusal.code });
-      expect(response.status).toBeGreaterThanOrEqual(400);
-      expect(response.body).not.toContain(host.supervisor.current?.password ?? '-');
-      expect(handlerRuns).toBe(before);
-    });
-  }
+  describeAttack('cross-origin', 'guarded host IPC', () => {
+    for (const refusal of refusals) {
+      it(`refuses a call ${refusal.name} (${refusal.code}); the handler never runs`, async () => {
+        const before = handlerRuns;
+        const headers = Object.fromEntries(
+          Object.entries(refusal.headers).map(([key, value]) => [key, value?.replace('REPLACE', host.uiOrigin)]),
+        );
+        const response = await uiRequest(
+          refusal.path ?? '/_host/ipc/agent.server-info',
+          ipcHeaders(headers),
+          refusal.method ?? 'POST',
+          refusal.body ?? '{}',
+        );
+        expect(JSON.parse(response.body)).toMatchObject({ code: refusal.code });
+        expect(response.status).toBeGreaterThanOrEqual(400);
+        expect(response.body).not.toContain(host.supervisor.current?.password ?? '-');
+        expect(handlerRuns).toBe(before);
+      });
+    }
+  });
 
   it('refuses a request whose Host is not exactly the UI address', async () => {
     const response = await rawRequest({
