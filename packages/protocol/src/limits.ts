@@ -198,6 +198,13 @@ export const UI_CSP_NONCE_BYTES = 16;
 export const UI_MAX_URL_CHARS = 2 * KiB;
 /** Largest JSON body a host IPC channel accepts. */
 export const HOST_IPC_MAX_BODY_BYTES = 16 * KiB;
+/** UI listener slow-loris and header-flood bounds: as the daemon's (a page or IPC call needs far less). */
+export const UI_HEADERS_TIMEOUT_MS = 10_000;
+/** Time to receive a whole request (headers and body); a slow handler, e.g. a consent prompt, is not cut. */
+export const UI_REQUEST_TIMEOUT_MS = 30_000;
+export const UI_KEEP_ALIVE_TIMEOUT_MS = 5_000;
+export const UI_CONNECTIONS_CHECK_INTERVAL_MS = 1_000;
+export const UI_MAX_HEADER_BYTES = 16 * KiB;
 
 /** ChatGPT subscription OAuth (SEC-008: host `src/oauth/`, daemon `src/oauth/`). */
 /** An authorization attempt (PKCE verifier, state, callback listener) lives this long. */

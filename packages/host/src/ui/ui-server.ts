@@ -1,8 +1,17 @@
 /**
  * The UI server (SEC-004): the origin the daemon's perimeter allowlists. It binds exactly
  * 127.0.0.1 on an ephemeral port and answers only requests whose Host is exactly its own address.
+ * Header size and header/request deadlines bound slow-loris and header-flood connections (431 /
+ * 408, then closed) so they cannot starve the pages and host IPC.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+  UI_CONNECTIONS_CHECK_INTERVAL_MS,
+  UI_HEADERS_TIMEOUT_MS,
+  UI_KEEP_ALIVE_TIMEOUT_MS,
+  UI_MAX_HEADER_BYTES,
+  UI_REQUEST_TIMEOUT_MS,
+} from '@bastion/protocol';
 
 export type UiRequestHandler = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -12,7 +21,16 @@ export class UiServer {
   #handler: UiRequestHandler | undefined;
 
   constructor() {
-    this.#server = createServer((req, res) => this.#route(req, res));
+    this.#server = createServer(
+      {
+        maxHeaderSize: UI_MAX_HEADER_BYTES,
+        headersTimeout: UI_HEADERS_TIMEOUT_MS,
+        requestTimeout: UI_REQUEST_TIMEOUT_MS,
+        keepAliveTimeout: UI_KEEP_ALIVE_TIMEOUT_MS,
+        connectionsCheckingInterval: UI_CONNECTIONS_CHECK_INTERVAL_MS,
+      },
+      (req, res) => this.#route(req, res),
+    );
   }
 
   get port(): number {
