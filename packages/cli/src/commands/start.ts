@@ -1,6 +1,12 @@
 import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
-import { openSystemBrowser, resolveUserDataPath, startBastionHost, type BastionHost } from '@bastion/host';
+import {
+  createHostConfirmer,
+  openSystemBrowser,
+  resolveUserDataPath,
+  startBastionHost,
+  type BastionHost,
+} from '@bastion/host';
 import { checkEndpointFlags, ensureEndpointDefined } from '../endpoint-consent.js';
 import { createOutput } from '../output.js';
 import { UsageError } from '../usage.js';
@@ -34,13 +40,20 @@ export async function startCommand(argv: string[]): Promise<number> {
     workspaces: [workspace],
     verbose: values.verbose,
     allowEndpoints,
+    // Consent beyond --allow-endpoint (an endpoint or workspace the UI asks for) is asked on this terminal, if there is one.
+    confirmer: createHostConfirmer({
+      allowedEndpoints: allowEndpoints,
+      terminal: { input: process.stdin, output: process.stderr },
+    }),
     unsandboxedShell: values['unsandboxed-shell'],
   });
   reportSandboxPosture(host, values['unsandboxed-shell']);
   for (const url of allowEndpoints) {
     const { id } = await ensureEndpointDefined(host, url);
     const grant = host.network.snapshot.grants.find((candidate) => candidate.origin === new URL(url).origin);
-    out.say(`  endpoint:  ${id} → ${grant?.origin ?? url} (granted until Bastion stops; ${host.network.posture(new URL(url).origin).summary})`);
+    out.say(
+      `  endpoint:  ${id} → ${grant?.origin ?? url} (granted until Bastion stops; ${host.network.posture(new URL(url).origin).summary})`,
+    );
   }
   const sidecar = host.supervisor.current;
   // One-time, 60 s: it becomes the browser's host-session cookie.
