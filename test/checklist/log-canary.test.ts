@@ -15,6 +15,8 @@ import type { Message } from '@bastion/protocol';
 import { makeTempDir, startTempHost, type TempHost } from '../../packages/host/test/support/temp-host.js';
 import { bridgeHeaders, rawRequest } from '../../packages/host/test/support/raw-request.js';
 import {
+  defineScriptedProvider,
+  SCRIPTED_MODEL,
   startScriptedEndpoint,
   type ScriptedEndpoint,
 } from '../../packages/host/test/support/scripted-chat-endpoint.js';
@@ -72,17 +74,10 @@ beforeAll(async () => {
     password = host.supervisor.current?.password ?? '';
     writeFileSync(join(host.workspace, CANARIES.toolArgument), `${CANARIES.commandOutput}\n`);
 
-    const endpointSet = await host.client.request('POST', '/providers/endpoints/set', {
-      id: 'local',
-      base_url: endpoint.baseUrl,
-      models: ['scripted-model'],
-    });
-    expect(endpointSet.status).toBe(200);
-    const keySet = await host.client.request('POST', '/secrets/set', { provider: 'local', key: CANARIES.apiKey });
-    expect(keySet.status).toBe(200);
+    await defineScriptedProvider(host, endpoint, CANARIES.apiKey);
     const agent = await AgentDriver.create(host, {
       provider: 'local',
-      model: 'scripted-model',
+      model: SCRIPTED_MODEL,
       workspace: host.workspace,
     });
     outcome = await agent.say(`Please read the notes, ${CANARIES.message}`);

@@ -4,6 +4,7 @@
  * way), or call a tool. Each request's authorization and body are recorded.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { BastionHost } from '../../src/bastion-host.js';
 import { startServer, type ChatCompletionsRequest, type TestServer } from '../transport/transport-harness.js';
 
 export type ScriptedTurn =
@@ -21,6 +22,8 @@ export interface ScriptedEndpoint extends TestServer {
   readonly seen: ChatCompletionsRequest[];
   /** Pieces written so far across all turns. */
   readonly piecesSent: number;
+  /** Streams whose client went away before the turn ended. */
+  readonly abandonedStreams: number;
   /** The base URL to define and grant (`<origin>/v1`). */
   readonly baseUrl: string;
 }
@@ -30,19 +33,24 @@ function sseChunk(delta: object, finishReason: string | null): string {
     id: 'cmpl-scripted',
     object: 'chat.completion.chunk',
     created: 1,
-    model: 'scripted-model',
+    model: SCRIPTED_MODEL,
     choices: [{ index: 0, delta, finish_reason: finishReason }],
   };
   return `data: ${JSON.stringify(chunk)}\n\n`;
 }
 
+export const SCRIPTED_MODEL = 'scripted-model';
+
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export async function startScriptedEndpoint(turns: ScriptedTurn[]): Promise<ScriptedEndpoint> {
   const seen: ChatCompletionsRequest[] = [];
-  const state = { pieces: 0, turn: 0 };
+  const state = { pieces: 0, turn: 0, abandoned: 0 };
 
   async function play(turn: ScriptedTurn, res: ServerResponse): Promise<void> {
+    res.on('close', () => {
+      if (!res.writableFinished && turn.kind === 'text' && turn.dropAfter === undefined) state.abandoned += 1;
+    });
     res.writeHead(200, { 'content-type': 'text/event-stream' });
     if (turn.kind === 'tool-call') {
       const call = { index: 0, id: `call_${state.turn}`, type: 'function' };
@@ -97,5 +105,24 @@ export async function startScriptedEndpoint(turns: ScriptedTurn[]): Promise<Scri
     get piecesSent() {
       return state.pieces;
     },
+    get abandonedStreams() {
+      return state.abandoned;
+    },
   };
+}
+
+/** Define the endpoint as custom provider `local` with one model, and set its API key (both through the daemon). */
+export async function defineScriptedProvider(
+  host: BastionHost,
+  endpoint: ScriptedEndpoint,
+  key: string,
+): Promise<void> {
+  const set = await host.client.request('POST', '/providers/endpoints/set', {
+    id: 'local',
+    base_url: endpoint.baseUrl,
+    models: [SCRIPTED_MODEL],
+  });
+  if (set.status !== 200) throw new Error(`endpoint not defined: ${set.status}`);
+  const secret = await host.client.request('POST', '/secrets/set', { provider: 'local', key });
+  if (secret.status !== 200) throw new Error(`key not set: ${secret.status}`);
 }
