@@ -89,8 +89,13 @@ export class AgentDriver {
     return read;
   }
 
-  say(message: string): Promise<RunOutcome> {
-    return this.run({ message });
+  /** Send a message that must start a run; a refusal fails loudly with its status and code. */
+  async say(message: string): Promise<RunOutcome> {
+    const outcome = await this.run({ message });
+    if (outcome.status !== 202) {
+      throw new Error(`run not started: ${outcome.status} ${JSON.stringify(outcome.body)}`);
+    }
+    return outcome;
   }
 
   answer(approval: {
