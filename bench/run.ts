@@ -12,8 +12,17 @@ import { sidecarStartBenchmark } from './sidecar-start.bench.js';
 import { storeBenchmark } from './store.bench.js';
 import { sseBenchmark } from './sse.bench.js';
 import { transportBenchmark } from './transport.bench.js';
+import { faultsBenchmark } from './faults.bench.js';
 
-const BENCHMARKS: Benchmark[] = [handshakeBenchmark, commandBenchmark, sidecarStartBenchmark, storeBenchmark, sseBenchmark, transportBenchmark];
+const BENCHMARKS: Benchmark[] = [
+  handshakeBenchmark,
+  commandBenchmark,
+  sidecarStartBenchmark,
+  storeBenchmark,
+  sseBenchmark,
+  transportBenchmark,
+  faultsBenchmark,
+];
 
 const here = dirname(fileURLToPath(import.meta.url));
 
