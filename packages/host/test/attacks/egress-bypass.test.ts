@@ -6,7 +6,6 @@
  * (TCP and UDP, both on 127.0.0.1) never see a byte. A control run of the same probe without the
  * sandbox reaches both canaries, so the probe can tell success from failure.
  */
-import { spawn } from 'node:child_process';
 import { createSocket, type Socket as UdpSocket } from 'node:dgram';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
@@ -18,6 +17,7 @@ import { buildSidecarSandboxPolicy } from '../../src/sandbox/sidecar-sandbox-pol
 import { acquireSrtSession, type SrtSession } from '../../src/sandbox/srt-session.js';
 import { createSrtSidecarLauncher } from '../../src/sandbox/srt-sidecar-launcher.js';
 import { plainLauncher, type SidecarLauncher } from '../../src/supervisor/sidecar-launcher.js';
+import { runSandboxProbe } from '../support/sandbox-probe.js';
 import { makeTempDir } from '../support/temp-host.js';
 import { describeAttack } from '../../../../test/support/attack.js';
 
@@ -164,17 +164,7 @@ async function runProbe(
   launcher: SidecarLauncher,
   attempts: Record<string, unknown>,
 ): Promise<Record<string, Outcome>> {
-  const launch = await launcher(PROBE);
-  const child = spawn(launch.command, launch.args, { env: launch.env, stdio: ['pipe', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-  child.stdin.end(JSON.stringify(attempts));
-  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
-  launch.cleanup?.();
-  expect(code, stderr).toBe(0);
-  return JSON.parse(stdout.trim().split('\n').pop() ?? '') as Record<string, Outcome>;
+  return (await runSandboxProbe<Record<string, Outcome>>(launcher, PROBE, attempts)).result;
 }
 
 beforeAll(async () => {

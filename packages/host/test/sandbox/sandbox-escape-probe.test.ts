@@ -4,7 +4,6 @@
  * fails with nothing changed on disk and the canary server never reached. A control run of the
  * same probe without the sandbox shows the probe can tell success from failure.
  */
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
@@ -17,6 +16,7 @@ import { buildSidecarSandboxPolicy } from '../../src/sandbox/sidecar-sandbox-pol
 import { acquireSrtSession, type SrtSession } from '../../src/sandbox/srt-session.js';
 import { createSrtSidecarLauncher } from '../../src/sandbox/srt-sidecar-launcher.js';
 import { plainLauncher, type SidecarLauncher } from '../../src/supervisor/sidecar-launcher.js';
+import { runSandboxProbe } from '../support/sandbox-probe.js';
 import { makeTempDir } from '../support/temp-host.js';
 
 const PROBE = fileURLToPath(new URL('./fixtures/escape-probe.mjs', import.meta.url));
@@ -65,18 +65,8 @@ async function runProbe(
   layout: Layout,
   canaryPort: number,
 ): Promise<{ results: Results; output: string }> {
-  const launch = await launcher(PROBE);
-  const child = spawn(launch.command, launch.args, { env: launch.env, stdio: ['pipe', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-  child.stdin.end(JSON.stringify({ ...layout, canaryPort }));
-  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
-  launch.cleanup?.();
-  expect(code, stderr).toBe(0);
-  const line = stdout.trim().split('\n').pop() ?? '';
-  return { results: JSON.parse(line) as Results, output: stdout + stderr };
+  const { result, output } = await runSandboxProbe<Results>(launcher, PROBE, { ...layout, canaryPort });
+  return { results: result, output };
 }
 
 let session: SrtSession;

@@ -1,0 +1,26 @@
+/**
+ * Test support: run a probe script through a sidecar launcher (the srt wrap, or the plain one for
+ * a control run), hand it one JSON document on stdin, and read the JSON line it prints last.
+ * `output` is everything it wrote, for canary scans.
+ */
+import { spawn } from 'node:child_process';
+import { expect } from 'vitest';
+import type { SidecarLauncher } from '../../src/supervisor/sidecar-launcher.js';
+
+export async function runSandboxProbe<T>(
+  launcher: SidecarLauncher,
+  probe: string,
+  input: unknown,
+): Promise<{ result: T; output: string }> {
+  const launch = await launcher(probe);
+  const child = spawn(launch.command, launch.args, { env: launch.env, stdio: ['pipe', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+  child.stdin.end(JSON.stringify(input));
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  launch.cleanup?.();
+  expect(code, stderr).toBe(0);
+  return { result: JSON.parse(stdout.trim().split('\n').pop() ?? '') as T, output: stdout + stderr };
+}
