@@ -40,18 +40,50 @@ async function hostWith(
   return { h: host, agent };
 }
 
+/** The desktop UI's view: a launched host session asking host IPC for the daemon's current password. */
+async function uiSession(h: TempHost): Promise<() => Promise<string>> {
+  const ticket = new URL(h.desktop.issueLaunchUrl()).searchParams.get('ticket') ?? '';
+  const uiHost = `127.0.0.1:${h.ui.port}`;
+  const launched = await rawRequest({
+    port: h.ui.port,
+    method: 'GET',
+    path: `/desktop/launch?ticket=${ticket}`,
+    headers: { host: uiHost },
+  });
+  expect(launched.status).toBe(303);
+  const cookie = (launched.headers['set-cookie']?.[0] ?? '').split(';')[0] ?? '';
+  return async () => {
+    const info = await rawRequest({
+      port: h.ui.port,
+      path: '/_host/ipc/agent.server-info',
+      headers: {
+        host: uiHost,
+        cookie,
+        origin: h.uiOrigin,
+        referer: `${h.uiOrigin}/desktop/`,
+        'content-type': 'application/json',
+      },
+      body: '{}',
+    });
+    expect(info.status).toBe(200);
+    return (JSON.parse(info.body) as { password: string }).password;
+  };
+}
+
 async function handshakeStatus(h: TempHost, password: string): Promise<number> {
   return (await rawRequest({ port: h.socketHost.port, headers: bridgeHeaders(h, password) })).status;
 }
 
 describe('faults during a streamed provider response', () => {
-  it('SIGKILL of the sidecar mid-stream: run interrupted, upstream closed, new password, old refused, next run works', async () => {
+  it('SIGKILL of the sidecar mid-stream: run interrupted, upstream closed, new password (old refused, UI gets the new one), next run works', async () => {
     const { h, agent } = await hostWith([
       { kind: 'text', pieces: SLOW_PIECES, delayMs: 150 },
       { kind: 'text', pieces: ['after ', 'the restart'] },
     ]);
     const before = h.supervisor.current;
     expect(before).toBeDefined();
+    const uiPassword = await uiSession(h);
+    expect(await uiPassword()).toBe(before?.password);
     const started = await h.client.request('POST', '/agent/run', { session_id: agent.session.id, message: 'stream' });
     expect(started.status).toBe(202);
     await waitFor(() => (endpoint?.piecesSent ?? 0) >= 3, 20_000, 'the stream to be under way');
@@ -75,6 +107,8 @@ describe('faults during a streamed provider response', () => {
     expect(after?.password).not.toBe(before?.password);
     expect(await handshakeStatus(h, before?.password as string)).toBe(401);
     expect(await handshakeStatus(h, after?.password as string)).toBe(200);
+    // The desktop UI recovers without a new launch: its session now gets the new password.
+    expect(await uiPassword()).toBe(after?.password);
 
     const again = await AgentDriver.create(h, { provider: 'local', model: SCRIPTED_MODEL });
     const outcome = await again.say('once more');
