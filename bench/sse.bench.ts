@@ -30,31 +30,41 @@ const word = (i: number) => `w${i} `;
 
 function floodModel(): MockLanguageModelV3 {
   return new MockLanguageModelV3({
-      doStream: () =>
-        Promise.resolve({
-          stream: convertArrayToReadableStream<LanguageModelV3StreamPart>([
-            { type: 'text-start', id: 't' },
-            ...Array.from({ length: EVENTS }, (_, i): LanguageModelV3StreamPart => ({ type: 'text-delta', id: 't', delta: word(i) })),
-            { type: 'text-end', id: 't' },
-            {
-              type: 'finish',
-              usage: {
-                inputTokens: { total: 0, noCache: 0, cacheRead: 0, cacheWrite: 0 },
-                outputTokens: { total: 0, text: 0, reasoning: 0 },
-              },
-              finishReason: { unified: 'stop', raw: 'stop' },
+    doStream: () =>
+      Promise.resolve({
+        stream: convertArrayToReadableStream<LanguageModelV3StreamPart>([
+          { type: 'text-start', id: 't' },
+          ...Array.from({ length: EVENTS }, (_, i): LanguageModelV3StreamPart => ({
+            type: 'text-delta',
+            id: 't',
+            delta: word(i),
+          })),
+          { type: 'text-end', id: 't' },
+          {
+            type: 'finish',
+            usage: {
+              inputTokens: { total: 0, noCache: 0, cacheRead: 0, cacheWrite: 0 },
+              outputTokens: { total: 0, text: 0, reasoning: 0 },
             },
-          ]),
-        }),
+            finishReason: { unified: 'stop', raw: 'stop' },
+          },
+        ]),
+      }),
   });
 }
 
-const floodProvider: ProviderDefinition = { id: 'flood', label: 'flood (bench)', defaultModel: 'flood', create: floodModel };
+const floodProvider: ProviderDefinition = {
+  id: 'flood',
+  label: 'flood (bench)',
+  defaultModel: 'flood',
+  create: floodModel,
+};
 
 async function streamTextAlone(): Promise<number> {
   const t = performance.now();
   let deltas = 0;
-  for await (const part of streamText({ model: floodModel(), prompt: 'go' }).fullStream) if (part.type === 'text-delta') deltas += 1;
+  for await (const part of streamText({ model: floodModel(), prompt: 'go' }).fullStream)
+    if (part.type === 'text-delta') deltas += 1;
   if (deltas !== EVENTS) throw new Error(`streamText delivered ${deltas} of ${EVENTS} deltas`);
   return (performance.now() - t) / 1000;
 }
@@ -91,7 +101,11 @@ export const sseBenchmark: Benchmark = {
         store.afterCommit(() => runs.hub.publish(session.id, entry));
         await nextTurn();
       }
-      const end = store.finishRun(session.id, started.runId, 'finished', { type: 'run-finished', run_id: started.runId, finish_reason: 'stop' });
+      const end = store.finishRun(session.id, started.runId, 'finished', {
+        type: 'run-finished',
+        run_id: started.runId,
+        finish_reason: 'stop',
+      });
       runs.hub.publish(session.id, end);
       const eventsCount = await reading;
       const eventsSeconds = (performance.now() - t) / 1000;
@@ -146,10 +160,38 @@ export const sseBenchmark: Benchmark = {
         const burstSeconds = (performance.now() - t) / 1000;
         if (burstCount !== EVENTS) throw new Error(`bare burst delivered ${burstCount} of ${EVENTS} deltas`);
         return [
-          figure('events through perimeter + SSE', 'events/s', EVENTS / eventsSeconds, EVENTS / bareSeconds, '≥ 0.5× bare', (r) => r >= 0.5),
-          figure('events vs bare written all at once', 'events/s', EVENTS / eventsSeconds, EVENTS / burstSeconds, 'informational', () => true),
-          figure('replay after Last-Event-ID', 'events/s', EVENTS / replaySeconds, EVENTS / bareSeconds, 'informational', () => true),
-          figure('model run vs AI SDK streamText alone', 'events/s', EVENTS / liveSeconds, EVENTS / aloneSeconds, 'informational', () => true),
+          figure(
+            'events through perimeter + SSE',
+            'events/s',
+            EVENTS / eventsSeconds,
+            EVENTS / bareSeconds,
+            '≥ 0.5× bare',
+            (r) => r >= 0.5,
+          ),
+          figure(
+            'events vs bare written all at once',
+            'events/s',
+            EVENTS / eventsSeconds,
+            EVENTS / burstSeconds,
+            'informational',
+            () => true,
+          ),
+          figure(
+            'replay after Last-Event-ID',
+            'events/s',
+            EVENTS / replaySeconds,
+            EVENTS / bareSeconds,
+            'informational',
+            () => true,
+          ),
+          figure(
+            'model run vs AI SDK streamText alone',
+            'events/s',
+            EVENTS / liveSeconds,
+            EVENTS / aloneSeconds,
+            'informational',
+            () => true,
+          ),
         ];
       } finally {
         bare.close();

@@ -30,15 +30,24 @@ export const storeBenchmark: Benchmark = {
       const { runId } = store.startRun(session.id, { provider: 'demo', model: 'demo' });
 
       // baseline: the same rows through a bare prepared statement, same file, same pragmas
-      const raw = db.prepare('INSERT INTO message_parts (session_id, run_id, type, data, created_at) VALUES (?, ?, ?, ?, ?)');
+      const raw = db.prepare(
+        'INSERT INTO message_parts (session_id, run_id, type, data, created_at) VALUES (?, ?, ?, ?, ?)',
+      );
       const rawStart = performance.now();
       for (let i = 0; i < PARTS; i += 1) {
-        raw.run(session.id, runId, 'text-delta', JSON.stringify({ type: 'text-delta', run_id: runId, text: `word${i} ` }), new Date().toISOString());
+        raw.run(
+          session.id,
+          runId,
+          'text-delta',
+          JSON.stringify({ type: 'text-delta', run_id: runId, text: `word${i} ` }),
+          new Date().toISOString(),
+        );
       }
       const rawSeconds = (performance.now() - rawStart) / 1000;
 
       const start = performance.now();
-      for (let i = 0; i < PARTS; i += 1) store.appendEvent(session.id, { type: 'text-delta', run_id: runId, text: `word${i} ` });
+      for (let i = 0; i < PARTS; i += 1)
+        store.appendEvent(session.id, { type: 'text-delta', run_id: runId, text: `word${i} ` });
       store.flush();
       const appendSeconds = (performance.now() - start) / 1000;
 
@@ -64,7 +73,14 @@ export const storeBenchmark: Benchmark = {
       db.close();
       return Promise.resolve([
         figure(`append ${PARTS} parts`, 's', appendSeconds, rawSeconds, '≤ 0.5 s', (_r, bastion) => bastion <= 0.5),
-        figure(`list one ${PAGE}-session page of ${SESSIONS} (median)`, 'ms', median(storeTimes), median(rawTimes), 'informational', () => true),
+        figure(
+          `list one ${PAGE}-session page of ${SESSIONS} (median)`,
+          'ms',
+          median(storeTimes),
+          median(rawTimes),
+          'informational',
+          () => true,
+        ),
       ]);
     } finally {
       rmSync(dir, { recursive: true, force: true });

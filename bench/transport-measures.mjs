@@ -1,4 +1,3 @@
-/* global performance, TextDecoder */
 // Measurements shared by the two sides of the transport benchmark, written against a WHATWG
 // fetch so the direct baseline and the transported run execute the same code.
 export const BYTES = 100 * 1024 * 1024;

@@ -1,4 +1,3 @@
-/* global process, setTimeout */
 // The sidecar half of the transport benchmark: the daemon's built transport fetch on this process's
 // stdin/stdout, measuring what a provider adapter in the sidecar would see. Prints one JSON line
 // with its measurements on stderr.

@@ -41,14 +41,12 @@ const approvalProvider: ProviderDefinition = {
                 { type: 'finish', usage, finishReason: { unified: 'stop', raw: 'stop' } },
               ]
             : [
-                ...calls.map(
-                  (name): LanguageModelV3StreamPart => ({
-                    type: 'tool-call',
-                    toolCallId: `call-${name}-${prompt.length}`,
-                    toolName: 'guarded',
-                    input: JSON.stringify({ name }),
-                  }),
-                ),
+                ...calls.map((name): LanguageModelV3StreamPart => ({
+                  type: 'tool-call',
+                  toolCallId: `call-${name}-${prompt.length}`,
+                  toolName: 'guarded',
+                  input: JSON.stringify({ name }),
+                })),
                 { type: 'finish', usage, finishReason: { unified: 'tool-calls', raw: 'tool_calls' } },
               ];
         return Promise.resolve({ stream: simulateReadableStream({ chunks }) });
@@ -119,7 +117,12 @@ describe('approvals', () => {
     });
     expect(answered.response.status).toBe(202);
     expect(executed).toEqual(['a']);
-    expect(answered.events.map((e) => e.event.type)).toEqual(['run-started', 'tool-result', 'text-delta', 'run-finished']);
+    expect(answered.events.map((e) => e.event.type)).toEqual([
+      'run-started',
+      'tool-result',
+      'text-delta',
+      'run-finished',
+    ]);
     const replay = await d.request('POST', '/agent/run', {
       session_id: session.id,
       approval_answer: { approval_id: request.approval_id, tool_call_id: request.tool_call_id, approved: true },
@@ -135,11 +138,18 @@ describe('approvals', () => {
     const requests = first.events.flatMap((e) => (e.event.type === 'tool-approval-request' ? [e.event] : []));
     expect(requests).toHaveLength(2);
     const [a, b] = requests as [(typeof requests)[0], (typeof requests)[0]];
-    const partial = await run(d, session.id, { approval_answer: { approval_id: a.approval_id, tool_call_id: a.tool_call_id, approved: true } });
+    const partial = await run(d, session.id, {
+      approval_answer: { approval_id: a.approval_id, tool_call_id: a.tool_call_id, approved: true },
+    });
     expect(partial.response).toEqual({ status: 202, body: { run_id: null, message_id: null } });
     expect(executed).toEqual([]);
     const rest = await run(d, session.id, {
-      approval_answer: { approval_id: b.approval_id, tool_call_id: b.tool_call_id, approved: false, reason: 'not this one' },
+      approval_answer: {
+        approval_id: b.approval_id,
+        tool_call_id: b.tool_call_id,
+        approved: false,
+        reason: 'not this one',
+      },
     });
     expect(rest.events.at(-1)?.event).toMatchObject({ type: 'run-finished', finish_reason: 'stop' });
     expect(executed).toEqual(['a']);
@@ -165,7 +175,12 @@ describe('approvals', () => {
     expect(next.response.status).toBe(202);
     const prompt = prompts.at(-1) ?? [];
     const results = prompt.flatMap((m) => (m.role === 'tool' ? m.content : [])).filter((p) => p.type === 'tool-result');
-    expect(results).toEqual([expect.objectContaining({ toolCallId: request.tool_call_id, output: expect.objectContaining({ type: 'execution-denied' }) })]);
+    expect(results).toEqual([
+      expect.objectContaining({
+        toolCallId: request.tool_call_id,
+        output: expect.objectContaining({ type: 'execution-denied' }),
+      }),
+    ]);
     expect(executed).toEqual([]);
   });
 });

@@ -40,13 +40,23 @@ const mockProvider: ProviderDefinition = {
         const words = /^words-(\d+)-(\d+)$/.exec(modelId);
         if (words) {
           const count = Number(words[1]);
-          return Promise.resolve({ stream: textStream(Array.from({ length: count }, (_, i) => `w${i} `), Number(words[2])) });
+          return Promise.resolve({
+            stream: textStream(
+              Array.from({ length: count }, (_, i) => `w${i} `),
+              Number(words[2]),
+            ),
+          });
         }
         if (prompt.at(-1)?.role === 'tool') return Promise.resolve({ stream: textStream(['done'], 0) });
         return Promise.resolve({
           stream: simulateReadableStream<LanguageModelV3StreamPart>({
             chunks: [
-              { type: 'tool-call', toolCallId: 'call-1', toolName: 'read_file', input: JSON.stringify({ path: 'README.md' }) },
+              {
+                type: 'tool-call',
+                toolCallId: 'call-1',
+                toolName: 'read_file',
+                input: JSON.stringify({ path: 'README.md' }),
+              },
               { type: 'finish', usage, finishReason: { unified: 'tool-calls', raw: 'tool_calls' } },
             ],
           }),
@@ -89,11 +99,22 @@ describe('agent runs', () => {
     const d = await start();
     const session = await newSession(d, 'tool');
     const { runId, events } = await runToEnd(d, session.id, 'read the readme');
-    expect(events.map((e) => e.event.type)).toEqual(['run-started', 'tool-call', 'tool-result', 'text-delta', 'run-finished']);
+    expect(events.map((e) => e.event.type)).toEqual([
+      'run-started',
+      'tool-call',
+      'tool-result',
+      'text-delta',
+      'run-finished',
+    ]);
     expect(events.every((e) => e.event.run_id === runId)).toBe(true);
     const ids = events.map((e) => e.id);
     expect([...ids].sort((a, b) => a - b)).toEqual(ids);
-    expect(events[2]?.event).toMatchObject({ type: 'tool-result', tool_name: 'read_file', is_error: false, output: { content: '# Sample\nline two\n' } });
+    expect(events[2]?.event).toMatchObject({
+      type: 'tool-result',
+      tool_name: 'read_file',
+      is_error: false,
+      output: { content: '# Sample\nline two\n' },
+    });
     expect(events[4]?.event).toMatchObject({ type: 'run-finished', finish_reason: 'stop' });
 
     // a fresh client sees the same run from the store
@@ -142,7 +163,10 @@ describe('agent runs', () => {
     const collecting = d.collect(session.id, isEnd);
     await d.request('POST', '/agent/run', { session_id: session.id, message: 'first' });
     const second = await d.request('POST', '/agent/run', { session_id: session.id, message: 'second' });
-    expect(second).toEqual({ status: 409, body: { code: 'RUN_ACTIVE', message: 'a run is already active for this session' } });
+    expect(second).toEqual({
+      status: 409,
+      body: { code: 'RUN_ACTIVE', message: 'a run is already active for this session' },
+    });
     await collecting;
     const messages = await d.request<{ messages: Message[] }>('GET', `/sessions/${session.id}/messages`);
     expect(messages.body.messages.filter((m) => m.role === 'user')).toHaveLength(1);
@@ -154,7 +178,10 @@ describe('agent runs', () => {
     const firstDelta = d.collect(session.id, (e) => e.type === 'text-delta');
     await d.request('POST', '/agent/run', { session_id: session.id, message: 'long' });
     await firstDelta;
-    expect(await d.request('POST', '/agent/abort', { session_id: session.id })).toEqual({ status: 200, body: { aborted: true } });
+    expect(await d.request('POST', '/agent/abort', { session_id: session.id })).toEqual({
+      status: 200,
+      body: { aborted: true },
+    });
     const events = await d.collect(session.id, isEnd);
     expect(events.at(-1)?.event).toMatchObject({ type: 'run-error', code: 'RUN_ABORTED' });
     expect(events.filter((e) => e.event.type === 'text-delta').length).toBeLessThan(500);
@@ -181,7 +208,10 @@ describe('bad input', () => {
       ['GET', `/agent/stream/${missing}`, undefined],
     ] as const) {
       const response = await d.request(method, path, body);
-      expect(response, `${method} ${path}`).toEqual({ status: 404, body: { code: 'SESSION_NOT_FOUND', message: 'no such session' } });
+      expect(response, `${method} ${path}`).toEqual({
+        status: 404,
+        body: { code: 'SESSION_NOT_FOUND', message: 'no such session' },
+      });
     }
   });
 
@@ -202,15 +232,26 @@ describe('bad input', () => {
       status: 400,
       body: { code: 'BAD_REQUEST', message: 'body is not valid JSON' },
     });
-    expect((await d.request('GET', `/agent/stream/${session.id}`, undefined, { 'last-event-id': 'abc' })).status).toBe(400);
-    expect(await d.request('POST', '/sessions', { workspace: '/etc' })).toMatchObject({ status: 403, body: { code: 'WORKSPACE_NOT_GRANTED' } });
+    expect((await d.request('GET', `/agent/stream/${session.id}`, undefined, { 'last-event-id': 'abc' })).status).toBe(
+      400,
+    );
+    expect(await d.request('POST', '/sessions', { workspace: '/etc' })).toMatchObject({
+      status: 403,
+      body: { code: 'WORKSPACE_NOT_GRANTED' },
+    });
   });
 
   it('a message over the limit → 413, and nothing is stored', async () => {
     const d = await start();
     const session = await newSession(d, 'tool');
-    const response = await d.request('POST', '/agent/run', { session_id: session.id, message: 'x'.repeat(64 * 1024 + 1) });
-    expect(response).toEqual({ status: 413, body: { code: 'MESSAGE_TOO_LARGE', message: 'message is longer than the limit' } });
+    const response = await d.request('POST', '/agent/run', {
+      session_id: session.id,
+      message: 'x'.repeat(64 * 1024 + 1),
+    });
+    expect(response).toEqual({
+      status: 413,
+      body: { code: 'MESSAGE_TOO_LARGE', message: 'message is longer than the limit' },
+    });
     const messages = await d.request<{ messages: Message[] }>('GET', `/sessions/${session.id}/messages`);
     expect(messages.body.messages).toEqual([]);
     expect((await d.request<Session>('GET', `/sessions/${session.id}`)).body.last_run).toBeNull();
@@ -244,17 +285,31 @@ describe('workspace routes', () => {
       { root: d.root, path: 'secret.txt' },
     ]) {
       const response = await d.request('POST', '/workspaces/read-file', body);
-      expect(response).toEqual({ status: 403, body: { code: 'FS_OUTSIDE_WORKSPACE', message: 'path is outside the workspace' } });
+      expect(response).toEqual({
+        status: 403,
+        body: { code: 'FS_OUTSIDE_WORKSPACE', message: 'path is outside the workspace' },
+      });
     }
   });
 
   it('refuses protected writes with 403 FS_PROTECTED, keeping the bytes', async () => {
     const d = await start();
     writeFileSync(join(d.workspace, '.env'), 'TOKEN=original');
-    const response = await d.request('POST', '/workspaces/write-file', { root: d.workspace, path: '.env', content: 'TOKEN=evil' });
-    expect(response).toEqual({ status: 403, body: { code: 'FS_PROTECTED', message: 'path is protected and cannot be written' } });
+    const response = await d.request('POST', '/workspaces/write-file', {
+      root: d.workspace,
+      path: '.env',
+      content: 'TOKEN=evil',
+    });
+    expect(response).toEqual({
+      status: 403,
+      body: { code: 'FS_PROTECTED', message: 'path is protected and cannot be written' },
+    });
     expect(readFileSync(join(d.workspace, '.env'), 'utf8')).toBe('TOKEN=original');
-    const ok = await d.request('POST', '/workspaces/write-file', { root: d.workspace, path: 'docs/new.md', content: 'hi' });
+    const ok = await d.request('POST', '/workspaces/write-file', {
+      root: d.workspace,
+      path: 'docs/new.md',
+      content: 'hi',
+    });
     expect(ok).toEqual({ status: 200, body: { bytes: 2, created: true } });
     expect(existsSync(join(d.workspace, 'docs', 'new.md'))).toBe(true);
   });

@@ -83,7 +83,10 @@ function failure(body: unknown): string {
 }
 
 /** Ask on the TTY; without one, deny. */
-async function askApproval(event: Extract<AgentEvent, { type: 'tool-approval-request' }>, json: boolean): Promise<ApprovalAnswer> {
+async function askApproval(
+  event: Extract<AgentEvent, { type: 'tool-approval-request' }>,
+  json: boolean,
+): Promise<ApprovalAnswer> {
   const base = { approval_id: event.approval_id, tool_call_id: event.tool_call_id };
   const description = `${event.tool_name} ${JSON.stringify(event.input)}`;
   if (!process.stdin.isTTY) {
@@ -230,12 +233,18 @@ export async function runCommand(argv: string[]): Promise<number> {
   let transient: string | undefined;
   try {
     if (options.endpoint !== undefined) {
-      const endpoint = await ensureEndpointDefined(host, options.endpoint, options.model === undefined ? [] : [options.model]);
+      const endpoint = await ensureEndpointDefined(
+        host,
+        options.endpoint,
+        options.model === undefined ? [] : [options.model],
+      );
       if (endpoint.created) transient = endpoint.id;
       options = { ...options, provider: endpoint.id };
     }
     if (!options.json && host.capabilities.sandbox === 'none') {
-      process.stderr.write(`bastion: no outer sandbox (${host.capabilities.reason ?? 'unavailable'}); the shell is withheld\n`);
+      process.stderr.write(
+        `bastion: no outer sandbox (${host.capabilities.reason ?? 'unavailable'}); the shell is withheld\n`,
+      );
     }
     return await runPrompt(host, options, new TerminalPrinter(options.json));
   } finally {

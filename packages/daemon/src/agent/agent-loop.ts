@@ -8,7 +8,7 @@ import type { LanguageModelV3 } from '@ai-sdk/provider';
 import { AGENT_MAX_STEPS, type AgentEvent } from '@bastion/protocol';
 
 export const AGENT_SYSTEM_PROMPT = [
-  'You are Bastion, a coding agent working in the user\'s project workspace.',
+  "You are Bastion, a coding agent working in the user's project workspace.",
   'Use the tools to read, search and change files; paths are relative to the workspace root.',
   'Some files are protected and cannot be written; when a tool refuses, explain and move on.',
   'Keep answers short.',
@@ -62,7 +62,13 @@ export async function runAgentLoop(input: AgentLoopInput): Promise<AgentLoopOutc
         if (part.text.length > 0) emit({ type: 'text-delta', run_id: runId, text: part.text });
         break;
       case 'tool-call':
-        emit({ type: 'tool-call', run_id: runId, tool_call_id: part.toolCallId, tool_name: part.toolName, input: part.input });
+        emit({
+          type: 'tool-call',
+          run_id: runId,
+          tool_call_id: part.toolCallId,
+          tool_name: part.toolName,
+          input: part.input,
+        });
         break;
       case 'tool-result':
         emit({

@@ -10,7 +10,12 @@ import { agentRoutes } from '../http/routes/agent-routes.js';
 import { sessionRoutes } from '../http/routes/session-routes.js';
 import { workspaceRoutes } from '../http/routes/workspace-routes.js';
 import { DEMO_PROVIDER_ID } from '../providers/demo/demo-model.js';
-import { demoProvider, ProviderRegistry, type ProviderDefinition, type ProviderFetch } from '../providers/provider-registry.js';
+import {
+  demoProvider,
+  ProviderRegistry,
+  type ProviderDefinition,
+  type ProviderFetch,
+} from '../providers/provider-registry.js';
 import { openDatabase } from '../storage/database.js';
 import { SessionStore } from '../storage/session-store.js';
 import { WorkspaceRoots } from '../workspaces/workspace-roots.js';
@@ -52,7 +57,8 @@ function routeModelWarnings(log: Logger): void {
     warnings: unknown[];
     provider: string;
     model: string;
-  }) => log.warn('model.warnings', { count: options.warnings.length, provider: options.provider, model: options.model });
+  }) =>
+    log.warn('model.warnings', { count: options.warnings.length, provider: options.provider, model: options.model });
 }
 
 export function openAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {

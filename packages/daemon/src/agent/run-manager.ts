@@ -88,7 +88,8 @@ export class RunManager {
         approved: answer.approved,
         ...(answer.reason === undefined ? {} : { reason: answer.reason }),
       });
-      if (!flipped.ok) throw new DaemonError(APPROVAL_REFUSAL_CODES[flipped.refusal], 'the approval answer was refused');
+      if (!flipped.ok)
+        throw new DaemonError(APPROVAL_REFUSAL_CODES[flipped.refusal], 'the approval answer was refused');
       // several approvals in one step: continue only once the last is answered
       if (this.#store.hasPendingApproval(sessionId)) return { runId: null, messageId: null };
     }
@@ -111,7 +112,12 @@ export class RunManager {
     for (const factory of this.#extraTools) Object.assign(tools, factory(context));
 
     const runId = started.runId;
-    this.#log.info('run.started', { session_id: sessionId, run_id: runId, provider: session.provider, model: session.model });
+    this.#log.info('run.started', {
+      session_id: sessionId,
+      run_id: runId,
+      provider: session.provider,
+      model: session.model,
+    });
     const done = this.#execute(sessionId, runId, controller, () =>
       runAgentLoop({
         model,
@@ -176,9 +182,18 @@ export class RunManager {
     }
     try {
       this.hub.publish(sessionId, this.#store.finishRun(sessionId, runId, status, final));
-      this.#log.info('run.ended', { session_id: sessionId, run_id: runId, status: status, code: final.type === 'run-error' ? final.code : null });
+      this.#log.info('run.ended', {
+        session_id: sessionId,
+        run_id: runId,
+        status: status,
+        code: final.type === 'run-error' ? final.code : null,
+      });
     } catch (error) {
-      this.#log.error('run.finish-failed', { session_id: sessionId, run_id: runId, code: (error as { code?: string }).code ?? 'UNKNOWN' });
+      this.#log.error('run.finish-failed', {
+        session_id: sessionId,
+        run_id: runId,
+        code: (error as { code?: string }).code ?? 'UNKNOWN',
+      });
     } finally {
       this.#active.delete(sessionId);
     }

@@ -21,7 +21,6 @@ afterEach(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-
 const newSession = () => store.createSession({ provider: 'demo', model: 'demo', workspace: null });
 
 describe('migrations', () => {
@@ -84,8 +83,19 @@ describe('sessions', () => {
 
   it('deleting a session removes its runs, messages, events and approvals', () => {
     const session = newSession();
-    const { runId } = store.startRun(session.id, { userContent: [{ role: 'user', content: 'hi' }], provider: 'demo', model: 'demo' });
-    store.recordApprovalRequest({ sessionId: session.id, runId, approvalId: 'a1', toolCallId: 'c1', toolName: 't', input: {} });
+    const { runId } = store.startRun(session.id, {
+      userContent: [{ role: 'user', content: 'hi' }],
+      provider: 'demo',
+      model: 'demo',
+    });
+    store.recordApprovalRequest({
+      sessionId: session.id,
+      runId,
+      approvalId: 'a1',
+      toolCallId: 'c1',
+      toolName: 't',
+      input: {},
+    });
     expect(store.deleteSession(session.id)).toBe(true);
     for (const table of ['runs', 'messages', 'message_parts', 'approvals']) {
       expect(db.prepare(`SELECT COUNT(*) AS n FROM ${table}`).get()).toEqual({ n: 0 });
@@ -96,14 +106,26 @@ describe('sessions', () => {
 describe('runs and events', () => {
   it('allows one running run per session and starts another after it ends', () => {
     const session = newSession();
-    const first = store.startRun(session.id, { userContent: [{ role: 'user', content: 'a' }], provider: 'demo', model: 'demo' });
-    expect(codeOf(() => store.startRun(session.id, { userContent: [{ role: 'user', content: 'b' }], provider: 'demo', model: 'demo' }))).toBe(
-      'RUN_ACTIVE',
-    );
+    const first = store.startRun(session.id, {
+      userContent: [{ role: 'user', content: 'a' }],
+      provider: 'demo',
+      model: 'demo',
+    });
+    expect(
+      codeOf(() =>
+        store.startRun(session.id, { userContent: [{ role: 'user', content: 'b' }], provider: 'demo', model: 'demo' }),
+      ),
+    ).toBe('RUN_ACTIVE');
     // the refused start left nothing half-written: one user message only
     expect(store.listMessages(session.id).items).toHaveLength(1);
-    store.finishRun(session.id, first.runId, 'finished', { type: 'run-finished', run_id: first.runId, finish_reason: 'stop' });
-    expect(() => store.startRun(session.id, { userContent: [{ role: 'user', content: 'b' }], provider: 'demo', model: 'demo' })).not.toThrow();
+    store.finishRun(session.id, first.runId, 'finished', {
+      type: 'run-finished',
+      run_id: first.runId,
+      finish_reason: 'stop',
+    });
+    expect(() =>
+      store.startRun(session.id, { userContent: [{ role: 'user', content: 'b' }], provider: 'demo', model: 'demo' }),
+    ).not.toThrow();
   });
 
   it('returns events after an id, in order, across sessions independently', () => {
@@ -149,7 +171,10 @@ describe('runs and events', () => {
     const { runId } = store.startRun(session.id, { provider: 'demo', model: 'demo' });
     expect(store.interruptStaleRuns()).toBe(1);
     expect(store.runStatus(runId)).toBe('interrupted');
-    expect(store.eventsAfter(session.id, 0, 10).at(-1)?.event).toMatchObject({ type: 'run-error', code: 'RUN_INTERRUPTED' });
+    expect(store.eventsAfter(session.id, 0, 10).at(-1)?.event).toMatchObject({
+      type: 'run-error',
+      code: 'RUN_INTERRUPTED',
+    });
     expect(store.interruptStaleRuns()).toBe(0);
   });
 
@@ -173,13 +198,22 @@ describe('approvals', () => {
   function pending() {
     const session = newSession();
     const { runId } = store.startRun(session.id, { provider: 'demo', model: 'demo' });
-    store.recordApprovalRequest({ sessionId: session.id, runId, approvalId: 'ap1', toolCallId: 'call1', toolName: 'run_command', input: {} });
+    store.recordApprovalRequest({
+      sessionId: session.id,
+      runId,
+      approvalId: 'ap1',
+      toolCallId: 'call1',
+      toolName: 'run_command',
+      input: {},
+    });
     return session;
   }
 
   it('flips a pending approval once, appending the answer to the transcript', () => {
     const session = pending();
-    expect(store.answerApproval({ sessionId: session.id, approvalId: 'ap1', toolCallId: 'call1', approved: true })).toEqual({
+    expect(
+      store.answerApproval({ sessionId: session.id, approvalId: 'ap1', toolCallId: 'call1', approved: true }),
+    ).toEqual({
       ok: true,
       toolName: 'run_command',
     });
@@ -188,7 +222,9 @@ describe('approvals', () => {
       role: 'tool',
       content: [{ type: 'tool-approval-response', approvalId: 'ap1', approved: true }],
     });
-    expect(store.answerApproval({ sessionId: session.id, approvalId: 'ap1', toolCallId: 'call1', approved: false })).toEqual({
+    expect(
+      store.answerApproval({ sessionId: session.id, approvalId: 'ap1', toolCallId: 'call1', approved: false }),
+    ).toEqual({
       ok: false,
       refusal: 'already-answered',
     });
@@ -198,19 +234,27 @@ describe('approvals', () => {
     const session = pending();
     const other = newSession();
     const before = store.modelMessages(session.id).length;
-    expect(store.answerApproval({ sessionId: session.id, approvalId: 'nope', toolCallId: 'call1', approved: true })).toMatchObject({
+    expect(
+      store.answerApproval({ sessionId: session.id, approvalId: 'nope', toolCallId: 'call1', approved: true }),
+    ).toMatchObject({
       refusal: 'unknown-approval',
     });
-    expect(store.answerApproval({ sessionId: other.id, approvalId: 'ap1', toolCallId: 'call1', approved: true })).toMatchObject({
+    expect(
+      store.answerApproval({ sessionId: other.id, approvalId: 'ap1', toolCallId: 'call1', approved: true }),
+    ).toMatchObject({
       refusal: 'other-session',
     });
-    expect(store.answerApproval({ sessionId: session.id, approvalId: 'ap1', toolCallId: 'call2', approved: true })).toMatchObject({
+    expect(
+      store.answerApproval({ sessionId: session.id, approvalId: 'ap1', toolCallId: 'call2', approved: true }),
+    ).toMatchObject({
       refusal: 'tool-call-mismatch',
     });
     expect(store.hasPendingApproval(session.id)).toBe(true);
     expect(store.modelMessages(session.id)).toHaveLength(before);
     store.cancelPendingApprovals(session.id);
-    expect(store.answerApproval({ sessionId: session.id, approvalId: 'ap1', toolCallId: 'call1', approved: true })).toMatchObject({
+    expect(
+      store.answerApproval({ sessionId: session.id, approvalId: 'ap1', toolCallId: 'call1', approved: true }),
+    ).toMatchObject({
       refusal: 'cancelled',
     });
   });

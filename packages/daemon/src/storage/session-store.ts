@@ -78,11 +78,7 @@ export type FinalRunStatus = Exclude<RunStatus, 'running'>;
 
 /** Why an approval answer was refused; each maps to its own wire code. */
 export type ApprovalAnswerRefusal =
-  | 'unknown-approval'
-  | 'other-session'
-  | 'tool-call-mismatch'
-  | 'already-answered'
-  | 'cancelled';
+  'unknown-approval' | 'other-session' | 'tool-call-mismatch' | 'already-answered' | 'cancelled';
 
 export interface ApprovalAnswerInput {
   sessionId: string;
@@ -132,7 +128,12 @@ export function toMessageParts(content: ModelMessage['content']): MessagePart[] 
         parts.push({ type: 'tool-call', tool_call_id: part.toolCallId, tool_name: part.toolName, input: part.input });
         break;
       case 'tool-result':
-        parts.push({ type: 'tool-result', tool_call_id: part.toolCallId, tool_name: part.toolName, output: part.output });
+        parts.push({
+          type: 'tool-result',
+          tool_call_id: part.toolCallId,
+          tool_name: part.toolName,
+          output: part.output,
+        });
         break;
       case 'tool-approval-request':
         parts.push({ type: 'tool-approval-request', approval_id: part.approvalId, tool_call_id: part.toolCallId });
@@ -207,7 +208,9 @@ export class SessionStore {
   }
 
   getSession(id: string): Session | undefined {
-    const row = this.#db.prepare<[string], SessionRow>(`SELECT ${SESSION_COLUMNS} FROM sessions s WHERE s.id = ?`).get(id);
+    const row = this.#db
+      .prepare<[string], SessionRow>(`SELECT ${SESSION_COLUMNS} FROM sessions s WHERE s.id = ?`)
+      .get(id);
     return row ? toSession(row) : undefined;
   }
 
@@ -217,7 +220,9 @@ export class SessionStore {
     const before = options.cursor === undefined ? Number.MAX_SAFE_INTEGER : Number(options.cursor);
     if (!Number.isSafeInteger(before)) throw new DaemonError('BAD_CURSOR', 'cursor is not valid');
     const rows = this.#db
-      .prepare<[number, number], SessionRow>(`SELECT ${SESSION_COLUMNS} FROM sessions s WHERE s.n < ? ORDER BY s.n DESC LIMIT ?`)
+      .prepare<[number, number], SessionRow>(
+        `SELECT ${SESSION_COLUMNS} FROM sessions s WHERE s.n < ? ORDER BY s.n DESC LIMIT ?`,
+      )
       .all(before, limit + 1);
     const page = rows.slice(0, limit);
     const last = page.at(-1);
@@ -274,7 +279,10 @@ export class SessionStore {
    * Create a running run, its user message (if any) and the run-started event in one
    * transaction. Throws RUN_ACTIVE if the session already has a running run.
    */
-  startRun(sessionId: string, input: { userContent?: ModelMessage[] | undefined; provider: string; model: string }): StartedRun {
+  startRun(
+    sessionId: string,
+    input: { userContent?: ModelMessage[] | undefined; provider: string; model: string },
+  ): StartedRun {
     this.flush();
     const start = this.#db.transaction((): StartedRun => {
       const runId = newId('run');
@@ -371,7 +379,9 @@ export class SessionStore {
     const finish = this.#db.transaction(() => {
       const now = this.#now();
       this.#db
-        .prepare(`UPDATE runs SET status = ?, finish_reason = ?, error_code = ?, ended_at = ? WHERE id = ? AND status = 'running'`)
+        .prepare(
+          `UPDATE runs SET status = ?, finish_reason = ?, error_code = ?, ended_at = ? WHERE id = ? AND status = 'running'`,
+        )
         .run(
           status,
           final.type === 'run-finished' ? final.finish_reason : null,
@@ -436,7 +446,9 @@ export class SessionStore {
       .prepare<
         [string, number, number],
         { id: string; seq: number; role: Message['role']; run_id: string | null; content: string; created_at: string }
-      >('SELECT id, seq, role, run_id, content, created_at FROM messages WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?')
+      >(
+        'SELECT id, seq, role, run_id, content, created_at FROM messages WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?',
+      )
       .all(sessionId, after, limit + 1);
     const page = rows.slice(0, limit);
     const last = page.at(-1);
@@ -492,13 +504,24 @@ export class SessionStore {
         `INSERT INTO approvals (id, session_id, run_id, tool_call_id, tool_name, input, status, requested_at)
          VALUES (?, ?, ?, ?, ?, ?, 'pending', ?)`,
       )
-      .run(input.approvalId, input.sessionId, input.runId, input.toolCallId, input.toolName, JSON.stringify(input.input ?? null), this.#now());
+      .run(
+        input.approvalId,
+        input.sessionId,
+        input.runId,
+        input.toolCallId,
+        input.toolName,
+        JSON.stringify(input.input ?? null),
+        this.#now(),
+      );
   }
 
   hasPendingApproval(sessionId: string): boolean {
     return (
-      this.#db.prepare<[string], { one: number }>(`SELECT 1 AS one FROM approvals WHERE session_id = ? AND status = 'pending' LIMIT 1`).get(sessionId) !==
-      undefined
+      this.#db
+        .prepare<[string], { one: number }>(
+          `SELECT 1 AS one FROM approvals WHERE session_id = ? AND status = 'pending' LIMIT 1`,
+        )
+        .get(sessionId) !== undefined
     );
   }
 
@@ -514,7 +537,9 @@ export class SessionStore {
         .all(sessionId);
       if (pending.length === 0) return 0;
       this.#db
-        .prepare(`UPDATE approvals SET status = 'cancelled', answered_at = ? WHERE session_id = ? AND status = 'pending'`)
+        .prepare(
+          `UPDATE approvals SET status = 'cancelled', answered_at = ? WHERE session_id = ? AND status = 'pending'`,
+        )
         .run(this.#now(), sessionId);
       this.appendMessages(
         sessionId,
@@ -541,10 +566,14 @@ export class SessionStore {
    * tool call matches — and append the answer to the transcript as the model's
    * tool-approval-response, all in one transaction. Any refusal changes nothing.
    */
-  answerApproval(answer: ApprovalAnswerInput): { ok: true; toolName: string } | { ok: false; refusal: ApprovalAnswerRefusal } {
+  answerApproval(
+    answer: ApprovalAnswerInput,
+  ): { ok: true; toolName: string } | { ok: false; refusal: ApprovalAnswerRefusal } {
     this.flush();
     const flip = this.#db.transaction(() => {
-      const row = this.#db.prepare<[string], ApprovalRow>('SELECT * FROM approvals WHERE id = ?').get(answer.approvalId);
+      const row = this.#db
+        .prepare<[string], ApprovalRow>('SELECT * FROM approvals WHERE id = ?')
+        .get(answer.approvalId);
       if (!row) return { ok: false as const, refusal: 'unknown-approval' as const };
       if (row.session_id !== answer.sessionId) return { ok: false as const, refusal: 'other-session' as const };
       if (row.tool_call_id !== answer.toolCallId) return { ok: false as const, refusal: 'tool-call-mismatch' as const };
@@ -555,7 +584,14 @@ export class SessionStore {
           `UPDATE approvals SET status = ?, reason = ?, answered_at = ?
            WHERE id = ? AND session_id = ? AND tool_call_id = ? AND status = 'pending'`,
         )
-        .run(answer.approved ? 'approved' : 'denied', answer.reason ?? null, this.#now(), answer.approvalId, answer.sessionId, answer.toolCallId);
+        .run(
+          answer.approved ? 'approved' : 'denied',
+          answer.reason ?? null,
+          this.#now(),
+          answer.approvalId,
+          answer.sessionId,
+          answer.toolCallId,
+        );
       if (changed.changes !== 1) return { ok: false as const, refusal: 'already-answered' as const };
       this.appendMessages(answer.sessionId, row.run_id, [
         {

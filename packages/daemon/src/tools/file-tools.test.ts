@@ -18,7 +18,10 @@ let sessionId: string;
 const options = { toolCallId: 't1', messages: [] };
 
 async function run<K extends keyof FileTools>(name: K, input: Parameters<NonNullable<FileTools[K]['execute']>>[0]) {
-  const execute = tools[name].execute as unknown as (input: unknown, options: unknown) => Promise<Record<string, unknown>>;
+  const execute = tools[name].execute as unknown as (
+    input: unknown,
+    options: unknown,
+  ) => Promise<Record<string, unknown>>;
   return execute(input, options);
 }
 
@@ -43,7 +46,10 @@ afterEach(() => {
 
 describe('read_file and list_dir', () => {
   it('reads a workspace file', async () => {
-    expect(await run('read_file', { path: 'README.md' })).toMatchObject({ content: '# Project\nhello world\n', truncated: false });
+    expect(await run('read_file', { path: 'README.md' })).toMatchObject({
+      content: '# Project\nhello world\n',
+      truncated: false,
+    });
   });
 
   it('refuses a path outside without echoing the resolved path', async () => {
@@ -74,7 +80,9 @@ describe('read_file and list_dir', () => {
 describe('search', () => {
   it('finds matches with ripgrep inside the workspace only', async () => {
     symlinkSync(outside, join(root, 'linked'));
-    const result = (await run('search', { pattern: 'answer', path: '.' })) as { matches: { path: string; line: number }[] };
+    const result = (await run('search', { pattern: 'answer', path: '.' })) as {
+      matches: { path: string; line: number }[];
+    };
     expect(result.matches).toEqual([{ path: join('src', 'main.ts'), line: 1, text: 'export const answer = 42;' }]);
   });
 
@@ -85,7 +93,10 @@ describe('search', () => {
   });
 
   it('refuses a search path outside the workspace', async () => {
-    expect(await run('search', { pattern: 'CANARY', path: '../outside' })).toMatchObject({ ok: false, code: 'FS_OUTSIDE_WORKSPACE' });
+    expect(await run('search', { pattern: 'CANARY', path: '../outside' })).toMatchObject({
+      ok: false,
+      code: 'FS_OUTSIDE_WORKSPACE',
+    });
   });
 });
 
@@ -97,7 +108,10 @@ describe('write_file and edit_file', () => {
 
   it('refuses protected paths with a tool error and keeps their bytes', async () => {
     writeFileSync(join(root, '.env'), 'KEY=original');
-    expect(await run('write_file', { path: '.env', content: 'KEY=stolen' })).toMatchObject({ ok: false, code: 'FS_PROTECTED' });
+    expect(await run('write_file', { path: '.env', content: 'KEY=stolen' })).toMatchObject({
+      ok: false,
+      code: 'FS_PROTECTED',
+    });
     expect(await run('edit_file', { path: '.env', old_string: 'original', new_string: 'stolen' })).toMatchObject({
       ok: false,
       code: 'FS_PROTECTED',
@@ -106,17 +120,26 @@ describe('write_file and edit_file', () => {
   });
 
   it('edits exactly one occurrence and refuses zero or several', async () => {
-    expect(await run('edit_file', { path: 'src/main.ts', old_string: '42', new_string: '43' })).toMatchObject({ path: 'src/main.ts' });
+    expect(await run('edit_file', { path: 'src/main.ts', old_string: '42', new_string: '43' })).toMatchObject({
+      path: 'src/main.ts',
+    });
     expect(readFileSync(join(root, 'src', 'main.ts'), 'utf8')).toContain('answer = 43');
-    expect(await run('edit_file', { path: 'src/main.ts', old_string: 'nope', new_string: 'x' })).toMatchObject({ code: 'EDIT_NO_MATCH' });
+    expect(await run('edit_file', { path: 'src/main.ts', old_string: 'nope', new_string: 'x' })).toMatchObject({
+      code: 'EDIT_NO_MATCH',
+    });
     const before = readFileSync(join(root, 'src', 'main.ts'), 'utf8');
-    expect(await run('edit_file', { path: 'src/main.ts', old_string: 'export', new_string: 'x' })).toMatchObject({ code: 'EDIT_AMBIGUOUS' });
+    expect(await run('edit_file', { path: 'src/main.ts', old_string: 'export', new_string: 'x' })).toMatchObject({
+      code: 'EDIT_AMBIGUOUS',
+    });
     expect(readFileSync(join(root, 'src', 'main.ts'), 'utf8')).toBe(before);
   });
 
   it('re-reads the mode on every write: a deleted session writes nothing', async () => {
     store.deleteSession(sessionId);
-    expect(await run('write_file', { path: 'after.txt', content: 'x' })).toMatchObject({ ok: false, code: 'MODE_REFUSED' });
+    expect(await run('write_file', { path: 'after.txt', content: 'x' })).toMatchObject({
+      ok: false,
+      code: 'MODE_REFUSED',
+    });
     expect(() => readFileSync(join(root, 'after.txt'))).toThrow();
   });
 });

@@ -50,7 +50,9 @@ function assertWriteAllowed(context: ToolContext): void {
 }
 
 function clipText(text: string): { text: string; clipped: boolean } {
-  return text.length > TOOL_MAX_OUTPUT_CHARS ? { text: text.slice(0, TOOL_MAX_OUTPUT_CHARS), clipped: true } : { text, clipped: false };
+  return text.length > TOOL_MAX_OUTPUT_CHARS
+    ? { text: text.slice(0, TOOL_MAX_OUTPUT_CHARS), clipped: true }
+    : { text, clipped: false };
 }
 
 function countOccurrences(haystack: string, needle: string): number {
@@ -67,7 +69,8 @@ export function createFileTools(context: ToolContext) {
       execute: ({ path }) =>
         guarded(() => {
           const read = readContainedFile(resolveIn(context, path));
-          if (read.content.includes(0)) return { path, size: read.size, truncated: read.truncated, binary: true, content: '' };
+          if (read.content.includes(0))
+            return { path, size: read.size, truncated: read.truncated, binary: true, content: '' };
           const { text, clipped } = clipText(read.content.toString('utf8'));
           return { path, size: read.size, truncated: read.truncated || clipped, binary: false, content: text };
         }),
@@ -118,7 +121,8 @@ export function createFileTools(context: ToolContext) {
           const text = read.content.toString('utf8');
           const count = countOccurrences(text, old_string);
           if (count === 0) throw new DaemonError('EDIT_NO_MATCH', 'old_string does not occur in the file');
-          if (count > 1) throw new DaemonError('EDIT_AMBIGUOUS', 'old_string occurs more than once; include more context');
+          if (count > 1)
+            throw new DaemonError('EDIT_AMBIGUOUS', 'old_string occurs more than once; include more context');
           const at = text.indexOf(old_string);
           const updated = `${text.slice(0, at)}${new_string}${text.slice(at + old_string.length)}`;
           const bytes = Buffer.from(updated, 'utf8');

@@ -64,7 +64,10 @@ export function ripgrepSearch(cwd: string, args: readonly string[], signal?: Abo
     }, SEARCH_TIMEOUT_MS);
     const takeLine = (line: string) => {
       if (line.length === 0 || matches.length >= SEARCH_MAX_MATCHES) return;
-      let record: { type?: string; data?: { path?: { text?: string }; line_number?: number; lines?: { text?: string } } };
+      let record: {
+        type?: string;
+        data?: { path?: { text?: string }; line_number?: number; lines?: { text?: string } };
+      };
       try {
         record = JSON.parse(line) as typeof record;
       } catch {

@@ -1,4 +1,13 @@
-import { mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync, existsSync, readdirSync } from 'node:fs';
+import {
+  mkdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+  existsSync,
+  readdirSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { makeTempDir } from '../../test/support/temp-dir.js';
@@ -21,7 +30,6 @@ beforeEach(() => {
   writeFileSync(join(outside, 'secret.txt'), 'CANARY-outside');
 });
 afterEach(() => rmSync(base, { recursive: true, force: true }));
-
 
 describe('resolveContained', () => {
   it('resolves a relative path inside the root', () => {
@@ -60,7 +68,7 @@ describe('resolveContained', () => {
     const encoded = resolveContained(root, '%2e%2e/%2e%2e/outside/secret.txt');
     expect(encoded.exists).toBe(false);
     expect(encoded.real.startsWith(`${root}/`)).toBe(true);
-    expect(codeOf(() => resolveContained(root, '..%2f..%2fetc')) ).toBeUndefined();
+    expect(codeOf(() => resolveContained(root, '..%2f..%2fetc'))).toBeUndefined();
     expect(codeOf(() => resolveContained(root, 'a\0b'))).toBe('FS_OUTSIDE_WORKSPACE');
   });
 
@@ -157,7 +165,9 @@ describe('writeContainedFile', () => {
     writeFileSync(join(root, '.git', 'config'), 'original');
     writeFileSync(join(root, '.env'), 'KEY=1');
     for (const target of ['.git/config', '.env', '.GIT/config', 'src/../.env', '.vscode/settings.json']) {
-      expect(codeOf(() => writeContainedFile(resolveContained(root, target), Buffer.from('clobbered')))).toBe('FS_PROTECTED');
+      expect(codeOf(() => writeContainedFile(resolveContained(root, target), Buffer.from('clobbered')))).toBe(
+        'FS_PROTECTED',
+      );
     }
     expect(readFileSync(join(root, '.git', 'config'), 'utf8')).toBe('original');
     expect(readFileSync(join(root, '.env'), 'utf8')).toBe('KEY=1');
@@ -168,7 +178,9 @@ describe('writeContainedFile', () => {
     mkdirSync(join(root, '.git'));
     writeFileSync(join(root, '.git', 'config'), 'original');
     symlinkSync(join(root, '.git', 'config'), join(root, 'notes.txt'));
-    expect(codeOf(() => writeContainedFile(resolveContained(root, 'notes.txt'), Buffer.from('x')))).toBe('FS_PROTECTED');
+    expect(codeOf(() => writeContainedFile(resolveContained(root, 'notes.txt'), Buffer.from('x')))).toBe(
+      'FS_PROTECTED',
+    );
     expect(readFileSync(join(root, '.git', 'config'), 'utf8')).toBe('original');
   });
 

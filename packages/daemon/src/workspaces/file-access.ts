@@ -21,7 +21,12 @@ import {
   writeSync,
 } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { WORKSPACE_MAX_DIR_ENTRIES, WORKSPACE_MAX_READ_BYTES, WORKSPACE_MAX_WRITE_BYTES, type DirEntry } from '@bastion/protocol';
+import {
+  WORKSPACE_MAX_DIR_ENTRIES,
+  WORKSPACE_MAX_READ_BYTES,
+  WORKSPACE_MAX_WRITE_BYTES,
+  type DirEntry,
+} from '@bastion/protocol';
 import { assertDescriptorContained, type ContainedPath } from './containment.js';
 import { isProtectedPath } from './protected-paths.js';
 import { fromFsError, workspaceError } from './workspace-error.js';
@@ -76,7 +81,11 @@ export interface FileRead {
   truncated: boolean;
 }
 
-export function readContainedFile(path: ContainedPath, maxBytes = WORKSPACE_MAX_READ_BYTES, hooks: AccessHooks = {}): FileRead {
+export function readContainedFile(
+  path: ContainedPath,
+  maxBytes = WORKSPACE_MAX_READ_BYTES,
+  hooks: AccessHooks = {},
+): FileRead {
   if (!path.exists) throw workspaceError('FS_NOT_FOUND');
   hooks.afterCheck?.();
   // O_NONBLOCK: opening a FIFO planted in the workspace must not hang the daemon.

@@ -70,6 +70,7 @@ export function isProtectedPath(relativePath: string): boolean {
   if (PROTECTED_BASENAMES.has(base) || base.startsWith('.env.')) return true;
   return PROTECTED_SUFFIXES.some(
     (suffix) =>
-      segments.length >= suffix.length && suffix.every((part, index) => segments[segments.length - suffix.length + index] === part),
+      segments.length >= suffix.length &&
+      suffix.every((part, index) => segments[segments.length - suffix.length + index] === part),
   );
 }

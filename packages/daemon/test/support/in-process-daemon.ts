@@ -27,7 +27,12 @@ export interface InProcessDaemon {
   readonly runtime: AgentRuntime;
   readonly records: LogRecord[];
   readonly port: number;
-  request<T = unknown>(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; body: T }>;
+  request<T = unknown>(
+    method: string,
+    path: string,
+    body?: unknown,
+    headers?: Record<string, string>,
+  ): Promise<{ status: number; body: T }>;
   /** Open the session's event stream; returns the response for raw access. */
   openStream(sessionId: string, lastEventId?: number): Promise<Response>;
   /** Collect events from the stream until `until` says stop. */
@@ -64,7 +69,9 @@ export async function startInProcessDaemon(
   const server: Server = createServer((req, res) => void routing.handler?.(req, res));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
-  routing.handler = getRequestListener(createDaemonApp({ port, allowedOrigins: [UI_ORIGIN], password }, runtime.routes).fetch);
+  routing.handler = getRequestListener(
+    createDaemonApp({ port, allowedOrigins: [UI_ORIGIN], password }, runtime.routes).fetch,
+  );
 
   const headers = {
     origin: UI_ORIGIN,

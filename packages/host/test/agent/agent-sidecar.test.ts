@@ -7,7 +7,13 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { IncomingMessage } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DAEMON_HEADERS_TIMEOUT_MS, readSseMessages, type AgentEvent, type Message, type Session } from '@bastion/protocol';
+import {
+  DAEMON_HEADERS_TIMEOUT_MS,
+  readSseMessages,
+  type AgentEvent,
+  type Message,
+  type Session,
+} from '@bastion/protocol';
 import { startTempHost, type TempHost } from '../support/temp-host.js';
 import { waitFor } from '../support/processes.js';
 
@@ -56,7 +62,10 @@ describe('agent in the real sidecar', () => {
     const session = await createSession(host);
     expect(session).toMatchObject({ provider: 'demo', model: 'demo', mode: 'accept-edits', workspace: host.workspace });
     const collecting = collect(host, session.id, isEnd);
-    const run = await host.client.request<{ run_id: string }>('POST', '/agent/run', { session_id: session.id, message: 'read README.md' });
+    const run = await host.client.request<{ run_id: string }>('POST', '/agent/run', {
+      session_id: session.id,
+      message: 'read README.md',
+    });
     expect(run.status).toBe(202);
     const events = await collecting;
     const types = events.map((e) => e.event.type);
@@ -81,7 +90,11 @@ describe('agent in the real sidecar', () => {
     await host.client.request('POST', '/agent/run', { session_id: session.id, message: 'hello' });
     const seen = await firstDelta;
     process.kill(before as number, 'SIGKILL');
-    await waitFor(() => host?.supervisor.current !== undefined && host.supervisor.current.pid !== before, 20_000, 'sidecar restart');
+    await waitFor(
+      () => host?.supervisor.current !== undefined && host.supervisor.current.pid !== before,
+      20_000,
+      'sidecar restart',
+    );
 
     const fetched = await host.client.request<Session>('GET', `/sessions/${session.id}`);
     expect(fetched.status).toBe(200);
@@ -93,7 +106,9 @@ describe('agent in the real sidecar', () => {
     expect(messages.body.messages[0]).toMatchObject({ role: 'user', parts: [{ type: 'text', text: 'hello' }] });
     // and the session runs again
     const again = collect(host, session.id, isEnd, { lastEventId: rest.at(-1)?.id });
-    expect((await host.client.request('POST', '/agent/run', { session_id: session.id, message: 'ls' })).status).toBe(202);
+    expect((await host.client.request('POST', '/agent/run', { session_id: session.id, message: 'ls' })).status).toBe(
+      202,
+    );
     expect((await again).at(-1)?.event.type).toBe('run-finished');
   });
 
@@ -104,7 +119,9 @@ describe('agent in the real sidecar', () => {
     const collecting = collect(host, session.id, isEnd, { onOpen: () => (opened = Date.now()) });
     await waitFor(() => opened > 0, 10_000, 'stream open');
     await new Promise((resolve) => setTimeout(resolve, DAEMON_HEADERS_TIMEOUT_MS + 2_000));
-    expect((await host.client.request('POST', '/agent/run', { session_id: session.id, message: 'ls' })).status).toBe(202);
+    expect((await host.client.request('POST', '/agent/run', { session_id: session.id, message: 'ls' })).status).toBe(
+      202,
+    );
     const events = await collecting;
     expect(events.map((e) => e.event.type)).toContain('run-finished');
   }, 40_000);

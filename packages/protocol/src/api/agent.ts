@@ -36,7 +36,10 @@ export type AgentRunRequest = z.infer<typeof agentRunRequestSchema>;
  * `run_id` is null only for an approval answer while other approvals of the same step are still
  * pending: the run continues once the last of them is answered.
  */
-export const agentRunResponseSchema = z.strictObject({ run_id: runIdSchema.nullable(), message_id: z.string().nullable() });
+export const agentRunResponseSchema = z.strictObject({
+  run_id: runIdSchema.nullable(),
+  message_id: z.string().nullable(),
+});
 export type AgentRunResponse = z.infer<typeof agentRunResponseSchema>;
 
 export const agentAbortRequestSchema = z.strictObject({ session_id: sessionIdSchema });

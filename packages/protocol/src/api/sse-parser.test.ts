@@ -3,7 +3,8 @@ import { SseParser } from './sse-parser.js';
 
 describe('SseParser', () => {
   it('parses events split across arbitrary chunk boundaries', () => {
-    const text = ': hello\n\nid: 1\nevent: text-delta\ndata: {"a":1}\n\nid: 2\r\nevent: run-finished\r\ndata: x\r\ndata: y\r\n\r\n';
+    const text =
+      ': hello\n\nid: 1\nevent: text-delta\ndata: {"a":1}\n\nid: 2\r\nevent: run-finished\r\ndata: x\r\ndata: y\r\n\r\n';
     for (let size = 1; size <= text.length; size += 1) {
       const parser = new SseParser();
       const out = [];

@@ -47,7 +47,9 @@ export class SseParser {
   }
 }
 
-async function* chunksOf(body: AsyncIterable<Uint8Array | string> | ReadableStream<Uint8Array>): AsyncGenerator<Uint8Array | string> {
+async function* chunksOf(
+  body: AsyncIterable<Uint8Array | string> | ReadableStream<Uint8Array>,
+): AsyncGenerator<Uint8Array | string> {
   if (!('getReader' in body)) {
     yield* body;
     return;

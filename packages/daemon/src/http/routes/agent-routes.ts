@@ -55,7 +55,12 @@ export function agentRoutes(deps: { store: SessionStore; runs: RunManager }): Ro
         if (runs.hub.subscriberCount(sessionId) >= SSE_MAX_SUBSCRIBERS_PER_SESSION) {
           throw new DaemonError('STREAM_LIMIT', 'too many open streams on this session');
         }
-        const stream = createEventStream({ store, hub: runs.hub, sessionId, lastEventId: header === undefined ? 0 : Number(header) });
+        const stream = createEventStream({
+          store,
+          hub: runs.hub,
+          sessionId,
+          lastEventId: header === undefined ? 0 : Number(header),
+        });
         // c.body, not a bare Response: it keeps the headers the perimeter prepared (the CORS
         // Access-Control-Allow-Origin for the UI origin), without which a browser cannot read the stream.
         return c.body(stream, 200, {

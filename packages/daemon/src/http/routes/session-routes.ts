@@ -34,7 +34,8 @@ export function sessionRoutes(deps: {
 }): RouteModule {
   const { store, roots, registry, runs } = deps;
   const checkProvider = (provider: string | undefined) => {
-    if (provider !== undefined && !registry.has(provider)) throw new DaemonError('PROVIDER_UNKNOWN', 'no such provider');
+    if (provider !== undefined && !registry.has(provider))
+      throw new DaemonError('PROVIDER_UNKNOWN', 'no such provider');
   };
   return (app) => {
     app.get(

@@ -2,7 +2,11 @@ import type { LanguageModelV3FunctionTool, LanguageModelV3Prompt, LanguageModelV
 import { describe, expect, it } from 'vitest';
 import { createDemoModel, DEMO_HELP, demoReply } from './demo-model.js';
 
-const tool = (name: string): LanguageModelV3FunctionTool => ({ type: 'function', name, inputSchema: { type: 'object' } });
+const tool = (name: string): LanguageModelV3FunctionTool => ({
+  type: 'function',
+  name,
+  inputSchema: { type: 'object' },
+});
 const fileTools = [tool('read_file'), tool('list_dir')];
 const user = (text: string): LanguageModelV3Prompt => [{ role: 'user', content: [{ type: 'text', text }] }];
 
@@ -13,8 +17,14 @@ describe('demoReply', () => {
       toolName: 'read_file',
       input: { path: 'README.md' },
     });
-    expect(demoReply({ prompt: user('ls'), tools: fileTools })).toMatchObject({ toolName: 'list_dir', input: { path: '.' } });
-    expect(demoReply({ prompt: user('ls src'), tools: fileTools })).toMatchObject({ toolName: 'list_dir', input: { path: 'src' } });
+    expect(demoReply({ prompt: user('ls'), tools: fileTools })).toMatchObject({
+      toolName: 'list_dir',
+      input: { path: '.' },
+    });
+    expect(demoReply({ prompt: user('ls src'), tools: fileTools })).toMatchObject({
+      toolName: 'list_dir',
+      input: { path: 'src' },
+    });
   });
 
   it('says the shell is not available when run_command is not registered', () => {
@@ -24,7 +34,9 @@ describe('demoReply', () => {
   });
 
   it('splits `$ ` commands by shell-word rules when run_command exists', () => {
-    expect(demoReply({ prompt: user(`$ echo 'a b' "c d" e\\ f`), tools: [...fileTools, tool('run_command')] })).toMatchObject({
+    expect(
+      demoReply({ prompt: user(`$ echo 'a b' "c d" e\\ f`), tools: [...fileTools, tool('run_command')] }),
+    ).toMatchObject({
       kind: 'tool-call',
       toolName: 'run_command',
       input: { command: 'echo', args: ['a b', 'c d', 'e f'] },
@@ -39,7 +51,10 @@ describe('demoReply', () => {
   it('summarises a tool result in one line', () => {
     const prompt: LanguageModelV3Prompt = [
       ...user('read README.md'),
-      { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'c1', toolName: 'read_file', input: { path: 'README.md' } }] },
+      {
+        role: 'assistant',
+        content: [{ type: 'tool-call', toolCallId: 'c1', toolName: 'read_file', input: { path: 'README.md' } }],
+      },
       {
         role: 'tool',
         content: [

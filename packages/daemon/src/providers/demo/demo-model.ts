@@ -115,11 +115,17 @@ export function demoReply(options: Pick<LanguageModelV3CallOptions, 'prompt' | '
   const hasTool = (name: string) => (options.tools ?? []).some((tool) => tool.name === name);
   if (text.startsWith('$ ')) {
     if (!hasTool('run_command')) {
-      return { kind: 'text', text: 'demo: the shell is not available here, so I cannot run commands. Try "ls" or "read PATH".' };
+      return {
+        kind: 'text',
+        text: 'demo: the shell is not available here, so I cannot run commands. Try "ls" or "read PATH".',
+      };
     }
     const split = splitShellWords(text.slice(2));
     if (!split.ok || split.words.length === 0) {
-      return { kind: 'text', text: `demo: I could not split that command (${split.ok ? 'it is empty' : split.reason}).` };
+      return {
+        kind: 'text',
+        text: `demo: I could not split that command (${split.ok ? 'it is empty' : split.reason}).`,
+      };
     }
     const [command, ...args] = split.words as [string, ...string[]];
     return { kind: 'tool-call', toolName: 'run_command', input: { command, args }, toolCallId };
@@ -173,7 +179,14 @@ export function createDemoModel(modelId: string = DEMO_MODEL_ID, intervalMs = DE
       const content: LanguageModelV3Content[] =
         reply.kind === 'text'
           ? [{ type: 'text', text: reply.text }]
-          : [{ type: 'tool-call', toolCallId: reply.toolCallId, toolName: reply.toolName, input: JSON.stringify(reply.input) }];
+          : [
+              {
+                type: 'tool-call',
+                toolCallId: reply.toolCallId,
+                toolName: reply.toolName,
+                input: JSON.stringify(reply.input),
+              },
+            ];
       return Promise.resolve({ content, finishReason: finishReason(reply), usage: USAGE, warnings: [] });
     },
     doStream(options) {
