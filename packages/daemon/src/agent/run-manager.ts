@@ -176,7 +176,7 @@ export class RunManager {
         final = { type: 'run-error', run_id: runId, code: 'RUN_ABORTED', message: 'the run was aborted' };
       } else {
         status = 'error';
-        const code = error instanceof DaemonError ? error.code : 'PROVIDER_FAILED';
+        const code = daemonErrorIn(error)?.code ?? 'PROVIDER_FAILED';
         final = { type: 'run-error', run_id: runId, code, message: 'the model run failed' };
       }
     }
@@ -198,4 +198,18 @@ export class RunManager {
       this.#active.delete(sessionId);
     }
   }
+}
+
+/**
+ * The DaemonError behind a failed run, if any: the AI SDK and the WHATWG fetch contract wrap
+ * transport failures (`TypeError('fetch failed', { cause })`), so the fixed code of the real
+ * cause is found by walking a few `cause` links. Only codes cross the wire, never messages.
+ */
+function daemonErrorIn(error: unknown): DaemonError | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 5 && current !== undefined && current !== null; depth++) {
+    if (current instanceof DaemonError) return current;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
 }

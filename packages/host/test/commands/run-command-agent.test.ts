@@ -112,7 +112,7 @@ describeAttack('approval-forgery', 'run_command approvals: refused with distinct
 
   it('a new message while an approval is pending: 409 APPROVAL_PENDING', async () => {
     const { agent } = await pending();
-    const refused = await agent.say('$ ls');
+    const refused = await agent.run({ message: '$ ls' });
     expect(refused).toMatchObject({ status: 409, body: { code: 'APPROVAL_PENDING' } });
     expect(existsSync(marker())).toBe(false);
   });

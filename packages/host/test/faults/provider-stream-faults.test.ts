@@ -122,7 +122,8 @@ describe('faults during a streamed provider response', () => {
     expect(outcome.events.at(-1)).toEqual({
       type: 'run-error',
       run_id: expect.any(String) as string,
-      code: 'PROVIDER_FAILED',
+      // The transport's own code survives the AI SDK's and fetch's wrapping.
+      code: 'UPSTREAM_CONNECTION_RESET',
       message: 'the model run failed',
     });
     // What arrived before the drop (the last piece may die in the socket with it), nothing after.
