@@ -8,8 +8,9 @@ export default defineConfig({
     // Most suites wait on real processes (sidecars, sandboxes, browsers) rather than compute, so
     // more files in flight than cores shortens the run on the 2-core CI machine.
     maxWorkers: 4,
-    testTimeout: 30_000,
-    hookTimeout: 30_000,
+    // Generous: real sandboxes and browsers start slowly on a loaded 2-core machine; nothing here times.
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
     reporters: ['default'],
   },
 });
