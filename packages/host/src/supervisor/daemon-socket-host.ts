@@ -9,6 +9,7 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import type { ChildProcess } from 'node:child_process';
 import { IPC_SOCKET_MESSAGE, SOCKET_HOST_MAX_PENDING, type IpcSocketMessage, type Logger } from '@bastion/protocol';
+import { listenOnLoopback } from '../listen-loopback.js';
 
 const LOOPBACK_PEERS = new Set(['127.0.0.1', '::ffff:127.0.0.1']);
 
@@ -28,19 +29,9 @@ export class DaemonSocketHost {
     return this.#port;
   }
 
-  listen(): Promise<number> {
-    return new Promise((resolve, reject) => {
-      this.#server.once('error', reject);
-      this.#server.listen({ host: '127.0.0.1', port: 0, exclusive: true }, () => {
-        const address = this.#server.address();
-        if (address === null || typeof address === 'string') {
-          reject(new Error('listener has no TCP address'));
-          return;
-        }
-        this.#port = address.port;
-        resolve(address.port);
-      });
-    });
+  async listen(): Promise<number> {
+    this.#port = await listenOnLoopback(this.#server);
+    return this.#port;
   }
 
   /** Route sockets to this sidecar (which has attested readiness), or to nobody. */

@@ -12,6 +12,7 @@ import {
   UI_MAX_HEADER_BYTES,
   UI_REQUEST_TIMEOUT_MS,
 } from '@bastion/protocol';
+import { listenOnLoopback } from '../listen-loopback.js';
 
 export type UiRequestHandler = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -46,19 +47,9 @@ export class UiServer {
     this.#handler = handler;
   }
 
-  listen(): Promise<number> {
-    return new Promise((resolve, reject) => {
-      this.#server.once('error', reject);
-      this.#server.listen({ host: '127.0.0.1', port: 0, exclusive: true }, () => {
-        const address = this.#server.address();
-        if (address === null || typeof address === 'string') {
-          reject(new Error('UI listener has no TCP address'));
-          return;
-        }
-        this.#port = address.port;
-        resolve(address.port);
-      });
-    });
+  async listen(): Promise<number> {
+    this.#port = await listenOnLoopback(this.#server);
+    return this.#port;
   }
 
   close(): Promise<void> {
