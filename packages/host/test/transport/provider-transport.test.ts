@@ -4,6 +4,7 @@
  */
 import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
+import { describeAttack } from '../../../../test/support/attack.js';
 import { createSystemRouteDispatcher } from '../../src/network/provider-transport.js';
 import {
   deferred,
@@ -212,63 +213,65 @@ describe('redirects', () => {
     expect(target.hits).toBe(2);
   });
 
-  it('a cross-origin redirect while carrying authorization fails closed; the target is never reached', async () => {
-    const elsewhere = track(await startForbiddenServer());
-    const first = track(
-      await startServer((_req, res) => res.writeHead(307, { location: `${elsewhere.origin}/steal` }).end()),
-    );
-    const pair = track(startFetchPair());
-    await pair.grant(first.origin);
-    await pair.grant(elsewhere.origin);
-    await pair.synced();
-    const code = await failureCode(
-      pair.transport.fetch(`${first.origin}/`, { headers: { authorization: 'Bearer canary-token' } }),
-    );
-    expect(code).toBe('TRANSPORT_REDIRECT_CREDENTIALS');
-    expect(elsewhere.hits).toBe(0);
-    expect(JSON.stringify(pair.records)).not.toContain('canary-token');
-  });
+  describeAttack('credential-redirect', 'provider transport redirects', () => {
+    it('a cross-origin redirect while carrying authorization fails closed; the target is never reached', async () => {
+      const elsewhere = track(await startForbiddenServer());
+      const first = track(
+        await startServer((_req, res) => res.writeHead(307, { location: `${elsewhere.origin}/steal` }).end()),
+      );
+      const pair = track(startFetchPair());
+      await pair.grant(first.origin);
+      await pair.grant(elsewhere.origin);
+      await pair.synced();
+      const code = await failureCode(
+        pair.transport.fetch(`${first.origin}/`, { headers: { authorization: 'Bearer canary-token' } }),
+      );
+      expect(code).toBe('TRANSPORT_REDIRECT_CREDENTIALS');
+      expect(elsewhere.hits).toBe(0);
+      expect(JSON.stringify(pair.records)).not.toContain('canary-token');
+    });
 
-  it('a redirect to an ungranted origin is refused', async () => {
-    const elsewhere = track(await startForbiddenServer());
-    const first = track(
-      await startServer((_req, res) => res.writeHead(302, { location: `${elsewhere.origin}/` }).end()),
-    );
-    const pair = track(startFetchPair());
-    await pair.grant(first.origin);
-    await pair.synced();
-    expect(await failureCode(pair.transport.fetch(`${first.origin}/`))).toBe('TRANSPORT_REDIRECT_NOT_GRANTED');
-    expect(elsewhere.hits).toBe(0);
-  });
+    it('a redirect to an ungranted origin is refused', async () => {
+      const elsewhere = track(await startForbiddenServer());
+      const first = track(
+        await startServer((_req, res) => res.writeHead(302, { location: `${elsewhere.origin}/` }).end()),
+      );
+      const pair = track(startFetchPair());
+      await pair.grant(first.origin);
+      await pair.synced();
+      expect(await failureCode(pair.transport.fetch(`${first.origin}/`))).toBe('TRANSPORT_REDIRECT_NOT_GRANTED');
+      expect(elsewhere.hits).toBe(0);
+    });
 
-  it('https → http is refused even when both origins are granted', async () => {
-    const plain = track(await startForbiddenServer());
-    const tls = selfSignedCertificate();
-    const secure = track(
-      await startServer((_req, res) => res.writeHead(302, { location: `${plain.origin}/` }).end(), tls),
-    );
-    const pair = track(startFetchPair({ dispatcher: createSystemRouteDispatcher({ ca: tls.cert }) }));
-    await pair.grant(secure.origin);
-    await pair.grant(plain.origin);
-    await pair.synced();
-    expect(await failureCode(pair.transport.fetch(`${secure.origin}/`))).toBe('TRANSPORT_REDIRECT_DOWNGRADE');
-    expect(secure.hits).toBe(1);
-    expect(plain.hits).toBe(0);
-  });
+    it('https → http is refused even when both origins are granted', async () => {
+      const plain = track(await startForbiddenServer());
+      const tls = selfSignedCertificate();
+      const secure = track(
+        await startServer((_req, res) => res.writeHead(302, { location: `${plain.origin}/` }).end(), tls),
+      );
+      const pair = track(startFetchPair({ dispatcher: createSystemRouteDispatcher({ ca: tls.cert }) }));
+      await pair.grant(secure.origin);
+      await pair.grant(plain.origin);
+      await pair.synced();
+      expect(await failureCode(pair.transport.fetch(`${secure.origin}/`))).toBe('TRANSPORT_REDIRECT_DOWNGRADE');
+      expect(secure.hits).toBe(1);
+      expect(plain.hits).toBe(0);
+    });
 
-  it('more than five hops are refused', async () => {
-    const loop = track(
-      await startServer((req, res) => {
-        const n = Number((req.url ?? '/0').slice(1));
-        res.writeHead(302, { location: `/${n + 1}` }).end();
-      }),
-    );
-    const pair = track(startFetchPair());
-    await pair.grant(loop.origin);
-    await pair.synced();
-    expect(await failureCode(pair.transport.fetch(`${loop.origin}/0`))).toBe('TRANSPORT_TOO_MANY_REDIRECTS');
-    // The first request plus five followed hops; the sixth Location is never requested.
-    expect(loop.hits).toBe(6);
+    it('more than five hops are refused', async () => {
+      const loop = track(
+        await startServer((req, res) => {
+          const n = Number((req.url ?? '/0').slice(1));
+          res.writeHead(302, { location: `/${n + 1}` }).end();
+        }),
+      );
+      const pair = track(startFetchPair());
+      await pair.grant(loop.origin);
+      await pair.synced();
+      expect(await failureCode(pair.transport.fetch(`${loop.origin}/0`))).toBe('TRANSPORT_TOO_MANY_REDIRECTS');
+      // The first request plus five followed hops; the sixth Location is never requested.
+      expect(loop.hits).toBe(6);
+    });
   });
 });
 
@@ -379,7 +382,7 @@ describe('revocation and grant updates', () => {
   });
 });
 
-describe('protocol violations close the channel', () => {
+describeAttack('channel-abuse', 'provider transport frames from a compromised sidecar', () => {
   async function expectClosed(
     send: (pair: ReturnType<typeof startRawPair>, grantId: string, origin: string) => Promise<void> | void,
     code = 'CHANNEL_FRAME_SCHEMA',
