@@ -109,9 +109,8 @@ export class ChatgptTokenEndpoint {
 
   /**
    * The pinned fetch oauth4webapi uses: the exact endpoint, POST, capped body, and a 3xx refused.
-   * Known limit: the transport follows redirects itself (it ignores `redirect`); the host refuses a
-   * 307/308 that would resend the body and any hop to an ungranted origin, but a 301/302/303 to
-   * another granted origin would reach here as that origin's GET answer.
+   * `redirect: 'manual'` travels in the request.start frame, so the host relays a 3xx here instead
+   * of following it: no other origin's answer can stand in for the token endpoint's.
    */
   readonly #pinnedFetch = async (url: string, init: RequestInit): Promise<Response> => {
     if (url !== this.#tokenEndpoint || init.method !== 'POST') throw new TokenEndpointFailure(false);

@@ -166,6 +166,8 @@ export class ProviderTransport {
         url,
         headers,
         has_body: body !== undefined,
+        // `error` is served as `manual` too: a redirect is then never followed, and the caller sees the 3xx.
+        ...(request.redirect === 'follow' ? {} : { redirect: 'manual' as const }),
       });
       if (body !== undefined) void this.#upload(state, body);
     });

@@ -62,6 +62,8 @@ interface HostRequest {
   readonly startedAt: number;
   /** Grants this request has used (the first hop's and any redirect's); revoking one aborts it. */
   readonly grantIds: Set<string>;
+  /** False when the sidecar asked for `redirect: 'manual'`: a 3xx is relayed, never followed. */
+  readonly followRedirects: boolean;
   /** Present while the sidecar may still send body chunks. */
   upload: Readable | undefined;
   uploadReceived: number;
@@ -206,6 +208,7 @@ export class ProviderExecutor {
       abort: new AbortController(),
       startedAt: Date.now(),
       grantIds: new Set([decision.grant.grant_id]),
+      followRedirects: frame.redirect !== 'manual',
       upload: undefined,
       uploadReceived: 0,
       uploadGranted: 0,
@@ -321,7 +324,7 @@ export class ProviderExecutor {
           return;
         }
         const location = response.headers.location;
-        if (!REDIRECT_STATUSES.has(response.statusCode) || typeof location !== 'string') {
+        if (!request.followRedirects || !REDIRECT_STATUSES.has(response.statusCode) || typeof location !== 'string') {
           await this.#relay(request, response);
           return;
         }

@@ -231,6 +231,25 @@ describe('redirects', () => {
       expect(JSON.stringify(pair.records)).not.toContain('canary-token');
     });
 
+    it("with redirect: 'manual' a 302 to another granted origin is relayed, never followed; the target is never reached", async () => {
+      const elsewhere = track(await startForbiddenServer());
+      const first = track(
+        await startServer((_req, res) => res.writeHead(302, { location: `${elsewhere.origin}/token-lookalike` }).end()),
+      );
+      const pair = track(startFetchPair());
+      await pair.grant(first.origin);
+      await pair.grant(elsewhere.origin);
+      await pair.synced();
+      const response = await pair.transport.fetch(`${first.origin}/oauth/token`, {
+        method: 'POST',
+        body: 'grant_type=authorization_code&code=canary-code',
+        redirect: 'manual',
+      });
+      expect(response.status).toBe(302);
+      await response.body?.cancel();
+      expect(elsewhere.hits).toBe(0);
+    });
+
     it('a redirect to an ungranted origin is refused', async () => {
       const elsewhere = track(await startForbiddenServer());
       const first = track(

@@ -206,6 +206,11 @@ export const requestStartFrameSchema = z.strictObject({
   url: z.string().min(1).max(TRANSPORT_MAX_URL_CHARS),
   headers,
   has_body: z.boolean(),
+  /**
+   * `manual`: a 3xx comes back to the sidecar as it is, never followed (the token endpoint pins
+   * its destination this way). Absent: the host follows redirects, each hop re-authorised.
+   */
+  redirect: z.literal('manual').optional(),
 });
 export const requestChunkFrameSchema = z.strictObject({
   v: version,
