@@ -14,8 +14,8 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
-import { createLogger, FramedChannel, hostToSidecarFrameSchema, sidecarToHostFrameSchema } from '@bastion/protocol';
+import { createLogger } from '@bastion/protocol';
+import { connectedChannelPair } from '../test/support/channel-pair.js';
 import { CommandClient, type CommandRunResult } from '../packages/daemon/src/shell/command-client.js';
 import type { ShellRefusal } from '../packages/daemon/src/shell/shell-error.js';
 import { createRunCommandTool } from '../packages/daemon/src/shell/run-command-tool.js';
@@ -61,22 +61,7 @@ export const commandBenchmark: Benchmark = {
     const db = openDatabase(join(userData, 'sessions.db'));
     try {
       const log = createLogger('bench', () => undefined);
-      const toHost = new PassThrough();
-      const toSidecar = new PassThrough();
-      const hostEnd = new FramedChannel({
-        source: toHost,
-        sink: toSidecar,
-        inbound: sidecarToHostFrameSchema,
-        outbound: hostToSidecarFrameSchema,
-        onClose: () => undefined,
-      });
-      const sidecarEnd = new FramedChannel({
-        source: toSidecar,
-        sink: toHost,
-        inbound: hostToSidecarFrameSchema,
-        outbound: sidecarToHostFrameSchema,
-        onClose: () => undefined,
-      });
+      const { host: hostEnd, sidecar: sidecarEnd } = connectedChannelPair();
       const executor = new CommandExecutor({ userData, home, log, srt });
       executor.attach({
         channel: hostEnd,

@@ -1,37 +1,11 @@
-import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import {
-  COMMAND_MAX_OUTPUT_BYTES,
-  FramedChannel,
-  hostToSidecarFrameSchema,
-  sidecarToHostFrameSchema,
-  type SidecarToHostFrame,
-} from '@bastion/protocol';
+import { COMMAND_MAX_OUTPUT_BYTES, type SidecarToHostFrame } from '@bastion/protocol';
+import { connectedChannelPair, type HostEnd } from '../../../../test/support/channel-pair.js';
 import { CommandClient } from './command-client.js';
 
 /** A real channel pair; the far end plays the host and answers with `respond`. */
-function connect(
-  respond: (
-    frame: SidecarToHostFrame,
-    host: FramedChannel<typeof sidecarToHostFrameSchema, typeof hostToSidecarFrameSchema>,
-  ) => void,
-) {
-  const toHost = new PassThrough();
-  const toSidecar = new PassThrough();
-  const sidecar = new FramedChannel({
-    source: toSidecar,
-    sink: toHost,
-    inbound: hostToSidecarFrameSchema,
-    outbound: sidecarToHostFrameSchema,
-    onClose: () => undefined,
-  });
-  const host = new FramedChannel({
-    source: toHost,
-    sink: toSidecar,
-    inbound: sidecarToHostFrameSchema,
-    outbound: hostToSidecarFrameSchema,
-    onClose: () => undefined,
-  });
+function connect(respond: (frame: SidecarToHostFrame, host: HostEnd) => void) {
+  const { host, sidecar } = connectedChannelPair();
   const seen: SidecarToHostFrame[] = [];
   host.on('command.request', (frame) => {
     seen.push(frame);

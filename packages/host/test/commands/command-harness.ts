@@ -6,14 +6,10 @@
  */
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import {
   COMMAND_DEFAULT_TIMEOUT_MS,
   createLogger,
-  FramedChannel,
-  hostToSidecarFrameSchema,
   scratchDirOf,
-  sidecarToHostFrameSchema,
   type Capabilities,
   type FrameOfType,
   type HostToSidecarFrame,
@@ -23,6 +19,7 @@ import {
 import { CommandExecutor } from '../../src/commands/command-executor.js';
 import type { SrtSession } from '../../src/sandbox/srt-session.js';
 import { makeTempDir } from '../support/temp-host.js';
+import { connectedChannelPair } from '../../../../test/support/channel-pair.js';
 
 export const CANARY = 'CANARY-6b1f0e3c-do-not-leak';
 
@@ -93,22 +90,7 @@ export function makeCommandWorld(options: {
     env: { PATH: '/usr/local/bin:/usr/bin:/bin' },
   });
 
-  const toHost = new PassThrough();
-  const toSidecar = new PassThrough();
-  const hostEnd = new FramedChannel({
-    source: toHost,
-    sink: toSidecar,
-    inbound: sidecarToHostFrameSchema,
-    outbound: hostToSidecarFrameSchema,
-    onClose: () => undefined,
-  });
-  const sidecarEnd = new FramedChannel({
-    source: toSidecar,
-    sink: toHost,
-    inbound: hostToSidecarFrameSchema,
-    outbound: sidecarToHostFrameSchema,
-    onClose: () => undefined,
-  });
+  const { host: hostEnd, sidecar: sidecarEnd } = connectedChannelPair();
   executor.attach({
     channel: hostEnd,
     config: {
