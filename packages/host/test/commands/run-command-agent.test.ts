@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeAttack } from '../../../../test/support/attack.js';
 import type { Session } from '@bastion/protocol';
 import { makeTempDir, startTempHost, type TempHost } from '../support/temp-host.js';
+import { waitFor } from '../support/processes.js';
 import { AgentDriver, approvalRequestOf, textOf, toolResultOf } from './agent-stream.js';
 import { octalEscapedPath, processesWith } from './command-harness.js';
 
@@ -185,14 +186,17 @@ describe('run_command in auto: informed consent, and secrets stay out', () => {
       message: `$ sleep ${tag}`,
     });
     expect(started.status).toBe(202);
-    while (processesWith(tag).length === 0) await new Promise((resolve) => setTimeout(resolve, 50));
+    await waitFor(() => processesWith(tag).length > 0, 30_000, 'the sandboxed sleep to start');
     const aborted = await host.client.request('POST', '/agent/abort', { session_id: agent.session.id });
     expect(aborted).toMatchObject({ status: 200, body: { aborted: true } });
-    const ended = await agent.readToEnd();
+    const ended = await Promise.race([
+      agent.readToEnd(),
+      new Promise<never>((_resolve, reject) =>
+        setTimeout(() => reject(new Error('the aborted run did not end within 20 s')), 20_000),
+      ),
+    ]);
     expect(ended.events.at(-1)).toMatchObject({ type: 'run-error', code: 'RUN_ABORTED' });
-    while (host.records.every((record) => record.event !== 'command.ended'))
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(processesWith(tag)).toEqual([]);
+    await waitFor(() => processesWith(tag).length === 0, 20_000, 'every process of the aborted command to end');
   });
 
   it('`cat <userData>/auth.json` is refused by validation (SHELL_ARG_PROTECTED), without the path', async () => {
