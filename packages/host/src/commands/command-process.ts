@@ -10,19 +10,14 @@
  * What it does not catch: in the unsandboxed posture (`--unsandboxed-shell`) a descendant that
  * calls setsid() and closes its stdio leaves the group and survives; there is no PID namespace.
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { COMMAND_KILL_GRACE_MS, COMMAND_MAX_OUTPUT_BYTES, COMMAND_OUTPUT_CHUNK_BYTES } from '@bastion/protocol';
-
-/** util-linux setpriv (essential on Debian/Ubuntu); without it the command is spawned directly. */
-const SETPRIV_AVAILABLE = process.platform === 'linux' && spawnSync('setpriv', ['--version']).status === 0;
 
 export interface CommandSpawn {
   command: string;
   args: string[];
   env: NodeJS.ProcessEnv;
   cwd: string;
-  /** Spawn under `setpriv --pdeathsig KILL` (the sandbox wrap; a missing binary then is no spawn error). */
-  dieWithHost?: boolean;
 }
 
 export interface CommandOutcome {
@@ -46,13 +41,7 @@ export function startCommandProcess(
   options: { timeoutMs: number; onOutput: (stream: 'stdout' | 'stderr', chunk: Buffer) => void },
 ): RunningCommand {
   const started = performance.now();
-  // The group leader dies with the host (even a SIGKILLed one): under srt it is the wrap shell,
-  // whose bwrap (bin/srt-bwrap) dies with it in turn, taking the sandbox down.
-  const [command, args] =
-    target.dieWithHost && SETPRIV_AVAILABLE
-      ? ['setpriv', ['--pdeathsig', 'KILL', '--', target.command, ...target.args]]
-      : [target.command, target.args];
-  const child = spawn(command, args, {
+  const child = spawn(target.command, target.args, {
     cwd: target.cwd,
     env: target.env,
     shell: false,

@@ -68,12 +68,11 @@ function shellQuote(word: string): string {
 
 /** Resolves from src/sandbox and dist/sandbox alike to packages/host/bin. */
 const SOCAT_DYING_WITH_PARENT = fileURLToPath(new URL('../../bin/srt-socat', import.meta.url));
-const BWRAP_DYING_WITH_PARENT = fileURLToPath(new URL('../../bin/srt-bwrap', import.meta.url));
 
 function sessionConfig(): SandboxRuntimeConfig {
   const secrets = resolveHomeSecretPaths(homedir());
   return {
-    ...(process.platform === 'linux' && { socatPath: SOCAT_DYING_WITH_PARENT, bwrapPath: BWRAP_DYING_WITH_PARENT }),
+    ...(process.platform === 'linux' && { socatPath: SOCAT_DYING_WITH_PARENT }),
     network: { allowedDomains: [], deniedDomains: [], strictAllowlist: true, allowLocalBinding: false },
     // A wrap without its own filesystem lists would fall back to these: deny the secrets, allow no writes.
     filesystem: { denyRead: secrets, allowWrite: [], denyWrite: secrets },
