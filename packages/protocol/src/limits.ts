@@ -238,3 +238,7 @@ export const CHATGPT_MAX_PLAN_CHARS = 64;
 export const CHATGPT_MAX_TOKEN_CHARS = 16 * KiB;
 /** An access token this close to its expiry is refreshed before use. */
 export const CHATGPT_REFRESH_SKEW_MS = 60_000;
+
+/** Outer sandbox start-up (srt initialize): attempts before failing closed, and the back-off step between them. */
+export const SRT_INIT_ATTEMPTS = 3;
+export const SRT_INIT_RETRY_DELAY_MS = 250;

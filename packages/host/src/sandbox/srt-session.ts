@@ -33,6 +33,7 @@ import { SandboxManager, type SandboxRuntimeConfig } from '@anthropic-ai/sandbox
 import { HostError } from '../errors.js';
 import { resolveHomeSecretPaths } from './home-secrets.js';
 import { checkSandboxPolicy } from './sandbox-policy-check.js';
+import { SRT_INIT_ATTEMPTS, SRT_INIT_RETRY_DELAY_MS } from '@bastion/protocol';
 
 export interface SrtSession {
   /**
@@ -83,10 +84,28 @@ let users = 0;
 let initialized: Promise<void> | undefined;
 let resetting: Promise<void> | undefined;
 
+/**
+ * srt's initialize starts its proxies and host-side socat bridges; on a loaded machine it
+ * sometimes fails to see its bridge sockets in time ("Failed to create bridge sockets", seen in
+ * CI-like runs). A fresh attempt after a reset succeeds; a persistent failure still fails closed.
+ */
+async function initializeWithRetry(): Promise<void> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      await SandboxManager.initialize(sessionConfig());
+      return;
+    } catch (error) {
+      if (attempt >= SRT_INIT_ATTEMPTS) throw error;
+      await SandboxManager.reset().catch(() => undefined);
+      await new Promise((resolve) => setTimeout(resolve, SRT_INIT_RETRY_DELAY_MS * attempt));
+    }
+  }
+}
+
 export async function acquireSrtSession(): Promise<SrtSession> {
   await resetting;
   users += 1;
-  initialized ??= SandboxManager.initialize(sessionConfig());
+  initialized ??= initializeWithRetry();
   try {
     await initialized;
   } catch (cause) {
