@@ -59,28 +59,8 @@ export interface ChatgptOAuthConfig {
 
 const CLIENT_ID = /^[A-Za-z0-9_.-]{1,128}$/;
 
-/** An issuer override must be a bare origin: no path, query, fragment or credentials. */
-function parseOrigin(value: string, what: string): string {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch (cause) {
-    throw new HostError('OAUTH_CONFIG', `${what} is not a URL`, { cause });
-  }
-  if (
-    (url.protocol !== 'https:' && url.protocol !== 'http:') ||
-    url.username !== '' ||
-    url.password !== '' ||
-    url.search !== '' ||
-    url.hash !== '' ||
-    (url.pathname !== '/' && url.pathname !== '')
-  ) {
-    throw new HostError('OAUTH_CONFIG', `${what} must be an http(s) origin`);
-  }
-  return url.origin;
-}
-
-function parseEndpoint(value: string, what: string): string {
+/** An http(s) URL without query, fragment or credentials; `what` names the setting in errors. */
+function parsePlainUrl(value: string, what: string): URL {
   let url: URL;
   try {
     url = new URL(value);
@@ -96,7 +76,20 @@ function parseEndpoint(value: string, what: string): string {
   ) {
     throw new HostError('OAUTH_CONFIG', `${what} must be an http(s) URL without query or credentials`);
   }
-  return url.href;
+  return url;
+}
+
+/** An issuer override must be a bare origin: no path, query, fragment or credentials. */
+function parseOrigin(value: string, what: string): string {
+  const url = parsePlainUrl(value, what);
+  if (url.pathname !== '/' && url.pathname !== '') {
+    throw new HostError('OAUTH_CONFIG', `${what} must be an http(s) origin`);
+  }
+  return url.origin;
+}
+
+function parseEndpoint(value: string, what: string): string {
+  return parsePlainUrl(value, what).href;
 }
 
 /** The effective profile: defaults, then host-owned overrides, each override logged as a warning. */
