@@ -1,17 +1,26 @@
 /**
  * One run_command child, supervised: spawned with `shell: false` as the leader of its own process
  * group, its output streamed in chunks of at most COMMAND_OUTPUT_CHUNK_BYTES up to
- * COMMAND_MAX_OUTPUT_BYTES (then cut and flagged), and on timeout or abort the whole group gets
- * SIGTERM, then SIGKILL after COMMAND_KILL_GRACE_MS. Under srt the group leader is bwrap
- * (`--die-with-parent`, `--unshare-pid`): when it dies, the kernel kills every process in the
- * command's PID namespace, background children included. The returned promise settles only after
- * the process has exited AND every copy of its stdout/stderr is closed, i.e. after cleanup.
+ * COMMAND_MAX_OUTPUT_BYTES (then cut and flagged), and on timeout or abort the whole tree gets
+ * SIGTERM, then SIGKILL after COMMAND_KILL_GRACE_MS. The returned promise settles only after the
+ * process has exited AND every copy of its stdout/stderr is closed, i.e. after cleanup.
+ *
+ * The tree, not just the group. Under srt the group leader is bwrap (`--unshare-pid`); the
+ * namespace's init is a second bwrap it clones into a session of its own, which asks for
+ * SIGKILL on its parent's death (`--die-with-parent`) only once its setup is done. An abort in
+ * that window (measured: a `command.abort` 26 ms after spawn) killed the outer bwrap and left the
+ * init, and the command under it, running for ever, re-parented to init and outside the group.
+ * So stop() first freezes the group (SIGSTOP: nothing in it can fork or die meanwhile), records
+ * every descendant with its start time, signals the group and those descendants, and the SIGKILL
+ * round reaches each recorded process that still is the same process. Killing a namespace's init
+ * kills everything in that namespace, background children included.
  *
  * What it does not catch: in the unsandboxed posture (`--unsandboxed-shell`) a descendant that
  * calls setsid() and closes its stdio leaves the group and survives; there is no PID namespace.
  */
 import { spawn } from 'node:child_process';
 import { COMMAND_KILL_GRACE_MS, COMMAND_MAX_OUTPUT_BYTES, COMMAND_OUTPUT_CHUNK_BYTES } from '@bastion/protocol';
+import { descendantPids, processStartTime } from '../process-tree.js';
 
 export interface CommandSpawn {
   command: string;
@@ -71,18 +80,30 @@ export function startCommandProcess(
   child.stdout?.on('data', (data: Buffer) => emit('stdout', data));
   child.stderr?.on('data', (data: Buffer) => emit('stderr', data));
 
-  const signalGroup = (signal: NodeJS.Signals) => {
-    if (child.pid === undefined) return;
+  const signal = (target: number, name: NodeJS.Signals) => {
     try {
-      process.kill(-child.pid, signal);
+      process.kill(target, name);
     } catch {
-      // The group is already gone.
+      // Already gone.
     }
   };
+  /** Descendants recorded when stopping began, each with its start time. */
+  let recorded: { pid: number; started: string }[] = [];
+  const signalTree = (name: NodeJS.Signals) => {
+    if (child.pid === undefined) return;
+    signal(-child.pid, name);
+    for (const { pid, started } of recorded) if (processStartTime(pid) === started) signal(pid, name);
+  };
   const stop = () => {
-    if (killTimer !== undefined) return;
-    signalGroup('SIGTERM');
-    killTimer = setTimeout(() => signalGroup('SIGKILL'), COMMAND_KILL_GRACE_MS);
+    if (killTimer !== undefined || child.pid === undefined) return;
+    signal(-child.pid, 'SIGSTOP');
+    recorded = descendantPids(child.pid).flatMap((pid) => {
+      const started = processStartTime(pid);
+      return started === undefined ? [] : [{ pid, started }];
+    });
+    signalTree('SIGTERM');
+    signalTree('SIGCONT');
+    killTimer = setTimeout(() => signalTree('SIGKILL'), COMMAND_KILL_GRACE_MS);
   };
   const timeout = setTimeout(() => {
     timedOut = true;
@@ -99,7 +120,7 @@ export function startCommandProcess(
       clearTimeout(timeout);
       clearTimeout(killTimer);
       // A child that left the group leader behind may still hold the group: end it too.
-      signalGroup('SIGKILL');
+      signalTree('SIGKILL');
       resolve({
         exitCode: code,
         signal,

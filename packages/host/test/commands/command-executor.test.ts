@@ -17,6 +17,7 @@ import {
   scratchDirOf,
 } from '@bastion/protocol';
 import { acquireSrtSession, type SrtSession } from '../../src/sandbox/srt-session.js';
+import { waitFor } from '../support/processes.js';
 import {
   CANARY,
   makeCommandWorld,
@@ -283,6 +284,21 @@ describe('command executor: supervision', () => {
     expect(await run.done).toMatchObject({ type: 'command.aborted' });
     expect(processesWith(tag)).toEqual([]);
     expect(run.frames).not.toContain('command.end');
+  });
+
+  it('an abort landing while the sandbox is still being set up leaves no namespace behind', async () => {
+    // bwrap's namespace init asks to die with its parent only after setup; this aborts inside that window.
+    for (let attempt = 0; attempt < 8; attempt += 1) {
+      const tag = `${7000 + Math.floor(Math.random() * 1000)}.${attempt}4646`;
+      const run = world.run('sleep', [tag]);
+      const spawned = () =>
+        world.records.some((record) => record.event === 'command.started' && record.fields.command_id === run.id);
+      while (!spawned()) await new Promise((resolve) => setImmediate(resolve));
+      await new Promise((resolve) => setTimeout(resolve, attempt * 3));
+      world.abort(run.id);
+      expect(await run.done).toMatchObject({ type: 'command.aborted' });
+      await waitFor(() => processesWith(tag).length === 0, 10_000, `every process of attempt ${attempt} to end`);
+    }
   });
 
   it('truncates output over 1 MiB, in chunks of at most 64 KiB, and flags it', async () => {

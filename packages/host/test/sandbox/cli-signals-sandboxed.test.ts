@@ -12,7 +12,8 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { waitFor } from '../support/processes.js';
 import { makeTempDir } from '../support/temp-host.js';
-import { commandLine, descendantPids } from './process-tree.js';
+import { descendantPids } from '../../src/process-tree.js';
+import { commandLine } from './process-tree.js';
 
 const CLI = fileURLToPath(new URL('../../../cli/dist/main.js', import.meta.url));
 

@@ -10,7 +10,8 @@ import type { HandshakeResponse } from '@bastion/protocol';
 import { afterEach, describe, expect, it } from 'vitest';
 import { makeTempDir, startTempHost, type TempHost } from '../support/temp-host.js';
 import { waitFor } from '../support/processes.js';
-import { commandLine, descendantPids, isRunning, netNamespace } from './process-tree.js';
+import { descendantPids } from '../../src/process-tree.js';
+import { commandLine, isRunning, netNamespace } from './process-tree.js';
 
 let host: TempHost | undefined;
 const dirs: string[] = [];

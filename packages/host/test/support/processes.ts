@@ -1,5 +1,6 @@
 /** Test support: facts about processes read from /proc (Linux). */
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { descendantPids } from '../../src/process-tree.js';
 
 export function isAlive(pid: number): boolean {
   try {
@@ -56,25 +57,9 @@ export function listeningTcpSockets(pid: number): string[] {
   return found;
 }
 
-/** Direct children of a process, from the children file of each of its tasks under /proc. */
-export function childPids(pid: number): number[] {
-  const out: number[] = [];
-  try {
-    for (const task of readdirSync(`/proc/${pid}/task`)) {
-      const text = readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').trim();
-      if (text) out.push(...text.split(/\s+/).map(Number));
-    }
-  } catch {
-    // the process is gone
-  }
-  return out;
-}
-
 /** The process and all its descendants, parents first. */
 export function processTree(pid: number): number[] {
-  const out = [pid];
-  for (let i = 0; i < out.length; i++) out.push(...childPids(out[i] as number));
-  return out;
+  return [pid, ...descendantPids(pid)];
 }
 
 /** The daemon's own node process inside a (possibly wrapped) sidecar tree. */

@@ -1,0 +1,40 @@
+/**
+ * Facts about processes read from /proc (Linux): a process's children and descendants, and when a
+ * process started (so a remembered pid is signalled only while it still names the same process).
+ * Elsewhere every read fails quietly: no children, no start time.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+
+/** Direct children of a process, from the children file of each of its tasks under /proc. */
+export function childPids(pid: number): number[] {
+  const out: number[] = [];
+  try {
+    for (const task of readdirSync(`/proc/${pid}/task`)) {
+      const text = readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').trim();
+      if (text) out.push(...text.split(/\s+/).map(Number));
+    }
+  } catch {
+    // the process is gone
+  }
+  return out;
+}
+
+/** Every descendant of `pid`, in whatever session or process group it now is, parents first. */
+export function descendantPids(pid: number): number[] {
+  const found: number[] = [];
+  for (let next: number | undefined = pid, i = 0; next !== undefined; next = found[i++]) {
+    found.push(...childPids(next));
+  }
+  return found;
+}
+
+/** The process's start time in clock ticks since boot (field 22 of /proc/<pid>/stat), or undefined once it is gone. */
+export function processStartTime(pid: number): string | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The command name (field 2) may hold spaces and parentheses: count fields after its closing one.
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
+  } catch {
+    return undefined;
+  }
+}
