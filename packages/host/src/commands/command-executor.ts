@@ -172,7 +172,7 @@ export class CommandExecutor {
           },
         );
         if (command === undefined) throw new Error('empty wrap');
-        target = { command, args, env, cwd: check.cwd };
+        target = { command, args, env, cwd: check.cwd, dieWithHost: true };
       } else {
         target = { command: frame.command, args: frame.args, env, cwd: check.cwd };
       }

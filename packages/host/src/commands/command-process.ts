@@ -5,20 +5,27 @@
  * SIGTERM, then SIGKILL after COMMAND_KILL_GRACE_MS. The returned promise settles only after the
  * process has exited AND every copy of its stdout/stderr is closed, i.e. after cleanup.
  *
- * The tree, not just the group. Under srt the group leader is bwrap (`--unshare-pid`); the
- * namespace's init is a second bwrap it clones into a session of its own, which asks for
+ * The tree, not just the group. Under srt the group leader is srt's wrap shell, which starts bwrap
+ * (`--unshare-pid`); the namespace's init is a second bwrap, cloned into a session of its own, which asks for
  * SIGKILL on its parent's death (`--die-with-parent`) only once its setup is done. An abort in
  * that window (measured: a `command.abort` 26 ms after spawn) killed the outer bwrap and left the
  * init, and the command under it, running for ever, re-parented to init and outside the group.
  * So stop() first freezes the group (SIGSTOP: nothing in it can fork or die meanwhile), records
  * every descendant with its start time, signals the group and those descendants, and the SIGKILL
  * round reaches each recorded process that still is the same process. Killing a namespace's init
- * kills everything in that namespace, background children included.
+ * kills everything in that namespace, background children included. The wrap shell itself is
+ * spawned under `setpriv --pdeathsig KILL`, so a host killed with SIGKILL takes it, and through
+ * bwrap's --die-with-parent the sandbox, down with it (without it the shell was re-parented to init
+ * and the command ran on).
  *
  * What it does not catch: in the unsandboxed posture (`--unsandboxed-shell`) a descendant that
- * calls setsid() and closes its stdio leaves the group and survives; there is no PID namespace.
+ * calls setsid() and closes its stdio leaves the group and survives; there is no PID namespace, and
+ * a SIGKILLed host leaves the command running. A host SIGKILLed inside a command's sandbox setup
+ * can leave that namespace's init behind.
  */
 import { spawn } from 'node:child_process';
+import { accessSync, constants } from 'node:fs';
+import { delimiter, join } from 'node:path';
 import { COMMAND_KILL_GRACE_MS, COMMAND_MAX_OUTPUT_BYTES, COMMAND_OUTPUT_CHUNK_BYTES } from '@bastion/protocol';
 import { descendantPids, processStartTime } from '../process-tree.js';
 
@@ -27,7 +34,25 @@ export interface CommandSpawn {
   args: string[];
   env: NodeJS.ProcessEnv;
   cwd: string;
+  /** Spawn under `setpriv --pdeathsig KILL` (the sandbox wrap: a missing program inside it is no spawn error anyway). */
+  dieWithHost?: boolean;
 }
+
+function onPath(program: string): string | undefined {
+  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
+    const candidate = join(dir, program);
+    try {
+      accessSync(candidate, constants.X_OK);
+      return candidate;
+    } catch {
+      // not here
+    }
+  }
+  return undefined;
+}
+
+/** util-linux setpriv (essential on Debian/Ubuntu); without it the command is spawned directly. */
+const SETPRIV = process.platform === 'linux' ? onPath('setpriv') : undefined;
 
 export interface CommandOutcome {
   exitCode: number | null;
@@ -50,7 +75,13 @@ export function startCommandProcess(
   options: { timeoutMs: number; onOutput: (stream: 'stdout' | 'stderr', chunk: Buffer) => void },
 ): RunningCommand {
   const started = performance.now();
-  const child = spawn(target.command, target.args, {
+  // The group leader dies with the host, even a SIGKILLed one: under srt it is the wrap shell,
+  // whose bwrap dies with it (--die-with-parent) and takes the namespace down.
+  const [command, args] =
+    target.dieWithHost && SETPRIV !== undefined
+      ? [SETPRIV, ['--pdeathsig', 'KILL', '--', target.command, ...target.args]]
+      : [target.command, target.args];
+  const child = spawn(command, args, {
     cwd: target.cwd,
     env: target.env,
     shell: false,

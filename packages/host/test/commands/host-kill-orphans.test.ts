@@ -1,0 +1,73 @@
+/**
+ * A host killed with SIGKILL while a run_command child runs under srt leaves nothing behind: the
+ * wrap shell is spawned under `setpriv --pdeathsig KILL`, and bwrap's --die-with-parent takes the
+ * sandbox down after it. Before this, the wrap shell was re-parented to init and the sandboxed
+ * `sleep` ran on (measured).
+ */
+import { spawn } from 'node:child_process';
+import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { waitFor } from '../support/processes.js';
+import { makeTempDir } from '../support/temp-host.js';
+import { processesWith } from './command-harness.js';
+
+/** The sandboxed `sleep` itself (the host's own argv carries the same words, so match argv exactly). */
+function sleepProcesses(tag: string): number[] {
+  return processesWith(tag).filter((pid) => {
+    try {
+      return readFileSync(`/proc/${pid}/cmdline`, 'utf8') === `sleep\0${tag}\0`;
+    } catch {
+      return false;
+    }
+  });
+}
+
+const CLI = fileURLToPath(new URL('../../../cli/dist/main.js', import.meta.url));
+const roots: string[] = [];
+const leftovers: number[] = [];
+
+afterEach(() => {
+  for (const pid of leftovers.splice(0)) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+  for (const root of roots.splice(0)) rmSync(root, { recursive: true, force: true });
+});
+
+describe('run_command children do not outlive a SIGKILLed host', () => {
+  it('the sandboxed command and its sandbox end when the host is killed mid-command', async () => {
+    const root = makeTempDir();
+    roots.push(root);
+    mkdirSync(join(root, 'ws'));
+    const tag = `${9000 + Math.floor(Math.random() * 900)}.2718`;
+    const host = spawn(
+      process.execPath,
+      [
+        CLI,
+        'run',
+        '--workspace',
+        join(root, 'ws'),
+        '--home',
+        join(root, 'home'),
+        '--mode',
+        'auto',
+        '--provider',
+        'demo',
+        '--json',
+        `$ sleep ${tag}`,
+      ],
+      { stdio: 'ignore' },
+    );
+    if (host.pid !== undefined) leftovers.push(host.pid);
+    await waitFor(() => sleepProcesses(tag).length > 0, 60_000, 'the sandboxed sleep to start');
+    leftovers.push(...processesWith(tag).filter((pid) => pid !== host.pid));
+    host.kill('SIGKILL');
+    await waitFor(() => processesWith(tag).length === 0, 15_000, 'every process of the command to end');
+    expect(processesWith(tag)).toEqual([]);
+  }, 90_000);
+});
