@@ -1,6 +1,6 @@
 /** `bastion run` as a real CLI process: host, sandboxed sidecar, demo model, exit codes. */
 import { spawn } from 'node:child_process';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -12,12 +12,17 @@ afterEach(() => {
   for (const root of roots.splice(0)) rmSync(root, { recursive: true, force: true });
 });
 
-function runCli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+/** Runs the CLI from this test's working directory (not the workspace), on a fresh workspace that `prepare` may fill. */
+function runCli(
+  args: string[],
+  prepare: (workspace: string) => void = () => undefined,
+): Promise<{ code: number | null; stdout: string; stderr: string; workspace: string }> {
   const root = makeTempDir();
   roots.push(root);
   const workspace = join(root, 'ws');
   mkdirSync(workspace);
   writeFileSync(join(workspace, 'README.md'), '# Bastion test project\nsecond line\n');
+  prepare(workspace);
   const child = spawn(process.execPath, [CLI, 'run', '--home', join(root, 'home'), '--workspace', workspace, ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -25,7 +30,7 @@ function runCli(args: string[]): Promise<{ code: number | null; stdout: string; 
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-  return new Promise((resolve) => child.once('close', (code) => resolve({ code, stdout, stderr })));
+  return new Promise((resolve) => child.once('close', (code) => resolve({ code, stdout, stderr, workspace })));
 }
 
 describe('bastion run (real CLI process)', () => {
@@ -60,6 +65,33 @@ describe('bastion run (real CLI process)', () => {
     const result = await runCli(['--provider', 'no-such-provider', 'hello']);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('PROVIDER_UNKNOWN');
+  });
+
+  it('exits 2 naming a --workspace that is not a folder, starting nothing', async () => {
+    const missing = join(makeTempDir(), 'no-such-folder');
+    const result = await runCli(['--workspace', missing, '--provider', 'demo', 'ls']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`the workspace is not a folder: ${missing}`);
+    expect(result.stdout).toBe('');
+  });
+
+  it("runs from the workspace, so srt's write protections cover a repository nested in it", async () => {
+    const result = await runCli(
+      [
+        '--mode',
+        'auto',
+        '--provider',
+        'demo',
+        `$ sh -c 'echo ran > ran.txt; echo planted > sub/.git/hooks/pre-commit'`,
+      ],
+      (workspace) => {
+        mkdirSync(join(workspace, 'sub', '.git', 'hooks'), { recursive: true });
+        writeFileSync(join(workspace, 'sub', '.git', 'HEAD'), 'ref: refs/heads/main\n');
+      },
+    );
+    expect(result.code).toBe(0);
+    expect(readFileSync(join(result.workspace, 'ran.txt'), 'utf8')).toBe('ran\n');
+    expect(existsSync(join(result.workspace, 'sub', '.git', 'hooks', 'pre-commit'))).toBe(false);
   });
 
   it('exits 2 with usage for a missing prompt or a bad mode', async () => {

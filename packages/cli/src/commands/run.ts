@@ -5,7 +5,6 @@
  * Approval requests are asked on the TTY; without one they are denied, and the message says how
  * to allow them (`--mode auto`).
  */
-import { resolve } from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import { parseArgs } from 'node:util';
 import {
@@ -20,9 +19,11 @@ import {
 import { resolveUserDataPath, startBastionHost, type BastionHost } from '@bastion/host';
 import { checkEndpointFlags, ensureEndpointDefined, removeEndpoint } from '../endpoint-consent.js';
 import { UsageError } from '../usage.js';
+import { enterWorkspace } from '../workspace.js';
 
 interface RunOptions {
-  workspace: string;
+  /** `--workspace DIR`, entered by enterWorkspace() once the data folder is resolved. */
+  workspace: string | undefined;
   home: string | undefined;
   mode: PermissionMode;
   provider: string | undefined;
@@ -66,7 +67,7 @@ function parseRunArgs(argv: string[]): RunOptions {
     if (values.provider !== undefined) throw new UsageError('--endpoint and --provider cannot be combined');
   }
   return {
-    workspace: resolve(values.workspace ?? process.env.INIT_CWD ?? process.cwd()),
+    workspace: values.workspace,
     home: values.home,
     mode: mode.data,
     provider: values.provider,
@@ -225,9 +226,11 @@ async function runPrompt(host: BastionHost, options: RunOptions, printer: Termin
 
 export async function runCommand(argv: string[]): Promise<number> {
   let options = parseRunArgs(argv);
+  const userData = resolveUserDataPath(options.home);
+  const workspace = enterWorkspace(options.workspace);
   const host = await startBastionHost({
-    userData: resolveUserDataPath(options.home),
-    workspaces: [options.workspace],
+    userData,
+    workspaces: [workspace],
     ...(options.endpoint === undefined ? {} : { allowEndpoints: [options.endpoint] }),
   });
   let transient: string | undefined;

@@ -1,5 +1,4 @@
 import { parseArgs } from 'node:util';
-import { resolve } from 'node:path';
 import {
   createHostConfirmer,
   openSystemBrowser,
@@ -10,6 +9,7 @@ import {
 import { checkEndpointFlags, ensureEndpointDefined } from '../endpoint-consent.js';
 import { createOutput } from '../output.js';
 import { UsageError } from '../usage.js';
+import { enterWorkspace } from '../workspace.js';
 
 export async function startCommand(argv: string[]): Promise<number> {
   let values;
@@ -34,9 +34,10 @@ export async function startCommand(argv: string[]): Promise<number> {
   const allowEndpoints = values['allow-endpoint'];
   checkEndpointFlags('--allow-endpoint', allowEndpoints);
   const out = createOutput(values.json);
-  const workspace = resolve(values.workspace ?? process.env.INIT_CWD ?? process.cwd());
+  const userData = resolveUserDataPath(values.home);
+  const workspace = enterWorkspace(values.workspace);
   const host = await startBastionHost({
-    userData: resolveUserDataPath(values.home),
+    userData,
     workspaces: [workspace],
     verbose: values.verbose,
     allowEndpoints,

@@ -1,8 +1,10 @@
 /**
  * Attack suite, egress bypasses (SEC-004 outer sandbox): each attack is made from INSIDE the
  * sandbox the sidecar runs in (the same srt launcher, wrap and policy builder, real bubblewrap),
- * by a probe that speaks the proxy protocols itself with srt's own proxy login, or ignores the
- * proxy variables altogether. Every attempt fails, and the canary servers on the host's loopback
+ * by a probe that speaks the proxy protocols itself with srt's own proxy login (srt still points
+ * the proxy variables at ports 3128 and 1080), or ignores the proxy variables altogether. Bastion
+ * starts no relay to srt's proxy inside its sandboxes (bin/srt-socat), so nothing listens on those
+ * ports and even the proxy's own checks are out of reach. Every attempt fails, and the canary servers on the host's loopback
  * (TCP and UDP, both on 127.0.0.1) never see a byte. A control run of the same probe without the
  * sandbox reaches both canaries, so the probe can tell success from failure.
  */
@@ -40,10 +42,8 @@ interface EgressAttack {
   refusal: RegExp;
 }
 
-/** srt's HTTP proxy took the login and refused the destination: 403, never 407 (login) or a 2xx. */
-const PROXY_REFUSAL = /^HTTP\/1\.1 403 /;
-/** SOCKS5: method 2 chosen, login accepted (0), then REP 2 "connection not allowed by ruleset". */
-const SOCKS_REFUSAL = /^method 2 login 0 reply 2$/;
+/** No relay to srt's proxy listens inside the sandbox: the connection to the proxy port is refused. */
+const NO_PROXY_LISTENS = /^ECONNREFUSED$/;
 const RESOLVER = /^nameserver\s+(\S+)/m.exec(readFileSync('/etc/resolv.conf', 'utf8'))?.[1] ?? '10.255.255.53';
 const RESOLVER_ADDRESS = RESOLVER.includes(':') ? `[${RESOLVER}]:53` : `${RESOLVER}:53`;
 
@@ -61,60 +61,60 @@ function httpGet(authority: string): Record<string, unknown> {
 }
 
 const ATTACKS: Record<string, EgressAttack> = {
-  'plain HTTP through HTTP_PROXY to an unlisted host name is refused 403': {
+  'plain HTTP through HTTP_PROXY to an unlisted host name is refused': {
     attempt: () => httpGet(UNLISTED_HOST),
-    refusal: PROXY_REFUSAL,
+    refusal: NO_PROXY_LISTENS,
   },
-  'plain HTTP through HTTP_PROXY to the host loopback canary is refused 403': {
+  'plain HTTP through HTTP_PROXY to the host loopback canary is refused': {
     attempt: (ports) => httpGet(`127.0.0.1:${ports.tcp}`),
-    refusal: PROXY_REFUSAL,
+    refusal: NO_PROXY_LISTENS,
   },
-  'HTTP CONNECT to an unlisted host name is refused 403': {
+  'HTTP CONNECT to an unlisted host name is refused': {
     attempt: () => ({ kind: 'http-connect', authority: `${UNLISTED_HOST}:443` }),
-    refusal: PROXY_REFUSAL,
+    refusal: NO_PROXY_LISTENS,
   },
-  'HTTP CONNECT to a public-looking IP literal is refused 403': {
+  'HTTP CONNECT to a public-looking IP literal is refused': {
     attempt: () => ({ kind: 'http-connect', authority: `${PUBLIC_LOOKING_IP}:443` }),
-    refusal: PROXY_REFUSAL,
+    refusal: NO_PROXY_LISTENS,
   },
-  'HTTP CONNECT to the host loopback canary by IP literal is refused 403': {
+  'HTTP CONNECT to the host loopback canary by IP literal is refused': {
     attempt: (ports) => ({ kind: 'http-connect', authority: `127.0.0.1:${ports.tcp}` }),
-    refusal: PROXY_REFUSAL,
+    refusal: NO_PROXY_LISTENS,
   },
   ...Object.fromEntries(
     LOOPBACK_SPELLINGS.flatMap(([spelling, host]) => [
       [
         `plain HTTP to the loopback canary spelled ${spelling} (${host}) is refused`,
-        { attempt: (ports: Ports) => httpGet(`${host}:${ports.tcp}`), refusal: PROXY_REFUSAL },
+        { attempt: (ports: Ports) => httpGet(`${host}:${ports.tcp}`), refusal: NO_PROXY_LISTENS },
       ],
       [
         `HTTP CONNECT to the loopback canary spelled ${spelling} (${host}) is refused`,
         {
           attempt: (ports: Ports) => ({ kind: 'http-connect', authority: `${host}:${ports.tcp}` }),
-          refusal: PROXY_REFUSAL,
+          refusal: NO_PROXY_LISTENS,
         },
       ],
     ]),
   ),
   'SOCKS5 to a host name with a NUL byte (127.0.0.1\\0.allowed.example) is refused': {
     attempt: (ports) => ({ kind: 'socks', atyp: 'domain', host: '127.0.0.1\u0000.allowed.example', port: ports.tcp }),
-    refusal: SOCKS_REFUSAL,
+    refusal: NO_PROXY_LISTENS,
   },
   'SOCKS5 to a host name with a trailing dot (localhost.) is refused': {
     attempt: (ports) => ({ kind: 'socks', atyp: 'domain', host: 'localhost.', port: ports.tcp }),
-    refusal: SOCKS_REFUSAL,
+    refusal: NO_PROXY_LISTENS,
   },
   'SOCKS5 to an unlisted host name with a trailing dot is refused': {
     attempt: () => ({ kind: 'socks', atyp: 'domain', host: `${UNLISTED_HOST}.`, port: 443 }),
-    refusal: SOCKS_REFUSAL,
+    refusal: NO_PROXY_LISTENS,
   },
   'SOCKS5 to the host loopback canary by IPv4 address is refused': {
     attempt: (ports) => ({ kind: 'socks', atyp: 'ipv4', host: '127.0.0.1', port: ports.tcp }),
-    refusal: SOCKS_REFUSAL,
+    refusal: NO_PROXY_LISTENS,
   },
   'SOCKS5 to the host loopback canary spelled decimal (2130706433) is refused': {
     attempt: (ports) => ({ kind: 'socks', atyp: 'domain', host: '2130706433', port: ports.tcp }),
-    refusal: SOCKS_REFUSAL,
+    refusal: NO_PROXY_LISTENS,
   },
   'a raw TCP socket that ignores the proxy variables cannot reach the host loopback canary': {
     attempt: (ports) => ({ kind: 'tcp', host: '127.0.0.1', port: ports.tcp }),
