@@ -57,6 +57,9 @@ export const commandBenchmark: Benchmark = {
     for (const dir of [home, userData, workspace]) mkdirSync(dir, { recursive: true, mode: 0o700 });
     const realHome = process.env.HOME;
     process.env.HOME = home;
+    // As `bastion start` and `bastion run` do: the host runs from the workspace (srt scans it per wrap).
+    const realCwd = process.cwd();
+    process.chdir(workspace);
     const srt = await acquireSrtSession();
     const db = openDatabase(join(userData, 'sessions.db'));
     try {
@@ -138,6 +141,7 @@ export const commandBenchmark: Benchmark = {
       db.close();
       await srt.release();
       process.env.HOME = realHome;
+      process.chdir(realCwd);
       rmSync(root, { recursive: true, force: true });
     }
   },
