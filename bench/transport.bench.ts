@@ -3,13 +3,15 @@
  * run. The transported side is a real second process (the daemon's built transport fetch on
  * stdin/stdout frames) behind the host's real executor; the direct side is undici from this
  * process. Targets: ≥ 0.8× direct throughput on a 100 MiB body, TTFB overhead ≤ 2 ms p50,
- * per-event overhead ≤ 0.5 ms p50 on a 10 000-event SSE stream.
+ * per-event overhead ≤ 0.5 ms p50 on a 10 000-event SSE stream. A third figure measures the
+ * bare stdio hop (undici body written straight into a child's stdin) against the same baseline:
+ * the ceiling any transport over the sidecar's stdio can reach on this machine.
  */
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { fetch as undiciFetch } from 'undici';
+import { fetch as undiciFetch, request as undiciRequest } from 'undici';
 import { createLogger, FramedChannel, hostToSidecarFrameSchema, sidecarToHostFrameSchema } from '@bastion/protocol';
 import { createHostConfirmer } from '../packages/host/src/consent/host-confirmer.js';
 import { GrantSync } from '../packages/host/src/network/grant-sync.js';
@@ -17,7 +19,7 @@ import { NetworkAuthority } from '../packages/host/src/network/network-authority
 import { ProviderExecutor } from '../packages/host/src/network/provider-executor.js';
 import { createSystemRouteDispatcher } from '../packages/host/src/network/provider-transport.js';
 import type { SidecarChannel } from '../packages/host/src/supervisor/sidecar-supervisor.js';
-import { figure, type Benchmark } from './harness.js';
+import { figure, median, type Benchmark } from './harness.js';
 // @ts-expect-error plain ESM shared with the sidecar process, no declarations
 import { BYTES, measureBytes, measureSse, measureTtfb, SSE_EVENTS } from './transport-measures.mjs';
 
@@ -86,6 +88,43 @@ async function direct(origin: string): Promise<Measures> {
   }
 }
 
+/**
+ * The floor under any stdio transport on this machine: the same body read with undici in this
+ * process and written straight into a child process's stdin (the child only counts bytes), no
+ * framing, credit or parsing. MiB/s, median of three after one warm-up, like measureBytes.
+ */
+async function bareStdioHop(origin: string): Promise<number> {
+  const child = spawn(
+    process.execPath,
+    [
+      '-e',
+      `let n = 0; process.stdin.on('data', (b) => { n += b.byteLength; if (n >= ${BYTES as number}) { n -= ${BYTES as number}; process.stdout.write('k'); } });`,
+    ],
+    { stdio: ['pipe', 'pipe', 'inherit'] },
+  );
+  const dispatcher = createSystemRouteDispatcher();
+  const rates: number[] = [];
+  try {
+    for (let run = 0; run <= 3; run += 1) {
+      const start = performance.now();
+      const counted = new Promise((resolve) => child.stdout.once('data', resolve));
+      const { body } = await undiciRequest(`${origin}/bytes`, { dispatcher });
+      body.on('data', (chunk: Buffer) => {
+        if (!child.stdin.write(chunk)) {
+          body.pause();
+          child.stdin.once('drain', () => body.resume());
+        }
+      });
+      await counted;
+      if (run > 0) rates.push((BYTES as number) / (1024 * 1024) / ((performance.now() - start) / 1000));
+    }
+  } finally {
+    child.kill();
+    await dispatcher.close();
+  }
+  return median(rates);
+}
+
 async function transported(origin: string): Promise<Measures> {
   const authority = new NetworkAuthority({ builtins: [], env: {} });
   const granted = await authority.requestCustomGrant(origin, createHostConfirmer({ allowedEndpoints: [origin] }));
@@ -123,6 +162,7 @@ export const transportBenchmark: Benchmark = {
     try {
       const base = await direct(server.origin);
       const via = await transported(server.origin);
+      const hop = await bareStdioHop(server.origin);
       return [
         figure(
           '100 MiB body throughput',
@@ -131,6 +171,14 @@ export const transportBenchmark: Benchmark = {
           base.throughput,
           '≥ 0.8× direct',
           (ratio) => ratio >= 0.8,
+        ),
+        figure(
+          '100 MiB body, bare stdio hop (no frames) vs direct',
+          'MiB/s',
+          hop,
+          base.throughput,
+          'informational: the ceiling for the transport',
+          () => true,
         ),
         figure(
           'time to first byte p50',

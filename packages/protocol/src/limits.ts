@@ -12,6 +12,12 @@ export const CHANNEL_FRAME_HEADER_BYTES = 4;
 export const CHANNEL_MAX_FRAME_BYTES = 256 * KiB;
 /** Largest decoded body chunk carried in one frame (base64 expands it by 4/3, still under the frame bound). */
 export const CHANNEL_MAX_BODY_CHUNK_BYTES = 64 * KiB;
+/**
+ * A received body part is passed on as a view of the bytes read only when it is at least 1/this of
+ * the buffer the view keeps alive; smaller parts are copied. Body bytes held anywhere therefore
+ * retain at most this multiple of their own size, whatever the peer's framing.
+ */
+export const CHANNEL_MAX_BODY_VIEW_RETENTION = 4;
 /** Longest string field in a frame that is not a body chunk (ids, urls, header values are bounded separately). */
 export const CHANNEL_MAX_ID_CHARS = 128;
 

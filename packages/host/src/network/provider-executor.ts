@@ -374,7 +374,7 @@ export class ProviderExecutor {
     // The sidecar gets the body as the server meant it; the size bound then counts decoded bytes,
     // so a compression bomb is cut like any other oversized body.
     const decoder = contentDecoder(response.headers['content-encoding']);
-    let body: AsyncIterable<Buffer> = response.body;
+    let body: Readable = response.body;
     if (decoder) {
       body = pipeline(response.body, decoder, () => undefined);
       for (let index = headers.length - 1; index >= 0; index -= 1) {
@@ -384,37 +384,68 @@ export class ProviderExecutor {
     }
     request.responseStarted = true;
     this.#send({ v: 1, type: 'response.start', request_id: request.id, status: response.statusCode, headers });
-    let total = 0;
-    for await (const chunk of body) {
-      total += chunk.byteLength;
-      if (total > this.#maxResponseBytes) {
-        response.body.destroy();
-        this.#terminate(request, 'TRANSPORT_RESPONSE_TOO_LARGE');
-        return;
-      }
-      let offset = 0;
-      while (offset < chunk.byteLength) {
-        if (request.finished) {
-          response.body.destroy();
-          return;
-        }
-        if (request.responseCredit === 0) {
-          await new Promise<void>((resolve) => (request.wakeSender = resolve));
-          request.wakeSender = undefined;
-          continue;
-        }
-        const size = Math.min(chunk.byteLength - offset, CHANNEL_MAX_BODY_CHUNK_BYTES, request.responseCredit);
-        request.responseCredit -= size;
-        this.#send({
-          v: 1,
-          type: 'response.chunk',
-          request_id: request.id,
-          data: chunk.subarray(offset, offset + size),
-        });
-        offset += size;
-      }
+    const total = await this.#forward(request, body);
+    if (total === undefined) {
+      response.body.destroy();
+      return;
     }
     this.#complete(request, total, response.statusCode);
+  }
+
+  /**
+   * Stream `body` to the sidecar as `response.chunk` frames, each chunk as it arrives (no copy, no
+   * promise per chunk), no faster than the credit: out of credit, the body is paused until a
+   * `response.credit` wakes the sender. Resolves with the byte count once the whole body is sent,
+   * or undefined when the request was ended meanwhile (it is then terminated or aborted already).
+   */
+  #forward(request: HostRequest, body: Readable): Promise<number | undefined> {
+    return new Promise<number | undefined>((resolve, reject) => {
+      let total = 0;
+      let waiting: Uint8Array | undefined;
+      // Node emits `end` right after the last chunk, even when that chunk still waits for credit.
+      let ended = false;
+      const stop = () => {
+        body.off('data', onData);
+        resolve(undefined);
+      };
+      const flush = (): void => {
+        request.wakeSender = undefined;
+        while (waiting !== undefined) {
+          if (request.finished) return stop();
+          if (request.responseCredit === 0) {
+            body.pause();
+            request.wakeSender = flush;
+            return;
+          }
+          const size = Math.min(waiting.byteLength, CHANNEL_MAX_BODY_CHUNK_BYTES, request.responseCredit);
+          request.responseCredit -= size;
+          this.#send({ v: 1, type: 'response.chunk', request_id: request.id, data: waiting.subarray(0, size) });
+          waiting = size === waiting.byteLength ? undefined : waiting.subarray(size);
+        }
+        if (ended) resolve(request.finished ? undefined : total);
+        else body.resume();
+      };
+      const onData = (chunk: Buffer): void => {
+        if (request.finished) return stop();
+        if (chunk.byteLength === 0) return;
+        total += chunk.byteLength;
+        if (total > this.#maxResponseBytes) {
+          this.#terminate(request, 'TRANSPORT_RESPONSE_TOO_LARGE');
+          return stop();
+        }
+        waiting = chunk;
+        flush();
+      };
+      body.on('data', onData);
+      body.once('end', () => {
+        ended = true;
+        if (waiting === undefined) flush();
+      });
+      // A body destroyed before its end (abort, upstream failure) rejects; #execute turns that into a code.
+      body.once('close', () => {
+        if (!body.readableEnded) reject(body.errored ?? new Error('response body closed before its end'));
+      });
+    });
   }
 }
 

@@ -600,6 +600,33 @@ describe('bounds', () => {
     expect(bytes()).toBe(512 * 1024);
   });
 
+  it('a body that ends upstream while its last bytes wait for credit is still sent whole before response.end', async () => {
+    const target = track(await startServer((_req, res) => res.end('{"short":"body"}')));
+    const pair = track(startRawPair());
+    const grantId = await pair.grant(target.origin);
+    pair.send({
+      v: 1,
+      type: 'request.start',
+      request_id: 'e',
+      grant_id: grantId,
+      op: 'provider',
+      method: 'GET',
+      url: `${target.origin}/`,
+      headers: [],
+      has_body: false,
+    });
+    const mine = () => pair.frames.filter((frame) => 'request_id' in frame && frame.request_id === 'e');
+    await pair.next('e', 'response.start');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(mine().map((frame) => frame.type)).toEqual(['response.start']);
+    pair.send({ v: 1, type: 'response.credit', request_id: 'e', bytes: 4 });
+    pair.send({ v: 1, type: 'response.credit', request_id: 'e', bytes: 1024 });
+    await pair.next('e', 'response.end');
+    const chunks = mine().flatMap((frame) => (frame.type === 'response.chunk' ? [frame.data] : []));
+    expect(Buffer.concat(chunks).toString()).toBe('{"short":"body"}');
+    expect(mine().at(-1)?.type).toBe('response.end');
+  });
+
   it('more than 32 concurrent requests are refused with TRANSPORT_TOO_MANY_REQUESTS', async () => {
     const target = track(await startServer(() => undefined));
     const pair = track(startRawPair());

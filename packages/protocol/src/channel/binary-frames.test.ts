@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CHANNEL_MAX_BODY_CHUNK_BYTES } from '../limits.js';
+import { CHANNEL_MAX_BODY_CHUNK_BYTES, CHANNEL_MAX_BODY_VIEW_RETENTION } from '../limits.js';
 import { encodeFrame, FrameDecoder } from './codec.js';
 import { hostToSidecarFrameSchema, sidecarToHostFrameSchema } from './frames.js';
 
@@ -10,32 +10,97 @@ function framed(payload: Uint8Array): Uint8Array {
   return out;
 }
 
+function concat(parts: readonly Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((sum, part) => sum + part.byteLength, 0));
+  let offset = 0;
+  for (const part of parts) {
+    out.set(part, offset);
+    offset += part.byteLength;
+  }
+  return out;
+}
+
+/** The body bytes of every body frame decoded, joined in order. */
+function bodyOf(frames: readonly { type: string; data?: Uint8Array }[]): Uint8Array {
+  return concat(frames.map((frame) => frame.data ?? new Uint8Array(0)));
+}
+
 describe('binary body frames', () => {
-  it('round-trips request and response chunks as raw bytes, byte for byte', () => {
+  it('round-trips request and response chunks as raw bytes, byte for byte, under any fragmentation', () => {
     const data = new Uint8Array(CHANNEL_MAX_BODY_CHUNK_BYTES).map((_, i) => i % 251);
     const up = encodeFrame(sidecarToHostFrameSchema, { v: 1, type: 'request.chunk', request_id: 'req-1', data });
-    expect(up[4]).toBe(0);
-    expect(up.byteLength).toBe(4 + 3 + 5 + data.byteLength);
-    const [decodedUp] = new FrameDecoder(sidecarToHostFrameSchema).push(up);
+    // The header is its own part and the body is the caller's bytes, not a copy.
+    expect(up).toHaveLength(2);
+    expect(up[1]).toBe(data);
+    expect(up[0]?.[4]).toBe(0);
+    expect(up[0]?.byteLength).toBe(4 + 3 + 5);
+    const [decodedUp, ...rest] = new FrameDecoder(sidecarToHostFrameSchema).push(concat(up));
+    expect(rest).toEqual([]);
     expect(decodedUp).toEqual({ v: 1, type: 'request.chunk', request_id: 'req-1', data });
-    const down = encodeFrame(hostToSidecarFrameSchema, {
+
+    const down = concat(
+      encodeFrame(hostToSidecarFrameSchema, {
+        v: 1,
+        type: 'response.chunk',
+        request_id: 'r',
+        data: data.subarray(0, 10),
+      }),
+    );
+    const decoder = new FrameDecoder(hostToSidecarFrameSchema);
+    const frames = [...down].flatMap((byte) => decoder.push(Uint8Array.of(byte)));
+    expect(frames.every((frame) => frame.type === 'response.chunk' && frame.request_id === 'r')).toBe(true);
+    expect(bodyOf(frames as { type: string; data: Uint8Array }[])).toEqual(data.subarray(0, 10));
+    expect(() => decoder.end()).not.toThrow();
+  });
+
+  it('passes body bytes on as they arrive, and a stream cut inside the body is still an error', () => {
+    const data = new Uint8Array(1000).fill(7);
+    const bytes = concat(
+      encodeFrame(hostToSidecarFrameSchema, { v: 1, type: 'response.chunk', request_id: 'r', data }),
+    );
+    const decoder = new FrameDecoder(hostToSidecarFrameSchema);
+    const first = decoder.push(bytes.subarray(0, 600));
+    expect(first).toEqual([{ v: 1, type: 'response.chunk', request_id: 'r', data: data.subarray(0, 600 - 8) }]);
+    expect(() => decoder.end()).toThrow(expect.objectContaining({ code: 'CHANNEL_CLOSED' }));
+  });
+
+  it('keeps large body parts as views of the pushed bytes and copies small ones (bounded retention)', () => {
+    const header = encodeFrame(hostToSidecarFrameSchema, {
       v: 1,
       type: 'response.chunk',
       request_id: 'r',
-      data: data.subarray(0, 10),
-    });
-    const decoder = new FrameDecoder(hostToSidecarFrameSchema);
-    const frames = [...down].flatMap((byte) => decoder.push(Uint8Array.of(byte)));
-    expect(frames).toEqual([{ v: 1, type: 'response.chunk', request_id: 'r', data: data.subarray(0, 10) }]);
+      data: new Uint8Array(40_000),
+    })[0] as Uint8Array;
+    // A 40 000-byte body in a 40 008-byte push: passed on as a view, no copy.
+    const whole = concat([header, new Uint8Array(40_000)]);
+    const [view] = new FrameDecoder(hostToSidecarFrameSchema).push(whole) as { data: Uint8Array }[];
+    expect(view?.data.buffer).toBe(whole.buffer);
+    // A 100-byte body part read into a buffer the retention bound allows it to keep alive: a view;
+    // into a buffer one byte larger: a copy, so small parts cannot pin large reads.
+    const small = encodeFrame(hostToSidecarFrameSchema, {
+      v: 1,
+      type: 'response.chunk',
+      request_id: 'r',
+      data: new Uint8Array(100),
+    })[0] as Uint8Array;
+    for (const extra of [0, 1]) {
+      const read = new Uint8Array(100 * CHANNEL_MAX_BODY_VIEW_RETENTION + extra);
+      read.set(small);
+      const [part] = new FrameDecoder(hostToSidecarFrameSchema).push(read.subarray(0, small.byteLength + 100)) as {
+        data: Uint8Array;
+      }[];
+      expect(part?.data.byteLength).toBe(100);
+      expect(part?.data.buffer === read.buffer).toBe(extra === 0);
+    }
   });
 
-  it('refuses a chunk one byte over the bound, on both sides', () => {
+  it('refuses a body one byte over the bound from the header alone, on both sides', () => {
     const data = new Uint8Array(CHANNEL_MAX_BODY_CHUNK_BYTES + 1);
     expect(() => encodeFrame(sidecarToHostFrameSchema, { v: 1, type: 'request.chunk', request_id: 'x', data })).toThrow(
       expect.objectContaining({ code: 'CHANNEL_FRAME_SCHEMA' }),
     );
     const payload = new Uint8Array([0, 1, 1, 0x78, ...data]);
-    expect(() => new FrameDecoder(sidecarToHostFrameSchema).push(framed(payload))).toThrow(
+    expect(() => new FrameDecoder(sidecarToHostFrameSchema).push(framed(payload).subarray(0, 8))).toThrow(
       expect.objectContaining({ code: 'CHANNEL_FRAME_SCHEMA' }),
     );
   });

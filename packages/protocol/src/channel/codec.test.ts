@@ -31,6 +31,11 @@ function concat(parts: Uint8Array[]): Uint8Array {
   return out;
 }
 
+/** One frame's encoded parts as contiguous bytes. */
+function encoded(frame: TestFrame): Uint8Array {
+  return concat(encodeFrame(testFrameSchema, frame));
+}
+
 /** Split bytes at the given cut points (as fractions), yielding arbitrary fragmentation. */
 function fragment(bytes: Uint8Array, cuts: number[]): Uint8Array[] {
   const points = [...new Set(cuts.map((c) => Math.floor(c * bytes.byteLength)))].sort((a, b) => a - b);
@@ -70,7 +75,7 @@ describe('channel v1 codec', () => {
         fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { maxLength: 40 }),
         (texts, cuts) => {
           const frames: TestFrame[] = texts.map((text) => ({ v: 1, type: 'test', text }));
-          const bytes = concat(frames.map((frame) => encodeFrame(testFrameSchema, frame)));
+          const bytes = concat(frames.map(encoded));
           const decoder = new FrameDecoder(testFrameSchema);
           const out = fragment(bytes, cuts).flatMap((piece) => decoder.push(piece));
           expect(out).toEqual(frames);
@@ -100,7 +105,7 @@ describe('channel v1 codec', () => {
       { v: 1, type: 'test', text: 'héllo ☃ 𝄞' },
       { v: 1, type: 'test', text: '' },
     ];
-    const bytes = concat(frames.map((frame) => encodeFrame(testFrameSchema, frame)));
+    const bytes = concat(frames.map(encoded));
     const decoder = new FrameDecoder(testFrameSchema);
     const out: TestFrame[] = [];
     for (let i = 0; i < bytes.byteLength; i++) out.push(...decoder.push(bytes.subarray(i, i + 1)));
@@ -109,7 +114,7 @@ describe('channel v1 codec', () => {
 
   it('accepts a frame of exactly the maximum size, even byte by byte in large steps', () => {
     const frame = frameOfPayloadSize(CHANNEL_MAX_FRAME_BYTES);
-    const bytes = encodeFrame(testFrameSchema, frame);
+    const bytes = encoded(frame);
     expect(bytes.byteLength).toBe(CHANNEL_FRAME_HEADER_BYTES + CHANNEL_MAX_FRAME_BYTES);
     const decoder = new FrameDecoder(testFrameSchema);
     const out: TestFrame[] = [];
@@ -161,13 +166,13 @@ describe('channel v1 codec', () => {
     const decoder = new FrameDecoder(testFrameSchema);
     expect(() => decoder.push(new Uint8Array(4))).toThrow(expect.objectContaining({ code: 'CHANNEL_FRAME_EMPTY' }));
     expect(decoder.failed).toBe(true);
-    const valid = encodeFrame(testFrameSchema, { v: 1, type: 'test', text: 'after' });
+    const valid = encoded({ v: 1, type: 'test', text: 'after' });
     expect(() => decoder.push(valid)).toThrow(expect.objectContaining({ code: 'CHANNEL_FAILED' }));
   });
 
   it('fails a push as a whole when a bad frame follows, and parses nothing after it', () => {
     const decoder = new FrameDecoder(testFrameSchema);
-    const good = encodeFrame(testFrameSchema, { v: 1, type: 'test', text: 'ok' });
+    const good = encoded({ v: 1, type: 'test', text: 'ok' });
     expect(decoder.push(good)).toHaveLength(1);
     expect(() => decoder.push(concat([jsonFrame({ v: 9 }), good]))).toThrow(
       expect.objectContaining({ code: 'CHANNEL_FRAME_VERSION' }),
@@ -177,7 +182,7 @@ describe('channel v1 codec', () => {
 
   it('reports a stream closed inside a frame', () => {
     const decoder = new FrameDecoder(testFrameSchema);
-    const bytes = encodeFrame(testFrameSchema, { v: 1, type: 'test', text: 'cut' });
+    const bytes = encoded({ v: 1, type: 'test', text: 'cut' });
     decoder.push(bytes.subarray(0, 6));
     expect(() => decoder.end()).toThrow(expect.objectContaining({ code: 'CHANNEL_CLOSED' }));
   });

@@ -6,15 +6,23 @@
  */
 import type { z } from 'zod';
 import { ChannelError } from '../errors.js';
-import { CHANNEL_FRAME_HEADER_BYTES, CHANNEL_MAX_FRAME_BYTES } from '../limits.js';
+import {
+  CHANNEL_FRAME_HEADER_BYTES,
+  CHANNEL_MAX_BODY_CHUNK_BYTES,
+  CHANNEL_MAX_BODY_VIEW_RETENTION,
+  CHANNEL_MAX_FRAME_BYTES,
+} from '../limits.js';
 
 const utf8Encoder = new TextEncoder();
 
 /**
  * The binary body frame kind (provider transport bodies). Same length prefix; the payload starts
  * with 0x00 — a JSON frame always starts with `{` — then a kind byte, the request id's length and
- * ASCII bytes, then the raw body bytes. The decoded frame is checked by the same strict schema as
- * any other, so a binary frame of a kind the reader does not accept is a schema error.
+ * ASCII bytes, then the raw body bytes. The header (kind, id, body length) is checked by the same
+ * strict schema as any other frame before any body byte is passed on; the body bytes themselves are
+ * opaque and never parsed. Neither end copies a large body: the encoder hands the body to the sink
+ * as it is, behind a separate header, and the decoder passes the body on as views of the bytes it
+ * was pushed, as soon as they arrive (see FrameDecoder).
  */
 const BINARY_MARKER = 0x00;
 const BINARY_FRAME_TYPES = ['request.chunk', 'response.chunk'] as const;
@@ -22,9 +30,17 @@ const BINARY_HEADER_BYTES = 3;
 const asciiDecoder = new TextDecoder('ascii', { fatal: true });
 
 interface BodyFrame {
+  v: 1;
   type: (typeof BINARY_FRAME_TYPES)[number];
   request_id: string;
   data: Uint8Array;
+}
+
+/** The binary body frame being passed through: its checked header and the body bytes still to come. */
+interface BodyInProgress {
+  readonly type: BodyFrame['type'];
+  readonly requestId: string;
+  remaining: number;
 }
 
 function isBodyFrame(frame: unknown): frame is BodyFrame {
@@ -35,50 +51,36 @@ function isBodyFrame(frame: unknown): frame is BodyFrame {
   );
 }
 
-/** The whole frame, length prefix included, written in place: the body is copied once. */
-function encodeBinaryFrame(frame: BodyFrame): Uint8Array {
+/** Length prefix and binary header; the body follows as its own part, not copied. */
+function encodeBinaryHeader(frame: BodyFrame): Uint8Array {
   const id = utf8Encoder.encode(frame.request_id);
   const length = BINARY_HEADER_BYTES + id.byteLength + frame.data.byteLength;
-  const out = new Uint8Array(CHANNEL_FRAME_HEADER_BYTES + length);
+  const out = new Uint8Array(CHANNEL_FRAME_HEADER_BYTES + BINARY_HEADER_BYTES + id.byteLength);
   new DataView(out.buffer).setUint32(0, length, false);
   out[CHANNEL_FRAME_HEADER_BYTES] = BINARY_MARKER;
   out[CHANNEL_FRAME_HEADER_BYTES + 1] = BINARY_FRAME_TYPES.indexOf(frame.type) + 1;
   out[CHANNEL_FRAME_HEADER_BYTES + 2] = id.byteLength;
   out.set(id, CHANNEL_FRAME_HEADER_BYTES + BINARY_HEADER_BYTES);
-  out.set(frame.data, CHANNEL_FRAME_HEADER_BYTES + BINARY_HEADER_BYTES + id.byteLength);
   return out;
 }
 
-function decodeBinaryPayload(payload: Uint8Array): unknown {
-  const type = BINARY_FRAME_TYPES[(payload[1] ?? 0) - 1];
-  const idLength = payload[2] ?? 0;
-  if (
-    payload.byteLength < BINARY_HEADER_BYTES ||
-    type === undefined ||
-    payload.byteLength < BINARY_HEADER_BYTES + idLength
-  ) {
-    throw new ChannelError('CHANNEL_FRAME_SCHEMA', 'malformed binary frame header');
-  }
-  let requestId: string;
-  try {
-    requestId = asciiDecoder.decode(payload.subarray(BINARY_HEADER_BYTES, BINARY_HEADER_BYTES + idLength));
-  } catch (cause) {
-    throw new ChannelError('CHANNEL_FRAME_SCHEMA', 'binary frame id is not ASCII', { cause });
-  }
-  // `payload` is the decoder's own copy, so the body can be a view of it.
-  return { v: 1, type, request_id: requestId, data: payload.subarray(BINARY_HEADER_BYTES + idLength) };
-}
-
-/** Serialise one frame, after checking it against its schema (a bad outgoing frame is our bug). */
-export function encodeFrame<S extends z.ZodType>(schema: S, frame: z.infer<S>): Uint8Array {
+/**
+ * Serialise one frame, after checking it against its schema (a bad outgoing frame is our bug).
+ * Returns the frame's bytes as parts to write in order: one for a JSON frame; for a body frame its
+ * header, then the caller's body bytes themselves (which the caller must not modify afterwards).
+ */
+export function encodeFrame<S extends z.ZodType>(schema: S, frame: z.infer<S>): Uint8Array[] {
   const checked = schema.safeParse(frame);
   if (!checked.success) {
     throw new ChannelError('CHANNEL_FRAME_SCHEMA', 'refusing to send a frame that fails its schema', {
       cause: checked.error,
     });
   }
-  // A body frame's size is already bounded by its schema (id ≤ 128 bytes, body ≤ 64 KiB).
-  if (isBodyFrame(checked.data)) return encodeBinaryFrame(checked.data);
+  // A body frame's size is already bounded by its schema (id ≤ 128 bytes, body ≤ CHANNEL_MAX_BODY_CHUNK_BYTES).
+  if (isBodyFrame(checked.data)) {
+    const header = encodeBinaryHeader(checked.data);
+    return checked.data.data.byteLength === 0 ? [header] : [header, checked.data.data];
+  }
   const payload = utf8Encoder.encode(JSON.stringify(checked.data));
   if (payload.byteLength === 0 || payload.byteLength > CHANNEL_MAX_FRAME_BYTES) {
     throw new ChannelError('CHANNEL_FRAME_TOO_LARGE', `frame of ${payload.byteLength} bytes exceeds the bound`);
@@ -86,16 +88,25 @@ export function encodeFrame<S extends z.ZodType>(schema: S, frame: z.infer<S>): 
   const out = new Uint8Array(CHANNEL_FRAME_HEADER_BYTES + payload.byteLength);
   new DataView(out.buffer).setUint32(0, payload.byteLength, false);
   out.set(payload, CHANNEL_FRAME_HEADER_BYTES);
-  return out;
+  return [out];
 }
 
-/** Incremental decoder for one direction of the channel. */
+/**
+ * Incremental decoder for one direction of the channel. A binary body frame comes out as one or
+ * more frames of its type and id whose `data` together are its body, in order: each is the part of
+ * the body that a push completed, handed on without waiting for the rest. A part is a view of the
+ * pushed bytes when it covers at least 1/CHANNEL_MAX_BODY_VIEW_RETENTION of the buffer it would
+ * keep alive, and a copy otherwise, so what the parts retain stays within that multiple of their
+ * own size. Pushed bytes must not be modified afterwards (Node's stream chunks never are).
+ */
 export class FrameDecoder<S extends z.ZodType> {
   readonly #schema: S;
   readonly #utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
   #chunks: Uint8Array[] = [];
   #buffered = 0;
+  /** Payload length of the frame whose payload is being read. */
   #expected: number | undefined;
+  #body: BodyInProgress | undefined;
   #failure: ChannelError | undefined;
 
   constructor(schema: S) {
@@ -118,6 +129,11 @@ export class FrameDecoder<S extends z.ZodType> {
     const frames: z.infer<S>[] = [];
     try {
       for (;;) {
+        if (this.#body) {
+          if (this.#buffered === 0) break;
+          this.#passBody(this.#body, frames);
+          continue;
+        }
         if (this.#expected === undefined) {
           if (this.#buffered < CHANNEL_FRAME_HEADER_BYTES) break;
           const header = this.#take(CHANNEL_FRAME_HEADER_BYTES);
@@ -127,6 +143,12 @@ export class FrameDecoder<S extends z.ZodType> {
             throw new ChannelError('CHANNEL_FRAME_TOO_LARGE', `frame of ${length} bytes exceeds the bound`);
           }
           this.#expected = length;
+        }
+        if (this.#buffered === 0) break;
+        if (this.#peek(0) === BINARY_MARKER) {
+          if (!this.#startBody(this.#expected, frames)) break;
+          this.#expected = undefined;
+          continue;
         }
         if (this.#buffered < this.#expected) break;
         const payload = this.#take(this.#expected);
@@ -138,6 +160,7 @@ export class FrameDecoder<S extends z.ZodType> {
         error instanceof ChannelError ? error : new ChannelError('CHANNEL_FAILED', 'decoder failed', { cause: error });
       this.#chunks = [];
       this.#buffered = 0;
+      this.#body = undefined;
       throw this.#failure;
     }
     return frames;
@@ -146,10 +169,69 @@ export class FrameDecoder<S extends z.ZodType> {
   /** The peer closed its end: a half-received frame is an error. */
   end(): void {
     if (this.#failure) return;
-    if (this.#buffered > 0 || this.#expected !== undefined) {
+    if (this.#buffered > 0 || this.#expected !== undefined || this.#body !== undefined) {
       this.#failure = new ChannelError('CHANNEL_CLOSED', 'channel closed inside a frame');
       throw this.#failure;
     }
+  }
+
+  /**
+   * Read and check a binary frame's header once it is buffered (false while it is not). A body
+   * that is empty yields its frame now; otherwise the body is passed on as it arrives.
+   */
+  #startBody(length: number, frames: z.infer<S>[]): boolean {
+    if (length < BINARY_HEADER_BYTES) throw new ChannelError('CHANNEL_FRAME_SCHEMA', 'malformed binary frame header');
+    if (this.#buffered < BINARY_HEADER_BYTES) return false;
+    const idLength = this.#peek(2);
+    const headerLength = BINARY_HEADER_BYTES + idLength;
+    if (length < headerLength) throw new ChannelError('CHANNEL_FRAME_SCHEMA', 'malformed binary frame header');
+    if (this.#buffered < headerLength) return false;
+    const header = this.#take(headerLength);
+    const type = BINARY_FRAME_TYPES[(header[1] ?? 0) - 1];
+    if (type === undefined) throw new ChannelError('CHANNEL_FRAME_SCHEMA', 'unknown binary frame kind');
+    let requestId: string;
+    try {
+      requestId = asciiDecoder.decode(header.subarray(BINARY_HEADER_BYTES));
+    } catch (cause) {
+      throw new ChannelError('CHANNEL_FRAME_SCHEMA', 'binary frame id is not ASCII', { cause });
+    }
+    const bodyLength = length - headerLength;
+    if (bodyLength > CHANNEL_MAX_BODY_CHUNK_BYTES) {
+      throw new ChannelError('CHANNEL_FRAME_SCHEMA', 'binary frame body is larger than the bound');
+    }
+    // The strict schema sees the header with an empty body: kind for this direction, id alphabet and length.
+    const headerFrame = this.#check({ v: 1, type, request_id: requestId, data: new Uint8Array(0) });
+    if (bodyLength === 0) frames.push(headerFrame);
+    else this.#body = { type, requestId, remaining: bodyLength };
+    return true;
+  }
+
+  /** Hand on the buffered part of the body in progress, one frame per pushed chunk it spans. */
+  #passBody(body: BodyInProgress, frames: z.infer<S>[]): void {
+    while (body.remaining > 0) {
+      const head = this.#chunks[0];
+      if (head === undefined) return;
+      const size = Math.min(head.byteLength, body.remaining);
+      const part = head.subarray(0, size);
+      if (size === head.byteLength) this.#chunks.shift();
+      else this.#chunks[0] = head.subarray(size);
+      this.#buffered -= size;
+      body.remaining -= size;
+      const data = size * CHANNEL_MAX_BODY_VIEW_RETENTION >= part.buffer.byteLength ? part : new Uint8Array(part);
+      const frame: BodyFrame = { v: 1, type: body.type, request_id: body.requestId, data };
+      frames.push(frame as z.infer<S>);
+    }
+    this.#body = undefined;
+  }
+
+  /** The buffered byte at `index` (which must be buffered). */
+  #peek(index: number): number {
+    let offset = index;
+    for (const chunk of this.#chunks) {
+      if (offset < chunk.byteLength) return chunk[offset] as number;
+      offset -= chunk.byteLength;
+    }
+    throw new ChannelError('CHANNEL_FAILED', 'decoder underflow');
   }
 
   #take(count: number): Uint8Array {
@@ -174,7 +256,6 @@ export class FrameDecoder<S extends z.ZodType> {
   }
 
   #parse(payload: Uint8Array): z.infer<S> {
-    if (payload[0] === BINARY_MARKER) return this.#check(decodeBinaryPayload(payload));
     let text: string;
     try {
       text = this.#utf8.decode(payload);

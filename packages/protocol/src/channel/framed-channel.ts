@@ -14,8 +14,11 @@ export interface ByteSource {
   on(event: 'error', listener: (error: Error) => void): unknown;
 }
 
+/** Node's Writable fits: a frame written in parts between `cork` and `uncork` leaves in one writev. */
 export interface ByteSink {
   write(bytes: Uint8Array): boolean;
+  cork(): void;
+  uncork(): void;
 }
 
 type FrameHandler<F> = (frame: F) => void;
@@ -67,7 +70,14 @@ export class FramedChannel<In extends z.ZodType<{ type: string }>, Out extends z
 
   send(frame: z.infer<Out>): void {
     if (this.#closed) throw new ChannelError('CHANNEL_CLOSED', 'channel is closed');
-    this.#sink.write(encodeFrame(this.#outSchema, frame));
+    const parts = encodeFrame(this.#outSchema, frame);
+    if (parts.length === 1) {
+      this.#sink.write(parts[0] as Uint8Array);
+      return;
+    }
+    this.#sink.cork();
+    for (const part of parts) this.#sink.write(part);
+    this.#sink.uncork();
   }
 
   /** Close from this side because of a protocol violation found above the codec. */

@@ -28,9 +28,10 @@ const id = z
 /**
  * A provider request/response body chunk: raw bytes, carried only by the binary frame kind (see
  * codec.ts). Base64-in-JSON reached 0.38× direct throughput on the 100 MiB benchmark (34 vs 90
- * MiB/s, same run); raw bytes remove the encode/parse/decode copies per chunk. With them the ratio
- * measured 0.3–0.55× on a loaded 2-core machine with both processes mostly idle in CPU profiles:
- * the stdio pipe hand-off between processes, not the encoding, bounds it there.
+ * MiB/s, same run); raw bytes remove the encode/parse/decode copies per chunk, and neither end
+ * copies the body at all (the encoder writes it behind its header, the decoder hands on views).
+ * What remains is the hop itself: the host writes every byte into the sidecar's stdio socket on
+ * the thread that also reads it from upstream (see README, benchmarks).
  */
 const bodyChunk = z.custom<Uint8Array>(
   (value) => value instanceof Uint8Array && value.byteLength <= CHANNEL_MAX_BODY_CHUNK_BYTES,
