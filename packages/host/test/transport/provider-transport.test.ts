@@ -4,6 +4,7 @@
  */
 import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { FrameOfType, SidecarToHostFrame } from '@bastion/protocol';
 import { describeAttack } from '../../../../test/support/attack.js';
 import { createSystemRouteDispatcher } from '../../src/network/provider-transport.js';
 import {
@@ -24,6 +25,29 @@ afterEach(async () => {
 function track<T extends { close(): unknown }>(thing: T): T {
   cleanups.push(() => thing.close());
   return thing;
+}
+
+type RequestStart = FrameOfType<SidecarToHostFrame, 'request.start'>;
+
+/** A `request.start` for a provider GET without a body, unless `patch` says otherwise. */
+function requestStart(
+  requestId: string,
+  grantId: string,
+  url: string,
+  patch: Partial<RequestStart> = {},
+): RequestStart {
+  return {
+    v: 1,
+    type: 'request.start',
+    request_id: requestId,
+    grant_id: grantId,
+    op: 'provider',
+    method: 'GET',
+    url,
+    headers: [],
+    has_body: false,
+    ...patch,
+  };
 }
 
 async function okServer(body = 'ok'): Promise<TestServer> {
@@ -78,17 +102,7 @@ describe('grants: refused before any connection', () => {
     ];
     for (const [index, [url, code]] of cases.entries()) {
       const id = `lookalike${index}`;
-      pair.send({
-        v: 1,
-        type: 'request.start',
-        request_id: id,
-        grant_id: grantId,
-        op: 'provider',
-        method: 'GET',
-        url,
-        headers: [],
-        has_body: false,
-      });
+      pair.send(requestStart(id, grantId, url));
       const frame = await pair.next(id, 'response.error');
       expect({ url, code: 'code' in frame ? frame.code : undefined }).toEqual({ url, code });
     }
@@ -134,17 +148,7 @@ describe('grants: refused before any connection', () => {
     // An asset grant on loopback cannot be made through consent (it is built-in only); prove the
     // https/default-port rule on a provider-granted origin by asking for the asset op on a built-in.
     const grantId = await pair.grant(target.origin);
-    pair.send({
-      v: 1,
-      type: 'request.start',
-      request_id: 'asset1',
-      grant_id: grantId,
-      op: 'asset',
-      method: 'GET',
-      url: `${target.origin}/x`,
-      headers: [],
-      has_body: false,
-    });
+    pair.send(requestStart('asset1', grantId, `${target.origin}/x`, { op: 'asset' }));
     expect(await pair.next('asset1', 'response.error')).toMatchObject({ code: 'TRANSPORT_OP_MISMATCH' });
     expect(target.hits).toBe(0);
   });
@@ -300,17 +304,7 @@ describe('revocation and grant updates', () => {
     const pair = track(startRawPair());
     const grantId = await pair.grant(target.origin);
     pair.authority.revokeCustomGrant(target.origin);
-    pair.send({
-      v: 1,
-      type: 'request.start',
-      request_id: 'late',
-      grant_id: grantId,
-      op: 'provider',
-      method: 'GET',
-      url: `${target.origin}/`,
-      headers: [],
-      has_body: false,
-    });
+    pair.send(requestStart('late', grantId, `${target.origin}/`));
     expect(await pair.next('late', 'response.error')).toMatchObject({ code: 'GRANT_UNKNOWN' });
     expect(target.hits).toBe(0);
   });
@@ -422,17 +416,7 @@ describeAttack('channel-abuse', 'provider transport frames from a compromised si
 
   it('a chunk after request.end', async () => {
     await expectClosed(async (pair, grantId, origin) => {
-      pair.send({
-        v: 1,
-        type: 'request.start',
-        request_id: 'r1',
-        grant_id: grantId,
-        op: 'provider',
-        method: 'POST',
-        url: `${origin}/`,
-        headers: [],
-        has_body: true,
-      });
+      pair.send(requestStart('r1', grantId, `${origin}/`, { method: 'POST', has_body: true }));
       await pair.next('r1', 'request.credit');
       pair.send({ v: 1, type: 'request.chunk', request_id: 'r1', data: Buffer.from([0, 0, 0]) });
       pair.send({ v: 1, type: 'request.end', request_id: 'r1' });
@@ -442,17 +426,7 @@ describeAttack('channel-abuse', 'provider transport frames from a compromised si
 
   it('upload bytes beyond the granted credit', async () => {
     await expectClosed(async (pair, grantId, origin) => {
-      pair.send({
-        v: 1,
-        type: 'request.start',
-        request_id: 'r2',
-        grant_id: grantId,
-        op: 'provider',
-        method: 'POST',
-        url: `${origin}/`,
-        headers: [],
-        has_body: true,
-      });
+      pair.send(requestStart('r2', grantId, `${origin}/`, { method: 'POST', has_body: true }));
       const credit = await pair.next('r2', 'request.credit');
       const allowed = 'bytes' in credit ? credit.bytes : 0;
       const chunk = Buffer.alloc(64 * 1024);
@@ -499,31 +473,11 @@ describeAttack('channel-abuse', 'provider transport frames from a compromised si
 
   it('reusing a request id', async () => {
     await expectClosed(async (pair, grantId, origin) => {
-      pair.send({
-        v: 1,
-        type: 'request.start',
-        request_id: 'dup',
-        grant_id: grantId,
-        op: 'provider',
-        method: 'GET',
-        url: `${origin}/`,
-        headers: [],
-        has_body: false,
-      });
+      pair.send(requestStart('dup', grantId, `${origin}/`));
       await pair.next('dup', 'response.start');
       pair.send({ v: 1, type: 'response.credit', request_id: 'dup', bytes: 1024 });
       await pair.next('dup', 'response.end');
-      pair.send({
-        v: 1,
-        type: 'request.start',
-        request_id: 'dup',
-        grant_id: grantId,
-        op: 'provider',
-        method: 'GET',
-        url: `${origin}/`,
-        headers: [],
-        has_body: false,
-      });
+      pair.send(requestStart('dup', grantId, `${origin}/`));
     });
   });
 });
@@ -534,17 +488,7 @@ describe('bounds', () => {
     const target = track(await startServer((req) => req.on('data', (chunk: Buffer) => (received += chunk.byteLength))));
     const pair = track(startRawPair());
     const grantId = await pair.grant(target.origin);
-    pair.send({
-      v: 1,
-      type: 'request.start',
-      request_id: 'big',
-      grant_id: grantId,
-      op: 'provider',
-      method: 'POST',
-      url: `${target.origin}/`,
-      headers: [],
-      has_body: true,
-    });
+    pair.send(requestStart('big', grantId, `${target.origin}/`, { method: 'POST', has_body: true }));
     const chunk = Buffer.alloc(64 * 1024, 1);
     let granted = 0;
     let sent = 0;
@@ -576,17 +520,7 @@ describe('bounds', () => {
     const target = track(await startServer((_req, res) => res.end(Buffer.alloc(512 * 1024, 7))));
     const pair = track(startRawPair());
     const grantId = await pair.grant(target.origin);
-    pair.send({
-      v: 1,
-      type: 'request.start',
-      request_id: 'c',
-      grant_id: grantId,
-      op: 'provider',
-      method: 'GET',
-      url: `${target.origin}/`,
-      headers: [],
-      has_body: false,
-    });
+    pair.send(requestStart('c', grantId, `${target.origin}/`));
     await pair.next('c', 'response.start');
     pair.send({ v: 1, type: 'response.credit', request_id: 'c', bytes: 1000 });
     await new Promise((resolve) => setTimeout(resolve, 200));
@@ -604,17 +538,7 @@ describe('bounds', () => {
     const target = track(await startServer((_req, res) => res.end('{"short":"body"}')));
     const pair = track(startRawPair());
     const grantId = await pair.grant(target.origin);
-    pair.send({
-      v: 1,
-      type: 'request.start',
-      request_id: 'e',
-      grant_id: grantId,
-      op: 'provider',
-      method: 'GET',
-      url: `${target.origin}/`,
-      headers: [],
-      has_body: false,
-    });
+    pair.send(requestStart('e', grantId, `${target.origin}/`));
     const mine = () => pair.frames.filter((frame) => 'request_id' in frame && frame.request_id === 'e');
     await pair.next('e', 'response.start');
     await new Promise((resolve) => setTimeout(resolve, 200));
@@ -632,17 +556,7 @@ describe('bounds', () => {
     const pair = track(startRawPair());
     const grantId = await pair.grant(target.origin);
     for (let i = 0; i < 33; i += 1) {
-      pair.send({
-        v: 1,
-        type: 'request.start',
-        request_id: `q${i}`,
-        grant_id: grantId,
-        op: 'provider',
-        method: 'GET',
-        url: `${target.origin}/`,
-        headers: [],
-        has_body: false,
-      });
+      pair.send(requestStart(`q${i}`, grantId, `${target.origin}/`));
     }
     expect(await pair.next('q32', 'response.error')).toMatchObject({ code: 'TRANSPORT_TOO_MANY_REQUESTS' });
     expect(pair.executor.inFlight).toBe(32);

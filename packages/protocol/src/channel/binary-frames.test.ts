@@ -20,6 +20,11 @@ function concat(parts: readonly Uint8Array[]): Uint8Array {
   return out;
 }
 
+/** The encoded parts of a host→sidecar `response.chunk` of request `r`: its header, then `data` itself. */
+function responseChunk(data: Uint8Array): Uint8Array[] {
+  return encodeFrame(hostToSidecarFrameSchema, { v: 1, type: 'response.chunk', request_id: 'r', data });
+}
+
 /** The body bytes of every body frame decoded, joined in order. */
 function bodyOf(frames: readonly { type: string; data?: Uint8Array }[]): Uint8Array {
   return concat(frames.map((frame) => frame.data ?? new Uint8Array(0)));
@@ -38,14 +43,7 @@ describe('binary body frames', () => {
     expect(rest).toEqual([]);
     expect(decodedUp).toEqual({ v: 1, type: 'request.chunk', request_id: 'req-1', data });
 
-    const down = concat(
-      encodeFrame(hostToSidecarFrameSchema, {
-        v: 1,
-        type: 'response.chunk',
-        request_id: 'r',
-        data: data.subarray(0, 10),
-      }),
-    );
+    const down = concat(responseChunk(data.subarray(0, 10)));
     const decoder = new FrameDecoder(hostToSidecarFrameSchema);
     const frames = [...down].flatMap((byte) => decoder.push(Uint8Array.of(byte)));
     expect(frames.every((frame) => frame.type === 'response.chunk' && frame.request_id === 'r')).toBe(true);
@@ -55,9 +53,7 @@ describe('binary body frames', () => {
 
   it('passes body bytes on as they arrive, and a stream cut inside the body is still an error', () => {
     const data = new Uint8Array(1000).fill(7);
-    const bytes = concat(
-      encodeFrame(hostToSidecarFrameSchema, { v: 1, type: 'response.chunk', request_id: 'r', data }),
-    );
+    const bytes = concat(responseChunk(data));
     const decoder = new FrameDecoder(hostToSidecarFrameSchema);
     const first = decoder.push(bytes.subarray(0, 600));
     expect(first).toEqual([{ v: 1, type: 'response.chunk', request_id: 'r', data: data.subarray(0, 600 - 8) }]);
@@ -65,24 +61,14 @@ describe('binary body frames', () => {
   });
 
   it('keeps large body parts as views of the pushed bytes and copies small ones (bounded retention)', () => {
-    const header = encodeFrame(hostToSidecarFrameSchema, {
-      v: 1,
-      type: 'response.chunk',
-      request_id: 'r',
-      data: new Uint8Array(40_000),
-    })[0] as Uint8Array;
+    const header = responseChunk(new Uint8Array(40_000))[0] as Uint8Array;
     // A 40 000-byte body in a 40 008-byte push: passed on as a view, no copy.
     const whole = concat([header, new Uint8Array(40_000)]);
     const [view] = new FrameDecoder(hostToSidecarFrameSchema).push(whole) as { data: Uint8Array }[];
     expect(view?.data.buffer).toBe(whole.buffer);
     // A 100-byte body part read into a buffer the retention bound allows it to keep alive: a view;
     // into a buffer one byte larger: a copy, so small parts cannot pin large reads.
-    const small = encodeFrame(hostToSidecarFrameSchema, {
-      v: 1,
-      type: 'response.chunk',
-      request_id: 'r',
-      data: new Uint8Array(100),
-    })[0] as Uint8Array;
+    const small = responseChunk(new Uint8Array(100))[0] as Uint8Array;
     for (const extra of [0, 1]) {
       const read = new Uint8Array(100 * CHANNEL_MAX_BODY_VIEW_RETENTION + extra);
       read.set(small);
