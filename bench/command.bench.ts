@@ -27,7 +27,7 @@ import { acquireSrtSession } from '../packages/host/src/sandbox/srt-session.js';
 import { figure, median, type Benchmark } from './harness.js';
 
 const LATENCY_RUNS = Number(process.env.BENCH_COMMAND_RUNS ?? 30);
-const THROUGHPUT_RUNS = Number(process.env.BENCH_COMMAND_THROUGHPUT_RUNS ?? 5);
+const THROUGHPUT_RUNS = Number(process.env.BENCH_COMMAND_THROUGHPUT_RUNS ?? 15);
 const SEQ_ARGS = ['1', '1000000'];
 
 interface Timed {
