@@ -26,15 +26,15 @@ const request = {
   scratchDir: '/h/scratch/ses_x',
   timeoutMs: 1000,
 };
-const b64 = (text: string | Buffer) => Buffer.from(text).toString('base64');
+const bytes = (text: string | Buffer): Uint8Array => Buffer.from(text);
 
 describe('CommandClient', () => {
   it('sends command.request and assembles output and end', async () => {
     const { client, seen } = connect((frame, host) => {
       if (frame.type !== 'command.request') return;
-      host.send({ v: 1, type: 'command.output', id: frame.id, stream: 'stdout', data_b64: b64('h') });
-      host.send({ v: 1, type: 'command.output', id: frame.id, stream: 'stderr', data_b64: b64('warn') });
-      host.send({ v: 1, type: 'command.output', id: frame.id, stream: 'stdout', data_b64: b64('i\n') });
+      host.send({ v: 1, type: 'command.output', id: frame.id, stream: 'stdout', data: bytes('h') });
+      host.send({ v: 1, type: 'command.output', id: frame.id, stream: 'stderr', data: bytes('warn') });
+      host.send({ v: 1, type: 'command.output', id: frame.id, stream: 'stdout', data: bytes('i\n') });
       host.send({
         v: 1,
         type: 'command.end',
@@ -91,7 +91,7 @@ describe('CommandClient', () => {
     const { client } = connect((frame, host) => {
       if (frame.type !== 'command.request') return;
       for (let i = 0; i < COMMAND_MAX_OUTPUT_BYTES / chunk.byteLength + 2; i += 1) {
-        host.send({ v: 1, type: 'command.output', id: frame.id, stream: 'stdout', data_b64: b64(chunk) });
+        host.send({ v: 1, type: 'command.output', id: frame.id, stream: 'stdout', data: bytes(chunk) });
       }
       host.send({
         v: 1,
@@ -112,7 +112,7 @@ describe('CommandClient', () => {
   it('ignores frames for ids it never sent', async () => {
     const { client } = connect((frame, host) => {
       if (frame.type !== 'command.request') return;
-      host.send({ v: 1, type: 'command.output', id: 'cmd_unknown', stream: 'stdout', data_b64: b64('stray') });
+      host.send({ v: 1, type: 'command.output', id: 'cmd_unknown', stream: 'stdout', data: bytes('stray') });
       host.send({
         v: 1,
         type: 'command.end',

@@ -28,8 +28,8 @@ export interface CommandRunResult {
 }
 
 interface Pending {
-  stdout: Buffer[];
-  stderr: Buffer[];
+  stdout: Uint8Array[];
+  stderr: Uint8Array[];
   bytes: number;
   truncated: boolean;
   abortRequested: boolean;
@@ -119,7 +119,7 @@ export class CommandClient {
   #onOutput(frame: CommandFrame<'command.output'>): void {
     const pending = this.#pending.get(frame.id);
     if (!pending) return;
-    const chunk = Buffer.from(frame.data_b64, 'base64');
+    const chunk = frame.data;
     // The host enforces the bound; this keeps the daemon bounded even if it did not.
     const room = COMMAND_MAX_OUTPUT_BYTES - pending.bytes;
     const kept = chunk.byteLength > room ? chunk.subarray(0, Math.max(room, 0)) : chunk;

@@ -191,7 +191,7 @@ export class CommandExecutor {
     const running = startCommandProcess(target, {
       timeoutMs: frame.timeout_ms,
       onOutput: (stream, chunk) =>
-        this.#send(sidecar, { v: 1, type: 'command.output', id: frame.id, stream, data_b64: chunk.toString('base64') }),
+        this.#send(sidecar, { v: 1, type: 'command.output', id: frame.id, stream, data: chunk }),
     });
     job.running = running;
     let outcome: CommandOutcome;

@@ -25,8 +25,8 @@ export const CANARY = 'CANARY-6b1f0e3c-do-not-leak';
 
 export interface CommandRun {
   id: string;
-  stdout: Buffer[];
-  stderr: Buffer[];
+  stdout: Uint8Array[];
+  stderr: Uint8Array[];
   /** Largest decoded `command.output` chunk seen. */
   largestChunk: number;
   /** Frame types in arrival order. */
@@ -112,7 +112,7 @@ export function makeCommandWorld(options: {
   sidecarEnd.on('command.output', (frame) => {
     const entry = runs.get(frame.id);
     if (!entry) throw new Error(`output for unknown command ${frame.id}`);
-    const data = Buffer.from(frame.data_b64, 'base64');
+    const data = frame.data;
     entry.run.frames.push(frame.type);
     entry.run.largestChunk = Math.max(entry.run.largestChunk, data.byteLength);
     (frame.stream === 'stdout' ? entry.run.stdout : entry.run.stderr).push(data);

@@ -51,6 +51,27 @@ describe('binary body frames', () => {
     expect(() => decoder.end()).not.toThrow();
   });
 
+  it("carries a command's output as raw bytes, its stream in the kind byte, host to sidecar only", () => {
+    const decoder = new FrameDecoder(hostToSidecarFrameSchema);
+    for (const stream of ['stdout', 'stderr'] as const) {
+      const data = new TextEncoder().encode(`${stream} \u00e9\n`);
+      const parts = encodeFrame(hostToSidecarFrameSchema, { v: 1, type: 'command.output', id: 'cmd_1', stream, data });
+      expect(parts[0]?.[4]).toBe(0);
+      expect(parts[1]).toBe(data);
+      const frames = [...concat(parts)].flatMap((byte) => decoder.push(Uint8Array.of(byte)));
+      expect(
+        frames.every((frame) => frame.type === 'command.output' && frame.id === 'cmd_1' && frame.stream === stream),
+      ).toBe(true);
+      expect(bodyOf(frames as { type: string; data: Uint8Array }[])).toEqual(data);
+    }
+    // Kinds 3 and 4 (command output) are no frame the host accepts from the sidecar.
+    for (const kind of [3, 4]) {
+      expect(() =>
+        new FrameDecoder(sidecarToHostFrameSchema).push(framed(new Uint8Array([0, kind, 1, 0x78, 1]))),
+      ).toThrow(expect.objectContaining({ code: 'CHANNEL_FRAME_SCHEMA' }));
+    }
+  });
+
   it('passes body bytes on as they arrive, and a stream cut inside the body is still an error', () => {
     const data = new Uint8Array(1000).fill(7);
     const bytes = concat(responseChunk(data));

@@ -16,49 +16,58 @@ import {
 const utf8Encoder = new TextEncoder();
 
 /**
- * The binary body frame kind (provider transport bodies). Same length prefix; the payload starts
- * with 0x00 — a JSON frame always starts with `{` — then a kind byte, the request id's length and
- * ASCII bytes, then the raw body bytes. The header (kind, id, body length) is checked by the same
- * strict schema as any other frame before any body byte is passed on; the body bytes themselves are
- * opaque and never parsed. Neither end copies a large body: the encoder hands the body to the sink
- * as it is, behind a separate header, and the decoder passes the body on as views of the bytes it
- * was pushed, as soon as they arrive (see FrameDecoder).
+ * The binary body frame kinds (provider transport bodies and command output). Same length prefix;
+ * the payload starts with 0x00 — a JSON frame always starts with `{` — then a kind byte, the id's
+ * length and ASCII bytes, then the raw body bytes. The header (kind, id, body length) is checked by
+ * the same strict schema as any other frame before any body byte is passed on; the body bytes
+ * themselves are opaque and never parsed. Neither end copies a large body: the encoder hands the
+ * body to the sink as it is, behind a separate header, and the decoder passes the body on as views
+ * of the bytes it was pushed, as soon as they arrive (see FrameDecoder).
  */
 const BINARY_MARKER = 0x00;
-const BINARY_FRAME_TYPES = ['request.chunk', 'response.chunk'] as const;
+/** Kind byte `i + 1` stands for `BINARY_KINDS[i]`: the frame type, its id field and its fixed fields. */
+const BINARY_KINDS = [
+  { type: 'request.chunk', idField: 'request_id', fixed: {} },
+  { type: 'response.chunk', idField: 'request_id', fixed: {} },
+  { type: 'command.output', idField: 'id', fixed: { stream: 'stdout' } },
+  { type: 'command.output', idField: 'id', fixed: { stream: 'stderr' } },
+] as const;
 const BINARY_HEADER_BYTES = 3;
 const asciiDecoder = new TextDecoder('ascii', { fatal: true });
 
-interface BodyFrame {
-  v: 1;
-  type: (typeof BINARY_FRAME_TYPES)[number];
-  request_id: string;
-  data: Uint8Array;
-}
+type BinaryKind = (typeof BINARY_KINDS)[number];
+type BodyFrame = Record<string, unknown> & { data: Uint8Array };
 
 /** The binary body frame being passed through: its checked header and the body bytes still to come. */
 interface BodyInProgress {
-  readonly type: BodyFrame['type'];
-  readonly requestId: string;
+  readonly kind: BinaryKind;
+  readonly id: string;
   remaining: number;
 }
 
-function isBodyFrame(frame: unknown): frame is BodyFrame {
-  const type = (frame as { type?: unknown }).type;
-  return (
-    (BINARY_FRAME_TYPES as readonly unknown[]).includes(type) &&
-    (frame as { data?: unknown }).data instanceof Uint8Array
+function bodyFrame(kind: BinaryKind, id: string, data: Uint8Array): BodyFrame {
+  return { v: 1, type: kind.type, [kind.idField]: id, ...kind.fixed, data };
+}
+
+/** The index of the binary kind `frame` is, or -1 for a frame that travels as JSON. */
+function binaryKindOf(frame: unknown): number {
+  const fields = frame as Record<string, unknown>;
+  if (!(fields.data instanceof Uint8Array)) return -1;
+  return BINARY_KINDS.findIndex(
+    (kind) =>
+      kind.type === fields.type && Object.entries(kind.fixed).every(([name, value]) => fields[name] === value),
   );
 }
 
 /** Length prefix and binary header; the body follows as its own part, not copied. */
-function encodeBinaryHeader(frame: BodyFrame): Uint8Array {
-  const id = utf8Encoder.encode(frame.request_id);
+function encodeBinaryHeader(kindIndex: number, frame: BodyFrame): Uint8Array {
+  const kind = BINARY_KINDS[kindIndex] as BinaryKind;
+  const id = utf8Encoder.encode(frame[kind.idField] as string);
   const length = BINARY_HEADER_BYTES + id.byteLength + frame.data.byteLength;
   const out = new Uint8Array(CHANNEL_FRAME_HEADER_BYTES + BINARY_HEADER_BYTES + id.byteLength);
   new DataView(out.buffer).setUint32(0, length, false);
   out[CHANNEL_FRAME_HEADER_BYTES] = BINARY_MARKER;
-  out[CHANNEL_FRAME_HEADER_BYTES + 1] = BINARY_FRAME_TYPES.indexOf(frame.type) + 1;
+  out[CHANNEL_FRAME_HEADER_BYTES + 1] = kindIndex + 1;
   out[CHANNEL_FRAME_HEADER_BYTES + 2] = id.byteLength;
   out.set(id, CHANNEL_FRAME_HEADER_BYTES + BINARY_HEADER_BYTES);
   return out;
@@ -77,9 +86,11 @@ export function encodeFrame<S extends z.ZodType>(schema: S, frame: z.infer<S>): 
     });
   }
   // A body frame's size is already bounded by its schema (id ≤ 128 bytes, body ≤ CHANNEL_MAX_BODY_CHUNK_BYTES).
-  if (isBodyFrame(checked.data)) {
-    const header = encodeBinaryHeader(checked.data);
-    return checked.data.data.byteLength === 0 ? [header] : [header, checked.data.data];
+  const kindIndex = binaryKindOf(checked.data);
+  if (kindIndex >= 0) {
+    const body = checked.data as BodyFrame;
+    const header = encodeBinaryHeader(kindIndex, body);
+    return body.data.byteLength === 0 ? [header] : [header, body.data];
   }
   const payload = utf8Encoder.encode(JSON.stringify(checked.data));
   if (payload.byteLength === 0 || payload.byteLength > CHANNEL_MAX_FRAME_BYTES) {
@@ -187,11 +198,11 @@ export class FrameDecoder<S extends z.ZodType> {
     if (length < headerLength) throw new ChannelError('CHANNEL_FRAME_SCHEMA', 'malformed binary frame header');
     if (this.#buffered < headerLength) return false;
     const header = this.#take(headerLength);
-    const type = BINARY_FRAME_TYPES[(header[1] ?? 0) - 1];
-    if (type === undefined) throw new ChannelError('CHANNEL_FRAME_SCHEMA', 'unknown binary frame kind');
-    let requestId: string;
+    const kind = BINARY_KINDS[(header[1] ?? 0) - 1];
+    if (kind === undefined) throw new ChannelError('CHANNEL_FRAME_SCHEMA', 'unknown binary frame kind');
+    let id: string;
     try {
-      requestId = asciiDecoder.decode(header.subarray(BINARY_HEADER_BYTES));
+      id = asciiDecoder.decode(header.subarray(BINARY_HEADER_BYTES));
     } catch (cause) {
       throw new ChannelError('CHANNEL_FRAME_SCHEMA', 'binary frame id is not ASCII', { cause });
     }
@@ -200,9 +211,9 @@ export class FrameDecoder<S extends z.ZodType> {
       throw new ChannelError('CHANNEL_FRAME_SCHEMA', 'binary frame body is larger than the bound');
     }
     // The strict schema sees the header with an empty body: kind for this direction, id alphabet and length.
-    const headerFrame = this.#check({ v: 1, type, request_id: requestId, data: new Uint8Array(0) });
+    const headerFrame = this.#check(bodyFrame(kind, id, new Uint8Array(0)));
     if (bodyLength === 0) frames.push(headerFrame);
-    else this.#body = { type, requestId, remaining: bodyLength };
+    else this.#body = { kind, id, remaining: bodyLength };
     return true;
   }
 
@@ -218,8 +229,7 @@ export class FrameDecoder<S extends z.ZodType> {
       this.#buffered -= size;
       body.remaining -= size;
       const data = size * CHANNEL_MAX_BODY_VIEW_RETENTION >= part.buffer.byteLength ? part : new Uint8Array(part);
-      const frame: BodyFrame = { v: 1, type: body.type, request_id: body.requestId, data };
-      frames.push(frame as z.infer<S>);
+      frames.push(bodyFrame(body.kind, body.id, data) as z.infer<S>);
     }
     this.#body = undefined;
   }
