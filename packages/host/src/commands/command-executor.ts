@@ -49,6 +49,14 @@ function pathKind(path: string): 'directory' | 'other' | undefined {
   }
 }
 
+function realPath(path: string): string | undefined {
+  try {
+    return realpathSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
 export class CommandExecutor {
   readonly #options: CommandExecutorOptions;
   readonly #queue: Job[] = [];
@@ -161,6 +169,7 @@ export class CommandExecutor {
           scratchDir: check.scratchDir,
           privateTemp,
           protectedInWorkspace: workspaceWriteProtections(check.workspaceRoot, pathKind),
+          realPath,
         });
         // `env -i` inside the sandbox drops srt's own variables too (its proxy settings included).
         const assignments = Object.entries(env).map(([name, value]) => `${name}=${value}`);

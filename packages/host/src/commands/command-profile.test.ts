@@ -10,6 +10,7 @@ const input = {
   scratchDir: '/home/alice/.bastion/scratch/ses_abcdefgh',
   privateTemp: '/tmp/bastion-cmd-x1',
   protectedInWorkspace: ['/home/alice/project/.git/hooks', '/home/alice/project/.envrc'],
+  realPath: (path: string) => path,
 };
 
 describe('buildCommandSandboxProfile', () => {
@@ -26,9 +27,26 @@ describe('buildCommandSandboxProfile', () => {
     );
   });
 
-  it('write-denies the HOME secrets and srt’s shared /tmp/claude', () => {
-    for (const secret of resolveHomeSecretPaths(input.home)) expect(profile.filesystem.denyWrite).toContain(secret);
+  it('write-denies srt’s shared /tmp/claude, and the HOME secrets a write root could reach', () => {
     expect(profile.filesystem.denyWrite).toContain('/tmp/claude');
+    // Outside every write root nothing is writable: a deny there would be srt work for nothing.
+    expect(profile.filesystem.denyWrite).not.toContain('/home/alice/.ssh');
+    // Inside one (a workspace holding ~/.config/gh), by a symlink that points into one, and every glob.
+    const reaching = buildCommandSandboxProfile({
+      ...input,
+      workspaceRoot: '/home/alice/.config',
+      realPath: (path) => (path === '/home/alice/.npmrc' ? '/home/alice/.bastion/scratch/ses_abcdefgh/npmrc' : path),
+    });
+    expect(reaching.filesystem.denyWrite).toEqual(
+      expect.arrayContaining([
+        '/home/alice/.config/gh',
+        '/home/alice/.config/gcloud',
+        '/home/alice/.npmrc',
+        '/home/alice/.cargo/credentials*',
+      ]),
+    );
+    expect(reaching.filesystem.denyWrite).not.toContain('/home/alice/.ssh');
+    expect(checkSandboxPolicy(reaching, input.home)).toEqual({ ok: true });
   });
 
   it('has no network: empty strict allowlist, no local binding, no Unix sockets', () => {

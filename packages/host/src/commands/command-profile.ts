@@ -5,7 +5,8 @@
  * reading; that closes the spec's admitted gap, where `sh -c` or `python3 -c` in `auto` could read
  * auth.json by a computed path. Writes are allowed only in the session's workspace root, its own
  * scratch dir (inside userData, re-opened alone, so every other session's stays denied) and a
- * private temp dir made for this command. No network: an empty strict allowlist behind srt's proxy.
+ * private temp dir made for this command; the HOME secrets are write-denied where a write root could
+ * reach them. No network: an empty strict allowlist, and no relay to srt's proxy.
  *
  * Inside the workspace, the files that make code run later OUTSIDE the sandbox are write-denied:
  * git hooks and config, shell and tool start-up files, editor task folders. srt has such a list
@@ -23,6 +24,7 @@
 import { join } from 'node:path';
 import type { SandboxRuntimeConfig } from '@anthropic-ai/sandbox-runtime';
 import { resolveHomeSecretPaths } from '../sandbox/home-secrets.js';
+import { isAtOrUnder } from '../sandbox/sandbox-policy-check.js';
 import { noDirectEgress, SRT_UNASKED_WRITE_PATHS } from '../sandbox/sidecar-sandbox-policy.js';
 
 /** Relative to the workspace root: written by a command, each would run code later, unsandboxed. */
@@ -79,6 +81,26 @@ export interface CommandProfileInput {
   privateTemp: string;
   /** The workspace paths to write-deny, from workspaceWriteProtections(). */
   protectedInWorkspace: readonly string[];
+  /** Where a path really is (symlinks resolved), or undefined when nothing is there. */
+  realPath: (path: string) => string | undefined;
+}
+
+/**
+ * The HOME secrets a command could write through its write roots: at, under or above one, by
+ * their own path or, for a symlink, by where it points (a glob entry is always kept). Everywhere
+ * else nothing is writable, so a write deny there changes nothing, and srt would still resolve it
+ * on every wrap (measured: about 8 ms of a 40 ms wrap for the full list).
+ */
+function secretsInWriteReach(
+  secrets: readonly string[],
+  roots: readonly string[],
+  realPath: CommandProfileInput['realPath'],
+): string[] {
+  return secrets.filter((secret) => {
+    if (secret.endsWith('*')) return true;
+    const places = [secret, realPath(secret)].filter((place): place is string => place !== undefined);
+    return roots.some((root) => places.some((place) => isAtOrUnder(place, root) || isAtOrUnder(root, place)));
+  });
 }
 
 export function buildCommandSandboxProfile(input: CommandProfileInput): SandboxRuntimeConfig {
@@ -94,7 +116,11 @@ export function buildCommandSandboxProfile(input: CommandProfileInput): SandboxR
       denyRead: [...secrets, input.userData],
       allowWrite: [...new Set(writable)],
       // srt's shared /tmp/claude is write-denied: a command's TMPDIR is its own private dir.
-      denyWrite: [...secrets, ...SRT_UNASKED_WRITE_PATHS, ...input.protectedInWorkspace],
+      denyWrite: [
+        ...secretsInWriteReach(secrets, writable, input.realPath),
+        ...SRT_UNASKED_WRITE_PATHS,
+        ...input.protectedInWorkspace,
+      ],
     },
   };
 }

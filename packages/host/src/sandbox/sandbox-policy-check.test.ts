@@ -58,14 +58,31 @@ describe('checkSandboxPolicy', () => {
       filesystem: { ...policy.filesystem, denyRead: policy.filesystem.denyRead.filter((p) => p !== `${home}/.aws`) },
     };
     expect(checkSandboxPolicy(dropped, home)).toMatchObject({ ok: false, code: 'SANDBOX_POLICY_SECRET_NOT_DENIED' });
-    const droppedWrite = {
+    // A write root holding ~/.config/gh makes that secret's write deny required.
+    const reachable = {
       ...policy,
-      filesystem: { ...policy.filesystem, denyWrite: policy.filesystem.denyWrite.slice(1) },
+      filesystem: {
+        ...policy.filesystem,
+        allowWrite: [...policy.filesystem.allowWrite, `${home}/.config`],
+        denyWrite: policy.filesystem.denyWrite.filter((p) => p !== `${home}/.config/gh`),
+      },
     };
-    expect(checkSandboxPolicy(droppedWrite, home)).toMatchObject({
+    expect(checkSandboxPolicy(reachable, home)).toMatchObject({
       ok: false,
       code: 'SANDBOX_POLICY_SECRET_NOT_DENIED',
     });
+  });
+
+  it('accepts a write deny list without the HOME secrets no write root reaches', () => {
+    const policy = good();
+    const trimmed = {
+      ...policy,
+      filesystem: {
+        ...policy.filesystem,
+        denyWrite: policy.filesystem.denyWrite.filter((p) => typeof p !== 'string' || !p.startsWith(`${home}/.`)),
+      },
+    };
+    expect(checkSandboxPolicy(trimmed, home)).toEqual({ ok: true });
   });
 
   it('refuses an allowRead that re-opens a HOME secret, from above or below', () => {

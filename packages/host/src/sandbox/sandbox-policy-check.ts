@@ -4,8 +4,9 @@
  * patterns); then Bastion's refinements, which fail closed on what would quietly hollow the
  * sandbox out: a `*` or bare-TLD domain, an open local binding or all Unix sockets, a disabled
  * filesystem policy, a write root that is `/`, HOME or one of its ancestors, a system temp dir
- * itself or a glob, and any HOME secret missing from the read or write denies or re-opened by
- * allowRead.
+ * itself or a glob, any HOME secret missing from the read denies or re-opened by allowRead, and any
+ * HOME secret at, under or above a write root missing from the write denies (everywhere else
+ * nothing is writable, so a write deny there would change nothing).
  *
  * Shared by the sidecar policy (sidecar-sandbox-policy.ts) and the per-command profile of
  * run_command children, so both are refused by the same rules.
@@ -41,7 +42,7 @@ function entryPath(entry: FilesystemPathEntry): string {
   return typeof entry === 'string' ? entry : entry.path;
 }
 
-function isAtOrUnder(path: string, root: string): boolean {
+export function isAtOrUnder(path: string, root: string): boolean {
   return path === root || path.startsWith(root.endsWith(sep) ? root : `${root}${sep}`);
 }
 
@@ -107,12 +108,14 @@ export function checkSandboxPolicy(policy: SandboxRuntimeConfig, home: string): 
   }
   const deniedReads = new Set(filesystem.denyRead.map(entryPath));
   const deniedWrites = new Set(filesystem.denyWrite.map(entryPath));
+  const writeRoots = filesystem.allowWrite.map(entryPath);
   for (const secret of resolveHomeSecretPaths(home)) {
+    const bare = secret.replace(/\*$/, '');
     if (!deniedReads.has(secret))
       return fail('SANDBOX_POLICY_SECRET_NOT_DENIED', `filesystem.denyRead lacks "${secret}"`);
-    if (!deniedWrites.has(secret))
+    const writable = writeRoots.some((root) => isAtOrUnder(bare, root) || isAtOrUnder(root, bare));
+    if (writable && !deniedWrites.has(secret))
       return fail('SANDBOX_POLICY_SECRET_NOT_DENIED', `filesystem.denyWrite lacks "${secret}"`);
-    const bare = secret.replace(/\*$/, '');
     const reopened = (filesystem.allowRead ?? [])
       .map(entryPath)
       .find((path) => isAtOrUnder(path, bare) || isAtOrUnder(bare, path));
