@@ -4,6 +4,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
+import { isAlive, processTree, waitFor } from '../../host/test/support/processes.js';
 import { makeTempDir } from '../../host/test/support/temp-host.js';
 
 const CLI = fileURLToPath(new URL('../dist/main.js', import.meta.url));
@@ -12,10 +13,14 @@ afterEach(() => {
   for (const root of roots.splice(0)) rmSync(root, { recursive: true, force: true });
 });
 
-/** Runs the CLI from this test's working directory (not the workspace), on a fresh workspace that `prepare` may fill. */
+/**
+ * Runs the CLI from this test's working directory (not the workspace), on a fresh workspace that
+ * `prepare` may fill; `during` gets the CLI's pid while it runs.
+ */
 function runCli(
   args: string[],
   prepare: (workspace: string) => void = () => undefined,
+  during: (pid: number) => Promise<void> = () => Promise.resolve(),
 ): Promise<{ code: number | null; stdout: string; stderr: string; workspace: string }> {
   const root = makeTempDir();
   roots.push(root);
@@ -30,7 +35,22 @@ function runCli(
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-  return new Promise((resolve) => child.once('close', (code) => resolve({ code, stdout, stderr, workspace })));
+  const closed = new Promise<number | null>((resolve) => child.once('close', resolve));
+  return (async () => {
+    if (child.pid !== undefined) await during(child.pid);
+    return { code: await closed, stdout, stderr, workspace };
+  })();
+}
+
+/** Processes under `pid` whose command line is exactly `argv` (NUL-separated in /proc). */
+function processesRunning(pid: number, argv: string[]): number[] {
+  return processTree(pid).filter((candidate) => {
+    try {
+      return readFileSync(`/proc/${candidate}/cmdline`, 'utf8') === `${argv.join('\0')}\0`;
+    } catch {
+      return false;
+    }
+  });
 }
 
 describe('bastion run (real CLI process)', () => {
@@ -92,6 +112,26 @@ describe('bastion run (real CLI process)', () => {
     expect(result.code).toBe(0);
     expect(readFileSync(join(result.workspace, 'ran.txt'), 'utf8')).toBe('ran\n');
     expect(existsSync(join(result.workspace, 'sub', '.git', 'hooks', 'pre-commit'))).toBe(false);
+  });
+
+  it('the sidecar SIGKILLed mid-command: exit 1 saying the run was cut off, the command ended, no hang', async () => {
+    const tag = `${9000 + Math.floor(Math.random() * 900)}.3141`;
+    let sleeper: number[] = [];
+    const result = await runCli(['--mode', 'auto', '--provider', 'demo', `$ sleep ${tag}`], undefined, async (pid) => {
+      await waitFor(() => processesRunning(pid, ['sleep', tag]).length > 0, 60_000, 'the sandboxed sleep to start');
+      sleeper = processesRunning(pid, ['sleep', tag]);
+      const daemon = processTree(pid).find(
+        (candidate) =>
+          readFileSync(`/proc/${candidate}/comm`, 'utf8').trim() === 'node' &&
+          readFileSync(`/proc/${candidate}/cmdline`, 'utf8').includes('daemon/dist/main.js'),
+      );
+      if (daemon === undefined) throw new Error('no daemon process under the CLI');
+      process.kill(daemon, 'SIGKILL');
+    });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('the agent process stopped during the run');
+    expect(result.stderr).toContain('it was cut off');
+    expect(sleeper.filter(isAlive)).toEqual([]);
   });
 
   it('exits 2 with usage for a missing prompt or a bad mode', async () => {

@@ -155,6 +155,12 @@ class TerminalPrinter {
   }
 }
 
+/** The daemon's connection went away under a request or the event stream (its process died). */
+function isConnectionLoss(error: unknown): boolean {
+  const code = (error as { code?: unknown }).code;
+  return code === 'ECONNRESET' || code === 'EPIPE' || code === 'ECONNREFUSED' || code === 'ERR_STREAM_PREMATURE_CLOSE';
+}
+
 async function runPrompt(host: BastionHost, options: RunOptions, printer: TerminalPrinter): Promise<number> {
   const created = await host.client.request<Session>('POST', '/sessions', {
     mode: options.mode,
@@ -216,6 +222,11 @@ async function runPrompt(host: BastionHost, options: RunOptions, printer: Termin
       }
     }
     process.stderr.write('bastion: the event stream ended before the run did\n');
+    return 1;
+  } catch (error) {
+    if (!isConnectionLoss(error)) throw error;
+    // The sidecar died under the stream; the next daemon on this data folder marks the run interrupted.
+    process.stderr.write(`bastion: the agent process stopped during the run; it was cut off (session ${session.id})\n`);
     return 1;
   } finally {
     process.off('SIGINT', onInterrupt);
