@@ -12,5 +12,6 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     reporters: ['default'],
+    setupFiles: ['test/support/remove-temp-dirs.ts'],
   },
 });

@@ -14,8 +14,18 @@ export interface TempHost extends BastionHost {
   readonly records: LogRecord[];
 }
 
+const made: string[] = [];
+
+/** A fresh temporary directory, removed after the test file by `removeTempDirs` (vitest's setup file). */
 export function makeTempDir(prefix = 'bastion-test-'): string {
-  return realpathSync(mkdtempSync(join(tmpdir(), prefix)));
+  const dir = realpathSync(mkdtempSync(join(tmpdir(), prefix)));
+  made.push(dir);
+  return dir;
+}
+
+/** Remove every directory makeTempDir made in this test file. */
+export function removeTempDirs(): void {
+  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
 }
 
 export async function startTempHost(options: Partial<BastionHostOptions> = {}): Promise<TempHost> {
