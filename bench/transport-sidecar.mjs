@@ -1,20 +1,11 @@
 // The sidecar half of the transport benchmark: the daemon's built transport fetch on this process's
 // stdin/stdout, measuring what a provider adapter in the sidecar would see. Prints one JSON line
 // with its measurements on stderr.
-import { FramedChannel, hostToSidecarFrameSchema, sidecarToHostFrameSchema } from '@bastion/protocol';
-import { ProviderTransport } from '../packages/daemon/dist/transport/transport-fetch.js';
+import { stdioTransport } from '../packages/host/test/transport/fixtures/stdio-transport.mjs';
 import { measureBytes, measureSse, measureTtfb } from './transport-measures.mjs';
 
 const origin = process.argv[2];
-const channel = new FramedChannel({
-  source: process.stdin,
-  sink: process.stdout,
-  inbound: hostToSidecarFrameSchema,
-  outbound: sidecarToHostFrameSchema,
-  onClose: () => process.exit(0),
-});
-const transport = new ProviderTransport(channel);
-while (transport.revision < 0) await new Promise((resolve) => setTimeout(resolve, 5));
+const transport = await stdioTransport();
 
 const result = {
   throughput: await measureBytes(transport.fetch, origin),

@@ -12,13 +12,8 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { fetch as undiciFetch, request as undiciRequest } from 'undici';
-import { createLogger, FramedChannel, hostToSidecarFrameSchema, sidecarToHostFrameSchema } from '@bastion/protocol';
-import { createHostConfirmer } from '../packages/host/src/consent/host-confirmer.js';
-import { GrantSync } from '../packages/host/src/network/grant-sync.js';
-import { NetworkAuthority } from '../packages/host/src/network/network-authority.js';
-import { ProviderExecutor } from '../packages/host/src/network/provider-executor.js';
 import { createSystemRouteDispatcher } from '../packages/host/src/network/provider-transport.js';
-import type { SidecarChannel } from '../packages/host/src/supervisor/sidecar-supervisor.js';
+import { runTransportChild } from '../packages/host/test/transport/transport-harness.js';
 import { figure, median, type Benchmark } from './harness.js';
 // @ts-expect-error plain ESM shared with the sidecar process, no declarations
 import { BYTES, measureBytes, measureSse, measureTtfb, SSE_EVENTS } from './transport-measures.mjs';
@@ -126,32 +121,10 @@ async function bareStdioHop(origin: string): Promise<number> {
 }
 
 async function transported(origin: string): Promise<Measures> {
-  const authority = new NetworkAuthority({ builtins: [], env: {} });
-  const granted = await authority.requestCustomGrant(origin, createHostConfirmer({ allowedEndpoints: [origin] }));
-  if (!granted.ok) throw new Error(granted.code);
-  const child = spawn(process.execPath, [fileURLToPath(new URL('./transport-sidecar.mjs', import.meta.url)), origin], {
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  let report = '';
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (report += chunk));
-  const log = createLogger('bench', () => undefined);
-  const channel: SidecarChannel = new FramedChannel({
-    source: child.stdout,
-    sink: child.stdin,
-    inbound: sidecarToHostFrameSchema,
-    outbound: hostToSidecarFrameSchema,
-    onClose: () => undefined,
-  });
-  const dispatcher = createSystemRouteDispatcher();
-  const executor = new ProviderExecutor({ channel, authority, dispatcher, log });
-  const sync = new GrantSync({ channel, authority, log, onAckTimeout: () => undefined });
-  sync.start();
-  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
-  sync.close();
-  executor.close();
-  await dispatcher.close();
-  if (code !== 0) throw new Error(`bench sidecar exited ${code}: ${report}`);
-  return JSON.parse(report.trim().split('\n').at(-1) ?? '{}') as Measures;
+  const sidecar = fileURLToPath(new URL('./transport-sidecar.mjs', import.meta.url));
+  const { code, report } = await runTransportChild(sidecar, [origin], origin);
+  if (code !== 0) throw new Error(`bench sidecar exited ${code}: ${String(report)}`);
+  return report as Measures;
 }
 
 export const transportBenchmark: Benchmark = {

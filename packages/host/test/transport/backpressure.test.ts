@@ -5,18 +5,11 @@
  * (V8's young generation and the allocator reach their working size in the first MiBs, about
  * 40 MiB here, whatever the stream's length). Without credit a slow reader would queue the GiB.
  */
-import { spawn } from 'node:child_process';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { expect, it } from 'vitest';
-import { createLogger, FramedChannel, hostToSidecarFrameSchema, sidecarToHostFrameSchema } from '@bastion/protocol';
-import { createHostConfirmer } from '../../src/consent/host-confirmer.js';
-import { GrantSync } from '../../src/network/grant-sync.js';
-import { NetworkAuthority } from '../../src/network/network-authority.js';
-import { ProviderExecutor } from '../../src/network/provider-executor.js';
-import { createSystemRouteDispatcher } from '../../src/network/provider-transport.js';
-import type { SidecarChannel } from '../../src/supervisor/sidecar-supervisor.js';
+import { runTransportChild } from './transport-harness.js';
 
 const GiB = 1024 * 1024 * 1024;
 const MiB = 1024 * 1024;
@@ -44,24 +37,6 @@ it('1 GiB to a slow sidecar reader: host and sidecar memory growth stay within 6
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
-  const authority = new NetworkAuthority({ builtins: [], env: {} });
-  const granted = await authority.requestCustomGrant(origin, createHostConfirmer({ allowedEndpoints: [origin] }));
-  expect(granted.ok).toBe(true);
-  const child = spawn(process.execPath, [SIDECAR, `${origin}/big`], { stdio: ['pipe', 'pipe', 'pipe'] });
-  let report = '';
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (report += chunk));
-  const log = createLogger('host', () => undefined);
-  const channel: SidecarChannel = new FramedChannel({
-    source: child.stdout,
-    sink: child.stdin,
-    inbound: sidecarToHostFrameSchema,
-    outbound: hostToSidecarFrameSchema,
-    onClose: () => undefined,
-  });
-  const dispatcher = createSystemRouteDispatcher();
-  const executor = new ProviderExecutor({ channel, authority, dispatcher, log, maxResponseBytes: GiB });
-  const sync = new GrantSync({ channel, authority, log, onAckTimeout: () => undefined });
-
   // Like the sidecar, the host is measured from a warm-up point: once 32 MiB have been served.
   let hostBaseline: number | undefined;
   let hostPeak = 0;
@@ -73,19 +48,14 @@ it('1 GiB to a slow sidecar reader: host and sidecar memory growth stay within 6
     }
     hostPeak = Math.max(hostPeak, rss);
   }, 20);
-  sync.start();
-  const exitCode = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  const { code: exitCode, report } = await runTransportChild(SIDECAR, [`${origin}/big`], origin, {
+    maxResponseBytes: GiB,
+  });
   clearInterval(sampler);
-  sync.close();
-  executor.close();
-  await dispatcher.close();
   server.close();
 
   expect(exitCode).toBe(0);
-  const sidecar = JSON.parse(report.trim().split('\n').at(-1) ?? '{}') as Record<
-    'bytes' | 'start' | 'warm' | 'at256' | 'peak' | 'end',
-    number
-  >;
+  const sidecar = report as Record<'bytes' | 'start' | 'warm' | 'at256' | 'peak' | 'end', number>;
   const mib = (bytes: number) => `${(bytes / MiB).toFixed(1)} MiB`;
   console.info(
     `backpressure: sidecar RSS start ${mib(sidecar.start)}, warm ${mib(sidecar.warm)}, peak +${mib(sidecar.peak - sidecar.warm)} after warm-up; host RSS warm ${mib(hostBaseline ?? 0)}, peak +${mib(hostPeak - (hostBaseline ?? 0))} after warm-up`,

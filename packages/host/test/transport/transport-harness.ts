@@ -4,7 +4,7 @@
  * end either the daemon's real transport fetch or a raw frame recorder playing a compromised
  * sidecar. Plus loopback HTTP(S) servers that count (or forbid) their hits.
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
@@ -320,4 +320,42 @@ export function chatCompletionsServer(seen: ChatCompletionsRequest[]) {
       res.end('data: [DONE]\n\n');
     });
   };
+}
+
+/**
+ * Run `script` as a real second process whose stdio is the sidecar's channel (see
+ * fixtures/stdio-transport.mjs), behind the host's real executor with `origin` granted. Resolves
+ * when it exits, with its exit code and the last line it wrote to stderr, parsed as JSON.
+ */
+export async function runTransportChild(
+  script: string,
+  args: string[],
+  origin: string,
+  options: { maxResponseBytes?: number } = {},
+): Promise<{ code: number | null; report: unknown }> {
+  const authority = new NetworkAuthority({ builtins: [], env: {} });
+  const granted = await authority.requestCustomGrant(origin, createHostConfirmer({ allowedEndpoints: [origin] }));
+  if (!granted.ok) throw new Error(`the grant for ${origin} was refused: ${granted.code}`);
+  const child = spawn(process.execPath, [script, ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  const log = createLogger('host', () => undefined);
+  const channel: SidecarChannel = new FramedChannel({
+    source: child.stdout,
+    sink: child.stdin,
+    inbound: sidecarToHostFrameSchema,
+    outbound: hostToSidecarFrameSchema,
+    onClose: () => undefined,
+  });
+  const dispatcher = createSystemRouteDispatcher();
+  const executor = new ProviderExecutor({ channel, authority, dispatcher, log, ...options });
+  const sync = new GrantSync({ channel, authority, log, onAckTimeout: () => undefined });
+  sync.start();
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  sync.close();
+  executor.close();
+  await dispatcher.close();
+  const last = stderr.trim().split('\n').at(-1) ?? '';
+  if (code !== 0) return { code, report: last };
+  return { code, report: JSON.parse(last) as unknown };
 }
