@@ -5,8 +5,8 @@
  * last release resets it, which ends the bridges and proxies, so no socat outlives the hosts.
  *
  * The session's own configuration only sets the network side: an empty, strict allowlist and no
- * ask callback, so the proxy answers every destination with 403 and no per-command list can widen
- * that. Filesystem rules come from the policy passed to each wrap (srt's `customConfig`).
+ * ask callback, so the proxy would answer every destination with 403 and no per-command list can
+ * widen that; in fact nothing inside Bastion's sandboxes reaches it (see below). Filesystem rules come from the policy passed to each wrap (srt's `customConfig`).
  *
  * Finding for the per-command run_command profile (issue 5), read from srt 0.0.83's
  * sandbox-manager.js: `wrapWithSandbox(command, binShell, customConfig)` and
@@ -21,8 +21,9 @@
  * same session, with the profile built from HOME_SECRET_PATHS + userData + other scratch dirs and
  * checked by checkSandboxPolicy (which wrapArgv does).
  *
- * On Linux srt's socat (host-side bridges and in-sandbox relays) is `bin/srt-socat`, which runs
- * it under `setpriv --pdeathsig KILL`: even a host killed with SIGKILL leaves no bridge behind.
+ * On Linux srt's socat is `bin/srt-socat`: it starts no relay inside a sandbox (nothing there
+ * listens, so every connection is refused), and runs the host-side bridges under
+ * `setpriv --pdeathsig KILL`, so even a host killed with SIGKILL leaves no bridge behind.
  *
  * What it does not catch: srt's proxy runs in this process and sees every connection attempt's
  * host name; a compromise of this process is out of the sandbox's scope.

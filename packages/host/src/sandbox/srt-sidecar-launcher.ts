@@ -4,8 +4,7 @@
  * respawn), with the reduced sidecar environment and HOME set to the HOME the policy was built
  * for. The wrapped argv is `/bin/sh -c 'bwrap --die-with-parent --unshare-pid … node entry'`:
  * the supervisor's child is that shell, and killing it takes the whole sandboxed tree down
- * (bwrap dies with its parent, and with it the PID namespace: the sidecar and srt's in-sandbox
- * socat relays). The IPC channel (fd 3) and the transferred sockets pass through unchanged.
+ * (bwrap dies with its parent, and with it the PID namespace and the sidecar in it). The IPC channel (fd 3) and the transferred sockets pass through unchanged.
  *
  * What it does not catch: anything the policy allows; see sidecar-sandbox-policy.ts.
  */
