@@ -37,20 +37,29 @@ function runCli(
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
   const closed = new Promise<number | null>((resolve) => child.once('close', resolve));
   return (async () => {
-    if (child.pid !== undefined) await during(child.pid);
+    try {
+      if (child.pid !== undefined) await during(child.pid);
+    } catch (error) {
+      child.kill('SIGTERM');
+      await closed;
+      throw error;
+    }
     return { code: await closed, stdout, stderr, workspace };
   })();
 }
 
 /** Processes under `pid` whose command line is exactly `argv` (NUL-separated in /proc). */
 function processesRunning(pid: number, argv: string[]): number[] {
-  return processTree(pid).filter((candidate) => {
-    try {
-      return readFileSync(`/proc/${candidate}/cmdline`, 'utf8') === `${argv.join('\0')}\0`;
-    } catch {
-      return false;
-    }
-  });
+  return processTree(pid).filter((candidate) => procFile(candidate, 'cmdline') === `${argv.join('\0')}\0`);
+}
+
+/** A /proc file of a process, or '' once the process is gone. */
+function procFile(pid: number, name: 'comm' | 'cmdline'): string {
+  try {
+    return readFileSync(`/proc/${pid}/${name}`, 'utf8');
+  } catch {
+    return '';
+  }
 }
 
 describe('bastion run (real CLI process)', () => {
@@ -122,8 +131,8 @@ describe('bastion run (real CLI process)', () => {
       sleeper = processesRunning(pid, ['sleep', tag]);
       const daemon = processTree(pid).find(
         (candidate) =>
-          readFileSync(`/proc/${candidate}/comm`, 'utf8').trim() === 'node' &&
-          readFileSync(`/proc/${candidate}/cmdline`, 'utf8').includes('daemon/dist/main.js'),
+          procFile(candidate, 'comm').trim() === 'node' &&
+          procFile(candidate, 'cmdline').includes('daemon/dist/main.js'),
       );
       if (daemon === undefined) throw new Error('no daemon process under the CLI');
       process.kill(daemon, 'SIGKILL');

@@ -248,3 +248,5 @@ export const CHATGPT_REFRESH_SKEW_MS = 60_000;
 /** Outer sandbox start-up (srt initialize): attempts before failing closed, and the back-off step between them. */
 export const SRT_INIT_ATTEMPTS = 3;
 export const SRT_INIT_RETRY_DELAY_MS = 250;
+/** Attempts at srt's wrap of one argv before the spawn fails closed (its `which` look-up has a 1 s timeout). */
+export const SRT_WRAP_ATTEMPTS = 2;

@@ -185,8 +185,12 @@ export class CommandExecutor {
       } else {
         target = { command: frame.command, args: frame.args, env, cwd: check.cwd };
       }
-    } catch {
+    } catch (error) {
       rmSync(privateTemp, { recursive: true, force: true });
+      // A code (HostError) or an error class name: never srt's message, which can name paths.
+      const code = (error as { code?: unknown }).code;
+      const reason = typeof code === 'string' ? code : error instanceof Error ? error.name : 'unknown';
+      this.#options.log.warn('command.sandbox-failed', { command_id: frame.id, reason });
       return this.#refuse(sidecar, frame.id, 'COMMAND_SANDBOX_FAILED');
     }
 

@@ -34,7 +34,7 @@ import { SandboxManager, type SandboxRuntimeConfig } from '@anthropic-ai/sandbox
 import { HostError } from '../errors.js';
 import { resolveHomeSecretPaths } from './home-secrets.js';
 import { checkSandboxPolicy } from './sandbox-policy-check.js';
-import { SRT_INIT_ATTEMPTS, SRT_INIT_RETRY_DELAY_MS } from '@bastion/protocol';
+import { SRT_INIT_ATTEMPTS, SRT_INIT_RETRY_DELAY_MS, SRT_WRAP_ATTEMPTS } from '@bastion/protocol';
 
 export interface SrtSession {
   /**
@@ -124,8 +124,15 @@ export async function acquireSrtSession(): Promise<SrtSession> {
         return `export ${name}=${shellQuote(value)}; `;
       });
       const command = `${exports.join('')}exec ${argv.map(shellQuote).join(' ')}`;
-      const wrapped = await SandboxManager.wrapWithSandboxArgv(command, WRAP_SHELL, policy);
-      return wrapped.argv;
+      // srt's wrap spawns `which` (1 s timeout) and `rg`; once, under a fully loaded CI-like run, a
+      // wrap failed (cause not captured). One more attempt; a second failure fails closed.
+      for (let attempt = 1; ; attempt += 1) {
+        try {
+          return (await SandboxManager.wrapWithSandboxArgv(command, WRAP_SHELL, policy)).argv;
+        } catch (error) {
+          if (attempt >= SRT_WRAP_ATTEMPTS) throw error;
+        }
+      }
     },
     commandEnded() {
       SandboxManager.cleanupAfterCommand();
