@@ -6,7 +6,8 @@
  *
  * The session's own configuration only sets the network side: an empty, strict allowlist and no
  * ask callback, so the proxy would answer every destination with 403 and no per-command list can
- * widen that; in fact nothing inside Bastion's sandboxes reaches it (see below). Filesystem rules come from the policy passed to each wrap (srt's `customConfig`).
+ * widen that; in fact nothing inside Bastion's sandboxes reaches it (see below). Filesystem rules
+ * come from the policy passed to each wrap (srt's `customConfig`).
  *
  * Finding for the per-command run_command profile (issue 5), read from srt 0.0.83's
  * sandbox-manager.js: `wrapWithSandbox(command, binShell, customConfig)` and
@@ -21,9 +22,15 @@
  * same session, with the profile built from HOME_SECRET_PATHS + userData + other scratch dirs and
  * checked by checkSandboxPolicy (which wrapArgv does).
  *
- * On Linux srt's socat is `bin/srt-socat`: it starts no relay inside a sandbox (nothing there
- * listens, so every connection is refused), and runs the host-side bridges under
- * `setpriv --pdeathsig KILL`, so even a host killed with SIGKILL leaves no bridge behind.
+ * No route to the proxy: every wrap asks srt for `noProxyRoute`, an option of Bastion's patch to
+ * srt 0.0.83 (patches/, applied by `npm ci`'s postinstall). srt would otherwise start two socat
+ * relays to its proxy inside every sandbox, wait for them to listen, and export a dozen proxy
+ * variables; with it the sandbox keeps `--unshare-net` and has nothing to connect to, so every
+ * connection is refused, and each wrap skips a shell, two relay starts and the wait (measured:
+ * about 14 ms of a command's start). The same patch remembers srt's `which` look-ups, which
+ * otherwise cost a process start per wrap (about 12 ms from the host). On Linux srt's socat is
+ * `bin/srt-socat`, which runs the host-side bridges (srt starts them whatever the wraps ask)
+ * under `setpriv --pdeathsig KILL`, so even a host killed with SIGKILL leaves no bridge behind.
  *
  * What it does not catch: srt's proxy runs in this process and sees every connection attempt's
  * host name; a compromise of this process is out of the sandbox's scope.
@@ -124,11 +131,16 @@ export async function acquireSrtSession(): Promise<SrtSession> {
         return `export ${name}=${shellQuote(value)}; `;
       });
       const command = `${exports.join('')}exec ${argv.map(shellQuote).join(' ')}`;
-      // srt's wrap spawns `which` (1 s timeout) and `rg`; once, under a fully loaded CI-like run, a
-      // wrap failed (cause not captured). One more attempt; a second failure fails closed.
+      // srt's wrap spawns `rg` (and `which`, before the patch remembered it); once, under a fully
+      // loaded CI-like run, a wrap failed (cause not captured). One more attempt; a second failure
+      // fails closed.
       for (let attempt = 1; ; attempt += 1) {
         try {
-          return (await SandboxManager.wrapWithSandboxArgv(command, WRAP_SHELL, policy)).argv;
+          return (
+            await SandboxManager.wrapWithSandboxArgv(command, WRAP_SHELL, policy, undefined, undefined, {
+              noProxyRoute: true,
+            })
+          ).argv;
         } catch (error) {
           if (attempt >= SRT_WRAP_ATTEMPTS) throw error;
         }

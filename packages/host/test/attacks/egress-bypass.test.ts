@@ -1,10 +1,10 @@
 /**
  * Attack suite, egress bypasses (SEC-004 outer sandbox): each attack is made from INSIDE the
  * sandbox the sidecar runs in (the same srt launcher, wrap and policy builder, real bubblewrap),
- * by a probe that speaks the proxy protocols itself with srt's own proxy login (srt still points
- * the proxy variables at ports 3128 and 1080), or ignores the proxy variables altogether. Bastion
- * starts no relay to srt's proxy inside its sandboxes (bin/srt-socat), so nothing listens on those
- * ports and even the proxy's own checks are out of reach. Every attempt fails, and the canary servers on the host's loopback
+ * by a probe that speaks the proxy protocols itself at srt's fixed relay ports (3128 and 1080, where
+ * srt would start relays to its proxy), or goes around any proxy altogether. Bastion's wraps get no
+ * route to srt's proxy (the `noProxyRoute` wrap option, patches/): no relay, no proxy variables, so
+ * nothing listens on those ports and even the proxy's own checks are out of reach. Every attempt fails, and the canary servers on the host's loopback
  * (TCP and UDP, both on 127.0.0.1) never see a byte. A control run of the same probe without the
  * sandbox reaches both canaries, so the probe can tell success from failure.
  */
@@ -42,7 +42,7 @@ interface EgressAttack {
   refusal: RegExp;
 }
 
-/** No relay to srt's proxy listens inside the sandbox: the connection to the proxy port is refused. */
+/** Nothing listens on srt's relay ports inside the sandbox: the connection to the proxy port is refused. */
 const NO_PROXY_LISTENS = /^ECONNREFUSED$/;
 const RESOLVER = /^nameserver\s+(\S+)/m.exec(readFileSync('/etc/resolv.conf', 'utf8'))?.[1] ?? '10.255.255.53';
 const RESOLVER_ADDRESS = RESOLVER.includes(':') ? `[${RESOLVER}]:53` : `${RESOLVER}:53`;
@@ -61,11 +61,11 @@ function httpGet(authority: string): Record<string, unknown> {
 }
 
 const ATTACKS: Record<string, EgressAttack> = {
-  'plain HTTP through HTTP_PROXY to an unlisted host name is refused': {
+  "plain HTTP through srt's HTTP proxy port to an unlisted host name is refused": {
     attempt: () => httpGet(UNLISTED_HOST),
     refusal: NO_PROXY_LISTENS,
   },
-  'plain HTTP through HTTP_PROXY to the host loopback canary is refused': {
+  "plain HTTP through srt's HTTP proxy port to the host loopback canary is refused": {
     attempt: (ports) => httpGet(`127.0.0.1:${ports.tcp}`),
     refusal: NO_PROXY_LISTENS,
   },

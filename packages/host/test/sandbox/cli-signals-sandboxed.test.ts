@@ -1,7 +1,7 @@
 /**
  * `bastion start` (real CLI process) runs the sidecar inside srt by default, and on SIGINT or
  * SIGTERM ends the whole sandboxed tree it started: the wrapper shell, both bwrap processes, the
- * sidecar, the in-sandbox socat relays and the host-side socat bridges. Even a SIGKILLed host
+ * sidecar and the host-side socat bridges (no relay runs inside). Even a SIGKILLed host
  * leaves nothing running. Checked with `ps`.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';

@@ -146,7 +146,8 @@ describe('outer sandbox: escape probe under real bubblewrap (srt)', () => {
     expect(results.connect_host_loopback?.ok).toBe(false);
   });
 
-  it("gets no HTTP or HTTPS through srt's proxy variables: no relay listens in the sandbox (connection refused)", () => {
+  it("has no route to srt's proxy: no proxy variables, and nothing listens on srt's relay port (connection refused)", () => {
+    expect(results.proxy_variables).toEqual({ ok: false, detail: '' });
     for (const name of ['http_proxy_ip', 'http_proxy_name', 'https_proxy_ip', 'https_proxy_name']) {
       expect(results[name], name).toEqual({ ok: false, detail: 'ECONNREFUSED' });
     }
