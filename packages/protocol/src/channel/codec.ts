@@ -54,8 +54,7 @@ function binaryKindOf(frame: unknown): number {
   const fields = frame as Record<string, unknown>;
   if (!(fields.data instanceof Uint8Array)) return -1;
   return BINARY_KINDS.findIndex(
-    (kind) =>
-      kind.type === fields.type && Object.entries(kind.fixed).every(([name, value]) => fields[name] === value),
+    (kind) => kind.type === fields.type && Object.entries(kind.fixed).every(([name, value]) => fields[name] === value),
   );
 }
 
