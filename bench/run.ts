@@ -1,8 +1,16 @@
 /**
  * `npm run bench [-- id …]`: runs the benchmarks, prints each figure with its same-run baseline
  * and ratio, and writes bench/results/latest.json and latest.md (the report README links to).
+ *
+ * Each benchmark runs in a process of its own (this script again, with `--isolated ID FILE`): a
+ * benchmark that measures a path running in this process (the host side of the transport, the
+ * command executor) would otherwise also carry the heap, timers and sockets every earlier
+ * benchmark left behind, and its figure would depend on the order of the list.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Benchmark, BenchFigure } from './harness.js';
@@ -31,8 +39,39 @@ function format(value: number): string {
   return Math.abs(value) >= 100 ? value.toFixed(0) : value.toFixed(2);
 }
 
+/** Run `bench` in a fresh process (same Node flags, so the TypeScript loader too) and read its figures. */
+async function runIsolated(bench: Benchmark): Promise<BenchFigure[]> {
+  const dir = mkdtempSync(join(tmpdir(), 'bastion-bench-'));
+  const out = join(dir, 'figures.json');
+  try {
+    const child = spawn(
+      process.execPath,
+      [...process.execArgv, fileURLToPath(import.meta.url), '--isolated', bench.id, out],
+      {
+        stdio: 'inherit',
+      },
+    );
+    const [code] = (await once(child, 'exit')) as [number | null];
+    if (code !== 0) throw new Error(`benchmark ${bench.id} exited with ${code}`);
+    return JSON.parse(readFileSync(out, 'utf8')) as BenchFigure[];
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The child side of runIsolated: one benchmark, its figures written to `out`. */
+async function isolated(id: string, out: string): Promise<void> {
+  const bench = BENCHMARKS.find((b) => b.id === id);
+  if (!bench) throw new Error(`unknown benchmark ${id}`);
+  writeFileSync(out, JSON.stringify(await bench.run()));
+}
+
 async function main(): Promise<void> {
   const wanted = process.argv.slice(2);
+  if (wanted[0] === '--isolated') {
+    await isolated(wanted[1] ?? '', wanted[2] ?? '');
+    return;
+  }
   const selected = wanted.length > 0 ? BENCHMARKS.filter((b) => wanted.includes(b.id)) : BENCHMARKS;
   if (selected.length === 0) {
     console.error(`unknown benchmark; choose from: ${BENCHMARKS.map((b) => b.id).join(', ')}`);
@@ -42,7 +81,7 @@ async function main(): Promise<void> {
   const results: { id: string; title: string; figures: BenchFigure[] }[] = [];
   for (const bench of selected) {
     console.log(`\n== ${bench.id}: ${bench.title}`);
-    const figures = await bench.run();
+    const figures = await runIsolated(bench);
     for (const f of figures) {
       console.log(
         `  ${f.figure}: bastion ${format(f.bastion)} ${f.unit}, baseline ${format(f.baseline)} ${f.unit}, ratio ${format(f.ratio)} (target ${f.target}) ${f.met ? 'MET' : 'MISSED'}`,
