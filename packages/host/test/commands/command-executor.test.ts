@@ -74,6 +74,15 @@ describe('command executor: ordinary commands', () => {
     expect(names).toEqual(['HOME', 'LANG', 'PATH', 'TERM', 'TMPDIR']);
   });
 
+  it("starts no relay to srt's proxy beside the command: no process in its PID namespace runs one", async () => {
+    // Every process the command can see, with its command line; srt's relay script names socat and TCP6-LISTEN.
+    const run = world.run('sh', ['-c', 'for f in /proc/[0-9]*/cmdline; do tr "\\0" " " < "$f"; echo; done']);
+    await run.done;
+    const lines = run.text().trim().split('\n');
+    expect(lines.some((line) => line.includes('/proc/[0-9]*/cmdline'))).toBe(true);
+    expect(lines.filter((line) => /socat|LISTEN|_srt_/.test(line))).toEqual([]);
+  });
+
   it('gives each command a private 0700 TMPDIR and removes it afterwards', async () => {
     const run = world.run('sh', ['-c', 'echo "$TMPDIR"; stat -c %a "$TMPDIR"; echo x > "$TMPDIR/f" && echo wrote']);
     await run.done;
@@ -183,7 +192,7 @@ describeAttack('secret-read', 'run_command children under the per-command kernel
     for (const path of ['.git', 'added.txt']) rmSync(join(world.workspace, path), { recursive: true, force: true });
   });
 
-  it('has no network: a connection to a host loopback port never arrives', async () => {
+  it("has no network: a connection to a host loopback port never arrives, and nothing listens on srt's relay ports", async () => {
     let reached = 0;
     const server: Server = createServer((socket) => {
       reached += 1;
@@ -191,11 +200,19 @@ describeAttack('secret-read', 'run_command children under the per-command kernel
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const port = (server.address() as { port: number }).port;
-    const script = `import socket\ntry:\n  socket.create_connection(('127.0.0.1', ${port}), timeout=3); print('connected')\nexcept OSError as e:\n  print('refused')`;
+    // 3128 and 1080: where srt would start relays to its proxy; Bastion's wraps get no proxy route.
+    const script = [
+      'import socket',
+      `for address in (('127.0.0.1', ${port}), ('localhost', 3128), ('localhost', 1080)):`,
+      '  try:',
+      "    socket.create_connection(address, timeout=3); print('connected')",
+      '  except OSError:',
+      "    print('refused')",
+    ].join('\n');
     const run = world.run('/usr/bin/python3', ['-c', script]);
     await run.done;
     await new Promise<void>((resolve) => server.close(() => resolve()));
-    expect(run.text().trim()).toBe('refused');
+    expect(run.text().trim().split('\n')).toEqual(['refused', 'refused', 'refused']);
     expect(reached).toBe(0);
   });
 });
