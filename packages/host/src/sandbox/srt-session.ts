@@ -32,8 +32,8 @@
  * `bin/srt-socat`, which runs the host-side bridges (srt starts them whatever the wraps ask)
  * under `setpriv --pdeathsig KILL`, so even a host killed with SIGKILL leaves no bridge behind.
  *
- * What it does not catch: srt's proxy runs in this process and sees every connection attempt's
- * host name; a compromise of this process is out of the sandbox's scope.
+ * What it does not catch: a compromise of this process is out of the sandbox's scope (srt's proxy
+ * and bridges still run here, started by initialize, though no sandbox has a route to them).
  */
 import { homedir } from 'node:os';
 import { fileURLToPath } from 'node:url';
