@@ -8,12 +8,11 @@
  * the ceiling any transport over the sidecar's stdio can reach on this machine.
  */
 import { spawn } from 'node:child_process';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { fetch as undiciFetch, request as undiciRequest } from 'undici';
 import { createSystemRouteDispatcher } from '../packages/host/src/network/provider-transport.js';
-import { runTransportChild } from '../packages/host/test/transport/transport-harness.js';
+import { runTransportChild, startServer, writeBytes } from '../packages/host/test/transport/transport-harness.js';
 import { figure, median, type Benchmark } from './harness.js';
 // @ts-expect-error plain ESM shared with the sidecar process, no declarations
 import { BYTES, measureBytes, measureSse, measureTtfb, SSE_EVENTS } from './transport-measures.mjs';
@@ -25,47 +24,31 @@ interface Measures {
 }
 type Measure = (fetch: typeof globalThis.fetch, origin: string) => Promise<number>;
 
-function startServer() {
-  const block = Buffer.alloc(256 * 1024, 0x62);
-  const server = createServer((req, res) => {
-    if (req.url === '/small') {
-      res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
-      return;
+/** The local server both sides fetch from: a tiny JSON body, a 100 MiB body and an SSE stream. */
+function serve(req: IncomingMessage, res: ServerResponse): void {
+  if (req.url === '/small') {
+    res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
+    return;
+  }
+  if (req.url === '/bytes') {
+    writeBytes(res, BYTES as number);
+    return;
+  }
+  // SSE: one event every ≥ 0.2 ms, each stamped with the machine clock when written.
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  let sent = 0;
+  let last = 0;
+  const tick = () => {
+    const at = performance.timeOrigin + performance.now();
+    if (at - last >= 0.2) {
+      last = at;
+      res.write(`data: {"type":"text-delta","delta":"token ${sent}","t":${at}}\n\n`);
+      sent += 1;
     }
-    if (req.url === '/bytes') {
-      res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': String(BYTES) });
-      let sent = 0;
-      const pump = () => {
-        while (sent < (BYTES as number)) {
-          sent += block.byteLength;
-          if (!res.write(block)) return void res.once('drain', pump);
-        }
-        res.end();
-      };
-      pump();
-      return;
-    }
-    // SSE: one event every ≥ 0.2 ms, each stamped with the machine clock when written.
-    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-    let sent = 0;
-    let last = 0;
-    const tick = () => {
-      const at = performance.timeOrigin + performance.now();
-      if (at - last >= 0.2) {
-        last = at;
-        res.write(`data: {"type":"text-delta","delta":"token ${sent}","t":${at}}\n\n`);
-        sent += 1;
-      }
-      if (sent < (SSE_EVENTS as number)) setImmediate(tick);
-      else res.end();
-    };
-    tick();
-  });
-  return new Promise<{ origin: string; close: () => void }>((resolve) =>
-    server.listen(0, '127.0.0.1', () =>
-      resolve({ origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => server.close() }),
-    ),
-  );
+    if (sent < (SSE_EVENTS as number)) setImmediate(tick);
+    else res.end();
+  };
+  tick();
 }
 
 async function direct(origin: string): Promise<Measures> {
@@ -131,7 +114,7 @@ export const transportBenchmark: Benchmark = {
   id: 'transport',
   title: 'provider transport (host executor + sidecar frames) vs direct undici, same local server',
   async run() {
-    const server = await startServer();
+    const server = await startServer(serve);
     try {
       const base = await direct(server.origin);
       const via = await transported(server.origin);
@@ -171,7 +154,7 @@ export const transportBenchmark: Benchmark = {
         ),
       ];
     } finally {
-      server.close();
+      await server.close();
     }
   },
 };

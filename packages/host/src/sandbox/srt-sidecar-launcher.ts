@@ -10,7 +10,7 @@
  */
 import type { SandboxRuntimeConfig } from '@anthropic-ai/sandbox-runtime';
 import { HostError } from '../errors.js';
-import { sidecarEnvironment, type SidecarLauncher } from '../supervisor/sidecar-launcher.js';
+import { sidecarArgv, sidecarEnvironment, type SidecarLauncher } from '../supervisor/sidecar-launcher.js';
 import type { SrtSession } from './srt-session.js';
 
 export function createSrtSidecarLauncher(options: {
@@ -21,7 +21,7 @@ export function createSrtSidecarLauncher(options: {
   privateTemp: string;
 }): SidecarLauncher {
   return async (entry) => {
-    const [command, ...args] = await options.session.wrapArgv([process.execPath, entry], options.policy(), {
+    const [command, ...args] = await options.session.wrapArgv(sidecarArgv(entry), options.policy(), {
       home: options.home,
       env: { TMPDIR: options.privateTemp },
     });

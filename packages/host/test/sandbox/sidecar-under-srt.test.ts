@@ -12,6 +12,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { makeTempDir, startTempHost, type TempHost } from '../support/temp-host.js';
 import { waitFor } from '../support/processes.js';
 import { descendantPids } from '../../src/process-tree.js';
+import { SIDECAR_NODE_OPTIONS } from '../../src/supervisor/sidecar-launcher.js';
 import { commandLine, isRunning, netNamespace } from './process-tree.js';
 
 let host: TempHost | undefined;
@@ -55,7 +56,7 @@ function sidecarEnv(pid: number): Record<string, string> {
 }
 
 describe('the sidecar under srt (real bubblewrap)', () => {
-  it('runs sandboxed by default: handshake over a transferred socket says srt, and its network namespace is not the host one', async () => {
+  it('runs sandboxed by default: handshake over a transferred socket says srt, its network namespace is not the host one, and its Node runs with the sidecar options', async () => {
     host = await startTempHost({ home: tempHome() });
     expect(host.capabilities).toEqual({ sandbox: 'srt', shell: true, platform: 'linux' });
 
@@ -67,6 +68,8 @@ describe('the sidecar under srt (real bubblewrap)', () => {
     expect(tree.map(commandLine).some((line) => line.startsWith('bwrap '))).toBe(true);
     const daemon = daemonPid(tree);
     expect(netNamespace(daemon)).not.toBe(netNamespace('self'));
+    // Through srt's wrap, the daemon's argv is still Node, the sidecar options, the entry.
+    expect(commandLine(daemon).split(' ').slice(1, -1)).toEqual([...SIDECAR_NODE_OPTIONS]);
   });
 
   it('a workspace granted at run time respawns the sidecar with it in its policy; the old tree is gone', async () => {

@@ -5,37 +5,18 @@
  * (V8's young generation and the allocator reach their working size in the first MiBs, about
  * 40 MiB here, whatever the stream's length). Without credit a slow reader would queue the GiB.
  */
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { expect, it } from 'vitest';
-import { runTransportChild } from './transport-harness.js';
+import { runTransportChild, startServer, writeBytes } from './transport-harness.js';
 
 const GiB = 1024 * 1024 * 1024;
 const MiB = 1024 * 1024;
 const SIDECAR = fileURLToPath(new URL('./fixtures/slow-reader-sidecar.mjs', import.meta.url));
 
 it('1 GiB to a slow sidecar reader: host and sidecar memory growth stay within 64 MiB', async () => {
-  const block = Buffer.alloc(256 * 1024, 0x61);
   let served = 0;
-  const server = createServer((_req, res) => {
-    res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': String(GiB) });
-    let sent = 0;
-    const pump = () => {
-      while (sent < GiB) {
-        sent += block.byteLength;
-        served = sent;
-        if (!res.write(block)) {
-          res.once('drain', pump);
-          return;
-        }
-      }
-      res.end();
-    };
-    pump();
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const server = await startServer((_req, res) => writeBytes(res, GiB, (sent) => (served = sent)));
+  const origin = server.origin;
 
   // Like the sidecar, the host is measured from a warm-up point: once 32 MiB have been served.
   let hostBaseline: number | undefined;
@@ -52,7 +33,7 @@ it('1 GiB to a slow sidecar reader: host and sidecar memory growth stay within 6
     maxResponseBytes: GiB,
   });
   clearInterval(sampler);
-  server.close();
+  await server.close();
 
   expect(exitCode).toBe(0);
   const sidecar = report as Record<'bytes' | 'start' | 'warm' | 'at256' | 'peak' | 'end', number>;

@@ -28,6 +28,7 @@ import { GrantSync } from '../../src/network/grant-sync.js';
 import { NetworkAuthority } from '../../src/network/network-authority.js';
 import { ProviderExecutor } from '../../src/network/provider-executor.js';
 import { createSystemRouteDispatcher } from '../../src/network/provider-transport.js';
+import { sidecarArgv } from '../../src/supervisor/sidecar-launcher.js';
 import type { SidecarChannel } from '../../src/supervisor/sidecar-supervisor.js';
 import { ProviderTransport } from '../../../daemon/src/transport/transport-fetch.js';
 import type { HostChannel } from '../../../daemon/src/channel/host-channel.js';
@@ -63,6 +64,29 @@ export async function startServer(
         server.close(() => resolve());
       }),
   };
+}
+
+/**
+ * Answer with a `total`-byte octet-stream body, written in 256 KiB blocks as fast as the socket
+ * drains; `onSent` sees the running count after each block is queued.
+ */
+export function writeBytes(res: ServerResponse, total: number, onSent: (sent: number) => void = () => undefined): void {
+  const block = Buffer.alloc(256 * 1024, 0x62);
+  res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': String(total) });
+  let sent = 0;
+  const pump = (): void => {
+    while (sent < total) {
+      const size = Math.min(block.byteLength, total - sent);
+      sent += size;
+      onSent(sent);
+      if (!res.write(size === block.byteLength ? block : block.subarray(0, size))) {
+        res.once('drain', pump);
+        return;
+      }
+    }
+    res.end();
+  };
+  pump();
 }
 
 /** A server whose handler must never run: reaching it fails the test that owns it. */
@@ -336,7 +360,9 @@ export async function runTransportChild(
   const authority = new NetworkAuthority({ builtins: [], env: {} });
   const granted = await authority.requestCustomGrant(origin, createHostConfirmer({ allowedEndpoints: [origin] }));
   if (!granted.ok) throw new Error(`the grant for ${origin} was refused: ${granted.code}`);
-  const child = spawn(process.execPath, [script, ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
+  // Started like a real sidecar (sidecarArgv), so its heap behaves like one's under a streamed body.
+  const [command, ...argv] = sidecarArgv(script);
+  const child = spawn(command, [...argv, ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
   const log = createLogger('host', () => undefined);
