@@ -11,10 +11,15 @@ const median = (values) => {
 };
 const now = () => performance.timeOrigin + performance.now();
 
-/** MiB/s reading a 100 MiB body; median of three runs after one warm-up. */
+/**
+ * Reading a 100 MiB body: MiB/s (median of three runs after one warm-up) and the CPU time this
+ * process spent per body over those three runs (ms, user + system, every thread).
+ */
 export async function measureBytes(fetch, origin) {
   const rates = [];
+  let cpu;
   for (let run = 0; run <= RUNS; run += 1) {
+    if (run === 1) cpu = process.cpuUsage();
     const start = performance.now();
     const response = await fetch(`${origin}/bytes`);
     let total = 0;
@@ -22,7 +27,8 @@ export async function measureBytes(fetch, origin) {
     if (total !== BYTES) throw new Error(`short body: ${total}`);
     if (run > 0) rates.push(BYTES / (1024 * 1024) / ((performance.now() - start) / 1000));
   }
-  return median(rates);
+  const used = process.cpuUsage(cpu);
+  return { rate: median(rates), cpuMs: (used.user + used.system) / 1000 / RUNS };
 }
 
 /** p50 ms from calling fetch to holding the first body byte of a tiny response. */

@@ -8,7 +8,7 @@ const origin = process.argv[2];
 const transport = await stdioTransport();
 
 const result = {
-  throughput: await measureBytes(transport.fetch, origin),
+  bytes: await measureBytes(transport.fetch, origin),
   ttfb: await measureTtfb(transport.fetch, origin),
   sse: await measureSse(transport.fetch, origin),
 };

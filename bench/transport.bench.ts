@@ -17,8 +17,12 @@ import { figure, median, type Benchmark } from './harness.js';
 // @ts-expect-error plain ESM shared with the sidecar process, no declarations
 import { BYTES, measureBytes, measureSse, measureTtfb, SSE_EVENTS } from './transport-measures.mjs';
 
+interface Bytes {
+  rate: number;
+  cpuMs: number;
+}
 interface Measures {
-  throughput: number;
+  bytes: Bytes;
   ttfb: number;
   sse: number;
 }
@@ -57,7 +61,7 @@ async function direct(origin: string): Promise<Measures> {
     undiciFetch(input, { ...(init as object), dispatcher })) as unknown as typeof globalThis.fetch;
   try {
     return {
-      throughput: await (measureBytes as Measure)(fetch, origin),
+      bytes: await (measureBytes as (fetch: typeof globalThis.fetch, origin: string) => Promise<Bytes>)(fetch, origin),
       ttfb: await (measureTtfb as Measure)(fetch, origin),
       sse: await (measureSse as Measure)(fetch, origin),
     };
@@ -123,8 +127,8 @@ export const transportBenchmark: Benchmark = {
         figure(
           '100 MiB body throughput',
           'MiB/s',
-          via.throughput,
-          base.throughput,
+          via.bytes.rate,
+          base.bytes.rate,
           '≥ 0.8× direct',
           (ratio) => ratio >= 0.8,
         ),
@@ -132,8 +136,16 @@ export const transportBenchmark: Benchmark = {
           '100 MiB body, bare stdio hop (no frames) vs direct',
           'MiB/s',
           hop,
-          base.throughput,
+          base.bytes.rate,
           'informational: the ceiling for the transport',
+          () => true,
+        ),
+        figure(
+          'sidecar CPU per 100 MiB body vs the whole direct fetch (server, undici, stream)',
+          'ms',
+          via.bytes.cpuMs,
+          base.bytes.cpuMs,
+          'informational: the sidecar heap options (SIDECAR_NODE_OPTIONS) at work',
           () => true,
         ),
         figure(

@@ -21,11 +21,11 @@ const INHERITED_ENV = ['PATH', 'LANG', 'LC_ALL', 'TZ', 'HOME'] as const;
  * V8 options the sidecar's Node runs with. The sidecar's heap is small (10–20 MB) and it reads
  * provider bodies into fresh buffers. V8 collects those young every 32 MiB of buffers, and with its
  * default heap growing a heap this small has so little headroom left that each of those
- * collections also starts a full mark-compact: measured 20–23 in 512 MiB streamed, and 130–250 ms
- * of sidecar CPU per 100 MiB where 50–70 ms remain without them; each costs more as the live heap
- * grows. Growing the old generation 6× per collection leaves full collections to what the sidecar
- * keeps alive (measured: 1 in 512 MiB). The cost is memory: up to 6× the live heap before a
- * collection, and only through objects that outlive the young generation.
+ * collections also starts a full mark-compact: measured 20–23 in 512 MiB streamed, each costing
+ * more as the live heap grows. Growing the old generation 6× per collection leaves full
+ * collections to what the sidecar keeps alive (measured: 1 in 512 MiB; the transport bench's
+ * "sidecar CPU per 100 MiB" fell from 178–215 ms to 128–138 ms). The cost is memory: up to 6× the
+ * live heap before a collection, and only through objects that outlive the young generation.
  */
 export const SIDECAR_NODE_OPTIONS = ['--heap-growing-percent=500'] as const;
 
