@@ -4,9 +4,10 @@
  * by a probe that speaks the proxy protocols itself at srt's fixed relay ports (3128 and 1080, where
  * srt would start relays to its proxy), or goes around any proxy altogether. Bastion's wraps get no
  * route to srt's proxy (the `noProxyRoute` wrap option, patches/): no relay, no proxy variables, so
- * nothing listens on those ports and even the proxy's own checks are out of reach. Every attempt fails, and the canary servers on the host's loopback
- * (TCP and UDP, both on 127.0.0.1) never see a byte. A control run of the same probe without the
- * sandbox reaches both canaries, so the probe can tell success from failure.
+ * nothing listens on those ports and even the proxy's own checks are out of reach. Every attempt
+ * fails, and the canary servers on the host's loopback (TCP and UDP, both on 127.0.0.1) never see
+ * a byte. A control run of the same probe without the sandbox reaches both canaries, so the probe
+ * can tell success from failure.
  */
 import { createSocket, type Socket as UdpSocket } from 'node:dgram';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
