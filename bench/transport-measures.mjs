@@ -3,7 +3,6 @@
 export const BYTES = 100 * 1024 * 1024;
 export const SSE_EVENTS = 10_000;
 const TTFB_REQUESTS = 200;
-const RUNS = 3;
 
 const median = (values) => {
   const sorted = [...values].sort((a, b) => a - b);
@@ -12,23 +11,19 @@ const median = (values) => {
 const now = () => performance.timeOrigin + performance.now();
 
 /**
- * Reading a 100 MiB body: MiB/s (median of three runs after one warm-up) and the CPU time this
- * process spent per body over those three runs (ms, user + system, every thread).
+ * Read one 100 MiB body: MiB/s, and the CPU time this process spent meanwhile (ms, user + system,
+ * every thread). The benchmark alternates bodies of each side, so both see the same machine.
  */
-export async function measureBytes(fetch, origin) {
-  const rates = [];
-  let cpu;
-  for (let run = 0; run <= RUNS; run += 1) {
-    if (run === 1) cpu = process.cpuUsage();
-    const start = performance.now();
-    const response = await fetch(`${origin}/bytes`);
-    let total = 0;
-    for await (const chunk of response.body) total += chunk.byteLength;
-    if (total !== BYTES) throw new Error(`short body: ${total}`);
-    if (run > 0) rates.push(BYTES / (1024 * 1024) / ((performance.now() - start) / 1000));
-  }
+export async function readBody(fetch, origin) {
+  const cpu = process.cpuUsage();
+  const start = performance.now();
+  const response = await fetch(`${origin}/bytes`);
+  let total = 0;
+  for await (const chunk of response.body) total += chunk.byteLength;
+  if (total !== BYTES) throw new Error(`short body: ${total}`);
+  const rate = BYTES / (1024 * 1024) / ((performance.now() - start) / 1000);
   const used = process.cpuUsage(cpu);
-  return { rate: median(rates), cpuMs: (used.user + used.system) / 1000 / RUNS };
+  return { rate, cpuMs: (used.user + used.system) / 1000 };
 }
 
 /** p50 ms from calling fetch to holding the first body byte of a tiny response. */

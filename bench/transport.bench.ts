@@ -6,27 +6,30 @@
  * per-event overhead ≤ 0.5 ms p50 on a 10 000-event SSE stream. A third figure measures the
  * bare stdio hop (undici body written straight into a child's stdin) against the same baseline:
  * the ceiling any transport over the sidecar's stdio can reach on this machine.
+ *
+ * The 100 MiB bodies alternate (direct, transported, bare hop, in an order that rotates each
+ * round), so a change in the machine's load in the middle of the run reaches all three alike.
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { fileURLToPath } from 'node:url';
-import { fetch as undiciFetch, request as undiciRequest } from 'undici';
+import { fetch as undiciFetch, request as undiciRequest, type Dispatcher } from 'undici';
 import { createSystemRouteDispatcher } from '../packages/host/src/network/provider-transport.js';
 import { runTransportChild, startServer, writeBytes } from '../packages/host/test/transport/transport-harness.js';
 import { figure, median, type Benchmark } from './harness.js';
 // @ts-expect-error plain ESM shared with the sidecar process, no declarations
-import { BYTES, measureBytes, measureSse, measureTtfb, SSE_EVENTS } from './transport-measures.mjs';
+import { BYTES, measureSse, measureTtfb, readBody, SSE_EVENTS } from './transport-measures.mjs';
 
-interface Bytes {
+/** Rounds of 100 MiB bodies not counted (JIT and heap warm-up on every side), then rounds counted. */
+const WARM_ROUNDS = 2;
+const ROUNDS = 5;
+
+interface Body {
   rate: number;
   cpuMs: number;
 }
-interface Measures {
-  bytes: Bytes;
-  ttfb: number;
-  sse: number;
-}
 type Measure = (fetch: typeof globalThis.fetch, origin: string) => Promise<number>;
+type ReadBody = (fetch: typeof globalThis.fetch, origin: string) => Promise<Body>;
 
 /** The local server both sides fetch from: a tiny JSON body, a 100 MiB body and an SSE stream. */
 function serve(req: IncomingMessage, res: ServerResponse): void {
@@ -55,27 +58,25 @@ function serve(req: IncomingMessage, res: ServerResponse): void {
   tick();
 }
 
-async function direct(origin: string): Promise<Measures> {
-  const dispatcher = createSystemRouteDispatcher();
-  const fetch = ((input: string, init?: RequestInit) =>
-    undiciFetch(input, { ...(init as object), dispatcher })) as unknown as typeof globalThis.fetch;
-  try {
-    return {
-      bytes: await (measureBytes as (fetch: typeof globalThis.fetch, origin: string) => Promise<Bytes>)(fetch, origin),
-      ttfb: await (measureTtfb as Measure)(fetch, origin),
-      sse: await (measureSse as Measure)(fetch, origin),
-    };
-  } finally {
-    await dispatcher.close();
-  }
+/** Send `command` to the bench sidecar and resolve with its answer; rejects if it exits first. */
+function ask(child: ChildProcess, command?: string): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    const onExit = (code: number | null) => reject(new Error(`bench sidecar exited ${code}`));
+    child.once('exit', onExit);
+    child.once('message', (answer) => {
+      child.off('exit', onExit);
+      resolve(answer);
+    });
+    if (command !== undefined) child.send(command);
+  });
 }
 
 /**
- * The floor under any stdio transport on this machine: the same body read with undici in this
- * process and written straight into a child process's stdin (the child only counts bytes), no
- * framing, credit or parsing. MiB/s, median of three after one warm-up, like measureBytes.
+ * The floor under any stdio transport on this machine: the body read with undici in this process
+ * and written straight into a child process's stdin (the child only counts bytes), no framing,
+ * credit or parsing. `body()` reads one body through it and resolves with MiB/s.
  */
-async function bareStdioHop(origin: string): Promise<number> {
+function bareStdioHop(origin: string, dispatcher: Dispatcher) {
   const child = spawn(
     process.execPath,
     [
@@ -84,10 +85,8 @@ async function bareStdioHop(origin: string): Promise<number> {
     ],
     { stdio: ['pipe', 'pipe', 'inherit'] },
   );
-  const dispatcher = createSystemRouteDispatcher();
-  const rates: number[] = [];
-  try {
-    for (let run = 0; run <= 3; run += 1) {
+  return {
+    async body(): Promise<number> {
       const start = performance.now();
       const counted = new Promise((resolve) => child.stdout.once('data', resolve));
       const { body } = await undiciRequest(`${origin}/bytes`, { dispatcher });
@@ -98,20 +97,10 @@ async function bareStdioHop(origin: string): Promise<number> {
         }
       });
       await counted;
-      if (run > 0) rates.push((BYTES as number) / (1024 * 1024) / ((performance.now() - start) / 1000));
-    }
-  } finally {
-    child.kill();
-    await dispatcher.close();
-  }
-  return median(rates);
-}
-
-async function transported(origin: string): Promise<Measures> {
-  const sidecar = fileURLToPath(new URL('./transport-sidecar.mjs', import.meta.url));
-  const { code, report } = await runTransportChild(sidecar, [origin], origin);
-  if (code !== 0) throw new Error(`bench sidecar exited ${code}: ${String(report)}`);
-  return report as Measures;
+      return (BYTES as number) / (1024 * 1024) / ((performance.now() - start) / 1000);
+    },
+    close: () => child.kill(),
+  };
 }
 
 export const transportBenchmark: Benchmark = {
@@ -119,53 +108,95 @@ export const transportBenchmark: Benchmark = {
   title: 'provider transport (host executor + sidecar frames) vs direct undici, same local server',
   async run() {
     const server = await startServer(serve);
+    const origin = server.origin;
+    const dispatcher = createSystemRouteDispatcher();
+    const fetch = ((input: string, init?: RequestInit) =>
+      undiciFetch(input, { ...(init as object), dispatcher })) as unknown as typeof globalThis.fetch;
+    const hop = bareStdioHop(origin, dispatcher);
+    const script = fileURLToPath(new URL('./transport-sidecar.mjs', import.meta.url));
+    let sidecar: ChildProcess | undefined;
+    let exited: ReturnType<typeof runTransportChild> | undefined;
     try {
-      const base = await direct(server.origin);
-      const via = await transported(server.origin);
-      const hop = await bareStdioHop(server.origin);
+      const child = await new Promise<ChildProcess>((resolve, reject) => {
+        exited = runTransportChild(script, [origin], origin, { control: resolve });
+        exited.then(() => reject(new Error('bench sidecar exited before it started')), reject);
+      });
+      sidecar = child;
+      await ask(child);
+      const direct: Body[] = [];
+      const via: Body[] = [];
+      const hopRates: number[] = [];
+      const sides = [
+        async (counted: boolean) => {
+          const body = await (readBody as ReadBody)(fetch, origin);
+          if (counted) direct.push(body);
+        },
+        async (counted: boolean) => {
+          const body = (await ask(child, 'body')) as Body;
+          if (counted) via.push(body);
+        },
+        async (counted: boolean) => {
+          const rate = await hop.body();
+          if (counted) hopRates.push(rate);
+        },
+      ];
+      for (let round = 0; round < WARM_ROUNDS + ROUNDS; round += 1) {
+        for (let turn = 0; turn < sides.length; turn += 1)
+          await sides[(round + turn) % sides.length]?.(round >= WARM_ROUNDS);
+      }
+      const directTtfb = await (measureTtfb as Measure)(fetch, origin);
+      const directSse = await (measureSse as Measure)(fetch, origin);
+      child.send('finish');
+      const { code, report } = await (exited as ReturnType<typeof runTransportChild>);
+      if (code !== 0) throw new Error(`bench sidecar exited ${code}: ${String(report)}`);
+      const { ttfb, sse } = report as { ttfb: number; sse: number };
+      const directRate = median(direct.map((body) => body.rate));
       return [
         figure(
           '100 MiB body throughput',
           'MiB/s',
-          via.bytes.rate,
-          base.bytes.rate,
+          median(via.map((body) => body.rate)),
+          directRate,
           '≥ 0.8× direct',
           (ratio) => ratio >= 0.8,
         ),
         figure(
           '100 MiB body, bare stdio hop (no frames) vs direct',
           'MiB/s',
-          hop,
-          base.bytes.rate,
+          median(hopRates),
+          directRate,
           'informational: the ceiling for the transport',
           () => true,
         ),
         figure(
           'sidecar CPU per 100 MiB body vs the whole direct fetch (server, undici, stream)',
           'ms',
-          via.bytes.cpuMs,
-          base.bytes.cpuMs,
+          median(via.map((body) => body.cpuMs)),
+          median(direct.map((body) => body.cpuMs)),
           'informational: the sidecar heap options (SIDECAR_NODE_OPTIONS) at work',
           () => true,
         ),
         figure(
           'time to first byte p50',
           'ms',
-          via.ttfb,
-          base.ttfb,
+          ttfb,
+          directTtfb,
           'overhead ≤ 2 ms',
           (_r, bastion, baseline) => bastion - baseline <= 2,
         ),
         figure(
           'SSE per-event latency p50 (10 000 events)',
           'ms',
-          via.sse,
-          base.sse,
+          sse,
+          directSse,
           'overhead ≤ 0.5 ms',
           (_r, bastion, baseline) => bastion - baseline <= 0.5,
         ),
       ];
     } finally {
+      if (sidecar?.exitCode === null) sidecar.kill();
+      hop.close();
+      await dispatcher.close();
       await server.close();
     }
   },

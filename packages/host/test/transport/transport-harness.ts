@@ -4,7 +4,7 @@
  * end either the daemon's real transport fetch or a raw frame recorder playing a compromised
  * sidecar. Plus loopback HTTP(S) servers that count (or forbid) their hits.
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
@@ -349,20 +349,25 @@ export function chatCompletionsServer(seen: ChatCompletionsRequest[]) {
 /**
  * Run `script` as a real second process whose stdio is the sidecar's channel (see
  * fixtures/stdio-transport.mjs), behind the host's real executor with `origin` granted. Resolves
- * when it exits, with its exit code and the last line it wrote to stderr, parsed as JSON.
+ * when it exits, with its exit code and the last line it wrote to stderr, parsed as JSON. With
+ * `control`, the child also gets an IPC channel (fd 3), and `control` is called with it once spawned.
  */
 export async function runTransportChild(
   script: string,
   args: string[],
   origin: string,
-  options: { maxResponseBytes?: number } = {},
+  options: { maxResponseBytes?: number; control?: (child: ChildProcess) => void } = {},
 ): Promise<{ code: number | null; report: unknown }> {
+  const { control, ...executorOptions } = options;
   const authority = new NetworkAuthority({ builtins: [], env: {} });
   const granted = await authority.requestCustomGrant(origin, createHostConfirmer({ allowedEndpoints: [origin] }));
   if (!granted.ok) throw new Error(`the grant for ${origin} was refused: ${granted.code}`);
   // Started like a real sidecar (sidecarArgv), so its heap behaves like one's under a streamed body.
   const [command, ...argv] = sidecarArgv(script);
-  const child = spawn(command, [...argv, ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
+  // stdin, stdout and stderr are pipes whatever the fourth descriptor is.
+  const child = spawn(command, [...argv, ...args], {
+    stdio: ['pipe', 'pipe', 'pipe', control ? 'ipc' : 'ignore'],
+  }) as ChildProcessWithoutNullStreams;
   let stderr = '';
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
   const log = createLogger('host', () => undefined);
@@ -374,9 +379,10 @@ export async function runTransportChild(
     onClose: () => undefined,
   });
   const dispatcher = createSystemRouteDispatcher();
-  const executor = new ProviderExecutor({ channel, authority, dispatcher, log, ...options });
+  const executor = new ProviderExecutor({ channel, authority, dispatcher, log, ...executorOptions });
   const sync = new GrantSync({ channel, authority, log, onAckTimeout: () => undefined });
   sync.start();
+  control?.(child);
   const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
   sync.close();
   executor.close();
