@@ -2,9 +2,11 @@
  * SEC-004 (outer sandbox): starts the sidecar inside srt. Each spawn wraps the daemon's argv
  * under the policy current at that moment (so a newly granted workspace takes effect on the
  * respawn), with the reduced sidecar environment and HOME set to the HOME the policy was built
- * for. The wrapped argv is `/bin/sh -c 'bwrap --die-with-parent --unshare-pid … node <SIDECAR_NODE_OPTIONS> entry'`:
- * the supervisor's child is that shell, and killing it takes the whole sandboxed tree down
- * (bwrap dies with its parent, and with it the PID namespace and the sidecar in it). The IPC channel (fd 3) and the transferred sockets pass through unchanged.
+ * for. The wrapped argv is
+ * `/bin/sh -c 'bwrap --die-with-parent --unshare-pid … node <SIDECAR_NODE_OPTIONS> entry'`: the
+ * supervisor's child is that shell, and killing it takes the whole sandboxed tree down (bwrap dies
+ * with its parent, and with it the PID namespace and the sidecar in it). The IPC channel (fd 3)
+ * and the transferred sockets pass through unchanged.
  *
  * What it does not catch: anything the policy allows; see sidecar-sandbox-policy.ts.
  */

@@ -24,8 +24,8 @@ const INHERITED_ENV = ['PATH', 'LANG', 'LC_ALL', 'TZ', 'HOME'] as const;
  * collections also starts a full mark-compact: measured 20–23 in 512 MiB streamed, each costing
  * more as the live heap grows. Growing the old generation 6× per collection leaves full
  * collections to what the sidecar keeps alive (measured: 1 in 512 MiB; the transport bench's
- * "sidecar CPU per 100 MiB" fell from 178–215 ms to 128–138 ms). The cost is memory: up to 6× the
- * live heap before a collection, and only through objects that outlive the young generation.
+ * "sidecar CPU per 100 MiB" is 72–95 ms with it, 171–182 ms without). The cost is memory: up to 6×
+ * the live heap before a collection, and only through objects that outlive the young generation.
  */
 export const SIDECAR_NODE_OPTIONS = ['--heap-growing-percent=500'] as const;
 
