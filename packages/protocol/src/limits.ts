@@ -250,3 +250,7 @@ export const SRT_INIT_ATTEMPTS = 3;
 export const SRT_INIT_RETRY_DELAY_MS = 250;
 /** Attempts at srt's wrap of one argv before the spawn fails closed (its `which` look-up has a 1 s timeout). */
 export const SRT_WRAP_ATTEMPTS = 2;
+
+/** Agent context. */
+/** Context window assumed for a model Bastion has no figure for (custom endpoints may configure their own). */
+export const DEFAULT_CONTEXT_WINDOW_TOKENS = 32_000;

@@ -1,0 +1,99 @@
+/**
+ * What Bastion knows about each provider's models: the label shown in the model picker, the
+ * context window the agent compacts against, and list prices for an estimated cost. Custom
+ * endpoints list their own models (`/models`) and carry a configured window instead; a model
+ * missing here still runs, with `DEFAULT_CONTEXT_WINDOW_TOKENS` and no cost estimate.
+ */
+import { DEFAULT_CONTEXT_WINDOW_TOKENS } from '@bastion/protocol';
+
+/** US dollars per million tokens. */
+export interface ModelPrice {
+  input: number;
+  output: number;
+  cachedInput?: number;
+}
+
+export interface ModelInfo {
+  id: string;
+  label: string;
+  contextWindow: number;
+  price?: ModelPrice;
+}
+
+export const MODEL_CATALOG: Readonly<Record<string, readonly ModelInfo[]>> = Object.freeze({
+  demo: [{ id: 'demo', label: 'Demo (offline)', contextWindow: 32_000 }],
+  openai: [
+    {
+      id: 'gpt-4.1-mini',
+      label: 'GPT-4.1 mini',
+      contextWindow: 1_047_576,
+      price: { input: 0.4, output: 1.6, cachedInput: 0.1 },
+    },
+    { id: 'gpt-4.1', label: 'GPT-4.1', contextWindow: 1_047_576, price: { input: 2, output: 8, cachedInput: 0.5 } },
+    { id: 'gpt-5', label: 'GPT-5', contextWindow: 400_000, price: { input: 1.25, output: 10, cachedInput: 0.125 } },
+    {
+      id: 'gpt-5-mini',
+      label: 'GPT-5 mini',
+      contextWindow: 400_000,
+      price: { input: 0.25, output: 2, cachedInput: 0.025 },
+    },
+    { id: 'gpt-4o', label: 'GPT-4o', contextWindow: 128_000, price: { input: 2.5, output: 10, cachedInput: 1.25 } },
+    { id: 'o4-mini', label: 'o4-mini', contextWindow: 200_000, price: { input: 1.1, output: 4.4, cachedInput: 0.275 } },
+  ],
+  anthropic: [
+    {
+      id: 'claude-sonnet-4-5',
+      label: 'Claude Sonnet 4.5',
+      contextWindow: 200_000,
+      price: { input: 3, output: 15, cachedInput: 0.3 },
+    },
+    {
+      id: 'claude-opus-4-1',
+      label: 'Claude Opus 4.1',
+      contextWindow: 200_000,
+      price: { input: 15, output: 75, cachedInput: 1.5 },
+    },
+    {
+      id: 'claude-haiku-4-5',
+      label: 'Claude Haiku 4.5',
+      contextWindow: 200_000,
+      price: { input: 1, output: 5, cachedInput: 0.1 },
+    },
+  ],
+  openrouter: [
+    {
+      id: 'openai/gpt-4.1-mini',
+      label: 'GPT-4.1 mini (OpenRouter)',
+      contextWindow: 1_047_576,
+      price: { input: 0.4, output: 1.6 },
+    },
+    {
+      id: 'anthropic/claude-sonnet-4.5',
+      label: 'Claude Sonnet 4.5 (OpenRouter)',
+      contextWindow: 200_000,
+      price: { input: 3, output: 15 },
+    },
+    {
+      id: 'google/gemini-2.5-pro',
+      label: 'Gemini 2.5 Pro (OpenRouter)',
+      contextWindow: 1_048_576,
+      price: { input: 1.25, output: 10 },
+    },
+  ],
+  // Included in the subscription: no per-token price.
+  chatgpt: [
+    { id: 'gpt-5.1-codex', label: 'GPT-5.1 Codex', contextWindow: 400_000 },
+    { id: 'gpt-5.1-codex-mini', label: 'GPT-5.1 Codex mini', contextWindow: 400_000 },
+    { id: 'gpt-5.1', label: 'GPT-5.1', contextWindow: 400_000 },
+    { id: 'gpt-5-codex', label: 'GPT-5 Codex', contextWindow: 400_000 },
+    { id: 'gpt-5', label: 'GPT-5', contextWindow: 400_000 },
+  ],
+});
+
+export function findModel(provider: string, model: string): ModelInfo | undefined {
+  return MODEL_CATALOG[provider]?.find((info) => info.id === model);
+}
+
+export function contextWindowOf(provider: string, model: string): number {
+  return findModel(provider, model)?.contextWindow ?? DEFAULT_CONTEXT_WINDOW_TOKENS;
+}
