@@ -48,6 +48,16 @@ export type AgentAbortResponse = z.infer<typeof agentAbortResponseSchema>;
 
 const runRef = { run_id: runIdSchema };
 
+/** Tokens one run (or a whole session) used, as the provider reported them. */
+export const tokenUsageSchema = z.strictObject({
+  input_tokens: z.number().int().nonnegative(),
+  output_tokens: z.number().int().nonnegative(),
+  cached_input_tokens: z.number().int().nonnegative(),
+  /** Estimated US dollars from list prices; absent when the model's price is unknown. */
+  cost_usd: z.number().nonnegative().optional(),
+});
+export type TokenUsage = z.infer<typeof tokenUsageSchema>;
+
 export const agentEventSchema = z.discriminatedUnion('type', [
   z.strictObject({
     type: z.literal('run-started'),
@@ -58,6 +68,8 @@ export const agentEventSchema = z.discriminatedUnion('type', [
     model: modelIdSchema,
   }),
   z.strictObject({ type: z.literal('text-delta'), ...runRef, text: z.string() }),
+  /** Reasoning text from models that stream it; shown collapsed. */
+  z.strictObject({ type: z.literal('reasoning-delta'), ...runRef, text: z.string() }),
   z.strictObject({
     type: z.literal('tool-call'),
     ...runRef,
@@ -87,8 +99,33 @@ export const agentEventSchema = z.discriminatedUnion('type', [
     ...runRef,
     /** `approval-pending`: the run stopped to wait for an answer to a tool-approval-request. */
     finish_reason: z.enum(['stop', 'length', 'tool-calls', 'approval-pending', 'content-filter', 'other']),
+    usage: tokenUsageSchema.optional(),
   }),
-  z.strictObject({ type: z.literal('run-error'), ...runRef, code: z.string(), message: z.string() }),
+  /** A provider answered 429 or 5xx; the same provider is tried again after `delay_ms`. */
+  z.strictObject({
+    type: z.literal('run-retry'),
+    ...runRef,
+    attempt: z.number().int().positive(),
+    max_attempts: z.number().int().positive(),
+    delay_ms: z.number().int().nonnegative(),
+    status: z.number().int().optional(),
+    message: z.string(),
+  }),
+  /** Older turns were summarised before the next step; the stored transcript stays whole. */
+  z.strictObject({
+    type: z.literal('context-compacted'),
+    ...runRef,
+    messages_summarized: z.number().int().nonnegative(),
+  }),
+  z.strictObject({
+    type: z.literal('run-error'),
+    ...runRef,
+    code: z.string(),
+    message: z.string(),
+    /** The provider's HTTP status, when the error came from a provider response. */
+    status: z.number().int().optional(),
+    retry_after_ms: z.number().int().nonnegative().optional(),
+  }),
 ]);
 export type AgentEvent = z.infer<typeof agentEventSchema>;
 export type AgentEventType = AgentEvent['type'];
