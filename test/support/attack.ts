@@ -18,6 +18,7 @@ export const ATTACK_CLASSES = [
   'approval-forgery',
   'channel-abuse',
   'resource-exhaustion',
+  'terminal-injection',
 ] as const;
 export type AttackClass = (typeof ATTACK_CLASSES)[number];
 

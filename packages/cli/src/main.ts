@@ -3,6 +3,7 @@ import { doctorCommand } from './commands/doctor.js';
 import { runCommand } from './commands/run.js';
 import { secretsCommand } from './commands/secrets.js';
 import { startCommand } from './commands/start.js';
+import { terminalLine } from '@bastion/host';
 import { USAGE, UsageError } from './usage.js';
 
 const COMMANDS: Record<string, (argv: string[]) => Promise<number>> = {
@@ -34,7 +35,10 @@ main(process.argv.slice(2)).then(
       return;
     }
     const code = (error as { code?: unknown }).code;
-    process.stderr.write(`bastion: ${typeof code === 'string' ? `${code}: ` : ''}${(error as Error).message}\n`);
+    // A message may quote the daemon's answer: made inert like everything else from the sidecar.
+    process.stderr.write(
+      `bastion: ${terminalLine(`${typeof code === 'string' ? `${code}: ` : ''}${(error as Error).message}`)}\n`,
+    );
     process.exitCode = 1;
   },
 );

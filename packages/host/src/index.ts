@@ -11,3 +11,4 @@ export * from './supervisor/sidecar-launcher.js';
 export * from './supervisor/sidecar-supervisor.js';
 export * from './ui/ui-server.js';
 export * from './ui/open-system-browser.js';
+export * from './terminal/terminal-text.js';

@@ -10,13 +10,23 @@ import { parseArgs } from 'node:util';
 import {
   permissionModeSchema,
   readSseMessages,
+  runCommandInputSchema,
   type AgentEvent,
   type ApprovalAnswer,
   type PermissionMode,
   type Session,
   type WireError,
 } from '@bastion/protocol';
-import { resolveUserDataPath, startBastionHost, type BastionHost } from '@bastion/host';
+import {
+  quoteArgv,
+  resolveUserDataPath,
+  shellWord,
+  startBastionHost,
+  terminalJson,
+  terminalLine,
+  terminalText,
+  type BastionHost,
+} from '@bastion/host';
 import { checkEndpointFlags, ensureEndpointDefined, removeEndpoint } from '../endpoint-consent.js';
 import { UsageError } from '../usage.js';
 import { enterWorkspace } from '../workspace.js';
@@ -80,7 +90,23 @@ function parseRunArgs(argv: string[]): RunOptions {
 
 function failure(body: unknown): string {
   const error = body as Partial<WireError> | undefined;
-  return error?.code ? `${error.code}: ${error.message ?? ''}` : 'unexpected answer from the daemon';
+  return error?.code ? terminalLine(`${error.code}: ${error.message ?? ''}`) : 'unexpected answer from the daemon';
+}
+
+/**
+ * What is being approved, every untrusted part made inert: for run_command the exact argv as shell
+ * words (and the workdir and the agent's own description, labelled as such); for any other tool
+ * its name and input as one line of JSON.
+ */
+export function describeApproval(event: Extract<AgentEvent, { type: 'tool-approval-request' }>): string[] {
+  const command = event.tool_name === 'run_command' ? runCommandInputSchema.safeParse(event.input) : undefined;
+  if (!command?.success) return [`${terminalLine(event.tool_name)} ${terminalLine(JSON.stringify(event.input) ?? '')}`];
+  const { command: program, args, workdir, description } = command.data;
+  return [
+    `command: ${quoteArgv([program, ...args])}`,
+    ...(workdir === undefined ? [] : [`in:      ${shellWord(workdir)}`]),
+    ...(description === undefined ? [] : [`agent's note: ${terminalLine(description)}`]),
+  ];
 }
 
 /** Ask on the TTY; without one, deny. */
@@ -89,14 +115,16 @@ async function askApproval(
   json: boolean,
 ): Promise<ApprovalAnswer> {
   const base = { approval_id: event.approval_id, tool_call_id: event.tool_call_id };
-  const description = `${event.tool_name} ${JSON.stringify(event.input)}`;
+  const description = describeApproval(event)
+    .map((line) => `  ${line}\n`)
+    .join('');
   if (!process.stdin.isTTY) {
-    process.stderr.write(`bastion: approval needed for ${description}\nbastion: ${NO_TTY_DENIAL}\n`);
+    process.stderr.write(`bastion: approval needed:\n${description}bastion: ${NO_TTY_DENIAL}\n`);
     return { ...base, approved: false, reason: NO_TTY_DENIAL };
   }
   const prompt = createInterface({ input: process.stdin, output: json ? process.stderr : process.stdout });
   try {
-    const answer = await prompt.question(`\nThe agent wants to run: ${description}\nAllow? [y/N] `);
+    const answer = await prompt.question(`\nThe agent asks to run:\n${description}Allow? [y/N] `);
     const approved = /^y(es)?$/i.test(answer.trim());
     return approved ? { ...base, approved } : { ...base, approved, reason: 'denied by the user' };
   } finally {
@@ -111,31 +139,37 @@ class TerminalPrinter {
 
   event(id: number, event: AgentEvent): void {
     if (this.json) {
-      process.stdout.write(`${JSON.stringify({ id, ...event })}\n`);
+      process.stdout.write(`${terminalJson({ id, ...event })}\n`);
       return;
     }
     switch (event.type) {
-      case 'text-delta':
-        process.stdout.write(event.text);
-        this.#midLine = !event.text.endsWith('\n');
+      case 'text-delta': {
+        const text = terminalText(event.text);
+        process.stdout.write(text);
+        if (text !== '') this.#midLine = !text.endsWith('\n');
         break;
+      }
       case 'tool-call':
-        this.#line(`[tool] ${event.tool_name} ${JSON.stringify(event.input)}`);
+        this.#line(`[tool] ${terminalLine(event.tool_name)} ${terminalLine(JSON.stringify(event.input) ?? '')}`);
         break;
       case 'tool-result': {
         const output = event.output as Partial<WireError> | undefined;
-        this.#line(`[tool] ${event.tool_name} ${event.is_error ? `refused: ${output?.code ?? 'ERROR'}` : 'done'}`);
+        const outcome = event.is_error ? `refused: ${terminalLine(String(output?.code ?? 'ERROR'))}` : 'done';
+        this.#line(`[tool] ${terminalLine(event.tool_name)} ${outcome}`);
         break;
       }
       case 'tool-approval-request':
-        this.#line(`[approval] ${event.tool_name} is waiting for approval`);
+        this.#line(`[approval] ${terminalLine(event.tool_name)} is waiting for approval`);
         break;
       case 'run-error':
         this.#endLine();
-        process.stderr.write(`bastion: run failed: ${event.code}: ${event.message}\n`);
+        process.stderr.write(`bastion: run failed: ${terminalLine(`${event.code}: ${event.message}`)}\n`);
         break;
       case 'run-started':
       case 'run-finished':
+      case 'reasoning-delta':
+      case 'run-retry':
+      case 'context-compacted':
         break;
     }
   }
@@ -175,7 +209,7 @@ async function runPrompt(host: BastionHost, options: RunOptions, printer: Termin
   const session = created.body;
   if (!options.json) {
     process.stderr.write(
-      `bastion: session ${session.id} · ${session.provider}/${session.model}${session.provider === 'demo' ? ' (offline demo model, not a real AI)' : ''} · mode ${session.mode} · sandbox ${host.capabilities.sandbox}\n`,
+      `bastion: session ${session.id} · ${terminalLine(`${session.provider}/${session.model}`)}${session.provider === 'demo' ? ' (offline demo model, not a real AI)' : ''} · mode ${session.mode} · sandbox ${host.capabilities.sandbox}\n`,
     );
   }
 

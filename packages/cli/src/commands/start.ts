@@ -4,6 +4,7 @@ import {
   openSystemBrowser,
   resolveUserDataPath,
   startBastionHost,
+  terminalLine,
   type BastionHost,
 } from '@bastion/host';
 import { checkEndpointFlags, ensureEndpointDefined } from '../endpoint-consent.js';
@@ -53,7 +54,7 @@ export async function startCommand(argv: string[]): Promise<number> {
     const { id } = await ensureEndpointDefined(host, url);
     const grant = host.network.snapshot.grants.find((candidate) => candidate.origin === new URL(url).origin);
     out.say(
-      `  endpoint:  ${id} → ${grant?.origin ?? url} (granted until Bastion stops; ${host.network.posture(new URL(url).origin).summary})`,
+      `  endpoint:  ${terminalLine(id)} → ${grant?.origin ?? url} (granted until Bastion stops; ${host.network.posture(new URL(url).origin).summary})`,
     );
   }
   const sidecar = host.supervisor.current;

@@ -9,8 +9,12 @@
  * What it does not catch: intent. `auto` runs whatever the model asks within the sandbox's bounds.
  */
 import { tool } from 'ai';
-import { z } from 'zod';
-import { COMMAND_DEFAULT_TIMEOUT_MS, COMMAND_MAX_TIMEOUT_MS, type Logger } from '@bastion/protocol';
+import {
+  COMMAND_DEFAULT_TIMEOUT_MS,
+  COMMAND_MAX_TIMEOUT_MS,
+  runCommandInputSchema,
+  type Logger,
+} from '@bastion/protocol';
 import type { ToolFactory } from '../agent/run-manager.js';
 import type { ToolContext } from '../tools/tool-context.js';
 import type { CommandClient } from './command-client.js';
@@ -19,15 +23,6 @@ import { shellRefusal } from './shell-error.js';
 import { validateShellRequest, type ShellRequestInput } from './validate.js';
 
 export const RUN_COMMAND_TOOL_NAME = 'run_command';
-
-export const runCommandInputSchema = z.strictObject({
-  command: z.string().min(1).describe('the program to run (no shell: pipes, globs and $VARS are not expanded)'),
-  args: z.array(z.string()).describe('its arguments, one string each'),
-  workdir: z.string().optional().describe('working directory, relative to the workspace root'),
-  timeout_ms: z.number().int().positive().optional().describe('default 120000, at most 600000'),
-  description: z.string().optional().describe('one line for the person approving: what and why'),
-});
-export type RunCommandInput = z.infer<typeof runCommandInputSchema>;
 
 export interface ShellBinding {
   client: CommandClient;

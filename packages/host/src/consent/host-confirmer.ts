@@ -8,6 +8,7 @@ import { createInterface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
 import { checkEndpointUrl } from '@bastion/protocol';
 import type { RoutePosture } from '../network/route-posture.js';
+import { shellWord, terminalLine } from '../terminal/terminal-text.js';
 
 export type ConsentRequest =
   { kind: 'endpoint'; origin: string; posture: RoutePosture } | { kind: 'workspace'; path: string };
@@ -29,12 +30,13 @@ function describe(request: ConsentRequest): string {
     case 'endpoint':
       return [
         'Bastion: allow provider requests to this custom endpoint?',
-        `  origin: ${request.origin}`,
+        `  origin: ${terminalLine(request.origin)}`,
         `  route:  ${request.posture.summary}`,
         '  Requests may carry the API key you stored for it. The grant lasts until Bastion stops.',
       ].join('\n');
     case 'workspace':
-      return ['Bastion: let the agent work in this folder?', `  path: ${request.path}`].join('\n');
+      // The renderer chose the path: shown as one shell word, so no character in it can redraw the prompt.
+      return ['Bastion: let the agent work in this folder?', `  path: ${shellWord(request.path)}`].join('\n');
   }
 }
 

@@ -1,0 +1,143 @@
+/**
+ * Terminal injection end to end: a scripted loopback model streams escape sequences (clear
+ * screen, cursor moves, OSC 52 clipboard, OSC 8 links, 8-bit C1 controls, sequences split across
+ * deltas, a carriage-return overwrite, bidi overrides), a fake "Allow? [y/N]" and a run_command
+ * whose argv carries them too. The real CLI process's stdout and stderr bytes hold none of them,
+ * the text itself still arrives, and the approval names the exact argv.
+ */
+import { spawn } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, expect, it } from 'vitest';
+import { describeAttack } from '../../../test/support/attack.js';
+import {
+  SCRIPTED_MODEL,
+  startScriptedEndpoint,
+  type ScriptedEndpoint,
+  type ScriptedTurn,
+} from '../../host/test/support/scripted-chat-endpoint.js';
+import { makeTempDir } from '../../host/test/support/temp-host.js';
+
+const CLI = fileURLToPath(new URL('../dist/main.js', import.meta.url));
+const ESC = '\x1b';
+
+const HOSTILE_TEXT = [
+  'Here is the answer.\n',
+  `${ESC}[2J${ESC}[H`,
+  `${ESC}]52;c;cm0gLXJmIH4K\x07`,
+  `${ESC}]8;;https://evil.test/${ESC}\\the docs${ESC}]8;;${ESC}\\\n`,
+  `${ESC}[1A${ESC}[2K${ESC}[?25l`,
+  'The agent wants to run: ls\nAllow? [y/N] ',
+  '\x9b2J\x9d0;title\x9c\x85',
+  'rm -rf ~\rls      \n',
+  ESC,
+  '[31mred',
+  `${ESC}]0;`,
+  'window title\x07 after\n',
+  `\u202eevil\u202c\b\x7f${ESC}P+q544e${ESC}\\${ESC}_apc${ESC}\\ end\n`,
+];
+
+const HOSTILE_COMMAND = { command: 'touch', args: [`${ESC}[2J${ESC}]52;c;AAAA\x07x`, 'a\rb', 'c\u202ed'] };
+
+function script(): ScriptedTurn[] {
+  return [
+    { kind: 'tool-call', name: 'run_command', input: HOSTILE_COMMAND },
+    { kind: 'text', pieces: [...HOSTILE_TEXT, `denied${ESC}[2J, fine.`] },
+  ];
+}
+
+/**
+ * Everything in `bytes` that a terminal would act on: ESC, any other C0 control but newline and
+ * tab, DEL, C1 controls (raw bytes or UTF-8 encoded) and the bidi embedding/override/isolate
+ * characters, each as its offset and byte(s).
+ */
+function steeringBytes(bytes: Buffer): string[] {
+  const found: string[] = [];
+  for (let index = 0; index < bytes.length; index += 1) {
+    const byte = bytes[index] ?? 0;
+    const next = bytes[index + 1] ?? 0;
+    const third = bytes[index + 2] ?? 0;
+    if ((byte < 0x20 && byte !== 0x0a && byte !== 0x09) || byte === 0x7f) found.push(`${index}:${byte}`);
+    else if (byte === 0xc2 && next >= 0x80 && next <= 0x9f) found.push(`${index}:c2 ${next}`);
+    else if (byte === 0xe2 && next === 0x80 && third >= 0xaa && third <= 0xae) found.push(`${index}:bidi`);
+    else if (byte === 0xe2 && next === 0x81 && third >= 0xa6 && third <= 0xa9) found.push(`${index}:bidi`);
+  }
+  // Raw C1 bytes cannot appear in valid UTF-8 outside a multi-byte character: check it decodes.
+  if (Buffer.from(bytes.toString('utf8'), 'utf8').compare(bytes) !== 0) found.push('invalid UTF-8');
+  return found;
+}
+
+let endpoint: ScriptedEndpoint | undefined;
+afterEach(async () => {
+  await endpoint?.close();
+  endpoint = undefined;
+});
+
+async function runAgainstScript(extra: string[]): Promise<{ code: number | null; stdout: Buffer; stderr: Buffer }> {
+  endpoint = await startScriptedEndpoint(script());
+  const root = makeTempDir();
+  const workspace = join(root, 'ws');
+  mkdirSync(workspace);
+  writeFileSync(join(workspace, 'README.md'), 'project\n');
+  const child = spawn(
+    process.execPath,
+    [
+      CLI,
+      'run',
+      '--home',
+      join(root, 'home'),
+      '--workspace',
+      workspace,
+      '--endpoint',
+      endpoint.baseUrl,
+      '--model',
+      SCRIPTED_MODEL,
+      ...extra,
+      'answer me',
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  const stdout: Buffer[] = [];
+  const stderr: Buffer[] = [];
+  child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
+  child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
+  const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
+  return { code, stdout: Buffer.concat(stdout), stderr: Buffer.concat(stderr) };
+}
+
+describeAttack('terminal-injection', 'bastion run against a model that streams escape sequences', () => {
+  it('stdout and stderr carry no ESC, C0, C1 or bidi byte; the text and the exact argv of the denied command still show', async () => {
+    const result = await runAgainstScript([]);
+    expect(result.code).toBe(0);
+    expect(steeringBytes(result.stdout)).toEqual([]);
+    expect(steeringBytes(result.stderr)).toEqual([]);
+    const stdout = result.stdout.toString('utf8');
+    expect(stdout).toContain('Here is the answer.\n');
+    expect(stdout).toContain('the docs\n');
+    expect(stdout).toContain('rm -rf ~\nls      \n');
+    expect(stdout).toContain('denied, fine.');
+    // The approval (denied: no terminal) shows the argv as shell words with every control spelled out.
+    expect(result.stderr.toString('utf8')).toContain(
+      `command: touch $'\\x1b[2J\\x1b]52;c;AAAA\\x07x' $'a\\rb' $'c\\u202ed'`,
+    );
+    // The model was asked twice: for the command, then after the denial.
+    expect(endpoint?.seen.length).toBe(2);
+  });
+
+  it('--json: every line parses to the events with their text intact, and no byte steers the terminal', async () => {
+    const result = await runAgainstScript(['--json']);
+    expect(result.code).toBe(0);
+    expect(steeringBytes(result.stdout)).toEqual([]);
+    expect(steeringBytes(result.stderr)).toEqual([]);
+    const events = result.stdout
+      .toString('utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { type: string; text?: string; input?: unknown });
+    const text = events.flatMap((event) => (event.type === 'text-delta' && event.text ? [event.text] : [])).join('');
+    // Machines reading --json get the model's text exactly as it was streamed.
+    expect(text).toContain(HOSTILE_TEXT.join(''));
+    expect(events.find((event) => event.type === 'tool-approval-request')?.input).toEqual(HOSTILE_COMMAND);
+  });
+});
