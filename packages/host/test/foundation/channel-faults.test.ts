@@ -23,19 +23,12 @@ describe('channel faults from a fake sidecar (real processes)', () => {
   it('closes the channel on the first of 1 000 malformed frames, replaces the sidecar, and keeps its own memory bounded', async () => {
     host = await startTempHost({ launcher: malformedLauncher });
     const heapBefore = process.memoryUsage().heapUsed;
-    const seen = new Set<number>();
-    // Let the supervisor go through several generations of 1 000 malformed frames each.
-    await waitFor(
-      () => {
-        const current = host?.supervisor.current;
-        if (current) seen.add(current.pid);
-        return seen.size >= 3;
-      },
-      30_000,
-      'three sidecar generations',
-    );
-    const failures = host.records.filter((r) => r.event === 'sidecar.channel-failed');
-    expect(failures.length).toBeGreaterThanOrEqual(2);
+    // Count generations by the supervisor's own records: a generation that fails at once can live
+    // shorter than any polling interval.
+    const channelFailures = () => host?.records.filter((r) => r.event === 'sidecar.channel-failed') ?? [];
+    await waitFor(() => channelFailures().length >= 3, 30_000, 'three sidecar generations');
+    const failures = channelFailures();
+    expect(host.records.filter((r) => r.event === 'sidecar.exited').length).toBeGreaterThanOrEqual(2);
     // Every failure names a channel code, never the bytes that caused it.
     for (const failure of failures) expect(String(failure.fields.code)).toMatch(/^CHANNEL_/);
     const heapGrowth = process.memoryUsage().heapUsed - heapBefore;
