@@ -6,7 +6,7 @@
  * the text itself still arrives, and the approval names the exact argv.
  */
 import { spawn } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, expect, it } from 'vitest';
@@ -18,6 +18,8 @@ import {
   type ScriptedTurn,
 } from '../../host/test/support/scripted-chat-endpoint.js';
 import { makeTempDir } from '../../host/test/support/temp-host.js';
+import { waitFor } from '../../host/test/support/processes.js';
+import { quoteArgv } from '@bastion/host';
 
 const CLI = fileURLToPath(new URL('../dist/main.js', import.meta.url));
 const ESC = '\x1b';
@@ -74,30 +76,34 @@ afterEach(async () => {
   endpoint = undefined;
 });
 
-async function runAgainstScript(extra: string[]): Promise<{ code: number | null; stdout: Buffer; stderr: Buffer }> {
-  endpoint = await startScriptedEndpoint(script());
+/** `bastion run` against `endpoint` on a fresh workspace and home. */
+function runArgv(extra: string[]): { argv: string[]; workspace: string } {
   const root = makeTempDir();
   const workspace = join(root, 'ws');
   mkdirSync(workspace);
   writeFileSync(join(workspace, 'README.md'), 'project\n');
-  const child = spawn(
+  const argv = [
     process.execPath,
-    [
-      CLI,
-      'run',
-      '--home',
-      join(root, 'home'),
-      '--workspace',
-      workspace,
-      '--endpoint',
-      endpoint.baseUrl,
-      '--model',
-      SCRIPTED_MODEL,
-      ...extra,
-      'answer me',
-    ],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  );
+    CLI,
+    'run',
+    '--home',
+    join(root, 'home'),
+    '--workspace',
+    workspace,
+    '--endpoint',
+    endpoint?.baseUrl ?? '',
+    '--model',
+    SCRIPTED_MODEL,
+    ...extra,
+    'answer me',
+  ];
+  return { argv, workspace };
+}
+
+async function runAgainstScript(extra: string[]): Promise<{ code: number | null; stdout: Buffer; stderr: Buffer }> {
+  endpoint = await startScriptedEndpoint(script());
+  const [command = '', ...args] = runArgv(extra).argv;
+  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   const stdout: Buffer[] = [];
   const stderr: Buffer[] = [];
   child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
@@ -139,5 +145,25 @@ describeAttack('terminal-injection', 'bastion run against a model that streams e
     // Machines reading --json get the model's text exactly as it was streamed.
     expect(text).toContain(HOSTILE_TEXT.join(''));
     expect(events.find((event) => event.type === 'tool-approval-request')?.input).toEqual(HOSTILE_COMMAND);
+  });
+
+  it('a "y" typed ahead (at a look-alike prompt) does not answer the real approval: the command never runs', async () => {
+    endpoint = await startScriptedEndpoint([
+      { kind: 'tool-call', name: 'run_command', input: { command: 'touch', args: ['approved-marker'] } },
+      { kind: 'text', pieces: ['ok'] },
+    ]);
+    const { argv, workspace } = runArgv([]);
+    // util-linux script gives the CLI a real terminal; what is written to its stdin is typed on it.
+    const child = spawn('script', ['-qefc', quoteArgv(argv), '/dev/null'], { stdio: ['pipe', 'pipe', 'pipe'] });
+    let shown = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (shown += chunk));
+    const closed = new Promise<number | null>((resolve) => child.once('close', resolve));
+    child.stdin.write('y\r');
+    await waitFor(() => shown.includes('Allow? [y/N]'), 60_000, 'the approval prompt');
+    child.stdin.write('n\r');
+    expect(await closed).toBe(0);
+    expect(shown).toContain('command: touch approved-marker');
+    expect(existsSync(join(workspace, 'approved-marker'))).toBe(false);
+    expect(endpoint.seen.length).toBe(2);
   });
 });

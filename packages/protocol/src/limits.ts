@@ -254,3 +254,11 @@ export const SRT_WRAP_ATTEMPTS = 2;
 /** Agent context. */
 /** Context window assumed for a model Bastion has no figure for (custom endpoints may configure their own). */
 export const DEFAULT_CONTEXT_WINDOW_TOKENS = 32_000;
+
+/** The host and the CLI reading what the sidecar sends. */
+/**
+ * Before an approval prompt on a terminal, keys typed in this window (and any already waiting) are
+ * thrown away: they were typed before the real prompt showed, perhaps at a look-alike in the
+ * model's text, and must not answer it.
+ */
+export const CLI_APPROVAL_TYPE_AHEAD_DISCARD_MS = 150;

@@ -8,6 +8,7 @@
 import { createInterface } from 'node:readline/promises';
 import { parseArgs } from 'node:util';
 import {
+  CLI_APPROVAL_TYPE_AHEAD_DISCARD_MS,
   permissionModeSchema,
   readSseMessages,
   runCommandInputSchema,
@@ -109,6 +110,20 @@ export function describeApproval(event: Extract<AgentEvent, { type: 'tool-approv
   ];
 }
 
+/**
+ * Throw away keys typed before the prompt: an answer typed at a look-alike prompt in the model's
+ * text waits in the terminal's input queue and would otherwise answer the real one.
+ */
+async function discardTypeAhead(input: NodeJS.ReadStream): Promise<void> {
+  const discard = () => undefined;
+  input.setRawMode(true);
+  input.on('data', discard);
+  await new Promise((resolve) => setTimeout(resolve, CLI_APPROVAL_TYPE_AHEAD_DISCARD_MS));
+  input.off('data', discard);
+  input.pause();
+  input.setRawMode(false);
+}
+
 /** Ask on the TTY; without one, deny. */
 async function askApproval(
   event: Extract<AgentEvent, { type: 'tool-approval-request' }>,
@@ -122,6 +137,7 @@ async function askApproval(
     process.stderr.write(`bastion: approval needed:\n${description}bastion: ${NO_TTY_DENIAL}\n`);
     return { ...base, approved: false, reason: NO_TTY_DENIAL };
   }
+  await discardTypeAhead(process.stdin);
   const prompt = createInterface({ input: process.stdin, output: json ? process.stderr : process.stdout });
   try {
     const answer = await prompt.question(`\nThe agent asks to run:\n${description}Allow? [y/N] `);
