@@ -31,6 +31,7 @@ export type {
   MessagePart,
   PermissionMode,
   Session,
+  TokenUsage,
 } from '@bastion/protocol';
 
 /** Providers whose API key the renderer may set or delete (custom endpoint ids are added by the daemon). */

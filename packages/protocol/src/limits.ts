@@ -187,6 +187,20 @@ export const SSE_MAX_SUBSCRIBERS_PER_SESSION = 16;
 /** Demo model: delay between streamed words, so the demo reads like a model typing. */
 export const DEMO_DELTA_INTERVAL_MS = 15;
 
+/** Desktop web app (packages/web): what one page renders and holds. */
+/** Longer agent text is shown as plain text: parsing markdown that long would stall the page. */
+export const UI_MARKDOWN_MAX_CHARS = 200 * KiB;
+/** Tool output (stdout, file content) longer than this many lines is folded until asked for. */
+export const UI_TOOL_OUTPUT_FOLD_LINES = 40;
+/** A diff computed in the page (for transcripts older than the tool's own diff) covers this much text at most. */
+export const UI_DIFF_MAX_INPUT_CHARS = 256 * KiB;
+/** Lines of a unified diff shown before the rest is folded. */
+export const UI_DIFF_FOLD_LINES = 400;
+/** Tallest the composer grows with multi-line input, in pixels, before it scrolls. */
+export const UI_COMPOSER_MAX_HEIGHT_PX = 240;
+/** Messages fetched per page while a session's stored user prompts are loaded. */
+export const UI_MESSAGE_PAGE = PAGE_MAX_LIMIT;
+
 /** Desktop UI server, launch ticket and host IPC (host `src/ui/`). */
 /** Launch ticket: 32 random bytes (256 bits), base64url, in the URL `bastion start` opens. */
 export const UI_LAUNCH_TICKET_BYTES = 32;

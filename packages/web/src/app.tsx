@@ -16,6 +16,8 @@ export function App() {
   const [linkError, setLinkError] = useState<string>();
   const [sessionsVersion, setSessionsVersion] = useState(0);
   const refreshSessions = useCallback(() => setSessionsVersion((v) => v + 1), []);
+  // On a narrow screen the session list folds away while a page is open; this shows it again.
+  const [sessionsShown, setSessionsShown] = useState(false);
 
   useEffect(() => {
     if (!bastion) return undefined;
@@ -66,11 +68,25 @@ export function App() {
         </a>
         <PostureBanner handshake={handshake} />
         <nav aria-label="Main">
+          {route.page !== 'home' && (
+            <button
+              type="button"
+              className="nav-button sessions-toggle"
+              aria-expanded={sessionsShown}
+              aria-controls="sessions"
+              onClick={() => setSessionsShown(!sessionsShown)}
+            >
+              Sessions
+            </button>
+          )}
           <button
             type="button"
             className={route.page === 'settings' ? 'nav-button active' : 'nav-button'}
             aria-current={route.page === 'settings' ? 'page' : undefined}
-            onClick={() => navigate({ page: 'settings' })}
+            onClick={() => {
+              setSessionsShown(false);
+              navigate({ page: 'settings' });
+            }}
           >
             Settings
           </button>
@@ -81,13 +97,16 @@ export function App() {
           Cannot reach the agent: {linkError}. Retrying…
         </div>
       )}
-      <div className="layout">
+      <div className={`layout${route.page === 'home' ? '' : ' in-page'}${sessionsShown ? ' sessions-shown' : ''}`}>
         <SessionList
           bastion={bastion}
           version={sessionsVersion}
           onChanged={refreshSessions}
           selectedId={route.page === 'session' ? route.sessionId : undefined}
-          onSelect={(sessionId) => navigate(sessionId ? { page: 'session', sessionId } : { page: 'home' })}
+          onSelect={(sessionId) => {
+            setSessionsShown(false);
+            navigate(sessionId ? { page: 'session', sessionId } : { page: 'home' });
+          }}
         />
         <main className="content" id="content">
           {route.page === 'settings' && <SettingsView bastion={bastion} />}
@@ -96,6 +115,7 @@ export function App() {
               key={route.sessionId}
               bastion={bastion}
               sessionId={route.sessionId}
+              sessionsVersion={sessionsVersion}
               onSessionChanged={refreshSessions}
             />
           )}

@@ -1,94 +1,173 @@
 import { describe, expect, it } from 'vitest';
-import type { AgentStreamEvent } from '@bastion/bridge';
-import { applyEvent, emptyTranscript, type Transcript } from './transcript.js';
+import type { AgentEvent, AgentStreamEvent } from '@bastion/bridge';
+import { applyEvents, emptyTranscript, type Transcript } from './transcript.js';
 
 const run = 'run_aaaaaaaa';
-const events: AgentStreamEvent[] = [
-  {
-    id: 1,
-    event: {
-      type: 'run-started',
-      run_id: run,
-      session_id: 'ses_aaaaaaaa',
-      message_id: 'm1',
-      provider: 'demo',
-      model: 'demo',
-    },
-  },
-  { id: 2, event: { type: 'text-delta', run_id: run, text: 'Run' } },
-  { id: 3, event: { type: 'text-delta', run_id: run, text: 'ning' } },
-  {
-    id: 4,
-    event: {
-      type: 'tool-call',
-      run_id: run,
-      tool_call_id: 't1',
-      tool_name: 'run_command',
-      input: { command: 'touch' },
-    },
-  },
-  {
-    id: 5,
-    event: {
-      type: 'tool-approval-request',
-      run_id: run,
-      approval_id: 'a1',
-      tool_call_id: 't1',
-      tool_name: 'run_command',
-      input: { command: 'touch' },
-    },
-  },
-  { id: 6, event: { type: 'run-finished', run_id: run, finish_reason: 'approval-pending' } },
+const run2 = 'run_bbbbbbbb';
+let nextId = 1;
+const at = (event: AgentEvent): AgentStreamEvent => ({ id: nextId++, event });
+const started = (runId: string, messageId: string | null): AgentEvent => ({
+  type: 'run-started',
+  run_id: runId,
+  session_id: 'ses_aaaaaaaa',
+  message_id: messageId,
+  provider: 'demo',
+  model: 'demo',
+});
+
+const approvalRun: AgentStreamEvent[] = [
+  at(started(run, 'm1')),
+  at({ type: 'reasoning-delta', run_id: run, text: 'Let me ' }),
+  at({ type: 'reasoning-delta', run_id: run, text: 'think' }),
+  at({ type: 'text-delta', run_id: run, text: 'Run' }),
+  at({ type: 'text-delta', run_id: run, text: 'ning' }),
+  at({ type: 'tool-call', run_id: run, tool_call_id: 't1', tool_name: 'run_command', input: { command: 'touch' } }),
+  at({
+    type: 'tool-approval-request',
+    run_id: run,
+    approval_id: 'a1',
+    tool_call_id: 't1',
+    tool_name: 'run_command',
+    input: { command: 'touch' },
+  }),
+  at({ type: 'run-finished', run_id: run, finish_reason: 'approval-pending' }),
 ];
 
-function fold(list: AgentStreamEvent[], start: Transcript = emptyTranscript): Transcript {
-  return list.reduce((state, event) => applyEvent(state, event, new Map([['m1', 'touch x']])), start);
+function foldOneByOne(list: readonly AgentStreamEvent[], start: Transcript = emptyTranscript): Transcript {
+  return list.reduce((state, event) => applyEvents(state, [event], 0), start);
 }
 
 describe('transcript fold', () => {
-  it('joins text deltas, attaches the approval to its tool card and exposes it as pending', () => {
-    const state = fold(events);
-    expect(state.items.map((item) => item.kind)).toEqual(['user', 'assistant', 'tool']);
-    expect(state.items[0]).toMatchObject({ text: 'touch x' });
-    expect(state.items[1]).toMatchObject({ text: 'Running' });
+  it('joins text and reasoning deltas, attaches the approval to its tool card and exposes it as pending', () => {
+    const state = applyEvents(emptyTranscript, approvalRun, 0);
+    expect(state.items.map((item) => item.kind)).toEqual(['user', 'reasoning', 'assistant', 'tool', 'run-end']);
+    expect(state.items[0]).toMatchObject({ messageId: 'm1' });
+    expect(state.items[1]).toMatchObject({ text: 'Let me think' });
+    expect(state.items[2]).toMatchObject({ text: 'Running' });
     expect(state.pending).toMatchObject({ toolCallId: 't1', approval: { approvalId: 'a1', state: 'pending' } });
-    expect(state.running).toBe(false);
-    expect(state.lastEventId).toBe(6);
+    expect(state.active).toBeUndefined();
+    expect(state.lastEventId).toBe(approvalRun.at(-1)?.id);
   });
 
-  it('ignores events replayed after a reconnect', () => {
-    const once = fold(events);
-    expect(fold(events, once)).toBe(once);
+  it('gives the same transcript folded one event at a time as in one batch', () => {
+    expect(foldOneByOne(approvalRun)).toEqual(applyEvents(emptyTranscript, approvalRun, 0));
   });
 
-  it('clears the pending approval when its result arrives', () => {
-    const state = fold([
-      ...events,
-      {
-        id: 7,
-        event: {
-          type: 'run-started',
-          run_id: 'run_bbbbbbbb',
-          session_id: 'ses_aaaaaaaa',
-          message_id: null,
-          provider: 'demo',
-          model: 'demo',
-        },
-      },
-      {
-        id: 8,
-        event: {
+  it('ignores events replayed after a reconnect and returns the same object', () => {
+    const once = applyEvents(emptyTranscript, approvalRun, 0);
+    expect(applyEvents(once, approvalRun, 0)).toBe(once);
+  });
+
+  it('shares untouched items with the previous transcript (incremental, not a re-fold)', () => {
+    const before = applyEvents(emptyTranscript, approvalRun, 0);
+    const after = applyEvents(before, [at({ type: 'text-delta', run_id: run2, text: 'x' })], 0);
+    for (const [index, item] of before.items.entries()) expect(after.items[index]).toBe(item);
+  });
+
+  it('clears the pending approval when its result arrives and lists the files a run changed', () => {
+    const base = applyEvents(emptyTranscript, approvalRun, 0);
+    const state = applyEvents(
+      base,
+      [
+        at(started(run2, null)),
+        at({
           type: 'tool-result',
-          run_id: 'run_bbbbbbbb',
+          run_id: run2,
           tool_call_id: 't1',
           tool_name: 'run_command',
-          output: { exit_code: 0 },
+          output: {},
           is_error: false,
-        },
-      },
-    ]);
+        }),
+        at({
+          type: 'tool-call',
+          run_id: run2,
+          tool_call_id: 't2',
+          tool_name: 'write_file',
+          input: { path: 'a.txt', content: 'a' },
+        }),
+        at({
+          type: 'tool-result',
+          run_id: run2,
+          tool_call_id: 't2',
+          tool_name: 'write_file',
+          output: { path: 'a.txt' },
+          is_error: false,
+        }),
+        at({
+          type: 'tool-call',
+          run_id: run2,
+          tool_call_id: 't3',
+          tool_name: 'edit_file',
+          input: { path: 'b.txt', old_string: 'b', new_string: 'c' },
+        }),
+        at({
+          type: 'tool-result',
+          run_id: run2,
+          tool_call_id: 't3',
+          tool_name: 'edit_file',
+          output: { code: 'EDIT_NO_MATCH', message: 'no' },
+          is_error: true,
+        }),
+        at({
+          type: 'run-finished',
+          run_id: run2,
+          finish_reason: 'stop',
+          usage: { input_tokens: 10, output_tokens: 5, cached_input_tokens: 0, cost_usd: 0.01 },
+        }),
+      ],
+      0,
+    );
     expect(state.pending).toBeUndefined();
-    expect(state.items.filter((item) => item.kind === 'tool')).toHaveLength(1);
-    expect(state.running).toBe(true);
+    expect(state.items.filter((item) => item.kind === 'tool')).toHaveLength(3);
+    const end = state.items.at(-1);
+    expect(end).toMatchObject({ kind: 'run-end', outcome: 'finished', files: [{ path: 'a.txt' }] });
+    expect(state.totals).toEqual({ input_tokens: 10, output_tokens: 5, cached_input_tokens: 0, cost_usd: 0.01 });
+  });
+
+  it('reads an aborted run as stopped (not an error) and a stop during an approval clears the prompt', () => {
+    const base = applyEvents(emptyTranscript, approvalRun, 0);
+    const state = applyEvents(
+      base,
+      [at({ type: 'run-error', run_id: run, code: 'RUN_ABORTED', message: 'stopped' })],
+      0,
+    );
+    expect(state.pending).toBeUndefined();
+    expect(state.items.some((item) => item.kind === 'error')).toBe(false);
+    expect(state.items.at(-1)).toMatchObject({ kind: 'run-end', outcome: 'stopped' });
+  });
+
+  it('keeps a provider error with its status and Retry-After, and a retry notice', () => {
+    const state = applyEvents(
+      emptyTranscript,
+      [
+        at(started(run, 'm1')),
+        at({
+          type: 'run-retry',
+          run_id: run,
+          attempt: 1,
+          max_attempts: 3,
+          delay_ms: 2000,
+          status: 429,
+          message: 'slow down',
+        }),
+        at({
+          type: 'run-error',
+          run_id: run,
+          code: 'PROVIDER_FAILED',
+          message: 'rate limited',
+          status: 429,
+          retry_after_ms: 30000,
+        }),
+      ],
+      5,
+    );
+    expect(state.items.map((item) => item.kind)).toEqual(['user', 'retry', 'error', 'run-end']);
+    expect(state.items[2]).toMatchObject({ status: 429, retryAfterMs: 30000 });
+    expect(state.active).toBeUndefined();
+  });
+
+  it('tracks the active run from its start until it ends', () => {
+    const state = applyEvents(emptyTranscript, [at(started(run, 'm1'))], 42);
+    expect(state.active).toEqual({ runId: run, provider: 'demo', model: 'demo', seenAt: 42 });
   });
 });

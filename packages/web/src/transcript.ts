@@ -1,13 +1,19 @@
 /**
- * The chat view as a pure fold over the session's persisted event stream (plus the stored user
- * messages, which carry the text a run started from). Replaying the same events after a
- * reconnect gives the same view, so the app can always resume with Last-Event-ID.
+ * The chat view as a fold over the session's persisted event stream. User bubbles carry only the
+ * stored message id; their text is looked up when they render, so texts that arrive after the
+ * events (a long session pages its messages in) fill in without folding again.
+ *
+ * The fold is incremental: `applyEvents` takes a batch of new events and returns a new
+ * transcript that shares every untouched item with the old one (one array copy per batch, index
+ * maps instead of scans), so a run of a million deltas costs a million small steps, not a
+ * million re-folds. Replaying events after a reconnect (ids at or below `lastEventId`) is a no-op.
  */
-import type { AgentStreamEvent, Message } from '@bastion/bridge';
+import type { AgentStreamEvent, TokenUsage } from '@bastion/bridge';
 
 export interface ToolView {
   kind: 'tool';
   key: string;
+  runId: string;
   toolCallId: string;
   toolName: string;
   input: unknown;
@@ -16,125 +22,231 @@ export interface ToolView {
   approval?: { approvalId: string; state: 'pending' | 'answered' };
 }
 
+/** A file a run wrote or edited, pointing at the tool card that did it. */
+export interface ChangedFile {
+  path: string;
+  toolKey: string;
+}
+
+export type RunOutcome = 'finished' | 'stopped' | 'failed' | 'waiting';
+
 export type TranscriptItem =
-  | { kind: 'user'; key: string; text: string }
+  | { kind: 'user'; key: string; messageId: string }
   | { kind: 'assistant'; key: string; text: string; runId: string }
+  | { kind: 'reasoning'; key: string; text: string; runId: string }
   | ToolView
-  | { kind: 'error'; key: string; code: string; message: string }
-  | { kind: 'notice'; key: string; text: string };
+  | {
+      kind: 'error';
+      key: string;
+      runId: string;
+      code: string;
+      message: string;
+      status?: number;
+      retryAfterMs?: number;
+    }
+  | {
+      kind: 'retry';
+      key: string;
+      attempt: number;
+      maxAttempts: number;
+      delayMs: number;
+      status?: number;
+      message: string;
+    }
+  | { kind: 'compacted'; key: string; count: number }
+  | {
+      kind: 'run-end';
+      key: string;
+      runId: string;
+      outcome: RunOutcome;
+      files: ChangedFile[];
+      usage?: TokenUsage;
+    };
+
+export interface ActiveRun {
+  runId: string;
+  provider: string;
+  model: string;
+  /** When this page saw the run start (for the elapsed-time indicator). */
+  seenAt: number;
+}
 
 export interface Transcript {
-  items: TranscriptItem[];
+  items: readonly TranscriptItem[];
   lastEventId: number | undefined;
-  running: boolean;
+  /** The run in progress, if any. */
+  active: ActiveRun | undefined;
   /** The approval waiting for an answer, if any. */
   pending: ToolView | undefined;
+  /** Tokens and cost summed over the runs this transcript has seen finish. */
+  totals: TokenUsage;
+  /** Internal indexes: tool call id → item index, and the current run's changed files. */
+  readonly toolIndex: ReadonlyMap<string, number>;
+  readonly runFiles: ReadonlyMap<string, ChangedFile[]>;
 }
 
-export const emptyTranscript: Transcript = { items: [], lastEventId: undefined, running: false, pending: undefined };
+const zeroUsage: TokenUsage = { input_tokens: 0, output_tokens: 0, cached_input_tokens: 0 };
 
-export function userTexts(messages: readonly Message[]): Map<string, string> {
-  const texts = new Map<string, string>();
-  for (const message of messages) {
-    if (message.role !== 'user') continue;
-    const text = message.parts.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('');
-    texts.set(message.id, text);
-  }
-  return texts;
+export const emptyTranscript: Transcript = {
+  items: [],
+  lastEventId: undefined,
+  active: undefined,
+  pending: undefined,
+  totals: zeroUsage,
+  toolIndex: new Map(),
+  runFiles: new Map(),
+};
+
+const WRITE_TOOLS = new Set(['write_file', 'edit_file']);
+
+function pathOf(input: unknown): string | undefined {
+  const path = typeof input === 'object' && input !== null ? (input as { path?: unknown }).path : undefined;
+  return typeof path === 'string' ? path : undefined;
 }
 
-export function applyEvent(
-  state: Transcript,
-  streamed: AgentStreamEvent,
-  texts: ReadonlyMap<string, string>,
-): Transcript {
-  if (state.lastEventId !== undefined && streamed.id <= state.lastEventId) return state;
-  const event = streamed.event;
-  const items = [...state.items];
-  const key = `e${streamed.id}`;
-  let running = state.running;
-  const updateTool = (toolCallId: string, update: (tool: ToolView) => ToolView) => {
-    const index = items.findLastIndex((item) => item.kind === 'tool' && item.toolCallId === toolCallId);
-    if (index >= 0) items[index] = update(items[index] as ToolView);
-    return index >= 0;
+function addUsage(total: TokenUsage, run: TokenUsage): TokenUsage {
+  const cost =
+    total.cost_usd === undefined && run.cost_usd === undefined
+      ? undefined
+      : (total.cost_usd ?? 0) + (run.cost_usd ?? 0);
+  return {
+    input_tokens: total.input_tokens + run.input_tokens,
+    output_tokens: total.output_tokens + run.output_tokens,
+    cached_input_tokens: total.cached_input_tokens + run.cached_input_tokens,
+    ...(cost === undefined ? {} : { cost_usd: cost }),
   };
-  switch (event.type) {
-    case 'run-started':
-      running = true;
-      if (event.message_id !== null) {
-        items.push({ kind: 'user', key, text: texts.get(event.message_id) ?? '' });
-      }
-      // A new run means every earlier approval was answered.
-      for (const [index, item] of items.entries()) {
-        if (item.kind === 'tool' && item.approval?.state === 'pending') {
-          items[index] = { ...item, approval: { ...item.approval, state: 'answered' } };
+}
+
+/** Apply a batch of streamed events (in id order) to a transcript. */
+export function applyEvents(state: Transcript, batch: readonly AgentStreamEvent[], now = Date.now()): Transcript {
+  const fresh = batch.filter((streamed) => state.lastEventId === undefined || streamed.id > state.lastEventId);
+  if (fresh.length === 0) return state;
+  const items = [...state.items];
+  const toolIndex = new Map(state.toolIndex);
+  const runFiles = new Map(state.runFiles);
+  let { active, pending, totals } = state;
+
+  const updateTool = (toolCallId: string, update: (tool: ToolView) => ToolView): boolean => {
+    const index = toolIndex.get(toolCallId);
+    if (index === undefined) return false;
+    items[index] = update(items[index] as ToolView);
+    return true;
+  };
+  /** Merge `changes` into the call's card, or add the card (a result may arrive without its call). */
+  const mergeTool = (
+    call: { run_id: string; tool_call_id: string; tool_name: string },
+    key: string,
+    changes: (tool: ToolView | undefined) => Partial<ToolView>,
+  ): ToolView => {
+    const index = toolIndex.get(call.tool_call_id);
+    const existing = index === undefined ? undefined : (items[index] as ToolView);
+    const base: ToolView = existing ?? {
+      kind: 'tool',
+      key,
+      runId: call.run_id,
+      toolCallId: call.tool_call_id,
+      toolName: call.tool_name,
+      input: undefined,
+    };
+    const merged = { ...base, ...changes(existing) };
+    if (index === undefined) toolIndex.set(call.tool_call_id, items.length);
+    items[index ?? items.length] = merged;
+    return merged;
+  };
+  const clearPending = () => {
+    if (!pending) return;
+    updateTool(pending.toolCallId, (tool) =>
+      tool.approval ? { ...tool, approval: { ...tool.approval, state: 'answered' } } : tool,
+    );
+    pending = undefined;
+  };
+  const endRun = (runId: string, outcome: RunOutcome, usage?: TokenUsage) => {
+    const files = runFiles.get(runId) ?? [];
+    runFiles.delete(runId);
+    items.push({ kind: 'run-end', key: `end-${runId}`, runId, outcome, files, ...(usage ? { usage } : {}) });
+    if (usage) totals = addUsage(totals, usage);
+    if (active?.runId === runId) active = undefined;
+    if (outcome !== 'waiting' && pending?.runId === runId) clearPending();
+  };
+
+  for (const streamed of fresh) {
+    const event = streamed.event;
+    const key = `e${streamed.id}`;
+    switch (event.type) {
+      case 'run-started':
+        active = { runId: event.run_id, provider: event.provider, model: event.model, seenAt: now };
+        if (event.message_id !== null) items.push({ kind: 'user', key, messageId: event.message_id });
+        // A new run means every earlier approval was answered.
+        clearPending();
+        break;
+      case 'text-delta':
+      case 'reasoning-delta': {
+        const kind = event.type === 'text-delta' ? 'assistant' : 'reasoning';
+        const last = items.at(-1);
+        if (last?.kind === kind && last.runId === event.run_id) {
+          items[items.length - 1] = { ...last, text: last.text + event.text };
+        } else {
+          items.push({ kind, key, text: event.text, runId: event.run_id });
         }
+        break;
       }
-      break;
-    case 'text-delta': {
-      const last = items.at(-1);
-      if (last?.kind === 'assistant' && last.runId === event.run_id) {
-        items[items.length - 1] = { ...last, text: last.text + event.text };
-      } else {
-        items.push({ kind: 'assistant', key, text: event.text, runId: event.run_id });
-      }
-      break;
-    }
-    case 'tool-call':
-      if (!updateTool(event.tool_call_id, (tool) => ({ ...tool, input: event.input }))) {
-        items.push({
-          kind: 'tool',
-          key,
-          toolCallId: event.tool_call_id,
-          toolName: event.tool_name,
-          input: event.input,
-        });
-      }
-      break;
-    case 'tool-approval-request': {
-      const approval = { approvalId: event.approval_id, state: 'pending' as const };
-      if (!updateTool(event.tool_call_id, (tool) => ({ ...tool, approval }))) {
-        items.push({
-          kind: 'tool',
-          key,
-          toolCallId: event.tool_call_id,
-          toolName: event.tool_name,
-          input: event.input,
-          approval,
-        });
-      }
-      break;
-    }
-    case 'tool-result':
-      if (
-        !updateTool(event.tool_call_id, (tool) => ({
-          ...tool,
+      case 'tool-call':
+        mergeTool(event, key, () => ({ input: event.input }));
+        break;
+      case 'tool-approval-request':
+        pending = mergeTool(event, key, (tool) => ({
+          input: tool?.input ?? event.input,
+          approval: { approvalId: event.approval_id, state: 'pending' },
+        }));
+        break;
+      case 'tool-result': {
+        const tool = mergeTool(event, key, (existing) => ({
           output: event.output,
           isError: event.is_error,
-          approval: tool.approval ? { ...tool.approval, state: 'answered' } : undefined,
-        }))
-      ) {
-        items.push({
-          kind: 'tool',
-          key,
-          toolCallId: event.tool_call_id,
-          toolName: event.tool_name,
-          input: undefined,
-          output: event.output,
-          isError: event.is_error,
-        });
+          approval: existing?.approval ? { ...existing.approval, state: 'answered' } : undefined,
+        }));
+        if (pending?.toolCallId === event.tool_call_id) pending = undefined;
+        const path = pathOf(tool.input) ?? pathOf(event.output);
+        if (!event.is_error && WRITE_TOOLS.has(event.tool_name) && path !== undefined) {
+          const files = runFiles.get(event.run_id) ?? [];
+          runFiles.set(event.run_id, [...files.filter((file) => file.path !== path), { path, toolKey: tool.key }]);
+        }
+        break;
       }
-      break;
-    case 'run-finished':
-      running = false;
-      break;
-    case 'run-error':
-      running = false;
-      items.push({ kind: 'error', key, code: event.code, message: event.message });
-      break;
+      case 'run-retry':
+        items.push({
+          kind: 'retry',
+          key,
+          attempt: event.attempt,
+          maxAttempts: event.max_attempts,
+          delayMs: event.delay_ms,
+          message: event.message,
+          ...(event.status === undefined ? {} : { status: event.status }),
+        });
+        break;
+      case 'context-compacted':
+        items.push({ kind: 'compacted', key, count: event.messages_summarized });
+        break;
+      case 'run-finished':
+        endRun(event.run_id, event.finish_reason === 'approval-pending' ? 'waiting' : 'finished', event.usage);
+        break;
+      case 'run-error':
+        if (event.code === 'RUN_ABORTED') {
+          endRun(event.run_id, 'stopped');
+        } else {
+          items.push({
+            kind: 'error',
+            key,
+            runId: event.run_id,
+            code: event.code,
+            message: event.message,
+            ...(event.status === undefined ? {} : { status: event.status }),
+            ...(event.retry_after_ms === undefined ? {} : { retryAfterMs: event.retry_after_ms }),
+          });
+          endRun(event.run_id, 'failed');
+        }
+        break;
+    }
   }
-  const pending = items.findLast(
-    (item): item is ToolView => item.kind === 'tool' && item.approval?.state === 'pending',
-  );
-  return { items, lastEventId: streamed.id, running, pending };
+  return { items, lastEventId: fresh.at(-1)?.id, active, pending, totals, toolIndex, runFiles };
 }

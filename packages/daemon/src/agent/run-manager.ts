@@ -138,7 +138,20 @@ export class RunManager {
   abort(sessionId: string): boolean {
     const active = this.#active.get(sessionId);
     const cancelled = this.#store.cancelPendingApprovals(sessionId);
-    if (!active) return cancelled > 0;
+    if (!active) {
+      // A run stopped at an approval has already finished; say on the stream that it is stopped,
+      // so every client (and a later reload) stops showing the prompt.
+      const waiting = cancelled > 0 ? this.#store.getSession(sessionId)?.last_run : undefined;
+      if (waiting) {
+        this.#emit(sessionId, {
+          type: 'run-error',
+          run_id: waiting.id,
+          code: 'RUN_ABORTED',
+          message: 'the run was stopped while it waited for approval',
+        });
+      }
+      return cancelled > 0;
+    }
     active.controller.abort(new DaemonError('RUN_ABORTED', 'the run was aborted'));
     return true;
   }

@@ -15,8 +15,12 @@ export type ScriptedTurn =
       delayMs?: number;
       /** Destroy the connection after this many pieces, with no finish and no [DONE]. */
       dropAfter?: number;
+      /** Streamed first as `reasoning_content` deltas, the way reasoning models send their thinking. */
+      reasoning?: string[];
     }
-  | { kind: 'tool-call'; name: string; input: Record<string, unknown> };
+  | { kind: 'tool-call'; name: string; input: Record<string, unknown> }
+  /** Answer with an error status and an OpenAI-style error body (e.g. 429 with Retry-After). */
+  | { kind: 'status'; status: number; message: string; retryAfterSeconds?: number };
 
 export interface ScriptedEndpoint extends TestServer {
   readonly seen: ChatCompletionsRequest[];
@@ -43,7 +47,11 @@ export const SCRIPTED_MODEL = 'scripted-model';
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-export async function startScriptedEndpoint(turns: ScriptedTurn[]): Promise<ScriptedEndpoint> {
+/** `models` is what `GET /v1/models` lists. */
+export async function startScriptedEndpoint(
+  turns: ScriptedTurn[],
+  models: readonly string[] = [SCRIPTED_MODEL],
+): Promise<ScriptedEndpoint> {
   const seen: ChatCompletionsRequest[] = [];
   const state = { pieces: 0, turn: 0, abandoned: 0 };
 
@@ -51,6 +59,13 @@ export async function startScriptedEndpoint(turns: ScriptedTurn[]): Promise<Scri
     res.on('close', () => {
       if (!res.writableFinished && turn.kind === 'text' && turn.dropAfter === undefined) state.abandoned += 1;
     });
+    if (turn.kind === 'status') {
+      const headers: Record<string, string> = { 'content-type': 'application/json' };
+      if (turn.retryAfterSeconds !== undefined) headers['retry-after'] = String(turn.retryAfterSeconds);
+      res.writeHead(turn.status, headers);
+      res.end(JSON.stringify({ error: { message: turn.message, type: 'scripted', code: null } }));
+      return;
+    }
     res.writeHead(200, { 'content-type': 'text/event-stream' });
     if (turn.kind === 'tool-call') {
       const call = { index: 0, id: `call_${state.turn}`, type: 'function' };
@@ -61,6 +76,14 @@ export async function startScriptedEndpoint(turns: ScriptedTurn[]): Promise<Scri
       res.write(sseChunk({}, 'tool_calls'));
       res.end('data: [DONE]\n\n');
       return;
+    }
+    for (const [index, thought] of (turn.reasoning ?? []).entries()) {
+      res.write(
+        sseChunk(
+          index === 0 ? { role: 'assistant', reasoning_content: thought } : { reasoning_content: thought },
+          null,
+        ),
+      );
     }
     for (const [index, piece] of turn.pieces.entries()) {
       if (turn.dropAfter !== undefined && index >= turn.dropAfter) {
@@ -80,6 +103,11 @@ export async function startScriptedEndpoint(turns: ScriptedTurn[]): Promise<Scri
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
+      if (req.method === 'GET' && req.url === '/v1/models') {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ object: 'list', data: models.map((id) => ({ id, object: 'model' })) }));
+        return;
+      }
       const turn = turns[state.turn];
       if (req.method !== 'POST' || req.url !== '/v1/chat/completions' || !turn) {
         res.writeHead(404).end();

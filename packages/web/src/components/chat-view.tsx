@@ -1,18 +1,27 @@
-import { useEffect, useMemo, useRef, useState } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { AgentStreamEvent, BastionApi, PermissionMode, Session } from '@bastion/bridge';
+import { SESSION_MAX_TITLE_CHARS, UI_MESSAGE_PAGE } from '@bastion/protocol';
 import { describeError } from '../bastion.js';
-import { applyEvent, emptyTranscript, userTexts } from '../transcript.js';
+import { applyEvents, emptyTranscript, type ToolView, type TranscriptItem } from '../transcript.js';
+import { Activity } from './activity.js';
 import { ApprovalPrompt } from './approval-prompt.js';
+import { Composer } from './composer.js';
+import { Markdown } from './markdown.js';
 import { ModeSwitch } from './mode-switch.js';
+import { Reasoning, RetryNotice, RunEnd, RunError, UsageLine } from './run-items.js';
 import { ToolCard } from './tool-card.js';
+import { TranscriptList } from './transcript-list.js';
 
 const RECONNECT_MIN_MS = 500;
 const RECONNECT_MAX_MS = 5_000;
-const MESSAGE_PAGES = 20;
+/** A title taken from the first message is cut here (the store allows more; a list shows less). */
+const AUTO_TITLE_CHARS = Math.min(80, SESSION_MAX_TITLE_CHARS);
 
 interface Props {
   bastion: BastionApi;
   sessionId: string;
+  /** Bumped when any session changed (a rename in the list): the header reloads. */
+  sessionsVersion: number;
   onSessionChanged: () => void;
 }
 
@@ -26,34 +35,45 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
-export function ChatView({ bastion, sessionId, onSessionChanged }: Props) {
+function titleFrom(message: string): string {
+  const line = message.split('\n').find((text) => text.trim() !== '') ?? message;
+  const trimmed = line.trim();
+  return trimmed.length > AUTO_TITLE_CHARS ? `${trimmed.slice(0, AUTO_TITLE_CHARS - 1)}…` : trimmed;
+}
+
+/** Stored user prompts by message id, paged in oldest first; `onPage` sees each page as it lands. */
+async function loadUserTexts(
+  bastion: BastionApi,
+  sessionId: string,
+  onPage: (texts: Map<string, string>) => void,
+  signal: AbortSignal,
+): Promise<void> {
+  let cursor: string | undefined;
+  while (!signal.aborted) {
+    const answer = await bastion.sessions.messages(sessionId, { limit: UI_MESSAGE_PAGE, cursor });
+    const texts = new Map<string, string>();
+    for (const message of answer.messages) {
+      if (message.role !== 'user') continue;
+      texts.set(message.id, message.parts.map((part) => (part.type === 'text' ? part.text : '')).join(''));
+    }
+    if (!signal.aborted) onPage(texts);
+    if (answer.next === null) return;
+    cursor = answer.next;
+  }
+}
+
+export function ChatView({ bastion, sessionId, sessionsVersion, onSessionChanged }: Props) {
   const [session, setSession] = useState<Session>();
-  const [texts, setTexts] = useState<Map<string, string>>(new Map());
-  const [events, setEvents] = useState<AgentStreamEvent[]>([]);
+  const [texts, setTexts] = useState<ReadonlyMap<string, string>>(new Map());
+  const [transcript, setTranscript] = useState(emptyTranscript);
   const [link, setLink] = useState<'connecting' | 'live' | 'reconnecting'>('connecting');
   const [error, setError] = useState<string>();
   const [notFound, setNotFound] = useState(false);
   const [draft, setDraft] = useState('');
   const [busy, setBusy] = useState(false);
   const lastId = useRef(0);
-  const endRef = useRef<HTMLDivElement>(null);
-
-  const transcript = useMemo(
-    () => events.reduce((state, event) => applyEvent(state, event, texts), emptyTranscript),
-    [events, texts],
-  );
-
-  const loadMessages = async () => {
-    const all = [];
-    let cursor: string | undefined;
-    for (let page = 0; page < MESSAGE_PAGES; page += 1) {
-      const answer = await bastion.sessions.messages(sessionId, { limit: 200, cursor });
-      all.push(...answer.messages);
-      if (answer.next === null) break;
-      cursor = answer.next;
-    }
-    setTexts(userTexts(all));
-  };
+  const queue = useRef<AgentStreamEvent[]>([]);
+  const flushScheduled = useRef(false);
 
   useEffect(() => {
     let cancelled = false;
@@ -65,11 +85,34 @@ export function ChatView({ bastion, sessionId, onSessionChanged }: Props) {
         if ((failure as { code?: string }).code === 'SESSION_NOT_FOUND') setNotFound(true);
         else setError(describeError(failure));
       });
-    loadMessages().catch((failure: unknown) => !cancelled && setError(describeError(failure)));
     return () => {
       cancelled = true;
     };
+  }, [bastion, sessionId, sessionsVersion]);
+
+  useEffect(() => {
+    const controller = new AbortController();
+    loadUserTexts(
+      bastion,
+      sessionId,
+      (page) => setTexts((previous) => new Map([...previous, ...page])),
+      controller.signal,
+    ).catch((failure: unknown) => !controller.signal.aborted && setError(describeError(failure)));
+    return () => controller.abort();
   }, [bastion, sessionId]);
+
+  // Events are queued and folded once per frame: a burst of deltas costs one render, not one each.
+  const enqueue = useCallback((event: AgentStreamEvent) => {
+    queue.current.push(event);
+    if (flushScheduled.current) return;
+    flushScheduled.current = true;
+    window.requestAnimationFrame(() => {
+      flushScheduled.current = false;
+      const batch = queue.current;
+      queue.current = [];
+      setTranscript((previous) => applyEvents(previous, batch));
+    });
+  }, []);
 
   // The live stream: resumes with Last-Event-ID after any drop (a restarted sidecar included).
   useEffect(() => {
@@ -86,7 +129,7 @@ export function ChatView({ bastion, sessionId, onSessionChanged }: Props) {
               if (event.id <= lastId.current) return;
               lastId.current = event.id;
               delay = RECONNECT_MIN_MS;
-              setEvents((previous) => [...previous, event]);
+              enqueue(event);
             },
           });
         } catch (failure) {
@@ -102,13 +145,9 @@ export function ChatView({ bastion, sessionId, onSessionChanged }: Props) {
       }
     })();
     return () => controller.abort();
-  }, [bastion, sessionId]);
+  }, [bastion, sessionId, enqueue]);
 
-  useEffect(() => {
-    endRef.current?.scrollIntoView?.({ block: 'end' });
-  }, [transcript.items.length, transcript.items.at(-1)]);
-
-  const run = async (action: () => Promise<unknown>) => {
+  const act = useCallback(async (action: () => Promise<unknown>) => {
     setBusy(true);
     try {
       await action();
@@ -118,25 +157,105 @@ export function ChatView({ bastion, sessionId, onSessionChanged }: Props) {
     } finally {
       setBusy(false);
     }
-  };
+  }, []);
 
-  const send = () => {
-    const message = draft.trim();
-    if (message === '') return;
-    void run(async () => {
-      const answer = await bastion.agent.run(sessionId, message);
-      const messageId = answer.message_id;
-      if (messageId !== null) setTexts((previous) => new Map(previous).set(messageId, message));
-      setDraft('');
-      onSessionChanged();
-    });
-  };
+  const submit = useCallback(
+    (message: string) =>
+      act(async () => {
+        const answer = await bastion.agent.run(sessionId, message);
+        const messageId = answer.message_id;
+        if (messageId !== null) setTexts((previous) => new Map(previous).set(messageId, message));
+        setDraft('');
+        if (session && session.title === '') {
+          setSession(await bastion.sessions.update(sessionId, { title: titleFrom(message) }));
+        }
+        onSessionChanged();
+      }),
+    [act, bastion, sessionId, session, onSessionChanged],
+  );
+
+  const pending = transcript.pending;
+  const active = transcript.active;
+  const stoppable = active !== undefined || pending !== undefined;
+  const stop = useCallback(() => void act(() => bastion.agent.abort(sessionId)), [act, bastion, sessionId]);
+
+  useEffect(() => {
+    if (!stoppable) return undefined;
+    const onKey = (event: KeyboardEvent) => {
+      if (event.key === 'Escape' && !event.defaultPrevented && document.querySelector('dialog[open]') === null) {
+        event.preventDefault();
+        stop();
+      }
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [stoppable, stop]);
 
   const setMode = (mode: PermissionMode) =>
-    void run(async () => {
+    void act(async () => {
       setSession(await bastion.mode.set(sessionId, mode));
       onSessionChanged();
     });
+
+  const toolsByKey = useMemo(() => {
+    const map = new Map<string, ToolView>();
+    for (const item of transcript.items) if (item.kind === 'tool') map.set(item.key, item);
+    return map;
+  }, [transcript.items]);
+
+  /** The prompt a failed run started from, so Retry can send it again. */
+  const promptBefore = (key: string): string | undefined => {
+    const items = transcript.items;
+    for (let index = items.findIndex((item) => item.key === key); index >= 0; index -= 1) {
+      const item = items[index];
+      if (item?.kind === 'user') return texts.get(item.messageId);
+    }
+    return undefined;
+  };
+
+  const render = (item: TranscriptItem) => {
+    switch (item.kind) {
+      case 'user': {
+        const text = texts.get(item.messageId);
+        return (
+          <div className="bubble user" data-testid="user-bubble">
+            {text ?? <span className="muted">Loading message…</span>}
+          </div>
+        );
+      }
+      case 'assistant':
+        return (
+          <div className="bubble assistant">
+            <Markdown text={item.text} />
+          </div>
+        );
+      case 'reasoning':
+        return <Reasoning text={item.text} live={active?.runId === item.runId} />;
+      case 'tool':
+        return <ToolCard tool={item} />;
+      case 'retry':
+        return <RetryNotice item={item} />;
+      case 'compacted':
+        return (
+          <p className="notice" role="status">
+            Older turns ({item.count} messages) were summarised to fit the model’s context. The transcript here stays
+            whole.
+          </p>
+        );
+      case 'error': {
+        const prompt = promptBefore(item.key);
+        return (
+          <RunError
+            item={item}
+            provider={session?.provider}
+            onRetry={prompt === undefined || stoppable ? undefined : () => void submit(prompt)}
+          />
+        );
+      }
+      case 'run-end':
+        return <RunEnd item={item} toolOf={(key) => toolsByKey.get(key)} onUndo={undefined} />;
+    }
+  };
 
   if (notFound) {
     return (
@@ -147,17 +266,23 @@ export function ChatView({ bastion, sessionId, onSessionChanged }: Props) {
     );
   }
 
-  const pending = transcript.pending;
+  const totals = transcript.totals;
   return (
     <section className="chat" aria-label="Chat">
       <header className="chat-head">
-        <div>
+        <div className="chat-title">
           <h1>{session?.title || 'Untitled session'}</h1>
           {session && (
             <p className="muted">
               {session.provider === 'demo'
                 ? 'demo model (offline, scripted)'
                 : `${session.provider} · ${session.model}`}
+              {(totals.input_tokens > 0 || totals.output_tokens > 0) && (
+                <>
+                  {' · '}
+                  <UsageLine usage={totals} label="Session" />
+                </>
+              )}
             </p>
           )}
         </div>
@@ -173,49 +298,15 @@ export function ChatView({ bastion, sessionId, onSessionChanged }: Props) {
           {error}
         </div>
       )}
-      <ol className="transcript" aria-live="polite">
-        {transcript.items.map((item) => {
-          switch (item.kind) {
-            case 'user':
-              return (
-                <li key={item.key} className="bubble user">
-                  {item.text}
-                </li>
-              );
-            case 'assistant':
-              return (
-                <li key={item.key} className="bubble assistant">
-                  {item.text}
-                </li>
-              );
-            case 'tool':
-              return (
-                <li key={item.key} className="tool-item">
-                  <ToolCard tool={item} />
-                </li>
-              );
-            case 'error':
-              return (
-                <li key={item.key} className="bubble run-error" role="alert">
-                  The run failed: {item.message} ({item.code})
-                </li>
-              );
-            case 'notice':
-              return (
-                <li key={item.key} className="notice">
-                  {item.text}
-                </li>
-              );
-          }
-        })}
-      </ol>
-      <div ref={endRef} />
+      <TranscriptList items={transcript.items} render={render} />
+      <Activity since={active?.seenAt} waiting={pending !== undefined} />
       {pending && (
         <ApprovalPrompt
+          key={pending.toolCallId}
           tool={pending}
           busy={busy}
           onAnswer={(approved, reason) =>
-            void run(() =>
+            void act(() =>
               bastion.approvals.answer(sessionId, {
                 approval_id: pending.approval?.approvalId ?? '',
                 tool_call_id: pending.toolCallId,
@@ -226,42 +317,21 @@ export function ChatView({ bastion, sessionId, onSessionChanged }: Props) {
           }
         />
       )}
-      <form
-        className="composer"
-        onSubmit={(event) => {
-          event.preventDefault();
-          send();
+      <Composer
+        draft={draft}
+        onDraft={setDraft}
+        onSend={() => {
+          const message = draft.trim();
+          if (message !== '') void submit(message);
         }}
-      >
-        <label htmlFor="composer-input" className="visually-hidden">
-          Message
-        </label>
-        <textarea
-          id="composer-input"
-          value={draft}
-          rows={2}
-          placeholder={
-            pending ? 'Answer the approval above first' : 'Ask the agent… (Enter to send, Shift+Enter for a new line)'
-          }
-          disabled={pending !== undefined}
-          onChange={(event) => setDraft(event.target.value)}
-          onKeyDown={(event) => {
-            if (event.key === 'Enter' && !event.shiftKey) {
-              event.preventDefault();
-              send();
-            }
-          }}
-        />
-        {transcript.running ? (
-          <button type="button" className="danger" onClick={() => void run(() => bastion.agent.abort(sessionId))}>
-            Stop
-          </button>
-        ) : (
-          <button type="submit" className="primary" disabled={busy || pending !== undefined || draft.trim() === ''}>
-            Send
-          </button>
-        )}
-      </form>
+        onStop={stop}
+        stoppable={stoppable}
+        sendDisabled={busy || stoppable || draft.trim() === ''}
+        placeholder={
+          pending ? 'Answer the approval above, or Stop' : 'Ask the agent… (Enter to send, Shift+Enter for a new line)'
+        }
+        autoFocus={session !== undefined && pending === undefined}
+      />
     </section>
   );
 }

@@ -10,12 +10,28 @@ interface Props {
   onChanged: () => void;
 }
 
+/** "14:05" today, "3 Dec" this year, "3 Dec 2025" before. */
+function when(iso: string): string {
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return '';
+  const now = new Date();
+  if (date.toDateString() === now.toDateString()) {
+    return date.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
+  }
+  return date.toLocaleDateString(undefined, {
+    day: 'numeric',
+    month: 'short',
+    ...(date.getFullYear() === now.getFullYear() ? {} : { year: 'numeric' }),
+  });
+}
+
 export function SessionList({ bastion, version, selectedId, onSelect, onChanged }: Props) {
   const [sessions, setSessions] = useState<Session[]>();
   const [error, setError] = useState<string>();
   const [busy, setBusy] = useState(false);
   const [renaming, setRenaming] = useState<string>();
   const [confirmDelete, setConfirmDelete] = useState<string>();
+  const [query, setQuery] = useState('');
 
   useEffect(() => {
     let cancelled = false;
@@ -45,8 +61,11 @@ export function SessionList({ bastion, version, selectedId, onSelect, onChanged 
     }
   };
 
+  const needle = query.trim().toLowerCase();
+  const shown = needle === '' ? sessions : sessions?.filter((session) => session.title.toLowerCase().includes(needle));
+
   return (
-    <aside className="sidebar" aria-label="Sessions">
+    <aside className="sidebar" id="sessions" aria-label="Sessions">
       <div className="sidebar-head">
         <h2>Sessions</h2>
         <button
@@ -70,8 +89,23 @@ export function SessionList({ bastion, version, selectedId, onSelect, onChanged 
       )}
       {sessions === undefined && !error && <p className="muted">Loading…</p>}
       {sessions?.length === 0 && <p className="muted">No sessions yet.</p>}
+      {sessions !== undefined && sessions.length > 0 && (
+        <div className="session-search">
+          <label htmlFor="session-search" className="visually-hidden">
+            Search sessions by title
+          </label>
+          <input
+            id="session-search"
+            type="search"
+            placeholder="Search by title"
+            value={query}
+            onChange={(event) => setQuery(event.target.value)}
+          />
+        </div>
+      )}
+      {shown?.length === 0 && sessions?.length !== 0 && <p className="muted">No session title matches.</p>}
       <ul className="session-list">
-        {sessions?.map((session) => (
+        {shown?.map((session) => (
           <li key={session.id} className={session.id === selectedId ? 'session selected' : 'session'}>
             {renaming === session.id ? (
               <form
@@ -102,6 +136,8 @@ export function SessionList({ bastion, version, selectedId, onSelect, onChanged 
                 >
                   <span className="session-title">{session.title || 'Untitled session'}</span>
                   <span className="session-meta">
+                    <time dateTime={session.updated_at}>{when(session.updated_at)}</time>
+                    {' · '}
                     {session.provider === 'demo' ? 'demo model' : `${session.provider} · ${session.model}`}
                     {session.mode === 'auto' ? ' · auto' : ''}
                   </span>

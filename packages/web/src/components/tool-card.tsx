@@ -1,25 +1,19 @@
 import { useState } from 'react';
+import { UI_TOOL_OUTPUT_FOLD_LINES } from '@bastion/protocol';
 import type { ToolView } from '../transcript.js';
+import { DiffView, diffOf } from './diff-view.js';
 
-const COLLAPSE_LINES = 16;
-const COLLAPSE_CHARS = 2_000;
-
-interface CommandInput {
-  command?: unknown;
-  args?: unknown;
-  workdir?: unknown;
+interface Fields {
+  [name: string]: unknown;
 }
-interface CommandOutput {
-  exit_code?: unknown;
-  signal?: unknown;
-  stdout?: unknown;
-  stderr?: unknown;
-  truncated?: unknown;
-  timed_out?: unknown;
-  code?: unknown;
-  message?: unknown;
-  type?: unknown;
-  reason?: unknown;
+
+function fieldsOf(value: unknown): Fields {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Fields) : {};
+}
+
+function argvOf(input: Fields): string[] {
+  const args: unknown[] = Array.isArray(input.args) ? input.args : [];
+  return [input.command, ...args].map(asText);
 }
 
 function asText(value: unknown): string {
@@ -28,89 +22,188 @@ function asText(value: unknown): string {
   return JSON.stringify(value, null, 2);
 }
 
-function Output({ label, text }: { label: string; text: string }) {
-  const long = text.length > COLLAPSE_CHARS || text.split('\n').length > COLLAPSE_LINES;
+/** Why a tool call did not run, in words (the code stays visible for bug reports). */
+const REFUSAL_WORDS: Record<string, string> = {
+  TOOL_DENIED: 'You denied this call.',
+  TOOL_FAILED: 'The tool failed.',
+  FS_NOT_FOUND: 'The file or folder does not exist.',
+  FS_NOT_A_FILE: 'The path is not a file.',
+  FS_NOT_A_DIRECTORY: 'The path is not a folder.',
+  FS_OUTSIDE_WORKSPACE: 'The path is outside the workspace, so the agent may not touch it.',
+  FS_PROTECTED: 'The path is protected (secrets or Bastion’s own data), so the agent may not touch it.',
+  FS_SYMLINK: 'The path goes through a symbolic link out of bounds, so it was refused.',
+  FS_NO_WORKSPACE: 'This session has no workspace folder.',
+  FS_TOO_LARGE: 'The file is too large for this tool.',
+  EDIT_NO_MATCH: 'The text to replace does not occur in the file.',
+  EDIT_AMBIGUOUS: 'The text to replace occurs more than once; the agent must give more context.',
+  SHELL_UNAVAILABLE: 'Commands are not available in this session.',
+  SHELL_ABORTED: 'The command was stopped.',
+  SHELL_ARG_PROTECTED: 'An argument points into a protected folder, so the command was not run.',
+  SHELL_CWD_PROTECTED: 'The working folder is protected, so the command was not run.',
+  SHELL_CWD_OUTSIDE_WORKSPACE: 'The working folder is outside the workspace, so the command was not run.',
+  SHELL_CWD_OTHER_WORKSPACE: 'The working folder belongs to another workspace, so the command was not run.',
+  SHELL_HOST_REFUSED: 'The host refused to run the command.',
+};
+
+function refusalText(output: unknown): string {
+  const { code, message } = fieldsOf(output);
+  const words = typeof code === 'string' ? REFUSAL_WORDS[code] : undefined;
+  const detail = typeof message === 'string' ? message : 'the tool refused';
+  return words ? `${words} (${detail})` : `Refused: ${detail}.`;
+}
+
+/** Text that folds when it is long, with an optional line-number gutter. */
+function Output({ label, text, numbered = false, terminal = false }: OutputProps) {
+  const lines = text.replace(/\n$/, '').split('\n');
+  const long = lines.length > UI_TOOL_OUTPUT_FOLD_LINES;
   const [open, setOpen] = useState(!long);
   if (text === '') return null;
-  const shown = open ? text : text.split('\n').slice(0, COLLAPSE_LINES).join('\n').slice(0, COLLAPSE_CHARS);
+  const shown = open ? lines : lines.slice(0, UI_TOOL_OUTPUT_FOLD_LINES);
   return (
-    <div className="tool-output">
+    <div className={terminal ? 'tool-output terminal' : 'tool-output'}>
       <div className="tool-output-head">
         <span>{label}</span>
         {long && (
           <button type="button" className="small" aria-expanded={open} onClick={() => setOpen(!open)}>
-            {open ? 'Collapse' : 'Show all'}
+            {open ? 'Collapse' : `Show all ${lines.length} lines`}
           </button>
         )}
       </div>
-      <pre>{shown}</pre>
+      {numbered ? (
+        <pre className="numbered" data-testid="numbered-file">
+          {shown.map((line, index) => (
+            <span key={index} className="numbered-line">
+              <span className="line-number" aria-hidden="true">
+                {index + 1}
+              </span>
+              {line}
+              {'\n'}
+            </span>
+          ))}
+        </pre>
+      ) : (
+        <pre>{shown.join('\n')}</pre>
+      )}
     </div>
   );
+}
+interface OutputProps {
+  label: string;
+  text: string;
+  numbered?: boolean;
+  terminal?: boolean;
+}
+
+function statusOf(tool: ToolView): string {
+  if (tool.output === undefined) return tool.approval?.state === 'pending' ? 'waiting for approval' : 'running';
+  const output = fieldsOf(tool.output);
+  if (tool.isError) return output.code === 'TOOL_DENIED' ? 'denied' : 'refused';
+  if (tool.toolName === 'run_command' && typeof output.exit_code === 'number') return `exit ${output.exit_code}`;
+  if (tool.toolName === 'run_command' && typeof output.signal === 'string') return `killed (${output.signal})`;
+  return 'done';
+}
+
+function CommandBody({ tool }: { tool: ToolView }) {
+  const input = fieldsOf(tool.input);
+  const output = fieldsOf(tool.output);
+  const argv = argvOf(input);
+  return (
+    <>
+      <dl className="tool-fields">
+        <dt>argv</dt>
+        <dd className="argv">
+          {argv.map((arg, index) => (
+            <code key={index}>{arg}</code>
+          ))}
+        </dd>
+        <dt>cwd</dt>
+        <dd>
+          <code>{typeof input.workdir === 'string' ? input.workdir : '(workspace root)'}</code>
+        </dd>
+        {typeof output.exit_code === 'number' && (
+          <>
+            <dt>exit</dt>
+            <dd className={output.exit_code === 0 ? 'exit-ok' : 'exit-fail'}>{output.exit_code}</dd>
+          </>
+        )}
+      </dl>
+      {!tool.isError && tool.output !== undefined && (
+        <>
+          <Output label="stdout" text={asText(output.stdout)} terminal />
+          <Output label="stderr" text={asText(output.stderr)} terminal />
+          {output.stdout === '' && output.stderr === '' && <p className="muted">No output.</p>}
+          {output.truncated === true && <p className="flag">Output was truncated.</p>}
+          {output.timed_out === true && <p className="flag">The command timed out.</p>}
+        </>
+      )}
+    </>
+  );
+}
+
+function ReadBody({ tool }: { tool: ToolView }) {
+  const output = fieldsOf(tool.output);
+  if (tool.output === undefined || tool.isError) return null;
+  if (output.binary === true) return <p className="muted">Binary file ({asText(output.size)} bytes), not shown.</p>;
+  return (
+    <>
+      <Output label={asText(output.path)} text={asText(output.content)} numbered />
+      {output.truncated === true && <p className="flag">The file was cut; the agent saw only the start.</p>}
+    </>
+  );
+}
+
+function WriteBody({ tool }: { tool: ToolView }) {
+  if (tool.isError) return null;
+  const diff = diffOf(tool.toolName, tool.input, tool.output);
+  if (diff === undefined) return <p className="muted">The change is too large to show here.</p>;
+  return <DiffView diff={diff} />;
+}
+
+/** One-line summary of what a call is about, for its header. */
+function subjectOf(tool: ToolView): string {
+  const input = fieldsOf(tool.input);
+  if (tool.toolName === 'run_command') {
+    return argvOf(input).join(' ');
+  }
+  if (typeof input.path === 'string') return input.path;
+  if (typeof input.pattern === 'string') return input.pattern;
+  return '';
 }
 
 /** One tool call: what it asked to do, whether it was approved, and what came back. */
 export function ToolCard({ tool }: { tool: ToolView }) {
-  const input = (typeof tool.input === 'object' && tool.input !== null ? tool.input : {}) as CommandInput;
-  const output = (typeof tool.output === 'object' && tool.output !== null ? tool.output : {}) as CommandOutput;
-  const isCommand = tool.toolName === 'run_command';
-  const args = Array.isArray(input.args) ? input.args.map(asText) : [];
-  const status =
-    tool.output === undefined
-      ? tool.approval?.state === 'pending'
-        ? 'waiting for approval'
-        : 'running'
-      : tool.isError
-        ? output.code === 'TOOL_DENIED'
-          ? 'denied'
-          : 'refused'
-        : isCommand && typeof output.exit_code === 'number'
-          ? `exit ${output.exit_code}`
-          : 'done';
+  const name = tool.toolName;
+  const body =
+    name === 'run_command' ? (
+      <CommandBody tool={tool} />
+    ) : name === 'read_file' ? (
+      <ReadBody tool={tool} />
+    ) : name === 'write_file' || name === 'edit_file' ? (
+      <WriteBody tool={tool} />
+    ) : (
+      <>
+        <Output label="input" text={asText(tool.input)} />
+        {!tool.isError && <Output label="output" text={asText(tool.output)} />}
+      </>
+    );
   return (
-    <article className={`tool-card${tool.isError ? ' tool-error' : ''}`} aria-label={`Tool ${tool.toolName}`}>
+    <article
+      className={`tool-card${tool.isError ? ' tool-error' : ''}`}
+      aria-label={`Tool ${name}`}
+      id={`tool-${tool.key}`}
+    >
       <header className="tool-head">
-        <span className="tool-name">{tool.toolName}</span>
+        <span className="tool-name">{name}</span>
+        <code className="tool-subject">{subjectOf(tool)}</code>
         <span className="tool-status" data-testid="tool-status">
-          {status}
+          {statusOf(tool)}
         </span>
       </header>
-      {isCommand ? (
-        <dl className="tool-fields">
-          <dt>command</dt>
-          <dd>
-            <code>{asText(input.command)}</code>
-          </dd>
-          <dt>args</dt>
-          <dd>
-            {args.length === 0 ? (
-              <span className="muted">none</span>
-            ) : (
-              args.map((arg, index) => <code key={index}>{arg}</code>)
-            )}
-          </dd>
-          <dt>cwd</dt>
-          <dd>
-            <code>{typeof input.workdir === 'string' ? input.workdir : '(workspace root)'}</code>
-          </dd>
-          {typeof output.exit_code === 'number' && (
-            <>
-              <dt>exit code</dt>
-              <dd>{output.exit_code}</dd>
-            </>
-          )}
-        </dl>
-      ) : (
-        <Output label="input" text={asText(tool.input)} />
-      )}
-      {isCommand && !tool.isError && tool.output !== undefined ? (
-        <>
-          <Output label="stdout" text={asText(output.stdout)} />
-          <Output label="stderr" text={asText(output.stderr)} />
-          {output.truncated === true && <p className="flag">Output was truncated.</p>}
-          {output.timed_out === true && <p className="flag">The command timed out.</p>}
-        </>
-      ) : (
-        tool.output !== undefined && <Output label={tool.isError ? 'refused' : 'output'} text={asText(tool.output)} />
+      {body}
+      {tool.isError && (
+        <p className="refusal" role="note">
+          {refusalText(tool.output)}
+        </p>
       )}
     </article>
   );

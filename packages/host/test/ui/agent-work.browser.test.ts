@@ -1,0 +1,216 @@
+/// <reference lib="dom" />
+/**
+ * The agent's work as the desktop app renders it, in real Chromium against the real host and a
+ * loopback OpenAI-compatible endpoint that streams markdown and tool calls (granted with
+ * allowEndpoints, as `--allow-endpoint` does): GFM markdown with highlighting, a copy button and
+ * safe links, never raw HTML; write_file / edit_file as diffs, read_file with line numbers; the
+ * files a run changed; Stop (button and Esc, also while an approval waits) reading "Stopped";
+ * a 429 with its status and a Retry that works; the layout holding at 420 px; a reload keeping
+ * the transcript. Screenshots (light and dark, 1280 and 420 px) go to test-output/ui/.
+ */
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Session } from '@bastion/protocol';
+import {
+  defineScriptedProvider,
+  SCRIPTED_MODEL,
+  startScriptedEndpoint,
+  type ScriptedEndpoint,
+  type ScriptedTurn,
+} from '../support/scripted-chat-endpoint.js';
+import { startTempHost, type TempHost } from '../support/temp-host.js';
+import { launchChromium, openDesktop } from './support/browser.js';
+import { expectInViewport, expectNoHorizontalOverflow, shotAllModes } from './support/layout.js';
+
+const SHOTS = fileURLToPath(new URL('../../../../test-output/ui/', import.meta.url));
+const KEY = 'sk-ui-work-test-key';
+
+const MARKDOWN = [
+  '## Plan\n\nHere is **what** I found:\n\n',
+  '| file | lines |\n| --- | ---: |\n| a.ts | 12 |\n| b.ts | 7 |\n\n',
+  '```ts\nconst answer: number = 42;\nexport function double(x: number) {\n  return x * 2;\n}\n```\n\n',
+  'See [the docs](https://example.test/docs) and `inline code`.\n\n',
+  '<img src="x" onerror="window.__pwned = 1"> <b id="raw-html">raw</b> <script>window.__pwned = 2</script>\n\n',
+  '- [x] done\n- [ ] todo\n',
+];
+const CODE = 'const answer: number = 42;\nexport function double(x: number) {\n  return x * 2;\n}';
+
+/** One turn per provider request; tests append the turns they need before they send. */
+const turns: ScriptedTurn[] = [];
+let endpoint: ScriptedEndpoint;
+let browser: Browser;
+let host: TempHost;
+let context: BrowserContext;
+let page: Page;
+let sessionId: string;
+
+async function send(message: string): Promise<void> {
+  const composer = page.getByLabel('Message');
+  await composer.fill(message);
+  await composer.press('Enter');
+}
+
+const lastRunEnd = () => page.getByTestId('run-end').last();
+
+beforeAll(async () => {
+  mkdirSync(SHOTS, { recursive: true });
+  endpoint = await startScriptedEndpoint(turns);
+  [browser, host] = await Promise.all([launchChromium(), startTempHost({ allowEndpoints: [endpoint.baseUrl] })]);
+  await defineScriptedProvider(host, endpoint, KEY);
+  const created = await host.client.request<Session>('POST', '/sessions', { provider: 'local', model: SCRIPTED_MODEL });
+  sessionId = created.body.id;
+  ({ context, page } = await openDesktop(browser, host));
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: host.uiOrigin });
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.goto(`${host.uiOrigin}/desktop/sessions/${sessionId}`);
+  await page.locator('.chat-head').getByText(`local · ${SCRIPTED_MODEL}`).waitFor();
+}, 90_000);
+
+afterAll(async () => {
+  await context?.close();
+  await Promise.all([browser?.close(), host?.stop(), endpoint?.close()]);
+});
+
+describe('the agent’s work in the desktop app', () => {
+  it('focuses the composer on an opened session and names the session after its first message', async () => {
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('composer-input');
+    turns.push({ kind: 'text', pieces: MARKDOWN });
+    await send('Summarise the repository\nwith a table');
+    await lastRunEnd().waitFor();
+    await page.getByRole('heading', { name: 'Summarise the repository' }).waitFor();
+    await page.locator('li.session').filter({ hasText: 'Summarise the repository' }).waitFor();
+  });
+
+  it('renders GFM markdown: a table, a highlighted code block, task list, inline code', async () => {
+    const markdown = page.locator('.bubble.assistant .markdown').last();
+    await markdown.locator('table').waitFor();
+    expect(await markdown.locator('th').allTextContents()).toEqual(['file', 'lines']);
+    expect(await markdown.locator('td').allTextContents()).toEqual(['a.ts', '12', 'b.ts', '7']);
+    expect(await markdown.locator('pre code.hljs .hljs-keyword').count()).toBeGreaterThan(0);
+    expect(await markdown.locator('input[type="checkbox"]').count()).toBe(2);
+    expect(await markdown.locator(':not(pre) > code').first().textContent()).toBe('inline code');
+  });
+
+  it('never renders raw HTML from model output: no <img>, no <b>, no script ran', async () => {
+    const markdown = page.locator('.bubble.assistant .markdown').last();
+    expect(await markdown.locator('img').count()).toBe(0);
+    expect(await page.locator('#raw-html').count()).toBe(0);
+    expect(await markdown.locator('script').count()).toBe(0);
+    await page.waitForTimeout(200);
+    expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
+  });
+
+  it('opens links in a new browsing context with noopener', async () => {
+    const link = page.locator('.markdown a', { hasText: 'the docs' });
+    expect(await link.getAttribute('target')).toBe('_blank');
+    expect(await link.getAttribute('rel')).toContain('noopener');
+    expect(await link.getAttribute('href')).toBe('https://example.test/docs');
+  });
+
+  it('copies a code block with its copy button', async () => {
+    const block = page.locator('.code-block').last();
+    await block.getByRole('button', { name: 'Copy' }).click();
+    await block.getByRole('button', { name: 'Copied' }).waitFor();
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(CODE);
+    await shotAllModes(page, SHOTS, '10-markdown');
+  });
+
+  it('runs multi-step tool use: write_file and edit_file as diffs, read_file numbered, the files changed listed', async () => {
+    turns.push(
+      { kind: 'tool-call', name: 'write_file', input: { path: 'notes.md', content: 'alpha\nbeta\n' } },
+      { kind: 'tool-call', name: 'edit_file', input: { path: 'notes.md', old_string: 'beta', new_string: 'gamma' } },
+      { kind: 'tool-call', name: 'read_file', input: { path: 'notes.md' } },
+      { kind: 'text', pieces: ['Done: notes.md now ends with gamma.'] },
+    );
+    await send('Write notes.md, then fix it');
+    await page.getByText('Done: notes.md now ends with gamma.').waitFor();
+    expect(readFileSync(join(host.workspace, 'notes.md'), 'utf8')).toBe('alpha\ngamma\n');
+    const write = page.getByRole('article', { name: 'Tool write_file' }).last();
+    expect(await write.locator('.diff-add').allTextContents()).toEqual(['+alpha\n', '+beta\n']);
+    const edit = page.getByRole('article', { name: 'Tool edit_file' }).last();
+    expect(await edit.locator('.diff-del').allTextContents()).toEqual(['-beta\n']);
+    expect(await edit.locator('.diff-add').allTextContents()).toEqual(['+gamma\n']);
+    const read = page.getByRole('article', { name: 'Tool read_file' }).last();
+    expect(await read.locator('.line-number').allTextContents()).toEqual(['1', '2']);
+    expect(await read.getByTestId('numbered-file').textContent()).toContain('gamma');
+    // The run's summary lists notes.md once; its diff is a click away.
+    const end = lastRunEnd();
+    await end.getByText('Files changed (1)').waitFor();
+    await end.getByRole('button', { name: 'notes.md' }).click();
+    await end.getByTestId('diff').waitFor();
+    await shotAllModes(page, SHOTS, '11-tool-diffs');
+  });
+
+  it('Stop ends a streaming run, which reads "Stopped" and not as a failure; Esc stops too', async () => {
+    const slow = Array.from({ length: 400 }, (_, index) => `word${index} `);
+    turns.push({ kind: 'text', pieces: slow, delayMs: 40 });
+    await send('Talk for a long time');
+    await page.getByTestId('activity').filter({ hasText: 'Working…' }).waitFor();
+    const stop = page.getByRole('button', { name: 'Stop' });
+    await expectInViewport(page, stop, 'Stop');
+    await expectInViewport(page, page.getByLabel('Message'), 'the composer');
+    await shotAllModes(page, SHOTS, '12-running');
+    await stop.click();
+    await lastRunEnd().getByText('Stopped').waitFor();
+    await page.getByTestId('activity').waitFor({ state: 'detached' });
+    expect(await page.locator('.run-error').count()).toBe(0);
+
+    turns.push({ kind: 'text', pieces: slow, delayMs: 40 });
+    await send('Talk again');
+    await page.getByTestId('activity').filter({ hasText: 'Working…' }).waitFor();
+    await page.keyboard.press('Escape');
+    await page.getByTestId('activity').waitFor({ state: 'detached' });
+    expect(await page.getByTestId('run-end').filter({ hasText: 'Stopped' }).count()).toBe(2);
+  });
+
+  it('shows a 429 with its status, and Retry sends the prompt again', async () => {
+    turns.push(
+      { kind: 'status', status: 429, message: 'Rate limit reached for scripted-model', retryAfterSeconds: 7 },
+      { kind: 'text', pieces: ['Recovered after the retry.'] },
+    );
+    const before = endpoint.seen.length;
+    await send('Try the busy provider');
+    const failure = page.locator('.run-error').last();
+    await failure.getByText('The run failed').waitFor();
+    await shotAllModes(page, SHOTS, '13-provider-error');
+    await failure.getByRole('button', { name: 'Retry' }).click();
+    await page.getByText('Recovered after the retry.').waitFor();
+    expect(endpoint.seen.length).toBe(before + 2);
+    expect(JSON.stringify(endpoint.seen.at(-1)?.body)).toContain('Try the busy provider');
+  });
+
+  it('at 420 px the approval prompt is in view with focus, Stop is reachable, and Stop cancels the call', async () => {
+    await page.setViewportSize({ width: 420, height: 860 });
+    turns.push({ kind: 'tool-call', name: 'run_command', input: { command: 'touch', args: ['never.txt'] } });
+    await send('Create never.txt');
+    const approval = page.getByRole('region', { name: 'Approval needed' });
+    await approval.getByText('touch never.txt').waitFor();
+    await expectInViewport(page, approval, 'the approval prompt');
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Allow');
+    const stop = page.getByRole('button', { name: 'Stop' });
+    await expectInViewport(page, stop, 'Stop during the approval');
+    await expectInViewport(page, page.getByLabel('Message'), 'the composer');
+    await expectNoHorizontalOverflow(page);
+    await shotAllModes(page, SHOTS, '14-approval');
+    await stop.click();
+    await approval.waitFor({ state: 'detached' });
+    await lastRunEnd().getByText('Stopped').waitFor();
+    expect(existsSync(join(host.workspace, 'never.txt'))).toBe(false);
+    await page.setViewportSize({ width: 1280, height: 800 });
+  });
+
+  it('keeps the whole transcript across a reload', async () => {
+    const bubblesBefore = await page.getByTestId('user-bubble').allTextContents();
+    await page.reload();
+    await page.getByText('Done: notes.md now ends with gamma.').waitFor();
+    await page.getByTestId('transcript').evaluate((element) => {
+      element.scrollTop = 0;
+    });
+    await page.getByText('Summarise the repository').first().waitFor();
+    expect(await page.locator('.bubble.user', { hasText: 'Loading message' }).count()).toBe(0);
+    expect(bubblesBefore.length).toBeGreaterThan(0);
+  });
+});

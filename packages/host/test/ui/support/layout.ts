@@ -1,0 +1,45 @@
+/// <reference lib="dom" />
+/** Test support: assertions that a part of the desktop page is actually usable where it is. */
+import { expect } from 'vitest';
+import type { Locator, Page } from 'playwright-core';
+
+/** Fails unless the element is visible and wholly inside the viewport (not scrolled or pushed off). */
+export async function expectInViewport(page: Page, locator: Locator, what: string): Promise<void> {
+  await locator.waitFor({ state: 'visible' });
+  const box = await locator.boundingBox();
+  const viewport = page.viewportSize();
+  expect(box, `${what} has no box`).not.toBeNull();
+  expect(viewport).not.toBeNull();
+  if (!box || !viewport) return;
+  const inside =
+    box.x >= 0 &&
+    box.y >= 0 &&
+    box.x + box.width <= viewport.width + 0.5 &&
+    box.y + box.height <= viewport.height + 0.5;
+  expect(inside, `${what} is outside the ${viewport.width}x${viewport.height} viewport: ${JSON.stringify(box)}`).toBe(
+    true,
+  );
+}
+
+/** Fails when the page scrolls sideways (something wider than the viewport). */
+export async function expectNoHorizontalOverflow(page: Page): Promise<void> {
+  const overflow = await page.evaluate(
+    () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+  );
+  expect(overflow).toBeLessThanOrEqual(0);
+}
+
+/** Screenshots of the current screen in light and dark, at 1280 and 420 px wide, under `dir`. */
+export async function shotAllModes(page: Page, dir: string, name: string): Promise<void> {
+  const original = page.viewportSize() ?? { width: 1280, height: 800 };
+  for (const scheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    for (const width of [1280, 420]) {
+      await page.setViewportSize({ width, height: width === 420 ? 860 : 800 });
+      await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+      await page.screenshot({ path: `${dir}/${name}-${scheme}-${width}.png` });
+    }
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
+  await page.setViewportSize(original);
+}

@@ -1,0 +1,33 @@
+import { useEffect, useState } from 'react';
+
+const TICK_MS = 1_000;
+
+function elapsed(ms: number): string {
+  const total = Math.max(0, Math.floor(ms / 1000));
+  const minutes = Math.floor(total / 60);
+  return minutes > 0 ? `${minutes}m ${String(total % 60).padStart(2, '0')}s` : `${total}s`;
+}
+
+/** "Working… 12s" while a run is active, "Waiting for your approval" while one waits. */
+export function Activity({ since, waiting }: { since: number | undefined; waiting: boolean }) {
+  const [now, setNow] = useState(Date.now());
+  useEffect(() => {
+    if (since === undefined) return undefined;
+    const timer = window.setInterval(() => setNow(Date.now()), TICK_MS);
+    return () => window.clearInterval(timer);
+  }, [since]);
+  if (waiting) {
+    return (
+      <div className="activity" role="status" data-testid="activity">
+        Waiting for your approval
+      </div>
+    );
+  }
+  if (since === undefined) return null;
+  return (
+    <div className="activity" role="status" data-testid="activity">
+      <span className="spinner" aria-hidden="true" /> Working… {elapsed(now - since)}
+      <span className="muted"> · Esc to stop</span>
+    </div>
+  );
+}

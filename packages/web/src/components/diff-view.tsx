@@ -1,0 +1,80 @@
+/**
+ * A unified diff, line by line, coloured by kind. The diff comes from the tool's own result
+ * (`output.diff`); for older transcripts whose results carry none, it is computed here with
+ * jsdiff from the tool's input: an edit's old and new strings, or a write's whole content as
+ * additions (the file's earlier content was never recorded).
+ */
+import { useState } from 'react';
+import { createTwoFilesPatch } from 'diff';
+import { UI_DIFF_FOLD_LINES, UI_DIFF_MAX_INPUT_CHARS } from '@bastion/protocol';
+
+interface WriteInput {
+  path?: unknown;
+  content?: unknown;
+  old_string?: unknown;
+  new_string?: unknown;
+}
+
+/** The diff a write_file / edit_file call made: from its result, else computed from its input. */
+export function diffOf(toolName: string, input: unknown, output: unknown): string | undefined {
+  const carried = typeof output === 'object' && output !== null ? (output as { diff?: unknown }).diff : undefined;
+  if (typeof carried === 'string') return carried;
+  const fields = (typeof input === 'object' && input !== null ? input : {}) as WriteInput;
+  const path = typeof fields.path === 'string' ? fields.path : 'file';
+  if (toolName === 'edit_file' && typeof fields.old_string === 'string' && typeof fields.new_string === 'string') {
+    if (fields.old_string.length + fields.new_string.length > UI_DIFF_MAX_INPUT_CHARS) return undefined;
+    // A replaced fragment rarely ends in a newline; diffing it as whole lines avoids a
+    // misleading "No newline at end of file" on both sides.
+    const asLines = (text: string) => (text === '' || text.endsWith('\n') ? text : `${text}\n`);
+    return createTwoFilesPatch(path, path, asLines(fields.old_string), asLines(fields.new_string), '', '', {
+      context: 3,
+    });
+  }
+  if (toolName === 'write_file' && typeof fields.content === 'string') {
+    if (fields.content.length > UI_DIFF_MAX_INPUT_CHARS) return undefined;
+    return createTwoFilesPatch('/dev/null', path, '', fields.content, '', '', { context: 0 });
+  }
+  return undefined;
+}
+
+function lineClass(line: string): string {
+  if (line.startsWith('+++') || line.startsWith('---')) return 'diff-file';
+  if (line.startsWith('@@')) return 'diff-hunk';
+  if (line.startsWith('+')) return 'diff-add';
+  if (line.startsWith('-')) return 'diff-del';
+  if (line.startsWith('\\')) return 'diff-note';
+  return 'diff-ctx';
+}
+
+export function DiffView({ diff }: { diff: string }) {
+  const lines = diff
+    .replace(/\n$/, '')
+    .split('\n')
+    .filter((line) => !line.startsWith('=====') && !line.startsWith('Index: '));
+  const [open, setOpen] = useState(lines.length <= UI_DIFF_FOLD_LINES);
+  const added = lines.filter((line) => line.startsWith('+') && !line.startsWith('+++')).length;
+  const removed = lines.filter((line) => line.startsWith('-') && !line.startsWith('---')).length;
+  const shown = open ? lines : lines.slice(0, UI_DIFF_FOLD_LINES);
+  return (
+    <div className="diff" data-testid="diff">
+      <div className="tool-output-head">
+        <span>
+          diff <span className="diff-add-count">+{added}</span> <span className="diff-del-count">−{removed}</span>
+        </span>
+        {lines.length > UI_DIFF_FOLD_LINES && (
+          <button type="button" className="small" aria-expanded={open} onClick={() => setOpen(!open)}>
+            {open ? 'Collapse' : `Show all ${lines.length} lines`}
+          </button>
+        )}
+      </div>
+      <pre className="diff-body">
+        {shown.map((line, index) => (
+          <span key={index} className={`diff-line ${lineClass(line)}`}>
+            {line}
+            {'\n'}
+          </span>
+        ))}
+      </pre>
+    </div>
+  );
+}

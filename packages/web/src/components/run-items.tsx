@@ -1,0 +1,135 @@
+/** The transcript's non-tool items: reasoning, retries, errors with their Retry, and each run's summary. */
+import { useState } from 'react';
+import type { TokenUsage } from '@bastion/bridge';
+import type { TranscriptItem } from '../transcript.js';
+import { DiffView, diffOf } from './diff-view.js';
+import type { ToolView } from '../transcript.js';
+
+export function Reasoning({ text, live }: { text: string; live: boolean }) {
+  return (
+    <details className="reasoning">
+      <summary>{live ? 'Thinking…' : 'Reasoning'}</summary>
+      <div className="plain-text">{text}</div>
+    </details>
+  );
+}
+
+function seconds(ms: number): string {
+  return `${Math.max(1, Math.round(ms / 1000))}s`;
+}
+
+export function RetryNotice({ item }: { item: Extract<TranscriptItem, { kind: 'retry' }> }) {
+  return (
+    <p className="notice" role="status">
+      Retrying in {seconds(item.delayMs)}
+      {item.status === undefined ? '' : ` (${item.status})`} — attempt {item.attempt} of {item.maxAttempts}.{' '}
+      <span className="muted">{item.message}</span>
+    </p>
+  );
+}
+
+/** What to do about a failed run, in words. */
+function advice(code: string, provider: string | undefined): string | undefined {
+  if (code === 'PROVIDER_KEY_MISSING') {
+    const name = provider ?? 'PROVIDER';
+    return `Add the API key in Settings, or run: bastion secrets set ${name}`;
+  }
+  if (code === 'ENDPOINT_NOT_GRANTED' || code === 'GRANT_DENIED') {
+    return 'This endpoint is not approved in this Bastion run: approve it in Settings → Custom endpoints.';
+  }
+  if (code === 'RUN_INTERRUPTED') return 'The agent restarted while this run was going; send the message again.';
+  return undefined;
+}
+
+export function RunError({
+  item,
+  provider,
+  onRetry,
+}: {
+  item: Extract<TranscriptItem, { kind: 'error' }>;
+  provider: string | undefined;
+  onRetry: (() => void) | undefined;
+}) {
+  const hint = advice(item.code, provider);
+  return (
+    <div className="bubble run-error" role="alert">
+      <p>
+        <strong>The run failed{item.status === undefined ? '' : ` — HTTP ${item.status}`}:</strong> {item.message}{' '}
+        <span className="muted">({item.code})</span>
+      </p>
+      {item.retryAfterMs !== undefined && <p>The provider asks to wait {seconds(item.retryAfterMs)} (Retry-After).</p>}
+      {hint && <p>{hint}</p>}
+      {onRetry && (
+        <button type="button" onClick={onRetry}>
+          Retry
+        </button>
+      )}
+    </div>
+  );
+}
+
+function usageText(usage: TokenUsage): string {
+  const tokens = `${usage.input_tokens.toLocaleString()} in · ${usage.output_tokens.toLocaleString()} out`;
+  const cached = usage.cached_input_tokens > 0 ? ` · ${usage.cached_input_tokens.toLocaleString()} cached` : '';
+  const cost = usage.cost_usd === undefined ? '' : ` · ~$${usage.cost_usd.toFixed(4)}`;
+  return `${tokens}${cached}${cost}`;
+}
+
+export function UsageLine({ usage, label }: { usage: TokenUsage; label: string }) {
+  return (
+    <span className="usage" data-testid="usage">
+      {label}: {usageText(usage)}
+    </span>
+  );
+}
+
+/** The end of a run: how it ended, its tokens, and the files it changed with their diffs a click away. */
+export function RunEnd({
+  item,
+  toolOf,
+  onUndo,
+}: {
+  item: Extract<TranscriptItem, { kind: 'run-end' }>;
+  toolOf: (key: string) => ToolView | undefined;
+  onUndo: (() => void) | undefined;
+}) {
+  const [open, setOpen] = useState<string>();
+  if (item.outcome === 'waiting' && item.files.length === 0 && !item.usage) return null;
+  return (
+    <div className={`run-end run-${item.outcome}`} data-testid="run-end">
+      {item.outcome === 'stopped' && <span className="stopped">Stopped</span>}
+      {item.usage && <UsageLine usage={item.usage} label="This run" />}
+      {item.files.length > 0 && (
+        <div className="files-changed">
+          <span>
+            Files changed ({item.files.length}):{' '}
+            {onUndo && (
+              <button type="button" className="small" onClick={onUndo}>
+                Undo this run
+              </button>
+            )}
+          </span>
+          <ul>
+            {item.files.map((file) => {
+              const tool = toolOf(file.toolKey);
+              const diff = tool ? diffOf(tool.toolName, tool.input, tool.output) : undefined;
+              return (
+                <li key={file.path}>
+                  <button
+                    type="button"
+                    className="link-button"
+                    aria-expanded={open === file.path}
+                    onClick={() => setOpen(open === file.path ? undefined : file.path)}
+                  >
+                    {file.path}
+                  </button>
+                  {open === file.path && diff !== undefined && <DiffView diff={diff} />}
+                </li>
+              );
+            })}
+          </ul>
+        </div>
+      )}
+    </div>
+  );
+}
