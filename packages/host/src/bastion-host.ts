@@ -94,9 +94,12 @@ export interface BastionHost {
 }
 
 export async function startBastionHost(options: BastionHostOptions): Promise<BastionHost> {
-  const { path: userData } = ensureUserData(options.userData);
+  const { path: userData, repaired } = ensureUserData(options.userData);
   const sink = createHostLogSink({ userData, verbose: options.verbose, stderr: options.stderr, tap: options.logTap });
   const log = createHostLogger(sink);
+  for (const { entry, mode } of repaired) {
+    log.warn('userdata.mode-repaired', { entry, reason: `was ${mode.toString(8)}, group/other bits removed` });
+  }
   const workspaces = (options.workspaces ?? []).map((dir) => realpathSync(dir));
   const home = options.home ?? homedir();
   const platform = options.platform ?? process.platform;

@@ -1,23 +1,90 @@
 /**
- * userData (`--home`, BASTION_HOME or ~/.bastion): the host's own secret dir. Created 0700; an
- * existing directory with group/other bits is tightened and the fact is reported.
+ * SEC-004: userData (`--home`, BASTION_HOME or ~/.bastion) is the host's own secret dir (auth.json,
+ * sessions.db and its WAL/SHM, endpoints.json, logs, scratch dirs). Everything Bastion keeps there is
+ * private to its user: directories 0700, files 0600. Each start checks the tree and repairs any
+ * entry with group or other bits (an older Bastion, a restored backup, a loose umask), reporting
+ * each one; doctor reports the same entries without changing them.
+ *
+ * What it does not catch: the contents of a session's scratch dir (the agent's own working files,
+ * whose modes commands may rely on: the 0700 scratch dirs above them keep them private); symlinks
+ * (never followed or changed here; auth.json refuses to be one); another user with root.
  */
-import { chmodSync, mkdirSync, realpathSync, statSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  fchmodSync,
+  fstatSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  realpathSync,
+} from 'node:fs';
 import { homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
+import { SCRATCH_DIR_NAME } from '@bastion/protocol';
 
 export function resolveUserDataPath(explicit: string | undefined, env: NodeJS.ProcessEnv = process.env): string {
   const chosen = explicit ?? env.BASTION_HOME ?? join(homedir(), '.bastion');
   return isAbsolute(chosen) ? chosen : resolve(chosen);
 }
 
-export function ensureUserData(path: string): { path: string; tightened: boolean } {
-  mkdirSync(path, { recursive: true, mode: 0o700 });
-  const mode = statSync(path).mode & 0o777;
-  let tightened = false;
-  if ((mode & 0o077) !== 0) {
-    chmodSync(path, 0o700);
-    tightened = true;
+export const USER_DATA_DIR_MODE = 0o700;
+export const USER_DATA_FILE_MODE = 0o600;
+
+/** An entry of userData readable or writable by group or others. */
+export interface LooseUserDataEntry {
+  /** Relative to userData; '.' is userData itself. */
+  entry: string;
+  kind: 'directory' | 'file';
+  /** Its permission bits as found. */
+  mode: number;
+}
+
+/**
+ * Every directory and file under userData with group/other bits, without changing anything.
+ * Scratch dirs are checked, not their contents; symlinks are not followed.
+ */
+export function findLooseUserDataEntries(path: string): LooseUserDataEntry[] {
+  const loose: LooseUserDataEntry[] = [];
+  /** `all`: check and descend; `children`: check the entries below, do not descend further; `self`: check only. */
+  const visit = (relative: string, reach: 'all' | 'children' | 'self') => {
+    const stat = lstatSync(join(path, relative));
+    const mode = stat.mode & 0o777;
+    if (stat.isFile() && (mode & 0o077) !== 0) loose.push({ entry: relative, kind: 'file', mode });
+    if (!stat.isDirectory()) return;
+    if ((mode & 0o077) !== 0) loose.push({ entry: relative, kind: 'directory', mode });
+    if (reach === 'self') return;
+    for (const name of readdirSync(join(path, relative))) {
+      // scratch/ and scratch/<session>/ are Bastion's; below them are the agent's working files.
+      const below = reach === 'children' ? 'self' : relative === '.' && name === SCRATCH_DIR_NAME ? 'children' : 'all';
+      visit(relative === '.' ? name : `${relative}/${name}`, below);
+    }
+  };
+  visit('.', 'all');
+  return loose;
+}
+
+/**
+ * Set an entry's mode through a descriptor opened without following a symlink, and only if it is
+ * still the kind of entry that was found (an entry swapped meanwhile is left alone).
+ */
+function tighten(target: string, kind: LooseUserDataEntry['kind']): void {
+  const fd = openSync(target, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  try {
+    const stat = fstatSync(fd);
+    if (kind === 'directory' ? stat.isDirectory() : stat.isFile()) {
+      fchmodSync(fd, kind === 'directory' ? USER_DATA_DIR_MODE : USER_DATA_FILE_MODE);
+    }
+  } finally {
+    closeSync(fd);
   }
-  return { path: realpathSync(path), tightened };
+}
+
+/** Create userData (0700) if needed and tighten every loose entry in it; returns its real path and what was repaired. */
+export function ensureUserData(path: string): { path: string; repaired: LooseUserDataEntry[] } {
+  mkdirSync(path, { recursive: true, mode: USER_DATA_DIR_MODE });
+  const repaired = findLooseUserDataEntries(path);
+  for (const { entry, kind } of repaired) tighten(join(path, entry), kind);
+  return { path: realpathSync(path), repaired };
 }

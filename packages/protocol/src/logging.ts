@@ -41,6 +41,8 @@ export const SAFE_LOG_FIELDS = [
   'reason',
   'missing',
   'version',
+  /** A path relative to userData, named by Bastion (sessions.db, logs/host.log). */
+  'entry',
 ] as const;
 export type SafeLogField = (typeof SAFE_LOG_FIELDS)[number];
 const SAFE_FIELD_SET: ReadonlySet<string> = new Set(SAFE_LOG_FIELDS);

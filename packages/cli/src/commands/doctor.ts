@@ -8,7 +8,12 @@
 import { lstatSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { checkSandboxAvailability, decideSandboxPosture, resolveUserDataPath } from '@bastion/host';
+import {
+  checkSandboxAvailability,
+  decideSandboxPosture,
+  findLooseUserDataEntries,
+  resolveUserDataPath,
+} from '@bastion/host';
 import { UsageError } from '../usage.js';
 
 export interface DoctorReport {
@@ -18,7 +23,7 @@ export interface DoctorReport {
   posture: { sandbox: 'srt' | 'none'; shell: boolean };
 }
 
-/** userData is safe when it is a directory of ours with no group/other bits, and so is auth.json. */
+/** userData is safe when it is a directory of ours and nothing in it has group/other bits (`start` would repair them). */
 export function inspectUserData(path: string): { safe: boolean; problems: string[] } {
   const problems: string[] = [];
   const uid = process.getuid?.();
@@ -28,13 +33,14 @@ export function inspectUserData(path: string): { safe: boolean; problems: string
   } catch {
     return { safe: true, problems: ['not created yet (`bastion start` creates it with mode 0700)'] };
   }
-  if (!dir.isDirectory()) problems.push('is not a directory');
-  if ((dir.mode & 0o077) !== 0) problems.push(`mode ${(dir.mode & 0o777).toString(8)}, want 700`);
+  if (!dir.isDirectory()) return { safe: false, problems: ['is not a directory'] };
   if (uid !== undefined && dir.uid !== uid) problems.push('owned by another user');
+  for (const { entry, kind, mode } of findLooseUserDataEntries(path)) {
+    const name = entry === '.' ? '' : `${entry} `;
+    problems.push(`${name}mode ${mode.toString(8)}, want ${kind === 'directory' ? '700' : '600'}`);
+  }
   try {
-    const auth = lstatSync(join(path, 'auth.json'));
-    if (!auth.isFile()) problems.push('auth.json is not a regular file');
-    else if ((auth.mode & 0o077) !== 0) problems.push(`auth.json mode ${(auth.mode & 0o777).toString(8)}, want 600`);
+    if (!lstatSync(join(path, 'auth.json')).isFile()) problems.push('auth.json is not a regular file');
   } catch {
     // No auth.json yet: nothing to expose.
   }

@@ -1,7 +1,10 @@
 /**
  * Opens `<userData>/sessions.db`: WAL (readers never block the writer, and a SIGKILL leaves the
- * last committed transaction), foreign keys on, a busy timeout, then the pending migrations.
+ * last committed transaction), foreign keys on, a busy timeout, then the pending migrations. The
+ * file is created 0600 before SQLite opens it: SQLite gives its -wal and -shm files the database
+ * file's mode, so all three are private (SQLite alone would create them 0644 under umask 022).
  */
+import { closeSync, constants, openSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { STORE_BUSY_TIMEOUT_MS } from '@bastion/protocol';
 import { DaemonError } from '../errors.js';
@@ -10,6 +13,7 @@ import { MIGRATIONS, type Migration } from './migrations.js';
 export type SqliteDatabase = Database.Database;
 
 export function openDatabase(path: string, migrations: readonly Migration[] = MIGRATIONS): SqliteDatabase {
+  closeSync(openSync(path, constants.O_RDWR | constants.O_CREAT | constants.O_NOFOLLOW, 0o600));
   const db = new Database(path, { timeout: STORE_BUSY_TIMEOUT_MS });
   try {
     db.pragma('journal_mode = WAL');
