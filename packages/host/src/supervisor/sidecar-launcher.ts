@@ -43,8 +43,11 @@ export function sidecarEnvironment(source: NodeJS.ProcessEnv = process.env): Nod
   return env;
 }
 
-export const plainLauncher: SidecarLauncher = (entry) =>
-  Promise.resolve({ command: process.execPath, args: [entry], env: sidecarEnvironment() });
+/** The unwrapped sidecar (no outer sandbox): the same argv and environment the sandbox launcher wraps. */
+export const plainLauncher: SidecarLauncher = (entry) => {
+  const [command, ...args] = sidecarArgv(entry);
+  return Promise.resolve({ command, args, env: sidecarEnvironment() });
+};
 
 /** The daemon's built entry file, resolved through the workspace package (never imported). */
 export function resolveDaemonEntry(): string {

@@ -4,10 +4,11 @@
  * handshake capabilities and the log, and only `unsandboxedShell` (the CLI's
  * --unsandboxed-shell) gives the shell back unsandboxed.
  */
-import { mkdirSync, rmSync, symlinkSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import type { HandshakeResponse } from '@bastion/protocol';
 import { afterEach, describe, expect, it } from 'vitest';
+import { resolveDaemonEntry, SIDECAR_NODE_OPTIONS } from '../../src/supervisor/sidecar-launcher.js';
 import { makeTempDir, startTempHost, type TempHost } from '../support/temp-host.js';
 import { netNamespace } from './process-tree.js';
 
@@ -45,6 +46,13 @@ describe('fail-closed sandbox postures (real host and sidecar)', () => {
     expect(host.records.some((r) => r.event === 'host.sandbox-unavailable' && r.fields.platform === 'win32')).toBe(
       true,
     );
+  });
+
+  it('the unwrapped sidecar runs with the same Node options as the sandboxed one', async () => {
+    host = await startTempHost({ platform: 'win32' });
+    const pid = host.supervisor.current?.pid ?? 0;
+    const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').slice(0, -1);
+    expect(argv).toEqual([process.execPath, ...SIDECAR_NODE_OPTIONS, resolveDaemonEntry()]);
   });
 
   it('Linux without bubblewrap: no shell, sandbox none, the missing package in handshake and log', async () => {
