@@ -19,6 +19,8 @@ export const ATTACK_CLASSES = [
   'channel-abuse',
   'resource-exhaustion',
   'terminal-injection',
+  'git-escape',
+  'fs-race',
 ] as const;
 export type AttackClass = (typeof ATTACK_CLASSES)[number];
 

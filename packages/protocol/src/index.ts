@@ -17,3 +17,4 @@ export * from './api/chatgpt.js';
 export * from './api/tool-inputs.js';
 export * from './scratch-dir.js';
 export * from './api/sse-parser.js';
+export * from './git-config.js';

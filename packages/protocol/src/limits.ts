@@ -143,6 +143,16 @@ export const SEARCH_TIMEOUT_MS = 15_000;
 /** Longest single matched line a search result carries (longer lines are cut). */
 export const SEARCH_MAX_LINE_CHARS = 512;
 
+/** Git configuration read to protect what it points at (hooks, includes) from the agent's writes. */
+/** Include nesting followed, as git's own limit (`MAX_INCLUDE_DEPTH`). */
+export const GIT_CONFIG_MAX_INCLUDE_DEPTH = 10;
+/** A config file longer than this is not parsed (its hooks path is missed; config is write-protected anyway). */
+export const GIT_CONFIG_MAX_FILE_CHARS = 1 * MiB;
+/** How deep below a workspace root the host looks for nested repositories, submodules and worktrees. */
+export const GIT_REPOSITORY_SCAN_MAX_DEPTH = 6;
+/** Most directories that look visits per command; beyond it the rest of the tree is not looked at. */
+export const GIT_REPOSITORY_SCAN_MAX_DIRS = 5_000;
+
 /** Sessions store (`<userData>/sessions.db`) and its routes. */
 /** How long a statement waits for a lock held by another connection before SQLITE_BUSY. */
 export const STORE_BUSY_TIMEOUT_MS = 5_000;

@@ -1,6 +1,8 @@
-import { mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describeAttack } from '../../../../test/support/attack.js';
 import { makeTempDir } from '../../test/support/temp-dir.js';
 import { openDatabase, type SqliteDatabase } from '../storage/database.js';
 import { SessionStore } from '../storage/session-store.js';
@@ -141,5 +143,86 @@ describe('write_file and edit_file', () => {
       code: 'MODE_REFUSED',
     });
     expect(() => readFileSync(join(root, 'after.txt'))).toThrow();
+  });
+});
+
+describeAttack('git-escape', 'file tools writing where git configuration points', () => {
+  const marker = () => join(outside, 'PWNED');
+  const hook = () => `#!/bin/sh\ntouch '${marker()}'\n`;
+  /** The user's own git on the host, unsandboxed: nothing planted may run. */
+  const git = (cwd: string, ...args: string[]) =>
+    execFileSync('git', ['-c', 'user.name=T', '-c', 'user.email=t@example.invalid', ...args], {
+      cwd,
+      env: { PATH: process.env.PATH, HOME: base, GIT_CONFIG_NOSYSTEM: '1' },
+      stdio: 'ignore',
+    });
+  const expectHostCommitRunsNothing = (cwd: string) => {
+    git(cwd, 'commit', '-q', '--allow-empty', '-m', 'host commit');
+    expect(existsSync(marker())).toBe(false);
+  };
+  beforeEach(() => git(root, 'init', '-q'));
+
+  it('refuses write_file and edit_file in the configured core.hooksPath (.husky), existing or not', async () => {
+    git(root, 'config', 'core.hooksPath', '.husky');
+    expect(await run('write_file', { path: '.husky/pre-commit', content: hook() })).toMatchObject({
+      ok: false,
+      code: 'FS_PROTECTED',
+    });
+    expect(existsSync(join(root, '.husky'))).toBe(false);
+    mkdirSync(join(root, '.husky'));
+    writeFileSync(join(root, '.husky', 'pre-commit'), '#!/bin/sh\nexit 0\n', { mode: 0o755 });
+    expect(
+      await run('edit_file', { path: '.husky/pre-commit', old_string: 'exit 0', new_string: `touch '${marker()}'` }),
+    ).toMatchObject({
+      ok: false,
+      code: 'FS_PROTECTED',
+    });
+    expect(readFileSync(join(root, '.husky', 'pre-commit'), 'utf8')).toBe('#!/bin/sh\nexit 0\n');
+    expectHostCommitRunsNothing(root);
+  });
+
+  it("refuses the scripts husky 9's `.husky/_` stubs run from `.husky/`", async () => {
+    mkdirSync(join(root, '.husky', '_'), { recursive: true });
+    writeFileSync(
+      join(root, '.husky', '_', 'pre-commit'),
+      '#!/bin/sh\n[ ! -f .husky/pre-commit ] || sh .husky/pre-commit\n',
+      { mode: 0o755 },
+    );
+    git(root, 'config', 'core.hooksPath', '.husky/_');
+    expect(await run('write_file', { path: '.husky/pre-commit', content: hook() })).toMatchObject({
+      code: 'FS_PROTECTED',
+    });
+    expectHostCommitRunsNothing(root);
+  });
+
+  it('refuses a hooks dir reached through a symlink, and one of a nested repository', async () => {
+    mkdirSync(join(root, 'tools', 'hooks'), { recursive: true });
+    symlinkSync('tools/hooks', join(root, '.husky'));
+    git(root, 'config', 'core.hooksPath', '.husky');
+    expect(await run('write_file', { path: 'tools/hooks/pre-commit', content: hook() })).toMatchObject({
+      code: 'FS_PROTECTED',
+    });
+    const nested = join(root, 'vendor', 'lib');
+    mkdirSync(nested, { recursive: true });
+    git(nested, 'init', '-q');
+    git(nested, 'config', 'core.hooksPath', 'githooks');
+    expect(await run('write_file', { path: 'vendor/lib/githooks/pre-commit', content: hook() })).toMatchObject({
+      code: 'FS_PROTECTED',
+    });
+    expect(existsSync(join(root, 'tools', 'hooks', 'pre-commit'))).toBe(false);
+    expect(existsSync(join(nested, 'githooks'))).toBe(false);
+    expectHostCommitRunsNothing(root);
+    expectHostCommitRunsNothing(nested);
+  });
+
+  it('refuses a config file the repository includes (`include.path`, `includeIf`), and leaves others writable', async () => {
+    git(root, 'config', 'include.path', '../.gitconfig.local');
+    git(root, 'config', 'includeIf.onbranch:main.path', '../config/branch.inc');
+    const evil = `[core]\n\thooksPath = evil-hooks\n`;
+    for (const path of ['.gitconfig.local', 'config/branch.inc'])
+      expect(await run('write_file', { path, content: evil })).toMatchObject({ code: 'FS_PROTECTED' });
+    expect(await run('write_file', { path: 'config/other.inc', content: 'fine' })).toMatchObject({ bytes: 4 });
+    expect(existsSync(join(root, '.gitconfig.local'))).toBe(false);
+    expectHostCommitRunsNothing(root);
   });
 });

@@ -28,6 +28,7 @@ import {
   type DirEntry,
 } from '@bastion/protocol';
 import { assertDescriptorContained, type ContainedPath } from './containment.js';
+import { isGitConfiguredPath } from './git-configured-paths.js';
 import { isProtectedPath } from './protected-paths.js';
 import { fromFsError, workspaceError } from './workspace-error.js';
 
@@ -154,9 +155,13 @@ export function listContainedDir(
   }
 }
 
-/** Refuse a write to a protected path, judged on the path as asked and on its real path. */
+/**
+ * Refuse a write to a protected path, judged on the path as asked and on its real path: a
+ * no-clobber name, or a place git configuration runs or reads (hooks path, include target).
+ */
 export function assertWritable(path: ContainedPath): void {
   if (isProtectedPath(path.requested) || isProtectedPath(path.relative)) throw workspaceError('FS_PROTECTED');
+  if (isGitConfiguredPath(path.root, join(path.root, path.requested), path.real)) throw workspaceError('FS_PROTECTED');
   if (path.relative === '') throw workspaceError('FS_NOT_A_FILE');
 }
 

@@ -9,13 +9,26 @@
  *
  * What it does not catch: see command-profile.ts and command-process.ts.
  */
-import { chmodSync, lstatSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import {
+  chmodSync,
+  closeSync,
+  constants,
+  lstatSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { COMMAND_MAX_CONCURRENT, COMMAND_MAX_QUEUED, type Capabilities, type Logger } from '@bastion/protocol';
 import type { SrtSession } from '../sandbox/srt-session.js';
 import type { SidecarHandle } from '../supervisor/sidecar-supervisor.js';
 import { buildCommandSandboxProfile, workspaceWriteProtections } from './command-profile.js';
+import { gitWriteProtections } from './git-write-protections.js';
 import { startCommandProcess, type CommandOutcome, type CommandSpawn, type RunningCommand } from './command-process.js';
 import { checkCommandRequest, type CommandRequestFrame } from './command-request-check.js';
 
@@ -40,6 +53,22 @@ interface Job {
 }
 
 const ENV_BINARY = '/usr/bin/env';
+
+/** What a pinned `commondir` holds: git reads it as "the common directory is this one". */
+const COMMON_DIR_PIN = '.\n';
+/**
+ * Git directories whose `commondir` is pinned, with how many running commands hold each. One map
+ * for the process: two hosts' commands in one workspace must not unpin under each other.
+ */
+const commonDirPins = new Map<string, number>();
+
+function isOurPin(path: string): boolean {
+  try {
+    return readFileSync(path, 'utf8') === COMMON_DIR_PIN;
+  } catch {
+    return false;
+  }
+}
 
 function pathKind(path: string): 'directory' | 'other' | undefined {
   try {
@@ -140,6 +169,63 @@ export class CommandExecutor {
     }
   }
 
+  /**
+   * Give each git directory without a `commondir` one holding `.` for as long as a command runs,
+   * so the profile can deny it (git-write-protections.ts says why). Returns the directories this
+   * command now holds a pin in. A `commondir` that exists is left alone, unless it is a pin a
+   * killed host left behind, which is adopted and so removed afterwards.
+   */
+  #pinCommonDirs(gitDirs: readonly string[]): string[] {
+    const held: string[] = [];
+    try {
+      for (const gitDir of gitDirs) {
+        const pin = join(gitDir, 'commondir');
+        const holders = commonDirPins.get(gitDir);
+        if (holders === undefined) {
+          try {
+            const fd = openSync(
+              pin,
+              constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
+              0o644,
+            );
+            try {
+              writeSync(fd, COMMON_DIR_PIN);
+            } finally {
+              closeSync(fd);
+            }
+          } catch (error) {
+            if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+            if (!isOurPin(pin)) continue;
+          }
+        }
+        commonDirPins.set(gitDir, (holders ?? 0) + 1);
+        held.push(gitDir);
+      }
+    } catch (error) {
+      this.#unpinCommonDirs(held);
+      throw error;
+    }
+    return held;
+  }
+
+  /** Drop this command's pins; the last holder removes the file, if it still holds only the pin. */
+  #unpinCommonDirs(gitDirs: readonly string[]): void {
+    for (const gitDir of gitDirs) {
+      const holders = (commonDirPins.get(gitDir) ?? 1) - 1;
+      if (holders > 0) {
+        commonDirPins.set(gitDir, holders);
+        continue;
+      }
+      commonDirPins.delete(gitDir);
+      const pin = join(gitDir, 'commondir');
+      try {
+        if (isOurPin(pin)) unlinkSync(pin);
+      } catch {
+        // Gone already.
+      }
+    }
+  }
+
   async #run(job: Job): Promise<void> {
     const { sidecar, frame } = job;
     const check = checkCommandRequest(frame, {
@@ -159,16 +245,23 @@ export class CommandExecutor {
     };
     let target: CommandSpawn;
     const sandboxed = sidecar.config.capabilities.sandbox === 'srt';
+    let pinned: string[] = [];
+    const cleanUp = () => {
+      this.#unpinCommonDirs(pinned);
+      rmSync(privateTemp, { recursive: true, force: true });
+    };
     try {
       if (sandboxed) {
         if (!this.#options.srt) throw new Error('no srt session');
+        const git = gitWriteProtections(check.workspaceRoot, { home: this.#options.home });
+        pinned = this.#pinCommonDirs(git.gitDirs);
         const profile = buildCommandSandboxProfile({
           home: this.#options.home,
           userData: realpathSync(this.#options.userData),
           workspaceRoot: check.workspaceRoot,
           scratchDir: check.scratchDir,
           privateTemp,
-          protectedInWorkspace: workspaceWriteProtections(check.workspaceRoot, pathKind),
+          protectedInWorkspace: [...workspaceWriteProtections(check.workspaceRoot, pathKind), ...git.denyWrite],
           realPath,
         });
         // `env -i` inside the sandbox drops srt's own variables too (its proxy settings included).
@@ -186,7 +279,7 @@ export class CommandExecutor {
         target = { command: frame.command, args: frame.args, env, cwd: check.cwd };
       }
     } catch (error) {
-      rmSync(privateTemp, { recursive: true, force: true });
+      cleanUp();
       // A code (HostError) or an error class name: never srt's message, which can name paths.
       const code = (error as { code?: unknown }).code;
       const reason = typeof code === 'string' ? code : error instanceof Error ? error.name : 'unknown';
@@ -196,7 +289,7 @@ export class CommandExecutor {
 
     if (job.abortRequested) {
       if (sandboxed) this.#options.srt?.commandEnded();
-      rmSync(privateTemp, { recursive: true, force: true });
+      cleanUp();
       this.#send(sidecar, { v: 1, type: 'command.aborted', id: frame.id });
       return;
     }
@@ -212,7 +305,7 @@ export class CommandExecutor {
       outcome = await running.done;
     } finally {
       if (sandboxed) this.#options.srt?.commandEnded();
-      rmSync(privateTemp, { recursive: true, force: true });
+      cleanUp();
     }
     this.#options.log.info('command.ended', {
       command_id: frame.id,

@@ -77,20 +77,12 @@ describe('workspaceWriteProtections', () => {
   const root = '/w';
   const world = (present: Record<string, 'directory' | 'other'>) => (path: string) => present[path];
 
-  it("a repository's hooks and config are denied even before they exist", () => {
-    expect(workspaceWriteProtections(root, world({ '/w/.git': 'directory' }))).toEqual([
-      '/w/.git/hooks',
-      '/w/.git/config',
-    ]);
-  });
-
   it('other protected paths only when they exist (a missing one would get a visible placeholder)', () => {
     const denied = workspaceWriteProtections(root, world({ '/w/.envrc': 'other', '/w/.vscode': 'directory' }));
     expect(denied).toEqual(['/w/.envrc', '/w/.vscode']);
   });
 
-  it('nothing inside `.git` when the workspace is no repository, or `.git` is a file', () => {
-    expect(workspaceWriteProtections(root, world({}))).toEqual([]);
-    expect(workspaceWriteProtections(root, world({ '/w/.git': 'other' }))).toEqual([]);
+  it('leaves git directories to gitWriteProtections', () => {
+    expect(workspaceWriteProtections(root, world({ '/w/.git': 'directory' }))).toEqual([]);
   });
 });

@@ -9,17 +9,17 @@
  * reach them. No network: an empty strict allowlist, and no relay to srt's proxy.
  *
  * Inside the workspace, the files that make code run later OUTSIDE the sandbox are write-denied:
- * git hooks and config, shell and tool start-up files, editor task folders. srt has such a list
- * of its own, but resolves it against the host process's cwd, not the command's; so it is
- * applied here explicitly, against the workspace root. Only paths that exist are denied (bound
- * read-only), plus `.git/hooks` and `.git/config` of a repository even before they exist: for a
- * missing path srt binds a placeholder device at it, which would show up in the workspace (and
- * break `git add -A`), except inside `.git`, which git does not list.
+ * shell and tool start-up files, editor task folders, and everything git reads configuration,
+ * hooks or repository locations from (git-write-protections.ts). srt has such a list of its own,
+ * but resolves it against the host process's cwd, not the command's; so it is applied here
+ * explicitly, against the workspace root. Outside git directories only paths that exist are
+ * denied (bound read-only): for a missing path srt binds a placeholder device at it, which would
+ * show up in the workspace (and break `git add -A`); git does not list what is inside `.git`.
  *
  * What it does not catch: reads of anything else the user can read (the rest of the disk); writes
  * to the device files srt keeps writable (/dev/null and the child's stdio); a protected file that
- * does not exist yet outside `.git` (a new `.envrc` or `.vscode/`); `git init` plus hooks in a
- * workspace that is no repository; hooks of a repository nested below the workspace root.
+ * does not exist yet outside `.git` (a new `.envrc` or `.vscode/`); for git, see
+ * git-write-protections.ts.
  */
 import { join } from 'node:path';
 import type { SandboxRuntimeConfig } from '@anthropic-ai/sandbox-runtime';
@@ -29,9 +29,7 @@ import { noDirectEgress, SRT_UNASKED_WRITE_PATHS } from '../sandbox/sidecar-sand
 
 /** Relative to the workspace root: written by a command, each would run code later, unsandboxed. */
 export const WORKSPACE_WRITE_PROTECTED = [
-  // Git runs hooks, and config can name programs (core.hooksPath, core.fsmonitor, diff drivers).
-  '.git/hooks',
-  '.git/config',
+  // Git's own directories: git-write-protections.ts.
   '.gitmodules',
   '.gitconfig',
   // Shell and tool start-up files read from the project directory.
@@ -50,22 +48,17 @@ export const WORKSPACE_WRITE_PROTECTED = [
   '.claude/agents',
 ] as const;
 
-/** Denied even before they exist when the workspace is a repository: placeholders inside `.git` stay unseen. */
-const GIT_INTERNAL = ['.git/hooks', '.git/config'];
-
 /**
- * The absolute workspace paths to write-deny: each protected path that exists, and a repository's
- * hooks and config whether or not they exist yet. `kind` reports what is at a path (no symlink
- * following), or undefined when nothing is.
+ * The absolute workspace paths to write-deny: each protected path that exists. `kind` reports what
+ * is at a path (no symlink following), or undefined when nothing is.
  */
 export function workspaceWriteProtections(
   root: string,
   kind: (path: string) => 'directory' | 'other' | undefined,
 ): string[] {
-  const isRepository = kind(join(root, '.git')) === 'directory';
-  return WORKSPACE_WRITE_PROTECTED.filter((relative) =>
-    GIT_INTERNAL.includes(relative) ? isRepository : kind(join(root, relative)) !== undefined,
-  ).map((relative) => join(root, relative));
+  return WORKSPACE_WRITE_PROTECTED.filter((relative) => kind(join(root, relative)) !== undefined).map((relative) =>
+    join(root, relative),
+  );
 }
 
 export interface CommandProfileInput {
@@ -79,7 +72,7 @@ export interface CommandProfileInput {
   scratchDir: string | undefined;
   /** This command's private temp dir (0700), its TMPDIR. */
   privateTemp: string;
-  /** The workspace paths to write-deny, from workspaceWriteProtections(). */
+  /** The workspace paths to write-deny, from workspaceWriteProtections() and gitWriteProtections(). */
   protectedInWorkspace: readonly string[];
   /** Where a path really is (symlinks resolved), or undefined when nothing is there. */
   realPath: (path: string) => string | undefined;
