@@ -23,6 +23,7 @@ import { openDatabase } from '../packages/daemon/src/storage/database.js';
 import { SessionStore } from '../packages/daemon/src/storage/session-store.js';
 import { WorkspaceRoots } from '../packages/daemon/src/workspaces/workspace-roots.js';
 import { CommandExecutor } from '../packages/host/src/commands/command-executor.js';
+import { PolicyStore } from '../packages/host/src/policy/policy-store.js';
 import { acquireSrtSession } from '../packages/host/src/sandbox/srt-session.js';
 import { figure, median, type Benchmark } from './harness.js';
 
@@ -65,7 +66,7 @@ export const commandBenchmark: Benchmark = {
     try {
       const log = createLogger('bench', () => undefined);
       const { host: hostEnd, sidecar: sidecarEnd } = connectedChannelPair();
-      const executor = new CommandExecutor({ userData, home, log, srt });
+      const executor = new CommandExecutor({ userData, home, log, srt, policy: new PolicyStore(userData) });
       executor.attach({
         channel: hostEnd,
         config: {

@@ -21,6 +21,7 @@ import { storeBenchmark } from './store.bench.js';
 import { sseBenchmark } from './sse.bench.js';
 import { transportBenchmark } from './transport.bench.js';
 import { faultsBenchmark } from './faults.bench.js';
+import { policyBenchmark } from './policy.bench.js';
 
 const BENCHMARKS: Benchmark[] = [
   handshakeBenchmark,
@@ -30,6 +31,7 @@ const BENCHMARKS: Benchmark[] = [
   sseBenchmark,
   transportBenchmark,
   faultsBenchmark,
+  policyBenchmark,
 ];
 
 const here = dirname(fileURLToPath(import.meta.url));

@@ -21,6 +21,8 @@ export const ATTACK_CLASSES = [
   'terminal-injection',
   'git-escape',
   'fs-race',
+  'policy-bypass',
+  'secret-egress',
 ] as const;
 export type AttackClass = (typeof ATTACK_CLASSES)[number];
 

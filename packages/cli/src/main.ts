@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { doctorCommand } from './commands/doctor.js';
+import { policyCommand } from './commands/policy.js';
 import { runCommand } from './commands/run.js';
 import { secretsCommand } from './commands/secrets.js';
 import { startCommand } from './commands/start.js';
@@ -11,6 +12,7 @@ const COMMANDS: Record<string, (argv: string[]) => Promise<number>> = {
   doctor: doctorCommand,
   run: runCommand,
   secrets: secretsCommand,
+  policy: policyCommand,
 };
 
 async function main(argv: string[]): Promise<number> {

@@ -9,6 +9,10 @@ export const USAGE = `Usage:
   bastion run [--workspace DIR] [--home DIR] [--mode accept-edits|auto] [--provider ID] [--model ID] [--json] PROMPT
   bastion run --endpoint URL --model ID [--workspace DIR] [--home DIR] [--mode …] [--json] PROMPT
   bastion secrets set PROVIDER [--home DIR]
+  bastion policy list [--workspace DIR | --global] [--home DIR] [--json]
+  bastion policy add DECISION [--workspace DIR | --global] [--tool NAME]… [--path GLOB]… [--root]
+                     [--reason TEXT] [--id ID] [--home DIR] [-- COMMAND [ARG…]]
+  bastion policy remove ID [--workspace DIR | --global] [--home DIR]
 
 Options:
   --workspace DIR   project folder the agent may work in (default: the current folder)
@@ -34,6 +38,12 @@ exit 0 when the run finishes, 1 when it fails. --mode auto lets commands run wit
 
 secrets set PROVIDER: store an API key (openai, anthropic, openrouter or a custom endpoint id)
 in auth.json; the key is read from the terminal without echo, or from stdin when piped.
+
+policy: the watchdog's rules before every tool call, in <home>/policy.json. DECISION is allow,
+ask, deny or hard-deny; a rule matches by tool name, by COMMAND and its first ARGs (exact
+tokens) and by --path globs relative to the workspace root. Rules apply to the workspace's
+project (default: the current folder) or, with --global, to every project. A hard-deny holds
+against every other rule, approval and mode; the built-in rules are listed and cannot be removed.
 
 doctor: platform, Node, sandbox packages (and how to install what is missing), userData
 permissions and the posture \`start\` would run with; exit 0 only for the full posture.

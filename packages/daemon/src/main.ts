@@ -12,6 +12,7 @@ import { attestReady, receiveSockets } from './ipc.js';
 import { createDaemonLogger } from './logger.js';
 import { openAgentRuntime } from './agent/agent-runtime.js';
 import { CommandClient } from './shell/command-client.js';
+import { PolicyClient } from './policy/policy-client.js';
 import { runCommandTools } from './shell/run-command-tool.js';
 import { disableAmbientFetch } from './no-ambient-fetch.js';
 import { endpointsRoutes } from './endpoints/endpoints-routes.js';
@@ -49,6 +50,8 @@ async function main(): Promise<void> {
     );
   // Registers the command.* handlers; run_command exists only when the host's posture allows a shell (fail closed).
   const commands = new CommandClient(channel);
+  // Registers policy.decision: the watchdog hook asks the host before every tool call.
+  const policy = new PolicyClient(channel);
   // SEC-008: the ChatGPT credential owner exists only when the host configured the profile.
   const chatgpt = bootstrap.chatgpt
     ? new ChatgptCredentials({ config: bootstrap.chatgpt, store: auth, fetch: transport.fetch, log })
@@ -61,6 +64,7 @@ async function main(): Promise<void> {
       ? [runCommandTools({ client: commands, userData: bootstrap.user_data, log })]
       : [],
     fetch: transport.fetch,
+    policy,
     providers: [...byokProviders(auth), ...(chatgpt ? [chatgptProvider(chatgpt)] : [])],
   });
   // Custom endpoints are providers under their own ids, following endpoints.json as it changes.

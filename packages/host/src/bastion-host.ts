@@ -19,6 +19,8 @@ import { acquireSrtSession, type SrtSession } from './sandbox/srt-session.js';
 import { createSrtSidecarLauncher } from './sandbox/srt-sidecar-launcher.js';
 import { watchHomeSecrets } from './sandbox/home-secret-watch.js';
 import { CommandExecutor } from './commands/command-executor.js';
+import { attachPolicyChecks } from './policy/policy-checks.js';
+import { PolicyStore } from './policy/policy-store.js';
 import { UiServer } from './ui/ui-server.js';
 import { DesktopApp } from './ui/desktop-app.js';
 import { defaultDesktopAssetFiles, type DesktopAssetFiles } from './ui/desktop-assets.js';
@@ -88,6 +90,8 @@ export interface BastionHost {
   readonly desktop: DesktopApp;
   /** ChatGPT sign-in (SEC-008): connect, cancel, status, sign-out — the renderer's only operations. */
   readonly chatgpt: ChatgptCoordinator;
+  /** The watchdog's rules (`<userData>/policy.json`), host-owned. */
+  readonly policy: PolicyStore;
   /** Grant a workspace root at run time: the sidecar respawns with the new policy (new password). */
   grantWorkspace(dir: string): Promise<void>;
   stop(): Promise<void>;
@@ -166,8 +170,11 @@ export async function startBastionHost(options: BastionHostOptions): Promise<Bas
     }),
   });
   // run_command children: re-validated and run under a per-command profile, for every sidecar spawn.
-  const commands = new CommandExecutor({ userData, home, log, srt: srt?.session });
+  // The watchdog's rules (policy.json): answered for the sidecar's checks, enforced again on every command.
+  const policy = new PolicyStore(userData);
+  const commands = new CommandExecutor({ userData, home, log, srt: srt?.session, policy });
   supervisor.addChannelModule((sidecar) => commands.attach(sidecar));
+  supervisor.addChannelModule((sidecar) => attachPolicyChecks(sidecar, policy, log));
   // Provider HTTP leaves only through the host, on the system route, under the current grants.
   const network = new NetworkAuthority({ builtins: withChatgptGrants(BUILTIN_GRANTS, chatgptConfig) });
   const confirmer = options.confirmer ?? createHostConfirmer({ allowedEndpoints: options.allowEndpoints ?? [] });
@@ -245,6 +252,7 @@ export async function startBastionHost(options: BastionHostOptions): Promise<Bas
     ui,
     desktop,
     chatgpt,
+    policy,
     network,
     confirmer,
     async grantEndpoint(url) {

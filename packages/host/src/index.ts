@@ -12,3 +12,4 @@ export * from './supervisor/sidecar-supervisor.js';
 export * from './ui/ui-server.js';
 export * from './ui/open-system-browser.js';
 export * from './terminal/terminal-text.js';
+export * from './policy/policy-store.js';

@@ -18,3 +18,4 @@ export * from './api/tool-inputs.js';
 export * from './scratch-dir.js';
 export * from './api/sse-parser.js';
 export * from './git-config.js';
+export * from './policy.js';

@@ -286,3 +286,34 @@ export const DEFAULT_CONTEXT_WINDOW_TOKENS = 32_000;
  * model's text, and must not answer it.
  */
 export const CLI_APPROVAL_TYPE_AHEAD_DISCARD_MS = 150;
+
+/** The watchdog's policy rules (host `src/policy/`, `<userData>/policy.json`). */
+/** Rules in one layer (global, or one project); the benchmark evaluates 1 000 in one layer. */
+export const POLICY_MAX_RULES_PER_LAYER = 2_000;
+/** Projects with rules of their own in policy.json. */
+export const POLICY_MAX_PROJECTS = 256;
+/** policy.json is read whole; a larger file is refused rather than parsed. */
+export const POLICY_MAX_FILE_BYTES = 4 * MiB;
+/** A rule id: short, printable, unique in its layer. */
+export const POLICY_MAX_RULE_ID_CHARS = 64;
+/** One token of a rule's command name, argv prefix or argument set. */
+export const POLICY_MAX_TOKEN_CHARS = 256;
+/** Tokens in a rule's argv prefix (exact match of the call's first arguments). */
+export const POLICY_MAX_PREFIX_TOKENS = 32;
+/** Token sets a rule may require among a command's arguments, and tokens in each set. */
+export const POLICY_MAX_ARG_SETS = 4;
+export const POLICY_MAX_ARG_SET_TOKENS = 32;
+/** Path globs in one rule, and the length of each. */
+export const POLICY_MAX_GLOBS = 32;
+export const POLICY_MAX_GLOB_CHARS = 512;
+/** Tool names in one rule, and the length of a tool name. */
+export const POLICY_MAX_TOOLS = 16;
+export const POLICY_MAX_TOOL_NAME_CHARS = 64;
+/** A rule's reason, shown when it denies or asks. */
+export const POLICY_MAX_REASON_CHARS = 256;
+/** Paths one `policy.check` may name (a file tool names one; the rest is headroom for later tools). */
+export const POLICY_MAX_CHECK_PATHS = 16;
+/** The daemon waits this long for the host's policy decision, then treats the call as denied. */
+export const POLICY_CHECK_TIMEOUT_MS = 5_000;
+/** Policy checks one sidecar may have waiting for an answer at once. */
+export const POLICY_MAX_PENDING_CHECKS = 64;

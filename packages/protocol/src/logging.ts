@@ -43,6 +43,13 @@ export const SAFE_LOG_FIELDS = [
   'version',
   /** A path relative to userData, named by Bastion (sessions.db, logs/host.log). */
   'entry',
+  // The watchdog: a tool's name, a policy verdict, a rule's id, a decision's outcome, a secret's kind.
+  'tool',
+  'tool_call_id',
+  'verdict',
+  'rule_id',
+  'outcome',
+  'kind',
 ] as const;
 export type SafeLogField = (typeof SAFE_LOG_FIELDS)[number];
 const SAFE_FIELD_SET: ReadonlySet<string> = new Set(SAFE_LOG_FIELDS);

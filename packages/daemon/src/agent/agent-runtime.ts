@@ -20,6 +20,7 @@ import { openDatabase } from '../storage/database.js';
 import { SessionStore } from '../storage/session-store.js';
 import { WorkspaceRoots } from '../workspaces/workspace-roots.js';
 import { RunManager, type ToolFactory } from './run-manager.js';
+import type { PolicyChecker } from '../policy/policy-client.js';
 
 export const SESSIONS_DB_FILE = 'sessions.db';
 
@@ -36,6 +37,8 @@ export interface AgentRuntimeOptions {
   extraTools?: readonly ToolFactory[];
   /** Provider of sessions created without one. */
   defaultProvider?: string;
+  /** The watchdog hook: the host's policy, asked before every tool call. */
+  policy: PolicyChecker;
 }
 
 export interface AgentRuntime {
@@ -72,7 +75,14 @@ export function openAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
     ...(options.fetch ? { fetch: options.fetch } : {}),
     providers: [demoProvider, ...(options.providers ?? [])],
   });
-  const runs = new RunManager({ store, registry, roots, log: options.log, extraTools: options.extraTools ?? [] });
+  const runs = new RunManager({
+    store,
+    registry,
+    roots,
+    log: options.log,
+    extraTools: options.extraTools ?? [],
+    policy: options.policy,
+  });
   let closed: Promise<void> | undefined;
   return {
     store,

@@ -19,6 +19,8 @@ import { createFileTools } from '../tools/file-tools.js';
 import type { ToolContext } from '../tools/tool-context.js';
 import type { WorkspaceRoots } from '../workspaces/workspace-roots.js';
 import { runAgentLoop } from './agent-loop.js';
+import type { PolicyChecker } from '../policy/policy-client.js';
+import { guardTools } from '../policy/tool-guard.js';
 import { EventHub } from './event-hub.js';
 
 /** Extra tools for a session (issue 5 registers run_command here when the posture allows a shell). */
@@ -47,6 +49,7 @@ export class RunManager {
   readonly #roots: WorkspaceRoots;
   readonly #extraTools: readonly ToolFactory[];
   readonly #log: Logger;
+  readonly #policy: PolicyChecker;
   readonly #active = new Map<string, ActiveRun>();
 
   constructor(options: {
@@ -55,7 +58,9 @@ export class RunManager {
     roots: WorkspaceRoots;
     log: Logger;
     extraTools?: readonly ToolFactory[];
+    policy: PolicyChecker;
   }) {
+    this.#policy = options.policy;
     this.#store = options.store;
     this.#registry = options.registry;
     this.#roots = options.roots;
@@ -108,8 +113,22 @@ export class RunManager {
       store: this.#store,
       session,
     };
-    const tools: ToolSet = { ...createFileTools(context) };
-    for (const factory of this.#extraTools) Object.assign(tools, factory(context));
+    const ownTools: ToolSet = { ...createFileTools(context) };
+    for (const factory of this.#extraTools) Object.assign(ownTools, factory(context));
+    const tools = guardTools(ownTools, {
+      policy: this.#policy,
+      context,
+      onDecision: (decision) =>
+        this.#log.info('tool.decision', {
+          session_id: sessionId,
+          tool_call_id: decision.toolCallId,
+          tool: decision.toolName,
+          verdict: decision.answer.verdict,
+          rule_id: decision.answer.rule_id ?? null,
+          outcome: decision.outcome,
+          code: decision.code,
+        }),
+    });
 
     const runId = started.runId;
     this.#log.info('run.started', {

@@ -25,6 +25,7 @@ const request = {
   workspaceRoot: '/w',
   scratchDir: '/h/scratch/ses_x',
   timeoutMs: 1000,
+  approved: false,
 };
 const bytes = (text: string | Buffer): Uint8Array => Buffer.from(text);
 

@@ -15,6 +15,8 @@ export interface CommandRunRequest {
   workspaceRoot: string;
   scratchDir: string;
   timeoutMs: number;
+  /** The person answered this call's approval prompt with yes (the host requires it where its policy asks). */
+  approved: boolean;
 }
 
 export interface CommandRunResult {
@@ -46,6 +48,8 @@ const HOST_ERROR_MESSAGES: Record<string, string> = {
   COMMAND_SPAWN_FAILED: 'the command could not be started (is it installed?)',
   COMMAND_SANDBOX_FAILED: 'the command sandbox could not be prepared',
   COMMAND_DUPLICATE_ID: 'the host refused a duplicate command id',
+  COMMAND_POLICY_DENIED: "the host's policy denies this command",
+  COMMAND_POLICY_UNAPPROVED: "the host's policy needs your approval for this command, and none was given",
 };
 
 type CommandFrame<T extends HostToSidecarFrame['type']> = FrameOfType<HostToSidecarFrame, T>;
@@ -112,6 +116,7 @@ export class CommandClient {
         workspace_root: request.workspaceRoot,
         scratch_dir: request.scratchDir,
         timeout_ms: request.timeoutMs,
+        approved: request.approved,
       });
     });
   }

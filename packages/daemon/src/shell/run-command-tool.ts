@@ -21,6 +21,7 @@ import type { CommandClient } from './command-client.js';
 import { isReadOnlyCommand } from './read-only-command.js';
 import { shellRefusal } from './shell-error.js';
 import { validateShellRequest, type ShellRequestInput } from './validate.js';
+import { withPolicySubject, type PolicySubject } from '../policy/tool-guard.js';
 
 export const RUN_COMMAND_TOOL_NAME = 'run_command';
 
@@ -50,14 +51,22 @@ export function runCommandNeedsApproval(context: ToolContext, shell: ShellBindin
   return true;
 }
 
+/** The call as the host will run it, for the policy: program, arguments and the real working directory. */
+function describeForPolicy(context: ToolContext, shell: ShellBinding, input: unknown): PolicySubject {
+  const parsed = runCommandInputSchema.safeParse(input);
+  if (!parsed.success) return {};
+  const checked = validateShellRequest(parsed.data, validationContext(context, shell));
+  return checked.ok ? { command: { name: checked.command, args: checked.args, cwd: checked.cwd } } : {};
+}
+
 export function createRunCommandTool(context: ToolContext, shell: ShellBinding) {
-  return tool({
+  const runCommand = tool({
     description:
       'Run one program in the workspace, without a shell, inside a sandbox with no network. ' +
       'In accept-edits mode anything but read-only inspection (ls, cat, grep, git status …) asks the user first.',
     inputSchema: runCommandInputSchema,
     needsApproval: (input) => runCommandNeedsApproval(context, shell, input),
-    execute: async (input, { abortSignal }) => {
+    execute: async (input, { abortSignal, toolCallId }) => {
       const checked = validateShellRequest(input, validationContext(context, shell));
       if (!checked.ok) {
         shell.log.info('command.refused', { session_id: context.sessionId, code: checked.code });
@@ -74,11 +83,13 @@ export function createRunCommandTool(context: ToolContext, shell: ShellBinding) 
           workspaceRoot: checked.workspaceRoot,
           scratchDir: checked.scratchDir,
           timeoutMs: Math.min(input.timeout_ms ?? COMMAND_DEFAULT_TIMEOUT_MS, COMMAND_MAX_TIMEOUT_MS),
+          approved: context.store.approvalStatus(context.sessionId, toolCallId) === 'approved',
         },
         abortSignal,
       );
     },
   });
+  return withPolicySubject(runCommand, (input) => describeForPolicy(context, shell, input));
 }
 
 /** The session tools of a shell-capable posture; main.ts registers this only when the host's capabilities say `shell: true`. */

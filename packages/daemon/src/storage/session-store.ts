@@ -610,4 +610,14 @@ export class SessionStore {
     });
     return flip.immediate();
   }
+
+  /** The status of the approval asked for this tool call, if one was asked. */
+  approvalStatus(sessionId: string, toolCallId: string): ApprovalRow['status'] | undefined {
+    this.flush();
+    return this.#db
+      .prepare<[string, string], Pick<ApprovalRow, 'status'>>(
+        'SELECT status FROM approvals WHERE session_id = ? AND tool_call_id = ?',
+      )
+      .get(sessionId, toolCallId)?.status;
+  }
 }

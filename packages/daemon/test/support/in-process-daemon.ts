@@ -60,6 +60,8 @@ export async function startInProcessDaemon(
   const runtime = openAgentRuntime({
     userData,
     workspaces: [workspace],
+    // No host here: a policy with no rules, so the mode alone decides (host tests cover the rules).
+    policy: { check: () => Promise.resolve({ verdict: 'none' }) },
     ...options,
     log: createLogger('daemon', (record) => records.push(record)),
   });

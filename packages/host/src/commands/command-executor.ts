@@ -7,6 +7,11 @@
  * `command.aborted` is sent only after that cleanup. At most COMMAND_MAX_CONCURRENT commands run
  * at once; up to COMMAND_MAX_QUEUED more wait, and beyond that a request is refused.
  *
+ * The watchdog's policy is evaluated here on the request as it will run (command, argv, the
+ * checked working directory and workspace root), whatever the sidecar asked before: a `deny` or
+ * `hard-deny` is refused (COMMAND_POLICY_DENIED), an `ask` without the sidecar's word that the
+ * person approved is refused (COMMAND_POLICY_UNAPPROVED).
+ *
  * What it does not catch: see command-profile.ts and command-process.ts.
  */
 import {
@@ -31,6 +36,7 @@ import { buildCommandSandboxProfile, workspaceWriteProtections } from './command
 import { gitWriteProtections } from './git-write-protections.js';
 import { startCommandProcess, type CommandOutcome, type CommandSpawn, type RunningCommand } from './command-process.js';
 import { checkCommandRequest, type CommandRequestFrame } from './command-request-check.js';
+import type { PolicyStore } from '../policy/policy-store.js';
 
 export interface CommandExecutorOptions {
   userData: string;
@@ -41,6 +47,8 @@ export interface CommandExecutorOptions {
   srt: SrtSession | undefined;
   /** PATH and LANG the commands see (default: the host's). */
   env?: { PATH?: string; LANG?: string };
+  /** The watchdog's rules; every request is checked against them before it runs. */
+  policy: PolicyStore;
 }
 
 type Sidecar = Pick<SidecarHandle, 'channel' | 'config'>;
@@ -233,6 +241,24 @@ export class CommandExecutor {
       grantedRoots: sidecar.config.workspaces,
     });
     if (!check.ok) return this.#refuse(sidecar, frame.id, check.code);
+    const verdict = this.#options.policy.evaluate({
+      tool: 'run_command',
+      workspace_root: check.workspaceRoot,
+      command: { name: frame.command, args: frame.args, cwd: check.cwd },
+    });
+    if (verdict.verdict !== 'none') {
+      this.#options.log.info('command.policy', {
+        command_id: frame.id,
+        verdict: verdict.verdict,
+        rule_id: verdict.rule_id ?? null,
+      });
+    }
+    if (verdict.verdict === 'deny' || verdict.verdict === 'hard-deny') {
+      return this.#refuse(sidecar, frame.id, 'COMMAND_POLICY_DENIED');
+    }
+    if (verdict.verdict === 'ask' && frame.approved !== true) {
+      return this.#refuse(sidecar, frame.id, 'COMMAND_POLICY_UNAPPROVED');
+    }
 
     const privateTemp = realpathSync(mkdtempSync(join(tmpdir(), 'bastion-cmd-')));
     chmodSync(privateTemp, 0o700);

@@ -17,6 +17,7 @@ import {
   type SidecarToHostFrame,
 } from '@bastion/protocol';
 import { CommandExecutor } from '../../src/commands/command-executor.js';
+import { PolicyStore } from '../../src/policy/policy-store.js';
 import type { SrtSession } from '../../src/sandbox/srt-session.js';
 import { makeTempDir } from '../support/temp-host.js';
 import { connectedChannelPair } from '../../../../test/support/channel-pair.js';
@@ -88,6 +89,7 @@ export function makeCommandWorld(options: {
     log,
     srt: options.srt,
     env: { PATH: '/usr/local/bin:/usr/bin:/bin' },
+    policy: new PolicyStore(userData),
   });
 
   const { host: hostEnd, sidecar: sidecarEnd } = connectedChannelPair();

@@ -18,6 +18,7 @@ import {
   TRANSPORT_MAX_URL_CHARS,
 } from '../limits.js';
 import { chatgptBootstrapSchema } from '../api/chatgpt.js';
+import { policyAnswerSchema, policyCallSchema } from '../policy.js';
 
 const version = z.literal(1);
 const id = z
@@ -172,6 +173,14 @@ export const commandErrorFrameSchema = z.strictObject({
   code: z.string().min(1).max(64),
 });
 
+/** The host's policy answer for one `policy.check` (the watchdog hook before a tool call). */
+export const policyDecisionFrameSchema = z.strictObject({
+  v: version,
+  type: z.literal('policy.decision'),
+  id,
+  ...policyAnswerSchema.shape,
+});
+
 export const hostToSidecarFrameSchema = z.discriminatedUnion('type', [
   bootstrapFrameSchema,
   shutdownFrameSchema,
@@ -185,6 +194,7 @@ export const hostToSidecarFrameSchema = z.discriminatedUnion('type', [
   commandEndFrameSchema,
   commandAbortedFrameSchema,
   commandErrorFrameSchema,
+  policyDecisionFrameSchema,
 ]);
 export type HostToSidecarFrame = z.infer<typeof hostToSidecarFrameSchema>;
 
@@ -248,11 +258,24 @@ export const commandRequestFrameSchema = z.strictObject({
   workspace_root: absolutePath,
   scratch_dir: absolutePath.optional(),
   timeout_ms: z.number().int().min(1).max(COMMAND_MAX_TIMEOUT_MS),
+  /**
+   * The person answered this call's approval prompt with yes. The host refuses a command its
+   * policy says `ask` for without it (a sidecar that lies here is the limit SECURITY.md names).
+   */
+  approved: z.boolean().optional(),
 });
 export const commandAbortFrameSchema = z.strictObject({
   v: version,
   type: z.literal('command.abort'),
   id,
+});
+
+/** Ask the host's policy about one tool call before it runs (the watchdog hook). */
+export const policyCheckFrameSchema = z.strictObject({
+  v: version,
+  type: z.literal('policy.check'),
+  id,
+  ...policyCallSchema.shape,
 });
 
 export const sidecarToHostFrameSchema = z.discriminatedUnion('type', [
@@ -264,6 +287,7 @@ export const sidecarToHostFrameSchema = z.discriminatedUnion('type', [
   grantAppliedFrameSchema,
   commandRequestFrameSchema,
   commandAbortFrameSchema,
+  policyCheckFrameSchema,
 ]);
 export type SidecarToHostFrame = z.infer<typeof sidecarToHostFrameSchema>;
 

@@ -1,0 +1,122 @@
+/**
+ * `bastion policy list|add|remove`: the watchdog's rules in `<home>/policy.json`, edited by the
+ * host's own store (the same file, checks and atomic writes the running host uses; a running
+ * Bastion applies the change to the next tool call). Project rules are keyed by the workspace's
+ * real path; `--global` rules apply to every project.
+ */
+import { parseArgs } from 'node:util';
+import {
+  policyDecisionSchema,
+  policyRuleDraftSchema,
+  type PolicyListing,
+  type PolicyRule,
+  type PolicyRuleDraft,
+} from '@bastion/protocol';
+import { ensureUserData, PolicyStore, projectKey, resolveUserDataPath, type PolicyScope } from '@bastion/host';
+import { UsageError } from '../usage.js';
+
+const POLICY_USAGE = `usage:
+  bastion policy list [--workspace DIR | --global] [--home DIR] [--json]
+  bastion policy add DECISION [--workspace DIR | --global] [--tool NAME]… [--path GLOB]… [--root]
+                     [--reason TEXT] [--id ID] [--home DIR] [-- COMMAND [ARG…]]
+  bastion policy remove ID [--workspace DIR | --global] [--home DIR]`;
+
+/** One line a rule: where it lives, its id and decision, what it matches and why. */
+export function describeRule(rule: PolicyRule | PolicyRuleDraft): string {
+  const parts: string[] = [];
+  if (rule.tools) parts.push(`tools=${rule.tools.join(',')}`);
+  if (rule.command !== undefined) {
+    parts.push(`argv="${[rule.command, ...(rule.argv_prefix ?? [])].join(' ')}${rule.argv_prefix ? ' …' : ''}"`);
+  } else if (rule.argv_prefix) parts.push(`args="${rule.argv_prefix.join(' ')} …"`);
+  if (rule.args_include) parts.push(`with=${rule.args_include.map((set) => `{${set.join('|')}}`).join('+')}`);
+  if (rule.paths) parts.push(`paths=${rule.paths.join(',')}`);
+  if (rule.targets_workspace_root) parts.push('targets=workspace-root');
+  return `${rule.decision.padEnd(9)} ${parts.join(' ')}${rule.reason ? `  — ${rule.reason}` : ''}`;
+}
+
+function printListing(listing: PolicyListing): void {
+  const rows: [string, PolicyRule][] = [
+    ...(listing.project?.rules.map((rule) => ['project', rule] as [string, PolicyRule]) ?? []),
+    ...listing.global.map((rule) => ['global', rule] as [string, PolicyRule]),
+    ...listing.builtin.map((rule) => ['builtin', rule] as [string, PolicyRule]),
+  ];
+  if (listing.project) process.stdout.write(`project: ${listing.project.root}\n`);
+  process.stdout.write('order: hard-deny anywhere wins, then project, then global, then built-in\n');
+  for (const [layer, rule] of rows)
+    process.stdout.write(`${layer.padEnd(8)} ${rule.id.padEnd(40)} ${describeRule(rule)}\n`);
+}
+
+/** Synchronous underneath: the store's reads and writes are; main.ts awaits every command. */
+export function policyCommand(argv: string[]): Promise<number> {
+  return Promise.resolve(runPolicyCommand(argv));
+}
+
+function runPolicyCommand(argv: string[]): number {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      strict: true,
+      allowPositionals: true,
+      options: {
+        home: { type: 'string' },
+        workspace: { type: 'string' },
+        global: { type: 'boolean', default: false },
+        json: { type: 'boolean', default: false },
+        tool: { type: 'string', multiple: true },
+        path: { type: 'string', multiple: true },
+        root: { type: 'boolean', default: false },
+        reason: { type: 'string' },
+        id: { type: 'string' },
+      },
+    });
+  } catch (error) {
+    throw new UsageError(`${(error as Error).message}\n${POLICY_USAGE}`);
+  }
+  const { values, positionals } = parsed;
+  const [action, ...rest] = positionals;
+  if (values.global && values.workspace !== undefined) throw new UsageError('give --workspace or --global, not both');
+  const root = values.global ? null : projectKey(values.workspace ?? process.cwd());
+  const scope: PolicyScope = root === null ? { kind: 'global' } : { kind: 'project', root };
+  // Opened only once the command line is known to be right, so a mistake touches nothing on disk.
+  const open = () => new PolicyStore(ensureUserData(resolveUserDataPath(values.home)).path);
+
+  if (action === 'list' && rest.length === 0) {
+    const listing = open().listing(root);
+    if (values.json) process.stdout.write(`${JSON.stringify(listing)}\n`);
+    else printListing(listing);
+    return 0;
+  }
+  if (action === 'add' && rest.length >= 1) {
+    const [decisionText, command, ...prefix] = rest;
+    const decision = policyDecisionSchema.safeParse(decisionText);
+    if (!decision.success) throw new UsageError(`DECISION is one of ${policyDecisionSchema.options.join(', ')}`);
+    const draft = policyRuleDraftSchema.safeParse({
+      ...(values.id === undefined ? {} : { id: values.id }),
+      decision: decision.data,
+      ...(values.tool ? { tools: values.tool } : command !== undefined ? { tools: ['run_command'] } : {}),
+      ...(command === undefined ? {} : { command }),
+      ...(prefix.length > 0 ? { argv_prefix: prefix } : {}),
+      ...(values.path ? { paths: values.path } : {}),
+      ...(values.root ? { targets_workspace_root: true } : {}),
+      ...(values.reason === undefined ? {} : { reason: values.reason }),
+    });
+    if (!draft.success) throw new UsageError(draft.error.issues[0]?.message ?? 'not a valid rule');
+    const rule = open().add(scope, draft.data);
+    process.stderr.write(
+      `bastion: added ${rule.id} to ${root === null ? 'the global rules' : `the rules of ${root}`}: ${describeRule(rule)}\n`,
+    );
+    return 0;
+  }
+  if (action === 'remove' && rest.length === 1 && rest[0] !== undefined) {
+    if (!open().remove(scope, rest[0])) {
+      process.stderr.write(
+        `bastion: no rule ${rest[0]} in ${root === null ? 'the global rules' : `the rules of ${root}`}\n`,
+      );
+      return 1;
+    }
+    process.stderr.write(`bastion: removed ${rest[0]}\n`);
+    return 0;
+  }
+  throw new UsageError(POLICY_USAGE);
+}

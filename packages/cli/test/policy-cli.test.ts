@@ -1,0 +1,106 @@
+/**
+ * `bastion policy list|add|remove` as real CLI processes on a temporary home: rules land in
+ * policy.json (0600) under the workspace's real path or the global layer, `list` shows them with
+ * the built-in rules, `remove` takes them out, and mistakes exit 2 without writing anything.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, statSync, symlinkSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import type { PolicyFile, PolicyListing } from '@bastion/protocol';
+import { makeTempDir } from '../../host/test/support/temp-host.js';
+
+const CLI = fileURLToPath(new URL('../dist/main.js', import.meta.url));
+
+function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [CLI, 'policy', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  return new Promise((resolve) => child.once('close', (code) => resolve({ code, stdout, stderr })));
+}
+
+function world() {
+  const root = makeTempDir('bastion-policy-cli-');
+  const workspace = join(root, 'ws');
+  mkdirSync(workspace);
+  // The rules are keyed by the real path, whichever spelling the user gave.
+  symlinkSync(workspace, join(root, 'ws-link'));
+  return { root, home: join(root, 'home'), workspace, link: join(root, 'ws-link') };
+}
+
+describe('bastion policy', () => {
+  it('add (project, by a symlinked spelling) then list --json: the rule is under the real path, 0600', async () => {
+    const { home, workspace, link } = world();
+    const added = await cli([
+      'add',
+      'deny',
+      '--home',
+      home,
+      '--workspace',
+      link,
+      '--id',
+      'no-push',
+      '--reason',
+      'not from here',
+      '--',
+      'git',
+      'push',
+      '--force',
+    ]);
+    expect(added.code).toBe(0);
+    expect(added.stderr).toContain('added no-push');
+    expect(statSync(join(home, 'policy.json')).mode & 0o777).toBe(0o600);
+    const file = JSON.parse(readFileSync(join(home, 'policy.json'), 'utf8')) as PolicyFile;
+    expect(file.projects[workspace]).toEqual([
+      {
+        id: 'no-push',
+        decision: 'deny',
+        tools: ['run_command'],
+        command: 'git',
+        argv_prefix: ['push', '--force'],
+        reason: 'not from here',
+      },
+    ]);
+    const listed = await cli(['list', '--home', home, '--workspace', workspace, '--json']);
+    const listing = JSON.parse(listed.stdout) as PolicyListing;
+    expect(listing.project?.rules.map((rule) => rule.id)).toEqual(['no-push']);
+    expect(listing.builtin.map((rule) => rule.id)).toContain('builtin.rm-recursive-workspace-root');
+  });
+
+  it('add --global with --tool and --path, shown by the human list; remove takes it out', async () => {
+    const { home, workspace } = world();
+    const added = await cli(['add', 'ask', '--global', '--home', home, '--tool', 'write_file', '--path', 'docs/**']);
+    expect(added.code).toBe(0);
+    const id = /added (\S+)/.exec(added.stderr)?.[1] ?? '';
+    const listed = await cli(['list', '--home', home, '--workspace', workspace]);
+    expect(listed.stdout).toMatch(new RegExp(`global\\s+${id}\\s+ask\\s+tools=write_file paths=docs/\\*\\*`));
+    expect(listed.stdout).toContain('builtin.git-force-push-protected');
+    expect((await cli(['remove', id, '--global', '--home', home])).code).toBe(0);
+    const after = JSON.parse(readFileSync(join(home, 'policy.json'), 'utf8')) as PolicyFile;
+    expect(after.global).toEqual([]);
+    expect((await cli(['remove', id, '--global', '--home', home])).code).toBe(1);
+  });
+
+  it.each([
+    ['an unknown decision', ['add', 'maybe', '--', 'git']],
+    ['a rule with no matcher', ['add', 'allow']],
+    ['a command option without --', ['add', 'deny', 'git', 'push', '--force']],
+    ['--workspace with --global', ['add', 'deny', '--global', '--workspace', '.', '--', 'git']],
+  ])('refuses %s with exit 2 and writes no policy.json', async (_name, args) => {
+    const { home } = world();
+    const [action = '', ...rest] = args;
+    const refused = await cli([action, '--home', home, ...rest]);
+    expect(refused.code).toBe(2);
+    expect(existsSync(join(home, 'policy.json'))).toBe(false);
+  });
+
+  it('a built-in rule cannot be removed (exit 1, POLICY_RULE_BUILTIN)', async () => {
+    const { home } = world();
+    const refused = await cli(['remove', 'builtin.git-force-push', '--global', '--home', home]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('POLICY_RULE_BUILTIN');
+  });
+});

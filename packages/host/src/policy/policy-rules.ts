@@ -1,0 +1,186 @@
+/**
+ * The watchdog's rule engine (the deterministic layer under SEC-004's "intent judgment"): compiles
+ * policy rules once and evaluates a tool call against them. Order: a matching `hard-deny` in any
+ * layer wins; otherwise the first layer with a match decides — project, then global, then
+ * built-in — and inside that layer the most restrictive match (deny, then ask, then allow). No
+ * match is `none`: the session's mode alone decides.
+ *
+ * Matching is on the call as the host sees it: the command's exact tokens (no shell parsing, so
+ * `sh -c '…'` is one opaque argument), argument paths resolved against the real working directory
+ * (lexically for globs; through the real path of the nearest existing ancestor for
+ * `targets_workspace_root`), and a file tool's resolved path relative to the workspace root.
+ *
+ * What it does not catch: what a command computes (an interpreter, a script, `find -delete`),
+ * option spellings a rule does not list, and anything outside the tool call itself.
+ */
+import { existsSync, realpathSync } from 'node:fs';
+import { basename, dirname, isAbsolute, relative, resolve, sep } from 'node:path';
+import picomatch from 'picomatch';
+import type { PolicyAnswer, PolicyCall, PolicyLayer, PolicyRule } from '@bastion/protocol';
+
+export interface CompiledRule {
+  readonly rule: PolicyRule;
+  readonly layer: PolicyLayer;
+  matches(call: PreparedCall): boolean;
+}
+
+/** A call with what rules need computed at most once. */
+export class PreparedCall {
+  readonly #call: PolicyCall;
+  #relativePaths: string[] | undefined;
+  #targetsRoot: boolean | undefined;
+
+  constructor(call: PolicyCall) {
+    this.#call = call;
+  }
+
+  get tool(): string {
+    return this.#call.tool;
+  }
+
+  get command(): PolicyCall['command'] {
+    return this.#call.command;
+  }
+
+  /** Paths the call touches, relative to the workspace root (`.` is the root); outside ones are left out. */
+  relativePaths(): string[] {
+    if (this.#relativePaths) return this.#relativePaths;
+    const root = this.#call.workspace_root;
+    const found: string[] = [];
+    if (root !== null) {
+      const absolute = this.#call.command
+        ? this.#call.command.args.filter(isPathShaped).map((arg) => resolve(this.#call.command?.cwd ?? root, arg))
+        : (this.#call.paths ?? []);
+      for (const path of absolute) {
+        const rel = relative(root, path);
+        if (isOutside(rel)) continue;
+        found.push(rel === '' ? '.' : rel.split(sep).join('/'));
+      }
+    }
+    this.#relativePaths = found;
+    return found;
+  }
+
+  /** Whether some argument names the workspace root itself or a directory above it. */
+  targetsWorkspaceRoot(): boolean {
+    if (this.#targetsRoot !== undefined) return this.#targetsRoot;
+    const root = this.#call.workspace_root;
+    const command = this.#call.command;
+    this.#targetsRoot =
+      root !== null &&
+      command !== undefined &&
+      command.args.filter(isPathShaped).some((arg) => {
+        const target = realpathNearest(resolve(command.cwd, arg));
+        return target === root || !isOutside(relative(target, root));
+      });
+    return this.#targetsRoot;
+  }
+}
+
+function isOutside(rel: string): boolean {
+  return rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel);
+}
+
+/** An argument that could be a path: not an option, not empty. */
+function isPathShaped(arg: string): boolean {
+  return arg.length > 0 && !arg.startsWith('-');
+}
+
+/** The real path of `path`'s nearest existing ancestor, with the rest appended. */
+function realpathNearest(path: string): string {
+  let existing = path;
+  while (!existsSync(existing) && dirname(existing) !== existing) existing = dirname(existing);
+  let real: string;
+  try {
+    real = realpathSync.native(existing);
+  } catch {
+    return path;
+  }
+  return existing === path ? real : resolve(real, relative(existing, path));
+}
+
+/** A token matcher: `*` is any run of characters (`/` included), everything else is literal. */
+function tokenMatcher(token: string): (arg: string) => boolean {
+  if (!token.includes('*')) return (arg) => arg === token;
+  const pattern = new RegExp(`^${token.split('*').map(escapeRegExp).join('.*')}$`, 's');
+  return (arg) => pattern.test(arg);
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+export function compileRule(rule: PolicyRule, layer: PolicyLayer): CompiledRule {
+  const checks: ((call: PreparedCall) => boolean)[] = [];
+  if (rule.tools) {
+    const tools = new Set(rule.tools);
+    checks.push((call) => tools.has(call.tool));
+  }
+  const wantsCommand =
+    rule.command !== undefined ||
+    rule.argv_prefix !== undefined ||
+    rule.args_include !== undefined ||
+    rule.targets_workspace_root !== undefined;
+  if (wantsCommand) checks.push((call) => call.command !== undefined);
+  if (rule.command !== undefined) {
+    const name = rule.command;
+    checks.push((call) => call.command?.name === name || basename(call.command?.name ?? '') === name);
+  }
+  if (rule.argv_prefix) {
+    const prefix = rule.argv_prefix;
+    checks.push((call) => {
+      const args = call.command?.args ?? [];
+      return args.length >= prefix.length && prefix.every((token, index) => args[index] === token);
+    });
+  }
+  if (rule.args_include) {
+    const sets = rule.args_include.map((tokens) => tokens.map(tokenMatcher));
+    checks.push((call) => {
+      const args = call.command?.args ?? [];
+      return sets.every((set) => args.some((arg) => set.some((matches) => matches(arg))));
+    });
+  }
+  if (rule.paths) {
+    // One regular expression for all of a rule's globs: picomatch's own matcher costs several times more per call.
+    const pattern = new RegExp(rule.paths.map((glob) => picomatch.makeRe(glob, { dot: true }).source).join('|'));
+    checks.push((call) => call.relativePaths().some((path) => pattern.test(path)));
+  }
+  if (rule.targets_workspace_root) checks.push((call) => call.targetsWorkspaceRoot());
+  return { rule, layer, matches: (call) => checks.every((check) => check(call)) };
+}
+
+export function compileRules(rules: readonly PolicyRule[], layer: PolicyLayer): CompiledRule[] {
+  return rules.map((rule) => compileRule(rule, layer));
+}
+
+const RESTRICTIVENESS = { allow: 0, ask: 1, deny: 2, 'hard-deny': 3 } as const;
+
+function answerOf(compiled: CompiledRule): PolicyAnswer {
+  const { rule, layer } = compiled;
+  return {
+    verdict: rule.decision,
+    rule_id: rule.id,
+    layer,
+    ...(rule.reason === undefined ? {} : { reason: rule.reason }),
+  };
+}
+
+/** Evaluate `call` against the layers, most specific first (project, global, built-in). */
+export function evaluateRules(layers: readonly (readonly CompiledRule[])[], call: PolicyCall): PolicyAnswer {
+  const prepared = new PreparedCall(call);
+  let decided: CompiledRule | undefined;
+  for (const layer of layers) {
+    let best: CompiledRule | undefined;
+    for (const compiled of layer) {
+      // Once this layer or an earlier one decided, only a hard-deny can still change the answer.
+      const decision = compiled.rule.decision;
+      if (decided !== undefined && decision !== 'hard-deny') continue;
+      if (best !== undefined && RESTRICTIVENESS[decision] <= RESTRICTIVENESS[best.rule.decision]) continue;
+      if (!compiled.matches(prepared)) continue;
+      if (decision === 'hard-deny') return answerOf(compiled);
+      best = compiled;
+    }
+    decided ??= best;
+  }
+  return decided ? answerOf(decided) : { verdict: 'none' };
+}

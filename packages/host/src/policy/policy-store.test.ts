@@ -1,0 +1,115 @@
+import {
+  chmodSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { PolicyCall } from '@bastion/protocol';
+import { PolicyStore } from './policy-store.js';
+
+let base: string;
+let userData: string;
+let projectA: string;
+let projectB: string;
+
+beforeEach(() => {
+  base = realpathSync(mkdtempSync(join(tmpdir(), 'bastion-policy-store-')));
+  userData = join(base, 'home');
+  projectA = join(base, 'a');
+  projectB = join(base, 'b');
+  for (const dir of [userData, projectA, projectB]) mkdirSync(dir, { mode: 0o700 });
+});
+afterEach(() => rmSync(base, { recursive: true, force: true }));
+
+const touch = (root: string): PolicyCall => ({
+  tool: 'run_command',
+  workspace_root: root,
+  command: { name: 'touch', args: ['x'], cwd: root },
+});
+
+describe('policy store (policy.json in userData)', () => {
+  it('a project rule persists across store instances and applies only to that project', () => {
+    const rule = new PolicyStore(userData).add(
+      { kind: 'project', root: projectA },
+      { decision: 'allow', command: 'touch', argv_prefix: ['x'] },
+    );
+    const reopened = new PolicyStore(userData);
+    expect(reopened.evaluate(touch(projectA))).toMatchObject({ verdict: 'allow', rule_id: rule.id, layer: 'project' });
+    expect(reopened.evaluate(touch(projectB))).toEqual({ verdict: 'none' });
+    expect(reopened.listing(projectB).project).toEqual({ root: projectB, rules: [] });
+  });
+
+  it('writes policy.json 0600 with no temp file left behind', () => {
+    new PolicyStore(userData).add({ kind: 'global' }, { decision: 'deny', command: 'curl' });
+    expect(statSync(join(userData, 'policy.json')).mode & 0o777).toBe(0o600);
+    expect(readFileSync(join(userData, 'policy.json'), 'utf8')).toContain('"curl"');
+    expect(readdirSync(userData)).toEqual(['policy.json']);
+  });
+
+  it('an edit by another writer (bastion policy add while Bastion runs) applies to the next evaluation', () => {
+    const running = new PolicyStore(userData);
+    expect(running.evaluate(touch(projectA)).verdict).toBe('none');
+    new PolicyStore(userData).add({ kind: 'project', root: projectA }, { decision: 'deny', command: 'touch' });
+    expect(running.evaluate(touch(projectA)).verdict).toBe('deny');
+  });
+
+  it('remove deletes a rule; built-in rules cannot be removed', () => {
+    const store = new PolicyStore(userData);
+    const rule = store.add({ kind: 'global' }, { decision: 'deny', command: 'touch' });
+    expect(store.remove({ kind: 'global' }, rule.id)).toBe(true);
+    expect(store.remove({ kind: 'global' }, rule.id)).toBe(false);
+    expect(store.evaluate(touch(projectA)).verdict).toBe('none');
+    expect(() => store.remove({ kind: 'global' }, 'builtin.git-force-push')).toThrow(
+      expect.objectContaining({ code: 'POLICY_RULE_BUILTIN' }),
+    );
+  });
+
+  it('refuses a rule without any matcher (too broad) and writes nothing', () => {
+    const store = new PolicyStore(userData);
+    expect(() => store.add({ kind: 'global' }, { decision: 'allow' } as never)).toThrow(
+      expect.objectContaining({ code: 'POLICY_RULE_INVALID' }),
+    );
+    expect(() => statSync(join(userData, 'policy.json'))).toThrow();
+  });
+
+  describe('fails closed on a policy.json it cannot use', () => {
+    it.each([
+      [
+        'loose permissions (0644)',
+        () => writeFileSync(join(userData, 'policy.json'), '{"version":1,"global":[],"projects":{}}', { mode: 0o644 }),
+      ],
+      ['corrupt JSON', () => writeFileSync(join(userData, 'policy.json'), '{"version":1,', { mode: 0o600 })],
+      ['a schema mismatch', () => writeFileSync(join(userData, 'policy.json'), '{"version":2}', { mode: 0o600 })],
+      [
+        'a symbolic link',
+        () => {
+          writeFileSync(join(base, 'elsewhere.json'), '{"version":1,"global":[],"projects":{}}', { mode: 0o600 });
+          symlinkSync(join(base, 'elsewhere.json'), join(userData, 'policy.json'));
+        },
+      ],
+    ])('%s: every call is denied, and editing is refused', (_name, plant) => {
+      plant();
+      const store = new PolicyStore(userData);
+      expect(store.evaluate(touch(projectA))).toMatchObject({ verdict: 'deny', rule_id: 'policy-file-unusable' });
+      expect(() => store.add({ kind: 'global' }, { decision: 'deny', command: 'x' })).toThrow();
+    });
+
+    it('fixing the file (chmod 600) lifts the denial at the next call', () => {
+      writeFileSync(join(userData, 'policy.json'), '{"version":1,"global":[],"projects":{}}', { mode: 0o644 });
+      chmodSync(join(userData, 'policy.json'), 0o644);
+      const store = new PolicyStore(userData);
+      expect(store.evaluate(touch(projectA)).verdict).toBe('deny');
+      chmodSync(join(userData, 'policy.json'), 0o600);
+      expect(store.evaluate(touch(projectA)).verdict).toBe('none');
+    });
+  });
+});

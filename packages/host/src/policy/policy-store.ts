@@ -1,0 +1,181 @@
+/**
+ * The watchdog's rules on disk: `<userData>/policy.json` (0600, atomic writes, the private-file
+ * discipline), owned by the host and edited only by the host (guarded host IPC, `bastion policy`).
+ * It is never read from a workspace, and the sidecar has no way to write it: the daemon asks, the
+ * host answers. The compiled rules are cached and re-read when the file's stamp changes, so an
+ * edit made by `bastion policy add` while Bastion runs applies to the next tool call.
+ *
+ * A policy.json that cannot be used (corrupt, loose permissions, a symlink) fails closed: every
+ * call is denied, naming the file and the code, until it is fixed or removed.
+ */
+import { randomBytes } from 'node:crypto';
+import { lstatSync, realpathSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  POLICY_MAX_FILE_BYTES,
+  POLICY_MAX_RULES_PER_LAYER,
+  policyFileSchema,
+  policyRuleSchema,
+  type PolicyAnswer,
+  type PolicyCall,
+  type PolicyFile,
+  type PolicyListing,
+  type PolicyRule,
+  type PolicyRuleDraft,
+} from '@bastion/protocol';
+import { HostError } from '../errors.js';
+import { fileStamp, readPrivateFile, writePrivateFile, type FileStamp } from '../private-file.js';
+import { BUILTIN_RULES } from './builtin-rules.js';
+import { compileRules, evaluateRules, type CompiledRule } from './policy-rules.js';
+
+export const POLICY_FILE_NAME = 'policy.json';
+
+/** Where a rule is added or removed: every project, or the one whose real path is `root`. */
+export type PolicyScope = { kind: 'global' } | { kind: 'project'; root: string };
+
+interface Loaded {
+  file: PolicyFile;
+  global: CompiledRule[];
+  projects: Map<string, CompiledRule[]>;
+}
+
+const EMPTY_FILE: PolicyFile = { version: 1, global: [], projects: {} };
+const BUILTIN_COMPILED = compileRules(BUILTIN_RULES, 'builtin');
+
+/** The real path a project is keyed by; a folder that does not exist is refused. */
+export function projectKey(dir: string): string {
+  try {
+    return realpathSync.native(dir);
+  } catch {
+    throw new HostError('POLICY_PROJECT_UNKNOWN', 'the project folder does not exist');
+  }
+}
+
+export class PolicyStore {
+  readonly path: string;
+  #cache: { stamp: FileStamp | undefined; result: Loaded | HostError } | undefined;
+
+  constructor(userData: string) {
+    this.path = join(userData, POLICY_FILE_NAME);
+  }
+
+  /** The file as it is now; throws a HostError (`PRIVATE_FILE_*`, `POLICY_FILE_INVALID`) when it cannot be used. */
+  read(): PolicyFile {
+    return this.#load().file;
+  }
+
+  /** The host's answer for one call. A policy.json that cannot be used denies every call. */
+  evaluate(call: PolicyCall): PolicyAnswer {
+    let loaded: Loaded;
+    try {
+      loaded = this.#load();
+    } catch (error) {
+      const code = error instanceof HostError ? error.code : 'POLICY_FILE_INVALID';
+      return {
+        verdict: 'deny',
+        rule_id: 'policy-file-unusable',
+        layer: 'global',
+        reason: `${POLICY_FILE_NAME} cannot be used (${code}); fix it or remove it (bastion policy list says why)`,
+      };
+    }
+    const project = call.workspace_root === null ? undefined : loaded.projects.get(call.workspace_root);
+    return evaluateRules([project ?? [], loaded.global, BUILTIN_COMPILED], call);
+  }
+
+  /** The rules that apply to `root` (or only the built-in and global ones). */
+  listing(root: string | null): PolicyListing {
+    const file = this.read();
+    return {
+      builtin: [...BUILTIN_RULES],
+      global: file.global,
+      project: root === null ? null : { root, rules: file.projects[root] ?? [] },
+    };
+  }
+
+  /** Add a rule to a layer and write the file; the id is generated when the draft has none. */
+  add(scope: PolicyScope, draft: PolicyRuleDraft): PolicyRule {
+    const file = structuredClone(this.read());
+    const layer = scope.kind === 'global' ? file.global : (file.projects[scope.root] ??= []);
+    const id = draft.id ?? `rule-${randomBytes(4).toString('hex')}`;
+    if (layer.some((rule) => rule.id === id) || BUILTIN_RULES.some((rule) => rule.id === id)) {
+      throw new HostError('POLICY_RULE_EXISTS', `a rule with id ${id} already exists there`);
+    }
+    if (layer.length >= POLICY_MAX_RULES_PER_LAYER) throw new HostError('POLICY_TOO_MANY_RULES', 'too many rules');
+    const checked = policyRuleSchema.safeParse({ ...draft, id });
+    if (!checked.success) throw new HostError('POLICY_RULE_INVALID', checked.error.issues[0]?.message ?? 'bad rule');
+    layer.push(checked.data);
+    this.#write(file);
+    return checked.data;
+  }
+
+  /** Remove a rule by id; false when the layer has no such rule. Built-in rules cannot be removed. */
+  remove(scope: PolicyScope, id: string): boolean {
+    if (BUILTIN_RULES.some((rule) => rule.id === id)) {
+      throw new HostError('POLICY_RULE_BUILTIN', 'built-in rules cannot be removed; add a rule that overrides it');
+    }
+    const file = structuredClone(this.read());
+    const layer = scope.kind === 'global' ? file.global : file.projects[scope.root];
+    const index = layer?.findIndex((rule) => rule.id === id) ?? -1;
+    if (!layer || index < 0) return false;
+    layer.splice(index, 1);
+    if (scope.kind === 'project' && layer.length === 0) delete file.projects[scope.root];
+    this.#write(file);
+    return true;
+  }
+
+  #write(file: PolicyFile): void {
+    const checked = policyFileSchema.parse(file);
+    writePrivateFile(this.path, `${JSON.stringify(checked, null, 2)}\n`, POLICY_MAX_FILE_BYTES);
+    this.#cache = undefined;
+  }
+
+  #currentStamp(): FileStamp | undefined {
+    try {
+      return fileStamp(lstatSync(this.path));
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw new HostError('PRIVATE_FILE_UNREADABLE', `${POLICY_FILE_NAME} cannot be read`, { cause: error });
+    }
+  }
+
+  /** The compiled file, or the error it failed with, for the file's current stamp (re-read when it changes). */
+  #load(): Loaded {
+    const stamp = this.#currentStamp();
+    if (!this.#cache || this.#cache.stamp !== stamp) this.#cache = { stamp, result: this.#compile() };
+    if (this.#cache.result instanceof HostError) throw this.#cache.result;
+    return this.#cache.result;
+  }
+
+  #compile(): Loaded | HostError {
+    try {
+      const read = readPrivateFile(this.path, POLICY_MAX_FILE_BYTES);
+      const file = read ? parsePolicyFile(read.text) : EMPTY_FILE;
+      const projects = new Map(
+        Object.entries(file.projects).map(([root, rules]) => [root, compileRules(rules, 'project')] as const),
+      );
+      return { file, global: compileRules(file.global, 'global'), projects };
+    } catch (error) {
+      return error instanceof HostError
+        ? error
+        : new HostError('POLICY_FILE_INVALID', `${POLICY_FILE_NAME} cannot be used`);
+    }
+  }
+}
+
+function parsePolicyFile(text: string): PolicyFile {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (cause) {
+    throw new HostError('POLICY_FILE_INVALID', `${POLICY_FILE_NAME} is not valid JSON`, { cause });
+  }
+  const checked = policyFileSchema.safeParse(value);
+  if (!checked.success) {
+    const issue = checked.error.issues[0];
+    throw new HostError(
+      'POLICY_FILE_INVALID',
+      `${POLICY_FILE_NAME} does not match its schema at ${issue?.path.join('.') || '(top)'}: ${issue?.message ?? ''}`,
+    );
+  }
+  return checked.data;
+}

@@ -1,0 +1,99 @@
+/**
+ * SEC-004 secrets discipline for the host's own files in userData (policy.json, and auth.json read
+ * for the egress guard): the host cannot import the daemon's private-json-file.ts, so this is the
+ * host's synchronous counterpart with the same rules. A read refuses a symlink, a non-regular
+ * file, another user's file, any group/other permission bit (naming the `chmod 600` fix) and an
+ * oversized file; a write goes to a fresh 0600 temp file in the same directory, is fsynced and
+ * renamed over the target, so a killed writer leaves the old file or the new one.
+ *
+ * What it does not catch: two processes writing the same file at once (the last rename wins).
+ */
+import { randomBytes } from 'node:crypto';
+import {
+  closeSync,
+  constants,
+  fchmodSync,
+  fstatSync,
+  fsyncSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  unlinkSync,
+  writeFileSync,
+  type Stats,
+} from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { HostError } from './errors.js';
+
+/** What identifies one version of a file on disk; a different stamp means the file changed. */
+export type FileStamp = string;
+
+export function fileStamp(stats: Stats): FileStamp {
+  return `${stats.ino}:${stats.size}:${stats.mtimeMs}:${stats.ctimeMs}`;
+}
+
+/** Read a private file whole: its text and stamp, or `undefined` when it does not exist. */
+export function readPrivateFile(path: string, maxBytes: number): { text: string; stamp: FileStamp } | undefined {
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return undefined;
+    if (code === 'ELOOP') throw new HostError('PRIVATE_FILE_SYMLINK', `${basename(path)} is a symbolic link`);
+    throw new HostError('PRIVATE_FILE_UNREADABLE', `${basename(path)} cannot be read`, { cause: error });
+  }
+  try {
+    const stats = fstatSync(fd);
+    if (!stats.isFile()) throw new HostError('PRIVATE_FILE_NOT_REGULAR', `${basename(path)} is not a regular file`);
+    if (typeof process.getuid === 'function' && stats.uid !== process.getuid()) {
+      throw new HostError('PRIVATE_FILE_OWNER', `${basename(path)} is owned by another user`);
+    }
+    if ((stats.mode & 0o077) !== 0) {
+      throw new HostError(
+        'PRIVATE_FILE_PERMISSIONS',
+        `${path} is readable or writable by group or others; fix it with: chmod 600 ${path}`,
+      );
+    }
+    if (stats.size > maxBytes) throw new HostError('PRIVATE_FILE_TOO_LARGE', `${basename(path)} is too large`);
+    return { text: readFileSync(fd, 'utf8'), stamp: fileStamp(stats) };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Replace a private file atomically (temp 0600 + fsync + rename + directory fsync). */
+export function writePrivateFile(path: string, text: string, maxBytes: number): void {
+  if (Buffer.byteLength(text) > maxBytes) {
+    throw new HostError('PRIVATE_FILE_TOO_LARGE', `${basename(path)} would be too large`);
+  }
+  const directory = dirname(path);
+  const temp = join(directory, `.${basename(path)}.${randomBytes(6).toString('hex')}.bastion-tmp`);
+  const fd = openSync(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
+  let renamed = false;
+  try {
+    try {
+      fchmodSync(fd, 0o600);
+      writeFileSync(fd, text, 'utf8');
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(temp, path);
+    renamed = true;
+    const dirFd = openSync(directory, constants.O_RDONLY);
+    try {
+      fsyncSync(dirFd);
+    } finally {
+      closeSync(dirFd);
+    }
+  } finally {
+    if (!renamed) {
+      try {
+        unlinkSync(temp);
+      } catch {
+        // Already gone.
+      }
+    }
+  }
+}

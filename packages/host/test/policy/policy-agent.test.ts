@@ -1,0 +1,99 @@
+/**
+ * The watchdog hook end to end: the real host (srt posture), the real sidecar, the demo model and
+ * the real event stream, with rules added to the host's policy.json while it runs. Each refusal
+ * proves the tool never acted (a marker stays absent, a file keeps its bytes, its content reaches
+ * no event).
+ */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTempHost, type TempHost } from '../support/temp-host.js';
+import { AgentDriver, approvalRequestOf, toolResultOf } from '../commands/agent-stream.js';
+
+const SECRET_TEXT = 'CANARY-4f0c-policy-denied-read';
+
+let host: TempHost;
+
+beforeAll(async () => {
+  host = await startTempHost();
+  expect(host.capabilities).toMatchObject({ sandbox: 'srt', shell: true });
+  writeFileSync(join(host.workspace, 'keep.txt'), 'kept\n');
+  mkdirSync(join(host.workspace, 'secret'));
+  writeFileSync(join(host.workspace, 'secret', 'token.txt'), `${SECRET_TEXT}\n`);
+  const project = { kind: 'project', root: host.workspace } as const;
+  host.policy.add(project, { id: 'no-touch-denied', decision: 'deny', command: 'touch', argv_prefix: ['denied'] });
+  host.policy.add(project, { id: 'rm-ok', decision: 'allow', command: 'rm' });
+  host.policy.add(project, { id: 'ask-touch', decision: 'ask', command: 'touch', argv_prefix: ['asked'] });
+  host.policy.add(project, { id: 'touch-ok', decision: 'allow', command: 'touch', argv_prefix: ['allowed'] });
+  host.policy.add(project, { id: 'no-secret', decision: 'deny', tools: ['read_file'], paths: ['secret/**'] });
+}, 60_000);
+
+afterAll(async () => {
+  await host?.stop();
+});
+
+const auto = () => AgentDriver.create(host, { workspace: host.workspace, mode: 'auto', consent_by: 'policy test' });
+const acceptEdits = () => AgentDriver.create(host, { workspace: host.workspace });
+
+describe('the policy hook in auto mode (it narrows auto, never widens it)', () => {
+  it('a project deny holds in auto: `touch denied` is refused with POLICY_DENIED, nobody is asked, nothing is made', async () => {
+    const run = await (await auto()).say('$ touch denied');
+    expect(run.events.some((event) => event.type === 'tool-approval-request')).toBe(false);
+    expect(toolResultOf(run).output).toMatchObject({ ok: false, code: 'POLICY_DENIED' });
+    expect(existsSync(join(host.workspace, 'denied'))).toBe(false);
+  });
+
+  it('the built-in hard-deny beats a project allow in auto: `rm -rf .` is refused and the workspace keeps its files', async () => {
+    const run = await (await auto()).say('$ rm -rf .');
+    expect(toolResultOf(run).output).toMatchObject({ ok: false, code: 'POLICY_DENIED' });
+    expect(JSON.stringify(toolResultOf(run).output)).toContain('builtin.rm-recursive-workspace-root');
+    expect(readFileSync(join(host.workspace, 'keep.txt'), 'utf8')).toBe('kept\n');
+  });
+
+  it('an `ask` rule prompts even in auto, and Allow runs the command', async () => {
+    const agent = await auto();
+    const asked = await agent.say('$ touch asked');
+    const request = approvalRequestOf(asked);
+    expect(existsSync(join(host.workspace, 'asked'))).toBe(false);
+    const allowed = await agent.answer({
+      approval_id: request.approval_id,
+      tool_call_id: request.tool_call_id,
+      approved: true,
+    });
+    expect(toolResultOf(allowed).output).toMatchObject({ exit_code: 0 });
+    expect(existsSync(join(host.workspace, 'asked'))).toBe(true);
+  });
+});
+
+describe('the policy hook in accept-edits', () => {
+  it('an allow rule answers the mode’s prompt in advance: `touch allowed` runs without asking', async () => {
+    const run = await (await acceptEdits()).say('$ touch allowed');
+    expect(run.events.some((event) => event.type === 'tool-approval-request')).toBe(false);
+    expect(toolResultOf(run).output).toMatchObject({ exit_code: 0 });
+    expect(existsSync(join(host.workspace, 'allowed'))).toBe(true);
+  });
+
+  it('control: a command no rule covers still asks as the mode says (`touch other`)', async () => {
+    const run = await (await acceptEdits()).say('$ touch other');
+    expect(approvalRequestOf(run).tool_name).toBe('run_command');
+    expect(existsSync(join(host.workspace, 'other'))).toBe(false);
+  });
+
+  it('a file tool is checked before it runs: reading secret/token.txt is POLICY_DENIED and its content reaches no event', async () => {
+    const run = await (await acceptEdits()).say('read secret/token.txt');
+    expect(toolResultOf(run)).toMatchObject({ tool_name: 'read_file', output: { ok: false, code: 'POLICY_DENIED' } });
+    expect(run.raw).not.toContain(SECRET_TEXT);
+    const control = await (await acceptEdits()).say('read keep.txt');
+    expect(toolResultOf(control).output).toMatchObject({ content: 'kept\n' });
+  });
+
+  it('the decisions are logged with tool, verdict and rule id, never an argument', () => {
+    const decisions = host.records.filter((record) => record.event === 'tool.decision');
+    expect(decisions.map((record) => record.fields.rule_id)).toEqual(
+      expect.arrayContaining(['no-touch-denied', 'no-secret', 'touch-ok']),
+    );
+    const logged = JSON.stringify(host.records);
+    expect(logged).not.toContain('secret/token.txt');
+    expect(logged).not.toContain(SECRET_TEXT);
+  });
+});

@@ -1,0 +1,161 @@
+/**
+ * The watchdog's policy rules as data (host-owned `<userData>/policy.json`, never read from a
+ * workspace). A rule matches a tool call by tool name, by command name and exact argument tokens
+ * (no shell parsing), and by path globs relative to the workspace root; its decision can only
+ * narrow what the session's mode allows: `deny` and `hard-deny` refuse, `ask` needs a person,
+ * `allow` answers the mode's own approval prompt in advance (it never passes a structural gate,
+ * a protected path or the sandbox). `hard-deny` holds against every other rule, approval and mode.
+ */
+import { z } from 'zod';
+import {
+  COMMAND_MAX_ARG_BYTES,
+  COMMAND_MAX_ARGS,
+  COMMAND_MAX_PATH_CHARS,
+  POLICY_MAX_ARG_SET_TOKENS,
+  POLICY_MAX_ARG_SETS,
+  POLICY_MAX_CHECK_PATHS,
+  POLICY_MAX_GLOB_CHARS,
+  POLICY_MAX_GLOBS,
+  POLICY_MAX_PREFIX_TOKENS,
+  POLICY_MAX_PROJECTS,
+  POLICY_MAX_REASON_CHARS,
+  POLICY_MAX_RULE_ID_CHARS,
+  POLICY_MAX_RULES_PER_LAYER,
+  POLICY_MAX_TOKEN_CHARS,
+  POLICY_MAX_TOOL_NAME_CHARS,
+  POLICY_MAX_TOOLS,
+} from './limits.js';
+
+export const policyDecisionSchema = z.enum(['allow', 'ask', 'deny', 'hard-deny']);
+export type PolicyDecision = z.infer<typeof policyDecisionSchema>;
+
+/** What the host answers for one call: `none` when no rule matched (the mode alone decides). */
+export const policyVerdictSchema = z.enum(['none', 'allow', 'ask', 'deny', 'hard-deny']);
+export type PolicyVerdict = z.infer<typeof policyVerdictSchema>;
+
+/** Where a rule lives; evaluation order is project, then global, then built-in. */
+export const policyLayerSchema = z.enum(['project', 'global', 'builtin']);
+export type PolicyLayer = z.infer<typeof policyLayerSchema>;
+
+export const policyRuleIdSchema = z
+  .string()
+  .min(1)
+  .max(POLICY_MAX_RULE_ID_CHARS)
+  .regex(/^[a-z0-9][a-z0-9._-]*$/, 'a rule id is lower-case letters, digits, ".", "_" and "-"');
+export const policyToolNameSchema = z
+  .string()
+  .min(1)
+  .max(POLICY_MAX_TOOL_NAME_CHARS)
+  .regex(/^[A-Za-z0-9][A-Za-z0-9_.:-]*$/, 'a tool name is letters, digits, "_", ".", ":" and "-"');
+const token = z
+  .string()
+  .min(1)
+  .max(POLICY_MAX_TOKEN_CHARS)
+  .regex(/^[^\0]*$/, 'a token holds no NUL byte');
+const glob = z
+  .string()
+  .min(1)
+  .max(POLICY_MAX_GLOB_CHARS)
+  .regex(/^[^\0]*$/);
+
+const policyRuleShape = {
+  decision: policyDecisionSchema,
+  /** Tool names the rule applies to; absent: every tool (narrowed by the other matchers). */
+  tools: z.array(policyToolNameSchema).min(1).max(POLICY_MAX_TOOLS).optional(),
+  /** `run_command` only: the program, compared with the call's command and with its last path segment. */
+  command: token.optional(),
+  /** `run_command` only: the call's first arguments are exactly these tokens. */
+  argv_prefix: z.array(token).min(1).max(POLICY_MAX_PREFIX_TOKENS).optional(),
+  /**
+   * `run_command` only: for every set, some argument is one of its tokens. A `*` in a token
+   * stands for any run of characters (`/` included); every other character matches exactly.
+   */
+  args_include: z
+    .array(z.array(token).min(1).max(POLICY_MAX_ARG_SET_TOKENS))
+    .min(1)
+    .max(POLICY_MAX_ARG_SETS)
+    .optional(),
+  /**
+   * Globs (picomatch, relative to the workspace root, `.` for the root itself): a file tool's path,
+   * or for `run_command` any argument that resolves against the working directory inside the root.
+   */
+  paths: z.array(glob).min(1).max(POLICY_MAX_GLOBS).optional(),
+  /** `run_command` only: some argument resolves to the workspace root itself or a directory above it. */
+  targets_workspace_root: z.literal(true).optional(),
+  /** Shown to the model and the user when the rule denies or asks. */
+  reason: z.string().min(1).max(POLICY_MAX_REASON_CHARS).optional(),
+};
+
+type RuleMatchers = { [K in keyof typeof policyRuleShape]?: unknown };
+const hasMatcher = (rule: RuleMatchers): boolean =>
+  rule.tools !== undefined ||
+  rule.command !== undefined ||
+  rule.argv_prefix !== undefined ||
+  rule.args_include !== undefined ||
+  rule.paths !== undefined ||
+  rule.targets_workspace_root !== undefined;
+const TOO_BROAD =
+  'a rule needs at least one matcher (tools, command, argv_prefix, args_include, paths or targets_workspace_root); one that matches every call is too broad';
+
+/** A rule as a user writes it: the id is the host's to choose when absent. */
+export const policyRuleDraftSchema = z
+  .strictObject({ id: policyRuleIdSchema.optional(), ...policyRuleShape })
+  .refine(hasMatcher, TOO_BROAD);
+export type PolicyRuleDraft = z.infer<typeof policyRuleDraftSchema>;
+
+export const policyRuleSchema = z
+  .strictObject({ id: policyRuleIdSchema, ...policyRuleShape })
+  .refine(hasMatcher, TOO_BROAD);
+export type PolicyRule = z.infer<typeof policyRuleSchema>;
+
+const ruleLayer = z
+  .array(policyRuleSchema)
+  .max(POLICY_MAX_RULES_PER_LAYER)
+  .refine((rules) => new Set(rules.map((rule) => rule.id)).size === rules.length, 'rule ids repeat in one layer');
+
+const projectRoot = z.string().min(1).max(COMMAND_MAX_PATH_CHARS).startsWith('/');
+
+/** `<userData>/policy.json`: global rules and per-project rules keyed by the workspace's real path. */
+export const policyFileSchema = z.strictObject({
+  version: z.literal(1),
+  global: ruleLayer,
+  projects: z
+    .record(projectRoot, ruleLayer)
+    .refine((projects) => Object.keys(projects).length <= POLICY_MAX_PROJECTS, 'too many projects'),
+});
+export type PolicyFile = z.infer<typeof policyFileSchema>;
+
+/** The rules that apply to one project, for `bastion policy list` and the settings panel. */
+export const policyListingSchema = z.strictObject({
+  builtin: z.array(policyRuleSchema),
+  global: z.array(policyRuleSchema),
+  project: z.strictObject({ root: projectRoot, rules: z.array(policyRuleSchema) }).nullable(),
+});
+export type PolicyListing = z.infer<typeof policyListingSchema>;
+
+/** One tool call as the policy sees it (the `policy.check` frame carries the same fields). */
+export const policyCallSchema = z.strictObject({
+  tool: policyToolNameSchema,
+  /** The session's workspace root (real path); null when the session has none. */
+  workspace_root: projectRoot.nullable(),
+  /** `run_command`: the program, its arguments and the real working directory. */
+  command: z
+    .strictObject({
+      name: z.string().min(1).max(COMMAND_MAX_PATH_CHARS),
+      args: z.array(z.string().max(COMMAND_MAX_ARG_BYTES)).max(COMMAND_MAX_ARGS),
+      cwd: projectRoot,
+    })
+    .optional(),
+  /** File tools: the resolved absolute paths the call touches. */
+  paths: z.array(projectRoot).max(POLICY_MAX_CHECK_PATHS).optional(),
+});
+export type PolicyCall = z.infer<typeof policyCallSchema>;
+
+/** The host's answer for one call: the verdict and the rule that decided it. */
+export const policyAnswerSchema = z.strictObject({
+  verdict: policyVerdictSchema,
+  rule_id: policyRuleIdSchema.optional(),
+  layer: policyLayerSchema.optional(),
+  reason: z.string().max(POLICY_MAX_REASON_CHARS).optional(),
+});
+export type PolicyAnswer = z.infer<typeof policyAnswerSchema>;
