@@ -13,6 +13,8 @@ import type {
   CreateSessionRequest,
   HandshakeResponse,
   MessageListResponse,
+  ModelListResponse,
+  ModelRef,
   PermissionMode,
   Session,
   SessionListResponse,
@@ -29,6 +31,10 @@ export type {
   HandshakeResponse,
   Message,
   MessagePart,
+  ModelGroup,
+  ModelListResponse,
+  ModelOption,
+  ModelRef,
   PermissionMode,
   Session,
   TokenUsage,
@@ -76,6 +82,11 @@ export interface BastionApi {
     abort(sessionId: string): Promise<AgentAbortResponse>;
     /** Resolves when the stream ends (the daemon closed it, or `signal` aborted); rejects on failure. */
     stream(sessionId: string, options: AgentStreamOptions): Promise<void>;
+  };
+  readonly models: {
+    /** Every model a session can use now, grouped by provider, and the default for new sessions. */
+    list(): Promise<ModelListResponse>;
+    setDefault(ref: ModelRef): Promise<void>;
   };
   readonly approvals: {
     answer(sessionId: string, answer: ApprovalAnswer): Promise<AgentRunResponse>;

@@ -44,6 +44,12 @@ export function createApi(transport: Transport): BastionApi {
         }
       },
     },
+    models: {
+      list: () => daemon('GET', '/models'),
+      setDefault: async (ref) => {
+        await daemon('POST', '/models/default', ref);
+      },
+    },
     approvals: {
       answer: (sessionId, answer) => daemon('POST', '/agent/run', { session_id: sessionId, approval_answer: answer }),
     },

@@ -24,6 +24,8 @@ import { byokProviders, followEndpoints } from './providers/byok-providers.js';
 import { ChatgptCredentials } from './oauth/chatgpt-credentials.js';
 import { chatgptProvider } from './oauth/chatgpt-provider.js';
 import { chatgptRoutes } from './oauth/chatgpt-routes.js';
+import { ModelPreferences } from './providers/model-preferences.js';
+import { modelsRoutes } from './providers/models-routes.js';
 
 // stdout is the channel: nothing else may write to it.
 console.log = console.info = console.debug = console.warn;
@@ -77,6 +79,15 @@ async function main(): Promise<void> {
       secretsRoutes({ auth, endpoints, log }),
       endpointsRoutes({ endpoints, auth, transport, log }),
       chatgptRoutes({ credentials: chatgpt, hostKey: bootstrap.chatgpt?.host_key, log }),
+      modelsRoutes({
+        auth,
+        endpoints,
+        transport,
+        chatgpt,
+        preferences: new ModelPreferences(bootstrap.user_data),
+        registry: agent.registry,
+        log,
+      }),
     ],
   );
   for (const route of registeredRoutes(app)) log.debug('route.registered', { method: route.method, route: route.path });

@@ -168,6 +168,8 @@ export const PAGE_MAX_LIMIT = 200;
 /** Provider and model ids as stored and routed. */
 export const PROVIDER_ID_MAX_CHARS = 64;
 export const MODEL_ID_MAX_CHARS = 128;
+/** A provider's or model's display name in `GET /models`. */
+export const MODEL_LABEL_MAX_CHARS = 200;
 /** Who recorded consent to `auto` mode (a short label, e.g. `cli`, `ui`). */
 export const CONSENT_BY_MAX_CHARS = 64;
 

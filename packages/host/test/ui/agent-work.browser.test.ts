@@ -202,15 +202,52 @@ describe('the agent’s work in the desktop app', () => {
     await page.setViewportSize({ width: 1280, height: 800 });
   });
 
-  it('keeps the whole transcript across a reload', async () => {
-    const bubblesBefore = await page.getByTestId('user-bubble').allTextContents();
+  it('switches a demo session to the endpoint model in the picker; the next run goes there', async () => {
+    await page.getByRole('button', { name: 'New session' }).click();
+    await page.waitForURL((url) => url.pathname !== `/desktop/sessions/${sessionId}`);
+    await page.locator('.chat-head').getByText('demo model (offline, scripted)').waitFor();
+    await send('ls');
+    await page.locator('.bubble.assistant').filter({ hasText: 'demo:' }).last().waitFor();
+    const before = endpoint.seen.length;
+    const picker = page.getByLabel('Model', { exact: true });
+    expect(
+      await picker.locator('optgroup').evaluateAll((groups) => groups.map((g) => g.getAttribute('label'))),
+    ).toEqual(['Demo (offline)', expect.stringContaining('local (http://127.0.0.1:')]);
+    await picker.selectOption({ label: SCRIPTED_MODEL });
+    await page.locator('.chat-head').getByText(`local · ${SCRIPTED_MODEL}`).waitFor();
+    await shotAllModes(page, SHOTS, '15-model-picker');
+    turns.push({ kind: 'text', pieces: ['Hello from the endpoint model.'] });
+    await send('Which model is this?');
+    await page.getByText('Hello from the endpoint model.').waitFor();
+    expect(endpoint.seen.length).toBe(before + 1);
+    expect(endpoint.seen.at(-1)?.body.model).toBe(SCRIPTED_MODEL);
+  });
+
+  it('sets the default model in Settings; a new session starts on it, and it survives a reload', async () => {
+    await page.getByRole('button', { name: 'Settings' }).click();
+    const picker = page.getByLabel('Model for new sessions');
+    await picker.selectOption({ label: SCRIPTED_MODEL });
+    await page.getByText(`New sessions use local · ${SCRIPTED_MODEL}.`).waitFor();
+    await shotAllModes(page, SHOTS, '16-settings-default-model');
     await page.reload();
-    await page.getByText('Done: notes.md now ends with gamma.').waitFor();
+    await page.getByLabel('Model for new sessions').waitFor();
+    expect(await page.getByLabel('Model for new sessions').inputValue()).toBe(`local:${SCRIPTED_MODEL}`);
+    await page.getByRole('button', { name: 'New session' }).click();
+    await page.waitForURL(/\/desktop\/sessions\/ses_/);
+    await page.locator('.chat-head').getByText(`local · ${SCRIPTED_MODEL}`).waitFor();
+    await page.goto(`${host.uiOrigin}/desktop/sessions/${sessionId}`);
+  });
+
+  it('keeps the whole transcript across a reload: newest first in view, the first prompt after scrolling up', async () => {
+    const newest = page.getByTestId('user-bubble').filter({ hasText: 'Create never.txt' });
+    await newest.waitFor();
+    await page.reload();
+    await newest.waitFor();
+    await expectInViewport(page, newest, 'the newest prompt after a reload');
     await page.getByTestId('transcript').evaluate((element) => {
       element.scrollTop = 0;
     });
-    await page.getByText('Summarise the repository').first().waitFor();
-    expect(await page.locator('.bubble.user', { hasText: 'Loading message' }).count()).toBe(0);
-    expect(bubblesBefore.length).toBeGreaterThan(0);
+    await page.getByTestId('user-bubble').filter({ hasText: 'Summarise the repository' }).waitFor();
+    expect(await page.getByText('Loading message').count()).toBe(0);
   });
 });

@@ -8,6 +8,7 @@ import { ApprovalPrompt } from './approval-prompt.js';
 import { Composer } from './composer.js';
 import { Markdown } from './markdown.js';
 import { ModeSwitch } from './mode-switch.js';
+import { ModelPicker, useModels } from './model-picker.js';
 import { Reasoning, RetryNotice, RunEnd, RunError, UsageLine } from './run-items.js';
 import { ToolCard } from './tool-card.js';
 import { TranscriptList } from './transcript-list.js';
@@ -71,6 +72,7 @@ export function ChatView({ bastion, sessionId, sessionsVersion, onSessionChanged
   const [notFound, setNotFound] = useState(false);
   const [draft, setDraft] = useState('');
   const [busy, setBusy] = useState(false);
+  const { models } = useModels(bastion, sessionsVersion);
   const lastId = useRef(0);
   const queue = useRef<AgentStreamEvent[]>([]);
   const flushScheduled = useRef(false);
@@ -286,7 +288,26 @@ export function ChatView({ bastion, sessionId, sessionsVersion, onSessionChanged
             </p>
           )}
         </div>
-        {session && <ModeSwitch mode={session.mode} disabled={busy} onChange={setMode} />}
+        {session && (
+          <div className="chat-controls">
+            {models && (
+              <ModelPicker
+                id="session-model"
+                label="Model"
+                groups={models.groups}
+                value={{ provider: session.provider, model: session.model }}
+                disabled={busy || stoppable}
+                onChange={(ref) =>
+                  void act(async () => {
+                    setSession(await bastion.sessions.update(sessionId, ref));
+                    onSessionChanged();
+                  })
+                }
+              />
+            )}
+            <ModeSwitch mode={session.mode} disabled={busy} onChange={setMode} />
+          </div>
+        )}
       </header>
       {link === 'reconnecting' && (
         <div className="banner banner-warn" role="status">
@@ -327,9 +348,7 @@ export function ChatView({ bastion, sessionId, sessionsVersion, onSessionChanged
         onStop={stop}
         stoppable={stoppable}
         sendDisabled={busy || stoppable || draft.trim() === ''}
-        placeholder={
-          pending ? 'Answer the approval above, or Stop' : 'Ask the agent… (Enter to send, Shift+Enter for a new line)'
-        }
+        placeholder={pending ? 'Answer the approval above, or Stop' : 'Ask the agent… (Enter to send)'}
         autoFocus={session !== undefined && pending === undefined}
       />
     </section>

@@ -74,7 +74,9 @@ export function SessionList({ bastion, version, selectedId, onSelect, onChanged 
           disabled={busy}
           onClick={() =>
             void act(async () => {
-              const session = await bastion.sessions.create({});
+              // New sessions start on the default model chosen in Settings.
+              const { default: model } = await bastion.models.list();
+              const session = await bastion.sessions.create(model);
               onSelect(session.id);
             })
           }

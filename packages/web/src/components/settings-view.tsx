@@ -1,6 +1,7 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import type { BastionApi, ChatgptStatus, ConsentOutcome, EndpointDefinition } from '@bastion/bridge';
 import { describeError, errorCode, formText } from '../bastion.js';
+import { DefaultModelSettings } from './default-model-settings.js';
 
 const KEY_PROVIDERS = [
   { id: 'openai', label: 'OpenAI' },
@@ -9,17 +10,21 @@ const KEY_PROVIDERS = [
 ] as const;
 
 export function SettingsView({ bastion }: { bastion: BastionApi }) {
+  // Bumped when keys or endpoints change, so the model lists follow.
+  const [providersVersion, setProvidersVersion] = useState(0);
+  const providersChanged = () => setProvidersVersion((version) => version + 1);
   return (
     <section className="settings" aria-label="Settings">
       <h1>Settings</h1>
-      <ApiKeys bastion={bastion} />
+      <DefaultModelSettings bastion={bastion} version={providersVersion} />
+      <ApiKeys bastion={bastion} onChanged={providersChanged} />
       <Endpoints bastion={bastion} />
       <Chatgpt bastion={bastion} />
     </section>
   );
 }
 
-function ApiKeys({ bastion }: { bastion: BastionApi }) {
+function ApiKeys({ bastion, onChanged }: { bastion: BastionApi; onChanged: () => void }) {
   const [configured, setConfigured] = useState<Record<string, boolean | undefined>>({});
   const [error, setError] = useState<string>();
   const [saved, setSaved] = useState<string>();
@@ -38,6 +43,7 @@ function ApiKeys({ bastion }: { bastion: BastionApi }) {
     try {
       await action();
       await refresh();
+      onChanged();
       setError(undefined);
       setSaved(`${provider}: ${done}`);
     } catch (failure) {

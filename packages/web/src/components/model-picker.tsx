@@ -1,0 +1,89 @@
+import { useEffect, useState } from 'react';
+import type { BastionApi, ModelGroup, ModelListResponse, ModelRef } from '@bastion/bridge';
+import { describeError } from '../bastion.js';
+
+/** `provider:model` — provider ids never contain a colon, model ids may (`llama3.2:latest`). */
+const valueOf = (ref: ModelRef) => `${ref.provider}:${ref.model}`;
+function refOf(value: string): ModelRef {
+  const at = value.indexOf(':');
+  return { provider: value.slice(0, at), model: value.slice(at + 1) };
+}
+
+const UNAVAILABLE: Record<string, string> = {
+  ENDPOINT_NOT_GRANTED: 'not approved in this run',
+  ENDPOINT_UNREACHABLE: 'unreachable',
+  ENDPOINT_PROBE_STATUS: 'listing failed',
+  ENDPOINT_PROBE_FORMAT: 'listing failed',
+};
+
+/** The model list from the daemon, reloaded when `version` changes. */
+export function useModels(bastion: BastionApi, version = 0): { models?: ModelListResponse; error?: string } {
+  const [state, setState] = useState<{ models?: ModelListResponse; error?: string }>({});
+  useEffect(() => {
+    let cancelled = false;
+    bastion.models
+      .list()
+      .then((models) => !cancelled && setState({ models }))
+      .catch((failure: unknown) => !cancelled && setState({ error: describeError(failure) }));
+    return () => {
+      cancelled = true;
+    };
+  }, [bastion, version]);
+  return state;
+}
+
+function groupLabel(group: ModelGroup): string {
+  if (group.available) return group.label;
+  return `${group.label} — ${UNAVAILABLE[group.code ?? ''] ?? 'unavailable'}`;
+}
+
+/** A provider-grouped model select; a current value the list no longer offers stays shown, marked. */
+export function ModelPicker({
+  id,
+  label,
+  groups,
+  value,
+  disabled,
+  onChange,
+}: {
+  id: string;
+  label: string;
+  groups: readonly ModelGroup[];
+  value: ModelRef;
+  disabled: boolean;
+  onChange: (ref: ModelRef) => void;
+}) {
+  const listed = groups.some(
+    (group) => group.provider === value.provider && group.models.some((model) => model.id === value.model),
+  );
+  return (
+    <div className="model-picker">
+      <label htmlFor={id}>{label}</label>
+      <select
+        id={id}
+        value={valueOf(value)}
+        disabled={disabled}
+        onChange={(event) => onChange(refOf(event.target.value))}
+      >
+        {!listed && (
+          <option value={valueOf(value)}>
+            {value.provider} · {value.model} (not available now)
+          </option>
+        )}
+        {groups.map((group) => (
+          <optgroup key={group.provider} label={groupLabel(group)}>
+            {group.models.map((model) => (
+              <option
+                key={model.id}
+                value={valueOf({ provider: group.provider, model: model.id })}
+                disabled={!group.available}
+              >
+                {model.label}
+              </option>
+            ))}
+          </optgroup>
+        ))}
+      </select>
+    </div>
+  );
+}
