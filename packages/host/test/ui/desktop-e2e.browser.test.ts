@@ -111,13 +111,13 @@ describe('desktop app with the demo model', () => {
   });
 
   it('asks for informed consent before auto mode, and keeps accept-edits when declined', async () => {
-    await page.getByLabel('Mode').selectOption('auto');
+    await page.getByLabel('Mode', { exact: true }).selectOption('auto');
     const dialog = page.getByRole('dialog', { name: 'Let the agent run every command?' });
     await dialog.waitFor();
     await shot('05-auto-consent');
     await dialog.getByRole('button', { name: 'Keep accept-edits' }).click();
     await dialog.waitFor({ state: 'detached' });
-    expect(await page.getByLabel('Mode').inputValue()).toBe('accept-edits');
+    expect(await page.getByLabel('Mode', { exact: true }).inputValue()).toBe('accept-edits');
   });
 
   it('follows a restarted sidecar (new password) without a reload', async () => {
