@@ -67,6 +67,7 @@ async function main(): Promise<void> {
       : [],
     fetch: transport.fetch,
     policy,
+    sandboxed: bootstrap.capabilities.sandbox === 'srt',
     providers: [...byokProviders(auth), ...(chatgpt ? [chatgptProvider(chatgpt)] : [])],
   });
   // Custom endpoints are providers under their own ids, following endpoints.json as it changes.

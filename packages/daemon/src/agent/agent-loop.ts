@@ -7,17 +7,12 @@ import { stepCountIs, streamText, type ModelMessage, type ToolSet } from 'ai';
 import type { LanguageModelV3 } from '@ai-sdk/provider';
 import { AGENT_MAX_STEPS, type AgentEvent } from '@bastion/protocol';
 
-export const AGENT_SYSTEM_PROMPT = [
-  "You are Bastion, a coding agent working in the user's project workspace.",
-  'Use the tools to read, search and change files; paths are relative to the workspace root.',
-  'Some files are protected and cannot be written; when a tool refuses, explain and move on.',
-  'Keep answers short.',
-].join(' ');
-
 export interface AgentLoopInput {
   model: LanguageModelV3;
   messages: ModelMessage[];
   tools: ToolSet;
+  /** The system prompt for a step, given every message it will see (project instructions follow the files worked in). */
+  systemPrompt: (messages: readonly ModelMessage[]) => string;
   signal: AbortSignal;
   /** Called with the new model messages after each step. */
   onMessages: (messages: ModelMessage[]) => void;
@@ -40,8 +35,10 @@ export async function runAgentLoop(input: AgentLoopInput): Promise<AgentLoopOutc
   let approvalPending = false;
   const result = streamText({
     model: input.model,
-    system: AGENT_SYSTEM_PROMPT,
+    system: input.systemPrompt(input.messages),
     messages: input.messages,
+    prepareStep: ({ stepNumber, messages }) =>
+      stepNumber === 0 ? undefined : { system: input.systemPrompt(messages) },
     tools: input.tools,
     stopWhen: stepCountIs(AGENT_MAX_STEPS),
     abortSignal: input.signal,

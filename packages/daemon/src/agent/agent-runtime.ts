@@ -39,6 +39,8 @@ export interface AgentRuntimeOptions {
   defaultProvider?: string;
   /** The watchdog hook: the host's policy, asked before every tool call. */
   policy: PolicyChecker;
+  /** Whether the host runs the sidecar inside the OS sandbox (stated in the system prompt). */
+  sandboxed?: boolean;
 }
 
 export interface AgentRuntime {
@@ -82,6 +84,7 @@ export function openAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
     log: options.log,
     extraTools: options.extraTools ?? [],
     policy: options.policy,
+    sandboxed: options.sandboxed ?? false,
   });
   let closed: Promise<void> | undefined;
   return {

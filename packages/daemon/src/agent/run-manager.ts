@@ -18,10 +18,13 @@ import type { ApprovalAnswerRefusal, FinalRunStatus, SessionStore } from '../sto
 import { createFileTools } from '../tools/file-tools.js';
 import type { ToolContext } from '../tools/tool-context.js';
 import type { WorkspaceRoots } from '../workspaces/workspace-roots.js';
+import { detectGit, operatingSystem } from './agent-environment.js';
 import { runAgentLoop } from './agent-loop.js';
 import type { PolicyChecker } from '../policy/policy-client.js';
 import { guardTools } from '../policy/tool-guard.js';
 import { EventHub } from './event-hub.js';
+import { ProjectInstructions, workedDirectories } from './project-instructions.js';
+import { buildSystemPrompt, type PromptEnvironment } from './system-prompt.js';
 
 /** Extra tools for a session (issue 5 registers run_command here when the posture allows a shell). */
 export type ToolFactory = (context: ToolContext & { session: Session }) => ToolSet;
@@ -50,6 +53,7 @@ export class RunManager {
   readonly #extraTools: readonly ToolFactory[];
   readonly #log: Logger;
   readonly #policy: PolicyChecker;
+  readonly #sandboxed: boolean;
   readonly #active = new Map<string, ActiveRun>();
 
   constructor(options: {
@@ -59,8 +63,11 @@ export class RunManager {
     log: Logger;
     extraTools?: readonly ToolFactory[];
     policy: PolicyChecker;
+    /** Whether the sidecar runs inside the OS sandbox (the posture the system prompt states). */
+    sandboxed?: boolean;
   }) {
     this.#policy = options.policy;
+    this.#sandboxed = options.sandboxed ?? false;
     this.#store = options.store;
     this.#registry = options.registry;
     this.#roots = options.roots;
@@ -130,6 +137,16 @@ export class RunManager {
         }),
     });
 
+    const environment: PromptEnvironment = {
+      os: operatingSystem(),
+      workspaceRoot: session.workspace,
+      date: new Date().toISOString().slice(0, 10),
+      git: detectGit(this.#roots, session.workspace),
+      sandboxed: this.#sandboxed,
+      mode: session.mode,
+      tools: Object.keys(tools),
+    };
+    const instructions = new ProjectInstructions(this.#roots, session.workspace);
     const runId = started.runId;
     this.#log.info('run.started', {
       session_id: sessionId,
@@ -143,6 +160,7 @@ export class RunManager {
         runId,
         messages: this.#store.modelMessages(sessionId),
         tools,
+        systemPrompt: (messages) => buildSystemPrompt(environment, instructions.for(workedDirectories(messages))),
         signal: controller.signal,
         onMessages: (messages) => this.#store.appendMessages(sessionId, runId, messages),
         emit: (event) => this.#emit(sessionId, event),

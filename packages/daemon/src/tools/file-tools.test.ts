@@ -226,3 +226,45 @@ describeAttack('git-escape', 'file tools writing where git configuration points'
     expectHostCommitRunsNothing(root);
   });
 });
+
+describe('diffs in write results', () => {
+  it('a created file carries its content as additions against /dev/null', async () => {
+    const result = await run('write_file', { path: 'notes/new.md', content: 'one\ntwo\n' });
+    expect(result.diff).toBe('--- /dev/null\n+++ b/notes/new.md\n@@ -0,0 +1,2 @@\n+one\n+two\n');
+  });
+
+  it('an overwrite carries the unified diff against the previous bytes', async () => {
+    const result = await run('write_file', { path: 'README.md', content: '# Project\nhello there\n' });
+    expect(result).toMatchObject({ created: false });
+    expect(result.diff).toBe(
+      '--- a/README.md\n+++ b/README.md\n@@ -1,2 +1,2 @@\n # Project\n-hello world\n+hello there\n',
+    );
+  });
+
+  it('an edit carries the unified diff of the one replaced occurrence', async () => {
+    const result = await run('edit_file', { path: 'src/main.ts', old_string: '42', new_string: '43' });
+    expect(result.diff).toBe(
+      '--- a/src/main.ts\n+++ b/src/main.ts\n@@ -1,2 +1,2 @@\n-export const answer = 42;\n+export const answer = 43;\n export const other = 1;\n',
+    );
+  });
+});
+
+describe('project instruction files ask before every write', () => {
+  type NeedsApproval = (input: unknown, options: unknown) => Promise<boolean> | boolean;
+  const needsApproval = (name: 'write_file' | 'edit_file', input: Record<string, unknown>) =>
+    (tools[name].needsApproval as unknown as NeedsApproval)(input, options);
+
+  it('write_file and edit_file of AGENTS.md or CLAUDE.md at any depth and in any case need approval, in auto mode too', async () => {
+    store.updateSession(sessionId, { mode: 'auto', consentBy: 'test' });
+    for (const path of ['AGENTS.md', 'src/CLAUDE.md', 'docs/agents.MD', './Claude.md']) {
+      expect(await needsApproval('write_file', { path, content: 'x' })).toBe(true);
+      expect(await needsApproval('edit_file', { path, old_string: 'a', new_string: 'b' })).toBe(true);
+    }
+    expect(await needsApproval('write_file', { path: 'src/agents.ts', content: 'x' })).toBe(false);
+  });
+
+  it('a write through a symlinked directory that lands on AGENTS.md needs approval', async () => {
+    symlinkSync('.', join(root, 'here'));
+    expect(await needsApproval('write_file', { path: 'here/AGENTS.md', content: 'x' })).toBe(true);
+  });
+});

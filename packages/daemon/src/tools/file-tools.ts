@@ -3,7 +3,9 @@
  * bound to the session's granted workspace and go through the same containment code as the
  * `/workspaces/*` routes; a refusal reaches the model as `{ ok: false, code, message }` with a
  * fixed message and never the resolved path. Writes re-read the session's mode from the store on
- * every call, so a mode change (or a deleted session) takes effect immediately.
+ * every call, so a mode change (or a deleted session) takes effect immediately. A write to a
+ * project instructions file (AGENTS.md, CLAUDE.md) waits for a human's approval in every mode.
+ * Each write's result carries a bounded unified diff of what it changed.
  */
 import { tool } from 'ai';
 import { z } from 'zod';
@@ -17,7 +19,9 @@ import {
 import { DaemonError } from '../errors.js';
 import type { ContainedPath } from '../workspaces/containment.js';
 import { listContainedDir, readContainedFile, writeContainedFile, assertWritable } from '../workspaces/file-access.js';
+import { isInstructionFilePath } from '../workspaces/instruction-files.js';
 import { workspaceError } from '../workspaces/workspace-error.js';
+import { boundedDiff } from './edit-diff.js';
 import { ripgrepArgs, ripgrepSearch } from './ripgrep-search.js';
 import type { ToolContext, ToolRefusal } from './tool-context.js';
 
@@ -46,6 +50,31 @@ function assertWriteAllowed(context: ToolContext): void {
   const mode = context.store.currentMode(context.sessionId);
   if (mode === undefined || !permissionModeSchema.safeParse(mode).success) {
     throw new DaemonError('MODE_REFUSED', 'the session does not allow writes');
+  }
+}
+
+/**
+ * Whether a write of `path` waits for a human: an instructions file, by the name asked or by where
+ * it really lands. A path that does not resolve is refused by the write itself, so it asks nothing.
+ */
+export function writeNeedsApproval(context: ToolContext, path: string): boolean {
+  if (isInstructionFilePath(path)) return true;
+  try {
+    return isInstructionFilePath(resolveIn(context, path).relative);
+  } catch {
+    return false;
+  }
+}
+
+/** The file's text before a write: null when there is none, undefined when it is binary or too large to show. */
+function previousText(target: ContainedPath): string | null | undefined {
+  if (!target.exists) return null;
+  try {
+    const read = readContainedFile(target);
+    if (read.truncated || read.content.includes(0)) return undefined;
+    return read.content.toString('utf8');
+  } catch {
+    return undefined;
   }
 }
 
@@ -99,18 +128,24 @@ export function createFileTools(context: ToolContext) {
     write_file: tool({
       description: 'Create or overwrite a text file in the workspace (atomic). Protected files are refused.',
       inputSchema: z.strictObject({ path: pathInput, content: z.string() }),
+      needsApproval: ({ path }) => writeNeedsApproval(context, path),
       execute: ({ path, content }) =>
         guarded(() => {
           assertWriteAllowed(context);
           const bytes = Buffer.from(content, 'utf8');
           if (bytes.length > WORKSPACE_MAX_WRITE_BYTES) throw workspaceError('FS_TOO_LARGE');
-          return { path, ...writeContainedFile(resolveIn(context, path), bytes) };
+          const target = resolveIn(context, path);
+          assertWritable(target);
+          const before = previousText(target);
+          const written = writeContainedFile(target, bytes);
+          return { path, ...written, diff: boundedDiff(target.requested, written.created ? null : before, content) };
         }),
     }),
     edit_file: tool({
       description:
         'Replace exactly one occurrence of old_string with new_string in a workspace file. Fails if old_string matches zero or several times.',
       inputSchema: z.strictObject({ path: pathInput, old_string: z.string().min(1), new_string: z.string() }),
+      needsApproval: ({ path }) => writeNeedsApproval(context, path),
       execute: ({ path, old_string, new_string }) =>
         guarded(() => {
           assertWriteAllowed(context);
@@ -127,7 +162,7 @@ export function createFileTools(context: ToolContext) {
           const updated = `${text.slice(0, at)}${new_string}${text.slice(at + old_string.length)}`;
           const bytes = Buffer.from(updated, 'utf8');
           if (bytes.length > WORKSPACE_MAX_WRITE_BYTES) throw workspaceError('FS_TOO_LARGE');
-          return { path, ...writeContainedFile(target, bytes) };
+          return { path, ...writeContainedFile(target, bytes), diff: boundedDiff(target.requested, text, updated) };
         }),
     }),
   };

@@ -18,8 +18,8 @@
  *
  * What it does not catch: reads of anything else the user can read (the rest of the disk); writes
  * to the device files srt keeps writable (/dev/null and the child's stdio); a protected file that
- * does not exist yet outside `.git` (a new `.envrc` or `.vscode/`); for git, see
- * git-write-protections.ts.
+ * does not exist yet outside `.git` (a new `.envrc`, `.vscode/` or root AGENTS.md); instruction
+ * files below the workspace root; for git, see git-write-protections.ts.
  */
 import { join } from 'node:path';
 import type { SandboxRuntimeConfig } from '@anthropic-ai/sandbox-runtime';
@@ -46,6 +46,9 @@ export const WORKSPACE_WRITE_PROTECTED = [
   '.mcp.json',
   '.claude/commands',
   '.claude/agents',
+  // Project instructions: read into every later run's system prompt (the file tools ask before writing them).
+  'AGENTS.md',
+  'CLAUDE.md',
 ] as const;
 
 /**

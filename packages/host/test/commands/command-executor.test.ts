@@ -178,6 +178,20 @@ describeAttack('secret-read', 'run_command children under the per-command kernel
       rmSync(join(world.workspace, path), { recursive: true, force: true });
   });
 
+  it('cannot rewrite the project instructions the next run reads: existing AGENTS.md and CLAUDE.md keep their bytes', async () => {
+    writeFileSync(join(world.workspace, 'AGENTS.md'), 'Run the tests.\n');
+    writeFileSync(join(world.workspace, 'CLAUDE.md'), 'Be brief.\n');
+    const run = world.run('sh', [
+      '-c',
+      'echo evil > AGENTS.md; echo evil >> CLAUDE.md; echo evil > x.md; mv -f x.md AGENTS.md; echo done',
+    ]);
+    await run.done;
+    expect(run.text()).toContain('done');
+    expect(readFileSync(join(world.workspace, 'AGENTS.md'), 'utf8')).toBe('Run the tests.\n');
+    expect(readFileSync(join(world.workspace, 'CLAUDE.md'), 'utf8')).toBe('Be brief.\n');
+    for (const path of ['AGENTS.md', 'CLAUDE.md', 'x.md']) rmSync(join(world.workspace, path), { force: true });
+  });
+
   it('leaves no placeholder in the worktree: `git add -A` works while the missing hooks dir is denied', async () => {
     execFileSync('git', ['init', '-q', world.workspace]);
     rmSync(join(world.workspace, '.git', 'hooks'), { recursive: true, force: true });

@@ -10,34 +10,24 @@ import type { Session } from '@bastion/protocol';
 import { AgentDriver, readUntilRunEnd, textOf } from '../commands/agent-stream.js';
 import { waitFor } from '../support/processes.js';
 import { bridgeHeaders, rawRequest } from '../support/raw-request.js';
-import {
-  defineScriptedProvider,
-  SCRIPTED_MODEL,
-  startScriptedEndpoint,
-  type ScriptedEndpoint,
-} from '../support/scripted-chat-endpoint.js';
-import { startTempHost, type TempHost } from '../support/temp-host.js';
+import { scriptedWorlds } from '../support/scripted-agent.js';
+import { SCRIPTED_MODEL, type Script, type ScriptedEndpoint } from '../support/scripted-chat-endpoint.js';
+import type { TempHost } from '../support/temp-host.js';
 
 const KEY = 'sk-fault-test-key';
 const SLOW_PIECES = Array.from({ length: 40 }, (_, index) => `word${index} `);
 
-let host: TempHost | undefined;
+const worlds = scriptedWorlds(KEY);
 let endpoint: ScriptedEndpoint | undefined;
 afterEach(async () => {
-  await host?.stop();
-  host = undefined;
-  await endpoint?.close();
+  await worlds.stop();
   endpoint = undefined;
 });
 
-async function hostWith(
-  script: Parameters<typeof startScriptedEndpoint>[0],
-): Promise<{ h: TempHost; agent: AgentDriver }> {
-  endpoint = await startScriptedEndpoint(script);
-  host = await startTempHost({ allowEndpoints: [endpoint.baseUrl] });
-  await defineScriptedProvider(host, endpoint, KEY);
-  const agent = await AgentDriver.create(host, { provider: 'local', model: SCRIPTED_MODEL });
-  return { h: host, agent };
+async function hostWith(script: Script): Promise<{ h: TempHost; agent: AgentDriver }> {
+  const world = await worlds.start(script);
+  endpoint = world.endpoint;
+  return { h: world.host, agent: world.agent };
 }
 
 /** The desktop UI's view: a launched host session asking host IPC for the daemon's current password. */

@@ -1,7 +1,10 @@
 /**
  * Test support: an OpenAI-compatible chat-completions endpoint on loopback that plays a script,
  * one turn per request: stream text (optionally slowly, optionally dropping the connection part
- * way), or call a tool. Each request's authorization and body are recorded.
+ * way), call a tool, or answer with an HTTP error status (429 with Retry-After, 5xx). Each
+ * request's authorization, body, size in bytes and estimated tokens are recorded, and every
+ * streamed answer ends with a usage chunk whose prompt_tokens is that estimate (what a real
+ * provider would count), so the daemon's usage-driven compaction can be tested end to end.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { BastionHost } from '../../src/bastion-host.js';
@@ -22,14 +25,58 @@ export type ScriptedTurn =
   /** Answer with an error status and an OpenAI-style error body (e.g. 429 with Retry-After). */
   | { kind: 'status'; status: number; message: string; retryAfterSeconds?: number };
 
+/** A fixed script, or a function choosing each turn from the request (its index and body). */
+export type Script = ScriptedTurn[] | ((index: number, request: ScriptedRequest) => ScriptedTurn | undefined);
+
+/** What the endpoint saw of one request. */
+export interface ScriptedRequest extends ChatCompletionsRequest {
+  /** Size of the request body. */
+  bytes: number;
+  /** Estimated prompt tokens (characters of the messages / 4), reported back as usage. */
+  promptTokens: number;
+  /** The system message's text, if any. */
+  system: string | undefined;
+}
+
+/** Tokens the endpoint reports as the completion of every streamed turn. */
+export const SCRIPTED_COMPLETION_TOKENS = 7;
+/** Cached prompt tokens the endpoint reports for every streamed turn. */
+export const SCRIPTED_CACHED_TOKENS = 3;
+
+function estimateTokens(body: ChatCompletionsRequest['body']): number {
+  return Math.ceil(JSON.stringify(body.messages ?? []).length / 4);
+}
+
+function systemOf(body: ChatCompletionsRequest['body']): string | undefined {
+  const system = body.messages?.find((message) => message.role === 'system');
+  return typeof system?.content === 'string' ? system.content : undefined;
+}
+
 export interface ScriptedEndpoint extends TestServer {
-  readonly seen: ChatCompletionsRequest[];
+  readonly seen: ScriptedRequest[];
   /** Pieces written so far across all turns. */
   readonly piecesSent: number;
   /** Streams whose client went away before the turn ended. */
   readonly abandonedStreams: number;
   /** The base URL to define and grant (`<origin>/v1`). */
   readonly baseUrl: string;
+}
+
+function usageChunk(promptTokens: number): string {
+  const chunk = {
+    id: 'cmpl-scripted',
+    object: 'chat.completion.chunk',
+    created: 1,
+    model: SCRIPTED_MODEL,
+    choices: [],
+    usage: {
+      prompt_tokens: promptTokens,
+      completion_tokens: SCRIPTED_COMPLETION_TOKENS,
+      total_tokens: promptTokens + SCRIPTED_COMPLETION_TOKENS,
+      prompt_tokens_details: { cached_tokens: SCRIPTED_CACHED_TOKENS },
+    },
+  };
+  return `data: ${JSON.stringify(chunk)}\n\n`;
 }
 
 function sseChunk(delta: object, finishReason: string | null): string {
@@ -49,13 +96,15 @@ const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** `models` is what `GET /v1/models` lists. */
 export async function startScriptedEndpoint(
-  turns: ScriptedTurn[],
+  script: Script,
   models: readonly string[] = [SCRIPTED_MODEL],
 ): Promise<ScriptedEndpoint> {
-  const seen: ChatCompletionsRequest[] = [];
+  const seen: ScriptedRequest[] = [];
   const state = { pieces: 0, turn: 0, abandoned: 0 };
+  const next = (request: ScriptedRequest) =>
+    typeof script === 'function' ? script(state.turn, request) : script[state.turn];
 
-  async function play(turn: ScriptedTurn, res: ServerResponse): Promise<void> {
+  async function play(turn: ScriptedTurn, res: ServerResponse, promptTokens: number): Promise<void> {
     res.on('close', () => {
       if (!res.writableFinished && turn.kind === 'text' && turn.dropAfter === undefined) state.abandoned += 1;
     });
@@ -74,6 +123,7 @@ export async function startScriptedEndpoint(
       );
       res.write(sseChunk({ tool_calls: [{ index: 0, function: { arguments: JSON.stringify(turn.input) } }] }, null));
       res.write(sseChunk({}, 'tool_calls'));
+      res.write(usageChunk(promptTokens));
       res.end('data: [DONE]\n\n');
       return;
     }
@@ -96,6 +146,7 @@ export async function startScriptedEndpoint(
       state.pieces += 1;
     }
     res.write(sseChunk({}, 'stop'));
+    res.write(usageChunk(promptTokens));
     res.end('data: [DONE]\n\n');
   }
 
@@ -108,17 +159,27 @@ export async function startScriptedEndpoint(
         res.end(JSON.stringify({ object: 'list', data: models.map((id) => ({ id, object: 'model' })) }));
         return;
       }
-      const turn = turns[state.turn];
-      if (req.method !== 'POST' || req.url !== '/v1/chat/completions' || !turn) {
+      if (req.method !== 'POST' || req.url !== '/v1/chat/completions') {
+        res.writeHead(404).end();
+        return;
+      }
+      const raw = Buffer.concat(chunks);
+      const body = JSON.parse(raw.toString('utf8')) as ChatCompletionsRequest['body'];
+      const request: ScriptedRequest = {
+        authorization: req.headers.authorization,
+        body,
+        bytes: raw.length,
+        promptTokens: estimateTokens(body),
+        system: systemOf(body),
+      };
+      const turn = next(request);
+      if (!turn) {
         res.writeHead(404).end();
         return;
       }
       state.turn += 1;
-      seen.push({
-        authorization: req.headers.authorization,
-        body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as ChatCompletionsRequest['body'],
-      });
-      void play(turn, res).catch(() => res.destroy());
+      seen.push(request);
+      void play(turn, res, request.promptTokens).catch(() => res.destroy());
     });
   });
   return {
