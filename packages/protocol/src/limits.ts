@@ -35,6 +35,12 @@ export const SIDECAR_RESTART_BACKOFF_MAX_MS = 10_000;
 export const SIDECAR_STABLE_AFTER_MS = 10_000;
 /** After `shutdown`, how long the host waits before SIGKILL. */
 export const SIDECAR_SHUTDOWN_GRACE_MS = 2_000;
+/**
+ * Consecutive failed respawns (the launcher or the spawn itself failed), each after the restart
+ * backoff, before the supervisor gives up: every waiter, and every later daemon request, then
+ * gets SIDECAR_RESPAWN_FAILED instead of waiting for a sidecar that will not come.
+ */
+export const SIDECAR_RESPAWN_MAX_ATTEMPTS = 5;
 /** A HOME secret created or replaced while the sidecar runs: respawn after this quiet time (one respawn per burst). */
 export const HOME_SECRET_RESTART_DEBOUNCE_MS = 200;
 

@@ -3,8 +3,11 @@
  * the stdin `bootstrap` frame (never argv, env, disk or logs). The host waits for the single
  * readiness attestation on fd 3 with the matching port before routing sockets to it. Any other
  * IPC message, a channel error, a missed readiness deadline or an exit ends that sidecar and
- * starts a new one after a backoff (250 ms doubling to 10 s), with a new password. On stop the
- * host sends `shutdown`, then kills; no orphan survives the host.
+ * starts a new one after a backoff (250 ms doubling to 10 s), with a new password. A respawn whose
+ * launcher or spawn fails is retried on the same backoff; after SIDECAR_RESPAWN_MAX_ATTEMPTS in a
+ * row the supervisor fails, and whoever waits for a sidecar gets SIDECAR_RESPAWN_FAILED rather than
+ * waiting forever (a later restart() tries again). On stop the host sends `shutdown`, then kills;
+ * no orphan survives the host.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import {
@@ -16,6 +19,7 @@ import {
   SIDECAR_READY_TIMEOUT_MS,
   SIDECAR_RESTART_BACKOFF_INITIAL_MS,
   SIDECAR_RESTART_BACKOFF_MAX_MS,
+  SIDECAR_RESPAWN_MAX_ATTEMPTS,
   SIDECAR_SHUTDOWN_GRACE_MS,
   SIDECAR_STABLE_AFTER_MS,
   type Capabilities,
@@ -76,6 +80,10 @@ export class SidecarSupervisor {
   #running: Running | undefined;
   #generation = 0;
   #failures = 0;
+  /** Respawns in a row whose launcher or spawn failed. */
+  #spawnFailures = 0;
+  /** Set when respawning gave up; whenReady() rejects with it until a restart() succeeds. */
+  #failed: HostError | undefined;
   #stopping = false;
   #restartTimer: NodeJS.Timeout | undefined;
   readonly #exitGuard = () => this.#running?.child.kill('SIGKILL');
@@ -131,6 +139,7 @@ export class SidecarSupervisor {
   whenReady(): Promise<void> {
     if (this.current) return Promise.resolve();
     if (this.#stopping) return Promise.reject(new HostError('SIDECAR_STOPPED', 'supervisor is stopped'));
+    if (this.#failed) return Promise.reject(this.#failed);
     return new Promise((resolve, reject) => this.#readyWaiters.push({ resolve, reject }));
   }
 
@@ -145,8 +154,12 @@ export class SidecarSupervisor {
       await exited;
     }
     clearTimeout(this.#restartTimer);
-    if (!this.#running) await this.#spawn();
-    await this.whenReady();
+    this.#failed = undefined;
+    this.#spawnFailures = 0;
+    // Waiters registered first: a respawn that gives up rejects them.
+    const ready = this.whenReady();
+    if (!this.#running) this.#respawn();
+    await ready;
   }
 
   /** Stop for good: `shutdown`, then SIGKILL after the grace period. */
@@ -185,7 +198,10 @@ export class SidecarSupervisor {
     });
     const { stdin, stdout, stderr } = child;
     if (!stdin || !stdout || !stderr || child.pid === undefined) {
+      // A spawn that failed (a missing program) reports it as an 'error' event: handled here, not a crash.
+      child.once('error', () => undefined);
       child.kill('SIGKILL');
+      launch.cleanup?.();
       throw new HostError('SIDECAR_SPAWN', 'sidecar could not be spawned');
     }
     stdin.on('error', () => undefined);
@@ -257,13 +273,42 @@ export class SidecarSupervisor {
     this.#log.info('sidecar.exited', { exit_code: code, signal });
     if (this.#stopping) return;
     if (running.readyAt !== undefined && Date.now() - running.readyAt >= SIDECAR_STABLE_AFTER_MS) this.#failures = 0;
+    this.#scheduleRespawn();
+  }
+
+  #scheduleRespawn(): void {
     const delay = Math.min(SIDECAR_RESTART_BACKOFF_INITIAL_MS * 2 ** this.#failures, SIDECAR_RESTART_BACKOFF_MAX_MS);
     this.#failures += 1;
     this.#log.warn('sidecar.restart-scheduled', { delay_ms: delay, attempt: this.#failures });
-    this.#restartTimer = setTimeout(() => {
-      this.#spawn().catch(() => {
-        this.#log.error('sidecar.spawn-failed');
-      });
-    }, delay);
+    this.#restartTimer = setTimeout(() => this.#respawn(), delay);
+  }
+
+  /** Spawn a replacement; a failed launch is retried on the backoff, up to the limit, then the supervisor fails. */
+  #respawn(): void {
+    this.#spawn().then(
+      () => {
+        this.#spawnFailures = 0;
+      },
+      (error: unknown) => {
+        this.#spawnFailures += 1;
+        const code = (error as { code?: unknown }).code;
+        this.#log.error('sidecar.spawn-failed', {
+          code: typeof code === 'string' ? code : 'UNKNOWN',
+          attempt: this.#spawnFailures,
+        });
+        if (this.#stopping) return;
+        if (this.#spawnFailures < SIDECAR_RESPAWN_MAX_ATTEMPTS) {
+          this.#scheduleRespawn();
+          return;
+        }
+        this.#failed = new HostError(
+          'SIDECAR_RESPAWN_FAILED',
+          `the agent process could not be started again (${this.#spawnFailures} attempts failed)`,
+          { cause: error },
+        );
+        this.#log.error('sidecar.respawn-gave-up', { code: 'SIDECAR_RESPAWN_FAILED', attempt: this.#spawnFailures });
+        for (const waiter of this.#readyWaiters.splice(0)) waiter.reject(this.#failed);
+      },
+    );
   }
 }
