@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { doctorCommand } from './commands/doctor.js';
 import { policyCommand } from './commands/policy.js';
+import { openCommand } from './commands/open.js';
 import { runCommand } from './commands/run.js';
 import { secretsCommand } from './commands/secrets.js';
 import { startCommand } from './commands/start.js';
@@ -11,6 +12,7 @@ const COMMANDS: Record<string, (argv: string[]) => Promise<number>> = {
   start: startCommand,
   doctor: doctorCommand,
   run: runCommand,
+  open: openCommand,
   secrets: secretsCommand,
   policy: policyCommand,
 };

@@ -13,6 +13,7 @@ export const USAGE = `Usage:
   bastion policy add DECISION [--workspace DIR | --global] [--tool NAME]… [--path GLOB]… [--root]
                      [--reason TEXT] [--id ID] [--home DIR] [-- COMMAND [ARG…]]
   bastion policy remove ID [--workspace DIR | --global] [--home DIR]
+  bastion open [--home DIR] [--no-open] [--json]
 
 Options:
   --workspace DIR   project folder the agent may work in (default: the current folder)
@@ -44,6 +45,9 @@ ask, deny or hard-deny; a rule matches by tool name, by COMMAND and its first AR
 tokens) and by --path globs relative to the workspace root. Rules apply to the workspace's
 project (default: the current folder) or, with --global, to every project. A hard-deny holds
 against every other rule, approval and mode; the built-in rules are listed and cannot be removed.
+
+open: a fresh one-time link to the UI of the Bastion running on this home (reopen a closed tab);
+only one Bastion runs on a home at a time: a second start says which one holds it and exits 2.
 
 doctor: platform, Node, sandbox packages (and how to install what is missing), userData
 permissions and the posture \`start\` would run with; exit 0 only for the full posture.

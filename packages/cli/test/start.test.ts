@@ -1,6 +1,6 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import { mkdirSync, rmSync, statSync } from 'node:fs';
+import { mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -81,6 +81,30 @@ describe('bastion start (real CLI process)', () => {
     expect(statSync(home).mode & 0o777).toBe(0o700);
     child.kill('SIGTERM');
     await exit;
+  });
+
+  it('without a working browser opener, prints the one-time launch link instead of claiming it opened the UI', async () => {
+    const bin = makeTempDir();
+    writeFileSync(join(bin, 'xdg-open'), '#!/bin/sh\nexit 3\n', { mode: 0o755 });
+    const root = makeTempDir();
+    mkdirSync(join(root, 'ws'));
+    const child = spawn(
+      process.execPath,
+      [CLI, 'start', '--home', join(root, 'home'), '--workspace', join(root, 'ws')],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+        env: { ...process.env, PATH: `${bin}:${process.env.PATH ?? ''}` },
+      },
+    );
+    started.push(child);
+    const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    let stdout = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    await waitFor(() => stdout.includes('Press Ctrl-C'), 30_000, 'the start banner');
+    expect(stdout).not.toContain('opened in your browser');
+    expect(stdout).toMatch(/ui: {8}open http:\/\/127\.0\.0\.1:\d+\/desktop\/launch\?ticket=[A-Za-z0-9_-]{43}\n/);
+    child.kill('SIGTERM');
+    expect(await exit).toBe(0);
   });
 
   it('answers a bad flag with a usage error and exit code 2, starting nothing', () => {

@@ -26,6 +26,8 @@ import { DesktopApp } from './ui/desktop-app.js';
 import { defaultDesktopAssetFiles, type DesktopAssetFiles } from './ui/desktop-assets.js';
 import { registerHostIpcChannels } from './ui/host-ipc-channels.js';
 import { ensureUserData } from './user-data.js';
+import { ControlServer, type ControlHandler } from './control/control-server.js';
+import { acquireHomeLock, type HomeLock } from './control/home-lock.js';
 import { createHostConfirmer, type HostConfirmer } from './consent/host-confirmer.js';
 import { NetworkAuthority, type CustomGrantResult } from './network/network-authority.js';
 import { attachProviderTransport, createSystemRouteDispatcher } from './network/provider-transport.js';
@@ -66,6 +68,8 @@ export interface BastionHostOptions {
   chatgpt?: ChatgptOAuthSettings;
   /** How a checked ChatGPT authorization URL reaches the user (default: system browser, else printed on stderr). */
   chatgptOpener?: AuthorizationOpener;
+  /** The CLI command this host serves (`start`, `run`, `secrets`), told to a second process that finds the home taken. */
+  command?: string;
 }
 
 export interface BastionHost {
@@ -97,8 +101,26 @@ export interface BastionHost {
   stop(): Promise<void>;
 }
 
+/**
+ * Start a host that owns `options.userData` for its life; throws HomeInUseError (HOME_IN_USE)
+ * when another live host owns it, touching none of its state.
+ */
 export async function startBastionHost(options: BastionHostOptions): Promise<BastionHost> {
-  const { path: userData, repaired } = ensureUserData(options.userData);
+  const owned = ensureUserData(options.userData);
+  const lock = await acquireHomeLock(owned.path);
+  try {
+    return await composeHost(options, owned, lock);
+  } catch (error) {
+    lock.release();
+    throw error;
+  }
+}
+
+async function composeHost(
+  options: BastionHostOptions,
+  { path: userData, repaired }: ReturnType<typeof ensureUserData>,
+  lock: HomeLock,
+): Promise<BastionHost> {
   const sink = createHostLogSink({ userData, verbose: options.verbose, stderr: options.stderr, tap: options.logTap });
   const log = createHostLogger(sink);
   for (const { entry, mode } of repaired) {
@@ -230,6 +252,16 @@ export async function startBastionHost(options: BastionHostOptions): Promise<Bas
     await releaseSandbox();
     throw error;
   }
+  const control = await ControlServer.listen(
+    userData,
+    controlHandler({ command: options.command ?? 'host', uiOrigin: ui.origin, desktop, client }),
+    log,
+  ).catch(async (error: unknown) => {
+    await supervisor.stop();
+    await Promise.all([socketHost.close(), ui.close(), dispatcher.close()]);
+    await releaseSandbox();
+    throw error;
+  });
   log.info('host.ready', { port, sandbox: capabilities.sandbox, shell: capabilities.shell });
   // A HOME secret created or replaced after the wrap is not denied by it: respawn under a new wrap.
   const secretWatch = srt
@@ -279,12 +311,14 @@ export async function startBastionHost(options: BastionHostOptions): Promise<Bas
     },
     stop() {
       stopped ??= (async () => {
+        await control?.close();
         secretWatch?.close();
         await chatgpt.close();
         await supervisor.stop();
         await Promise.all([socketHost.close(), ui.close(), dispatcher.close()]);
         await releaseSandbox();
         log.info('host.stopped');
+        lock.release();
       })();
       return stopped;
     },
@@ -298,4 +332,32 @@ export async function startBastionHost(options: BastionHostOptions): Promise<Bas
     chatgpt,
   });
   return host;
+}
+
+/** The host's side of the control socket (SEC-004): who holds the home, a fresh launch link, a key stored through this host. */
+function controlHandler(parts: {
+  command: string;
+  uiOrigin: string;
+  desktop: DesktopApp;
+  client: DaemonClient;
+}): ControlHandler {
+  return async (request) => {
+    switch (request.op) {
+      case 'status':
+        return { ok: true, pid: process.pid, command: parts.command, ui: `${parts.uiOrigin}/desktop/` };
+      case 'open':
+        return { ok: true, launch: parts.desktop.issueLaunchUrl() };
+      case 'secrets.set': {
+        const answer = await parts.client.request<{ code?: string; message?: string }>('POST', '/secrets/set', {
+          provider: request.provider,
+          key: request.key,
+        });
+        return {
+          ok: true,
+          status: answer.status,
+          ...(answer.body?.code === undefined ? {} : { code: answer.body.code, message: answer.body.message ?? '' }),
+        };
+      }
+    }
+  };
 }

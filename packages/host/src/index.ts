@@ -13,3 +13,6 @@ export * from './ui/ui-server.js';
 export * from './ui/open-system-browser.js';
 export * from './terminal/terminal-text.js';
 export * from './policy/policy-store.js';
+export * from './control/control-client.js';
+export * from './control/control-protocol.js';
+export * from './control/home-lock.js';

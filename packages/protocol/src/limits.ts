@@ -372,3 +372,18 @@ export const POLICY_MAX_CHECK_PATHS = 16;
 export const POLICY_CHECK_TIMEOUT_MS = 5_000;
 /** Policy checks one sidecar may have waiting for an answer at once. */
 export const POLICY_MAX_PENDING_CHECKS = 64;
+
+/** Host control socket (`<userData>/host.sock`: `bastion open`, a second `start`, `secrets set`). */
+/** Largest request line a control client may send (a `secrets set` carries a key of SECRETS_MAX_KEY_CHARS). */
+export const CONTROL_MAX_REQUEST_BYTES = 16 * KiB;
+/** A control connection must finish its request and read its answer within this time. */
+export const CONTROL_CONNECTION_TIMEOUT_MS = 10_000;
+/** `bastion secrets set`: rounds of "through the holder, else a host of its own" before a home that stays taken is an error. */
+export const SECRETS_STORE_ATTEMPTS = 3;
+/** How long a second process waits for the lock holder's control socket to answer (the holder may still be starting). */
+export const CONTROL_HOLDER_WAIT_MS = 3_000;
+/**
+ * The system opener (xdg-open/open) exits at once when it found nothing to open with (xdg-open:
+ * exit 3); one still running after this long is taken to have handed the URL to a browser.
+ */
+export const SYSTEM_OPENER_VERDICT_MS = 3_000;

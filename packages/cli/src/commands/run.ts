@@ -29,6 +29,7 @@ import {
   type BastionHost,
 } from '@bastion/host';
 import { checkEndpointFlags, ensureEndpointDefined, removeEndpoint } from '../endpoint-consent.js';
+import { homeFlag, reportHomeInUse } from '../home-in-use.js';
 import { UsageError } from '../usage.js';
 import { enterWorkspace } from '../workspace.js';
 
@@ -289,11 +290,22 @@ export async function runCommand(argv: string[]): Promise<number> {
   let options = parseRunArgs(argv);
   const userData = resolveUserDataPath(options.home);
   const workspace = enterWorkspace(options.workspace);
-  const host = await startBastionHost({
-    userData,
-    workspaces: [workspace],
-    ...(options.endpoint === undefined ? {} : { allowEndpoints: [options.endpoint] }),
-  });
+  let host: BastionHost;
+  try {
+    host = await startBastionHost({
+      command: 'run',
+      userData,
+      workspaces: [workspace],
+      ...(options.endpoint === undefined ? {} : { allowEndpoints: [options.endpoint] }),
+    });
+  } catch (error) {
+    const code = reportHomeInUse(
+      error,
+      `nothing was run; give the prompt in its UI (bastion open${homeFlag(options.home)}), or wait for it to stop, or use another --home`,
+    );
+    if (code === undefined) throw error;
+    return code;
+  }
   let transient: string | undefined;
   try {
     if (options.endpoint !== undefined) {

@@ -1,11 +1,18 @@
 /**
  * `bastion secrets set PROVIDER`: store an API key in auth.json through the sidecar (the only
- * owner of credentials). The key is read from the terminal without echo, or from stdin when it is
+ * owner of credentials) — the running Bastion's when one owns the home, else one of its own. The key is read from the terminal without echo, or from stdin when it is
  * piped; it never appears in argv, the environment or any output.
  */
 import { parseArgs } from 'node:util';
-import { SECRETS_MAX_KEY_CHARS, type WireError } from '@bastion/protocol';
-import { resolveUserDataPath, startBastionHost } from '@bastion/host';
+import { SECRETS_MAX_KEY_CHARS, SECRETS_STORE_ATTEMPTS, type WireError } from '@bastion/protocol';
+import {
+  askRunningHost,
+  holderStatusSchema,
+  HomeInUseError,
+  resolveUserDataPath,
+  secretsAnswerSchema,
+  startBastionHost,
+} from '@bastion/host';
 import { UsageError } from '../usage.js';
 
 /** Read a line from the TTY with echo off (raw mode), or all of piped stdin. */
@@ -65,18 +72,52 @@ export async function secretsCommand(argv: string[]): Promise<number> {
     throw new UsageError('usage: bastion secrets set PROVIDER');
   const key = await readSecret(`API key for ${provider} (input hidden): `);
   if (key.length === 0) throw new UsageError('no key given');
-  const host = await startBastionHost({ userData: resolveUserDataPath(parsed.values.home) });
-  try {
-    const answer = await host.client.request<Partial<WireError>>('POST', '/secrets/set', { provider, key });
-    if (answer.status !== 200) {
-      process.stderr.write(
-        `bastion: could not store the key: ${answer.body.code ?? answer.status}: ${answer.body.message ?? ''}\n`,
-      );
-      return answer.body.code === 'SECRETS_PROVIDER_UNKNOWN' || answer.body.code === 'SECRETS_BAD_REQUEST' ? 2 : 1;
+  const userData = resolveUserDataPath(parsed.values.home);
+  const answer = await storeKey(userData, provider, key);
+  if (answer.status !== 200) {
+    process.stderr.write(
+      `bastion: could not store the key: ${answer.code ?? answer.status}: ${answer.message ?? ''}\n`,
+    );
+    return answer.code === 'SECRETS_PROVIDER_UNKNOWN' || answer.code === 'SECRETS_BAD_REQUEST' ? 2 : 1;
+  }
+  process.stderr.write(
+    `bastion: stored the key for ${provider} in auth.json (mode 0600)${answer.via === undefined ? '' : ` through the running Bastion (pid ${answer.via})`}\n`,
+  );
+  return 0;
+}
+
+interface StoreAnswer {
+  status: number;
+  code?: string | undefined;
+  message?: string | undefined;
+  /** The pid of the running host the key went through, if one owned the home. */
+  via?: number;
+}
+
+/**
+ * Store the key through the Bastion that owns the home, if one runs (its sidecar is the only
+ * writer of auth.json), else through a host of our own; a host that stops meanwhile is retried.
+ */
+async function storeKey(userData: string, provider: string, key: string): Promise<StoreAnswer> {
+  for (let attempt = 1; ; attempt++) {
+    const holder = await askRunningHost(userData, { op: 'status' }, holderStatusSchema);
+    if (holder) {
+      const through = await askRunningHost(userData, { op: 'secrets.set', provider, key }, secretsAnswerSchema);
+      if (through) return { status: through.status, code: through.code, message: through.message, via: holder.pid };
+      continue;
     }
-    process.stderr.write(`bastion: stored the key for ${provider} in auth.json (mode 0600)\n`);
-    return 0;
-  } finally {
-    await host.stop();
+    let host;
+    try {
+      host = await startBastionHost({ command: 'secrets', userData });
+    } catch (error) {
+      if (error instanceof HomeInUseError && attempt < SECRETS_STORE_ATTEMPTS) continue;
+      throw error;
+    }
+    try {
+      const answer = await host.client.request<Partial<WireError>>('POST', '/secrets/set', { provider, key });
+      return { status: answer.status, code: answer.body.code, message: answer.body.message };
+    } finally {
+      await host.stop();
+    }
   }
 }

@@ -8,6 +8,7 @@ import {
   type BastionHost,
 } from '@bastion/host';
 import { checkEndpointFlags, ensureEndpointDefined } from '../endpoint-consent.js';
+import { homeFlag, reportHomeInUse } from '../home-in-use.js';
 import { createOutput } from '../output.js';
 import { UsageError } from '../usage.js';
 import { enterWorkspace } from '../workspace.js';
@@ -37,18 +38,26 @@ export async function startCommand(argv: string[]): Promise<number> {
   const out = createOutput(values.json);
   const userData = resolveUserDataPath(values.home);
   const workspace = enterWorkspace(values.workspace);
-  const host = await startBastionHost({
-    userData,
-    workspaces: [workspace],
-    verbose: values.verbose,
-    allowEndpoints,
-    // Consent beyond --allow-endpoint (an endpoint or workspace the UI asks for) is asked on this terminal, if there is one.
-    confirmer: createHostConfirmer({
-      allowedEndpoints: allowEndpoints,
-      terminal: { input: process.stdin, output: process.stderr },
-    }),
-    unsandboxedShell: values['unsandboxed-shell'],
-  });
+  let host: BastionHost;
+  try {
+    host = await startBastionHost({
+      command: 'start',
+      userData,
+      workspaces: [workspace],
+      verbose: values.verbose,
+      allowEndpoints,
+      // Consent beyond --allow-endpoint (an endpoint or workspace the UI asks for) is asked on this terminal, if there is one.
+      confirmer: createHostConfirmer({
+        allowedEndpoints: allowEndpoints,
+        terminal: { input: process.stdin, output: process.stderr },
+      }),
+      unsandboxedShell: values['unsandboxed-shell'],
+    });
+  } catch (error) {
+    const code = reportHomeInUse(error, `open its UI with: bastion open${homeFlag(values.home)}`);
+    if (code === undefined) throw error;
+    return code;
+  }
   reportSandboxPosture(host, values['unsandboxed-shell']);
   for (const url of allowEndpoints) {
     const { id } = await ensureEndpointDefined(host, url);

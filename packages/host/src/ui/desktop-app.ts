@@ -110,7 +110,7 @@ export class DesktopApp {
         noticePage(
           nonce,
           'This launch link is no longer valid',
-          'Launch links work once and for 60 seconds. Run bastion start again to get a new one.',
+          'Launch links work once and for 60 seconds. Run bastion open in the terminal for a new one.',
         ),
       );
     }

@@ -3,7 +3,7 @@
  * dead after 60 s or its first use, whichever comes first. Only its SHA-256 digest is kept, so
  * the lookup never compares the secret itself. Does not catch a local process that reads the
  * URL from the terminal or the browser's command line within those 60 s and uses it first; the
- * browser that loses the race then sees the "run bastion start again" page.
+ * browser that loses the race then sees the "run bastion open for a new one" page.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { UI_LAUNCH_TICKET_BYTES, UI_LAUNCH_TICKET_TTL_MS, UI_MAX_LAUNCH_TICKETS } from '@bastion/protocol';

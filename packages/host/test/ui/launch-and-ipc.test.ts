@@ -1,7 +1,7 @@
 /// <reference lib="dom" />
 /**
  * SEC-004 launch ticket and guarded host IPC, through the real UI server: a ticket works once
- * (replayed, unknown or doubled tickets get the "run bastion start again" page and no cookie);
+ * (replayed, unknown or doubled tickets get the "run bastion open for a new one" page and no cookie);
  * host IPC refuses a missing cookie, a wrong Origin, a Referer outside /desktop or from a page
  * not allowed the channel, an unlisted channel and a wrong method — each with its code, and the
  * channel handler never runs. Every registered channel is a guarded() one and refuses the lot.
@@ -86,7 +86,7 @@ describe('launch ticket', () => {
     const replay = await launch(ticket);
     expect(replay.status).toBe(403);
     expect(replay.headers['set-cookie']).toBeUndefined();
-    expect(replay.body).toContain('Run bastion start again');
+    expect(replay.body).toContain('Run bastion open in the terminal for a new one');
   });
 
   it('refuses an unknown ticket, two tickets at once and no ticket, with no cookie', async () => {
@@ -114,7 +114,7 @@ describe('launch ticket', () => {
     const thief = await second.newPage();
     const replay = await thief.goto(url);
     expect(replay?.status()).toBe(403);
-    expect(await thief.textContent('body')).toContain('Run bastion start again');
+    expect(await thief.textContent('body')).toContain('Run bastion open in the terminal for a new one');
     const app = await thief.goto(`${host.uiOrigin}/desktop/`);
     expect(app?.status()).toBe(401);
     expect(await thief.evaluate(() => 'bastion' in window)).toBe(false);

@@ -1,0 +1,180 @@
+/**
+ * One Bastion a home (SEC-004), as real CLI processes: a second `start` is refused naming the
+ * holder, `run` refuses, `secrets set` and `open` go through the running host's control socket,
+ * and a SIGKILLed holder's lock and socket do not block the next start.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
+import { afterEach, describe, expect, it } from 'vitest';
+import { isAlive, waitFor } from '../../host/test/support/processes.js';
+import { makeTempDir } from '../../host/test/support/temp-host.js';
+
+const CLI = fileURLToPath(new URL('../dist/main.js', import.meta.url));
+
+interface ReadyLine {
+  ui: string;
+  pid: { host: number; sidecar: number };
+}
+
+const started: ChildProcess[] = [];
+afterEach(async () => {
+  for (const child of started.splice(0)) {
+    if (child.exitCode !== null || child.signalCode !== null) continue;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGTERM');
+    await exited;
+  }
+});
+
+function makeHome(): { home: string; workspace: string } {
+  const root = makeTempDir();
+  const workspace = join(root, 'ws');
+  mkdirSync(workspace);
+  return { home: join(root, 'home'), workspace };
+}
+
+function startHolder(home: string, workspace: string): { child: ChildProcess; ready: Promise<ReadyLine> } {
+  const child = spawn(
+    process.execPath,
+    [CLI, 'start', '--json', '--no-open', '--home', home, '--workspace', workspace],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  started.push(child);
+  const ready = new Promise<ReadyLine>((resolve, reject) => {
+    createInterface({ input: child.stdout }).once('line', (line) => resolve(JSON.parse(line) as ReadyLine));
+    child.once('exit', () => reject(new Error('the holder exited before ready')));
+  });
+  return { child, ready };
+}
+
+function cli(args: string[], stdin = ''): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [CLI, ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  child.stdin.end(stdin);
+  return new Promise((resolve) => child.once('close', (code) => resolve({ code, stdout, stderr })));
+}
+
+function hostLogEvents(home: string, event: string): number {
+  return readFileSync(join(home, 'logs', 'host.log'), 'utf8')
+    .split('\n')
+    .filter((line) => line.includes(`"event":"${event}"`)).length;
+}
+
+function sessionCount(home: string): number {
+  const db = new Database(join(home, 'sessions.db'), { readonly: true });
+  try {
+    return (db.prepare('SELECT count(*) AS n FROM sessions').get() as { n: number }).n;
+  } finally {
+    db.close();
+  }
+}
+
+describe('one Bastion a home', () => {
+  it('refuses a second start on the same home with exit 2, naming the holder (pid, UI) and `bastion open`, and starts no second host', async () => {
+    const { home, workspace } = makeHome();
+    const holder = startHolder(home, workspace);
+    const line = await holder.ready;
+    const second = await cli(['start', '--no-open', '--home', home, '--workspace', workspace]);
+    expect(second.code).toBe(2);
+    expect(second.stderr).toContain(`pid ${line.pid.host}`);
+    expect(second.stderr).toContain(line.ui);
+    expect(second.stderr).toContain(`bastion open --home ${home}`);
+    expect(second.stdout).not.toContain('Bastion is running');
+    // The holder is untouched: one host and one sidecar ever started on this home, and it still serves.
+    expect(hostLogEvents(home, 'host.ready')).toBe(1);
+    expect(hostLogEvents(home, 'runs.interrupted')).toBe(0);
+    expect(isAlive(line.pid.sidecar)).toBe(true);
+  });
+
+  it('bastion open prints a fresh single-use launch link from the running host; it works once', async () => {
+    const { home, workspace } = makeHome();
+    const holder = startHolder(home, workspace);
+    const line = await holder.ready;
+    const opened = await cli(['open', '--json', '--home', home]);
+    expect(opened.code).toBe(0);
+    const { launch } = JSON.parse(opened.stdout) as { launch: string };
+    expect(launch.startsWith(`${new URL(line.ui).origin}/desktop/launch?ticket=`)).toBe(true);
+    const first = await fetch(launch, { redirect: 'manual' });
+    expect(first.status).toBe(303);
+    expect(first.headers.get('set-cookie')).toBeTruthy();
+    const replay = await fetch(launch, { redirect: 'manual' });
+    expect(replay.status).toBe(403);
+    expect(replay.headers.get('set-cookie')).toBeNull();
+  });
+
+  it('bastion open without a running host exits 1 and says how to start one', async () => {
+    const { home } = makeHome();
+    const opened = await cli(['open', '--home', home]);
+    expect(opened.code).toBe(1);
+    expect(opened.stderr).toContain(`no Bastion is running on ${home}`);
+    expect(opened.stderr).toContain('bastion start');
+  });
+
+  it('bastion run while a host owns the home refuses with exit 2 and creates no session behind its back', async () => {
+    const { home, workspace } = makeHome();
+    const holder = startHolder(home, workspace);
+    const line = await holder.ready;
+    const run = await cli(['run', '--provider', 'demo', '--home', home, '--workspace', workspace, 'hello']);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(`pid ${line.pid.host}`);
+    expect(run.stderr).toContain('nothing was run');
+    expect(sessionCount(home)).toBe(0);
+    expect(hostLogEvents(home, 'host.ready')).toBe(1);
+  });
+
+  it('bastion secrets set while a host runs stores every key through that host, concurrently, none lost', async () => {
+    const { home, workspace } = makeHome();
+    const holder = startHolder(home, workspace);
+    const line = await holder.ready;
+    const providers = ['openai', 'anthropic', 'openrouter'];
+    const results = await Promise.all(
+      providers.map((provider) => cli(['secrets', 'set', provider, '--home', home], `key-for-${provider}\n`)),
+    );
+    for (const result of results) {
+      expect(result.code).toBe(0);
+      expect(result.stderr).toContain(`through the running Bastion (pid ${line.pid.host})`);
+    }
+    const auth = JSON.parse(readFileSync(join(home, 'auth.json'), 'utf8')) as {
+      entries: Record<string, { key: string }>;
+    };
+    for (const provider of providers) expect(auth.entries[provider]?.key).toBe(`key-for-${provider}`);
+    expect(hostLogEvents(home, 'host.ready')).toBe(1);
+  });
+
+  it('concurrent bastion secrets set with no host running lose no key (one owns the home, the others go through it)', async () => {
+    const { home } = makeHome();
+    const providers = ['openai', 'anthropic', 'openrouter'];
+    const results = await Promise.all(
+      providers.map((provider) => cli(['secrets', 'set', provider, '--home', home], `key-for-${provider}\n`)),
+    );
+    for (const result of results) expect(result.code, result.stderr).toBe(0);
+    const auth = JSON.parse(readFileSync(join(home, 'auth.json'), 'utf8')) as {
+      entries: Record<string, { key: string }>;
+    };
+    for (const provider of providers) expect(auth.entries[provider]?.key).toBe(`key-for-${provider}`);
+  });
+
+  it('a SIGKILLed holder leaves no lock that blocks the next start: its dead socket is replaced', async () => {
+    const { home, workspace } = makeHome();
+    const first = startHolder(home, workspace);
+    const line = await first.ready;
+    first.child.kill('SIGKILL');
+    await waitFor(() => !isAlive(line.pid.host), 5_000, 'the holder to die');
+    expect(existsSync(join(home, 'host.sock'))).toBe(true);
+    const next = startHolder(home, workspace);
+    const nextLine = await next.ready;
+    expect(nextLine.pid.host).not.toBe(line.pid.host);
+    const opened = await cli(['open', '--json', '--home', home]);
+    expect(opened.code).toBe(0);
+    expect((JSON.parse(opened.stdout) as { launch: string }).launch.startsWith(new URL(nextLine.ui).origin)).toBe(true);
+  });
+});

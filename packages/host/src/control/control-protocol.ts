@@ -1,0 +1,44 @@
+/**
+ * The host control socket's wire contract: one JSON request line, one JSON answer line, then the
+ * connection closes. Requests are strict schemas; answers are `{ ok: true, … }` or a wire error.
+ */
+import { z } from 'zod';
+import { SECRETS_MAX_KEY_CHARS } from '@bastion/protocol';
+
+export const CONTROL_SOCKET_FILE = 'host.sock';
+
+export const controlRequestSchema = z.discriminatedUnion('op', [
+  z.strictObject({ op: z.literal('status') }),
+  z.strictObject({ op: z.literal('open') }),
+  z.strictObject({
+    op: z.literal('secrets.set'),
+    provider: z.string().min(1).max(128),
+    key: z.string().min(1).max(SECRETS_MAX_KEY_CHARS),
+  }),
+]);
+export type ControlRequest = z.infer<typeof controlRequestSchema>;
+
+/** Who holds the home: told to a second process so it can say how to reach the running host. */
+export const holderStatusSchema = z.strictObject({
+  ok: z.literal(true),
+  pid: z.number().int().positive(),
+  /** The command the holder runs (`start`, `run`, `secrets`). */
+  command: z.string().max(32),
+  ui: z.string().max(256),
+});
+export type HolderStatus = z.infer<typeof holderStatusSchema>;
+
+export const launchAnswerSchema = z.strictObject({ ok: z.literal(true), launch: z.string().max(512) });
+
+export const secretsAnswerSchema = z.strictObject({
+  ok: z.literal(true),
+  status: z.number().int(),
+  code: z.string().max(64).optional(),
+  message: z.string().max(1024).optional(),
+});
+
+export const controlFailureSchema = z.strictObject({
+  ok: z.literal(false),
+  code: z.string().max(64),
+  message: z.string().max(1024),
+});

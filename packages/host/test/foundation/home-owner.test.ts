@@ -1,0 +1,79 @@
+/**
+ * SEC-004 one host a home, in process: the home lock refuses a second host (naming the holder)
+ * before it touches anything, is free again after stop, and the control socket is 0600 and
+ * answers only well-formed, bounded requests.
+ */
+import { statSync } from 'node:fs';
+import { connect } from 'node:net';
+import { join } from 'node:path';
+import { CONTROL_MAX_REQUEST_BYTES } from '@bastion/protocol';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startBastionHost, type BastionHost } from '../../src/bastion-host.js';
+import { HomeInUseError } from '../../src/control/home-lock.js';
+import { makeTempDir, startTempHost, type TempHost } from '../support/temp-host.js';
+
+let host: TempHost | undefined;
+let second: BastionHost | undefined;
+afterEach(async () => {
+  await second?.stop();
+  await host?.stop();
+  host = second = undefined;
+});
+
+function rawControl(path: string, payload: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(path);
+    let answer = '';
+    socket.setEncoding('utf8').on('data', (chunk: string) => (answer += chunk));
+    socket.on('connect', () => socket.write(payload));
+    socket.on('end', () => resolve(answer));
+    socket.on('error', reject);
+  });
+}
+
+describe('home lock and control socket (real host)', () => {
+  it('refuses a second host on the same home with HOME_IN_USE naming the holder, and the holder keeps serving', async () => {
+    host = await startTempHost({ command: 'start' });
+    const userData = join(host.root, 'home');
+    const refused = await startBastionHost({ userData, stderr: 'none' }).then(
+      (started) => {
+        second = started;
+        return undefined;
+      },
+      (error: unknown) => error,
+    );
+    expect(refused).toBeInstanceOf(HomeInUseError);
+    expect((refused as HomeInUseError).code).toBe('HOME_IN_USE');
+    expect((refused as HomeInUseError).holder).toEqual({
+      ok: true,
+      pid: process.pid,
+      command: 'start',
+      ui: `${host.uiOrigin}/desktop/`,
+    });
+    expect(host.records.filter((record) => record.event === 'host.ready')).toHaveLength(1);
+    expect((await host.client.request('POST', '/handshake')).status).toBe(200);
+  });
+
+  it('frees the home on stop: the next host on it starts', async () => {
+    const userData = join(makeTempDir(), 'home');
+    const first = await startBastionHost({ userData, stderr: 'none' });
+    await first.stop();
+    second = await startBastionHost({ userData, stderr: 'none' });
+    expect((await second.client.request('POST', '/handshake')).status).toBe(200);
+  });
+
+  it('binds the control socket 0600 and answers malformed and oversized requests with coded errors', async () => {
+    host = await startTempHost();
+    const path = join(host.root, 'home', 'host.sock');
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+    expect(JSON.parse(await rawControl(path, 'not json\n'))).toMatchObject({ ok: false, code: 'CONTROL_BAD_REQUEST' });
+    expect(JSON.parse(await rawControl(path, '{"op":"status","extra":1}\n'))).toMatchObject({
+      ok: false,
+      code: 'CONTROL_BAD_REQUEST',
+    });
+    expect(JSON.parse(await rawControl(path, 'x'.repeat(CONTROL_MAX_REQUEST_BYTES + 10)))).toMatchObject({
+      ok: false,
+      code: 'CONTROL_REQUEST_TOO_LARGE',
+    });
+  });
+});
