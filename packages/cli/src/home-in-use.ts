@@ -1,12 +1,19 @@
 /** What a command says when another Bastion owns the home: who holds it and how to reach it. Exit 2. */
-import { HomeInUseError } from '@bastion/host';
+import { HomeInUseError, startBastionHost, type BastionHost, type BastionHostOptions } from '@bastion/host';
 
-/** Print the holder and `next` (what to do instead); the exit code, or undefined for another error. */
-export function reportHomeInUse(error: unknown, next: string): number | undefined {
-  if (!(error instanceof HomeInUseError)) return undefined;
-  process.stderr.write(`bastion: ${error.message}\n`);
-  process.stderr.write(`bastion: ${next}\n`);
-  return 2;
+/**
+ * Start a host that owns the home; when another Bastion owns it, print the holder and `next` (what
+ * to do instead) and resolve undefined — the command then exits 2.
+ */
+export async function startOwningHost(options: BastionHostOptions, next: string): Promise<BastionHost | undefined> {
+  try {
+    return await startBastionHost(options);
+  } catch (error) {
+    if (!(error instanceof HomeInUseError)) throw error;
+    process.stderr.write(`bastion: ${error.message}\n`);
+    process.stderr.write(`bastion: ${next}\n`);
+    return undefined;
+  }
 }
 
 /** `--home DIR` as the user should type it again, or nothing for the default home. */

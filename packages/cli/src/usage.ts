@@ -1,6 +1,17 @@
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+
 /** A command-line mistake: printed with the usage text, exit code 2. */
 export class UsageError extends Error {
   override readonly name = 'UsageError';
+}
+
+/** `parseArgs`, with a bad flag or value as a UsageError. */
+export function parseCommandLine<T extends ParseArgsConfig>(config: T): ReturnType<typeof parseArgs<T>> {
+  try {
+    return parseArgs(config);
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
 }
 
 export const USAGE = `Usage:

@@ -378,8 +378,11 @@ export const POLICY_MAX_PENDING_CHECKS = 64;
 export const CONTROL_MAX_REQUEST_BYTES = 16 * KiB;
 /** A control connection must finish its request and read its answer within this time. */
 export const CONTROL_CONNECTION_TIMEOUT_MS = 10_000;
-/** `bastion secrets set`: rounds of "through the holder, else a host of its own" before a home that stays taken is an error. */
-export const SECRETS_STORE_ATTEMPTS = 3;
+/**
+ * `bastion secrets set`: how long it keeps trying "through the holder, else a host of its own"
+ * while the home is held by hosts that are starting or stopping (concurrent `run`/`secrets set`).
+ */
+export const SECRETS_STORE_WAIT_MS = 30_000;
 /** How long a second process waits for the lock holder's control socket to answer (the holder may still be starting). */
 export const CONTROL_HOLDER_WAIT_MS = 3_000;
 /**

@@ -3,27 +3,19 @@
  * Bastion running on that home, through its 0600 control socket — reopen a closed tab without
  * restarting. It opens the system browser when there is one, else prints the link.
  */
-import { parseArgs } from 'node:util';
 import { askRunningHost, launchAnswerSchema, openSystemBrowser, resolveUserDataPath } from '@bastion/host';
 import { homeFlag } from '../home-in-use.js';
-import { UsageError } from '../usage.js';
+import { parseCommandLine } from '../usage.js';
 
 export async function openCommand(argv: string[]): Promise<number> {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      strict: true,
-      allowPositionals: false,
-      options: {
-        home: { type: 'string' },
-        'no-open': { type: 'boolean', default: false },
-        json: { type: 'boolean', default: false },
-      },
-    }));
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
+  const { values } = parseCommandLine({
+    args: argv,
+    options: {
+      home: { type: 'string' },
+      'no-open': { type: 'boolean', default: false },
+      json: { type: 'boolean', default: false },
+    },
+  });
   const userData = resolveUserDataPath(values.home);
   const answer = await askRunningHost(userData, { op: 'open' }, launchAnswerSchema);
   if (!answer) {

@@ -22,14 +22,13 @@ import {
   quoteArgv,
   resolveUserDataPath,
   shellWord,
-  startBastionHost,
   terminalJson,
   terminalLine,
   terminalText,
   type BastionHost,
 } from '@bastion/host';
 import { checkEndpointFlags, ensureEndpointDefined, removeEndpoint } from '../endpoint-consent.js';
-import { homeFlag, reportHomeInUse } from '../home-in-use.js';
+import { homeFlag, startOwningHost } from '../home-in-use.js';
 import { UsageError } from '../usage.js';
 import { enterWorkspace } from '../workspace.js';
 
@@ -290,22 +289,16 @@ export async function runCommand(argv: string[]): Promise<number> {
   let options = parseRunArgs(argv);
   const userData = resolveUserDataPath(options.home);
   const workspace = enterWorkspace(options.workspace);
-  let host: BastionHost;
-  try {
-    host = await startBastionHost({
+  const host = await startOwningHost(
+    {
       command: 'run',
       userData,
       workspaces: [workspace],
       ...(options.endpoint === undefined ? {} : { allowEndpoints: [options.endpoint] }),
-    });
-  } catch (error) {
-    const code = reportHomeInUse(
-      error,
-      `nothing was run; give the prompt in its UI (bastion open${homeFlag(options.home)}), or wait for it to stop, or use another --home`,
-    );
-    if (code === undefined) throw error;
-    return code;
-  }
+    },
+    `nothing was run; give the prompt in its UI (bastion open${homeFlag(options.home)}), or wait for it to stop, or use another --home`,
+  );
+  if (!host) return 2;
   let transient: string | undefined;
   try {
     if (options.endpoint !== undefined) {

@@ -4,7 +4,7 @@
  * piped; it never appears in argv, the environment or any output.
  */
 import { parseArgs } from 'node:util';
-import { SECRETS_MAX_KEY_CHARS, SECRETS_STORE_ATTEMPTS, type WireError } from '@bastion/protocol';
+import { SECRETS_MAX_KEY_CHARS, SECRETS_STORE_WAIT_MS, type WireError } from '@bastion/protocol';
 import {
   askRunningHost,
   holderStatusSchema,
@@ -99,7 +99,8 @@ interface StoreAnswer {
  * writer of auth.json), else through a host of our own; a host that stops meanwhile is retried.
  */
 async function storeKey(userData: string, provider: string, key: string): Promise<StoreAnswer> {
-  for (let attempt = 1; ; attempt++) {
+  const deadline = Date.now() + SECRETS_STORE_WAIT_MS;
+  for (;;) {
     const holder = await askRunningHost(userData, { op: 'status' }, holderStatusSchema);
     if (holder) {
       const through = await askRunningHost(userData, { op: 'secrets.set', provider, key }, secretsAnswerSchema);
@@ -110,7 +111,8 @@ async function storeKey(userData: string, provider: string, key: string): Promis
     try {
       host = await startBastionHost({ command: 'secrets', userData });
     } catch (error) {
-      if (error instanceof HomeInUseError && attempt < SECRETS_STORE_ATTEMPTS) continue;
+      // Taken by a host that is starting or stopping (another `run` or `secrets set`): ask again.
+      if (error instanceof HomeInUseError && Date.now() < deadline) continue;
       throw error;
     }
     try {

@@ -3,12 +3,11 @@ import {
   createHostConfirmer,
   openSystemBrowser,
   resolveUserDataPath,
-  startBastionHost,
   terminalLine,
   type BastionHost,
 } from '@bastion/host';
 import { checkEndpointFlags, ensureEndpointDefined } from '../endpoint-consent.js';
-import { homeFlag, reportHomeInUse } from '../home-in-use.js';
+import { homeFlag, startOwningHost } from '../home-in-use.js';
 import { createOutput } from '../output.js';
 import { UsageError } from '../usage.js';
 import { enterWorkspace } from '../workspace.js';
@@ -38,9 +37,8 @@ export async function startCommand(argv: string[]): Promise<number> {
   const out = createOutput(values.json);
   const userData = resolveUserDataPath(values.home);
   const workspace = enterWorkspace(values.workspace);
-  let host: BastionHost;
-  try {
-    host = await startBastionHost({
+  const host = await startOwningHost(
+    {
       command: 'start',
       userData,
       workspaces: [workspace],
@@ -52,12 +50,10 @@ export async function startCommand(argv: string[]): Promise<number> {
         terminal: { input: process.stdin, output: process.stderr },
       }),
       unsandboxedShell: values['unsandboxed-shell'],
-    });
-  } catch (error) {
-    const code = reportHomeInUse(error, `open its UI with: bastion open${homeFlag(values.home)}`);
-    if (code === undefined) throw error;
-    return code;
-  }
+    },
+    `open its UI with: bastion open${homeFlag(values.home)}`,
+  );
+  if (!host) return 2;
   reportSandboxPosture(host, values['unsandboxed-shell']);
   for (const url of allowEndpoints) {
     const { id } = await ensureEndpointDefined(host, url);
