@@ -64,7 +64,8 @@ export const sidecarStartBenchmark: Benchmark = {
       mkdirSync(home);
       const sandboxed = createSrtSidecarLauncher({
         session,
-        policy: () => buildSidecarSandboxPolicy({ home, userData, workspaces: [], privateTemp: temp.path }),
+        policy: () =>
+          buildSidecarSandboxPolicy({ home, userData, workspaces: [], privateTemp: temp.path, homeReads: [] }),
         home,
         privateTemp: temp.path,
       });

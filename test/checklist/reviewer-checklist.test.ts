@@ -25,7 +25,7 @@ describe('checklist 4: the outer sandbox policy stays intact', () => {
   const userData = join(home, 'userdata');
   const workspace = makeTempDir('bastion-checklist-ws-');
   const privateTemp = makeTempDir('bastion-checklist-tmp-');
-  const policy = buildSidecarSandboxPolicy({ home, userData, workspaces: [workspace], privateTemp });
+  const policy = buildSidecarSandboxPolicy({ home, userData, workspaces: [workspace], privateTemp, homeReads: [] });
 
   it('keeps direct egress empty and strict, with no local binding and no Unix sockets', () => {
     expect(policy.network.allowedDomains).toEqual([]);
@@ -34,7 +34,8 @@ describe('checklist 4: the outer sandbox policy stays intact', () => {
     expect(policy.network.allowAllUnixSockets).toBe(false);
   });
 
-  it('denies every HOME secret for reading and writing', () => {
+  it('denies reading HOME as a whole, and every HOME secret for reading and writing', () => {
+    expect(policy.filesystem.denyRead).toContain(home);
     for (const relative of SPEC_NAMED_HOME_DENIES) {
       expect(policy.filesystem.denyRead).toContain(join(home, relative));
       expect(policy.filesystem.denyWrite).toContain(join(home, relative));

@@ -23,6 +23,7 @@ export const ATTACK_CLASSES = [
   'fs-race',
   'policy-bypass',
   'secret-egress',
+  'home-read',
 ] as const;
 export type AttackClass = (typeof ATTACK_CLASSES)[number];
 

@@ -49,8 +49,41 @@ describe('bastion doctor', () => {
       sandbox: { available: true, missing: [] },
       home: { path: join(root, 'data'), safe: true },
       posture: { sandbox: 'srt', shell: true },
+      homeReads: { home: expect.any(String), allow: expect.any(Array), hiddenOnPath: expect.any(Array) },
     });
     expect(code).toBe(0);
+  });
+
+  it('shows the HOME read allowlist: each entry with its source and presence, a BASTION_HOME_READ_ALLOW entry that re-opens a secret REFUSED, and PATH dirs under HOME the sandbox hides', () => {
+    const home = tempRoot();
+    mkdirSync(join(home, '.cargo', 'bin'), { recursive: true });
+    mkdirSync(join(home, '.sdkman'));
+    const env = {
+      ...process.env,
+      HOME: home,
+      BASTION_HOME_READ_ALLOW: '.sdkman:.ssh',
+      PATH: `${join(home, '.cargo', 'bin')}:${join(home, 'tools', 'bin')}:${process.env.PATH ?? ''}`,
+    };
+    const { report } = doctor(['--json', '--home', join(home, 'data')], env);
+    const homeReads = report.homeReads as { allow: Record<string, unknown>[]; hiddenOnPath: string[] };
+    expect(homeReads.allow).toEqual(
+      expect.arrayContaining([
+        { path: join(home, '.cargo', 'bin'), source: 'default', exists: true },
+        { path: join(home, '.nvm'), source: 'default', exists: false },
+        { path: join(home, '.sdkman'), source: 'BASTION_HOME_READ_ALLOW', exists: true },
+        {
+          path: join(home, '.ssh'),
+          source: 'BASTION_HOME_READ_ALLOW',
+          exists: false,
+          refused: `re-opens the HOME secret "${join(home, '.ssh')}"`,
+        },
+      ]),
+    );
+    expect(homeReads.hiddenOnPath).toEqual([join(home, 'tools', 'bin')]);
+    const text = doctor(['--home', join(home, 'data')], env).stdout;
+    expect(text).toMatch(/~\/\.cargo\/bin +default +present/);
+    expect(text).toMatch(/~\/\.ssh +BASTION_HOME_READ_ALLOW +REFUSED: re-opens the HOME secret/);
+    expect(text).toContain('on PATH but hidden in the sandbox: ~/tools/bin');
   });
 
   it('with bubblewrap hidden from PATH, reports it missing, the posture without shell, and exits 1', () => {

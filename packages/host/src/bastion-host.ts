@@ -17,7 +17,7 @@ import { checkSandboxAvailability, decideSandboxPosture, type SandboxPosture } f
 import { buildSidecarSandboxPolicy } from './sandbox/sidecar-sandbox-policy.js';
 import { acquireSrtSession, type SrtSession } from './sandbox/srt-session.js';
 import { createSrtSidecarLauncher } from './sandbox/srt-sidecar-launcher.js';
-import { watchHomeSecrets } from './sandbox/home-secret-watch.js';
+import { homeReadPaths } from './sandbox/home-read-allowlist.js';
 import { CommandExecutor } from './commands/command-executor.js';
 import { attachPolicyChecks } from './policy/policy-checks.js';
 import { PolicyStore } from './policy/policy-store.js';
@@ -148,8 +148,15 @@ async function composeHost(
   }
   let srt: { session: SrtSession; temp: PrivateTempDir } | undefined;
   let launcher = options.launcher ?? plainLauncher;
+  const daemonEntry = resolveDaemonEntry();
   const sidecarPolicy = (roots: readonly string[]) =>
-    buildSidecarSandboxPolicy({ home, userData, workspaces: roots, privateTemp: srt?.temp.path ?? '' });
+    buildSidecarSandboxPolicy({
+      home,
+      userData,
+      workspaces: roots,
+      privateTemp: srt?.temp.path ?? '',
+      homeReads: homeReadPaths({ home, daemonEntry }),
+    });
   if (posture?.capabilities.sandbox === 'srt') {
     const temp = createPrivateTempDir();
     const session = await acquireSrtSession().catch((error: unknown) => {
@@ -177,7 +184,7 @@ async function composeHost(
   const port = await socketHost.listen();
 
   const supervisor = new SidecarSupervisor({
-    entry: resolveDaemonEntry(),
+    entry: daemonEntry,
     launcher,
     socketHost,
     log,
@@ -263,12 +270,6 @@ async function composeHost(
     throw error;
   });
   log.info('host.ready', { port, sandbox: capabilities.sandbox, shell: capabilities.shell });
-  // A HOME secret created or replaced after the wrap is not denied by it: respawn under a new wrap.
-  const secretWatch = srt
-    ? watchHomeSecrets(home, () => {
-        supervisor.restart('home-secret-changed').catch(() => log.warn('sidecar.respawn-failed'));
-      })
-    : undefined;
 
   let stopped: Promise<void> | undefined;
   const host: BastionHost = {
@@ -312,7 +313,6 @@ async function composeHost(
     stop() {
       stopped ??= (async () => {
         await control?.close();
-        secretWatch?.close();
         await chatgpt.close();
         await supervisor.stop();
         await Promise.all([socketHost.close(), ui.close(), dispatcher.close()]);

@@ -6,6 +6,12 @@ export * from './consent/host-confirmer.js';
 export * from './network/network-authority.js';
 export * from './network/route-posture.js';
 export * from './sandbox/sandbox-posture.js';
+export {
+  HOME_READ_ALLOW_ENV,
+  hiddenPathEntries,
+  listHomeReads,
+  type HomeReadEntry,
+} from './sandbox/home-read-allowlist.js';
 export * from './supervisor/daemon-socket-host.js';
 export * from './supervisor/sidecar-launcher.js';
 export * from './supervisor/sidecar-supervisor.js';

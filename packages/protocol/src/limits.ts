@@ -41,8 +41,6 @@ export const SIDECAR_SHUTDOWN_GRACE_MS = 2_000;
  * gets SIDECAR_RESPAWN_FAILED instead of waiting for a sidecar that will not come.
  */
 export const SIDECAR_RESPAWN_MAX_ATTEMPTS = 5;
-/** A HOME secret created or replaced while the sidecar runs: respawn after this quiet time (one respawn per burst). */
-export const HOME_SECRET_RESTART_DEBOUNCE_MS = 200;
 
 /** Daemon socket host. */
 /** Accepted sockets waiting for transfer; beyond this they are closed. */
@@ -131,6 +129,10 @@ export const COMMAND_MAX_CONCURRENT = 4;
 export const COMMAND_MAX_QUEUED = 32;
 /** Between SIGTERM and SIGKILL of a command's process group. */
 export const COMMAND_KILL_GRACE_MS = 2_000;
+/** Longest git user.name / user.email the host passes to commands (HOME's gitconfig is unreadable to them). */
+export const GIT_IDENTITY_MAX_CHARS = 256;
+/** How long the host waits for `git config --global --get` when it reads that identity. */
+export const GIT_IDENTITY_READ_TIMEOUT_MS = 5_000;
 
 /** Workspaces and file tools (daemon `src/workspaces/`, `src/tools/`). */
 /** Longest workspace-relative path a route or tool accepts. */

@@ -2,17 +2,25 @@
  * `bastion doctor [--json] [--home DIR]`: what `bastion start` would run with on this machine —
  * platform, Node, whether the outer sandbox (srt) is available and which system packages are
  * missing with the command that installs them, whether userData's permissions are safe, and the
- * resulting posture. Exit 0 only when the full posture (sandbox srt, shell on) is available and
+ * resulting posture, and the HOME read allowlist: what under HOME sandboxed commands and the
+ * sidecar may read (everything else there is hidden), with each entry's source and whether it
+ * exists, entries refused, and PATH directories under HOME the sandbox cannot see. Exit 0 only when the full posture (sandbox srt, shell on) is available and
  * userData is safe; 1 otherwise. It reads and never creates or changes anything.
  */
 import { lstatSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import {
   checkSandboxAvailability,
   decideSandboxPosture,
   findLooseUserDataEntries,
+  hiddenPathEntries,
+  HOME_READ_ALLOW_ENV,
+  listHomeReads,
+  resolveDaemonEntry,
   resolveUserDataPath,
+  type HomeReadEntry,
 } from '@bastion/host';
 import { UsageError } from '../usage.js';
 
@@ -21,6 +29,24 @@ export interface DoctorReport {
   sandbox: { available: boolean; missing: string[] };
   home: { path: string; safe: boolean };
   posture: { sandbox: 'srt' | 'none'; shell: boolean };
+  /** What sandboxed processes may read under HOME; the rest of HOME is hidden. */
+  homeReads: { home: string; allow: HomeReadEntry[]; hiddenOnPath: string[] };
+}
+
+function homeReadLines(report: DoctorReport['homeReads']): string[] {
+  const show = (path: string) => (path.startsWith(`${report.home}/`) ? `~${path.slice(report.home.length)}` : path);
+  const width = Math.max(...report.allow.map((entry) => show(entry.path).length));
+  return [
+    `  HOME reads: sandboxed commands and the sidecar read nothing in ${report.home} but the workspace, userData and:`,
+    ...report.allow.map(
+      (entry) =>
+        `    ${show(entry.path).padEnd(width)}  ${entry.source.padEnd(23)}  ${
+          entry.refused ? `REFUSED: ${entry.refused}` : entry.exists ? 'present' : 'absent'
+        }`,
+    ),
+    ...report.hiddenOnPath.map((dir) => `    on PATH but hidden in the sandbox: ${show(dir)}`),
+    `    add more with ${HOME_READ_ALLOW_ENV}=<path relative to HOME>[:…] in the environment of \`bastion start\``,
+  ];
 }
 
 /** userData is safe when it is a directory of ours and nothing in it has group/other bits (`start` would repair them). */
@@ -69,7 +95,14 @@ export function doctorCommand(argv: string[]): Promise<number> {
     sandbox: { available: availability.available, missing: [...availability.missing] },
     home: { path: userData, safe: home.safe },
     posture: { sandbox: posture.capabilities.sandbox, shell: posture.capabilities.shell },
+    homeReads: { home: homedir(), allow: [], hiddenOnPath: [] },
   };
+  report.homeReads.allow = listHomeReads({ home: report.homeReads.home, daemonEntry: resolveDaemonEntry() });
+  report.homeReads.hiddenOnPath = hiddenPathEntries(
+    report.homeReads.home,
+    process.env.PATH ?? '',
+    report.homeReads.allow,
+  );
   const full = report.posture.sandbox === 'srt' && report.posture.shell && report.home.safe;
 
   if (values.json) {
@@ -88,6 +121,7 @@ export function doctorCommand(argv: string[]): Promise<number> {
     `  userData:  ${userData} — ${home.safe ? 'safe' : 'UNSAFE'}${home.problems.length > 0 ? ` (${home.problems.join('; ')})` : ''}`,
     `  posture:   \`bastion start\` would run with sandbox ${report.posture.sandbox}, shell ${report.posture.shell ? 'on' : 'withheld'}`,
     ...(posture.capabilities.reason ? [`             (${posture.capabilities.reason})`] : []),
+    ...homeReadLines(report.homeReads),
     full ? 'All good.' : 'Not the full posture: see above.',
   ];
   process.stdout.write(`${lines.join('\n')}\n`);

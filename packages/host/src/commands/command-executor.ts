@@ -2,7 +2,8 @@
  * SEC (agent shell execution), the host's command executor: receives `command.request` frames
  * from a sidecar, re-validates them (command-request-check.ts), runs each under its own
  * per-command srt profile (command-profile.ts) with an environment of only PATH, HOME, LANG,
- * TERM and TMPDIR (a private 0700 temp dir, removed afterwards), and streams `command.output`
+ * TERM, TMPDIR (a private 0700 temp dir, removed afterwards) and the user's git identity
+ * (git-identity.ts), and streams `command.output`
  * then `command.end` back. `command.abort` (or a timeout) ends the whole process tree;
  * `command.aborted` is sent only after that cleanup. At most COMMAND_MAX_CONCURRENT commands run
  * at once; up to COMMAND_MAX_QUEUED more wait, and beyond that a request is refused.
@@ -32,8 +33,10 @@ import { join } from 'node:path';
 import { COMMAND_MAX_CONCURRENT, COMMAND_MAX_QUEUED, type Capabilities, type Logger } from '@bastion/protocol';
 import type { SrtSession } from '../sandbox/srt-session.js';
 import type { SidecarHandle } from '../supervisor/sidecar-supervisor.js';
+import { homeReadPaths } from '../sandbox/home-read-allowlist.js';
 import { buildCommandSandboxProfile, workspaceWriteProtections } from './command-profile.js';
 import { gitWriteProtections } from './git-write-protections.js';
+import { readGitIdentity, type GitIdentityEnv } from './git-identity.js';
 import { startCommandProcess, type CommandOutcome, type CommandSpawn, type RunningCommand } from './command-process.js';
 import { checkCommandRequest, type CommandRequestFrame } from './command-request-check.js';
 import type { PolicyStore } from '../policy/policy-store.js';
@@ -100,6 +103,8 @@ export class CommandExecutor {
   /** Keyed by sidecar channel, then command id: ids are the sidecar's and only unique per sidecar. */
   readonly #jobs = new Map<Sidecar['channel'], Map<string, Job>>();
   #running = 0;
+  /** Read once, the first time a command runs. */
+  #gitIdentity: Promise<GitIdentityEnv> | undefined;
 
   constructor(options: CommandExecutorOptions) {
     this.#options = options;
@@ -260,14 +265,18 @@ export class CommandExecutor {
       return this.#refuse(sidecar, frame.id, 'COMMAND_POLICY_UNAPPROVED');
     }
 
+    const path = this.#options.env?.PATH ?? process.env.PATH ?? '/usr/bin:/bin';
+    this.#gitIdentity ??= readGitIdentity(this.#options.home, path);
+    const gitIdentity = await this.#gitIdentity;
     const privateTemp = realpathSync(mkdtempSync(join(tmpdir(), 'bastion-cmd-')));
     chmodSync(privateTemp, 0o700);
     const env = {
-      PATH: this.#options.env?.PATH ?? process.env.PATH ?? '/usr/bin:/bin',
+      PATH: path,
       HOME: this.#options.home,
       LANG: this.#options.env?.LANG ?? process.env.LANG ?? 'C.UTF-8',
       TERM: 'dumb',
       TMPDIR: privateTemp,
+      ...gitIdentity,
     };
     let target: CommandSpawn;
     const sandboxed = sidecar.config.capabilities.sandbox === 'srt';
@@ -289,6 +298,7 @@ export class CommandExecutor {
           privateTemp,
           protectedInWorkspace: [...workspaceWriteProtections(check.workspaceRoot, pathKind), ...git.denyWrite],
           realPath,
+          homeReads: homeReadPaths({ home: this.#options.home }),
         });
         // `env -i` inside the sandbox drops srt's own variables too (its proxy settings included).
         const assignments = Object.entries(env).map(([name, value]) => `${name}=${value}`);

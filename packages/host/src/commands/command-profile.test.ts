@@ -11,14 +11,21 @@ const input = {
   privateTemp: '/tmp/bastion-cmd-x1',
   protectedInWorkspace: ['/home/alice/project/.git/hooks', '/home/alice/project/.envrc'],
   realPath: (path: string) => path,
+  homeReads: ['/home/alice/.cargo/bin', '/home/alice/.pyenv'],
 };
 
 describe('buildCommandSandboxProfile', () => {
   const profile = buildCommandSandboxProfile(input);
 
-  it('denies reads of every HOME secret and of the whole userData', () => {
+  it('denies reads of HOME as a whole, of every HOME secret and of the whole userData', () => {
+    expect(profile.filesystem.denyRead).toContain(input.home);
     for (const secret of resolveHomeSecretPaths(input.home)) expect(profile.filesystem.denyRead).toContain(secret);
     expect(profile.filesystem.denyRead).toContain(input.userData);
+  });
+
+  it('binds back exactly the allowlisted HOME paths it is given, and passes the policy check', () => {
+    expect(profile.filesystem.allowRead).toEqual(input.homeReads);
+    expect(checkSandboxPolicy(profile, input.home)).toEqual({ ok: true });
   });
 
   it('allows writes only in the workspace, its own scratch dir and the private temp dir', () => {
@@ -31,22 +38,22 @@ describe('buildCommandSandboxProfile', () => {
     expect(profile.filesystem.denyWrite).toContain('/tmp/claude');
     // Outside every write root nothing is writable: a deny there would be srt work for nothing.
     expect(profile.filesystem.denyWrite).not.toContain('/home/alice/.ssh');
-    // Inside one (a workspace holding ~/.config/gh), by a symlink that points into one, and every glob.
+    // By a symlink that points into one, and every glob.
     const reaching = buildCommandSandboxProfile({
       ...input,
-      workspaceRoot: '/home/alice/.config',
       realPath: (path) => (path === '/home/alice/.npmrc' ? '/home/alice/.bastion/scratch/ses_abcdefgh/npmrc' : path),
     });
     expect(reaching.filesystem.denyWrite).toEqual(
-      expect.arrayContaining([
-        '/home/alice/.config/gh',
-        '/home/alice/.config/gcloud',
-        '/home/alice/.npmrc',
-        '/home/alice/.cargo/credentials*',
-      ]),
+      expect.arrayContaining(['/home/alice/.npmrc', '/home/alice/.cargo/credentials*']),
     );
     expect(reaching.filesystem.denyWrite).not.toContain('/home/alice/.ssh');
     expect(checkSandboxPolicy(reaching, input.home)).toEqual({ ok: true });
+    // A workspace that holds HOME secrets (~/.config) would bind them back: the check refuses it.
+    const holding = buildCommandSandboxProfile({ ...input, workspaceRoot: '/home/alice/.config' });
+    expect(checkSandboxPolicy(holding, input.home)).toMatchObject({
+      ok: false,
+      code: 'SANDBOX_POLICY_BROAD_WRITE_ROOT',
+    });
   });
 
   it('has no network: empty strict allowlist, no local binding, no Unix sockets', () => {

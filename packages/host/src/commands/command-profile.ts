@@ -1,7 +1,9 @@
 /**
  * SEC (agent shell execution), the kernel-level finish of the secret-dir guard: the srt profile
- * ONE run_command child runs under, built per command. It denies reads of the HOME secrets (the
- * sidecar's own list, reused) AND of the host's userData, which the sidecar itself must keep
+ * ONE run_command child runs under, built per command. It denies reads of HOME as a whole
+ * (`home-read`: only the workspace, the scratch dir and the allowlist of home-read-allowlist.ts
+ * are bound back, the allowlist read-only), of the HOME secrets by name (the sidecar's own list,
+ * reused), AND of the host's userData, which the sidecar itself must keep
  * reading; that closes the spec's admitted gap, where `sh -c` or `python3 -c` in `auto` could read
  * auth.json by a computed path. Writes are allowed only in the session's workspace root, its own
  * scratch dir (inside userData, re-opened alone, so every other session's stays denied) and a
@@ -16,7 +18,7 @@
  * denied (bound read-only): for a missing path srt binds a placeholder device at it, which would
  * show up in the workspace (and break `git add -A`); git does not list what is inside `.git`.
  *
- * What it does not catch: reads of anything else the user can read (the rest of the disk); writes
+ * What it does not catch: reads of anything else outside HOME the user can read (the rest of the disk); writes
  * to the device files srt keeps writable (/dev/null and the child's stdio); a protected file that
  * does not exist yet outside `.git` (a new `.envrc`, `.vscode/` or root AGENTS.md); instruction
  * files below the workspace root; for git, see git-write-protections.ts.
@@ -79,6 +81,8 @@ export interface CommandProfileInput {
   protectedInWorkspace: readonly string[];
   /** Where a path really is (symlinks resolved), or undefined when nothing is there. */
   realPath: (path: string) => string | undefined;
+  /** The HOME paths bound back read-only: existing allowlist entries (homeReadPaths()). */
+  homeReads: readonly string[];
 }
 
 /**
@@ -109,7 +113,8 @@ export function buildCommandSandboxProfile(input: CommandProfileInput): SandboxR
   return {
     network: noDirectEgress(),
     filesystem: {
-      denyRead: [...secrets, input.userData],
+      denyRead: [input.home, ...secrets, input.userData],
+      allowRead: [...input.homeReads],
       allowWrite: [...new Set(writable)],
       // srt's shared /tmp/claude is write-denied: a command's TMPDIR is its own private dir.
       denyWrite: [

@@ -10,6 +10,7 @@ const good = (): SandboxRuntimeConfig =>
     userData: '/home/alice/.bastion',
     workspaces: ['/home/alice/code/app'],
     privateTemp: '/tmp/bastion-sidecar-abc123',
+    homeReads: ['/home/alice/.cargo/bin', '/home/alice/.nvm'],
   });
 
 function withDomains(allowedDomains: string[]): SandboxRuntimeConfig {
@@ -46,34 +47,23 @@ describe('checkSandboxPolicy', () => {
     ['/srv/*', 'a glob'],
     ['relative/dir', 'a relative path'],
     [`${home}/.ssh/keys`, 'a dir inside a HOME secret'],
+    [`${home}/.config`, 'a dir holding HOME secrets (gh, gcloud, chromium)'],
+    [`${home}/.local/share`, 'a dir holding a HOME secret (keyrings)'],
   ])('refuses the write root %j (%s)', (root) => {
     const result = checkSandboxPolicy(withWriteRoot(root), home);
     expect(result).toMatchObject({ ok: false, code: 'SANDBOX_POLICY_BROAD_WRITE_ROOT' });
   });
 
-  it('refuses a policy that drops one HOME secret from denyRead or denyWrite', () => {
+  it('refuses a policy that drops one HOME secret from denyRead', () => {
     const policy = good();
     const dropped = {
       ...policy,
       filesystem: { ...policy.filesystem, denyRead: policy.filesystem.denyRead.filter((p) => p !== `${home}/.aws`) },
     };
     expect(checkSandboxPolicy(dropped, home)).toMatchObject({ ok: false, code: 'SANDBOX_POLICY_SECRET_NOT_DENIED' });
-    // A write root holding ~/.config/gh makes that secret's write deny required.
-    const reachable = {
-      ...policy,
-      filesystem: {
-        ...policy.filesystem,
-        allowWrite: [...policy.filesystem.allowWrite, `${home}/.config`],
-        denyWrite: policy.filesystem.denyWrite.filter((p) => p !== `${home}/.config/gh`),
-      },
-    };
-    expect(checkSandboxPolicy(reachable, home)).toMatchObject({
-      ok: false,
-      code: 'SANDBOX_POLICY_SECRET_NOT_DENIED',
-    });
   });
 
-  it('accepts a write deny list without the HOME secrets no write root reaches', () => {
+  it('accepts a write deny list without the HOME secrets (no write root can reach one)', () => {
     const policy = good();
     const trimmed = {
       ...policy,
@@ -85,12 +75,36 @@ describe('checkSandboxPolicy', () => {
     expect(checkSandboxPolicy(trimmed, home)).toEqual({ ok: true });
   });
 
-  it('refuses an allowRead that re-opens a HOME secret, from above or below', () => {
-    for (const allowRead of [[`${home}/.ssh/id_rsa`], [home]]) {
-      const policy = good();
-      const reopened = { ...policy, filesystem: { ...policy.filesystem, allowRead } };
-      expect(checkSandboxPolicy(reopened, home)).toMatchObject({ ok: false, code: 'SANDBOX_POLICY_SECRET_NOT_DENIED' });
-    }
+  it.each([
+    [`${home}/.ssh/id_rsa`, 'a file inside a HOME secret'],
+    [`${home}/.local/share`, 'a directory holding a HOME secret (keyrings)'],
+    [`${home}/.cargo`, 'a directory holding a HOME secret glob (credentials*)'],
+    [`${home}/.config/chromium/Default`, 'a browser profile'],
+  ])('refuses an allowRead that re-opens a HOME secret: %j (%s)', (path) => {
+    const policy = good();
+    const reopened = { ...policy, filesystem: { ...policy.filesystem, allowRead: [path] } };
+    expect(checkSandboxPolicy(reopened, home)).toMatchObject({ ok: false, code: 'SANDBOX_POLICY_SECRET_NOT_DENIED' });
+  });
+
+  it.each([
+    [home, 'HOME itself'],
+    [`${home}/`, 'HOME with a trailing slash'],
+    ['/home', 'an ancestor of HOME'],
+    [`${home}/.cache/*`, 'a glob'],
+    ['relative/.cargo/bin', 'a relative path'],
+  ])('refuses the allowRead %j (%s): HOME stays unreadable', (path) => {
+    const policy = good();
+    const opened = { ...policy, filesystem: { ...policy.filesystem, allowRead: [path] } };
+    expect(checkSandboxPolicy(opened, home)).toMatchObject({ ok: false, code: 'SANDBOX_POLICY_HOME_READABLE' });
+  });
+
+  it('refuses a policy whose read denies lack HOME itself', () => {
+    const policy = good();
+    const readable = {
+      ...policy,
+      filesystem: { ...policy.filesystem, denyRead: policy.filesystem.denyRead.filter((p) => p !== home) },
+    };
+    expect(checkSandboxPolicy(readable, home)).toMatchObject({ ok: false, code: 'SANDBOX_POLICY_HOME_READABLE' });
   });
 
   it('refuses local binding, all Unix sockets and a disabled filesystem policy', () => {

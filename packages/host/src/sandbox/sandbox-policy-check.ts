@@ -4,9 +4,12 @@
  * patterns); then Bastion's refinements, which fail closed on what would quietly hollow the
  * sandbox out: a `*` or bare-TLD domain, an open local binding or all Unix sockets, a disabled
  * filesystem policy, a write root that is `/`, HOME or one of its ancestors, a system temp dir
- * itself or a glob, any HOME secret missing from the read denies or re-opened by allowRead, and any
- * HOME secret at, under or above a write root missing from the write denies (everywhere else
- * nothing is writable, so a write deny there would change nothing).
+ * itself or a glob, or that lies in or holds a HOME secret; HOME itself missing from the read
+ * denies (`home-read`: HOME is unreadable but for what allowRead binds back); an allowRead path
+ * that is not absolute, is HOME or above it, or holds or lies in a HOME secret; and any HOME secret
+ * missing from the read denies. No write root
+ * can reach a HOME secret (one that holds or lies in a secret is refused), so a secret's write
+ * deny is the builders' defense in depth (a secret symlinked into a root), not a rule here.
  *
  * Shared by the sidecar policy (sidecar-sandbox-policy.ts) and the per-command profile of
  * run_command children, so both are refused by the same rules.
@@ -29,7 +32,8 @@ export type SandboxPolicyCheckCode =
   | 'SANDBOX_POLICY_LOCAL_ACCESS'
   | 'SANDBOX_POLICY_FILESYSTEM_DISABLED'
   | 'SANDBOX_POLICY_BROAD_WRITE_ROOT'
-  | 'SANDBOX_POLICY_SECRET_NOT_DENIED';
+  | 'SANDBOX_POLICY_SECRET_NOT_DENIED'
+  | 'SANDBOX_POLICY_HOME_READABLE';
 
 export type SandboxPolicyCheck = { ok: true } | { ok: false; code: SandboxPolicyCheckCode; message: string };
 
@@ -73,10 +77,35 @@ function checkWriteRoot(root: string, home: string): SandboxPolicyCheck {
       `filesystem.allowWrite: "${root}" is a shared temp directory; use a private one`,
     );
   }
-  if (resolveHomeSecretPaths(home).some((secret) => isAtOrUnder(path, secret.replace(/\*$/, '')))) {
-    return fail('SANDBOX_POLICY_BROAD_WRITE_ROOT', `filesystem.allowWrite: "${root}" lies inside a HOME secret`);
+  for (const secret of resolveHomeSecretPaths(home)) {
+    const bare = secret.replace(/\*$/, '');
+    if (isAtOrUnder(path, bare))
+      return fail('SANDBOX_POLICY_BROAD_WRITE_ROOT', `filesystem.allowWrite: "${root}" lies inside a HOME secret`);
+    // Bound back into the hidden HOME, it would show the secret, and one created there later too.
+    if (isAtOrUnder(bare, path))
+      return fail(
+        'SANDBOX_POLICY_BROAD_WRITE_ROOT',
+        `filesystem.allowWrite: "${root}" holds the HOME secret "${secret}"`,
+      );
   }
   return { ok: true };
+}
+
+/** Why `path` may not be bound back readable under `home`, or undefined when it may. */
+export function homeReadProblem(
+  path: string,
+  home: string,
+): { code: SandboxPolicyCheckCode; reason: string } | undefined {
+  if (!isAbsolute(path) || GLOB_CHARS.test(path))
+    return { code: 'SANDBOX_POLICY_HOME_READABLE', reason: 'is a pattern or not an absolute path' };
+  const normalized = normalize(path).replace(/(.)\/+$/, '$1');
+  if (isAtOrUnder(home, normalized)) return { code: 'SANDBOX_POLICY_HOME_READABLE', reason: 'is HOME or contains it' };
+  for (const secret of resolveHomeSecretPaths(home)) {
+    const bare = secret.replace(/\*$/, '');
+    if (isAtOrUnder(normalized, bare) || isAtOrUnder(bare, normalized))
+      return { code: 'SANDBOX_POLICY_SECRET_NOT_DENIED', reason: `re-opens the HOME secret "${secret}"` };
+  }
+  return undefined;
 }
 
 /**
@@ -107,20 +136,14 @@ export function checkSandboxPolicy(policy: SandboxRuntimeConfig, home: string): 
     if (!result.ok) return result;
   }
   const deniedReads = new Set(filesystem.denyRead.map(entryPath));
-  const deniedWrites = new Set(filesystem.denyWrite.map(entryPath));
-  const writeRoots = filesystem.allowWrite.map(entryPath);
+  if (!deniedReads.has(home)) return fail('SANDBOX_POLICY_HOME_READABLE', `filesystem.denyRead lacks HOME ("${home}")`);
+  for (const path of (filesystem.allowRead ?? []).map(entryPath)) {
+    const problem = homeReadProblem(path, home);
+    if (problem !== undefined) return fail(problem.code, `filesystem.allowRead "${path}" ${problem.reason}`);
+  }
   for (const secret of resolveHomeSecretPaths(home)) {
-    const bare = secret.replace(/\*$/, '');
     if (!deniedReads.has(secret))
       return fail('SANDBOX_POLICY_SECRET_NOT_DENIED', `filesystem.denyRead lacks "${secret}"`);
-    const writable = writeRoots.some((root) => isAtOrUnder(bare, root) || isAtOrUnder(root, bare));
-    if (writable && !deniedWrites.has(secret))
-      return fail('SANDBOX_POLICY_SECRET_NOT_DENIED', `filesystem.denyWrite lacks "${secret}"`);
-    const reopened = (filesystem.allowRead ?? [])
-      .map(entryPath)
-      .find((path) => isAtOrUnder(path, bare) || isAtOrUnder(bare, path));
-    if (reopened !== undefined)
-      return fail('SANDBOX_POLICY_SECRET_NOT_DENIED', `filesystem.allowRead "${reopened}" re-opens "${secret}"`);
   }
   return { ok: true };
 }

@@ -8,6 +8,7 @@ const input = {
   userData: '/home/alice/.bastion',
   workspaces: ['/home/alice/code/app', '/srv/shared-repo'],
   privateTemp: '/tmp/bastion-sidecar-abc123',
+  homeReads: ['/home/alice/.nvm', '/home/alice/src/bastion'],
 };
 
 // The list from the issue, spelled out here so a removal from HOME_SECRET_PATHS fails this test.
@@ -32,6 +33,16 @@ const REQUIRED_SECRETS = [
   '.zprofile',
   '.zshenv',
   '.config/fish',
+  // Issue 15 (`home-read`): named too, so no allowlist entry can re-open them.
+  '.bash_history',
+  '.zsh_history',
+  '.bash_login',
+  '.zlogin',
+  '.codex',
+  '.claude/.credentials.json',
+  '.vault-token',
+  '.local/share/keyrings',
+  '.config/chromium',
 ];
 
 describe('buildSidecarSandboxPolicy', () => {
@@ -40,6 +51,11 @@ describe('buildSidecarSandboxPolicy', () => {
   it.each(REQUIRED_SECRETS)('denies reading and writing ~/%s, resolved against HOME', (relative) => {
     expect(policy.filesystem.denyRead).toContain(`${home}/${relative}`);
     expect(policy.filesystem.denyWrite).toContain(`${home}/${relative}`);
+  });
+
+  it('denies reading HOME as a whole and binds back only the HOME paths it is given', () => {
+    expect(policy.filesystem.denyRead).toContain(home);
+    expect(policy.filesystem.allowRead).toEqual(input.homeReads);
   });
 
   it('has an empty network allowlist, strict, with no local binding or Unix sockets', () => {

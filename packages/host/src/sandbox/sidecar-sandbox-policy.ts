@@ -1,7 +1,10 @@
 /**
  * SEC-004 (outer sandbox): the srt policy the sidecar runs under, as plain data. Reads are open
- * (the sidecar must load Node, its own dist and node_modules, and read granted workspaces) except
- * the HOME secrets; writes are closed except userData, the granted workspace roots and a private
+ * outside HOME (the sidecar must load Node, its own dist and node_modules, and read granted
+ * workspaces); HOME is unreadable (`home-read`) except its write roots (userData, workspaces under
+ * HOME), which srt binds back, and the allowlist the host passes in (home-read-allowlist.ts: what
+ * Bastion runs from, toolchains, caches), bound back read-only; the HOME secrets are denied by
+ * name as well, for one inside a write root; writes are closed except userData, the granted workspace roots and a private
  * temp dir; there is no direct egress (providers go through the host's transport) and no local
  * binding. The result must pass checkSandboxPolicy before it wraps anything.
  *
@@ -9,8 +12,8 @@
  * and convenience dirs under the host user's HOME (`~/.npm/_logs`, `~/.claude/debug`). Those are
  * write-denied here (denies win over allows in srt), so the write roots are exactly ours.
  *
- * What it does not catch: reads of files outside HOME's secret list (the sidecar can read the
- * rest of the disk its user can), and writes to the device files srt keeps open (/dev/null,
+ * What it does not catch: reads outside HOME (the sidecar can read the rest of the disk its user
+ * can, /etc and other users' readable files included), and writes to the device files srt keeps open (/dev/null,
  * /dev/tty, the child's stdio).
  */
 import { getDefaultWritePaths, type NetworkConfig, type SandboxRuntimeConfig } from '@anthropic-ai/sandbox-runtime';
@@ -45,6 +48,8 @@ export interface SidecarSandboxPolicyInput {
   workspaces: readonly string[];
   /** The per-host private temp dir (0700), the sidecar's TMPDIR. */
   privateTemp: string;
+  /** The HOME paths bound back read-only: existing allowlist entries and Bastion's own (homeReadPaths()). */
+  homeReads: readonly string[];
 }
 
 export function buildSidecarSandboxPolicy(input: SidecarSandboxPolicyInput): SandboxRuntimeConfig {
@@ -52,7 +57,8 @@ export function buildSidecarSandboxPolicy(input: SidecarSandboxPolicyInput): San
   return {
     network: noDirectEgress(),
     filesystem: {
-      denyRead: [...secrets],
+      denyRead: [input.home, ...secrets],
+      allowRead: [...input.homeReads],
       allowWrite: [input.userData, ...input.workspaces, input.privateTemp],
       denyWrite: [...secrets, ...SRT_UNASKED_WRITE_PATHS],
     },

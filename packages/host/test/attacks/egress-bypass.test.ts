@@ -183,6 +183,7 @@ beforeAll(async () => {
         userData: layout.userData,
         workspaces: [layout.workspace],
         privateTemp: temp.path,
+        homeReads: [],
       }),
     home: layout.home,
     privateTemp: temp.path,

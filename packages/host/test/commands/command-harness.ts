@@ -5,6 +5,7 @@
  * the real srt session and the per-command profile.
  */
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import {
   COMMAND_DEFAULT_TIMEOUT_MS,
@@ -59,24 +60,29 @@ export function makeCommandWorld(options: {
   srt: SrtSession | undefined;
   root: string;
   capabilities?: Capabilities;
+  /**
+   * `nested`: the workspace and userData live under the temporary HOME, as they do for most users.
+   * `real-home`: HOME is the real one, read-only to the test (nothing is written there), PATH is
+   * the host's, so the user's own toolchains are what commands find; workspace and userData stay
+   * in `root`.
+   */
+  layout?: 'siblings' | 'nested' | 'real-home';
 }): CommandWorld {
   const { root } = options;
-  const home = join(root, 'home');
-  const userData = join(root, 'userdata');
-  const workspace = join(root, 'workspace');
+  const layout = options.layout ?? 'siblings';
+  // The passwd entry's home: tests point process.env.HOME at a temporary one around srt's start.
+  const home = layout === 'real-home' ? userInfo().homedir : join(root, 'home');
+  const userData = layout === 'nested' ? join(home, '.bastion') : join(root, 'userdata');
+  const workspace = layout === 'nested' ? join(home, 'code', 'app') : join(root, 'workspace');
   const outside = join(root, 'outside');
-  for (const dir of [
-    home,
-    join(home, '.ssh'),
-    userData,
-    workspace,
-    outside,
-    join(userData, 'scratch', 'ses_otherxx01'),
-  ]) {
+  for (const dir of [userData, workspace, outside, join(userData, 'scratch', 'ses_otherxx01')]) {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
   }
-  writeFileSync(join(home, '.ssh', 'id_rsa'), `${CANARY}-ssh\n`);
-  writeFileSync(join(home, '.bashrc'), '# original bashrc\n');
+  if (layout !== 'real-home') {
+    mkdirSync(join(home, '.ssh'), { recursive: true, mode: 0o700 });
+    writeFileSync(join(home, '.ssh', 'id_rsa'), `${CANARY}-ssh\n`);
+    writeFileSync(join(home, '.bashrc'), '# original bashrc\n');
+  }
   writeFileSync(join(userData, 'auth.json'), `{"key":"${CANARY}-auth"}\n`, { mode: 0o600 });
   writeFileSync(join(userData, 'scratch', 'ses_otherxx01', 'notes'), `${CANARY}-scratch\n`);
   writeFileSync(join(outside, 'kept.txt'), 'outside original\n');
@@ -88,7 +94,7 @@ export function makeCommandWorld(options: {
     home,
     log,
     srt: options.srt,
-    env: { PATH: '/usr/local/bin:/usr/bin:/bin' },
+    env: { PATH: layout === 'real-home' ? (process.env.PATH ?? '/usr/bin:/bin') : '/usr/local/bin:/usr/bin:/bin' },
     policy: new PolicyStore(userData),
   });
 
