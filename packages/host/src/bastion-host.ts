@@ -26,8 +26,9 @@ import { DesktopApp } from './ui/desktop-app.js';
 import { defaultDesktopAssetFiles, type DesktopAssetFiles } from './ui/desktop-assets.js';
 import { registerHostIpcChannels } from './ui/host-ipc-channels.js';
 import { ensureUserData } from './user-data.js';
+import { ReleaseStack } from './release-stack.js';
 import { ControlServer, type ControlHandler } from './control/control-server.js';
-import { acquireHomeLock, type HomeLock } from './control/home-lock.js';
+import { acquireHomeLock } from './control/home-lock.js';
 import { createHostConfirmer, type HostConfirmer } from './consent/host-confirmer.js';
 import { NetworkAuthority, type CustomGrantResult } from './network/network-authority.js';
 import { attachProviderTransport, createSystemRouteDispatcher } from './network/provider-transport.js';
@@ -108,18 +109,22 @@ export interface BastionHost {
 export async function startBastionHost(options: BastionHostOptions): Promise<BastionHost> {
   const owned = ensureUserData(options.userData);
   const lock = await acquireHomeLock(owned.path);
+  const resources = new ReleaseStack();
+  resources.defer(() => lock.release());
   try {
-    return await composeHost(options, owned, lock);
+    return await composeHost(options, owned, resources);
   } catch (error) {
-    lock.release();
+    // A step failed: give back everything the earlier steps acquired, newest first (the home lock last).
+    await resources.releaseAll().catch(() => undefined);
     throw error;
   }
 }
 
+/** Acquire the host's parts in order, each registered in `resources` as soon as it is held. */
 async function composeHost(
   options: BastionHostOptions,
   { path: userData, repaired }: ReturnType<typeof ensureUserData>,
-  lock: HomeLock,
+  resources: ReleaseStack,
 ): Promise<BastionHost> {
   const sink = createHostLogSink({ userData, verbose: options.verbose, stderr: options.stderr, tap: options.logTap });
   const log = createHostLogger(sink);
@@ -159,10 +164,9 @@ async function composeHost(
     });
   if (posture?.capabilities.sandbox === 'srt') {
     const temp = createPrivateTempDir();
-    const session = await acquireSrtSession().catch((error: unknown) => {
-      temp.remove();
-      throw error;
-    });
+    resources.defer(() => temp.remove());
+    const session = await acquireSrtSession();
+    resources.defer(() => session.release());
     srt = { session, temp };
     launcher = createSrtSidecarLauncher({
       session,
@@ -171,17 +175,15 @@ async function composeHost(
       privateTemp: temp.path,
     });
   }
-  const releaseSandbox = async () => {
-    await srt?.session.release();
-    srt?.temp.remove();
-  };
 
   // The ChatGPT destinations and grants follow the effective profile (overrides are warned).
   const chatgptConfig = resolveChatgptOAuthConfig({ settings: options.chatgpt, log });
   const ui = new UiServer();
   await ui.listen();
+  resources.defer(() => ui.close());
   const socketHost = new DaemonSocketHost(log);
   const port = await socketHost.listen();
+  resources.defer(() => socketHost.close());
 
   const supervisor = new SidecarSupervisor({
     entry: daemonEntry,
@@ -198,6 +200,7 @@ async function composeHost(
       chatgpt: chatgptBootstrap(chatgptConfig),
     }),
   });
+  resources.defer(() => supervisor.stop());
   // run_command children: re-validated and run under a per-command profile, for every sidecar spawn.
   // The watchdog's rules (policy.json): answered for the sidecar's checks, enforced again on every command.
   const policy = new PolicyStore(userData);
@@ -208,14 +211,11 @@ async function composeHost(
   const network = new NetworkAuthority({ builtins: withChatgptGrants(BUILTIN_GRANTS, chatgptConfig) });
   const confirmer = options.confirmer ?? createHostConfirmer({ allowedEndpoints: options.allowEndpoints ?? [] });
   const dispatcher = createSystemRouteDispatcher();
+  resources.defer(() => dispatcher.close());
   attachProviderTransport({ supervisor, authority: network, dispatcher, log });
   for (const url of options.allowEndpoints ?? []) {
     const granted = await network.requestCustomGrant(url, confirmer);
-    if (!granted.ok) {
-      await Promise.all([socketHost.close(), ui.close(), dispatcher.close()]);
-      await releaseSandbox();
-      throw new HostError(granted.code, granted.message);
-    }
+    if (!granted.ok) throw new HostError(granted.code, granted.message);
     log.info('grant.created', {
       grant_id: granted.grant.grant_id,
       origin: granted.grant.origin,
@@ -241,6 +241,7 @@ async function composeHost(
     open: options.chatgptOpener ?? systemBrowserOpener({ print: (line) => process.stderr.write(line) }),
     log,
   });
+  resources.defer(() => chatgpt.close());
 
   const desktop = new DesktopApp({
     uiOrigin: ui.origin,
@@ -251,24 +252,13 @@ async function composeHost(
   });
   ui.setHandler(desktop.handler);
 
-  try {
-    await supervisor.start();
-  } catch (error) {
-    await supervisor.stop();
-    await Promise.all([socketHost.close(), ui.close(), dispatcher.close()]);
-    await releaseSandbox();
-    throw error;
-  }
+  await supervisor.start();
   const control = await ControlServer.listen(
     userData,
     controlHandler({ command: options.command ?? 'host', uiOrigin: ui.origin, desktop, client }),
     log,
-  ).catch(async (error: unknown) => {
-    await supervisor.stop();
-    await Promise.all([socketHost.close(), ui.close(), dispatcher.close()]);
-    await releaseSandbox();
-    throw error;
-  });
+  );
+  resources.defer(() => control?.close());
   log.info('host.ready', { port, sandbox: capabilities.sandbox, shell: capabilities.shell });
 
   let stopped: Promise<void> | undefined;
@@ -311,15 +301,7 @@ async function composeHost(
       await supervisor.restart('workspace-granted');
     },
     stop() {
-      stopped ??= (async () => {
-        await control?.close();
-        await chatgpt.close();
-        await supervisor.stop();
-        await Promise.all([socketHost.close(), ui.close(), dispatcher.close()]);
-        await releaseSandbox();
-        log.info('host.stopped');
-        lock.release();
-      })();
+      stopped ??= resources.releaseAll().then(() => log.info('host.stopped'));
       return stopped;
     },
   };
