@@ -132,6 +132,7 @@ describe('bridge immutability', () => {
       'endpoints',
       'handshake',
       'mode',
+      'models',
       'secrets',
       'sessions',
       'version',
