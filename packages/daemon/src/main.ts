@@ -13,6 +13,7 @@ import { createDaemonLogger } from './logger.js';
 import { openAgentRuntime } from './agent/agent-runtime.js';
 import { CommandClient } from './shell/command-client.js';
 import { PolicyClient } from './policy/policy-client.js';
+import { hostSearchTools } from './tools/file-tools.js';
 import { runCommandTools } from './shell/run-command-tool.js';
 import { disableAmbientFetch } from './no-ambient-fetch.js';
 import { endpointsRoutes } from './endpoints/endpoints-routes.js';
@@ -63,7 +64,10 @@ async function main(): Promise<void> {
     workspaces: bootstrap.workspaces,
     log,
     extraTools: bootstrap.capabilities.shell
-      ? [runCommandTools({ client: commands, userData: bootstrap.user_data, log })]
+      ? [
+          runCommandTools({ client: commands, userData: bootstrap.user_data, log }),
+          hostSearchTools(commands, bootstrap.user_data),
+        ]
       : [],
     fetch: transport.fetch,
     policy,

@@ -11,6 +11,7 @@ import { tool } from 'ai';
 import { z } from 'zod';
 import {
   permissionModeSchema,
+  scratchDirOf,
   SEARCH_MAX_PATTERN_CHARS,
   TOOL_MAX_OUTPUT_CHARS,
   WORKSPACE_MAX_PATH_CHARS,
@@ -22,7 +23,9 @@ import { listContainedDir, readContainedFile, writeContainedFile, assertWritable
 import { isInstructionFilePath } from '../workspaces/instruction-files.js';
 import { workspaceError } from '../workspaces/workspace-error.js';
 import { boundedDiff } from './edit-diff.js';
-import { ripgrepArgs, ripgrepSearch } from './ripgrep-search.js';
+import type { ToolFactory } from '../agent/run-manager.js';
+import type { CommandClient } from '../shell/command-client.js';
+import { hostRipgrepSearch, ripgrepArgs, ripgrepSearch, type SearchRunner } from './ripgrep-search.js';
 import type { ToolContext, ToolRefusal } from './tool-context.js';
 
 const pathInput = z.string().min(1).max(WORKSPACE_MAX_PATH_CHARS).describe('path relative to the workspace root');
@@ -90,6 +93,36 @@ function countOccurrences(haystack: string, needle: string): number {
   return count;
 }
 
+function createSearchTool(context: ToolContext, runner: SearchRunner) {
+  return tool({
+    description: 'Search file contents in the workspace with a regular expression (ripgrep).',
+    inputSchema: z.strictObject({
+      pattern: z.string().min(1).max(SEARCH_MAX_PATTERN_CHARS),
+      path: pathInput.default('.'),
+      glob: z.string().min(1).max(256).optional().describe('only files matching this glob, e.g. *.ts'),
+      fixed_strings: z.boolean().optional().describe('treat the pattern as a literal string'),
+    }),
+    execute: ({ pattern, path, glob, fixed_strings }, { abortSignal }) =>
+      guarded(async () => {
+        const target = resolveIn(context, path);
+        if (!target.exists) throw workspaceError('FS_NOT_FOUND');
+        const args = ripgrepArgs({ pattern, target: target.relative || '.', glob, fixed: fixed_strings });
+        return runner(target.root, args, abortSignal);
+      }),
+  });
+}
+
+/**
+ * Where the host runs commands, `search` is one of them, under the per-command kernel profile
+ * (ripgrep-search.ts says why); main.ts registers this factory then, and its `search` replaces
+ * the in-daemon one.
+ */
+export function hostSearchTools(client: CommandClient, userData: string): ToolFactory {
+  return (context) => ({
+    search: createSearchTool(context, hostRipgrepSearch(client, scratchDirOf(userData, context.sessionId))),
+  });
+}
+
 export function createFileTools(context: ToolContext) {
   return {
     read_file: tool({
@@ -109,22 +142,7 @@ export function createFileTools(context: ToolContext) {
       inputSchema: z.strictObject({ path: pathInput.default('.') }),
       execute: ({ path }) => guarded(() => ({ path, ...listContainedDir(resolveIn(context, path)) })),
     }),
-    search: tool({
-      description: 'Search file contents in the workspace with a regular expression (ripgrep).',
-      inputSchema: z.strictObject({
-        pattern: z.string().min(1).max(SEARCH_MAX_PATTERN_CHARS),
-        path: pathInput.default('.'),
-        glob: z.string().min(1).max(256).optional().describe('only files matching this glob, e.g. *.ts'),
-        fixed_strings: z.boolean().optional().describe('treat the pattern as a literal string'),
-      }),
-      execute: ({ pattern, path, glob, fixed_strings }, { abortSignal }) =>
-        guarded(async () => {
-          const target = resolveIn(context, path);
-          if (!target.exists) throw workspaceError('FS_NOT_FOUND');
-          const args = ripgrepArgs({ pattern, target: target.relative || '.', glob, fixed: fixed_strings });
-          return ripgrepSearch(target.root, args, abortSignal);
-        }),
-    }),
+    search: createSearchTool(context, ripgrepSearch),
     write_file: tool({
       description: 'Create or overwrite a text file in the workspace (atomic). Protected files are refused.',
       inputSchema: z.strictObject({ path: pathInput, content: z.string() }),

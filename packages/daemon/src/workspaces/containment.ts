@@ -6,8 +6,9 @@
  * verified again after the open through the descriptor itself (/proc/self/fd on Linux), so a
  * symlink swapped in between the check and the open is caught.
  *
- * What this does not catch: a directory swapped for a symlink between the final check and a
- * rename (Node has no renameat); hard links to outside files created by someone else.
+ * What this does not catch: hard links to outside files created by someone else. Races on the
+ * directories above the target are file-access.ts's (it opens beneath the root through
+ * descriptors).
  */
 import { fstatSync, readlinkSync, realpathSync, statSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';

@@ -2,11 +2,24 @@
  * Reading, listing and writing inside a workspace (SEC-004), on paths already resolved by
  * resolveContained. Reads are capped; writes are atomic (a temp file in the same
  * directory, fsync, rename) and refuse protected paths, so a failed write leaves the old bytes.
+ *
+ * fs-race: the daemon can read userData, and a sandboxed command can swap any directory of the
+ * workspace for a symlink at any moment (renameat2 RENAME_EXCHANGE in a loop). So after the
+ * check nothing is resolved by path from the root again: on Linux every open, mkdir, temp file,
+ * rename and unlink goes through the descriptor of a parent directory opened beneath the root
+ * segment by segment with O_NOFOLLOW and verified through /proc/self/fd (ParentDirectory below);
+ * the opened file itself is verified the same way.
+ *
+ * What this does not catch: on other platforms (no /proc/self/fd) a parent swapped between the
+ * last re-check and the open or rename; a directory the command moves out of the workspace (into
+ * its own temp dir) after the final check, where a write would land in that moved directory —
+ * never in userData, which no command can write.
  */
 import { randomBytes } from 'node:crypto';
 import {
   closeSync,
   constants,
+  existsSync,
   fchmodSync,
   fstatSync,
   fsyncSync,
@@ -20,7 +33,7 @@ import {
   unlinkSync,
   writeSync,
 } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname, join, sep } from 'node:path';
 import {
   WORKSPACE_MAX_DIR_ENTRIES,
   WORKSPACE_MAX_READ_BYTES,
@@ -45,27 +58,102 @@ function isSymlinkNow(path: string): boolean {
   }
 }
 
+/** Linux names an open directory `/proc/self/fd/<fd>`; a path through it resolves from that very directory. */
+const BENEATH = process.platform === 'linux' && existsSync('/proc/self/fd');
+
 /**
- * Open with O_NOFOLLOW, then prove the descriptor is still inside the root. When `created` is set
- * the open made a new file, which is removed again if the proof fails.
+ * The directory holding a contained path, opened so that nothing swapped in meanwhile can move
+ * what follows out of the root (SEC-004, fs-race). On Linux it is opened from the root one segment
+ * at a time, each with O_NOFOLLOW through the descriptor of the one before, so a segment that is
+ * (or has become) a symlink is refused rather than followed, and the result is verified through
+ * /proc/self/fd to lie inside the root. `entry(name)` then names `name` inside THAT directory for
+ * the kernel, whatever its path says now. `create` makes missing segments, each inside the
+ * verified one before it. Elsewhere, the real path is re-checked and entries are joined to it.
  */
-function openChecked(path: ContainedPath, flags: number, options: { mode?: number; created?: boolean } = {}): number {
-  let fd: number;
+interface ParentDirectory {
+  entry(name: string): string;
+  /** Throws FS_OUTSIDE_WORKSPACE unless the directory is still inside the root. */
+  assertInside(): void;
+  close(): void;
+}
+
+/** Open a directory on the way to a target; one that is a symlink now is an escape attempt. */
+function openDirectoryOnTheWay(at: string): number {
   try {
-    fd = openSync(path.real, flags | constants.O_NOFOLLOW, options.mode);
+    return openSync(at, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
   } catch (error) {
-    // O_DIRECTORY|O_NOFOLLOW on a symlink fails with ENOTDIR: report what really happened.
-    if (isSymlinkNow(path.real)) throw workspaceError('FS_SYMLINK', error);
+    if (isSymlinkNow(at)) throw workspaceError('FS_OUTSIDE_WORKSPACE', error);
     throw fromFsError(error);
   }
+}
+
+function openParentDirectory(path: ContainedPath, options: { create: boolean }): ParentDirectory {
+  const segments = path.relative.split(sep).slice(0, -1);
+  if (!BENEATH) {
+    const parent = dirname(path.real);
+    if (options.create) {
+      try {
+        mkdirSync(parent, { recursive: true, mode: 0o755 });
+      } catch (error) {
+        throw fromFsError(error);
+      }
+    }
+    const assertInside = () => assertParentUnchanged(parent);
+    assertInside();
+    return { entry: (name) => join(parent, name), assertInside, close: () => undefined };
+  }
+  let fd = openDirectoryOnTheWay(path.root);
   try {
+    assertDescriptorContained(fd, path);
+    for (const segment of segments) {
+      const at = `/proc/self/fd/${fd}/${segment}`;
+      if (options.create) {
+        try {
+          mkdirSync(at, { mode: 0o755 });
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw fromFsError(error);
+        }
+      }
+      const next = openDirectoryOnTheWay(at);
+      closeSync(fd);
+      fd = next;
+    }
     assertDescriptorContained(fd, path);
   } catch (error) {
     closeSync(fd);
-    if (options.created) unlinkQuietly(path.real);
     throw error;
   }
-  return fd;
+  const held = fd;
+  return {
+    entry: (name) => `/proc/self/fd/${held}/${name}`,
+    assertInside: () => assertDescriptorContained(held, path),
+    close: () => closeSync(held),
+  };
+}
+
+/** Open a contained path with O_NOFOLLOW, through its verified parent, and prove the descriptor is inside the root. */
+function openContained(path: ContainedPath, flags: number): number {
+  const parent = path.relative === '' ? undefined : openParentDirectory(path, { create: false });
+  const at = parent === undefined ? path.root : parent.entry(basename(path.real));
+  try {
+    let fd: number;
+    try {
+      fd = openSync(at, flags | constants.O_NOFOLLOW);
+    } catch (error) {
+      // O_DIRECTORY|O_NOFOLLOW on a symlink fails with ENOTDIR: report what really happened.
+      if (isSymlinkNow(at)) throw workspaceError('FS_SYMLINK', error);
+      throw fromFsError(error);
+    }
+    try {
+      assertDescriptorContained(fd, path);
+    } catch (error) {
+      closeSync(fd);
+      throw error;
+    }
+    return fd;
+  } finally {
+    parent?.close();
+  }
 }
 
 function unlinkQuietly(path: string): void {
@@ -90,7 +178,7 @@ export function readContainedFile(
   if (!path.exists) throw workspaceError('FS_NOT_FOUND');
   hooks.afterCheck?.();
   // O_NONBLOCK: opening a FIFO planted in the workspace must not hang the daemon.
-  const fd = openChecked(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  const fd = openContained(path, constants.O_RDONLY | constants.O_NONBLOCK);
   try {
     const stats = fstatSync(fd);
     if (!stats.isFile()) throw workspaceError('FS_NOT_A_FILE');
@@ -124,7 +212,7 @@ export function listContainedDir(
 ): { entries: DirEntry[]; truncated: boolean } {
   if (!path.exists) throw workspaceError('FS_NOT_FOUND');
   hooks.afterCheck?.();
-  const fd = openChecked(path, constants.O_RDONLY | constants.O_DIRECTORY);
+  const fd = openContained(path, constants.O_RDONLY | constants.O_DIRECTORY);
   try {
     // On Linux, list the directory the descriptor holds, not whatever the name points to now.
     let dir;
@@ -182,49 +270,50 @@ export function writeContainedFile(
 ): { bytes: number; created: boolean } {
   assertWritable(path);
   if (content.length > WORKSPACE_MAX_WRITE_BYTES) throw workspaceError('FS_TOO_LARGE');
-  const parent = dirname(path.real);
-  try {
-    mkdirSync(parent, { recursive: true, mode: 0o755 });
-  } catch (error) {
-    throw fromFsError(error);
-  }
-  assertParentUnchanged(parent);
-
-  let mode = 0o644;
-  let created = true;
-  try {
-    const stats = lstatSync(path.real);
-    if (stats.isSymbolicLink()) throw workspaceError('FS_SYMLINK');
-    if (!stats.isFile()) throw workspaceError('FS_NOT_A_FILE');
-    mode = stats.mode & 0o777;
-    created = false;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw fromFsError(error);
-  }
   hooks.afterCheck?.();
-
-  const temp: ContainedPath = {
-    ...path,
-    real: join(parent, `.${basename(path.real)}.${randomBytes(6).toString('hex')}.bastion-tmp`),
-  };
-  const fd = openChecked(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, { mode, created: true });
-  let renamed = false;
+  const parent = openParentDirectory(path, { create: true });
   try {
+    const name = basename(path.real);
+    let mode = 0o644;
+    let created = true;
     try {
-      let written = 0;
-      while (written < content.length) written += writeSync(fd, content, written, content.length - written);
-      fchmodSync(fd, mode);
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
+      const stats = lstatSync(parent.entry(name));
+      if (stats.isSymbolicLink()) throw workspaceError('FS_SYMLINK');
+      if (!stats.isFile()) throw workspaceError('FS_NOT_A_FILE');
+      mode = stats.mode & 0o777;
+      created = false;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw fromFsError(error);
     }
-    assertParentUnchanged(parent);
-    renameSync(temp.real, path.real);
-    renamed = true;
-  } catch (error) {
-    throw fromFsError(error);
+
+    const temp = parent.entry(`.${name}.${randomBytes(6).toString('hex')}.bastion-tmp`);
+    let fd: number;
+    try {
+      fd = openSync(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, mode);
+    } catch (error) {
+      throw fromFsError(error);
+    }
+    let renamed = false;
+    try {
+      try {
+        assertDescriptorContained(fd, path);
+        let written = 0;
+        while (written < content.length) written += writeSync(fd, content, written, content.length - written);
+        fchmodSync(fd, mode);
+        fsyncSync(fd);
+      } finally {
+        closeSync(fd);
+      }
+      parent.assertInside();
+      renameSync(temp, parent.entry(name));
+      renamed = true;
+    } catch (error) {
+      throw fromFsError(error);
+    } finally {
+      if (!renamed) unlinkQuietly(temp);
+    }
+    return { bytes: content.length, created };
   } finally {
-    if (!renamed) unlinkQuietly(temp.real);
+    parent.close();
   }
-  return { bytes: content.length, created };
 }

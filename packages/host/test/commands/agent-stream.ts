@@ -2,8 +2,12 @@
  * Test support: drive an agent run through the real host client (real perimeter) and read the
  * session's server-sent events until the run ends.
  */
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { expect } from 'vitest';
 import type { AgentEvent, Session } from '@bastion/protocol';
 import type { BastionHost } from '../../src/bastion-host.js';
+import type { TempHost } from '../support/temp-host.js';
 
 export interface RunOutcome {
   status: number;
@@ -122,4 +126,13 @@ export function toolResultOf(outcome: RunOutcome): Extract<AgentEvent, { type: '
 
 export function textOf(outcome: RunOutcome): string {
   return outcome.events.map((event) => (event.type === 'text-delta' ? event.text : '')).join('');
+}
+
+/** `canary` is in none of `raw` (what streams carried), the host's log records and the files under userData/logs. */
+export function expectCanaryNowhere(host: TempHost, raw: string, canary: string): void {
+  expect(raw).not.toContain(canary);
+  expect(JSON.stringify(host.records)).not.toContain(canary);
+  const logs = join(host.userData, 'logs');
+  for (const file of existsSync(logs) ? readdirSync(logs) : [])
+    expect(readFileSync(join(logs, file), 'utf8')).not.toContain(canary);
 }

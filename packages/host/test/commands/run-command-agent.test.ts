@@ -4,14 +4,20 @@
  * `POST /agent/run { approval_answer }`; every refusal proves the command never ran (a marker file
  * stays absent), and every secret-reading attempt proves the canary reached no event and no log.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeAttack } from '../../../../test/support/attack.js';
 import type { Session } from '@bastion/protocol';
 import { makeTempDir, startTempHost, type TempHost } from '../support/temp-host.js';
 import { waitFor } from '../support/processes.js';
-import { AgentDriver, approvalRequestOf, textOf, toolResultOf } from './agent-stream.js';
+import {
+  AgentDriver,
+  approvalRequestOf,
+  expectCanaryNowhere as expectCanaryNowhereIn,
+  textOf,
+  toolResultOf,
+} from './agent-stream.js';
 import { octalEscapedPath, processesWith } from './command-harness.js';
 
 const CANARY = 'CANARY-91d2c7aa-agent-path';
@@ -25,11 +31,7 @@ function shellMessage(command: string, args: string[]): string {
 }
 
 function expectCanaryNowhere(raw: string): void {
-  expect(raw).not.toContain(CANARY);
-  expect(JSON.stringify(host.records)).not.toContain(CANARY);
-  const logs = join(host.userData, 'logs');
-  for (const file of existsSync(logs) ? readdirSync(logs) : [])
-    expect(readFileSync(join(logs, file), 'utf8')).not.toContain(CANARY);
+  expectCanaryNowhereIn(host, raw, CANARY);
 }
 
 beforeAll(async () => {

@@ -44,6 +44,15 @@ describe('demoReply', () => {
     expect(demoReply({ prompt: user('$ ls | wc'), tools: [tool('run_command')] })).toMatchObject({ kind: 'text' });
   });
 
+  it('turns `search TEXT` into a literal search when the tool exists', () => {
+    expect(demoReply({ prompt: user('search TODO: fix'), tools: [tool('search')] })).toMatchObject({
+      kind: 'tool-call',
+      toolName: 'search',
+      input: { pattern: 'TODO: fix', fixed_strings: true },
+    });
+    expect(demoReply({ prompt: user('search TODO'), tools: [] })).toMatchObject({ kind: 'text' });
+  });
+
   it('answers anything else with what it can do, labelled demo', () => {
     expect(demoReply({ prompt: user('write me a poem'), tools: fileTools })).toEqual({ kind: 'text', text: DEMO_HELP });
   });

@@ -5,6 +5,7 @@
  *
  *   `read PATH`   → calls read_file
  *   `ls [PATH]`   → calls list_dir
+ *   `search TEXT` → calls search with TEXT as a literal string
  *   `$ CMD ARGS`  → calls run_command (words split by POSIX rules, no shell) when that tool exists;
  *                   otherwise says the shell is not available
  *   after a tool result → a one-line summary; anything else → what it can do
@@ -91,6 +92,10 @@ function summarize(toolName: string, input: unknown, output: LanguageModelV3Tool
       const names = entries.slice(0, 10).map((entry) => entry.name);
       return `demo: ${path} has ${entries.length} entries${names.length > 0 ? `: ${names.join(', ')}${entries.length > 10 ? ', …' : ''}` : ''}.`;
     }
+    case 'search': {
+      const matches = (field(value, 'matches') as unknown[] | undefined) ?? [];
+      return `demo: search found ${matches.length} match${matches.length === 1 ? '' : 'es'}.`;
+    }
     case 'run_command':
       return `demo: ${String(field(input, 'command'))} exited with code ${String(field(value, 'exit_code'))}.`;
     default:
@@ -137,6 +142,15 @@ export function demoReply(options: Pick<LanguageModelV3CallOptions, 'prompt' | '
   const ls = /^ls(?:\s+(\S.*))?$/s.exec(text);
   if (ls && hasTool('list_dir')) {
     return { kind: 'tool-call', toolName: 'list_dir', input: { path: ls[1]?.trim() ?? '.' }, toolCallId };
+  }
+  const search = /^search\s+(\S.*)$/s.exec(text);
+  if (search?.[1] && hasTool('search')) {
+    return {
+      kind: 'tool-call',
+      toolName: 'search',
+      input: { pattern: search[1].trim(), fixed_strings: true },
+      toolCallId,
+    };
   }
   return { kind: 'text', text: DEMO_HELP };
 }
