@@ -126,7 +126,16 @@ class RipgrepMatches {
 export function hostRipgrepSearch(client: CommandClient, scratchDir: string): SearchRunner {
   return async (cwd, args, signal) => {
     const outcome = await client.run(
-      { command: 'rg', args: [...args], cwd, workspaceRoot: cwd, scratchDir, timeoutMs: SEARCH_TIMEOUT_MS },
+      {
+        command: 'rg',
+        args: [...args],
+        cwd,
+        workspaceRoot: cwd,
+        scratchDir,
+        timeoutMs: SEARCH_TIMEOUT_MS,
+        // No person approved a search: where the host's policy asks about `rg`, it refuses the search.
+        approved: false,
+      },
       signal,
     );
     if ('ok' in outcome) return { ok: false, code: outcome.code, message: outcome.message };
