@@ -1,0 +1,72 @@
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { GIT_DIR_WRITE_PROTECTED, gitWriteProtections } from './git-write-protections.js';
+
+let base: string;
+let root: string;
+const git = (cwd: string, ...args: string[]) =>
+  execFileSync(
+    'git',
+    ['-c', 'user.name=T', '-c', 'user.email=t@example.invalid', '-c', 'protocol.file.allow=always', ...args],
+    {
+      cwd,
+      env: { PATH: process.env.PATH, HOME: base, GIT_CONFIG_NOSYSTEM: '1' },
+      stdio: 'ignore',
+    },
+  );
+
+beforeEach(() => {
+  base = realpathSync(mkdtempSync(join(tmpdir(), 'bastion-git-protections-')));
+  root = join(base, 'ws');
+  mkdirSync(root);
+});
+afterEach(() => rmSync(base, { recursive: true, force: true }));
+
+describe('gitWriteProtections', () => {
+  it('denies every configuration entry of the repository’s git directory, and none of its working state', () => {
+    git(root, 'init', '-q');
+    const { denyWrite, gitDirs } = gitWriteProtections(root, { home: base });
+    expect(gitDirs).toEqual([join(root, '.git')]);
+    expect(denyWrite).toEqual(GIT_DIR_WRITE_PROTECTED.map((entry) => join(root, '.git', entry)));
+    for (const state of ['objects', 'refs', 'logs', 'index', 'HEAD', 'packed-refs', 'rebase-merge'])
+      expect(denyWrite).not.toContain(join(root, '.git', state));
+  });
+
+  it('nothing for a workspace that is no repository and sits in none', () => {
+    expect(gitWriteProtections(root, { home: base })).toEqual({ denyWrite: [], gitDirs: [] });
+  });
+
+  it('a submodule: its `.git` file denied, its git directory covered by `.git/modules` as a whole', () => {
+    const upstream = join(base, 'upstream');
+    mkdirSync(upstream);
+    git(upstream, 'init', '-q');
+    git(upstream, 'commit', '-q', '--allow-empty', '-m', 'x');
+    git(root, 'init', '-q');
+    git(root, 'submodule', '-q', 'add', upstream, 'sub');
+    const { denyWrite, gitDirs } = gitWriteProtections(root, { home: base });
+    expect(gitDirs).toEqual([join(root, '.git')]);
+    expect(denyWrite).toContain(join(root, 'sub', '.git'));
+    expect(denyWrite).toContain(join(root, '.git', 'modules'));
+    expect(denyWrite.filter((path) => path.startsWith(join(root, '.git', 'modules', 'sub')))).toEqual([]);
+  });
+
+  it('a configured hooks path and include targets inside the workspace, the user config’s relative hooks path too', () => {
+    git(root, 'init', '-q');
+    git(root, 'config', 'include.path', '../team.gitconfig');
+    writeFileSync(join(base, '.gitconfig'), '[core]\n\thooksPath = .githooks\n');
+    const { denyWrite } = gitWriteProtections(root, { home: base });
+    expect(denyWrite).toEqual(expect.arrayContaining([join(root, 'team.gitconfig'), join(root, '.githooks')]));
+  });
+
+  it('a workspace inside a repository: that repository’s hooks path pointing into the workspace', () => {
+    const top = base;
+    git(top, 'init', '-q');
+    git(top, 'config', 'core.hooksPath', 'ws/hooks');
+    const { denyWrite, gitDirs } = gitWriteProtections(root, { home: join(base, 'nohome') });
+    expect(gitDirs).toEqual([]);
+    expect(denyWrite).toEqual([join(root, 'hooks')]);
+  });
+});
