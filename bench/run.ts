@@ -22,6 +22,7 @@ import { sseBenchmark } from './sse.bench.js';
 import { transportBenchmark } from './transport.bench.js';
 import { faultsBenchmark } from './faults.bench.js';
 import { policyBenchmark } from './policy.bench.js';
+import { egressBenchmark } from './egress.bench.js';
 
 const BENCHMARKS: Benchmark[] = [
   handshakeBenchmark,
@@ -32,6 +33,7 @@ const BENCHMARKS: Benchmark[] = [
   transportBenchmark,
   faultsBenchmark,
   policyBenchmark,
+  egressBenchmark,
 ];
 
 const here = dirname(fileURLToPath(import.meta.url));

@@ -32,7 +32,7 @@ type Measure = (fetch: typeof globalThis.fetch, origin: string) => Promise<numbe
 type ReadBody = (fetch: typeof globalThis.fetch, origin: string) => Promise<Body>;
 
 /** The local server both sides fetch from: a tiny JSON body, a 100 MiB body and an SSE stream. */
-function serve(req: IncomingMessage, res: ServerResponse): void {
+export function serve(req: IncomingMessage, res: ServerResponse): void {
   if (req.url === '/small') {
     res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
     return;
@@ -59,7 +59,7 @@ function serve(req: IncomingMessage, res: ServerResponse): void {
 }
 
 /** Send `command` to the bench sidecar and resolve with its answer; rejects if it exits first. */
-function ask(child: ChildProcess, command?: string): Promise<unknown> {
+export function ask(child: ChildProcess, command?: string): Promise<unknown> {
   return new Promise((resolve, reject) => {
     const onExit = (code: number | null) => reject(new Error(`bench sidecar exited ${code}`));
     child.once('exit', onExit);

@@ -72,6 +72,7 @@ async function main(): Promise<void> {
     fetch: transport.fetch,
     policy,
     sandboxed: bootstrap.capabilities.sandbox === 'srt',
+    heldSecrets: () => auth.heldSecrets(),
     providers: [...byokProviders(auth), ...(chatgpt ? [chatgptProvider(chatgpt)] : [])],
   });
   // Custom endpoints are providers under their own ids, following endpoints.json as it changes.

@@ -33,6 +33,7 @@ import { createHostConfirmer, type HostConfirmer } from './consent/host-confirme
 import { NetworkAuthority, type CustomGrantResult } from './network/network-authority.js';
 import { attachProviderTransport, createSystemRouteDispatcher } from './network/provider-transport.js';
 import { BUILTIN_GRANTS } from './network/builtin-grants.js';
+import { EgressGuard } from './network/egress-guard.js';
 import { systemBrowserOpener } from './oauth/authorization-opener.js';
 import { ChatgptCoordinator, type AuthorizationOpener } from './oauth/chatgpt-coordinator.js';
 import {
@@ -212,7 +213,9 @@ async function composeHost(
   const confirmer = options.confirmer ?? createHostConfirmer({ allowedEndpoints: options.allowEndpoints ?? [] });
   const dispatcher = createSystemRouteDispatcher();
   resources.defer(() => dispatcher.close());
-  attachProviderTransport({ supervisor, authority: network, dispatcher, log });
+  // Every provider request is scanned for the credentials in auth.json (but its own) and secret formats.
+  const egress = new EgressGuard({ userData });
+  attachProviderTransport({ supervisor, authority: network, dispatcher, log, egress });
   for (const url of options.allowEndpoints ?? []) {
     const granted = await network.requestCustomGrant(url, confirmer);
     if (!granted.ok) throw new HostError(granted.code, granted.message);

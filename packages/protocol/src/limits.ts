@@ -392,3 +392,9 @@ export const CONTROL_HOLDER_WAIT_MS = 3_000;
  * exit 3); one still running after this long is taken to have handed the URL to a browser.
  */
 export const SYSTEM_OPENER_VERDICT_MS = 3_000;
+
+/** The secret-egress guard (host `src/network/egress-guard.ts`). */
+/** A held credential shorter than this is not scanned for (it would match ordinary text). */
+export const EGRESS_MIN_SECRET_CHARS = 8;
+/** Compiled scans kept (one per set of credentials a request may carry); the oldest is dropped beyond this. */
+export const EGRESS_MAX_CACHED_PATTERNS = 16;

@@ -21,6 +21,7 @@ import { SessionStore } from '../storage/session-store.js';
 import { WorkspaceRoots } from '../workspaces/workspace-roots.js';
 import { RunManager, type ToolFactory } from './run-manager.js';
 import type { PolicyChecker } from '../policy/policy-client.js';
+import type { HeldSecrets } from '../policy/redact-held.js';
 
 export const SESSIONS_DB_FILE = 'sessions.db';
 
@@ -41,6 +42,8 @@ export interface AgentRuntimeOptions {
   policy: PolicyChecker;
   /** Whether the host runs the sidecar inside the OS sandbox (stated in the system prompt). */
   sandboxed?: boolean;
+  /** Bastion's own credentials (auth.json), redacted from every tool result. */
+  heldSecrets?: HeldSecrets;
 }
 
 export interface AgentRuntime {
@@ -85,6 +88,7 @@ export function openAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
     extraTools: options.extraTools ?? [],
     policy: options.policy,
     sandboxed: options.sandboxed ?? false,
+    ...(options.heldSecrets ? { heldSecrets: options.heldSecrets } : {}),
   });
   let closed: Promise<void> | undefined;
   return {

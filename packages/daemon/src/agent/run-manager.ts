@@ -22,6 +22,7 @@ import { detectGit, operatingSystem } from './agent-environment.js';
 import { runAgentLoop } from './agent-loop.js';
 import type { PolicyChecker } from '../policy/policy-client.js';
 import { guardTools } from '../policy/tool-guard.js';
+import type { HeldSecrets } from '../policy/redact-held.js';
 import { EventHub } from './event-hub.js';
 import { ProjectInstructions, workedDirectories } from './project-instructions.js';
 import { buildSystemPrompt, type PromptEnvironment } from './system-prompt.js';
@@ -54,6 +55,7 @@ export class RunManager {
   readonly #log: Logger;
   readonly #policy: PolicyChecker;
   readonly #sandboxed: boolean;
+  readonly #heldSecrets: HeldSecrets;
   readonly #active = new Map<string, ActiveRun>();
 
   constructor(options: {
@@ -65,9 +67,11 @@ export class RunManager {
     policy: PolicyChecker;
     /** Whether the sidecar runs inside the OS sandbox (the posture the system prompt states). */
     sandboxed?: boolean;
+    heldSecrets?: HeldSecrets;
   }) {
     this.#policy = options.policy;
     this.#sandboxed = options.sandboxed ?? false;
+    this.#heldSecrets = options.heldSecrets ?? (() => Promise.resolve([]));
     this.#store = options.store;
     this.#registry = options.registry;
     this.#roots = options.roots;
@@ -124,6 +128,7 @@ export class RunManager {
     for (const factory of this.#extraTools) Object.assign(ownTools, factory(context));
     const tools = guardTools(ownTools, {
       policy: this.#policy,
+      heldSecrets: this.#heldSecrets,
       context,
       onDecision: (decision) =>
         this.#log.info('tool.decision', {
@@ -226,8 +231,11 @@ export class RunManager {
         final = { type: 'run-error', run_id: runId, code: 'RUN_ABORTED', message: 'the run was aborted' };
       } else {
         status = 'error';
-        const code = daemonErrorIn(error)?.code ?? 'PROVIDER_FAILED';
-        final = { type: 'run-error', run_id: runId, code, message: 'the model run failed' };
+        const cause = daemonErrorIn(error);
+        const code = cause?.code ?? 'PROVIDER_FAILED';
+        // An egress block names the kind of secret (a fixed text from the host's code, never the value).
+        const message = code === 'EGRESS_SECRET' && cause ? cause.message : 'the model run failed';
+        final = { type: 'run-error', run_id: runId, code, message };
       }
     }
     try {

@@ -15,6 +15,7 @@ import type { Tool, ToolSet } from 'ai';
 import type { PolicyAnswer, PolicyCall } from '@bastion/protocol';
 import type { ToolContext } from '../tools/tool-context.js';
 import type { PolicyChecker } from './policy-client.js';
+import { redactHeld, type HeldSecrets } from './redact-held.js';
 
 /** What a tool tells the policy about one call: its command or the paths it touches. */
 export type PolicySubject = Pick<PolicyCall, 'command' | 'paths'>;
@@ -43,6 +44,8 @@ export interface ToolDecision {
 
 export interface ToolGuardOptions {
   policy: PolicyChecker;
+  /** Bastion's own credentials, redacted from every tool result. */
+  heldSecrets: HeldSecrets;
   context: ToolContext;
   onDecision: (decision: ToolDecision) => void;
 }
@@ -107,7 +110,7 @@ function guardTool(name: string, original: Tool, options: ToolGuardOptions): Too
               return { ok: false, code: 'POLICY_UNAPPROVED', message: 'the policy asks for approval; none was given' };
             }
             try {
-              const output: unknown = await execute(input, executeOptions);
+              const output = redactHeld<unknown>(await execute(input, executeOptions), await options.heldSecrets());
               if (isRefusal(output)) record('refused', typeof output.code === 'string' ? output.code : null);
               else record('ran', null);
               return output;

@@ -53,6 +53,23 @@ export class AuthStore {
     return (await this.#read()).entries[provider];
   }
 
+  /**
+   * Every secret value held, named by its entry (`openai`, `chatgpt-refresh`): for redacting tool
+   * results, which must never show or store a credential Bastion holds. A file that cannot be read
+   * holds nothing the daemon could have used either.
+   */
+  async heldSecrets(): Promise<{ kind: string; value: string }[]> {
+    const file = await this.#read().catch(() => undefined);
+    return Object.entries(file?.entries ?? {}).flatMap(([id, entry]) =>
+      entry.type === 'api'
+        ? [{ kind: id, value: entry.key }]
+        : [
+            { kind: `${id}-access`, value: entry.access },
+            { kind: `${id}-refresh`, value: entry.refresh },
+          ],
+    );
+  }
+
   async has(provider: string): Promise<boolean> {
     return (await this.get(provider)) !== undefined;
   }

@@ -379,6 +379,10 @@ export class ProviderTransport {
   #onResponseError(frame: Frame<'response.error'>): void {
     const state = this.#lookup(frame.request_id);
     if (!state) return;
-    this.#fail(state, fetchFailure(frame.code, 'the host refused or lost the provider request'), false);
+    const message =
+      frame.code === 'EGRESS_SECRET'
+        ? `the host blocked the request: it carried a secret (${frame.kind ?? 'of an unnamed kind'})`
+        : 'the host refused or lost the provider request';
+    this.#fail(state, fetchFailure(frame.code, message), false);
   }
 }

@@ -7,6 +7,11 @@
  * chunk is re-checked against the current snapshot before it is written; revoking a grant aborts
  * the requests under it. Credentials pass through in flight only: they are never logged or stored.
  *
+ * The secret-egress guard (egress-guard.ts) scans the headers before any connection and every
+ * upload chunk before it is written; a hit ends the request with EGRESS_SECRET and its kind, and
+ * nothing of the body from the secret on has left (the scan holds back a chunk's tail until the
+ * next chunk is scanned with it).
+ *
  * Frames that break the protocol (an unknown id, a chunk after `request.end`, more bytes than the
  * credit) throw a ChannelError, which closes the channel and gets the sidecar restarted. Does not
  * catch: a compromised sidecar sending data to an origin it was granted.
@@ -42,6 +47,8 @@ import {
 import type { SidecarChannel } from '../supervisor/sidecar-supervisor.js';
 import type { NetworkAuthority } from './network-authority.js';
 import { authorizeRedirect, authorizeStart } from './request-policy.js';
+import type { EgressGuard } from './egress-guard.js';
+import type { SecretStream } from './secret-scanner.js';
 
 type Frame<T extends SidecarToHostFrame['type']> = FrameOfType<SidecarToHostFrame, T>;
 
@@ -66,6 +73,8 @@ interface HostRequest {
   readonly followRedirects: boolean;
   /** Present while the sidecar may still send body chunks. */
   upload: Readable | undefined;
+  /** The body's secret scan (absent only when the executor runs without a guard, in the benchmark's baseline). */
+  readonly scan: SecretStream | undefined;
   uploadReceived: number;
   uploadGranted: number;
   responseStarted: boolean;
@@ -81,6 +90,8 @@ export interface ProviderExecutorOptions {
   log: Logger;
   /** Largest response body; defaults to TRANSPORT_MAX_RESPONSE_BODY_BYTES. */
   maxResponseBytes?: number;
+  /** The secret-egress guard; `null` (no scan) exists for the benchmark's guard-off baseline only. */
+  egress: EgressGuard | null;
 }
 
 export class ProviderExecutor {
@@ -89,6 +100,7 @@ export class ProviderExecutor {
   readonly #dispatcher: Dispatcher;
   readonly #log: Logger;
   readonly #maxResponseBytes: number;
+  readonly #egress: EgressGuard | null;
   readonly #live = new Map<string, HostRequest>();
   /** Ids this side ended: the sidecar's frames already in flight for them are dropped. */
   readonly #endedHere = new Set<string>();
@@ -101,6 +113,7 @@ export class ProviderExecutor {
     this.#dispatcher = options.dispatcher;
     this.#log = options.log;
     this.#maxResponseBytes = options.maxResponseBytes ?? TRANSPORT_MAX_RESPONSE_BODY_BYTES;
+    this.#egress = options.egress;
     this.#channel.on('request.start', (frame) => this.#onStart(frame));
     this.#channel.on('request.chunk', (frame) => this.#onChunk(frame));
     this.#channel.on('request.end', (frame) => this.#onEnd(frame));
@@ -148,14 +161,14 @@ export class ProviderExecutor {
   }
 
   /** Refuse a request that never became live. */
-  #refuse(id: string, code: string): void {
+  #refuse(id: string, code: string, kind?: string): void {
     this.#rememberEnded(id);
-    this.#log.warn('transport.refused', { request_id: id, code });
-    this.#send({ v: 1, type: 'response.error', request_id: id, code });
+    this.#log.warn('transport.refused', { request_id: id, code, kind: kind ?? null });
+    this.#send({ v: 1, type: 'response.error', request_id: id, code, ...(kind === undefined ? {} : { kind }) });
   }
 
   /** End a live request from this side with an error code. */
-  #terminate(request: HostRequest, code: string): void {
+  #terminate(request: HostRequest, code: string, kind?: string): void {
     if (request.finished) return;
     request.finished = true;
     this.#live.delete(request.id);
@@ -163,8 +176,13 @@ export class ProviderExecutor {
     request.abort.abort();
     request.upload?.destroy();
     request.wakeSender?.();
-    this.#log.warn('transport.failed', { request_id: request.id, code, duration_ms: Date.now() - request.startedAt });
-    this.#send({ v: 1, type: 'response.error', request_id: request.id, code });
+    this.#log.warn('transport.failed', {
+      request_id: request.id,
+      code,
+      kind: kind ?? null,
+      duration_ms: Date.now() - request.startedAt,
+    });
+    this.#send({ v: 1, type: 'response.error', request_id: request.id, code, ...(kind === undefined ? {} : { kind }) });
   }
 
   #complete(request: HostRequest, bytes: number, status: number): void {
@@ -202,6 +220,24 @@ export class ProviderExecutor {
       this.#refuse(frame.request_id, decision.code);
       return;
     }
+    let scan: SecretStream | undefined;
+    if (this.#egress) {
+      const guard = this.#egress.scanFor(decision.grant);
+      if (!guard.ok) {
+        this.#refuse(frame.request_id, guard.code);
+        return;
+      }
+      // Each header value on its own: a secret cannot span two of them.
+      for (const [, value] of decision.headers) {
+        const kind = guard.pattern.findIn(Buffer.from(value, 'utf8'));
+        if (kind !== undefined) {
+          this.#log.warn('egress.blocked', { request_id: frame.request_id, grant_id: decision.grant.grant_id, kind });
+          this.#refuse(frame.request_id, 'EGRESS_SECRET', kind);
+          return;
+        }
+      }
+      scan = guard.pattern.stream();
+    }
     const request: HostRequest = {
       id: frame.request_id,
       op: frame.op,
@@ -210,6 +246,7 @@ export class ProviderExecutor {
       grantIds: new Set([decision.grant.grant_id]),
       followRedirects: frame.redirect !== 'manual',
       upload: undefined,
+      scan,
       uploadReceived: 0,
       uploadGranted: 0,
       responseStarted: false,
@@ -264,7 +301,19 @@ export class ProviderExecutor {
         return;
       }
     }
-    if (upload.push(bytes)) this.#grantUpload(request);
+    if (!request.scan) {
+      if (upload.push(bytes)) this.#grantUpload(request);
+      return;
+    }
+    const scanned = request.scan.push(bytes);
+    if (scanned.kind !== undefined) {
+      this.#log.warn('egress.blocked', { request_id: request.id, kind: scanned.kind });
+      this.#terminate(request, 'EGRESS_SECRET', scanned.kind);
+      return;
+    }
+    let room = true;
+    for (const part of scanned.forward) room = upload.push(part);
+    if (room) this.#grantUpload(request);
   }
 
   #onEnd(frame: Frame<'request.end'>): void {
@@ -273,6 +322,8 @@ export class ProviderExecutor {
     const upload = request.upload;
     if (!upload) throw new ChannelError('CHANNEL_FRAME_SCHEMA', 'request.end for a request without an open body');
     request.upload = undefined;
+    const tail = request.scan?.end();
+    if (tail !== undefined && tail.byteLength > 0) upload.push(tail);
     upload.push(null);
   }
 

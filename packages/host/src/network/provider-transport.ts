@@ -14,6 +14,7 @@ import type { SidecarSupervisor } from '../supervisor/sidecar-supervisor.js';
 import { GrantSync } from './grant-sync.js';
 import type { NetworkAuthority } from './network-authority.js';
 import { ProviderExecutor } from './provider-executor.js';
+import type { EgressGuard } from './egress-guard.js';
 
 /** The system route: HTTP_PROXY / HTTPS_PROXY / NO_PROXY as undici reads them. `ca` adds trust (enterprise TLS inspection, tests). */
 export function createSystemRouteDispatcher(options: { ca?: string | string[] } = {}): Dispatcher {
@@ -29,10 +30,11 @@ export function attachProviderTransport(options: {
   authority: NetworkAuthority;
   dispatcher: Dispatcher;
   log: Logger;
+  egress: EgressGuard;
 }): void {
-  const { supervisor, authority, dispatcher, log } = options;
+  const { supervisor, authority, dispatcher, log, egress } = options;
   supervisor.addChannelModule((sidecar) => {
-    const executor = new ProviderExecutor({ channel: sidecar.channel, authority, dispatcher, log });
+    const executor = new ProviderExecutor({ channel: sidecar.channel, authority, dispatcher, log, egress });
     const sync = new GrantSync({
       channel: sidecar.channel,
       authority,

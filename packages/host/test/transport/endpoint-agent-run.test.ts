@@ -6,6 +6,7 @@
 import { afterEach, expect, it } from 'vitest';
 import { readSseMessages, type AgentEvent, type Session } from '@bastion/protocol';
 import { startTempHost, type TempHost } from '../support/temp-host.js';
+import { join2 } from '../support/secret-samples.js';
 import {
   chatCompletionsServer,
   startServer,
@@ -76,4 +77,19 @@ it('without host consent the same run fails and the endpoint is never reached', 
   expect(events.at(-1)?.type).toBe('run-error');
   expect(server.hits).toBe(0);
   expect(JSON.stringify(events)).not.toContain(CANARY);
+});
+
+it('a prompt carrying a cloud access key ends the run with EGRESS_SECRET naming the kind; the endpoint never sees it', async () => {
+  const seen: ChatCompletionsRequest[] = [];
+  server = await startServer(chatCompletionsServer(seen));
+  host = await startTempHost({ allowEndpoints: [`${server.origin}/v1`] });
+  await defineEndpoint(host, server.origin);
+  const awsKey = join2('AKIA', 'Q3XJ7R2VN4TB8KLM');
+  const events = await runOnce(host, `deploy with ${awsKey} please`);
+  expect(events.at(-1)).toMatchObject({ type: 'run-error', code: 'EGRESS_SECRET' });
+  expect(events.at(-1)).toMatchObject({ message: expect.stringContaining('aws-access-key-id') as unknown });
+  expect(seen).toHaveLength(0);
+  // Blocked, and logged by kind without any of the body.
+  expect(host.records.some((record) => record.event === 'egress.blocked')).toBe(true);
+  expect(JSON.stringify(host.records)).not.toContain(awsKey);
 });

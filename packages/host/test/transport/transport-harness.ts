@@ -27,6 +27,8 @@ import { createHostConfirmer } from '../../src/consent/host-confirmer.js';
 import { GrantSync } from '../../src/network/grant-sync.js';
 import { NetworkAuthority } from '../../src/network/network-authority.js';
 import { ProviderExecutor } from '../../src/network/provider-executor.js';
+import { EgressGuard } from '../../src/network/egress-guard.js';
+import { makeTempDir } from '../support/temp-host.js';
 import { createSystemRouteDispatcher } from '../../src/network/provider-transport.js';
 import { sidecarArgv } from '../../src/supervisor/sidecar-launcher.js';
 import type { SidecarChannel } from '../../src/supervisor/sidecar-supervisor.js';
@@ -143,7 +145,7 @@ interface PairBase {
   close(): void;
 }
 
-function hostEnd(options: { dispatcher?: Dispatcher; maxResponseBytes?: number }) {
+function hostEnd(options: { dispatcher?: Dispatcher; maxResponseBytes?: number; egress?: EgressGuard | null }) {
   const toHost = new PassThrough();
   const toSidecar = new PassThrough();
   const records: LogRecord[] = [];
@@ -164,6 +166,7 @@ function hostEnd(options: { dispatcher?: Dispatcher; maxResponseBytes?: number }
     authority,
     dispatcher,
     log,
+    egress: options.egress ?? new EgressGuard({ userData: makeTempDir('bastion-egress-') }),
     ...(options.maxResponseBytes ? { maxResponseBytes: options.maxResponseBytes } : {}),
   });
   const state = { ackTimeouts: 0 };
@@ -209,7 +212,9 @@ export interface FetchPair extends PairBase {
 }
 
 /** Host executor ↔ the daemon's real transport fetch. */
-export function startFetchPair(options: { dispatcher?: Dispatcher; maxResponseBytes?: number } = {}): FetchPair {
+export function startFetchPair(
+  options: { dispatcher?: Dispatcher; maxResponseBytes?: number; egress?: EgressGuard | null } = {},
+): FetchPair {
   const { toHost, toSidecar, base } = hostEnd(options);
   const sidecarChannel: HostChannel = new FramedChannel({
     source: toSidecar,
@@ -250,7 +255,9 @@ export interface RawPair extends PairBase {
 }
 
 /** Host executor ↔ a raw frame writer (a compromised or buggy sidecar). */
-export function startRawPair(options: { dispatcher?: Dispatcher; maxResponseBytes?: number } = {}): RawPair {
+export function startRawPair(
+  options: { dispatcher?: Dispatcher; maxResponseBytes?: number; egress?: EgressGuard | null } = {},
+): RawPair {
   const { toHost, toSidecar, base } = hostEnd(options);
   const frames: HostToSidecarFrame[] = [];
   const waiters: { id: string; type: string; resolve: (frame: HostToSidecarFrame) => void }[] = [];
@@ -356,9 +363,11 @@ export async function runTransportChild(
   script: string,
   args: string[],
   origin: string,
-  options: { maxResponseBytes?: number; control?: (child: ChildProcess) => void } = {},
+  options: { maxResponseBytes?: number; egress?: EgressGuard | null; control?: (child: ChildProcess) => void } = {},
 ): Promise<{ code: number | null; report: unknown }> {
   const { control, ...executorOptions } = options;
+  // Without a guard of the caller's, one over an empty userData: secret formats only.
+  const emptyUserData = mkdtempSync(join(tmpdir(), 'bastion-egress-'));
   const authority = new NetworkAuthority({ builtins: [], env: {} });
   const granted = await authority.requestCustomGrant(origin, createHostConfirmer({ allowedEndpoints: [origin] }));
   if (!granted.ok) throw new Error(`the grant for ${origin} was refused: ${granted.code}`);
@@ -379,7 +388,14 @@ export async function runTransportChild(
     onClose: () => undefined,
   });
   const dispatcher = createSystemRouteDispatcher();
-  const executor = new ProviderExecutor({ channel, authority, dispatcher, log, ...executorOptions });
+  const executor = new ProviderExecutor({
+    channel,
+    authority,
+    dispatcher,
+    log,
+    egress: new EgressGuard({ userData: emptyUserData }),
+    ...executorOptions,
+  });
   const sync = new GrantSync({ channel, authority, log, onAckTimeout: () => undefined });
   sync.start();
   control?.(child);
@@ -387,6 +403,7 @@ export async function runTransportChild(
   sync.close();
   executor.close();
   await dispatcher.close();
+  rmSync(emptyUserData, { recursive: true, force: true });
   const last = stderr.trim().split('\n').at(-1) ?? '';
   if (code !== 0) return { code, report: last };
   return { code, report: JSON.parse(last) as unknown };

@@ -142,6 +142,13 @@ export const responseErrorFrameSchema = z.strictObject({
     .min(1)
     .max(TRANSPORT_MAX_ERROR_CODE_CHARS)
     .regex(/^[A-Z][A-Z0-9_]*$/),
+  /** EGRESS_SECRET: the kind of secret the request carried (`aws-access-key-id`, `credential:openai`), never its value. */
+  kind: z
+    .string()
+    .min(1)
+    .max(TRANSPORT_MAX_ERROR_CODE_CHARS)
+    .regex(/^[a-z0-9][a-z0-9:-]*$/)
+    .optional(),
 });
 
 export const commandOutputFrameSchema = z.strictObject({

@@ -1,0 +1,132 @@
+/**
+ * Issue 19: the secret-egress guard's cost. Two bench sidecars (real processes running the
+ * daemon's built transport fetch) behind two host executors, one with the guard (a userData
+ * whose auth.json holds four credentials and whose endpoints.json names the endpoint's own) and
+ * one without (`egress: null`, the baseline). Each uploads request bodies of ordinary text (this
+ * repository's README and SECURITY.md) to the same local server, alternating rounds so both see
+ * the same machine; then each reads the same 10 000-event SSE stream. The issue asks for 100 MiB
+ * bodies; a request body is bounded to TRANSPORT_MAX_REQUEST_BODY_BYTES (32 MiB), so each upload
+ * is a body of exactly that bound. Targets: upload throughput with the guard ≥ 0.9× without, SSE
+ * per-event overhead ≤ 0.05 ms p50.
+ */
+import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { EgressGuard } from '../packages/host/src/network/egress-guard.js';
+import { runTransportChild, startServer } from '../packages/host/test/transport/transport-harness.js';
+import { figure, median, type Benchmark } from './harness.js';
+import { ask, serve } from './transport.bench.js';
+
+const WARM_ROUNDS = 1;
+const ROUNDS = 7;
+
+function serveWithUpload(req: IncomingMessage, res: ServerResponse): void {
+  if (req.url !== '/upload') return serve(req, res);
+  let count = 0;
+  req.on('data', (chunk: Buffer) => (count += chunk.byteLength));
+  req.on('end', () => res.writeHead(200, { 'content-type': 'text/plain' }).end(String(count)));
+}
+
+/** A userData as a real one looks to the guard: BYOK keys, ChatGPT tokens, one custom endpoint. */
+function guardedUserData(origin: string): string {
+  const dir = mkdtempSync(join(tmpdir(), 'bastion-bench-egress-'));
+  const fake = (prefix: string, seed: string) => `${prefix}${seed.repeat(12)}`;
+  writeFileSync(
+    join(dir, 'auth.json'),
+    JSON.stringify({
+      version: 1,
+      entries: {
+        openai: { type: 'api', key: fake('sk-bench-', 'a1b2') },
+        anthropic: { type: 'api', key: fake('sk-bench-ant-', 'c3d4') },
+        local: { type: 'api', key: fake('local-', 'e5f6') },
+        chatgpt: {
+          type: 'oauth',
+          access: fake('eyJbench', 'g7h8'.repeat(40)),
+          refresh: fake('rt_bench', 'i9j0'),
+          expires: 0,
+          account_id: 'bench',
+        },
+      },
+    }),
+    { mode: 0o600 },
+  );
+  writeFileSync(
+    join(dir, 'endpoints.json'),
+    JSON.stringify({ version: 1, endpoints: [{ id: 'local', base_url: `${origin}/v1` }] }),
+    { mode: 0o600 },
+  );
+  return dir;
+}
+
+async function startSidecar(origin: string, egress: EgressGuard | null) {
+  const script = fileURLToPath(new URL('./egress-sidecar.mjs', import.meta.url));
+  let exited: ReturnType<typeof runTransportChild> | undefined;
+  const child = await new Promise<ChildProcess>((resolve, reject) => {
+    exited = runTransportChild(script, [origin], origin, { control: resolve, egress });
+    exited.then(() => reject(new Error('bench sidecar exited before it started')), reject);
+  });
+  await ask(child);
+  return { child, exited: exited as ReturnType<typeof runTransportChild> };
+}
+
+async function finish(sidecar: Awaited<ReturnType<typeof startSidecar>>): Promise<number> {
+  sidecar.child.send('finish');
+  const { code, report } = await sidecar.exited;
+  if (code !== 0) throw new Error(`bench sidecar exited ${code}: ${String(report)}`);
+  return (report as { sse: number }).sse;
+}
+
+export const egressBenchmark: Benchmark = {
+  id: 'egress',
+  title: 'secret-egress guard: 32 MiB uploads and an SSE stream through the transport, guard on vs off',
+  async run() {
+    const server = await startServer(serveWithUpload);
+    const userData = guardedUserData(server.origin);
+    const sidecars: Awaited<ReturnType<typeof startSidecar>>[] = [];
+    try {
+      const guarded = await startSidecar(server.origin, new EgressGuard({ userData }));
+      sidecars.push(guarded);
+      const bare = await startSidecar(server.origin, null);
+      sidecars.push(bare);
+      const on: number[] = [];
+      const off: number[] = [];
+      for (let round = 0; round < WARM_ROUNDS + ROUNDS; round += 1) {
+        const order = round % 2 === 0 ? [guarded, bare] : [bare, guarded];
+        for (const sidecar of order) {
+          const rate = (await ask(sidecar.child, 'upload')) as number;
+          if (round >= WARM_ROUNDS) (sidecar === guarded ? on : off).push(rate);
+        }
+      }
+      const sseOn = await finish(guarded);
+      const sseOff = await finish(bare);
+      console.log(
+        `egress: upload MiB/s on ${on.map((rate) => rate.toFixed(0)).join(' ')}; off ${off.map((rate) => rate.toFixed(0)).join(' ')}`,
+      );
+      return [
+        figure(
+          '32 MiB request body throughput (the body bound), egress guard on vs off',
+          'MiB/s',
+          median(on),
+          median(off),
+          '≥ 0.9× off',
+          (ratio) => ratio >= 0.9,
+        ),
+        figure(
+          'SSE per-event latency p50 (10 000 events), egress guard on vs off',
+          'ms',
+          sseOn,
+          sseOff,
+          'overhead ≤ 0.05 ms',
+          (_ratio, bastion, baseline) => bastion - baseline <= 0.05,
+        ),
+      ];
+    } finally {
+      for (const sidecar of sidecars) if (sidecar.child.exitCode === null) sidecar.child.kill();
+      await server.close();
+      rmSync(userData, { recursive: true, force: true });
+    }
+  },
+};

@@ -1,0 +1,41 @@
+/**
+ * SEC-004 watchdog: a tool result never shows or stores a credential Bastion holds. Before a tool's
+ * output is stored, streamed to the UI or sent to the model, every occurrence of a held value
+ * (each auth.json entry's key or tokens) in any string of it is replaced by a marker naming the
+ * entry. The host's egress guard is the second line: a request that still carried one is blocked.
+ *
+ * What it does not catch: a credential transformed by the tool (base64, split across fields),
+ * one shorter than EGRESS_MIN_SECRET_CHARS, and secrets Bastion does not hold (the host's secret
+ * formats block those at egress instead).
+ */
+import { EGRESS_MIN_SECRET_CHARS } from '@bastion/protocol';
+
+/** The credentials to redact, read fresh per tool result (auth.json can change during a run). */
+export type HeldSecrets = () => Promise<{ kind: string; value: string }[]>;
+
+/** `value` with every held secret in its strings replaced; the same object when nothing matched. */
+export function redactHeld<T>(value: T, secrets: readonly { kind: string; value: string }[]): T {
+  const wanted = secrets.filter((secret) => secret.value.length >= EGRESS_MIN_SECRET_CHARS);
+  if (wanted.length === 0) return value;
+  const walk = (node: unknown): unknown => {
+    if (typeof node === 'string') {
+      let text = node;
+      for (const secret of wanted) {
+        if (text.includes(secret.value))
+          text = text.replaceAll(secret.value, `[redacted: Bastion's ${secret.kind} credential]`);
+      }
+      return text;
+    }
+    if (Array.isArray(node)) {
+      const mapped = node.map(walk);
+      return mapped.some((item, index) => item !== node[index]) ? mapped : node;
+    }
+    if (typeof node === 'object' && node !== null) {
+      const entries = Object.entries(node);
+      const mapped = entries.map(([key, item]) => [key, walk(item)] as const);
+      return mapped.some(([, item], index) => item !== entries[index]?.[1]) ? Object.fromEntries(mapped) : node;
+    }
+    return node;
+  };
+  return walk(value) as T;
+}

@@ -1,0 +1,157 @@
+/**
+ * SEC-004 watchdog, the secret-egress guard: before a provider request leaves, its headers and
+ * every body chunk are scanned for each credential Bastion holds — except the one that request
+ * is authorized to carry — and for high-confidence secret formats (secret-scanner.ts). The host
+ * learns the credentials by reading `<userData>/auth.json` itself, read-only, with the
+ * private-file checks: it owns userData, so nobody new gets to read the file. Which entry a
+ * request may carry follows from its grant: a built-in provider's own entry, the ChatGPT tokens
+ * for the ChatGPT destinations, and for a custom endpoint the entries of the endpoints in
+ * `endpoints.json` with that exact origin. An auth.json the host cannot read safely blocks every
+ * request (EGRESS_GUARD_UNAVAILABLE): the guard does not guess.
+ *
+ * What it does not catch: see secret-scanner.ts; and a credential Bastion does not hold, in a
+ * format not listed — the transport still cannot judge what ordinary text in a request means.
+ */
+import { join } from 'node:path';
+import { z } from 'zod';
+import { EGRESS_MAX_CACHED_PATTERNS, SECRETS_MAX_FILE_BYTES, type Grant } from '@bastion/protocol';
+import { HostError } from '../errors.js';
+import { readPrivateFile, type FileStamp } from '../private-file.js';
+import { SecretPattern, type HeldSecret } from './secret-scanner.js';
+
+/** The built-in grants and the auth.json entry each may carry. */
+const BUILTIN_CREDENTIAL_OF: Readonly<Record<string, string>> = {
+  openai: 'openai',
+  anthropic: 'anthropic',
+  openrouter: 'openrouter',
+  'chatgpt-auth': 'chatgpt',
+  'chatgpt-responses': 'chatgpt',
+};
+
+/** Only the secret fields are read; the daemon's own schema stays the authority on the rest. */
+const authFileSchema = z.object({
+  entries: z.record(
+    z.string(),
+    z.object({ key: z.string().optional(), access: z.string().optional(), refresh: z.string().optional() }),
+  ),
+});
+const endpointsFileSchema = z.object({
+  endpoints: z.array(z.object({ id: z.string(), base_url: z.string() })),
+});
+
+interface Held {
+  /** Every credential, each under its kind. */
+  secrets: HeldSecret[];
+  /** The values of each auth.json entry, by entry id. */
+  byEntry: Map<string, string[]>;
+}
+
+/** What the guard needs to know of a file; re-read only when its stamp changes. */
+class StampedFile<T> {
+  readonly #path: string;
+  readonly #parse: (text: string | undefined) => T;
+  #cached: { stamp: FileStamp | undefined; value: T } | undefined;
+
+  constructor(path: string, parse: (text: string | undefined) => T) {
+    this.#path = path;
+    this.#parse = parse;
+  }
+
+  read(): { stamp: FileStamp | undefined; value: T } {
+    const read = readPrivateFile(this.#path, SECRETS_MAX_FILE_BYTES);
+    if (this.#cached?.stamp !== read?.stamp || this.#cached === undefined) {
+      this.#cached = { stamp: read?.stamp, value: this.#parse(read?.text) };
+    }
+    return this.#cached;
+  }
+}
+
+function parseAuth(text: string | undefined): Held {
+  const held: Held = { secrets: [], byEntry: new Map() };
+  if (text === undefined) return held;
+  const parsed = authFileSchema.safeParse(JSON.parse(text));
+  if (!parsed.success) throw new HostError('EGRESS_GUARD_UNAVAILABLE', 'auth.json does not match its schema');
+  for (const [id, entry] of Object.entries(parsed.data.entries)) {
+    const values: string[] = [];
+    for (const [field, value] of [
+      ['key', entry.key],
+      ['access', entry.access],
+      ['refresh', entry.refresh],
+    ] as const) {
+      if (value === undefined) continue;
+      values.push(value);
+      held.secrets.push({ kind: field === 'key' ? `credential:${id}` : `credential:${id}-${field}`, value });
+    }
+    held.byEntry.set(id, values);
+  }
+  return held;
+}
+
+function parseEndpoints(text: string | undefined): Map<string, string[]> {
+  const byOrigin = new Map<string, string[]>();
+  if (text === undefined) return byOrigin;
+  const parsed = endpointsFileSchema.safeParse(JSON.parse(text));
+  if (!parsed.success) return byOrigin;
+  for (const endpoint of parsed.data.endpoints) {
+    let origin: string;
+    try {
+      origin = new URL(endpoint.base_url).origin;
+    } catch {
+      continue;
+    }
+    byOrigin.set(origin, [...(byOrigin.get(origin) ?? []), endpoint.id]);
+  }
+  return byOrigin;
+}
+
+export type EgressScan = { ok: true; pattern: SecretPattern } | { ok: false; code: 'EGRESS_GUARD_UNAVAILABLE' };
+
+export class EgressGuard {
+  readonly #auth: StampedFile<Held>;
+  readonly #endpoints: StampedFile<Map<string, string[]>>;
+  readonly #patterns = new Map<string, SecretPattern>();
+  #patternsStamp: FileStamp | undefined;
+
+  constructor(options: { userData: string }) {
+    this.#auth = new StampedFile(join(options.userData, 'auth.json'), parseAuth);
+    this.#endpoints = new StampedFile(join(options.userData, 'endpoints.json'), parseEndpoints);
+  }
+
+  /** The scan for one request under `grant`: every held credential but the grant's own, and every format. */
+  scanFor(grant: Grant): EgressScan {
+    let auth: { stamp: FileStamp | undefined; value: Held };
+    try {
+      auth = this.#auth.read();
+    } catch {
+      return { ok: false, code: 'EGRESS_GUARD_UNAVAILABLE' };
+    }
+    const entries = this.#entriesOf(grant);
+    if (auth.stamp !== this.#patternsStamp) {
+      this.#patterns.clear();
+      this.#patternsStamp = auth.stamp;
+    }
+    const key = entries.join('\n');
+    let pattern = this.#patterns.get(key);
+    if (!pattern) {
+      const allowed = entries.flatMap((entry) => auth.value.byEntry.get(entry) ?? []);
+      pattern = new SecretPattern(auth.value.secrets, allowed);
+      if (this.#patterns.size >= EGRESS_MAX_CACHED_PATTERNS) this.#patterns.clear();
+      this.#patterns.set(key, pattern);
+    }
+    return { ok: true, pattern };
+  }
+
+  #entriesOf(grant: Grant): string[] {
+    if (grant.op !== 'provider') return [];
+    if (grant.kind === 'builtin') {
+      const entry = BUILTIN_CREDENTIAL_OF[grant.grant_id];
+      return entry === undefined ? [] : [entry];
+    }
+    try {
+      return this.#endpoints.read().value.get(grant.origin) ?? [];
+    } catch {
+      // An unreadable endpoints.json authorizes no credential: every held one is scanned for.
+      return [];
+    }
+  }
+}

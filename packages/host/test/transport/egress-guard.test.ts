@@ -1,0 +1,142 @@
+/**
+ * The secret-egress guard in the host's provider executor, through the daemon's real transport
+ * fetch and a real loopback endpoint that records every byte it receives. A request carrying a
+ * credential Bastion holds for another destination, the ChatGPT refresh token, a private-key
+ * block or a cloud access key is refused with EGRESS_SECRET naming the kind; the endpoint never
+ * receives the secret (not even its first half when it is split across body chunks), and nothing
+ * of the blocked body is in any log record. The endpoint's own key passes, so the refusals are the
+ * guard's.
+ */
+import { writeFileSync } from 'node:fs';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { join } from 'node:path';
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import { CHANNEL_MAX_BODY_CHUNK_BYTES } from '@bastion/protocol';
+import { describeAttack } from '../../../../test/support/attack.js';
+import { EgressGuard } from '../../src/network/egress-guard.js';
+import { makeTempDir } from '../support/temp-host.js';
+import { FORMAT_SAMPLES, join2, letters } from '../support/secret-samples.js';
+import { failureCode, startFetchPair, startServer, type FetchPair, type TestServer } from './transport-harness.js';
+
+const OWN_KEY = join2('own-', 'endpoint-', letters(32, 'e5f6'));
+const ANTHROPIC_KEY = join2('held-', 'anthropic-', letters(32, 'a7b8'));
+const CHATGPT_ACCESS = join2('eyJ', 'held-access-', letters(40, 'c9d0'));
+const CHATGPT_REFRESH = join2('rt_', 'held-refresh-', letters(40, 'f1g2'));
+const BODY_CANARY = 'CANARY-egress-body-7d1e';
+
+let server: TestServer;
+let received: Buffer[];
+let pair: FetchPair;
+let origin: string;
+
+function record(req: IncomingMessage, res: ServerResponse): void {
+  req.on('data', (chunk: Buffer) => received.push(chunk));
+  req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}'));
+}
+
+beforeEach(async () => {
+  received = [];
+  server = await startServer(record);
+  origin = server.origin;
+  const userData = makeTempDir('bastion-egress-guard-');
+  writeFileSync(
+    join(userData, 'auth.json'),
+    JSON.stringify({
+      version: 1,
+      entries: {
+        local: { type: 'api', key: OWN_KEY },
+        anthropic: { type: 'api', key: ANTHROPIC_KEY },
+        chatgpt: { type: 'oauth', access: CHATGPT_ACCESS, refresh: CHATGPT_REFRESH, expires: 0, account_id: 'acct' },
+      },
+    }),
+    { mode: 0o600 },
+  );
+  writeFileSync(
+    join(userData, 'endpoints.json'),
+    JSON.stringify({ version: 1, endpoints: [{ id: 'local', base_url: `${origin}/v1` }] }),
+    { mode: 0o600 },
+  );
+  pair = startFetchPair({ egress: new EgressGuard({ userData }) });
+  await pair.grant(origin);
+  await pair.synced();
+});
+
+afterEach(async () => {
+  pair.close();
+  await server.close();
+});
+
+const all = () => Buffer.concat(received).toString('latin1');
+
+function post(body: string, headers: Record<string, string> = {}) {
+  return pair.transport.fetch(`${origin}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${OWN_KEY}`, ...headers },
+    body,
+  });
+}
+
+function expectNothingLogged(...values: string[]): void {
+  const logged = JSON.stringify(pair.records);
+  for (const value of [...values, BODY_CANARY]) expect(logged).not.toContain(value);
+}
+
+function blockedKind(): unknown {
+  return pair.records.find((entry) => entry.event === 'egress.blocked')?.fields.kind;
+}
+
+describeAttack('secret-egress', 'egress guard: a request body carrying a secret never reaches the provider', () => {
+  it('control: the endpoint’s own key in the header and an ordinary body pass', async () => {
+    const response = await post(JSON.stringify({ messages: [{ role: 'user', content: BODY_CANARY }] }));
+    expect(response.status).toBe(200);
+    expect(all()).toContain(BODY_CANARY);
+  });
+
+  it('another provider’s key in the body → EGRESS_SECRET credential:anthropic; the endpoint never gets it', async () => {
+    const code = await failureCode(post(JSON.stringify({ content: `${BODY_CANARY} ${ANTHROPIC_KEY}` })));
+    expect(code).toBe('EGRESS_SECRET');
+    expect(blockedKind()).toBe('credential:anthropic');
+    expect(all()).not.toContain(ANTHROPIC_KEY);
+    expectNothingLogged(ANTHROPIC_KEY);
+  });
+
+  it('the ChatGPT refresh token in the body → EGRESS_SECRET credential:chatgpt-refresh', async () => {
+    expect(await failureCode(post(JSON.stringify({ content: CHATGPT_REFRESH })))).toBe('EGRESS_SECRET');
+    expect(blockedKind()).toBe('credential:chatgpt-refresh');
+    expect(all()).not.toContain(CHATGPT_REFRESH);
+    expectNothingLogged(CHATGPT_REFRESH);
+  });
+
+  it.each(FORMAT_SAMPLES.filter(([kind]) => kind === 'private-key-block' || kind === 'aws-access-key-id'))(
+    'a %s in the body → EGRESS_SECRET naming the kind',
+    async (kind, sample) => {
+      expect(await failureCode(post(JSON.stringify({ content: `${BODY_CANARY} ${sample} ` })))).toBe('EGRESS_SECRET');
+      expect(blockedKind()).toBe(kind);
+      expect(all()).not.toContain(sample);
+      expectNothingLogged(sample);
+    },
+  );
+
+  it('another credential in a header is refused before any connection: the endpoint is never reached', async () => {
+    expect(await failureCode(post('{}', { 'x-extra': CHATGPT_ACCESS }))).toBe('EGRESS_SECRET');
+    expect(server.hits).toBe(0);
+    expectNothingLogged(CHATGPT_ACCESS);
+  });
+
+  it('a key split across two body chunks is caught, and not even its first half reaches the endpoint', async () => {
+    // The transport sends at most CHANNEL_MAX_BODY_CHUNK_BYTES a chunk: put the boundary inside the key.
+    const half = ANTHROPIC_KEY.length / 2;
+    const filler = ' '.repeat(CHANNEL_MAX_BODY_CHUNK_BYTES - half);
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(Buffer.from(`${filler}${ANTHROPIC_KEY.slice(0, half)}`));
+        controller.enqueue(Buffer.from(`${ANTHROPIC_KEY.slice(half)} ${BODY_CANARY}`));
+        controller.close();
+      },
+    });
+    const init: RequestInit & { duplex: 'half' } = { method: 'POST', body, duplex: 'half' };
+    expect(await failureCode(pair.transport.fetch(`${origin}/v1/upload`, init))).toBe('EGRESS_SECRET');
+    expect(all()).not.toContain(ANTHROPIC_KEY.slice(0, half));
+    expectNothingLogged(ANTHROPIC_KEY.slice(0, half));
+  });
+});
