@@ -15,6 +15,11 @@
  * (a `gitdir:` pointer), every configured `core.hooksPath` inside the workspace (husky's too) and
  * every config file an `include.path` / `includeIf.*.path` names inside it.
  *
+ * Not needed for code, checked with git 2.39: `.gitattributes` stays writable (a `filter=`,
+ * `diff=` or `merge=` attribute only names a driver, whose command lives in config, denied here:
+ * an unknown driver runs nothing); a new `.gitmodules` runs nothing either (git refuses
+ * `update = !command` from it; an existing one is write-denied by command-profile.ts anyway).
+ *
  * `commondir` cannot be denied while absent the usual way: srt's placeholder is an empty file,
  * and git dies on an empty `commondir` (the host's git too, while the command runs). The executor
  * pins one holding `.` instead (git reads it as "this directory"), for the command's lifetime.
