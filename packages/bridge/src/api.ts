@@ -107,7 +107,12 @@ export interface BastionApi {
   };
   readonly endpoints: {
     list(): Promise<EndpointDefinition[]>;
-    /** The host asks the person at the terminal before any grant exists. */
+    /** Save a definition in endpoints.json (not a grant: that needs the host's consent). */
+    define(definition: { id: string; base_url: string }): Promise<void>;
+    delete(id: string): Promise<void>;
+    /** The models the endpoint's `/models` lists, through the host transport (needs the grant). */
+    probe(id: string): Promise<string[]>;
+    /** The host asks (its terminal, or its own confirmation page) before any grant exists. */
     requestConsent(url: string): Promise<ConsentOutcome>;
   };
   readonly chatgpt: {

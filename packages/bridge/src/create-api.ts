@@ -73,6 +73,14 @@ export function createApi(transport: Transport): BastionApi {
     endpoints: {
       list: async () =>
         (await daemon<{ endpoints: EndpointDefinition[] }>('POST', '/providers/endpoints/list', {})).endpoints,
+      define: async (definition) => {
+        await daemon('POST', '/providers/endpoints/set', definition);
+      },
+      delete: async (endpointId) => {
+        await daemon('POST', '/providers/endpoints/delete', { id: endpointId });
+      },
+      probe: async (endpointId) =>
+        (await daemon<{ models: string[] }>('POST', '/providers/endpoints/probe', { id: endpointId })).models,
       requestConsent: (url) => host('endpoints.request-consent', { url }),
     },
     chatgpt: {

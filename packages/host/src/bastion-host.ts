@@ -29,7 +29,8 @@ import { ensureUserData } from './user-data.js';
 import { ReleaseStack } from './release-stack.js';
 import { ControlServer, type ControlHandler } from './control/control-server.js';
 import { acquireHomeLock } from './control/home-lock.js';
-import { createHostConfirmer, type HostConfirmer } from './consent/host-confirmer.js';
+import { ConsentPage, type ConsentOpener } from './consent/consent-page.js';
+import { createHostConfirmer, withConsentPage, type HostConfirmer } from './consent/host-confirmer.js';
 import { NetworkAuthority, type CustomGrantResult } from './network/network-authority.js';
 import { attachProviderTransport, createSystemRouteDispatcher } from './network/provider-transport.js';
 import { BUILTIN_GRANTS } from './network/builtin-grants.js';
@@ -72,6 +73,11 @@ export interface BastionHostOptions {
   chatgptOpener?: AuthorizationOpener;
   /** The CLI command this host serves (`start`, `run`, `secrets`), told to a second process that finds the home taken. */
   command?: string;
+  /**
+   * How the host confirmation page's URL reaches the user when no terminal can be asked (the CLI:
+   * system browser, else printed). Without it, such a question has nobody to ask and is a no.
+   */
+  consentOpener?: ConsentOpener;
 }
 
 export interface BastionHost {
@@ -210,7 +216,11 @@ async function composeHost(
   supervisor.addChannelModule((sidecar) => attachPolicyChecks(sidecar, policy, log));
   // Provider HTTP leaves only through the host, on the system route, under the current grants.
   const network = new NetworkAuthority({ builtins: withChatgptGrants(BUILTIN_GRANTS, chatgptConfig) });
-  const confirmer = options.confirmer ?? createHostConfirmer({ allowedEndpoints: options.allowEndpoints ?? [] });
+  const baseConfirmer = options.confirmer ?? createHostConfirmer({ allowedEndpoints: options.allowEndpoints ?? [] });
+  // With no terminal to ask, a host-owned confirmation page on its own origin asks instead.
+  const consentPage = options.consentOpener ? new ConsentPage({ opener: options.consentOpener, log }) : undefined;
+  if (consentPage) resources.defer(() => consentPage.close());
+  const confirmer = consentPage ? withConsentPage(baseConfirmer, consentPage) : baseConfirmer;
   const dispatcher = createSystemRouteDispatcher();
   resources.defer(() => dispatcher.close());
   // Every provider request is scanned for the credentials in auth.json (but its own) and secret formats.

@@ -221,6 +221,16 @@ export const UI_COMPOSER_MAX_HEIGHT_PX = 240;
 /** Messages fetched per page while a session's stored user prompts are loaded. */
 export const UI_MESSAGE_PAGE = PAGE_MAX_LIMIT;
 
+/** Host-owned confirmation page (host `src/consent/consent-page.ts`), used when no terminal is attached. */
+/** Each question's token: 32 random bytes (256 bits), base64url, in the page's path. */
+export const CONSENT_PAGE_TOKEN_BYTES = 32;
+/** An unanswered question is a no after this long. */
+export const CONSENT_PAGE_TTL_MS = 120_000;
+/** Questions open at once; more are refused (answered no) until one settles. */
+export const CONSENT_PAGE_MAX_PENDING = 8;
+/** The page's Allow/Deny form body. */
+export const CONSENT_PAGE_MAX_BODY_BYTES = 1_024;
+
 /** Desktop UI server, launch ticket and host IPC (host `src/ui/`). */
 /** Launch ticket: 32 random bytes (256 bits), base64url, in the URL `bastion start` opens. */
 export const UI_LAUNCH_TICKET_BYTES = 32;

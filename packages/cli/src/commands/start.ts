@@ -50,6 +50,14 @@ export async function startCommand(argv: string[]): Promise<number> {
         terminal: { input: process.stdin, output: process.stderr },
       }),
       unsandboxedShell: values['unsandboxed-shell'],
+      // Without a terminal to ask, the host opens its own confirmation page (and prints its address).
+      consentOpener: async (url) => {
+        const opened = await openSystemBrowser(url);
+        process.stderr.write(
+          `Bastion needs your approval${opened ? ' in the browser tab it opened' : ''}: ${opened ? '' : 'open '}${url}\n`,
+        );
+        return opened;
+      },
     },
     `open its UI with: bastion open${homeFlag(values.home)}`,
   );

@@ -13,9 +13,29 @@ import { shellWord, terminalLine } from '../terminal/terminal-text.js';
 export type ConsentRequest =
   { kind: 'endpoint'; origin: string; posture: RoutePosture } | { kind: 'workspace'; path: string };
 
+/** Who a question beyond `--allow-endpoint` is put to. */
+export type ConsentAsker = 'terminal' | 'consent-page' | 'nobody';
+
 export interface HostConfirmer {
   /** Resolves true only on explicit host-side consent. Never throws; a failure is a no. */
   confirm(request: ConsentRequest): Promise<boolean>;
+  /** Who is asked; absent for a confirmer that decides by itself (tests). */
+  readonly asks?: ConsentAsker;
+}
+
+/**
+ * When nobody can be asked at a terminal, ask on the host's confirmation page instead
+ * (consent-page.ts); `--allow-endpoint` consent still answers first.
+ */
+export function withConsentPage(
+  inner: HostConfirmer,
+  page: { confirm(request: ConsentRequest): Promise<boolean> },
+): HostConfirmer {
+  if (inner.asks !== 'nobody') return inner;
+  return {
+    asks: 'consent-page',
+    confirm: async (request) => (await inner.confirm(request)) || page.confirm(request),
+  };
 }
 
 export interface HostConfirmerOptions {
@@ -68,6 +88,7 @@ export function createHostConfirmer(options: HostConfirmerOptions = {}): HostCon
   };
 
   return {
+    asks: terminal?.input.isTTY === true ? 'terminal' : 'nobody',
     confirm(request) {
       if (request.kind === 'endpoint' && preapproved.has(request.origin)) return Promise.resolve(true);
       return ask(request);

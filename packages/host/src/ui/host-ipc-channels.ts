@@ -7,7 +7,7 @@
  * the renderer learns the verdict.
  */
 import { realpath, stat } from 'node:fs/promises';
-import { SIDECAR_READY_TIMEOUT_MS } from '@bastion/protocol';
+import { checkEndpointUrl, SIDECAR_READY_TIMEOUT_MS, type ConsentOutcome } from '@bastion/protocol';
 import type { HostConfirmer } from '../consent/host-confirmer.js';
 import type { CustomGrantResult } from '../network/network-authority.js';
 import type { ChatgptCoordinator } from '../oauth/chatgpt-coordinator.js';
@@ -47,7 +47,8 @@ export function registerHostIpcChannels(ipc: HostIpc, deps: HostIpcDependencies)
     async handle({ url }) {
       const granted = await deps.grantEndpoint(url);
       if (granted.ok) return { outcome: 'granted', subject: granted.grant.origin };
-      return { outcome: 'denied', code: granted.code };
+      if (granted.code !== 'GRANT_DECLINED') return { outcome: 'denied', code: granted.code };
+      return declined(deps.confirmer, checkEndpointUrl(url));
     },
   });
 
@@ -56,6 +57,7 @@ export function registerHostIpcChannels(ipc: HostIpc, deps: HostIpcDependencies)
     async handle({ path }) {
       const root = await existingDirectory(path);
       if (!(await deps.confirmer.confirm({ kind: 'workspace', path: root }))) {
+        if (deps.confirmer.asks === 'nobody') return { outcome: 'unavailable', subject: root, code: 'CONSENT_NOBODY' };
         return { outcome: 'denied', subject: root, code: 'WORKSPACE_DECLINED' };
       }
       try {
@@ -67,6 +69,25 @@ export function registerHostIpcChannels(ipc: HostIpc, deps: HostIpcDependencies)
       return { outcome: 'granted', subject: root };
     },
   });
+}
+
+/**
+ * A declined endpoint, said truthfully: who said no, or that nobody could be asked — then the
+ * exact `--allow-endpoint` base URL to restart with (the renderer shows the command).
+ */
+function declined(confirmer: HostConfirmer, checked: ReturnType<typeof checkEndpointUrl>): ConsentOutcome {
+  const subject = checked.ok ? checked.baseUrl : undefined;
+  const base = subject === undefined ? {} : { subject };
+  switch (confirmer.asks) {
+    case 'nobody':
+      return { outcome: 'unavailable', code: 'CONSENT_NOBODY', ...base };
+    case 'consent-page':
+      return { outcome: 'denied', code: 'DECLINED_ON_PAGE', ...base };
+    case 'terminal':
+      return { outcome: 'denied', code: 'DECLINED_IN_TERMINAL', ...base };
+    case undefined:
+      return { outcome: 'denied', code: 'GRANT_DECLINED', ...base };
+  }
 }
 
 async function existingDirectory(path: string): Promise<string> {

@@ -19,6 +19,7 @@ import {
   type Logger,
 } from '@bastion/protocol';
 import { HostError } from '../errors.js';
+import { readBoundedRequest } from '../read-bounded-request.js';
 
 /** Refusal codes, in the order the checks run. */
 export type HostIpcRefusal =
@@ -169,14 +170,9 @@ const TOO_LARGE = Symbol('too large');
 async function readBoundedBody(req: IncomingMessage): Promise<string | undefined | typeof TOO_LARGE> {
   const type = req.headers['content-type'];
   const isJson = type !== undefined && /^application\/json(;|$)/i.test(type);
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > HOST_IPC_MAX_BODY_BYTES) return TOO_LARGE;
-    chunks.push(chunk as Buffer);
-  }
-  return isJson ? Buffer.concat(chunks).toString('utf8') : undefined;
+  const body = await readBoundedRequest(req, HOST_IPC_MAX_BODY_BYTES);
+  if (body === undefined) return TOO_LARGE;
+  return isJson ? body.toString('utf8') : undefined;
 }
 
 function sendJson(res: ServerResponse, status: number, body: unknown): void {

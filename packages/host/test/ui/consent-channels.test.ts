@@ -59,7 +59,10 @@ describe('consent channels', () => {
     const cookie = await desktopSession(host);
     const grantsBefore = host.network.snapshot.grants.length;
     const endpoint = await ipc(host, cookie, 'endpoints.request-consent', { url: 'http://localhost:11434/v1' });
-    expect(endpoint).toEqual({ status: 200, body: { outcome: 'denied', code: 'GRANT_DECLINED' } });
+    expect(endpoint).toEqual({
+      status: 200,
+      body: { outcome: 'denied', code: 'GRANT_DECLINED', subject: 'http://localhost:11434/v1' },
+    });
     expect(host.network.snapshot.grants).toHaveLength(grantsBefore);
 
     const extra = join(host.root, 'extra');

@@ -1,7 +1,8 @@
 import { useEffect, useState, type FormEvent } from 'react';
-import type { BastionApi, ChatgptStatus, ConsentOutcome, EndpointDefinition } from '@bastion/bridge';
+import type { BastionApi, ChatgptStatus } from '@bastion/bridge';
 import { describeError, errorCode, formText } from '../bastion.js';
 import { DefaultModelSettings } from './default-model-settings.js';
+import { EndpointsSettings } from './endpoints-settings.js';
 
 const KEY_PROVIDERS = [
   { id: 'openai', label: 'OpenAI' },
@@ -18,7 +19,7 @@ export function SettingsView({ bastion }: { bastion: BastionApi }) {
       <h1>Settings</h1>
       <DefaultModelSettings bastion={bastion} version={providersVersion} />
       <ApiKeys bastion={bastion} onChanged={providersChanged} />
-      <Endpoints bastion={bastion} />
+      <EndpointsSettings bastion={bastion} onChanged={providersChanged} />
       <Chatgpt bastion={bastion} />
     </section>
   );
@@ -104,101 +105,6 @@ function ApiKeys({ bastion, onChanged }: { bastion: BastionApi; onChanged: () =>
           </button>
         </form>
       ))}
-    </section>
-  );
-}
-
-function outcomeText(outcome: ConsentOutcome): string {
-  switch (outcome.outcome) {
-    case 'granted':
-      return `Approved in the terminal: ${outcome.subject ?? ''}`;
-    case 'denied':
-      return 'Denied in the terminal.';
-    case 'unavailable':
-      return 'No one can approve this: start Bastion in a terminal, or use bastion start --allow-endpoint URL.';
-  }
-}
-
-function Endpoints({ bastion }: { bastion: BastionApi }) {
-  const [endpoints, setEndpoints] = useState<EndpointDefinition[]>();
-  const [listError, setListError] = useState<string>();
-  const [state, setState] = useState<
-    { kind: 'idle' } | { kind: 'waiting' } | { kind: 'done'; text: string } | { kind: 'error'; text: string }
-  >({
-    kind: 'idle',
-  });
-
-  const load = () =>
-    bastion.endpoints
-      .list()
-      .then((list) => {
-        setEndpoints(list);
-        setListError(undefined);
-      })
-      .catch((failure: unknown) => setListError(describeError(failure)));
-  useEffect(() => {
-    void load();
-  }, [bastion]);
-
-  return (
-    <section className="card" aria-labelledby="endpoints-title">
-      <h2 id="endpoints-title">Custom endpoints</h2>
-      <p className="muted">
-        OpenAI-compatible servers on this machine (Ollama, LM Studio, llama.cpp, vLLM): localhost, *.localhost or an IP
-        address. The host asks for approval in its terminal before any request can reach it.
-      </p>
-      {listError && <p className="inline-error">{listError}</p>}
-      {endpoints && endpoints.length > 0 && (
-        <ul className="endpoint-list">
-          {endpoints.map((endpoint) => (
-            <li key={endpoint.id}>
-              <code>{endpoint.base_url}</code>{' '}
-              {endpoint.granted === false && <span className="badge">not approved in this run</span>}
-            </li>
-          ))}
-        </ul>
-      )}
-      <form
-        className="endpoint-form"
-        onSubmit={(event) => {
-          event.preventDefault();
-          const url = formText(event.currentTarget, 'url');
-          if (url === '') return;
-          setState({ kind: 'waiting' });
-          bastion.endpoints
-            .requestConsent(url)
-            .then((outcome) => {
-              setState({ kind: 'done', text: outcomeText(outcome) });
-              void load();
-            })
-            .catch((failure: unknown) =>
-              setState({
-                kind: 'error',
-                text:
-                  errorCode(failure) === 'IPC_CHANNEL'
-                    ? 'This Bastion build cannot add endpoints from the UI yet.'
-                    : describeError(failure),
-              }),
-            );
-        }}
-      >
-        <label htmlFor="endpoint-url">Endpoint URL</label>
-        <input id="endpoint-url" name="url" type="url" placeholder="http://localhost:11434/v1" required />
-        <button type="submit" disabled={state.kind === 'waiting'}>
-          Request access
-        </button>
-      </form>
-      {state.kind === 'waiting' && (
-        <p className="inline-wait" role="status">
-          Waiting for approval in the terminal…
-        </p>
-      )}
-      {state.kind === 'done' && <p role="status">{state.text}</p>}
-      {state.kind === 'error' && (
-        <p className="inline-error" role="alert">
-          {state.text}
-        </p>
-      )}
     </section>
   );
 }
