@@ -12,6 +12,7 @@ export * from './desktop-route.js';
 export * from './host-ipc.js';
 export * from './api/workspaces.js';
 export * from './api/sessions.js';
+export * from './api/usage.js';
 export * from './api/agent.js';
 export * from './api/chatgpt.js';
 export * from './api/models.js';

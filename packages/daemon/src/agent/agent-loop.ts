@@ -3,7 +3,7 @@
  * each stream part becomes a persisted, published event. Model messages are persisted after every
  * step, so an interrupted run keeps every completed step in the transcript.
  */
-import { stepCountIs, streamText, type ModelMessage, type ToolSet } from 'ai';
+import { stepCountIs, streamText, type LanguageModelUsage, type ModelMessage, type ToolSet } from 'ai';
 import type { LanguageModelV3 } from '@ai-sdk/provider';
 import { AGENT_MAX_STEPS, type AgentEvent } from '@bastion/protocol';
 
@@ -16,6 +16,8 @@ export interface AgentLoopInput {
   signal: AbortSignal;
   /** Called with the new model messages after each step. */
   onMessages: (messages: ModelMessage[]) => void;
+  /** Called with each finished step's token usage, as the provider reported it. */
+  onStepUsage: (usage: LanguageModelUsage) => void;
   /** Called for each event, in order. */
   emit: (event: AgentEvent) => void;
   /** Called for each approval request before its event is emitted. */
@@ -46,6 +48,7 @@ export async function runAgentLoop(input: AgentLoopInput): Promise<AgentLoopOutc
     // Errors arrive as `error` parts below; the default handler would print them to stderr.
     onError: () => undefined,
     onStepFinish: (step) => {
+      input.onStepUsage(step.usage);
       const fresh = step.response.messages.slice(persisted);
       persisted = step.response.messages.length;
       if (fresh.length > 0) input.onMessages(fresh);
@@ -57,6 +60,9 @@ export async function runAgentLoop(input: AgentLoopInput): Promise<AgentLoopOutc
     switch (part.type) {
       case 'text-delta':
         if (part.text.length > 0) emit({ type: 'text-delta', run_id: runId, text: part.text });
+        break;
+      case 'reasoning-delta':
+        if (part.text.length > 0) emit({ type: 'reasoning-delta', run_id: runId, text: part.text });
         break;
       case 'tool-call':
         emit({
@@ -129,7 +135,6 @@ export async function runAgentLoop(input: AgentLoopInput): Promise<AgentLoopOutc
       case 'text-start':
       case 'text-end':
       case 'reasoning-start':
-      case 'reasoning-delta':
       case 'reasoning-end':
       case 'tool-input-start':
       case 'tool-input-delta':
@@ -137,7 +142,7 @@ export async function runAgentLoop(input: AgentLoopInput): Promise<AgentLoopOutc
       case 'source':
       case 'file':
       case 'raw':
-        // not part of Bastion's event stream (reasoning is not shown; tool input arrives whole in tool-call)
+        // not part of Bastion's event stream (tool input arrives whole in tool-call)
         break;
     }
   }

@@ -20,6 +20,8 @@ import type { ToolContext } from '../tools/tool-context.js';
 import type { WorkspaceRoots } from '../workspaces/workspace-roots.js';
 import { detectGit, operatingSystem } from './agent-environment.js';
 import { runAgentLoop } from './agent-loop.js';
+import { providerErrorDetails, retryingModel } from './provider-retry.js';
+import { stepUsage } from './token-usage.js';
 import type { PolicyChecker } from '../policy/policy-client.js';
 import { guardTools } from '../policy/tool-guard.js';
 import type { HeldSecrets } from '../policy/redact-held.js';
@@ -159,15 +161,31 @@ export class RunManager {
       provider: session.provider,
       model: session.model,
     });
+    // SEC-008: retries stay on this model and transport; a provider that keeps failing ends the run.
+    const retrying = retryingModel(model, (retry) =>
+      this.#emit(sessionId, {
+        type: 'run-retry',
+        run_id: runId,
+        attempt: retry.attempt,
+        max_attempts: retry.maxAttempts,
+        delay_ms: retry.delayMs,
+        ...(retry.status === undefined ? {} : { status: retry.status }),
+        message: retry.message,
+      }),
+    );
     const done = this.#execute(sessionId, runId, controller, () =>
       runAgentLoop({
-        model,
+        model: retrying,
         runId,
         messages: this.#store.modelMessages(sessionId),
         tools,
         systemPrompt: (messages) => buildSystemPrompt(environment, instructions.for(workedDirectories(messages))),
         signal: controller.signal,
         onMessages: (messages) => this.#store.appendMessages(sessionId, runId, messages),
+        onStepUsage: (usage) => {
+          const step = stepUsage(session.provider, session.model, usage);
+          this.#store.recordStepUsage(runId, { ...step, contextTokens: step.input + step.output });
+        },
         emit: (event) => this.#emit(sessionId, event),
         onApprovalRequest: (approval) => this.#store.recordApprovalRequest({ sessionId, runId, ...approval }),
       }),
@@ -224,18 +242,15 @@ export class RunManager {
       const finishReason = await loop();
       if (controller.signal.aborted) throw controller.signal.reason;
       status = 'finished';
-      final = { type: 'run-finished', run_id: runId, finish_reason: finishReason };
+      const usage = this.#store.runUsage(runId);
+      final = { type: 'run-finished', run_id: runId, finish_reason: finishReason, ...(usage ? { usage } : {}) };
     } catch (error) {
       if (controller.signal.aborted) {
         status = 'aborted';
         final = { type: 'run-error', run_id: runId, code: 'RUN_ABORTED', message: 'the run was aborted' };
       } else {
         status = 'error';
-        const cause = daemonErrorIn(error);
-        const code = cause?.code ?? 'PROVIDER_FAILED';
-        // An egress block names the kind of secret (a fixed text from the host's code, never the value).
-        const message = code === 'EGRESS_SECRET' && cause ? cause.message : 'the model run failed';
-        final = { type: 'run-error', run_id: runId, code, message };
+        final = runErrorEvent(runId, error);
       }
     }
     try {
@@ -256,6 +271,36 @@ export class RunManager {
       this.#active.delete(sessionId);
     }
   }
+}
+
+/** Codes of a provider's HTTP refusal, by status. */
+function providerStatusCode(status: number | undefined): string {
+  if (status === 429) return 'PROVIDER_RATE_LIMITED';
+  if (status !== undefined && status >= 500) return 'PROVIDER_UNAVAILABLE';
+  return 'PROVIDER_FAILED';
+}
+
+/**
+ * The final event of a failed run: a DaemonError's fixed code, or for a provider's HTTP answer
+ * its status, its Retry-After and its message (sanitized by providerErrorDetails).
+ */
+function runErrorEvent(runId: string, error: unknown): Extract<AgentEvent, { type: 'run-error' }> {
+  const own = daemonErrorIn(error);
+  if (own) {
+    // An egress block names the kind of secret (a fixed text from the host's code, never the value).
+    const message = own.code === 'EGRESS_SECRET' ? own.message : 'the model run failed';
+    return { type: 'run-error', run_id: runId, code: own.code, message };
+  }
+  const provider = providerErrorDetails(error);
+  if (!provider) return { type: 'run-error', run_id: runId, code: 'PROVIDER_FAILED', message: 'the model run failed' };
+  return {
+    type: 'run-error',
+    run_id: runId,
+    code: providerStatusCode(provider.status),
+    message: provider.message.length > 0 ? `the provider refused: ${provider.message}` : 'the provider refused',
+    ...(provider.status === undefined ? {} : { status: provider.status }),
+    ...(provider.retryAfterMs === undefined ? {} : { retry_after_ms: provider.retryAfterMs }),
+  };
 }
 
 /**

@@ -10,6 +10,9 @@
  *                  so `Last-Event-ID` resumes exactly
  * - approvals      tool calls waiting for a human: flipped from `pending` to an answer in one
  *                  UPDATE that must match session, approval and tool-call ids together
+ *
+ * Version 2: each run's token usage (summed over its steps, as the provider reported it), its
+ * estimated cost (null when the model has no known price) and the context size of its last step.
  */
 export interface Migration {
   version: number;
@@ -85,6 +88,16 @@ export const MIGRATIONS: readonly Migration[] = [
         UNIQUE (session_id, tool_call_id)
       );
       CREATE INDEX approvals_pending_by_session ON approvals(session_id) WHERE status = 'pending';
+    `,
+  },
+  {
+    version: 2,
+    sql: `
+      ALTER TABLE runs ADD COLUMN input_tokens INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE runs ADD COLUMN output_tokens INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE runs ADD COLUMN cached_input_tokens INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE runs ADD COLUMN cost_usd REAL;
+      ALTER TABLE runs ADD COLUMN context_tokens INTEGER;
     `,
   },
 ];

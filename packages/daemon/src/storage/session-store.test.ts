@@ -37,16 +37,18 @@ describe('migrations', () => {
     expect(new SessionStore(db).getSession(session.id)?.id).toBe(session.id);
   });
 
+  const latest = MIGRATIONS.at(-1)?.version ?? 0;
+
   it('applies only the pending migrations, in order', () => {
-    migrate(db, [...MIGRATIONS, { version: 2, sql: 'CREATE TABLE extra (x INTEGER)' }]);
-    expect(schemaVersion(db)).toBe(2);
+    migrate(db, [...MIGRATIONS, { version: latest + 1, sql: 'CREATE TABLE extra (x INTEGER)' }]);
+    expect(schemaVersion(db)).toBe(latest + 1);
     expect(() => db.prepare('SELECT x FROM extra').all()).not.toThrow();
   });
 
   it('rolls back a failing migration entirely and keeps the old version', () => {
-    const bad = { version: 2, sql: 'CREATE TABLE half (x INTEGER); THIS IS NOT SQL;' };
+    const bad = { version: latest + 1, sql: 'CREATE TABLE half (x INTEGER); THIS IS NOT SQL;' };
     expect(() => migrate(db, [...MIGRATIONS, bad])).toThrow();
-    expect(schemaVersion(db)).toBe(1);
+    expect(schemaVersion(db)).toBe(latest);
     expect(() => db.prepare('SELECT x FROM half').all()).toThrow(/no such table/);
   });
 
@@ -257,5 +259,34 @@ describe('approvals', () => {
     ).toMatchObject({
       refusal: 'cancelled',
     });
+  });
+});
+
+describe('token usage', () => {
+  it('sums step usage per run and per session; the cost is absent until a priced step adds one', () => {
+    const session = newSession();
+    const first = store.startRun(session.id, { provider: 'demo', model: 'demo' });
+    store.recordStepUsage(first.runId, { input: 100, output: 10, cached: 40, costUsd: undefined, contextTokens: 110 });
+    store.recordStepUsage(first.runId, { input: 150, output: 5, cached: 0, costUsd: undefined, contextTokens: 155 });
+    expect(store.runUsage(first.runId)).toEqual({ input_tokens: 250, output_tokens: 15, cached_input_tokens: 40 });
+    expect(store.lastContextTokens(session.id)).toBe(155);
+    store.finishRun(session.id, first.runId, 'finished', {
+      type: 'run-finished',
+      run_id: first.runId,
+      finish_reason: 'stop',
+    });
+    const second = store.startRun(session.id, { provider: 'demo', model: 'demo' });
+    store.recordStepUsage(second.runId, { input: 1, output: 2, cached: 0, costUsd: 0.25, contextTokens: 3 });
+    expect(store.getSession(session.id)?.usage).toEqual({
+      input_tokens: 251,
+      output_tokens: 17,
+      cached_input_tokens: 40,
+      cost_usd: 0.25,
+    });
+    expect(store.lastContextTokens(session.id)).toBe(3);
+  });
+
+  it('a session without runs has zero usage', () => {
+    expect(newSession().usage).toEqual({ input_tokens: 0, output_tokens: 0, cached_input_tokens: 0 });
   });
 });

@@ -16,12 +16,13 @@ import {
   type PermissionMode,
   type RunStatus,
   type Session,
+  type TokenUsage,
 } from '@bastion/protocol';
 import { DaemonError } from '../errors.js';
 import type { SqliteDatabase } from './database.js';
 import { newId } from './ids.js';
 
-interface SessionRow {
+interface SessionRow extends UsageColumns {
   n: number;
   id: string;
   title: string;
@@ -92,7 +93,26 @@ const SESSION_COLUMNS = `
   s.n, s.id, s.title, s.mode, s.provider, s.model, s.workspace, s.auto_consent_by, s.auto_consent_at,
   s.created_at, s.updated_at,
   (SELECT r.id FROM runs r WHERE r.session_id = s.id ORDER BY r.n DESC LIMIT 1) AS last_run_id,
-  (SELECT r.status FROM runs r WHERE r.session_id = s.id ORDER BY r.n DESC LIMIT 1) AS last_run_status`;
+  (SELECT r.status FROM runs r WHERE r.session_id = s.id ORDER BY r.n DESC LIMIT 1) AS last_run_status,
+  ${['input_tokens', 'output_tokens', 'cached_input_tokens', 'cost_usd']
+    .map((column) => `(SELECT SUM(r.${column}) FROM runs r WHERE r.session_id = s.id) AS ${column}`)
+    .join(', ')}`;
+
+interface UsageColumns {
+  input_tokens: number | null;
+  output_tokens: number | null;
+  cached_input_tokens: number | null;
+  cost_usd: number | null;
+}
+
+function toTokenUsage(row: UsageColumns): TokenUsage {
+  return {
+    input_tokens: row.input_tokens ?? 0,
+    output_tokens: row.output_tokens ?? 0,
+    cached_input_tokens: row.cached_input_tokens ?? 0,
+    ...(row.cost_usd === null ? {} : { cost_usd: row.cost_usd }),
+  };
+}
 
 function toSession(row: SessionRow): Session {
   return {
@@ -112,6 +132,7 @@ function toSession(row: SessionRow): Session {
       row.last_run_id !== null && row.last_run_status !== null
         ? { id: row.last_run_id, status: row.last_run_status as RunStatus }
         : null,
+    usage: toTokenUsage(row),
   };
 }
 
@@ -417,6 +438,45 @@ export class SessionStore {
       return stale.length;
     });
     return interrupt.immediate();
+  }
+
+  /**
+   * Add one step's usage to its run; `contextTokens` (the step's input plus output) replaces the
+   * run's last context size, which the next step's compaction check starts from.
+   */
+  recordStepUsage(
+    runId: string,
+    step: { input: number; output: number; cached: number; costUsd: number | undefined; contextTokens: number },
+  ): void {
+    this.flush();
+    this.#db
+      .prepare(
+        `UPDATE runs SET input_tokens = input_tokens + ?, output_tokens = output_tokens + ?,
+           cached_input_tokens = cached_input_tokens + ?,
+           cost_usd = CASE WHEN ? IS NULL THEN cost_usd ELSE COALESCE(cost_usd, 0) + ? END,
+           context_tokens = ?
+         WHERE id = ?`,
+      )
+      .run(step.input, step.output, step.cached, step.costUsd ?? null, step.costUsd ?? null, step.contextTokens, runId);
+  }
+
+  runUsage(runId: string): TokenUsage | undefined {
+    const row = this.#db
+      .prepare<[string], UsageColumns>(
+        'SELECT input_tokens, output_tokens, cached_input_tokens, cost_usd FROM runs WHERE id = ?',
+      )
+      .get(runId);
+    return row ? toTokenUsage(row) : undefined;
+  }
+
+  /** The context size the session's latest measured step ended with, if any step reported usage. */
+  lastContextTokens(sessionId: string): number | undefined {
+    const row = this.#db
+      .prepare<[string], { context_tokens: number }>(
+        'SELECT context_tokens FROM runs WHERE session_id = ? AND context_tokens IS NOT NULL ORDER BY n DESC LIMIT 1',
+      )
+      .get(sessionId);
+    return row?.context_tokens;
   }
 
   runStatus(runId: string): RunStatus | undefined {

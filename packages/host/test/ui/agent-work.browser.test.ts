@@ -168,7 +168,7 @@ describe('the agent’s work in the desktop app', () => {
 
   it('shows a 429 with its status, and Retry sends the prompt again', async () => {
     turns.push(
-      { kind: 'status', status: 429, message: 'Rate limit reached for scripted-model', retryAfterSeconds: 7 },
+      { kind: 'status', status: 429, message: 'Rate limit reached for scripted-model', retryAfterSeconds: 120 },
       { kind: 'text', pieces: ['Recovered after the retry.'] },
     );
     const before = endpoint.seen.length;

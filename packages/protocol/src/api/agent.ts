@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { modelIdSchema, providerIdSchema, sessionIdSchema } from './sessions.js';
+import { tokenUsageSchema } from './usage.js';
 
 export const runIdSchema = z.string().regex(/^run_[A-Za-z0-9_-]{8,64}$/);
 
@@ -47,16 +48,6 @@ export const agentAbortResponseSchema = z.strictObject({ aborted: z.boolean() })
 export type AgentAbortResponse = z.infer<typeof agentAbortResponseSchema>;
 
 const runRef = { run_id: runIdSchema };
-
-/** Tokens one run (or a whole session) used, as the provider reported them. */
-export const tokenUsageSchema = z.strictObject({
-  input_tokens: z.number().int().nonnegative(),
-  output_tokens: z.number().int().nonnegative(),
-  cached_input_tokens: z.number().int().nonnegative(),
-  /** Estimated US dollars from list prices; absent when the model's price is unknown. */
-  cost_usd: z.number().nonnegative().optional(),
-});
-export type TokenUsage = z.infer<typeof tokenUsageSchema>;
 
 export const agentEventSchema = z.discriminatedUnion('type', [
   z.strictObject({
@@ -143,4 +134,6 @@ export type AgentErrorCode =
   | 'MESSAGE_TOO_LARGE'
   | 'PROVIDER_UNKNOWN'
   | 'PROVIDER_FAILED'
+  | 'PROVIDER_RATE_LIMITED'
+  | 'PROVIDER_UNAVAILABLE'
   | 'STREAM_LIMIT';

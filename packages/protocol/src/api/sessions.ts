@@ -8,6 +8,7 @@ import {
   SESSION_MAX_TITLE_CHARS,
 } from '../limits.js';
 import { permissionModeSchema } from '../modes.js';
+import { tokenUsageSchema } from './usage.js';
 import { workspaceRootSchema } from './workspaces.js';
 
 export const sessionIdSchema = z.string().regex(/^ses_[A-Za-z0-9_-]{8,64}$/);
@@ -39,6 +40,8 @@ export const sessionSchema = z.strictObject({
   /** Informed consent to `auto`: who switched and when. Null while the session never was in `auto`. */
   auto_consent: z.strictObject({ by: z.string(), at: z.string() }).nullable(),
   last_run: z.strictObject({ id: z.string(), status: runStatusSchema }).nullable(),
+  /** Tokens every run of the session used, with the estimated cost where every priced run has one. */
+  usage: tokenUsageSchema.optional(),
 });
 export type Session = z.infer<typeof sessionSchema>;
 
