@@ -19,10 +19,11 @@ import type { LanguageModelV3StreamPart } from '@ai-sdk/provider';
 import { streamText } from 'ai';
 import { MockLanguageModelV3, convertArrayToReadableStream } from 'ai/test';
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { readSseMessages, type AgentEvent, type Session } from '@bastion/protocol';
+import type { AgentEvent, Session } from '@bastion/protocol';
 import { formatSseEvent } from '../packages/daemon/src/agent/event-stream.js';
 import type { ProviderDefinition } from '../packages/daemon/src/providers/provider-registry.js';
 import { startInProcessDaemon } from '../packages/daemon/test/support/in-process-daemon.js';
+import { readSseMessages } from '../packages/daemon/test/support/sse-messages.js';
 import { figure, type Benchmark } from './harness.js';
 
 const EVENTS = 10_000;

@@ -22,3 +22,4 @@ export * from './policy/policy-store.js';
 export * from './control/control-client.js';
 export * from './control/control-protocol.js';
 export * from './control/home-lock.js';
+export * from './agent-event-reader.js';

@@ -353,6 +353,14 @@ export const UNDO_MAX_RUNS_PER_SESSION = 20;
  * model's text, and must not answer it.
  */
 export const CLI_APPROVAL_TYPE_AHEAD_DISCARD_MS = 150;
+/**
+ * Largest agent event the host's reader of the daemon's event stream buffers (one SSE message,
+ * characters): a tool result is at most TOOL_MAX_OUTPUT_CHARS, which JSON escaping can grow six
+ * times; a longer message ends the stream with DAEMON_EVENT_TOO_LARGE instead of growing memory.
+ */
+export const DAEMON_EVENT_MAX_CHARS = 4 * MiB;
+/** Largest response body the host's daemon client reads (a transcript page, a 1 MiB file escaped as JSON). */
+export const DAEMON_RESPONSE_MAX_BYTES = 16 * MiB;
 
 /** The watchdog's policy rules (host `src/policy/`, `<userData>/policy.json`). */
 /** Rules in one layer (global, or one project); the benchmark evaluates 1 000 in one layer. */

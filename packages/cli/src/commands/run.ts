@@ -10,7 +10,6 @@ import { parseArgs } from 'node:util';
 import {
   CLI_APPROVAL_TYPE_AHEAD_DISCARD_MS,
   permissionModeSchema,
-  readSseMessages,
   runCommandInputSchema,
   type AgentEvent,
   type ApprovalAnswer,
@@ -20,6 +19,7 @@ import {
 } from '@bastion/protocol';
 import {
   quoteArgv,
+  readAgentEvents,
   resolveUserDataPath,
   shellWord,
   terminalJson,
@@ -257,10 +257,9 @@ async function runPrompt(host: BastionHost, options: RunOptions, printer: Termin
   process.on('SIGINT', onInterrupt);
   const pending: Extract<AgentEvent, { type: 'tool-approval-request' }>[] = [];
   try {
-    for await (const message of readSseMessages(stream)) {
-      const event = JSON.parse(message.data) as AgentEvent;
+    for await (const { id, event } of readAgentEvents(stream)) {
       if (event.run_id !== runId) continue;
-      printer.event(Number(message.id), event);
+      printer.event(id, event);
       if (event.type === 'tool-approval-request') pending.push(event);
       if (event.type === 'run-error') return 1;
       if (event.type !== 'run-finished') continue;

@@ -8,14 +8,8 @@ import { mkdirSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { getRequestListener } from '@hono/node-server';
-import {
-  createLogger,
-  DAEMON_AUTH_USER,
-  DESKTOP_ROUTE_ROOT,
-  readSseMessages,
-  type AgentEvent,
-  type LogRecord,
-} from '@bastion/protocol';
+import { createLogger, DAEMON_AUTH_USER, DESKTOP_ROUTE_ROOT, type AgentEvent, type LogRecord } from '@bastion/protocol';
+import { readSseMessages } from './sse-messages.js';
 import { openAgentRuntime, type AgentRuntime, type AgentRuntimeOptions } from '../../src/agent/agent-runtime.js';
 import { createDaemonApp } from '../../src/http/app.js';
 import { makeTempDir } from './temp-dir.js';

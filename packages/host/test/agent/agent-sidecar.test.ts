@@ -7,13 +7,8 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { IncomingMessage } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  DAEMON_HEADERS_TIMEOUT_MS,
-  readSseMessages,
-  type AgentEvent,
-  type Message,
-  type Session,
-} from '@bastion/protocol';
+import { DAEMON_HEADERS_TIMEOUT_MS, type AgentEvent, type Message, type Session } from '@bastion/protocol';
+import { readAgentEvents } from '../../src/agent-event-reader.js';
 import { startTempHost, type TempHost } from '../support/temp-host.js';
 import { waitFor } from '../support/processes.js';
 
@@ -40,10 +35,9 @@ async function collect(
   expect(response.statusCode).toBe(200);
   options.onOpen?.(response);
   const events: { id: number; event: AgentEvent }[] = [];
-  for await (const message of readSseMessages(response)) {
-    const event = JSON.parse(message.data) as AgentEvent;
-    events.push({ id: Number(message.id), event });
-    if (until(event)) break;
+  for await (const streamed of readAgentEvents(response)) {
+    events.push(streamed);
+    if (until(streamed.event)) break;
   }
   response.destroy();
   return events;

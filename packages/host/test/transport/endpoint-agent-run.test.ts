@@ -4,7 +4,8 @@
  * model byte crosses the host-routed transport; the sidecar has no network of its own.
  */
 import { afterEach, expect, it } from 'vitest';
-import { readSseMessages, type AgentEvent, type Session } from '@bastion/protocol';
+import type { AgentEvent, Session } from '@bastion/protocol';
+import { readAgentEvents } from '../../src/agent-event-reader.js';
 import { startTempHost, type TempHost } from '../support/temp-host.js';
 import { join2 } from '../support/secret-samples.js';
 import {
@@ -31,8 +32,7 @@ async function runOnce(h: TempHost, prompt: string): Promise<AgentEvent[]> {
   const run = await h.client.request('POST', '/agent/run', { session_id: created.body.id, message: prompt });
   expect(run.status).toBe(202);
   const events: AgentEvent[] = [];
-  for await (const message of readSseMessages(stream)) {
-    const event = JSON.parse(message.data) as AgentEvent;
+  for await (const { event } of readAgentEvents(stream)) {
     events.push(event);
     if (event.type === 'run-finished' || event.type === 'run-error') break;
   }

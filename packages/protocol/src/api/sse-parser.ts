@@ -1,6 +1,7 @@
 /**
  * Incremental parser of a server-sent event stream (the subset Bastion's daemon writes: `id`,
- * `event`, `data`, comments). Browser-safe: the bridge, the host's client and the CLI share it.
+ * `event`, `data`, comments), for the bridge in the browser. The host and the CLI read the stream
+ * with their own bounded, schema-checked reader (host `agent-event-reader.ts`).
  */
 export interface SseMessage {
   id: string | undefined;
@@ -44,35 +45,5 @@ export class SseParser {
     if (field === 'data') this.#data.push(value);
     else if (field === 'event') this.#event = value;
     else if (field === 'id') this.#id = value;
-  }
-}
-
-async function* chunksOf(
-  body: AsyncIterable<Uint8Array | string> | ReadableStream<Uint8Array>,
-): AsyncGenerator<Uint8Array | string> {
-  if (!('getReader' in body)) {
-    yield* body;
-    return;
-  }
-  const reader = body.getReader();
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) return;
-      yield value;
-    }
-  } finally {
-    reader.releaseLock();
-  }
-}
-
-/** Parse a byte stream of server-sent events (a fetch body or a node stream). */
-export async function* readSseMessages(
-  body: AsyncIterable<Uint8Array | string> | ReadableStream<Uint8Array>,
-): AsyncGenerator<SseMessage> {
-  const parser = new SseParser();
-  const decoder = new TextDecoder();
-  for await (const chunk of chunksOf(body)) {
-    yield* parser.push(typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true }));
   }
 }
