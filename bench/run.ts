@@ -17,6 +17,7 @@ import type { Benchmark, BenchFigure } from './harness.js';
 import { handshakeBenchmark } from './handshake.bench.js';
 import { commandBenchmark } from './command.bench.js';
 import { sidecarStartBenchmark } from './sidecar-start.bench.js';
+import { startBenchmark } from './start.bench.js';
 import { storeBenchmark } from './store.bench.js';
 import { sseBenchmark } from './sse.bench.js';
 import { transportBenchmark } from './transport.bench.js';
@@ -28,6 +29,7 @@ const BENCHMARKS: Benchmark[] = [
   handshakeBenchmark,
   commandBenchmark,
   sidecarStartBenchmark,
+  startBenchmark,
   storeBenchmark,
   sseBenchmark,
   transportBenchmark,

@@ -14,7 +14,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { fetch as undiciFetch, request as undiciRequest, type Dispatcher } from 'undici';
-import { createSystemRouteDispatcher } from '../packages/host/src/network/provider-transport.js';
+import { createSystemRoute } from '../packages/host/src/network/system-route.js';
 import { runTransportChild, startServer, writeBytes } from '../packages/host/test/transport/transport-harness.js';
 import { figure, median, type Benchmark } from './harness.js';
 // @ts-expect-error plain ESM shared with the sidecar process, no declarations
@@ -109,7 +109,8 @@ export const transportBenchmark: Benchmark = {
   async run() {
     const server = await startServer(serve);
     const origin = server.origin;
-    const dispatcher = createSystemRouteDispatcher();
+    const route = createSystemRoute();
+    const { dispatcher } = await route.open();
     const fetch = ((input: string, init?: RequestInit) =>
       undiciFetch(input, { ...(init as object), dispatcher })) as unknown as typeof globalThis.fetch;
     const hop = bareStdioHop(origin, dispatcher);
@@ -196,7 +197,7 @@ export const transportBenchmark: Benchmark = {
     } finally {
       if (sidecar?.exitCode === null) sidecar.kill();
       hop.close();
-      await dispatcher.close();
+      await route.close();
       await server.close();
     }
   },

@@ -27,20 +27,26 @@ import { chatgptProvider } from './oauth/chatgpt-provider.js';
 import { chatgptRoutes } from './oauth/chatgpt-routes.js';
 import { ModelPreferences } from './providers/model-preferences.js';
 import { modelsRoutes } from './providers/models-routes.js';
+import { elapsedMs, logStartupStage } from '@bastion/protocol';
 
 // stdout is the channel: nothing else may write to it.
 console.log = console.info = console.debug = console.warn;
 disableAmbientFetch();
 
 const log = createDaemonLogger();
+// Everything before this line ran first: Node's start-up and loading the modules.
+const processStart = elapsedMs();
 
 async function main(): Promise<void> {
+  logStartupStage(log, 'process-start', processStart);
+  const bootstrapWait = performance.now();
   const { channel, bootstrap } = await openHostChannel({
     onClose: (error) => {
       if (error) log.error('channel.closed', { code: error.code });
       process.exit(error ? 3 : 0);
     },
   });
+  logStartupStage(log, 'bootstrap', elapsedMs(bootstrapWait));
   // Registers the grant.* / request.credit / response.* handlers before readiness is attested.
   const transport = new ProviderTransport(channel);
   const auth = new AuthStore(bootstrap.user_data);
@@ -59,6 +65,7 @@ async function main(): Promise<void> {
   const chatgpt = bootstrap.chatgpt
     ? new ChatgptCredentials({ config: bootstrap.chatgpt, store: auth, fetch: transport.fetch, log })
     : undefined;
+  const runtimeStarted = performance.now();
   const agent = openAgentRuntime({
     userData: bootstrap.user_data,
     workspaces: bootstrap.workspaces,
@@ -75,6 +82,8 @@ async function main(): Promise<void> {
     heldSecrets: () => auth.heldSecrets(),
     providers: [...byokProviders(auth), ...(chatgpt ? [chatgptProvider(chatgpt)] : [])],
   });
+  // The first SQLite open and the pending migrations, most of this stage.
+  logStartupStage(log, 'agent-runtime', elapsedMs(runtimeStarted));
   // Custom endpoints are providers under their own ids, following endpoints.json as it changes.
   followEndpoints(agent.registry, endpoints, auth);
   const app = createDaemonApp(
@@ -114,6 +123,7 @@ async function main(): Promise<void> {
   );
   attestReady(bootstrap.daemon_port);
   log.info('sidecar.ready', {
+    duration_ms: elapsedMs(),
     pid: process.pid,
     port: bootstrap.daemon_port,
     sandbox: bootstrap.capabilities.sandbox,

@@ -4,7 +4,14 @@
  */
 import { realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { CHATGPT_HOST_KEY_HEADER, type Capabilities, type Logger, type LogSink } from '@bastion/protocol';
+import {
+  CHATGPT_HOST_KEY_HEADER,
+  elapsedMs,
+  logStartupStage,
+  type Capabilities,
+  type Logger,
+  type LogSink,
+} from '@bastion/protocol';
 import { DaemonClient } from './daemon-client.js';
 import { HostError } from './errors.js';
 import { createHostLogger, createHostLogSink } from './logger.js';
@@ -32,7 +39,8 @@ import { acquireHomeLock } from './control/home-lock.js';
 import { ConsentPage, type ConsentOpener } from './consent/consent-page.js';
 import { createHostConfirmer, withConsentPage, type HostConfirmer } from './consent/host-confirmer.js';
 import { NetworkAuthority, type CustomGrantResult } from './network/network-authority.js';
-import { attachProviderTransport, createSystemRouteDispatcher } from './network/provider-transport.js';
+import { attachProviderTransport } from './network/provider-transport.js';
+import { createSystemRoute } from './network/system-route.js';
 import { BUILTIN_GRANTS } from './network/builtin-grants.js';
 import { EgressGuard } from './network/egress-guard.js';
 import { systemBrowserOpener } from './oauth/authorization-opener.js';
@@ -114,12 +122,14 @@ export interface BastionHost {
  * when another live host owns it, touching none of its state.
  */
 export async function startBastionHost(options: BastionHostOptions): Promise<BastionHost> {
+  // Everything this process did before the host began: Node's start-up and loading the modules.
+  const started = { processStart: elapsedMs(), host: performance.now() };
   const owned = ensureUserData(options.userData);
   const lock = await acquireHomeLock(owned.path);
   const resources = new ReleaseStack();
   resources.defer(() => lock.release());
   try {
-    return await composeHost(options, owned, resources);
+    return await composeHost(options, owned, resources, started);
   } catch (error) {
     // A step failed: give back everything the earlier steps acquired, newest first (the home lock last).
     await resources.releaseAll().catch(() => undefined);
@@ -132,12 +142,14 @@ async function composeHost(
   options: BastionHostOptions,
   { path: userData, repaired }: ReturnType<typeof ensureUserData>,
   resources: ReleaseStack,
+  started: { processStart: number; host: number },
 ): Promise<BastionHost> {
   const sink = createHostLogSink({ userData, verbose: options.verbose, stderr: options.stderr, tap: options.logTap });
   const log = createHostLogger(sink);
   for (const { entry, mode } of repaired) {
     log.warn('userdata.mode-repaired', { entry, reason: `was ${mode.toString(8)}, group/other bits removed` });
   }
+  logStartupStage(log, 'process-start', started.processStart);
   const workspaces = (options.workspaces ?? []).map((dir) => realpathSync(dir));
   const home = options.home ?? homedir();
   const platform = options.platform ?? process.platform;
@@ -172,7 +184,9 @@ async function composeHost(
   if (posture?.capabilities.sandbox === 'srt') {
     const temp = createPrivateTempDir();
     resources.defer(() => temp.remove());
+    const initializeStarted = performance.now();
     const session = await acquireSrtSession();
+    logStartupStage(log, 'srt-initialize', elapsedMs(initializeStarted));
     resources.defer(() => session.release());
     srt = { session, temp };
     launcher = createSrtSidecarLauncher({
@@ -221,11 +235,11 @@ async function composeHost(
   const consentPage = options.consentOpener ? new ConsentPage({ opener: options.consentOpener, log }) : undefined;
   if (consentPage) resources.defer(() => consentPage.close());
   const confirmer = consentPage ? withConsentPage(baseConfirmer, consentPage) : baseConfirmer;
-  const dispatcher = createSystemRouteDispatcher();
-  resources.defer(() => dispatcher.close());
+  const route = createSystemRoute();
+  resources.defer(() => route.close());
   // Every provider request is scanned for the credentials in auth.json (but its own) and secret formats.
   const egress = new EgressGuard({ userData });
-  attachProviderTransport({ supervisor, authority: network, dispatcher, log, egress });
+  attachProviderTransport({ supervisor, authority: network, route, log, egress });
   for (const url of options.allowEndpoints ?? []) {
     const granted = await network.requestCustomGrant(url, confirmer);
     if (!granted.ok) throw new HostError(granted.code, granted.message);
@@ -265,14 +279,21 @@ async function composeHost(
   });
   ui.setHandler(desktop.handler);
 
+  const sidecarStarted = performance.now();
   await supervisor.start();
+  logStartupStage(log, 'sidecar', elapsedMs(sidecarStarted));
   const control = await ControlServer.listen(
     userData,
     controlHandler({ command: options.command ?? 'host', uiOrigin: ui.origin, desktop, client }),
     log,
   );
   resources.defer(() => control?.close());
-  log.info('host.ready', { port, sandbox: capabilities.sandbox, shell: capabilities.shell });
+  log.info('host.ready', {
+    port,
+    sandbox: capabilities.sandbox,
+    shell: capabilities.shell,
+    duration_ms: elapsedMs(started.host),
+  });
 
   let stopped: Promise<void> | undefined;
   const host: BastionHost = {

@@ -50,6 +50,8 @@ export const SAFE_LOG_FIELDS = [
   'rule_id',
   'outcome',
   'kind',
+  /** A start-up stage's fixed name (`startup.stage` records), never a value from outside the code. */
+  'stage',
 ] as const;
 export type SafeLogField = (typeof SAFE_LOG_FIELDS)[number];
 const SAFE_FIELD_SET: ReadonlySet<string> = new Set(SAFE_LOG_FIELDS);
@@ -111,4 +113,14 @@ export function createLogger(source: string, sink: LogSink, now: () => Date = ()
 /** One JSON line per record; the format both processes write to stderr and log files. */
 export function formatLogRecord(record: LogRecord): string {
   return `${JSON.stringify(record)}\n`;
+}
+
+/** Milliseconds from `since` (a `performance.now()` reading; 0 is the process's start) to now, to a tenth. */
+export function elapsedMs(since = 0): number {
+  return Math.round((performance.now() - since) * 10) / 10;
+}
+
+/** One `startup.stage` record: where a process's start-up time goes (the start bench reads them). */
+export function logStartupStage(log: Logger, stage: string, durationMs: number, attempt?: number): void {
+  log.info('startup.stage', { stage, duration_ms: durationMs, ...(attempt === undefined ? {} : { attempt }) });
 }

@@ -3,7 +3,7 @@
  * each stream part becomes a persisted, published event. Model messages are persisted after every
  * step, so an interrupted run keeps every completed step in the transcript.
  */
-import { stepCountIs, streamText, type LanguageModelUsage, type ModelMessage, type ToolSet } from 'ai';
+import type { LanguageModelUsage, ModelMessage, ToolSet } from 'ai';
 import type { LanguageModelV3 } from '@ai-sdk/provider';
 import { AGENT_MAX_STEPS, type AgentEvent } from '@bastion/protocol';
 
@@ -35,6 +35,8 @@ export async function runAgentLoop(input: AgentLoopInput): Promise<AgentLoopOutc
   const { runId, emit } = input;
   let persisted = 0;
   let approvalPending = false;
+  // The AI SDK's loop is loaded by the first run, not at the sidecar's start-up.
+  const { stepCountIs, streamText } = await import('ai');
   const result = streamText({
     model: input.model,
     system: input.systemPrompt(input.messages),

@@ -6,8 +6,7 @@
  * request at most once. An entitlement, rate or quota refusal stays on this provider with its own
  * code: nothing here falls back to another provider. The model list is closed.
  */
-import { createOpenAI } from '@ai-sdk/openai';
-import { defaultSettingsMiddleware, wrapLanguageModel } from 'ai';
+import { lazyLanguageModel } from '../providers/lazy-model.js';
 import type { ProviderDefinition, ProviderFetch } from '../providers/provider-registry.js';
 import { ChatgptAuthError } from './chatgpt-auth-error.js';
 import { CHATGPT_PROVIDER_ID, type ChatgptAuthorization, type ChatgptCredentials } from './chatgpt-credentials.js';
@@ -79,16 +78,22 @@ export function chatgptProvider(credentials: ChatgptCredentials): ProviderDefini
     create(modelId, context) {
       if (!CHATGPT_MODELS.includes(modelId)) throw new ChatgptAuthError('PROVIDER_MODEL');
       if (!responsesUrl.endsWith(RESPONSES_SUFFIX)) throw new ChatgptAuthError('PROVIDER_DESTINATION');
-      const openai = createOpenAI({
-        name: CHATGPT_PROVIDER_ID,
-        baseURL: responsesUrl.slice(0, -RESPONSES_SUFFIX.length),
-        // Replaced per request by the subscription's token; given so the SDK never reads OPENAI_API_KEY.
-        apiKey: 'chatgpt-subscription',
-        fetch: chatgptFetch(credentials, context.fetch),
-      });
-      return wrapLanguageModel({
-        model: openai.responses(modelId),
-        middleware: defaultSettingsMiddleware({ settings: { providerOptions: { openai: { store: false } } } }),
+      return lazyLanguageModel(CHATGPT_PROVIDER_ID, modelId, async () => {
+        const [{ createOpenAI }, { defaultSettingsMiddleware, wrapLanguageModel }] = await Promise.all([
+          import('@ai-sdk/openai'),
+          import('ai'),
+        ]);
+        const openai = createOpenAI({
+          name: CHATGPT_PROVIDER_ID,
+          baseURL: responsesUrl.slice(0, -RESPONSES_SUFFIX.length),
+          // Replaced per request by the subscription's token; given so the SDK never reads OPENAI_API_KEY.
+          apiKey: 'chatgpt-subscription',
+          fetch: chatgptFetch(credentials, context.fetch),
+        });
+        return wrapLanguageModel({
+          model: openai.responses(modelId),
+          middleware: defaultSettingsMiddleware({ settings: { providerOptions: { openai: { store: false } } } }),
+        });
       });
     },
   };

@@ -3,13 +3,12 @@
  * and user-defined OpenAI-compatible endpoints. Each is an AI SDK provider built on the registry's
  * one injected fetch — the host-routed transport — with the key from auth.json attached per request.
  * Base URLs are the exact origins the host's built-in grants name (or a consented custom origin).
+ * Each SDK is loaded by its model's first call (lazy-model.ts).
  */
-import { createAnthropic } from '@ai-sdk/anthropic';
-import { createOpenAI } from '@ai-sdk/openai';
-import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import type { Endpoint, EndpointStore } from '../endpoints/endpoint-store.js';
 import type { AuthStore } from '../secrets/auth-store.js';
 import { KEY_ATTACHED_PER_REQUEST, keyedFetch } from './keyed-fetch.js';
+import { lazyLanguageModel } from './lazy-model.js';
 import type { ProviderDefinition, ProviderRegistry } from './provider-registry.js';
 
 export function byokProviders(auth: AuthStore): ProviderDefinition[] {
@@ -19,47 +18,57 @@ export function byokProviders(auth: AuthStore): ProviderDefinition[] {
       label: 'OpenAI (API key)',
       defaultModel: 'gpt-4.1-mini',
       create: (modelId, context) =>
-        createOpenAI({
-          apiKey: KEY_ATTACHED_PER_REQUEST,
-          fetch: keyedFetch({
-            fetch: context.fetch,
-            key: () => auth.apiKey('openai'),
-            header: 'bearer',
-            required: true,
-          }),
-        }).responses(modelId),
+        lazyLanguageModel('openai', modelId, async () =>
+          (await import('@ai-sdk/openai'))
+            .createOpenAI({
+              apiKey: KEY_ATTACHED_PER_REQUEST,
+              fetch: keyedFetch({
+                fetch: context.fetch,
+                key: () => auth.apiKey('openai'),
+                header: 'bearer',
+                required: true,
+              }),
+            })
+            .responses(modelId),
+        ),
     },
     {
       id: 'anthropic',
       label: 'Anthropic (API key)',
       defaultModel: 'claude-sonnet-4-5',
       create: (modelId, context) =>
-        createAnthropic({
-          apiKey: KEY_ATTACHED_PER_REQUEST,
-          fetch: keyedFetch({
-            fetch: context.fetch,
-            key: () => auth.apiKey('anthropic'),
-            header: 'x-api-key',
-            required: true,
-          }),
-        })(modelId),
+        lazyLanguageModel('anthropic', modelId, async () =>
+          (await import('@ai-sdk/anthropic')).createAnthropic({
+            apiKey: KEY_ATTACHED_PER_REQUEST,
+            fetch: keyedFetch({
+              fetch: context.fetch,
+              key: () => auth.apiKey('anthropic'),
+              header: 'x-api-key',
+              required: true,
+            }),
+          })(modelId),
+        ),
     },
     {
       id: 'openrouter',
       label: 'OpenRouter (API key)',
       defaultModel: 'openai/gpt-4.1-mini',
       create: (modelId, context) =>
-        createOpenAICompatible({
-          name: 'openrouter',
-          baseURL: 'https://openrouter.ai/api/v1',
-          includeUsage: true,
-          fetch: keyedFetch({
-            fetch: context.fetch,
-            key: () => auth.apiKey('openrouter'),
-            header: 'bearer',
-            required: true,
-          }),
-        }).chatModel(modelId),
+        lazyLanguageModel('openrouter', modelId, async () =>
+          (await import('@ai-sdk/openai-compatible'))
+            .createOpenAICompatible({
+              name: 'openrouter',
+              baseURL: 'https://openrouter.ai/api/v1',
+              includeUsage: true,
+              fetch: keyedFetch({
+                fetch: context.fetch,
+                key: () => auth.apiKey('openrouter'),
+                header: 'bearer',
+                required: true,
+              }),
+            })
+            .chatModel(modelId),
+        ),
     },
   ];
 }
@@ -71,17 +80,21 @@ export function endpointProvider(endpoint: Endpoint, auth: AuthStore): ProviderD
     label: `${endpoint.id} (custom endpoint ${endpoint.base_url})`,
     defaultModel: endpoint.models?.[0] ?? 'default',
     create: (modelId, context) =>
-      createOpenAICompatible({
-        name: endpoint.id,
-        baseURL: endpoint.base_url,
-        includeUsage: true,
-        fetch: keyedFetch({
-          fetch: context.fetch,
-          key: () => auth.apiKey(endpoint.id),
-          header: 'bearer',
-          required: false,
-        }),
-      }).chatModel(modelId),
+      lazyLanguageModel(endpoint.id, modelId, async () =>
+        (await import('@ai-sdk/openai-compatible'))
+          .createOpenAICompatible({
+            name: endpoint.id,
+            baseURL: endpoint.base_url,
+            includeUsage: true,
+            fetch: keyedFetch({
+              fetch: context.fetch,
+              key: () => auth.apiKey(endpoint.id),
+              header: 'bearer',
+              required: false,
+            }),
+          })
+          .chatModel(modelId),
+      ),
   };
 }
 

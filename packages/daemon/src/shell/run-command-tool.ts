@@ -8,7 +8,7 @@
  *
  * What it does not catch: intent. `auto` runs whatever the model asks within the sandbox's bounds.
  */
-import { tool } from 'ai';
+import { tool } from '../tools/tool.js';
 import {
   COMMAND_DEFAULT_TIMEOUT_MS,
   COMMAND_MAX_TIMEOUT_MS,

@@ -7,7 +7,7 @@
  * project instructions file (AGENTS.md, CLAUDE.md) waits for a human's approval in every mode.
  * Each write's result carries a bounded unified diff of what it changed.
  */
-import { tool } from 'ai';
+import { tool } from './tool.js';
 import { z } from 'zod';
 import {
   permissionModeSchema,

@@ -25,7 +25,7 @@ import {
   type Inflate,
   type BrotliDecompress,
 } from 'node:zlib';
-import { request as undiciRequest, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import {
   ChannelError,
   CHANNEL_MAX_BODY_CHUNK_BYTES,
@@ -49,6 +49,7 @@ import type { NetworkAuthority } from './network-authority.js';
 import { authorizeRedirect, authorizeStart } from './request-policy.js';
 import type { EgressGuard } from './egress-guard.js';
 import type { SecretStream } from './secret-scanner.js';
+import type { SystemRoute } from './system-route.js';
 
 type Frame<T extends SidecarToHostFrame['type']> = FrameOfType<SidecarToHostFrame, T>;
 
@@ -86,7 +87,7 @@ interface HostRequest {
 export interface ProviderExecutorOptions {
   channel: SidecarChannel;
   authority: NetworkAuthority;
-  dispatcher: Dispatcher;
+  route: SystemRoute;
   log: Logger;
   /** Largest response body; defaults to TRANSPORT_MAX_RESPONSE_BODY_BYTES. */
   maxResponseBytes?: number;
@@ -97,7 +98,7 @@ export interface ProviderExecutorOptions {
 export class ProviderExecutor {
   readonly #channel: SidecarChannel;
   readonly #authority: NetworkAuthority;
-  readonly #dispatcher: Dispatcher;
+  readonly #route: SystemRoute;
   readonly #log: Logger;
   readonly #maxResponseBytes: number;
   readonly #egress: EgressGuard | null;
@@ -110,7 +111,7 @@ export class ProviderExecutor {
   constructor(options: ProviderExecutorOptions) {
     this.#channel = options.channel;
     this.#authority = options.authority;
-    this.#dispatcher = options.dispatcher;
+    this.#route = options.route;
     this.#log = options.log;
     this.#maxResponseBytes = options.maxResponseBytes ?? TRANSPORT_MAX_RESPONSE_BODY_BYTES;
     this.#egress = options.egress;
@@ -360,9 +361,10 @@ export class ProviderExecutor {
     let body: Readable | undefined = request.upload;
     let sendHeaders = headers;
     try {
+      const { request: send, dispatcher } = await this.#route.open();
       for (let hops = 0; ; hops += 1) {
-        const response = await undiciRequest(url, {
-          dispatcher: this.#dispatcher,
+        const response = await send(url, {
+          dispatcher,
           method: method,
           headers: sendHeaders.flat(),
           body: body ?? null,

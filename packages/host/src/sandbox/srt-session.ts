@@ -36,7 +36,7 @@
  * and bridges still run here, started by initialize, though no sandbox has a route to them).
  */
 import { homedir } from 'node:os';
-import { fileURLToPath } from 'node:url';
+import { createRequire } from 'node:module';
 import { SandboxManager, type SandboxRuntimeConfig } from '@anthropic-ai/sandbox-runtime';
 import { HostError } from '../errors.js';
 import { resolveHomeSecretPaths } from './home-secrets.js';
@@ -75,8 +75,11 @@ function shellQuote(word: string): string {
   return `'${word.replace(/'/g, `'\\''`)}'`;
 }
 
-/** Resolves from src/sandbox and dist/sandbox alike to packages/host/bin. */
-const SOCAT_DYING_WITH_PARENT = fileURLToPath(new URL('../../bin/srt-socat', import.meta.url));
+/**
+ * Resolved through the package's own exports, so it is found from src/, dist/ and from the CLI's
+ * bundle (packages/cli/dist/main.js), which carries this module.
+ */
+const SOCAT_DYING_WITH_PARENT = createRequire(import.meta.url).resolve('@bastion/host/srt-socat');
 
 function sessionConfig(): SandboxRuntimeConfig {
   const secrets = resolveHomeSecretPaths(homedir());

@@ -12,9 +12,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import {
   type ChannelError,
+  elapsedMs,
   FramedChannel,
   hostToSidecarFrameSchema,
   isReadyAttestation,
+  logStartupStage,
   sidecarToHostFrameSchema,
   SIDECAR_READY_TIMEOUT_MS,
   SIDECAR_RESTART_BACKOFF_INITIAL_MS,
@@ -190,7 +192,10 @@ export class SidecarSupervisor {
     const generation = ++this.#generation;
     const config = this.#config();
     const password = generateSidecarPassword();
+    const spawnStarted = performance.now();
     const launch = await this.#launcher(this.#entry);
+    // Building the launch: under the sandbox, srt's wrap of the sidecar's argv.
+    logStartupStage(this.#log, 'sidecar-launch', elapsedMs(spawnStarted), generation);
     const child = spawn(launch.command, launch.args, {
       env: launch.env,
       stdio: ['pipe', 'pipe', 'pipe', 'ipc'],
@@ -232,7 +237,11 @@ export class SidecarSupervisor {
         running.ready = true;
         running.readyAt = Date.now();
         this.#socketHost.setTarget(child);
-        this.#log.info('sidecar.ready', { pid: child.pid ?? null, attempt: generation });
+        this.#log.info('sidecar.ready', {
+          pid: child.pid ?? null,
+          attempt: generation,
+          duration_ms: elapsedMs(spawnStarted),
+        });
         for (const waiter of this.#readyWaiters.splice(0)) waiter.resolve();
         return;
       }

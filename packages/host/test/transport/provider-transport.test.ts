@@ -6,7 +6,7 @@ import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { FrameOfType, SidecarToHostFrame } from '@bastion/protocol';
 import { describeAttack } from '../../../../test/support/attack.js';
-import { createSystemRouteDispatcher } from '../../src/network/provider-transport.js';
+import { createSystemRoute } from '../../src/network/system-route.js';
 import {
   deferred,
   failureCode,
@@ -272,7 +272,7 @@ describe('redirects', () => {
       const secure = track(
         await startServer((_req, res) => res.writeHead(302, { location: `${plain.origin}/` }).end(), tls),
       );
-      const pair = track(startFetchPair({ dispatcher: createSystemRouteDispatcher({ ca: tls.cert }) }));
+      const pair = track(startFetchPair({ route: createSystemRoute({ ca: tls.cert }) }));
       await pair.grant(secure.origin);
       await pair.grant(plain.origin);
       await pair.synced();

@@ -12,7 +12,6 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
-import type { Dispatcher } from 'undici';
 import {
   type ChannelError,
   createLogger,
@@ -29,7 +28,7 @@ import { NetworkAuthority } from '../../src/network/network-authority.js';
 import { ProviderExecutor } from '../../src/network/provider-executor.js';
 import { EgressGuard } from '../../src/network/egress-guard.js';
 import { makeTempDir } from '../support/temp-host.js';
-import { createSystemRouteDispatcher } from '../../src/network/provider-transport.js';
+import { createSystemRoute, type SystemRoute } from '../../src/network/system-route.js';
 import { sidecarArgv } from '../../src/supervisor/sidecar-launcher.js';
 import type { SidecarChannel } from '../../src/supervisor/sidecar-supervisor.js';
 import { ProviderTransport } from '../../../daemon/src/transport/transport-fetch.js';
@@ -145,7 +144,7 @@ interface PairBase {
   close(): void;
 }
 
-function hostEnd(options: { dispatcher?: Dispatcher; maxResponseBytes?: number; egress?: EgressGuard | null }) {
+function hostEnd(options: { route?: SystemRoute; maxResponseBytes?: number; egress?: EgressGuard | null }) {
   const toHost = new PassThrough();
   const toSidecar = new PassThrough();
   const records: LogRecord[] = [];
@@ -160,11 +159,11 @@ function hostEnd(options: { dispatcher?: Dispatcher; maxResponseBytes?: number; 
     onClose: (error) => closeResolve(error),
   });
   const authority = new NetworkAuthority({ builtins: [], env: {} });
-  const dispatcher = options.dispatcher ?? createSystemRouteDispatcher();
+  const route = options.route ?? createSystemRoute();
   const executor = new ProviderExecutor({
     channel,
     authority,
-    dispatcher,
+    route,
     log,
     egress: options.egress ?? new EgressGuard({ userData: makeTempDir('bastion-egress-') }),
     ...(options.maxResponseBytes ? { maxResponseBytes: options.maxResponseBytes } : {}),
@@ -213,7 +212,7 @@ export interface FetchPair extends PairBase {
 
 /** Host executor ↔ the daemon's real transport fetch. */
 export function startFetchPair(
-  options: { dispatcher?: Dispatcher; maxResponseBytes?: number; egress?: EgressGuard | null } = {},
+  options: { route?: SystemRoute; maxResponseBytes?: number; egress?: EgressGuard | null } = {},
 ): FetchPair {
   const { toHost, toSidecar, base } = hostEnd(options);
   const sidecarChannel: HostChannel = new FramedChannel({
@@ -256,7 +255,7 @@ export interface RawPair extends PairBase {
 
 /** Host executor ↔ a raw frame writer (a compromised or buggy sidecar). */
 export function startRawPair(
-  options: { dispatcher?: Dispatcher; maxResponseBytes?: number; egress?: EgressGuard | null } = {},
+  options: { route?: SystemRoute; maxResponseBytes?: number; egress?: EgressGuard | null } = {},
 ): RawPair {
   const { toHost, toSidecar, base } = hostEnd(options);
   const frames: HostToSidecarFrame[] = [];
@@ -387,11 +386,11 @@ export async function runTransportChild(
     outbound: hostToSidecarFrameSchema,
     onClose: () => undefined,
   });
-  const dispatcher = createSystemRouteDispatcher();
+  const route = createSystemRoute();
   const executor = new ProviderExecutor({
     channel,
     authority,
-    dispatcher,
+    route,
     log,
     egress: new EgressGuard({ userData: emptyUserData }),
     ...executorOptions,
@@ -402,7 +401,7 @@ export async function runTransportChild(
   const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
   sync.close();
   executor.close();
-  await dispatcher.close();
+  await route.close();
   rmSync(emptyUserData, { recursive: true, force: true });
   const last = stderr.trim().split('\n').at(-1) ?? '';
   if (code !== 0) return { code, report: last };
