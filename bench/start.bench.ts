@@ -36,6 +36,8 @@ const STAGES: { source: 'host' | 'daemon'; stage: string; label: string }[] = [
 
 interface StartSample {
   readyMs: number;
+  /** CPU (user + system) the host and the sidecar's Node had used by the ready line. */
+  cpuMs: number;
   hostRssBytes: number;
   sidecarRssBytes: number;
   /** `${source}/${stage}` → duration. */
@@ -49,6 +51,13 @@ function sidecarNode(sidecarPid: number): number {
   const found = processTree(sidecarPid).find((pid) => readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'node');
   if (found === undefined) throw new Error('no node process in the sidecar tree');
   return found;
+}
+
+/** User + system CPU of one process so far (clock ticks of 10 ms; /proc/<pid>/stat fields 14 and 15). */
+function cpuMs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
 function rssBytes(pid: number): number {
@@ -101,11 +110,13 @@ async function startOnce(root: string, round: number): Promise<StartSample> {
     child.once('exit', (code) => reject(new Error(`bastion start exited with ${code} before its ready line`)));
   });
   const readyMs = performance.now() - started;
+  const sidecar = sidecarNode(ready.pid.sidecar);
   const hostRssBytes = rssBytes(ready.pid.host);
-  const sidecarRssBytes = rssBytes(sidecarNode(ready.pid.sidecar));
+  const sidecarRssBytes = rssBytes(sidecar);
+  const cpu = cpuMs(ready.pid.host) + cpuMs(sidecar);
   child.kill('SIGINT');
   await exited;
-  return { readyMs, hostRssBytes, sidecarRssBytes, ...readStages(userData) };
+  return { readyMs, cpuMs: cpu, hostRssBytes, sidecarRssBytes, ...readStages(userData) };
 }
 
 async function runOnce(root: string, round: number): Promise<number> {
@@ -183,6 +194,12 @@ export const startBenchmark: Benchmark = {
         figure('floor: srt initialize', 'ms', median(inits), floor, 'informational (baseline: the floor)', () => true),
         ...STAGES.map((s) => informational(s.label, 'ms', stage(`${s.source}/${s.stage}`), start)),
         informational('sidecar: spawn → its Node running (bwrap, seccomp, shells)', 'ms', sandboxSetUp, start),
+        informational(
+          'CPU used by the host and the sidecar by the ready line (less load-dependent than the time)',
+          'ms',
+          median(starts.map((s) => s.cpuMs)),
+          start,
+        ),
         informational('sidecar: its uptime at ready', 'ms', median(starts.map((s) => s.sidecarReadyMs)), start),
         figure(
           'bastion run --provider demo "ls" → exit, median',
