@@ -11,7 +11,7 @@
  * `import()` (providers, the HTTP client) become chunks under dist/chunks/, loaded on first use.
  *
  * Kept outside the bundles, loaded from node_modules as before: better-sqlite3 (a native addon
- * found relative to its own files) and srt (it finds its vendored seccomp binaries relative to
+ * found relative to its own files; the sidecar's store and the host's home lock) and srt (it finds its vendored seccomp binaries relative to
  * its own module, and `patches/` is applied to its installed files).
  */
 import { rmSync } from 'node:fs';
@@ -27,7 +27,7 @@ const REQUIRE_SHIM =
 
 const ENTRIES = [
   { pkg: 'daemon', external: ['better-sqlite3'] },
-  { pkg: 'cli', external: ['@anthropic-ai/sandbox-runtime'] },
+  { pkg: 'cli', external: ['@anthropic-ai/sandbox-runtime', 'better-sqlite3'] },
 ];
 
 for (const { pkg, external } of ENTRIES) {

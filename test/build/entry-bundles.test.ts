@@ -67,6 +67,6 @@ describe('entry bundles', () => {
   it('leaves srt and better-sqlite3 to node_modules (srt finds its seccomp binaries and carries patches/ there)', () => {
     expect(readFileSync(cli, 'utf8')).toMatch(/^import .* from "@anthropic-ai\/sandbox-runtime";$/m);
     expect(bundledPackages(reachable(cli, true)).has('@anthropic-ai/sandbox-runtime')).toBe(false);
-    expect(readFileSync(sidecar, 'utf8')).toMatch(/from "better-sqlite3";$/m);
+    for (const entry of [sidecar, cli]) expect(readFileSync(entry, 'utf8')).toMatch(/from "better-sqlite3";$/m);
   });
 });
