@@ -13,7 +13,6 @@
  */
 import { setTimeout as delay } from 'node:timers/promises';
 import { APICallError, type LanguageModelV3 } from '@ai-sdk/provider';
-import { wrapLanguageModel } from 'ai';
 import {
   PROVIDER_ERROR_MESSAGE_MAX_CHARS,
   PROVIDER_MAX_ATTEMPTS,
@@ -112,14 +111,20 @@ export async function withRetries<T>(
   }
 }
 
-/** The same model, its calls retried by withRetries (both streamed steps and the compaction summary). */
+/**
+ * The same model, its calls retried by withRetries (both streamed steps and the compaction
+ * summary). A plain model object rather than the AI SDK's wrapLanguageModel, so that runs, not the
+ * sidecar's start-up, load the SDK.
+ */
 export function retryingModel(model: LanguageModelV3, onRetry: (retry: ProviderRetry) => void): LanguageModelV3 {
-  return wrapLanguageModel({
-    model,
-    middleware: {
-      specificationVersion: 'v3',
-      wrapStream: ({ doStream, params }) => withRetries(doStream, { signal: params.abortSignal, onRetry }),
-      wrapGenerate: ({ doGenerate, params }) => withRetries(doGenerate, { signal: params.abortSignal, onRetry }),
+  return {
+    specificationVersion: 'v3',
+    provider: model.provider,
+    modelId: model.modelId,
+    get supportedUrls() {
+      return model.supportedUrls;
     },
-  });
+    doStream: (options) => withRetries(() => model.doStream(options), { signal: options.abortSignal, onRetry }),
+    doGenerate: (options) => withRetries(() => model.doGenerate(options), { signal: options.abortSignal, onRetry }),
+  };
 }
