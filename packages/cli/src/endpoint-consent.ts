@@ -5,7 +5,7 @@
  * defined in endpoints.json unless a definition with the same base URL exists.
  */
 import { createHash } from 'node:crypto';
-import { checkEndpointUrl, type WireError } from '@bastion/protocol';
+import { checkEndpointUrl, endpointListResponseSchema, endpointSetResponseSchema } from '@bastion/protocol';
 import type { BastionHost } from '@bastion/host';
 import { UsageError } from './usage.js';
 
@@ -14,10 +14,6 @@ export function checkEndpointFlags(flag: string, urls: readonly string[]): void 
     const checked = checkEndpointUrl(url);
     if (!checked.ok) throw new UsageError(`${flag} ${url}: ${checked.message}`);
   }
-}
-
-interface EndpointListing {
-  endpoints: { id: string; base_url: string }[];
 }
 
 /** The endpoint id a command-line URL gets: short, stable for the same base URL. */
@@ -36,21 +32,18 @@ export async function ensureEndpointDefined(
 ): Promise<{ id: string; created: boolean }> {
   const checked = checkEndpointUrl(url);
   if (!checked.ok) throw new UsageError(checked.message);
-  const listed = await host.client.request<EndpointListing & Partial<WireError>>(
-    'POST',
-    '/providers/endpoints/list',
-    {},
-  );
-  if (listed.status !== 200) throw new Error(`could not list endpoints: ${listed.body.code ?? listed.status}`);
+  const listed = await host.client.call('POST', '/providers/endpoints/list', {}, endpointListResponseSchema);
+  if (!listed.ok) throw new Error(`could not list endpoints: ${listed.error.code}`);
   const existing = listed.body.endpoints.find((endpoint) => endpoint.base_url === checked.baseUrl);
   if (existing) return { id: existing.id, created: false };
   const id = endpointIdFor(checked.baseUrl);
-  const set = await host.client.request<Partial<WireError>>('POST', '/providers/endpoints/set', {
-    id,
-    base_url: checked.baseUrl,
-    ...(models.length > 0 ? { models: [...models] } : {}),
-  });
-  if (set.status !== 200) throw new Error(`could not define the endpoint: ${set.body.code ?? set.status}`);
+  const set = await host.client.call(
+    'POST',
+    '/providers/endpoints/set',
+    { id, base_url: checked.baseUrl, ...(models.length > 0 ? { models: [...models] } : {}) },
+    endpointSetResponseSchema,
+  );
+  if (!set.ok) throw new Error(`could not define the endpoint: ${set.error.code}`);
   return { id, created: true };
 }
 

@@ -8,6 +8,7 @@ import {
   CHATGPT_HOST_KEY_HEADER,
   elapsedMs,
   logStartupStage,
+  secretSetResponseSchema,
   type Capabilities,
   type Logger,
   type LogSink,
@@ -364,15 +365,15 @@ function controlHandler(parts: {
       case 'open':
         return { ok: true, launch: parts.desktop.issueLaunchUrl() };
       case 'secrets.set': {
-        const answer = await parts.client.request<{ code?: string; message?: string }>('POST', '/secrets/set', {
-          provider: request.provider,
-          key: request.key,
-        });
-        return {
-          ok: true,
-          status: answer.status,
-          ...(answer.body?.code === undefined ? {} : { code: answer.body.code, message: answer.body.message ?? '' }),
-        };
+        const answer = await parts.client.call(
+          'POST',
+          '/secrets/set',
+          { provider: request.provider, key: request.key },
+          secretSetResponseSchema,
+        );
+        return answer.ok
+          ? { ok: true, status: answer.status }
+          : { ok: true, status: answer.status, code: answer.error.code, message: answer.error.message };
       }
     }
   };

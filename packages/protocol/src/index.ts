@@ -17,6 +17,7 @@ export * from './api/agent.js';
 export * from './api/chatgpt.js';
 export * from './api/models.js';
 export * from './api/tool-inputs.js';
+export * from './api/endpoints.js';
 export * from './scratch-dir.js';
 export * from './api/sse-parser.js';
 export * from './git-config.js';

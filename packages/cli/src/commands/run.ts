@@ -8,13 +8,14 @@
 import { createInterface } from 'node:readline/promises';
 import { parseArgs } from 'node:util';
 import {
+  agentRunResponseSchema,
   CLI_APPROVAL_TYPE_AHEAD_DISCARD_MS,
   permissionModeSchema,
   runCommandInputSchema,
+  sessionSchema,
   type AgentEvent,
   type ApprovalAnswer,
   type PermissionMode,
-  type Session,
   type WireError,
 } from '@bastion/protocol';
 import {
@@ -89,9 +90,8 @@ function parseRunArgs(argv: string[]): RunOptions {
   };
 }
 
-function failure(body: unknown): string {
-  const error = body as Partial<WireError> | undefined;
-  return error?.code ? terminalLine(`${error.code}: ${error.message ?? ''}`) : 'unexpected answer from the daemon';
+function failure(error: WireError): string {
+  return terminalLine(`${error.code}: ${error.message}`);
 }
 
 /**
@@ -212,14 +212,19 @@ function isConnectionLoss(error: unknown): boolean {
 }
 
 async function runPrompt(host: BastionHost, options: RunOptions, printer: TerminalPrinter): Promise<number> {
-  const created = await host.client.request<Session>('POST', '/sessions', {
-    mode: options.mode,
-    ...(options.mode === 'auto' ? { consent_by: 'cli' } : {}),
-    ...(options.provider === undefined ? {} : { provider: options.provider }),
-    ...(options.model === undefined ? {} : { model: options.model }),
-  });
-  if (created.status !== 201) {
-    process.stderr.write(`bastion: could not create a session: ${failure(created.body)}\n`);
+  const created = await host.client.call(
+    'POST',
+    '/sessions',
+    {
+      mode: options.mode,
+      ...(options.mode === 'auto' ? { consent_by: 'cli' } : {}),
+      ...(options.provider === undefined ? {} : { provider: options.provider }),
+      ...(options.model === undefined ? {} : { model: options.model }),
+    },
+    sessionSchema,
+  );
+  if (!created.ok) {
+    process.stderr.write(`bastion: could not create a session: ${failure(created.error)}\n`);
     return 1;
   }
   const session = created.body;
@@ -237,12 +242,14 @@ async function runPrompt(host: BastionHost, options: RunOptions, printer: Termin
   let runId = '';
   /** Start (or continue) a run; false when it was refused. A null run id means more answers are due. */
   const startRun = async (body: Record<string, unknown>): Promise<boolean> => {
-    const started = await host.client.request<{ run_id: string | null } & Partial<WireError>>('POST', '/agent/run', {
-      session_id: session.id,
-      ...body,
-    });
-    if (started.status !== 202) {
-      process.stderr.write(`bastion: the run did not start: ${failure(started.body)}\n`);
+    const started = await host.client.call(
+      'POST',
+      '/agent/run',
+      { session_id: session.id, ...body },
+      agentRunResponseSchema,
+    );
+    if (!started.ok) {
+      process.stderr.write(`bastion: the run did not start: ${failure(started.error)}\n`);
       return false;
     }
     if (started.body.run_id !== null) runId = started.body.run_id;

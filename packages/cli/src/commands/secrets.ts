@@ -4,7 +4,7 @@
  * piped; it never appears in argv, the environment or any output.
  */
 import { parseArgs } from 'node:util';
-import { SECRETS_MAX_KEY_CHARS, SECRETS_STORE_WAIT_MS, type WireError } from '@bastion/protocol';
+import { SECRETS_MAX_KEY_CHARS, SECRETS_STORE_WAIT_MS, secretSetResponseSchema } from '@bastion/protocol';
 import {
   askRunningHost,
   holderStatusSchema,
@@ -116,8 +116,10 @@ async function storeKey(userData: string, provider: string, key: string): Promis
       throw error;
     }
     try {
-      const answer = await host.client.request<Partial<WireError>>('POST', '/secrets/set', { provider, key });
-      return { status: answer.status, code: answer.body.code, message: answer.body.message };
+      const answer = await host.client.call('POST', '/secrets/set', { provider, key }, secretSetResponseSchema);
+      return answer.ok
+        ? { status: answer.status }
+        : { status: answer.status, code: answer.error.code, message: answer.error.message };
     } finally {
       await host.stop();
     }

@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { ENDPOINTS_MAX_MODELS, ENDPOINTS_MAX_PROBE_BYTES, MODEL_ID_MAX_CHARS, type Logger } from '@bastion/protocol';
 import type { AuthStore } from '../secrets/auth-store.js';
 import type { ProviderTransport } from '../transport/transport-fetch.js';
-import type { Endpoint } from './endpoint-store.js';
+import type { Endpoint } from '@bastion/protocol';
 
 const modelsAnswer = z.object({
   data: z.array(z.object({ id: z.string().min(1).max(MODEL_ID_MAX_CHARS) })).max(4 * ENDPOINTS_MAX_MODELS),

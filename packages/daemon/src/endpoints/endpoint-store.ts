@@ -6,38 +6,9 @@
  */
 import { join } from 'node:path';
 import { z } from 'zod';
-import {
-  checkEndpointUrl,
-  ENDPOINTS_MAX_COUNT,
-  ENDPOINTS_MAX_MODELS,
-  ENDPOINTS_MAX_URL_CHARS,
-  MODEL_ID_MAX_CHARS,
-} from '@bastion/protocol';
+import { checkEndpointUrl, ENDPOINTS_MAX_COUNT, endpointSchema, type Endpoint } from '@bastion/protocol';
 import { DaemonError } from '../errors.js';
 import { readPrivateJson, SerialWriter, writePrivateJson } from '../secrets/private-json-file.js';
-
-/** Provider ids a custom endpoint may not take. */
-export const RESERVED_PROVIDER_IDS: ReadonlySet<string> = new Set([
-  'openai',
-  'anthropic',
-  'openrouter',
-  'chatgpt',
-  'demo',
-]);
-
-export const endpointIdSchema = z
-  .string()
-  .min(1)
-  .max(32)
-  .regex(/^[a-z][a-z0-9-]*$/)
-  .refine((id) => !RESERVED_PROVIDER_IDS.has(id), 'reserved provider id');
-
-export const endpointSchema = z.strictObject({
-  id: endpointIdSchema,
-  base_url: z.string().min(1).max(ENDPOINTS_MAX_URL_CHARS),
-  models: z.array(z.string().min(1).max(MODEL_ID_MAX_CHARS)).max(ENDPOINTS_MAX_MODELS).optional(),
-});
-export type Endpoint = z.infer<typeof endpointSchema>;
 
 const endpointsFileSchema = z.strictObject({
   version: z.literal(1),

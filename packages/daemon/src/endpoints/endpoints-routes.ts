@@ -12,7 +12,8 @@ import type { AuthStore } from '../secrets/auth-store.js';
 import { secretsFailure } from '../secrets/secrets-routes.js';
 import type { ProviderTransport } from '../transport/transport-fetch.js';
 import { listEndpointModels, type EndpointModels } from './endpoint-models.js';
-import { EndpointError, endpointIdSchema, endpointSchema, type EndpointStore } from './endpoint-store.js';
+import { endpointIdSchema, endpointSchema } from '@bastion/protocol';
+import { EndpointError, type EndpointStore } from './endpoint-store.js';
 
 const idBody = z.strictObject({ id: endpointIdSchema });
 

@@ -5,7 +5,8 @@
  * Base URLs are the exact origins the host's built-in grants name (or a consented custom origin).
  * Each SDK is loaded by its model's first call (lazy-model.ts).
  */
-import type { Endpoint, EndpointStore } from '../endpoints/endpoint-store.js';
+import type { Endpoint } from '@bastion/protocol';
+import type { EndpointStore } from '../endpoints/endpoint-store.js';
 import type { AuthStore } from '../secrets/auth-store.js';
 import { KEY_ATTACHED_PER_REQUEST, keyedFetch } from './keyed-fetch.js';
 import { lazyLanguageModel } from './lazy-model.js';

@@ -1,0 +1,37 @@
+/**
+ * Daemon HTTP DTOs of `/providers/endpoints/*` and `/secrets/set`: custom OpenAI-compatible
+ * endpoint definitions as the daemon stores and lists them, checked by the daemon on the way in
+ * and by the host's client on the way out.
+ */
+import { z } from 'zod';
+import { ENDPOINTS_MAX_MODELS, ENDPOINTS_MAX_URL_CHARS, MODEL_ID_MAX_CHARS } from '../limits.js';
+
+/** Provider ids a custom endpoint may not take. */
+export const RESERVED_PROVIDER_IDS: ReadonlySet<string> = new Set([
+  'openai',
+  'anthropic',
+  'openrouter',
+  'chatgpt',
+  'demo',
+]);
+
+export const endpointIdSchema = z
+  .string()
+  .min(1)
+  .max(32)
+  .regex(/^[a-z][a-z0-9-]*$/)
+  .refine((id) => !RESERVED_PROVIDER_IDS.has(id), 'reserved provider id');
+
+export const endpointSchema = z.strictObject({
+  id: endpointIdSchema,
+  base_url: z.string().min(1).max(ENDPOINTS_MAX_URL_CHARS),
+  models: z.array(z.string().min(1).max(MODEL_ID_MAX_CHARS)).max(ENDPOINTS_MAX_MODELS).optional(),
+});
+export type Endpoint = z.infer<typeof endpointSchema>;
+
+export const endpointListResponseSchema = z.strictObject({
+  endpoints: z.array(endpointSchema.extend({ granted: z.boolean(), has_key: z.boolean() })),
+});
+export const endpointSetResponseSchema = z.strictObject({ endpoint: endpointSchema, granted: z.boolean() });
+export const endpointDeleteResponseSchema = z.strictObject({ id: endpointIdSchema, deleted: z.boolean() });
+export const secretSetResponseSchema = z.strictObject({ provider: z.string(), present: z.boolean() });
