@@ -160,6 +160,20 @@ export const GIT_CONFIG_MAX_FILE_CHARS = 1 * MiB;
 export const GIT_REPOSITORY_SCAN_MAX_DEPTH = 6;
 /** Most directories that look visits per command; beyond it the rest of the tree is not looked at. */
 export const GIT_REPOSITORY_SCAN_MAX_DIRS = 5_000;
+/**
+ * A repository a command created is neutralised after it (git-created-repositories.ts): its
+ * originals are kept in `<userData>/quarantine/`. A kept file larger than this is removed without
+ * a copy (the result says so).
+ */
+export const GIT_QUARANTINE_MAX_FILE_BYTES = 1 * MiB;
+/** Most files one command's quarantine keeps; the rest are removed without a copy (the result says so). */
+export const GIT_QUARANTINE_MAX_FILES_PER_COMMAND = 64;
+/** Most command folders `<userData>/quarantine/` holds; beyond it nothing more is kept (never deleted by Bastion). */
+export const GIT_QUARANTINE_MAX_FOLDERS = 1_000;
+/** Most notices one `command.end` carries (what the host neutralised or flagged after the command). */
+export const COMMAND_MAX_NOTICES = 16;
+/** Longest notice; longer ones are cut. */
+export const COMMAND_NOTICE_MAX_CHARS = 1 * KiB;
 
 /** Sessions store (`<userData>/sessions.db`) and its routes. */
 /** How long a statement waits for a lock held by another connection before SQLITE_BUSY. */

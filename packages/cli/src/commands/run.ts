@@ -172,6 +172,10 @@ class TerminalPrinter {
         const output = event.output as Partial<WireError> | undefined;
         const outcome = event.is_error ? `refused: ${terminalLine(String(output?.code ?? 'ERROR'))}` : 'done';
         this.#line(`[tool] ${terminalLine(event.tool_name)} ${outcome}`);
+        // The host's notices after a command (a git repository it neutralised): the user must see them.
+        const notices = (event.output as { notices?: unknown } | undefined)?.notices;
+        if (Array.isArray(notices))
+          for (const notice of notices) this.#line(`[bastion] ${terminalLine(String(notice))}`);
         break;
       }
       case 'tool-approval-request':

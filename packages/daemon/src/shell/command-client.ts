@@ -27,6 +27,8 @@ export interface CommandRunResult {
   truncated: boolean;
   timed_out: boolean;
   duration_ms: number;
+  /** What the host neutralised or flagged after the command (a repository it created, a planted rebase exec line). */
+  notices?: string[];
 }
 
 interface Pending {
@@ -148,6 +150,7 @@ export class CommandClient {
       truncated: frame.truncated || pending.truncated,
       timed_out: frame.timed_out,
       duration_ms: Math.round(frame.duration_ms),
+      ...(frame.notices === undefined ? {} : { notices: frame.notices }),
     });
   }
 

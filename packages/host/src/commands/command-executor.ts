@@ -36,6 +36,7 @@ import type { SidecarHandle } from '../supervisor/sidecar-supervisor.js';
 import { homeReadPaths } from '../sandbox/home-read-allowlist.js';
 import { buildCommandSandboxProfile, workspaceWriteProtections } from './command-profile.js';
 import { gitWriteProtections } from './git-write-protections.js';
+import { watchCreatedRepositories, type CreatedRepositoryWatch } from './git-created-repositories.js';
 import { readGitIdentity, type GitIdentityEnv } from './git-identity.js';
 import { startCommandProcess, type CommandOutcome, type CommandSpawn, type RunningCommand } from './command-process.js';
 import { checkCommandRequest, type CommandRequestFrame } from './command-request-check.js';
@@ -281,6 +282,7 @@ export class CommandExecutor {
     let target: CommandSpawn;
     const sandboxed = sidecar.config.capabilities.sandbox === 'srt';
     let pinned: string[] = [];
+    let createdRepositories: CreatedRepositoryWatch | undefined;
     const cleanUp = () => {
       this.#unpinCommonDirs(pinned);
       rmSync(privateTemp, { recursive: true, force: true });
@@ -290,6 +292,15 @@ export class CommandExecutor {
         if (!this.#options.srt) throw new Error('no srt session');
         const git = gitWriteProtections(check.workspaceRoot, { home: this.#options.home });
         pinned = this.#pinCommonDirs(git.gitDirs);
+        createdRepositories = watchCreatedRepositories(git.repositories, {
+          root: check.workspaceRoot,
+          home: this.#options.home,
+          writeRoots: [check.workspaceRoot, ...(check.scratchDir === undefined ? [] : [check.scratchDir])].map(
+            (root) => realPath(root) ?? root,
+          ),
+          userData: realpathSync(this.#options.userData),
+          commandId: frame.id,
+        });
         const profile = buildCommandSandboxProfile({
           home: this.#options.home,
           userData: realpathSync(this.#options.userData),
@@ -343,6 +354,8 @@ export class CommandExecutor {
       if (sandboxed) this.#options.srt?.commandEnded();
       cleanUp();
     }
+    // The sandbox and every process in it are gone: nothing of the command's can write any more.
+    const notices = this.#checkCreatedRepositories(frame.id, createdRepositories);
     this.#options.log.info('command.ended', {
       command_id: frame.id,
       exit_code: outcome.exitCode,
@@ -361,6 +374,24 @@ export class CommandExecutor {
       timed_out: outcome.timedOut,
       truncated: outcome.truncated,
       duration_ms: outcome.durationMs,
+      ...(notices.length > 0 ? { notices } : {}),
     });
+  }
+
+  /** git-created-repositories.ts after a sandboxed command; a failure is reported, never hidden. */
+  #checkCreatedRepositories(commandId: string, watch: CreatedRepositoryWatch | undefined): string[] {
+    if (watch === undefined) return [];
+    try {
+      const notices = watch.afterCommand();
+      if (notices.length > 0)
+        this.#options.log.warn('command.git-neutralised', { command_id: commandId, count: notices.length });
+      return notices;
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code ?? (error instanceof Error ? error.name : 'unknown');
+      this.#options.log.error('command.git-check-failed', { command_id: commandId, reason: code });
+      return [
+        `Bastion could not finish checking the git repositories this command may have created (${code}): before running git in a new repository here, look at its .git/config and .git/hooks.`,
+      ];
+    }
   }
 }

@@ -36,7 +36,7 @@ describe('gitWriteProtections', () => {
   });
 
   it('nothing for a workspace that is no repository and sits in none', () => {
-    expect(gitWriteProtections(root, { home: base })).toEqual({ denyWrite: [], gitDirs: [] });
+    expect(gitWriteProtections(root, { home: base })).toEqual({ denyWrite: [], gitDirs: [], repositories: [] });
   });
 
   it('a submodule: its `.git` file denied, its git directory covered by `.git/modules` as a whole', () => {

@@ -25,13 +25,12 @@
  * pins one holding `.` instead (git reads it as "this directory"), for the command's lifetime.
  *
  * What it does not catch: a repository the command creates itself (`git init`, a clone, a
- * hand-made `.git`), whose config and hooks are unprotected during that command — if it also
- * stages it as a gitlink, the host's `git status` enters it; repositories deeper than the scan or
- * beyond its directory bound; an in-progress rebase or sequencer todo list the command plants,
- * whose `exec` lines run if the user continues it; `objects/info/alternates` (other object
- * stores: data, not code).
+ * hand-made `.git`), whose config and hooks are unprotected during that command — neutralised
+ * after it by git-created-repositories.ts, which also flags planted rebase `exec` lines;
+ * repositories deeper than the scan or beyond its directory bound; `objects/info/alternates`
+ * (other object stores: data, not code).
  */
-import { lstatSync, readdirSync, readFileSync } from 'node:fs';
+import { lstatSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import {
   gitRepositoryLayout,
@@ -65,6 +64,8 @@ export interface GitWriteProtections {
   denyWrite: string[];
   /** Git directories inside the workspace whose `commondir` the executor pins while the command runs. */
   gitDirs: string[];
+  /** The repositories found, as they were at wrap time. */
+  repositories: GitRepositoryLayout[];
 }
 
 const hostAccess: GitRepositoryAccess = {
@@ -80,6 +81,8 @@ const hostAccess: GitRepositoryAccess = {
   kind(path) {
     try {
       const stats = lstatSync(path);
+      // Git follows a symlinked `.git` to the directory it names; so does the scan.
+      if (stats.isSymbolicLink()) return statSync(path).isDirectory() ? 'directory' : 'other';
       return stats.isDirectory() ? 'directory' : stats.isFile() ? 'file' : 'other';
     } catch {
       return undefined;
@@ -126,7 +129,8 @@ function enclosingRepository(root: string, globals: readonly string[], access: G
   }
 }
 
-export function gitWriteProtections(root: string, options: { home: string }): GitWriteProtections {
+/** The repository at or enclosing `root` and every one below it, within the scan bounds. */
+export function findGitRepositories(root: string, options: { home: string }): GitRepositoryLayout[] {
   const access = { ...hostAccess, home: options.home };
   const globals = globalGitConfigFiles(options.home, process.env.XDG_CONFIG_HOME);
   const repositories: GitRepositoryLayout[] = [];
@@ -136,6 +140,11 @@ export function gitWriteProtections(root: string, options: { home: string }): Gi
     const layout = gitRepositoryLayout(worktree, globals, access);
     if (layout !== undefined) repositories.push(layout);
   }
+  return repositories;
+}
+
+export function gitWriteProtections(root: string, options: { home: string }): GitWriteProtections {
+  const repositories = findGitRepositories(root, options);
 
   const inside = (path: string) => isAtOrUnder(path, root);
   const deny = new Set<string>();
@@ -153,5 +162,6 @@ export function gitWriteProtections(root: string, options: { home: string }): Gi
   return {
     denyWrite: [...deny].filter((path) => !wholesale.some((dir) => path !== dir && isAtOrUnder(path, dir))),
     gitDirs,
+    repositories,
   };
 }

@@ -8,8 +8,10 @@ import {
   CHANNEL_MAX_ID_CHARS,
   COMMAND_MAX_ARG_BYTES,
   COMMAND_MAX_ARGS,
+  COMMAND_MAX_NOTICES,
   COMMAND_MAX_PATH_CHARS,
   COMMAND_MAX_TIMEOUT_MS,
+  COMMAND_NOTICE_MAX_CHARS,
   TRANSPORT_MAX_CREDIT_BYTES,
   TRANSPORT_MAX_ERROR_CODE_CHARS,
   TRANSPORT_MAX_GRANTS,
@@ -167,6 +169,8 @@ export const commandEndFrameSchema = z.strictObject({
   timed_out: z.boolean(),
   truncated: z.boolean(),
   duration_ms: z.number().nonnegative(),
+  /** What the host neutralised or flagged after the command (git-created-repositories.ts), for the agent and the user. */
+  notices: z.array(z.string().max(COMMAND_NOTICE_MAX_CHARS)).max(COMMAND_MAX_NOTICES).optional(),
 });
 export const commandAbortedFrameSchema = z.strictObject({
   v: version,

@@ -134,6 +134,12 @@ function CommandBody({ tool }: { tool: ToolView }) {
           {output.stdout === '' && output.stderr === '' && <p className="muted">No output.</p>}
           {output.truncated === true && <p className="flag">Output was truncated.</p>}
           {output.timed_out === true && <p className="flag">The command timed out.</p>}
+          {Array.isArray(output.notices) &&
+            output.notices.map((notice, index) => (
+              <p key={index} className="flag">
+                {String(notice)}
+              </p>
+            ))}
         </>
       )}
     </>

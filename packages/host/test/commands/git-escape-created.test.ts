@@ -1,0 +1,273 @@
+/**
+ * git-escape through a repository the command itself creates: during that command its config and
+ * hooks are not write-protected (they did not exist at wrap time), so a command can `git init` or
+ * clone a repository, or point a `.git` file at a git directory in its scratch dir, fill its
+ * config and hooks with code and stage it in the top repository as a gitlink; the host's own
+ * `git status` then enters it. Afterwards the host's real `git status` and `git commit` run in
+ * every repository and no planted code runs (the marker outside the workspace stays absent); the
+ * command's result says what was neutralised and where the originals were kept. Also: a rebase
+ * todo list with `exec` lines the command plants in an existing repository is named in the result.
+ * Repositories that existed at wrap time are left exactly as they were, and ordinary work in a new
+ * sub-repository goes on across commands.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { scratchDirOf } from '@bastion/protocol';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describeAttack } from '../../../../test/support/attack.js';
+import { acquireSrtSession, type SrtSession } from '../../src/sandbox/srt-session.js';
+import { makeCommandWorld, makeTempDir, type CommandWorld } from './command-harness.js';
+
+let srt: SrtSession;
+let world: CommandWorld;
+let marker: string;
+let scratch: string;
+const realHome = process.env.HOME;
+const IDENTITY = ['-c', 'user.name=Test', '-c', 'user.email=test@example.invalid'];
+const GIT = `git ${IDENTITY.join(' ')}`;
+
+beforeAll(async () => {
+  const root = makeTempDir('bastion-git-created-');
+  process.env.HOME = join(root, 'home');
+  srt = await acquireSrtSession();
+  world = makeCommandWorld({ srt, root });
+  marker = join(world.outside, 'PWNED');
+  scratch = scratchDirOf(world.userData, 'ses_minexx0001');
+}, 60_000);
+
+afterAll(async () => {
+  await srt?.release();
+  process.env.HOME = realHome;
+});
+
+beforeEach(() => {
+  for (const dir of [world.workspace, join(world.userData, 'quarantine')]) {
+    if (!existsSync(dir)) continue;
+    for (const entry of readdirSync(dir)) rmSync(join(dir, entry), { recursive: true, force: true });
+  }
+  rmSync(scratch, { recursive: true, force: true });
+  mkdirSync(scratch, { recursive: true, mode: 0o700 });
+  rmSync(marker, { force: true });
+});
+
+/** The host's own git: unsandboxed, the test's HOME, no system config. */
+function hostGit(cwd: string, args: string[]): string {
+  return execFileSync('git', [...IDENTITY, '-c', 'protocol.file.allow=always', ...args], {
+    cwd,
+    env: { PATH: process.env.PATH, HOME: world.home, GIT_CONFIG_NOSYSTEM: '1' },
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+}
+
+function initRepository(dir: string): void {
+  mkdirSync(dir, { recursive: true });
+  hostGit(dir, ['init', '-q', '-b', 'main']);
+  writeFileSync(join(dir, 'README'), 'hello\n');
+  hostGit(dir, ['add', 'README']);
+  hostGit(dir, ['commit', '-q', '-m', 'first']);
+}
+
+const payload = () => `touch '${marker}'`;
+/** Shell that makes `gitDir`'s config run the payload on `git status` and `git commit`, and plants a hook. */
+const plantIn = (gitDir: string) =>
+  [
+    `${GIT} --git-dir='${gitDir}' config core.fsmonitor "${payload()}; false"`,
+    `${GIT} --git-dir='${gitDir}' config diff.evil.textconv "${payload()}; cat"`,
+    `printf '#!/bin/sh\\n%s\\n' "${payload()}" > '${gitDir}/hooks/pre-commit'`,
+    `chmod +x '${gitDir}/hooks/pre-commit'`,
+  ].join('; ');
+
+async function sandboxed(script: string) {
+  const run = world.run('sh', ['-c', `set -e\n${script}`]);
+  const frame = await run.done;
+  return { frame, text: run.text() };
+}
+
+/** The host's `git status` and `git commit` in each repository; the marker must stay absent. */
+function expectHostGitRunsNothingPlanted(repositories: string[]): void {
+  for (const dir of repositories) {
+    hostGit(dir, ['status', '--porcelain']);
+    hostGit(dir, ['commit', '-q', '--allow-empty', '-m', 'host commit']);
+  }
+  expect(existsSync(marker)).toBe(false);
+}
+
+function noticesOf(frame: Awaited<ReturnType<typeof sandboxed>>['frame']): string[] {
+  expect(frame.type).toBe('command.end');
+  return frame.type === 'command.end' ? (frame.notices ?? []) : [];
+}
+
+describeAttack('git-escape', 'run_command creating a repository the host’s git then enters', () => {
+  it('`git init sub` with planted config and hooks, staged as a gitlink: the host’s git runs none of it', async () => {
+    initRepository(world.workspace);
+    const { frame } = await sandboxed(
+      [
+        'mkdir sub',
+        `${GIT} init -q -b main sub`,
+        'echo x > sub/a; git -C sub add a',
+        `${GIT} -C sub commit -q -m sub`,
+        plantIn('sub/.git'),
+        'echo "a diff=evil" > sub/.gitattributes',
+        `${GIT} add sub`,
+      ].join('\n'),
+    );
+    expect(existsSync(marker)).toBe(false);
+    expectHostGitRunsNothingPlanted([world.workspace, join(world.workspace, 'sub')]);
+    hostGit(join(world.workspace, 'sub'), ['log', '-p']);
+    expect(existsSync(marker)).toBe(false);
+    const notices = noticesOf(frame);
+    expect(notices.join('\n')).toContain(join(world.workspace, 'sub', '.git'));
+    expect(notices.join('\n')).toContain(join(world.userData, 'quarantine'));
+    // The originals are kept, private to the user.
+    const quarantine = join(world.userData, 'quarantine');
+    expect(statSync(quarantine).mode & 0o777).toBe(0o700);
+    const [kept] = readdirSync(quarantine);
+    const keptFiles = readdirSync(join(quarantine, kept as string), { recursive: true, withFileTypes: true });
+    expect(keptFiles.filter((entry) => entry.isFile()).length).toBeGreaterThanOrEqual(2);
+    for (const entry of keptFiles)
+      expect(statSync(join(entry.parentPath, entry.name)).mode & 0o777).toBe(entry.isFile() ? 0o600 : 0o700);
+  });
+
+  it('a clone from a local path, and a new top repository with a new submodule: neither runs planted code', async () => {
+    const upstream = join(world.workspace, 'upstream');
+    initRepository(upstream);
+    rmSync(join(upstream, '.git'), { recursive: true });
+    const { frame } = await sandboxed(
+      [
+        `${GIT} init -q -b main upstream; ${GIT} -C upstream add README; ${GIT} -C upstream commit -q -m up`,
+        `${GIT} init -q -b main .`,
+        `${GIT} -c protocol.file.allow=always submodule -q add ./upstream mod`,
+        `${GIT} clone -q ./upstream cloned`,
+        plantIn('.git'),
+        plantIn('.git/modules/mod'),
+        plantIn('cloned/.git'),
+        `${GIT} add cloned upstream`,
+        `${GIT} commit -q -m all`,
+      ].join('\n'),
+    );
+    expectHostGitRunsNothingPlanted(['', 'mod', 'cloned', 'upstream'].map((dir) => join(world.workspace, dir)));
+    expect(noticesOf(frame).length).toBeGreaterThanOrEqual(3);
+  });
+
+  it('a `.git` file whose `gitdir:` points into the scratch dir: the target is neutralised too', async () => {
+    initRepository(world.workspace);
+    const gitDir = join(scratch, 'g');
+    const { frame } = await sandboxed(
+      [
+        `${GIT} init -q -b main --separate-git-dir='${gitDir}' sub`,
+        'echo x > sub/a',
+        `${GIT} -C sub add a; ${GIT} -C sub commit -q -m sub`,
+        plantIn(gitDir),
+        `${GIT} add sub`,
+      ].join('\n'),
+    );
+    expectHostGitRunsNothingPlanted([world.workspace, join(world.workspace, 'sub')]);
+    expect(noticesOf(frame).join('\n')).toContain(gitDir);
+  });
+
+  it('a `.git` symlink to a git directory in the scratch dir: the target is neutralised too', async () => {
+    initRepository(world.workspace);
+    const gitDir = join(scratch, 'linked');
+    const { frame } = await sandboxed(
+      [
+        `${GIT} init -q -b main --separate-git-dir='${gitDir}' sub`,
+        `rm sub/.git; ln -s '${gitDir}' sub/.git`,
+        'echo x > sub/a',
+        `${GIT} -C sub add a; ${GIT} -C sub commit -q -m sub`,
+        plantIn(gitDir),
+        `${GIT} add sub`,
+      ].join('\n'),
+    );
+    expectHostGitRunsNothingPlanted([world.workspace, join(world.workspace, 'sub')]);
+    expect(noticesOf(frame).join('\n')).toContain(gitDir);
+  });
+
+  it('a symlinked `.git` that existed at wrap time: its config and hooks are write-protected like any other', async () => {
+    initRepository(world.workspace);
+    const gitDir = join(scratch, 'linked');
+    hostGit(world.workspace, ['init', '-q', '--separate-git-dir', gitDir, 'sub']);
+    rmSync(join(world.workspace, 'sub', '.git'));
+    symlinkSync(gitDir, join(world.workspace, 'sub', '.git'));
+    hostGit(join(world.workspace, 'sub'), ['commit', '-q', '--allow-empty', '-m', 'sub']);
+    hostGit(world.workspace, ['add', 'sub']);
+    const config = readFileSync(join(gitDir, 'config'));
+    const { text } = await sandboxed(
+      plantIn(gitDir)
+        .split('; ')
+        .map((step) => `${step} || true`)
+        .join('\n'),
+    );
+    expect(text).toContain('could not write config file');
+    expect(readFileSync(join(gitDir, 'config'))).toEqual(config);
+    expect(existsSync(join(gitDir, 'hooks', 'pre-commit'))).toBe(false);
+    expectHostGitRunsNothingPlanted([world.workspace, join(world.workspace, 'sub')]);
+  });
+
+  it('a helper process the command leaves running dies with its sandbox: nothing is planted after the result returns', async () => {
+    initRepository(world.workspace);
+    const { frame } = await sandboxed(
+      [
+        `${GIT} init -q -b main sub; echo x > sub/a; ${GIT} -C sub add a; ${GIT} -C sub commit -q -m sub; ${GIT} add sub`,
+        `(sleep 2; ${plantIn('sub/.git')}) </dev/null >/dev/null 2>&1 &`,
+      ].join('\n'),
+    );
+    expect(frame.type).toBe('command.end');
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    expectHostGitRunsNothingPlanted([world.workspace, join(world.workspace, 'sub')]);
+  });
+
+  it('an `exec` line planted in an existing repository’s rebase todo is named in the result', async () => {
+    initRepository(world.workspace);
+    const { frame } = await sandboxed(
+      [
+        'mkdir -p .git/rebase-merge .git/sequencer',
+        `printf 'pick 0000000 first\\nexec ${payload()}\\n' > .git/rebase-merge/git-rebase-todo`,
+        `printf 'x ${payload()}\\n' > .git/sequencer/todo`,
+      ].join('\n'),
+    );
+    const notices = noticesOf(frame).join('\n');
+    expect(notices).toContain(join(world.workspace, '.git', 'rebase-merge', 'git-rebase-todo'));
+    expect(notices).toContain(join(world.workspace, '.git', 'sequencer', 'todo'));
+    expect(notices).toContain('exec');
+  });
+});
+
+describe('repositories around a command that creates one', () => {
+  it('a repository that existed at wrap time keeps its config and hooks byte for byte', async () => {
+    initRepository(world.workspace);
+    const nested = join(world.workspace, 'vendor');
+    initRepository(nested);
+    hostGit(nested, ['config', 'core.fsmonitor', 'false']);
+    writeFileSync(join(nested, '.git', 'hooks', 'pre-commit'), '#!/bin/sh\nexit 0\n', { mode: 0o755 });
+    const files = ['config', 'hooks/pre-commit'].map((name) => join(nested, '.git', name));
+    const before = files.map((file) => readFileSync(file));
+    const { frame } = await sandboxed(`${GIT} init -q sub`);
+    expect(files.map((file) => readFileSync(file))).toEqual(before);
+    expect(noticesOf(frame).join('\n')).not.toContain(nested + '/.git');
+  });
+
+  it('git init and commit in a new sub-repository, then the next command keeps using it', async () => {
+    initRepository(world.workspace);
+    const first = await sandboxed(
+      [
+        `${GIT} init -q -b main sub`,
+        'git -C sub config user.name Agent; git -C sub config user.email agent@example.invalid',
+        'git -C sub remote add origin https://example.invalid/r.git',
+        'echo one > sub/a; git -C sub add a; git -C sub commit -q -m one',
+      ].join('\n'),
+    );
+    // Nothing in it can run code: nothing to neutralise, nothing to report.
+    expect(noticesOf(first.frame)).toEqual([]);
+    const second = await sandboxed(
+      [
+        'echo two >> sub/a; git -C sub commit -q -am two',
+        'git -C sub log --format="%an %s"',
+        'git -C sub remote get-url origin',
+        'git -C sub checkout -q -b topic; git -C sub status --porcelain; echo ok',
+      ].join('\n'),
+    );
+    expect(second.text).toMatch(/Agent two\nAgent one\nhttps:\/\/example\.invalid\/r\.git\nok/);
+  });
+});
