@@ -300,6 +300,7 @@ export class CommandExecutor {
           ),
           userData: realpathSync(this.#options.userData),
           commandId: frame.id,
+          realPath,
         });
         const profile = buildCommandSandboxProfile({
           home: this.#options.home,

@@ -46,11 +46,9 @@ import {
   readdirSync,
   readFileSync,
   readlinkSync,
-  realpathSync,
   renameSync,
   unlinkSync,
   writeFileSync,
-  writeSync,
 } from 'node:fs';
 import { join } from 'node:path';
 import {
@@ -104,20 +102,14 @@ interface WatchOptions {
   writeRoots: string[];
   userData: string;
   commandId: string;
+  /** A path's real path, or undefined when it does not resolve. */
+  realPath: (path: string) => string | undefined;
 }
 
 function identity(path: string): string | undefined {
   try {
     const stats = lstatSync(path);
     return stats.isDirectory() ? `${path}\0${stats.dev}:${stats.ino}` : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-function realPath(path: string): string | undefined {
-  try {
-    return realpathSync(path);
   } catch {
     return undefined;
   }
@@ -237,16 +229,8 @@ class Quarantine {
 /** Replace `path` (never through a symlink) with `text`: a new file renamed over it. */
 function replaceFile(path: string, text: string): void {
   const temporary = `${path}.bastion-${process.pid}`;
-  const fd = openSync(
-    temporary,
-    constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
-    0o644,
-  );
-  try {
-    writeSync(fd, text);
-  } finally {
-    closeSync(fd);
-  }
+  // `wx` is O_CREAT|O_EXCL: it fails on anything already there, a symlink included.
+  writeFileSync(temporary, text, { flag: 'wx', mode: 0o644 });
   renameSync(temporary, path);
 }
 
@@ -349,7 +333,7 @@ export function watchCreatedRepositories(
   const known = new Set<string>();
   for (const repository of repositories)
     for (const dir of [repository.gitDir, repository.commonDir]) {
-      const id = identity(realPath(dir) ?? dir);
+      const id = identity(options.realPath(dir) ?? dir);
       if (id !== undefined) known.add(id);
     }
   const todos = todoDigests(repositories);
@@ -365,7 +349,7 @@ export function watchCreatedRepositories(
       for (const repository of after) {
         // A directory counts as the command's when it is new (path and inode) and lies where it could write.
         const fresh = (dir: string) => {
-          const real = realPath(dir);
+          const real = options.realPath(dir);
           if (real === undefined || !writable(real)) return undefined;
           const id = identity(real);
           if (id === undefined || known.has(id) || seen.has(id)) return undefined;

@@ -10,21 +10,33 @@
  * Repositories that existed at wrap time are left exactly as they were, and ordinary work in a new
  * sub-repository goes on across commands.
  */
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { scratchDirOf } from '@bastion/protocol';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { describeAttack } from '../../../../test/support/attack.js';
 import { acquireSrtSession, type SrtSession } from '../../src/sandbox/srt-session.js';
 import { makeCommandWorld, makeTempDir, type CommandWorld } from './command-harness.js';
+import { hostGitFor, IDENTITY } from './host-git.js';
 
 let srt: SrtSession;
 let world: CommandWorld;
 let marker: string;
 let scratch: string;
 const realHome = process.env.HOME;
-const IDENTITY = ['-c', 'user.name=Test', '-c', 'user.email=test@example.invalid'];
+const hostGit = hostGitFor(
+  () => world.home,
+  () => marker,
+);
 const GIT = `git ${IDENTITY.join(' ')}`;
 
 beforeAll(async () => {
@@ -51,24 +63,6 @@ beforeEach(() => {
   rmSync(marker, { force: true });
 });
 
-/** The host's own git: unsandboxed, the test's HOME, no system config. */
-function hostGit(cwd: string, args: string[]): string {
-  return execFileSync('git', [...IDENTITY, '-c', 'protocol.file.allow=always', ...args], {
-    cwd,
-    env: { PATH: process.env.PATH, HOME: world.home, GIT_CONFIG_NOSYSTEM: '1' },
-    encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-}
-
-function initRepository(dir: string): void {
-  mkdirSync(dir, { recursive: true });
-  hostGit(dir, ['init', '-q', '-b', 'main']);
-  writeFileSync(join(dir, 'README'), 'hello\n');
-  hostGit(dir, ['add', 'README']);
-  hostGit(dir, ['commit', '-q', '-m', 'first']);
-}
-
 const payload = () => `touch '${marker}'`;
 /** Shell that makes `gitDir`'s config run the payload on `git status` and `git commit`, and plants a hook. */
 const plantIn = (gitDir: string) =>
@@ -85,15 +79,6 @@ async function sandboxed(script: string) {
   return { frame, text: run.text() };
 }
 
-/** The host's `git status` and `git commit` in each repository; the marker must stay absent. */
-function expectHostGitRunsNothingPlanted(repositories: string[]): void {
-  for (const dir of repositories) {
-    hostGit(dir, ['status', '--porcelain']);
-    hostGit(dir, ['commit', '-q', '--allow-empty', '-m', 'host commit']);
-  }
-  expect(existsSync(marker)).toBe(false);
-}
-
 function noticesOf(frame: Awaited<ReturnType<typeof sandboxed>>['frame']): string[] {
   expect(frame.type).toBe('command.end');
   return frame.type === 'command.end' ? (frame.notices ?? []) : [];
@@ -101,7 +86,7 @@ function noticesOf(frame: Awaited<ReturnType<typeof sandboxed>>['frame']): strin
 
 describeAttack('git-escape', 'run_command creating a repository the host’s git then enters', () => {
   it('`git init sub` with planted config and hooks, staged as a gitlink: the host’s git runs none of it', async () => {
-    initRepository(world.workspace);
+    hostGit.init(world.workspace);
     const { frame } = await sandboxed(
       [
         'mkdir sub',
@@ -114,7 +99,7 @@ describeAttack('git-escape', 'run_command creating a repository the host’s git
       ].join('\n'),
     );
     expect(existsSync(marker)).toBe(false);
-    expectHostGitRunsNothingPlanted([world.workspace, join(world.workspace, 'sub')]);
+    hostGit.expectNothingPlantedRuns([world.workspace, join(world.workspace, 'sub')]);
     hostGit(join(world.workspace, 'sub'), ['log', '-p']);
     expect(existsSync(marker)).toBe(false);
     const notices = noticesOf(frame);
@@ -132,7 +117,7 @@ describeAttack('git-escape', 'run_command creating a repository the host’s git
 
   it('a clone from a local path, and a new top repository with a new submodule: neither runs planted code', async () => {
     const upstream = join(world.workspace, 'upstream');
-    initRepository(upstream);
+    hostGit.init(upstream);
     rmSync(join(upstream, '.git'), { recursive: true });
     const { frame } = await sandboxed(
       [
@@ -147,45 +132,33 @@ describeAttack('git-escape', 'run_command creating a repository the host’s git
         `${GIT} commit -q -m all`,
       ].join('\n'),
     );
-    expectHostGitRunsNothingPlanted(['', 'mod', 'cloned', 'upstream'].map((dir) => join(world.workspace, dir)));
+    hostGit.expectNothingPlantedRuns(['', 'mod', 'cloned', 'upstream'].map((dir) => join(world.workspace, dir)));
     expect(noticesOf(frame).length).toBeGreaterThanOrEqual(3);
   });
 
-  it('a `.git` file whose `gitdir:` points into the scratch dir: the target is neutralised too', async () => {
-    initRepository(world.workspace);
+  it.each([
+    ['a `.git` file whose `gitdir:` points', ''],
+    ['a `.git` symlink', 'rm sub/.git; ln -s "$GIT_DIR_PLANTED" sub/.git'],
+  ])('%s to a git directory in the scratch dir: the target is neutralised too', async (_, relink) => {
+    hostGit.init(world.workspace);
     const gitDir = join(scratch, 'g');
     const { frame } = await sandboxed(
       [
+        `GIT_DIR_PLANTED='${gitDir}'`,
         `${GIT} init -q -b main --separate-git-dir='${gitDir}' sub`,
+        relink,
         'echo x > sub/a',
         `${GIT} -C sub add a; ${GIT} -C sub commit -q -m sub`,
         plantIn(gitDir),
         `${GIT} add sub`,
       ].join('\n'),
     );
-    expectHostGitRunsNothingPlanted([world.workspace, join(world.workspace, 'sub')]);
-    expect(noticesOf(frame).join('\n')).toContain(gitDir);
-  });
-
-  it('a `.git` symlink to a git directory in the scratch dir: the target is neutralised too', async () => {
-    initRepository(world.workspace);
-    const gitDir = join(scratch, 'linked');
-    const { frame } = await sandboxed(
-      [
-        `${GIT} init -q -b main --separate-git-dir='${gitDir}' sub`,
-        `rm sub/.git; ln -s '${gitDir}' sub/.git`,
-        'echo x > sub/a',
-        `${GIT} -C sub add a; ${GIT} -C sub commit -q -m sub`,
-        plantIn(gitDir),
-        `${GIT} add sub`,
-      ].join('\n'),
-    );
-    expectHostGitRunsNothingPlanted([world.workspace, join(world.workspace, 'sub')]);
+    hostGit.expectNothingPlantedRuns([world.workspace, join(world.workspace, 'sub')]);
     expect(noticesOf(frame).join('\n')).toContain(gitDir);
   });
 
   it('a symlinked `.git` that existed at wrap time: its config and hooks are write-protected like any other', async () => {
-    initRepository(world.workspace);
+    hostGit.init(world.workspace);
     const gitDir = join(scratch, 'linked');
     hostGit(world.workspace, ['init', '-q', '--separate-git-dir', gitDir, 'sub']);
     rmSync(join(world.workspace, 'sub', '.git'));
@@ -202,11 +175,11 @@ describeAttack('git-escape', 'run_command creating a repository the host’s git
     expect(text).toContain('could not write config file');
     expect(readFileSync(join(gitDir, 'config'))).toEqual(config);
     expect(existsSync(join(gitDir, 'hooks', 'pre-commit'))).toBe(false);
-    expectHostGitRunsNothingPlanted([world.workspace, join(world.workspace, 'sub')]);
+    hostGit.expectNothingPlantedRuns([world.workspace, join(world.workspace, 'sub')]);
   });
 
   it('a helper process the command leaves running dies with its sandbox: nothing is planted after the result returns', async () => {
-    initRepository(world.workspace);
+    hostGit.init(world.workspace);
     const { frame } = await sandboxed(
       [
         `${GIT} init -q -b main sub; echo x > sub/a; ${GIT} -C sub add a; ${GIT} -C sub commit -q -m sub; ${GIT} add sub`,
@@ -215,11 +188,11 @@ describeAttack('git-escape', 'run_command creating a repository the host’s git
     );
     expect(frame.type).toBe('command.end');
     await new Promise((resolve) => setTimeout(resolve, 3_000));
-    expectHostGitRunsNothingPlanted([world.workspace, join(world.workspace, 'sub')]);
+    hostGit.expectNothingPlantedRuns([world.workspace, join(world.workspace, 'sub')]);
   });
 
   it('an `exec` line planted in an existing repository’s rebase todo is named in the result', async () => {
-    initRepository(world.workspace);
+    hostGit.init(world.workspace);
     const { frame } = await sandboxed(
       [
         'mkdir -p .git/rebase-merge .git/sequencer',
@@ -236,9 +209,9 @@ describeAttack('git-escape', 'run_command creating a repository the host’s git
 
 describe('repositories around a command that creates one', () => {
   it('a repository that existed at wrap time keeps its config and hooks byte for byte', async () => {
-    initRepository(world.workspace);
+    hostGit.init(world.workspace);
     const nested = join(world.workspace, 'vendor');
-    initRepository(nested);
+    hostGit.init(nested);
     hostGit(nested, ['config', 'core.fsmonitor', 'false']);
     writeFileSync(join(nested, '.git', 'hooks', 'pre-commit'), '#!/bin/sh\nexit 0\n', { mode: 0o755 });
     const files = ['config', 'hooks/pre-commit'].map((name) => join(nested, '.git', name));
@@ -249,7 +222,7 @@ describe('repositories around a command that creates one', () => {
   });
 
   it('git init and commit in a new sub-repository, then the next command keeps using it', async () => {
-    initRepository(world.workspace);
+    hostGit.init(world.workspace);
     const first = await sandboxed(
       [
         `${GIT} init -q -b main sub`,

@@ -7,19 +7,22 @@
  * workspace stays absent); the protected files keep their bytes. Ordinary git work still runs
  * inside the sandbox.
  */
-import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { describeAttack } from '../../../../test/support/attack.js';
 import { acquireSrtSession, type SrtSession } from '../../src/sandbox/srt-session.js';
 import { makeCommandWorld, makeTempDir, type CommandWorld } from './command-harness.js';
+import { hostGitFor, IDENTITY } from './host-git.js';
 
 let srt: SrtSession;
 let world: CommandWorld;
 let marker: string;
 const realHome = process.env.HOME;
-const IDENTITY = ['-c', 'user.name=Test', '-c', 'user.email=test@example.invalid'];
+const hostGit = hostGitFor(
+  () => world.home,
+  () => marker,
+);
 
 beforeAll(async () => {
   const root = makeTempDir('bastion-git-escape-');
@@ -41,24 +44,6 @@ beforeEach(() => {
   rmSync(marker, { force: true });
 });
 
-/** The host's own git: unsandboxed, the test's HOME, no system config. */
-function hostGit(cwd: string, args: string[]): string {
-  return execFileSync('git', [...IDENTITY, '-c', 'protocol.file.allow=always', ...args], {
-    cwd,
-    env: { PATH: process.env.PATH, HOME: world.home, GIT_CONFIG_NOSYSTEM: '1' },
-    encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-}
-
-function initRepository(dir: string): void {
-  mkdirSync(dir, { recursive: true });
-  hostGit(dir, ['init', '-q', '-b', 'main']);
-  writeFileSync(join(dir, 'README'), 'hello\n');
-  hostGit(dir, ['add', 'README']);
-  hostGit(dir, ['commit', '-q', '-m', 'first']);
-}
-
 /** Code the attacker wants the host to run: it leaves the marker outside the workspace. */
 const payload = () => `touch '${marker}'`;
 /** A config file that runs the payload on `git status` (fsmonitor) and on `git commit` (hooks dir). */
@@ -69,15 +54,6 @@ async function sandboxed(script: string): Promise<string> {
   const run = world.run('sh', ['-c', script]);
   await run.done;
   return run.text();
-}
-
-/** The host's `git status` and `git commit` in each repository; the marker must stay absent. */
-function expectHostGitRunsNothingPlanted(repositories: string[]): void {
-  for (const dir of repositories) {
-    hostGit(dir, ['status', '--porcelain']);
-    hostGit(dir, ['commit', '-q', '--allow-empty', '-m', 'host commit']);
-  }
-  expect(existsSync(marker)).toBe(false);
 }
 
 function bytesOf(paths: string[]): (Buffer | undefined)[] {
@@ -97,23 +73,23 @@ const plantEvilCommonDir = [
 
 describeAttack('git-escape', 'run_command writing what the host’s git reads', () => {
   it('cannot redirect the repository with `.git/commondir`; no pin is left after the command', async () => {
-    initRepository(world.workspace);
+    hostGit.init(world.workspace);
     const output = await sandboxed(`${plantEvilCommonDir}; echo ../evil > .git/commondir; cat .git/commondir`);
     expect(output).toContain('Read-only file system');
     expect(existsSync(join(world.workspace, '.git', 'commondir'))).toBe(false);
-    expectHostGitRunsNothingPlanted([world.workspace]);
+    hostGit.expectNothingPlantedRuns([world.workspace]);
   });
 
   it('cannot write `.git/config.worktree` of a repository with worktree config on', async () => {
-    initRepository(world.workspace);
+    hostGit.init(world.workspace);
     hostGit(world.workspace, ['config', 'extensions.worktreeConfig', 'true']);
     await sandboxed(`printf '%s' '${evilConfig('.git/hooks')}' > .git/config.worktree`);
     expect(existsSync(join(world.workspace, '.git', 'config.worktree'))).toBe(false);
-    expectHostGitRunsNothingPlanted([world.workspace]);
+    hostGit.expectNothingPlantedRuns([world.workspace]);
   });
 
   it('cannot plant a hook in the configured core.hooksPath (.husky), existing or not', async () => {
-    initRepository(world.workspace);
+    hostGit.init(world.workspace);
     hostGit(world.workspace, ['config', 'core.hooksPath', '.husky']);
     const hook = `#!/bin/sh\n${payload()}\n`;
     await sandboxed(`mkdir -p .husky; printf '%s' '${hook}' > .husky/pre-commit; chmod +x .husky/pre-commit`);
@@ -121,11 +97,11 @@ describeAttack('git-escape', 'run_command writing what the host’s git reads', 
     mkdirSync(join(world.workspace, '.husky'));
     await sandboxed(`printf '%s' '${hook}' > .husky/pre-commit; chmod +x .husky/pre-commit`);
     expect(existsSync(join(world.workspace, '.husky', 'pre-commit'))).toBe(false);
-    expectHostGitRunsNothingPlanted([world.workspace]);
+    hostGit.expectNothingPlantedRuns([world.workspace]);
   });
 
   it("cannot plant a script husky 9's `.husky/_` stubs would run from `.husky/`", async () => {
-    initRepository(world.workspace);
+    hostGit.init(world.workspace);
     mkdirSync(join(world.workspace, '.husky', '_'), { recursive: true });
     writeFileSync(
       join(world.workspace, '.husky', '_', 'pre-commit'),
@@ -137,11 +113,11 @@ describeAttack('git-escape', 'run_command writing what the host’s git reads', 
     hostGit(world.workspace, ['config', 'core.hooksPath', '.husky/_']);
     await sandboxed(`printf '#!/bin/sh\\n%s\\n' "touch '${marker}'" > .husky/pre-commit`);
     expect(existsSync(join(world.workspace, '.husky', 'pre-commit'))).toBe(false);
-    expectHostGitRunsNothingPlanted([world.workspace]);
+    hostGit.expectNothingPlantedRuns([world.workspace]);
   });
 
   it('cannot write a config file the repository config includes (`include.path`, `includeIf`), even before it exists', async () => {
-    initRepository(world.workspace);
+    hostGit.init(world.workspace);
     hostGit(world.workspace, ['config', 'include.path', '../.gitconfig.local']);
     hostGit(world.workspace, ['config', 'includeIf.onbranch:evil.path', '../tools/branch.gitconfig']);
     mkdirSync(join(world.workspace, 'tools'));
@@ -150,13 +126,13 @@ describeAttack('git-escape', 'run_command writing what the host’s git reads', 
     );
     expect(existsSync(join(world.workspace, '.gitconfig.local'))).toBe(false);
     expect(existsSync(join(world.workspace, 'tools', 'branch.gitconfig'))).toBe(false);
-    expectHostGitRunsNothingPlanted([world.workspace]);
+    hostGit.expectNothingPlantedRuns([world.workspace]);
   });
 
   it("cannot write a nested repository's config or hooks (the top repository's `git status` enters it)", async () => {
-    initRepository(world.workspace);
+    hostGit.init(world.workspace);
     const nested = join(world.workspace, 'vendor', 'lib');
-    initRepository(nested);
+    hostGit.init(nested);
     hostGit(world.workspace, ['add', 'vendor/lib']);
     hostGit(world.workspace, ['commit', '-q', '-m', 'vendor']);
     const protectedFiles = [join(nested, '.git', 'config')];
@@ -171,14 +147,14 @@ describeAttack('git-escape', 'run_command writing what the host’s git reads', 
     );
     expect(bytesOf(protectedFiles)).toEqual(before);
     expect(existsSync(join(nested, '.git', 'hooks', 'pre-commit'))).toBe(false);
-    expectHostGitRunsNothingPlanted([world.workspace, nested]);
+    hostGit.expectNothingPlantedRuns([world.workspace, nested]);
   });
 
   it("cannot write a submodule's git directory (`.git/modules/*`) nor repoint its `.git` file", async () => {
     const upstream = join(world.outside, 'upstream');
     rmSync(upstream, { recursive: true, force: true });
-    initRepository(upstream);
-    initRepository(world.workspace);
+    hostGit.init(upstream);
+    hostGit.init(world.workspace);
     hostGit(world.workspace, ['submodule', '-q', 'add', upstream, 'sub']);
     hostGit(world.workspace, ['commit', '-q', '-m', 'submodule']);
     const protectedFiles = [
@@ -196,12 +172,12 @@ describeAttack('git-escape', 'run_command writing what the host’s git reads', 
       ].join('; '),
     );
     expect(bytesOf(protectedFiles)).toEqual(before);
-    expectHostGitRunsNothingPlanted([world.workspace, join(world.workspace, 'sub')]);
+    hostGit.expectNothingPlantedRuns([world.workspace, join(world.workspace, 'sub')]);
     rmSync(upstream, { recursive: true, force: true });
   });
 
   it("cannot write a linked worktree's metadata (`.git/worktrees/*`: commondir, config.worktree, gitdir)", async () => {
-    initRepository(world.workspace);
+    hostGit.init(world.workspace);
     const linked = join(world.outside, 'wt');
     hostGit(world.workspace, ['worktree', 'add', '-q', linked]);
     const meta = join(world.workspace, '.git', 'worktrees', 'wt');
@@ -216,13 +192,13 @@ describeAttack('git-escape', 'run_command writing what the host’s git reads', 
     );
     expect(bytesOf(protectedFiles)).toEqual(before);
     expect(existsSync(join(meta, 'config.worktree'))).toBe(false);
-    expectHostGitRunsNothingPlanted([world.workspace, linked]);
+    hostGit.expectNothingPlantedRuns([world.workspace, linked]);
   });
 });
 
 describe('ordinary git work inside the sandbox', () => {
   it('git add, commit, checkout, stash and rebase all work, and leave no pin behind', async () => {
-    initRepository(world.workspace);
+    hostGit.init(world.workspace);
     const git = `git ${IDENTITY.join(' ')}`;
     const output = await sandboxed(
       [
