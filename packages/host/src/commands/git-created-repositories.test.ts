@@ -1,0 +1,134 @@
+import { execFileSync } from 'node:child_process';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { findGitRepositories } from './git-write-protections.js';
+import { watchCreatedRepositories } from './git-created-repositories.js';
+
+let base: string;
+let root: string;
+let userData: string;
+const git = (cwd: string, ...args: string[]) =>
+  execFileSync('git', args, {
+    cwd,
+    env: { PATH: process.env.PATH, HOME: base, GIT_CONFIG_NOSYSTEM: '1' },
+    encoding: 'utf8',
+  });
+const realPath = (path: string) => {
+  try {
+    return realpathSync(path);
+  } catch {
+    return undefined;
+  }
+};
+const watch = () =>
+  watchCreatedRepositories(findGitRepositories(root, { home: base }), {
+    root,
+    home: base,
+    writeRoots: [root],
+    userData,
+    commandId: 'cmd_unit1',
+    realPath,
+  });
+
+beforeEach(() => {
+  base = realpathSync(mkdtempSync(join(tmpdir(), 'bastion-git-created-')));
+  root = join(base, 'ws');
+  userData = join(base, 'userdata');
+  mkdirSync(root);
+  mkdirSync(userData);
+});
+afterEach(() => rmSync(base, { recursive: true, force: true }));
+
+describe('watchCreatedRepositories', () => {
+  it('rewrites a new repository’s config to exactly its inert keys, as git reads them back, values with quotes, backslashes and newlines included', () => {
+    const watcher = watch();
+    git(root, 'init', '-q', '-b', 'main', 'sub');
+    const sub = join(root, 'sub');
+    const inert = [
+      ['user.name', 'A "quoted" \\ name'],
+      ['remote.we"ird\\name.url', 'https://example.invalid/a b#c;d'],
+      ['remote.we"ird\\name.fetch', '+refs/heads/*:refs/remotes/x/*'],
+      ['branch.main.remote', 'origin'],
+      ['submodule.lib.url', 'line one\nline two'],
+    ];
+    for (const [key, value] of inert) git(sub, 'config', key as string, value as string);
+    for (const [key, value] of [
+      ['core.fsmonitor', 'touch x'],
+      ['core.hooksPath', '.husky'],
+      ['alias.st', '!touch x'],
+      ['include.path', '../evil'],
+      ['remote.we"ird\\name.uploadpack', 'touch x'],
+      ['submodule.lib.update', '!touch x'],
+      ['diff.evil.textconv', 'touch x'],
+    ])
+      git(sub, 'config', key as string, value as string);
+    const before = git(sub, 'config', '--list', '--local');
+    const notices = watcher.afterCommand();
+
+    const after = git(sub, 'config', '--list', '--local', '-z')
+      .split('\0')
+      .filter((entry) => entry !== '')
+      .map((entry) => entry.split('\n'));
+    const keys = after.map(([key]) => key);
+    expect(keys.filter((key) => !/^core\.|^extensions\./.test(key as string))).toEqual(inert.map(([key]) => key));
+    expect(after.find(([key]) => key === 'user.name')?.[1]).toBe('A "quoted" \\ name');
+    expect(
+      after
+        .find(([key]) => key === 'submodule.lib.url')
+        ?.slice(1)
+        .join('\n'),
+    ).toBe('line one\nline two');
+    expect(after.find(([key]) => key === 'remote.we"ird\\name.url')?.[1]).toBe('https://example.invalid/a b#c;d');
+    expect(keys).toContain('core.repositoryformatversion');
+    expect(notices).toHaveLength(1);
+    for (const dropped of ['core.fsmonitor', 'core.hookspath', 'alias.st', 'include.path', 'submodule.lib.update'])
+      expect(notices[0]).toContain(dropped);
+    const [folder] = readdirSync(join(userData, 'quarantine'));
+    expect(readFileSync(join(userData, 'quarantine', folder as string, '1', 'config'), 'utf8')).toContain('fsmonitor');
+    expect(before).toContain('core.fsmonitor=touch x');
+  });
+
+  it('moves every non-sample hook to quarantine and leaves the samples', () => {
+    const watcher = watch();
+    git(root, 'init', '-q', 'sub');
+    const hooks = join(root, 'sub', '.git', 'hooks');
+    const samples = readdirSync(hooks);
+    writeFileSync(join(hooks, 'pre-commit'), '#!/bin/sh\ntouch x\n', { mode: 0o755 });
+    const notices = watcher.afterCommand();
+    expect(readdirSync(hooks).sort()).toEqual(samples.sort());
+    expect(notices[0]).toContain('hooks/pre-commit');
+    const [folder] = readdirSync(join(userData, 'quarantine'));
+    expect(readFileSync(join(userData, 'quarantine', folder as string, '1', 'hooks', 'pre-commit'), 'utf8')).toBe(
+      '#!/bin/sh\ntouch x\n',
+    );
+  });
+
+  it('a plain `git init` gets no notice and no quarantine folder', () => {
+    const watcher = watch();
+    git(root, 'init', '-q', 'sub');
+    expect(watcher.afterCommand()).toEqual([]);
+    expect(existsSync(join(userData, 'quarantine'))).toBe(false);
+  });
+
+  it('a repository that existed when the watch began is left alone, even with a hook and fsmonitor', () => {
+    git(root, 'init', '-q', 'sub');
+    const sub = join(root, 'sub');
+    git(sub, 'config', 'core.fsmonitor', 'true');
+    writeFileSync(join(sub, '.git', 'hooks', 'pre-commit'), '#!/bin/sh\n', { mode: 0o755 });
+    const config = readFileSync(join(sub, '.git', 'config'));
+    expect(watch().afterCommand()).toEqual([]);
+    expect(readFileSync(join(sub, '.git', 'config'))).toEqual(config);
+    expect(existsSync(join(sub, '.git', 'hooks', 'pre-commit'))).toBe(true);
+  });
+});
