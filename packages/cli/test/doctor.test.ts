@@ -48,6 +48,7 @@ describe('bastion doctor', () => {
       platform: 'linux',
       sandbox: { available: true, missing: [] },
       home: { path: join(root, 'data'), safe: true },
+      store: { ok: true },
       posture: { sandbox: 'srt', shell: true },
       homeReads: { home: expect.any(String), allow: expect.any(Array), hiddenOnPath: expect.any(Array) },
     });

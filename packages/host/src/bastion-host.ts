@@ -37,6 +37,7 @@ import { ensureUserData } from './user-data.js';
 import { ReleaseStack } from './release-stack.js';
 import { ControlServer, type ControlHandler } from './control/control-server.js';
 import { acquireHomeLock } from './control/home-lock.js';
+import { checkSessionsDatabase } from './storage/sessions-db-check.js';
 import { ConsentPage, type ConsentOpener } from './consent/consent-page.js';
 import { createHostConfirmer, withConsentPage, type HostConfirmer } from './consent/host-confirmer.js';
 import { NetworkAuthority, type CustomGrantResult } from './network/network-authority.js';
@@ -151,6 +152,12 @@ async function composeHost(
     log.warn('userdata.mode-repaired', { entry, reason: `was ${mode.toString(8)}, group/other bits removed` });
   }
   logStartupStage(log, 'process-start', started.processStart);
+  // A sessions.db that is not a database, or is damaged, fails the start now (named, untouched).
+  const store = checkSessionsDatabase(userData);
+  if (!store.ok) {
+    log.error('store.unusable', { code: store.code });
+    throw new HostError(store.code, store.message);
+  }
   const workspaces = (options.workspaces ?? []).map((dir) => realpathSync(dir));
   const home = options.home ?? homedir();
   const platform = options.platform ?? process.platform;

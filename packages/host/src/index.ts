@@ -23,3 +23,4 @@ export * from './control/control-client.js';
 export * from './control/control-protocol.js';
 export * from './control/home-lock.js';
 export * from './agent-event-reader.js';
+export * from './storage/sessions-db-check.js';

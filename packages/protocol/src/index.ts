@@ -22,3 +22,4 @@ export * from './scratch-dir.js';
 export * from './api/sse-parser.js';
 export * from './git-config.js';
 export * from './policy.js';
+export * from './user-data-files.js';

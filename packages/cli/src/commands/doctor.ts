@@ -4,8 +4,10 @@
  * missing with the command that installs them, whether userData's permissions are safe, and the
  * resulting posture, and the HOME read allowlist: what under HOME sandboxed commands and the
  * sidecar may read (everything else there is hidden), with each entry's source and whether it
- * exists, entries refused, and PATH directories under HOME the sandbox cannot see. Exit 0 only when the full posture (sandbox srt, shell on) is available and
- * userData is safe; 1 otherwise. It reads and never creates or changes anything.
+ * exists, entries refused, and PATH directories under HOME the sandbox cannot see. It also runs SQLite's quick_check on sessions.db.
+ * Exit 0 only when the full posture (sandbox srt, shell on) is available, userData is safe and
+ * sessions.db is sound; 1 otherwise. It reads and never creates or changes anything (sessions.db
+ * is opened read-only).
  */
 import { lstatSync } from 'node:fs';
 import { homedir } from 'node:os';
@@ -13,6 +15,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import {
   checkSandboxAvailability,
+  checkSessionsDatabase,
   decideSandboxPosture,
   findLooseUserDataEntries,
   hiddenPathEntries,
@@ -28,6 +31,8 @@ export interface DoctorReport {
   platform: NodeJS.Platform;
   sandbox: { available: boolean; missing: string[] };
   home: { path: string; safe: boolean };
+  /** sessions.db under quick_check; `code` and `problem` when it is not a sound database. */
+  store: { ok: boolean; code?: string; problem?: string };
   posture: { sandbox: 'srt' | 'none'; shell: boolean };
   /** What sandboxed processes may read under HOME; the rest of HOME is hidden. */
   homeReads: { home: string; allow: HomeReadEntry[]; hiddenOnPath: string[] };
@@ -90,10 +95,12 @@ export function doctorCommand(argv: string[]): Promise<number> {
   const posture = decideSandboxPosture({ platform, availability, unsandboxedShell: false });
   const userData = resolveUserDataPath(values.home);
   const home = inspectUserData(userData);
+  const store = checkSessionsDatabase(userData, { thorough: true });
   const report: DoctorReport = {
     platform,
     sandbox: { available: availability.available, missing: [...availability.missing] },
     home: { path: userData, safe: home.safe },
+    store: store.ok ? { ok: true } : { ok: false, code: store.code, problem: store.message },
     posture: { sandbox: posture.capabilities.sandbox, shell: posture.capabilities.shell },
     homeReads: { home: homedir(), allow: [], hiddenOnPath: [] },
   };
@@ -103,7 +110,7 @@ export function doctorCommand(argv: string[]): Promise<number> {
     process.env.PATH ?? '',
     report.homeReads.allow,
   );
-  const full = report.posture.sandbox === 'srt' && report.posture.shell && report.home.safe;
+  const full = report.posture.sandbox === 'srt' && report.posture.shell && report.home.safe && store.ok;
 
   if (values.json) {
     process.stdout.write(`${JSON.stringify(report)}\n`);
@@ -119,10 +126,13 @@ export function doctorCommand(argv: string[]): Promise<number> {
     ...availability.missing.map((name) => `    missing package: ${name}`),
     ...(availability.install ? [`    install with:    ${availability.install}`] : []),
     `  userData:  ${userData} — ${home.safe ? 'safe' : 'UNSAFE'}${home.problems.length > 0 ? ` (${home.problems.join('; ')})` : ''}`,
+    store.ok
+      ? `  sessions:  ${store.exists ? 'sessions.db passes quick_check' : 'no sessions.db yet'}`
+      : `  sessions:  ${store.code}: ${store.message}`,
     `  posture:   \`bastion start\` would run with sandbox ${report.posture.sandbox}, shell ${report.posture.shell ? 'on' : 'withheld'}`,
     ...(posture.capabilities.reason ? [`             (${posture.capabilities.reason})`] : []),
     ...homeReadLines(report.homeReads),
-    full ? 'All good.' : 'Not the full posture: see above.',
+    full ? 'All good.' : store.ok ? 'Not the full posture: see above.' : 'sessions.db needs attention: see above.',
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
   return Promise.resolve(full ? 0 : 1);

@@ -4,7 +4,7 @@
  * routes. At start-up, runs a dead sidecar left `running` are marked interrupted.
  */
 import { join } from 'node:path';
-import type { Logger } from '@bastion/protocol';
+import { SESSIONS_DB_FILE, type Logger } from '@bastion/protocol';
 import type { RouteModule } from '../http/app.js';
 import { agentRoutes } from '../http/routes/agent-routes.js';
 import { sessionRoutes } from '../http/routes/session-routes.js';
@@ -23,7 +23,6 @@ import { RunManager, type ToolFactory } from './run-manager.js';
 import type { PolicyChecker } from '../policy/policy-client.js';
 import type { HeldSecrets } from '../policy/redact-held.js';
 
-export const SESSIONS_DB_FILE = 'sessions.db';
 
 export interface AgentRuntimeOptions {
   userData: string;

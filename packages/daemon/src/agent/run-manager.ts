@@ -15,6 +15,7 @@ import {
 import { DaemonError } from '../errors.js';
 import type { ProviderRegistry } from '../providers/provider-registry.js';
 import type { ApprovalAnswerRefusal, FinalRunStatus, SessionStore } from '../storage/session-store.js';
+import { storageErrorOf } from '../storage/storage-error.js';
 import { createFileTools } from '../tools/file-tools.js';
 import type { ToolContext } from '../tools/tool-context.js';
 import type { WorkspaceRoots } from '../workspaces/workspace-roots.js';
@@ -312,6 +313,8 @@ function daemonErrorIn(error: unknown): DaemonError | undefined {
   let current: unknown = error;
   for (let depth = 0; depth < 5 && current !== undefined && current !== null; depth++) {
     if (current instanceof DaemonError) return current;
+    const storage = storageErrorOf(current);
+    if (storage) return storage;
     current = (current as { cause?: unknown }).cause;
   }
   return undefined;

@@ -10,6 +10,7 @@ import { makeAuthGuard } from './perimeter/auth-guard.js';
 import { makeHostGuard } from './perimeter/host-guard.js';
 import { makeOriginGuard } from './perimeter/origin-guard.js';
 import { makeRefererGuard } from './perimeter/referer-guard.js';
+import { errorResponse } from './routes/route-support.js';
 import { wireError } from './wire-error.js';
 
 export interface PerimeterOptions {
@@ -30,7 +31,7 @@ export function createDaemonApp(perimeter: PerimeterOptions, routes: readonly Ro
   app.use('*', makeBodySizeGuard({ maxBytes: DAEMON_MAX_JSON_BODY_BYTES }));
   for (const register of routes) register(app);
   app.notFound((c) => wireError(c, 404, 'ROUTE_NOT_FOUND', 'no such route'));
-  app.onError((_error, c) => wireError(c, 500, 'INTERNAL', 'internal error'));
+  app.onError((error, c) => errorResponse(c, error));
   return app;
 }
 

@@ -7,9 +7,13 @@ import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { z } from 'zod';
 import { DaemonError } from '../../errors.js';
+import { storageErrorOf } from '../../storage/storage-error.js';
 import { wireError } from '../wire-error.js';
 
 const STATUS_BY_CODE: Record<string, ContentfulStatusCode> = {
+  STORAGE_FULL: 507,
+  STORAGE_READ_ONLY: 507,
+  STORE_CORRUPT: 500,
   SESSION_NOT_FOUND: 404,
   BAD_REQUEST: 400,
   BAD_CURSOR: 400,
@@ -40,11 +44,10 @@ export class RequestError extends DaemonError {
   override readonly name = 'RequestError';
 }
 
-/** Answer a thrown error: DaemonErrors with their code and fixed message, anything else as 500. */
+/** Answer a thrown error: DaemonErrors and storage failures with their code and fixed message, anything else as 500. */
 export function errorResponse(c: Context, error: unknown): Response {
-  if (error instanceof DaemonError) {
-    return wireError(c, STATUS_BY_CODE[error.code] ?? 500, error.code, error.message);
-  }
+  const coded = error instanceof DaemonError ? error : storageErrorOf(error);
+  if (coded) return wireError(c, STATUS_BY_CODE[coded.code] ?? 500, coded.code, coded.message);
   return wireError(c, 500, 'INTERNAL', 'internal error');
 }
 
