@@ -5,8 +5,13 @@
  * defined in endpoints.json unless a definition with the same base URL exists.
  */
 import { createHash } from 'node:crypto';
-import { checkEndpointUrl, endpointListResponseSchema, endpointSetResponseSchema } from '@bastion/protocol';
-import type { BastionHost } from '@bastion/host';
+import {
+  checkEndpointUrl,
+  endpointListResponseSchema,
+  endpointSetResponseSchema,
+  type WireError,
+} from '@bastion/protocol';
+import { terminalLine, type BastionHost } from '@bastion/host';
 import { UsageError } from './usage.js';
 
 export function checkEndpointFlags(flag: string, urls: readonly string[]): void {
@@ -33,7 +38,7 @@ export async function ensureEndpointDefined(
   const checked = checkEndpointUrl(url);
   if (!checked.ok) throw new UsageError(checked.message);
   const listed = await host.client.call('POST', '/providers/endpoints/list', {}, endpointListResponseSchema);
-  if (!listed.ok) throw new Error(`could not list endpoints: ${listed.error.code}`);
+  if (!listed.ok) throw new Error(`could not list endpoints: ${describe(listed.error)}`);
   const existing = listed.body.endpoints.find((endpoint) => endpoint.base_url === checked.baseUrl);
   if (existing) return { id: existing.id, created: false };
   const id = endpointIdFor(checked.baseUrl);
@@ -43,8 +48,13 @@ export async function ensureEndpointDefined(
     { id, base_url: checked.baseUrl, ...(models.length > 0 ? { models: [...models] } : {}) },
     endpointSetResponseSchema,
   );
-  if (!set.ok) throw new Error(`could not define the endpoint: ${set.error.code}`);
+  if (!set.ok) throw new Error(`could not define the endpoint ${url}: ${describe(set.error)}`);
   return { id, created: true };
+}
+
+/** A daemon refusal as `CODE: message` (the message is the daemon's fixed text, made inert for the terminal). */
+function describe(error: WireError): string {
+  return `${error.code}: ${terminalLine(error.message)}`;
 }
 
 export async function removeEndpoint(host: BastionHost, id: string): Promise<void> {

@@ -30,6 +30,7 @@ import {
 } from '@bastion/host';
 import { checkEndpointFlags, ensureEndpointDefined, removeEndpoint } from '../endpoint-consent.js';
 import { homeFlag, startOwningHost } from '../home-in-use.js';
+import { STOP_SIGNALS } from '../stop-signals.js';
 import { UsageError } from '../usage.js';
 import { enterWorkspace } from '../workspace.js';
 
@@ -265,7 +266,8 @@ async function runPrompt(host: BastionHost, options: RunOptions, printer: Termin
   }
 
   const onInterrupt = () => void host.client.request('POST', '/agent/abort', { session_id: session.id });
-  process.on('SIGINT', onInterrupt);
+  // Ctrl-C, SIGTERM and a closed terminal (SIGHUP) all stop the run; the host then stops cleanly.
+  for (const signal of STOP_SIGNALS) process.on(signal, onInterrupt);
   const pending: Extract<AgentEvent, { type: 'tool-approval-request' }>[] = [];
   try {
     for await (const { id, event } of readAgentEvents(stream)) {
@@ -289,7 +291,7 @@ async function runPrompt(host: BastionHost, options: RunOptions, printer: Termin
     process.stderr.write(`bastion: the agent process stopped during the run; it was cut off (session ${session.id})\n`);
     return 1;
   } finally {
-    process.off('SIGINT', onInterrupt);
+    for (const signal of STOP_SIGNALS) process.off(signal, onInterrupt);
     printer.finish();
     stream.destroy();
   }

@@ -6,9 +6,10 @@ import {
   terminalLine,
   type BastionHost,
 } from '@bastion/host';
-import { checkEndpointFlags, ensureEndpointDefined } from '../endpoint-consent.js';
+import { checkEndpointFlags, ensureEndpointDefined, removeEndpoint } from '../endpoint-consent.js';
 import { homeFlag, startOwningHost } from '../home-in-use.js';
-import { createOutput } from '../output.js';
+import { createOutput, type Output } from '../output.js';
+import { listenForStop } from '../stop-signals.js';
 import { UsageError } from '../usage.js';
 import { enterWorkspace } from '../workspace.js';
 
@@ -37,34 +38,67 @@ export async function startCommand(argv: string[]): Promise<number> {
   const out = createOutput(values.json);
   const userData = resolveUserDataPath(values.home);
   const workspace = enterWorkspace(values.workspace);
-  const host = await startOwningHost(
-    {
-      command: 'start',
-      userData,
-      workspaces: [workspace],
-      verbose: values.verbose,
-      allowEndpoints,
-      // Consent beyond --allow-endpoint (an endpoint or workspace the UI asks for) is asked on this terminal, if there is one.
-      confirmer: createHostConfirmer({
-        allowedEndpoints: allowEndpoints,
-        terminal: { input: process.stdin, output: process.stderr },
-      }),
-      unsandboxedShell: values['unsandboxed-shell'],
-      // Without a terminal to ask, the host opens its own confirmation page (and prints its address).
-      consentOpener: async (url) => {
-        const opened = await openSystemBrowser(url);
-        process.stderr.write(
-          `Bastion needs your approval${opened ? ' in the browser tab it opened' : ''}: ${opened ? '' : 'open '}${url}\n`,
-        );
-        return opened;
+  const stop = listenForStop();
+  try {
+    const host = await startOwningHost(
+      {
+        command: 'start',
+        userData,
+        workspaces: [workspace],
+        verbose: values.verbose,
+        allowEndpoints,
+        // Consent beyond --allow-endpoint (an endpoint or workspace the UI asks for) is asked on this terminal, if there is one.
+        confirmer: createHostConfirmer({
+          allowedEndpoints: allowEndpoints,
+          terminal: { input: process.stdin, output: process.stderr },
+        }),
+        unsandboxedShell: values['unsandboxed-shell'],
+        // Without a terminal to ask, the host opens its own confirmation page (and prints its address).
+        consentOpener: async (url) => {
+          const opened = await openSystemBrowser(url);
+          process.stderr.write(
+            `Bastion needs your approval${opened ? ' in the browser tab it opened' : ''}: ${opened ? '' : 'open '}${url}\n`,
+          );
+          return opened;
+        },
       },
-    },
-    `open its UI with: bastion open${homeFlag(values.home)}`,
-  );
-  if (!host) return 2;
-  reportSandboxPosture(host, values['unsandboxed-shell']);
-  for (const url of allowEndpoints) {
-    const { id } = await ensureEndpointDefined(host, url);
+      `open its UI with: bastion open${homeFlag(values.home)}`,
+    );
+    if (!host) return 2;
+    // Endpoints this start defined for --allow-endpoint are removed at stop, so they never pile up.
+    const defined: string[] = [];
+    try {
+      if (stop.received === undefined) await announce(host, { ...values, allowEndpoints, workspace, out, defined });
+      await stop.requested;
+      out.say('Stopping…');
+    } finally {
+      for (const id of defined) await removeEndpoint(host, id).catch(() => undefined);
+      await host.stop();
+    }
+    out.event({ event: 'stopped' });
+    return 0;
+  } finally {
+    stop.dispose();
+  }
+}
+
+/** Define the --allow-endpoint endpoints, then print the ready line and where the UI is. */
+async function announce(
+  host: BastionHost,
+  options: {
+    allowEndpoints: string[];
+    workspace: string;
+    out: Output;
+    defined: string[];
+    'no-open': boolean;
+    'unsandboxed-shell': boolean;
+  },
+): Promise<void> {
+  const { out } = options;
+  reportSandboxPosture(host, options['unsandboxed-shell']);
+  for (const url of options.allowEndpoints) {
+    const { id, created } = await ensureEndpointDefined(host, url);
+    if (created) options.defined.push(id);
     const grant = host.network.snapshot.grants.find((candidate) => candidate.origin === new URL(url).origin);
     out.say(
       `  endpoint:  ${terminalLine(id)} → ${grant?.origin ?? url} (granted until Bastion stops; ${host.network.posture(new URL(url).origin).summary})`,
@@ -84,29 +118,19 @@ export async function startCommand(argv: string[]): Promise<number> {
     pid: { host: process.pid, sidecar: sidecar?.pid ?? null },
   });
   out.say(`Bastion is running.`);
-  out.say(`  workspace: ${workspace}`);
+  out.say(`  workspace: ${options.workspace}`);
   out.say(`  data:      ${host.userData}`);
   out.say(`  daemon:    ${host.daemonUrl} (reachable only through the host's perimeter)`);
   out.say(
     `  sandbox:   ${host.capabilities.sandbox}${host.capabilities.reason ? ` (${host.capabilities.reason})` : ''}`,
   );
-  const opened = !values['no-open'] && (await openSystemBrowser(launch));
+  const opened = !options['no-open'] && (await openSystemBrowser(launch));
   out.say(
     opened
       ? `  ui:        opened in your browser`
       : `  ui:        open ${launch}\n             (this link works once, within 60 seconds)`,
   );
   out.say(`Press Ctrl-C to stop.`);
-
-  await new Promise<void>((done) => {
-    const stop = () => done();
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
-  });
-  out.say('Stopping…');
-  await host.stop();
-  out.event({ event: 'stopped' });
-  return 0;
 }
 
 /** Posture notices go to stderr in both output modes: --json keeps stdout for the JSON lines. */

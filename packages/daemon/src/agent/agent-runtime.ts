@@ -23,7 +23,6 @@ import { RunManager, type ToolFactory } from './run-manager.js';
 import type { PolicyChecker } from '../policy/policy-client.js';
 import type { HeldSecrets } from '../policy/redact-held.js';
 
-
 export interface AgentRuntimeOptions {
   userData: string;
   /** Roots from the bootstrap frame: the only ones the daemon opens. */

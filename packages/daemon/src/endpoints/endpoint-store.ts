@@ -24,6 +24,7 @@ export class EndpointStore {
   readonly #writer = new SerialWriter();
   readonly #listeners = new Set<(endpoints: readonly Endpoint[]) => void>();
   #cache: readonly Endpoint[] = [];
+  #loadProblem: unknown;
 
   constructor(userData: string) {
     this.path = join(userData, 'endpoints.json');
@@ -31,10 +32,22 @@ export class EndpointStore {
 
   /** Load the file once at start; later reads come from memory, kept in step by this store's writes. */
   async load(): Promise<readonly Endpoint[]> {
-    const file = await readPrivateJson(this.path, endpointsFileSchema);
+    let file;
+    try {
+      file = await readPrivateJson(this.path, endpointsFileSchema);
+    } catch (error) {
+      this.#loadProblem = error;
+      throw error;
+    }
+    this.#loadProblem = undefined;
     this.#cache = file?.endpoints ?? [];
     this.#emit();
     return this.#cache;
+  }
+
+  /** Why the file could not be loaded at start (it is left as it is and never written over), if it could not. */
+  get loadProblem(): unknown {
+    return this.#loadProblem;
   }
 
   list(): readonly Endpoint[] {

@@ -26,6 +26,9 @@ export function endpointsRoutes(options: {
   const { endpoints, auth, transport, log } = options;
   return (app) => {
     app.post('/providers/endpoints/list', async (c) => {
+      // A damaged endpoints.json is reported, not listed as "no endpoints".
+      const problem = endpoints.loadProblem;
+      if (problem) return secretsFailure(c, problem, log);
       const list = await Promise.all(
         endpoints.list().map(async (endpoint) => ({
           ...endpoint,

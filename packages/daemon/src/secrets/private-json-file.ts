@@ -15,6 +15,10 @@ import { DaemonError } from '../errors.js';
 
 const TEMP_SUFFIX = '.bastion-tmp';
 
+/** What to do about a damaged file: Bastion leaves it as it is and writes nothing over it. */
+const CORRUPT_FIX =
+  'Bastion left it untouched and will not write over it: fix it, or move it aside out of the data folder';
+
 export class PrivateFileError extends DaemonError {
   override readonly name = 'PrivateFileError';
 }
@@ -54,13 +58,19 @@ export async function readPrivateJson<S extends z.ZodType>(path: string, schema:
     try {
       value = JSON.parse(text);
     } catch (cause) {
-      throw new PrivateFileError('SECRETS_FILE_CORRUPT', `${basename(path)} is not valid JSON`, { cause });
+      throw new PrivateFileError('SECRETS_FILE_CORRUPT', `${basename(path)} is not valid JSON; ${CORRUPT_FIX}`, {
+        cause,
+      });
     }
     const checked = schema.safeParse(value);
     if (!checked.success) {
-      throw new PrivateFileError('SECRETS_FILE_CORRUPT', `${basename(path)} does not match its schema`, {
-        cause: checked.error,
-      });
+      throw new PrivateFileError(
+        'SECRETS_FILE_CORRUPT',
+        `${basename(path)} does not match its schema; ${CORRUPT_FIX}`,
+        {
+          cause: checked.error,
+        },
+      );
     }
     return checked.data;
   } finally {

@@ -11,6 +11,7 @@ import { readJsonBody } from '../http/json-body.js';
 import { wireError } from '../http/wire-error.js';
 import type { EndpointStore } from '../endpoints/endpoint-store.js';
 import type { AuthStore } from './auth-store.js';
+import { storageErrorOf } from '../storage/storage-error.js';
 import { PrivateFileError } from './private-json-file.js';
 
 /** Built-in providers that take an API key. */
@@ -71,8 +72,12 @@ export function secretsRoutes(options: { auth: AuthStore; endpoints: EndpointSto
 
 /** Map a store failure to a fixed wire error; the path and the file's contents stay out of it. */
 export function secretsFailure(c: Context, error: unknown, log: Logger): Response {
-  const code = error instanceof PrivateFileError ? error.code : 'SECRETS_STORE_FAILED';
+  const storage = storageErrorOf(error) ?? storageErrorOf((error as { cause?: unknown } | undefined)?.cause);
+  const code = storage?.code ?? (error instanceof PrivateFileError ? error.code : 'SECRETS_STORE_FAILED');
   log.error('secrets.store-failed', { code });
+  if (storage) return wireError(c, 507, storage.code, storage.message);
+  // Its message names the file (not its folder or contents) and what to do about it.
+  if (code === 'SECRETS_FILE_CORRUPT') return wireError(c, 409, code, (error as Error).message);
   if (code === 'SECRETS_FILE_PERMISSIONS') {
     return wireError(
       c,

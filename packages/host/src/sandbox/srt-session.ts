@@ -96,6 +96,25 @@ let initialized: Promise<void> | undefined;
 let resetting: Promise<void> | undefined;
 
 /**
+ * srt's initialize registers once-handlers for SIGINT and SIGTERM that reset it and do not exit:
+ * one would take a user's first Ctrl-C, cancel an initialize still under way (leaking the socat
+ * bridges it had started) and leave the host running. The host stops on those signals itself (its
+ * stop releases this session, and so srt), so each such handler is removed as soon as srt adds it,
+ * before any signal can be dispatched to it.
+ */
+async function withoutSrtSignalHandlers(initialize: () => Promise<void>): Promise<void> {
+  const drop = (event: string | symbol, listener: (...args: unknown[]) => void) => {
+    if (event === 'SIGINT' || event === 'SIGTERM') queueMicrotask(() => process.off(event, listener));
+  };
+  process.on('newListener', drop);
+  try {
+    await initialize();
+  } finally {
+    process.off('newListener', drop);
+  }
+}
+
+/**
  * srt's initialize starts its proxies and host-side socat bridges; on a loaded machine it
  * sometimes fails to see its bridge sockets in time ("Failed to create bridge sockets", seen in
  * CI-like runs). A fresh attempt after a reset succeeds; a persistent failure still fails closed.
@@ -103,7 +122,7 @@ let resetting: Promise<void> | undefined;
 async function initializeWithRetry(): Promise<void> {
   for (let attempt = 1; ; attempt += 1) {
     try {
-      await SandboxManager.initialize(sessionConfig());
+      await withoutSrtSignalHandlers(() => SandboxManager.initialize(sessionConfig()));
       return;
     } catch (error) {
       if (attempt >= SRT_INIT_ATTEMPTS) throw error;
