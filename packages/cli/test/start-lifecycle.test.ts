@@ -65,7 +65,7 @@ describe('bastion start: signals and failures', () => {
     await waitFor(() => tree.every((pid) => !isAlive(pid)), 10_000, 'the sidecar tree to exit');
   });
 
-  it('the first SIGINT stops it even while it is still starting (srt's bridges already spawned), leaving no process behind', async () => {
+  it('the first SIGINT stops it even while it is still starting (srt bridges already spawned), leaving no process behind', async () => {
     const run = start([]);
     const pid = run.child.pid as number;
     await waitFor(() => processTree(pid).length > 1, 30_000, 'the sidecar spawn');
