@@ -7,8 +7,7 @@ export function damageTableRootPage(path: string, table: string): void {
   const db = new Database(path);
   const pageSize = db.pragma('page_size', { simple: true }) as number;
   const row = db.prepare(`SELECT rootpage FROM sqlite_master WHERE type = 'table' AND name = ?`).get(table) as
-    | { rootpage: number }
-    | undefined;
+    { rootpage: number } | undefined;
   db.close();
   if (!row) throw new Error(`no table ${table}`);
   const fd = openSync(path, 'r+');

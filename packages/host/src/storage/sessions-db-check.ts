@@ -39,7 +39,8 @@ export function checkSessionsDatabase(userData: string, options: { thorough?: bo
     }
     return { ok: true, exists: true };
   } catch (error) {
-    const code = String((error as { code?: unknown }).code ?? '');
+    const found = (error as { code?: unknown }).code;
+    const code = typeof found === 'string' ? found : '';
     if (code === 'SQLITE_NOTADB') {
       return {
         ok: false,
