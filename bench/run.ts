@@ -24,6 +24,7 @@ import { transportBenchmark } from './transport.bench.js';
 import { faultsBenchmark } from './faults.bench.js';
 import { policyBenchmark } from './policy.bench.js';
 import { egressBenchmark } from './egress.bench.js';
+import { uiBenchmark } from './ui.bench.js';
 
 const BENCHMARKS: Benchmark[] = [
   handshakeBenchmark,
@@ -36,6 +37,7 @@ const BENCHMARKS: Benchmark[] = [
   faultsBenchmark,
   policyBenchmark,
   egressBenchmark,
+  uiBenchmark,
 ];
 
 const here = dirname(fileURLToPath(import.meta.url));

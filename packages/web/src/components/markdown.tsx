@@ -78,9 +78,23 @@ const components: Components = {
 const remarkPlugins = [remarkGfm];
 const rehypePlugins = [[rehypeHighlight, { detect: false, ignoreMissing: true }] as const] as never;
 
-/** Markdown for text up to UI_MARKDOWN_MAX_CHARS; beyond that, plain text (parsing it would stall the page). */
+/** Characters without which a text renders the same as markdown and as plain text. */
+const MARKDOWN_SYNTAX = /[\n*_`#[\]|<>~\\!:=&-]|^\s*\d+[.)]|www\./i;
+
+/**
+ * Markdown for text up to UI_MARKDOWN_MAX_CHARS; beyond that, plain text (parsing it would stall
+ * the page). A text with no markdown syntax at all skips the parser: rows mount again as a long
+ * transcript scrolls, and a parse per mount is most of a frame.
+ */
 export const Markdown = memo(function Markdown({ text }: { text: string }) {
   if (text.length > UI_MARKDOWN_MAX_CHARS) return <div className="plain-text">{text}</div>;
+  if (!MARKDOWN_SYNTAX.test(text)) {
+    return (
+      <div className="markdown">
+        <p>{text}</p>
+      </div>
+    );
+  }
   return (
     <div className="markdown">
       <ReactMarkdown remarkPlugins={remarkPlugins} rehypePlugins={rehypePlugins} components={components} skipHtml>
