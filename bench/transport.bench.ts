@@ -2,10 +2,11 @@
  * Issue 6: the host-routed provider transport vs a direct undici request, same local server, same
  * run. The transported side is a real second process (the daemon's built transport fetch on
  * stdin/stdout frames) behind the host's real executor; the direct side is undici from this
- * process. Targets: ≥ 0.8× direct throughput on a 100 MiB body, TTFB overhead ≤ 2 ms p50,
- * per-event overhead ≤ 0.5 ms p50 on a 10 000-event SSE stream. A third figure measures the
- * bare stdio hop (undici body written straight into a child's stdin) against the same baseline:
- * the ceiling any transport over the sidecar's stdio can reach on this machine.
+ * process. Targets: 100 MiB body throughput ≥ 0.9× the bare stdio hop (undici's body written
+ * straight into a child's stdin, measured in the same rounds: the ceiling any transport over the
+ * sidecar's stdio can reach on this machine; issue 21 re-based the target there from ≥ 0.8×
+ * direct, above that ceiling here), TTFB overhead ≤ 2 ms p50, per-event overhead ≤ 0.5 ms p50 on a
+ * 10 000-event SSE stream. Throughput against direct is still printed.
  *
  * The 100 MiB bodies alternate (direct, transported, bare hop, in an order that rotates each
  * round), so a change in the machine's load in the middle of the run reaches all three alike.
@@ -153,13 +154,23 @@ export const transportBenchmark: Benchmark = {
       const { ttfb, sse } = report as { ttfb: number; sse: number };
       const directRate = median(direct.map((body) => body.rate));
       return [
+        // Issue 21 re-based the target on the channel's physical limit: the spec's stdin/stdout hop,
+        // measured bare in the same rounds (issue 6 measured 0.8× direct to be above that hop here).
         figure(
-          '100 MiB body throughput',
+          '100 MiB body throughput vs the bare stdio hop',
+          'MiB/s',
+          median(via.map((body) => body.rate)),
+          median(hopRates),
+          '≥ 0.9× bare stdio hop',
+          (ratio) => ratio >= 0.9,
+        ),
+        figure(
+          '100 MiB body throughput vs direct',
           'MiB/s',
           median(via.map((body) => body.rate)),
           directRate,
-          '≥ 0.8× direct',
-          (ratio) => ratio >= 0.8,
+          'informational (the former target, ≥ 0.8× direct)',
+          () => true,
         ),
         figure(
           '100 MiB body, bare stdio hop (no frames) vs direct',
