@@ -166,7 +166,7 @@ describe('the agent’s work in the desktop app', () => {
     expect(await page.getByTestId('run-end').filter({ hasText: 'Stopped' }).count()).toBe(2);
   });
 
-  it('shows a 429 with its status, and Retry sends the prompt again', async () => {
+  it('shows a 429 with its status, the provider’s message and Retry-After; Retry sends the prompt again', async () => {
     turns.push(
       { kind: 'status', status: 429, message: 'Rate limit reached for scripted-model', retryAfterSeconds: 120 },
       { kind: 'text', pieces: ['Recovered after the retry.'] },
@@ -175,6 +175,8 @@ describe('the agent’s work in the desktop app', () => {
     await send('Try the busy provider');
     const failure = page.locator('.run-error').last();
     await failure.getByText('The run failed').waitFor();
+    // The provider's status, its own message and its Retry-After, in words.
+    expect(await failure.textContent()).toMatch(/HTTP 429.*Rate limit reached for scripted-model.*Retry-After/s);
     await shotAllModes(page, SHOTS, '13-provider-error');
     await failure.getByRole('button', { name: 'Retry' }).click();
     await page.getByText('Recovered after the retry.').waitFor();
