@@ -6,7 +6,8 @@ import { runCommand } from './commands/run.js';
 import { secretsCommand } from './commands/secrets.js';
 import { startCommand } from './commands/start.js';
 import { terminalLine } from '@bastion/host';
-import { USAGE, UsageError } from './usage.js';
+import { readFileSync } from 'node:fs';
+import { commandUsage, USAGE, UsageError } from './usage.js';
 
 const COMMANDS: Record<string, (argv: string[]) => Promise<number>> = {
   start: startCommand,
@@ -23,8 +24,20 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(USAGE);
     return name === undefined ? 2 : 0;
   }
+  if (name === '--version' || name === '-v' || name === 'version') {
+    const manifest = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+      version: string;
+    };
+    process.stdout.write(`bastion ${manifest.version}\n`);
+    return 0;
+  }
   const command = COMMANDS[name];
   if (!command) throw new UsageError(`unknown command: ${name}`);
+  const flags = rest.includes('--') ? rest.slice(0, rest.indexOf('--')) : rest;
+  if (flags.includes('--help') || flags.includes('-h')) {
+    process.stdout.write(commandUsage(name) ?? USAGE);
+    return 0;
+  }
   return command(rest);
 }
 

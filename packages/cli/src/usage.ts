@@ -17,7 +17,8 @@ export function parseCommandLine<T extends ParseArgsConfig>(config: T): ReturnTy
 export const USAGE = `Usage:
   bastion start [--workspace DIR] [--home DIR] [--no-open] [--json] [--verbose] [--unsandboxed-shell]
   bastion doctor [--json] [--home DIR]
-  bastion run [--workspace DIR] [--home DIR] [--mode accept-edits|auto] [--provider ID] [--model ID] [--json] PROMPT
+  bastion run [--workspace DIR] [--home DIR] [--mode read-only|accept-edits|auto] [--ask-before-writes]
+              [--provider ID] [--model ID] [--json] PROMPT
   bastion run --endpoint URL --model ID [--workspace DIR] [--home DIR] [--mode …] [--json] PROMPT
   bastion secrets set PROVIDER [--home DIR]
   bastion policy list [--workspace DIR | --global] [--home DIR] [--json]
@@ -25,6 +26,7 @@ export const USAGE = `Usage:
                      [--reason TEXT] [--id ID] [--home DIR] [-- COMMAND [ARG…]]
   bastion policy remove ID [--workspace DIR | --global] [--home DIR]
   bastion open [--home DIR] [--no-open] [--json]
+  bastion COMMAND --help · bastion --version
 
 Options:
   --workspace DIR   project folder the agent may work in (default: the current folder)
@@ -43,9 +45,12 @@ Options:
                     anyway, unsandboxed (without it the shell is withheld); no effect when
                     the sandbox is available
 
-run: start Bastion, run one PROMPT in a new session and stream the answer and tool activity;
-exit 0 when the run finishes, 1 when it fails. --mode auto lets commands run without asking
-(informed consent); otherwise approvals are asked on the terminal, and denied without one.
+run: start Bastion, run one PROMPT in a new session and stream the answer and tool activity
+(each command with its exit code, each edit's diff, then the changed files and token usage);
+exit 0 when the run finishes, 1 when it fails, 2 for a provider or model not on offer (the
+valid ones are listed). --mode read-only refuses every write and runs only inspection commands;
+--mode auto lets commands run without asking (informed consent); otherwise approvals are asked
+on the terminal, and denied without one. --ask-before-writes asks before each file edit.
 --provider demo is an offline, deterministic demo model (no API key needed).
 
 secrets set PROVIDER: store an API key (openai, anthropic, openrouter or a custom endpoint id)
@@ -63,3 +68,21 @@ only one Bastion runs on a home at a time: a second start says which one holds i
 doctor: platform, Node, sandbox packages (and how to install what is missing), userData
 permissions and the posture \`start\` would run with; exit 0 only for the full posture.
 `;
+
+/**
+ * The usage text of one command: its synopsis lines, the shared options and its own paragraph.
+ * Undefined for a name that is not a command.
+ */
+export function commandUsage(name: string): string | undefined {
+  const [synopsis = '', options = '', ...paragraphs] = USAGE.split('\n\n');
+  const lines = synopsis.split('\n');
+  const own: string[] = [];
+  for (const [index, line] of lines.entries()) {
+    const starts = line.startsWith(`  bastion ${name} `) || line === `  bastion ${name}`;
+    const continues = own.length > 0 && /^ {6,}/.test(line) && own.at(-1) === lines[index - 1];
+    if (starts || continues) own.push(line);
+  }
+  if (own.length === 0) return undefined;
+  const about = paragraphs.filter((paragraph) => paragraph.startsWith(`${name}:`) || paragraph.startsWith(`${name} `));
+  return [['Usage:', ...own].join('\n'), options, ...about].join('\n\n').trimEnd() + '\n';
+}

@@ -5,6 +5,11 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isAlive, processTree, waitFor } from '../../host/test/support/processes.js';
+import {
+  SCRIPTED_MODEL,
+  startScriptedEndpoint,
+  type ScriptedTurn,
+} from '../../host/test/support/scripted-chat-endpoint.js';
 import { makeTempDir } from '../../host/test/support/temp-host.js';
 
 const CLI = fileURLToPath(new URL('../dist/main.js', import.meta.url));
@@ -46,6 +51,16 @@ function runCli(
     }
     return { code: await closed, stdout, stderr, workspace };
   })();
+}
+
+/** `bastion run --endpoint` against the scripted loopback endpoint playing `script`, in `mode`. */
+async function runScripted(mode: string, script: ScriptedTurn[]): ReturnType<typeof runCli> {
+  const endpoint = await startScriptedEndpoint(script);
+  try {
+    return await runCli(['--endpoint', endpoint.baseUrl, '--model', SCRIPTED_MODEL, '--mode', mode, 'do it']);
+  } finally {
+    await endpoint.close();
+  }
 }
 
 /** Processes under `pid` whose command line is exactly `argv` (NUL-separated in /proc). */
@@ -90,10 +105,48 @@ describe('bastion run (real CLI process)', () => {
     expect(events.every((e) => Number.isInteger(e.id))).toBe(true);
   });
 
-  it('exits 1 when the run cannot start (unknown provider), saying why', async () => {
-    const result = await runCli(['--provider', 'no-such-provider', 'hello']);
-    expect(result.code).toBe(1);
-    expect(result.stderr).toContain('PROVIDER_UNKNOWN');
+  it('exits 2 for a provider or model not on offer, listing the valid providers and their models', async () => {
+    const provider = await runCli(['--provider', 'no-such-provider', 'hello']);
+    expect(provider.code).toBe(2);
+    expect(provider.stderr).toContain('provider no-such-provider is not available; choose one of');
+    expect(provider.stderr).toContain('  demo: demo\n');
+    const model = await runCli(['--provider', 'demo', '--model', 'gpt-9', 'hello']);
+    expect(model.code).toBe(2);
+    expect(model.stderr).toContain('model gpt-9 is not offered by demo');
+  });
+
+  it('prints each command with its exit code', async () => {
+    const result = await runCli(['--mode', 'auto', '--provider', 'demo', '$ ls README.md']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('[run] $ ls README.md → exit 0\n');
+  });
+
+  it('prints each edit as its diff, then the changed files and the token usage', async () => {
+    const result = await runScripted('auto', [
+      { kind: 'tool-call', name: 'edit_file', input: { path: 'README.md', old_string: 'second', new_string: '2nd' } },
+      { kind: 'tool-call', name: 'write_file', input: { path: 'notes/new.md', content: 'hello\n' } },
+      { kind: 'text', pieces: ['edited'] },
+    ]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain(
+      '[edit] README.md\n  --- a/README.md\n  +++ b/README.md\n  @@ -1,2 +1,2 @@\n   # Bastion test project\n  -second line\n  +2nd line\n',
+    );
+    expect(result.stdout).toContain(
+      '[edit] notes/new.md\n  --- /dev/null\n  +++ b/notes/new.md\n  @@ -0,0 +1,1 @@\n  +hello\n',
+    );
+    expect(result.stdout).toContain('Changed files (2):\n  README.md\n  notes/new.md\n');
+    expect(result.stderr).toMatch(/bastion: tokens: \d+ in \(\d+ cached\) · \d+ out\n/);
+  });
+
+  it('read-only mode refuses the edit: the file keeps its bytes and nothing is listed as changed', async () => {
+    const result = await runScripted('read-only', [
+      { kind: 'tool-call', name: 'write_file', input: { path: 'README.md', content: 'gone' } },
+      { kind: 'text', pieces: ['ok'] },
+    ]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('[tool] write_file refused: MODE_READ_ONLY\n');
+    expect(result.stdout).not.toContain('Changed files');
+    expect(readFileSync(join(result.workspace, 'README.md'), 'utf8')).toBe('# Bastion test project\nsecond line\n');
   });
 
   it('exits 2 naming a --workspace that is not a folder, starting nothing', async () => {
@@ -147,6 +200,23 @@ describe('bastion run (real CLI process)', () => {
     expect((await runCli([])).code).toBe(2);
     const bad = await runCli(['--mode', 'yolo', 'hi']);
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toContain('--mode must be accept-edits or auto');
+    expect(bad.stderr).toContain('--mode must be one of read-only, accept-edits, auto');
+  });
+
+  it("--help prints the command's own usage and --version the version, both exit 0 starting nothing", async () => {
+    const run = (args: string[]) =>
+      new Promise<{ code: number | null; stdout: string }>((resolve) => {
+        const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'ignore'] });
+        let stdout = '';
+        child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+        child.once('close', (code) => resolve({ code, stdout }));
+      });
+    const help = await run(['run', '--help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('bastion run [--workspace DIR]');
+    expect(help.stdout).toContain('--mode read-only refuses every write');
+    expect(help.stdout).not.toContain('bastion policy');
+    const version = await run(['--version']);
+    expect(version).toEqual({ code: 0, stdout: 'bastion 0.1.0\n' });
   });
 });

@@ -1,7 +1,9 @@
 /**
- * `bastion run [--workspace DIR] [--home DIR] [--mode accept-edits|auto] [--provider ID]
- * [--model ID] [--json] PROMPT`: start the host and sidecar, create a session, run one prompt and
- * stream the assistant's text and tool activity. Exit 0 on run-finished, 1 on run-error.
+ * `bastion run [--workspace DIR] [--home DIR] [--mode read-only|accept-edits|auto]
+ * [--ask-before-writes] [--provider ID] [--model ID] [--json] PROMPT`: start the host and sidecar,
+ * create a session, run one prompt and stream the assistant's text and tool activity readably
+ * (each command with its exit code, each edit's diff, retries, a changed-files and usage summary).
+ * Exit 0 on run-finished, 1 on run-error, 2 on a provider or model that does not exist (listed).
  * Approval requests are asked on the TTY; without one they are denied, and the message says how
  * to allow them (`--mode auto`).
  */
@@ -12,9 +14,11 @@ import {
   CLI_APPROVAL_TYPE_AHEAD_DISCARD_MS,
   permissionModeSchema,
   runCommandInputSchema,
+  modelListResponseSchema,
   sessionSchema,
   type AgentEvent,
   type ApprovalAnswer,
+  type TokenUsage,
   type PermissionMode,
   type WireError,
 } from '@bastion/protocol';
@@ -39,6 +43,7 @@ interface RunOptions {
   workspace: string | undefined;
   home: string | undefined;
   mode: PermissionMode;
+  askBeforeWrites: boolean;
   provider: string | undefined;
   model: string | undefined;
   /** `--endpoint URL`: a transient OpenAI-compatible endpoint, consented to on this command line. */
@@ -60,6 +65,7 @@ function parseRunArgs(argv: string[]): RunOptions {
         workspace: { type: 'string' },
         home: { type: 'string' },
         mode: { type: 'string', default: 'accept-edits' },
+        'ask-before-writes': { type: 'boolean', default: false },
         provider: { type: 'string' },
         model: { type: 'string' },
         endpoint: { type: 'string' },
@@ -71,7 +77,7 @@ function parseRunArgs(argv: string[]): RunOptions {
   }
   const { values, positionals } = parsed;
   const mode = permissionModeSchema.safeParse(values.mode);
-  if (!mode.success) throw new UsageError('--mode must be accept-edits or auto');
+  if (!mode.success) throw new UsageError(`--mode must be one of ${permissionModeSchema.options.join(', ')}`);
   const prompt = positionals.join(' ').trim();
   if (prompt.length === 0) throw new UsageError('run needs a PROMPT');
   if (values.endpoint !== undefined) {
@@ -83,6 +89,7 @@ function parseRunArgs(argv: string[]): RunOptions {
     workspace: values.workspace,
     home: values.home,
     mode: mode.data,
+    askBeforeWrites: values['ask-before-writes'],
     provider: values.provider,
     model: values.model,
     endpoint: values.endpoint,
@@ -149,8 +156,21 @@ async function askApproval(
   }
 }
 
+/** What a finished tool call shows: a run_command's argv and exit code, an edit's diff. */
+interface ToolActivity {
+  input: unknown;
+}
+
+function formatUsage(usage: TokenUsage): string {
+  const cost = usage.cost_usd === undefined ? '' : ` · ~$${usage.cost_usd.toFixed(4)}`;
+  return `tokens: ${usage.input_tokens} in (${usage.cached_input_tokens} cached) · ${usage.output_tokens} out${cost}`;
+}
+
 class TerminalPrinter {
   #midLine = false;
+  readonly #calls = new Map<string, ToolActivity>();
+  /** Paths written this run, in first-write order. */
+  readonly #changed = new Set<string>();
 
   constructor(readonly json: boolean) {}
 
@@ -167,18 +187,19 @@ class TerminalPrinter {
         break;
       }
       case 'tool-call':
+        this.#calls.set(event.tool_call_id, { input: event.input });
+        if (event.tool_name === 'run_command') break;
         this.#line(`[tool] ${terminalLine(event.tool_name)} ${terminalLine(JSON.stringify(event.input) ?? '')}`);
         break;
-      case 'tool-result': {
-        const output = event.output as Partial<WireError> | undefined;
-        const outcome = event.is_error ? `refused: ${terminalLine(String(output?.code ?? 'ERROR'))}` : 'done';
-        this.#line(`[tool] ${terminalLine(event.tool_name)} ${outcome}`);
-        // The host's notices after a command (a git repository it neutralised): the user must see them.
-        const notices = (event.output as { notices?: unknown } | undefined)?.notices;
-        if (Array.isArray(notices))
-          for (const notice of notices) this.#line(`[bastion] ${terminalLine(String(notice))}`);
+      case 'tool-result':
+        this.#toolResult(event);
         break;
-      }
+      case 'run-retry':
+        this.#endLine();
+        process.stderr.write(
+          `bastion: the provider answered ${event.status ?? 'an error'}; trying again in ${Math.ceil(event.delay_ms / 1000)} s (attempt ${event.attempt + 1} of ${event.max_attempts}): ${terminalLine(event.message)}\n`,
+        );
+        break;
       case 'tool-approval-request':
         this.#line(`[approval] ${terminalLine(event.tool_name)} is waiting for approval`);
         break;
@@ -186,13 +207,57 @@ class TerminalPrinter {
         this.#endLine();
         process.stderr.write(`bastion: run failed: ${terminalLine(`${event.code}: ${event.message}`)}\n`);
         break;
-      case 'run-started':
       case 'run-finished':
-      case 'reasoning-delta':
-      case 'run-retry':
+        this.#endLine();
+        if (this.#changed.size > 0)
+          process.stdout.write(
+            `\nChanged files (${this.#changed.size}):\n${[...this.#changed].map((path) => `  ${path}\n`).join('')}`,
+          );
+        if (event.usage) process.stderr.write(`bastion: ${formatUsage(event.usage)}\n`);
+        break;
       case 'context-compacted':
+        this.#line(`[context] ${event.messages_summarized} older messages summarised for the model`);
+        break;
+      case 'run-started':
+      case 'reasoning-delta':
         break;
     }
+  }
+
+  #toolResult(event: Extract<AgentEvent, { type: 'tool-result' }>): void {
+    this.#toolOutcome(event);
+    // The host's notices after a command (a git repository it neutralised): the user must see them.
+    const notices = (event.output as { notices?: unknown } | undefined)?.notices;
+    if (Array.isArray(notices)) for (const notice of notices) this.#line(`[bastion] ${terminalLine(String(notice))}`);
+  }
+
+  #toolOutcome(event: Extract<AgentEvent, { type: 'tool-result' }>): void {
+    const name = terminalLine(event.tool_name);
+    const call = this.#calls.get(event.tool_call_id);
+    this.#calls.delete(event.tool_call_id);
+    const output = event.output as
+      (Partial<WireError> & { exit_code?: unknown; diff?: unknown; path?: unknown }) | undefined;
+    if (event.tool_name === 'run_command') {
+      const command = runCommandInputSchema.safeParse(call?.input);
+      const argv = command.success ? quoteArgv([command.data.command, ...command.data.args]) : name;
+      const outcome = event.is_error
+        ? `refused: ${terminalLine(String(output?.code ?? 'ERROR'))}`
+        : `exit ${typeof output?.exit_code === 'number' ? output.exit_code : 'killed'}`;
+      this.#line(`[run] $ ${argv} → ${outcome}`);
+      return;
+    }
+    if (event.is_error) {
+      this.#line(`[tool] ${name} refused: ${terminalLine(String(output?.code ?? 'ERROR'))}`);
+      return;
+    }
+    if (typeof output?.diff === 'string' && typeof output.path === 'string') {
+      this.#changed.add(terminalLine(output.path));
+      this.#line(`[edit] ${terminalLine(output.path)}`);
+      const lines = output.diff.split('\n').filter((line, index, all) => line !== '' || index < all.length - 1);
+      process.stdout.write(lines.map((line) => `  ${terminalLine(line)}\n`).join(''));
+      return;
+    }
+    this.#line(`[tool] ${name} done`);
   }
 
   finish(): void {
@@ -216,12 +281,42 @@ function isConnectionLoss(error: unknown): boolean {
   return code === 'ECONNRESET' || code === 'EPIPE' || code === 'ECONNREFUSED' || code === 'ERR_STREAM_PREMATURE_CLOSE';
 }
 
+/**
+ * A `--provider`/`--model` that is not on offer is refused before a session exists, with the list
+ * of what is (GET /models: the demo, key providers with a key, the subscription, endpoints).
+ */
+async function checkModelChoice(host: BastionHost, options: RunOptions): Promise<boolean> {
+  if (options.endpoint !== undefined || (options.provider === undefined && options.model === undefined)) return true;
+  const listed = await host.client.call('GET', '/models', undefined, modelListResponseSchema);
+  if (!listed.ok) return true;
+  const provider = options.provider ?? listed.body.default.provider;
+  const group = listed.body.groups.find((candidate) => candidate.provider === provider);
+  const modelKnown =
+    options.model === undefined ||
+    group?.models.length === 0 ||
+    group?.models.some((model) => model.id === options.model);
+  if (group && modelKnown) return true;
+  const what = group
+    ? `model ${terminalLine(options.model ?? '')} is not offered by ${terminalLine(provider)}`
+    : `provider ${terminalLine(provider)} is not available`;
+  const list = listed.body.groups
+    .map(
+      (candidate) =>
+        `  ${terminalLine(candidate.provider)}${candidate.available ? '' : ' (unavailable)'}: ${candidate.models.map((model) => terminalLine(model.id)).join(', ') || '(any model id)'}\n`,
+    )
+    .join('');
+  process.stderr.write(`bastion: ${what}; choose one of (--provider ID --model ID):\n${list}`);
+  return false;
+}
+
 async function runPrompt(host: BastionHost, options: RunOptions, printer: TerminalPrinter): Promise<number> {
+  if (!(await checkModelChoice(host, options))) return 2;
   const created = await host.client.call(
     'POST',
     '/sessions',
     {
       mode: options.mode,
+      ...(options.askBeforeWrites ? { ask_before_writes: true } : {}),
       ...(options.mode === 'auto' ? { consent_by: 'cli' } : {}),
       ...(options.provider === undefined ? {} : { provider: options.provider }),
       ...(options.model === undefined ? {} : { model: options.model }),
@@ -229,7 +324,8 @@ async function runPrompt(host: BastionHost, options: RunOptions, printer: Termin
     sessionSchema,
   );
   if (!created.ok) {
-    process.stderr.write(`bastion: could not create a session: ${failure(created.error)}\n`);
+    process.stderr.write(`bastion: could not create a session: ${failure(created.error)}
+`);
     return 1;
   }
   const session = created.body;

@@ -29,6 +29,8 @@ export interface InstructionFile {
 }
 
 const MODE_RULES: Record<PermissionMode, string> = {
+  'read-only':
+    'The session is in read-only mode: every file write is refused, and run_command runs only read-only inspection commands (ls, cat, grep, git status, ...). Explore and explain; propose changes instead of making them.',
   'accept-edits':
     'The session is in accept-edits mode: file edits run, read-only inspection commands run, and any other command waits for the user to approve it.',
   auto: 'The session is in auto mode: file edits and commands run without asking; the sandbox is the guard, so stay within the task.',

@@ -2,7 +2,7 @@
  * SEC (agent shell execution): the `run_command` tool. The supervised gate is the AI SDK's native
  * `needsApproval`, decided from the session's mode at call time: `auto` runs everything (informed
  * consent, recorded on the session), `accept-edits` runs read-only inspection commands
- * (isReadOnlyCommand) and asks for anything else. The answer to an approval is validated by the
+ * (isReadOnlyCommand) and asks for anything else, `read-only` runs those and refuses the rest. The answer to an approval is validated by the
  * store, not here; this tool only runs an already-cleared call. In every mode the structural gates
  * of validate.ts run first, and the host re-validates and applies the per-command kernel profile.
  *
@@ -48,6 +48,8 @@ export function runCommandNeedsApproval(context: ToolContext, shell: ShellBindin
   if (!validateShellRequest(input, validationContext(context, shell)).ok) return false;
   if (mode === 'auto') return false;
   if (mode === 'accept-edits') return !isReadOnlyCommand(input.command, input.args);
+  // read-only runs the read-only set and refuses the rest in execute: nothing to ask
+  if (mode === 'read-only') return false;
   return true;
 }
 
@@ -72,8 +74,11 @@ export function createRunCommandTool(context: ToolContext, shell: ShellBinding) 
         shell.log.info('command.refused', { session_id: context.sessionId, code: checked.code });
         return checked;
       }
-      if (context.store.currentMode(context.sessionId) === undefined) {
-        return shellRefusal('SHELL_UNAVAILABLE', 'the session no longer exists');
+      const mode = context.store.currentMode(context.sessionId);
+      if (mode === undefined) return shellRefusal('SHELL_UNAVAILABLE', 'the session no longer exists');
+      if (mode === 'read-only' && !isReadOnlyCommand(checked.command, checked.args)) {
+        shell.log.info('command.refused', { session_id: context.sessionId, code: 'MODE_READ_ONLY' });
+        return shellRefusal('MODE_READ_ONLY', 'the session is read-only: only inspection commands run');
       }
       return shell.client.run(
         {

@@ -14,7 +14,8 @@ export type ShellErrorCode =
   | 'SHELL_CWD_OTHER_WORKSPACE'
   | 'SHELL_CWD_OUTSIDE_WORKSPACE'
   | 'SHELL_HOST_REFUSED'
-  | 'SHELL_ABORTED';
+  | 'SHELL_ABORTED'
+  | 'MODE_READ_ONLY';
 
 /** The host's own refusal codes (`command.error`), passed through to the model as they are. */
 export type HostCommandRefusalCode = `COMMAND_${string}`;

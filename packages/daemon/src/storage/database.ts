@@ -42,9 +42,18 @@ export function migrate(db: SqliteDatabase, migrations: readonly Migration[]): v
   }
   for (const migration of [...migrations].sort((a, b) => a.version - b.version)) {
     if (migration.version <= schemaVersion(db)) continue;
-    db.transaction(() => {
-      db.exec(migration.sql);
-      db.pragma(`user_version = ${migration.version}`);
-    }).immediate();
+    // PRAGMA foreign_keys is a no-op inside a transaction: switch it around the rebuild.
+    if (migration.rebuildsTables) db.pragma('foreign_keys = OFF');
+    try {
+      db.transaction(() => {
+        db.exec(migration.sql);
+        if (migration.rebuildsTables && (db.pragma('foreign_key_check') as unknown[]).length > 0) {
+          throw new DaemonError('STORE_MIGRATION_FAILED', 'a table rebuild broke a foreign key');
+        }
+        db.pragma(`user_version = ${migration.version}`);
+      }).immediate();
+    } finally {
+      if (migration.rebuildsTables) db.pragma('foreign_keys = ON');
+    }
   }
 }

@@ -11,12 +11,17 @@
  * - approvals      tool calls waiting for a human: flipped from `pending` to an answer in one
  *                  UPDATE that must match session, approval and tool-call ids together
  *
+ * Version 3: the `read-only` mode and `ask_before_writes` (the sessions table rebuilt for its
+ * CHECK, with foreign keys off for the swap, as SQLite's generalized ALTER TABLE procedure says).
+ *
  * Version 2: each run's token usage (summed over its steps, as the provider reported it), its
  * estimated cost (null when the model has no known price) and the context size of its last step.
  */
 export interface Migration {
   version: number;
   sql: string;
+  /** Run with foreign keys off (a table rebuild); the keys are checked before it commits. */
+  rebuildsTables?: true;
 }
 
 export const MIGRATIONS: readonly Migration[] = [
@@ -98,6 +103,30 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE runs ADD COLUMN cached_input_tokens INTEGER NOT NULL DEFAULT 0;
       ALTER TABLE runs ADD COLUMN cost_usd REAL;
       ALTER TABLE runs ADD COLUMN context_tokens INTEGER;
+    `,
+  },
+  {
+    version: 3,
+    rebuildsTables: true,
+    sql: `
+      CREATE TABLE sessions_v3 (
+        n                 INTEGER PRIMARY KEY,
+        id                TEXT NOT NULL UNIQUE,
+        title             TEXT NOT NULL DEFAULT '',
+        mode              TEXT NOT NULL CHECK (mode IN ('read-only', 'accept-edits', 'auto')),
+        provider          TEXT NOT NULL,
+        model             TEXT NOT NULL,
+        workspace         TEXT,
+        auto_consent_by   TEXT,
+        auto_consent_at   TEXT,
+        ask_before_writes INTEGER NOT NULL DEFAULT 0 CHECK (ask_before_writes IN (0, 1)),
+        created_at        TEXT NOT NULL,
+        updated_at        TEXT NOT NULL
+      );
+      INSERT INTO sessions_v3 (n, id, title, mode, provider, model, workspace, auto_consent_by, auto_consent_at, created_at, updated_at)
+        SELECT n, id, title, mode, provider, model, workspace, auto_consent_by, auto_consent_at, created_at, updated_at FROM sessions;
+      DROP TABLE sessions;
+      ALTER TABLE sessions_v3 RENAME TO sessions;
     `,
   },
 ];

@@ -290,3 +290,47 @@ describe('token usage', () => {
     expect(newSession().usage).toEqual({ input_tokens: 0, output_tokens: 0, cached_input_tokens: 0 });
   });
 });
+
+describe('read-only mode and ask-before-writes (migration 3)', () => {
+  it('keeps sessions, runs and their cascade when a version-2 database gains the read-only mode', () => {
+    db.close();
+    const path = join(dir, 'v2.db');
+    const old = openDatabase(
+      path,
+      MIGRATIONS.filter((migration) => migration.version <= 2),
+    );
+    const oldStore = new SessionStore(old);
+    const session = old
+      .prepare<[], { id: string }>(
+        `INSERT INTO sessions (id, mode, provider, model, created_at, updated_at)
+         VALUES ('ses_migrated01', 'auto', 'demo', 'demo', 'x', 'x') RETURNING id`,
+      )
+      .get() as { id: string };
+    const run = oldStore.startRun(session.id, { provider: 'demo', model: 'demo' });
+    old.close();
+
+    db = openDatabase(path);
+    store = new SessionStore(db);
+    expect(store.getSession(session.id)).toMatchObject({
+      mode: 'auto',
+      ask_before_writes: false,
+      last_run: { id: run.runId },
+    });
+    expect(db.pragma('foreign_keys', { simple: true })).toBe(1);
+    expect(store.updateSession(session.id, { mode: 'read-only', askBeforeWrites: true })).toMatchObject({
+      mode: 'read-only',
+      ask_before_writes: true,
+    });
+    expect(store.deleteSession(session.id)).toBe(true);
+    expect(store.runStatus(run.runId)).toBeUndefined();
+  });
+
+  it('records ask_before_writes at creation and reads it back per call', () => {
+    const session = store.createSession({ provider: 'demo', model: 'demo', workspace: null, askBeforeWrites: true });
+    expect(session.ask_before_writes).toBe(true);
+    expect(store.asksBeforeWrites(session.id)).toBe(true);
+    store.updateSession(session.id, { askBeforeWrites: false });
+    expect(store.asksBeforeWrites(session.id)).toBe(false);
+    expect(store.asksBeforeWrites('ses_gone000000')).toBe(false);
+  });
+});

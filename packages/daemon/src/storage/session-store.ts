@@ -32,6 +32,7 @@ interface SessionRow extends UsageColumns {
   workspace: string | null;
   auto_consent_by: string | null;
   auto_consent_at: string | null;
+  ask_before_writes: number;
   created_at: string;
   updated_at: string;
   last_run_id: string | null;
@@ -53,6 +54,7 @@ export interface NewSession {
   provider: string;
   model: string;
   workspace: string | null;
+  askBeforeWrites?: boolean;
   consentBy?: string;
 }
 
@@ -61,6 +63,7 @@ export interface SessionPatch {
   mode?: PermissionMode;
   provider?: string;
   model?: string;
+  askBeforeWrites?: boolean;
   consentBy?: string;
 }
 
@@ -90,7 +93,7 @@ export interface ApprovalAnswerInput {
 }
 
 const SESSION_COLUMNS = `
-  s.n, s.id, s.title, s.mode, s.provider, s.model, s.workspace, s.auto_consent_by, s.auto_consent_at,
+  s.n, s.id, s.title, s.mode, s.provider, s.model, s.workspace, s.auto_consent_by, s.auto_consent_at, s.ask_before_writes,
   s.created_at, s.updated_at,
   (SELECT r.id FROM runs r WHERE r.session_id = s.id ORDER BY r.n DESC LIMIT 1) AS last_run_id,
   (SELECT r.status FROM runs r WHERE r.session_id = s.id ORDER BY r.n DESC LIMIT 1) AS last_run_status,
@@ -128,6 +131,7 @@ function toSession(row: SessionRow): Session {
       row.auto_consent_by !== null && row.auto_consent_at !== null
         ? { by: row.auto_consent_by, at: row.auto_consent_at }
         : null,
+    ask_before_writes: row.ask_before_writes === 1,
     last_run:
       row.last_run_id !== null && row.last_run_status !== null
         ? { id: row.last_run_id, status: row.last_run_status as RunStatus }
@@ -210,8 +214,8 @@ export class SessionStore {
     const mode = input.mode ?? DEFAULT_PERMISSION_MODE;
     this.#db
       .prepare(
-        `INSERT INTO sessions (id, title, mode, provider, model, workspace, auto_consent_by, auto_consent_at, created_at, updated_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        `INSERT INTO sessions (id, title, mode, provider, model, workspace, auto_consent_by, auto_consent_at, ask_before_writes, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
       .run(
         id,
@@ -222,6 +226,7 @@ export class SessionStore {
         input.workspace,
         mode === 'auto' ? (input.consentBy ?? 'client') : null,
         mode === 'auto' ? now : null,
+        input.askBeforeWrites === true ? 1 : 0,
         now,
         now,
       );
@@ -261,7 +266,7 @@ export class SessionStore {
       const enteringAuto = mode === 'auto' && current.mode !== 'auto';
       this.#db
         .prepare(
-          `UPDATE sessions SET title = ?, mode = ?, provider = ?, model = ?, updated_at = ?,
+          `UPDATE sessions SET title = ?, mode = ?, provider = ?, model = ?, ask_before_writes = ?, updated_at = ?,
              auto_consent_by = CASE WHEN ? THEN ? ELSE auto_consent_by END,
              auto_consent_at = CASE WHEN ? THEN ? ELSE auto_consent_at END
            WHERE id = ?`,
@@ -271,6 +276,7 @@ export class SessionStore {
           mode,
           patch.provider ?? current.provider,
           patch.model ?? current.model,
+          (patch.askBeforeWrites ?? current.ask_before_writes) ? 1 : 0,
           now,
           enteringAuto ? 1 : 0,
           patch.consentBy ?? 'client',
@@ -286,6 +292,14 @@ export class SessionStore {
   deleteSession(id: string): boolean {
     this.flush();
     return this.#db.prepare('DELETE FROM sessions WHERE id = ?').run(id).changes === 1;
+  }
+
+  /** Whether the session asks before each file write, as stored now (false for a gone session). */
+  asksBeforeWrites(id: string): boolean {
+    const row = this.#db
+      .prepare<[string], { ask_before_writes: number }>('SELECT ask_before_writes FROM sessions WHERE id = ?')
+      .get(id);
+    return row?.ask_before_writes === 1;
   }
 
   /** The session's mode as stored now (tools re-read it on every write). */

@@ -268,3 +268,34 @@ describe('project instruction files ask before every write', () => {
     expect(await needsApproval('write_file', { path: 'here/AGENTS.md', content: 'x' })).toBe(true);
   });
 });
+
+describe('read-only mode and ask-before-writes', () => {
+  type NeedsApproval = (input: unknown, options: unknown) => Promise<boolean> | boolean;
+  const needsApproval = (name: 'write_file' | 'edit_file', input: Record<string, unknown>) =>
+    (tools[name].needsApproval as unknown as NeedsApproval)(input, options);
+
+  it('read-only refuses write_file and edit_file with MODE_READ_ONLY, asks nothing, and the files keep their bytes', async () => {
+    store.updateSession(sessionId, { mode: 'read-only' });
+    expect(await needsApproval('write_file', { path: 'README.md', content: 'x' })).toBe(false);
+    expect(await run('write_file', { path: 'README.md', content: 'overwritten' })).toMatchObject({
+      ok: false,
+      code: 'MODE_READ_ONLY',
+    });
+    expect(await run('write_file', { path: 'new.txt', content: 'x' })).toMatchObject({ code: 'MODE_READ_ONLY' });
+    expect(await run('edit_file', { path: 'src/main.ts', old_string: '42', new_string: '43' })).toMatchObject({
+      code: 'MODE_READ_ONLY',
+    });
+    expect(readFileSync(join(root, 'README.md'), 'utf8')).toBe('# Project\nhello world\n');
+    expect(readFileSync(join(root, 'src', 'main.ts'), 'utf8')).toContain('answer = 42');
+    expect(existsSync(join(root, 'new.txt'))).toBe(false);
+    expect(await run('read_file', { path: 'README.md' })).toMatchObject({ content: '# Project\nhello world\n' });
+  });
+
+  it('ask-before-writes makes every write wait for approval, also in auto mode', async () => {
+    store.updateSession(sessionId, { mode: 'auto', consentBy: 'test', askBeforeWrites: true });
+    expect(await needsApproval('write_file', { path: 'notes.txt', content: 'x' })).toBe(true);
+    expect(await needsApproval('edit_file', { path: 'src/main.ts', old_string: '42', new_string: '43' })).toBe(true);
+    store.updateSession(sessionId, { askBeforeWrites: false });
+    expect(await needsApproval('write_file', { path: 'notes.txt', content: 'x' })).toBe(false);
+  });
+});

@@ -48,20 +48,25 @@ function resolveIn(context: ToolContext, path: string): ContainedPath {
   return context.roots.resolve(context.workspace, path);
 }
 
-/** Every write re-validates the session's current mode; an unknown mode or a gone session fails closed. */
+/** Every write re-validates the session's current mode; read-only, an unknown mode or a gone session fails closed. */
 function assertWriteAllowed(context: ToolContext): void {
   const mode = context.store.currentMode(context.sessionId);
+  if (mode === 'read-only')
+    throw new DaemonError('MODE_READ_ONLY', 'the session is read-only: files cannot be written');
   if (mode === undefined || !permissionModeSchema.safeParse(mode).success) {
     throw new DaemonError('MODE_REFUSED', 'the session does not allow writes');
   }
 }
 
 /**
- * Whether a write of `path` waits for a human: an instructions file, by the name asked or by where
- * it really lands. A path that does not resolve is refused by the write itself, so it asks nothing.
+ * Whether a write of `path` waits for a human: every write when the session asks before writes,
+ * and an instructions file (by the name asked or by where it really lands) in every mode. A
+ * read-only session refuses the write itself, and a path that does not resolve is refused by the
+ * write, so neither asks.
  */
 export function writeNeedsApproval(context: ToolContext, path: string): boolean {
-  if (isInstructionFilePath(path)) return true;
+  if (context.store.currentMode(context.sessionId) === 'read-only') return false;
+  if (context.store.asksBeforeWrites(context.sessionId) || isInstructionFilePath(path)) return true;
   try {
     return isInstructionFilePath(resolveIn(context, path).relative);
   } catch {

@@ -4,7 +4,7 @@
  * instructions, the write guard on instruction files, token usage per run and session, and
  * retries of a rate-limited provider. No request leaves loopback.
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { INSTRUCTIONS_MAX_FILE_BYTES, PROVIDER_MAX_ATTEMPTS, type AgentEvent, type Session } from '@bastion/protocol';
@@ -146,5 +146,33 @@ describe('retries', () => {
       retry_after_ms: 1000,
     });
     expect(endpoint.seen).toHaveLength(PROVIDER_MAX_ATTEMPTS);
+  });
+});
+
+describe('read-only mode', () => {
+  it('attack: refuses every write with MODE_READ_ONLY (write_file, edit_file, run_command touch), asks nothing, and runs ls', async () => {
+    const { agent, host: h } = await worlds.start(
+      [
+        { kind: 'tool-call', name: 'write_file', input: { path: 'README.md', content: 'changed' } },
+        { kind: 'tool-call', name: 'edit_file', input: { path: 'README.md', old_string: 'original', new_string: 'x' } },
+        { kind: 'tool-call', name: 'run_command', input: { command: 'touch', args: ['made.txt'] } },
+        { kind: 'tool-call', name: 'run_command', input: { command: 'ls', args: [] } },
+        { kind: 'text', pieces: ['explored'] },
+      ],
+      { mode: 'read-only' },
+    );
+    writeFileSync(join(h.workspace, 'README.md'), 'original\n');
+    const outcome = await agent.say('explore');
+    expect(ofType(outcome.events, 'tool-approval-request')).toEqual([]);
+    const results = ofType(outcome.events, 'tool-result');
+    expect(results.slice(0, 3).map((result) => [result.tool_name, (result.output as { code?: string }).code])).toEqual([
+      ['write_file', 'MODE_READ_ONLY'],
+      ['edit_file', 'MODE_READ_ONLY'],
+      ['run_command', 'MODE_READ_ONLY'],
+    ]);
+    expect(results[3]?.output).toMatchObject({ exit_code: 0, stdout: expect.stringContaining('README.md') as unknown });
+    expect(readFileSync(join(h.workspace, 'README.md'), 'utf8')).toBe('original\n');
+    expect(existsSync(join(h.workspace, 'made.txt'))).toBe(false);
+    expect(outcome.events.at(-1)?.type).toBe('run-finished');
   });
 });

@@ -39,6 +39,8 @@ export const sessionSchema = z.strictObject({
   updated_at: z.string(),
   /** Informed consent to `auto`: who switched and when. Null while the session never was in `auto`. */
   auto_consent: z.strictObject({ by: z.string(), at: z.string() }).nullable(),
+  /** Every write_file/edit_file waits for approval, in any mode that writes. */
+  ask_before_writes: z.boolean(),
   last_run: z.strictObject({ id: z.string(), status: runStatusSchema }).nullable(),
   /** Tokens every run of the session used, with the estimated cost where every priced run has one. */
   usage: tokenUsageSchema.optional(),
@@ -51,6 +53,7 @@ export const createSessionRequestSchema = z.strictObject({
   provider: providerIdSchema.optional(),
   model: modelIdSchema.optional(),
   workspace: workspaceRootSchema.optional(),
+  ask_before_writes: z.boolean().optional(),
   /** Required label of who consents when `mode` is `auto`. */
   consent_by: z.string().min(1).max(CONSENT_BY_MAX_CHARS).optional(),
 });
@@ -61,6 +64,7 @@ export const updateSessionRequestSchema = z.strictObject({
   mode: permissionModeSchema.optional(),
   provider: providerIdSchema.optional(),
   model: modelIdSchema.optional(),
+  ask_before_writes: z.boolean().optional(),
   consent_by: z.string().min(1).max(CONSENT_BY_MAX_CHARS).optional(),
 });
 export type UpdateSessionRequest = z.infer<typeof updateSessionRequestSchema>;

@@ -63,6 +63,7 @@ export function sessionRoutes(deps: {
           workspace,
           ...(body.title === undefined ? {} : { title: body.title }),
           ...(body.mode === undefined ? {} : { mode: body.mode }),
+          ...(body.ask_before_writes === undefined ? {} : { askBeforeWrites: body.ask_before_writes }),
           ...(body.consent_by === undefined ? {} : { consentBy: body.consent_by }),
         });
         return c.json(session, 201);
@@ -87,6 +88,7 @@ export function sessionRoutes(deps: {
           ...(body.mode === undefined ? {} : { mode: body.mode }),
           ...(body.provider === undefined ? {} : { provider: body.provider }),
           ...(body.model === undefined ? {} : { model: body.model }),
+          ...(body.ask_before_writes === undefined ? {} : { askBeforeWrites: body.ask_before_writes }),
           ...(body.consent_by === undefined ? {} : { consentBy: body.consent_by }),
         });
         if (!session) throw notFound();
