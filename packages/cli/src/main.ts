@@ -7,6 +7,7 @@ import { secretsCommand } from './commands/secrets.js';
 import { startCommand } from './commands/start.js';
 import { terminalLine } from '@bastion/host';
 import { readFileSync } from 'node:fs';
+import { outputClosed, stopWhenOutputCloses } from './closed-output.js';
 import { commandUsage, USAGE, UsageError } from './usage.js';
 
 const COMMANDS: Record<string, (argv: string[]) => Promise<number>> = {
@@ -41,11 +42,16 @@ async function main(argv: string[]): Promise<number> {
   return command(rest);
 }
 
+stopWhenOutputCloses();
 main(process.argv.slice(2)).then(
   (code) => {
-    process.exitCode = code;
+    process.exitCode = outputClosed() ? 0 : code;
   },
   (error: unknown) => {
+    if (outputClosed()) {
+      process.exitCode = 0;
+      return;
+    }
     if (error instanceof UsageError) {
       process.stderr.write(`bastion: ${error.message}\n\n${USAGE}`);
       process.exitCode = 2;

@@ -1,10 +1,13 @@
 /**
- * Host logging: every record goes to `<userData>/logs/host.log` (0600); warnings and errors, or
- * everything with `verbose`, also go to stderr (none with `stderr: 'none'`, as tests ask). Field names are the protocol's closed safe list.
+ * Host logging: every record goes to `<userData>/logs/host.log` (0600). With `verbose` every
+ * record is also copied to stderr as its JSON line; otherwise warnings and errors are told on
+ * stderr as one readable line (`bastion: warning: <event> (<field>=<value> …)`), never as raw
+ * JSON, and none with `stderr: 'none'` (as tests ask). Field names are the protocol's closed safe list.
  */
 import { appendFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { createLogger, formatLogRecord, type Logger, type LogRecord, type LogSink } from '@bastion/protocol';
+import { terminalLine } from './terminal/terminal-text.js';
 
 export interface HostLogOptions {
   userData: string;
@@ -21,11 +24,20 @@ export function createHostLogSink(options: HostLogOptions): LogSink {
   return (record: LogRecord) => {
     const line = formatLogRecord(record);
     appendFileSync(file, line, { mode: 0o600 });
-    const echo =
-      options.verbose || (options.stderr !== 'none' && (record.level === 'warn' || record.level === 'error'));
-    if (echo) process.stderr.write(line);
+    if (options.verbose) process.stderr.write(line);
+    else if (options.stderr !== 'none' && (record.level === 'warn' || record.level === 'error')) {
+      process.stderr.write(readableLogLine(record));
+    }
     options.tap?.(record);
   };
+}
+
+/** A warning or error as a person reads it on the terminal; the details stay in host.log. */
+export function readableLogLine(record: LogRecord): string {
+  const fields = Object.entries(record.fields).map(([name, value]) => `${name}=${String(value)}`);
+  const details = fields.length > 0 ? ` (${fields.join(' ')})` : '';
+  const level = record.level === 'error' ? 'error' : 'warning';
+  return `bastion: ${level}: ${terminalLine(`${record.event}${details}`)}\n`;
 }
 
 export function createHostLogger(sink: LogSink, source = 'host'): Logger {

@@ -32,6 +32,7 @@ import {
   terminalText,
   type BastionHost,
 } from '@bastion/host';
+import { outputClosed } from '../closed-output.js';
 import { checkEndpointFlags, ensureEndpointDefined, removeEndpoint } from '../endpoint-consent.js';
 import { homeFlag, startOwningHost } from '../home-in-use.js';
 import { STOP_SIGNALS } from '../stop-signals.js';
@@ -205,6 +206,8 @@ class TerminalPrinter {
         break;
       case 'run-error':
         this.#endLine();
+        // Aborted because the reader went away (`| head`): nothing to tell.
+        if (outputClosed()) break;
         process.stderr.write(`bastion: run failed: ${terminalLine(`${event.code}: ${event.message}`)}\n`);
         break;
       case 'run-finished':
