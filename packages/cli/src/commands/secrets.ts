@@ -101,9 +101,17 @@ interface StoreAnswer {
 async function storeKey(userData: string, provider: string, key: string): Promise<StoreAnswer> {
   const deadline = Date.now() + SECRETS_STORE_WAIT_MS;
   for (;;) {
-    const holder = await askRunningHost(userData, { op: 'status' }, holderStatusSchema);
+    let holder;
+    let through;
+    try {
+      holder = await askRunningHost(userData, { op: 'status' }, holderStatusSchema);
+      if (holder) through = await askRunningHost(userData, { op: 'secrets.set', provider, key }, secretsAnswerSchema);
+    } catch (error) {
+      // The holder stopped while we talked to it. Storing the same key again is idempotent, so ask again.
+      if (isHolderGone(error) && Date.now() < deadline) continue;
+      throw error;
+    }
     if (holder) {
-      const through = await askRunningHost(userData, { op: 'secrets.set', provider, key }, secretsAnswerSchema);
       if (through) return { status: through.status, code: through.code, message: through.message, via: holder.pid };
       continue;
     }
@@ -124,4 +132,9 @@ async function storeKey(userData: string, provider: string, key: string): Promis
       await host.stop();
     }
   }
+}
+
+function isHolderGone(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException).code;
+  return code === 'ECONNRESET' || code === 'EPIPE';
 }
