@@ -312,22 +312,6 @@ export const SRT_WRAP_ATTEMPTS = 2;
 /** Agent context. */
 /** Context window assumed for a model Bastion has no figure for (custom endpoints may configure their own). */
 export const DEFAULT_CONTEXT_WINDOW_TOKENS = 32_000;
-/** Context usage (as a share of the model's window) at which older turns are compacted before the next step. */
-export const CONTEXT_COMPACT_AT_FRACTION = 0.8;
-/** Most recent model messages kept verbatim after a compaction; everything older is summarised. */
-export const CONTEXT_KEEP_RECENT_MESSAGES = 8;
-/** Longest summary the model is asked to write, in tokens (its `maxOutputTokens`). */
-export const CONTEXT_SUMMARY_MAX_TOKENS = 2_048;
-/** Characters of the older transcript handed to the summariser; older text beyond this is dropped from the summary input. */
-export const CONTEXT_SUMMARY_INPUT_MAX_CHARS = 256 * KiB;
-/** A tool result sent back to the model is cut beyond this many characters, with a note how to read more. */
-export const CONTEXT_TOOL_RESULT_MAX_CHARS = 16 * KiB;
-/** Rough characters per token, for estimating a transcript the provider has not measured yet. */
-export const CONTEXT_CHARS_PER_TOKEN = 4;
-/** Smallest context window a custom endpoint may configure. */
-export const CONTEXT_MIN_WINDOW_TOKENS = 1_024;
-/** Largest context window a custom endpoint may configure. */
-export const CONTEXT_MAX_WINDOW_TOKENS = 10_000_000;
 
 /** Project instructions (AGENTS.md / CLAUDE.md) read into the system prompt. */
 /** Bytes read from one instructions file; the rest is cut with a note. */
@@ -351,14 +335,6 @@ export const PROVIDER_RETRY_BUDGET_MS = 60_000;
 export const PROVIDER_RETRY_INITIAL_DELAY_MS = 1_000;
 /** Characters of a provider's error message kept (control characters removed) for events. */
 export const PROVIDER_ERROR_MESSAGE_MAX_CHARS = 300;
-
-/** Undo (previous bytes of files a run changed, kept in userData). */
-/** Largest file whose previous bytes are kept; a run changing a bigger file cannot be undone. */
-export const UNDO_MAX_FILE_BYTES = 1 * MiB;
-/** Bytes of previous contents kept per session; the oldest runs' copies are pruned beyond it. */
-export const UNDO_MAX_SESSION_BYTES = 32 * MiB;
-/** Runs per session whose changes can be undone; older runs are pruned. */
-export const UNDO_MAX_RUNS_PER_SESSION = 20;
 
 /** The host and the CLI reading what the sidecar sends. */
 /**
