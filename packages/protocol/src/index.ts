@@ -23,3 +23,4 @@ export * from './api/sse-parser.js';
 export * from './git-config.js';
 export * from './policy.js';
 export * from './user-data-files.js';
+export * from './api/audit.js';

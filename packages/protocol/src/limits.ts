@@ -409,3 +409,7 @@ export const EGRESS_MAX_CACHED_PATTERNS = 16;
 
 /** `bastion doctor`'s `PRAGMA quick_check(N)` on sessions.db stops after this many problems. */
 export const STORE_CHECK_MAX_PROBLEMS = 20;
+
+/** The watchdog's audit log (daemon `tool_audit` table). */
+/** Most audit rows one `GET /sessions/:id/audit` returns (the newest ones). */
+export const AUDIT_MAX_PAGE = 500;

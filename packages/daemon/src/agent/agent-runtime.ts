@@ -21,6 +21,8 @@ import { SessionStore } from '../storage/session-store.js';
 import { WorkspaceRoots } from '../workspaces/workspace-roots.js';
 import { RunManager, type ToolFactory } from './run-manager.js';
 import type { PolicyChecker } from '../policy/policy-client.js';
+import { AuditLog } from '../storage/audit-log.js';
+import { auditRoutes } from '../http/routes/audit-routes.js';
 import type { HeldSecrets } from '../policy/redact-held.js';
 
 export interface AgentRuntimeOptions {
@@ -71,6 +73,7 @@ export function openAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
   routeModelWarnings(options.log);
   const db = openDatabase(join(options.userData, SESSIONS_DB_FILE));
   const store = new SessionStore(db);
+  const audit = new AuditLog(db);
   const interrupted = store.interruptStaleRuns();
   if (interrupted > 0) options.log.warn('runs.interrupted', { count: interrupted });
   const roots = new WorkspaceRoots(options.workspaces);
@@ -85,6 +88,7 @@ export function openAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
     log: options.log,
     extraTools: options.extraTools ?? [],
     policy: options.policy,
+    audit,
     sandboxed: options.sandboxed ?? false,
     ...(options.heldSecrets ? { heldSecrets: options.heldSecrets } : {}),
   });
@@ -98,6 +102,7 @@ export function openAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
       workspaceRoutes(roots),
       sessionRoutes({ store, roots, registry, runs, defaultProvider: options.defaultProvider ?? DEMO_PROVIDER_ID }),
       agentRoutes({ store, runs }),
+      auditRoutes({ store, audit }),
     ],
     close() {
       closed ??= runs.shutdown().then(() => {

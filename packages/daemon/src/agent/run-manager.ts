@@ -26,6 +26,7 @@ import { stepUsage } from './token-usage.js';
 import type { PolicyChecker } from '../policy/policy-client.js';
 import { guardTools } from '../policy/tool-guard.js';
 import type { HeldSecrets } from '../policy/redact-held.js';
+import type { AuditLog } from '../storage/audit-log.js';
 import { EventHub } from './event-hub.js';
 import { ProjectInstructions, workedDirectories } from './project-instructions.js';
 import { buildSystemPrompt, type PromptEnvironment } from './system-prompt.js';
@@ -59,6 +60,7 @@ export class RunManager {
   readonly #policy: PolicyChecker;
   readonly #sandboxed: boolean;
   readonly #heldSecrets: HeldSecrets;
+  readonly #audit: AuditLog;
   readonly #active = new Map<string, ActiveRun>();
 
   constructor(options: {
@@ -71,7 +73,9 @@ export class RunManager {
     /** Whether the sidecar runs inside the OS sandbox (the posture the system prompt states). */
     sandboxed?: boolean;
     heldSecrets?: HeldSecrets;
+    audit: AuditLog;
   }) {
+    this.#audit = options.audit;
     this.#policy = options.policy;
     this.#sandboxed = options.sandboxed ?? false;
     this.#heldSecrets = options.heldSecrets ?? (() => Promise.resolve([]));
@@ -109,6 +113,23 @@ export class RunManager {
       });
       if (!flipped.ok)
         throw new DaemonError(APPROVAL_REFUSAL_CODES[flipped.refusal], 'the approval answer was refused');
+      // A denied call never reaches the tool guard: its audit row is written here.
+      if (!answer.approved) {
+        this.#audit.append({
+          session_id: sessionId,
+          run_id: null,
+          tool_call_id: answer.tool_call_id,
+          tool_name: flipped.toolName,
+          command_name: null,
+          mode: session.mode,
+          verdict: null,
+          rule_id: null,
+          rule_layer: null,
+          approval: 'denied',
+          outcome: 'denied-by-user',
+          code: 'TOOL_DENIED',
+        });
+      }
       // several approvals in one step: continue only once the last is answered
       if (this.#store.hasPendingApproval(sessionId)) return { runId: null, messageId: null };
     }
@@ -133,7 +154,21 @@ export class RunManager {
       policy: this.#policy,
       heldSecrets: this.#heldSecrets,
       context,
-      onDecision: (decision) =>
+      onDecision: (decision) => {
+        this.#audit.append({
+          session_id: sessionId,
+          run_id: started.runId,
+          tool_call_id: decision.toolCallId,
+          tool_name: decision.toolName,
+          command_name: decision.commandName,
+          mode: this.#store.currentMode(sessionId) ?? null,
+          verdict: decision.answer.verdict,
+          rule_id: decision.answer.rule_id ?? null,
+          rule_layer: decision.answer.layer ?? null,
+          approval: decision.approval,
+          outcome: decision.outcome,
+          code: decision.code,
+        });
         this.#log.info('tool.decision', {
           session_id: sessionId,
           tool_call_id: decision.toolCallId,
@@ -142,7 +177,8 @@ export class RunManager {
           rule_id: decision.answer.rule_id ?? null,
           outcome: decision.outcome,
           code: decision.code,
-        }),
+        });
+      },
     });
 
     const environment: PromptEnvironment = {

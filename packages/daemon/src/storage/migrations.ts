@@ -10,12 +10,16 @@
  *                  so `Last-Event-ID` resumes exactly
  * - approvals      tool calls waiting for a human: flipped from `pending` to an answer in one
  *                  UPDATE that must match session, approval and tool-call ids together
+ * - tool_audit     the watchdog's decision for every tool call (verdict, rule, mode, approval,
+ *                  outcome; the command's name only, no argument); append-only (a trigger refuses
+ *                  UPDATE), gone only with its session
  *
  * Version 3: the `read-only` mode and `ask_before_writes` (the sessions table rebuilt for its
  * CHECK, with foreign keys off for the swap, as SQLite's generalized ALTER TABLE procedure says).
  *
  * Version 2: each run's token usage (summed over its steps, as the provider reported it), its
  * estimated cost (null when the model has no known price) and the context size of its last step.
+ * Version 4: the tool_audit table.
  */
 export interface Migration {
   version: number;
@@ -127,6 +131,32 @@ export const MIGRATIONS: readonly Migration[] = [
         SELECT n, id, title, mode, provider, model, workspace, auto_consent_by, auto_consent_at, created_at, updated_at FROM sessions;
       DROP TABLE sessions;
       ALTER TABLE sessions_v3 RENAME TO sessions;
+    `,
+  },
+  {
+    version: 4,
+    sql: `
+      CREATE TABLE tool_audit (
+        id           INTEGER PRIMARY KEY AUTOINCREMENT,
+        session_id   TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+        run_id       TEXT,
+        tool_call_id TEXT NOT NULL,
+        tool_name    TEXT NOT NULL,
+        command_name TEXT,
+        mode         TEXT,
+        verdict      TEXT,
+        rule_id      TEXT,
+        rule_layer   TEXT,
+        approval     TEXT NOT NULL,
+        outcome      TEXT NOT NULL,
+        code         TEXT,
+        created_at   TEXT NOT NULL
+      );
+      CREATE INDEX tool_audit_by_session ON tool_audit(session_id, id);
+      CREATE TRIGGER tool_audit_append_only BEFORE UPDATE ON tool_audit
+      BEGIN
+        SELECT RAISE(ABORT, 'tool_audit is append-only');
+      END;
     `,
   },
 ];

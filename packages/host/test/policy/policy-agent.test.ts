@@ -7,6 +7,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AuditPage } from '@bastion/protocol';
 import { startTempHost, type TempHost } from '../support/temp-host.js';
 import { AgentDriver, approvalRequestOf, toolResultOf } from '../commands/agent-stream.js';
 
@@ -85,6 +86,33 @@ describe('the policy hook in accept-edits', () => {
     expect(run.raw).not.toContain(SECRET_TEXT);
     const control = await (await acceptEdits()).say('read keep.txt');
     expect(toolResultOf(control).output).toMatchObject({ content: 'kept\n' });
+  });
+
+  it('every decision is in the session’s audit log (verdict, rule, mode, outcome; the command name only)', async () => {
+    const agent = await auto();
+    await agent.say('$ touch denied');
+    const audit = await host.client.request<AuditPage>('GET', `/sessions/${agent.session.id}/audit`);
+    expect(audit.status).toBe(200);
+    expect(audit.body.entries).toEqual([
+      expect.objectContaining({
+        tool_name: 'run_command',
+        command_name: 'touch',
+        mode: 'auto',
+        verdict: 'deny',
+        rule_id: 'no-touch-denied',
+        rule_layer: 'project',
+        approval: 'not-asked',
+        outcome: 'policy-denied',
+      }),
+    ]);
+    const denied = await acceptEdits();
+    const request = approvalRequestOf(await denied.say('$ touch other-denied-by-user'));
+    await denied.answer({ approval_id: request.approval_id, tool_call_id: request.tool_call_id, approved: false });
+    const deniedAudit = await host.client.request<AuditPage>('GET', `/sessions/${denied.session.id}/audit`);
+    expect(deniedAudit.body.entries).toEqual([
+      expect.objectContaining({ tool_call_id: request.tool_call_id, approval: 'denied', outcome: 'denied-by-user' }),
+    ]);
+    expect(JSON.stringify(deniedAudit.body)).not.toContain('other-denied-by-user');
   });
 
   it('the decisions are logged with tool, verdict and rule id, never an argument', () => {

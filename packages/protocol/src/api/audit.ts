@@ -1,0 +1,38 @@
+/**
+ * The watchdog's audit log, per session (`GET /sessions/:id/audit`): one row a tool call's
+ * decision — tool, the command's name for `run_command` (no other argument), the policy verdict
+ * and its rule, the mode, the approval, the outcome. Nothing of a call's arguments or output.
+ */
+import { z } from 'zod';
+import { AUDIT_MAX_PAGE } from '../limits.js';
+import { policyLayerSchema, policyVerdictSchema } from '../policy.js';
+
+export const auditApprovalSchema = z.enum(['not-asked', 'approved', 'denied']);
+export const auditOutcomeSchema = z.enum([
+  'ran',
+  'refused',
+  'policy-denied',
+  'policy-unapproved',
+  'denied-by-user',
+  'failed',
+]);
+
+export const auditEntrySchema = z.strictObject({
+  id: z.number().int().positive(),
+  run_id: z.string().nullable(),
+  tool_call_id: z.string(),
+  tool_name: z.string(),
+  command_name: z.string().nullable(),
+  mode: z.string().nullable(),
+  verdict: policyVerdictSchema.nullable(),
+  rule_id: z.string().nullable(),
+  rule_layer: policyLayerSchema.nullable(),
+  approval: auditApprovalSchema,
+  outcome: auditOutcomeSchema,
+  code: z.string().nullable(),
+  created_at: z.string(),
+});
+export type AuditEntry = z.infer<typeof auditEntrySchema>;
+
+export const auditPageSchema = z.strictObject({ entries: z.array(auditEntrySchema).max(AUDIT_MAX_PAGE) });
+export type AuditPage = z.infer<typeof auditPageSchema>;
