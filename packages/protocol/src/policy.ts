@@ -7,6 +7,7 @@
  * a protected path or the sandbox). `hard-deny` holds against every other rule, approval and mode.
  */
 import { z } from 'zod';
+import { runCommandInputSchema } from './api/tool-inputs.js';
 import {
   COMMAND_MAX_ARG_BYTES,
   COMMAND_MAX_ARGS,
@@ -159,3 +160,23 @@ export const policyAnswerSchema = z.strictObject({
   reason: z.string().max(POLICY_MAX_REASON_CHARS).optional(),
 });
 export type PolicyAnswer = z.infer<typeof policyAnswerSchema>;
+
+/**
+ * The rule "Always allow" saves for an approval: this `run_command`'s program and exact arguments
+ * as an argv prefix, for the project only (the caller keys it). Undefined for other tools, or an
+ * input no rule can express (an empty argument); the UI and the CLI show it before saving.
+ */
+export function alwaysAllowDraft(toolName: string, input: unknown): PolicyRuleDraft | undefined {
+  if (toolName !== 'run_command') return undefined;
+  const parsed = runCommandInputSchema.safeParse(input);
+  if (!parsed.success) return undefined;
+  const { command, args } = parsed.data;
+  const draft = policyRuleDraftSchema.safeParse({
+    decision: 'allow',
+    tools: ['run_command'],
+    command,
+    ...(args.length > 0 ? { argv_prefix: args } : {}),
+    reason: 'always allowed from an approval prompt',
+  });
+  return draft.success ? draft.data : undefined;
+}

@@ -16,9 +16,12 @@ import {
   runCommandInputSchema,
   modelListResponseSchema,
   sessionSchema,
+  alwaysAllowDraft,
   type AgentEvent,
   type ApprovalAnswer,
   type TokenUsage,
+  type PolicyRule,
+  type PolicyRuleDraft,
   type PermissionMode,
   type WireError,
 } from '@bastion/protocol';
@@ -30,9 +33,11 @@ import {
   terminalJson,
   terminalLine,
   terminalText,
+  projectKey,
   type BastionHost,
 } from '@bastion/host';
 import { outputClosed } from '../closed-output.js';
+import { describeRule } from './policy.js';
 import { checkEndpointFlags, ensureEndpointDefined, removeEndpoint } from '../endpoint-consent.js';
 import { homeFlag, startOwningHost } from '../home-in-use.js';
 import { STOP_SIGNALS } from '../stop-signals.js';
@@ -133,10 +138,14 @@ async function discardTypeAhead(input: NodeJS.ReadStream): Promise<void> {
   input.setRawMode(false);
 }
 
-/** Ask on the TTY; without one, deny. */
+/** Where "always allow" saves its rule: the project's layer of the host's policy.json. */
+export type SaveAlwaysAllow = (draft: PolicyRuleDraft) => PolicyRule;
+
+/** Ask on the TTY; without one, deny. `a` shows the project rule "always allow" would save, then asks to save it. */
 async function askApproval(
   event: Extract<AgentEvent, { type: 'tool-approval-request' }>,
   json: boolean,
+  always: { project: string; save: SaveAlwaysAllow },
 ): Promise<ApprovalAnswer> {
   const base = { approval_id: event.approval_id, tool_call_id: event.tool_call_id };
   const description = describeApproval(event)
@@ -149,8 +158,22 @@ async function askApproval(
   await discardTypeAhead(process.stdin);
   const prompt = createInterface({ input: process.stdin, output: json ? process.stderr : process.stdout });
   try {
-    const answer = await prompt.question(`\nThe agent asks to run:\n${description}Allow? [y/N] `);
-    const approved = /^y(es)?$/i.test(answer.trim());
+    const draft = alwaysAllowDraft(event.tool_name, event.input);
+    const choices = draft ? '[y/N] (or a: always allow this in this project) ' : '[y/N] ';
+    const answer = (await prompt.question(`\nThe agent asks to run:\n${description}Allow? ${choices}`)).trim();
+    if (draft && /^a(lways)?$/i.test(answer)) {
+      const shown = `  ${terminalLine(describeRule(draft))}\n  in ${terminalLine(always.project)}\n`;
+      const save = await prompt.question(
+        `\nThis rule would be saved to policy.json:\n${shown}Save it and allow? [y/N] `,
+      );
+      if (/^y(es)?$/i.test(save.trim())) {
+        const rule = always.save(draft);
+        process.stderr.write(`bastion: saved ${rule.id}; remove it with bastion policy remove ${rule.id}\n`);
+        return { ...base, approved: true };
+      }
+      return { ...base, approved: false, reason: 'denied by the user' };
+    }
+    const approved = /^y(es)?$/i.test(answer);
     return approved ? { ...base, approved } : { ...base, approved, reason: 'denied by the user' };
   } finally {
     prompt.close();
@@ -314,6 +337,12 @@ async function checkModelChoice(host: BastionHost, options: RunOptions): Promise
 
 async function runPrompt(host: BastionHost, options: RunOptions, printer: TerminalPrinter): Promise<number> {
   if (!(await checkModelChoice(host, options))) return 2;
+  // runCommand entered the workspace (enterWorkspace): the project is the working directory.
+  const project = projectKey(process.cwd());
+  const always = {
+    project,
+    save: (draft: PolicyRuleDraft) => host.policy.add({ kind: 'project', root: project }, draft),
+  };
   const created = await host.client.call(
     'POST',
     '/sessions',
@@ -379,7 +408,8 @@ async function runPrompt(host: BastionHost, options: RunOptions, printer: Termin
       // the run paused for approvals: answer each; the last answer continues the run
       if (pending.length === 0) return 1;
       for (const request of pending.splice(0)) {
-        if (!(await startRun({ approval_answer: await askApproval(request, options.json) }))) return 1;
+        const answer = await askApproval(request, options.json, always);
+        if (!(await startRun({ approval_answer: answer }))) return 1;
       }
     }
     process.stderr.write('bastion: the event stream ended before the run did\n');

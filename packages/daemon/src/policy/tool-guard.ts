@@ -76,8 +76,13 @@ function guardTool(name: string, original: Tool, options: ToolGuardOptions): Too
     ...original,
     needsApproval: async (input, approvalOptions) => {
       const answer = await ask(input);
+      // deny and hard-deny: no prompt; execute refuses (a call already approved is then denied by the SDK).
+      if (answer.verdict === 'deny' || answer.verdict === 'hard-deny') return false;
+      // The SDK asks again when it resumes with an answer, and drops the answer of a call that no
+      // longer "needs" approval: a call that was asked (then "always allowed") keeps needing it.
+      if (context.store.approvalStatus(context.sessionId, approvalOptions.toolCallId) !== undefined) return true;
       if (answer.verdict === 'ask') return true;
-      if (answer.verdict !== 'none') return false; // allow runs; deny and hard-deny are refused by execute
+      if (answer.verdict === 'allow') return false;
       const own = original.needsApproval;
       return typeof own === 'function' ? own(input, approvalOptions) : (own ?? false);
     },
