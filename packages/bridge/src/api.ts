@@ -8,6 +8,7 @@ import type {
   AgentRunResponse,
   AgentStreamEvent,
   ApprovalAnswer,
+  AuditPage,
   ChatgptStatus,
   ConsentOutcome,
   CreateSessionRequest,
@@ -16,6 +17,9 @@ import type {
   ModelListResponse,
   ModelRef,
   PermissionMode,
+  PolicyListing,
+  PolicyRule,
+  PolicyRuleDraft,
   Session,
   SessionListResponse,
   UpdateSessionRequest,
@@ -36,6 +40,10 @@ export type {
   ModelOption,
   ModelRef,
   PermissionMode,
+  AuditEntry,
+  PolicyListing,
+  PolicyRule,
+  PolicyRuleDraft,
   Session,
   TokenUsage,
 } from '@bastion/protocol';
@@ -76,6 +84,8 @@ export interface BastionApi {
     update(sessionId: string, request: UpdateSessionRequest): Promise<Session>;
     delete(sessionId: string): Promise<void>;
     messages(sessionId: string, options?: PageOptions): Promise<MessageListResponse>;
+    /** The watchdog's decision for each of the session's tool calls (no arguments beyond a command's name). */
+    audit(sessionId: string): Promise<AuditPage>;
   };
   readonly agent: {
     run(sessionId: string, message: string): Promise<AgentRunResponse>;
@@ -114,6 +124,12 @@ export interface BastionApi {
     probe(id: string): Promise<string[]>;
     /** The host asks (its terminal, or its own confirmation page) before any grant exists. */
     requestConsent(url: string): Promise<ConsentOutcome>;
+  };
+  /** The watchdog's rules, kept by the host: `workspace` is a granted root (its project), null the global rules. */
+  readonly policy: {
+    list(workspace: string | null): Promise<PolicyListing>;
+    add(workspace: string | null, rule: PolicyRuleDraft): Promise<{ rule: PolicyRule }>;
+    remove(workspace: string | null, id: string): Promise<{ removed: boolean }>;
   };
   readonly chatgpt: {
     connect(): Promise<ChatgptStatus>;

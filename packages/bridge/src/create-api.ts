@@ -27,6 +27,7 @@ export function createApi(transport: Transport): BastionApi {
         await daemon('DELETE', `/sessions/${id(sessionId)}`);
       },
       messages: (sessionId, options) => daemon('GET', `/sessions/${id(sessionId)}/messages${pageQuery(options)}`),
+      audit: (sessionId) => daemon('GET', `/sessions/${id(sessionId)}/audit`),
     },
     agent: {
       run: (sessionId, message) => daemon('POST', '/agent/run', { session_id: sessionId, message }),
@@ -82,6 +83,11 @@ export function createApi(transport: Transport): BastionApi {
       probe: async (endpointId) =>
         (await daemon<{ models: string[] }>('POST', '/providers/endpoints/probe', { id: endpointId })).models,
       requestConsent: (url) => host('endpoints.request-consent', { url }),
+    },
+    policy: {
+      list: (workspace) => host('policy.list', { workspace }),
+      add: (workspace, rule) => host('policy.add', { workspace, rule }),
+      remove: (workspace, ruleId) => host('policy.remove', { workspace, id: ruleId }),
     },
     chatgpt: {
       connect: () => host('chatgpt.connect', {}),

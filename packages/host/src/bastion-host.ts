@@ -354,6 +354,8 @@ async function composeHost(
     grantEndpoint: (url) => host.grantEndpoint(url),
     grantWorkspace: (dir) => host.grantWorkspace(dir),
     chatgpt,
+    policy,
+    grantedWorkspaces: () => [...workspaces],
   });
   return host;
 }

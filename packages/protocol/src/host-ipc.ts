@@ -4,6 +4,7 @@
  * strict input and output schema. The bridge imports these types only.
  */
 import { z } from 'zod';
+import { policyListingSchema, policyRuleDraftSchema, policyRuleIdSchema, policyRuleSchema } from './policy.js';
 
 export const HOST_IPC_PATH_PREFIX = '/_host/ipc/';
 
@@ -15,6 +16,9 @@ export const hostIpcChannelSchema = z.enum([
   'chatgpt.sign-out',
   'endpoints.request-consent',
   'workspaces.request-grant',
+  'policy.list',
+  'policy.add',
+  'policy.remove',
 ]);
 export type HostIpcChannel = z.infer<typeof hostIpcChannelSchema>;
 
@@ -58,6 +62,19 @@ export const hostIpcSchemas = {
   'workspaces.request-grant': {
     input: z.strictObject({ path: z.string().min(1).max(4096) }),
     output: consentOutcomeSchema,
+  },
+  // The watchdog's rules: `workspace` is a granted workspace root (its project's rules), null the global ones.
+  'policy.list': {
+    input: z.strictObject({ workspace: z.string().min(1).max(4096).nullable() }),
+    output: policyListingSchema,
+  },
+  'policy.add': {
+    input: z.strictObject({ workspace: z.string().min(1).max(4096).nullable(), rule: policyRuleDraftSchema }),
+    output: z.strictObject({ rule: policyRuleSchema }),
+  },
+  'policy.remove': {
+    input: z.strictObject({ workspace: z.string().min(1).max(4096).nullable(), id: policyRuleIdSchema }),
+    output: z.strictObject({ removed: z.boolean() }),
   },
 } as const satisfies Record<HostIpcChannel, { input: z.ZodType; output: z.ZodType }>;
 

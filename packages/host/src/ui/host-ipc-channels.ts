@@ -14,6 +14,8 @@ import type { ChatgptCoordinator } from '../oauth/chatgpt-coordinator.js';
 import type { DaemonSocketHost } from '../supervisor/daemon-socket-host.js';
 import type { SidecarSupervisor } from '../supervisor/sidecar-supervisor.js';
 import { APP_PAGES } from './desktop-app.js';
+import { HostError } from '../errors.js';
+import type { PolicyScope, PolicyStore } from '../policy/policy-store.js';
 import { HostIpcFailure, type HostIpc } from './host-ipc.js';
 
 export interface HostIpcDependencies {
@@ -26,6 +28,10 @@ export interface HostIpcDependencies {
   grantWorkspace(dir: string): Promise<void>;
   /** SEC-008: the renderer's four ChatGPT operations; it only ever sees safe status. */
   chatgpt: Pick<ChatgptCoordinator, 'connect' | 'cancel' | 'status' | 'signOut'>;
+  /** The watchdog's rules, edited here and never through the daemon. */
+  policy: PolicyStore;
+  /** The workspace roots the host granted (real paths): the only projects the renderer may edit rules for. */
+  grantedWorkspaces(): readonly string[];
 }
 
 export function registerHostIpcChannels(ipc: HostIpc, deps: HostIpcDependencies): void {
@@ -51,6 +57,8 @@ export function registerHostIpcChannels(ipc: HostIpc, deps: HostIpcDependencies)
       return declined(deps.confirmer, checkEndpointUrl(url));
     },
   });
+
+  registerPolicyChannels(ipc, deps);
 
   ipc.guarded('workspaces.request-grant', {
     pages: APP_PAGES,
@@ -88,6 +96,45 @@ function declined(confirmer: HostConfirmer, checked: ReturnType<typeof checkEndp
     case undefined:
       return { outcome: 'denied', code: 'GRANT_DECLINED', ...base };
   }
+}
+
+/**
+ * The policy channels: the renderer lists, adds and removes rules of a granted workspace's project
+ * (or the global ones); the host's store checks every rule and writes policy.json. Built-in rules
+ * cannot be removed, and no channel reaches another project's rules.
+ */
+function registerPolicyChannels(ipc: HostIpc, deps: HostIpcDependencies): void {
+  const scopeOf = (workspace: string | null): PolicyScope => {
+    if (workspace === null) return { kind: 'global' };
+    const root = deps.grantedWorkspaces().find((granted) => granted === workspace);
+    if (root === undefined)
+      throw new HostIpcFailure('POLICY_PROJECT_UNKNOWN', 'not a workspace Bastion was granted', 400);
+    return { kind: 'project', root };
+  };
+  // Every refusal of the store (a bad rule, an unusable policy.json) reaches the page as its code.
+  const storeCall = <T>(call: () => T): Promise<T> =>
+    Promise.resolve()
+      .then(call)
+      .catch((error: unknown) => {
+        if (error instanceof HostError) throw new HostIpcFailure(error.code, error.message, 400);
+        throw error;
+      });
+  ipc.guarded('policy.list', {
+    pages: APP_PAGES,
+    handle: ({ workspace }) =>
+      storeCall(() => {
+        const scope = scopeOf(workspace);
+        return deps.policy.listing(scope.kind === 'project' ? scope.root : null);
+      }),
+  });
+  ipc.guarded('policy.add', {
+    pages: APP_PAGES,
+    handle: ({ workspace, rule }) => storeCall(() => ({ rule: deps.policy.add(scopeOf(workspace), rule) })),
+  });
+  ipc.guarded('policy.remove', {
+    pages: APP_PAGES,
+    handle: ({ workspace, id }) => storeCall(() => ({ removed: deps.policy.remove(scopeOf(workspace), id) })),
+  });
 }
 
 async function existingDirectory(path: string): Promise<string> {

@@ -1,15 +1,35 @@
 import { useEffect, useRef, useState } from 'react';
+import type { PolicyRuleDraft } from '@bastion/bridge';
 import type { ToolView } from '../transcript.js';
+import { describeError } from '../bastion.js';
 
 interface Props {
   tool: ToolView;
   busy: boolean;
+  /** The session's workspace: "Always allow" saves a rule for its project only. */
+  workspace: string | null;
+  onAlwaysAllow: (workspace: string, rule: PolicyRuleDraft) => Promise<void>;
   onAnswer: (approved: boolean, reason: string | undefined) => void;
 }
 
+/** The rule "Always allow" saves: this command's program and exact arguments as an argv prefix, for the project. */
+function alwaysAllowRule(command: unknown, args: unknown[]): PolicyRuleDraft | undefined {
+  if (typeof command !== 'string' || command === '') return undefined;
+  if (!args.every((arg): arg is string => typeof arg === 'string' && arg !== '')) return undefined;
+  return {
+    decision: 'allow',
+    tools: ['run_command'],
+    command,
+    ...(args.length > 0 ? { argv_prefix: args } : {}),
+    reason: 'always allowed from an approval prompt',
+  };
+}
+
 /** Allow or deny one pending tool call; the daemon checks the answer against its own record. */
-export function ApprovalPrompt({ tool, busy, onAnswer }: Props) {
+export function ApprovalPrompt({ tool, busy, workspace, onAlwaysAllow, onAnswer }: Props) {
   const [reason, setReason] = useState('');
+  const [confirming, setConfirming] = useState(false);
+  const [saveError, setSaveError] = useState<string>();
   const region = useRef<HTMLElement>(null);
   const allow = useRef<HTMLButtonElement>(null);
   // A new prompt comes into view and takes focus, so it is never answered blind or missed.
@@ -21,6 +41,16 @@ export function ApprovalPrompt({ tool, busy, onAnswer }: Props) {
   const args: unknown[] = Array.isArray(input.args) ? input.args : [];
   const commandLine = [input.command, ...args].map(String).join(' ');
   const isCommand = tool.toolName === 'run_command';
+  const rule = isCommand && workspace !== null ? alwaysAllowRule(input.command, args) : undefined;
+  const saveAndAllow = async () => {
+    if (!rule || workspace === null) return;
+    try {
+      await onAlwaysAllow(workspace, rule);
+      onAnswer(true, undefined);
+    } catch (failure) {
+      setSaveError(describeError(failure));
+    }
+  };
   return (
     <section className="approval" role="region" aria-label="Approval needed" ref={region}>
       <h2>{isCommand ? 'The agent wants to run a command' : `The agent wants to use ${tool.toolName}`}</h2>
@@ -47,7 +77,30 @@ export function ApprovalPrompt({ tool, busy, onAnswer }: Props) {
         >
           Deny
         </button>
+        {rule && !confirming && (
+          <button type="button" disabled={busy} onClick={() => setConfirming(true)}>
+            Always allow…
+          </button>
+        )}
       </div>
+      {rule && confirming && workspace !== null && (
+        <div className="approval-always" role="group" aria-label="Always allow">
+          <p>This rule will be saved to the host&apos;s policy (policy.json), for this project only:</p>
+          <p>
+            <code>allow run_command: {[rule.command, ...(rule.argv_prefix ?? [])].join(' ')} …</code>
+            <span className="muted"> (these exact first arguments, any after them) in {workspace}</span>
+          </p>
+          <div className="approval-actions">
+            <button type="button" className="primary" disabled={busy} onClick={() => void saveAndAllow()}>
+              Save rule and allow
+            </button>
+            <button type="button" disabled={busy} onClick={() => setConfirming(false)}>
+              Cancel
+            </button>
+          </div>
+          {saveError && <p role="alert">{saveError}</p>}
+        </div>
+      )}
     </section>
   );
 }

@@ -326,6 +326,8 @@ export function ChatView({ bastion, sessionId, sessionsVersion, onSessionChanged
           key={pending.toolCallId}
           tool={pending}
           busy={busy}
+          workspace={session?.workspace ?? null}
+          onAlwaysAllow={(workspace, rule) => bastion.policy.add(workspace, rule).then(() => undefined)}
           onAnswer={(approved, reason) =>
             void act(() =>
               bastion.approvals.answer(sessionId, {

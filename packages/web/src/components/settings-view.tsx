@@ -1,6 +1,8 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import type { BastionApi, ChatgptStatus } from '@bastion/bridge';
 import { describeError, errorCode, formText } from '../bastion.js';
+import { AuditLogView } from './audit-log-view.js';
+import { PolicyPanel } from './policy-panel.js';
 import { DefaultModelSettings } from './default-model-settings.js';
 import { EndpointsSettings } from './endpoints-settings.js';
 
@@ -21,6 +23,8 @@ export function SettingsView({ bastion }: { bastion: BastionApi }) {
       <ApiKeys bastion={bastion} onChanged={providersChanged} />
       <EndpointsSettings bastion={bastion} onChanged={providersChanged} />
       <Chatgpt bastion={bastion} />
+      <PolicyPanel bastion={bastion} />
+      <AuditLogView bastion={bastion} />
     </section>
   );
 }
