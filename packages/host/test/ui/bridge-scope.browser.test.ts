@@ -133,6 +133,7 @@ describe('bridge immutability', () => {
       'handshake',
       'mode',
       'models',
+      'policy',
       'secrets',
       'sessions',
       'version',

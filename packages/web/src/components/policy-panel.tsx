@@ -110,6 +110,8 @@ export function PolicyPanel({ bastion }: { bastion: BastionApi }) {
         </table>
       )}
       <form
+        // Remounted once the workspace is known, so the scope select starts on "this project".
+        key={workspace ?? 'no-workspace'}
         className="policy-form"
         aria-label="Add a rule"
         onSubmit={(event) => {

@@ -1,0 +1,95 @@
+/// <reference lib="dom" />
+/**
+ * The watchdog in the desktop app, in real Chromium with the real host and sidecar (demo model):
+ * "Always allow…" on an approval shows the exact rule, saves it for this project through host
+ * IPC and runs the command; Settings lists the project, global and built-in rules, adds a rule
+ * (it lands in policy.json under the workspace's real path) and removes it; the audit log shows
+ * the session's decisions with the command's name only. Screenshots (light and dark, 1280 and
+ * 420 px) go to test-output/ui/.
+ */
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { startTempHost, type TempHost } from '../support/temp-host.js';
+import { launchChromium, openDesktop } from './support/browser.js';
+import { shotAllModes } from './support/layout.js';
+
+const SHOTS = fileURLToPath(new URL('../../../../test-output/ui/', import.meta.url));
+
+let browser: Browser;
+let host: TempHost;
+let context: BrowserContext;
+let page: Page;
+
+beforeAll(async () => {
+  mkdirSync(SHOTS, { recursive: true });
+  [browser, host] = await Promise.all([launchChromium(), startTempHost()]);
+  ({ context, page } = await openDesktop(browser, host));
+  await page.setViewportSize({ width: 1280, height: 800 });
+}, 90_000);
+
+afterAll(async () => {
+  await context?.close();
+  await Promise.all([browser?.close(), host?.stop()]);
+});
+
+async function send(message: string): Promise<void> {
+  const composer = page.getByLabel('Message');
+  await composer.fill(message);
+  await composer.press('Enter');
+}
+
+describe('the watchdog in the desktop app', () => {
+  it('Always allow shows the rule, saves it for this project only and runs the command', async () => {
+    await page.getByRole('button', { name: 'New session' }).click();
+    await page.waitForURL(/\/desktop\/sessions\/ses_/);
+    await send('$ touch always-marker');
+    const approval = page.getByRole('region', { name: 'Approval needed' });
+    await approval.getByText('touch always-marker').first().waitFor();
+    await approval.getByRole('button', { name: 'Always allow…' }).click();
+    const confirm = approval.getByRole('group', { name: 'Always allow' });
+    await confirm.getByText('allow run_command: touch always-marker …').waitFor();
+    await confirm.getByText(host.workspace).waitFor();
+    expect(existsSync(join(host.workspace, 'always-marker'))).toBe(false);
+    await shotAllModes(page, SHOTS, '30-always-allow');
+    await confirm.getByRole('button', { name: 'Save rule and allow' }).click();
+    await approval.waitFor({ state: 'detached' });
+    await page.locator('[data-testid="tool-status"]').last().filter({ hasText: 'exit 0' }).waitFor();
+    expect(existsSync(join(host.workspace, 'always-marker'))).toBe(true);
+    const listing = host.policy.listing(host.workspace);
+    expect(listing.project?.rules).toEqual([
+      expect.objectContaining({ decision: 'allow', command: 'touch', argv_prefix: ['always-marker'] }),
+    ]);
+    expect(listing.global).toEqual([]);
+  });
+
+  it('Settings lists the rules in order, adds a project rule through host IPC and removes it', async () => {
+    await page.getByRole('button', { name: 'Settings' }).click();
+    await page.waitForURL(/\/desktop\/settings$/);
+    const panel = page.getByRole('region', { name: 'Policy rules' });
+    await panel.getByText('touch always-marker …').waitFor();
+    await panel.getByText('rm …').waitFor();
+    const form = panel.getByRole('form', { name: 'Add a rule' });
+    await form.getByLabel('Command and first arguments (exact words)').fill('git push');
+    await form.getByLabel('Reason').fill('not from the agent');
+    await form.getByRole('button', { name: 'Add rule' }).click();
+    await panel.getByText('not from the agent').waitFor();
+    const added = host.policy.listing(host.workspace).project?.rules.find((rule) => rule.command === 'git');
+    expect(added).toMatchObject({ decision: 'deny', argv_prefix: ['push'], reason: 'not from the agent' });
+    await shotAllModes(page, SHOTS, '31-policy-rules');
+    await panel.getByRole('button', { name: `Remove rule ${added?.id ?? ''}` }).click();
+    await panel.getByText('not from the agent').waitFor({ state: 'detached' });
+    expect(host.policy.listing(host.workspace).project?.rules.some((rule) => rule.command === 'git')).toBe(false);
+  });
+
+  it('the audit log shows the session’s decisions, the command’s name and no argument', async () => {
+    const audit = page.getByRole('region', { name: 'Audit log' });
+    await audit.getByText('run_command: touch').waitFor();
+    // The session's title (its first message) is in the picker; the rows hold no argument.
+    expect(await audit.getByRole('table').textContent()).not.toContain('always-marker');
+    await audit.scrollIntoViewIfNeeded();
+    await shotAllModes(page, SHOTS, '32-audit-log');
+  });
+});
