@@ -88,7 +88,7 @@ describe('desktop app with the demo model', () => {
     await approval.getByText('touch x').waitFor();
     expect(existsSync(join(host.workspace, 'x'))).toBe(false);
     await shot('03-approval');
-    await approval.getByRole('button', { name: 'Allow' }).click();
+    await approval.getByRole('button', { name: 'Allow', exact: true }).click();
     await lastToolStatus('exit 0');
     await approval.waitFor({ state: 'detached' });
     expect(existsSync(join(host.workspace, 'x'))).toBe(true);
