@@ -28,6 +28,7 @@ import { CommandExecutor } from '../packages/host/src/commands/command-executor.
 import { PolicyStore } from '../packages/host/src/policy/policy-store.js';
 import { acquireSrtSession } from '../packages/host/src/sandbox/srt-session.js';
 import { figure, median, type Benchmark } from './harness.js';
+import { createPlaceholderWarden } from '../packages/host/src/sandbox/placeholder-warden.js';
 
 const LATENCY_RUNS = Number(process.env.BENCH_COMMAND_RUNS ?? 30);
 const THROUGHPUT_RUNS = Number(process.env.BENCH_COMMAND_THROUGHPUT_RUNS ?? 15);
@@ -70,7 +71,14 @@ export const commandBenchmark: Benchmark = {
     try {
       const log = createLogger('bench', () => undefined);
       const { host: hostEnd, sidecar: sidecarEnd } = connectedChannelPair();
-      const executor = new CommandExecutor({ userData, home, log, srt, policy: new PolicyStore(userData) });
+      const executor = new CommandExecutor({
+        userData,
+        home,
+        log,
+        srt,
+        policy: new PolicyStore(userData),
+        warden: createPlaceholderWarden({ userData, log }),
+      });
       executor.attach({
         channel: hostEnd,
         config: {

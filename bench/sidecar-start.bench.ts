@@ -19,6 +19,7 @@ import {
 import { SidecarSupervisor } from '../packages/host/src/supervisor/sidecar-supervisor.js';
 import { makeTempDir } from '../packages/host/test/support/temp-host.js';
 import { figure, median, type Benchmark } from './harness.js';
+import { createPlaceholderWarden } from '../packages/host/src/sandbox/placeholder-warden.js';
 
 const STARTS = Number(process.env.BENCH_STARTS ?? 10);
 
@@ -68,6 +69,7 @@ export const sidecarStartBenchmark: Benchmark = {
           buildSidecarSandboxPolicy({ home, userData, workspaces: [], privateTemp: temp.path, homeReads: [] }),
         home,
         privateTemp: temp.path,
+        warden: createPlaceholderWarden({ userData, log: silent }),
       });
       const srtCaps: Capabilities = { sandbox: 'srt', shell: true, platform: process.platform };
       const noneCaps: Capabilities = {

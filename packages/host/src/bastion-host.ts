@@ -26,6 +26,7 @@ import { buildSidecarSandboxPolicy } from './sandbox/sidecar-sandbox-policy.js';
 import { acquireSrtSession, type SrtSession } from './sandbox/srt-session.js';
 import { createSrtSidecarLauncher } from './sandbox/srt-sidecar-launcher.js';
 import { homeReadPaths } from './sandbox/home-read-allowlist.js';
+import { createPlaceholderWarden } from './sandbox/placeholder-warden.js';
 import { CommandExecutor } from './commands/command-executor.js';
 import { attachPolicyChecks } from './policy/policy-checks.js';
 import { PolicyStore } from './policy/policy-store.js';
@@ -160,6 +161,9 @@ async function composeHost(
   }
   const workspaces = (options.workspaces ?? []).map((dir) => realpathSync(dir));
   const home = options.home ?? homedir();
+  // Sweeps what a host that died without stopping left in workspaces, then guards this one's sandboxes.
+  const warden = createPlaceholderWarden({ userData, log });
+  resources.defer(() => warden.close());
   const platform = options.platform ?? process.platform;
   const posture = options.launcher
     ? undefined
@@ -202,6 +206,7 @@ async function composeHost(
       policy: () => sidecarPolicy(workspaces),
       home,
       privateTemp: temp.path,
+      warden,
     });
   }
 
@@ -233,7 +238,7 @@ async function composeHost(
   // run_command children: re-validated and run under a per-command profile, for every sidecar spawn.
   // The watchdog's rules (policy.json): answered for the sidecar's checks, enforced again on every command.
   const policy = new PolicyStore(userData);
-  const commands = new CommandExecutor({ userData, home, log, srt: srt?.session, policy });
+  const commands = new CommandExecutor({ userData, home, log, srt: srt?.session, policy, warden });
   supervisor.addChannelModule((sidecar) => commands.attach(sidecar));
   supervisor.addChannelModule((sidecar) => attachPolicyChecks(sidecar, policy, log));
   // Provider HTTP leaves only through the host, on the system route, under the current grants.

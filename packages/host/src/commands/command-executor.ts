@@ -19,7 +19,6 @@ import {
   chmodSync,
   closeSync,
   constants,
-  lstatSync,
   mkdtempSync,
   openSync,
   readFileSync,
@@ -30,7 +29,15 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { COMMAND_MAX_CONCURRENT, COMMAND_MAX_QUEUED, type Capabilities, type Logger } from '@bastion/protocol';
+import {
+  COMMAND_MAX_CONCURRENT,
+  COMMAND_MAX_NOTICES,
+  COMMAND_MAX_QUEUED,
+  COMMAND_NOTICE_MAX_CHARS,
+  type Capabilities,
+  type Logger,
+} from '@bastion/protocol';
+import type { PlaceholderWarden, QuarantineMove } from '../sandbox/placeholder-warden.js';
 import type { SrtSession } from '../sandbox/srt-session.js';
 import type { SidecarHandle } from '../supervisor/sidecar-supervisor.js';
 import { homeReadPaths } from '../sandbox/home-read-allowlist.js';
@@ -53,6 +60,18 @@ export interface CommandExecutorOptions {
   env?: { PATH?: string; LANG?: string };
   /** The watchdog's rules; every request is checked against them before it runs. */
   policy: PolicyStore;
+  /** Guards the workspace paths srt would otherwise leave placeholders at (placeholder-warden.ts). */
+  warden: PlaceholderWarden;
+}
+
+/** What `command.end` says when the warden moved something the command created. */
+function quarantineNotices(moves: readonly QuarantineMove[]): string[] {
+  return moves.map((move) =>
+    `bastion: moved ${move.from}, created inside the sandbox where protected, to ${move.to}`.slice(
+      0,
+      COMMAND_NOTICE_MAX_CHARS,
+    ),
+  );
 }
 
 type Sidecar = Pick<SidecarHandle, 'channel' | 'config'>;
@@ -79,14 +98,6 @@ function isOurPin(path: string): boolean {
     return readFileSync(path, 'utf8') === COMMON_DIR_PIN;
   } catch {
     return false;
-  }
-}
-
-function pathKind(path: string): 'directory' | 'other' | undefined {
-  try {
-    return lstatSync(path).isDirectory() ? 'directory' : 'other';
-  } catch {
-    return undefined;
   }
 }
 
@@ -283,7 +294,9 @@ export class CommandExecutor {
     const sandboxed = sidecar.config.capabilities.sandbox === 'srt';
     let pinned: string[] = [];
     let createdRepositories: CreatedRepositoryWatch | undefined;
+    const guard = this.#options.warden.guard(frame.id);
     const cleanUp = () => {
+      guard.close();
       this.#unpinCommonDirs(pinned);
       rmSync(privateTemp, { recursive: true, force: true });
     };
@@ -308,7 +321,7 @@ export class CommandExecutor {
           workspaceRoot: check.workspaceRoot,
           scratchDir: check.scratchDir,
           privateTemp,
-          protectedInWorkspace: [...workspaceWriteProtections(check.workspaceRoot, pathKind), ...git.denyWrite],
+          protectedInWorkspace: [...workspaceWriteProtections(check.workspaceRoot), ...git.denyWrite],
           realPath,
           homeReads: homeReadPaths({ home: this.#options.home }),
         });
@@ -317,11 +330,10 @@ export class CommandExecutor {
         const [command, ...args] = await this.#options.srt.wrapArgv(
           [ENV_BINARY, '-i', ...assignments, frame.command, ...frame.args],
           profile,
-          {
-            home: this.#options.home,
-          },
+          { home: this.#options.home, skipPlaceholder: (path) => guard.skip(path) },
         );
         if (command === undefined) throw new Error('empty wrap');
+        guard.arm();
         target = { command, args, env, cwd: check.cwd, dieWithHost: true };
       } else {
         target = { command: frame.command, args: frame.args, env, cwd: check.cwd };
@@ -349,14 +361,20 @@ export class CommandExecutor {
     });
     job.running = running;
     let outcome: CommandOutcome;
+    let moves: QuarantineMove[] = [];
     try {
       outcome = await running.done;
     } finally {
       if (sandboxed) this.#options.srt?.commandEnded();
+      // The command's PID namespace is gone: nothing inside can recreate what is moved now.
+      moves = guard.sweep();
       cleanUp();
     }
     // The sandbox and every process in it are gone: nothing of the command's can write any more.
-    const notices = this.#checkCreatedRepositories(frame.id, createdRepositories);
+    const notices = [
+      ...this.#checkCreatedRepositories(frame.id, createdRepositories),
+      ...quarantineNotices(moves),
+    ].slice(0, COMMAND_MAX_NOTICES);
     this.#options.log.info('command.ended', {
       command_id: frame.id,
       exit_code: outcome.exitCode,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { resolveHomeSecretPaths } from '../sandbox/home-secrets.js';
 import { checkSandboxPolicy } from '../sandbox/sandbox-policy-check.js';
-import { buildCommandSandboxProfile, workspaceWriteProtections } from './command-profile.js';
+import { buildCommandSandboxProfile, WORKSPACE_WRITE_PROTECTED, workspaceWriteProtections } from './command-profile.js';
 
 const input = {
   home: '/home/alice',
@@ -81,15 +81,10 @@ describe('buildCommandSandboxProfile', () => {
 });
 
 describe('workspaceWriteProtections', () => {
-  const root = '/w';
-  const world = (present: Record<string, 'directory' | 'other'>) => (path: string) => present[path];
-
-  it('other protected paths only when they exist (a missing one would get a visible placeholder)', () => {
-    const denied = workspaceWriteProtections(root, world({ '/w/.envrc': 'other', '/w/.vscode': 'directory' }));
-    expect(denied).toEqual(['/w/.envrc', '/w/.vscode']);
-  });
-
-  it('leaves git directories to gitWriteProtections', () => {
-    expect(workspaceWriteProtections(root, world({ '/w/.git': 'directory' }))).toEqual([]);
+  it('every protected path, whether or not it exists (a missing one is guarded by the warden, not a placeholder)', () => {
+    expect(workspaceWriteProtections('/w')).toEqual(
+      expect.arrayContaining(['/w/.envrc', '/w/.vscode', '/w/AGENTS.md']),
+    );
+    expect(workspaceWriteProtections('/w')).toHaveLength(WORKSPACE_WRITE_PROTECTED.length);
   });
 });

@@ -14,13 +14,14 @@
  * shell and tool start-up files, editor task folders, and everything git reads configuration,
  * hooks or repository locations from (git-write-protections.ts). srt has such a list of its own,
  * but resolves it against the host process's cwd, not the command's; so it is applied here
- * explicitly, against the workspace root. Outside git directories only paths that exist are
- * denied (bound read-only): for a missing path srt binds a placeholder device at it, which would
- * show up in the workspace (and break `git add -A`); git does not list what is inside `.git`.
+ * explicitly, against the workspace root, whether or not each exists: an existing one is bound
+ * read-only; a missing one gets no placeholder outside `.git` (it would show in the user's `git
+ * status`), the placeholder warden guards it instead and moves to quarantine whatever the command
+ * creates there (placeholder-warden.ts).
  *
  * What it does not catch: reads of anything else outside HOME the user can read (the rest of the disk); writes
- * to the device files srt keeps writable (/dev/null and the child's stdio); a protected file that
- * does not exist yet outside `.git` (a new `.envrc`, `.vscode/` or root AGENTS.md); instruction
+ * to the device files srt keeps writable (/dev/null and the child's stdio); a missing protected
+ * path read by a tool outside the sandbox in the moment before the warden moves it; instruction
  * files below the workspace root; for git, see git-write-protections.ts.
  */
 import { join } from 'node:path';
@@ -53,17 +54,9 @@ export const WORKSPACE_WRITE_PROTECTED = [
   'CLAUDE.md',
 ] as const;
 
-/**
- * The absolute workspace paths to write-deny: each protected path that exists. `kind` reports what
- * is at a path (no symlink following), or undefined when nothing is.
- */
-export function workspaceWriteProtections(
-  root: string,
-  kind: (path: string) => 'directory' | 'other' | undefined,
-): string[] {
-  return WORKSPACE_WRITE_PROTECTED.filter((relative) => kind(join(root, relative)) !== undefined).map((relative) =>
-    join(root, relative),
-  );
+/** The absolute workspace paths to write-deny, there or not (the warden guards a missing one). */
+export function workspaceWriteProtections(root: string): string[] {
+  return WORKSPACE_WRITE_PROTECTED.map((relative) => join(root, relative));
 }
 
 export interface CommandProfileInput {

@@ -53,7 +53,12 @@ export interface SrtSession {
   wrapArgv(
     argv: readonly string[],
     policy: SandboxRuntimeConfig,
-    options: { home: string; env?: Record<string, string> },
+    options: {
+      home: string;
+      env?: Record<string, string>;
+      /** Asked for each absent deny path's placeholder (placeholder-warden.ts); true makes none. */
+      skipPlaceholder?: (path: string) => boolean;
+    },
   ): Promise<string[]>;
   /** Call once each wrapped process has exited: srt removes the mount points it made for it. */
   commandEnded(): void;
@@ -161,6 +166,7 @@ export async function acquireSrtSession(): Promise<SrtSession> {
           return (
             await SandboxManager.wrapWithSandboxArgv(command, WRAP_SHELL, policy, undefined, undefined, {
               noProxyRoute: true,
+              ...(options.skipPlaceholder && { skipPlaceholder: options.skipPlaceholder }),
             })
           ).argv;
         } catch (error) {

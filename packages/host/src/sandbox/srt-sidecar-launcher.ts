@@ -6,13 +6,15 @@
  * `/bin/sh -c 'bwrap --die-with-parent --unshare-pid … node <SIDECAR_NODE_OPTIONS> entry'`: the
  * supervisor's child is that shell, and killing it takes the whole sandboxed tree down (bwrap dies
  * with its parent, and with it the PID namespace and the sidecar in it). The IPC channel (fd 3)
- * and the transferred sockets pass through unchanged.
+ * and the transferred sockets pass through unchanged. Absent protected paths in the workspace get
+ * no placeholder there, only inside `.git` (placeholder-warden.ts says why and what that misses).
  *
  * What it does not catch: anything the policy allows; see sidecar-sandbox-policy.ts.
  */
 import type { SandboxRuntimeConfig } from '@anthropic-ai/sandbox-runtime';
 import { HostError } from '../errors.js';
 import { sidecarArgv, sidecarEnvironment, type SidecarLauncher } from '../supervisor/sidecar-launcher.js';
+import type { PlaceholderWarden } from './placeholder-warden.js';
 import type { SrtSession } from './srt-session.js';
 
 export function createSrtSidecarLauncher(options: {
@@ -21,11 +23,13 @@ export function createSrtSidecarLauncher(options: {
   policy: () => SandboxRuntimeConfig;
   home: string;
   privateTemp: string;
+  warden: PlaceholderWarden;
 }): SidecarLauncher {
   return async (entry) => {
     const [command, ...args] = await options.session.wrapArgv(sidecarArgv(entry), options.policy(), {
       home: options.home,
       env: { TMPDIR: options.privateTemp },
+      skipPlaceholder: (path) => options.warden.sidecarSkip(path),
     });
     if (command === undefined) throw new HostError('SANDBOX_WRAP', 'srt returned an empty command');
     return {

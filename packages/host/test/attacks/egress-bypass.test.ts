@@ -20,7 +20,7 @@ import { buildSidecarSandboxPolicy } from '../../src/sandbox/sidecar-sandbox-pol
 import { acquireSrtSession, type SrtSession } from '../../src/sandbox/srt-session.js';
 import { createSrtSidecarLauncher } from '../../src/sandbox/srt-sidecar-launcher.js';
 import { plainLauncher, type SidecarLauncher } from '../../src/supervisor/sidecar-launcher.js';
-import { runSandboxProbe } from '../support/sandbox-probe.js';
+import { quietWarden, runSandboxProbe } from '../support/sandbox-probe.js';
 import { makeTempDir } from '../support/temp-host.js';
 import { describeAttack } from '../../../../test/support/attack.js';
 
@@ -187,6 +187,7 @@ beforeAll(async () => {
       }),
     home: layout.home,
     privateTemp: temp.path,
+    warden: quietWarden(layout.userData),
   });
   tcpCanary = createServer((socket) => {
     reached.push(`tcp from ${socket.remoteAddress}:${socket.remotePort}`);

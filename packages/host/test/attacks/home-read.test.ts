@@ -23,7 +23,7 @@ import { acquireSrtSession, type SrtSession } from '../../src/sandbox/srt-sessio
 import { createSrtSidecarLauncher } from '../../src/sandbox/srt-sidecar-launcher.js';
 import { plainLauncher, resolveDaemonEntry } from '../../src/supervisor/sidecar-launcher.js';
 import { CANARY, makeCommandWorld, makeTempDir, type CommandWorld } from '../commands/command-harness.js';
-import { runSandboxProbe } from '../support/sandbox-probe.js';
+import { quietWarden, runSandboxProbe } from '../support/sandbox-probe.js';
 import { startTempHost, type TempHost } from '../support/temp-host.js';
 
 const PROBE = fileURLToPath(new URL('./fixtures/read-probe.mjs', import.meta.url));
@@ -136,6 +136,7 @@ describeAttack('home-read', 'the sidecar reads nothing under HOME but its own ne
         }),
       home: world.home,
       privateTemp: temp.path,
+      warden: quietWarden(world.userData),
     });
 
   it('cannot read any canary nor ~/.gitconfig, while the workspace, userData and the allowlist read fine', async () => {

@@ -22,6 +22,7 @@ import { PolicyStore } from '../../src/policy/policy-store.js';
 import type { SrtSession } from '../../src/sandbox/srt-session.js';
 import { makeTempDir } from '../support/temp-host.js';
 import { connectedChannelPair } from '../../../../test/support/channel-pair.js';
+import { createPlaceholderWarden } from '../../src/sandbox/placeholder-warden.js';
 
 export const CANARY = 'CANARY-6b1f0e3c-do-not-leak';
 
@@ -96,6 +97,7 @@ export function makeCommandWorld(options: {
     srt: options.srt,
     env: { PATH: layout === 'real-home' ? (process.env.PATH ?? '/usr/bin:/bin') : '/usr/local/bin:/usr/bin:/bin' },
     policy: new PolicyStore(userData),
+    warden: createPlaceholderWarden({ userData, log }),
   });
 
   const { host: hostEnd, sidecar: sidecarEnd } = connectedChannelPair();

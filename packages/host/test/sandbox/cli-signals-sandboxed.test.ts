@@ -4,18 +4,14 @@
  * sidecar and the host-side socat bridges (no relay runs inside). Even a SIGKILLed host
  * leaves nothing running. Checked with `ps`.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { waitFor } from '../support/processes.js';
+import { startCliUntilFirstLine, waitFor } from '../support/processes.js';
 import { makeTempDir } from '../support/temp-host.js';
 import { descendantPids } from '../../src/process-tree.js';
 import { commandLine } from './process-tree.js';
-
-const CLI = fileURLToPath(new URL('../../../cli/dist/main.js', import.meta.url));
 
 const started: ChildProcess[] = [];
 const roots: string[] = [];
@@ -47,16 +43,11 @@ async function startSandboxedCli(): Promise<{ child: ChildProcess; tree: number[
   const root = makeTempDir('bastion-cli-srt-');
   roots.push(root);
   for (const dir of ['ws', 'home']) mkdirSync(join(root, dir));
-  const args = [CLI, 'start', '--json', '--no-open', '--home', join(root, 'data'), '--workspace', join(root, 'ws')];
-  const child = spawn(process.execPath, args, {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, HOME: join(root, 'home') },
-  });
+  const { child, line } = await startCliUntilFirstLine(
+    ['start', '--json', '--no-open', '--home', join(root, 'data'), '--workspace', join(root, 'ws')],
+    { ...process.env, HOME: join(root, 'home') },
+  );
   started.push(child);
-  const line = await new Promise<string>((resolve, reject) => {
-    createInterface({ input: child.stdout }).once('line', resolve);
-    child.once('exit', () => reject(new Error('exited before ready')));
-  });
   const ready = JSON.parse(line) as ReadyLine;
   expect(ready).toMatchObject({ sandbox: 'srt', shell: true, reason: null });
 

@@ -16,7 +16,7 @@ import { buildSidecarSandboxPolicy } from '../../src/sandbox/sidecar-sandbox-pol
 import { acquireSrtSession, type SrtSession } from '../../src/sandbox/srt-session.js';
 import { createSrtSidecarLauncher } from '../../src/sandbox/srt-sidecar-launcher.js';
 import { plainLauncher, type SidecarLauncher } from '../../src/supervisor/sidecar-launcher.js';
-import { runSandboxProbe } from '../support/sandbox-probe.js';
+import { quietWarden, runSandboxProbe } from '../support/sandbox-probe.js';
 import { makeTempDir } from '../support/temp-host.js';
 
 const PROBE = fileURLToPath(new URL('./fixtures/escape-probe.mjs', import.meta.url));
@@ -115,7 +115,13 @@ describe('outer sandbox: escape probe under real bubblewrap (srt)', () => {
         privateTemp: temp.path,
         homeReads: [],
       });
-    const launcher = createSrtSidecarLauncher({ session, policy, home: layout.home, privateTemp: temp.path });
+    const launcher = createSrtSidecarLauncher({
+      session,
+      policy,
+      home: layout.home,
+      privateTemp: temp.path,
+      warden: quietWarden(layout.userData),
+    });
     ({ results, output } = await runProbe(launcher, layout, canaryPort));
   });
 

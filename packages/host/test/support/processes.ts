@@ -1,6 +1,24 @@
-/** Test support: facts about processes read from /proc (Linux). */
+/** Test support: facts about processes read from /proc (Linux), and the real CLI started as a process. */
+import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
 import { descendantPids } from '../../src/process-tree.js';
+
+const CLI = fileURLToPath(new URL('../../../cli/dist/main.js', import.meta.url));
+
+/** Run the built CLI with `args` and wait for the first line it prints (`start --json`'s ready line). */
+export async function startCliUntilFirstLine(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+): Promise<{ child: ChildProcess; line: string }> {
+  const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env });
+  const line = await new Promise<string>((resolve, reject) => {
+    createInterface({ input: child.stdout }).once('line', resolve);
+    child.once('exit', () => reject(new Error('exited before ready')));
+  });
+  return { child, line };
+}
 
 export function isAlive(pid: number): boolean {
   try {

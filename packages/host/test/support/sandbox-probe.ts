@@ -5,7 +5,14 @@
  */
 import { spawn } from 'node:child_process';
 import { expect } from 'vitest';
+import { createLogger } from '@bastion/protocol';
+import { createPlaceholderWarden, type PlaceholderWarden } from '../../src/sandbox/placeholder-warden.js';
 import type { SidecarLauncher } from '../../src/supervisor/sidecar-launcher.js';
+
+/** The warden a probe launcher needs, journaling under `userData`, logging nowhere. */
+export function quietWarden(userData: string): PlaceholderWarden {
+  return createPlaceholderWarden({ userData, log: createLogger('test', () => undefined) });
+}
 
 export async function runSandboxProbe<T>(
   launcher: SidecarLauncher,

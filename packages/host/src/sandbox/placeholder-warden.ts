@@ -1,0 +1,240 @@
+/**
+ * SEC-004 (outer sandbox), issue 15 §3: nothing of Bastion's in the user's workspace. To deny
+ * writing a path that does not exist yet, srt mounts a read-only placeholder on it, and bwrap must
+ * first create that placeholder on the host: the user's `git status` lists `.vscode`, `.mcp.json`,
+ * `.bashrc`… while a sandbox runs, `mkdir .vscode` fails, and a host killed with SIGKILL leaves them
+ * behind. A bind mount needs a host-side mount point in a directory the host shares live, so the
+ * placeholder cannot simply move elsewhere; the warden replaces it instead:
+ *
+ * - Inside a `.git` directory (hooks, config and the rest git-write-protections.ts denies) the
+ *   placeholder stays: git never lists its own directory, and the deny stays strict (the write
+ *   fails inside the sandbox). Each one is written to this host's journal first.
+ * - Everywhere else srt makes no placeholder (`skipPlaceholder`, Bastion's patch to srt). For a
+ *   run_command sandbox the warden guards the path: a watch on its directory moves anything that
+ *   appears there to `<userData>/quarantine/<batch>/<its absolute path>`, and after the command has
+ *   ended (its PID namespace is then gone: nothing inside can recreate it) every guarded path is
+ *   checked again. Moved, never deleted, and said so (the command's output, the host's log).
+ *   The sidecar's sandbox lives as long as the session, while the user works in the same folder:
+ *   moving whatever appears at `.vscode` or `.idea` then would take the user's own editor folders,
+ *   so its absent paths are not guarded (its file tools refuse these names, FS_PROTECTED).
+ * - On start the warden reads the journals of hosts that are no longer running: their empty
+ *   placeholders are removed (only an empty file or an empty directory: one that holds anything is
+ *   someone's and stays), and their guarded paths are checked as above.
+ *
+ * What it does not catch: a compromised sidecar creating an absent protected path outside `.git`
+ * while it runs (srt's placeholder used to stop it, at the price above); a process outside the
+ * sandbox that reads a guarded path in the moment
+ * between its creation inside and the watch moving it (a few milliseconds; a command's own
+ * check at its end is the backstop, not a barrier); a file the user creates at a guarded path
+ * while a command runs is moved too (the notice says where it went); a guarded directory swapped
+ * for a symlink by a still-running sandbox is left alone (its parent no longer resolves to where
+ * it was, so nothing is moved through the link).
+ */
+import {
+  cpSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  rmdirSync,
+  unlinkSync,
+  watch,
+  writeFileSync,
+  type FSWatcher,
+} from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { basename, dirname, join, sep } from 'node:path';
+import type { Logger } from '@bastion/protocol';
+
+export interface QuarantineMove {
+  from: string;
+  to: string;
+}
+
+export interface AbsentPathGuard {
+  /** srt's `skipPlaceholder`: true (and guarded) unless the path lies inside a `.git` directory. */
+  skip(path: string): boolean;
+  /** Start watching every guarded path; call once the wrap is done. */
+  arm(): void;
+  /** Move whatever is now at a guarded path to quarantine; returns the moves (this one's and the watch's since the last call). */
+  sweep(): QuarantineMove[];
+  close(): void;
+}
+
+export interface PlaceholderWarden {
+  /** A guard for one command's sandbox. */
+  guard(commandId: string): AbsentPathGuard;
+  /** srt's `skipPlaceholder` for the sidecar's sandbox: placeholders inside `.git` only, nothing guarded. */
+  sidecarSkip(path: string): boolean;
+  /** The host stops: its sandboxes are gone, so is its journal. */
+  close(): void;
+}
+
+interface Journal {
+  placeholders: string[];
+  guarded: string[];
+}
+
+const JOURNAL_DIR = 'sandbox-journal';
+const QUARANTINE_DIR = 'quarantine';
+
+/** Does `path` lie inside a `.git` directory (not the `.git` entry itself)? */
+export function insideGitDirectory(path: string): boolean {
+  return dirname(path).split(sep).includes('.git');
+}
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+function realDirectory(path: string): string | undefined {
+  try {
+    return realpathSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Remove `path` only when it is still an empty regular file or an empty directory. */
+function removeIfEmptyPlaceholder(path: string): void {
+  try {
+    const stats = lstatSync(path);
+    if (stats.isFile() && stats.size === 0) unlinkSync(path);
+    else if (stats.isDirectory() && readdirSync(path).length === 0) rmdirSync(path);
+  } catch {
+    // Gone already, or not ours to judge.
+  }
+}
+
+export function createPlaceholderWarden(options: { userData: string; log: Logger }): PlaceholderWarden {
+  const journals = join(options.userData, JOURNAL_DIR);
+  const quarantine = join(options.userData, QUARANTINE_DIR);
+  mkdirSync(journals, { recursive: true, mode: 0o700 });
+  const ownJournal = join(journals, `${process.pid}.json`);
+  const journal: Journal = { placeholders: [], guarded: [] };
+  const record = (kind: keyof Journal, path: string) => {
+    if (journal[kind].includes(path)) return;
+    journal[kind].push(path);
+    writeFileSync(ownJournal, JSON.stringify(journal), { mode: 0o600 });
+  };
+
+  /** Move `path` (whose directory must still be `parent`, really) into a fresh quarantine batch. */
+  const move = (path: string, parent: string): QuarantineMove | undefined => {
+    try {
+      lstatSync(path);
+    } catch {
+      return undefined;
+    }
+    if (realDirectory(dirname(path)) !== parent) return undefined;
+    const batch = `${new Date().toISOString().replace(/[:.]/g, '-')}-${randomBytes(4).toString('hex')}`;
+    const to = join(quarantine, batch, path);
+    mkdirSync(dirname(to), { recursive: true, mode: 0o700 });
+    try {
+      renameSync(path, to);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EXDEV') throw error;
+      cpSync(path, to, { recursive: true, verbatimSymlinks: true });
+      rmSync(path, { recursive: true, force: true });
+    }
+    return { from: path, to };
+  };
+
+  // The journals of hosts that died without stopping: their sandboxes died with them.
+  for (const name of readdirSync(journals)) {
+    const pid = Number(name.replace(/\.json$/, ''));
+    if (!Number.isInteger(pid) || pid === process.pid || isRunning(pid)) continue;
+    const file = join(journals, name);
+    let left: Journal = { placeholders: [], guarded: [] };
+    try {
+      left = JSON.parse(readFileSync(file, 'utf8')) as Journal;
+    } catch {
+      // Cut short by the crash: nothing readable to sweep.
+    }
+    for (const path of [...left.placeholders].sort((a, b) => b.length - a.length)) removeIfEmptyPlaceholder(path);
+    let moved = 0;
+    for (const path of left.guarded) {
+      const parent = realDirectory(dirname(path));
+      if (parent !== undefined && move(path, parent)) moved += 1;
+    }
+    if (moved > 0)
+      options.log.warn('workspace.quarantined', { count: moved, reason: 'crashed-host', entry: QUARANTINE_DIR });
+    rmSync(file, { force: true });
+  }
+
+  return {
+    sidecarSkip(path) {
+      if (!insideGitDirectory(path)) return true;
+      record('placeholders', path);
+      return false;
+    },
+    guard(commandId) {
+      const guarded = new Map<string, string | undefined>();
+      const watchers: FSWatcher[] = [];
+      const moves: QuarantineMove[] = [];
+      const sweepOne = (path: string) => {
+        const parent = guarded.get(path);
+        if (parent === undefined) return;
+        try {
+          const moved = move(path, parent);
+          if (moved) moves.push(moved);
+        } catch {
+          options.log.warn('workspace.quarantine-failed', { command_id: commandId });
+        }
+      };
+      return {
+        skip(path) {
+          if (insideGitDirectory(path)) {
+            record('placeholders', path);
+            return false;
+          }
+          record('guarded', path);
+          guarded.set(path, realDirectory(dirname(path)));
+          return true;
+        },
+        arm() {
+          const byDirectory = new Map<string, string[]>();
+          for (const path of guarded.keys())
+            byDirectory.set(dirname(path), [...(byDirectory.get(dirname(path)) ?? []), path]);
+          for (const [directory, paths] of byDirectory) {
+            try {
+              const watcher = watch(directory, { persistent: false }, (_event, name) => {
+                for (const path of paths) if (name === null || name === basename(path)) sweepOne(path);
+              });
+              watcher.on('error', () => watcher.close());
+              watchers.push(watcher);
+            } catch {
+              // The directory is gone: nothing can appear in it until it is back, and sweep() checks.
+            }
+          }
+          // Whatever appeared between the wrap and the watch.
+          for (const path of guarded.keys()) sweepOne(path);
+        },
+        sweep() {
+          for (const path of guarded.keys()) sweepOne(path);
+          const done = moves.splice(0);
+          if (done.length > 0)
+            options.log.warn('workspace.quarantined', {
+              count: done.length,
+              command_id: commandId,
+              entry: QUARANTINE_DIR,
+            });
+          return done;
+        },
+        close() {
+          for (const watcher of watchers.splice(0)) watcher.close();
+        },
+      };
+    },
+    close() {
+      rmSync(ownJournal, { force: true });
+    },
+  };
+}

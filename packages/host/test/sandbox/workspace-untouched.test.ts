@@ -1,0 +1,194 @@
+/**
+ * Issue 15 §3: nothing of Bastion's in the user's workspace. With the host running from the
+ * workspace (as `bastion start` does, so srt's own protections resolve against it), the
+ * workspace's `git status --porcelain --ignored` and its directory listing are the same before,
+ * while the real CLI's sandboxed sidecar runs, and after the host is killed with SIGKILL; the
+ * placeholder srt leaves inside `.git` is swept by the next start. The protections still hold for
+ * run_command children: what a command creates where a placeholder used to stop it is moved to
+ * quarantine (and said so), a write under `.git/hooks` still fails, and an ordinary file stays.
+ */
+import { execFileSync, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describeAttack } from '../../../../test/support/attack.js';
+import { acquireSrtSession, type SrtSession } from '../../src/sandbox/srt-session.js';
+import { descendantPids } from '../../src/process-tree.js';
+import { makeCommandWorld, type CommandWorld } from '../commands/command-harness.js';
+import { startCliUntilFirstLine, waitFor } from '../support/processes.js';
+import { makeTempDir } from '../support/temp-host.js';
+import { isRunning } from './process-tree.js';
+
+const GIT_ENV = { GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' };
+
+function git(cwd: string, ...args: string[]): string {
+  return execFileSync('git', args, { cwd, encoding: 'utf8', env: { ...process.env, ...GIT_ENV } });
+}
+
+/** A repository with one commit, an ignored file, and no `.git/hooks` (srt denies it, absent or not). */
+function makeRepository(dir: string): void {
+  mkdirSync(dir, { recursive: true });
+  git(dir, 'init', '-q');
+  writeFileSync(join(dir, 'README.md'), 'hello\n');
+  writeFileSync(join(dir, '.gitignore'), 'build/\n');
+  mkdirSync(join(dir, 'build'));
+  writeFileSync(join(dir, 'build', 'out.txt'), 'ignored\n');
+  git(dir, 'add', '-A');
+  git(dir, 'commit', '-qm', 'first');
+  rmSync(join(dir, '.git', 'hooks'), { recursive: true, force: true });
+}
+
+/** What the user sees: git's view (untracked and ignored included) and the folder and `.git` listings. */
+function userView(dir: string): { status: string; entries: string[]; gitEntries: string[] } {
+  return {
+    status: git(dir, 'status', '--porcelain', '--ignored'),
+    entries: readdirSync(dir).sort(),
+    gitEntries: readdirSync(join(dir, '.git')).sort(),
+  };
+}
+
+const started: ChildProcess[] = [];
+afterEach(() => {
+  for (const child of started.splice(0))
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+});
+
+async function startCli(root: string, workspace: string): Promise<{ child: ChildProcess; hostPid: number }> {
+  const { child, line } = await startCliUntilFirstLine(
+    ['start', '--json', '--no-open', '--home', join(root, 'data'), '--workspace', workspace],
+    { ...process.env, HOME: join(root, 'home') },
+  );
+  started.push(child);
+  const ready = JSON.parse(line) as { sandbox: string; pid: { host: number } };
+  expect(ready.sandbox).toBe('srt');
+  return { child, hostPid: ready.pid.host };
+}
+
+describe('the workspace under a running Bastion (real CLI, sandboxed sidecar)', { timeout: 120_000 }, () => {
+  it('`git status --porcelain --ignored` and the listings are identical before, during, after a SIGKILL of the host, and after the next start sweeps the leftover `.git/hooks` placeholder', async () => {
+    const root = makeTempDir('bastion-untouched-');
+    mkdirSync(join(root, 'home'));
+    const workspace = join(root, 'ws');
+    makeRepository(workspace);
+    const before = userView(workspace);
+
+    const first = await startCli(root, workspace);
+    expect(userView(workspace).status).toBe(before.status);
+    expect(userView(workspace).entries).toEqual(before.entries);
+    // The user's own tools can make what srt would have held with a placeholder.
+    mkdirSync(join(workspace, '.vscode'));
+    rmdirSync(join(workspace, '.vscode'));
+
+    const tree = descendantPids(first.hostPid);
+    first.child.kill('SIGKILL');
+    await waitFor(() => tree.every((pid) => !isRunning(pid)), 15_000, 'the killed host’s sandbox to end');
+    const afterKill = userView(workspace);
+    expect(afterKill.status).toBe(before.status);
+    expect(afterKill.entries).toEqual(before.entries);
+    // Inside `.git`, which git never lists, srt's placeholder is left behind by the killed host…
+    expect(afterKill.gitEntries).toEqual([...before.gitEntries, 'hooks'].sort());
+
+    // …and the next host's start removes it (it is still the empty directory srt made).
+    const second = await startCli(root, workspace);
+    const exited = new Promise((resolve) => second.child.once('exit', resolve));
+    second.child.kill('SIGTERM');
+    await exited;
+    expect(userView(workspace)).toEqual(before);
+  });
+});
+
+describeAttack(
+  'path-traversal',
+  'run_command cannot plant what a placeholder used to stop, and leaves no placeholder',
+  () => {
+    let srt: SrtSession;
+    let world: CommandWorld;
+    const realCwd = process.cwd();
+    const realHome = process.env.HOME;
+
+    beforeAll(async () => {
+      const root = makeTempDir('bastion-untouched-cmd-');
+      process.env.HOME = join(root, 'home');
+      srt = await acquireSrtSession();
+      world = makeCommandWorld({ srt, root });
+      makeRepository(world.workspace);
+      // As `bastion start` does: srt's own protections resolve against the host's working directory.
+      process.chdir(world.workspace);
+    }, 60_000);
+
+    afterAll(async () => {
+      process.chdir(realCwd);
+      await srt?.release();
+      process.env.HOME = realHome;
+    });
+
+    // `.envrc` is in no srt list: before the warden a missing one was not protected at all.
+    const PLANTED = [
+      '.vscode/settings.json',
+      '.idea/workspace.xml',
+      '.mcp.json',
+      '.bashrc',
+      '.envrc',
+      '.claude/commands/x.md',
+    ];
+
+    it('what a command creates at a protected path outside `.git` is moved to quarantine (never left, never deleted) and the output says so; `.git/hooks` stays unwritable; an ordinary file stays', async () => {
+      const before = userView(world.workspace);
+      const script = [
+        // Each made whole beside it, then moved into place at once (as an attacker racing the watch would).
+        ...PLANTED.map((path) => `mkdir -p "stage/$(dirname ${path})" && echo planted > stage/${path}`),
+        'for top in .vscode .idea .mcp.json .bashrc .envrc .claude; do mv stage/$top $top; done; rmdir stage',
+        'echo hook > .git/hooks/pre-commit 2>/dev/null || echo hook-refused',
+        'echo notes > notes.txt',
+        // Still inside the command: its own view shows no placeholder.
+        'echo STATUS-BEGIN; git status --porcelain --ignored; echo STATUS-END',
+      ].join('\n');
+      const run = world.run('sh', ['-c', script]);
+      const end = await run.done;
+      expect(end.type).toBe('command.end');
+      const text = run.text();
+      expect(text).toContain('hook-refused');
+      const during = text
+        .slice(text.indexOf('STATUS-BEGIN') + 13, text.indexOf('STATUS-END'))
+        .trim()
+        .split('\n')
+        .sort();
+      // Whether the watch has moved them yet is a race; what must not be there is a placeholder.
+      const made = [
+        '!! build/',
+        '?? notes.txt',
+        '?? .bashrc',
+        '?? .envrc',
+        '?? .claude/',
+        '?? .idea/',
+        '?? .mcp.json',
+        '?? .vscode/',
+      ];
+      expect(during.filter((line) => !made.includes(line))).toEqual([]);
+      expect(during).toContain('?? notes.txt');
+      expect(existsSync(join(world.workspace, '.git', 'hooks', 'pre-commit'))).toBe(false);
+      for (const path of PLANTED) expect(existsSync(join(world.workspace, path)), path).toBe(false);
+      // Only the ordinary file is new; nothing else of the sandbox's is left in the workspace.
+      expect(sortedStatus(userView(world.workspace).status)).toBe(sortedStatus(`${before.status}?? notes.txt\n`));
+      expect(readFileSync(join(world.workspace, 'notes.txt'), 'utf8')).toBe('notes\n');
+      // Each planted top-level entry is in quarantine with its bytes, and command.end's notices say where.
+      const notices = (end.type === 'command.end' ? (end.notices ?? []) : []).join('\n');
+      const quarantined = readdirSync(join(world.userData, 'quarantine'));
+      expect(quarantined.length).toBeGreaterThan(0);
+      for (const top of ['.vscode', '.idea', '.mcp.json', '.bashrc', '.envrc', '.claude']) {
+        expect(notices).toMatch(
+          new RegExp(`bastion: moved ${join(world.workspace, top).replace(/\./g, '\\.')}, created inside the sandbox`),
+        );
+      }
+      const settings = quarantined
+        .map((batch) => join(world.userData, 'quarantine', batch, world.workspace, '.vscode', 'settings.json'))
+        .find((path) => existsSync(path));
+      expect(settings && readFileSync(settings, 'utf8')).toBe('planted\n');
+      expect(world.records.some((r) => r.event === 'workspace.quarantined')).toBe(true);
+    });
+  },
+);
+
+function sortedStatus(status: string): string {
+  return `${status.trim().split('\n').sort().join('\n')}\n`;
+}
