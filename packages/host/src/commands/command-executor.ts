@@ -17,6 +17,7 @@
  */
 import {
   chmodSync,
+  lstatSync,
   closeSync,
   constants,
   mkdtempSync,
@@ -321,7 +322,13 @@ export class CommandExecutor {
           workspaceRoot: check.workspaceRoot,
           scratchDir: check.scratchDir,
           privateTemp,
-          protectedInWorkspace: [...workspaceWriteProtections(check.workspaceRoot), ...git.denyWrite],
+          protectedInWorkspace: [
+            ...workspaceWriteProtections(
+              check.workspaceRoot,
+              (path) => lstatSync(path, { throwIfNoEntry: false }) !== undefined,
+            ),
+            ...git.denyWrite,
+          ],
           realPath,
           homeReads: homeReadPaths({ home: this.#options.home }),
         });

@@ -14,14 +14,15 @@
  * shell and tool start-up files, editor task folders, and everything git reads configuration,
  * hooks or repository locations from (git-write-protections.ts). srt has such a list of its own,
  * but resolves it against the host process's cwd, not the command's; so it is applied here
- * explicitly, against the workspace root, whether or not each exists: an existing one is bound
- * read-only; a missing one gets no placeholder outside `.git` (it would show in the user's `git
- * status`), the placeholder warden guards it instead and moves to quarantine whatever the command
- * creates there (placeholder-warden.ts).
+ * explicitly, against the workspace root, for each that exists (bound read-only). srt's own
+ * list, resolved against the host's cwd (the workspace under `bastion start`), also names missing
+ * ones: those get no placeholder outside `.git` (it would show in the user's `git status`), the
+ * placeholder warden guards them and moves to quarantine what the command creates there.
  *
  * What it does not catch: reads of anything else outside HOME the user can read (the rest of the disk); writes
  * to the device files srt keeps writable (/dev/null and the child's stdio); a missing protected
- * path read by a tool outside the sandbox in the moment before the warden moves it; instruction
+ * path srt's list does not name (a new `.envrc` or AGENTS.md); one read by a tool outside the
+ * sandbox in the moment before the warden moves it; instruction
  * files below the workspace root; for git, see git-write-protections.ts.
  */
 import { join } from 'node:path';
@@ -54,9 +55,14 @@ export const WORKSPACE_WRITE_PROTECTED = [
   'CLAUDE.md',
 ] as const;
 
-/** The absolute workspace paths to write-deny, there or not (the warden guards a missing one). */
-export function workspaceWriteProtections(root: string): string[] {
-  return WORKSPACE_WRITE_PROTECTED.map((relative) => join(root, relative));
+/**
+ * The absolute workspace paths to write-deny: each protected path that exists (`exists` asks without
+ * following symlinks). Denying all sixteen missing ones too costs srt's wrap several times over
+ * while a command races renames in the workspace (measured by fs-race.test.ts), so a missing one
+ * is protected only where srt's own list names it (then guarded by the warden).
+ */
+export function workspaceWriteProtections(root: string, exists: (path: string) => boolean): string[] {
+  return WORKSPACE_WRITE_PROTECTED.map((relative) => join(root, relative)).filter(exists);
 }
 
 export interface CommandProfileInput {

@@ -122,22 +122,14 @@ describeAttack(
       process.env.HOME = realHome;
     });
 
-    // `.envrc` is in no srt list: before the warden a missing one was not protected at all.
-    const PLANTED = [
-      '.vscode/settings.json',
-      '.idea/workspace.xml',
-      '.mcp.json',
-      '.bashrc',
-      '.envrc',
-      '.claude/commands/x.md',
-    ];
+    const PLANTED = ['.vscode/settings.json', '.idea/workspace.xml', '.mcp.json', '.bashrc', '.claude/commands/x.md'];
 
     it('what a command creates at a protected path outside `.git` is moved to quarantine (never left, never deleted) and the output says so; `.git/hooks` stays unwritable; an ordinary file stays', async () => {
       const before = userView(world.workspace);
       const script = [
         // Each made whole beside it, then moved into place at once (as an attacker racing the watch would).
         ...PLANTED.map((path) => `mkdir -p "stage/$(dirname ${path})" && echo planted > stage/${path}`),
-        'for top in .vscode .idea .mcp.json .bashrc .envrc .claude; do mv stage/$top $top; done; rmdir stage',
+        'for top in .vscode .idea .mcp.json .bashrc .claude; do mv stage/$top $top; done; rmdir stage',
         'echo hook > .git/hooks/pre-commit 2>/dev/null || echo hook-refused',
         'echo notes > notes.txt',
         // Still inside the command: its own view shows no placeholder.
@@ -158,7 +150,6 @@ describeAttack(
         '!! build/',
         '?? notes.txt',
         '?? .bashrc',
-        '?? .envrc',
         '?? .claude/',
         '?? .idea/',
         '?? .mcp.json',
@@ -175,7 +166,7 @@ describeAttack(
       const notices = (end.type === 'command.end' ? (end.notices ?? []) : []).join('\n');
       const quarantined = readdirSync(join(world.userData, 'quarantine'));
       expect(quarantined.length).toBeGreaterThan(0);
-      for (const top of ['.vscode', '.idea', '.mcp.json', '.bashrc', '.envrc', '.claude']) {
+      for (const top of ['.vscode', '.idea', '.mcp.json', '.bashrc', '.claude']) {
         expect(notices).toMatch(
           new RegExp(`bastion: moved ${join(world.workspace, top).replace(/\./g, '\\.')}, created inside the sandbox`),
         );
