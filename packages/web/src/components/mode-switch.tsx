@@ -8,7 +8,7 @@ interface Props {
   onChange: (mode: PermissionMode) => void;
 }
 
-/** accept-edits ↔ auto; choosing auto needs informed consent first. */
+/** read-only ↔ accept-edits ↔ auto; choosing auto needs informed consent first. */
 export function ModeSwitch({ mode, disabled, onChange }: Props) {
   const [asking, setAsking] = useState(false);
   return (
@@ -24,6 +24,7 @@ export function ModeSwitch({ mode, disabled, onChange }: Props) {
           else onChange(next);
         }}
       >
+        <option value="read-only">read-only (explores, changes nothing)</option>
         <option value="accept-edits">accept-edits (asks before changes)</option>
         <option value="auto">auto (runs everything)</option>
       </select>
