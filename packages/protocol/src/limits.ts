@@ -33,6 +33,8 @@ export const SIDECAR_RESTART_BACKOFF_INITIAL_MS = 250;
 export const SIDECAR_RESTART_BACKOFF_MAX_MS = 10_000;
 /** A sidecar that stayed up this long after readiness resets the backoff. */
 export const SIDECAR_STABLE_AFTER_MS = 10_000;
+/** Longest stderr line the host reads from the sidecar as a log record; a longer line is dropped as it arrives, never buffered whole. */
+export const SIDECAR_LOG_MAX_LINE_BYTES = 8 * KiB;
 /** After `shutdown`, how long the host waits before SIGKILL. */
 export const SIDECAR_SHUTDOWN_GRACE_MS = 2_000;
 /**
