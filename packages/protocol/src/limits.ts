@@ -315,6 +315,9 @@ export const SRT_WRAP_ATTEMPTS = 2;
 /** Context window assumed for a model Bastion has no figure for (custom endpoints may configure their own). */
 export const DEFAULT_CONTEXT_WINDOW_TOKENS = 32_000;
 
+/** Bytes of the workspace's `.git/HEAD` read to name the branch in the system prompt. */
+export const GIT_HEAD_MAX_BYTES = 512;
+
 /** Project instructions (AGENTS.md / CLAUDE.md) read into the system prompt. */
 /** Bytes read from one instructions file; the rest is cut with a note. */
 export const INSTRUCTIONS_MAX_FILE_BYTES = 16 * KiB;

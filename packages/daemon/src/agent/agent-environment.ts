@@ -5,12 +5,10 @@
  * submodule) counts as a repository with an unknown branch.
  */
 import { release } from 'node:os';
+import { GIT_HEAD_MAX_BYTES } from '@bastion/protocol';
 import { readContainedFile } from '../workspaces/file-access.js';
 import type { WorkspaceRoots } from '../workspaces/workspace-roots.js';
 import type { PromptEnvironment } from './system-prompt.js';
-
-/** HEAD is one short line; anything longer is not a ref this reads. */
-const GIT_HEAD_MAX_BYTES = 512;
 
 export function operatingSystem(): string {
   return `${process.platform} ${release()}`;
