@@ -19,7 +19,6 @@ export * from './api/models.js';
 export * from './api/tool-inputs.js';
 export * from './api/endpoints.js';
 export * from './scratch-dir.js';
-export * from './api/sse-parser.js';
 export * from './git-config.js';
 export * from './policy.js';
 export * from './user-data-files.js';

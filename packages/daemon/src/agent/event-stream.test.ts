@@ -1,7 +1,8 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { SSE_MAX_QUEUED_EVENTS, SseParser } from '@bastion/protocol';
+import { SSE_MAX_QUEUED_EVENTS } from '@bastion/protocol';
+import { SseParser } from '../../test/support/sse-parser.js';
 import { makeTempDir } from '../../test/support/temp-dir.js';
 import { openDatabase, type SqliteDatabase } from '../storage/database.js';
 import { SessionStore } from '../storage/session-store.js';

@@ -1,9 +1,9 @@
 /**
  * Test and benchmark support: the messages of a server-sent event stream (a fetch body or a node
- * stream), parsed with the protocol's SseParser. Unbounded, for the daemon's own tests and the
- * benchmarks; the host reads the sidecar's streams with its bounded reader (host agent-event-reader.ts).
+ * stream), parsed with the test support's SseParser. Unbounded, for the daemon's own tests and the
+ * benchmarks; the host and the bridge read the sidecar's streams with bounded readers (host agent-event-reader.ts, bridge event-stream.ts).
  */
-import { SseParser, type SseMessage } from '@bastion/protocol';
+import { SseParser, type SseMessage } from './sse-parser.js';
 
 async function* chunksOf(
   body: AsyncIterable<Uint8Array | string> | ReadableStream<Uint8Array>,

@@ -1,7 +1,8 @@
 /**
- * Incremental parser of a server-sent event stream (the subset Bastion's daemon writes: `id`,
- * `event`, `data`, comments), for the bridge in the browser. The host and the CLI read the stream
- * with their own bounded, schema-checked reader (host `agent-event-reader.ts`).
+ * Test and benchmark support: an incremental, unbounded parser of the server-sent event stream
+ * the daemon writes (`id`, `event`, `data`, comments), so the daemon's tests read it without a
+ * dependency. Nothing of Bastion's reads a sidecar's stream with it: the host and the bridge use
+ * eventsource-parser with a bound (host agent-event-reader.ts, bridge event-stream.ts).
  */
 export interface SseMessage {
   id: string | undefined;
