@@ -39,6 +39,7 @@ import { ReleaseStack } from './release-stack.js';
 import { ControlServer, type ControlHandler } from './control/control-server.js';
 import { acquireHomeLock } from './control/home-lock.js';
 import { checkSessionsDatabase } from './storage/sessions-db-check.js';
+import { assertHomeStorageUsable } from './storage/home-storage-check.js';
 import { ConsentPage, type ConsentOpener } from './consent/consent-page.js';
 import { createHostConfirmer, withConsentPage, type HostConfirmer } from './consent/host-confirmer.js';
 import { NetworkAuthority, type CustomGrantResult } from './network/network-authority.js';
@@ -127,6 +128,8 @@ export interface BastionHost {
 export async function startBastionHost(options: BastionHostOptions): Promise<BastionHost> {
   // Everything this process did before the host began: Node's start-up and loading the modules.
   const started = { processStart: elapsedMs(), host: performance.now() };
+  // A read-only or full disk fails here in one line, before any write can throw from deeper down.
+  assertHomeStorageUsable(options.userData);
   const owned = ensureUserData(options.userData);
   const lock = await acquireHomeLock(owned.path);
   const resources = new ReleaseStack();

@@ -185,6 +185,12 @@ export const STORE_BUSY_TIMEOUT_MS = 5_000;
  * see them only after it commits. Bounds both the added latency and the events a crash can drop.
  */
 export const STORE_GROUP_COMMIT_MS = 5;
+/**
+ * `bastion start` refuses a home on a disk with less free space than this (STORAGE_FULL, one line
+ * naming the path) instead of starting a host whose first writes would fail: room for the logs,
+ * SQLite's WAL and a run.
+ */
+export const STORAGE_START_MIN_FREE_BYTES = 4 * MiB;
 export const SESSION_MAX_TITLE_CHARS = 200;
 /** Paged listings (`GET /sessions`, `GET /sessions/:id/messages`): default and largest page. */
 export const PAGE_DEFAULT_LIMIT = 50;
