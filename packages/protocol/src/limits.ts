@@ -191,6 +191,21 @@ export const STORE_GROUP_COMMIT_MS = 5;
  * SQLite's WAL and a run.
  */
 export const STORAGE_START_MIN_FREE_BYTES = 4 * MiB;
+/**
+ * After a run ends, the text and reasoning deltas its assistant messages already hold are folded
+ * into stored events that point at that text instead of copying it (a reply is stored once); one
+ * such event covers consecutive deltas of at most this many UTF-8 bytes, so a replay of a 20 MB
+ * reply still arrives in events no bigger than a socket write.
+ */
+export const STORE_FOLDED_DELTA_MAX_BYTES = 64 * KiB;
+/**
+ * A fold that freed at least this many bytes of events gives the space back at once (incremental
+ * vacuum of a new database, then a WAL checkpoint that truncates the WAL file); smaller ones leave
+ * it to SQLite's own checkpoints.
+ */
+export const STORE_FOLD_RECLAIM_MIN_BYTES = 1 * MiB;
+/** The WAL file is cut back to this size after each checkpoint (SQLite's journal_size_limit). */
+export const STORE_WAL_SIZE_LIMIT_BYTES = 4 * MiB;
 export const SESSION_MAX_TITLE_CHARS = 200;
 /** Paged listings (`GET /sessions`, `GET /sessions/:id/messages`): default and largest page. */
 export const PAGE_DEFAULT_LIMIT = 50;

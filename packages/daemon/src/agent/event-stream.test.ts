@@ -1,7 +1,7 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { SSE_MAX_QUEUED_EVENTS } from '@bastion/protocol';
+import { SSE_MAX_QUEUED_EVENTS, SSE_REPLAY_PAGE, type AgentEvent } from '@bastion/protocol';
 import { SseParser } from '../../test/support/sse-parser.js';
 import { makeTempDir } from '../../test/support/temp-dir.js';
 import { openDatabase, type SqliteDatabase } from '../storage/database.js';
@@ -71,5 +71,71 @@ describe('createEventStream', () => {
     await reader.cancel();
     const ids = [...first, ...rest];
     expect(ids).toEqual(store.eventsAfter(sessionId, 0, burst + 10).map((e) => e.id));
+  });
+
+  describe('deltas folded after their run', () => {
+    const DELTAS = SSE_REPLAY_PAGE * 2 + 200;
+    const whole = Array.from({ length: DELTAS }, (_, i) => `t${i}`).join('');
+
+    /** End the run as the run manager does: its assistant message stored, then the fold. */
+    function finishAndFold(): void {
+      store.appendMessages(sessionId, runId, [{ role: 'assistant', content: [{ type: 'text', text: whole }] }]);
+      const final = store.finishRun(sessionId, runId, 'finished', {
+        type: 'run-finished',
+        run_id: runId,
+        finish_reason: 'stop',
+      });
+      hub.publish(sessionId, final);
+    }
+
+    /** Parse chunks into events with one parser; `untilFinished` reads on to the run's end. */
+    function eventReader(reader: ReadableStreamDefaultReader<Uint8Array>) {
+      const parser = new SseParser();
+      const decoder = new TextDecoder();
+      const events: AgentEvent[] = [];
+      const parse = (chunk: Uint8Array) => {
+        for (const message of parser.push(decoder.decode(chunk, { stream: true })))
+          events.push(JSON.parse(message.data) as AgentEvent);
+      };
+      return {
+        async readOne(): Promise<void> {
+          const { value } = await reader.read();
+          if (value) parse(value);
+        },
+        async untilFinished(): Promise<AgentEvent[]> {
+          while (events.at(-1)?.type !== 'run-finished') {
+            const { value, done } = await reader.read();
+            if (done) break;
+            parse(value);
+          }
+          await reader.cancel();
+          return events;
+        },
+      };
+    }
+
+    const textOf = (events: AgentEvent[]) => events.map((e) => (e.type === 'text-delta' ? e.text : '')).join('');
+
+    it('a stream that sent the first deltas of a reply before the fold sends only the rest of its text after it', async () => {
+      emit(DELTAS);
+      const reader = eventReader(createEventStream({ store, hub, sessionId, lastEventId: 0 }).getReader());
+      await reader.readOne(); // run-started and the first page of raw deltas
+      finishAndFold();
+      const events = await reader.untilFinished();
+      expect(textOf(events)).toBe(whole);
+      // folded events were sent: fewer text events arrived than deltas were streamed
+      expect(events.filter((e) => e.type === 'text-delta').length).toBeLessThan(DELTAS);
+    });
+
+    it('a client that reconnects with a cursor inside the run before the fold gets only the text it lacks', async () => {
+      emit(DELTAS);
+      const ids = store.eventsAfter(sessionId, 0, DELTAS + 1).map((e) => e.id);
+      const cursor = ids[300] as number; // run-started and 300 deltas seen
+      const reader = eventReader(createEventStream({ store, hub, sessionId, lastEventId: cursor }).getReader());
+      finishAndFold();
+      const events = await reader.untilFinished();
+      const seen = Array.from({ length: 300 }, (_, i) => `t${i}`).join('');
+      expect(seen + textOf(events)).toBe(whole);
+    });
   });
 });

@@ -5,9 +5,11 @@
  * bound; a subscriber that falls further behind reads the rest from the store instead, so a slow
  * client costs bounded memory. A comment line every SSE_HEARTBEAT_MS keeps the daemon's idle
  * socket timeout from cutting a quiet stream. Pull-based: nothing is produced faster than the
- * client reads, and queued events are written in one chunk.
+ * client reads, and queued events are written in one chunk. Deltas folded in the store after
+ * their run (delta-fold.ts) go out cut to what this stream has not sent yet.
  */
 import { SSE_HEARTBEAT_MS, SSE_MAX_QUEUED_EVENTS, SSE_REPLAY_PAGE, type AgentStreamEvent } from '@bastion/protocol';
+import { SentDeltas } from '../storage/delta-fold.js';
 import type { SessionStore } from '../storage/session-store.js';
 import type { EventHub } from './event-hub.js';
 
@@ -27,6 +29,7 @@ export function createEventStream(options: {
   const { store, hub, sessionId } = options;
   const encoder = new TextEncoder();
   let cursor = options.lastEventId;
+  const sent = new SentDeltas(cursor > 0 ? store.deltaBytesThrough(sessionId, cursor) : undefined);
   let replaying = true;
   let greeted = false;
   let heartbeatDue = false;
@@ -71,7 +74,8 @@ export function createEventStream(options: {
         if (replaying) {
           const page = store.eventsAfter(sessionId, cursor, SSE_REPLAY_PAGE);
           for (const entry of page) {
-            out += formatSseEvent(entry);
+            const rest = sent.take(entry);
+            if (rest) out += formatSseEvent(rest);
             cursor = entry.id;
           }
           if (page.length < SSE_REPLAY_PAGE) replaying = false;
@@ -79,7 +83,8 @@ export function createEventStream(options: {
           while (queue.length > 0 && out.length < MAX_CHUNK_CHARS) {
             const entry = queue.shift() as AgentStreamEvent;
             if (entry.id <= cursor) continue;
-            out += formatSseEvent(entry);
+            const rest = sent.take(entry);
+            if (rest) out += formatSseEvent(rest);
             cursor = entry.id;
           }
         }

@@ -1,12 +1,13 @@
 /**
  * Opens `<userData>/sessions.db`: WAL (readers never block the writer, and a SIGKILL leaves the
- * last committed transaction), foreign keys on, a busy timeout, then the pending migrations. The
- * file is created 0600 before SQLite opens it: SQLite gives its -wal and -shm files the database
- * file's mode, so all three are private (SQLite alone would create them 0644 under umask 022).
+ * last committed transaction; the WAL file is cut back to a bound after checkpoints), foreign keys
+ * on, a busy timeout, then the pending migrations. The file is created 0600 before SQLite opens
+ * it: SQLite gives its -wal and -shm files the database file's mode, so all three are private
+ * (SQLite alone would create them 0644 under umask 022).
  */
 import { closeSync, constants, openSync } from 'node:fs';
 import Database from 'better-sqlite3';
-import { STORE_BUSY_TIMEOUT_MS } from '@bastion/protocol';
+import { STORE_BUSY_TIMEOUT_MS, STORE_WAL_SIZE_LIMIT_BYTES } from '@bastion/protocol';
 import { DaemonError } from '../errors.js';
 import { MIGRATIONS, type Migration } from './migrations.js';
 
@@ -16,7 +17,11 @@ export function openDatabase(path: string, migrations: readonly Migration[] = MI
   closeSync(openSync(path, constants.O_RDWR | constants.O_CREAT | constants.O_NOFOLLOW, 0o600));
   const db = new Database(path, { timeout: STORE_BUSY_TIMEOUT_MS });
   try {
+    // Takes effect only before the first table exists: new databases give freed pages back to the
+    // file system when asked (PRAGMA incremental_vacuum); older ones keep reusing them.
+    if (schemaVersion(db) === 0) db.pragma('auto_vacuum = INCREMENTAL');
     db.pragma('journal_mode = WAL');
+    db.pragma(`journal_size_limit = ${STORE_WAL_SIZE_LIMIT_BYTES}`);
     // NORMAL in WAL mode: a committed transaction survives a process crash (SIGKILL); only an OS
     // crash can lose the last transactions, never corrupt the file.
     db.pragma('synchronous = NORMAL');

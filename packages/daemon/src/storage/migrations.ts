@@ -20,6 +20,13 @@
  * Version 2: each run's token usage (summed over its steps, as the provider reported it), its
  * estimated cost (null when the model has no known price) and the context size of its last step.
  * Version 4: the tool_audit table.
+ * Version 5: a stored event may point at the text it carries instead of holding it. After a run,
+ * its text and reasoning deltas are folded into events whose `ref_*` columns name an assistant
+ * message, the index of a part of its content and a UTF-8 byte range of that part's text, plus
+ * where that range starts among all the run's deltas of its kind (the event's `data` then lacks
+ * `text`), so a reply is stored once. Deleting that message deletes the
+ * events that point into it. Events written before (all `ref_*` null) read as they always did.
+ * New databases are created with incremental auto-vacuum, so the space a fold frees is returned.
  */
 export interface Migration {
   version: number;
@@ -157,6 +164,17 @@ export const MIGRATIONS: readonly Migration[] = [
       BEGIN
         SELECT RAISE(ABORT, 'tool_audit is append-only');
       END;
+    `,
+  },
+  {
+    version: 5,
+    sql: `
+      ALTER TABLE message_parts ADD COLUMN ref_message TEXT REFERENCES messages(id) ON DELETE CASCADE;
+      ALTER TABLE message_parts ADD COLUMN ref_part INTEGER;
+      ALTER TABLE message_parts ADD COLUMN ref_start INTEGER;
+      ALTER TABLE message_parts ADD COLUMN ref_bytes INTEGER;
+      ALTER TABLE message_parts ADD COLUMN ref_run_offset INTEGER;
+      CREATE INDEX message_parts_by_ref ON message_parts(ref_message) WHERE ref_message IS NOT NULL;
     `,
   },
 ];

@@ -1,6 +1,8 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
+import type { ModelMessage } from 'ai';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { STORE_FOLDED_DELTA_MAX_BYTES, type AgentEvent } from '@bastion/protocol';
 import { makeTempDir } from '../../test/support/temp-dir.js';
 import { thrownCode as codeOf } from '../../test/support/thrown-code.js';
 import { migrate, openDatabase, schemaVersion, type SqliteDatabase } from './database.js';
@@ -332,5 +334,137 @@ describe('read-only mode and ask-before-writes (migration 3)', () => {
     store.updateSession(session.id, { askBeforeWrites: false });
     expect(store.asksBeforeWrites(session.id)).toBe(false);
     expect(store.asksBeforeWrites('ses_gone000000')).toBe(false);
+  });
+});
+
+/** A run that streamed `events` and whose steps stored `messages`, ended as `finished`. */
+function recordRun(events: (runId: string) => AgentEvent[], messages: ModelMessage[]) {
+  const session = store.createSession({ provider: 'demo', model: 'demo', workspace: null });
+  const { runId } = store.startRun(session.id, {
+    userContent: [{ role: 'user', content: 'go' }],
+    provider: 'demo',
+    model: 'demo',
+  });
+  const ids = events(runId).map((event) => store.appendEvent(session.id, event).id);
+  store.appendMessages(session.id, runId, messages);
+  store.finishRun(session.id, runId, 'finished', { type: 'run-finished', run_id: runId, finish_reason: 'stop' });
+  return { sessionId: session.id, runId, ids };
+}
+
+const deltas = (runId: string, pieces: string[], type: 'text-delta' | 'reasoning-delta' = 'text-delta') =>
+  pieces.map((text): AgentEvent => ({ type, run_id: runId, text }));
+
+const storedRows = (runId: string) =>
+  db
+    .prepare<[string], { type: string; data: string; ref_message: string | null }>(
+      'SELECT type, data, ref_message FROM message_parts WHERE run_id = ? ORDER BY id',
+    )
+    .all(runId);
+
+const replayText = (sessionId: string, type = 'text-delta') =>
+  store
+    .eventsAfter(sessionId, 0, 10_000)
+    .map(({ event }) => (event.type === type ? (event as { text: string }).text : ''))
+    .join('');
+
+describe('folding a run’s deltas into its messages', () => {
+  it('replaces the deltas of a stored reply with one event that replays the same text under the last delta’s id', () => {
+    const pieces = ['Hello, ', 'wörld ', '🙂', ' done.'];
+    const run = recordRun(
+      (runId) => deltas(runId, pieces),
+      [{ role: 'assistant', content: [{ type: 'text', text: pieces.join('') }] }],
+    );
+    const rows = storedRows(run.runId).filter((row) => row.type === 'text-delta');
+    expect(rows).toHaveLength(1);
+    expect(rows[0]?.data).not.toContain('Hello');
+    const replayed = store.eventsAfter(run.sessionId, 0, 100);
+    const text = replayed.filter(({ event }) => event.type === 'text-delta');
+    expect(text).toEqual([
+      {
+        id: run.ids.at(-1),
+        event: { type: 'text-delta', run_id: run.runId, text: pieces.join('') },
+        folded: { kind: 'text', runOffset: 0, bytes: Buffer.byteLength(pieces.join('')) },
+      },
+    ]);
+  });
+
+  it('splits a long reply into folded events of at most STORE_FOLDED_DELTA_MAX_BYTES that concatenate to it', () => {
+    const piece = 'x'.repeat(1000) + 'é';
+    const pieces = Array.from({ length: 200 }, () => piece);
+    const run = recordRun(
+      (runId) => deltas(runId, pieces),
+      [{ role: 'assistant', content: [{ type: 'text', text: pieces.join('') }] }],
+    );
+    const replayed = store.eventsAfter(run.sessionId, 0, 10_000).filter(({ event }) => event.type === 'text-delta');
+    expect(replayed.length).toBe(Math.ceil((200 * 1002) / STORE_FOLDED_DELTA_MAX_BYTES));
+    for (const { event } of replayed) {
+      expect(Buffer.byteLength((event as { text: string }).text)).toBeLessThanOrEqual(STORE_FOLDED_DELTA_MAX_BYTES);
+    }
+    expect(replayText(run.sessionId)).toBe(pieces.join(''));
+  });
+
+  it('keeps a tool call between two texts in its place and folds reasoning too', () => {
+    const run = recordRun(
+      (runId) => [
+        ...deltas(runId, ['think', 'ing'], 'reasoning-delta'),
+        ...deltas(runId, ['let me ', 'look']),
+        { type: 'tool-call', run_id: runId, tool_call_id: 'c1', tool_name: 'list_dir', input: { path: '.' } },
+        { type: 'tool-result', run_id: runId, tool_call_id: 'c1', tool_name: 'list_dir', output: [], is_error: false },
+        ...deltas(runId, ['all ', 'done']),
+      ],
+      [
+        {
+          role: 'assistant',
+          content: [
+            { type: 'reasoning', text: 'thinking' },
+            { type: 'text', text: 'let me look' },
+            { type: 'tool-call', toolCallId: 'c1', toolName: 'list_dir', input: { path: '.' } },
+          ],
+        },
+        {
+          role: 'tool',
+          content: [
+            { type: 'tool-result', toolCallId: 'c1', toolName: 'list_dir', output: { type: 'json', value: [] } },
+          ],
+        },
+        { role: 'assistant', content: [{ type: 'text', text: 'all done' }] },
+      ],
+    );
+    const replayed = store.eventsAfter(run.sessionId, 0, 100).map(({ event }) => event);
+    expect(replayed.map((event) => event.type)).toEqual([
+      'run-started',
+      'reasoning-delta',
+      'text-delta',
+      'tool-call',
+      'tool-result',
+      'text-delta',
+      'run-finished',
+    ]);
+    expect(replayText(run.sessionId)).toBe('let me lookall done');
+    expect(replayText(run.sessionId, 'reasoning-delta')).toBe('thinking');
+    expect(storedRows(run.runId).filter((row) => row.ref_message !== null)).toHaveLength(3);
+  });
+
+  it('leaves deltas the run’s messages do not hold exactly (a step cut short) as they were', () => {
+    const run = recordRun(
+      (runId) => deltas(runId, ['first ', 'step', 'cut ', 'short']),
+      [{ role: 'assistant', content: [{ type: 'text', text: 'first step' }] }],
+    );
+    const rows = storedRows(run.runId).filter((row) => row.type === 'text-delta');
+    expect(rows.map((row) => row.ref_message === null)).toEqual([false, true, true]);
+    expect(replayText(run.sessionId)).toBe('first stepcut short');
+  });
+
+  it('replays nothing of a folded reply to a client that saw its last delta, and all of it to one that saw none', () => {
+    const run = recordRun(
+      (runId) => deltas(runId, ['a', 'b', 'c']),
+      [{ role: 'assistant', content: [{ type: 'text', text: 'abc' }] }],
+    );
+    const lastDelta = run.ids.at(-1) as number;
+    expect(store.eventsAfter(run.sessionId, lastDelta, 10).map(({ event }) => event.type)).toEqual(['run-finished']);
+    expect(store.eventsAfter(run.sessionId, (run.ids[0] as number) - 1, 10).map(({ event }) => event.type)).toEqual([
+      'text-delta',
+      'run-finished',
+    ]);
   });
 });

@@ -7,6 +7,7 @@ import type { ModelMessage } from 'ai';
 import {
   DEFAULT_PERMISSION_MODE,
   PAGE_DEFAULT_LIMIT,
+  STORE_FOLD_RECLAIM_MIN_BYTES,
   STORE_GROUP_COMMIT_MS,
   permissionModeSchema,
   type AgentEvent,
@@ -20,6 +21,13 @@ import {
 } from '@bastion/protocol';
 import { DaemonError } from '../errors.js';
 import type { SqliteDatabase } from './database.js';
+import {
+  FoldedTextReader,
+  foldRunDeltas,
+  type DeltaBytes,
+  type ReplayedEvent,
+  type StoredEventRow,
+} from './delta-fold.js';
 import { newId } from './ids.js';
 
 interface SessionRow extends UsageColumns {
@@ -403,7 +411,10 @@ export class SessionStore {
     return append();
   }
 
-  /** End a run and persist its final event together. Aborting cancels the session's pending approvals. */
+  /**
+   * End a run and persist its final event together, folding the run's deltas into references to
+   * its messages' text (delta-fold.ts). Aborting cancels the session's pending approvals.
+   */
   finishRun(
     sessionId: string,
     runId: string,
@@ -426,9 +437,18 @@ export class SessionStore {
         );
       if (status === 'aborted') this.cancelPendingApprovals(sessionId);
       this.#db.prepare('UPDATE sessions SET updated_at = ? WHERE id = ?').run(now, sessionId);
-      return this.appendEvent(sessionId, final);
+      const freed = foldRunDeltas(this.#db, runId);
+      return { event: this.appendEvent(sessionId, final), freed };
     });
-    return finish.immediate();
+    const { event, freed } = finish.immediate();
+    if (freed >= STORE_FOLD_RECLAIM_MIN_BYTES && !this.#db.inTransaction) this.#reclaim();
+    return event;
+  }
+
+  /** Give the pages a fold freed back to the file system and cut the WAL file back. */
+  #reclaim(): void {
+    this.#db.pragma('incremental_vacuum');
+    this.#db.pragma('wal_checkpoint(TRUNCATE)');
   }
 
   /**
@@ -498,15 +518,39 @@ export class SessionStore {
     return row?.status;
   }
 
-  /** Events of a session with id > `afterId`, oldest first. */
-  eventsAfter(sessionId: string, afterId: number, limit: number): AgentStreamEvent[] {
+  /** Events of a session with id > `afterId`, oldest first; folded ones say where their text lies. */
+  eventsAfter(sessionId: string, afterId: number, limit: number): ReplayedEvent[] {
     this.flush();
+    const folded = new FoldedTextReader(this.#db);
     return this.#db
-      .prepare<[string, number, number], { id: number; data: string }>(
-        'SELECT id, data FROM message_parts WHERE session_id = ? AND id > ? ORDER BY id LIMIT ?',
+      .prepare<[string, number, number], StoredEventRow>(
+        `SELECT id, data, ref_message, ref_part, ref_start, ref_bytes, ref_run_offset FROM message_parts
+         WHERE session_id = ? AND id > ? ORDER BY id LIMIT ?`,
       )
       .all(sessionId, afterId, limit)
-      .map((row) => ({ id: row.id, event: JSON.parse(row.data) as AgentEvent }));
+      .map((row) => folded.entryOf(row));
+  }
+
+  /**
+   * The bytes of each kind of delta of event `id`'s run up to and including it: what a client
+   * whose cursor is `id` has of that run. Undefined when the session has no such event (a cursor
+   * into deltas folded since).
+   */
+  deltaBytesThrough(sessionId: string, id: number): DeltaBytes | undefined {
+    this.flush();
+    const row = this.#db
+      .prepare<[string, number], { run_id: string }>('SELECT run_id FROM message_parts WHERE session_id = ? AND id = ?')
+      .get(sessionId, id);
+    if (!row) return undefined;
+    const sums = this.#db
+      .prepare<[string, number], { type: string; bytes: number }>(
+        `SELECT type, SUM(COALESCE(ref_bytes, length(CAST(json_extract(data, '$.text') AS BLOB)))) AS bytes
+         FROM message_parts WHERE run_id = ? AND id <= ? AND type IN ('text-delta', 'reasoning-delta')
+         GROUP BY type`,
+      )
+      .all(row.run_id, id);
+    const bytesOf = (type: string) => sums.find((sum) => sum.type === type)?.bytes ?? 0;
+    return { runId: row.run_id, text: bytesOf('text-delta'), reasoning: bytesOf('reasoning-delta') };
   }
 
   // ── transcript ─────────────────────────────────────────────────────────────
