@@ -187,8 +187,8 @@ export const STORE_BUSY_TIMEOUT_MS = 5_000;
 export const STORE_GROUP_COMMIT_MS = 5;
 /**
  * `bastion start` refuses a home on a disk with less free space than this (STORAGE_FULL, one line
- * naming the path) instead of starting a host whose first writes would fail: room for the logs,
- * SQLite's WAL and a run.
+ * naming the path) instead of starting a host whose first writes would fail: room for the storage
+ * reserve (STORAGE_RESERVE_BYTES), the logs, SQLite's WAL and a run.
  */
 export const STORAGE_START_MIN_FREE_BYTES = 4 * MiB;
 /**
@@ -206,6 +206,13 @@ export const STORE_FOLDED_DELTA_MAX_BYTES = 64 * KiB;
 export const STORE_FOLD_RECLAIM_MIN_BYTES = 1 * MiB;
 /** The WAL file is cut back to this size after each checkpoint (SQLite's journal_size_limit). */
 export const STORE_WAL_SIZE_LIMIT_BYTES = 4 * MiB;
+/**
+ * The sidecar keeps this much of the data disk in `<userData>/storage-reserve`. When the disk
+ * fills mid-run it deletes the file, so the final `run-error STORAGE_FULL` of every run in
+ * progress still commits, and takes the space back once the disk has room again. A run starts
+ * only while the reserve is whole, so each one can always record how it ended.
+ */
+export const STORAGE_RESERVE_BYTES = 1 * MiB;
 export const SESSION_MAX_TITLE_CHARS = 200;
 /** Paged listings (`GET /sessions`, `GET /sessions/:id/messages`): default and largest page. */
 export const PAGE_DEFAULT_LIMIT = 50;

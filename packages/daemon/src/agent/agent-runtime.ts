@@ -1,7 +1,8 @@
 /**
  * Composes the agent side of the sidecar: sessions.db in userData, the host-granted workspace
  * roots, the provider registry (with the one injected provider fetch), the run manager and their
- * routes. At start-up, runs a dead sidecar left `running` are marked interrupted.
+ * routes. At start-up, runs a dead sidecar left `running` are marked interrupted, and the storage
+ * reserve (storage-reserve.ts) is made whole if the disk has room.
  */
 import { join } from 'node:path';
 import { SESSIONS_DB_FILE, type Logger } from '@bastion/protocol';
@@ -18,6 +19,8 @@ import {
 } from '../providers/provider-registry.js';
 import { openDatabase } from '../storage/database.js';
 import { SessionStore } from '../storage/session-store.js';
+import { storageErrorOf } from '../storage/storage-error.js';
+import { StorageReserve } from '../storage/storage-reserve.js';
 import { WorkspaceRoots } from '../workspaces/workspace-roots.js';
 import { RunManager, type ToolFactory } from './run-manager.js';
 import type { PolicyChecker } from '../policy/policy-client.js';
@@ -74,8 +77,19 @@ export function openAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
   const db = openDatabase(join(options.userData, SESSIONS_DB_FILE));
   const store = new SessionStore(db);
   const audit = new AuditLog(db);
-  const interrupted = store.interruptStaleRuns();
-  if (interrupted > 0) options.log.warn('runs.interrupted', { count: interrupted });
+  const reserve = new StorageReserve(options.userData);
+  reserve.ensure();
+  // On a full disk the sidecar still starts (reads work): the interruption is recorded before the next run.
+  let staleRunsPending = false;
+  try {
+    const interrupted = store.interruptStaleRuns();
+    if (interrupted > 0) options.log.warn('runs.interrupted', { count: interrupted });
+  } catch (error) {
+    const failure = storageErrorOf(error);
+    if (!failure) throw error;
+    staleRunsPending = true;
+    options.log.error('runs.interrupt-deferred', { code: failure.code });
+  }
   const roots = new WorkspaceRoots(options.workspaces);
   const registry = new ProviderRegistry({
     ...(options.fetch ? { fetch: options.fetch } : {}),
@@ -90,6 +104,8 @@ export function openAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
     policy: options.policy,
     audit,
     sandboxed: options.sandboxed ?? false,
+    reserve,
+    staleRunsPending,
     ...(options.heldSecrets ? { heldSecrets: options.heldSecrets } : {}),
   });
   let closed: Promise<void> | undefined;

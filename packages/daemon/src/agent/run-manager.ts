@@ -15,7 +15,8 @@ import {
 import { DaemonError } from '../errors.js';
 import type { ProviderRegistry } from '../providers/provider-registry.js';
 import type { ApprovalAnswerRefusal, FinalRunStatus, SessionStore } from '../storage/session-store.js';
-import { storageErrorOf } from '../storage/storage-error.js';
+import { isStorageFailure, storageErrorOf, storageFailureOf, storageFullError } from '../storage/storage-error.js';
+import type { StorageReserve } from '../storage/storage-reserve.js';
 import { createFileTools } from '../tools/file-tools.js';
 import type { ToolContext } from '../tools/tool-context.js';
 import type { WorkspaceRoots } from '../workspaces/workspace-roots.js';
@@ -62,6 +63,11 @@ export class RunManager {
   readonly #heldSecrets: HeldSecrets;
   readonly #audit: AuditLog;
   readonly #active = new Map<string, ActiveRun>();
+  readonly #reserve: StorageReserve | undefined;
+  /** Set while the runs a storage failure ended are writing their final events. */
+  #storageFailing: Promise<void> | undefined;
+  /** Runs a dead sidecar left `running` that could not be marked interrupted yet (the disk was full at start). */
+  #staleRunsPending: boolean;
 
   constructor(options: {
     store: SessionStore;
@@ -74,7 +80,13 @@ export class RunManager {
     sandboxed?: boolean;
     heldSecrets?: HeldSecrets;
     audit: AuditLog;
+    /** Space held back so that runs ended by a full disk can still record it (storage-reserve.ts). */
+    reserve?: StorageReserve;
+    /** Runs left `running` whose interruption must be recorded before the next run starts. */
+    staleRunsPending?: boolean;
   }) {
+    this.#reserve = options.reserve;
+    this.#staleRunsPending = options.staleRunsPending ?? false;
     this.#audit = options.audit;
     this.#policy = options.policy;
     this.#sandboxed = options.sandboxed ?? false;
@@ -84,6 +96,8 @@ export class RunManager {
     this.#roots = options.roots;
     this.#log = options.log;
     this.#extraTools = options.extraTools ?? [];
+    // A group of events lost to a failed commit belonged to runs in progress: they end here.
+    this.#store.onBatchLost((error) => queueMicrotask(() => this.#storageFailed(storageFailureOf(error))));
   }
 
   isActive(sessionId: string): boolean {
@@ -96,6 +110,14 @@ export class RunManager {
     if (!session) throw new DaemonError('SESSION_NOT_FOUND', 'no such session');
     if (this.#active.has(sessionId)) throw new DaemonError('RUN_ACTIVE', 'a run is already active for this session');
     if (this.#active.size >= AGENT_MAX_CONCURRENT_RUNS) throw new DaemonError('RUN_LIMIT', 'too many runs are active');
+    // A run starts only while there is room to record how it ends.
+    if (this.#reserve && !this.#reserve.ensure()) throw storageFullError();
+    if (this.#staleRunsPending && this.#active.size === 0) {
+      // No run of this sidecar is active, so every `running` row is a dead sidecar's.
+      const interrupted = this.#store.interruptStaleRuns();
+      this.#staleRunsPending = false;
+      if (interrupted > 0) this.#log.warn('runs.interrupted', { count: interrupted });
+    }
     const model = this.#registry.resolve({ provider: session.provider, model: session.model });
 
     if ('message' in request) {
@@ -260,6 +282,24 @@ export class RunManager {
     await Promise.all(runs.map((run) => run.done));
   }
 
+  /**
+   * A write failed for lack of space (or a read-only or damaged store): give the reserve back so
+   * final events fit, end every run in progress with the failure's code, and once each has written
+   * its final event, return the WAL's slack to the disk and take the reserve again if there is room.
+   */
+  #storageFailed(failure: DaemonError): void {
+    if (this.#storageFailing) return;
+    this.#log.error('store.write-failed', { code: failure.code, count: this.#active.size });
+    this.#reserve?.release();
+    const runs = [...this.#active.values()];
+    for (const run of runs) run.controller.abort(failure);
+    this.#storageFailing = Promise.all(runs.map((run) => run.done)).then(() => {
+      this.#store.releaseUnusedSpace();
+      this.#reserve?.ensure();
+      this.#storageFailing = undefined;
+    });
+  }
+
   #emit(sessionId: string, event: AgentEvent): void {
     const entry = this.#store.appendEvent(sessionId, event);
     this.#store.afterCommit(() => this.hub.publish(sessionId, entry));
@@ -282,12 +322,16 @@ export class RunManager {
       const usage = this.#store.runUsage(runId);
       final = { type: 'run-finished', run_id: runId, finish_reason: finishReason, ...(usage ? { usage } : {}) };
     } catch (error) {
-      if (controller.signal.aborted) {
+      const reason: unknown = controller.signal.reason;
+      if (controller.signal.aborted && !isStorageFailure(reason)) {
         status = 'aborted';
         final = { type: 'run-error', run_id: runId, code: 'RUN_ABORTED', message: 'the run was aborted' };
       } else {
         status = 'error';
-        final = runErrorEvent(runId, error);
+        final = runErrorEvent(runId, controller.signal.aborted ? reason : error);
+        // This run's own write failed: the others cannot write either, and the reserve makes room for the final events.
+        const own = daemonErrorIn(error);
+        if (isStorageFailure(own)) this.#storageFailed(own);
       }
     }
     try {
@@ -324,8 +368,9 @@ function providerStatusCode(status: number | undefined): string {
 function runErrorEvent(runId: string, error: unknown): Extract<AgentEvent, { type: 'run-error' }> {
   const own = daemonErrorIn(error);
   if (own) {
-    // An egress block names the kind of secret (a fixed text from the host's code, never the value).
-    const message = own.code === 'EGRESS_SECRET' ? own.message : 'the model run failed';
+    // An egress block names the kind of secret (a fixed text from the host's code, never the value);
+    // a storage failure says what to do (a fixed text too).
+    const message = own.code === 'EGRESS_SECRET' || isStorageFailure(own) ? own.message : 'the model run failed';
     return { type: 'run-error', run_id: runId, code: own.code, message };
   }
   const provider = providerErrorDetails(error);

@@ -198,6 +198,8 @@ export class SessionStore {
   /** Group commit of events: an open transaction collecting appends until the next turn. */
   #batchOpen = false;
   #afterCommit: (() => void)[] = [];
+  /** Told when a group of appended events could not be committed and was rolled back. */
+  readonly #batchLostListeners: ((error: unknown) => void)[] = [];
 
   constructor(db: SqliteDatabase, now: () => Date = () => new Date()) {
     this.#db = db;
@@ -369,10 +371,59 @@ export class SessionStore {
     if (!this.#db.inTransaction) {
       this.#db.exec('BEGIN IMMEDIATE');
       this.#batchOpen = true;
-      setTimeout(() => this.flush(), STORE_GROUP_COMMIT_MS).unref();
+      setTimeout(() => {
+        try {
+          this.flush();
+        } catch {
+          // Nobody waits on this commit: the batch-lost listeners have been told.
+        }
+      }, STORE_GROUP_COMMIT_MS).unref();
     }
-    const result = this.#insertPart.run(sessionId, event.run_id, event.type, JSON.stringify(event), this.#now());
-    return { id: Number(result.lastInsertRowid), event };
+    try {
+      const result = this.#insertPart.run(sessionId, event.run_id, event.type, JSON.stringify(event), this.#now());
+      return { id: Number(result.lastInsertRowid), event };
+    } catch (error) {
+      if (this.#batchOpen) this.#abandonBatch(error);
+      throw error;
+    }
+  }
+
+  /**
+   * Call `listener` whenever a group of appended events fails to commit (a full or read-only disk,
+   * a damaged page): the group was rolled back whole and none of its events was ever published.
+   */
+  onBatchLost(listener: (error: unknown) => void): void {
+    this.#batchLostListeners.push(listener);
+  }
+
+  /**
+   * Roll the open group back and drop its afterCommit callbacks: its events were never published,
+   * and their ids will be used again, so no client may ever see them.
+   */
+  #abandonBatch(error: unknown): void {
+    if (this.#db.inTransaction) {
+      try {
+        this.#db.exec('ROLLBACK');
+      } catch {
+        // SQLite already rolled it back (it may, after SQLITE_FULL or an I/O error).
+      }
+    }
+    this.#batchOpen = false;
+    this.#afterCommit = [];
+    for (const listener of this.#batchLostListeners) listener(error);
+  }
+
+  /**
+   * Give freed pages and the WAL's unused file space back to the disk, as far as the disk allows
+   * (never throws); after a failed write the WAL may hold the space the failed transaction took.
+   */
+  releaseUnusedSpace(): void {
+    this.flush();
+    try {
+      this.#reclaim();
+    } catch {
+      // A full disk may not take the checkpoint either; the file and the WAL then keep their size.
+    }
   }
 
   /** Run `callback` once everything appended so far is committed (now, if it already is). */
@@ -385,7 +436,12 @@ export class SessionStore {
   flush(): void {
     // a database closed with a group still open has rolled it back; nothing to commit
     if (!this.#batchOpen || !this.#db.open) return;
-    this.#db.exec('COMMIT');
+    try {
+      this.#db.exec('COMMIT');
+    } catch (error) {
+      this.#abandonBatch(error);
+      throw error;
+    }
     this.#batchOpen = false;
     const callbacks = this.#afterCommit;
     this.#afterCommit = [];
@@ -441,7 +497,8 @@ export class SessionStore {
       return { event: this.appendEvent(sessionId, final), freed };
     });
     const { event, freed } = finish.immediate();
-    if (freed >= STORE_FOLD_RECLAIM_MIN_BYTES && !this.#db.inTransaction) this.#reclaim();
+    // Best effort: the final event is committed, whether or not the disk takes the checkpoint.
+    if (freed >= STORE_FOLD_RECLAIM_MIN_BYTES && !this.#db.inTransaction) this.releaseUnusedSpace();
     return event;
   }
 

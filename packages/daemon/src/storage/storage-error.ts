@@ -6,15 +6,18 @@
  */
 import { DaemonError } from '../errors.js';
 
+/** STORAGE_FULL with its fixed advice. */
+export function storageFullError(cause?: unknown): DaemonError {
+  return new DaemonError('STORAGE_FULL', "the disk holding Bastion's data is full; free some space and retry", {
+    cause,
+  });
+}
+
 /** The coded storage error behind `error` (a SqliteError or a Node fs error), if it is one. */
 export function storageErrorOf(error: unknown): DaemonError | undefined {
   const code = (error as { code?: unknown } | undefined)?.code;
   if (typeof code !== 'string') return undefined;
-  if (code === 'SQLITE_FULL' || code === 'ENOSPC' || code === 'EDQUOT') {
-    return new DaemonError('STORAGE_FULL', "the disk holding Bastion's data is full; free some space and retry", {
-      cause: error,
-    });
-  }
+  if (code === 'SQLITE_FULL' || code === 'ENOSPC' || code === 'EDQUOT') return storageFullError(error);
   if (code.startsWith('SQLITE_READONLY') || code === 'EROFS') {
     return new DaemonError('STORAGE_READ_ONLY', "the disk holding Bastion's data is read-only", { cause: error });
   }
@@ -22,4 +25,19 @@ export function storageErrorOf(error: unknown): DaemonError | undefined {
     return new DaemonError('STORE_CORRUPT', 'sessions.db is damaged; run bastion doctor', { cause: error });
   }
   return undefined;
+}
+
+const STORAGE_FAILURE_CODES = new Set(['STORAGE_FULL', 'STORAGE_READ_ONLY', 'STORE_CORRUPT', 'STORE_WRITE_FAILED']);
+
+/** Whether `error` is the coded storage failure that ends the runs in progress. */
+export function isStorageFailure(error: unknown): error is DaemonError {
+  return error instanceof DaemonError && STORAGE_FAILURE_CODES.has(error.code);
+}
+
+/** The coded failure behind a write that did not commit: a storage error, else STORE_WRITE_FAILED. */
+export function storageFailureOf(error: unknown): DaemonError {
+  return (
+    storageErrorOf(error) ??
+    new DaemonError('STORE_WRITE_FAILED', 'sessions.db could not be written; run bastion doctor', { cause: error })
+  );
 }
