@@ -4,10 +4,11 @@
  * whose auth.json holds four credentials and whose endpoints.json names the endpoint's own) and
  * one without (`egress: null`, the baseline). Each uploads request bodies of ordinary text (this
  * repository's README and SECURITY.md) to the same local server, alternating rounds so both see
- * the same machine; then each reads the same 10 000-event SSE stream. The issue asks for 100 MiB
- * bodies; a request body is bounded to TRANSPORT_MAX_REQUEST_BODY_BYTES (32 MiB), so each upload
- * is a body of exactly that bound. Targets: upload throughput with the guard ≥ 0.9× without, SSE
- * per-event overhead ≤ 0.05 ms p50.
+ * the same machine; then each reads the same 10 000-event SSE stream. A sample is 100 MiB, the
+ * issue's figure, sent as four 25 MiB bodies one after another (a request body is bounded to
+ * TRANSPORT_MAX_REQUEST_BODY_BYTES, 32 MiB). Targets: upload throughput with the guard ≥ 0.9×
+ * without, SSE per-event overhead ≤ 0.05 ms p50. The CPU this process (the host's executor and the
+ * local server) spends per sample is printed too: on a loaded machine it moves less than time.
  */
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -20,7 +21,7 @@ import { runTransportChild, startServer } from '../packages/host/test/transport/
 import { figure, median, type Benchmark } from './harness.js';
 import { ask, serve } from './transport.bench.js';
 
-const WARM_ROUNDS = 1;
+const WARM_ROUNDS = 2;
 const ROUNDS = 7;
 
 function serveWithUpload(req: IncomingMessage, res: ServerResponse): void {
@@ -81,7 +82,7 @@ async function finish(sidecar: Awaited<ReturnType<typeof startSidecar>>): Promis
 
 export const egressBenchmark: Benchmark = {
   id: 'egress',
-  title: 'secret-egress guard: 32 MiB uploads and an SSE stream through the transport, guard on vs off',
+  title: 'secret-egress guard: 100 MiB of uploads and an SSE stream through the transport, guard on vs off',
   async run() {
     const server = await startServer(serveWithUpload);
     const userData = guardedUserData(server.origin);
@@ -93,11 +94,17 @@ export const egressBenchmark: Benchmark = {
       sidecars.push(bare);
       const on: number[] = [];
       const off: number[] = [];
+      const cpuOn: number[] = [];
+      const cpuOff: number[] = [];
       for (let round = 0; round < WARM_ROUNDS + ROUNDS; round += 1) {
         const order = round % 2 === 0 ? [guarded, bare] : [bare, guarded];
         for (const sidecar of order) {
+          const cpu = process.cpuUsage();
           const rate = (await ask(sidecar.child, 'upload')) as number;
-          if (round >= WARM_ROUNDS) (sidecar === guarded ? on : off).push(rate);
+          const used = process.cpuUsage(cpu);
+          if (round < WARM_ROUNDS) continue;
+          (sidecar === guarded ? on : off).push(rate);
+          (sidecar === guarded ? cpuOn : cpuOff).push((used.user + used.system) / 1000);
         }
       }
       const sseOn = await finish(guarded);
@@ -107,12 +114,20 @@ export const egressBenchmark: Benchmark = {
       );
       return [
         figure(
-          '32 MiB request body throughput (the body bound), egress guard on vs off',
+          '100 MiB of request bodies (4 × 25 MiB) throughput, egress guard on vs off',
           'MiB/s',
           median(on),
           median(off),
           '≥ 0.9× off',
           (ratio) => ratio >= 0.9,
+        ),
+        figure(
+          'host CPU per 100 MiB of request bodies (executor and local server), egress guard on vs off',
+          'ms',
+          median(cpuOn),
+          median(cpuOff),
+          'informational: what the scan costs, less moved by the load than time',
+          () => true,
         ),
         figure(
           'SSE per-event latency p50 (10 000 events), egress guard on vs off',

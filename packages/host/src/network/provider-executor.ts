@@ -9,8 +9,8 @@
  *
  * The secret-egress guard (egress-guard.ts) scans the headers before any connection and every
  * upload chunk before it is written; a hit ends the request with EGRESS_SECRET and its kind, and
- * nothing of the body from the secret on has left (the scan holds back a chunk's tail until the
- * next chunk is scanned with it).
+ * nothing of the body from the secret on has left (the scan holds a chunk back until the chunks
+ * after it have been scanned with its tail).
  *
  * Frames that break the protocol (an unknown id, a chunk after `request.end`, more bytes than the
  * credit) throw a ChannelError, which closes the channel and gets the sidecar restarted. Does not
@@ -322,9 +322,14 @@ export class ProviderExecutor {
     if (!request) return;
     const upload = request.upload;
     if (!upload) throw new ChannelError('CHANNEL_FRAME_SCHEMA', 'request.end for a request without an open body');
+    const last = request.scan?.end() ?? { kind: undefined, forward: [] };
+    if (last.kind !== undefined) {
+      this.#log.warn('egress.blocked', { request_id: request.id, kind: last.kind });
+      this.#terminate(request, 'EGRESS_SECRET', last.kind);
+      return;
+    }
     request.upload = undefined;
-    const tail = request.scan?.end();
-    if (tail !== undefined && tail.byteLength > 0) upload.push(tail);
+    for (const part of last.forward) upload.push(part);
     upload.push(null);
   }
 

@@ -6,16 +6,37 @@ import { describe, expect, it } from 'vitest';
 import { FORMAT_SAMPLES, HELD_SAMPLES as held, join2, letters } from '../../test/support/secret-samples.js';
 import { SecretPattern, type HeldSecret } from './secret-scanner.js';
 
-function scanInChunks(pattern: SecretPattern, body: Buffer, cut: number) {
+/** The body streamed in `parts` through one scan: the kind found, and every byte forwarded before that. */
+function scanParts(pattern: SecretPattern, parts: Buffer[]) {
   const stream = pattern.stream();
   const forwarded: Uint8Array[] = [];
-  for (const part of [body.subarray(0, cut), body.subarray(cut)]) {
+  for (const part of parts) {
     const scanned = stream.push(part);
     if (scanned.kind !== undefined) return { kind: scanned.kind, forwarded: Buffer.concat(forwarded) };
     forwarded.push(...scanned.forward);
   }
-  forwarded.push(stream.end());
+  const last = stream.end();
+  if (last.kind !== undefined) return { kind: last.kind, forwarded: Buffer.concat(forwarded) };
+  forwarded.push(...last.forward);
   return { kind: undefined, forwarded: Buffer.concat(forwarded) };
+}
+
+const scanInChunks = (pattern: SecretPattern, body: Buffer, cut: number) =>
+  scanParts(pattern, [body.subarray(0, cut), body.subarray(cut)]);
+
+/** `body` in pieces of `size` bytes. */
+function pieces(body: Buffer, size: number): Buffer[] {
+  const parts: Buffer[] = [];
+  for (let at = 0; at < body.byteLength; at += size) parts.push(body.subarray(at, at + size));
+  return parts;
+}
+
+/** `text`'s bytes `shift` bytes past a 4-byte boundary of their own memory (the scan reads 32-bit words). */
+function shifted(text: string, shift: number): Buffer {
+  const bytes = Buffer.from(text, 'latin1');
+  const memory = Buffer.from(new ArrayBuffer(bytes.byteLength + 8));
+  bytes.copy(memory, shift);
+  return memory.subarray(shift, shift + bytes.byteLength);
 }
 
 describe('secret scan: formats and held credentials', () => {
@@ -73,6 +94,69 @@ describe('secret scan: streaming across chunk boundaries', () => {
       }
     },
   );
+
+  it.each(secrets)(
+    'a %s streamed in pieces of 1, 2, 3, 5, 7 and 13 bytes is found before any byte of it is forwarded',
+    (kind, secret) => {
+      const before = ' '.repeat(300);
+      const body = Buffer.from(`${before}${secret}${' '.repeat(300)}`);
+      for (const size of [1, 2, 3, 5, 7, 13]) {
+        const scanned = scanParts(pattern, pieces(body, size));
+        expect(scanned.kind, `pieces of ${size}`).toBe(kind);
+        expect(scanned.forwarded.byteLength, `pieces of ${size}`).toBeLessThanOrEqual(before.length);
+      }
+    },
+  );
+
+  it.each(secrets)(
+    'a %s is found at every offset from a 4-byte boundary (the body 0–3 bytes past one, the secret 0–7 bytes in)',
+    (kind, secret) => {
+      for (let shift = 0; shift < 4; shift += 1) {
+        for (let lead = 0; lead < 8; lead += 1) {
+          const body = shifted(`${' '.repeat(lead)}${secret} `, shift);
+          expect(pattern.findIn(body), `shift ${shift}, lead ${lead}`).toBe(kind);
+          expect(scanParts(pattern, pieces(body, 64 * 1024)).kind, `shift ${shift}, lead ${lead}`).toBe(kind);
+        }
+      }
+    },
+  );
+
+  it('a look-alike split at every byte is still no hit, the byte before it read from the previous chunk, and the body passes whole', () => {
+    for (const text of [
+      join2('xAKIA', 'Q3XJ7R2VN4TB8KLM'),
+      join2('AKIA', 'Q3XJ7R2VN4TB8KLMX'),
+      join2('_gh', 'p_', letters(36, 'aB3')),
+    ]) {
+      const body = Buffer.from(` ${text} `);
+      for (let cut = 0; cut <= body.byteLength; cut += 1) {
+        const scanned = scanInChunks(pattern, body, cut);
+        expect(scanned.kind, `${text} cut at ${cut}`).toBeUndefined();
+        expect(scanned.forwarded.equals(body), `${text} cut at ${cut}`).toBe(true);
+      }
+    }
+  });
+
+  it.each(secrets)('a %s that ends the body is found at its end, whole or split at every byte', (kind, secret) => {
+    const body = Buffer.from(`${' '.repeat(300)}${secret}`);
+    for (let cut = 300; cut <= body.byteLength; cut += 1) {
+      expect(scanInChunks(pattern, body, cut).kind, `cut at ${cut}`).toBe(kind);
+    }
+    expect(pattern.findIn(body)).toBe(kind);
+  });
+
+  it('forwards each chunk whole once the next is scanned, keeping back at most one chunk and the overlap', () => {
+    const chunks = Array.from({ length: 5 }, (_, index) => Buffer.alloc(64 * 1024, 97 + index));
+    const stream = pattern.stream();
+    const forwarded: Uint8Array[] = [];
+    for (const [index, chunk] of chunks.entries()) {
+      const scanned = stream.push(chunk);
+      if (scanned.kind !== undefined) throw new Error(`no secret here, found ${scanned.kind}`);
+      expect(scanned.forward, `after chunk ${index}`).toEqual(index === 0 ? [] : [chunks[index - 1]]);
+      forwarded.push(...scanned.forward);
+    }
+    expect(stream.end()).toEqual({ kind: undefined, forward: [chunks[4]] });
+    expect(Buffer.concat(forwarded).equals(Buffer.concat(chunks.slice(0, 4)))).toBe(true);
+  });
 
   it('without a secret, what is forwarded plus the end is the body, byte for byte, at any cut', () => {
     const body = Buffer.from(Array.from({ length: 5000 }, (_, i) => String.fromCharCode(32 + (i % 90))).join(''));

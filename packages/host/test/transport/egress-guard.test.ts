@@ -117,6 +117,14 @@ describeAttack('secret-egress', 'egress guard: a request body carrying a secret 
     },
   );
 
+  it('a cloud key as the last bytes of the body (decided only at its end) → EGRESS_SECRET; the endpoint never gets it', async () => {
+    const sample = FORMAT_SAMPLES.find(([kind]) => kind === 'aws-access-key-id')?.[1] as string;
+    expect(await failureCode(post(`${BODY_CANARY} ${sample}`))).toBe('EGRESS_SECRET');
+    expect(blockedKind()).toBe('aws-access-key-id');
+    expect(all()).not.toContain(sample);
+    expectNothingLogged(sample);
+  });
+
   it('another credential in a header is refused before any connection: the endpoint is never reached', async () => {
     expect(await failureCode(post('{}', { 'x-extra': CHATGPT_ACCESS }))).toBe('EGRESS_SECRET');
     expect(server.hits).toBe(0);
