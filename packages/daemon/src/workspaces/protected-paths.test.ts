@@ -32,6 +32,8 @@ describe('isProtectedPath', () => {
     '.claude.json',
     '.vscode/settings.json',
     'nested/.vscode/settings.json',
+    'gitdirs/app/objects/info/alternates',
+    'repo.git/objects/info/http-alternates',
   ])('refuses %s', (path) => {
     expect(isProtectedPath(path)).toBe(true);
   });
@@ -54,6 +56,8 @@ describe('isProtectedPath', () => {
     '.vscode/launch.json',
     'settings.json',
     'git/config',
+    'objects/info/alternates.md',
+    'objects/alternates',
     '',
   ])('allows %s', (path) => {
     expect(isProtectedPath(path)).toBe(false);

@@ -55,8 +55,16 @@ const PROTECTED_BASENAMES: ReadonlySet<string> = new Set([
   '.claude.json',
 ]);
 
-/** Trailing segment sequences (lower case) refused at any depth. */
-const PROTECTED_SUFFIXES: readonly (readonly string[])[] = [['.vscode', 'settings.json']];
+/**
+ * Trailing segment sequences (lower case) refused at any depth. A git directory's
+ * `objects/info/alternates` and `http-alternates` make git read objects from another store: refused
+ * wherever the git directory is (one behind a `gitdir:` pointer or a bare one need not be `.git`).
+ */
+const PROTECTED_SUFFIXES: readonly (readonly string[])[] = [
+  ['.vscode', 'settings.json'],
+  ['objects', 'info', 'alternates'],
+  ['objects', 'info', 'http-alternates'],
+];
 
 /** `relativePath` is relative to a workspace root (either separator style is split). */
 export function isProtectedPath(relativePath: string): boolean {

@@ -35,6 +35,7 @@ import {
   COMMAND_MAX_NOTICES,
   COMMAND_MAX_QUEUED,
   COMMAND_NOTICE_MAX_CHARS,
+  GIT_REPOSITORY_SCAN_MAX_ENTRIES,
   type Capabilities,
   type Logger,
 } from '@bastion/protocol';
@@ -295,6 +296,8 @@ export class CommandExecutor {
     const sandboxed = sidecar.config.capabilities.sandbox === 'srt';
     let pinned: string[] = [];
     let createdRepositories: CreatedRepositoryWatch | undefined;
+    /** Said in the result whatever the command does. */
+    const wrapNotices: string[] = [];
     const guard = this.#options.warden.guard(frame.id);
     const cleanUp = () => {
       guard.close();
@@ -306,7 +309,13 @@ export class CommandExecutor {
         if (!this.#options.srt) throw new Error('no srt session');
         const git = gitWriteProtections(check.workspaceRoot, { home: this.#options.home });
         pinned = this.#pinCommonDirs(git.gitDirs);
-        createdRepositories = watchCreatedRepositories(git.repositories, {
+        if (!git.scan.complete) {
+          this.#options.log.warn('command.git-scan-incomplete', { command_id: frame.id });
+          wrapNotices.push(
+            `bastion: this workspace holds more than ${GIT_REPOSITORY_SCAN_MAX_ENTRIES} entries outside node_modules, too many to find every git repository in it to protect, so this command ran with the workspace read-only.`,
+          );
+        }
+        createdRepositories = watchCreatedRepositories(git.scan, {
           root: check.workspaceRoot,
           home: this.#options.home,
           writeRoots: [check.workspaceRoot, ...(check.scratchDir === undefined ? [] : [check.scratchDir])].map(
@@ -379,6 +388,7 @@ export class CommandExecutor {
     }
     // The sandbox and every process in it are gone: nothing of the command's can write any more.
     const notices = [
+      ...wrapNotices,
       ...this.#checkCreatedRepositories(frame.id, createdRepositories),
       ...quarantineNotices(moves),
     ].slice(0, COMMAND_MAX_NOTICES);

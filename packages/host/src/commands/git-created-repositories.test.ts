@@ -12,7 +12,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { findGitRepositories } from './git-write-protections.js';
+import { scanGitRepositories } from './git-write-protections.js';
 import { watchCreatedRepositories } from './git-created-repositories.js';
 
 let base: string;
@@ -32,7 +32,7 @@ const realPath = (path: string) => {
   }
 };
 const watch = () =>
-  watchCreatedRepositories(findGitRepositories(root, { home: base }), {
+  watchCreatedRepositories(scanGitRepositories(root, { home: base }), {
     root,
     home: base,
     writeRoots: [root],
@@ -112,6 +112,35 @@ describe('watchCreatedRepositories', () => {
     expect(readFileSync(join(userData, 'quarantine', folder as string, '1', 'hooks', 'pre-commit'), 'utf8')).toBe(
       '#!/bin/sh\ntouch x\n',
     );
+  });
+
+  it('removes a new repository’s `objects/info/alternates` and `http-alternates`, keeping them in quarantine', () => {
+    const watcher = watch();
+    git(root, 'init', '-q', 'sub');
+    const info = join(root, 'sub', '.git', 'objects', 'info');
+    writeFileSync(join(info, 'alternates'), '/elsewhere/objects\n');
+    writeFileSync(join(info, 'http-alternates'), 'https://example.invalid/objects\n');
+    const notices = watcher.afterCommand();
+    expect(readdirSync(info)).toEqual([]);
+    expect(notices[0]).toContain('objects/info/alternates, objects/info/http-alternates');
+    const [folder] = readdirSync(join(userData, 'quarantine'));
+    expect(
+      readFileSync(join(userData, 'quarantine', folder as string, '1', 'objects', 'info', 'alternates'), 'utf8'),
+    ).toBe('/elsewhere/objects\n');
+  });
+
+  it('finds and neutralises a git directory made by hand under `.git/modules/` (no worktree points at it)', () => {
+    git(root, 'init', '-q');
+    const watcher = watch();
+    const moduleDir = join(root, '.git', 'modules', 'evil');
+    git(root, 'init', '-q', '--bare', moduleDir);
+    git(moduleDir, 'config', 'core.fsmonitor', 'touch x');
+    writeFileSync(join(moduleDir, 'hooks', 'post-checkout'), '#!/bin/sh\ntouch x\n', { mode: 0o755 });
+    const notices = watcher.afterCommand();
+    expect(notices).toHaveLength(1);
+    expect(notices[0]).toContain(moduleDir);
+    expect(readFileSync(join(moduleDir, 'config'), 'utf8')).not.toContain('fsmonitor');
+    expect(existsSync(join(moduleDir, 'hooks', 'post-checkout'))).toBe(false);
   });
 
   it('a plain `git init` gets no notice and no quarantine folder', () => {

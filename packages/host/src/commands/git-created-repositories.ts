@@ -2,14 +2,17 @@
  * SEC-004 (agent shell execution, git-escape): repositories a sandboxed command created. At wrap
  * time git-write-protections.ts protects the repositories that exist; one the command makes
  * itself (`git init`, a clone, a new submodule, a `.git` file whose `gitdir:` points into the
- * scratch dir) has writable config and hooks during that command, and once staged as a gitlink
- * the host's own `git status` enters it. So after the command has ended — its sandbox and every
- * process in it are gone by then: the namespace's init has exited, and the kernel kills the rest
- * of a PID namespace before that exit is reported (command-process.ts) — the same scan runs again,
- * and every git directory (and common directory) that is new, by path and inode, and lies in the
- * command's write roots (the workspace, its scratch dir) is neutralised:
+ * scratch dir, a git directory made by hand under `.git/modules/` or `.git/worktrees/`, which
+ * stay writable for ordinary work there) has writable config and hooks during that command, and
+ * once staged as a gitlink the host's own `git status` enters it. So after the command has ended
+ * — its sandbox and every process in it are gone by then: the namespace's init has exited, and
+ * the kernel kills the rest of a PID namespace before that exit is reported (command-process.ts)
+ * — the same scan runs again, and every git directory (and common directory, submodules' and
+ * linked worktrees' included) that is new, by path and inode, and lies in the command's write
+ * roots (the workspace, its scratch dir) is neutralised:
  *   - its `config` is rewritten keeping only INERT_CONFIG_KEYS, and `config.worktree` is removed;
- *   - every hook but git's `*.sample` files is removed;
+ *   - every hook but git's `*.sample` files is removed, and so are `objects/info/alternates` and
+ *     `http-alternates` (another object store);
  * the originals go to `<userData>/quarantine/<time>-<command id>/` (0700 dirs, 0600 files,
  * bounded by GIT_QUARANTINE_*; what does not fit is removed without a copy, and the result says
  * so), and the command's result carries a notice naming the repository, what was removed and
@@ -28,11 +31,11 @@
  * ordinary), and git shows the remaining lines in `git status` and on `git rebase --edit-todo`;
  * they run unsandboxed only on the user's own `git rebase --continue`.
  *
- * What it does not catch: a repository beyond the scan's bounds (GIT_REPOSITORY_SCAN_*); while
+ * What it does not catch: a repository beyond the scan's bound (GIT_REPOSITORY_SCAN_MAX_ENTRIES:
+ * the result then says the check is incomplete) or inside `node_modules` (not walked); while
  * another command that started before the new repository appeared still runs, that one can
- * re-plant until it ends (and neutralises again at its own end); config in a new repository's
- * `worktrees/` (its linked worktrees elsewhere); a git directory outside the command's write
- * roots that a new `.git` points at (the command could not have written it: it is left alone); an
+ * re-plant until it ends (and neutralises again at its own end); a git directory outside the
+ * command's write roots that a new `.git` points at (the command could not have written it: it is left alone); an
  * aborted command's notices (it is neutralised all the same, and the host logs it).
  */
 import { createHash } from 'node:crypto';
@@ -59,11 +62,11 @@ import {
   GIT_QUARANTINE_MAX_FILES_PER_COMMAND,
   GIT_QUARANTINE_MAX_FOLDERS,
   parseGitConfig,
+  GIT_REPOSITORY_SCAN_MAX_ENTRIES,
   type GitConfigEntry,
-  type GitRepositoryLayout,
 } from '@bastion/protocol';
 import { isAtOrUnder } from '../sandbox/sandbox-policy-check.js';
-import { findGitRepositories } from './git-write-protections.js';
+import { scanGitRepositories, type GitDirectory, type GitRepositoryScan } from './git-write-protections.js';
 
 /**
  * Config keys that can never run code nor send git to another directory (git-config(1)): the
@@ -86,6 +89,9 @@ const INERT_CONFIG_KEYS: readonly RegExp[] = [
   /^branch\.[^\n]+\.(remote|merge)$/,
   /^submodule\.[^\n]+\.(url|active)$/,
 ];
+
+/** Other object stores git reads from (gitrepository-layout(5)): a new repository's are removed. */
+const ALTERNATES = [join('objects', 'info', 'alternates'), join('objects', 'info', 'http-alternates')];
 
 const TODO_LISTS = [join('rebase-merge', 'git-rebase-todo'), join('sequencer', 'todo')];
 const EXEC_LINE = /^[ \t]*(x|exec)[ \t]/m;
@@ -136,11 +142,11 @@ function digest(bytes: Buffer | undefined): string | undefined {
   return bytes === undefined ? undefined : createHash('sha256').update(bytes).digest('hex');
 }
 
-function todoDigests(repositories: readonly GitRepositoryLayout[]): Map<string, string | undefined> {
+function todoDigests(directories: readonly GitDirectory[]): Map<string, string | undefined> {
   const digests = new Map<string, string | undefined>();
-  for (const repository of repositories)
+  for (const directory of directories)
     for (const list of TODO_LISTS) {
-      const path = join(repository.gitDir, list);
+      const path = join(directory.gitDir, list);
       digests.set(path, digest(readRegular(path, GIT_CONFIG_MAX_FILE_CHARS)));
     }
   return digests;
@@ -276,6 +282,13 @@ function neutraliseGitDir(
         replaceFile(config, serializeConfig(kept));
       }
     }
+    for (const name of ALTERNATES) {
+      const path = join(commonDir, name);
+      if (lstatSafe(path) === undefined) continue;
+      drop(path, name);
+      unlinkSync(path);
+      result.removed.push(name);
+    }
     const hooks = join(commonDir, 'hooks');
     if (lstatSafe(hooks)?.isDirectory()) {
       for (const entry of readdirSync(hooks, { withFileTypes: true })) {
@@ -325,28 +338,30 @@ function describe(gitDir: string, done: Neutralised, quarantine: Quarantine): st
   return `Bastion removed from the git repository ${printable(gitDir)}, which this command created, what git would run outside the sandbox: ${what}. ${kept}.`;
 }
 
-/** At wrap time: remember `repositories` (the wrap-time scan); afterCommand() compares against them. */
-export function watchCreatedRepositories(
-  repositories: readonly GitRepositoryLayout[],
-  options: WatchOptions,
-): CreatedRepositoryWatch {
+/** At wrap time: remember the wrap-time scan's git directories; afterCommand() compares against them. */
+export function watchCreatedRepositories(scan: GitRepositoryScan, options: WatchOptions): CreatedRepositoryWatch {
   const known = new Set<string>();
-  for (const repository of repositories)
-    for (const dir of [repository.gitDir, repository.commonDir]) {
+  for (const directory of scan.gitDirectories)
+    for (const dir of [directory.gitDir, directory.commonDir]) {
       const id = identity(options.realPath(dir) ?? dir);
       if (id !== undefined) known.add(id);
     }
-  const todos = todoDigests(repositories);
+  const todos = todoDigests(scan.gitDirectories);
   const writable = (path: string) => options.writeRoots.some((root) => isAtOrUnder(path, root));
 
   return {
     afterCommand() {
       const notices: string[] = [];
-      const after = findGitRepositories(options.root, { home: options.home });
+      const after = scanGitRepositories(options.root, { home: options.home });
+      // When the scan before was incomplete too, the workspace was read-only (the result says so already).
+      if (!after.complete && scan.complete)
+        notices.push(
+          `Bastion could not look through all of this workspace for git repositories this command may have created (it holds more than ${GIT_REPOSITORY_SCAN_MAX_ENTRIES} entries outside node_modules): before running git in a new repository here, look at its .git/config and .git/hooks.`,
+        );
       const quarantine = new Quarantine(options.userData, options.commandId);
       const seen = new Set<string>();
       let index = 0;
-      for (const repository of after) {
+      for (const directory of after.gitDirectories) {
         // A directory counts as the command's when it is new (path and inode) and lies where it could write.
         const fresh = (dir: string) => {
           const real = options.realPath(dir);
@@ -356,15 +371,15 @@ export function watchCreatedRepositories(
           seen.add(id);
           return real;
         };
-        const commonDir = fresh(repository.commonDir);
-        const gitDir = repository.gitDir === repository.commonDir ? commonDir : fresh(repository.gitDir);
+        const commonDir = fresh(directory.commonDir);
+        const gitDir = directory.gitDir === directory.commonDir ? commonDir : fresh(directory.gitDir);
         if (commonDir === undefined && gitDir === undefined) continue;
         index += 1;
         const done = neutraliseGitDir(commonDir, gitDir, quarantine, index);
         if (done.keys.length + done.removed.length > 0)
-          notices.push(describe(gitDir ?? commonDir ?? repository.gitDir, done, quarantine));
+          notices.push(describe(gitDir ?? commonDir ?? directory.gitDir, done, quarantine));
       }
-      for (const [path, digestAfter] of todoDigests(after)) {
+      for (const [path, digestAfter] of todoDigests(after.gitDirectories)) {
         if (digestAfter === undefined || todos.get(path) === digestAfter) continue;
         const text = readRegular(path, GIT_CONFIG_MAX_FILE_CHARS)?.toString('utf8') ?? '';
         if (!EXEC_LINE.test(text)) continue;

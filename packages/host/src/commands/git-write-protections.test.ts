@@ -3,7 +3,11 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { GIT_DIR_WRITE_PROTECTED, gitWriteProtections } from './git-write-protections.js';
+import {
+  GIT_DIR_WRITE_PROTECTED,
+  gitWriteProtections,
+  LINKED_GIT_DIR_WRITE_PROTECTED,
+} from './git-write-protections.js';
 
 let base: string;
 let root: string;
@@ -36,10 +40,14 @@ describe('gitWriteProtections', () => {
   });
 
   it('nothing for a workspace that is no repository and sits in none', () => {
-    expect(gitWriteProtections(root, { home: base })).toEqual({ denyWrite: [], gitDirs: [], repositories: [] });
+    expect(gitWriteProtections(root, { home: base })).toEqual({
+      denyWrite: [],
+      gitDirs: [],
+      scan: { repositories: [], gitDirectories: [], complete: true },
+    });
   });
 
-  it('a submodule: its `.git` file denied, its git directory covered by `.git/modules` as a whole', () => {
+  it('a submodule: its `.git` file and its git directory’s configuration denied, its working state and `.git/modules` itself not', () => {
     const upstream = join(base, 'upstream');
     mkdirSync(upstream);
     git(upstream, 'init', '-q');
@@ -47,10 +55,48 @@ describe('gitWriteProtections', () => {
     git(root, 'init', '-q');
     git(root, 'submodule', '-q', 'add', upstream, 'sub');
     const { denyWrite, gitDirs } = gitWriteProtections(root, { home: base });
-    expect(gitDirs).toEqual([join(root, '.git')]);
+    const moduleDir = join(root, '.git', 'modules', 'sub');
+    expect(gitDirs).toEqual([join(root, '.git'), moduleDir]);
     expect(denyWrite).toContain(join(root, 'sub', '.git'));
-    expect(denyWrite).toContain(join(root, '.git', 'modules'));
-    expect(denyWrite.filter((path) => path.startsWith(join(root, '.git', 'modules', 'sub')))).toEqual([]);
+    expect(denyWrite).toEqual(expect.arrayContaining(GIT_DIR_WRITE_PROTECTED.map((entry) => join(moduleDir, entry))));
+    for (const state of ['modules', 'modules/sub', 'modules/sub/objects', 'modules/sub/index', 'modules/sub/HEAD'])
+      expect(denyWrite).not.toContain(join(root, '.git', state));
+  });
+
+  it('a submodule git directory that is not checked out, under a name with slashes, is found and protected', () => {
+    git(root, 'init', '-q');
+    const moduleDir = join(root, '.git', 'modules', 'libs', 'core');
+    git(root, 'init', '-q', '--bare', moduleDir);
+    const { denyWrite, gitDirs } = gitWriteProtections(root, { home: base });
+    expect(gitDirs).toContain(moduleDir);
+    expect(denyWrite).toEqual(expect.arrayContaining([join(moduleDir, 'config'), join(moduleDir, 'hooks')]));
+    expect(denyWrite).not.toContain(join(root, '.git', 'modules', 'libs', 'config'));
+  });
+
+  it('a linked worktree in the workspace: its `.git` file and its metadata’s commondir, gitdir and config.worktree denied, its HEAD and index not', () => {
+    git(root, 'init', '-q');
+    git(root, 'commit', '-q', '--allow-empty', '-m', 'x');
+    git(root, 'worktree', 'add', '-q', '-b', 'side', 'linked');
+    const { denyWrite, gitDirs } = gitWriteProtections(root, { home: base });
+    const meta = join(root, '.git', 'worktrees', 'linked');
+    expect(gitDirs).toEqual([join(root, '.git')]);
+    expect(denyWrite).toEqual(
+      expect.arrayContaining([
+        join(root, 'linked', '.git'),
+        ...LINKED_GIT_DIR_WRITE_PROTECTED.map((entry) => join(meta, entry)),
+      ]),
+    );
+    for (const state of ['worktrees', 'worktrees/linked', 'worktrees/linked/HEAD', 'worktrees/linked/index'])
+      expect(denyWrite).not.toContain(join(root, '.git', state));
+  });
+
+  it('a repository nested twelve levels below the root is found', () => {
+    const deep = join(root, ...'abcdefghijk'.split(''), 'deep');
+    mkdirSync(deep, { recursive: true });
+    git(deep, 'init', '-q');
+    const { denyWrite, gitDirs } = gitWriteProtections(root, { home: base });
+    expect(gitDirs).toEqual([join(deep, '.git')]);
+    expect(denyWrite).toEqual(GIT_DIR_WRITE_PROTECTED.map((entry) => join(deep, '.git', entry)));
   });
 
   it('a configured hooks path and include targets inside the workspace, the user config’s relative hooks path too', () => {

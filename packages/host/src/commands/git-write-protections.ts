@@ -2,18 +2,24 @@
  * SEC-004 (agent shell execution, git-escape): the paths inside a workspace a command must not
  * write because the user's own git, run later outside the sandbox, reads code or directions from
  * them. Found at wrap time for the workspace's repository, the one enclosing it, and every
- * repository, submodule checkout and linked worktree below it (GIT_REPOSITORY_SCAN_MAX_DEPTH).
+ * repository, submodule and linked worktree below it, at any depth: the scan reads at most
+ * GIT_REPOSITORY_SCAN_MAX_ENTRIES directory entries and, beyond that, says it is incomplete, and
+ * the command then runs with the whole workspace write-denied (fail closed).
  *
  * A git directory stays writable for what ordinary work writes (gitrepository-layout(5): objects,
  * refs, logs, packed-refs, index, HEAD, ORIG_HEAD, FETCH_HEAD, MERGE_*, CHERRY_PICK_HEAD,
  * COMMIT_EDITMSG, AUTO_MERGE, rebase-merge/, rebase-apply/, sequencer/, rr-cache/, shallow, lock
- * files); write-denied, whether or not they exist yet, are the entries that hold configuration,
- * hooks or another repository's location: `config`, `config.worktree`, `hooks`, `info`
- * (attributes, sparse-checkout), `commondir`, `modules` (submodules' own git directories, each with
- * config and hooks), `worktrees` (linked worktrees' HEAD, `gitdir`, `commondir`,
- * `config.worktree`), and the legacy `branches` and `remotes`. Also denied: every `.git` file
- * (a `gitdir:` pointer), every configured `core.hooksPath` inside the workspace (husky's too) and
- * every config file an `include.path` / `includeIf.*.path` names inside it.
+ * files), and so do `modules/` and `worktrees/`, so `git add`/`commit`/`checkout`/`stash` work inside
+ * a submodule or a linked worktree. Write-denied, whether or not they exist yet, are the entries
+ * that hold configuration, hooks, another repository's location or another object store: in a
+ * repository's own (common) git directory `config`, `config.worktree`, `hooks`, `info`
+ * (attributes, sparse-checkout), `commondir`, the legacy `branches` and `remotes`, and
+ * `objects/info/alternates` / `http-alternates` (they make git read objects from elsewhere); in a
+ * linked worktree's (`worktrees/<name>`) its `commondir`, `gitdir` and `config.worktree`. Every git
+ * directory under `modules/` (a submodule's, checked out or not, nested ones too) and under
+ * `worktrees/` is found and protected the same way. Also denied: every `.git` file (a `gitdir:`
+ * pointer), every configured `core.hooksPath` inside the workspace (husky's too) and every config
+ * file an `include.path` / `includeIf.*.path` names inside it.
  *
  * Not needed for code, checked with git 2.39: `.gitattributes` stays writable (a `filter=`,
  * `diff=` or `merge=` attribute only names a driver, whose command lives in config, denied here:
@@ -24,48 +30,70 @@
  * and git dies on an empty `commondir` (the host's git too, while the command runs). The executor
  * pins one holding `.` instead (git reads it as "this directory"), for the command's lifetime.
  *
- * What it does not catch: a repository the command creates itself (`git init`, a clone, a
- * hand-made `.git`), whose config and hooks are unprotected during that command — neutralised
- * after it by git-created-repositories.ts, which also flags planted rebase `exec` lines;
- * repositories deeper than the scan or beyond its directory bound; `objects/info/alternates`
- * (other object stores: data, not code).
+ * What it does not catch: a repository or git directory the command creates itself (`git init`,
+ * a clone, a hand-made `.git`, a new `modules/<name>` or `worktrees/<name>`), whose config and
+ * hooks are unprotected during that command — neutralised after it by git-created-repositories.ts,
+ * which also flags planted rebase `exec` lines; repositories inside package trees
+ * (`node_modules`, not walked: no one runs git there, but a gitlink staged at such a path is
+ * entered by the top repository's `git status`); the hooks path of a submodule that is not checked
+ * out (its config is protected, its worktree unknown).
  */
-import { lstatSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { lstatSync, readdirSync, readFileSync, statSync, type Dirent } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import {
   gitRepositoryLayout,
   globalGitConfigFiles,
   GIT_CONFIG_MAX_FILE_CHARS,
-  GIT_REPOSITORY_SCAN_MAX_DEPTH,
-  GIT_REPOSITORY_SCAN_MAX_DIRS,
+  GIT_REPOSITORY_SCAN_MAX_ENTRIES,
   type GitRepositoryAccess,
   type GitRepositoryLayout,
 } from '@bastion/protocol';
 import { isAtOrUnder } from '../sandbox/sandbox-policy-check.js';
 
-/** Entries of a git directory that hold configuration, hooks or another repository's location. */
+/** Entries of a repository's own (common) git directory that hold configuration, hooks or another repository's or object store's location. */
 export const GIT_DIR_WRITE_PROTECTED = [
   'config',
   'config.worktree',
   'hooks',
   'info',
   'commondir',
-  'modules',
-  'worktrees',
   'branches',
   'remotes',
+  join('objects', 'info', 'alternates'),
+  join('objects', 'info', 'http-alternates'),
 ] as const;
+
+/** Entries of a linked worktree's git directory (`worktrees/<name>`) that send git elsewhere or configure it. */
+export const LINKED_GIT_DIR_WRITE_PROTECTED = ['commondir', 'gitdir', 'config.worktree'] as const;
 
 /** Not walked for nested repositories: package trees are large and their `.git` dirs are no one's worktree. */
 const SCAN_SKIPPED = new Set(['.git', 'node_modules']);
 
+/** One git directory and the common directory its `commondir` sends git to (itself without one). */
+export interface GitDirectory {
+  gitDir: string;
+  commonDir: string;
+}
+
+export interface GitRepositoryScan {
+  /** The repositories found by their worktrees, as they were at the scan. */
+  repositories: GitRepositoryLayout[];
+  /**
+   * Every git directory found: the repositories' own and common ones, and every one under a found
+   * common directory's `modules/` (submodules, checked out or not) and `worktrees/`, recursively.
+   */
+  gitDirectories: GitDirectory[];
+  /** False when the scan stopped at GIT_REPOSITORY_SCAN_MAX_ENTRIES: what lies beyond is unknown. */
+  complete: boolean;
+}
+
 export interface GitWriteProtections {
-  /** Absolute paths to write-deny (some may not exist yet). */
+  /** Absolute paths to write-deny (some may not exist yet); the workspace root itself when the scan was incomplete. */
   denyWrite: string[];
   /** Git directories inside the workspace whose `commondir` the executor pins while the command runs. */
   gitDirs: string[];
-  /** The repositories found, as they were at wrap time. */
-  repositories: GitRepositoryLayout[];
+  /** The scan the protections were built from. */
+  scan: GitRepositoryScan;
 }
 
 const hostAccess: GitRepositoryAccess = {
@@ -94,30 +122,91 @@ const hostAccess: GitRepositoryAccess = {
   home: undefined,
 };
 
-/** Worktrees below `root` (not `root` itself) holding a `.git`, breadth first, within the scan bounds. */
-function nestedWorktrees(root: string): string[] {
-  const found: string[] = [];
-  let level = [root];
-  let visited = 0;
-  for (let depth = 0; depth < GIT_REPOSITORY_SCAN_MAX_DEPTH && level.length > 0; depth += 1) {
-    const next: string[] = [];
-    for (const dir of level) {
-      if (visited >= GIT_REPOSITORY_SCAN_MAX_DIRS) return found;
-      visited += 1;
-      let entries;
-      try {
-        entries = readdirSync(dir, { withFileTypes: true });
-      } catch {
-        continue;
-      }
-      for (const entry of entries) {
-        if (entry.name === '.git' && dir !== root) found.push(dir);
-        if (entry.isDirectory() && !SCAN_SKIPPED.has(entry.name)) next.push(join(dir, entry.name));
-      }
+/** The directory entries one scan may still read; `exhausted` once a read went past the bound. */
+class EntryBudget {
+  #left = GIT_REPOSITORY_SCAN_MAX_ENTRIES;
+  exhausted = false;
+
+  /** `dir`'s entries (none when unreadable or once the bound is reached). */
+  read(dir: string): Dirent[] {
+    if (this.exhausted) return [];
+    let entries: Dirent[];
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return [];
     }
-    level = next;
+    this.#left -= entries.length;
+    if (this.#left < 0) {
+      this.exhausted = true;
+      return [];
+    }
+    return entries;
+  }
+}
+
+/** Worktrees below `root` (not `root` itself) holding a `.git`, at any depth, within the budget. */
+function nestedWorktrees(root: string, budget: EntryBudget): string[] {
+  const found: string[] = [];
+  const pending = [root];
+  for (let dir = pending.pop(); dir !== undefined; dir = pending.pop()) {
+    for (const entry of budget.read(dir)) {
+      if (entry.name === '.git' && dir !== root) found.push(dir);
+      if (entry.isDirectory() && !SCAN_SKIPPED.has(entry.name)) pending.push(join(dir, entry.name));
+    }
   }
   return found;
+}
+
+/** The common directory `gitDir`'s `commondir` names, or `gitDir` itself. */
+function commonDirOf(gitDir: string): string {
+  const text = hostAccess.readText(join(gitDir, 'commondir'))?.trim();
+  return text === undefined || text.length === 0 ? gitDir : resolve(gitDir, text);
+}
+
+/** A directory git would take for a git directory: a `HEAD` and objects of its own or through `commondir`. */
+function looksLikeGitDir(entries: readonly Dirent[]): boolean {
+  const names = new Set(entries.map((entry) => entry.name));
+  return names.has('HEAD') && (names.has('objects') || names.has('commondir'));
+}
+
+/** Is `entry` of `dir` a directory, or (git follows it) a symlink to one? */
+function isDirectoryEntry(dir: string, entry: Dirent): boolean {
+  if (entry.isDirectory()) return true;
+  return entry.isSymbolicLink() && hostAccess.kind(join(dir, entry.name)) === 'directory';
+}
+
+/**
+ * The git directories under `commonDir`'s `worktrees/` (one a name) and `modules/` (a submodule's
+ * name may hold slashes, so every level is looked at), and theirs in turn, added to `found`. A
+ * symlink counts where git would follow it: as a worktree's directory, or as a submodule's when
+ * it leads to a git directory (no walk goes on through one).
+ */
+function gitDirectoriesBelow(commonDir: string, budget: EntryBudget, found: Map<string, GitDirectory>): void {
+  const worktrees = join(commonDir, 'worktrees');
+  for (const entry of budget.read(worktrees)) {
+    const gitDir = join(worktrees, entry.name);
+    if (isDirectoryEntry(worktrees, entry) && !found.has(gitDir))
+      found.set(gitDir, { gitDir, commonDir: commonDirOf(gitDir) });
+  }
+  const modules = join(commonDir, 'modules');
+  const pending: [dir: string, entries: Dirent[]][] = [[modules, budget.read(modules)]];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const [dir, entries] = next;
+    for (const entry of entries) {
+      if (!isDirectoryEntry(dir, entry)) continue;
+      const path = join(dir, entry.name);
+      const inner = budget.read(path);
+      if (!looksLikeGitDir(inner)) {
+        if (entry.isDirectory()) pending.push([path, inner]);
+        continue;
+      }
+      if (found.has(path)) continue;
+      const submodule = { gitDir: path, commonDir: commonDirOf(path) };
+      found.set(path, submodule);
+      gitDirectoriesBelow(submodule.commonDir, budget, found);
+    }
+  }
 }
 
 /** The repository at `root` or, when `root` is no worktree, the one enclosing it. */
@@ -129,39 +218,45 @@ function enclosingRepository(root: string, globals: readonly string[], access: G
   }
 }
 
-/** The repository at or enclosing `root` and every one below it, within the scan bounds. */
-export function findGitRepositories(root: string, options: { home: string }): GitRepositoryLayout[] {
+/** The repository at or enclosing `root`, every one below it, and all their git directories, within the entry bound. */
+export function scanGitRepositories(root: string, options: { home: string }): GitRepositoryScan {
   const access = { ...hostAccess, home: options.home };
   const globals = globalGitConfigFiles(options.home, process.env.XDG_CONFIG_HOME);
+  const budget = new EntryBudget();
   const repositories: GitRepositoryLayout[] = [];
   const top = enclosingRepository(root, globals, access);
   if (top !== undefined) repositories.push(top);
-  for (const worktree of nestedWorktrees(root)) {
+  for (const worktree of nestedWorktrees(root, budget)) {
     const layout = gitRepositoryLayout(worktree, globals, access);
     if (layout !== undefined) repositories.push(layout);
   }
-  return repositories;
+  const found = new Map<string, GitDirectory>();
+  for (const repository of repositories) {
+    if (!found.has(repository.gitDir))
+      found.set(repository.gitDir, { gitDir: repository.gitDir, commonDir: repository.commonDir });
+    if (!found.has(repository.commonDir))
+      found.set(repository.commonDir, { gitDir: repository.commonDir, commonDir: repository.commonDir });
+  }
+  for (const directory of [...found.values()])
+    if (directory.gitDir === directory.commonDir) gitDirectoriesBelow(directory.commonDir, budget, found);
+  return { repositories, gitDirectories: [...found.values()], complete: !budget.exhausted };
 }
 
 export function gitWriteProtections(root: string, options: { home: string }): GitWriteProtections {
-  const repositories = findGitRepositories(root, options);
-
+  const scan = scanGitRepositories(root, options);
   const inside = (path: string) => isAtOrUnder(path, root);
   const deny = new Set<string>();
-  const candidates = new Set<string>();
-  for (const repository of repositories) {
+  for (const repository of scan.repositories) {
     if (repository.dotGitIsFile && inside(repository.dotGit)) deny.add(repository.dotGit);
-    for (const gitDir of [repository.gitDir, repository.commonDir]) if (inside(gitDir)) candidates.add(gitDir);
     for (const path of [...repository.configFiles, ...repository.hooksDirs]) if (inside(path)) deny.add(path);
   }
-  // A submodule's or linked worktree's git directory under another's `modules/` or `worktrees/`
-  // is read-only as part of it: nothing of its own to deny, no `commondir` to pin there.
-  const wholesale = [...candidates].flatMap((gitDir) => [join(gitDir, 'modules'), join(gitDir, 'worktrees')]);
-  const gitDirs = [...candidates].filter((gitDir) => !wholesale.some((dir) => isAtOrUnder(gitDir, dir)));
-  for (const gitDir of gitDirs) for (const entry of GIT_DIR_WRITE_PROTECTED) deny.add(join(gitDir, entry));
-  return {
-    denyWrite: [...deny].filter((path) => !wholesale.some((dir) => path !== dir && isAtOrUnder(path, dir))),
-    gitDirs,
-    repositories,
-  };
+  const gitDirs: string[] = [];
+  for (const { gitDir, commonDir } of scan.gitDirectories) {
+    if (!inside(gitDir)) continue;
+    const own = gitDir === commonDir;
+    if (own) gitDirs.push(gitDir);
+    for (const entry of own ? GIT_DIR_WRITE_PROTECTED : LINKED_GIT_DIR_WRITE_PROTECTED) deny.add(join(gitDir, entry));
+  }
+  if (!scan.complete) deny.add(root);
+  return { denyWrite: [...deny], gitDirs, scan };
 }

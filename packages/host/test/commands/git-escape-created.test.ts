@@ -191,6 +191,30 @@ describeAttack('git-escape', 'run_command creating a repository the host’s git
     hostGit.expectNothingPlantedRuns([world.workspace, join(world.workspace, 'sub')]);
   });
 
+  it('a git directory made by hand under `.git/modules/`, then `git submodule update --init` by the host: it runs none of it', async () => {
+    const upstream = join(world.outside, 'upstream');
+    rmSync(upstream, { recursive: true, force: true });
+    hostGit.init(upstream);
+    const head = hostGit(upstream, ['rev-parse', 'HEAD']).trim();
+    hostGit.init(world.workspace);
+    const moduleDir = '.git/modules/evil';
+    const { frame } = await sandboxed(
+      [
+        `mkdir -p .git/modules; cp -r '${join(upstream, '.git')}' ${moduleDir}`,
+        `${GIT} --git-dir=${moduleDir} config core.bare false`,
+        plantIn(moduleDir),
+        `cp ${moduleDir}/hooks/pre-commit ${moduleDir}/hooks/post-checkout`,
+        `printf '[submodule "evil"]\\n\\tpath = evil\\n\\turl = ${upstream}\\n' > .gitmodules`,
+        `${GIT} update-index --add --cacheinfo 160000,${head},evil`,
+        `${GIT} add .gitmodules; ${GIT} commit -q -m evil`,
+      ].join('\n'),
+    );
+    expect(noticesOf(frame).join('\n')).toContain(join(world.workspace, '.git', 'modules', 'evil'));
+    hostGit(world.workspace, ['submodule', '-q', 'update', '--init']);
+    hostGit.expectNothingPlantedRuns([world.workspace, join(world.workspace, 'evil')]);
+    rmSync(upstream, { recursive: true, force: true });
+  });
+
   it('an `exec` line planted in an existing repository’s rebase todo is named in the result', async () => {
     hostGit.init(world.workspace);
     const { frame } = await sandboxed(

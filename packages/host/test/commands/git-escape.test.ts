@@ -7,7 +7,8 @@
  * workspace stays absent); the protected files keep their bytes. Ordinary git work still runs
  * inside the sandbox.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { GIT_REPOSITORY_SCAN_MAX_ENTRIES } from '@bastion/protocol';
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { describeAttack } from '../../../../test/support/attack.js';
@@ -40,9 +41,19 @@ afterAll(async () => {
 beforeEach(() => {
   for (const entry of readdirSync(world.workspace))
     rmSync(join(world.workspace, entry), { recursive: true, force: true });
-  rmSync(join(world.outside, 'wt'), { recursive: true, force: true });
+  for (const dir of ['wt', 'upstream']) rmSync(join(world.outside, dir), { recursive: true, force: true });
   rmSync(marker, { force: true });
 });
+
+/** The workspace as a repository with the submodule `sub`, committed; returns the submodule's upstream (outside the workspace). */
+function initWithSubmodule(): string {
+  const upstream = join(world.outside, 'upstream');
+  hostGit.init(upstream);
+  hostGit.init(world.workspace);
+  hostGit(world.workspace, ['submodule', '-q', 'add', upstream, 'sub']);
+  hostGit(world.workspace, ['commit', '-q', '-m', 'submodule']);
+  return upstream;
+}
 
 /** Code the attacker wants the host to run: it leaves the marker outside the workspace. */
 const payload = () => `touch '${marker}'`;
@@ -151,12 +162,7 @@ describeAttack('git-escape', 'run_command writing what the host’s git reads', 
   });
 
   it("cannot write a submodule's git directory (`.git/modules/*`) nor repoint its `.git` file", async () => {
-    const upstream = join(world.outside, 'upstream');
-    rmSync(upstream, { recursive: true, force: true });
-    hostGit.init(upstream);
-    hostGit.init(world.workspace);
-    hostGit(world.workspace, ['submodule', '-q', 'add', upstream, 'sub']);
-    hostGit(world.workspace, ['commit', '-q', '-m', 'submodule']);
+    initWithSubmodule();
     const protectedFiles = [
       join(world.workspace, '.git', 'modules', 'sub', 'config'),
       join(world.workspace, 'sub', '.git'),
@@ -173,7 +179,6 @@ describeAttack('git-escape', 'run_command writing what the host’s git reads', 
     );
     expect(bytesOf(protectedFiles)).toEqual(before);
     hostGit.expectNothingPlantedRuns([world.workspace, join(world.workspace, 'sub')]);
-    rmSync(upstream, { recursive: true, force: true });
   });
 
   it("cannot write a linked worktree's metadata (`.git/worktrees/*`: commondir, config.worktree, gitdir)", async () => {
@@ -194,9 +199,80 @@ describeAttack('git-escape', 'run_command writing what the host’s git reads', 
     expect(existsSync(join(meta, 'config.worktree'))).toBe(false);
     hostGit.expectNothingPlantedRuns([world.workspace, linked]);
   });
+
+  it("cannot point git at another object store (`objects/info/alternates`, `http-alternates`), the repository's or a submodule's", async () => {
+    const upstream = initWithSubmodule();
+    const stores = [join(world.workspace, '.git'), join(world.workspace, '.git', 'modules', 'sub')].flatMap((gitDir) =>
+      ['alternates', 'http-alternates'].map((name) => join(gitDir, 'objects', 'info', name)),
+    );
+    const output = await sandboxed(
+      stores.map((path) => `echo '${join(upstream, '.git', 'objects')}' > '${path}'`).join('; '),
+    );
+    expect(output.match(/Read-only file system|Permission denied/g)).toHaveLength(stores.length);
+    for (const path of stores) expect(existsSync(path) ? readFileSync(path, 'utf8') : '').toBe('');
+    hostGit.expectNothingPlantedRuns([world.workspace, join(world.workspace, 'sub')]);
+  });
+
+  it('cannot write the config or hooks of a repository nested eight levels deep (the scan has no depth limit)', async () => {
+    hostGit.init(world.workspace);
+    const deep = join(world.workspace, 'a', 'b', 'c', 'd', 'e', 'f', 'g', 'deep');
+    hostGit.init(deep);
+    const protectedFiles = [join(deep, '.git', 'config')];
+    const before = bytesOf(protectedFiles);
+    const output = await sandboxed(
+      [
+        `printf '%s' '${evilConfig('hooks')}' >> a/b/c/d/e/f/g/deep/.git/config`,
+        `printf '#!/bin/sh\\n%s\\n' "touch '${marker}'" > a/b/c/d/e/f/g/deep/.git/hooks/pre-commit`,
+        'echo changed > a/b/c/d/e/f/g/deep/README',
+      ].join('; '),
+    );
+    expect(output).toContain('Read-only file system');
+    expect(bytesOf(protectedFiles)).toEqual(before);
+    expect(existsSync(join(deep, '.git', 'hooks', 'pre-commit'))).toBe(false);
+    expect(readFileSync(join(deep, 'README'), 'utf8')).toBe('changed\n');
+    hostGit.expectNothingPlantedRuns([deep]);
+  });
+
+  it('a workspace too large to scan whole (over GIT_REPOSITORY_SCAN_MAX_ENTRIES) runs the command read-only, and its result says so', async () => {
+    hostGit.init(world.workspace);
+    const big = join(world.workspace, 'big');
+    mkdirSync(big);
+    for (let i = 0; i <= GIT_REPOSITORY_SCAN_MAX_ENTRIES; i += 1) closeSync(openSync(join(big, String(i)), 'w'));
+    const config = bytesOf([join(world.workspace, '.git', 'config')]);
+    const run = world.run('sh', ['-c', `printf '%s' '${evilConfig('hooks')}' > .git/config; echo x > new-file`]);
+    const frame = await run.done;
+    expect(run.text()).toContain('Read-only file system');
+    expect(frame.type === 'command.end' ? frame.notices : undefined).toEqual([
+      expect.stringContaining(`more than ${GIT_REPOSITORY_SCAN_MAX_ENTRIES} entries`),
+    ]);
+    expect(existsSync(join(world.workspace, 'new-file'))).toBe(false);
+    expect(bytesOf([join(world.workspace, '.git', 'config')])).toEqual(config);
+  }, 120_000);
 });
 
 describe('ordinary git work inside the sandbox', () => {
+  it('git add, commit, checkout and stash work inside a submodule and inside a linked worktree in the workspace', async () => {
+    initWithSubmodule();
+    hostGit(world.workspace, ['worktree', 'add', '-q', '-b', 'side', 'linked']);
+    const git = `git ${IDENTITY.join(' ')}`;
+    const work = (dir: string) =>
+      [
+        `cd ${dir}`,
+        `echo one > a.txt; ${git} add a.txt; ${git} commit -q -m add-a-${dir}`,
+        `${git} checkout -q -b topic-${dir}; echo two > b.txt; ${git} add b.txt; ${git} commit -q -m add-b-${dir}`,
+        `echo dirty >> a.txt; ${git} stash -q; ${git} stash pop -q; ${git} checkout -q -- a.txt`,
+        `${git} log --format=%s | head -2`,
+        'cd ..',
+      ].join('\n');
+    const output = await sandboxed(['set -e', work('sub'), work('linked'), 'echo all-done'].join('\n'));
+    expect(output).toContain('all-done');
+    expect(output).toMatch(/add-b-sub\nadd-a-sub/);
+    expect(output).toMatch(/add-b-linked\nadd-a-linked/);
+    expect(hostGit(join(world.workspace, 'sub'), ['log', '-1', '--format=%s'])).toBe('add-b-sub\n');
+    expect(hostGit(join(world.workspace, 'linked'), ['log', '-1', '--format=%s'])).toBe('add-b-linked\n');
+    hostGit.expectNothingPlantedRuns([world.workspace, join(world.workspace, 'sub'), join(world.workspace, 'linked')]);
+  });
+
   it('git add, commit, checkout, stash and rebase all work, and leave no pin behind', async () => {
     hostGit.init(world.workspace);
     const git = `git ${IDENTITY.join(' ')}`;
