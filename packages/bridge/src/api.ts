@@ -12,6 +12,7 @@ import type {
   ChatgptStatus,
   ConsentOutcome,
   CreateSessionRequest,
+  EventPageResponse,
   HandshakeResponse,
   MessageListResponse,
   ModelListResponse,
@@ -32,6 +33,7 @@ export type {
   ApprovalAnswer,
   ChatgptStatus,
   ConsentOutcome,
+  EventPageResponse,
   HandshakeResponse,
   Message,
   MessagePart,
@@ -84,6 +86,8 @@ export interface BastionApi {
     update(sessionId: string, request: UpdateSessionRequest): Promise<Session>;
     delete(sessionId: string): Promise<void>;
     messages(sessionId: string, options?: PageOptions): Promise<MessageListResponse>;
+    /** The persisted event log, newest page first (`cursor`: the previous page's `next`), with the prompts it names. */
+    events(sessionId: string, options?: PageOptions): Promise<EventPageResponse>;
     /** The watchdog's decision for each of the session's tool calls (no arguments beyond a command's name). */
     audit(sessionId: string): Promise<AuditPage>;
   };

@@ -27,6 +27,7 @@ export function createApi(transport: Transport): BastionApi {
         await daemon('DELETE', `/sessions/${id(sessionId)}`);
       },
       messages: (sessionId, options) => daemon('GET', `/sessions/${id(sessionId)}/messages${pageQuery(options)}`),
+      events: (sessionId, options) => daemon('GET', `/sessions/${id(sessionId)}/events${pageQuery(options)}`),
       audit: (sessionId) => daemon('GET', `/sessions/${id(sessionId)}/audit`),
     },
     agent: {

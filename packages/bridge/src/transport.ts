@@ -1,7 +1,8 @@
 /**
  * SEC-004 "secrets discipline" in the renderer: the daemon password is fetched from guarded host
- * IPC for each daemon request and lives only in this call's closure; it is never stored, put on
- * window, or placed in a URL. The fetch and btoa used here are captured when the bridge installs
+ * IPC for each daemon request (requests that start while one lookup is in flight share it) and
+ * lives only in closures until that lookup settles; it is never stored, put on window, or placed
+ * in a URL. The fetch and btoa used here are captured when the bridge installs
  * (before any page script runs), so page script that later replaces window.fetch never sees the
  * Authorization header. Does not catch script inside /desktop calling host IPC itself: a desktop
  * page is inside the boundary by design.
@@ -65,6 +66,19 @@ export function createTransport(): Transport {
     return `Basic ${nativeBtoa(binary)}`;
   }
 
+  /**
+   * One server-info lookup for every request that starts while it is in flight (a page opening
+   * asks for several things at once); forgotten as it settles, so the next request follows a
+   * restarted sidecar's new port and password.
+   */
+  let lookup: Promise<HostIpcOutput<'agent.server-info'>> | undefined;
+  function serverInfo(): Promise<HostIpcOutput<'agent.server-info'>> {
+    lookup ??= host('agent.server-info', {}).finally(() => {
+      lookup = undefined;
+    });
+    return lookup;
+  }
+
   async function daemonRequest(
     method: string,
     path: string,
@@ -72,7 +86,7 @@ export function createTransport(): Transport {
     body: string | undefined,
     signal: AbortSignal | undefined,
   ): Promise<Response> {
-    const { port, password } = await host('agent.server-info', {});
+    const { port, password } = await serverInfo();
     return send(`http://127.0.0.1:${port}${path}`, {
       method,
       headers: { ...headers, authorization: basic(password) },

@@ -8,7 +8,13 @@ import { join } from 'node:path';
 import type { LanguageModelV3StreamPart } from '@ai-sdk/provider';
 import { MockLanguageModelV3, simulateReadableStream } from 'ai/test';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { AgentEvent, Message, Session } from '@bastion/protocol';
+import {
+  EVENT_PAGE_MAX_LIMIT,
+  type AgentEvent,
+  type EventPageResponse,
+  type Message,
+  type Session,
+} from '@bastion/protocol';
 import type { ProviderDefinition } from '../src/providers/provider-registry.js';
 import { startInProcessDaemon, type InProcessDaemon } from './support/in-process-daemon.js';
 
@@ -126,6 +132,12 @@ describe('agent runs', () => {
     expect(messages.body.messages[3]?.parts).toEqual([{ type: 'text', text: 'done' }]);
     const fetched = await d.request<Session>('GET', `/sessions/${session.id}`);
     expect(fetched.body.last_run).toEqual({ id: runId, status: 'finished' });
+
+    // the event log, newest page first, carries the same events and the prompt its run-started names
+    const page = await d.request<EventPageResponse>('GET', `/sessions/${session.id}/events`);
+    expect(page.body.events).toEqual(events);
+    expect(page.body.messages).toEqual([messages.body.messages[0]]);
+    expect(page.body.next).toBeNull();
   });
 
   it('resumes after Last-Event-ID with nothing lost and nothing repeated, mid-run', async () => {
@@ -202,6 +214,7 @@ describe('bad input', () => {
       ['PATCH', `/sessions/${missing}`, { title: 'x' }],
       ['DELETE', `/sessions/${missing}`, undefined],
       ['GET', `/sessions/${missing}/messages`, undefined],
+      ['GET', `/sessions/${missing}/events`, undefined],
       ['GET', `/sessions/not-an-id`, undefined],
       ['POST', '/agent/run', { session_id: missing, message: 'hi' }],
       ['POST', '/agent/abort', { session_id: missing }],
@@ -235,6 +248,9 @@ describe('bad input', () => {
     expect((await d.request('GET', `/agent/stream/${session.id}`, undefined, { 'last-event-id': 'abc' })).status).toBe(
       400,
     );
+    for (const query of [`limit=${EVENT_PAGE_MAX_LIMIT + 1}`, 'limit=0', 'cursor=abc', 'cursor=0', 'before=5']) {
+      expect((await d.request('GET', `/sessions/${session.id}/events?${query}`)).status, query).toBe(400);
+    }
     expect(await d.request('POST', '/sessions', { workspace: '/etc' })).toMatchObject({
       status: 403,
       body: { code: 'WORKSPACE_NOT_GRANTED' },

@@ -222,6 +222,11 @@ export const SESSION_MAX_TITLE_CHARS = 200;
 /** Paged listings (`GET /sessions`, `GET /sessions/:id/messages`): default and largest page. */
 export const PAGE_DEFAULT_LIMIT = 50;
 export const PAGE_MAX_LIMIT = 200;
+/**
+ * `GET /sessions/:id/events` (newest page first): largest page. A page this size folds and
+ * renders within a frame budget, so a long session's newest turns paint without its history.
+ */
+export const EVENT_PAGE_MAX_LIMIT = 1_000;
 /** Provider and model ids as stored and routed. */
 export const PROVIDER_ID_MAX_CHARS = 64;
 export const MODEL_ID_MAX_CHARS = 128;
@@ -267,8 +272,6 @@ export const UI_DIFF_MAX_INPUT_CHARS = 256 * KiB;
 export const UI_DIFF_FOLD_LINES = 400;
 /** Tallest the composer grows with multi-line input, in pixels, before it scrolls. */
 export const UI_COMPOSER_MAX_HEIGHT_PX = 240;
-/** Messages fetched per page while a session's stored user prompts are loaded. */
-export const UI_MESSAGE_PAGE = PAGE_MAX_LIMIT;
 
 /** Host-owned confirmation page (host `src/consent/consent-page.ts`), used when no terminal is attached. */
 /** Each question's token: 32 random bytes (256 bits), base64url, in the page's path. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { AgentEvent, AgentStreamEvent } from '@bastion/bridge';
-import { applyEvents, emptyTranscript, type Transcript } from './transcript.js';
+import { applyEvents, emptyTranscript, prependTranscript, type Transcript } from './transcript.js';
 
 const run = 'run_aaaaaaaa';
 const run2 = 'run_bbbbbbbb';
@@ -169,5 +169,138 @@ describe('transcript fold', () => {
   it('tracks the active run from its start until it ends', () => {
     const state = applyEvents(emptyTranscript, [at(started(run, 'm1'))], 42);
     expect(state.active).toEqual({ runId: run, provider: 'demo', model: 'demo', seenAt: 42 });
+  });
+});
+
+describe('joining a transcript folded page by page (newest page first)', () => {
+  const r = ['run_p1aaaaaa', 'run_p2aaaaaa', 'run_p3aaaaaa', 'run_p4aaaaaa', 'run_p5aaaaaa', 'run_p6aaaaaa'] as const;
+  const writeCall = { tool_call_id: 'w1', tool_name: 'write_file' };
+  /** A run_command call and its approval request (approval id `a` + call id). */
+  const commandAsked = (runId: string, toolCallId: string, command: string): AgentStreamEvent[] => {
+    const call = { run_id: runId, tool_call_id: toolCallId, tool_name: 'run_command', input: { command } };
+    return [
+      at({ type: 'tool-call', ...call }),
+      at({ type: 'tool-approval-request', ...call, approval_id: `a${toolCallId}` }),
+    ];
+  };
+  /**
+   * Six runs: an approval asked in one run and answered (its result) in the next, a stop, an
+   * approval left open by a new prompt, an error, and an approval still pending.
+   */
+  const log: AgentStreamEvent[] = [
+    at(started(r[0], 'p1')),
+    at({ type: 'reasoning-delta', run_id: r[0], text: 'plan' }),
+    at({ type: 'text-delta', run_id: r[0], text: 'Writing ' }),
+    at({ type: 'text-delta', run_id: r[0], text: 'a.txt' }),
+    at({ type: 'tool-call', run_id: r[0], ...writeCall, input: { path: 'a.txt', content: 'a' } }),
+    at({
+      type: 'tool-approval-request',
+      run_id: r[0],
+      approval_id: 'aw1',
+      ...writeCall,
+      input: { path: 'a.txt', content: 'a' },
+    }),
+    at({ type: 'run-finished', run_id: r[0], finish_reason: 'approval-pending' }),
+    at(started(r[1], null)),
+    at({ type: 'tool-result', run_id: r[1], ...writeCall, output: { path: 'a.txt', diff: '+a' }, is_error: false }),
+    at({ type: 'text-delta', run_id: r[1], text: 'Done.' }),
+    at({
+      type: 'run-finished',
+      run_id: r[1],
+      finish_reason: 'stop',
+      usage: { input_tokens: 7, output_tokens: 3, cached_input_tokens: 1, cost_usd: 0.5 },
+    }),
+    at(started(r[2], 'p2')),
+    at({ type: 'tool-call', run_id: r[2], tool_call_id: 'c1', tool_name: 'run_command', input: { command: 'ls' } }),
+    at({
+      type: 'tool-result',
+      run_id: r[2],
+      tool_call_id: 'c1',
+      tool_name: 'run_command',
+      output: {},
+      is_error: false,
+    }),
+    at({ type: 'run-error', run_id: r[2], code: 'RUN_ABORTED', message: 'stopped' }),
+    at(started(r[5], 'p2b')),
+    ...commandAsked(r[5], 'c3', 'mv'),
+    at({ type: 'run-finished', run_id: r[5], finish_reason: 'approval-pending' }),
+    // a new prompt instead of an answer: the approval left open above reads as answered
+    at(started(r[3], 'p3')),
+    at({ type: 'run-error', run_id: r[3], code: 'PROVIDER_FAILED', message: 'rate limited', status: 429 }),
+    at(started(r[4], 'p4')),
+    ...commandAsked(r[4], 'c2', 'rm'),
+    at({
+      type: 'run-finished',
+      run_id: r[4],
+      finish_reason: 'approval-pending',
+      usage: { input_tokens: 2, output_tokens: 2, cached_input_tokens: 0 },
+    }),
+  ];
+  const starts = log.flatMap((entry, index) => (entry.event.type === 'run-started' && index > 0 ? [index] : []));
+  const fold = (events: readonly AgentStreamEvent[]) => applyEvents(emptyTranscript, events, 0);
+  /** The fields a view reads (the index maps are compared through what they point at). */
+  const view = (state: Transcript) => ({
+    items: state.items,
+    lastEventId: state.lastEventId,
+    active: state.active,
+    pending: state.pending,
+    totals: state.totals,
+    tools: [...state.toolIndex].map(([id, index]) => [id, state.items[index]?.key]),
+  });
+
+  it('equals the whole log folded at once, for every split at a run start', () => {
+    const whole = fold(log);
+    for (const split of starts) {
+      expect(view(prependTranscript(fold(log.slice(0, split)), fold(log.slice(split)))), `split ${split}`).toEqual(
+        view(whole),
+      );
+    }
+  });
+
+  it('equals the whole log folded at once when every run is its own page, joined newest first', () => {
+    const bounds = [0, ...starts, log.length];
+    let joined = emptyTranscript;
+    for (let page = bounds.length - 2; page >= 0; page -= 1) {
+      joined = prependTranscript(fold(log.slice(bounds[page], bounds[page + 1])), joined);
+    }
+    expect(view(joined)).toEqual(view(fold(log)));
+  });
+
+  it('completes the older card with the result the next run carried, and points the files list at it', () => {
+    const split = starts[0] as number;
+    const joined = prependTranscript(fold(log.slice(0, split)), fold(log.slice(split)));
+    const cards = joined.items.filter((item) => item.kind === 'tool' && item.toolCallId === 'w1');
+    expect(cards).toEqual([
+      expect.objectContaining({
+        input: { path: 'a.txt', content: 'a' },
+        output: { path: 'a.txt', diff: '+a' },
+        approval: { approvalId: 'aw1', state: 'answered' },
+      }),
+    ]);
+    const end = joined.items.find((item) => item.kind === 'run-end' && item.runId === r[1]);
+    expect(end).toMatchObject({ files: [{ path: 'a.txt', toolKey: cards[0]?.key }] });
+  });
+
+  it('folds live events after the join as it would after the whole log', () => {
+    const live = [
+      at(started('run_p7aaaaaa', null)),
+      at({
+        type: 'tool-result',
+        run_id: 'run_p7aaaaaa',
+        tool_call_id: 'c2',
+        tool_name: 'run_command',
+        output: {},
+        is_error: false,
+      }),
+    ];
+    const split = starts.at(-1) as number;
+    const joined = prependTranscript(fold(log.slice(0, split)), fold(log.slice(split)));
+    expect(view(applyEvents(joined, live, 0))).toEqual(view(applyEvents(fold(log), live, 0)));
+  });
+
+  it('returns the other side unchanged when one side is empty', () => {
+    const whole = fold(log);
+    expect(prependTranscript(emptyTranscript, whole)).toBe(whole);
+    expect(prependTranscript(whole, emptyTranscript)).toBe(whole);
   });
 });

@@ -250,3 +250,63 @@ export function applyEvents(state: Transcript, batch: readonly AgentStreamEvent[
   }
   return { items, lastEventId: fresh.at(-1)?.id, active, pending, totals, toolIndex, runFiles };
 }
+
+/**
+ * The transcript of an older stretch of the log joined before a newer one, each folded on its own:
+ * the result equals folding both in order, so a page loaded later (scrolling up) costs a fold of
+ * that page, not of the whole session. `newer` must begin at a `run-started` (the events route
+ * pages by runs; a run longer than a page is gathered whole before folding), so the only state
+ * that crosses the join is what crosses runs: the newer run's start answers the older pending
+ * approval, and a tool result in the run an approval answer started completes the older run's card.
+ */
+export function prependTranscript(older: Transcript, newer: Transcript): Transcript {
+  if (newer.lastEventId === undefined) return older;
+  if (older.lastEventId === undefined) return newer;
+  const items: TranscriptItem[] = [...older.items];
+  const answered = (tool: ToolView): ToolView =>
+    tool.approval ? { ...tool, approval: { ...tool.approval, state: 'answered' } } : tool;
+  const pendingIndex = older.pending ? older.toolIndex.get(older.pending.toolCallId) : undefined;
+  if (pendingIndex !== undefined) items[pendingIndex] = answered(items[pendingIndex] as ToolView);
+
+  /** Cards of the newer stretch that completed an older card: newer key → older key. */
+  const movedKeys = new Map<string, string>();
+  let pending = newer.pending;
+  for (const item of newer.items) {
+    const olderIndex = item.kind === 'tool' ? older.toolIndex.get(item.toolCallId) : undefined;
+    if (item.kind !== 'tool' || olderIndex === undefined) {
+      items.push(item);
+      continue;
+    }
+    const base = items[olderIndex] as ToolView;
+    const merged: ToolView = {
+      ...base,
+      input: base.input ?? item.input,
+      ...(item.output === undefined ? {} : { output: item.output, isError: item.isError }),
+      approval: item.approval ?? (item.output !== undefined && base.approval ? answered(base).approval : base.approval),
+    };
+    items[olderIndex] = merged;
+    movedKeys.set(item.key, base.key);
+    if (pending?.toolCallId === item.toolCallId) pending = merged;
+  }
+  if (movedKeys.size > 0) {
+    for (let index = older.items.length; index < items.length; index += 1) {
+      const item = items[index] as TranscriptItem;
+      if (item.kind !== 'run-end' || !item.files.some((file) => movedKeys.has(file.toolKey))) continue;
+      items[index] = {
+        ...item,
+        files: item.files.map((file) => ({ ...file, toolKey: movedKeys.get(file.toolKey) ?? file.toolKey })),
+      };
+    }
+  }
+  const toolIndex = new Map<string, number>();
+  for (const [index, item] of items.entries()) if (item.kind === 'tool') toolIndex.set(item.toolCallId, index);
+  return {
+    items,
+    lastEventId: newer.lastEventId,
+    active: newer.active,
+    pending,
+    totals: addUsage(older.totals, newer.totals),
+    toolIndex,
+    runFiles: new Map([...older.runFiles, ...newer.runFiles]),
+  };
+}

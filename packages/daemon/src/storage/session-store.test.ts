@@ -182,6 +182,69 @@ describe('runs and events', () => {
     expect(store.interruptStaleRuns()).toBe(0);
   });
 
+  /** Runs of the given numbers of text deltas, each finished; returns every run's event ids. */
+  const seedRuns = (sessionId: string, deltas: readonly number[]): number[][] =>
+    deltas.map((count, turn) => {
+      const started = store.startRun(sessionId, {
+        provider: 'demo',
+        model: 'demo',
+        userContent: [{ role: 'user', content: `prompt ${turn}` }],
+      });
+      const ids = [started.event.id];
+      for (let i = 0; i < count; i += 1) {
+        ids.push(store.appendEvent(sessionId, { type: 'text-delta', run_id: started.runId, text: `t${i}` }).id);
+      }
+      const end = store.finishRun(sessionId, started.runId, 'finished', {
+        type: 'run-finished',
+        run_id: started.runId,
+        finish_reason: 'stop',
+      });
+      return [...ids, end.id];
+    });
+
+  it('pages events newest first, each page starting at a run, until the first event', () => {
+    const session = newSession();
+    const other = newSession();
+    const runs = seedRuns(session.id, [2, 3, 1, 2]); // runs of 4, 5, 3 and 4 events
+    seedRuns(other.id, [5]);
+    const first = store.eventsBefore(session.id, undefined, 10);
+    // the 10 newest end inside the second run: the page is cut back to the third run's start
+    expect(first.items.map((entry) => entry.id)).toEqual([...runs[2]!, ...runs[3]!]);
+    expect(first.next).toBe(String(runs[2]![0]));
+    const second = store.eventsBefore(session.id, Number(first.next), 10);
+    expect(second.items.map((entry) => entry.id)).toEqual([...runs[0]!, ...runs[1]!]);
+    expect(second.next).toBeNull();
+  });
+
+  it('cuts a run in two only when it alone is longer than the page, and then says where to go on', () => {
+    const session = newSession();
+    const runs = seedRuns(session.id, [1, 12]);
+    const first = store.eventsBefore(session.id, undefined, 5);
+    expect(first.items.map((entry) => entry.id)).toEqual(runs[1]!.slice(-5));
+    expect(first.next).toBe(String(runs[1]!.at(-5)));
+    const rest: number[] = [];
+    for (let cursor = first.next; cursor !== null;) {
+      const page = store.eventsBefore(session.id, Number(cursor), 5);
+      rest.unshift(...page.items.map((entry) => entry.id));
+      cursor = page.next;
+    }
+    expect([...rest, ...first.items.map((entry) => entry.id)]).toEqual(runs.flat());
+  });
+
+  it('finds the prompts a page names by id, only in that session', () => {
+    const session = newSession();
+    const other = newSession();
+    seedRuns(session.id, [0, 0]);
+    seedRuns(other.id, [0]);
+    const ids = store.listMessages(session.id).items.map((message) => message.id);
+    const foreign = store.listMessages(other.id).items[0]!.id;
+    const found = store.messagesById(session.id, [ids[1]!, foreign, 'msg_unknown', ids[0]!]);
+    expect(found.map((message) => message.parts[0])).toEqual([
+      { type: 'text', text: 'prompt 1' },
+      { type: 'text', text: 'prompt 0' },
+    ]);
+  });
+
   it('pages the transcript oldest first', () => {
     const session = newSession();
     store.appendMessages(

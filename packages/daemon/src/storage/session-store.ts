@@ -148,6 +148,27 @@ function toSession(row: SessionRow): Session {
   };
 }
 
+interface MessageRow {
+  id: string;
+  seq: number;
+  role: Message['role'];
+  run_id: string | null;
+  content: string;
+  created_at: string;
+}
+
+const MESSAGE_COLUMNS = 'id, seq, role, run_id, content, created_at';
+
+function toMessage(row: MessageRow): Message {
+  return {
+    id: row.id,
+    role: row.role,
+    run_id: row.run_id,
+    created_at: row.created_at,
+    parts: toMessageParts(JSON.parse(row.content) as ModelMessage['content']),
+  };
+}
+
 /** Stored model content → the wire shape of a message's parts (reasoning and files are not shown). */
 export function toMessageParts(content: ModelMessage['content']): MessagePart[] {
   if (typeof content === 'string') return [{ type: 'text', text: content }];
@@ -575,6 +596,36 @@ export class SessionStore {
     return row?.status;
   }
 
+  /**
+   * The page of a session's events just before `beforeId` (the newest when undefined), oldest
+   * first within it: a reader pages back from the end. When older events remain, the page is
+   * trimmed to start at its oldest `run-started`, so a run is cut in two only when it alone is
+   * longer than `limit`; `next` is then the id the page starts at.
+   */
+  eventsBefore(sessionId: string, beforeId: number | undefined, limit: number): Page<AgentStreamEvent> {
+    this.flush();
+    const rows = this.#db
+      .prepare<[string, number, number], StoredEventRow & { type: string }>(
+        `SELECT id, type, data, ref_message, ref_part, ref_start, ref_bytes, ref_run_offset FROM message_parts
+         WHERE session_id = ? AND id < ? ORDER BY id DESC LIMIT ?`,
+      )
+      .all(sessionId, beforeId ?? Number.MAX_SAFE_INTEGER, limit + 1);
+    const older = rows.length > limit;
+    let page = rows.slice(0, limit).reverse();
+    const runStart = page.findIndex((row) => row.type === 'run-started');
+    if (older && runStart > 0) page = page.slice(runStart);
+    const first = page[0];
+    const folded = new FoldedTextReader(this.#db);
+    return {
+      // folded deltas come back whole, with their text (a page is read from its start, never resumed)
+      items: page.map((row) => {
+        const { id, event } = folded.entryOf(row);
+        return { id, event };
+      }),
+      next: older && first ? String(first.id) : null,
+    };
+  }
+
   /** Events of a session with id > `afterId`, oldest first; folded ones say where their text lies. */
   eventsAfter(sessionId: string, afterId: number, limit: number): ReplayedEvent[] {
     this.flush();
@@ -618,25 +669,24 @@ export class SessionStore {
     const after = options.cursor === undefined ? 0 : Number(options.cursor);
     if (!Number.isSafeInteger(after)) throw new DaemonError('BAD_CURSOR', 'cursor is not valid');
     const rows = this.#db
-      .prepare<
-        [string, number, number],
-        { id: string; seq: number; role: Message['role']; run_id: string | null; content: string; created_at: string }
-      >(
-        'SELECT id, seq, role, run_id, content, created_at FROM messages WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?',
+      .prepare<[string, number, number], MessageRow>(
+        `SELECT ${MESSAGE_COLUMNS} FROM messages WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?`,
       )
       .all(sessionId, after, limit + 1);
     const page = rows.slice(0, limit);
     const last = page.at(-1);
-    return {
-      items: page.map((row) => ({
-        id: row.id,
-        role: row.role,
-        run_id: row.run_id,
-        created_at: row.created_at,
-        parts: toMessageParts(JSON.parse(row.content) as ModelMessage['content']),
-      })),
-      next: rows.length > limit && last ? String(last.seq) : null,
-    };
+    return { items: page.map(toMessage), next: rows.length > limit && last ? String(last.seq) : null };
+  }
+
+  /** The session's stored messages with these ids (unknown ids are skipped), in the ids' order. */
+  messagesById(sessionId: string, ids: readonly string[]): Message[] {
+    const select = this.#db.prepare<[string, string], MessageRow>(
+      `SELECT ${MESSAGE_COLUMNS} FROM messages WHERE session_id = ? AND id = ?`,
+    );
+    return ids.flatMap((id) => {
+      const row = select.get(sessionId, id);
+      return row ? [toMessage(row)] : [];
+    });
   }
 
   /**

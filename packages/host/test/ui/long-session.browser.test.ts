@@ -3,7 +3,8 @@
  * A long session stays whole in real Chromium: 4 100 turns (more than 4 000 stored messages, where
  * user prompts used to render as empty bubbles) open on the newest prompt and reply, every prompt
  * has its text (the oldest too, after scrolling up), and the transcript is virtualized — only a
- * window of rows is in the DOM, not one per item.
+ * window of rows is in the DOM, not one per item. The newest page of the log loads first; older
+ * pages come in front as the reader scrolls up, without moving what is in view.
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -43,17 +44,44 @@ describe('a session of more than 4 000 messages', () => {
     for (const text of await page.getByTestId('user-bubble').allTextContents()) expect(text).toMatch(/^prompt \d+$/);
   });
 
-  it('keeps only a window of rows in the DOM (virtualized), and the oldest prompt is there after scrolling up', async () => {
+  it('keeps the rows in view where they were when an older page is put in front', async () => {
+    const transcript = page.getByTestId('transcript');
+    const listHeight = () => page.locator('ol.transcript').evaluate((list) => (list as HTMLElement).offsetHeight);
+    const scrollTo = (top: number) =>
+      transcript.evaluate((element, value) => {
+        element.scrollTop = value;
+      }, top);
+    // just short of where older pages are asked for (800 px from the top), and settled there
+    await scrollTo(820);
+    await page.waitForTimeout(500);
+    const before = await listHeight();
+    const bubble = page.getByTestId('user-bubble').nth(2);
+    const text = await bubble.textContent();
+    const top = (await bubble.boundingBox())?.y ?? Number.NaN;
+    await scrollTo(800 - 20);
+    await expect.poll(listHeight, { timeout: 30_000 }).toBeGreaterThan(before);
+    const same = page.getByTestId('user-bubble').filter({ hasText: new RegExp(`^${text}$`) });
+    // moved by the 40 px scrolled, not by the height of the page put in front
+    await expect.poll(async () => (await same.boundingBox())?.y).toBeCloseTo(top + 40, -1);
+  });
+
+  it('keeps only a window of rows in the DOM (virtualized), and pages back to the oldest prompt as the reader scrolls up', async () => {
     const rows = await page.locator('.transcript-row').count();
     expect(rows).toBeGreaterThan(0);
     expect(rows).toBeLessThan(100);
-    await page.getByTestId('transcript').evaluate((element) => {
-      element.scrollTop = 0;
-    });
-    await page
-      .getByTestId('user-bubble')
-      .filter({ hasText: /^prompt 0$/ })
-      .waitFor();
+    const oldest = page.getByTestId('user-bubble').filter({ hasText: /^prompt 0$/ });
+    await expect
+      .poll(
+        async () => {
+          await page.getByTestId('transcript').evaluate((element) => {
+            element.scrollTop = 0;
+          });
+          return oldest.count();
+        },
+        { timeout: 60_000, interval: 100 },
+      )
+      .toBe(1);
     expect(await page.locator('.transcript-row').count()).toBeLessThan(100);
+    for (const text of await page.getByTestId('user-bubble').allTextContents()) expect(text).toMatch(/^prompt \d+$/);
   });
 });

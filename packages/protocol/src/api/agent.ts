@@ -4,7 +4,8 @@
  * sees the whole run.
  */
 import { z } from 'zod';
-import { modelIdSchema, providerIdSchema, sessionIdSchema } from './sessions.js';
+import { EVENT_PAGE_MAX_LIMIT } from '../limits.js';
+import { modelIdSchema, providerIdSchema, sessionIdSchema, type Message } from './sessions.js';
 import { tokenUsageSchema } from './usage.js';
 
 export const runIdSchema = z.string().regex(/^run_[A-Za-z0-9_-]{8,64}$/);
@@ -124,6 +125,29 @@ export type AgentEventType = AgentEvent['type'];
 export interface AgentStreamEvent {
   id: number;
   event: AgentEvent;
+}
+
+/**
+ * `GET /sessions/:id/events?limit&cursor`: a session's persisted events, newest page first, so a
+ * page can show a long session's end without reading its start. `cursor` is the previous page's
+ * `next` (the page holds events with smaller ids).
+ */
+export const eventPageQuerySchema = z.strictObject({
+  limit: z.coerce.number().int().min(1).max(EVENT_PAGE_MAX_LIMIT).optional(),
+  cursor: z
+    .string()
+    .regex(/^[1-9]\d{0,14}$/)
+    .optional(),
+});
+export type EventPageQuery = z.infer<typeof eventPageQuerySchema>;
+
+export interface EventPageResponse {
+  /** Oldest first. A page starts at a `run-started` unless one run alone is longer than the page. */
+  events: AgentStreamEvent[];
+  /** The stored user prompts the page's `run-started` events name (`message_id`). */
+  messages: Message[];
+  /** Pass as `cursor` for the page before this one; null when this page reaches the first event. */
+  next: string | null;
 }
 
 export type AgentErrorCode =

@@ -1,8 +1,15 @@
-import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import type { AgentStreamEvent, BastionApi, PermissionMode, Session } from '@bastion/bridge';
-import { SESSION_MAX_TITLE_CHARS, UI_MESSAGE_PAGE } from '@bastion/protocol';
+import { EVENT_PAGE_MAX_LIMIT, SESSION_MAX_TITLE_CHARS } from '@bastion/protocol';
 import { describeError } from '../bastion.js';
-import { applyEvents, emptyTranscript, type ToolView, type TranscriptItem } from '../transcript.js';
+import {
+  applyEvents,
+  emptyTranscript,
+  prependTranscript,
+  type ToolView,
+  type Transcript,
+  type TranscriptItem,
+} from '../transcript.js';
 import { Activity } from './activity.js';
 import { ApprovalPrompt } from './approval-prompt.js';
 import { Composer } from './composer.js';
@@ -42,31 +49,57 @@ function titleFrom(message: string): string {
   return trimmed.length > AUTO_TITLE_CHARS ? `${trimmed.slice(0, AUTO_TITLE_CHARS - 1)}…` : trimmed;
 }
 
-/** Stored user prompts by message id, paged in oldest first; `onPage` sees each page as it lands. */
-async function loadUserTexts(
-  bastion: BastionApi,
-  sessionId: string,
-  onPage: (texts: Map<string, string>) => void,
-  signal: AbortSignal,
-): Promise<void> {
-  let cursor: string | undefined;
-  while (!signal.aborted) {
-    const answer = await bastion.sessions.messages(sessionId, { limit: UI_MESSAGE_PAGE, cursor });
-    const texts = new Map<string, string>();
-    for (const message of answer.messages) {
-      if (message.role !== 'user') continue;
+/** A stretch of the session's log, folded, with the prompts it names; `next` pages further back. */
+interface HistoryChunk {
+  transcript: Transcript;
+  texts: Map<string, string>;
+  next: string | null;
+}
+
+/**
+ * The events before `cursor` (the newest when undefined), paged back until they start at a run —
+ * a run longer than a page is gathered whole — so the chunk folds on its own and joins before
+ * what is already shown (prependTranscript).
+ */
+async function loadHistory(bastion: BastionApi, sessionId: string, cursor: string | undefined): Promise<HistoryChunk> {
+  const pages: AgentStreamEvent[][] = [];
+  const texts = new Map<string, string>();
+  let next = cursor;
+  do {
+    const page = await bastion.sessions.events(sessionId, { limit: EVENT_PAGE_MAX_LIMIT, cursor: next });
+    pages.unshift(page.events);
+    for (const message of page.messages) {
       texts.set(message.id, message.parts.map((part) => (part.type === 'text' ? part.text : '')).join(''));
     }
-    if (!signal.aborted) onPage(texts);
-    if (answer.next === null) return;
-    cursor = answer.next;
+    next = page.next ?? undefined;
+  } while (next !== undefined && pages[0]?.[0]?.event.type !== 'run-started');
+  return { transcript: applyEvents(emptyTranscript, pages.flat()), texts, next: next ?? null };
+}
+
+/** The prompt a failed run started from, so Retry can send it again. */
+function promptBefore(
+  items: readonly TranscriptItem[],
+  texts: ReadonlyMap<string, string>,
+  key: string,
+): string | undefined {
+  for (let index = items.findIndex((item) => item.key === key); index >= 0; index -= 1) {
+    const item = items[index];
+    if (item?.kind === 'user') return texts.get(item.messageId);
   }
+  return undefined;
+}
+
+function toolByKey(items: readonly TranscriptItem[], key: string): ToolView | undefined {
+  const found = items.find((item) => item.key === key);
+  return found?.kind === 'tool' ? found : undefined;
 }
 
 export function ChatView({ bastion, sessionId, sessionsVersion, onSessionChanged }: Props) {
   const [session, setSession] = useState<Session>();
   const [texts, setTexts] = useState<ReadonlyMap<string, string>>(new Map());
-  const [transcript, setTranscript] = useState(emptyTranscript);
+  const [transcript, setTranscript] = useState<Transcript>(emptyTranscript);
+  /** The cursor of the log's older pages: undefined until the newest page is in, null at the start. */
+  const [older, setOlder] = useState<string | null>();
   const [link, setLink] = useState<'connecting' | 'live' | 'reconnecting'>('connecting');
   const [error, setError] = useState<string>();
   const [notFound, setNotFound] = useState(false);
@@ -92,17 +125,6 @@ export function ChatView({ bastion, sessionId, sessionsVersion, onSessionChanged
     };
   }, [bastion, sessionId, sessionsVersion]);
 
-  useEffect(() => {
-    const controller = new AbortController();
-    loadUserTexts(
-      bastion,
-      sessionId,
-      (page) => setTexts((previous) => new Map([...previous, ...page])),
-      controller.signal,
-    ).catch((failure: unknown) => !controller.signal.aborted && setError(describeError(failure)));
-    return () => controller.abort();
-  }, [bastion, sessionId]);
-
   // Events are queued and folded once per frame: a burst of deltas costs one render, not one each.
   const enqueue = useCallback((event: AgentStreamEvent) => {
     queue.current.push(event);
@@ -116,10 +138,33 @@ export function ChatView({ bastion, sessionId, sessionsVersion, onSessionChanged
     });
   }, []);
 
-  // The live stream: resumes with Last-Event-ID after any drop (a restarted sidecar included).
+  const addTexts = useCallback(
+    (more: ReadonlyMap<string, string>) => setTexts((previous) => new Map([...previous, ...more])),
+    [],
+  );
+
+  // First the newest page of the log (so a long session paints its end at once), then the live
+  // stream after it, which resumes with Last-Event-ID after any drop (a restarted sidecar included).
   useEffect(() => {
     const controller = new AbortController();
     void (async () => {
+      try {
+        const newest = await loadHistory(bastion, sessionId, undefined);
+        if (controller.signal.aborted) return;
+        addTexts(newest.texts);
+        lastId.current = newest.transcript.lastEventId ?? 0;
+        setTranscript(newest.transcript);
+        setOlder(newest.next);
+      } catch (failure) {
+        if (controller.signal.aborted) return;
+        if ((failure as { code?: string }).code === 'SESSION_NOT_FOUND') {
+          setNotFound(true);
+          return;
+        }
+        // the stream below replays the whole log instead
+        setError(describeError(failure));
+        setOlder(null);
+      }
       let delay = RECONNECT_MIN_MS;
       while (!controller.signal.aborted) {
         try {
@@ -147,7 +192,24 @@ export function ChatView({ bastion, sessionId, sessionsVersion, onSessionChanged
       }
     })();
     return () => controller.abort();
-  }, [bastion, sessionId, enqueue]);
+  }, [bastion, sessionId, enqueue, addTexts]);
+
+  // Older pages, as the reader scrolls up: folded on their own and joined before what is shown.
+  const loadingOlder = useRef(false);
+  const loadOlder = useCallback(() => {
+    if (older === undefined || older === null || loadingOlder.current) return;
+    loadingOlder.current = true;
+    loadHistory(bastion, sessionId, older)
+      .then((chunk) => {
+        addTexts(chunk.texts);
+        setTranscript((newer) => prependTranscript(chunk.transcript, newer));
+        setOlder(chunk.next);
+      })
+      .catch((failure: unknown) => setError(describeError(failure)))
+      .finally(() => {
+        loadingOlder.current = false;
+      });
+  }, [bastion, sessionId, older, addTexts]);
 
   const act = useCallback(async (action: () => Promise<unknown>) => {
     setBusy(true);
@@ -199,65 +261,60 @@ export function ChatView({ bastion, sessionId, sessionsVersion, onSessionChanged
       onSessionChanged();
     });
 
-  const toolsByKey = useMemo(() => {
-    const map = new Map<string, ToolView>();
-    for (const item of transcript.items) if (item.kind === 'tool') map.set(item.key, item);
-    return map;
-  }, [transcript.items]);
+  // Rows are memoized on their item and on `render`, so `render` must not change with every event:
+  // what it needs from the whole transcript (a run's tool cards, the prompt before an error) it
+  // reads from this ref when the row renders.
+  const items = useRef(transcript.items);
+  items.current = transcript.items;
+  const activeRunId = active?.runId;
+  const provider = session?.provider;
 
-  /** The prompt a failed run started from, so Retry can send it again. */
-  const promptBefore = (key: string): string | undefined => {
-    const items = transcript.items;
-    for (let index = items.findIndex((item) => item.key === key); index >= 0; index -= 1) {
-      const item = items[index];
-      if (item?.kind === 'user') return texts.get(item.messageId);
-    }
-    return undefined;
-  };
-
-  const render = (item: TranscriptItem) => {
-    switch (item.kind) {
-      case 'user': {
-        const text = texts.get(item.messageId);
-        return (
-          <div className="bubble user" data-testid="user-bubble">
-            {text ?? <span className="muted">Loading message…</span>}
-          </div>
-        );
+  const render = useCallback(
+    (item: TranscriptItem) => {
+      switch (item.kind) {
+        case 'user': {
+          const text = texts.get(item.messageId);
+          return (
+            <div className="bubble user" data-testid="user-bubble">
+              {text ?? <span className="muted">Loading message…</span>}
+            </div>
+          );
+        }
+        case 'assistant':
+          return (
+            <div className="bubble assistant">
+              <Markdown text={item.text} />
+            </div>
+          );
+        case 'reasoning':
+          return <Reasoning text={item.text} live={activeRunId === item.runId} />;
+        case 'tool':
+          return <ToolCard tool={item} />;
+        case 'retry':
+          return <RetryNotice item={item} />;
+        case 'compacted':
+          return (
+            <p className="notice" role="status">
+              Older turns ({item.count} messages) were summarised to fit the model’s context. The transcript here stays
+              whole.
+            </p>
+          );
+        case 'error': {
+          const prompt = promptBefore(items.current, texts, item.key);
+          return (
+            <RunError
+              item={item}
+              provider={provider}
+              onRetry={prompt === undefined || stoppable ? undefined : () => void submit(prompt)}
+            />
+          );
+        }
+        case 'run-end':
+          return <RunEnd item={item} toolOf={(key) => toolByKey(items.current, key)} onUndo={undefined} />;
       }
-      case 'assistant':
-        return (
-          <div className="bubble assistant">
-            <Markdown text={item.text} />
-          </div>
-        );
-      case 'reasoning':
-        return <Reasoning text={item.text} live={active?.runId === item.runId} />;
-      case 'tool':
-        return <ToolCard tool={item} />;
-      case 'retry':
-        return <RetryNotice item={item} />;
-      case 'compacted':
-        return (
-          <p className="notice" role="status">
-            Older turns ({item.count} messages) were summarised to fit the model’s context. The transcript here stays
-            whole.
-          </p>
-        );
-      case 'error': {
-        const prompt = promptBefore(item.key);
-        return (
-          <RunError
-            item={item}
-            provider={session?.provider}
-            onRetry={prompt === undefined || stoppable ? undefined : () => void submit(prompt)}
-          />
-        );
-      }
-      case 'run-end':
-        return <RunEnd item={item} toolOf={(key) => toolsByKey.get(key)} onUndo={undefined} />;
-    }
-  };
+    },
+    [texts, activeRunId, provider, stoppable, submit],
+  );
 
   if (notFound) {
     return (
@@ -319,7 +376,12 @@ export function ChatView({ bastion, sessionId, sessionsVersion, onSessionChanged
           {error}
         </div>
       )}
-      <TranscriptList items={transcript.items} render={render} />
+      <TranscriptList
+        items={transcript.items}
+        render={render}
+        hasOlder={older !== undefined && older !== null}
+        onNearTop={loadOlder}
+      />
       <Activity since={active?.seenAt} waiting={pending !== undefined} />
       {pending && (
         <ApprovalPrompt

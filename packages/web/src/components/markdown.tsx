@@ -10,6 +10,7 @@ import ReactMarkdown, { type Components } from 'react-markdown';
 import rehypeHighlight from 'rehype-highlight';
 import remarkGfm from 'remark-gfm';
 import { UI_MARKDOWN_MAX_CHARS } from '@bastion/protocol';
+import { markdownBlocks } from '../markdown-blocks.js';
 
 /** The text of a rendered hast subtree (a code block's children), for the copy button. */
 function textOf(node: ReactNode): string {
@@ -78,28 +79,35 @@ const components: Components = {
 const remarkPlugins = [remarkGfm];
 const rehypePlugins = [[rehypeHighlight, { detect: false, ignoreMissing: true }] as const] as never;
 
-/** Characters without which a text renders the same as markdown and as plain text. */
+/** Characters without which a block (less its trailing blank lines) renders the same as markdown and as plain text. */
 const MARKDOWN_SYNTAX = /[\n*_`#[\]|<>~\\!:=&-]|^\s*\d+[.)]|www\./i;
 
 /**
+ * One block of markdown. A block with no markdown syntax at all skips the parser: rows mount
+ * again as a long transcript scrolls, and a parse per mount is most of a frame.
+ */
+const MarkdownBlock = memo(function MarkdownBlock({ text }: { text: string }) {
+  const trimmed = text.trimEnd();
+  if (!MARKDOWN_SYNTAX.test(trimmed)) return <p>{trimmed}</p>;
+  return (
+    <ReactMarkdown remarkPlugins={remarkPlugins} rehypePlugins={rehypePlugins} components={components} skipHtml>
+      {text}
+    </ReactMarkdown>
+  );
+});
+
+/**
  * Markdown for text up to UI_MARKDOWN_MAX_CHARS; beyond that, plain text (parsing it would stall
- * the page). A text with no markdown syntax at all skips the parser: rows mount again as a long
- * transcript scrolls, and a parse per mount is most of a frame.
+ * the page). The text is rendered block by block (markdownBlocks), each memoized: while a reply
+ * streams, only its last block is parsed and laid out again.
  */
 export const Markdown = memo(function Markdown({ text }: { text: string }) {
   if (text.length > UI_MARKDOWN_MAX_CHARS) return <div className="plain-text">{text}</div>;
-  if (!MARKDOWN_SYNTAX.test(text)) {
-    return (
-      <div className="markdown">
-        <p>{text}</p>
-      </div>
-    );
-  }
   return (
     <div className="markdown">
-      <ReactMarkdown remarkPlugins={remarkPlugins} rehypePlugins={rehypePlugins} components={components} skipHtml>
-        {text}
-      </ReactMarkdown>
+      {markdownBlocks(text).map((block, index) => (
+        <MarkdownBlock key={index} text={block} />
+      ))}
     </div>
   );
 });

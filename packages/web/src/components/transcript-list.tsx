@@ -1,40 +1,69 @@
 /**
  * The transcript, virtualized: only the items near the viewport are in the DOM (measured as they
- * render), so a session of many thousand parts opens and scrolls like a short one. It follows the
- * newest item while the reader is at the bottom and stays put once they scroll up.
+ * render), so a session of many thousand parts opens and scrolls like a short one. The view is
+ * anchored at its end (the virtualizer's `anchorTo: 'end'`): it follows new and growing items
+ * while the reader is at the bottom, stays put once they scroll up, and keeps showing the same
+ * rows when older items are put in front. Near the top it asks for those (`onNearTop`).
  */
-import { useLayoutEffect, useRef, type ReactNode } from 'react';
+import { memo, useEffect, useLayoutEffect, useRef, type ReactNode } from 'react';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import type { TranscriptItem } from '../transcript.js';
 
 /** Within this many pixels of the bottom counts as "at the bottom". */
 const STICK_SLACK_PX = 64;
+/** Within this many pixels of the top, older items are asked for. */
+const OLDER_SLACK_PX = 800;
 const ESTIMATED_ITEM_PX = 72;
 const OVERSCAN_ITEMS = 6;
+
+type RenderItem = (item: TranscriptItem) => ReactNode;
+
+/** A row renders again only when its item (a new object when an event changed it) or `render` changes. */
+const RowContent = memo(function RowContent({ item, render }: { item: TranscriptItem; render: RenderItem }) {
+  return render(item);
+});
 
 export function TranscriptList({
   items,
   render,
+  hasOlder,
+  onNearTop,
 }: {
   items: readonly TranscriptItem[];
-  render: (item: TranscriptItem) => ReactNode;
+  /** Keep it stable across events (useCallback): every visible row renders again when it changes. */
+  render: RenderItem;
+  /** Whether there are older items to ask for. */
+  hasOlder: boolean;
+  onNearTop: () => void;
 }) {
   const scroller = useRef<HTMLDivElement>(null);
-  const stick = useRef(true);
   const virtualizer = useVirtualizer({
     count: items.length,
     getScrollElement: () => scroller.current,
     estimateSize: () => ESTIMATED_ITEM_PX,
     getItemKey: (index) => items[index]?.key ?? index,
     overscan: OVERSCAN_ITEMS,
-    initialOffset: () => Number.MAX_SAFE_INTEGER,
+    anchorTo: 'end',
+    followOnAppend: true,
+    scrollEndThreshold: STICK_SLACK_PX,
+    // Let React batch the re-render a measurement asks for with the frame's other updates,
+    // instead of rendering again synchronously inside each resize callback.
+    useFlushSync: false,
   });
-  const total = virtualizer.getTotalSize();
 
+  // Open at the newest item.
+  const opened = useRef(false);
   useLayoutEffect(() => {
+    if (opened.current || items.length === 0) return;
+    opened.current = true;
+    virtualizer.scrollToEnd();
+  }, [items.length, virtualizer]);
+
+  // Ask for older items while the top is near (also when the list does not fill the view yet).
+  useEffect(() => {
     const element = scroller.current;
-    if (element && stick.current) element.scrollTop = element.scrollHeight;
-  }, [total, items]);
+    if (hasOlder && element && element.scrollTop < OLDER_SLACK_PX) onNearTop();
+  }, [hasOlder, onNearTop, items]);
 
   return (
     <div
@@ -42,11 +71,10 @@ export function TranscriptList({
       className="transcript-scroll"
       data-testid="transcript"
       onScroll={(event) => {
-        const element = event.currentTarget;
-        stick.current = element.scrollHeight - element.scrollTop - element.clientHeight < STICK_SLACK_PX;
+        if (hasOlder && event.currentTarget.scrollTop < OLDER_SLACK_PX) onNearTop();
       }}
     >
-      <ol className="transcript" aria-live="polite" style={{ height: total }}>
+      <ol className="transcript" aria-live="polite" style={{ height: virtualizer.getTotalSize() }}>
         {virtualizer.getVirtualItems().map((row) => {
           const item = items[row.index];
           if (!item) return null;
@@ -58,7 +86,7 @@ export function TranscriptList({
               className={`transcript-row row-${item.kind}`}
               style={{ transform: `translateY(${row.start}px)` }}
             >
-              {render(item)}
+              <RowContent item={item} render={render} />
             </li>
           );
         })}

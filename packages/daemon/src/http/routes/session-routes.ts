@@ -1,9 +1,15 @@
-/** `GET/POST /sessions`, `GET/PATCH/DELETE /sessions/:id`, `GET /sessions/:id/messages`. */
+/**
+ * `GET/POST /sessions`, `GET/PATCH/DELETE /sessions/:id`, `GET /sessions/:id/messages`, and
+ * `GET /sessions/:id/events` (the persisted event log, newest page first, with the prompts it names).
+ */
 import {
+  EVENT_PAGE_MAX_LIMIT,
   createSessionRequestSchema,
+  eventPageQuerySchema,
   pageQuerySchema,
   sessionIdSchema,
   updateSessionRequestSchema,
+  type EventPageResponse,
   type MessageListResponse,
   type SessionListResponse,
 } from '@bastion/protocol';
@@ -112,6 +118,27 @@ export function sessionRoutes(deps: {
         const query = parseInput(pageQuerySchema, c.req.query());
         const page = store.listMessages(id, query);
         return c.json({ messages: page.items, next: page.next } satisfies MessageListResponse);
+      }),
+    );
+    app.get(
+      '/sessions/:id/events',
+      handle((c) => {
+        const id = sessionIdParam(c);
+        if (!store.getSession(id)) throw notFound();
+        const query = parseInput(eventPageQuerySchema, c.req.query());
+        const page = store.eventsBefore(
+          id,
+          query.cursor === undefined ? undefined : Number(query.cursor),
+          query.limit ?? EVENT_PAGE_MAX_LIMIT,
+        );
+        const promptIds = page.items.flatMap(({ event }) =>
+          event.type === 'run-started' && event.message_id !== null ? [event.message_id] : [],
+        );
+        return c.json({
+          events: page.items,
+          messages: store.messagesById(id, promptIds),
+          next: page.next,
+        } satisfies EventPageResponse);
       }),
     );
   };
