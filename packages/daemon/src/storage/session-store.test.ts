@@ -451,6 +451,18 @@ describe('folding a run’s deltas into its messages', () => {
     ]);
   });
 
+  it('pages a folded reply newest first with its text put back, as the wire shape (no fold bookkeeping)', () => {
+    const pieces = ['Hello, ', 'wörld'];
+    const run = recordRun(
+      (runId) => deltas(runId, pieces),
+      [{ role: 'assistant', content: [{ type: 'text', text: pieces.join('') }] }],
+    );
+    const page = store.eventsBefore(run.sessionId, undefined, 100);
+    expect(page.items.filter(({ event }) => event.type === 'text-delta')).toEqual([
+      { id: run.ids.at(-1), event: { type: 'text-delta', run_id: run.runId, text: pieces.join('') } },
+    ]);
+  });
+
   it('splits a long reply into folded events of at most STORE_FOLDED_DELTA_MAX_BYTES that concatenate to it', () => {
     const piece = 'x'.repeat(1000) + 'é';
     const pieces = Array.from({ length: 200 }, () => piece);
