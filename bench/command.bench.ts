@@ -25,6 +25,7 @@ import { openDatabase } from '../packages/daemon/src/storage/database.js';
 import { SessionStore } from '../packages/daemon/src/storage/session-store.js';
 import { WorkspaceRoots } from '../packages/daemon/src/workspaces/workspace-roots.js';
 import { CommandExecutor } from '../packages/host/src/commands/command-executor.js';
+import { buildCommandSandboxProfile } from '../packages/host/src/commands/command-profile.js';
 import { PolicyStore } from '../packages/host/src/policy/policy-store.js';
 import { acquireSrtSession } from '../packages/host/src/sandbox/srt-session.js';
 import { figure, median, type Benchmark } from './harness.js';
@@ -69,7 +70,10 @@ export const commandBenchmark: Benchmark = {
     const srt = await acquireSrtSession();
     const db = openDatabase(join(userData, 'sessions.db'));
     try {
-      const log = createLogger('bench', () => undefined);
+      let cachedWraps = 0;
+      const log = createLogger('bench', (record) => {
+        if (record.event === 'command.started' && record.fields.wrap === 'cached') cachedWraps += 1;
+      });
       const { host: hostEnd, sidecar: sidecarEnd } = connectedChannelPair();
       const executor = new CommandExecutor({
         userData,
@@ -113,15 +117,48 @@ export const commandBenchmark: Benchmark = {
       };
       const plainBytes = (await plainRun('seq', SEQ_ARGS, workspace)).bytes;
 
+      // srt's sandbox for `true` alone, no wrap work: the argv a kept wrap gives, spawned directly.
+      const privateTemp = realpathSync(mkdtempSync(join(tmpdir(), 'bastion-bench-tmp-')));
+      const floor = await srt.wrapCommand(
+        ['true'],
+        buildCommandSandboxProfile({
+          home,
+          userData,
+          workspaceRoot: workspace,
+          scratchDir: undefined,
+          privateTemp,
+          protectedInWorkspace: [],
+          realPath: () => undefined,
+          homeReads: [],
+        }),
+        { home, privateTemp, skipPlaceholder: () => true },
+      );
+      // Ended at once: the argv stays valid (no mount points: no repository, nothing absent
+      // skipped), and a command counted as running would keep the cache from keeping wraps.
+      floor.ended();
+      const [floorCommand = 'false', ...floorArgs] = floor.argv;
+
       const bastionTrue: number[] = [];
+      const fullWrapTrue: number[] = [];
       const plainTrue: number[] = [];
       const bareBwrapTrue: number[] = [];
+      const sandboxAloneTrue: number[] = [];
       await bastionRun('true', []);
+      await bastionRun('true', []);
+      const cachedBefore = cachedWraps;
       for (let i = 0; i < LATENCY_RUNS; i += 1) {
         plainTrue.push((await plainRun('true', [], workspace)).ms);
         bareBwrapTrue.push((await plainRun('bwrap', BARE_BWRAP_TRUE, workspace)).ms);
+        sandboxAloneTrue.push((await plainRun(floorCommand, floorArgs, workspace)).ms);
         bastionTrue.push((await bastionRun('true', [])).ms);
       }
+      const servedFromCache = cachedWraps - cachedBefore;
+      // A new directory in the workspace before each: srt's scan must run again (a full wrap).
+      for (let i = 0; i < LATENCY_RUNS; i += 1) {
+        mkdirSync(join(workspace, `changed-${i}`));
+        fullWrapTrue.push((await bastionRun('true', [])).ms);
+      }
+      rmSync(privateTemp, { recursive: true, force: true });
       const bastionSeq: Timed[] = [];
       const plainSeq: Timed[] = [];
       for (let i = 0; i < THROUGHPUT_RUNS; i += 1) {
@@ -142,6 +179,30 @@ export const commandBenchmark: Benchmark = {
           median(bareBwrapTrue),
           '≤ 2× bare bwrap',
           (r) => r <= 2,
+        ),
+        figure(
+          "`true` p50 latency: srt's sandbox alone (the same bwrap argv, spawned directly) vs bare bwrap",
+          'ms',
+          median(sandboxAloneTrue),
+          median(bareBwrapTrue),
+          'informational: the floor under srt',
+          () => true,
+        ),
+        figure(
+          '`true` p50 latency after a workspace change (full wrap by srt) vs a kept wrap',
+          'ms',
+          median(fullWrapTrue),
+          p50Bastion,
+          'informational',
+          () => true,
+        ),
+        figure(
+          '`true` runs whose wrap was served from the cache',
+          'runs',
+          servedFromCache,
+          LATENCY_RUNS,
+          'informational',
+          () => true,
         ),
         figure(
           '`seq 1 1000000` streaming throughput (start cost subtracted)',

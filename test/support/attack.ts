@@ -24,6 +24,7 @@ export const ATTACK_CLASSES = [
   'policy-bypass',
   'secret-egress',
   'home-read',
+  'stale-wrap',
 ] as const;
 export type AttackClass = (typeof ATTACK_CLASSES)[number];
 

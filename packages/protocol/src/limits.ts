@@ -346,6 +346,17 @@ export const SRT_INIT_ATTEMPTS = 3;
 export const SRT_INIT_RETRY_DELAY_MS = 250;
 /** Attempts at srt's wrap of one argv before the spawn fails closed (its `which` look-up has a 1 s timeout). */
 export const SRT_WRAP_ATTEMPTS = 2;
+/**
+ * run_command wrap cache (wrap-cache.ts): wraps kept (one per distinct profile; the oldest goes
+ * first), the most directories of the working directory's tree (to srt's scan depth) a kept wrap
+ * may depend on (a bigger tree is wrapped in full every time: checking it would cost what the scan
+ * does), and how close to the moment the disk was read a directory's change time may be before it
+ * is not trusted alone (file times tick with the kernel's coarse clock; a change within the same
+ * tick can leave the time as it was), so its listing is compared instead.
+ */
+export const WRAP_CACHE_MAX_ENTRIES = 16;
+export const WRAP_CACHE_MAX_SCAN_DIRS = 2_000;
+export const WRAP_CACHE_RACY_MARGIN_MS = 50;
 
 /** Agent context. */
 /** Context window assumed for a model Bastion has no figure for (custom endpoints may configure their own). */

@@ -52,6 +52,8 @@ export const SAFE_LOG_FIELDS = [
   'kind',
   /** A start-up stage's fixed name (`startup.stage` records), never a value from outside the code. */
   'stage',
+  /** How a command's sandbox was wrapped: `cached` or `full` (wrap-cache.ts). */
+  'wrap',
 ] as const;
 export type SafeLogField = (typeof SAFE_LOG_FIELDS)[number];
 const SAFE_FIELD_SET: ReadonlySet<string> = new Set(SAFE_LOG_FIELDS);

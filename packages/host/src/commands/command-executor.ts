@@ -40,7 +40,7 @@ import {
   type Logger,
 } from '@bastion/protocol';
 import type { PlaceholderWarden, QuarantineMove } from '../sandbox/placeholder-warden.js';
-import type { SrtSession } from '../sandbox/srt-session.js';
+import type { SrtSession, WrappedCommand } from '../sandbox/srt-session.js';
 import type { SidecarHandle } from '../supervisor/sidecar-supervisor.js';
 import { homeReadPaths } from '../sandbox/home-read-allowlist.js';
 import { buildCommandSandboxProfile, workspaceWriteProtections } from './command-profile.js';
@@ -293,6 +293,7 @@ export class CommandExecutor {
       ...gitIdentity,
     };
     let target: CommandSpawn;
+    let wrapped: WrappedCommand | undefined;
     const sandboxed = sidecar.config.capabilities.sandbox === 'srt';
     let pinned: string[] = [];
     let createdRepositories: CreatedRepositoryWatch | undefined;
@@ -343,11 +344,12 @@ export class CommandExecutor {
         });
         // `env -i` inside the sandbox drops srt's own variables too (its proxy settings included).
         const assignments = Object.entries(env).map(([name, value]) => `${name}=${value}`);
-        const [command, ...args] = await this.#options.srt.wrapArgv(
+        wrapped = await this.#options.srt.wrapCommand(
           [ENV_BINARY, '-i', ...assignments, frame.command, ...frame.args],
           profile,
-          { home: this.#options.home, skipPlaceholder: (path) => guard.skip(path) },
+          { home: this.#options.home, privateTemp, skipPlaceholder: (path) => guard.skip(path) },
         );
+        const [command, ...args] = wrapped.argv;
         if (command === undefined) throw new Error('empty wrap');
         guard.arm();
         target = { command, args, env, cwd: check.cwd, dieWithHost: true };
@@ -355,6 +357,7 @@ export class CommandExecutor {
         target = { command: frame.command, args: frame.args, env, cwd: check.cwd };
       }
     } catch (error) {
+      wrapped?.ended();
       cleanUp();
       // A code (HostError) or an error class name: never srt's message, which can name paths.
       const code = (error as { code?: unknown }).code;
@@ -364,12 +367,16 @@ export class CommandExecutor {
     }
 
     if (job.abortRequested) {
-      if (sandboxed) this.#options.srt?.commandEnded();
+      wrapped?.ended();
       cleanUp();
       this.#send(sidecar, { v: 1, type: 'command.aborted', id: frame.id });
       return;
     }
-    this.#options.log.info('command.started', { command_id: frame.id, sandbox: sidecar.config.capabilities.sandbox });
+    this.#options.log.info('command.started', {
+      command_id: frame.id,
+      sandbox: sidecar.config.capabilities.sandbox,
+      wrap: wrapped === undefined ? null : wrapped.cached ? 'cached' : 'full',
+    });
     const running = startCommandProcess(target, {
       timeoutMs: frame.timeout_ms,
       onOutput: (stream, chunk) =>
@@ -381,7 +388,7 @@ export class CommandExecutor {
     try {
       outcome = await running.done;
     } finally {
-      if (sandboxed) this.#options.srt?.commandEnded();
+      wrapped?.ended();
       // The command's PID namespace is gone: nothing inside can recreate what is moved now.
       moves = guard.sweep();
       cleanUp();

@@ -5,18 +5,18 @@
  * SIGTERM, then SIGKILL after COMMAND_KILL_GRACE_MS. The returned promise settles only after the
  * process has exited AND every copy of its stdout/stderr is closed, i.e. after cleanup.
  *
- * The tree, not just the group. Under srt the group leader is srt's wrap shell, which starts bwrap
- * (`--unshare-pid`); the namespace's init is a second bwrap, cloned into a session of its own, which asks for
+ * The tree, not just the group. Under srt the group leader is bwrap (`--unshare-pid`; the wrap
+ * cache runs it without srt's shells, wrap-cache.ts); the namespace's init is a second bwrap, cloned into a session of its own, which asks for
  * SIGKILL on its parent's death (`--die-with-parent`) only once its setup is done. An abort in
  * that window (measured: a `command.abort` 26 ms after spawn) killed the outer bwrap and left the
  * init, and the command under it, running for ever, re-parented to init and outside the group.
  * So stop() first freezes the group (SIGSTOP: nothing in it can fork or die meanwhile), records
  * every descendant with its start time, signals the group and those descendants, and the SIGKILL
  * round reaches each recorded process that still is the same process. Killing a namespace's init
- * kills everything in that namespace, background children included. The wrap shell itself is
+ * kills everything in that namespace, background children included. The group leader itself is
  * spawned under `setpriv --pdeathsig KILL`, so a host killed with SIGKILL takes it, and through
- * bwrap's --die-with-parent the sandbox, down with it (without it the shell was re-parented to init
- * and the command ran on).
+ * bwrap's --die-with-parent the sandbox, down with it (without it the leader was re-parented to
+ * init and the command ran on).
  *
  * What it does not catch: in the unsandboxed posture (`--unsandboxed-shell`) a descendant that
  * calls setsid() and closes its stdio leaves the group and survives; there is no PID namespace, and
@@ -75,8 +75,8 @@ export function startCommandProcess(
   options: { timeoutMs: number; onOutput: (stream: 'stdout' | 'stderr', chunk: Buffer) => void },
 ): RunningCommand {
   const started = performance.now();
-  // The group leader dies with the host, even a SIGKILLed one: under srt it is the wrap shell,
-  // whose bwrap dies with it (--die-with-parent) and takes the namespace down.
+  // The group leader dies with the host, even a SIGKILLed one: under srt it is bwrap, whose
+  // namespace init dies with it (--die-with-parent) and takes the namespace down.
   const [command, args] =
     target.dieWithHost && SETPRIV !== undefined
       ? [SETPRIV, ['--pdeathsig', 'KILL', '--', target.command, ...target.args]]

@@ -41,6 +41,7 @@ import { SandboxManager, type SandboxRuntimeConfig } from '@anthropic-ai/sandbox
 import { HostError } from '../errors.js';
 import { resolveHomeSecretPaths } from './home-secrets.js';
 import { checkSandboxPolicy } from './sandbox-policy-check.js';
+import { directArgv, WrapCache, wrapParts } from './wrap-cache.js';
 import { SRT_INIT_ATTEMPTS, SRT_INIT_RETRY_DELAY_MS, SRT_WRAP_ATTEMPTS } from '@bastion/protocol';
 
 export interface SrtSession {
@@ -60,10 +61,30 @@ export interface SrtSession {
       skipPlaceholder?: (path: string) => boolean;
     },
   ): Promise<string[]>;
-  /** Call once each wrapped process has exited: srt removes the mount points it made for it. */
+  /**
+   * Wrap one run_command child's `argv` (no shell: it is run as given) under `policy`, from the
+   * wrap cache when the disk still holds what a kept wrap of the same profile was built from
+   * (wrap-cache.ts), else by srt. `privateTemp` is the command's own write root, named in the
+   * policy. The environment inside holds srt's variables plus the seccomp helper's: clear it in
+   * `argv` (`env -i`). Call `ended()` once the process has exited.
+   */
+  wrapCommand(
+    argv: readonly string[],
+    policy: SandboxRuntimeConfig,
+    options: { home: string; privateTemp: string; skipPlaceholder?: (path: string) => boolean },
+  ): Promise<WrappedCommand>;
+  /** Call once each process wrapped by wrapArgv has exited: srt removes the mount points it made for it. */
   commandEnded(): void;
   /** Give the session back; the last release resets srt (proxies and socat bridges end). */
   release(): Promise<void>;
+}
+
+export interface WrappedCommand {
+  argv: string[];
+  /** Served from the wrap cache (srt was not asked). */
+  cached: boolean;
+  /** The process has exited: srt removes what it made for a full wrap. */
+  ended(): void;
 }
 
 const ENV_NAME = /^[A-Z_][A-Z0-9_]*$/;
@@ -94,6 +115,29 @@ function sessionConfig(): SandboxRuntimeConfig {
     // A wrap without its own filesystem lists would fall back to these: deny the secrets, allow no writes.
     filesystem: { denyRead: secrets, allowWrite: [], denyWrite: secrets },
   };
+}
+
+/** Kept wraps of this process's srt session; emptied when srt resets. */
+const wrapCache = new WrapCache();
+
+/**
+ * srt's wrap of `command` (a shell string run by WRAP_SHELL). srt's wrap spawns `rg` (and `which`,
+ * before the patch remembered it); once, under a fully loaded CI-like run, a wrap failed (cause not
+ * captured). One more attempt; a second failure fails closed.
+ */
+async function srtWrap(command: string, policy: SandboxRuntimeConfig, skipPlaceholder?: (path: string) => boolean) {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return (
+        await SandboxManager.wrapWithSandboxArgv(command, WRAP_SHELL, policy, undefined, undefined, {
+          noProxyRoute: true,
+          ...(skipPlaceholder && { skipPlaceholder }),
+        })
+      ).argv;
+    } catch (error) {
+      if (attempt >= SRT_WRAP_ATTEMPTS) throw error;
+    }
+  }
 }
 
 let users = 0;
@@ -158,21 +202,29 @@ export async function acquireSrtSession(): Promise<SrtSession> {
         return `export ${name}=${shellQuote(value)}; `;
       });
       const command = `${exports.join('')}exec ${argv.map(shellQuote).join(' ')}`;
-      // srt's wrap spawns `rg` (and `which`, before the patch remembered it); once, under a fully
-      // loaded CI-like run, a wrap failed (cause not captured). One more attempt; a second failure
-      // fails closed.
-      for (let attempt = 1; ; attempt += 1) {
-        try {
-          return (
-            await SandboxManager.wrapWithSandboxArgv(command, WRAP_SHELL, policy, undefined, undefined, {
-              noProxyRoute: true,
-              ...(options.skipPlaceholder && { skipPlaceholder: options.skipPlaceholder }),
-            })
-          ).argv;
-        } catch (error) {
-          if (attempt >= SRT_WRAP_ATTEMPTS) throw error;
-        }
-      }
+      return srtWrap(command, policy, options.skipPlaceholder);
+    },
+    async wrapCommand(argv, policy, options) {
+      const check = checkSandboxPolicy(policy, options.home);
+      if (!check.ok) throw new HostError(check.code, check.message);
+      const found = wrapCache.lookup(policy, options.privateTemp, options.home, options.skipPlaceholder);
+      if ('parts' in found) return { argv: directArgv(found.parts, argv), cached: true, ended: found.ended };
+      const command = `exec ${argv.map(shellQuote).join(' ')}`;
+      const asked: Array<[string, boolean]> = [];
+      const wrapped = await srtWrap(command, policy, (path) => {
+        const skipped = options.skipPlaceholder?.(path) === true;
+        asked.push([path, skipped]);
+        return skipped;
+      });
+      const parts = wrapParts(wrapped, WRAP_SHELL, command);
+      const ended = wrapCache.complete(found, {
+        parts,
+        privateTemp: options.privateTemp,
+        asked,
+        resources: SandboxManager.hostResources(),
+        release: () => SandboxManager.cleanupAfterCommand(),
+      });
+      return { argv: parts === undefined ? wrapped : directArgv(parts, argv), cached: false, ended };
     },
     commandEnded() {
       SandboxManager.cleanupAfterCommand();
@@ -184,6 +236,7 @@ export async function acquireSrtSession(): Promise<SrtSession> {
       if (users > 0) return;
       const done = initialized;
       initialized = undefined;
+      wrapCache.clear();
       resetting = (async () => {
         await done?.catch(() => undefined);
         await SandboxManager.reset();

@@ -4,9 +4,10 @@
  * on a temporary HOME, userData and workspace holding canary secrets. Commands really run, under
  * the real srt session and the per-command profile.
  */
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import { join } from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
 import {
   COMMAND_DEFAULT_TIMEOUT_MS,
   createLogger,
@@ -19,7 +20,7 @@ import {
 } from '@bastion/protocol';
 import { CommandExecutor } from '../../src/commands/command-executor.js';
 import { PolicyStore } from '../../src/policy/policy-store.js';
-import type { SrtSession } from '../../src/sandbox/srt-session.js';
+import { acquireSrtSession, type SrtSession } from '../../src/sandbox/srt-session.js';
 import { makeTempDir } from '../support/temp-host.js';
 import { connectedChannelPair } from '../../../../test/support/channel-pair.js';
 import { createPlaceholderWarden } from '../../src/sandbox/placeholder-warden.js';
@@ -195,4 +196,53 @@ export function processesWith(marker: string): number[] {
     }
   }
   return found;
+}
+
+/**
+ * Nothing a command wrote is at `path`: it is absent, or srt's empty mount point for a protected
+ * path inside `.git` (an empty file or directory), which a kept wrap holds until the host stops
+ * (wrap-cache.ts).
+ */
+export function holdsNothingWritten(path: string): boolean {
+  const stats = statSync(path, { throwIfNoEntry: false });
+  if (stats === undefined) return true;
+  return stats.isFile() ? stats.size === 0 : stats.isDirectory() && readdirSync(path).length === 0;
+}
+
+/**
+ * A suite's command world under the real srt session, made before its tests and released after:
+ * HOME points at the world's temporary one while srt starts (srt resolves its session's HOME
+ * secrets from it), and the workspace is the host's working directory, as under `bastion start`
+ * (srt's own protections resolve against it). `prepare` runs on the world before the chdir.
+ */
+export function useCommandWorldInWorkspace(
+  prefix: string,
+  prepare: (world: CommandWorld) => void = () => undefined,
+): { readonly world: CommandWorld; readonly srt: SrtSession } {
+  const made: { world?: CommandWorld; srt?: SrtSession } = {};
+  const realCwd = process.cwd();
+  const realHome = process.env.HOME;
+  beforeAll(async () => {
+    const root = makeTempDir(prefix);
+    process.env.HOME = join(root, 'home');
+    made.srt = await acquireSrtSession();
+    made.world = makeCommandWorld({ srt: made.srt, root });
+    prepare(made.world);
+    process.chdir(made.world.workspace);
+  }, 60_000);
+  afterAll(async () => {
+    process.chdir(realCwd);
+    await made.srt?.release();
+    process.env.HOME = realHome;
+  });
+  return {
+    get world() {
+      if (made.world === undefined) throw new Error('the command world is made in beforeAll');
+      return made.world;
+    },
+    get srt() {
+      if (made.srt === undefined) throw new Error('the srt session is acquired in beforeAll');
+      return made.srt;
+    },
+  };
 }

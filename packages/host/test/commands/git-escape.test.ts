@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { describeAttack } from '../../../../test/support/attack.js';
 import { acquireSrtSession, type SrtSession } from '../../src/sandbox/srt-session.js';
-import { makeCommandWorld, makeTempDir, type CommandWorld } from './command-harness.js';
+import { holdsNothingWritten, makeCommandWorld, makeTempDir, type CommandWorld } from './command-harness.js';
 import { hostGitFor, IDENTITY } from './host-git.js';
 
 let srt: SrtSession;
@@ -95,7 +95,7 @@ describeAttack('git-escape', 'run_command writing what the host’s git reads', 
     hostGit.init(world.workspace);
     hostGit(world.workspace, ['config', 'extensions.worktreeConfig', 'true']);
     await sandboxed(`printf '%s' '${evilConfig('.git/hooks')}' > .git/config.worktree`);
-    expect(existsSync(join(world.workspace, '.git', 'config.worktree'))).toBe(false);
+    expect(holdsNothingWritten(join(world.workspace, '.git', 'config.worktree'))).toBe(true);
     hostGit.expectNothingPlantedRuns([world.workspace]);
   });
 
@@ -196,7 +196,7 @@ describeAttack('git-escape', 'run_command writing what the host’s git reads', 
       ].join('; '),
     );
     expect(bytesOf(protectedFiles)).toEqual(before);
-    expect(existsSync(join(meta, 'config.worktree'))).toBe(false);
+    expect(holdsNothingWritten(join(meta, 'config.worktree'))).toBe(true);
     hostGit.expectNothingPlantedRuns([world.workspace, linked]);
   });
 

@@ -10,11 +10,10 @@
 import { execFileSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { describeAttack } from '../../../../test/support/attack.js';
-import { acquireSrtSession, type SrtSession } from '../../src/sandbox/srt-session.js';
 import { descendantPids } from '../../src/process-tree.js';
-import { makeCommandWorld, type CommandWorld } from '../commands/command-harness.js';
+import { useCommandWorldInWorkspace } from '../commands/command-harness.js';
 import { startCliUntilFirstLine, waitFor } from '../support/processes.js';
 import { makeTempDir } from '../support/temp-host.js';
 import { isRunning } from './process-tree.js';
@@ -101,31 +100,12 @@ describeAttack(
   'path-traversal',
   'run_command cannot plant what a placeholder used to stop, and leaves no placeholder',
   () => {
-    let srt: SrtSession;
-    let world: CommandWorld;
-    const realCwd = process.cwd();
-    const realHome = process.env.HOME;
-
-    beforeAll(async () => {
-      const root = makeTempDir('bastion-untouched-cmd-');
-      process.env.HOME = join(root, 'home');
-      srt = await acquireSrtSession();
-      world = makeCommandWorld({ srt, root });
-      makeRepository(world.workspace);
-      // As `bastion start` does: srt's own protections resolve against the host's working directory.
-      process.chdir(world.workspace);
-    }, 60_000);
-
-    afterAll(async () => {
-      process.chdir(realCwd);
-      await srt?.release();
-      process.env.HOME = realHome;
-    });
+    const suite = useCommandWorldInWorkspace('bastion-untouched-cmd-', (world) => makeRepository(world.workspace));
 
     const PLANTED = ['.vscode/settings.json', '.idea/workspace.xml', '.mcp.json', '.bashrc', '.claude/commands/x.md'];
 
     it('what a command creates at a protected path outside `.git` is moved to quarantine (never left, never deleted) and the output says so; `.git/hooks` stays unwritable; an ordinary file stays', async () => {
-      const before = userView(world.workspace);
+      const before = userView(suite.world.workspace);
       const script = [
         // Each made whole beside it, then moved into place at once (as an attacker racing the watch would).
         ...PLANTED.map((path) => `mkdir -p "stage/$(dirname ${path})" && echo planted > stage/${path}`),
@@ -135,7 +115,7 @@ describeAttack(
         // Still inside the command: its own view shows no placeholder.
         'echo STATUS-BEGIN; git status --porcelain --ignored; echo STATUS-END',
       ].join('\n');
-      const run = world.run('sh', ['-c', script]);
+      const run = suite.world.run('sh', ['-c', script]);
       const end = await run.done;
       expect(end.type).toBe('command.end');
       const text = run.text();
@@ -157,25 +137,29 @@ describeAttack(
       ];
       expect(during.filter((line) => !made.includes(line))).toEqual([]);
       expect(during).toContain('?? notes.txt');
-      expect(existsSync(join(world.workspace, '.git', 'hooks', 'pre-commit'))).toBe(false);
-      for (const path of PLANTED) expect(existsSync(join(world.workspace, path)), path).toBe(false);
+      expect(existsSync(join(suite.world.workspace, '.git', 'hooks', 'pre-commit'))).toBe(false);
+      for (const path of PLANTED) expect(existsSync(join(suite.world.workspace, path)), path).toBe(false);
       // Only the ordinary file is new; nothing else of the sandbox's is left in the workspace.
-      expect(sortedStatus(userView(world.workspace).status)).toBe(sortedStatus(`${before.status}?? notes.txt\n`));
-      expect(readFileSync(join(world.workspace, 'notes.txt'), 'utf8')).toBe('notes\n');
+      expect(sortedStatus(userView(suite.world.workspace).status)).toBe(sortedStatus(`${before.status}?? notes.txt\n`));
+      expect(readFileSync(join(suite.world.workspace, 'notes.txt'), 'utf8')).toBe('notes\n');
       // Each planted top-level entry is in quarantine with its bytes, and command.end's notices say where.
       const notices = (end.type === 'command.end' ? (end.notices ?? []) : []).join('\n');
-      const quarantined = readdirSync(join(world.userData, 'quarantine'));
+      const quarantined = readdirSync(join(suite.world.userData, 'quarantine'));
       expect(quarantined.length).toBeGreaterThan(0);
       for (const top of ['.vscode', '.idea', '.mcp.json', '.bashrc', '.claude']) {
         expect(notices).toMatch(
-          new RegExp(`bastion: moved ${join(world.workspace, top).replace(/\./g, '\\.')}, created inside the sandbox`),
+          new RegExp(
+            `bastion: moved ${join(suite.world.workspace, top).replace(/\./g, '\\.')}, created inside the sandbox`,
+          ),
         );
       }
       const settings = quarantined
-        .map((batch) => join(world.userData, 'quarantine', batch, world.workspace, '.vscode', 'settings.json'))
+        .map((batch) =>
+          join(suite.world.userData, 'quarantine', batch, suite.world.workspace, '.vscode', 'settings.json'),
+        )
         .find((path) => existsSync(path));
       expect(settings && readFileSync(settings, 'utf8')).toBe('planted\n');
-      expect(world.records.some((r) => r.event === 'workspace.quarantined')).toBe(true);
+      expect(suite.world.records.some((r) => r.event === 'workspace.quarantined')).toBe(true);
     });
   },
 );
