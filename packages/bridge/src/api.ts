@@ -7,6 +7,7 @@ import type {
   AgentAbortResponse,
   AgentRunResponse,
   AgentStreamEvent,
+  AgentUndoResponse,
   ApprovalAnswer,
   AuditPage,
   ChatgptStatus,
@@ -30,6 +31,8 @@ import type {
 export type {
   AgentEvent,
   AgentStreamEvent,
+  AgentUndoResponse,
+  UndoFile,
   ApprovalAnswer,
   ChatgptStatus,
   ConsentOutcome,
@@ -94,6 +97,12 @@ export interface BastionApi {
   readonly agent: {
     run(sessionId: string, message: string): Promise<AgentRunResponse>;
     abort(sessionId: string): Promise<AgentAbortResponse>;
+    /**
+     * Put back the files a finished run wrote (earlier bytes restored, created files removed);
+     * `dryRun` only says what that would do. Rejects with UNDO_CONFLICT (a file changed since),
+     * UNDO_ALREADY_DONE, RUN_ACTIVE and the other undo codes, each with its message in words.
+     */
+    undo(sessionId: string, runId: string, options?: { dryRun?: boolean }): Promise<AgentUndoResponse>;
     /** Resolves when the stream ends (the daemon closed it, or `signal` aborted); rejects on failure. */
     stream(sessionId: string, options: AgentStreamOptions): Promise<void>;
   };

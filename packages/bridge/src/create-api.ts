@@ -33,6 +33,12 @@ export function createApi(transport: Transport): BastionApi {
     agent: {
       run: (sessionId, message) => daemon('POST', '/agent/run', { session_id: sessionId, message }),
       abort: (sessionId) => daemon('POST', '/agent/abort', { session_id: sessionId }),
+      undo: (sessionId, runId, options) =>
+        daemon('POST', '/agent/undo', {
+          session_id: sessionId,
+          run_id: runId,
+          ...(options?.dryRun === true ? { dry_run: true } : {}),
+        }),
       async stream(sessionId, options) {
         const headers: Record<string, string> =
           options.lastEventId === undefined ? {} : { 'last-event-id': String(options.lastEventId) };

@@ -378,6 +378,28 @@ export const TOOL_DIFF_MAX_CHARS = 32 * KiB;
 /** Edit distance (inserted + removed lines) beyond which no diff is computed (jsdiff's maxEditLength; ~0.1 s at 1 000, ~0.6 s at 2 000); the result says so. */
 export const TOOL_DIFF_MAX_EDIT_LENGTH = 1_000;
 
+/** Undo (daemon `src/undo/`): the earlier bytes of each file a run wrote, kept in sessions.db. */
+/**
+ * Largest earlier version of one file kept for undo; a bigger file is marked not undoable. Equal to
+ * the write bound, so every kept copy can be written back by the tools' own atomic write.
+ */
+export const UNDO_MAX_FILE_BYTES = WORKSPACE_MAX_WRITE_BYTES;
+/**
+ * Kept bytes of one session, over all its runs. A copy that would go beyond it prunes the oldest
+ * runs' copies first (those runs are then not undoable, and say so); a copy that does not fit even
+ * then is not kept, and its file is marked not undoable.
+ */
+export const UNDO_MAX_SESSION_BYTES = 16 * MiB;
+/**
+ * Largest file hashed to tell whether it still holds what its run left; a larger one counts as
+ * changed since (undo refuses rather than overwrite what it cannot compare).
+ */
+export const UNDO_MAX_FINGERPRINT_BYTES = 64 * MiB;
+/** Bytes read at a time while a file is hashed for that comparison. */
+export const UNDO_HASH_CHUNK_BYTES = 64 * KiB;
+/** Files an undo refusal names in its message; the rest are counted ("and 3 more"). */
+export const UNDO_MAX_NAMED_FILES = 10;
+
 /** Provider retries (429 and 5xx on the same provider; never another provider, SEC-008). */
 /** Attempts of one model call, the first included. */
 export const PROVIDER_MAX_ATTEMPTS = 3;

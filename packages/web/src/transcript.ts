@@ -61,6 +61,17 @@ export type TranscriptItem =
       outcome: RunOutcome;
       files: ChangedFile[];
       usage?: TokenUsage;
+      /** The run's file changes were undone (a run-undone event came later). */
+      undone?: boolean;
+    }
+  | {
+      kind: 'undone';
+      key: string;
+      runId: string;
+      restored: string[];
+      removed: string[];
+      notUndone: string[];
+      commands: number;
     };
 
 export interface ActiveRun {
@@ -227,6 +238,21 @@ export function applyEvents(state: Transcript, batch: readonly AgentStreamEvent[
       case 'context-compacted':
         items.push({ kind: 'compacted', key, count: event.messages_summarized });
         break;
+      case 'run-undone': {
+        const end = items.findIndex((item) => item.key === `end-${event.run_id}`);
+        const ended = items[end];
+        if (ended?.kind === 'run-end') items[end] = { ...ended, undone: true };
+        items.push({
+          kind: 'undone',
+          key,
+          runId: event.run_id,
+          restored: event.restored,
+          removed: event.removed,
+          notUndone: event.not_undone,
+          commands: event.commands,
+        });
+        break;
+      }
       case 'run-finished':
         endRun(event.run_id, event.finish_reason === 'approval-pending' ? 'waiting' : 'finished', event.usage);
         break;

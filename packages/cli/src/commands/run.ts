@@ -244,6 +244,8 @@ class TerminalPrinter {
       case 'context-compacted':
         this.#line(`[context] ${event.messages_summarized} older messages summarised for the model`);
         break;
+      // an undo is asked for after a run (`bastion undo`), never during one
+      case 'run-undone':
       case 'run-started':
       case 'reasoning-delta':
         break;

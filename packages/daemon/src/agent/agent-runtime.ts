@@ -27,6 +27,7 @@ import type { PolicyChecker } from '../policy/policy-client.js';
 import { AuditLog } from '../storage/audit-log.js';
 import { auditRoutes } from '../http/routes/audit-routes.js';
 import type { HeldSecrets } from '../policy/redact-held.js';
+import { UndoStore, type UndoLimits } from '../undo/undo-store.js';
 
 export interface AgentRuntimeOptions {
   userData: string;
@@ -47,6 +48,8 @@ export interface AgentRuntimeOptions {
   sandboxed?: boolean;
   /** Bastion's own credentials (auth.json), redacted from every tool result. */
   heldSecrets?: HeldSecrets;
+  /** Undo's bounds (tests set small ones); UNDO_MAX_* by default. */
+  undoLimits?: Partial<UndoLimits>;
 }
 
 export interface AgentRuntime {
@@ -90,6 +93,10 @@ export function openAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
     staleRunsPending = true;
     options.log.error('runs.interrupt-deferred', { code: failure.code });
   }
+  const undo = new UndoStore(db, {
+    flush: () => store.flush(),
+    ...(options.undoLimits ? { limits: options.undoLimits } : {}),
+  });
   const roots = new WorkspaceRoots(options.workspaces);
   const registry = new ProviderRegistry({
     ...(options.fetch ? { fetch: options.fetch } : {}),
@@ -103,6 +110,7 @@ export function openAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
     extraTools: options.extraTools ?? [],
     policy: options.policy,
     audit,
+    undo,
     sandboxed: options.sandboxed ?? false,
     reserve,
     staleRunsPending,

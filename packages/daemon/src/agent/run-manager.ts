@@ -8,6 +8,8 @@ import type { ToolSet } from 'ai';
 import {
   AGENT_MAX_CONCURRENT_RUNS,
   type AgentEvent,
+  type AgentStreamEvent,
+  type AgentUndoResponse,
   type ApprovalAnswer,
   type Logger,
   type Session,
@@ -31,6 +33,9 @@ import type { AuditLog } from '../storage/audit-log.js';
 import { EventHub } from './event-hub.js';
 import { ProjectInstructions, workedDirectories } from './project-instructions.js';
 import { buildSystemPrompt, type PromptEnvironment } from './system-prompt.js';
+import { RunChanges } from '../undo/run-changes.js';
+import { undoRun } from '../undo/run-undo.js';
+import type { UndoStore } from '../undo/undo-store.js';
 
 /** Extra tools for a session (issue 5 registers run_command here when the posture allows a shell). */
 export type ToolFactory = (context: ToolContext & { session: Session }) => ToolSet;
@@ -62,6 +67,7 @@ export class RunManager {
   readonly #sandboxed: boolean;
   readonly #heldSecrets: HeldSecrets;
   readonly #audit: AuditLog;
+  readonly #undo: UndoStore;
   readonly #active = new Map<string, ActiveRun>();
   readonly #reserve: StorageReserve | undefined;
   /** Set while the runs a storage failure ended are writing their final events. */
@@ -84,10 +90,12 @@ export class RunManager {
     reserve?: StorageReserve;
     /** Runs left `running` whose interruption must be recorded before the next run starts. */
     staleRunsPending?: boolean;
+    undo: UndoStore;
   }) {
     this.#reserve = options.reserve;
     this.#staleRunsPending = options.staleRunsPending ?? false;
     this.#audit = options.audit;
+    this.#undo = options.undo;
     this.#policy = options.policy;
     this.#sandboxed = options.sandboxed ?? false;
     this.#heldSecrets = options.heldSecrets ?? (() => Promise.resolve([]));
@@ -163,12 +171,14 @@ export class RunManager {
     });
     this.hub.publish(sessionId, started.event);
     const controller = new AbortController();
+    const changes = new RunChanges(this.#undo, sessionId, started.runId);
     const context: ToolContext & { session: Session } = {
       roots: this.#roots,
       workspace: session.workspace,
       sessionId,
       store: this.#store,
       session,
+      changes,
     };
     const ownTools: ToolSet = { ...createFileTools(context) };
     for (const factory of this.#extraTools) Object.assign(ownTools, factory(context));
@@ -232,7 +242,7 @@ export class RunManager {
         message: retry.message,
       }),
     );
-    const done = this.#execute(sessionId, runId, controller, () =>
+    const done = this.#execute(sessionId, runId, controller, changes, () =>
       runAgentLoop({
         model: retrying,
         runId,
@@ -251,6 +261,35 @@ export class RunManager {
     );
     this.#active.set(sessionId, { runId, controller, done });
     return { runId, messageId: started.messageId };
+  }
+
+  /**
+   * Undo a finished run's file changes (src/undo/run-undo.ts), refused while the session has a
+   * run going or waiting for an approval. The undo's event and the model's note are written in
+   * the transaction that marks the run undone, and published once it committed.
+   */
+  undo(sessionId: string, runId: string, options: { dryRun: boolean }): AgentUndoResponse {
+    if (!this.#store.getSession(sessionId)) throw new DaemonError('SESSION_NOT_FOUND', 'no such session');
+    let recorded: AgentStreamEvent | undefined;
+    const answer = undoRun(
+      {
+        undo: this.#undo,
+        roots: this.#roots,
+        busy: (id) =>
+          this.#active.has(id) ? 'running' : this.#store.hasPendingApproval(id) ? 'approval-pending' : undefined,
+        commandsOf: (id) => this.#undo.commandsRun(id),
+        record: (event, note) => {
+          this.#store.appendMessages(sessionId, null, [note]);
+          recorded = this.#store.appendEvent(sessionId, event);
+        },
+      },
+      { sessionId, runId, dryRun: options.dryRun },
+    );
+    if (recorded) this.hub.publish(sessionId, recorded);
+    if (!options.dryRun) {
+      this.#log.info('run.undone', { session_id: sessionId, run_id: runId, count: answer.files.length });
+    }
+    return answer;
   }
 
   /** Abort the session's active run (if any) and cancel its pending approvals. */
@@ -309,6 +348,7 @@ export class RunManager {
     sessionId: string,
     runId: string,
     controller: AbortController,
+    changes: RunChanges,
     loop: () => ReturnType<typeof runAgentLoop>,
   ): Promise<void> {
     // let start() register the run before the loop can finish
@@ -333,6 +373,12 @@ export class RunManager {
         const own = daemonErrorIn(error);
         if (isStorageFailure(own)) this.#storageFailed(own);
       }
+    }
+    try {
+      // What the run left, commands' changes to its files included, is what a later undo compares with.
+      changes.seal(this.#roots);
+    } catch (error) {
+      this.#log.error('undo.seal-failed', { run_id: runId, code: (error as { code?: string }).code ?? 'UNKNOWN' });
     }
     try {
       this.hub.publish(sessionId, this.#store.finishRun(sessionId, runId, status, final));

@@ -27,6 +27,9 @@
  * `text`), so a reply is stored once. Deleting that message deletes the
  * events that point into it. Events written before (all `ref_*` null) read as they always did.
  * New databases are created with incremental auto-vacuum, so the space a fold frees is returned.
+ * Version 6: undo — `undo_files`, one row per file a run wrote with write_file/edit_file: what it
+ * held before the run's first change (its bytes, `absent`, or why they were not kept) and what the
+ * run left (size and SHA-256); and `runs.undone_at`.
  */
 export interface Migration {
   version: number;
@@ -175,6 +178,28 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE message_parts ADD COLUMN ref_bytes INTEGER;
       ALTER TABLE message_parts ADD COLUMN ref_run_offset INTEGER;
       CREATE INDEX message_parts_by_ref ON message_parts(ref_message) WHERE ref_message IS NOT NULL;
+    `,
+  },
+  {
+    version: 6,
+    sql: `
+      ALTER TABLE runs ADD COLUMN undone_at TEXT;
+      CREATE TABLE undo_files (
+        id           INTEGER PRIMARY KEY AUTOINCREMENT,
+        session_id   TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+        run_id       TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+        root         TEXT NOT NULL,
+        path         TEXT NOT NULL,
+        prior        TEXT NOT NULL CHECK (prior IN ('file', 'absent', 'too-large', 'pruned')),
+        prior_bytes  BLOB,
+        prior_sha256 TEXT,
+        after_size   INTEGER,
+        after_sha256 TEXT,
+        created_at   TEXT NOT NULL,
+        UNIQUE (run_id, root, path),
+        CHECK ((prior = 'file') = (prior_bytes IS NOT NULL))
+      );
+      CREATE INDEX undo_files_by_session ON undo_files(session_id, run_id);
     `,
   },
 ];

@@ -5,7 +5,8 @@
  * fixed message and never the resolved path. Writes re-read the session's mode from the store on
  * every call, so a mode change (or a deleted session) takes effect immediately. A write to a
  * project instructions file (AGENTS.md, CLAUDE.md) waits for a human's approval in every mode.
- * Each write's result carries a bounded unified diff of what it changed.
+ * Each write's result carries a bounded unified diff of what it changed, and goes through the
+ * run's undo journal (src/undo/), which keeps the file's earlier bytes before the run's first change.
  */
 import { tool } from './tool.js';
 import { z } from 'zod';
@@ -86,6 +87,12 @@ function previousText(target: ContainedPath): string | null | undefined {
   }
 }
 
+/** The tools' atomic write, through the run's undo journal (which keeps the earlier bytes first) when there is one. */
+function writeUndoably(context: ToolContext, target: ContainedPath, bytes: Buffer) {
+  const write = () => writeContainedFile(target, bytes);
+  return context.changes ? context.changes.write(target, bytes, write) : write();
+}
+
 function clipText(text: string): { text: string; clipped: boolean } {
   return text.length > TOOL_MAX_OUTPUT_CHARS
     ? { text: text.slice(0, TOOL_MAX_OUTPUT_CHARS), clipped: true }
@@ -160,7 +167,7 @@ export function createFileTools(context: ToolContext) {
           const target = resolveIn(context, path);
           assertWritable(target);
           const before = previousText(target);
-          const written = writeContainedFile(target, bytes);
+          const written = writeUndoably(context, target, bytes);
           return { path, ...written, diff: boundedDiff(target.requested, written.created ? null : before, content) };
         }),
     }),
@@ -185,7 +192,11 @@ export function createFileTools(context: ToolContext) {
           const updated = `${text.slice(0, at)}${new_string}${text.slice(at + old_string.length)}`;
           const bytes = Buffer.from(updated, 'utf8');
           if (bytes.length > WORKSPACE_MAX_WRITE_BYTES) throw workspaceError('FS_TOO_LARGE');
-          return { path, ...writeContainedFile(target, bytes), diff: boundedDiff(target.requested, text, updated) };
+          return {
+            path,
+            ...writeUndoably(context, target, bytes),
+            diff: boundedDiff(target.requested, text, updated),
+          };
         }),
     }),
   };

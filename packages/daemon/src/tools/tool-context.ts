@@ -1,4 +1,5 @@
 import type { SessionStore } from '../storage/session-store.js';
+import type { RunChanges } from '../undo/run-changes.js';
 import type { WorkspaceRoots } from '../workspaces/workspace-roots.js';
 
 /** What a session's tools are bound to: the granted roots, the session's root and its store row. */
@@ -8,6 +9,8 @@ export interface ToolContext {
   workspace: string | null;
   sessionId: string;
   store: SessionStore;
+  /** The run's undo journal: writes keep the file's earlier bytes first. Absent, writes are not undoable. */
+  changes?: RunChanges;
 }
 
 /** What the model sees when a tool refuses: a code and a fixed message, never a resolved path. */

@@ -1,6 +1,6 @@
 /**
- * Reading, listing and writing inside a workspace (SEC-004), on paths already resolved by
- * resolveContained. Reads are capped; writes are atomic (a temp file in the same
+ * Reading, listing, writing and (for undo) hashing and removing inside a workspace (SEC-004), on
+ * paths already resolved by resolveContained. Reads are capped; writes are atomic (a temp file in the same
  * directory, fsync, rename) and refuse protected paths, so a failed write leaves the old bytes.
  *
  * fs-race: the daemon can read userData, and a sandboxed command can swap any directory of the
@@ -15,7 +15,7 @@
  * its own temp dir) after the final check, where a write would land in that moved directory —
  * never in userData, which no command can write.
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import {
   closeSync,
   constants,
@@ -35,6 +35,7 @@ import {
 } from 'node:fs';
 import { basename, dirname, join, sep } from 'node:path';
 import {
+  UNDO_HASH_CHUNK_BYTES,
   WORKSPACE_MAX_DIR_ENTRIES,
   WORKSPACE_MAX_READ_BYTES,
   WORKSPACE_MAX_WRITE_BYTES,
@@ -43,7 +44,7 @@ import {
 import { assertDescriptorContained, type ContainedPath } from './containment.js';
 import { isGitConfiguredPath } from './git-configured-paths.js';
 import { isProtectedPath } from './protected-paths.js';
-import { fromFsError, workspaceError } from './workspace-error.js';
+import { fromFsError, workspaceError, WorkspaceError } from './workspace-error.js';
 
 /** Test seam: runs between the containment check and the open, where a race would strike. */
 export interface AccessHooks {
@@ -313,6 +314,74 @@ export function writeContainedFile(
       if (!renamed) unlinkQuietly(temp);
     }
     return { bytes: content.length, created };
+  } finally {
+    parent.close();
+  }
+}
+
+/** What a file holds, as undo compares it: its size and SHA-256 (null beyond the hashing bound). */
+export interface FileFingerprint {
+  size: number;
+  sha256: string | null;
+}
+
+export function fingerprintOf(content: Buffer): { size: number; sha256: string } {
+  return { size: content.length, sha256: createHash('sha256').update(content).digest('hex') };
+}
+
+/**
+ * What a contained file holds now, read through the same descriptor walk as every other access
+ * (a file swapped for a symlink or moved out of the root is refused, never followed); 'absent'
+ * when nothing is there. A file over `maxHashBytes` is sized but not hashed.
+ */
+export function fingerprintContainedFile(path: ContainedPath, maxHashBytes: number): FileFingerprint | 'absent' {
+  let fd: number;
+  try {
+    fd = openContained(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch (error) {
+    if (error instanceof WorkspaceError && error.code === 'FS_NOT_FOUND') return 'absent';
+    throw error;
+  }
+  try {
+    const stats = fstatSync(fd);
+    if (!stats.isFile()) throw workspaceError('FS_NOT_A_FILE');
+    if (stats.size > maxHashBytes) return { size: stats.size, sha256: null };
+    const hash = createHash('sha256');
+    const chunk = Buffer.alloc(UNDO_HASH_CHUNK_BYTES);
+    let size = 0;
+    for (
+      let read = readSync(fd, chunk, 0, chunk.length, size);
+      read > 0;
+      read = readSync(fd, chunk, 0, chunk.length, size)
+    ) {
+      hash.update(chunk.subarray(0, read));
+      size += read;
+    }
+    return { size, sha256: hash.digest('hex') };
+  } catch (error) {
+    throw fromFsError(error);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Remove a regular file (undo of a file a run created), through its verified parent directory's
+ * descriptor: a parent swapped for a symlink is refused, and the name is unlinked in the directory
+ * that was checked, whatever its path says now. Protected paths are refused as for a write.
+ */
+export function removeContainedFile(path: ContainedPath): void {
+  assertWritable(path);
+  const parent = openParentDirectory(path, { create: false });
+  try {
+    const entry = parent.entry(basename(path.real));
+    const stats = lstatSync(entry);
+    if (stats.isSymbolicLink()) throw workspaceError('FS_SYMLINK');
+    if (!stats.isFile()) throw workspaceError('FS_NOT_A_FILE');
+    parent.assertInside();
+    unlinkSync(entry);
+  } catch (error) {
+    throw fromFsError(error);
   } finally {
     parent.close();
   }

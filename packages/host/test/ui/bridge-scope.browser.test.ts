@@ -116,6 +116,7 @@ describe('bridge immutability', () => {
         ].every((o) => Object.isFrozen(o)),
         keys: Object.keys(original ?? {}).sort(),
         secretKeys: Object.keys(original?.secrets ?? {}).sort(),
+        agentKeys: Object.keys(original?.agent ?? {}).sort(),
       };
     });
     expect(outcome.same).toBe(true);
@@ -141,6 +142,7 @@ describe('bridge immutability', () => {
     ]);
     // Secrets can be checked, set and deleted; there is no way to read one.
     expect(outcome.secretKeys).toEqual(['delete', 'has', 'set']);
+    expect(outcome.agentKeys).toEqual(['abort', 'run', 'stream', 'undo']);
     await context.close();
   });
 

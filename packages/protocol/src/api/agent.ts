@@ -109,6 +109,18 @@ export const agentEventSchema = z.discriminatedUnion('type', [
     ...runRef,
     messages_summarized: z.number().int().nonnegative(),
   }),
+  /**
+   * The files a finished run wrote were put back (POST /agent/undo): `run_id` names that run.
+   * Files listed in `not_undone` and whatever its commands changed were left as they are.
+   */
+  z.strictObject({
+    type: z.literal('run-undone'),
+    ...runRef,
+    restored: z.array(z.string()),
+    removed: z.array(z.string()),
+    not_undone: z.array(z.string()),
+    commands: z.number().int().nonnegative(),
+  }),
   z.strictObject({
     type: z.literal('run-error'),
     ...runRef,

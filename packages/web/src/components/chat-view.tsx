@@ -19,6 +19,7 @@ import { ModelPicker, useModels } from './model-picker.js';
 import { Reasoning, RetryNotice, RunEnd, RunError, UsageLine } from './run-items.js';
 import { ToolCard } from './tool-card.js';
 import { TranscriptList } from './transcript-list.js';
+import { UndoDialog, UndoneNotice } from './undo-dialog.js';
 
 const RECONNECT_MIN_MS = 500;
 const RECONNECT_MAX_MS = 5_000;
@@ -105,6 +106,8 @@ export function ChatView({ bastion, sessionId, sessionsVersion, onSessionChanged
   const [notFound, setNotFound] = useState(false);
   const [draft, setDraft] = useState('');
   const [busy, setBusy] = useState(false);
+  /** The run whose Undo confirmation is open. */
+  const [undoing, setUndoing] = useState<string>();
   const { models } = useModels(bastion, sessionsVersion);
   const lastId = useRef(0);
   const queue = useRef<AgentStreamEvent[]>([]);
@@ -310,7 +313,15 @@ export function ChatView({ bastion, sessionId, sessionsVersion, onSessionChanged
           );
         }
         case 'run-end':
-          return <RunEnd item={item} toolOf={(key) => toolByKey(items.current, key)} onUndo={undefined} />;
+          return (
+            <RunEnd
+              item={item}
+              toolOf={(key) => toolByKey(items.current, key)}
+              onUndo={item.undone || stoppable ? undefined : () => setUndoing(item.runId)}
+            />
+          );
+        case 'undone':
+          return <UndoneNotice {...item} />;
       }
     },
     [texts, activeRunId, provider, stoppable, submit],
@@ -401,6 +412,9 @@ export function ChatView({ bastion, sessionId, sessionsVersion, onSessionChanged
             )
           }
         />
+      )}
+      {undoing && (
+        <UndoDialog bastion={bastion} sessionId={sessionId} runId={undoing} onClose={() => setUndoing(undefined)} />
       )}
       <Composer
         draft={draft}

@@ -83,7 +83,10 @@ export function UsageLine({ usage, label }: { usage: TokenUsage; label: string }
   );
 }
 
-/** The end of a run: how it ended, its tokens, and the files it changed with their diffs a click away. */
+/**
+ * The end of a run: how it ended, its tokens, and the files it changed with their diffs a click
+ * away, with Undo (`onUndo`, absent while a run goes) or the word that it was undone.
+ */
 export function RunEnd({
   item,
   toolOf,
@@ -103,10 +106,14 @@ export function RunEnd({
         <div className="files-changed">
           <span>
             Files changed ({item.files.length}):{' '}
-            {onUndo && (
-              <button type="button" className="small" onClick={onUndo}>
-                Undo this run
-              </button>
+            {item.undone ? (
+              <span className="undone-label">Undone</span>
+            ) : (
+              onUndo && (
+                <button type="button" className="small" onClick={onUndo}>
+                  Undo this run
+                </button>
+              )
             )}
           </span>
           <ul>

@@ -1,5 +1,5 @@
 /**
- * `POST /agent/run`, `POST /agent/abort`, `GET /agent/stream/:session_id` (server-sent events over
+ * `POST /agent/run`, `POST /agent/abort`, `POST /agent/undo`, `GET /agent/stream/:session_id` (server-sent events over
  * an authenticated fetch: no credential in the URL; `Last-Event-ID` resumes after a persisted id).
  */
 import {
@@ -7,6 +7,7 @@ import {
   SSE_MAX_SUBSCRIBERS_PER_SESSION,
   agentAbortRequestSchema,
   agentRunRequestSchema,
+  agentUndoRequestSchema,
   type AgentAbortResponse,
   type AgentRunResponse,
 } from '@bastion/protocol';
@@ -41,6 +42,13 @@ export function agentRoutes(deps: { store: SessionStore; runs: RunManager }): Ro
         const body = await readJson(c, agentAbortRequestSchema);
         if (!store.getSession(body.session_id)) throw new DaemonError('SESSION_NOT_FOUND', 'no such session');
         return c.json({ aborted: runs.abort(body.session_id) } satisfies AgentAbortResponse);
+      }),
+    );
+    app.post(
+      '/agent/undo',
+      handle(async (c) => {
+        const body = await readJson(c, agentUndoRequestSchema);
+        return c.json(runs.undo(body.session_id, body.run_id, { dryRun: body.dry_run === true }));
       }),
     );
     app.get(

@@ -1,0 +1,174 @@
+/**
+ * `POST /agent/undo`: put back every file a finished run wrote with write_file/edit_file — the
+ * earlier bytes written back, files it created removed — each through the file tools' own atomic,
+ * descriptor-walked write and remove (SEC-004: a path swapped for a symlink is refused, never
+ * followed). Before anything is touched, every file is compared with what the run left; one that
+ * holds anything else (a later run, a command, a person) refuses the whole undo with UNDO_CONFLICT
+ * naming the files. A file already back as it was (a crashed or failed earlier undo) is left and
+ * counted as done, so a second attempt finishes the job; a run undone before says so.
+ *
+ * What this does not catch: whatever run_command changed (not tracked; the answer counts the
+ * run's commands so clients say so), directories write_file created (left, empty), and a process
+ * outside Bastion changing a file between the comparison and the write of that file.
+ */
+import type { ModelMessage } from 'ai';
+import {
+  UNDO_MAX_FINGERPRINT_BYTES,
+  UNDO_MAX_NAMED_FILES,
+  type AgentEvent,
+  type AgentUndoResponse,
+  type UndoFile,
+} from '@bastion/protocol';
+import { DaemonError } from '../errors.js';
+import type { ContainedPath } from '../workspaces/containment.js';
+import {
+  fingerprintContainedFile,
+  removeContainedFile,
+  writeContainedFile,
+  type FileFingerprint,
+} from '../workspaces/file-access.js';
+import type { WorkspaceRoots } from '../workspaces/workspace-roots.js';
+import type { KeptFile, UndoStore } from './undo-store.js';
+
+export interface UndoDeps {
+  undo: UndoStore;
+  roots: WorkspaceRoots;
+  /** Whether the session has a run going, or one waiting for an approval. */
+  busy: (sessionId: string) => 'running' | 'approval-pending' | undefined;
+  /** Commands the run ran (run_command results that were not refusals). */
+  commandsOf: (runId: string) => number;
+  /** Record the undo in the transcript (event + the model's note), inside the transaction that marks it. */
+  record: (event: Extract<AgentEvent, { type: 'run-undone' }>, note: ModelMessage) => void;
+}
+
+type Step =
+  | { file: KeptFile; kind: 'restore' | 'remove'; target: ContainedPath; done: boolean }
+  | { file: KeptFile; kind: 'blocked'; reason: 'too-large' | 'pruned' }
+  | { file: KeptFile; kind: 'conflict' };
+
+function same(a: FileFingerprint | 'absent', b: FileFingerprint | null): boolean {
+  return a !== 'absent' && b !== null && a.sha256 !== null && a.size === b.size && a.sha256 === b.sha256;
+}
+
+/** What undoing this file means now: write back, remove, already done, not possible, or changed since. */
+function plan(file: KeptFile, roots: WorkspaceRoots): Step {
+  if (file.prior === 'too-large' || file.prior === 'pruned') return { file, kind: 'blocked', reason: file.prior };
+  let target: ContainedPath;
+  let now: FileFingerprint | 'absent';
+  try {
+    target = roots.resolve(file.root, file.path);
+    now = fingerprintContainedFile(target, UNDO_MAX_FINGERPRINT_BYTES);
+  } catch {
+    // Not resolvable inside its workspace any more, or not a regular file: not what the run left.
+    return { file, kind: 'conflict' };
+  }
+  if (file.prior === 'absent') {
+    if (now === 'absent') return { file, kind: 'remove', target, done: true };
+    return same(now, file.after) ? { file, kind: 'remove', target, done: false } : { file, kind: 'conflict' };
+  }
+  if (same(now, { size: file.priorBytes?.length ?? -1, sha256: file.priorSha256 })) {
+    return { file, kind: 'restore', target, done: true };
+  }
+  return same(now, file.after) ? { file, kind: 'restore', target, done: false } : { file, kind: 'conflict' };
+}
+
+function toWire(step: Step): UndoFile {
+  switch (step.kind) {
+    case 'restore':
+    case 'remove':
+      return { path: step.file.path, action: step.kind };
+    case 'blocked':
+      return { path: step.file.path, action: 'none', reason: step.reason };
+    case 'conflict':
+      return { path: step.file.path, action: 'none', reason: 'changed-since' };
+  }
+}
+
+/** `a, b, c and 4 more`: at most UNDO_MAX_NAMED_FILES names. */
+export function nameFiles(paths: readonly string[]): string {
+  const named = paths.slice(0, UNDO_MAX_NAMED_FILES).join(', ');
+  return paths.length > UNDO_MAX_NAMED_FILES ? `${named} and ${paths.length - UNDO_MAX_NAMED_FILES} more` : named;
+}
+
+function assertUndoable(deps: UndoDeps, sessionId: string, runId: string): void {
+  const run = deps.undo.run(runId);
+  if (!run || run.sessionId !== sessionId) throw new DaemonError('UNDO_RUN_NOT_FOUND', 'no such run in this session');
+  const busy = deps.busy(sessionId);
+  if (busy === 'running' || run.status === 'running') {
+    throw new DaemonError('RUN_ACTIVE', 'a run is active in this session: stop it or let it finish before undoing');
+  }
+  if (busy === 'approval-pending') {
+    throw new DaemonError('APPROVAL_PENDING', 'a tool call waits for approval: answer it or stop the run first');
+  }
+  if (run.undoneAt !== null) throw new DaemonError('UNDO_ALREADY_DONE', 'this run was already undone');
+}
+
+function noteFor(event: Extract<AgentEvent, { type: 'run-undone' }>): ModelMessage {
+  const lines = [
+    `[Bastion] The user undid the changes of an earlier run (${event.run_id}): the files it wrote are back as they were before it.`,
+  ];
+  if (event.restored.length > 0) lines.push(`Restored: ${event.restored.join(', ')}.`);
+  if (event.removed.length > 0) lines.push(`Removed (that run created them): ${event.removed.join(', ')}.`);
+  if (event.not_undone.length > 0) lines.push(`Not undone (no earlier copy was kept): ${event.not_undone.join(', ')}.`);
+  if (event.commands > 0) lines.push('What its commands changed was not undone.');
+  lines.push('Read a file again before relying on its contents.');
+  return { role: 'user', content: [{ type: 'text', text: lines.join('\n') }] };
+}
+
+/** Undo a finished run (or, with `dryRun`, say what that would do and touch nothing). */
+export function undoRun(
+  deps: UndoDeps,
+  request: { sessionId: string; runId: string; dryRun: boolean },
+): AgentUndoResponse {
+  const { sessionId, runId, dryRun } = request;
+  assertUndoable(deps, sessionId, runId);
+  const commands = deps.commandsOf(runId);
+  const files = deps.undo.files(runId);
+  if (files.length === 0) {
+    const also = commands > 0 ? '; undo does not restore what its commands changed' : '';
+    throw new DaemonError('UNDO_NOTHING', `this run changed no file with write_file or edit_file${also}`);
+  }
+  const steps = files.map((file) => plan(file, deps.roots));
+  const answer = { run_id: runId, dry_run: dryRun, files: steps.map(toWire), commands };
+  if (dryRun) return answer;
+
+  const conflicts = steps.filter((step) => step.kind === 'conflict').map((step) => step.file.path);
+  if (conflicts.length > 0) {
+    throw new DaemonError(
+      'UNDO_CONFLICT',
+      `nothing was undone: ${conflicts.length === 1 ? 'a file' : `${conflicts.length} files`} changed since the run (${nameFiles(conflicts)})`,
+    );
+  }
+  const actionable = steps.filter(
+    (step): step is Extract<Step, { kind: 'restore' | 'remove' }> => step.kind === 'restore' || step.kind === 'remove',
+  );
+  if (actionable.length === 0) {
+    throw new DaemonError(
+      'UNDO_NOTHING',
+      `no file of this run can be undone: no earlier copy was kept (${nameFiles(files.map((file) => file.path))})`,
+    );
+  }
+  for (const step of actionable) {
+    if (step.done) continue;
+    try {
+      if (step.kind === 'remove') removeContainedFile(step.target);
+      else writeContainedFile(step.target, step.file.priorBytes ?? Buffer.alloc(0));
+    } catch (cause) {
+      throw new DaemonError(
+        'UNDO_FAILED',
+        `${step.file.path} could not be put back; the files before it were — undo again to finish`,
+        { cause },
+      );
+    }
+  }
+  const event: Extract<AgentEvent, { type: 'run-undone' }> = {
+    type: 'run-undone',
+    run_id: runId,
+    restored: actionable.filter((step) => step.kind === 'restore').map((step) => step.file.path),
+    removed: actionable.filter((step) => step.kind === 'remove').map((step) => step.file.path),
+    not_undone: steps.filter((step) => step.kind === 'blocked').map((step) => step.file.path),
+    commands,
+  };
+  deps.undo.markUndone(runId, () => deps.record(event, noteFor(event)));
+  return answer;
+}

@@ -1,0 +1,334 @@
+/**
+ * Undo (issue 18 §6) through the real daemon app over real HTTP with real SQLite, the model a
+ * scripted MockLanguageModelV3 calling write_file/edit_file: bytes restored exactly (a binary
+ * file included), created files removed, the refusals (changed since, run active, already undone)
+ * touching nothing, the per-file and per-session bounds (not kept, pruned oldest first) saying
+ * so, a directory swapped for a symlink never followed, and the model told on its next turn.
+ */
+import { mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
+import type { LanguageModelV3CallOptions, LanguageModelV3StreamPart } from '@ai-sdk/provider';
+import { MockLanguageModelV3, simulateReadableStream } from 'ai/test';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { AgentEvent, AgentUndoResponse, Session } from '@bastion/protocol';
+import type { ProviderDefinition } from '../src/providers/provider-registry.js';
+import type { UndoLimits } from '../src/undo/undo-store.js';
+import { startInProcessDaemon, type InProcessDaemon } from './support/in-process-daemon.js';
+import { makeTempDir } from './support/temp-dir.js';
+
+const usage = {
+  inputTokens: { total: 1, noCache: 1, cacheRead: undefined, cacheWrite: undefined },
+  outputTokens: { total: 1, text: 1, reasoning: undefined },
+};
+
+type Turn = { tool: string; input: Record<string, unknown> } | { text: string; delayMs?: number; pieces?: number };
+
+/** One turn per model call, taken in order; every prompt the model received is kept. */
+const turns: Turn[] = [];
+const prompts: LanguageModelV3CallOptions['prompt'][] = [];
+
+function streamOf(turn: Turn | undefined): ReadableStream<LanguageModelV3StreamPart> {
+  if (turn && 'tool' in turn) {
+    return simulateReadableStream<LanguageModelV3StreamPart>({
+      chunks: [
+        {
+          type: 'tool-call',
+          toolCallId: `call-${prompts.length}`,
+          toolName: turn.tool,
+          input: JSON.stringify(turn.input),
+        },
+        { type: 'finish', usage, finishReason: { unified: 'tool-calls', raw: 'tool_calls' } },
+      ],
+    });
+  }
+  const text = turn?.text ?? 'done';
+  const pieces = Array.from({ length: turn?.pieces ?? 1 }, () => text);
+  return simulateReadableStream<LanguageModelV3StreamPart>({
+    chunkDelayInMs: turn?.delayMs ?? 0,
+    chunks: [
+      { type: 'text-start', id: 't' },
+      ...pieces.map((delta): LanguageModelV3StreamPart => ({ type: 'text-delta', id: 't', delta })),
+      { type: 'text-end', id: 't' },
+      { type: 'finish', usage, finishReason: { unified: 'stop', raw: 'stop' } },
+    ],
+  });
+}
+
+const scripted: ProviderDefinition = {
+  id: 'mock',
+  label: 'mock',
+  defaultModel: 'scripted',
+  create: () =>
+    new MockLanguageModelV3({
+      doStream: ({ prompt }) => {
+        prompts.push(prompt);
+        return Promise.resolve({ stream: streamOf(turns.shift()) });
+      },
+    }),
+};
+
+let daemon: InProcessDaemon | undefined;
+afterEach(async () => {
+  turns.length = 0;
+  prompts.length = 0;
+  ended.clear();
+  await daemon?.stop();
+  daemon?.cleanup();
+  daemon = undefined;
+});
+
+async function start(undoLimits?: Partial<UndoLimits>): Promise<{ d: InProcessDaemon; session: Session }> {
+  daemon = await startInProcessDaemon({ providers: [scripted], ...(undoLimits ? { undoLimits } : {}) });
+  const created = await daemon.request<Session>('POST', '/sessions', { provider: 'mock', model: 'scripted' });
+  expect(created.status).toBe(201);
+  return { d: daemon, session: created.body };
+}
+
+const isEnd = (event: AgentEvent) => event.type === 'run-finished' || event.type === 'run-error';
+/** Runs already seen to end: a stream replays the session from its start. */
+const ended = new Set<string>();
+const isNewEnd = (event: AgentEvent) =>
+  isEnd(event) && !ended.has(event.run_id) && ended.add(event.run_id) !== undefined;
+
+/** Play `script` as one run (each write, then a closing text) and wait for its end. */
+async function runScript(d: InProcessDaemon, sessionId: string, script: Turn[]): Promise<string> {
+  turns.push(...script, { text: 'done' });
+  const ending = d.collect(sessionId, isNewEnd);
+  const started = await d.request<{ run_id: string }>('POST', '/agent/run', { session_id: sessionId, message: 'go' });
+  expect(started.status).toBe(202);
+  const events = await ending;
+  expect(events.at(-1)?.event.type).toBe('run-finished');
+  for (const { event } of events) if (event.type === 'tool-result') expect(event.is_error).toBe(false);
+  return started.body.run_id;
+}
+
+function undo(d: InProcessDaemon, sessionId: string, runId: string, dryRun = false) {
+  return d.request<AgentUndoResponse & { code?: string; message?: string }>('POST', '/agent/undo', {
+    session_id: sessionId,
+    run_id: runId,
+    ...(dryRun ? { dry_run: true } : {}),
+  });
+}
+
+const BINARY = Buffer.from([0, 1, 2, 0xff, 0xfe, 0x80, 10, 13, 0, 0x7f, 0xc3]);
+
+describe('undo of a run', () => {
+  it('restores an overwritten binary file and an edited file byte for byte, and removes a created file', async () => {
+    const { d, session } = await start();
+    const ws = d.workspace;
+    writeFileSync(join(ws, 'logo.bin'), BINARY);
+    mkdirSync(join(ws, 'src'));
+    writeFileSync(join(ws, 'src/app.ts'), 'const a = 1;\nconst b = 2;\r\n');
+    const runId = await runScript(d, session.id, [
+      { tool: 'write_file', input: { path: 'logo.bin', content: 'text now' } },
+      { tool: 'edit_file', input: { path: 'src/app.ts', old_string: 'b = 2', new_string: 'b = 3' } },
+      { tool: 'edit_file', input: { path: 'src/app.ts', old_string: 'a = 1', new_string: 'a = 0' } },
+      { tool: 'write_file', input: { path: 'new/created.txt', content: 'fresh' } },
+    ]);
+    expect(readFileSync(join(ws, 'src/app.ts'), 'utf8')).toBe('const a = 0;\nconst b = 3;\r\n');
+
+    const plan = await undo(d, session.id, runId, true);
+    expect(plan.status).toBe(200);
+    expect(plan.body).toEqual({
+      run_id: runId,
+      dry_run: true,
+      commands: 0,
+      files: [
+        { path: 'logo.bin', action: 'restore' },
+        { path: 'src/app.ts', action: 'restore' },
+        { path: join('new', 'created.txt'), action: 'remove' },
+      ],
+    });
+    // A dry run touches nothing.
+    expect(readFileSync(join(ws, 'logo.bin'), 'utf8')).toBe('text now');
+
+    const stream = d.collect(session.id, (event) => event.type === 'run-undone');
+    const done = await undo(d, session.id, runId);
+    expect(done.status).toBe(200);
+    expect(done.body.dry_run).toBe(false);
+    expect(readFileSync(join(ws, 'logo.bin')).equals(BINARY)).toBe(true);
+    expect(readFileSync(join(ws, 'src/app.ts'), 'utf8')).toBe('const a = 1;\nconst b = 2;\r\n');
+    expect(existsSync(join(ws, 'new/created.txt'))).toBe(false);
+    expect((await stream).at(-1)?.event).toEqual({
+      type: 'run-undone',
+      run_id: runId,
+      restored: ['logo.bin', 'src/app.ts'],
+      removed: [join('new', 'created.txt')],
+      not_undone: [],
+      commands: 0,
+    });
+    // The model is told on its next turn.
+    turns.push({ text: 'ok' });
+    const next = d.collect(session.id, isNewEnd);
+    await d.request('POST', '/agent/run', { session_id: session.id, message: 'what now?' });
+    await next;
+    const seen = JSON.stringify(prompts.at(-1));
+    expect(seen).toContain('[Bastion] The user undid the changes of an earlier run');
+    expect(seen).toContain('Restored: logo.bin, src/app.ts.');
+  });
+
+  it('says a second undo of the same run was already done, and changes nothing', async () => {
+    const { d, session } = await start();
+    writeFileSync(join(d.workspace, 'a.txt'), 'one');
+    const runId = await runScript(d, session.id, [{ tool: 'write_file', input: { path: 'a.txt', content: 'two' } }]);
+    expect((await undo(d, session.id, runId)).status).toBe(200);
+    writeFileSync(join(d.workspace, 'a.txt'), 'mine now');
+    expect(await undo(d, session.id, runId)).toEqual({
+      status: 409,
+      body: { code: 'UNDO_ALREADY_DONE', message: 'this run was already undone' },
+    });
+    expect(readFileSync(join(d.workspace, 'a.txt'), 'utf8')).toBe('mine now');
+  });
+
+  it('refuses with UNDO_CONFLICT naming the file changed since the run, and leaves every file untouched', async () => {
+    const { d, session } = await start();
+    const ws = d.workspace;
+    writeFileSync(join(ws, 'a.txt'), 'a before');
+    writeFileSync(join(ws, 'b.txt'), 'b before');
+    const runId = await runScript(d, session.id, [
+      { tool: 'write_file', input: { path: 'a.txt', content: 'a by run' } },
+      { tool: 'write_file', input: { path: 'b.txt', content: 'b by run' } },
+      { tool: 'write_file', input: { path: 'c.txt', content: 'c by run' } },
+    ]);
+    writeFileSync(join(ws, 'b.txt'), 'b by a person');
+
+    const plan = await undo(d, session.id, runId, true);
+    expect(plan.body.files).toEqual([
+      { path: 'a.txt', action: 'restore' },
+      { path: 'b.txt', action: 'none', reason: 'changed-since' },
+      { path: 'c.txt', action: 'remove' },
+    ]);
+    expect(await undo(d, session.id, runId)).toEqual({
+      status: 409,
+      body: { code: 'UNDO_CONFLICT', message: 'nothing was undone: a file changed since the run (b.txt)' },
+    });
+    expect(readFileSync(join(ws, 'a.txt'), 'utf8')).toBe('a by run');
+    expect(readFileSync(join(ws, 'b.txt'), 'utf8')).toBe('b by a person');
+    expect(readFileSync(join(ws, 'c.txt'), 'utf8')).toBe('c by run');
+    // Deleting a file the run edited is a change too.
+    writeFileSync(join(ws, 'b.txt'), 'b by run');
+    rmSync(join(ws, 'a.txt'));
+    expect((await undo(d, session.id, runId)).body.code).toBe('UNDO_CONFLICT');
+    expect(readFileSync(join(ws, 'c.txt'), 'utf8')).toBe('c by run');
+    // Put back as the run left them, the undo goes through.
+    writeFileSync(join(ws, 'a.txt'), 'a by run');
+    expect((await undo(d, session.id, runId)).status).toBe(200);
+    expect(readFileSync(join(ws, 'a.txt'), 'utf8')).toBe('a before');
+    expect(readFileSync(join(ws, 'b.txt'), 'utf8')).toBe('b before');
+    expect(existsSync(join(ws, 'c.txt'))).toBe(false);
+  });
+
+  it('undoes runs newest first: the older run conflicts while a later run’s bytes are there, then goes through', async () => {
+    const { d, session } = await start();
+    writeFileSync(join(d.workspace, 'a.txt'), 'v0');
+    const first = await runScript(d, session.id, [{ tool: 'write_file', input: { path: 'a.txt', content: 'v1' } }]);
+    const second = await runScript(d, session.id, [{ tool: 'write_file', input: { path: 'a.txt', content: 'v2' } }]);
+    expect((await undo(d, session.id, first)).body.code).toBe('UNDO_CONFLICT');
+    expect(readFileSync(join(d.workspace, 'a.txt'), 'utf8')).toBe('v2');
+    expect((await undo(d, session.id, second)).status).toBe(200);
+    expect(readFileSync(join(d.workspace, 'a.txt'), 'utf8')).toBe('v1');
+    expect((await undo(d, session.id, first)).status).toBe(200);
+    expect(readFileSync(join(d.workspace, 'a.txt'), 'utf8')).toBe('v0');
+  });
+
+  it('refuses while a run is active in the session (RUN_ACTIVE), touching nothing', async () => {
+    const { d, session } = await start();
+    writeFileSync(join(d.workspace, 'a.txt'), 'before');
+    const runId = await runScript(d, session.id, [{ tool: 'write_file', input: { path: 'a.txt', content: 'after' } }]);
+    turns.push({ text: 'slow ', delayMs: 20, pieces: 200 });
+    const firstDelta = d.collect(session.id, (event) => event.type === 'text-delta' && event.run_id !== runId);
+    await d.request('POST', '/agent/run', { session_id: session.id, message: 'talk' });
+    await firstDelta;
+    const refused = await undo(d, session.id, runId);
+    expect(refused.status).toBe(409);
+    expect(refused.body.code).toBe('RUN_ACTIVE');
+    expect(readFileSync(join(d.workspace, 'a.txt'), 'utf8')).toBe('after');
+    await d.request('POST', '/agent/abort', { session_id: session.id });
+  });
+
+  it('refuses an unknown run and a run of another session (UNDO_RUN_NOT_FOUND)', async () => {
+    const { d, session } = await start();
+    writeFileSync(join(d.workspace, 'a.txt'), 'before');
+    const runId = await runScript(d, session.id, [{ tool: 'write_file', input: { path: 'a.txt', content: 'after' } }]);
+    const other = await d.request<Session>('POST', '/sessions', { provider: 'mock', model: 'scripted' });
+    expect((await undo(d, other.body.id, runId)).body.code).toBe('UNDO_RUN_NOT_FOUND');
+    expect((await undo(d, session.id, 'run_AAAAAAAAAAAAAAAA')).body.code).toBe('UNDO_RUN_NOT_FOUND');
+    expect(readFileSync(join(d.workspace, 'a.txt'), 'utf8')).toBe('after');
+  });
+
+  it('never follows a directory swapped for a symlink out of the workspace: refused, the outside file untouched', async () => {
+    const { d, session } = await start();
+    const ws = d.workspace;
+    mkdirSync(join(ws, 'dir'));
+    writeFileSync(join(ws, 'dir/f.txt'), 'before');
+    const runId = await runScript(d, session.id, [
+      { tool: 'write_file', input: { path: 'dir/f.txt', content: 'after' } },
+    ]);
+    // The run's file moves away; in its place a symlink to an outside dir holding the same bytes.
+    const outside = makeTempDir('bastion-undo-outside-');
+    writeFileSync(join(outside, 'f.txt'), 'after');
+    renameSync(join(ws, 'dir'), join(ws, 'moved'));
+    symlinkSync(outside, join(ws, 'dir'));
+    try {
+      expect((await undo(d, session.id, runId)).body.code).toBe('UNDO_CONFLICT');
+      expect(readFileSync(join(outside, 'f.txt'), 'utf8')).toBe('after');
+    } finally {
+      rmSync(outside, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('undo storage bounds', () => {
+  it('marks a file whose earlier version is over the per-file bound not undoable, and undoes the rest', async () => {
+    const { d, session } = await start({ maxFileBytes: 100, maxSessionBytes: 1_000 });
+    writeFileSync(join(d.workspace, 'big.txt'), 'x'.repeat(101));
+    writeFileSync(join(d.workspace, 'small.txt'), 'small');
+    const runId = await runScript(d, session.id, [
+      { tool: 'write_file', input: { path: 'big.txt', content: 'replaced' } },
+      { tool: 'write_file', input: { path: 'small.txt', content: 'replaced' } },
+    ]);
+    expect((await undo(d, session.id, runId, true)).body.files).toEqual([
+      { path: 'big.txt', action: 'none', reason: 'too-large' },
+      { path: 'small.txt', action: 'restore' },
+    ]);
+    const stream = d.collect(session.id, (event) => event.type === 'run-undone');
+    expect((await undo(d, session.id, runId)).status).toBe(200);
+    expect(readFileSync(join(d.workspace, 'small.txt'), 'utf8')).toBe('small');
+    expect(readFileSync(join(d.workspace, 'big.txt'), 'utf8')).toBe('replaced');
+    expect((await stream).at(-1)?.event).toMatchObject({ restored: ['small.txt'], not_undone: ['big.txt'] });
+  });
+
+  it('prunes the oldest run’s copies first when the session’s budget is full, and that run then says so', async () => {
+    const { d, session } = await start({ maxFileBytes: 600, maxSessionBytes: 1_000 });
+    for (const name of ['a', 'b', 'c']) writeFileSync(join(d.workspace, `${name}.txt`), name.repeat(500));
+    const first = await runScript(d, session.id, [{ tool: 'write_file', input: { path: 'a.txt', content: '1' } }]);
+    const second = await runScript(d, session.id, [{ tool: 'write_file', input: { path: 'b.txt', content: '2' } }]);
+    const third = await runScript(d, session.id, [{ tool: 'write_file', input: { path: 'c.txt', content: '3' } }]);
+    // 500 + 500 fit; the third copy pruned the first run, the oldest.
+    expect((await undo(d, session.id, first, true)).body.files).toEqual([
+      { path: 'a.txt', action: 'none', reason: 'pruned' },
+    ]);
+    expect(await undo(d, session.id, first)).toEqual({
+      status: 409,
+      body: { code: 'UNDO_NOTHING', message: 'no file of this run can be undone: no earlier copy was kept (a.txt)' },
+    });
+    expect(readFileSync(join(d.workspace, 'a.txt'), 'utf8')).toBe('1');
+    expect((await undo(d, session.id, second)).status).toBe(200);
+    expect((await undo(d, session.id, third)).status).toBe(200);
+    expect(readFileSync(join(d.workspace, 'b.txt'), 'utf8')).toBe('b'.repeat(500));
+    expect(readFileSync(join(d.workspace, 'c.txt'), 'utf8')).toBe('c'.repeat(500));
+  });
+
+  it('does not keep a copy that cannot fit even after pruning: the run’s own earlier copies are never pruned', async () => {
+    const { d, session } = await start({ maxFileBytes: 600, maxSessionBytes: 1_000 });
+    for (const name of ['a', 'b']) writeFileSync(join(d.workspace, `${name}.txt`), name.repeat(600));
+    const runId = await runScript(d, session.id, [
+      { tool: 'write_file', input: { path: 'a.txt', content: '1' } },
+      { tool: 'write_file', input: { path: 'b.txt', content: '2' } },
+    ]);
+    expect((await undo(d, session.id, runId, true)).body.files).toEqual([
+      { path: 'a.txt', action: 'restore' },
+      { path: 'b.txt', action: 'none', reason: 'too-large' },
+    ]);
+  });
+});

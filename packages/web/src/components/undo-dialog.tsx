@@ -1,0 +1,134 @@
+/**
+ * Undo of one run, with a confirmation: the daemon's dry run lists what undo would do to each
+ * file (restore, remove a file the run created, or not possible and why), and says that what the
+ * run's commands changed stays. Confirming asks for the real undo; a refusal (a file changed
+ * since, a run going) is shown in words and nothing was touched.
+ */
+import { useEffect, useState } from 'react';
+import type { AgentUndoResponse, BastionApi, UndoFile } from '@bastion/bridge';
+import { describeError } from '../bastion.js';
+import { Dialog } from './dialog.js';
+
+const REASONS: Record<NonNullable<UndoFile['reason']>, string> = {
+  'too-large': 'its earlier version was too large to keep',
+  pruned: 'its earlier version was dropped to make room for newer runs',
+  'changed-since': 'it changed since this run',
+};
+
+function describeFile(file: UndoFile): string {
+  if (file.action === 'restore') return 'put back as it was before the run';
+  if (file.action === 'remove') return 'removed (the run created it)';
+  return `cannot be undone: ${file.reason === undefined ? 'no earlier copy' : REASONS[file.reason]}`;
+}
+
+export function UndoDialog({
+  bastion,
+  sessionId,
+  runId,
+  onClose,
+}: {
+  bastion: BastionApi;
+  sessionId: string;
+  runId: string;
+  onClose: () => void;
+}) {
+  const [plan, setPlan] = useState<AgentUndoResponse>();
+  const [failure, setFailure] = useState<string>();
+  const [working, setWorking] = useState(false);
+
+  useEffect(() => {
+    let cancelled = false;
+    bastion.agent
+      .undo(sessionId, runId, { dryRun: true })
+      .then((answer) => !cancelled && setPlan(answer))
+      .catch((error: unknown) => !cancelled && setFailure(describeError(error)));
+    return () => {
+      cancelled = true;
+    };
+  }, [bastion, sessionId, runId]);
+
+  const conflicts = plan?.files.filter((file) => file.reason === 'changed-since') ?? [];
+  const actionable = plan?.files.filter((file) => file.action !== 'none') ?? [];
+  const confirm = () => {
+    setWorking(true);
+    bastion.agent
+      .undo(sessionId, runId)
+      .then(onClose)
+      .catch((error: unknown) => {
+        setFailure(describeError(error));
+        setWorking(false);
+      });
+  };
+
+  return (
+    <Dialog title="Undo this run?" onCancel={onClose}>
+      {!plan && !failure && <p className="muted">Checking the files…</p>}
+      {plan && (
+        <>
+          <ul className="undo-files" aria-label="Files">
+            {plan.files.map((file) => (
+              <li key={file.path} className={file.action === 'none' ? 'undo-blocked' : undefined}>
+                <code>{file.path}</code> — {describeFile(file)}
+              </li>
+            ))}
+          </ul>
+          {plan.commands > 0 && (
+            <p>
+              This run also ran {plan.commands === 1 ? 'a command' : `${plan.commands} commands`}: undo does not restore
+              what commands changed.
+            </p>
+          )}
+          {conflicts.length > 0 && (
+            <p role="alert">
+              Undo is not possible while {conflicts.length === 1 ? 'a file holds' : 'files hold'} other changes than
+              this run left. Nothing will be touched.
+            </p>
+          )}
+        </>
+      )}
+      {failure && (
+        <p className="undo-failure" role="alert">
+          Not undone: {failure}
+        </p>
+      )}
+      <div className="dialog-actions">
+        <button type="button" onClick={onClose} autoFocus>
+          {failure ? 'Close' : 'Cancel'}
+        </button>
+        {plan && !failure && (
+          <button
+            type="button"
+            className="danger"
+            disabled={working || conflicts.length > 0 || actionable.length === 0}
+            onClick={confirm}
+          >
+            Undo {actionable.length === 1 ? '1 file' : `${actionable.length} files`}
+          </button>
+        )}
+      </div>
+    </Dialog>
+  );
+}
+
+/** The transcript's record of an undo: what came back, what did not, and that commands' changes stay. */
+export function UndoneNotice({
+  restored,
+  removed,
+  notUndone,
+  commands,
+}: {
+  restored: string[];
+  removed: string[];
+  notUndone: string[];
+  commands: number;
+}) {
+  return (
+    <div className="notice undone" role="status" data-testid="run-undone">
+      <strong>Run undone.</strong>
+      {restored.length > 0 && <> Restored: {restored.join(', ')}.</>}
+      {removed.length > 0 && <> Removed: {removed.join(', ')}.</>}
+      {notUndone.length > 0 && <> Not undone (no earlier copy): {notUndone.join(', ')}.</>}
+      {commands > 0 && <> What its commands changed was not undone.</>}
+    </div>
+  );
+}
