@@ -17,23 +17,7 @@ import {
 } from '@bastion/protocol';
 import type { ProviderDefinition } from '../src/providers/provider-registry.js';
 import { startInProcessDaemon, type InProcessDaemon } from './support/in-process-daemon.js';
-
-const usage = {
-  inputTokens: { total: 1, noCache: 1, cacheRead: undefined, cacheWrite: undefined },
-  outputTokens: { total: 1, text: 1, reasoning: undefined },
-};
-
-function textStream(words: string[], delayMs: number): ReadableStream<LanguageModelV3StreamPart> {
-  return simulateReadableStream<LanguageModelV3StreamPart>({
-    chunkDelayInMs: delayMs,
-    chunks: [
-      { type: 'text-start', id: 't' },
-      ...words.map((word): LanguageModelV3StreamPart => ({ type: 'text-delta', id: 't', delta: word })),
-      { type: 'text-end', id: 't' },
-      { type: 'finish', usage, finishReason: { unified: 'stop', raw: 'stop' } },
-    ],
-  });
-}
+import { MOCK_USAGE as usage, textStream } from './support/mock-streams.js';
 
 /** `words-N-D`: N words, D ms apart. `tool`: read README.md, then say "done". */
 const mockProvider: ProviderDefinition = {

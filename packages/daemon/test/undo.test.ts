@@ -8,18 +8,14 @@
 import { mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { LanguageModelV3CallOptions, LanguageModelV3StreamPart } from '@ai-sdk/provider';
-import { MockLanguageModelV3, simulateReadableStream } from 'ai/test';
+import { MockLanguageModelV3 } from 'ai/test';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AgentEvent, AgentUndoResponse, Session } from '@bastion/protocol';
 import type { ProviderDefinition } from '../src/providers/provider-registry.js';
 import type { UndoLimits } from '../src/undo/undo-store.js';
 import { startInProcessDaemon, type InProcessDaemon } from './support/in-process-daemon.js';
+import { textStream, toolCallStream } from './support/mock-streams.js';
 import { makeTempDir } from './support/temp-dir.js';
-
-const usage = {
-  inputTokens: { total: 1, noCache: 1, cacheRead: undefined, cacheWrite: undefined },
-  outputTokens: { total: 1, text: 1, reasoning: undefined },
-};
 
 type Turn = { tool: string; input: Record<string, unknown> } | { text: string; delayMs?: number; pieces?: number };
 
@@ -28,30 +24,11 @@ const turns: Turn[] = [];
 const prompts: LanguageModelV3CallOptions['prompt'][] = [];
 
 function streamOf(turn: Turn | undefined): ReadableStream<LanguageModelV3StreamPart> {
-  if (turn && 'tool' in turn) {
-    return simulateReadableStream<LanguageModelV3StreamPart>({
-      chunks: [
-        {
-          type: 'tool-call',
-          toolCallId: `call-${prompts.length}`,
-          toolName: turn.tool,
-          input: JSON.stringify(turn.input),
-        },
-        { type: 'finish', usage, finishReason: { unified: 'tool-calls', raw: 'tool_calls' } },
-      ],
-    });
-  }
-  const text = turn?.text ?? 'done';
-  const pieces = Array.from({ length: turn?.pieces ?? 1 }, () => text);
-  return simulateReadableStream<LanguageModelV3StreamPart>({
-    chunkDelayInMs: turn?.delayMs ?? 0,
-    chunks: [
-      { type: 'text-start', id: 't' },
-      ...pieces.map((delta): LanguageModelV3StreamPart => ({ type: 'text-delta', id: 't', delta })),
-      { type: 'text-end', id: 't' },
-      { type: 'finish', usage, finishReason: { unified: 'stop', raw: 'stop' } },
-    ],
-  });
+  if (turn && 'tool' in turn) return toolCallStream(`call-${prompts.length}`, turn.tool, turn.input);
+  return textStream(
+    Array.from({ length: turn?.pieces ?? 1 }, () => turn?.text ?? 'done'),
+    turn?.delayMs ?? 0,
+  );
 }
 
 const scripted: ProviderDefinition = {
