@@ -4,8 +4,11 @@
  * The file tools therefore ask a human before writing one in every mode, `auto` included; the
  * host's per-command profile write-denies the root's existing ones for run_command.
  *
- * What this does not catch: a run_command child creating a new one, or changing one below the
- * workspace root, after the user approved that command (accept-edits) or in `auto`.
+ * A new one at the root made by a run_command child is moved to quarantine by the host's
+ * placeholder warden after (and during) the command.
+ *
+ * What this does not catch: a run_command child creating or changing one below the workspace
+ * root, after the user approved that command (accept-edits) or in `auto`.
  */
 import { sep } from 'node:path';
 

@@ -39,11 +39,16 @@ import {
   type Capabilities,
   type Logger,
 } from '@bastion/protocol';
-import type { PlaceholderWarden, QuarantineMove } from '../sandbox/placeholder-warden.js';
+import { insideGitDirectory, type PlaceholderWarden, type QuarantineMove } from '../sandbox/placeholder-warden.js';
 import type { SrtSession, WrappedCommand } from '../sandbox/srt-session.js';
 import type { SidecarHandle } from '../supervisor/sidecar-supervisor.js';
 import { homeReadPaths } from '../sandbox/home-read-allowlist.js';
-import { buildCommandSandboxProfile, workspaceWriteProtections } from './command-profile.js';
+import {
+  buildCommandSandboxProfile,
+  isHarmlessWhenNew,
+  workspaceGuardsWhenAbsent,
+  workspaceWriteProtections,
+} from './command-profile.js';
 import { gitWriteProtections } from './git-write-protections.js';
 import { watchCreatedRepositories, type CreatedRepositoryWatch } from './git-created-repositories.js';
 import { readGitIdentity, type GitIdentityEnv } from './git-identity.js';
@@ -326,19 +331,15 @@ export class CommandExecutor {
           commandId: frame.id,
           realPath,
         });
+        const exists = (path: string) => lstatSync(path, { throwIfNoEntry: false }) !== undefined;
+        for (const path of workspaceGuardsWhenAbsent(check.workspaceRoot, exists)) guard.add(path);
         const profile = buildCommandSandboxProfile({
           home: this.#options.home,
           userData: realpathSync(this.#options.userData),
           workspaceRoot: check.workspaceRoot,
           scratchDir: check.scratchDir,
           privateTemp,
-          protectedInWorkspace: [
-            ...workspaceWriteProtections(
-              check.workspaceRoot,
-              (path) => lstatSync(path, { throwIfNoEntry: false }) !== undefined,
-            ),
-            ...git.denyWrite,
-          ],
+          protectedInWorkspace: [...workspaceWriteProtections(check.workspaceRoot, exists), ...git.denyWrite],
           realPath,
           homeReads: homeReadPaths({ home: this.#options.home }),
         });
@@ -347,7 +348,11 @@ export class CommandExecutor {
         wrapped = await this.#options.srt.wrapCommand(
           [ENV_BINARY, '-i', ...assignments, frame.command, ...frame.args],
           profile,
-          { home: this.#options.home, privateTemp, skipPlaceholder: (path) => guard.skip(path) },
+          {
+            home: this.#options.home,
+            privateTemp,
+            skipPlaceholder: (path) => (isHarmlessWhenNew(path) && !insideGitDirectory(path)) || guard.skip(path),
+          },
         );
         const [command, ...args] = wrapped.argv;
         if (command === undefined) throw new Error('empty wrap');

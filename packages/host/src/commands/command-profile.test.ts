@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { resolveHomeSecretPaths } from '../sandbox/home-secrets.js';
 import { checkSandboxPolicy } from '../sandbox/sandbox-policy-check.js';
-import { buildCommandSandboxProfile, WORKSPACE_WRITE_PROTECTED, workspaceWriteProtections } from './command-profile.js';
+import {
+  buildCommandSandboxProfile,
+  WORKSPACE_WRITE_PROTECTED,
+  workspaceGuardsWhenAbsent,
+  workspaceWriteProtections,
+} from './command-profile.js';
 
 const input = {
   home: '/home/alice',
@@ -85,5 +90,20 @@ describe('workspaceWriteProtections', () => {
     const present = new Set(['/w/.envrc', '/w/.vscode']);
     expect(workspaceWriteProtections('/w', (path) => present.has(path))).toEqual(['/w/.envrc', '/w/.vscode']);
     expect(workspaceWriteProtections('/w', () => true)).toHaveLength(WORKSPACE_WRITE_PROTECTED.length);
+  });
+});
+
+describe('workspaceGuardsWhenAbsent', () => {
+  it('guards each absent protected path at its first absent component, but not `.gitmodules` nor what exists', () => {
+    const root = '/w';
+    const present = new Set(['/w', '/w/.envrc', '/w/.claude', '/w/.claude/agents']);
+    const guards = workspaceGuardsWhenAbsent(root, (path) => present.has(path));
+    expect(guards).toEqual(
+      expect.arrayContaining(['/w/AGENTS.md', '/w/CLAUDE.md', '/w/.vscode', '/w/.claude/commands', '/w/.bashrc']),
+    );
+    expect(guards).not.toContain('/w/.gitmodules');
+    expect(guards).not.toContain('/w/.envrc');
+    expect(guards).not.toContain('/w/.claude/agents');
+    expect(workspaceGuardsWhenAbsent(root, (path) => path === root)).toContain('/w/.claude');
   });
 });

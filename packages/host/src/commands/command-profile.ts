@@ -14,18 +14,17 @@
  * shell and tool start-up files, editor task folders, and everything git reads configuration,
  * hooks or repository locations from (git-write-protections.ts). srt has such a list of its own,
  * but resolves it against the host process's cwd, not the command's; so it is applied here
- * explicitly, against the workspace root, for each that exists (bound read-only). srt's own
- * list, resolved against the host's cwd (the workspace under `bastion start`), also names missing
- * ones: those get no placeholder outside `.git` (it would show in the user's `git status`), the
- * placeholder warden guards them and moves to quarantine what the command creates there.
+ * explicitly, against the workspace root, for each that exists (bound read-only). Each that is
+ * missing (a new `.envrc`, AGENTS.md, `.vscode`…) gets no deny and so no placeholder (one would
+ * show in the user's `git status`, and each costs srt's wrap): the placeholder warden guards it and
+ * moves to quarantine what the command creates there, and the result says so.
  *
  * What it does not catch: reads of anything else outside HOME the user can read (the rest of the disk); writes
  * to the device files srt keeps writable (/dev/null and the child's stdio); a missing protected
- * path srt's list does not name (a new `.envrc` or AGENTS.md); one read by a tool outside the
- * sandbox in the moment before the warden moves it; instruction
- * files below the workspace root; for git, see git-write-protections.ts.
+ * path read by a tool outside the sandbox in the moment before the warden moves it; instruction
+ * files and rc files below the workspace root; for git, see git-write-protections.ts.
  */
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import type { SandboxRuntimeConfig } from '@anthropic-ai/sandbox-runtime';
 import { resolveHomeSecretPaths } from '../sandbox/home-secrets.js';
 import { isAtOrUnder } from '../sandbox/sandbox-policy-check.js';
@@ -59,10 +58,40 @@ export const WORKSPACE_WRITE_PROTECTED = [
  * The absolute workspace paths to write-deny: each protected path that exists (`exists` asks without
  * following symlinks). Denying all sixteen missing ones too costs srt's wrap several times over
  * while a command races renames in the workspace (measured by fs-race.test.ts), so a missing one
- * is protected only where srt's own list names it (then guarded by the warden).
+ * is guarded instead (workspaceGuardsWhenAbsent()).
  */
 export function workspaceWriteProtections(root: string, exists: (path: string) => boolean): string[] {
   return WORKSPACE_WRITE_PROTECTED.map((relative) => join(root, relative)).filter(exists);
+}
+
+/**
+ * A protected path that may be created freely: `.gitmodules` (`git submodule add` writes a new one,
+ * and a new one runs nothing, see git-write-protections.ts; an existing one is denied). srt's own
+ * list names it too; the executor neither placeholders nor guards it.
+ */
+export function isHarmlessWhenNew(path: string): boolean {
+  return basename(path) === '.gitmodules';
+}
+
+/**
+ * The paths the placeholder warden guards for a command (what appears there is moved to quarantine
+ * during and after it): for each protected path that is absent, its first absent component (a
+ * missing `.claude` is guarded whole, as srt would mount it), but for isHarmlessWhenNew().
+ */
+export function workspaceGuardsWhenAbsent(root: string, exists: (path: string) => boolean): string[] {
+  const guards = new Set<string>();
+  for (const relative of WORKSPACE_WRITE_PROTECTED) {
+    if (isHarmlessWhenNew(relative)) continue;
+    let path = root;
+    for (const segment of relative.split('/')) {
+      path = join(path, segment);
+      if (!exists(path)) {
+        guards.add(path);
+        break;
+      }
+    }
+  }
+  return [...guards];
 }
 
 export interface CommandProfileInput {

@@ -10,7 +10,9 @@
  *   placeholder stays: git never lists its own directory, and the deny stays strict (the write
  *   fails inside the sandbox). Each one is written to this host's journal first.
  * - Everywhere else srt makes no placeholder (`skipPlaceholder`, Bastion's patch to srt). For a
- *   run_command sandbox the warden guards the path: a watch on its directory moves anything that
+ *   run_command sandbox the warden guards the path, and the absent protected paths srt's list does
+ *   not name (a new `.envrc`, AGENTS.md, CLAUDE.md: command-profile.ts), which the profile leaves
+ *   undenied because every deny costs srt's wrap: a watch on its directory moves anything that
  *   appears there to `<userData>/quarantine/<batch>/<its absolute path>`, and after the command has
  *   ended (its PID namespace is then gone: nothing inside can recreate it) every guarded path is
  *   checked again. Moved, never deleted, and said so (the command's output, the host's log).
@@ -57,6 +59,8 @@ export interface QuarantineMove {
 export interface AbsentPathGuard {
   /** srt's `skipPlaceholder`: true (and guarded) unless the path lies inside a `.git` directory. */
   skip(path: string): boolean;
+  /** Guard an absent path the profile does not deny (so srt pays nothing for it); call before arm(). */
+  add(path: string): void;
   /** Start watching every guarded path; call once the wrap is done. */
   arm(): void;
   /** Move whatever is now at a guarded path to quarantine; returns the moves (this one's and the watch's since the last call). */
@@ -189,16 +193,20 @@ export function createPlaceholderWarden(options: { userData: string; log: Logger
           options.log.warn('workspace.quarantine-failed', { command_id: commandId });
         }
       };
+      const add = (path: string) => {
+        record('guarded', path);
+        guarded.set(path, realDirectory(dirname(path)));
+      };
       return {
         skip(path) {
           if (insideGitDirectory(path)) {
             record('placeholders', path);
             return false;
           }
-          record('guarded', path);
-          guarded.set(path, realDirectory(dirname(path)));
+          add(path);
           return true;
         },
+        add,
         arm() {
           const byDirectory = new Map<string, string[]>();
           for (const path of guarded.keys())

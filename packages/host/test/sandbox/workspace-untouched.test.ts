@@ -161,6 +161,34 @@ describeAttack(
       expect(settings && readFileSync(settings, 'utf8')).toBe('planted\n');
       expect(suite.world.records.some((r) => r.event === 'workspace.quarantined')).toBe(true);
     });
+
+    it('a new `.envrc`, AGENTS.md or CLAUDE.md (names srt does not list, never denied) is moved to quarantine with its bytes and the output says so; a new `.gitmodules` and an ordinary file stay', async () => {
+      const before = userView(suite.world.workspace);
+      const steering = ['.envrc', 'AGENTS.md', 'CLAUDE.md'];
+      const run = suite.world.run('sh', [
+        '-c',
+        [...steering.map((name) => `echo planted > ${name}`), 'echo "" > .gitmodules', 'echo notes > plain.txt'].join(
+          '\n',
+        ),
+      ]);
+      const end = await run.done;
+      expect(end.type).toBe('command.end');
+      for (const name of steering) expect(existsSync(join(suite.world.workspace, name)), name).toBe(false);
+      expect(sortedStatus(userView(suite.world.workspace).status)).toBe(
+        sortedStatus(`${before.status}?? .gitmodules\n?? plain.txt\n`),
+      );
+      const notices = (end.type === 'command.end' ? (end.notices ?? []) : []).join('\n');
+      const batches = readdirSync(join(suite.world.userData, 'quarantine'));
+      for (const name of steering) {
+        expect(notices).toContain(`bastion: moved ${join(suite.world.workspace, name)}, created inside the sandbox`);
+        const kept = batches
+          .map((batch) => join(suite.world.userData, 'quarantine', batch, suite.world.workspace, name))
+          .find((path) => existsSync(path));
+        expect(kept && readFileSync(kept, 'utf8'), name).toBe('planted\n');
+      }
+      rmSync(join(suite.world.workspace, '.gitmodules'));
+      rmSync(join(suite.world.workspace, 'plain.txt'));
+    });
   },
 );
 
