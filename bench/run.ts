@@ -25,6 +25,7 @@ import { faultsBenchmark } from './faults.bench.js';
 import { policyBenchmark } from './policy.bench.js';
 import { egressBenchmark } from './egress.bench.js';
 import { uiBenchmark } from './ui.bench.js';
+import { soakBenchmark } from './soak.bench.js';
 
 const BENCHMARKS: Benchmark[] = [
   handshakeBenchmark,
@@ -38,6 +39,7 @@ const BENCHMARKS: Benchmark[] = [
   policyBenchmark,
   egressBenchmark,
   uiBenchmark,
+  soakBenchmark,
 ];
 
 const here = dirname(fileURLToPath(import.meta.url));

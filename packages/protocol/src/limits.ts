@@ -38,6 +38,12 @@ export const SIDECAR_LOG_MAX_LINE_BYTES = 8 * KiB;
 /** After `shutdown`, how long the host waits before SIGKILL. */
 export const SIDECAR_SHUTDOWN_GRACE_MS = 2_000;
 /**
+ * The sidecar's V8 old generation starts at this size (MiB): the headroom that keeps streamed
+ * provider bodies from pacing full collections, fixed instead of a multiple of the live heap, so
+ * the sidecar's RSS stays put over a long session (sidecar-launcher.ts says what was measured).
+ */
+export const SIDECAR_INITIAL_OLD_SPACE_MIB = 64;
+/**
  * Consecutive failed respawns (the launcher or the spawn itself failed), each after the restart
  * backoff, before the supervisor gives up: every waiter, and every later daemon request, then
  * gets SIDECAR_RESPAWN_FAILED instead of waiting for a sidecar that will not come.

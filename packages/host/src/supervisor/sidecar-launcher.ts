@@ -4,6 +4,7 @@
  * is reduced to a short allowlist so no provider key or token in the host's environment leaks in.
  */
 import { createRequire } from 'node:module';
+import { SIDECAR_INITIAL_OLD_SPACE_MIB } from '@bastion/protocol';
 
 export interface SidecarLaunch {
   command: string;
@@ -20,14 +21,15 @@ const INHERITED_ENV = ['PATH', 'LANG', 'LC_ALL', 'TZ', 'HOME'] as const;
 /**
  * V8 options the sidecar's Node runs with. The sidecar's heap is small (10–20 MB) and it reads
  * provider bodies into fresh buffers. V8 collects those young every 32 MiB of buffers, and with its
- * default heap growing a heap this small has so little headroom left that each of those
- * collections also starts a full mark-compact: measured 20–23 in 512 MiB streamed, each costing
- * more as the live heap grows. Growing the old generation 6× per collection leaves full
- * collections to what the sidecar keeps alive (measured: 1 in 512 MiB; the transport bench's
- * "sidecar CPU per 100 MiB" is 72–95 ms with it, 171–182 ms without). The cost is memory: up to 6×
- * the live heap before a collection, and only through objects that outlive the young generation.
+ * default heap limits a heap this small has so little headroom left that each of those collections
+ * also starts a full mark-compact: measured 23–24 in 512 MiB streamed (sidecar-heap.test.ts).
+ * Starting the old generation at SIDECAR_INITIAL_OLD_SPACE_MIB gives it a fixed headroom instead:
+ * 0 full collections in the same 512 MiB (32 MiB still gave 23). It replaces
+ * `--heap-growing-percent=500`, which did the same by letting the heap grow to 6× its live size
+ * before a full collection, so the sidecar's RSS followed whatever it once held: 111 → 160 MiB in
+ * a 40 s soak whose live heap stayed at 18–19 MiB (bench/README.md, `soak`).
  */
-export const SIDECAR_NODE_OPTIONS = ['--heap-growing-percent=500'] as const;
+export const SIDECAR_NODE_OPTIONS = [`--initial-old-space-size=${SIDECAR_INITIAL_OLD_SPACE_MIB}`] as const;
 
 /** The argv of a sidecar process: this Node binary, its options, the daemon's entry. */
 export function sidecarArgv(entry: string): [string, ...string[]] {
