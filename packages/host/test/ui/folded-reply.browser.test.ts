@@ -1,0 +1,74 @@
+/// <reference lib="dom" />
+/**
+ * A reply stored once (issue 16 §5) still shows whole in real Chromium: a 1 MiB reply streamed as
+ * 4 096 deltas and folded into its message after the run (storage/delta-fold.ts: the stored events
+ * point at the message's text) opens in a fresh page with every character, in order.
+ */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { openDatabase } from '../../../daemon/src/storage/database.js';
+import { SessionStore } from '../../../daemon/src/storage/session-store.js';
+import { makeTempDir, startTempHost, type TempHost } from '../support/temp-host.js';
+import { launchChromium, openDesktop } from './support/browser.js';
+
+const PIECES = 4_096;
+const piece = (i: number) => `${String(i).padStart(6, '0')}:${'x'.repeat(248)}\n`;
+const REPLY = Array.from({ length: PIECES }, (_, i) => piece(i)).join('');
+
+let browser: Browser;
+let host: TempHost;
+let context: BrowserContext;
+let page: Page;
+let sessionId: string;
+let foldedEvents: number;
+
+/** The run as the daemon records it: its deltas, then its assistant message, then its end (the fold). */
+function seedFoldedReply(userData: string): void {
+  const db = openDatabase(join(userData, 'sessions.db'));
+  try {
+    const store = new SessionStore(db);
+    const session = store.createSession({ provider: 'demo', model: 'demo', workspace: null, title: 'Folded' });
+    sessionId = session.id;
+    const { runId } = store.startRun(session.id, {
+      provider: 'demo',
+      model: 'demo',
+      userContent: [{ role: 'user', content: [{ type: 'text', text: 'write a lot' }] }],
+    });
+    for (let i = 0; i < PIECES; i++)
+      store.appendEvent(session.id, { type: 'text-delta', run_id: runId, text: piece(i) });
+    store.appendMessages(session.id, runId, [{ role: 'assistant', content: [{ type: 'text', text: REPLY }] }]);
+    store.finishRun(session.id, runId, 'finished', { type: 'run-finished', run_id: runId, finish_reason: 'stop' });
+    foldedEvents = db
+      .prepare<[], { n: number }>('SELECT COUNT(*) AS n FROM message_parts WHERE ref_message IS NOT NULL')
+      .get()?.n as number;
+  } finally {
+    db.close();
+  }
+}
+
+beforeAll(async () => {
+  const userData = join(makeTempDir('bastion-folded-'), 'home');
+  mkdirSync(userData, { recursive: true, mode: 0o700 });
+  seedFoldedReply(userData);
+  [browser, host] = await Promise.all([launchChromium(), startTempHost({ userData })]);
+  ({ context, page } = await openDesktop(browser, host));
+}, 120_000);
+
+afterAll(async () => {
+  await context?.close();
+  await Promise.all([browser?.close(), host?.stop()]);
+});
+
+it('a 1 MiB reply folded into its message after the run shows whole, in order, in a fresh page', async () => {
+  // the reply is stored as a few folded events, not 4 096 deltas
+  expect(foldedEvents).toBeGreaterThan(1);
+  expect(foldedEvents).toBeLessThan(PIECES / 100);
+  await page.goto(`${host.uiOrigin}/desktop/sessions/${sessionId}`);
+  const bubble = page.locator('.bubble.assistant');
+  await bubble.waitFor({ timeout: 60_000 });
+  const shown = await bubble.evaluate((element) => element.textContent ?? '');
+  expect(shown.length).toBe(REPLY.length);
+  expect(shown === REPLY).toBe(true);
+});
