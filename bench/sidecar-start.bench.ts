@@ -66,7 +66,14 @@ export const sidecarStartBenchmark: Benchmark = {
       const sandboxed = createSrtSidecarLauncher({
         session,
         policy: () =>
-          buildSidecarSandboxPolicy({ home, userData, workspaces: [], privateTemp: temp.path, homeReads: [] }),
+          buildSidecarSandboxPolicy({
+            home,
+            userData,
+            workspaces: [],
+            privateTemp: temp.path,
+            homeReads: [],
+            hostDenies: [],
+          }),
         home,
         privateTemp: temp.path,
         warden: createPlaceholderWarden({ userData, log: silent }),

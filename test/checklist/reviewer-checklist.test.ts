@@ -25,7 +25,14 @@ describe('checklist 4: the outer sandbox policy stays intact', () => {
   const userData = join(home, 'userdata');
   const workspace = makeTempDir('bastion-checklist-ws-');
   const privateTemp = makeTempDir('bastion-checklist-tmp-');
-  const policy = buildSidecarSandboxPolicy({ home, userData, workspaces: [workspace], privateTemp, homeReads: [] });
+  const policy = buildSidecarSandboxPolicy({
+    home,
+    userData,
+    workspaces: [workspace],
+    privateTemp,
+    homeReads: [],
+    hostDenies: [],
+  });
 
   it('keeps direct egress empty and strict, with no local binding and no Unix sockets', () => {
     expect(policy.network.allowedDomains).toEqual([]);

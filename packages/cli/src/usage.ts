@@ -56,7 +56,7 @@ on the terminal, and denied without one. --ask-before-writes asks before each fi
 secrets set PROVIDER: store an API key (openai, anthropic, openrouter or a custom endpoint id)
 in auth.json; the key is read from the terminal without echo, or from stdin when piped.
 
-policy: the watchdog's rules before every tool call, in <home>/policy.json. DECISION is allow,
+policy: the watchdog's rules before every tool call, in <home>/host/policy.json. DECISION is allow,
 ask, deny or hard-deny; a rule matches by tool name, by COMMAND and its first ARGs (exact
 tokens) and by --path globs relative to the workspace root. Rules apply to the workspace's
 project (default: the current folder) or, with --global, to every project. A hard-deny holds

@@ -52,7 +52,7 @@ it('`a` then `y` saves an exact-argv-prefix allow rule for this project only, an
   expect(await closed).toBe(0);
   expect(existsSync(join(workspace, 'allowed-marker'))).toBe(true);
 
-  expect(statSync(join(home, 'policy.json')).mode & 0o777).toBe(0o600);
+  expect(statSync(join(home, 'host', 'policy.json')).mode & 0o777).toBe(0o600);
   const policy = new PolicyStore(home);
   const call = (dir: string) => ({
     tool: 'run_command',

@@ -52,8 +52,8 @@ describe('bastion policy', () => {
     ]);
     expect(added.code).toBe(0);
     expect(added.stderr).toContain('added no-push');
-    expect(statSync(join(home, 'policy.json')).mode & 0o777).toBe(0o600);
-    const file = JSON.parse(readFileSync(join(home, 'policy.json'), 'utf8')) as PolicyFile;
+    expect(statSync(join(home, 'host', 'policy.json')).mode & 0o777).toBe(0o600);
+    const file = JSON.parse(readFileSync(join(home, 'host', 'policy.json'), 'utf8')) as PolicyFile;
     expect(file.projects[workspace]).toEqual([
       {
         id: 'no-push',
@@ -79,7 +79,7 @@ describe('bastion policy', () => {
     expect(listed.stdout).toMatch(new RegExp(`global\\s+${id}\\s+ask\\s+tools=write_file paths=docs/\\*\\*`));
     expect(listed.stdout).toContain('builtin.git-force-push-protected');
     expect((await cli(['remove', id, '--global', '--home', home])).code).toBe(0);
-    const after = JSON.parse(readFileSync(join(home, 'policy.json'), 'utf8')) as PolicyFile;
+    const after = JSON.parse(readFileSync(join(home, 'host', 'policy.json'), 'utf8')) as PolicyFile;
     expect(after.global).toEqual([]);
     expect((await cli(['remove', id, '--global', '--home', home])).code).toBe(1);
   });
@@ -94,7 +94,7 @@ describe('bastion policy', () => {
     const [action = '', ...rest] = args;
     const refused = await cli([action, '--home', home, ...rest]);
     expect(refused.code).toBe(2);
-    expect(existsSync(join(home, 'policy.json'))).toBe(false);
+    expect(existsSync(join(home, 'host', 'policy.json'))).toBe(false);
   });
 
   it('a built-in rule cannot be removed (exit 1, POLICY_RULE_BUILTIN)', async () => {

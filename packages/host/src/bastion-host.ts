@@ -30,6 +30,7 @@ import { createPlaceholderWarden } from './sandbox/placeholder-warden.js';
 import { CommandExecutor } from './commands/command-executor.js';
 import { attachPolicyChecks } from './policy/policy-checks.js';
 import { PolicyStore } from './policy/policy-store.js';
+import { sidecarWriteDenies } from './policy/sandbox-denies.js';
 import { UiServer } from './ui/ui-server.js';
 import { DesktopApp } from './ui/desktop-app.js';
 import { defaultDesktopAssetFiles, type DesktopAssetFiles } from './ui/desktop-assets.js';
@@ -118,6 +119,8 @@ export interface BastionHost {
   readonly policy: PolicyStore;
   /** Grant a workspace root at run time: the sidecar respawns with the new policy (new password). */
   grantWorkspace(dir: string): Promise<void>;
+  /** After a rule change: respawn the sidecar if the file-tool denies its sandbox holds moved. */
+  policyChanged(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -188,6 +191,9 @@ async function composeHost(
   let srt: { session: SrtSession; temp: PrivateTempDir } | undefined;
   let launcher = options.launcher ?? plainLauncher;
   const daemonEntry = resolveDaemonEntry();
+  // The watchdog's rules (host/policy.json): answered for the sidecar's checks, enforced again on
+  // every command, and their file-tool denies held by the sidecar's own sandbox.
+  const policy = new PolicyStore(userData);
   const sidecarPolicy = (roots: readonly string[]) =>
     buildSidecarSandboxPolicy({
       home,
@@ -195,7 +201,10 @@ async function composeHost(
       workspaces: roots,
       privateTemp: srt?.temp.path ?? '',
       homeReads: homeReadPaths({ home, daemonEntry }),
+      hostDenies: sidecarWriteDenies(userData, policy, roots),
     });
+  /** The denies the running sidecar's sandbox was built with; a rule change that moves them respawns it. */
+  let spawnedDenies: string | undefined;
   if (posture?.capabilities.sandbox === 'srt') {
     const temp = createPrivateTempDir();
     resources.defer(() => temp.remove());
@@ -206,7 +215,11 @@ async function composeHost(
     srt = { session, temp };
     launcher = createSrtSidecarLauncher({
       session,
-      policy: () => sidecarPolicy(workspaces),
+      policy: () => {
+        const built = sidecarPolicy(workspaces);
+        spawnedDenies = JSON.stringify(built.filesystem.denyWrite);
+        return built;
+      },
       home,
       privateTemp: temp.path,
       warden,
@@ -239,8 +252,6 @@ async function composeHost(
   });
   resources.defer(() => supervisor.stop());
   // run_command children: re-validated and run under a per-command profile, for every sidecar spawn.
-  // The watchdog's rules (policy.json): answered for the sidecar's checks, enforced again on every command.
-  const policy = new PolicyStore(userData);
   const commands = new CommandExecutor({ userData, home, log, srt: srt?.session, policy, warden });
   supervisor.addChannelModule((sidecar) => commands.attach(sidecar));
   supervisor.addChannelModule((sidecar) => attachPolicyChecks(sidecar, policy, log));
@@ -350,6 +361,12 @@ async function composeHost(
       workspaces.push(root);
       await supervisor.restart('workspace-granted');
     },
+    async policyChanged() {
+      if (!srt || spawnedDenies === undefined) return;
+      if (JSON.stringify(sidecarPolicy(workspaces).filesystem.denyWrite) === spawnedDenies) return;
+      log.info('policy.sandbox-changed', { count: workspaces.length });
+      await supervisor.restart('policy-changed');
+    },
     stop() {
       stopped ??= resources.releaseAll().then(() => log.info('host.stopped'));
       return stopped;
@@ -361,6 +378,7 @@ async function composeHost(
     confirmer,
     grantEndpoint: (url) => host.grantEndpoint(url),
     grantWorkspace: (dir) => host.grantWorkspace(dir),
+    policyChanged: () => host.policyChanged(),
     chatgpt,
     policy,
     grantedWorkspaces: () => [...workspaces],

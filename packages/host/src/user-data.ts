@@ -19,6 +19,7 @@ import {
   openSync,
   readdirSync,
   realpathSync,
+  renameSync,
 } from 'node:fs';
 import { homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
@@ -82,8 +83,42 @@ function tighten(target: string, kind: LooseUserDataEntry['kind']): void {
 }
 
 /** Create userData (0700) if needed and tighten every loose entry in it; returns its real path and what was repaired. */
+/**
+ * The host's own directory in userData (`host/`: policy.json): the sidecar's sandbox denies every
+ * write beneath it, so what the host keeps there is the host's word even if the sidecar, which
+ * owns the rest of userData, is compromised. It must exist before a sidecar starts (srt binds
+ * what exists).
+ */
+export const HOST_ONLY_DIR_NAME = 'host';
+
+export function hostOnlyDir(userData: string): string {
+  return join(userData, HOST_ONLY_DIR_NAME);
+}
+
+const LEGACY_POLICY_FILE = 'policy.json';
+
+/**
+ * Make `host/` (0700) if it is missing. An older Bastion kept policy.json in userData itself: it
+ * moves in once, when the directory is made, and never later (a file the sidecar could have
+ * written there since is not taken for the host's).
+ */
+function ensureHostOnlyDir(userData: string): void {
+  const dir = hostOnlyDir(userData);
+  try {
+    mkdirSync(dir, { mode: USER_DATA_DIR_MODE });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return;
+    throw error;
+  }
+  try {
+    renameSync(join(userData, LEGACY_POLICY_FILE), join(dir, LEGACY_POLICY_FILE));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+}
 export function ensureUserData(path: string): { path: string; repaired: LooseUserDataEntry[] } {
   mkdirSync(path, { recursive: true, mode: USER_DATA_DIR_MODE });
+  ensureHostOnlyDir(path);
   const repaired = findLooseUserDataEntries(path);
   for (const { entry, kind } of repaired) tighten(join(path, entry), kind);
   return { path: realpathSync(path), repaired };

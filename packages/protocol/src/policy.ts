@@ -1,5 +1,5 @@
 /**
- * The watchdog's policy rules as data (host-owned `<userData>/policy.json`, never read from a
+ * The watchdog's policy rules as data (host-owned `<userData>/host/policy.json`, never read from a
  * workspace). A rule matches a tool call by tool name, by command name and exact argument tokens
  * (no shell parsing), and by path globs relative to the workspace root; its decision can only
  * narrow what the session's mode allows: `deny` and `hard-deny` refuse, `ask` needs a person,
@@ -116,7 +116,7 @@ const ruleLayer = z
 
 const projectRoot = z.string().min(1).max(COMMAND_MAX_PATH_CHARS).startsWith('/');
 
-/** `<userData>/policy.json`: global rules and per-project rules keyed by the workspace's real path. */
+/** `<userData>/host/policy.json`: global rules and per-project rules keyed by the workspace's real path. */
 export const policyFileSchema = z.strictObject({
   version: z.literal(1),
   global: ruleLayer,

@@ -1,5 +1,5 @@
 /**
- * `bastion policy list|add|remove`: the watchdog's rules in `<home>/policy.json`, edited by the
+ * `bastion policy list|add|remove`: the watchdog's rules in `<home>/host/policy.json`, edited by the
  * host's own store (the same file, checks and atomic writes the running host uses; a running
  * Bastion applies the change to the next tool call). Project rules are keyed by the workspace's
  * real path; `--global` rules apply to every project.

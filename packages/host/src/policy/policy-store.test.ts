@@ -14,19 +14,24 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { PolicyCall } from '@bastion/protocol';
+import { ensureUserData } from '../user-data.js';
 import { PolicyStore } from './policy-store.js';
 
 let base: string;
 let userData: string;
 let projectA: string;
 let projectB: string;
+/** Where the store keeps its rules: the host's own directory in userData. */
+let policyFile: string;
 
 beforeEach(() => {
   base = realpathSync(mkdtempSync(join(tmpdir(), 'bastion-policy-store-')));
   userData = join(base, 'home');
   projectA = join(base, 'a');
   projectB = join(base, 'b');
-  for (const dir of [userData, projectA, projectB]) mkdirSync(dir, { mode: 0o700 });
+  for (const dir of [projectA, projectB]) mkdirSync(dir, { mode: 0o700 });
+  ensureUserData(userData);
+  policyFile = join(userData, 'host', 'policy.json');
 });
 afterEach(() => rmSync(base, { recursive: true, force: true }));
 
@@ -36,7 +41,7 @@ const touch = (root: string): PolicyCall => ({
   command: { name: 'touch', args: ['x'], cwd: root },
 });
 
-describe('policy store (policy.json in userData)', () => {
+describe("policy store (policy.json in userData's host/)", () => {
   it('a project rule persists across store instances and applies only to that project', () => {
     const rule = new PolicyStore(userData).add(
       { kind: 'project', root: projectA },
@@ -48,11 +53,25 @@ describe('policy store (policy.json in userData)', () => {
     expect(reopened.listing(projectB).project).toEqual({ root: projectB, rules: [] });
   });
 
+  it("moves an older Bastion's userData/policy.json into host/ once, when host/ is made, and never again", () => {
+    const legacy = mkdtempSync(join(base, 'legacy-'));
+    const rules = '{"version":1,"global":[{"id":"old","decision":"deny","command":"curl"}],"projects":{}}';
+    writeFileSync(join(legacy, 'policy.json'), rules, { mode: 0o600 });
+    ensureUserData(legacy);
+    expect(readFileSync(join(legacy, 'host', 'policy.json'), 'utf8')).toBe(rules);
+    expect(readdirSync(legacy)).toEqual(['host']);
+    // One planted in userData later (the sidecar can write there) is not taken for the host's.
+    writeFileSync(join(legacy, 'policy.json'), '{"version":1,"global":[],"projects":{}}', { mode: 0o600 });
+    ensureUserData(legacy);
+    expect(readFileSync(join(legacy, 'host', 'policy.json'), 'utf8')).toBe(rules);
+    expect(new PolicyStore(legacy).read().global.map((rule) => rule.id)).toEqual(['old']);
+  });
+
   it('writes policy.json 0600 with no temp file left behind', () => {
     new PolicyStore(userData).add({ kind: 'global' }, { decision: 'deny', command: 'curl' });
-    expect(statSync(join(userData, 'policy.json')).mode & 0o777).toBe(0o600);
-    expect(readFileSync(join(userData, 'policy.json'), 'utf8')).toContain('"curl"');
-    expect(readdirSync(userData)).toEqual(['policy.json']);
+    expect(statSync(policyFile).mode & 0o777).toBe(0o600);
+    expect(readFileSync(policyFile, 'utf8')).toContain('"curl"');
+    expect(readdirSync(join(userData, 'host'))).toEqual(['policy.json']);
   });
 
   it('an edit by another writer (bastion policy add while Bastion runs) applies to the next evaluation', () => {
@@ -78,22 +97,22 @@ describe('policy store (policy.json in userData)', () => {
     expect(() => store.add({ kind: 'global' }, { decision: 'allow' } as never)).toThrow(
       expect.objectContaining({ code: 'POLICY_RULE_INVALID' }),
     );
-    expect(() => statSync(join(userData, 'policy.json'))).toThrow();
+    expect(() => statSync(policyFile)).toThrow();
   });
 
   describe('fails closed on a policy.json it cannot use', () => {
     it.each([
       [
         'loose permissions (0644)',
-        () => writeFileSync(join(userData, 'policy.json'), '{"version":1,"global":[],"projects":{}}', { mode: 0o644 }),
+        () => writeFileSync(policyFile, '{"version":1,"global":[],"projects":{}}', { mode: 0o644 }),
       ],
-      ['corrupt JSON', () => writeFileSync(join(userData, 'policy.json'), '{"version":1,', { mode: 0o600 })],
-      ['a schema mismatch', () => writeFileSync(join(userData, 'policy.json'), '{"version":2}', { mode: 0o600 })],
+      ['corrupt JSON', () => writeFileSync(policyFile, '{"version":1,', { mode: 0o600 })],
+      ['a schema mismatch', () => writeFileSync(policyFile, '{"version":2}', { mode: 0o600 })],
       [
         'a symbolic link',
         () => {
           writeFileSync(join(base, 'elsewhere.json'), '{"version":1,"global":[],"projects":{}}', { mode: 0o600 });
-          symlinkSync(join(base, 'elsewhere.json'), join(userData, 'policy.json'));
+          symlinkSync(join(base, 'elsewhere.json'), policyFile);
         },
       ],
     ])('%s: every call is denied, and editing is refused', (_name, plant) => {
@@ -104,11 +123,11 @@ describe('policy store (policy.json in userData)', () => {
     });
 
     it('fixing the file (chmod 600) lifts the denial at the next call', () => {
-      writeFileSync(join(userData, 'policy.json'), '{"version":1,"global":[],"projects":{}}', { mode: 0o644 });
-      chmodSync(join(userData, 'policy.json'), 0o644);
+      writeFileSync(policyFile, '{"version":1,"global":[],"projects":{}}', { mode: 0o644 });
+      chmodSync(policyFile, 0o644);
       const store = new PolicyStore(userData);
       expect(store.evaluate(touch(projectA)).verdict).toBe('deny');
-      chmodSync(join(userData, 'policy.json'), 0o600);
+      chmodSync(policyFile, 0o600);
       expect(store.evaluate(touch(projectA)).verdict).toBe('none');
     });
   });

@@ -1,16 +1,16 @@
 /**
- * The watchdog's rules on disk: `<userData>/policy.json` (0600, atomic writes, the private-file
- * discipline), owned by the host and edited only by the host (guarded host IPC, `bastion policy`).
- * It is never read from a workspace, and the sidecar has no way to write it: the daemon asks, the
- * host answers. The compiled rules are cached and re-read when the file's stamp changes, so an
+ * The watchdog's rules on disk: `<userData>/host/policy.json` (0600, atomic writes, the
+ * private-file discipline), owned by the host and edited only by the host (guarded host IPC,
+ * `bastion policy`). It is never read from a workspace, and the sidecar cannot write it: `host/` is
+ * write-denied in the sidecar's sandbox (user-data.ts), and the daemon only asks; the host answers. The compiled rules are cached and re-read when the file's stamp changes, so an
  * edit made by `bastion policy add` while Bastion runs applies to the next tool call.
  *
  * A policy.json that cannot be used (corrupt, loose permissions, a symlink) fails closed: every
  * call is denied, naming the file and the code, until it is fixed or removed.
  */
 import { randomBytes } from 'node:crypto';
-import { lstatSync, realpathSync } from 'node:fs';
-import { join } from 'node:path';
+import { lstatSync, mkdirSync, realpathSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import {
   POLICY_MAX_FILE_BYTES,
   POLICY_MAX_RULES_PER_LAYER,
@@ -25,6 +25,7 @@ import {
 } from '@bastion/protocol';
 import { HostError } from '../errors.js';
 import { fileStamp, readPrivateFile, writePrivateFile, type FileStamp } from '../private-file.js';
+import { hostOnlyDir, USER_DATA_DIR_MODE } from '../user-data.js';
 import { BUILTIN_RULES } from './builtin-rules.js';
 import { compileRules, evaluateRules, type CompiledRule } from './policy-rules.js';
 
@@ -56,7 +57,7 @@ export class PolicyStore {
   #cache: { stamp: FileStamp | undefined; result: Loaded | HostError } | undefined;
 
   constructor(userData: string) {
-    this.path = join(userData, POLICY_FILE_NAME);
+    this.path = join(hostOnlyDir(userData), POLICY_FILE_NAME);
   }
 
   /** The file as it is now; throws a HostError (`PRIVATE_FILE_*`, `POLICY_FILE_INVALID`) when it cannot be used. */
@@ -125,6 +126,7 @@ export class PolicyStore {
 
   #write(file: PolicyFile): void {
     const checked = policyFileSchema.parse(file);
+    mkdirSync(dirname(this.path), { recursive: true, mode: USER_DATA_DIR_MODE });
     writePrivateFile(this.path, `${JSON.stringify(checked, null, 2)}\n`, POLICY_MAX_FILE_BYTES);
     this.#cache = undefined;
   }

@@ -11,6 +11,7 @@ const good = (): SandboxRuntimeConfig =>
     workspaces: ['/home/alice/code/app'],
     privateTemp: '/tmp/bastion-sidecar-abc123',
     homeReads: ['/home/alice/.cargo/bin', '/home/alice/.nvm'],
+    hostDenies: [],
   });
 
 function withDomains(allowedDomains: string[]): SandboxRuntimeConfig {

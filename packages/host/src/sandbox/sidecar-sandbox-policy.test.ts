@@ -9,6 +9,7 @@ const input = {
   workspaces: ['/home/alice/code/app', '/srv/shared-repo'],
   privateTemp: '/tmp/bastion-sidecar-abc123',
   homeReads: ['/home/alice/.nvm', '/home/alice/src/bastion'],
+  hostDenies: ['/home/alice/.bastion/host', '/home/alice/code/app/deploy'],
 };
 
 // The list from the issue, spelled out here so a removal from HOME_SECRET_PATHS fails this test.
@@ -76,6 +77,10 @@ describe('buildSidecarSandboxPolicy', () => {
     expect(SRT_UNASKED_WRITE_PATHS).toContain('/tmp/claude');
     for (const path of SRT_UNASKED_WRITE_PATHS) expect(policy.filesystem.denyWrite).toContain(path);
     expect(policy.filesystem.denyWrite).not.toContain('/dev/null');
+  });
+
+  it("write-denies the host's own paths inside the write roots (userData's host/, the rules' file denies)", () => {
+    for (const path of input.hostDenies) expect(policy.filesystem.denyWrite).toContain(path);
   });
 
   it('passes the policy schema check', () => {

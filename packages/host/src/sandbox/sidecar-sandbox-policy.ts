@@ -5,7 +5,8 @@
  * HOME), which srt binds back, and the allowlist the host passes in (home-read-allowlist.ts: what
  * Bastion runs from, toolchains, caches), bound back read-only; the HOME secrets are denied by
  * name as well, for one inside a write root; writes are closed except userData, the granted workspace roots and a private
- * temp dir; there is no direct egress (providers go through the host's transport) and no local
+ * temp dir, and inside userData its `host/` directory and the workspace paths the watchdog's rules
+ * deny to file tools are write-denied (the host's, whatever the sidecar does); there is no direct egress (providers go through the host's transport) and no local
  * binding. The result must pass checkSandboxPolicy before it wraps anything.
  *
  * srt also makes some paths writable in every sandbox unasked: its shared TMPDIR (`/tmp/claude`)
@@ -50,6 +51,8 @@ export interface SidecarSandboxPolicyInput {
   privateTemp: string;
   /** The HOME paths bound back read-only: existing allowlist entries and Bastion's own (homeReadPaths()). */
   homeReads: readonly string[];
+  /** Paths inside the write roots the sidecar must not write: userData's `host/`, the rules' file denies. */
+  hostDenies: readonly string[];
 }
 
 export function buildSidecarSandboxPolicy(input: SidecarSandboxPolicyInput): SandboxRuntimeConfig {
@@ -60,7 +63,7 @@ export function buildSidecarSandboxPolicy(input: SidecarSandboxPolicyInput): San
       denyRead: [input.home, ...secrets],
       allowRead: [...input.homeReads],
       allowWrite: [input.userData, ...input.workspaces, input.privateTemp],
-      denyWrite: [...secrets, ...SRT_UNASKED_WRITE_PATHS],
+      denyWrite: [...secrets, ...SRT_UNASKED_WRITE_PATHS, ...input.hostDenies],
     },
   };
 }

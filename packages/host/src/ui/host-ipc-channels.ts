@@ -30,6 +30,8 @@ export interface HostIpcDependencies {
   chatgpt: Pick<ChatgptCoordinator, 'connect' | 'cancel' | 'status' | 'signOut'>;
   /** The watchdog's rules, edited here and never through the daemon. */
   policy: PolicyStore;
+  /** After an edit: the sidecar respawns if the file-tool denies its sandbox holds moved. */
+  policyChanged(): Promise<void>;
   /** The workspace roots the host granted (real paths): the only projects the renderer may edit rules for. */
   grantedWorkspaces(): readonly string[];
 }
@@ -129,11 +131,19 @@ function registerPolicyChannels(ipc: HostIpc, deps: HostIpcDependencies): void {
   });
   ipc.guarded('policy.add', {
     pages: APP_PAGES,
-    handle: ({ workspace, rule }) => storeCall(() => ({ rule: deps.policy.add(scopeOf(workspace), rule) })),
+    handle: async ({ workspace, rule }) => {
+      const added = await storeCall(() => ({ rule: deps.policy.add(scopeOf(workspace), rule) }));
+      await deps.policyChanged();
+      return added;
+    },
   });
   ipc.guarded('policy.remove', {
     pages: APP_PAGES,
-    handle: ({ workspace, id }) => storeCall(() => ({ removed: deps.policy.remove(scopeOf(workspace), id) })),
+    handle: async ({ workspace, id }) => {
+      const removed = await storeCall(() => ({ removed: deps.policy.remove(scopeOf(workspace), id) }));
+      await deps.policyChanged();
+      return removed;
+    },
   });
 }
 

@@ -184,6 +184,7 @@ beforeAll(async () => {
         workspaces: [layout.workspace],
         privateTemp: temp.path,
         homeReads: [],
+        hostDenies: [],
       }),
     home: layout.home,
     privateTemp: temp.path,

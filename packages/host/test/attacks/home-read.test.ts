@@ -133,6 +133,7 @@ describeAttack('home-read', 'the sidecar reads nothing under HOME but its own ne
           workspaces: [world.workspace],
           privateTemp: temp.path,
           homeReads: homeReadPaths({ home: world.home, daemonEntry: resolveDaemonEntry() }),
+          hostDenies: [],
         }),
       home: world.home,
       privateTemp: temp.path,

@@ -114,6 +114,7 @@ describe('outer sandbox: escape probe under real bubblewrap (srt)', () => {
         workspaces: [layout.workspace],
         privateTemp: temp.path,
         homeReads: [],
+        hostDenies: [],
       });
     const launcher = createSrtSidecarLauncher({
       session,
