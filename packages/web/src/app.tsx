@@ -122,7 +122,7 @@ export function App() {
           {route.page === 'home' && (
             <section className="empty">
               <h1>Start a session</h1>
-              <p>Create a session on the left, then ask the agent to work in your workspace.</p>
+              <p>Create one with New session, then ask the agent to work in your workspace.</p>
               <p className="hint">
                 With the demo model, try <code>ls</code>, <code>read README.md</code> or <code>$ ls -la</code>.
               </p>

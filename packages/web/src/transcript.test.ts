@@ -166,6 +166,30 @@ describe('transcript fold', () => {
     expect(state.active).toBeUndefined();
   });
 
+  it('keeps no usage for a run that used no tokens (the demo model), so no "0 in · 0 out" line shows', () => {
+    const state = applyEvents(
+      emptyTranscript,
+      [
+        at(started(run, 'm1')),
+        at({
+          type: 'run-finished',
+          run_id: run,
+          finish_reason: 'stop',
+          usage: { input_tokens: 0, output_tokens: 0, cached_input_tokens: 0 },
+        }),
+      ],
+      0,
+    );
+    expect(state.items.at(-1)).toEqual({
+      kind: 'run-end',
+      key: `end-${run}`,
+      runId: run,
+      outcome: 'finished',
+      files: [],
+    });
+    expect(state.totals).toEqual({ input_tokens: 0, output_tokens: 0, cached_input_tokens: 0 });
+  });
+
   it('tracks the active run from its start until it ends', () => {
     const state = applyEvents(emptyTranscript, [at(started(run, 'm1'))], 42);
     expect(state.active).toEqual({ runId: run, provider: 'demo', model: 'demo', seenAt: 42 });

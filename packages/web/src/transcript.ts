@@ -174,8 +174,11 @@ export function applyEvents(state: Transcript, batch: readonly AgentStreamEvent[
   const endRun = (runId: string, outcome: RunOutcome, usage?: TokenUsage) => {
     const files = runFiles.get(runId) ?? [];
     runFiles.delete(runId);
-    items.push({ kind: 'run-end', key: `end-${runId}`, runId, outcome, files, ...(usage ? { usage } : {}) });
-    if (usage) totals = addUsage(totals, usage);
+    // A run that used no tokens (the demo model) shows no "0 in · 0 out" line.
+    const counted =
+      usage && (usage.input_tokens > 0 || usage.output_tokens > 0 || usage.cost_usd !== undefined) ? usage : undefined;
+    items.push({ kind: 'run-end', key: `end-${runId}`, runId, outcome, files, ...(counted ? { usage: counted } : {}) });
+    if (counted) totals = addUsage(totals, counted);
     if (active?.runId === runId) active = undefined;
     if (outcome !== 'waiting' && pending?.runId === runId) clearPending();
   };

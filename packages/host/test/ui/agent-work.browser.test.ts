@@ -8,7 +8,7 @@
  * a 429 with its status and a Retry that works; the layout holding at 420 px; a reload keeping
  * the transcript. Screenshots (light and dark, 1280 and 420 px) go to test-output/ui/.
  */
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -142,6 +142,41 @@ describe('the agent’s work in the desktop app', () => {
     await end.getByRole('button', { name: 'notes.md' }).click();
     await end.getByTestId('diff').waitFor();
     await shotAllModes(page, SHOTS, '11-tool-diffs');
+  });
+
+  it('asks before each file edit once the session’s switch is on (kept across a reload); Deny leaves the file as it was', async () => {
+    writeFileSync(join(host.workspace, 'keep.txt'), 'original\n');
+    const ask = page.getByLabel('Ask before file edits');
+    expect(await ask.isChecked()).toBe(false);
+    await ask.check();
+    await expect
+      .poll(async () => (await host.client.request<Session>('GET', `/sessions/${sessionId}`)).body)
+      .toMatchObject({
+        ask_before_writes: true,
+      });
+    await page.reload();
+    await page.getByLabel('Ask before file edits').waitFor();
+    expect(await page.getByLabel('Ask before file edits').isChecked()).toBe(true);
+
+    turns.push(
+      { kind: 'tool-call', name: 'write_file', input: { path: 'keep.txt', content: 'overwritten\n' } },
+      { kind: 'text', pieces: ['The write was denied.'] },
+    );
+    await send('Overwrite keep.txt');
+    const approval = page.getByRole('region', { name: 'Approval needed' });
+    await approval.getByText('keep.txt').first().waitFor();
+    await expectInViewport(page, approval, 'the approval prompt for write_file');
+    await shotAllModes(page, SHOTS, '17-approval-file-edit');
+    await approval.getByRole('button', { name: 'Deny' }).click();
+    await page.getByText('The write was denied.').waitFor();
+    expect(readFileSync(join(host.workspace, 'keep.txt'), 'utf8')).toBe('original\n');
+
+    await page.getByLabel('Ask before file edits').uncheck();
+    await expect
+      .poll(async () => (await host.client.request<Session>('GET', `/sessions/${sessionId}`)).body)
+      .toMatchObject({
+        ask_before_writes: false,
+      });
   });
 
   it('Stop ends a streaming run, which reads "Stopped" and not as a failure; Esc stops too', async () => {

@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { makeTempDir, startTempHost, type TempHost } from '../support/temp-host.js';
 import { launchChromium, openDesktop } from './support/browser.js';
+import { expectInViewport, shotAllModes } from './support/layout.js';
 
 const SHOTS = fileURLToPath(new URL('../../../../test-output/ui/', import.meta.url));
 const KEY_CANARY = 'sk-test-CANARY-5f0e2b7c9d1a';
@@ -68,7 +69,7 @@ describe('desktop app with the demo model', () => {
   it('shows the posture and the empty state', async () => {
     await page.getByRole('status', { name: 'Security posture' }).filter({ hasText: 'Sandboxed (srt)' }).waitFor();
     await page.getByRole('heading', { name: 'Start a session' }).waitFor();
-    await shot('01-home');
+    await shotAllModes(page, SHOTS, '01-empty-state');
   });
 
   it('creates a session and runs `$ ls` without asking', async () => {
@@ -79,7 +80,7 @@ describe('desktop app with the demo model', () => {
     await lastToolStatus('exit 0');
     await page.locator('pre').filter({ hasText: 'hello.txt' }).first().waitFor();
     expect(await page.getByRole('region', { name: 'Approval needed' }).count()).toBe(0);
-    await shot('02-chat-ls');
+    await shotAllModes(page, SHOTS, '02-run-command');
   });
 
   it('asks before `$ touch x`; Allow runs it and x exists', async () => {
@@ -108,6 +109,18 @@ describe('desktop app with the demo model', () => {
       .waitFor();
     expect(existsSync(join(host.workspace, 'y'))).toBe(false);
     await shot('04-denied');
+  });
+
+  it('says on the command’s card that a repository it created was neutralised, and where the originals went', async () => {
+    await send('$ sh -c "git init -q made && git -C made config core.pager less"');
+    const approval = page.getByRole('region', { name: 'Approval needed' });
+    await approval.getByRole('button', { name: 'Allow', exact: true }).click();
+    await lastToolStatus('exit 0');
+    const notice = page.getByRole('note').filter({ hasText: join(host.workspace, 'made', '.git') });
+    await notice.waitFor();
+    expect(await notice.textContent()).toContain(join(host.userData, 'quarantine'));
+    await expectInViewport(page, notice, 'the created-repository notice');
+    await shotAllModes(page, SHOTS, '08-created-repository-notice');
   });
 
   it('asks for informed consent before auto mode, and keeps accept-edits when declined', async () => {
@@ -155,7 +168,7 @@ describe('desktop app with the demo model', () => {
     await state.filter({ hasText: /^configured$/ }).waitFor();
     expect(await page.getByLabel('OpenAI').inputValue()).toBe('');
     expect(readFileSync(join(host.userData, 'auth.json'), 'utf8')).toContain(KEY_CANARY);
-    await shot('06-settings');
+    await shotAllModes(page, SHOTS, '06-settings-keys');
     await row.getByRole('button', { name: 'Replace', exact: true }).waitFor();
     await row.getByRole('button', { name: 'Delete', exact: true }).click();
     await state.filter({ hasText: 'not configured' }).waitFor();

@@ -17,7 +17,7 @@ import { rawRequest } from '../support/raw-request.js';
 import { startScriptedEndpoint, type ScriptedEndpoint } from '../support/scripted-chat-endpoint.js';
 import { startTempHost, type TempHost } from '../support/temp-host.js';
 import { launchChromium, openDesktop } from './support/browser.js';
-import { shotAllModes } from './support/layout.js';
+import { expectInViewport, shotAllModes } from './support/layout.js';
 
 const SHOTS = fileURLToPath(new URL('../../../../test-output/ui/', import.meta.url));
 
@@ -94,7 +94,8 @@ describe('custom endpoints and the host-owned consent page', () => {
     const confirm = await userBrowser(consentUrl);
     await confirm.getByRole('heading', { name: 'Allow provider requests to this custom endpoint?' }).waitFor();
     await confirm.getByText(endpoint.origin, { exact: true }).waitFor();
-    await confirm.screenshot({ path: `${SHOTS}/20-consent-page.png` });
+    await expectInViewport(confirm, confirm.getByRole('button', { name: 'Allow' }), 'the consent page’s Allow');
+    await shotAllModes(confirm, SHOTS, '20-consent-page');
     await confirm.getByRole('button', { name: 'Allow' }).click();
     await confirm.getByRole('heading', { name: 'Allowed.' }).waitFor();
     await page.getByText(`Approved: ${endpoint.origin}`).waitFor();
@@ -107,8 +108,7 @@ describe('custom endpoints and the host-owned consent page', () => {
     await page.getByLabel('Model for new sessions').locator('option', { hasText: 'llama3.2:latest' }).waitFor({
       state: 'attached',
     });
-    await row.scrollIntoViewIfNeeded();
-    await shotAllModes(page, SHOTS, '21-settings-endpoints');
+    await shotAllModes(page, SHOTS, '21-settings-endpoints', row);
     await page.reload();
     await page.getByTestId('endpoint-ollama').getByText(endpoint.baseUrl).waitFor();
     await page.getByTestId('endpoint-ollama').getByRole('button', { name: 'Delete' }).click();

@@ -8,6 +8,8 @@ interface Props {
   busy: boolean;
   /** The session's workspace: "Always allow" saves a rule for its project only. */
   workspace: string | null;
+  /** The session asks before each file edit (so this is why a write_file or edit_file waits). */
+  askBeforeWrites: boolean;
   onAlwaysAllow: (workspace: string, rule: PolicyRuleDraft) => Promise<void>;
   onAnswer: (approved: boolean, reason: string | undefined) => void;
 }
@@ -26,7 +28,7 @@ function alwaysAllowRule(command: unknown, args: unknown[]): PolicyRuleDraft | u
 }
 
 /** Allow or deny one pending tool call; the daemon checks the answer against its own record. */
-export function ApprovalPrompt({ tool, busy, workspace, onAlwaysAllow, onAnswer }: Props) {
+export function ApprovalPrompt({ tool, busy, workspace, askBeforeWrites, onAlwaysAllow, onAnswer }: Props) {
   const [reason, setReason] = useState('');
   const [confirming, setConfirming] = useState(false);
   const [saveError, setSaveError] = useState<string>();
@@ -60,7 +62,13 @@ export function ApprovalPrompt({ tool, busy, workspace, onAlwaysAllow, onAnswer 
         </code>
         {isCommand && typeof input.workdir === 'string' && <span className="muted"> in {input.workdir}</span>}
       </p>
-      <p className="muted">In accept-edits mode, anything that is not read-only asks first.</p>
+      <p className="muted">
+        {isCommand
+          ? 'A command that may change something asks first (or a policy rule asks for it).'
+          : askBeforeWrites
+            ? 'This session asks before each file edit (“Ask before file edits”, next to Mode).'
+            : 'A file that instructs the agent asks before it changes, in every mode.'}
+      </p>
       <div className="approval-row">
         <label htmlFor="deny-reason">Reason (optional, sent to the agent if you deny)</label>
         <input id="deny-reason" value={reason} maxLength={1000} onChange={(event) => setReason(event.target.value)} />

@@ -64,17 +64,17 @@ export function AuditLogView({ bastion }: { bastion: BastionApi }) {
           <tbody>
             {entries.map((entry) => (
               <tr key={entry.id}>
-                <td>{new Date(entry.created_at).toLocaleTimeString()}</td>
-                <td>
+                <td data-label="When">{new Date(entry.created_at).toLocaleTimeString()}</td>
+                <td data-label="Tool">
                   <code>{entry.command_name ? `${entry.tool_name}: ${entry.command_name}` : entry.tool_name}</code>
                 </td>
-                <td>
+                <td data-label="Policy">
                   {entry.verdict ?? '—'}
                   {entry.rule_id && <span className="muted"> ({entry.rule_id})</span>}
                 </td>
-                <td>{entry.mode ?? '—'}</td>
-                <td>{entry.approval}</td>
-                <td>
+                <td data-label="Mode">{entry.mode ?? '—'}</td>
+                <td data-label="Approval">{entry.approval}</td>
+                <td data-label="Outcome">
                   {entry.outcome}
                   {entry.code && <span className="muted"> {entry.code}</span>}
                 </td>

@@ -11,6 +11,7 @@ import {
   type TranscriptItem,
 } from '../transcript.js';
 import { Activity } from './activity.js';
+import { AskBeforeWrites } from './ask-before-writes.js';
 import { ApprovalPrompt } from './approval-prompt.js';
 import { Composer } from './composer.js';
 import { Markdown } from './markdown.js';
@@ -374,6 +375,23 @@ export function ChatView({ bastion, sessionId, sessionsVersion, onSessionChanged
               />
             )}
             <ModeSwitch mode={session.mode} disabled={busy} onChange={setMode} />
+            <AskBeforeWrites
+              checked={session.ask_before_writes}
+              mode={session.mode}
+              disabled={busy}
+              onChange={(askBeforeWrites) => {
+                // shown at once; the stored session replaces it (or, on a failure, the session as it is)
+                setSession({ ...session, ask_before_writes: askBeforeWrites });
+                void act(async () => {
+                  try {
+                    setSession(await bastion.sessions.update(sessionId, { ask_before_writes: askBeforeWrites }));
+                  } catch (failure) {
+                    setSession(await bastion.sessions.get(sessionId));
+                    throw failure;
+                  }
+                });
+              }}
+            />
           </div>
         )}
       </header>
@@ -400,6 +418,7 @@ export function ChatView({ bastion, sessionId, sessionsVersion, onSessionChanged
           tool={pending}
           busy={busy}
           workspace={session?.workspace ?? null}
+          askBeforeWrites={session?.ask_before_writes ?? false}
           onAlwaysAllow={(workspace, rule) => bastion.policy.add(workspace, rule).then(() => undefined)}
           onAnswer={(approved, reason) =>
             void act(() =>
@@ -426,7 +445,7 @@ export function ChatView({ bastion, sessionId, sessionsVersion, onSessionChanged
         onStop={stop}
         stoppable={stoppable}
         sendDisabled={busy || stoppable || draft.trim() === ''}
-        placeholder={pending ? 'Answer the approval above, or Stop' : 'Ask the agent… (Enter to send)'}
+        placeholder={pending ? 'Answer the approval above' : 'Ask the agent… (Enter to send)'}
         autoFocus={session !== undefined && pending === undefined}
       />
     </section>

@@ -25,7 +25,7 @@ export function ModeSwitch({ mode, disabled, onChange }: Props) {
         }}
       >
         <option value="read-only">read-only (explores, changes nothing)</option>
-        <option value="accept-edits">accept-edits (asks before changes)</option>
+        <option value="accept-edits">accept-edits (edits files, asks before other changes)</option>
         <option value="auto">auto (runs everything)</option>
       </select>
       {asking && (

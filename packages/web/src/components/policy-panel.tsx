@@ -83,14 +83,16 @@ export function PolicyPanel({ bastion }: { bastion: BastionApi }) {
           <tbody>
             {rows.map(([layer, rule]) => (
               <tr key={`${layer}:${rule.id}`}>
-                <td>{layer === 'project' ? 'this project' : layer}</td>
-                <td>
+                <td data-label="Applies to">{layer === 'project' ? 'this project' : layer}</td>
+                <td data-label="Decision">
                   <span className={`badge decision-${rule.decision}`}>{rule.decision}</span>
                 </td>
-                <td>
+                <td data-label="Matches">
                   <code>{matchers(rule)}</code>
                 </td>
-                <td className="muted">{rule.reason ?? ''}</td>
+                <td className="muted" data-label="Reason">
+                  {rule.reason ?? ''}
+                </td>
                 <td>
                   {layer !== 'builtin' && (
                     <button

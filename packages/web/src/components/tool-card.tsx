@@ -45,10 +45,14 @@ const REFUSAL_WORDS: Record<string, string> = {
   SHELL_HOST_REFUSED: 'The host refused to run the command.',
 };
 
+/** Codes whose message is always the same fixed sentence: the words above say it already. */
+const FIXED_MESSAGE_CODES = new Set(['TOOL_DENIED', 'TOOL_FAILED']);
+
 function refusalText(output: unknown): string {
   const { code, message } = fieldsOf(output);
   const words = typeof code === 'string' ? REFUSAL_WORDS[code] : undefined;
   const detail = typeof message === 'string' ? message : 'the tool refused';
+  if (words && FIXED_MESSAGE_CODES.has(code as string)) return words;
   return words ? `${words} (${detail})` : `Refused: ${detail}.`;
 }
 
@@ -136,7 +140,8 @@ function CommandBody({ tool }: { tool: ToolView }) {
           {output.timed_out === true && <p className="flag">The command timed out.</p>}
           {Array.isArray(output.notices) &&
             output.notices.map((notice, index) => (
-              <p key={index} className="flag">
+              <p key={index} className="tool-notice" role="note">
+                <strong>Bastion: </strong>
                 {String(notice)}
               </p>
             ))}

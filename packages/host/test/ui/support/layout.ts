@@ -29,13 +29,17 @@ export async function expectNoHorizontalOverflow(page: Page): Promise<void> {
   expect(overflow).toBeLessThanOrEqual(0);
 }
 
-/** Screenshots of the current screen in light and dark, at 1280 and 420 px wide, under `dir`. */
-export async function shotAllModes(page: Page, dir: string, name: string): Promise<void> {
+/**
+ * Screenshots of the current screen in light and dark, at 1280 and 420 px wide, under `dir`;
+ * `subject`, when given, is scrolled into view at each width (a resize moves what is in view).
+ */
+export async function shotAllModes(page: Page, dir: string, name: string, subject?: Locator): Promise<void> {
   const original = page.viewportSize() ?? { width: 1280, height: 800 };
   for (const scheme of ['light', 'dark'] as const) {
     await page.emulateMedia({ colorScheme: scheme });
     for (const width of [1280, 420]) {
       await page.setViewportSize({ width, height: width === 420 ? 860 : 800 });
+      await subject?.scrollIntoViewIfNeeded();
       await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
       await page.screenshot({ path: `${dir}/${name}-${scheme}-${width}.png` });
     }
