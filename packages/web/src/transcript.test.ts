@@ -167,19 +167,9 @@ describe('transcript fold', () => {
   });
 
   it('keeps no usage for a run that used no tokens (the demo model), so no "0 in · 0 out" line shows', () => {
-    const state = applyEvents(
-      emptyTranscript,
-      [
-        at(started(run, 'm1')),
-        at({
-          type: 'run-finished',
-          run_id: run,
-          finish_reason: 'stop',
-          usage: { input_tokens: 0, output_tokens: 0, cached_input_tokens: 0 },
-        }),
-      ],
-      0,
-    );
+    const zero = { input_tokens: 0, output_tokens: 0, cached_input_tokens: 0 };
+    const finished = at({ type: 'run-finished', run_id: run, finish_reason: 'stop', usage: zero });
+    const state = applyEvents(emptyTranscript, [at(started(run, 'm1')), finished], 0);
     expect(state.items.at(-1)).toEqual({
       kind: 'run-end',
       key: `end-${run}`,
