@@ -7,7 +7,8 @@ import { HomeInUseError, startBastionHost, type BastionHost, type BastionHostOpt
  */
 export async function startOwningHost(options: BastionHostOptions, next: string): Promise<BastionHost | undefined> {
   try {
-    return await startBastionHost(options);
+    // A CLI process runs one host: it may own the process's temp dir.
+    return await startBastionHost({ ...options, ownsProcess: true });
   } catch (error) {
     if (!(error instanceof HomeInUseError)) throw error;
     process.stderr.write(`bastion: ${error.message}\n`);

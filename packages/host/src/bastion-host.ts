@@ -27,6 +27,7 @@ import { acquireSrtSession, type SrtSession } from './sandbox/srt-session.js';
 import { createSrtSidecarLauncher } from './sandbox/srt-sidecar-launcher.js';
 import { homeReadPaths } from './sandbox/home-read-allowlist.js';
 import { createPlaceholderWarden } from './sandbox/placeholder-warden.js';
+import { claimHostTempRoot } from './sandbox/host-temp-root.js';
 import { CommandExecutor } from './commands/command-executor.js';
 import { attachPolicyChecks } from './policy/policy-checks.js';
 import { PolicyStore } from './policy/policy-store.js';
@@ -84,6 +85,12 @@ export interface BastionHostOptions {
   chatgpt?: ChatgptOAuthSettings;
   /** How a checked ChatGPT authorization URL reaches the user (default: system browser, else printed on stderr). */
   chatgptOpener?: AuthorizationOpener;
+  /**
+   * The host owns this process (the CLI: one host a process): it points the process's TMPDIR at a
+   * journaled temp root of its own, so what srt, the sidecar and commands make in the temp dir is
+   * removed even after a SIGKILL (host-temp-root.ts). Off for hosts sharing a process (tests).
+   */
+  ownsProcess?: boolean;
   /** The CLI command this host serves (`start`, `run`, `secrets`), told to a second process that finds the home taken. */
   command?: string;
   /**
@@ -159,6 +166,10 @@ async function composeHost(
     log.warn('userdata.mode-repaired', { entry, reason: `was ${mode.toString(8)}, group/other bits removed` });
   }
   logStartupStage(log, 'process-start', started.processStart);
+  if (options.ownsProcess) {
+    const temp = claimHostTempRoot(userData, log);
+    resources.defer(() => temp.release());
+  }
   // A sessions.db that is not a database, or is damaged, fails the start now (named, untouched).
   const store = checkSessionsDatabase(userData);
   if (!store.ok) {

@@ -38,3 +38,13 @@ export function processStartTime(pid: number): string | undefined {
     return undefined;
   }
 }
+
+/** Whether a process with this pid exists (one owned by another user counts). */
+export function isProcessRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}

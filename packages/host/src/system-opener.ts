@@ -8,12 +8,14 @@
  */
 import { spawn } from 'node:child_process';
 import { SYSTEM_OPENER_VERDICT_MS } from '@bastion/protocol';
+import { userEnvironment } from './sandbox/host-temp-root.js';
 
 export function launchSystemOpener(url: string, platform: NodeJS.Platform = process.platform): Promise<boolean> {
   const opener = platform === 'darwin' ? 'open' : platform === 'linux' ? 'xdg-open' : undefined;
   if (opener === undefined) return Promise.resolve(false);
   return new Promise((resolve) => {
-    const child = spawn(opener, [url], { stdio: 'ignore', detached: true, shell: false });
+    // The user's own TMPDIR: a browser it starts outlives the host's temp root.
+    const child = spawn(opener, [url], { stdio: 'ignore', detached: true, shell: false, env: userEnvironment() });
     const verdict = setTimeout(() => {
       child.unref();
       resolve(true);

@@ -117,7 +117,7 @@ async function storeKey(userData: string, provider: string, key: string): Promis
     }
     let host;
     try {
-      host = await startBastionHost({ command: 'secrets', userData });
+      host = await startBastionHost({ command: 'secrets', userData, ownsProcess: true });
     } catch (error) {
       // Taken by a host that is starting or stopping (another `run` or `secrets set`): ask again.
       if (error instanceof HomeInUseError && Date.now() < deadline) continue;

@@ -21,6 +21,7 @@ import { openDatabase } from '../storage/database.js';
 import { SessionStore } from '../storage/session-store.js';
 import { storageErrorOf } from '../storage/storage-error.js';
 import { StorageReserve } from '../storage/storage-reserve.js';
+import { TempFileJournal } from '../workspaces/temp-file-journal.js';
 import { WorkspaceRoots } from '../workspaces/workspace-roots.js';
 import { RunManager, type ToolFactory } from './run-manager.js';
 import type { PolicyChecker } from '../policy/policy-client.js';
@@ -97,7 +98,11 @@ export function openAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
     flush: () => store.flush(),
     ...(options.undoLimits ? { limits: options.undoLimits } : {}),
   });
-  const roots = new WorkspaceRoots(options.workspaces);
+  const tempJournal = new TempFileJournal(options.userData);
+  const roots = new WorkspaceRoots(options.workspaces, { tempJournal });
+  // What a sidecar killed inside a write left in these workspaces: the temp files its journal names.
+  const swept = tempJournal.sweep(roots);
+  if (swept > 0) options.log.warn('workspace.temp-files-removed', { count: swept });
   const registry = new ProviderRegistry({
     ...(options.fetch ? { fetch: options.fetch } : {}),
     providers: [demoProvider, ...(options.providers ?? [])],

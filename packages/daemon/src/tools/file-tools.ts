@@ -89,7 +89,7 @@ function previousText(target: ContainedPath): string | null | undefined {
 
 /** The tools' atomic write, through the run's undo journal (which keeps the earlier bytes first) when there is one. */
 function writeUndoably(context: ToolContext, target: ContainedPath, bytes: Buffer) {
-  const write = () => writeContainedFile(target, bytes);
+  const write = () => writeContainedFile(target, bytes, { journal: context.roots.tempJournal });
   return context.changes ? context.changes.write(target, bytes, write) : write();
 }
 

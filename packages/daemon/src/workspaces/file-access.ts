@@ -1,7 +1,9 @@
 /**
  * Reading, listing, writing and (for undo) hashing and removing inside a workspace (SEC-004), on
  * paths already resolved by resolveContained. Reads are capped; writes are atomic (a temp file in the same
- * directory, fsync, rename) and refuse protected paths, so a failed write leaves the old bytes.
+ * directory, fsync, rename) and refuse protected paths, so a failed write leaves the old bytes;
+ * each temp file is journaled first, so one a crash leaves is removed at the next start
+ * (temp-file-journal.ts).
  *
  * fs-race: the daemon can read userData, and a sandboxed command can swap any directory of the
  * workspace for a symlink at any moment (renameat2 RENAME_EXCHANGE in a loop). So after the
@@ -44,6 +46,7 @@ import {
 import { assertDescriptorContained, type ContainedPath } from './containment.js';
 import { isGitConfiguredPath } from './git-configured-paths.js';
 import { isProtectedPath } from './protected-paths.js';
+import { tempFileName, type TempFileJournal } from './temp-file-journal.js';
 import { fromFsError, workspaceError, WorkspaceError } from './workspace-error.js';
 
 /** Test seam: runs between the containment check and the open, where a race would strike. */
@@ -267,11 +270,11 @@ function assertParentUnchanged(parent: string): void {
 export function writeContainedFile(
   path: ContainedPath,
   content: Buffer,
-  hooks: AccessHooks = {},
+  options: AccessHooks & { journal?: TempFileJournal } = {},
 ): { bytes: number; created: boolean } {
   assertWritable(path);
   if (content.length > WORKSPACE_MAX_WRITE_BYTES) throw workspaceError('FS_TOO_LARGE');
-  hooks.afterCheck?.();
+  options.afterCheck?.();
   const parent = openParentDirectory(path, { create: true });
   try {
     const name = basename(path.real);
@@ -287,11 +290,17 @@ export function writeContainedFile(
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw fromFsError(error);
     }
 
-    const temp = parent.entry(`.${name}.${randomBytes(6).toString('hex')}.bastion-tmp`);
+    const token = randomBytes(6).toString('hex');
+    const tempName = tempFileName(name, token);
+    const temp = parent.entry(tempName);
+    // Named in the journal before it exists, so a crash from here on leaves nothing unaccounted for.
+    let forget: (() => void) | undefined;
     let fd: number;
     try {
+      forget = options.journal?.record(path.root, join(dirname(path.relative), tempName), token);
       fd = openSync(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, mode);
     } catch (error) {
+      forget?.();
       throw fromFsError(error);
     }
     let renamed = false;
@@ -312,6 +321,7 @@ export function writeContainedFile(
       throw fromFsError(error);
     } finally {
       if (!renamed) unlinkQuietly(temp);
+      forget?.();
     }
     return { bytes: content.length, created };
   } finally {

@@ -6,13 +6,17 @@ import { realpathSync } from 'node:fs';
 import { basename } from 'node:path';
 import type { Workspace } from '@bastion/protocol';
 import { resolveContained, type ContainedPath } from './containment.js';
+import type { TempFileJournal } from './temp-file-journal.js';
 import { workspaceError } from './workspace-error.js';
 
 export class WorkspaceRoots {
   readonly #roots: readonly string[];
+  /** Where writes name their temp files first (temp-file-journal.ts); the sidecar always has one. */
+  readonly tempJournal: TempFileJournal | undefined;
 
   /** Roots that no longer exist are left out; the rest are kept as real paths. */
-  constructor(granted: readonly string[]) {
+  constructor(granted: readonly string[], options: { tempJournal?: TempFileJournal } = {}) {
+    this.tempJournal = options.tempJournal;
     const roots: string[] = [];
     for (const root of granted) {
       try {

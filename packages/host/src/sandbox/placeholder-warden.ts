@@ -50,6 +50,7 @@ import {
 import { randomBytes } from 'node:crypto';
 import { basename, dirname, join, sep } from 'node:path';
 import type { Logger } from '@bastion/protocol';
+import { isProcessRunning } from '../process-tree.js';
 
 export interface QuarantineMove {
   from: string;
@@ -88,15 +89,6 @@ const QUARANTINE_DIR = 'quarantine';
 /** Does `path` lie inside a `.git` directory (not the `.git` entry itself)? */
 export function insideGitDirectory(path: string): boolean {
   return dirname(path).split(sep).includes('.git');
-}
-
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 function realDirectory(path: string): string | undefined {
@@ -154,7 +146,7 @@ export function createPlaceholderWarden(options: { userData: string; log: Logger
   // The journals of hosts that died without stopping: their sandboxes died with them.
   for (const name of readdirSync(journals)) {
     const pid = Number(name.replace(/\.json$/, ''));
-    if (!Number.isInteger(pid) || pid === process.pid || isRunning(pid)) continue;
+    if (!Number.isInteger(pid) || pid === process.pid || isProcessRunning(pid)) continue;
     const file = join(journals, name);
     let left: Journal = { placeholders: [], guarded: [] };
     try {

@@ -48,7 +48,9 @@ export function workspaceRoutes(roots: WorkspaceRoots): RouteModule {
         const body = await readJson(c, workspaceWriteFileRequestSchema);
         const bytes = Buffer.from(body.content, 'utf8');
         if (bytes.length > WORKSPACE_MAX_WRITE_BYTES) throw workspaceError('FS_TOO_LARGE');
-        const response: WorkspaceWriteFileResponse = writeContainedFile(roots.resolve(body.root, body.path), bytes);
+        const response: WorkspaceWriteFileResponse = writeContainedFile(roots.resolve(body.root, body.path), bytes, {
+          journal: roots.tempJournal,
+        });
         return c.json(response);
       }),
     );

@@ -1,0 +1,69 @@
+/**
+ * A host killed with SIGKILL leaves nothing in the temp dir for good (issue 16 §4), as real CLI
+ * processes (srt posture) with TMPDIR pointed at a folder of this test's own, so every name in it
+ * is one this host made. The only entry a host makes there is its journaled temp root; srt's
+ * sockets and directories and the sidecar's temp dir are inside it. After a SIGKILL the next start
+ * on the same home removes exactly that root, and keeps a user's directory named like one.
+ */
+import type { ChildProcess } from 'node:child_process';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startCliUntilFirstLine, isAlive, waitFor } from '../../host/test/support/processes.js';
+import { makeTempDir } from '../../host/test/support/temp-host.js';
+
+const LOOK_ALIKE = 'bastion-host-0123456789abcdef';
+const started: ChildProcess[] = [];
+afterEach(() => {
+  for (const child of started.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
+});
+
+async function startHost(home: string, workspace: string, temp: string): Promise<{ child: ChildProcess; pid: number }> {
+  const { child, line } = await startCliUntilFirstLine(
+    ['start', '--json', '--no-open', '--home', home, '--workspace', workspace],
+    { ...process.env, TMPDIR: temp },
+  );
+  started.push(child);
+  const ready = JSON.parse(line) as { event: string; pid: { host: number } };
+  expect(ready.event).toBe('ready');
+  return { child, pid: ready.pid.host };
+}
+
+const exited = (child: ChildProcess) =>
+  new Promise<void>((resolve) => (child.exitCode === null ? child.once('exit', () => resolve()) : resolve()));
+
+describe('a SIGKILLed host and the temp dir', () => {
+  it('its srt sockets and dirs live in one journaled temp root, which the next start removes (a look-alike of the user stays)', async () => {
+    const temp = makeTempDir('bastion-tmpdir-');
+    const root = makeTempDir();
+    const home = join(root, 'home');
+    const workspace = join(root, 'ws');
+    mkdirSync(workspace);
+    mkdirSync(join(temp, LOOK_ALIKE));
+    writeFileSync(join(temp, LOOK_ALIKE, 'notes'), 'mine');
+
+    const first = await startHost(home, workspace, temp);
+    const made = readdirSync(temp).filter((name) => name !== LOOK_ALIKE);
+    expect(made).toHaveLength(1);
+    expect(made[0]).toMatch(/^bastion-host-[0-9a-f]{16}$/);
+    const inside = readdirSync(join(temp, made[0] ?? ''));
+    expect(inside.some((name) => name.startsWith('claude-http-') && name.endsWith('.sock'))).toBe(true);
+    expect(inside.some((name) => name.startsWith('bastion-sidecar-'))).toBe(true);
+
+    first.child.kill('SIGKILL');
+    await exited(first.child);
+    await waitFor(() => !isAlive(first.pid), 5_000, 'the host to die');
+    expect(readdirSync(temp).sort()).toEqual([...made, LOOK_ALIKE].sort());
+
+    const second = await startHost(home, workspace, temp);
+    const now = readdirSync(temp).filter((name) => name !== LOOK_ALIKE);
+    expect(now).toHaveLength(1);
+    expect(now).not.toEqual(made);
+    expect(readFileSync(join(temp, LOOK_ALIKE, 'notes'), 'utf8')).toBe('mine');
+
+    second.child.kill('SIGINT');
+    await exited(second.child);
+    expect(readdirSync(temp)).toEqual([LOOK_ALIKE]);
+    expect(readdirSync(join(home, 'temp-journal'))).toEqual([]);
+  });
+});

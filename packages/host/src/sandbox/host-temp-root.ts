@@ -1,0 +1,117 @@
+/**
+ * SEC-004, issue 16 §4: nothing of this host's left in the system temp dir after a crash. srt
+ * makes its sockets and directories in os.tmpdir() (`claude-http-*.sock`, `srt-mux-*.sock`,
+ * `claude-empty-*`, …), and so do the sidecar's private temp dir and each command's; a host
+ * killed with SIGKILL left them all behind. A host that owns its process (the CLI) therefore
+ * claims one directory `<tmpdir>/bastion-host-<16 hex>` (0700), names it in
+ * `<userData>/temp-journal/<pid>.json` before creating it, and points this process's TMPDIR at
+ * it, so everything else lands inside. Stop removes it and gives TMPDIR back; the next start on
+ * the same home removes the ones journaled by hosts that are no longer running. userData is
+ * writable from the sidecar's sandbox, so an entry is never trusted to name anything but a
+ * directory of exactly that name form, directly in the system temp dir, owned by this user.
+ * Programs the host opens for the user (the browser) get the user's own TMPDIR back
+ * (userEnvironment()).
+ *
+ * What it does not catch: the directory of a host whose home is never started again (it stays
+ * until then, or until the system clears its temp dir); what srt or a command makes outside
+ * os.tmpdir() (`/dev/shm`: srt's bwrap argument file there is unnamed, O_TMPFILE, and dies with
+ * its descriptors).
+ */
+import { randomBytes } from 'node:crypto';
+import { lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, dirname, join } from 'node:path';
+import { z } from 'zod';
+import type { Logger } from '@bastion/protocol';
+import { HostError } from '../errors.js';
+import { isProcessRunning } from '../process-tree.js';
+
+const JOURNAL_DIR = 'temp-journal';
+const ROOT_NAME = /^bastion-host-[0-9a-f]{16}$/;
+const entrySchema = z.strictObject({ path: z.string() });
+
+export interface HostTempRoot {
+  readonly path: string;
+  /** Remove the directory and everything in it, forget its journal entry, give TMPDIR back. */
+  release(): void;
+}
+
+/** TMPDIR as this process had it before a host claimed its own (undefined: none claimed). */
+let userTmpdir: { value: string | undefined } | undefined;
+
+/** The environment for programs started on the user's behalf: with the user's own TMPDIR. */
+export function userEnvironment(): NodeJS.ProcessEnv {
+  if (!userTmpdir) return process.env;
+  const env = { ...process.env };
+  if (userTmpdir.value === undefined) delete env.TMPDIR;
+  else env.TMPDIR = userTmpdir.value;
+  return env;
+}
+
+/** Remove the temp roots journaled by hosts of this home that are no longer running; returns how many. */
+function sweepDeadHosts(journals: string, systemTemp: string): number {
+  let removed = 0;
+  for (const name of readdirSync(journals)) {
+    const pid = Number(name.replace(/\.json$/, ''));
+    if (!Number.isInteger(pid) || pid === process.pid || isProcessRunning(pid)) continue;
+    const file = join(journals, name);
+    let path: string | undefined;
+    try {
+      const parsed = entrySchema.safeParse(JSON.parse(readFileSync(file, 'utf8')));
+      if (parsed.success) path = parsed.data.path;
+    } catch {
+      // Cut short by the crash: the directory was not made yet.
+    }
+    if (path !== undefined && dirname(path) === systemTemp && ROOT_NAME.test(basename(path))) {
+      try {
+        const stats = lstatSync(path);
+        if (stats.isDirectory() && stats.uid === process.getuid?.()) {
+          rmSync(path, { recursive: true, force: true });
+          removed += 1;
+        }
+      } catch {
+        // Already gone (the system cleared its temp dir).
+      }
+    }
+    rmSync(file, { force: true });
+  }
+  return removed;
+}
+
+/**
+ * Sweep what dead hosts of `userData` left in the system temp dir, then claim this process's own
+ * temp root and point TMPDIR at it. One claim a process.
+ */
+export function claimHostTempRoot(userData: string, log: Logger): HostTempRoot {
+  if (userTmpdir) throw new HostError('HOST_TEMP_CLAIMED', 'this process already has a host temp root');
+  const systemTemp = tmpdir();
+  const journals = join(userData, JOURNAL_DIR);
+  mkdirSync(journals, { recursive: true, mode: 0o700 });
+  const swept = sweepDeadHosts(journals, systemTemp);
+  if (swept > 0) log.warn('host.temp-removed', { count: swept, reason: 'crashed-host' });
+  const path = join(systemTemp, `bastion-host-${randomBytes(8).toString('hex')}`);
+  const journal = join(journals, `${process.pid}.json`);
+  writeFileSync(journal, JSON.stringify({ path }), { mode: 0o600 });
+  try {
+    // Exclusive: a name someone else made first fails here instead of being shared.
+    mkdirSync(path, { mode: 0o700 });
+  } catch (error) {
+    rmSync(journal, { force: true });
+    throw error;
+  }
+  userTmpdir = { value: process.env.TMPDIR };
+  process.env.TMPDIR = path;
+  let released = false;
+  return {
+    path,
+    release() {
+      if (released) return;
+      released = true;
+      if (userTmpdir?.value === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = userTmpdir.value;
+      userTmpdir = undefined;
+      rmSync(path, { recursive: true, force: true });
+      rmSync(journal, { force: true });
+    },
+  };
+}
