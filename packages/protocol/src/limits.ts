@@ -364,9 +364,45 @@ export const WRAP_CACHE_MAX_ENTRIES = 16;
 export const WRAP_CACHE_MAX_SCAN_DIRS = 2_000;
 export const WRAP_CACHE_RACY_MARGIN_MS = 50;
 
-/** Agent context. */
+/** Agent context (daemon `src/agent/context-compaction.ts`, `src/agent/tool-output-truncation.ts`). */
 /** Context window assumed for a model Bastion has no figure for (custom endpoints may configure their own). */
 export const DEFAULT_CONTEXT_WINDOW_TOKENS = 32_000;
+/** Smallest and largest context window a custom endpoint may declare (`context_window`, tokens). */
+export const CONTEXT_WINDOW_MIN_TOKENS = 1_024;
+export const CONTEXT_WINDOW_MAX_TOKENS = 10_000_000;
+/**
+ * Before a step whose context would reach this fraction of the model's window, older turns are
+ * compacted into a summary; the rest of the window is left for the step's answer and tool results.
+ */
+export const CONTEXT_COMPACT_THRESHOLD = 0.8;
+/** After a compaction the recent turns kept whole fill at most this fraction of the window, and this many messages. */
+export const CONTEXT_KEEP_RECENT_FRACTION = 0.3;
+export const CONTEXT_KEEP_RECENT_MAX_MESSAGES = 100;
+/** Characters counted as one token when Bastion estimates a context before a provider has counted it. */
+export const CONTEXT_CHARS_PER_TOKEN = 4;
+/**
+ * Messages after the summary the model sees at most: more triggers a compaction even when they are
+ * small, so the read below never cuts a message the summary does not cover.
+ */
+export const CONTEXT_COMPACT_MAX_MESSAGES = 300;
+/**
+ * Messages (rows) after the summary a run reads from the store, newest first, so a run's start-up
+ * does not grow with the session: one step adds at most a few messages over
+ * CONTEXT_COMPACT_MAX_MESSAGES before the next check compacts them.
+ */
+export const CONTEXT_READ_MAX_MESSAGES = 400;
+/** Characters of older turns (and the previous summary) sent to be summarised, newest kept; a fraction of the window. */
+export const CONTEXT_SUMMARY_INPUT_FRACTION = 0.5;
+/** Characters of one message part (a text, a tool call's input, a tool's output) in what is sent to be summarised. */
+export const CONTEXT_SUMMARY_PART_MAX_CHARS = 2 * KiB;
+/** A summary is asked for in at most this fraction of the window, and stored in at most CONTEXT_SUMMARY_MAX_CHARS. */
+export const CONTEXT_SUMMARY_WINDOW_FRACTION = 0.1;
+export const CONTEXT_SUMMARY_MAX_CHARS = 32 * KiB;
+/**
+ * Characters of one tool result the model sees (the JSON of its output): longer strings in it
+ * keep their head and tail with a note of what was cut. The store and UI keep the whole output.
+ */
+export const TOOL_MODEL_OUTPUT_MAX_CHARS = 16 * KiB;
 
 /** Bytes of the workspace's `.git/HEAD` read to name the branch in the system prompt. */
 export const GIT_HEAD_MAX_BYTES = 512;

@@ -1,23 +1,39 @@
 /**
- * One run of the agent: the session's transcript and tools go to the AI SDK's `streamText`, and
- * each stream part becomes a persisted, published event. Model messages are persisted after every
- * step, so an interrupted run keeps every completed step in the transcript.
+ * One run of the agent: the session's recent transcript and tools go to the AI SDK's `streamText`,
+ * and each stream part becomes a persisted, published event. Model messages are persisted after
+ * every step, so an interrupted run keeps every completed step in the transcript. Before each step
+ * the context is prepared (context-compaction.ts): older turns summarised when the window nears,
+ * long tool outputs cut in what the model sees.
  */
 import type { LanguageModelUsage, ModelMessage, ToolSet } from 'ai';
 import type { LanguageModelV3 } from '@ai-sdk/provider';
 import { AGENT_MAX_STEPS, type AgentEvent } from '@bastion/protocol';
+import { DaemonError } from '../errors.js';
+import { ModelContext, SUMMARY_SYSTEM_PROMPT, type Compaction, type SummaryRequest } from './context-compaction.js';
 
 export interface AgentLoopInput {
   model: LanguageModelV3;
-  messages: ModelMessage[];
+  /** The model's context window, in tokens. */
+  contextWindow: number;
+  /** What the run starts from: the stored summary (if any) and the messages after it. */
+  context: {
+    summary: string | undefined;
+    messages: ModelMessage[];
+    /** For each message, the id of its last stored row. */
+    ids: string[];
+    /** Older messages exist that neither the summary nor `messages` covers. */
+    cut: boolean;
+  };
   tools: ToolSet;
   /** The system prompt for a step, given every message it will see (project instructions follow the files worked in). */
   systemPrompt: (messages: readonly ModelMessage[]) => string;
   signal: AbortSignal;
-  /** Called with the new model messages after each step. */
-  onMessages: (messages: ModelMessage[]) => void;
-  /** Called with each finished step's token usage, as the provider reported it. */
-  onStepUsage: (usage: LanguageModelUsage) => void;
+  /** Called with the new model messages after each step; answers their stored ids. */
+  onMessages: (messages: ModelMessage[]) => string[];
+  /** Called with each model call's token usage, as the provider reported it (`summary`: a compaction's call). */
+  onUsage: (usage: LanguageModelUsage, call: 'step' | 'summary') => void;
+  /** Called with each compaction before the step that uses it. */
+  onCompacted: (compaction: Compaction) => void;
   /** Called for each event, in order. */
   emit: (event: AgentEvent) => void;
   /** Called for each approval request before its event is emitted. */
@@ -37,12 +53,48 @@ export async function runAgentLoop(input: AgentLoopInput): Promise<AgentLoopOutc
   let approvalPending = false;
   // The AI SDK's loop is loaded by the first run, not at the sidecar's start-up.
   const { stepCountIs, streamText } = await import('ai');
+  const summarize = async (request: SummaryRequest): Promise<string> => {
+    try {
+      const summary = streamText({
+        model: input.model,
+        system: SUMMARY_SYSTEM_PROMPT,
+        prompt: request.prompt,
+        maxOutputTokens: request.maxOutputTokens,
+        abortSignal: input.signal,
+        maxRetries: 0,
+        onError: () => undefined,
+      });
+      let text = '';
+      for await (const part of summary.fullStream) {
+        if (part.type === 'text-delta') text += part.text;
+        else if (part.type === 'error') throw part.error;
+        else if (part.type === 'abort') throw input.signal.reason ?? new Error('aborted');
+        else if (part.type === 'finish') input.onUsage(part.totalUsage, 'summary');
+      }
+      return text;
+    } catch (error) {
+      if (input.signal.aborted) throw error;
+      throw new DaemonError('CONTEXT_COMPACTION_FAILED', 'the older turns could not be summarised', { cause: error });
+    }
+  };
+  const context = new ModelContext({
+    window: input.contextWindow,
+    summary: input.context.summary,
+    ids: input.context.ids,
+    cut: input.context.cut,
+    summarize,
+    onCompacted: (compaction) => {
+      input.onCompacted(compaction);
+      emit({ type: 'context-compacted', run_id: runId, messages_summarized: compaction.messagesSummarized });
+    },
+  });
   const result = streamText({
     model: input.model,
-    system: input.systemPrompt(input.messages),
-    messages: input.messages,
-    prepareStep: ({ stepNumber, messages }) =>
-      stepNumber === 0 ? undefined : { system: input.systemPrompt(messages) },
+    messages: input.context.messages,
+    prepareStep: async ({ messages }) => {
+      const system = input.systemPrompt(messages);
+      return { system, messages: await context.prepare(system, messages) };
+    },
     tools: input.tools,
     stopWhen: stepCountIs(AGENT_MAX_STEPS),
     abortSignal: input.signal,
@@ -50,10 +102,11 @@ export async function runAgentLoop(input: AgentLoopInput): Promise<AgentLoopOutc
     // Errors arrive as `error` parts below; the default handler would print them to stderr.
     onError: () => undefined,
     onStepFinish: (step) => {
-      input.onStepUsage(step.usage);
+      input.onUsage(step.usage, 'step');
+      context.measured((step.usage.inputTokens ?? 0) + (step.usage.outputTokens ?? 0));
       const fresh = step.response.messages.slice(persisted);
       persisted = step.response.messages.length;
-      if (fresh.length > 0) input.onMessages(fresh);
+      if (fresh.length > 0) context.persisted(input.onMessages(fresh));
     },
   });
 

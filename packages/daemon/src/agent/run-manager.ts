@@ -7,6 +7,7 @@
 import type { ToolSet } from 'ai';
 import {
   AGENT_MAX_CONCURRENT_RUNS,
+  CONTEXT_READ_MAX_MESSAGES,
   type AgentEvent,
   type AgentStreamEvent,
   type AgentUndoResponse,
@@ -246,14 +247,27 @@ export class RunManager {
       runAgentLoop({
         model: retrying,
         runId,
-        messages: this.#store.modelMessages(sessionId),
+        contextWindow: this.#registry.contextWindow({ provider: session.provider, model: session.model }),
+        context: this.#store.modelContext(sessionId, CONTEXT_READ_MAX_MESSAGES),
         tools,
         systemPrompt: (messages) => buildSystemPrompt(environment, instructions.for(workedDirectories(messages))),
         signal: controller.signal,
         onMessages: (messages) => this.#store.appendMessages(sessionId, runId, messages),
-        onStepUsage: (usage) => {
+        onUsage: (usage, call) => {
           const step = stepUsage(session.provider, session.model, usage);
-          this.#store.recordStepUsage(runId, { ...step, contextTokens: step.input + step.output });
+          this.#store.recordStepUsage(runId, {
+            ...step,
+            contextTokens: call === 'step' ? step.input + step.output : undefined,
+          });
+        },
+        onCompacted: (compaction) => {
+          this.#store.saveContextSummary({ sessionId, runId, ...compaction });
+          this.#log.info('context.compacted', {
+            session_id: sessionId,
+            run_id: runId,
+            count: compaction.messagesSummarized,
+            bytes: Buffer.byteLength(compaction.summary),
+          });
         },
         emit: (event) => this.#emit(sessionId, event),
         onApprovalRequest: (approval) => this.#store.recordApprovalRequest({ sessionId, runId, ...approval }),
@@ -416,6 +430,7 @@ function runErrorEvent(runId: string, error: unknown): Extract<AgentEvent, { typ
   if (own) {
     // An egress block names the kind of secret (a fixed text from the host's code, never the value);
     // a storage failure says what to do (a fixed text too).
+    if (own.code === 'CONTEXT_COMPACTION_FAILED') return compactionErrorEvent(runId, own);
     const message = own.code === 'EGRESS_SECRET' || isStorageFailure(own) ? own.message : 'the model run failed';
     return { type: 'run-error', run_id: runId, code: own.code, message };
   }
@@ -428,6 +443,19 @@ function runErrorEvent(runId: string, error: unknown): Extract<AgentEvent, { typ
     message: provider.message.length > 0 ? `the provider refused: ${provider.message}` : 'the provider refused',
     ...(provider.status === undefined ? {} : { status: provider.status }),
     ...(provider.retryAfterMs === undefined ? {} : { retry_after_ms: provider.retryAfterMs }),
+  };
+}
+
+/** A failed compaction: the provider's status and sanitized message when the summary call was refused. */
+function compactionErrorEvent(runId: string, error: DaemonError): Extract<AgentEvent, { type: 'run-error' }> {
+  const provider = providerErrorDetails(error.cause);
+  const base = "the session's older turns could not be summarised to fit the model's context window";
+  return {
+    type: 'run-error',
+    run_id: runId,
+    code: error.code,
+    message: provider && provider.message.length > 0 ? `${base}: ${provider.message}` : base,
+    ...(provider?.status === undefined ? {} : { status: provider.status }),
   };
 }
 

@@ -12,7 +12,7 @@ import type { AuthStore } from '../secrets/auth-store.js';
 import { secretsFailure } from '../secrets/secrets-routes.js';
 import type { ProviderTransport } from '../transport/transport-fetch.js';
 import { listEndpointModels, type EndpointModels } from './endpoint-models.js';
-import { endpointIdSchema, endpointSchema } from '@bastion/protocol';
+import { CONTEXT_WINDOW_ERROR, endpointIdSchema, endpointSchema } from '@bastion/protocol';
 import { EndpointError, type EndpointStore } from './endpoint-store.js';
 
 const idBody = z.strictObject({ id: endpointIdSchema });
@@ -40,8 +40,14 @@ export function endpointsRoutes(options: {
     });
 
     app.post('/providers/endpoints/set', async (c) => {
-      const body = await readJsonBody(c, endpointSchema);
-      if (!body) return wireError(c, 400, 'ENDPOINT_BAD_REQUEST', 'expected { id, base_url, models? }');
+      const raw: unknown = await c.req.json().catch(() => undefined);
+      const checked = endpointSchema.safeParse(raw);
+      if (!checked.success) {
+        if (checked.error.issues.some((issue) => issue.path[0] === 'context_window'))
+          return wireError(c, 400, 'ENDPOINT_BAD_CONTEXT_WINDOW', CONTEXT_WINDOW_ERROR);
+        return wireError(c, 400, 'ENDPOINT_BAD_REQUEST', 'expected { id, base_url, models?, context_window? }');
+      }
+      const body = checked.data;
       try {
         const endpoint = await endpoints.set(body);
         log.info('endpoints.set', { provider: endpoint.id });

@@ -59,7 +59,11 @@ export function modelsRoutes(options: {
           kind: 'endpoint',
           available: listed.ok,
           ...(listed.ok ? {} : { code: listed.code }),
-          models: ids.map((id) => ({ id, label: id })),
+          models: ids.map((id) => ({
+            id,
+            label: id,
+            ...(endpoint.context_window === undefined ? {} : { context_window: endpoint.context_window }),
+          })),
         };
       }),
     );

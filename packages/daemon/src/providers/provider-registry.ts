@@ -7,6 +7,7 @@
 import type { LanguageModelV3 } from '@ai-sdk/provider';
 import { DaemonError } from '../errors.js';
 import { createDemoModel, DEMO_MODEL_ID, DEMO_PROVIDER_ID } from './demo/demo-model.js';
+import { contextWindowOf } from './model-catalog.js';
 
 export type ProviderFetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 
@@ -21,6 +22,8 @@ export interface ProviderDefinition {
   label: string;
   defaultModel: string;
   create(modelId: string, context: ProviderContext): LanguageModelV3;
+  /** The model's context window in tokens, when the provider's definition says (custom endpoints). */
+  contextWindow?: (modelId: string) => number | undefined;
 }
 
 export interface ModelRef {
@@ -67,6 +70,11 @@ export class ProviderRegistry {
 
   defaultModel(providerId: string): string | undefined {
     return this.#providers.get(providerId)?.defaultModel;
+  }
+
+  /** The window compaction works against: the provider's own figure, else the catalog's, else the default. */
+  contextWindow(ref: ModelRef): number {
+    return this.#providers.get(ref.provider)?.contextWindow?.(ref.model) ?? contextWindowOf(ref.provider, ref.model);
   }
 
   resolve(ref: ModelRef): LanguageModelV3 {

@@ -30,6 +30,9 @@
  * Version 6: undo — `undo_files`, one row per file a run wrote with write_file/edit_file: what it
  * held before the run's first change (its bytes, `absent`, or why they were not kept) and what the
  * run left (size and SHA-256); and `runs.undone_at`.
+ *
+ * Version 7: context_summaries — each compaction of a session's older turns: the summary the
+ * model sees instead of every message up to `through_seq`; the messages themselves stay whole.
  */
 export interface Migration {
   version: number;
@@ -200,6 +203,21 @@ export const MIGRATIONS: readonly Migration[] = [
         CHECK ((prior = 'file') = (prior_bytes IS NOT NULL))
       );
       CREATE INDEX undo_files_by_session ON undo_files(session_id, run_id);
+    `,
+  },
+  {
+    version: 7,
+    sql: `
+      CREATE TABLE context_summaries (
+        n                   INTEGER PRIMARY KEY,
+        session_id          TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+        run_id              TEXT REFERENCES runs(id) ON DELETE SET NULL,
+        through_seq         INTEGER NOT NULL,
+        summary             TEXT NOT NULL,
+        messages_summarized INTEGER NOT NULL,
+        created_at          TEXT NOT NULL
+      );
+      CREATE INDEX context_summaries_by_session ON context_summaries(session_id, n);
     `,
   },
 ];

@@ -6,6 +6,7 @@ import { STORE_FOLDED_DELTA_MAX_BYTES, type AgentEvent } from '@bastion/protocol
 import { makeTempDir } from '../../test/support/temp-dir.js';
 import { thrownCode as codeOf } from '../../test/support/thrown-code.js';
 import { migrate, openDatabase, schemaVersion, type SqliteDatabase } from './database.js';
+import { PAGE_MAX_LIMIT } from '@bastion/protocol';
 import { MIGRATIONS } from './migrations.js';
 import { SessionStore } from './session-store.js';
 
@@ -257,7 +258,84 @@ describe('runs and events', () => {
     expect([...first.items, ...second.items].map((m) => m.parts[0])).toEqual(
       ['m0', 'm1', 'm2', 'm3'].map((text) => ({ type: 'text', text })),
     );
-    expect(store.modelMessages(session.id)).toHaveLength(5);
+    expect(store.modelContext(session.id, PAGE_MAX_LIMIT).messages).toHaveLength(5);
+  });
+});
+
+describe('model context (compaction, migration 7)', () => {
+  const text = (role: 'user' | 'assistant', value: string) => ({
+    role,
+    content: [{ type: 'text' as const, text: value }],
+  });
+  const result = (id: string) => ({
+    role: 'tool' as const,
+    content: [
+      {
+        type: 'tool-result' as const,
+        toolCallId: id,
+        toolName: 'list_dir',
+        output: { type: 'text' as const, value: id },
+      },
+    ],
+  });
+
+  it('starts after the latest summary: the summary text and only the messages stored after the one it covers', () => {
+    const session = newSession();
+    const ids = store.appendMessages(session.id, null, [text('user', 'a'), text('assistant', 'b'), text('user', 'c')]);
+    store.saveContextSummary({
+      sessionId: session.id,
+      runId: store.startRun(session.id, { provider: 'demo', model: 'demo' }).runId,
+      throughMessageId: ids[1] as string,
+      summary: 'a then b',
+      messagesSummarized: 2,
+    });
+    const read = store.modelContext(session.id, PAGE_MAX_LIMIT);
+    expect(read).toEqual({ summary: 'a then b', messages: [text('user', 'c')], ids: [ids[2]], cut: false });
+    // the transcript itself stays whole
+    expect(store.listMessages(session.id).items).toHaveLength(3);
+  });
+
+  it('merges consecutive tool messages into one, whose id is its last stored row', () => {
+    const session = newSession();
+    const ids = store.appendMessages(session.id, null, [text('user', 'go'), result('t1'), result('t2')]);
+    const read = store.modelContext(session.id, PAGE_MAX_LIMIT);
+    expect(read.messages.at(-1)).toEqual({ role: 'tool', content: [...result('t1').content, ...result('t2').content] });
+    expect(read.ids).toEqual([ids[0], ids[2]]);
+  });
+
+  it('reads at most the limit of newest messages, says it cut, and never starts at a tool result', () => {
+    const session = newSession();
+    store.appendMessages(session.id, null, [
+      text('user', 'u1'),
+      text('assistant', 'a1'),
+      result('t1'),
+      result('t2'),
+      text('user', 'u2'),
+      text('assistant', 'a2'),
+    ]);
+    const read = store.modelContext(session.id, 4);
+    expect(read.cut).toBe(true);
+    expect(read.messages).toEqual([text('user', 'u2'), text('assistant', 'a2')]);
+  });
+
+  it('refuses a summary through a message of another session with CONTEXT_SUMMARY_UNKNOWN_MESSAGE, storing none', () => {
+    const session = newSession();
+    const other = newSession();
+    const [foreign] = store.appendMessages(other.id, null, [text('user', 'theirs')]);
+    store.appendMessages(session.id, null, [text('user', 'mine')]);
+    const { runId } = store.startRun(session.id, { provider: 'demo', model: 'demo' });
+    expect(
+      codeOf(() =>
+        store.saveContextSummary({
+          sessionId: session.id,
+          runId,
+          throughMessageId: foreign as string,
+          summary: 'wrong',
+          messagesSummarized: 1,
+        }),
+      ),
+    ).toBe('CONTEXT_SUMMARY_UNKNOWN_MESSAGE');
+    expect(store.modelContext(session.id, PAGE_MAX_LIMIT).summary).toBeUndefined();
   });
 });
 
@@ -285,7 +363,7 @@ describe('approvals', () => {
       toolName: 'run_command',
     });
     expect(store.hasPendingApproval(session.id)).toBe(false);
-    expect(store.modelMessages(session.id).at(-1)).toEqual({
+    expect(store.modelContext(session.id, PAGE_MAX_LIMIT).messages.at(-1)).toEqual({
       role: 'tool',
       content: [{ type: 'tool-approval-response', approvalId: 'ap1', approved: true }],
     });
@@ -300,7 +378,7 @@ describe('approvals', () => {
   it('refuses unknown ids, other sessions, mismatched tool calls and cancelled approvals, changing nothing', () => {
     const session = pending();
     const other = newSession();
-    const before = store.modelMessages(session.id).length;
+    const before = store.modelContext(session.id, PAGE_MAX_LIMIT).messages.length;
     expect(
       store.answerApproval({ sessionId: session.id, approvalId: 'nope', toolCallId: 'call1', approved: true }),
     ).toMatchObject({
@@ -317,7 +395,7 @@ describe('approvals', () => {
       refusal: 'tool-call-mismatch',
     });
     expect(store.hasPendingApproval(session.id)).toBe(true);
-    expect(store.modelMessages(session.id)).toHaveLength(before);
+    expect(store.modelContext(session.id, PAGE_MAX_LIMIT).messages).toHaveLength(before);
     store.cancelPendingApprovals(session.id);
     expect(
       store.answerApproval({ sessionId: session.id, approvalId: 'ap1', toolCallId: 'call1', approved: true }),

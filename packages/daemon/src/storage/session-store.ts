@@ -86,6 +86,14 @@ export interface StartedRun {
   event: AgentStreamEvent;
 }
 
+/** What `modelContext` read: see there. */
+export interface ModelContextRead {
+  summary: string | undefined;
+  messages: ModelMessage[];
+  ids: string[];
+  cut: boolean;
+}
+
 export type FinalRunStatus = Exclude<RunStatus, 'running'>;
 
 /** Why an approval answer was refused; each maps to its own wire code. */
@@ -553,12 +561,18 @@ export class SessionStore {
   }
 
   /**
-   * Add one step's usage to its run; `contextTokens` (the step's input plus output) replaces the
-   * run's last context size, which the next step's compaction check starts from.
+   * Add one model call's usage to its run; `contextTokens` (a step's input plus output) replaces
+   * the run's last context size. A summary call gives none and leaves it as it is.
    */
   recordStepUsage(
     runId: string,
-    step: { input: number; output: number; cached: number; costUsd: number | undefined; contextTokens: number },
+    step: {
+      input: number;
+      output: number;
+      cached: number;
+      costUsd: number | undefined;
+      contextTokens: number | undefined;
+    },
   ): void {
     this.flush();
     this.#db
@@ -566,10 +580,18 @@ export class SessionStore {
         `UPDATE runs SET input_tokens = input_tokens + ?, output_tokens = output_tokens + ?,
            cached_input_tokens = cached_input_tokens + ?,
            cost_usd = CASE WHEN ? IS NULL THEN cost_usd ELSE COALESCE(cost_usd, 0) + ? END,
-           context_tokens = ?
+           context_tokens = COALESCE(?, context_tokens)
          WHERE id = ?`,
       )
-      .run(step.input, step.output, step.cached, step.costUsd ?? null, step.costUsd ?? null, step.contextTokens, runId);
+      .run(
+        step.input,
+        step.output,
+        step.cached,
+        step.costUsd ?? null,
+        step.costUsd ?? null,
+        step.contextTokens ?? null,
+        runId,
+      );
   }
 
   runUsage(runId: string): TokenUsage | undefined {
@@ -690,27 +712,74 @@ export class SessionStore {
   }
 
   /**
-   * The whole transcript, as model messages, for the next model call. Consecutive tool messages
-   * (answers to several approvals of one step, stored one by one) are merged into one, which is
-   * where the AI SDK looks for approval responses.
+   * What the next model call starts from, read with a bound that does not grow with the session:
+   * the latest summary (if a compaction made one) and at most `limit` messages after it, newest
+   * first in the query. Consecutive tool messages (answers to several approvals of one step,
+   * stored one by one) are merged into one, which is where the AI SDK looks for approval
+   * responses. `ids` holds, for each model message, the id of its last stored row. When more
+   * messages follow the summary than `limit`, the oldest read ones up to the first user or
+   * assistant message are left out too (a view never starts with a tool result), and `cut` says so.
    */
-  modelMessages(sessionId: string): ModelMessage[] {
-    const rows = this.#db
-      .prepare<[string], { role: 'user' | 'assistant' | 'tool'; content: string }>(
-        'SELECT role, content FROM messages WHERE session_id = ? ORDER BY seq',
+  modelContext(sessionId: string, limit: number): ModelContextRead {
+    this.flush();
+    const summary = this.#db
+      .prepare<[string], { through_seq: number; summary: string }>(
+        'SELECT through_seq, summary FROM context_summaries WHERE session_id = ? ORDER BY n DESC LIMIT 1',
       )
-      .all(sessionId);
+      .get(sessionId);
+    const rows = this.#db
+      .prepare<[string, number, number], { id: string; role: 'user' | 'assistant' | 'tool'; content: string }>(
+        'SELECT id, role, content FROM messages WHERE session_id = ? AND seq > ? ORDER BY seq DESC LIMIT ?',
+      )
+      .all(sessionId, summary?.through_seq ?? 0, limit + 1)
+      .reverse();
+    const cut = rows.length > limit;
+    let first = cut ? 1 : 0;
+    if (cut) while (first < rows.length && rows[first]?.role === 'tool') first += 1;
     const messages: ModelMessage[] = [];
-    for (const row of rows) {
+    const ids: string[] = [];
+    for (const row of rows.slice(first)) {
       const content = JSON.parse(row.content) as unknown;
       const last = messages.at(-1);
       if (row.role === 'tool' && last?.role === 'tool') {
         last.content.push(...(content as typeof last.content));
+        ids[ids.length - 1] = row.id;
         continue;
       }
       messages.push({ role: row.role, content } as ModelMessage);
+      ids.push(row.id);
     }
-    return messages;
+    return { summary: summary?.summary, messages, ids, cut };
+  }
+
+  /**
+   * Store a compaction: `summary` stands for every message of the session up to and including
+   * `throughMessageId` in what later model calls see. Refused with CONTEXT_SUMMARY_UNKNOWN_MESSAGE
+   * when that message is not this session's.
+   */
+  saveContextSummary(input: {
+    sessionId: string;
+    runId: string;
+    throughMessageId: string;
+    summary: string;
+    messagesSummarized: number;
+  }): void {
+    this.flush();
+    const saved = this.#db
+      .prepare(
+        `INSERT INTO context_summaries (session_id, run_id, through_seq, summary, messages_summarized, created_at)
+         SELECT session_id, ?, seq, ?, ?, ? FROM messages WHERE id = ? AND session_id = ?`,
+      )
+      .run(
+        input.runId,
+        input.summary,
+        input.messagesSummarized,
+        this.#now(),
+        input.throughMessageId,
+        input.sessionId,
+      );
+    if (saved.changes !== 1)
+      throw new DaemonError('CONTEXT_SUMMARY_UNKNOWN_MESSAGE', 'the summarised messages are not in this session');
   }
 
   // ── approvals ──────────────────────────────────────────────────────────────

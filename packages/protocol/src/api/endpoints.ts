@@ -4,7 +4,13 @@
  * and by the host's client on the way out.
  */
 import { z } from 'zod';
-import { ENDPOINTS_MAX_MODELS, ENDPOINTS_MAX_URL_CHARS, MODEL_ID_MAX_CHARS } from '../limits.js';
+import {
+  CONTEXT_WINDOW_MAX_TOKENS,
+  CONTEXT_WINDOW_MIN_TOKENS,
+  ENDPOINTS_MAX_MODELS,
+  ENDPOINTS_MAX_URL_CHARS,
+  MODEL_ID_MAX_CHARS,
+} from '../limits.js';
 
 /** Provider ids a custom endpoint may not take. */
 export const RESERVED_PROVIDER_IDS: ReadonlySet<string> = new Set([
@@ -22,10 +28,17 @@ export const endpointIdSchema = z
   .regex(/^[a-z][a-z0-9-]*$/)
   .refine((id) => !RESERVED_PROVIDER_IDS.has(id), 'reserved provider id');
 
+export const contextWindowSchema = z.number().int().min(CONTEXT_WINDOW_MIN_TOKENS).max(CONTEXT_WINDOW_MAX_TOKENS);
+
+/** The refusal of a `context_window` outside the schema, in words a user can act on. */
+export const CONTEXT_WINDOW_ERROR = `context_window must be a whole number of tokens from ${CONTEXT_WINDOW_MIN_TOKENS} to ${CONTEXT_WINDOW_MAX_TOKENS}`;
+
 export const endpointSchema = z.strictObject({
   id: endpointIdSchema,
   base_url: z.string().min(1).max(ENDPOINTS_MAX_URL_CHARS),
   models: z.array(z.string().min(1).max(MODEL_ID_MAX_CHARS)).max(ENDPOINTS_MAX_MODELS).optional(),
+  /** The models' context window in tokens, which compaction works against (DEFAULT_CONTEXT_WINDOW_TOKENS when absent). */
+  context_window: contextWindowSchema.optional(),
 });
 export type Endpoint = z.infer<typeof endpointSchema>;
 
