@@ -67,7 +67,7 @@ describe('ModelContext', () => {
     expect(asked).toHaveLength(1);
     const [summary, ...recent] = view;
     // the summary call gets the newest folded turns, within its share of the window
-    const lastFolded = messages[messages.length - recent.length - 1] as { content: [{ text: string }] };
+    const lastFolded = messages[messages.length - recent.length - 1] as unknown as { content: [{ text: string }] };
     expect(asked[0]?.prompt).toContain(lastFolded.content[0].text.slice(0, 40));
     expect(asked[0]?.prompt.length).toBeLessThanOrEqual(
       CONTEXT_SUMMARY_INPUT_FRACTION * WINDOW * CONTEXT_CHARS_PER_TOKEN + 40,

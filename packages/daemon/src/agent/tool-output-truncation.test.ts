@@ -15,7 +15,7 @@ describe('truncateToolOutput', () => {
     const stdout = `HEAD-LINE\n${'middle line\n'.repeat(20_000)}TAIL-LINE\n`;
     const cut = truncateToolOutput({ type: 'json', value: { exit_code: 1, stdout, stderr: 'boom' } });
     expect(cut.type).toBe('json');
-    const value = (cut as { value: { exit_code: number; stdout: string; stderr: string } }).value;
+    const value = (cut as unknown as { value: { exit_code: number; stdout: string; stderr: string } }).value;
     expect(JSON.stringify(value).length).toBeLessThanOrEqual(max);
     expect(value.exit_code).toBe(1);
     expect(value.stderr).toBe('boom');
@@ -33,7 +33,7 @@ describe('truncateToolOutput', () => {
       type: 'json',
       value: { stdout: `OUT${'o'.repeat(100_000)}`, stderr: `ERR${'e'.repeat(100_000)}` },
     });
-    const value = (cut as { value: { stdout: string; stderr: string } }).value;
+    const value = (cut as unknown as { value: { stdout: string; stderr: string } }).value;
     expect(JSON.stringify(value).length).toBeLessThanOrEqual(max);
     expect(value.stdout.startsWith('OUT')).toBe(true);
     expect(value.stderr.startsWith('ERR')).toBe(true);

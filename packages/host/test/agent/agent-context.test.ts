@@ -7,10 +7,24 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { INSTRUCTIONS_MAX_FILE_BYTES, PROVIDER_MAX_ATTEMPTS, type AgentEvent, type Session } from '@bastion/protocol';
+import {
+  CONTEXT_COMPACT_THRESHOLD,
+  CONTEXT_WINDOW_MIN_TOKENS,
+  INSTRUCTIONS_MAX_FILE_BYTES,
+  PROVIDER_MAX_ATTEMPTS,
+  TOOL_MODEL_OUTPUT_MAX_CHARS,
+  type AgentEvent,
+  type Message,
+  type Session,
+} from '@bastion/protocol';
 import { approvalRequestOf } from '../commands/agent-stream.js';
 import { scriptedWorlds } from '../support/scripted-agent.js';
-import { SCRIPTED_CACHED_TOKENS, SCRIPTED_COMPLETION_TOKENS } from '../support/scripted-chat-endpoint.js';
+import {
+  SCRIPTED_CACHED_TOKENS,
+  SCRIPTED_COMPLETION_TOKENS,
+  type ScriptedRequest,
+  type ScriptedTurn,
+} from '../support/scripted-chat-endpoint.js';
 
 const worlds = scriptedWorlds('sk-context-test-key');
 afterEach(() => worlds.stop());
@@ -101,6 +115,127 @@ describe('usage', () => {
       output_tokens: 3 * SCRIPTED_COMPLETION_TOKENS,
       cached_input_tokens: 3 * SCRIPTED_CACHED_TOKENS,
     });
+  });
+});
+
+describe('context that lasts', () => {
+  const WINDOW = 4_096;
+  const SUMMARY = 'SUMMARY-OF-EARLIER-TURNS';
+  const isSummaryCall = (request: ScriptedRequest) => request.system?.startsWith('You summarise') === true;
+  /** Every request's messages as one string, to look for what it carried. */
+  const carried = (request: ScriptedRequest | undefined) => JSON.stringify(request?.body.messages ?? []);
+  /** Text turns, answering a summary call with SUMMARY (or `summaryTurn`). */
+  const talk =
+    (summaryTurn: ScriptedTurn = { kind: 'text', pieces: [SUMMARY] }) =>
+    (index: number, request: ScriptedRequest): ScriptedTurn =>
+      isSummaryCall(request) ? summaryTurn : { kind: 'text', pieces: [`answer ${index}`] };
+  const turnText = (turn: number) => `turn-${turn}-marker ${'lorem ipsum '.repeat(90)}`;
+
+  async function allMessages(world: Awaited<ReturnType<typeof worlds.start>>): Promise<Message[]> {
+    const listed = await world.host.client.request<{ messages: Message[] }>(
+      'GET',
+      `/sessions/${world.agent.session.id}/messages?limit=200`,
+    );
+    return listed.body.messages;
+  }
+
+  it('compacts at the configured window: the next request carries the summary and recent turns only, and GET messages still returns every message', async () => {
+    const world = await worlds.start(talk(), {}, { context_window: WINDOW });
+    const compactedAt: number[] = [];
+    const turns = 14;
+    for (let turn = 0; turn < turns; turn++) {
+      const outcome = await world.agent.say(turnText(turn));
+      expect(outcome.events.at(-1)?.type).toBe('run-finished');
+      if (ofType(outcome.events, 'context-compacted').length > 0) compactedAt.push(turn);
+    }
+    expect(compactedAt.length).toBeGreaterThan(0);
+    const first = compactedAt[0] as number;
+    expect(first).toBeGreaterThan(1);
+    const seen = world.endpoint.seen;
+    const summaryIndex = seen.findIndex(isSummaryCall);
+    // before it, each request carried every earlier turn
+    expect(carried(seen[summaryIndex - 1])).toContain('turn-0-marker');
+    // the summary call went to the same endpoint with the oldest turns to summarise
+    expect(carried(seen[summaryIndex])).toContain('turn-0-marker');
+    // the step right after it: the summary and the recent turns, the oldest turn gone, under the window
+    const next = seen[summaryIndex + 1];
+    expect(carried(next)).toContain(SUMMARY);
+    expect(carried(next)).not.toContain('turn-0-marker');
+    expect(carried(next)).toContain(`turn-${first}-marker`);
+    expect(next?.promptTokens).toBeLessThan(CONTEXT_COMPACT_THRESHOLD * WINDOW);
+    // every step request stayed within the window
+    for (const request of seen) expect(request.promptTokens).toBeLessThan(WINDOW);
+    // the last request still starts from a summary and carries the last turn
+    expect(carried(seen.at(-1))).toContain(SUMMARY);
+    expect(carried(seen.at(-1))).toContain(`turn-${turns - 1}-marker`);
+    // the transcript the UI reads is whole
+    const messages = await allMessages(world);
+    expect(messages).toHaveLength(2 * turns);
+    expect(JSON.stringify(messages[0])).toContain('turn-0-marker');
+  });
+
+  it('a summary the provider refuses fails the run with CONTEXT_COMPACTION_FAILED and its status, sending no step without it', async () => {
+    const world = await worlds.start(
+      talk({ kind: 'status', status: 400, message: 'summary refused' }),
+      {},
+      { context_window: WINDOW },
+    );
+    let failed: Extract<AgentEvent, { type: 'run-error' }> | undefined;
+    let turn = 0;
+    for (; turn < 14 && !failed; turn++) {
+      const outcome = await world.agent.say(turnText(turn));
+      const end = outcome.events.at(-1);
+      if (end?.type === 'run-error') failed = end;
+      expect(ofType(outcome.events, 'context-compacted')).toEqual([]);
+    }
+    expect(failed).toMatchObject({
+      code: 'CONTEXT_COMPACTION_FAILED',
+      status: 400,
+      message: expect.stringContaining('summary refused') as unknown,
+    });
+    // the failed turn's step was never sent: the last request is the refused summary call
+    expect(isSummaryCall(world.endpoint.seen.at(-1) as ScriptedRequest)).toBe(true);
+    expect(await allMessages(world)).toHaveLength(2 * (turn - 1) + 1);
+  });
+
+  it('a large tool output reaches the model cut to its bound with a note, while the event and the stored transcript keep it whole', async () => {
+    const world = await worlds.start([
+      { kind: 'tool-call', name: 'read_file', input: { path: 'big.log' } },
+      { kind: 'text', pieces: ['read it'] },
+    ]);
+    const body = `FIRST-LINE\n${'log line of the build\n'.repeat(10_000)}LAST-LINE\n`;
+    writeFileSync(join(world.host.workspace, 'big.log'), body);
+    const outcome = await world.agent.say('read big.log');
+    expect(outcome.events.at(-1)?.type).toBe('run-finished');
+    const toolMessage = world.endpoint.seen[1]?.body.messages?.find((message) => message.role === 'tool');
+    const sent = JSON.stringify(toolMessage?.content);
+    expect(sent.length).toBeLessThan(TOOL_MODEL_OUTPUT_MAX_CHARS + 1_024);
+    expect(sent).toContain('FIRST-LINE');
+    expect(sent).toContain('LAST-LINE');
+    expect(sent).toMatch(/characters cut here for the model's context/);
+    const [result] = ofType(outcome.events, 'tool-result');
+    expect((result?.output as { content: string }).content).toBe(body);
+    const stored = (await allMessages(world)).flatMap((message) => message.parts);
+    const storedResult = stored.find((part) => part.type === 'tool-result') as { output: unknown } | undefined;
+    expect(JSON.stringify(storedResult?.output)).toContain(JSON.stringify(body).slice(1, -1));
+  });
+
+  it('refuses an endpoint context_window below the minimum with ENDPOINT_BAD_CONTEXT_WINDOW, leaving the definition as it was', async () => {
+    const world = await worlds.start([], {}, { context_window: WINDOW });
+    const refused = await world.host.client.request<{ code: string; message: string }>(
+      'POST',
+      '/providers/endpoints/set',
+      { id: 'local', base_url: world.endpoint.baseUrl, context_window: CONTEXT_WINDOW_MIN_TOKENS - 1 },
+    );
+    expect(refused.status).toBe(400);
+    expect(refused.body.code).toBe('ENDPOINT_BAD_CONTEXT_WINDOW');
+    expect(refused.body.message).toContain(String(CONTEXT_WINDOW_MIN_TOKENS));
+    const listed = await world.host.client.request<{ endpoints: { id: string; context_window?: number }[] }>(
+      'POST',
+      '/providers/endpoints/list',
+      {},
+    );
+    expect(listed.body.endpoints.find((endpoint) => endpoint.id === 'local')?.context_window).toBe(WINDOW);
   });
 });
 

@@ -22,12 +22,17 @@ export interface ScriptedWorld {
 export function scriptedWorlds(key: string) {
   let current: Partial<ScriptedWorld> = {};
   return {
-    async start(script: Script, session: Record<string, unknown> = {}): Promise<ScriptedWorld> {
+    /** `definition`: more fields of the endpoint's definition (e.g. `context_window`). */
+    async start(
+      script: Script,
+      session: Record<string, unknown> = {},
+      definition: Record<string, unknown> = {},
+    ): Promise<ScriptedWorld> {
       const endpoint = await startScriptedEndpoint(script);
       current.endpoint = endpoint;
       const host = await startTempHost({ allowEndpoints: [endpoint.baseUrl] });
       current.host = host;
-      await defineScriptedProvider(host, endpoint, key);
+      await defineScriptedProvider(host, endpoint, key, definition);
       const agent = await AgentDriver.create(host, { provider: 'local', model: SCRIPTED_MODEL, ...session });
       return { host, endpoint, agent };
     },

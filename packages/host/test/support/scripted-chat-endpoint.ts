@@ -200,16 +200,21 @@ export async function startScriptedEndpoint(
   };
 }
 
-/** Define the endpoint as custom provider `local` with one model, and set its API key (both through the daemon). */
+/**
+ * Define the endpoint as custom provider `local` with one model (and `definition`'s other fields,
+ * e.g. `context_window`), and set its API key (both through the daemon).
+ */
 export async function defineScriptedProvider(
   host: BastionHost,
   endpoint: ScriptedEndpoint,
   key: string,
+  definition: Record<string, unknown> = {},
 ): Promise<void> {
   const set = await host.client.request('POST', '/providers/endpoints/set', {
     id: 'local',
     base_url: endpoint.baseUrl,
     models: [SCRIPTED_MODEL],
+    ...definition,
   });
   if (set.status !== 200) throw new Error(`endpoint not defined: ${set.status}`);
   const secret = await host.client.request('POST', '/secrets/set', { provider: 'local', key });
