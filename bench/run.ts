@@ -26,6 +26,7 @@ import { policyBenchmark } from './policy.bench.js';
 import { egressBenchmark } from './egress.bench.js';
 import { uiBenchmark } from './ui.bench.js';
 import { soakBenchmark } from './soak.bench.js';
+import { longSessionBenchmark } from './long-session.bench.js';
 
 const BENCHMARKS: Benchmark[] = [
   handshakeBenchmark,
@@ -40,6 +41,7 @@ const BENCHMARKS: Benchmark[] = [
   egressBenchmark,
   uiBenchmark,
   soakBenchmark,
+  longSessionBenchmark,
 ];
 
 const here = dirname(fileURLToPath(import.meta.url));

@@ -60,7 +60,9 @@ export type SecretProvider = string;
 export interface EndpointDefinition {
   id: string;
   base_url: string;
-  models: string[];
+  models?: string[];
+  /** The models' context window in tokens, when one is set (compaction works against it). */
+  context_window?: number;
   /** Whether the host holds a grant for its origin in this host run. */
   granted: boolean;
   /** Whether an API key is stored for it (the key itself never comes back). */
@@ -131,7 +133,7 @@ export interface BastionApi {
   readonly endpoints: {
     list(): Promise<EndpointDefinition[]>;
     /** Save a definition in endpoints.json (not a grant: that needs the host's consent). */
-    define(definition: { id: string; base_url: string }): Promise<void>;
+    define(definition: { id: string; base_url: string; models?: string[]; context_window?: number }): Promise<void>;
     delete(id: string): Promise<void>;
     /** The models the endpoint's `/models` lists, through the host transport (needs the grant). */
     probe(id: string): Promise<string[]>;

@@ -7,6 +7,8 @@
 import { createHash } from 'node:crypto';
 import {
   checkEndpointUrl,
+  CONTEXT_WINDOW_ERROR,
+  contextWindowSchema,
   endpointListResponseSchema,
   endpointSetResponseSchema,
   type WireError,
@@ -21,35 +23,61 @@ export function checkEndpointFlags(flag: string, urls: readonly string[]): void 
   }
 }
 
+/**
+ * `--context-window TOKENS`: the window of the endpoint(s) named by `endpointFlag` on the same
+ * command line; a value that is not a whole number in range, or the flag without an endpoint, is a
+ * usage error.
+ */
+export function parseContextWindowFlag(
+  value: string | undefined,
+  endpointFlag: string,
+  endpoints: number,
+): number | undefined {
+  if (value === undefined) return undefined;
+  if (endpoints === 0) throw new UsageError(`--context-window needs ${endpointFlag}`);
+  const checked = contextWindowSchema.safeParse(/^\d+$/.test(value) ? Number(value) : Number.NaN);
+  if (!checked.success) throw new UsageError(`--context-window ${value}: ${CONTEXT_WINDOW_ERROR}`);
+  return checked.data;
+}
+
 /** The endpoint id a command-line URL gets: short, stable for the same base URL. */
 function endpointIdFor(baseUrl: string): string {
   return `endpoint-${createHash('sha256').update(baseUrl).digest('hex').slice(0, 10)}`;
 }
 
 /**
- * Make sure `url` is defined; resolves with its provider id and whether this call created the
- * definition (so a transient one can be removed afterwards).
+ * Make sure `url` is defined (with `contextWindow`, when given, also on an existing definition);
+ * resolves with its provider id and whether this call created the definition (so a transient one
+ * can be removed afterwards).
  */
 export async function ensureEndpointDefined(
   host: BastionHost,
   url: string,
   models: readonly string[] = [],
+  contextWindow?: number,
 ): Promise<{ id: string; created: boolean }> {
   const checked = checkEndpointUrl(url);
   if (!checked.ok) throw new UsageError(checked.message);
   const listed = await host.client.call('POST', '/providers/endpoints/list', {}, endpointListResponseSchema);
   if (!listed.ok) throw new Error(`could not list endpoints: ${describe(listed.error)}`);
   const existing = listed.body.endpoints.find((endpoint) => endpoint.base_url === checked.baseUrl);
-  if (existing) return { id: existing.id, created: false };
-  const id = endpointIdFor(checked.baseUrl);
+  if (existing && (contextWindow === undefined || existing.context_window === contextWindow))
+    return { id: existing.id, created: false };
+  const id = existing?.id ?? endpointIdFor(checked.baseUrl);
+  const kept = existing?.models ?? models;
   const set = await host.client.call(
     'POST',
     '/providers/endpoints/set',
-    { id, base_url: checked.baseUrl, ...(models.length > 0 ? { models: [...models] } : {}) },
+    {
+      id,
+      base_url: checked.baseUrl,
+      ...(kept.length > 0 ? { models: [...kept] } : {}),
+      ...(contextWindow === undefined ? {} : { context_window: contextWindow }),
+    },
     endpointSetResponseSchema,
   );
   if (!set.ok) throw new Error(`could not define the endpoint ${url}: ${describe(set.error)}`);
-  return { id, created: true };
+  return { id, created: existing === undefined };
 }
 
 /** A daemon refusal as `CODE: message` (the message is the daemon's fixed text, made inert for the terminal). */

@@ -1,4 +1,5 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { DEFAULT_CONTEXT_WINDOW_TOKENS } from '@bastion/protocol';
 
 /** A command-line mistake: printed with the usage text, exit code 2. */
 export class UsageError extends Error {
@@ -16,10 +17,12 @@ export function parseCommandLine<T extends ParseArgsConfig>(config: T): ReturnTy
 
 export const USAGE = `Usage:
   bastion start [--workspace DIR] [--home DIR] [--no-open] [--json] [--verbose] [--unsandboxed-shell]
+                [--allow-endpoint URL]… [--context-window TOKENS]
   bastion doctor [--json] [--home DIR]
   bastion run [--workspace DIR] [--home DIR] [--mode read-only|accept-edits|auto] [--ask-before-writes]
               [--provider ID] [--model ID] [--json] PROMPT
-  bastion run --endpoint URL --model ID [--workspace DIR] [--home DIR] [--mode …] [--json] PROMPT
+  bastion run --endpoint URL --model ID [--context-window TOKENS] [--workspace DIR] [--home DIR]
+              [--mode …] [--json] PROMPT
   bastion secrets set PROVIDER [--home DIR]
   bastion policy list [--workspace DIR | --global] [--home DIR] [--json]
   bastion policy add DECISION [--workspace DIR | --global] [--tool NAME]… [--path GLOB]… [--root]
@@ -40,6 +43,10 @@ Options:
                     localhost, *.localhost and IP literals are eligible
   --endpoint URL    (run) use this OpenAI-compatible endpoint for the one prompt, with the
                     same consent and eligibility as --allow-endpoint
+  --context-window TOKENS
+                    (start, run) the context window of the --allow-endpoint / --endpoint
+                    models, saved with the endpoint; older turns are summarised as a
+                    session nears it (default ${DEFAULT_CONTEXT_WINDOW_TOKENS})
   --unsandboxed-shell
                     DANGEROUS: when the outer sandbox is unavailable, run the agent's shell
                     anyway, unsandboxed (without it the shell is withheld); no effect when

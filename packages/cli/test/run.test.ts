@@ -196,6 +196,39 @@ describe('bastion run (real CLI process)', () => {
     expect(sleeper.filter(isAlive)).toEqual([]);
   });
 
+  it('--context-window sets the endpoint window: a run that outgrows it prints the compaction line and still finishes', async () => {
+    // each step reads the same file again, until the context nears the 2 048-token window
+    const endpoint = await startScriptedEndpoint((index, request) =>
+      request.system?.startsWith('You summarise') === true
+        ? { kind: 'text', pieces: ['summary of the reads'] }
+        : index < 8
+          ? { kind: 'tool-call', name: 'read_file', input: { path: 'notes.txt' } }
+          : { kind: 'text', pieces: ['read enough'] },
+    );
+    try {
+      const result = await runCli(
+        ['--endpoint', endpoint.baseUrl, '--model', SCRIPTED_MODEL, '--context-window', '2048', 'read notes'],
+        (workspace) => writeFileSync(join(workspace, 'notes.txt'), 'a note line\n'.repeat(150)),
+      );
+      expect(result.code).toBe(0);
+      expect(result.stdout).toMatch(/\[context\] \d+ older messages summarised for the model\n/);
+      expect(endpoint.seen.some((request) => request.system?.startsWith('You summarise') === true)).toBe(true);
+      expect(result.stdout).toContain('read enough');
+    } finally {
+      await endpoint.close();
+    }
+  });
+
+  it('exits 2 for a --context-window out of range or without --endpoint, starting nothing', async () => {
+    const low = await runCli(['--endpoint', 'http://127.0.0.1:9/v1', '--model', 'm', '--context-window', '10', 'hi']);
+    expect(low.code).toBe(2);
+    expect(low.stderr).toContain('--context-window 10: context_window must be a whole number of tokens from 1024');
+    const alone = await runCli(['--context-window', '4096', 'hi']);
+    expect(alone.code).toBe(2);
+    expect(alone.stderr).toContain('--context-window needs --endpoint');
+    expect(existsSync(join(low.workspace, '..', 'home', 'endpoints.json'))).toBe(false);
+  });
+
   it('exits 2 with usage for a missing prompt or a bad mode', async () => {
     expect((await runCli([])).code).toBe(2);
     const bad = await runCli(['--mode', 'yolo', 'hi']);

@@ -403,6 +403,8 @@ export const CONTEXT_SUMMARY_MAX_CHARS = 32 * KiB;
  * keep their head and tail with a note of what was cut. The store and UI keep the whole output.
  */
 export const TOOL_MODEL_OUTPUT_MAX_CHARS = 16 * KiB;
+/** A smaller window cuts each tool result to this fraction of it (in characters), so a few results still fit. */
+export const CONTEXT_TOOL_OUTPUT_WINDOW_FRACTION = 0.1;
 
 /** Bytes of the workspace's `.git/HEAD` read to name the branch in the system prompt. */
 export const GIT_HEAD_MAX_BYTES = 512;

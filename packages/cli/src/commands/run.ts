@@ -38,7 +38,12 @@ import {
 } from '@bastion/host';
 import { outputClosed } from '../closed-output.js';
 import { describeRule } from './policy.js';
-import { checkEndpointFlags, ensureEndpointDefined, removeEndpoint } from '../endpoint-consent.js';
+import {
+  checkEndpointFlags,
+  ensureEndpointDefined,
+  parseContextWindowFlag,
+  removeEndpoint,
+} from '../endpoint-consent.js';
 import { homeFlag, startOwningHost } from '../home-in-use.js';
 import { STOP_SIGNALS } from '../stop-signals.js';
 import { UsageError } from '../usage.js';
@@ -54,6 +59,8 @@ interface RunOptions {
   model: string | undefined;
   /** `--endpoint URL`: a transient OpenAI-compatible endpoint, consented to on this command line. */
   endpoint: string | undefined;
+  /** `--context-window TOKENS`: the window `--endpoint`'s models have. */
+  contextWindow: number | undefined;
   json: boolean;
   prompt: string;
 }
@@ -75,6 +82,7 @@ function parseRunArgs(argv: string[]): RunOptions {
         provider: { type: 'string' },
         model: { type: 'string' },
         endpoint: { type: 'string' },
+        'context-window': { type: 'string' },
         json: { type: 'boolean', default: false },
       },
     });
@@ -91,6 +99,11 @@ function parseRunArgs(argv: string[]): RunOptions {
     if (values.model === undefined) throw new UsageError('--endpoint needs --model');
     if (values.provider !== undefined) throw new UsageError('--endpoint and --provider cannot be combined');
   }
+  const contextWindow = parseContextWindowFlag(
+    values['context-window'],
+    '--endpoint',
+    values.endpoint === undefined ? 0 : 1,
+  );
   return {
     workspace: values.workspace,
     home: values.home,
@@ -99,6 +112,7 @@ function parseRunArgs(argv: string[]): RunOptions {
     provider: values.provider,
     model: values.model,
     endpoint: values.endpoint,
+    contextWindow,
     json: values.json,
     prompt,
   };
@@ -449,6 +463,7 @@ export async function runCommand(argv: string[]): Promise<number> {
         host,
         options.endpoint,
         options.model === undefined ? [] : [options.model],
+        options.contextWindow,
       );
       if (endpoint.created) transient = endpoint.id;
       options = { ...options, provider: endpoint.id };

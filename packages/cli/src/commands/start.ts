@@ -6,7 +6,12 @@ import {
   terminalLine,
   type BastionHost,
 } from '@bastion/host';
-import { checkEndpointFlags, ensureEndpointDefined, removeEndpoint } from '../endpoint-consent.js';
+import {
+  checkEndpointFlags,
+  ensureEndpointDefined,
+  parseContextWindowFlag,
+  removeEndpoint,
+} from '../endpoint-consent.js';
 import { homeFlag, startOwningHost } from '../home-in-use.js';
 import { createOutput, type Output } from '../output.js';
 import { listenForStop } from '../stop-signals.js';
@@ -27,6 +32,7 @@ export async function startCommand(argv: string[]): Promise<number> {
         json: { type: 'boolean', default: false },
         verbose: { type: 'boolean', default: false },
         'allow-endpoint': { type: 'string', multiple: true, default: [] },
+        'context-window': { type: 'string' },
         'unsandboxed-shell': { type: 'boolean', default: false },
       },
     }));
@@ -35,6 +41,7 @@ export async function startCommand(argv: string[]): Promise<number> {
   }
   const allowEndpoints = values['allow-endpoint'];
   checkEndpointFlags('--allow-endpoint', allowEndpoints);
+  const contextWindow = parseContextWindowFlag(values['context-window'], '--allow-endpoint', allowEndpoints.length);
   const out = createOutput(values.json);
   const userData = resolveUserDataPath(values.home);
   const workspace = enterWorkspace(values.workspace);
@@ -68,7 +75,8 @@ export async function startCommand(argv: string[]): Promise<number> {
     // Endpoints this start defined for --allow-endpoint are removed at stop, so they never pile up.
     const defined: string[] = [];
     try {
-      if (stop.received === undefined) await announce(host, { ...values, allowEndpoints, workspace, out, defined });
+      if (stop.received === undefined)
+        await announce(host, { ...values, allowEndpoints, contextWindow, workspace, out, defined });
       await stop.requested;
       out.say('Stopping…');
     } finally {
@@ -87,6 +95,7 @@ async function announce(
   host: BastionHost,
   options: {
     allowEndpoints: string[];
+    contextWindow: number | undefined;
     workspace: string;
     out: Output;
     defined: string[];
@@ -97,7 +106,7 @@ async function announce(
   const { out } = options;
   reportSandboxPosture(host, options['unsandboxed-shell']);
   for (const url of options.allowEndpoints) {
-    const { id, created } = await ensureEndpointDefined(host, url);
+    const { id, created } = await ensureEndpointDefined(host, url, [], options.contextWindow);
     if (created) options.defined.push(id);
     const grant = host.network.snapshot.grants.find((candidate) => candidate.origin === new URL(url).origin);
     out.say(

@@ -100,7 +100,10 @@ export function truncateToolOutput(output: ToolOutput, max: number = TOOL_MODEL_
       const fitted = fitStrings(output.value, max);
       if (fitted !== undefined) return { type: output.type, value: fitted as typeof output.value };
       // Nothing long enough to cut: the JSON itself, as text, cut in the middle.
-      return { type: output.type === 'json' ? 'text' : 'error-text', value: cutMiddle(json, max - NOTE_ALLOWANCE_CHARS) };
+      return {
+        type: output.type === 'json' ? 'text' : 'error-text',
+        value: cutMiddle(json, max - NOTE_ALLOWANCE_CHARS),
+      };
     }
     case 'content':
     case 'execution-denied':
@@ -108,14 +111,20 @@ export function truncateToolOutput(output: ToolOutput, max: number = TOOL_MODEL_
   }
 }
 
-/** `messages` with every tool result's output as the model is given it; a message that needs no cut is the same object. */
-export function truncateToolResults(messages: readonly ModelMessage[]): ModelMessage[] {
+/**
+ * `messages` with every tool result's output as the model is given it, each at most `max`
+ * characters; a message that needs no cut is the same object.
+ */
+export function truncateToolResults(
+  messages: readonly ModelMessage[],
+  max: number = TOOL_MODEL_OUTPUT_MAX_CHARS,
+): ModelMessage[] {
   return messages.map((message) => {
     if (message.role !== 'tool') return message;
     let changed = false;
     const content = message.content.map((part) => {
       if (part.type !== 'tool-result') return part;
-      const output = truncateToolOutput(part.output);
+      const output = truncateToolOutput(part.output, max);
       if (output === part.output) return part;
       changed = true;
       return { ...part, output };

@@ -36,6 +36,9 @@ export interface ScriptedRequest extends ChatCompletionsRequest {
   promptTokens: number;
   /** The system message's text, if any. */
   system: string | undefined;
+  /** `performance.now()` when the whole body had arrived, and when the answer was written (benchmarks subtract it). */
+  receivedAt: number;
+  answeredAt?: number;
 }
 
 /** Tokens the endpoint reports as the completion of every streamed turn. */
@@ -171,6 +174,7 @@ export async function startScriptedEndpoint(
         bytes: raw.length,
         promptTokens: estimateTokens(body),
         system: systemOf(body),
+        receivedAt: performance.now(),
       };
       const turn = next(request);
       if (!turn) {
@@ -179,7 +183,10 @@ export async function startScriptedEndpoint(
       }
       state.turn += 1;
       seen.push(request);
-      void play(turn, res, request.promptTokens).catch(() => res.destroy());
+      void play(turn, res, request.promptTokens).then(
+        () => (request.answeredAt = performance.now()),
+        () => res.destroy(),
+      );
     });
   });
   return {

@@ -1,10 +1,12 @@
 /**
- * Settings → Custom endpoints: add (name, URL, optional key), list, probe, approve, delete.
+ * Settings → Custom endpoints: add (name, URL, optional key and context window), list, set the
+ * context window, probe, approve, delete.
  * Defining an endpoint is not a grant: approval comes only from the host — its terminal, its own
  * confirmation page in the browser, or `--allow-endpoint` — and this page says which, or says
  * that nobody could be asked and gives the exact command.
  */
 import { useEffect, useState, type FormEvent } from 'react';
+import { CONTEXT_WINDOW_MAX_TOKENS, CONTEXT_WINDOW_MIN_TOKENS, DEFAULT_CONTEXT_WINDOW_TOKENS } from '@bastion/protocol';
 import type { BastionApi, ConsentOutcome, EndpointDefinition } from '@bastion/bridge';
 import { describeError, formText } from '../bastion.js';
 
@@ -41,6 +43,31 @@ function idFrom(name: string): string {
     .replace(/-+$/, '')
     .slice(0, 32);
   return id === '' ? 'local' : id;
+}
+
+/** The form's context window: undefined when left empty (the daemon then uses its default). */
+function windowFrom(form: HTMLFormElement): number | undefined {
+  const text = formText(form, 'context_window');
+  return text === '' ? undefined : Number(text);
+}
+
+function WindowInput({ id, value }: { id: string; value: number | undefined }) {
+  return (
+    <>
+      <label htmlFor={id}>Context window (tokens)</label>
+      <input
+        id={id}
+        name="context_window"
+        type="number"
+        inputMode="numeric"
+        min={CONTEXT_WINDOW_MIN_TOKENS}
+        max={CONTEXT_WINDOW_MAX_TOKENS}
+        step={1}
+        defaultValue={value}
+        placeholder={`${DEFAULT_CONTEXT_WINDOW_TOKENS} (default)`}
+      />
+    </>
+  );
 }
 
 export function EndpointsSettings({ bastion, onChanged }: { bastion: BastionApi; onChanged: () => void }) {
@@ -86,13 +113,35 @@ export function EndpointsSettings({ bastion, onChanged }: { bastion: BastionApi;
     const url = formText(form, 'url');
     const id = idFrom(formText(form, 'name') || 'local');
     const key = formText(form, 'key');
+    const contextWindow = windowFrom(form);
     if (url === '') return;
     void act(async () => {
-      await bastion.endpoints.define({ id, base_url: url });
+      await bastion.endpoints.define({
+        id,
+        base_url: url,
+        ...(contextWindow === undefined ? {} : { context_window: contextWindow }),
+      });
       if (key !== '') await bastion.secrets.set(id, key);
       form.reset();
       await load();
       await approve(url);
+    });
+  };
+
+  const saveWindow = (event: FormEvent<HTMLFormElement>, endpoint: EndpointDefinition) => {
+    event.preventDefault();
+    const contextWindow = windowFrom(event.currentTarget);
+    void act(async () => {
+      await bastion.endpoints.define({
+        id: endpoint.id,
+        base_url: endpoint.base_url,
+        ...(endpoint.models === undefined ? {} : { models: endpoint.models }),
+        ...(contextWindow === undefined ? {} : { context_window: contextWindow }),
+      });
+      setNotice({
+        kind: 'ok',
+        text: `${endpoint.id}: context window ${contextWindow === undefined ? `back to the default (${DEFAULT_CONTEXT_WINDOW_TOKENS} tokens)` : `set to ${contextWindow} tokens`}.`,
+      });
     });
   };
 
@@ -145,6 +194,12 @@ export function EndpointsSettings({ bastion, onChanged }: { bastion: BastionApi;
                     Delete
                   </button>
                 </div>
+                <form className="endpoint-form" onSubmit={(event) => saveWindow(event, endpoint)}>
+                  <WindowInput id={`endpoint-window-${endpoint.id}`} value={endpoint.context_window} />
+                  <button type="submit" disabled={busy}>
+                    Save window
+                  </button>
+                </form>
                 {typeof listed === 'string' && <p className="inline-error">{listed}</p>}
                 {Array.isArray(listed) && (
                   <p className="muted" role="status">
@@ -163,6 +218,7 @@ export function EndpointsSettings({ bastion, onChanged }: { bastion: BastionApi;
         <input id="endpoint-url" name="url" type="url" placeholder="http://localhost:11434/v1" required />
         <label htmlFor="endpoint-key">API key (optional)</label>
         <input id="endpoint-key" name="key" type="password" autoComplete="off" spellCheck={false} />
+        <WindowInput id="endpoint-window" value={undefined} />
         <button type="submit" className="primary" disabled={busy}>
           Add and approve
         </button>

@@ -1,0 +1,83 @@
+/// <reference lib="dom" />
+/**
+ * Context that lasts, as the desktop app shows it, in real Chromium against the real host and the
+ * scripted loopback endpoint: a session that outgrew its endpoint's window shows the "older turns
+ * were summarised" marker in its transcript; Settings sets an endpoint's context window, which the
+ * daemon stores. Screenshots (light and dark, 1280
+ * and 420 px) go to test-output/ui/.
+ */
+import { mkdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, BrowserContext } from 'playwright-core';
+import { scriptedWorlds } from '../support/scripted-agent.js';
+import type { ScriptedRequest, ScriptedTurn } from '../support/scripted-chat-endpoint.js';
+import { launchChromium, openDesktop } from './support/browser.js';
+import { expectNoHorizontalOverflow, shotAllModes } from './support/layout.js';
+
+const SHOTS = fileURLToPath(new URL('../../../../test-output/ui/', import.meta.url));
+const worlds = scriptedWorlds('sk-ui-context-test-key');
+let browser: Browser;
+const contexts: BrowserContext[] = [];
+
+beforeAll(async () => {
+  mkdirSync(SHOTS, { recursive: true });
+  browser = await launchChromium();
+}, 60_000);
+afterEach(async () => {
+  for (const context of contexts.splice(0)) await context.close();
+  await worlds.stop();
+});
+afterAll(() => browser?.close());
+
+const talk = (index: number, request: ScriptedRequest): ScriptedTurn =>
+  request.system?.startsWith('You summarise') === true
+    ? { kind: 'text', pieces: ['The user asked about turns 0 to 5.'] }
+    : { kind: 'text', pieces: [`Answer ${index}.`] };
+
+describe('context that lasts in the desktop app', () => {
+  it('shows the compaction marker in the transcript of a session that outgrew its endpoint’s window', async () => {
+    const world = await worlds.start(talk, {}, { context_window: 2_048 });
+    let compacted = false;
+    for (let turn = 0; turn < 10 && !compacted; turn++) {
+      const outcome = await world.agent.say(`Prompt ${turn}: ${'some context to keep '.repeat(40)}`);
+      compacted = outcome.events.some((event) => event.type === 'context-compacted');
+    }
+    expect(compacted).toBe(true);
+    const { context, page } = await openDesktop(browser, world.host);
+    contexts.push(context);
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.goto(`${world.host.uiOrigin}/desktop/sessions/${world.agent.session.id}`);
+    const marker = page.getByRole('status').filter({ hasText: 'were summarised to fit the model’s context' });
+    await marker.first().waitFor();
+    await marker.first().scrollIntoViewIfNeeded();
+    await shotAllModes(page, SHOTS, '40-context-compacted');
+  });
+
+  it('Settings sets an endpoint’s context window, stored with its definition', async () => {
+    const world = await worlds.start([], {}, {});
+    const { context, page } = await openDesktop(browser, world.host);
+    contexts.push(context);
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.getByRole('button', { name: 'Settings' }).click();
+    const row = page.getByTestId('endpoint-local');
+    await row.getByLabel('Context window (tokens)').fill('8192');
+    await row.getByRole('button', { name: 'Save window' }).click();
+    await page.getByText('local: context window set to 8192 tokens.').waitFor();
+    const listed = await world.host.client.request<{ endpoints: { id: string; context_window?: number }[] }>(
+      'POST',
+      '/providers/endpoints/list',
+      {},
+    );
+    expect(listed.body.endpoints.find((endpoint) => endpoint.id === 'local')?.context_window).toBe(8192);
+    for (const scheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme: scheme });
+      for (const width of [1280, 420]) {
+        await page.setViewportSize({ width, height: 800 });
+        await expectNoHorizontalOverflow(page);
+        await row.scrollIntoViewIfNeeded();
+        await page.screenshot({ path: `${SHOTS}/41-settings-context-window-${scheme}-${width}.png` });
+      }
+    }
+  });
+});
