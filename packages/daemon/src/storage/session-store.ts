@@ -770,14 +770,7 @@ export class SessionStore {
         `INSERT INTO context_summaries (session_id, run_id, through_seq, summary, messages_summarized, created_at)
          SELECT session_id, ?, seq, ?, ?, ? FROM messages WHERE id = ? AND session_id = ?`,
       )
-      .run(
-        input.runId,
-        input.summary,
-        input.messagesSummarized,
-        this.#now(),
-        input.throughMessageId,
-        input.sessionId,
-      );
+      .run(input.runId, input.summary, input.messagesSummarized, this.#now(), input.throughMessageId, input.sessionId);
     if (saved.changes !== 1)
       throw new DaemonError('CONTEXT_SUMMARY_UNKNOWN_MESSAGE', 'the summarised messages are not in this session');
   }
