@@ -24,6 +24,7 @@ import {
 import { homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import { SCRATCH_DIR_NAME } from '@bastion/protocol';
+import { HostError } from './errors.js';
 
 export function resolveUserDataPath(explicit: string | undefined, env: NodeJS.ProcessEnv = process.env): string {
   const chosen = explicit ?? env.BASTION_HOME ?? join(homedir(), '.bastion');
@@ -100,15 +101,24 @@ const LEGACY_POLICY_FILE = 'policy.json';
 /**
  * Make `host/` (0700) if it is missing. An older Bastion kept policy.json in userData itself: it
  * moves in once, when the directory is made, and never later (a file the sidecar could have
- * written there since is not taken for the host's).
+ * written there since is not taken for the host's). A `host` that is not a directory of this
+ * user's (a symlink the sidecar planted before this version, say) is refused, not followed.
  */
 function ensureHostOnlyDir(userData: string): void {
   const dir = hostOnlyDir(userData);
   try {
     mkdirSync(dir, { mode: USER_DATA_DIR_MODE });
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return;
-    throw error;
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    const stat = lstatSync(dir);
+    const ours = typeof process.getuid !== 'function' || stat.uid === process.getuid();
+    if (!stat.isDirectory() || !ours) {
+      throw new HostError(
+        'USERDATA_HOST_DIR_INVALID',
+        `${dir} is not a directory of this user's (a symbolic link or a file); remove it and start again`,
+      );
+    }
+    return;
   }
   try {
     renameSync(join(userData, LEGACY_POLICY_FILE), join(dir, LEGACY_POLICY_FILE));

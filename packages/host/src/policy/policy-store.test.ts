@@ -67,6 +67,14 @@ describe("policy store (policy.json in userData's host/)", () => {
     expect(new PolicyStore(legacy).read().global.map((rule) => rule.id)).toEqual(['old']);
   });
 
+  it('refuses a userData whose host/ is a symbolic link (one a sidecar could have planted): USERDATA_HOST_DIR_INVALID', () => {
+    const planted = mkdtempSync(join(base, 'planted-'));
+    const elsewhere = mkdtempSync(join(base, 'elsewhere-'));
+    writeFileSync(join(elsewhere, 'policy.json'), '{"version":1,"global":[],"projects":{}}', { mode: 0o600 });
+    symlinkSync(elsewhere, join(planted, 'host'));
+    expect(() => ensureUserData(planted)).toThrow(expect.objectContaining({ code: 'USERDATA_HOST_DIR_INVALID' }));
+  });
+
   it('writes policy.json 0600 with no temp file left behind', () => {
     new PolicyStore(userData).add({ kind: 'global' }, { decision: 'deny', command: 'curl' });
     expect(statSync(policyFile).mode & 0o777).toBe(0o600);
