@@ -73,6 +73,7 @@ export const sidecarStartBenchmark: Benchmark = {
             privateTemp: temp.path,
             homeReads: [],
             hostDenies: [],
+            protectedInWorkspaces: [],
           }),
         home,
         privateTemp: temp.path,

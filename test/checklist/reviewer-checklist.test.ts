@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkSandboxPolicy } from '../../packages/host/src/sandbox/sandbox-policy-check.js';
 import { buildSidecarSandboxPolicy } from '../../packages/host/src/sandbox/sidecar-sandbox-policy.js';
+import { sidecarWorkspaceProtections } from '../../packages/host/src/sandbox/sidecar-workspace-protections.js';
 import { buildDesktopCsp } from '../../packages/host/src/ui/csp.js';
 import { makeTempDir, startTempHost, type TempHost } from '../../packages/host/test/support/temp-host.js';
 
@@ -32,6 +33,7 @@ describe('checklist 4: the outer sandbox policy stays intact', () => {
     privateTemp,
     homeReads: [],
     hostDenies: [],
+    protectedInWorkspaces: sidecarWorkspaceProtections([workspace], home),
   });
 
   it('keeps direct egress empty and strict, with no local binding and no Unix sockets', () => {

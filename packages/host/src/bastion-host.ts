@@ -23,6 +23,7 @@ import { createPrivateTempDir, type PrivateTempDir } from './sandbox/private-tem
 import { checkSandboxPolicy } from './sandbox/sandbox-policy-check.js';
 import { checkSandboxAvailability, decideSandboxPosture, type SandboxPosture } from './sandbox/sandbox-posture.js';
 import { buildSidecarSandboxPolicy } from './sandbox/sidecar-sandbox-policy.js';
+import { sidecarWorkspaceProtections } from './sandbox/sidecar-workspace-protections.js';
 import { acquireSrtSession, type SrtSession } from './sandbox/srt-session.js';
 import { createSrtSidecarLauncher } from './sandbox/srt-sidecar-launcher.js';
 import { homeReadPaths } from './sandbox/home-read-allowlist.js';
@@ -213,6 +214,7 @@ async function composeHost(
       privateTemp: srt?.temp.path ?? '',
       homeReads: homeReadPaths({ home, daemonEntry }),
       hostDenies: sidecarWriteDenies(userData, policy, roots),
+      protectedInWorkspaces: sidecarWorkspaceProtections(roots, home),
     });
   /** The denies the running sidecar's sandbox was built with; a rule change that moves them respawns it. */
   let spawnedDenies: string | undefined;
@@ -231,6 +233,7 @@ async function composeHost(
         spawnedDenies = JSON.stringify(built.filesystem.denyWrite);
         return built;
       },
+      workspaces: () => workspaces,
       home,
       privateTemp: temp.path,
       warden,

@@ -18,13 +18,16 @@
  *   checked again. Moved, never deleted, and said so (the command's output, the host's log).
  *   The sidecar's sandbox lives as long as the session, while the user works in the same folder:
  *   moving whatever appears at `.vscode` or `.idea` then would take the user's own editor folders,
- *   so its absent paths are not guarded (its file tools refuse these names, FS_PROTECTED).
+ *   so of its absent paths only those its launcher names are guarded, for its lifetime (a
+ *   configured hooks directory, an included config file: srt-sidecar-launcher.ts); the rest are
+ *   refused by its file tools (FS_PROTECTED).
  * - On start the warden reads the journals of hosts that are no longer running: their empty
  *   placeholders are removed (only an empty file or an empty directory: one that holds anything is
  *   someone's and stays), and their guarded paths are checked as above.
  *
- * What it does not catch: a compromised sidecar creating an absent protected path outside `.git`
- * while it runs (srt's placeholder used to stop it, at the price above); a process outside the
+ * What it does not catch: a compromised sidecar creating an absent `.vscode`, `.idea`, `.envrc`,
+ * AGENTS.md or the like while it runs (srt's placeholder used to stop it, at the price above); a
+ * process outside the
  * sandbox that reads a guarded path in the moment
  * between its creation inside and the watch moving it (a few milliseconds; a command's own
  * check at its end is the backstop, not a barrier); a file the user creates at a guarded path

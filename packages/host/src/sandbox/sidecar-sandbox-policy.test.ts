@@ -10,6 +10,7 @@ const input = {
   privateTemp: '/tmp/bastion-sidecar-abc123',
   homeReads: ['/home/alice/.nvm', '/home/alice/src/bastion'],
   hostDenies: ['/home/alice/.bastion/host', '/home/alice/code/app/deploy'],
+  protectedInWorkspaces: ['/home/alice/code/app/.git', '/home/alice/code/app/.husky'],
 };
 
 // The list from the issue, spelled out here so a removal from HOME_SECRET_PATHS fails this test.
@@ -81,6 +82,10 @@ describe('buildSidecarSandboxPolicy', () => {
 
   it("write-denies the host's own paths inside the write roots (userData's host/, the rules' file denies)", () => {
     for (const path of input.hostDenies) expect(policy.filesystem.denyWrite).toContain(path);
+  });
+
+  it('write-denies the protected paths inside the workspaces it is given', () => {
+    for (const path of input.protectedInWorkspaces) expect(policy.filesystem.denyWrite).toContain(path);
   });
 
   it('passes the policy schema check', () => {

@@ -12,6 +12,8 @@
  * srt also makes some paths writable in every sandbox unasked: its shared TMPDIR (`/tmp/claude`)
  * and convenience dirs under the host user's HOME (`~/.npm/_logs`, `~/.claude/debug`). Those are
  * write-denied here (denies win over allows in srt), so the write roots are exactly ours.
+ * Inside the workspaces, every git directory and what git or the user's tools run code from is
+ * write-denied too (sidecar-workspace-protections.ts).
  *
  * What it does not catch: reads outside HOME (the sidecar can read the rest of the disk its user
  * can, /etc and other users' readable files included), and writes to the device files srt keeps open (/dev/null,
@@ -53,6 +55,8 @@ export interface SidecarSandboxPolicyInput {
   homeReads: readonly string[];
   /** Paths inside the write roots the sidecar must not write: userData's `host/`, the rules' file denies. */
   hostDenies: readonly string[];
+  /** Inside the workspaces, what the sidecar must not write (sidecarWorkspaceProtections()). */
+  protectedInWorkspaces: readonly string[];
 }
 
 export function buildSidecarSandboxPolicy(input: SidecarSandboxPolicyInput): SandboxRuntimeConfig {
@@ -63,7 +67,7 @@ export function buildSidecarSandboxPolicy(input: SidecarSandboxPolicyInput): San
       denyRead: [input.home, ...secrets],
       allowRead: [...input.homeReads],
       allowWrite: [input.userData, ...input.workspaces, input.privateTemp],
-      denyWrite: [...secrets, ...SRT_UNASKED_WRITE_PATHS, ...input.hostDenies],
+      denyWrite: [...secrets, ...SRT_UNASKED_WRITE_PATHS, ...input.hostDenies, ...input.protectedInWorkspaces],
     },
   };
 }

@@ -185,6 +185,7 @@ beforeAll(async () => {
         privateTemp: temp.path,
         homeReads: [],
         hostDenies: [],
+        protectedInWorkspaces: [],
       }),
     home: layout.home,
     privateTemp: temp.path,

@@ -134,6 +134,7 @@ describeAttack('home-read', 'the sidecar reads nothing under HOME but its own ne
           privateTemp: temp.path,
           homeReads: homeReadPaths({ home: world.home, daemonEntry: resolveDaemonEntry() }),
           hostDenies: [],
+          protectedInWorkspaces: [],
         }),
       home: world.home,
       privateTemp: temp.path,

@@ -115,6 +115,7 @@ describe('outer sandbox: escape probe under real bubblewrap (srt)', () => {
         privateTemp: temp.path,
         homeReads: [],
         hostDenies: [],
+        protectedInWorkspaces: [],
       });
     const launcher = createSrtSidecarLauncher({
       session,

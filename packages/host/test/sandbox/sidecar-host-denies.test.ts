@@ -98,6 +98,7 @@ describeAttack('policy-bypass', 'a misbehaving sidecar cannot write what the hos
       workspaces: [world.workspace],
       privateTemp: temp.path,
       homeReads: [],
+      protectedInWorkspaces: [],
       hostDenies: sidecarWriteDenies(world.userData, world.store, [world.workspace]),
     });
     expect(checkSandboxPolicy(policy, world.home)).toEqual({ ok: true });

@@ -1,0 +1,104 @@
+/**
+ * git-escape by the sidecar itself: a compromised sidecar (here a probe started by the same srt
+ * launcher and policy builder as the sidecar) writes what the user's own git later runs outside
+ * the sandbox, in a workspace that is not the host's working directory (so srt's own list, which
+ * follows the host's cwd, covers none of it): a hook in `.git/hooks`, the repository's config, a
+ * redirecting `commondir` (absent at spawn), a submodule's hook, and a hook in the configured
+ * `core.hooksPath` (`.husky`, absent at spawn). Every write inside a git directory fails, the
+ * `.husky` the probe made is moved to quarantine, an ordinary file is written, and
+ * the host's real `git status` and `git commit` run nothing planted (the marker stays absent).
+ */
+import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { describeAttack } from '../../../../test/support/attack.js';
+import { createPrivateTempDir, type PrivateTempDir } from '../../src/sandbox/private-temp-dir.js';
+import { buildSidecarSandboxPolicy } from '../../src/sandbox/sidecar-sandbox-policy.js';
+import { sidecarWorkspaceProtections } from '../../src/sandbox/sidecar-workspace-protections.js';
+import { acquireSrtSession, type SrtSession } from '../../src/sandbox/srt-session.js';
+import { createSrtSidecarLauncher } from '../../src/sandbox/srt-sidecar-launcher.js';
+import { hostGitFor } from '../commands/host-git.js';
+import { quietWarden, runSandboxProbe } from '../support/sandbox-probe.js';
+import { makeTempDir } from '../support/temp-host.js';
+
+const PROBE = fileURLToPath(new URL('./fixtures/write-probe.mjs', import.meta.url));
+
+let session: SrtSession;
+let temp: PrivateTempDir;
+const root = makeTempDir('bastion-sidecar-git-');
+const home = join(root, 'home');
+const userData = join(root, 'userdata');
+const workspace = join(root, 'workspace');
+const marker = join(root, 'outside', 'PWNED');
+const hostGit = hostGitFor(
+  () => home,
+  () => marker,
+);
+
+beforeAll(async () => {
+  for (const dir of [home, userData, join(root, 'outside')]) mkdirSync(dir, { recursive: true, mode: 0o700 });
+  session = await acquireSrtSession();
+  temp = createPrivateTempDir();
+}, 60_000);
+
+afterAll(async () => {
+  temp?.remove();
+  await session?.release();
+});
+
+describeAttack('git-escape', 'the sidecar writing what the host’s git reads', () => {
+  it('cannot plant a hook, config, commondir or submodule hook in any git directory, nor keep a hook in a configured `.husky` absent at spawn', async () => {
+    const upstream = join(root, 'outside', 'upstream');
+    hostGit.init(upstream);
+    hostGit.init(workspace);
+    hostGit(workspace, ['submodule', '-q', 'add', upstream, 'sub']);
+    hostGit(workspace, ['commit', '-q', '-m', 'submodule']);
+    hostGit(workspace, ['config', 'core.hooksPath', '.husky']);
+    const config = readFileSync(join(workspace, '.git', 'config'));
+    const hook = `#!/bin/sh\ntouch '${marker}'\n`;
+    const attempts = [
+      join(workspace, '.git', 'hooks', 'pre-commit'),
+      join(workspace, '.git', 'config'),
+      join(workspace, '.git', 'commondir'),
+      join(workspace, '.git', 'modules', 'sub', 'hooks', 'pre-commit'),
+      join(workspace, '.husky', 'pre-commit'),
+      join(workspace, 'notes.txt'),
+    ];
+    const launcher = createSrtSidecarLauncher({
+      session,
+      policy: () =>
+        buildSidecarSandboxPolicy({
+          home,
+          userData,
+          workspaces: [workspace],
+          privateTemp: temp.path,
+          homeReads: [],
+          hostDenies: [],
+          protectedInWorkspaces: sidecarWorkspaceProtections([workspace], home),
+        }),
+      workspaces: () => [workspace],
+      home,
+      privateTemp: temp.path,
+      warden: quietWarden(userData),
+    });
+    const { result } = await runSandboxProbe<Record<string, { ok: boolean }>>(
+      launcher,
+      PROBE,
+      attempts.map((path) => ({ path, text: path.endsWith('config') ? '[core]\n\tfsmonitor = x\n' : hook })),
+    );
+    for (const path of attempts.slice(0, 4)) expect(result[path]?.ok, path).toBe(false);
+    expect(result[join(workspace, 'notes.txt')]?.ok).toBe(true);
+    expect(readFileSync(join(workspace, '.git', 'config'))).toEqual(config);
+    for (const path of attempts.slice(0, 5)) if (!path.endsWith('config')) expect(existsSync(path), path).toBe(false);
+    // The watch moves `.husky` as soon as it appears, so the probe's own write may fail: either way
+    // nothing of it is left in the workspace, and what it made is in quarantine.
+    expect(existsSync(join(workspace, '.husky'))).toBe(false);
+    const kept = readdirSync(join(userData, 'quarantine')).map((batch) =>
+      join(userData, 'quarantine', batch, workspace, '.husky'),
+    );
+    expect(kept.some((path) => existsSync(path))).toBe(true);
+    expect(readFileSync(join(workspace, 'notes.txt'), 'utf8')).toBe(hook);
+    hostGit.expectNothingPlantedRuns([workspace, join(workspace, 'sub')]);
+  });
+});
