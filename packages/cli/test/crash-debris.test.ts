@@ -64,6 +64,6 @@ describe('a SIGKILLed host and the temp dir', () => {
     second.child.kill('SIGINT');
     await exited(second.child);
     expect(readdirSync(temp)).toEqual([LOOK_ALIKE]);
-    expect(readdirSync(join(home, 'temp-journal'))).toEqual([]);
+    expect(readdirSync(join(home, 'host', 'temp-journal'))).toEqual([]);
   });
 });

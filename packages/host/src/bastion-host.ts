@@ -37,7 +37,7 @@ import { UiServer } from './ui/ui-server.js';
 import { DesktopApp } from './ui/desktop-app.js';
 import { defaultDesktopAssetFiles, type DesktopAssetFiles } from './ui/desktop-assets.js';
 import { registerHostIpcChannels } from './ui/host-ipc-channels.js';
-import { ensureUserData } from './user-data.js';
+import { ensureUserData, hostOnlyDir } from './user-data.js';
 import { ReleaseStack } from './release-stack.js';
 import { ControlServer, type ControlHandler } from './control/control-server.js';
 import { acquireHomeLock } from './control/home-lock.js';
@@ -168,7 +168,7 @@ async function composeHost(
   }
   logStartupStage(log, 'process-start', started.processStart);
   if (options.ownsProcess) {
-    const temp = claimHostTempRoot(userData, log);
+    const temp = claimHostTempRoot(hostOnlyDir(userData), log);
     resources.defer(() => temp.release());
   }
   // A sessions.db that is not a database, or is damaged, fails the start now (named, untouched).

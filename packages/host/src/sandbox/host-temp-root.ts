@@ -4,11 +4,12 @@
  * `claude-empty-*`, …), and so do the sidecar's private temp dir and each command's; a host
  * killed with SIGKILL left them all behind. A host that owns its process (the CLI) therefore
  * claims one directory `<tmpdir>/bastion-host-<16 hex>` (0700), names it in
- * `<userData>/temp-journal/<pid>.json` before creating it, and points this process's TMPDIR at
- * it, so everything else lands inside. Stop removes it and gives TMPDIR back; the next start on
- * the same home removes the ones journaled by hosts that are no longer running. userData is
- * writable from the sidecar's sandbox, so an entry is never trusted to name anything but a
- * directory of exactly that name form, directly in the system temp dir, owned by this user.
+ * `<userData>/host/temp-journal/<pid>.json` before creating it, and points this process's TMPDIR
+ * at it, so everything else lands inside. Stop removes it and gives TMPDIR back; the next start on
+ * the same home removes the ones journaled by hosts that are no longer running. The journal is in
+ * the host's own directory, which the sidecar's sandbox cannot write; even so an entry is never
+ * trusted to name anything but a directory of exactly that name form, directly in the system temp
+ * dir, owned by this user.
  * Programs the host opens for the user (the browser) get the user's own TMPDIR back
  * (userEnvironment()).
  *
@@ -79,13 +80,14 @@ function sweepDeadHosts(journals: string, systemTemp: string): number {
 }
 
 /**
- * Sweep what dead hosts of `userData` left in the system temp dir, then claim this process's own
- * temp root and point TMPDIR at it. One claim a process.
+ * Sweep what dead hosts of this home left in the system temp dir (their journal is in `hostDir`,
+ * the host's own directory in userData), then claim this process's own temp root and point TMPDIR
+ * at it. One claim a process.
  */
-export function claimHostTempRoot(userData: string, log: Logger): HostTempRoot {
+export function claimHostTempRoot(hostDir: string, log: Logger): HostTempRoot {
   if (userTmpdir) throw new HostError('HOST_TEMP_CLAIMED', 'this process already has a host temp root');
   const systemTemp = tmpdir();
-  const journals = join(userData, JOURNAL_DIR);
+  const journals = join(hostDir, JOURNAL_DIR);
   mkdirSync(journals, { recursive: true, mode: 0o700 });
   const swept = sweepDeadHosts(journals, systemTemp);
   if (swept > 0) log.warn('host.temp-removed', { count: swept, reason: 'crashed-host' });

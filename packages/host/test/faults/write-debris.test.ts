@@ -74,8 +74,9 @@ describe('a sidecar SIGKILLed inside write_file', () => {
     // The killed write changed nothing: big.txt is absent or whole from an earlier trial.
     const big = join(host.workspace, 'big.txt');
     if (existsSync(big)) expect(readFileSync(big, 'utf8')).toBe('x'.repeat(WORKSPACE_MAX_WRITE_BYTES));
-    expect(host.records.filter((record) => record.event === 'workspace.temp-files-removed')).toMatchObject([
-      { fields: { count: 1 } },
-    ]);
+    // The sidecar's log line travels on its stderr, which may arrive after its readiness.
+    const removals = () => host.records.filter((record) => record.event === 'workspace.temp-files-removed');
+    await waitFor(() => removals().length > 0, 10_000, 'the removal to be logged');
+    expect(removals()).toMatchObject([{ fields: { count: 1 } }]);
   });
 });
