@@ -5,6 +5,7 @@ import { openCommand } from './commands/open.js';
 import { runCommand } from './commands/run.js';
 import { secretsCommand } from './commands/secrets.js';
 import { startCommand } from './commands/start.js';
+import { undoCommand } from './commands/undo.js';
 import { terminalLine } from '@bastion/host';
 import { readFileSync } from 'node:fs';
 import { outputClosed, stopWhenOutputCloses } from './closed-output.js';
@@ -17,6 +18,7 @@ const COMMANDS: Record<string, (argv: string[]) => Promise<number>> = {
   open: openCommand,
   secrets: secretsCommand,
   policy: policyCommand,
+  undo: undoCommand,
 };
 
 async function main(argv: string[]): Promise<number> {

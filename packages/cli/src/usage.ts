@@ -23,6 +23,7 @@ export const USAGE = `Usage:
               [--provider ID] [--model ID] [--json] PROMPT
   bastion run --endpoint URL --model ID [--context-window TOKENS] [--workspace DIR] [--home DIR]
               [--mode …] [--json] PROMPT
+  bastion undo [--workspace DIR] [--home DIR] [--session ID] [--run ID] [--dry-run]
   bastion secrets set PROVIDER [--home DIR]
   bastion policy list [--workspace DIR | --global] [--home DIR] [--json]
   bastion policy add DECISION [--workspace DIR | --global] [--tool NAME]… [--path GLOB]… [--root]
@@ -59,6 +60,11 @@ valid ones are listed). --mode read-only refuses every write and runs only inspe
 --mode auto lets commands run without asking (informed consent); otherwise approvals are asked
 on the terminal, and denied without one. --ask-before-writes asks before each file edit.
 --provider demo is an offline, deterministic demo model (no API key needed).
+
+undo: put back the files a run wrote with write_file/edit_file (earlier bytes restored, files
+it created removed), by default the last run of the newest session in the workspace, and print
+each file; --dry-run only says what it would do. Refused, touching nothing, when a file changed
+since the run or a run is going; what the run's commands changed is never restored.
 
 secrets set PROVIDER: store an API key (openai, anthropic, openrouter or a custom endpoint id)
 in auth.json; the key is read from the terminal without echo, or from stdin when piped.

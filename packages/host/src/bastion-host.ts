@@ -40,6 +40,7 @@ import { registerHostIpcChannels } from './ui/host-ipc-channels.js';
 import { ensureUserData, hostOnlyDir } from './user-data.js';
 import { ReleaseStack } from './release-stack.js';
 import { ControlServer, type ControlHandler } from './control/control-server.js';
+import { undoRun } from './control/undo-run.js';
 import { acquireHomeLock } from './control/home-lock.js';
 import { checkSessionsDatabase } from './storage/sessions-db-check.js';
 import { assertHomeStorageUsable } from './storage/home-storage-check.js';
@@ -400,7 +401,10 @@ async function composeHost(
   return host;
 }
 
-/** The host's side of the control socket (SEC-004): who holds the home, a fresh launch link, a key stored through this host. */
+/**
+ * The host's side of the control socket (SEC-004): who holds the home, a fresh launch link, a key
+ * stored through this host, an undo asked of this host's daemon.
+ */
 function controlHandler(parts: {
   command: string;
   uiOrigin: string;
@@ -413,6 +417,12 @@ function controlHandler(parts: {
         return { ok: true, pid: process.pid, command: parts.command, ui: `${parts.uiOrigin}/desktop/` };
       case 'open':
         return { ok: true, launch: parts.desktop.issueLaunchUrl() };
+      case 'undo': {
+        const answer = await undoRun(parts.client, request);
+        return answer.ok
+          ? { ok: true, session_id: answer.session_id, result: answer.result }
+          : { ok: true, refused: { code: answer.code, message: answer.message } };
+      }
       case 'secrets.set': {
         const answer = await parts.client.call(
           'POST',

@@ -21,6 +21,7 @@ export * from './terminal/terminal-text.js';
 export * from './policy/policy-store.js';
 export * from './control/control-client.js';
 export * from './control/control-protocol.js';
+export * from './control/undo-run.js';
 export * from './control/home-lock.js';
 export * from './agent-event-reader.js';
 export * from './storage/sessions-db-check.js';

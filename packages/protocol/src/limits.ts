@@ -504,6 +504,8 @@ export const POLICY_MAX_PENDING_CHECKS = 64;
 /** Host control socket (`<userData>/host.sock`: `bastion open`, a second `start`, `secrets set`). */
 /** Largest request line a control client may send (a `secrets set` carries a key of SECRETS_MAX_KEY_CHARS). */
 export const CONTROL_MAX_REQUEST_BYTES = 16 * KiB;
+/** Largest answer line a control client reads (an undo's answer lists every file of the run). */
+export const CONTROL_MAX_ANSWER_BYTES = 1 * MiB;
 /** A control connection must finish its request and read its answer within this time. */
 export const CONTROL_CONNECTION_TIMEOUT_MS = 10_000;
 /**

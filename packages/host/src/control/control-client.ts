@@ -5,7 +5,7 @@
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import type { z } from 'zod';
-import { CONTROL_CONNECTION_TIMEOUT_MS, CONTROL_MAX_REQUEST_BYTES } from '@bastion/protocol';
+import { CONTROL_CONNECTION_TIMEOUT_MS, CONTROL_MAX_ANSWER_BYTES } from '@bastion/protocol';
 import { HostError } from '../errors.js';
 import { CONTROL_SOCKET_FILE, controlFailureSchema, type ControlRequest } from './control-protocol.js';
 
@@ -42,7 +42,7 @@ function exchange(path: string, request: string): Promise<string | undefined> {
     socket.on('connect', () => socket.write(request));
     socket.on('data', (chunk: Buffer) => {
       size += chunk.length;
-      if (size > CONTROL_MAX_REQUEST_BYTES) socket.destroy(new HostError('CONTROL_BAD_ANSWER', 'answer too large'));
+      if (size > CONTROL_MAX_ANSWER_BYTES) socket.destroy(new HostError('CONTROL_BAD_ANSWER', 'answer too large'));
       else chunks.push(chunk);
     });
     socket.on('end', () => resolve(Buffer.concat(chunks).toString('utf8').split('\n')[0] ?? ''));

@@ -3,7 +3,13 @@
  * connection closes. Requests are strict schemas; answers are `{ ok: true, … }` or a wire error.
  */
 import { z } from 'zod';
-import { SECRETS_MAX_KEY_CHARS } from '@bastion/protocol';
+import {
+  agentUndoResponseSchema,
+  SECRETS_MAX_KEY_CHARS,
+  WORKSPACE_MAX_PATH_CHARS,
+  runIdSchema,
+  sessionIdSchema,
+} from '@bastion/protocol';
 
 export const CONTROL_SOCKET_FILE = 'host.sock';
 
@@ -14,6 +20,13 @@ export const controlRequestSchema = z.discriminatedUnion('op', [
     op: z.literal('secrets.set'),
     provider: z.string().min(1).max(128),
     key: z.string().min(1).max(SECRETS_MAX_KEY_CHARS),
+  }),
+  z.strictObject({
+    op: z.literal('undo'),
+    workspace: z.string().min(1).max(WORKSPACE_MAX_PATH_CHARS),
+    session_id: sessionIdSchema.optional(),
+    run_id: runIdSchema.optional(),
+    dry_run: z.boolean().optional(),
   }),
 ]);
 export type ControlRequest = z.infer<typeof controlRequestSchema>;
@@ -42,3 +55,12 @@ export const controlFailureSchema = z.strictObject({
   code: z.string().max(64),
   message: z.string().max(1024),
 });
+
+/** `bastion undo` through the running host: what was undone, or the daemon's refusal in its words. */
+export const undoAnswerSchema = z.union([
+  z.strictObject({ ok: z.literal(true), session_id: sessionIdSchema, result: agentUndoResponseSchema }),
+  z.strictObject({
+    ok: z.literal(true),
+    refused: z.strictObject({ code: z.string().max(64), message: z.string().max(1024) }),
+  }),
+]);

@@ -1,0 +1,136 @@
+/**
+ * `bastion undo` as real CLI processes against a real host and sidecar: a `bastion run` through
+ * the scripted loopback endpoint edits one file and creates another; `bastion undo` (its own host
+ * when none runs, the running `bastion start` through its control socket when one owns the home)
+ * puts them back, prints each file, and prints the daemon's refusal in words with exit 1.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  SCRIPTED_MODEL,
+  startScriptedEndpoint,
+  type ScriptedEndpoint,
+  type ScriptedTurn,
+} from '../../host/test/support/scripted-chat-endpoint.js';
+import { makeTempDir } from '../../host/test/support/temp-host.js';
+
+const CLI = fileURLToPath(new URL('../dist/main.js', import.meta.url));
+
+const started: ChildProcess[] = [];
+let endpoint: ScriptedEndpoint | undefined;
+afterEach(async () => {
+  for (const child of started.splice(0)) {
+    if (child.exitCode !== null || child.signalCode !== null) continue;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGTERM');
+    await exited;
+  }
+  await endpoint?.close();
+  endpoint = undefined;
+});
+
+function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  return new Promise((resolve) => child.once('close', (code) => resolve({ code, stdout, stderr })));
+}
+
+const SCRIPT: ScriptedTurn[] = [
+  { kind: 'tool-call', name: 'edit_file', input: { path: 'notes.md', old_string: 'beta', new_string: 'gamma' } },
+  { kind: 'tool-call', name: 'write_file', input: { path: 'made.txt', content: 'made by the run\n' } },
+  { kind: 'text', pieces: ['done'] },
+];
+
+/** A home and workspace where `bastion run` edited notes.md and created made.txt. */
+async function afterRun(): Promise<{ home: string; workspace: string }> {
+  const root = makeTempDir();
+  const workspace = join(root, 'ws');
+  mkdirSync(workspace);
+  const home = join(root, 'home');
+  writeFileSync(join(workspace, 'notes.md'), 'alpha\nbeta\n');
+  endpoint = await startScriptedEndpoint([...SCRIPT]);
+  const run = await cli([
+    'run',
+    '--home',
+    home,
+    '--workspace',
+    workspace,
+    '--endpoint',
+    endpoint.baseUrl,
+    '--model',
+    SCRIPTED_MODEL,
+    'edit the notes',
+  ]);
+  expect(run.stderr).not.toContain('run failed');
+  expect(run.code).toBe(0);
+  expect(readFileSync(join(workspace, 'notes.md'), 'utf8')).toBe('alpha\ngamma\n');
+  return { home, workspace };
+}
+
+function startHolder(home: string, workspace: string): Promise<void> {
+  const child = spawn(
+    process.execPath,
+    [CLI, 'start', '--json', '--no-open', '--home', home, '--workspace', workspace],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  started.push(child);
+  return new Promise((resolve, reject) => {
+    createInterface({ input: child.stdout }).once('line', () => resolve());
+    child.once('exit', () => reject(new Error('the holder exited before ready')));
+  });
+}
+
+describe('bastion undo', () => {
+  it('with no Bastion running, undoes the last run of the workspace’s newest session and prints each file', async () => {
+    const { home, workspace } = await afterRun();
+    const planned = await cli(['undo', '--dry-run', '--home', home, '--workspace', workspace]);
+    expect(planned.code).toBe(0);
+    expect(planned.stdout).toMatch(/would restore {2}notes\.md\n {2}would remove {3}made\.txt \(the run created it\)/);
+    expect(existsSync(join(workspace, 'made.txt'))).toBe(true);
+
+    const undone = await cli(['undo', '--home', home, '--workspace', workspace]);
+    expect(undone.stderr).toBe('');
+    expect(undone.code).toBe(0);
+    expect(undone.stdout).toMatch(
+      /^Undid run run_\S+ of session ses_\S+:\n {2}restored {2}notes\.md\n {2}removed {3}made\.txt/,
+    );
+    expect(readFileSync(join(workspace, 'notes.md'), 'utf8')).toBe('alpha\nbeta\n');
+    expect(existsSync(join(workspace, 'made.txt'))).toBe(false);
+
+    const again = await cli(['undo', '--home', home, '--workspace', workspace]);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toBe('bastion: nothing was undone: UNDO_ALREADY_DONE: this run was already undone\n');
+  });
+
+  it('goes through the running Bastion’s control socket, and prints a refusal in words with every file untouched', async () => {
+    const { home, workspace } = await afterRun();
+    await startHolder(home, workspace);
+    writeFileSync(join(workspace, 'made.txt'), 'edited by a person\n');
+    const refused = await cli(['undo', '--home', home, '--workspace', workspace]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toBe(
+      'bastion: nothing was undone: UNDO_CONFLICT: nothing was undone: a file changed since the run (made.txt)\n',
+    );
+    expect(readFileSync(join(workspace, 'notes.md'), 'utf8')).toBe('alpha\ngamma\n');
+
+    writeFileSync(join(workspace, 'made.txt'), 'made by the run\n');
+    const undone = await cli(['undo', '--home', home, '--workspace', workspace]);
+    expect(undone.code).toBe(0);
+    expect(undone.stdout).toContain('restored  notes.md');
+    expect(readFileSync(join(workspace, 'notes.md'), 'utf8')).toBe('alpha\nbeta\n');
+    // Both answers came from the holder: two undo requests on its control socket.
+    const requests = readFileSync(join(home, 'logs', 'host.log'), 'utf8')
+      .split('\n')
+      .filter((line) => line.includes('"event":"control.request"') && line.includes('"method":"undo"'));
+    expect(requests).toHaveLength(2);
+  });
+});
