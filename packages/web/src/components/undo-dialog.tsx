@@ -102,7 +102,9 @@ export function UndoDialog({
             disabled={working || conflicts.length > 0 || actionable.length === 0}
             onClick={confirm}
           >
-            Undo {actionable.length === 1 ? '1 file' : `${actionable.length} files`}
+            {actionable.length === 0
+              ? 'Undo'
+              : `Undo ${actionable.length === 1 ? '1 file' : `${actionable.length} files`}`}
           </button>
         )}
       </div>

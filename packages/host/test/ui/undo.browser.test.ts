@@ -1,0 +1,138 @@
+/// <reference lib="dom" />
+/**
+ * Undo in the desktop app, in real Chromium against the real host and sidecar and the scripted
+ * loopback endpoint: a run's files changed carry "Undo this run"; its confirmation lists each file
+ * and what undo does to it; confirming puts the bytes back on disk (a binary file, an edited file,
+ * a created file removed) and the run reads "Undone"; a run whose file changed since is refused
+ * in words with nothing touched. Screenshots (light and dark, 1280 and 420 px) go to test-output/ui/.
+ */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Session } from '@bastion/protocol';
+import {
+  defineScriptedProvider,
+  SCRIPTED_MODEL,
+  startScriptedEndpoint,
+  type ScriptedEndpoint,
+  type ScriptedTurn,
+} from '../support/scripted-chat-endpoint.js';
+import { startTempHost, type TempHost } from '../support/temp-host.js';
+import { launchChromium, openDesktop } from './support/browser.js';
+import { expectNoHorizontalOverflow, shotAllModes } from './support/layout.js';
+
+const SHOTS = fileURLToPath(new URL('../../../../test-output/ui/', import.meta.url));
+const BINARY = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 0xff, 0x0d, 0x0a, 0x1a, 0, 0x80]);
+
+const turns: ScriptedTurn[] = [];
+let endpoint: ScriptedEndpoint;
+let browser: Browser;
+let host: TempHost;
+let context: BrowserContext;
+let page: Page;
+
+async function send(message: string): Promise<void> {
+  const composer = page.getByLabel('Message');
+  await composer.fill(message);
+  await composer.press('Enter');
+}
+
+beforeAll(async () => {
+  mkdirSync(SHOTS, { recursive: true });
+  endpoint = await startScriptedEndpoint(turns);
+  [browser, host] = await Promise.all([launchChromium(), startTempHost({ allowEndpoints: [endpoint.baseUrl] })]);
+  await defineScriptedProvider(host, endpoint, 'sk-ui-undo-test-key');
+  const created = await host.client.request<Session>('POST', '/sessions', { provider: 'local', model: SCRIPTED_MODEL });
+  ({ context, page } = await openDesktop(browser, host));
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.goto(`${host.uiOrigin}/desktop/sessions/${created.body.id}`);
+  await page.locator('.chat-head').getByText(`local · ${SCRIPTED_MODEL}`).waitFor();
+}, 90_000);
+
+afterAll(async () => {
+  await context?.close();
+  await Promise.all([browser?.close(), host?.stop(), endpoint?.close()]);
+});
+
+describe('Undo in the desktop app', () => {
+  it('confirms with the list of files, then puts every byte back and the run reads "Undone"', async () => {
+    writeFileSync(join(host.workspace, 'logo.png'), BINARY);
+    writeFileSync(join(host.workspace, 'notes.md'), 'alpha\nbeta\n');
+    turns.push(
+      { kind: 'tool-call', name: 'write_file', input: { path: 'logo.png', content: 'not an image' } },
+      { kind: 'tool-call', name: 'edit_file', input: { path: 'notes.md', old_string: 'beta', new_string: 'gamma' } },
+      { kind: 'tool-call', name: 'write_file', input: { path: 'made.txt', content: 'made by the run\n' } },
+      { kind: 'text', pieces: ['Changed three files.'] },
+    );
+    await send('Change three files');
+    const end = page.getByTestId('run-end').last();
+    await end.getByText('Files changed (3)').waitFor();
+    await end.getByRole('button', { name: 'Undo this run' }).click();
+
+    const dialog = page.getByRole('dialog', { name: 'Undo this run?' });
+    const files = dialog.getByRole('list', { name: 'Files' });
+    await files.getByText('made.txt').waitFor();
+    expect(await files.locator('li').allTextContents()).toEqual([
+      'logo.png — put back as it was before the run',
+      'notes.md — put back as it was before the run',
+      'made.txt — removed (the run created it)',
+    ]);
+    await shotAllModes(page, SHOTS, '40-undo-confirm');
+    // The confirmation touched nothing.
+    expect(readFileSync(join(host.workspace, 'notes.md'), 'utf8')).toBe('alpha\ngamma\n');
+
+    await dialog.getByRole('button', { name: 'Undo 3 files' }).click();
+    await page.getByTestId('run-undone').waitFor();
+    await dialog.waitFor({ state: 'detached' });
+    expect(readFileSync(join(host.workspace, 'logo.png')).equals(BINARY)).toBe(true);
+    expect(readFileSync(join(host.workspace, 'notes.md'), 'utf8')).toBe('alpha\nbeta\n');
+    expect(existsSync(join(host.workspace, 'made.txt'))).toBe(false);
+    expect(await page.getByTestId('run-undone').textContent()).toBe(
+      'Run undone. Restored: logo.png, notes.md. Removed: made.txt.',
+    );
+    await end.getByText('Undone', { exact: true }).waitFor();
+    expect(await end.getByRole('button', { name: 'Undo this run' }).count()).toBe(0);
+    await shotAllModes(page, SHOTS, '41-undone');
+  });
+
+  it('refuses in words when a file changed since the run, and leaves every file as it is', async () => {
+    writeFileSync(join(host.workspace, 'todo.md'), 'first\n');
+    turns.push(
+      { kind: 'tool-call', name: 'write_file', input: { path: 'todo.md', content: 'by the run\n' } },
+      { kind: 'tool-call', name: 'write_file', input: { path: 'plan.md', content: 'by the run\n' } },
+      { kind: 'text', pieces: ['Wrote the plan.'] },
+    );
+    await send('Write the plan');
+    const end = page.getByTestId('run-end').last();
+    await end.getByText('Files changed (2)').waitFor();
+    await page.setViewportSize({ width: 420, height: 860 });
+    const dialog = page.getByRole('dialog', { name: 'Undo this run?' });
+
+    // Changed between the confirmation and the click: the daemon refuses, nothing is touched.
+    await end.getByRole('button', { name: 'Undo this run' }).click();
+    await dialog.getByText('plan.md — removed (the run created it)').waitFor();
+    writeFileSync(join(host.workspace, 'plan.md'), 'edited by a person\n');
+    await dialog.getByRole('button', { name: 'Undo 2 files' }).click();
+    await dialog
+      .getByRole('alert')
+      .getByText('Not undone: nothing was undone: a file changed since the run (plan.md) (UNDO_CONFLICT)')
+      .waitFor();
+    expect(readFileSync(join(host.workspace, 'todo.md'), 'utf8')).toBe('by the run\n');
+    expect(readFileSync(join(host.workspace, 'plan.md'), 'utf8')).toBe('edited by a person\n');
+    await dialog.getByRole('button', { name: 'Close' }).click();
+    await dialog.waitFor({ state: 'detached' });
+
+    // Asked again, the confirmation already says which file and why, and offers no Undo.
+    await end.getByRole('button', { name: 'Undo this run' }).click();
+    await dialog.getByText('plan.md — cannot be undone: it changed since this run').waitFor();
+    await dialog.getByRole('alert').getByText('Nothing will be touched.', { exact: false }).waitFor();
+    expect(await dialog.getByRole('button', { name: 'Undo 1 file' }).isDisabled()).toBe(true);
+    await expectNoHorizontalOverflow(page);
+    await shotAllModes(page, SHOTS, '42-undo-refused');
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    expect(readFileSync(join(host.workspace, 'todo.md'), 'utf8')).toBe('by the run\n');
+  });
+});
