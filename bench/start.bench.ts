@@ -26,7 +26,11 @@ const MIB = 1024 * 1024;
 /** The stages a start logs (`startup.stage`, by source), in the order they happen. */
 const STAGES: { source: 'host' | 'daemon'; stage: string; label: string }[] = [
   { source: 'host', stage: 'process-start', label: 'host: Node start-up + module loading' },
-  { source: 'host', stage: 'srt-initialize', label: 'host: srt initialize' },
+  {
+    source: 'host',
+    stage: 'srt-initialize',
+    label: "host: srt initialize, what is left of it (it starts before the host's modules load)",
+  },
   { source: 'host', stage: 'sidecar-launch', label: "host: srt's wrap of the sidecar" },
   { source: 'host', stage: 'sidecar', label: 'host: sidecar spawn → ready attested' },
   { source: 'daemon', stage: 'process-start', label: 'sidecar: Node start-up + module loading' },

@@ -57,16 +57,35 @@ describe('entry bundles', () => {
     expect(LAZY_IN_SIDECAR.filter((name) => !loadable.has(name))).toEqual([]);
   });
 
+  /** The CLI's start: its entry, the command line and host it imports at once (main.ts), and their static imports. */
+  const cliAtStart = () => {
+    const chunk = /\bimport\("(\.\/chunks\/cli-[^"]+)"\)/.exec(readFileSync(cli, 'utf8'))?.[1];
+    if (chunk === undefined) throw new Error('the CLI entry imports no cli chunk');
+    return [...reachable(cli, false), ...reachable(join(dirname(cli), chunk), false)];
+  };
+
+  it('the CLI entry has only srt and its session before it starts srt, then imports the command line and host', () => {
+    const beforeSrt = reachable(cli, false);
+    expect([...bundledPackages(beforeSrt)]).toEqual([]);
+    const text = beforeSrt.map((file) => readFileSync(file, 'utf8')).join('\n');
+    expect(text).toContain('// packages/host/dist/sandbox/srt-session.js');
+    expect(text).not.toContain('// packages/host/dist/bastion-host.js');
+    expect(readFileSync(cli, 'utf8')).toMatch(/acquireSrtSession\(\)[\s\S]*await import\("\.\/chunks\/cli-/);
+  });
+
   it('the CLI (and the host it carries) starts without undici, which a chunk holds', () => {
-    const atStart = bundledPackages(reachable(cli, false));
+    const atStart = bundledPackages(cliAtStart());
     expect(atStart.has('zod')).toBe(true);
     expect(atStart.has('undici')).toBe(false);
     expect(bundledPackages(reachable(cli, true)).has('undici')).toBe(true);
   });
 
   it('leaves srt and better-sqlite3 to node_modules (srt finds its seccomp binaries and carries patches/ there)', () => {
-    expect(readFileSync(cli, 'utf8')).toMatch(/^import .* from "@anthropic-ai\/sandbox-runtime";$/m);
-    expect(bundledPackages(reachable(cli, true)).has('@anthropic-ai/sandbox-runtime')).toBe(false);
-    for (const entry of [sidecar, cli]) expect(readFileSync(entry, 'utf8')).toMatch(/from "better-sqlite3";$/m);
+    const cliFiles = reachable(cli, true);
+    const cliText = cliFiles.map((file) => readFileSync(file, 'utf8')).join('\n');
+    expect(cliText).toMatch(/^import .* from "@anthropic-ai\/sandbox-runtime";$/m);
+    expect(bundledPackages(cliFiles).has('@anthropic-ai/sandbox-runtime')).toBe(false);
+    expect(readFileSync(sidecar, 'utf8')).toMatch(/from "better-sqlite3";$/m);
+    expect(cliText).toMatch(/from "better-sqlite3";$/m);
   });
 });

@@ -1,69 +1,23 @@
 #!/usr/bin/env node
-import { doctorCommand } from './commands/doctor.js';
-import { policyCommand } from './commands/policy.js';
-import { openCommand } from './commands/open.js';
-import { runCommand } from './commands/run.js';
-import { secretsCommand } from './commands/secrets.js';
-import { startCommand } from './commands/start.js';
-import { undoCommand } from './commands/undo.js';
-import { terminalLine } from '@bastion/host';
-import { readFileSync } from 'node:fs';
-import { outputClosed, stopWhenOutputCloses } from './closed-output.js';
-import { commandUsage, USAGE, UsageError } from './usage.js';
+/**
+ * The `bastion` entry. For the commands that start a host (`start`, `run`), srt's initialize,
+ * which mostly waits for its bridge processes to come up, starts before the rest of the CLI and
+ * the host are loaded (cli.ts, a chunk of its own in the bundle), so the two overlap. The host
+ * takes the same srt session (srt-session.ts keeps one per process); this early hold is given
+ * back when the command has finished, and the last release resets srt.
+ */
+import { acquireSrtSession } from '@bastion/host/srt-session';
+import { keepStopSignals } from './stop-signals.js';
 
-const COMMANDS: Record<string, (argv: string[]) => Promise<number>> = {
-  start: startCommand,
-  doctor: doctorCommand,
-  run: runCommand,
-  open: openCommand,
-  secrets: secretsCommand,
-  policy: policyCommand,
-  undo: undoCommand,
-};
+const HOST_COMMANDS: ReadonlySet<string> = new Set(['start', 'run']);
 
-async function main(argv: string[]): Promise<number> {
-  const [name, ...rest] = argv;
-  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
-    process.stdout.write(USAGE);
-    return name === undefined ? 2 : 0;
-  }
-  if (name === '--version' || name === '-v' || name === 'version') {
-    const manifest = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
-      version: string;
-    };
-    process.stdout.write(`bastion ${manifest.version}\n`);
-    return 0;
-  }
-  const command = COMMANDS[name];
-  if (!command) throw new UsageError(`unknown command: ${name}`);
-  const flags = rest.includes('--') ? rest.slice(0, rest.indexOf('--')) : rest;
-  if (flags.includes('--help') || flags.includes('-h')) {
-    process.stdout.write(commandUsage(name) ?? USAGE);
-    return 0;
-  }
-  return command(rest);
-}
-
-stopWhenOutputCloses();
-main(process.argv.slice(2)).then(
-  (code) => {
-    process.exitCode = outputClosed() ? 0 : code;
-  },
-  (error: unknown) => {
-    if (outputClosed()) {
-      process.exitCode = 0;
-      return;
-    }
-    if (error instanceof UsageError) {
-      process.stderr.write(`bastion: ${error.message}\n\n${USAGE}`);
-      process.exitCode = 2;
-      return;
-    }
-    const code = (error as { code?: unknown }).code;
-    // A message may quote the daemon's answer: made inert like everything else from the sidecar.
-    process.stderr.write(
-      `bastion: ${terminalLine(`${typeof code === 'string' ? `${code}: ` : ''}${(error as Error).message}`)}\n`,
-    );
-    process.exitCode = 1;
-  },
-);
+const argv = process.argv.slice(2);
+// `start` stops cleanly on the first stop signal from its first line: one that arrives while the
+// rest is still loading (srt's bridges are running by then) is kept for it.
+const handOver = argv[0] === 'start' ? keepStopSignals() : undefined;
+// A failure here is the host's to report: it acquires the session again and gets the error then.
+const early = HOST_COMMANDS.has(argv[0] ?? '') ? acquireSrtSession().catch(() => undefined) : undefined;
+const { runCli } = await import('./cli.js');
+await runCli(argv, new URL('../package.json', import.meta.url));
+await (await early)?.release();
+handOver?.();

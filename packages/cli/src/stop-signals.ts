@@ -14,8 +14,37 @@ export interface StopSignals {
   dispose(): void;
 }
 
+/** A stop signal that arrived before the command listened (keepStopSignals), and its listener. */
+let kept: { signal: NodeJS.Signals | undefined; listener: (signal: NodeJS.Signals) => void } | undefined;
+
+function stopKeeping(): NodeJS.Signals | undefined {
+  if (kept === undefined) return undefined;
+  for (const signal of STOP_SIGNALS) process.off(signal, kept.listener);
+  const { signal } = kept;
+  kept = undefined;
+  return signal;
+}
+
+/**
+ * From the entry's first line (main.ts), for a command that listens from its own first line: a
+ * stop signal that arrives while the command is still being loaded is kept and handed to its
+ * listenForStop(). Call the result once the command has finished: a signal nobody took then ends
+ * the process as it would have.
+ */
+export function keepStopSignals(): () => void {
+  const listener = (signal: NodeJS.Signals) => {
+    if (kept) kept.signal ??= signal;
+  };
+  kept = { signal: undefined, listener };
+  for (const signal of STOP_SIGNALS) process.on(signal, listener);
+  return () => {
+    const untaken = stopKeeping();
+    if (untaken !== undefined) process.kill(process.pid, untaken);
+  };
+}
+
 export function listenForStop(): StopSignals {
-  let received: NodeJS.Signals | undefined;
+  let received: NodeJS.Signals | undefined = stopKeeping();
   let resolve: (signal: NodeJS.Signals) => void = () => undefined;
   const requested = new Promise<NodeJS.Signals>((done) => (resolve = done));
   const onSignal = (signal: NodeJS.Signals) => {
@@ -23,6 +52,7 @@ export function listenForStop(): StopSignals {
     resolve(received);
   };
   for (const signal of STOP_SIGNALS) process.on(signal, onSignal);
+  if (received !== undefined) resolve(received);
   return {
     requested,
     get received() {

@@ -172,6 +172,24 @@ async function composeHost(
     const temp = claimHostTempRoot(hostOnlyDir(userData), log);
     resources.defer(() => temp.release());
   }
+  // srt's initialize mostly waits for its bridge processes to come up: started before the checks
+  // below (the sessions database, the warden's sweep, srt's dependency probes) and awaited when the
+  // posture is srt. It runs the same dependency check, so for any other posture it has failed.
+  // Released with the host.
+  const platform = options.platform ?? process.platform;
+  const earlySrt =
+    options.launcher || platform !== 'linux'
+      ? undefined
+      : acquireSrtSession().then(
+          (session) => ({ session }),
+          (error: unknown) => ({ error }),
+        );
+  if (earlySrt) {
+    resources.defer(async () => {
+      const early = await earlySrt;
+      if ('session' in early) await early.session.release();
+    });
+  }
   // A sessions.db that is not a database, or is damaged, fails the start now (named, untouched).
   const store = checkSessionsDatabase(userData);
   if (!store.ok) {
@@ -183,7 +201,6 @@ async function composeHost(
   // Sweeps what a host that died without stopping left in workspaces, then guards this one's sandboxes.
   const warden = createPlaceholderWarden({ userData, log });
   resources.defer(() => warden.close());
-  const platform = options.platform ?? process.platform;
   const posture = options.launcher
     ? undefined
     : decideSandboxPosture({
@@ -222,8 +239,11 @@ async function composeHost(
   if (posture?.capabilities.sandbox === 'srt') {
     const temp = createPrivateTempDir();
     resources.defer(() => temp.remove());
+    // What is left of the initialize once the checks are done.
     const initializeStarted = performance.now();
-    const session = await acquireSrtSession();
+    const early = await (earlySrt ?? acquireSrtSession().then((session) => ({ session })));
+    if ('error' in early) throw early.error;
+    const { session } = early;
     logStartupStage(log, 'srt-initialize', elapsedMs(initializeStarted));
     resources.defer(() => session.release());
     srt = { session, temp };

@@ -1,0 +1,72 @@
+/** The `bastion` command line: parses the command and runs it (main.ts loads this). */
+import { doctorCommand } from './commands/doctor.js';
+import { policyCommand } from './commands/policy.js';
+import { openCommand } from './commands/open.js';
+import { runCommand } from './commands/run.js';
+import { secretsCommand } from './commands/secrets.js';
+import { startCommand } from './commands/start.js';
+import { undoCommand } from './commands/undo.js';
+import { terminalLine } from '@bastion/host';
+import { readFileSync } from 'node:fs';
+import { outputClosed, stopWhenOutputCloses } from './closed-output.js';
+import { commandUsage, USAGE, UsageError } from './usage.js';
+
+const COMMANDS: Record<string, (argv: string[]) => Promise<number>> = {
+  start: startCommand,
+  doctor: doctorCommand,
+  run: runCommand,
+  open: openCommand,
+  secrets: secretsCommand,
+  policy: policyCommand,
+  undo: undoCommand,
+};
+
+async function main(argv: string[], manifestUrl: URL): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    process.stdout.write(USAGE);
+    return name === undefined ? 2 : 0;
+  }
+  if (name === '--version' || name === '-v' || name === 'version') {
+    const manifest = JSON.parse(readFileSync(manifestUrl, 'utf8')) as {
+      version: string;
+    };
+    process.stdout.write(`bastion ${manifest.version}\n`);
+    return 0;
+  }
+  const command = COMMANDS[name];
+  if (!command) throw new UsageError(`unknown command: ${name}`);
+  const flags = rest.includes('--') ? rest.slice(0, rest.indexOf('--')) : rest;
+  if (flags.includes('--help') || flags.includes('-h')) {
+    process.stdout.write(commandUsage(name) ?? USAGE);
+    return 0;
+  }
+  return command(rest);
+}
+
+/** Run the command line (`manifestUrl`: the CLI's package.json); the exit code is left in `process.exitCode`. */
+export function runCli(argv: string[], manifestUrl: URL): Promise<void> {
+  stopWhenOutputCloses();
+  return main(argv, manifestUrl).then(
+    (code) => {
+      process.exitCode = outputClosed() ? 0 : code;
+    },
+    (error: unknown) => {
+      if (outputClosed()) {
+        process.exitCode = 0;
+        return;
+      }
+      if (error instanceof UsageError) {
+        process.stderr.write(`bastion: ${error.message}\n\n${USAGE}`);
+        process.exitCode = 2;
+        return;
+      }
+      const code = (error as { code?: unknown }).code;
+      // A message may quote the daemon's answer: made inert like everything else from the sidecar.
+      process.stderr.write(
+        `bastion: ${terminalLine(`${typeof code === 'string' ? `${code}: ` : ''}${(error as Error).message}`)}\n`,
+      );
+      process.exitCode = 1;
+    },
+  );
+}
