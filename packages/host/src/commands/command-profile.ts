@@ -117,7 +117,7 @@ export interface CommandProfileInput {
  * The HOME secrets a command could write through its write roots: at, under or above one, by
  * their own path or, for a symlink, by where it points (a glob entry is always kept). Everywhere
  * else nothing is writable, so a write deny there changes nothing, and srt would still resolve it
- * on every wrap (measured: about 8 ms of a 40 ms wrap for the full list).
+ * on every wrap, a measurable share of the wrap's time (bench/README.md).
  */
 function secretsInWriteReach(
   secrets: readonly string[],

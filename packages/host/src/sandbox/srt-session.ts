@@ -26,11 +26,11 @@
  * srt 0.0.83 (patches/, applied by `npm ci`'s postinstall). srt would otherwise start two socat
  * relays to its proxy inside every sandbox, wait for them to listen, and export a dozen proxy
  * variables; with it the sandbox keeps `--unshare-net` and has nothing to connect to, so every
- * connection is refused, and each wrap skips a shell, two relay starts and the wait (measured:
- * about 14 ms of a command's start). The same patch remembers srt's `which` look-ups, which
- * otherwise cost a process start per wrap (about 12 ms from the host). On Linux srt's socat is
- * `bin/srt-socat`, which runs the host-side bridges (srt starts them whatever the wraps ask)
- * under `setpriv --pdeathsig KILL`, so even a host killed with SIGKILL leaves no bridge behind.
+ * connection is refused, and each wrap skips a shell, two relay starts and the wait. The same patch
+ * remembers srt's `which` look-ups, which otherwise cost a process start per wrap (bench/README.md
+ * has what each saves of a command's start). On Linux srt's socat is `bin/srt-socat`, which runs
+ * the host-side bridges (srt starts them whatever the wraps ask) under `setpriv --pdeathsig KILL`,
+ * so even a host killed with SIGKILL leaves no bridge behind.
  *
  * What it does not catch: a compromise of this process is out of the sandbox's scope (srt's proxy
  * and bridges still run here, started by initialize, though no sandbox has a route to them).

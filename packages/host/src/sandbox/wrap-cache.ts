@@ -1,7 +1,8 @@
 /**
  * SEC-004 (outer sandbox), issue 21: run_command wraps kept between commands, so that a command
- * does not pay for srt rebuilding the same bwrap arguments (its path walks and its `rg` scan,
- * 20–30 ms a command) while keeping srt's invariant that a wrap reflects the disk at execution.
+ * does not pay for srt rebuilding the same bwrap arguments (its path walks and its `rg` scan, most
+ * of a wrap's cost: bench/README.md) while keeping srt's invariant that a wrap reflects the disk at
+ * execution.
  *
  * What is kept: srt's bwrap arguments for one profile (the key: the profile's lists, with this
  * command's private temp dir standing for any command's, the working directory and HOME), with

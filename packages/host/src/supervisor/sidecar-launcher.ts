@@ -19,15 +19,14 @@ export type SidecarLauncher = (entry: string) => Promise<SidecarLaunch>;
 const INHERITED_ENV = ['PATH', 'LANG', 'LC_ALL', 'TZ', 'HOME'] as const;
 
 /**
- * V8 options the sidecar's Node runs with. The sidecar's heap is small (10–20 MB) and it reads
- * provider bodies into fresh buffers. V8 collects those young every 32 MiB of buffers, and with its
+ * V8 options the sidecar's Node runs with. The sidecar's heap is small and it reads provider
+ * bodies into fresh buffers. V8 collects those young every 32 MiB of buffers, and with its
  * default heap limits a heap this small has so little headroom left that each of those collections
- * also starts a full mark-compact: measured 23–24 in 512 MiB streamed (sidecar-heap.test.ts).
- * Starting the old generation at SIDECAR_INITIAL_OLD_SPACE_MIB gives it a fixed headroom instead:
- * 0 full collections in the same 512 MiB (32 MiB still gave 23). It replaces
- * `--heap-growing-percent=500`, which did the same by letting the heap grow to 6× its live size
- * before a full collection, so the sidecar's RSS followed whatever it once held: 111 → 160 MiB in
- * a 40 s soak whose live heap stayed at 18–19 MiB (bench/README.md, `soak`).
+ * also starts a full mark-compact (sidecar-heap.test.ts counts them). Starting the old generation
+ * at SIDECAR_INITIAL_OLD_SPACE_MIB gives it a fixed headroom instead, so a long stream runs
+ * without full collections. It replaces `--heap-growing-percent=500`, which did the same by
+ * letting the heap grow to a multiple of its live size before a full collection, so the sidecar's
+ * RSS followed whatever it once held (bench/README.md, `soak`, has the figures).
  */
 export const SIDECAR_NODE_OPTIONS = [`--initial-old-space-size=${SIDECAR_INITIAL_OLD_SPACE_MIB}`] as const;
 

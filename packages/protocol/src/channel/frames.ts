@@ -30,10 +30,9 @@ const id = z
   .regex(/^[A-Za-z0-9_-]+$/);
 /**
  * A provider request/response body chunk or a command's output chunk: raw bytes, carried only by
- * the binary frame kinds (see
- * codec.ts). Base64-in-JSON reached 0.38× direct throughput on the 100 MiB benchmark (34 vs 90
- * MiB/s, same run); raw bytes remove the encode/parse/decode copies per chunk, and neither end
- * copies the body at all (the encoder writes it behind its header, the decoder hands on views).
+ * the binary frame kinds (see codec.ts). Raw bytes instead of base64 in JSON remove the
+ * encode/parse/decode copies per chunk (bench/README.md has the throughput each gave), and neither
+ * end copies the body at all (the encoder writes it behind its header, the decoder hands on views).
  * What remains is the hop itself: the host writes every byte into the sidecar's stdio socket on
  * the thread that also reads it from upstream (see README, benchmarks).
  */
