@@ -36,7 +36,7 @@ export function openHostChannel(options: {
       },
     });
     channel.on('bootstrap', (frame) => {
-      if (bootstrapped) throw new ChannelError('CHANNEL_FRAME_SCHEMA', 'second bootstrap frame');
+      if (bootstrapped) throw new ChannelError('CHANNEL_FRAME_OUT_OF_ORDER', 'second bootstrap frame');
       if (frame.password.length < SIDECAR_MIN_PASSWORD_CHARS) {
         throw new ChannelError('CHANNEL_FRAME_SCHEMA', 'bootstrap password is too short');
       }

@@ -265,12 +265,12 @@ export class ProviderTransport {
     const state = this.#inFlight.get(id);
     if (state) return state;
     if (this.#endedHere.has(id)) return undefined;
-    throw new ChannelError('CHANNEL_FRAME_SCHEMA', 'transport frame for an unknown request id');
+    throw new ChannelError('CHANNEL_UNKNOWN_REQUEST', 'transport frame for an unknown request id');
   }
 
   #applyGrants(frame: Frame<'grant.update'>): void {
     if (frame.revision <= this.#revision) {
-      throw new ChannelError('CHANNEL_FRAME_SCHEMA', 'grant.update revision did not increase');
+      throw new ChannelError('CHANNEL_GRANT_REVISION', 'grant.update revision did not increase');
     }
     this.#grants = frame.grants;
     this.#revision = frame.revision;
@@ -287,7 +287,7 @@ export class ProviderTransport {
   #onResponseStart(frame: Frame<'response.start'>): void {
     const state = this.#lookup(frame.request_id);
     if (!state) return;
-    if (state.started) throw new ChannelError('CHANNEL_FRAME_SCHEMA', 'second response.start for a request');
+    if (state.started) throw new ChannelError('CHANNEL_FRAME_OUT_OF_ORDER', 'second response.start for a request');
     state.started = true;
     const headers = new Headers();
     for (const [name, value] of frame.headers) headers.append(name, value);
@@ -351,11 +351,11 @@ export class ProviderTransport {
     const state = this.#lookup(frame.request_id);
     if (!state) return;
     if (!state.started || state.ended || !state.controller) {
-      throw new ChannelError('CHANNEL_FRAME_SCHEMA', 'response.chunk outside a response body');
+      throw new ChannelError('CHANNEL_FRAME_OUT_OF_ORDER', 'response.chunk outside a response body');
     }
     const bytes = frame.data;
     if (bytes.byteLength > state.responseCredit) {
-      throw new ChannelError('CHANNEL_FRAME_SCHEMA', 'response.chunk exceeds the granted credit');
+      throw new ChannelError('CHANNEL_CREDIT_EXCEEDED', 'response.chunk exceeds the granted credit');
     }
     state.responseCredit -= bytes.byteLength;
     state.queue.push(bytes);
@@ -366,7 +366,7 @@ export class ProviderTransport {
     const state = this.#lookup(frame.request_id);
     if (!state) return;
     if (!state.started || state.ended)
-      throw new ChannelError('CHANNEL_FRAME_SCHEMA', 'response.end outside a response');
+      throw new ChannelError('CHANNEL_FRAME_OUT_OF_ORDER', 'response.end outside a response');
     state.ended = true;
     if (!state.controller) {
       // A null-body response: nothing to drain.

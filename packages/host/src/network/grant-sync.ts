@@ -32,7 +32,7 @@ export class GrantSync {
     this.#channel.on('grant.applied', (frame) => {
       const timer = this.#pending.get(frame.revision);
       if (timer === undefined)
-        throw new ChannelError('CHANNEL_FRAME_SCHEMA', 'grant.applied for a revision that was not sent');
+        throw new ChannelError('CHANNEL_GRANT_REVISION', 'grant.applied for a revision that was not sent');
       // An ack covers its revision and every earlier one.
       for (const [revision, pendingTimer] of this.#pending) {
         if (revision <= frame.revision) {

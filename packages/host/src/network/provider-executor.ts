@@ -205,12 +205,12 @@ export class ProviderExecutor {
     const request = this.#live.get(id);
     if (request) return request;
     if (this.#endedHere.has(id)) return undefined;
-    throw new ChannelError('CHANNEL_FRAME_SCHEMA', 'transport frame for an unknown request id');
+    throw new ChannelError('CHANNEL_UNKNOWN_REQUEST', 'transport frame for an unknown request id');
   }
 
   #onStart(frame: Frame<'request.start'>): void {
     if (this.#live.has(frame.request_id) || this.#endedHere.has(frame.request_id)) {
-      throw new ChannelError('CHANNEL_FRAME_SCHEMA', 'request.start reuses a request id');
+      throw new ChannelError('CHANNEL_REQUEST_ID_REUSED', 'request.start reuses a request id');
     }
     if (this.#live.size >= TRANSPORT_MAX_CONCURRENT_REQUESTS) {
       this.#refuse(frame.request_id, 'TRANSPORT_TOO_MANY_REQUESTS');
@@ -285,11 +285,12 @@ export class ProviderExecutor {
     const request = this.#lookup(frame.request_id);
     if (!request) return;
     const upload = request.upload;
-    if (!upload) throw new ChannelError('CHANNEL_FRAME_SCHEMA', 'request.chunk for a request without an open body');
+    if (!upload)
+      throw new ChannelError('CHANNEL_FRAME_OUT_OF_ORDER', 'request.chunk for a request without an open body');
     const bytes = frame.data;
     request.uploadReceived += bytes.byteLength;
     if (request.uploadReceived > request.uploadGranted) {
-      throw new ChannelError('CHANNEL_FRAME_SCHEMA', 'request.chunk exceeds the granted upload credit');
+      throw new ChannelError('CHANNEL_CREDIT_EXCEEDED', 'request.chunk exceeds the granted upload credit');
     }
     if (request.uploadReceived > TRANSPORT_MAX_REQUEST_BODY_BYTES) {
       this.#terminate(request, 'TRANSPORT_BODY_TOO_LARGE');
@@ -321,7 +322,7 @@ export class ProviderExecutor {
     const request = this.#lookup(frame.request_id);
     if (!request) return;
     const upload = request.upload;
-    if (!upload) throw new ChannelError('CHANNEL_FRAME_SCHEMA', 'request.end for a request without an open body');
+    if (!upload) throw new ChannelError('CHANNEL_FRAME_OUT_OF_ORDER', 'request.end for a request without an open body');
     const last = request.scan?.end() ?? { kind: undefined, forward: [] };
     if (last.kind !== undefined) {
       this.#log.warn('egress.blocked', { request_id: request.id, kind: last.kind });
@@ -349,7 +350,7 @@ export class ProviderExecutor {
     const request = this.#lookup(frame.request_id);
     if (!request) return;
     if (!request.responseStarted)
-      throw new ChannelError('CHANNEL_FRAME_SCHEMA', 'response.credit before response.start');
+      throw new ChannelError('CHANNEL_FRAME_OUT_OF_ORDER', 'response.credit before response.start');
     request.responseCredit += frame.bytes;
     request.wakeSender?.();
   }

@@ -4,7 +4,7 @@
  */
 import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { FrameOfType, SidecarToHostFrame } from '@bastion/protocol';
+import type { ChannelErrorCode, FrameOfType, SidecarToHostFrame } from '@bastion/protocol';
 import { describeAttack } from '../../../../test/support/attack.js';
 import { createSystemRoute } from '../../src/network/system-route.js';
 import {
@@ -390,95 +390,100 @@ describe('revocation and grant updates', () => {
     const revision = pair.authority.snapshot.revision;
     pair.send({ v: 1, type: 'grant.applied', revision });
     pair.send({ v: 1, type: 'grant.applied', revision: revision + 7 });
-    expect((await pair.hostClosed)?.code).toBe('CHANNEL_FRAME_SCHEMA');
+    expect((await pair.hostClosed)?.code).toBe('CHANNEL_GRANT_REVISION');
     expect(pair.ackTimeouts).toBe(0);
   });
 });
 
 describeAttack('channel-abuse', 'provider transport frames from a compromised sidecar', () => {
+  /**
+   * Runs `send` against a real upstream, expects the host to close the channel with `code`, waits
+   * for every upstream request to finish, and returns the body each one received, in order.
+   */
   async function expectClosed(
     send: (pair: ReturnType<typeof startRawPair>, grantId: string, origin: string) => Promise<void> | void,
-    code = 'CHANNEL_FRAME_SCHEMA',
-  ) {
-    const target = track(await okServer());
+    code: ChannelErrorCode,
+  ): Promise<Buffer[]> {
+    const bodies: Buffer[][] = [];
+    const settled: Promise<unknown>[] = [];
+    const target = track(
+      await startServer((req, res) => {
+        const chunks: Buffer[] = [];
+        bodies.push(chunks);
+        settled.push(new Promise((resolve) => req.on('close', resolve)));
+        req.on('data', (chunk: Buffer) => chunks.push(chunk));
+        req.on('end', () => res.end('ok'));
+      }),
+    );
     const pair = track(startRawPair());
     const grantId = await pair.grant(target.origin);
     await send(pair, grantId, target.origin);
     expect((await pair.hostClosed)?.code).toBe(code);
-    return { target, pair };
+    await Promise.all(settled);
+    return bodies.map((chunks) => Buffer.concat(chunks));
   }
 
-  it('a frame for an unknown request id', async () => {
-    await expectClosed((pair) =>
-      pair.send({ v: 1, type: 'request.chunk', request_id: 'never-started', data: Buffer.from([0, 0, 0]) }),
+  it('a frame for an unknown request id closes with CHANNEL_UNKNOWN_REQUEST and reaches no upstream', async () => {
+    const upstream = await expectClosed(
+      (pair) => pair.send({ v: 1, type: 'request.chunk', request_id: 'never-started', data: Buffer.from([0, 0, 0]) }),
+      'CHANNEL_UNKNOWN_REQUEST',
     );
+    expect(upstream).toEqual([]);
   });
 
-  it('a chunk after request.end', async () => {
-    await expectClosed(async (pair, grantId, origin) => {
+  it('a chunk after request.end closes with CHANNEL_FRAME_OUT_OF_ORDER; upstream gets only the bytes before the end', async () => {
+    const upstream = await expectClosed(async (pair, grantId, origin) => {
       pair.send(requestStart('r1', grantId, `${origin}/`, { method: 'POST', has_body: true }));
       await pair.next('r1', 'request.credit');
-      pair.send({ v: 1, type: 'request.chunk', request_id: 'r1', data: Buffer.from([0, 0, 0]) });
+      pair.send({ v: 1, type: 'request.chunk', request_id: 'r1', data: Buffer.from([1, 1, 1]) });
       pair.send({ v: 1, type: 'request.end', request_id: 'r1' });
-      pair.send({ v: 1, type: 'request.chunk', request_id: 'r1', data: Buffer.from([0, 0, 0]) });
-    });
+      pair.send({ v: 1, type: 'request.chunk', request_id: 'r1', data: Buffer.from([9, 9, 9]) });
+    }, 'CHANNEL_FRAME_OUT_OF_ORDER');
+    expect(upstream.every((body) => !body.includes(9))).toBe(true);
+    expect(upstream.every((body) => body.byteLength <= 3)).toBe(true);
   });
 
-  it('upload bytes beyond the granted credit', async () => {
-    await expectClosed(async (pair, grantId, origin) => {
+  it('upload bytes beyond the granted credit close with CHANNEL_CREDIT_EXCEEDED; the chunk over the credit never reaches upstream', async () => {
+    let allowed = 0;
+    const window = 64 * 1024;
+    const upstream = await expectClosed(async (pair, grantId, origin) => {
       pair.send(requestStart('r2', grantId, `${origin}/`, { method: 'POST', has_body: true }));
       const credit = await pair.next('r2', 'request.credit');
-      const allowed = 'bytes' in credit ? credit.bytes : 0;
-      const chunk = Buffer.alloc(64 * 1024);
-      for (let sent = 0; sent <= allowed; sent += 64 * 1024)
-        pair.send({ v: 1, type: 'request.chunk', request_id: 'r2', data: chunk });
-    });
+      allowed = 'bytes' in credit ? credit.bytes : 0;
+      // Chunks inside the credit carry 1s; the one that crosses it carries 9s.
+      for (let sent = 0; sent <= allowed; sent += window) {
+        const over = sent + window > allowed;
+        pair.send({ v: 1, type: 'request.chunk', request_id: 'r2', data: Buffer.alloc(window, over ? 9 : 1) });
+      }
+    }, 'CHANNEL_CREDIT_EXCEEDED');
+    expect(allowed).toBeGreaterThan(0);
+    expect(upstream.every((body) => !body.includes(9))).toBe(true);
+    expect(upstream.every((body) => body.byteLength <= allowed)).toBe(true);
   });
 
-  it('an oversized body chunk, URL or header value fails the frame schema', async () => {
-    // A binary body frame one byte over the chunk bound (kind 1 = request.chunk, id "x").
-    const bigChunk = Buffer.concat([Buffer.from([0, 1, 1]), Buffer.from('x'), Buffer.alloc(64 * 1024 + 1)]);
-    await expectClosed((pair) => pair.sendPayload(bigChunk));
-    // A body chunk smuggled as JSON instead of the binary kind.
-    await expectClosed((pair) =>
-      pair.sendUnchecked({ v: 1, type: 'request.chunk', request_id: 'x', data_b64: 'AAAA' }),
-    );
-    await expectClosed((pair, grantId, origin) =>
-      pair.sendUnchecked({
-        v: 1,
-        type: 'request.start',
-        request_id: 'u',
-        grant_id: grantId,
-        op: 'provider',
-        method: 'GET',
-        url: `${origin}/${'a'.repeat(33 * 1024)}`,
-        headers: [],
-        has_body: false,
-      }),
-    );
-    await expectClosed((pair, grantId, origin) =>
-      pair.sendUnchecked({
-        v: 1,
-        type: 'request.start',
-        request_id: 'h',
-        grant_id: grantId,
-        op: 'provider',
-        method: 'GET',
-        url: `${origin}/`,
-        headers: [['x-a', 'a'.repeat(17 * 1024)]],
-        has_body: false,
-      }),
-    );
+  it('an oversized body chunk, a JSON body chunk, an oversized URL or header value close with CHANNEL_FRAME_SCHEMA and reach no upstream', async () => {
+    const oversized: ((pair: ReturnType<typeof startRawPair>, grantId: string, origin: string) => void)[] = [
+      // A binary body frame one byte over the chunk bound (kind 1 = request.chunk, id "x").
+      (pair) =>
+        pair.sendPayload(Buffer.concat([Buffer.from([0, 1, 1]), Buffer.from('x'), Buffer.alloc(64 * 1024 + 1)])),
+      // A body chunk smuggled as JSON instead of the binary kind.
+      (pair) => pair.sendUnchecked({ v: 1, type: 'request.chunk', request_id: 'x', data_b64: 'AAAA' }),
+      (pair, grantId, origin) => pair.sendUnchecked(requestStart('u', grantId, `${origin}/${'a'.repeat(33 * 1024)}`)),
+      (pair, grantId, origin) =>
+        pair.sendUnchecked({ ...requestStart('h', grantId, `${origin}/`), headers: [['x-a', 'a'.repeat(17 * 1024)]] }),
+    ];
+    for (const send of oversized) expect(await expectClosed(send, 'CHANNEL_FRAME_SCHEMA')).toEqual([]);
   });
 
-  it('reusing a request id', async () => {
-    await expectClosed(async (pair, grantId, origin) => {
+  it('reusing a request id closes with CHANNEL_REQUEST_ID_REUSED; upstream sees the first request only', async () => {
+    const upstream = await expectClosed(async (pair, grantId, origin) => {
       pair.send(requestStart('dup', grantId, `${origin}/`));
       await pair.next('dup', 'response.start');
       pair.send({ v: 1, type: 'response.credit', request_id: 'dup', bytes: 1024 });
       await pair.next('dup', 'response.end');
       pair.send(requestStart('dup', grantId, `${origin}/`));
-    });
+    }, 'CHANNEL_REQUEST_ID_REUSED');
+    expect(upstream).toHaveLength(1);
   });
 });
 
