@@ -3,8 +3,13 @@
  * Every refusal is asserted by code AND by the target server's hit counter staying at zero.
  */
 import { gzipSync } from 'node:zlib';
-import { afterEach, describe, expect, it } from 'vitest';
-import type { ChannelErrorCode, FrameOfType, SidecarToHostFrame } from '@bastion/protocol';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import {
+  TRANSPORT_GRANT_ACK_TIMEOUT_MS,
+  type ChannelErrorCode,
+  type FrameOfType,
+  type SidecarToHostFrame,
+} from '@bastion/protocol';
 import { describeAttack } from '../../../../test/support/attack.js';
 import { createSystemRoute } from '../../src/network/system-route.js';
 import {
@@ -375,14 +380,21 @@ describe('revocation and grant updates', () => {
     expect(pair.executor.inFlight).toBe(0);
   });
 
-  it('an unacknowledged grant update triggers the ack timeout', async () => {
+  it('an unacknowledged grant update triggers the ack timeout once its bound has passed, not before', () => {
     const pair = track(startRawPair());
-    pair.sync.start();
-    const update = pair.frames.find((frame) => frame.type === 'grant.update');
-    expect(update).toBeDefined();
-    await new Promise((resolve) => setTimeout(resolve, 5_400));
-    expect(pair.ackTimeouts).toBe(1);
-  }, 15_000);
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      pair.sync.start();
+      const update = pair.frames.find((frame) => frame.type === 'grant.update');
+      expect(update).toBeDefined();
+      vi.advanceTimersByTime(TRANSPORT_GRANT_ACK_TIMEOUT_MS - 1);
+      expect(pair.ackTimeouts).toBe(0);
+      vi.advanceTimersByTime(1);
+      expect(pair.ackTimeouts).toBe(1);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
 
   it('an acknowledged update does not time out; an ack for a revision never sent closes the channel', async () => {
     const pair = track(startRawPair());
