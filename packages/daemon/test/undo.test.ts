@@ -1,11 +1,21 @@
 /**
  * Undo (issue 18 §6) through the real daemon app over real HTTP with real SQLite, the model a
  * scripted MockLanguageModelV3 calling write_file/edit_file: bytes restored exactly (a binary
- * file included), created files removed, the refusals (changed since, run active, already undone)
+ * file included), created files removed (with the directories the run created for them, only while empty), the refusals (changed since, run active, already undone)
  * touching nothing, the per-file and per-session bounds (not kept, pruned oldest first) saying
  * so, a directory swapped for a symlink never followed, and the model told on its next turn.
  */
-import { mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync, existsSync } from 'node:fs';
+import {
+  lstatSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+  existsSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import type { LanguageModelV3CallOptions, LanguageModelV3StreamPart } from '@ai-sdk/provider';
 import { MockLanguageModelV3 } from 'ai/test';
@@ -13,6 +23,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { AgentEvent, AgentUndoResponse, Session } from '@bastion/protocol';
 import type { ProviderDefinition } from '../src/providers/provider-registry.js';
 import type { UndoLimits } from '../src/undo/undo-store.js';
+import { removeEmptyContainedDirectory } from '../src/workspaces/file-access.js';
 import { startInProcessDaemon, type InProcessDaemon } from './support/in-process-daemon.js';
 import { textStream, toolCallStream } from './support/mock-streams.js';
 import { makeTempDir } from './support/temp-dir.js';
@@ -251,6 +262,56 @@ describe('undo of a run', () => {
       expect(readFileSync(join(outside, 'f.txt'), 'utf8')).toBe('after');
     } finally {
       rmSync(outside, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('undo of the directories a run created', () => {
+  it('removes the directories the run created for its new files, deepest first, and keeps those that existed before or hold anything now', async () => {
+    const { d, session } = await start();
+    const ws = d.workspace;
+    mkdirSync(join(ws, 'kept'));
+    const runId = await runScript(d, session.id, [
+      { tool: 'write_file', input: { path: 'kept/a/b/new.txt', content: 'one' } },
+      { tool: 'write_file', input: { path: 'fresh/x/one.txt', content: 'two' } },
+      { tool: 'write_file', input: { path: 'fresh/x/two.txt', content: 'three' } },
+      { tool: 'write_file', input: { path: 'other/deep/f.txt', content: 'four' } },
+    ]);
+    // Someone else's file lands in a directory the run created.
+    writeFileSync(join(ws, 'other/mine.txt'), 'mine');
+
+    expect((await undo(d, session.id, runId)).status).toBe(200);
+    expect(readdirSync(join(ws, 'kept'))).toEqual([]);
+    expect(existsSync(join(ws, 'fresh'))).toBe(false);
+    expect(readdirSync(join(ws, 'other'))).toEqual(['mine.txt']);
+    expect(readFileSync(join(ws, 'other/mine.txt'), 'utf8')).toBe('mine');
+  });
+
+  it('leaves a directory that existed before the run, even when the run leaves it empty', async () => {
+    const { d, session } = await start();
+    const ws = d.workspace;
+    mkdirSync(join(ws, 'empty/inner'), { recursive: true });
+    const runId = await runScript(d, session.id, [
+      { tool: 'write_file', input: { path: 'empty/inner/new.txt', content: 'x' } },
+    ]);
+    expect((await undo(d, session.id, runId)).status).toBe(200);
+    expect(existsSync(join(ws, 'empty/inner/new.txt'))).toBe(false);
+    expect(lstatSync(join(ws, 'empty/inner')).isDirectory()).toBe(true);
+  });
+
+  it('never removes through a symlink: a created directory swapped for a link to an empty outside directory leaves both', () => {
+    const ws = makeTempDir('bastion-undo-dirs-');
+    const outside = makeTempDir('bastion-undo-dirs-outside-');
+    try {
+      mkdirSync(join(outside, 'target'));
+      symlinkSync(join(outside, 'target'), join(ws, 'made'));
+      const swapped = { root: ws, real: join(ws, 'made'), relative: 'made', requested: 'made', exists: true };
+      expect(removeEmptyContainedDirectory(swapped)).toBe(false);
+      expect(lstatSync(join(ws, 'made')).isSymbolicLink()).toBe(true);
+      expect(lstatSync(join(outside, 'target')).isDirectory()).toBe(true);
+    } finally {
+      rmSync(outside, { recursive: true, force: true });
+      rmSync(ws, { recursive: true, force: true });
     }
   });
 });

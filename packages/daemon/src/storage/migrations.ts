@@ -33,6 +33,9 @@
  *
  * Version 7: context_summaries — each compaction of a session's older turns: the summary the
  * model sees instead of every message up to `through_seq`; the messages themselves stay whole.
+ *
+ * Version 8: `undo_files.created_dirs` — the directories (a JSON array of paths relative to the
+ * root, outermost first) the run's first write of a file created on its way, for undo to remove.
  */
 export interface Migration {
   version: number;
@@ -219,5 +222,9 @@ export const MIGRATIONS: readonly Migration[] = [
       );
       CREATE INDEX context_summaries_by_session ON context_summaries(session_id, n);
     `,
+  },
+  {
+    version: 8,
+    sql: `ALTER TABLE undo_files ADD COLUMN created_dirs TEXT;`,
   },
 ];

@@ -10,6 +10,7 @@ import type { ContainedPath } from '../workspaces/containment.js';
 import {
   fingerprintContainedFile,
   fingerprintOf,
+  missingDirectories,
   readContainedFile,
   type FileFingerprint,
 } from '../workspaces/file-access.js';
@@ -34,7 +35,10 @@ export class RunChanges {
    */
   write<T>(target: ContainedPath, content: Buffer, write: () => T): T {
     const first = !this.#store.has(this.#runId, target.root, target.relative);
-    if (first) this.#store.keep(this.#where(target), this.#prior(target));
+    if (first) {
+      const createdDirs = target.exists ? [] : missingDirectories(target);
+      this.#store.keep({ ...this.#where(target), createdDirs }, this.#prior(target));
+    }
     let result: T;
     try {
       result = write();

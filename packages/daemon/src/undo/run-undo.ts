@@ -8,9 +8,12 @@
  * counted as done, so a second attempt finishes the job; a run undone before says so.
  *
  * What this does not catch: whatever run_command changed (not tracked; the answer counts the
- * run's commands so clients say so), directories write_file created (left, empty), and a process
- * outside Bastion changing a file between the comparison and the write of that file.
+ * run's commands so clients say so) and a process outside Bastion changing a file between the
+ * comparison and the write of that file. Directories the run's writes created for a file it created
+ * are removed after the files, deepest first, only while still empty (never one that held anything
+ * or existed before the run; a symlink is never followed).
  */
+import { sep } from 'node:path';
 import type { ModelMessage } from 'ai';
 import {
   UNDO_MAX_FINGERPRINT_BYTES,
@@ -24,6 +27,7 @@ import type { ContainedPath } from '../workspaces/containment.js';
 import {
   fingerprintContainedFile,
   removeContainedFile,
+  removeEmptyContainedDirectory,
   writeContainedFile,
   type FileFingerprint,
 } from '../workspaces/file-access.js';
@@ -115,6 +119,26 @@ function noteFor(event: Extract<AgentEvent, { type: 'run-undone' }>): ModelMessa
   return { role: 'user', content: [{ type: 'text', text: lines.join('\n') }] };
 }
 
+/** Remove the directories the run created for the files it created, deepest first, each only while empty. */
+function removeCreatedDirectories(
+  roots: WorkspaceRoots,
+  steps: readonly Extract<Step, { kind: 'remove' | 'restore' }>[],
+): void {
+  const dirs = new Map<string, { root: string; path: string }>();
+  for (const step of steps) {
+    if (step.kind !== 'remove') continue;
+    for (const path of step.file.createdDirs) dirs.set(`${step.file.root}\0${path}`, { root: step.file.root, path });
+  }
+  const deepestFirst = [...dirs.values()].sort((a, b) => b.path.split(sep).length - a.path.split(sep).length);
+  for (const dir of deepestFirst) {
+    try {
+      removeEmptyContainedDirectory(roots.resolve(dir.root, dir.path));
+    } catch {
+      // Not resolvable inside its workspace any more: left where it is.
+    }
+  }
+}
+
 /** Undo a finished run (or, with `dryRun`, say what that would do and touch nothing). */
 export function undoRun(
   deps: UndoDeps,
@@ -161,6 +185,7 @@ export function undoRun(
       );
     }
   }
+  removeCreatedDirectories(deps.roots, actionable);
   const event: Extract<AgentEvent, { type: 'run-undone' }> = {
     type: 'run-undone',
     run_id: runId,

@@ -20,6 +20,8 @@ export interface KeptFile {
   prior: PriorState;
   priorBytes: Buffer | null;
   priorSha256: string | null;
+  /** Directories the run's first write of it created on the way (relative to `root`, outermost first). */
+  createdDirs: string[];
   /** What the run left; null when it is not known (the write's record or the end-of-run check did not happen). */
   after: FileFingerprint | null;
 }
@@ -43,6 +45,7 @@ interface KeptRow {
   prior_sha256: string | null;
   after_size: number | null;
   after_sha256: string | null;
+  created_dirs: string | null;
 }
 
 export class UndoStore {
@@ -85,7 +88,7 @@ export class UndoStore {
    * that it was too large. Bytes beyond the session's budget prune older runs' copies first.
    */
   keep(
-    input: { sessionId: string; runId: string; root: string; path: string },
+    input: { sessionId: string; runId: string; root: string; path: string; createdDirs?: readonly string[] },
     prior: { kind: 'file'; bytes: Buffer; sha256: string } | { kind: 'absent' } | { kind: 'too-large' },
   ): void {
     this.#flush();
@@ -98,8 +101,8 @@ export class UndoStore {
         const bytes = state === 'file' && prior.kind === 'file' ? prior.bytes : null;
         this.#db
           .prepare(
-            `INSERT INTO undo_files (session_id, run_id, root, path, prior, prior_bytes, prior_sha256, created_at)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+            `INSERT INTO undo_files (session_id, run_id, root, path, prior, prior_bytes, prior_sha256, created_dirs, created_at)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
           )
           .run(
             input.sessionId,
@@ -109,6 +112,7 @@ export class UndoStore {
             state,
             bytes,
             bytes === null || prior.kind !== 'file' ? null : prior.sha256,
+            input.createdDirs?.length ? JSON.stringify(input.createdDirs) : null,
             this.#now(),
           );
       })
@@ -157,7 +161,7 @@ export class UndoStore {
   files(runId: string): KeptFile[] {
     return this.#db
       .prepare<[string], KeptRow>(
-        `SELECT root, path, prior, prior_bytes, prior_sha256, after_size, after_sha256
+        `SELECT root, path, prior, prior_bytes, prior_sha256, after_size, after_sha256, created_dirs
          FROM undo_files WHERE run_id = ? ORDER BY id`,
       )
       .all(runId)
@@ -167,6 +171,7 @@ export class UndoStore {
         prior: row.prior,
         priorBytes: row.prior_bytes,
         priorSha256: row.prior_sha256,
+        createdDirs: row.created_dirs === null ? [] : (JSON.parse(row.created_dirs) as string[]),
         after: row.after_size === null ? null : { size: row.after_size, sha256: row.after_sha256 },
       }));
   }

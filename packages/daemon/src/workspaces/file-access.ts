@@ -32,6 +32,7 @@ import {
   readSync,
   realpathSync,
   renameSync,
+  rmdirSync,
   unlinkSync,
   writeSync,
 } from 'node:fs';
@@ -392,6 +393,46 @@ export function removeContainedFile(path: ContainedPath): void {
     unlinkSync(entry);
   } catch (error) {
     throw fromFsError(error);
+  } finally {
+    parent.close();
+  }
+}
+
+/**
+ * The directories on the way to a file that do not exist yet, relative to the root, outermost
+ * first: what a write of it would create (undo keeps the list so it can remove them again).
+ */
+export function missingDirectories(path: ContainedPath): string[] {
+  const segments = path.relative.split(sep).slice(0, -1);
+  const missing: string[] = [];
+  for (let i = 1; i <= segments.length; i += 1) {
+    const relative = segments.slice(0, i).join(sep);
+    if (missing.length > 0 || !existsSync(join(path.root, relative))) missing.push(relative);
+  }
+  return missing;
+}
+
+/**
+ * Remove a directory (undo of one a run created) if it is still an empty directory, through its
+ * verified parent's descriptor: a symlink or a swapped parent is never followed, and a directory
+ * holding anything stays (rmdir refuses it). False when it was not removed, for whatever reason.
+ */
+export function removeEmptyContainedDirectory(path: ContainedPath): boolean {
+  if (path.relative === '') return false;
+  let parent: ParentDirectory;
+  try {
+    parent = openParentDirectory(path, { create: false });
+  } catch {
+    return false;
+  }
+  try {
+    const entry = parent.entry(basename(path.real));
+    if (!lstatSync(entry).isDirectory()) return false;
+    parent.assertInside();
+    rmdirSync(entry);
+    return true;
+  } catch {
+    return false;
   } finally {
     parent.close();
   }
