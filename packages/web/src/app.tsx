@@ -1,11 +1,17 @@
-import { useCallback, useEffect, useState } from 'react';
+import { lazy, Suspense, useCallback, useEffect, useState } from 'react';
 import type { HandshakeResponse } from '@bastion/bridge';
 import { describeError, getBastion } from './bastion.js';
 import { useRoute } from './route.js';
 import { PostureBanner } from './components/posture-banner.js';
 import { SessionList } from './components/session-list.js';
 import { ChatView } from './components/chat-view.js';
-import { SettingsView } from './components/settings-view.js';
+
+// Settings (endpoints, policy, audit log) is its own chunk, fetched when first opened: the first
+// paint of a session does not wait for it. The chunk is a module import()ed by the nonce-bearing
+// entry script, which the CSP's 'strict-dynamic' allows.
+const SettingsView = lazy(() =>
+  import('./components/settings-view.js').then((module) => ({ default: module.SettingsView })),
+);
 
 const RETRY_MS = 2_000;
 
@@ -109,7 +115,11 @@ export function App() {
           }}
         />
         <main className="content" id="content">
-          {route.page === 'settings' && <SettingsView bastion={bastion} />}
+          {route.page === 'settings' && (
+            <Suspense fallback={<p className="hint">Loading Settings…</p>}>
+              <SettingsView bastion={bastion} />
+            </Suspense>
+          )}
           {route.page === 'session' && (
             <ChatView
               key={route.sessionId}
