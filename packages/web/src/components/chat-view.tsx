@@ -78,6 +78,24 @@ async function loadHistory(bastion: BastionApi, sessionId: string, cursor: strin
   return { transcript: applyEvents(emptyTranscript, pages.flat()), texts, next: next ?? null };
 }
 
+/** The newest page of the session the page opened on, requested before React's first render. */
+let opening: { sessionId: string; history: Promise<HistoryChunk> } | undefined;
+
+/** Starts loading a session's newest page now (main.tsx, before the first render), for its ChatView to take. */
+export function prefetchHistory(bastion: BastionApi, sessionId: string): void {
+  const history = loadHistory(bastion, sessionId, undefined);
+  // a failure is reported by the ChatView that takes it, not as an unhandled rejection
+  history.catch(() => undefined);
+  opening = { sessionId, history };
+}
+
+/** The prefetched newest page when it is this session's (taken once), else a new request. */
+function newestHistory(bastion: BastionApi, sessionId: string): Promise<HistoryChunk> {
+  const prefetched = opening?.sessionId === sessionId ? opening.history : undefined;
+  opening = undefined;
+  return prefetched ?? loadHistory(bastion, sessionId, undefined);
+}
+
 /** The prompt a failed run started from, so Retry can send it again. */
 function promptBefore(
   items: readonly TranscriptItem[],
@@ -153,7 +171,7 @@ export function ChatView({ bastion, sessionId, sessionsVersion, onSessionChanged
     const controller = new AbortController();
     void (async () => {
       try {
-        const newest = await loadHistory(bastion, sessionId, undefined);
+        const newest = await newestHistory(bastion, sessionId);
         if (controller.signal.aborted) return;
         addTexts(newest.texts);
         lastId.current = newest.transcript.lastEventId ?? 0;
