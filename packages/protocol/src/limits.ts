@@ -250,6 +250,11 @@ export const AGENT_MAX_STEPS = 24;
 export const AGENT_MAX_CONCURRENT_RUNS = 8;
 /** Text a tool hands back to the model is cut beyond this many characters. */
 export const TOOL_MAX_OUTPUT_CHARS = 256 * KiB;
+/**
+ * Highest line number read_file's `start_line`/`end_line` accept: a file is read up to
+ * WORKSPACE_MAX_READ_BYTES, which holds at most one line more than it has bytes.
+ */
+export const READ_FILE_MAX_LINE = WORKSPACE_MAX_READ_BYTES + 1;
 
 /** Agent event stream (`GET /agent/stream/:session_id`, server-sent events). */
 /**

@@ -26,6 +26,7 @@ describe('truncateToolOutput', () => {
     // what is kept plus what the note says was cut is the whole output
     expect(value.stdout.length - truncationNote(omitted).length + omitted).toBe(stdout.length);
     expect(value.stdout).toContain('grep, head, tail');
+    expect(value.stdout).toContain('read_file with start_line and end_line');
   });
 
   it('shares the bound between two long strings, so both keep a head and a tail', () => {

@@ -14,7 +14,7 @@ type ToolOutput = Extract<ToolMessage['content'][number], { type: 'tool-result' 
 const NOTE_ALLOWANCE_CHARS = 400;
 
 export function truncationNote(omitted: number): string {
-  return `\n[... ${omitted} characters cut here for the model's context; the user sees the whole output. To see this part, ask for less at a time: read a smaller file or a narrower search, or run the command with a filter (grep, head, tail, sed -n 'A,Bp').]\n`;
+  return `\n[... ${omitted} characters cut here for the model's context; the user sees the whole output. To see this part, ask for less at a time: read_file with start_line and end_line, a narrower search, or run the command with a filter (grep, head, tail, sed -n 'A,Bp').]\n`;
 }
 
 /** `text` cut to about `keep` characters: its head and tail around a note. */

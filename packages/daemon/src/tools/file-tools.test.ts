@@ -54,6 +54,53 @@ describe('read_file and list_dir', () => {
     });
   });
 
+  it("reads lines start_line..end_line with their numbers and the file's line count", async () => {
+    writeFileSync(join(root, 'lines.txt'), 'one\ntwo\nthree\nfour\n');
+    expect(await run('read_file', { path: 'lines.txt', start_line: 2, end_line: 3 })).toMatchObject({
+      content: 'two\nthree\n',
+      start_line: 2,
+      end_line: 3,
+      total_lines: 4,
+    });
+    expect(await run('read_file', { path: 'lines.txt', start_line: 3 })).toMatchObject({
+      content: 'three\nfour\n',
+      start_line: 3,
+      end_line: 4,
+    });
+    expect(await run('read_file', { path: 'lines.txt', end_line: 99 })).toMatchObject({
+      content: 'one\ntwo\nthree\nfour\n',
+      end_line: 4,
+    });
+  });
+
+  it('refuses a start_line past the last line with READ_RANGE_PAST_END naming the line count', async () => {
+    writeFileSync(join(root, 'lines.txt'), 'one\ntwo\n');
+    expect(await run('read_file', { path: 'lines.txt', start_line: 3 })).toEqual({
+      ok: false,
+      code: 'READ_RANGE_PAST_END',
+      message: 'start_line 3 is past the end: the file has 2 lines',
+    });
+  });
+
+  it('schema-checks the range: whole numbers from 1, end_line not before start_line', () => {
+    const schema = tools.read_file.inputSchema as unknown as {
+      safeParse: (input: unknown) => { success: boolean; error?: { issues: { message: string }[] } };
+    };
+    expect(schema.safeParse({ path: 'a', start_line: 2, end_line: 2 }).success).toBe(true);
+    for (const bad of [
+      { start_line: 0 },
+      { start_line: 1.5 },
+      { end_line: -1 },
+      { start_line: '2' },
+      { start_line: Number.MAX_SAFE_INTEGER },
+    ]) {
+      expect(schema.safeParse({ path: 'a', ...bad }).success).toBe(false);
+    }
+    const reversed = schema.safeParse({ path: 'a', start_line: 5, end_line: 4 });
+    expect(reversed.success).toBe(false);
+    expect(reversed.error?.issues[0]?.message).toBe('end_line must be at least start_line');
+  });
+
   it('refuses a path outside without echoing the resolved path', async () => {
     symlinkSync(join(outside, 'secret.txt'), join(root, 'leak.txt'));
     for (const path of ['../outside/secret.txt', join(outside, 'secret.txt'), 'leak.txt']) {

@@ -12,6 +12,7 @@ import { tool } from './tool.js';
 import { z } from 'zod';
 import {
   permissionModeSchema,
+  READ_FILE_MAX_LINE,
   scratchDirOf,
   SEARCH_MAX_PATTERN_CHARS,
   TOOL_MAX_OUTPUT_CHARS,
@@ -99,6 +100,40 @@ function clipText(text: string): { text: string; clipped: boolean } {
     : { text, clipped: false };
 }
 
+const lineNumber = z.number().int().min(1).max(READ_FILE_MAX_LINE);
+
+const readFileInput = z
+  .strictObject({
+    path: pathInput,
+    start_line: lineNumber.optional().describe('first line to read (1-based); default 1'),
+    end_line: lineNumber.optional().describe('last line to read, included; default the last line'),
+  })
+  .refine(
+    (input) => input.start_line === undefined || input.end_line === undefined || input.end_line >= input.start_line,
+    {
+      message: 'end_line must be at least start_line',
+      path: ['end_line'],
+    },
+  );
+
+/**
+ * Lines `start`..`end` (1-based, both included) of `text`, and how many lines it has; a start past
+ * its last line is refused with the count, so the model can ask again.
+ */
+function lineRange(text: string, start: number, end: number | undefined) {
+  const lines = text.split('\n');
+  // a final newline ends the last line; it does not start another
+  if (lines.length > 1 && lines.at(-1) === '') lines.pop();
+  if (start > lines.length)
+    throw new DaemonError(
+      'READ_RANGE_PAST_END',
+      `start_line ${start} is past the end: the file has ${lines.length} lines`,
+    );
+  const last = Math.min(end ?? lines.length, lines.length);
+  const ending = last < lines.length || text.endsWith('\n') ? '\n' : '';
+  return { text: lines.slice(start - 1, last).join('\n') + ending, start, end: last, total: lines.length };
+}
+
 function countOccurrences(haystack: string, needle: string): number {
   let count = 0;
   for (let at = haystack.indexOf(needle); at !== -1; at = haystack.indexOf(needle, at + needle.length)) count += 1;
@@ -138,15 +173,31 @@ export function hostSearchTools(client: CommandClient, userData: string): ToolFa
 export function createFileTools(context: ToolContext) {
   return {
     read_file: tool({
-      description: 'Read a UTF-8 text file in the workspace (large files are truncated).',
-      inputSchema: z.strictObject({ path: pathInput }),
-      execute: ({ path }) =>
+      description:
+        'Read a UTF-8 text file in the workspace (large files are truncated); start_line and end_line read only those lines.',
+      inputSchema: readFileInput,
+      execute: ({ path, start_line, end_line }) =>
         guarded(() => {
           const read = readContainedFile(resolveIn(context, path));
           if (read.content.includes(0))
             return { path, size: read.size, truncated: read.truncated, binary: true, content: '' };
-          const { text, clipped } = clipText(read.content.toString('utf8'));
-          return { path, size: read.size, truncated: read.truncated || clipped, binary: false, content: text };
+          const whole = read.content.toString('utf8');
+          if (start_line === undefined && end_line === undefined) {
+            const { text, clipped } = clipText(whole);
+            return { path, size: read.size, truncated: read.truncated || clipped, binary: false, content: text };
+          }
+          const range = lineRange(whole, start_line ?? 1, end_line);
+          const { text, clipped } = clipText(range.text);
+          return {
+            path,
+            size: read.size,
+            truncated: read.truncated || clipped,
+            binary: false,
+            start_line: range.start,
+            end_line: range.end,
+            total_lines: range.total,
+            content: text,
+          };
         }),
     }),
     list_dir: tool({

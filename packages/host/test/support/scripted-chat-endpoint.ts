@@ -16,6 +16,9 @@ export type ScriptedTurn =
       pieces: string[];
       /** Pause before each piece. */
       delayMs?: number;
+      /** Pace the pieces at this many a second from the first: pieces that fall behind the timer's
+       * granularity go out together at once, so the rate holds where one pause each could not. */
+      perSecond?: number;
       /** Destroy the connection after this many pieces, with no finish and no [DONE]. */
       dropAfter?: number;
       /** Streamed first as `reasoning_content` deltas, the way reasoning models send their thinking. */
@@ -138,12 +141,15 @@ export async function startScriptedEndpoint(
         ),
       );
     }
+    const started = performance.now();
     for (const [index, piece] of turn.pieces.entries()) {
       if (turn.dropAfter !== undefined && index >= turn.dropAfter) {
         res.socket?.destroy();
         return;
       }
       if (turn.delayMs) await pause(turn.delayMs);
+      const ahead = turn.perSecond ? started + (index * 1000) / turn.perSecond - performance.now() : 0;
+      if (ahead > 0) await pause(ahead);
       if (res.destroyed) return;
       res.write(sseChunk(index === 0 ? { role: 'assistant', content: piece } : { content: piece }, null));
       state.pieces += 1;

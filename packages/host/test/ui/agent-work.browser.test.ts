@@ -144,6 +144,20 @@ describe('the agent’s work in the desktop app', () => {
     await shotAllModes(page, SHOTS, '11-tool-diffs');
   });
 
+  it('numbers a read_file of a line range with the file’s own line numbers and names the range', async () => {
+    writeFileSync(join(host.workspace, 'ranged.txt'), 'one\ntwo\nthree\nfour\nfive\n');
+    turns.push(
+      { kind: 'tool-call', name: 'read_file', input: { path: 'ranged.txt', start_line: 3, end_line: 4 } },
+      { kind: 'text', pieces: ['Read lines 3 and 4.'] },
+    );
+    await send('Read lines 3 to 4 of ranged.txt');
+    await page.getByText('Read lines 3 and 4.').waitFor();
+    const read = page.getByRole('article', { name: 'Tool read_file' }).last();
+    expect(await read.locator('.line-number').allTextContents()).toEqual(['3', '4']);
+    expect(await read.getByTestId('numbered-file').textContent()).toBe('3three\n4four\n');
+    await read.getByText('ranged.txt, lines 3–4 of 5').waitFor();
+  });
+
   it('asks before each file edit once the session’s switch is on (kept across a reload); Deny leaves the file as it was', async () => {
     writeFileSync(join(host.workspace, 'keep.txt'), 'original\n');
     const ask = page.getByLabel('Ask before file edits');

@@ -56,8 +56,8 @@ function refusalText(output: unknown): string {
   return words ? `${words} (${detail})` : `Refused: ${detail}.`;
 }
 
-/** Text that folds when it is long, with an optional line-number gutter. */
-function Output({ label, text, numbered = false, terminal = false }: OutputProps) {
+/** Text that folds when it is long, with a line-number gutter counting from `firstLine` when given. */
+function Output({ label, text, firstLine, terminal = false }: OutputProps) {
   const lines = text.replace(/\n$/, '').split('\n');
   const long = lines.length > UI_TOOL_OUTPUT_FOLD_LINES;
   const [open, setOpen] = useState(!long);
@@ -73,12 +73,12 @@ function Output({ label, text, numbered = false, terminal = false }: OutputProps
           </button>
         )}
       </div>
-      {numbered ? (
+      {firstLine !== undefined ? (
         <pre className="numbered" data-testid="numbered-file">
           {shown.map((line, index) => (
             <span key={index} className="numbered-line">
               <span className="line-number" aria-hidden="true">
-                {index + 1}
+                {firstLine + index}
               </span>
               {line}
               {'\n'}
@@ -94,7 +94,7 @@ function Output({ label, text, numbered = false, terminal = false }: OutputProps
 interface OutputProps {
   label: string;
   text: string;
-  numbered?: boolean;
+  firstLine?: number;
   terminal?: boolean;
 }
 
@@ -155,9 +155,20 @@ function ReadBody({ tool }: { tool: ToolView }) {
   const output = fieldsOf(tool.output);
   if (tool.output === undefined || tool.isError) return null;
   if (output.binary === true) return <p className="muted">Binary file ({asText(output.size)} bytes), not shown.</p>;
+  // a read of a line range numbers its lines as they are in the file
+  const ranged = typeof output.start_line === 'number';
+  const first = ranged ? (output.start_line as number) : 1;
   return (
     <>
-      <Output label={asText(output.path)} text={asText(output.content)} numbered />
+      <Output
+        label={
+          ranged
+            ? `${asText(output.path)}, lines ${first}–${asText(output.end_line)} of ${asText(output.total_lines)}`
+            : asText(output.path)
+        }
+        text={asText(output.content)}
+        firstLine={first}
+      />
       {output.truncated === true && <p className="flag">The file was cut; the agent saw only the start.</p>}
     </>
   );
