@@ -1,12 +1,15 @@
 /**
- * SEC-004: what the UI origin serves. Only `/desktop` and `/desktop/*` (plus guarded host IPC);
- * `/` redirects to `/desktop/`; everything else is 404. Every response carries the security
+ * SEC-004: what the UI origin serves, as hono apps. Only `/desktop` and `/desktop/*` (plus
+ * guarded host IPC); `/` redirects to `/desktop/`; everything else is 404. Every response carries the security
  * headers; every HTML response gets a fresh nonce and the nonce CSP. The app's pages need a
  * host session, which only a launch ticket creates. Does not catch a bug inside a /desktop page
  * that runs attacker-controlled script; the daemon perimeter and CSP are separate controls.
  */
 import { randomBytes } from 'node:crypto';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import { getRequestListener } from '@hono/node-server';
+import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
+import { Hono } from 'hono';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { HOST_IPC_PATH_PREFIX, UI_CSP_NONCE_BYTES, UI_MAX_URL_CHARS, type Logger } from '@bastion/protocol';
 import { buildDesktopCsp } from './csp.js';
 import {
@@ -17,7 +20,7 @@ import {
   type DesktopAssetFiles,
   type DesktopAssets,
 } from './desktop-assets.js';
-import { HostIpc, pageMatches, type PagePattern } from './host-ipc.js';
+import { HostIpc, pageMatches, type PagePattern, type UiContext, type UiEnv } from './host-ipc.js';
 import { HostSessions } from './host-sessions.js';
 import { LaunchTickets } from './launch-tickets.js';
 import type { UiRequestHandler } from './ui-server.js';
@@ -51,6 +54,7 @@ export class DesktopApp {
   readonly ipc: HostIpc;
   readonly #options: DesktopAppOptions;
   #assets: DesktopAssets | undefined;
+  readonly #listener = getRequestListener(this.#routes().fetch);
 
   constructor(options: DesktopAppOptions) {
     this.#options = options;
@@ -67,46 +71,64 @@ export class DesktopApp {
     return `${this.#options.uiOrigin}${LAUNCH_PATH}?ticket=${this.tickets.issue()}`;
   }
 
-  readonly handler: UiRequestHandler = (req, res) => {
-    for (const [name, value] of Object.entries(SECURITY_HEADERS)) res.setHeader(name, value);
-    this.#route(req, res).catch((error: unknown) => {
-      this.#options.log.error('ui.failed', { code: (error as { code?: string }).code ?? 'UNKNOWN' });
-      if (!res.headersSent) this.#text(res, 500, 'Internal error\n');
-      else res.destroy();
+  /**
+   * The UI origin's pages and files as a hono app with one route, so every answer is written in
+   * the request's own tick. Paths are read from the request target exactly as the URL parser
+   * resolves it against the UI origin.
+   */
+  #routes(): Hono<UiEnv> {
+    const app = new Hono<UiEnv>();
+    app.get('*', (c) => {
+      c.env.incoming.resume();
+      return this.#page(c, new URL(c.env.incoming.url ?? '/', this.#options.uiOrigin));
     });
-  };
-
-  async #route(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const target = req.url ?? '/';
-    if (target.length > UI_MAX_URL_CHARS || !target.startsWith('/')) return this.#text(res, 400, 'Bad request\n');
-    const url = new URL(target, this.#options.uiOrigin);
-    const path = url.pathname;
-
-    if (path.startsWith(HOST_IPC_PATH_PREFIX)) {
-      return this.ipc.dispatch(req, res, path.slice(HOST_IPC_PATH_PREFIX.length));
-    }
-    req.resume();
-    if (req.method !== 'GET' && req.method !== 'HEAD') return this.#text(res, 405, 'Method not allowed\n');
-    if (path === '/') {
-      res.writeHead(303, { location: '/desktop/' });
-      res.end();
-      return undefined;
-    }
-    if (path === LAUNCH_PATH) return this.#launch(res, url.searchParams.getAll('ticket'));
-    if (path === BRIDGE_PATH) return this.#file(res, this.#loaded()?.bridge, 'text/javascript; charset=utf-8');
-    if (path.startsWith(ASSETS_PREFIX)) {
-      const file = this.#loaded()?.assets.get(path.slice(ASSETS_PREFIX.length));
-      return this.#file(res, file?.body, file?.contentType ?? '');
-    }
-    if (pageMatches(path, APP_PAGES)) return this.#app(req, res);
-    return this.#text(res, 404, 'Not found\n');
+    // Every GET and HEAD took the route above: what is left is another method.
+    app.notFound((c) => {
+      c.env.incoming.resume();
+      return text(c, 405, 'Method not allowed\n');
+    });
+    app.onError((error, c) => {
+      this.#options.log.error('ui.failed', { code: (error as { code?: string }).code ?? 'UNKNOWN' });
+      return text(c, 500, 'Internal error\n');
+    });
+    return app;
   }
 
-  #launch(res: ServerResponse, tickets: string[]): void {
+  #page(c: UiContext, url: URL): Response {
+    const path = url.pathname;
+    if (path === '/') return seeOther(c, {});
+    if (path === LAUNCH_PATH) return this.#launch(c, url.searchParams.getAll('ticket'));
+    if (path === BRIDGE_PATH) return file(c, this.#loaded()?.bridge, 'text/javascript; charset=utf-8');
+    if (path.startsWith(ASSETS_PREFIX)) {
+      const asset = this.#loaded()?.assets.get(path.slice(ASSETS_PREFIX.length));
+      return file(c, asset?.body, asset?.contentType ?? '');
+    }
+    if (pageMatches(path, APP_PAGES)) return this.#app(c);
+    return text(c, 404, 'Not found\n');
+  }
+
+  /**
+   * The UiServer's handler. Every response carries the security headers; a request target that
+   * is too long or not a path (absolute-form, `*`) is refused before hono, and host IPC paths go
+   * to the channels' own app.
+   */
+  readonly handler: UiRequestHandler = (req, res) => {
+    for (const [name, value] of Object.entries(SECURITY_HEADERS)) res.setHeader(name, value);
+    const target = req.url ?? '/';
+    if (target.length > UI_MAX_URL_CHARS || !target.startsWith('/')) {
+      res.writeHead(400, { 'content-type': TEXT });
+      res.end('Bad request\n');
+      return;
+    }
+    const path = new URL(target, this.#options.uiOrigin).pathname;
+    void (path.startsWith(HOST_IPC_PATH_PREFIX) ? this.ipc.dispatch(req, res) : this.#listener(req, res));
+  };
+
+  #launch(c: UiContext, tickets: string[]): Response {
     const [ticket] = tickets;
     if (tickets.length !== 1 || ticket === undefined || !this.tickets.redeem(ticket)) {
       this.#options.log.warn('ui.launch-refused');
-      return this.#html(res, 403, (nonce) =>
+      return this.#html(c, 403, (nonce) =>
         noticePage(
           nonce,
           'This launch link is no longer valid',
@@ -115,14 +137,12 @@ export class DesktopApp {
       );
     }
     this.#options.log.info('ui.launched');
-    res.writeHead(303, { 'set-cookie': this.sessions.create(), location: '/desktop/' });
-    res.end();
-    return undefined;
+    return seeOther(c, { 'set-cookie': this.sessions.create() });
   }
 
-  #app(req: IncomingMessage, res: ServerResponse): void {
-    if (!this.sessions.isValid(req.headers.cookie)) {
-      return this.#html(res, 401, (nonce) =>
+  #app(c: UiContext): Response {
+    if (!this.sessions.isValid(c.req.header('cookie'))) {
+      return this.#html(c, 401, (nonce) =>
         noticePage(
           nonce,
           'Open Bastion from its launch link',
@@ -131,8 +151,8 @@ export class DesktopApp {
       );
     }
     const assets = this.#loaded();
-    if (!assets) return this.#notBuilt(res);
-    return this.#html(res, 200, (nonce) => renderIndex(assets.indexTemplate, nonce));
+    if (!assets) return this.#notBuilt(c);
+    return this.#html(c, 200, (nonce) => renderIndex(assets.indexTemplate, nonce));
   }
 
   #loaded(): DesktopAssets | undefined {
@@ -147,28 +167,39 @@ export class DesktopApp {
     return this.#assets;
   }
 
-  #notBuilt(res: ServerResponse): void {
-    this.#html(res, 503, (nonce) =>
+  #notBuilt(c: UiContext): Response {
+    return this.#html(c, 503, (nonce) =>
       noticePage(nonce, 'The desktop UI is not built', 'Run npm run build, then bastion start.'),
     );
   }
 
-  #html(res: ServerResponse, status: number, render: (nonce: string) => string): void {
+  #html(c: UiContext, status: ContentfulStatusCode, render: (nonce: string) => string): Response {
     const nonce = randomBytes(UI_CSP_NONCE_BYTES).toString('base64');
     const csp = buildDesktopCsp({ nonce, daemonOrigin: this.#options.daemonOrigin });
-    res.writeHead(status, { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': csp });
-    res.end(render(nonce));
+    return c.body(render(nonce), status, {
+      'content-type': 'text/html; charset=utf-8',
+      'content-security-policy': csp,
+    });
   }
+}
 
-  #file(res: ServerResponse, body: Buffer | undefined, contentType: string): void {
-    if (!body) return this.#text(res, 404, 'Not found\n');
-    res.writeHead(200, { 'content-type': contentType, 'content-length': String(body.length) });
-    res.end(body);
-    return undefined;
-  }
+const TEXT = 'text/plain; charset=utf-8';
 
-  #text(res: ServerResponse, status: number, text: string): void {
-    res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8' });
-    res.end(text);
-  }
+/**
+ * 303 to /desktop/, written straight to the socket: node-server would add a content-type to a
+ * response without a body, and this one has neither.
+ */
+function seeOther(c: UiContext, headers: Record<string, string>): Response {
+  c.env.outgoing.writeHead(303, { ...headers, location: '/desktop/' });
+  c.env.outgoing.end();
+  return RESPONSE_ALREADY_SENT;
+}
+
+function text(c: UiContext, status: ContentfulStatusCode, body: string): Response {
+  return c.body(body, status, { 'content-type': TEXT });
+}
+
+function file(c: UiContext, body: Buffer | undefined, contentType: string): Response {
+  if (!body) return text(c, 404, 'Not found\n');
+  return c.body(new Uint8Array(body), 200, { 'content-type': contentType, 'content-length': String(body.length) });
 }

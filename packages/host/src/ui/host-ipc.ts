@@ -1,16 +1,21 @@
 /**
  * SEC-004 guarded host IPC: `POST /_host/ipc/<channel>` on the UI origin, the browser analog of
- * Electron's sender-checked ipcMain handlers. A handler exists only through `guarded()`, which
- * wraps it in every check, in this order: POST; the host-session cookie; Origin exactly the UI
- * origin; a Referer on the UI origin whose path is a desktop page allowed for this channel; a
- * JSON body within bounds that the channel's strict schema accepts. (Host was checked by the
- * UiServer.) No response carries CORS headers, so a cross-origin page can never read one.
- * Does not catch script running inside an allowed desktop page: that page is the bridge's home.
+ * Electron's sender-checked ipcMain handlers, served by this module's own hono app. A channel
+ * gets a route only through `guarded()`, which runs every check before its handler, in this
+ * order: POST; the host-session cookie; Origin exactly the UI origin; a Referer on the UI origin
+ * whose path is a desktop page allowed for this channel; a JSON body within bounds that the
+ * channel's strict schema accepts. Any other path under the prefix is IPC_CHANNEL. (Host was
+ * checked by the UiServer.) No response carries CORS headers, so a cross-origin page can never
+ * read one. Does not catch script running inside an allowed desktop page: that page is the
+ * bridge's home.
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage } from 'node:http';
+import { getRequestListener, type HttpBindings } from '@hono/node-server';
+import { Hono, type Context } from 'hono';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import {
   HOST_IPC_MAX_BODY_BYTES,
-  hostIpcChannelSchema,
+  HOST_IPC_PATH_PREFIX,
   hostIpcSchemas,
   parseDesktopReferer,
   type HostIpcChannel,
@@ -73,95 +78,120 @@ export class HostIpcFailure extends HostError {
   }
 }
 
-type Route = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
+/** The UI origin's hono environment: node-server hands over the raw request and response. */
+export type UiEnv = { Bindings: HttpBindings };
+export type UiContext = Context<UiEnv>;
+
+/** Routes on the path exactly as the URL parser normalised it (hono would also percent-decode it). */
+const uiPath = (request: Request): string => new URL(request.url).pathname;
+
+/** One step of the chain: the refusal it makes, or undefined to pass. */
+type Check = (c: UiContext) => HostIpcRefusal | undefined;
 
 export class HostIpc {
-  readonly #routes = new Map<HostIpcChannel, Route>();
-  readonly #origin: string;
+  readonly #channels = new Set<HostIpcChannel>();
+  readonly #app = new Hono<UiEnv>({ getPath: uiPath });
+  readonly #checks: readonly Check[];
   readonly #origins: ReadonlySet<string>;
-  readonly #hasSession: (cookieHeader: string | undefined) => boolean;
   readonly #log: Logger;
 
   constructor(options: { origin: string; hasSession: (cookieHeader: string | undefined) => boolean; log: Logger }) {
-    this.#origin = options.origin;
     this.#origins = new Set([options.origin]);
-    this.#hasSession = options.hasSession;
     this.#log = options.log;
+    this.#checks = [
+      (c) => (c.req.method === 'POST' ? undefined : 'IPC_METHOD'),
+      (c) => (options.hasSession(c.req.header('cookie')) ? undefined : 'IPC_SESSION'),
+      (c) => (c.req.header('origin') === options.origin ? undefined : 'IPC_ORIGIN'),
+    ];
+    this.#app.notFound((c) => {
+      c.env.incoming.resume();
+      return this.#refuse(c, undefined, 'IPC_CHANNEL');
+    });
   }
 
   /** The channels that have a handler, each wrapped by `guarded()`. */
   channels(): HostIpcChannel[] {
-    return [...this.#routes.keys()];
+    return [...this.#channels];
   }
 
   /** The only way to give a channel a handler. */
   guarded<C extends HostIpcChannel>(channel: C, spec: GuardedSpec<C>): void {
-    if (this.#routes.has(channel))
+    if (this.#channels.has(channel))
       throw new HostError('IPC_DUPLICATE', `host channel ${channel} already has a handler`);
-    const schemas = hostIpcSchemas[channel];
-    this.#routes.set(channel, async (req, res) => {
-      const refusal = this.#check(req, spec.pages);
-      if (refusal) return this.#refuse(res, channel, refusal);
-      const body = await readBoundedBody(req);
-      if (body === TOO_LARGE) {
-        res.setHeader('connection', 'close');
-        res.once('finish', () => req.destroy());
-        return this.#refuse(res, channel, 'IPC_BODY_TOO_LARGE');
-      }
-      let parsed: unknown;
-      try {
-        parsed = body === undefined ? undefined : JSON.parse(body === '' ? '{}' : body);
-      } catch {
-        parsed = undefined;
-      }
-      const input = schemas.input.safeParse(parsed);
-      if (!input.success) return this.#refuse(res, channel, 'IPC_BODY');
-      try {
-        const output = await spec.handle(input.data as HostIpcInput<C>);
-        this.#log.debug('ipc.served', { channel });
-        sendJson(res, 200, schemas.output.parse(output));
-      } catch (error) {
-        const failure = error instanceof HostIpcFailure ? error : undefined;
-        this.#log.warn('ipc.failed', { channel, code: failure?.code ?? 'IPC_FAILED' });
-        sendJson(
-          res,
-          failure?.status ?? 500,
-          failure
-            ? { code: failure.code, message: failure.message }
-            : { code: 'IPC_FAILED', message: 'host channel failed' },
-        );
-      }
+    this.#channels.add(channel);
+    const checks = [...this.#checks, refererCheck(this.#origins, spec.pages)];
+    this.#app.all(`${HOST_IPC_PATH_PREFIX}${channel}`, (c) => {
+      const refusal = firstRefusal(c, checks);
+      if (refusal) return this.#refuse(c, channel, refusal);
+      return this.#serve(c, channel, spec);
     });
   }
 
-  /** Route `POST /_host/ipc/<name>`; `name` is untrusted. */
-  async dispatch(req: IncomingMessage, res: ServerResponse, name: string): Promise<void> {
-    const channel = hostIpcChannelSchema.safeParse(name);
-    const route = channel.success ? this.#routes.get(channel.data) : undefined;
-    if (!route) {
-      req.resume();
-      this.#refuse(res, undefined, 'IPC_CHANNEL');
-      return;
+  /** A request that passed every check: its bounded JSON body through the schema, then the handler. */
+  async #serve<C extends HostIpcChannel>(c: UiContext, channel: C, spec: GuardedSpec<C>): Promise<Response> {
+    const schemas = hostIpcSchemas[channel];
+    const body = await readBoundedBody(c.env.incoming);
+    if (body === TOO_LARGE) {
+      c.header('connection', 'close');
+      c.env.outgoing.once('finish', () => c.env.incoming.destroy());
+      return this.#refuse(c, channel, 'IPC_BODY_TOO_LARGE');
     }
-    await route(req, res);
+    let parsed: unknown;
+    try {
+      parsed = body === undefined ? undefined : JSON.parse(body === '' ? '{}' : body);
+    } catch {
+      parsed = undefined;
+    }
+    const input = schemas.input.safeParse(parsed);
+    if (!input.success) return this.#refuse(c, channel, 'IPC_BODY');
+    try {
+      const output = await spec.handle(input.data as HostIpcInput<C>);
+      this.#log.debug('ipc.served', { channel });
+      return sendJson(c, 200, schemas.output.parse(output));
+    } catch (error) {
+      const failure = error instanceof HostIpcFailure ? error : undefined;
+      this.#log.warn('ipc.failed', { channel, code: failure?.code ?? 'IPC_FAILED' });
+      return sendJson(
+        c,
+        failure?.status ?? 500,
+        failure
+          ? { code: failure.code, message: failure.message }
+          : { code: 'IPC_FAILED', message: 'host channel failed' },
+      );
+    }
   }
 
-  #check(req: IncomingMessage, pages: readonly PagePattern[]): HostIpcRefusal | undefined {
-    if (req.method !== 'POST') return 'IPC_METHOD';
-    if (!this.#hasSession(req.headers.cookie)) return 'IPC_SESSION';
-    if (req.headers.origin !== this.#origin) return 'IPC_ORIGIN';
-    const referer = req.headers.referer;
-    const page = referer === undefined ? undefined : parseDesktopReferer(referer, this.#origins);
-    if (!page) return 'IPC_REFERER';
-    if (!pageMatches(page.pathname, pages)) return 'IPC_PAGE';
-    return undefined;
-  }
+  /** Serve a request under `HOST_IPC_PATH_PREFIX`; its channel name is untrusted. */
+  readonly dispatch = getRequestListener(this.#app.fetch);
 
-  #refuse(res: ServerResponse, channel: HostIpcChannel | undefined, code: HostIpcRefusal): void {
+  #refuse(c: UiContext, channel: HostIpcChannel | undefined, code: HostIpcRefusal): Response {
     this.#log.warn('ipc.refused', { channel: channel ?? null, code });
     const { status, message } = REFUSALS[code];
-    sendJson(res, status, { code, message });
+    return sendJson(c, status, { code, message });
   }
+}
+
+/**
+ * The checks in order; the first refusal answers at once, in the same tick as the request, as
+ * the hand-written server did (a client writing past its request, e.g. an unframed GET body,
+ * still reads the refusal before the parser rejects those bytes).
+ */
+function firstRefusal(c: UiContext, checks: readonly Check[]): HostIpcRefusal | undefined {
+  for (const check of checks) {
+    const refusal = check(c);
+    if (refusal) return refusal;
+  }
+  return undefined;
+}
+
+/** Referer on the UI origin whose path is a desktop page, then one of the channel's pages. */
+function refererCheck(origins: ReadonlySet<string>, pages: readonly PagePattern[]): Check {
+  return (c) => {
+    const referer = c.req.header('referer');
+    const page = referer === undefined ? undefined : parseDesktopReferer(referer, origins);
+    if (!page) return 'IPC_REFERER';
+    return pageMatches(page.pathname, pages) ? undefined : 'IPC_PAGE';
+  };
 }
 
 const TOO_LARGE = Symbol('too large');
@@ -175,7 +205,8 @@ async function readBoundedBody(req: IncomingMessage): Promise<string | undefined
   return isJson ? body.toString('utf8') : undefined;
 }
 
-function sendJson(res: ServerResponse, status: number, body: unknown): void {
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8' });
-  res.end(JSON.stringify(body));
+function sendJson(c: UiContext, status: number, body: unknown): Response {
+  return c.body(JSON.stringify(body), status as ContentfulStatusCode, {
+    'content-type': 'application/json; charset=utf-8',
+  });
 }

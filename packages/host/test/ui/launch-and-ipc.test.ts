@@ -242,10 +242,10 @@ describe('every host IPC handler goes through guarded()', () => {
         if (entry.isDirectory()) walk(path);
         else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts')) {
           const text = readFileSync(path, 'utf8');
-          // Only host-ipc.ts may touch the route table or answer /_host/ paths itself.
+          // Only host-ipc.ts may touch the channel app or answer /_host/ paths itself.
           if (
             !path.endsWith('/ui/host-ipc.ts') &&
-            /#routes|_host\/ipc/.test(text.replace(/HOST_IPC_PATH_PREFIX/g, ''))
+            /#app\.(use|all|on|post)\(|_host\/ipc/.test(text.replace(/HOST_IPC_PATH_PREFIX/g, ''))
           ) {
             offenders.push(path);
           }
@@ -259,11 +259,12 @@ describe('every host IPC handler goes through guarded()', () => {
     };
     walk(src);
     expect(offenders).toEqual([]);
-    // And the route table has exactly one writer: the guarded() method.
+    // And the channel app has exactly one writer, the guarded() method, whose route runs every
+    // check before it serves.
     const ipcSource = readFileSync(join(src, 'ui/host-ipc.ts'), 'utf8');
-    expect(ipcSource.match(/#routes\.set\(/g)).toHaveLength(1);
+    expect(ipcSource.match(/#app\.(use|all|on|post|get)\(/g)).toEqual(['#app.all(']);
     expect(ipcSource).toMatch(
-      /guarded<C extends HostIpcChannel>\([^)]*\): void \{[\s\S]*?#routes\.set\(channel, async \(req, res\) => \{\s*const refusal = this\.#check\(/,
+      /guarded<C extends HostIpcChannel>\([^)]*\): void \{[\s\S]*?this\.#app\.all\(`\$\{HOST_IPC_PATH_PREFIX\}\$\{channel\}`, \(c\) => \{\s*const refusal = firstRefusal\(c, checks\);\s*if \(refusal\) return this\.#refuse\(/,
     );
   });
 });
