@@ -29,6 +29,7 @@ export const USAGE = `Usage:
   bastion policy add DECISION [--workspace DIR | --global] [--tool NAME]… [--path GLOB]… [--root]
                      [--reason TEXT] [--id ID] [--home DIR] [-- COMMAND [ARG…]]
   bastion policy remove ID [--workspace DIR | --global] [--home DIR]
+  bastion policy audit [--home DIR] [--json]
   bastion open [--home DIR] [--no-open] [--json]
   bastion COMMAND --help · bastion --version
 
@@ -74,6 +75,7 @@ ask, deny or hard-deny; a rule matches by tool name, by COMMAND and its first AR
 tokens) and by --path globs relative to the workspace root. Rules apply to the workspace's
 project (default: the current folder) or, with --global, to every project. A hard-deny holds
 against every other rule, approval and mode; the built-in rules are listed and cannot be removed.
+policy audit prints the host's own record of every decision (<home>/host/audit.jsonl).
 
 open: a fresh one-time link to the UI of the Bastion running on this home (reopen a closed tab);
 only one Bastion runs on a home at a time: a second start says which one holds it and exits 2.

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { PolicyFile, PolicyListing } from '@bastion/protocol';
+import { ensureUserData, HostAuditLog } from '@bastion/host';
 import { makeTempDir } from '../../host/test/support/temp-host.js';
 
 const CLI = fileURLToPath(new URL('../dist/main.js', import.meta.url));
@@ -102,5 +103,31 @@ describe('bastion policy', () => {
     const refused = await cli(['remove', 'builtin.git-force-push', '--global', '--home', home]);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain('POLICY_RULE_BUILTIN');
+  });
+
+  it('audit prints the host audit log’s decisions, one line each (and as JSON with --json)', async () => {
+    const { home, workspace } = world();
+    const audit = new HostAuditLog(ensureUserData(home).path);
+    const call = {
+      tool: 'run_command',
+      workspace_root: workspace,
+      command: { name: 'git', args: ['push'], cwd: workspace },
+    };
+    audit.record(call, { verdict: 'deny', rule_id: 'rule-1' });
+    audit.record({ tool: 'read_file', workspace_root: workspace, paths: [join(workspace, 'a')] }, { verdict: 'none' });
+
+    const human = await cli(['audit', '--home', home]);
+    expect(human.code).toBe(0);
+    const lines = human.stdout.trim().split('\n');
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toMatch(/run_command\s+deny\s+rule-1 {2}\(git\)$/);
+    expect(lines[1]).toMatch(/read_file\s+none\s+-$/);
+    const json = await cli(['audit', '--home', home, '--json']);
+    expect(
+      json.stdout
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as unknown),
+    ).toEqual(audit.entries());
   });
 });

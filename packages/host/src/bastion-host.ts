@@ -32,6 +32,7 @@ import { claimHostTempRoot } from './sandbox/host-temp-root.js';
 import { CommandExecutor } from './commands/command-executor.js';
 import { attachPolicyChecks } from './policy/policy-checks.js';
 import { PolicyStore } from './policy/policy-store.js';
+import { HostAuditLog } from './policy/host-audit-log.js';
 import { sidecarWriteDenies } from './policy/sandbox-denies.js';
 import { UiServer } from './ui/ui-server.js';
 import { DesktopApp } from './ui/desktop-app.js';
@@ -223,7 +224,7 @@ async function composeHost(
   const daemonEntry = resolveDaemonEntry();
   // The watchdog's rules (host/policy.json): answered for the sidecar's checks, enforced again on
   // every command, and their file-tool denies held by the sidecar's own sandbox.
-  const policy = new PolicyStore(userData);
+  const policy = new PolicyStore(userData, { audit: new HostAuditLog(userData) });
   const sidecarPolicy = (roots: readonly string[]) =>
     buildSidecarSandboxPolicy({
       home,

@@ -19,6 +19,7 @@ export * from './ui/ui-server.js';
 export * from './ui/open-system-browser.js';
 export * from './terminal/terminal-text.js';
 export * from './policy/policy-store.js';
+export * from './policy/host-audit-log.js';
 export * from './control/control-client.js';
 export * from './control/control-protocol.js';
 export * from './control/undo-run.js';

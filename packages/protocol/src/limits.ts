@@ -475,6 +475,11 @@ export const DAEMON_EVENT_MAX_CHARS = 4 * MiB;
 /** Largest response body the host's daemon client reads (a transcript page, a 1 MiB file escaped as JSON). */
 export const DAEMON_RESPONSE_MAX_BYTES = 16 * MiB;
 
+/**
+ * The host's own audit log (`<userData>/host/audit.jsonl`): past this size the file is rotated to
+ * `audit.jsonl.1` (the older one dropped), so two files of this size bound its disk use.
+ */
+export const HOST_AUDIT_MAX_BYTES = 4 * MiB;
 /** The watchdog's policy rules (host `src/policy/`, `<userData>/host/policy.json`). */
 /** Rules in one layer (global, or one project); the benchmark evaluates 1 000 in one layer. */
 export const POLICY_MAX_RULES_PER_LAYER = 2_000;

@@ -1,8 +1,8 @@
 /**
- * `bastion policy list|add|remove`: the watchdog's rules in `<home>/host/policy.json`, edited by the
+ * `bastion policy list|add|remove|audit`: the watchdog's rules in `<home>/host/policy.json`, edited by the
  * host's own store (the same file, checks and atomic writes the running host uses; a running
  * Bastion applies the change to the next tool call). Project rules are keyed by the workspace's
- * real path; `--global` rules apply to every project.
+ * real path; `--global` rules apply to every project. `audit` prints the host's decision log.
  */
 import { parseArgs } from 'node:util';
 import {
@@ -12,14 +12,22 @@ import {
   type PolicyRule,
   type PolicyRuleDraft,
 } from '@bastion/protocol';
-import { ensureUserData, PolicyStore, projectKey, resolveUserDataPath, type PolicyScope } from '@bastion/host';
+import {
+  ensureUserData,
+  HostAuditLog,
+  PolicyStore,
+  projectKey,
+  resolveUserDataPath,
+  type PolicyScope,
+} from '@bastion/host';
 import { UsageError } from '../usage.js';
 
 const POLICY_USAGE = `usage:
   bastion policy list [--workspace DIR | --global] [--home DIR] [--json]
   bastion policy add DECISION [--workspace DIR | --global] [--tool NAME]… [--path GLOB]… [--root]
                      [--reason TEXT] [--id ID] [--home DIR] [-- COMMAND [ARG…]]
-  bastion policy remove ID [--workspace DIR | --global] [--home DIR]`;
+  bastion policy remove ID [--workspace DIR | --global] [--home DIR]
+  bastion policy audit [--home DIR] [--json]`;
 
 /** One line a rule: where it lives, its id and decision, what it matches and why. */
 export function describeRule(rule: PolicyRule | PolicyRuleDraft): string {
@@ -81,6 +89,16 @@ function runPolicyCommand(argv: string[]): number {
   // Opened only once the command line is known to be right, so a mistake touches nothing on disk.
   const open = () => new PolicyStore(ensureUserData(resolveUserDataPath(values.home)).path);
 
+  if (action === 'audit' && rest.length === 0) {
+    const entries = new HostAuditLog(ensureUserData(resolveUserDataPath(values.home)).path).entries();
+    for (const entry of entries) {
+      const line = values.json
+        ? JSON.stringify(entry)
+        : `${entry.at} ${entry.tool.padEnd(12)} ${entry.verdict.padEnd(9)} ${entry.rule_id ?? '-'}${entry.command === null ? '' : `  (${entry.command})`}`;
+      process.stdout.write(`${line}\n`);
+    }
+    return 0;
+  }
   if (action === 'list' && rest.length === 0) {
     const listing = open().listing(root);
     if (values.json) process.stdout.write(`${JSON.stringify(listing)}\n`);

@@ -27,6 +27,7 @@ import { HostError } from '../errors.js';
 import { fileStamp, readPrivateFile, writePrivateFile, type FileStamp } from '../private-file.js';
 import { hostOnlyDir, USER_DATA_DIR_MODE } from '../user-data.js';
 import { BUILTIN_RULES } from './builtin-rules.js';
+import { HOST_AUDIT_FILE_NAME, type HostAuditLog } from './host-audit-log.js';
 import { compileRules, evaluateRules, type CompiledRule } from './policy-rules.js';
 
 export const POLICY_FILE_NAME = 'policy.json';
@@ -56,8 +57,12 @@ export class PolicyStore {
   readonly path: string;
   #cache: { stamp: FileStamp | undefined; result: Loaded | HostError } | undefined;
 
-  constructor(userData: string) {
+  readonly #audit: HostAuditLog | undefined;
+
+  /** With `audit`, every answer `evaluate` gives is appended to the host's audit log. */
+  constructor(userData: string, options: { audit?: HostAuditLog } = {}) {
     this.path = join(hostOnlyDir(userData), POLICY_FILE_NAME);
+    this.#audit = options.audit;
   }
 
   /** The file as it is now; throws a HostError (`PRIVATE_FILE_*`, `POLICY_FILE_INVALID`) when it cannot be used. */
@@ -65,8 +70,27 @@ export class PolicyStore {
     return this.#load().file;
   }
 
-  /** The host's answer for one call. A policy.json that cannot be used denies every call. */
+  /**
+   * The host's answer for one call, recorded in the audit log when there is one. A decision that
+   * cannot be recorded (the log unwritable, a link planted in its place) is a denial.
+   */
   evaluate(call: PolicyCall): PolicyAnswer {
+    const answer = this.#answer(call);
+    try {
+      this.#audit?.record(call, answer);
+    } catch {
+      return {
+        verdict: 'deny',
+        rule_id: 'audit-log-unusable',
+        layer: 'global',
+        reason: `${HOST_AUDIT_FILE_NAME} cannot be written; fix or remove it in the host folder`,
+      };
+    }
+    return answer;
+  }
+
+  /** A policy.json that cannot be used denies every call. */
+  #answer(call: PolicyCall): PolicyAnswer {
     let loaded: Loaded;
     try {
       loaded = this.#load();

@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeAttack } from '../../../../test/support/attack.js';
+import { HostAuditLog } from '../../src/policy/host-audit-log.js';
 import { PolicyStore } from '../../src/policy/policy-store.js';
 import { sidecarEnvironment, type SidecarLauncher } from '../../src/supervisor/sidecar-launcher.js';
 import { waitFor } from '../support/processes.js';
@@ -35,10 +36,11 @@ const COMMANDS = [
 let host: TempHost;
 let workspace: string;
 let frames: HostFrame[];
+let userData: string;
 
 beforeAll(async () => {
   const root = makeTempDir('bastion-policy-host-');
-  const userData = join(root, 'home');
+  userData = join(root, 'home');
   workspace = join(root, 'workspace');
   mkdirSync(userData, { mode: 0o700 });
   mkdirSync(workspace);
@@ -113,5 +115,23 @@ describeAttack('policy-bypass', 'host-enforced policy: a sidecar that skips the 
     );
     const logged = JSON.stringify(host.records);
     for (const marker of ['denied-marker', 'asked-marker', 'approved-marker']) expect(logged).not.toContain(marker);
+  });
+
+  it('the host’s own audit log (host/audit.jsonl) holds each decision it enforced, though this sidecar keeps no audit rows at all, with no argument content', () => {
+    const entries = new HostAuditLog(userData).entries();
+    expect(entries).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ tool: 'run_command', command: 'touch', verdict: 'deny' }),
+        expect.objectContaining({
+          command: 'rm',
+          verdict: 'hard-deny',
+          rule_id: 'builtin.rm-recursive-workspace-root',
+        }),
+        expect.objectContaining({ command: 'touch', verdict: 'ask' }),
+      ]),
+    );
+    const text = readFileSync(join(userData, 'host', 'audit.jsonl'), 'utf8');
+    for (const marker of ['denied-marker', 'asked-marker', 'approved-marker', '-rf'])
+      expect(text).not.toContain(marker);
   });
 });

@@ -1,0 +1,71 @@
+import { mkdtempSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import { HOST_AUDIT_MAX_BYTES, type PolicyCall } from '@bastion/protocol';
+import { ensureUserData } from '../user-data.js';
+import { HostAuditLog } from './host-audit-log.js';
+import { PolicyStore } from './policy-store.js';
+
+let base: string;
+let userData: string;
+let logFile: string;
+
+beforeEach(() => {
+  base = realpathSync(mkdtempSync(join(tmpdir(), 'bastion-host-audit-')));
+  userData = join(base, 'home');
+  ensureUserData(userData);
+  logFile = join(userData, 'host', 'audit.jsonl');
+});
+afterEach(() => rmSync(base, { recursive: true, force: true }));
+
+const push = (root: string): PolicyCall => ({
+  tool: 'run_command',
+  workspace_root: root,
+  command: { name: '/usr/bin/git', args: ['push', '--force', 'origin', 'secret-branch-name'], cwd: root },
+});
+
+it('a store with the audit log records each answer in host/audit.jsonl (0600) with the command name and no argument, cwd or path', () => {
+  const audit = new HostAuditLog(userData);
+  const store = new PolicyStore(userData, { audit });
+  store.evaluate(push(base));
+  store.evaluate({ tool: 'write_file', workspace_root: base, paths: [join(base, '.github/workflows/ci.yml')] });
+
+  expect(statSync(logFile).mode & 0o777).toBe(0o600);
+  expect(audit.entries()).toEqual([
+    expect.objectContaining({ tool: 'run_command', command: 'git', verdict: 'ask', rule_id: 'builtin.git-force-push' }),
+    expect.objectContaining({
+      tool: 'write_file',
+      command: null,
+      verdict: 'ask',
+      rule_id: 'builtin.ci-workflows-write',
+    }),
+  ]);
+  const text = readFileSync(logFile, 'utf8');
+  for (const content of ['secret-branch-name', '--force', 'ci.yml', base]) expect(text).not.toContain(content);
+});
+
+it('a log that has reached HOST_AUDIT_MAX_BYTES is rotated to audit.jsonl.1 before the next line, and both are read oldest first', () => {
+  const old = `${JSON.stringify({ at: 'old', tool: 'read_file', command: null, verdict: 'none', rule_id: null })}\n`;
+  writeFileSync(logFile, old.repeat(Math.ceil(HOST_AUDIT_MAX_BYTES / old.length)), { mode: 0o600 });
+  const audit = new HostAuditLog(userData);
+  audit.record(push(base), { verdict: 'allow' });
+
+  expect(statSync(`${logFile}.1`).size).toBeGreaterThanOrEqual(HOST_AUDIT_MAX_BYTES);
+  expect(readFileSync(logFile, 'utf8').split('\n').filter(Boolean)).toHaveLength(1);
+  const entries = audit.entries();
+  expect(entries[0]?.at).toBe('old');
+  expect(entries.at(-1)).toMatchObject({ command: 'git', verdict: 'allow' });
+});
+
+it('a symbolic link planted at audit.jsonl is not written through, and the call it could not record is denied', () => {
+  const elsewhere = join(base, 'elsewhere');
+  writeFileSync(elsewhere, '');
+  symlinkSync(elsewhere, logFile);
+  const store = new PolicyStore(userData, { audit: new HostAuditLog(userData) });
+  expect(store.evaluate({ tool: 'read_file', workspace_root: base, paths: [join(base, 'a.txt')] })).toMatchObject({
+    verdict: 'deny',
+    rule_id: 'audit-log-unusable',
+  });
+  expect(readFileSync(elsewhere, 'utf8')).toBe('');
+});
