@@ -46,8 +46,10 @@ async function write(path: string, content = 'pwned') {
   });
 }
 
-function expectNoLeak(response: { status: number; body: unknown }): void {
-  expect(response.status).toBeGreaterThanOrEqual(400);
+/** The refusal is exactly `status` and `code`, and its body names neither the canary nor the outside directory. */
+function expectNoLeak(response: { status: number; body: { code?: string } }, status: number, code: string): void {
+  expect(response.status).toBe(status);
+  expect(response.body.code).toBe(code);
   expect(JSON.stringify(response.body)).not.toContain(CANARY);
   expect(JSON.stringify(response.body)).not.toContain(outside);
 }
@@ -55,43 +57,39 @@ function expectNoLeak(response: { status: number; body: unknown }): void {
 describeAttack('path-traversal', 'workspace file routes', () => {
   it('`../` climbing out of the workspace: FS_OUTSIDE_WORKSPACE, nothing read', async () => {
     const response = await read(`../outside/secret.txt`);
-    expectNoLeak(response);
-    expect(response.body.code).toBe('FS_OUTSIDE_WORKSPACE');
+    expectNoLeak(response, 403, 'FS_OUTSIDE_WORKSPACE');
   });
 
   it('an absolute path outside the workspace: refused, nothing read', async () => {
     const response = await read(outsideFile);
-    expectNoLeak(response);
-    expect(response.body.code).toBe('FS_OUTSIDE_WORKSPACE');
+    expectNoLeak(response, 403, 'FS_OUTSIDE_WORKSPACE');
   });
 
   it('a sibling directory sharing the root as a string prefix: refused', async () => {
     const response = await read(`../${basename(host.workspace)}-sibling/secret.txt`);
-    expectNoLeak(response);
-    expect(response.body.code).toBe('FS_OUTSIDE_WORKSPACE');
+    expectNoLeak(response, 403, 'FS_OUTSIDE_WORKSPACE');
   });
 
-  it('percent-encoded traversal is taken literally and climbs nowhere', async () => {
+  it('percent-encoded traversal is taken literally and climbs nowhere: FS_NOT_FOUND', async () => {
     const response = await read('..%2foutside%2fsecret.txt');
-    expectNoLeak(response);
+    expectNoLeak(response, 404, 'FS_NOT_FOUND');
   });
 
-  it('a NUL byte in the path: 400 before any file system call', async () => {
+  it('a NUL byte in the path: 400 BAD_REQUEST, nothing read', async () => {
     const response = await read('README.md\u0000../../outside/secret.txt');
-    expectNoLeak(response);
-    expect(response.status).toBe(400);
+    expectNoLeak(response, 400, 'BAD_REQUEST');
   });
 
-  it('a root the host never granted (the outside dir itself): refused', async () => {
+  it('a root the host never granted (the outside dir itself): FS_OUTSIDE_WORKSPACE, nothing read', async () => {
     const response = await read('secret.txt', outside);
-    expectNoLeak(response);
+    expectNoLeak(response, 403, 'FS_OUTSIDE_WORKSPACE');
   });
 
-  it('writing through `..` into userData: refused, auth store untouched', async () => {
+  it('writing through `..` into userData: FS_OUTSIDE_WORKSPACE, auth store untouched', async () => {
     const target = join(host.userData, 'auth.json');
     const before = existsSync(target) ? readFileSync(target) : undefined;
     const response = await write(`../home/auth.json`);
-    expect(response.status).toBeGreaterThanOrEqual(400);
+    expectNoLeak(response, 403, 'FS_OUTSIDE_WORKSPACE');
     expect(existsSync(target) ? readFileSync(target) : undefined).toEqual(before);
   });
 
@@ -103,40 +101,40 @@ describeAttack('path-traversal', 'workspace file routes', () => {
 });
 
 describeAttack('symlink-escape', 'workspace file routes', () => {
-  it('reading a symlink in the workspace that points at an outside file: refused, canary not returned', async () => {
+  it('reading a symlink in the workspace that points at an outside file: FS_OUTSIDE_WORKSPACE, canary not returned', async () => {
     const response = await read('link-to-secret');
-    expectNoLeak(response);
+    expectNoLeak(response, 403, 'FS_OUTSIDE_WORKSPACE');
   });
 
-  it('reading through a symlinked directory that points outside: refused', async () => {
+  it('reading through a symlinked directory that points outside: FS_OUTSIDE_WORKSPACE', async () => {
     const response = await read('link-to-outside-dir/secret.txt');
-    expectNoLeak(response);
+    expectNoLeak(response, 403, 'FS_OUTSIDE_WORKSPACE');
   });
 
-  it('listing a symlinked directory that points outside: refused, no outside names', async () => {
-    const response = await host.client.request('POST', '/workspaces/readdir', {
+  it('listing a symlinked directory that points outside: FS_OUTSIDE_WORKSPACE, no outside names', async () => {
+    const response = await host.client.request<{ code?: string }>('POST', '/workspaces/readdir', {
       root: host.workspace,
       path: 'link-to-outside-dir',
     });
-    expectNoLeak(response);
+    expectNoLeak(response, 403, 'FS_OUTSIDE_WORKSPACE');
     expect(JSON.stringify(response.body)).not.toContain('secret.txt');
   });
 
-  it('writing through a symlinked directory: nothing created or changed outside', async () => {
+  it('writing through a symlinked directory: FS_OUTSIDE_WORKSPACE, nothing created outside', async () => {
     const response = await write('link-to-outside-dir/planted.txt');
-    expect(response.status).toBeGreaterThanOrEqual(400);
+    expectNoLeak(response, 403, 'FS_OUTSIDE_WORKSPACE');
     expect(existsSync(join(outside, 'planted.txt'))).toBe(false);
   });
 
-  it('overwriting a symlink that points at an outside file: the outside file keeps its bytes', async () => {
+  it('overwriting a symlink that points at an outside file: FS_OUTSIDE_WORKSPACE, the outside file keeps its bytes', async () => {
     const response = await write('link-to-secret', 'overwritten');
-    expect(response.status).toBeGreaterThanOrEqual(400);
+    expectNoLeak(response, 403, 'FS_OUTSIDE_WORKSPACE');
     expect(readFileSync(outsideFile, 'utf8')).toBe(CANARY);
   });
 
   it('an innocent name that is a symlink to a protected file: FS_PROTECTED, bytes unchanged', async () => {
     const response = await write('innocent-name', 'overwritten');
-    expect(response.status).toBeGreaterThanOrEqual(400);
+    expectNoLeak(response, 403, 'FS_PROTECTED');
     expect(readFileSync(join(host.workspace, '.git', 'config'), 'utf8')).toBe('[core]\n');
   });
 });

@@ -135,10 +135,21 @@ describe('guarded host IPC', () => {
     expect(response.headers['access-control-allow-origin']).toBeUndefined();
   });
 
+  /** The status each refusal answers with, written out here so a changed status fails this test. */
+  const IPC_REFUSAL_STATUS = {
+    IPC_SESSION: 403,
+    IPC_ORIGIN: 403,
+    IPC_REFERER: 403,
+    IPC_PAGE: 403,
+    IPC_CHANNEL: 404,
+    IPC_METHOD: 405,
+    IPC_BODY: 400,
+    IPC_BODY_TOO_LARGE: 413,
+  } as const;
   const refusals: {
     name: string;
     headers: Record<string, string | undefined>;
-    code: string;
+    code: keyof typeof IPC_REFUSAL_STATUS;
     method?: string;
     path?: string;
     body?: string;
@@ -198,7 +209,7 @@ describe('guarded host IPC', () => {
           refusal.body ?? '{}',
         );
         expect(JSON.parse(response.body)).toMatchObject({ code: refusal.code });
-        expect(response.status).toBeGreaterThanOrEqual(400);
+        expect(response.status).toBe(IPC_REFUSAL_STATUS[refusal.code]);
         expect(response.body).not.toContain(host.supervisor.current?.password ?? '-');
         expect(handlerRuns).toBe(before);
       });
