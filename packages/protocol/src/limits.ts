@@ -183,6 +183,14 @@ export const GIT_QUARANTINE_MAX_FILE_BYTES = 1 * MiB;
 export const GIT_QUARANTINE_MAX_FILES_PER_COMMAND = 64;
 /** Most command folders `<userData>/quarantine/` holds; beyond it nothing more is kept (never deleted by Bastion). */
 export const GIT_QUARANTINE_MAX_FOLDERS = 1_000;
+
+/**
+ * How often the placeholder warden checks the absent protected paths a running command could
+ * create (and moves what appeared to quarantine): the longest a created file stays in place while
+ * the command runs. Polled rather than watched, so a command renaming in a tight loop costs the
+ * host nothing per rename.
+ */
+export const WARDEN_POLL_INTERVAL_MS = 50;
 /** Most notices one `command.end` carries (what the host neutralised or flagged after the command). */
 export const COMMAND_MAX_NOTICES = 16;
 /** Longest notice; longer ones are cut. */

@@ -12,7 +12,7 @@
  * - Everywhere else srt makes no placeholder (`skipPlaceholder`, Bastion's patch to srt). For a
  *   run_command sandbox the warden guards the path, and the absent protected paths srt's list does
  *   not name (a new `.envrc`, AGENTS.md, CLAUDE.md: command-profile.ts), which the profile leaves
- *   undenied because every deny costs srt's wrap: a watch on its directory moves anything that
+ *   undenied because every deny costs srt's wrap: a poll every WARDEN_POLL_INTERVAL_MS moves anything that
  *   appears there to `<userData>/quarantine/<batch>/<its absolute path>`, and after the command has
  *   ended (its PID namespace is then gone: nothing inside can recreate it) every guarded path is
  *   checked again. Moved, never deleted, and said so (the command's output, the host's log).
@@ -29,7 +29,7 @@
  * AGENTS.md or the like while it runs (srt's placeholder used to stop it, at the price above); a
  * process outside the
  * sandbox that reads a guarded path in the moment
- * between its creation inside and the watch moving it (a few milliseconds; a command's own
+ * between its creation inside and the poll moving it (at most WARDEN_POLL_INTERVAL_MS; a command's own
  * check at its end is the backstop, not a barrier); a file the user creates at a guarded path
  * while a command runs is moved too (the notice says where it went); a guarded directory swapped
  * for a symlink by a still-running sandbox is left alone (its parent no longer resolves to where
@@ -46,13 +46,11 @@ import {
   rmSync,
   rmdirSync,
   unlinkSync,
-  watch,
   writeFileSync,
-  type FSWatcher,
 } from 'node:fs';
 import { randomBytes } from 'node:crypto';
-import { basename, dirname, join, sep } from 'node:path';
-import type { Logger } from '@bastion/protocol';
+import { dirname, join, sep } from 'node:path';
+import { WARDEN_POLL_INTERVAL_MS, type Logger } from '@bastion/protocol';
 import { isProcessRunning } from '../process-tree.js';
 
 export interface QuarantineMove {
@@ -65,9 +63,9 @@ export interface AbsentPathGuard {
   skip(path: string): boolean;
   /** Guard an absent path the profile does not deny (so srt pays nothing for it); call before arm(). */
   add(path: string): void;
-  /** Start watching every guarded path; call once the wrap is done. */
+  /** Start polling every guarded path; call once the wrap is done. */
   arm(): void;
-  /** Move whatever is now at a guarded path to quarantine; returns the moves (this one's and the watch's since the last call). */
+  /** Move whatever is now at a guarded path to quarantine; returns the moves (this one's and the poll's since the last call). */
   sweep(): QuarantineMove[];
   close(): void;
 }
@@ -176,7 +174,7 @@ export function createPlaceholderWarden(options: { userData: string; log: Logger
     },
     guard(commandId) {
       const guarded = new Map<string, string | undefined>();
-      const watchers: FSWatcher[] = [];
+      const timers: NodeJS.Timeout[] = [];
       const moves: QuarantineMove[] = [];
       const sweepOne = (path: string) => {
         const parent = guarded.get(path);
@@ -203,22 +201,16 @@ export function createPlaceholderWarden(options: { userData: string; log: Logger
         },
         add,
         arm() {
-          const byDirectory = new Map<string, string[]>();
-          for (const path of guarded.keys())
-            byDirectory.set(dirname(path), [...(byDirectory.get(dirname(path)) ?? []), path]);
-          for (const [directory, paths] of byDirectory) {
-            try {
-              const watcher = watch(directory, { persistent: false }, (_event, name) => {
-                for (const path of paths) if (name === null || name === basename(path)) sweepOne(path);
-              });
-              watcher.on('error', () => watcher.close());
-              watchers.push(watcher);
-            } catch {
-              // The directory is gone: nothing can appear in it until it is back, and sweep() checks.
-            }
-          }
-          // Whatever appeared between the wrap and the watch.
-          for (const path of guarded.keys()) sweepOne(path);
+          // Polled, not watched: a command renaming in a guarded directory in a tight loop would
+          // otherwise flood the host's event loop with one watch callback per rename.
+          const guardedPaths = [...guarded.keys()];
+          const timer = setInterval(() => {
+            for (const path of guardedPaths) sweepOne(path);
+          }, WARDEN_POLL_INTERVAL_MS);
+          timer.unref();
+          timers.push(timer);
+          // Whatever appeared between the wrap and the first poll.
+          for (const path of guardedPaths) sweepOne(path);
         },
         sweep() {
           for (const path of guarded.keys()) sweepOne(path);
@@ -232,7 +224,7 @@ export function createPlaceholderWarden(options: { userData: string; log: Logger
           return done;
         },
         close() {
-          for (const watcher of watchers.splice(0)) watcher.close();
+          for (const timer of timers.splice(0)) clearInterval(timer);
         },
       };
     },
