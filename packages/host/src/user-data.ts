@@ -51,7 +51,10 @@ export function findLooseUserDataEntries(path: string): LooseUserDataEntry[] {
   const loose: LooseUserDataEntry[] = [];
   /** `all`: check and descend; `children`: check the entries below, do not descend further; `self`: check only. */
   const visit = (relative: string, reach: 'all' | 'children' | 'self') => {
-    const stat = lstatSync(join(path, relative));
+    // An entry removed between its directory's listing and this look (a SQLite -shm or -wal
+    // another process closed, a temp file renamed into place) has nothing left to check.
+    const stat = lstatSync(join(path, relative), { throwIfNoEntry: false });
+    if (stat === undefined) return;
     const mode = stat.mode & 0o777;
     if (stat.isFile() && (mode & 0o077) !== 0) loose.push({ entry: relative, kind: 'file', mode });
     if (!stat.isDirectory()) return;
