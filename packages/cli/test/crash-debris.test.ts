@@ -6,7 +6,7 @@
  * on the same home removes exactly that root, and keeps a user's directory named like one.
  */
 import type { ChildProcess } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startCliUntilFirstLine, isAlive, waitFor } from '../../host/test/support/processes.js';
@@ -65,5 +65,41 @@ describe('a SIGKILLed host and the temp dir', () => {
     await exited(second.child);
     expect(readdirSync(temp)).toEqual([LOOK_ALIKE]);
     expect(readdirSync(join(home, 'host', 'temp-journal'))).toEqual([]);
+  });
+
+  it("the next start removes the temps a killed write left beside auth.json, endpoints.json, preferences.json and host/policy.json, and keeps look-alikes that are not Bastion's", async () => {
+    const temp = makeTempDir('bastion-tmpdir-');
+    const root = makeTempDir();
+    const home = join(root, 'home');
+    const workspace = join(root, 'ws');
+    mkdirSync(workspace);
+    const first = await startHost(home, workspace, temp);
+    first.child.kill('SIGKILL');
+    await exited(first.child);
+    await waitFor(() => !isAlive(first.pid), 5_000, 'the host to die');
+
+    // What a write killed between its temp's creation and its rename leaves (the writers' exact names).
+    const ours = [
+      join(home, '.auth.json.0123456789ab.bastion-tmp'),
+      join(home, '.endpoints.json.a1b2c3d4e5f6.bastion-tmp'),
+      join(home, '.preferences.json.ffffffffffff.bastion-tmp'),
+      join(home, 'host', '.policy.json.00000000abcd.bastion-tmp'),
+    ];
+    // Named like them, but not a name Bastion's writers make: a user's files, kept.
+    const lookAlikes = [
+      join(home, '.auth.json.notmine.bastion-tmp'),
+      join(home, '.auth.json.0123456789AB.bastion-tmp'),
+      join(home, '.endpoints.json.0123456789abc.bastion-tmp'),
+      join(home, 'auth.json.0123456789ab.bastion-tmp'),
+      join(home, '.notes.json.0123456789ab.bastion-tmp'),
+      join(home, 'host', '.policy.json.0123456789ab.bastion-tmp.bak'),
+    ];
+    for (const path of [...ours, ...lookAlikes]) writeFileSync(path, 'partial', { mode: 0o600 });
+
+    const second = await startHost(home, workspace, temp);
+    await waitFor(() => ours.every((path) => !existsSync(path)), 10_000, "the sidecar's start-up sweep");
+    for (const path of lookAlikes) expect(readFileSync(path, 'utf8')).toBe('partial');
+    second.child.kill('SIGINT');
+    await exited(second.child);
   });
 });

@@ -19,6 +19,7 @@ import { disableAmbientFetch } from './no-ambient-fetch.js';
 import { endpointsRoutes } from './endpoints/endpoints-routes.js';
 import { EndpointStore } from './endpoints/endpoint-store.js';
 import { AuthStore } from './secrets/auth-store.js';
+import { removeStaleTemps } from './secrets/private-json-file.js';
 import { secretsRoutes } from './secrets/secrets-routes.js';
 import { ProviderTransport } from './transport/transport-fetch.js';
 import { byokProviders, followEndpoints } from './providers/byok-providers.js';
@@ -51,6 +52,10 @@ async function main(): Promise<void> {
   const transport = new ProviderTransport(channel);
   const auth = new AuthStore(bootstrap.user_data);
   const endpoints = new EndpointStore(bootstrap.user_data);
+  const preferences = new ModelPreferences(bootstrap.user_data);
+  // Issue 16 §4: temps a killed writer left beside these files (they may hold keys) go before any write.
+  const swept = await Promise.all([auth.path, endpoints.path, preferences.path].map(removeStaleTemps));
+  if (swept.some((count) => count > 0)) log.info('private-temps.swept', { count: swept.reduce((a, b) => a + b, 0) });
   // A refused endpoints.json (loose permissions, corrupt) leaves no custom endpoints, not a dead sidecar.
   await endpoints
     .load()
@@ -99,7 +104,7 @@ async function main(): Promise<void> {
         endpoints,
         transport,
         chatgpt,
-        preferences: new ModelPreferences(bootstrap.user_data),
+        preferences,
         registry: agent.registry,
         log,
       }),

@@ -43,6 +43,7 @@ import { ReleaseStack } from './release-stack.js';
 import { ControlServer, type ControlHandler } from './control/control-server.js';
 import { undoRun } from './control/undo-run.js';
 import { acquireHomeLock } from './control/home-lock.js';
+import { removeStaleTempFiles } from './private-file.js';
 import { checkSessionsDatabase } from './storage/sessions-db-check.js';
 import { assertHomeStorageUsable } from './storage/home-storage-check.js';
 import { ConsentPage, type ConsentOpener } from './consent/consent-page.js';
@@ -225,6 +226,8 @@ async function composeHost(
   // The watchdog's rules (host/policy.json): answered for the sidecar's checks, enforced again on
   // every command, and their file-tool denies held by the sidecar's own sandbox.
   const policy = new PolicyStore(userData, { audit: new HostAuditLog(userData) });
+  // Issue 16 §4: the home's owner (its lock is held) removes the temp a killed policy write left.
+  removeStaleTempFiles(policy.path);
   const sidecarPolicy = (roots: readonly string[]) =>
     buildSidecarSandboxPolicy({
       home,

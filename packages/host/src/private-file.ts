@@ -16,6 +16,7 @@ import {
   fstatSync,
   fsyncSync,
   openSync,
+  readdirSync,
   readFileSync,
   renameSync,
   unlinkSync,
@@ -24,6 +25,8 @@ import {
 } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { HostError } from './errors.js';
+
+const TEMP_SUFFIX = '.bastion-tmp';
 
 /** What identifies one version of a file on disk; a different stamp means the file changed. */
 export type FileStamp = string;
@@ -68,7 +71,7 @@ export function writePrivateFile(path: string, text: string, maxBytes: number): 
     throw new HostError('PRIVATE_FILE_TOO_LARGE', `${basename(path)} would be too large`);
   }
   const directory = dirname(path);
-  const temp = join(directory, `.${basename(path)}.${randomBytes(6).toString('hex')}.bastion-tmp`);
+  const temp = join(directory, `.${basename(path)}.${randomBytes(6).toString('hex')}${TEMP_SUFFIX}`);
   const fd = openSync(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
   let renamed = false;
   try {
@@ -96,4 +99,31 @@ export function writePrivateFile(path: string, text: string, maxBytes: number): 
       }
     }
   }
+}
+
+/**
+ * Remove the temps a killed writer left beside `path` (issue 16 §4): only writePrivateFile's exact
+ * name, `.<name>.<12 hex>.bastion-tmp`, so a look-alike that is not Bastion's stays. Returns how many.
+ */
+export function removeStaleTempFiles(path: string): number {
+  const directory = dirname(path);
+  const prefix = `.${basename(path)}.`;
+  let names: string[];
+  try {
+    names = readdirSync(directory);
+  } catch {
+    return 0;
+  }
+  let removed = 0;
+  for (const name of names) {
+    if (!name.startsWith(prefix) || !name.endsWith(TEMP_SUFFIX)) continue;
+    if (!/^[0-9a-f]{12}$/.test(name.slice(prefix.length, name.length - TEMP_SUFFIX.length))) continue;
+    try {
+      unlinkSync(join(directory, name));
+      removed += 1;
+    } catch {
+      // Already gone, or the disk refuses: the next start tries again.
+    }
+  }
+  return removed;
 }

@@ -113,9 +113,18 @@ export async function writePrivateJson(path: string, value: unknown): Promise<vo
   }
 }
 
-/** Remove temp files a killed writer left next to `path` (they may hold secrets). */
+/** The exact name writePrivateJson gives a temp file of `name`: `.<name>.<12 hex>.bastion-tmp`. */
+function isOwnTempName(name: string, target: string): boolean {
+  const prefix = `.${target}.`;
+  if (!name.startsWith(prefix) || !name.endsWith(TEMP_SUFFIX)) return false;
+  return /^[0-9a-f]{12}$/.test(name.slice(prefix.length, name.length - TEMP_SUFFIX.length));
+}
+
+/**
+ * Remove temp files a killed writer left next to `path` (they may hold secrets): only names of
+ * writePrivateJson's exact pattern, so a look-alike that is not Bastion's stays.
+ */
 export async function removeStaleTemps(path: string): Promise<number> {
-  const prefix = `.${basename(path)}.`;
   let removed = 0;
   let names: string[];
   try {
@@ -124,7 +133,7 @@ export async function removeStaleTemps(path: string): Promise<number> {
     return 0;
   }
   for (const name of names) {
-    if (name.startsWith(prefix) && name.endsWith(TEMP_SUFFIX)) {
+    if (isOwnTempName(name, basename(path))) {
       await unlink(join(dirname(path), name)).catch(() => undefined);
       removed += 1;
     }
