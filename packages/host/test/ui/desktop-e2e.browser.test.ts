@@ -31,6 +31,8 @@ async function shot(name: string): Promise<void> {
 }
 
 async function send(message: string): Promise<void> {
+  // The previous run may still be ending (its Stop button still shown); Enter then sends nothing.
+  await page.locator('.composer-actions button.danger').waitFor({ state: 'detached' });
   const composer = page.getByLabel('Message');
   await composer.fill(message);
   await composer.press('Enter');
