@@ -214,12 +214,15 @@ describeAttack('secret-read', 'run_command children under the per-command kernel
       reached += 1;
       socket.destroy();
     });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    // An address of its own in 127/8: a client of another test file retrying its own closed port on
+    // 127.0.0.1 can never land here and be counted as the sandbox's connection.
+    const address = `127.${1 + (process.pid % 250)}.${1 + Math.floor(Math.random() * 250)}.${2 + Math.floor(Math.random() * 250)}`;
+    await new Promise<void>((resolve) => server.listen(0, address, resolve));
     const port = (server.address() as { port: number }).port;
     // 3128 and 1080: where srt would start relays to its proxy; Bastion's wraps get no proxy route.
     const script = [
       'import socket',
-      `for address in (('127.0.0.1', ${port}), ('localhost', 3128), ('localhost', 1080)):`,
+      `for address in (('${address}', ${port}), ('localhost', 3128), ('localhost', 1080)):`,
       '  try:',
       "    socket.create_connection(address, timeout=3); print('connected')",
       '  except OSError:',
