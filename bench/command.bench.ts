@@ -131,7 +131,12 @@ export const commandBenchmark: Benchmark = {
           realPath: () => undefined,
           homeReads: [],
         }),
-        { home, privateTemp, skipPlaceholder: () => true },
+        {
+          home,
+          privateTemp,
+          env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, TMPDIR: privateTemp },
+          skipPlaceholder: () => true,
+        },
       );
       // Ended at once: the argv stays valid (no mount points: no repository, nothing absent
       // skipped), and a command counted as running would keep the cache from keeping wraps.

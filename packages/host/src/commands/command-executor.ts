@@ -2,8 +2,9 @@
  * SEC (agent shell execution), the host's command executor: receives `command.request` frames
  * from a sidecar, re-validates them (command-request-check.ts), runs each under its own
  * per-command srt profile (command-profile.ts) with an environment of only PATH, HOME, LANG,
- * TERM, TMPDIR (a private 0700 temp dir, removed afterwards) and the user's git identity
- * (git-identity.ts), and streams `command.output`
+ * TERM, TMPDIR (a private 0700 temp dir, removed afterwards), the user's git identity
+ * (git-identity.ts) and, in the sandbox, PWD (bubblewrap sets it to the working directory), and
+ * streams `command.output`
  * then `command.end` back. `command.abort` (or a timeout) ends the whole process tree;
  * `command.aborted` is sent only after that cleanup. At most COMMAND_MAX_CONCURRENT commands run
  * at once; up to COMMAND_MAX_QUEUED more wait, and beyond that a request is refused.
@@ -89,8 +90,6 @@ interface Job {
   running: RunningCommand | undefined;
   abortRequested: boolean;
 }
-
-const ENV_BINARY = '/usr/bin/env';
 
 /** What a pinned `commondir` holds: git reads it as "the common directory is this one". */
 const COMMON_DIR_PIN = '.\n';
@@ -343,17 +342,13 @@ export class CommandExecutor {
           realPath,
           homeReads: homeReadPaths({ home: this.#options.home }),
         });
-        // `env -i` inside the sandbox drops srt's own variables too (its proxy settings included).
-        const assignments = Object.entries(env).map(([name, value]) => `${name}=${value}`);
-        wrapped = await this.#options.srt.wrapCommand(
-          [ENV_BINARY, '-i', ...assignments, frame.command, ...frame.args],
-          profile,
-          {
-            home: this.#options.home,
-            privateTemp,
-            skipPlaceholder: (path) => (isHarmlessWhenNew(path) && !insideGitDirectory(path)) || guard.skip(path),
-          },
-        );
+        // The command sees only `env`: none of srt's variables (its proxy settings included).
+        wrapped = await this.#options.srt.wrapCommand([frame.command, ...frame.args], profile, {
+          home: this.#options.home,
+          privateTemp,
+          env,
+          skipPlaceholder: (path) => (isHarmlessWhenNew(path) && !insideGitDirectory(path)) || guard.skip(path),
+        });
         const [command, ...args] = wrapped.argv;
         if (command === undefined) throw new Error('empty wrap');
         guard.arm();

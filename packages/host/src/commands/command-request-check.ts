@@ -60,8 +60,9 @@ export function checkCommandRequest(
   frame: CommandRequestFrame,
   host: { userData: string; grantedRoots: readonly string[] },
 ): CommandRequestCheck {
-  // The command runs as `env -i NAME=VALUE… COMMAND ARGS…`: a name with `=` or a leading `-`
-  // would be read by env as an assignment or an option.
+  // A wrap srt built in a shape the wrap cache cannot take apart runs the command as
+  // `env -i NAME=VALUE… COMMAND ARGS…`: a name with `=` or a leading `-` would be read by env as an
+  // assignment or an option.
   if (frame.command.includes('=') || frame.command.startsWith('-') || frame.command.includes('\0')) {
     return refuse('COMMAND_NAME_REFUSED');
   }

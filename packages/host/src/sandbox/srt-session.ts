@@ -65,13 +65,18 @@ export interface SrtSession {
    * Wrap one run_command child's `argv` (no shell: it is run as given) under `policy`, from the
    * wrap cache when the disk still holds what a kept wrap of the same profile was built from
    * (wrap-cache.ts), else by srt. `privateTemp` is the command's own write root, named in the
-   * policy. The environment inside holds srt's variables plus the seccomp helper's: clear it in
-   * `argv` (`env -i`). Call `ended()` once the process has exited.
+   * policy. `argv` runs with exactly `env` (none of srt's variables, nor the host's). Call
+   * `ended()` once the process has exited.
    */
   wrapCommand(
     argv: readonly string[],
     policy: SandboxRuntimeConfig,
-    options: { home: string; privateTemp: string; skipPlaceholder?: (path: string) => boolean },
+    options: {
+      home: string;
+      privateTemp: string;
+      env: Readonly<Record<string, string>>;
+      skipPlaceholder?: (path: string) => boolean;
+    },
   ): Promise<WrappedCommand>;
   /** Call once each process wrapped by wrapArgv has exited: srt removes the mount points it made for it. */
   commandEnded(): void;
@@ -88,6 +93,14 @@ export interface WrappedCommand {
 }
 
 const ENV_NAME = /^[A-Z_][A-Z0-9_]*$/;
+
+/** Runs a command with only the variables given, for a wrap that cannot set them itself. */
+const ENV_BINARY = '/usr/bin/env';
+
+function checkEnvNames(env: Readonly<Record<string, string>>): void {
+  for (const name of Object.keys(env))
+    if (!ENV_NAME.test(name)) throw new HostError('SANDBOX_ENV', 'invalid environment variable name');
+}
 
 /**
  * The shell srt puts around and inside bwrap. Not bash: libuv's stdio pipes are socketpairs,
@@ -197,19 +210,22 @@ export async function acquireSrtSession(): Promise<SrtSession> {
     async wrapArgv(argv, policy, options) {
       const check = checkSandboxPolicy(policy, options.home);
       if (!check.ok) throw new HostError(check.code, check.message);
-      const exports = Object.entries(options.env ?? {}).map(([name, value]) => {
-        if (!ENV_NAME.test(name)) throw new HostError('SANDBOX_ENV', 'invalid environment variable name');
-        return `export ${name}=${shellQuote(value)}; `;
-      });
+      checkEnvNames(options.env ?? {});
+      const exports = Object.entries(options.env ?? {}).map(([name, value]) => `export ${name}=${shellQuote(value)}; `);
       const command = `${exports.join('')}exec ${argv.map(shellQuote).join(' ')}`;
       return srtWrap(command, policy, options.skipPlaceholder);
     },
     async wrapCommand(argv, policy, options) {
       const check = checkSandboxPolicy(policy, options.home);
       if (!check.ok) throw new HostError(check.code, check.message);
+      checkEnvNames(options.env);
       const found = wrapCache.lookup(policy, options.privateTemp, options.home, options.skipPlaceholder);
-      if ('parts' in found) return { argv: directArgv(found.parts, argv), cached: true, ended: found.ended };
-      const command = `exec ${argv.map(shellQuote).join(' ')}`;
+      if ('parts' in found)
+        return { argv: directArgv(found.parts, argv, options.env), cached: true, ended: found.ended };
+      // What srt wraps: used as it is only when its wrap cannot be taken apart (then `env -i` inside
+      // drops srt's own variables, its proxy settings included).
+      const assignments = Object.entries(options.env).map(([name, value]) => `${name}=${value}`);
+      const command = `exec ${[ENV_BINARY, '-i', ...assignments, ...argv].map(shellQuote).join(' ')}`;
       const asked: Array<[string, boolean]> = [];
       const wrapped = await srtWrap(command, policy, (path) => {
         const skipped = options.skipPlaceholder?.(path) === true;
@@ -224,7 +240,7 @@ export async function acquireSrtSession(): Promise<SrtSession> {
         resources: SandboxManager.hostResources(),
         release: () => SandboxManager.cleanupAfterCommand(),
       });
-      return { argv: parts === undefined ? wrapped : directArgv(parts, argv), cached: false, ended };
+      return { argv: parts === undefined ? wrapped : directArgv(parts, argv, options.env), cached: false, ended };
     },
     commandEnded() {
       SandboxManager.cleanupAfterCommand();

@@ -32,21 +32,27 @@ describe('wrap cache: srt argv taken apart', () => {
     expect(unquoteWords('$(x)')).toBeUndefined();
   });
 
-  it('turns the three shells into bwrap straight into the seccomp helper running the argv, variables set by bwrap', () => {
-    const bwrap = ['bwrap', '--ro-bind', '/', '/', '--unsetenv', 'SRT_ALLOW_NESTED_USERNS'];
-    const command = "exec '/usr/bin/env' '-i' 'true'";
+  it("turns the three shells into bwrap straight into the seccomp helper running the argv, bwrap clearing srt's variables and setting the command's, the helper's last", () => {
+    const bwrap = ['bwrap', '--ro-bind', '/', '/', '--setenv', 'SRT_VAR', '1', '--unsetenv', 'SRT_ALLOW_NESTED_USERNS'];
+    const command = "exec 'true'";
     const parts = wrapParts(srtShaped(bwrap, command), '/bin/sh', command);
     expect(parts).toBeDefined();
-    expect(directArgv(parts!, ['/usr/bin/env', '-i', 'true'])).toEqual([
+    expect(directArgv(parts!, ['true', 'x'], { PATH: '/usr/bin', SRT_ALLOW_NESTED_USERNS: '1' })).toEqual([
       ...bwrap,
+      '--clearenv',
+      '--setenv',
+      'PATH',
+      '/usr/bin',
+      '--setenv',
+      'SRT_ALLOW_NESTED_USERNS',
+      '1',
       '--setenv',
       'SRT_ALLOW_NESTED_USERNS',
       '0',
       '--',
       HELPER,
-      '/usr/bin/env',
-      '-i',
       'true',
+      'x',
     ]);
   });
 

@@ -19,8 +19,9 @@
  *
  * The argv: srt's is `/bin/sh -c "bwrap … -- /bin/sh -c 'VAR=0 apply-seccomp /bin/sh -c …'"`.
  * It is parsed back (srt quotes each word one way; the parse is checked by quoting it again) and
- * run without the three shells: `bwrap … --setenv VAR 0 -- apply-seccomp <argv>`, the same mounts,
- * namespaces, seccomp helper and environment (bwrap applies `--setenv` after srt's `--unsetenv`).
+ * run without the three shells: `bwrap … --clearenv --setenv NAME VALUE… --setenv VAR 0 -- apply-seccomp
+ * <argv>`, the same mounts, namespaces and seccomp helper; the command's environment is set by bwrap
+ * (no `env -i` process inside: one exec less a command).
  * Any other shape (srt's arguments file for very long profiles, no seccomp helper) is spawned as
  * srt gave it and not kept.
  *
@@ -110,10 +111,17 @@ export function wrapParts(argv: readonly string[], shell: string, command: strin
   return { bwrap: words.slice(0, -4), helperEnv, helper };
 }
 
-/** The argv to spawn: bwrap straight into the seccomp helper, which runs `argv`. */
-export function directArgv(parts: WrapParts, argv: readonly string[]): string[] {
+/**
+ * The argv to spawn: bwrap straight into the seccomp helper, which runs `argv` with exactly `env`.
+ * bwrap applies its environment options in order, so `--clearenv` drops whatever srt set before it
+ * (and the host's own environment), then `env` is set, then the helper's variables, last so that
+ * nothing in `env` can change them (the helper removes its own before it runs `argv`).
+ */
+export function directArgv(parts: WrapParts, argv: readonly string[], env: Readonly<Record<string, string>>): string[] {
   return [
     ...parts.bwrap,
+    '--clearenv',
+    ...Object.entries(env).flatMap(([name, value]) => ['--setenv', name, value]),
     ...parts.helperEnv.flatMap(([name, value]) => ['--setenv', name, value]),
     '--',
     parts.helper,

@@ -63,16 +63,12 @@ describe('command executor: ordinary commands', () => {
     expect(run.text()).toBe('hello $HOME *\n');
   });
 
-  it('gives the command only PATH, HOME, LANG, TERM and TMPDIR', async () => {
+  it('gives the command only PATH, HOME, LANG, TERM, TMPDIR and PWD, its working directory', async () => {
     const run = world.run('env', []);
     await run.done;
-    const names = run
-      .text()
-      .trim()
-      .split('\n')
-      .map((line) => line.split('=')[0])
-      .sort();
-    expect(names).toEqual(['HOME', 'LANG', 'PATH', 'TERM', 'TMPDIR']);
+    const lines = run.text().trim().split('\n');
+    expect(lines.map((line) => line.split('=')[0]).sort()).toEqual(['HOME', 'LANG', 'PATH', 'PWD', 'TERM', 'TMPDIR']);
+    expect(lines).toContain(`PWD=${world.workspace}`);
   });
 
   it("starts no relay to srt's proxy beside the command: no process in its PID namespace runs one", async () => {

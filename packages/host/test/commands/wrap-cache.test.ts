@@ -55,7 +55,8 @@ describe('run_command wrap cache', () => {
       realPath: () => undefined,
       homeReads: [],
     });
-    const options = { home: suite.world.home, privateTemp, skipPlaceholder: () => true };
+    const env = { PATH: '/usr/bin:/bin', TMPDIR: privateTemp };
+    const options = { home: suite.world.home, privateTemp, env, skipPlaceholder: () => true };
     let kept;
     for (let i = 0; i < 5 && !kept?.cached; i += 1) {
       kept?.ended();
@@ -63,11 +64,12 @@ describe('run_command wrap cache', () => {
     }
     expect(kept?.cached).toBe(true);
     kept?.ended();
-    const fresh = await suite.srt.wrapArgv(['true'], profile, { home: suite.world.home, skipPlaceholder: () => true });
+    const inner = ['/usr/bin/env', '-i', `PATH=${env.PATH}`, `TMPDIR=${env.TMPDIR}`, 'true'];
+    const fresh = await suite.srt.wrapArgv(inner, profile, { home: suite.world.home, skipPlaceholder: () => true });
     suite.srt.commandEnded();
-    const parts = wrapParts(fresh, '/bin/sh', "exec 'true'");
+    const parts = wrapParts(fresh, '/bin/sh', `exec ${inner.map((word) => `'${word}'`).join(' ')}`);
     expect(parts).toBeDefined();
-    expect(kept?.argv).toEqual(directArgv(parts!, ['true']));
+    expect(kept?.argv).toEqual(directArgv(parts!, ['true'], env));
   });
 });
 
