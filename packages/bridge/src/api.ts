@@ -15,6 +15,8 @@ import type {
   CreateSessionRequest,
   EventPageResponse,
   HandshakeResponse,
+  HostAuditPage,
+  HostAuditQuery,
   MessageListResponse,
   ModelListResponse,
   ModelRef,
@@ -46,6 +48,8 @@ export type {
   ModelRef,
   PermissionMode,
   AuditEntry,
+  HostAuditEntry,
+  HostAuditPage,
   PolicyListing,
   PolicyRule,
   PolicyRuleDraft,
@@ -145,6 +149,8 @@ export interface BastionApi {
     list(workspace: string | null): Promise<PolicyListing>;
     add(workspace: string | null, rule: PolicyRuleDraft): Promise<{ rule: PolicyRule }>;
     remove(workspace: string | null, id: string): Promise<{ removed: boolean }>;
+    /** The host's own audit log (the sidecar cannot write it), newest first, a page at a time. */
+    audit(query?: HostAuditQuery): Promise<HostAuditPage>;
   };
   readonly chatgpt: {
     connect(): Promise<ChatgptStatus>;

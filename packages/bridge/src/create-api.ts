@@ -95,6 +95,7 @@ export function createApi(transport: Transport): BastionApi {
       list: (workspace) => host('policy.list', { workspace }),
       add: (workspace, rule) => host('policy.add', { workspace, rule }),
       remove: (workspace, ruleId) => host('policy.remove', { workspace, id: ruleId }),
+      audit: (query = {}) => host('policy.audit', query),
     },
     chatgpt: {
       connect: () => host('chatgpt.connect', {}),

@@ -225,7 +225,8 @@ async function composeHost(
   const daemonEntry = resolveDaemonEntry();
   // The watchdog's rules (host/policy.json): answered for the sidecar's checks, enforced again on
   // every command, and their file-tool denies held by the sidecar's own sandbox.
-  const policy = new PolicyStore(userData, { audit: new HostAuditLog(userData) });
+  const audit = new HostAuditLog(userData);
+  const policy = new PolicyStore(userData, { audit });
   // Issue 16 §4: the home's owner (its lock is held) removes the temp a killed policy write left.
   removeStaleTempFiles(policy.path);
   const sidecarPolicy = (roots: readonly string[]) =>
@@ -420,6 +421,7 @@ async function composeHost(
     policyChanged: () => host.policyChanged(),
     chatgpt,
     policy,
+    audit,
     grantedWorkspaces: () => [...workspaces],
   });
   return host;

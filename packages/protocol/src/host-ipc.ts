@@ -4,7 +4,14 @@
  * strict input and output schema. The bridge imports these types only.
  */
 import { z } from 'zod';
-import { policyListingSchema, policyRuleDraftSchema, policyRuleIdSchema, policyRuleSchema } from './policy.js';
+import {
+  hostAuditPageSchema,
+  hostAuditQuerySchema,
+  policyListingSchema,
+  policyRuleDraftSchema,
+  policyRuleIdSchema,
+  policyRuleSchema,
+} from './policy.js';
 
 export const HOST_IPC_PATH_PREFIX = '/_host/ipc/';
 
@@ -19,6 +26,7 @@ export const hostIpcChannelSchema = z.enum([
   'policy.list',
   'policy.add',
   'policy.remove',
+  'policy.audit',
 ]);
 export type HostIpcChannel = z.infer<typeof hostIpcChannelSchema>;
 
@@ -76,6 +84,8 @@ export const hostIpcSchemas = {
     input: z.strictObject({ workspace: z.string().min(1).max(4096).nullable(), id: policyRuleIdSchema }),
     output: z.strictObject({ removed: z.boolean() }),
   },
+  // The host's own audit log (host/audit.jsonl), read by the host: the sidecar cannot write it.
+  'policy.audit': { input: hostAuditQuerySchema, output: hostAuditPageSchema },
 } as const satisfies Record<HostIpcChannel, { input: z.ZodType; output: z.ZodType }>;
 
 export type HostIpcInput<C extends HostIpcChannel> = z.infer<(typeof hostIpcSchemas)[C]['input']>;

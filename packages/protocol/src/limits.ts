@@ -488,6 +488,10 @@ export const DAEMON_RESPONSE_MAX_BYTES = 16 * MiB;
  * `audit.jsonl.1` (the older one dropped), so two files of this size bound its disk use.
  */
 export const HOST_AUDIT_MAX_BYTES = 4 * MiB;
+/** Decisions one `policy.audit` host IPC call returns (newest first) when the page asks for no number. */
+export const HOST_AUDIT_DEFAULT_PAGE = 100;
+/** Most decisions one `policy.audit` call returns; older ones are paged with its `next` cursor. */
+export const HOST_AUDIT_MAX_PAGE = 500;
 /** The watchdog's policy rules (host `src/policy/`, `<userData>/host/policy.json`). */
 /** Rules in one layer (global, or one project); the benchmark evaluates 1 000 in one layer. */
 export const POLICY_MAX_RULES_PER_LAYER = 2_000;

@@ -12,6 +12,7 @@ import {
   COMMAND_MAX_ARG_BYTES,
   COMMAND_MAX_ARGS,
   COMMAND_MAX_PATH_CHARS,
+  HOST_AUDIT_MAX_PAGE,
   POLICY_MAX_ARG_SET_TOKENS,
   POLICY_MAX_ARG_SETS,
   POLICY_MAX_CHECK_PATHS,
@@ -160,6 +161,46 @@ export const policyAnswerSchema = z.strictObject({
   reason: z.string().max(POLICY_MAX_REASON_CHARS).optional(),
 });
 export type PolicyAnswer = z.infer<typeof policyAnswerSchema>;
+
+/**
+ * Where the host gave an answer: to a sidecar's `policy.check` before a tool call (`check`), or to
+ * its own command executor on a `run_command` it was about to run (`command`, the one it enforces).
+ */
+export const hostAuditStageSchema = z.enum(['check', 'command']);
+export type HostAuditStage = z.infer<typeof hostAuditStageSchema>;
+
+/**
+ * One line of the host's own audit log (`<userData>/host/audit.jsonl`): no argument content
+ * beyond the command's program name. `stage` is absent in lines written before it was recorded.
+ */
+export const hostAuditEntrySchema = z.strictObject({
+  at: z.iso.datetime(),
+  tool: policyToolNameSchema,
+  command: z.string().min(1).max(COMMAND_MAX_PATH_CHARS).nullable(),
+  verdict: policyVerdictSchema,
+  rule_id: policyRuleIdSchema.nullable(),
+  stage: hostAuditStageSchema.optional(),
+});
+export type HostAuditEntry = z.infer<typeof hostAuditEntrySchema>;
+
+/**
+ * A page of the host's audit log, newest first. `next` is the cursor of the older page (`before`
+ * in the next request; null at the start of the log); `unreadable` counts lines in the whole log
+ * that did not pass the schema (skipped, never shown half-read).
+ */
+export const hostAuditPageSchema = z.strictObject({
+  entries: z.array(hostAuditEntrySchema).max(HOST_AUDIT_MAX_PAGE),
+  next: z.number().int().nonnegative().nullable(),
+  unreadable: z.number().int().nonnegative(),
+});
+export type HostAuditPage = z.infer<typeof hostAuditPageSchema>;
+
+/** What the page asks of the host's log: `limit` decisions (newest first) older than `before`. */
+export const hostAuditQuerySchema = z.strictObject({
+  before: z.number().int().nonnegative().optional(),
+  limit: z.number().int().min(1).max(HOST_AUDIT_MAX_PAGE).optional(),
+});
+export type HostAuditQuery = z.infer<typeof hostAuditQuerySchema>;
 
 /**
  * The rule "Always allow" saves for an approval: this `run_command`'s program and exact arguments

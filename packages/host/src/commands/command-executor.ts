@@ -264,11 +264,14 @@ export class CommandExecutor {
       grantedRoots: sidecar.config.workspaces,
     });
     if (!check.ok) return this.#refuse(sidecar, frame.id, check.code);
-    const verdict = this.#options.policy.evaluate({
-      tool: 'run_command',
-      workspace_root: check.workspaceRoot,
-      command: { name: frame.command, args: frame.args, cwd: check.cwd },
-    });
+    const verdict = this.#options.policy.evaluate(
+      {
+        tool: 'run_command',
+        workspace_root: check.workspaceRoot,
+        command: { name: frame.command, args: frame.args, cwd: check.cwd },
+      },
+      { stage: 'command' },
+    );
     if (verdict.verdict !== 'none') {
       this.#options.log.info('command.policy', {
         command_id: frame.id,

@@ -12,18 +12,33 @@
  */
 import { closeSync, constants, fstatSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { HOST_AUDIT_MAX_BYTES, type PolicyAnswer, type PolicyCall } from '@bastion/protocol';
+import {
+  HOST_AUDIT_DEFAULT_PAGE,
+  HOST_AUDIT_MAX_BYTES,
+  hostAuditEntrySchema,
+  type HostAuditEntry,
+  type HostAuditPage,
+  type HostAuditQuery,
+  type HostAuditStage,
+  type PolicyAnswer,
+  type PolicyCall,
+} from '@bastion/protocol';
+import { HostError } from '../errors.js';
 import { hostOnlyDir } from '../user-data.js';
+
+export type { HostAuditEntry } from '@bastion/protocol';
 
 export const HOST_AUDIT_FILE_NAME = 'audit.jsonl';
 
-/** One decision as recorded: no argument content beyond the command's program name. */
-export interface HostAuditEntry {
-  at: string;
-  tool: string;
-  command: string | null;
-  verdict: PolicyAnswer['verdict'];
-  rule_id: string | null;
+/** Where the answer was given, recorded beside it. */
+export interface HostAuditContext {
+  stage: HostAuditStage;
+}
+
+/** The lines of the log that pass the schema, oldest first, and how many did not. */
+interface ReadLog {
+  entries: HostAuditEntry[];
+  unreadable: number;
 }
 
 export class HostAuditLog {
@@ -34,13 +49,14 @@ export class HostAuditLog {
   }
 
   /** Append one decision; rotates first when the file has reached its bound. */
-  record(call: PolicyCall, answer: PolicyAnswer): void {
+  record(call: PolicyCall, answer: PolicyAnswer, context?: HostAuditContext): void {
     const entry: HostAuditEntry = {
       at: new Date().toISOString(),
       tool: call.tool,
       command: call.command ? basename(call.command.name) : null,
       verdict: answer.verdict,
       rule_id: answer.rule_id ?? null,
+      ...(context === undefined ? {} : { stage: context.stage }),
     };
     let fd = this.#open();
     try {
@@ -56,27 +72,32 @@ export class HostAuditLog {
     }
   }
 
-  /** The decisions on record, oldest first (the rotated file, then the current one). */
+  /** The decisions on record, oldest first (the rotated file, then the current one); unreadable lines skipped. */
   entries(): HostAuditEntry[] {
-    return [`${this.path}.1`, this.path].flatMap((path) => {
-      let fd: number;
-      try {
-        fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW);
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
-        throw error;
+    return this.#read().entries;
+  }
+
+  /**
+   * One page, newest first: at most `limit` decisions older than position `before` (a position
+   * counts lines from the oldest kept one; a rotation renumbers them). `next` pages on from there.
+   */
+  page(query: HostAuditQuery): HostAuditPage {
+    const { entries, unreadable } = this.#read();
+    const end = Math.min(query.before ?? entries.length, entries.length);
+    const start = Math.max(0, end - (query.limit ?? HOST_AUDIT_DEFAULT_PAGE));
+    return { entries: entries.slice(start, end).reverse(), next: start > 0 ? start : null, unreadable };
+  }
+
+  #read(): ReadLog {
+    const log: ReadLog = { entries: [], unreadable: 0 };
+    for (const path of [`${this.path}.1`, this.path]) {
+      for (const line of readLines(path)) {
+        const entry = parseLine(line);
+        if (entry) log.entries.push(entry);
+        else log.unreadable += 1;
       }
-      let text: string;
-      try {
-        text = readFileSync(fd, 'utf8');
-      } finally {
-        closeSync(fd);
-      }
-      return text
-        .split('\n')
-        .filter((line) => line !== '')
-        .map((line) => JSON.parse(line) as HostAuditEntry);
-    });
+    }
+    return log;
   }
 
   /** Opened for append only, never through a symbolic link, created 0600. */
@@ -86,5 +107,34 @@ export class HostAuditLog {
       constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW,
       0o600,
     );
+  }
+}
+
+/** A file's non-empty lines, read without following a link; none when it does not exist. */
+function readLines(path: string): string[] {
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw new HostError('HOST_AUDIT_UNREADABLE', `${basename(path)} cannot be read (a link or no permission)`, {
+      cause: error,
+    });
+  }
+  try {
+    return readFileSync(fd, 'utf8')
+      .split('\n')
+      .filter((line) => line !== '');
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function parseLine(line: string): HostAuditEntry | undefined {
+  try {
+    const checked = hostAuditEntrySchema.safeParse(JSON.parse(line));
+    return checked.success ? checked.data : undefined;
+  } catch {
+    return undefined;
   }
 }

@@ -15,12 +15,15 @@ import type { PolicyStore } from './policy-store.js';
 export function attachPolicyChecks(sidecar: Pick<SidecarHandle, 'channel'>, policy: PolicyStore, log: Logger): void {
   sidecar.channel.on('policy.check', (frame) => {
     const { id, tool, workspace_root, command, paths } = frame;
-    const answer = policy.evaluate({
-      tool,
-      workspace_root,
-      ...(command === undefined ? {} : { command }),
-      ...(paths === undefined ? {} : { paths }),
-    });
+    const answer = policy.evaluate(
+      {
+        tool,
+        workspace_root,
+        ...(command === undefined ? {} : { command }),
+        ...(paths === undefined ? {} : { paths }),
+      },
+      { stage: 'check' },
+    );
     if (answer.verdict !== 'none') {
       log.info('policy.decided', { tool, verdict: answer.verdict, rule_id: answer.rule_id ?? null });
     }

@@ -27,7 +27,7 @@ import { HostError } from '../errors.js';
 import { fileStamp, readPrivateFile, writePrivateFile, type FileStamp } from '../private-file.js';
 import { hostOnlyDir, USER_DATA_DIR_MODE } from '../user-data.js';
 import { BUILTIN_RULES } from './builtin-rules.js';
-import { HOST_AUDIT_FILE_NAME, type HostAuditLog } from './host-audit-log.js';
+import { HOST_AUDIT_FILE_NAME, type HostAuditContext, type HostAuditLog } from './host-audit-log.js';
 import { compileRules, evaluateRules, type CompiledRule } from './policy-rules.js';
 
 export const POLICY_FILE_NAME = 'policy.json';
@@ -72,12 +72,13 @@ export class PolicyStore {
 
   /**
    * The host's answer for one call, recorded in the audit log when there is one. A decision that
-   * cannot be recorded (the log unwritable, a link planted in its place) is a denial.
+   * cannot be recorded (the log unwritable, a link planted in its place) is a denial. `context`
+   * says where the answer was given (it is recorded beside it).
    */
-  evaluate(call: PolicyCall): PolicyAnswer {
+  evaluate(call: PolicyCall, context?: HostAuditContext): PolicyAnswer {
     const answer = this.#answer(call);
     try {
-      this.#audit?.record(call, answer);
+      this.#audit?.record(call, answer, context);
     } catch {
       return {
         verdict: 'deny',

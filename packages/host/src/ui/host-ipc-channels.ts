@@ -15,6 +15,7 @@ import type { DaemonSocketHost } from '../supervisor/daemon-socket-host.js';
 import type { SidecarSupervisor } from '../supervisor/sidecar-supervisor.js';
 import { APP_PAGES } from './desktop-app.js';
 import { HostError } from '../errors.js';
+import type { HostAuditLog } from '../policy/host-audit-log.js';
 import type { PolicyScope, PolicyStore } from '../policy/policy-store.js';
 import { HostIpcFailure, type HostIpc } from './host-ipc.js';
 
@@ -30,6 +31,8 @@ export interface HostIpcDependencies {
   chatgpt: Pick<ChatgptCoordinator, 'connect' | 'cancel' | 'status' | 'signOut'>;
   /** The watchdog's rules, edited here and never through the daemon. */
   policy: PolicyStore;
+  /** The host's own record of every answer its policy gave, read here and never through the daemon. */
+  audit: HostAuditLog;
   /** After an edit: the sidecar respawns if the file-tool denies its sandbox holds moved. */
   policyChanged(): Promise<void>;
   /** The workspace roots the host granted (real paths): the only projects the renderer may edit rules for. */
@@ -103,7 +106,8 @@ function declined(confirmer: HostConfirmer, checked: ReturnType<typeof checkEndp
 /**
  * The policy channels: the renderer lists, adds and removes rules of a granted workspace's project
  * (or the global ones); the host's store checks every rule and writes policy.json. Built-in rules
- * cannot be removed, and no channel reaches another project's rules.
+ * cannot be removed, and no channel reaches another project's rules. `policy.audit` reads the
+ * host's own audit log a page at a time.
  */
 function registerPolicyChannels(ipc: HostIpc, deps: HostIpcDependencies): void {
   const scopeOf = (workspace: string | null): PolicyScope => {
@@ -136,6 +140,10 @@ function registerPolicyChannels(ipc: HostIpc, deps: HostIpcDependencies): void {
       await deps.policyChanged();
       return added;
     },
+  });
+  ipc.guarded('policy.audit', {
+    pages: APP_PAGES,
+    handle: (query) => storeCall(() => deps.audit.page(query)),
   });
   ipc.guarded('policy.remove', {
     pages: APP_PAGES,

@@ -3,8 +3,9 @@
  * The watchdog in the desktop app, in real Chromium with the real host and sidecar (demo model):
  * "Always allow…" on an approval shows the exact rule, saves it for this project through host
  * IPC and runs the command; Settings lists the project, global and built-in rules, adds a rule
- * (it lands in policy.json under the workspace's real path) and removes it; the audit log shows
- * the session's decisions with the command's name only. Screenshots (light and dark, 1280 and
+ * (it lands in policy.json under the workspace's real path) and removes it; the host audit log
+ * shows the host's own record (host/audit.jsonl, through host IPC) and the session audit log the
+ * agent's, both with the command's name only. Screenshots (light and dark, 1280 and
  * 420 px) go to test-output/ui/.
  */
 import { existsSync, mkdirSync } from 'node:fs';
@@ -12,6 +13,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { HostAuditLog } from '../../src/policy/host-audit-log.js';
 import { startTempHost, type TempHost } from '../support/temp-host.js';
 import { launchChromium, openDesktop } from './support/browser.js';
 import { shotAllModes } from './support/layout.js';
@@ -84,8 +86,44 @@ describe('the watchdog in the desktop app', () => {
     expect(host.policy.listing(host.workspace).project?.rules.some((rule) => rule.command === 'git')).toBe(false);
   });
 
+  it('the host audit log shows the host’s own record from host/audit.jsonl: each decision, where it was given, no argument', async () => {
+    const hostLog = page.getByRole('region', { name: 'Host audit log', exact: true });
+    await hostLog.getByText('The host’s own record').waitFor();
+    const rows = hostLog.getByRole('table', { name: 'Host decisions, newest first' });
+    // The always-allowed touch: the sidecar's check and the host's own enforcement, both allowed by the saved rule.
+    await rows
+      .getByRole('row')
+      .filter({ hasText: 'run_command: touch' })
+      .filter({ hasText: 'enforced as the host ran it' })
+      .filter({ hasText: 'allow' })
+      .first()
+      .waitFor();
+    await rows
+      .getByRole('row')
+      .filter({ hasText: 'run_command: touch' })
+      .filter({ hasText: 'asked before the call' })
+      .first()
+      .waitFor();
+    expect(await rows.textContent()).not.toContain('always-marker');
+    // The view reads the host's file: a decision the host records now (and no agent row holds) shows on Refresh.
+    new HostAuditLog(host.userData).record(
+      { tool: 'host_only_marker', workspace_root: host.workspace },
+      { verdict: 'deny', rule_id: 'marker-rule' },
+      { stage: 'check' },
+    );
+    await hostLog.getByRole('button', { name: 'Refresh' }).click();
+    await rows
+      .locator('tbody tr')
+      .first()
+      .filter({ hasText: 'host_only_marker' })
+      .filter({ hasText: 'marker-rule' })
+      .waitFor();
+    await hostLog.scrollIntoViewIfNeeded();
+    await shotAllModes(page, SHOTS, '33-host-audit-log', hostLog);
+  });
+
   it('the audit log shows the session’s decisions, the command’s name and no argument', async () => {
-    const audit = page.getByRole('region', { name: 'Audit log' });
+    const audit = page.getByRole('region', { name: 'Session audit log (the agent’s record)' });
     await audit.getByText('run_command: touch').waitFor();
     // The session's title (its first message) is in the picker; the rows hold no argument.
     expect(await audit.getByRole('table').textContent()).not.toContain('always-marker');

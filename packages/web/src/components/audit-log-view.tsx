@@ -1,11 +1,38 @@
 import { useEffect, useState } from 'react';
 import type { AuditEntry, BastionApi, Session } from '@bastion/bridge';
 import { describeError } from '../bastion.js';
+import { LabelledTable, ToolName, type Column } from './labelled-table.js';
+
+const COLUMNS: readonly Column<AuditEntry>[] = [
+  { label: 'When', cell: (entry) => new Date(entry.created_at).toLocaleTimeString() },
+  { label: 'Tool', cell: (entry) => <ToolName tool={entry.tool_name} command={entry.command_name} /> },
+  {
+    label: 'Policy',
+    cell: (entry) => (
+      <>
+        {entry.verdict ?? '—'}
+        {entry.rule_id && <span className="muted"> ({entry.rule_id})</span>}
+      </>
+    ),
+  },
+  { label: 'Mode', cell: (entry) => entry.mode ?? '—' },
+  { label: 'Approval', cell: (entry) => entry.approval },
+  {
+    label: 'Outcome',
+    cell: (entry) => (
+      <>
+        {entry.outcome}
+        {entry.code && <span className="muted"> {entry.code}</span>}
+      </>
+    ),
+  },
+];
 
 /**
  * The watchdog's audit log of one session, in Settings: every tool call's decision — the tool (and
  * the command's name, nothing else of its arguments), the policy verdict and rule, the mode, the
- * approval and what happened.
+ * approval and what happened. The agent keeps it in its own database, so the page says it is the
+ * agent's record; the host's own log (host-audit-view.tsx) is the one the agent cannot change.
  */
 export function AuditLogView({ bastion }: { bastion: BastionApi }) {
   const [sessions, setSessions] = useState<Session[]>([]);
@@ -35,8 +62,11 @@ export function AuditLogView({ bastion }: { bastion: BastionApi }) {
 
   return (
     <section className="card" aria-labelledby="audit-title">
-      <h2 id="audit-title">Audit log</h2>
-      <p className="muted">What the policy decided for each tool call of a session.</p>
+      <h2 id="audit-title">Session audit log (the agent’s record)</h2>
+      <p className="muted">
+        What happened to each tool call of a session: the policy’s verdict, the mode, the approval and the outcome. The
+        agent keeps this in its own database; the host audit log above is the record it cannot change.
+      </p>
       {error && <p className="inline-error">{error}</p>}
       <label>
         Session{' '}
@@ -50,38 +80,7 @@ export function AuditLogView({ bastion }: { bastion: BastionApi }) {
       </label>
       {entries && entries.length === 0 && <p className="muted">No tool calls in this session yet.</p>}
       {entries && entries.length > 0 && (
-        <table className="policy-table">
-          <thead>
-            <tr>
-              <th scope="col">When</th>
-              <th scope="col">Tool</th>
-              <th scope="col">Policy</th>
-              <th scope="col">Mode</th>
-              <th scope="col">Approval</th>
-              <th scope="col">Outcome</th>
-            </tr>
-          </thead>
-          <tbody>
-            {entries.map((entry) => (
-              <tr key={entry.id}>
-                <td data-label="When">{new Date(entry.created_at).toLocaleTimeString()}</td>
-                <td data-label="Tool">
-                  <code>{entry.command_name ? `${entry.tool_name}: ${entry.command_name}` : entry.tool_name}</code>
-                </td>
-                <td data-label="Policy">
-                  {entry.verdict ?? '—'}
-                  {entry.rule_id && <span className="muted"> ({entry.rule_id})</span>}
-                </td>
-                <td data-label="Mode">{entry.mode ?? '—'}</td>
-                <td data-label="Approval">{entry.approval}</td>
-                <td data-label="Outcome">
-                  {entry.outcome}
-                  {entry.code && <span className="muted"> {entry.code}</span>}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <LabelledTable rows={entries} columns={COLUMNS} rowKey={(entry) => String(entry.id)} />
       )}
     </section>
   );

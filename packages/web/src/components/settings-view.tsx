@@ -2,6 +2,7 @@ import { useEffect, useState, type FormEvent } from 'react';
 import type { BastionApi, ChatgptStatus } from '@bastion/bridge';
 import { describeError, errorCode, formText } from '../bastion.js';
 import { AuditLogView } from './audit-log-view.js';
+import { HostAuditView } from './host-audit-view.js';
 import { PolicyPanel } from './policy-panel.js';
 import { DefaultModelSettings } from './default-model-settings.js';
 import { EndpointsSettings } from './endpoints-settings.js';
@@ -24,6 +25,7 @@ export function SettingsView({ bastion }: { bastion: BastionApi }) {
       <EndpointsSettings bastion={bastion} onChanged={providersChanged} />
       <Chatgpt bastion={bastion} />
       <PolicyPanel bastion={bastion} />
+      <HostAuditView bastion={bastion} />
       <AuditLogView bastion={bastion} />
     </section>
   );
