@@ -25,12 +25,13 @@ const MIB = 1024 * 1024;
 
 /** The stages a start logs (`startup.stage`, by source), in the order they happen. */
 const STAGES: { source: 'host' | 'daemon'; stage: string; label: string }[] = [
-  { source: 'host', stage: 'process-start', label: 'host: Node start-up + module loading' },
+  { source: 'host', stage: 'process-start', label: "host: Node start-up + the CLI's entry (srt's modules)" },
   {
     source: 'host',
-    stage: 'srt-initialize',
-    label: "host: srt initialize, what is left of it (it starts before the host's modules load)",
+    stage: 'host-load',
+    label: "host: the prelude (home checks, temp root, srt initialize begun), then the CLI's and host's modules",
   },
+  { source: 'host', stage: 'srt-initialize', label: 'host: srt initialize, what is left of it to wait' },
   { source: 'host', stage: 'sidecar-launch', label: "host: srt's wrap of the sidecar" },
   { source: 'host', stage: 'sidecar', label: 'host: sidecar spawn → ready attested' },
   { source: 'daemon', stage: 'process-start', label: 'sidecar: Node start-up + module loading' },

@@ -64,13 +64,21 @@ describe('entry bundles', () => {
     return [...reachable(cli, false), ...reachable(join(dirname(cli), chunk), false)];
   };
 
-  it('the CLI entry holds no package and neither srt nor the host before it imports the command line and host', () => {
+  it('the CLI entry holds no package; before it imports the command line and host it loads only the host-start prelude (srt and the temp root, no zod, not the host)', () => {
     const entry = reachable(cli, false);
     expect([...bundledPackages(entry)]).toEqual([]);
-    const text = entry.map((file) => readFileSync(file, 'utf8')).join('\n');
-    expect(text).not.toContain('// packages/host/dist/sandbox/srt-session.js');
-    expect(text).not.toContain('// packages/host/dist/bastion-host.js');
-    expect(readFileSync(cli, 'utf8')).toMatch(/await import\("\.\/chunks\/cli-/);
+    const entryText = entry.map((file) => readFileSync(file, 'utf8')).join('\n');
+    expect(entryText).not.toContain('// packages/host/dist/bastion-host.js');
+    const main = readFileSync(cli, 'utf8');
+    const preludeChunk = /\bimport\("(\.\/chunks\/host-start-prelude-[^"]+)"\)/.exec(main)?.[1];
+    if (preludeChunk === undefined) throw new Error('the CLI entry imports no host-start prelude chunk');
+    const prelude = reachable(join(dirname(cli), preludeChunk), false);
+    expect([...bundledPackages(prelude)]).toEqual([]);
+    const preludeText = prelude.map((file) => readFileSync(file, 'utf8')).join('\n');
+    expect(preludeText).toContain('// packages/host/dist/sandbox/srt-session.js');
+    expect(preludeText).toContain('// packages/host/dist/sandbox/host-temp-root.js');
+    expect(preludeText).not.toContain('// packages/host/dist/bastion-host.js');
+    expect(main).toMatch(/beginProcessHostStart\([\s\S]*await import\("\.\/chunks\/cli-/);
   });
 
   it('the CLI (and the host it carries) starts without undici, which a chunk holds', () => {

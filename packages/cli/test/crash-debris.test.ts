@@ -3,9 +3,12 @@
  * processes (srt posture) with TMPDIR pointed at a folder of this test's own, so every name in it
  * is one this host made. The only entry a host makes there is its journaled temp root; srt's
  * sockets and directories and the sidecar's temp dir are inside it. After a SIGKILL the next start
- * on the same home removes exactly that root, and keeps a user's directory named like one.
+ * on the same home removes exactly that root, and keeps a user's directory named like one. The CLI
+ * claims the root before it starts srt and before the host holds the home's lock
+ * (host-start-prelude.ts), so a start the lock refuses must give its own root back.
  */
-import type { ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -13,6 +16,7 @@ import { startCliUntilFirstLine, isAlive, waitFor } from '../../host/test/suppor
 import { makeTempDir } from '../../host/test/support/temp-host.js';
 
 const LOOK_ALIKE = 'bastion-host-0123456789abcdef';
+const CLI = fileURLToPath(new URL('../dist/main.js', import.meta.url));
 const started: ChildProcess[] = [];
 afterEach(() => {
   for (const child of started.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
@@ -29,16 +33,20 @@ async function startHost(home: string, workspace: string, temp: string): Promise
   return { child, pid: ready.pid.host };
 }
 
+/** A TMPDIR of the test's own (so every name in it is the host's), a home to be and a workspace. */
+function makeDirs(): { temp: string; home: string; workspace: string } {
+  const root = makeTempDir();
+  const workspace = join(root, 'ws');
+  mkdirSync(workspace);
+  return { temp: makeTempDir('bastion-tmpdir-'), home: join(root, 'home'), workspace };
+}
+
 const exited = (child: ChildProcess) =>
   new Promise<void>((resolve) => (child.exitCode === null ? child.once('exit', () => resolve()) : resolve()));
 
 describe('a SIGKILLed host and the temp dir', () => {
   it('its srt sockets and dirs live in one journaled temp root, which the next start removes (a look-alike of the user stays)', async () => {
-    const temp = makeTempDir('bastion-tmpdir-');
-    const root = makeTempDir();
-    const home = join(root, 'home');
-    const workspace = join(root, 'ws');
-    mkdirSync(workspace);
+    const { temp, home, workspace } = makeDirs();
     mkdirSync(join(temp, LOOK_ALIKE));
     writeFileSync(join(temp, LOOK_ALIKE, 'notes'), 'mine');
 
@@ -67,12 +75,33 @@ describe('a SIGKILLed host and the temp dir', () => {
     expect(readdirSync(join(home, 'host', 'temp-journal'))).toEqual([]);
   });
 
+  it("a second start the home's lock refuses (exit 2) leaves neither a temp root nor a journal entry of its own; the holder's root stays", async () => {
+    const { temp, home, workspace } = makeDirs();
+    const holder = await startHost(home, workspace, temp);
+    const held = readdirSync(temp);
+    expect(held).toHaveLength(1);
+
+    const second = spawn(process.execPath, [CLI, 'start', '--no-open', '--home', home, '--workspace', workspace], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+      env: { ...process.env, TMPDIR: temp },
+    });
+    started.push(second);
+    let stderr = '';
+    second.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    const code = await new Promise<number | null>((resolve) => second.once('exit', (exitCode) => resolve(exitCode)));
+    expect(code).toBe(2);
+    expect(stderr).toContain(`pid ${holder.pid}`);
+    expect(readdirSync(temp)).toEqual(held);
+    expect(readdirSync(join(home, 'host', 'temp-journal'))).toEqual([`${holder.pid}.json`]);
+    expect(isAlive(holder.pid)).toBe(true);
+
+    holder.child.kill('SIGINT');
+    await exited(holder.child);
+    expect(readdirSync(temp)).toEqual([]);
+  });
+
   it("the next start removes the temps a killed write left beside auth.json, endpoints.json, preferences.json and host/policy.json, and keeps look-alikes that are not Bastion's", async () => {
-    const temp = makeTempDir('bastion-tmpdir-');
-    const root = makeTempDir();
-    const home = join(root, 'home');
-    const workspace = join(root, 'ws');
-    mkdirSync(workspace);
+    const { temp, home, workspace } = makeDirs();
     const first = await startHost(home, workspace, temp);
     first.child.kill('SIGKILL');
     await exited(first.child);

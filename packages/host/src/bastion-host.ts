@@ -28,7 +28,7 @@ import { acquireSrtSession, type SrtSession } from './sandbox/srt-session.js';
 import { createSrtSidecarLauncher } from './sandbox/srt-sidecar-launcher.js';
 import { homeReadPaths } from './sandbox/home-read-allowlist.js';
 import { createPlaceholderWarden } from './sandbox/placeholder-warden.js';
-import { claimHostTempRoot } from './sandbox/host-temp-root.js';
+import { takeHostStart, type HostStartPrelude } from './host-start-prelude.js';
 import { CommandExecutor } from './commands/command-executor.js';
 import { attachPolicyChecks } from './policy/policy-checks.js';
 import { PolicyStore } from './policy/policy-store.js';
@@ -38,14 +38,12 @@ import { UiServer } from './ui/ui-server.js';
 import { DesktopApp } from './ui/desktop-app.js';
 import { defaultDesktopAssetFiles, type DesktopAssetFiles } from './ui/desktop-assets.js';
 import { registerHostIpcChannels } from './ui/host-ipc-channels.js';
-import { ensureUserData, hostOnlyDir } from './user-data.js';
 import { ReleaseStack } from './release-stack.js';
 import { ControlServer, type ControlHandler } from './control/control-server.js';
 import { undoRun } from './control/undo-run.js';
 import { acquireHomeLock } from './control/home-lock.js';
 import { removeStaleTempFiles } from './private-file.js';
 import { checkSessionsDatabase } from './storage/sessions-db-check.js';
-import { assertHomeStorageUsable } from './storage/home-storage-check.js';
 import { ConsentPage, type ConsentOpener } from './consent/consent-page.js';
 import { createHostConfirmer, withConsentPage, type HostConfirmer } from './consent/host-confirmer.js';
 import { NetworkAuthority, type CustomGrantResult } from './network/network-authority.js';
@@ -140,16 +138,25 @@ export interface BastionHost {
  * when another live host owns it, touching none of its state.
  */
 export async function startBastionHost(options: BastionHostOptions): Promise<BastionHost> {
-  // Everything this process did before the host began: Node's start-up and loading the modules.
-  const started = { processStart: elapsedMs(), host: performance.now() };
-  // A read-only or full disk fails here in one line, before any write can throw from deeper down.
-  assertHomeStorageUsable(options.userData);
-  const owned = ensureUserData(options.userData);
-  const lock = await acquireHomeLock(owned.path);
+  const started = { host: performance.now() };
+  const platform = options.platform ?? process.platform;
+  // The storage check, userData's modes, the temp root and srt's initialize: begun by the CLI's
+  // entry before the host's modules loaded, or now (host-start-prelude.ts). srt's initialize is
+  // awaited only when the posture is srt; it runs the same dependency check, so for any other
+  // posture it has failed.
+  const prelude = await takeHostStart({
+    userData: options.userData,
+    ownsProcess: options.ownsProcess ?? false,
+    srt: !options.launcher && platform === 'linux',
+  });
   const resources = new ReleaseStack();
-  resources.defer(() => lock.release());
+  // Released after everything else, the home lock last of all.
+  let lock: { release(): void } | undefined;
+  resources.defer(() => lock?.release());
+  resources.defer(() => prelude.release());
   try {
-    return await composeHost(options, owned, resources, started);
+    lock = await acquireHomeLock(prelude.owned.path);
+    return await composeHost(options, prelude, resources, started);
   } catch (error) {
     // A step failed: give back everything the earlier steps acquired, newest first (the home lock last).
     await resources.releaseAll().catch(() => undefined);
@@ -160,38 +167,25 @@ export async function startBastionHost(options: BastionHostOptions): Promise<Bas
 /** Acquire the host's parts in order, each registered in `resources` as soon as it is held. */
 async function composeHost(
   options: BastionHostOptions,
-  { path: userData, repaired }: ReturnType<typeof ensureUserData>,
+  prelude: HostStartPrelude,
   resources: ReleaseStack,
-  started: { processStart: number; host: number },
+  started: { host: number },
 ): Promise<BastionHost> {
+  const { path: userData, repaired } = prelude.owned;
   const sink = createHostLogSink({ userData, verbose: options.verbose, stderr: options.stderr, tap: options.logTap });
   const log = createHostLogger(sink);
   for (const { entry, mode } of repaired) {
     log.warn('userdata.mode-repaired', { entry, reason: `was ${mode.toString(8)}, group/other bits removed` });
   }
-  logStartupStage(log, 'process-start', started.processStart);
-  if (options.ownsProcess) {
-    const temp = claimHostTempRoot(hostOnlyDir(userData), log);
-    resources.defer(() => temp.release());
+  // Node's start-up and the entry's modules (srt's among them), then what came before the host's
+  // first line: the prelude, when the CLI's entry began it, and loading the CLI and the host.
+  const firstStep = Math.min(prelude.began, started.host);
+  logStartupStage(log, 'process-start', Math.round(firstStep * 10) / 10);
+  logStartupStage(log, 'host-load', Math.round((started.host - firstStep) * 10) / 10);
+  if (prelude.temp && prelude.temp.swept > 0) {
+    log.warn('host.temp-removed', { count: prelude.temp.swept, reason: 'crashed-host' });
   }
-  // srt's initialize mostly waits for its bridge processes to come up: started before the checks
-  // below (the sessions database, the warden's sweep, srt's dependency probes) and awaited when the
-  // posture is srt. It runs the same dependency check, so for any other posture it has failed.
-  // Released with the host.
   const platform = options.platform ?? process.platform;
-  const earlySrt =
-    options.launcher || platform !== 'linux'
-      ? undefined
-      : acquireSrtSession().then(
-          (session) => ({ session }),
-          (error: unknown) => ({ error }),
-        );
-  if (earlySrt) {
-    resources.defer(async () => {
-      const early = await earlySrt;
-      if ('session' in early) await early.session.release();
-    });
-  }
   // A sessions.db that is not a database, or is damaged, fails the start now (named, untouched).
   const store = checkSessionsDatabase(userData);
   if (!store.ok) {
@@ -246,11 +240,11 @@ async function composeHost(
     resources.defer(() => temp.remove());
     // What is left of the initialize once the checks are done.
     const initializeStarted = performance.now();
-    const early = await (earlySrt ?? acquireSrtSession().then((session) => ({ session })));
+    const early = await (prelude.srt ?? acquireSrtSession().then((session) => ({ session })));
     if ('error' in early) throw early.error;
     const { session } = early;
     logStartupStage(log, 'srt-initialize', elapsedMs(initializeStarted));
-    resources.defer(() => session.release());
+    if (!prelude.srt) resources.defer(() => session.release());
     srt = { session, temp };
     launcher = createSrtSidecarLauncher({
       session,

@@ -22,17 +22,29 @@ import { randomBytes } from 'node:crypto';
 import { lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
-import { z } from 'zod';
-import type { Logger } from '@bastion/protocol';
 import { HostError } from '../errors.js';
 import { isProcessRunning } from '../process-tree.js';
 
 const JOURNAL_DIR = 'temp-journal';
 const ROOT_NAME = /^bastion-host-[0-9a-f]{16}$/;
-const entrySchema = z.strictObject({ path: z.string() });
+
+/**
+ * A journal entry's `path`, when the text is exactly `{"path": <string>}` (what claimHostTempRoot
+ * writes). Checked by hand rather than with zod: the CLI's entry claims the root before it loads
+ * the rest (host-start-prelude.ts), and zod would be most of what it loads first.
+ */
+function journaledPath(text: string): string | undefined {
+  const entry: unknown = JSON.parse(text);
+  if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) return undefined;
+  const keys = Object.keys(entry);
+  const path = (entry as { path?: unknown }).path;
+  return keys.length === 1 && keys[0] === 'path' && typeof path === 'string' ? path : undefined;
+}
 
 export interface HostTempRoot {
   readonly path: string;
+  /** How many temp roots of dead hosts of this home the claim removed (the host logs it). */
+  readonly swept: number;
   /** Remove the directory and everything in it, forget its journal entry, give TMPDIR back. */
   release(): void;
 }
@@ -58,8 +70,7 @@ function sweepDeadHosts(journals: string, systemTemp: string): number {
     const file = join(journals, name);
     let path: string | undefined;
     try {
-      const parsed = entrySchema.safeParse(JSON.parse(readFileSync(file, 'utf8')));
-      if (parsed.success) path = parsed.data.path;
+      path = journaledPath(readFileSync(file, 'utf8'));
     } catch {
       // Cut short by the crash: the directory was not made yet.
     }
@@ -84,13 +95,12 @@ function sweepDeadHosts(journals: string, systemTemp: string): number {
  * the host's own directory in userData), then claim this process's own temp root and point TMPDIR
  * at it. One claim a process.
  */
-export function claimHostTempRoot(hostDir: string, log: Logger): HostTempRoot {
+export function claimHostTempRoot(hostDir: string): HostTempRoot {
   if (userTmpdir) throw new HostError('HOST_TEMP_CLAIMED', 'this process already has a host temp root');
   const systemTemp = tmpdir();
   const journals = join(hostDir, JOURNAL_DIR);
   mkdirSync(journals, { recursive: true, mode: 0o700 });
   const swept = sweepDeadHosts(journals, systemTemp);
-  if (swept > 0) log.warn('host.temp-removed', { count: swept, reason: 'crashed-host' });
   const path = join(systemTemp, `bastion-host-${randomBytes(8).toString('hex')}`);
   const journal = join(journals, `${process.pid}.json`);
   writeFileSync(journal, JSON.stringify({ path }), { mode: 0o600 });
@@ -106,6 +116,7 @@ export function claimHostTempRoot(hostDir: string, log: Logger): HostTempRoot {
   let released = false;
   return {
     path,
+    swept,
     release() {
       if (released) return;
       released = true;

@@ -37,6 +37,8 @@
  */
 import { homedir } from 'node:os';
 import { createRequire } from 'node:module';
+import { dirname } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { SandboxManager, type SandboxRuntimeConfig } from '@anthropic-ai/sandbox-runtime';
 import { HostError } from '../errors.js';
 import { resolveHomeSecretPaths } from './home-secrets.js';
@@ -157,16 +159,31 @@ let users = 0;
 let initialized: Promise<void> | undefined;
 let resetting: Promise<void> | undefined;
 
+/** srt's package directory as it appears in a stack trace of its ES modules. */
+const SRT_PACKAGE_URL = pathToFileURL(
+  dirname(createRequire(import.meta.url).resolve('@anthropic-ai/sandbox-runtime/package.json')),
+).href;
+
+/** Whether the listener being added right now is added by srt's own code (its frames are on the stack). */
+function addedBySrt(): boolean {
+  const trace: { stack?: string } = {};
+  Error.captureStackTrace(trace, addedBySrt);
+  return trace.stack?.includes(`${SRT_PACKAGE_URL}/`) ?? false;
+}
+
 /**
  * srt's initialize registers once-handlers for SIGINT and SIGTERM that reset it and do not exit:
  * one would take a user's first Ctrl-C, cancel an initialize still under way (leaking the socat
  * bridges it had started) and leave the host running. The host stops on those signals itself (its
  * stop releases this session, and so srt), so each such handler is removed as soon as srt adds it,
- * before any signal can be dispatched to it.
+ * before any signal can be dispatched to it. Only srt's: the CLI adds its own stop listeners while
+ * an initialize it began early (host-start-prelude.ts) is still under way, and those must stay.
  */
 async function withoutSrtSignalHandlers(initialize: () => Promise<void>): Promise<void> {
   const drop = (event: string | symbol, listener: (...args: unknown[]) => void) => {
-    if (event === 'SIGINT' || event === 'SIGTERM') queueMicrotask(() => process.off(event, listener));
+    if ((event === 'SIGINT' || event === 'SIGTERM') && addedBySrt()) {
+      queueMicrotask(() => process.off(event, listener));
+    }
   };
   process.on('newListener', drop);
   try {

@@ -1,0 +1,86 @@
+/**
+ * The CLI's early host start (host-start-prelude.ts) is taken only by the start it was begun for:
+ * one begun for another home (or another ownership) is released, its temp root and journal entry
+ * gone, and the steps run again for the home at hand. Real directories; this file's own process
+ * claims the temp roots (TMPDIR moves into them and back).
+ */
+import { existsSync, mkdtempSync, readdirSync, realpathSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beginProcessHostStart, releaseUntakenHostStart, takeHostStart } from './host-start-prelude.js';
+
+let base: string;
+const userTmpdir = process.env.TMPDIR;
+beforeEach(() => {
+  base = realpathSync(mkdtempSync(join(tmpdir(), 'bastion-prelude-')));
+});
+afterEach(async () => {
+  await releaseUntakenHostStart();
+  rmSync(base, { recursive: true, force: true });
+});
+
+const journal = (home: string) => readdirSync(join(home, 'host', 'temp-journal'));
+
+describe('the host-start prelude', () => {
+  it('a host takes the prelude begun for its own home: the same temp root, still claimed', async () => {
+    const home = join(base, 'home');
+    beginProcessHostStart({ userData: home, ownsProcess: true, srt: false });
+    const claimed = process.env.TMPDIR;
+    const taken = await takeHostStart({ userData: home, ownsProcess: true, srt: false });
+    try {
+      expect(taken.temp?.path).toBe(claimed);
+      expect(existsSync(claimed ?? '')).toBe(true);
+      expect(journal(home)).toEqual([`${process.pid}.json`]);
+    } finally {
+      await taken.release();
+    }
+    expect(existsSync(claimed ?? '')).toBe(false);
+    expect(journal(home)).toEqual([]);
+    expect(process.env.TMPDIR).toBe(userTmpdir);
+  });
+
+  it("a prelude begun for another home is released (its root and journal entry gone) and the start's own home is claimed instead", async () => {
+    const other = join(base, 'other');
+    const home = join(base, 'home');
+    beginProcessHostStart({ userData: other, ownsProcess: true, srt: false });
+    const otherRoot = process.env.TMPDIR ?? '';
+    expect(journal(other)).toEqual([`${process.pid}.json`]);
+    const taken = await takeHostStart({ userData: home, ownsProcess: true, srt: false });
+    try {
+      expect(existsSync(otherRoot)).toBe(false);
+      expect(journal(other)).toEqual([]);
+      expect(taken.owned.path).toBe(realpathSync(home));
+      expect(taken.temp?.path).not.toBe(otherRoot);
+      expect(process.env.TMPDIR).toBe(taken.temp?.path);
+      expect(journal(home)).toEqual([`${process.pid}.json`]);
+    } finally {
+      await taken.release();
+    }
+    expect(process.env.TMPDIR).toBe(userTmpdir);
+  });
+
+  it('a prelude begun with another ownership is not taken: a host that does not own the process gets no temp root', async () => {
+    const home = join(base, 'home');
+    beginProcessHostStart({ userData: home, ownsProcess: true, srt: false });
+    const claimed = process.env.TMPDIR ?? '';
+    const taken = await takeHostStart({ userData: home, ownsProcess: false, srt: false });
+    try {
+      expect(taken.temp).toBeUndefined();
+      expect(existsSync(claimed)).toBe(false);
+      expect(process.env.TMPDIR).toBe(userTmpdir);
+    } finally {
+      await taken.release();
+    }
+  });
+
+  it('one no host took is released when the command has finished', async () => {
+    const home = join(base, 'home');
+    beginProcessHostStart({ userData: home, ownsProcess: true, srt: false });
+    const claimed = process.env.TMPDIR ?? '';
+    await releaseUntakenHostStart();
+    expect(existsSync(claimed)).toBe(false);
+    expect(journal(home)).toEqual([]);
+    expect(process.env.TMPDIR).toBe(userTmpdir);
+  });
+});

@@ -1,0 +1,120 @@
+/**
+ * SEC-004, issue 21: the first steps of a host's start, the ones before its home lock: the home's
+ * storage check and its modes (user-data.ts), the process's journaled temp root (host-temp-root.ts)
+ * and srt's initialize, which mostly waits for its bridge processes to come up. The CLI's entry
+ * begins them for `start` and `run` before it loads the command line and the host (main.ts), so
+ * srt's wait overlaps the host's module loading; srt makes its sockets in TMPDIR, and the temp root
+ * is claimed (TMPDIR pointed into it) before srt is asked, so a killed host leaves them only inside
+ * the root the next start removes. Any other host begins them itself (startBastionHost).
+ *
+ * The host takes the process's prelude only when it was begun for exactly the start it makes (the
+ * same userData path as given, process ownership, srt or not); any other prelude is released and
+ * the steps run again for the start at hand. A host that then finds the home taken (HOME_IN_USE)
+ * releases what the prelude acquired, as every failed start does.
+ *
+ * What it does not catch: a second process's prelude on a home a live host owns writes that
+ * process's own journal entry (and removes it again when the lock refuses); it never sweeps a
+ * live host's root.
+ */
+import { ensureUserData, hostOnlyDir, type LooseUserDataEntry } from './user-data.js';
+import { acquireSrtSession, type SrtSession } from './sandbox/srt-session.js';
+import { claimHostTempRoot, type HostTempRoot } from './sandbox/host-temp-root.js';
+import { assertHomeStorageUsable } from './storage/home-storage-check.js';
+
+export { resolveUserDataPath } from './user-data.js';
+
+/** What a host start is begun for. */
+export interface HostStartRequest {
+  /** userData as the start is given it (before realpath). */
+  userData: string;
+  /** Claim the process's journaled temp root (host-temp-root.ts). */
+  ownsProcess: boolean;
+  /** Start srt's initialize (the sandboxed posture's outer sandbox). */
+  srt: boolean;
+}
+
+/** srt's session, or why it could not be initialized (the posture decides later whether that matters). */
+export type EarlySrt = Promise<{ session: SrtSession } | { error: unknown }>;
+
+export interface HostStartPrelude {
+  readonly request: Readonly<HostStartRequest>;
+  /** userData's real path and the entries whose loose modes were repaired (the host logs them). */
+  readonly owned: { path: string; repaired: LooseUserDataEntry[] };
+  readonly temp: HostTempRoot | undefined;
+  readonly srt: EarlySrt | undefined;
+  /** performance.now() when the prelude began. */
+  readonly began: number;
+  /** Give back srt's session (the last release resets srt), then the temp root. Idempotent. */
+  release(): Promise<void>;
+}
+
+/** Run the steps for `request` now; throws what the storage check or the claim throws (nothing is then held). */
+export function beginHostStart(request: HostStartRequest): HostStartPrelude {
+  const began = performance.now();
+  assertHomeStorageUsable(request.userData);
+  const owned = ensureUserData(request.userData);
+  const temp = request.ownsProcess ? claimHostTempRoot(hostOnlyDir(owned.path)) : undefined;
+  const srt: EarlySrt | undefined = request.srt
+    ? acquireSrtSession().then(
+        (session) => ({ session }),
+        (error: unknown) => ({ error }),
+      )
+    : undefined;
+  let released: Promise<void> | undefined;
+  return {
+    request: { ...request },
+    owned,
+    temp,
+    srt,
+    began,
+    release() {
+      released ??= (async () => {
+        try {
+          const early = await srt;
+          if (early && 'session' in early) await early.session.release();
+        } finally {
+          temp?.release();
+        }
+      })();
+      return released;
+    },
+  };
+}
+
+/** The prelude the CLI's entry began for this process's host, until a host takes it. */
+let pending: HostStartPrelude | undefined;
+
+/**
+ * The CLI's entry: begin this process's host start for `request`. A failure here is left for the
+ * host to meet again and report (it runs the same steps when it finds no prelude).
+ */
+export function beginProcessHostStart(request: HostStartRequest): void {
+  if (pending) return;
+  try {
+    pending = beginHostStart(request);
+  } catch {
+    pending = undefined;
+  }
+}
+
+const sameRequest = (a: HostStartRequest, b: HostStartRequest) =>
+  a.userData === b.userData && a.ownsProcess === b.ownsProcess && a.srt === b.srt;
+
+/**
+ * The host's first step: the process's pending prelude when it was begun for exactly `request`,
+ * else (after releasing any other) one begun now. The caller owns what it returns.
+ */
+export async function takeHostStart(request: HostStartRequest): Promise<HostStartPrelude> {
+  const found = pending;
+  pending = undefined;
+  if (found && sameRequest(found.request, request)) return found;
+  await found?.release();
+  return beginHostStart(request);
+}
+
+/** The CLI's entry, once the command has finished: release a prelude no host took (a usage error, say). */
+export async function releaseUntakenHostStart(): Promise<void> {
+  const found = pending;
+  pending = undefined;
+  await found?.release();
+}
