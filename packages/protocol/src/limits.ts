@@ -168,9 +168,9 @@ export const GIT_CONFIG_MAX_FILE_CHARS = 1 * MiB;
  * Most directory entries the host reads per scan while it looks for every repository, submodule
  * and linked worktree below a workspace root, at any depth (twice a command: before it, to protect
  * them, and after it, for the ones it created). Measured on a loaded 2-core machine: about 10 µs an
- * entry, so the bound costs at most about a second; a typical workspace (package trees are not
- * walked) has a few thousand. A workspace beyond it fails closed: the command runs with the
- * workspace read-only, and its result says why.
+ * entry, so the bound costs at most about a second; a typical workspace has a few thousand (a
+ * package tree counts only its packages: two lookups each, and its scopes' listings). A workspace
+ * beyond it fails closed: the command runs with the workspace read-only, and its result says why.
  */
 export const GIT_REPOSITORY_SCAN_MAX_ENTRIES = 100_000;
 /**
@@ -191,6 +191,13 @@ export const GIT_QUARANTINE_MAX_FOLDERS = 1_000;
  * host nothing per rename.
  */
 export const WARDEN_POLL_INTERVAL_MS = 50;
+/**
+ * Most protected entries below a workspace root (a nested `AGENTS.md`, `.envrc`, `.vscode`… that
+ * exists) one command's profile write-denies, each one a bind mount srt resolves on every wrap.
+ * A workspace with more runs the command with the whole workspace read-only (fail closed), and
+ * its result says why; a monorepo has a few dozen.
+ */
+export const NESTED_PROTECTED_MAX_DENIES = 256;
 /** Most notices one `command.end` carries (what the host neutralised or flagged after the command). */
 export const COMMAND_MAX_NOTICES = 16;
 /** Longest notice; longer ones are cut. */

@@ -37,6 +37,7 @@ import {
   COMMAND_MAX_QUEUED,
   COMMAND_NOTICE_MAX_CHARS,
   GIT_REPOSITORY_SCAN_MAX_ENTRIES,
+  NESTED_PROTECTED_MAX_DENIES,
   type Capabilities,
   type Logger,
 } from '@bastion/protocol';
@@ -50,7 +51,8 @@ import {
   workspaceGuardsWhenAbsent,
   workspaceWriteProtections,
 } from './command-profile.js';
-import { gitWriteProtections } from './git-write-protections.js';
+import { gitWriteProtections, scanGitRepositories, type GitRepositoryScan } from './git-write-protections.js';
+import { nestedProtections, type NestedProtections } from './nested-protections.js';
 import { watchCreatedRepositories, type CreatedRepositoryWatch } from './git-created-repositories.js';
 import { readGitIdentity, type GitIdentityEnv } from './git-identity.js';
 import { startCommandProcess, type CommandOutcome, type CommandSpawn, type RunningCommand } from './command-process.js';
@@ -304,6 +306,7 @@ export class CommandExecutor {
     const sandboxed = sidecar.config.capabilities.sandbox === 'srt';
     let pinned: string[] = [];
     let createdRepositories: CreatedRepositoryWatch | undefined;
+    let nested: NestedProtections | undefined;
     /** Said in the result whatever the command does. */
     const wrapNotices: string[] = [];
     const guard = this.#options.warden.guard(frame.id);
@@ -320,7 +323,16 @@ export class CommandExecutor {
         if (!git.scan.complete) {
           this.#options.log.warn('command.git-scan-incomplete', { command_id: frame.id });
           wrapNotices.push(
-            `bastion: this workspace holds more than ${GIT_REPOSITORY_SCAN_MAX_ENTRIES} entries outside node_modules, too many to find every git repository in it to protect, so this command ran with the workspace read-only.`,
+            `bastion: this workspace holds more than ${GIT_REPOSITORY_SCAN_MAX_ENTRIES} entries, too many to find every git repository in it to protect, so this command ran with the workspace read-only.`,
+          );
+        }
+        nested = nestedProtections(git.scan);
+        const nestedDenies =
+          nested.denyWrite.length > NESTED_PROTECTED_MAX_DENIES ? [check.workspaceRoot] : nested.denyWrite;
+        if (nested.denyWrite.length > NESTED_PROTECTED_MAX_DENIES) {
+          this.#options.log.warn('command.nested-protected-over-bound', { command_id: frame.id });
+          wrapNotices.push(
+            `bastion: this workspace holds more than ${NESTED_PROTECTED_MAX_DENIES} AGENTS.md, CLAUDE.md, .envrc, .vscode, .idea, .mcp.json or .claude entries below its root, too many to protect one by one, so this command ran with the workspace read-only.`,
           );
         }
         createdRepositories = watchCreatedRepositories(git.scan, {
@@ -341,7 +353,11 @@ export class CommandExecutor {
           workspaceRoot: check.workspaceRoot,
           scratchDir: check.scratchDir,
           privateTemp,
-          protectedInWorkspace: [...workspaceWriteProtections(check.workspaceRoot, exists), ...git.denyWrite],
+          protectedInWorkspace: [
+            ...workspaceWriteProtections(check.workspaceRoot, exists),
+            ...git.denyWrite,
+            ...nestedDenies,
+          ],
           realPath,
           homeReads: homeReadPaths({ home: this.#options.home }),
         });
@@ -388,18 +404,21 @@ export class CommandExecutor {
     job.running = running;
     let outcome: CommandOutcome;
     let moves: QuarantineMove[] = [];
+    let after: GitRepositoryScan | undefined;
     try {
       outcome = await running.done;
     } finally {
       wrapped?.ended();
-      // The command's PID namespace is gone: nothing inside can recreate what is moved now.
-      moves = guard.sweep();
+      // The command's PID namespace is gone: nothing inside can recreate what is moved now. The
+      // workspace is scanned once more, for the repositories and nested steering files it made.
+      if (createdRepositories !== undefined) after = this.#scanAfter(check.workspaceRoot);
+      moves = guard.sweep(after === undefined ? [] : (nested?.createdSince(after) ?? []));
       cleanUp();
     }
     // The sandbox and every process in it are gone: nothing of the command's can write any more.
     const notices = [
       ...wrapNotices,
-      ...this.#checkCreatedRepositories(frame.id, createdRepositories),
+      ...this.#checkCreatedRepositories(frame.id, createdRepositories, after),
       ...quarantineNotices(moves),
     ].slice(0, COMMAND_MAX_NOTICES);
     this.#options.log.info('command.ended', {
@@ -424,11 +443,24 @@ export class CommandExecutor {
     });
   }
 
+  /** The workspace scanned after a command; undefined when that failed (the repository check then scans and reports). */
+  #scanAfter(root: string): GitRepositoryScan | undefined {
+    try {
+      return scanGitRepositories(root, { home: this.#options.home });
+    } catch {
+      return undefined;
+    }
+  }
+
   /** git-created-repositories.ts after a sandboxed command; a failure is reported, never hidden. */
-  #checkCreatedRepositories(commandId: string, watch: CreatedRepositoryWatch | undefined): string[] {
+  #checkCreatedRepositories(
+    commandId: string,
+    watch: CreatedRepositoryWatch | undefined,
+    after: GitRepositoryScan | undefined,
+  ): string[] {
     if (watch === undefined) return [];
     try {
-      const notices = watch.afterCommand();
+      const notices = watch.afterCommand(after);
       if (notices.length > 0)
         this.#options.log.warn('command.git-neutralised', { command_id: commandId, count: notices.length });
       return notices;

@@ -21,8 +21,8 @@
  *
  * What it does not catch: reads of anything else outside HOME the user can read (the rest of the disk); writes
  * to the device files srt keeps writable (/dev/null and the child's stdio); a missing protected
- * path read by a tool outside the sandbox in the moment before the warden moves it; instruction
- * files and rc files below the workspace root; for git, see git-write-protections.ts.
+ * path read by a tool outside the sandbox in the moment before the warden moves it; for the
+ * steering files below the root, see nested-protections.ts; for git, git-write-protections.ts.
  */
 import { basename, join } from 'node:path';
 import type { SandboxRuntimeConfig } from '@anthropic-ai/sandbox-runtime';

@@ -32,7 +32,8 @@
  * they run unsandboxed only on the user's own `git rebase --continue`.
  *
  * What it does not catch: a repository beyond the scan's bound (GIT_REPOSITORY_SCAN_MAX_ENTRIES:
- * the result then says the check is incomplete) or inside `node_modules` (not walked); while
+ * the result then says the check is incomplete) or deeper inside a package in `node_modules` than
+ * the package's own directory (git-write-protections.ts); while
  * another command that started before the new repository appeared still runs, that one can
  * re-plant until it ends (and neutralises again at its own end); a git directory outside the
  * command's write roots that a new `.git` points at (the command could not have written it: it is left alone); an
@@ -97,8 +98,11 @@ const TODO_LISTS = [join('rebase-merge', 'git-rebase-todo'), join('sequencer', '
 const EXEC_LINE = /^[ \t]*(x|exec)[ \t]/m;
 
 export interface CreatedRepositoryWatch {
-  /** After the command ended: neutralise what it created, flag planted todo lists; the notices for its result. */
-  afterCommand(): string[];
+  /**
+   * After the command ended: neutralise what it created, flag planted todo lists; the notices for
+   * its result. `after` is the workspace scanned again now (scanned here when not given).
+   */
+  afterCommand(after?: GitRepositoryScan): string[];
 }
 
 interface WatchOptions {
@@ -350,13 +354,12 @@ export function watchCreatedRepositories(scan: GitRepositoryScan, options: Watch
   const writable = (path: string) => options.writeRoots.some((root) => isAtOrUnder(path, root));
 
   return {
-    afterCommand() {
+    afterCommand(after = scanGitRepositories(options.root, { home: options.home })) {
       const notices: string[] = [];
-      const after = scanGitRepositories(options.root, { home: options.home });
       // When the scan before was incomplete too, the workspace was read-only (the result says so already).
       if (!after.complete && scan.complete)
         notices.push(
-          `Bastion could not look through all of this workspace for git repositories this command may have created (it holds more than ${GIT_REPOSITORY_SCAN_MAX_ENTRIES} entries outside node_modules): before running git in a new repository here, look at its .git/config and .git/hooks.`,
+          `Bastion could not look through all of this workspace for git repositories this command may have created (it holds more than ${GIT_REPOSITORY_SCAN_MAX_ENTRIES} entries): before running git in a new repository here, look at its .git/config and .git/hooks; and look at any new AGENTS.md, CLAUDE.md, .envrc, .vscode, .idea or .mcp.json below its root before an editor or agent opens that folder.`,
         );
       const quarantine = new Quarantine(options.userData, options.commandId);
       const seen = new Set<string>();

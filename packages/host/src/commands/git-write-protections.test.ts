@@ -43,7 +43,7 @@ describe('gitWriteProtections', () => {
     expect(gitWriteProtections(root, { home: base })).toEqual({
       denyWrite: [],
       gitDirs: [],
-      scan: { repositories: [], gitDirectories: [], complete: true },
+      scan: { repositories: [], gitDirectories: [], nestedProtected: [], complete: true },
     });
   });
 
@@ -97,6 +97,51 @@ describe('gitWriteProtections', () => {
     const { denyWrite, gitDirs } = gitWriteProtections(root, { home: base });
     expect(gitDirs).toEqual([join(deep, '.git')]);
     expect(denyWrite).toEqual(GIT_DIR_WRITE_PROTECTED.map((entry) => join(deep, '.git', entry)));
+  });
+
+  it('a repository in a package tree — a package’s own, a scoped package’s, a nested package’s and `node_modules`’ own — is found and protected; package contents are not walked', () => {
+    const packages = [
+      'node_modules/left-pad',
+      'node_modules/@scope/pkg',
+      'node_modules/a/node_modules/b',
+      'node_modules',
+    ];
+    for (const dir of packages) {
+      mkdirSync(join(root, dir), { recursive: true });
+      git(join(root, dir), 'init', '-q');
+    }
+    // Deeper inside a package than its own directory: no one runs git there, and the scan does not look.
+    const inside = join(root, 'node_modules', 'left-pad', 'lib', 'deep');
+    mkdirSync(inside, { recursive: true });
+    git(inside, 'init', '-q');
+    const { denyWrite, gitDirs, scan } = gitWriteProtections(root, { home: base });
+    expect(gitDirs.sort()).toEqual(packages.map((dir) => join(root, dir, '.git')).sort());
+    for (const dir of packages)
+      expect(denyWrite).toEqual(
+        expect.arrayContaining([join(root, dir, '.git', 'config'), join(root, dir, '.git', 'hooks')]),
+      );
+    expect(gitDirs).not.toContain(join(inside, '.git'));
+    expect(scan.complete).toBe(true);
+  });
+
+  it('records the entries below the root named like a nested protected path (not the root’s, not in a package tree)', () => {
+    for (const dir of ['sub', 'a/b', 'node_modules/x']) mkdirSync(join(root, dir), { recursive: true });
+    for (const file of [
+      'AGENTS.md',
+      'sub/AGENTS.md',
+      'sub/.envrc',
+      'a/b/CLAUDE.md',
+      'node_modules/x/AGENTS.md',
+      'sub/notes.md',
+    ])
+      writeFileSync(join(root, file), 'x\n');
+    for (const dir of ['a/.vscode', 'a/b/.claude', '.idea']) mkdirSync(join(root, dir));
+    const { scan } = gitWriteProtections(root, { home: base });
+    expect(scan.nestedProtected.sort()).toEqual(
+      ['sub/AGENTS.md', 'sub/.envrc', 'a/b/CLAUDE.md', 'a/.vscode', 'a/b/.claude']
+        .map((path) => join(root, path))
+        .sort(),
+    );
   });
 
   it('a configured hooks path and include targets inside the workspace, the user config’s relative hooks path too', () => {

@@ -2,7 +2,8 @@
  * SEC-004 (agent shell execution, git-escape): the paths inside a workspace a command must not
  * write because the user's own git, run later outside the sandbox, reads code or directions from
  * them. Found at wrap time for the workspace's repository, the one enclosing it, and every
- * repository, submodule and linked worktree below it, at any depth: the scan reads at most
+ * repository, submodule and linked worktree below it, at any depth (in package trees, those of
+ * the packages themselves: PACKAGE_TREE below): the scan reads at most
  * GIT_REPOSITORY_SCAN_MAX_ENTRIES directory entries and, beyond that, says it is incomplete, and
  * the command then runs with the whole workspace write-denied (fail closed).
  *
@@ -33,10 +34,12 @@
  * What it does not catch: a repository or git directory the command creates itself (`git init`,
  * a clone, a hand-made `.git`, a new `modules/<name>` or `worktrees/<name>`), whose config and
  * hooks are unprotected during that command — neutralised after it by git-created-repositories.ts,
- * which also flags planted rebase `exec` lines; repositories inside package trees
- * (`node_modules`, not walked: no one runs git there, but a gitlink staged at such a path is
- * entered by the top repository's `git status`); the hooks path of a submodule that is not checked
- * out (its config is protected, its worktree unknown).
+ * which also flags planted rebase `exec` lines; in a package tree (`node_modules`, looked into by
+ * its packages only: `node_modules` itself, each scope, each package and its own `node_modules`),
+ * a repository deeper inside a package than its own directory (`node_modules/x/lib/.git`: git
+ * finds it only when run there, or through a gitlink staged at that path, which the top
+ * repository's `git status` enters); the hooks path of a submodule that is not checked out (its
+ * config is protected, its worktree unknown).
  */
 import { lstatSync, readdirSync, readFileSync, statSync, type Dirent } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
@@ -49,6 +52,7 @@ import {
   type GitRepositoryLayout,
 } from '@bastion/protocol';
 import { isAtOrUnder } from '../sandbox/sandbox-policy-check.js';
+import { NESTED_PROTECTED_NAMES } from './nested-protections.js';
 
 /** Entries of a repository's own (common) git directory that hold configuration, hooks or another repository's or object store's location. */
 export const GIT_DIR_WRITE_PROTECTED = [
@@ -66,8 +70,13 @@ export const GIT_DIR_WRITE_PROTECTED = [
 /** Entries of a linked worktree's git directory (`worktrees/<name>`) that send git elsewhere or configure it. */
 export const LINKED_GIT_DIR_WRITE_PROTECTED = ['commondir', 'gitdir', 'config.worktree'] as const;
 
-/** Not walked for nested repositories: package trees are large and their `.git` dirs are no one's worktree. */
-const SCAN_SKIPPED = new Set(['.git', 'node_modules']);
+/**
+ * Package trees are large: a `node_modules` is not walked whole but by its packages (scopes
+ * included, nested `node_modules` in turn), each looked at for a `.git` of its own. That is where
+ * git runs in one (a package's install script, `npm rebuild`, an editor opening it), and what
+ * discovery from there climbs through.
+ */
+const PACKAGE_TREE = 'node_modules';
 
 /** One git directory and the common directory its `commondir` sends git to (itself without one). */
 export interface GitDirectory {
@@ -83,6 +92,11 @@ export interface GitRepositoryScan {
    * common directory's `modules/` (submodules, checked out or not) and `worktrees/`, recursively.
    */
   gitDirectories: GitDirectory[];
+  /**
+   * Entries below the root (not in a package tree) named like the first segment of a path
+   * nested-protections.ts protects at depth (`sub/AGENTS.md`, `sub/.claude`…), as they were.
+   */
+  nestedProtected: string[];
   /** False when the scan stopped at GIT_REPOSITORY_SCAN_MAX_ENTRIES: what lies beyond is unknown. */
   complete: boolean;
 }
@@ -143,19 +157,75 @@ class EntryBudget {
     }
     return entries;
   }
+
+  /** Is anything at `path` (not following a final symlink)? One entry's worth of the bound. */
+  has(path: string): boolean {
+    if (this.exhausted) return false;
+    this.#left -= 1;
+    if (this.#left < 0) {
+      this.exhausted = true;
+      return false;
+    }
+    try {
+      return lstatSync(path, { throwIfNoEntry: false }) !== undefined;
+    } catch {
+      return false;
+    }
+  }
 }
 
-/** Worktrees below `root` (not `root` itself) holding a `.git`, at any depth, within the budget. */
-function nestedWorktrees(root: string, budget: EntryBudget): string[] {
-  const found: string[] = [];
+/**
+ * The directories of a package tree holding a `.git`: the `node_modules` directory itself, each
+ * scope in it, each package (a directory, not a symlink: a linked workspace package is walked
+ * where it lies) and, in turn, each package's own `node_modules`.
+ */
+function packageTreeWorktrees(nodeModules: string, budget: EntryBudget, found: string[]): void {
+  const trees = [nodeModules];
+  for (let tree = trees.pop(); tree !== undefined; tree = trees.pop()) {
+    const packages: string[] = [];
+    const visit = (dir: string) => {
+      if (budget.has(join(dir, '.git'))) found.push(dir);
+    };
+    visit(tree);
+    for (const entry of budget.read(tree)) {
+      if (!entry.isDirectory()) continue;
+      const path = join(tree, entry.name);
+      if (!entry.name.startsWith('@')) {
+        packages.push(path);
+        continue;
+      }
+      visit(path);
+      for (const scoped of budget.read(path)) if (scoped.isDirectory()) packages.push(join(path, scoped.name));
+    }
+    for (const dir of packages) {
+      visit(dir);
+      if (budget.has(join(dir, PACKAGE_TREE))) trees.push(join(dir, PACKAGE_TREE));
+    }
+  }
+}
+
+/**
+ * Worktrees below `root` (not `root` itself) holding a `.git`, at any depth (package trees by
+ * their packages), and the entries named like a nested protected path's first segment, within
+ * the budget.
+ */
+function walkWorkspace(root: string, budget: EntryBudget): { worktrees: string[]; nestedProtected: string[] } {
+  const worktrees: string[] = [];
+  const nestedProtected: string[] = [];
   const pending = [root];
   for (let dir = pending.pop(); dir !== undefined; dir = pending.pop()) {
     for (const entry of budget.read(dir)) {
-      if (entry.name === '.git' && dir !== root) found.push(dir);
-      if (entry.isDirectory() && !SCAN_SKIPPED.has(entry.name)) pending.push(join(dir, entry.name));
+      const path = join(dir, entry.name);
+      if (dir !== root) {
+        if (entry.name === '.git') worktrees.push(dir);
+        if (NESTED_PROTECTED_NAMES.has(entry.name)) nestedProtected.push(path);
+      }
+      if (!entry.isDirectory() || entry.name === '.git') continue;
+      if (entry.name === PACKAGE_TREE) packageTreeWorktrees(path, budget, worktrees);
+      else pending.push(path);
     }
   }
-  return found;
+  return { worktrees, nestedProtected };
 }
 
 /** The common directory `gitDir`'s `commondir` names, or `gitDir` itself. */
@@ -226,7 +296,8 @@ export function scanGitRepositories(root: string, options: { home: string }): Gi
   const repositories: GitRepositoryLayout[] = [];
   const top = enclosingRepository(root, globals, access);
   if (top !== undefined) repositories.push(top);
-  for (const worktree of nestedWorktrees(root, budget)) {
+  const walked = walkWorkspace(root, budget);
+  for (const worktree of walked.worktrees) {
     const layout = gitRepositoryLayout(worktree, globals, access);
     if (layout !== undefined) repositories.push(layout);
   }
@@ -239,7 +310,12 @@ export function scanGitRepositories(root: string, options: { home: string }): Gi
   }
   for (const directory of [...found.values()])
     if (directory.gitDir === directory.commonDir) gitDirectoriesBelow(directory.commonDir, budget, found);
-  return { repositories, gitDirectories: [...found.values()], complete: !budget.exhausted };
+  return {
+    repositories,
+    gitDirectories: [...found.values()],
+    nestedProtected: walked.nestedProtected,
+    complete: !budget.exhausted,
+  };
 }
 
 export function gitWriteProtections(root: string, options: { home: string }): GitWriteProtections {

@@ -65,8 +65,12 @@ export interface AbsentPathGuard {
   add(path: string): void;
   /** Start polling every guarded path; call once the wrap is done. */
   arm(): void;
-  /** Move whatever is now at a guarded path to quarantine; returns the moves (this one's and the poll's since the last call). */
-  sweep(): QuarantineMove[];
+  /**
+   * Move whatever is now at a guarded path to quarantine, and each of `created` (found after the
+   * command: nested-protections.ts) whose directory holds no symlink on its way; returns the moves
+   * (this one's and the poll's since the last call).
+   */
+  sweep(created?: readonly string[]): QuarantineMove[];
   close(): void;
 }
 
@@ -212,8 +216,13 @@ export function createPlaceholderWarden(options: { userData: string; log: Logger
           // Whatever appeared between the wrap and the first poll.
           for (const path of guardedPaths) sweepOne(path);
         },
-        sweep() {
+        sweep(created = []) {
           for (const path of guarded.keys()) sweepOne(path);
+          for (const path of created) {
+            // The workspace root is a real path: a directory that resolves to itself has no link on its way.
+            if (!guarded.has(path)) guarded.set(path, dirname(path));
+            sweepOne(path);
+          }
           const done = moves.splice(0);
           if (done.length > 0)
             options.log.warn('workspace.quarantined', {

@@ -7,7 +7,8 @@
  * at any depth) is denied whole, existing paths need no placeholder; so are every `.git` pointer
  * file, every configured `core.hooksPath` and included config file inside the workspace (a
  * missing one gets no placeholder: the launcher has the placeholder warden guard it for the
- * sidecar's lifetime), and each existing protected name of command-profile.ts.
+ * sidecar's lifetime), each existing protected name of command-profile.ts at the root, and each
+ * existing one nested-protections.ts names below it (`sub/AGENTS.md`, `app/.vscode`…).
  *
  * What it does not catch: a repository, hooks path or include set up after the sidecar started
  * (protected from its next start: a workspace grant respawns it); a missing `.vscode`, `.idea`,
@@ -18,6 +19,7 @@
 import { lstatSync } from 'node:fs';
 import { workspaceWriteProtections } from '../commands/command-profile.js';
 import { scanGitRepositories } from '../commands/git-write-protections.js';
+import { nestedProtections } from '../commands/nested-protections.js';
 import { isAtOrUnder } from './sandbox-policy-check.js';
 
 export function sidecarWorkspaceProtections(workspaces: readonly string[], home: string): string[] {
@@ -33,6 +35,7 @@ export function sidecarWorkspaceProtections(workspaces: readonly string[], home:
       for (const path of [...repository.configFiles, ...repository.hooksDirs]) if (inside(path)) deny.add(path);
     }
     for (const path of workspaceWriteProtections(root, exists)) deny.add(path);
+    for (const path of nestedProtections(scan).denyWrite) deny.add(path);
   }
   // A path inside another denied directory is denied with it: one mount fewer.
   const sorted = [...deny].sort();

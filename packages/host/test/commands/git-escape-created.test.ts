@@ -157,6 +157,43 @@ describeAttack('git-escape', 'run_command creating a repository the host’s git
     expect(noticesOf(frame).join('\n')).toContain(gitDir);
   });
 
+  it('repositories planted in `node_modules` (a package’s, a scoped one’s, a nested package’s), one staged as a gitlink with `-f`: the host’s git at the top and in each package runs none of it', async () => {
+    hostGit.init(world.workspace);
+    writeFileSync(join(world.workspace, '.gitignore'), 'node_modules/\n');
+    const packages = ['node_modules/left-pad', 'node_modules/@scope/pkg', 'node_modules/a/node_modules/b'];
+    const { frame } = await sandboxed(
+      [
+        ...packages.map((dir) =>
+          [
+            `mkdir -p ${dir}; ${GIT} init -q -b main ${dir}`,
+            `echo x > ${dir}/index.js; git -C ${dir} add index.js; ${GIT} -C ${dir} commit -q -m p`,
+            plantIn(`${dir}/.git`),
+          ].join('; '),
+        ),
+        `${GIT} add -f node_modules/left-pad`,
+      ].join('\n'),
+    );
+    hostGit.expectNothingPlantedRuns([world.workspace, ...packages.map((dir) => join(world.workspace, dir))]);
+    const notices = noticesOf(frame).join('\n');
+    for (const dir of packages) expect(notices).toContain(join(world.workspace, dir, '.git'));
+  });
+
+  it('a repository in `node_modules` that existed at wrap time: its config and hooks are write-protected', async () => {
+    const dependency = join(world.workspace, 'node_modules', 'dep');
+    hostGit.init(dependency);
+    const config = readFileSync(join(dependency, '.git', 'config'));
+    const { text } = await sandboxed(
+      [
+        `${GIT} -C node_modules/dep config core.fsmonitor "${payload()}; false" 2>/dev/null || echo config-refused`,
+        `echo x > node_modules/dep/.git/hooks/pre-commit 2>/dev/null || echo hook-refused`,
+      ].join('\n'),
+    );
+    expect(text).toContain('config-refused');
+    expect(text).toContain('hook-refused');
+    expect(readFileSync(join(dependency, '.git', 'config'))).toEqual(config);
+    hostGit.expectNothingPlantedRuns([dependency]);
+  });
+
   it('a symlinked `.git` that existed at wrap time: its config and hooks are write-protected like any other', async () => {
     hostGit.init(world.workspace);
     const gitDir = join(scratch, 'linked');

@@ -4,7 +4,7 @@
  * (the command before it was served from it), then that what one command created is protected in
  * the very next: the write is refused and the file keeps the bytes it had.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { describeAttack } from '../../../../test/support/attack.js';
@@ -74,10 +74,11 @@ describe('run_command wrap cache', () => {
 });
 
 describeAttack('stale-wrap', 'the run_command wrap cache serves no stale protection', () => {
-  it('attack: a .vscode folder one command creates below the root is write-denied to the very next', async () => {
+  it('attack: a .vscode folder made below the root while the cache is warm is write-denied to the very next command', async () => {
     await warm();
-    const first = await sh('mkdir -p sub/.vscode && printf original > sub/.vscode/tasks.json');
-    expect(first.exit).toBe(0);
+    // Made outside: one a command makes there is moved to quarantine at its end (nested-protections.ts).
+    mkdirSync(join(suite.world.workspace, 'sub', '.vscode'), { recursive: true });
+    writeFileSync(join(suite.world.workspace, 'sub', '.vscode', 'tasks.json'), 'original');
     const next = await sh('printf planted > sub/.vscode/tasks.json');
     expect(next.exit).not.toBe(0);
     expect(wrapOf(next.run)).toBe('full');

@@ -187,6 +187,46 @@ describeAttack(
       rmSync(join(suite.world.workspace, '.gitmodules'));
       rmSync(join(suite.world.workspace, 'plain.txt'));
     });
+
+    it('below the root too: a new `sub/AGENTS.md`, `sub/CLAUDE.md`, `a/b/.envrc`, `.mcp.json` and `.vscode/settings.json` of a nested folder, `commands` in an existing nested `.claude` are moved to quarantine with their bytes and the output says so; an existing nested AGENTS.md keeps its bytes, also when its folder is moved aside and made again; ordinary files at depth stay', async () => {
+      const workspace = suite.world.workspace;
+      mkdirSync(join(workspace, 'pkg', '.claude'), { recursive: true });
+      writeFileSync(join(workspace, 'pkg', 'AGENTS.md'), 'team rules\n');
+      const planted = ['sub/AGENTS.md', 'sub/CLAUDE.md', 'a/b/.envrc', 'app/.mcp.json', 'app/.vscode/settings.json'];
+      const run = suite.world.run('sh', [
+        '-c',
+        [
+          ...planted.map((path) => `mkdir -p "$(dirname ${path})" && echo planted > ${path}`),
+          'mkdir pkg/.claude/commands && echo planted > pkg/.claude/commands/x.md',
+          'echo planted > pkg/AGENTS.md 2>/dev/null || echo write-refused',
+          'mv pkg pkg-moved 2>/dev/null && mkdir pkg && echo planted > pkg/AGENTS.md',
+          'echo notes > sub/plain.md',
+        ].join('\n'),
+      ]);
+      const end = await run.done;
+      expect(end.type).toBe('command.end');
+      expect(run.text()).toContain('write-refused');
+      const notices = (end.type === 'command.end' ? (end.notices ?? []) : []).join('\n');
+      const batches = readdirSync(join(suite.world.userData, 'quarantine'));
+      const kept = (path: string) =>
+        batches
+          .map((batch) => join(suite.world.userData, 'quarantine', batch, workspace, path))
+          .find((file) => existsSync(file));
+      for (const path of [...planted, 'pkg/.claude/commands/x.md']) {
+        expect(existsSync(join(workspace, path)), path).toBe(false);
+        expect(kept(path) && readFileSync(kept(path) as string, 'utf8'), path).toBe('planted\n');
+      }
+      for (const moved of ['sub/AGENTS.md', 'a/b/.envrc', 'app/.vscode', 'pkg/.claude/commands'])
+        expect(notices).toContain(`bastion: moved ${join(workspace, moved)}, created inside the sandbox`);
+      // The user's own file holds its bytes, wherever the command left its folder; nothing planted stays at that name.
+      const team = ['pkg', 'pkg-moved']
+        .map((dir) => join(workspace, dir, 'AGENTS.md'))
+        .filter((file) => existsSync(file));
+      expect(team.map((file) => readFileSync(file, 'utf8'))).toEqual(['team rules\n']);
+      expect(readFileSync(join(workspace, 'sub', 'plain.md'), 'utf8')).toBe('notes\n');
+      for (const dir of ['sub', 'a', 'app', 'pkg', 'pkg-moved'])
+        rmSync(join(workspace, dir), { recursive: true, force: true });
+    });
   },
 );
 

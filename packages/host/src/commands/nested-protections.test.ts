@@ -1,0 +1,67 @@
+import { mkdirSync, mkdtempSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { scanGitRepositories } from './git-write-protections.js';
+import { nestedProtections } from './nested-protections.js';
+
+let base: string;
+let root: string;
+const scan = () => scanGitRepositories(root, { home: base });
+const at = (...paths: string[]) => paths.map((path) => join(root, path)).sort();
+
+beforeEach(() => {
+  base = realpathSync(mkdtempSync(join(tmpdir(), 'bastion-nested-')));
+  root = join(base, 'ws');
+  mkdirSync(join(root, 'pkg', '.claude', 'commands'), { recursive: true });
+  writeFileSync(join(root, 'pkg', 'AGENTS.md'), 'team\n');
+  writeFileSync(join(root, 'pkg', 'notes.md'), 'notes\n');
+});
+afterEach(() => rmSync(base, { recursive: true, force: true }));
+
+describe('nestedProtections', () => {
+  it('write-denies each nested protected path that exists, inside `.claude` only its commands and agents', () => {
+    expect(nestedProtections(scan()).denyWrite.sort()).toEqual(at('pkg/AGENTS.md', 'pkg/.claude/commands'));
+  });
+
+  it('after the command: new steering files at any depth, a new `.claude` whole and a new `agents` in an existing one; not what was there, not ordinary files', () => {
+    const protections = nestedProtections(scan());
+    for (const dir of ['deep/a/b', 'sub/.vscode', 'pkg/.claude/agents'])
+      mkdirSync(join(root, dir), { recursive: true });
+    for (const file of [
+      'deep/a/b/AGENTS.md',
+      'sub/.envrc',
+      'sub/CLAUDE.md',
+      'sub/.mcp.json',
+      'sub/.vscode/settings.json',
+      'sub/plain.md',
+    ])
+      writeFileSync(join(root, file), 'planted\n');
+    mkdirSync(join(root, 'other', '.claude'), { recursive: true });
+    writeFileSync(join(root, 'pkg', 'notes.md'), 'changed\n');
+    expect(protections.createdSince(scan()).sort()).toEqual(
+      at(
+        'deep/a/b/AGENTS.md',
+        'sub/.envrc',
+        'sub/CLAUDE.md',
+        'sub/.mcp.json',
+        'sub/.vscode',
+        'pkg/.claude/agents',
+        'other/.claude',
+      ),
+    );
+  });
+
+  it('a directory moved aside and made again with the same protected name inside counts as new, the moved one does not (by inode, not by path)', () => {
+    const protections = nestedProtections(scan());
+    renameSync(join(root, 'pkg'), join(root, 'pkg-moved'));
+    mkdirSync(join(root, 'pkg'));
+    writeFileSync(join(root, 'pkg', 'AGENTS.md'), 'planted\n');
+    expect(protections.createdSince(scan())).toEqual(at('pkg/AGENTS.md'));
+  });
+
+  it('nothing new, nothing to move', () => {
+    const protections = nestedProtections(scan());
+    expect(protections.createdSince(scan())).toEqual([]);
+  });
+});
