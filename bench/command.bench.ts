@@ -12,8 +12,8 @@
  * start cost) from the `seq` run, so it measures streaming, not sandbox start-up; the raw figure
  * is printed too.
  */
-import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createLogger } from '@bastion/protocol';
@@ -32,6 +32,8 @@ import { figure, median, type Benchmark } from './harness.js';
 import { createPlaceholderWarden } from '../packages/host/src/sandbox/placeholder-warden.js';
 
 const LATENCY_RUNS = Number(process.env.BENCH_COMMAND_RUNS ?? 30);
+/** A project-sized git repository: 8 × 8 × 10 directories below 72, each with a file. */
+const REPOSITORY_FANOUT = [8, 8, 10];
 const THROUGHPUT_RUNS = Number(process.env.BENCH_COMMAND_THROUGHPUT_RUNS ?? 15);
 const SEQ_ARGS = ['1', '1000000'];
 /** The floor of any sandboxed command here: bubblewrap alone, a new network namespace, / read-only. */
@@ -40,6 +42,25 @@ const BARE_BWRAP_TRUE = ['--unshare-net', '--ro-bind', '/', '/', 'true'];
 interface Timed {
   ms: number;
   bytes: number;
+}
+
+/** A git repository (made by `git init`) holding a tree of REPOSITORY_FANOUT directories; their count. */
+function makeRepository(root: string): number {
+  let level = [root];
+  let made = 0;
+  for (const fanout of REPOSITORY_FANOUT) {
+    level = level.flatMap((dir) =>
+      Array.from({ length: fanout }, (_, i) => {
+        const child = join(dir, `dir-${i}`);
+        mkdirSync(child);
+        writeFileSync(join(child, 'file.txt'), 'x\n');
+        made += 1;
+        return child;
+      }),
+    );
+  }
+  execFileSync('git', ['init', '-q', root]);
+  return made;
 }
 
 function plainRun(command: string, args: string[], cwd: string): Promise<Timed> {
@@ -61,7 +82,9 @@ export const commandBenchmark: Benchmark = {
     const home = join(root, 'home');
     const userData = join(root, 'userdata');
     const workspace = join(root, 'workspace');
-    for (const dir of [home, userData, workspace]) mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const repository = join(root, 'repository');
+    for (const dir of [home, userData, workspace, repository]) mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const repositoryDirs = makeRepository(repository);
     const realHome = process.env.HOME;
     process.env.HOME = home;
     // As `bastion start` and `bastion run` do: the host runs from the workspace (srt scans it per wrap).
@@ -88,7 +111,7 @@ export const commandBenchmark: Benchmark = {
         config: {
           allowedOrigins: ['http://127.0.0.1:1'],
           userData,
-          workspaces: [workspace],
+          workspaces: [workspace, repository],
           capabilities: { sandbox: 'srt', shell: true, platform: process.platform },
         },
       });
@@ -100,13 +123,18 @@ export const commandBenchmark: Benchmark = {
         mode: 'auto',
         consentBy: 'bench',
       });
-      const tool = createRunCommandTool(
-        { roots: new WorkspaceRoots([workspace]), workspace, sessionId: session.id, store },
-        { client: new CommandClient(sidecarEnd), userData, log },
-      );
-      const execute = tool.execute;
-      if (!execute) throw new Error('run_command has no execute');
-      const bastionRun = async (command: string, args: string[]): Promise<Timed> => {
+      const client = new CommandClient(sidecarEnd);
+      const executeIn = (root: string) => {
+        const tool = createRunCommandTool(
+          { roots: new WorkspaceRoots([root]), workspace: root, sessionId: session.id, store },
+          { client, userData, log },
+        );
+        if (!tool.execute) throw new Error('run_command has no execute');
+        return tool.execute;
+      };
+      const inWorkspace = executeIn(workspace);
+      const inRepository = executeIn(repository);
+      const bastionRun = async (command: string, args: string[], execute = inWorkspace): Promise<Timed> => {
         const started = performance.now();
         const result = (await execute({ command, args }, { toolCallId: 'bench', messages: [] })) as
           CommandRunResult | ShellRefusal;
@@ -158,6 +186,13 @@ export const commandBenchmark: Benchmark = {
         bastionTrue.push((await bastionRun('true', [])).ms);
       }
       const servedFromCache = cachedWraps - cachedBefore;
+      // The same in a project-sized repository, the host running from it (as `bastion start` there).
+      const repositoryTrue: number[] = [];
+      process.chdir(repository);
+      await bastionRun('true', [], inRepository);
+      await bastionRun('true', [], inRepository);
+      for (let i = 0; i < LATENCY_RUNS; i += 1) repositoryTrue.push((await bastionRun('true', [], inRepository)).ms);
+      process.chdir(workspace);
       // A new directory in the workspace before each: srt's scan must run again (a full wrap).
       for (let i = 0; i < LATENCY_RUNS; i += 1) {
         mkdirSync(join(workspace, `changed-${i}`));
@@ -199,6 +234,14 @@ export const commandBenchmark: Benchmark = {
           median(fullWrapTrue),
           p50Bastion,
           'informational',
+          () => true,
+        ),
+        figure(
+          `\`true\` p50 latency in a git repository of ${repositoryDirs} directories vs the empty workspace`,
+          'ms',
+          median(repositoryTrue),
+          p50Bastion,
+          'informational: the per-command git repository scans',
           () => true,
         ),
         figure(

@@ -174,6 +174,12 @@ export const GIT_CONFIG_MAX_FILE_CHARS = 1 * MiB;
  */
 export const GIT_REPOSITORY_SCAN_MAX_ENTRIES = 100_000;
 /**
+ * Workspace roots whose directory listings the command executor keeps between its git repository
+ * scans (directory-listing-cache.ts; the least recently scanned root goes first). Each root's are
+ * bounded by the scan's own bound above.
+ */
+export const GIT_LISTING_CACHE_MAX_ROOTS = 8;
+/**
  * A repository a command created is neutralised after it (git-created-repositories.ts): its
  * originals are kept in `<userData>/quarantine/`. A kept file larger than this is removed without
  * a copy (the result says so).

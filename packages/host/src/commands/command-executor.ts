@@ -54,6 +54,7 @@ import {
 import { gitWriteProtections, scanGitRepositories, type GitRepositoryScan } from './git-write-protections.js';
 import { nestedProtections, type NestedProtections } from './nested-protections.js';
 import { watchCreatedRepositories, type CreatedRepositoryWatch } from './git-created-repositories.js';
+import { DirectoryListingCache } from './directory-listing-cache.js';
 import { readGitIdentity, type GitIdentityEnv } from './git-identity.js';
 import { startCommandProcess, type CommandOutcome, type CommandSpawn, type RunningCommand } from './command-process.js';
 import { checkCommandRequest, type CommandRequestFrame } from './command-request-check.js';
@@ -125,6 +126,8 @@ export class CommandExecutor {
   #running = 0;
   /** Read once, the first time a command runs. */
   #gitIdentity: Promise<GitIdentityEnv> | undefined;
+  /** What the git repository scans before and after each command read, for the next scan. */
+  readonly #gitListings = new DirectoryListingCache();
 
   constructor(options: CommandExecutorOptions) {
     this.#options = options;
@@ -318,7 +321,7 @@ export class CommandExecutor {
     try {
       if (sandboxed) {
         if (!this.#options.srt) throw new Error('no srt session');
-        const git = gitWriteProtections(check.workspaceRoot, { home: this.#options.home });
+        const git = gitWriteProtections(check.workspaceRoot, { home: this.#options.home, listings: this.#gitListings });
         pinned = this.#pinCommonDirs(git.gitDirs);
         if (!git.scan.complete) {
           this.#options.log.warn('command.git-scan-incomplete', { command_id: frame.id });
@@ -446,7 +449,7 @@ export class CommandExecutor {
   /** The workspace scanned after a command; undefined when that failed (the repository check then scans and reports). */
   #scanAfter(root: string): GitRepositoryScan | undefined {
     try {
-      return scanGitRepositories(root, { home: this.#options.home });
+      return scanGitRepositories(root, { home: this.#options.home, listings: this.#gitListings });
     } catch {
       return undefined;
     }

@@ -22,6 +22,10 @@
  * pointer), every configured `core.hooksPath` inside the workspace (husky's too) and every config
  * file an `include.path` / `includeIf.*.path` names inside it.
  *
+ * The scan reads every directory of the workspace outside package trees; with a
+ * DirectoryListingCache (the executor's) a directory provably unchanged since the previous scan is
+ * not read again (directory-listing-cache.ts).
+ *
  * Not needed for code, checked with git 2.39: `.gitattributes` stays writable (a `filter=`,
  * `diff=` or `merge=` attribute only names a driver, whose command lives in config, denied here:
  * an unknown driver runs nothing); a new `.gitmodules` runs nothing either (git refuses
@@ -53,6 +57,7 @@ import {
 } from '@bastion/protocol';
 import { isAtOrUnder } from '../sandbox/sandbox-policy-check.js';
 import { NESTED_PROTECTED_NAMES } from './nested-protections.js';
+import type { DirectoryListingCache, ListingReader } from './directory-listing-cache.js';
 
 /** Entries of a repository's own (common) git directory that hold configuration, hooks or another repository's or object store's location. */
 export const GIT_DIR_WRITE_PROTECTED = [
@@ -136,20 +141,33 @@ const hostAccess: GitRepositoryAccess = {
   home: undefined,
 };
 
+/** Reads a directory afresh each time: a scan without a DirectoryListingCache. */
+const uncachedReader: ListingReader = {
+  read(dir) {
+    try {
+      return readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return undefined;
+    }
+  },
+  end: () => undefined,
+};
+
 /** The directory entries one scan may still read; `exhausted` once a read went past the bound. */
 class EntryBudget {
   #left = GIT_REPOSITORY_SCAN_MAX_ENTRIES;
+  readonly #reader: ListingReader;
   exhausted = false;
+
+  constructor(reader: ListingReader) {
+    this.#reader = reader;
+  }
 
   /** `dir`'s entries (none when unreadable or once the bound is reached). */
   read(dir: string): Dirent[] {
     if (this.exhausted) return [];
-    let entries: Dirent[];
-    try {
-      entries = readdirSync(dir, { withFileTypes: true });
-    } catch {
-      return [];
-    }
+    const entries = this.#reader.read(dir);
+    if (entries === undefined) return [];
     this.#left -= entries.length;
     if (this.#left < 0) {
       this.exhausted = true;
@@ -288,11 +306,18 @@ function enclosingRepository(root: string, globals: readonly string[], access: G
   }
 }
 
+export interface GitScanOptions {
+  home: string;
+  /** Listings kept from the previous scans of the same root, served while provably unchanged. */
+  listings?: DirectoryListingCache;
+}
+
 /** The repository at or enclosing `root`, every one below it, and all their git directories, within the entry bound. */
-export function scanGitRepositories(root: string, options: { home: string }): GitRepositoryScan {
+export function scanGitRepositories(root: string, options: GitScanOptions): GitRepositoryScan {
   const access = { ...hostAccess, home: options.home };
   const globals = globalGitConfigFiles(options.home, process.env.XDG_CONFIG_HOME);
-  const budget = new EntryBudget();
+  const reader = options.listings?.begin(root) ?? uncachedReader;
+  const budget = new EntryBudget(reader);
   const repositories: GitRepositoryLayout[] = [];
   const top = enclosingRepository(root, globals, access);
   if (top !== undefined) repositories.push(top);
@@ -310,6 +335,7 @@ export function scanGitRepositories(root: string, options: { home: string }): Gi
   }
   for (const directory of [...found.values()])
     if (directory.gitDir === directory.commonDir) gitDirectoriesBelow(directory.commonDir, budget, found);
+  reader.end();
   return {
     repositories,
     gitDirectories: [...found.values()],
@@ -318,7 +344,7 @@ export function scanGitRepositories(root: string, options: { home: string }): Gi
   };
 }
 
-export function gitWriteProtections(root: string, options: { home: string }): GitWriteProtections {
+export function gitWriteProtections(root: string, options: GitScanOptions): GitWriteProtections {
   const scan = scanGitRepositories(root, options);
   const inside = (path: string) => isAtOrUnder(path, root);
   const deny = new Set<string>();
