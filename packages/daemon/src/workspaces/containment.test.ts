@@ -164,7 +164,15 @@ describe('writeContainedFile', () => {
     mkdirSync(join(root, '.git'));
     writeFileSync(join(root, '.git', 'config'), 'original');
     writeFileSync(join(root, '.env'), 'KEY=1');
-    for (const target of ['.git/config', '.env', '.GIT/config', 'src/../.env', '.vscode/settings.json']) {
+    for (const target of [
+      '.git/config',
+      '.env',
+      '.GIT/config',
+      'src/../.env',
+      '.vscode/settings.json',
+      '.vscode/tasks.json',
+      '.claude/settings.json',
+    ]) {
       expect(codeOf(() => writeContainedFile(resolveContained(root, target), Buffer.from('clobbered')))).toBe(
         'FS_PROTECTED',
       );
@@ -172,6 +180,7 @@ describe('writeContainedFile', () => {
     expect(readFileSync(join(root, '.git', 'config'), 'utf8')).toBe('original');
     expect(readFileSync(join(root, '.env'), 'utf8')).toBe('KEY=1');
     expect(existsSync(join(root, '.vscode'))).toBe(false);
+    expect(existsSync(join(root, '.claude'))).toBe(false);
   });
 
   it('refuses an innocent name that is a symlink to a protected file', () => {

@@ -32,6 +32,10 @@ describe('isProtectedPath', () => {
     '.claude.json',
     '.vscode/settings.json',
     'nested/.vscode/settings.json',
+    '.vscode/tasks.json',
+    'app/.vscode/tasks.json',
+    '.claude/settings.json',
+    'pkg/.claude/settings.local.json',
     'gitdirs/app/objects/info/alternates',
     'repo.git/objects/info/http-alternates',
   ])('refuses %s', (path) => {

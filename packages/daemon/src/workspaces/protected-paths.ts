@@ -61,7 +61,12 @@ const PROTECTED_BASENAMES: ReadonlySet<string> = new Set([
  * wherever the git directory is (one behind a `gitdir:` pointer or a bare one need not be `.git`).
  */
 const PROTECTED_SUFFIXES: readonly (readonly string[])[] = [
+  // What an editor or agent opened in that folder runs by itself: VS Code's settings and its
+  // `runOn: folderOpen` tasks, the hooks of Claude Code's project settings.
   ['.vscode', 'settings.json'],
+  ['.vscode', 'tasks.json'],
+  ['.claude', 'settings.json'],
+  ['.claude', 'settings.local.json'],
   ['objects', 'info', 'alternates'],
   ['objects', 'info', 'http-alternates'],
 ];

@@ -99,7 +99,15 @@ describe('workspaceGuardsWhenAbsent', () => {
     const present = new Set(['/w', '/w/.envrc', '/w/.claude', '/w/.claude/agents']);
     const guards = workspaceGuardsWhenAbsent(root, (path) => present.has(path));
     expect(guards).toEqual(
-      expect.arrayContaining(['/w/AGENTS.md', '/w/CLAUDE.md', '/w/.vscode', '/w/.claude/commands', '/w/.bashrc']),
+      expect.arrayContaining([
+        '/w/AGENTS.md',
+        '/w/CLAUDE.md',
+        '/w/.vscode',
+        '/w/.claude/commands',
+        '/w/.claude/settings.json',
+        '/w/.claude/settings.local.json',
+        '/w/.bashrc',
+      ]),
     );
     expect(guards).not.toContain('/w/.gitmodules');
     expect(guards).not.toContain('/w/.envrc');

@@ -49,6 +49,9 @@ export const WORKSPACE_WRITE_PROTECTED = [
   '.mcp.json',
   '.claude/commands',
   '.claude/agents',
+  // Claude Code runs the hooks these define, unsandboxed, whenever the user starts it here.
+  '.claude/settings.json',
+  '.claude/settings.local.json',
   // Project instructions: read into every later run's system prompt (the file tools ask before writing them).
   'AGENTS.md',
   'CLAUDE.md',

@@ -24,7 +24,7 @@ describe('nestedProtections', () => {
     expect(nestedProtections(scan()).denyWrite.sort()).toEqual(at('pkg/AGENTS.md', 'pkg/.claude/commands'));
   });
 
-  it('after the command: new steering files at any depth, a new `.claude` whole and a new `agents` in an existing one; not what was there, not ordinary files', () => {
+  it('after the command: new steering files at any depth, a new `.claude` whole and a new `agents` and `settings.json` in an existing one; not what was there, not ordinary files', () => {
     const protections = nestedProtections(scan());
     for (const dir of ['deep/a/b', 'sub/.vscode', 'pkg/.claude/agents'])
       mkdirSync(join(root, dir), { recursive: true });
@@ -34,6 +34,7 @@ describe('nestedProtections', () => {
       'sub/CLAUDE.md',
       'sub/.mcp.json',
       'sub/.vscode/settings.json',
+      'pkg/.claude/settings.json',
       'sub/plain.md',
     ])
       writeFileSync(join(root, file), 'planted\n');
@@ -47,6 +48,7 @@ describe('nestedProtections', () => {
         'sub/.mcp.json',
         'sub/.vscode',
         'pkg/.claude/agents',
+        'pkg/.claude/settings.json',
         'other/.claude',
       ),
     );

@@ -2,7 +2,8 @@
  * SEC-004 (agent shell execution), issue 15 §3: the steering files below the workspace root. A
  * folder of the workspace can be opened as a project of its own (an editor reads its `.vscode`,
  * `.idea`, `.mcp.json`; an agent started there reads its `.claude/commands`, `.claude/agents`,
- * AGENTS.md, CLAUDE.md, and one started above reads a nested AGENTS.md too), and direnv loads an
+ * AGENTS.md, CLAUDE.md and runs the hooks of its `.claude/settings.json`, and one started above
+ * reads a nested AGENTS.md too), and direnv loads an
  * `.envrc` in whatever directory the user enters. command-profile.ts guards these at the root;
  * this guards them at every depth the workspace scan walks (git-write-protections.ts: everything
  * outside `.git` and package trees), at no extra walk: the scan that looks for repositories
@@ -14,7 +15,7 @@
  *   of the user's moved with its folder (`git mv`) does not — is moved to quarantine by the
  *   placeholder warden, and the result says so. For `.claude`, a
  *   new `.claude` is moved whole (as the root's missing one is guarded whole), and in an existing
- *   one a new `commands` or `agents`.
+ *   one a new `commands`, `agents` or settings file.
  *
  * What it does not catch: a nested one while the command still runs (it is moved only at the end,
  * so a tool outside the sandbox reading it meanwhile sees it; the root's are polled); one inside a
@@ -34,6 +35,8 @@ export const NESTED_WRITE_PROTECTED = [
   '.mcp.json',
   join('.claude', 'commands'),
   join('.claude', 'agents'),
+  join('.claude', 'settings.json'),
+  join('.claude', 'settings.local.json'),
   'AGENTS.md',
   'CLAUDE.md',
 ] as const;
@@ -51,7 +54,7 @@ function identity(path: string): string | undefined {
   return stats === undefined ? undefined : `${stats.dev}:${stats.ino}`;
 }
 
-/** The protected paths inside a `.claude` the scan recorded. */
+/** The protected paths inside a `.claude` the scan recorded (its commands, agents and settings). */
 function claudePaths(entry: string): string[] {
   return NESTED_WRITE_PROTECTED.filter((relative) => relative.startsWith(`${CLAUDE_DIR}/`)).map((relative) =>
     join(dirname(entry), relative),
