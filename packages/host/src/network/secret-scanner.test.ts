@@ -3,8 +3,9 @@ import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { seededRandom } from '../../test/support/seeded-random.js';
 import { FORMAT_SAMPLES, HELD_SAMPLES as held, join2, letters } from '../../test/support/secret-samples.js';
-import { SecretPattern, type HeldSecret } from './secret-scanner.js';
+import { SECRET_FORMATS, SecretPattern, type HeldSecret } from './secret-scanner.js';
 
 /** The body streamed in `parts` through one scan: the kind found, and every byte forwarded before that. */
 function scanParts(pattern: SecretPattern, parts: Buffer[]) {
@@ -196,5 +197,105 @@ describe('secret scan: false positives', () => {
     }
     expect(bytes).toBeGreaterThan(1_000_000);
     expect(hits).toEqual([]);
+  });
+});
+
+/** The kinds of every secret in `bytes`, found the slow, obvious way: each held value by indexOf, each format's pattern over the whole text. */
+function referenceKinds(secrets: readonly HeldSecret[], bytes: Buffer): Set<string> {
+  const kinds = new Set<string>();
+  for (const secret of secrets) {
+    const value = Buffer.from(secret.value, 'utf8');
+    if (value.byteLength >= 8 && bytes.includes(value)) kinds.add(secret.kind);
+  }
+  const text = bytes.toString('latin1');
+  for (const format of SECRET_FORMATS) if (new RegExp(format.pattern).test(text)) kinds.add(format.kind);
+  return kinds;
+}
+
+/**
+ * A body of secrets, secrets cut short or with one byte changed, their anchors alone, runs of
+ * letters and digits, and random bytes, sometimes longer than a 64 KiB segment, placed 0–63 bytes
+ * past an aligned address.
+ */
+function adversarialBody(seed: number, samples: readonly string[]): Buffer {
+  const next = seededRandom(seed);
+  // Half the bodies hold near misses only: no whole sample, and a changed byte is one no secret has.
+  const whole = next() < 0.5;
+  const pick = <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)] as T;
+  const anchors = [
+    '-----BEGIN ',
+    'AKIA',
+    'ASIA',
+    'ghp_',
+    'gho_',
+    'github_pat_',
+    'xoxb-',
+    'sk_live_',
+    'sk-proj-',
+    'sk-ant-api03-',
+    'T3BlbkFJ',
+    'AIza',
+  ];
+  const alnum = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-';
+  const target = next() < 0.08 ? 64 * 1024 + Math.floor(next() * 70 * 1024) : Math.floor(next() * 2500);
+  const parts: Buffer[] = [];
+  let length = 0;
+  while (length < target) {
+    const choice = next();
+    let part: string;
+    if (choice < 0.01) part = whole ? pick(samples) : '';
+    else if (choice < 0.2) {
+      const sample = pick(samples);
+      part = sample.slice(0, Math.floor(next() * sample.length * (whole ? 1 : 0.5)));
+    } else if (choice < 0.35) {
+      const sample = pick(samples);
+      const at = Math.floor(next() * sample.length);
+      part = sample.slice(0, at) + pick(whole ? [...alnum, ' ', '.'] : [' ', '.', '\n']) + sample.slice(at + 1);
+    } else if (choice < 0.5) part = pick(anchors);
+    else if (choice < 0.75) part = Array.from({ length: Math.floor(next() * 60) }, () => pick([...alnum])).join('');
+    else part = String.fromCharCode(...Array.from({ length: Math.floor(next() * 40) }, () => Math.floor(next() * 256)));
+    // In near-miss bodies, parts are kept apart, so an anchor and a run after it make no secret.
+    const bytes = Buffer.from(whole ? part : `${part} `, 'latin1');
+    parts.push(bytes);
+    length += bytes.byteLength;
+  }
+  const body = Buffer.concat(parts);
+  const offset = Math.floor(next() * 64);
+  const memory = Buffer.alloc(offset + body.byteLength);
+  body.copy(memory, offset);
+  return memory.subarray(offset);
+}
+
+describe('secret scan: differential against a reference scan', () => {
+  const pattern = new SecretPattern(held, []);
+  const samples = [...FORMAT_SAMPLES.map(([, sample]) => sample), ...held.map((secret) => secret.value)];
+
+  it('on 300 adversarial bodies, finds a secret exactly when the reference does, names one the reference found, whole and streamed in random pieces', () => {
+    let withSecrets = 0;
+    for (let seed = 1; seed <= 300; seed += 1) {
+      const body = adversarialBody(seed, samples);
+      const expected = referenceKinds(held, body);
+      if (expected.size > 0) withSecrets += 1;
+      const found = pattern.findIn(body);
+      expect(found === undefined ? expected.size === 0 : expected.has(found), `seed ${seed}: found ${found}`).toBe(
+        true,
+      );
+      const next = seededRandom(seed * 7919);
+      const parts: Buffer[] = [];
+      for (let at = 0; at < body.byteLength;) {
+        const size = 1 + Math.floor(next() * (next() < 0.5 ? 64 : 80 * 1024));
+        parts.push(body.subarray(at, at + size));
+        at += size;
+      }
+      const streamed = scanParts(pattern, parts);
+      expect(
+        streamed.kind === undefined ? expected.size === 0 : expected.has(streamed.kind),
+        `seed ${seed}: streamed found ${streamed.kind}`,
+      ).toBe(true);
+      if (streamed.kind === undefined) expect(streamed.forwarded.equals(body), `seed ${seed}`).toBe(true);
+    }
+    // Both outcomes are exercised: bodies with secrets and bodies of near misses only.
+    expect(withSecrets).toBeGreaterThan(50);
+    expect(withSecrets).toBeLessThan(270);
   });
 });

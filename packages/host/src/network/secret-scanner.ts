@@ -6,13 +6,14 @@
  * secret split across two chunks is still found, and nothing else of the stream is kept. Bytes
  * are compared as bytes, so an exact value matches whatever its encoding.
  *
- * How it stays cheap (one pass, four bytes a step): every secret has an anchor, a run of bytes
- * (each one byte or a small set) that each of its matches holds at a known offset, and from it a
- * window of three anchor bytes chosen where the bytes are rarest in ordinary text. Any three
- * consecutive bytes hold a byte pair starting at an even address, so the scan reads the body as
- * 32-bit words and looks up each of their two pairs in a 64 Ki-entry table of the windows' pairs;
- * only a pair found there is checked further — the anchor byte by byte, then the whole held value,
- * or the format's regular expression on the few bytes from the match's start.
+ * How it stays cheap: every secret has an anchor, a run of bytes (each one byte or a small set)
+ * that each of its matches holds at a known offset, and from it a window of three anchor bytes
+ * chosen where the bytes are rarest in ordinary text. A SIMD pre-filter (window-filter.ts) finds,
+ * sixteen bytes a step, the few places where a window may start; only there is anything looked up.
+ * Any three consecutive bytes hold a byte pair starting at an even address, so only the pairs at
+ * even addresses are looked up, in a 64 Ki-entry table of the windows' pairs, and only a pair
+ * found there is checked further — the anchor byte by byte, then the whole held value, or the
+ * format's regular expression on the few bytes from the match's start.
  *
  * What it does not catch: a secret encoded or transformed on the way (base64, JSON `\u` escapes,
  * split by other text, reversed, compressed), a held credential shorter than
@@ -20,6 +21,7 @@
  * Bastion's own).
  */
 import { EGRESS_MIN_SECRET_CHARS } from '@bastion/protocol';
+import { WindowFilter, type Window } from './window-filter.js';
 
 /** A value the scan must find, named by a kind that is safe to log and show (never the value). */
 export interface HeldSecret {
@@ -119,14 +121,14 @@ const BYTES_BY_FREQUENCY =
   ' etosrnaidclp.hu-\',m():f"g;y=w/{}bvkSEx_T0A`ROC*IP>1NDMLj2B[]HUFq4|G5?3<z86W$Y7KX9#V+\\J^Q&!Z@~%';
 const RARITY = new Uint8Array(256).fill(BYTES_BY_FREQUENCY.length);
 for (let rank = 0; rank < BYTES_BY_FREQUENCY.length; rank += 1) RARITY[BYTES_BY_FREQUENCY.charCodeAt(rank)] = rank;
+/** How common a byte is, for the pre-filter's buckets: falling with its rank, as word counts do. */
+const frequency = (byte: number): number => 1 / ((RARITY[byte] as number) + 1);
 
 /** Anchor positions with more allowed bytes than this are never part of a window. */
 const WINDOW_MAX_SET = 6;
 
-/** The table key of a byte pair: the pair read as one 16-bit number in this machine's byte order. */
-const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
-const pairKey = (first: number, second: number): number =>
-  LITTLE_ENDIAN ? first | (second << 8) : (first << 8) | second;
+/** The table key of a byte pair. */
+const pairKey = (first: number, second: number): number => first | (second << 8);
 
 /**
  * What a pair found in the table may be: a secret whose match holds that pair `pairAt` bytes from
@@ -207,6 +209,9 @@ export class SecretPattern {
   /** By a pair's key: the index in `#candidates` of what it may be part of. */
   readonly #pairs = new Uint16Array(65536);
   readonly #candidates: Candidate[][] = [[]];
+  /** Every window, for the pre-filter. */
+  readonly #windows: Window[] = [];
+  readonly #filter: WindowFilter;
   readonly #allowed: string[];
   /** How much of the previous chunk each chunk is scanned with. */
   readonly overlap: number;
@@ -228,7 +233,10 @@ export class SecretPattern {
       if (literal.byteLength < EGRESS_MIN_SECRET_CHARS) continue;
       if (allowedBytes.some((value) => value.includes(literal))) continue;
       const at = windowStart(literal.byteLength, (position) => RARITY[literal[position] as number]);
-      const window = [...literal.subarray(at, at + 3)].map((byte) => byteSet(String.fromCharCode(byte)));
+      const [first, second, third] = [...literal.subarray(at, at + 3)].map((byte) =>
+        byteSet(String.fromCharCode(byte)),
+      );
+      const window: Window = [first as Uint8Array, second as Uint8Array, third as Uint8Array];
       const candidate = { kind: secret.kind, pairAt: 0, literal, anchor: [], regex: undefined, reach: 0 };
       this.#add(candidate, at, window);
       longest = Math.max(longest, literal.byteLength);
@@ -238,18 +246,21 @@ export class SecretPattern {
       const at = windowStart(anchor.length, formatRarity(anchor));
       const regex = new RegExp(format.pattern, 'y');
       const candidate = { kind: format.kind, pairAt: 0, literal: undefined, anchor, regex, reach };
-      this.#add(candidate, at, anchor.slice(at, at + 3));
+      this.#add(candidate, at, [anchor[at], anchor[at + 1], anchor[at + 2]] as Window);
       longest = Math.max(longest, format.span);
     }
     // An allowed value's length too: a match cut short inside one must be scanned again whole.
     this.overlap = Math.max(longest - 1, ...allowedBytes.map((value) => value.byteLength));
+    this.#filter = new WindowFilter(this.#windows, frequency);
   }
 
   /**
-   * Enter both pairs of the candidate's window (`window`, the byte sets of its three positions
-   * from `at`): in a body, the one at an even address is the one the scan reads.
+   * Enter the candidate's window (`window`, the byte sets of its three positions from `at`) for
+   * the pre-filter, and both of its pairs: in a body, the one at an even address is the one the
+   * scan looks up.
    */
-  #add(candidate: Candidate, at: number, window: readonly Uint8Array[]): void {
+  #add(candidate: Candidate, at: number, window: Window): void {
+    this.#windows.push(window);
     for (const offset of [0, 1]) {
       const pairAt = at + offset;
       const first = window[offset] as Uint8Array;
@@ -286,68 +297,11 @@ export class SecretPattern {
    * otherwise (`AKIA…` then one more letter is no key) — for the scan that has it in its held tail.
    */
   scan(bytes: Buffer, before: number, startsBefore: number, final: boolean): string | undefined {
-    const hits = this.#hits;
-    const length = bytes.byteLength;
-    // Positions before the first 4-aligned address, and the whole words from there.
-    const head = Math.min(length, (4 - (bytes.byteOffset & 3)) & 3);
-    const words = (length - head) >> 2;
-    const tail = head + 4 * words;
-    const early = this.#scanLoose(bytes, 0, head, before, startsBefore, final);
-    if (early !== undefined) return early;
-    if (words > 0) {
-      const view = new Uint32Array(bytes.buffer, bytes.byteOffset + head, words);
-      // Two words a step, their four pairs tested in one branch: found pairs are rare, and on this
-      // machine one branch per eight bytes scans about half again as fast as one per pair.
-      let index = 0;
-      for (; index + 1 < words; index += 2) {
-        const first = view[index] as number;
-        const second = view[index + 1] as number;
-        const found =
-          (hits[first & 0xffff] as number) |
-          (hits[first >>> 16] as number) |
-          (hits[second & 0xffff] as number) |
-          (hits[second >>> 16] as number);
-        if (found !== 0) {
-          const kind = this.#scanWords(bytes, view, head, index, 2, before, startsBefore, final);
-          if (kind !== undefined) return kind;
-        }
-      }
-      if (index < words) {
-        const kind = this.#scanWords(bytes, view, head, index, 1, before, startsBefore, final);
-        if (kind !== undefined) return kind;
-      }
-    }
-    return this.#scanLoose(bytes, tail, length, before, startsBefore, final);
+    return this.#filter.search(bytes, (from, to) => this.#scanRun(bytes, from, to, before, startsBefore, final));
   }
 
-  /** `scan` for the two pairs of each of `count` words of `view` from `index` (the words start at `head` in `bytes`). */
-  #scanWords(
-    bytes: Buffer,
-    view: Uint32Array,
-    head: number,
-    index: number,
-    count: number,
-    before: number,
-    startsBefore: number,
-    final: boolean,
-  ): string | undefined {
-    const low = LITTLE_ENDIAN ? 0 : 2;
-    for (let word = index; word < index + count; word += 1) {
-      const value = view[word] as number;
-      if (this.#hits[value & 0xffff] !== 0) {
-        const kind = this.#check(value & 0xffff, head + 4 * word + low, bytes, before, startsBefore, final);
-        if (kind !== undefined) return kind;
-      }
-      if (this.#hits[value >>> 16] !== 0) {
-        const kind = this.#check(value >>> 16, head + 4 * word + 2 - low, bytes, before, startsBefore, final);
-        if (kind !== undefined) return kind;
-      }
-    }
-    return undefined;
-  }
-
-  /** `scan` for the pairs at even addresses in [from, to), outside the whole words, a byte at a time. */
-  #scanLoose(
+  /** `scan` for the pairs at even addresses in [from, to), a range the pre-filter passed. */
+  #scanRun(
     bytes: Buffer,
     from: number,
     to: number,

@@ -1,0 +1,114 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { seededRandom } from '../../test/support/seeded-random.js';
+import { WindowFilter, type Window } from './window-filter.js';
+
+const setOf = (bytes: number[]): Uint8Array => {
+  const set = new Uint8Array(256);
+  for (const byte of bytes) set[byte] = 1;
+  return set;
+};
+
+/** Every place in `bytes` where one of `windows` starts, by looking at each. */
+function windowStarts(bytes: Uint8Array, windows: readonly Window[]): number[] {
+  const starts: number[] = [];
+  for (let at = 0; at + 3 <= bytes.byteLength; at += 1) {
+    const [a, b, c] = [bytes[at] as number, bytes[at + 1] as number, bytes[at + 2] as number];
+    if (windows.some(([first, second, third]) => first[a] === 1 && second[b] === 1 && third[c] === 1)) starts.push(at);
+  }
+  return starts;
+}
+
+function visitedRanges(filter: WindowFilter, bytes: Uint8Array): [number, number][] {
+  const ranges: [number, number][] = [];
+  filter.search(bytes, (from, to) => {
+    ranges.push([from, to]);
+    return undefined;
+  });
+  return ranges;
+}
+
+/**
+ * Windows whose bytes share half-bytes with each other (an alphabet of few highs and lows), and a
+ * body of those bytes, their neighbours and a few others: where a nibble filter's cross products
+ * would pass over a real window if it were wrong.
+ */
+function adversarialCase(seed: number) {
+  const next = seededRandom(seed);
+  const pick = <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)] as T;
+  const highs = Array.from({ length: 1 + Math.floor(next() * 3) }, () => Math.floor(next() * 16));
+  const lows = Array.from({ length: 2 + Math.floor(next() * 4) }, () => Math.floor(next() * 16));
+  const alphabet = highs.flatMap((high) => lows.map((low) => (high << 4) | low));
+  const windows: Window[] = Array.from({ length: 1 + Math.floor(next() * 14) }, () => {
+    const position = () => setOf(Array.from({ length: 1 + Math.floor(next() * 3) }, () => pick(alphabet)));
+    return [position(), position(), position()];
+  });
+  const length = next() < 0.1 ? 64 * 1024 + Math.floor(next() * 80 * 1024) : Math.floor(next() * 3000);
+  const offset = Math.floor(next() * 64);
+  const memory = new Uint8Array(offset + length + 64);
+  const bytes = memory.subarray(offset, offset + length);
+  for (let at = 0; at < length; at += 1) {
+    bytes[at] = next() < 0.7 ? pick(alphabet) : Math.floor(next() * 256);
+  }
+  return { windows, bytes };
+}
+
+describe('window pre-filter: never passes over a window (differential against looking at every byte)', () => {
+  it('finds every start of 1–15 windows of shared half-bytes in 300 random bodies, at every alignment and across segments', () => {
+    for (let seed = 1; seed <= 300; seed += 1) {
+      const { windows, bytes } = adversarialCase(seed);
+      const filter = new WindowFilter(windows, () => 1);
+      const ranges = visitedRanges(filter, bytes);
+      for (const [from, to] of ranges) {
+        expect(from >= 0 && from < to && to <= bytes.byteLength, `seed ${seed}: range ${from}–${to}`).toBe(true);
+      }
+      for (let index = 1; index < ranges.length; index += 1) {
+        const [previous, current] = [ranges[index - 1] as [number, number], ranges[index] as [number, number]];
+        expect(current[0], `seed ${seed}: ranges in order`).toBeGreaterThanOrEqual(previous[0]);
+      }
+      const covered = new Uint8Array(bytes.byteLength);
+      for (const [from, to] of ranges) covered.fill(1, from, Math.max(from, to - 2));
+      const missed = windowStarts(bytes, windows).filter((start) => covered[start] !== 1);
+      expect(missed, `seed ${seed}: window starts outside every visited range`).toEqual([]);
+    }
+  });
+
+  it('finds a window at each of the 128 places around a segment boundary, the body at each of 32 alignments', () => {
+    const windows: Window[] = [[setOf([0x4b]), setOf([0x51]), setOf([0x5a])]];
+    const filter = new WindowFilter(windows, () => 1);
+    for (let offset = 0; offset < 32; offset += 1) {
+      for (let start = 64 * 1024 - 64 - 2; start < 64 * 1024 + 64; start += 1) {
+        const memory = new Uint8Array(offset + 160 * 1024).fill(0x20);
+        const bytes = memory.subarray(offset, offset + 140 * 1024);
+        bytes.set([0x4b, 0x51, 0x5a], start);
+        const ranges = visitedRanges(filter, bytes);
+        expect(
+          ranges.some(([from, to]) => from <= start && start + 3 <= to),
+          `offset ${offset}, start ${start}`,
+        ).toBe(true);
+      }
+    }
+  });
+
+  it('stops at the first range whose visit returns a value, and returns that value', () => {
+    const filter = new WindowFilter([[setOf([0x7e]), setOf([0x7e]), setOf([0x7e])]], () => 1);
+    const bytes = new Uint8Array(4096).fill(0x7e);
+    let visits = 0;
+    expect(filter.search(bytes, () => ((visits += 1) === 3 ? 'third' : undefined))).toBe('third');
+    expect(visits).toBe(3);
+  });
+
+  it('visits under 2% of ordinary prose (README.md and SECURITY.md) for windows of rare bytes', () => {
+    const root = fileURLToPath(new URL('../../../../', import.meta.url));
+    const text = Buffer.concat([readFileSync(`${root}README.md`), readFileSync(`${root}SECURITY.md`)]);
+    const windows: Window[] = [
+      [setOf([0x4b]), setOf([0x53, 0x42, 0x43, 0x49]), setOf([0x49, 0x43])],
+      [setOf([0x2d]), setOf([0x42]), setOf([0x45])],
+      [setOf([0x33]), setOf([0x42]), setOf([0x6c])],
+    ];
+    const filter = new WindowFilter(windows, () => 1);
+    const visited = visitedRanges(filter, text).reduce((sum, [from, to]) => sum + (to - from), 0);
+    expect(visited / text.byteLength).toBeLessThan(0.02);
+  });
+});

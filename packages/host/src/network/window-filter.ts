@@ -1,0 +1,287 @@
+/**
+ * SEC-004 watchdog, the secret-egress scan's pre-filter: finds, sixteen bytes a step, the places
+ * in a body where one of a set of three-byte windows (each position a set of bytes) may start, so
+ * that only the bytes around them are looked at one by one (secret-scanner.ts). It never passes
+ * over a place where a window starts; it may report places where none does (what a window means
+ * is decided after it).
+ *
+ * How: a WebAssembly function using 128-bit SIMD, as Hyperscan's Teddy does. The windows are
+ * split into eight buckets; for each window position, two 16-entry tables, indexed by the low and
+ * by the high four bits of a byte, hold a bucket's bit where one of its windows has a byte with
+ * that half there. A byte may be a bucket's at a position when both lookups keep its bit, and
+ * `i8x16.swizzle` does sixteen lookups in one instruction; three consecutive bytes may start one
+ * of its windows when the three positions' bits, shifted into line, share the bucket's bit. The
+ * module is assembled here from its opcodes (a few hundred bytes, no build step) and compiled
+ * once per process.
+ *
+ * What it does not catch: nothing by itself; it only narrows where the scan looks.
+ */
+
+/** A window: the bytes allowed at each of its three positions, a 256-entry membership table each. */
+export type Window = readonly [Uint8Array, Uint8Array, Uint8Array];
+
+/** Bytes one call to the module looks at, at most (a copy of them lives in its memory). */
+const SEGMENT_BYTES = 64 * 1024;
+/** Vectors tested with one branch: found places are rare, and a branch per vector costs more. */
+const VECTORS_PER_RUN = 2;
+/** What the module reports on: the bytes of one branch's vectors. */
+const RUN_BYTES = 16 * VECTORS_PER_RUN;
+/** Where the six tables live in the module's memory (low and high halves for positions 0, 1, 2). */
+const TABLES_AT = 0;
+/** Where a segment's copy may start (a multiple of RUN_BYTES, past the tables and a vector). */
+const DATA_AT = 128;
+const BUCKETS = 8;
+const PAGE_BYTES = 64 * 1024;
+const PAGES = Math.ceil((DATA_AT + SEGMENT_BYTES + 2 * RUN_BYTES) / PAGE_BYTES);
+
+/** Unsigned LEB128, the binary format's integer encoding. */
+function leb(value: number): number[] {
+  const bytes: number[] = [];
+  do {
+    let byte = value & 0x7f;
+    value >>>= 7;
+    if (value !== 0) byte |= 0x80;
+    bytes.push(byte);
+  } while (value !== 0);
+  return bytes;
+}
+
+/** Signed LEB128, the encoding of `i32.const`'s operand. */
+function sleb(value: number): number[] {
+  const bytes: number[] = [];
+  for (;;) {
+    const byte = value & 0x7f;
+    value >>= 7;
+    const done = (value === 0 && (byte & 0x40) === 0) || (value === -1 && (byte & 0x40) !== 0);
+    bytes.push(done ? byte : byte | 0x80);
+    if (done) return bytes;
+  }
+}
+
+/** Bytes behind their length, as sections, function bodies and names are stored. */
+const sized = (bytes: number[]): number[] => [...leb(bytes.length), ...bytes];
+const section = (id: number, bytes: number[]): number[] => [id, ...sized(bytes)];
+const name = (text: string): number[] => sized([...Buffer.from(text, 'latin1')]);
+
+const I32 = 0x7f;
+const V128 = 0x7b;
+const EMPTY_BLOCK = 0x40;
+const simd = (code: number): number[] => [0xfd, ...leb(code)];
+const op = {
+  block: [0x02, EMPTY_BLOCK],
+  loop: [0x03, EMPTY_BLOCK],
+  br: (depth: number) => [0x0c, depth],
+  brIf: (depth: number) => [0x0d, depth],
+  end: [0x0b],
+  get: (local: number) => [0x20, local],
+  set: (local: number) => [0x21, local],
+  i32: (value: number) => [0x41, ...sleb(value)],
+  i32GeU: [0x4f],
+  i32Add: [0x6a],
+  i32Sub: [0x6b],
+  load: (offset: number) => [...simd(0x00), 4, ...leb(offset)],
+  splat16: (byte: number) => [...simd(0x0c), ...Array<number>(16).fill(byte)],
+  /** Lanes `from`…`from + 15` of the two vectors on the stack, the first's lanes numbered 0–15. */
+  lanes: (from: number) => [...simd(0x0d), ...Array.from({ length: 16 }, (_, lane) => from + lane)],
+  swizzle: simd(0x0e),
+  and: simd(0x4e),
+  or: simd(0x50),
+  anyTrue: simd(0x53),
+  shrU16: simd(0x8d),
+};
+
+// Locals: the parameters from (0) and to (1), then v128s: the six tables (2–7), the low-half mask,
+// the previous vector's position-0 and position-1 bits, a vector, its halves, its position-0 and position-1 bits.
+const [FROM, TO, MASK, PREV0, PREV1, BYTES, LOW, HIGH, BITS0, BITS1] = [0, 1, 8, 9, 10, 11, 12, 13, 14, 15];
+const V128_LOCALS = 14;
+const table = (position: number, half: 0 | 1) => 2 + 2 * position + half;
+
+/** With a vector on the stack: its bucket bits at `position` (its halves in LOW and HIGH). */
+const bitsAt = (position: number): number[] => [
+  ...op.get(table(position, 0)), ...op.get(LOW), ...op.swizzle,
+  ...op.get(table(position, 1)), ...op.get(HIGH), ...op.swizzle,
+  ...op.and,
+]; // prettier-ignore
+
+const halves = (): number[] => [
+  ...op.set(BYTES),
+  ...op.get(BYTES), ...op.get(MASK), ...op.and, ...op.set(LOW),
+  // Shifted as 16-bit lanes (one instruction on x64, where 8-bit lanes take several), then masked.
+  ...op.get(BYTES), ...op.i32(4), ...op.shrU16, ...op.get(MASK), ...op.and, ...op.set(HIGH),
+]; // prettier-ignore
+
+/**
+ * With a vector on the stack: lanes non-zero where a bucket's window may end (its position 2 at
+ * that byte, position 1 the byte before, position 0 the one before that, reaching into the
+ * previous vector); then this vector's bits become the previous vector's.
+ */
+const windowEnds = (): number[] => [
+  ...halves(),
+  ...bitsAt(0), ...op.set(BITS0),
+  ...bitsAt(1), ...op.set(BITS1),
+  ...bitsAt(2),
+  ...op.get(PREV1), ...op.get(BITS1), ...op.lanes(15), ...op.and,
+  ...op.get(PREV0), ...op.get(BITS0), ...op.lanes(14), ...op.and,
+  ...op.get(BITS0), ...op.set(PREV0),
+  ...op.get(BITS1), ...op.set(PREV1),
+]; // prettier-ignore
+
+/**
+ * `find(from, to)`: the first address in [from, to) (steps of RUN_BYTES from `from`) whose RUN_BYTES
+ * bytes hold the last byte of a place where a bucket's window may start, or `to`. The vector
+ * before `from` is read for windows that start there.
+ */
+const findBody = (): number[] => [
+  ...[1, V128_LOCALS, V128],
+  ...[0, 1, 2].flatMap((position) => [
+    ...op.i32(TABLES_AT), ...op.load(32 * position), ...op.set(table(position, 0)),
+    ...op.i32(TABLES_AT), ...op.load(32 * position + 16), ...op.set(table(position, 1)),
+  ]),
+  ...op.splat16(0x0f), ...op.set(MASK),
+  ...op.get(FROM), ...op.i32(16), ...op.i32Sub, ...op.load(0), ...halves(),
+  ...bitsAt(0), ...op.set(PREV0),
+  ...bitsAt(1), ...op.set(PREV1),
+  ...op.block,
+  ...op.loop,
+  ...op.get(FROM), ...op.get(TO), ...op.i32GeU, ...op.brIf(1),
+  ...op.get(FROM), ...op.load(0), ...windowEnds(),
+  ...Array.from({ length: VECTORS_PER_RUN - 1 }, (_, index) => [
+    ...op.get(FROM), ...op.load(16 * (index + 1)), ...windowEnds(), ...op.or,
+  ]).flat(),
+  ...op.anyTrue, ...op.brIf(1),
+  ...op.get(FROM), ...op.i32(RUN_BYTES), ...op.i32Add, ...op.set(FROM),
+  ...op.br(0),
+  ...op.end,
+  ...op.end,
+  ...op.get(FROM),
+  ...op.end,
+]; // prettier-ignore
+
+/** The module's bytes: one function type, one function, one memory, both exported. */
+export function windowFilterModuleBytes(): Uint8Array {
+  return Uint8Array.from([
+    ...[0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00],
+    ...section(1, [1, 0x60, 2, I32, I32, 1, I32]),
+    ...section(3, [1, 0]),
+    ...section(5, [1, 0x00, ...leb(PAGES)]),
+    ...section(7, [2, ...name('find'), 0x00, 0, ...name('memory'), 0x02, 0]),
+    ...section(10, [1, ...sized(findBody())]),
+  ]);
+}
+
+/** The part of the WebAssembly API used here (@types/node 20 does not declare it). */
+declare const WebAssembly: {
+  Module: new (bytes: Uint8Array) => object;
+  Instance: new (module: object) => { exports: object };
+};
+
+interface Module {
+  find: (from: number, to: number) => number;
+  memory: Uint8Array;
+}
+
+/** One instance per process: a search is synchronous, so each writes its tables before it runs. */
+let shared: Module | undefined;
+function instance(): Module {
+  if (shared === undefined) {
+    const compiled = new WebAssembly.Instance(new WebAssembly.Module(windowFilterModuleBytes()));
+    const exports = compiled.exports as { find: Module['find']; memory: { buffer: ArrayBuffer } };
+    shared = { find: exports.find, memory: new Uint8Array(exports.memory.buffer) };
+  }
+  return shared;
+}
+
+/** A bucket: per position, bit masks of the low and of the high halves its windows' bytes have. */
+type Bucket = readonly number[];
+const EMPTY_BUCKET: Bucket = [0, 0, 0, 0, 0, 0];
+
+/** The weight, by `weight`, of the bytes a position's two masks let through. */
+function passed(low: number, high: number, weight: (byte: number) => number): number {
+  let sum = 0;
+  for (let byte = 0; byte < 256; byte += 1) {
+    if (((low >>> (byte & 15)) & 1) === 1 && ((high >>> (byte >>> 4)) & 1) === 1) sum += weight(byte);
+  }
+  return sum;
+}
+
+/** How often, by `weight`, a bucket passes three bytes: the product over its positions. */
+const cost = (bucket: Bucket, weight: (byte: number) => number): number =>
+  [0, 1, 2].reduce((product, at) => product * passed(bucket[2 * at] ?? 0, bucket[2 * at + 1] ?? 0, weight), 1);
+
+function widened(bucket: Bucket, window: Window): Bucket {
+  const masks = [...bucket];
+  window.forEach((set, at) => {
+    for (let byte = 0; byte < 256; byte += 1) {
+      if (set[byte] !== 1) continue;
+      masks[2 * at] = (masks[2 * at] as number) | (1 << (byte & 15));
+      masks[2 * at + 1] = (masks[2 * at + 1] as number) | (1 << (byte >>> 4));
+    }
+  });
+  return masks;
+}
+
+/** The pre-filter for one set of windows. */
+export class WindowFilter {
+  /** For positions 0, 1, 2: the low-half table then the high-half table, 16 entries each. */
+  readonly #tables = new Uint8Array(96);
+
+  /**
+   * `weight`: how common a byte is in ordinary bodies; windows go, the commonest first, to the
+   * bucket where they add the least to what it lets through by that measure.
+   */
+  constructor(windows: readonly Window[], weight: (byte: number) => number) {
+    const buckets: Bucket[] = Array.from({ length: BUCKETS }, () => EMPTY_BUCKET);
+    const ranked = windows.map((window) => ({ window, weight: cost(widened(EMPTY_BUCKET, window), weight) }));
+    ranked.sort((a, b) => b.weight - a.weight);
+    for (const { window } of ranked) {
+      let best = 0;
+      let bestGrowth = Infinity;
+      for (const [index, bucket] of buckets.entries()) {
+        const growth = cost(widened(bucket, window), weight) - cost(bucket, weight);
+        if (growth < bestGrowth) {
+          best = index;
+          bestGrowth = growth;
+        }
+      }
+      buckets[best] = widened(buckets[best] as Bucket, window);
+    }
+    for (const [index, bucket] of buckets.entries()) {
+      for (let mask = 0; mask < 6; mask += 1) {
+        for (let half = 0; half < 16; half += 1) {
+          if ((((bucket[mask] as number) >>> half) & 1) === 0) continue;
+          this.#tables[16 * mask + half] = (this.#tables[16 * mask + half] as number) | (1 << index);
+        }
+      }
+    }
+  }
+
+  /**
+   * Calls `visit(from, to)`, in order of `from`, for each range of `bytes` that holds every
+   * place a window may start in some RUN_BYTES bytes, and the two bytes after each (so every byte
+   * pair of such a window is in a range whole), and returns the first result that is not
+   * undefined. Ranges are cut to `bytes` and may overlap.
+   */
+  search<T>(bytes: Uint8Array, visit: (from: number, to: number) => T | undefined): T | undefined {
+    const { find, memory } = instance();
+    memory.set(this.#tables, TABLES_AT);
+    const length = bytes.byteLength;
+    for (let start = 0; start < length;) {
+      // Each segment after the first repeats the two bytes before it, for windows that start there.
+      const copyFrom = Math.max(0, start - 2);
+      const shift = (bytes.byteOffset + copyFrom) & (RUN_BYTES - 1);
+      const end = Math.min(length, copyFrom + SEGMENT_BYTES - shift);
+      // Whatever is left around the copy (another segment's bytes, the tables) can only add places
+      // to look at, each cut to the copy's bytes: a window in the body is all in it.
+      memory.set(bytes.subarray(copyFrom, end), DATA_AT + shift);
+      const limit = (DATA_AT + shift + (end - copyFrom) + RUN_BYTES - 1) & ~(RUN_BYTES - 1);
+      for (let run = find(DATA_AT, limit); run < limit; run = find(run + RUN_BYTES, limit)) {
+        // Windows ending in [run, run + RUN_BYTES) start at run - 2 or later and end before run + RUN_BYTES.
+        const at = copyFrom + run - DATA_AT - shift;
+        const found = visit(Math.max(copyFrom, at - 2), Math.min(end, at + RUN_BYTES));
+        if (found !== undefined) return found;
+      }
+      start = end;
+    }
+    return undefined;
+  }
+}
