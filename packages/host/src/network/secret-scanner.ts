@@ -374,7 +374,7 @@ export type StreamScan = { kind: string } | { kind: undefined; forward: Uint8Arr
  * leaves. Chunks are forwarded whole, as they came, and never copied; what is kept is at most
  * `overlap` bytes plus one chunk. Each chunk is scanned twice over: the last `overlap` bytes
  * before it together with its first `overlap` bytes, for a secret that starts before it, then on
- * its own for one that starts in it.
+ * its own for one that starts in it; a chunk shorter than `overlap` once, joined to those bytes.
  */
 export class SecretStream {
   readonly #pattern: SecretPattern;
@@ -384,6 +384,8 @@ export class SecretStream {
   /** The last `overlap` bytes of the stream so far (fewer at its start), and the byte before them (-1 if none). */
   #tail: Buffer = Buffer.alloc(0);
   #before = -1;
+  /** Where the seam of the tail and a chunk's first `overlap` bytes is scanned. */
+  #seam: Buffer | undefined;
 
   constructor(pattern: SecretPattern) {
     this.#pattern = pattern;
@@ -393,22 +395,29 @@ export class SecretStream {
     const bytes = asBuffer(chunk);
     const overlap = this.#pattern.overlap;
     const tail = this.#tail;
-    if (tail.byteLength > 0) {
-      const seam = Buffer.concat([tail, bytes.subarray(0, overlap)]);
-      const kind = this.#pattern.scan(seam, this.#before, tail.byteLength, false);
-      if (kind !== undefined) return { kind };
-    }
-    const lastByte = tail.byteLength > 0 ? (tail[tail.byteLength - 1] as number) : this.#before;
-    const kind = this.#pattern.scan(bytes, lastByte, bytes.byteLength, false);
-    if (kind !== undefined) return { kind };
-    if (bytes.byteLength >= overlap) {
-      this.#before = bytes.byteLength > overlap ? (bytes[bytes.byteLength - overlap - 1] as number) : lastByte;
-      this.#tail = bytes.subarray(bytes.byteLength - overlap);
-    } else {
+    if (bytes.byteLength < overlap) {
+      // A short chunk is scanned joined to the tail in one pass: that is its seam and itself at once.
       const joined = Buffer.concat([tail, bytes]);
+      const kind = this.#pattern.scan(joined, this.#before, joined.byteLength, false);
+      if (kind !== undefined) return { kind };
       const cut = Math.max(0, joined.byteLength - overlap);
       if (cut > 0) this.#before = joined[cut - 1] as number;
       this.#tail = joined.subarray(cut);
+    } else {
+      if (tail.byteLength > 0) {
+        // The seam is built in a buffer of the stream's own, reused: nothing of it outlives the scan.
+        this.#seam ??= Buffer.allocUnsafe(2 * overlap);
+        tail.copy(this.#seam, 0);
+        bytes.copy(this.#seam, tail.byteLength, 0, overlap);
+        const seam = this.#seam.subarray(0, tail.byteLength + overlap);
+        const kind = this.#pattern.scan(seam, this.#before, tail.byteLength, false);
+        if (kind !== undefined) return { kind };
+      }
+      const lastByte = tail.byteLength > 0 ? (tail[tail.byteLength - 1] as number) : this.#before;
+      const kind = this.#pattern.scan(bytes, lastByte, bytes.byteLength, false);
+      if (kind !== undefined) return { kind };
+      this.#before = bytes.byteLength > overlap ? (bytes[bytes.byteLength - overlap - 1] as number) : lastByte;
+      this.#tail = bytes.subarray(bytes.byteLength - overlap);
     }
     this.#pending.push(bytes);
     this.#pendingBytes += bytes.byteLength;

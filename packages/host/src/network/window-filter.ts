@@ -261,7 +261,7 @@ export class WindowFilter {
    * pair of such a window is in a range whole), and returns the first result that is not
    * undefined. Ranges are cut to `bytes` and may overlap.
    */
-  search<T>(bytes: Uint8Array, visit: (from: number, to: number) => T | undefined): T | undefined {
+  search<T>(bytes: Buffer, visit: (from: number, to: number) => T | undefined): T | undefined {
     const { find, memory } = instance();
     memory.set(this.#tables, TABLES_AT);
     const length = bytes.byteLength;
@@ -272,7 +272,7 @@ export class WindowFilter {
       const end = Math.min(length, copyFrom + SEGMENT_BYTES - shift);
       // Whatever is left around the copy (another segment's bytes, the tables) can only add places
       // to look at, each cut to the copy's bytes: a window in the body is all in it.
-      memory.set(bytes.subarray(copyFrom, end), DATA_AT + shift);
+      bytes.copy(memory, DATA_AT + shift, copyFrom, end);
       const limit = (DATA_AT + shift + (end - copyFrom) + RUN_BYTES - 1) & ~(RUN_BYTES - 1);
       for (let run = find(DATA_AT, limit); run < limit; run = find(run + RUN_BYTES, limit)) {
         // Windows ending in [run, run + RUN_BYTES) start at run - 2 or later and end before run + RUN_BYTES.
