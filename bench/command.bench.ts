@@ -116,7 +116,7 @@ export const commandBenchmark: Benchmark = {
         },
       });
       const store = new SessionStore(db);
-      const session = store.createSession({
+      const session = store.sessions.create({
         provider: 'demo',
         model: 'demo',
         workspace,

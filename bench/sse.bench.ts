@@ -95,14 +95,14 @@ export const sseBenchmark: Benchmark = {
       let t = performance.now();
       const stream = await daemon.openStream(session.id);
       const reading = countDeltas(stream.body as ReadableStream<Uint8Array>, true);
-      const started = store.startRun(session.id, { provider: 'flood', model: 'flood' });
+      const started = store.runs.start(session.id, { provider: 'flood', model: 'flood' });
       runs.hub.publish(session.id, started.event);
       for (let i = 0; i < EVENTS; i += 1) {
-        const entry = store.appendEvent(session.id, { type: 'text-delta', run_id: started.runId, text: word(i) });
-        store.afterCommit(() => runs.hub.publish(session.id, entry));
+        const entry = store.runs.appendEvent(session.id, { type: 'text-delta', run_id: started.runId, text: word(i) });
+        store.runs.afterCommit(() => runs.hub.publish(session.id, entry));
         await nextTurn();
       }
-      const end = store.finishRun(session.id, started.runId, 'finished', {
+      const end = store.runs.finish(session.id, started.runId, 'finished', {
         type: 'run-finished',
         run_id: started.runId,
         finish_reason: 'stop',

@@ -1,9 +1,9 @@
 /**
  * Issue 4: the sessions store. Appending 10 000 message parts (events) one by one through
- * SessionStore.appendEvent (group-committed, as a run writes them, and committed before the
+ * RunLog.appendEvent (group-committed, as a run writes them, and committed before the
  * clock stops) vs raw better-sqlite3 inserts of the same rows, one autocommit each, same file
  * and settings; then one page of a 10 000-session table through
- * SessionStore.listSessions vs the raw SELECT. Target: 10 000 appends ≤ 0.5 s.
+ * Sessions.list vs the raw SELECT. Target: 10 000 appends ≤ 0.5 s.
  */
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -26,8 +26,8 @@ export const storeBenchmark: Benchmark = {
     try {
       const db = openDatabase(join(dir, 'sessions.db'));
       const store = new SessionStore(db);
-      const session = store.createSession({ provider: 'demo', model: 'demo', workspace: null });
-      const { runId } = store.startRun(session.id, { provider: 'demo', model: 'demo' });
+      const session = store.sessions.create({ provider: 'demo', model: 'demo', workspace: null });
+      const { runId } = store.runs.start(session.id, { provider: 'demo', model: 'demo' });
 
       // baseline: the same rows through a bare prepared statement, same file, same pragmas
       const raw = db.prepare(
@@ -47,8 +47,8 @@ export const storeBenchmark: Benchmark = {
 
       const start = performance.now();
       for (let i = 0; i < PARTS; i += 1)
-        store.appendEvent(session.id, { type: 'text-delta', run_id: runId, text: `word${i} ` });
-      store.flush();
+        store.runs.appendEvent(session.id, { type: 'text-delta', run_id: runId, text: `word${i} ` });
+      store.runs.commit();
       const appendSeconds = (performance.now() - start) / 1000;
 
       const insert = db.prepare(
@@ -64,7 +64,7 @@ export const storeBenchmark: Benchmark = {
       const rawPage = db.prepare('SELECT * FROM sessions WHERE n < ? ORDER BY n DESC LIMIT ?');
       for (let i = 0; i < PAGE_REPEATS; i += 1) {
         let t = performance.now();
-        store.listSessions({ limit: PAGE, cursor: middle });
+        store.sessions.list({ limit: PAGE, cursor: middle });
         storeTimes.push(performance.now() - t);
         t = performance.now();
         rawPage.all(Number(middle), PAGE + 1);

@@ -86,7 +86,7 @@ async function start(): Promise<InProcessDaemon> {
 const isEnd = (event: AgentEvent) => event.type === 'run-finished' || event.type === 'run-error';
 
 async function run(d: InProcessDaemon, sessionId: string, body: Record<string, unknown>) {
-  const events = d.collect(sessionId, isEnd, d.runtime.store.eventsAfter(sessionId, 0, 100_000).at(-1)?.id ?? 0);
+  const events = d.collect(sessionId, isEnd, d.runtime.store.runs.eventsAfter(sessionId, 0, 100_000).at(-1)?.id ?? 0);
   const response = await d.request<{ run_id: string | null }>('POST', '/agent/run', { session_id: sessionId, ...body });
   return { response, events: response.status === 202 && response.body.run_id !== null ? await events : [] };
 }

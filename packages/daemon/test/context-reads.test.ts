@@ -103,7 +103,7 @@ async function sessionWith(d: InProcessDaemon, count: number): Promise<Session> 
       ? { role: 'user', content: [{ type: 'text', text: `question ${i} ${'q'.repeat(200)}` }] }
       : { role: 'assistant', content: [{ type: 'text', text: `answer ${i} ${'a'.repeat(200)}` }] },
   );
-  d.runtime.store.appendMessages(created.body.id, null, history);
+  d.runtime.store.transcript.append(created.body.id, null, history);
   return created.body;
 }
 
@@ -149,6 +149,6 @@ describe('run start-up reads', () => {
     expect(next.prompt).not.toContain('question 0 ');
     expect(next.events.filter((event) => event.type === 'context-compacted')).toEqual([]);
     // the transcript is whole: 5 000 stored, and two runs of two messages each
-    expect(daemon.runtime.store.listMessages(session.id, { limit: 10_000 }).items).toHaveLength(5_004);
+    expect(daemon.runtime.store.transcript.list(session.id, { limit: 10_000 }).items).toHaveLength(5_004);
   });
 });

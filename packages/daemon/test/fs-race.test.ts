@@ -58,7 +58,7 @@ beforeEach(async () => {
   symlinkSync(userData, join(root, 'link'));
   db = openDatabase(join(base, 'sessions.db'));
   const store = new SessionStore(db);
-  const sessionId = store.createSession({ provider: 'demo', model: 'demo', workspace: root }).id;
+  const sessionId = store.sessions.create({ provider: 'demo', model: 'demo', workspace: root }).id;
   tools = createFileTools({ roots: new WorkspaceRoots([root]), workspace: root, sessionId, store });
 
   const started = spawn('python3', [RACER, 'bait', 'link', '300'], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });

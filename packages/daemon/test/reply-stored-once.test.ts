@@ -131,8 +131,8 @@ describe('a long reply is stored once', () => {
     try {
       expect(db.pragma('user_version', { simple: true })).toBe(MIGRATIONS.at(-1)?.version);
       const store = new SessionStore(db);
-      expect(store.eventsAfter('ses_old', 0, 10).map(({ event }) => event)).toEqual(events);
-      expect(store.listMessages('ses_old').items.map((message) => message.parts)).toEqual([
+      expect(store.runs.eventsAfter('ses_old', 0, 10).map(({ event }) => event)).toEqual(events);
+      expect(store.transcript.list('ses_old').items.map((message) => message.parts)).toEqual([
         [{ type: 'text', text: 'hi' }],
         [{ type: 'text', text: 'hello there' }],
       ]);

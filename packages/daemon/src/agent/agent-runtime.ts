@@ -86,7 +86,7 @@ export function openAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
   // On a full disk the sidecar still starts (reads work): the interruption is recorded before the next run.
   let staleRunsPending = false;
   try {
-    const interrupted = store.interruptStaleRuns();
+    const interrupted = store.runs.interruptStale();
     if (interrupted > 0) options.log.warn('runs.interrupted', { count: interrupted });
   } catch (error) {
     const failure = storageErrorOf(error);
@@ -94,10 +94,7 @@ export function openAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
     staleRunsPending = true;
     options.log.error('runs.interrupt-deferred', { code: failure.code });
   }
-  const undo = new UndoStore(db, {
-    flush: () => store.flush(),
-    ...(options.undoLimits ? { limits: options.undoLimits } : {}),
-  });
+  const undo = new UndoStore(store.writer, options.undoLimits ? { limits: options.undoLimits } : {});
   const tempJournal = new TempFileJournal(options.userData);
   const roots = new WorkspaceRoots(options.workspaces, { tempJournal });
   // What a sidecar killed inside a write left in these workspaces: the temp files its journal names.
@@ -135,8 +132,7 @@ export function openAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
     ],
     close() {
       closed ??= runs.shutdown().then(() => {
-        store.flush();
-        db.close();
+        store.close();
       });
       return closed;
     },

@@ -21,8 +21,8 @@ beforeEach(() => {
   db = openDatabase(join(dir, 'sessions.db'));
   store = new SessionStore(db);
   hub = new EventHub();
-  sessionId = store.createSession({ provider: 'demo', model: 'demo', workspace: null }).id;
-  runId = store.startRun(sessionId, { provider: 'demo', model: 'demo' }).runId;
+  sessionId = store.sessions.create({ provider: 'demo', model: 'demo', workspace: null }).id;
+  runId = store.runs.start(sessionId, { provider: 'demo', model: 'demo' }).runId;
 });
 afterEach(() => {
   db.close();
@@ -31,10 +31,10 @@ afterEach(() => {
 
 function emit(count: number, from = 0): void {
   for (let i = from; i < from + count; i += 1) {
-    const entry = store.appendEvent(sessionId, { type: 'text-delta', run_id: runId, text: `t${i}` });
-    store.afterCommit(() => hub.publish(sessionId, entry));
+    const entry = store.runs.appendEvent(sessionId, { type: 'text-delta', run_id: runId, text: `t${i}` });
+    store.runs.afterCommit(() => hub.publish(sessionId, entry));
   }
-  store.flush();
+  store.runs.commit();
 }
 
 async function readIds(reader: ReadableStreamDefaultReader<Uint8Array>, want: number): Promise<number[]> {
@@ -52,13 +52,13 @@ async function readIds(reader: ReadableStreamDefaultReader<Uint8Array>, want: nu
 describe('createEventStream', () => {
   it('replays after Last-Event-ID, then follows live events, with no gap and no repeat', async () => {
     emit(5);
-    const all = store.eventsAfter(sessionId, 0, 100).map((e) => e.id);
+    const all = store.runs.eventsAfter(sessionId, 0, 100).map((e) => e.id);
     const reader = createEventStream({ store, hub, sessionId, lastEventId: all[2]! }).getReader();
     const replayed = await readIds(reader, all.length - 3);
     emit(3, 5);
     const live = await readIds(reader, 3);
     await reader.cancel();
-    expect([...replayed, ...live]).toEqual(store.eventsAfter(sessionId, all[2]!, 100).map((e) => e.id));
+    expect([...replayed, ...live]).toEqual(store.runs.eventsAfter(sessionId, all[2]!, 100).map((e) => e.id));
     expect(hub.subscriberCount(sessionId)).toBe(0);
   });
 
@@ -70,7 +70,7 @@ describe('createEventStream', () => {
     const rest = await readIds(reader, burst);
     await reader.cancel();
     const ids = [...first, ...rest];
-    expect(ids).toEqual(store.eventsAfter(sessionId, 0, burst + 10).map((e) => e.id));
+    expect(ids).toEqual(store.runs.eventsAfter(sessionId, 0, burst + 10).map((e) => e.id));
   });
 
   describe('deltas folded after their run', () => {
@@ -79,8 +79,8 @@ describe('createEventStream', () => {
 
     /** End the run as the run manager does: its assistant message stored, then the fold. */
     function finishAndFold(): void {
-      store.appendMessages(sessionId, runId, [{ role: 'assistant', content: [{ type: 'text', text: whole }] }]);
-      const final = store.finishRun(sessionId, runId, 'finished', {
+      store.transcript.append(sessionId, runId, [{ role: 'assistant', content: [{ type: 'text', text: whole }] }]);
+      const final = store.runs.finish(sessionId, runId, 'finished', {
         type: 'run-finished',
         run_id: runId,
         finish_reason: 'stop',
@@ -129,7 +129,7 @@ describe('createEventStream', () => {
 
     it('a client that reconnects with a cursor inside the run before the fold gets only the text it lacks', async () => {
       emit(DELTAS);
-      const ids = store.eventsAfter(sessionId, 0, DELTAS + 1).map((e) => e.id);
+      const ids = store.runs.eventsAfter(sessionId, 0, DELTAS + 1).map((e) => e.id);
       const cursor = ids[300] as number; // run-started and 300 deltas seen
       const reader = eventReader(createEventStream({ store, hub, sessionId, lastEventId: cursor }).getReader());
       finishAndFold();

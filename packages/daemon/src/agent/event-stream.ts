@@ -29,7 +29,7 @@ export function createEventStream(options: {
   const { store, hub, sessionId } = options;
   const encoder = new TextEncoder();
   let cursor = options.lastEventId;
-  const sent = new SentDeltas(cursor > 0 ? store.deltaBytesThrough(sessionId, cursor) : undefined);
+  const sent = new SentDeltas(cursor > 0 ? store.runs.deltaBytesThrough(sessionId, cursor) : undefined);
   let replaying = true;
   let greeted = false;
   let heartbeatDue = false;
@@ -72,7 +72,7 @@ export function createEventStream(options: {
         let out = greeted ? '' : ': bastion agent stream\n\n';
         greeted = true;
         if (replaying) {
-          const page = store.eventsAfter(sessionId, cursor, SSE_REPLAY_PAGE);
+          const page = store.runs.eventsAfter(sessionId, cursor, SSE_REPLAY_PAGE);
           for (const entry of page) {
             const rest = sent.take(entry);
             if (rest) out += formatSseEvent(rest);

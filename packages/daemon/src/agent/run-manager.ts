@@ -17,7 +17,9 @@ import {
 } from '@bastion/protocol';
 import { DaemonError } from '../errors.js';
 import type { ProviderRegistry } from '../providers/provider-registry.js';
-import type { ApprovalAnswerRefusal, FinalRunStatus, SessionStore } from '../storage/session-store.js';
+import type { ApprovalAnswerRefusal } from '../storage/approvals.js';
+import type { FinalRunStatus } from '../storage/run-log.js';
+import type { SessionStore } from '../storage/session-store.js';
 import { isStorageFailure, storageErrorOf, storageFailureOf, storageFullError } from '../storage/storage-error.js';
 import type { StorageReserve } from '../storage/storage-reserve.js';
 import { createFileTools } from '../tools/file-tools.js';
@@ -106,7 +108,7 @@ export class RunManager {
     this.#log = options.log;
     this.#extraTools = options.extraTools ?? [];
     // A group of events lost to a failed commit belonged to runs in progress: they end here.
-    this.#store.onBatchLost((error) => queueMicrotask(() => this.#storageFailed(storageFailureOf(error))));
+    this.#store.runs.onGroupLost((error) => queueMicrotask(() => this.#storageFailed(storageFailureOf(error))));
   }
 
   isActive(sessionId: string): boolean {
@@ -115,7 +117,7 @@ export class RunManager {
 
   /** Start a run for a new message or an approval answer. Throws DaemonError with a wire code. */
   start(sessionId: string, request: RunRequest): { runId: string | null; messageId: string | null } {
-    const session = this.#store.getSession(sessionId);
+    const session = this.#store.sessions.get(sessionId);
     if (!session) throw new DaemonError('SESSION_NOT_FOUND', 'no such session');
     if (this.#active.has(sessionId)) throw new DaemonError('RUN_ACTIVE', 'a run is already active for this session');
     if (this.#active.size >= AGENT_MAX_CONCURRENT_RUNS) throw new DaemonError('RUN_LIMIT', 'too many runs are active');
@@ -123,19 +125,19 @@ export class RunManager {
     if (this.#reserve && !this.#reserve.ensure()) throw storageFullError();
     if (this.#staleRunsPending && this.#active.size === 0) {
       // No run of this sidecar is active, so every `running` row is a dead sidecar's.
-      const interrupted = this.#store.interruptStaleRuns();
+      const interrupted = this.#store.runs.interruptStale();
       this.#staleRunsPending = false;
       if (interrupted > 0) this.#log.warn('runs.interrupted', { count: interrupted });
     }
     const model = this.#registry.resolve({ provider: session.provider, model: session.model });
 
     if ('message' in request) {
-      if (this.#store.hasPendingApproval(sessionId)) {
+      if (this.#store.approvals.hasPending(sessionId)) {
         throw new DaemonError('APPROVAL_PENDING', 'answer the pending approval first');
       }
     } else {
       const answer = request.approvalAnswer;
-      const flipped = this.#store.answerApproval({
+      const flipped = this.#store.approvals.answer({
         sessionId,
         approvalId: answer.approval_id,
         toolCallId: answer.tool_call_id,
@@ -162,10 +164,10 @@ export class RunManager {
         });
       }
       // several approvals in one step: continue only once the last is answered
-      if (this.#store.hasPendingApproval(sessionId)) return { runId: null, messageId: null };
+      if (this.#store.approvals.hasPending(sessionId)) return { runId: null, messageId: null };
     }
 
-    const started = this.#store.startRun(sessionId, {
+    const started = this.#store.runs.start(sessionId, {
       userContent: 'message' in request ? [{ role: 'user', content: [{ type: 'text', text: request.message }] }] : [],
       provider: session.provider,
       model: session.model,
@@ -194,7 +196,7 @@ export class RunManager {
           tool_call_id: decision.toolCallId,
           tool_name: decision.toolName,
           command_name: decision.commandName,
-          mode: this.#store.currentMode(sessionId) ?? null,
+          mode: this.#store.sessions.currentMode(sessionId) ?? null,
           verdict: decision.answer.verdict,
           rule_id: decision.answer.rule_id ?? null,
           rule_layer: decision.answer.layer ?? null,
@@ -248,20 +250,20 @@ export class RunManager {
         model: retrying,
         runId,
         contextWindow: this.#registry.contextWindow({ provider: session.provider, model: session.model }),
-        context: this.#store.modelContext(sessionId, CONTEXT_READ_MAX_MESSAGES),
+        context: this.#store.transcript.modelContext(sessionId, CONTEXT_READ_MAX_MESSAGES),
         tools,
         systemPrompt: (messages) => buildSystemPrompt(environment, instructions.for(workedDirectories(messages))),
         signal: controller.signal,
-        onMessages: (messages) => this.#store.appendMessages(sessionId, runId, messages),
+        onMessages: (messages) => this.#store.transcript.append(sessionId, runId, messages),
         onUsage: (usage, call) => {
           const step = stepUsage(session.provider, session.model, usage);
-          this.#store.recordStepUsage(runId, {
+          this.#store.runs.recordStepUsage(runId, {
             ...step,
             contextTokens: call === 'step' ? step.input + step.output : undefined,
           });
         },
         onCompacted: (compaction) => {
-          this.#store.saveContextSummary({ sessionId, runId, ...compaction });
+          this.#store.transcript.saveSummary({ sessionId, runId, ...compaction });
           this.#log.info('context.compacted', {
             session_id: sessionId,
             run_id: runId,
@@ -270,7 +272,7 @@ export class RunManager {
           });
         },
         emit: (event) => this.#emit(sessionId, event),
-        onApprovalRequest: (approval) => this.#store.recordApprovalRequest({ sessionId, runId, ...approval }),
+        onApprovalRequest: (approval) => this.#store.approvals.recordRequest({ sessionId, runId, ...approval }),
       }),
     );
     this.#active.set(sessionId, { runId, controller, done });
@@ -283,18 +285,18 @@ export class RunManager {
    * the transaction that marks the run undone, and published once it committed.
    */
   undo(sessionId: string, runId: string, options: { dryRun: boolean }): AgentUndoResponse {
-    if (!this.#store.getSession(sessionId)) throw new DaemonError('SESSION_NOT_FOUND', 'no such session');
+    if (!this.#store.sessions.get(sessionId)) throw new DaemonError('SESSION_NOT_FOUND', 'no such session');
     let recorded: AgentStreamEvent | undefined;
     const answer = undoRun(
       {
         undo: this.#undo,
         roots: this.#roots,
         busy: (id) =>
-          this.#active.has(id) ? 'running' : this.#store.hasPendingApproval(id) ? 'approval-pending' : undefined,
+          this.#active.has(id) ? 'running' : this.#store.approvals.hasPending(id) ? 'approval-pending' : undefined,
         commandsOf: (id) => this.#undo.commandsRun(id),
         record: (event, note) => {
-          this.#store.appendMessages(sessionId, null, [note]);
-          recorded = this.#store.appendEvent(sessionId, event);
+          this.#store.transcript.append(sessionId, null, [note]);
+          recorded = this.#store.runs.appendEvent(sessionId, event);
         },
       },
       { sessionId, runId, dryRun: options.dryRun },
@@ -309,11 +311,11 @@ export class RunManager {
   /** Abort the session's active run (if any) and cancel its pending approvals. */
   abort(sessionId: string): boolean {
     const active = this.#active.get(sessionId);
-    const cancelled = this.#store.cancelPendingApprovals(sessionId);
+    const cancelled = this.#store.approvals.cancelPending(sessionId);
     if (!active) {
       // A run stopped at an approval has already finished; say on the stream that it is stopped,
       // so every client (and a later reload) stops showing the prompt.
-      const waiting = cancelled > 0 ? this.#store.getSession(sessionId)?.last_run : undefined;
+      const waiting = cancelled > 0 ? this.#store.sessions.get(sessionId)?.last_run : undefined;
       if (waiting) {
         this.#emit(sessionId, {
           type: 'run-error',
@@ -347,15 +349,15 @@ export class RunManager {
     const runs = [...this.#active.values()];
     for (const run of runs) run.controller.abort(failure);
     this.#storageFailing = Promise.all(runs.map((run) => run.done)).then(() => {
-      this.#store.releaseUnusedSpace();
+      this.#store.runs.releaseUnusedSpace();
       this.#reserve?.ensure();
       this.#storageFailing = undefined;
     });
   }
 
   #emit(sessionId: string, event: AgentEvent): void {
-    const entry = this.#store.appendEvent(sessionId, event);
-    this.#store.afterCommit(() => this.hub.publish(sessionId, entry));
+    const entry = this.#store.runs.appendEvent(sessionId, event);
+    this.#store.runs.afterCommit(() => this.hub.publish(sessionId, entry));
   }
 
   async #execute(
@@ -373,7 +375,7 @@ export class RunManager {
       const finishReason = await loop();
       if (controller.signal.aborted) throw controller.signal.reason;
       status = 'finished';
-      const usage = this.#store.runUsage(runId);
+      const usage = this.#store.runs.usage(runId);
       final = { type: 'run-finished', run_id: runId, finish_reason: finishReason, ...(usage ? { usage } : {}) };
     } catch (error) {
       const reason: unknown = controller.signal.reason;
@@ -395,7 +397,7 @@ export class RunManager {
       this.#log.error('undo.seal-failed', { run_id: runId, code: (error as { code?: string }).code ?? 'UNKNOWN' });
     }
     try {
-      this.hub.publish(sessionId, this.#store.finishRun(sessionId, runId, status, final));
+      this.hub.publish(sessionId, this.#store.runs.finish(sessionId, runId, status, final));
       this.#log.info('run.ended', {
         session_id: sessionId,
         run_id: runId,

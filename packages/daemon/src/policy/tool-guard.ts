@@ -80,7 +80,7 @@ function guardTool(name: string, original: Tool, options: ToolGuardOptions): Too
       if (answer.verdict === 'deny' || answer.verdict === 'hard-deny') return false;
       // The SDK asks again when it resumes with an answer, and drops the answer of a call that no
       // longer "needs" approval: a call that was asked (then "always allowed") keeps needing it.
-      if (context.store.approvalStatus(context.sessionId, approvalOptions.toolCallId) !== undefined) return true;
+      if (context.store.approvals.status(context.sessionId, approvalOptions.toolCallId) !== undefined) return true;
       if (answer.verdict === 'ask') return true;
       if (answer.verdict === 'allow') return false;
       const own = original.needsApproval;
@@ -91,7 +91,8 @@ function guardTool(name: string, original: Tool, options: ToolGuardOptions): Too
       : {
           execute: async (input: unknown, executeOptions: Parameters<NonNullable<Tool['execute']>>[1]) => {
             const answer = await ask(input);
-            const approved = context.store.approvalStatus(context.sessionId, executeOptions.toolCallId) === 'approved';
+            const approved =
+              context.store.approvals.status(context.sessionId, executeOptions.toolCallId) === 'approved';
             const record = (outcome: ToolDecision['outcome'], code: string | null) =>
               options.onDecision({
                 toolCallId: executeOptions.toolCallId,

@@ -43,7 +43,7 @@ function validationContext(context: ToolContext, shell: ShellBinding) {
 
 /** Whether this call must wait for a human, from the session's mode as it is now. Unknown mode: ask. */
 export function runCommandNeedsApproval(context: ToolContext, shell: ShellBinding, input: ShellRequestInput): boolean {
-  const mode = context.store.currentMode(context.sessionId);
+  const mode = context.store.sessions.currentMode(context.sessionId);
   // A call the structural gates refuse never runs, so there is nothing to approve: let it fail.
   if (!validateShellRequest(input, validationContext(context, shell)).ok) return false;
   if (mode === 'auto') return false;
@@ -74,7 +74,7 @@ export function createRunCommandTool(context: ToolContext, shell: ShellBinding) 
         shell.log.info('command.refused', { session_id: context.sessionId, code: checked.code });
         return checked;
       }
-      const mode = context.store.currentMode(context.sessionId);
+      const mode = context.store.sessions.currentMode(context.sessionId);
       if (mode === undefined) return shellRefusal('SHELL_UNAVAILABLE', 'the session no longer exists');
       if (mode === 'read-only' && !isReadOnlyCommand(checked.command, checked.args)) {
         shell.log.info('command.refused', { session_id: context.sessionId, code: 'MODE_READ_ONLY' });
@@ -88,7 +88,7 @@ export function createRunCommandTool(context: ToolContext, shell: ShellBinding) 
           workspaceRoot: checked.workspaceRoot,
           scratchDir: checked.scratchDir,
           timeoutMs: Math.min(input.timeout_ms ?? COMMAND_DEFAULT_TIMEOUT_MS, COMMAND_MAX_TIMEOUT_MS),
-          approved: context.store.approvalStatus(context.sessionId, toolCallId) === 'approved',
+          approved: context.store.approvals.status(context.sessionId, toolCallId) === 'approved',
         },
         abortSignal,
       );

@@ -11,7 +11,7 @@ afterEach(() => db?.close());
 function world() {
   db = openDatabase(join(makeTempDir('bastion-audit-'), 'sessions.db'));
   const store = new SessionStore(db);
-  const session = store.createSession({ provider: 'demo', model: 'demo', workspace: null });
+  const session = store.sessions.create({ provider: 'demo', model: 'demo', workspace: null });
   return { db, store, session, audit: new AuditLog(db) };
 }
 
@@ -33,7 +33,7 @@ const row = (sessionId: string, toolCallId: string) => ({
 describe('audit log (tool_audit in sessions.db)', () => {
   it('appends rows and lists them oldest first, per session', () => {
     const { store, session, audit } = world();
-    const other = store.createSession({ provider: 'demo', model: 'demo', workspace: null });
+    const other = store.sessions.create({ provider: 'demo', model: 'demo', workspace: null });
     audit.append(row(session.id, 'call_1'));
     audit.append(row(other.id, 'call_x'));
     audit.append(row(session.id, 'call_2'));
@@ -51,7 +51,7 @@ describe('audit log (tool_audit in sessions.db)', () => {
   it('its rows go with their session', () => {
     const { store, session, audit } = world();
     audit.append(row(session.id, 'call_1'));
-    expect(store.deleteSession(session.id)).toBe(true);
+    expect(store.sessions.delete(session.id)).toBe(true);
     expect(audit.list(session.id)).toEqual([]);
   });
 });

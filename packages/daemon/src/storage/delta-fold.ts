@@ -253,7 +253,7 @@ export interface DeltaBytes {
 /**
  * What one stream has sent of the current run's deltas, so a folded event that covers deltas it
  * already sent is cut to the rest (or skipped). Starts from what the client had at connect time,
- * when the store could tell (`SessionStore.deltaBytesThrough`); without that, a folded event of
+ * when the store could tell (`RunLog.deltaBytesThrough`); without that, a folded event of
  * the run is sent whole.
  */
 export class SentDeltas {

@@ -38,7 +38,7 @@ beforeEach(() => {
   writeFileSync(join(outside, 'secret.txt'), 'CANARY-7f3a answer');
   db = openDatabase(join(base, 'sessions.db'));
   store = new SessionStore(db);
-  sessionId = store.createSession({ provider: 'demo', model: 'demo', workspace: root }).id;
+  sessionId = store.sessions.create({ provider: 'demo', model: 'demo', workspace: root }).id;
   tools = createFileTools({ roots: new WorkspaceRoots([root]), workspace: root, sessionId, store });
 });
 afterEach(() => {
@@ -184,7 +184,7 @@ describe('write_file and edit_file', () => {
   });
 
   it('re-reads the mode on every write: a deleted session writes nothing', async () => {
-    store.deleteSession(sessionId);
+    store.sessions.delete(sessionId);
     expect(await run('write_file', { path: 'after.txt', content: 'x' })).toMatchObject({
       ok: false,
       code: 'MODE_REFUSED',
@@ -302,7 +302,7 @@ describe('project instruction files ask before every write', () => {
     (tools[name].needsApproval as unknown as NeedsApproval)(input, options);
 
   it('write_file and edit_file of AGENTS.md or CLAUDE.md at any depth and in any case need approval, in auto mode too', async () => {
-    store.updateSession(sessionId, { mode: 'auto', consentBy: 'test' });
+    store.sessions.update(sessionId, { mode: 'auto', consentBy: 'test' });
     for (const path of ['AGENTS.md', 'src/CLAUDE.md', 'docs/agents.MD', './Claude.md']) {
       expect(await needsApproval('write_file', { path, content: 'x' })).toBe(true);
       expect(await needsApproval('edit_file', { path, old_string: 'a', new_string: 'b' })).toBe(true);
@@ -322,7 +322,7 @@ describe('read-only mode and ask-before-writes', () => {
     (tools[name].needsApproval as unknown as NeedsApproval)(input, options);
 
   it('read-only refuses write_file and edit_file with MODE_READ_ONLY, asks nothing, and the files keep their bytes', async () => {
-    store.updateSession(sessionId, { mode: 'read-only' });
+    store.sessions.update(sessionId, { mode: 'read-only' });
     expect(await needsApproval('write_file', { path: 'README.md', content: 'x' })).toBe(false);
     expect(await run('write_file', { path: 'README.md', content: 'overwritten' })).toMatchObject({
       ok: false,
@@ -339,10 +339,10 @@ describe('read-only mode and ask-before-writes', () => {
   });
 
   it('ask-before-writes makes every write wait for approval, also in auto mode', async () => {
-    store.updateSession(sessionId, { mode: 'auto', consentBy: 'test', askBeforeWrites: true });
+    store.sessions.update(sessionId, { mode: 'auto', consentBy: 'test', askBeforeWrites: true });
     expect(await needsApproval('write_file', { path: 'notes.txt', content: 'x' })).toBe(true);
     expect(await needsApproval('edit_file', { path: 'src/main.ts', old_string: '42', new_string: '43' })).toBe(true);
-    store.updateSession(sessionId, { askBeforeWrites: false });
+    store.sessions.update(sessionId, { askBeforeWrites: false });
     expect(await needsApproval('write_file', { path: 'notes.txt', content: 'x' })).toBe(false);
   });
 });

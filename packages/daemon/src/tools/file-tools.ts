@@ -52,7 +52,7 @@ function resolveIn(context: ToolContext, path: string): ContainedPath {
 
 /** Every write re-validates the session's current mode; read-only, an unknown mode or a gone session fails closed. */
 function assertWriteAllowed(context: ToolContext): void {
-  const mode = context.store.currentMode(context.sessionId);
+  const mode = context.store.sessions.currentMode(context.sessionId);
   if (mode === 'read-only')
     throw new DaemonError('MODE_READ_ONLY', 'the session is read-only: files cannot be written');
   if (mode === undefined || !permissionModeSchema.safeParse(mode).success) {
@@ -67,8 +67,8 @@ function assertWriteAllowed(context: ToolContext): void {
  * write, so neither asks.
  */
 export function writeNeedsApproval(context: ToolContext, path: string): boolean {
-  if (context.store.currentMode(context.sessionId) === 'read-only') return false;
-  if (context.store.asksBeforeWrites(context.sessionId) || isInstructionFilePath(path)) return true;
+  if (context.store.sessions.currentMode(context.sessionId) === 'read-only') return false;
+  if (context.store.sessions.asksBeforeWrites(context.sessionId) || isInstructionFilePath(path)) return true;
   try {
     return isInstructionFilePath(resolveIn(context, path).relative);
   } catch {

@@ -8,6 +8,7 @@
  */
 import { UNDO_MAX_FILE_BYTES, UNDO_MAX_SESSION_BYTES, type RunStatus } from '@bastion/protocol';
 import type { SqliteDatabase } from '../storage/database.js';
+import type { StoreWriter } from '../storage/store-writer.js';
 import type { FileFingerprint } from '../workspaces/file-access.js';
 
 /** What a file held before its run's first change, as kept. */
@@ -50,22 +51,17 @@ interface KeptRow {
 
 export class UndoStore {
   readonly #db: SqliteDatabase;
+  /** The sessions store's writer: each write commits its open group of events first. */
+  readonly #writer: StoreWriter;
   readonly #limits: UndoLimits;
-  /** Commits whatever another writer of the same database has open (the store's group commit) first. */
-  readonly #flush: () => void;
-  readonly #now: () => string;
 
-  constructor(
-    db: SqliteDatabase,
-    options: { limits?: Partial<UndoLimits>; flush?: () => void; now?: () => string } = {},
-  ) {
-    this.#db = db;
+  constructor(writer: StoreWriter, options: { limits?: Partial<UndoLimits> } = {}) {
+    this.#db = writer.db;
+    this.#writer = writer;
     this.#limits = {
       maxFileBytes: options.limits?.maxFileBytes ?? UNDO_MAX_FILE_BYTES,
       maxSessionBytes: options.limits?.maxSessionBytes ?? UNDO_MAX_SESSION_BYTES,
     };
-    this.#flush = options.flush ?? (() => undefined);
-    this.#now = options.now ?? (() => new Date().toISOString());
   }
 
   get limits(): UndoLimits {
@@ -91,32 +87,29 @@ export class UndoStore {
     input: { sessionId: string; runId: string; root: string; path: string; createdDirs?: readonly string[] },
     prior: { kind: 'file'; bytes: Buffer; sha256: string } | { kind: 'absent' } | { kind: 'too-large' },
   ): void {
-    this.#flush();
-    this.#db
-      .transaction(() => {
-        let state: PriorState = prior.kind;
-        if (prior.kind === 'file' && !this.#makeRoom(input.sessionId, input.runId, prior.bytes.length)) {
-          state = 'too-large';
-        }
-        const bytes = state === 'file' && prior.kind === 'file' ? prior.bytes : null;
-        this.#db
-          .prepare(
-            `INSERT INTO undo_files (session_id, run_id, root, path, prior, prior_bytes, prior_sha256, created_dirs, created_at)
+    this.#writer.write(() => {
+      let state: PriorState = prior.kind;
+      if (prior.kind === 'file' && !this.#makeRoom(input.sessionId, input.runId, prior.bytes.length)) {
+        state = 'too-large';
+      }
+      const bytes = state === 'file' && prior.kind === 'file' ? prior.bytes : null;
+      this.#db
+        .prepare(
+          `INSERT INTO undo_files (session_id, run_id, root, path, prior, prior_bytes, prior_sha256, created_dirs, created_at)
              VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-          )
-          .run(
-            input.sessionId,
-            input.runId,
-            input.root,
-            input.path,
-            state,
-            bytes,
-            bytes === null || prior.kind !== 'file' ? null : prior.sha256,
-            input.createdDirs?.length ? JSON.stringify(input.createdDirs) : null,
-            this.#now(),
-          );
-      })
-      .immediate();
+        )
+        .run(
+          input.sessionId,
+          input.runId,
+          input.root,
+          input.path,
+          state,
+          bytes,
+          bytes === null || prior.kind !== 'file' ? null : prior.sha256,
+          input.createdDirs?.length ? JSON.stringify(input.createdDirs) : null,
+          this.#writer.now(),
+        );
+    });
   }
 
   /**
@@ -145,16 +138,18 @@ export class UndoStore {
 
   /** What the run left in a file it wrote (after each write, and again when the run ends). */
   recordAfter(runId: string, root: string, path: string, after: FileFingerprint | null): void {
-    this.#flush();
-    this.#db
-      .prepare('UPDATE undo_files SET after_size = ?, after_sha256 = ? WHERE run_id = ? AND root = ? AND path = ?')
-      .run(after?.size ?? null, after?.sha256 ?? null, runId, root, path);
+    this.#writer.write(() =>
+      this.#db
+        .prepare('UPDATE undo_files SET after_size = ?, after_sha256 = ? WHERE run_id = ? AND root = ? AND path = ?')
+        .run(after?.size ?? null, after?.sha256 ?? null, runId, root, path),
+    );
   }
 
   /** A write that failed left the old bytes: the copy kept for it alone goes. */
   forget(runId: string, root: string, path: string): void {
-    this.#flush();
-    this.#db.prepare('DELETE FROM undo_files WHERE run_id = ? AND root = ? AND path = ?').run(runId, root, path);
+    this.#writer.write(() =>
+      this.#db.prepare('DELETE FROM undo_files WHERE run_id = ? AND root = ? AND path = ?').run(runId, root, path),
+    );
   }
 
   /** The run's files in the order it first wrote them. */
@@ -187,14 +182,14 @@ export class UndoStore {
 
   /** Commands the run ran (its run_command calls the watchdog's audit log saw run or fail while running). */
   commandsRun(runId: string): number {
-    this.#flush();
-    return (
-      this.#db
-        .prepare<[string], { count: number }>(
-          `SELECT COUNT(*) AS count FROM tool_audit
-           WHERE run_id = ? AND tool_name = 'run_command' AND outcome IN ('ran', 'failed')`,
-        )
-        .get(runId)?.count ?? 0
+    return this.#writer.read(
+      () =>
+        this.#db
+          .prepare<[string], { count: number }>(
+            `SELECT COUNT(*) AS count FROM tool_audit
+             WHERE run_id = ? AND tool_name = 'run_command' AND outcome IN ('ran', 'failed')`,
+          )
+          .get(runId)?.count ?? 0,
     );
   }
 
@@ -220,13 +215,10 @@ export class UndoStore {
    * `alsoInTransaction` (the transcript's record of the undo), in one transaction.
    */
   markUndone(runId: string, alsoInTransaction: () => void): void {
-    this.#flush();
-    this.#db
-      .transaction(() => {
-        this.#db.prepare('UPDATE runs SET undone_at = ? WHERE id = ?').run(this.#now(), runId);
-        this.#db.prepare('DELETE FROM undo_files WHERE run_id = ?').run(runId);
-        alsoInTransaction();
-      })
-      .immediate();
+    this.#writer.write(() => {
+      this.#db.prepare('UPDATE runs SET undone_at = ? WHERE id = ?').run(this.#writer.now(), runId);
+      this.#db.prepare('DELETE FROM undo_files WHERE run_id = ?').run(runId);
+      alsoInTransaction();
+    });
   }
 }

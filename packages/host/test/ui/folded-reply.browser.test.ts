@@ -29,17 +29,17 @@ function seedFoldedReply(userData: string): void {
   const db = openDatabase(join(userData, 'sessions.db'));
   try {
     const store = new SessionStore(db);
-    const session = store.createSession({ provider: 'demo', model: 'demo', workspace: null, title: 'Folded' });
+    const session = store.sessions.create({ provider: 'demo', model: 'demo', workspace: null, title: 'Folded' });
     sessionId = session.id;
-    const { runId } = store.startRun(session.id, {
+    const { runId } = store.runs.start(session.id, {
       provider: 'demo',
       model: 'demo',
       userContent: [{ role: 'user', content: [{ type: 'text', text: 'write a lot' }] }],
     });
     for (let i = 0; i < PIECES; i++)
-      store.appendEvent(session.id, { type: 'text-delta', run_id: runId, text: piece(i) });
-    store.appendMessages(session.id, runId, [{ role: 'assistant', content: [{ type: 'text', text: REPLY }] }]);
-    store.finishRun(session.id, runId, 'finished', { type: 'run-finished', run_id: runId, finish_reason: 'stop' });
+      store.runs.appendEvent(session.id, { type: 'text-delta', run_id: runId, text: piece(i) });
+    store.transcript.append(session.id, runId, [{ role: 'assistant', content: [{ type: 'text', text: REPLY }] }]);
+    store.runs.finish(session.id, runId, 'finished', { type: 'run-finished', run_id: runId, finish_reason: 'stop' });
     foldedEvents = db
       .prepare<[], { n: number }>('SELECT COUNT(*) AS n FROM message_parts WHERE ref_message IS NOT NULL')
       .get()?.n as number;

@@ -40,7 +40,7 @@ export function agentRoutes(deps: { store: SessionStore; runs: RunManager }): Ro
       '/agent/abort',
       handle(async (c) => {
         const body = await readJson(c, agentAbortRequestSchema);
-        if (!store.getSession(body.session_id)) throw new DaemonError('SESSION_NOT_FOUND', 'no such session');
+        if (!store.sessions.get(body.session_id)) throw new DaemonError('SESSION_NOT_FOUND', 'no such session');
         return c.json({ aborted: runs.abort(body.session_id) } satisfies AgentAbortResponse);
       }),
     );
@@ -55,7 +55,7 @@ export function agentRoutes(deps: { store: SessionStore; runs: RunManager }): Ro
       '/agent/stream/:session_id',
       handle((c) => {
         const sessionId = sessionIdParam(c, 'session_id');
-        if (!store.getSession(sessionId)) throw new DaemonError('SESSION_NOT_FOUND', 'no such session');
+        if (!store.sessions.get(sessionId)) throw new DaemonError('SESSION_NOT_FOUND', 'no such session');
         const header = c.req.header('last-event-id');
         if (header !== undefined && !/^\d{1,15}$/.test(header)) {
           throw new RequestError('BAD_REQUEST', 'invalid field: Last-Event-ID');

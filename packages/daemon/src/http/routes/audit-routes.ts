@@ -13,7 +13,7 @@ export function auditRoutes(deps: { store: SessionStore; audit: AuditLog }): Rou
       '/sessions/:id/audit',
       handle((c) => {
         const id = sessionIdParam(c);
-        if (!deps.store.getSession(id)) throw new DaemonError('SESSION_NOT_FOUND', 'no such session');
+        if (!deps.store.sessions.get(id)) throw new DaemonError('SESSION_NOT_FOUND', 'no such session');
         return c.json({ entries: deps.audit.list(id) } satisfies AuditPage);
       }),
     );

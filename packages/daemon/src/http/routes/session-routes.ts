@@ -48,7 +48,7 @@ export function sessionRoutes(deps: {
       '/sessions',
       handle((c) => {
         const query = parseInput(pageQuerySchema, c.req.query());
-        const page = store.listSessions(query);
+        const page = store.sessions.list(query);
         return c.json({ sessions: page.items, next: page.next } satisfies SessionListResponse);
       }),
     );
@@ -63,7 +63,7 @@ export function sessionRoutes(deps: {
         }
         const provider = body.provider ?? deps.defaultProvider;
         const model = body.model ?? registry.defaultModel(provider) ?? provider;
-        const session = store.createSession({
+        const session = store.sessions.create({
           provider,
           model,
           workspace,
@@ -78,7 +78,7 @@ export function sessionRoutes(deps: {
     app.get(
       '/sessions/:id',
       handle((c) => {
-        const session = store.getSession(sessionIdParam(c));
+        const session = store.sessions.get(sessionIdParam(c));
         if (!session) throw notFound();
         return c.json(session);
       }),
@@ -89,7 +89,7 @@ export function sessionRoutes(deps: {
         const id = sessionIdParam(c);
         const body = await readJson(c, updateSessionRequestSchema);
         checkProvider(body.provider);
-        const session = store.updateSession(id, {
+        const session = store.sessions.update(id, {
           ...(body.title === undefined ? {} : { title: body.title }),
           ...(body.mode === undefined ? {} : { mode: body.mode }),
           ...(body.provider === undefined ? {} : { provider: body.provider }),
@@ -106,7 +106,7 @@ export function sessionRoutes(deps: {
       handle((c) => {
         const id = sessionIdParam(c);
         if (runs.isActive(id)) throw new DaemonError('RUN_ACTIVE', 'a run is active for this session');
-        if (!store.deleteSession(id)) throw notFound();
+        if (!store.sessions.delete(id)) throw notFound();
         return c.json({ deleted: true });
       }),
     );
@@ -114,9 +114,9 @@ export function sessionRoutes(deps: {
       '/sessions/:id/messages',
       handle((c) => {
         const id = sessionIdParam(c);
-        if (!store.getSession(id)) throw notFound();
+        if (!store.sessions.get(id)) throw notFound();
         const query = parseInput(pageQuerySchema, c.req.query());
-        const page = store.listMessages(id, query);
+        const page = store.transcript.list(id, query);
         return c.json({ messages: page.items, next: page.next } satisfies MessageListResponse);
       }),
     );
@@ -124,9 +124,9 @@ export function sessionRoutes(deps: {
       '/sessions/:id/events',
       handle((c) => {
         const id = sessionIdParam(c);
-        if (!store.getSession(id)) throw notFound();
+        if (!store.sessions.get(id)) throw notFound();
         const query = parseInput(eventPageQuerySchema, c.req.query());
-        const page = store.eventsBefore(
+        const page = store.runs.eventsBefore(
           id,
           query.cursor === undefined ? undefined : Number(query.cursor),
           query.limit ?? EVENT_PAGE_MAX_LIMIT,
@@ -136,7 +136,7 @@ export function sessionRoutes(deps: {
         );
         return c.json({
           events: page.items,
-          messages: store.messagesById(id, promptIds),
+          messages: store.transcript.byIds(id, promptIds),
           next: page.next,
         } satisfies EventPageResponse);
       }),

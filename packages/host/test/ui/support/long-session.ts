@@ -14,20 +14,20 @@ export function seedLongSession(userData: string, turns: number): { sessionId: s
   const db = openDatabase(join(userData, 'sessions.db'));
   try {
     const store = new SessionStore(db);
-    const session = store.createSession({ provider: 'demo', model: 'demo', workspace: null, title: 'Long session' });
+    const session = store.sessions.create({ provider: 'demo', model: 'demo', workspace: null, title: 'Long session' });
     let parts = 0;
     for (let turn = 0; turn < turns; turn += 1) {
-      const { runId } = store.startRun(session.id, {
+      const { runId } = store.runs.start(session.id, {
         provider: 'demo',
         model: 'demo',
         userContent: [{ role: 'user', content: [{ type: 'text', text: `prompt ${turn}` }] }],
       });
-      store.appendEvent(session.id, { type: 'text-delta', run_id: runId, text: `reply ${turn}` });
+      store.runs.appendEvent(session.id, { type: 'text-delta', run_id: runId, text: `reply ${turn}` });
       parts += 3;
       if (turn % 4 === 0) {
         const call = { run_id: runId, tool_call_id: `call_${turn}`, tool_name: 'run_command' };
-        store.appendEvent(session.id, { type: 'tool-call', ...call, input: { command: 'ls', args: ['-la'] } });
-        store.appendEvent(session.id, {
+        store.runs.appendEvent(session.id, { type: 'tool-call', ...call, input: { command: 'ls', args: ['-la'] } });
+        store.runs.appendEvent(session.id, {
           type: 'tool-result',
           ...call,
           output: { exit_code: 0, stdout: `file-${turn}.txt\n`, stderr: '', truncated: false },
@@ -35,9 +35,9 @@ export function seedLongSession(userData: string, turns: number): { sessionId: s
         });
         parts += 2;
       }
-      store.finishRun(session.id, runId, 'finished', { type: 'run-finished', run_id: runId, finish_reason: 'stop' });
+      store.runs.finish(session.id, runId, 'finished', { type: 'run-finished', run_id: runId, finish_reason: 'stop' });
     }
-    store.flush();
+    store.runs.commit();
     return { sessionId: session.id, parts };
   } finally {
     db.close();

@@ -1,0 +1,105 @@
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { newSession, useTempStore } from '../../test/support/temp-store.js';
+import { openDatabase, type SqliteDatabase } from './database.js';
+import { MIGRATIONS } from './migrations.js';
+import { SessionStore } from './session-store.js';
+
+let dir: string;
+let db: SqliteDatabase;
+let store: SessionStore;
+useTempStore((opened) => ({ dir, db, store } = opened));
+
+describe('sessions', () => {
+  it('creates with accept-edits by default and records consent only when entering auto', () => {
+    const session = newSession(store);
+    expect(session.mode).toBe('accept-edits');
+    expect(session.auto_consent).toBeNull();
+    const auto = store.sessions.update(session.id, { mode: 'auto', consentBy: 'cli' });
+    expect(auto?.mode).toBe('auto');
+    expect(auto?.auto_consent?.by).toBe('cli');
+    const renamed = store.sessions.update(session.id, { title: 'x', consentBy: 'someone-else' });
+    expect(renamed?.auto_consent).toEqual(auto?.auto_consent);
+  });
+
+  it('pages newest first without gaps or repeats', () => {
+    const ids = Array.from({ length: 7 }, () => newSession(store).id).reverse();
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    for (;;) {
+      const page = store.sessions.list({ limit: 3, cursor });
+      seen.push(...page.items.map((s) => s.id));
+      if (page.next === null) break;
+      cursor = page.next;
+    }
+    expect(seen).toEqual(ids);
+  });
+
+  it('deleting a session removes its runs, messages, events and approvals', () => {
+    const session = newSession(store);
+    const { runId } = store.runs.start(session.id, {
+      userContent: [{ role: 'user', content: 'hi' }],
+      provider: 'demo',
+      model: 'demo',
+    });
+    store.approvals.recordRequest({
+      sessionId: session.id,
+      runId,
+      approvalId: 'a1',
+      toolCallId: 'c1',
+      toolName: 't',
+      input: {},
+    });
+    expect(store.sessions.delete(session.id)).toBe(true);
+    for (const table of ['runs', 'messages', 'message_parts', 'approvals']) {
+      expect(db.prepare(`SELECT COUNT(*) AS n FROM ${table}`).get()).toEqual({ n: 0 });
+    }
+  });
+});
+
+describe('read-only mode and ask-before-writes (migration 3)', () => {
+  it('keeps sessions, runs and their cascade when a version-2 database gains the read-only mode', () => {
+    const path = join(dir, 'v2.db');
+    const old = openDatabase(
+      path,
+      MIGRATIONS.filter((migration) => migration.version <= 2),
+    );
+    const oldStore = new SessionStore(old);
+    const session = old
+      .prepare<[], { id: string }>(
+        `INSERT INTO sessions (id, mode, provider, model, created_at, updated_at)
+         VALUES ('ses_migrated01', 'auto', 'demo', 'demo', 'x', 'x') RETURNING id`,
+      )
+      .get() as { id: string };
+    const run = oldStore.runs.start(session.id, { provider: 'demo', model: 'demo' });
+    old.close();
+
+    const migrated = openDatabase(path);
+    const migratedStore = new SessionStore(migrated);
+    try {
+      expect(migratedStore.sessions.get(session.id)).toMatchObject({
+        mode: 'auto',
+        ask_before_writes: false,
+        last_run: { id: run.runId },
+      });
+      expect(migrated.pragma('foreign_keys', { simple: true })).toBe(1);
+      expect(migratedStore.sessions.update(session.id, { mode: 'read-only', askBeforeWrites: true })).toMatchObject({
+        mode: 'read-only',
+        ask_before_writes: true,
+      });
+      expect(migratedStore.sessions.delete(session.id)).toBe(true);
+      expect(migratedStore.runs.status(run.runId)).toBeUndefined();
+    } finally {
+      migrated.close();
+    }
+  });
+
+  it('records ask_before_writes at creation and reads it back per call', () => {
+    const session = store.sessions.create({ provider: 'demo', model: 'demo', workspace: null, askBeforeWrites: true });
+    expect(session.ask_before_writes).toBe(true);
+    expect(store.sessions.asksBeforeWrites(session.id)).toBe(true);
+    store.sessions.update(session.id, { askBeforeWrites: false });
+    expect(store.sessions.asksBeforeWrites(session.id)).toBe(false);
+    expect(store.sessions.asksBeforeWrites('ses_gone000000')).toBe(false);
+  });
+});

@@ -1,0 +1,191 @@
+/**
+ * Sessions in sessions.db: their settings (mode, provider, model, ask-before-writes), who
+ * consented to `auto` and when, and, read with each session, its last run and summed token usage.
+ */
+import {
+  DEFAULT_PERMISSION_MODE,
+  PAGE_DEFAULT_LIMIT,
+  permissionModeSchema,
+  type PermissionMode,
+  type RunStatus,
+  type Session,
+} from '@bastion/protocol';
+import { newId } from './ids.js';
+import { cursorPosition, type Page } from './page.js';
+import { toTokenUsage, type UsageColumns } from './run-log.js';
+import type { StoreWriter } from './store-writer.js';
+
+interface SessionRow extends UsageColumns {
+  n: number;
+  id: string;
+  title: string;
+  mode: string;
+  provider: string;
+  model: string;
+  workspace: string | null;
+  auto_consent_by: string | null;
+  auto_consent_at: string | null;
+  ask_before_writes: number;
+  created_at: string;
+  updated_at: string;
+  last_run_id: string | null;
+  last_run_status: string | null;
+}
+
+export interface NewSession {
+  title?: string;
+  mode?: PermissionMode;
+  provider: string;
+  model: string;
+  workspace: string | null;
+  askBeforeWrites?: boolean;
+  consentBy?: string;
+}
+
+export interface SessionPatch {
+  title?: string;
+  mode?: PermissionMode;
+  provider?: string;
+  model?: string;
+  askBeforeWrites?: boolean;
+  consentBy?: string;
+}
+
+const SESSION_COLUMNS = `
+  s.n, s.id, s.title, s.mode, s.provider, s.model, s.workspace, s.auto_consent_by, s.auto_consent_at, s.ask_before_writes,
+  s.created_at, s.updated_at,
+  (SELECT r.id FROM runs r WHERE r.session_id = s.id ORDER BY r.n DESC LIMIT 1) AS last_run_id,
+  (SELECT r.status FROM runs r WHERE r.session_id = s.id ORDER BY r.n DESC LIMIT 1) AS last_run_status,
+  ${['input_tokens', 'output_tokens', 'cached_input_tokens', 'cost_usd']
+    .map((column) => `(SELECT SUM(r.${column}) FROM runs r WHERE r.session_id = s.id) AS ${column}`)
+    .join(', ')}`;
+
+function toSession(row: SessionRow): Session {
+  return {
+    id: row.id,
+    title: row.title,
+    mode: permissionModeSchema.parse(row.mode),
+    provider: row.provider,
+    model: row.model,
+    workspace: row.workspace,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+    auto_consent:
+      row.auto_consent_by !== null && row.auto_consent_at !== null
+        ? { by: row.auto_consent_by, at: row.auto_consent_at }
+        : null,
+    ask_before_writes: row.ask_before_writes === 1,
+    last_run:
+      row.last_run_id !== null && row.last_run_status !== null
+        ? { id: row.last_run_id, status: row.last_run_status as RunStatus }
+        : null,
+    usage: toTokenUsage(row),
+  };
+}
+
+export class Sessions {
+  readonly #writer: StoreWriter;
+
+  constructor(writer: StoreWriter) {
+    this.#writer = writer;
+  }
+
+  create(input: NewSession): Session {
+    return this.#writer.write(() => {
+      const id = newId('ses');
+      const now = this.#writer.now();
+      const mode = input.mode ?? DEFAULT_PERMISSION_MODE;
+      this.#writer.db
+        .prepare(
+          `INSERT INTO sessions (id, title, mode, provider, model, workspace, auto_consent_by, auto_consent_at, ask_before_writes, created_at, updated_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        )
+        .run(
+          id,
+          input.title ?? '',
+          mode,
+          input.provider,
+          input.model,
+          input.workspace,
+          mode === 'auto' ? (input.consentBy ?? 'client') : null,
+          mode === 'auto' ? now : null,
+          input.askBeforeWrites === true ? 1 : 0,
+          now,
+          now,
+        );
+      return this.get(id) as Session;
+    });
+  }
+
+  get(id: string): Session | undefined {
+    const row = this.#writer.db
+      .prepare<[string], SessionRow>(`SELECT ${SESSION_COLUMNS} FROM sessions s WHERE s.id = ?`)
+      .get(id);
+    return row ? toSession(row) : undefined;
+  }
+
+  /** Newest first; `cursor` is the previous page's `next`. */
+  list(options: { limit?: number; cursor?: string } = {}): Page<Session> {
+    const limit = options.limit ?? PAGE_DEFAULT_LIMIT;
+    const before = cursorPosition(options.cursor, Number.MAX_SAFE_INTEGER);
+    const rows = this.#writer.db
+      .prepare<[number, number], SessionRow>(
+        `SELECT ${SESSION_COLUMNS} FROM sessions s WHERE s.n < ? ORDER BY s.n DESC LIMIT ?`,
+      )
+      .all(before, limit + 1);
+    const page = rows.slice(0, limit);
+    const last = page.at(-1);
+    return { items: page.map(toSession), next: rows.length > limit && last ? String(last.n) : null };
+  }
+
+  /** Apply a patch; switching to `auto` records who consented and when. */
+  update(id: string, patch: SessionPatch): Session | undefined {
+    return this.#writer.write(() => {
+      const current = this.get(id);
+      if (!current) return undefined;
+      const now = this.#writer.now();
+      const mode = patch.mode ?? current.mode;
+      const enteringAuto = mode === 'auto' && current.mode !== 'auto';
+      this.#writer.db
+        .prepare(
+          `UPDATE sessions SET title = ?, mode = ?, provider = ?, model = ?, ask_before_writes = ?, updated_at = ?,
+             auto_consent_by = CASE WHEN ? THEN ? ELSE auto_consent_by END,
+             auto_consent_at = CASE WHEN ? THEN ? ELSE auto_consent_at END
+           WHERE id = ?`,
+        )
+        .run(
+          patch.title ?? current.title,
+          mode,
+          patch.provider ?? current.provider,
+          patch.model ?? current.model,
+          (patch.askBeforeWrites ?? current.ask_before_writes) ? 1 : 0,
+          now,
+          enteringAuto ? 1 : 0,
+          patch.consentBy ?? 'client',
+          enteringAuto ? 1 : 0,
+          now,
+          id,
+        );
+      return this.get(id);
+    });
+  }
+
+  /** Remove the session with everything of it (runs, messages, events, approvals cascade). */
+  delete(id: string): boolean {
+    return this.#writer.write(() => this.#writer.db.prepare('DELETE FROM sessions WHERE id = ?').run(id).changes === 1);
+  }
+
+  /** Whether the session asks before each file write, as stored now (false for a gone session). */
+  asksBeforeWrites(id: string): boolean {
+    const row = this.#writer.db
+      .prepare<[string], { ask_before_writes: number }>('SELECT ask_before_writes FROM sessions WHERE id = ?')
+      .get(id);
+    return row?.ask_before_writes === 1;
+  }
+
+  /** The session's mode as stored now (tools re-read it on every write). */
+  currentMode(id: string): PermissionMode | undefined {
+    const row = this.#writer.db.prepare<[string], { mode: string }>('SELECT mode FROM sessions WHERE id = ?').get(id);
+    return row ? permissionModeSchema.parse(row.mode) : undefined;
+  }
+}
