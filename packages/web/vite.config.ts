@@ -1,6 +1,6 @@
 // The desktop app: served by the host's UI server under /desktop/, after the bridge, under a
 // nonce CSP. `html.cspNonce` writes a placeholder the UI server replaces per response.
-import { defineConfig } from 'vite';
+import { defineConfig, type Plugin } from 'vite';
 import react from '@vitejs/plugin-react';
 import { fileURLToPath } from 'node:url';
 
@@ -8,6 +8,9 @@ import { fileURLToPath } from 'node:url';
 // when given `languages`, so they would stay in the bundle. Its own import of lowlight gets
 // lowlight's createLowlight with an empty fallback; src/components/markdown.tsx passes the
 // languages Bastion highlights.
+/** What the host replaces with each response's nonce (NONCE_PLACEHOLDER in host src/ui/desktop-assets.ts). */
+const NONCE_PLACEHOLDER = 'BASTION_CSP_NONCE';
+
 const LOWLIGHT_WITHOUT_COMMON = '\0lowlight-without-common';
 const lowlightCore = fileURLToPath(new URL('../../node_modules/lowlight/lib/index.js', import.meta.url));
 const highlightLanguagesOnly = {
@@ -23,10 +26,40 @@ const highlightLanguagesOnly = {
   },
 };
 
+// The entry (src/main.tsx) is small and imports the app and the markdown renderer dynamically,
+// so it can start a session's requests before they are evaluated; index.html still fetches them
+// (and what they import) at once, as modulepreload links carrying the CSP nonce.
+const BASE = '/desktop/';
+const PRELOADED_CHUNKS = new Set(['app-root', 'markdown-renderer']);
+const preloadFirstPaintChunks: Plugin = {
+  name: 'bastion-preload-first-paint-chunks',
+  transformIndexHtml: {
+    order: 'post',
+    handler(_html, { bundle }) {
+      if (!bundle) return [];
+      const files = new Set<string>();
+      const add = (fileName: string) => {
+        const chunk = bundle[fileName];
+        if (files.has(fileName) || chunk?.type !== 'chunk' || chunk.isEntry) return;
+        files.add(fileName);
+        chunk.imports.forEach(add);
+      };
+      for (const chunk of Object.values(bundle)) {
+        if (chunk.type === 'chunk' && chunk.isDynamicEntry && PRELOADED_CHUNKS.has(chunk.name)) add(chunk.fileName);
+      }
+      return [...files].map((file) => ({
+        tag: 'link',
+        attrs: { rel: 'modulepreload', crossorigin: true, href: `${BASE}${file}`, nonce: NONCE_PLACEHOLDER },
+        injectTo: 'head' as const,
+      }));
+    },
+  },
+};
+
 export default defineConfig({
-  base: '/desktop/',
-  plugins: [highlightLanguagesOnly, react()],
-  html: { cspNonce: 'BASTION_CSP_NONCE' },
-  // Settings is a lazily loaded chunk (see src/app.tsx); the rest is what a session's first paint needs.
+  base: BASE,
+  plugins: [highlightLanguagesOnly, preloadFirstPaintChunks, react()],
+  html: { cspNonce: NONCE_PLACEHOLDER },
+  // Settings is a lazily loaded chunk (see src/app.tsx), not preloaded.
   build: { outDir: 'dist', emptyOutDir: true, target: 'es2022', sourcemap: false, chunkSizeWarningLimit: 1024 },
 });

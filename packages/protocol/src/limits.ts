@@ -254,6 +254,18 @@ export const PAGE_MAX_LIMIT = 200;
  * renders within a frame budget, so a long session's newest turns paint without its history.
  */
 export const EVENT_PAGE_MAX_LIMIT = 1_000;
+/**
+ * The desktop page asks for this many of a session's newest events when it opens (older pages,
+ * EVENT_PAGE_MAX_LIMIT each, load as the reader scrolls up): more than a screen of turns, and a
+ * fifth of the query, transfer and fold a full page costs before the first paint.
+ */
+export const UI_OPENING_EVENT_PAGE_LIMIT = 200;
+/**
+ * The desktop page's first render waits this long at most for the newest events it asked for
+ * (packages/web/src/main.tsx): rendering the shell first would hold the main thread while the
+ * request's own steps wait for it, and paint the newest messages later.
+ */
+export const UI_FIRST_RENDER_WAIT_MS = 250;
 /** Provider and model ids as stored and routed. */
 export const PROVIDER_ID_MAX_CHARS = 64;
 export const MODEL_ID_MAX_CHARS = 128;

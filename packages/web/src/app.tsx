@@ -5,6 +5,7 @@ import { useRoute } from './route.js';
 import { PostureBanner } from './components/posture-banner.js';
 import { SessionList } from './components/session-list.js';
 import { ChatView } from './components/chat-view.js';
+import { loadMarkdownRenderer } from './components/markdown-loader.js';
 
 // Settings (endpoints, policy, audit log) is its own chunk, fetched when first opened: the first
 // paint of a session does not wait for it. The chunk is a module import()ed by the nonce-bearing
@@ -24,6 +25,11 @@ export function App() {
   const refreshSessions = useCallback(() => setSessionsVersion((v) => v + 1), []);
   // On a narrow screen the session list folds away while a page is open; this shows it again.
   const [sessionsShown, setSessionsShown] = useState(false);
+
+  // After the first render: the renderer's chunk is evaluated once the first paint is done.
+  useEffect(() => {
+    loadMarkdownRenderer().catch(() => undefined);
+  }, []);
 
   useEffect(() => {
     if (!bastion) return undefined;

@@ -51,10 +51,24 @@ describe('a session of more than 4 000 messages', () => {
       transcript.evaluate((element, value) => {
         element.scrollTop = value;
       }, top);
-    // just short of where older pages are asked for (800 px from the top), and settled there
-    await scrollTo(820);
-    await page.waitForTimeout(500);
-    const before = await listHeight();
+    const scrollTop = () => transcript.evaluate((element) => element.scrollTop);
+    // just short of where older pages are asked for (800 px from the top), and settled there:
+    // rows measured on the way can move the view over that line, and the older page it asks for
+    // is waited out before scrolling back
+    let before = -1;
+    await expect
+      .poll(
+        async () => {
+          await scrollTo(820);
+          await page.waitForTimeout(500);
+          const height = await listHeight();
+          const settled = height === before && (await scrollTop()) >= 800;
+          before = height;
+          return settled;
+        },
+        { timeout: 30_000 },
+      )
+      .toBe(true);
     const bubble = page.getByTestId('user-bubble').nth(2);
     const text = await bubble.textContent();
     const top = (await bubble.boundingBox())?.y ?? Number.NaN;

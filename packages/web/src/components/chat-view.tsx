@@ -1,7 +1,8 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import type { AgentStreamEvent, BastionApi, PermissionMode, Session } from '@bastion/bridge';
-import { EVENT_PAGE_MAX_LIMIT, SESSION_MAX_TITLE_CHARS } from '@bastion/protocol';
+import { SESSION_MAX_TITLE_CHARS } from '@bastion/protocol';
 import { describeError } from '../bastion.js';
+import { loadHistory, newestHistory, settledOpening } from '../history.js';
 import {
   applyEvents,
   emptyTranscript,
@@ -51,51 +52,6 @@ function titleFrom(message: string): string {
   return trimmed.length > AUTO_TITLE_CHARS ? `${trimmed.slice(0, AUTO_TITLE_CHARS - 1)}…` : trimmed;
 }
 
-/** A stretch of the session's log, folded, with the prompts it names; `next` pages further back. */
-interface HistoryChunk {
-  transcript: Transcript;
-  texts: Map<string, string>;
-  next: string | null;
-}
-
-/**
- * The events before `cursor` (the newest when undefined), paged back until they start at a run —
- * a run longer than a page is gathered whole — so the chunk folds on its own and joins before
- * what is already shown (prependTranscript).
- */
-async function loadHistory(bastion: BastionApi, sessionId: string, cursor: string | undefined): Promise<HistoryChunk> {
-  const pages: AgentStreamEvent[][] = [];
-  const texts = new Map<string, string>();
-  let next = cursor;
-  do {
-    const page = await bastion.sessions.events(sessionId, { limit: EVENT_PAGE_MAX_LIMIT, cursor: next });
-    pages.unshift(page.events);
-    for (const message of page.messages) {
-      texts.set(message.id, message.parts.map((part) => (part.type === 'text' ? part.text : '')).join(''));
-    }
-    next = page.next ?? undefined;
-  } while (next !== undefined && pages[0]?.[0]?.event.type !== 'run-started');
-  return { transcript: applyEvents(emptyTranscript, pages.flat()), texts, next: next ?? null };
-}
-
-/** The newest page of the session the page opened on, requested before React's first render. */
-let opening: { sessionId: string; history: Promise<HistoryChunk> } | undefined;
-
-/** Starts loading a session's newest page now (main.tsx, before the first render), for its ChatView to take. */
-export function prefetchHistory(bastion: BastionApi, sessionId: string): void {
-  const history = loadHistory(bastion, sessionId, undefined);
-  // a failure is reported by the ChatView that takes it, not as an unhandled rejection
-  history.catch(() => undefined);
-  opening = { sessionId, history };
-}
-
-/** The prefetched newest page when it is this session's (taken once), else a new request. */
-function newestHistory(bastion: BastionApi, sessionId: string): Promise<HistoryChunk> {
-  const prefetched = opening?.sessionId === sessionId ? opening.history : undefined;
-  opening = undefined;
-  return prefetched ?? loadHistory(bastion, sessionId, undefined);
-}
-
 /** The prompt a failed run started from, so Retry can send it again. */
 function promptBefore(
   items: readonly TranscriptItem[],
@@ -116,10 +72,12 @@ function toolByKey(items: readonly TranscriptItem[], key: string): ToolView | un
 
 export function ChatView({ bastion, sessionId, sessionsVersion, onSessionChanged }: Props) {
   const [session, setSession] = useState<Session>();
-  const [texts, setTexts] = useState<ReadonlyMap<string, string>>(new Map());
-  const [transcript, setTranscript] = useState<Transcript>(emptyTranscript);
+  /** The newest page when it came in before this view's first render (a page opened on this session). */
+  const [opened] = useState(() => settledOpening(sessionId));
+  const [texts, setTexts] = useState<ReadonlyMap<string, string>>(() => opened?.texts ?? new Map());
+  const [transcript, setTranscript] = useState<Transcript>(opened?.transcript ?? emptyTranscript);
   /** The cursor of the log's older pages: undefined until the newest page is in, null at the start. */
-  const [older, setOlder] = useState<string | null>();
+  const [older, setOlder] = useState<string | null | undefined>(opened?.next);
   const [link, setLink] = useState<'connecting' | 'live' | 'reconnecting'>('connecting');
   const [error, setError] = useState<string>();
   const [notFound, setNotFound] = useState(false);
@@ -128,7 +86,7 @@ export function ChatView({ bastion, sessionId, sessionsVersion, onSessionChanged
   /** The run whose Undo confirmation is open. */
   const [undoing, setUndoing] = useState<string>();
   const { models } = useModels(bastion, sessionsVersion);
-  const lastId = useRef(0);
+  const lastId = useRef(opened?.transcript.lastEventId ?? 0);
   const queue = useRef<AgentStreamEvent[]>([]);
   const flushScheduled = useRef(false);
 
@@ -173,10 +131,12 @@ export function ChatView({ bastion, sessionId, sessionsVersion, onSessionChanged
       try {
         const newest = await newestHistory(bastion, sessionId);
         if (controller.signal.aborted) return;
-        addTexts(newest.texts);
-        lastId.current = newest.transcript.lastEventId ?? 0;
-        setTranscript(newest.transcript);
-        setOlder(newest.next);
+        if (newest !== opened) {
+          addTexts(newest.texts);
+          lastId.current = newest.transcript.lastEventId ?? 0;
+          setTranscript(newest.transcript);
+          setOlder(newest.next);
+        }
       } catch (failure) {
         if (controller.signal.aborted) return;
         if ((failure as { code?: string }).code === 'SESSION_NOT_FOUND') {
@@ -214,7 +174,7 @@ export function ChatView({ bastion, sessionId, sessionsVersion, onSessionChanged
       }
     })();
     return () => controller.abort();
-  }, [bastion, sessionId, enqueue, addTexts]);
+  }, [bastion, sessionId, opened, enqueue, addTexts]);
 
   // Older pages, as the reader scrolls up: folded on their own and joined before what is shown.
   const loadingOlder = useRef(false);

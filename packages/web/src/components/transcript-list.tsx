@@ -43,6 +43,9 @@ export function TranscriptList({
     estimateSize: () => ESTIMATED_ITEM_PX,
     getItemKey: (index) => items[index]?.key ?? index,
     overscan: OVERSCAN_ITEMS,
+    // A list that mounts with its items (a session opened on its prefetched page) renders its
+    // last rows the first time, not the first rows and then, after scrolling, the last.
+    initialOffset: () => items.length * ESTIMATED_ITEM_PX,
     anchorTo: 'end',
     followOnAppend: true,
     scrollEndThreshold: STICK_SLACK_PX,

@@ -1,0 +1,139 @@
+/**
+ * The markdown parser and highlighter, a chunk of its own (markdown.tsx loads it from the entry's
+ * first module line; the newest rows paint as text until it is in). Model output is untrusted:
+ * raw HTML in it is never rendered (`skipHtml`), URLs go through react-markdown's default filter
+ * (no `javascript:`), links open in a new browsing context with `noopener noreferrer`, and images
+ * are shown as links, never fetched. Highlighting is highlight.js through rehype-highlight: plain
+ * functions over the syntax tree, no `eval`, so it runs under the page's nonce CSP. Only the
+ * languages below are registered (a fence in another language renders as plain code):
+ * highlight.js's grammars are most of this chunk.
+ */
+import { memo, useState, type ReactNode } from 'react';
+import ReactMarkdown, { type Components } from 'react-markdown';
+import rehypeHighlight from 'rehype-highlight';
+import remarkGfm from 'remark-gfm';
+import bash from 'highlight.js/lib/languages/bash';
+import c from 'highlight.js/lib/languages/c';
+import cpp from 'highlight.js/lib/languages/cpp';
+import csharp from 'highlight.js/lib/languages/csharp';
+import css from 'highlight.js/lib/languages/css';
+import diff from 'highlight.js/lib/languages/diff';
+import go from 'highlight.js/lib/languages/go';
+import ini from 'highlight.js/lib/languages/ini';
+import java from 'highlight.js/lib/languages/java';
+import javascript from 'highlight.js/lib/languages/javascript';
+import json from 'highlight.js/lib/languages/json';
+import kotlin from 'highlight.js/lib/languages/kotlin';
+import markdown from 'highlight.js/lib/languages/markdown';
+import php from 'highlight.js/lib/languages/php';
+import python from 'highlight.js/lib/languages/python';
+import ruby from 'highlight.js/lib/languages/ruby';
+import rust from 'highlight.js/lib/languages/rust';
+import shell from 'highlight.js/lib/languages/shell';
+import sql from 'highlight.js/lib/languages/sql';
+import typescript from 'highlight.js/lib/languages/typescript';
+import xml from 'highlight.js/lib/languages/xml';
+import yaml from 'highlight.js/lib/languages/yaml';
+
+/** The text of a rendered hast subtree (a code block's children), for the copy button. */
+function textOf(node: ReactNode): string {
+  if (typeof node === 'string' || typeof node === 'number') return String(node);
+  if (Array.isArray(node)) return node.map(textOf).join('');
+  if (node && typeof node === 'object' && 'props' in node) {
+    return textOf((node.props as { children?: ReactNode }).children);
+  }
+  return '';
+}
+
+function CopyButton({ text, label = 'Copy' }: { text: string; label?: string }) {
+  const [state, setState] = useState<'idle' | 'copied' | 'failed'>('idle');
+  return (
+    <button
+      type="button"
+      className="small copy-button"
+      onClick={() => {
+        navigator.clipboard.writeText(text).then(
+          () => setState('copied'),
+          () => setState('failed'),
+        );
+        window.setTimeout(() => setState('idle'), 1_500);
+      }}
+    >
+      {state === 'copied' ? 'Copied' : state === 'failed' ? 'Copy failed' : label}
+    </button>
+  );
+}
+
+const components: Components = {
+  a: ({ href, children }) => (
+    <a href={href} target="_blank" rel="noopener noreferrer">
+      {children}
+    </a>
+  ),
+  img: ({ src, alt }) =>
+    typeof src === 'string' && src !== '' ? (
+      <a href={src} target="_blank" rel="noopener noreferrer">
+        [image: {alt || src}]
+      </a>
+    ) : (
+      <span>[image: {alt}]</span>
+    ),
+  pre: ({ children }) => {
+    const language = /language-([\w+-]+)/.exec(
+      String((children as { props?: { className?: string } } | undefined)?.props?.className ?? ''),
+    )?.[1];
+    return (
+      <div className="code-block">
+        <div className="code-head">
+          <span>{language ?? 'code'}</span>
+          <CopyButton text={textOf(children).replace(/\n$/, '')} />
+        </div>
+        <pre>{children}</pre>
+      </div>
+    );
+  },
+  table: ({ children }) => (
+    <div className="table-wrap">
+      <table>{children}</table>
+    </div>
+  ),
+};
+
+const remarkPlugins = [remarkGfm];
+/** The fence languages highlighted; their aliases (`sh`, `js`, `ts`, `py`, `html`, `yml`, `toml`…) come with them. */
+const HIGHLIGHT_LANGUAGES = {
+  bash,
+  c,
+  cpp,
+  csharp,
+  css,
+  diff,
+  go,
+  ini,
+  java,
+  javascript,
+  json,
+  kotlin,
+  markdown,
+  php,
+  python,
+  ruby,
+  rust,
+  shell,
+  sql,
+  typescript,
+  xml,
+  yaml,
+};
+const rehypePlugins = [
+  [rehypeHighlight, { detect: false, ignoreMissing: true, languages: HIGHLIGHT_LANGUAGES }] as const,
+] as never;
+
+/** One block of markdown, parsed (markdown.tsx renders blocks without markdown syntax itself). */
+export const ParsedMarkdownBlock = memo(function ParsedMarkdownBlock({ text }: { text: string }) {
+  return (
+    <ReactMarkdown remarkPlugins={remarkPlugins} rehypePlugins={rehypePlugins} components={components} skipHtml>
+      {text}
+    </ReactMarkdown>
+  );
+});
