@@ -13,7 +13,23 @@ import type { TranscriptItem } from '../transcript.js';
 const STICK_SLACK_PX = 64;
 /** Within this many pixels of the top, older items are asked for. */
 const OLDER_SLACK_PX = 800;
-const ESTIMATED_ITEM_PX = 72;
+/**
+ * A row's height before it is measured, by kind (about what a one-line row of that kind takes).
+ * Close guesses matter where the reader jumps to rows not yet measured: a row above the view that
+ * measures otherwise moves the view by the difference.
+ */
+const ESTIMATED_ROW_PX: Record<TranscriptItem['kind'], number> = {
+  user: 50,
+  assistant: 52,
+  reasoning: 40,
+  tool: 200,
+  retry: 40,
+  compacted: 50,
+  error: 90,
+  'run-end': 16,
+  undone: 60,
+};
+const estimatedRowPx = (item: TranscriptItem | undefined) => (item ? ESTIMATED_ROW_PX[item.kind] : 0);
 const OVERSCAN_ITEMS = 6;
 
 type RenderItem = (item: TranscriptItem) => ReactNode;
@@ -40,12 +56,12 @@ export function TranscriptList({
   const virtualizer = useVirtualizer({
     count: items.length,
     getScrollElement: () => scroller.current,
-    estimateSize: () => ESTIMATED_ITEM_PX,
+    estimateSize: (index) => estimatedRowPx(items[index]),
     getItemKey: (index) => items[index]?.key ?? index,
     overscan: OVERSCAN_ITEMS,
     // A list that mounts with its items (a session opened on its prefetched page) renders its
     // last rows the first time, not the first rows and then, after scrolling, the last.
-    initialOffset: () => items.length * ESTIMATED_ITEM_PX,
+    initialOffset: () => items.reduce((sum, item) => sum + estimatedRowPx(item), 0),
     anchorTo: 'end',
     followOnAppend: true,
     scrollEndThreshold: STICK_SLACK_PX,
