@@ -130,4 +130,29 @@ describe('bastion policy', () => {
         .map((line) => JSON.parse(line) as unknown),
     ).toEqual(audit.entries());
   });
+
+  it('audit --session prints only the decisions the sidecar reported for that session, saying whose word the session is', async () => {
+    const { home, workspace } = world();
+    const audit = new HostAuditLog(ensureUserData(home).path);
+    const call = (tool: string) => ({ tool, workspace_root: workspace });
+    audit.record(call('read_file'), { verdict: 'none' }, { stage: 'check', session_id: 'ses_a', run_id: 'run_1' });
+    audit.record(call('write_file'), { verdict: 'deny', rule_id: 'rule-b' }, { stage: 'check', session_id: 'ses_b' });
+    audit.record(call('edit_file'), { verdict: 'none' }, { stage: 'check' });
+
+    const human = await cli(['audit', '--session', 'ses_a', '--home', home]);
+    expect(human.code).toBe(0);
+    expect(human.stdout.trim().split('\n')).toEqual([
+      expect.stringMatching(/read_file\s+none\s+- {2}check {2}session=ses_a \(sidecar's word\)$/),
+    ]);
+    expect(human.stderr).toContain('the decisions the sidecar reported for ses_a');
+    const json = await cli(['audit', '--session', 'ses_b', '--json', '--home', home]);
+    expect(
+      json.stdout
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as unknown),
+    ).toEqual([expect.objectContaining({ tool: 'write_file', session_id: 'ses_b', rule_id: 'rule-b' })]);
+    const refused = await cli(['audit', '--session', '../x', '--home', home]);
+    expect(refused.code).toBe(2);
+  });
 });

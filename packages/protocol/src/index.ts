@@ -3,6 +3,7 @@ export * from './errors.js';
 export * from './logging.js';
 export * from './modes.js';
 export * from './daemon-api.js';
+export * from './channel/channel-id.js';
 export * from './channel/frames.js';
 export * from './channel/codec.js';
 export * from './channel/framed-channel.js';

@@ -8,6 +8,7 @@
  */
 import { z } from 'zod';
 import { runCommandInputSchema } from './api/tool-inputs.js';
+import { channelIdSchema } from './channel/channel-id.js';
 import {
   COMMAND_MAX_ARG_BYTES,
   COMMAND_MAX_ARGS,
@@ -180,6 +181,9 @@ export const hostAuditEntrySchema = z.strictObject({
   verdict: policyVerdictSchema,
   rule_id: policyRuleIdSchema.nullable(),
   stage: hostAuditStageSchema.optional(),
+  /** The session and run the sidecar said the call was part of: its word, not the host's (absent: it named none). */
+  session_id: channelIdSchema.optional(),
+  run_id: channelIdSchema.optional(),
 });
 export type HostAuditEntry = z.infer<typeof hostAuditEntrySchema>;
 
@@ -195,8 +199,12 @@ export const hostAuditPageSchema = z.strictObject({
 });
 export type HostAuditPage = z.infer<typeof hostAuditPageSchema>;
 
-/** What the page asks of the host's log: `limit` decisions (newest first) older than `before`. */
+/**
+ * What the page asks of the host's log: `limit` decisions (newest first) older than `before`,
+ * only those the sidecar reported for `session_id` when it is given.
+ */
 export const hostAuditQuerySchema = z.strictObject({
+  session_id: channelIdSchema.optional(),
   before: z.number().int().nonnegative().optional(),
   limit: z.number().int().min(1).max(HOST_AUDIT_MAX_PAGE).optional(),
 });

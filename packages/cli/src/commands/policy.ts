@@ -2,10 +2,12 @@
  * `bastion policy list|add|remove|audit`: the watchdog's rules in `<home>/host/policy.json`, edited by the
  * host's own store (the same file, checks and atomic writes the running host uses; a running
  * Bastion applies the change to the next tool call). Project rules are keyed by the workspace's
- * real path; `--global` rules apply to every project. `audit` prints the host's decision log.
+ * real path; `--global` rules apply to every project. `audit` prints the host's decision log
+ * (`--session`: only the decisions the sidecar reported for that session — its word, said so).
  */
 import { parseArgs } from 'node:util';
 import {
+  channelIdSchema,
   policyDecisionSchema,
   policyRuleDraftSchema,
   type PolicyListing,
@@ -16,6 +18,7 @@ import {
   ensureUserData,
   HostAuditLog,
   PolicyStore,
+  type HostAuditEntry,
   projectKey,
   resolveUserDataPath,
   type PolicyScope,
@@ -27,7 +30,7 @@ const POLICY_USAGE = `usage:
   bastion policy add DECISION [--workspace DIR | --global] [--tool NAME]… [--path GLOB]… [--root]
                      [--reason TEXT] [--id ID] [--home DIR] [-- COMMAND [ARG…]]
   bastion policy remove ID [--workspace DIR | --global] [--home DIR]
-  bastion policy audit [--home DIR] [--json]`;
+  bastion policy audit [--session ID] [--home DIR] [--json]`;
 
 /** One line a rule: where it lives, its id and decision, what it matches and why. */
 export function describeRule(rule: PolicyRule | PolicyRuleDraft): string {
@@ -40,6 +43,14 @@ export function describeRule(rule: PolicyRule | PolicyRuleDraft): string {
   if (rule.paths) parts.push(`paths=${rule.paths.join(',')}`);
   if (rule.targets_workspace_root) parts.push('targets=workspace-root');
   return `${rule.decision.padEnd(9)} ${parts.join(' ')}${rule.reason ? `  — ${rule.reason}` : ''}`;
+}
+
+/** One decision: when, the tool, the verdict and rule, the program, and the session the sidecar named. */
+function auditLine(entry: HostAuditEntry): string {
+  const command = entry.command === null ? '' : `  (${entry.command})`;
+  const stage = entry.stage === undefined ? '' : `  ${entry.stage}`;
+  const session = entry.session_id === undefined ? '' : `  session=${entry.session_id} (sidecar's word)`;
+  return `${entry.at} ${entry.tool.padEnd(12)} ${entry.verdict.padEnd(9)} ${entry.rule_id ?? '-'}${command}${stage}${session}`;
 }
 
 function printListing(listing: PolicyListing): void {
@@ -76,6 +87,7 @@ function runPolicyCommand(argv: string[]): number {
         root: { type: 'boolean', default: false },
         reason: { type: 'string' },
         id: { type: 'string' },
+        session: { type: 'string' },
       },
     });
   } catch (error) {
@@ -90,13 +102,16 @@ function runPolicyCommand(argv: string[]): number {
   const open = () => new PolicyStore(ensureUserData(resolveUserDataPath(values.home)).path);
 
   if (action === 'audit' && rest.length === 0) {
-    const entries = new HostAuditLog(ensureUserData(resolveUserDataPath(values.home)).path).entries();
-    for (const entry of entries) {
-      const line = values.json
-        ? JSON.stringify(entry)
-        : `${entry.at} ${entry.tool.padEnd(12)} ${entry.verdict.padEnd(9)} ${entry.rule_id ?? '-'}${entry.command === null ? '' : `  (${entry.command})`}`;
-      process.stdout.write(`${line}\n`);
+    const session = values.session === undefined ? undefined : channelIdSchema.safeParse(values.session);
+    if (session?.success === false) throw new UsageError('--session takes a session id (ses_…)');
+    const audit = new HostAuditLog(ensureUserData(resolveUserDataPath(values.home)).path);
+    const entries = session === undefined ? audit.entries() : audit.entriesOf(session.data);
+    if (session !== undefined && !values.json) {
+      process.stderr.write(
+        `bastion: the decisions the sidecar reported for ${session.data} (the host cannot check which session a call was part of)\n`,
+      );
     }
+    for (const entry of entries) process.stdout.write(`${values.json ? JSON.stringify(entry) : auditLine(entry)}\n`);
     return 0;
   }
   if (action === 'list' && rest.length === 0) {

@@ -179,6 +179,7 @@ export class RunManager {
       roots: this.#roots,
       workspace: session.workspace,
       sessionId,
+      runId: started.runId,
       store: this.#store,
       session,
       changes,

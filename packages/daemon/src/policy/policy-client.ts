@@ -14,9 +14,15 @@ import type { HostChannel } from '../channel/host-channel.js';
 
 const unanswered = (reason: string): PolicyAnswer => ({ verdict: 'deny', reason });
 
+/** The session and run a call belongs to, told to the host for its audit log (it decides nothing by them). */
+export interface CallRun {
+  session_id: string;
+  run_id?: string | undefined;
+}
+
 /** What the agent asks before a tool call; the host channel's client, or a test's stand-in. */
 export interface PolicyChecker {
-  check(call: PolicyCall): Promise<PolicyAnswer>;
+  check(call: PolicyCall, run?: CallRun): Promise<PolicyAnswer>;
 }
 
 export class PolicyClient implements PolicyChecker {
@@ -40,7 +46,7 @@ export class PolicyClient implements PolicyChecker {
   }
 
   /** The host's verdict for one call. */
-  check(call: PolicyCall): Promise<PolicyAnswer> {
+  check(call: PolicyCall, run?: CallRun): Promise<PolicyAnswer> {
     if (this.#channel.closed) return Promise.resolve(unanswered('the host is not reachable'));
     if (this.#pending.size >= POLICY_MAX_PENDING_CHECKS) {
       return Promise.resolve(unanswered('too many policy checks are waiting'));
@@ -58,7 +64,7 @@ export class PolicyClient implements PolicyChecker {
       };
       this.#pending.set(id, settle);
       try {
-        this.#channel.send({ v: 1, type: 'policy.check', id, ...call });
+        this.#channel.send({ v: 1, type: 'policy.check', id, ...call, ...run });
       } catch {
         // A call the frame schema refuses (an odd tool name, too many paths) is never sent.
         settle(unanswered('the call cannot be described to the host'));

@@ -70,7 +70,10 @@ function guardTool(name: string, original: Tool, options: ToolGuardOptions): Too
   const describe: Describe =
     (original as { [POLICY_SUBJECT]?: Describe })[POLICY_SUBJECT] ?? ((input) => describeByPath(context, input));
   const ask = (input: unknown): Promise<PolicyAnswer> =>
-    policy.check({ tool: name, workspace_root: context.workspace, ...describe(input) });
+    policy.check(
+      { tool: name, workspace_root: context.workspace, ...describe(input) },
+      { session_id: context.sessionId, run_id: context.runId },
+    );
   const execute = original.execute;
   return {
     ...original,

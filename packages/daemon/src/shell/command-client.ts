@@ -17,6 +17,9 @@ export interface CommandRunRequest {
   timeoutMs: number;
   /** The person answered this call's approval prompt with yes (the host requires it where its policy asks). */
   approved: boolean;
+  /** The session and run the command is part of, for the host's audit log. */
+  sessionId?: string | undefined;
+  runId?: string | undefined;
 }
 
 export interface CommandRunResult {
@@ -119,6 +122,8 @@ export class CommandClient {
         scratch_dir: request.scratchDir,
         timeout_ms: request.timeoutMs,
         approved: request.approved,
+        ...(request.sessionId === undefined ? {} : { session_id: request.sessionId }),
+        ...(request.runId === undefined ? {} : { run_id: request.runId }),
       });
     });
   }

@@ -89,6 +89,8 @@ export function createRunCommandTool(context: ToolContext, shell: ShellBinding) 
           scratchDir: checked.scratchDir,
           timeoutMs: Math.min(input.timeout_ms ?? COMMAND_DEFAULT_TIMEOUT_MS, COMMAND_MAX_TIMEOUT_MS),
           approved: context.store.approvals.status(context.sessionId, toolCallId) === 'approved',
+          sessionId: context.sessionId,
+          runId: context.runId,
         },
         abortSignal,
       );

@@ -8,6 +8,8 @@ export interface ToolContext {
   /** The session's workspace root, or null when the host granted none. */
   workspace: string | null;
   sessionId: string;
+  /** The run the tools serve (told to the host with each policy check and command, for its audit log). */
+  runId?: string;
   store: SessionStore;
   /** The run's undo journal: writes keep the file's earlier bytes first. Absent, writes are not undoable. */
   changes?: RunChanges;

@@ -275,7 +275,7 @@ export class CommandExecutor {
         workspace_root: check.workspaceRoot,
         command: { name: frame.command, args: frame.args, cwd: check.cwd },
       },
-      { stage: 'command' },
+      { stage: 'command', session_id: frame.session_id, run_id: frame.run_id },
     );
     if (verdict.verdict !== 'none') {
       this.#options.log.info('command.policy', {

@@ -110,3 +110,25 @@ it('a line that is not a decision (torn, foreign, an unknown field) is skipped a
   expect(page.entries).toHaveLength(2);
   expect(page.entries.every((entry) => entry.tool === 'read_file')).toBe(true);
 });
+
+it('a session page holds only the decisions reported for that session, and its cursor skips the others without ending early', () => {
+  const audit = new HostAuditLog(userData);
+  const sessions = ['ses_a', 'ses_b', 'ses_a', 'ses_b', 'ses_b', 'ses_a', undefined];
+  sessions.forEach((session_id, index) =>
+    audit.record(
+      { tool: `t${index}`, workspace_root: base },
+      { verdict: 'none' },
+      { stage: 'check', session_id, run_id: 'run_x' },
+    ),
+  );
+  const first = audit.page({ session_id: 'ses_a', limit: 2 });
+  expect(first.entries.map((entry) => entry.tool)).toEqual(['t5', 't2']);
+  expect(first.entries[0]).toMatchObject({ session_id: 'ses_a', run_id: 'run_x', stage: 'check' });
+  const second = audit.page({ session_id: 'ses_a', limit: 2, before: first.next ?? 0 });
+  expect(second.entries.map((entry) => entry.tool)).toEqual(['t0']);
+  expect(second.next).toBeNull();
+  // A page that took the last match of its session says so, though older lines of other sessions remain.
+  expect(audit.page({ session_id: 'ses_b', limit: 3 }).next).toBeNull();
+  expect(audit.entriesOf('ses_b').map((entry) => entry.tool)).toEqual(['t1', 't3', 't4']);
+  expect(audit.page({ session_id: 'ses_none' }).entries).toEqual([]);
+});

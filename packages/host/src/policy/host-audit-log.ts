@@ -7,8 +7,11 @@
  * compromised sidecar that rewrites the audit rows in its sessions.db cannot touch this record.
  * Bounded: past HOST_AUDIT_MAX_BYTES the file rotates to `audit.jsonl.1`.
  *
+ * Each line also carries the session and run the sidecar named on its frame, labelled as its word:
+ * the host records them so a person can find a session's decisions, and decides nothing by them.
+ *
  * What it does not catch: a file tool a compromised sidecar runs without asking (the host never
- * sees it), and which session a call belonged to (the hook's frame names no session).
+ * sees it), and a sidecar naming the wrong session (or none) for a call.
  */
 import { closeSync, constants, fstatSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
 import { basename, join } from 'node:path';
@@ -30,9 +33,12 @@ export type { HostAuditEntry } from '@bastion/protocol';
 
 export const HOST_AUDIT_FILE_NAME = 'audit.jsonl';
 
-/** Where the answer was given, recorded beside it. */
+/** Where the answer was given, and the session and run the sidecar said the call was part of. */
 export interface HostAuditContext {
   stage: HostAuditStage;
+  /** The sidecar's word, recorded as such: the host cannot check which session a call belongs to. */
+  session_id?: string | undefined;
+  run_id?: string | undefined;
 }
 
 /** The lines of the log that pass the schema, oldest first, and how many did not. */
@@ -57,6 +63,8 @@ export class HostAuditLog {
       verdict: answer.verdict,
       rule_id: answer.rule_id ?? null,
       ...(context === undefined ? {} : { stage: context.stage }),
+      ...(context?.session_id === undefined ? {} : { session_id: context.session_id }),
+      ...(context?.run_id === undefined ? {} : { run_id: context.run_id }),
     };
     let fd = this.#open();
     try {
@@ -79,13 +87,28 @@ export class HostAuditLog {
 
   /**
    * One page, newest first: at most `limit` decisions older than position `before` (a position
-   * counts lines from the oldest kept one; a rotation renumbers them). `next` pages on from there.
+   * counts lines from the oldest kept one; a rotation renumbers them), only those reported for
+   * `session_id` when it is given. `next` pages on from there; null when nothing older matches.
    */
   page(query: HostAuditQuery): HostAuditPage {
     const { entries, unreadable } = this.#read();
-    const end = Math.min(query.before ?? entries.length, entries.length);
-    const start = Math.max(0, end - (query.limit ?? HOST_AUDIT_DEFAULT_PAGE));
-    return { entries: entries.slice(start, end).reverse(), next: start > 0 ? start : null, unreadable };
+    const matches = (entry: HostAuditEntry) => query.session_id === undefined || entry.session_id === query.session_id;
+    const limit = query.limit ?? HOST_AUDIT_DEFAULT_PAGE;
+    const picked: HostAuditEntry[] = [];
+    let position = Math.min(query.before ?? entries.length, entries.length);
+    for (let index = position - 1; index >= 0 && picked.length < limit; index -= 1) {
+      const entry = entries[index];
+      if (entry === undefined || !matches(entry)) continue;
+      picked.push(entry);
+      position = index;
+    }
+    const older = entries.slice(0, position).some(matches);
+    return { entries: picked, next: older ? position : null, unreadable };
+  }
+
+  /** Every decision the sidecar reported for one session, oldest first (`bastion policy audit --session`). */
+  entriesOf(sessionId: string): HostAuditEntry[] {
+    return this.#read().entries.filter((entry) => entry.session_id === sessionId);
   }
 
   #read(): ReadLog {

@@ -14,7 +14,7 @@ import type { PolicyStore } from './policy-store.js';
 
 export function attachPolicyChecks(sidecar: Pick<SidecarHandle, 'channel'>, policy: PolicyStore, log: Logger): void {
   sidecar.channel.on('policy.check', (frame) => {
-    const { id, tool, workspace_root, command, paths } = frame;
+    const { id, tool, workspace_root, command, paths, session_id, run_id } = frame;
     const answer = policy.evaluate(
       {
         tool,
@@ -22,7 +22,7 @@ export function attachPolicyChecks(sidecar: Pick<SidecarHandle, 'channel'>, poli
         ...(command === undefined ? {} : { command }),
         ...(paths === undefined ? {} : { paths }),
       },
-      { stage: 'check' },
+      { stage: 'check', session_id, run_id },
     );
     if (answer.verdict !== 'none') {
       log.info('policy.decided', { tool, verdict: answer.verdict, rule_id: answer.rule_id ?? null });

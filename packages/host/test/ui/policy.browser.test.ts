@@ -24,6 +24,8 @@ let browser: Browser;
 let host: TempHost;
 let context: BrowserContext;
 let page: Page;
+/** The session the first test runs its command in. */
+let sessionId: string;
 
 beforeAll(async () => {
   mkdirSync(SHOTS, { recursive: true });
@@ -47,6 +49,7 @@ describe('the watchdog in the desktop app', () => {
   it('Always allow shows the rule, saves it for this project only and runs the command', async () => {
     await page.getByRole('button', { name: 'New session' }).click();
     await page.waitForURL(/\/desktop\/sessions\/ses_/);
+    sessionId = /\/sessions\/(ses_[A-Za-z0-9_-]+)/.exec(page.url())?.[1] ?? '';
     await send('$ touch always-marker');
     const approval = page.getByRole('region', { name: 'Approval needed' });
     await approval.getByText('touch always-marker').first().waitFor();
@@ -122,7 +125,52 @@ describe('the watchdog in the desktop app', () => {
     await shotAllModes(page, SHOTS, '33-host-audit-log', hostLog);
   });
 
+  it('the session’s Host record shows the host’s decisions the sidecar reported for this session, and none of another’s', async () => {
+    // The real sidecar named this session and its run on each check and command.
+    const mine = new HostAuditLog(host.userData).entriesOf(sessionId);
+    expect(mine).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          tool: 'run_command',
+          command: 'touch',
+          stage: 'check',
+          run_id: expect.stringMatching(/^run_/),
+        }),
+        expect.objectContaining({
+          tool: 'run_command',
+          command: 'touch',
+          stage: 'command',
+          run_id: expect.stringMatching(/^run_/),
+        }),
+      ]),
+    );
+    new HostAuditLog(host.userData).record(
+      { tool: 'other_session_marker', workspace_root: host.workspace },
+      { verdict: 'none' },
+      { stage: 'check', session_id: 'ses_someoneelse' },
+    );
+    await page.goto(`${host.uiOrigin}/desktop/sessions/${sessionId}`);
+    await page.getByRole('button', { name: 'Host record' }).click();
+    const dialog = page.getByRole('dialog', { name: 'The host’s record of this session' });
+    const rows = dialog.getByRole('table', { name: 'Host decisions, newest first' });
+    await rows
+      .getByRole('row')
+      .filter({ hasText: 'run_command: touch' })
+      .filter({ hasText: 'enforced as the host ran it' })
+      .first()
+      .waitFor();
+    expect(await rows.locator('tbody tr').count()).toBe(mine.length);
+    const text = (await dialog.textContent()) ?? '';
+    for (const absent of ['other_session_marker', 'host_only_marker', 'always-marker'])
+      expect(text).not.toContain(absent);
+    await shotAllModes(page, SHOTS, '34-host-record-dialog');
+    await dialog.getByRole('button', { name: 'Close' }).click();
+    await dialog.waitFor({ state: 'detached' });
+  });
+
   it('the audit log shows the session’s decisions, the command’s name and no argument', async () => {
+    await page.getByRole('button', { name: 'Settings' }).click();
+    await page.waitForURL(/\/desktop\/settings$/);
     const audit = page.getByRole('region', { name: 'Session audit log (the agent’s record)' });
     await audit.getByText('run_command: touch').waitFor();
     // The session's title (its first message) is in the picker; the rows hold no argument.

@@ -5,7 +5,6 @@
 import { z } from 'zod';
 import {
   CHANNEL_MAX_BODY_CHUNK_BYTES,
-  CHANNEL_MAX_ID_CHARS,
   COMMAND_MAX_ARG_BYTES,
   COMMAND_MAX_ARGS,
   COMMAND_MAX_NOTICES,
@@ -21,13 +20,10 @@ import {
 } from '../limits.js';
 import { chatgptBootstrapSchema } from '../api/chatgpt.js';
 import { policyAnswerSchema, policyCallSchema } from '../policy.js';
+import { channelIdSchema } from './channel-id.js';
 
 const version = z.literal(1);
-const id = z
-  .string()
-  .min(1)
-  .max(CHANNEL_MAX_ID_CHARS)
-  .regex(/^[A-Za-z0-9_-]+$/);
+const id = channelIdSchema;
 /**
  * A provider request/response body chunk or a command's output chunk: raw bytes, carried only by
  * the binary frame kinds (see codec.ts). Raw bytes instead of base64 in JSON remove the
@@ -258,6 +254,12 @@ export const grantAppliedFrameSchema = z.strictObject({
   revision: z.number().int().nonnegative(),
 });
 
+/**
+ * The session and run a tool call belongs to, as the sidecar reports them: the host records them
+ * beside its decision (host audit log) but cannot check them, so it never decides anything by them.
+ */
+const reportedRun = { session_id: id.optional(), run_id: id.optional() };
+
 export const commandRequestFrameSchema = z.strictObject({
   v: version,
   type: z.literal('command.request'),
@@ -273,6 +275,7 @@ export const commandRequestFrameSchema = z.strictObject({
    * policy says `ask` for without it (a sidecar that lies here is the limit SECURITY.md names).
    */
   approved: z.boolean().optional(),
+  ...reportedRun,
 });
 export const commandAbortFrameSchema = z.strictObject({
   v: version,
@@ -286,6 +289,7 @@ export const policyCheckFrameSchema = z.strictObject({
   type: z.literal('policy.check'),
   id,
   ...policyCallSchema.shape,
+  ...reportedRun,
 });
 
 export const sidecarToHostFrameSchema = z.discriminatedUnion('type', [

@@ -19,6 +19,7 @@ import { Markdown } from './markdown.js';
 import { ModeSwitch } from './mode-switch.js';
 import { ModelPicker, useModels } from './model-picker.js';
 import { Reasoning, RetryNotice, RunEnd, RunError, UsageLine } from './run-items.js';
+import { HostRecordDialog } from './host-audit-view.js';
 import { ToolCard } from './tool-card.js';
 import { TranscriptList } from './transcript-list.js';
 import { UndoDialog, UndoneNotice } from './undo-dialog.js';
@@ -85,6 +86,8 @@ export function ChatView({ bastion, sessionId, sessionsVersion, onSessionChanged
   const [busy, setBusy] = useState(false);
   /** The run whose Undo confirmation is open. */
   const [undoing, setUndoing] = useState<string>();
+  /** The host's own record of this session's decisions is open. */
+  const [hostRecord, setHostRecord] = useState(false);
   const { models } = useModels(bastion, sessionsVersion);
   const lastId = useRef(opened?.transcript.lastEventId ?? 0);
   const queue = useRef<AgentStreamEvent[]>([]);
@@ -370,6 +373,9 @@ export function ChatView({ bastion, sessionId, sessionsVersion, onSessionChanged
                 });
               }}
             />
+            <button type="button" onClick={() => setHostRecord(true)}>
+              Host record
+            </button>
           </div>
         )}
       </header>
@@ -413,6 +419,7 @@ export function ChatView({ bastion, sessionId, sessionsVersion, onSessionChanged
       {undoing && (
         <UndoDialog bastion={bastion} sessionId={sessionId} runId={undoing} onClose={() => setUndoing(undefined)} />
       )}
+      {hostRecord && <HostRecordDialog bastion={bastion} sessionId={sessionId} onClose={() => setHostRecord(false)} />}
       <Composer
         draft={draft}
         onDraft={setDraft}

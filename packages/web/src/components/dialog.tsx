@@ -1,7 +1,17 @@
 import { useEffect, useRef, type ReactNode } from 'react';
 
-/** A modal built on <dialog>: focus moves in, Escape cancels, focus returns when it closes. */
-export function Dialog({ title, children, onCancel }: { title: string; children: ReactNode; onCancel: () => void }) {
+/** A modal built on <dialog>: focus moves in, Escape cancels, focus returns when it closes; `wide` for a table. */
+export function Dialog({
+  title,
+  children,
+  onCancel,
+  wide = false,
+}: {
+  title: string;
+  children: ReactNode;
+  onCancel: () => void;
+  wide?: boolean;
+}) {
   const ref = useRef<HTMLDialogElement>(null);
   useEffect(() => {
     const dialog = ref.current;
@@ -15,7 +25,7 @@ export function Dialog({ title, children, onCancel }: { title: string; children:
   return (
     <dialog
       ref={ref}
-      className="dialog"
+      className={wide ? 'dialog dialog-wide' : 'dialog'}
       aria-labelledby="dialog-title"
       onCancel={(event) => {
         event.preventDefault();
