@@ -99,6 +99,16 @@ export function hostOnlyDir(userData: string): string {
   return join(userData, HOST_ONLY_DIR_NAME);
 }
 
+/**
+ * Where the host moves what it takes out of a workspace (placeholder-warden.ts,
+ * git-created-repositories.ts): inside `host/`, which the sidecar cannot write, so a compromised
+ * sidecar can neither plant a symlink there that the host would move files through nor read what
+ * was moved.
+ */
+export function quarantineDir(userData: string): string {
+  return join(hostOnlyDir(userData), 'quarantine');
+}
+
 const LEGACY_POLICY_FILE = 'policy.json';
 
 /**

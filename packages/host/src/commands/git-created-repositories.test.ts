@@ -94,8 +94,10 @@ describe('watchCreatedRepositories', () => {
     expect(notices).toHaveLength(1);
     for (const dropped of ['core.fsmonitor', 'core.hookspath', 'alias.st', 'include.path', 'submodule.lib.update'])
       expect(notices[0]).toContain(dropped);
-    const [folder] = readdirSync(join(userData, 'quarantine'));
-    expect(readFileSync(join(userData, 'quarantine', folder as string, '1', 'config'), 'utf8')).toContain('fsmonitor');
+    const [folder] = readdirSync(join(userData, 'host', 'quarantine'));
+    expect(readFileSync(join(userData, 'host', 'quarantine', folder as string, '1', 'config'), 'utf8')).toContain(
+      'fsmonitor',
+    );
     expect(before).toContain('core.fsmonitor=touch x');
   });
 
@@ -108,10 +110,10 @@ describe('watchCreatedRepositories', () => {
     const notices = watcher.afterCommand();
     expect(readdirSync(hooks).sort()).toEqual(samples.sort());
     expect(notices[0]).toContain('hooks/pre-commit');
-    const [folder] = readdirSync(join(userData, 'quarantine'));
-    expect(readFileSync(join(userData, 'quarantine', folder as string, '1', 'hooks', 'pre-commit'), 'utf8')).toBe(
-      '#!/bin/sh\ntouch x\n',
-    );
+    const [folder] = readdirSync(join(userData, 'host', 'quarantine'));
+    expect(
+      readFileSync(join(userData, 'host', 'quarantine', folder as string, '1', 'hooks', 'pre-commit'), 'utf8'),
+    ).toBe('#!/bin/sh\ntouch x\n');
   });
 
   it('removes a new repository’s `objects/info/alternates` and `http-alternates`, keeping them in quarantine', () => {
@@ -123,9 +125,12 @@ describe('watchCreatedRepositories', () => {
     const notices = watcher.afterCommand();
     expect(readdirSync(info)).toEqual([]);
     expect(notices[0]).toContain('objects/info/alternates, objects/info/http-alternates');
-    const [folder] = readdirSync(join(userData, 'quarantine'));
+    const [folder] = readdirSync(join(userData, 'host', 'quarantine'));
     expect(
-      readFileSync(join(userData, 'quarantine', folder as string, '1', 'objects', 'info', 'alternates'), 'utf8'),
+      readFileSync(
+        join(userData, 'host', 'quarantine', folder as string, '1', 'objects', 'info', 'alternates'),
+        'utf8',
+      ),
     ).toBe('/elsewhere/objects\n');
   });
 
@@ -147,7 +152,7 @@ describe('watchCreatedRepositories', () => {
     const watcher = watch();
     git(root, 'init', '-q', 'sub');
     expect(watcher.afterCommand()).toEqual([]);
-    expect(existsSync(join(userData, 'quarantine'))).toBe(false);
+    expect(existsSync(join(userData, 'host', 'quarantine'))).toBe(false);
   });
 
   it('a repository that existed when the watch began is left alone, even with a hook and fsmonitor', () => {

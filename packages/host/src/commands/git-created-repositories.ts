@@ -13,7 +13,7 @@
  *   - its `config` is rewritten keeping only INERT_CONFIG_KEYS, and `config.worktree` is removed;
  *   - every hook but git's `*.sample` files is removed, and so are `objects/info/alternates` and
  *     `http-alternates` (another object store);
- * the originals go to `<userData>/quarantine/<time>-<command id>/` (0700 dirs, 0600 files,
+ * the originals go to `<userData>/host/quarantine/<time>-<command id>/` (0700 dirs, 0600 files,
  * bounded by GIT_QUARANTINE_*; what does not fit is removed without a copy, and the result says
  * so), and the command's result carries a notice naming the repository, what was removed and
  * where the originals are. Bastion never deletes the quarantine.
@@ -67,6 +67,7 @@ import {
   type GitConfigEntry,
 } from '@bastion/protocol';
 import { isAtOrUnder } from '../sandbox/sandbox-policy-check.js';
+import { quarantineDir } from '../user-data.js';
 import { scanGitRepositories, type GitDirectory, type GitRepositoryScan } from './git-write-protections.js';
 
 /**
@@ -197,7 +198,7 @@ class Quarantine {
   #full = false;
 
   constructor(userData: string, commandId: string) {
-    this.#parent = join(userData, 'quarantine');
+    this.#parent = quarantineDir(userData);
     this.#name = `${new Date().toISOString().replaceAll(':', '-')}-${commandId}`;
   }
 

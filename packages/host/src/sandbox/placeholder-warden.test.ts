@@ -24,8 +24,8 @@ function world() {
 }
 
 const quarantined = (userData: string, path: string): string | undefined =>
-  readdirSync(join(userData, 'quarantine'))
-    .map((batch) => join(userData, 'quarantine', batch, path))
+  readdirSync(join(userData, 'host', 'quarantine'))
+    .map((batch) => join(userData, 'host', 'quarantine', batch, path))
     .find((candidate) => existsSync(candidate));
 
 describe('placeholder warden', () => {
@@ -84,9 +84,28 @@ describe('placeholder warden', () => {
     warden.close();
   });
 
+  it('a dead host’s journal where the sidecar can write (userData itself, where it used to be) is never read: the file outside the workspace it names is neither moved nor removed', () => {
+    const { root, userData, log } = world();
+    const secret = join(root, 'home', '.ssh', 'id_rsa');
+    const empty = join(root, 'home', 'empty');
+    mkdirSync(join(root, 'home', '.ssh'), { recursive: true });
+    writeFileSync(secret, 'KEY');
+    writeFileSync(empty, '');
+    mkdirSync(join(userData, 'sandbox-journal'));
+    writeFileSync(
+      join(userData, 'sandbox-journal', `${deadPid()}.json`),
+      JSON.stringify({ placeholders: [empty], guarded: [secret] }),
+    );
+    const warden = createPlaceholderWarden({ userData, log });
+    expect(readFileSync(secret, 'utf8')).toBe('KEY');
+    expect(existsSync(empty)).toBe(true);
+    expect(existsSync(join(userData, 'host', 'quarantine'))).toBe(false);
+    warden.close();
+  });
+
   it('on start, sweeps the journal of a host that died: empty placeholders removed, a non-empty one kept, guarded paths quarantined; a live host’s journal untouched', () => {
     const { userData, workspace, log } = world();
-    mkdirSync(join(userData, 'sandbox-journal'));
+    mkdirSync(join(userData, 'host', 'sandbox-journal'), { recursive: true });
     const hooks = join(workspace, '.git', 'hooks');
     const config = join(workspace, '.git', 'config.worktree');
     const info = join(workspace, '.git', 'info');
@@ -96,9 +115,9 @@ describe('placeholder warden', () => {
     writeFileSync(join(info, 'exclude'), 'kept');
     mkdirSync(join(workspace, '.idea'));
     writeFileSync(join(workspace, '.idea', 'workspace.xml'), 'planted');
-    const dead = join(userData, 'sandbox-journal', `${deadPid()}.json`);
+    const dead = join(userData, 'host', 'sandbox-journal', `${deadPid()}.json`);
     writeFileSync(dead, JSON.stringify({ placeholders: [hooks, config, info], guarded: [join(workspace, '.idea')] }));
-    const live = join(userData, 'sandbox-journal', `${process.ppid}.json`);
+    const live = join(userData, 'host', 'sandbox-journal', `${process.ppid}.json`);
     writeFileSync(live, JSON.stringify({ placeholders: [], guarded: [] }));
 
     const warden = createPlaceholderWarden({ userData, log });

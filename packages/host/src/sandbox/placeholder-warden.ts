@@ -13,7 +13,7 @@
  *   run_command sandbox the warden guards the path, and the absent protected paths srt's list does
  *   not name (a new `.envrc`, AGENTS.md, CLAUDE.md: command-profile.ts), which the profile leaves
  *   undenied because every deny costs srt's wrap: a poll every WARDEN_POLL_INTERVAL_MS moves anything that
- *   appears there to `<userData>/quarantine/<batch>/<its absolute path>`, and after the command has
+ *   appears there to `<userData>/host/quarantine/<batch>/<its absolute path>`, and after the command has
  *   ended (its PID namespace is then gone: nothing inside can recreate it) every guarded path is
  *   checked again. Moved, never deleted, and said so (the command's output, the host's log).
  *   The sidecar's sandbox lives as long as the session, while the user works in the same folder:
@@ -52,6 +52,7 @@ import { randomBytes } from 'node:crypto';
 import { dirname, join, sep } from 'node:path';
 import { WARDEN_POLL_INTERVAL_MS, type Logger } from '@bastion/protocol';
 import { isProcessRunning } from '../process-tree.js';
+import { hostOnlyDir, quarantineDir } from '../user-data.js';
 
 export interface QuarantineMove {
   from: string;
@@ -88,6 +89,7 @@ interface Journal {
   guarded: string[];
 }
 
+/** Inside `host/`: a journal the sidecar could write would make the next start move or remove any path it names. */
 const JOURNAL_DIR = 'sandbox-journal';
 const QUARANTINE_DIR = 'quarantine';
 
@@ -116,8 +118,8 @@ function removeIfEmptyPlaceholder(path: string): void {
 }
 
 export function createPlaceholderWarden(options: { userData: string; log: Logger }): PlaceholderWarden {
-  const journals = join(options.userData, JOURNAL_DIR);
-  const quarantine = join(options.userData, QUARANTINE_DIR);
+  const journals = join(hostOnlyDir(options.userData), JOURNAL_DIR);
+  const quarantine = quarantineDir(options.userData);
   mkdirSync(journals, { recursive: true, mode: 0o700 });
   const ownJournal = join(journals, `${process.pid}.json`);
   const journal: Journal = { placeholders: [], guarded: [] };

@@ -54,7 +54,7 @@ afterAll(async () => {
 });
 
 beforeEach(() => {
-  for (const dir of [world.workspace, join(world.userData, 'quarantine')]) {
+  for (const dir of [world.workspace, join(world.userData, 'host', 'quarantine')]) {
     if (!existsSync(dir)) continue;
     for (const entry of readdirSync(dir)) rmSync(join(dir, entry), { recursive: true, force: true });
   }
@@ -104,9 +104,9 @@ describeAttack('git-escape', 'run_command creating a repository the host’s git
     expect(existsSync(marker)).toBe(false);
     const notices = noticesOf(frame);
     expect(notices.join('\n')).toContain(join(world.workspace, 'sub', '.git'));
-    expect(notices.join('\n')).toContain(join(world.userData, 'quarantine'));
+    expect(notices.join('\n')).toContain(join(world.userData, 'host', 'quarantine'));
     // The originals are kept, private to the user.
-    const quarantine = join(world.userData, 'quarantine');
+    const quarantine = join(world.userData, 'host', 'quarantine');
     expect(statSync(quarantine).mode & 0o777).toBe(0o700);
     const [kept] = readdirSync(quarantine);
     const keptFiles = readdirSync(join(quarantine, kept as string), { recursive: true, withFileTypes: true });

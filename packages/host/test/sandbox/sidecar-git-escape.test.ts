@@ -94,8 +94,8 @@ describeAttack('git-escape', 'the sidecar writing what the host’s git reads', 
     // The watch moves `.husky` as soon as it appears, so the probe's own write may fail: either way
     // nothing of it is left in the workspace, and what it made is in quarantine.
     expect(existsSync(join(workspace, '.husky'))).toBe(false);
-    const kept = readdirSync(join(userData, 'quarantine')).map((batch) =>
-      join(userData, 'quarantine', batch, workspace, '.husky'),
+    const kept = readdirSync(join(userData, 'host', 'quarantine')).map((batch) =>
+      join(userData, 'host', 'quarantine', batch, workspace, '.husky'),
     );
     expect(kept.some((path) => existsSync(path))).toBe(true);
     expect(readFileSync(join(workspace, 'notes.txt'), 'utf8')).toBe(hook);

@@ -142,7 +142,7 @@ describeAttack(
       expect(readFileSync(join(suite.world.workspace, 'notes.txt'), 'utf8')).toBe('notes\n');
       // Each planted top-level entry is in quarantine with its bytes, and command.end's notices say where.
       const notices = (end.type === 'command.end' ? (end.notices ?? []) : []).join('\n');
-      const quarantined = readdirSync(join(suite.world.userData, 'quarantine'));
+      const quarantined = readdirSync(join(suite.world.userData, 'host', 'quarantine'));
       expect(quarantined.length).toBeGreaterThan(0);
       for (const top of ['.vscode', '.idea', '.mcp.json', '.bashrc', '.claude']) {
         expect(notices).toMatch(
@@ -153,7 +153,7 @@ describeAttack(
       }
       const settings = quarantined
         .map((batch) =>
-          join(suite.world.userData, 'quarantine', batch, suite.world.workspace, '.vscode', 'settings.json'),
+          join(suite.world.userData, 'host', 'quarantine', batch, suite.world.workspace, '.vscode', 'settings.json'),
         )
         .find((path) => existsSync(path));
       expect(settings && readFileSync(settings, 'utf8')).toBe('planted\n');
@@ -176,11 +176,11 @@ describeAttack(
         sortedStatus(`${before.status}?? .gitmodules\n?? plain.txt\n`),
       );
       const notices = (end.type === 'command.end' ? (end.notices ?? []) : []).join('\n');
-      const batches = readdirSync(join(suite.world.userData, 'quarantine'));
+      const batches = readdirSync(join(suite.world.userData, 'host', 'quarantine'));
       for (const name of steering) {
         expect(notices).toContain(`bastion: moved ${join(suite.world.workspace, name)}, created inside the sandbox`);
         const kept = batches
-          .map((batch) => join(suite.world.userData, 'quarantine', batch, suite.world.workspace, name))
+          .map((batch) => join(suite.world.userData, 'host', 'quarantine', batch, suite.world.workspace, name))
           .find((path) => existsSync(path));
         expect(kept && readFileSync(kept, 'utf8'), name).toBe('planted\n');
       }
@@ -229,10 +229,10 @@ describeAttack(
       expect(end.type).toBe('command.end');
       expect(run.text()).toContain('write-refused');
       const notices = (end.type === 'command.end' ? (end.notices ?? []) : []).join('\n');
-      const batches = readdirSync(join(suite.world.userData, 'quarantine'));
+      const batches = readdirSync(join(suite.world.userData, 'host', 'quarantine'));
       const kept = (path: string) =>
         batches
-          .map((batch) => join(suite.world.userData, 'quarantine', batch, workspace, path))
+          .map((batch) => join(suite.world.userData, 'host', 'quarantine', batch, workspace, path))
           .find((file) => existsSync(file));
       for (const path of [...planted, 'pkg/.claude/commands/x.md']) {
         expect(existsSync(join(workspace, path)), path).toBe(false);

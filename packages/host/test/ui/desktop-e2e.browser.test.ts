@@ -120,7 +120,7 @@ describe('desktop app with the demo model', () => {
     await lastToolStatus('exit 0');
     const notice = page.getByRole('note').filter({ hasText: join(host.workspace, 'made', '.git') });
     await notice.waitFor();
-    expect(await notice.textContent()).toContain(join(host.userData, 'quarantine'));
+    expect(await notice.textContent()).toContain(join(host.userData, 'host', 'quarantine'));
     await expectInViewport(page, notice, 'the created-repository notice');
     await shotAllModes(page, SHOTS, '08-created-repository-notice');
   });
