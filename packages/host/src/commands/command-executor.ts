@@ -374,7 +374,7 @@ export class CommandExecutor {
         const [command, ...args] = wrapped.argv;
         if (command === undefined) throw new Error('empty wrap');
         guard.arm();
-        target = { command, args, env, cwd: check.cwd, dieWithHost: true };
+        target = { command, args, env, cwd: check.cwd, dieWithHost: !wrapped.diesWithParent };
       } else {
         target = { command: frame.command, args: frame.args, env, cwd: check.cwd };
       }

@@ -13,10 +13,11 @@
  * So stop() first freezes the group (SIGSTOP: nothing in it can fork or die meanwhile), records
  * every descendant with its start time, signals the group and those descendants, and the SIGKILL
  * round reaches each recorded process that still is the same process. Killing a namespace's init
- * kills everything in that namespace, background children included. The group leader itself is
- * spawned under `setpriv --pdeathsig KILL`, so a host killed with SIGKILL takes it, and through
- * bwrap's --die-with-parent the sandbox, down with it (without it the leader was re-parented to
- * init and the command ran on).
+ * kills everything in that namespace, background children included. The group leader dies with
+ * the host, so a host killed with SIGKILL takes it, and through bwrap's --die-with-parent the
+ * sandbox, down with it (without it the leader was re-parented to init and the command ran on):
+ * bwrap spawned directly (the wrap cache's argv) asks for that itself with --die-with-parent, and
+ * any other leader (srt's shell around bwrap) is spawned under `setpriv --pdeathsig KILL`.
  *
  * What it does not catch: in the unsandboxed posture (`--unsandboxed-shell`) a descendant that
  * calls setsid() and closes its stdio leaves the group and survives; there is no PID namespace, and
@@ -34,7 +35,10 @@ export interface CommandSpawn {
   args: string[];
   env: NodeJS.ProcessEnv;
   cwd: string;
-  /** Spawn under `setpriv --pdeathsig KILL` (the sandbox wrap: a missing program inside it is no spawn error anyway). */
+  /**
+   * Spawn under `setpriv --pdeathsig KILL` (for a sandbox wrap whose leader does not ask for its
+   * parent-death signal itself: a missing program inside it is no spawn error anyway).
+   */
   dieWithHost?: boolean;
 }
 

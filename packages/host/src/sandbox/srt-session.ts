@@ -43,7 +43,7 @@ import { SandboxManager, type SandboxRuntimeConfig } from '@anthropic-ai/sandbox
 import { HostError } from '../errors.js';
 import { resolveHomeSecretPaths } from './home-secrets.js';
 import { checkSandboxPolicy } from './sandbox-policy-check.js';
-import { directArgv, WrapCache, wrapParts } from './wrap-cache.js';
+import { directArgv, WrapCache, wrapParts, type WrapParts } from './wrap-cache.js';
 import { SRT_INIT_ATTEMPTS, SRT_INIT_RETRY_DELAY_MS, SRT_WRAP_ATTEMPTS } from '@bastion/protocol';
 
 export interface SrtSession {
@@ -90,6 +90,11 @@ export interface WrappedCommand {
   argv: string[];
   /** Served from the wrap cache (srt was not asked). */
   cached: boolean;
+  /**
+   * `argv` starts bwrap itself with `--die-with-parent`, which asks the kernel to kill it when the
+   * process that spawned it dies (and its sandbox with it); false for srt's shells around bwrap.
+   */
+  diesWithParent: boolean;
   /** The process has exited: srt removes what it made for a full wrap. */
   ended(): void;
 }
@@ -130,6 +135,11 @@ function sessionConfig(): SandboxRuntimeConfig {
     // A wrap without its own filesystem lists would fall back to these: deny the secrets, allow no writes.
     filesystem: { denyRead: secrets, allowWrite: [], denyWrite: secrets },
   };
+}
+
+/** bwrap's own `--die-with-parent`: bwrap sets its parent-death signal, as its child's, to SIGKILL. */
+function diesWithParent(parts: WrapParts): boolean {
+  return parts.bwrap.includes('--die-with-parent');
 }
 
 /** Kept wraps of this process's srt session; emptied when srt resets. */
@@ -238,7 +248,12 @@ export async function acquireSrtSession(): Promise<SrtSession> {
       checkEnvNames(options.env);
       const found = wrapCache.lookup(policy, options.privateTemp, options.home, options.skipPlaceholder);
       if ('parts' in found)
-        return { argv: directArgv(found.parts, argv, options.env), cached: true, ended: found.ended };
+        return {
+          argv: directArgv(found.parts, argv, options.env),
+          cached: true,
+          diesWithParent: diesWithParent(found.parts),
+          ended: found.ended,
+        };
       // What srt wraps: used as it is only when its wrap cannot be taken apart (then `env -i` inside
       // drops srt's own variables, its proxy settings included).
       const assignments = Object.entries(options.env).map(([name, value]) => `${name}=${value}`);
@@ -257,7 +272,13 @@ export async function acquireSrtSession(): Promise<SrtSession> {
         resources: SandboxManager.hostResources(),
         release: () => SandboxManager.cleanupAfterCommand(),
       });
-      return { argv: parts === undefined ? wrapped : directArgv(parts, argv, options.env), cached: false, ended };
+      if (parts === undefined) return { argv: wrapped, cached: false, diesWithParent: false, ended };
+      return {
+        argv: directArgv(parts, argv, options.env),
+        cached: false,
+        diesWithParent: diesWithParent(parts),
+        ended,
+      };
     },
     commandEnded() {
       SandboxManager.cleanupAfterCommand();

@@ -1,8 +1,9 @@
 /**
  * A host killed with SIGKILL while a run_command child runs under srt leaves nothing behind: the
- * wrap shell is spawned under `setpriv --pdeathsig KILL`, and bwrap's --die-with-parent takes the
- * sandbox down after it. Before this, the wrap shell was re-parented to init and the sandboxed
- * `sleep` ran on (measured).
+ * group leader is bwrap, spawned by the host directly (the wrap cache's argv), and its
+ * --die-with-parent kills it and its sandbox when the host dies (srt's wrap shell, when a wrap
+ * keeps it, is spawned under `setpriv --pdeathsig KILL`). Before either, the wrap shell was
+ * re-parented to init and the sandboxed `sleep` ran on (measured).
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
