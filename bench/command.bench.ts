@@ -175,15 +175,25 @@ export const commandBenchmark: Benchmark = {
       const fullWrapTrue: number[] = [];
       const plainTrue: number[] = [];
       const bareBwrapTrue: number[] = [];
+      // This process's CPU (user + system, its threads included) per run: less moved by the load than time.
+      const bastionCpu: number[] = [];
+      const plainCpu: number[] = [];
+      const cpuOf = async (run: () => Promise<Timed>, into: number[]): Promise<Timed> => {
+        const before = process.cpuUsage();
+        const timed = await run();
+        const used = process.cpuUsage(before);
+        into.push((used.user + used.system) / 1000);
+        return timed;
+      };
       const sandboxAloneTrue: number[] = [];
       await bastionRun('true', []);
       await bastionRun('true', []);
       const cachedBefore = cachedWraps;
       for (let i = 0; i < LATENCY_RUNS; i += 1) {
-        plainTrue.push((await plainRun('true', [], workspace)).ms);
+        plainTrue.push((await cpuOf(() => plainRun('true', [], workspace), plainCpu)).ms);
         bareBwrapTrue.push((await plainRun('bwrap', BARE_BWRAP_TRUE, workspace)).ms);
         sandboxAloneTrue.push((await plainRun(floorCommand, floorArgs, workspace)).ms);
-        bastionTrue.push((await bastionRun('true', [])).ms);
+        bastionTrue.push((await cpuOf(() => bastionRun('true', []), bastionCpu)).ms);
       }
       const servedFromCache = cachedWraps - cachedBefore;
       // The same in a project-sized repository, the host running from it (as `bastion start` there).
@@ -226,6 +236,14 @@ export const commandBenchmark: Benchmark = {
           median(sandboxAloneTrue),
           median(bareBwrapTrue),
           'informational: the floor under srt',
+          () => true,
+        ),
+        figure(
+          "`true` p50 CPU of the host's side (this process: tool, frames, executor, the spawn) vs a plain spawn's",
+          'ms',
+          median(bastionCpu),
+          median(plainCpu),
+          'informational',
           () => true,
         ),
         figure(

@@ -25,6 +25,7 @@ import {
   openSync,
   readFileSync,
   realpathSync,
+  rmdirSync,
   rmSync,
   unlinkSync,
   writeSync,
@@ -110,11 +111,21 @@ function isOurPin(path: string): boolean {
   }
 }
 
+/** Asked of every HOME secret each command, most of them absent: an absent path costs no exception. */
 function realPath(path: string): string | undefined {
   try {
-    return realpathSync(path);
+    return lstatSync(path, { throwIfNoEntry: false }) === undefined ? undefined : realpathSync(path);
   } catch {
     return undefined;
+  }
+}
+
+/** The command's private temp dir, usually left empty: removed as such, else with what it holds. */
+function removePrivateTemp(path: string): void {
+  try {
+    rmdirSync(path);
+  } catch {
+    rmSync(path, { recursive: true, force: true });
   }
 }
 
@@ -316,7 +327,7 @@ export class CommandExecutor {
     const cleanUp = () => {
       guard.close();
       this.#unpinCommonDirs(pinned);
-      rmSync(privateTemp, { recursive: true, force: true });
+      removePrivateTemp(privateTemp);
     };
     try {
       if (sandboxed) {
