@@ -4,6 +4,7 @@
  * strict input and output schema. The bridge imports these types only.
  */
 import { z } from 'zod';
+import { CHANNEL_MAX_SECRET_CHARS, MAX_TCP_PORT } from './limits.js';
 import {
   hostAuditPageSchema,
   hostAuditQuerySchema,
@@ -34,8 +35,8 @@ const noInput = z.strictObject({});
 
 /** `agent.server-info`: where the current sidecar answers and its per-spawn password. */
 export const serverInfoSchema = z.strictObject({
-  port: z.number().int().min(1).max(65_535),
-  password: z.string().min(1).max(512),
+  port: z.number().int().min(1).max(MAX_TCP_PORT),
+  password: z.string().min(1).max(CHANNEL_MAX_SECRET_CHARS),
 });
 export type ServerInfo = z.infer<typeof serverInfoSchema>;
 

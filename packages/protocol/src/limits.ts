@@ -20,6 +20,20 @@ export const CHANNEL_MAX_BODY_CHUNK_BYTES = 64 * KiB;
 export const CHANNEL_MAX_BODY_VIEW_RETENTION = 4;
 /** Longest string field in a frame that is not a body chunk (ids, urls, header values are bounded separately). */
 export const CHANNEL_MAX_ID_CHARS = 128;
+/** Longest per-spawn password (and host key) a frame or host IPC answer carries; the host makes 43-character ones. */
+export const CHANNEL_MAX_SECRET_CHARS = 512;
+/** Longest origin (scheme, host, port) a frame carries: a grant's origin, an allowed origin. */
+export const CHANNEL_MAX_ORIGIN_CHARS = 2 * KiB;
+/** Origins the daemon's perimeter allowlists (the UI origin, and the few a test or launcher adds). */
+export const CHANNEL_MAX_ALLOWED_ORIGINS = 8;
+/** Workspaces a bootstrap frame may name (the ones granted on the host's command line). */
+export const CHANNEL_MAX_BOOTSTRAP_WORKSPACES = 64;
+/** Longest platform name in the capabilities (`linux`, `darwin`, `win32`). */
+export const CHANNEL_MAX_PLATFORM_CHARS = 32;
+/** Longest reason the capabilities give for a reduced posture (a banner line naming missing packages). */
+export const CHANNEL_MAX_REASON_CHARS = 512;
+/** Highest TCP port number: a port in a frame or host IPC answer is 1 to this. */
+export const MAX_TCP_PORT = 65_535;
 
 /** Sidecar lifecycle. */
 /** Per-spawn daemon password: 32 random bytes, base64url. */
@@ -103,6 +117,13 @@ export const TRANSPORT_BODY_IDLE_TIMEOUT_MS = 300_000;
 export const TRANSPORT_MAX_ERROR_CODE_CHARS = 64;
 /** Longest single header value carried in a frame. */
 export const TRANSPORT_MAX_HEADER_VALUE_BYTES = 16 * KiB;
+/** Longest header name carried in a frame (RFC 9110 sets none; real names are a few dozen characters). */
+export const TRANSPORT_MAX_HEADER_NAME_CHARS = 256;
+/** Longest request method a `request.start` frame carries (`OPTIONS` is the longest standard one). */
+export const TRANSPORT_MAX_METHOD_CHARS = 16;
+/** The range of a `response.start` status: the three-digit codes of RFC 9110. */
+export const TRANSPORT_MIN_STATUS = 100;
+export const TRANSPORT_MAX_STATUS = 599;
 
 /** BYOK secrets (`<userData>/auth.json`) and custom endpoints (`<userData>/endpoints.json`). */
 /** auth.json / endpoints.json larger than this are refused on read (a sign of tampering, not of use). */
@@ -208,6 +229,10 @@ export const NESTED_PROTECTED_MAX_DENIES = 256;
 export const COMMAND_MAX_NOTICES = 16;
 /** Longest notice; longer ones are cut. */
 export const COMMAND_NOTICE_MAX_CHARS = 1 * KiB;
+/** Longest signal name a `command.end` carries (`SIGTERM`, `SIGKILL`). */
+export const COMMAND_MAX_SIGNAL_CHARS = 32;
+/** Longest error code a `command.error` frame carries. */
+export const COMMAND_MAX_ERROR_CODE_CHARS = 64;
 
 /** Sessions store (`<userData>/sessions.db`) and its routes. */
 /** How long a statement waits for a lock held by another connection before SQLITE_BUSY. */
@@ -380,6 +405,11 @@ export const CHATGPT_TOKEN_RESPONSE_MAX_BYTES = 1 * MiB;
 export const CHATGPT_MAX_ACCOUNT_ID_CHARS = 128;
 export const CHATGPT_MAX_EMAIL_CHARS = 320;
 export const CHATGPT_MAX_PLAN_CHARS = 64;
+/** Longest OAuth endpoint URL (issuer, authorization, token, Responses) in the bootstrap frame. */
+export const CHATGPT_MAX_ENDPOINT_URL_CHARS = 2 * KiB;
+/** Longest OAuth client id and scope string in the bootstrap frame. */
+export const CHATGPT_MAX_CLIENT_ID_CHARS = 128;
+export const CHATGPT_MAX_SCOPE_CHARS = 256;
 /** Longest access or refresh token stored. */
 export const CHATGPT_MAX_TOKEN_CHARS = 16 * KiB;
 /** An access token this close to its expiry is refreshed before use. */

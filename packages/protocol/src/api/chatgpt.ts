@@ -6,8 +6,12 @@
  */
 import { z } from 'zod';
 import {
+  CHANNEL_MAX_SECRET_CHARS,
   CHATGPT_MAX_AUTHORIZATION_URL_CHARS,
+  CHATGPT_MAX_CLIENT_ID_CHARS,
   CHATGPT_MAX_CODE_CHARS,
+  CHATGPT_MAX_ENDPOINT_URL_CHARS,
+  CHATGPT_MAX_SCOPE_CHARS,
   CHATGPT_MAX_STATE_CHARS,
   SIDECAR_MIN_PASSWORD_CHARS,
 } from '../limits.js';
@@ -28,23 +32,23 @@ const attemptId = z
 const httpUrl = z
   .string()
   .min(1)
-  .max(2048)
+  .max(CHATGPT_MAX_ENDPOINT_URL_CHARS)
   .regex(/^https?:\/\//);
 
 /** What the host tells the sidecar about the effective ChatGPT OAuth profile, per spawn. */
 export const chatgptBootstrapSchema = z.strictObject({
   /** Per-spawn secret only the host's client knows; `/auth/chatgpt/*` refuse requests without it. */
-  host_key: z.string().min(SIDECAR_MIN_PASSWORD_CHARS).max(512),
+  host_key: z.string().min(SIDECAR_MIN_PASSWORD_CHARS).max(CHANNEL_MAX_SECRET_CHARS),
   client_id: z
     .string()
     .min(1)
-    .max(128)
+    .max(CHATGPT_MAX_CLIENT_ID_CHARS)
     .regex(/^[A-Za-z0-9_.-]+$/),
   issuer: httpUrl,
   authorization_endpoint: httpUrl,
   token_endpoint: httpUrl,
   responses_url: httpUrl,
-  scope: z.string().min(1).max(256),
+  scope: z.string().min(1).max(CHATGPT_MAX_SCOPE_CHARS),
 });
 export type ChatgptBootstrap = z.infer<typeof chatgptBootstrapSchema>;
 

@@ -4,25 +4,42 @@
  */
 import { z } from 'zod';
 import {
+  CHANNEL_MAX_ALLOWED_ORIGINS,
   CHANNEL_MAX_BODY_CHUNK_BYTES,
+  CHANNEL_MAX_BOOTSTRAP_WORKSPACES,
+  CHANNEL_MAX_ORIGIN_CHARS,
+  CHANNEL_MAX_PLATFORM_CHARS,
+  CHANNEL_MAX_REASON_CHARS,
+  CHANNEL_MAX_SECRET_CHARS,
   COMMAND_MAX_ARG_BYTES,
   COMMAND_MAX_ARGS,
+  COMMAND_MAX_ERROR_CODE_CHARS,
   COMMAND_MAX_NOTICES,
   COMMAND_MAX_PATH_CHARS,
+  COMMAND_MAX_SIGNAL_CHARS,
   COMMAND_MAX_TIMEOUT_MS,
   COMMAND_NOTICE_MAX_CHARS,
+  MAX_TCP_PORT,
   TRANSPORT_MAX_CREDIT_BYTES,
   TRANSPORT_MAX_ERROR_CODE_CHARS,
   TRANSPORT_MAX_GRANTS,
+  TRANSPORT_MAX_HEADER_NAME_CHARS,
   TRANSPORT_MAX_HEADER_VALUE_BYTES,
   TRANSPORT_MAX_HEADERS,
+  TRANSPORT_MAX_METHOD_CHARS,
+  TRANSPORT_MAX_STATUS,
   TRANSPORT_MAX_URL_CHARS,
+  TRANSPORT_MIN_STATUS,
 } from '../limits.js';
 import { chatgptBootstrapSchema } from '../api/chatgpt.js';
 import { policyAnswerSchema, policyCallSchema } from '../policy.js';
 import { channelIdSchema } from './channel-id.js';
 
-const version = z.literal(1);
+/** A frame schema: a strict object of `v: 1`, the literal `type`, and the frame's own fields. */
+function frame<T extends string, F extends z.ZodRawShape>(type: T, fields: F) {
+  return z.strictObject({ v: z.literal(1), type: z.literal(type), ...fields });
+}
+
 const id = channelIdSchema;
 /**
  * A provider request/response body chunk or a command's output chunk: raw bytes, carried only by
@@ -39,7 +56,7 @@ const bodyChunk = z.custom<Uint8Array>(
 const headerName = z
   .string()
   .min(1)
-  .max(256)
+  .max(TRANSPORT_MAX_HEADER_NAME_CHARS)
   .regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/);
 const headerValue = z
   .string()
@@ -47,7 +64,11 @@ const headerValue = z
   .regex(/^[^\r\n\0]*$/);
 const headers = z.array(z.tuple([headerName, headerValue])).max(TRANSPORT_MAX_HEADERS);
 const absolutePath = z.string().min(1).max(COMMAND_MAX_PATH_CHARS).startsWith('/');
-const origin = z.string().min(1).max(2048);
+const origin = z.string().min(1).max(CHANNEL_MAX_ORIGIN_CHARS);
+const port = z.number().int().min(1).max(MAX_TCP_PORT);
+/** Bytes of credit granted in one frame. */
+const credit = z.number().int().min(1).max(TRANSPORT_MAX_CREDIT_BYTES);
+const revision = z.number().int().nonnegative();
 
 export const sandboxKindSchema = z.enum(['srt', 'none']);
 export type SandboxKind = z.infer<typeof sandboxKindSchema>;
@@ -56,9 +77,9 @@ export type SandboxKind = z.infer<typeof sandboxKindSchema>;
 export const capabilitiesSchema = z.strictObject({
   sandbox: sandboxKindSchema,
   shell: z.boolean(),
-  platform: z.string().min(1).max(32),
+  platform: z.string().min(1).max(CHANNEL_MAX_PLATFORM_CHARS),
   /** Why the posture is reduced (missing packages, platform), for banners and logs. */
-  reason: z.string().max(512).optional(),
+  reason: z.string().max(CHANNEL_MAX_REASON_CHARS).optional(),
 });
 export type Capabilities = z.infer<typeof capabilitiesSchema>;
 
@@ -82,57 +103,43 @@ export type Grant = z.infer<typeof grantSchema>;
 
 // ── host → sidecar ──────────────────────────────────────────────────────────
 
-export const bootstrapFrameSchema = z.strictObject({
-  v: version,
-  type: z.literal('bootstrap'),
-  password: z.string().min(1).max(512),
+export const bootstrapFrameSchema = frame('bootstrap', {
+  password: z.string().min(1).max(CHANNEL_MAX_SECRET_CHARS),
   /** The host's listener port; the daemon's Host guard and readiness attestation use it. */
-  daemon_port: z.number().int().min(1).max(65_535),
-  allowed_origins: z.array(origin).min(1).max(8),
+  daemon_port: port,
+  allowed_origins: z.array(origin).min(1).max(CHANNEL_MAX_ALLOWED_ORIGINS),
   user_data: absolutePath,
-  workspaces: z.array(absolutePath).max(64),
+  workspaces: z.array(absolutePath).max(CHANNEL_MAX_BOOTSTRAP_WORKSPACES),
   capabilities: capabilitiesSchema,
   /** SEC-008: the effective ChatGPT OAuth profile and the per-spawn host key; absent = provider off. */
   chatgpt: chatgptBootstrapSchema.optional(),
 });
 
-export const shutdownFrameSchema = z.strictObject({ v: version, type: z.literal('shutdown') });
+export const shutdownFrameSchema = frame('shutdown', {});
 
-export const grantUpdateFrameSchema = z.strictObject({
-  v: version,
-  type: z.literal('grant.update'),
-  revision: z.number().int().nonnegative(),
+export const grantUpdateFrameSchema = frame('grant.update', {
+  revision,
   grants: z.array(grantSchema).max(TRANSPORT_MAX_GRANTS),
 });
 
-export const responseStartFrameSchema = z.strictObject({
-  v: version,
-  type: z.literal('response.start'),
+export const responseStartFrameSchema = frame('response.start', {
   request_id: id,
-  status: z.number().int().min(100).max(599),
+  status: z.number().int().min(TRANSPORT_MIN_STATUS).max(TRANSPORT_MAX_STATUS),
   headers,
 });
 /** Upload credit: the sidecar may send this many more body bytes for the request. */
-export const requestCreditFrameSchema = z.strictObject({
-  v: version,
-  type: z.literal('request.credit'),
+export const requestCreditFrameSchema = frame('request.credit', {
   request_id: id,
-  bytes: z.number().int().min(1).max(TRANSPORT_MAX_CREDIT_BYTES),
+  bytes: credit,
 });
-export const responseChunkFrameSchema = z.strictObject({
-  v: version,
-  type: z.literal('response.chunk'),
+export const responseChunkFrameSchema = frame('response.chunk', {
   request_id: id,
   data: bodyChunk,
 });
-export const responseEndFrameSchema = z.strictObject({
-  v: version,
-  type: z.literal('response.end'),
+export const responseEndFrameSchema = frame('response.end', {
   request_id: id,
 });
-export const responseErrorFrameSchema = z.strictObject({
-  v: version,
-  type: z.literal('response.error'),
+export const responseErrorFrameSchema = frame('response.error', {
   request_id: id,
   code: z
     .string()
@@ -148,41 +155,31 @@ export const responseErrorFrameSchema = z.strictObject({
     .optional(),
 });
 
-export const commandOutputFrameSchema = z.strictObject({
-  v: version,
-  type: z.literal('command.output'),
+export const commandOutputFrameSchema = frame('command.output', {
   id,
   stream: z.enum(['stdout', 'stderr']),
   data: bodyChunk,
 });
-export const commandEndFrameSchema = z.strictObject({
-  v: version,
-  type: z.literal('command.end'),
+export const commandEndFrameSchema = frame('command.end', {
   id,
   exit_code: z.number().int().nullable(),
-  signal: z.string().max(32).nullable(),
+  signal: z.string().max(COMMAND_MAX_SIGNAL_CHARS).nullable(),
   timed_out: z.boolean(),
   truncated: z.boolean(),
   duration_ms: z.number().nonnegative(),
   /** What the host neutralised or flagged after the command (git-created-repositories.ts), for the agent and the user. */
   notices: z.array(z.string().max(COMMAND_NOTICE_MAX_CHARS)).max(COMMAND_MAX_NOTICES).optional(),
 });
-export const commandAbortedFrameSchema = z.strictObject({
-  v: version,
-  type: z.literal('command.aborted'),
+export const commandAbortedFrameSchema = frame('command.aborted', {
   id,
 });
-export const commandErrorFrameSchema = z.strictObject({
-  v: version,
-  type: z.literal('command.error'),
+export const commandErrorFrameSchema = frame('command.error', {
   id,
-  code: z.string().min(1).max(64),
+  code: z.string().min(1).max(COMMAND_MAX_ERROR_CODE_CHARS),
 });
 
 /** The host's policy answer for one `policy.check` (the watchdog hook before a tool call). */
-export const policyDecisionFrameSchema = z.strictObject({
-  v: version,
-  type: z.literal('policy.decision'),
+export const policyDecisionFrameSchema = frame('policy.decision', {
   id,
   ...policyAnswerSchema.shape,
 });
@@ -206,16 +203,14 @@ export type HostToSidecarFrame = z.infer<typeof hostToSidecarFrameSchema>;
 
 // ── sidecar → host ──────────────────────────────────────────────────────────
 
-export const requestStartFrameSchema = z.strictObject({
-  v: version,
-  type: z.literal('request.start'),
+export const requestStartFrameSchema = frame('request.start', {
   request_id: id,
   grant_id: id,
   op: transportOpSchema,
   method: z
     .string()
     .min(1)
-    .max(16)
+    .max(TRANSPORT_MAX_METHOD_CHARS)
     .regex(/^[A-Z]+$/),
   url: z.string().min(1).max(TRANSPORT_MAX_URL_CHARS),
   headers,
@@ -226,32 +221,22 @@ export const requestStartFrameSchema = z.strictObject({
    */
   redirect: z.literal('manual').optional(),
 });
-export const requestChunkFrameSchema = z.strictObject({
-  v: version,
-  type: z.literal('request.chunk'),
+export const requestChunkFrameSchema = frame('request.chunk', {
   request_id: id,
   data: bodyChunk,
 });
-export const requestEndFrameSchema = z.strictObject({
-  v: version,
-  type: z.literal('request.end'),
+export const requestEndFrameSchema = frame('request.end', {
   request_id: id,
 });
-export const requestAbortFrameSchema = z.strictObject({
-  v: version,
-  type: z.literal('request.abort'),
+export const requestAbortFrameSchema = frame('request.abort', {
   request_id: id,
 });
-export const responseCreditFrameSchema = z.strictObject({
-  v: version,
-  type: z.literal('response.credit'),
+export const responseCreditFrameSchema = frame('response.credit', {
   request_id: id,
-  bytes: z.number().int().min(1).max(TRANSPORT_MAX_CREDIT_BYTES),
+  bytes: credit,
 });
-export const grantAppliedFrameSchema = z.strictObject({
-  v: version,
-  type: z.literal('grant.applied'),
-  revision: z.number().int().nonnegative(),
+export const grantAppliedFrameSchema = frame('grant.applied', {
+  revision,
 });
 
 /**
@@ -260,9 +245,7 @@ export const grantAppliedFrameSchema = z.strictObject({
  */
 const reportedRun = { session_id: id.optional(), run_id: id.optional() };
 
-export const commandRequestFrameSchema = z.strictObject({
-  v: version,
-  type: z.literal('command.request'),
+export const commandRequestFrameSchema = frame('command.request', {
   id,
   command: z.string().min(1).max(COMMAND_MAX_PATH_CHARS),
   args: z.array(z.string().max(COMMAND_MAX_ARG_BYTES)).max(COMMAND_MAX_ARGS),
@@ -277,16 +260,12 @@ export const commandRequestFrameSchema = z.strictObject({
   approved: z.boolean().optional(),
   ...reportedRun,
 });
-export const commandAbortFrameSchema = z.strictObject({
-  v: version,
-  type: z.literal('command.abort'),
+export const commandAbortFrameSchema = frame('command.abort', {
   id,
 });
 
 /** Ask the host's policy about one tool call before it runs (the watchdog hook). */
-export const policyCheckFrameSchema = z.strictObject({
-  v: version,
-  type: z.literal('policy.check'),
+export const policyCheckFrameSchema = frame('policy.check', {
   id,
   ...policyCallSchema.shape,
   ...reportedRun,
