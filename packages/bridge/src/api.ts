@@ -13,6 +13,8 @@ import type {
   ChatgptStatus,
   ConsentOutcome,
   CreateSessionRequest,
+  Endpoint,
+  EndpointListEntry,
   EventPageResponse,
   HandshakeResponse,
   HostAuditPage,
@@ -38,6 +40,8 @@ export type {
   ApprovalAnswer,
   ChatgptStatus,
   ConsentOutcome,
+  Endpoint,
+  EndpointListEntry,
   EventPageResponse,
   HandshakeResponse,
   Message,
@@ -59,19 +63,6 @@ export type {
 
 /** Providers whose API key the renderer may set or delete (custom endpoint ids are added by the daemon). */
 export type SecretProvider = string;
-
-/** A custom OpenAI-compatible endpoint definition as the daemon lists it. */
-export interface EndpointDefinition {
-  id: string;
-  base_url: string;
-  models?: string[];
-  /** The models' context window in tokens, when one is set (compaction works against it). */
-  context_window?: number;
-  /** Whether the host holds a grant for its origin in this host run. */
-  granted: boolean;
-  /** Whether an API key is stored for it (the key itself never comes back). */
-  has_key: boolean;
-}
 
 export interface PageOptions {
   limit?: number;
@@ -135,9 +126,9 @@ export interface BastionApi {
     delete(provider: SecretProvider): Promise<void>;
   };
   readonly endpoints: {
-    list(): Promise<EndpointDefinition[]>;
+    list(): Promise<EndpointListEntry[]>;
     /** Save a definition in endpoints.json (not a grant: that needs the host's consent). */
-    define(definition: { id: string; base_url: string; models?: string[]; context_window?: number }): Promise<void>;
+    define(definition: Endpoint): Promise<void>;
     delete(id: string): Promise<void>;
     /** The models the endpoint's `/models` lists, through the host transport (needs the grant). */
     probe(id: string): Promise<string[]>;

@@ -1,5 +1,6 @@
 /** The implementation of `window.bastion` over the transport: one method per daemon route or host channel. */
-import type { BastionApi, EndpointDefinition } from './api.js';
+import type { EndpointListResponse, EndpointProbeResponse, SecretPresenceResponse } from '@bastion/protocol';
+import type { BastionApi } from './api.js';
 import type { Transport } from './transport.js';
 import { readAgentEvents } from './event-stream.js';
 
@@ -70,7 +71,7 @@ export function createApi(transport: Transport): BastionApi {
       requestGrant: (path) => host('workspaces.request-grant', { path }),
     },
     secrets: {
-      has: async (provider) => (await daemon<{ present: boolean }>('POST', '/secrets/has', { provider })).present,
+      has: async (provider) => (await daemon<SecretPresenceResponse>('POST', '/secrets/has', { provider })).present,
       set: async (provider, key) => {
         await daemon('POST', '/secrets/set', { provider, key });
       },
@@ -79,8 +80,7 @@ export function createApi(transport: Transport): BastionApi {
       },
     },
     endpoints: {
-      list: async () =>
-        (await daemon<{ endpoints: EndpointDefinition[] }>('POST', '/providers/endpoints/list', {})).endpoints,
+      list: async () => (await daemon<EndpointListResponse>('POST', '/providers/endpoints/list', {})).endpoints,
       define: async (definition) => {
         await daemon('POST', '/providers/endpoints/set', definition);
       },
@@ -88,7 +88,7 @@ export function createApi(transport: Transport): BastionApi {
         await daemon('POST', '/providers/endpoints/delete', { id: endpointId });
       },
       probe: async (endpointId) =>
-        (await daemon<{ models: string[] }>('POST', '/providers/endpoints/probe', { id: endpointId })).models,
+        (await daemon<EndpointProbeResponse>('POST', '/providers/endpoints/probe', { id: endpointId })).models,
       requestConsent: (url) => host('endpoints.request-consent', { url }),
     },
     policy: {

@@ -16,7 +16,4 @@ export const handshakeResponseSchema = z.strictObject({
 });
 export type HandshakeResponse = z.infer<typeof handshakeResponseSchema>;
 
-/** Perimeter refusal codes, in the order the guards run. */
-export type PerimeterErrorCode = 'PERIMETER_HOST' | 'PERIMETER_ORIGIN' | 'PERIMETER_REFERER' | 'PERIMETER_AUTH';
-
 export const wireErrorSchema = z.strictObject({ code: z.string(), message: z.string() });

@@ -1,4 +1,5 @@
 export * from './limits.js';
+export * from './error-codes.js';
 export * from './errors.js';
 export * from './logging.js';
 export * from './modes.js';
@@ -20,6 +21,7 @@ export * from './api/chatgpt.js';
 export * from './api/models.js';
 export * from './api/tool-inputs.js';
 export * from './api/endpoints.js';
+export * from './api/secrets.js';
 export * from './scratch-dir.js';
 export * from './git-config.js';
 export * from './policy.js';

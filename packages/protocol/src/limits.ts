@@ -113,8 +113,8 @@ export const TRANSPORT_MAX_ENDED_IDS = 1_024;
 export const TRANSPORT_CONNECT_TIMEOUT_MS = 30_000;
 export const TRANSPORT_HEADERS_TIMEOUT_MS = 300_000;
 export const TRANSPORT_BODY_IDLE_TIMEOUT_MS = 300_000;
-/** Longest error code a `response.error` frame carries. */
-export const TRANSPORT_MAX_ERROR_CODE_CHARS = 64;
+/** Longest secret kind a `response.error` frame names (its code is one of TRANSPORT_ERROR_CODES). */
+export const TRANSPORT_MAX_ERROR_KIND_CHARS = 64;
 /** Longest single header value carried in a frame. */
 export const TRANSPORT_MAX_HEADER_VALUE_BYTES = 16 * KiB;
 /** Longest header name carried in a frame (RFC 9110 sets none; real names are a few dozen characters). */

@@ -12,6 +12,7 @@ import {
   type AgentStreamEvent,
   type AgentUndoResponse,
   type ApprovalAnswer,
+  type ApprovalErrorCode,
   type Logger,
   type Session,
 } from '@bastion/protocol';
@@ -45,7 +46,7 @@ export type ToolFactory = (context: ToolContext & { session: Session }) => ToolS
 
 export type RunRequest = { message: string } | { approvalAnswer: ApprovalAnswer };
 
-const APPROVAL_REFUSAL_CODES: Record<ApprovalAnswerRefusal, string> = {
+const APPROVAL_REFUSAL_CODES: Record<ApprovalAnswerRefusal, ApprovalErrorCode> = {
   'unknown-approval': 'APPROVAL_UNKNOWN',
   'other-session': 'APPROVAL_OTHER_SESSION',
   'tool-call-mismatch': 'APPROVAL_TOOL_CALL_MISMATCH',

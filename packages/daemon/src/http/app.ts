@@ -30,7 +30,7 @@ export function createDaemonApp(perimeter: PerimeterOptions, routes: readonly Ro
   app.use('*', makeAuthGuard({ password: perimeter.password }));
   app.use('*', makeBodySizeGuard({ maxBytes: DAEMON_MAX_JSON_BODY_BYTES }));
   for (const register of routes) register(app);
-  app.notFound((c) => wireError(c, 404, 'ROUTE_NOT_FOUND', 'no such route'));
+  app.notFound((c) => wireError(c, 'ROUTE_NOT_FOUND', 'no such route'));
   app.onError((error, c) => errorResponse(c, error));
   return app;
 }

@@ -13,11 +13,11 @@ export function makeBodySizeGuard(options: { maxBytes: number }): MiddlewareHand
     const declared = c.req.header('content-length');
     const chunked = c.req.header('transfer-encoding') !== undefined;
     if (chunked && declared === undefined) {
-      return wireError(c, 411, 'BODY_LENGTH_REQUIRED', 'request body must declare its length');
+      return wireError(c, 'BODY_LENGTH_REQUIRED', 'request body must declare its length');
     }
     if (declared !== undefined) {
-      if (!/^\d{1,12}$/.test(declared)) return wireError(c, 400, 'BODY_LENGTH_INVALID', 'invalid Content-Length');
-      if (Number(declared) > options.maxBytes) return wireError(c, 413, 'BODY_TOO_LARGE', 'request body is too large');
+      if (!/^\d{1,12}$/.test(declared)) return wireError(c, 'BODY_LENGTH_INVALID', 'invalid Content-Length');
+      if (Number(declared) > options.maxBytes) return wireError(c, 'BODY_TOO_LARGE', 'request body is too large');
     }
     await next();
     return undefined;

@@ -7,7 +7,7 @@
  *
  * Does not catch: a compromised host, which owns the key by design.
  */
-import type { Context, MiddlewareHandler } from 'hono';
+import type { MiddlewareHandler } from 'hono';
 import {
   CHATGPT_HOST_KEY_HEADER,
   chatgptCancelRequestSchema,
@@ -15,26 +15,19 @@ import {
   chatgptStartRequestSchema,
   type Logger,
 } from '@bastion/protocol';
+import { DaemonError } from '../errors.js';
 import type { RouteModule } from '../http/app.js';
-import { readJsonBody } from '../http/json-body.js';
-import { wireError } from '../http/wire-error.js';
+import { readJson } from '../http/routes/route-support.js';
 import { ChatgptAuthError } from './chatgpt-auth-error.js';
 import { sameSecret, type ChatgptCredentials } from './chatgpt-credentials.js';
 
 function makeHostKeyGuard(hostKey: string | undefined): MiddlewareHandler {
   return async (c, next) => {
-    if (hostKey === undefined) return failure(c, new ChatgptAuthError('OAUTH_UNAVAILABLE'));
+    if (hostKey === undefined) throw new ChatgptAuthError('OAUTH_UNAVAILABLE');
     const presented = c.req.header(CHATGPT_HOST_KEY_HEADER);
-    if (presented === undefined || !sameSecret(presented, hostKey)) {
-      return failure(c, new ChatgptAuthError('OAUTH_HOST_ONLY'));
-    }
+    if (presented === undefined || !sameSecret(presented, hostKey)) throw new ChatgptAuthError('OAUTH_HOST_ONLY');
     await next();
-    return undefined;
   };
-}
-
-function failure(c: Context, error: ChatgptAuthError): Response {
-  return wireError(c, error.status, error.code, error.message);
 }
 
 export function chatgptRoutes(options: {
@@ -43,42 +36,53 @@ export function chatgptRoutes(options: {
   log: Logger;
 }): RouteModule {
   const { credentials, log } = options;
-  const answer = async (c: Context, run: (credentials: ChatgptCredentials) => Promise<unknown>): Promise<Response> => {
-    if (!credentials) return failure(c, new ChatgptAuthError('OAUTH_UNAVAILABLE'));
+  /** Run a credentials call; anything but the boundary's own coded errors is answered as INTERNAL, logged by its code. */
+  const answer = async (run: (credentials: ChatgptCredentials) => Promise<unknown>): Promise<unknown> => {
+    if (!credentials) throw new ChatgptAuthError('OAUTH_UNAVAILABLE');
     try {
-      return c.json(await run(credentials));
+      return await run(credentials);
     } catch (error) {
-      if (error instanceof ChatgptAuthError) return failure(c, error);
+      if (error instanceof ChatgptAuthError) throw error;
       log.error('chatgpt.route-failed', { code: (error as { code?: string }).code ?? 'UNKNOWN' });
-      return wireError(c, 500, 'INTERNAL', 'internal error');
+      throw new DaemonError('INTERNAL', 'internal error');
     }
   };
   return (app) => {
     app.use('/auth/chatgpt/*', makeHostKeyGuard(options.hostKey));
     app.post('/auth/chatgpt/start', async (c) => {
-      const body = await readJsonBody(c, chatgptStartRequestSchema);
-      if (!body) return wireError(c, 400, 'OAUTH_BAD_REQUEST', 'expected { redirect_uri } with a registered callback');
-      return answer(c, (manager) => manager.start(body.redirect_uri));
+      const body = await readJson(c, chatgptStartRequestSchema, {
+        code: 'OAUTH_BAD_REQUEST',
+        message: 'expected { redirect_uri } with a registered callback',
+      });
+      return c.json(await answer((manager) => manager.start(body.redirect_uri)));
     });
     app.post('/auth/chatgpt/complete', async (c) => {
-      const body = await readJsonBody(c, chatgptCompleteRequestSchema);
-      if (!body) return wireError(c, 400, 'OAUTH_BAD_REQUEST', 'expected { attempt_id, code, state }');
-      return answer(c, (manager) => manager.complete(body));
+      const body = await readJson(c, chatgptCompleteRequestSchema, {
+        code: 'OAUTH_BAD_REQUEST',
+        message: 'expected { attempt_id, code, state }',
+      });
+      return c.json(await answer((manager) => manager.complete(body)));
     });
     app.post('/auth/chatgpt/cancel', async (c) => {
-      const body = await readJsonBody(c, chatgptCancelRequestSchema);
-      if (!body) return wireError(c, 400, 'OAUTH_BAD_REQUEST', 'expected { attempt_id? }');
-      return answer(c, async (manager) => {
-        manager.cancel(body.attempt_id);
-        return manager.status();
+      const body = await readJson(c, chatgptCancelRequestSchema, {
+        code: 'OAUTH_BAD_REQUEST',
+        message: 'expected { attempt_id? }',
       });
+      return c.json(
+        await answer(async (manager) => {
+          manager.cancel(body.attempt_id);
+          return manager.status();
+        }),
+      );
     });
-    app.get('/auth/chatgpt/status', (c) => answer(c, (manager) => manager.status()));
-    app.post('/auth/chatgpt/sign-out', (c) =>
-      answer(c, async (manager) => {
-        await manager.signOut();
-        return manager.status();
-      }),
+    app.get('/auth/chatgpt/status', async (c) => c.json(await answer((manager) => manager.status())));
+    app.post('/auth/chatgpt/sign-out', async (c) =>
+      c.json(
+        await answer(async (manager) => {
+          await manager.signOut();
+          return manager.status();
+        }),
+      ),
     );
   };
 }

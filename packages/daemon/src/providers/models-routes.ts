@@ -9,11 +9,11 @@ import { modelRefSchema, type Logger, type ModelGroup, type ModelListResponse } 
 import { listEndpointModels } from '../endpoints/endpoint-models.js';
 import type { EndpointStore } from '../endpoints/endpoint-store.js';
 import type { RouteModule } from '../http/app.js';
-import { readJsonBody } from '../http/json-body.js';
-import { wireError } from '../http/wire-error.js';
+import { readJson } from '../http/routes/route-support.js';
+import { DaemonError } from '../errors.js';
 import type { ChatgptCredentials } from '../oauth/chatgpt-credentials.js';
 import type { AuthStore } from '../secrets/auth-store.js';
-import { secretsFailure } from '../secrets/secrets-routes.js';
+import { secretsStoreCall } from '../secrets/secrets-routes.js';
 import type { ProviderTransport } from '../transport/transport-fetch.js';
 import { MODEL_CATALOG } from './model-catalog.js';
 import type { ModelPreferences } from './model-preferences.js';
@@ -99,23 +99,14 @@ export function modelsRoutes(options: {
 
   return (app) => {
     app.get('/models', async (c) => {
-      try {
-        const [listed, fallback] = await Promise.all([groups(), preferences.defaultModel()]);
-        return c.json({ groups: listed, default: fallback } satisfies ModelListResponse);
-      } catch (error) {
-        return secretsFailure(c, error, log);
-      }
+      const [listed, fallback] = await secretsStoreCall(log, () => Promise.all([groups(), preferences.defaultModel()]));
+      return c.json({ groups: listed, default: fallback } satisfies ModelListResponse);
     });
 
     app.post('/models/default', async (c) => {
-      const body = await readJsonBody(c, modelRefSchema);
-      if (!body) return wireError(c, 400, 'BAD_REQUEST', 'expected { provider, model }');
-      if (!registry.has(body.provider)) return wireError(c, 400, 'PROVIDER_UNKNOWN', 'no such provider');
-      try {
-        await preferences.setDefaultModel(body);
-      } catch (error) {
-        return secretsFailure(c, error, log);
-      }
+      const body = await readJson(c, modelRefSchema, { code: 'BAD_REQUEST', message: 'expected { provider, model }' });
+      if (!registry.has(body.provider)) throw new DaemonError('PROVIDER_UNKNOWN', 'no such provider');
+      await secretsStoreCall(log, () => preferences.setDefaultModel(body));
       log.info('models.default-set', { provider: body.provider });
       return c.json({ default: body });
     });

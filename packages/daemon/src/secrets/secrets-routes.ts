@@ -3,13 +3,17 @@
  * built-in BYOK providers plus the ids of defined custom endpoints. There is no get route: a key
  * goes in and is attached to provider requests by the sidecar, and never crosses back to a client.
  */
-import type { Context } from 'hono';
-import { z } from 'zod';
-import { providerIdSchema, SECRETS_MAX_KEY_CHARS, type Logger } from '@bastion/protocol';
+import {
+  secretProviderRequestSchema,
+  secretSetRequestSchema,
+  type Logger,
+  type SecretDeleteResponse,
+  type SecretPresenceResponse,
+} from '@bastion/protocol';
 import type { RouteModule } from '../http/app.js';
-import { readJsonBody } from '../http/json-body.js';
-import { wireError } from '../http/wire-error.js';
+import { readJson } from '../http/routes/route-support.js';
 import type { EndpointStore } from '../endpoints/endpoint-store.js';
+import { DaemonError } from '../errors.js';
 import type { AuthStore } from './auth-store.js';
 import { storageErrorOf } from '../storage/storage-error.js';
 import { PrivateFileError } from './private-json-file.js';
@@ -17,74 +21,65 @@ import { PrivateFileError } from './private-json-file.js';
 /** Built-in providers that take an API key. */
 export const BYOK_PROVIDER_IDS: ReadonlySet<string> = new Set(['openai', 'anthropic', 'openrouter']);
 
-const providerBody = z.strictObject({ provider: providerIdSchema });
-const setBody = z.strictObject({
-  provider: providerIdSchema,
-  // Printable ASCII without spaces: every provider's key format, and nothing a header could split on.
-  key: z
-    .string()
-    .min(1)
-    .max(SECRETS_MAX_KEY_CHARS)
-    .regex(/^[\x21-\x7e]+$/),
-});
+const PROVIDER_REFUSAL = { code: 'SECRETS_BAD_REQUEST', message: 'expected { provider }' } as const;
+const SET_REFUSAL = {
+  code: 'SECRETS_BAD_REQUEST',
+  message: 'expected { provider, key } with a printable key',
+} as const;
 
 export function secretsRoutes(options: { auth: AuthStore; endpoints: EndpointStore; log: Logger }): RouteModule {
   const { auth, endpoints, log } = options;
-  const allowed = (provider: string) => BYOK_PROVIDER_IDS.has(provider) || endpoints.get(provider) !== undefined;
+  const checkProvider = (provider: string): void => {
+    if (!BYOK_PROVIDER_IDS.has(provider) && endpoints.get(provider) === undefined)
+      throw new DaemonError('SECRETS_PROVIDER_UNKNOWN', 'no such provider');
+  };
 
   return (app) => {
     app.post('/secrets/has', async (c) => {
-      const body = await readJsonBody(c, providerBody);
-      if (!body) return wireError(c, 400, 'SECRETS_BAD_REQUEST', 'expected { provider }');
-      if (!allowed(body.provider)) return wireError(c, 404, 'SECRETS_PROVIDER_UNKNOWN', 'no such provider');
-      try {
-        return c.json({ provider: body.provider, present: await auth.has(body.provider) });
-      } catch (error) {
-        return secretsFailure(c, error, log);
-      }
+      const body = await readJson(c, secretProviderRequestSchema, PROVIDER_REFUSAL);
+      checkProvider(body.provider);
+      const present = await secretsStoreCall(log, () => auth.has(body.provider));
+      return c.json({ provider: body.provider, present } satisfies SecretPresenceResponse);
     });
     app.post('/secrets/set', async (c) => {
-      const body = await readJsonBody(c, setBody);
-      if (!body) return wireError(c, 400, 'SECRETS_BAD_REQUEST', 'expected { provider, key } with a printable key');
-      if (!allowed(body.provider)) return wireError(c, 404, 'SECRETS_PROVIDER_UNKNOWN', 'no such provider');
-      try {
-        await auth.set(body.provider, { type: 'api', key: body.key });
-        log.info('secrets.set', { provider: body.provider });
-        return c.json({ provider: body.provider, present: true });
-      } catch (error) {
-        return secretsFailure(c, error, log);
-      }
+      const body = await readJson(c, secretSetRequestSchema, SET_REFUSAL);
+      checkProvider(body.provider);
+      await secretsStoreCall(log, () => auth.set(body.provider, { type: 'api', key: body.key }));
+      log.info('secrets.set', { provider: body.provider });
+      return c.json({ provider: body.provider, present: true } satisfies SecretPresenceResponse);
     });
     app.post('/secrets/delete', async (c) => {
-      const body = await readJsonBody(c, providerBody);
-      if (!body) return wireError(c, 400, 'SECRETS_BAD_REQUEST', 'expected { provider }');
-      if (!allowed(body.provider)) return wireError(c, 404, 'SECRETS_PROVIDER_UNKNOWN', 'no such provider');
-      try {
-        const deleted = await auth.delete(body.provider);
-        log.info('secrets.deleted', { provider: body.provider, count: deleted ? 1 : 0 });
-        return c.json({ provider: body.provider, present: false, deleted });
-      } catch (error) {
-        return secretsFailure(c, error, log);
-      }
+      const body = await readJson(c, secretProviderRequestSchema, PROVIDER_REFUSAL);
+      checkProvider(body.provider);
+      const deleted = await secretsStoreCall(log, () => auth.delete(body.provider));
+      log.info('secrets.deleted', { provider: body.provider, count: deleted ? 1 : 0 });
+      return c.json({ provider: body.provider, present: false, deleted } satisfies SecretDeleteResponse);
     });
   };
 }
 
-/** Map a store failure to a fixed wire error; the path and the file's contents stay out of it. */
-export function secretsFailure(c: Context, error: unknown, log: Logger): Response {
+/** Run a private-file store call; its failure becomes the coded error `secretsStoreError` names. */
+export async function secretsStoreCall<T>(log: Logger, call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    throw secretsStoreError(error, log);
+  }
+}
+
+/** A store failure as a fixed, coded error (logged by its code); the path and the file's contents stay out of it. */
+export function secretsStoreError(error: unknown, log: Logger): DaemonError {
   const storage = storageErrorOf(error) ?? storageErrorOf((error as { cause?: unknown } | undefined)?.cause);
   const code = storage?.code ?? (error instanceof PrivateFileError ? error.code : 'SECRETS_STORE_FAILED');
   log.error('secrets.store-failed', { code });
-  if (storage) return wireError(c, 507, storage.code, storage.message);
+  if (storage) return storage;
   // Its message names the file (not its folder or contents) and what to do about it.
-  if (code === 'SECRETS_FILE_CORRUPT') return wireError(c, 409, code, (error as Error).message);
+  if (code === 'SECRETS_FILE_CORRUPT') return new DaemonError(code, (error as Error).message);
   if (code === 'SECRETS_FILE_PERMISSIONS') {
-    return wireError(
-      c,
-      409,
+    return new DaemonError(
       code,
       'a Bastion data file is readable by group or others; run `chmod 600` on it in the Bastion data folder',
     );
   }
-  return wireError(c, 500, code, 'the secrets store could not be used');
+  return new DaemonError(code, 'the secrets store could not be used');
 }

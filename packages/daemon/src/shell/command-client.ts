@@ -4,9 +4,14 @@
  * the host runs the command under its per-command kernel profile and streams the output here.
  */
 import { randomBytes } from 'node:crypto';
-import { COMMAND_MAX_OUTPUT_BYTES, type FrameOfType, type HostToSidecarFrame } from '@bastion/protocol';
+import {
+  COMMAND_MAX_OUTPUT_BYTES,
+  type CommandErrorCode,
+  type FrameOfType,
+  type HostToSidecarFrame,
+} from '@bastion/protocol';
 import type { HostChannel } from '../channel/host-channel.js';
-import { shellRefusal, type HostCommandRefusalCode, type ShellRefusal } from './shell-error.js';
+import { shellRefusal, type ShellRefusal } from './shell-error.js';
 
 export interface CommandRunRequest {
   command: string;
@@ -44,7 +49,8 @@ interface Pending {
 }
 
 /** Fixed messages for the host's refusal codes; the host sends only a code. */
-const HOST_ERROR_MESSAGES: Record<string, string> = {
+/** The host refusals passed to the model with their own message; any other code is SHELL_HOST_REFUSED. */
+const HOST_ERROR_MESSAGES: Partial<Record<CommandErrorCode, string>> = {
   COMMAND_SHELL_UNAVAILABLE: 'the host runs no shell commands in this posture',
   COMMAND_QUEUE_FULL: 'too many commands are waiting; try again when one has finished',
   COMMAND_CWD_REFUSED: 'the host refused the working directory',
@@ -72,13 +78,15 @@ export class CommandClient {
       this.#settle(frame.id, shellRefusal('SHELL_ABORTED', 'the command was aborted')),
     );
     channel.on('command.error', (frame) => {
-      const message = HOST_ERROR_MESSAGES[frame.code];
-      const known = message !== undefined && frame.code.startsWith('COMMAND_');
+      const code = frame.code;
+      const message = Object.hasOwn(HOST_ERROR_MESSAGES, code)
+        ? HOST_ERROR_MESSAGES[code as CommandErrorCode]
+        : undefined;
       this.#settle(
         frame.id,
-        known
-          ? shellRefusal(frame.code as HostCommandRefusalCode, message)
-          : shellRefusal('SHELL_HOST_REFUSED', 'the host refused the command'),
+        message === undefined
+          ? shellRefusal('SHELL_HOST_REFUSED', 'the host refused the command')
+          : shellRefusal(code as CommandErrorCode, message),
       );
     });
   }

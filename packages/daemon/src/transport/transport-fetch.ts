@@ -21,6 +21,7 @@ import {
   type FrameOfType,
   type Grant,
   type HostToSidecarFrame,
+  type TransportErrorCode,
   type TransportOp,
 } from '@bastion/protocol';
 import type { HostChannel } from '../channel/host-channel.js';
@@ -32,10 +33,16 @@ type FetchInput = string | URL | Request;
 /** A refusal or failure of one transported request; `code` is the host's or this side's stable code. */
 export class TransportError extends DaemonError {
   override readonly name = 'TransportError';
+  constructor(
+    override readonly code: TransportErrorCode,
+    message: string,
+  ) {
+    super(code, message);
+  }
 }
 
 /** The form fetch callers (the AI SDK) expect for a network failure: a TypeError with the reason as cause. */
-function fetchFailure(code: string, message: string): TypeError {
+function fetchFailure(code: TransportErrorCode, message: string): TypeError {
   return new TypeError('fetch failed', { cause: new TransportError(code, message) });
 }
 

@@ -40,6 +40,7 @@ import {
   GIT_REPOSITORY_SCAN_MAX_ENTRIES,
   NESTED_PROTECTED_MAX_DENIES,
   type Capabilities,
+  type CommandErrorCode,
   type Logger,
 } from '@bastion/protocol';
 import { insideGitDirectory, type PlaceholderWarden, type QuarantineMove } from '../sandbox/placeholder-warden.js';
@@ -171,7 +172,7 @@ export class CommandExecutor {
     if (!sidecar.channel.closed) sidecar.channel.send(frame);
   }
 
-  #refuse(sidecar: Sidecar, id: string, code: string): void {
+  #refuse(sidecar: Sidecar, id: string, code: CommandErrorCode): void {
     this.#options.log.warn('command.refused', { command_id: id, code });
     this.#send(sidecar, { v: 1, type: 'command.error', id, code });
   }

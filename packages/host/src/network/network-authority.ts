@@ -6,7 +6,13 @@
  * executor, which aborts in-flight requests on a revoked grant). Nothing here is persisted: a
  * custom grant needs fresh consent on every host start.
  */
-import { checkEndpointUrl, TRANSPORT_MAX_GRANTS, type Grant } from '@bastion/protocol';
+import {
+  checkEndpointUrl,
+  TRANSPORT_MAX_GRANTS,
+  type EndpointUrlErrorCode,
+  type Grant,
+  type GrantErrorCode,
+} from '@bastion/protocol';
 import type { HostConfirmer } from '../consent/host-confirmer.js';
 import { BUILTIN_GRANTS } from './builtin-grants.js';
 import { describeRoutePosture, type RoutePosture } from './route-posture.js';
@@ -23,7 +29,8 @@ export interface GrantChange {
 }
 
 export type CustomGrantResult =
-  { ok: true; grant: Grant; posture: RoutePosture; created: boolean } | { ok: false; code: string; message: string };
+  | { ok: true; grant: Grant; posture: RoutePosture; created: boolean }
+  | { ok: false; code: EndpointUrlErrorCode | GrantErrorCode; message: string };
 
 export class NetworkAuthority {
   readonly #builtins: readonly Grant[];

@@ -42,6 +42,7 @@ import {
   type FrameOfType,
   type Logger,
   type SidecarToHostFrame,
+  type TransportErrorCode,
   type TransportOp,
 } from '@bastion/protocol';
 import type { SidecarChannel } from '../supervisor/sidecar-supervisor.js';
@@ -162,14 +163,14 @@ export class ProviderExecutor {
   }
 
   /** Refuse a request that never became live. */
-  #refuse(id: string, code: string, kind?: string): void {
+  #refuse(id: string, code: TransportErrorCode, kind?: string): void {
     this.#rememberEnded(id);
     this.#log.warn('transport.refused', { request_id: id, code, kind: kind ?? null });
     this.#send({ v: 1, type: 'response.error', request_id: id, code, ...(kind === undefined ? {} : { kind }) });
   }
 
   /** End a live request from this side with an error code. */
-  #terminate(request: HostRequest, code: string, kind?: string): void {
+  #terminate(request: HostRequest, code: TransportErrorCode, kind?: string): void {
     if (request.finished) return;
     request.finished = true;
     this.#live.delete(request.id);
@@ -533,7 +534,7 @@ function responseHeaders(raw: Record<string, string | string[] | undefined>): [s
 }
 
 /** A stable code for an upstream failure; never the error's message, which may quote the URL. */
-function upstreamErrorCode(error: unknown): string {
+function upstreamErrorCode(error: unknown): TransportErrorCode {
   const code = (error as { code?: unknown }).code;
   if (typeof code === 'string') {
     if (code === 'UND_ERR_CONNECT_TIMEOUT') return 'UPSTREAM_CONNECT_TIMEOUT';

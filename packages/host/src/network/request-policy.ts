@@ -15,11 +15,12 @@ import {
   TRANSPORT_MAX_HEADER_BYTES_TOTAL,
   TRANSPORT_MAX_REDIRECTS,
   type Grant,
+  type TransportErrorCode,
   type TransportOp,
 } from '@bastion/protocol';
 import type { GrantSnapshot } from './network-authority.js';
 
-export type PolicyResult<T> = ({ ok: true } & T) | { ok: false; code: string };
+export type PolicyResult<T> = ({ ok: true } & T) | { ok: false; code: TransportErrorCode };
 
 const FORBIDDEN_HEADERS = new Set([
   'cookie',
@@ -67,7 +68,7 @@ export interface AuthorizedRequest {
   carriesCredentials: boolean;
 }
 
-function checkOrigin(url: URL, grant: Grant): string | undefined {
+function checkOrigin(url: URL, grant: Grant): TransportErrorCode | undefined {
   if (url.origin !== grant.origin) return 'TRANSPORT_ORIGIN_NOT_GRANTED';
   if (grant.op === 'asset' && (url.protocol !== 'https:' || url.port !== '')) return 'TRANSPORT_ASSET_NOT_HTTPS';
   return undefined;

@@ -7,7 +7,7 @@
  * the renderer learns the verdict.
  */
 import { realpath, stat } from 'node:fs/promises';
-import { checkEndpointUrl, SIDECAR_READY_TIMEOUT_MS, type ConsentOutcome } from '@bastion/protocol';
+import { checkEndpointUrl, isWireErrorCode, SIDECAR_READY_TIMEOUT_MS, type ConsentOutcome } from '@bastion/protocol';
 import type { HostConfirmer } from '../consent/host-confirmer.js';
 import type { CustomGrantResult } from '../network/network-authority.js';
 import type { ChatgptCoordinator } from '../oauth/chatgpt-coordinator.js';
@@ -113,8 +113,7 @@ function registerPolicyChannels(ipc: HostIpc, deps: HostIpcDependencies): void {
   const scopeOf = (workspace: string | null): PolicyScope => {
     if (workspace === null) return { kind: 'global' };
     const root = deps.grantedWorkspaces().find((granted) => granted === workspace);
-    if (root === undefined)
-      throw new HostIpcFailure('POLICY_PROJECT_UNKNOWN', 'not a workspace Bastion was granted', 400);
+    if (root === undefined) throw new HostIpcFailure('POLICY_PROJECT_UNKNOWN', 'not a workspace Bastion was granted');
     return { kind: 'project', root };
   };
   // Every refusal of the store (a bad rule, an unusable policy.json) reaches the page as its code.
@@ -122,7 +121,8 @@ function registerPolicyChannels(ipc: HostIpc, deps: HostIpcDependencies): void {
     Promise.resolve()
       .then(call)
       .catch((error: unknown) => {
-        if (error instanceof HostError) throw new HostIpcFailure(error.code, error.message, 400);
+        if (error instanceof HostError && isWireErrorCode(error.code))
+          throw new HostIpcFailure(error.code, error.message);
         throw error;
       });
   ipc.guarded('policy.list', {
@@ -163,14 +163,14 @@ async function existingDirectory(path: string): Promise<string> {
   } catch {
     // One answer for every reason, so the renderer cannot probe the file system through it.
   }
-  throw new HostIpcFailure('WORKSPACE_PATH', 'not an existing folder (give an absolute path)', 400);
+  throw new HostIpcFailure('WORKSPACE_PATH', 'not an existing folder (give an absolute path)');
 }
 
 async function readySidecar(supervisor: SidecarSupervisor) {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_resolve, reject) => {
     timer = setTimeout(
-      () => reject(new HostIpcFailure('SIDECAR_UNAVAILABLE', 'the agent is restarting; try again', 503)),
+      () => reject(new HostIpcFailure('SIDECAR_UNAVAILABLE', 'the agent is restarting; try again')),
       SIDECAR_READY_TIMEOUT_MS,
     );
   });
@@ -178,11 +178,11 @@ async function readySidecar(supervisor: SidecarSupervisor) {
     await Promise.race([supervisor.whenReady(), timeout]);
   } catch (error) {
     if (error instanceof HostIpcFailure) throw error;
-    throw new HostIpcFailure('SIDECAR_UNAVAILABLE', 'the agent is not running', 503);
+    throw new HostIpcFailure('SIDECAR_UNAVAILABLE', 'the agent is not running');
   } finally {
     clearTimeout(timer);
   }
   const current = supervisor.current;
-  if (!current) throw new HostIpcFailure('SIDECAR_UNAVAILABLE', 'the agent is restarting; try again', 503);
+  if (!current) throw new HostIpcFailure('SIDECAR_UNAVAILABLE', 'the agent is restarting; try again');
   return current;
 }

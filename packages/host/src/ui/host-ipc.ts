@@ -18,34 +18,30 @@ import {
   HOST_IPC_PATH_PREFIX,
   hostIpcSchemas,
   parseDesktopReferer,
+  WIRE_ERROR_STATUS,
   type HostIpcChannel,
+  type HostIpcErrorCode,
   type HostIpcInput,
   type HostIpcOutput,
   type Logger,
+  type WireError,
+  type WireErrorCode,
 } from '@bastion/protocol';
 import { HostError } from '../errors.js';
 import { readBoundedRequest } from '../read-bounded-request.js';
 
 /** Refusal codes, in the order the checks run. */
-export type HostIpcRefusal =
-  | 'IPC_CHANNEL'
-  | 'IPC_METHOD'
-  | 'IPC_SESSION'
-  | 'IPC_ORIGIN'
-  | 'IPC_REFERER'
-  | 'IPC_PAGE'
-  | 'IPC_BODY_TOO_LARGE'
-  | 'IPC_BODY';
+export type HostIpcRefusal = Exclude<HostIpcErrorCode, 'IPC_FAILED' | 'SIDECAR_UNAVAILABLE' | 'WORKSPACE_PATH'>;
 
-const REFUSALS: Record<HostIpcRefusal, { status: number; message: string }> = {
-  IPC_CHANNEL: { status: 404, message: 'no such host channel' },
-  IPC_METHOD: { status: 405, message: 'host channels accept POST only' },
-  IPC_SESSION: { status: 403, message: 'no host session: open the launch link from bastion start' },
-  IPC_ORIGIN: { status: 403, message: 'Origin is not the desktop UI' },
-  IPC_REFERER: { status: 403, message: 'Referer is not a desktop page' },
-  IPC_PAGE: { status: 403, message: 'this page may not use this channel' },
-  IPC_BODY_TOO_LARGE: { status: 413, message: 'request body is too large' },
-  IPC_BODY: { status: 400, message: 'request body is not valid for this channel' },
+const REFUSALS: Record<HostIpcRefusal, string> = {
+  IPC_CHANNEL: 'no such host channel',
+  IPC_METHOD: 'host channels accept POST only',
+  IPC_SESSION: 'no host session: open the launch link from bastion start',
+  IPC_ORIGIN: 'Origin is not the desktop UI',
+  IPC_REFERER: 'Referer is not a desktop page',
+  IPC_PAGE: 'this page may not use this channel',
+  IPC_BODY_TOO_LARGE: 'request body is too large',
+  IPC_BODY: 'request body is not valid for this channel',
 };
 
 /**
@@ -67,12 +63,11 @@ export interface GuardedSpec<C extends HostIpcChannel> {
   handle(input: HostIpcInput<C>): Promise<HostIpcOutput<C>>;
 }
 
-/** A handler's failure that may reach the renderer: a code and a fixed message. */
+/** A handler's failure that may reach the renderer: a code (answered with its WIRE_ERROR_STATUS) and a fixed message. */
 export class HostIpcFailure extends HostError {
   constructor(
-    code: string,
+    override readonly code: WireErrorCode,
     message: string,
-    readonly status = 409,
   ) {
     super(code, message);
   }
@@ -149,15 +144,12 @@ export class HostIpc {
       this.#log.debug('ipc.served', { channel });
       return sendJson(c, 200, schemas.output.parse(output));
     } catch (error) {
-      const failure = error instanceof HostIpcFailure ? error : undefined;
-      this.#log.warn('ipc.failed', { channel, code: failure?.code ?? 'IPC_FAILED' });
-      return sendJson(
-        c,
-        failure?.status ?? 500,
-        failure
-          ? { code: failure.code, message: failure.message }
-          : { code: 'IPC_FAILED', message: 'host channel failed' },
-      );
+      const failure: WireError<WireErrorCode> =
+        error instanceof HostIpcFailure
+          ? { code: error.code, message: error.message }
+          : { code: 'IPC_FAILED', message: 'host channel failed' };
+      this.#log.warn('ipc.failed', { channel, code: failure.code });
+      return sendWireError(c, failure);
     }
   }
 
@@ -166,8 +158,7 @@ export class HostIpc {
 
   #refuse(c: UiContext, channel: HostIpcChannel | undefined, code: HostIpcRefusal): Response {
     this.#log.warn('ipc.refused', { channel: channel ?? null, code });
-    const { status, message } = REFUSALS[code];
-    return sendJson(c, status, { code, message });
+    return sendWireError(c, { code, message: REFUSALS[code] });
   }
 }
 
@@ -205,8 +196,10 @@ async function readBoundedBody(req: IncomingMessage): Promise<string | undefined
   return isJson ? body.toString('utf8') : undefined;
 }
 
-function sendJson(c: UiContext, status: number, body: unknown): Response {
-  return c.body(JSON.stringify(body), status as ContentfulStatusCode, {
-    'content-type': 'application/json; charset=utf-8',
-  });
+function sendJson(c: UiContext, status: ContentfulStatusCode, body: unknown): Response {
+  return c.body(JSON.stringify(body), status, { 'content-type': 'application/json; charset=utf-8' });
+}
+
+function sendWireError(c: UiContext, error: WireError<WireErrorCode>): Response {
+  return sendJson(c, WIRE_ERROR_STATUS[error.code], error);
 }

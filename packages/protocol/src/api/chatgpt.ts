@@ -70,26 +70,3 @@ export type ChatgptCompleteRequest = z.infer<typeof chatgptCompleteRequestSchema
 
 export const chatgptCancelRequestSchema = z.strictObject({ attempt_id: attemptId.optional() });
 export type ChatgptCancelRequest = z.infer<typeof chatgptCancelRequestSchema>;
-
-/**
- * Stable codes of the ChatGPT boundary. Each travels with a fixed message only: never a token,
- * claim, authorization URL, account id or upstream body.
- */
-export type ChatgptErrorCode =
-  | 'OAUTH_UNAVAILABLE'
-  | 'OAUTH_HOST_ONLY'
-  | 'OAUTH_ATTEMPT'
-  | 'OAUTH_STATE'
-  | 'OAUTH_TIMEOUT'
-  | 'OAUTH_CANCELLED'
-  | 'OAUTH_DENIED'
-  | 'OAUTH_CALLBACK_PORT'
-  | 'OAUTH_AUTHORIZATION_URL'
-  | 'OAUTH_EXCHANGE'
-  | 'OAUTH_REFRESH'
-  | 'OAUTH_SIGNED_OUT'
-  | 'OAUTH_SUPERSEDED'
-  | 'PROVIDER_ENTITLEMENT'
-  | 'PROVIDER_RATE_LIMIT'
-  | 'PROVIDER_MODEL'
-  | 'PROVIDER_DESTINATION';

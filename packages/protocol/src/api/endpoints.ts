@@ -1,5 +1,5 @@
 /**
- * Daemon HTTP DTOs of `/providers/endpoints/*` and `/secrets/set`: custom OpenAI-compatible
+ * Daemon HTTP DTOs of `/providers/endpoints/*`: custom OpenAI-compatible
  * endpoint definitions as the daemon stores and lists them, checked by the daemon on the way in
  * and by the host's client on the way out.
  */
@@ -42,9 +42,24 @@ export const endpointSchema = z.strictObject({
 });
 export type Endpoint = z.infer<typeof endpointSchema>;
 
-export const endpointListResponseSchema = z.strictObject({
-  endpoints: z.array(endpointSchema.extend({ granted: z.boolean(), has_key: z.boolean() })),
+/** `/providers/endpoints/delete` and `/probe` name one endpoint. */
+export const endpointIdRequestSchema = z.strictObject({ id: endpointIdSchema });
+export type EndpointIdRequest = z.infer<typeof endpointIdRequestSchema>;
+
+/** A definition as `/providers/endpoints/list` answers it, with what this host run adds. */
+export const endpointListEntrySchema = endpointSchema.extend({
+  /** Whether the host holds a grant for its origin in this host run. */
+  granted: z.boolean(),
+  /** Whether an API key is stored for it (the key itself never comes back). */
+  has_key: z.boolean(),
 });
+export type EndpointListEntry = z.infer<typeof endpointListEntrySchema>;
+export const endpointListResponseSchema = z.strictObject({ endpoints: z.array(endpointListEntrySchema) });
+export type EndpointListResponse = z.infer<typeof endpointListResponseSchema>;
 export const endpointSetResponseSchema = z.strictObject({ endpoint: endpointSchema, granted: z.boolean() });
+export type EndpointSetResponse = z.infer<typeof endpointSetResponseSchema>;
 export const endpointDeleteResponseSchema = z.strictObject({ id: endpointIdSchema, deleted: z.boolean() });
-export const secretSetResponseSchema = z.strictObject({ provider: z.string(), present: z.boolean() });
+export type EndpointDeleteResponse = z.infer<typeof endpointDeleteResponseSchema>;
+/** `/providers/endpoints/probe`: the model ids the endpoint's `/models` lists. */
+export const endpointProbeResponseSchema = z.strictObject({ id: endpointIdSchema, models: z.array(z.string()) });
+export type EndpointProbeResponse = z.infer<typeof endpointProbeResponseSchema>;

@@ -115,6 +115,3 @@ export const messageListResponseSchema = z.strictObject({
   next: z.string().nullable(),
 });
 export type MessageListResponse = z.infer<typeof messageListResponseSchema>;
-
-export type SessionErrorCode =
-  'SESSION_NOT_FOUND' | 'BAD_REQUEST' | 'WORKSPACE_NOT_GRANTED' | 'CONSENT_REQUIRED' | 'PROVIDER_UNKNOWN';

@@ -40,15 +40,3 @@ export const agentUndoResponseSchema = z.strictObject({
   commands: z.number().int().nonnegative(),
 });
 export type AgentUndoResponse = z.infer<typeof agentUndoResponseSchema>;
-
-export type UndoErrorCode =
-  /** A file holds other bytes than the run left (edited since, by a later run, a command or a person); nothing was touched. */
-  | 'UNDO_CONFLICT'
-  /** The run was undone before. */
-  | 'UNDO_ALREADY_DONE'
-  /** The run changed no file through the file tools, or none of its files can be undone. */
-  | 'UNDO_NOTHING'
-  /** No such run in this session. */
-  | 'UNDO_RUN_NOT_FOUND'
-  /** A file could not be written back; the ones before it were, and a second undo finishes the rest. */
-  | 'UNDO_FAILED';

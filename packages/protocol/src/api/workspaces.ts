@@ -58,15 +58,3 @@ export const workspaceWriteFileResponseSchema = z.strictObject({
   created: z.boolean(),
 });
 export type WorkspaceWriteFileResponse = z.infer<typeof workspaceWriteFileResponseSchema>;
-
-/** Refusal codes of workspace file access, shared by the routes and the agent's file tools. */
-export type WorkspaceErrorCode =
-  | 'FS_OUTSIDE_WORKSPACE'
-  | 'FS_PROTECTED'
-  | 'FS_NOT_FOUND'
-  | 'FS_NOT_A_FILE'
-  | 'FS_NOT_A_DIRECTORY'
-  | 'FS_SYMLINK'
-  | 'FS_TOO_LARGE'
-  | 'FS_NO_WORKSPACE'
-  | 'FS_IO';

@@ -21,7 +21,7 @@ import {
   COMMAND_NOTICE_MAX_CHARS,
   MAX_TCP_PORT,
   TRANSPORT_MAX_CREDIT_BYTES,
-  TRANSPORT_MAX_ERROR_CODE_CHARS,
+  TRANSPORT_MAX_ERROR_KIND_CHARS,
   TRANSPORT_MAX_GRANTS,
   TRANSPORT_MAX_HEADER_NAME_CHARS,
   TRANSPORT_MAX_HEADER_VALUE_BYTES,
@@ -32,6 +32,7 @@ import {
   TRANSPORT_MIN_STATUS,
 } from '../limits.js';
 import { chatgptBootstrapSchema } from '../api/chatgpt.js';
+import { TRANSPORT_ERROR_CODES } from '../error-codes.js';
 import { policyAnswerSchema, policyCallSchema } from '../policy.js';
 import { channelIdSchema } from './channel-id.js';
 
@@ -141,16 +142,12 @@ export const responseEndFrameSchema = frame('response.end', {
 });
 export const responseErrorFrameSchema = frame('response.error', {
   request_id: id,
-  code: z
-    .string()
-    .min(1)
-    .max(TRANSPORT_MAX_ERROR_CODE_CHARS)
-    .regex(/^[A-Z][A-Z0-9_]*$/),
+  code: z.enum(TRANSPORT_ERROR_CODES),
   /** EGRESS_SECRET: the kind of secret the request carried (`aws-access-key-id`, `credential:openai`), never its value. */
   kind: z
     .string()
     .min(1)
-    .max(TRANSPORT_MAX_ERROR_CODE_CHARS)
+    .max(TRANSPORT_MAX_ERROR_KIND_CHARS)
     .regex(/^[a-z0-9][a-z0-9:-]*$/)
     .optional(),
 });

@@ -10,6 +10,7 @@
  * resolves to at request time. Does not catch: an IP literal the user consented to that routes
  * somewhere unexpected — the consent prompt shows the route posture for that reason.
  */
+import type { EndpointUrlErrorCode } from '../error-codes.js';
 import { ENDPOINTS_MAX_URL_CHARS } from '../limits.js';
 
 export const ENDPOINT_ELIGIBILITY_HINT =
@@ -19,19 +20,12 @@ export type EndpointHostKind = 'localhost' | 'ipv4' | 'ipv6';
 
 export type EndpointUrlCheck =
   | { ok: true; origin: string; baseUrl: string; hostKind: EndpointHostKind }
-  | { ok: false; code: EndpointUrlRefusal; message: string };
-
-export type EndpointUrlRefusal =
-  | 'ENDPOINT_URL_INVALID'
-  | 'ENDPOINT_URL_SCHEME'
-  | 'ENDPOINT_URL_USERINFO'
-  | 'ENDPOINT_URL_QUERY'
-  | 'ENDPOINT_HOST_INELIGIBLE';
+  | { ok: false; code: EndpointUrlErrorCode; message: string };
 
 const LOCALHOST_LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 const DOTTED_IPV4 = /^(?:\d{1,3}\.){3}\d{1,3}$/;
 
-function refuse(code: EndpointUrlRefusal, message: string): EndpointUrlCheck {
+function refuse(code: EndpointUrlErrorCode, message: string): EndpointUrlCheck {
   return { ok: false, code, message };
 }
 

@@ -7,7 +7,7 @@
  */
 import { useEffect, useState, type FormEvent } from 'react';
 import { CONTEXT_WINDOW_MAX_TOKENS, CONTEXT_WINDOW_MIN_TOKENS, DEFAULT_CONTEXT_WINDOW_TOKENS } from '@bastion/protocol';
-import type { BastionApi, ConsentOutcome, EndpointDefinition } from '@bastion/bridge';
+import type { BastionApi, ConsentOutcome, EndpointListEntry } from '@bastion/bridge';
 import { describeError, formText } from '../bastion.js';
 
 type Notice = { kind: 'wait' | 'ok' | 'error' | 'info'; text: string };
@@ -71,7 +71,7 @@ function WindowInput({ id, value }: { id: string; value: number | undefined }) {
 }
 
 export function EndpointsSettings({ bastion, onChanged }: { bastion: BastionApi; onChanged: () => void }) {
-  const [endpoints, setEndpoints] = useState<EndpointDefinition[]>();
+  const [endpoints, setEndpoints] = useState<EndpointListEntry[]>();
   const [notice, setNotice] = useState<Notice>();
   const [models, setModels] = useState<Record<string, string[] | string>>({});
   const [busy, setBusy] = useState(false);
@@ -128,7 +128,7 @@ export function EndpointsSettings({ bastion, onChanged }: { bastion: BastionApi;
     });
   };
 
-  const saveWindow = (event: FormEvent<HTMLFormElement>, endpoint: EndpointDefinition) => {
+  const saveWindow = (event: FormEvent<HTMLFormElement>, endpoint: EndpointListEntry) => {
     event.preventDefault();
     const contextWindow = windowFrom(event.currentTarget);
     void act(async () => {

@@ -35,7 +35,7 @@ export function makeAuthGuard(options: { password: string }): MiddlewareHandler 
     }
     if (credentials === undefined || !paddedEquals(credentials, expected)) {
       c.header('WWW-Authenticate', 'Basic realm="bastion", charset="UTF-8"');
-      return wireError(c, 401, 'PERIMETER_AUTH', 'authentication required');
+      return wireError(c, 'PERIMETER_AUTH', 'authentication required');
     }
     await next();
     return undefined;

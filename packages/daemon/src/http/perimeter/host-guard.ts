@@ -11,7 +11,7 @@ export function makeHostGuard(options: { port: number }): MiddlewareHandler {
   const expected = `127.0.0.1:${options.port}`;
   return async (c, next) => {
     if (c.req.header('host') !== expected) {
-      return wireError(c, 403, 'PERIMETER_HOST', 'Host header is not the daemon address');
+      return wireError(c, 'PERIMETER_HOST', 'Host header is not the daemon address');
     }
     await next();
     return undefined;

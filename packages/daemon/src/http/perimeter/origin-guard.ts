@@ -18,7 +18,7 @@ export function makeOriginGuard(options: { allowedOrigins: readonly string[] }):
   return async (c, next) => {
     const origin = c.req.header('origin');
     if (origin === undefined || origin.length > PERIMETER_MAX_URL_HEADER_CHARS || !allowed.has(origin)) {
-      return wireError(c, 403, 'PERIMETER_ORIGIN', 'Origin is not allowed');
+      return wireError(c, 'PERIMETER_ORIGIN', 'Origin is not allowed');
     }
     c.header('Access-Control-Allow-Origin', origin);
     c.header('Vary', 'Origin');

@@ -13,7 +13,7 @@ export function makeRefererGuard(options: { allowedOrigins: readonly string[] })
   return async (c, next) => {
     const referer = c.req.header('referer');
     if (referer === undefined || !isDesktopReferer(referer, allowed)) {
-      return wireError(c, 403, 'PERIMETER_REFERER', 'Referer is not a desktop page');
+      return wireError(c, 'PERIMETER_REFERER', 'Referer is not a desktop page');
     }
     await next();
     return undefined;

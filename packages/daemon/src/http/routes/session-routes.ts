@@ -20,7 +20,7 @@ import type { RunManager } from '../../agent/run-manager.js';
 import type { ProviderRegistry } from '../../providers/provider-registry.js';
 import type { SessionStore } from '../../storage/session-store.js';
 import type { WorkspaceRoots } from '../../workspaces/workspace-roots.js';
-import { handle, parseInput, readJson } from './route-support.js';
+import { parseInput, readJson } from './route-support.js';
 
 const notFound = () => new DaemonError('SESSION_NOT_FOUND', 'no such session');
 
@@ -44,102 +44,81 @@ export function sessionRoutes(deps: {
       throw new DaemonError('PROVIDER_UNKNOWN', 'no such provider');
   };
   return (app) => {
-    app.get(
-      '/sessions',
-      handle((c) => {
-        const query = parseInput(pageQuerySchema, c.req.query());
-        const page = store.sessions.list(query);
-        return c.json({ sessions: page.items, next: page.next } satisfies SessionListResponse);
-      }),
-    );
-    app.post(
-      '/sessions',
-      handle(async (c) => {
-        const body = await readJson(c, createSessionRequestSchema);
-        checkProvider(body.provider);
-        const workspace = body.workspace ?? roots.default ?? null;
-        if (workspace !== null && !roots.isGranted(workspace)) {
-          throw new DaemonError('WORKSPACE_NOT_GRANTED', 'that workspace was not granted by the host');
-        }
-        const provider = body.provider ?? deps.defaultProvider;
-        const model = body.model ?? registry.defaultModel(provider) ?? provider;
-        const session = store.sessions.create({
-          provider,
-          model,
-          workspace,
-          ...(body.title === undefined ? {} : { title: body.title }),
-          ...(body.mode === undefined ? {} : { mode: body.mode }),
-          ...(body.ask_before_writes === undefined ? {} : { askBeforeWrites: body.ask_before_writes }),
-          ...(body.consent_by === undefined ? {} : { consentBy: body.consent_by }),
-        });
-        return c.json(session, 201);
-      }),
-    );
-    app.get(
-      '/sessions/:id',
-      handle((c) => {
-        const session = store.sessions.get(sessionIdParam(c));
-        if (!session) throw notFound();
-        return c.json(session);
-      }),
-    );
-    app.patch(
-      '/sessions/:id',
-      handle(async (c) => {
-        const id = sessionIdParam(c);
-        const body = await readJson(c, updateSessionRequestSchema);
-        checkProvider(body.provider);
-        const session = store.sessions.update(id, {
-          ...(body.title === undefined ? {} : { title: body.title }),
-          ...(body.mode === undefined ? {} : { mode: body.mode }),
-          ...(body.provider === undefined ? {} : { provider: body.provider }),
-          ...(body.model === undefined ? {} : { model: body.model }),
-          ...(body.ask_before_writes === undefined ? {} : { askBeforeWrites: body.ask_before_writes }),
-          ...(body.consent_by === undefined ? {} : { consentBy: body.consent_by }),
-        });
-        if (!session) throw notFound();
-        return c.json(session);
-      }),
-    );
-    app.delete(
-      '/sessions/:id',
-      handle((c) => {
-        const id = sessionIdParam(c);
-        if (runs.isActive(id)) throw new DaemonError('RUN_ACTIVE', 'a run is active for this session');
-        if (!store.sessions.delete(id)) throw notFound();
-        return c.json({ deleted: true });
-      }),
-    );
-    app.get(
-      '/sessions/:id/messages',
-      handle((c) => {
-        const id = sessionIdParam(c);
-        if (!store.sessions.get(id)) throw notFound();
-        const query = parseInput(pageQuerySchema, c.req.query());
-        const page = store.transcript.list(id, query);
-        return c.json({ messages: page.items, next: page.next } satisfies MessageListResponse);
-      }),
-    );
-    app.get(
-      '/sessions/:id/events',
-      handle((c) => {
-        const id = sessionIdParam(c);
-        if (!store.sessions.get(id)) throw notFound();
-        const query = parseInput(eventPageQuerySchema, c.req.query());
-        const page = store.runs.eventsBefore(
-          id,
-          query.cursor === undefined ? undefined : Number(query.cursor),
-          query.limit ?? EVENT_PAGE_MAX_LIMIT,
-        );
-        const promptIds = page.items.flatMap(({ event }) =>
-          event.type === 'run-started' && event.message_id !== null ? [event.message_id] : [],
-        );
-        return c.json({
-          events: page.items,
-          messages: store.transcript.byIds(id, promptIds),
-          next: page.next,
-        } satisfies EventPageResponse);
-      }),
-    );
+    app.get('/sessions', (c) => {
+      const query = parseInput(pageQuerySchema, c.req.query());
+      const page = store.sessions.list(query);
+      return c.json({ sessions: page.items, next: page.next } satisfies SessionListResponse);
+    });
+    app.post('/sessions', async (c) => {
+      const body = await readJson(c, createSessionRequestSchema);
+      checkProvider(body.provider);
+      const workspace = body.workspace ?? roots.default ?? null;
+      if (workspace !== null && !roots.isGranted(workspace)) {
+        throw new DaemonError('WORKSPACE_NOT_GRANTED', 'that workspace was not granted by the host');
+      }
+      const provider = body.provider ?? deps.defaultProvider;
+      const model = body.model ?? registry.defaultModel(provider) ?? provider;
+      const session = store.sessions.create({
+        provider,
+        model,
+        workspace,
+        ...(body.title === undefined ? {} : { title: body.title }),
+        ...(body.mode === undefined ? {} : { mode: body.mode }),
+        ...(body.ask_before_writes === undefined ? {} : { askBeforeWrites: body.ask_before_writes }),
+        ...(body.consent_by === undefined ? {} : { consentBy: body.consent_by }),
+      });
+      return c.json(session, 201);
+    });
+    app.get('/sessions/:id', (c) => {
+      const session = store.sessions.get(sessionIdParam(c));
+      if (!session) throw notFound();
+      return c.json(session);
+    });
+    app.patch('/sessions/:id', async (c) => {
+      const id = sessionIdParam(c);
+      const body = await readJson(c, updateSessionRequestSchema);
+      checkProvider(body.provider);
+      const session = store.sessions.update(id, {
+        ...(body.title === undefined ? {} : { title: body.title }),
+        ...(body.mode === undefined ? {} : { mode: body.mode }),
+        ...(body.provider === undefined ? {} : { provider: body.provider }),
+        ...(body.model === undefined ? {} : { model: body.model }),
+        ...(body.ask_before_writes === undefined ? {} : { askBeforeWrites: body.ask_before_writes }),
+        ...(body.consent_by === undefined ? {} : { consentBy: body.consent_by }),
+      });
+      if (!session) throw notFound();
+      return c.json(session);
+    });
+    app.delete('/sessions/:id', (c) => {
+      const id = sessionIdParam(c);
+      if (runs.isActive(id)) throw new DaemonError('RUN_ACTIVE', 'a run is active for this session');
+      if (!store.sessions.delete(id)) throw notFound();
+      return c.json({ deleted: true });
+    });
+    app.get('/sessions/:id/messages', (c) => {
+      const id = sessionIdParam(c);
+      if (!store.sessions.get(id)) throw notFound();
+      const query = parseInput(pageQuerySchema, c.req.query());
+      const page = store.transcript.list(id, query);
+      return c.json({ messages: page.items, next: page.next } satisfies MessageListResponse);
+    });
+    app.get('/sessions/:id/events', (c) => {
+      const id = sessionIdParam(c);
+      if (!store.sessions.get(id)) throw notFound();
+      const query = parseInput(eventPageQuerySchema, c.req.query());
+      const page = store.runs.eventsBefore(
+        id,
+        query.cursor === undefined ? undefined : Number(query.cursor),
+        query.limit ?? EVENT_PAGE_MAX_LIMIT,
+      );
+      const promptIds = page.items.flatMap(({ event }) =>
+        event.type === 'run-started' && event.message_id !== null ? [event.message_id] : [],
+      );
+      return c.json({
+        events: page.items,
+        messages: store.transcript.byIds(id, promptIds),
+        next: page.next,
+      } satisfies EventPageResponse);
+    });
   };
 }

@@ -13,46 +13,34 @@ import type { RouteModule } from '../app.js';
 import { listContainedDir, readContainedFile, writeContainedFile } from '../../workspaces/file-access.js';
 import { workspaceError } from '../../workspaces/workspace-error.js';
 import type { WorkspaceRoots } from '../../workspaces/workspace-roots.js';
-import { handle, readJson } from './route-support.js';
+import { readJson } from './route-support.js';
 
 export function workspaceRoutes(roots: WorkspaceRoots): RouteModule {
   return (app) => {
-    app.post(
-      '/workspaces/list',
-      handle((c) => c.json({ workspaces: roots.list() } satisfies WorkspacesListResponse)),
-    );
-    app.post(
-      '/workspaces/readdir',
-      handle(async (c) => {
-        const body = await readJson(c, workspaceReaddirRequestSchema);
-        const listing: WorkspaceReaddirResponse = listContainedDir(roots.resolve(body.root, body.path));
-        return c.json(listing);
-      }),
-    );
-    app.post(
-      '/workspaces/read-file',
-      handle(async (c) => {
-        const body = await readJson(c, workspaceReadFileRequestSchema);
-        const read = readContainedFile(roots.resolve(body.root, body.path));
-        const response: WorkspaceReadFileResponse = {
-          content: read.content.toString('utf8'),
-          size: read.size,
-          truncated: read.truncated,
-        };
-        return c.json(response);
-      }),
-    );
-    app.post(
-      '/workspaces/write-file',
-      handle(async (c) => {
-        const body = await readJson(c, workspaceWriteFileRequestSchema);
-        const bytes = Buffer.from(body.content, 'utf8');
-        if (bytes.length > WORKSPACE_MAX_WRITE_BYTES) throw workspaceError('FS_TOO_LARGE');
-        const response: WorkspaceWriteFileResponse = writeContainedFile(roots.resolve(body.root, body.path), bytes, {
-          journal: roots.tempJournal,
-        });
-        return c.json(response);
-      }),
-    );
+    app.post('/workspaces/list', (c) => c.json({ workspaces: roots.list() } satisfies WorkspacesListResponse));
+    app.post('/workspaces/readdir', async (c) => {
+      const body = await readJson(c, workspaceReaddirRequestSchema);
+      const listing: WorkspaceReaddirResponse = listContainedDir(roots.resolve(body.root, body.path));
+      return c.json(listing);
+    });
+    app.post('/workspaces/read-file', async (c) => {
+      const body = await readJson(c, workspaceReadFileRequestSchema);
+      const read = readContainedFile(roots.resolve(body.root, body.path));
+      const response: WorkspaceReadFileResponse = {
+        content: read.content.toString('utf8'),
+        size: read.size,
+        truncated: read.truncated,
+      };
+      return c.json(response);
+    });
+    app.post('/workspaces/write-file', async (c) => {
+      const body = await readJson(c, workspaceWriteFileRequestSchema);
+      const bytes = Buffer.from(body.content, 'utf8');
+      if (bytes.length > WORKSPACE_MAX_WRITE_BYTES) throw workspaceError('FS_TOO_LARGE');
+      const response: WorkspaceWriteFileResponse = writeContainedFile(roots.resolve(body.root, body.path), bytes, {
+        journal: roots.tempJournal,
+      });
+      return c.json(response);
+    });
   };
 }

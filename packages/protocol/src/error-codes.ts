@@ -1,0 +1,538 @@
+/**
+ * Every stable error code that crosses a process boundary, by area, and the HTTP status each is
+ * answered with. A code is a member of exactly one area's union; `WIRE_ERROR_STATUS` is keyed by
+ * all of them, so a new code without a status fails to compile, and a misspelt code at a throw
+ * site does too. Messages travel beside a code but are chosen where it is raised, never here.
+ */
+
+/** Channel v1 (host ↔ sidecar). `CHANNEL_FRAME_*` are frames that fail to decode or their schema; the others break the channel's state rules. The first one closes the channel. */
+export type ChannelErrorCode =
+  | 'CHANNEL_FRAME_EMPTY'
+  | 'CHANNEL_FRAME_TOO_LARGE'
+  | 'CHANNEL_FRAME_UTF8'
+  | 'CHANNEL_FRAME_JSON'
+  | 'CHANNEL_FRAME_VERSION'
+  | 'CHANNEL_FRAME_SCHEMA'
+  /** A transport frame names a request id that was never started on this channel. */
+  | 'CHANNEL_UNKNOWN_REQUEST'
+  /** A `request.start` reuses the id of a live or finished request. */
+  | 'CHANNEL_REQUEST_ID_REUSED'
+  /** A body chunk carries more bytes than the receiver granted as credit. */
+  | 'CHANNEL_CREDIT_EXCEEDED'
+  /** A frame arrives in a state that does not accept it (a chunk after its end, a second start or bootstrap). */
+  | 'CHANNEL_FRAME_OUT_OF_ORDER'
+  /** A `grant.update` whose revision is not above the last one, or a `grant.applied` for a revision never sent. */
+  | 'CHANNEL_GRANT_REVISION'
+  | 'CHANNEL_FAILED'
+  | 'CHANNEL_CLOSED';
+
+/** The daemon's perimeter, in the order the guards run. */
+export type PerimeterErrorCode = 'PERIMETER_HOST' | 'PERIMETER_ORIGIN' | 'PERIMETER_REFERER' | 'PERIMETER_AUTH';
+
+/** A daemon request that is malformed as a request: its body, its length, its path. */
+export type RequestErrorCode =
+  | 'BAD_REQUEST'
+  | 'BAD_CURSOR'
+  | 'BODY_LENGTH_REQUIRED'
+  | 'BODY_LENGTH_INVALID'
+  | 'BODY_TOO_LARGE'
+  | 'ROUTE_NOT_FOUND'
+  /** Anything not coded: answered with a fixed message, logged with the error's own code if it has one. */
+  | 'INTERNAL';
+
+/** sessions.db and the disk under userData. */
+export type StorageErrorCode =
+  | 'STORAGE_FULL'
+  | 'STORAGE_READ_ONLY'
+  | 'STORE_CORRUPT'
+  | 'STORE_WRITE_FAILED'
+  | 'STORE_TOO_NEW'
+  | 'STORE_MIGRATION_FAILED';
+
+/** Sessions and their settings. */
+export type SessionErrorCode = 'SESSION_NOT_FOUND' | 'WORKSPACE_NOT_GRANTED' | 'PROVIDER_UNKNOWN' | 'MESSAGE_TOO_LARGE';
+
+/** Agent runs: starting one, and how one ends (`run-error` events). */
+export type RunErrorCode =
+  | 'RUN_ACTIVE'
+  | 'RUN_LIMIT'
+  | 'STREAM_LIMIT'
+  | 'RUN_ABORTED'
+  | 'RUN_INTERRUPTED'
+  | 'PROVIDER_FAILED'
+  | 'PROVIDER_UNAVAILABLE'
+  | 'PROVIDER_RATE_LIMITED'
+  | 'PROVIDER_KEY_MISSING'
+  | 'PROVIDER_TRANSPORT_UNAVAILABLE'
+  | 'CONTEXT_COMPACTION_FAILED'
+  | 'CONTEXT_SUMMARY_UNKNOWN_MESSAGE';
+
+/** Answers to tool approvals. */
+export type ApprovalErrorCode =
+  | 'APPROVAL_PENDING'
+  | 'APPROVAL_UNKNOWN'
+  | 'APPROVAL_OTHER_SESSION'
+  | 'APPROVAL_TOOL_CALL_MISMATCH'
+  | 'APPROVAL_ALREADY_ANSWERED'
+  | 'APPROVAL_CANCELLED';
+
+/** Undoing a run's file changes. */
+export type UndoErrorCode =
+  /** A file holds other bytes than the run left (edited since, by a later run, a command or a person); nothing was touched. */
+  | 'UNDO_CONFLICT'
+  /** The run was undone before. */
+  | 'UNDO_ALREADY_DONE'
+  /** The run changed no file through the file tools, or none of its files can be undone. */
+  | 'UNDO_NOTHING'
+  /** No such run in this session. */
+  | 'UNDO_RUN_NOT_FOUND'
+  /** A file could not be written back; the ones before it were, and a second undo finishes the rest. */
+  | 'UNDO_FAILED';
+
+/** Refusal codes of workspace file access, shared by the routes and the agent's file tools. */
+export type WorkspaceErrorCode =
+  | 'FS_OUTSIDE_WORKSPACE'
+  | 'FS_PROTECTED'
+  | 'FS_NOT_FOUND'
+  | 'FS_NOT_A_FILE'
+  | 'FS_NOT_A_DIRECTORY'
+  | 'FS_SYMLINK'
+  | 'FS_TOO_LARGE'
+  | 'FS_NO_WORKSPACE'
+  | 'FS_IO';
+
+/** The agent's tools, as their results tell the model and the UI. */
+export type ToolErrorCode =
+  | 'TOOL_FAILED'
+  | 'TOOL_DENIED'
+  | 'MODE_REFUSED'
+  | 'EDIT_NO_MATCH'
+  | 'EDIT_AMBIGUOUS'
+  | 'READ_RANGE_PAST_END'
+  | 'SEARCH_FAILED'
+  | 'SEARCH_UNAVAILABLE';
+
+/** Refusal codes of `run_command` in the daemon, before anything is sent to the host. Each says what was refused, never which path. */
+export type ShellErrorCode =
+  | 'SHELL_UNAVAILABLE'
+  | 'SHELL_COMMAND_INVALID'
+  | 'SHELL_ARGS_TOO_MANY'
+  | 'SHELL_ARG_TOO_LONG'
+  | 'SHELL_ARGV_TOO_LARGE'
+  | 'SHELL_ARG_NUL'
+  | 'SHELL_ARG_PROTECTED'
+  | 'SHELL_ARG_UNRESOLVABLE'
+  | 'SHELL_CWD_MISSING'
+  | 'SHELL_CWD_NOT_DIRECTORY'
+  | 'SHELL_CWD_PROTECTED'
+  | 'SHELL_CWD_OTHER_WORKSPACE'
+  | 'SHELL_CWD_OUTSIDE_WORKSPACE'
+  | 'SHELL_HOST_REFUSED'
+  | 'SHELL_ABORTED'
+  | 'MODE_READ_ONLY';
+
+/** The host's refusals of a `command.request` (`command.error` frames), passed to the model as they are. */
+export type CommandErrorCode =
+  | 'COMMAND_NAME_REFUSED'
+  | 'COMMAND_ARGV_REFUSED'
+  | 'COMMAND_CWD_REFUSED'
+  | 'COMMAND_ROOT_REFUSED'
+  | 'COMMAND_SCRATCH_REFUSED'
+  | 'COMMAND_DUPLICATE_ID'
+  | 'COMMAND_QUEUE_FULL'
+  | 'COMMAND_SHELL_UNAVAILABLE'
+  | 'COMMAND_SANDBOX_FAILED'
+  | 'COMMAND_SPAWN_FAILED'
+  | 'COMMAND_POLICY_DENIED'
+  | 'COMMAND_POLICY_UNAPPROVED';
+
+/** Network grants: which origins the host lets the sidecar reach. */
+export type GrantErrorCode = 'GRANT_UNKNOWN' | 'GRANT_REVOKED' | 'GRANT_LIMIT' | 'GRANT_DECLINED';
+
+/**
+ * The host-routed provider transport: the host's refusals and upstream failures (`response.error`
+ * frames, which also carry the grant codes), and the sidecar's own refusals before a frame is sent.
+ */
+export const TRANSPORT_ERROR_CODES = [
+  // Host: the request itself.
+  'TRANSPORT_OP_MISMATCH',
+  'TRANSPORT_URL_NOT_CANONICAL',
+  'TRANSPORT_URL_USERINFO',
+  'TRANSPORT_URL_SCHEME',
+  'TRANSPORT_ORIGIN_NOT_GRANTED',
+  'TRANSPORT_ASSET_NOT_HTTPS',
+  'TRANSPORT_ASSET_CREDENTIALS',
+  'TRANSPORT_METHOD',
+  'TRANSPORT_BODY_NOT_ALLOWED',
+  'TRANSPORT_HEADER_FORBIDDEN',
+  'TRANSPORT_HEADERS_TOO_LARGE',
+  'TRANSPORT_TOO_MANY_REQUESTS',
+  'TRANSPORT_BODY_TOO_LARGE',
+  'TRANSPORT_CONTENT_LENGTH_MISMATCH',
+  // Host: redirects, each hop re-authorised.
+  'TRANSPORT_TOO_MANY_REDIRECTS',
+  'TRANSPORT_REDIRECT_INVALID',
+  'TRANSPORT_REDIRECT_DOWNGRADE',
+  'TRANSPORT_REDIRECT_CREDENTIALS',
+  'TRANSPORT_REDIRECT_NOT_GRANTED',
+  'TRANSPORT_REDIRECT_BODY',
+  // Host: the response.
+  'TRANSPORT_RESPONSE_HEADERS_TOO_LARGE',
+  'TRANSPORT_RESPONSE_TOO_LARGE',
+  // Host: the egress guard (SEC-004 secrets discipline).
+  'EGRESS_SECRET',
+  'EGRESS_GUARD_UNAVAILABLE',
+  // Host: upstream failures, never the error's message.
+  'UPSTREAM_CONNECT_TIMEOUT',
+  'UPSTREAM_HEADERS_TIMEOUT',
+  'UPSTREAM_BODY_TIMEOUT',
+  'UPSTREAM_HEADERS_OVERFLOW',
+  'UPSTREAM_CONNECTION_REFUSED',
+  'UPSTREAM_CONNECTION_RESET',
+  'UPSTREAM_DNS',
+  'UPSTREAM_TLS',
+  'UPSTREAM_FAILED',
+  // Grants, checked per request and per hop.
+  'GRANT_UNKNOWN',
+  'GRANT_REVOKED',
+  // Sidecar: before or while sending.
+  'TRANSPORT_URL_TOO_LONG',
+  'TRANSPORT_NO_GRANT',
+  'TRANSPORT_CANCELLED',
+  'AMBIENT_FETCH_DISABLED',
+] as const satisfies readonly (
+  `TRANSPORT_${string}` | `UPSTREAM_${string}` | `EGRESS_${string}` | GrantErrorCode | 'AMBIENT_FETCH_DISABLED'
+)[];
+export type TransportErrorCode = (typeof TRANSPORT_ERROR_CODES)[number];
+
+/** The watchdog policy: its decisions and its store of rules. */
+export type PolicyErrorCode =
+  | 'POLICY_DENIED'
+  | 'POLICY_UNAPPROVED'
+  | 'POLICY_PROJECT_UNKNOWN'
+  | 'POLICY_RULE_INVALID'
+  | 'POLICY_RULE_EXISTS'
+  | 'POLICY_RULE_BUILTIN'
+  | 'POLICY_TOO_MANY_RULES'
+  | 'POLICY_FILE_INVALID';
+
+/** The host's own private files (policy.json): the read discipline's refusals. */
+export type PrivateFileErrorCode =
+  | 'PRIVATE_FILE_UNREADABLE'
+  | 'PRIVATE_FILE_SYMLINK'
+  | 'PRIVATE_FILE_OWNER'
+  | 'PRIVATE_FILE_NOT_REGULAR'
+  | 'PRIVATE_FILE_PERMISSIONS'
+  | 'PRIVATE_FILE_TOO_LARGE';
+
+/** Host IPC (`/_host/ipc/<channel>`): the guard's refusals in the order the checks run, then handler failures. */
+export type HostIpcErrorCode =
+  | 'IPC_CHANNEL'
+  | 'IPC_METHOD'
+  | 'IPC_SESSION'
+  | 'IPC_ORIGIN'
+  | 'IPC_REFERER'
+  | 'IPC_PAGE'
+  | 'IPC_BODY_TOO_LARGE'
+  | 'IPC_BODY'
+  | 'IPC_FAILED'
+  | 'SIDECAR_UNAVAILABLE'
+  | 'WORKSPACE_PATH';
+
+/**
+ * SEC-008: the ChatGPT boundary. Each travels with a fixed message only: never a token, claim,
+ * authorization URL, account id or upstream body.
+ */
+export type ChatgptErrorCode =
+  | 'OAUTH_UNAVAILABLE'
+  | 'OAUTH_HOST_ONLY'
+  | 'OAUTH_BAD_REQUEST'
+  | 'OAUTH_ATTEMPT'
+  | 'OAUTH_STATE'
+  | 'OAUTH_TIMEOUT'
+  | 'OAUTH_CANCELLED'
+  | 'OAUTH_DENIED'
+  | 'OAUTH_CALLBACK_PORT'
+  | 'OAUTH_AUTHORIZATION_URL'
+  | 'OAUTH_EXCHANGE'
+  | 'OAUTH_REFRESH'
+  | 'OAUTH_SIGNED_OUT'
+  | 'OAUTH_SUPERSEDED'
+  | 'PROVIDER_ENTITLEMENT'
+  | 'PROVIDER_RATE_LIMIT'
+  | 'PROVIDER_MODEL'
+  | 'PROVIDER_DESTINATION';
+
+/** A custom endpoint's base URL that the shared eligibility check refuses. */
+export type EndpointUrlErrorCode =
+  | 'ENDPOINT_URL_INVALID'
+  | 'ENDPOINT_URL_SCHEME'
+  | 'ENDPOINT_URL_USERINFO'
+  | 'ENDPOINT_URL_QUERY'
+  | 'ENDPOINT_HOST_INELIGIBLE';
+
+/** Custom endpoints (`/providers/endpoints/*`): definitions, and probing their model listing. */
+export type EndpointErrorCode =
+  | EndpointUrlErrorCode
+  | 'ENDPOINT_BAD_REQUEST'
+  | 'ENDPOINT_BAD_CONTEXT_WINDOW'
+  | 'ENDPOINT_UNKNOWN'
+  | 'ENDPOINT_LIMIT'
+  | 'ENDPOINT_NOT_GRANTED'
+  | 'ENDPOINT_KEY_UNREADABLE'
+  | 'ENDPOINT_PROBE_STATUS'
+  | 'ENDPOINT_PROBE_FORMAT'
+  | 'ENDPOINT_UNREACHABLE';
+
+/** API keys (`/secrets/*`) and the sidecar's private files that hold them (auth.json, endpoints.json, preferences.json). */
+export type SecretsErrorCode =
+  | 'SECRETS_BAD_REQUEST'
+  | 'SECRETS_PROVIDER_UNKNOWN'
+  | 'SECRETS_STORE_FAILED'
+  | 'SECRETS_FILE_SYMLINK'
+  | 'SECRETS_FILE_UNREADABLE'
+  | 'SECRETS_FILE_NOT_REGULAR'
+  | 'SECRETS_FILE_OWNER'
+  | 'SECRETS_FILE_PERMISSIONS'
+  | 'SECRETS_FILE_TOO_LARGE'
+  | 'SECRETS_FILE_CORRUPT';
+
+/** Every code the daemon raises: its HTTP answers, its events' and tool results' codes. */
+export type DaemonErrorCode =
+  | PerimeterErrorCode
+  | RequestErrorCode
+  | StorageErrorCode
+  | SessionErrorCode
+  | RunErrorCode
+  | ApprovalErrorCode
+  | UndoErrorCode
+  | WorkspaceErrorCode
+  | ToolErrorCode
+  | ShellErrorCode
+  | TransportErrorCode
+  | ChatgptErrorCode
+  | EndpointErrorCode
+  | SecretsErrorCode
+  | 'POLICY_DENIED'
+  | 'POLICY_UNAPPROVED';
+
+/** Every code an HTTP answer (the daemon's routes, host IPC) may carry. */
+export type WireErrorCode =
+  DaemonErrorCode | HostIpcErrorCode | PolicyErrorCode | PrivateFileErrorCode | GrantErrorCode;
+
+/** The statuses Bastion answers errors with. */
+export type HttpErrorStatus = 400 | 401 | 403 | 404 | 405 | 409 | 410 | 411 | 413 | 429 | 500 | 502 | 503 | 507;
+
+/**
+ * The one status of each code. Codes that only travel in events, frames or tool results (a run's
+ * end, a transport refusal) are 500 should one ever surface as an HTTP answer: it would be a bug.
+ */
+export const WIRE_ERROR_STATUS: Readonly<Record<WireErrorCode, HttpErrorStatus>> = {
+  PERIMETER_HOST: 403,
+  PERIMETER_ORIGIN: 403,
+  PERIMETER_REFERER: 403,
+  PERIMETER_AUTH: 401,
+
+  BAD_REQUEST: 400,
+  BAD_CURSOR: 400,
+  BODY_LENGTH_REQUIRED: 411,
+  BODY_LENGTH_INVALID: 400,
+  BODY_TOO_LARGE: 413,
+  ROUTE_NOT_FOUND: 404,
+  INTERNAL: 500,
+
+  STORAGE_FULL: 507,
+  STORAGE_READ_ONLY: 507,
+  STORE_CORRUPT: 500,
+  STORE_WRITE_FAILED: 500,
+  STORE_TOO_NEW: 500,
+  STORE_MIGRATION_FAILED: 500,
+
+  SESSION_NOT_FOUND: 404,
+  WORKSPACE_NOT_GRANTED: 403,
+  PROVIDER_UNKNOWN: 400,
+  MESSAGE_TOO_LARGE: 413,
+
+  RUN_ACTIVE: 409,
+  RUN_LIMIT: 429,
+  STREAM_LIMIT: 429,
+  RUN_ABORTED: 500,
+  RUN_INTERRUPTED: 500,
+  PROVIDER_FAILED: 500,
+  PROVIDER_UNAVAILABLE: 500,
+  PROVIDER_RATE_LIMITED: 500,
+  PROVIDER_KEY_MISSING: 500,
+  PROVIDER_TRANSPORT_UNAVAILABLE: 500,
+  CONTEXT_COMPACTION_FAILED: 500,
+  CONTEXT_SUMMARY_UNKNOWN_MESSAGE: 500,
+
+  APPROVAL_PENDING: 409,
+  APPROVAL_UNKNOWN: 404,
+  APPROVAL_OTHER_SESSION: 403,
+  APPROVAL_TOOL_CALL_MISMATCH: 409,
+  APPROVAL_ALREADY_ANSWERED: 409,
+  APPROVAL_CANCELLED: 409,
+
+  UNDO_CONFLICT: 409,
+  UNDO_ALREADY_DONE: 409,
+  UNDO_NOTHING: 409,
+  UNDO_RUN_NOT_FOUND: 404,
+  UNDO_FAILED: 500,
+
+  FS_OUTSIDE_WORKSPACE: 403,
+  FS_PROTECTED: 403,
+  FS_NOT_FOUND: 404,
+  FS_NOT_A_FILE: 400,
+  FS_NOT_A_DIRECTORY: 400,
+  FS_SYMLINK: 409,
+  FS_TOO_LARGE: 413,
+  FS_NO_WORKSPACE: 400,
+  FS_IO: 500,
+
+  TOOL_FAILED: 500,
+  TOOL_DENIED: 500,
+  MODE_REFUSED: 500,
+  EDIT_NO_MATCH: 500,
+  EDIT_AMBIGUOUS: 500,
+  READ_RANGE_PAST_END: 500,
+  SEARCH_FAILED: 500,
+  SEARCH_UNAVAILABLE: 500,
+
+  SHELL_UNAVAILABLE: 500,
+  SHELL_COMMAND_INVALID: 500,
+  SHELL_ARGS_TOO_MANY: 500,
+  SHELL_ARG_TOO_LONG: 500,
+  SHELL_ARGV_TOO_LARGE: 500,
+  SHELL_ARG_NUL: 500,
+  SHELL_ARG_PROTECTED: 500,
+  SHELL_ARG_UNRESOLVABLE: 500,
+  SHELL_CWD_MISSING: 500,
+  SHELL_CWD_NOT_DIRECTORY: 500,
+  SHELL_CWD_PROTECTED: 500,
+  SHELL_CWD_OTHER_WORKSPACE: 500,
+  SHELL_CWD_OUTSIDE_WORKSPACE: 500,
+  SHELL_HOST_REFUSED: 500,
+  SHELL_ABORTED: 500,
+  MODE_READ_ONLY: 500,
+
+  TRANSPORT_OP_MISMATCH: 500,
+  TRANSPORT_URL_NOT_CANONICAL: 500,
+  TRANSPORT_URL_USERINFO: 500,
+  TRANSPORT_URL_SCHEME: 500,
+  TRANSPORT_ORIGIN_NOT_GRANTED: 500,
+  TRANSPORT_ASSET_NOT_HTTPS: 500,
+  TRANSPORT_ASSET_CREDENTIALS: 500,
+  TRANSPORT_METHOD: 500,
+  TRANSPORT_BODY_NOT_ALLOWED: 500,
+  TRANSPORT_HEADER_FORBIDDEN: 500,
+  TRANSPORT_HEADERS_TOO_LARGE: 500,
+  TRANSPORT_TOO_MANY_REQUESTS: 500,
+  TRANSPORT_BODY_TOO_LARGE: 500,
+  TRANSPORT_CONTENT_LENGTH_MISMATCH: 500,
+  TRANSPORT_TOO_MANY_REDIRECTS: 500,
+  TRANSPORT_REDIRECT_INVALID: 500,
+  TRANSPORT_REDIRECT_DOWNGRADE: 500,
+  TRANSPORT_REDIRECT_CREDENTIALS: 500,
+  TRANSPORT_REDIRECT_NOT_GRANTED: 500,
+  TRANSPORT_REDIRECT_BODY: 500,
+  TRANSPORT_RESPONSE_HEADERS_TOO_LARGE: 500,
+  TRANSPORT_RESPONSE_TOO_LARGE: 500,
+  EGRESS_SECRET: 500,
+  EGRESS_GUARD_UNAVAILABLE: 500,
+  UPSTREAM_CONNECT_TIMEOUT: 500,
+  UPSTREAM_HEADERS_TIMEOUT: 500,
+  UPSTREAM_BODY_TIMEOUT: 500,
+  UPSTREAM_HEADERS_OVERFLOW: 500,
+  UPSTREAM_CONNECTION_REFUSED: 500,
+  UPSTREAM_CONNECTION_RESET: 500,
+  UPSTREAM_DNS: 500,
+  UPSTREAM_TLS: 500,
+  UPSTREAM_FAILED: 500,
+  TRANSPORT_URL_TOO_LONG: 500,
+  TRANSPORT_NO_GRANT: 500,
+  TRANSPORT_CANCELLED: 500,
+  AMBIENT_FETCH_DISABLED: 500,
+
+  GRANT_UNKNOWN: 500,
+  GRANT_REVOKED: 500,
+  GRANT_LIMIT: 500,
+  GRANT_DECLINED: 500,
+
+  POLICY_DENIED: 500,
+  POLICY_UNAPPROVED: 500,
+  POLICY_PROJECT_UNKNOWN: 400,
+  POLICY_RULE_INVALID: 400,
+  POLICY_RULE_EXISTS: 400,
+  POLICY_RULE_BUILTIN: 400,
+  POLICY_TOO_MANY_RULES: 400,
+  POLICY_FILE_INVALID: 400,
+
+  PRIVATE_FILE_UNREADABLE: 400,
+  PRIVATE_FILE_SYMLINK: 400,
+  PRIVATE_FILE_OWNER: 400,
+  PRIVATE_FILE_NOT_REGULAR: 400,
+  PRIVATE_FILE_PERMISSIONS: 400,
+  PRIVATE_FILE_TOO_LARGE: 400,
+
+  IPC_CHANNEL: 404,
+  IPC_METHOD: 405,
+  IPC_SESSION: 403,
+  IPC_ORIGIN: 403,
+  IPC_REFERER: 403,
+  IPC_PAGE: 403,
+  IPC_BODY_TOO_LARGE: 413,
+  IPC_BODY: 400,
+  IPC_FAILED: 500,
+  SIDECAR_UNAVAILABLE: 503,
+  WORKSPACE_PATH: 400,
+
+  OAUTH_UNAVAILABLE: 503,
+  OAUTH_HOST_ONLY: 403,
+  OAUTH_BAD_REQUEST: 400,
+  OAUTH_ATTEMPT: 404,
+  OAUTH_STATE: 400,
+  OAUTH_TIMEOUT: 410,
+  OAUTH_CANCELLED: 409,
+  OAUTH_DENIED: 403,
+  OAUTH_CALLBACK_PORT: 503,
+  OAUTH_AUTHORIZATION_URL: 502,
+  OAUTH_EXCHANGE: 502,
+  OAUTH_REFRESH: 403,
+  OAUTH_SIGNED_OUT: 409,
+  OAUTH_SUPERSEDED: 409,
+  PROVIDER_ENTITLEMENT: 403,
+  PROVIDER_RATE_LIMIT: 429,
+  PROVIDER_MODEL: 400,
+  PROVIDER_DESTINATION: 400,
+
+  ENDPOINT_URL_INVALID: 400,
+  ENDPOINT_URL_SCHEME: 400,
+  ENDPOINT_URL_USERINFO: 400,
+  ENDPOINT_URL_QUERY: 400,
+  ENDPOINT_HOST_INELIGIBLE: 400,
+  ENDPOINT_BAD_REQUEST: 400,
+  ENDPOINT_BAD_CONTEXT_WINDOW: 400,
+  ENDPOINT_UNKNOWN: 404,
+  ENDPOINT_LIMIT: 400,
+  ENDPOINT_NOT_GRANTED: 403,
+  ENDPOINT_KEY_UNREADABLE: 500,
+  ENDPOINT_PROBE_STATUS: 502,
+  ENDPOINT_PROBE_FORMAT: 502,
+  ENDPOINT_UNREACHABLE: 502,
+
+  SECRETS_BAD_REQUEST: 400,
+  SECRETS_PROVIDER_UNKNOWN: 404,
+  SECRETS_STORE_FAILED: 500,
+  SECRETS_FILE_SYMLINK: 500,
+  SECRETS_FILE_UNREADABLE: 500,
+  SECRETS_FILE_NOT_REGULAR: 500,
+  SECRETS_FILE_OWNER: 500,
+  SECRETS_FILE_PERMISSIONS: 409,
+  SECRETS_FILE_TOO_LARGE: 500,
+  SECRETS_FILE_CORRUPT: 409,
+};
+
+/** Whether an untyped code (a HostError's, a peer's) is one of the wire codes. */
+export function isWireErrorCode(code: string): code is WireErrorCode {
+  return Object.hasOwn(WIRE_ERROR_STATUS, code);
+}
