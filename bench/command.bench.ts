@@ -18,18 +18,23 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createLogger } from '@bastion/protocol';
 import { connectedChannelPair } from '../test/support/channel-pair.js';
-import { CommandClient, type CommandRunResult } from '../packages/daemon/src/shell/command-client.js';
-import type { ShellRefusal } from '../packages/daemon/src/shell/shell-error.js';
-import { createRunCommandTool } from '../packages/daemon/src/shell/run-command-tool.js';
-import { openDatabase } from '../packages/daemon/src/storage/database.js';
-import { SessionStore } from '../packages/daemon/src/storage/session-store.js';
-import { WorkspaceRoots } from '../packages/daemon/src/workspaces/workspace-roots.js';
-import { CommandExecutor } from '../packages/host/src/commands/command-executor.js';
-import { buildCommandSandboxProfile } from '../packages/host/src/commands/command-profile.js';
-import { PolicyStore } from '../packages/host/src/policy/policy-store.js';
-import { acquireSrtSession } from '../packages/host/src/sandbox/srt-session.js';
+import {
+  CommandClient,
+  type CommandRunResult,
+  type ShellRefusal,
+  createRunCommandTool,
+  openDatabase,
+  SessionStore,
+  WorkspaceRoots,
+} from '@bastion/daemon/testing';
+import {
+  CommandExecutor,
+  buildCommandSandboxProfile,
+  PolicyStore,
+  acquireSrtSession,
+  createPlaceholderWarden,
+} from '@bastion/host/testing';
 import { figure, median, type Benchmark } from './harness.js';
-import { createPlaceholderWarden } from '../packages/host/src/sandbox/placeholder-warden.js';
 
 const LATENCY_RUNS = Number(process.env.BENCH_COMMAND_RUNS ?? 30);
 /** A project-sized git repository: 8 × 8 × 10 directories below 72, each with a file. */

@@ -16,8 +16,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { EgressGuard } from '../packages/host/src/network/egress-guard.js';
-import { runTransportChild, startServer } from '../packages/host/test/transport/transport-harness.js';
+import { EgressGuard, runTransportChild } from '../packages/host/test/transport/transport-harness.js';
+import { startServer } from '@bastion/test-support';
 import { figure, median, type Benchmark } from './harness.js';
 import { ask, serve } from './transport.bench.js';
 

@@ -18,8 +18,9 @@ import {
   startScriptedEndpoint,
   type ScriptedRequest,
   type ScriptedTurn,
-} from '../packages/host/test/support/scripted-chat-endpoint.js';
-import { removeTempDirs, startTempHost } from '../packages/host/test/support/temp-host.js';
+  removeTempDirs,
+} from '@bastion/test-support';
+import { startTempHost } from '../packages/host/test/support/temp-host.js';
 
 const TURNS = 500;
 const WINDOW = 8_192;

@@ -10,8 +10,7 @@ import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { PolicyCall, PolicyFile, PolicyRule } from '@bastion/protocol';
-import { writePrivateFile } from '../packages/host/src/private-file.js';
-import { PolicyStore } from '../packages/host/src/policy/policy-store.js';
+import { writePrivateFile, PolicyStore } from '@bastion/host/testing';
 import { makeTempDir } from '../packages/daemon/test/support/temp-dir.js';
 import { figure, percentile, type Benchmark } from './harness.js';
 

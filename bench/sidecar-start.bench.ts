@@ -6,20 +6,20 @@
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { createLogger, type Capabilities } from '@bastion/protocol';
-import { createPrivateTempDir } from '../packages/host/src/sandbox/private-temp-dir.js';
-import { buildSidecarSandboxPolicy } from '../packages/host/src/sandbox/sidecar-sandbox-policy.js';
-import { acquireSrtSession } from '../packages/host/src/sandbox/srt-session.js';
-import { createSrtSidecarLauncher } from '../packages/host/src/sandbox/srt-sidecar-launcher.js';
-import { DaemonSocketHost } from '../packages/host/src/supervisor/daemon-socket-host.js';
 import {
+  createPrivateTempDir,
+  buildSidecarSandboxPolicy,
+  acquireSrtSession,
+  createSrtSidecarLauncher,
+  DaemonSocketHost,
   plainLauncher,
   resolveDaemonEntry,
   type SidecarLauncher,
-} from '../packages/host/src/supervisor/sidecar-launcher.js';
-import { SidecarSupervisor } from '../packages/host/src/supervisor/sidecar-supervisor.js';
-import { makeTempDir } from '../packages/host/test/support/temp-host.js';
+  SidecarSupervisor,
+  createPlaceholderWarden,
+} from '@bastion/host/testing';
+import { makeTempDir } from '@bastion/test-support';
 import { figure, median, type Benchmark } from './harness.js';
-import { createPlaceholderWarden } from '../packages/host/src/sandbox/placeholder-warden.js';
 
 const STARTS = Number(process.env.BENCH_STARTS ?? 10);
 

@@ -24,8 +24,8 @@ import { connect } from 'node:net';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { AgentEvent, Session } from '@bastion/protocol';
-import { descendantPids, processStartTime } from '../packages/host/src/process-tree.js';
-import { makeTempDir } from '../packages/host/test/support/temp-host.js';
+import { descendantPids, processStartTime } from '@bastion/host/testing';
+import { makeTempDir } from '@bastion/test-support';
 import { figure, type Benchmark, type BenchFigure } from './harness.js';
 import { heapGrowth, takeHeapSnapshot } from './heap-growth.js';
 

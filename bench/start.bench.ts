@@ -15,8 +15,8 @@ import { mkdirSync, readFileSync, realpathSync, rmSync, mkdtempSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { acquireSrtSession } from '../packages/host/src/sandbox/srt-session.js';
-import { processTree } from '../packages/host/test/support/processes.js';
+import { acquireSrtSession } from '@bastion/host/testing';
+import { processTree } from '@bastion/test-support';
 import { figure, median, type BenchFigure, type Benchmark } from './harness.js';
 
 const ROUNDS = Number(process.env.BENCH_START_ROUNDS ?? 5);

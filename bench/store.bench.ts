@@ -8,8 +8,7 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { openDatabase } from '../packages/daemon/src/storage/database.js';
-import { SessionStore } from '../packages/daemon/src/storage/session-store.js';
+import { openDatabase, SessionStore } from '@bastion/daemon/testing';
 import { makeTempDir } from '../packages/daemon/test/support/temp-dir.js';
 import { figure, median, type Benchmark } from './harness.js';
 

@@ -15,8 +15,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { fetch as undiciFetch, request as undiciRequest, type Dispatcher } from 'undici';
-import { createSystemRoute } from '../packages/host/src/network/system-route.js';
-import { runTransportChild, startServer, writeBytes } from '../packages/host/test/transport/transport-harness.js';
+import { createSystemRoute } from '@bastion/host/testing';
+import { runTransportChild, writeBytes } from '../packages/host/test/transport/transport-harness.js';
+import { startServer } from '@bastion/test-support';
 import { figure, median, type Benchmark } from './harness.js';
 // @ts-expect-error plain ESM shared with the sidecar process, no declarations
 import { BYTES, measureSse, measureTtfb, readBody, SSE_EVENTS } from './transport-measures.mjs';

@@ -27,8 +27,10 @@ import {
   SCRIPTED_MODEL,
   startScriptedEndpoint,
   type ScriptedTurn,
-} from '../packages/host/test/support/scripted-chat-endpoint.js';
-import { makeTempDir, removeTempDirs, startTempHost } from '../packages/host/test/support/temp-host.js';
+  makeTempDir,
+  removeTempDirs,
+} from '@bastion/test-support';
+import { startTempHost } from '../packages/host/test/support/temp-host.js';
 
 /** 2 858 turns of 3 parts, every fourth with 2 more: 10 003 parts. */
 const TURNS = 2_858;

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTempHost, type TempHost } from '../../packages/host/test/support/temp-host.js';
 import { bridgeHeaders, rawRequest } from '../../packages/host/test/support/raw-request.js';
-import { waitFor } from '../../packages/host/test/support/processes.js';
+import { waitFor } from '@bastion/test-support';
 
 let host: TempHost;
 let routes: { method: string; path: string }[];

@@ -12,14 +12,15 @@ import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync }
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Message } from '@bastion/protocol';
-import { makeTempDir, startTempHost, type TempHost } from '../../packages/host/test/support/temp-host.js';
-import { bridgeHeaders, rawRequest } from '../../packages/host/test/support/raw-request.js';
+import { startTempHost, type TempHost } from '../../packages/host/test/support/temp-host.js';
 import {
+  makeTempDir,
   defineScriptedProvider,
   SCRIPTED_MODEL,
   startScriptedEndpoint,
   type ScriptedEndpoint,
-} from '../../packages/host/test/support/scripted-chat-endpoint.js';
+} from '@bastion/test-support';
+import { bridgeHeaders, rawRequest } from '../../packages/host/test/support/raw-request.js';
 import { AgentDriver, textOf, toolResultOf, type RunOutcome } from '../../packages/host/test/commands/agent-stream.js';
 
 const tag = () => randomBytes(6).toString('hex');

@@ -9,11 +9,14 @@ import { get } from 'node:http';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkSandboxPolicy } from '../../packages/host/src/sandbox/sandbox-policy-check.js';
-import { buildSidecarSandboxPolicy } from '../../packages/host/src/sandbox/sidecar-sandbox-policy.js';
-import { sidecarWorkspaceProtections } from '../../packages/host/src/sandbox/sidecar-workspace-protections.js';
-import { buildDesktopCsp } from '../../packages/host/src/ui/csp.js';
-import { makeTempDir, startTempHost, type TempHost } from '../../packages/host/test/support/temp-host.js';
+import {
+  checkSandboxPolicy,
+  buildSidecarSandboxPolicy,
+  sidecarWorkspaceProtections,
+  buildDesktopCsp,
+} from '@bastion/host/testing';
+import { startTempHost, type TempHost } from '../../packages/host/test/support/temp-host.js';
+import { makeTempDir } from '@bastion/test-support';
 
 /**
  * The HOME secrets the spec itself names. The full list is pinned entry by entry in

@@ -4,6 +4,6 @@
  * hooks in reverse), once every host the file started has stopped.
  */
 import { afterAll } from 'vitest';
-import { removeTempDirs } from '../../packages/host/test/support/temp-host.js';
+import { removeTempDirs } from '@bastion/test-support';
 
 afterAll(removeTempDirs);

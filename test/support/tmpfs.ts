@@ -5,7 +5,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { closeSync, openSync, writeSync } from 'node:fs';
-import { makeTempDir } from '../../packages/host/test/support/temp-host.js';
+import { makeTempDir } from '@bastion/test-support';
 
 export const canMount = process.getuid?.() === 0;
 

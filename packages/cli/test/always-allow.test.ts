@@ -15,9 +15,9 @@ import {
   SCRIPTED_MODEL,
   startScriptedEndpoint,
   type ScriptedEndpoint,
-} from '../../host/test/support/scripted-chat-endpoint.js';
-import { makeTempDir } from '../../host/test/support/temp-host.js';
-import { waitFor } from '../../host/test/support/processes.js';
+  makeTempDir,
+  waitFor,
+} from '@bastion/test-support';
 
 const CLI = fileURLToPath(new URL('../dist/main.js', import.meta.url));
 let endpoint: ScriptedEndpoint | undefined;

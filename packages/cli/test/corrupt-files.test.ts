@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { damageTableRootPage } from '../../../test/support/damaged-database.js';
-import { makeTempDir } from '../../host/test/support/temp-host.js';
+import { makeTempDir } from '@bastion/test-support';
 
 const CLI = fileURLToPath(new URL('../dist/main.js', import.meta.url));
 

@@ -12,8 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startCliUntilFirstLine, isAlive, waitFor } from '../../host/test/support/processes.js';
-import { makeTempDir } from '../../host/test/support/temp-host.js';
+import { startCliUntilFirstLine, isAlive, waitFor, makeTempDir } from '@bastion/test-support';
 
 const LOOK_ALIKE = 'bastion-host-0123456789abcdef';
 const CLI = fileURLToPath(new URL('../dist/main.js', import.meta.url));

@@ -4,7 +4,7 @@ import { chmodSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:f
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { makeTempDir } from '../../host/test/support/temp-host.js';
+import { makeTempDir } from '@bastion/test-support';
 
 const CLI = fileURLToPath(new URL('../dist/main.js', import.meta.url));
 

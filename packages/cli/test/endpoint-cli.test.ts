@@ -8,13 +8,13 @@ import { existsSync, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { makeTempDir } from '../../host/test/support/temp-host.js';
 import {
+  makeTempDir,
   chatCompletionsServer,
   startServer,
   type ChatCompletionsRequest,
   type TestServer,
-} from '../../host/test/transport/transport-harness.js';
+} from '@bastion/test-support';
 
 const CLI = fileURLToPath(new URL('../dist/main.js', import.meta.url));
 const roots: string[] = [];

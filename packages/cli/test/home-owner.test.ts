@@ -10,8 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { isAlive, waitFor } from '../../host/test/support/processes.js';
-import { makeTempDir } from '../../host/test/support/temp-host.js';
+import { isAlive, waitFor, makeTempDir } from '@bastion/test-support';
 
 const CLI = fileURLToPath(new URL('../dist/main.js', import.meta.url));
 

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { canMount, fillDisk, mountTmpfs, type Tmpfs } from '../../../test/support/tmpfs.js';
-import { makeTempDir } from '../../host/test/support/temp-host.js';
+import { makeTempDir } from '@bastion/test-support';
 
 const CLI = fileURLToPath(new URL('../dist/main.js', import.meta.url));
 const children: ChildProcess[] = [];

@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { PolicyFile, PolicyListing } from '@bastion/protocol';
 import { ensureUserData, HostAuditLog } from '@bastion/host';
-import { makeTempDir } from '../../host/test/support/temp-host.js';
+import { makeTempDir } from '@bastion/test-support';
 
 const CLI = fileURLToPath(new URL('../dist/main.js', import.meta.url));
 

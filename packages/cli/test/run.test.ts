@@ -4,13 +4,15 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { isAlive, processTree, waitFor } from '../../host/test/support/processes.js';
 import {
+  isAlive,
+  processTree,
+  waitFor,
   SCRIPTED_MODEL,
   startScriptedEndpoint,
   type ScriptedTurn,
-} from '../../host/test/support/scripted-chat-endpoint.js';
-import { makeTempDir } from '../../host/test/support/temp-host.js';
+  makeTempDir,
+} from '@bastion/test-support';
 
 const CLI = fileURLToPath(new URL('../dist/main.js', import.meta.url));
 const roots: string[] = [];

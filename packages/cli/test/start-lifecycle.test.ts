@@ -8,8 +8,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { isAlive, processTree, waitFor } from '../../host/test/support/processes.js';
-import { makeTempDir } from '../../host/test/support/temp-host.js';
+import { isAlive, processTree, waitFor, makeTempDir } from '@bastion/test-support';
 
 const CLI = fileURLToPath(new URL('../dist/main.js', import.meta.url));
 

@@ -4,8 +4,7 @@ import { mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { isAlive, waitFor } from '../../host/test/support/processes.js';
-import { makeTempDir } from '../../host/test/support/temp-host.js';
+import { isAlive, waitFor, makeTempDir } from '@bastion/test-support';
 
 const CLI = fileURLToPath(new URL('../dist/main.js', import.meta.url));
 

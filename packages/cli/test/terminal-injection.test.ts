@@ -16,9 +16,9 @@ import {
   startScriptedEndpoint,
   type ScriptedEndpoint,
   type ScriptedTurn,
-} from '../../host/test/support/scripted-chat-endpoint.js';
-import { makeTempDir } from '../../host/test/support/temp-host.js';
-import { waitFor } from '../../host/test/support/processes.js';
+  makeTempDir,
+  waitFor,
+} from '@bastion/test-support';
 import { quoteArgv } from '@bastion/host';
 
 const CLI = fileURLToPath(new URL('../dist/main.js', import.meta.url));

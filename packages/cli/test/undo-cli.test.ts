@@ -15,8 +15,8 @@ import {
   startScriptedEndpoint,
   type ScriptedEndpoint,
   type ScriptedTurn,
-} from '../../host/test/support/scripted-chat-endpoint.js';
-import { makeTempDir } from '../../host/test/support/temp-host.js';
+  makeTempDir,
+} from '@bastion/test-support';
 
 const CLI = fileURLToPath(new URL('../dist/main.js', import.meta.url));
 

@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { makeTempDir } from '../../test/support/temp-host.js';
+import { makeTempDir } from '@bastion/test-support';
 import { bastionOwnReads, hiddenPathEntries, homeReadPaths, listHomeReads } from './home-read-allowlist.js';
 
 /** Removed after the file by the vitest setup's removeTempDirs. */

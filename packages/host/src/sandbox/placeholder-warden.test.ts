@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createLogger, type LogRecord } from '@bastion/protocol';
-import { makeTempDir } from '../../test/support/temp-host.js';
+import { makeTempDir } from '@bastion/test-support';
 import { createPlaceholderWarden, insideGitDirectory } from './placeholder-warden.js';
 
 /** A pid that belonged to a process which has exited. */

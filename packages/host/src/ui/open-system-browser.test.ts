@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { makeTempDir } from '../../test/support/temp-host.js';
+import { makeTempDir } from '@bastion/test-support';
 import { openSystemBrowser } from './open-system-browser.js';
 
 const LAUNCH = 'http://127.0.0.1:4000/desktop/launch?ticket=abc';

@@ -24,7 +24,7 @@ import {
   SCRIPTED_COMPLETION_TOKENS,
   type ScriptedRequest,
   type ScriptedTurn,
-} from '../support/scripted-chat-endpoint.js';
+} from '@bastion/test-support';
 
 const worlds = scriptedWorlds('sk-context-test-key');
 afterEach(() => worlds.stop());

@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { DAEMON_HEADERS_TIMEOUT_MS, type AgentEvent, type Message, type Session } from '@bastion/protocol';
 import { readAgentEvents } from '../../src/agent-event-reader.js';
 import { startTempHost, type TempHost } from '../support/temp-host.js';
-import { waitFor } from '../support/processes.js';
+import { waitFor } from '@bastion/test-support';
 
 let host: TempHost | undefined;
 afterEach(async () => {

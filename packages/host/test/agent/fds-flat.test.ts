@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import { descendantPids } from '../../src/process-tree.js';
 import { AgentDriver, approvalRequestOf } from '../commands/agent-stream.js';
-import { waitFor } from '../support/processes.js';
+import { waitFor } from '@bastion/test-support';
 import { startTempHost, type TempHost } from '../support/temp-host.js';
 
 /** Rounds after the warm-up; each runs three commands, one of them approved. */

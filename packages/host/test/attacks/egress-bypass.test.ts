@@ -21,7 +21,7 @@ import { acquireSrtSession, type SrtSession } from '../../src/sandbox/srt-sessio
 import { createSrtSidecarLauncher } from '../../src/sandbox/srt-sidecar-launcher.js';
 import { plainLauncher, type SidecarLauncher } from '../../src/supervisor/sidecar-launcher.js';
 import { quietWarden, runSandboxProbe } from '../support/sandbox-probe.js';
-import { makeTempDir } from '../support/temp-host.js';
+import { makeTempDir } from '@bastion/test-support';
 import { describeAttack } from '../../../../test/support/attack.js';
 
 const PROBE = fileURLToPath(new URL('./fixtures/egress-probe.mjs', import.meta.url));

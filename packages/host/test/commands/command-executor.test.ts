@@ -17,7 +17,7 @@ import {
   scratchDirOf,
 } from '@bastion/protocol';
 import { acquireSrtSession, type SrtSession } from '../../src/sandbox/srt-session.js';
-import { waitFor } from '../support/processes.js';
+import { waitFor } from '@bastion/test-support';
 import {
   CANARY,
   holdsNothingWritten,

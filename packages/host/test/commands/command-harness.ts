@@ -21,7 +21,7 @@ import {
 import { CommandExecutor } from '../../src/commands/command-executor.js';
 import { PolicyStore } from '../../src/policy/policy-store.js';
 import { acquireSrtSession, type SrtSession } from '../../src/sandbox/srt-session.js';
-import { makeTempDir } from '../support/temp-host.js';
+import { makeTempDir } from '@bastion/test-support';
 import { connectedChannelPair } from '../../../../test/support/channel-pair.js';
 import { createPlaceholderWarden } from '../../src/sandbox/placeholder-warden.js';
 

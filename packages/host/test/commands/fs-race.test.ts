@@ -11,8 +11,8 @@ import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeAttack } from '../../../../test/support/attack.js';
 import type { Session } from '@bastion/protocol';
-import { makeTempDir, startTempHost, type TempHost } from '../support/temp-host.js';
-import { waitFor } from '../support/processes.js';
+import { startTempHost, type TempHost } from '../support/temp-host.js';
+import { makeTempDir, waitFor } from '@bastion/test-support';
 import { AgentDriver, expectCanaryNowhere, toolResultOf } from './agent-stream.js';
 
 const CANARY = 'CANARY-5e0c1b77-race';

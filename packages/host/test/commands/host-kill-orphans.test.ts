@@ -10,8 +10,7 @@ import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { waitFor } from '../support/processes.js';
-import { makeTempDir } from '../support/temp-host.js';
+import { waitFor, makeTempDir } from '@bastion/test-support';
 import { processesWith } from './command-harness.js';
 
 /** The sandboxed `sleep` itself (the host's own argv carries the same words, so match argv exactly). */

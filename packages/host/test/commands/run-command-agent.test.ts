@@ -9,8 +9,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeAttack } from '../../../../test/support/attack.js';
 import type { Session } from '@bastion/protocol';
-import { makeTempDir, startTempHost, type TempHost } from '../support/temp-host.js';
-import { waitFor } from '../support/processes.js';
+import { startTempHost, type TempHost } from '../support/temp-host.js';
+import { makeTempDir, waitFor } from '@bastion/test-support';
 import {
   AgentDriver,
   approvalRequestOf,

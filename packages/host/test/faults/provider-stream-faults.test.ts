@@ -8,10 +8,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Session } from '@bastion/protocol';
 import { AgentDriver, readUntilRunEnd, textOf } from '../commands/agent-stream.js';
-import { waitFor } from '../support/processes.js';
+import { waitFor, SCRIPTED_MODEL, type Script, type ScriptedEndpoint } from '@bastion/test-support';
 import { bridgeHeaders, rawRequest } from '../support/raw-request.js';
 import { scriptedWorlds } from '../support/scripted-agent.js';
-import { SCRIPTED_MODEL, type Script, type ScriptedEndpoint } from '../support/scripted-chat-endpoint.js';
 import type { TempHost } from '../support/temp-host.js';
 
 const KEY = 'sk-fault-test-key';

@@ -8,7 +8,7 @@ import { existsSync, readdirSync, readFileSync, watch, writeFileSync } from 'nod
 import { join } from 'node:path';
 import { WORKSPACE_MAX_WRITE_BYTES } from '@bastion/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { daemonProcess, waitFor } from '../support/processes.js';
+import { daemonProcess, waitFor } from '@bastion/test-support';
 import { startTempHost, type TempHost } from '../support/temp-host.js';
 
 const LOOK_ALIKE = '.notes.txt.0123456789ab.bastion-tmp';

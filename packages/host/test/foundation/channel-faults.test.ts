@@ -2,7 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { sidecarEnvironment, type SidecarLauncher } from '../../src/supervisor/sidecar-launcher.js';
 import { startTempHost, type TempHost } from '../support/temp-host.js';
-import { waitFor } from '../support/processes.js';
+import { waitFor } from '@bastion/test-support';
 
 const FIXTURE = fileURLToPath(new URL('../fixtures/misbehaving-sidecar.mjs', import.meta.url));
 

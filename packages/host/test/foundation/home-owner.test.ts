@@ -10,7 +10,8 @@ import { CONTROL_MAX_REQUEST_BYTES } from '@bastion/protocol';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startBastionHost, type BastionHost } from '../../src/bastion-host.js';
 import { HomeInUseError } from '../../src/control/home-lock.js';
-import { makeTempDir, startTempHost, type TempHost } from '../support/temp-host.js';
+import { startTempHost, type TempHost } from '../support/temp-host.js';
+import { makeTempDir } from '@bastion/test-support';
 
 let host: TempHost | undefined;
 let second: BastionHost | undefined;

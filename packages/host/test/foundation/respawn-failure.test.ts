@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { SIDECAR_RESPAWN_MAX_ATTEMPTS } from '@bastion/protocol';
 import { plainLauncher, type SidecarLauncher } from '../../src/supervisor/sidecar-launcher.js';
 import { startTempHost, type TempHost } from '../support/temp-host.js';
-import { isAlive, waitFor } from '../support/processes.js';
+import { isAlive, waitFor } from '@bastion/test-support';
 
 let host: TempHost | undefined;
 afterEach(async () => {

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startTempHost, type TempHost } from '../support/temp-host.js';
 import { bridgeHeaders, rawRequest } from '../support/raw-request.js';
-import { daemonProcess, isAlive, listeningTcpSockets, processTree, waitFor } from '../support/processes.js';
+import { daemonProcess, isAlive, listeningTcpSockets, processTree, waitFor } from '@bastion/test-support';
 
 let host: TempHost | undefined;
 afterEach(async () => {

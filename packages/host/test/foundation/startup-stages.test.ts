@@ -7,8 +7,8 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { LogRecord } from '@bastion/protocol';
 import { afterEach, describe, expect, it } from 'vitest';
-import { waitFor } from '../support/processes.js';
-import { makeTempDir, startTempHost, type TempHost } from '../support/temp-host.js';
+import { waitFor, makeTempDir } from '@bastion/test-support';
+import { startTempHost, type TempHost } from '../support/temp-host.js';
 
 let host: TempHost | undefined;
 afterEach(async () => {

@@ -6,8 +6,8 @@ import { createLogger, type LogRecord } from '@bastion/protocol';
 import { DaemonSocketHost } from '../../src/supervisor/daemon-socket-host.js';
 import { SidecarSupervisor } from '../../src/supervisor/sidecar-supervisor.js';
 import { sidecarEnvironment, type SidecarLauncher } from '../../src/supervisor/sidecar-launcher.js';
-import { makeTempDir, startTempHost, type TempHost } from '../support/temp-host.js';
-import { waitFor } from '../support/processes.js';
+import { startTempHost, type TempHost } from '../support/temp-host.js';
+import { makeTempDir, waitFor } from '@bastion/test-support';
 
 const FIXTURE = fileURLToPath(new URL('../fixtures/misbehaving-sidecar.mjs', import.meta.url));
 

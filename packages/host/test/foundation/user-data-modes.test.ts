@@ -9,7 +9,8 @@ import { chmodSync, lstatSync, mkdirSync, readdirSync, statSync, symlinkSync, wr
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { describeAttack } from '../../../../test/support/attack.js';
-import { makeTempDir, startTempHost, type TempHost } from '../support/temp-host.js';
+import { startTempHost, type TempHost } from '../support/temp-host.js';
+import { makeTempDir } from '@bastion/test-support';
 
 let host: TempHost | undefined;
 let umask: number;

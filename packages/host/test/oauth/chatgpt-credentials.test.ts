@@ -10,8 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createLogger, type ChatgptBootstrap, type LogRecord } from '@bastion/protocol';
-import { ChatgptCredentials } from '../../../daemon/src/oauth/chatgpt-credentials.js';
-import { AuthStore } from '../../../daemon/src/secrets/auth-store.js';
+import { ChatgptCredentials, AuthStore } from '@bastion/daemon/testing';
 import { CANARY, FakeChatgpt } from './fake-chatgpt.js';
 
 const REDIRECT = 'http://localhost:1455/auth/callback';

@@ -14,8 +14,8 @@ import { describeAttack } from '../../../../test/support/attack.js';
 import { HostAuditLog } from '../../src/policy/host-audit-log.js';
 import { PolicyStore } from '../../src/policy/policy-store.js';
 import { sidecarEnvironment, type SidecarLauncher } from '../../src/supervisor/sidecar-launcher.js';
-import { waitFor } from '../support/processes.js';
-import { makeTempDir, startTempHost, type TempHost } from '../support/temp-host.js';
+import { waitFor, makeTempDir } from '@bastion/test-support';
+import { startTempHost, type TempHost } from '../support/temp-host.js';
 
 const FIXTURE = fileURLToPath(new URL('../fixtures/misbehaving-sidecar.mjs', import.meta.url));
 

@@ -9,7 +9,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { processTree } from '../support/processes.js';
+import { processTree } from '@bastion/test-support';
 import { startTempHost, type TempHost } from '../support/temp-host.js';
 
 let host: TempHost;

@@ -9,8 +9,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { waitFor } from '../support/processes.js';
-import { makeTempDir } from '../support/temp-host.js';
+import { waitFor, makeTempDir } from '@bastion/test-support';
 
 const CLI = fileURLToPath(new URL('../../../cli/dist/main.js', import.meta.url));
 

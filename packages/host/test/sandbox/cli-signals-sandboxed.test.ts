@@ -8,8 +8,7 @@ import { spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startCliUntilFirstLine, waitFor } from '../support/processes.js';
-import { makeTempDir } from '../support/temp-host.js';
+import { startCliUntilFirstLine, waitFor, makeTempDir } from '@bastion/test-support';
 import { descendantPids } from '../../src/process-tree.js';
 import { commandLine } from './process-tree.js';
 

@@ -8,8 +8,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startBastionHost } from '../../src/bastion-host.js';
-import { makeTempDir } from '../support/temp-host.js';
-import { processTree } from '../support/processes.js';
+import { makeTempDir, processTree } from '@bastion/test-support';
 
 const savedTmpdir = process.env.TMPDIR;
 let temp: string;

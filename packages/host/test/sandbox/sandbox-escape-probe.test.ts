@@ -17,7 +17,7 @@ import { acquireSrtSession, type SrtSession } from '../../src/sandbox/srt-sessio
 import { createSrtSidecarLauncher } from '../../src/sandbox/srt-sidecar-launcher.js';
 import { plainLauncher, type SidecarLauncher } from '../../src/supervisor/sidecar-launcher.js';
 import { quietWarden, runSandboxProbe } from '../support/sandbox-probe.js';
-import { makeTempDir } from '../support/temp-host.js';
+import { makeTempDir } from '@bastion/test-support';
 
 const PROBE = fileURLToPath(new URL('./fixtures/escape-probe.mjs', import.meta.url));
 // The header is assembled, so no tracked file holds a private-key block (the egress guard's corpus test).

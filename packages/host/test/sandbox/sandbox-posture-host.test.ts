@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import type { HandshakeResponse } from '@bastion/protocol';
 import { afterEach, describe, expect, it } from 'vitest';
 import { resolveDaemonEntry, SIDECAR_NODE_OPTIONS } from '../../src/supervisor/sidecar-launcher.js';
-import { makeTempDir, startTempHost, type TempHost } from '../support/temp-host.js';
+import { startTempHost, type TempHost } from '../support/temp-host.js';
+import { makeTempDir } from '@bastion/test-support';
 import { netNamespace } from './process-tree.js';
 
 let host: TempHost | undefined;

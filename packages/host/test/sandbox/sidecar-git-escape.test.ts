@@ -20,7 +20,7 @@ import { acquireSrtSession, type SrtSession } from '../../src/sandbox/srt-sessio
 import { createSrtSidecarLauncher } from '../../src/sandbox/srt-sidecar-launcher.js';
 import { hostGitFor } from '../commands/host-git.js';
 import { quietWarden, runSandboxProbe } from '../support/sandbox-probe.js';
-import { makeTempDir } from '../support/temp-host.js';
+import { makeTempDir } from '@bastion/test-support';
 
 const PROBE = fileURLToPath(new URL('./fixtures/write-probe.mjs', import.meta.url));
 

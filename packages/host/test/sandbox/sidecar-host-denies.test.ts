@@ -22,7 +22,7 @@ import { createSrtSidecarLauncher } from '../../src/sandbox/srt-sidecar-launcher
 import { plainLauncher } from '../../src/supervisor/sidecar-launcher.js';
 import { ensureUserData } from '../../src/user-data.js';
 import { quietWarden, runSandboxProbe } from '../support/sandbox-probe.js';
-import { makeTempDir } from '../support/temp-host.js';
+import { makeTempDir } from '@bastion/test-support';
 
 const FIXTURE = fileURLToPath(new URL('./fixtures/misbehaving-sidecar.mjs', import.meta.url));
 const DEPLOY_SCRIPT = '#!/bin/sh\necho deploying\n';

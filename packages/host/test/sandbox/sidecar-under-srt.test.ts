@@ -9,8 +9,8 @@ import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writ
 import { join } from 'node:path';
 import type { HandshakeResponse } from '@bastion/protocol';
 import { afterEach, describe, expect, it } from 'vitest';
-import { makeTempDir, startTempHost, type TempHost } from '../support/temp-host.js';
-import { waitFor } from '../support/processes.js';
+import { startTempHost, type TempHost } from '../support/temp-host.js';
+import { makeTempDir, waitFor } from '@bastion/test-support';
 import { descendantPids } from '../../src/process-tree.js';
 import { SIDECAR_NODE_OPTIONS } from '../../src/supervisor/sidecar-launcher.js';
 import { commandLine, isRunning, netNamespace } from './process-tree.js';

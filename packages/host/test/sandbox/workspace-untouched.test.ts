@@ -14,8 +14,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { describeAttack } from '../../../../test/support/attack.js';
 import { descendantPids } from '../../src/process-tree.js';
 import { useCommandWorldInWorkspace } from '../commands/command-harness.js';
-import { startCliUntilFirstLine, waitFor } from '../support/processes.js';
-import { makeTempDir } from '../support/temp-host.js';
+import { startCliUntilFirstLine, waitFor, makeTempDir } from '@bastion/test-support';
 import { isRunning } from './process-tree.js';
 
 const GIT_ENV = { GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' };

@@ -10,7 +10,7 @@ import {
   startScriptedEndpoint,
   type Script,
   type ScriptedEndpoint,
-} from './scripted-chat-endpoint.js';
+} from '@bastion/test-support';
 import { startTempHost, type TempHost } from './temp-host.js';
 
 export interface ScriptedWorld {

@@ -2,30 +2,16 @@
  * Test support: a real host (real sidecar process, real sockets) on a temporary userData and
  * workspace, plus every log record it wrote, for canary scans. Call stop() in afterEach.
  */
-import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { LogRecord } from '@bastion/protocol';
+import { makeTempDir } from '@bastion/test-support';
 import { startBastionHost, type BastionHost, type BastionHostOptions } from '../../src/bastion-host.js';
 
 export interface TempHost extends BastionHost {
   readonly root: string;
   readonly workspace: string;
   readonly records: LogRecord[];
-}
-
-const made: string[] = [];
-
-/** A fresh temporary directory, removed after the test file by `removeTempDirs` (vitest's setup file). */
-export function makeTempDir(prefix = 'bastion-test-'): string {
-  const dir = realpathSync(mkdtempSync(join(tmpdir(), prefix)));
-  made.push(dir);
-  return dir;
-}
-
-/** Remove every directory makeTempDir made in this test file. */
-export function removeTempDirs(): void {
-  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
 }
 
 export async function startTempHost(options: Partial<BastionHostOptions> = {}): Promise<TempHost> {

@@ -14,9 +14,9 @@ import { afterEach, beforeEach, expect, it } from 'vitest';
 import { CHANNEL_MAX_BODY_CHUNK_BYTES } from '@bastion/protocol';
 import { describeAttack } from '../../../../test/support/attack.js';
 import { EgressGuard } from '../../src/network/egress-guard.js';
-import { makeTempDir } from '../support/temp-host.js';
+import { makeTempDir, startServer, type TestServer } from '@bastion/test-support';
 import { FORMAT_SAMPLES, join2, letters } from '../support/secret-samples.js';
-import { failureCode, startFetchPair, startServer, type FetchPair, type TestServer } from './transport-harness.js';
+import { failureCode, startFetchPair, type FetchPair } from './transport-harness.js';
 
 const OWN_KEY = join2('own-', 'endpoint-', letters(32, 'e5f6'));
 const ANTHROPIC_KEY = join2('held-', 'anthropic-', letters(32, 'a7b8'));

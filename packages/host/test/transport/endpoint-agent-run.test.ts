@@ -13,7 +13,7 @@ import {
   startServer,
   type ChatCompletionsRequest,
   type TestServer,
-} from './transport-harness.js';
+} from '@bastion/test-support';
 
 const CANARY = 'sk-endpoint-canary-91b7';
 let host: TempHost | undefined;

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ModelListResponse } from '@bastion/protocol';
 import { startForbiddenServer } from './transport-harness.js';
-import { startScriptedEndpoint, type ScriptedEndpoint } from '../support/scripted-chat-endpoint.js';
+import { startScriptedEndpoint, type ScriptedEndpoint } from '@bastion/test-support';
 import { startTempHost, type TempHost } from '../support/temp-host.js';
 
 const CANARY = 'sk-models-route-CANARY-77c1';

@@ -19,9 +19,8 @@ import {
   startFetchPair,
   startForbiddenServer,
   startRawPair,
-  startServer,
-  type TestServer,
 } from './transport-harness.js';
+import { startServer, type TestServer } from '@bastion/test-support';
 
 const cleanups: (() => unknown)[] = [];
 afterEach(async () => {

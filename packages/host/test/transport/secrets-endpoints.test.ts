@@ -7,7 +7,8 @@ import { chmodSync, existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startTempHost, type TempHost } from '../support/temp-host.js';
-import { startForbiddenServer, startServer, type TestServer } from './transport-harness.js';
+import { startForbiddenServer } from './transport-harness.js';
+import { startServer, type TestServer } from '@bastion/test-support';
 
 const CANARY = 'sk-canary-6f1d2c3b4a5e';
 let host: TempHost | undefined;

@@ -6,7 +6,8 @@
  */
 import { fileURLToPath } from 'node:url';
 import { expect, it } from 'vitest';
-import { runTransportChild, startServer, writeBytes } from './transport-harness.js';
+import { runTransportChild, writeBytes } from './transport-harness.js';
+import { startServer } from '@bastion/test-support';
 
 const MiB = 1024 * 1024;
 const BODY = 128 * MiB;

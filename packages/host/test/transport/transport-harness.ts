@@ -6,9 +6,7 @@
  */
 import { execFileSync, spawn, type ChildProcess, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { createServer as createHttpsServer } from 'node:https';
-import type { AddressInfo } from 'node:net';
+import type { ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -27,45 +25,15 @@ import { GrantSync } from '../../src/network/grant-sync.js';
 import { NetworkAuthority } from '../../src/network/network-authority.js';
 import { ProviderExecutor } from '../../src/network/provider-executor.js';
 import { EgressGuard } from '../../src/network/egress-guard.js';
-import { makeTempDir } from '../support/temp-host.js';
+import { makeTempDir, startServer, type TestServer } from '@bastion/test-support';
+
 import { createSystemRoute, type SystemRoute } from '../../src/network/system-route.js';
 import { sidecarArgv } from '../../src/supervisor/sidecar-launcher.js';
 import type { SidecarChannel } from '../../src/supervisor/sidecar-supervisor.js';
-import { ProviderTransport } from '../../../daemon/src/transport/transport-fetch.js';
-import type { HostChannel } from '../../../daemon/src/channel/host-channel.js';
+import { ProviderTransport, type HostChannel } from '@bastion/daemon/testing';
 
-export interface TestServer {
-  origin: string;
-  port: number;
-  hits: number;
-  close(): Promise<void>;
-}
-
-export async function startServer(
-  handler: (req: IncomingMessage, res: ServerResponse) => void,
-  tls?: { key: string; cert: string },
-): Promise<TestServer> {
-  const state = { hits: 0 };
-  const wrapped = (req: IncomingMessage, res: ServerResponse) => {
-    state.hits += 1;
-    handler(req, res);
-  };
-  const server: Server = tls ? createHttpsServer(tls, wrapped) : createHttpServer(wrapped);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as AddressInfo).port;
-  return {
-    origin: `${tls ? 'https' : 'http'}://127.0.0.1:${port}`,
-    port,
-    get hits() {
-      return state.hits;
-    },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-}
+/** The guard the harness's host end checks with, for a benchmark that passes its own (same class as the harness's). */
+export { EgressGuard };
 
 /**
  * Answer with a `total`-byte octet-stream body, written in 256 KiB blocks as fast as the socket
@@ -315,41 +283,6 @@ export async function failureCode(promise: Promise<unknown>): Promise<string> {
     return typeof cause?.code === 'string' ? cause.code : `not-a-transport-error: ${String(error)}`;
   }
   return 'resolved';
-}
-
-/** What the fake chat-completions endpoint saw of each request. */
-export interface ChatCompletionsRequest {
-  authorization: string | undefined;
-  body: { model?: string; stream?: boolean; messages?: { role: string; content: unknown }[] };
-}
-
-/** A handler speaking the OpenAI chat-completions stream: "Hello from the loopback endpoint." in three deltas. */
-export function chatCompletionsServer(seen: ChatCompletionsRequest[]) {
-  return (req: IncomingMessage, res: ServerResponse) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      if (req.method !== 'POST' || req.url !== '/v1/chat/completions') {
-        res.writeHead(404).end();
-        return;
-      }
-      seen.push({
-        authorization: req.headers.authorization,
-        body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as ChatCompletionsRequest['body'],
-      });
-      res.writeHead(200, { 'content-type': 'text/event-stream' });
-      const chunk = (delta: object, finish: string | null) =>
-        `data: ${JSON.stringify({ id: 'cmpl-1', object: 'chat.completion.chunk', created: 1, model: 'local-model', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
-      res.write(chunk({ role: 'assistant', content: 'Hello' }, null));
-      res.write(chunk({ content: ' from the' }, null));
-      res.write(chunk({ content: ' loopback endpoint.' }, null));
-      res.write(chunk({}, 'stop'));
-      res.write(
-        `data: ${JSON.stringify({ id: 'cmpl-1', object: 'chat.completion.chunk', created: 1, model: 'local-model', choices: [], usage: { prompt_tokens: 5, completion_tokens: 6, total_tokens: 11 } })}\n\n`,
-      );
-      res.end('data: [DONE]\n\n');
-    });
-  };
 }
 
 /**

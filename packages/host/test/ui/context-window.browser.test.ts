@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext } from 'playwright-core';
 import { scriptedWorlds } from '../support/scripted-agent.js';
-import type { ScriptedRequest, ScriptedTurn } from '../support/scripted-chat-endpoint.js';
+import type { ScriptedRequest, ScriptedTurn } from '@bastion/test-support';
 import { launchChromium, openDesktop } from './support/browser.js';
 import { expectNoHorizontalOverflow, shotAllModes } from './support/layout.js';
 

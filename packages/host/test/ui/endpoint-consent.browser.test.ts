@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, beforeAll, afterAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { rawRequest } from '../support/raw-request.js';
-import { startScriptedEndpoint, type ScriptedEndpoint } from '../support/scripted-chat-endpoint.js';
+import { startScriptedEndpoint, type ScriptedEndpoint } from '@bastion/test-support';
 import { startTempHost, type TempHost } from '../support/temp-host.js';
 import { launchChromium, openDesktop } from './support/browser.js';
 import { expectInViewport, shotAllModes } from './support/layout.js';

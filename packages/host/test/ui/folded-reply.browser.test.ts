@@ -8,9 +8,9 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { openDatabase } from '../../../daemon/src/storage/database.js';
-import { SessionStore } from '../../../daemon/src/storage/session-store.js';
-import { makeTempDir, startTempHost, type TempHost } from '../support/temp-host.js';
+import { openDatabase, SessionStore } from '@bastion/daemon/testing';
+import { startTempHost, type TempHost } from '../support/temp-host.js';
+import { makeTempDir } from '@bastion/test-support';
 import { launchChromium, openDesktop } from './support/browser.js';
 
 const PIECES = 4_096;

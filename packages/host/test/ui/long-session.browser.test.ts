@@ -9,7 +9,8 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { makeTempDir, startTempHost, type TempHost } from '../support/temp-host.js';
+import { startTempHost, type TempHost } from '../support/temp-host.js';
+import { makeTempDir } from '@bastion/test-support';
 import { launchChromium, openDesktop } from './support/browser.js';
 import { expectInViewport } from './support/layout.js';
 import { seedLongSession } from './support/long-session.js';

@@ -18,7 +18,7 @@ import {
   startScriptedEndpoint,
   type ScriptedEndpoint,
   type ScriptedTurn,
-} from '../support/scripted-chat-endpoint.js';
+} from '@bastion/test-support';
 import { startTempHost, type TempHost } from '../support/temp-host.js';
 import { launchChromium, openDesktop } from './support/browser.js';
 import { expectNoHorizontalOverflow, shotAllModes } from './support/layout.js';

@@ -6,8 +6,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { openDatabase } from '../../../../daemon/src/storage/database.js';
-import { SessionStore } from '../../../../daemon/src/storage/session-store.js';
+import { openDatabase, SessionStore } from '@bastion/daemon/testing';
 
 export function seedLongSession(userData: string, turns: number): { sessionId: string; parts: number } {
   mkdirSync(userData, { recursive: true, mode: 0o700 });

@@ -7,8 +7,8 @@
  * provider would count), so the daemon's usage-driven compaction can be tested end to end.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { BastionHost } from '../../src/bastion-host.js';
-import { startServer, type ChatCompletionsRequest, type TestServer } from '../transport/transport-harness.js';
+import type { DaemonClient } from '@bastion/host';
+import { startServer, type ChatCompletionsRequest, type TestServer } from './loopback-servers.js';
 
 export type ScriptedTurn =
   | {
@@ -218,7 +218,8 @@ export async function startScriptedEndpoint(
  * e.g. `context_window`), and set its API key (both through the daemon).
  */
 export async function defineScriptedProvider(
-  host: BastionHost,
+  // only the client's request: a host started from the host's sources or from its build
+  host: { client: Pick<DaemonClient, 'request'> },
   endpoint: ScriptedEndpoint,
   key: string,
   definition: Record<string, unknown> = {},

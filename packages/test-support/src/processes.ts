@@ -2,10 +2,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
-import { descendantPids } from '../../src/process-tree.js';
+import { createRequire } from 'node:module';
+import { descendantPids } from '@bastion/host/testing';
 
-const CLI = fileURLToPath(new URL('../../../cli/dist/main.js', import.meta.url));
+/** The built CLI (`npm run build` makes it). */
+const CLI = createRequire(import.meta.url).resolve('bastion/dist/main.js');
 
 /** Run the built CLI with `args` and wait for the first line it prints (`start --json`'s ready line). */
 export async function startCliUntilFirstLine(
