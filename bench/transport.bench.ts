@@ -12,6 +12,7 @@
  * round), so a change in the machine's load in the middle of the run reaches all three alike.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { fetch as undiciFetch, request as undiciRequest, type Dispatcher } from 'undici';
@@ -88,6 +89,8 @@ function bareStdioHop(origin: string, dispatcher: Dispatcher) {
     { stdio: ['pipe', 'pipe', 'inherit'] },
   );
   return {
+    /** CPU ms the counting child has used so far (user + system, from /proc: 10 ms ticks). */
+    childCpuMs: () => processCpuMs(child.pid as number),
     async body(): Promise<number> {
       const start = performance.now();
       const counted = new Promise((resolve) => child.stdout.once('data', resolve));
@@ -103,6 +106,18 @@ function bareStdioHop(origin: string, dispatcher: Dispatcher) {
     },
     close: () => child.kill(),
   };
+}
+
+/** CPU ms a process has used (user + system), read from /proc/<pid>/stat (Linux, 10 ms ticks). */
+function processCpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+/** CPU ms this process has used (every thread). */
+function ownCpuMs(): number {
+  const used = process.cpuUsage();
+  return (used.user + used.system) / 1000;
 }
 
 export const transportBenchmark: Benchmark = {
@@ -129,18 +144,29 @@ export const transportBenchmark: Benchmark = {
       const direct: Body[] = [];
       const via: Body[] = [];
       const hopRates: number[] = [];
+      // CPU per body of both processes on each side: this process (server, undici, the host's
+      // executor or the hop's writes), and the sidecar or the hop's counting child.
+      const hostCpu = { via: [] as number[], hop: [] as number[] };
+      const hopChildCpu: number[] = [];
       const sides = [
         async (counted: boolean) => {
           const body = await (readBody as ReadBody)(fetch, origin);
           if (counted) direct.push(body);
         },
         async (counted: boolean) => {
+          const cpu = ownCpuMs();
           const body = (await ask(child, 'body')) as Body;
-          if (counted) via.push(body);
+          if (!counted) return;
+          hostCpu.via.push(ownCpuMs() - cpu);
+          via.push(body);
         },
         async (counted: boolean) => {
+          const [cpu, childCpu] = [ownCpuMs(), hop.childCpuMs()];
           const rate = await hop.body();
-          if (counted) hopRates.push(rate);
+          if (!counted) return;
+          hostCpu.hop.push(ownCpuMs() - cpu);
+          hopChildCpu.push(hop.childCpuMs() - childCpu);
+          hopRates.push(rate);
         },
       ];
       for (let round = 0; round < WARM_ROUNDS + ROUNDS; round += 1) {
@@ -187,6 +213,22 @@ export const transportBenchmark: Benchmark = {
           median(via.map((body) => body.cpuMs)),
           median(direct.map((body) => body.cpuMs)),
           'informational: the sidecar heap options (SIDECAR_NODE_OPTIONS) at work',
+          () => true,
+        ),
+        figure(
+          'host CPU per 100 MiB body (this process: server, undici, executor) vs the bare hop',
+          'ms',
+          median(hostCpu.via),
+          median(hostCpu.hop),
+          'informational',
+          () => true,
+        ),
+        figure(
+          'CPU per 100 MiB body of both processes (host + sidecar) vs the bare hop (host + counting child)',
+          'ms',
+          median(hostCpu.via) + median(via.map((body) => body.cpuMs)),
+          median(hostCpu.hop) + median(hopChildCpu),
+          'informational: with both cores busy, throughput vs the hop is at most 1 / this ratio',
           () => true,
         ),
         figure(
