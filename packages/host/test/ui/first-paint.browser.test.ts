@@ -15,7 +15,7 @@ import {
   SCRIPTED_MODEL,
   startScriptedEndpoint,
   type ScriptedEndpoint,
-} from '../support/scripted-chat-endpoint.js';
+} from '@bastion/test-support';
 import { startTempHost, type TempHost } from '../support/temp-host.js';
 import { launchChromium, openDesktop } from './support/browser.js';
 import { expectInViewport } from './support/layout.js';
