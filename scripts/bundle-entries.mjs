@@ -25,6 +25,26 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const REQUIRE_SHIM =
   "import { createRequire as __bastionCreateRequire } from 'node:module'; const require = __bastionCreateRequire(import.meta.url);";
 
+/**
+ * zod re-exports every one of its 64 locales as a namespace (`z.locales`, `core.locales`), so each
+ * bundle carried all of them (360 KB of source, parsed at every start) though only English, zod's
+ * default, is ever used. The namespace these bundles get holds English alone.
+ */
+const zodEnglishOnly = {
+  name: 'zod-english-only',
+  setup(pluginBuild) {
+    pluginBuild.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, ({ importer }) =>
+      /[\\/]zod[\\/]v4[\\/](classic[\\/]external|core[\\/]index)\.js$/.test(importer)
+        ? { path: join(dirname(importer), '..', 'locales', 'en.js'), namespace: 'zod-english-only' }
+        : undefined,
+    );
+    pluginBuild.onLoad({ filter: /.*/, namespace: 'zod-english-only' }, ({ path }) => ({
+      contents: `export { default as en } from ${JSON.stringify(path)};`,
+      resolveDir: dirname(path),
+    }));
+  },
+};
+
 const ENTRIES = [
   { pkg: 'daemon', external: ['better-sqlite3'] },
   { pkg: 'cli', external: ['@anthropic-ai/sandbox-runtime', 'better-sqlite3'] },
@@ -46,6 +66,7 @@ for (const { pkg, external } of ENTRIES) {
     external,
     banner: { js: REQUIRE_SHIM },
     sourcemap: true,
+    plugins: [zodEnglishOnly],
     logLevel: 'warning',
   });
 }

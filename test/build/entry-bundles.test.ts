@@ -88,6 +88,16 @@ describe('entry bundles', () => {
     expect(bundledPackages(reachable(cli, true)).has('undici')).toBe(true);
   });
 
+  it("no bundle carries zod's locales but English (zod's default; the namespace re-exports the rest)", () => {
+    const files = [...reachable(sidecar, true), ...reachable(cli, true)];
+    const locales = new Set(
+      files.flatMap((file) =>
+        [...readFileSync(file, 'utf8').matchAll(/^\/\/ node_modules\/zod\/v4\/locales\/(\S+)$/gm)].map((m) => m[1]),
+      ),
+    );
+    expect([...locales]).toEqual(['en.js']);
+  });
+
   it('leaves srt and better-sqlite3 to node_modules (srt finds its seccomp binaries and carries patches/ there)', () => {
     const cliFiles = reachable(cli, true);
     const cliText = cliFiles.map((file) => readFileSync(file, 'utf8')).join('\n');
