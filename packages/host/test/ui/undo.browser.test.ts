@@ -24,6 +24,8 @@ import { launchChromium, openDesktop } from './support/browser.js';
 import { expectNoHorizontalOverflow, shotAllModes } from './support/layout.js';
 
 const SHOTS = fileURLToPath(new URL('../../../../test-output/ui/', import.meta.url));
+/** Enough files that the list of them and one open diff are taller than the 420 px view. */
+const FILES_IN_A_LONG_RUN = 16;
 const BINARY = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 0xff, 0x0d, 0x0a, 0x1a, 0, 0x80]);
 
 const turns: ScriptedTurn[] = [];
@@ -95,6 +97,44 @@ describe('Undo in the desktop app', () => {
     await end.getByText('Undone', { exact: true }).waitFor();
     expect(await end.getByRole('button', { name: 'Undo this run' }).count()).toBe(0);
     await shotAllModes(page, SHOTS, '41-undone');
+  });
+
+  it('at 420 px brings the "Run undone" line wholly into the transcript’s view, above the composer, after an undo confirmed from a long list of files changed', async () => {
+    await page.setViewportSize({ width: 420, height: 860 });
+    const paths = Array.from({ length: FILES_IN_A_LONG_RUN }, (_, index) => `narrow-${index}.txt`);
+    const long = Array.from({ length: 60 }, (_, line) => `line ${line}`).join('\n');
+    turns.push(
+      ...paths.map((path): ScriptedTurn => ({ kind: 'tool-call', name: 'write_file', input: { path, content: long } })),
+      { kind: 'text', pieces: ['Wrote many files at a narrow width.'] },
+    );
+    await send('Write many files');
+    const end = page.getByTestId('run-end').last();
+    await end.getByText(`Files changed (${FILES_IN_A_LONG_RUN})`).waitFor({ timeout: 60_000 });
+    // The reader opens a diff, then scrolls back up to the Undo button: with the list and the
+    // diff below it, the view is no longer at the end of the transcript, where the notice goes.
+    await end.getByRole('button', { name: 'narrow-0.txt' }).click();
+    await end.getByTestId('diff').waitFor();
+    const undo = end.getByRole('button', { name: 'Undo this run' });
+    await undo.evaluate((button) => button.scrollIntoView({ block: 'start' }));
+    await undo.click();
+    const dialog = page.getByRole('dialog', { name: 'Undo this run?' });
+    await dialog.getByRole('button', { name: `Undo ${FILES_IN_A_LONG_RUN} files` }).click();
+    await dialog.waitFor({ state: 'detached' });
+    const undone = page.getByTestId('run-undone').last();
+    await undone.getByText('Removed: narrow-0.txt', { exact: false }).waitFor({ state: 'attached' });
+    for (const path of paths) expect(existsSync(join(host.workspace, path))).toBe(false);
+    const placement = async () => {
+      const [line, view, composer] = await Promise.all([
+        undone.boundingBox(),
+        page.getByTestId('transcript').boundingBox(),
+        page.getByLabel('Message').boundingBox(),
+      ]);
+      if (!line || !view || !composer) return 'not laid out';
+      if (line.y < view.y || line.y + line.height > view.y + view.height) return 'outside the transcript’s view';
+      return line.y + line.height <= composer.y ? 'in view' : 'under the composer';
+    };
+    await expect.poll(placement, { timeout: 5_000 }).toBe('in view');
+    await page.setViewportSize({ width: 1280, height: 800 });
   });
 
   it('refuses in words when a file changed since the run, and leaves every file as it is', async () => {

@@ -66,6 +66,15 @@ function promptBefore(
   return undefined;
 }
 
+/** The key of a run's "Run undone" notice, once it is in the transcript. */
+function undoneNoticeKey(items: readonly TranscriptItem[], runId: string): string | undefined {
+  for (let index = items.length - 1; index >= 0; index -= 1) {
+    const item = items[index];
+    if (item?.kind === 'undone' && item.runId === runId) return item.key;
+  }
+  return undefined;
+}
+
 function toolByKey(items: readonly TranscriptItem[], key: string): ToolView | undefined {
   const found = items.find((item) => item.key === key);
   return found?.kind === 'tool' ? found : undefined;
@@ -88,6 +97,8 @@ export function ChatView({ bastion, sessionId, sessionsVersion, onSessionChanged
   const [undoing, setUndoing] = useState<string>();
   /** The host's own record of this session's decisions is open. */
   const [hostRecord, setHostRecord] = useState(false);
+  /** The run the reader just undid: its "Run undone" notice is brought into view when it comes. */
+  const [undone, setUndone] = useState<string>();
   const { models } = useModels(bastion, sessionsVersion);
   const lastId = useRef(opened?.transcript.lastEventId ?? 0);
   const queue = useRef<AgentStreamEvent[]>([]);
@@ -393,6 +404,7 @@ export function ChatView({ bastion, sessionId, sessionsVersion, onSessionChanged
         items={transcript.items}
         render={render}
         hasOlder={older !== undefined && older !== null}
+        revealKey={undone === undefined ? undefined : undoneNoticeKey(transcript.items, undone)}
         onNearTop={loadOlder}
       />
       <Activity since={active?.seenAt} waiting={pending !== undefined} />
@@ -417,7 +429,16 @@ export function ChatView({ bastion, sessionId, sessionsVersion, onSessionChanged
         />
       )}
       {undoing && (
-        <UndoDialog bastion={bastion} sessionId={sessionId} runId={undoing} onClose={() => setUndoing(undefined)} />
+        <UndoDialog
+          bastion={bastion}
+          sessionId={sessionId}
+          runId={undoing}
+          onClose={() => setUndoing(undefined)}
+          onUndone={() => {
+            setUndone(undoing);
+            setUndoing(undefined);
+          }}
+        />
       )}
       {hostRecord && <HostRecordDialog bastion={bastion} sessionId={sessionId} onClose={() => setHostRecord(false)} />}
       <Composer

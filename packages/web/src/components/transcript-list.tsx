@@ -44,6 +44,7 @@ export function TranscriptList({
   render,
   hasOlder,
   onNearTop,
+  revealKey,
 }: {
   items: readonly TranscriptItem[];
   /** Keep it stable across events (useCallback): every visible row renders again when it changes. */
@@ -51,6 +52,8 @@ export function TranscriptList({
   /** Whether there are older items to ask for. */
   hasOlder: boolean;
   onNearTop: () => void;
+  /** An item to bring into view once it is in the list (each key once), wherever the reader is. */
+  revealKey?: string;
 }) {
   const scroller = useRef<HTMLDivElement>(null);
   const virtualizer = useVirtualizer({
@@ -77,6 +80,17 @@ export function TranscriptList({
     opened.current = true;
     virtualizer.scrollToEnd();
   }, [items.length, virtualizer]);
+
+  // What the reader's own action added (a "Run undone" notice) comes into view even when they
+  // had scrolled away from the end, where it is added.
+  const revealed = useRef<string>(undefined);
+  useEffect(() => {
+    if (revealKey === undefined || revealed.current === revealKey) return;
+    const index = items.findIndex((item) => item.key === revealKey);
+    if (index < 0) return;
+    revealed.current = revealKey;
+    virtualizer.scrollToIndex(index, { align: 'end' });
+  }, [revealKey, items, virtualizer]);
 
   // Ask for older items while the top is near (also when the list does not fill the view yet).
   useEffect(() => {

@@ -26,11 +26,14 @@ export function UndoDialog({
   sessionId,
   runId,
   onClose,
+  onUndone,
 }: {
   bastion: BastionApi;
   sessionId: string;
   runId: string;
   onClose: () => void;
+  /** Instead of onClose, once the undo is done. */
+  onUndone: () => void;
 }) {
   const [plan, setPlan] = useState<AgentUndoResponse>();
   const [failure, setFailure] = useState<string>();
@@ -53,7 +56,7 @@ export function UndoDialog({
     setWorking(true);
     bastion.agent
       .undo(sessionId, runId)
-      .then(onClose)
+      .then(onUndone)
       .catch((error: unknown) => {
         setFailure(describeError(error));
         setWorking(false);
