@@ -81,6 +81,30 @@ export function TranscriptList({
     virtualizer.scrollToEnd();
   }, [items.length, virtualizer]);
 
+  // The view itself changes height after the first paint (the chat header fills in when the
+  // session's details arrive, the composer grows, a prompt appears below): a reader who was at
+  // the end stays there, instead of losing the newest rows under the bottom edge.
+  useEffect(() => {
+    const element = scroller.current;
+    if (!element) return undefined;
+    let atEnd = true;
+    let height = element.clientHeight;
+    const onScroll = () => {
+      atEnd = element.scrollHeight - element.scrollTop - element.clientHeight <= STICK_SLACK_PX;
+    };
+    const observer = new ResizeObserver(() => {
+      if (element.clientHeight === height) return;
+      height = element.clientHeight;
+      if (atEnd) virtualizer.scrollToEnd();
+    });
+    element.addEventListener('scroll', onScroll, { passive: true });
+    observer.observe(element);
+    return () => {
+      element.removeEventListener('scroll', onScroll);
+      observer.disconnect();
+    };
+  }, [virtualizer]);
+
   // What the reader's own action added (a "Run undone" notice) comes into view even when they
   // had scrolled away from the end, where it is added.
   const revealed = useRef<string>(undefined);
