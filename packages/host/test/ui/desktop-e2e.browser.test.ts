@@ -5,12 +5,13 @@
  * without asking → `$ touch x` asks → Allow → x exists → `$ touch y` → Deny → y does not exist.
  * API keys are set and deleted from Settings but never come back to the page. The app follows a
  * sidecar restart (new password) without a reload. Screenshots of the main screens go to
- * test-output/ui/.
+ * test-output/ui/. Each test starts from a fresh launch of the app at 1280 × 800 and makes the
+ * session it needs, so the tests hold in any order.
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startTempHost, type TempHost } from '../support/temp-host.js';
 import { makeTempDir } from '@bastion/test-support';
@@ -39,6 +40,13 @@ async function send(message: string): Promise<void> {
   await composer.press('Enter');
 }
 
+/** A new session with the demo model, opened. */
+async function newSession(): Promise<void> {
+  await page.getByRole('button', { name: 'New session' }).click();
+  await page.waitForURL(/\/desktop\/sessions\/ses_/);
+  await page.getByText('demo model (offline, scripted)').waitFor();
+}
+
 /** The newest tool card's status line once it reads `expected`. */
 async function lastToolStatus(expected: string): Promise<void> {
   await page.locator('[data-testid="tool-status"]').last().filter({ hasText: expected }).waitFor();
@@ -51,7 +59,6 @@ beforeAll(async () => {
   expect(host.capabilities).toMatchObject({ sandbox: 'srt', shell: true });
   writeFileSync(join(host.workspace, 'hello.txt'), 'hello\n');
   ({ context, page } = await openDesktop(browser, host));
-  await page.setViewportSize({ width: 1280, height: 800 });
   page.on('response', (response) => {
     const url = response.url();
     if (url.startsWith(`http://127.0.0.1:${host.socketHost.port}/`) || url.includes('/_host/ipc/')) {
@@ -62,6 +69,12 @@ beforeAll(async () => {
     }
   });
 }, 90_000);
+
+beforeEach(async () => {
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.goto(host.desktop.issueLaunchUrl());
+  await page.waitForURL((url) => url.pathname === '/desktop/');
+});
 
 afterAll(async () => {
   await context?.close();
@@ -76,9 +89,7 @@ describe('desktop app with the demo model', () => {
   });
 
   it('creates a session and runs `$ ls` without asking', async () => {
-    await page.getByRole('button', { name: 'New session' }).click();
-    await page.waitForURL(/\/desktop\/sessions\/ses_/);
-    await page.getByText('demo model (offline, scripted)').waitFor();
+    await newSession();
     await send('$ ls');
     await lastToolStatus('exit 0');
     await page.locator('pre').filter({ hasText: 'hello.txt' }).first().waitFor();
@@ -87,6 +98,7 @@ describe('desktop app with the demo model', () => {
   });
 
   it('asks before `$ touch x`; Allow runs it and x exists', async () => {
+    await newSession();
     await send('$ touch x');
     const approval = page.getByRole('region', { name: 'Approval needed' });
     await approval.getByText('touch x').waitFor();
@@ -99,6 +111,7 @@ describe('desktop app with the demo model', () => {
   });
 
   it('asks before `$ touch y`; Deny keeps y from existing and the agent says so', async () => {
+    await newSession();
     await send('$ touch y');
     const approval = page.getByRole('region', { name: 'Approval needed' });
     await approval.getByText('touch y').waitFor();
@@ -115,6 +128,7 @@ describe('desktop app with the demo model', () => {
   });
 
   it('says on the command’s card that a repository it created was neutralised, and where the originals went', async () => {
+    await newSession();
     await send('$ sh -c "git init -q made && git -C made config core.pager less"');
     const approval = page.getByRole('region', { name: 'Approval needed' });
     await approval.getByRole('button', { name: 'Allow', exact: true }).click();
@@ -127,6 +141,7 @@ describe('desktop app with the demo model', () => {
   });
 
   it('asks for informed consent before auto mode, and keeps accept-edits when declined', async () => {
+    await newSession();
     await page.getByLabel('Mode', { exact: true }).selectOption('auto');
     const dialog = page.getByRole('dialog', { name: 'Let the agent run every command?' });
     await dialog.waitFor();
@@ -137,6 +152,7 @@ describe('desktop app with the demo model', () => {
   });
 
   it('read-only mode, chosen from the Mode select, refuses `$ touch z` without asking and z never exists', async () => {
+    await newSession();
     await page.getByLabel('Mode', { exact: true }).selectOption('read-only');
     await expect.poll(() => page.getByLabel('Mode', { exact: true }).inputValue()).toBe('read-only');
     await send('$ touch z');
@@ -149,6 +165,7 @@ describe('desktop app with the demo model', () => {
   });
 
   it('follows a restarted sidecar (new password) without a reload', async () => {
+    await newSession();
     const before = host.supervisor.current?.password;
     await page.evaluate(() => {
       (window as unknown as { notReloaded: boolean }).notReloaded = true;
@@ -185,8 +202,7 @@ describe('desktop app with the demo model', () => {
   });
 
   it('renames and deletes a session from the list', async () => {
-    await page.getByRole('button', { name: 'New session' }).click();
-    await page.waitForURL(/\/desktop\/sessions\/ses_/);
+    await newSession();
     const sessionId = decodeURIComponent(new URL(page.url()).pathname.split('/').pop() ?? '');
     const item = page.locator('li.session.selected');
     await item.getByRole('button', { name: /^Rename/ }).click();
@@ -204,13 +220,10 @@ describe('desktop app with the demo model', () => {
   });
 
   it('is usable at 800 px wide and reachable by keyboard', async () => {
+    await newSession();
+    await send('$ ls');
+    await lastToolStatus('exit 0');
     await page.setViewportSize({ width: 800, height: 900 });
-    await page
-      .getByRole('button', { name: /Untitled session|\$ ls/ })
-      .first()
-      .click();
-    await page.waitForURL(/\/desktop\/sessions\/ses_/);
-    await page.locator('[data-testid="tool-status"]').first().waitFor();
     const overflow = await page.evaluate(
       () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
     );
