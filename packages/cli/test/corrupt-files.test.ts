@@ -3,25 +3,13 @@
  * `start` at once naming the file and how to recover, and stays byte for byte; `doctor` runs
  * quick_check and reports a damaged page.
  */
-import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { damageTableRootPage } from '../../../test/support/damaged-database.js';
 import { makeTempDir } from '@bastion/test-support';
-
-const CLI = fileURLToPath(new URL('../dist/main.js', import.meta.url));
-
-function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-  return new Promise((resolve) => child.once('close', (code) => resolve({ code, stdout, stderr })));
-}
+import { runCli } from './support/cli-process.js';
 
 function layout(): { home: string; workspace: string; db: string } {
   const root = makeTempDir();
@@ -37,7 +25,7 @@ describe('corrupt sessions.db', () => {
     const { home, workspace, db } = layout();
     const bytes = Buffer.from('these are my notes, not a database\n'.repeat(200));
     writeFileSync(db, bytes, { mode: 0o600 });
-    const started = await cli(['start', '--no-open', '--home', home, '--workspace', workspace]);
+    const started = await runCli(['start', '--no-open', '--home', home, '--workspace', workspace]);
     expect(started.code).toBe(1);
     expect(started.stderr).toContain(`STORE_NOT_A_DATABASE: ${db} is not a SQLite database`);
     expect(started.stderr).toContain(`mv ${db} ${db}.damaged`);
@@ -52,11 +40,11 @@ describe('corrupt sessions.db', () => {
     const insert = setup.prepare('INSERT INTO notes (body) VALUES (?)');
     for (let i = 0; i < 300; i++) insert.run('y'.repeat(300));
     setup.close();
-    const sound = await cli(['doctor', '--home', home]);
+    const sound = await runCli(['doctor', '--home', home]);
     expect(sound.stdout).toContain('sessions.db passes quick_check');
     damageTableRootPage(db, 'notes');
     const bytes = readFileSync(db);
-    const damaged = await cli(['doctor', '--json', '--home', home]);
+    const damaged = await runCli(['doctor', '--json', '--home', home]);
     expect(damaged.code).toBe(1);
     const report = JSON.parse(damaged.stdout) as { store: { ok: boolean; code: string; problem: string } };
     expect(report.store).toMatchObject({ ok: false, code: 'STORE_CORRUPT' });

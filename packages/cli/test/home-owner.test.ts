@@ -7,27 +7,17 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { isAlive, waitFor, makeTempDir } from '@bastion/test-support';
-
-const CLI = fileURLToPath(new URL('../dist/main.js', import.meta.url));
+import { CLI, runCli, stoppedAfterEachTest } from './support/cli-process.js';
 
 interface ReadyLine {
   ui: string;
   pid: { host: number; sidecar: number };
 }
 
-const started: ChildProcess[] = [];
-afterEach(async () => {
-  for (const child of started.splice(0)) {
-    if (child.exitCode !== null || child.signalCode !== null) continue;
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.kill('SIGTERM');
-    await exited;
-  }
-});
+const started = stoppedAfterEachTest();
 
 function makeHome(): { home: string; workspace: string } {
   const root = makeTempDir();
@@ -52,16 +42,6 @@ function startHolder(home: string, workspace: string): { child: ChildProcess; re
   return { child, ready };
 }
 
-function cli(args: string[], stdin = ''): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [CLI, ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-  child.stdin.end(stdin);
-  return new Promise((resolve) => child.once('close', (code) => resolve({ code, stdout, stderr })));
-}
-
 function hostLogEvents(home: string, event: string): number {
   return readFileSync(join(home, 'logs', 'host.log'), 'utf8')
     .split('\n')
@@ -82,7 +62,7 @@ describe('one Bastion a home', () => {
     const { home, workspace } = makeHome();
     const holder = startHolder(home, workspace);
     const line = await holder.ready;
-    const second = await cli(['start', '--no-open', '--home', home, '--workspace', workspace]);
+    const second = await runCli(['start', '--no-open', '--home', home, '--workspace', workspace]);
     expect(second.code).toBe(2);
     expect(second.stderr).toContain(`pid ${line.pid.host}`);
     expect(second.stderr).toContain(line.ui);
@@ -98,7 +78,7 @@ describe('one Bastion a home', () => {
     const { home, workspace } = makeHome();
     const holder = startHolder(home, workspace);
     const line = await holder.ready;
-    const opened = await cli(['open', '--json', '--home', home]);
+    const opened = await runCli(['open', '--json', '--home', home]);
     expect(opened.code).toBe(0);
     const { launch } = JSON.parse(opened.stdout) as { launch: string };
     expect(launch.startsWith(`${new URL(line.ui).origin}/desktop/launch?ticket=`)).toBe(true);
@@ -112,7 +92,7 @@ describe('one Bastion a home', () => {
 
   it('bastion open without a running host exits 1 and says how to start one', async () => {
     const { home } = makeHome();
-    const opened = await cli(['open', '--home', home]);
+    const opened = await runCli(['open', '--home', home]);
     expect(opened.code).toBe(1);
     expect(opened.stderr).toContain(`no Bastion is running on ${home}`);
     expect(opened.stderr).toContain('bastion start');
@@ -122,7 +102,7 @@ describe('one Bastion a home', () => {
     const { home, workspace } = makeHome();
     const holder = startHolder(home, workspace);
     const line = await holder.ready;
-    const run = await cli(['run', '--provider', 'demo', '--home', home, '--workspace', workspace, 'hello']);
+    const run = await runCli(['run', '--provider', 'demo', '--home', home, '--workspace', workspace, 'hello']);
     expect(run.code).toBe(2);
     expect(run.stderr).toContain(`pid ${line.pid.host}`);
     expect(run.stderr).toContain('nothing was run');
@@ -136,7 +116,7 @@ describe('one Bastion a home', () => {
     const line = await holder.ready;
     const providers = ['openai', 'anthropic', 'openrouter'];
     const results = await Promise.all(
-      providers.map((provider) => cli(['secrets', 'set', provider, '--home', home], `key-for-${provider}\n`)),
+      providers.map((provider) => runCli(['secrets', 'set', provider, '--home', home], `key-for-${provider}\n`)),
     );
     for (const result of results) {
       expect(result.code).toBe(0);
@@ -153,7 +133,7 @@ describe('one Bastion a home', () => {
     const { home } = makeHome();
     const providers = ['openai', 'anthropic', 'openrouter'];
     const results = await Promise.all(
-      providers.map((provider) => cli(['secrets', 'set', provider, '--home', home], `key-for-${provider}\n`)),
+      providers.map((provider) => runCli(['secrets', 'set', provider, '--home', home], `key-for-${provider}\n`)),
     );
     for (const result of results) expect(result.code, result.stderr).toBe(0);
     const auth = JSON.parse(readFileSync(join(home, 'auth.json'), 'utf8')) as {
@@ -172,7 +152,7 @@ describe('one Bastion a home', () => {
     const next = startHolder(home, workspace);
     const nextLine = await next.ready;
     expect(nextLine.pid.host).not.toBe(line.pid.host);
-    const opened = await cli(['open', '--json', '--home', home]);
+    const opened = await runCli(['open', '--json', '--home', home]);
     expect(opened.code).toBe(0);
     expect((JSON.parse(opened.stdout) as { launch: string }).launch.startsWith(new URL(nextLine.ui).origin)).toBe(true);
   });

@@ -3,25 +3,15 @@
  * policy.json (0600) under the workspace's real path or the global layer, `list` shows them with
  * the built-in rules, `remove` takes them out, and mistakes exit 2 without writing anything.
  */
-import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, statSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { PolicyFile, PolicyListing } from '@bastion/protocol';
 import { ensureUserData, HostAuditLog } from '@bastion/host';
 import { makeTempDir } from '@bastion/test-support';
+import { runCli } from './support/cli-process.js';
 
-const CLI = fileURLToPath(new URL('../dist/main.js', import.meta.url));
-
-function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [CLI, 'policy', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-  return new Promise((resolve) => child.once('close', (code) => resolve({ code, stdout, stderr })));
-}
+const cli = (args: string[]) => runCli(['policy', ...args]);
 
 function world() {
   const root = makeTempDir('bastion-policy-cli-');

@@ -4,11 +4,10 @@
  * when none runs, the running `bastion start` through its control socket when one owns the home)
  * puts them back, prints each file, and prints the daemon's refusal in words with exit 1.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   SCRIPTED_MODEL,
@@ -17,30 +16,14 @@ import {
   type ScriptedTurn,
   makeTempDir,
 } from '@bastion/test-support';
+import { CLI, runCli, stoppedAfterEachTest } from './support/cli-process.js';
 
-const CLI = fileURLToPath(new URL('../dist/main.js', import.meta.url));
-
-const started: ChildProcess[] = [];
+const started = stoppedAfterEachTest();
 let endpoint: ScriptedEndpoint | undefined;
 afterEach(async () => {
-  for (const child of started.splice(0)) {
-    if (child.exitCode !== null || child.signalCode !== null) continue;
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.kill('SIGTERM');
-    await exited;
-  }
   await endpoint?.close();
   endpoint = undefined;
 });
-
-function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-  return new Promise((resolve) => child.once('close', (code) => resolve({ code, stdout, stderr })));
-}
 
 const SCRIPT: ScriptedTurn[] = [
   { kind: 'tool-call', name: 'edit_file', input: { path: 'notes.md', old_string: 'beta', new_string: 'gamma' } },
@@ -56,7 +39,7 @@ async function afterRun(): Promise<{ home: string; workspace: string }> {
   const home = join(root, 'home');
   writeFileSync(join(workspace, 'notes.md'), 'alpha\nbeta\n');
   endpoint = await startScriptedEndpoint([...SCRIPT]);
-  const run = await cli([
+  const run = await runCli([
     'run',
     '--home',
     home,
@@ -92,12 +75,12 @@ function startHolder(home: string, workspace: string): Promise<void> {
 describe('bastion undo', () => {
   it('with no Bastion running, undoes the last run of the workspace’s newest session and prints each file', async () => {
     const { home, workspace } = await afterRun();
-    const planned = await cli(['undo', '--dry-run', '--home', home, '--workspace', workspace]);
+    const planned = await runCli(['undo', '--dry-run', '--home', home, '--workspace', workspace]);
     expect(planned.code).toBe(0);
     expect(planned.stdout).toMatch(/would restore {2}notes\.md\n {2}would remove {3}made\.txt \(the run created it\)/);
     expect(existsSync(join(workspace, 'made.txt'))).toBe(true);
 
-    const undone = await cli(['undo', '--home', home, '--workspace', workspace]);
+    const undone = await runCli(['undo', '--home', home, '--workspace', workspace]);
     expect(undone.stderr).toBe('');
     expect(undone.code).toBe(0);
     expect(undone.stdout).toMatch(
@@ -106,7 +89,7 @@ describe('bastion undo', () => {
     expect(readFileSync(join(workspace, 'notes.md'), 'utf8')).toBe('alpha\nbeta\n');
     expect(existsSync(join(workspace, 'made.txt'))).toBe(false);
 
-    const again = await cli(['undo', '--home', home, '--workspace', workspace]);
+    const again = await runCli(['undo', '--home', home, '--workspace', workspace]);
     expect(again.code).toBe(1);
     expect(again.stderr).toBe('bastion: nothing was undone: UNDO_ALREADY_DONE: this run was already undone\n');
   });
@@ -115,7 +98,7 @@ describe('bastion undo', () => {
     const { home, workspace } = await afterRun();
     await startHolder(home, workspace);
     writeFileSync(join(workspace, 'made.txt'), 'edited by a person\n');
-    const refused = await cli(['undo', '--home', home, '--workspace', workspace]);
+    const refused = await runCli(['undo', '--home', home, '--workspace', workspace]);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toBe(
       'bastion: nothing was undone: UNDO_CONFLICT: nothing was undone: a file changed since the run (made.txt)\n',
@@ -123,7 +106,7 @@ describe('bastion undo', () => {
     expect(readFileSync(join(workspace, 'notes.md'), 'utf8')).toBe('alpha\ngamma\n');
 
     writeFileSync(join(workspace, 'made.txt'), 'made by the run\n');
-    const undone = await cli(['undo', '--home', home, '--workspace', workspace]);
+    const undone = await runCli(['undo', '--home', home, '--workspace', workspace]);
     expect(undone.code).toBe(0);
     expect(undone.stdout).toContain('restored  notes.md');
     expect(readFileSync(join(workspace, 'notes.md'), 'utf8')).toBe('alpha\nbeta\n');
