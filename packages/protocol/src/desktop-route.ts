@@ -1,6 +1,6 @@
 /**
  * SEC-004: what counts as "a desktop page". The daemon's Referer guard and the host's IPC guard
- * both ask this one question, so they cannot drift apart. Pure: no node:* imports.
+ * both ask this one question (through perimeter-checks.ts), so they cannot drift apart. Pure: no node:* imports.
  */
 import { PERIMETER_MAX_URL_HEADER_CHARS } from './limits.js';
 import { DESKTOP_ROUTE_ROOT } from './daemon-api.js';
@@ -29,8 +29,4 @@ export function parseDesktopReferer(referer: string, allowedOrigins: ReadonlySet
   const path = url.pathname;
   if (ENCODED_SEPARATOR_OR_DOT.test(path) || path.includes('\\')) return undefined;
   return isDesktopPath(path) ? url : undefined;
-}
-
-export function isDesktopReferer(referer: string, allowedOrigins: ReadonlySet<string>): boolean {
-  return parseDesktopReferer(referer, allowedOrigins) !== undefined;
 }

@@ -11,6 +11,7 @@ export * from './channel/framed-channel.js';
 export * from './ipc.js';
 export * from './network/endpoint-origin.js';
 export * from './desktop-route.js';
+export * from './perimeter-checks.js';
 export * from './host-ipc.js';
 export * from './api/workspaces.js';
 export * from './api/sessions.js';

@@ -5,7 +5,8 @@
  * order: POST; the host-session cookie; Origin exactly the UI origin; a Referer on the UI origin
  * whose path is a desktop page allowed for this channel; a JSON body within bounds that the
  * channel's strict schema accepts. Any other path under the prefix is IPC_CHANNEL. (Host was
- * checked by the UiServer.) No response carries CORS headers, so a cross-origin page can never
+ * checked by the UiServer.) The Origin and Referer checks are the daemon perimeter's own
+ * (@bastion/protocol perimeter-checks.ts), answered with this module's IPC_* codes. No response carries CORS headers, so a cross-origin page can never
  * read one. Does not catch script running inside an allowed desktop page: that page is the
  * bridge's home.
  */
@@ -14,10 +15,11 @@ import { getRequestListener, type HttpBindings } from '@hono/node-server';
 import { Hono, type Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import {
+  allowedOriginOf,
+  desktopRefererOf,
   HOST_IPC_MAX_BODY_BYTES,
   HOST_IPC_PATH_PREFIX,
   hostIpcSchemas,
-  parseDesktopReferer,
   WIRE_ERROR_STATUS,
   type HostIpcChannel,
   type HostIpcErrorCode,
@@ -96,7 +98,7 @@ export class HostIpc {
     this.#checks = [
       (c) => (c.req.method === 'POST' ? undefined : 'IPC_METHOD'),
       (c) => (options.hasSession(c.req.header('cookie')) ? undefined : 'IPC_SESSION'),
-      (c) => (c.req.header('origin') === options.origin ? undefined : 'IPC_ORIGIN'),
+      (c) => (allowedOriginOf(c.req, this.#origins) === undefined ? 'IPC_ORIGIN' : undefined),
     ];
     this.#app.notFound((c) => {
       c.env.incoming.resume();
@@ -178,8 +180,7 @@ function firstRefusal(c: UiContext, checks: readonly Check[]): HostIpcRefusal | 
 /** Referer on the UI origin whose path is a desktop page, then one of the channel's pages. */
 function refererCheck(origins: ReadonlySet<string>, pages: readonly PagePattern[]): Check {
   return (c) => {
-    const referer = c.req.header('referer');
-    const page = referer === undefined ? undefined : parseDesktopReferer(referer, origins);
+    const page = desktopRefererOf(c.req, origins);
     if (!page) return 'IPC_REFERER';
     return pageMatches(page.pathname, pages) ? undefined : 'IPC_PAGE';
   };

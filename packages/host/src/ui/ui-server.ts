@@ -6,6 +6,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import {
+  hasLoopbackHost,
   UI_CONNECTIONS_CHECK_INTERVAL_MS,
   UI_HEADERS_TIMEOUT_MS,
   UI_KEEP_ALIVE_TIMEOUT_MS,
@@ -58,7 +59,7 @@ export class UiServer {
   }
 
   #route(req: IncomingMessage, res: ServerResponse): void {
-    if (req.headers.host !== `127.0.0.1:${this.#port}`) {
+    if (!hasLoopbackHost({ header: (name) => req.headers[name] as string | undefined }, this.#port)) {
       res.writeHead(421, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' });
       res.end('Misdirected request\n');
       return;

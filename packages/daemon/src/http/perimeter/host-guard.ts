@@ -5,12 +5,12 @@
  * Origin, Referer and password guards that follow do.
  */
 import type { MiddlewareHandler } from 'hono';
+import { hasLoopbackHost } from '@bastion/protocol';
 import { wireError } from '../wire-error.js';
 
 export function makeHostGuard(options: { port: number }): MiddlewareHandler {
-  const expected = `127.0.0.1:${options.port}`;
   return async (c, next) => {
-    if (c.req.header('host') !== expected) {
+    if (!hasLoopbackHost(c.req, options.port)) {
       return wireError(c, 'PERIMETER_HOST', 'Host header is not the daemon address');
     }
     await next();

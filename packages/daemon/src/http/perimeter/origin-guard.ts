@@ -6,7 +6,7 @@
  * guard does.
  */
 import type { MiddlewareHandler } from 'hono';
-import { PERIMETER_MAX_URL_HEADER_CHARS } from '@bastion/protocol';
+import { allowedOriginOf } from '@bastion/protocol';
 import { wireError } from '../wire-error.js';
 
 const PREFLIGHT_ALLOW_METHODS = 'GET, POST, PATCH, DELETE';
@@ -16,8 +16,8 @@ const PREFLIGHT_MAX_AGE_SECONDS = '600';
 export function makeOriginGuard(options: { allowedOrigins: readonly string[] }): MiddlewareHandler {
   const allowed = new Set(options.allowedOrigins);
   return async (c, next) => {
-    const origin = c.req.header('origin');
-    if (origin === undefined || origin.length > PERIMETER_MAX_URL_HEADER_CHARS || !allowed.has(origin)) {
+    const origin = allowedOriginOf(c.req, allowed);
+    if (origin === undefined) {
       return wireError(c, 'PERIMETER_ORIGIN', 'Origin is not allowed');
     }
     c.header('Access-Control-Allow-Origin', origin);

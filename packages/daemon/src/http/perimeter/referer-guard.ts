@@ -5,14 +5,13 @@
  * already running inside a /desktop page; the password guard and CSP are separate controls.
  */
 import type { MiddlewareHandler } from 'hono';
-import { isDesktopReferer } from '@bastion/protocol';
+import { desktopRefererOf } from '@bastion/protocol';
 import { wireError } from '../wire-error.js';
 
 export function makeRefererGuard(options: { allowedOrigins: readonly string[] }): MiddlewareHandler {
   const allowed = new Set(options.allowedOrigins);
   return async (c, next) => {
-    const referer = c.req.header('referer');
-    if (referer === undefined || !isDesktopReferer(referer, allowed)) {
+    if (desktopRefererOf(c.req, allowed) === undefined) {
       return wireError(c, 'PERIMETER_REFERER', 'Referer is not a desktop page');
     }
     await next();
