@@ -4,7 +4,16 @@
  * gone, and the steps run again for the home at hand. Real directories; this file's own process
  * claims the temp roots (TMPDIR moves into them and back).
  */
-import { existsSync, mkdtempSync, readdirSync, realpathSync, rmSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -74,13 +83,34 @@ describe('the host-start prelude', () => {
     }
   });
 
-  it('one no host took is released when the command has finished', async () => {
+  it('one no host took is released when the command has finished, and the home it made goes with it', async () => {
+    const home = join(base, 'new', 'home');
+    beginProcessHostStart({ userData: home, ownsProcess: true, srt: false });
+    const claimed = process.env.TMPDIR ?? '';
+    expect(journal(home)).toHaveLength(1);
+    await releaseUntakenHostStart();
+    expect(existsSync(claimed)).toBe(false);
+    expect(existsSync(join(base, 'new'))).toBe(false);
+    expect(process.env.TMPDIR).toBe(userTmpdir);
+  });
+
+  it('releasing one no host took keeps a home that was there before, and what it holds', async () => {
     const home = join(base, 'home');
+    mkdirSync(home, { mode: 0o700 });
+    writeFileSync(join(home, 'preferences.json'), '{}');
     beginProcessHostStart({ userData: home, ownsProcess: true, srt: false });
     const claimed = process.env.TMPDIR ?? '';
     await releaseUntakenHostStart();
     expect(existsSync(claimed)).toBe(false);
     expect(journal(home)).toEqual([]);
-    expect(process.env.TMPDIR).toBe(userTmpdir);
+    expect(readFileSync(join(home, 'preferences.json'), 'utf8')).toBe('{}');
+  });
+
+  it('releasing one no host took removes only empty directories of a home it made: a file written there meanwhile stays', async () => {
+    const home = join(base, 'home');
+    beginProcessHostStart({ userData: home, ownsProcess: true, srt: false });
+    writeFileSync(join(home, 'sessions.db'), 'written by another start');
+    await releaseUntakenHostStart();
+    expect(readFileSync(join(home, 'sessions.db'), 'utf8')).toBe('written by another start');
   });
 });

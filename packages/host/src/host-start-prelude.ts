@@ -16,9 +16,11 @@
  * process's own journal entry (and removes it again when the lock refuses); it never sweeps a
  * live host's root.
  */
+import { existsSync, rmdirSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { ensureUserData, hostOnlyDir, type LooseUserDataEntry } from './user-data.js';
 import { acquireSrtSession, type SrtSession } from './sandbox/srt-session.js';
-import { claimHostTempRoot, type HostTempRoot } from './sandbox/host-temp-root.js';
+import { claimHostTempRoot, HOST_TEMP_JOURNAL_DIR, type HostTempRoot } from './sandbox/host-temp-root.js';
 import { assertHomeStorageUsable } from './storage/home-storage-check.js';
 
 export { resolveUserDataPath } from './user-data.js';
@@ -44,6 +46,8 @@ export interface HostStartPrelude {
   readonly srt: EarlySrt | undefined;
   /** performance.now() when the prelude began. */
   readonly began: number;
+  /** The directories the prelude made for userData (it and its missing ancestors), deepest first. */
+  readonly createdDirs: readonly string[];
   /** Give back srt's session (the last release resets srt), then the temp root. Idempotent. */
   release(): Promise<void>;
 }
@@ -51,6 +55,7 @@ export interface HostStartPrelude {
 /** Run the steps for `request` now; throws what the storage check or the claim throws (nothing is then held). */
 export function beginHostStart(request: HostStartRequest): HostStartPrelude {
   const began = performance.now();
+  const createdDirs = missingDirs(request.userData);
   assertHomeStorageUsable(request.userData);
   const owned = ensureUserData(request.userData);
   const temp = request.ownsProcess ? claimHostTempRoot(hostOnlyDir(owned.path)) : undefined;
@@ -67,6 +72,7 @@ export function beginHostStart(request: HostStartRequest): HostStartPrelude {
     temp,
     srt,
     began,
+    createdDirs,
     release() {
       released ??= (async () => {
         try {
@@ -116,5 +122,25 @@ export async function takeHostStart(request: HostStartRequest): Promise<HostStar
 export async function releaseUntakenHostStart(): Promise<void> {
   const found = pending;
   pending = undefined;
-  await found?.release();
+  if (!found) return;
+  await found.release();
+  // A command refused before it started anything (a bad --endpoint, say) leaves no home behind:
+  // what the prelude made for it goes again, one empty directory at a time, so nothing anyone
+  // wrote there meanwhile is removed.
+  if (found.createdDirs.length === 0) return;
+  const host = hostOnlyDir(found.createdDirs[0]!);
+  for (const dir of [join(host, HOST_TEMP_JOURNAL_DIR), host, ...found.createdDirs]) {
+    try {
+      rmdirSync(dir);
+    } catch {
+      return;
+    }
+  }
+}
+
+/** `path` and each ancestor of it that does not exist yet, deepest first. */
+function missingDirs(path: string): string[] {
+  const missing: string[] = [];
+  for (let dir = resolve(path); !existsSync(dir) && dirname(dir) !== dir; dir = dirname(dir)) missing.push(dir);
+  return missing;
 }

@@ -25,7 +25,8 @@ import { basename, dirname, join } from 'node:path';
 import { HostError } from '../errors.js';
 import { isProcessRunning } from '../process-tree.js';
 
-const JOURNAL_DIR = 'temp-journal';
+/** The journal's directory in the host's own directory of userData. */
+export const HOST_TEMP_JOURNAL_DIR = 'temp-journal';
 const ROOT_NAME = /^bastion-host-[0-9a-f]{16}$/;
 
 /**
@@ -98,7 +99,7 @@ function sweepDeadHosts(journals: string, systemTemp: string): number {
 export function claimHostTempRoot(hostDir: string): HostTempRoot {
   if (userTmpdir) throw new HostError('HOST_TEMP_CLAIMED', 'this process already has a host temp root');
   const systemTemp = tmpdir();
-  const journals = join(hostDir, JOURNAL_DIR);
+  const journals = join(hostDir, HOST_TEMP_JOURNAL_DIR);
   mkdirSync(journals, { recursive: true, mode: 0o700 });
   const swept = sweepDeadHosts(journals, systemTemp);
   const path = join(systemTemp, `bastion-host-${randomBytes(8).toString('hex')}`);

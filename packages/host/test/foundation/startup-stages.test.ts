@@ -35,7 +35,13 @@ describe('start-up stages', () => {
     await waitFor(() => records.some((record) => record.event === 'sidecar.ready' && record.source === 'daemon'));
     const hostStages = stages(records, 'host');
     const sidecarStages = stages(records, 'daemon');
-    expect([...hostStages.keys()].sort()).toEqual(['process-start', 'sidecar', 'sidecar-launch', 'srt-initialize']);
+    expect([...hostStages.keys()].sort()).toEqual([
+      'host-load',
+      'process-start',
+      'sidecar',
+      'sidecar-launch',
+      'srt-initialize',
+    ]);
     expect([...sidecarStages.keys()].sort()).toEqual(['agent-runtime', 'bootstrap', 'process-start']);
     for (const fields of [...hostStages.values(), ...sidecarStages.values()]) {
       expect(Object.keys(fields).filter((key) => key !== 'attempt')).toEqual(['stage', 'duration_ms']);
