@@ -19,6 +19,7 @@ import type {
   HandshakeResponse,
   HostAuditPage,
   HostAuditQuery,
+  HostCommandAskList,
   MessageListResponse,
   ModelListResponse,
   ModelRef,
@@ -54,6 +55,8 @@ export type {
   AuditEntry,
   HostAuditEntry,
   HostAuditPage,
+  HostCommandAsk,
+  HostCommandAskList,
   PolicyListing,
   PolicyRule,
   PolicyRuleDraft,
@@ -142,6 +145,15 @@ export interface BastionApi {
     remove(workspace: string | null, id: string): Promise<{ removed: boolean }>;
     /** The host's own audit log (the sidecar cannot write it), newest first, a page at a time. */
     audit(query?: HostAuditQuery): Promise<HostAuditPage>;
+  };
+  /**
+   * Commands the host holds because its policy asks about them: the host's question, answered
+   * here to the host itself (never through the agent). `asks(after)` waits until the list's
+   * revision passes `after` (or a while), so the page follows it by asking again.
+   */
+  readonly commands: {
+    asks(after?: number): Promise<HostCommandAskList>;
+    answer(id: string, approved: boolean): Promise<{ answered: boolean }>;
   };
   readonly chatgpt: {
     connect(): Promise<ChatgptStatus>;

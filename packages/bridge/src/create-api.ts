@@ -97,6 +97,10 @@ export function createApi(transport: Transport): BastionApi {
       remove: (workspace, ruleId) => host('policy.remove', { workspace, id: ruleId }),
       audit: (query = {}) => host('policy.audit', query),
     },
+    commands: {
+      asks: (after) => host('commands.asks', after === undefined ? {} : { after }),
+      answer: (askId, approved) => host('commands.answer', { id: askId, approved }),
+    },
     chatgpt: {
       connect: () => host('chatgpt.connect', {}),
       cancel: () => host('chatgpt.cancel', {}),

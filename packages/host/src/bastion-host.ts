@@ -33,6 +33,7 @@ import { CommandExecutor } from './commands/command-executor.js';
 import { attachPolicyChecks } from './policy/policy-checks.js';
 import { PolicyStore } from './policy/policy-store.js';
 import { HostAuditLog } from './policy/host-audit-log.js';
+import { CommandAsks, type CommandPrompt } from './policy/command-asks.js';
 import { sidecarWriteDenies } from './policy/sandbox-denies.js';
 import { UiServer } from './ui/ui-server.js';
 import { DesktopApp } from './ui/desktop-app.js';
@@ -81,6 +82,12 @@ export interface BastionHostOptions {
   allowEndpoints?: readonly string[];
   /** Who else may consent (a person at the host's terminal); default: nobody beyond allowEndpoints. */
   confirmer?: HostConfirmer;
+  /**
+   * The host's own terminal prompt for a command its policy says `ask` for (`bastion run` in a
+   * terminal). Without it the desktop page is asked, when one is open; otherwise nobody, and the
+   * command is refused.
+   */
+  commandPrompt?: CommandPrompt;
   /** Where the bridge bundle and web build are read from (default: the built workspace packages). */
   desktopFiles?: DesktopAssetFiles;
   /** SEC-008 host-owned overrides of the ChatGPT OAuth profile (tests, enterprise proxies); each is logged as a warning. */
@@ -126,6 +133,8 @@ export interface BastionHost {
   readonly chatgpt: ChatgptCoordinator;
   /** The watchdog's rules (`<userData>/policy.json`), host-owned. */
   readonly policy: PolicyStore;
+  /** Commands held while the host asks the person (its terminal or the desktop page). */
+  readonly asks: CommandAsks;
   /** Grant a workspace root at run time: the sidecar respawns with the new policy (new password). */
   grantWorkspace(dir: string): Promise<void>;
   /** After a rule change: respawn the sidecar if the file-tool denies its sandbox holds moved. */
@@ -286,7 +295,10 @@ async function composeHost(
   });
   resources.defer(() => supervisor.stop());
   // run_command children: re-validated and run under a per-command profile, for every sidecar spawn.
-  const commands = new CommandExecutor({ userData, home, log, srt: srt?.session, policy, warden });
+  // A command the policy says `ask` for is put to the person by the host: its terminal, or the desktop page.
+  const asks = new CommandAsks({ prompt: options.commandPrompt, log });
+  resources.defer(() => asks.close());
+  const commands = new CommandExecutor({ userData, home, log, srt: srt?.session, policy, warden, asks });
   supervisor.addChannelModule((sidecar) => commands.attach(sidecar));
   supervisor.addChannelModule((sidecar) => attachPolicyChecks(sidecar, policy, log));
   // Provider HTTP leaves only through the host, on the system route, under the current grants.
@@ -371,6 +383,7 @@ async function composeHost(
     desktop,
     chatgpt,
     policy,
+    asks,
     network,
     confirmer,
     async grantEndpoint(url) {
@@ -416,6 +429,7 @@ async function composeHost(
     chatgpt,
     policy,
     audit,
+    asks,
     grantedWorkspaces: () => [...workspaces],
   });
   return host;

@@ -4,9 +4,11 @@
  * strict input and output schema. The bridge imports these types only.
  */
 import { z } from 'zod';
+import { channelIdSchema } from './channel/channel-id.js';
 import { CHANNEL_MAX_SECRET_CHARS, MAX_TCP_PORT } from './limits.js';
 import {
   hostAuditPageSchema,
+  hostCommandAskListSchema,
   hostAuditQuerySchema,
   policyListingSchema,
   policyRuleDraftSchema,
@@ -28,6 +30,8 @@ export const hostIpcChannelSchema = z.enum([
   'policy.add',
   'policy.remove',
   'policy.audit',
+  'commands.asks',
+  'commands.answer',
 ]);
 export type HostIpcChannel = z.infer<typeof hostIpcChannelSchema>;
 
@@ -87,6 +91,15 @@ export const hostIpcSchemas = {
   },
   // The host's own audit log (host/audit.jsonl), read by the host: the sidecar cannot write it.
   'policy.audit': { input: hostAuditQuerySchema, output: hostAuditPageSchema },
+  // Host-owned asks: the commands the host holds for the person, answered here and never through the daemon.
+  'commands.asks': {
+    input: z.strictObject({ after: z.number().int().nonnegative().optional() }),
+    output: hostCommandAskListSchema,
+  },
+  'commands.answer': {
+    input: z.strictObject({ id: channelIdSchema, approved: z.boolean() }),
+    output: z.strictObject({ answered: z.boolean() }),
+  },
 } as const satisfies Record<HostIpcChannel, { input: z.ZodType; output: z.ZodType }>;
 
 export type HostIpcInput<C extends HostIpcChannel> = z.infer<(typeof hostIpcSchemas)[C]['input']>;

@@ -13,6 +13,7 @@ import {
   COMMAND_MAX_ARG_BYTES,
   COMMAND_MAX_ARGS,
   COMMAND_MAX_PATH_CHARS,
+  HOST_ASK_MAX_PENDING,
   HOST_AUDIT_MAX_PAGE,
   POLICY_MAX_ARG_SET_TOKENS,
   POLICY_MAX_ARG_SETS,
@@ -209,6 +210,32 @@ export const hostAuditQuerySchema = z.strictObject({
   limit: z.number().int().min(1).max(HOST_AUDIT_MAX_PAGE).optional(),
 });
 export type HostAuditQuery = z.infer<typeof hostAuditQuerySchema>;
+
+/**
+ * A `run_command` the host holds because its policy says `ask`: the host puts it to the person
+ * itself (its terminal, or the desktop page through host IPC), never through the sidecar. The
+ * command, arguments and directories are the ones the host will run; `session_id` is the
+ * sidecar's word.
+ */
+export const hostCommandAskSchema = z.strictObject({
+  id: channelIdSchema,
+  command: z.string().min(1).max(COMMAND_MAX_PATH_CHARS),
+  args: z.array(z.string().max(COMMAND_MAX_ARG_BYTES)).max(COMMAND_MAX_ARGS),
+  cwd: projectRoot,
+  workspace_root: projectRoot,
+  rule_id: policyRuleIdSchema.optional(),
+  reason: z.string().max(POLICY_MAX_REASON_CHARS).optional(),
+  session_id: channelIdSchema.optional(),
+  asked_at: z.iso.datetime(),
+});
+export type HostCommandAsk = z.infer<typeof hostCommandAskSchema>;
+
+/** The commands held for an answer now; `revision` grows with every change (the page waits for a newer one). */
+export const hostCommandAskListSchema = z.strictObject({
+  revision: z.number().int().nonnegative(),
+  asks: z.array(hostCommandAskSchema).max(HOST_ASK_MAX_PENDING),
+});
+export type HostCommandAskList = z.infer<typeof hostCommandAskListSchema>;
 
 /**
  * The rule "Always allow" saves for an approval: this `run_command`'s program and exact arguments

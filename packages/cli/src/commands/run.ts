@@ -35,6 +35,7 @@ import {
   terminalText,
   projectKey,
   type BastionHost,
+  type CommandPrompt,
 } from '@bastion/host';
 import { outputClosed } from '../closed-output.js';
 import { describeRule } from './policy.js';
@@ -155,11 +156,48 @@ async function discardTypeAhead(input: NodeJS.ReadStream): Promise<void> {
 /** Where "always allow" saves its rule: the project's layer of the host's policy.json. */
 export type SaveAlwaysAllow = (draft: PolicyRuleDraft) => PolicyRule;
 
-/** Ask on the TTY; without one, deny. `a` shows the project rule "always allow" would save, then asks to save it. */
+/** The project "always allow" saves for, and how. */
+interface AlwaysAllow {
+  project: string;
+  save: SaveAlwaysAllow;
+}
+
+/**
+ * Ask on the TTY (the caller checked there is one): yes, no, or `a` — show the project rule
+ * "always allow" would save, then save it on a second yes (an answer of yes).
+ */
+async function askOnTerminal(
+  question: string,
+  draft: PolicyRuleDraft | undefined,
+  json: boolean,
+  always: AlwaysAllow,
+): Promise<boolean> {
+  await discardTypeAhead(process.stdin);
+  const prompt = createInterface({ input: process.stdin, output: json ? process.stderr : process.stdout });
+  try {
+    const choices = draft ? '[y/N] (or a: always allow this in this project) ' : '[y/N] ';
+    const answer = (await prompt.question(`${question}Allow? ${choices}`)).trim();
+    if (draft && /^a(lways)?$/i.test(answer)) {
+      const shown = `  ${terminalLine(describeRule(draft))}\n  in ${terminalLine(always.project)}\n`;
+      const save = await prompt.question(
+        `\nThis rule would be saved to policy.json:\n${shown}Save it and allow? [y/N] `,
+      );
+      if (!/^y(es)?$/i.test(save.trim())) return false;
+      const rule = always.save(draft);
+      process.stderr.write(`bastion: saved ${rule.id}; remove it with bastion policy remove ${rule.id}\n`);
+      return true;
+    }
+    return /^y(es)?$/i.test(answer);
+  } finally {
+    prompt.close();
+  }
+}
+
+/** Ask on the TTY; without one, deny. */
 async function askApproval(
   event: Extract<AgentEvent, { type: 'tool-approval-request' }>,
   json: boolean,
-  always: { project: string; save: SaveAlwaysAllow },
+  always: AlwaysAllow,
 ): Promise<ApprovalAnswer> {
   const base = { approval_id: event.approval_id, tool_call_id: event.tool_call_id };
   const description = describeApproval(event)
@@ -169,29 +207,31 @@ async function askApproval(
     process.stderr.write(`bastion: approval needed:\n${description}bastion: ${NO_TTY_DENIAL}\n`);
     return { ...base, approved: false, reason: NO_TTY_DENIAL };
   }
-  await discardTypeAhead(process.stdin);
-  const prompt = createInterface({ input: process.stdin, output: json ? process.stderr : process.stdout });
-  try {
-    const draft = alwaysAllowDraft(event.tool_name, event.input);
-    const choices = draft ? '[y/N] (or a: always allow this in this project) ' : '[y/N] ';
-    const answer = (await prompt.question(`\nThe agent asks to run:\n${description}Allow? ${choices}`)).trim();
-    if (draft && /^a(lways)?$/i.test(answer)) {
-      const shown = `  ${terminalLine(describeRule(draft))}\n  in ${terminalLine(always.project)}\n`;
-      const save = await prompt.question(
-        `\nThis rule would be saved to policy.json:\n${shown}Save it and allow? [y/N] `,
-      );
-      if (/^y(es)?$/i.test(save.trim())) {
-        const rule = always.save(draft);
-        process.stderr.write(`bastion: saved ${rule.id}; remove it with bastion policy remove ${rule.id}\n`);
-        return { ...base, approved: true };
-      }
-      return { ...base, approved: false, reason: 'denied by the user' };
-    }
-    const approved = /^y(es)?$/i.test(answer);
-    return approved ? { ...base, approved } : { ...base, approved, reason: 'denied by the user' };
-  } finally {
-    prompt.close();
-  }
+  const draft = alwaysAllowDraft(event.tool_name, event.input);
+  const approved = await askOnTerminal(`\nThe agent asks to run:\n${description}`, draft, json, always);
+  return approved ? { ...base, approved } : { ...base, approved, reason: 'denied by the user' };
+}
+
+/**
+ * The host's own terminal prompt for a command its policy says `ask` for (host command-asks.ts):
+ * the command exactly as the host will run it, the rule that asks, and the same answers as an
+ * approval. Given to the host only when there is a terminal; the daemon never sees the answer.
+ */
+export function hostCommandPrompt(json: boolean, always: () => AlwaysAllow): CommandPrompt {
+  return (ask) => {
+    const lines = [
+      `command: ${quoteArgv([ask.command, ...ask.args])}`,
+      `in:      ${shellWord(ask.cwd)}`,
+      `rule:    ${terminalLine(ask.rule_id ?? '(unnamed)')}${ask.reason === undefined ? '' : ` — ${terminalLine(ask.reason)}`}`,
+    ];
+    const question = `\nBastion's policy asks before this command runs:\n${lines.map((line) => `  ${line}\n`).join('')}`;
+    return askOnTerminal(
+      question,
+      alwaysAllowDraft('run_command', { command: ask.command, args: ask.args }),
+      json,
+      always(),
+    );
+  };
 }
 
 /** What a finished tool call shows: a run_command's argv and exit code, an edit's diff. */
@@ -351,14 +391,15 @@ async function checkModelChoice(host: BastionHost, options: RunOptions): Promise
   return false;
 }
 
+/** "Always allow" for this run's project: runCommand entered the workspace, so it is the working directory. */
+function alwaysAllowIn(host: BastionHost): AlwaysAllow {
+  const project = projectKey(process.cwd());
+  return { project, save: (draft) => host.policy.add({ kind: 'project', root: project }, draft) };
+}
+
 async function runPrompt(host: BastionHost, options: RunOptions, printer: TerminalPrinter): Promise<number> {
   if (!(await checkModelChoice(host, options))) return 2;
-  // runCommand entered the workspace (enterWorkspace): the project is the working directory.
-  const project = projectKey(process.cwd());
-  const always = {
-    project,
-    save: (draft: PolicyRuleDraft) => host.policy.add({ kind: 'project', root: project }, draft),
-  };
+  const always = alwaysAllowIn(host);
   const created = await host.client.call(
     'POST',
     '/sessions',
@@ -452,6 +493,15 @@ export async function runCommand(argv: string[]): Promise<number> {
       userData,
       workspaces: [workspace],
       ...(options.endpoint === undefined ? {} : { allowEndpoints: [options.endpoint] }),
+      // A command the host's policy asks about is asked here, by the host, when there is a terminal.
+      ...(process.stdin.isTTY
+        ? {
+            commandPrompt: hostCommandPrompt(options.json, () => {
+              if (!host) throw new Error('the host is not running');
+              return alwaysAllowIn(host);
+            }),
+          }
+        : {}),
     },
     `nothing was run; give the prompt in its UI (bastion open${homeFlag(options.home)}), or wait for it to stop, or use another --home`,
   );

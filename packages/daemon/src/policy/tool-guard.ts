@@ -3,7 +3,8 @@
  * ask for approval and again before it executes, the host's policy is asked about the call as it
  * will run (a file tool's resolved path, `run_command`'s command, arguments and real working
  * directory). The verdict can only narrow the mode: `deny`/`hard-deny` refuse without running,
- * `ask` turns into the AI SDK's approval prompt (denied where nobody can answer), `allow`
+ * `ask` turns into the AI SDK's approval prompt (denied where nobody can answer) — for a tool
+ * marked `withHostAsks` (run_command) the host asks the person itself instead — `allow`
  * answers the mode's own prompt in advance, `none` leaves the mode to decide. Tools added later
  * are wrapped the same way, by name, with their `path` input if they have one.
  *
@@ -25,6 +26,18 @@ export const POLICY_SUBJECT = Symbol('bastion.policy-subject');
 
 type Describe = (input: unknown) => PolicySubject;
 
+/**
+ * Set on a tool whose `ask` verdicts the host puts to the person itself as it runs the call
+ * (run_command: host/src/policy/command-asks.ts). The guard then shows no prompt of its own for
+ * them, so the person is asked once, by the host, on a channel this process cannot reach.
+ */
+export const HOST_ASKS = Symbol('bastion.host-asks');
+
+/** Mark a tool whose policy asks the host makes itself. */
+export function withHostAsks<T extends object>(tool: T): T {
+  return Object.assign(tool, { [HOST_ASKS]: true });
+}
+
 /** Attach `describe` to a tool so the guard asks the policy about the call as the tool will run it. */
 export function withPolicySubject<T extends object>(tool: T, describe: Describe): T {
   return Object.assign(tool, { [POLICY_SUBJECT]: describe });
@@ -37,7 +50,7 @@ export interface ToolDecision {
   /** The program, for `run_command`; nothing else of a call's arguments is recorded. */
   commandName: string | null;
   answer: PolicyAnswer;
-  approval: 'approved' | 'not-asked';
+  approval: 'approved' | 'not-asked' | 'host-asked';
   outcome: 'ran' | 'refused' | 'policy-denied' | 'policy-unapproved' | 'failed';
   code: string | null;
 }
@@ -75,6 +88,7 @@ function guardTool(name: string, original: Tool, options: ToolGuardOptions): Too
       { session_id: context.sessionId, run_id: context.runId },
     );
   const execute = original.execute;
+  const hostAsks = HOST_ASKS in original;
   return {
     ...original,
     needsApproval: async (input, approvalOptions) => {
@@ -84,7 +98,7 @@ function guardTool(name: string, original: Tool, options: ToolGuardOptions): Too
       // The SDK asks again when it resumes with an answer, and drops the answer of a call that no
       // longer "needs" approval: a call that was asked (then "always allowed") keeps needing it.
       if (context.store.approvals.status(context.sessionId, approvalOptions.toolCallId) !== undefined) return true;
-      if (answer.verdict === 'ask') return true;
+      if (answer.verdict === 'ask') return !hostAsks;
       if (answer.verdict === 'allow') return false;
       const own = original.needsApproval;
       return typeof own === 'function' ? own(input, approvalOptions) : (own ?? false);
@@ -102,7 +116,7 @@ function guardTool(name: string, original: Tool, options: ToolGuardOptions): Too
                 toolName: name,
                 commandName: describe(input).command?.name ?? null,
                 answer,
-                approval: approved ? 'approved' : 'not-asked',
+                approval: approved ? 'approved' : hostAsks && answer.verdict === 'ask' ? 'host-asked' : 'not-asked',
                 outcome,
                 code,
               });
@@ -114,7 +128,7 @@ function guardTool(name: string, original: Tool, options: ToolGuardOptions): Too
                 message: `denied by the policy rule ${answer.rule_id ?? '(unnamed)'}${answer.reason ? `: ${answer.reason}` : ''}`,
               };
             }
-            if (answer.verdict === 'ask' && !approved) {
+            if (answer.verdict === 'ask' && !approved && !hostAsks) {
               record('policy-unapproved', 'POLICY_UNAPPROVED');
               return { ok: false, code: 'POLICY_UNAPPROVED', message: 'the policy asks for approval; none was given' };
             }

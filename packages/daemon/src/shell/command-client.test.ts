@@ -25,7 +25,6 @@ const request = {
   workspaceRoot: '/w',
   scratchDir: '/h/scratch/ses_x',
   timeoutMs: 1000,
-  approved: false,
 };
 const bytes = (text: string | Buffer): Uint8Array => Buffer.from(text);
 

@@ -20,8 +20,6 @@ export interface CommandRunRequest {
   workspaceRoot: string;
   scratchDir: string;
   timeoutMs: number;
-  /** The person answered this call's approval prompt with yes (the host requires it where its policy asks). */
-  approved: boolean;
   /** The session and run the command is part of, for the host's audit log. */
   sessionId?: string | undefined;
   runId?: string | undefined;
@@ -129,7 +127,6 @@ export class CommandClient {
         workspace_root: request.workspaceRoot,
         scratch_dir: request.scratchDir,
         timeout_ms: request.timeoutMs,
-        approved: request.approved,
         ...(request.sessionId === undefined ? {} : { session_id: request.sessionId }),
         ...(request.runId === undefined ? {} : { run_id: request.runId }),
       });

@@ -21,7 +21,7 @@ import type { CommandClient } from './command-client.js';
 import { isReadOnlyCommand } from './read-only-command.js';
 import { shellRefusal } from './shell-error.js';
 import { validateShellRequest, type ShellRequestInput } from './validate.js';
-import { withPolicySubject, type PolicySubject } from '../policy/tool-guard.js';
+import { withHostAsks, withPolicySubject, type PolicySubject } from '../policy/tool-guard.js';
 
 export const RUN_COMMAND_TOOL_NAME = 'run_command';
 
@@ -68,7 +68,7 @@ export function createRunCommandTool(context: ToolContext, shell: ShellBinding) 
       'In accept-edits mode anything but read-only inspection (ls, cat, grep, git status …) asks the user first.',
     inputSchema: runCommandInputSchema,
     needsApproval: (input) => runCommandNeedsApproval(context, shell, input),
-    execute: async (input, { abortSignal, toolCallId }) => {
+    execute: async (input, { abortSignal }) => {
       const checked = validateShellRequest(input, validationContext(context, shell));
       if (!checked.ok) {
         shell.log.info('command.refused', { session_id: context.sessionId, code: checked.code });
@@ -88,7 +88,6 @@ export function createRunCommandTool(context: ToolContext, shell: ShellBinding) 
           workspaceRoot: checked.workspaceRoot,
           scratchDir: checked.scratchDir,
           timeoutMs: Math.min(input.timeout_ms ?? COMMAND_DEFAULT_TIMEOUT_MS, COMMAND_MAX_TIMEOUT_MS),
-          approved: context.store.approvals.status(context.sessionId, toolCallId) === 'approved',
           sessionId: context.sessionId,
           runId: context.runId,
         },
@@ -96,7 +95,7 @@ export function createRunCommandTool(context: ToolContext, shell: ShellBinding) 
       );
     },
   });
-  return withPolicySubject(runCommand, (input) => describeForPolicy(context, shell, input));
+  return withHostAsks(withPolicySubject(runCommand, (input) => describeForPolicy(context, shell, input)));
 }
 
 /** The session tools of a shell-capable posture; main.ts registers this only when the host's capabilities say `shell: true`. */

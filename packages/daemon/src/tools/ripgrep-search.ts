@@ -133,8 +133,6 @@ export function hostRipgrepSearch(client: CommandClient, scratchDir: string): Se
         workspaceRoot: cwd,
         scratchDir,
         timeoutMs: SEARCH_TIMEOUT_MS,
-        // No person approved a search: where the host's policy asks about `rg`, it refuses the search.
-        approved: false,
       },
       signal,
     );

@@ -11,8 +11,10 @@
  *
  * The watchdog's policy is evaluated here on the request as it will run (command, argv, the
  * checked working directory and workspace root), whatever the sidecar asked before: a `deny` or
- * `hard-deny` is refused (COMMAND_POLICY_DENIED), an `ask` without the sidecar's word that the
- * person approved is refused (COMMAND_POLICY_UNAPPROVED).
+ * `hard-deny` is refused (COMMAND_POLICY_DENIED); for an `ask` the command is held while the host
+ * asks the person itself (command-asks.ts) and refused (COMMAND_POLICY_UNAPPROVED) unless they say
+ * yes — the sidecar's claim that someone approved it counts for nothing. A held command keeps its
+ * slot among COMMAND_MAX_CONCURRENT.
  *
  * What it does not catch: see command-profile.ts and command-process.ts.
  */
@@ -60,6 +62,7 @@ import { DirectoryListingCache } from './directory-listing-cache.js';
 import { readGitIdentity, type GitIdentityEnv } from './git-identity.js';
 import { startCommandProcess, type CommandOutcome, type CommandSpawn, type RunningCommand } from './command-process.js';
 import { checkCommandRequest, type CommandRequestFrame } from './command-request-check.js';
+import type { CommandAsks } from '../policy/command-asks.js';
 import type { PolicyStore } from '../policy/policy-store.js';
 
 export interface CommandExecutorOptions {
@@ -73,6 +76,8 @@ export interface CommandExecutorOptions {
   env?: { PATH?: string; LANG?: string };
   /** The watchdog's rules; every request is checked against them before it runs. */
   policy: PolicyStore;
+  /** Where a command the policy says `ask` for is put to the person, by the host; absent, nobody can be asked. */
+  asks?: CommandAsks;
   /** Guards the workspace paths srt would otherwise leave placeholders at (placeholder-warden.ts). */
   warden: PlaceholderWarden;
 }
@@ -94,6 +99,8 @@ interface Job {
   frame: CommandRequestFrame;
   running: RunningCommand | undefined;
   abortRequested: boolean;
+  /** Ends the host's question while the command is held for the person's answer. */
+  asking?: AbortController | undefined;
 }
 
 /** What a pinned `commondir` holds: git reads it as "the common directory is this one". */
@@ -156,6 +163,7 @@ export class CommandExecutor {
       this.#jobs.delete(sidecar.channel);
       for (const job of jobs.values()) {
         job.abortRequested = true;
+        job.asking?.abort();
         job.running?.abort();
       }
       for (let i = this.#queue.length - 1; i >= 0; i -= 1)
@@ -201,6 +209,7 @@ export class CommandExecutor {
       this.#send(sidecar, { v: 1, type: 'command.aborted', id });
       return;
     }
+    job.asking?.abort();
     job.running?.abort();
   }
 
@@ -299,8 +308,29 @@ export class CommandExecutor {
     if (verdict.verdict === 'deny' || verdict.verdict === 'hard-deny') {
       return this.#refuse(sidecar, frame.id, 'COMMAND_POLICY_DENIED');
     }
-    if (verdict.verdict === 'ask' && frame.approved !== true) {
-      return this.#refuse(sidecar, frame.id, 'COMMAND_POLICY_UNAPPROVED');
+    if (verdict.verdict === 'ask') {
+      // Host-owned: the person is asked by the host; the frame's `approved` (the sidecar's word) is not consulted.
+      const asking = new AbortController();
+      job.asking = asking;
+      const asks = this.#options.asks;
+      const outcome = await (asks === undefined
+        ? Promise.resolve('unanswered' as const)
+        : asks.ask(
+            {
+              command: frame.command,
+              args: frame.args,
+              cwd: check.cwd,
+              workspace_root: check.workspaceRoot,
+              ...(verdict.rule_id === undefined ? {} : { rule_id: verdict.rule_id }),
+              ...(verdict.reason === undefined ? {} : { reason: verdict.reason }),
+              ...(frame.session_id === undefined ? {} : { session_id: frame.session_id }),
+            },
+            asking.signal,
+          ));
+      job.asking = undefined;
+      this.#options.log.info('command.asked', { command_id: frame.id, outcome });
+      if (job.abortRequested) return this.#send(sidecar, { v: 1, type: 'command.aborted', id: frame.id });
+      if (outcome !== 'approved') return this.#refuse(sidecar, frame.id, 'COMMAND_POLICY_UNAPPROVED');
     }
 
     const path = this.#options.env?.PATH ?? process.env.PATH ?? '/usr/bin:/bin';

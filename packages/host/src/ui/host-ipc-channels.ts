@@ -15,6 +15,7 @@ import type { DaemonSocketHost } from '../supervisor/daemon-socket-host.js';
 import type { SidecarSupervisor } from '../supervisor/sidecar-supervisor.js';
 import { APP_PAGES } from './desktop-app.js';
 import { HostError } from '../errors.js';
+import type { CommandAsks } from '../policy/command-asks.js';
 import type { HostAuditLog } from '../policy/host-audit-log.js';
 import type { PolicyScope, PolicyStore } from '../policy/policy-store.js';
 import { HostIpcFailure, type HostIpc } from './host-ipc.js';
@@ -33,6 +34,8 @@ export interface HostIpcDependencies {
   policy: PolicyStore;
   /** The host's own record of every answer its policy gave, read here and never through the daemon. */
   audit: HostAuditLog;
+  /** Commands held for the person's answer: read and answered here, never through the daemon. */
+  asks: CommandAsks;
   /** After an edit: the sidecar respawns if the file-tool denies its sandbox holds moved. */
   policyChanged(): Promise<void>;
   /** The workspace roots the host granted (real paths): the only projects the renderer may edit rules for. */
@@ -64,6 +67,13 @@ export function registerHostIpcChannels(ipc: HostIpc, deps: HostIpcDependencies)
   });
 
   registerPolicyChannels(ipc, deps);
+
+  // Host-owned asks: the page waits for the commands the host holds and answers them here.
+  ipc.guarded('commands.asks', { pages: APP_PAGES, handle: ({ after }) => deps.asks.wait(after) });
+  ipc.guarded('commands.answer', {
+    pages: APP_PAGES,
+    handle: ({ id, approved }) => Promise.resolve({ answered: deps.asks.answer(id, approved) }),
+  });
 
   ipc.guarded('workspaces.request-grant', {
     pages: APP_PAGES,

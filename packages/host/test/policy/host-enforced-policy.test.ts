@@ -3,14 +3,18 @@
  * (misbehaving-sidecar.mjs, `skip-policy`) sends `command.request` frames straight to the real
  * host, claiming the person approved them. What the policy denies is refused with
  * COMMAND_POLICY_DENIED and never runs (the marker stays absent, the workspace keeps its files);
- * an `ask` without the claim is refused too; a control command the policy does not cover runs, so
- * the test can tell "refused" from "nothing happened".
+ * for an `ask` the host asks the person itself (its terminal prompt, played here by the test) and
+ * the sidecar's claim counts for nothing: held and not run until the prompt says yes, refused on a
+ * no; a control command the policy does not cover runs, so the test can tell "refused" from
+ * "nothing happened".
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeAttack } from '../../../../test/support/attack.js';
+import type { HostCommandAsk } from '@bastion/protocol';
+import type { CommandPrompt } from '../../src/policy/command-asks.js';
 import { HostAuditLog } from '../../src/policy/host-audit-log.js';
 import { PolicyStore } from '../../src/policy/policy-store.js';
 import { sidecarEnvironment, type SidecarLauncher } from '../../src/supervisor/sidecar-launcher.js';
@@ -29,9 +33,21 @@ const COMMANDS = [
   { id: 'cmd_denied', command: 'touch', args: ['denied-marker'], approved: true },
   { id: 'cmd_hard', command: 'rm', args: ['-rf', '.'], approved: true },
   { id: 'cmd_unapproved', command: 'touch', args: ['asked-marker'] },
+  { id: 'cmd_asked_refused', command: 'touch', args: ['refused-marker'], approved: true },
   { id: 'cmd_asked_approved', command: 'touch', args: ['approved-marker'], approved: true },
   { id: 'cmd_control', command: 'touch', args: ['control-marker'] },
 ];
+/** Held by the host until the test's stand-in person answers it (asked last: the terminal asks one at a time). */
+const HELD = 'cmd_asked_approved';
+
+/** The host's terminal prompt, played by the test: what it was asked, and the yes it gives on cue. */
+const asked: HostCommandAsk[] = [];
+let sayYes: (() => void) | undefined;
+const person: CommandPrompt = (ask) => {
+  asked.push(ask);
+  if (ask.args[0] === 'approved-marker') return new Promise((resolve) => (sayYes = () => resolve(true)));
+  return Promise.resolve(false);
+};
 
 let host: TempHost;
 let workspace: string;
@@ -52,6 +68,7 @@ beforeAll(async () => {
   policy.add(project, { decision: 'allow', command: 'rm' });
   policy.add(project, { decision: 'ask', command: 'touch', argv_prefix: ['asked-marker'] });
   policy.add(project, { decision: 'ask', command: 'touch', argv_prefix: ['approved-marker'] });
+  policy.add(project, { decision: 'ask', command: 'touch', argv_prefix: ['refused-marker'] });
 
   const launcher: SidecarLauncher = () =>
     Promise.resolve({
@@ -64,15 +81,21 @@ beforeAll(async () => {
     workspaces: [workspace],
     launcher,
     capabilities: { sandbox: 'none', shell: true, platform: process.platform },
+    commandPrompt: person,
   });
   await waitFor(
     async () => {
       const answer = await host.client.request<HostFrame[]>('GET', '/frames');
       frames = answer.body;
-      return COMMANDS.every(({ id }) => frames.some((frame) => frame.id === id && frame.type !== 'command.output'));
+      return (
+        sayYes !== undefined &&
+        COMMANDS.every(
+          ({ id }) => id === HELD || frames.some((frame) => frame.id === id && frame.type !== 'command.output'),
+        )
+      );
     },
     20_000,
-    'the host to answer every command',
+    'the host to answer every command but the held one, and to ask about that one',
   );
 }, 60_000);
 
@@ -93,13 +116,35 @@ describeAttack('policy-bypass', 'host-enforced policy: a sidecar that skips the 
     expect(readFileSync(join(workspace, 'keep.txt'), 'utf8')).toBe('kept\n');
   });
 
-  it('an `ask` command sent without the approval claim is refused with COMMAND_POLICY_UNAPPROVED and never runs', () => {
+  it('an `ask` command the person refuses at the host’s own prompt gets COMMAND_POLICY_UNAPPROVED and never runs', () => {
     expect(endOf('cmd_unapproved')).toMatchObject({ type: 'command.error', code: 'COMMAND_POLICY_UNAPPROVED' });
     expect(existsSync(join(workspace, 'asked-marker'))).toBe(false);
   });
 
-  it('the same `ask` command with the claim runs (the claim is the sidecar’s word: SECURITY.md names the limit)', () => {
-    expect(endOf('cmd_asked_approved')).toMatchObject({ type: 'command.end' });
+  it('the sidecar’s claim that the person approved counts for nothing: refused by the host’s prompt, it is refused and never runs', () => {
+    expect(endOf('cmd_asked_refused')).toMatchObject({ type: 'command.error', code: 'COMMAND_POLICY_UNAPPROVED' });
+    expect(existsSync(join(workspace, 'refused-marker'))).toBe(false);
+  });
+
+  it('an `ask` command claiming approval is held, not run, until the host’s own prompt says yes; then it runs', async () => {
+    // The host asked about the command it will run: the program, its arguments and the real directories.
+    expect(asked.find((ask) => ask.args[0] === 'approved-marker')).toMatchObject({
+      command: 'touch',
+      cwd: workspace,
+      workspace_root: workspace,
+    });
+    expect(endOf(HELD)).toBeUndefined();
+    expect(existsSync(join(workspace, 'approved-marker'))).toBe(false);
+    sayYes?.();
+    await waitFor(
+      async () => {
+        frames = (await host.client.request<HostFrame[]>('GET', '/frames')).body;
+        return endOf(HELD) !== undefined;
+      },
+      10_000,
+      'the held command to end',
+    );
+    expect(endOf(HELD)).toMatchObject({ type: 'command.end' });
     expect(existsSync(join(workspace, 'approved-marker'))).toBe(true);
   });
 
@@ -114,7 +159,8 @@ describeAttack('policy-bypass', 'host-enforced policy: a sidecar that skips the 
       expect.arrayContaining(['builtin.rm-recursive-workspace-root']),
     );
     const logged = JSON.stringify(host.records);
-    for (const marker of ['denied-marker', 'asked-marker', 'approved-marker']) expect(logged).not.toContain(marker);
+    for (const marker of ['denied-marker', 'asked-marker', 'approved-marker', 'refused-marker'])
+      expect(logged).not.toContain(marker);
   });
 
   it('the host’s own audit log (host/audit.jsonl) holds each decision it enforced, though this sidecar keeps no audit rows at all, with no argument content', () => {

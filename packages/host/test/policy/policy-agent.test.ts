@@ -7,16 +7,23 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AuditPage } from '@bastion/protocol';
+import type { AuditPage, HostCommandAsk } from '@bastion/protocol';
 import { startTempHost, type TempHost } from '../support/temp-host.js';
 import { AgentDriver, approvalRequestOf, toolResultOf } from '../commands/agent-stream.js';
 
 const SECRET_TEXT = 'CANARY-4f0c-policy-denied-read';
 
 let host: TempHost;
+const hostAsked: HostCommandAsk[] = [];
 
 beforeAll(async () => {
-  host = await startTempHost();
+  host = await startTempHost({
+    // The host's own terminal prompt, played by the test: yes to what it is asked.
+    commandPrompt: (ask) => {
+      hostAsked.push(ask);
+      return Promise.resolve(true);
+    },
+  });
   expect(host.capabilities).toMatchObject({ sandbox: 'srt', shell: true });
   writeFileSync(join(host.workspace, 'keep.txt'), 'kept\n');
   mkdirSync(join(host.workspace, 'secret'));
@@ -51,17 +58,19 @@ describe('the policy hook in auto mode (it narrows auto, never widens it)', () =
     expect(readFileSync(join(host.workspace, 'keep.txt'), 'utf8')).toBe('kept\n');
   });
 
-  it('an `ask` rule prompts even in auto, and Allow runs the command', async () => {
+  it('an `ask` rule asks even in auto — once, by the host, not the agent — and the host’s yes runs the command', async () => {
     const agent = await auto();
     const asked = await agent.say('$ touch asked');
-    const request = approvalRequestOf(asked);
-    expect(existsSync(join(host.workspace, 'asked'))).toBe(false);
-    const allowed = await agent.answer({
-      approval_id: request.approval_id,
-      tool_call_id: request.tool_call_id,
-      approved: true,
-    });
-    expect(toolResultOf(allowed).output).toMatchObject({ exit_code: 0 });
+    expect(asked.events.some((event) => event.type === 'tool-approval-request')).toBe(false);
+    expect(hostAsked).toEqual([
+      expect.objectContaining({
+        command: 'touch',
+        args: ['asked'],
+        rule_id: 'ask-touch',
+        session_id: agent.session.id,
+      }),
+    ]);
+    expect(toolResultOf(asked).output).toMatchObject({ exit_code: 0 });
     expect(existsSync(join(host.workspace, 'asked'))).toBe(true);
   });
 });

@@ -178,4 +178,43 @@ describe('the watchdog in the desktop app', () => {
     await audit.scrollIntoViewIfNeeded();
     await shotAllModes(page, SHOTS, '32-audit-log');
   });
+
+  it('a command the policy asks about is held by the host and asked on the page once, by the host: Allow runs it, Deny refuses it', async () => {
+    for (const marker of ['host-asked-marker', 'host-denied-marker']) {
+      host.policy.add(
+        { kind: 'project', root: host.workspace },
+        { decision: 'ask', command: 'touch', argv_prefix: [marker] },
+      );
+    }
+    await page.goto(`${host.uiOrigin}/desktop/sessions/${sessionId}`);
+    await send('$ touch host-asked-marker');
+    const hostAsk = page.getByRole('region', { name: 'The host asks' });
+    await hostAsk.getByText('touch host-asked-marker').waitFor();
+    // One prompt: the host's. The agent shows none of its own, and the command has not run.
+    expect(await page.getByRole('region', { name: 'Approval needed' }).count()).toBe(0);
+    expect(host.asks.list().asks).toEqual([
+      expect.objectContaining({
+        command: 'touch',
+        args: ['host-asked-marker'],
+        cwd: host.workspace,
+        session_id: sessionId,
+      }),
+    ]);
+    expect(existsSync(join(host.workspace, 'host-asked-marker'))).toBe(false);
+    await shotAllModes(page, SHOTS, '35-host-ask', hostAsk);
+    await hostAsk.getByRole('button', { name: 'Allow' }).click();
+    await hostAsk.waitFor({ state: 'detached' });
+    await page.locator('[data-testid="tool-status"]').last().filter({ hasText: 'exit 0' }).waitFor();
+    expect(existsSync(join(host.workspace, 'host-asked-marker'))).toBe(true);
+
+    await page.locator('button', { hasText: 'Stop' }).waitFor({ state: 'detached' });
+    await send('$ touch host-denied-marker');
+    await hostAsk.getByText('touch host-denied-marker').waitFor();
+    await hostAsk.getByRole('button', { name: 'Deny' }).click();
+    await hostAsk.waitFor({ state: 'detached' });
+    await page.locator('[data-testid="tool-status"]').last().filter({ hasText: 'refused' }).waitFor();
+    expect(await page.locator('.refusal').last().textContent()).toContain('approval');
+    expect(existsSync(join(host.workspace, 'host-denied-marker'))).toBe(false);
+    expect(host.asks.list().asks).toEqual([]);
+  });
 });

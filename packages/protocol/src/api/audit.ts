@@ -7,7 +7,8 @@ import { z } from 'zod';
 import { AUDIT_MAX_PAGE } from '../limits.js';
 import { policyLayerSchema, policyVerdictSchema } from '../policy.js';
 
-export const auditApprovalSchema = z.enum(['not-asked', 'approved', 'denied']);
+/** `host-asked`: the host's policy said `ask` for a command and the host put it to the person itself. */
+export const auditApprovalSchema = z.enum(['not-asked', 'approved', 'denied', 'host-asked']);
 export const auditOutcomeSchema = z.enum([
   'ran',
   'refused',

@@ -251,8 +251,9 @@ export const commandRequestFrameSchema = frame('command.request', {
   scratch_dir: absolutePath.optional(),
   timeout_ms: z.number().int().min(1).max(COMMAND_MAX_TIMEOUT_MS),
   /**
-   * The person answered this call's approval prompt with yes. The host refuses a command its
-   * policy says `ask` for without it (a sidecar that lies here is the limit SECURITY.md names).
+   * A sidecar's claim that a person approved this call. The host never acts on it: for a command
+   * its policy says `ask` for, it asks the person itself (host command-asks.ts). Still parsed, so a
+   * sidecar that makes the claim is shown to gain nothing by it (host-enforced-policy.test.ts).
    */
   approved: z.boolean().optional(),
   ...reportedRun,

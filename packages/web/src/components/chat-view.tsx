@@ -20,6 +20,7 @@ import { ModeSwitch } from './mode-switch.js';
 import { ModelPicker, useModels } from './model-picker.js';
 import { Reasoning, RetryNotice, RunEnd, RunError, UsageLine } from './run-items.js';
 import { HostRecordDialog } from './host-audit-view.js';
+import { HostAskPrompt, useHostAsks } from './host-ask-prompt.js';
 import { ToolCard } from './tool-card.js';
 import { TranscriptList } from './transcript-list.js';
 import { UndoDialog, UndoneNotice } from './undo-dialog.js';
@@ -100,6 +101,8 @@ export function ChatView({ bastion, sessionId, sessionsVersion, onSessionChanged
   /** The run the reader just undid: its "Run undone" notice is brought into view when it comes. */
   const [undone, setUndone] = useState<string>();
   const { models } = useModels(bastion, sessionsVersion);
+  // The host's own questions about this session's held commands (a command that names no session shows too).
+  const hostAsk = useHostAsks(bastion).find((ask) => ask.session_id === undefined || ask.session_id === sessionId);
   const lastId = useRef(opened?.transcript.lastEventId ?? 0);
   const queue = useRef<AgentStreamEvent[]>([]);
   const flushScheduled = useRef(false);
@@ -428,6 +431,7 @@ export function ChatView({ bastion, sessionId, sessionsVersion, onSessionChanged
           }
         />
       )}
+      {hostAsk && <HostAskPrompt key={hostAsk.id} bastion={bastion} ask={hostAsk} />}
       {undoing && (
         <UndoDialog
           bastion={bastion}
