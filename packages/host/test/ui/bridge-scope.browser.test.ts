@@ -130,6 +130,7 @@ describe('bridge immutability', () => {
       'agent',
       'approvals',
       'chatgpt',
+      'commands',
       'endpoints',
       'handshake',
       'mode',
