@@ -48,6 +48,8 @@ let page: Page;
 let sessionId: string;
 
 async function send(message: string): Promise<void> {
+  // The previous run may still be ending (its Stop button still shown); Enter then sends nothing.
+  await page.locator('.composer-actions button.danger').waitFor({ state: 'detached' });
   const composer = page.getByLabel('Message');
   await composer.fill(message);
   await composer.press('Enter');
