@@ -218,6 +218,8 @@ describe('the agent’s work in the desktop app', () => {
   });
 
   it('shows a 429 with its status, the provider’s message and Retry-After; Retry sends the prompt again', async () => {
+    // A turn the stopped runs above never reached the endpoint for would answer this prompt instead.
+    turns.splice(0);
     turns.push(
       { kind: 'status', status: 429, message: 'Rate limit reached for scripted-model', retryAfterSeconds: 120 },
       { kind: 'text', pieces: ['Recovered after the retry.'] },
