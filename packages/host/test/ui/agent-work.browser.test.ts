@@ -218,8 +218,9 @@ describe('the agent’s work in the desktop app', () => {
   });
 
   it('shows a 429 with its status, the provider’s message and Retry-After; Retry sends the prompt again', async () => {
-    // A turn the stopped runs above never reached the endpoint for would answer this prompt instead.
-    turns.splice(0);
+    // The endpoint plays turns[n] for its n-th request: a turn queued for a run that was stopped
+    // before its request went out would answer this prompt instead, so such turns are dropped.
+    turns.length = endpoint.seen.length;
     turns.push(
       { kind: 'status', status: 429, message: 'Rate limit reached for scripted-model', retryAfterSeconds: 120 },
       { kind: 'text', pieces: ['Recovered after the retry.'] },
