@@ -122,16 +122,29 @@ export function startCommandProcess(
       // Already gone.
     }
   };
+  /**
+   * The child's process group. Once the child is reaped its pid is free again, but Linux hands a
+   * pid out only while no process group of that id is left: a process found at that pid then means
+   * the group is gone and the id is someone else's (a reused pid made a group leader), which must
+   * never be signalled.
+   */
+  const signalGroup = (name: NodeJS.Signals) => {
+    const pid = child.pid;
+    if (pid === undefined) return;
+    const reaped = child.exitCode !== null || child.signalCode !== null;
+    if (reaped && processStartTime(pid) !== undefined) return;
+    signal(-pid, name);
+  };
   /** Descendants recorded when stopping began, each with its start time. */
   let recorded: { pid: number; started: string }[] = [];
   const signalTree = (name: NodeJS.Signals) => {
     if (child.pid === undefined) return;
-    signal(-child.pid, name);
+    signalGroup(name);
     for (const { pid, started } of recorded) if (processStartTime(pid) === started) signal(pid, name);
   };
   const stop = () => {
     if (killTimer !== undefined || child.pid === undefined) return;
-    signal(-child.pid, 'SIGSTOP');
+    signalGroup('SIGSTOP');
     recorded = descendantPids(child.pid).flatMap((pid) => {
       const started = processStartTime(pid);
       return started === undefined ? [] : [{ pid, started }];
