@@ -16,27 +16,24 @@ import {
 import { terminalLine, type BastionHost } from '@bastion/host';
 import { UsageError } from './usage.js';
 
-export function checkEndpointFlags(flag: string, urls: readonly string[]): void {
+/**
+ * The endpoint flags of one command line: every URL given with `flag` must be eligible, and
+ * `--context-window TOKENS` (`contextWindow`), the window of those endpoints' models, must be a
+ * whole number in range and come with at least one of them; anything else is a usage error.
+ */
+export function parseEndpointFlags(
+  flag: string,
+  urls: readonly string[],
+  contextWindow: string | undefined,
+): number | undefined {
   for (const url of urls) {
     const checked = checkEndpointUrl(url);
     if (!checked.ok) throw new UsageError(`${flag} ${url}: ${checked.message}`);
   }
-}
-
-/**
- * `--context-window TOKENS`: the window of the endpoint(s) named by `endpointFlag` on the same
- * command line; a value that is not a whole number in range, or the flag without an endpoint, is a
- * usage error.
- */
-export function parseContextWindowFlag(
-  value: string | undefined,
-  endpointFlag: string,
-  endpoints: number,
-): number | undefined {
-  if (value === undefined) return undefined;
-  if (endpoints === 0) throw new UsageError(`--context-window needs ${endpointFlag}`);
-  const checked = contextWindowSchema.safeParse(/^\d+$/.test(value) ? Number(value) : Number.NaN);
-  if (!checked.success) throw new UsageError(`--context-window ${value}: ${CONTEXT_WINDOW_ERROR}`);
+  if (contextWindow === undefined) return undefined;
+  if (urls.length === 0) throw new UsageError(`--context-window needs ${flag}`);
+  const checked = contextWindowSchema.safeParse(/^\d+$/.test(contextWindow) ? Number(contextWindow) : Number.NaN);
+  if (!checked.success) throw new UsageError(`--context-window ${contextWindow}: ${CONTEXT_WINDOW_ERROR}`);
   return checked.data;
 }
 

@@ -6,12 +6,22 @@ export class UsageError extends Error {
   override readonly name = 'UsageError';
 }
 
-/** `parseArgs`, with a bad flag or value as a UsageError. */
-export function parseCommandLine<T extends ParseArgsConfig>(config: T): ReturnType<typeof parseArgs<T>> {
+/** `--workspace DIR` and `--home DIR`, which every command that works on a project takes. */
+export const WORKSPACE_OPTIONS = {
+  workspace: { type: 'string' },
+  home: { type: 'string' },
+} as const satisfies ParseArgsConfig['options'];
+
+/**
+ * `parseArgs` (strict unless `config` says otherwise), with a bad flag or value as a UsageError;
+ * `hint`, when given, follows its message on a line of its own (a command's own usage lines).
+ */
+export function parseCommandLine<T extends ParseArgsConfig>(config: T, hint?: string): ReturnType<typeof parseArgs<T>> {
   try {
     return parseArgs(config);
   } catch (error) {
-    throw new UsageError((error as Error).message);
+    const message = (error as Error).message;
+    throw new UsageError(hint === undefined ? message : `${message}\n${hint}`);
   }
 }
 

@@ -12,7 +12,6 @@
 import { lstatSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import {
   checkSandboxAvailability,
   checkSessionsDatabase,
@@ -25,7 +24,7 @@ import {
   resolveUserDataPath,
   type HomeReadEntry,
 } from '@bastion/host';
-import { UsageError } from '../usage.js';
+import { parseCommandLine } from '../usage.js';
 
 export interface DoctorReport {
   platform: NodeJS.Platform;
@@ -79,17 +78,10 @@ export function inspectUserData(path: string): { safe: boolean; problems: string
 }
 
 export function doctorCommand(argv: string[]): Promise<number> {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      strict: true,
-      allowPositionals: false,
-      options: { json: { type: 'boolean', default: false }, home: { type: 'string' } },
-    }));
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
+  const { values } = parseCommandLine({
+    args: argv,
+    options: { json: { type: 'boolean', default: false }, home: { type: 'string' } },
+  });
   const platform = process.platform;
   const availability = checkSandboxAvailability(platform);
   const posture = decideSandboxPosture({ platform, availability, unsandboxedShell: false });

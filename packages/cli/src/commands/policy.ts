@@ -5,7 +5,6 @@
  * real path; `--global` rules apply to every project. `audit` prints the host's decision log
  * (`--session`: only the decisions the sidecar reported for that session — its word, said so).
  */
-import { parseArgs } from 'node:util';
 import {
   channelIdSchema,
   policyDecisionSchema,
@@ -23,7 +22,7 @@ import {
   resolveUserDataPath,
   type PolicyScope,
 } from '@bastion/host';
-import { UsageError } from '../usage.js';
+import { parseCommandLine, UsageError, WORKSPACE_OPTIONS } from '../usage.js';
 
 const POLICY_USAGE = `usage:
   bastion policy list [--workspace DIR | --global] [--home DIR] [--json]
@@ -71,15 +70,12 @@ export function policyCommand(argv: string[]): Promise<number> {
 }
 
 function runPolicyCommand(argv: string[]): number {
-  let parsed;
-  try {
-    parsed = parseArgs({
+  const { values, positionals } = parseCommandLine(
+    {
       args: argv,
-      strict: true,
       allowPositionals: true,
       options: {
-        home: { type: 'string' },
-        workspace: { type: 'string' },
+        ...WORKSPACE_OPTIONS,
         global: { type: 'boolean', default: false },
         json: { type: 'boolean', default: false },
         tool: { type: 'string', multiple: true },
@@ -89,11 +85,9 @@ function runPolicyCommand(argv: string[]): number {
         id: { type: 'string' },
         session: { type: 'string' },
       },
-    });
-  } catch (error) {
-    throw new UsageError(`${(error as Error).message}\n${POLICY_USAGE}`);
-  }
-  const { values, positionals } = parsed;
+    },
+    POLICY_USAGE,
+  );
   const [action, ...rest] = positionals;
   if (values.global && values.workspace !== undefined) throw new UsageError('give --workspace or --global, not both');
   const root = values.global ? null : projectKey(values.workspace ?? process.cwd());

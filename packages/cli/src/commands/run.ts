@@ -8,7 +8,6 @@
  * to allow them (`--mode auto`).
  */
 import { createInterface } from 'node:readline/promises';
-import { parseArgs } from 'node:util';
 import {
   agentRunResponseSchema,
   CLI_APPROVAL_TYPE_AHEAD_DISCARD_MS,
@@ -39,15 +38,10 @@ import {
 } from '@bastion/host';
 import { outputClosed } from '../closed-output.js';
 import { describeRule } from './policy.js';
-import {
-  checkEndpointFlags,
-  ensureEndpointDefined,
-  parseContextWindowFlag,
-  removeEndpoint,
-} from '../endpoint-consent.js';
+import { ensureEndpointDefined, parseEndpointFlags, removeEndpoint } from '../endpoint-consent.js';
 import { homeFlag, startOwningHost } from '../home-in-use.js';
 import { STOP_SIGNALS } from '../stop-signals.js';
-import { UsageError } from '../usage.js';
+import { parseCommandLine, UsageError, WORKSPACE_OPTIONS } from '../usage.js';
 import { enterWorkspace } from '../workspace.js';
 
 interface RunOptions {
@@ -69,42 +63,30 @@ interface RunOptions {
 export const NO_TTY_DENIAL = 'denied: no terminal to ask for approval; rerun with --mode auto to allow it';
 
 function parseRunArgs(argv: string[]): RunOptions {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      strict: true,
-      allowPositionals: true,
-      options: {
-        workspace: { type: 'string' },
-        home: { type: 'string' },
-        mode: { type: 'string', default: 'accept-edits' },
-        'ask-before-writes': { type: 'boolean', default: false },
-        provider: { type: 'string' },
-        model: { type: 'string' },
-        endpoint: { type: 'string' },
-        'context-window': { type: 'string' },
-        json: { type: 'boolean', default: false },
-      },
-    });
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
-  const { values, positionals } = parsed;
+  const { values, positionals } = parseCommandLine({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      ...WORKSPACE_OPTIONS,
+      mode: { type: 'string', default: 'accept-edits' },
+      'ask-before-writes': { type: 'boolean', default: false },
+      provider: { type: 'string' },
+      model: { type: 'string' },
+      endpoint: { type: 'string' },
+      'context-window': { type: 'string' },
+      json: { type: 'boolean', default: false },
+    },
+  });
   const mode = permissionModeSchema.safeParse(values.mode);
   if (!mode.success) throw new UsageError(`--mode must be one of ${permissionModeSchema.options.join(', ')}`);
   const prompt = positionals.join(' ').trim();
   if (prompt.length === 0) throw new UsageError('run needs a PROMPT');
+  const endpoints = values.endpoint === undefined ? [] : [values.endpoint];
+  const contextWindow = parseEndpointFlags('--endpoint', endpoints, values['context-window']);
   if (values.endpoint !== undefined) {
-    checkEndpointFlags('--endpoint', [values.endpoint]);
     if (values.model === undefined) throw new UsageError('--endpoint needs --model');
     if (values.provider !== undefined) throw new UsageError('--endpoint and --provider cannot be combined');
   }
-  const contextWindow = parseContextWindowFlag(
-    values['context-window'],
-    '--endpoint',
-    values.endpoint === undefined ? 0 : 1,
-  );
   return {
     workspace: values.workspace,
     home: values.home,

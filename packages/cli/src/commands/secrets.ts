@@ -3,7 +3,6 @@
  * owner of credentials) — the running Bastion's when one owns the home, else one of its own. The key is read from the terminal without echo, or from stdin when it is
  * piped; it never appears in argv, the environment or any output.
  */
-import { parseArgs } from 'node:util';
 import { SECRETS_MAX_KEY_CHARS, SECRETS_STORE_WAIT_MS, secretSetResponseSchema } from '@bastion/protocol';
 import {
   askRunningHost,
@@ -13,7 +12,7 @@ import {
   secretsAnswerSchema,
   startBastionHost,
 } from '@bastion/host';
-import { UsageError } from '../usage.js';
+import { parseCommandLine, UsageError } from '../usage.js';
 
 /** Read a line from the TTY with echo off (raw mode), or all of piped stdin. */
 export async function readSecret(prompt: string): Promise<string> {
@@ -61,12 +60,7 @@ export async function readSecret(prompt: string): Promise<string> {
 }
 
 export async function secretsCommand(argv: string[]): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({ args: argv, strict: true, allowPositionals: true, options: { home: { type: 'string' } } });
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
+  const parsed = parseCommandLine({ args: argv, allowPositionals: true, options: { home: { type: 'string' } } });
   const [action, provider, ...extra] = parsed.positionals;
   if (action !== 'set' || provider === undefined || extra.length > 0)
     throw new UsageError('usage: bastion secrets set PROVIDER');

@@ -1,4 +1,3 @@
-import { parseArgs } from 'node:util';
 import {
   createHostConfirmer,
   openSystemBrowser,
@@ -6,42 +5,28 @@ import {
   terminalLine,
   type BastionHost,
 } from '@bastion/host';
-import {
-  checkEndpointFlags,
-  ensureEndpointDefined,
-  parseContextWindowFlag,
-  removeEndpoint,
-} from '../endpoint-consent.js';
+import { ensureEndpointDefined, parseEndpointFlags, removeEndpoint } from '../endpoint-consent.js';
 import { homeFlag, startOwningHost } from '../home-in-use.js';
 import { createOutput, type Output } from '../output.js';
 import { listenForStop } from '../stop-signals.js';
-import { UsageError } from '../usage.js';
+import { parseCommandLine, WORKSPACE_OPTIONS } from '../usage.js';
 import { enterWorkspace } from '../workspace.js';
 
 export async function startCommand(argv: string[]): Promise<number> {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      strict: true,
-      allowPositionals: false,
-      options: {
-        workspace: { type: 'string' },
-        home: { type: 'string' },
-        'no-open': { type: 'boolean', default: false },
-        json: { type: 'boolean', default: false },
-        verbose: { type: 'boolean', default: false },
-        'allow-endpoint': { type: 'string', multiple: true, default: [] },
-        'context-window': { type: 'string' },
-        'unsandboxed-shell': { type: 'boolean', default: false },
-      },
-    }));
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
+  const { values } = parseCommandLine({
+    args: argv,
+    options: {
+      ...WORKSPACE_OPTIONS,
+      'no-open': { type: 'boolean', default: false },
+      json: { type: 'boolean', default: false },
+      verbose: { type: 'boolean', default: false },
+      'allow-endpoint': { type: 'string', multiple: true, default: [] },
+      'context-window': { type: 'string' },
+      'unsandboxed-shell': { type: 'boolean', default: false },
+    },
+  });
   const allowEndpoints = values['allow-endpoint'];
-  checkEndpointFlags('--allow-endpoint', allowEndpoints);
-  const contextWindow = parseContextWindowFlag(values['context-window'], '--allow-endpoint', allowEndpoints.length);
+  const contextWindow = parseEndpointFlags('--allow-endpoint', allowEndpoints, values['context-window']);
   const out = createOutput(values.json);
   const userData = resolveUserDataPath(values.home);
   const workspace = enterWorkspace(values.workspace);

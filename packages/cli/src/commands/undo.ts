@@ -18,7 +18,7 @@ import {
 } from '@bastion/host';
 import type { AgentUndoResponse, UndoFile } from '@bastion/protocol';
 import { homeFlag, startOwningHost } from '../home-in-use.js';
-import { parseCommandLine, UsageError } from '../usage.js';
+import { parseCommandLine, UsageError, WORKSPACE_OPTIONS } from '../usage.js';
 import { enterWorkspace } from '../workspace.js';
 
 const REASONS: Record<NonNullable<UndoFile['reason']>, string> = {
@@ -70,11 +70,9 @@ async function ask(
 export async function undoCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parseCommandLine({
     args: argv,
-    strict: true,
     allowPositionals: true,
     options: {
-      workspace: { type: 'string' },
-      home: { type: 'string' },
+      ...WORKSPACE_OPTIONS,
       session: { type: 'string' },
       run: { type: 'string' },
       'dry-run': { type: 'boolean', default: false },
