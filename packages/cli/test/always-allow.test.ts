@@ -5,51 +5,33 @@
  * workspace's real path only: the host's policy allows the same call there and has no opinion on
  * it in another project.
  */
-import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, realpathSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { afterEach, expect, it } from 'vitest';
-import { quoteArgv, PolicyStore } from '@bastion/host';
-import {
-  SCRIPTED_MODEL,
-  startScriptedEndpoint,
-  type ScriptedEndpoint,
-  makeTempDir,
-  waitFor,
-} from '@bastion/test-support';
+import { expect, it } from 'vitest';
+import { PolicyStore } from '@bastion/host';
+import { startScriptedEndpoint, waitFor } from '@bastion/test-support';
+import { closedAfterEachTest } from '../../../test/support/per-test.js';
+import { runCliInTerminal, scriptedRun } from './support/cli-process.js';
 
-const CLI = fileURLToPath(new URL('../dist/main.js', import.meta.url));
-let endpoint: ScriptedEndpoint | undefined;
-afterEach(async () => {
-  await endpoint?.close();
-  endpoint = undefined;
-});
+const startEndpoint = closedAfterEachTest(startScriptedEndpoint, (endpoint) => endpoint.close());
 
 it('`a` then `y` saves an exact-argv-prefix allow rule for this project only, and runs the command', async () => {
-  endpoint = await startScriptedEndpoint([
+  const endpoint = await startEndpoint([
     { kind: 'tool-call', name: 'run_command', input: { command: 'touch', args: ['allowed-marker'] } },
     { kind: 'text', pieces: ['done'] },
   ]);
-  const root = makeTempDir();
-  const workspace = join(root, 'ws');
+  const { root, home, workspace, args } = scriptedRun(endpoint);
   const other = join(root, 'other');
-  mkdirSync(workspace);
   mkdirSync(other);
-  const home = join(root, 'home');
-  const argv = [process.execPath, CLI, 'run', '--home', home, '--workspace', workspace];
-  argv.push('--endpoint', endpoint.baseUrl, '--model', SCRIPTED_MODEL, 'make the marker');
-  const child = spawn('script', ['-qefc', quoteArgv(argv), '/dev/null'], { stdio: ['pipe', 'pipe', 'pipe'] });
-  let shown = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (shown += chunk));
-  const closed = new Promise<number | null>((resolve) => child.once('close', resolve));
-  await waitFor(() => shown.includes('a: always allow'), 60_000, 'the approval prompt');
-  child.stdin.write('a\r');
-  await waitFor(() => shown.includes('Save it and allow?'), 20_000, 'the rule to be shown');
+  const cli = runCliInTerminal([...args, 'make the marker']);
+  await waitFor(() => cli.shown().includes('a: always allow'), 60_000, 'the approval prompt');
+  cli.type('a\r');
+  await waitFor(() => cli.shown().includes('Save it and allow?'), 20_000, 'the rule to be shown');
+  const shown = cli.shown();
   expect(shown).toContain('allow     tools=run_command argv="touch allowed-marker …"');
   expect(shown).toContain(`in ${realpathSync(workspace)}`);
-  child.stdin.write('y\r');
-  expect(await closed).toBe(0);
+  cli.type('y\r');
+  expect(await cli.closed).toBe(0);
   expect(existsSync(join(workspace, 'allowed-marker'))).toBe(true);
 
   expect(statSync(join(home, 'host', 'policy.json')).mode & 0o777).toBe(0o600);

@@ -4,51 +4,20 @@
  * stack trace; and without --verbose no log record reaches the terminal as raw JSON.
  */
 import { spawn } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
-import {
-  SCRIPTED_MODEL,
-  startScriptedEndpoint,
-  type ScriptedEndpoint,
-  makeTempDir,
-  waitFor,
-} from '@bastion/test-support';
+import { describe, expect, it } from 'vitest';
+import { startScriptedEndpoint, waitFor } from '@bastion/test-support';
+import { closedAfterEachTest } from '../../../test/support/per-test.js';
+import { CLI, scriptedRun } from './support/cli-process.js';
 
-const CLI = fileURLToPath(new URL('../dist/main.js', import.meta.url));
-let endpoint: ScriptedEndpoint | undefined;
-afterEach(async () => {
-  await endpoint?.close();
-  endpoint = undefined;
-});
+const startEndpoint = closedAfterEachTest(startScriptedEndpoint, (endpoint) => endpoint.close());
 
 describe('the CLI when its reader goes away', () => {
   it('run --json whose stdout closes after the first line: the run is aborted, exit 0, no stack trace', async () => {
-    endpoint = await startScriptedEndpoint([
+    const endpoint = await startEndpoint([
       { kind: 'text', pieces: Array.from({ length: 200 }, (_, index) => `piece ${index} `), delayMs: 50 },
     ]);
-    const root = makeTempDir();
-    const workspace = join(root, 'ws');
-    mkdirSync(workspace);
-    const child = spawn(
-      process.execPath,
-      [
-        CLI,
-        'run',
-        '--json',
-        '--home',
-        join(root, 'home'),
-        '--workspace',
-        workspace,
-        '--endpoint',
-        endpoint.baseUrl,
-        '--model',
-        SCRIPTED_MODEL,
-        'talk',
-      ],
-      { stdio: ['ignore', 'pipe', 'pipe'] },
-    );
+    const { args } = scriptedRun(endpoint);
+    const child = spawn(process.execPath, [CLI, ...args, '--json', 'talk'], { stdio: ['ignore', 'pipe', 'pipe'] });
     let stderr = '';
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
     const closed = new Promise<number | null>((resolve) => child.once('close', resolve));
@@ -68,7 +37,7 @@ describe('the CLI when its reader goes away', () => {
     expect(stderr).not.toMatch(/EPIPE|\n\s+at /);
     expect(stderr).toBe('');
     // The model's stream was given up, not played to the end.
-    await waitFor(() => (endpoint?.abandonedStreams ?? 0) === 1, 10_000, 'the model stream to be abandoned');
+    await waitFor(() => endpoint.abandonedStreams === 1, 10_000, 'the model stream to be abandoned');
     expect(endpoint.piecesSent).toBeLessThan(200);
   });
 });

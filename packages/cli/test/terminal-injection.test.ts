@@ -6,22 +6,14 @@
  * the text itself still arrives, and the approval names the exact argv.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { afterEach, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { describeAttack } from '../../../test/support/attack.js';
-import {
-  SCRIPTED_MODEL,
-  startScriptedEndpoint,
-  type ScriptedEndpoint,
-  type ScriptedTurn,
-  makeTempDir,
-  waitFor,
-} from '@bastion/test-support';
-import { quoteArgv } from '@bastion/host';
+import { closedAfterEachTest } from '../../../test/support/per-test.js';
+import { startScriptedEndpoint, type ScriptedEndpoint, type ScriptedTurn, waitFor } from '@bastion/test-support';
+import { CLI, runCliInTerminal, scriptedRun } from './support/cli-process.js';
 
-const CLI = fileURLToPath(new URL('../dist/main.js', import.meta.url));
 const ESC = '\x1b';
 
 const HOSTILE_TEXT = [
@@ -70,46 +62,26 @@ function steeringBytes(bytes: Buffer): string[] {
   return found;
 }
 
-let endpoint: ScriptedEndpoint | undefined;
-afterEach(async () => {
-  await endpoint?.close();
-  endpoint = undefined;
-});
+const startEndpoint = closedAfterEachTest(startScriptedEndpoint, (endpoint) => endpoint.close());
 
-/** `bastion run` against `endpoint` on a fresh workspace and home. */
-function runArgv(extra: string[]): { argv: string[]; workspace: string } {
-  const root = makeTempDir();
-  const workspace = join(root, 'ws');
-  mkdirSync(workspace);
+/** `bastion run` against `endpoint` on a fresh workspace (holding a README) and home. */
+function runArgs(endpoint: ScriptedEndpoint, extra: string[]): { args: string[]; workspace: string } {
+  const { workspace, args } = scriptedRun(endpoint);
   writeFileSync(join(workspace, 'README.md'), 'project\n');
-  const argv = [
-    process.execPath,
-    CLI,
-    'run',
-    '--home',
-    join(root, 'home'),
-    '--workspace',
-    workspace,
-    '--endpoint',
-    endpoint?.baseUrl ?? '',
-    '--model',
-    SCRIPTED_MODEL,
-    ...extra,
-    'answer me',
-  ];
-  return { argv, workspace };
+  return { args: [...args, ...extra, 'answer me'], workspace };
 }
 
-async function runAgainstScript(extra: string[]): Promise<{ code: number | null; stdout: Buffer; stderr: Buffer }> {
-  endpoint = await startScriptedEndpoint(script());
-  const [command = '', ...args] = runArgv(extra).argv;
-  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+async function runAgainstScript(
+  extra: string[],
+): Promise<{ code: number | null; stdout: Buffer; stderr: Buffer; endpoint: ScriptedEndpoint }> {
+  const endpoint = await startEndpoint(script());
+  const child = spawn(process.execPath, [CLI, ...runArgs(endpoint, extra).args], { stdio: ['ignore', 'pipe', 'pipe'] });
   const stdout: Buffer[] = [];
   const stderr: Buffer[] = [];
   child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
   child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
   const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
-  return { code, stdout: Buffer.concat(stdout), stderr: Buffer.concat(stderr) };
+  return { code, stdout: Buffer.concat(stdout), stderr: Buffer.concat(stderr), endpoint };
 }
 
 describeAttack('terminal-injection', 'bastion run against a model that streams escape sequences', () => {
@@ -128,7 +100,7 @@ describeAttack('terminal-injection', 'bastion run against a model that streams e
       `command: touch $'\\x1b[2J\\x1b]52;c;AAAA\\x07x' $'a\\rb' $'c\\u202ed'`,
     );
     // The model was asked twice: for the command, then after the denial.
-    expect(endpoint?.seen.length).toBe(2);
+    expect(result.endpoint.seen.length).toBe(2);
   });
 
   it('--json: every line parses to the events with their text intact, and no byte steers the terminal', async () => {
@@ -148,21 +120,17 @@ describeAttack('terminal-injection', 'bastion run against a model that streams e
   });
 
   it('a "y" typed ahead (at a look-alike prompt) does not answer the real approval: the command never runs', async () => {
-    endpoint = await startScriptedEndpoint([
+    const endpoint = await startEndpoint([
       { kind: 'tool-call', name: 'run_command', input: { command: 'touch', args: ['approved-marker'] } },
       { kind: 'text', pieces: ['ok'] },
     ]);
-    const { argv, workspace } = runArgv([]);
-    // util-linux script gives the CLI a real terminal; what is written to its stdin is typed on it.
-    const child = spawn('script', ['-qefc', quoteArgv(argv), '/dev/null'], { stdio: ['pipe', 'pipe', 'pipe'] });
-    let shown = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (shown += chunk));
-    const closed = new Promise<number | null>((resolve) => child.once('close', resolve));
-    child.stdin.write('y\r');
-    await waitFor(() => shown.includes('Allow? [y/N]'), 60_000, 'the approval prompt');
-    child.stdin.write('n\r');
-    expect(await closed).toBe(0);
-    expect(shown).toContain('command: touch approved-marker');
+    const { args, workspace } = runArgs(endpoint, []);
+    const cli = runCliInTerminal(args);
+    cli.type('y\r');
+    await waitFor(() => cli.shown().includes('Allow? [y/N]'), 60_000, 'the approval prompt');
+    cli.type('n\r');
+    expect(await cli.closed).toBe(0);
+    expect(cli.shown()).toContain('command: touch approved-marker');
     expect(existsSync(join(workspace, 'approved-marker'))).toBe(false);
     expect(endpoint.seen.length).toBe(2);
   });

@@ -5,25 +5,16 @@
  * puts them back, prints each file, and prints the daemon's refusal in words with exit 1.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import {
-  SCRIPTED_MODEL,
-  startScriptedEndpoint,
-  type ScriptedEndpoint,
-  type ScriptedTurn,
-  makeTempDir,
-} from '@bastion/test-support';
-import { CLI, runCli, stoppedAfterEachTest } from './support/cli-process.js';
+import { describe, expect, it } from 'vitest';
+import { startScriptedEndpoint, type ScriptedTurn } from '@bastion/test-support';
+import { closedAfterEachTest } from '../../../test/support/per-test.js';
+import { CLI, runCli, scriptedRun, stoppedAfterEachTest } from './support/cli-process.js';
 
 const started = stoppedAfterEachTest();
-let endpoint: ScriptedEndpoint | undefined;
-afterEach(async () => {
-  await endpoint?.close();
-  endpoint = undefined;
-});
+const startEndpoint = closedAfterEachTest(startScriptedEndpoint, (endpoint) => endpoint.close());
 
 const SCRIPT: ScriptedTurn[] = [
   { kind: 'tool-call', name: 'edit_file', input: { path: 'notes.md', old_string: 'beta', new_string: 'gamma' } },
@@ -33,24 +24,9 @@ const SCRIPT: ScriptedTurn[] = [
 
 /** A home and workspace where `bastion run` edited notes.md and created made.txt. */
 async function afterRun(): Promise<{ home: string; workspace: string }> {
-  const root = makeTempDir();
-  const workspace = join(root, 'ws');
-  mkdirSync(workspace);
-  const home = join(root, 'home');
+  const { home, workspace, args } = scriptedRun(await startEndpoint([...SCRIPT]));
   writeFileSync(join(workspace, 'notes.md'), 'alpha\nbeta\n');
-  endpoint = await startScriptedEndpoint([...SCRIPT]);
-  const run = await runCli([
-    'run',
-    '--home',
-    home,
-    '--workspace',
-    workspace,
-    '--endpoint',
-    endpoint.baseUrl,
-    '--model',
-    SCRIPTED_MODEL,
-    'edit the notes',
-  ]);
+  const run = await runCli([...args, 'edit the notes']);
   expect(run.stderr).not.toContain('run failed');
   expect(run.code).toBe(0);
   expect(readFileSync(join(workspace, 'notes.md'), 'utf8')).toBe('alpha\ngamma\n');

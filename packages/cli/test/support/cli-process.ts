@@ -1,7 +1,14 @@
-/** Test support: the built CLI run as a real process, and the CLIs a test left running stopped after it. */
+/**
+ * Test support: the built CLI run as a real process (to its exit, or on a real terminal), `run`'s
+ * arguments against the scripted loopback endpoint, and the CLIs a test left running stopped after it.
+ */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach } from 'vitest';
+import { quoteArgv } from '@bastion/host';
+import { makeTempDir, SCRIPTED_MODEL, type ScriptedEndpoint } from '@bastion/test-support';
 
 /** The built CLI (`npm run build` makes it). */
 export const CLI = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
@@ -21,6 +28,56 @@ export function runCli(args: readonly string[], stdin = ''): Promise<CliResult> 
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
   child.stdin.end(stdin);
   return new Promise((resolve) => child.once('close', (code) => resolve({ code, stdout, stderr })));
+}
+
+export interface TerminalCli {
+  /** Type `keys` on the terminal. */
+  type(keys: string): void;
+  /** Everything the terminal showed so far. */
+  shown(): string;
+  /** The CLI's exit code, once the terminal closes. */
+  closed: Promise<number | null>;
+}
+
+/** Run the CLI with `args` on a real terminal (util-linux `script`), which the test types on. */
+export function runCliInTerminal(args: readonly string[]): TerminalCli {
+  const command = quoteArgv([process.execPath, CLI, ...args]);
+  const child = spawn('script', ['-qefc', command, '/dev/null'], { stdio: ['pipe', 'pipe', 'pipe'] });
+  let shown = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (shown += chunk));
+  const closed = new Promise<number | null>((resolve) => child.once('close', resolve));
+  return { type: (keys) => child.stdin.write(keys), shown: () => shown, closed };
+}
+
+export interface ScriptedRun {
+  /** A fresh temporary folder holding the two below. */
+  root: string;
+  /** `<root>/home`, not made yet: the CLI makes it. */
+  home: string;
+  /** `<root>/ws`, an empty folder. */
+  workspace: string;
+  /** `run --home <home> --workspace <workspace> --endpoint <endpoint> --model SCRIPTED_MODEL`: flags and PROMPT go after. */
+  args: string[];
+}
+
+/** `bastion run`'s arguments for the scripted loopback `endpoint`, on a fresh home and workspace. */
+export function scriptedRun(endpoint: ScriptedEndpoint): ScriptedRun {
+  const root = makeTempDir();
+  const home = join(root, 'home');
+  const workspace = join(root, 'ws');
+  mkdirSync(workspace);
+  const args = [
+    'run',
+    '--home',
+    home,
+    '--workspace',
+    workspace,
+    '--endpoint',
+    endpoint.baseUrl,
+    '--model',
+    SCRIPTED_MODEL,
+  ];
+  return { root, home, workspace, args };
 }
 
 /**
