@@ -1,17 +1,14 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DAEMON_HEADERS_TIMEOUT_MS } from '@bastion/protocol';
 import { EXPECTED_CUT, openAttack } from '../support/listener-attacks.js';
-import { startTempHost, type TempHost } from '../support/temp-host.js';
+import { closedAfterEachTest } from '../../../../test/support/per-test.js';
+import { startTempHost } from '../support/temp-host.js';
 
-let host: TempHost | undefined;
-afterEach(async () => {
-  await host?.stop();
-  host = undefined;
-});
+const startHost = closedAfterEachTest(startTempHost, (host) => host.stop());
 
 describe('daemon slow-loris defence (real daemon behind the socket host)', () => {
   it('cuts a connection that trickles header bytes, and keeps serving others meanwhile', async () => {
-    host = await startTempHost();
+    const host = await startHost();
     const port = host.socketHost.port;
     // Generous bound: fails only if the daemon never enforces a headers deadline.
     const attack = openAttack('slow-loris', port, { giveUpMs: DAEMON_HEADERS_TIMEOUT_MS * 3 });

@@ -1,6 +1,7 @@
 /**
  * Test support: a real host (real sidecar process, real sockets) on a temporary userData and
- * workspace, plus every log record it wrote, for canary scans. Call stop() in afterEach.
+ * workspace, plus every log record it wrote, for canary scans. Stop it after the test: in
+ * afterEach, or start it through `closedAfterEachTest(startTempHost, (host) => host.stop())`.
  */
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
