@@ -4,29 +4,19 @@
  * gone, and the steps run again for the home at hand. Real directories; this file's own process
  * claims the temp roots (TMPDIR moves into them and back).
  */
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  realpathSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { makeTempDir } from '@bastion/test-support';
 import { beginProcessHostStart, releaseUntakenHostStart, takeHostStart } from './host-start-prelude.js';
 
 let base: string;
 const userTmpdir = process.env.TMPDIR;
 beforeEach(() => {
-  base = realpathSync(mkdtempSync(join(tmpdir(), 'bastion-prelude-')));
+  base = makeTempDir('bastion-prelude-');
 });
 afterEach(async () => {
   await releaseUntakenHostStart();
-  rmSync(base, { recursive: true, force: true });
 });
 
 const journal = (home: string) => readdirSync(join(home, 'host', 'temp-journal'));

@@ -1,20 +1,16 @@
-import { mkdirSync, mkdtempSync, realpathSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { makeTempDir } from '@bastion/test-support';
 import { GIT_LISTING_CACHE_MAX_ROOTS, WRAP_CACHE_RACY_MARGIN_MS } from '@bastion/protocol';
 import { DirectoryListingCache } from './directory-listing-cache.js';
 
 let root: string;
 
 beforeEach(() => {
-  root = realpathSync(mkdtempSync(join(tmpdir(), 'bastion-listing-cache-')));
+  root = makeTempDir('bastion-listing-cache-');
   mkdirSync(join(root, 'dir', 'sub'), { recursive: true });
   writeFileSync(join(root, 'dir', 'file'), '');
-});
-
-afterEach(() => {
-  rmSync(root, { recursive: true, force: true });
 });
 
 /** Let the fixtures' change times fall behind the margin, so their listings may be kept. */

@@ -1,17 +1,8 @@
 import { execFileSync } from 'node:child_process';
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  realpathSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { makeTempDir } from '@bastion/test-support';
 import { scanGitRepositories } from './git-write-protections.js';
 import { watchCreatedRepositories } from './git-created-repositories.js';
 
@@ -42,13 +33,12 @@ const watch = () =>
   });
 
 beforeEach(() => {
-  base = realpathSync(mkdtempSync(join(tmpdir(), 'bastion-git-created-')));
+  base = makeTempDir('bastion-git-created-');
   root = join(base, 'ws');
   userData = join(base, 'userdata');
   mkdirSync(root);
   mkdirSync(userData);
 });
-afterEach(() => rmSync(base, { recursive: true, force: true }));
 
 describe('watchCreatedRepositories', () => {
   it('rewrites a new repository’s config to exactly its inert keys, as git reads them back, values with quotes, backslashes and newlines included', () => {

@@ -1,8 +1,8 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { makeTempDir } from '@bastion/test-support';
 import {
   GIT_DIR_WRITE_PROTECTED,
   gitWriteProtections,
@@ -23,11 +23,10 @@ const git = (cwd: string, ...args: string[]) =>
   );
 
 beforeEach(() => {
-  base = realpathSync(mkdtempSync(join(tmpdir(), 'bastion-git-protections-')));
+  base = makeTempDir('bastion-git-protections-');
   root = join(base, 'ws');
   mkdirSync(root);
 });
-afterEach(() => rmSync(base, { recursive: true, force: true }));
 
 describe('gitWriteProtections', () => {
   it('denies every configuration entry of the repository’s git directory, and none of its working state', () => {

@@ -1,7 +1,7 @@
-import { mkdirSync, mkdtempSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { makeTempDir } from '@bastion/test-support';
 import { scanGitRepositories } from './git-write-protections.js';
 import { nestedProtections } from './nested-protections.js';
 
@@ -11,13 +11,12 @@ const scan = () => scanGitRepositories(root, { home: base });
 const at = (...paths: string[]) => paths.map((path) => join(root, path)).sort();
 
 beforeEach(() => {
-  base = realpathSync(mkdtempSync(join(tmpdir(), 'bastion-nested-')));
+  base = makeTempDir('bastion-nested-');
   root = join(base, 'ws');
   mkdirSync(join(root, 'pkg', '.claude', 'commands'), { recursive: true });
   writeFileSync(join(root, 'pkg', 'AGENTS.md'), 'team\n');
   writeFileSync(join(root, 'pkg', 'notes.md'), 'notes\n');
 });
-afterEach(() => rmSync(base, { recursive: true, force: true }));
 
 describe('nestedProtections', () => {
   it('write-denies each nested protected path that exists, inside `.claude` only its commands and agents', () => {

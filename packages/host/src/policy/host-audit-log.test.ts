@@ -1,7 +1,7 @@
-import { mkdtempSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, expect, it } from 'vitest';
+import { beforeEach, expect, it } from 'vitest';
+import { makeTempDir } from '@bastion/test-support';
 import { HOST_AUDIT_MAX_BYTES, type PolicyCall } from '@bastion/protocol';
 import { ensureUserData } from '../user-data.js';
 import { HostAuditLog } from './host-audit-log.js';
@@ -12,12 +12,11 @@ let userData: string;
 let logFile: string;
 
 beforeEach(() => {
-  base = realpathSync(mkdtempSync(join(tmpdir(), 'bastion-host-audit-')));
+  base = makeTempDir('bastion-host-audit-');
   userData = join(base, 'home');
   ensureUserData(userData);
   logFile = join(userData, 'host', 'audit.jsonl');
 });
-afterEach(() => rmSync(base, { recursive: true, force: true }));
 
 const push = (root: string): PolicyCall => ({
   tool: 'run_command',

@@ -1,16 +1,15 @@
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { makeTempDir } from '@bastion/test-support';
 import type { PolicyCall, PolicyRule, PolicyVerdict } from '@bastion/protocol';
 import { BUILTIN_RULES } from './builtin-rules.js';
 import { compileRules, evaluateRules } from './policy-rules.js';
 
-const base = realpathSync(mkdtempSync(join(tmpdir(), 'bastion-policy-rules-')));
+const base = makeTempDir('bastion-policy-rules-');
 const root = join(base, 'project');
 mkdirSync(join(root, 'src'), { recursive: true });
 symlinkSync(root, join(root, 'src', 'back-to-root'));
-afterAll(() => rmSync(base, { recursive: true, force: true }));
 
 const builtin = compileRules(BUILTIN_RULES, 'builtin');
 

@@ -4,15 +4,13 @@ import {
   mkdtempSync,
   readdirSync,
   readFileSync,
-  realpathSync,
-  rmSync,
   statSync,
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { makeTempDir } from '@bastion/test-support';
 import type { PolicyCall } from '@bastion/protocol';
 import { ensureUserData } from '../user-data.js';
 import { PolicyStore } from './policy-store.js';
@@ -25,7 +23,7 @@ let projectB: string;
 let policyFile: string;
 
 beforeEach(() => {
-  base = realpathSync(mkdtempSync(join(tmpdir(), 'bastion-policy-store-')));
+  base = makeTempDir('bastion-policy-store-');
   userData = join(base, 'home');
   projectA = join(base, 'a');
   projectB = join(base, 'b');
@@ -33,7 +31,6 @@ beforeEach(() => {
   ensureUserData(userData);
   policyFile = join(userData, 'host', 'policy.json');
 });
-afterEach(() => rmSync(base, { recursive: true, force: true }));
 
 const touch = (root: string): PolicyCall => ({
   tool: 'run_command',

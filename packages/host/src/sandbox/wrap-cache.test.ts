@@ -1,8 +1,8 @@
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { quote } from '@anthropic-ai/sandbox-runtime/dist/utils/shell-quote.js';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { makeTempDir } from '@bastion/test-support';
 import { WRAP_CACHE_RACY_MARGIN_MS } from '@bastion/protocol';
 import { directArgv, unquoteWords, wrapParts } from './wrap-cache.js';
 import { changedOnlyBy, readWrapDiskState, wrapDiskStateHolds } from './wrap-disk-state.js';
@@ -88,12 +88,11 @@ describe('wrap cache: srt argv taken apart', () => {
 describe('wrap cache: the disk state a wrap was built from', () => {
   let root: string;
   beforeEach(() => {
-    root = realpathSync(mkdtempSync(join(tmpdir(), 'bastion-wrap-state-')));
+    root = makeTempDir('bastion-wrap-state-');
     mkdirSync(join(root, 'a', 'b', 'c', 'd'), { recursive: true });
     mkdirSync(join(root, 'node_modules', 'pkg'), { recursive: true });
     writeFileSync(join(root, 'target'), '');
   });
-  afterEach(() => rmSync(root, { recursive: true, force: true }));
 
   const state = (paths: string[] = []) => {
     const read = readWrapDiskState(root, paths);

@@ -3,14 +3,14 @@
  * verified there) and a real auth.json. The fetch here is the test process's own; in the product it
  * is the host-routed transport (chatgpt-flow.test.ts covers that path).
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createLogger, type ChatgptBootstrap, type LogRecord } from '@bastion/protocol';
 import { ChatgptCredentials, AuthStore } from '@bastion/daemon/testing';
+import { makeTempDir } from '@bastion/test-support';
 import { CANARY, FakeChatgpt } from './fake-chatgpt.js';
 
 const REDIRECT = 'http://localhost:1455/auth/callback';
@@ -21,13 +21,12 @@ let fetched: string[];
 
 beforeEach(async () => {
   fake = await new FakeChatgpt().start();
-  dir = mkdtempSync(join(tmpdir(), 'bastion-chatgpt-'));
+  dir = makeTempDir('bastion-chatgpt-');
   records = [];
   fetched = [];
 });
 afterEach(async () => {
   await fake.stop();
-  rmSync(dir, { recursive: true, force: true });
   const logged = JSON.stringify(records);
   for (const secret of [CANARY, ...fake.issuedSecrets]) expect(logged).not.toContain(secret);
 });
