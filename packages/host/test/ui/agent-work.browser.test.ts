@@ -12,17 +12,11 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import type { Session } from '@bastion/protocol';
-import {
-  defineScriptedProvider,
-  SCRIPTED_MODEL,
-  startScriptedEndpoint,
-  type ScriptedEndpoint,
-  type ScriptedTurn,
-} from '@bastion/test-support';
-import { startTempHost, type TempHost } from '../support/temp-host.js';
-import { launchChromium, openDesktop } from './support/browser.js';
+import { SCRIPTED_MODEL, type ScriptedEndpoint, type ScriptedTurn } from '@bastion/test-support';
+import type { TempHost } from '../support/temp-host.js';
+import { openScriptedDesktopWorld, type ScriptedDesktopWorld } from './support/desktop-world.js';
 import { expectInViewport, expectNoHorizontalOverflow, shotAllModes } from './support/layout.js';
 
 const SHOTS = fileURLToPath(new URL('../../../../test-output/ui/', import.meta.url));
@@ -40,8 +34,8 @@ const CODE = 'const answer: number = 42;\nexport function double(x: number) {\n 
 
 /** One turn per provider request; tests append the turns they need before they send. */
 const turns: ScriptedTurn[] = [];
+let world: ScriptedDesktopWorld | undefined;
 let endpoint: ScriptedEndpoint;
-let browser: Browser;
 let host: TempHost;
 let context: BrowserContext;
 let page: Page;
@@ -59,22 +53,12 @@ const lastRunEnd = () => page.getByTestId('run-end').last();
 
 beforeAll(async () => {
   mkdirSync(SHOTS, { recursive: true });
-  endpoint = await startScriptedEndpoint(turns);
-  [browser, host] = await Promise.all([launchChromium(), startTempHost({ allowEndpoints: [endpoint.baseUrl] })]);
-  await defineScriptedProvider(host, endpoint, KEY);
-  const created = await host.client.request<Session>('POST', '/sessions', { provider: 'local', model: SCRIPTED_MODEL });
-  sessionId = created.body.id;
-  ({ context, page } = await openDesktop(browser, host));
+  world = await openScriptedDesktopWorld(turns, KEY);
+  ({ endpoint, host, context, page, sessionId } = world);
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: host.uiOrigin });
-  await page.setViewportSize({ width: 1280, height: 800 });
-  await page.goto(`${host.uiOrigin}/desktop/sessions/${sessionId}`);
-  await page.locator('.chat-head').getByText(`local · ${SCRIPTED_MODEL}`).waitFor();
 }, 90_000);
 
-afterAll(async () => {
-  await context?.close();
-  await Promise.all([browser?.close(), host?.stop(), endpoint?.close()]);
-});
+afterAll(() => world?.close());
 
 describe('the agent’s work in the desktop app', () => {
   it('focuses the composer on an opened session and names the session after its first message', async () => {

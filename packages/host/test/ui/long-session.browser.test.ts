@@ -8,32 +8,27 @@
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { startTempHost, type TempHost } from '../support/temp-host.js';
+import type { Page } from 'playwright-core';
+import type { TempHost } from '../support/temp-host.js';
 import { makeTempDir } from '@bastion/test-support';
-import { launchChromium, openDesktop } from './support/browser.js';
+import { openDesktopWorld, type DesktopWorld } from './support/desktop-world.js';
 import { expectInViewport } from './support/layout.js';
 import { seedLongSession } from './support/long-session.js';
 
 const TURNS = 4_100;
-let browser: Browser;
+let world: DesktopWorld | undefined;
 let host: TempHost;
-let context: BrowserContext;
 let page: Page;
 let sessionId: string;
 
 beforeAll(async () => {
   const userData = join(makeTempDir('bastion-long-'), 'home');
   ({ sessionId } = seedLongSession(userData, TURNS));
-  [browser, host] = await Promise.all([launchChromium(), startTempHost({ userData })]);
-  ({ context, page } = await openDesktop(browser, host));
-  await page.setViewportSize({ width: 1280, height: 800 });
+  world = await openDesktopWorld({ userData });
+  ({ host, page } = world);
 }, 120_000);
 
-afterAll(async () => {
-  await context?.close();
-  await Promise.all([browser?.close(), host?.stop()]);
-});
+afterAll(() => world?.close());
 
 describe('a session of more than 4 000 messages', () => {
   it('opens on the newest prompt and reply, with the prompt’s text (no empty bubble)', async () => {

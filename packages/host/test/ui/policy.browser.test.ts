@@ -12,32 +12,27 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { HostAuditLog } from '../../src/policy/host-audit-log.js';
-import { startTempHost, type TempHost } from '../support/temp-host.js';
-import { launchChromium, openDesktop } from './support/browser.js';
+import type { TempHost } from '../support/temp-host.js';
+import { openDesktopWorld, type DesktopWorld } from './support/desktop-world.js';
 import { shotAllModes } from './support/layout.js';
 
 const SHOTS = fileURLToPath(new URL('../../../../test-output/ui/', import.meta.url));
 
-let browser: Browser;
+let world: DesktopWorld | undefined;
 let host: TempHost;
-let context: BrowserContext;
 let page: Page;
 /** The session the first test runs its command in. */
 let sessionId: string;
 
 beforeAll(async () => {
   mkdirSync(SHOTS, { recursive: true });
-  [browser, host] = await Promise.all([launchChromium(), startTempHost()]);
-  ({ context, page } = await openDesktop(browser, host));
-  await page.setViewportSize({ width: 1280, height: 800 });
+  world = await openDesktopWorld();
+  ({ host, page } = world);
 }, 90_000);
 
-afterAll(async () => {
-  await context?.close();
-  await Promise.all([browser?.close(), host?.stop()]);
-});
+afterAll(() => world?.close());
 
 async function send(message: string): Promise<void> {
   const composer = page.getByLabel('Message');

@@ -10,17 +10,10 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import type { Session } from '@bastion/protocol';
-import {
-  defineScriptedProvider,
-  SCRIPTED_MODEL,
-  startScriptedEndpoint,
-  type ScriptedEndpoint,
-  type ScriptedTurn,
-} from '@bastion/test-support';
-import { startTempHost, type TempHost } from '../support/temp-host.js';
-import { launchChromium, openDesktop } from './support/browser.js';
+import type { Page } from 'playwright-core';
+import type { ScriptedTurn } from '@bastion/test-support';
+import type { TempHost } from '../support/temp-host.js';
+import { openScriptedDesktopWorld, type ScriptedDesktopWorld } from './support/desktop-world.js';
 import { expectNoHorizontalOverflow, shotAllModes } from './support/layout.js';
 
 const SHOTS = fileURLToPath(new URL('../../../../test-output/ui/', import.meta.url));
@@ -29,10 +22,8 @@ const FILES_IN_A_LONG_RUN = 16;
 const BINARY = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 0xff, 0x0d, 0x0a, 0x1a, 0, 0x80]);
 
 const turns: ScriptedTurn[] = [];
-let endpoint: ScriptedEndpoint;
-let browser: Browser;
+let world: ScriptedDesktopWorld | undefined;
 let host: TempHost;
-let context: BrowserContext;
 let page: Page;
 
 async function send(message: string): Promise<void> {
@@ -43,20 +34,11 @@ async function send(message: string): Promise<void> {
 
 beforeAll(async () => {
   mkdirSync(SHOTS, { recursive: true });
-  endpoint = await startScriptedEndpoint(turns);
-  [browser, host] = await Promise.all([launchChromium(), startTempHost({ allowEndpoints: [endpoint.baseUrl] })]);
-  await defineScriptedProvider(host, endpoint, 'sk-ui-undo-test-key');
-  const created = await host.client.request<Session>('POST', '/sessions', { provider: 'local', model: SCRIPTED_MODEL });
-  ({ context, page } = await openDesktop(browser, host));
-  await page.setViewportSize({ width: 1280, height: 800 });
-  await page.goto(`${host.uiOrigin}/desktop/sessions/${created.body.id}`);
-  await page.locator('.chat-head').getByText(`local · ${SCRIPTED_MODEL}`).waitFor();
+  world = await openScriptedDesktopWorld(turns, 'sk-ui-undo-test-key');
+  ({ host, page } = world);
 }, 90_000);
 
-afterAll(async () => {
-  await context?.close();
-  await Promise.all([browser?.close(), host?.stop(), endpoint?.close()]);
-});
+afterAll(() => world?.close());
 
 describe('Undo in the desktop app', () => {
   it('confirms with the list of files, then puts every byte back and the run reads "Undone"', async () => {
