@@ -1,19 +1,14 @@
 /**
- * Test support: what a desktop browser test starts in its beforeAll — Chromium and a temp host
- * side by side, then a desktop page on the host at 1280×800 — and, for tests of the agent's work,
- * the scripted loopback endpoint granted, defined as provider `local` and the page on a new
- * session of it. `close()` ends all of it; a start that fails part-way closes what it started.
+ * Test support: what a desktop browser test starts in its beforeAll — Chromium launched while the
+ * host starts, then a desktop page on the host at 1280×800 — and, for tests of the agent's work,
+ * the host a scripted one (startScriptedHost) with the page on a new session of provider `local`.
+ * `close()` ends all of it; a start that fails part-way closes what it started.
  */
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { SCRIPTED_MODEL, type Script, type ScriptedEndpoint } from '@bastion/test-support';
 import type { Session } from '@bastion/protocol';
-import {
-  defineScriptedProvider,
-  SCRIPTED_MODEL,
-  startScriptedEndpoint,
-  type Script,
-  type ScriptedEndpoint,
-} from '@bastion/test-support';
 import type { BastionHostOptions } from '../../../src/bastion-host.js';
+import { startScriptedHost } from '../../support/scripted-agent.js';
 import { startTempHost, type TempHost } from '../../support/temp-host.js';
 import { launchChromium, openDesktop } from './browser.js';
 
@@ -31,67 +26,64 @@ export interface ScriptedDesktopWorld extends DesktopWorld {
   sessionId: string;
 }
 
-/** Chromium and a host on `hostOptions`, started side by side, and a desktop page on the host at 1280×800. */
-export async function openDesktopWorld(hostOptions: Partial<BastionHostOptions> = {}): Promise<DesktopWorld> {
-  const settled = await Promise.allSettled([launchChromium(), startTempHost(hostOptions)]);
+/** Chromium launched while `starting` starts the host and what goes with it (`stop` ends those), then the page. */
+async function openDesktopOn<T extends { host: TempHost }>(
+  starting: Promise<T>,
+  stop: (started: T) => Promise<void>,
+): Promise<T & DesktopWorld> {
+  const settled = await Promise.allSettled([launchChromium(), starting]);
   const [launched, started] = settled;
   const browser = launched.status === 'fulfilled' ? launched.value : undefined;
-  const host = started.status === 'fulfilled' ? started.value : undefined;
+  const hosted = started.status === 'fulfilled' ? started.value : undefined;
   const closeBoth = async () => {
-    await Promise.all([browser?.close(), host?.stop()]);
+    await Promise.all([browser?.close(), hosted && stop(hosted)]);
   };
-  if (!browser || !host) {
+  if (!browser || !hosted) {
     await closeBoth();
     throw settled.find((result) => result.status === 'rejected')?.reason;
   }
   try {
-    const { context, page } = await openDesktop(browser, host);
+    const { context, page } = await openDesktop(browser, hosted.host);
     await page.setViewportSize({ width: 1280, height: 800 });
-    return {
-      browser,
-      host,
-      context,
-      page,
-      close: async () => {
-        await context.close();
-        await closeBoth();
-      },
+    const close = async () => {
+      await context.close();
+      await closeBoth();
     };
+    return { ...hosted, browser, context, page, close };
   } catch (error) {
     await closeBoth();
     throw error;
   }
 }
 
+/** Chromium and a temp host on `hostOptions`, and a desktop page on the host at 1280×800. */
+export function openDesktopWorld(hostOptions: Partial<BastionHostOptions> = {}): Promise<DesktopWorld> {
+  return openDesktopOn(
+    startTempHost(hostOptions).then((host) => ({ host })),
+    ({ host }) => host.stop(),
+  );
+}
+
 /**
- * openDesktopWorld with the scripted endpoint playing `script` granted to the host (as
- * `--allow-endpoint` does), defined as provider `local` with API key `key`, and the page on a new
- * session of it, its header showing the model.
+ * Chromium and a host granted the scripted endpoint playing `script`, defined as provider `local`
+ * with API key `key`; the page on a new session of it, its header showing the model.
  */
 export async function openScriptedDesktopWorld(script: Script, key: string): Promise<ScriptedDesktopWorld> {
-  const endpoint = await startScriptedEndpoint(script);
-  let world: DesktopWorld | undefined;
+  const world = await openDesktopOn(startScriptedHost(script, key), async ({ host, endpoint }) => {
+    await host.stop();
+    await endpoint.close();
+  });
   try {
-    world = await openDesktopWorld({ allowEndpoints: [endpoint.baseUrl] });
     const { host, page } = world;
-    await defineScriptedProvider(host, endpoint, key);
     const created = await host.client.request<Session>('POST', '/sessions', {
       provider: 'local',
       model: SCRIPTED_MODEL,
     });
     await page.goto(`${host.uiOrigin}/desktop/sessions/${created.body.id}`);
     await page.locator('.chat-head').getByText(`local · ${SCRIPTED_MODEL}`).waitFor();
-    const close = world.close;
-    return {
-      ...world,
-      endpoint,
-      sessionId: created.body.id,
-      close: async () => {
-        await Promise.all([close(), endpoint.close()]);
-      },
-    };
+    return { ...world, sessionId: created.body.id };
   } catch (error) {
-    await Promise.all([world?.close(), endpoint.close()]);
+    await world.close();
     throw error;
   }
 }
