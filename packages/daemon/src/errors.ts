@@ -1,13 +1,6 @@
-import type { DaemonErrorCode } from '@bastion/protocol';
+import { CodedError, type DaemonErrorCode } from '@bastion/protocol';
 
-/** Base error of the daemon: a stable `code` and a fixed, value-free message. */
-export class DaemonError extends Error {
+/** Base error of the daemon: a stable `code` and a fixed, value-free message. A subclass narrows `Code` to its area. */
+export class DaemonError<Code extends DaemonErrorCode = DaemonErrorCode> extends CodedError<Code> {
   override readonly name: string = 'DaemonError';
-  constructor(
-    readonly code: DaemonErrorCode,
-    message: string,
-    options?: { cause?: unknown },
-  ) {
-    super(message, options);
-  }
 }

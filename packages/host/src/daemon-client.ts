@@ -18,6 +18,7 @@ import {
   DESKTOP_ROUTE_ROOT,
   wireErrorSchema,
   type WireError,
+  type WireErrorCode,
 } from '@bastion/protocol';
 import { HostError } from './errors.js';
 
@@ -32,7 +33,8 @@ export interface DaemonResponse<T = unknown> {
 }
 
 /** A checked answer: the route's body on a 2xx status, the daemon's wire error otherwise. */
-export type DaemonResult<T> = { ok: true; status: number; body: T } | { ok: false; status: number; error: WireError };
+export type DaemonResult<T> =
+  { ok: true; status: number; body: T } | { ok: false; status: number; error: WireError<WireErrorCode> };
 
 /** A response's body, at most DAEMON_RESPONSE_MAX_BYTES, parsed as JSON (undefined when empty). */
 async function readJsonBody(response: IncomingMessage): Promise<unknown> {

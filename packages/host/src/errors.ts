@@ -1,11 +1,6 @@
-/** Base error of the host: a stable `code` callers branch on, and a cause. */
-export class HostError extends Error {
+import { CodedError, type HostErrorCode } from '@bastion/protocol';
+
+/** Base error of the host: a stable `code` from @bastion/protocol's host codes, and a cause. */
+export class HostError extends CodedError<HostErrorCode> {
   override readonly name: string = 'HostError';
-  constructor(
-    readonly code: string,
-    message: string,
-    options?: { cause?: unknown },
-  ) {
-    super(message, options);
-  }
 }

@@ -15,5 +15,3 @@ export const handshakeResponseSchema = z.strictObject({
   capabilities: capabilitiesSchema,
 });
 export type HandshakeResponse = z.infer<typeof handshakeResponseSchema>;
-
-export const wireErrorSchema = z.strictObject({ code: z.string(), message: z.string() });

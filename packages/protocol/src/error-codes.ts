@@ -44,6 +44,11 @@ export type RequestErrorCode =
 export type StorageErrorCode =
   | 'STORAGE_FULL'
   | 'STORAGE_READ_ONLY'
+  /** userData is on a disk this user may not write (the host's start-up check). */
+  | 'STORAGE_NOT_WRITABLE'
+  /** sessions.db is not a SQLite database, or cannot be opened (the host's start-up check). */
+  | 'STORE_NOT_A_DATABASE'
+  | 'STORE_UNREADABLE'
   | 'STORE_CORRUPT'
   | 'STORE_WRITE_FAILED'
   | 'STORE_TOO_NEW'
@@ -239,6 +244,78 @@ export type HostIpcErrorCode =
   | 'SIDECAR_UNAVAILABLE'
   | 'WORKSPACE_PATH';
 
+/** The host's answers to a person's consent asked from the UI (a workspace, an endpoint), and why none was asked. */
+export type ConsentErrorCode =
+  /** No terminal and no consent page can ask anybody. */
+  | 'CONSENT_NOBODY'
+  /** A request to the consent page from another origin (logged, answered 403 by the page). */
+  | 'CONSENT_ORIGIN'
+  | 'WORKSPACE_DECLINED'
+  /** A workspace the person approved that the host could not grant (its start failed, not a sandbox code). */
+  | 'WORKSPACE_REFUSED'
+  | 'DECLINED_ON_PAGE'
+  | 'DECLINED_IN_TERMINAL';
+
+/** SEC-008: the host's one-shot OAuth callback listener's refusals, each answered with a fixed page. */
+export type CallbackErrorCode =
+  | 'CALLBACK_PEER'
+  | 'CALLBACK_TARGET_TOO_LONG'
+  | 'CALLBACK_HOST'
+  | 'CALLBACK_METHOD'
+  | 'CALLBACK_BODY'
+  | 'CALLBACK_PATH'
+  | 'CALLBACK_PARAMS'
+  | 'CALLBACK_DUPLICATE'
+  | 'CALLBACK_STATE'
+  | 'CALLBACK_CODE'
+  | 'CALLBACK_CLAIMED';
+
+/** The host control socket (`host.sock`), as the CLI hears it, and `bastion undo`'s own refusals. */
+export type ControlErrorCode =
+  | 'CONTROL_BAD_REQUEST'
+  | 'CONTROL_REQUEST_TOO_LARGE'
+  /** The running host failed with something not coded. */
+  | 'CONTROL_FAILED'
+  | 'CONTROL_BAD_ANSWER'
+  | 'CONTROL_TIMEOUT'
+  | 'UNDO_NO_SESSION'
+  | 'UNDO_NO_RUN';
+
+/** SEC-004: a sandbox policy the host refuses to run under (sandbox-policy-check.ts). */
+export type SandboxPolicyErrorCode =
+  | 'SANDBOX_POLICY_INVALID'
+  | 'SANDBOX_POLICY_BROAD_DOMAIN'
+  | 'SANDBOX_POLICY_LOCAL_ACCESS'
+  | 'SANDBOX_POLICY_FILESYSTEM_DISABLED'
+  | 'SANDBOX_POLICY_BROAD_WRITE_ROOT'
+  | 'SANDBOX_POLICY_SECRET_NOT_DENIED'
+  | 'SANDBOX_POLICY_HOME_READABLE';
+
+/** The host process's own failures: its home, its servers, the sidecar it supervises, its daemon client. The CLI prints them. */
+export type HostProcessErrorCode =
+  | 'HOME_IN_USE'
+  | 'HOME_LOCK_FAILED'
+  | 'USERDATA_HOST_DIR_INVALID'
+  | 'HOST_TEMP_CLAIMED'
+  | 'HOST_AUDIT_UNREADABLE'
+  | 'LISTEN_FAILED'
+  | 'UI_NOT_BUILT'
+  | 'CSP_VALUE'
+  | 'IPC_DUPLICATE'
+  | 'OAUTH_CONFIG'
+  | 'SANDBOX_INIT'
+  | 'SANDBOX_WRAP'
+  | 'SANDBOX_ENV'
+  | 'SIDECAR_SPAWN'
+  | 'SIDECAR_STOPPED'
+  | 'SIDECAR_NOT_READY'
+  | 'SIDECAR_RESPAWN_FAILED'
+  | 'DAEMON_UNREACHABLE'
+  | 'DAEMON_RESPONSE'
+  | 'DAEMON_RESPONSE_TOO_LARGE'
+  | 'DAEMON_EVENT_TOO_LARGE'
+  | 'DAEMON_EVENT_INVALID';
+
 /**
  * SEC-008: the ChatGPT boundary. Each travels with a fixed message only: never a token, claim,
  * authorization URL, account id or upstream body.
@@ -309,6 +386,7 @@ export type DaemonErrorCode =
   | WorkspaceErrorCode
   | ToolErrorCode
   | ShellErrorCode
+  | CommandErrorCode
   | TransportErrorCode
   | ChatgptErrorCode
   | EndpointErrorCode
@@ -316,12 +394,24 @@ export type DaemonErrorCode =
   | 'POLICY_DENIED'
   | 'POLICY_UNAPPROVED';
 
-/** Every code an HTTP answer (the daemon's routes, host IPC) may carry. */
-export type WireErrorCode =
-  DaemonErrorCode | HostIpcErrorCode | PolicyErrorCode | PrivateFileErrorCode | GrantErrorCode;
+/** Every code the host raises (HostError) or relays: to the renderer, to the CLI through the control socket, to its log. */
+export type HostErrorCode =
+  | HostProcessErrorCode
+  | HostIpcErrorCode
+  | ControlErrorCode
+  | ConsentErrorCode
+  | CallbackErrorCode
+  | SandboxPolicyErrorCode
+  | PolicyErrorCode
+  | PrivateFileErrorCode
+  | GrantErrorCode
+  | DaemonErrorCode;
+
+/** Every code an answer between Bastion's processes may carry (the daemon's routes, host IPC, the control socket). */
+export type WireErrorCode = DaemonErrorCode | HostErrorCode;
 
 /** The statuses Bastion answers errors with. */
-export type HttpErrorStatus = 400 | 401 | 403 | 404 | 405 | 409 | 410 | 411 | 413 | 429 | 500 | 502 | 503 | 507;
+export type HttpErrorStatus = 400 | 401 | 403 | 404 | 405 | 409 | 410 | 411 | 413 | 414 | 429 | 500 | 502 | 503 | 507;
 
 /**
  * The one status of each code. Codes that only travel in events, frames or tool results (a run's
@@ -343,6 +433,9 @@ export const WIRE_ERROR_STATUS: Readonly<Record<WireErrorCode, HttpErrorStatus>>
 
   STORAGE_FULL: 507,
   STORAGE_READ_ONLY: 507,
+  STORAGE_NOT_WRITABLE: 507,
+  STORE_NOT_A_DATABASE: 500,
+  STORE_UNREADABLE: 500,
   STORE_CORRUPT: 500,
   STORE_WRITE_FAILED: 500,
   STORE_TOO_NEW: 500,
@@ -415,6 +508,19 @@ export const WIRE_ERROR_STATUS: Readonly<Record<WireErrorCode, HttpErrorStatus>>
   SHELL_ABORTED: 500,
   MODE_READ_ONLY: 500,
 
+  COMMAND_NAME_REFUSED: 500,
+  COMMAND_ARGV_REFUSED: 500,
+  COMMAND_CWD_REFUSED: 500,
+  COMMAND_ROOT_REFUSED: 500,
+  COMMAND_SCRATCH_REFUSED: 500,
+  COMMAND_DUPLICATE_ID: 500,
+  COMMAND_QUEUE_FULL: 500,
+  COMMAND_SHELL_UNAVAILABLE: 500,
+  COMMAND_SANDBOX_FAILED: 500,
+  COMMAND_SPAWN_FAILED: 500,
+  COMMAND_POLICY_DENIED: 500,
+  COMMAND_POLICY_UNAPPROVED: 500,
+
   TRANSPORT_OP_MISMATCH: 500,
   TRANSPORT_URL_NOT_CANONICAL: 500,
   TRANSPORT_URL_USERINFO: 500,
@@ -485,6 +591,64 @@ export const WIRE_ERROR_STATUS: Readonly<Record<WireErrorCode, HttpErrorStatus>>
   IPC_FAILED: 500,
   SIDECAR_UNAVAILABLE: 503,
   WORKSPACE_PATH: 400,
+
+  CONSENT_NOBODY: 503,
+  CONSENT_ORIGIN: 403,
+  WORKSPACE_DECLINED: 403,
+  WORKSPACE_REFUSED: 403,
+  DECLINED_ON_PAGE: 403,
+  DECLINED_IN_TERMINAL: 403,
+
+  CALLBACK_PEER: 403,
+  CALLBACK_TARGET_TOO_LONG: 414,
+  CALLBACK_HOST: 400,
+  CALLBACK_METHOD: 405,
+  CALLBACK_BODY: 400,
+  CALLBACK_PATH: 404,
+  CALLBACK_PARAMS: 400,
+  CALLBACK_DUPLICATE: 400,
+  CALLBACK_STATE: 400,
+  CALLBACK_CODE: 400,
+  CALLBACK_CLAIMED: 409,
+
+  CONTROL_BAD_REQUEST: 400,
+  CONTROL_REQUEST_TOO_LARGE: 413,
+  CONTROL_FAILED: 500,
+  CONTROL_BAD_ANSWER: 502,
+  CONTROL_TIMEOUT: 503,
+  UNDO_NO_SESSION: 404,
+  UNDO_NO_RUN: 404,
+
+  SANDBOX_POLICY_INVALID: 500,
+  SANDBOX_POLICY_BROAD_DOMAIN: 500,
+  SANDBOX_POLICY_LOCAL_ACCESS: 500,
+  SANDBOX_POLICY_FILESYSTEM_DISABLED: 500,
+  SANDBOX_POLICY_BROAD_WRITE_ROOT: 500,
+  SANDBOX_POLICY_SECRET_NOT_DENIED: 500,
+  SANDBOX_POLICY_HOME_READABLE: 500,
+
+  HOME_IN_USE: 409,
+  HOME_LOCK_FAILED: 500,
+  USERDATA_HOST_DIR_INVALID: 500,
+  HOST_TEMP_CLAIMED: 500,
+  HOST_AUDIT_UNREADABLE: 500,
+  LISTEN_FAILED: 500,
+  UI_NOT_BUILT: 500,
+  CSP_VALUE: 500,
+  IPC_DUPLICATE: 500,
+  OAUTH_CONFIG: 500,
+  SANDBOX_INIT: 500,
+  SANDBOX_WRAP: 500,
+  SANDBOX_ENV: 500,
+  SIDECAR_SPAWN: 503,
+  SIDECAR_STOPPED: 503,
+  SIDECAR_NOT_READY: 503,
+  SIDECAR_RESPAWN_FAILED: 503,
+  DAEMON_UNREACHABLE: 502,
+  DAEMON_RESPONSE: 502,
+  DAEMON_RESPONSE_TOO_LARGE: 502,
+  DAEMON_EVENT_TOO_LARGE: 502,
+  DAEMON_EVENT_INVALID: 502,
 
   OAUTH_UNAVAILABLE: 503,
   OAUTH_HOST_ONLY: 403,

@@ -1,10 +1,15 @@
 import type { ChannelErrorCode, WireErrorCode } from './error-codes.js';
 
-/** Base error of the protocol package: a stable `code` callers branch on, and a cause. */
-export class ProtocolError extends Error {
-  override readonly name: string = 'ProtocolError';
+/**
+ * The one shape of Bastion's local errors: a stable `code` from an area's union (error-codes.ts),
+ * a message chosen where it is raised, and a cause. Each package's base error (DaemonError,
+ * HostError, ChannelError) extends it and only names itself, so a code outside the union a class
+ * declares fails to compile at the throw site.
+ */
+export class CodedError<Code extends string> extends Error {
+  override readonly name: string = 'CodedError';
   constructor(
-    readonly code: string,
+    readonly code: Code,
     message: string,
     options?: { cause?: unknown },
   ) {
@@ -12,15 +17,9 @@ export class ProtocolError extends Error {
   }
 }
 
-export class ChannelError extends ProtocolError {
+/** A channel frame or state violation; the first one closes the channel. */
+export class ChannelError extends CodedError<ChannelErrorCode> {
   override readonly name = 'ChannelError';
-  constructor(
-    override readonly code: ChannelErrorCode,
-    message: string,
-    options?: { cause?: unknown },
-  ) {
-    super(code, message, options);
-  }
 }
 
 /**

@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { channelIdSchema } from './channel/channel-id.js';
 import { CHANNEL_MAX_SECRET_CHARS, MAX_TCP_PORT } from './limits.js';
+import { wireErrorCodeSchema } from './wire-error-schema.js';
 import {
   hostAuditPageSchema,
   hostCommandAskListSchema,
@@ -49,7 +50,7 @@ export const chatgptStatusSchema = z.strictObject({
   state: z.enum(['signed-out', 'connecting', 'connected', 'error']),
   email: z.string().max(320).optional(),
   plan: z.string().max(64).optional(),
-  code: z.string().max(64).optional(),
+  code: wireErrorCodeSchema.optional(),
 });
 export type ChatgptStatus = z.infer<typeof chatgptStatusSchema>;
 
@@ -58,7 +59,7 @@ export const consentOutcomeSchema = z.strictObject({
   outcome: z.enum(['granted', 'denied', 'unavailable']),
   /** The canonical value the host showed and decided on (an origin, a workspace path). */
   subject: z.string().max(4096).optional(),
-  code: z.string().max(64).optional(),
+  code: wireErrorCodeSchema.optional(),
 });
 export type ConsentOutcome = z.infer<typeof consentOutcomeSchema>;
 

@@ -1,6 +1,7 @@
 export * from './limits.js';
 export * from './error-codes.js';
 export * from './errors.js';
+export * from './wire-error-schema.js';
 export * from './logging.js';
 export * from './modes.js';
 export * from './daemon-api.js';

@@ -24,6 +24,7 @@ import {
   resolveUserDataPath,
   type HomeReadEntry,
 } from '@bastion/host';
+import type { StorageErrorCode } from '@bastion/protocol';
 import { parseCommandLine } from '../usage.js';
 
 export interface DoctorReport {
@@ -31,7 +32,7 @@ export interface DoctorReport {
   sandbox: { available: boolean; missing: string[] };
   home: { path: string; safe: boolean };
   /** sessions.db under quick_check; `code` and `problem` when it is not a sound database. */
-  store: { ok: boolean; code?: string; problem?: string };
+  store: { ok: boolean; code?: StorageErrorCode; problem?: string };
   posture: { sandbox: 'srt' | 'none'; shell: boolean };
   /** What sandboxed processes may read under HOME; the rest of HOME is hidden. */
   homeReads: { home: string; allow: HomeReadEntry[]; hiddenOnPath: string[] };

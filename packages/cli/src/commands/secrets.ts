@@ -3,7 +3,12 @@
  * owner of credentials) — the running Bastion's when one owns the home, else one of its own. The key is read from the terminal without echo, or from stdin when it is
  * piped; it never appears in argv, the environment or any output.
  */
-import { SECRETS_MAX_KEY_CHARS, SECRETS_STORE_WAIT_MS, secretSetResponseSchema } from '@bastion/protocol';
+import {
+  SECRETS_MAX_KEY_CHARS,
+  SECRETS_STORE_WAIT_MS,
+  secretSetResponseSchema,
+  type WireErrorCode,
+} from '@bastion/protocol';
 import {
   askRunningHost,
   holderStatusSchema,
@@ -82,7 +87,7 @@ export async function secretsCommand(argv: string[]): Promise<number> {
 
 interface StoreAnswer {
   status: number;
-  code?: string | undefined;
+  code?: WireErrorCode | undefined;
   message?: string | undefined;
   /** The pid of the running host the key went through, if one owned the home. */
   via?: number;

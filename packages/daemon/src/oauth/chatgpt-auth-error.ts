@@ -29,12 +29,10 @@ const MESSAGES: Record<ChatgptFailureCode, string> = {
   PROVIDER_DESTINATION: 'the request is not for the ChatGPT Responses endpoint',
 };
 
-export class ChatgptAuthError extends DaemonError {
+export class ChatgptAuthError extends DaemonError<ChatgptFailureCode> {
   override readonly name = 'ChatgptAuthError';
-  override readonly code: ChatgptFailureCode;
 
   constructor(code: ChatgptFailureCode) {
     super(code, MESSAGES[code]);
-    this.code = code;
   }
 }

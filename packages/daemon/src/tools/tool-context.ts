@@ -1,3 +1,4 @@
+import type { DaemonErrorCode } from '@bastion/protocol';
 import type { SessionStore } from '../storage/session-store.js';
 import type { RunChanges } from '../undo/run-changes.js';
 import type { WorkspaceRoots } from '../workspaces/workspace-roots.js';
@@ -18,6 +19,6 @@ export interface ToolContext {
 /** What the model sees when a tool refuses: a code and a fixed message, never a resolved path. */
 export interface ToolRefusal {
   ok: false;
-  code: string;
+  code: DaemonErrorCode;
   message: string;
 }

@@ -31,14 +31,8 @@ type Frame<T extends HostToSidecarFrame['type']> = FrameOfType<HostToSidecarFram
 type FetchInput = string | URL | Request;
 
 /** A refusal or failure of one transported request; `code` is the host's or this side's stable code. */
-export class TransportError extends DaemonError {
+export class TransportError extends DaemonError<TransportErrorCode> {
   override readonly name = 'TransportError';
-  constructor(
-    override readonly code: TransportErrorCode,
-    message: string,
-  ) {
-    super(code, message);
-  }
 }
 
 /** The form fetch callers (the AI SDK) expect for a network failure: a TypeError with the reason as cause. */

@@ -2,15 +2,8 @@ import type { WorkspaceErrorCode } from '@bastion/protocol';
 import { DaemonError } from '../errors.js';
 
 /** A refused or failed workspace file access. Messages are fixed: never a path, never content. */
-export class WorkspaceError extends DaemonError {
+export class WorkspaceError extends DaemonError<WorkspaceErrorCode> {
   override readonly name = 'WorkspaceError';
-  constructor(
-    override readonly code: WorkspaceErrorCode,
-    message: string,
-    options?: { cause?: unknown },
-  ) {
-    super(code, message, options);
-  }
 }
 
 export const WORKSPACE_ERROR_MESSAGES: Record<WorkspaceErrorCode, string> = {

@@ -9,6 +9,7 @@ import {
   WORKSPACE_MAX_PATH_CHARS,
   runIdSchema,
   sessionIdSchema,
+  wireErrorCodeSchema,
 } from '@bastion/protocol';
 
 export const CONTROL_SOCKET_FILE = 'host.sock';
@@ -46,13 +47,13 @@ export const launchAnswerSchema = z.strictObject({ ok: z.literal(true), launch: 
 export const secretsAnswerSchema = z.strictObject({
   ok: z.literal(true),
   status: z.number().int(),
-  code: z.string().max(64).optional(),
+  code: wireErrorCodeSchema.optional(),
   message: z.string().max(1024).optional(),
 });
 
 export const controlFailureSchema = z.strictObject({
   ok: z.literal(false),
-  code: z.string().max(64),
+  code: wireErrorCodeSchema,
   message: z.string().max(1024),
 });
 
@@ -61,6 +62,6 @@ export const undoAnswerSchema = z.union([
   z.strictObject({ ok: z.literal(true), session_id: sessionIdSchema, result: agentUndoResponseSchema }),
   z.strictObject({
     ok: z.literal(true),
-    refused: z.strictObject({ code: z.string().max(64), message: z.string().max(1024) }),
+    refused: z.strictObject({ code: wireErrorCodeSchema, message: z.string().max(1024) }),
   }),
 ]);

@@ -11,7 +11,13 @@
 import { chmodSync, unlinkSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
-import { CONTROL_CONNECTION_TIMEOUT_MS, CONTROL_MAX_REQUEST_BYTES, type Logger } from '@bastion/protocol';
+import {
+  CONTROL_CONNECTION_TIMEOUT_MS,
+  CONTROL_MAX_REQUEST_BYTES,
+  type HostErrorCode,
+  type Logger,
+} from '@bastion/protocol';
+import { HostError } from '../errors.js';
 import { CONTROL_SOCKET_FILE, controlRequestSchema, type ControlRequest } from './control-protocol.js';
 
 /** What each control operation does in the host; answers are sent as they are. */
@@ -70,12 +76,13 @@ function serve(socket: Socket, handle: ControlHandler, log: Logger): void {
   const answer = (body: Record<string, unknown>) => {
     if (!socket.destroyed) socket.end(`${JSON.stringify(body)}\n`);
   };
+  const refuse = (code: HostErrorCode, message: string) => answer({ ok: false, code, message });
   const onData = (chunk: Buffer) => {
     const newline = chunk.indexOf(0x0a);
     size += newline === -1 ? chunk.length : newline;
     if (size > CONTROL_MAX_REQUEST_BYTES) {
       socket.off('data', onData);
-      answer({ ok: false, code: 'CONTROL_REQUEST_TOO_LARGE', message: 'control request too large' });
+      refuse('CONTROL_REQUEST_TOO_LARGE', 'control request too large');
       return;
     }
     chunks.push(newline === -1 ? chunk : chunk.subarray(0, newline));
@@ -88,18 +95,14 @@ function serve(socket: Socket, handle: ControlHandler, log: Logger): void {
       parsed = undefined;
     }
     if (!parsed?.success) {
-      answer({ ok: false, code: 'CONTROL_BAD_REQUEST', message: 'not a control request' });
+      refuse('CONTROL_BAD_REQUEST', 'not a control request');
       return;
     }
     const request = parsed.data;
     log.info('control.request', { method: request.op });
     handle(request).then(answer, (error: unknown) => {
-      const code = (error as { code?: unknown }).code;
-      answer({
-        ok: false,
-        code: typeof code === 'string' ? code : 'CONTROL_FAILED',
-        message: 'the host could not do that',
-      });
+      // A HostError's code tells the CLI what failed; anything else (an errno) is not a wire code.
+      refuse(error instanceof HostError ? error.code : 'CONTROL_FAILED', 'the host could not do that');
     });
   };
   socket.on('data', onData);

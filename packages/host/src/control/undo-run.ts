@@ -10,6 +10,8 @@ import {
   PAGE_MAX_LIMIT,
   sessionListResponseSchema,
   sessionSchema,
+  type WireError,
+  type WireErrorCode,
   type AgentUndoResponse,
 } from '@bastion/protocol';
 import type { DaemonClient } from '../daemon-client.js';
@@ -23,7 +25,7 @@ export interface UndoRunRequest {
 }
 
 export type UndoRunAnswer =
-  { ok: true; session_id: string; result: AgentUndoResponse } | { ok: false; code: string; message: string };
+  { ok: true; session_id: string; result: AgentUndoResponse } | ({ ok: false } & WireError<WireErrorCode>);
 
 /** The newest session whose workspace is `root`, if any. */
 async function newestSessionIn(client: DaemonClient, root: string) {

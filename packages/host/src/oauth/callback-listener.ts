@@ -22,6 +22,8 @@ import {
   CHATGPT_MAX_CODE_CHARS,
   CHATGPT_MAX_STATE_CHARS,
   CHATGPT_OAUTH_ATTEMPT_TTL_MS,
+  WIRE_ERROR_STATUS,
+  type CallbackErrorCode,
   type Logger,
 } from '@bastion/protocol';
 import { HostError } from '../errors.js';
@@ -32,33 +34,6 @@ export type CallbackClaim = { kind: 'code'; code: string; state: string } | { ki
 
 /** How the attempt's listener ended. */
 export type CallbackEnd = 'completed' | 'failed' | 'denied' | 'timeout' | 'cancelled';
-
-export type CallbackRefusal =
-  | 'CALLBACK_PEER'
-  | 'CALLBACK_TARGET_TOO_LONG'
-  | 'CALLBACK_HOST'
-  | 'CALLBACK_METHOD'
-  | 'CALLBACK_BODY'
-  | 'CALLBACK_PATH'
-  | 'CALLBACK_PARAMS'
-  | 'CALLBACK_DUPLICATE'
-  | 'CALLBACK_STATE'
-  | 'CALLBACK_CODE'
-  | 'CALLBACK_CLAIMED';
-
-const REFUSAL_STATUS: Record<CallbackRefusal, number> = {
-  CALLBACK_PEER: 403,
-  CALLBACK_TARGET_TOO_LONG: 414,
-  CALLBACK_HOST: 400,
-  CALLBACK_METHOD: 405,
-  CALLBACK_BODY: 400,
-  CALLBACK_PATH: 404,
-  CALLBACK_PARAMS: 400,
-  CALLBACK_DUPLICATE: 400,
-  CALLBACK_STATE: 400,
-  CALLBACK_CODE: 400,
-  CALLBACK_CLAIMED: 409,
-};
 
 const PAGE_CSP = "default-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
@@ -112,7 +87,7 @@ export interface CallbackListenerOptions {
   onClaim: (claim: CallbackClaim) => Promise<boolean>;
 }
 
-type Parsed = { ok: true; claim: CallbackClaim } | { ok: false; code: CallbackRefusal };
+type Parsed = { ok: true; claim: CallbackClaim } | { ok: false; code: CallbackErrorCode };
 
 export class CallbackListener {
   readonly port: number;
@@ -169,8 +144,9 @@ export class CallbackListener {
   #handle(req: IncomingMessage, res: ServerResponse): void {
     const parsed = this.#parse(req);
     if (!parsed.ok) {
-      this.#log.warn('chatgpt.callback-refused', { code: parsed.code, status: REFUSAL_STATUS[parsed.code] });
-      page(res, REFUSAL_STATUS[parsed.code], PAGES.refused);
+      const status = WIRE_ERROR_STATUS[parsed.code];
+      this.#log.warn('chatgpt.callback-refused', { code: parsed.code, status });
+      page(res, status, PAGES.refused);
       return;
     }
     // The claim: synchronous from the check above to here, so exactly one request wins.

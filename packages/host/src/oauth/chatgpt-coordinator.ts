@@ -8,7 +8,14 @@
  *
  * Does not catch: a malicious program that the user's browser hands the authorization page to.
  */
-import { chatgptStartResponseSchema, chatgptStatusSchema, type ChatgptStatus, type Logger } from '@bastion/protocol';
+import {
+  chatgptStartResponseSchema,
+  chatgptStatusSchema,
+  isWireErrorCode,
+  type ChatgptStatus,
+  type Logger,
+  type WireErrorCode,
+} from '@bastion/protocol';
 import type { DaemonResponse } from '../daemon-client.js';
 import { checkAuthorizationUrl } from './authorization-url-check.js';
 import { CallbackListener, type CallbackClaim, type CallbackEnd } from './callback-listener.js';
@@ -27,15 +34,13 @@ interface Attempt {
   settled: Promise<void>;
 }
 
-const CODE = /^[A-Z][A-Z0-9_]{0,63}$/;
-
 /** The daemon's wire code if it is one, else the fallback: nothing else of its body is kept. */
-function codeOf(response: DaemonResponse, fallback: string): string {
+function codeOf(response: DaemonResponse, fallback: WireErrorCode): WireErrorCode {
   const code = (response.body as { code?: unknown } | undefined)?.code;
-  return typeof code === 'string' && CODE.test(code) ? code : fallback;
+  return typeof code === 'string' && isWireErrorCode(code) ? code : fallback;
 }
 
-const END_CODES: Partial<Record<CallbackEnd, string>> = {
+const END_CODES: Partial<Record<CallbackEnd, WireErrorCode>> = {
   timeout: 'OAUTH_TIMEOUT',
   denied: 'OAUTH_DENIED',
 };
@@ -48,7 +53,7 @@ export class ChatgptCoordinator {
   readonly #timeoutMs: number | undefined;
   #attempt: Attempt | undefined;
   /** The last attempt's failure, shown by `status` until the next connect or sign-out. */
-  #lastError: string | undefined;
+  #lastError: WireErrorCode | undefined;
 
   constructor(options: {
     config: ChatgptOAuthConfig;
@@ -189,7 +194,7 @@ export class ChatgptCoordinator {
     await attempt.settled;
   }
 
-  #fail(code: string): ChatgptStatus {
+  #fail(code: WireErrorCode): ChatgptStatus {
     this.#lastError = code;
     this.#log.warn('chatgpt.connect-failed', { code });
     return { state: 'error', code };

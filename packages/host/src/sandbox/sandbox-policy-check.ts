@@ -24,18 +24,10 @@ import {
   type FilesystemPathEntry,
   type SandboxRuntimeConfig,
 } from '@anthropic-ai/sandbox-runtime';
+import type { SandboxPolicyErrorCode } from '@bastion/protocol';
 import { resolveHomeSecretPaths } from './home-secrets.js';
 
-export type SandboxPolicyCheckCode =
-  | 'SANDBOX_POLICY_INVALID'
-  | 'SANDBOX_POLICY_BROAD_DOMAIN'
-  | 'SANDBOX_POLICY_LOCAL_ACCESS'
-  | 'SANDBOX_POLICY_FILESYSTEM_DISABLED'
-  | 'SANDBOX_POLICY_BROAD_WRITE_ROOT'
-  | 'SANDBOX_POLICY_SECRET_NOT_DENIED'
-  | 'SANDBOX_POLICY_HOME_READABLE';
-
-export type SandboxPolicyCheck = { ok: true } | { ok: false; code: SandboxPolicyCheckCode; message: string };
+export type SandboxPolicyCheck = { ok: true } | { ok: false; code: SandboxPolicyErrorCode; message: string };
 
 /** Directories that are shared by every process on the machine: never a write root themselves. */
 const SHARED_TEMP_DIRS = ['/tmp', '/private/tmp', '/var/tmp', '/private/var/tmp', '/dev/shm'] as const;
@@ -50,7 +42,7 @@ export function isAtOrUnder(path: string, root: string): boolean {
   return path === root || path.startsWith(root.endsWith(sep) ? root : `${root}${sep}`);
 }
 
-function fail(code: SandboxPolicyCheckCode, message: string): SandboxPolicyCheck {
+function fail(code: SandboxPolicyErrorCode, message: string): SandboxPolicyCheck {
   return { ok: false, code, message };
 }
 
@@ -95,7 +87,7 @@ function checkWriteRoot(root: string, home: string): SandboxPolicyCheck {
 export function homeReadProblem(
   path: string,
   home: string,
-): { code: SandboxPolicyCheckCode; reason: string } | undefined {
+): { code: SandboxPolicyErrorCode; reason: string } | undefined {
   if (!isAbsolute(path) || GLOB_CHARS.test(path))
     return { code: 'SANDBOX_POLICY_HOME_READABLE', reason: 'is a pattern or not an absolute path' };
   const normalized = normalize(path).replace(/(.)\/+$/, '$1');

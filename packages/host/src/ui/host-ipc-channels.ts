@@ -86,8 +86,11 @@ export function registerHostIpcChannels(ipc: HostIpc, deps: HostIpcDependencies)
       try {
         await deps.grantWorkspace(root);
       } catch (error) {
-        const code = (error as { code?: unknown }).code;
-        return { outcome: 'denied', subject: root, code: typeof code === 'string' ? code : 'WORKSPACE_REFUSED' };
+        return {
+          outcome: 'denied',
+          subject: root,
+          code: error instanceof HostError ? error.code : 'WORKSPACE_REFUSED',
+        };
       }
       return { outcome: 'granted', subject: root };
     },

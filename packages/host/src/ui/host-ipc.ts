@@ -67,12 +67,7 @@ export interface GuardedSpec<C extends HostIpcChannel> {
 
 /** A handler's failure that may reach the renderer: a code (answered with its WIRE_ERROR_STATUS) and a fixed message. */
 export class HostIpcFailure extends HostError {
-  constructor(
-    override readonly code: WireErrorCode,
-    message: string,
-  ) {
-    super(code, message);
-  }
+  override readonly name = 'HostIpcFailure';
 }
 
 /** The UI origin's hono environment: node-server hands over the raw request and response. */

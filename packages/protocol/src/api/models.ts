@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { MODEL_LABEL_MAX_CHARS } from '../limits.js';
+import { wireErrorCodeSchema } from '../wire-error-schema.js';
 import { modelIdSchema, providerIdSchema } from './sessions.js';
 
 export const modelRefSchema = z.strictObject({ provider: providerIdSchema, model: modelIdSchema });
@@ -24,7 +25,7 @@ export const modelGroupSchema = z.strictObject({
   /** False while the provider cannot run (an endpoint not approved in this run, its listing failing). */
   available: z.boolean(),
   /** Why it is not available, as a stable code. */
-  code: z.string().optional(),
+  code: wireErrorCodeSchema.optional(),
   models: z.array(modelOptionSchema),
 });
 export type ModelGroup = z.infer<typeof modelGroupSchema>;
