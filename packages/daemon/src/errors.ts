@@ -4,3 +4,8 @@ import { CodedError, type DaemonErrorCode } from '@bastion/protocol';
 export class DaemonError<Code extends DaemonErrorCode = DaemonErrorCode> extends CodedError<Code> {
   override readonly name: string = 'DaemonError';
 }
+
+/** `instanceof DaemonError`, typed: a generic class's `instanceof` would leave `code` as `any`. */
+export function isDaemonError(error: unknown): error is DaemonError {
+  return isDaemonError(error);
+}

@@ -16,7 +16,7 @@ import {
   type Logger,
   type Session,
 } from '@bastion/protocol';
-import { DaemonError } from '../errors.js';
+import { DaemonError, isDaemonError } from '../errors.js';
 import type { ProviderRegistry } from '../providers/provider-registry.js';
 import type { ApprovalAnswerRefusal } from '../storage/approvals.js';
 import type { FinalRunStatus } from '../storage/run-log.js';
@@ -471,7 +471,7 @@ function compactionErrorEvent(runId: string, error: DaemonError): Extract<AgentE
 function daemonErrorIn(error: unknown): DaemonError | undefined {
   let current: unknown = error;
   for (let depth = 0; depth < 5 && current !== undefined && current !== null; depth++) {
-    if (current instanceof DaemonError) return current;
+    if (isDaemonError(current)) return current;
     const storage = storageErrorOf(current);
     if (storage) return storage;
     current = (current as { cause?: unknown }).cause;

@@ -4,7 +4,7 @@
  * message saying what to do, instead of `INTERNAL`. SQLite rolls the failed transaction back, so
  * nothing already committed is lost, and the next write after space is freed succeeds.
  */
-import { DaemonError } from '../errors.js';
+import { DaemonError, isDaemonError } from '../errors.js';
 
 /** STORAGE_FULL with its fixed advice. */
 export function storageFullError(cause?: unknown): DaemonError {
@@ -31,7 +31,7 @@ const STORAGE_FAILURE_CODES = new Set(['STORAGE_FULL', 'STORAGE_READ_ONLY', 'STO
 
 /** Whether `error` is the coded storage failure that ends the runs in progress. */
 export function isStorageFailure(error: unknown): error is DaemonError {
-  return error instanceof DaemonError && STORAGE_FAILURE_CODES.has(error.code);
+  return isDaemonError(error) && STORAGE_FAILURE_CODES.has(error.code);
 }
 
 /** The coded failure behind a write that did not commit: a storage error, else STORE_WRITE_FAILED. */

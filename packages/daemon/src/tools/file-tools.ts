@@ -19,7 +19,7 @@ import {
   WORKSPACE_MAX_PATH_CHARS,
   WORKSPACE_MAX_WRITE_BYTES,
 } from '@bastion/protocol';
-import { DaemonError } from '../errors.js';
+import { DaemonError, isDaemonError } from '../errors.js';
 import type { ContainedPath } from '../workspaces/containment.js';
 import { listContainedDir, readContainedFile, writeContainedFile, assertWritable } from '../workspaces/file-access.js';
 import { isInstructionFilePath } from '../workspaces/instruction-files.js';
@@ -33,7 +33,7 @@ import type { ToolContext, ToolRefusal } from './tool-context.js';
 const pathInput = z.string().min(1).max(WORKSPACE_MAX_PATH_CHARS).describe('path relative to the workspace root');
 
 function refusal(error: unknown): ToolRefusal {
-  if (error instanceof DaemonError) return { ok: false, code: error.code, message: error.message };
+  if (isDaemonError(error)) return { ok: false, code: error.code, message: error.message };
   return { ok: false, code: 'TOOL_FAILED', message: 'the tool failed' };
 }
 

@@ -8,7 +8,7 @@
 import type { Context } from 'hono';
 import type { z } from 'zod';
 import type { DaemonErrorCode } from '@bastion/protocol';
-import { DaemonError } from '../../errors.js';
+import { DaemonError, isDaemonError } from '../../errors.js';
 import { storageErrorOf } from '../../storage/storage-error.js';
 import { wireError } from '../wire-error.js';
 
@@ -23,7 +23,7 @@ export type BodyRefusal =
 
 /** Answer a thrown error: DaemonErrors and storage failures with their code and fixed message, anything else as 500. */
 export function errorResponse(c: Context, error: unknown): Response {
-  const coded = error instanceof DaemonError ? error : storageErrorOf(error);
+  const coded = isDaemonError(error) ? error : storageErrorOf(error);
   if (coded) return wireError(c, coded.code, coded.message);
   return wireError(c, 'INTERNAL', 'internal error');
 }
