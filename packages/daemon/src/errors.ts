@@ -7,5 +7,5 @@ export class DaemonError<Code extends DaemonErrorCode = DaemonErrorCode> extends
 
 /** `instanceof DaemonError`, typed: a generic class's `instanceof` would leave `code` as `any`. */
 export function isDaemonError(error: unknown): error is DaemonError {
-  return isDaemonError(error);
+  return error instanceof DaemonError;
 }
