@@ -21,7 +21,7 @@ import { acquireSrtSession, type SrtSession } from '../../src/sandbox/srt-sessio
 import { createSrtSidecarLauncher } from '../../src/sandbox/srt-sidecar-launcher.js';
 import { plainLauncher, type SidecarLauncher } from '../../src/supervisor/sidecar-launcher.js';
 import { quietWarden, runSandboxProbe } from '../support/sandbox-probe.js';
-import { makeTempDir } from '@bastion/test-support';
+import { makeTempDir, waitFor } from '@bastion/test-support';
 import { describeAttack } from '../../../../test/support/attack.js';
 
 const PROBE = fileURLToPath(new URL('./fixtures/egress-probe.mjs', import.meta.url));
@@ -241,7 +241,7 @@ describe('control: the same probe without the sandbox', () => {
       udp: { kind: 'udp', host: '127.0.0.1', port: ports.udp, payload: 'exfil' },
     });
     expect(control.tcp).toEqual({ ok: true, detail: 'connected' });
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await waitFor(() => reached.length - before >= 2, 5_000, 'both canaries to be reached');
     expect(
       reached
         .slice(before)

@@ -22,10 +22,11 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { scratchDirOf } from '@bastion/protocol';
+import { waitFor } from '@bastion/test-support';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { describeAttack } from '../../../../test/support/attack.js';
 import { acquireSrtSession, type SrtSession } from '../../src/sandbox/srt-session.js';
-import { makeCommandWorld, makeTempDir, type CommandWorld } from './command-harness.js';
+import { makeCommandWorld, makeTempDir, processesWith, type CommandWorld } from './command-harness.js';
 import { hostGitFor, IDENTITY } from './host-git.js';
 
 let srt: SrtSession;
@@ -215,16 +216,25 @@ describeAttack('git-escape', 'run_command creating a repository the host’s git
     hostGit.expectNothingPlantedRuns([world.workspace, join(world.workspace, 'sub')]);
   });
 
-  it('a helper process the command leaves running dies with its sandbox: nothing is planted after the result returns', async () => {
+  it('a helper process the command leaves running dies with its sandbox: it is gone before it could plant, and nothing planted runs', async () => {
     hostGit.init(world.workspace);
-    const { frame } = await sandboxed(
+    // The helper's subshell and its sleep carry the tag in their command lines; it plants after ~2 s.
+    // The command ends only once the test has seen the helper running (it writes `.helper-seen`).
+    const tag = `2.${Math.floor(Math.random() * 1e6)}4747`;
+    const run = world.run('sh', [
+      '-c',
       [
+        'set -e',
         `${GIT} init -q -b main sub; echo x > sub/a; ${GIT} -C sub add a; ${GIT} -C sub commit -q -m sub; ${GIT} add sub`,
-        `(sleep 2; ${plantIn('sub/.git')}) </dev/null >/dev/null 2>&1 &`,
+        `(sleep ${tag}; ${plantIn('sub/.git')}) </dev/null >/dev/null 2>&1 &`,
+        'until [ -e .helper-seen ]; do sleep 0.05; done; rm .helper-seen',
       ].join('\n'),
-    );
-    expect(frame.type).toBe('command.end');
-    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    ]);
+    await waitFor(() => processesWith(`sleep ${tag}`).length > 0, 10_000, 'the helper to start');
+    writeFileSync(join(world.workspace, '.helper-seen'), '');
+    expect((await run.done).type).toBe('command.end');
+    // Had the helper outlived its sandbox, it would plant and only then exit: the check below would see it run.
+    await waitFor(() => processesWith(tag).length === 0, 10_000, 'the helper to be gone');
     hostGit.expectNothingPlantedRuns([world.workspace, join(world.workspace, 'sub')]);
   });
 

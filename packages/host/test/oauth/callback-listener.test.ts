@@ -6,6 +6,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { describeAttack } from '../../../../test/support/attack.js';
 import { createLogger, type LogRecord } from '@bastion/protocol';
+import { waitFor } from '@bastion/test-support';
 import { CallbackListener, isLoopbackPeer, type CallbackClaim } from '../../src/oauth/callback-listener.js';
 import { callbackRequest, connectionOutcome } from './callback-client.js';
 
@@ -123,7 +124,7 @@ describeAttack('oauth-callback', 'ChatGPT loopback callback listener', () => {
   it('replay after success: 409 while the exchange runs, connection refused once closed', async () => {
     const { listener, claims, release } = await startListener({ holdClaim: true });
     const first = callbackRequest({ port: listener.port, target: valid });
-    while (claims.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    await waitFor(() => claims.length > 0, 5_000, 'the callback to be claimed');
     const replay = await callbackRequest({ port: listener.port, target: valid });
     expect(replay.status).toBe(409);
     release(true);
@@ -258,9 +259,9 @@ describeAttack('oauth-callback', 'ChatGPT loopback callback listener', () => {
   });
 
   it('cancel during the exchange wins: the attempt ends cancelled', async () => {
-    const { listener, release } = await startListener({ holdClaim: true });
+    const { listener, claims, release } = await startListener({ holdClaim: true });
     const pending = callbackRequest({ port: listener.port, target: valid }).catch(() => undefined);
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await waitFor(() => claims.length > 0, 5_000, 'the callback to be claimed');
     expect(await listener.cancel()).toBe('cancelled');
     release(true);
     await pending;

@@ -64,7 +64,7 @@ describe('a failed start releases what it acquired (real srt)', () => {
         allowEndpoints: ['http://127.0.0.1:9/v1'],
         confirmer: { confirm: () => Promise.resolve(false) },
       }),
-    ).rejects.toMatchObject({ code: expect.any(String) });
+    ).rejects.toMatchObject({ code: 'GRANT_DECLINED' });
     expect(descendantsNamed('socat')).toEqual([]);
     expect(privateTempDirs()).toEqual([]);
     const host = await startBastionHost(freshOptions());
