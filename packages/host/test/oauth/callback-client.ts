@@ -1,11 +1,5 @@
 /** Test support: one request to a callback listener with exactly the target and headers given. */
-import { request } from 'node:http';
-
-export interface CallbackResponse {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  body: string;
-}
+import { rawRequest, type RawResponse } from '../support/raw-request.js';
 
 export function callbackRequest(options: {
   port: number;
@@ -17,30 +11,10 @@ export function callbackRequest(options: {
   host?: string;
   headers?: Record<string, string>;
   body?: string;
-}): Promise<CallbackResponse> {
-  return new Promise((resolve, reject) => {
-    const req = request(
-      {
-        host: options.address ?? '127.0.0.1',
-        port: options.port,
-        method: options.method ?? 'GET',
-        path: options.target,
-        agent: false,
-        setHost: false,
-        headers: { host: options.host ?? `localhost:${options.port}`, ...options.headers },
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () =>
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }),
-        );
-        res.on('error', reject);
-      },
-    );
-    req.on('error', reject);
-    req.end(options.body);
-  });
+}): Promise<RawResponse> {
+  const { port, address, body } = options;
+  const headers = { host: options.host ?? `localhost:${port}`, ...options.headers };
+  return rawRequest({ port, address, method: options.method ?? 'GET', path: options.target, headers, body });
 }
 
 /** Resolves with the connection error code (ECONNREFUSED once a listener closed), or 'answered'. */

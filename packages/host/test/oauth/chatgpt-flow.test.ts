@@ -14,7 +14,7 @@ import { AgentDriver, type RunOutcome } from '../commands/agent-stream.js';
 import { bridgeHeaders, rawRequest } from '../support/raw-request.js';
 import { startTempHost, type TempHost } from '../support/temp-host.js';
 import { connectionOutcome } from './callback-client.js';
-import { CANARY, FakeChatgpt, gate } from './fake-chatgpt.js';
+import { CANARY, FakeChatgpt, gate, type Gate } from './fake-chatgpt.js';
 
 let fake: FakeChatgpt;
 let host: TempHost | undefined;
@@ -101,6 +101,23 @@ function runError(outcome: RunOutcome): string | undefined {
   shown.push(outcome.raw, JSON.stringify(outcome.body));
   const last = outcome.events.at(-1);
   return last?.type === 'run-error' ? last.code : undefined;
+}
+
+/**
+ * Signed in, its access token then expired, and a run started: resolves once the run's refresh has
+ * reached the token endpoint, which holds it until `held` is released.
+ */
+async function runHeldInRefresh(): Promise<{ h: TempHost; held: Gate; run: Promise<RunOutcome> }> {
+  const h = await startHost();
+  await signIn(h);
+  fake.expired.add(storedEntry(h)?.access ?? '');
+  const held = gate();
+  fake.refreshGate = held;
+  const refreshing = new Promise<void>((resolve) => (fake.onRefresh = resolve));
+  const session = await chatgptSession(h);
+  const run = session.say('hello');
+  await refreshing;
+  return { h, held, run };
 }
 
 async function until(condition: () => boolean): Promise<void> {
@@ -262,15 +279,7 @@ describe('ChatGPT credential races', () => {
   });
 
   it('sign-out during a refresh leaves no tokens', async () => {
-    const h = await startHost();
-    await signIn(h);
-    fake.expired.add(storedEntry(h)?.access ?? '');
-    const held = gate();
-    fake.refreshGate = held;
-    const refreshing = new Promise<void>((resolve) => (fake.onRefresh = resolve));
-    const session = await chatgptSession(h);
-    const run = session.say('hello');
-    await refreshing;
+    const { h, held, run } = await runHeldInRefresh();
     expect(show(await h.chatgpt.signOut())).toEqual({ state: 'signed-out' });
     held.release();
     const code = runError(await run);
@@ -280,15 +289,7 @@ describe('ChatGPT credential races', () => {
   });
 
   it('a late refresh after an account switch does not overwrite the new account', async () => {
-    const h = await startHost();
-    await signIn(h);
-    fake.expired.add(storedEntry(h)?.access ?? '');
-    const held = gate();
-    fake.refreshGate = held;
-    const refreshing = new Promise<void>((resolve) => (fake.onRefresh = resolve));
-    const session = await chatgptSession(h);
-    const run = session.say('hello');
-    await refreshing;
+    const { h, held, run } = await runHeldInRefresh();
     fake.account = { accountId: `acct-${CANARY}-two`, email: 'two@example.test', plan: 'pro' };
     expect(await signIn(h)).toEqual({ state: 'connected', email: 'two@example.test', plan: 'pro' });
     const switched = storedEntry(h);

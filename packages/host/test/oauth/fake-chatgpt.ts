@@ -33,7 +33,7 @@ interface CodeGrant {
   used: boolean;
 }
 
-interface Gate {
+export interface Gate {
   promise: Promise<void>;
   release: () => void;
 }
@@ -133,7 +133,8 @@ export class FakeChatgpt {
     return location;
   }
 
-  #issue(account: Account): { access: string; refresh: string; idToken: string } {
+  /** New tokens for `account`, as the token endpoint's success body. */
+  #issue(account: Account): Record<string, unknown> {
     this.#serial += 1;
     const access = `access-${CANARY}-${this.#serial}-${randomBytes(6).toString('hex')}`;
     const refresh = `refresh-${CANARY}-${this.#serial}-${randomBytes(6).toString('hex')}`;
@@ -153,7 +154,13 @@ export class FakeChatgpt {
       }),
     );
     const signature = sign('RSA-SHA256', Buffer.from(`${header}.${payload}`), this.#key);
-    return { access, refresh, idToken: `${header}.${payload}.${base64url(signature)}` };
+    return {
+      access_token: access,
+      refresh_token: refresh,
+      id_token: `${header}.${payload}.${base64url(signature)}`,
+      token_type: 'Bearer',
+      expires_in: 3600,
+    };
   }
 
   async #authorizationServer(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -208,14 +215,7 @@ export class FakeChatgpt {
           return;
         }
         grant.used = true;
-        const tokens = this.#issue(grant.account);
-        json(res, 200, {
-          access_token: tokens.access,
-          refresh_token: tokens.refresh,
-          id_token: tokens.idToken,
-          token_type: 'Bearer',
-          expires_in: 3600,
-        });
+        json(res, 200, this.#issue(grant.account));
         return;
       }
       if (form.get('grant_type') === 'refresh_token') {
@@ -232,14 +232,7 @@ export class FakeChatgpt {
           return;
         }
         old.used = true;
-        const tokens = this.#issue(old.account);
-        json(res, 200, {
-          access_token: tokens.access,
-          refresh_token: tokens.refresh,
-          id_token: tokens.idToken,
-          token_type: 'Bearer',
-          expires_in: 3600,
-        });
+        json(res, 200, this.#issue(old.account));
         return;
       }
       json(res, 400, { error: 'unsupported_grant_type' });

@@ -9,6 +9,8 @@ export interface RawResponse {
 
 export function rawRequest(options: {
   port: number;
+  /** 127.0.0.1 (default) or ::1. */
+  address?: string;
   method?: string;
   path?: string;
   headers: Record<string, string>;
@@ -17,7 +19,7 @@ export function rawRequest(options: {
   return new Promise((resolve, reject) => {
     const req = request(
       {
-        host: '127.0.0.1',
+        host: options.address ?? '127.0.0.1',
         port: options.port,
         method: options.method ?? 'POST',
         path: options.path ?? '/handshake',
