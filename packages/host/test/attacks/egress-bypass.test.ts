@@ -16,11 +16,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPrivateTempDir, type PrivateTempDir } from '../../src/sandbox/private-temp-dir.js';
-import { buildSidecarSandboxPolicy } from '../../src/sandbox/sidecar-sandbox-policy.js';
 import { acquireSrtSession, type SrtSession } from '../../src/sandbox/srt-session.js';
-import { createSrtSidecarLauncher } from '../../src/sandbox/srt-sidecar-launcher.js';
 import { plainLauncher, type SidecarLauncher } from '../../src/supervisor/sidecar-launcher.js';
-import { quietWarden, runSandboxProbe } from '../support/sandbox-probe.js';
+import { runSandboxProbe, srtProbeLauncher } from '../support/sandbox-probe.js';
 import { makeTempDir, waitFor } from '@bastion/test-support';
 import { describeAttack } from '../../../../test/support/attack.js';
 
@@ -175,22 +173,7 @@ beforeAll(async () => {
   temp = createPrivateTempDir();
   const layout = { home: join(root, 'home'), userData: join(root, 'user-data'), workspace: join(root, 'workspace') };
   for (const dir of Object.values(layout)) mkdirSync(dir, { recursive: true });
-  const sandboxed = createSrtSidecarLauncher({
-    session,
-    policy: () =>
-      buildSidecarSandboxPolicy({
-        home: layout.home,
-        userData: layout.userData,
-        workspaces: [layout.workspace],
-        privateTemp: temp.path,
-        homeReads: [],
-        hostDenies: [],
-        protectedInWorkspaces: [],
-      }),
-    home: layout.home,
-    privateTemp: temp.path,
-    warden: quietWarden(layout.userData),
-  });
+  const sandboxed = srtProbeLauncher(session, layout, temp.path);
   tcpCanary = createServer((socket) => {
     reached.push(`tcp from ${socket.remoteAddress}:${socket.remotePort}`);
     socket.destroy();

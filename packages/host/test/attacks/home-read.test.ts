@@ -18,12 +18,10 @@ import type { HandshakeResponse } from '@bastion/protocol';
 import { describeAttack } from '../../../../test/support/attack.js';
 import { homeReadPaths } from '../../src/sandbox/home-read-allowlist.js';
 import { createPrivateTempDir, type PrivateTempDir } from '../../src/sandbox/private-temp-dir.js';
-import { buildSidecarSandboxPolicy } from '../../src/sandbox/sidecar-sandbox-policy.js';
 import { acquireSrtSession, type SrtSession } from '../../src/sandbox/srt-session.js';
-import { createSrtSidecarLauncher } from '../../src/sandbox/srt-sidecar-launcher.js';
 import { plainLauncher, resolveDaemonEntry } from '../../src/supervisor/sidecar-launcher.js';
 import { CANARY, makeCommandWorld, makeTempDir, type CommandWorld } from '../commands/command-harness.js';
-import { quietWarden, runSandboxProbe } from '../support/sandbox-probe.js';
+import { runSandboxProbe, srtProbeLauncher } from '../support/sandbox-probe.js';
 import { startTempHost, type TempHost } from '../support/temp-host.js';
 
 const PROBE = fileURLToPath(new URL('./fixtures/read-probe.mjs', import.meta.url));
@@ -124,21 +122,8 @@ describeAttack('home-read', 'the sidecar reads nothing under HOME but its own ne
   afterAll(() => temp.remove());
 
   const launcher = () =>
-    createSrtSidecarLauncher({
-      session: srt,
-      policy: () =>
-        buildSidecarSandboxPolicy({
-          home: world.home,
-          userData: world.userData,
-          workspaces: [world.workspace],
-          privateTemp: temp.path,
-          homeReads: homeReadPaths({ home: world.home, daemonEntry: resolveDaemonEntry() }),
-          hostDenies: [],
-          protectedInWorkspaces: [],
-        }),
-      home: world.home,
-      privateTemp: temp.path,
-      warden: quietWarden(world.userData),
+    srtProbeLauncher(srt, world, temp.path, {
+      homeReads: homeReadPaths({ home: world.home, daemonEntry: resolveDaemonEntry() }),
     });
 
   it('cannot read any canary nor ~/.gitconfig, while the workspace, userData and the allowlist read fine', async () => {

@@ -12,11 +12,9 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPrivateTempDir, type PrivateTempDir } from '../../src/sandbox/private-temp-dir.js';
-import { buildSidecarSandboxPolicy } from '../../src/sandbox/sidecar-sandbox-policy.js';
 import { acquireSrtSession, type SrtSession } from '../../src/sandbox/srt-session.js';
-import { createSrtSidecarLauncher } from '../../src/sandbox/srt-sidecar-launcher.js';
 import { plainLauncher, type SidecarLauncher } from '../../src/supervisor/sidecar-launcher.js';
-import { quietWarden, runSandboxProbe } from '../support/sandbox-probe.js';
+import { runSandboxProbe, srtProbeLauncher } from '../support/sandbox-probe.js';
 import { makeTempDir } from '@bastion/test-support';
 
 const PROBE = fileURLToPath(new URL('./fixtures/escape-probe.mjs', import.meta.url));
@@ -107,23 +105,7 @@ describe('outer sandbox: escape probe under real bubblewrap (srt)', () => {
       () => temp.remove(),
       () => rmSync(layout.tmpFile, { force: true }),
     );
-    const policy = () =>
-      buildSidecarSandboxPolicy({
-        home: layout.home,
-        userData: layout.userData,
-        workspaces: [layout.workspace],
-        privateTemp: temp.path,
-        homeReads: [],
-        hostDenies: [],
-        protectedInWorkspaces: [],
-      });
-    const launcher = createSrtSidecarLauncher({
-      session,
-      policy,
-      home: layout.home,
-      privateTemp: temp.path,
-      warden: quietWarden(layout.userData),
-    });
+    const launcher = srtProbeLauncher(session, layout, temp.path);
     ({ results, output } = await runProbe(launcher, layout, canaryPort));
   });
 

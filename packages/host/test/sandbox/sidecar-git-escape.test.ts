@@ -14,12 +14,10 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeAttack } from '../../../../test/support/attack.js';
 import { createPrivateTempDir, type PrivateTempDir } from '../../src/sandbox/private-temp-dir.js';
-import { buildSidecarSandboxPolicy } from '../../src/sandbox/sidecar-sandbox-policy.js';
 import { sidecarWorkspaceProtections } from '../../src/sandbox/sidecar-workspace-protections.js';
 import { acquireSrtSession, type SrtSession } from '../../src/sandbox/srt-session.js';
-import { createSrtSidecarLauncher } from '../../src/sandbox/srt-sidecar-launcher.js';
 import { hostGitFor } from '../commands/host-git.js';
-import { quietWarden, runSandboxProbe } from '../support/sandbox-probe.js';
+import { runSandboxProbe, srtProbeLauncher } from '../support/sandbox-probe.js';
 import { makeTempDir } from '@bastion/test-support';
 
 const PROBE = fileURLToPath(new URL('./fixtures/write-probe.mjs', import.meta.url));
@@ -65,22 +63,8 @@ describeAttack('git-escape', 'the sidecar writing what the host’s git reads', 
       join(workspace, '.husky', 'pre-commit'),
       join(workspace, 'notes.txt'),
     ];
-    const launcher = createSrtSidecarLauncher({
-      session,
-      policy: () =>
-        buildSidecarSandboxPolicy({
-          home,
-          userData,
-          workspaces: [workspace],
-          privateTemp: temp.path,
-          homeReads: [],
-          hostDenies: [],
-          protectedInWorkspaces: sidecarWorkspaceProtections([workspace], home),
-        }),
-      workspaces: () => [workspace],
-      home,
-      privateTemp: temp.path,
-      warden: quietWarden(userData),
+    const launcher = srtProbeLauncher(session, { home, userData, workspace }, temp.path, {
+      protectedInWorkspaces: sidecarWorkspaceProtections([workspace], home),
     });
     const { result } = await runSandboxProbe<Record<string, { ok: boolean }>>(
       launcher,

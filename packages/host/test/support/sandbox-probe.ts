@@ -1,17 +1,59 @@
 /**
- * Test support: run a probe script through a sidecar launcher (the srt wrap, or the plain one for
- * a control run), hand it one JSON document on stdin, and read the JSON line it prints last.
- * `output` is everything it wrote, for canary scans.
+ * Test support: the srt launcher a probe runs under (the sidecar's own policy for one workspace),
+ * and running a probe script through a sidecar launcher (that one, or the plain one for a control
+ * run): hand it one JSON document on stdin, and read the JSON line it prints last. `output` is
+ * everything it wrote, for canary scans.
  */
 import { spawn } from 'node:child_process';
 import { expect } from 'vitest';
 import { createLogger } from '@bastion/protocol';
 import { createPlaceholderWarden, type PlaceholderWarden } from '../../src/sandbox/placeholder-warden.js';
+import { buildSidecarSandboxPolicy, type SidecarSandboxPolicyInput } from '../../src/sandbox/sidecar-sandbox-policy.js';
+import type { SrtSession } from '../../src/sandbox/srt-session.js';
+import { createSrtSidecarLauncher } from '../../src/sandbox/srt-sidecar-launcher.js';
 import type { SidecarLauncher } from '../../src/supervisor/sidecar-launcher.js';
 
 /** The warden a probe launcher needs, journaling under `userData`, logging nowhere. */
 export function quietWarden(userData: string): PlaceholderWarden {
   return createPlaceholderWarden({ userData, log: createLogger('test', () => undefined) });
+}
+
+/** Where a probe's sidecar would live: the user's HOME, Bastion's userData and the one granted workspace. */
+export interface ProbeLayout {
+  home: string;
+  userData: string;
+  workspace: string;
+}
+
+/**
+ * The srt sidecar launcher on `layout`, with `privateTemp` as its TMPDIR: the sidecar's policy
+ * (built at each spawn), `lists` filling the policy's lists that are otherwise empty.
+ */
+export function srtProbeLauncher(
+  session: SrtSession,
+  layout: ProbeLayout,
+  privateTemp: string,
+  lists: Partial<Pick<SidecarSandboxPolicyInput, 'homeReads' | 'hostDenies' | 'protectedInWorkspaces'>> = {},
+): SidecarLauncher {
+  const { home, userData, workspace } = layout;
+  return createSrtSidecarLauncher({
+    session,
+    policy: () =>
+      buildSidecarSandboxPolicy({
+        home,
+        userData,
+        workspaces: [workspace],
+        privateTemp,
+        homeReads: [],
+        hostDenies: [],
+        protectedInWorkspaces: [],
+        ...lists,
+      }),
+    workspaces: () => [workspace],
+    home,
+    privateTemp,
+    warden: quietWarden(userData),
+  });
 }
 
 export async function runSandboxProbe<T>(
