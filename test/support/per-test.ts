@@ -4,10 +4,11 @@
  * newest first, and awaited.
  */
 import { afterEach } from 'vitest';
+import { startCliUntilFirstLine } from '@bastion/test-support';
 
 export function closedAfterEachTest<A extends unknown[], T>(
   open: (...args: A) => Promise<T>,
-  close: (opened: T) => Promise<unknown>,
+  close: (opened: T) => unknown,
 ): (...args: A) => Promise<T> {
   const opened: T[] = [];
   afterEach(async () => {
@@ -18,4 +19,11 @@ export function closedAfterEachTest<A extends unknown[], T>(
     opened.push(item);
     return item;
   };
+}
+
+/** startCliUntilFirstLine, each CLI it started SIGKILLed after the test if it still runs. */
+export function clisKilledAfterEachTest(): typeof startCliUntilFirstLine {
+  return closedAfterEachTest(startCliUntilFirstLine, ({ child }) => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  });
 }

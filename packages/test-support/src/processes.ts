@@ -8,17 +8,22 @@ import { descendantPids } from '@bastion/host/testing';
 /** The built CLI (`npm run build` makes it). */
 const CLI = createRequire(import.meta.url).resolve('bastion/dist/main.js');
 
-/** Run the built CLI with `args` and wait for the first line it prints (`start --json`'s ready line). */
+/**
+ * Run the built CLI with `args` and wait for the first line it prints (`start --json`'s ready
+ * line); `stderr()` is what it wrote there so far, also in the error when it exits before a line.
+ */
 export async function startCliUntilFirstLine(
   args: string[],
   env: NodeJS.ProcessEnv,
-): Promise<{ child: ChildProcess; line: string }> {
+): Promise<{ child: ChildProcess; line: string; stderr: () => string }> {
   const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env });
+  let stderr = '';
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
   const line = await new Promise<string>((resolve, reject) => {
     createInterface({ input: child.stdout }).once('line', resolve);
-    child.once('exit', () => reject(new Error('exited before ready')));
+    child.once('exit', () => reject(new Error(`exited before ready: ${stderr}`)));
   });
-  return { child, line };
+  return { child, line, stderr: () => stderr };
 }
 
 export function isAlive(pid: number): boolean {

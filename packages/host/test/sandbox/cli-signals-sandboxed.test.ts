@@ -5,20 +5,15 @@
  * leaves nothing running. Checked with `ps`.
  */
 import { spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdirSync, rmSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { startCliUntilFirstLine, waitFor, makeTempDir } from '@bastion/test-support';
+import { describe, expect, it } from 'vitest';
+import { waitFor, makeTempDir } from '@bastion/test-support';
+import { clisKilledAfterEachTest } from '../../../../test/support/per-test.js';
 import { descendantPids } from '../../src/process-tree.js';
 import { commandLine } from './process-tree.js';
 
-const started: ChildProcess[] = [];
-const roots: string[] = [];
-afterEach(() => {
-  for (const child of started.splice(0))
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  for (const root of roots.splice(0)) rmSync(root, { recursive: true, force: true });
-});
+const startCli = clisKilledAfterEachTest();
 
 /** Live (non-zombie) processes among `pids`, as `ps` sees them. */
 function livePids(pids: number[]): string[] {
@@ -40,13 +35,11 @@ interface ReadyLine {
 /** Start the CLI on a temporary HOME, wait for its ready line, and list the tree it started. */
 async function startSandboxedCli(): Promise<{ child: ChildProcess; tree: number[] }> {
   const root = makeTempDir('bastion-cli-srt-');
-  roots.push(root);
   for (const dir of ['ws', 'home']) mkdirSync(join(root, dir));
-  const { child, line } = await startCliUntilFirstLine(
+  const { child, line } = await startCli(
     ['start', '--json', '--no-open', '--home', join(root, 'data'), '--workspace', join(root, 'ws')],
     { ...process.env, HOME: join(root, 'home') },
   );
-  started.push(child);
   const ready = JSON.parse(line) as ReadyLine;
   expect(ready).toMatchObject({ sandbox: 'srt', shell: true, reason: null });
 

@@ -10,11 +10,12 @@
 import { execFileSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { describeAttack } from '../../../../test/support/attack.js';
 import { descendantPids } from '../../src/process-tree.js';
 import { useCommandWorldInWorkspace } from '../commands/command-harness.js';
-import { startCliUntilFirstLine, waitFor, makeTempDir } from '@bastion/test-support';
+import { waitFor, makeTempDir } from '@bastion/test-support';
+import { clisKilledAfterEachTest } from '../../../../test/support/per-test.js';
 import { isRunning } from './process-tree.js';
 
 const GIT_ENV = { GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' };
@@ -45,18 +46,13 @@ function userView(dir: string): { status: string; entries: string[]; gitEntries:
   };
 }
 
-const started: ChildProcess[] = [];
-afterEach(() => {
-  for (const child of started.splice(0))
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-});
+const startCliUntilReady = clisKilledAfterEachTest();
 
 async function startCli(root: string, workspace: string): Promise<{ child: ChildProcess; hostPid: number }> {
-  const { child, line } = await startCliUntilFirstLine(
+  const { child, line } = await startCliUntilReady(
     ['start', '--json', '--no-open', '--home', join(root, 'data'), '--workspace', workspace],
     { ...process.env, HOME: join(root, 'home') },
   );
-  started.push(child);
   const ready = JSON.parse(line) as { sandbox: string; pid: { host: number } };
   expect(ready.sandbox).toBe('srt');
   return { child, hostPid: ready.pid.host };
