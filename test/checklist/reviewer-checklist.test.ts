@@ -9,12 +9,8 @@ import { get } from 'node:http';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  checkSandboxPolicy,
-  buildSidecarSandboxPolicy,
-  sidecarWorkspaceProtections,
-  buildDesktopCsp,
-} from '@bastion/host/testing';
+import { checkSandboxPolicy, sidecarWorkspaceProtections, buildDesktopCsp } from '@bastion/host/testing';
+import { probePolicy } from '../../packages/host/test/support/sandbox-probe.js';
 import { startTempHost, type TempHost } from '../../packages/host/test/support/temp-host.js';
 import { makeTempDir } from '@bastion/test-support';
 
@@ -29,13 +25,7 @@ describe('checklist 4: the outer sandbox policy stays intact', () => {
   const userData = join(home, 'userdata');
   const workspace = makeTempDir('bastion-checklist-ws-');
   const privateTemp = makeTempDir('bastion-checklist-tmp-');
-  const policy = buildSidecarSandboxPolicy({
-    home,
-    userData,
-    workspaces: [workspace],
-    privateTemp,
-    homeReads: [],
-    hostDenies: [],
+  const policy = probePolicy({ home, userData, workspace }, privateTemp, {
     protectedInWorkspaces: sidecarWorkspaceProtections([workspace], home),
   });
 

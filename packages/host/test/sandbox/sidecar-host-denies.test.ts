@@ -16,12 +16,10 @@ import { PolicyStore } from '../../src/policy/policy-store.js';
 import { sidecarWriteDenies } from '../../src/policy/sandbox-denies.js';
 import { createPrivateTempDir, type PrivateTempDir } from '../../src/sandbox/private-temp-dir.js';
 import { checkSandboxPolicy } from '../../src/sandbox/sandbox-policy-check.js';
-import { buildSidecarSandboxPolicy } from '../../src/sandbox/sidecar-sandbox-policy.js';
 import { acquireSrtSession, type SrtSession } from '../../src/sandbox/srt-session.js';
-import { createSrtSidecarLauncher } from '../../src/sandbox/srt-sidecar-launcher.js';
 import { plainLauncher } from '../../src/supervisor/sidecar-launcher.js';
 import { ensureUserData } from '../../src/user-data.js';
-import { quietWarden, runSandboxProbe } from '../support/sandbox-probe.js';
+import { probePolicy, runSandboxProbe, srtProbeLauncher } from '../support/sandbox-probe.js';
 import { makeTempDir } from '@bastion/test-support';
 
 const FIXTURE = fileURLToPath(new URL('./fixtures/misbehaving-sidecar.mjs', import.meta.url));
@@ -92,23 +90,9 @@ describeAttack('policy-bypass', 'a misbehaving sidecar cannot write what the hos
 
   beforeAll(async () => {
     world = makeWorld();
-    const policy = buildSidecarSandboxPolicy({
-      home: world.home,
-      userData: world.userData,
-      workspaces: [world.workspace],
-      privateTemp: temp.path,
-      homeReads: [],
-      protectedInWorkspaces: [],
-      hostDenies: sidecarWriteDenies(world.userData, world.store, [world.workspace]),
-    });
-    expect(checkSandboxPolicy(policy, world.home)).toEqual({ ok: true });
-    const launcher = createSrtSidecarLauncher({
-      session,
-      policy: () => policy,
-      home: world.home,
-      privateTemp: temp.path,
-      warden: quietWarden(world.userData),
-    });
+    const lists = { hostDenies: sidecarWriteDenies(world.userData, world.store, [world.workspace]) };
+    expect(checkSandboxPolicy(probePolicy(world, temp.path, lists), world.home)).toEqual({ ok: true });
+    const launcher = srtProbeLauncher(session, world, temp.path, lists);
     ({ result: results } = await runSandboxProbe<Results>(launcher, FIXTURE, attempts(world)));
   });
 

@@ -11,6 +11,7 @@ import { createPlaceholderWarden, type PlaceholderWarden } from '../../src/sandb
 import { buildSidecarSandboxPolicy, type SidecarSandboxPolicyInput } from '../../src/sandbox/sidecar-sandbox-policy.js';
 import type { SrtSession } from '../../src/sandbox/srt-session.js';
 import { createSrtSidecarLauncher } from '../../src/sandbox/srt-sidecar-launcher.js';
+import type { SandboxRuntimeConfig } from '@anthropic-ai/sandbox-runtime';
 import type { SidecarLauncher } from '../../src/supervisor/sidecar-launcher.js';
 
 /** The warden a probe launcher needs, journaling under `userData`, logging nowhere. */
@@ -25,34 +26,40 @@ export interface ProbeLayout {
   workspace: string;
 }
 
-/**
- * The srt sidecar launcher on `layout`, with `privateTemp` as its TMPDIR: the sidecar's policy
- * (built at each spawn), `lists` filling the policy's lists that are otherwise empty.
- */
+/** The policy lists that are empty unless a test fills them. */
+export type PolicyLists = Partial<
+  Pick<SidecarSandboxPolicyInput, 'homeReads' | 'hostDenies' | 'protectedInWorkspaces'>
+>;
+
+/** The sidecar's sandbox policy on `layout` with `privateTemp` as its TMPDIR, `lists` filled in. */
+export function probePolicy(layout: ProbeLayout, privateTemp: string, lists: PolicyLists = {}): SandboxRuntimeConfig {
+  const { home, userData, workspace } = layout;
+  return buildSidecarSandboxPolicy({
+    home,
+    userData,
+    workspaces: [workspace],
+    privateTemp,
+    homeReads: [],
+    hostDenies: [],
+    protectedInWorkspaces: [],
+    ...lists,
+  });
+}
+
+/** The srt sidecar launcher on `layout`: probePolicy, built at each spawn. */
 export function srtProbeLauncher(
   session: SrtSession,
   layout: ProbeLayout,
   privateTemp: string,
-  lists: Partial<Pick<SidecarSandboxPolicyInput, 'homeReads' | 'hostDenies' | 'protectedInWorkspaces'>> = {},
+  lists: PolicyLists = {},
 ): SidecarLauncher {
-  const { home, userData, workspace } = layout;
   return createSrtSidecarLauncher({
     session,
-    policy: () =>
-      buildSidecarSandboxPolicy({
-        home,
-        userData,
-        workspaces: [workspace],
-        privateTemp,
-        homeReads: [],
-        hostDenies: [],
-        protectedInWorkspaces: [],
-        ...lists,
-      }),
-    workspaces: () => [workspace],
-    home,
+    policy: () => probePolicy(layout, privateTemp, lists),
+    workspaces: () => [layout.workspace],
+    home: layout.home,
     privateTemp,
-    warden: quietWarden(userData),
+    warden: quietWarden(layout.userData),
   });
 }
 
