@@ -26,6 +26,7 @@ import {
   openDatabase,
   SessionStore,
   WorkspaceRoots,
+  HostWorkspaceWriter,
 } from '@bastion/daemon/testing';
 import {
   CommandExecutor,
@@ -129,9 +130,11 @@ export const commandBenchmark: Benchmark = {
         consentBy: 'bench',
       });
       const client = new CommandClient(sidecarEnd);
+      // run_command writes nothing through the file tools: the host's workspace writes stand by unused.
+      const writer = new HostWorkspaceWriter(sidecarEnd);
       const executeIn = (root: string) => {
         const tool = createRunCommandTool(
-          { roots: new WorkspaceRoots([root]), workspace: root, sessionId: session.id, store },
+          { roots: new WorkspaceRoots([root], writer), workspace: root, sessionId: session.id, store },
           { client, userData, log },
         );
         if (!tool.execute) throw new Error('run_command has no execute');

@@ -13,6 +13,7 @@ import { createDaemonLogger } from './logger.js';
 import { openAgentRuntime } from './agent/agent-runtime.js';
 import { CommandClient } from './shell/command-client.js';
 import { PolicyClient } from './policy/policy-client.js';
+import { HostWorkspaceWriter } from './workspaces/workspace-writer.js';
 import { hostSearchTools } from './tools/file-tools.js';
 import { runCommandTools } from './shell/run-command-tool.js';
 import { disableAmbientFetch } from './no-ambient-fetch.js';
@@ -66,6 +67,8 @@ async function main(): Promise<void> {
   const commands = new CommandClient(channel);
   // Registers policy.decision: the watchdog hook asks the host before every tool call.
   const policy = new PolicyClient(channel);
+  // Registers workspace.*: the host performs every workspace write (the sidecar's view is read-only).
+  const writer = new HostWorkspaceWriter(channel);
   // SEC-008: the ChatGPT credential owner exists only when the host configured the profile.
   const chatgpt = bootstrap.chatgpt
     ? new ChatgptCredentials({ config: bootstrap.chatgpt, store: auth, fetch: transport.fetch, log })
@@ -74,6 +77,7 @@ async function main(): Promise<void> {
   const agent = openAgentRuntime({
     userData: bootstrap.user_data,
     workspaces: bootstrap.workspaces,
+    writer,
     log,
     extraTools: bootstrap.capabilities.shell
       ? [

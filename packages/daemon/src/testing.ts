@@ -15,3 +15,4 @@ export { openDatabase } from './storage/database.js';
 export { SessionStore } from './storage/session-store.js';
 export { ProviderTransport } from './transport/transport-fetch.js';
 export { WorkspaceRoots } from './workspaces/workspace-roots.js';
+export { HostWorkspaceWriter } from './workspaces/workspace-writer.js';

@@ -14,6 +14,7 @@ import { openDatabase, type SqliteDatabase } from '../src/storage/database.js';
 import { SessionStore } from '../src/storage/session-store.js';
 import { createFileTools, type FileTools } from '../src/tools/file-tools.js';
 import { WorkspaceRoots } from '../src/workspaces/workspace-roots.js';
+import { hostWrites } from './support/host-writes.js';
 import { makeTempDir } from './support/temp-dir.js';
 
 const CANARY = 'CANARY-3d9a61f0-race';
@@ -59,7 +60,9 @@ beforeEach(async () => {
   db = openDatabase(join(base, 'sessions.db'));
   const store = new SessionStore(db);
   const sessionId = store.sessions.create({ provider: 'demo', model: 'demo', workspace: root }).id;
-  tools = createFileTools({ roots: new WorkspaceRoots([root]), workspace: root, sessionId, store });
+  // The host's own files (its write journal) live apart here, so the snapshot shows only what the swap let through.
+  const writer = hostWrites({ userData: join(base, 'host-data'), workspaces: [root] });
+  tools = createFileTools({ roots: new WorkspaceRoots([root], writer), workspace: root, sessionId, store });
 
   const started = spawn('python3', [RACER, 'bait', 'link', '300'], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
   racer = started;

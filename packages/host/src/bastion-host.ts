@@ -20,7 +20,7 @@ import { DaemonSocketHost } from './supervisor/daemon-socket-host.js';
 import { plainLauncher, resolveDaemonEntry, type SidecarLauncher } from './supervisor/sidecar-launcher.js';
 import { SidecarSupervisor } from './supervisor/sidecar-supervisor.js';
 import { createPrivateTempDir, type PrivateTempDir } from './sandbox/private-temp-dir.js';
-import { checkSandboxPolicy } from './sandbox/sandbox-policy-check.js';
+import { checkWorkspaceRoot } from './sandbox/sandbox-policy-check.js';
 import { checkSandboxAvailability, decideSandboxPosture, type SandboxPosture } from './sandbox/sandbox-posture.js';
 import { buildSidecarSandboxPolicy } from './sandbox/sidecar-sandbox-policy.js';
 import { sidecarWorkspaceProtections } from './sandbox/sidecar-workspace-protections.js';
@@ -31,6 +31,9 @@ import { createPlaceholderWarden } from './sandbox/placeholder-warden.js';
 import { takeHostStart, type HostStartPrelude } from './host-start-prelude.js';
 import { CommandExecutor } from './commands/command-executor.js';
 import { attachPolicyChecks } from './policy/policy-checks.js';
+import { hostOnlyDir } from './user-data.js';
+import { TempFileJournal } from './workspaces/temp-file-journal.js';
+import { attachWorkspaceWrites } from './workspaces/workspace-writes.js';
 import { PolicyStore } from './policy/policy-store.js';
 import { HostAuditLog } from './policy/host-audit-log.js';
 import { CommandAsks, type CommandPrompt } from './policy/command-asks.js';
@@ -206,6 +209,10 @@ async function composeHost(
   // Sweeps what a host that died without stopping left in workspaces, then guards this one's sandboxes.
   const warden = createPlaceholderWarden({ userData, log });
   resources.defer(() => warden.close());
+  // The temp files a host killed inside a workspace write left (its journal is in userData's host/).
+  const writeJournal = new TempFileJournal(hostOnlyDir(userData));
+  const swept = writeJournal.sweep(workspaces);
+  if (swept > 0) log.warn('workspace.temp-files-removed', { count: swept });
   const posture = options.launcher
     ? undefined
     : decideSandboxPosture({
@@ -245,6 +252,11 @@ async function composeHost(
   /** The denies the running sidecar's sandbox was built with; a rule change that moves them respawns it. */
   let spawnedDenies: string | undefined;
   if (posture?.capabilities.sandbox === 'srt') {
+    // The host writes in each workspace for the sidecar and commands write there: the same roots are refused.
+    for (const root of workspaces) {
+      const check = checkWorkspaceRoot(root, home);
+      if (!check.ok) throw new HostError(check.code, check.message);
+    }
     const temp = createPrivateTempDir();
     resources.defer(() => temp.remove());
     // What is left of the initialize once the checks are done.
@@ -301,6 +313,10 @@ async function composeHost(
   const commands = new CommandExecutor({ userData, home, log, srt: srt?.session, policy, warden, asks });
   supervisor.addChannelModule((sidecar) => commands.attach(sidecar));
   supervisor.addChannelModule((sidecar) => attachPolicyChecks(sidecar, policy, log));
+  // Every workspace write is the host's: the sidecar's view of the workspace is read-only.
+  supervisor.addChannelModule((sidecar) =>
+    attachWorkspaceWrites(sidecar, { userData, policy, journal: writeJournal, log }),
+  );
   // Provider HTTP leaves only through the host, on the system route, under the current grants.
   const network = new NetworkAuthority({ builtins: withChatgptGrants(BUILTIN_GRANTS, chatgptConfig) });
   const baseConfirmer = options.confirmer ?? createHostConfirmer({ allowedEndpoints: options.allowEndpoints ?? [] });
@@ -402,7 +418,7 @@ async function composeHost(
       if (workspaces.includes(root)) return;
       if (srt) {
         // Refuse a root that would hollow the sandbox out (HOME, /tmp, a secret) before respawning.
-        const check = checkSandboxPolicy(sidecarPolicy([...workspaces, root]), home);
+        const check = checkWorkspaceRoot(root, home);
         if (!check.ok) throw new HostError(check.code, check.message);
       }
       workspaces.push(root);

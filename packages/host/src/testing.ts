@@ -21,3 +21,5 @@ export { DaemonSocketHost } from './supervisor/daemon-socket-host.js';
 export { plainLauncher, resolveDaemonEntry, type SidecarLauncher } from './supervisor/sidecar-launcher.js';
 export { SidecarSupervisor } from './supervisor/sidecar-supervisor.js';
 export { buildDesktopCsp } from './ui/csp.js';
+export { TempFileJournal } from './workspaces/temp-file-journal.js';
+export { attachWorkspaceWrites } from './workspaces/workspace-writes.js';

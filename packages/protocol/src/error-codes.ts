@@ -106,6 +106,28 @@ export type WorkspaceErrorCode =
   | 'FS_NO_WORKSPACE'
   | 'FS_IO';
 
+/**
+ * What the host answers a sidecar's `workspace.write` / `workspace.remove` with when it does not
+ * perform it (host workspaces/workspace-writes.ts): a refusal of the file access itself, keeping
+ * the code the file tools always gave, a policy rule's denial, or a request the host will not
+ * take (too many at once, an id in use, bytes that do not add up to the size announced).
+ */
+export const WORKSPACE_WRITE_ERROR_CODES = [
+  'FS_OUTSIDE_WORKSPACE',
+  'FS_PROTECTED',
+  'FS_NOT_FOUND',
+  'FS_NOT_A_FILE',
+  'FS_NOT_A_DIRECTORY',
+  'FS_SYMLINK',
+  'FS_TOO_LARGE',
+  'FS_IO',
+  'POLICY_DENIED',
+  'WORKSPACE_WRITE_BUSY',
+  'WORKSPACE_WRITE_DUPLICATE_ID',
+  'WORKSPACE_WRITE_SIZE_MISMATCH',
+] as const;
+export type WorkspaceWriteErrorCode = (typeof WORKSPACE_WRITE_ERROR_CODES)[number];
+
 /** The agent's tools, as their results tell the model and the UI. */
 export type ToolErrorCode =
   | 'TOOL_FAILED'
@@ -384,6 +406,7 @@ export type DaemonErrorCode =
   | ApprovalErrorCode
   | UndoErrorCode
   | WorkspaceErrorCode
+  | WorkspaceWriteErrorCode
   | ToolErrorCode
   | ShellErrorCode
   | CommandErrorCode
@@ -481,6 +504,9 @@ export const WIRE_ERROR_STATUS: Readonly<Record<WireErrorCode, HttpErrorStatus>>
   FS_TOO_LARGE: 413,
   FS_NO_WORKSPACE: 400,
   FS_IO: 500,
+  WORKSPACE_WRITE_BUSY: 503,
+  WORKSPACE_WRITE_DUPLICATE_ID: 500,
+  WORKSPACE_WRITE_SIZE_MISMATCH: 500,
 
   TOOL_FAILED: 500,
   TOOL_DENIED: 500,

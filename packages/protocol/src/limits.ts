@@ -172,6 +172,11 @@ export const WORKSPACE_MAX_READ_BYTES = 1 * MiB;
 export const WORKSPACE_MAX_WRITE_BYTES = 768 * KiB;
 /** A directory listing stops after this many entries and says `truncated`. */
 export const WORKSPACE_MAX_DIR_ENTRIES = 1_000;
+/**
+ * Workspace writes one sidecar may have at the host at once (host workspaces/workspace-writes.ts):
+ * each holds up to WORKSPACE_MAX_WRITE_BYTES in the host's memory until its last chunk arrives.
+ */
+export const WORKSPACE_WRITE_MAX_PENDING = 8;
 /** `search` (ripgrep): longest pattern, most matches reported, output read, and wall time. */
 export const SEARCH_MAX_PATTERN_CHARS = 1 * KiB;
 export const SEARCH_MAX_MATCHES = 200;

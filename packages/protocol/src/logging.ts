@@ -29,6 +29,7 @@ export const SAFE_LOG_FIELDS = [
   'run_id',
   'request_id',
   'command_id',
+  'write_id',
   'grant_id',
   'approval_id',
   'provider',

@@ -165,10 +165,12 @@ export const policyAnswerSchema = z.strictObject({
 export type PolicyAnswer = z.infer<typeof policyAnswerSchema>;
 
 /**
- * Where the host gave an answer: to a sidecar's `policy.check` before a tool call (`check`), or to
- * its own command executor on a `run_command` it was about to run (`command`, the one it enforces).
+ * Where the host gave an answer: to a sidecar's `policy.check` before a tool call (`check`), to
+ * its own command executor on a `run_command` it was about to run (`command`, the one it
+ * enforces), or to its own workspace writes on a file write or removal it was about to perform
+ * (`write`, enforced the same way).
  */
-export const hostAuditStageSchema = z.enum(['check', 'command']);
+export const hostAuditStageSchema = z.enum(['check', 'command', 'write']);
 export type HostAuditStage = z.infer<typeof hostAuditStageSchema>;
 
 /**

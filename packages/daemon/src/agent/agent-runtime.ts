@@ -21,8 +21,8 @@ import { openDatabase } from '../storage/database.js';
 import { SessionStore } from '../storage/session-store.js';
 import { storageErrorOf } from '../storage/storage-error.js';
 import { StorageReserve } from '../storage/storage-reserve.js';
-import { TempFileJournal } from '../workspaces/temp-file-journal.js';
 import { WorkspaceRoots } from '../workspaces/workspace-roots.js';
+import type { WorkspaceWriter } from '../workspaces/workspace-writer.js';
 import { RunManager, type ToolFactory } from './run-manager.js';
 import type { PolicyChecker } from '../policy/policy-client.js';
 import { AuditLog } from '../storage/audit-log.js';
@@ -34,6 +34,8 @@ export interface AgentRuntimeOptions {
   userData: string;
   /** Roots from the bootstrap frame: the only ones the daemon opens. */
   workspaces: readonly string[];
+  /** What performs every write in them: the host, over the channel (workspace-writer.ts). */
+  writer: WorkspaceWriter;
   log: Logger;
   /** The host-routed transport's fetch; without it, HTTP providers fail closed. */
   fetch?: ProviderFetch;
@@ -95,11 +97,7 @@ export function openAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
     options.log.error('runs.interrupt-deferred', { code: failure.code });
   }
   const undo = new UndoStore(store.writer, options.undoLimits ? { limits: options.undoLimits } : {});
-  const tempJournal = new TempFileJournal(options.userData);
-  const roots = new WorkspaceRoots(options.workspaces, { tempJournal });
-  // What a sidecar killed inside a write left in these workspaces: the temp files its journal names.
-  const swept = tempJournal.sweep(roots);
-  if (swept > 0) options.log.warn('workspace.temp-files-removed', { count: swept });
+  const roots = new WorkspaceRoots(options.workspaces, options.writer);
   const registry = new ProviderRegistry({
     ...(options.fetch ? { fetch: options.fetch } : {}),
     providers: [demoProvider, ...(options.providers ?? [])],

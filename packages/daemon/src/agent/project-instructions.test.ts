@@ -7,6 +7,7 @@ import {
   INSTRUCTIONS_MAX_FILE_BYTES,
   INSTRUCTIONS_MAX_TOTAL_CHARS,
 } from '@bastion/protocol';
+import { hostWrites } from '../../test/support/host-writes.js';
 import { makeTempDir } from '../../test/support/temp-dir.js';
 import { WorkspaceRoots } from '../workspaces/workspace-roots.js';
 import { ProjectInstructions, workedDirectories } from './project-instructions.js';
@@ -25,7 +26,8 @@ const call = (toolName: string, input: unknown): ModelMessage => ({
   content: [{ type: 'tool-call', toolCallId: `c-${toolName}`, toolName, input }],
 });
 
-const load = (directories: string[]) => new ProjectInstructions(new WorkspaceRoots([root]), root).for(directories);
+const rootsOf = () => new WorkspaceRoots([root], hostWrites({ userData: join(root, '..', 'host-data'), workspaces: [root] }));
+const load = (directories: string[]) => new ProjectInstructions(rootsOf(), root).for(directories);
 
 describe('workedDirectories', () => {
   it('lists the root, then every directory on the way to the files and directories the tool calls named', () => {
@@ -86,6 +88,6 @@ describe('ProjectInstructions', () => {
 
   it('reads nothing when the session has no workspace', () => {
     writeFileSync(join(root, 'AGENTS.md'), 'root agents');
-    expect(new ProjectInstructions(new WorkspaceRoots([root]), null).for(['.'])).toEqual([]);
+    expect(new ProjectInstructions(rootsOf(), null).for(['.'])).toEqual([]);
   });
 });

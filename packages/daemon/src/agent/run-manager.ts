@@ -73,6 +73,8 @@ export class RunManager {
   readonly #audit: AuditLog;
   readonly #undo: UndoStore;
   readonly #active = new Map<string, ActiveRun>();
+  /** Sessions whose undo is writing now (at the host): no run starts, and no second undo, meanwhile. */
+  readonly #undoing = new Set<string>();
   readonly #reserve: StorageReserve | undefined;
   /** Set while the runs a storage failure ended are writing their final events. */
   #storageFailing: Promise<void> | undefined;
@@ -121,6 +123,7 @@ export class RunManager {
     const session = this.#store.sessions.get(sessionId);
     if (!session) throw new DaemonError('SESSION_NOT_FOUND', 'no such session');
     if (this.#active.has(sessionId)) throw new DaemonError('RUN_ACTIVE', 'a run is already active for this session');
+    if (this.#undoing.has(sessionId)) throw new DaemonError('RUN_ACTIVE', 'an undo is being done in this session');
     if (this.#active.size >= AGENT_MAX_CONCURRENT_RUNS) throw new DaemonError('RUN_LIMIT', 'too many runs are active');
     // A run starts only while there is room to record how it ends.
     if (this.#reserve && !this.#reserve.ensure()) throw storageFullError();
@@ -286,23 +289,30 @@ export class RunManager {
    * run going or waiting for an approval. The undo's event and the model's note are written in
    * the transaction that marks the run undone, and published once it committed.
    */
-  undo(sessionId: string, runId: string, options: { dryRun: boolean }): AgentUndoResponse {
+  async undo(sessionId: string, runId: string, options: { dryRun: boolean }): Promise<AgentUndoResponse> {
     if (!this.#store.sessions.get(sessionId)) throw new DaemonError('SESSION_NOT_FOUND', 'no such session');
+    if (this.#undoing.has(sessionId)) throw new DaemonError('RUN_ACTIVE', 'an undo is being done in this session');
     let recorded: AgentStreamEvent | undefined;
-    const answer = undoRun(
-      {
-        undo: this.#undo,
-        roots: this.#roots,
-        busy: (id) =>
-          this.#active.has(id) ? 'running' : this.#store.approvals.hasPending(id) ? 'approval-pending' : undefined,
-        commandsOf: (id) => this.#undo.commandsRun(id),
-        record: (event, note) => {
-          this.#store.transcript.append(sessionId, null, [note]);
-          recorded = this.#store.runs.appendEvent(sessionId, event);
+    this.#undoing.add(sessionId);
+    let answer: AgentUndoResponse;
+    try {
+      answer = await undoRun(
+        {
+          undo: this.#undo,
+          roots: this.#roots,
+          busy: (id) =>
+            this.#active.has(id) ? 'running' : this.#store.approvals.hasPending(id) ? 'approval-pending' : undefined,
+          commandsOf: (id) => this.#undo.commandsRun(id),
+          record: (event, note) => {
+            this.#store.transcript.append(sessionId, null, [note]);
+            recorded = this.#store.runs.appendEvent(sessionId, event);
+          },
         },
-      },
-      { sessionId, runId, dryRun: options.dryRun },
-    );
+        { sessionId, runId, dryRun: options.dryRun },
+      );
+    } finally {
+      this.#undoing.delete(sessionId);
+    }
     if (recorded) this.hub.publish(sessionId, recorded);
     if (!options.dryRun) {
       this.#log.info('run.undone', { session_id: sessionId, run_id: runId, count: answer.files.length });

@@ -7,6 +7,7 @@ import { makeTempDir } from '../../test/support/temp-dir.js';
 import { openDatabase, type SqliteDatabase } from '../storage/database.js';
 import { SessionStore } from '../storage/session-store.js';
 import { WorkspaceRoots } from '../workspaces/workspace-roots.js';
+import { hostWrites } from '../../test/support/host-writes.js';
 import { createFileTools, type FileTools } from './file-tools.js';
 
 let base: string;
@@ -16,6 +17,7 @@ let db: SqliteDatabase;
 let store: SessionStore;
 let tools: FileTools;
 let sessionId: string;
+let roots: WorkspaceRoots;
 
 const options = { toolCallId: 't1', messages: [] };
 
@@ -39,7 +41,8 @@ beforeEach(() => {
   db = openDatabase(join(base, 'sessions.db'));
   store = new SessionStore(db);
   sessionId = store.sessions.create({ provider: 'demo', model: 'demo', workspace: root }).id;
-  tools = createFileTools({ roots: new WorkspaceRoots([root]), workspace: root, sessionId, store });
+  roots = new WorkspaceRoots([root], hostWrites({ userData: join(base, 'host-data'), workspaces: [root] }));
+  tools = createFileTools({ roots, workspace: root, sessionId, store });
 });
 afterEach(() => {
   db.close();
@@ -121,7 +124,7 @@ describe('read_file and list_dir', () => {
   });
 
   it('refuses everything when the session has no workspace', async () => {
-    tools = createFileTools({ roots: new WorkspaceRoots([root]), workspace: null, sessionId, store });
+    tools = createFileTools({ roots, workspace: null, sessionId, store });
     expect(await run('list_dir', { path: '.' })).toMatchObject({ ok: false, code: 'FS_NO_WORKSPACE' });
   });
 });

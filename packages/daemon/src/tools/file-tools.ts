@@ -7,6 +7,8 @@
  * project instructions file (AGENTS.md, CLAUDE.md) waits for a human's approval in every mode.
  * Each write's result carries a bounded unified diff of what it changed, and goes through the
  * run's undo journal (src/undo/), which keeps the file's earlier bytes before the run's first change.
+ * Writes are performed by the host (workspaces/workspace-writer.ts), which refuses protected paths
+ * (FS_PROTECTED) and what its policy rules deny (POLICY_DENIED) whatever this process decided.
  */
 import { tool } from './tool.js';
 import { z } from 'zod';
@@ -21,9 +23,10 @@ import {
 } from '@bastion/protocol';
 import { DaemonError, isDaemonError } from '../errors.js';
 import type { ContainedPath } from '../workspaces/containment.js';
-import { listContainedDir, readContainedFile, writeContainedFile, assertWritable } from '../workspaces/file-access.js';
+import { listContainedDir, readContainedFile } from '../workspaces/file-access.js';
 import { isInstructionFilePath } from '../workspaces/instruction-files.js';
 import { workspaceError } from '../workspaces/workspace-error.js';
+import type { WorkspaceWriteCall } from '../workspaces/workspace-writer.js';
 import { boundedDiff } from './edit-diff.js';
 import type { ToolFactory } from '../agent/run-manager.js';
 import type { CommandClient } from '../shell/command-client.js';
@@ -88,9 +91,13 @@ function previousText(target: ContainedPath): string | null | undefined {
   }
 }
 
-/** The tools' atomic write, through the run's undo journal (which keeps the earlier bytes first) when there is one. */
-function writeUndoably(context: ToolContext, target: ContainedPath, bytes: Buffer) {
-  const write = () => writeContainedFile(target, bytes, { journal: context.roots.tempJournal });
+/**
+ * The tools' write, performed by the host (which refuses protected paths and what its rules deny),
+ * through the run's undo journal (which keeps the earlier bytes first) when there is one.
+ */
+function writeUndoably(context: ToolContext, tool: WorkspaceWriteCall['tool'], target: ContainedPath, bytes: Buffer) {
+  const write = () =>
+    context.roots.writer.write(target, bytes, { tool, sessionId: context.sessionId, runId: context.runId });
   return context.changes ? context.changes.write(target, bytes, write) : write();
 }
 
@@ -211,14 +218,13 @@ export function createFileTools(context: ToolContext) {
       inputSchema: z.strictObject({ path: pathInput, content: z.string() }),
       needsApproval: ({ path }) => writeNeedsApproval(context, path),
       execute: ({ path, content }) =>
-        guarded(() => {
+        guarded(async () => {
           assertWriteAllowed(context);
           const bytes = Buffer.from(content, 'utf8');
           if (bytes.length > WORKSPACE_MAX_WRITE_BYTES) throw workspaceError('FS_TOO_LARGE');
           const target = resolveIn(context, path);
-          assertWritable(target);
           const before = previousText(target);
-          const written = writeUndoably(context, target, bytes);
+          const written = await writeUndoably(context, 'write_file', target, bytes);
           return { path, ...written, diff: boundedDiff(target.requested, written.created ? null : before, content) };
         }),
     }),
@@ -228,10 +234,9 @@ export function createFileTools(context: ToolContext) {
       inputSchema: z.strictObject({ path: pathInput, old_string: z.string().min(1), new_string: z.string() }),
       needsApproval: ({ path }) => writeNeedsApproval(context, path),
       execute: ({ path, old_string, new_string }) =>
-        guarded(() => {
+        guarded(async () => {
           assertWriteAllowed(context);
           const target = resolveIn(context, path);
-          assertWritable(target);
           const read = readContainedFile(target);
           if (read.truncated) throw workspaceError('FS_TOO_LARGE');
           const text = read.content.toString('utf8');
@@ -245,7 +250,7 @@ export function createFileTools(context: ToolContext) {
           if (bytes.length > WORKSPACE_MAX_WRITE_BYTES) throw workspaceError('FS_TOO_LARGE');
           return {
             path,
-            ...writeUndoably(context, target, bytes),
+            ...(await writeUndoably(context, 'edit_file', target, bytes)),
             diff: boundedDiff(target.requested, text, updated),
           };
         }),

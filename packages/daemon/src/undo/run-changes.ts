@@ -33,7 +33,7 @@ export class RunChanges {
    * the run's first change to it. A write that throws leaves the old bytes, so a copy kept for it
    * alone is dropped again.
    */
-  write<T>(target: ContainedPath, content: Buffer, write: () => T): T {
+  async write<T>(target: ContainedPath, content: Buffer, write: () => Promise<T>): Promise<T> {
     const first = !this.#store.has(this.#runId, target.root, target.relative);
     if (first) {
       const createdDirs = target.exists ? [] : missingDirectories(target);
@@ -41,7 +41,7 @@ export class RunChanges {
     }
     let result: T;
     try {
-      result = write();
+      result = await write();
     } catch (error) {
       if (first) this.#store.forget(this.#runId, target.root, target.relative);
       throw error;

@@ -1,8 +1,8 @@
 /**
  * `POST /agent/undo`: put back every file a finished run wrote with write_file/edit_file — the
- * earlier bytes written back, files it created removed — each through the file tools' own atomic,
- * descriptor-walked write and remove (SEC-004: a path swapped for a symlink is refused, never
- * followed). Before anything is touched, every file is compared with what the run left; one that
+ * earlier bytes written back, files it created removed — each through the file tools' own write
+ * and remove, which the host checks and performs (atomic and descriptor-walked there, SEC-004: a
+ * path swapped for a symlink is refused, never followed). Before anything is touched, every file is compared with what the run left; one that
  * holds anything else (a later run, a command, a person) refuses the whole undo with UNDO_CONFLICT
  * naming the files. A file already back as it was (a crashed or failed earlier undo) is left and
  * counted as done, so a second attempt finishes the job; a run undone before says so.
@@ -24,14 +24,9 @@ import {
 } from '@bastion/protocol';
 import { DaemonError } from '../errors.js';
 import type { ContainedPath } from '../workspaces/containment.js';
-import {
-  fingerprintContainedFile,
-  removeContainedFile,
-  removeEmptyContainedDirectory,
-  writeContainedFile,
-  type FileFingerprint,
-} from '../workspaces/file-access.js';
+import { fingerprintContainedFile, type FileFingerprint } from '../workspaces/file-access.js';
 import type { WorkspaceRoots } from '../workspaces/workspace-roots.js';
+import type { WorkspaceWriteCall } from '../workspaces/workspace-writer.js';
 import type { KeptFile, UndoStore } from './undo-store.js';
 
 export interface UndoDeps {
@@ -120,10 +115,11 @@ function noteFor(event: Extract<AgentEvent, { type: 'run-undone' }>): ModelMessa
 }
 
 /** Remove the directories the run created for the files it created, deepest first, each only while empty. */
-function removeCreatedDirectories(
+async function removeCreatedDirectories(
   roots: WorkspaceRoots,
   steps: readonly Extract<Step, { kind: 'remove' | 'restore' }>[],
-): void {
+  call: WorkspaceWriteCall,
+): Promise<void> {
   const dirs = new Map<string, { root: string; path: string }>();
   for (const step of steps) {
     if (step.kind !== 'remove') continue;
@@ -132,18 +128,18 @@ function removeCreatedDirectories(
   const deepestFirst = [...dirs.values()].sort((a, b) => b.path.split(sep).length - a.path.split(sep).length);
   for (const dir of deepestFirst) {
     try {
-      removeEmptyContainedDirectory(roots.resolve(dir.root, dir.path));
+      await roots.writer.removeEmptyDirectory(roots.resolve(dir.root, dir.path), call);
     } catch {
-      // Not resolvable inside its workspace any more: left where it is.
+      // Not resolvable inside its workspace any more, or refused by the host: left where it is.
     }
   }
 }
 
 /** Undo a finished run (or, with `dryRun`, say what that would do and touch nothing). */
-export function undoRun(
+export async function undoRun(
   deps: UndoDeps,
   request: { sessionId: string; runId: string; dryRun: boolean },
-): AgentUndoResponse {
+): Promise<AgentUndoResponse> {
   const { sessionId, runId, dryRun } = request;
   assertUndoable(deps, sessionId, runId);
   const commands = deps.commandsOf(runId);
@@ -172,11 +168,13 @@ export function undoRun(
       `no file of this run can be undone: no earlier copy was kept (${nameFiles(files.map((file) => file.path))})`,
     );
   }
+  // Undo's writes are writes like the tool's: the host evaluates its rules on them as write_file.
+  const call: WorkspaceWriteCall = { tool: 'write_file', sessionId, runId };
   for (const step of actionable) {
     if (step.done) continue;
     try {
-      if (step.kind === 'remove') removeContainedFile(step.target);
-      else writeContainedFile(step.target, step.file.priorBytes ?? Buffer.alloc(0));
+      if (step.kind === 'remove') await deps.roots.writer.remove(step.target, call);
+      else await deps.roots.writer.write(step.target, step.file.priorBytes ?? Buffer.alloc(0), call);
     } catch (cause) {
       throw new DaemonError(
         'UNDO_FAILED',
@@ -185,7 +183,7 @@ export function undoRun(
       );
     }
   }
-  removeCreatedDirectories(deps.roots, actionable);
+  await removeCreatedDirectories(deps.roots, actionable, call);
   const event: Extract<AgentEvent, { type: 'run-undone' }> = {
     type: 'run-undone',
     run_id: runId,

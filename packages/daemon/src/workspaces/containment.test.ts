@@ -13,8 +13,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { makeTempDir } from '../../test/support/temp-dir.js';
 import { thrownCode as codeOf } from '../../test/support/thrown-code.js';
 import { resolveContained } from './containment.js';
-import { listContainedDir, readContainedFile, writeContainedFile } from './file-access.js';
+import { listContainedDir, readContainedFile } from './file-access.js';
 import { WorkspaceRoots } from './workspace-roots.js';
+import { hostWrites } from '../../test/support/host-writes.js';
 
 let base: string;
 let root: string;
@@ -79,7 +80,7 @@ describe('resolveContained', () => {
   });
 
   it('only resolves inside granted roots', () => {
-    const roots = new WorkspaceRoots([root]);
+    const roots = new WorkspaceRoots([root], hostWrites({ userData: join(base, 'host-data'), workspaces: [root] }));
     expect(codeOf(() => roots.resolve(outside, 'secret.txt'))).toBe('FS_OUTSIDE_WORKSPACE');
     expect(roots.resolve(root, 'src/a.txt').exists).toBe(true);
   });
@@ -149,76 +150,5 @@ describe('listContainedDir', () => {
       }),
     );
     expect(code).toBe('FS_SYMLINK');
-  });
-});
-
-describe('writeContainedFile', () => {
-  it('writes atomically, creating parents, and leaves no temp file', () => {
-    const result = writeContainedFile(resolveContained(root, 'src/new/b.txt'), Buffer.from('hello'));
-    expect(result).toEqual({ bytes: 5, created: true });
-    expect(readFileSync(join(root, 'src/new/b.txt'), 'utf8')).toBe('hello');
-    expect(readdirSync(join(root, 'src/new'))).toEqual(['b.txt']);
-  });
-
-  it('refuses protected paths and leaves their bytes unchanged', () => {
-    mkdirSync(join(root, '.git'));
-    writeFileSync(join(root, '.git', 'config'), 'original');
-    writeFileSync(join(root, '.env'), 'KEY=1');
-    for (const target of [
-      '.git/config',
-      '.env',
-      '.GIT/config',
-      'src/../.env',
-      '.vscode/settings.json',
-      '.vscode/tasks.json',
-      '.claude/settings.json',
-    ]) {
-      expect(codeOf(() => writeContainedFile(resolveContained(root, target), Buffer.from('clobbered')))).toBe(
-        'FS_PROTECTED',
-      );
-    }
-    expect(readFileSync(join(root, '.git', 'config'), 'utf8')).toBe('original');
-    expect(readFileSync(join(root, '.env'), 'utf8')).toBe('KEY=1');
-    expect(existsSync(join(root, '.vscode'))).toBe(false);
-    expect(existsSync(join(root, '.claude'))).toBe(false);
-  });
-
-  it('refuses an innocent name that is a symlink to a protected file', () => {
-    mkdirSync(join(root, '.git'));
-    writeFileSync(join(root, '.git', 'config'), 'original');
-    symlinkSync(join(root, '.git', 'config'), join(root, 'notes.txt'));
-    expect(codeOf(() => writeContainedFile(resolveContained(root, 'notes.txt'), Buffer.from('x')))).toBe(
-      'FS_PROTECTED',
-    );
-    expect(readFileSync(join(root, '.git', 'config'), 'utf8')).toBe('original');
-  });
-
-  it('refuses a protected name that is a symlink to an innocent file', () => {
-    writeFileSync(join(root, 'plain.txt'), 'plain');
-    symlinkSync(join(root, 'plain.txt'), join(root, '.npmrc'));
-    expect(codeOf(() => writeContainedFile(resolveContained(root, '.npmrc'), Buffer.from('x')))).toBe('FS_PROTECTED');
-    expect(readFileSync(join(root, 'plain.txt'), 'utf8')).toBe('plain');
-  });
-
-  it('refuses over-limit content and keeps the old bytes', () => {
-    expect(codeOf(() => writeContainedFile(resolveContained(root, 'src/a.txt'), Buffer.alloc(2 * 1024 * 1024)))).toBe(
-      'FS_TOO_LARGE',
-    );
-    expect(readFileSync(join(root, 'src', 'a.txt'), 'utf8')).toBe('inside');
-  });
-
-  it('refuses when the parent is swapped for a symlink to outside, writing nothing outside', () => {
-    const path = resolveContained(root, 'src/a.txt');
-    const code = codeOf(() =>
-      writeContainedFile(path, Buffer.from('pwned'), {
-        afterCheck: () => {
-          renameSync(join(root, 'src'), join(root, 'src-old'));
-          symlinkSync(outside, join(root, 'src'));
-        },
-      }),
-    );
-    expect(code).toBe('FS_OUTSIDE_WORKSPACE');
-    expect(readdirSync(outside)).toEqual(['secret.txt']);
-    expect(readFileSync(join(root, 'src-old', 'a.txt'), 'utf8')).toBe('inside');
   });
 });

@@ -1,53 +1,40 @@
 /**
- * Reading, listing, writing and (for undo) hashing and removing inside a workspace (SEC-004), on
- * paths already resolved by resolveContained. Reads are capped; writes are atomic (a temp file in the same
- * directory, fsync, rename) and refuse protected paths, so a failed write leaves the old bytes;
- * each temp file is journaled first, so one a crash leaves is removed at the next start
- * (temp-file-journal.ts).
+ * Reading, listing and (for undo) hashing inside a workspace (SEC-004), on paths already resolved
+ * by resolveContained. Reads are capped. The daemon writes nothing here: its view of the
+ * workspace is read-only, and every write, file removal and directory removal is a request the
+ * host checks and performs (workspace-writer.ts; host workspaces/workspace-files.ts holds the
+ * write half of this discipline).
  *
  * fs-race: the daemon can read userData, and a sandboxed command can swap any directory of the
  * workspace for a symlink at any moment (renameat2 RENAME_EXCHANGE in a loop). So after the
- * check nothing is resolved by path from the root again: on Linux every open, mkdir, temp file,
- * rename and unlink goes through the descriptor of a parent directory opened beneath the root
- * segment by segment with O_NOFOLLOW and verified through /proc/self/fd (ParentDirectory below);
- * the opened file itself is verified the same way.
+ * check nothing is resolved by path from the root again: on Linux every open goes through the
+ * descriptor of a parent directory opened beneath the root segment by segment with O_NOFOLLOW
+ * and verified through /proc/self/fd (ParentDirectory below); the opened file itself is verified
+ * the same way.
  *
  * What this does not catch: on other platforms (no /proc/self/fd) a parent swapped between the
- * last re-check and the open or rename; a directory the command moves out of the workspace (into
- * its own temp dir) after the final check, where a write would land in that moved directory —
- * never in userData, which no command can write.
+ * last re-check and the open.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import {
   closeSync,
   constants,
   existsSync,
-  fchmodSync,
   fstatSync,
-  fsyncSync,
   lstatSync,
-  mkdirSync,
   openSync,
   opendirSync,
   readSync,
   realpathSync,
-  renameSync,
-  rmdirSync,
-  unlinkSync,
-  writeSync,
 } from 'node:fs';
 import { basename, dirname, join, sep } from 'node:path';
 import {
   UNDO_HASH_CHUNK_BYTES,
   WORKSPACE_MAX_DIR_ENTRIES,
   WORKSPACE_MAX_READ_BYTES,
-  WORKSPACE_MAX_WRITE_BYTES,
   type DirEntry,
 } from '@bastion/protocol';
 import { assertDescriptorContained, type ContainedPath } from './containment.js';
-import { isGitConfiguredPath } from './git-configured-paths.js';
-import { isProtectedPath } from './protected-paths.js';
-import { tempFileName, type TempFileJournal } from './temp-file-journal.js';
 import { fromFsError, workspaceError, WorkspaceError } from './workspace-error.js';
 
 /** Test seam: runs between the containment check and the open, where a race would strike. */
@@ -72,13 +59,11 @@ const BENEATH = process.platform === 'linux' && existsSync('/proc/self/fd');
  * at a time, each with O_NOFOLLOW through the descriptor of the one before, so a segment that is
  * (or has become) a symlink is refused rather than followed, and the result is verified through
  * /proc/self/fd to lie inside the root. `entry(name)` then names `name` inside THAT directory for
- * the kernel, whatever its path says now. `create` makes missing segments, each inside the
- * verified one before it. Elsewhere, the real path is re-checked and entries are joined to it.
+ * the kernel, whatever its path says now. Elsewhere, the real path is re-checked and entries are
+ * joined to it.
  */
 interface ParentDirectory {
   entry(name: string): string;
-  /** Throws FS_OUTSIDE_WORKSPACE unless the directory is still inside the root. */
-  assertInside(): void;
   close(): void;
 }
 
@@ -92,34 +77,18 @@ function openDirectoryOnTheWay(at: string): number {
   }
 }
 
-function openParentDirectory(path: ContainedPath, options: { create: boolean }): ParentDirectory {
+function openParentDirectory(path: ContainedPath): ParentDirectory {
   const segments = path.relative.split(sep).slice(0, -1);
   if (!BENEATH) {
     const parent = dirname(path.real);
-    if (options.create) {
-      try {
-        mkdirSync(parent, { recursive: true, mode: 0o755 });
-      } catch (error) {
-        throw fromFsError(error);
-      }
-    }
-    const assertInside = () => assertParentUnchanged(parent);
-    assertInside();
-    return { entry: (name) => join(parent, name), assertInside, close: () => undefined };
+    assertParentUnchanged(parent);
+    return { entry: (name) => join(parent, name), close: () => undefined };
   }
   let fd = openDirectoryOnTheWay(path.root);
   try {
     assertDescriptorContained(fd, path);
     for (const segment of segments) {
-      const at = `/proc/self/fd/${fd}/${segment}`;
-      if (options.create) {
-        try {
-          mkdirSync(at, { mode: 0o755 });
-        } catch (error) {
-          if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw fromFsError(error);
-        }
-      }
-      const next = openDirectoryOnTheWay(at);
+      const next = openDirectoryOnTheWay(`/proc/self/fd/${fd}/${segment}`);
       closeSync(fd);
       fd = next;
     }
@@ -129,16 +98,12 @@ function openParentDirectory(path: ContainedPath, options: { create: boolean }):
     throw error;
   }
   const held = fd;
-  return {
-    entry: (name) => `/proc/self/fd/${held}/${name}`,
-    assertInside: () => assertDescriptorContained(held, path),
-    close: () => closeSync(held),
-  };
+  return { entry: (name) => `/proc/self/fd/${held}/${name}`, close: () => closeSync(held) };
 }
 
 /** Open a contained path with O_NOFOLLOW, through its verified parent, and prove the descriptor is inside the root. */
 function openContained(path: ContainedPath, flags: number): number {
-  const parent = path.relative === '' ? undefined : openParentDirectory(path, { create: false });
+  const parent = path.relative === '' ? undefined : openParentDirectory(path);
   const at = parent === undefined ? path.root : parent.entry(basename(path.real));
   try {
     let fd: number;
@@ -158,14 +123,6 @@ function openContained(path: ContainedPath, flags: number): number {
     return fd;
   } finally {
     parent?.close();
-  }
-}
-
-function unlinkQuietly(path: string): void {
-  try {
-    unlinkSync(path);
-  } catch {
-    // already gone
   }
 }
 
@@ -248,16 +205,6 @@ export function listContainedDir(
   }
 }
 
-/**
- * Refuse a write to a protected path, judged on the path as asked and on its real path: a
- * no-clobber name, or a place git configuration runs or reads (hooks path, include target).
- */
-export function assertWritable(path: ContainedPath): void {
-  if (isProtectedPath(path.requested) || isProtectedPath(path.relative)) throw workspaceError('FS_PROTECTED');
-  if (isGitConfiguredPath(path.root, join(path.root, path.requested), path.real)) throw workspaceError('FS_PROTECTED');
-  if (path.relative === '') throw workspaceError('FS_NOT_A_FILE');
-}
-
 function assertParentUnchanged(parent: string): void {
   let real: string;
   try {
@@ -266,68 +213,6 @@ function assertParentUnchanged(parent: string): void {
     throw fromFsError(error);
   }
   if (real !== parent) throw workspaceError('FS_OUTSIDE_WORKSPACE');
-}
-
-export function writeContainedFile(
-  path: ContainedPath,
-  content: Buffer,
-  options: AccessHooks & { journal?: TempFileJournal } = {},
-): { bytes: number; created: boolean } {
-  assertWritable(path);
-  if (content.length > WORKSPACE_MAX_WRITE_BYTES) throw workspaceError('FS_TOO_LARGE');
-  options.afterCheck?.();
-  const parent = openParentDirectory(path, { create: true });
-  try {
-    const name = basename(path.real);
-    let mode = 0o644;
-    let created = true;
-    try {
-      const stats = lstatSync(parent.entry(name));
-      if (stats.isSymbolicLink()) throw workspaceError('FS_SYMLINK');
-      if (!stats.isFile()) throw workspaceError('FS_NOT_A_FILE');
-      mode = stats.mode & 0o777;
-      created = false;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw fromFsError(error);
-    }
-
-    const token = randomBytes(6).toString('hex');
-    const tempName = tempFileName(name, token);
-    const temp = parent.entry(tempName);
-    // Named in the journal before it exists, so a crash from here on leaves nothing unaccounted for.
-    let forget: (() => void) | undefined;
-    let fd: number;
-    try {
-      forget = options.journal?.record(path.root, join(dirname(path.relative), tempName), token);
-      fd = openSync(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, mode);
-    } catch (error) {
-      forget?.();
-      throw fromFsError(error);
-    }
-    let renamed = false;
-    try {
-      try {
-        assertDescriptorContained(fd, path);
-        let written = 0;
-        while (written < content.length) written += writeSync(fd, content, written, content.length - written);
-        fchmodSync(fd, mode);
-        fsyncSync(fd);
-      } finally {
-        closeSync(fd);
-      }
-      parent.assertInside();
-      renameSync(temp, parent.entry(name));
-      renamed = true;
-    } catch (error) {
-      throw fromFsError(error);
-    } finally {
-      if (!renamed) unlinkQuietly(temp);
-      forget?.();
-    }
-    return { bytes: content.length, created };
-  } finally {
-    parent.close();
-  }
 }
 
 /** What a file holds, as undo compares it: its size and SHA-256 (null beyond the hashing bound). */
@@ -377,28 +262,6 @@ export function fingerprintContainedFile(path: ContainedPath, maxHashBytes: numb
 }
 
 /**
- * Remove a regular file (undo of a file a run created), through its verified parent directory's
- * descriptor: a parent swapped for a symlink is refused, and the name is unlinked in the directory
- * that was checked, whatever its path says now. Protected paths are refused as for a write.
- */
-export function removeContainedFile(path: ContainedPath): void {
-  assertWritable(path);
-  const parent = openParentDirectory(path, { create: false });
-  try {
-    const entry = parent.entry(basename(path.real));
-    const stats = lstatSync(entry);
-    if (stats.isSymbolicLink()) throw workspaceError('FS_SYMLINK');
-    if (!stats.isFile()) throw workspaceError('FS_NOT_A_FILE');
-    parent.assertInside();
-    unlinkSync(entry);
-  } catch (error) {
-    throw fromFsError(error);
-  } finally {
-    parent.close();
-  }
-}
-
-/**
  * The directories on the way to a file that do not exist yet, relative to the root, outermost
  * first: what a write of it would create (undo keeps the list so it can remove them again).
  */
@@ -410,30 +273,4 @@ export function missingDirectories(path: ContainedPath): string[] {
     if (missing.length > 0 || !existsSync(join(path.root, relative))) missing.push(relative);
   }
   return missing;
-}
-
-/**
- * Remove a directory (undo of one a run created) if it is still an empty directory, through its
- * verified parent's descriptor: a symlink or a swapped parent is never followed, and a directory
- * holding anything stays (rmdir refuses it). False when it was not removed, for whatever reason.
- */
-export function removeEmptyContainedDirectory(path: ContainedPath): boolean {
-  if (path.relative === '') return false;
-  let parent: ParentDirectory;
-  try {
-    parent = openParentDirectory(path, { create: false });
-  } catch {
-    return false;
-  }
-  try {
-    const entry = parent.entry(basename(path.real));
-    if (!lstatSync(entry).isDirectory()) return false;
-    parent.assertInside();
-    rmdirSync(entry);
-    return true;
-  } catch {
-    return false;
-  } finally {
-    parent.close();
-  }
 }

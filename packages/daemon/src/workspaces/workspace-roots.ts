@@ -1,22 +1,23 @@
 /**
  * The workspace roots the host granted in the bootstrap frame (SEC-004). The daemon never opens a
  * root the host did not grant: every route and tool names its root, which must be one of these.
+ * Writes in them are the host's (`writer`): the daemon's own view of them is read-only.
  */
 import { realpathSync } from 'node:fs';
 import { basename } from 'node:path';
 import type { Workspace } from '@bastion/protocol';
 import { resolveContained, type ContainedPath } from './containment.js';
-import type { TempFileJournal } from './temp-file-journal.js';
 import { workspaceError } from './workspace-error.js';
+import type { WorkspaceWriter } from './workspace-writer.js';
 
 export class WorkspaceRoots {
   readonly #roots: readonly string[];
-  /** Where writes name their temp files first (temp-file-journal.ts); the sidecar always has one. */
-  readonly tempJournal: TempFileJournal | undefined;
+  /** What performs every write in these roots: the host (workspace-writer.ts). */
+  readonly writer: WorkspaceWriter;
 
   /** Roots that no longer exist are left out; the rest are kept as real paths. */
-  constructor(granted: readonly string[], options: { tempJournal?: TempFileJournal } = {}) {
-    this.tempJournal = options.tempJournal;
+  constructor(granted: readonly string[], writer: WorkspaceWriter) {
+    this.writer = writer;
     const roots: string[] = [];
     for (const root of granted) {
       try {

@@ -12,6 +12,7 @@ import { createLogger, DAEMON_AUTH_USER, DESKTOP_ROUTE_ROOT, type AgentEvent, ty
 import { readSseMessages } from './sse-messages.js';
 import { openAgentRuntime, type AgentRuntime, type AgentRuntimeOptions } from '../../src/agent/agent-runtime.js';
 import { createDaemonApp } from '../../src/http/app.js';
+import { hostWrites } from './host-writes.js';
 import { makeTempDir } from './temp-dir.js';
 
 export interface InProcessDaemon {
@@ -56,6 +57,8 @@ export async function startInProcessDaemon(
     workspaces: [workspace],
     // No host here: a policy with no rules, so the mode alone decides (host tests cover the rules).
     policy: { check: () => Promise.resolve({ verdict: 'none' }) },
+    // No host process either: its real workspace-write code answers over an in-memory channel.
+    writer: hostWrites({ userData: join(root, 'host-data'), workspaces: [workspace] }),
     ...options,
     log: createLogger('daemon', (record) => records.push(record)),
   });

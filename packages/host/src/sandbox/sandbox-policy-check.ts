@@ -54,33 +54,42 @@ function isBroadDomain(entry: string): boolean {
   return named.includes('*') || !named.includes('.') || named.startsWith('.') || named.endsWith('.');
 }
 
-function checkWriteRoot(root: string, home: string): SandboxPolicyCheck {
+function checkWriteRoot(root: string, home: string, field = 'filesystem.allowWrite'): SandboxPolicyCheck {
   if (!isAbsolute(root))
-    return fail('SANDBOX_POLICY_BROAD_WRITE_ROOT', `filesystem.allowWrite: "${root}" is not an absolute path`);
+    return fail('SANDBOX_POLICY_BROAD_WRITE_ROOT', `${field}: "${root}" is not an absolute path`);
   if (GLOB_CHARS.test(root))
-    return fail('SANDBOX_POLICY_BROAD_WRITE_ROOT', `filesystem.allowWrite: "${root}" is a pattern, not a directory`);
+    return fail('SANDBOX_POLICY_BROAD_WRITE_ROOT', `${field}: "${root}" is a pattern, not a directory`);
   const path = normalize(root).replace(/(.)\/+$/, '$1');
   if (isAtOrUnder(home, path)) {
-    return fail('SANDBOX_POLICY_BROAD_WRITE_ROOT', `filesystem.allowWrite: "${root}" is HOME or contains it`);
+    return fail('SANDBOX_POLICY_BROAD_WRITE_ROOT', `${field}: "${root}" is HOME or contains it`);
   }
   if ((SHARED_TEMP_DIRS as readonly string[]).includes(path)) {
     return fail(
       'SANDBOX_POLICY_BROAD_WRITE_ROOT',
-      `filesystem.allowWrite: "${root}" is a shared temp directory; use a private one`,
+      `${field}: "${root}" is a shared temp directory; use a private one`,
     );
   }
   for (const secret of resolveHomeSecretPaths(home)) {
     const bare = secret.replace(/\*$/, '');
     if (isAtOrUnder(path, bare))
-      return fail('SANDBOX_POLICY_BROAD_WRITE_ROOT', `filesystem.allowWrite: "${root}" lies inside a HOME secret`);
+      return fail('SANDBOX_POLICY_BROAD_WRITE_ROOT', `${field}: "${root}" lies inside a HOME secret`);
     // Bound back into the hidden HOME, it would show the secret, and one created there later too.
     if (isAtOrUnder(bare, path))
       return fail(
         'SANDBOX_POLICY_BROAD_WRITE_ROOT',
-        `filesystem.allowWrite: "${root}" holds the HOME secret "${secret}"`,
+        `${field}: "${root}" holds the HOME secret "${secret}"`,
       );
   }
   return { ok: true };
+}
+
+/**
+ * A workspace root is a write root even where the sidecar's view of it is read-only: the host
+ * writes there for the sidecar (workspaces/workspace-writes.ts) and commands write there. So it is
+ * refused on the same grounds (HOME or above, a shared temp dir, a HOME secret in or around it).
+ */
+export function checkWorkspaceRoot(root: string, home: string): SandboxPolicyCheck {
+  return checkWriteRoot(root, home, 'workspace');
 }
 
 /** Why `path` may not be bound back readable under `home`, or undefined when it may. */

@@ -1,13 +1,17 @@
 /**
  * SEC-004 (outer sandbox): the srt policy the sidecar runs under, as plain data. Reads are open
  * outside HOME (the sidecar must load Node, its own dist and node_modules, and read granted
- * workspaces); HOME is unreadable (`home-read`) except its write roots (userData, workspaces under
- * HOME), which srt binds back, and the allowlist the host passes in (home-read-allowlist.ts: what
+ * workspaces); HOME is unreadable (`home-read`) except userData and the workspaces under HOME,
+ * which srt binds back, and the allowlist the host passes in (home-read-allowlist.ts: what
  * Bastion runs from, toolchains, caches), bound back read-only; the HOME secrets are denied by
- * name as well, for one inside a write root; writes are closed except userData, the granted workspace roots and a private
- * temp dir, and inside userData its `host/` directory and the workspace paths the watchdog's rules
- * deny to file tools are write-denied (the host's, whatever the sidecar does); there is no direct egress (providers go through the host's transport) and no local
- * binding. The result must pass checkSandboxPolicy before it wraps anything.
+ * name as well; writes are closed except userData and a private temp dir, and inside userData its
+ * `host/` directory is write-denied (the host's, whatever the sidecar does). The granted
+ * workspaces are readable and NOT writable: every write the sidecar's file tools, undo and the
+ * write route make is a request the host checks and performs (workspaces/workspace-writes.ts), so
+ * code running in a compromised sidecar cannot create a missing `.vscode/settings.json`,
+ * `.envrc` or `AGENTS.md` there (EROFS), which no deny of an existing path could have stopped.
+ * There is no direct egress (providers go through the host's transport) and no local binding.
+ * The result must pass checkSandboxPolicy before it wraps anything.
  *
  * srt also makes some paths writable in every sandbox unasked: its shared TMPDIR (`/tmp/claude`)
  * and convenience dirs under the host user's HOME (`~/.npm/_logs`, `~/.claude/debug`). Those are
@@ -65,8 +69,9 @@ export function buildSidecarSandboxPolicy(input: SidecarSandboxPolicyInput): San
     network: noDirectEgress(),
     filesystem: {
       denyRead: [input.home, ...secrets],
-      allowRead: [...input.homeReads],
-      allowWrite: [input.userData, ...input.workspaces, input.privateTemp],
+      // Bound back readable where they lie under HOME; readable elsewhere as the rest of the disk is.
+      allowRead: [...input.homeReads, ...input.workspaces],
+      allowWrite: [input.userData, input.privateTemp],
       denyWrite: [...secrets, ...SRT_UNASKED_WRITE_PATHS, ...input.hostDenies, ...input.protectedInWorkspaces],
     },
   };

@@ -16,7 +16,7 @@ import {
 const utf8Encoder = new TextEncoder();
 
 /**
- * The binary body frame kinds (provider transport bodies and command output). Same length prefix;
+ * The binary body frame kinds (provider transport bodies, command output, workspace write bytes). Same length prefix;
  * the payload starts with 0x00 — a JSON frame always starts with `{` — then a kind byte, the id's
  * length and ASCII bytes, then the raw body bytes. The header (kind, id, body length) is checked by
  * the same strict schema as any other frame before any body byte is passed on; the body bytes
@@ -31,6 +31,7 @@ const BINARY_KINDS = [
   { type: 'response.chunk', idField: 'request_id', fixed: {} },
   { type: 'command.output', idField: 'id', fixed: { stream: 'stdout' } },
   { type: 'command.output', idField: 'id', fixed: { stream: 'stderr' } },
+  { type: 'workspace.chunk', idField: 'id', fixed: {} },
 ] as const;
 const BINARY_HEADER_BYTES = 3;
 const asciiDecoder = new TextDecoder('ascii', { fatal: true });

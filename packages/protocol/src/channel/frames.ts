@@ -30,10 +30,12 @@ import {
   TRANSPORT_MAX_STATUS,
   TRANSPORT_MAX_URL_CHARS,
   TRANSPORT_MIN_STATUS,
+  WORKSPACE_MAX_PATH_CHARS,
+  WORKSPACE_MAX_WRITE_BYTES,
 } from '../limits.js';
 import { chatgptBootstrapSchema } from '../api/chatgpt.js';
-import { TRANSPORT_ERROR_CODES } from '../error-codes.js';
-import { policyAnswerSchema, policyCallSchema } from '../policy.js';
+import { TRANSPORT_ERROR_CODES, WORKSPACE_WRITE_ERROR_CODES } from '../error-codes.js';
+import { policyAnswerSchema, policyCallSchema, policyRuleIdSchema } from '../policy.js';
 import { channelIdSchema } from './channel-id.js';
 
 /** A frame schema: a strict object of `v: 1`, the literal `type`, and the frame's own fields. */
@@ -175,6 +177,25 @@ export const commandErrorFrameSchema = frame('command.error', {
   code: z.string().min(1).max(COMMAND_MAX_ERROR_CODE_CHARS),
 });
 
+/** The host wrote the file of a `workspace.write`: how many bytes, and whether it was new. */
+export const workspaceWrittenFrameSchema = frame('workspace.written', {
+  id,
+  bytes: z.number().int().min(0).max(WORKSPACE_MAX_WRITE_BYTES),
+  created: z.boolean(),
+});
+/** The host did what a `workspace.remove` asked, or (`removed: false`) there was nothing it could remove. */
+export const workspaceRemovedFrameSchema = frame('workspace.removed', {
+  id,
+  removed: z.boolean(),
+});
+/** The host refused or failed a `workspace.write` / `workspace.remove`; nothing was written or removed. */
+export const workspaceErrorFrameSchema = frame('workspace.error', {
+  id,
+  code: z.enum(WORKSPACE_WRITE_ERROR_CODES),
+  /** POLICY_DENIED: the rule that denied it. */
+  rule_id: policyRuleIdSchema.optional(),
+});
+
 /** The host's policy answer for one `policy.check` (the watchdog hook before a tool call). */
 export const policyDecisionFrameSchema = frame('policy.decision', {
   id,
@@ -195,6 +216,9 @@ export const hostToSidecarFrameSchema = z.discriminatedUnion('type', [
   commandAbortedFrameSchema,
   commandErrorFrameSchema,
   policyDecisionFrameSchema,
+  workspaceWrittenFrameSchema,
+  workspaceRemovedFrameSchema,
+  workspaceErrorFrameSchema,
 ]);
 export type HostToSidecarFrame = z.infer<typeof hostToSidecarFrameSchema>;
 
@@ -262,6 +286,48 @@ export const commandAbortFrameSchema = frame('command.abort', {
   id,
 });
 
+/** A path inside a workspace root, relative to it, as the tool or route was asked for it. */
+const workspacePath = z
+  .string()
+  .min(1)
+  .max(WORKSPACE_MAX_PATH_CHARS)
+  .regex(/^[^\0]*$/);
+/**
+ * The file tool whose write this is, as the sidecar reports it: the host evaluates its policy
+ * rules under this name (an undo's or the write route's write counts as `write_file`).
+ */
+const writingTool = z.enum(['write_file', 'edit_file']);
+
+/**
+ * Ask the host to write a file in a granted workspace (SEC-004): the sidecar's own view of the
+ * workspace is read-only, so every file tool write, undo's restores and the write route's writes
+ * are the host's. The `size` bytes follow in `workspace.chunk` frames (none when it is 0).
+ */
+export const workspaceWriteFrameSchema = frame('workspace.write', {
+  id,
+  workspace_root: absolutePath,
+  path: workspacePath,
+  tool: writingTool,
+  size: z.number().int().min(0).max(WORKSPACE_MAX_WRITE_BYTES),
+  ...reportedRun,
+});
+/** Part of a `workspace.write`'s bytes, in order (a binary frame kind, like command output). */
+export const workspaceChunkFrameSchema = frame('workspace.chunk', {
+  id,
+  data: bodyChunk,
+});
+/**
+ * Ask the host to remove a regular file (undo of one a run created) or a directory while it is
+ * empty (one such a write created); the same checks as a write.
+ */
+export const workspaceRemoveFrameSchema = frame('workspace.remove', {
+  id,
+  workspace_root: absolutePath,
+  path: workspacePath,
+  kind: z.enum(['file', 'empty-directory']),
+  ...reportedRun,
+});
+
 /** Ask the host's policy about one tool call before it runs (the watchdog hook). */
 export const policyCheckFrameSchema = frame('policy.check', {
   id,
@@ -279,6 +345,9 @@ export const sidecarToHostFrameSchema = z.discriminatedUnion('type', [
   commandRequestFrameSchema,
   commandAbortFrameSchema,
   policyCheckFrameSchema,
+  workspaceWriteFrameSchema,
+  workspaceChunkFrameSchema,
+  workspaceRemoveFrameSchema,
 ]);
 export type SidecarToHostFrame = z.infer<typeof sidecarToHostFrameSchema>;
 

@@ -8,6 +8,7 @@ import { LabelledTable, ToolName, type Column } from './labelled-table.js';
 const STAGE_TEXT: Record<NonNullable<HostAuditEntry['stage']>, string> = {
   check: 'asked before the call',
   command: 'enforced as the host ran it',
+  write: 'enforced as the host wrote it',
 };
 
 const DECISION_COLUMNS: readonly Column<HostAuditEntry>[] = [

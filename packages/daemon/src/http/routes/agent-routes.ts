@@ -40,7 +40,7 @@ export function agentRoutes(deps: { store: SessionStore; runs: RunManager }): Ro
     });
     app.post('/agent/undo', async (c) => {
       const body = await readJson(c, agentUndoRequestSchema);
-      return c.json(runs.undo(body.session_id, body.run_id, { dryRun: body.dry_run === true }));
+      return c.json(await runs.undo(body.session_id, body.run_id, { dryRun: body.dry_run === true }));
     });
     app.get('/agent/stream/:session_id', (c) => {
       const sessionId = sessionIdParam(c, 'session_id');

@@ -1,4 +1,7 @@
-/** `POST /workspaces/list|readdir|read-file|write-file` (SEC-004: only host-granted roots). */
+/**
+ * `POST /workspaces/list|readdir|read-file|write-file` (SEC-004: only host-granted roots; a write
+ * is the host's, which checks and performs it as it does the file tools' writes).
+ */
 import {
   workspaceReaddirRequestSchema,
   workspaceReadFileRequestSchema,
@@ -10,7 +13,7 @@ import {
   type WorkspaceWriteFileResponse,
 } from '@bastion/protocol';
 import type { RouteModule } from '../app.js';
-import { listContainedDir, readContainedFile, writeContainedFile } from '../../workspaces/file-access.js';
+import { listContainedDir, readContainedFile } from '../../workspaces/file-access.js';
 import { workspaceError } from '../../workspaces/workspace-error.js';
 import type { WorkspaceRoots } from '../../workspaces/workspace-roots.js';
 import { readJson } from './route-support.js';
@@ -37,8 +40,8 @@ export function workspaceRoutes(roots: WorkspaceRoots): RouteModule {
       const body = await readJson(c, workspaceWriteFileRequestSchema);
       const bytes = Buffer.from(body.content, 'utf8');
       if (bytes.length > WORKSPACE_MAX_WRITE_BYTES) throw workspaceError('FS_TOO_LARGE');
-      const response: WorkspaceWriteFileResponse = writeContainedFile(roots.resolve(body.root, body.path), bytes, {
-        journal: roots.tempJournal,
+      const response: WorkspaceWriteFileResponse = await roots.writer.write(roots.resolve(body.root, body.path), bytes, {
+        tool: 'write_file',
       });
       return c.json(response);
     });

@@ -1,14 +1,14 @@
 /**
  * SEC-004 (workspace file access, git-escape): paths that git configuration turns into code or
- * configuration, refused to the file tools with FS_PROTECTED like `.git/` itself: every
- * configured `core.hooksPath` (e.g. `.husky/`, and husky 9's `.husky/` behind `.husky/_`) and
- * every config file an `include.path` / `includeIf.*.path` names, for the repository at or above
- * the workspace root and every repository between the root and the written file. Read from the
- * repositories' config at each write, so a hooks path set a moment ago counts.
+ * configuration, refused by the host's workspace writes (the file tools, undo, the write route)
+ * with FS_PROTECTED like `.git/` itself: every configured `core.hooksPath` (e.g. `.husky/`, and
+ * husky 9's `.husky/` behind `.husky/_`) and every config file an `include.path` /
+ * `includeIf.*.path` names, for the repository at or above the workspace root and every
+ * repository between the root and the written file. Read from the repositories' config at each
+ * write, so a hooks path set a moment ago counts.
  *
- * What this does not catch: configuration this process cannot read (a user config hidden from
- * the sidecar), or given by environment (`GIT_CONFIG_*`); a repository elsewhere in the workspace
- * whose hooks path points across into a sibling directory.
+ * What this does not catch: configuration given by environment (`GIT_CONFIG_*`); a repository
+ * elsewhere in the workspace whose hooks path points across into a sibling directory.
  */
 import { lstatSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
@@ -20,7 +20,8 @@ import {
   type GitRepositoryAccess,
   type GitRepositoryLayout,
 } from '@bastion/protocol';
-import { isInside, realpathNearest } from './containment.js';
+import { isAtOrUnder } from '../sandbox/sandbox-policy-check.js';
+import { realpathOfNearest } from './workspace-files.js';
 
 function lstatOrUndefined(path: string) {
   try {
@@ -59,7 +60,7 @@ function repositoriesHolding(root: string, target: string): GitRepositoryLayout[
     const layout = gitRepositoryLayout(dir, globals, access);
     if (layout !== undefined) {
       found.push(layout);
-      if (!isInside(root, dir) || dir === root) return found;
+      if (!isAtOrUnder(dir, root) || dir === root) return found;
     }
     if (dirname(dir) === dir) return found;
   }
@@ -73,8 +74,8 @@ function repositoriesHolding(root: string, target: string): GitRepositoryLayout[
 export function isGitConfiguredPath(root: string, lexical: string, real: string): boolean {
   for (const repository of [...repositoriesHolding(root, lexical), ...repositoriesHolding(root, real)]) {
     for (const configured of [...repository.hooksDirs, ...repository.configFiles]) {
-      const places = [configured, realpathNearest(configured).real];
-      if (places.some((place) => isInside(place, lexical) || isInside(place, real))) return true;
+      const places = [configured, realpathOfNearest(configured)];
+      if (places.some((place) => isAtOrUnder(lexical, place) || isAtOrUnder(real, place))) return true;
     }
   }
   return false;

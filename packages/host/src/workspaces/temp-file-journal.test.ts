@@ -1,27 +1,25 @@
 import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { makeTempDir } from '../../test/support/temp-dir.js';
-import { resolveContained } from './containment.js';
-import { writeContainedFile } from './file-access.js';
+import { makeTempDir } from '@bastion/test-support';
 import { TempFileJournal, tempFileName } from './temp-file-journal.js';
-import { WorkspaceRoots } from './workspace-roots.js';
+import { resolveWritable, writeWorkspaceFile } from './workspace-files.js';
 
 function setup() {
-  const base = makeTempDir();
-  const userData = join(base, 'home');
+  const base = makeTempDir('bastion-write-journal-');
+  const hostDir = join(base, 'home', 'host');
   const workspace = join(base, 'ws');
-  mkdirSync(userData);
+  mkdirSync(hostDir, { recursive: true });
   mkdirSync(join(workspace, 'src'), { recursive: true });
-  const journal = new TempFileJournal(userData);
-  const roots = new WorkspaceRoots([workspace], { tempJournal: journal });
-  return { userData, workspace, journal, roots, pending: () => readdirSync(join(userData, 'pending-writes')) };
+  const journal = new TempFileJournal(hostDir);
+  const roots = [workspace];
+  return { hostDir, workspace, journal, roots, pending: () => readdirSync(join(hostDir, 'pending-writes')) };
 }
 
 describe('the write temp-file journal', () => {
   it('a finished write leaves no journal entry and no temp file', () => {
-    const { workspace, journal, roots, pending } = setup();
-    writeContainedFile(roots.resolve(workspace, 'src/a.txt'), Buffer.from('a'), { journal });
+    const { workspace, journal, pending } = setup();
+    writeWorkspaceFile(resolveWritable(workspace, 'src/a.txt'), Buffer.from('a'), { journal });
     expect(pending()).toEqual([]);
     expect(readdirSync(join(workspace, 'src'))).toEqual(['a.txt']);
   });
@@ -61,13 +59,13 @@ describe('the write temp-file journal', () => {
   });
 
   it('an entry of a root not granted in this start is kept for a start that grants it', () => {
-    const { workspace, journal, pending, userData } = setup();
+    const { workspace, journal, pending, hostDir } = setup();
     const left = tempFileName('a.txt', '111111111111');
     journal.record(workspace, left, '111111111111');
     writeFileSync(join(workspace, left), 'half');
-    expect(journal.sweep(new WorkspaceRoots([]))).toBe(0);
+    expect(journal.sweep([])).toBe(0);
     expect(pending()).toEqual(['111111111111.json']);
-    expect(new TempFileJournal(userData).sweep(new WorkspaceRoots([workspace]))).toBe(1);
-    expect(existsSync(resolveContained(workspace, left).real)).toBe(false);
+    expect(new TempFileJournal(hostDir).sweep([workspace])).toBe(1);
+    expect(existsSync(join(workspace, left))).toBe(false);
   });
 });

@@ -1,23 +1,23 @@
 /**
  * SEC-004, issue 16 §4: no debris of Bastion's in the user's workspace after a crash. A write goes
  * to a temp file beside its target (`.<name>.<hex>.bastion-tmp`, so the rename is atomic), and a
- * sidecar killed inside the write used to leave it there for good. Each temp file is now named in
- * a journal in userData (`pending-writes/<hex>.json`: its root and its path in that root) before
- * it is created, and forgotten once it is renamed or removed. At start the sidecar (the respawned
- * one, or the next host's) removes the files its journal names: by that exact name, only a
- * regular file, only where the name resolves to itself (no symlink followed), through the same
- * contained resolution as every write. A file that merely looks like a temp file is the user's
- * and stays.
+ * writer killed inside the write would leave it there for good. Each temp file is named in a
+ * journal in userData's host-only directory (`host/pending-writes/<hex>.json`: its root and its
+ * path in that root) before it is created, and forgotten once it is renamed or removed. The host
+ * performs every workspace write (workspace-writes.ts), so the journal is the host's: the sidecar
+ * cannot write `host/`, so it cannot forge an entry that would make the host remove a file. At
+ * start the host removes the files its journal names: by that exact name, only a regular file,
+ * only where the name resolves to itself (no symlink followed), through the same contained
+ * resolution as every write. A file that merely looks like a temp file is the user's and stays.
  *
  * What it does not catch: the temp files of a root not granted in this start (their entries wait
  * for a start that grants it); an OS crash that loses a journal entry but keeps its temp file (the
  * entry is not fsynced: a killed process loses nothing the kernel already has).
  */
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, join, normalize } from 'node:path';
 import { z } from 'zod';
-import { removeContainedFile } from './file-access.js';
-import type { WorkspaceRoots } from './workspace-roots.js';
+import { removeWorkspaceFile, resolveWritable } from './workspace-files.js';
 
 const JOURNAL_DIR = 'pending-writes';
 const ENTRY_NAME = /^([0-9a-f]{12})\.json$/;
@@ -31,8 +31,9 @@ export function tempFileName(name: string, token: string): string {
 export class TempFileJournal {
   readonly #dir: string;
 
-  constructor(userData: string) {
-    this.#dir = join(userData, JOURNAL_DIR);
+  /** `hostDir` is userData's host-only directory (user-data.ts `hostOnlyDir`). */
+  constructor(hostDir: string) {
+    this.#dir = join(hostDir, JOURNAL_DIR);
     mkdirSync(this.#dir, { recursive: true, mode: 0o700 });
   }
 
@@ -43,8 +44,8 @@ export class TempFileJournal {
     return () => rmSync(entry, { force: true });
   }
 
-  /** Remove every temp file a dead writer left in a root granted now; returns how many were removed. */
-  sweep(roots: WorkspaceRoots): number {
+  /** Remove every temp file a dead writer left in a root granted now (real paths); returns how many were removed. */
+  sweep(roots: readonly string[]): number {
     let removed = 0;
     for (const name of readdirSync(this.#dir)) {
       const token = ENTRY_NAME.exec(name)?.[1];
@@ -54,7 +55,7 @@ export class TempFileJournal {
         rmSync(entry, { force: true });
         continue;
       }
-      if (!roots.isGranted(parsed.root)) continue;
+      if (!roots.includes(parsed.root)) continue;
       const path = normalize(parsed.path);
       // Only a name of our own making, for this very entry.
       if (!basename(path).endsWith(`.${token}.bastion-tmp`) || !basename(path).startsWith('.')) {
@@ -62,10 +63,10 @@ export class TempFileJournal {
         continue;
       }
       try {
-        const target = roots.resolve(parsed.root, path);
+        const target = resolveWritable(parsed.root, path);
         // A name that resolves elsewhere went through a symlink: not the file we made.
-        if (target.exists && target.relative === path) {
-          removeContainedFile(target);
+        if (target.relative === path && existsSync(target.real)) {
+          removeWorkspaceFile(target);
           removed += 1;
         }
       } catch {

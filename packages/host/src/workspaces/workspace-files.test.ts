@@ -1,0 +1,146 @@
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  renameSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { join } from 'node:path';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { makeTempDir } from '@bastion/test-support';
+import {
+  removeEmptyWorkspaceDirectory,
+  removeWorkspaceFile,
+  resolveWritable,
+  writeWorkspaceFile,
+} from './workspace-files.js';
+
+let root: string;
+let outside: string;
+
+function codeOf(fn: () => unknown): string | undefined {
+  try {
+    fn();
+  } catch (error) {
+    return (error as { code?: string }).code;
+  }
+  return undefined;
+}
+
+beforeEach(() => {
+  const base = makeTempDir('bastion-workspace-files-');
+  root = join(base, 'ws');
+  outside = join(base, 'outside');
+  mkdirSync(join(root, 'src'), { recursive: true });
+  mkdirSync(outside);
+  writeFileSync(join(root, 'src', 'a.txt'), 'inside');
+  writeFileSync(join(outside, 'secret.txt'), 'CANARY-outside');
+});
+
+describe('resolveWritable', () => {
+  it('refuses `..`, an absolute path elsewhere, a NUL and a symlink to outside with FS_OUTSIDE_WORKSPACE', () => {
+    symlinkSync(outside, join(root, 'out'));
+    for (const path of ['../outside/secret.txt', outside, 'src/\0x', 'out/secret.txt', 'out/new.txt']) {
+      expect(codeOf(() => resolveWritable(root, path)), path).toBe('FS_OUTSIDE_WORKSPACE');
+    }
+  });
+});
+
+describe('writeWorkspaceFile', () => {
+  it('writes atomically, creating parents, and leaves no temp file', () => {
+    const result = writeWorkspaceFile(resolveWritable(root, 'src/new/b.txt'), Buffer.from('hello'));
+    expect(result).toEqual({ bytes: 5, created: true });
+    expect(readFileSync(join(root, 'src/new/b.txt'), 'utf8')).toBe('hello');
+    expect(readdirSync(join(root, 'src/new'))).toEqual(['b.txt']);
+  });
+
+  it('refuses protected paths and leaves their bytes unchanged', () => {
+    mkdirSync(join(root, '.git'));
+    writeFileSync(join(root, '.git', 'config'), 'original');
+    writeFileSync(join(root, '.env'), 'KEY=1');
+    for (const target of [
+      '.git/config',
+      '.env',
+      '.GIT/config',
+      'src/../.env',
+      '.vscode/settings.json',
+      '.vscode/tasks.json',
+      '.claude/settings.json',
+    ]) {
+      expect(codeOf(() => writeWorkspaceFile(resolveWritable(root, target), Buffer.from('clobbered'))), target).toBe(
+        'FS_PROTECTED',
+      );
+    }
+    expect(readFileSync(join(root, '.git', 'config'), 'utf8')).toBe('original');
+    expect(readFileSync(join(root, '.env'), 'utf8')).toBe('KEY=1');
+    expect(existsSync(join(root, '.vscode'))).toBe(false);
+    expect(existsSync(join(root, '.claude'))).toBe(false);
+  });
+
+  it('refuses an innocent name that is a symlink to a protected file', () => {
+    mkdirSync(join(root, '.git'));
+    writeFileSync(join(root, '.git', 'config'), 'original');
+    symlinkSync(join(root, '.git', 'config'), join(root, 'notes.txt'));
+    expect(codeOf(() => writeWorkspaceFile(resolveWritable(root, 'notes.txt'), Buffer.from('x')))).toBe('FS_PROTECTED');
+    expect(readFileSync(join(root, '.git', 'config'), 'utf8')).toBe('original');
+  });
+
+  it('refuses a protected name that is a symlink to an innocent file', () => {
+    writeFileSync(join(root, 'plain.txt'), 'plain');
+    symlinkSync(join(root, 'plain.txt'), join(root, '.npmrc'));
+    expect(codeOf(() => writeWorkspaceFile(resolveWritable(root, '.npmrc'), Buffer.from('x')))).toBe('FS_PROTECTED');
+    expect(readFileSync(join(root, 'plain.txt'), 'utf8')).toBe('plain');
+  });
+
+  it('refuses over-limit content and keeps the old bytes', () => {
+    expect(codeOf(() => writeWorkspaceFile(resolveWritable(root, 'src/a.txt'), Buffer.alloc(2 * 1024 * 1024)))).toBe(
+      'FS_TOO_LARGE',
+    );
+    expect(readFileSync(join(root, 'src', 'a.txt'), 'utf8')).toBe('inside');
+  });
+
+  it('refuses when the parent is swapped for a symlink to outside, writing nothing outside', () => {
+    const path = resolveWritable(root, 'src/a.txt');
+    const code = codeOf(() =>
+      writeWorkspaceFile(path, Buffer.from('pwned'), {
+        afterCheck: () => {
+          renameSync(join(root, 'src'), join(root, 'src-old'));
+          symlinkSync(outside, join(root, 'src'));
+        },
+      }),
+    );
+    expect(code).toBe('FS_OUTSIDE_WORKSPACE');
+    expect(readdirSync(outside)).toEqual(['secret.txt']);
+    expect(readFileSync(join(root, 'src-old', 'a.txt'), 'utf8')).toBe('inside');
+  });
+});
+
+describe('removals', () => {
+  it('removes a regular file and refuses a protected one, which keeps its bytes', () => {
+    writeFileSync(join(root, '.envrc'), 'use nix');
+    removeWorkspaceFile(resolveWritable(root, 'src/a.txt'));
+    expect(existsSync(join(root, 'src', 'a.txt'))).toBe(false);
+    expect(codeOf(() => removeWorkspaceFile(resolveWritable(root, '.envrc')))).toBe('FS_PROTECTED');
+    expect(readFileSync(join(root, '.envrc'), 'utf8')).toBe('use nix');
+  });
+
+  it('never removes through a symlink: a created directory swapped for a link to an empty outside directory leaves both', () => {
+    mkdirSync(join(outside, 'target'));
+    symlinkSync(join(outside, 'target'), join(root, 'made'));
+    const swapped = { root, real: join(root, 'made'), relative: 'made', requested: 'made' };
+    expect(removeEmptyWorkspaceDirectory(swapped)).toBe(false);
+    expect(lstatSync(join(root, 'made')).isSymbolicLink()).toBe(true);
+    expect(lstatSync(join(outside, 'target')).isDirectory()).toBe(true);
+  });
+
+  it('removes an empty directory, and keeps one that holds anything', () => {
+    mkdirSync(join(root, 'empty'));
+    expect(removeEmptyWorkspaceDirectory(resolveWritable(root, 'empty'))).toBe(true);
+    expect(existsSync(join(root, 'empty'))).toBe(false);
+    expect(removeEmptyWorkspaceDirectory(resolveWritable(root, 'src'))).toBe(false);
+    expect(readFileSync(join(root, 'src', 'a.txt'), 'utf8')).toBe('inside');
+  });
+});

@@ -1,0 +1,167 @@
+/**
+ * SEC-004 (workspace file access, the watchdog), the host end of `workspace.write` /
+ * `workspace.chunk` / `workspace.remove`: the sidecar's view of the workspace is read-only
+ * (sidecar-sandbox-policy.ts), so every write its file tools, undo and the `/workspaces/write-file`
+ * route make is a request the host checks and performs, as `run_command` is. Nothing the sidecar
+ * decided is trusted: the root must be one the host granted this sidecar (and neither inside nor
+ * around userData), the path is resolved and contained by real path here, protected paths are
+ * refused (FS_PROTECTED), and the host's policy is evaluated on the write as it will run (the
+ * resolved path): `deny` and `hard-deny` refuse it (POLICY_DENIED, the rule named). The write
+ * itself is workspace-files.ts's (descriptor walk, atomic, journaled). A write's bytes are held
+ * here until its last chunk; at most WORKSPACE_WRITE_MAX_PENDING writes per sidecar at once.
+ *
+ * What it does not catch: the tool name (write_file or edit_file) is the sidecar's word, so a rule
+ * that names only one of them can be dodged by naming the other (a rule naming both, or none,
+ * cannot); an `ask` verdict is the sidecar's own approval prompt (the write runs when its
+ * tool guard says a person approved); the session's mode (read-only, accept-edits) is the
+ * sidecar's too: the host holds no session state.
+ */
+import { realpathSync } from 'node:fs';
+import {
+  WORKSPACE_WRITE_MAX_PENDING,
+  type FrameOfType,
+  type Logger,
+  type SidecarToHostFrame,
+  type WorkspaceWriteErrorCode,
+} from '@bastion/protocol';
+import type { PolicyStore } from '../policy/policy-store.js';
+import { isAtOrUnder } from '../sandbox/sandbox-policy-check.js';
+import type { SidecarHandle } from '../supervisor/sidecar-supervisor.js';
+import type { TempFileJournal } from './temp-file-journal.js';
+import {
+  removeEmptyWorkspaceDirectory,
+  removeWorkspaceFile,
+  resolveWritable,
+  writeWorkspaceFile,
+  WorkspaceWriteError,
+  type WritablePath,
+} from './workspace-files.js';
+
+/** The sidecar as this module sees it: its channel and the roots the host granted that spawn. */
+type Sidecar = { channel: SidecarHandle['channel']; config: Pick<SidecarHandle['config'], 'workspaces'> };
+type WriteFrame = FrameOfType<SidecarToHostFrame, 'workspace.write'>;
+type RemoveFrame = FrameOfType<SidecarToHostFrame, 'workspace.remove'>;
+
+export interface WorkspaceWritesOptions {
+  userData: string;
+  /** The watchdog's rules, evaluated on every write and removal. */
+  policy: PolicyStore;
+  /** Where each write names its temp file first (in userData's `host/`). */
+  journal: TempFileJournal;
+  log: Logger;
+}
+
+interface PendingWrite {
+  frame: WriteFrame;
+  chunks: Uint8Array[];
+  received: number;
+}
+
+class Refused extends Error {
+  constructor(
+    readonly code: WorkspaceWriteErrorCode,
+    readonly ruleId?: string,
+  ) {
+    super(code);
+  }
+}
+
+function realOrUndefined(path: string): string | undefined {
+  try {
+    return realpathSync.native(path);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The channel module: `supervisor.addChannelModule((sidecar) => attachWorkspaceWrites(sidecar, options))`. */
+export function attachWorkspaceWrites(sidecar: Sidecar, options: WorkspaceWritesOptions): () => void {
+  const pending = new Map<string, PendingWrite>();
+  const userData = realOrUndefined(options.userData) ?? options.userData;
+
+  const send = (frame: Parameters<Sidecar['channel']['send']>[0]) => {
+    if (!sidecar.channel.closed) sidecar.channel.send(frame);
+  };
+  const refuse = (id: string, code: WorkspaceWriteErrorCode, ruleId?: string) => {
+    options.log.warn('workspace.write-refused', { write_id: id, code, rule_id: ruleId ?? null });
+    send({ v: 1, type: 'workspace.error', id, code, ...(ruleId === undefined ? {} : { rule_id: ruleId }) });
+  };
+
+  /** The granted root the frame names, resolved and contained; the policy's verdict on the write. */
+  const admit = (
+    frame: Pick<WriteFrame, 'workspace_root' | 'path' | 'session_id' | 'run_id'>,
+    tool: string,
+  ): WritablePath => {
+    const root = realOrUndefined(frame.workspace_root);
+    const granted = root !== undefined && sidecar.config.workspaces.some((path) => realOrUndefined(path) === root);
+    if (!granted || isAtOrUnder(root, userData) || isAtOrUnder(userData, root)) throw new Refused('FS_OUTSIDE_WORKSPACE');
+    const target = resolveWritable(root, frame.path);
+    const verdict = options.policy.evaluate(
+      { tool, workspace_root: root, paths: [target.real] },
+      { stage: 'write', session_id: frame.session_id, run_id: frame.run_id },
+    );
+    if (verdict.verdict === 'deny' || verdict.verdict === 'hard-deny') throw new Refused('POLICY_DENIED', verdict.rule_id);
+    return target;
+  };
+
+  const settle = (id: string, run: () => void) => {
+    try {
+      run();
+    } catch (error) {
+      if (error instanceof Refused) return refuse(id, error.code, error.ruleId);
+      if (error instanceof WorkspaceWriteError) return refuse(id, error.code);
+      options.log.error('workspace.write-failed', {
+        write_id: id,
+        reason: error instanceof Error ? error.name : 'unknown',
+      });
+      refuse(id, 'FS_IO');
+    }
+  };
+
+  const perform = (write: PendingWrite) => {
+    const { frame } = write;
+    settle(frame.id, () => {
+      const target = admit(frame, frame.tool);
+      const bytes = write.chunks.length === 1 ? (write.chunks[0] as Uint8Array) : Buffer.concat(write.chunks);
+      const result = writeWorkspaceFile(target, bytes, { journal: options.journal });
+      send({ v: 1, type: 'workspace.written', id: frame.id, ...result });
+    });
+  };
+
+  sidecar.channel.on('workspace.write', (frame) => {
+    if (pending.has(frame.id)) return refuse(frame.id, 'WORKSPACE_WRITE_DUPLICATE_ID');
+    if (pending.size >= WORKSPACE_WRITE_MAX_PENDING) return refuse(frame.id, 'WORKSPACE_WRITE_BUSY');
+    const write: PendingWrite = { frame, chunks: [], received: 0 };
+    if (frame.size === 0) return perform(write);
+    pending.set(frame.id, write);
+  });
+
+  sidecar.channel.on('workspace.chunk', (frame) => {
+    const write = pending.get(frame.id);
+    if (!write) return;
+    write.received += frame.data.byteLength;
+    if (write.received > write.frame.size) {
+      pending.delete(frame.id);
+      return refuse(frame.id, 'WORKSPACE_WRITE_SIZE_MISMATCH');
+    }
+    // The decoder hands on views of its input; a copy keeps only this write's bytes alive.
+    write.chunks.push(Buffer.from(frame.data));
+    if (write.received < write.frame.size) return;
+    pending.delete(frame.id);
+    perform(write);
+  });
+
+  sidecar.channel.on('workspace.remove', (frame: RemoveFrame) => {
+    settle(frame.id, () => {
+      const target = admit(frame, 'write_file');
+      if (frame.kind === 'file') {
+        removeWorkspaceFile(target);
+        send({ v: 1, type: 'workspace.removed', id: frame.id, removed: true });
+      } else {
+        send({ v: 1, type: 'workspace.removed', id: frame.id, removed: removeEmptyWorkspaceDirectory(target) });
+      }
+    });
+  });
+
+  return () => pending.clear();
+}
