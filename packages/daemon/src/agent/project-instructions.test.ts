@@ -26,7 +26,8 @@ const call = (toolName: string, input: unknown): ModelMessage => ({
   content: [{ type: 'tool-call', toolCallId: `c-${toolName}`, toolName, input }],
 });
 
-const rootsOf = () => new WorkspaceRoots([root], hostWrites({ userData: join(root, '..', 'host-data'), workspaces: [root] }));
+const rootsOf = () =>
+  new WorkspaceRoots([root], hostWrites({ userData: join(root, '..', 'host-data'), workspaces: [root] }));
 const load = (directories: string[]) => new ProjectInstructions(rootsOf(), root).for(directories);
 
 describe('workedDirectories', () => {

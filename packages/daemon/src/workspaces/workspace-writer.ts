@@ -147,7 +147,10 @@ export class HostWorkspaceWriter implements WorkspaceWriter {
     });
   }
 
-  #settle(id: string, settle: (pending: { resolve: (answer: Answer) => void; reject: (error: DaemonError) => void }) => void) {
+  #settle(
+    id: string,
+    settle: (pending: { resolve: (answer: Answer) => void; reject: (error: DaemonError) => void }) => void,
+  ) {
     const pending = this.#pending.get(id);
     if (!pending) return;
     this.#pending.delete(id);

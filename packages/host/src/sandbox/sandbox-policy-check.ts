@@ -55,8 +55,7 @@ function isBroadDomain(entry: string): boolean {
 }
 
 function checkWriteRoot(root: string, home: string, field = 'filesystem.allowWrite'): SandboxPolicyCheck {
-  if (!isAbsolute(root))
-    return fail('SANDBOX_POLICY_BROAD_WRITE_ROOT', `${field}: "${root}" is not an absolute path`);
+  if (!isAbsolute(root)) return fail('SANDBOX_POLICY_BROAD_WRITE_ROOT', `${field}: "${root}" is not an absolute path`);
   if (GLOB_CHARS.test(root))
     return fail('SANDBOX_POLICY_BROAD_WRITE_ROOT', `${field}: "${root}" is a pattern, not a directory`);
   const path = normalize(root).replace(/(.)\/+$/, '$1');
@@ -64,10 +63,7 @@ function checkWriteRoot(root: string, home: string, field = 'filesystem.allowWri
     return fail('SANDBOX_POLICY_BROAD_WRITE_ROOT', `${field}: "${root}" is HOME or contains it`);
   }
   if ((SHARED_TEMP_DIRS as readonly string[]).includes(path)) {
-    return fail(
-      'SANDBOX_POLICY_BROAD_WRITE_ROOT',
-      `${field}: "${root}" is a shared temp directory; use a private one`,
-    );
+    return fail('SANDBOX_POLICY_BROAD_WRITE_ROOT', `${field}: "${root}" is a shared temp directory; use a private one`);
   }
   for (const secret of resolveHomeSecretPaths(home)) {
     const bare = secret.replace(/\*$/, '');
@@ -75,10 +71,7 @@ function checkWriteRoot(root: string, home: string, field = 'filesystem.allowWri
       return fail('SANDBOX_POLICY_BROAD_WRITE_ROOT', `${field}: "${root}" lies inside a HOME secret`);
     // Bound back into the hidden HOME, it would show the secret, and one created there later too.
     if (isAtOrUnder(bare, path))
-      return fail(
-        'SANDBOX_POLICY_BROAD_WRITE_ROOT',
-        `${field}: "${root}" holds the HOME secret "${secret}"`,
-      );
+      return fail('SANDBOX_POLICY_BROAD_WRITE_ROOT', `${field}: "${root}" holds the HOME secret "${secret}"`);
   }
   return { ok: true };
 }

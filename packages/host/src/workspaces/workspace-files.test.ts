@@ -44,7 +44,10 @@ describe('resolveWritable', () => {
   it('refuses `..`, an absolute path elsewhere, a NUL and a symlink to outside with FS_OUTSIDE_WORKSPACE', () => {
     symlinkSync(outside, join(root, 'out'));
     for (const path of ['../outside/secret.txt', outside, 'src/\0x', 'out/secret.txt', 'out/new.txt']) {
-      expect(codeOf(() => resolveWritable(root, path)), path).toBe('FS_OUTSIDE_WORKSPACE');
+      expect(
+        codeOf(() => resolveWritable(root, path)),
+        path,
+      ).toBe('FS_OUTSIDE_WORKSPACE');
     }
   });
 });
@@ -70,9 +73,10 @@ describe('writeWorkspaceFile', () => {
       '.vscode/tasks.json',
       '.claude/settings.json',
     ]) {
-      expect(codeOf(() => writeWorkspaceFile(resolveWritable(root, target), Buffer.from('clobbered'))), target).toBe(
-        'FS_PROTECTED',
-      );
+      expect(
+        codeOf(() => writeWorkspaceFile(resolveWritable(root, target), Buffer.from('clobbered'))),
+        target,
+      ).toBe('FS_PROTECTED');
     }
     expect(readFileSync(join(root, '.git', 'config'), 'utf8')).toBe('original');
     expect(readFileSync(join(root, '.env'), 'utf8')).toBe('KEY=1');

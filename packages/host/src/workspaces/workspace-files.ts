@@ -269,8 +269,7 @@ export function writeWorkspaceFile(
       try {
         if (BENEATH) assertDescriptorInside(fd, path.root);
         let written = 0;
-        while (written < content.byteLength)
-          written += writeSync(fd, content, written, content.byteLength - written);
+        while (written < content.byteLength) written += writeSync(fd, content, written, content.byteLength - written);
         fchmodSync(fd, mode);
         fsyncSync(fd);
       } finally {

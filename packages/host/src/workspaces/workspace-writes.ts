@@ -94,13 +94,15 @@ export function attachWorkspaceWrites(sidecar: Sidecar, options: WorkspaceWrites
   ): WritablePath => {
     const root = realOrUndefined(frame.workspace_root);
     const granted = root !== undefined && sidecar.config.workspaces.some((path) => realOrUndefined(path) === root);
-    if (!granted || isAtOrUnder(root, userData) || isAtOrUnder(userData, root)) throw new Refused('FS_OUTSIDE_WORKSPACE');
+    if (!granted || isAtOrUnder(root, userData) || isAtOrUnder(userData, root))
+      throw new Refused('FS_OUTSIDE_WORKSPACE');
     const target = resolveWritable(root, frame.path);
     const verdict = options.policy.evaluate(
       { tool, workspace_root: root, paths: [target.real] },
       { stage: 'write', session_id: frame.session_id, run_id: frame.run_id },
     );
-    if (verdict.verdict === 'deny' || verdict.verdict === 'hard-deny') throw new Refused('POLICY_DENIED', verdict.rule_id);
+    if (verdict.verdict === 'deny' || verdict.verdict === 'hard-deny')
+      throw new Refused('POLICY_DENIED', verdict.rule_id);
     return target;
   };
 

@@ -4,11 +4,12 @@
  * the sandbox, in a workspace that is not the host's working directory (so srt's own list, which
  * follows the host's cwd, covers none of it): a hook in `.git/hooks`, the repository's config, a
  * redirecting `commondir` (absent at spawn), a submodule's hook, and a hook in the configured
- * `core.hooksPath` (`.husky`, absent at spawn). Every write inside a git directory fails, the
- * `.husky` the probe made is moved to quarantine, an ordinary file is written, and
- * the host's real `git status` and `git commit` run nothing planted (the marker stays absent).
+ * `core.hooksPath` (`.husky`, absent at spawn). Every write fails, the ordinary file's
+ * too (the workspace is read-only to the sidecar: the host performs its writes), no `.husky` is
+ * made, and the host's real `git status` and `git commit` run nothing planted (the marker stays
+ * absent).
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -71,18 +72,13 @@ describeAttack('git-escape', 'the sidecar writing what the host’s git reads', 
       PROBE,
       attempts.map((path) => ({ path, text: path.endsWith('config') ? '[core]\n\tfsmonitor = x\n' : hook })),
     );
-    for (const path of attempts.slice(0, 4)) expect(result[path]?.ok, path).toBe(false);
-    expect(result[join(workspace, 'notes.txt')]?.ok).toBe(true);
+    // The workspace is read-only to the sidecar: every write fails, the ordinary file's too (the
+    // host performs the sidecar's writes), and a `.husky` absent at spawn cannot even be made.
+    for (const path of attempts) expect(result[path]?.ok, path).toBe(false);
+    expect(result[join(workspace, 'notes.txt')]).toEqual({ ok: false, detail: 'EROFS' });
     expect(readFileSync(join(workspace, '.git', 'config'))).toEqual(config);
-    for (const path of attempts.slice(0, 5)) if (!path.endsWith('config')) expect(existsSync(path), path).toBe(false);
-    // The watch moves `.husky` as soon as it appears, so the probe's own write may fail: either way
-    // nothing of it is left in the workspace, and what it made is in quarantine.
+    for (const path of attempts) if (!path.endsWith('config')) expect(existsSync(path), path).toBe(false);
     expect(existsSync(join(workspace, '.husky'))).toBe(false);
-    const kept = readdirSync(join(userData, 'host', 'quarantine')).map((batch) =>
-      join(userData, 'host', 'quarantine', batch, workspace, '.husky'),
-    );
-    expect(kept.some((path) => existsSync(path))).toBe(true);
-    expect(readFileSync(join(workspace, 'notes.txt'), 'utf8')).toBe(hook);
     hostGit.expectNothingPlantedRuns([workspace, join(workspace, 'sub')]);
   });
 });

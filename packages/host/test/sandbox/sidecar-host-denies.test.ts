@@ -3,8 +3,8 @@
  * srt launcher as the real sidecar under the policy the host builds for it (real bubblewrap),
  * skips every policy check and writes straight to what the host keeps for itself — policy.json in
  * userData's `host/`, a workspace path a `hard-deny` rule denies to file tools, one a `deny` rule
- * does. Each write is refused and each file still holds its bytes; the sidecar's own userData and
- * the rest of the workspace stay writable. A control run of the same fixture without the sandbox
+ * does. Each write is refused and each file still holds its bytes; the sidecar's own userData stays
+ * writable, and the rest of the workspace is read-only to it as well (its writes are the host's). A control run of the same fixture without the sandbox
  * does each write, so the fixture can tell success from refusal.
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -120,9 +120,10 @@ describeAttack('policy-bypass', 'a misbehaving sidecar cannot write what the hos
     expect(readFileSync(join(world.workspace, 'config', 'prod.env'), 'utf8')).toBe(PROD_ENV);
   });
 
-  it('still writes its own userData and the rest of the workspace', () => {
+  it('still writes its own userData; the rest of the workspace is read-only to it too (the host writes there for it)', () => {
     expect(results.own_state).toEqual({ ok: true, detail: '' });
-    expect(results.ordinary_file).toEqual({ ok: true, detail: '' });
+    expect(results.ordinary_file).toEqual({ ok: false, detail: 'EROFS' });
+    expect(existsSync(join(world.workspace, 'src', 'new.txt'))).toBe(false);
   });
 });
 

@@ -40,9 +40,13 @@ export function workspaceRoutes(roots: WorkspaceRoots): RouteModule {
       const body = await readJson(c, workspaceWriteFileRequestSchema);
       const bytes = Buffer.from(body.content, 'utf8');
       if (bytes.length > WORKSPACE_MAX_WRITE_BYTES) throw workspaceError('FS_TOO_LARGE');
-      const response: WorkspaceWriteFileResponse = await roots.writer.write(roots.resolve(body.root, body.path), bytes, {
-        tool: 'write_file',
-      });
+      const response: WorkspaceWriteFileResponse = await roots.writer.write(
+        roots.resolve(body.root, body.path),
+        bytes,
+        {
+          tool: 'write_file',
+        },
+      );
       return c.json(response);
     });
   };

