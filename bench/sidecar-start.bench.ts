@@ -73,7 +73,6 @@ export const sidecarStartBenchmark: Benchmark = {
             privateTemp: temp.path,
             homeReads: [],
             hostDenies: [],
-            protectedInWorkspaces: [],
           }),
         home,
         privateTemp: temp.path,

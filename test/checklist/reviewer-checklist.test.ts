@@ -9,7 +9,7 @@ import { get } from 'node:http';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkSandboxPolicy, sidecarWorkspaceProtections, buildDesktopCsp } from '@bastion/host/testing';
+import { checkSandboxPolicy, buildDesktopCsp } from '@bastion/host/testing';
 import { probePolicy } from '../../packages/host/test/support/sandbox-probe.js';
 import { startTempHost, type TempHost } from '../../packages/host/test/support/temp-host.js';
 import { makeTempDir } from '@bastion/test-support';
@@ -25,9 +25,7 @@ describe('checklist 4: the outer sandbox policy stays intact', () => {
   const userData = join(home, 'userdata');
   const workspace = makeTempDir('bastion-checklist-ws-');
   const privateTemp = makeTempDir('bastion-checklist-tmp-');
-  const policy = probePolicy({ home, userData, workspace }, privateTemp, {
-    protectedInWorkspaces: sidecarWorkspaceProtections([workspace], home),
-  });
+  const policy = probePolicy({ home, userData, workspace }, privateTemp);
 
   it('keeps direct egress empty and strict, with no local binding and no Unix sockets', () => {
     expect(policy.network.allowedDomains).toEqual([]);
@@ -44,8 +42,8 @@ describe('checklist 4: the outer sandbox policy stays intact', () => {
     }
   });
 
-  it('writes only to userData, the granted workspace and the private temp dir: never HOME, /tmp or /', () => {
-    expect([...policy.filesystem.allowWrite].sort()).toEqual([userData, workspace, privateTemp].sort());
+  it('writes only to userData and the private temp dir: never the granted workspace (the host writes there), HOME, /tmp or /', () => {
+    expect([...policy.filesystem.allowWrite].sort()).toEqual([userData, privateTemp].sort());
     for (const forbidden of [home, '/tmp', '/', '/root', '/home']) {
       expect(policy.filesystem.allowWrite).not.toContain(forbidden);
     }

@@ -23,7 +23,6 @@ import { createPrivateTempDir, type PrivateTempDir } from './sandbox/private-tem
 import { checkWorkspaceRoot } from './sandbox/sandbox-policy-check.js';
 import { checkSandboxAvailability, decideSandboxPosture, type SandboxPosture } from './sandbox/sandbox-posture.js';
 import { buildSidecarSandboxPolicy } from './sandbox/sidecar-sandbox-policy.js';
-import { sidecarWorkspaceProtections } from './sandbox/sidecar-workspace-protections.js';
 import { acquireSrtSession, type SrtSession } from './sandbox/srt-session.js';
 import { createSrtSidecarLauncher } from './sandbox/srt-sidecar-launcher.js';
 import { homeReadPaths } from './sandbox/home-read-allowlist.js';
@@ -140,8 +139,6 @@ export interface BastionHost {
   readonly asks: CommandAsks;
   /** Grant a workspace root at run time: the sidecar respawns with the new policy (new password). */
   grantWorkspace(dir: string): Promise<void>;
-  /** After a rule change: respawn the sidecar if the file-tool denies its sandbox holds moved. */
-  policyChanged(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -234,7 +231,7 @@ async function composeHost(
   let launcher = options.launcher ?? plainLauncher;
   const daemonEntry = resolveDaemonEntry();
   // The watchdog's rules (host/policy.json): answered for the sidecar's checks, enforced again on
-  // every command, and their file-tool denies held by the sidecar's own sandbox.
+  // every command and on every workspace write the host performs for the sidecar.
   const audit = new HostAuditLog(userData);
   const policy = new PolicyStore(userData, { audit });
   // Issue 16 §4: the home's owner (its lock is held) removes the temp a killed policy write left.
@@ -246,11 +243,8 @@ async function composeHost(
       workspaces: roots,
       privateTemp: srt?.temp.path ?? '',
       homeReads: homeReadPaths({ home, daemonEntry }),
-      hostDenies: sidecarWriteDenies(userData, policy, roots),
-      protectedInWorkspaces: sidecarWorkspaceProtections(roots, home),
+      hostDenies: sidecarWriteDenies(userData),
     });
-  /** The denies the running sidecar's sandbox was built with; a rule change that moves them respawns it. */
-  let spawnedDenies: string | undefined;
   if (posture?.capabilities.sandbox === 'srt') {
     // The host writes in each workspace for the sidecar and commands write there: the same roots are refused.
     for (const root of workspaces) {
@@ -269,12 +263,7 @@ async function composeHost(
     srt = { session, temp };
     launcher = createSrtSidecarLauncher({
       session,
-      policy: () => {
-        const built = sidecarPolicy(workspaces);
-        spawnedDenies = JSON.stringify(built.filesystem.denyWrite);
-        return built;
-      },
-      workspaces: () => workspaces,
+      policy: () => sidecarPolicy(workspaces),
       home,
       privateTemp: temp.path,
       warden,
@@ -424,12 +413,6 @@ async function composeHost(
       workspaces.push(root);
       await supervisor.restart('workspace-granted');
     },
-    async policyChanged() {
-      if (!srt || spawnedDenies === undefined) return;
-      if (JSON.stringify(sidecarPolicy(workspaces).filesystem.denyWrite) === spawnedDenies) return;
-      log.info('policy.sandbox-changed', { count: workspaces.length });
-      await supervisor.restart('policy-changed');
-    },
     stop() {
       stopped ??= resources.releaseAll().then(() => log.info('host.stopped'));
       return stopped;
@@ -441,7 +424,6 @@ async function composeHost(
     confirmer,
     grantEndpoint: (url) => host.grantEndpoint(url),
     grantWorkspace: (dir) => host.grantWorkspace(dir),
-    policyChanged: () => host.policyChanged(),
     chatgpt,
     policy,
     audit,

@@ -14,7 +14,6 @@ export { createPlaceholderWarden } from './sandbox/placeholder-warden.js';
 export { createPrivateTempDir } from './sandbox/private-temp-dir.js';
 export { checkSandboxPolicy } from './sandbox/sandbox-policy-check.js';
 export { buildSidecarSandboxPolicy } from './sandbox/sidecar-sandbox-policy.js';
-export { sidecarWorkspaceProtections } from './sandbox/sidecar-workspace-protections.js';
 export { acquireSrtSession } from './sandbox/srt-session.js';
 export { createSrtSidecarLauncher } from './sandbox/srt-sidecar-launcher.js';
 export { DaemonSocketHost } from './supervisor/daemon-socket-host.js';

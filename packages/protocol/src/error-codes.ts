@@ -590,7 +590,8 @@ export const WIRE_ERROR_STATUS: Readonly<Record<WireErrorCode, HttpErrorStatus>>
   GRANT_LIMIT: 500,
   GRANT_DECLINED: 500,
 
-  POLICY_DENIED: 500,
+  /** The write route: the host refused the write by a policy rule. */
+  POLICY_DENIED: 403,
   POLICY_UNAPPROVED: 500,
   POLICY_PROJECT_UNKNOWN: 400,
   POLICY_RULE_INVALID: 400,

@@ -12,7 +12,6 @@ const good = (): SandboxRuntimeConfig =>
     privateTemp: '/tmp/bastion-sidecar-abc123',
     homeReads: ['/home/alice/.cargo/bin', '/home/alice/.nvm'],
     hostDenies: [],
-    protectedInWorkspaces: [],
   });
 
 function withDomains(allowedDomains: string[]): SandboxRuntimeConfig {

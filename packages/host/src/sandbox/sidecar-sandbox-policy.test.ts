@@ -9,8 +9,7 @@ const input = {
   workspaces: ['/home/alice/code/app', '/srv/shared-repo'],
   privateTemp: '/tmp/bastion-sidecar-abc123',
   homeReads: ['/home/alice/.nvm', '/home/alice/src/bastion'],
-  hostDenies: ['/home/alice/.bastion/host', '/home/alice/code/app/deploy'],
-  protectedInWorkspaces: ['/home/alice/code/app/.git', '/home/alice/code/app/.husky'],
+  hostDenies: ['/home/alice/.bastion/host'],
 };
 
 // The list from the issue, spelled out here so a removal from HOME_SECRET_PATHS fails this test.
@@ -55,9 +54,9 @@ describe('buildSidecarSandboxPolicy', () => {
     expect(policy.filesystem.denyWrite).toContain(`${home}/${relative}`);
   });
 
-  it('denies reading HOME as a whole and binds back only the HOME paths it is given', () => {
+  it('denies reading HOME as a whole and binds back only the HOME paths and workspaces it is given', () => {
     expect(policy.filesystem.denyRead).toContain(home);
-    expect(policy.filesystem.allowRead).toEqual(input.homeReads);
+    expect(policy.filesystem.allowRead).toEqual([...input.homeReads, ...input.workspaces]);
   });
 
   it('has an empty network allowlist, strict, with no local binding or Unix sockets', () => {
@@ -67,8 +66,9 @@ describe('buildSidecarSandboxPolicy', () => {
     expect(policy.network.allowAllUnixSockets).toBe(false);
   });
 
-  it('allows writing only userData, the granted workspaces and the private temp dir', () => {
-    expect(policy.filesystem.allowWrite).toEqual([input.userData, ...input.workspaces, input.privateTemp]);
+  it('allows writing only userData and the private temp dir, never a granted workspace (the host writes there)', () => {
+    expect(policy.filesystem.allowWrite).toEqual([input.userData, input.privateTemp]);
+    for (const workspace of input.workspaces) expect(policy.filesystem.allowWrite).not.toContain(workspace);
     expect(policy.filesystem.allowWrite).not.toContain(home);
     expect(policy.filesystem.allowWrite).not.toContain('/tmp');
     expect(policy.filesystem.allowWrite).not.toContain('/');
@@ -80,12 +80,8 @@ describe('buildSidecarSandboxPolicy', () => {
     expect(policy.filesystem.denyWrite).not.toContain('/dev/null');
   });
 
-  it("write-denies the host's own paths inside the write roots (userData's host/, the rules' file denies)", () => {
+  it("write-denies the host's own paths inside the write roots (userData's host/)", () => {
     for (const path of input.hostDenies) expect(policy.filesystem.denyWrite).toContain(path);
-  });
-
-  it('write-denies the protected paths inside the workspaces it is given', () => {
-    for (const path of input.protectedInWorkspaces) expect(policy.filesystem.denyWrite).toContain(path);
   });
 
   it('passes the policy schema check', () => {

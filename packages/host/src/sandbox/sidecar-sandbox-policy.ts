@@ -16,8 +16,6 @@
  * srt also makes some paths writable in every sandbox unasked: its shared TMPDIR (`/tmp/claude`)
  * and convenience dirs under the host user's HOME (`~/.npm/_logs`, `~/.claude/debug`). Those are
  * write-denied here (denies win over allows in srt), so the write roots are exactly ours.
- * Inside the workspaces, every git directory and what git or the user's tools run code from is
- * write-denied too (sidecar-workspace-protections.ts).
  *
  * What it does not catch: reads outside HOME (the sidecar can read the rest of the disk its user
  * can, /etc and other users' readable files included), and writes to the device files srt keeps open (/dev/null,
@@ -57,10 +55,8 @@ export interface SidecarSandboxPolicyInput {
   privateTemp: string;
   /** The HOME paths bound back read-only: existing allowlist entries and Bastion's own (homeReadPaths()). */
   homeReads: readonly string[];
-  /** Paths inside the write roots the sidecar must not write: userData's `host/`, the rules' file denies. */
+  /** Paths inside the write roots the sidecar must not write: userData's `host/` (sidecarWriteDenies()). */
   hostDenies: readonly string[];
-  /** Inside the workspaces, what the sidecar must not write (sidecarWorkspaceProtections()). */
-  protectedInWorkspaces: readonly string[];
 }
 
 export function buildSidecarSandboxPolicy(input: SidecarSandboxPolicyInput): SandboxRuntimeConfig {
@@ -72,7 +68,7 @@ export function buildSidecarSandboxPolicy(input: SidecarSandboxPolicyInput): San
       // Bound back readable where they lie under HOME; readable elsewhere as the rest of the disk is.
       allowRead: [...input.homeReads, ...input.workspaces],
       allowWrite: [input.userData, input.privateTemp],
-      denyWrite: [...secrets, ...SRT_UNASKED_WRITE_PATHS, ...input.hostDenies, ...input.protectedInWorkspaces],
+      denyWrite: [...secrets, ...SRT_UNASKED_WRITE_PATHS, ...input.hostDenies],
     },
   };
 }

@@ -36,8 +36,6 @@ export interface HostIpcDependencies {
   audit: HostAuditLog;
   /** Commands held for the person's answer: read and answered here, never through the daemon. */
   asks: CommandAsks;
-  /** After an edit: the sidecar respawns if the file-tool denies its sandbox holds moved. */
-  policyChanged(): Promise<void>;
   /** The workspace roots the host granted (real paths): the only projects the renderer may edit rules for. */
   grantedWorkspaces(): readonly string[];
 }
@@ -148,11 +146,7 @@ function registerPolicyChannels(ipc: HostIpc, deps: HostIpcDependencies): void {
   });
   ipc.guarded('policy.add', {
     pages: APP_PAGES,
-    handle: async ({ workspace, rule }) => {
-      const added = await storeCall(() => ({ rule: deps.policy.add(scopeOf(workspace), rule) }));
-      await deps.policyChanged();
-      return added;
-    },
+    handle: ({ workspace, rule }) => storeCall(() => ({ rule: deps.policy.add(scopeOf(workspace), rule) })),
   });
   ipc.guarded('policy.audit', {
     pages: APP_PAGES,
@@ -160,11 +154,7 @@ function registerPolicyChannels(ipc: HostIpc, deps: HostIpcDependencies): void {
   });
   ipc.guarded('policy.remove', {
     pages: APP_PAGES,
-    handle: async ({ workspace, id }) => {
-      const removed = await storeCall(() => ({ removed: deps.policy.remove(scopeOf(workspace), id) }));
-      await deps.policyChanged();
-      return removed;
-    },
+    handle: ({ workspace, id }) => storeCall(() => ({ removed: deps.policy.remove(scopeOf(workspace), id) })),
   });
 }
 

@@ -154,12 +154,12 @@ describe('outer sandbox: escape probe under real bubblewrap (srt)', () => {
     expect(reached).toEqual([]);
   });
 
-  it('can write in userData, a granted workspace and its private temp dir', () => {
+  it('can write in userData and its private temp dir; a granted workspace is read-only to it (the host writes there for it)', () => {
     expect(results.write_user_data).toMatchObject({ ok: true });
-    expect(results.write_workspace).toMatchObject({ ok: true });
+    expect(results.write_workspace).toEqual({ ok: false, detail: 'EROFS' });
     expect(results.write_private_temp).toMatchObject({ ok: true });
     expect(readFileSync(join(layout.userData, 'probe.txt'), 'utf8')).toBe('probe');
-    expect(readFileSync(join(layout.workspace, 'probe.txt'), 'utf8')).toBe('probe');
+    expect(existsSync(join(layout.workspace, 'probe.txt'))).toBe(false);
     expect(readFileSync(join(temp.path, 'probe.txt'), 'utf8')).toBe('probe');
   });
 });

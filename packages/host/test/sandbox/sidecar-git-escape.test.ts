@@ -15,7 +15,6 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeAttack } from '../../../../test/support/attack.js';
 import { createPrivateTempDir, type PrivateTempDir } from '../../src/sandbox/private-temp-dir.js';
-import { sidecarWorkspaceProtections } from '../../src/sandbox/sidecar-workspace-protections.js';
 import { acquireSrtSession, type SrtSession } from '../../src/sandbox/srt-session.js';
 import { hostGitFor } from '../commands/host-git.js';
 import { runSandboxProbe, srtProbeLauncher } from '../support/sandbox-probe.js';
@@ -64,9 +63,7 @@ describeAttack('git-escape', 'the sidecar writing what the host’s git reads', 
       join(workspace, '.husky', 'pre-commit'),
       join(workspace, 'notes.txt'),
     ];
-    const launcher = srtProbeLauncher(session, { home, userData, workspace }, temp.path, {
-      protectedInWorkspaces: sidecarWorkspaceProtections([workspace], home),
-    });
+    const launcher = srtProbeLauncher(session, { home, userData, workspace }, temp.path);
     const { result } = await runSandboxProbe<Record<string, { ok: boolean }>>(
       launcher,
       PROBE,

@@ -90,7 +90,7 @@ describeAttack('policy-bypass', 'a misbehaving sidecar cannot write what the hos
 
   beforeAll(async () => {
     world = makeWorld();
-    const lists = { hostDenies: sidecarWriteDenies(world.userData, world.store, [world.workspace]) };
+    const lists = { hostDenies: sidecarWriteDenies(world.userData) };
     expect(checkSandboxPolicy(probePolicy(world, temp.path, lists), world.home)).toEqual({ ok: true });
     const launcher = srtProbeLauncher(session, world, temp.path, lists);
     ({ result: results } = await runSandboxProbe<Results>(launcher, FIXTURE, attempts(world)));

@@ -14,11 +14,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { describeAttack } from '../../../../test/support/attack.js';
-import { PolicyStore } from '../../src/policy/policy-store.js';
 import { sidecarWriteDenies } from '../../src/policy/sandbox-denies.js';
 import { createPrivateTempDir, type PrivateTempDir } from '../../src/sandbox/private-temp-dir.js';
 import { buildSidecarSandboxPolicy } from '../../src/sandbox/sidecar-sandbox-policy.js';
-import { sidecarWorkspaceProtections } from '../../src/sandbox/sidecar-workspace-protections.js';
 import { acquireSrtSession, type SrtSession } from '../../src/sandbox/srt-session.js';
 import { createSrtSidecarLauncher } from '../../src/sandbox/srt-sidecar-launcher.js';
 import { plainLauncher } from '../../src/supervisor/sidecar-launcher.js';
@@ -84,13 +82,11 @@ describeAttack('path-traversal', 'code in a compromised sidecar writing the work
       workspaces: [world.workspace],
       privateTemp: temp.path,
       homeReads: [],
-      hostDenies: sidecarWriteDenies(world.userData, new PolicyStore(world.userData), [world.workspace]),
-      protectedInWorkspaces: sidecarWorkspaceProtections([world.workspace], world.home),
+      hostDenies: sidecarWriteDenies(world.userData),
     });
     const launcher = createSrtSidecarLauncher({
       session,
       policy: () => policy,
-      workspaces: () => [world.workspace],
       home: world.home,
       privateTemp: temp.path,
       warden: quietWarden(world.userData),

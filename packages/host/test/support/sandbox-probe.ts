@@ -28,7 +28,7 @@ export interface ProbeLayout {
 
 /** The policy lists that are empty unless a test fills them. */
 export type PolicyLists = Partial<
-  Pick<SidecarSandboxPolicyInput, 'homeReads' | 'hostDenies' | 'protectedInWorkspaces'>
+  Pick<SidecarSandboxPolicyInput, 'homeReads' | 'hostDenies'>
 >;
 
 /** The sidecar's sandbox policy on `layout` with `privateTemp` as its TMPDIR, `lists` filled in. */
@@ -41,7 +41,6 @@ export function probePolicy(layout: ProbeLayout, privateTemp: string, lists: Pol
     privateTemp,
     homeReads: [],
     hostDenies: [],
-    protectedInWorkspaces: [],
     ...lists,
   });
 }
@@ -56,7 +55,6 @@ export function srtProbeLauncher(
   return createSrtSidecarLauncher({
     session,
     policy: () => probePolicy(layout, privateTemp, lists),
-    workspaces: () => [layout.workspace],
     home: layout.home,
     privateTemp,
     warden: quietWarden(layout.userData),
