@@ -1,79 +1,91 @@
 /**
- * A sidecar killed inside a write leaves no temp file in the workspace (issue 16 §4): the real
- * host (srt posture) and sidecar, a 768 KiB `/workspaces/write-file`, and the daemon stopped
- * (SIGSTOP) the moment its temp file appears, then SIGKILLed while that file still exists. The
- * respawned sidecar removes exactly that file, and a user's file named like one of ours stays.
+ * A host killed inside a workspace write leaves no temp file in the workspace for good (issue 16
+ * §4): the host performs every workspace write for its sidecar, so it is the host that can die
+ * between its temp file and the rename. A real host in its own process (writing-host.mjs) writes
+ * a 768 KiB file over and over; the test stops it (SIGSTOP) the moment a temp file appears and,
+ * while that file still exists, SIGKILLs it. The next host on the same userData and workspace
+ * removes exactly that file (named in its journal in `host/pending-writes/`), keeps a user's file
+ * named like one, and leaves the written file absent or whole.
  */
-import { existsSync, readdirSync, readFileSync, watch, writeFileSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, watch, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { WORKSPACE_MAX_WRITE_BYTES } from '@bastion/protocol';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { daemonProcess, waitFor } from '@bastion/test-support';
+import { afterEach, describe, expect, it } from 'vitest';
+import { makeTempDir } from '@bastion/test-support';
 import { startTempHost, type TempHost } from '../support/temp-host.js';
 
+const WRITING_HOST = fileURLToPath(new URL('./fixtures/writing-host.mjs', import.meta.url));
 const LOOK_ALIKE = '.notes.txt.0123456789ab.bastion-tmp';
-const TRIALS = 20;
 
-let host: TempHost;
-beforeAll(async () => {
-  host = await startTempHost();
-  expect(host.capabilities.sandbox).toBe('srt');
-});
-afterAll(async () => {
-  await host?.stop();
-});
-
-const temps = () => readdirSync(host.workspace).filter((name) => name.endsWith('.bastion-tmp') && name !== LOOK_ALIKE);
-
-/**
- * Write big.txt and stop the daemon as soon as its temp file appears; if the file still exists
- * once it is stopped, SIGKILL it there and return the file's name, else let it go on.
- */
-async function killInsideWrite(): Promise<{ name: string; leftAtKill: string[] } | undefined> {
-  const pid = daemonProcess(host.supervisor.current?.pid ?? 0);
-  let caught: { name: string; leftAtKill: string[] } | undefined;
-  const watcher = watch(host.workspace, (_event, name) => {
-    if (caught !== undefined || name === null || !name.endsWith('.bastion-tmp') || name === LOOK_ALIKE) return;
-    process.kill(pid, 'SIGSTOP');
-    if (existsSync(join(host.workspace, name))) {
-      process.kill(pid, 'SIGKILL');
-      // Listed at once: the request may resolve only after the respawned sidecar has swept it.
-      caught = { name, leftAtKill: temps() };
-    } else process.kill(pid, 'SIGCONT');
-  });
-  try {
-    await host.client
-      .request('POST', '/workspaces/write-file', {
-        root: host.workspace,
-        path: 'big.txt',
-        content: 'x'.repeat(WORKSPACE_MAX_WRITE_BYTES),
-      })
-      .catch(() => undefined);
-  } finally {
-    watcher.close();
+let writer: ChildProcess | undefined;
+let next: TempHost | undefined;
+afterEach(async () => {
+  if (writer?.exitCode === null && writer.signalCode === null) {
+    const gone = new Promise((resolve) => writer?.once('exit', resolve));
+    writer.kill('SIGKILL');
+    await gone;
   }
-  return caught;
-}
+  writer = undefined;
+  await next?.stop();
+  next = undefined;
+});
 
-describe('a sidecar SIGKILLed inside write_file', () => {
-  it('leaves its temp file only until the respawned sidecar starts, which removes exactly it and keeps a look-alike user file', async () => {
-    writeFileSync(join(host.workspace, LOOK_ALIKE), 'my own notes\n');
-    let caught: { name: string; leftAtKill: string[] } | undefined;
-    for (let trial = 0; trial < TRIALS && caught === undefined; trial++) caught = await killInsideWrite();
-    if (caught === undefined) throw new Error(`no write was caught with its temp file in ${TRIALS} trials`);
-    expect(caught.leftAtKill).toEqual([caught.name]);
+describe('a host SIGKILLed inside a workspace write', () => {
+  it('leaves its temp file only until the next host starts, which removes exactly it and keeps a look-alike user file', async () => {
+    const root = makeTempDir('bastion-write-debris-');
+    const userData = join(root, 'home');
+    const workspace = join(root, 'workspace');
+    mkdirSync(workspace);
+    writeFileSync(join(workspace, LOOK_ALIKE), 'my own notes\n');
+    const temps = () => readdirSync(workspace).filter((name) => name.endsWith('.bastion-tmp') && name !== LOOK_ALIKE);
 
-    const killed = host.supervisor.current?.pid;
-    await waitFor(
-      () => host.supervisor.current !== undefined && host.supervisor.current.pid !== killed,
-      20_000,
-      'respawn',
+    // Its temp dirs (srt's, the sidecar's) in the test's own folder: a killed host cannot remove them.
+    const tmp = join(root, 'tmp');
+    mkdirSync(tmp);
+    const child = spawn(process.execPath, [WRITING_HOST, userData, workspace], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+      env: { ...process.env, TMPDIR: tmp },
+    });
+    writer = child;
+    const pid = child.pid ?? 0;
+    const sandbox = await new Promise<string>((resolve, reject) => {
+      child.stdout.on('data', (chunk: Buffer) => {
+        const match = /^ready (\w+)/.exec(chunk.toString());
+        if (match) resolve(match[1] ?? '');
+      });
+      child.once('exit', (code) => reject(new Error(`the writing host exited early (${code})`)));
+    });
+    expect(sandbox).toBe('srt');
+
+    // Stop the host as soon as a temp file appears; kill it there if the file still exists.
+    const caught = await new Promise<{ name: string; leftAtKill: string[] }>((resolve) => {
+      const watcher = watch(workspace, (_event, name) => {
+        if (name === null || !name.endsWith('.bastion-tmp') || name === LOOK_ALIKE || child.signalCode !== null) return;
+        process.kill(pid, 'SIGSTOP');
+        if (!existsSync(join(workspace, name))) {
+          process.kill(pid, 'SIGCONT');
+          return;
+        }
+        process.kill(pid, 'SIGKILL');
+        watcher.close();
+        resolve({ name, leftAtKill: temps() });
+      });
+    });
+    await new Promise((resolve) =>
+      child.exitCode === null && child.signalCode === null ? child.once('exit', resolve) : resolve(undefined),
     );
-    await host.supervisor.whenReady();
+    expect(caught.leftAtKill).toEqual([caught.name]);
+    expect(readdirSync(join(userData, 'host', 'pending-writes'))).toHaveLength(1);
+
+    next = await startTempHost({ userData, workspaces: [workspace] });
     expect(temps()).toEqual([]);
-    expect(readFileSync(join(host.workspace, LOOK_ALIKE), 'utf8')).toBe('my own notes\n');
-    // The killed write changed nothing: big.txt is absent or whole from an earlier trial.
-    const big = join(host.workspace, 'big.txt');
+    expect(readdirSync(join(userData, 'host', 'pending-writes'))).toEqual([]);
+    expect(readFileSync(join(workspace, LOOK_ALIKE), 'utf8')).toBe('my own notes\n');
+    expect(next.records.some((record) => record.event === 'workspace.temp-files-removed')).toBe(true);
+    // The killed write changed nothing: big.txt is absent or whole from an earlier write.
+    const big = join(workspace, 'big.txt');
     if (existsSync(big)) expect(readFileSync(big, 'utf8')).toBe('x'.repeat(WORKSPACE_MAX_WRITE_BYTES));
   });
 });
