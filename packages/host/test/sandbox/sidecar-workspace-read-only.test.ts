@@ -14,14 +14,12 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { describeAttack } from '../../../../test/support/attack.js';
-import { sidecarWriteDenies } from '../../src/policy/sandbox-denies.js';
 import { createPrivateTempDir, type PrivateTempDir } from '../../src/sandbox/private-temp-dir.js';
-import { buildSidecarSandboxPolicy } from '../../src/sandbox/sidecar-sandbox-policy.js';
 import { acquireSrtSession, type SrtSession } from '../../src/sandbox/srt-session.js';
-import { createSrtSidecarLauncher } from '../../src/sandbox/srt-sidecar-launcher.js';
 import { plainLauncher } from '../../src/supervisor/sidecar-launcher.js';
 import { ensureUserData } from '../../src/user-data.js';
-import { quietWarden, runSandboxProbe } from '../support/sandbox-probe.js';
+import { runSandboxProbe, srtProbeLauncher } from '../support/sandbox-probe.js';
+import { sidecarWriteDenies } from '../../src/policy/sandbox-denies.js';
 import { scriptedWorlds } from '../support/scripted-agent.js';
 import { makeTempDir } from '@bastion/test-support';
 
@@ -76,21 +74,8 @@ afterAll(async () => {
 describeAttack('path-traversal', 'code in a compromised sidecar writing the workspace behind its tools', () => {
   it('every missing steering file, rc file and ordinary file fails (EROFS), and none exists afterwards', async () => {
     const world = makeWorld();
-    const policy = buildSidecarSandboxPolicy({
-      home: world.home,
-      userData: world.userData,
-      workspaces: [world.workspace],
-      privateTemp: temp.path,
-      homeReads: [],
-      hostDenies: sidecarWriteDenies(world.userData),
-    });
-    const launcher = createSrtSidecarLauncher({
-      session,
-      policy: () => policy,
-      home: world.home,
-      privateTemp: temp.path,
-      warden: quietWarden(world.userData),
-    });
+    // The sidecar's policy as the host builds it: userData's host/ write-denied, the workspace readable only.
+    const launcher = srtProbeLauncher(session, world, temp.path, { hostDenies: sidecarWriteDenies(world.userData) });
     const { result } = await runSandboxProbe<Outcomes>(launcher, PROBE, world.attempts);
     for (const { path } of world.attempts) {
       // EROFS, or ENOENT where the directory it needed could not be made (Node's recursive mkdir reports no EROFS).

@@ -27,9 +27,7 @@ export interface ProbeLayout {
 }
 
 /** The policy lists that are empty unless a test fills them. */
-export type PolicyLists = Partial<
-  Pick<SidecarSandboxPolicyInput, 'homeReads' | 'hostDenies'>
->;
+export type PolicyLists = Partial<Pick<SidecarSandboxPolicyInput, 'homeReads' | 'hostDenies'>>;
 
 /** The sidecar's sandbox policy on `layout` with `privateTemp` as its TMPDIR, `lists` filled in. */
 export function probePolicy(layout: ProbeLayout, privateTemp: string, lists: PolicyLists = {}): SandboxRuntimeConfig {
