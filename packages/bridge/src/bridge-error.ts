@@ -1,8 +1,13 @@
-/** What every bridge call rejects with: a stable code the app branches on, and a fixed message. */
+import type { BridgeErrorCode, WireError, WireErrorCode } from '@bastion/protocol';
+
+/**
+ * What every bridge call rejects with: a stable code the app branches on, and a fixed message.
+ * The bridge's own codes are typed; one read off an answer is whatever string the answer carried.
+ */
 export class BridgeError extends Error {
   override readonly name = 'BridgeError';
   constructor(
-    readonly code: string,
+    readonly code: BridgeErrorCode | WireErrorCode | WireError['code'],
     message: string,
     /** The HTTP status, when the daemon or the host answered; 0 when nothing answered. */
     readonly status = 0,

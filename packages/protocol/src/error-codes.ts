@@ -430,6 +430,12 @@ export type HostErrorCode =
   | GrantErrorCode
   | DaemonErrorCode;
 
+/**
+ * The bridge's own failures in the renderer (nothing answered, or an answer that is no wire
+ * error), besides the wire codes it reads off answers and DAEMON_EVENT_* for a stream it cannot read.
+ */
+export type BridgeErrorCode = 'UNREACHABLE' | 'HTTP_ERROR';
+
 /** Every code an answer between Bastion's processes may carry (the daemon's routes, host IPC, the control socket). */
 export type WireErrorCode = DaemonErrorCode | HostErrorCode;
 

@@ -1,6 +1,7 @@
 /** The transcript's non-tool items: reasoning, retries, errors with their Retry, and each run's summary. */
 import { useState } from 'react';
 import type { TokenUsage } from '@bastion/bridge';
+import type { DaemonErrorCode } from '@bastion/protocol';
 import type { TranscriptItem } from '../transcript.js';
 import { DiffView, diffOf } from './diff-view.js';
 import type { ToolView } from '../transcript.js';
@@ -28,17 +29,17 @@ export function RetryNotice({ item }: { item: Extract<TranscriptItem, { kind: 'r
   );
 }
 
-/** What to do about a failed run, in words. */
+/** What to do about a failed run, in words, by its code (a key that is no daemon code fails to compile). */
+const ADVICE: Readonly<Record<string, (provider: string | undefined) => string>> = {
+  PROVIDER_KEY_MISSING: (provider) =>
+    `Add the API key in Settings, or run: bastion secrets set ${provider ?? 'PROVIDER'}`,
+  ENDPOINT_NOT_GRANTED: () =>
+    'This endpoint is not approved in this Bastion run: approve it in Settings → Custom endpoints.',
+  RUN_INTERRUPTED: () => 'The agent restarted while this run was going; send the message again.',
+} satisfies Partial<Record<DaemonErrorCode, (provider: string | undefined) => string>>;
+
 function advice(code: string, provider: string | undefined): string | undefined {
-  if (code === 'PROVIDER_KEY_MISSING') {
-    const name = provider ?? 'PROVIDER';
-    return `Add the API key in Settings, or run: bastion secrets set ${name}`;
-  }
-  if (code === 'ENDPOINT_NOT_GRANTED' || code === 'GRANT_DENIED') {
-    return 'This endpoint is not approved in this Bastion run: approve it in Settings → Custom endpoints.';
-  }
-  if (code === 'RUN_INTERRUPTED') return 'The agent restarted while this run was going; send the message again.';
-  return undefined;
+  return Object.hasOwn(ADVICE, code) ? ADVICE[code]?.(provider) : undefined;
 }
 
 export function RunError({

@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { UI_TOOL_OUTPUT_FOLD_LINES } from '@bastion/protocol';
+import { UI_TOOL_OUTPUT_FOLD_LINES, type DaemonErrorCode } from '@bastion/protocol';
 import type { ToolView } from '../transcript.js';
 import { DiffView, diffOf } from './diff-view.js';
 
@@ -23,7 +23,7 @@ function asText(value: unknown): string {
 }
 
 /** Why a tool call did not run, in words (the code stays visible for bug reports). */
-const REFUSAL_WORDS: Record<string, string> = {
+const REFUSAL_WORDS: Readonly<Record<string, string>> = {
   TOOL_DENIED: 'You denied this call.',
   TOOL_FAILED: 'The tool failed.',
   FS_NOT_FOUND: 'The file or folder does not exist.',
@@ -43,7 +43,7 @@ const REFUSAL_WORDS: Record<string, string> = {
   SHELL_CWD_OUTSIDE_WORKSPACE: 'The working folder is outside the workspace, so the command was not run.',
   SHELL_CWD_OTHER_WORKSPACE: 'The working folder belongs to another workspace, so the command was not run.',
   SHELL_HOST_REFUSED: 'The host refused to run the command.',
-};
+} satisfies Partial<Record<DaemonErrorCode, string>>;
 
 /** Codes whose message is always the same fixed sentence: the words above say it already. */
 const FIXED_MESSAGE_CODES = new Set(['TOOL_DENIED', 'TOOL_FAILED']);
