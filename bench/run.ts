@@ -16,6 +16,7 @@ import { fileURLToPath } from 'node:url';
 import type { Benchmark, BenchFigure } from './harness.js';
 import { handshakeBenchmark } from './handshake.bench.js';
 import { commandBenchmark } from './command.bench.js';
+import { fileWriteBenchmark } from './file-write.bench.js';
 import { sidecarStartBenchmark } from './sidecar-start.bench.js';
 import { startBenchmark } from './start.bench.js';
 import { storeBenchmark } from './store.bench.js';
@@ -31,6 +32,7 @@ import { longSessionBenchmark } from './long-session.bench.js';
 const BENCHMARKS: Benchmark[] = [
   handshakeBenchmark,
   commandBenchmark,
+  fileWriteBenchmark,
   sidecarStartBenchmark,
   startBenchmark,
   storeBenchmark,

@@ -14,5 +14,7 @@ export type { ShellRefusal } from './shell/shell-error.js';
 export { openDatabase } from './storage/database.js';
 export { SessionStore } from './storage/session-store.js';
 export { ProviderTransport } from './transport/transport-fetch.js';
+export { createFileTools } from './tools/file-tools.js';
 export { WorkspaceRoots } from './workspaces/workspace-roots.js';
+export type { WorkspaceWriter } from './workspaces/workspace-writer.js';
 export { HostWorkspaceWriter } from './workspaces/workspace-writer.js';

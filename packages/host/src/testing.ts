@@ -7,6 +7,7 @@ export { CommandExecutor } from './commands/command-executor.js';
 export { buildCommandSandboxProfile } from './commands/command-profile.js';
 export { EgressGuard } from './network/egress-guard.js';
 export { createSystemRoute } from './network/system-route.js';
+export { HostAuditLog } from './policy/host-audit-log.js';
 export { PolicyStore } from './policy/policy-store.js';
 export { writePrivateFile } from './private-file.js';
 export { descendantPids, processStartTime } from './process-tree.js';
@@ -21,4 +22,5 @@ export { plainLauncher, resolveDaemonEntry, type SidecarLauncher } from './super
 export { SidecarSupervisor } from './supervisor/sidecar-supervisor.js';
 export { buildDesktopCsp } from './ui/csp.js';
 export { TempFileJournal } from './workspaces/temp-file-journal.js';
+export { resolveWritable, writeWorkspaceFile } from './workspaces/workspace-files.js';
 export { attachWorkspaceWrites } from './workspaces/workspace-writes.js';
