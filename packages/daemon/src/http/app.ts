@@ -25,7 +25,7 @@ export type RouteModule = (app: Hono) => void;
 export function createDaemonApp(perimeter: PerimeterOptions, routes: readonly RouteModule[]): Hono {
   const app = new Hono();
   app.use('*', makeHostGuard({ port: perimeter.port }));
-  app.use('*', makeOriginGuard({ allowedOrigins: perimeter.allowedOrigins }));
+  app.use('*', makeOriginGuard({ allowedOrigins: perimeter.allowedOrigins, cors: true }));
   app.use('*', makeRefererGuard({ allowedOrigins: perimeter.allowedOrigins }));
   app.use('*', makeAuthGuard({ password: perimeter.password }));
   app.use('*', makeBodySizeGuard({ maxBytes: DAEMON_MAX_JSON_BODY_BYTES }));

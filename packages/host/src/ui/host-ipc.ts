@@ -5,8 +5,9 @@
  * order: POST; the host-session cookie; Origin exactly the UI origin; a Referer on the UI origin
  * whose path is a desktop page allowed for this channel; a JSON body within bounds that the
  * channel's strict schema accepts. Any other path under the prefix is IPC_CHANNEL. (Host was
- * checked by the UiServer.) The Origin and Referer checks are the daemon perimeter's own
- * (@bastion/protocol perimeter-checks.ts), answered with this module's IPC_* codes. No response carries CORS headers, so a cross-origin page can never
+ * checked by the UiServer.) The Origin and Referer guards are the daemon perimeter's own hono
+ * middleware (@bastion/daemon/perimeter), answering with this module's IPC_* codes; the Origin
+ * guard runs without CORS, so no response carries CORS headers and a cross-origin page can never
  * read one. Does not catch script running inside an allowed desktop page: that page is the
  * bridge's home.
  */
@@ -14,8 +15,8 @@ import type { IncomingMessage } from 'node:http';
 import { getRequestListener, type HttpBindings } from '@hono/node-server';
 import { Hono, type Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { originGuard, refererGuard, type PerimeterGuard } from '@bastion/daemon/perimeter';
 import {
-  allowedOriginOf,
   desktopRefererOf,
   HOST_IPC_MAX_BODY_BYTES,
   HOST_IPC_PATH_PREFIX,
@@ -77,24 +78,17 @@ export type UiContext = Context<UiEnv>;
 /** Routes on the path exactly as the URL parser normalised it (hono would also percent-decode it). */
 const uiPath = (request: Request): string => new URL(request.url).pathname;
 
-/** One step of the chain: the refusal it makes, or undefined to pass. */
-type Check = (c: UiContext) => HostIpcRefusal | undefined;
-
 export class HostIpc {
   readonly #channels = new Set<HostIpcChannel>();
   readonly #app = new Hono<UiEnv>({ getPath: uiPath });
-  readonly #checks: readonly Check[];
-  readonly #origins: ReadonlySet<string>;
+  readonly #origins: readonly string[];
+  readonly #hasSession: (cookieHeader: string | undefined) => boolean;
   readonly #log: Logger;
 
   constructor(options: { origin: string; hasSession: (cookieHeader: string | undefined) => boolean; log: Logger }) {
-    this.#origins = new Set([options.origin]);
+    this.#origins = [options.origin];
+    this.#hasSession = options.hasSession;
     this.#log = options.log;
-    this.#checks = [
-      (c) => (c.req.method === 'POST' ? undefined : 'IPC_METHOD'),
-      (c) => (options.hasSession(c.req.header('cookie')) ? undefined : 'IPC_SESSION'),
-      (c) => (allowedOriginOf(c.req, this.#origins) === undefined ? 'IPC_ORIGIN' : undefined),
-    ];
     this.#app.notFound((c) => {
       c.env.incoming.resume();
       return this.#refuse(c, undefined, 'IPC_CHANNEL');
@@ -111,12 +105,40 @@ export class HostIpc {
     if (this.#channels.has(channel))
       throw new HostError('IPC_DUPLICATE', `host channel ${channel} already has a handler`);
     this.#channels.add(channel);
-    const checks = [...this.#checks, refererCheck(this.#origins, spec.pages)];
+    const guards = this.#guards(channel, spec.pages);
     this.#app.all(`${HOST_IPC_PATH_PREFIX}${channel}`, (c) => {
-      const refusal = firstRefusal(c, checks);
-      if (refusal) return this.#refuse(c, channel, refusal);
+      for (const guard of guards) {
+        const refusal = guard(c);
+        if (refusal) return refusal;
+      }
       return this.#serve(c, channel, spec);
     });
+  }
+
+  /**
+   * The checks before a channel's handler, in order: POST, the session cookie, the daemon's
+   * Origin and Referer guards (no CORS), the page. Each answers in the same tick as the request.
+   */
+  #guards(channel: HostIpcChannel, pages: readonly PagePattern[]): PerimeterGuard[] {
+    const refusal = (code: HostIpcRefusal) => ({
+      refusal: { code, message: REFUSALS[code] },
+      refuse: (c: Context) => this.#refuse(c, channel, code),
+    });
+    const check =
+      (code: HostIpcRefusal, passes: (c: Context) => boolean): PerimeterGuard =>
+      (c) =>
+        passes(c) ? undefined : this.#refuse(c, channel, code);
+    const origins = new Set(this.#origins);
+    return [
+      check('IPC_METHOD', (c) => c.req.method === 'POST'),
+      check('IPC_SESSION', (c) => this.#hasSession(c.req.header('cookie'))),
+      originGuard({ allowedOrigins: this.#origins, cors: false, ...refusal('IPC_ORIGIN') }),
+      refererGuard({ allowedOrigins: this.#origins, ...refusal('IPC_REFERER') }),
+      check('IPC_PAGE', (c) => {
+        const page = desktopRefererOf(c.req, origins);
+        return page !== undefined && pageMatches(page.pathname, pages);
+      }),
+    ];
   }
 
   /** A request that passed every check: its bounded JSON body through the schema, then the handler. */
@@ -153,32 +175,10 @@ export class HostIpc {
   /** Serve a request under `HOST_IPC_PATH_PREFIX`; its channel name is untrusted. */
   readonly dispatch = getRequestListener(this.#app.fetch);
 
-  #refuse(c: UiContext, channel: HostIpcChannel | undefined, code: HostIpcRefusal): Response {
+  #refuse(c: Context, channel: HostIpcChannel | undefined, code: HostIpcRefusal): Response {
     this.#log.warn('ipc.refused', { channel: channel ?? null, code });
     return sendWireError(c, { code, message: REFUSALS[code] });
   }
-}
-
-/**
- * The checks in order; the first refusal answers at once, in the same tick as the request, as
- * the hand-written server did (a client writing past its request, e.g. an unframed GET body,
- * still reads the refusal before the parser rejects those bytes).
- */
-function firstRefusal(c: UiContext, checks: readonly Check[]): HostIpcRefusal | undefined {
-  for (const check of checks) {
-    const refusal = check(c);
-    if (refusal) return refusal;
-  }
-  return undefined;
-}
-
-/** Referer on the UI origin whose path is a desktop page, then one of the channel's pages. */
-function refererCheck(origins: ReadonlySet<string>, pages: readonly PagePattern[]): Check {
-  return (c) => {
-    const page = desktopRefererOf(c.req, origins);
-    if (!page) return 'IPC_REFERER';
-    return pageMatches(page.pathname, pages) ? undefined : 'IPC_PAGE';
-  };
 }
 
 const TOO_LARGE = Symbol('too large');
@@ -192,10 +192,10 @@ async function readBoundedBody(req: IncomingMessage): Promise<string | undefined
   return isJson ? body.toString('utf8') : undefined;
 }
 
-function sendJson(c: UiContext, status: ContentfulStatusCode, body: unknown): Response {
+function sendJson(c: Context, status: ContentfulStatusCode, body: unknown): Response {
   return c.body(JSON.stringify(body), status, { 'content-type': 'application/json; charset=utf-8' });
 }
 
-function sendWireError(c: UiContext, error: WireError<WireErrorCode>): Response {
+function sendWireError(c: Context, error: WireError<WireErrorCode>): Response {
   return sendJson(c, WIRE_ERROR_STATUS[error.code], error);
 }

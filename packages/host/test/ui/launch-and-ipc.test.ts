@@ -244,6 +244,17 @@ describe('every host IPC handler goes through guarded()', () => {
     }
   });
 
+  it("host IPC's Origin and Referer checks are the daemon perimeter's guards, Origin without CORS", () => {
+    const ipcSource = readFileSync(fileURLToPath(new URL('../../src/ui/host-ipc.ts', import.meta.url)), 'utf8');
+    expect(ipcSource).toMatch(
+      /import \{ originGuard, refererGuard, type PerimeterGuard \} from '@bastion\/daemon\/perimeter';/,
+    );
+    expect(ipcSource).toMatch(
+      /originGuard\(\{ allowedOrigins: this\.#origins, cors: false, \.\.\.refusal\('IPC_ORIGIN'\) \}\)/,
+    );
+    expect(ipcSource).toMatch(/refererGuard\(\{ allowedOrigins: this\.#origins, \.\.\.refusal\('IPC_REFERER'\) \}\)/);
+  });
+
   it('no host source registers a channel handler except through guarded()', () => {
     const src = fileURLToPath(new URL('../../src/', import.meta.url));
     const offenders: string[] = [];
@@ -275,7 +286,7 @@ describe('every host IPC handler goes through guarded()', () => {
     const ipcSource = readFileSync(join(src, 'ui/host-ipc.ts'), 'utf8');
     expect(ipcSource.match(/#app\.(use|all|on|post|get)\(/g)).toEqual(['#app.all(']);
     expect(ipcSource).toMatch(
-      /guarded<C extends HostIpcChannel>\([^)]*\): void \{[\s\S]*?this\.#app\.all\(`\$\{HOST_IPC_PATH_PREFIX\}\$\{channel\}`, \(c\) => \{\s*const refusal = firstRefusal\(c, checks\);\s*if \(refusal\) return this\.#refuse\(/,
+      /guarded<C extends HostIpcChannel>\([^)]*\): void \{[\s\S]*?this\.#app\.all\(`\$\{HOST_IPC_PATH_PREFIX\}\$\{channel\}`, \(c\) => \{\s*for \(const guard of guards\) \{\s*const refusal = guard\(c\);\s*if \(refusal\) return refusal;\s*\}\s*return this\.#serve\(/,
     );
   });
 });

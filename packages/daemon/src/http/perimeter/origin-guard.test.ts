@@ -3,7 +3,7 @@ import { describeAttack } from '../../../../../test/support/attack.js';
 import { makeOriginGuard } from './origin-guard.js';
 import { appBehind, codeOf, UI_ORIGIN } from '../../../test/support/perimeter-kit.js';
 
-const guard = () => makeOriginGuard({ allowedOrigins: [UI_ORIGIN] });
+const guard = () => makeOriginGuard({ allowedOrigins: [UI_ORIGIN], cors: true });
 
 describeAttack('cross-origin', 'daemon Origin (makeOriginGuard)', () => {
   const refusedOrigins: [string, string | undefined][] = [

@@ -1,34 +1,38 @@
 /**
  * SEC-004 perimeter, step 2: Origin must be present and exactly one allowlisted origin
- * (scheme, host and port; no prefix or suffix matching; `null` refused). CORS preflight is
- * answered here, only for allowlisted origins, echoing that exact origin, never `*` and never
- * with credentials mode. Does not catch a non-browser caller that forges Origin; the password
+ * (scheme, host and port; no prefix or suffix matching; `null` refused). With `cors`, CORS
+ * preflight is answered here, only for allowlisted origins, echoing that exact origin, never `*`
+ * and never with credentials mode; the host's IPC route runs it without, so none of its answers
+ * carries a CORS header. Does not catch a non-browser caller that forges Origin; the password
  * guard does.
  */
 import type { MiddlewareHandler } from 'hono';
 import { allowedOriginOf } from '@bastion/protocol';
-import { wireError } from '../wire-error.js';
+import { asMiddleware, refuseWith, type GuardRefusal, type PerimeterGuard } from './perimeter-guard.js';
 
 const PREFLIGHT_ALLOW_METHODS = 'GET, POST, PATCH, DELETE';
 const PREFLIGHT_ALLOW_HEADERS = 'authorization, content-type, last-event-id';
 const PREFLIGHT_MAX_AGE_SECONDS = '600';
 
-export function makeOriginGuard(options: { allowedOrigins: readonly string[] }): MiddlewareHandler {
+type OriginGuardOptions = { allowedOrigins: readonly string[]; cors: boolean } & Partial<GuardRefusal>;
+
+export function originGuard(options: OriginGuardOptions): PerimeterGuard {
   const allowed = new Set(options.allowedOrigins);
-  return async (c, next) => {
+  const refuse = refuseWith(options, { code: 'PERIMETER_ORIGIN', message: 'Origin is not allowed' });
+  return (c) => {
     const origin = allowedOriginOf(c.req, allowed);
-    if (origin === undefined) {
-      return wireError(c, 'PERIMETER_ORIGIN', 'Origin is not allowed');
-    }
+    if (origin === undefined) return refuse(c);
+    if (!options.cors) return undefined;
     c.header('Access-Control-Allow-Origin', origin);
     c.header('Vary', 'Origin');
-    if (c.req.method === 'OPTIONS') {
-      c.header('Access-Control-Allow-Methods', PREFLIGHT_ALLOW_METHODS);
-      c.header('Access-Control-Allow-Headers', PREFLIGHT_ALLOW_HEADERS);
-      c.header('Access-Control-Max-Age', PREFLIGHT_MAX_AGE_SECONDS);
-      return c.body(null, 204);
-    }
-    await next();
-    return undefined;
+    if (c.req.method !== 'OPTIONS') return undefined;
+    c.header('Access-Control-Allow-Methods', PREFLIGHT_ALLOW_METHODS);
+    c.header('Access-Control-Allow-Headers', PREFLIGHT_ALLOW_HEADERS);
+    c.header('Access-Control-Max-Age', PREFLIGHT_MAX_AGE_SECONDS);
+    return c.body(null, 204);
   };
+}
+
+export function makeOriginGuard(options: OriginGuardOptions): MiddlewareHandler {
+  return asMiddleware(originGuard(options));
 }

@@ -6,15 +6,16 @@
  */
 import type { MiddlewareHandler } from 'hono';
 import { desktopRefererOf } from '@bastion/protocol';
-import { wireError } from '../wire-error.js';
+import { asMiddleware, refuseWith, type GuardRefusal, type PerimeterGuard } from './perimeter-guard.js';
 
-export function makeRefererGuard(options: { allowedOrigins: readonly string[] }): MiddlewareHandler {
+type RefererGuardOptions = { allowedOrigins: readonly string[] } & Partial<GuardRefusal>;
+
+export function refererGuard(options: RefererGuardOptions): PerimeterGuard {
   const allowed = new Set(options.allowedOrigins);
-  return async (c, next) => {
-    if (desktopRefererOf(c.req, allowed) === undefined) {
-      return wireError(c, 'PERIMETER_REFERER', 'Referer is not a desktop page');
-    }
-    await next();
-    return undefined;
-  };
+  const refuse = refuseWith(options, { code: 'PERIMETER_REFERER', message: 'Referer is not a desktop page' });
+  return (c) => (desktopRefererOf(c.req, allowed) === undefined ? refuse(c) : undefined);
+}
+
+export function makeRefererGuard(options: RefererGuardOptions): MiddlewareHandler {
+  return asMiddleware(refererGuard(options));
 }
