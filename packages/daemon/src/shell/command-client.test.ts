@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { COMMAND_MAX_OUTPUT_BYTES, type SidecarToHostFrame } from '@bastion/protocol';
+import { COMMAND_MAX_OUTPUT_BYTES, type HostToSidecarFrame, type SidecarToHostFrame } from '@bastion/protocol';
 import { connectedChannelPair, type HostEnd } from '../../../../test/support/channel-pair.js';
 import { CommandClient } from './command-client.js';
 
@@ -28,6 +28,12 @@ const request = {
 };
 const bytes = (text: string | Buffer): Uint8Array => Buffer.from(text);
 
+/** The host's command.end for `id`: exited with `exitCode`, not timed out, not truncated. */
+function commandEnd(id: string, exitCode: number, durationMs: number): HostToSidecarFrame {
+  const end = { exit_code: exitCode, signal: null, timed_out: false, truncated: false, duration_ms: durationMs };
+  return { v: 1, type: 'command.end', id, ...end };
+}
+
 describe('CommandClient', () => {
   it('sends command.request and assembles output and end', async () => {
     const { client, seen } = connect((frame, host) => {
@@ -35,16 +41,7 @@ describe('CommandClient', () => {
       host.send({ v: 1, type: 'command.output', id: frame.id, stream: 'stdout', data: bytes('h') });
       host.send({ v: 1, type: 'command.output', id: frame.id, stream: 'stderr', data: bytes('warn') });
       host.send({ v: 1, type: 'command.output', id: frame.id, stream: 'stdout', data: bytes('i\n') });
-      host.send({
-        v: 1,
-        type: 'command.end',
-        id: frame.id,
-        exit_code: 0,
-        signal: null,
-        timed_out: false,
-        truncated: false,
-        duration_ms: 12.6,
-      });
+      host.send(commandEnd(frame.id, 0, 12.6));
     });
     const result = await client.run(request);
     expect(result).toEqual({
@@ -93,16 +90,7 @@ describe('CommandClient', () => {
       for (let i = 0; i < COMMAND_MAX_OUTPUT_BYTES / chunk.byteLength + 2; i += 1) {
         host.send({ v: 1, type: 'command.output', id: frame.id, stream: 'stdout', data: bytes(chunk) });
       }
-      host.send({
-        v: 1,
-        type: 'command.end',
-        id: frame.id,
-        exit_code: 0,
-        signal: null,
-        timed_out: false,
-        truncated: false,
-        duration_ms: 1,
-      });
+      host.send(commandEnd(frame.id, 0, 1));
     });
     const result = await client.run(request);
     expect(result).toMatchObject({ truncated: true });
@@ -113,16 +101,7 @@ describe('CommandClient', () => {
     const { client } = connect((frame, host) => {
       if (frame.type !== 'command.request') return;
       host.send({ v: 1, type: 'command.output', id: 'cmd_unknown', stream: 'stdout', data: bytes('stray') });
-      host.send({
-        v: 1,
-        type: 'command.end',
-        id: frame.id,
-        exit_code: 1,
-        signal: null,
-        timed_out: false,
-        truncated: false,
-        duration_ms: 1,
-      });
+      host.send(commandEnd(frame.id, 1, 1));
     });
     expect(await client.run(request)).toMatchObject({ exit_code: 1, stdout: '' });
   });

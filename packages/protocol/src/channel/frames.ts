@@ -73,6 +73,21 @@ const port = z.number().int().min(1).max(MAX_TCP_PORT);
 const credit = z.number().int().min(1).max(TRANSPORT_MAX_CREDIT_BYTES);
 const revision = z.number().int().nonnegative();
 
+/**
+ * The frames that carry one body of a provider request, whichever way it flows (`request`: the
+ * upload, sidecar → host; `response`: the download, host → sidecar): its chunks and its end from
+ * the sender, and the credit the receiver grants (the sender may send that many more bytes).
+ */
+function bodyFrames<B extends 'request' | 'response'>(body: B) {
+  return {
+    chunk: frame(`${body}.chunk` as const, { request_id: id, data: bodyChunk }),
+    end: frame(`${body}.end` as const, { request_id: id }),
+    credit: frame(`${body}.credit` as const, { request_id: id, bytes: credit }),
+  };
+}
+const uploadFrames = bodyFrames('request');
+const downloadFrames = bodyFrames('response');
+
 export const sandboxKindSchema = z.enum(['srt', 'none']);
 export type SandboxKind = z.infer<typeof sandboxKindSchema>;
 
@@ -131,17 +146,9 @@ export const responseStartFrameSchema = frame('response.start', {
   headers,
 });
 /** Upload credit: the sidecar may send this many more body bytes for the request. */
-export const requestCreditFrameSchema = frame('request.credit', {
-  request_id: id,
-  bytes: credit,
-});
-export const responseChunkFrameSchema = frame('response.chunk', {
-  request_id: id,
-  data: bodyChunk,
-});
-export const responseEndFrameSchema = frame('response.end', {
-  request_id: id,
-});
+export const requestCreditFrameSchema = uploadFrames.credit;
+export const responseChunkFrameSchema = downloadFrames.chunk;
+export const responseEndFrameSchema = downloadFrames.end;
 export const responseErrorFrameSchema = frame('response.error', {
   request_id: id,
   code: z.enum(TRANSPORT_ERROR_CODES),
@@ -242,20 +249,13 @@ export const requestStartFrameSchema = frame('request.start', {
    */
   redirect: z.literal('manual').optional(),
 });
-export const requestChunkFrameSchema = frame('request.chunk', {
-  request_id: id,
-  data: bodyChunk,
-});
-export const requestEndFrameSchema = frame('request.end', {
-  request_id: id,
-});
+export const requestChunkFrameSchema = uploadFrames.chunk;
+export const requestEndFrameSchema = uploadFrames.end;
 export const requestAbortFrameSchema = frame('request.abort', {
   request_id: id,
 });
-export const responseCreditFrameSchema = frame('response.credit', {
-  request_id: id,
-  bytes: credit,
-});
+/** Download credit: the host may send this many more body bytes of the response. */
+export const responseCreditFrameSchema = downloadFrames.credit;
 export const grantAppliedFrameSchema = frame('grant.applied', {
   revision,
 });
