@@ -8,8 +8,13 @@
  * direct, above that ceiling here), TTFB overhead ≤ 2 ms p50, per-event overhead ≤ 0.5 ms p50 on a
  * 10 000-event SSE stream. Throughput against direct is still printed.
  *
- * The 100 MiB bodies alternate (direct, transported, bare hop, in an order that rotates each
- * round), so a change in the machine's load in the middle of the run reaches all three alike.
+ * Between the two, the framed hop (framed-hop-sidecar.mjs): the host's real executor and channel
+ * frames, credit and schema checks, into a child that only decodes them, with no fetch on top. It
+ * splits the gap to the bare hop into what the channel costs and what the sidecar's fetch (its
+ * Response, ReadableStream and reader) adds.
+ *
+ * The 100 MiB bodies alternate (direct, transported, framed hop, bare hop, in an order that rotates
+ * each round), so a change in the machine's load in the middle of the run reaches all four alike.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -17,7 +22,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { fetch as undiciFetch, request as undiciRequest, type Dispatcher } from 'undici';
 import { createSystemRoute } from '@bastion/host/testing';
-import { runTransportChild, writeBytes } from '../packages/host/test/transport/transport-harness.js';
+import { type EgressGuard, runTransportChild, writeBytes } from '../packages/host/test/transport/transport-harness.js';
 import { startServer } from '@bastion/test-support';
 import { figure, median, type Benchmark } from './harness.js';
 // @ts-expect-error plain ESM shared with the sidecar process, no declarations
@@ -72,6 +77,40 @@ export function ask(child: ChildProcess, command?: string): Promise<unknown> {
     });
     if (command !== undefined) child.send(command);
   });
+}
+
+export interface BenchChild {
+  child: ChildProcess;
+  exited: ReturnType<typeof runTransportChild>;
+}
+
+/**
+ * Start a bench child (`script`, next to this file) behind the host's real executor (with `egress`
+ * as its guard when given), once it says it is ready.
+ */
+export async function startBenchChild(
+  script: string,
+  origin: string,
+  options: { egress?: EgressGuard | null } = {},
+): Promise<BenchChild> {
+  let exited: ReturnType<typeof runTransportChild> | undefined;
+  const child = await new Promise<ChildProcess>((resolve, reject) => {
+    exited = runTransportChild(fileURLToPath(new URL(script, import.meta.url)), [origin], origin, {
+      ...options,
+      control: resolve,
+    });
+    exited.then(() => reject(new Error('bench sidecar exited before it started')), reject);
+  });
+  await ask(child);
+  return { child, exited: exited as ReturnType<typeof runTransportChild> };
+}
+
+/** Tell a bench child to finish and resolve with its report. */
+export async function finishBenchChild({ child, exited }: BenchChild): Promise<unknown> {
+  child.send('finish');
+  const { code, report } = await exited;
+  if (code !== 0) throw new Error(`bench sidecar exited ${code}: ${String(report)}`);
+  return report;
 }
 
 /**
@@ -131,35 +170,34 @@ export const transportBenchmark: Benchmark = {
     const fetch = ((input: string, init?: RequestInit) =>
       undiciFetch(input, { ...(init as object), dispatcher })) as unknown as typeof globalThis.fetch;
     const hop = bareStdioHop(origin, dispatcher);
-    const script = fileURLToPath(new URL('./transport-sidecar.mjs', import.meta.url));
-    let sidecar: ChildProcess | undefined;
-    let exited: ReturnType<typeof runTransportChild> | undefined;
+    const children: BenchChild[] = [];
     try {
-      const child = await new Promise<ChildProcess>((resolve, reject) => {
-        exited = runTransportChild(script, [origin], origin, { control: resolve });
-        exited.then(() => reject(new Error('bench sidecar exited before it started')), reject);
-      });
-      sidecar = child;
-      await ask(child);
+      const child = await startBenchChild('./transport-sidecar.mjs', origin);
+      children.push(child);
+      const framedHop = await startBenchChild('./framed-hop-sidecar.mjs', origin);
+      children.push(framedHop);
       const direct: Body[] = [];
       const via: Body[] = [];
+      const framed: Body[] = [];
       const hopRates: number[] = [];
       // CPU per body of both processes on each side: this process (server, undici, the host's
-      // executor or the hop's writes), and the sidecar or the hop's counting child.
-      const hostCpu = { via: [] as number[], hop: [] as number[] };
+      // executor or the hop's writes), and the sidecar, the framed hop's child or the hop's counting child.
+      const hostCpu = { via: [] as number[], framed: [] as number[], hop: [] as number[] };
       const hopChildCpu: number[] = [];
+      const throughTheHost = (target: BenchChild, bodies: Body[], cpuOfHost: number[]) => async (counted: boolean) => {
+        const cpu = ownCpuMs();
+        const body = (await ask(target.child, 'body')) as Body;
+        if (!counted) return;
+        cpuOfHost.push(ownCpuMs() - cpu);
+        bodies.push(body);
+      };
       const sides = [
         async (counted: boolean) => {
           const body = await (readBody as ReadBody)(fetch, origin);
           if (counted) direct.push(body);
         },
-        async (counted: boolean) => {
-          const cpu = ownCpuMs();
-          const body = (await ask(child, 'body')) as Body;
-          if (!counted) return;
-          hostCpu.via.push(ownCpuMs() - cpu);
-          via.push(body);
-        },
+        throughTheHost(child, via, hostCpu.via),
+        throughTheHost(framedHop, framed, hostCpu.framed),
         async (counted: boolean) => {
           const [cpu, childCpu] = [ownCpuMs(), hop.childCpuMs()];
           const rate = await hop.body();
@@ -175,10 +213,8 @@ export const transportBenchmark: Benchmark = {
       }
       const directTtfb = await (measureTtfb as Measure)(fetch, origin);
       const directSse = await (measureSse as Measure)(fetch, origin);
-      child.send('finish');
-      const { code, report } = await (exited as ReturnType<typeof runTransportChild>);
-      if (code !== 0) throw new Error(`bench sidecar exited ${code}: ${String(report)}`);
-      const { ttfb, sse } = report as { ttfb: number; sse: number };
+      const { ttfb, sse } = (await finishBenchChild(child)) as { ttfb: number; sse: number };
+      await finishBenchChild(framedHop);
       const directRate = median(direct.map((body) => body.rate));
       return [
         // Issue 21 re-based the target on the channel's physical limit: the spec's stdin/stdout hop,
@@ -205,6 +241,40 @@ export const transportBenchmark: Benchmark = {
           median(hopRates),
           directRate,
           'informational: the ceiling for the transport',
+          () => true,
+        ),
+        // Where the gap to the bare hop is: the channel itself (frames, schema checks, credit) into a
+        // child that only decodes them, then the sidecar's fetch on top (Response, stream, reader).
+        figure(
+          '100 MiB body, framed hop (the channel: frames and credit, no fetch) vs the bare stdio hop',
+          'MiB/s',
+          median(framed.map((body) => body.rate)),
+          median(hopRates),
+          "informational: the channel's own cost",
+          () => true,
+        ),
+        figure(
+          '100 MiB body throughput vs the framed hop',
+          'MiB/s',
+          median(via.map((body) => body.rate)),
+          median(framed.map((body) => body.rate)),
+          "informational: the sidecar's fetch (Response, ReadableStream, reader) on top of the channel",
+          () => true,
+        ),
+        figure(
+          'CPU per 100 MiB body of both processes, framed hop (host + decoding child) vs the bare hop',
+          'ms',
+          median(hostCpu.framed) + median(framed.map((body) => body.cpuMs)),
+          median(hostCpu.hop) + median(hopChildCpu),
+          'informational',
+          () => true,
+        ),
+        figure(
+          'sidecar CPU per 100 MiB body vs the framed hop child (the same frames decoded, no fetch)',
+          'ms',
+          median(via.map((body) => body.cpuMs)),
+          median(framed.map((body) => body.cpuMs)),
+          "informational: the sidecar's fetch",
           () => true,
         ),
         figure(
@@ -249,7 +319,7 @@ export const transportBenchmark: Benchmark = {
         ),
       ];
     } finally {
-      if (sidecar?.exitCode === null) sidecar.kill();
+      for (const { child } of children) if (child.exitCode === null) child.kill();
       hop.close();
       await route.close();
       await server.close();
