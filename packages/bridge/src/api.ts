@@ -19,7 +19,8 @@ import type {
   HandshakeResponse,
   HostAuditPage,
   HostAuditQuery,
-  HostCommandAskList,
+  HostAskAnswer,
+  HostAskList,
   MessageListResponse,
   ModelListResponse,
   ModelRef,
@@ -55,8 +56,9 @@ export type {
   AuditEntry,
   HostAuditEntry,
   HostAuditPage,
-  HostCommandAsk,
-  HostCommandAskList,
+  HostAsk,
+  HostAskAnswer,
+  HostAskList,
   PolicyListing,
   PolicyRule,
   PolicyRuleDraft,
@@ -147,13 +149,14 @@ export interface BastionApi {
     audit(query?: HostAuditQuery): Promise<HostAuditPage>;
   };
   /**
-   * Commands the host holds because its policy asks about them: the host's question, answered
-   * here to the host itself (never through the agent). `asks(after)` waits until the list's
-   * revision passes `after` (or a while), so the page follows it by asking again.
+   * Tool calls the host holds because its policy asks about them: the host's question, answered
+   * here to the host itself (never through the agent). `wait(after)` waits until the list's
+   * revision passes `after` (or a while), so the page follows it by asking again. `always-allow`
+   * saves the host's own `always_allow` rule of that call first; `rule` is what it saved.
    */
-  readonly commands: {
-    asks(after?: number): Promise<HostCommandAskList>;
-    answer(id: string, approved: boolean): Promise<{ answered: boolean }>;
+  readonly asks: {
+    wait(after?: number): Promise<HostAskList>;
+    answer(id: string, answer: HostAskAnswer): Promise<{ answered: boolean; rule?: PolicyRule }>;
   };
   readonly chatgpt: {
     connect(): Promise<ChatgptStatus>;

@@ -97,9 +97,9 @@ export function createApi(transport: Transport): BastionApi {
       remove: (workspace, ruleId) => host('policy.remove', { workspace, id: ruleId }),
       audit: (query = {}) => host('policy.audit', query),
     },
-    commands: {
-      asks: (after) => host('commands.asks', after === undefined ? {} : { after }),
-      answer: (askId, approved) => host('commands.answer', { id: askId, approved }),
+    asks: {
+      wait: (after) => host('asks.wait', after === undefined ? {} : { after }),
+      answer: (askId, answer) => host('asks.answer', { id: askId, answer }),
     },
     chatgpt: {
       connect: () => host('chatgpt.connect', {}),

@@ -35,7 +35,7 @@ import { TempFileJournal } from './workspaces/temp-file-journal.js';
 import { attachWorkspaceWrites } from './workspaces/workspace-writes.js';
 import { PolicyStore } from './policy/policy-store.js';
 import { HostAuditLog } from './policy/host-audit-log.js';
-import { CommandAsks, type CommandPrompt } from './policy/command-asks.js';
+import { HostAsks, type HostAskPrompt } from './policy/host-asks.js';
 import { sidecarWriteDenies } from './policy/sandbox-denies.js';
 import { UiServer } from './ui/ui-server.js';
 import { DesktopApp } from './ui/desktop-app.js';
@@ -85,11 +85,11 @@ export interface BastionHostOptions {
   /** Who else may consent (a person at the host's terminal); default: nobody beyond allowEndpoints. */
   confirmer?: HostConfirmer;
   /**
-   * The host's own terminal prompt for a command its policy says `ask` for (`bastion run` in a
+   * The host's own terminal prompt for a call its policy says `ask` for (`bastion run` in a
    * terminal). Without it the desktop page is asked, when one is open; otherwise nobody, and the
-   * command is refused.
+   * call is refused.
    */
-  commandPrompt?: CommandPrompt;
+  askPrompt?: HostAskPrompt;
   /** Where the bridge bundle and web build are read from (default: the built workspace packages). */
   desktopFiles?: DesktopAssetFiles;
   /** SEC-008 host-owned overrides of the ChatGPT OAuth profile (tests, enterprise proxies); each is logged as a warning. */
@@ -135,8 +135,8 @@ export interface BastionHost {
   readonly chatgpt: ChatgptCoordinator;
   /** The watchdog's rules (`<userData>/policy.json`), host-owned. */
   readonly policy: PolicyStore;
-  /** Commands held while the host asks the person (its terminal or the desktop page). */
-  readonly asks: CommandAsks;
+  /** Tool calls held while the host asks the person (its terminal or the desktop page). */
+  readonly asks: HostAsks;
   /** Grant a workspace root at run time: the sidecar respawns with the new policy (new password). */
   grantWorkspace(dir: string): Promise<void>;
   stop(): Promise<void>;
@@ -297,7 +297,7 @@ async function composeHost(
   resources.defer(() => supervisor.stop());
   // run_command children: re-validated and run under a per-command profile, for every sidecar spawn.
   // A command the policy says `ask` for is put to the person by the host: its terminal, or the desktop page.
-  const asks = new CommandAsks({ prompt: options.commandPrompt, log });
+  const asks = new HostAsks({ prompt: options.askPrompt, log, policy });
   resources.defer(() => asks.close());
   const commands = new CommandExecutor({ userData, home, log, srt: srt?.session, policy, warden, asks });
   supervisor.addChannelModule((sidecar) => commands.attach(sidecar));

@@ -20,7 +20,7 @@ export * from './ui/open-system-browser.js';
 export * from './terminal/terminal-text.js';
 export * from './policy/policy-store.js';
 export * from './policy/host-audit-log.js';
-export * from './policy/command-asks.js';
+export * from './policy/host-asks.js';
 export * from './control/control-client.js';
 export * from './control/control-protocol.js';
 export * from './control/undo-run.js';

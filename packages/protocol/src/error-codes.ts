@@ -241,7 +241,8 @@ export type PolicyErrorCode =
   | 'POLICY_RULE_EXISTS'
   | 'POLICY_RULE_BUILTIN'
   | 'POLICY_TOO_MANY_RULES'
-  | 'POLICY_FILE_INVALID';
+  | 'POLICY_FILE_INVALID'
+  | 'POLICY_ALWAYS_ALLOW_UNAVAILABLE';
 
 /** The host's own private files (policy.json): the read discipline's refusals. */
 export type PrivateFileErrorCode =
@@ -605,6 +606,7 @@ export const WIRE_ERROR_STATUS: Readonly<Record<WireErrorCode, HttpErrorStatus>>
   POLICY_RULE_BUILTIN: 400,
   POLICY_TOO_MANY_RULES: 400,
   POLICY_FILE_INVALID: 400,
+  POLICY_ALWAYS_ALLOW_UNAVAILABLE: 400,
 
   PRIVATE_FILE_UNREADABLE: 400,
   PRIVATE_FILE_SYMLINK: 400,

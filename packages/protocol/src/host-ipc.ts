@@ -9,7 +9,8 @@ import { CHANNEL_MAX_SECRET_CHARS, MAX_TCP_PORT } from './limits.js';
 import { wireErrorCodeSchema } from './wire-error-schema.js';
 import {
   hostAuditPageSchema,
-  hostCommandAskListSchema,
+  hostAskAnswerSchema,
+  hostAskListSchema,
   hostAuditQuerySchema,
   policyListingSchema,
   policyRuleDraftSchema,
@@ -31,8 +32,8 @@ export const hostIpcChannelSchema = z.enum([
   'policy.add',
   'policy.remove',
   'policy.audit',
-  'commands.asks',
-  'commands.answer',
+  'asks.wait',
+  'asks.answer',
 ]);
 export type HostIpcChannel = z.infer<typeof hostIpcChannelSchema>;
 
@@ -92,14 +93,15 @@ export const hostIpcSchemas = {
   },
   // The host's own audit log (host/audit.jsonl), read by the host: the sidecar cannot write it.
   'policy.audit': { input: hostAuditQuerySchema, output: hostAuditPageSchema },
-  // Host-owned asks: the commands the host holds for the person, answered here and never through the daemon.
-  'commands.asks': {
+  // Host-owned asks: the tool calls the host holds for the person, answered here and never through the daemon.
+  'asks.wait': {
     input: z.strictObject({ after: z.number().int().nonnegative().optional() }),
-    output: hostCommandAskListSchema,
+    output: hostAskListSchema,
   },
-  'commands.answer': {
-    input: z.strictObject({ id: channelIdSchema, approved: z.boolean() }),
-    output: z.strictObject({ answered: z.boolean() }),
+  // `always-allow` saves the held call's own `always_allow` rule (the host's, not the page's) first; `rule` is what was saved.
+  'asks.answer': {
+    input: z.strictObject({ id: channelIdSchema, answer: hostAskAnswerSchema }),
+    output: z.strictObject({ answered: z.boolean(), rule: policyRuleSchema.optional() }),
   },
 } as const satisfies Record<HostIpcChannel, { input: z.ZodType; output: z.ZodType }>;
 

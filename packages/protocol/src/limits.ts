@@ -553,16 +553,16 @@ export const HOST_AUDIT_DEFAULT_PAGE = 100;
 /** Most decisions one `policy.audit` call returns; older ones are paged with its `next` cursor. */
 export const HOST_AUDIT_MAX_PAGE = 500;
 /**
- * Host-owned asks (host `src/policy/command-asks.ts`): a `run_command` the host's policy says
- * `ask` for is held until a person answers the host, for at most this long, then refused.
+ * Host-owned asks (host `src/policy/host-asks.ts`): a tool call the host's policy says `ask` for
+ * is held until a person answers the host, for at most this long, then refused.
  */
 export const HOST_ASK_TIMEOUT_MS = 10 * 60_000;
-/** Commands held for a person's answer at once; one more is refused at once (COMMAND_POLICY_UNAPPROVED). */
+/** Calls held for a person's answer at once; one more is refused at once (COMMAND_POLICY_UNAPPROVED for a command). */
 export const HOST_ASK_MAX_PENDING = 16;
-/** The desktop page's wait for a change in the held commands (`commands.asks`) answers after this at the latest. */
+/** The desktop page's wait for a change in the held calls (`asks.wait`) answers after this at the latest. */
 export const HOST_ASK_POLL_MS = 25_000;
 /**
- * A desktop page counts as someone the host can ask while it waits on `commands.asks`, or
+ * A desktop page counts as someone the host can ask while it waits on `asks.wait`, or
  * within this long after its last wait ended (the page asks again at once).
  */
 export const HOST_ASK_PAGE_GAP_MS = 5_000;

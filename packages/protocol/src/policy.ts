@@ -137,21 +137,22 @@ export const policyListingSchema = z.strictObject({
 });
 export type PolicyListing = z.infer<typeof policyListingSchema>;
 
+/** `run_command` as the host will run it: the program, its arguments and the real working directory. */
+const policyCommandSchema = z.strictObject({
+  name: z.string().min(1).max(COMMAND_MAX_PATH_CHARS),
+  args: z.array(z.string().max(COMMAND_MAX_ARG_BYTES)).max(COMMAND_MAX_ARGS),
+  cwd: projectRoot,
+});
+/** File tools: the resolved absolute paths the call touches. */
+const policyPathsSchema = z.array(projectRoot).max(POLICY_MAX_CHECK_PATHS);
+
 /** One tool call as the policy sees it (the `policy.check` frame carries the same fields). */
 export const policyCallSchema = z.strictObject({
   tool: policyToolNameSchema,
   /** The session's workspace root (real path); null when the session has none. */
   workspace_root: projectRoot.nullable(),
-  /** `run_command`: the program, its arguments and the real working directory. */
-  command: z
-    .strictObject({
-      name: z.string().min(1).max(COMMAND_MAX_PATH_CHARS),
-      args: z.array(z.string().max(COMMAND_MAX_ARG_BYTES)).max(COMMAND_MAX_ARGS),
-      cwd: projectRoot,
-    })
-    .optional(),
-  /** File tools: the resolved absolute paths the call touches. */
-  paths: z.array(projectRoot).max(POLICY_MAX_CHECK_PATHS).optional(),
+  command: policyCommandSchema.optional(),
+  paths: policyPathsSchema.optional(),
 });
 export type PolicyCall = z.infer<typeof policyCallSchema>;
 
@@ -214,30 +215,39 @@ export const hostAuditQuerySchema = z.strictObject({
 export type HostAuditQuery = z.infer<typeof hostAuditQuerySchema>;
 
 /**
- * A `run_command` the host holds because its policy says `ask`: the host puts it to the person
- * itself (its terminal, or the desktop page through host IPC), never through the sidecar. The
- * command, arguments and directories are the ones the host will run; `session_id` is the
- * sidecar's word.
+ * A tool call the host holds because its policy says `ask`: the host puts it to the person itself
+ * (its terminal, or the desktop page through host IPC), never through the sidecar. What it acts
+ * on is described as the policy saw it — `run_command`'s command, arguments and directory as the
+ * host will run them, a file tool's resolved paths; `session_id` is the sidecar's word.
+ * `always_allow` is the rule "Always allow" would save for `workspace_root`'s project, made by
+ * the host from this call, and offered only when saving it would stop this call being asked
+ * (absent when no rule can pin the call exactly, or a rule of the project itself asks: an `ask`
+ * beats an `allow` in one layer).
  */
-export const hostCommandAskSchema = z.strictObject({
+export const hostAskSchema = z.strictObject({
   id: channelIdSchema,
-  command: z.string().min(1).max(COMMAND_MAX_PATH_CHARS),
-  args: z.array(z.string().max(COMMAND_MAX_ARG_BYTES)).max(COMMAND_MAX_ARGS),
-  cwd: projectRoot,
+  tool: policyToolNameSchema,
   workspace_root: projectRoot,
+  command: policyCommandSchema.optional(),
+  paths: policyPathsSchema.optional(),
   rule_id: policyRuleIdSchema.optional(),
   reason: z.string().max(POLICY_MAX_REASON_CHARS).optional(),
   session_id: channelIdSchema.optional(),
   asked_at: z.iso.datetime(),
+  always_allow: policyRuleDraftSchema.optional(),
 });
-export type HostCommandAsk = z.infer<typeof hostCommandAskSchema>;
+export type HostAsk = z.infer<typeof hostAskSchema>;
 
-/** The commands held for an answer now; `revision` grows with every change (the page waits for a newer one). */
-export const hostCommandAskListSchema = z.strictObject({
+/** The calls held for an answer now; `revision` grows with every change (the page waits for a newer one). */
+export const hostAskListSchema = z.strictObject({
   revision: z.number().int().nonnegative(),
-  asks: z.array(hostCommandAskSchema).max(HOST_ASK_MAX_PENDING),
+  asks: z.array(hostAskSchema).max(HOST_ASK_MAX_PENDING),
 });
-export type HostCommandAskList = z.infer<typeof hostCommandAskListSchema>;
+export type HostAskList = z.infer<typeof hostAskListSchema>;
+
+/** The person's answer to a held call: once, no, or once and from now on in this project (its `always_allow` rule saved first). */
+export const hostAskAnswerSchema = z.enum(['allow', 'deny', 'always-allow']);
+export type HostAskAnswer = z.infer<typeof hostAskAnswerSchema>;
 
 /**
  * The rule "Always allow" saves for an approval: this `run_command`'s program and exact arguments

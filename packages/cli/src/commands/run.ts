@@ -33,8 +33,9 @@ import {
   terminalLine,
   terminalText,
   projectKey,
+  HostError,
   type BastionHost,
-  type CommandPrompt,
+  type HostAskPrompt,
 } from '@bastion/host';
 import { outputClosed } from '../closed-output.js';
 import { describeRule } from './policy.js';
@@ -135,37 +136,39 @@ async function discardTypeAhead(input: NodeJS.ReadStream): Promise<void> {
   input.setRawMode(false);
 }
 
-/** Where "always allow" saves its rule: the project's layer of the host's policy.json. */
-export type SaveAlwaysAllow = (draft: PolicyRuleDraft) => PolicyRule;
-
-/** The project "always allow" saves for, and how. */
+/** What "always allow" offers at a prompt: the rule, the project it is saved for, and how it is saved. */
 interface AlwaysAllow {
+  draft: PolicyRuleDraft;
   project: string;
-  save: SaveAlwaysAllow;
+  /** Saves the rule to the project's layer of the host's policy.json; throws a HostError when it cannot. */
+  save: () => PolicyRule;
 }
 
 /**
  * Ask on the TTY (the caller checked there is one): yes, no, or `a` — show the project rule
- * "always allow" would save, then save it on a second yes (an answer of yes).
+ * "always allow" would save, then save it on a second yes (an answer of yes). A rule that cannot
+ * be saved is said, and the answer is no.
  */
-async function askOnTerminal(
-  question: string,
-  draft: PolicyRuleDraft | undefined,
-  json: boolean,
-  always: AlwaysAllow,
-): Promise<boolean> {
+async function askOnTerminal(question: string, always: AlwaysAllow | undefined, json: boolean): Promise<boolean> {
   await discardTypeAhead(process.stdin);
   const prompt = createInterface({ input: process.stdin, output: json ? process.stderr : process.stdout });
   try {
-    const choices = draft ? '[y/N] (or a: always allow this in this project) ' : '[y/N] ';
+    const choices = always ? '[y/N] (or a: always allow this in this project) ' : '[y/N] ';
     const answer = (await prompt.question(`${question}Allow? ${choices}`)).trim();
-    if (draft && /^a(lways)?$/i.test(answer)) {
-      const shown = `  ${terminalLine(describeRule(draft))}\n  in ${terminalLine(always.project)}\n`;
+    if (always && /^a(lways)?$/i.test(answer)) {
+      const shown = `  ${terminalLine(describeRule(always.draft))}\n  in ${terminalLine(always.project)}\n`;
       const save = await prompt.question(
         `\nThis rule would be saved to policy.json:\n${shown}Save it and allow? [y/N] `,
       );
       if (!/^y(es)?$/i.test(save.trim())) return false;
-      const rule = always.save(draft);
+      let rule: PolicyRule;
+      try {
+        rule = always.save();
+      } catch (error) {
+        const why = error instanceof HostError ? `: ${terminalLine(`${error.code}: ${error.message}`)}` : '';
+        process.stderr.write(`bastion: the rule was not saved${why}; not allowed\n`);
+        return false;
+      }
       process.stderr.write(`bastion: saved ${rule.id}; remove it with bastion policy remove ${rule.id}\n`);
       return true;
     }
@@ -179,7 +182,7 @@ async function askOnTerminal(
 async function askApproval(
   event: Extract<AgentEvent, { type: 'tool-approval-request' }>,
   json: boolean,
-  always: AlwaysAllow,
+  host: BastionHost,
 ): Promise<ApprovalAnswer> {
   const base = { approval_id: event.approval_id, tool_call_id: event.tool_call_id };
   const description = describeApproval(event)
@@ -190,29 +193,36 @@ async function askApproval(
     return { ...base, approved: false, reason: NO_TTY_DENIAL };
   }
   const draft = alwaysAllowDraft(event.tool_name, event.input);
-  const approved = await askOnTerminal(`\nThe agent asks to run:\n${description}`, draft, json, always);
+  // runCommand entered the workspace, so the working directory is this run's project.
+  const project = projectKey(process.cwd());
+  const always = draft && {
+    draft,
+    project,
+    save: () => host.policy.add({ kind: 'project', root: project }, draft),
+  };
+  const approved = await askOnTerminal(`\nThe agent asks to run:\n${description}`, always, json);
   return approved ? { ...base, approved } : { ...base, approved, reason: 'denied by the user' };
 }
 
 /**
- * The host's own terminal prompt for a command its policy says `ask` for (host command-asks.ts):
- * the command exactly as the host will run it, the rule that asks, and the same answers as an
- * approval. Given to the host only when there is a terminal; the daemon never sees the answer.
+ * The host's own terminal prompt for a call its policy says `ask` for (host host-asks.ts): what
+ * the host will run exactly (a command as shell words and its directory, a file tool's paths),
+ * the rule that asks, and the same answers as an approval — "always allow" only when the host
+ * offers a rule (made by the host from the call it holds, saved by the host). Given to the host
+ * only when there is a terminal; the daemon never sees the answer.
  */
-export function hostCommandPrompt(json: boolean, always: () => AlwaysAllow): CommandPrompt {
-  return (ask) => {
+export function hostAskPrompt(json: boolean): HostAskPrompt {
+  return (ask, _signal, saveAlwaysAllow) => {
+    const subject = ask.command
+      ? [`command: ${quoteArgv([ask.command.name, ...ask.command.args])}`, `in:      ${shellWord(ask.command.cwd)}`]
+      : [`tool:    ${terminalLine(ask.tool)}`, ...(ask.paths ?? []).map((path) => `path:    ${shellWord(path)}`)];
     const lines = [
-      `command: ${quoteArgv([ask.command, ...ask.args])}`,
-      `in:      ${shellWord(ask.cwd)}`,
+      ...subject,
       `rule:    ${terminalLine(ask.rule_id ?? '(unnamed)')}${ask.reason === undefined ? '' : ` — ${terminalLine(ask.reason)}`}`,
     ];
-    const question = `\nBastion's policy asks before this command runs:\n${lines.map((line) => `  ${line}\n`).join('')}`;
-    return askOnTerminal(
-      question,
-      alwaysAllowDraft('run_command', { command: ask.command, args: ask.args }),
-      json,
-      always(),
-    );
+    const question = `\nBastion's policy asks before this runs:\n${lines.map((line) => `  ${line}\n`).join('')}`;
+    const always = ask.always_allow && { draft: ask.always_allow, project: ask.workspace_root, save: saveAlwaysAllow };
+    return askOnTerminal(question, always, json);
   };
 }
 
@@ -373,15 +383,8 @@ async function checkModelChoice(host: BastionHost, options: RunOptions): Promise
   return false;
 }
 
-/** "Always allow" for this run's project: runCommand entered the workspace, so it is the working directory. */
-function alwaysAllowIn(host: BastionHost): AlwaysAllow {
-  const project = projectKey(process.cwd());
-  return { project, save: (draft) => host.policy.add({ kind: 'project', root: project }, draft) };
-}
-
 async function runPrompt(host: BastionHost, options: RunOptions, printer: TerminalPrinter): Promise<number> {
   if (!(await checkModelChoice(host, options))) return 2;
-  const always = alwaysAllowIn(host);
   const created = await host.client.call(
     'POST',
     '/sessions',
@@ -447,7 +450,7 @@ async function runPrompt(host: BastionHost, options: RunOptions, printer: Termin
       // the run paused for approvals: answer each; the last answer continues the run
       if (pending.length === 0) return 1;
       for (const request of pending.splice(0)) {
-        const answer = await askApproval(request, options.json, always);
+        const answer = await askApproval(request, options.json, host);
         if (!(await startRun({ approval_answer: answer }))) return 1;
       }
     }
@@ -476,14 +479,7 @@ export async function runCommand(argv: string[]): Promise<number> {
       workspaces: [workspace],
       ...(options.endpoint === undefined ? {} : { allowEndpoints: [options.endpoint] }),
       // A command the host's policy asks about is asked here, by the host, when there is a terminal.
-      ...(process.stdin.isTTY
-        ? {
-            commandPrompt: hostCommandPrompt(options.json, () => {
-              if (!host) throw new Error('the host is not running');
-              return alwaysAllowIn(host);
-            }),
-          }
-        : {}),
+      ...(process.stdin.isTTY ? { askPrompt: hostAskPrompt(options.json) } : {}),
     },
     `nothing was run; give the prompt in its UI (bastion open${homeFlag(options.home)}), or wait for it to stop, or use another --home`,
   );

@@ -28,7 +28,7 @@ type Describe = (input: unknown) => PolicySubject;
 
 /**
  * Set on a tool whose `ask` verdicts the host puts to the person itself as it runs the call
- * (run_command: host/src/policy/command-asks.ts). The guard then shows no prompt of its own for
+ * (run_command: host/src/policy/host-asks.ts). The guard then shows no prompt of its own for
  * them, so the person is asked once, by the host, on a channel this process cannot reach.
  */
 export const HOST_ASKS = Symbol('bastion.host-asks');

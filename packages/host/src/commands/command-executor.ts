@@ -12,7 +12,7 @@
  * The watchdog's policy is evaluated here on the request as it will run (command, argv, the
  * checked working directory and workspace root), whatever the sidecar asked before: a `deny` or
  * `hard-deny` is refused (COMMAND_POLICY_DENIED); for an `ask` the command is held while the host
- * asks the person itself (command-asks.ts) and refused (COMMAND_POLICY_UNAPPROVED) unless they say
+ * asks the person itself (host-asks.ts) and refused (COMMAND_POLICY_UNAPPROVED) unless they say
  * yes — the sidecar's claim that someone approved it counts for nothing. A held command keeps its
  * slot among COMMAND_MAX_CONCURRENT.
  *
@@ -62,7 +62,7 @@ import { DirectoryListingCache } from './directory-listing-cache.js';
 import { readGitIdentity, type GitIdentityEnv } from './git-identity.js';
 import { startCommandProcess, type CommandOutcome, type CommandSpawn, type RunningCommand } from './command-process.js';
 import { checkCommandRequest, type CommandRequestFrame } from './command-request-check.js';
-import type { CommandAsks } from '../policy/command-asks.js';
+import type { HostAsks } from '../policy/host-asks.js';
 import type { PolicyStore } from '../policy/policy-store.js';
 
 export interface CommandExecutorOptions {
@@ -77,7 +77,7 @@ export interface CommandExecutorOptions {
   /** The watchdog's rules; every request is checked against them before it runs. */
   policy: PolicyStore;
   /** Where a command the policy says `ask` for is put to the person, by the host; absent, nobody can be asked. */
-  asks?: CommandAsks;
+  asks?: HostAsks;
   /** Guards the workspace paths srt would otherwise leave placeholders at (placeholder-warden.ts). */
   warden: PlaceholderWarden;
 }
@@ -317,9 +317,8 @@ export class CommandExecutor {
         ? Promise.resolve('unanswered' as const)
         : asks.ask(
             {
-              command: frame.command,
-              args: frame.args,
-              cwd: check.cwd,
+              tool: 'run_command',
+              command: { name: frame.command, args: frame.args, cwd: check.cwd },
               workspace_root: check.workspaceRoot,
               ...(verdict.rule_id === undefined ? {} : { rule_id: verdict.rule_id }),
               ...(verdict.reason === undefined ? {} : { reason: verdict.reason }),

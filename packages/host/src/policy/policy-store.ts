@@ -12,6 +12,7 @@ import { randomBytes } from 'node:crypto';
 import { lstatSync, mkdirSync, realpathSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import {
+  alwaysAllowDraft,
   POLICY_MAX_FILE_BYTES,
   POLICY_MAX_RULES_PER_LAYER,
   policyFileSchema,
@@ -106,6 +107,27 @@ export class PolicyStore {
     }
     const project = call.workspace_root === null ? undefined : loaded.projects.get(call.workspace_root);
     return evaluateRules([project ?? [], loaded.global, BUILTIN_COMPILED], call);
+  }
+
+  /**
+   * The project rule "Always allow" saves for `call`: its program and exact arguments as an argv
+   * prefix (alwaysAllowDraft). Undefined when no rule can pin the call, when policy.json cannot
+   * be used, or when the rule would not stop the call being asked — a rule of the project itself
+   * that asks or denies beats an allow in the same layer, and a hard-deny beats every allow.
+   */
+  alwaysAllowRule(call: PolicyCall): PolicyRuleDraft | undefined {
+    const root = call.workspace_root;
+    const draft = call.command && alwaysAllowDraft(call.tool, { command: call.command.name, args: call.command.args });
+    if (root === null || draft === undefined) return undefined;
+    let loaded: Loaded;
+    try {
+      loaded = this.#load();
+    } catch {
+      return undefined;
+    }
+    const candidate = compileRules([{ ...draft, id: 'always-allow-candidate' }], 'project');
+    const project = [...candidate, ...(loaded.projects.get(root) ?? [])];
+    return evaluateRules([project, loaded.global, BUILTIN_COMPILED], call).verdict === 'allow' ? draft : undefined;
   }
 
   /** The rules that apply to `root` (or only the built-in and global ones). */

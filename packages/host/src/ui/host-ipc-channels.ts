@@ -15,7 +15,7 @@ import type { DaemonSocketHost } from '../supervisor/daemon-socket-host.js';
 import type { SidecarSupervisor } from '../supervisor/sidecar-supervisor.js';
 import { APP_PAGES } from './desktop-app.js';
 import { HostError } from '../errors.js';
-import type { CommandAsks } from '../policy/command-asks.js';
+import type { HostAsks } from '../policy/host-asks.js';
 import type { HostAuditLog } from '../policy/host-audit-log.js';
 import type { PolicyScope, PolicyStore } from '../policy/policy-store.js';
 import { HostIpcFailure, type HostIpc } from './host-ipc.js';
@@ -34,8 +34,8 @@ export interface HostIpcDependencies {
   policy: PolicyStore;
   /** The host's own record of every answer its policy gave, read here and never through the daemon. */
   audit: HostAuditLog;
-  /** Commands held for the person's answer: read and answered here, never through the daemon. */
-  asks: CommandAsks;
+  /** Tool calls held for the person's answer: read and answered here, never through the daemon. */
+  asks: HostAsks;
   /** The workspace roots the host granted (real paths): the only projects the renderer may edit rules for. */
   grantedWorkspaces(): readonly string[];
 }
@@ -66,11 +66,12 @@ export function registerHostIpcChannels(ipc: HostIpc, deps: HostIpcDependencies)
 
   registerPolicyChannels(ipc, deps);
 
-  // Host-owned asks: the page waits for the commands the host holds and answers them here.
-  ipc.guarded('commands.asks', { pages: APP_PAGES, handle: ({ after }) => deps.asks.wait(after) });
-  ipc.guarded('commands.answer', {
+  // Host-owned asks: the page waits for the calls the host holds and answers them here; a rule
+  // "Always allow" cannot save reaches the page as its code, and the call stays held.
+  ipc.guarded('asks.wait', { pages: APP_PAGES, handle: ({ after }) => deps.asks.wait(after) });
+  ipc.guarded('asks.answer', {
     pages: APP_PAGES,
-    handle: ({ id, approved }) => Promise.resolve({ answered: deps.asks.answer(id, approved) }),
+    handle: ({ id, answer }) => hostCall(() => deps.asks.answer(id, answer)),
   });
 
   ipc.guarded('workspaces.request-grant', {
@@ -127,35 +128,37 @@ function registerPolicyChannels(ipc: HostIpc, deps: HostIpcDependencies): void {
     if (root === undefined) throw new HostIpcFailure('POLICY_PROJECT_UNKNOWN', 'not a workspace Bastion was granted');
     return { kind: 'project', root };
   };
-  // Every refusal of the store (a bad rule, an unusable policy.json) reaches the page as its code.
-  const storeCall = <T>(call: () => T): Promise<T> =>
-    Promise.resolve()
-      .then(call)
-      .catch((error: unknown) => {
-        if (error instanceof HostError && isWireErrorCode(error.code))
-          throw new HostIpcFailure(error.code, error.message);
-        throw error;
-      });
   ipc.guarded('policy.list', {
     pages: APP_PAGES,
     handle: ({ workspace }) =>
-      storeCall(() => {
+      hostCall(() => {
         const scope = scopeOf(workspace);
         return deps.policy.listing(scope.kind === 'project' ? scope.root : null);
       }),
   });
   ipc.guarded('policy.add', {
     pages: APP_PAGES,
-    handle: ({ workspace, rule }) => storeCall(() => ({ rule: deps.policy.add(scopeOf(workspace), rule) })),
+    handle: ({ workspace, rule }) => hostCall(() => ({ rule: deps.policy.add(scopeOf(workspace), rule) })),
   });
   ipc.guarded('policy.audit', {
     pages: APP_PAGES,
-    handle: (query) => storeCall(() => deps.audit.page(query)),
+    handle: (query) => hostCall(() => deps.audit.page(query)),
   });
   ipc.guarded('policy.remove', {
     pages: APP_PAGES,
-    handle: ({ workspace, id }) => storeCall(() => ({ removed: deps.policy.remove(scopeOf(workspace), id) })),
+    handle: ({ workspace, id }) => hostCall(() => ({ removed: deps.policy.remove(scopeOf(workspace), id) })),
   });
+}
+
+/** A HostError with a wire code (a bad rule, an unusable policy.json) reaches the page as that code. */
+function hostCall<T>(call: () => T): Promise<T> {
+  return Promise.resolve()
+    .then(call)
+    .catch((error: unknown) => {
+      if (error instanceof HostError && isWireErrorCode(error.code))
+        throw new HostIpcFailure(error.code, error.message);
+      throw error;
+    });
 }
 
 async function existingDirectory(path: string): Promise<string> {

@@ -13,8 +13,8 @@ import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeAttack } from '../../../../test/support/attack.js';
-import type { HostCommandAsk } from '@bastion/protocol';
-import type { CommandPrompt } from '../../src/policy/command-asks.js';
+import type { HostAsk } from '@bastion/protocol';
+import type { HostAskPrompt } from '../../src/policy/host-asks.js';
 import { HostAuditLog } from '../../src/policy/host-audit-log.js';
 import { PolicyStore } from '../../src/policy/policy-store.js';
 import { sidecarEnvironment, type SidecarLauncher } from '../../src/supervisor/sidecar-launcher.js';
@@ -41,11 +41,11 @@ const COMMANDS = [
 const HELD = 'cmd_asked_approved';
 
 /** The host's terminal prompt, played by the test: what it was asked, and the yes it gives on cue. */
-const asked: HostCommandAsk[] = [];
+const asked: HostAsk[] = [];
 let sayYes: (() => void) | undefined;
-const person: CommandPrompt = (ask) => {
+const person: HostAskPrompt = (ask) => {
   asked.push(ask);
-  if (ask.args[0] === 'approved-marker') return new Promise((resolve) => (sayYes = () => resolve(true)));
+  if (ask.command?.args[0] === 'approved-marker') return new Promise((resolve) => (sayYes = () => resolve(true)));
   return Promise.resolve(false);
 };
 
@@ -81,7 +81,7 @@ beforeAll(async () => {
     workspaces: [workspace],
     launcher,
     capabilities: { sandbox: 'none', shell: true, platform: process.platform },
-    commandPrompt: person,
+    askPrompt: person,
   });
   await waitFor(
     async () => {
@@ -128,9 +128,9 @@ describeAttack('policy-bypass', 'host-enforced policy: a sidecar that skips the 
 
   it('an `ask` command claiming approval is held, not run, until the host’s own prompt says yes; then it runs', async () => {
     // The host asked about the command it will run: the program, its arguments and the real directories.
-    expect(asked.find((ask) => ask.args[0] === 'approved-marker')).toMatchObject({
-      command: 'touch',
-      cwd: workspace,
+    expect(asked.find((ask) => ask.command?.args[0] === 'approved-marker')).toMatchObject({
+      tool: 'run_command',
+      command: { name: 'touch', cwd: workspace },
       workspace_root: workspace,
     });
     expect(endOf(HELD)).toBeUndefined();

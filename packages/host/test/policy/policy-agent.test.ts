@@ -7,19 +7,19 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AuditPage, HostCommandAsk } from '@bastion/protocol';
+import type { AuditPage, HostAsk } from '@bastion/protocol';
 import { startTempHost, type TempHost } from '../support/temp-host.js';
 import { AgentDriver, approvalRequestOf, toolResultOf } from '../commands/agent-stream.js';
 
 const SECRET_TEXT = 'CANARY-4f0c-policy-denied-read';
 
 let host: TempHost;
-const hostAsked: HostCommandAsk[] = [];
+const hostAsked: HostAsk[] = [];
 
 beforeAll(async () => {
   host = await startTempHost({
     // The host's own terminal prompt, played by the test: yes to what it is asked.
-    commandPrompt: (ask) => {
+    askPrompt: (ask) => {
       hostAsked.push(ask);
       return Promise.resolve(true);
     },
@@ -64,8 +64,8 @@ describe('the policy hook in auto mode (it narrows auto, never widens it)', () =
     expect(asked.events.some((event) => event.type === 'tool-approval-request')).toBe(false);
     expect(hostAsked).toEqual([
       expect.objectContaining({
-        command: 'touch',
-        args: ['asked'],
+        tool: 'run_command',
+        command: { name: 'touch', args: ['asked'], cwd: host.workspace },
         rule_id: 'ask-touch',
         session_id: agent.session.id,
       }),

@@ -129,8 +129,8 @@ describe('bridge immutability', () => {
     expect(outcome.keys).toEqual([
       'agent',
       'approvals',
+      'asks',
       'chatgpt',
-      'commands',
       'endpoints',
       'handshake',
       'mode',

@@ -228,6 +228,45 @@ describe('guarded host IPC', () => {
   });
 });
 
+describeAttack('policy-bypass', '"Always allow" through host IPC', () => {
+  it('asks.answer takes no rule from the page: one in the body is refused (IPC_BODY), nothing is saved and the call stays held; `always-allow` saves only the host’s rule', async () => {
+    const touch = { name: 'touch', args: ['ipc-marker'], cwd: host.workspace };
+    // A page has just waited on the asks, so the host asks the desktop (nobody else is there).
+    await host.asks.wait(undefined);
+    const outcome = host.asks.ask(
+      { tool: 'run_command', workspace_root: host.workspace, command: touch, rule_id: 'r1' },
+      new AbortController().signal,
+    );
+    const id = host.asks.list().asks[0]?.id ?? '';
+    const broad = { decision: 'allow', tools: ['run_command'], command: 'rm' };
+    const forged = await uiRequest(
+      '/_host/ipc/asks.answer',
+      ipcHeaders(),
+      'POST',
+      JSON.stringify({ id, answer: 'always-allow', rule: broad }),
+    );
+    expect(forged.status).toBe(400);
+    expect(JSON.parse(forged.body)).toMatchObject({ code: 'IPC_BODY' });
+    expect(host.policy.listing(host.workspace).project?.rules ?? []).toEqual([]);
+    expect(host.asks.list().asks.map((ask) => ask.id)).toEqual([id]);
+
+    const answered = await uiRequest(
+      '/_host/ipc/asks.answer',
+      ipcHeaders(),
+      'POST',
+      JSON.stringify({ id, answer: 'always-allow' }),
+    );
+    expect(answered.status).toBe(200);
+    await expect(outcome).resolves.toBe('approved');
+    const rules = host.policy.listing(host.workspace).project?.rules ?? [];
+    expect(rules).toEqual([
+      expect.objectContaining({ decision: 'allow', command: 'touch', argv_prefix: ['ipc-marker'] }),
+    ]);
+    expect(JSON.parse(answered.body)).toEqual({ answered: true, rule: rules[0] });
+    host.policy.remove({ kind: 'project', root: host.workspace }, rules[0]?.id ?? '');
+  });
+});
+
 describe('every host IPC handler goes through guarded()', () => {
   it('each registered channel refuses a missing cookie, a wrong Origin and a wrong Referer', async () => {
     const channels = host.desktop.ipc.channels();

@@ -5,10 +5,11 @@
  * IPC and runs the command; Settings lists the project, global and built-in rules, adds a rule
  * (it lands in policy.json under the workspace's real path) and removes it; the host audit log
  * shows the host's own record (host/audit.jsonl, through host IPC) and the session audit log the
- * agent's, both with the command's name only. Screenshots (light and dark, 1280 and
- * 420 px) go to test-output/ui/.
+ * agent's, both with the command's name only. A command the host's policy asks about is asked on
+ * the page by the host itself, with "Always allow…" when the host offers a rule. Screenshots
+ * (light and dark, 1280 and 420 px) go to test-output/ui/.
  */
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -17,6 +18,7 @@ import { HostAuditLog } from '../../src/policy/host-audit-log.js';
 import type { TempHost } from '../support/temp-host.js';
 import { openDesktopWorld, type DesktopWorld } from './support/desktop-world.js';
 import { shotAllModes } from './support/layout.js';
+import { waitFor } from '@bastion/test-support';
 
 const SHOTS = fileURLToPath(new URL('../../../../test-output/ui/', import.meta.url));
 
@@ -50,7 +52,7 @@ describe('the watchdog in the desktop app', () => {
     await approval.getByText('touch always-marker').first().waitFor();
     await approval.getByRole('button', { name: 'Always allow…' }).click();
     const confirm = approval.getByRole('group', { name: 'Always allow' });
-    await confirm.getByText('allow run_command: touch always-marker …').waitFor();
+    await confirm.getByText('allow run_command · touch always-marker …').waitFor();
     await confirm.getByText(host.workspace).waitFor();
     expect(existsSync(join(host.workspace, 'always-marker'))).toBe(false);
     await shotAllModes(page, SHOTS, '30-always-allow');
@@ -189,15 +191,17 @@ describe('the watchdog in the desktop app', () => {
     expect(await page.getByRole('region', { name: 'Approval needed' }).count()).toBe(0);
     expect(host.asks.list().asks).toEqual([
       expect.objectContaining({
-        command: 'touch',
-        args: ['host-asked-marker'],
-        cwd: host.workspace,
+        tool: 'run_command',
+        command: { name: 'touch', args: ['host-asked-marker'], cwd: host.workspace },
         session_id: sessionId,
       }),
     ]);
     expect(existsSync(join(host.workspace, 'host-asked-marker'))).toBe(false);
+    // A rule of this project asks: an allow saved beside it would not stop the asking, so none is offered.
+    expect(await hostAsk.getByRole('button', { name: 'Always allow…' }).count()).toBe(0);
+    await hostAsk.getByText('“Always allow” is not offered').waitFor();
     await shotAllModes(page, SHOTS, '35-host-ask', hostAsk);
-    await hostAsk.getByRole('button', { name: 'Allow' }).click();
+    await hostAsk.getByRole('button', { name: 'Allow', exact: true }).click();
     await hostAsk.waitFor({ state: 'detached' });
     await page.locator('[data-testid="tool-status"]').last().filter({ hasText: 'exit 0' }).waitFor();
     expect(existsSync(join(host.workspace, 'host-asked-marker'))).toBe(true);
@@ -210,6 +214,63 @@ describe('the watchdog in the desktop app', () => {
     await page.locator('[data-testid="tool-status"]').last().filter({ hasText: 'refused' }).waitFor();
     expect(await page.locator('.refusal').last().textContent()).toContain('approval');
     expect(existsSync(join(host.workspace, 'host-denied-marker'))).toBe(false);
+    expect(host.asks.list().asks).toEqual([]);
+  });
+
+  it('Always allow on the host’s question shows the host’s rule, saves it for this project only, runs the command, and the next identical one runs unasked', async () => {
+    // A global rule asks: the project's allow, once saved, decides before it.
+    host.policy.add(
+      { kind: 'global' },
+      { id: 'ask-host-always', decision: 'ask', command: 'touch', argv_prefix: ['host-always-marker'] },
+    );
+    await page.goto(`${host.uiOrigin}/desktop/sessions/${sessionId}`);
+    await page.getByLabel('Message').waitFor();
+    await page.locator('button', { hasText: 'Stop' }).waitFor({ state: 'detached' });
+    await send('$ touch host-always-marker');
+    const hostAsk = page.getByRole('region', { name: 'The host asks' });
+    await hostAsk.getByText('touch host-always-marker').waitFor();
+    await hostAsk.getByRole('button', { name: 'Always allow…' }).click();
+    const confirm = hostAsk.getByRole('group', { name: 'Always allow' });
+    await confirm.getByText('allow run_command · touch host-always-marker …').waitFor();
+    await confirm.getByText(host.workspace).waitFor();
+    // Shown, not yet saved: the rule is not in policy.json and the command has not run.
+    expect(
+      host.policy.listing(host.workspace).project?.rules.some((rule) => rule.argv_prefix?.[0] === 'host-always-marker'),
+    ).toBe(false);
+    expect(existsSync(join(host.workspace, 'host-always-marker'))).toBe(false);
+    await shotAllModes(page, SHOTS, '36-host-ask-always-allow', confirm);
+    await confirm.getByRole('button', { name: 'Save rule and allow' }).click();
+    await hostAsk.waitFor({ state: 'detached' });
+    await page.locator('[data-testid="tool-status"]').last().filter({ hasText: 'exit 0' }).waitFor();
+    expect(existsSync(join(host.workspace, 'host-always-marker'))).toBe(true);
+    expect(host.policy.listing(host.workspace).project?.rules).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          decision: 'allow',
+          tools: ['run_command'],
+          command: 'touch',
+          argv_prefix: ['host-always-marker'],
+        }),
+      ]),
+    );
+    // Only for this project: elsewhere the global rule still asks.
+    const elsewhere = {
+      tool: 'run_command',
+      workspace_root: '/',
+      command: { name: 'touch', args: ['host-always-marker'], cwd: '/' },
+    };
+    expect(host.policy.evaluate(elsewhere)).toMatchObject({ verdict: 'ask', rule_id: 'ask-host-always' });
+
+    // The same command again: the host holds nothing and asks nobody; it runs.
+    rmSync(join(host.workspace, 'host-always-marker'));
+    await page.locator('button', { hasText: 'Stop' }).waitFor({ state: 'detached' });
+    await send('$ touch host-always-marker');
+    // Nobody answers anything here: a held command would never run, so the marker proves none was held.
+    await waitFor(() => existsSync(join(host.workspace, 'host-always-marker')), 30_000, 'the command to run unasked');
+    await page.locator('button', { hasText: 'Stop' }).waitFor({ state: 'detached' });
+    await page.locator('[data-testid="tool-status"]').last().filter({ hasText: 'exit 0' }).waitFor();
+    expect(await hostAsk.count()).toBe(0);
+    expect(await page.getByRole('region', { name: 'Approval needed' }).count()).toBe(0);
     expect(host.asks.list().asks).toEqual([]);
   });
 });

@@ -276,7 +276,7 @@ export const commandRequestFrameSchema = frame('command.request', {
   timeout_ms: z.number().int().min(1).max(COMMAND_MAX_TIMEOUT_MS),
   /**
    * A sidecar's claim that a person approved this call. The host never acts on it: for a command
-   * its policy says `ask` for, it asks the person itself (host command-asks.ts). Still parsed, so a
+   * its policy says `ask` for, it asks the person itself (host host-asks.ts). Still parsed, so a
    * sidecar that makes the claim is shown to gain nothing by it (host-enforced-policy.test.ts).
    */
   approved: z.boolean().optional(),

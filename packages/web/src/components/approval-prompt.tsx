@@ -2,6 +2,7 @@ import { useEffect, useRef, useState } from 'react';
 import type { PolicyRuleDraft } from '@bastion/bridge';
 import type { ToolView } from '../transcript.js';
 import { describeError } from '../bastion.js';
+import { AlwaysAllowConfirm } from './always-allow-confirm.js';
 
 interface Props {
   tool: ToolView;
@@ -92,22 +93,14 @@ export function ApprovalPrompt({ tool, busy, workspace, askBeforeWrites, onAlway
         )}
       </div>
       {rule && confirming && workspace !== null && (
-        <div className="approval-always" role="group" aria-label="Always allow">
-          <p>This rule will be saved to the host&apos;s policy (policy.json), for this project only:</p>
-          <p>
-            <code>allow run_command: {[rule.command, ...(rule.argv_prefix ?? [])].join(' ')} …</code>
-            <span className="muted"> (these exact first arguments, any after them) in {workspace}</span>
-          </p>
-          <div className="approval-actions">
-            <button type="button" className="primary" disabled={busy} onClick={() => void saveAndAllow()}>
-              Save rule and allow
-            </button>
-            <button type="button" disabled={busy} onClick={() => setConfirming(false)}>
-              Cancel
-            </button>
-          </div>
-          {saveError && <p role="alert">{saveError}</p>}
-        </div>
+        <AlwaysAllowConfirm
+          rule={rule}
+          project={workspace}
+          busy={busy}
+          error={saveError}
+          onSave={() => void saveAndAllow()}
+          onCancel={() => setConfirming(false)}
+        />
       )}
     </section>
   );

@@ -1,23 +1,24 @@
 import { useEffect, useRef, useState } from 'react';
-import type { BastionApi, HostCommandAsk } from '@bastion/bridge';
+import type { BastionApi, HostAsk, HostAskAnswer } from '@bastion/bridge';
 import { describeError } from '../bastion.js';
+import { AlwaysAllowConfirm } from './always-allow-confirm.js';
 
 const RETRY_MS = 2_000;
 
 /**
- * The commands the host holds for the person's answer, followed by waiting on host IPC
- * (`commands.asks`) again each time it answers. While this runs the host counts the page as
- * someone it can ask.
+ * The tool calls the host holds for the person's answer, followed by waiting on host IPC
+ * (`asks.wait`) again each time it answers. While this runs the host counts the page as someone
+ * it can ask.
  */
-export function useHostAsks(bastion: BastionApi): readonly HostCommandAsk[] {
-  const [asks, setAsks] = useState<readonly HostCommandAsk[]>([]);
+export function useHostAsks(bastion: BastionApi): readonly HostAsk[] {
+  const [asks, setAsks] = useState<readonly HostAsk[]>([]);
   useEffect(() => {
     let stopped = false;
     void (async () => {
       let revision: number | undefined;
       while (!stopped) {
         try {
-          const list = await bastion.commands.asks(revision);
+          const list = await bastion.asks.wait(revision);
           if (stopped) return;
           revision = list.revision;
           setAsks(list.asks);
@@ -35,12 +36,32 @@ export function useHostAsks(bastion: BastionApi): readonly HostCommandAsk[] {
   return asks;
 }
 
+/** What the held call acts on, as the host will perform it: a command line and its directory, or a tool's paths. */
+function HeldCall({ ask }: { ask: HostAsk }) {
+  if (ask.command) {
+    return (
+      <p>
+        <code className="approval-command">{[ask.command.name, ...ask.command.args].join(' ')}</code>
+        <span className="muted"> in {ask.command.cwd}</span>
+      </p>
+    );
+  }
+  return (
+    <p>
+      <code className="approval-command">{[ask.tool, ...(ask.paths ?? [])].join(' ')}</code>
+    </p>
+  );
+}
+
 /**
- * The host's own question about one held command, answered to the host (never to the agent).
+ * The host's own question about one held tool call, answered to the host (never to the agent).
  * What it shows is what the host will run; the session it belongs to is the agent's word.
+ * "Always allow…" shows the rule the host made from this call and would save for the project;
+ * the host offers none when saving one would not stop the asking.
  */
-export function HostAskPrompt({ bastion, ask }: { bastion: BastionApi; ask: HostCommandAsk }) {
+export function HostAskPrompt({ bastion, ask }: { bastion: BastionApi; ask: HostAsk }) {
   const [busy, setBusy] = useState(false);
+  const [confirming, setConfirming] = useState(false);
   const [error, setError] = useState<string>();
   const region = useRef<HTMLElement>(null);
   const allow = useRef<HTMLButtonElement>(null);
@@ -49,41 +70,60 @@ export function HostAskPrompt({ bastion, ask }: { bastion: BastionApi; ask: Host
     region.current?.scrollIntoView({ block: 'nearest' });
     allow.current?.focus();
   }, []);
-  const answer = (approved: boolean) => {
+  const answer = (given: HostAskAnswer) => {
     setBusy(true);
-    bastion.commands
-      .answer(ask.id, approved)
+    setError(undefined);
+    bastion.asks
+      .answer(ask.id, given)
       .then(({ answered }) => {
-        if (!answered) setError('The host no longer holds this command (it was answered, timed out or stopped).');
+        if (!answered) setError('The host no longer holds this call (it was answered, timed out or stopped).');
       })
       .catch((failure: unknown) => setError(describeError(failure)))
       .finally(() => setBusy(false));
   };
+  const rule = ask.always_allow;
   return (
     <section className="approval" role="region" aria-label="The host asks" ref={region}>
-      <h2>Bastion’s policy asks before this command runs</h2>
-      <p>
-        <code className="approval-command">{[ask.command, ...ask.args].join(' ')}</code>
-        <span className="muted"> in {ask.cwd}</span>
-      </p>
+      <h2>
+        {ask.command ? 'Bastion’s policy asks before this command runs' : `Bastion’s policy asks before ${ask.tool}`}
+      </h2>
+      <HeldCall ask={ask} />
       <p className="muted">
         Rule {ask.rule_id ?? '(unnamed)'}
-        {ask.reason ? `: ${ask.reason}` : ''}. The host holds the command and asks you itself; your answer goes to the
+        {ask.reason ? `: ${ask.reason}` : ''}. The host holds the call and asks you itself; your answer goes to the
         host, not to the agent.
+        {rule
+          ? ''
+          : ' “Always allow” is not offered: a rule of this project asks for it (an allow cannot override it), or no rule can match it exactly.'}
       </p>
-      {error && (
+      {error && !confirming && (
         <p className="inline-error" role="alert">
           {error}
         </p>
       )}
       <div className="approval-actions">
-        <button type="button" className="primary" disabled={busy} onClick={() => answer(true)} ref={allow}>
+        <button type="button" className="primary" disabled={busy} onClick={() => answer('allow')} ref={allow}>
           Allow
         </button>
-        <button type="button" className="danger" disabled={busy} onClick={() => answer(false)}>
+        <button type="button" className="danger" disabled={busy} onClick={() => answer('deny')}>
           Deny
         </button>
+        {rule && !confirming && (
+          <button type="button" disabled={busy} onClick={() => setConfirming(true)}>
+            Always allow…
+          </button>
+        )}
       </div>
+      {rule && confirming && (
+        <AlwaysAllowConfirm
+          rule={rule}
+          project={ask.workspace_root}
+          busy={busy}
+          error={error}
+          onSave={() => answer('always-allow')}
+          onCancel={() => setConfirming(false)}
+        />
+      )}
     </section>
   );
 }

@@ -5,7 +5,7 @@ import { describeError, formText } from '../bastion.js';
 type Layer = 'project' | 'global' | 'builtin';
 
 /** What a rule matches, in one line (the CLI's `bastion policy list` says the same). */
-function matchers(rule: PolicyRule): string {
+export function ruleMatchers(rule: PolicyRule | PolicyRuleDraft): string {
   const parts: string[] = [];
   if (rule.tools) parts.push(rule.tools.join(', '));
   if (rule.command !== undefined) parts.push(`${[rule.command, ...(rule.argv_prefix ?? [])].join(' ')} …`);
@@ -88,7 +88,7 @@ export function PolicyPanel({ bastion }: { bastion: BastionApi }) {
                   <span className={`badge decision-${rule.decision}`}>{rule.decision}</span>
                 </td>
                 <td data-label="Matches">
-                  <code>{matchers(rule)}</code>
+                  <code>{ruleMatchers(rule)}</code>
                 </td>
                 <td className="muted" data-label="Reason">
                   {rule.reason ?? ''}
