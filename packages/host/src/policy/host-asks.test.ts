@@ -36,6 +36,17 @@ function callIn(root: string): PolicyCall {
   return { tool: 'run_command', workspace_root: root, command: { name: 'touch', args: ['x'], cwd: root } };
 }
 
+/** The code of the HostError `call` throws (a test failure when it throws nothing or something else). */
+function refusalCode(call: () => unknown): string {
+  try {
+    call();
+  } catch (error) {
+    expect(error).toBeInstanceOf(HostError);
+    return (error as HostError).code;
+  }
+  throw new Error('expected a HostError, nothing was thrown');
+}
+
 /** A page waiting on the asks, as the desktop app does, so the host counts it as someone to ask. */
 function pageWaiting(asks: HostAsks): Promise<unknown> {
   return asks.wait(asks.list().revision);
@@ -168,14 +179,7 @@ describe('"Always allow" on the host’s own question', () => {
     const held = asks.list().asks[0];
     expect(held).toBeDefined();
     expect(held?.always_allow).toBeUndefined();
-    let refused: unknown;
-    try {
-      asks.answer(held?.id ?? '', 'always-allow');
-    } catch (error) {
-      refused = error;
-    }
-    expect(refused).toBeInstanceOf(HostError);
-    expect((refused as HostError).code).toBe('POLICY_ALWAYS_ALLOW_UNAVAILABLE');
+    expect(refusalCode(() => asks.answer(held?.id ?? '', 'always-allow'))).toBe('POLICY_ALWAYS_ALLOW_UNAVAILABLE');
     expect(asks.list().asks.map((ask) => ask.id)).toEqual([held?.id]);
     expect(policy.listing(project).project?.rules.map((rule) => rule.id)).toEqual(['ask-here']);
     asks.answer(held?.id ?? '', 'deny');
@@ -191,14 +195,7 @@ describe('"Always allow" on the host’s own question', () => {
     mkdirSync(join(userData, 'host'), { recursive: true });
     // A directory where policy.json should be: neither readable as the file nor replaceable by it.
     mkdirSync(policy.path);
-    let refused: unknown;
-    try {
-      asks.answer(held?.id ?? '', 'always-allow');
-    } catch (error) {
-      refused = error;
-    }
-    expect(refused).toBeInstanceOf(HostError);
-    expect((refused as HostError).code).toMatch(/^PRIVATE_FILE_/);
+    expect(refusalCode(() => asks.answer(held?.id ?? '', 'always-allow'))).toMatch(/^PRIVATE_FILE_/);
     expect(asks.list().asks.map((ask) => ask.id)).toEqual([held?.id]);
     asks.close();
   });
