@@ -12,18 +12,15 @@
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { describeAttack } from '../../../../test/support/attack.js';
-import { createPrivateTempDir, type PrivateTempDir } from '../../src/sandbox/private-temp-dir.js';
-import { acquireSrtSession, type SrtSession } from '../../src/sandbox/srt-session.js';
 import { hostGitFor } from '../commands/host-git.js';
-import { runSandboxProbe, srtProbeLauncher } from '../support/sandbox-probe.js';
+import { probeSandboxPerFile, runSandboxProbe } from '../support/sandbox-probe.js';
 import { makeTempDir } from '@bastion/test-support';
 
 const PROBE = fileURLToPath(new URL('./fixtures/write-probe.mjs', import.meta.url));
 
-let session: SrtSession;
-let temp: PrivateTempDir;
+const sandbox = probeSandboxPerFile();
 const root = makeTempDir('bastion-sidecar-git-');
 const home = join(root, 'home');
 const userData = join(root, 'userdata');
@@ -34,16 +31,7 @@ const hostGit = hostGitFor(
   () => marker,
 );
 
-beforeAll(async () => {
-  for (const dir of [home, userData, join(root, 'outside')]) mkdirSync(dir, { recursive: true, mode: 0o700 });
-  session = await acquireSrtSession();
-  temp = createPrivateTempDir();
-}, 60_000);
-
-afterAll(async () => {
-  temp?.remove();
-  await session?.release();
-});
+for (const dir of [home, userData, join(root, 'outside')]) mkdirSync(dir, { recursive: true, mode: 0o700 });
 
 describeAttack('git-escape', 'the sidecar writing what the host’s git reads', () => {
   it('cannot plant a hook, config, commondir or submodule hook in any git directory, nor keep a hook in a configured `.husky` absent at spawn', async () => {
@@ -63,7 +51,7 @@ describeAttack('git-escape', 'the sidecar writing what the host’s git reads', 
       join(workspace, '.husky', 'pre-commit'),
       join(workspace, 'notes.txt'),
     ];
-    const launcher = srtProbeLauncher(session, { home, userData, workspace }, temp.path);
+    const launcher = sandbox.launcher({ home, userData, workspace });
     const { result } = await runSandboxProbe<Record<string, { ok: boolean }>>(
       launcher,
       PROBE,

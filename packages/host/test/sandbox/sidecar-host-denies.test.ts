@@ -10,16 +10,14 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { describeAttack } from '../../../../test/support/attack.js';
 import { PolicyStore } from '../../src/policy/policy-store.js';
 import { sidecarWriteDenies } from '../../src/policy/sandbox-denies.js';
-import { createPrivateTempDir, type PrivateTempDir } from '../../src/sandbox/private-temp-dir.js';
 import { checkSandboxPolicy } from '../../src/sandbox/sandbox-policy-check.js';
-import { acquireSrtSession, type SrtSession } from '../../src/sandbox/srt-session.js';
 import { plainLauncher } from '../../src/supervisor/sidecar-launcher.js';
 import { ensureUserData } from '../../src/user-data.js';
-import { probePolicy, runSandboxProbe, srtProbeLauncher } from '../support/sandbox-probe.js';
+import { probeSandboxPerFile, runSandboxProbe } from '../support/sandbox-probe.js';
 import { makeTempDir } from '@bastion/test-support';
 
 const FIXTURE = fileURLToPath(new URL('./fixtures/misbehaving-sidecar.mjs', import.meta.url));
@@ -71,18 +69,7 @@ function attempts(world: World) {
   };
 }
 
-let session: SrtSession;
-let temp: PrivateTempDir;
-
-beforeAll(async () => {
-  session = await acquireSrtSession();
-  temp = createPrivateTempDir();
-});
-
-afterAll(async () => {
-  temp.remove();
-  await session.release();
-});
+const sandbox = probeSandboxPerFile();
 
 describeAttack('policy-bypass', 'a misbehaving sidecar cannot write what the host keeps for itself', () => {
   let world: World;
@@ -91,8 +78,8 @@ describeAttack('policy-bypass', 'a misbehaving sidecar cannot write what the hos
   beforeAll(async () => {
     world = makeWorld();
     const lists = { hostDenies: sidecarWriteDenies(world.userData) };
-    expect(checkSandboxPolicy(probePolicy(world, temp.path, lists), world.home)).toEqual({ ok: true });
-    const launcher = srtProbeLauncher(session, world, temp.path, lists);
+    expect(checkSandboxPolicy(sandbox.policy(world, lists), world.home)).toEqual({ ok: true });
+    const launcher = sandbox.launcher(world, lists);
     ({ result: results } = await runSandboxProbe<Results>(launcher, FIXTURE, attempts(world)));
   });
 

@@ -12,13 +12,11 @@
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { describeAttack } from '../../../../test/support/attack.js';
-import { createPrivateTempDir, type PrivateTempDir } from '../../src/sandbox/private-temp-dir.js';
-import { acquireSrtSession, type SrtSession } from '../../src/sandbox/srt-session.js';
 import { plainLauncher } from '../../src/supervisor/sidecar-launcher.js';
 import { ensureUserData } from '../../src/user-data.js';
-import { runSandboxProbe, srtProbeLauncher } from '../support/sandbox-probe.js';
+import { probeSandboxPerFile, runSandboxProbe } from '../support/sandbox-probe.js';
 import { sidecarWriteDenies } from '../../src/policy/sandbox-denies.js';
 import { scriptedWorlds } from '../support/scripted-agent.js';
 import { makeTempDir } from '@bastion/test-support';
@@ -58,24 +56,13 @@ function makeWorld() {
   };
 }
 
-let session: SrtSession;
-let temp: PrivateTempDir;
-
-beforeAll(async () => {
-  session = await acquireSrtSession();
-  temp = createPrivateTempDir();
-});
-
-afterAll(async () => {
-  temp.remove();
-  await session.release();
-});
+const sandbox = probeSandboxPerFile();
 
 describeAttack('path-traversal', 'code in a compromised sidecar writing the workspace behind its tools', () => {
   it('every missing steering file, rc file and ordinary file fails (EROFS), and none exists afterwards', async () => {
     const world = makeWorld();
     // The sidecar's policy as the host builds it: userData's host/ write-denied, the workspace readable only.
-    const launcher = srtProbeLauncher(session, world, temp.path, { hostDenies: sidecarWriteDenies(world.userData) });
+    const launcher = sandbox.launcher(world, { hostDenies: sidecarWriteDenies(world.userData) });
     const { result } = await runSandboxProbe<Outcomes>(launcher, PROBE, world.attempts);
     for (const { path } of world.attempts) {
       // EROFS, or ENOENT where the directory it needed could not be made (Node's recursive mkdir reports no EROFS).

@@ -5,11 +5,12 @@
  * everything it wrote, for canary scans.
  */
 import { spawn } from 'node:child_process';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { createLogger } from '@bastion/protocol';
 import { createPlaceholderWarden, type PlaceholderWarden } from '../../src/sandbox/placeholder-warden.js';
 import { buildSidecarSandboxPolicy, type SidecarSandboxPolicyInput } from '../../src/sandbox/sidecar-sandbox-policy.js';
-import type { SrtSession } from '../../src/sandbox/srt-session.js';
+import { acquireSrtSession, type SrtSession } from '../../src/sandbox/srt-session.js';
+import { createPrivateTempDir, type PrivateTempDir } from '../../src/sandbox/private-temp-dir.js';
 import { createSrtSidecarLauncher } from '../../src/sandbox/srt-sidecar-launcher.js';
 import type { SandboxRuntimeConfig } from '@anthropic-ai/sandbox-runtime';
 import type { SidecarLauncher } from '../../src/supervisor/sidecar-launcher.js';
@@ -57,6 +58,38 @@ export function srtProbeLauncher(
     privateTemp,
     warden: quietWarden(layout.userData),
   });
+}
+
+export interface ProbeSandbox {
+  /** srtProbeLauncher on the file's session and private temp dir. */
+  launcher(layout: ProbeLayout, lists?: PolicyLists): SidecarLauncher;
+  /** probePolicy with the file's private temp dir: the policy `launcher` wraps in. */
+  policy(layout: ProbeLayout, lists?: PolicyLists): SandboxRuntimeConfig;
+}
+
+/**
+ * For a test file: one srt session and one private temp dir for its probes, made before its tests
+ * (beforeAll) and released after them (afterAll).
+ */
+export function probeSandboxPerFile(): ProbeSandbox {
+  let session: SrtSession | undefined;
+  let temp: PrivateTempDir | undefined;
+  beforeAll(async () => {
+    session = await acquireSrtSession();
+    temp = createPrivateTempDir();
+  });
+  afterAll(async () => {
+    temp?.remove();
+    await session?.release();
+  });
+  const ready = () => {
+    if (!session || !temp) throw new Error('the probe sandbox is made in beforeAll');
+    return { session, temp };
+  };
+  return {
+    launcher: (layout, lists) => srtProbeLauncher(ready().session, layout, ready().temp.path, lists),
+    policy: (layout, lists) => probePolicy(layout, ready().temp.path, lists),
+  };
 }
 
 export async function runSandboxProbe<T>(
