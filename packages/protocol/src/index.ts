@@ -1,6 +1,7 @@
 export * from './limits.js';
 export * from './error-codes.js';
 export * from './errors.js';
+export * from './fs-error-code.js';
 export * from './wire-error-schema.js';
 export * from './logging.js';
 export * from './modes.js';

@@ -1,4 +1,4 @@
-import type { WorkspaceErrorCode } from '@bastion/protocol';
+import { workspaceCodeOfFsError, type WorkspaceErrorCode } from '@bastion/protocol';
 import { DaemonError } from '../errors.js';
 
 /** A refused or failed workspace file access. Messages are fixed: never a path, never content. */
@@ -24,11 +24,5 @@ export function workspaceError(code: WorkspaceErrorCode, cause?: unknown): Works
 
 /** Map a node fs error to the closest workspace code (never exposing the errno's path). */
 export function fromFsError(error: unknown): WorkspaceError {
-  if (error instanceof WorkspaceError) return error;
-  const code = (error as NodeJS.ErrnoException).code;
-  if (code === 'ENOENT') return workspaceError('FS_NOT_FOUND', error);
-  if (code === 'ELOOP') return workspaceError('FS_SYMLINK', error);
-  if (code === 'EISDIR') return workspaceError('FS_NOT_A_FILE', error);
-  if (code === 'ENOTDIR') return workspaceError('FS_NOT_A_DIRECTORY', error);
-  return workspaceError('FS_IO', error);
+  return error instanceof WorkspaceError ? error : workspaceError(workspaceCodeOfFsError(error), error);
 }

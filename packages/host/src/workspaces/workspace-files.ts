@@ -38,7 +38,7 @@ import {
   writeSync,
 } from 'node:fs';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
-import { WORKSPACE_MAX_WRITE_BYTES, type WorkspaceWriteErrorCode } from '@bastion/protocol';
+import { WORKSPACE_MAX_WRITE_BYTES, workspaceCodeOfFsError, type WorkspaceWriteErrorCode } from '@bastion/protocol';
 import { HostError } from '../errors.js';
 import { isAtOrUnder } from '../sandbox/sandbox-policy-check.js';
 import { isGitConfiguredPath } from './git-configured-paths.js';
@@ -61,13 +61,7 @@ const refused = (code: WorkspaceWriteErrorCode, cause?: unknown) =>
 
 /** Map a node fs error to the closest workspace code (never exposing the errno's path). */
 function fromFsError(error: unknown): WorkspaceWriteError {
-  if (error instanceof WorkspaceWriteError) return error;
-  const code = (error as NodeJS.ErrnoException).code;
-  if (code === 'ENOENT') return refused('FS_NOT_FOUND', error);
-  if (code === 'ELOOP') return refused('FS_SYMLINK', error);
-  if (code === 'EISDIR') return refused('FS_NOT_A_FILE', error);
-  if (code === 'ENOTDIR') return refused('FS_NOT_A_DIRECTORY', error);
-  return refused('FS_IO', error);
+  return error instanceof WorkspaceWriteError ? error : refused(workspaceCodeOfFsError(error), error);
 }
 
 /** A path inside a granted root, resolved for a write. */
