@@ -6,7 +6,7 @@ import {
   CONTEXT_KEEP_RECENT_FRACTION,
   CONTEXT_SUMMARY_INPUT_FRACTION,
 } from '@bastion/protocol';
-import { thrownCode } from '../../test/support/thrown-code.js';
+import { thrownCode } from '../../../../test/support/thrown-code.js';
 import {
   estimateTokens,
   ModelContext,

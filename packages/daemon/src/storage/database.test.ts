@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { newSession, useTempStore } from '../../test/support/temp-store.js';
-import { thrownCode as codeOf } from '../../test/support/thrown-code.js';
+import { thrownCode as codeOf } from '../../../../test/support/thrown-code.js';
 import { migrate, openDatabase, schemaVersion, type SqliteDatabase } from './database.js';
 import { MIGRATIONS } from './migrations.js';
 import { SessionStore } from './session-store.js';

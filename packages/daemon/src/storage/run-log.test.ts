@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { STORE_FOLDED_DELTA_MAX_BYTES, type AgentEvent } from '@bastion/protocol';
 import { join } from 'node:path';
 import { newSession, useTempStore } from '../../test/support/temp-store.js';
-import { thrownCode as codeOf } from '../../test/support/thrown-code.js';
+import { thrownCode as codeOf } from '../../../../test/support/thrown-code.js';
 import { openDatabase, type SqliteDatabase } from './database.js';
 import type { SessionStore } from './session-store.js';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { PAGE_MAX_LIMIT } from '@bastion/protocol';
 import { newSession, useTempStore } from '../../test/support/temp-store.js';
-import { thrownCode as codeOf } from '../../test/support/thrown-code.js';
+import { thrownCode as codeOf } from '../../../../test/support/thrown-code.js';
 import type { SessionStore } from './session-store.js';
 
 let store: SessionStore;

@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { describeAttack } from '../../../../test/support/attack.js';
+import { workspaceWithOutside } from '../../../../test/support/workspace-fixture.js';
 import { makeTempDir } from '../../test/support/temp-dir.js';
 import { openDatabase, type SqliteDatabase } from '../storage/database.js';
 import { SessionStore } from '../storage/session-store.js';
@@ -31,13 +32,11 @@ async function run<K extends keyof FileTools>(name: K, input: Parameters<NonNull
 
 beforeEach(() => {
   base = makeTempDir();
-  root = join(base, 'ws');
-  outside = join(base, 'outside');
-  mkdirSync(join(root, 'src'), { recursive: true });
-  mkdirSync(outside);
-  writeFileSync(join(root, 'README.md'), '# Project\nhello world\n');
-  writeFileSync(join(root, 'src', 'main.ts'), 'export const answer = 42;\nexport const other = 1;\n');
-  writeFileSync(join(outside, 'secret.txt'), 'CANARY-7f3a answer');
+  ({ root, outside } = workspaceWithOutside(
+    base,
+    { 'README.md': '# Project\nhello world\n', 'src/main.ts': 'export const answer = 42;\nexport const other = 1;\n' },
+    'CANARY-7f3a answer',
+  ));
   db = openDatabase(join(base, 'sessions.db'));
   store = new SessionStore(db);
   sessionId = store.sessions.create({ provider: 'demo', model: 'demo', workspace: root }).id;

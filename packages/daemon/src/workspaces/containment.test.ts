@@ -2,7 +2,8 @@ import { mkdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { makeTempDir } from '../../test/support/temp-dir.js';
-import { thrownCode as codeOf } from '../../test/support/thrown-code.js';
+import { thrownCode as codeOf } from '../../../../test/support/thrown-code.js';
+import { workspaceWithOutside } from '../../../../test/support/workspace-fixture.js';
 import { resolveContained } from './containment.js';
 import { listContainedDir, readContainedFile } from './file-access.js';
 import { WorkspaceRoots } from './workspace-roots.js';
@@ -14,12 +15,7 @@ let outside: string;
 
 beforeEach(() => {
   base = makeTempDir();
-  root = join(base, 'ws');
-  outside = join(base, 'outside');
-  mkdirSync(join(root, 'src'), { recursive: true });
-  mkdirSync(outside);
-  writeFileSync(join(root, 'src', 'a.txt'), 'inside');
-  writeFileSync(join(outside, 'secret.txt'), 'CANARY-outside');
+  ({ root, outside } = workspaceWithOutside(base, { 'src/a.txt': 'inside' }, 'CANARY-outside'));
 });
 afterEach(() => rmSync(base, { recursive: true, force: true }));
 

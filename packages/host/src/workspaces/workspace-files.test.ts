@@ -11,6 +11,8 @@ import {
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { makeTempDir } from '@bastion/test-support';
+import { thrownCode as codeOf } from '../../../../test/support/thrown-code.js';
+import { workspaceWithOutside } from '../../../../test/support/workspace-fixture.js';
 import {
   removeEmptyWorkspaceDirectory,
   removeWorkspaceFile,
@@ -21,23 +23,9 @@ import {
 let root: string;
 let outside: string;
 
-function codeOf(fn: () => unknown): string | undefined {
-  try {
-    fn();
-  } catch (error) {
-    return (error as { code?: string }).code;
-  }
-  return undefined;
-}
-
 beforeEach(() => {
   const base = makeTempDir('bastion-workspace-files-');
-  root = join(base, 'ws');
-  outside = join(base, 'outside');
-  mkdirSync(join(root, 'src'), { recursive: true });
-  mkdirSync(outside);
-  writeFileSync(join(root, 'src', 'a.txt'), 'inside');
-  writeFileSync(join(outside, 'secret.txt'), 'CANARY-outside');
+  ({ root, outside } = workspaceWithOutside(base, { 'src/a.txt': 'inside' }, 'CANARY-outside'));
 });
 
 describe('resolveWritable', () => {
