@@ -124,6 +124,7 @@ export const agentEventSchema = z.discriminatedUnion('type', [
   z.strictObject({
     type: z.literal('run-error'),
     ...runRef,
+    /** A RunErrorCode (or a provider's, transport's or tool's code) when written; kept as a string because the row outlives the code list. */
     code: z.string(),
     message: z.string(),
     /** The provider's HTTP status, when the error came from a provider response. */

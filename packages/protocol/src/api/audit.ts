@@ -30,6 +30,7 @@ export const auditEntrySchema = z.strictObject({
   rule_layer: policyLayerSchema.nullable(),
   approval: auditApprovalSchema,
   outcome: auditOutcomeSchema,
+  /** The refusal's code when written; a string because the audit row outlives the code list. */
   code: z.string().nullable(),
   created_at: z.string(),
 });

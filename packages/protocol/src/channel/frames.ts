@@ -181,6 +181,7 @@ export const commandAbortedFrameSchema = frame('command.aborted', {
 });
 export const commandErrorFrameSchema = frame('command.error', {
   id,
+  /** A CommandErrorCode from this host; any other string reaches the model as SHELL_HOST_REFUSED (command-client.ts), never as itself. */
   code: z.string().min(1).max(COMMAND_MAX_ERROR_CODE_CHARS),
 });
 
