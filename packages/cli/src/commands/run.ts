@@ -5,7 +5,8 @@
  * (each command with its exit code, each edit's diff, retries, a changed-files and usage summary).
  * Exit 0 on run-finished, 1 on run-error, 2 on a provider or model that does not exist (listed).
  * Approval requests are asked on the TTY; without one they are denied, and the message says how
- * to allow them (`--mode auto`).
+ * to allow them (`--mode auto`, or in auto, where only a policy rule or an instruction file asks,
+ * a terminal). A command the host's policy asks about is asked by the host, on the same TTY.
  */
 import { createInterface } from 'node:readline/promises';
 import {
@@ -61,7 +62,12 @@ interface RunOptions {
   prompt: string;
 }
 
-export const NO_TTY_DENIAL = 'denied: no terminal to ask for approval; rerun with --mode auto to allow it';
+/** Why an approval was denied without a terminal, and the way out: in `auto` only a policy rule or an instruction file still asks. */
+export function noTerminalDenial(mode: PermissionMode): string {
+  return mode === 'auto'
+    ? 'denied: no terminal to ask for approval; in auto only a policy rule (bastion policy list) or an instruction file (AGENTS.md, CLAUDE.md) still asks — run in a terminal to answer it'
+    : 'denied: no terminal to ask for approval; rerun with --mode auto to allow it';
+}
 
 function parseRunArgs(argv: string[]): RunOptions {
   const { values, positionals } = parseCommandLine({
@@ -181,7 +187,7 @@ async function askOnTerminal(question: string, always: AlwaysAllow | undefined, 
 /** Ask on the TTY; without one, deny. */
 async function askApproval(
   event: Extract<AgentEvent, { type: 'tool-approval-request' }>,
-  json: boolean,
+  { json, mode }: Pick<RunOptions, 'json' | 'mode'>,
   host: BastionHost,
 ): Promise<ApprovalAnswer> {
   const base = { approval_id: event.approval_id, tool_call_id: event.tool_call_id };
@@ -189,8 +195,9 @@ async function askApproval(
     .map((line) => `  ${line}\n`)
     .join('');
   if (!process.stdin.isTTY) {
-    process.stderr.write(`bastion: approval needed:\n${description}bastion: ${NO_TTY_DENIAL}\n`);
-    return { ...base, approved: false, reason: NO_TTY_DENIAL };
+    const denial = noTerminalDenial(mode);
+    process.stderr.write(`bastion: approval needed:\n${description}bastion: ${denial}\n`);
+    return { ...base, approved: false, reason: denial };
   }
   const draft = alwaysAllowDraft(event.tool_name, event.input);
   // runCommand entered the workspace, so the working directory is this run's project.
@@ -450,7 +457,7 @@ async function runPrompt(host: BastionHost, options: RunOptions, printer: Termin
       // the run paused for approvals: answer each; the last answer continues the run
       if (pending.length === 0) return 1;
       for (const request of pending.splice(0)) {
-        const answer = await askApproval(request, options.json, host);
+        const answer = await askApproval(request, options, host);
         if (!(await startRun({ approval_answer: answer }))) return 1;
       }
     }

@@ -1,0 +1,56 @@
+/**
+ * An `ask` becomes a denial in a headless `bastion run` (no terminal: standard input is a pipe),
+ * even in `auto`: a command the host's policy asks about is refused by the host
+ * (COMMAND_POLICY_UNAPPROVED, nobody to ask), and a file tool the built-in rule asks about
+ * (`.github/workflows/**`) is denied at the approval the CLI cannot put to anyone. Neither acts:
+ * the marker stays absent, the workflow file is never written. A control command no rule covers
+ * runs in the same run, so "refused" is told from "nothing happened".
+ */
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { expect, it } from 'vitest';
+import { PolicyStore } from '@bastion/host';
+import { startScriptedEndpoint } from '@bastion/test-support';
+import { closedAfterEachTest } from '../../../test/support/per-test.js';
+import { runCli, scriptedRun } from './support/cli-process.js';
+
+const startEndpoint = closedAfterEachTest(startScriptedEndpoint, (endpoint) => endpoint.close());
+
+/** The tool results of a `--json` run, in order. */
+function toolResults(stdout: string): unknown[] {
+  return stdout
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as { type: string; output?: unknown })
+    .filter((event) => event.type === 'tool-result')
+    .map((event) => event.output);
+}
+
+it('without a terminal, in auto, a host-policy ask on run_command is refused (COMMAND_POLICY_UNAPPROVED) and a file-tool ask is denied; neither acts', async () => {
+  const endpoint = await startEndpoint([
+    { kind: 'tool-call', name: 'run_command', input: { command: 'touch', args: ['asked-marker'] } },
+    { kind: 'tool-call', name: 'write_file', input: { path: '.github/workflows/ci.yml', content: 'on: push\n' } },
+    { kind: 'tool-call', name: 'run_command', input: { command: 'touch', args: ['control-marker'] } },
+    { kind: 'text', pieces: ['done'] },
+  ]);
+  const { home, workspace, args } = scriptedRun(endpoint);
+  mkdirSync(home, { mode: 0o700 });
+  new PolicyStore(home).add(
+    { kind: 'global' },
+    { id: 'ask-marker', decision: 'ask', command: 'touch', argv_prefix: ['asked-marker'] },
+  );
+
+  const result = await runCli([...args, '--mode', 'auto', '--json', 'do it']);
+  const outputs = toolResults(result.stdout);
+  expect(result.code).toBe(0);
+  expect(outputs).toEqual([
+    expect.objectContaining({ ok: false, code: 'COMMAND_POLICY_UNAPPROVED' }),
+    expect.objectContaining({ ok: false, code: 'TOOL_DENIED' }),
+    expect.objectContaining({ exit_code: 0 }),
+  ]);
+  // The way out it names fits auto: the ask is a rule's, so a terminal is what would let it through.
+  expect(result.stderr).toContain('denied: no terminal to ask for approval; in auto only a policy rule');
+  expect(existsSync(join(workspace, 'asked-marker'))).toBe(false);
+  expect(existsSync(join(workspace, '.github', 'workflows', 'ci.yml'))).toBe(false);
+  expect(existsSync(join(workspace, 'control-marker'))).toBe(true);
+}, 120_000);
