@@ -2,8 +2,9 @@
  * Reviewer checklist 6 — provider traffic has no path but the transport. The daemon's built
  * output is scanned for any module that can open an outbound connection, and the sidecar's
  * global fetch is proven disabled. A new import of such a module fails this test. The build
- * includes the sidecar's bundle (dist/main.js and dist/chunks/), so the dependencies it carries
- * are scanned too.
+ * includes the sidecar's bundle (dist/main.cjs and dist/chunks/, CommonJS-shaped scripts: an
+ * import there is a `require` bound to a name, its members that name's properties), so the
+ * dependencies it carries are scanned too.
  */
 import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -37,7 +38,7 @@ const RESTRICTED_MEMBERS: Record<string, readonly string[]> = {
 
 function builtFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true, recursive: true })
-    .filter((entry) => entry.isFile() && entry.name.endsWith('.js'))
+    .filter((entry) => entry.isFile() && /\.c?js$/.test(entry.name))
     .map((entry) => join(entry.parentPath, entry.name));
 }
 
@@ -59,8 +60,23 @@ function importsOf(file: string): ImportSite[] {
     const namespace = /\*\s+as\s+\w+|^\s*\w+\s*$/.test(clause) ? ['*'] : [];
     sites.push({ file, module: match[2] ?? '', members: clause.includes('{') ? members : namespace });
   }
+  // A script's `var import_x = require("x")` (or `__toESM(require("x"))`): the members are what
+  // is read off that name; the name used any other way (passed on, spread) counts as all of them.
+  const bound = /^var ([\w$]+) = (?:__toESM\()?require\("([^"]+)"\)\)?;$/gm;
+  const boundAt = new Set<number>();
+  for (const match of text.matchAll(bound)) {
+    const name = match[1] ?? '';
+    boundAt.add((match.index ?? 0) + match[0].indexOf('require('));
+    const uses = [
+      ...text.matchAll(new RegExp(`(?<![\\w$.])${name.replace(/\$/g, '\\$')}(?![\\w$])(\\.[\\w$]+)?`, 'g')),
+    ];
+    // The binding itself is one use with no member.
+    const members = uses.slice(1).map((use) => (use[1] ? use[1].slice(1) : '*'));
+    sites.push({ file, module: match[2] ?? '', members: [...new Set(members)] });
+  }
   for (const match of text.matchAll(/(?:import|require)\(\s*['"]([^'"]+)['"]\s*\)/g)) {
-    sites.push({ file, module: match[1] ?? '', members: ['*'] });
+    const at = (match.index ?? 0) + match[0].indexOf(match[0].startsWith('import') ? 'import(' : 'require(');
+    if (!boundAt.has(at)) sites.push({ file, module: match[1] ?? '', members: ['*'] });
   }
   return sites;
 }

@@ -32,18 +32,22 @@ function hostCommandHome(argv: readonly string[]): { home: string | undefined } 
   return { home: typeof values.home === 'string' ? values.home : undefined };
 }
 
-const argv = process.argv.slice(2);
-// `start` stops cleanly on the first stop signal from its first line: one that arrives while the
-// rest is still loading (srt's bridges are running by then) is kept for it.
-const handOver = argv[0] === 'start' ? keepStopSignals() : undefined;
-const hostHome = hostCommandHome(argv);
-const prelude = hostHome ? await import('@bastion/host/start-prelude') : undefined;
-prelude?.beginProcessHostStart({
-  userData: prelude.resolveUserDataPath(hostHome?.home),
-  ownsProcess: true,
-  srt: process.platform === 'linux',
-});
-const { runCli } = await import('./cli.js');
-await runCli(argv, new URL('../package.json', import.meta.url));
-await prelude?.releaseUntakenHostStart();
-handOver?.();
+async function main(argv: readonly string[]): Promise<void> {
+  // `start` stops cleanly on the first stop signal from its first line: one that arrives while the
+  // rest is still loading (srt's bridges are running by then) is kept for it.
+  const handOver = argv[0] === 'start' ? keepStopSignals() : undefined;
+  const hostHome = hostCommandHome(argv);
+  const prelude = hostHome ? await import('@bastion/host/start-prelude') : undefined;
+  prelude?.beginProcessHostStart({
+    userData: prelude.resolveUserDataPath(hostHome?.home),
+    ownsProcess: true,
+    srt: process.platform === 'linux',
+  });
+  const { runCli } = await import('./cli.js');
+  await runCli([...argv], new URL('../package.json', import.meta.url));
+  await prelude?.releaseUntakenHostStart();
+  handOver?.();
+}
+
+// No top-level await: the build runs this entry as a script with V8's code cache (bundle-loader.ts).
+void main(process.argv.slice(2));

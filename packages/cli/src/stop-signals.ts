@@ -44,14 +44,17 @@ export function keepStopSignals(): () => void {
 }
 
 export function listenForStop(): StopSignals {
-  let received: NodeJS.Signals | undefined = stopKeeping();
+  let received: NodeJS.Signals | undefined;
   let resolve: (signal: NodeJS.Signals) => void = () => undefined;
   const requested = new Promise<NodeJS.Signals>((done) => (resolve = done));
   const onSignal = (signal: NodeJS.Signals) => {
     received ??= signal;
     resolve(received);
   };
+  // Listening before the kept listener goes: with no listener left in between, Node stops watching
+  // the signal, and one that arrived while the loop was busy loading (not dispatched yet) is lost.
   for (const signal of STOP_SIGNALS) process.on(signal, onSignal);
+  received ??= stopKeeping();
   if (received !== undefined) resolve(received);
   return {
     requested,
