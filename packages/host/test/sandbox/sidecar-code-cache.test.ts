@@ -10,17 +10,13 @@
 import { copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { CODE_CACHE_SUFFIX } from 'bastion/dist/bundle-loader.js';
 import { describeAttack } from '../../../../test/support/attack.js';
-import { createPrivateTempDir, type PrivateTempDir } from '../../src/sandbox/private-temp-dir.js';
 import { checkSandboxPolicy } from '../../src/sandbox/sandbox-policy-check.js';
-import { buildSidecarSandboxPolicy } from '../../src/sandbox/sidecar-sandbox-policy.js';
-import { acquireSrtSession, type SrtSession } from '../../src/sandbox/srt-session.js';
-import { createSrtSidecarLauncher } from '../../src/sandbox/srt-sidecar-launcher.js';
 import { plainLauncher } from '../../src/supervisor/sidecar-launcher.js';
 import { ensureUserData } from '../../src/user-data.js';
-import { quietWarden, runSandboxProbe } from '../support/sandbox-probe.js';
+import { probeSandboxPerFile, runSandboxProbe } from '../support/sandbox-probe.js';
 import { makeTempDir } from '@bastion/test-support';
 
 const FIXTURE = fileURLToPath(new URL('./fixtures/misbehaving-sidecar.mjs', import.meta.url));
@@ -52,18 +48,7 @@ function attempts(caches: ReturnType<typeof builtCaches>, moved: string) {
   };
 }
 
-let session: SrtSession;
-let temp: PrivateTempDir;
-
-beforeAll(async () => {
-  session = await acquireSrtSession();
-  temp = createPrivateTempDir();
-});
-
-afterAll(async () => {
-  temp.remove();
-  await session.release();
-});
+const sandbox = probeSandboxPerFile();
 
 describeAttack('policy-bypass', "a misbehaving sidecar cannot write the host's or its own code caches", () => {
   const caches = builtCaches(join(PACKAGES, 'cli', 'dist'), join(PACKAGES, 'daemon', 'dist'));
@@ -74,29 +59,13 @@ describeAttack('policy-bypass', "a misbehaving sidecar cannot write the host's o
   beforeAll(async () => {
     before = { host: readFileSync(caches.hostCache), sidecar: readFileSync(caches.sidecarCache) };
     const root = makeTempDir('bastion-code-cache-');
-    const home = join(root, 'home');
-    const userData = join(root, 'user-data');
-    const workspace = join(root, 'workspace');
-    ensureUserData(userData);
-    mkdirSync(workspace);
-    mkdirSync(home);
-    const policy = buildSidecarSandboxPolicy({
-      home,
-      userData,
-      workspaces: [workspace],
-      privateTemp: temp.path,
-      homeReads: [],
-      protectedInWorkspaces: [],
-      hostDenies: [join(userData, 'host')],
-    });
-    expect(checkSandboxPolicy(policy, home)).toEqual({ ok: true });
-    const launcher = createSrtSidecarLauncher({
-      session,
-      policy: () => policy,
-      home,
-      privateTemp: temp.path,
-      warden: quietWarden(userData),
-    });
+    const layout = { home: join(root, 'home'), userData: join(root, 'user-data'), workspace: join(root, 'workspace') };
+    ensureUserData(layout.userData);
+    mkdirSync(layout.workspace);
+    mkdirSync(layout.home);
+    const lists = { hostDenies: [join(layout.userData, 'host')] };
+    expect(checkSandboxPolicy(sandbox.policy(layout, lists), layout.home)).toEqual({ ok: true });
+    const launcher = sandbox.launcher(layout, lists);
     ({ result: results } = await runSandboxProbe<Results>(launcher, FIXTURE, attempts(caches, moved)));
   });
 
