@@ -75,6 +75,34 @@ describe('the policy hook in auto mode (it narrows auto, never widens it)', () =
   });
 });
 
+describe('an allow rule never widens the mode or the sandbox', () => {
+  it('read-only still refuses a command a project rule allows (MODE_READ_ONLY), asks nothing, makes nothing', async () => {
+    host.policy.add(
+      { kind: 'project', root: host.workspace },
+      { id: 'touch-ro-ok', decision: 'allow', command: 'touch', argv_prefix: ['ro-marker'] },
+    );
+    const agent = await AgentDriver.create(host, { workspace: host.workspace, mode: 'read-only' });
+    const run = await agent.say('$ touch ro-marker');
+    expect(run.events.some((event) => event.type === 'tool-approval-request')).toBe(false);
+    expect(toolResultOf(run).output).toMatchObject({ ok: false, code: 'MODE_READ_ONLY' });
+    expect(existsSync(join(host.workspace, 'ro-marker'))).toBe(false);
+  });
+
+  it('the sandbox still refuses a write outside the workspace that a rule allows, in auto: the file is never made', async () => {
+    host.policy.add(
+      { kind: 'project', root: host.workspace },
+      { id: 'touch-outside-ok', decision: 'allow', command: 'touch', argv_prefix: ['../outside-marker'] },
+    );
+    const run = await (await auto()).say('$ touch ../outside-marker');
+    // It ran, allowed, and the sandbox's read-only view outside the workspace refused the write.
+    expect(toolResultOf(run).output).toMatchObject({
+      exit_code: 1,
+      stderr: expect.stringContaining('Read-only file system'),
+    });
+    expect(existsSync(join(host.workspace, '..', 'outside-marker'))).toBe(false);
+  });
+});
+
 describe('the policy hook in accept-edits', () => {
   it('an allow rule answers the mode’s prompt in advance: `touch allowed` runs without asking', async () => {
     const run = await (await acceptEdits()).say('$ touch allowed');
