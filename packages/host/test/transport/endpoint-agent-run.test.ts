@@ -3,6 +3,8 @@
  * stream), granted with `--allow-endpoint`, drives a real agent run in the real sidecar. Every
  * model byte crosses the host-routed transport; the sidecar has no network of its own.
  */
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import type { AgentEvent, Session } from '@bastion/protocol';
 import { readAgentEvents } from '../../src/agent-event-reader.js';
@@ -92,4 +94,17 @@ it('a prompt carrying a cloud access key ends the run with EGRESS_SECRET naming 
   // Blocked, and logged by kind without any of the body.
   expect(host.records.some((record) => record.event === 'egress.blocked')).toBe(true);
   expect(JSON.stringify(host.records)).not.toContain(awsKey);
+  // Nor in any log on disk: the host's and the sidecar's log files, the host's audit log.
+  const userData = host.userData;
+  const logFiles = ['logs', 'host'].flatMap((dir) => filesUnder(join(userData, dir)));
+  expect(logFiles.some((file) => file.endsWith('host.log'))).toBe(true);
+  for (const file of logFiles) expect(readFileSync(file, 'latin1'), file).not.toContain(awsKey);
 });
+
+/** Every regular file below `dir` (none when it does not exist). */
+function filesUnder(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' })
+    .map((name) => join(dir, name))
+    .filter((path) => statSync(path).isFile());
+}
