@@ -4,7 +4,8 @@
  * (COMMAND_POLICY_UNAPPROVED, nobody to ask), and a file tool the built-in rule asks about
  * (`.github/workflows/**`) is denied at the approval the CLI cannot put to anyone. Neither acts:
  * the marker stays absent, the workflow file is never written. A control command no rule covers
- * runs in the same run, so "refused" is told from "nothing happened".
+ * runs in the same run, so "refused" is told from "nothing happened". In accept-edits, where
+ * write_file runs unasked, the same built-in ask turns it into a prompt (then denied: no terminal).
  */
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -53,4 +54,27 @@ it('without a terminal, in auto, a host-policy ask on run_command is refused (CO
   expect(existsSync(join(workspace, 'asked-marker'))).toBe(false);
   expect(existsSync(join(workspace, '.github', 'workflows', 'ci.yml'))).toBe(false);
   expect(existsSync(join(workspace, 'control-marker'))).toBe(true);
+}, 120_000);
+
+it('in accept-edits, where write_file runs unasked, the built-in .github/workflows ask turns it into a prompt (denied here: no terminal); a control write runs', async () => {
+  const endpoint = await startEndpoint([
+    { kind: 'tool-call', name: 'write_file', input: { path: '.github/workflows/ci.yml', content: 'on: push\n' } },
+    { kind: 'tool-call', name: 'write_file', input: { path: 'notes.txt', content: 'plain\n' } },
+    { kind: 'text', pieces: ['done'] },
+  ]);
+  const { workspace, args } = scriptedRun(endpoint);
+  const result = await runCli([...args, '--json', 'do it']);
+  const events = result.stdout
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as { type: string; tool_name?: string });
+  expect(events.filter((event) => event.type === 'tool-approval-request').map((event) => event.tool_name)).toEqual([
+    'write_file',
+  ]);
+  expect(toolResults(result.stdout)).toEqual([
+    expect.objectContaining({ ok: false, code: 'TOOL_DENIED' }),
+    expect.objectContaining({ path: 'notes.txt', created: true }),
+  ]);
+  expect(existsSync(join(workspace, '.github', 'workflows', 'ci.yml'))).toBe(false);
+  expect(existsSync(join(workspace, 'notes.txt'))).toBe(true);
 }, 120_000);
