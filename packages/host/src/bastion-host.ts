@@ -304,7 +304,7 @@ async function composeHost(
   supervisor.addChannelModule((sidecar) => attachPolicyChecks(sidecar, policy, log));
   // Every workspace write is the host's: the sidecar's view of the workspace is read-only.
   supervisor.addChannelModule((sidecar) =>
-    attachWorkspaceWrites(sidecar, { userData, policy, journal: writeJournal, log }),
+    attachWorkspaceWrites(sidecar, { userData, policy, journal: writeJournal, asks, log }),
   );
   // Provider HTTP leaves only through the host, on the system route, under the current grants.
   const network = new NetworkAuthority({ builtins: withChatgptGrants(BUILTIN_GRANTS, chatgptConfig) });

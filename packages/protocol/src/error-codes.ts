@@ -109,7 +109,8 @@ export type WorkspaceErrorCode =
 /**
  * What the host answers a sidecar's `workspace.write` / `workspace.remove` with when it does not
  * perform it (host workspaces/workspace-writes.ts): a refusal of the file access itself, keeping
- * the code the file tools always gave, a policy rule's denial, or a request the host will not
+ * the code the file tools always gave, a policy rule's denial (or its `ask` the person did not
+ * approve at the host's own prompt), or a request the host will not
  * take (too many at once, an id in use, bytes that do not add up to the size announced).
  */
 export const WORKSPACE_WRITE_ERROR_CODES = [
@@ -122,6 +123,7 @@ export const WORKSPACE_WRITE_ERROR_CODES = [
   'FS_TOO_LARGE',
   'FS_IO',
   'POLICY_DENIED',
+  'POLICY_UNAPPROVED',
   'WORKSPACE_WRITE_BUSY',
   'WORKSPACE_WRITE_DUPLICATE_ID',
   'WORKSPACE_WRITE_SIZE_MISMATCH',
@@ -599,7 +601,8 @@ export const WIRE_ERROR_STATUS: Readonly<Record<WireErrorCode, HttpErrorStatus>>
 
   /** The write route: the host refused the write by a policy rule. */
   POLICY_DENIED: 403,
-  POLICY_UNAPPROVED: 500,
+  /** The write route: a policy `ask` the person did not approve at the host. */
+  POLICY_UNAPPROVED: 403,
   POLICY_PROJECT_UNKNOWN: 400,
   POLICY_RULE_INVALID: 400,
   POLICY_RULE_EXISTS: 400,

@@ -4,13 +4,14 @@
  * will run (a file tool's resolved path, `run_command`'s command, arguments and real working
  * directory). The verdict can only narrow the mode: `deny`/`hard-deny` refuse without running,
  * `ask` turns into the AI SDK's approval prompt (denied where nobody can answer) — for a tool
- * marked `withHostAsks` (run_command) the host asks the person itself instead — `allow`
+ * marked `withHostAsks` (run_command, write_file, edit_file) the host asks the person itself instead — `allow`
  * answers the mode's own prompt in advance, `none` leaves the mode to decide. Tools added later
  * are wrapped the same way, by name, with their `path` input if they have one.
  *
  * What it does not catch: this code runs in the sidecar. A compromised sidecar can skip it for
- * the file tools it executes itself; for `run_command` the host evaluates the policy again on
- * the request it runs (host/src/commands/command-executor.ts).
+ * the reads it executes itself; for `run_command` and every workspace write the host evaluates
+ * the policy again on the request it performs (host/src/commands/command-executor.ts,
+ * host/src/workspaces/workspace-writes.ts).
  */
 import type { Tool, ToolSet } from 'ai';
 import type { PolicyAnswer, PolicyCall } from '@bastion/protocol';

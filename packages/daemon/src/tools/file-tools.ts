@@ -8,7 +8,8 @@
  * Each write's result carries a bounded unified diff of what it changed, and goes through the
  * run's undo journal (src/undo/), which keeps the file's earlier bytes before the run's first change.
  * Writes are performed by the host (workspaces/workspace-writer.ts), which refuses protected paths
- * (FS_PROTECTED) and what its policy rules deny (POLICY_DENIED) whatever this process decided.
+ * (FS_PROTECTED) and what its policy rules deny (POLICY_DENIED) whatever this process decided, and
+ * asks the person itself where a rule says `ask` (so the guard shows no prompt of its own then).
  */
 import { tool } from './tool.js';
 import { z } from 'zod';
@@ -29,6 +30,7 @@ import { workspaceError } from '../workspaces/workspace-error.js';
 import type { WorkspaceWriteCall } from '../workspaces/workspace-writer.js';
 import { boundedDiff } from './edit-diff.js';
 import type { ToolFactory } from '../agent/run-manager.js';
+import { withHostAsks } from '../policy/tool-guard.js';
 import type { CommandClient } from '../shell/command-client.js';
 import { hostRipgrepSearch, ripgrepArgs, ripgrepSearch, type SearchRunner } from './ripgrep-search.js';
 import type { ToolContext, ToolRefusal } from './tool-context.js';
@@ -213,48 +215,53 @@ export function createFileTools(context: ToolContext) {
       execute: ({ path }) => guarded(() => ({ path, ...listContainedDir(resolveIn(context, path)) })),
     }),
     search: createSearchTool(context, ripgrepSearch),
-    write_file: tool({
-      description: 'Create or overwrite a text file in the workspace (atomic). Protected files are refused.',
-      inputSchema: z.strictObject({ path: pathInput, content: z.string() }),
-      needsApproval: ({ path }) => writeNeedsApproval(context, path),
-      execute: ({ path, content }) =>
-        guarded(async () => {
-          assertWriteAllowed(context);
-          const bytes = Buffer.from(content, 'utf8');
-          if (bytes.length > WORKSPACE_MAX_WRITE_BYTES) throw workspaceError('FS_TOO_LARGE');
-          const target = resolveIn(context, path);
-          const before = previousText(target);
-          const written = await writeUndoably(context, 'write_file', target, bytes);
-          return { path, ...written, diff: boundedDiff(target.requested, written.created ? null : before, content) };
-        }),
-    }),
-    edit_file: tool({
-      description:
-        'Replace exactly one occurrence of old_string with new_string in a workspace file. Fails if old_string matches zero or several times.',
-      inputSchema: z.strictObject({ path: pathInput, old_string: z.string().min(1), new_string: z.string() }),
-      needsApproval: ({ path }) => writeNeedsApproval(context, path),
-      execute: ({ path, old_string, new_string }) =>
-        guarded(async () => {
-          assertWriteAllowed(context);
-          const target = resolveIn(context, path);
-          const read = readContainedFile(target);
-          if (read.truncated) throw workspaceError('FS_TOO_LARGE');
-          const text = read.content.toString('utf8');
-          const count = countOccurrences(text, old_string);
-          if (count === 0) throw new DaemonError('EDIT_NO_MATCH', 'old_string does not occur in the file');
-          if (count > 1)
-            throw new DaemonError('EDIT_AMBIGUOUS', 'old_string occurs more than once; include more context');
-          const at = text.indexOf(old_string);
-          const updated = `${text.slice(0, at)}${new_string}${text.slice(at + old_string.length)}`;
-          const bytes = Buffer.from(updated, 'utf8');
-          if (bytes.length > WORKSPACE_MAX_WRITE_BYTES) throw workspaceError('FS_TOO_LARGE');
-          return {
-            path,
-            ...(await writeUndoably(context, 'edit_file', target, bytes)),
-            diff: boundedDiff(target.requested, text, updated),
-          };
-        }),
-    }),
+    // The host performs the write and puts a policy `ask` to the person itself (host workspace-writes.ts).
+    write_file: withHostAsks(
+      tool({
+        description: 'Create or overwrite a text file in the workspace (atomic). Protected files are refused.',
+        inputSchema: z.strictObject({ path: pathInput, content: z.string() }),
+        needsApproval: ({ path }) => writeNeedsApproval(context, path),
+        execute: ({ path, content }) =>
+          guarded(async () => {
+            assertWriteAllowed(context);
+            const bytes = Buffer.from(content, 'utf8');
+            if (bytes.length > WORKSPACE_MAX_WRITE_BYTES) throw workspaceError('FS_TOO_LARGE');
+            const target = resolveIn(context, path);
+            const before = previousText(target);
+            const written = await writeUndoably(context, 'write_file', target, bytes);
+            return { path, ...written, diff: boundedDiff(target.requested, written.created ? null : before, content) };
+          }),
+      }),
+    ),
+    edit_file: withHostAsks(
+      tool({
+        description:
+          'Replace exactly one occurrence of old_string with new_string in a workspace file. Fails if old_string matches zero or several times.',
+        inputSchema: z.strictObject({ path: pathInput, old_string: z.string().min(1), new_string: z.string() }),
+        needsApproval: ({ path }) => writeNeedsApproval(context, path),
+        execute: ({ path, old_string, new_string }) =>
+          guarded(async () => {
+            assertWriteAllowed(context);
+            const target = resolveIn(context, path);
+            const read = readContainedFile(target);
+            if (read.truncated) throw workspaceError('FS_TOO_LARGE');
+            const text = read.content.toString('utf8');
+            const count = countOccurrences(text, old_string);
+            if (count === 0) throw new DaemonError('EDIT_NO_MATCH', 'old_string does not occur in the file');
+            if (count > 1)
+              throw new DaemonError('EDIT_AMBIGUOUS', 'old_string occurs more than once; include more context');
+            const at = text.indexOf(old_string);
+            const updated = `${text.slice(0, at)}${new_string}${text.slice(at + old_string.length)}`;
+            const bytes = Buffer.from(updated, 'utf8');
+            if (bytes.length > WORKSPACE_MAX_WRITE_BYTES) throw workspaceError('FS_TOO_LARGE');
+            return {
+              path,
+              ...(await writeUndoably(context, 'edit_file', target, bytes)),
+              diff: boundedDiff(target.requested, text, updated),
+            };
+          }),
+      }),
+    ),
   };
 }
 

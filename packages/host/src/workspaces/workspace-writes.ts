@@ -6,15 +6,18 @@
  * decided is trusted: the root must be one the host granted this sidecar (and neither inside nor
  * around userData), the path is resolved and contained by real path here, protected paths are
  * refused (FS_PROTECTED), and the host's policy is evaluated on the write as it will run (the
- * resolved path): `deny` and `hard-deny` refuse it (POLICY_DENIED, the rule named). The write
- * itself is workspace-files.ts's (descriptor walk, atomic, journaled). A write's bytes are held
- * here until its last chunk; at most WORKSPACE_WRITE_MAX_PENDING writes per sidecar at once.
+ * resolved path): `deny` and `hard-deny` refuse it (POLICY_DENIED, the rule named); for an `ask`
+ * the write is held while the host asks the person itself (host-asks.ts: its terminal, or the
+ * desktop page through guarded host IPC), refused (POLICY_UNAPPROVED) unless they say yes — the
+ * sidecar has no way to claim an approval here. The write itself is workspace-files.ts's
+ * (descriptor walk, atomic, journaled). A write's bytes are held here until its last chunk and its
+ * answer; at most WORKSPACE_WRITE_MAX_PENDING writes per sidecar at once.
  *
  * What it does not catch: the tool name (write_file or edit_file) is the sidecar's word, so a rule
  * that names only one of them can be dodged by naming the other (a rule naming both, or none,
- * cannot); an `ask` verdict is the sidecar's own approval prompt (the write runs when its
- * tool guard says a person approved); the session's mode (read-only, accept-edits) is the
- * sidecar's too: the host holds no session state.
+ * cannot); the session's mode (read-only, accept-edits) is the sidecar's: the host holds no
+ * session state. In the desktop page the person's yes cannot be told from script inside that page
+ * (host-asks.ts).
  */
 import { realpathSync } from 'node:fs';
 import {
@@ -24,6 +27,7 @@ import {
   type SidecarToHostFrame,
   type WorkspaceWriteErrorCode,
 } from '@bastion/protocol';
+import type { HostAsks } from '../policy/host-asks.js';
 import type { PolicyStore } from '../policy/policy-store.js';
 import { isAtOrUnder } from '../sandbox/sandbox-policy-check.js';
 import type { SidecarHandle } from '../supervisor/sidecar-supervisor.js';
@@ -48,6 +52,8 @@ export interface WorkspaceWritesOptions {
   policy: PolicyStore;
   /** Where each write names its temp file first (in userData's `host/`). */
   journal: TempFileJournal;
+  /** Where a write the policy says `ask` for is put to the person, by the host; absent, nobody can be asked. */
+  asks?: HostAsks;
   log: Logger;
 }
 
@@ -77,6 +83,10 @@ function realOrUndefined(path: string): string | undefined {
 /** The channel module: `supervisor.addChannelModule((sidecar) => attachWorkspaceWrites(sidecar, options))`. */
 export function attachWorkspaceWrites(sidecar: Sidecar, options: WorkspaceWritesOptions): () => void {
   const pending = new Map<string, PendingWrite>();
+  /** Writes whose bytes are all here and that wait for the person's answer. */
+  let held = 0;
+  /** Ends every question still open for this sidecar when it is gone. */
+  const gone = new AbortController();
   const userData = realOrUndefined(options.userData) ?? options.userData;
 
   const send = (frame: Parameters<Sidecar['channel']['send']>[0]) => {
@@ -87,11 +97,14 @@ export function attachWorkspaceWrites(sidecar: Sidecar, options: WorkspaceWrites
     send({ v: 1, type: 'workspace.error', id, code, ...(ruleId === undefined ? {} : { rule_id: ruleId }) });
   };
 
-  /** The granted root the frame names, resolved and contained; the policy's verdict on the write. */
-  const admit = (
-    frame: Pick<WriteFrame, 'workspace_root' | 'path' | 'session_id' | 'run_id'>,
-    tool: string,
-  ): WritablePath => {
+  /**
+   * The granted root the frame names, resolved and contained, once the policy allows the write:
+   * a deny refuses it, an ask waits for the person's yes at the host.
+   */
+  const admit = async (
+    frame: Pick<WriteFrame, 'id' | 'workspace_root' | 'path' | 'session_id' | 'run_id'>,
+    tool: WriteFrame['tool'],
+  ): Promise<WritablePath> => {
     const root = realOrUndefined(frame.workspace_root);
     const granted = root !== undefined && sidecar.config.workspaces.some((path) => realOrUndefined(path) === root);
     if (!granted || isAtOrUnder(root, userData) || isAtOrUnder(userData, root))
@@ -103,12 +116,30 @@ export function attachWorkspaceWrites(sidecar: Sidecar, options: WorkspaceWrites
     );
     if (verdict.verdict === 'deny' || verdict.verdict === 'hard-deny')
       throw new Refused('POLICY_DENIED', verdict.rule_id);
+    if (verdict.verdict === 'ask') {
+      held += 1;
+      const asked =
+        options.asks?.ask(
+          {
+            tool,
+            workspace_root: root,
+            paths: [target.real],
+            ...(verdict.rule_id === undefined ? {} : { rule_id: verdict.rule_id }),
+            ...(verdict.reason === undefined ? {} : { reason: verdict.reason }),
+            ...(frame.session_id === undefined ? {} : { session_id: frame.session_id }),
+          },
+          gone.signal,
+        ) ?? Promise.resolve('unanswered' as const);
+      const outcome = await asked.finally(() => (held -= 1));
+      options.log.info('workspace.write-asked', { write_id: frame.id, outcome });
+      if (outcome !== 'approved') throw new Refused('POLICY_UNAPPROVED', verdict.rule_id);
+    }
     return target;
   };
 
-  const settle = (id: string, run: () => void) => {
+  const settle = async (id: string, run: () => Promise<void>) => {
     try {
-      run();
+      await run();
     } catch (error) {
       if (error instanceof Refused) return refuse(id, error.code, error.ruleId);
       if (error instanceof WorkspaceWriteError) return refuse(id, error.code);
@@ -122,8 +153,8 @@ export function attachWorkspaceWrites(sidecar: Sidecar, options: WorkspaceWrites
 
   const perform = (write: PendingWrite) => {
     const { frame } = write;
-    settle(frame.id, () => {
-      const target = admit(frame, frame.tool);
+    void settle(frame.id, async () => {
+      const target = await admit(frame, frame.tool);
       const bytes = write.chunks.length === 1 ? (write.chunks[0] as Uint8Array) : Buffer.concat(write.chunks);
       const result = writeWorkspaceFile(target, bytes, { journal: options.journal });
       send({ v: 1, type: 'workspace.written', id: frame.id, ...result });
@@ -132,7 +163,7 @@ export function attachWorkspaceWrites(sidecar: Sidecar, options: WorkspaceWrites
 
   sidecar.channel.on('workspace.write', (frame) => {
     if (pending.has(frame.id)) return refuse(frame.id, 'WORKSPACE_WRITE_DUPLICATE_ID');
-    if (pending.size >= WORKSPACE_WRITE_MAX_PENDING) return refuse(frame.id, 'WORKSPACE_WRITE_BUSY');
+    if (pending.size + held >= WORKSPACE_WRITE_MAX_PENDING) return refuse(frame.id, 'WORKSPACE_WRITE_BUSY');
     const write: PendingWrite = { frame, chunks: [], received: 0 };
     if (frame.size === 0) return perform(write);
     pending.set(frame.id, write);
@@ -154,8 +185,8 @@ export function attachWorkspaceWrites(sidecar: Sidecar, options: WorkspaceWrites
   });
 
   sidecar.channel.on('workspace.remove', (frame: RemoveFrame) => {
-    settle(frame.id, () => {
-      const target = admit(frame, 'write_file');
+    void settle(frame.id, async () => {
+      const target = await admit(frame, 'write_file');
       if (frame.kind === 'file') {
         removeWorkspaceFile(target);
         send({ v: 1, type: 'workspace.removed', id: frame.id, removed: true });
@@ -165,5 +196,8 @@ export function attachWorkspaceWrites(sidecar: Sidecar, options: WorkspaceWrites
     });
   });
 
-  return () => pending.clear();
+  return () => {
+    pending.clear();
+    gone.abort();
+  };
 }

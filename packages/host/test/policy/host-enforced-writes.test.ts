@@ -4,15 +4,19 @@
  * real host, as code running in a compromised sidecar would. A protected path (FS_PROTECTED), a
  * path outside the workspace or a root the host never granted (FS_OUTSIDE_WORKSPACE), a path a
  * project rule denies or hard-denies (POLICY_DENIED, the rule named) and a write whose bytes do
- * not match its announced size (WORKSPACE_WRITE_SIZE_MISMATCH) are each refused and nothing lands;
- * an ordinary file is written with its bytes, so the test can tell "refused" from "nothing
- * happened".
+ * not match its announced size (WORKSPACE_WRITE_SIZE_MISMATCH) are each refused and nothing lands.
+ * A path an `ask` rule covers (a project rule, the built-in one for CI workflows) is held while the
+ * host asks the person itself (its terminal prompt, played here by the test): written on a yes,
+ * refused with POLICY_UNAPPROVED on a no — the sidecar has no say. An ordinary file is written with
+ * its bytes, so the test can tell "refused" from "nothing happened".
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeAttack } from '../../../../test/support/attack.js';
+import type { HostCommandAsk } from '@bastion/protocol';
+import type { CommandPrompt } from '../../src/policy/command-asks.js';
 import { HostAuditLog } from '../../src/policy/host-audit-log.js';
 import { PolicyStore } from '../../src/policy/policy-store.js';
 import { sidecarEnvironment, type SidecarLauncher } from '../../src/supervisor/sidecar-launcher.js';
@@ -35,6 +39,13 @@ let workspace: string;
 let userData: string;
 let frames: HostFrame[];
 
+/** The host's terminal prompt, played by the test: what it was asked; yes only for docs/yes.md. */
+const asked: HostCommandAsk[] = [];
+const person: CommandPrompt = (ask) => {
+  asked.push(ask);
+  return Promise.resolve(ask.args[0] === 'docs/yes.md');
+};
+
 function writes() {
   return [
     { id: 'wr_vscode', path: '.vscode/settings.json', text: '{"terminal.integrated.shellArgs.linux":["-c","x"]}' },
@@ -45,6 +56,9 @@ function writes() {
     { id: 'wr_denied', path: 'deploy/run.sh', text: HOOK, tool: 'edit_file' },
     { id: 'wr_hard', path: 'secrets/key.pem', text: 'x' },
     { id: 'wr_short', path: 'src/short.txt', text: 'twelve bytes', short: true },
+    { id: 'wr_asked_yes', path: 'docs/yes.md', text: 'approved\n' },
+    { id: 'wr_asked_no', path: 'docs/no.md', text: 'refused\n' },
+    { id: 'wr_workflow', path: '.github/workflows/ci.yml', text: 'on: push\n' },
     { id: 'wr_control', path: 'src/ordinary.txt', text: 'ordinary\n' },
   ];
 }
@@ -61,6 +75,7 @@ beforeAll(async () => {
   const project = { kind: 'project', root: workspace } as const;
   policy.add(project, { decision: 'deny', tools: ['write_file', 'edit_file'], paths: ['deploy/**'] });
   policy.add(project, { decision: 'hard-deny', paths: ['secrets/**'] });
+  policy.add(project, { decision: 'ask', tools: ['write_file'], paths: ['docs/**'], reason: 'docs are reviewed' });
 
   const launcher: SidecarLauncher = () =>
     Promise.resolve({
@@ -73,6 +88,7 @@ beforeAll(async () => {
     workspaces: [workspace],
     launcher,
     capabilities: { sandbox: 'none', shell: false, platform: process.platform },
+    commandPrompt: person,
   });
   await waitFor(
     async () => {
@@ -117,6 +133,25 @@ describeAttack('policy-bypass', 'host-performed writes: a sidecar that writes wi
   it('bytes beyond the announced size are refused with WORKSPACE_WRITE_SIZE_MISMATCH and nothing is written', () => {
     expect(answerOf('wr_short')).toMatchObject({ type: 'workspace.error', code: 'WORKSPACE_WRITE_SIZE_MISMATCH' });
     expect(existsSync(join(workspace, 'src', 'short.txt'))).toBe(false);
+  });
+
+  it('an `ask` rule holds the write for the host’s own prompt: the person’s yes writes it, a no refuses it with POLICY_UNAPPROVED', () => {
+    expect(asked.find((ask) => ask.args[0] === 'docs/yes.md')).toMatchObject({
+      tool: 'write_file',
+      command: 'write_file',
+      workspace_root: workspace,
+      reason: 'docs are reviewed',
+    });
+    expect(answerOf('wr_asked_yes')).toMatchObject({ type: 'workspace.written' });
+    expect(readFileSync(join(workspace, 'docs', 'yes.md'), 'utf8')).toBe('approved\n');
+    expect(answerOf('wr_asked_no')).toMatchObject({ type: 'workspace.error', code: 'POLICY_UNAPPROVED' });
+    expect(existsSync(join(workspace, 'docs', 'no.md'))).toBe(false);
+  });
+
+  it('the built-in CI-workflow `ask` is the host’s too: refused at its prompt, the workflow is not written', () => {
+    expect(asked.find((ask) => ask.args[0] === '.github/workflows/ci.yml')?.rule_id).toBe('builtin.ci-workflows-write');
+    expect(answerOf('wr_workflow')).toMatchObject({ type: 'workspace.error', code: 'POLICY_UNAPPROVED' });
+    expect(existsSync(join(workspace, '.github'))).toBe(false);
   });
 
   it('control: an ordinary file is written by the host with its bytes, so the refusals above are the host’s', () => {

@@ -1,0 +1,81 @@
+/// <reference lib="dom" />
+/**
+ * A file write the policy asks about, in real Chromium with the real host and sidecar: the agent's
+ * `write_file` of `.github/workflows/ci.yml` (the built-in CI-workflow `ask`) is held by the host,
+ * which performs the write, and asked on the page once, by the host ("The host asks"), never by the
+ * agent's own approval prompt; the file does not exist until Allow, and Deny refuses the next one
+ * with POLICY_UNAPPROVED, nothing written. Screenshots (light and dark, 1280 and 420 px) go to
+ * test-output/ui/.
+ */
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import type { ScriptedTurn } from '@bastion/test-support';
+import type { TempHost } from '../support/temp-host.js';
+import { openScriptedDesktopWorld, type ScriptedDesktopWorld } from './support/desktop-world.js';
+import { shotAllModes } from './support/layout.js';
+
+const SHOTS = fileURLToPath(new URL('../../../../test-output/ui/', import.meta.url));
+const WORKFLOW = 'on: push\njobs: {}\n';
+
+const turns: ScriptedTurn[] = [];
+let world: ScriptedDesktopWorld | undefined;
+let host: TempHost;
+let page: Page;
+
+async function send(message: string): Promise<void> {
+  await page.locator('.composer-actions button.danger').waitFor({ state: 'detached' });
+  const composer = page.getByLabel('Message');
+  await composer.fill(message);
+  await composer.press('Enter');
+}
+
+beforeAll(async () => {
+  mkdirSync(SHOTS, { recursive: true });
+  world = await openScriptedDesktopWorld(turns, 'sk-write-ask-test-key');
+  ({ host, page } = world);
+}, 90_000);
+
+afterAll(() => world?.close());
+
+describe('a file write the policy asks about, asked by the host', () => {
+  it('is held and asked once on the page by the host: nothing is written until Allow, then the host writes it', async () => {
+    turns.push(
+      { kind: 'tool-call', name: 'write_file', input: { path: '.github/workflows/ci.yml', content: WORKFLOW } },
+      { kind: 'text', pieces: ['Workflow written.'] },
+    );
+    await send('Add a CI workflow');
+    const hostAsk = page.getByRole('region', { name: 'The host asks' });
+    await hostAsk.getByText('Bastion’s policy asks before this file is written').waitFor();
+    await hostAsk.getByText('write_file .github/workflows/ci.yml').waitFor();
+    expect(await page.getByRole('region', { name: 'Approval needed' }).count()).toBe(0);
+    expect(host.asks.list().asks).toEqual([
+      expect.objectContaining({ tool: 'write_file', rule_id: 'builtin.ci-workflows-write', cwd: host.workspace }),
+    ]);
+    expect(existsSync(join(host.workspace, '.github'))).toBe(false);
+    await shotAllModes(page, SHOTS, '36-host-ask-write', hostAsk);
+    await hostAsk.getByRole('button', { name: 'Allow' }).click();
+    await hostAsk.waitFor({ state: 'detached' });
+    await page.getByText('Workflow written.').waitFor();
+    expect(readFileSync(join(host.workspace, '.github', 'workflows', 'ci.yml'), 'utf8')).toBe(WORKFLOW);
+  });
+
+  it('Deny at the host refuses the write with POLICY_UNAPPROVED and writes nothing', async () => {
+    turns.push(
+      { kind: 'tool-call', name: 'write_file', input: { path: '.github/workflows/deploy.yml', content: WORKFLOW } },
+      { kind: 'text', pieces: ['The write was refused.'] },
+    );
+    await send('Add a deploy workflow');
+    const hostAsk = page.getByRole('region', { name: 'The host asks' });
+    await hostAsk.getByText('write_file .github/workflows/deploy.yml').waitFor();
+    await hostAsk.getByRole('button', { name: 'Deny' }).click();
+    await hostAsk.waitFor({ state: 'detached' });
+    await page.getByText('The write was refused.').waitFor();
+    // POLICY_UNAPPROVED's own message, as the daemon gives it for the host's refusal.
+    expect(await page.locator('.refusal').last().textContent()).toContain('needs your approval for this write');
+    expect(existsSync(join(host.workspace, '.github', 'workflows', 'deploy.yml'))).toBe(false);
+    expect(host.asks.list().asks).toEqual([]);
+  });
+});
