@@ -43,10 +43,7 @@ export interface WorkspaceWriter {
   removeEmptyDirectory(target: ContainedPath, call: WorkspaceWriteCall): Promise<boolean>;
 }
 
-const REFUSAL_MESSAGES: Record<
-  Exclude<WorkspaceWriteErrorCode, WorkspaceErrorCode | 'POLICY_DENIED'>,
-  string
-> = {
+const REFUSAL_MESSAGES: Record<Exclude<WorkspaceWriteErrorCode, WorkspaceErrorCode | 'POLICY_DENIED'>, string> = {
   POLICY_UNAPPROVED: "the host's policy needs your approval for this write, and none was given",
   WORKSPACE_WRITE_BUSY: 'too many writes are waiting at the host; try again',
   WORKSPACE_WRITE_DUPLICATE_ID: 'the host refused a duplicate write id',
