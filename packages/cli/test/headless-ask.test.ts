@@ -1,8 +1,8 @@
 /**
  * An `ask` becomes a denial in a headless `bastion run` (no terminal: standard input is a pipe),
  * even in `auto`: a command the host's policy asks about is refused by the host
- * (COMMAND_POLICY_UNAPPROVED, nobody to ask), and a file tool the built-in rule asks about
- * (`.github/workflows/**`) is denied at the approval the CLI cannot put to anyone. Neither acts:
+ * (COMMAND_POLICY_UNAPPROVED, nobody to ask), and so is a file write the built-in rule asks about
+ * (`.github/workflows/**`), which the host performs (POLICY_UNAPPROVED). Neither acts:
  * the marker stays absent, the workflow file is never written. A control command no rule covers
  * runs in the same run, so "refused" is told from "nothing happened". In accept-edits, where
  * write_file runs unasked, the same built-in ask turns it into a prompt (then denied: no terminal).
@@ -27,7 +27,7 @@ function toolResults(stdout: string): unknown[] {
     .map((event) => event.output);
 }
 
-it('without a terminal, in auto, a host-policy ask on run_command is refused (COMMAND_POLICY_UNAPPROVED) and a file-tool ask is denied; neither acts', async () => {
+it('without a terminal, in auto, a host-policy ask on run_command is refused (COMMAND_POLICY_UNAPPROVED) and a file-write ask is refused by the host (POLICY_UNAPPROVED); neither acts', async () => {
   const endpoint = await startEndpoint([
     { kind: 'tool-call', name: 'run_command', input: { command: 'touch', args: ['asked-marker'] } },
     { kind: 'tool-call', name: 'write_file', input: { path: '.github/workflows/ci.yml', content: 'on: push\n' } },
@@ -46,11 +46,12 @@ it('without a terminal, in auto, a host-policy ask on run_command is refused (CO
   expect(result.code).toBe(0);
   expect(outputs).toEqual([
     expect.objectContaining({ ok: false, code: 'COMMAND_POLICY_UNAPPROVED' }),
-    expect.objectContaining({ ok: false, code: 'TOOL_DENIED' }),
+    expect.objectContaining({ ok: false, code: 'POLICY_UNAPPROVED' }),
     expect.objectContaining({ exit_code: 0 }),
   ]);
-  // The way out it names fits auto: the ask is a rule's, so a terminal is what would let it through.
-  expect(result.stderr).toContain('denied: no terminal to ask for approval; in auto only a policy rule');
+  // The terminal is told which rule held each call back.
+  expect(result.stderr).toContain('code=COMMAND_POLICY_UNAPPROVED');
+  expect(result.stderr).toContain('code=POLICY_UNAPPROVED rule_id=builtin.ci-workflows-write');
   expect(existsSync(join(workspace, 'asked-marker'))).toBe(false);
   expect(existsSync(join(workspace, '.github', 'workflows', 'ci.yml'))).toBe(false);
   expect(existsSync(join(workspace, 'control-marker'))).toBe(true);

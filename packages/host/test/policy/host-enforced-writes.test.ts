@@ -15,8 +15,8 @@ import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeAttack } from '../../../../test/support/attack.js';
-import type { HostCommandAsk } from '@bastion/protocol';
-import type { CommandPrompt } from '../../src/policy/command-asks.js';
+import type { HostAsk } from '@bastion/protocol';
+import type { HostAskPrompt } from '../../src/policy/host-asks.js';
 import { HostAuditLog } from '../../src/policy/host-audit-log.js';
 import { PolicyStore } from '../../src/policy/policy-store.js';
 import { sidecarEnvironment, type SidecarLauncher } from '../../src/supervisor/sidecar-launcher.js';
@@ -40,10 +40,12 @@ let userData: string;
 let frames: HostFrame[];
 
 /** The host's terminal prompt, played by the test: what it was asked; yes only for docs/yes.md. */
-const asked: HostCommandAsk[] = [];
-const person: CommandPrompt = (ask) => {
+const asked: HostAsk[] = [];
+/** The path a held write names, relative to the workspace (the host names it resolved, absolute). */
+const askedPath = (ask: HostAsk) => ask.paths?.[0]?.slice(workspace.length + 1);
+const person: HostAskPrompt = (ask) => {
   asked.push(ask);
-  return Promise.resolve(ask.args[0] === 'docs/yes.md');
+  return Promise.resolve(askedPath(ask) === 'docs/yes.md');
 };
 
 function writes() {
@@ -88,7 +90,7 @@ beforeAll(async () => {
     workspaces: [workspace],
     launcher,
     capabilities: { sandbox: 'none', shell: false, platform: process.platform },
-    commandPrompt: person,
+    askPrompt: person,
   });
   await waitFor(
     async () => {
@@ -136,9 +138,8 @@ describeAttack('policy-bypass', 'host-performed writes: a sidecar that writes wi
   });
 
   it('an `ask` rule holds the write for the host’s own prompt: the person’s yes writes it, a no refuses it with POLICY_UNAPPROVED', () => {
-    expect(asked.find((ask) => ask.args[0] === 'docs/yes.md')).toMatchObject({
+    expect(asked.find((ask) => askedPath(ask) === 'docs/yes.md')).toMatchObject({
       tool: 'write_file',
-      command: 'write_file',
       workspace_root: workspace,
       reason: 'docs are reviewed',
     });
@@ -149,7 +150,9 @@ describeAttack('policy-bypass', 'host-performed writes: a sidecar that writes wi
   });
 
   it('the built-in CI-workflow `ask` is the host’s too: refused at its prompt, the workflow is not written', () => {
-    expect(asked.find((ask) => ask.args[0] === '.github/workflows/ci.yml')?.rule_id).toBe('builtin.ci-workflows-write');
+    expect(asked.find((ask) => askedPath(ask) === '.github/workflows/ci.yml')?.rule_id).toBe(
+      'builtin.ci-workflows-write',
+    );
     expect(answerOf('wr_workflow')).toMatchObject({ type: 'workspace.error', code: 'POLICY_UNAPPROVED' });
     expect(existsSync(join(workspace, '.github'))).toBe(false);
   });

@@ -52,7 +52,11 @@ describe('a file write the policy asks about, asked by the host', () => {
     await hostAsk.getByText('write_file .github/workflows/ci.yml').waitFor();
     expect(await page.getByRole('region', { name: 'Approval needed' }).count()).toBe(0);
     expect(host.asks.list().asks).toEqual([
-      expect.objectContaining({ tool: 'write_file', rule_id: 'builtin.ci-workflows-write', cwd: host.workspace }),
+      expect.objectContaining({
+        tool: 'write_file',
+        rule_id: 'builtin.ci-workflows-write',
+        workspace_root: host.workspace,
+      }),
     ]);
     expect(existsSync(join(host.workspace, '.github'))).toBe(false);
     await shotAllModes(page, SHOTS, '36-host-ask-write', hostAsk);

@@ -46,11 +46,22 @@ function HeldCall({ ask }: { ask: HostAsk }) {
       </p>
     );
   }
+  // A file tool's paths are resolved and absolute; inside the project they read shorter relative to it.
+  const inRoot = `${ask.workspace_root.replace(/\/+$/, '')}/`;
+  const paths = (ask.paths ?? []).map((path) => (path.startsWith(inRoot) ? path.slice(inRoot.length) : path));
   return (
     <p>
-      <code className="approval-command">{[ask.tool, ...(ask.paths ?? [])].join(' ')}</code>
+      <code className="approval-command">{[ask.tool, ...paths].join(' ')}</code>
+      <span className="muted"> in {ask.workspace_root}</span>
     </p>
   );
+}
+
+/** The question's heading: what is about to happen. */
+function heldAction(ask: HostAsk): string {
+  if (ask.command) return 'this command runs';
+  if (ask.tool === 'write_file' || ask.tool === 'edit_file') return 'this file is written';
+  return ask.tool;
 }
 
 /**
@@ -84,9 +95,7 @@ export function HostAskPrompt({ bastion, ask }: { bastion: BastionApi; ask: Host
   const rule = ask.always_allow;
   return (
     <section className="approval" role="region" aria-label="The host asks" ref={region}>
-      <h2>
-        {ask.command ? 'Bastion’s policy asks before this command runs' : `Bastion’s policy asks before ${ask.tool}`}
-      </h2>
+      <h2>Bastion’s policy asks before {heldAction(ask)}</h2>
       <HeldCall ask={ask} />
       <p className="muted">
         Rule {ask.rule_id ?? '(unnamed)'}
