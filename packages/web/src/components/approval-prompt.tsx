@@ -1,8 +1,9 @@
-import { useEffect, useRef, useState } from 'react';
+import { useState } from 'react';
 import type { PolicyRuleDraft } from '@bastion/bridge';
 import type { ToolView } from '../transcript.js';
 import { describeError } from '../bastion.js';
 import { AlwaysAllowConfirm } from './always-allow-confirm.js';
+import { usePromptFocus } from './prompt-focus.js';
 
 interface Props {
   tool: ToolView;
@@ -33,13 +34,7 @@ export function ApprovalPrompt({ tool, busy, workspace, askBeforeWrites, onAlway
   const [reason, setReason] = useState('');
   const [confirming, setConfirming] = useState(false);
   const [saveError, setSaveError] = useState<string>();
-  const region = useRef<HTMLElement>(null);
-  const allow = useRef<HTMLButtonElement>(null);
-  // A new prompt comes into view and takes focus, so it is never answered blind or missed.
-  useEffect(() => {
-    region.current?.scrollIntoView({ block: 'nearest' });
-    allow.current?.focus();
-  }, []);
+  const { region, allow } = usePromptFocus();
   const input = (tool.input ?? {}) as { command?: unknown; args?: unknown; workdir?: unknown; path?: unknown };
   const args: unknown[] = Array.isArray(input.args) ? input.args : [];
   const commandLine = [input.command, ...args].map(String).join(' ');

@@ -1,7 +1,8 @@
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useState } from 'react';
 import type { BastionApi, HostAsk, HostAskAnswer } from '@bastion/bridge';
 import { describeError } from '../bastion.js';
 import { AlwaysAllowConfirm } from './always-allow-confirm.js';
+import { usePromptFocus } from './prompt-focus.js';
 
 const RETRY_MS = 2_000;
 
@@ -74,13 +75,7 @@ export function HostAskPrompt({ bastion, ask }: { bastion: BastionApi; ask: Host
   const [busy, setBusy] = useState(false);
   const [confirming, setConfirming] = useState(false);
   const [error, setError] = useState<string>();
-  const region = useRef<HTMLElement>(null);
-  const allow = useRef<HTMLButtonElement>(null);
-  // A new question comes into view and takes focus, so it is never answered blind or missed.
-  useEffect(() => {
-    region.current?.scrollIntoView({ block: 'nearest' });
-    allow.current?.focus();
-  }, []);
+  const { region, allow } = usePromptFocus();
   const answer = (given: HostAskAnswer) => {
     setBusy(true);
     setError(undefined);
