@@ -1,6 +1,6 @@
 import { lazy, Suspense, useCallback, useEffect, useState } from 'react';
 import type { HandshakeResponse } from '@bastion/bridge';
-import { describeError, getBastion } from './bastion.js';
+import { BRIDGE_RETRY_MS, describeError, getBastion } from './bastion.js';
 import { useRoute } from './route.js';
 import { PostureBanner } from './components/posture-banner.js';
 import { SessionList } from './components/session-list.js';
@@ -13,8 +13,6 @@ import { loadMarkdownRenderer } from './components/markdown-loader.js';
 const SettingsView = lazy(() =>
   import('./components/settings-view.js').then((module) => ({ default: module.SettingsView })),
 );
-
-const RETRY_MS = 2_000;
 
 export function App() {
   const bastion = getBastion();
@@ -46,7 +44,7 @@ export function App() {
         .catch((error: unknown) => {
           if (cancelled) return;
           setLinkError(describeError(error));
-          timer = window.setTimeout(attempt, RETRY_MS);
+          timer = window.setTimeout(attempt, BRIDGE_RETRY_MS);
         });
     };
     attempt();

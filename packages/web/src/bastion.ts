@@ -1,6 +1,9 @@
 /** The app's one door: the bridge's frozen `window.bastion`. Nothing here talks to the network. */
 import type { BastionApi } from '@bastion/bridge';
 
+/** How long the page waits before asking the bridge again after a call failed (events, host asks). */
+export const BRIDGE_RETRY_MS = 2_000;
+
 export function getBastion(): BastionApi | undefined {
   return window.bastion;
 }

@@ -108,7 +108,7 @@ export function resolveWritable(root: string, requested: string): WritablePath {
  * Refuse a write to a protected path, judged on the path as asked and on its real path: a
  * no-clobber name, or a place git configuration runs or reads (hooks path, include target).
  */
-export function assertWritable(path: WritablePath): void {
+function assertWritable(path: WritablePath): void {
   if (isProtectedPath(path.requested) || isProtectedPath(path.relative)) throw refused('FS_PROTECTED');
   if (isGitConfiguredPath(path.root, join(path.root, path.requested), path.real)) throw refused('FS_PROTECTED');
   if (path.relative === '') throw refused('FS_NOT_A_FILE');

@@ -1,10 +1,8 @@
 import { useEffect, useState } from 'react';
 import type { BastionApi, HostAsk, HostAskAnswer } from '@bastion/bridge';
-import { describeError } from '../bastion.js';
+import { BRIDGE_RETRY_MS, describeError } from '../bastion.js';
 import { AlwaysAllowConfirm } from './always-allow-confirm.js';
 import { usePromptFocus } from './prompt-focus.js';
-
-const RETRY_MS = 2_000;
 
 /**
  * The tool calls the host holds for the person's answer, followed by waiting on host IPC
@@ -26,7 +24,7 @@ export function useHostAsks(bastion: BastionApi): readonly HostAsk[] {
         } catch {
           // The host is restarting or refused: wait a little, then ask for the whole list again.
           revision = undefined;
-          await new Promise((resolve) => window.setTimeout(resolve, RETRY_MS));
+          await new Promise((resolve) => window.setTimeout(resolve, BRIDGE_RETRY_MS));
         }
       }
     })();
