@@ -23,7 +23,7 @@ import { createPrivateTempDir, type PrivateTempDir } from './sandbox/private-tem
 import { checkWorkspaceRoot } from './sandbox/sandbox-policy-check.js';
 import { checkSandboxAvailability, decideSandboxPosture, type SandboxPosture } from './sandbox/sandbox-posture.js';
 import { buildSidecarSandboxPolicy } from './sandbox/sidecar-sandbox-policy.js';
-import { acquireSrtSession, type SrtSession } from './sandbox/srt-session.js';
+import { beginSrtSession, type SrtSession } from './sandbox/srt-session.js';
 import { createSrtSidecarLauncher } from './sandbox/srt-sidecar-launcher.js';
 import { homeReadPaths } from './sandbox/home-read-allowlist.js';
 import { createPlaceholderWarden } from './sandbox/placeholder-warden.js';
@@ -228,6 +228,8 @@ async function composeHost(
     });
   }
   let srt: { session: SrtSession; temp: PrivateTempDir } | undefined;
+  // srt's initialize, under way while the sidecar is wrapped and spawned; waited for before ready.
+  let srtInitialized: Promise<void> = Promise.resolve();
   let launcher = options.launcher ?? plainLauncher;
   const daemonEntry = resolveDaemonEntry();
   // The watchdog's rules (host/policy.json): answered for the sidecar's checks, enforced again on
@@ -253,14 +255,12 @@ async function composeHost(
     }
     const temp = createPrivateTempDir();
     resources.defer(() => temp.remove());
-    // What is left of the initialize once the checks are done.
-    const initializeStarted = performance.now();
-    const early = await (prelude.srt ?? acquireSrtSession().then((session) => ({ session })));
+    const early = await (prelude.srt ?? beginSrtSession());
     if ('error' in early) throw early.error;
     const { session } = early;
-    logStartupStage(log, 'srt-initialize', elapsedMs(initializeStarted));
     if (!prelude.srt) resources.defer(() => session.release());
     srt = { session, temp };
+    srtInitialized = early.initialized;
     launcher = createSrtSidecarLauncher({
       session,
       policy: () => sidecarPolicy(workspaces),
@@ -358,8 +358,19 @@ async function composeHost(
   ui.setHandler(desktop.handler);
 
   const sidecarStarted = performance.now();
-  await supervisor.start();
-  logStartupStage(log, 'sidecar', elapsedMs(sidecarStarted));
+  let sidecarReady = sidecarStarted;
+  // Both settle before either outcome is acted on, so a failed initialize never leaves a start pending.
+  const [sidecarStart, initialize] = await Promise.allSettled([
+    supervisor.start().then(() => {
+      sidecarReady = performance.now();
+      logStartupStage(log, 'sidecar', elapsedMs(sidecarStarted));
+    }),
+    srtInitialized,
+  ]);
+  // What was left of srt's initialize to wait once the sidecar was ready (the two ran alongside).
+  logStartupStage(log, 'srt-initialize', elapsedMs(sidecarReady));
+  if (initialize.status === 'rejected') throw initialize.reason;
+  if (sidecarStart.status === 'rejected') throw sidecarStart.reason;
   const control = await ControlServer.listen(
     userData,
     controlHandler({ command: options.command ?? 'host', uiOrigin: ui.origin, desktop, client }),

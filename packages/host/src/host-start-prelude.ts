@@ -19,7 +19,7 @@
 import { existsSync, rmdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { ensureUserData, hostOnlyDir, type LooseUserDataEntry } from './user-data.js';
-import { acquireSrtSession, type SrtSession } from './sandbox/srt-session.js';
+import { beginSrtSession, type BegunSrtSession } from './sandbox/srt-session.js';
 import { claimHostTempRoot, HOST_TEMP_JOURNAL_DIR, type HostTempRoot } from './sandbox/host-temp-root.js';
 import { assertHomeStorageUsable } from './storage/home-storage-check.js';
 
@@ -35,8 +35,11 @@ export interface HostStartRequest {
   srt: boolean;
 }
 
-/** srt's session, or why it could not be initialized (the posture decides later whether that matters). */
-export type EarlySrt = Promise<{ session: SrtSession } | { error: unknown }>;
+/**
+ * srt's session, wraps usable at once, with its initialize still under way (srt-session.ts), or why
+ * it could not be begun; whether a failure matters is the posture's to decide later.
+ */
+export type EarlySrt = Promise<BegunSrtSession | { error: unknown }>;
 
 export interface HostStartPrelude {
   readonly request: Readonly<HostStartRequest>;
@@ -59,12 +62,7 @@ export function beginHostStart(request: HostStartRequest): HostStartPrelude {
   assertHomeStorageUsable(request.userData);
   const owned = ensureUserData(request.userData);
   const temp = request.ownsProcess ? claimHostTempRoot(hostOnlyDir(owned.path)) : undefined;
-  const srt: EarlySrt | undefined = request.srt
-    ? acquireSrtSession().then(
-        (session) => ({ session }),
-        (error: unknown) => ({ error }),
-      )
-    : undefined;
+  const srt: EarlySrt | undefined = request.srt ? beginSrtSession().catch((error: unknown) => ({ error })) : undefined;
   let released: Promise<void> | undefined;
   return {
     request: { ...request },

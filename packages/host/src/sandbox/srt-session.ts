@@ -221,18 +221,53 @@ async function initializeWithRetry(): Promise<void> {
   }
 }
 
-export async function acquireSrtSession(): Promise<SrtSession> {
+/**
+ * A session whose wraps may begin at once, and its initialize. srt installs its configuration
+ * before its initialize's first await; what the initialize goes on to do (its dependency check,
+ * then its proxies and host-side bridges) no wrap of Bastion's uses, since every wrap asks for
+ * `noProxyRoute` and the patched srt makes such a wrap wait for nothing. So a host can wrap and
+ * spawn its sidecar while srt's bridges come up, and waits for `initialized` before it calls
+ * itself ready: a failed initialize still fails the start (SANDBOX_INIT) and ends the sidecar.
+ */
+export interface BegunSrtSession {
+  session: SrtSession;
+  /** Settles with srt's initialize; rejects with SANDBOX_INIT, the session then given back. */
+  initialized: Promise<void>;
+}
+
+export async function beginSrtSession(): Promise<BegunSrtSession> {
   await resetting;
   users += 1;
-  initialized ??= initializeWithRetry();
-  try {
-    await initialized;
-  } catch (cause) {
-    users -= 1;
-    initialized = undefined;
-    throw new HostError('SANDBOX_INIT', 'the outer sandbox (srt) could not be initialized', { cause });
-  }
+  const attempt = (initialized ??= initializeWithRetry());
   let released = false;
+  const session = openSession(() => {
+    if (released) return false;
+    released = true;
+    users -= 1;
+    return true;
+  });
+  const settled = attempt.catch((cause: unknown) => {
+    if (initialized === attempt) initialized = undefined;
+    if (!released) {
+      released = true;
+      users -= 1;
+    }
+    throw new HostError('SANDBOX_INIT', 'the outer sandbox (srt) could not be initialized', { cause });
+  });
+  // A start that fails before it waits for the initialize must not leave its failure unhandled.
+  settled.catch(() => undefined);
+  return { session, initialized: settled };
+}
+
+/** A session once srt's initialize has completed; throws SANDBOX_INIT (and holds nothing) when it failed. */
+export async function acquireSrtSession(): Promise<SrtSession> {
+  const { session, initialized } = await beginSrtSession();
+  await initialized;
+  return session;
+}
+
+/** The session's operations; `giveBack` answers whether this call is the one that gave it back. */
+function openSession(giveBack: () => boolean): SrtSession {
   return {
     async wrapArgv(argv, policy, options) {
       const check = checkSandboxPolicy(policy, options.home);
@@ -284,9 +319,7 @@ export async function acquireSrtSession(): Promise<SrtSession> {
       SandboxManager.cleanupAfterCommand();
     },
     async release() {
-      if (released) return;
-      released = true;
-      users -= 1;
+      if (!giveBack()) return;
       if (users > 0) return;
       const done = initialized;
       initialized = undefined;

@@ -210,6 +210,7 @@ export class SidecarSupervisor {
       throw new HostError('SIDECAR_SPAWN', 'sidecar could not be spawned');
     }
     stdin.on('error', () => undefined);
+    this.#log.info('sidecar.spawned', { pid: child.pid, attempt: generation });
     const channel: SidecarChannel = new FramedChannel({
       source: stdout,
       sink: stdin,
