@@ -221,12 +221,13 @@ describe('pre-started sandboxes end with the host', () => {
 
   it('a host killed with SIGKILL leaves no pre-started sandbox process running', async () => {
     const root = makeTempDir('bastion-prestart-killed-');
+    // Its temp dir inside root, as the CLI's host temp root holds it (removed at the next start there).
+    const temp = join(root, 'tmp');
+    mkdirSync(temp);
     const host = spawn(
       process.execPath,
       [fileURLToPath(new URL('./fixtures/prestart-host.mjs', import.meta.url)), root],
-      {
-        stdio: ['ignore', 'pipe', 'inherit'],
-      },
+      { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, TMPDIR: temp } },
     );
     try {
       const line = await new Promise<string>((resolve, reject) => {
@@ -238,6 +239,7 @@ describe('pre-started sandboxes end with the host', () => {
         host.once('exit', () => reject(new Error(`the fixture host exited: ${out}`)));
       });
       const { pid } = JSON.parse(line) as { pid: number };
+      expect(privateTempOf(pid).startsWith(`${temp}/`)).toBe(true);
       const tree = [pid, ...descendantPids(pid)].flatMap((each) => {
         const started = processStartTime(each);
         return started === undefined ? [] : [{ pid: each, started }];
