@@ -46,6 +46,15 @@ import { checkSandboxPolicy } from './sandbox-policy-check.js';
 import { directArgv, WrapCache, wrapParts, type WrapParts } from './wrap-cache.js';
 import { SRT_INIT_ATTEMPTS, SRT_INIT_RETRY_DELAY_MS, SRT_WRAP_ATTEMPTS } from '@bastion/protocol';
 
+/** How a run_command child is wrapped (SrtSession.wrapCommand and keptWrap). */
+export interface CommandWrapOptions {
+  home: string;
+  /** The command's own write root, named in the policy. */
+  privateTemp: string;
+  env: Readonly<Record<string, string>>;
+  skipPlaceholder?: (path: string) => boolean;
+}
+
 export interface SrtSession {
   /**
    * Wrap `argv` for srt under `policy` (checked first; a failing policy throws and nothing is
@@ -73,12 +82,7 @@ export interface SrtSession {
   wrapCommand(
     argv: readonly string[],
     policy: SandboxRuntimeConfig,
-    options: {
-      home: string;
-      privateTemp: string;
-      env: Readonly<Record<string, string>>;
-      skipPlaceholder?: (path: string) => boolean;
-    },
+    options: CommandWrapOptions,
   ): Promise<WrappedCommand>;
   /**
    * wrapCommand's wrap when it is served from the wrap cache, else undefined (nothing is built):
@@ -88,12 +92,7 @@ export interface SrtSession {
   keptWrap(
     argv: readonly string[],
     policy: SandboxRuntimeConfig,
-    options: {
-      home: string;
-      privateTemp: string;
-      env: Readonly<Record<string, string>>;
-      skipPlaceholder?: (path: string) => boolean;
-    },
+    options: CommandWrapOptions,
   ): WrappedCommand | undefined;
   /** Call once each process wrapped by wrapArgv has exited: srt removes the mount points it made for it. */
   commandEnded(): void;

@@ -189,6 +189,13 @@ interface KeptWrap {
   release: () => void;
 }
 
+/** A kept wrap served: its parts for this command, its `ended`, and the inodes it depends on now (wrap-disk-state.ts). */
+export interface KeptWrapHit {
+  parts: WrapParts;
+  ended: () => void;
+  mounts: () => string;
+}
+
 export interface WrapCacheMiss {
   key: string;
   paths: string[];
@@ -263,7 +270,7 @@ export class WrapCache {
     privateTemp: string,
     home: string,
     skipPlaceholder: ((path: string) => boolean) | undefined,
-  ): { parts: WrapParts; ended: () => void; mounts: () => string } | WrapCacheMiss {
+  ): KeptWrapHit | WrapCacheMiss {
     const key = wrapKey(policy, privateTemp, home);
     const hit = this.#hit(key, privateTemp, skipPlaceholder);
     if (hit !== undefined) {
@@ -290,7 +297,7 @@ export class WrapCache {
     privateTemp: string,
     home: string,
     skipPlaceholder: ((path: string) => boolean) | undefined,
-  ): { parts: WrapParts; ended: () => void; mounts: () => string } | undefined {
+  ): KeptWrapHit | undefined {
     const hit = this.#hit(wrapKey(policy, privateTemp, home), privateTemp, skipPlaceholder);
     if (hit === undefined) return undefined;
     const { kept, parts } = hit;
