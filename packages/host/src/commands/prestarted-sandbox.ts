@@ -20,6 +20,10 @@
  * or unlinked and made again, after the spawn (git rewrites `.git/config` by rename) would leave
  * the new file outside the old mount, uncovered, where a fresh wrap would cover it; that is the
  * inode comparison. A new protected path is a new profile or a changed disk state, so a new argv.
+ * While it waits it holds what a running command holds: the kept wrap (so srt's empty mount points,
+ * which its binds are made on, stay: srt deletes them only once no wrap holds them, and deleting
+ * one would detach its mount) and the `commondir` pins (git-write-protections.ts; made anew they
+ * would be another inode), both given back when it is gone.
  * Each sandbox has a private temp dir of its own, given to the command that takes it (which
  * removes it, as its own) and to no other. Its waiter exits when the host's end of fd 3 closes,
  * so even a host killed with SIGKILL during its set-up (before bwrap's --die-with-parent is armed
@@ -100,7 +104,8 @@ export interface PrestartedSandbox {
   fits(wrapped: WrappedCommand, argv: readonly string[], cwd: string): boolean;
   /**
    * Hand `argv` to the waiter (only after `fits`): the command, supervised from now, or undefined
-   * when the waiter declined it or is gone (then discard the sandbox and spawn the command).
+   * when it was not handed over or the waiter declined it (then discard the sandbox and spawn the
+   * command). Once the request is sent, only the waiter's `n` means the command did not run.
    */
   take(
     argv: readonly string[],
@@ -132,7 +137,6 @@ export function startPrestartedSandbox(
   const channel = child.stdio[3] as Duplex | null;
   let ready = false;
   let spoiled = false;
-  let exited = false;
   let taken = false;
   let supervised: RunningCommand | undefined;
   let answer: ((reply: string | undefined) => void) | undefined;
@@ -145,10 +149,7 @@ export function startPrestartedSandbox(
     answer = undefined;
   };
   child.once('error', spoil);
-  child.once('exit', () => {
-    exited = true;
-    spoil();
-  });
+  child.once('exit', spoil);
   channel?.on('data', (data: Buffer) => {
     for (const byte of data.toString('latin1')) {
       if (byte === 'r' && !ready) {
@@ -196,10 +197,12 @@ export function startPrestartedSandbox(
       taken = true;
       const reply = new Promise<string | undefined>((resolve) => (answer = resolve));
       channel.write(waiterRequest(argv));
-      if ((await reply) !== 'x') {
+      if ((await reply) === 'n') {
         taken = false;
         return undefined;
       }
+      // `x`, or the waiter gone without a word after it was sent the request (its exit can be seen
+      // before its `x`): the command may have run, so it is never spawned again; this is its outcome.
       channel.destroy();
       supervised = superviseCommandChild(child, supervision);
       return supervised;
@@ -208,9 +211,10 @@ export function startPrestartedSandbox(
       spoil();
       channel?.destroy();
       if (supervised !== undefined) return supervised.abort();
-      if (taken || exited) return undefined;
+      if (taken) return undefined;
       taken = true;
-      // The kill of a command's tree (command-process.ts), on a sandbox nobody took.
+      // The kill of a command's tree (command-process.ts), on a sandbox nobody took; an exited one
+      // too, whose pipes must still be read to their end for it to be gone.
       supervised = superviseCommandChild(child, { timeoutMs: COMMAND_KILL_GRACE_MS, onOutput: () => undefined });
       return supervised.abort();
     },

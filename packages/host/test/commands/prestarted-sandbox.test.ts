@@ -121,6 +121,31 @@ describe('pre-started run_command sandbox', () => {
     expect(withoutTemp(handed.run)).toContain(`PWD=${suite.world.workspace}\n`);
   });
 
+  it('a command handed to a pre-started sandbox runs exactly once: 20 appends, each to the next sandbox, make 20 lines', async () => {
+    const log = join(suite.world.workspace, 'runs.log');
+    let handed = 0;
+    for (let i = 0; i < 20; i += 1) {
+      await waitingSandbox();
+      const { run, exit } = await sh('echo run >> runs.log');
+      expect(exit).toBe(0);
+      if (prestartedOf(run) === true) handed += 1;
+    }
+    expect(readFileSync(log, 'utf8')).toBe('run\n'.repeat(20));
+    expect(handed).toBeGreaterThanOrEqual(19);
+  });
+
+  it('a pre-started sandbox whose waiter died before the next command is never used: that command is spawned and runs', async () => {
+    await sh('true');
+    const { tree } = await waitingSandbox();
+    const waiter = tree.find(({ pid }) => cmdline(pid).startsWith("/bin/sh\0-c\0nl='"));
+    if (waiter === undefined) throw new Error('no waiter');
+    process.kill(waiter.pid, 'SIGKILL');
+    await waitFor(() => alive(tree).length === 0, 10_000, 'the killed sandbox to end');
+    const next = await sh('echo spawned');
+    expect(prestartedOf(next.run)).toBe(false);
+    expect(next.run.text()).toBe('spawned\n');
+  });
+
   it('a program that cannot be run is not handed over: its error is the seccomp helper’s, as for a fresh spawn', async () => {
     await sh('true');
     await waitingSandbox();
