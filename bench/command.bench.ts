@@ -10,12 +10,15 @@
  * and output throughput of `seq 1 1000000` (6.9 MB; Bastion forwards the first 1 MiB and drains
  * the rest, as designed). The throughput figure subtracts each path's own `true` p50 (its fixed
  * start cost) from the `seq` run, so it measures streaming, not sandbox start-up; the raw figure
- * is printed too.
+ * is printed too. It also prints how many `true` runs were served from the wrap cache and how many
+ * were handed to a sandbox the host pre-started after the run before (prestarted-sandbox.ts; the
+ * loop's other spawns run between two, so one is always ready).
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
 import { createLogger } from '@bastion/protocol';
 import { connectedChannelPair } from '../test/support/channel-pair.js';
 import {
@@ -42,6 +45,8 @@ const LATENCY_RUNS = Number(process.env.BENCH_COMMAND_RUNS ?? 30);
 const REPOSITORY_FANOUT = [8, 8, 10];
 const THROUGHPUT_RUNS = Number(process.env.BENCH_COMMAND_THROUGHPUT_RUNS ?? 15);
 const SEQ_ARGS = ['1', '1000000'];
+/** A pause after each measured `true` (a model's turn is seconds): the next sandbox's pre-start runs in it. */
+const TURN_GAP_MS = 100;
 /** The floor of any sandboxed command here: bubblewrap alone, a new network namespace, / read-only. */
 const BARE_BWRAP_TRUE = ['--unshare-net', '--ro-bind', '/', '/', 'true'];
 
@@ -98,13 +103,16 @@ export const commandBenchmark: Benchmark = {
     process.chdir(workspace);
     const srt = await acquireSrtSession();
     const db = openDatabase(join(userData, 'sessions.db'));
+    let executor: CommandExecutor | undefined;
     try {
       let cachedWraps = 0;
+      let prestartedRuns = 0;
       const log = createLogger('bench', (record) => {
         if (record.event === 'command.started' && record.fields.wrap === 'cached') cachedWraps += 1;
+        if (record.event === 'command.started' && record.fields.prestarted === true) prestartedRuns += 1;
       });
       const { host: hostEnd, sidecar: sidecarEnd } = connectedChannelPair();
-      const executor = new CommandExecutor({
+      executor = new CommandExecutor({
         userData,
         home,
         log,
@@ -185,6 +193,8 @@ export const commandBenchmark: Benchmark = {
       const bareBwrapTrue: number[] = [];
       // This process's CPU (user + system, its threads included) per run: less moved by the load than time.
       const bastionCpu: number[] = [];
+      /** The same plus what the host spends after the command pre-starting the next one's sandbox. */
+      const bastionCpuWithPrestart: number[] = [];
       const plainCpu: number[] = [];
       const cpuOf = async (run: () => Promise<Timed>, into: number[]): Promise<Timed> => {
         const before = process.cpuUsage();
@@ -197,13 +207,20 @@ export const commandBenchmark: Benchmark = {
       await bastionRun('true', []);
       await bastionRun('true', []);
       const cachedBefore = cachedWraps;
+      const prestartedBefore = prestartedRuns;
       for (let i = 0; i < LATENCY_RUNS; i += 1) {
         plainTrue.push((await cpuOf(() => plainRun('true', [], workspace), plainCpu)).ms);
         bareBwrapTrue.push((await plainRun('bwrap', BARE_BWRAP_TRUE, workspace)).ms);
         sandboxAloneTrue.push((await plainRun(floorCommand, floorArgs, workspace)).ms);
+        const before = process.cpuUsage();
         bastionTrue.push((await cpuOf(() => bastionRun('true', []), bastionCpu)).ms);
+        // The model's turn between two commands: the next sandbox is pre-started in it, not during the baselines.
+        await delay(TURN_GAP_MS);
+        const used = process.cpuUsage(before);
+        bastionCpuWithPrestart.push((used.user + used.system) / 1000);
       }
       const servedFromCache = cachedWraps - cachedBefore;
+      const servedPrestarted = prestartedRuns - prestartedBefore;
       // The same in a project-sized repository, the host running from it (as `bastion start` there).
       const repositoryTrue: number[] = [];
       process.chdir(repository);
@@ -255,6 +272,14 @@ export const commandBenchmark: Benchmark = {
           () => true,
         ),
         figure(
+          "`true` p50 CPU of the host's side with the next sandbox's pre-start (profile, wrap cache check, spawn) vs a plain spawn's",
+          'ms',
+          median(bastionCpuWithPrestart),
+          median(plainCpu),
+          'informational',
+          () => true,
+        ),
+        figure(
           '`true` p50 latency after a workspace change (full wrap by srt) vs a kept wrap',
           'ms',
           median(fullWrapTrue),
@@ -279,6 +304,14 @@ export const commandBenchmark: Benchmark = {
           () => true,
         ),
         figure(
+          '`true` runs handed to a sandbox pre-started after the run before',
+          'runs',
+          servedPrestarted,
+          LATENCY_RUNS,
+          'informational',
+          () => true,
+        ),
+        figure(
           '`seq 1 1000000` streaming throughput (start cost subtracted)',
           'MB/s',
           mbps(bastionSeq, p50Bastion),
@@ -296,6 +329,7 @@ export const commandBenchmark: Benchmark = {
         ),
       ];
     } finally {
+      await executor?.close();
       db.close();
       await srt.release();
       process.env.HOME = realHome;

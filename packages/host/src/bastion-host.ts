@@ -300,6 +300,8 @@ async function composeHost(
   const asks = new HostAsks({ prompt: options.askPrompt, log, policy });
   resources.defer(() => asks.close());
   const commands = new CommandExecutor({ userData, home, log, srt: srt?.session, policy, warden, asks });
+  // Before the sidecar stops: a pre-started sandbox is killed and its temp dir removed, and no other starts.
+  resources.defer(() => commands.close());
   supervisor.addChannelModule((sidecar) => commands.attach(sidecar));
   supervisor.addChannelModule((sidecar) => attachPolicyChecks(sidecar, policy, log));
   // Every workspace write is the host's: the sidecar's view of the workspace is read-only.

@@ -436,6 +436,14 @@ export const SRT_WRAP_ATTEMPTS = 2;
 export const WRAP_CACHE_MAX_ENTRIES = 16;
 export const WRAP_CACHE_MAX_SCAN_DIRS = 2_000;
 export const WRAP_CACHE_RACY_MARGIN_MS = 50;
+/**
+ * The longest request (the command's words, shell-quoted) handed to a pre-started sandbox
+ * (prestarted-sandbox.ts): its shell reads the line a byte at a time, so a longer one is spawned
+ * as ever.
+ */
+export const PRESTARTED_SANDBOX_MAX_REQUEST_BYTES = 16 * KiB;
+/** How long a command waits for a pre-started sandbox still setting up before it spawns its own. */
+export const PRESTARTED_SANDBOX_READY_WAIT_MS = 1_000;
 
 /** Agent context (daemon `src/agent/context-compaction.ts`, `src/agent/tool-output-truncation.ts`). */
 /** Context window assumed for a model Bastion has no figure for (custom endpoints may configure their own). */

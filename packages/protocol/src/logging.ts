@@ -55,6 +55,8 @@ export const SAFE_LOG_FIELDS = [
   'stage',
   /** How a command's sandbox was wrapped: `cached` or `full` (wrap-cache.ts). */
   'wrap',
+  /** Whether a command ran in a sandbox started before it (prestarted-sandbox.ts). */
+  'prestarted',
 ] as const;
 export type SafeLogField = (typeof SAFE_LOG_FIELDS)[number];
 const SAFE_FIELD_SET: ReadonlySet<string> = new Set(SAFE_LOG_FIELDS);

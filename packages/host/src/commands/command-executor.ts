@@ -16,7 +16,10 @@
  * yes — the sidecar's claim that someone approved it counts for nothing. A held command keeps its
  * slot among COMMAND_MAX_CONCURRENT.
  *
- * What it does not catch: see command-profile.ts and command-process.ts.
+ * After a sandboxed command, while nothing runs, the next command's sandbox is started ahead
+ * (prestarted-sandbox.ts says when a command is handed to it, and why that is safe).
+ *
+ * What it does not catch: see command-profile.ts, command-process.ts and prestarted-sandbox.ts.
  */
 import {
   chmodSync,
@@ -45,7 +48,12 @@ import {
   type CommandErrorCode,
   type Logger,
 } from '@bastion/protocol';
-import { insideGitDirectory, type PlaceholderWarden, type QuarantineMove } from '../sandbox/placeholder-warden.js';
+import {
+  insideGitDirectory,
+  type AbsentPathGuard,
+  type PlaceholderWarden,
+  type QuarantineMove,
+} from '../sandbox/placeholder-warden.js';
 import type { SrtSession, WrappedCommand } from '../sandbox/srt-session.js';
 import type { SidecarHandle } from '../supervisor/sidecar-supervisor.js';
 import { homeReadPaths } from '../sandbox/home-read-allowlist.js';
@@ -62,6 +70,7 @@ import { DirectoryListingCache } from './directory-listing-cache.js';
 import { readGitIdentity, type GitIdentityEnv } from './git-identity.js';
 import { startCommandProcess, type CommandOutcome, type CommandSpawn, type RunningCommand } from './command-process.js';
 import { checkCommandRequest, type CommandRequestFrame } from './command-request-check.js';
+import { startPrestartedSandbox, WAITER_ARGV, waiterCanSearch, type PrestartedSandbox } from './prestarted-sandbox.js';
 import type { HostAsks } from '../policy/host-asks.js';
 import type { PolicyStore } from '../policy/policy-store.js';
 
@@ -137,6 +146,21 @@ function removePrivateTemp(path: string): void {
   }
 }
 
+/** A command's own write root: 0700, under the host's temp dir, removed after it. */
+function makePrivateTemp(): string {
+  const path = realpathSync(mkdtempSync(join(tmpdir(), 'bastion-cmd-')));
+  chmodSync(path, 0o700);
+  return path;
+}
+
+/** A sandbox started ahead for `sidecar`'s next command, and what the host holds for it until it is gone. */
+interface Prestart {
+  sidecar: Sidecar;
+  sandbox: PrestartedSandbox;
+  /** A command took it (and so its private temp dir, which that command removes). */
+  claimed: boolean;
+}
+
 export class CommandExecutor {
   readonly #options: CommandExecutorOptions;
   readonly #queue: Job[] = [];
@@ -145,8 +169,16 @@ export class CommandExecutor {
   #running = 0;
   /** Read once, the first time a command runs. */
   #gitIdentity: Promise<GitIdentityEnv> | undefined;
+  #gitIdentityRead: GitIdentityEnv | undefined;
   /** What the git repository scans before and after each command read, for the next scan. */
   readonly #gitListings = new DirectoryListingCache();
+  /** The sandbox waiting for the next command (prestarted-sandbox.ts), at most one. */
+  #prestart: Prestart | undefined;
+  /** The last sandboxed command that ended, the model for the next pre-start. */
+  #lastSandboxed: { sidecar: Sidecar; frame: CommandRequestFrame } | undefined;
+  /** Pre-started sandboxes not yet gone. */
+  readonly #prestartsAlive = new Set<Promise<void>>();
+  #closed = false;
 
   constructor(options: CommandExecutorOptions) {
     this.#options = options;
@@ -161,6 +193,8 @@ export class CommandExecutor {
     return () => {
       // The sidecar is gone: nobody is left to tell; end everything it started.
       this.#jobs.delete(sidecar.channel);
+      if (this.#lastSandboxed?.sidecar === sidecar) this.#lastSandboxed = undefined;
+      if (this.#prestart?.sidecar === sidecar) this.#discardPrestart();
       for (const job of jobs.values()) {
         job.abortRequested = true;
         job.asking?.abort();
@@ -169,6 +203,22 @@ export class CommandExecutor {
       for (let i = this.#queue.length - 1; i >= 0; i -= 1)
         if (this.#queue[i]?.sidecar === sidecar) this.#queue.splice(i, 1);
     };
+  }
+
+  /**
+   * The host stops: kill the sandbox waiting for a command, start no other, and settle once every
+   * pre-started sandbox is gone and its private temp dir removed. Commands are the channels'
+   * (attach): the supervisor's stop ends them.
+   */
+  async close(): Promise<void> {
+    this.#closed = true;
+    this.#discardPrestart();
+    await Promise.all(this.#prestartsAlive);
+  }
+
+  /** The pre-started sandbox's bwrap pid, while one waits (tests). */
+  get prestartedPid(): number | undefined {
+    return this.#prestart?.sandbox.pid;
   }
 
   /** Commands running now, for tests and benchmarks. */
@@ -222,6 +272,8 @@ export class CommandExecutor {
         this.#running -= 1;
         this.#jobs.get(job.sidecar.channel)?.delete(job.frame.id);
         this.#drain();
+        // After the command's end went out: the next sandbox is started off its path.
+        if (this.#running === 0) setImmediate(() => this.#startPrestart());
       });
     }
   }
@@ -332,22 +384,16 @@ export class CommandExecutor {
       if (outcome !== 'approved') return this.#refuse(sidecar, frame.id, 'COMMAND_POLICY_UNAPPROVED');
     }
 
-    const path = this.#options.env?.PATH ?? process.env.PATH ?? '/usr/bin:/bin';
-    this.#gitIdentity ??= readGitIdentity(this.#options.home, path);
-    const gitIdentity = await this.#gitIdentity;
-    const privateTemp = realpathSync(mkdtempSync(join(tmpdir(), 'bastion-cmd-')));
-    chmodSync(privateTemp, 0o700);
-    const env = {
-      PATH: path,
-      HOME: this.#options.home,
-      LANG: this.#options.env?.LANG ?? process.env.LANG ?? 'C.UTF-8',
-      TERM: 'dumb',
-      TMPDIR: privateTemp,
-      ...gitIdentity,
-    };
+    const sandboxed = sidecar.config.capabilities.sandbox === 'srt';
+    const gitIdentity = await this.#readGitIdentity();
+    // The first command to start while a sandbox waits takes it (and its private temp dir), used or not.
+    const prestarted = this.#claimPrestarted(sidecar, sandboxed);
+    // Waited for before the profile and the wrap, so that their checks are as close to the hand-over as to a spawn.
+    const ready = prestarted !== undefined && (await prestarted.whenReady());
+    const privateTemp = prestarted?.privateTemp ?? makePrivateTemp();
+    const env = this.#commandEnv(privateTemp, gitIdentity);
     let target: CommandSpawn;
     let wrapped: WrappedCommand | undefined;
-    const sandboxed = sidecar.config.capabilities.sandbox === 'srt';
     let pinned: string[] = [];
     let createdRepositories: CreatedRepositoryWatch | undefined;
     let nested: NestedProtections | undefined;
@@ -361,25 +407,23 @@ export class CommandExecutor {
     };
     try {
       if (sandboxed) {
-        if (!this.#options.srt) throw new Error('no srt session');
-        const git = gitWriteProtections(check.workspaceRoot, { home: this.#options.home, listings: this.#gitListings });
-        pinned = this.#pinCommonDirs(git.gitDirs);
-        if (!git.scan.complete) {
+        const srt = this.#options.srt;
+        if (!srt) throw new Error('no srt session');
+        const sandbox = this.#sandboxProfile(check, privateTemp, guard);
+        ({ pinned, nested } = sandbox);
+        if (!sandbox.git.scan.complete) {
           this.#options.log.warn('command.git-scan-incomplete', { command_id: frame.id });
           wrapNotices.push(
             `bastion: this workspace holds more than ${GIT_REPOSITORY_SCAN_MAX_ENTRIES} entries, too many to find every git repository in it to protect, so this command ran with the workspace read-only.`,
           );
         }
-        nested = nestedProtections(git.scan);
-        const nestedDenies =
-          nested.denyWrite.length > NESTED_PROTECTED_MAX_DENIES ? [check.workspaceRoot] : nested.denyWrite;
-        if (nested.denyWrite.length > NESTED_PROTECTED_MAX_DENIES) {
+        if (sandbox.nestedOverBound) {
           this.#options.log.warn('command.nested-protected-over-bound', { command_id: frame.id });
           wrapNotices.push(
             `bastion: this workspace holds more than ${NESTED_PROTECTED_MAX_DENIES} AGENTS.md, CLAUDE.md, .envrc, .vscode, .idea, .mcp.json or .claude entries below its root, too many to protect one by one, so this command ran with the workspace read-only.`,
           );
         }
-        createdRepositories = watchCreatedRepositories(git.scan, {
+        createdRepositories = watchCreatedRepositories(sandbox.git.scan, {
           root: check.workspaceRoot,
           home: this.#options.home,
           writeRoots: [check.workspaceRoot, ...(check.scratchDir === undefined ? [] : [check.scratchDir])].map(
@@ -389,28 +433,12 @@ export class CommandExecutor {
           commandId: frame.id,
           realPath,
         });
-        const exists = (path: string) => lstatSync(path, { throwIfNoEntry: false }) !== undefined;
-        for (const path of workspaceGuardsWhenAbsent(check.workspaceRoot, exists)) guard.add(path);
-        const profile = buildCommandSandboxProfile({
-          home: this.#options.home,
-          userData: realpathSync(this.#options.userData),
-          workspaceRoot: check.workspaceRoot,
-          scratchDir: check.scratchDir,
-          privateTemp,
-          protectedInWorkspace: [
-            ...workspaceWriteProtections(check.workspaceRoot, exists),
-            ...git.denyWrite,
-            ...nestedDenies,
-          ],
-          realPath,
-          homeReads: homeReadPaths({ home: this.#options.home }),
-        });
         // The command sees only `env`: none of srt's variables (its proxy settings included).
-        wrapped = await this.#options.srt.wrapCommand([frame.command, ...frame.args], profile, {
+        wrapped = await srt.wrapCommand([frame.command, ...frame.args], sandbox.profile, {
           home: this.#options.home,
           privateTemp,
           env,
-          skipPlaceholder: (path) => (isHarmlessWhenNew(path) && !insideGitDirectory(path)) || guard.skip(path),
+          skipPlaceholder: sandbox.skipPlaceholder,
         });
         const [command, ...args] = wrapped.argv;
         if (command === undefined) throw new Error('empty wrap');
@@ -420,6 +448,7 @@ export class CommandExecutor {
         target = { command: frame.command, args: frame.args, env, cwd: check.cwd };
       }
     } catch (error) {
+      prestarted?.discard();
       wrapped?.ended();
       cleanUp();
       // A code (HostError) or an error class name: never srt's message, which can name paths.
@@ -429,7 +458,19 @@ export class CommandExecutor {
       return this.#refuse(sidecar, frame.id, 'COMMAND_SANDBOX_FAILED');
     }
 
-    if (job.abortRequested) {
+    const supervision = {
+      timeoutMs: frame.timeout_ms,
+      onOutput: (stream: 'stdout' | 'stderr', chunk: Buffer) =>
+        this.#send(sidecar, { v: 1, type: 'command.output', id: frame.id, stream, data: chunk }),
+    };
+    const argv = [frame.command, ...frame.args];
+    // Handed over only if the command's own wrap, built just now, starts exactly that sandbox.
+    const handed =
+      ready && wrapped !== undefined && !job.abortRequested && prestarted?.fits(wrapped, argv, check.cwd)
+        ? await prestarted.take(argv, supervision)
+        : undefined;
+    if (handed === undefined) prestarted?.discard();
+    if (job.abortRequested && handed === undefined) {
       wrapped?.ended();
       cleanUp();
       this.#send(sidecar, { v: 1, type: 'command.aborted', id: frame.id });
@@ -439,13 +480,12 @@ export class CommandExecutor {
       command_id: frame.id,
       sandbox: sidecar.config.capabilities.sandbox,
       wrap: wrapped === undefined ? null : wrapped.cached ? 'cached' : 'full',
+      prestarted: handed !== undefined,
     });
-    const running = startCommandProcess(target, {
-      timeoutMs: frame.timeout_ms,
-      onOutput: (stream, chunk) =>
-        this.#send(sidecar, { v: 1, type: 'command.output', id: frame.id, stream, data: chunk }),
-    });
+    const running = handed ?? startCommandProcess(target, supervision);
     job.running = running;
+    if (wrapped !== undefined) this.#lastSandboxed = { sidecar, frame };
+    if (job.abortRequested) running.abort();
     let outcome: CommandOutcome;
     let moves: QuarantineMove[] = [];
     let after: GitRepositoryScan | undefined;
@@ -485,6 +525,149 @@ export class CommandExecutor {
       duration_ms: outcome.durationMs,
       ...(notices.length > 0 ? { notices } : {}),
     });
+  }
+
+  async #readGitIdentity(): Promise<GitIdentityEnv> {
+    this.#gitIdentity ??= readGitIdentity(this.#options.home, this.#path());
+    this.#gitIdentityRead = await this.#gitIdentity;
+    return this.#gitIdentityRead;
+  }
+
+  #path(): string {
+    return this.#options.env?.PATH ?? process.env.PATH ?? '/usr/bin:/bin';
+  }
+
+  /** Exactly what a command's environment holds (bubblewrap adds PWD). */
+  #commandEnv(privateTemp: string, gitIdentity: GitIdentityEnv): Record<string, string> {
+    return {
+      PATH: this.#path(),
+      HOME: this.#options.home,
+      LANG: this.#options.env?.LANG ?? process.env.LANG ?? 'C.UTF-8',
+      TERM: 'dumb',
+      TMPDIR: privateTemp,
+      ...gitIdentity,
+    };
+  }
+
+  /**
+   * The command's srt profile for the workspace as it is now: the git directories' `commondir`
+   * pins (held from here: the caller unpins `pinned`), the nested protections, the guard's absent
+   * paths, and srt's placeholder answers.
+   */
+  #sandboxProfile(
+    check: { workspaceRoot: string; scratchDir: string | undefined },
+    privateTemp: string,
+    guard: AbsentPathGuard,
+  ) {
+    const git = gitWriteProtections(check.workspaceRoot, { home: this.#options.home, listings: this.#gitListings });
+    const pinned = this.#pinCommonDirs(git.gitDirs);
+    try {
+      const nested = nestedProtections(git.scan);
+      const nestedOverBound = nested.denyWrite.length > NESTED_PROTECTED_MAX_DENIES;
+      const nestedDenies = nestedOverBound ? [check.workspaceRoot] : nested.denyWrite;
+      const exists = (path: string) => lstatSync(path, { throwIfNoEntry: false }) !== undefined;
+      for (const path of workspaceGuardsWhenAbsent(check.workspaceRoot, exists)) guard.add(path);
+      const profile = buildCommandSandboxProfile({
+        home: this.#options.home,
+        userData: realpathSync(this.#options.userData),
+        workspaceRoot: check.workspaceRoot,
+        scratchDir: check.scratchDir,
+        privateTemp,
+        protectedInWorkspace: [
+          ...workspaceWriteProtections(check.workspaceRoot, exists),
+          ...git.denyWrite,
+          ...nestedDenies,
+        ],
+        realPath,
+        homeReads: homeReadPaths({ home: this.#options.home }),
+      });
+      const skipPlaceholder = (path: string) =>
+        (isHarmlessWhenNew(path) && !insideGitDirectory(path)) || guard.skip(path);
+      return { profile, git, nested, nestedOverBound, pinned, skipPlaceholder };
+    } catch (error) {
+      this.#unpinCommonDirs(pinned);
+      throw error;
+    }
+  }
+
+  /** The waiting sandbox, for the command starting now: it is this command's from here, whatever it fits. */
+  #claimPrestarted(sidecar: Sidecar, sandboxed: boolean): PrestartedSandbox | undefined {
+    const prestart = this.#prestart;
+    if (prestart === undefined) return undefined;
+    this.#prestart = undefined;
+    if (!sandboxed || prestart.sidecar !== sidecar) {
+      prestart.sandbox.discard();
+      return undefined;
+    }
+    prestart.claimed = true;
+    return prestart.sandbox;
+  }
+
+  #discardPrestart(): void {
+    this.#prestart?.sandbox.discard();
+    this.#prestart = undefined;
+  }
+
+  /**
+   * Start the next command's sandbox, as the last sandboxed command's would be now, if nothing runs,
+   * its sidecar is still attached and the wrap cache serves its profile (a miss builds nothing).
+   * Synchronous from the check that nothing runs to the spawn: no command can start in between.
+   */
+  #startPrestart(): void {
+    const last = this.#lastSandboxed;
+    const srt = this.#options.srt;
+    const gitIdentity = this.#gitIdentityRead;
+    if (this.#closed || this.#running > 0 || this.#prestart !== undefined || last === undefined) return;
+    if (srt === undefined || gitIdentity === undefined || !this.#jobs.has(last.sidecar.channel)) return;
+    if (!waiterCanSearch(this.#path())) return;
+    const check = checkCommandRequest(last.frame, {
+      userData: this.#options.userData,
+      grantedRoots: last.sidecar.config.workspaces,
+    });
+    if (!check.ok) return;
+    const privateTemp = makePrivateTemp();
+    const guard = this.#options.warden.guard('prestart');
+    let pinned: string[] = [];
+    let wrapped: WrappedCommand | undefined;
+    let sandbox: PrestartedSandbox | undefined;
+    try {
+      const built = this.#sandboxProfile(check, privateTemp, guard);
+      pinned = built.pinned;
+      const env = this.#commandEnv(privateTemp, gitIdentity);
+      wrapped = srt.keptWrap(WAITER_ARGV, built.profile, {
+        home: this.#options.home,
+        privateTemp,
+        env,
+        skipPlaceholder: built.skipPlaceholder,
+      });
+      if (wrapped?.mounts !== undefined && wrapped.diesWithParent) {
+        sandbox = startPrestartedSandbox(wrapped, { cwd: check.cwd, env, privateTemp, mounts: wrapped.mounts() });
+      }
+    } catch (error) {
+      const code = (error as { code?: unknown }).code;
+      this.#options.log.warn('command.prestart-failed', {
+        reason: typeof code === 'string' ? code : error instanceof Error ? error.name : 'unknown',
+      });
+    } finally {
+      // Its guard answered srt's questions; the command that takes it brings its own.
+      guard.close();
+    }
+    if (sandbox === undefined) {
+      wrapped?.ended();
+      this.#unpinCommonDirs(pinned);
+      removePrivateTemp(privateTemp);
+      return;
+    }
+    const prestart: Prestart = { sidecar: last.sidecar, sandbox, claimed: false };
+    this.#prestart = prestart;
+    const gone = sandbox.gone.then(() => {
+      this.#prestartsAlive.delete(gone);
+      if (this.#prestart === prestart) this.#prestart = undefined;
+      wrapped?.ended();
+      this.#unpinCommonDirs(pinned);
+      if (!prestart.claimed) removePrivateTemp(privateTemp);
+    });
+    this.#prestartsAlive.add(gone);
   }
 
   /** The workspace scanned after a command; undefined when that failed (the repository check then scans and reports). */

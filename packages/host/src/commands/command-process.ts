@@ -24,7 +24,7 @@
  * a SIGKILLed host leaves the command running. A host SIGKILLed inside a command's sandbox setup
  * can leave that namespace's init behind.
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { COMMAND_KILL_GRACE_MS, COMMAND_MAX_OUTPUT_BYTES, COMMAND_OUTPUT_CHUNK_BYTES } from '@bastion/protocol';
@@ -78,20 +78,39 @@ export function startCommandProcess(
   target: CommandSpawn,
   options: { timeoutMs: number; onOutput: (stream: 'stdout' | 'stderr', chunk: Buffer) => void },
 ): RunningCommand {
-  const started = performance.now();
+  return superviseCommandChild(spawnCommandChild(target), options);
+}
+
+/**
+ * The child as startCommandProcess spawns it, not yet supervised. With `requestChannel`, fd 3 is a
+ * socket to the host as well (a pre-started sandbox's waiter reads its command from it:
+ * prestarted-sandbox.ts); its output waits in the pipes until superviseCommandChild reads it.
+ */
+export function spawnCommandChild(target: CommandSpawn, options: { requestChannel?: boolean } = {}): ChildProcess {
   // The group leader dies with the host, even a SIGKILLed one: under srt it is bwrap, whose
   // namespace init dies with it (--die-with-parent) and takes the namespace down.
   const [command, args] =
     target.dieWithHost && SETPRIV !== undefined
       ? [SETPRIV, ['--pdeathsig', 'KILL', '--', target.command, ...target.args]]
       : [target.command, target.args];
-  const child = spawn(command, args, {
+  return spawn(command, args, {
     cwd: target.cwd,
     env: target.env,
     shell: false,
     detached: true,
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: options.requestChannel ? ['ignore', 'pipe', 'pipe', 'pipe'] : ['ignore', 'pipe', 'pipe'],
   });
+}
+
+/**
+ * Supervise a child spawnCommandChild made, from now: its timeout, output bounds, abort and the
+ * kill of its whole tree, all as for a command started by startCommandProcess.
+ */
+export function superviseCommandChild(
+  child: ChildProcess,
+  options: { timeoutMs: number; onOutput: (stream: 'stdout' | 'stderr', chunk: Buffer) => void },
+): RunningCommand {
+  const started = performance.now();
   let sent = 0;
   let truncated = false;
   let timedOut = false;

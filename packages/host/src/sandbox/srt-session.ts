@@ -46,6 +46,15 @@ import { checkSandboxPolicy } from './sandbox-policy-check.js';
 import { directArgv, WrapCache, wrapParts, type WrapParts } from './wrap-cache.js';
 import { SRT_INIT_ATTEMPTS, SRT_INIT_RETRY_DELAY_MS, SRT_WRAP_ATTEMPTS } from '@bastion/protocol';
 
+/** How a run_command child is wrapped (SrtSession.wrapCommand and keptWrap). */
+export interface CommandWrapOptions {
+  home: string;
+  /** The command's own write root, named in the policy. */
+  privateTemp: string;
+  env: Readonly<Record<string, string>>;
+  skipPlaceholder?: (path: string) => boolean;
+}
+
 export interface SrtSession {
   /**
    * Wrap `argv` for srt under `policy` (checked first; a failing policy throws and nothing is
@@ -73,13 +82,18 @@ export interface SrtSession {
   wrapCommand(
     argv: readonly string[],
     policy: SandboxRuntimeConfig,
-    options: {
-      home: string;
-      privateTemp: string;
-      env: Readonly<Record<string, string>>;
-      skipPlaceholder?: (path: string) => boolean;
-    },
+    options: CommandWrapOptions,
   ): Promise<WrappedCommand>;
+  /**
+   * wrapCommand's wrap when it is served from the wrap cache, else undefined (nothing is built):
+   * for a sandbox started before its command (prestarted-sandbox.ts). Not counted as a command
+   * (wrap-cache.ts `hold`).
+   */
+  keptWrap(
+    argv: readonly string[],
+    policy: SandboxRuntimeConfig,
+    options: CommandWrapOptions,
+  ): WrappedCommand | undefined;
   /** Call once each process wrapped by wrapArgv has exited: srt removes the mount points it made for it. */
   commandEnded(): void;
   /** Give the session back; the last release resets srt (proxies and socat bridges end). */
@@ -97,6 +111,11 @@ export interface WrappedCommand {
   diesWithParent: boolean;
   /** The process has exited: srt removes what it made for a full wrap. */
   ended(): void;
+  /**
+   * For a wrap served from the cache: which inodes the paths its mounts are made from are now
+   * (wrap-disk-state.ts `readMountIdentity`); undefined for a full wrap.
+   */
+  mounts: (() => string) | undefined;
 }
 
 const ENV_NAME = /^[A-Z_][A-Z0-9_]*$/;
@@ -288,6 +307,7 @@ function openSession(giveBack: () => boolean): SrtSession {
           cached: true,
           diesWithParent: diesWithParent(found.parts),
           ended: found.ended,
+          mounts: found.mounts,
         };
       // What srt wraps: used as it is only when its wrap cannot be taken apart (then `env -i` inside
       // drops srt's own variables, its proxy settings included).
@@ -307,12 +327,27 @@ function openSession(giveBack: () => boolean): SrtSession {
         resources: SandboxManager.hostResources(),
         release: () => SandboxManager.cleanupAfterCommand(),
       });
-      if (parts === undefined) return { argv: wrapped, cached: false, diesWithParent: false, ended };
+      if (parts === undefined) return { argv: wrapped, cached: false, diesWithParent: false, ended, mounts: undefined };
       return {
         argv: directArgv(parts, argv, options.env),
         cached: false,
         diesWithParent: diesWithParent(parts),
         ended,
+        mounts: undefined,
+      };
+    },
+    keptWrap(argv, policy, options) {
+      const check = checkSandboxPolicy(policy, options.home);
+      if (!check.ok) throw new HostError(check.code, check.message);
+      checkEnvNames(options.env);
+      const held = wrapCache.hold(policy, options.privateTemp, options.home, options.skipPlaceholder);
+      if (held === undefined) return undefined;
+      return {
+        argv: directArgv(held.parts, argv, options.env),
+        cached: true,
+        diesWithParent: diesWithParent(held.parts),
+        ended: held.ended,
+        mounts: held.mounts,
       };
     },
     commandEnded() {

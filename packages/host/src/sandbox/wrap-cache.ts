@@ -37,6 +37,7 @@ import { WRAP_CACHE_MAX_ENTRIES } from '@bastion/protocol';
 import {
   addWrapDiskPaths,
   changedOnlyBy,
+  readMountIdentity,
   readWrapDiskState,
   wrapDiskStateHolds,
   type WrapDiskState,
@@ -188,6 +189,13 @@ interface KeptWrap {
   release: () => void;
 }
 
+/** A kept wrap served: its parts for this command, its `ended`, and the inodes it depends on now (wrap-disk-state.ts). */
+export interface KeptWrapHit {
+  parts: WrapParts;
+  ended: () => void;
+  mounts: () => string;
+}
+
 export interface WrapCacheMiss {
   key: string;
   paths: string[];
@@ -234,29 +242,40 @@ export class WrapCache {
     this.#unhold(kept);
   }
 
+  /** The kept wrap for this key if the disk still holds what it was built from and the guard answers as before; else it is dropped. */
+  #hit(
+    key: string,
+    privateTemp: string,
+    skipPlaceholder: ((path: string) => boolean) | undefined,
+  ): { kept: KeptWrap; parts: WrapParts } | undefined {
+    const kept = this.#kept.get(key);
+    if (kept === undefined) return undefined;
+    if (wrapDiskStateHolds(kept.state) && kept.asked.every(([path, skipped]) => skipPlaceholder?.(path) === skipped)) {
+      kept.holders += 1;
+      const bwrap = kept.parts.bwrap.map((word) => (word === kept.privateTemp ? privateTemp : word));
+      return { kept, parts: { ...kept.parts, bwrap } };
+    }
+    this.#drop(kept);
+    return undefined;
+  }
+
   /**
    * The kept parts for this profile if the disk still holds what they were built from and the
    * guard answers srt's placeholder questions as before (asking them again); else a miss, with
-   * the state read before the full wrap. A hit's `ended` must be called once its process exited.
+   * the state read before the full wrap. A hit's `ended` must be called once its process exited;
+   * its `mounts` reads which inodes the paths it depends on are now (wrap-disk-state.ts).
    */
   lookup(
     policy: SandboxRuntimeConfig,
     privateTemp: string,
     home: string,
     skipPlaceholder: ((path: string) => boolean) | undefined,
-  ): { parts: WrapParts; ended: () => void } | WrapCacheMiss {
+  ): KeptWrapHit | WrapCacheMiss {
     const key = wrapKey(policy, privateTemp, home);
-    const kept = this.#kept.get(key);
-    if (kept !== undefined) {
-      if (
-        wrapDiskStateHolds(kept.state) &&
-        kept.asked.every(([path, skipped]) => skipPlaceholder?.(path) === skipped)
-      ) {
-        kept.holders += 1;
-        const bwrap = kept.parts.bwrap.map((word) => (word === kept.privateTemp ? privateTemp : word));
-        return { parts: { ...kept.parts, bwrap }, ended: this.#begin(() => this.#unhold(kept)) };
-      }
-      this.#drop(kept);
+    const hit = this.#hit(key, privateTemp, skipPlaceholder);
+    if (hit !== undefined) {
+      const { kept, parts } = hit;
+      return { parts, ended: this.#begin(() => this.#unhold(kept)), mounts: () => readMountIdentity(kept.state) };
     }
     const paths = profilePaths(policy, privateTemp);
     return {
@@ -265,6 +284,32 @@ export class WrapCache {
       before: readWrapDiskState(process.cwd(), paths),
       quiet: this.#running === 0,
       startedBefore: this.#started,
+    };
+  }
+
+  /**
+   * A hit as lookup's, for a sandbox started before its command (prestarted-sandbox.ts), or
+   * undefined; a miss builds nothing. Not counted as a running command: nothing runs in it until a
+   * command takes it, and that command looks its wrap up itself. `ended` (once) gives the hold back.
+   */
+  hold(
+    policy: SandboxRuntimeConfig,
+    privateTemp: string,
+    home: string,
+    skipPlaceholder: ((path: string) => boolean) | undefined,
+  ): KeptWrapHit | undefined {
+    const hit = this.#hit(wrapKey(policy, privateTemp, home), privateTemp, skipPlaceholder);
+    if (hit === undefined) return undefined;
+    const { kept, parts } = hit;
+    let ended = false;
+    return {
+      parts,
+      ended: () => {
+        if (ended) return;
+        ended = true;
+        this.#unhold(kept);
+      },
+      mounts: () => readMountIdentity(kept.state),
     };
   }
 

@@ -264,3 +264,24 @@ export function changedOnlyBy(before: WrapDiskState, after: WrapDiskState, made:
 export function addWrapDiskPaths(state: WrapDiskState, paths: Iterable<string>): void {
   for (const path of withAncestors(paths)) if (!state.paths.has(path)) state.paths.set(path, pathIdentity(path));
 }
+
+/**
+ * Which inodes `state`'s paths and scanned directories are now, for a sandbox whose mounts were
+ * made from them earlier (prestarted-sandbox.ts). A mount holds the dentry it was made on, not the
+ * name: once the name is renamed over, or the file unlinked and another made in its place, the
+ * mount no longer covers what the name holds on the host, which a fresh wrap would cover. So a
+ * path's device and inode, and for anything but a directory its change time too (a hard link made
+ * and its first name unlinked keeps the inode at the name, but not the time).
+ */
+export function readMountIdentity(state: WrapDiskState): string {
+  const identities: string[] = [];
+  const read = (path: string) => {
+    const stats = lstat(path);
+    if (typeof stats === 'string') return identities.push(`${path}\0${stats}`);
+    const time = stats.isDirectory() ? '' : `:${stats.ctimeNs}`;
+    return identities.push(`${path}\0${stats.dev}:${stats.ino}${time}`);
+  };
+  for (const directory of state.scanned) read(directory.path);
+  for (const path of state.paths.keys()) read(path);
+  return identities.join('\0\0');
+}

@@ -68,6 +68,7 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
+  await world?.executor.close();
   await srt?.release();
   process.env.HOME = realHome;
   if (world) rmSync(world.root, { recursive: true, force: true });
@@ -167,7 +168,10 @@ describe('home-read: ordinary work with the real HOME’s toolchains (HOME unrea
   beforeAll(() => {
     real = makeCommandWorld({ srt, root: makeTempDir('bastion-home-real-'), layout: 'real-home' });
   });
-  afterAll(() => rmSync(real.root, { recursive: true, force: true }));
+  afterAll(async () => {
+    await real.executor.close();
+    rmSync(real.root, { recursive: true, force: true });
+  });
 
   it('`npm install` of a local tarball, offline (npm gets an empty throwaway cache: the real ~/.npm stays unread and unwritten)', async () => {
     const pkg = join(real.workspace, 'tiny');

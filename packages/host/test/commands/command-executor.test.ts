@@ -45,6 +45,7 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
+  await world?.executor.close();
   await srt?.release();
   process.env.HOME = realHome;
   if (world) rmSync(world.root, { recursive: true, force: true });

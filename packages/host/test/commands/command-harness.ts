@@ -232,6 +232,7 @@ export function useCommandWorldInWorkspace(
   }, 60_000);
   afterAll(async () => {
     process.chdir(realCwd);
+    await made.world?.executor.close();
     await made.srt?.release();
     process.env.HOME = realHome;
   });

@@ -34,6 +34,7 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
+  await world?.executor.close();
   await srt?.release();
   process.env.HOME = realHome;
 });
