@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -110,5 +111,26 @@ describe('window pre-filter: never passes over a window (differential against lo
     const filter = new WindowFilter(windows, () => 1);
     const visited = visitedRanges(filter, text).reduce((sum, [from, to]) => sum + (to - from), 0);
     expect(visited / text.byteLength).toBeLessThan(0.02);
+  });
+});
+
+describe('window pre-filter: the relaxed look-up (relaxed SIMD) against the plain one', () => {
+  it('reports the same ranges with either look-up on the 300 adversarial bodies', () => {
+    for (let seed = 1; seed <= 300; seed += 1) {
+      const { windows, bytes } = adversarialCase(seed);
+      const plain = visitedRanges(new WindowFilter(windows, () => 1, 'plain'), bytes);
+      const relaxed = visitedRanges(new WindowFilter(windows, () => 1, 'relaxed'), bytes);
+      expect(relaxed, `seed ${seed}`).toEqual(plain);
+    }
+  });
+
+  it('a process started as plain `node` (no flags, as the host is) runs the relaxed look-up', () => {
+    const module = fileURLToPath(new URL('../../dist/network/window-filter.js', import.meta.url));
+    const script = `const { preferredSwizzle } = await import(${JSON.stringify(module)}); process.stdout.write(preferredSwizzle());`;
+    const output = execFileSync(process.execPath, ['--input-type=module', '-e', script], {
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH ?? '' },
+    });
+    expect(output).toBe('relaxed');
   });
 });
