@@ -220,6 +220,8 @@ const instances = new Map<Swizzle, Module>();
 function instance(swizzle: Swizzle): Module {
   let module = instances.get(swizzle);
   if (module === undefined) {
+    // The engine's flag first: a relaxed module compiles only once it is set.
+    if (swizzle === 'relaxed' && preferredSwizzle() !== 'relaxed') throw new Error('relaxed SIMD is not available');
     const compiled = new WebAssembly.Instance(new WebAssembly.Module(windowFilterModuleBytes(swizzle)));
     const exports = compiled.exports as { find: Module['find']; memory: { buffer: ArrayBuffer } };
     module = { find: exports.find, memory: new Uint8Array(exports.memory.buffer) };
