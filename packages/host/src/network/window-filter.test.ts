@@ -124,13 +124,35 @@ describe('window pre-filter: the relaxed look-up (relaxed SIMD) against the plai
     }
   });
 
-  it('a process started as plain `node` (no flags, as the host is) runs the relaxed look-up', () => {
-    const module = fileURLToPath(new URL('../../dist/network/window-filter.js', import.meta.url));
-    const script = `const { preferredSwizzle } = await import(${JSON.stringify(module)}); process.stdout.write(preferredSwizzle());`;
-    const output = execFileSync(process.execPath, ['--input-type=module', '-e', script], {
+  /** What a fresh `node` process (no flags, as the host is started) prints after `prelude` and `script`. */
+  function inPlainNode(prelude: string, script: string): string {
+    const module = JSON.stringify(fileURLToPath(new URL('../../dist/network/window-filter.js', import.meta.url)));
+    const program = `${prelude}\nconst filter = await import(${module});\n${script}`;
+    return execFileSync(process.execPath, ['--input-type=module', '-e', program], {
       encoding: 'utf8',
       env: { PATH: process.env.PATH ?? '' },
     });
-    expect(output).toBe('relaxed');
+  }
+
+  it('a process started as plain `node` (no flags, as the host is) runs the relaxed look-up', () => {
+    expect(inPlainNode('', 'process.stdout.write(filter.preferredSwizzle());')).toBe('relaxed');
+  });
+
+  it('an engine that refuses the flag gets the plain look-up, which still finds a window', () => {
+    // The flag setter made a no-op before the module loads: relaxed SIMD then fails validation.
+    const prelude = [
+      "import { createRequire, syncBuiltinESMExports } from 'node:module';",
+      "createRequire(import.meta.url)('node:v8').setFlagsFromString = () => undefined;",
+      'syncBuiltinESMExports();',
+    ].join('\n');
+    const script = [
+      'const set = (byte) => { const s = new Uint8Array(256); s[byte] = 1; return s; };',
+      'const windows = [[set(0x4b), set(0x51), set(0x5a)]];',
+      "const bytes = Buffer.concat([Buffer.alloc(5000, 0x20), Buffer.from('KQZ'), Buffer.alloc(100, 0x20)]);",
+      'const found = new filter.WindowFilter(windows, () => 1).search(bytes, (from, to) =>',
+      "  bytes.subarray(from, to).includes('KQZ') ? 'found' : undefined);",
+      "process.stdout.write(`${filter.preferredSwizzle()} ${found ?? 'missed'}`);",
+    ].join('\n');
+    expect(inPlainNode(prelude, script)).toBe('plain found');
   });
 });

@@ -198,9 +198,10 @@ let preferred: Swizzle | undefined;
 /**
  * The relaxed look-up where the engine takes it, else the plain one. Node 20's V8 (11.3) has
  * relaxed SIMD behind a flag, and the host is started as plain `node`, so the flag is set here,
- * before the module is compiled; it only adds instructions a module may use (relaxed SIMD is on by
- * default from V8 11.4), and this module is the host's only WebAssembly. An engine that rejects the
- * flag or the relaxed module gets the plain one: the places found are the same either way.
+ * before the module is compiled. It is process-wide but only adds instructions a module may use
+ * (relaxed SIMD is on by default from V8 11.4): the host's other WebAssembly, undici's HTTP parser,
+ * validates and runs as before. An engine that rejects the flag or the relaxed module gets the
+ * plain one: the places found are the same either way.
  */
 export function preferredSwizzle(): Swizzle {
   if (preferred === undefined) {
