@@ -156,3 +156,36 @@ describe('window pre-filter: the relaxed look-up (relaxed SIMD) against the plai
     expect(inPlainNode(prelude, script)).toBe('plain found');
   });
 });
+
+describe('window pre-filter: bytes joined in its memory, looked at in place', () => {
+  it('visits every window start of the 300 adversarial bodies joined from two parts cut at a random place', () => {
+    let joinedBodies = 0;
+    for (let seed = 1; seed <= 300; seed += 1) {
+      const { windows, bytes } = adversarialCase(seed);
+      const filter = new WindowFilter(windows, () => 1);
+      const cut = Math.floor(seededRandom(seed * 31)() * (bytes.byteLength + 1));
+      const joined = filter.join(bytes.subarray(0, cut), bytes.subarray(cut));
+      if (bytes.byteLength > 128 * 1024) {
+        expect(joined, `seed ${seed}: longer than the join holds`).toBeUndefined();
+        continue;
+      }
+      if (joined === undefined) throw new Error(`seed ${seed}: ${bytes.byteLength} bytes not joined`);
+      joinedBodies += 1;
+      expect(joined.equals(bytes), `seed ${seed}: the joined bytes`).toBe(true);
+      const covered = new Uint8Array(bytes.byteLength);
+      for (const [from, to] of visitedRanges(filter, joined)) {
+        expect(from >= 0 && from < to && to <= bytes.byteLength, `seed ${seed}: range ${from}–${to}`).toBe(true);
+        covered.fill(1, from, Math.max(from, to - 2));
+      }
+      const missed = windowStarts(bytes, windows).filter((start) => covered[start] !== 1);
+      expect(missed, `seed ${seed}: window starts outside every visited range`).toEqual([]);
+    }
+    expect(joinedBodies).toBeGreaterThan(250);
+  });
+
+  it('refuses to join more than 128 KiB', () => {
+    const filter = new WindowFilter([[setOf([0x4b]), setOf([0x51]), setOf([0x5a])]], () => 1);
+    expect(filter.join(Buffer.alloc(64 * 1024), Buffer.alloc(64 * 1024))?.byteLength).toBe(128 * 1024);
+    expect(filter.join(Buffer.alloc(64 * 1024), Buffer.alloc(64 * 1024 + 1))).toBeUndefined();
+  });
+});

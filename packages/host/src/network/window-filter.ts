@@ -31,9 +31,11 @@ const RUN_BYTES = 16 * VECTORS_PER_RUN;
 const TABLES_AT = 0;
 /** Where a segment's copy may start (a multiple of RUN_BYTES, past the tables and a vector). */
 const DATA_AT = 128;
+/** Bytes `join` places there at most: a 64 KiB body chunk behind a stream's tail of up to 64 KiB. */
+const JOIN_BYTES = 2 * SEGMENT_BYTES;
 const BUCKETS = 8;
 const PAGE_BYTES = 64 * 1024;
-const PAGES = Math.ceil((DATA_AT + SEGMENT_BYTES + 2 * RUN_BYTES) / PAGE_BYTES);
+const PAGES = Math.ceil((DATA_AT + JOIN_BYTES + 2 * RUN_BYTES) / PAGE_BYTES);
 
 /** Unsigned LEB128, the binary format's integer encoding. */
 function leb(value: number): number[] {
@@ -308,6 +310,17 @@ export class WindowFilter {
     const { find, memory } = this.#module;
     memory.set(this.#tables, TABLES_AT);
     const length = bytes.byteLength;
+    if (bytes.buffer === memory.buffer) {
+      // Bytes `join` placed in the module's memory: looked at where they are, in one pass.
+      const first = bytes.byteOffset;
+      const limit = (first + length + RUN_BYTES - 1) & ~(RUN_BYTES - 1);
+      for (let run = find(first & ~(RUN_BYTES - 1), limit); run < limit; run = find(run + RUN_BYTES, limit)) {
+        const at = run - first;
+        const found = visit(Math.max(0, at - 2), Math.min(length, at + RUN_BYTES));
+        if (found !== undefined) return found;
+      }
+      return undefined;
+    }
     for (let start = 0; start < length;) {
       // Each segment after the first repeats the two bytes before it, for windows that start there.
       const copyFrom = Math.max(0, start - 2);
@@ -326,5 +339,20 @@ export class WindowFilter {
       start = end;
     }
     return undefined;
+  }
+
+  /**
+   * `head` then `bytes`, one after the other in the module's memory, as one buffer there that
+   * `search` looks at in place (the copy `search` would make anyway, without a second for the
+   * join); undefined when they are longer than JOIN_BYTES. The buffer holds them only until the next
+   * `join` or `search` of any filter in the process: search it at once, and keep none of it.
+   */
+  join(head: Uint8Array, bytes: Uint8Array): Buffer | undefined {
+    const length = head.byteLength + bytes.byteLength;
+    if (length > JOIN_BYTES) return undefined;
+    const { memory } = this.#module;
+    memory.set(head, DATA_AT);
+    memory.set(bytes, DATA_AT + head.byteLength);
+    return Buffer.from(memory.buffer, DATA_AT, length);
   }
 }
