@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { seededRandom } from '../../test/support/seeded-random.js';
 import { FORMAT_SAMPLES, HELD_SAMPLES as held, join2, letters } from '../../test/support/secret-samples.js';
-import { SECRET_FORMATS, SecretPattern, type HeldSecret } from './secret-scanner.js';
+import { SECRET_FORMATS, SecretPattern, type HeldSecret, type SecretStream } from './secret-scanner.js';
 
 /** The body streamed in `parts` through one scan: the kind found, and every byte forwarded before that. */
 function scanParts(pattern: SecretPattern, parts: Buffer[]) {
@@ -265,6 +265,44 @@ function adversarialBody(seed: number, samples: readonly string[]): Buffer {
   body.copy(memory, offset);
   return memory.subarray(offset);
 }
+
+describe('secret scan: each chunk joined to the held tail in the pre-filter’s memory', () => {
+  // A ChatGPT access token is about 1.9 KB: the overlap, and so the held tail, is that long.
+  const token = join2('eyJ', 'held-access-', letters(1900, 'k3m9P'));
+  const pattern = new SecretPattern([...held, { kind: 'credential:chatgpt-access', value: token }], []);
+
+  /** `token` starting at `start` of a body of spaces cut into `size`-byte chunks. */
+  const bodyWithToken = (start: number, size: number): Buffer[] => {
+    const body = Buffer.alloc(2 * size + 4096, 0x20);
+    body.write(token, start, 'latin1');
+    return pieces(body, size);
+  };
+
+  it.each([
+    ['two 64 KiB chunks (joined in the pre-filter’s memory), at every offset', 64 * 1024, 1],
+    ['two 200 KiB chunks (too long to join there: a buffer of their own), at every 97th offset', 200 * 1024, 97],
+  ])('a 1.9 KB credential split across %s is found before any byte of it is forwarded', (_, size, step) => {
+    for (let start = size - token.length; start <= size; start += step) {
+      const scanned = scanParts(pattern, bodyWithToken(start, size));
+      expect(scanned.kind, `token at ${start}`).toBe('credential:chatgpt-access');
+      expect(scanned.forwarded.byteLength, `token at ${start}`).toBeLessThanOrEqual(start);
+    }
+  });
+
+  it('two streams pushed in turn each keep their own tail (never a view of the shared memory): a secret in 7-byte pieces is found in both', () => {
+    const [first, second] = held.map((secret) => pieces(Buffer.from(` ${secret.value} `), 7));
+    const streams = [pattern.stream(), pattern.stream()];
+    const kinds: (string | undefined)[] = [undefined, undefined];
+    for (let index = 0; index < Math.max(first?.length ?? 0, second?.length ?? 0); index += 1) {
+      for (const [which, parts] of [first, second].entries()) {
+        const part = parts?.[index];
+        if (part === undefined || kinds[which] !== undefined) continue;
+        kinds[which] = (streams[which] as SecretStream).push(part).kind;
+      }
+    }
+    expect(kinds).toEqual(held.map((secret) => secret.kind));
+  });
+});
 
 describe('secret scan: differential against a reference scan', () => {
   const pattern = new SecretPattern(held, []);

@@ -359,6 +359,11 @@ export class SecretPattern {
     return !this.#allowed.some((value) => value.includes(found));
   }
 
+  /** `head` then `bytes` as one buffer to `scan` at once and keep none of (WindowFilter.join); undefined when too long. */
+  join(head: Uint8Array, bytes: Uint8Array): Buffer | undefined {
+    return this.#filter.join(head, bytes);
+  }
+
   /** A scanner for one stream. */
   stream(): SecretStream {
     return new SecretStream(this);
@@ -372,9 +377,8 @@ export type StreamScan = { kind: string } | { kind: undefined; forward: Uint8Arr
  * One stream's scan. A chunk is forwarded only once the chunks after it hold at least `overlap`
  * bytes and have been scanned: a secret split across chunks is found before any byte of it
  * leaves. Chunks are forwarded whole, as they came, and never copied; what is kept is at most
- * `overlap` bytes plus one chunk. Each chunk is scanned twice over: the last `overlap` bytes
- * before it together with its first `overlap` bytes, for a secret that starts before it, then on
- * its own for one that starts in it; a chunk shorter than `overlap` once, joined to those bytes.
+ * `overlap` bytes plus one chunk. Each chunk is scanned once, joined to the last `overlap` bytes
+ * before it: a secret that starts there and one that starts in the chunk are found in one pass.
  */
 export class SecretStream {
   readonly #pattern: SecretPattern;
@@ -384,8 +388,6 @@ export class SecretStream {
   /** The last `overlap` bytes of the stream so far (fewer at its start), and the byte before them (-1 if none). */
   #tail: Buffer = Buffer.alloc(0);
   #before = -1;
-  /** Where the seam of the tail and a chunk's first `overlap` bytes is scanned. */
-  #seam: Buffer | undefined;
 
   constructor(pattern: SecretPattern) {
     this.#pattern = pattern;
@@ -395,30 +397,18 @@ export class SecretStream {
     const bytes = asBuffer(chunk);
     const overlap = this.#pattern.overlap;
     const tail = this.#tail;
-    if (bytes.byteLength < overlap) {
-      // A short chunk is scanned joined to the tail in one pass: that is its seam and itself at once.
-      const joined = Buffer.concat([tail, bytes]);
-      const kind = this.#pattern.scan(joined, this.#before, joined.byteLength, false);
-      if (kind !== undefined) return { kind };
-      const cut = Math.max(0, joined.byteLength - overlap);
-      if (cut > 0) this.#before = joined[cut - 1] as number;
-      this.#tail = joined.subarray(cut);
-    } else {
-      if (tail.byteLength > 0) {
-        // The seam is built in a buffer of the stream's own, reused: nothing of it outlives the scan.
-        this.#seam ??= Buffer.allocUnsafe(2 * overlap);
-        tail.copy(this.#seam, 0);
-        bytes.copy(this.#seam, tail.byteLength, 0, overlap);
-        const seam = this.#seam.subarray(0, tail.byteLength + overlap);
-        const kind = this.#pattern.scan(seam, this.#before, tail.byteLength, false);
-        if (kind !== undefined) return { kind };
-      }
-      const lastByte = tail.byteLength > 0 ? (tail[tail.byteLength - 1] as number) : this.#before;
-      const kind = this.#pattern.scan(bytes, lastByte, bytes.byteLength, false);
-      if (kind !== undefined) return { kind };
-      this.#before = bytes.byteLength > overlap ? (bytes[bytes.byteLength - overlap - 1] as number) : lastByte;
-      this.#tail = bytes.subarray(bytes.byteLength - overlap);
-    }
+    // The chunk is scanned joined to the tail, its seam and itself in one pass: in the pre-filter's
+    // memory, where its bytes are copied to be looked at anyway, or in a buffer of its own when the
+    // two are too long to fit there.
+    const joined = this.#pattern.join(tail, bytes) ?? Buffer.concat([tail, bytes]);
+    const kind = this.#pattern.scan(joined, this.#before, joined.byteLength, false);
+    if (kind !== undefined) return { kind };
+    const cut = Math.max(0, joined.byteLength - overlap);
+    if (cut > 0) this.#before = joined[cut - 1] as number;
+    // The tail outlives the scan, so it is never a view of the pre-filter's memory: the chunk's own
+    // last bytes, or a copy when the chunk is shorter than the overlap.
+    this.#tail =
+      bytes.byteLength >= overlap ? bytes.subarray(bytes.byteLength - overlap) : Buffer.from(joined.subarray(cut));
     this.#pending.push(bytes);
     this.#pendingBytes += bytes.byteLength;
     const forward: Uint8Array[] = [];

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -110,5 +111,81 @@ describe('window pre-filter: never passes over a window (differential against lo
     const filter = new WindowFilter(windows, () => 1);
     const visited = visitedRanges(filter, text).reduce((sum, [from, to]) => sum + (to - from), 0);
     expect(visited / text.byteLength).toBeLessThan(0.02);
+  });
+});
+
+describe('window pre-filter: the relaxed look-up (relaxed SIMD) against the plain one', () => {
+  it('reports the same ranges with either look-up on the 300 adversarial bodies', () => {
+    for (let seed = 1; seed <= 300; seed += 1) {
+      const { windows, bytes } = adversarialCase(seed);
+      const plain = visitedRanges(new WindowFilter(windows, () => 1, 'plain'), bytes);
+      const relaxed = visitedRanges(new WindowFilter(windows, () => 1, 'relaxed'), bytes);
+      expect(relaxed, `seed ${seed}`).toEqual(plain);
+    }
+  });
+
+  /** What a fresh `node` process (no flags, as the host is started) prints after `prelude` and `script`. */
+  function inPlainNode(prelude: string, script: string): string {
+    const module = JSON.stringify(fileURLToPath(new URL('../../dist/network/window-filter.js', import.meta.url)));
+    const program = `${prelude}\nconst filter = await import(${module});\n${script}`;
+    return execFileSync(process.execPath, ['--input-type=module', '-e', program], {
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH ?? '' },
+    });
+  }
+
+  it('a process started as plain `node` (no flags, as the host is) runs the relaxed look-up', () => {
+    expect(inPlainNode('', 'process.stdout.write(filter.preferredSwizzle());')).toBe('relaxed');
+  });
+
+  it('an engine that refuses the flag gets the plain look-up, which still finds a window', () => {
+    // The flag setter made a no-op before the module loads: relaxed SIMD then fails validation.
+    const prelude = [
+      "import { createRequire, syncBuiltinESMExports } from 'node:module';",
+      "createRequire(import.meta.url)('node:v8').setFlagsFromString = () => undefined;",
+      'syncBuiltinESMExports();',
+    ].join('\n');
+    const script = [
+      'const set = (byte) => { const s = new Uint8Array(256); s[byte] = 1; return s; };',
+      'const windows = [[set(0x4b), set(0x51), set(0x5a)]];',
+      "const bytes = Buffer.concat([Buffer.alloc(5000, 0x20), Buffer.from('KQZ'), Buffer.alloc(100, 0x20)]);",
+      'const found = new filter.WindowFilter(windows, () => 1).search(bytes, (from, to) =>',
+      "  bytes.subarray(from, to).includes('KQZ') ? 'found' : undefined);",
+      "process.stdout.write(`${filter.preferredSwizzle()} ${found ?? 'missed'}`);",
+    ].join('\n');
+    expect(inPlainNode(prelude, script)).toBe('plain found');
+  });
+});
+
+describe('window pre-filter: bytes joined in its memory, looked at in place', () => {
+  it('visits every window start of the 300 adversarial bodies joined from two parts cut at a random place', () => {
+    let joinedBodies = 0;
+    for (let seed = 1; seed <= 300; seed += 1) {
+      const { windows, bytes } = adversarialCase(seed);
+      const filter = new WindowFilter(windows, () => 1);
+      const cut = Math.floor(seededRandom(seed * 31)() * (bytes.byteLength + 1));
+      const joined = filter.join(bytes.subarray(0, cut), bytes.subarray(cut));
+      if (bytes.byteLength > 128 * 1024) {
+        expect(joined, `seed ${seed}: longer than the join holds`).toBeUndefined();
+        continue;
+      }
+      if (joined === undefined) throw new Error(`seed ${seed}: ${bytes.byteLength} bytes not joined`);
+      joinedBodies += 1;
+      expect(joined.equals(bytes), `seed ${seed}: the joined bytes`).toBe(true);
+      const covered = new Uint8Array(bytes.byteLength);
+      for (const [from, to] of visitedRanges(filter, joined)) {
+        expect(from >= 0 && from < to && to <= bytes.byteLength, `seed ${seed}: range ${from}–${to}`).toBe(true);
+        covered.fill(1, from, Math.max(from, to - 2));
+      }
+      const missed = windowStarts(bytes, windows).filter((start) => covered[start] !== 1);
+      expect(missed, `seed ${seed}: window starts outside every visited range`).toEqual([]);
+    }
+    expect(joinedBodies).toBeGreaterThan(250);
+  });
+
+  it('refuses to join more than 128 KiB', () => {
+    const filter = new WindowFilter([[setOf([0x4b]), setOf([0x51]), setOf([0x5a])]], () => 1);
+    expect(filter.join(Buffer.alloc(64 * 1024), Buffer.alloc(64 * 1024))?.byteLength).toBe(128 * 1024);
+    expect(filter.join(Buffer.alloc(64 * 1024), Buffer.alloc(64 * 1024 + 1))).toBeUndefined();
   });
 });

@@ -9,13 +9,14 @@
  * split into eight buckets; for each window position, two 16-entry tables, indexed by the low and
  * by the high four bits of a byte, hold a bucket's bit where one of its windows has a byte with
  * that half there. A byte may be a bucket's at a position when both lookups keep its bit, and
- * `i8x16.swizzle` does sixteen lookups in one instruction; three consecutive bytes may start one
- * of its windows when the three positions' bits, shifted into line, share the bucket's bit. The
- * module is assembled here from its opcodes (a few hundred bytes, no build step) and compiled
- * once per process.
+ * `i8x16.swizzle` (relaxed SIMD's, where the engine has it) does sixteen lookups in one
+ * instruction; three consecutive bytes may start one of its windows when the three positions'
+ * bits, shifted into line, share the bucket's bit. The module is assembled here from its opcodes
+ * (a few hundred bytes, no build step) and compiled once per process.
  *
  * What it does not catch: nothing by itself; it only narrows where the scan looks.
  */
+import { setFlagsFromString } from 'node:v8';
 
 /** A window: the bytes allowed at each of its three positions, a 256-entry membership table each. */
 export type Window = readonly [Uint8Array, Uint8Array, Uint8Array];
@@ -30,9 +31,11 @@ const RUN_BYTES = 16 * VECTORS_PER_RUN;
 const TABLES_AT = 0;
 /** Where a segment's copy may start (a multiple of RUN_BYTES, past the tables and a vector). */
 const DATA_AT = 128;
+/** Bytes `join` places there at most: a 64 KiB body chunk behind a stream's tail of up to 64 KiB. */
+const JOIN_BYTES = 2 * SEGMENT_BYTES;
 const BUCKETS = 8;
 const PAGE_BYTES = 64 * 1024;
-const PAGES = Math.ceil((DATA_AT + SEGMENT_BYTES + 2 * RUN_BYTES) / PAGE_BYTES);
+const PAGES = Math.ceil((DATA_AT + JOIN_BYTES + 2 * RUN_BYTES) / PAGE_BYTES);
 
 /** Unsigned LEB128, the binary format's integer encoding. */
 function leb(value: number): number[] {
@@ -84,6 +87,7 @@ const op = {
   /** Lanes `from`…`from + 15` of the two vectors on the stack, the first's lanes numbered 0–15. */
   lanes: (from: number) => [...simd(0x0d), ...Array.from({ length: 16 }, (_, lane) => from + lane)],
   swizzle: simd(0x0e),
+  relaxedSwizzle: simd(0x100),
   and: simd(0x4e),
   or: simd(0x50),
   anyTrue: simd(0x53),
@@ -96,12 +100,23 @@ const [FROM, TO, MASK, PREV0, PREV1, BYTES, LOW, HIGH, BITS0, BITS1] = [0, 1, 8,
 const V128_LOCALS = 14;
 const table = (position: number, half: 0 | 1) => 2 + 2 * position + half;
 
+/**
+ * How a table is looked up: `i8x16.swizzle`, or relaxed SIMD's `i8x16.relaxed_swizzle`, which
+ * differs only for indices over 15 (left to the engine) — and an index here is a half-byte. On x64
+ * the plain one costs V8 a saturating add before each `pshufb` to zero those lanes; the relaxed
+ * one is the `pshufb` alone.
+ */
+export type Swizzle = 'plain' | 'relaxed';
+
 /** With a vector on the stack: its bucket bits at `position` (its halves in LOW and HIGH). */
-const bitsAt = (position: number): number[] => [
-  ...op.get(table(position, 0)), ...op.get(LOW), ...op.swizzle,
-  ...op.get(table(position, 1)), ...op.get(HIGH), ...op.swizzle,
-  ...op.and,
-]; // prettier-ignore
+const bitsAt = (position: number, swizzle: Swizzle): number[] => {
+  const lookUp = swizzle === 'relaxed' ? op.relaxedSwizzle : op.swizzle;
+  return [
+    ...op.get(table(position, 0)), ...op.get(LOW), ...lookUp,
+    ...op.get(table(position, 1)), ...op.get(HIGH), ...lookUp,
+    ...op.and,
+  ]; // prettier-ignore
+};
 
 const halves = (): number[] => [
   ...op.set(BYTES),
@@ -115,11 +130,11 @@ const halves = (): number[] => [
  * that byte, position 1 the byte before, position 0 the one before that, reaching into the
  * previous vector); then this vector's bits become the previous vector's.
  */
-const windowEnds = (): number[] => [
+const windowEnds = (swizzle: Swizzle): number[] => [
   ...halves(),
-  ...bitsAt(0), ...op.set(BITS0),
-  ...bitsAt(1), ...op.set(BITS1),
-  ...bitsAt(2),
+  ...bitsAt(0, swizzle), ...op.set(BITS0),
+  ...bitsAt(1, swizzle), ...op.set(BITS1),
+  ...bitsAt(2, swizzle),
   ...op.get(PREV1), ...op.get(BITS1), ...op.lanes(15), ...op.and,
   ...op.get(PREV0), ...op.get(BITS0), ...op.lanes(14), ...op.and,
   ...op.get(BITS0), ...op.set(PREV0),
@@ -131,7 +146,7 @@ const windowEnds = (): number[] => [
  * bytes hold the last byte of a place where a bucket's window may start, or `to`. The vector
  * before `from` is read for windows that start there.
  */
-const findBody = (): number[] => [
+const findBody = (swizzle: Swizzle): number[] => [
   ...[1, V128_LOCALS, V128],
   ...[0, 1, 2].flatMap((position) => [
     ...op.i32(TABLES_AT), ...op.load(32 * position), ...op.set(table(position, 0)),
@@ -139,14 +154,14 @@ const findBody = (): number[] => [
   ]),
   ...op.splat16(0x0f), ...op.set(MASK),
   ...op.get(FROM), ...op.i32(16), ...op.i32Sub, ...op.load(0), ...halves(),
-  ...bitsAt(0), ...op.set(PREV0),
-  ...bitsAt(1), ...op.set(PREV1),
+  ...bitsAt(0, swizzle), ...op.set(PREV0),
+  ...bitsAt(1, swizzle), ...op.set(PREV1),
   ...op.block,
   ...op.loop,
   ...op.get(FROM), ...op.get(TO), ...op.i32GeU, ...op.brIf(1),
-  ...op.get(FROM), ...op.load(0), ...windowEnds(),
+  ...op.get(FROM), ...op.load(0), ...windowEnds(swizzle),
   ...Array.from({ length: VECTORS_PER_RUN - 1 }, (_, index) => [
-    ...op.get(FROM), ...op.load(16 * (index + 1)), ...windowEnds(), ...op.or,
+    ...op.get(FROM), ...op.load(16 * (index + 1)), ...windowEnds(swizzle), ...op.or,
   ]).flat(),
   ...op.anyTrue, ...op.brIf(1),
   ...op.get(FROM), ...op.i32(RUN_BYTES), ...op.i32Add, ...op.set(FROM),
@@ -158,14 +173,14 @@ const findBody = (): number[] => [
 ]; // prettier-ignore
 
 /** The module's bytes: one function type, one function, one memory, both exported. */
-export function windowFilterModuleBytes(): Uint8Array {
+export function windowFilterModuleBytes(swizzle: Swizzle): Uint8Array {
   return Uint8Array.from([
     ...[0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00],
     ...section(1, [1, 0x60, 2, I32, I32, 1, I32]),
     ...section(3, [1, 0]),
     ...section(5, [1, 0x00, ...leb(PAGES)]),
     ...section(7, [2, ...name('find'), 0x00, 0, ...name('memory'), 0x02, 0]),
-    ...section(10, [1, ...sized(findBody())]),
+    ...section(10, [1, ...sized(findBody(swizzle))]),
   ]);
 }
 
@@ -173,6 +188,7 @@ export function windowFilterModuleBytes(): Uint8Array {
 declare const WebAssembly: {
   Module: new (bytes: Uint8Array) => object;
   Instance: new (module: object) => { exports: object };
+  validate: (bytes: Uint8Array) => boolean;
 };
 
 interface Module {
@@ -180,15 +196,41 @@ interface Module {
   memory: Uint8Array;
 }
 
-/** One instance per process: a search is synchronous, so each writes its tables before it runs. */
-let shared: Module | undefined;
-function instance(): Module {
-  if (shared === undefined) {
-    const compiled = new WebAssembly.Instance(new WebAssembly.Module(windowFilterModuleBytes()));
-    const exports = compiled.exports as { find: Module['find']; memory: { buffer: ArrayBuffer } };
-    shared = { find: exports.find, memory: new Uint8Array(exports.memory.buffer) };
+let preferred: Swizzle | undefined;
+/**
+ * The relaxed look-up where the engine takes it, else the plain one. Node 20's V8 (11.3) has
+ * relaxed SIMD behind a flag, and the host is started as plain `node`, so the flag is set here,
+ * before the module is compiled. It is process-wide but only adds instructions a module may use
+ * (relaxed SIMD is on by default from V8 11.4): the host's other WebAssembly, undici's HTTP parser,
+ * validates and runs as before. An engine that rejects the flag or the relaxed module gets the
+ * plain one: the places found are the same either way.
+ */
+export function preferredSwizzle(): Swizzle {
+  if (preferred === undefined) {
+    const relaxed = windowFilterModuleBytes('relaxed');
+    try {
+      if (!WebAssembly.validate(relaxed)) setFlagsFromString('--experimental-wasm-relaxed-simd');
+    } catch {
+      // An engine without the flag keeps its defaults; validation below decides.
+    }
+    preferred = WebAssembly.validate(relaxed) ? 'relaxed' : 'plain';
   }
-  return shared;
+  return preferred;
+}
+
+/** One instance per process and look-up: a search is synchronous, so each writes its tables before it runs. */
+const instances = new Map<Swizzle, Module>();
+function instance(swizzle: Swizzle): Module {
+  let module = instances.get(swizzle);
+  if (module === undefined) {
+    // The engine's flag first: a relaxed module compiles only once it is set.
+    if (swizzle === 'relaxed' && preferredSwizzle() !== 'relaxed') throw new Error('relaxed SIMD is not available');
+    const compiled = new WebAssembly.Instance(new WebAssembly.Module(windowFilterModuleBytes(swizzle)));
+    const exports = compiled.exports as { find: Module['find']; memory: { buffer: ArrayBuffer } };
+    module = { find: exports.find, memory: new Uint8Array(exports.memory.buffer) };
+    instances.set(swizzle, module);
+  }
+  return module;
 }
 
 /** A bucket: per position, bit masks of the low and of the high halves its windows' bytes have. */
@@ -224,12 +266,15 @@ function widened(bucket: Bucket, window: Window): Bucket {
 export class WindowFilter {
   /** For positions 0, 1, 2: the low-half table then the high-half table, 16 entries each. */
   readonly #tables = new Uint8Array(96);
+  readonly #module: Module;
 
   /**
    * `weight`: how common a byte is in ordinary bodies; windows go, the commonest first, to the
-   * bucket where they add the least to what it lets through by that measure.
+   * bucket where they add the least to what it lets through by that measure. `swizzle`: the
+   * look-up to run, the engine's best unless a test compares the two.
    */
-  constructor(windows: readonly Window[], weight: (byte: number) => number) {
+  constructor(windows: readonly Window[], weight: (byte: number) => number, swizzle = preferredSwizzle()) {
+    this.#module = instance(swizzle);
     const buckets: Bucket[] = Array.from({ length: BUCKETS }, () => EMPTY_BUCKET);
     const ranked = windows.map((window) => ({ window, weight: cost(widened(EMPTY_BUCKET, window), weight) }));
     ranked.sort((a, b) => b.weight - a.weight);
@@ -262,9 +307,20 @@ export class WindowFilter {
    * undefined. Ranges are cut to `bytes` and may overlap.
    */
   search<T>(bytes: Buffer, visit: (from: number, to: number) => T | undefined): T | undefined {
-    const { find, memory } = instance();
+    const { find, memory } = this.#module;
     memory.set(this.#tables, TABLES_AT);
     const length = bytes.byteLength;
+    if (bytes.buffer === memory.buffer) {
+      // Bytes `join` placed in the module's memory: looked at where they are, in one pass.
+      const first = bytes.byteOffset;
+      const limit = (first + length + RUN_BYTES - 1) & ~(RUN_BYTES - 1);
+      for (let run = find(first & ~(RUN_BYTES - 1), limit); run < limit; run = find(run + RUN_BYTES, limit)) {
+        const at = run - first;
+        const found = visit(Math.max(0, at - 2), Math.min(length, at + RUN_BYTES));
+        if (found !== undefined) return found;
+      }
+      return undefined;
+    }
     for (let start = 0; start < length;) {
       // Each segment after the first repeats the two bytes before it, for windows that start there.
       const copyFrom = Math.max(0, start - 2);
@@ -283,5 +339,20 @@ export class WindowFilter {
       start = end;
     }
     return undefined;
+  }
+
+  /**
+   * `head` then `bytes`, one after the other in the module's memory, as one buffer there that
+   * `search` looks at in place (the copy `search` would make anyway, without a second for the
+   * join); undefined when they are longer than JOIN_BYTES. The buffer holds them only until the next
+   * `join` or `search` of any filter in the process: search it at once, and keep none of it.
+   */
+  join(head: Uint8Array, bytes: Uint8Array): Buffer | undefined {
+    const length = head.byteLength + bytes.byteLength;
+    if (length > JOIN_BYTES) return undefined;
+    const { memory } = this.#module;
+    memory.set(head, DATA_AT);
+    memory.set(bytes, DATA_AT + head.byteLength);
+    return Buffer.from(memory.buffer, DATA_AT, length);
   }
 }
