@@ -105,7 +105,7 @@ export interface PrestartedSandbox {
   /**
    * Hand `argv` to the waiter (only after `fits`): the command, supervised from now, or undefined
    * when it was not handed over or the waiter declined it (then discard the sandbox and spawn the
-   * command). Once the request is sent, only the waiter's `n` means the command did not run.
+   * command): only after its `x` can the command have run, so it never runs twice.
    */
   take(
     argv: readonly string[],
@@ -145,24 +145,34 @@ export function startPrestartedSandbox(
   const spoil = () => {
     spoiled = true;
     settleReady(false);
-    answer?.(undefined);
+  };
+  /**
+   * The waiter's answer to a request: `x` (it execs the command next) or `n`, else undefined once
+   * fd 3 ends without either. Its stream delivers every byte before its end, so an end without `x`
+   * means the command was never exec'd; the process's exit says nothing (it can be seen first).
+   */
+  const reply = (value: string | undefined) => {
+    answer?.(value);
     answer = undefined;
   };
-  child.once('error', spoil);
+  const ended = () => {
+    spoil();
+    reply(undefined);
+  };
+  child.once('error', ended);
   child.once('exit', spoil);
   channel?.on('data', (data: Buffer) => {
     for (const byte of data.toString('latin1')) {
       if (byte === 'r' && !ready) {
         ready = true;
         settleReady(true);
-      } else if ((byte === 'x' || byte === 'n') && answer !== undefined) {
-        answer(byte);
-        answer = undefined;
-      } else spoil();
+      } else if ((byte === 'x' || byte === 'n') && answer !== undefined) reply(byte);
+      else spoil();
     }
   });
-  channel?.on('error', spoil);
-  channel?.on('close', spoil);
+  channel?.on('end', ended);
+  channel?.on('error', ended);
+  channel?.on('close', ended);
   const gone = new Promise<void>((resolve) => child.once('close', () => resolve()));
   // Its output waits in the pipes (nothing reads them before a hand-over): the waiter writes none.
   const quiet = () => (child.stdout?.readableLength ?? 0) === 0 && (child.stderr?.readableLength ?? 0) === 0;
@@ -195,20 +205,18 @@ export function startPrestartedSandbox(
     async take(argv, supervision) {
       if (taken || spoiled || channel === null) return undefined;
       taken = true;
-      const reply = new Promise<string | undefined>((resolve) => (answer = resolve));
+      const replied = new Promise<string | undefined>((resolve) => (answer = resolve));
       channel.write(waiterRequest(argv));
-      if ((await reply) === 'n') {
+      if ((await replied) !== 'x') {
         taken = false;
         return undefined;
       }
-      // `x`, or the waiter gone without a word after it was sent the request (its exit can be seen
-      // before its `x`): the command may have run, so it is never spawned again; this is its outcome.
       channel.destroy();
       supervised = superviseCommandChild(child, supervision);
       return supervised;
     },
     discard() {
-      spoil();
+      ended();
       channel?.destroy();
       if (supervised !== undefined) return supervised.abort();
       if (taken) return undefined;
