@@ -250,6 +250,8 @@ describe('the agent’s work in the desktop app', () => {
     await page.locator('.bubble.assistant').filter({ hasText: 'demo:' }).last().waitFor();
     const before = endpoint.seen.length;
     const picker = page.getByLabel('Model', { exact: true });
+    // The picker renders once the new session's model list has loaded; both groups are in it then.
+    await picker.locator('optgroup').nth(1).waitFor({ state: 'attached' });
     expect(
       await picker.locator('optgroup').evaluateAll((groups) => groups.map((g) => g.getAttribute('label'))),
     ).toEqual(['Demo (offline)', expect.stringContaining('local (http://127.0.0.1:')]);
