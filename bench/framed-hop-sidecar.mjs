@@ -2,7 +2,7 @@
 // speaks channel v1 on stdin/stdout with the real codec (stdioChannel: FramedChannel, the same frames
 // and schema checks as a sidecar) to the host's real executor, asks for the 100 MiB body with a bare
 // `request.start` and counts the `response.chunk` bytes as they are decoded, returning credit as
-// the transport does (the window at `response.start`, then in quarters of it as bytes arrive) but
+// the transport does (the window at `response.start`, then in halves of it as bytes arrive) but
 // with no WHATWG Response, ReadableStream or reader in between. Driven over IPC like
 // transport-sidecar.mjs: `body` answers with { rate, cpuMs }; `finish` exits.
 import { randomBytes } from 'node:crypto';
@@ -24,7 +24,7 @@ channel.on('response.start', (frame) => {
 channel.on('response.chunk', (frame) => {
   current.total += frame.data.byteLength;
   current.consumed += frame.data.byteLength;
-  if (current.consumed >= TRANSPORT_RESPONSE_WINDOW_BYTES / 4) {
+  if (current.consumed >= TRANSPORT_RESPONSE_WINDOW_BYTES / 2) {
     channel.send({ v: 1, type: 'response.credit', request_id: frame.request_id, bytes: current.consumed });
     current.consumed = 0;
   }

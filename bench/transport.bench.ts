@@ -14,7 +14,8 @@
  * Response, ReadableStream and reader) adds.
  *
  * The 100 MiB bodies alternate (direct, transported, framed hop, bare hop, in an order that rotates
- * each round), so a change in the machine's load in the middle of the run reaches all four alike.
+ * each round), so a change in the machine's load in the middle of the run reaches all four alike;
+ * the target is judged on each round's own ratio to the hop, their median.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -30,7 +31,7 @@ import { BYTES, measureSse, measureTtfb, readBody, SSE_EVENTS } from './transpor
 
 /** Rounds of 100 MiB bodies not counted (JIT and heap warm-up on every side), then rounds counted. */
 const WARM_ROUNDS = 2;
-const ROUNDS = 5;
+const ROUNDS = 9;
 
 interface Body {
   rate: number;
@@ -219,13 +220,23 @@ export const transportBenchmark: Benchmark = {
       return [
         // Issue 21 re-based the target on the channel's physical limit: the spec's stdin/stdout hop,
         // measured bare in the same rounds (issue 6 measured 0.8× direct to be above that hop here).
+        // Each round's transported body against the bare hop's body of the same round, so a change in
+        // the machine's load between rounds reaches both sides of every ratio.
         figure(
-          '100 MiB body throughput vs the bare stdio hop',
+          "100 MiB body throughput vs the bare stdio hop, median of the rounds' ratios",
+          '× the hop',
+          median(via.map((body, round) => body.rate / (hopRates[round] as number))),
+          1,
+          '≥ 0.9× bare stdio hop',
+          (ratio) => ratio >= 0.9,
+        ),
+        figure(
+          '100 MiB body throughput vs the bare stdio hop, medians of the rates',
           'MiB/s',
           median(via.map((body) => body.rate)),
           median(hopRates),
-          '≥ 0.9× bare stdio hop',
-          (ratio) => ratio >= 0.9,
+          'informational',
+          () => true,
         ),
         figure(
           '100 MiB body throughput vs direct',

@@ -18,6 +18,11 @@ export const CHANNEL_MAX_BODY_CHUNK_BYTES = 64 * KiB;
  * retain at most this multiple of their own size, whatever the peer's framing.
  */
 export const CHANNEL_MAX_BODY_VIEW_RETENTION = 4;
+/**
+ * Body frame headers (kind and id) each end of the channel remembers as already checked against
+ * its schema, so a body's later chunks skip the schema; past this many the memory starts over.
+ */
+export const CHANNEL_CHECKED_BODY_HEADERS = 64;
 /** Longest string field in a frame that is not a body chunk (ids, urls, header values are bounded separately). */
 export const CHANNEL_MAX_ID_CHARS = 128;
 /** Longest per-spawn password (and host key) a frame or host IPC answer carries; the host makes 43-character ones. */

@@ -321,8 +321,8 @@ export class ProviderTransport {
     if (next) {
       controller.enqueue(next);
       state.consumed += next.byteLength;
-      // Top up in quarters of the window: fewer frames, and the host is never starved.
-      if (state.consumed >= TRANSPORT_RESPONSE_WINDOW_BYTES / 4 && !this.#channel.closed) {
+      // Top up in halves of the window: few frames, and half a window in flight keeps the host sending.
+      if (state.consumed >= TRANSPORT_RESPONSE_WINDOW_BYTES / 2 && !this.#channel.closed) {
         state.responseCredit += state.consumed;
         this.#channel.send({ v: 1, type: 'response.credit', request_id: state.id, bytes: state.consumed });
         state.consumed = 0;

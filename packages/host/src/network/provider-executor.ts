@@ -148,10 +148,10 @@ export class ProviderExecutor {
     this.#live.clear();
   }
 
+  /** Send unless the channel is gone; false when the channel's buffer is full (or it is gone). */
   #send(frame: Parameters<SidecarChannel['send']>[0]): boolean {
     if (this.#closed || this.#channel.closed) return false;
-    this.#channel.send(frame);
-    return true;
+    return this.#channel.send(frame);
   }
 
   #rememberEnded(id: string): void {
@@ -468,8 +468,15 @@ export class ProviderExecutor {
         body.off('data', onData);
         resolve(undefined);
       };
+      // The channel's buffer is full: the next frame waits for it to drain, as well as for credit.
+      let draining = false;
       const flush = (): void => {
         request.wakeSender = undefined;
+        if (request.finished) return stop();
+        if (draining) {
+          request.wakeSender = flush;
+          return;
+        }
         while (waiting !== undefined) {
           if (request.finished) return stop();
           if (request.responseCredit === 0) {
@@ -479,8 +486,23 @@ export class ProviderExecutor {
           }
           const size = Math.min(waiting.byteLength, CHANNEL_MAX_BODY_CHUNK_BYTES, request.responseCredit);
           request.responseCredit -= size;
-          this.#send({ v: 1, type: 'response.chunk', request_id: request.id, data: waiting.subarray(0, size) });
+          const room = this.#send({
+            v: 1,
+            type: 'response.chunk',
+            request_id: request.id,
+            data: waiting.subarray(0, size),
+          });
           waiting = size === waiting.byteLength ? undefined : waiting.subarray(size);
+          if (!room) {
+            draining = true;
+            body.pause();
+            request.wakeSender = flush;
+            this.#channel.onDrain(() => {
+              draining = false;
+              flush();
+            });
+            return;
+          }
         }
         if (ended) resolve(request.finished ? undefined : total);
         else body.resume();

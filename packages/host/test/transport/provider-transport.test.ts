@@ -5,6 +5,7 @@
 import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
+  CHANNEL_MAX_BODY_CHUNK_BYTES,
   TRANSPORT_GRANT_ACK_TIMEOUT_MS,
   type ChannelErrorCode,
   type FrameOfType,
@@ -19,6 +20,7 @@ import {
   startFetchPair,
   startForbiddenServer,
   startRawPair,
+  writeBytes,
 } from './transport-harness.js';
 import { startServer, type TestServer } from '@bastion/test-support';
 
@@ -548,6 +550,28 @@ describe('bounds', () => {
     pair.send({ v: 1, type: 'response.credit', request_id: 'c', bytes: 1024 * 1024 });
     await pair.next('c', 'response.end');
     expect(bytes()).toBe(512 * 1024);
+  });
+
+  it('a sidecar that stops reading holds the response body at the channel buffer, whatever credit it granted; the body resumes whole', async () => {
+    const total = 8 * 1024 * 1024;
+    const target = track(await startServer((_req, res) => writeBytes(res, total)));
+    const pair = track(startRawPair());
+    const grantId = await pair.grant(target.origin);
+    pair.send(requestStart('d', grantId, `${target.origin}/`));
+    await pair.next('d', 'response.start');
+    pair.hostOutput.pause();
+    pair.send({ v: 1, type: 'response.credit', request_id: 'd', bytes: 16 * 1024 * 1024 });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Credit for the whole body, yet the host stopped once the channel's buffer was full: what waits
+    // there is about a chunk past its high-water mark, not the 8 MiB the credit would allow.
+    expect(pair.hostOutput.writableLength).toBeGreaterThan(0);
+    expect(pair.hostOutput.writableLength).toBeLessThanOrEqual(4 * CHANNEL_MAX_BODY_CHUNK_BYTES);
+    pair.hostOutput.resume();
+    await pair.next('d', 'response.end');
+    const received = pair.frames
+      .filter((frame) => frame.type === 'response.chunk')
+      .reduce((sum, frame) => sum + ('data' in frame ? frame.data.byteLength : 0), 0);
+    expect(received).toBe(total);
   });
 
   it('a body that ends upstream while its last bytes wait for credit is still sent whole before response.end', async () => {

@@ -212,6 +212,8 @@ export function deferred<T = void>(): { promise: Promise<T>; resolve: (value: T)
 export interface RawPair extends PairBase {
   /** Every frame the host sent, in order. */
   frames: HostToSidecarFrame[];
+  /** The host's bytes toward the sidecar: pause it to play a sidecar that has stopped reading. */
+  hostOutput: PassThrough;
   send(frame: SidecarToHostFrame): void;
   /** Write a length-prefixed JSON payload without the outbound schema check (oversize frames). */
   sendUnchecked(frame: object): void;
@@ -262,6 +264,7 @@ export function startRawPair(
   }
   return Object.assign(base, {
     frames,
+    hostOutput: toSidecar,
     send: (frame: SidecarToHostFrame) => raw.send(frame),
     sendUnchecked: (frame: object) => sendPayload(Buffer.from(JSON.stringify(frame), 'utf8')),
     sendPayload,

@@ -1,6 +1,10 @@
-import { describe, expect, it } from 'vitest';
-import { CHANNEL_MAX_BODY_CHUNK_BYTES, CHANNEL_MAX_BODY_VIEW_RETENTION } from '../limits.js';
-import { encodeFrame, FrameDecoder } from './codec.js';
+import { describe, expect, it, vi } from 'vitest';
+import {
+  CHANNEL_CHECKED_BODY_HEADERS,
+  CHANNEL_MAX_BODY_CHUNK_BYTES,
+  CHANNEL_MAX_BODY_VIEW_RETENTION,
+} from '../limits.js';
+import { encodeFrame, FrameDecoder, FrameEncoder } from './codec.js';
 import { hostToSidecarFrameSchema, sidecarToHostFrameSchema } from './frames.js';
 
 function framed(payload: Uint8Array): Uint8Array {
@@ -129,5 +133,87 @@ describe('binary body frames', () => {
         expect.objectContaining({ code: 'CHANNEL_FRAME_SCHEMA' }),
       );
     }
+  });
+
+  it("runs the schema on a body's first chunk only, and each later chunk encodes to encodeFrame's exact bytes", () => {
+    const schema = hostToSidecarFrameSchema;
+    const checks = vi.spyOn(schema, 'safeParse');
+    const encoder = new FrameEncoder(schema);
+    const decoder = new FrameDecoder(schema);
+    for (const size of [10, CHANNEL_MAX_BODY_CHUNK_BYTES, 0, 3]) {
+      const frame = {
+        v: 1,
+        type: 'response.chunk',
+        request_id: 'req-a',
+        data: new Uint8Array(size).fill(size % 251),
+      } as const;
+      const parts = encoder.encode(frame);
+      expect(parts.map((part) => [...part])).toEqual(encodeFrame(schema, frame).map((part) => [...part]));
+      if (size > 0) expect(parts[1]).toBe(frame.data);
+    }
+    // Four encodes above ran the schema once, plus once per encodeFrame compared against.
+    expect(checks).toHaveBeenCalledTimes(1 + 4);
+    checks.mockClear();
+    const stream = { v: 1, type: 'command.output', id: 'cmd_1', stream: 'stderr', data: new Uint8Array(5) } as const;
+    encoder.encode(stream);
+    encoder.encode(stream);
+    // The same id under another kind is a header of its own, checked once.
+    expect(checks).toHaveBeenCalledTimes(1);
+    checks.mockClear();
+    for (let index = 0; index < 3; index += 1) {
+      decoder.push(
+        concat(encodeFrame(schema, { v: 1, type: 'response.chunk', request_id: 'req-b', data: Uint8Array.of(index) })),
+      );
+    }
+    checks.mockClear();
+    decoder.push(
+      concat(encodeFrame(schema, { v: 1, type: 'response.chunk', request_id: 'req-b', data: Uint8Array.of(9) })),
+    );
+    // encodeFrame above is the one check: the decoder checked req-b's header on its first chunk only.
+    expect(checks).toHaveBeenCalledTimes(1);
+    checks.mockRestore();
+  });
+
+  it('refuses, after a checked header of the same id, a chunk with an extra key, a wrong version, bytes over the bound or a bad id', () => {
+    const encoder = new FrameEncoder(sidecarToHostFrameSchema);
+    const data = new Uint8Array(4);
+    encoder.encode({ v: 1, type: 'request.chunk', request_id: 'req-1', data });
+    for (const frame of [
+      { v: 1, type: 'request.chunk', request_id: 'req-1', data, extra: 'x' },
+      { v: 2, type: 'request.chunk', request_id: 'req-1', data },
+      { v: 1, type: 'request.chunk', request_id: 'req-1', data: new Uint8Array(CHANNEL_MAX_BODY_CHUNK_BYTES + 1) },
+      { v: 1, type: 'request.chunk', request_id: 'req/1', data },
+      { v: 1, type: 'request.chunk', data, extra: 'req-1' },
+    ]) {
+      expect(() => encoder.encode(frame as never)).toThrow(expect.objectContaining({ code: 'CHANNEL_FRAME_SCHEMA' }));
+    }
+    // The decoder: a checked id does not let a bad one through, nor a kind of the other direction with it.
+    const decoder = new FrameDecoder(sidecarToHostFrameSchema);
+    decoder.push(framed(new Uint8Array([0, 1, 1, 0x78, 1])));
+    expect(() => decoder.push(framed(new Uint8Array([0, 1, 1, 0x2f, 1])))).toThrow(
+      expect.objectContaining({ code: 'CHANNEL_FRAME_SCHEMA' }),
+    );
+    const again = new FrameDecoder(sidecarToHostFrameSchema);
+    again.push(framed(new Uint8Array([0, 1, 1, 0x78, 1])));
+    expect(() => again.push(framed(new Uint8Array([0, 2, 1, 0x78, 1])))).toThrow(
+      expect.objectContaining({ code: 'CHANNEL_FRAME_SCHEMA' }),
+    );
+  });
+
+  it(`remembers at most ${CHANNEL_CHECKED_BODY_HEADERS} checked headers, and encodes correctly past them`, () => {
+    const schema = hostToSidecarFrameSchema;
+    const encoder = new FrameEncoder(schema);
+    const checks = vi.spyOn(schema, 'safeParse');
+    const frameOf = (index: number) =>
+      ({ v: 1, type: 'response.chunk', request_id: `req-${index}`, data: Uint8Array.of(index % 256) }) as const;
+    for (let index = 0; index <= CHANNEL_CHECKED_BODY_HEADERS; index += 1) encoder.encode(frameOf(index));
+    checks.mockClear();
+    // Past the bound the memory started over with the last id: the first id is checked again, the last is not.
+    encoder.encode(frameOf(CHANNEL_CHECKED_BODY_HEADERS));
+    expect(checks).toHaveBeenCalledTimes(0);
+    const parts = encoder.encode(frameOf(0));
+    expect(checks).toHaveBeenCalledTimes(1);
+    checks.mockRestore();
+    expect(new FrameDecoder(schema).push(concat(parts))).toEqual([frameOf(0)]);
   });
 });

@@ -7,6 +7,7 @@
 import type { z } from 'zod';
 import { ChannelError } from '../errors.js';
 import {
+  CHANNEL_CHECKED_BODY_HEADERS,
   CHANNEL_FRAME_HEADER_BYTES,
   CHANNEL_MAX_BODY_CHUNK_BYTES,
   CHANNEL_MAX_BODY_VIEW_RETENTION,
@@ -50,13 +51,49 @@ function bodyFrame(kind: BinaryKind, id: string, data: Uint8Array): BodyFrame {
   return { v: 1, type: kind.type, [kind.idField]: id, ...kind.fixed, data };
 }
 
+/** How many keys a frame of each binary kind has: `v`, `type`, its id, `data` and its fixed fields. */
+const BINARY_KIND_KEYS = BINARY_KINDS.map((kind) => 4 + Object.keys(kind.fixed).length);
+/** Each binary kind's index and fixed fields, by frame type. */
+const BINARY_KINDS_BY_TYPE = new Map<string, { index: number; fixed: [string, unknown][] }[]>();
+BINARY_KINDS.forEach((kind, index) => {
+  const candidates = BINARY_KINDS_BY_TYPE.get(kind.type) ?? [];
+  candidates.push({ index, fixed: Object.entries(kind.fixed) });
+  BINARY_KINDS_BY_TYPE.set(kind.type, candidates);
+});
+
 /** The index of the binary kind `frame` is, or -1 for a frame that travels as JSON. */
 function binaryKindOf(frame: unknown): number {
   const fields = frame as Record<string, unknown>;
   if (!(fields.data instanceof Uint8Array)) return -1;
-  return BINARY_KINDS.findIndex(
-    (kind) => kind.type === fields.type && Object.entries(kind.fixed).every(([name, value]) => fields[name] === value),
-  );
+  const candidates = BINARY_KINDS_BY_TYPE.get(fields.type as string);
+  if (candidates === undefined) return -1;
+  for (const candidate of candidates) {
+    if (candidate.fixed.every(([name, value]) => fields[name] === value)) return candidate.index;
+  }
+  return -1;
+}
+
+/**
+ * The (kind, id) pairs of body frame headers one end has checked against its schema, up to
+ * CHANNEL_CHECKED_BODY_HEADERS of them, each with what that end keeps for it. A header's check
+ * depends on nothing but its kind and id, so a body's later chunks need not repeat it.
+ */
+class CheckedBodyHeaders<T> {
+  readonly #byKind = BINARY_KINDS.map(() => new Map<string, T>());
+  #size = 0;
+
+  get(kindIndex: number, id: string): T | undefined {
+    return this.#byKind[kindIndex]?.get(id);
+  }
+
+  add(kindIndex: number, id: string, value: T): void {
+    if (this.#size >= CHANNEL_CHECKED_BODY_HEADERS) {
+      for (const ids of this.#byKind) ids.clear();
+      this.#size = 0;
+    }
+    this.#byKind[kindIndex]?.set(id, value);
+    this.#size += 1;
+  }
 }
 
 /** Length prefix and binary header; the body follows as its own part, not copied. */
@@ -103,6 +140,50 @@ export function encodeFrame<S extends z.ZodType>(schema: S, frame: z.infer<S>): 
 }
 
 /**
+ * The encoder for one direction of the channel: encodeFrame, with each body's header checked
+ * against the schema once. A later chunk of that body (same kind and id, the frame's keys exactly
+ * the kind's, `v: 1`, its bytes within the bound) reuses the checked header's bytes, so the
+ * schema a body frame passes is the same for every chunk but the first is not run again.
+ */
+export class FrameEncoder<S extends z.ZodType> {
+  readonly #schema: S;
+  /** The header bytes after the length prefix, per checked (kind, id). */
+  readonly #headers = new CheckedBodyHeaders<Uint8Array>();
+
+  constructor(schema: S) {
+    this.#schema = schema;
+  }
+
+  /** encodeFrame's parts for `frame`; throws as encodeFrame does. */
+  encode(frame: z.infer<S>): Uint8Array[] {
+    const kindIndex = binaryKindOf(frame);
+    if (kindIndex < 0) return encodeFrame(this.#schema, frame);
+    const body = frame as BodyFrame;
+    const kind = BINARY_KINDS[kindIndex] as BinaryKind;
+    const id = body[kind.idField];
+    const checked = typeof id === 'string' ? this.#headers.get(kindIndex, id) : undefined;
+    if (
+      checked === undefined ||
+      body.v !== 1 ||
+      body.data.byteLength > CHANNEL_MAX_BODY_CHUNK_BYTES ||
+      Object.keys(body).length !== BINARY_KIND_KEYS[kindIndex]
+    ) {
+      const parts = encodeFrame(this.#schema, frame);
+      this.#headers.add(kindIndex, id as string, (parts[0] as Uint8Array).subarray(CHANNEL_FRAME_HEADER_BYTES));
+      return parts;
+    }
+    const header = new Uint8Array(CHANNEL_FRAME_HEADER_BYTES + checked.byteLength);
+    const length = checked.byteLength + body.data.byteLength;
+    header[0] = length >>> 24;
+    header[1] = (length >>> 16) & 0xff;
+    header[2] = (length >>> 8) & 0xff;
+    header[3] = length & 0xff;
+    header.set(checked, CHANNEL_FRAME_HEADER_BYTES);
+    return body.data.byteLength === 0 ? [header] : [header, body.data];
+  }
+}
+
+/**
  * Incremental decoder for one direction of the channel. A binary body frame comes out as one or
  * more frames of its type and id whose `data` together are its body, in order: each is the part of
  * the body that a push completed, handed on without waiting for the rest. A part is a view of the
@@ -119,6 +200,7 @@ export class FrameDecoder<S extends z.ZodType> {
   #expected: number | undefined;
   #body: BodyInProgress | undefined;
   #failure: ChannelError | undefined;
+  readonly #checkedHeaders = new CheckedBodyHeaders<true>();
 
   constructor(schema: S) {
     this.#schema = schema;
@@ -198,7 +280,8 @@ export class FrameDecoder<S extends z.ZodType> {
     if (length < headerLength) throw new ChannelError('CHANNEL_FRAME_SCHEMA', 'malformed binary frame header');
     if (this.#buffered < headerLength) return false;
     const header = this.#take(headerLength);
-    const kind = BINARY_KINDS[(header[1] ?? 0) - 1];
+    const kindIndex = (header[1] ?? 0) - 1;
+    const kind = BINARY_KINDS[kindIndex];
     if (kind === undefined) throw new ChannelError('CHANNEL_FRAME_SCHEMA', 'unknown binary frame kind');
     let id: string;
     try {
@@ -211,8 +294,11 @@ export class FrameDecoder<S extends z.ZodType> {
       throw new ChannelError('CHANNEL_FRAME_SCHEMA', 'binary frame body is larger than the bound');
     }
     // The strict schema sees the header with an empty body: kind for this direction, id alphabet and length.
-    const headerFrame = this.#check(bodyFrame(kind, id, new Uint8Array(0)));
-    if (bodyLength === 0) frames.push(headerFrame);
+    if (!this.#checkedHeaders.get(kindIndex, id)) {
+      this.#check(bodyFrame(kind, id, new Uint8Array(0)));
+      this.#checkedHeaders.add(kindIndex, id, true);
+    }
+    if (bodyLength === 0) frames.push(bodyFrame(kind, id, new Uint8Array(0)) as z.infer<S>);
     else this.#body = { kind, id, remaining: bodyLength };
     return true;
   }

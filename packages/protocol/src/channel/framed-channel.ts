@@ -6,7 +6,7 @@
  */
 import type { z } from 'zod';
 import { ChannelError } from '../errors.js';
-import { encodeFrame, FrameDecoder } from './codec.js';
+import { FrameDecoder, FrameEncoder } from './codec.js';
 
 export interface ByteSource {
   on(event: 'data', listener: (chunk: Uint8Array) => void): unknown;
@@ -19,15 +19,17 @@ export interface ByteSink {
   write(bytes: Uint8Array): boolean;
   cork(): void;
   uncork(): void;
+  once(event: 'drain', listener: () => void): unknown;
 }
 
 type FrameHandler<F> = (frame: F) => void;
 
 export class FramedChannel<In extends z.ZodType<{ type: string }>, Out extends z.ZodType<{ type: string }>> {
   readonly #decoder: FrameDecoder<In>;
-  readonly #outSchema: Out;
+  readonly #encoder: FrameEncoder<Out>;
   readonly #sink: ByteSink;
   readonly #handlers = new Map<string, FrameHandler<z.infer<In>>>();
+  readonly #drainWaiters: (() => void)[] = [];
   readonly #onClose: (error: ChannelError | undefined) => void;
   #closed = false;
 
@@ -40,7 +42,7 @@ export class FramedChannel<In extends z.ZodType<{ type: string }>, Out extends z
     onClose: (error: ChannelError | undefined) => void;
   }) {
     this.#decoder = new FrameDecoder(options.inbound);
-    this.#outSchema = options.outbound;
+    this.#encoder = new FrameEncoder(options.outbound);
     this.#sink = options.sink;
     this.#onClose = options.onClose;
     options.source.on('data', (chunk) => this.#receive(chunk));
@@ -68,16 +70,30 @@ export class FramedChannel<In extends z.ZodType<{ type: string }>, Out extends z
     this.#handlers.set(type, handler as FrameHandler<z.infer<In>>);
   }
 
-  send(frame: z.infer<Out>): void {
+  /**
+   * Write one frame. Returns false when the sink's buffer is full: a sender that can wait (a body
+   * being streamed) should then wait for `onDrain` before its next frame, as a Node stream would.
+   */
+  send(frame: z.infer<Out>): boolean {
     if (this.#closed) throw new ChannelError('CHANNEL_CLOSED', 'channel is closed');
-    const parts = encodeFrame(this.#outSchema, frame);
-    if (parts.length === 1) {
-      this.#sink.write(parts[0] as Uint8Array);
-      return;
-    }
+    const parts = this.#encoder.encode(frame);
+    if (parts.length === 1) return this.#sink.write(parts[0] as Uint8Array);
     this.#sink.cork();
-    for (const part of parts) this.#sink.write(part);
+    let room = true;
+    for (const part of parts) room = this.#sink.write(part);
     this.#sink.uncork();
+    return room;
+  }
+
+  /** Run `listener` once when the sink's buffer has emptied after a `send` returned false. */
+  onDrain(listener: () => void): void {
+    // One sink listener for every sender waiting, however many bodies are in flight.
+    if (this.#drainWaiters.length === 0) {
+      this.#sink.once('drain', () => {
+        for (const waiter of this.#drainWaiters.splice(0)) waiter();
+      });
+    }
+    this.#drainWaiters.push(listener);
   }
 
   /** Close from this side because of a protocol violation found above the codec. */
