@@ -4,7 +4,8 @@
  * whose auth.json holds four credentials and whose endpoints.json names the endpoint's own) and
  * one without (`egress: null`, the baseline). Each uploads request bodies of ordinary text (this
  * repository's README and SECURITY.md) to the same local server, alternating rounds so both see
- * the same machine; then each reads the same 10 000-event SSE stream. A sample is 100 MiB, the
+ * the same machine (the target is judged on each round's own ratio, their median); then each
+ * reads the same 10 000-event SSE stream. A sample is 100 MiB, the
  * issue's figure, sent as four 25 MiB bodies one after another (a request body is bounded to
  * TRANSPORT_MAX_REQUEST_BODY_BYTES, 32 MiB). Targets: upload throughput with the guard ≥ 0.9×
  * without, SSE per-event overhead ≤ 0.05 ms p50. The CPU this process (the host's executor and the
@@ -23,7 +24,7 @@ const SIDECAR = './egress-sidecar.mjs';
 /** The sidecar's upload pieces (egress-sidecar.mjs). */
 const UPLOAD_PIECE_BYTES = 64 * 1024;
 const WARM_ROUNDS = 2;
-const ROUNDS = 7;
+const ROUNDS = 9;
 
 function serveWithUpload(req: IncomingMessage, res: ServerResponse): void {
   if (req.url !== '/upload') return serve(req, res);
@@ -123,13 +124,23 @@ export const egressBenchmark: Benchmark = {
         `egress: upload MiB/s on ${on.map((rate) => rate.toFixed(0)).join(' ')}; off ${off.map((rate) => rate.toFixed(0)).join(' ')}`,
       );
       return [
+        // Each round's guarded sample against the unguarded one of the same round, so a change in the
+        // machine's load between rounds reaches both sides of every ratio.
         figure(
-          '100 MiB of request bodies (4 × 25 MiB) throughput, egress guard on vs off',
+          "100 MiB of request bodies (4 × 25 MiB) throughput, egress guard on vs off, median of the rounds' ratios",
+          '× off',
+          median(on.map((rate, round) => rate / (off[round] as number))),
+          1,
+          '≥ 0.9× off',
+          (ratio) => ratio >= 0.9,
+        ),
+        figure(
+          '100 MiB of request bodies (4 × 25 MiB) throughput, egress guard on vs off, medians of the rates',
           'MiB/s',
           median(on),
           median(off),
-          '≥ 0.9× off',
-          (ratio) => ratio >= 0.9,
+          'informational',
+          () => true,
         ),
         figure(
           'host CPU per 100 MiB of request bodies (executor and local server), egress guard on vs off',
