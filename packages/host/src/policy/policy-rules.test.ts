@@ -1,10 +1,12 @@
 import { mkdirSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
+import fc from 'fast-check';
+import picomatch from 'picomatch';
 import { describe, expect, it } from 'vitest';
 import { makeTempDir } from '@bastion/test-support';
 import type { PolicyCall, PolicyRule, PolicyVerdict } from '@bastion/protocol';
 import { BUILTIN_RULES } from './builtin-rules.js';
-import { compileRules, evaluateRules } from './policy-rules.js';
+import { compileRules, evaluateRules, literalFilter } from './policy-rules.js';
 
 const base = makeTempDir('bastion-policy-rules-');
 const root = join(base, 'project');
@@ -80,6 +82,38 @@ describe('policy rules: path globs for file tools', () => {
       'deny',
     );
     expect(verdictOf(command('rm', ['docs/a.md'], join(root, 'src')), { project: [denyRmDocs] }).verdict).toBe('none');
+  });
+});
+
+describe("policy rules: the literal pre-filter before a rule's globs", () => {
+  const segment = fc.constantFrom('src', 'docs', 'a', '.git', '.github', 'v1.2', 'x-y', '..', '.', 'a.ts', 'b.md', '');
+  const globPart = fc.constantFrom('*', '**', '?', '*.ts', '*.md', '{a,b}', '[ab]', '!(a)', '+(a|b)', '@(x)', 'a\\*');
+  const glob = fc
+    .array(fc.oneof(segment, globPart), { minLength: 1, maxLength: 4 })
+    .map((parts) => parts.join('/'))
+    .filter((text) => text.length > 0);
+  const path = fc
+    .array(segment, { minLength: 1, maxLength: 4 })
+    .map((parts) => parts.join('/'))
+    .filter((text) => text.length > 0);
+
+  it('admits every path any of the globs matches (a necessary condition, never a verdict of its own)', () => {
+    fc.assert(
+      fc.property(fc.array(glob, { minLength: 1, maxLength: 3 }), path, (globs, candidate) => {
+        const matched = globs.some((one) => picomatch.makeRe(one, { dot: true }).test(candidate));
+        if (matched) expect(literalFilter(globs)(candidate)).toBe(true);
+      }),
+      { numRuns: 5000 },
+    );
+  });
+
+  it('turns away paths outside literal directories and without the extension, and admits any shape it cannot read', () => {
+    const filter = literalFilter(['generated/5/**', '*.5']);
+    expect(['generated/5', 'generated/5/x/y', 'a.5', 'd/a.5'].map(filter)).toEqual([true, true, true, true]);
+    expect(['generated/50', 'generated', 'src/a.ts', '5'].map(filter)).toEqual([false, false, false, false]);
+    for (const shape of ['./src/**', '../x/**', '{a,b}/**', 'src*/x', '**/x.ts']) {
+      expect(literalFilter([shape])('anything/else')).toBe(true);
+    }
   });
 });
 

@@ -29,6 +29,7 @@ export class PreparedCall {
   readonly #call: PolicyCall;
   #relativePaths: string[] | undefined;
   #targetsRoot: boolean | undefined;
+  #commandBaseName: string | undefined;
 
   constructor(call: PolicyCall) {
     this.#call = call;
@@ -40,6 +41,13 @@ export class PreparedCall {
 
   get command(): PolicyCall['command'] {
     return this.#call.command;
+  }
+
+  /** The last path segment of the command's name (`git` for `/usr/bin/git`); undefined without a command. */
+  commandBaseName(): string | undefined {
+    if (this.#commandBaseName === undefined && this.#call.command)
+      this.#commandBaseName = basename(this.#call.command.name);
+    return this.#commandBaseName;
   }
 
   /** Paths the call touches, relative to the workspace root (`.` is the root); outside ones are left out. */
@@ -110,6 +118,33 @@ function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
+/** Leading path segments with no glob syntax in them (none of them `.` or `..`), each with its `/`. */
+const LITERAL_DIRECTORIES = /^(?:(?!\.{1,2}\/)[A-Za-z0-9._-]+\/)+/;
+/** `*.ext`, alone or after `**` and a slash: any name ending in a plain extension. */
+const ANY_WITH_EXTENSION = /^(?:\*\*\/)?\*(\.[A-Za-z0-9_-]+)$/;
+
+/**
+ * What a path must have for one of `globs` to match it, tested before their regular expression:
+ * a glob under literal directories matches only that directory or paths below it, and `*.ext`
+ * only names ending in `.ext`. A glob of any other shape admits every path. A cheap necessary
+ * condition: a user's hundreds of path rules cost a string comparison each, not a regex run.
+ */
+export function literalFilter(globs: readonly string[]): (path: string) => boolean {
+  const tests: ((path: string) => boolean)[] = [];
+  for (const glob of globs) {
+    const below = LITERAL_DIRECTORIES.exec(glob)?.[0];
+    if (below !== undefined) {
+      const directories = below.slice(0, -1);
+      tests.push((path) => path === directories || path.startsWith(below));
+      continue;
+    }
+    const extension = ANY_WITH_EXTENSION.exec(glob)?.[1];
+    if (extension === undefined) return () => true;
+    tests.push((path) => path.endsWith(extension));
+  }
+  return (path) => tests.some((test) => test(path));
+}
+
 export function compileRule(rule: PolicyRule, layer: PolicyLayer): CompiledRule {
   const checks: ((call: PreparedCall) => boolean)[] = [];
   if (rule.tools) {
@@ -124,7 +159,7 @@ export function compileRule(rule: PolicyRule, layer: PolicyLayer): CompiledRule 
   if (wantsCommand) checks.push((call) => call.command !== undefined);
   if (rule.command !== undefined) {
     const name = rule.command;
-    checks.push((call) => call.command?.name === name || basename(call.command?.name ?? '') === name);
+    checks.push((call) => call.command?.name === name || call.commandBaseName() === name);
   }
   if (rule.argv_prefix) {
     const prefix = rule.argv_prefix;
@@ -135,18 +170,33 @@ export function compileRule(rule: PolicyRule, layer: PolicyLayer): CompiledRule 
   }
   if (rule.args_include) {
     const sets = rule.args_include.map((tokens) => tokens.map(tokenMatcher));
+    // Every set has some argument that one of its tokens matches.
+    const someArgumentIn = (set: ((arg: string) => boolean)[], args: readonly string[]): boolean => {
+      for (const arg of args) for (const matches of set) if (matches(arg)) return true;
+      return false;
+    };
     checks.push((call) => {
       const args = call.command?.args ?? [];
-      return sets.every((set) => args.some((arg) => set.some((matches) => matches(arg))));
+      for (const set of sets) if (!someArgumentIn(set, args)) return false;
+      return true;
     });
   }
   if (rule.paths) {
     // One regular expression for all of a rule's globs: picomatch's own matcher costs several times more per call.
     const pattern = new RegExp(rule.paths.map((glob) => picomatch.makeRe(glob, { dot: true }).source).join('|'));
-    checks.push((call) => call.relativePaths().some((path) => pattern.test(path)));
+    const mayMatch = literalFilter(rule.paths);
+    checks.push((call) => {
+      for (const path of call.relativePaths()) if (mayMatch(path) && pattern.test(path)) return true;
+      return false;
+    });
   }
   if (rule.targets_workspace_root) checks.push((call) => call.targetsWorkspaceRoot());
-  return { rule, layer, matches: (call) => checks.every((check) => check(call)) };
+  // Loops, not every/some with a closure: this runs for each of a user's rules on every tool call.
+  const matches = (call: PreparedCall): boolean => {
+    for (const check of checks) if (!check(call)) return false;
+    return true;
+  };
+  return { rule, layer, matches };
 }
 
 export function compileRules(rules: readonly PolicyRule[], layer: PolicyLayer): CompiledRule[] {
