@@ -574,6 +574,37 @@ describe('bounds', () => {
     expect(received).toBe(total);
   });
 
+  it('twelve bodies waiting on one full channel share its drain: no listener warning, and each arrives whole', async () => {
+    const total = 1024 * 1024;
+    const target = track(await startServer((_req, res) => writeBytes(res, total)));
+    const pair = track(startRawPair());
+    const grantId = await pair.grant(target.origin);
+    const warnings: Error[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning);
+    process.on('warning', onWarning);
+    try {
+      const ids = Array.from({ length: 12 }, (_, index) => `w${index}`);
+      for (const id of ids) pair.send(requestStart(id, grantId, `${target.origin}/`));
+      await Promise.all(ids.map((id) => pair.next(id, 'response.start')));
+      // The sidecar stops reading, then grants each body all it needs: every body fills the
+      // channel's buffer and waits for its drain at once.
+      pair.hostOutput.pause();
+      for (const id of ids) pair.send({ v: 1, type: 'response.credit', request_id: id, bytes: total });
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      pair.hostOutput.resume();
+      await Promise.all(ids.map((id) => pair.next(id, 'response.end')));
+      for (const id of ids) {
+        const received = pair.frames
+          .filter((frame) => frame.type === 'response.chunk' && frame.request_id === id)
+          .reduce((sum, frame) => sum + ('data' in frame ? frame.data.byteLength : 0), 0);
+        expect(received).toBe(total);
+      }
+      expect(warnings.map((warning) => warning.name)).not.toContain('MaxListenersExceededWarning');
+    } finally {
+      process.off('warning', onWarning);
+    }
+  });
+
   it('a body that ends upstream while its last bytes wait for credit is still sent whole before response.end', async () => {
     const target = track(await startServer((_req, res) => res.end('{"short":"body"}')));
     const pair = track(startRawPair());
