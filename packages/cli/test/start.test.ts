@@ -1,6 +1,6 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import { mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -18,15 +18,18 @@ interface ReadyLine {
 }
 
 const started: ChildProcess[] = [];
-const roots: string[] = [];
 afterEach(() => {
   for (const child of started.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
-  for (const root of roots.splice(0)) rmSync(root, { recursive: true, force: true });
 });
 
-function startCli(args: string[]): { child: ChildProcess; ready: Promise<ReadyLine>; exit: Promise<number | null> } {
+function startCli(args: string[]): {
+  child: ChildProcess;
+  ready: Promise<ReadyLine>;
+  exit: Promise<number | null>;
+  home: string;
+} {
+  // Removed after the file by the vitest setup, which first sweeps a killed host's temp root.
   const root = makeTempDir();
-  roots.push(root);
   mkdirSync(join(root, 'ws'));
   const child = spawn(
     process.execPath,
@@ -42,7 +45,7 @@ function startCli(args: string[]): { child: ChildProcess; ready: Promise<ReadyLi
     child.once('exit', () => reject(new Error('exited before ready')));
   });
   const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  return { child, ready, exit };
+  return { child, ready, exit, home: join(root, 'home') };
 }
 
 describe('bastion start (real CLI process)', () => {
@@ -74,9 +77,8 @@ describe('bastion start (real CLI process)', () => {
   });
 
   it('creates userData with mode 0700', async () => {
-    const { child, ready, exit } = startCli([]);
+    const { child, ready, exit, home } = startCli([]);
     await ready;
-    const home = join(roots[roots.length - 1] as string, 'home');
     expect(statSync(home).mode & 0o777).toBe(0o700);
     child.kill('SIGTERM');
     await exit;

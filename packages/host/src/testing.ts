@@ -11,6 +11,7 @@ export { HostAuditLog } from './policy/host-audit-log.js';
 export { PolicyStore } from './policy/policy-store.js';
 export { writePrivateFile } from './private-file.js';
 export { descendantPids, processStartTime } from './process-tree.js';
+export { sweepDeadHostTempRoots } from './sandbox/host-temp-root.js';
 export { createPlaceholderWarden } from './sandbox/placeholder-warden.js';
 export { createPrivateTempDir } from './sandbox/private-temp-dir.js';
 export { checkSandboxPolicy } from './sandbox/sandbox-policy-check.js';

@@ -11,7 +11,10 @@ export function makeTempDir(prefix = 'bastion-test-'): string {
   return dir;
 }
 
-/** Remove every directory makeTempDir made in this test file. */
-export function removeTempDirs(): void {
-  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
+/** Remove every directory makeTempDir made in this test file, each after `beforeRemove` has seen it. */
+export function removeTempDirs(beforeRemove: (dir: string) => void = () => undefined): void {
+  for (const dir of made.splice(0)) {
+    beforeRemove(dir);
+    rmSync(dir, { recursive: true, force: true });
+  }
 }

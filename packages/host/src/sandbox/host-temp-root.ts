@@ -19,7 +19,7 @@
  * its descriptors).
  */
 import { randomBytes } from 'node:crypto';
-import { lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { HostError } from '../errors.js';
@@ -89,6 +89,15 @@ function sweepDeadHosts(journals: string, systemTemp: string): number {
     rmSync(file, { force: true });
   }
   return removed;
+}
+
+/**
+ * Remove what dead hosts of the home whose host directory is `hostDir` left in the system temp dir,
+ * as the next host start there would; returns how many. For a home about to be deleted (a test's).
+ */
+export function sweepDeadHostTempRoots(hostDir: string): number {
+  const journals = join(hostDir, HOST_TEMP_JOURNAL_DIR);
+  return existsSync(journals) ? sweepDeadHosts(journals, tmpdir()) : 0;
 }
 
 /**

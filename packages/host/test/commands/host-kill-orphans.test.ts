@@ -6,7 +6,7 @@
  * re-parented to init and the sandboxed `sleep` ran on (measured).
  */
 import { spawn } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -25,7 +25,6 @@ function sleepProcesses(tag: string): number[] {
 }
 
 const CLI = fileURLToPath(new URL('../../../cli/dist/main.js', import.meta.url));
-const roots: string[] = [];
 const leftovers: number[] = [];
 
 afterEach(() => {
@@ -36,13 +35,12 @@ afterEach(() => {
       // already gone
     }
   }
-  for (const root of roots.splice(0)) rmSync(root, { recursive: true, force: true });
 });
 
 describe('run_command children do not outlive a SIGKILLed host', () => {
   it('the sandboxed command and its sandbox end when the host is killed mid-command', async () => {
+    // Removed after the file by the vitest setup, which first sweeps the killed host's temp root.
     const root = makeTempDir();
-    roots.push(root);
     mkdirSync(join(root, 'ws'));
     const tag = `${9000 + Math.floor(Math.random() * 900)}.2718`;
     const host = spawn(
