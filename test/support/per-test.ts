@@ -21,9 +21,15 @@ export function closedAfterEachTest<A extends unknown[], T>(
   };
 }
 
-/** startCliUntilFirstLine, each CLI it started SIGKILLed after the test if it still runs. */
+/**
+ * startCliUntilFirstLine, each CLI it started SIGKILLed after the test if it still runs, and
+ * reaped: until then its pid still answers, and the setup's sweep would take it for a live host.
+ */
 export function clisKilledAfterEachTest(): typeof startCliUntilFirstLine {
-  return closedAfterEachTest(startCliUntilFirstLine, ({ child }) => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  return closedAfterEachTest(startCliUntilFirstLine, async ({ child }) => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGKILL');
+    await exited;
   });
 }
