@@ -44,18 +44,29 @@ describe('command process: the group kill', () => {
   it.runIf(canPlacePids)(
     "never signals a process that got the reaped leader's pid: a new group leader there lives on after the command ends",
     async () => {
-      let out = '';
-      // The leader prints its pid and exits at once; a setsid child keeps the pipes open, so the
-      // command's end (and its group kill) comes a second later, with the leader's group empty.
-      const command = startCommandProcess(
-        { command: 'sh', args: ['-c', 'echo $$; setsid sleep 1 & exit 0'], env: process.env, cwd: '/' },
-        { timeoutMs: 30_000, onOutput: (_stream, chunk) => (out += chunk.toString()) },
-      );
-      await waitFor(() => /^\d+\n/.test(out));
-      const leader = Number(out.split('\n')[0]);
-      await waitFor(() => processStartTime(leader) === undefined);
-      decoy = leaderAt(leader);
-      expect(decoy, `pid ${leader} was taken by another process before the test could place its own`).toBeDefined();
+      // Another process may take the freed pid first on a busy machine; a few fresh commands give
+      // the test a pid it can place its decoy at.
+      let command: ReturnType<typeof startCommandProcess> | undefined;
+      let leader = 0;
+      for (let attempt = 0; attempt < 5 && decoy === undefined; attempt += 1) {
+        let out = '';
+        // The leader prints its pid and exits at once; a setsid child keeps the pipes open, so the
+        // command's end (and its group kill) comes a second later, with the leader's group empty.
+        command = startCommandProcess(
+          { command: 'sh', args: ['-c', 'echo $$; setsid sleep 1 & exit 0'], env: process.env, cwd: '/' },
+          { timeoutMs: 30_000, onOutput: (_stream, chunk) => (out += chunk.toString()) },
+        );
+        await waitFor(() => /^\d+\n/.test(out));
+        leader = Number(out.split('\n')[0]);
+        await waitFor(() => processStartTime(leader) === undefined);
+        decoy = leaderAt(leader);
+        if (decoy === undefined) await command.done;
+      }
+      expect(
+        decoy,
+        `each freed leader pid was taken by another process before the test could place its own`,
+      ).toBeDefined();
+      if (command === undefined) throw new Error('no command was started');
       const decoyStarted = processStartTime(leader);
       await command.done;
       // A SIGKILL sent to its group would have ended it by now, or within this grace (an exit event).
