@@ -69,11 +69,16 @@ async function streamTextAlone(): Promise<number> {
   return (performance.now() - t) / 1000;
 }
 
+/**
+ * The deltas a stream delivered, counted by their words (each delta is one word and a space): once
+ * a model run ends, its deltas are folded into events that carry a stretch of text each
+ * (storage/delta-fold.ts), so a reader that comes late gets fewer, longer events with every word.
+ */
 async function countDeltas(body: ReadableStream<Uint8Array>, stopAtEnd: boolean): Promise<number> {
   let deltas = 0;
   for await (const message of readSseMessages(body)) {
     const event = JSON.parse(message.data) as AgentEvent;
-    if (event.type === 'text-delta') deltas += 1;
+    if (event.type === 'text-delta') deltas += event.text.split(' ').length - 1;
     if (stopAtEnd && (event.type === 'run-finished' || event.type === 'run-error')) break;
   }
   await body.cancel().catch(() => undefined);
