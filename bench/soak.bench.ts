@@ -227,6 +227,22 @@ class SoakLoad {
     );
   }
 
+  /**
+   * A command run to its end in a fresh session. The host then holds a pre-started sandbox for the
+   * next command (a few processes and pipes), so a sample taken after this sees one whatever the
+   * mixed load did last.
+   */
+  async commandRun(): Promise<void> {
+    await this.#newSession();
+    const session = this.#sessions.at(-1) as SoakSession;
+    session.busy = true;
+    try {
+      await this.#prompt(session, '$ ls -la');
+    } finally {
+      session.busy = false;
+    }
+  }
+
   /** One action; the session it uses is marked busy, so no other worker deletes it meanwhile. */
   async #act(step: number): Promise<void> {
     const kind = step % 10;
@@ -371,6 +387,7 @@ export const soakBenchmark: Benchmark = {
     const load = new SoakLoad(client);
     try {
       await load.run(Date.now() + WARMUP_MS);
+      await load.commandRun();
       await settle();
       const credentials = await ask(child, 'credentials');
       client.update(credentials);
@@ -380,6 +397,7 @@ export const soakBenchmark: Benchmark = {
       const runsAtWarm = load.runs;
 
       await load.run(Date.now() + SOAK_MS);
+      await load.commandRun();
       await settle();
       const after = await ask(child, 'credentials');
       if (after.sidecarPid !== credentials.sidecarPid) throw new Error('the sidecar restarted during the soak');
