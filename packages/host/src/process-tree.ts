@@ -28,15 +28,30 @@ export function descendantPids(pid: number): number[] {
   return found;
 }
 
-/** The process's start time in clock ticks since boot (field 22 of /proc/<pid>/stat), or undefined once it is gone. */
-export function processStartTime(pid: number): string | undefined {
+/** The fields of /proc/<pid>/stat after the command name (field 3 on), or undefined once it is gone. */
+function statFields(pid: number): string[] | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     // The command name (field 2) may hold spaces and parentheses: count fields after its closing one.
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   } catch {
     return undefined;
   }
+}
+
+/** The process's start time in clock ticks since boot (field 22 of /proc/<pid>/stat), or undefined once it is gone. */
+export function processStartTime(pid: number): string | undefined {
+  return statFields(pid)?.[19];
+}
+
+/**
+ * Whether `pid` still names the process that started at `started` and has not yet died: a zombie
+ * (state Z) or a dying one (X) has stopped running. A SIGKILLed process leaves this state only once
+ * the kernel has torn it down, which is some time after kill() returns.
+ */
+export function isSameProcessRunning(pid: number, started: string): boolean {
+  const fields = statFields(pid);
+  return fields !== undefined && fields[19] === started && fields[0] !== 'Z' && fields[0] !== 'X';
 }
 
 /** Whether a process with this pid exists (one owned by another user counts). */

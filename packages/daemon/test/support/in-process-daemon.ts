@@ -28,9 +28,7 @@ export interface InProcessDaemon {
     body?: unknown,
     headers?: Record<string, string>,
   ): Promise<{ status: number; body: T }>;
-  /** Open the session's event stream; returns the response for raw access. */
-  openStream(sessionId: string, lastEventId?: number): Promise<Response>;
-  /** Collect events from the stream until `until` says stop. */
+  /** Collect events from the stream until `until` says stop, or (what came so far) until stop(). */
   collect(
     sessionId: string,
     until: (event: AgentEvent) => boolean,
@@ -95,26 +93,31 @@ export async function startInProcessDaemon(
       const text = await response.text();
       return { status: response.status, body: (text ? JSON.parse(text) : undefined) as T };
     },
-    async openStream(sessionId, lastEventId) {
+    async collect(sessionId, until, lastEventId) {
       const controller = new AbortController();
       openStreams.add(controller);
-      return fetch(`http://127.0.0.1:${port}/agent/stream/${sessionId}`, {
-        headers: { ...headers, ...(lastEventId === undefined ? {} : { 'last-event-id': String(lastEventId) }) },
-        signal: controller.signal,
-      });
-    },
-    async collect(sessionId, until, lastEventId) {
-      const response = await daemon.openStream(sessionId, lastEventId);
-      if (!response.body) throw new Error('no stream body');
       const events: { id: number; event: AgentEvent }[] = [];
-      const body = response.body;
-      for await (const message of readSseMessages(body)) {
-        const event = JSON.parse(message.data) as AgentEvent;
-        events.push({ id: Number(message.id), event });
-        if (until(event)) break;
+      try {
+        const response = await fetch(`http://127.0.0.1:${port}/agent/stream/${sessionId}`, {
+          headers: { ...headers, ...(lastEventId === undefined ? {} : { 'last-event-id': String(lastEventId) }) },
+          signal: controller.signal,
+        });
+        if (!response.body) throw new Error('no stream body');
+        const body = response.body;
+        for await (const message of readSseMessages(body)) {
+          const event = JSON.parse(message.data) as AgentEvent;
+          events.push({ id: Number(message.id), event });
+          if (until(event)) break;
+        }
+        await body.cancel().catch(() => undefined);
+        return events;
+      } catch (error) {
+        // stop() ends a collection nobody awaits any more (a run that was refused) without an unhandled rejection.
+        if (controller.signal.aborted) return events;
+        throw error;
+      } finally {
+        openStreams.delete(controller);
       }
-      await body.cancel().catch(() => undefined);
-      return events;
     },
     async stop() {
       for (const controller of openStreams) controller.abort();

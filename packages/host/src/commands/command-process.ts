@@ -3,7 +3,8 @@
  * group, its output streamed in chunks of at most COMMAND_OUTPUT_CHUNK_BYTES up to
  * COMMAND_MAX_OUTPUT_BYTES (then cut and flagged), and on timeout or abort the whole tree gets
  * SIGTERM, then SIGKILL after COMMAND_KILL_GRACE_MS. The returned promise settles only after the
- * process has exited AND every copy of its stdout/stderr is closed, i.e. after cleanup.
+ * process has exited AND every copy of its stdout/stderr is closed AND (once stopped) every process
+ * of its recorded tree has died, i.e. after cleanup.
  *
  * The tree, not just the group. Under srt the group leader is bwrap (`--unshare-pid`; the wrap
  * cache runs it without srt's shells, wrap-cache.ts); the namespace's init is a second bwrap, cloned into a session of its own, which asks for
@@ -28,7 +29,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { COMMAND_KILL_GRACE_MS, COMMAND_MAX_OUTPUT_BYTES, COMMAND_OUTPUT_CHUNK_BYTES } from '@bastion/protocol';
-import { descendantPids, processStartTime } from '../process-tree.js';
+import { descendantPids, isSameProcessRunning, processStartTime } from '../process-tree.js';
 
 export interface CommandSpawn {
   command: string;
@@ -172,6 +173,17 @@ export function superviseCommandChild(
     signalTree('SIGCONT');
     killTimer = setTimeout(() => signalTree('SIGKILL'), COMMAND_KILL_GRACE_MS);
   };
+  /**
+   * Settles once every recorded descendant has died (SIGKILL is delivered, not yet done, when kill()
+   * returns; a process that held no pipe can outlive 'close' by that much), or after
+   * COMMAND_KILL_GRACE_MS for one stuck in the kernel.
+   */
+  const recordedTreeDead = async () => {
+    const deadline = performance.now() + COMMAND_KILL_GRACE_MS;
+    while (recorded.some(({ pid, started }) => isSameProcessRunning(pid, started)) && performance.now() < deadline) {
+      await new Promise((wake) => setTimeout(wake, 2));
+    }
+  };
   const timeout = setTimeout(() => {
     timedOut = true;
     stop();
@@ -188,7 +200,7 @@ export function superviseCommandChild(
       clearTimeout(killTimer);
       // A child that left the group leader behind may still hold the group: end it too.
       signalTree('SIGKILL');
-      resolve({
+      const outcome: CommandOutcome = {
         exitCode: code,
         signal,
         timedOut,
@@ -196,7 +208,8 @@ export function superviseCommandChild(
         truncated,
         durationMs: performance.now() - started,
         spawnFailed,
-      });
+      };
+      resolve(recordedTreeDead().then(() => outcome));
     });
   });
 

@@ -113,7 +113,7 @@ export interface PrestartedSandbox {
   ): Promise<RunningCommand | undefined>;
   /** Kill it, its whole tree as a command's abort does (a taken one is the command's: abort that). */
   discard(): void;
-  /** Settles once its process has exited and its pipes are closed (taken or not). */
+  /** Settles once its process has exited, its pipes are closed and (once killed) its whole tree has died (taken or not). */
   readonly gone: Promise<void>;
 }
 
@@ -173,7 +173,10 @@ export function startPrestartedSandbox(
   channel?.on('end', ended);
   channel?.on('error', ended);
   channel?.on('close', ended);
-  const gone = new Promise<void>((resolve) => child.once('close', () => resolve()));
+  // Once discarded (or taken), gone waits for its supervision too: the whole recorded tree dead.
+  const gone = new Promise<void>((resolve) => child.once('close', () => resolve())).then(async () => {
+    await supervised?.done;
+  });
   // Its output waits in the pipes (nothing reads them before a hand-over): the waiter writes none.
   const quiet = () => (child.stdout?.readableLength ?? 0) === 0 && (child.stderr?.readableLength ?? 0) === 0;
 
