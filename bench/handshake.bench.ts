@@ -1,11 +1,15 @@
 /**
  * Issue 2: authenticated POST /handshake through the full path (host listener → socket transfer →
  * sidecar perimeter → route) vs a bare Node http server answering the same JSON, same run.
- * Targets: ≥ 0.7× bare throughput, p99 ≤ 2× bare.
+ * Targets: ≥ 0.7× bare throughput, p99 ≤ 2× bare. Between the two, the framework the daemon's
+ * routes run on (hono behind @hono/node-server's listener, as the sidecar serves them) answering
+ * the same route with no perimeter: what the full path could reach if the perimeter cost nothing.
  */
-import { createServer } from 'node:http';
+import { createServer, type RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { getRequestListener } from '@hono/node-server';
 import autocannon from 'autocannon';
+import { Hono } from 'hono';
 import { Pool } from 'undici';
 import { startTempHost } from '../packages/host/test/support/temp-host.js';
 import { figure, percentile, type Benchmark } from './harness.js';
@@ -65,14 +69,24 @@ export const handshakeBenchmark: Benchmark = {
   title: 'authenticated POST /handshake through the full path vs a bare node:http server',
   async run() {
     const host = await startTempHost();
+    const answer = () => ({ name: 'bastion', version: '0.1.0', protocol: 1, capabilities: host.capabilities });
     const bare = createServer((_req, res) => {
-      const body = JSON.stringify({ name: 'bastion', version: '0.1.0', protocol: 1, capabilities: host.capabilities });
       res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(body);
+      res.end(JSON.stringify(answer()));
     });
-    await new Promise<void>((resolve) => bare.listen(0, '127.0.0.1', resolve));
+    const framework = new Hono().post('/handshake', (c) => c.json(answer()));
+    const frameworkListener = getRequestListener(framework.fetch);
+    const hono = createServer(((req, res) => void frameworkListener(req, res)) as RequestListener);
+    const servers = [bare, hono];
     try {
-      const barePort = (bare.address() as AddressInfo).port;
+      const [barePort, honoPort] = await Promise.all(
+        servers.map(
+          (server) =>
+            new Promise<number>((resolve) =>
+              server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port)),
+            ),
+        ),
+      );
       const sidecar = host.supervisor.current;
       if (!sidecar) throw new Error('sidecar not ready');
       const port = host.socketHost.port;
@@ -83,14 +97,31 @@ export const handshakeBenchmark: Benchmark = {
         authorization: `Basic ${Buffer.from(`bastion:${sidecar.password}`).toString('base64')}`,
       };
       const baseline = await load(`http://127.0.0.1:${barePort}`, {});
+      const floor = await load(`http://127.0.0.1:${honoPort}`, {});
       const bastion = await load(`http://127.0.0.1:${port}`, headers);
       return [
         figure('handshake throughput', 'req/s', bastion.rps, baseline.rps, '≥ 0.7× bare', (r) => r >= 0.7),
         figure('handshake latency p50', 'ms', bastion.p50, baseline.p50, 'informational', () => true),
         figure('handshake latency p99', 'ms', bastion.p99, baseline.p99, '≤ 2× bare', (r) => r <= 2),
+        figure(
+          'handshake throughput, the framework alone (hono behind @hono/node-server, no perimeter, in this process) vs bare',
+          'req/s',
+          floor.rps,
+          baseline.rps,
+          'informational: the most the full path can reach on this framework',
+          () => true,
+        ),
+        figure(
+          'handshake throughput, full path vs the framework alone',
+          'req/s',
+          bastion.rps,
+          floor.rps,
+          'informational: what the perimeter, the socket transfer and the sandbox cost',
+          () => true,
+        ),
       ];
     } finally {
-      bare.close();
+      for (const server of servers) server.close();
       await host.stop();
     }
   },

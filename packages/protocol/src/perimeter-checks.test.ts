@@ -57,6 +57,8 @@ describe('desktopRefererOf', () => {
     ['an encoded separator', { referer: `${UI}/desktop%2f..%2fother` }],
     ['another origin', { referer: 'http://127.0.0.1:9999/desktop/' }],
     ['userinfo', { referer: 'http://user@127.0.0.1:5173/desktop/' }],
+    ['two Referer headers read as one (joined with ", ")', { referer: `${UI}/desktop/, https://evil.test/` }],
+    ['a raw space or tab in the URL', { referer: `${UI}/desktop/ x` }],
   ])('refuses %s', (_name, headers: Record<string, string>) => {
     expect(desktopRefererOf(request(headers), allowed)).toBeUndefined();
   });

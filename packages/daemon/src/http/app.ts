@@ -5,11 +5,12 @@
  */
 import { Hono } from 'hono';
 import { DAEMON_MAX_JSON_BODY_BYTES } from '@bastion/protocol';
-import { makeBodySizeGuard } from './body-size-guard.js';
-import { makeAuthGuard } from './perimeter/auth-guard.js';
-import { makeHostGuard } from './perimeter/host-guard.js';
-import { makeOriginGuard } from './perimeter/origin-guard.js';
-import { makeRefererGuard } from './perimeter/referer-guard.js';
+import { bodySizeGuard } from './body-size-guard.js';
+import { authGuard } from './perimeter/auth-guard.js';
+import { hostGuard } from './perimeter/host-guard.js';
+import { originGuard } from './perimeter/origin-guard.js';
+import { perimeter as perimeterGuards } from './perimeter/perimeter-guard.js';
+import { refererGuard } from './perimeter/referer-guard.js';
 import { errorResponse } from './routes/route-support.js';
 import { wireError } from './wire-error.js';
 
@@ -24,11 +25,16 @@ export type RouteModule = (app: Hono) => void;
 
 export function createDaemonApp(perimeter: PerimeterOptions, routes: readonly RouteModule[]): Hono {
   const app = new Hono();
-  app.use('*', makeHostGuard({ port: perimeter.port }));
-  app.use('*', makeOriginGuard({ allowedOrigins: perimeter.allowedOrigins, cors: true }));
-  app.use('*', makeRefererGuard({ allowedOrigins: perimeter.allowedOrigins }));
-  app.use('*', makeAuthGuard({ password: perimeter.password }));
-  app.use('*', makeBodySizeGuard({ maxBytes: DAEMON_MAX_JSON_BODY_BYTES }));
+  app.use(
+    '*',
+    perimeterGuards([
+      hostGuard({ port: perimeter.port }),
+      originGuard({ allowedOrigins: perimeter.allowedOrigins, cors: true }),
+      refererGuard({ allowedOrigins: perimeter.allowedOrigins }),
+      authGuard({ password: perimeter.password }),
+      bodySizeGuard({ maxBytes: DAEMON_MAX_JSON_BODY_BYTES }),
+    ]),
+  );
   for (const register of routes) register(app);
   app.notFound((c) => wireError(c, 'ROUTE_NOT_FOUND', 'no such route'));
   app.onError((error, c) => errorResponse(c, error));

@@ -1,5 +1,6 @@
 /** Test kit for perimeter guards: an app behind one guard whose handler counts every call. */
-import { Hono, type MiddlewareHandler } from 'hono';
+import { Hono } from 'hono';
+import { perimeter, type PerimeterGuard } from '../../src/http/perimeter/perimeter-guard.js';
 
 export const TEST_PORT = 41_234;
 export const UI_ORIGIN = 'http://127.0.0.1:45678';
@@ -10,10 +11,10 @@ export interface GuardedApp {
   reached: () => number;
 }
 
-export function appBehind(...guards: MiddlewareHandler[]): GuardedApp {
+export function appBehind(...guards: PerimeterGuard[]): GuardedApp {
   const app = new Hono();
   let calls = 0;
-  for (const guard of guards) app.use('*', guard);
+  app.use('*', perimeter(guards));
   app.all('*', (c) => {
     calls += 1;
     return c.json({ ok: true });

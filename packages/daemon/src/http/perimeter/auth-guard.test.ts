@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { describeAttack } from '../../../../../test/support/attack.js';
-import { makeAuthGuard } from './auth-guard.js';
+import { authGuard } from './auth-guard.js';
 import { appBehind, codeOf } from '../../../test/support/perimeter-kit.js';
 
 const PASSWORD = 'correct-horse-battery-staple-0123456789abc';
 const basic = (credentials: string, scheme = 'Basic') => `${scheme} ${Buffer.from(credentials).toString('base64')}`;
 
-describeAttack('authentication', 'daemon Basic auth (makeAuthGuard)', () => {
+describeAttack('authentication', 'daemon Basic auth (authGuard)', () => {
   const refused: [string, string | undefined][] = [
     ['a missing Authorization header', undefined],
     ['a wrong password of equal length', basic(`bastion:${PASSWORD.replace(/.$/, 'X')}`)],
@@ -31,7 +31,7 @@ describeAttack('authentication', 'daemon Basic auth (makeAuthGuard)', () => {
   ];
   for (const [name, header] of refused) {
     it(`refuses ${name} with PERIMETER_AUTH and never reaches the handler`, async () => {
-      const { app, reached } = appBehind(makeAuthGuard({ password: PASSWORD }));
+      const { app, reached } = appBehind(authGuard({ password: PASSWORD }));
       const response = await app.request('/x', { headers: header === undefined ? {} : { authorization: header } });
       expect(response.status).toBe(401);
       expect(await codeOf(response)).toBe('PERIMETER_AUTH');
@@ -41,7 +41,7 @@ describeAttack('authentication', 'daemon Basic auth (makeAuthGuard)', () => {
   }
 
   it('refuses a previous password once the guard holds a new one', async () => {
-    const { app, reached } = appBehind(makeAuthGuard({ password: `${PASSWORD}-next` }));
+    const { app, reached } = appBehind(authGuard({ password: `${PASSWORD}-next` }));
     const response = await app.request('/x', { headers: { authorization: basic(`bastion:${PASSWORD}`) } });
     expect(response.status).toBe(401);
     expect(reached()).toBe(0);
@@ -51,7 +51,7 @@ describeAttack('authentication', 'daemon Basic auth (makeAuthGuard)', () => {
 describe('auth-guard lets the legitimate caller through', () => {
   it('passes the right credentials, whatever the case of the scheme (RFC 7235)', async () => {
     for (const scheme of ['Basic', 'basic', 'BASIC']) {
-      const { app, reached } = appBehind(makeAuthGuard({ password: PASSWORD }));
+      const { app, reached } = appBehind(authGuard({ password: PASSWORD }));
       const response = await app.request('/x', { headers: { authorization: basic(`bastion:${PASSWORD}`, scheme) } });
       expect(response.status).toBe(200);
       expect(reached()).toBe(1);

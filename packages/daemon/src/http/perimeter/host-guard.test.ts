@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { describeAttack } from '../../../../../test/support/attack.js';
-import { makeHostGuard } from './host-guard.js';
+import { hostGuard } from './host-guard.js';
 import { appBehind, codeOf, TEST_PORT } from '../../../test/support/perimeter-kit.js';
 
-describeAttack('dns-rebinding', 'daemon Host header (makeHostGuard)', () => {
+describeAttack('dns-rebinding', 'daemon Host header (hostGuard)', () => {
   const refusedHosts: [string, string | undefined][] = [
     ['a rebound DNS name on the right port', `evil.test:${TEST_PORT}`],
     ['localhost instead of the IP literal', `localhost:${TEST_PORT}`],
@@ -19,7 +19,7 @@ describeAttack('dns-rebinding', 'daemon Host header (makeHostGuard)', () => {
   ];
   for (const [name, host] of refusedHosts) {
     it(`refuses ${name} with PERIMETER_HOST and never reaches the handler`, async () => {
-      const { app, reached } = appBehind(makeHostGuard({ port: TEST_PORT }));
+      const { app, reached } = appBehind(hostGuard({ port: TEST_PORT }));
       const response = await app.request('/x', { headers: host === undefined ? {} : { host } });
       expect(response.status).toBe(403);
       expect(await codeOf(response)).toBe('PERIMETER_HOST');
@@ -28,7 +28,7 @@ describeAttack('dns-rebinding', 'daemon Host header (makeHostGuard)', () => {
   }
 
   it('does not echo the offending Host in the refusal', async () => {
-    const { app } = appBehind(makeHostGuard({ port: TEST_PORT }));
+    const { app } = appBehind(hostGuard({ port: TEST_PORT }));
     const response = await app.request('/x', { headers: { host: 'canary-host-91c2.test' } });
     expect(await response.text()).not.toContain('canary-host-91c2');
   });
@@ -36,7 +36,7 @@ describeAttack('dns-rebinding', 'daemon Host header (makeHostGuard)', () => {
 
 describe('host-guard lets the legitimate caller through', () => {
   it('passes exactly 127.0.0.1:<port>', async () => {
-    const { app, reached } = appBehind(makeHostGuard({ port: TEST_PORT }));
+    const { app, reached } = appBehind(hostGuard({ port: TEST_PORT }));
     const response = await app.request('/x', { headers: { host: `127.0.0.1:${TEST_PORT}` } });
     expect(response.status).toBe(200);
     expect(reached()).toBe(1);

@@ -4,16 +4,13 @@
  * `Host: evil.test:<port>`. Does not catch a local process that sets Host itself; the
  * Origin, Referer and password guards that follow do.
  */
-import type { MiddlewareHandler } from 'hono';
 import { hasLoopbackHost } from '@bastion/protocol';
 import { wireError } from '../wire-error.js';
+import { requestHeaders, type PerimeterGuard } from './perimeter-guard.js';
 
-export function makeHostGuard(options: { port: number }): MiddlewareHandler {
-  return async (c, next) => {
-    if (!hasLoopbackHost(c.req, options.port)) {
-      return wireError(c, 'PERIMETER_HOST', 'Host header is not the daemon address');
-    }
-    await next();
-    return undefined;
-  };
+export function hostGuard(options: { port: number }): PerimeterGuard {
+  return (c) =>
+    hasLoopbackHost(requestHeaders(c), options.port)
+      ? undefined
+      : wireError(c, 'PERIMETER_HOST', 'Host header is not the daemon address');
 }

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { describeAttack } from '../../../../../test/support/attack.js';
-import { makeOriginGuard } from './origin-guard.js';
+import { originGuard } from './origin-guard.js';
 import { appBehind, codeOf, UI_ORIGIN } from '../../../test/support/perimeter-kit.js';
 
-const guard = () => makeOriginGuard({ allowedOrigins: [UI_ORIGIN], cors: true });
+const guard = () => originGuard({ allowedOrigins: [UI_ORIGIN], cors: true });
 
-describeAttack('cross-origin', 'daemon Origin (makeOriginGuard)', () => {
+describeAttack('cross-origin', 'daemon Origin (originGuard)', () => {
   const refusedOrigins: [string, string | undefined][] = [
     ['a missing Origin', undefined],
     ['the opaque origin "null"', 'null'],

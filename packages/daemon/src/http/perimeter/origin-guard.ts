@@ -6,9 +6,14 @@
  * carries a CORS header. Does not catch a non-browser caller that forges Origin; the password
  * guard does.
  */
-import type { MiddlewareHandler } from 'hono';
 import { allowedOriginOf } from '@bastion/protocol';
-import { asMiddleware, refuseWith, type GuardRefusal, type PerimeterGuard } from './perimeter-guard.js';
+import {
+  refuseWith,
+  requestHeaders,
+  setAnswerHeader,
+  type GuardRefusal,
+  type PerimeterGuard,
+} from './perimeter-guard.js';
 
 const PREFLIGHT_ALLOW_METHODS = 'GET, POST, PATCH, DELETE';
 const PREFLIGHT_ALLOW_HEADERS = 'authorization, content-type, last-event-id';
@@ -20,19 +25,15 @@ export function originGuard(options: OriginGuardOptions): PerimeterGuard {
   const allowed = new Set(options.allowedOrigins);
   const refuse = refuseWith(options, { code: 'PERIMETER_ORIGIN', message: 'Origin is not allowed' });
   return (c) => {
-    const origin = allowedOriginOf(c.req, allowed);
+    const origin = allowedOriginOf(requestHeaders(c), allowed);
     if (origin === undefined) return refuse(c);
     if (!options.cors) return undefined;
-    c.header('Access-Control-Allow-Origin', origin);
-    c.header('Vary', 'Origin');
+    setAnswerHeader(c, 'Access-Control-Allow-Origin', origin);
+    setAnswerHeader(c, 'Vary', 'Origin');
     if (c.req.method !== 'OPTIONS') return undefined;
-    c.header('Access-Control-Allow-Methods', PREFLIGHT_ALLOW_METHODS);
-    c.header('Access-Control-Allow-Headers', PREFLIGHT_ALLOW_HEADERS);
-    c.header('Access-Control-Max-Age', PREFLIGHT_MAX_AGE_SECONDS);
+    setAnswerHeader(c, 'Access-Control-Allow-Methods', PREFLIGHT_ALLOW_METHODS);
+    setAnswerHeader(c, 'Access-Control-Allow-Headers', PREFLIGHT_ALLOW_HEADERS);
+    setAnswerHeader(c, 'Access-Control-Max-Age', PREFLIGHT_MAX_AGE_SECONDS);
     return c.body(null, 204);
   };
-}
-
-export function makeOriginGuard(options: OriginGuardOptions): MiddlewareHandler {
-  return asMiddleware(originGuard(options));
 }

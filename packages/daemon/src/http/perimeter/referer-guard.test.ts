@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { describeAttack } from '../../../../../test/support/attack.js';
-import { makeRefererGuard } from './referer-guard.js';
+import { refererGuard } from './referer-guard.js';
 import { appBehind, codeOf, UI_ORIGIN } from '../../../test/support/perimeter-kit.js';
 
-const guard = () => makeRefererGuard({ allowedOrigins: [UI_ORIGIN] });
+const guard = () => refererGuard({ allowedOrigins: [UI_ORIGIN] });
 
-describeAttack('path-traversal', 'daemon Referer path (makeRefererGuard)', () => {
+describeAttack('path-traversal', 'daemon Referer path (refererGuard)', () => {
   const refused: [string, string | undefined][] = [
     ['a missing Referer', undefined],
     ['a page outside the desktop root', `${UI_ORIGIN}/blog/post`],

@@ -4,18 +4,13 @@
  * `/desktop/../x` and percent-encoded separators or dots are refused. Does not catch script
  * already running inside a /desktop page; the password guard and CSP are separate controls.
  */
-import type { MiddlewareHandler } from 'hono';
 import { desktopRefererOf } from '@bastion/protocol';
-import { asMiddleware, refuseWith, type GuardRefusal, type PerimeterGuard } from './perimeter-guard.js';
+import { refuseWith, requestHeaders, type GuardRefusal, type PerimeterGuard } from './perimeter-guard.js';
 
 type RefererGuardOptions = { allowedOrigins: readonly string[] } & Partial<GuardRefusal>;
 
 export function refererGuard(options: RefererGuardOptions): PerimeterGuard {
   const allowed = new Set(options.allowedOrigins);
   const refuse = refuseWith(options, { code: 'PERIMETER_REFERER', message: 'Referer is not a desktop page' });
-  return (c) => (desktopRefererOf(c.req, allowed) === undefined ? refuse(c) : undefined);
-}
-
-export function makeRefererGuard(options: RefererGuardOptions): MiddlewareHandler {
-  return asMiddleware(refererGuard(options));
+  return (c) => (desktopRefererOf(requestHeaders(c), allowed) === undefined ? refuse(c) : undefined);
 }
