@@ -8,6 +8,7 @@
 import { memo, useEffect, useLayoutEffect, useRef, type ReactNode } from 'react';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import type { TranscriptItem } from '../transcript.js';
+import { distanceFromEnd } from './distance-from-end.js';
 
 /** Within this many pixels of the bottom counts as "at the bottom". */
 const STICK_SLACK_PX = 64;
@@ -82,20 +83,33 @@ export function TranscriptList({
   }, [items.length, virtualizer]);
 
   // The view itself changes height after the first paint (the chat header fills in when the
-  // session's details arrive, the composer grows, a prompt appears below): a reader who was at
-  // the end stays there, instead of losing the newest rows under the bottom edge.
+  // session's details arrive, the composer grows, a prompt appears below, the window is resized): a
+  // reader who was following the end stays there, instead of losing the newest rows under the
+  // bottom edge. Whether they follow is decided in each scroll event; the observer runs after the
+  // frame's scroll events, so those are read against the layout the list last reacted to
+  // (distanceFromEnd says why), or one reporting in the frame the view shrank would stop the
+  // following for good.
   useEffect(() => {
     const element = scroller.current;
     if (!element) return undefined;
-    let atEnd = true;
+    let following = true;
     let height = element.clientHeight;
     const onScroll = () => {
-      atEnd = element.scrollHeight - element.scrollTop - element.clientHeight <= STICK_SLACK_PX;
+      const style = getComputedStyle(element);
+      const paddings = parseFloat(style.paddingTop) + parseFloat(style.paddingBottom);
+      const distance = distanceFromEnd({
+        scrollTop: element.scrollTop,
+        scrollHeight: element.scrollHeight,
+        measuredScrollHeight: virtualizer.getTotalSize() + paddings,
+        clientHeight: element.clientHeight,
+        settledClientHeight: height,
+      });
+      following = distance <= STICK_SLACK_PX;
     };
     const observer = new ResizeObserver(() => {
       if (element.clientHeight === height) return;
       height = element.clientHeight;
-      if (atEnd) virtualizer.scrollToEnd();
+      if (following) virtualizer.scrollToEnd();
     });
     element.addEventListener('scroll', onScroll, { passive: true });
     observer.observe(element);

@@ -1,0 +1,33 @@
+/**
+ * How far the reader is from the end of the transcript, read in a scroll event, as the list knows
+ * its layout rather than as the layout is at that instant.
+ *
+ * The browser dispatches a frame's scroll events before its ResizeObservers run, so a scroll event
+ * (often the list's own write reporting back) can read a layout that changed under it and that the
+ * list has not reacted to yet: a view that shrank (the chat header filling in after a reload, the
+ * window made shorter or narrower), rows the virtualizer measured smaller and moved the scroll
+ * position for before the list re-rendered shorter, a row that grew past its measured size. Read
+ * raw, each of these looks like the reader scrolling away from the end. So the view is taken at the
+ * height the list last reacted to (when it shrank since), and the end at whichever of the laid-out
+ * and the measured ends is nearer. A reader who really scrolled away is far from both.
+ */
+export interface EndReading {
+  scrollTop: number;
+  /** The element's scrollHeight: the end as laid out, a row that outgrew its measurement included. */
+  scrollHeight: number;
+  /** The end by the rows' measured sizes (the virtualizer's total and the element's paddings). */
+  measuredScrollHeight: number;
+  clientHeight: number;
+  /** The view's height when the list last reacted to a change of it (its ResizeObserver). */
+  settledClientHeight: number;
+}
+
+export function distanceFromEnd({
+  scrollTop,
+  scrollHeight,
+  measuredScrollHeight,
+  clientHeight,
+  settledClientHeight,
+}: EndReading): number {
+  return Math.min(scrollHeight, measuredScrollHeight) - scrollTop - Math.max(clientHeight, settledClientHeight);
+}
