@@ -28,6 +28,8 @@ export interface InProcessDaemon {
     body?: unknown,
     headers?: Record<string, string>,
   ): Promise<{ status: number; body: T }>;
+  /** Open the session's event stream for raw reading; stop() aborts it if it is still open. */
+  openStream(sessionId: string, lastEventId?: number): Promise<Response>;
   /** Collect events from the stream until `until` says stop, or (what came so far) until stop(). */
   collect(
     sessionId: string,
@@ -76,6 +78,15 @@ export async function startInProcessDaemon(
     authorization: `Basic ${Buffer.from(`${DAEMON_AUTH_USER}:${password}`).toString('base64')}`,
   };
   const openStreams = new Set<AbortController>();
+  /** The session's event stream, its controller kept for stop() until its reader lets it go. */
+  const open = async (sessionId: string, lastEventId: number | undefined, controller = new AbortController()) => {
+    openStreams.add(controller);
+    const response = await fetch(`http://127.0.0.1:${port}/agent/stream/${sessionId}`, {
+      headers: { ...headers, ...(lastEventId === undefined ? {} : { 'last-event-id': String(lastEventId) }) },
+      signal: controller.signal,
+    });
+    return response;
+  };
 
   const daemon: InProcessDaemon = {
     root,
@@ -93,17 +104,15 @@ export async function startInProcessDaemon(
       const text = await response.text();
       return { status: response.status, body: (text ? JSON.parse(text) : undefined) as T };
     },
+    async openStream(sessionId, lastEventId) {
+      return open(sessionId, lastEventId);
+    },
     async collect(sessionId, until, lastEventId) {
-      const controller = new AbortController();
-      openStreams.add(controller);
       const events: { id: number; event: AgentEvent }[] = [];
+      const controller = new AbortController();
       try {
-        const response = await fetch(`http://127.0.0.1:${port}/agent/stream/${sessionId}`, {
-          headers: { ...headers, ...(lastEventId === undefined ? {} : { 'last-event-id': String(lastEventId) }) },
-          signal: controller.signal,
-        });
-        if (!response.body) throw new Error('no stream body');
-        const body = response.body;
+        const body = (await open(sessionId, lastEventId, controller)).body;
+        if (!body) throw new Error('no stream body');
         for await (const message of readSseMessages(body)) {
           const event = JSON.parse(message.data) as AgentEvent;
           events.push({ id: Number(message.id), event });
