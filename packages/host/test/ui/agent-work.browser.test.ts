@@ -16,7 +16,7 @@ import type { BrowserContext, Page } from 'playwright-core';
 import type { Session } from '@bastion/protocol';
 import { SCRIPTED_MODEL, type ScriptedEndpoint, type ScriptedTurn } from '@bastion/test-support';
 import type { TempHost } from '../support/temp-host.js';
-import { openScriptedDesktopWorld, type ScriptedDesktopWorld } from './support/desktop-world.js';
+import { openScriptedDesktopWorld, sendMessage, type ScriptedDesktopWorld } from './support/desktop-world.js';
 import { expectInViewport, expectNoHorizontalOverflow, shotAllModes } from './support/layout.js';
 
 const SHOTS = fileURLToPath(new URL('../../../../test-output/ui/', import.meta.url));
@@ -41,14 +41,6 @@ let context: BrowserContext;
 let page: Page;
 let sessionId: string;
 
-async function send(message: string): Promise<void> {
-  // The previous run may still be ending (its Stop button still shown); Enter then sends nothing.
-  await page.locator('.composer-actions button.danger').waitFor({ state: 'detached' });
-  const composer = page.getByLabel('Message');
-  await composer.fill(message);
-  await composer.press('Enter');
-}
-
 const lastRunEnd = () => page.getByTestId('run-end').last();
 
 beforeAll(async () => {
@@ -64,7 +56,7 @@ describe('the agent’s work in the desktop app', () => {
   it('focuses the composer on an opened session and names the session after its first message', async () => {
     expect(await page.evaluate(() => document.activeElement?.id)).toBe('composer-input');
     turns.push({ kind: 'text', pieces: MARKDOWN });
-    await send('Summarise the repository\nwith a table');
+    await sendMessage(page, 'Summarise the repository\nwith a table');
     await lastRunEnd().waitFor();
     await page.getByRole('heading', { name: 'Summarise the repository' }).waitFor();
     await page.locator('li.session').filter({ hasText: 'Summarise the repository' }).waitFor();
@@ -111,7 +103,7 @@ describe('the agent’s work in the desktop app', () => {
       { kind: 'tool-call', name: 'read_file', input: { path: 'notes.md' } },
       { kind: 'text', pieces: ['Done: notes.md now ends with gamma.'] },
     );
-    await send('Write notes.md, then fix it');
+    await sendMessage(page, 'Write notes.md, then fix it');
     await page.getByText('Done: notes.md now ends with gamma.').waitFor();
     expect(readFileSync(join(host.workspace, 'notes.md'), 'utf8')).toBe('alpha\ngamma\n');
     const write = page.getByRole('article', { name: 'Tool write_file' }).last();
@@ -136,7 +128,7 @@ describe('the agent’s work in the desktop app', () => {
       { kind: 'tool-call', name: 'read_file', input: { path: 'ranged.txt', start_line: 3, end_line: 4 } },
       { kind: 'text', pieces: ['Read lines 3 and 4.'] },
     );
-    await send('Read lines 3 to 4 of ranged.txt');
+    await sendMessage(page, 'Read lines 3 to 4 of ranged.txt');
     await page.getByText('Read lines 3 and 4.').waitFor();
     const read = page.getByRole('article', { name: 'Tool read_file' }).last();
     expect(await read.locator('.line-number').allTextContents()).toEqual(['3', '4']);
@@ -162,7 +154,7 @@ describe('the agent’s work in the desktop app', () => {
       { kind: 'tool-call', name: 'write_file', input: { path: 'keep.txt', content: 'overwritten\n' } },
       { kind: 'text', pieces: ['The write was denied.'] },
     );
-    await send('Overwrite keep.txt');
+    await sendMessage(page, 'Overwrite keep.txt');
     const approval = page.getByRole('region', { name: 'Approval needed' });
     await approval.getByText('keep.txt').first().waitFor();
     await expectInViewport(page, approval, 'the approval prompt for write_file');
@@ -182,7 +174,7 @@ describe('the agent’s work in the desktop app', () => {
   it('Stop ends a streaming run, which reads "Stopped" and not as a failure; Esc stops too', async () => {
     const slow = Array.from({ length: 400 }, (_, index) => `word${index} `);
     turns.push({ kind: 'text', pieces: slow, delayMs: 40 });
-    await send('Talk for a long time');
+    await sendMessage(page, 'Talk for a long time');
     await page.getByTestId('activity').filter({ hasText: 'Working…' }).waitFor();
     const stop = page.getByRole('button', { name: 'Stop' });
     await expectInViewport(page, stop, 'Stop');
@@ -194,7 +186,7 @@ describe('the agent’s work in the desktop app', () => {
     expect(await page.locator('.run-error').count()).toBe(0);
 
     turns.push({ kind: 'text', pieces: slow, delayMs: 40 });
-    await send('Talk again');
+    await sendMessage(page, 'Talk again');
     await page.getByTestId('activity').filter({ hasText: 'Working…' }).waitFor();
     await page.keyboard.press('Escape');
     await page.getByTestId('activity').waitFor({ state: 'detached' });
@@ -210,7 +202,7 @@ describe('the agent’s work in the desktop app', () => {
       { kind: 'text', pieces: ['Recovered after the retry.'] },
     );
     const before = endpoint.seen.length;
-    await send('Try the busy provider');
+    await sendMessage(page, 'Try the busy provider');
     const failure = page.locator('.run-error').last();
     await failure.getByText('The run failed').waitFor();
     // The provider's status, its own message and its Retry-After, in words.
@@ -225,7 +217,7 @@ describe('the agent’s work in the desktop app', () => {
   it('at 420 px the approval prompt is in view with focus, Stop is reachable, and Stop cancels the call', async () => {
     await page.setViewportSize({ width: 420, height: 860 });
     turns.push({ kind: 'tool-call', name: 'run_command', input: { command: 'touch', args: ['never.txt'] } });
-    await send('Create never.txt');
+    await sendMessage(page, 'Create never.txt');
     const approval = page.getByRole('region', { name: 'Approval needed' });
     await approval.getByText('touch never.txt').waitFor();
     await expectInViewport(page, approval, 'the approval prompt');
@@ -246,7 +238,7 @@ describe('the agent’s work in the desktop app', () => {
     await page.getByRole('button', { name: 'New session' }).click();
     await page.waitForURL((url) => url.pathname !== `/desktop/sessions/${sessionId}`);
     await page.locator('.chat-head').getByText('demo model (offline, scripted)').waitFor();
-    await send('ls');
+    await sendMessage(page, 'ls');
     await page.locator('.bubble.assistant').filter({ hasText: 'demo:' }).last().waitFor();
     const before = endpoint.seen.length;
     const picker = page.getByLabel('Model', { exact: true });
@@ -259,7 +251,7 @@ describe('the agent’s work in the desktop app', () => {
     await page.locator('.chat-head').getByText(`local · ${SCRIPTED_MODEL}`).waitFor();
     await shotAllModes(page, SHOTS, '15-model-picker');
     turns.push({ kind: 'text', pieces: ['Hello from the endpoint model.'] });
-    await send('Which model is this?');
+    await sendMessage(page, 'Which model is this?');
     await page.getByText('Hello from the endpoint model.').waitFor();
     expect(endpoint.seen.length).toBe(before + 1);
     expect(endpoint.seen.at(-1)?.body.model).toBe(SCRIPTED_MODEL);

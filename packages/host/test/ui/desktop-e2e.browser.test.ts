@@ -17,6 +17,7 @@ import { startTempHost, type TempHost } from '../support/temp-host.js';
 import { makeTempDir } from '@bastion/test-support';
 import { launchChromium, openDesktop } from './support/browser.js';
 import { expectInViewport, shotAllModes } from './support/layout.js';
+import { sendMessage } from './support/desktop-world.js';
 
 const SHOTS = fileURLToPath(new URL('../../../../test-output/ui/', import.meta.url));
 const KEY_CANARY = 'sk-test-CANARY-5f0e2b7c9d1a';
@@ -30,14 +31,6 @@ const bodies: string[] = [];
 
 async function shot(name: string): Promise<void> {
   await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
-}
-
-async function send(message: string): Promise<void> {
-  // The previous run may still be ending (its Stop button still shown); Enter then sends nothing.
-  await page.locator('.composer-actions button.danger').waitFor({ state: 'detached' });
-  const composer = page.getByLabel('Message');
-  await composer.fill(message);
-  await composer.press('Enter');
 }
 
 /** A new session with the demo model, opened. */
@@ -90,7 +83,7 @@ describe('desktop app with the demo model', () => {
 
   it('creates a session and runs `$ ls` without asking', async () => {
     await newSession();
-    await send('$ ls');
+    await sendMessage(page, '$ ls');
     await lastToolStatus('exit 0');
     await page.locator('pre').filter({ hasText: 'hello.txt' }).first().waitFor();
     expect(await page.getByRole('region', { name: 'Approval needed' }).count()).toBe(0);
@@ -99,7 +92,7 @@ describe('desktop app with the demo model', () => {
 
   it('asks before `$ touch x`; Allow runs it and x exists', async () => {
     await newSession();
-    await send('$ touch x');
+    await sendMessage(page, '$ touch x');
     const approval = page.getByRole('region', { name: 'Approval needed' });
     await approval.getByText('touch x').waitFor();
     expect(existsSync(join(host.workspace, 'x'))).toBe(false);
@@ -112,7 +105,7 @@ describe('desktop app with the demo model', () => {
 
   it('asks before `$ touch y`; Deny keeps y from existing and the agent says so', async () => {
     await newSession();
-    await send('$ touch y');
+    await sendMessage(page, '$ touch y');
     const approval = page.getByRole('region', { name: 'Approval needed' });
     await approval.getByText('touch y').waitFor();
     await approval.getByLabel(/Reason/).fill('not in this test');
@@ -129,7 +122,7 @@ describe('desktop app with the demo model', () => {
 
   it('says on the command’s card that a repository it created was neutralised, and where the originals went', async () => {
     await newSession();
-    await send('$ sh -c "git init -q made && git -C made config core.pager less"');
+    await sendMessage(page, '$ sh -c "git init -q made && git -C made config core.pager less"');
     const approval = page.getByRole('region', { name: 'Approval needed' });
     await approval.getByRole('button', { name: 'Allow', exact: true }).click();
     await lastToolStatus('exit 0');
@@ -155,7 +148,7 @@ describe('desktop app with the demo model', () => {
     await newSession();
     await page.getByLabel('Mode', { exact: true }).selectOption('read-only');
     await expect.poll(() => page.getByLabel('Mode', { exact: true }).inputValue()).toBe('read-only');
-    await send('$ touch z');
+    await sendMessage(page, '$ touch z');
     await page.locator('.tool-card.tool-error').filter({ hasText: 'read-only' }).last().waitFor();
     expect(await page.getByRole('region', { name: 'Approval needed' }).count()).toBe(0);
     expect(existsSync(join(host.workspace, 'z'))).toBe(false);
@@ -172,7 +165,7 @@ describe('desktop app with the demo model', () => {
     });
     await host.supervisor.restart('ui-test');
     expect(host.supervisor.current?.password).not.toBe(before);
-    await send('$ pwd');
+    await sendMessage(page, '$ pwd');
     await page.locator('pre').filter({ hasText: host.workspace }).last().waitFor();
     expect(await page.evaluate(() => (window as unknown as { notReloaded?: boolean }).notReloaded)).toBe(true);
   });
@@ -221,7 +214,7 @@ describe('desktop app with the demo model', () => {
 
   it('is usable at 800 px wide and reachable by keyboard', async () => {
     await newSession();
-    await send('$ ls');
+    await sendMessage(page, '$ ls');
     await lastToolStatus('exit 0');
     await page.setViewportSize({ width: 800, height: 900 });
     const overflow = await page.evaluate(

@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { HostAuditLog } from '../../src/policy/host-audit-log.js';
 import type { TempHost } from '../support/temp-host.js';
-import { openDesktopWorld, type DesktopWorld } from './support/desktop-world.js';
+import { openDesktopWorld, sendMessage, type DesktopWorld } from './support/desktop-world.js';
 import { shotAllModes } from './support/layout.js';
 import { waitFor } from '@bastion/test-support';
 
@@ -36,18 +36,12 @@ beforeAll(async () => {
 
 afterAll(() => world?.close());
 
-async function send(message: string): Promise<void> {
-  const composer = page.getByLabel('Message');
-  await composer.fill(message);
-  await composer.press('Enter');
-}
-
 describe('the watchdog in the desktop app', () => {
   it('Always allow shows the rule, saves it for this project only and runs the command', async () => {
     await page.getByRole('button', { name: 'New session' }).click();
     await page.waitForURL(/\/desktop\/sessions\/ses_/);
     sessionId = /\/sessions\/(ses_[A-Za-z0-9_-]+)/.exec(page.url())?.[1] ?? '';
-    await send('$ touch always-marker');
+    await sendMessage(page, '$ touch always-marker');
     const approval = page.getByRole('region', { name: 'Approval needed' });
     await approval.getByText('touch always-marker').first().waitFor();
     await approval.getByRole('button', { name: 'Always allow…' }).click();
@@ -184,7 +178,7 @@ describe('the watchdog in the desktop app', () => {
       );
     }
     await page.goto(`${host.uiOrigin}/desktop/sessions/${sessionId}`);
-    await send('$ touch host-asked-marker');
+    await sendMessage(page, '$ touch host-asked-marker');
     const hostAsk = page.getByRole('region', { name: 'The host asks' });
     await hostAsk.getByText('touch host-asked-marker').waitFor();
     // One prompt: the host's. The agent shows none of its own, and the command has not run.
@@ -207,7 +201,7 @@ describe('the watchdog in the desktop app', () => {
     expect(existsSync(join(host.workspace, 'host-asked-marker'))).toBe(true);
 
     await page.locator('button', { hasText: 'Stop' }).waitFor({ state: 'detached' });
-    await send('$ touch host-denied-marker');
+    await sendMessage(page, '$ touch host-denied-marker');
     await hostAsk.getByText('touch host-denied-marker').waitFor();
     await hostAsk.getByRole('button', { name: 'Deny' }).click();
     await hostAsk.waitFor({ state: 'detached' });
@@ -226,7 +220,7 @@ describe('the watchdog in the desktop app', () => {
     await page.goto(`${host.uiOrigin}/desktop/sessions/${sessionId}`);
     await page.getByLabel('Message').waitFor();
     await page.locator('button', { hasText: 'Stop' }).waitFor({ state: 'detached' });
-    await send('$ touch host-always-marker');
+    await sendMessage(page, '$ touch host-always-marker');
     const hostAsk = page.getByRole('region', { name: 'The host asks' });
     await hostAsk.getByText('touch host-always-marker').waitFor();
     await hostAsk.getByRole('button', { name: 'Always allow…' }).click();
@@ -264,7 +258,7 @@ describe('the watchdog in the desktop app', () => {
     // The same command again: the host holds nothing and asks nobody; it runs.
     rmSync(join(host.workspace, 'host-always-marker'));
     await page.locator('button', { hasText: 'Stop' }).waitFor({ state: 'detached' });
-    await send('$ touch host-always-marker');
+    await sendMessage(page, '$ touch host-always-marker');
     // Nobody answers anything here: a held command would never run, so the marker proves none was held.
     await waitFor(() => existsSync(join(host.workspace, 'host-always-marker')), 30_000, 'the command to run unasked');
     await page.locator('button', { hasText: 'Stop' }).waitFor({ state: 'detached' });

@@ -17,7 +17,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Locator, Page } from 'playwright-core';
 import type { ScriptedTurn } from '@bastion/test-support';
-import { openScriptedDesktopWorld, type ScriptedDesktopWorld } from './support/desktop-world.js';
+import { openScriptedDesktopWorld, sendMessage, type ScriptedDesktopWorld } from './support/desktop-world.js';
 
 /** Within this many pixels of the end counts as "at the end" (the list's own slack). */
 const AT_END_PX = 64;
@@ -54,13 +54,6 @@ const turns: ScriptedTurn[] = [];
 let world: ScriptedDesktopWorld | undefined;
 let page: Page;
 
-async function send(message: string): Promise<void> {
-  await page.locator('.composer-actions button.danger').waitFor({ state: 'detached' });
-  const composer = page.getByLabel('Message');
-  await composer.fill(message);
-  await composer.press('Enter');
-}
-
 const transcript = () => page.getByTestId('transcript');
 const distanceFromEnd = () =>
   transcript().evaluate((element) => element.scrollHeight - element.scrollTop - element.clientHeight);
@@ -96,7 +89,7 @@ beforeAll(async () => {
     kind: 'text',
     pieces: Array.from({ length: 40 }, (_, index) => `Earlier paragraph ${index}.\n\n`),
   });
-  await send('The first prompt');
+  await sendMessage(page, 'The first prompt');
   await page.getByText('Earlier paragraph 39.').waitFor();
   await page.getByTestId('activity').waitFor({ state: 'detached' });
 }, 90_000);
@@ -114,7 +107,7 @@ afterAll(() => world?.close());
 describe('the transcript while a long reply streams and the window is resized', () => {
   it('stays within the slack of the end after each of twelve resizes of a reply streaming for six seconds, and shows the run’s "Stopped" line after Stop', async () => {
     turns.push(longReply('Following'));
-    await send('Stream while I resize the window');
+    await sendMessage(page, 'Stream while I resize the window');
     await page.getByText(`Following paragraph ${PARAGRAPHS_BEFORE_RESIZING}.`).waitFor({ timeout: 30_000 });
     await resizeWhileStreaming(async (size) => {
       await expect
@@ -129,7 +122,7 @@ describe('the transcript while a long reply streams and the window is resized', 
 
   it('keeps a reader who scrolled up to the first prompt on it through twelve resizes, not pulled to the end', async () => {
     turns.push(longReply('Reading'));
-    await send('Stream while I read the start');
+    await sendMessage(page, 'Stream while I read the start');
     await page.getByText('Reading paragraph 5.').waitFor();
     await transcript().hover();
     const first = page.getByTestId('user-bubble').filter({ hasText: 'The first prompt' });

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import type { ScriptedTurn } from '@bastion/test-support';
 import type { TempHost } from '../support/temp-host.js';
-import { openScriptedDesktopWorld, type ScriptedDesktopWorld } from './support/desktop-world.js';
+import { openScriptedDesktopWorld, sendMessage, type ScriptedDesktopWorld } from './support/desktop-world.js';
 import { expectNoHorizontalOverflow, shotAllModes } from './support/layout.js';
 
 const SHOTS = fileURLToPath(new URL('../../../../test-output/ui/', import.meta.url));
@@ -25,12 +25,6 @@ const turns: ScriptedTurn[] = [];
 let world: ScriptedDesktopWorld | undefined;
 let host: TempHost;
 let page: Page;
-
-async function send(message: string): Promise<void> {
-  const composer = page.getByLabel('Message');
-  await composer.fill(message);
-  await composer.press('Enter');
-}
 
 beforeAll(async () => {
   mkdirSync(SHOTS, { recursive: true });
@@ -50,7 +44,7 @@ describe('Undo in the desktop app', () => {
       { kind: 'tool-call', name: 'write_file', input: { path: 'made.txt', content: 'made by the run\n' } },
       { kind: 'text', pieces: ['Changed three files.'] },
     );
-    await send('Change three files');
+    await sendMessage(page, 'Change three files');
     const end = page.getByTestId('run-end').last();
     await end.getByText('Files changed (3)').waitFor();
     await end.getByRole('button', { name: 'Undo this run' }).click();
@@ -89,7 +83,7 @@ describe('Undo in the desktop app', () => {
       ...paths.map((path): ScriptedTurn => ({ kind: 'tool-call', name: 'write_file', input: { path, content: long } })),
       { kind: 'text', pieces: ['Wrote many files at a narrow width.'] },
     );
-    await send('Write many files');
+    await sendMessage(page, 'Write many files');
     const end = page.getByTestId('run-end').last();
     await end.getByText(`Files changed (${FILES_IN_A_LONG_RUN})`).waitFor({ timeout: 60_000 });
     // The reader opens a diff, then scrolls back up to the Undo button: with the list and the
@@ -126,7 +120,7 @@ describe('Undo in the desktop app', () => {
       { kind: 'tool-call', name: 'write_file', input: { path: 'plan.md', content: 'by the run\n' } },
       { kind: 'text', pieces: ['Wrote the plan.'] },
     );
-    await send('Write the plan');
+    await sendMessage(page, 'Write the plan');
     const end = page.getByTestId('run-end').last();
     await end.getByText('Files changed (2)').waitFor();
     await page.setViewportSize({ width: 420, height: 860 });

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import type { ScriptedTurn } from '@bastion/test-support';
 import type { TempHost } from '../support/temp-host.js';
-import { openScriptedDesktopWorld, type ScriptedDesktopWorld } from './support/desktop-world.js';
+import { openScriptedDesktopWorld, sendMessage, type ScriptedDesktopWorld } from './support/desktop-world.js';
 import { shotAllModes } from './support/layout.js';
 
 const SHOTS = fileURLToPath(new URL('../../../../test-output/ui/', import.meta.url));
@@ -24,13 +24,6 @@ const turns: ScriptedTurn[] = [];
 let world: ScriptedDesktopWorld | undefined;
 let host: TempHost;
 let page: Page;
-
-async function send(message: string): Promise<void> {
-  await page.locator('.composer-actions button.danger').waitFor({ state: 'detached' });
-  const composer = page.getByLabel('Message');
-  await composer.fill(message);
-  await composer.press('Enter');
-}
 
 beforeAll(async () => {
   mkdirSync(SHOTS, { recursive: true });
@@ -46,7 +39,7 @@ describe('a file write the policy asks about, asked by the host', () => {
       { kind: 'tool-call', name: 'write_file', input: { path: '.github/workflows/ci.yml', content: WORKFLOW } },
       { kind: 'text', pieces: ['Workflow written.'] },
     );
-    await send('Add a CI workflow');
+    await sendMessage(page, 'Add a CI workflow');
     const hostAsk = page.getByRole('region', { name: 'The host asks' });
     await hostAsk.getByText('Bastion’s policy asks before this file is written').waitFor();
     await hostAsk.getByText('write_file .github/workflows/ci.yml').waitFor();
@@ -71,7 +64,7 @@ describe('a file write the policy asks about, asked by the host', () => {
       { kind: 'tool-call', name: 'write_file', input: { path: '.github/workflows/deploy.yml', content: WORKFLOW } },
       { kind: 'text', pieces: ['The write was refused.'] },
     );
-    await send('Add a deploy workflow');
+    await sendMessage(page, 'Add a deploy workflow');
     const hostAsk = page.getByRole('region', { name: 'The host asks' });
     await hostAsk.getByText('write_file .github/workflows/deploy.yml').waitFor();
     await hostAsk.getByRole('button', { name: 'Deny' }).click();

@@ -87,3 +87,11 @@ export async function openScriptedDesktopWorld(script: Script, key: string): Pro
     throw error;
   }
 }
+
+/** Type `message` into the composer and send it, once the previous run has ended (its Stop button gone; Enter sends nothing meanwhile). */
+export async function sendMessage(page: Page, message: string): Promise<void> {
+  await page.locator('.composer-actions button.danger').waitFor({ state: 'detached' });
+  const composer = page.getByLabel('Message');
+  await composer.fill(message);
+  await composer.press('Enter');
+}
