@@ -49,7 +49,9 @@ describe('a host SIGKILLed inside a workspace write', () => {
       env: { ...process.env, TMPDIR: tmp },
     });
     writer = child;
-    const pid = child.pid ?? 0;
+    const pid = child.pid;
+    // Never a fallback: process.kill(0, …) would signal this test's whole process group.
+    if (pid === undefined) throw new Error('the writing host did not start');
     const sandbox = await new Promise<string>((resolve, reject) => {
       child.stdout.on('data', (chunk: Buffer) => {
         const match = /^ready (\w+)/.exec(chunk.toString());
