@@ -163,6 +163,8 @@ export const COMMAND_MAX_CONCURRENT = 4;
 export const COMMAND_MAX_QUEUED = 32;
 /** Between SIGTERM and SIGKILL of a command's process group. */
 export const COMMAND_KILL_GRACE_MS = 2_000;
+/** How often a stopped command's recorded tree is looked at until every process of it has died (at most COMMAND_KILL_GRACE_MS). */
+export const COMMAND_TREE_EXIT_POLL_MS = 2;
 /** Longest git user.name / user.email the host passes to commands (HOME's gitconfig is unreadable to them). */
 export const GIT_IDENTITY_MAX_CHARS = 256;
 /** How long the host waits for `git config --global --get` when it reads that identity. */

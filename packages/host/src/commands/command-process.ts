@@ -28,7 +28,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
-import { COMMAND_KILL_GRACE_MS, COMMAND_MAX_OUTPUT_BYTES, COMMAND_OUTPUT_CHUNK_BYTES } from '@bastion/protocol';
+import {
+  COMMAND_KILL_GRACE_MS,
+  COMMAND_MAX_OUTPUT_BYTES,
+  COMMAND_OUTPUT_CHUNK_BYTES,
+  COMMAND_TREE_EXIT_POLL_MS,
+} from '@bastion/protocol';
 import { descendantPids, isSameProcessRunning, processStartTime } from '../process-tree.js';
 
 export interface CommandSpawn {
@@ -181,7 +186,7 @@ export function superviseCommandChild(
   const recordedTreeDead = async () => {
     const deadline = performance.now() + COMMAND_KILL_GRACE_MS;
     while (recorded.some(({ pid, started }) => isSameProcessRunning(pid, started)) && performance.now() < deadline) {
-      await new Promise((wake) => setTimeout(wake, 2));
+      await new Promise((wake) => setTimeout(wake, COMMAND_TREE_EXIT_POLL_MS));
     }
   };
   const timeout = setTimeout(() => {

@@ -14,7 +14,7 @@ import { COMMAND_DEFAULT_TIMEOUT_MS, scratchDirOf } from '@bastion/protocol';
 import { makeTempDir, waitFor } from '@bastion/test-support';
 import { describeAttack } from '../../../../test/support/attack.js';
 import { connectedChannelPair } from '../../../../test/support/channel-pair.js';
-import { descendantPids, processStartTime } from '../../src/process-tree.js';
+import { descendantPids, isSameProcessRunning, processStartTime } from '../../src/process-tree.js';
 import { makeCommandWorld, useCommandWorldInWorkspace, type CommandRun, type CommandWorld } from './command-harness.js';
 
 const suite = useCommandWorldInWorkspace('bastion-prestart-');
@@ -70,14 +70,7 @@ async function waitingSandbox(
 
 /** Those of `tree` still running: the same process (pid and start time), not a zombie waiting to be reaped. */
 function alive(tree: Array<{ pid: number; started: string }>): number[] {
-  const zombie = (pid: number) => {
-    try {
-      return /^\d+ \(.*\) Z /s.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
-    } catch {
-      return false;
-    }
-  };
-  return tree.filter(({ pid, started }) => processStartTime(pid) === started && !zombie(pid)).map(({ pid }) => pid);
+  return tree.filter(({ pid, started }) => isSameProcessRunning(pid, started)).map(({ pid }) => pid);
 }
 
 /** The private temp dir a waiting sandbox was spawned for (bwrap's `--setenv TMPDIR <dir>`). */
