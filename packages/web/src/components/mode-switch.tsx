@@ -24,9 +24,9 @@ export function ModeSwitch({ mode, disabled, onChange }: Props) {
           else onChange(next);
         }}
       >
-        <option value="read-only">read-only (explores, changes nothing)</option>
-        <option value="accept-edits">accept-edits (edits files, asks before other changes)</option>
-        <option value="auto">auto (runs everything)</option>
+        <option value="read-only">read-only: changes nothing</option>
+        <option value="accept-edits">accept-edits: asks before other changes</option>
+        <option value="auto">auto: runs everything</option>
       </select>
       {asking && (
         <Dialog title="Let the agent run every command?" onCancel={() => setAsking(false)}>
