@@ -9,7 +9,7 @@ import { undoCommand } from './commands/undo.js';
 import { terminalLine } from '@bastion/host';
 import { readFileSync } from 'node:fs';
 import { outputClosed, stopWhenOutputCloses } from './closed-output.js';
-import { commandUsage, USAGE, UsageError } from './usage.js';
+import { commandUsage, USAGE, usageHint, UsageError } from './usage.js';
 
 const COMMANDS: Record<string, (argv: string[]) => Promise<number>> = {
   start: startCommand,
@@ -57,7 +57,10 @@ export function runCli(argv: string[], manifestUrl: URL): Promise<void> {
         return;
       }
       if (error instanceof UsageError) {
-        process.stderr.write(`bastion: ${error.message}\n\n${USAGE}`);
+        const [name] = argv;
+        process.stderr.write(
+          `bastion: ${error.message}\n\n${usageHint(name !== undefined && name in COMMANDS ? name : undefined)}`,
+        );
         process.exitCode = 2;
         return;
       }

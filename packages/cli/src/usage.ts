@@ -1,7 +1,7 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { DEFAULT_CONTEXT_WINDOW_TOKENS } from '@bastion/protocol';
 
-/** A command-line mistake: printed with the usage text, exit code 2. */
+/** A command-line mistake: printed with the usage of the command it was made in (usageHint), exit code 2. */
 export class UsageError extends Error {
   override readonly name = 'UsageError';
 }
@@ -12,16 +12,12 @@ export const WORKSPACE_OPTIONS = {
   home: { type: 'string' },
 } as const satisfies ParseArgsConfig['options'];
 
-/**
- * `parseArgs` (strict unless `config` says otherwise), with a bad flag or value as a UsageError;
- * `hint`, when given, follows its message on a line of its own (a command's own usage lines).
- */
-export function parseCommandLine<T extends ParseArgsConfig>(config: T, hint?: string): ReturnType<typeof parseArgs<T>> {
+/** `parseArgs` (strict unless `config` says otherwise), with a bad flag or value as a UsageError. */
+export function parseCommandLine<T extends ParseArgsConfig>(config: T): ReturnType<typeof parseArgs<T>> {
   try {
     return parseArgs(config);
   } catch (error) {
-    const message = (error as Error).message;
-    throw new UsageError(hint === undefined ? message : `${message}\n${hint}`);
+    throw new UsageError((error as Error).message);
   }
 }
 
@@ -39,7 +35,7 @@ export const USAGE = `Usage:
   bastion policy add DECISION [--workspace DIR | --global] [--tool NAME]… [--path GLOB]… [--root]
                      [--reason TEXT] [--id ID] [--home DIR] [-- COMMAND [ARG…]]
   bastion policy remove ID [--workspace DIR | --global] [--home DIR]
-  bastion policy audit [--home DIR] [--json]
+  bastion policy audit [--session ID] [--home DIR] [--json]
   bastion open [--home DIR] [--no-open] [--json]
   bastion COMMAND --help · bastion --version
 
@@ -94,20 +90,37 @@ doctor: platform, Node, sandbox packages (and how to install what is missing), u
 permissions and the posture \`start\` would run with; exit 0 only for the full posture.
 `;
 
-/**
- * The usage text of one command: its synopsis lines, the shared options and its own paragraph.
- * Undefined for a name that is not a command.
- */
-export function commandUsage(name: string): string | undefined {
-  const [synopsis = '', options = '', ...paragraphs] = USAGE.split('\n\n');
-  const lines = synopsis.split('\n');
+const [SYNOPSIS = '', OPTIONS = '', ...PARAGRAPHS] = USAGE.split('\n\n');
+
+/** The synopsis lines of one command (with their continuation lines); empty for a name that is not a command. */
+function synopsisOf(name: string): string[] {
+  const lines = SYNOPSIS.split('\n');
   const own: string[] = [];
   for (const [index, line] of lines.entries()) {
     const starts = line.startsWith(`  bastion ${name} `) || line === `  bastion ${name}`;
     const continues = own.length > 0 && /^ {6,}/.test(line) && own.at(-1) === lines[index - 1];
     if (starts || continues) own.push(line);
   }
+  return own;
+}
+
+/**
+ * The usage text of one command: its synopsis lines, the shared options and its own paragraph.
+ * Undefined for a name that is not a command.
+ */
+export function commandUsage(name: string): string | undefined {
+  const own = synopsisOf(name);
   if (own.length === 0) return undefined;
-  const about = paragraphs.filter((paragraph) => paragraph.startsWith(`${name}:`) || paragraph.startsWith(`${name} `));
-  return [['Usage:', ...own].join('\n'), options, ...about].join('\n\n').trimEnd() + '\n';
+  const about = PARAGRAPHS.filter((paragraph) => paragraph.startsWith(`${name}:`) || paragraph.startsWith(`${name} `));
+  return [['Usage:', ...own].join('\n'), OPTIONS, ...about].join('\n\n').trimEnd() + '\n';
+}
+
+/**
+ * What follows a command-line mistake: the synopsis of the command it was made in (of every
+ * command when `name` is none), and where the whole text is — short, so the mistake stays in view.
+ */
+export function usageHint(name: string | undefined): string {
+  const own = name === undefined ? [] : synopsisOf(name);
+  if (own.length === 0) return `${SYNOPSIS}\n\nOptions and details: bastion --help\n`;
+  return `Usage:\n${own.join('\n')}\n\nOptions and details: bastion ${name} --help\n`;
 }

@@ -88,6 +88,16 @@ describe('bastion policy', () => {
     expect(existsSync(join(home, 'host', 'policy.json'))).toBe(false);
   });
 
+  it("an unknown action exits 2 naming it, followed by policy's own synopsis, and writes no policy.json", async () => {
+    const { home } = world();
+    const refused = await cli(['frob', '--home', home]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/^bastion: unknown policy action: frob\n\nUsage:\n {2}bastion policy list /);
+    expect(refused.stderr).toContain('  bastion policy audit [--session ID]');
+    expect(refused.stderr).not.toContain('bastion run');
+    expect(existsSync(join(home, 'host', 'policy.json'))).toBe(false);
+  });
+
   it('a built-in rule cannot be removed (exit 1, POLICY_RULE_BUILTIN)', async () => {
     const { home } = world();
     const refused = await cli(['remove', 'builtin.git-force-push', '--global', '--home', home]);

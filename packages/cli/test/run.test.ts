@@ -231,11 +231,16 @@ describe('bastion run (real CLI process)', () => {
     expect(existsSync(join(low.workspace, '..', 'home', 'endpoints.json'))).toBe(false);
   });
 
-  it('exits 2 with usage for a missing prompt or a bad mode', async () => {
+  it("exits 2 for a missing prompt or a bad mode, with the error followed by run's own synopsis and no other command's", async () => {
     expect((await runCli([])).code).toBe(2);
     const bad = await runCli(['--mode', 'yolo', 'hi']);
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toContain('--mode must be one of read-only, accept-edits, auto');
+    expect(bad.stderr).toMatch(
+      /^bastion: --mode must be one of read-only, accept-edits, auto\n\nUsage:\n {2}bastion run \[/,
+    );
+    expect(bad.stderr).toContain('Options and details: bastion run --help');
+    expect(bad.stderr).not.toContain('bastion start');
+    expect(bad.stderr).not.toContain('--unsandboxed-shell');
   });
 
   it("--help prints the command's own usage and --version the version, both exit 0 starting nothing", async () => {

@@ -108,12 +108,18 @@ describe('bastion start (real CLI process)', () => {
     expect(await exit).toBe(0);
   });
 
-  it('answers a bad flag with a usage error and exit code 2, starting nothing', () => {
+  it("answers a bad flag with the error and start's own synopsis, an unknown command with every command's, both exit 2 starting nothing", () => {
     const result = spawnSync(process.execPath, [CLI, 'start', '--no-such-flag'], { encoding: 'utf8' });
     expect(result.status).toBe(2);
-    expect(result.stderr).toContain('Usage:');
+    expect(result.stderr).toMatch(/^bastion: Unknown option '--no-such-flag'.*\n\nUsage:\n {2}bastion start \[/);
+    expect(result.stderr).not.toContain('bastion run');
     const unknown = spawnSync(process.execPath, [CLI, 'frobnicate'], { encoding: 'utf8' });
     expect(unknown.status).toBe(2);
-    expect(unknown.stderr).toContain('unknown command');
+    expect(unknown.stderr).toMatch(/^bastion: unknown command: frobnicate\n/);
+    // Every command's synopsis, and where the options are.
+    for (const command of ['start', 'doctor', 'run', 'undo', 'secrets', 'policy', 'open']) {
+      expect(unknown.stderr).toContain(`  bastion ${command} `);
+    }
+    expect(unknown.stderr).toContain('Options and details: bastion --help');
   });
 });

@@ -24,13 +24,6 @@ import {
 } from '@bastion/host';
 import { parseCommandLine, UsageError, WORKSPACE_OPTIONS } from '../usage.js';
 
-const POLICY_USAGE = `usage:
-  bastion policy list [--workspace DIR | --global] [--home DIR] [--json]
-  bastion policy add DECISION [--workspace DIR | --global] [--tool NAME]… [--path GLOB]… [--root]
-                     [--reason TEXT] [--id ID] [--home DIR] [-- COMMAND [ARG…]]
-  bastion policy remove ID [--workspace DIR | --global] [--home DIR]
-  bastion policy audit [--session ID] [--home DIR] [--json]`;
-
 /** One line a rule: where it lives, its id and decision, what it matches and why. */
 export function describeRule(rule: PolicyRule | PolicyRuleDraft): string {
   const parts: string[] = [];
@@ -70,24 +63,21 @@ export function policyCommand(argv: string[]): Promise<number> {
 }
 
 function runPolicyCommand(argv: string[]): number {
-  const { values, positionals } = parseCommandLine(
-    {
-      args: argv,
-      allowPositionals: true,
-      options: {
-        ...WORKSPACE_OPTIONS,
-        global: { type: 'boolean', default: false },
-        json: { type: 'boolean', default: false },
-        tool: { type: 'string', multiple: true },
-        path: { type: 'string', multiple: true },
-        root: { type: 'boolean', default: false },
-        reason: { type: 'string' },
-        id: { type: 'string' },
-        session: { type: 'string' },
-      },
+  const { values, positionals } = parseCommandLine({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      ...WORKSPACE_OPTIONS,
+      global: { type: 'boolean', default: false },
+      json: { type: 'boolean', default: false },
+      tool: { type: 'string', multiple: true },
+      path: { type: 'string', multiple: true },
+      root: { type: 'boolean', default: false },
+      reason: { type: 'string' },
+      id: { type: 'string' },
+      session: { type: 'string' },
     },
-    POLICY_USAGE,
-  );
+  });
   const [action, ...rest] = positionals;
   if (values.global && values.workspace !== undefined) throw new UsageError('give --workspace or --global, not both');
   const root = values.global ? null : projectKey(values.workspace ?? process.cwd());
@@ -145,5 +135,5 @@ function runPolicyCommand(argv: string[]): number {
     process.stderr.write(`bastion: removed ${rest[0]}\n`);
     return 0;
   }
-  throw new UsageError(POLICY_USAGE);
+  throw new UsageError(action === undefined ? 'policy needs an action' : `unknown policy action: ${action}`);
 }

@@ -68,7 +68,7 @@ export async function secretsCommand(argv: string[]): Promise<number> {
   const parsed = parseCommandLine({ args: argv, allowPositionals: true, options: { home: { type: 'string' } } });
   const [action, provider, ...extra] = parsed.positionals;
   if (action !== 'set' || provider === undefined || extra.length > 0)
-    throw new UsageError('usage: bastion secrets set PROVIDER');
+    throw new UsageError('secrets takes: set PROVIDER');
   const key = await readSecret(`API key for ${provider} (input hidden): `);
   if (key.length === 0) throw new UsageError('no key given');
   const userData = resolveUserDataPath(parsed.values.home);
