@@ -220,14 +220,16 @@ export function startPrestartedSandbox(
     },
     discard() {
       ended();
+      if (supervised === undefined && !taken) {
+        taken = true;
+        // The kill of a command's tree (command-process.ts), on a sandbox nobody took; an exited one
+        // too, whose pipes must still be read to their end for it to be gone. Its tree is recorded
+        // before fd 3 closes: the waiter then still blocks in `read`, and /proc's lists of children
+        // can miss a process while its tree exits around the reading.
+        supervised = superviseCommandChild(child, { timeoutMs: COMMAND_KILL_GRACE_MS, onOutput: () => undefined });
+        supervised.abort();
+      } else supervised?.abort();
       channel?.destroy();
-      if (supervised !== undefined) return supervised.abort();
-      if (taken) return undefined;
-      taken = true;
-      // The kill of a command's tree (command-process.ts), on a sandbox nobody took; an exited one
-      // too, whose pipes must still be read to their end for it to be gone.
-      supervised = superviseCommandChild(child, { timeoutMs: COMMAND_KILL_GRACE_MS, onOutput: () => undefined });
-      return supervised.abort();
     },
     gone,
   };

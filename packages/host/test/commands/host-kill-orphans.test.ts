@@ -64,7 +64,10 @@ describe('run_command children do not outlive a SIGKILLed host', () => {
     if (host.pid !== undefined) leftovers.push(host.pid);
     await waitFor(() => sleepProcesses(tag).length > 0, 60_000, 'the sandboxed sleep to start');
     leftovers.push(...processesWith(tag).filter((pid) => pid !== host.pid));
+    // Reaped before the file ends: the setup's sweep leaves the temp root of a host it still sees.
+    const exited = new Promise((resolve) => host.once('exit', resolve));
     host.kill('SIGKILL');
+    await exited;
     await waitFor(() => processesWith(tag).length === 0, 15_000, 'every process of the command to end');
     expect(processesWith(tag)).toEqual([]);
   }, 90_000);
