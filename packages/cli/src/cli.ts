@@ -21,6 +21,10 @@ const COMMANDS: Record<string, (argv: string[]) => Promise<number>> = {
   undo: undoCommand,
 };
 
+/** The command a name names; an own key only, so `constructor` or `toString` is no command. */
+const commandNamed = (name: string | undefined) =>
+  name !== undefined && Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
+
 async function main(argv: string[], manifestUrl: URL): Promise<number> {
   const [name, ...rest] = argv;
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
@@ -34,7 +38,7 @@ async function main(argv: string[], manifestUrl: URL): Promise<number> {
     process.stdout.write(`bastion ${manifest.version}\n`);
     return 0;
   }
-  const command = COMMANDS[name];
+  const command = commandNamed(name);
   if (!command) throw new UsageError(`unknown command: ${name}`);
   const flags = rest.includes('--') ? rest.slice(0, rest.indexOf('--')) : rest;
   if (flags.includes('--help') || flags.includes('-h')) {
@@ -58,9 +62,7 @@ export function runCli(argv: string[], manifestUrl: URL): Promise<void> {
       }
       if (error instanceof UsageError) {
         const [name] = argv;
-        process.stderr.write(
-          `bastion: ${error.message}\n\n${usageHint(name !== undefined && name in COMMANDS ? name : undefined)}`,
-        );
+        process.stderr.write(`bastion: ${error.message}\n\n${usageHint(commandNamed(name) ? name : undefined)}`);
         process.exitCode = 2;
         return;
       }

@@ -121,5 +121,11 @@ describe('bastion start (real CLI process)', () => {
       expect(unknown.stderr).toContain(`  bastion ${command} `);
     }
     expect(unknown.stderr).toContain('Options and details: bastion --help');
+    // A name every object has is no command either.
+    for (const inherited of ['constructor', 'toString']) {
+      const refused = spawnSync(process.execPath, [CLI, inherited], { encoding: 'utf8' });
+      expect(refused.status).toBe(2);
+      expect(refused.stderr).toMatch(new RegExp(`^bastion: unknown command: ${inherited}\n`));
+    }
   });
 });

@@ -79,13 +79,12 @@ export async function startInProcessDaemon(
   };
   const openStreams = new Set<AbortController>();
   /** The session's event stream, its controller kept for stop() until its reader lets it go. */
-  const open = async (sessionId: string, lastEventId: number | undefined, controller = new AbortController()) => {
+  const open = (sessionId: string, lastEventId: number | undefined, controller = new AbortController()) => {
     openStreams.add(controller);
-    const response = await fetch(`http://127.0.0.1:${port}/agent/stream/${sessionId}`, {
+    return fetch(`http://127.0.0.1:${port}/agent/stream/${sessionId}`, {
       headers: { ...headers, ...(lastEventId === undefined ? {} : { 'last-event-id': String(lastEventId) }) },
       signal: controller.signal,
     });
-    return response;
   };
 
   const daemon: InProcessDaemon = {
@@ -104,9 +103,7 @@ export async function startInProcessDaemon(
       const text = await response.text();
       return { status: response.status, body: (text ? JSON.parse(text) : undefined) as T };
     },
-    async openStream(sessionId, lastEventId) {
-      return open(sessionId, lastEventId);
-    },
+    openStream: (sessionId, lastEventId) => open(sessionId, lastEventId),
     async collect(sessionId, until, lastEventId) {
       const events: { id: number; event: AgentEvent }[] = [];
       const controller = new AbortController();
