@@ -8,7 +8,7 @@
  * a 429 with its status and a Retry that works; the layout holding at 420 px; a reload keeping
  * the transcript. Screenshots (light and dark, 1280 and 420 px) go to test-output/ui/.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -136,6 +136,33 @@ describe('the agent’s work in the desktop app', () => {
     await read.getByText('ranged.txt, lines 3–4 of 5').waitFor();
   });
 
+  it('shows list_dir as a listing with folders marked "/" and search as path:line: text, never as raw JSON', async () => {
+    mkdirSync(join(host.workspace, 'src'));
+    writeFileSync(join(host.workspace, 'src', 'app.ts'), 'export const needle = 1;\n');
+    turns.push(
+      { kind: 'tool-call', name: 'list_dir', input: {} },
+      { kind: 'tool-call', name: 'search', input: { pattern: 'needle', glob: '*.ts' } },
+      { kind: 'text', pieces: ['Found the needle.'] },
+    );
+    await sendMessage(page, 'Where is the needle?');
+    await page.getByText('Found the needle.').waitFor();
+    const list = page.getByRole('article', { name: 'Tool list_dir' }).last();
+    const listed = readdirSync(host.workspace, { withFileTypes: true })
+      .map((entry) => `${entry.name}${entry.isDirectory() ? '/' : ''}`)
+      .sort();
+    expect(listed).toContain('src/');
+    await list.getByText(listed.length === 1 ? '1 entry' : `${listed.length} entries`, { exact: true }).waitFor();
+    expect(await list.locator('pre').textContent()).toBe(listed.join('\n'));
+    expect(await list.locator('.tool-subject').textContent()).toBe('.');
+    const search = page.getByRole('article', { name: 'Tool search' }).last();
+    await search.getByText('1 match').waitFor();
+    expect(await search.locator('pre').textContent()).toBe('src/app.ts:1: export const needle = 1;');
+    expect(await search.locator('.tool-subject').textContent()).toBe('needle (*.ts)');
+    expect(await page.locator('.tool-card').filter({ hasText: '"kind"' }).count()).toBe(0);
+    await shotAllModes(page, SHOTS, '18-list-and-search');
+    rmSync(join(host.workspace, 'src'), { recursive: true });
+  });
+
   it('asks before each file edit once the session’s switch is on (kept across a reload); Deny leaves the file as it was', async () => {
     writeFileSync(join(host.workspace, 'keep.txt'), 'original\n');
     const ask = page.getByLabel('Ask before file edits');
@@ -214,7 +241,7 @@ describe('the agent’s work in the desktop app', () => {
     expect(JSON.stringify(endpoint.seen.at(-1)?.body)).toContain('Try the busy provider');
   });
 
-  it('at 420 px the approval prompt is in view with focus, Stop is reachable, and Stop cancels the call', async () => {
+  it('at 420 px the top bar is one row, the approval prompt is in view with focus, Stop is reachable, and Stop cancels the call', async () => {
     await page.setViewportSize({ width: 420, height: 860 });
     turns.push({ kind: 'tool-call', name: 'run_command', input: { command: 'touch', args: ['never.txt'] } });
     await sendMessage(page, 'Create never.txt');
@@ -226,6 +253,18 @@ describe('the agent’s work in the desktop app', () => {
     await expectInViewport(page, stop, 'Stop during the approval');
     await expectInViewport(page, page.getByLabel('Message'), 'the composer');
     await expectNoHorizontalOverflow(page);
+    // The top bar is one row: the brand, the posture (its details in the title) and the navigation.
+    const top = page.locator('header.topbar');
+    const rows = await Promise.all(
+      [
+        top.getByRole('link', { name: 'Bastion' }),
+        top.getByRole('status'),
+        top.getByRole('button', { name: 'Settings' }),
+      ].map(async (part) => (await part.boundingBox())?.y),
+    );
+    const topRow = rows[0] as number;
+    for (const y of rows) expect(Math.abs((y as number) - topRow)).toBeLessThan(12);
+    expect(await top.getByRole('status').getAttribute('title')).toMatch(/^Sandboxed \(srt\) · Shell available/);
     await shotAllModes(page, SHOTS, '14-approval');
     await stop.click();
     await approval.waitFor({ state: 'detached' });

@@ -181,12 +181,50 @@ function WriteBody({ tool }: { tool: ToolView }) {
   return <DiffView diff={diff} />;
 }
 
+/** How an entry of each kind is marked in a listing, as `ls -F` marks it. */
+const ENTRY_MARKS: Readonly<Record<string, string>> = { directory: '/', symlink: '@', other: '?' };
+
+function ListBody({ tool }: { tool: ToolView }) {
+  const output = fieldsOf(tool.output);
+  if (tool.output === undefined || tool.isError) return null;
+  const entries = Array.isArray(output.entries) ? output.entries.map(fieldsOf) : [];
+  if (entries.length === 0) return <p className="muted">The folder is empty.</p>;
+  const names = entries.map((entry) => `${asText(entry.name)}${ENTRY_MARKS[asText(entry.kind)] ?? ''}`);
+  return (
+    <>
+      <Output label={plural(entries.length, 'entry', 'entries')} text={names.join('\n')} />
+      {output.truncated === true && <p className="flag">The folder has more entries than the agent saw.</p>}
+    </>
+  );
+}
+
+function SearchBody({ tool }: { tool: ToolView }) {
+  const output = fieldsOf(tool.output);
+  if (tool.output === undefined || tool.isError) return null;
+  const matches = Array.isArray(output.matches) ? output.matches.map(fieldsOf) : [];
+  if (matches.length === 0) return <p className="muted">No matches.</p>;
+  const lines = matches.map((match) => `${asText(match.path)}:${asText(match.line)}: ${asText(match.text)}`);
+  return (
+    <>
+      <Output label={plural(matches.length, 'match', 'matches')} text={lines.join('\n')} />
+      {output.truncated === true && <p className="flag">There were more matches than the agent saw.</p>}
+    </>
+  );
+}
+
+const plural = (count: number, one: string, many: string): string => `${count} ${count === 1 ? one : many}`;
+
 /** One-line summary of what a call is about, for its header. */
 function subjectOf(tool: ToolView): string {
   const input = fieldsOf(tool.input);
   if (tool.toolName === 'run_command') {
     return argvOf(input).join(' ');
   }
+  if (tool.toolName === 'search' && typeof input.pattern === 'string') {
+    const where = typeof input.path === 'string' && input.path !== '.' ? ` in ${input.path}` : '';
+    return `${input.pattern}${where}${typeof input.glob === 'string' ? ` (${input.glob})` : ''}`;
+  }
+  if (tool.toolName === 'list_dir') return typeof input.path === 'string' ? input.path : '.';
   if (typeof input.path === 'string') return input.path;
   if (typeof input.pattern === 'string') return input.pattern;
   return '';
@@ -202,6 +240,10 @@ export function ToolCard({ tool }: { tool: ToolView }) {
       <ReadBody tool={tool} />
     ) : name === 'write_file' || name === 'edit_file' ? (
       <WriteBody tool={tool} />
+    ) : name === 'list_dir' ? (
+      <ListBody tool={tool} />
+    ) : name === 'search' ? (
+      <SearchBody tool={tool} />
     ) : (
       <>
         <Output label="input" text={asText(tool.input)} />
