@@ -311,8 +311,31 @@ describe('the agent’s work in the desktop app', () => {
     await page.goto(`${host.uiOrigin}/desktop/sessions/${sessionId}`);
   });
 
+  it('keeps an unsent draft per session across opening another session and a reload; sending clears it', async () => {
+    const composer = page.getByLabel('Message');
+    await composer.fill('half-written\nsecond line');
+    await page.locator('li.session').filter({ hasNotText: 'Summarise the repository' }).first().click();
+    await page.waitForURL((url) => url.pathname !== `/desktop/sessions/${sessionId}`);
+    await page.locator('.chat-head').waitFor();
+    expect(await composer.inputValue()).toBe('');
+    await page.locator('li.session').filter({ hasText: 'Summarise the repository' }).click();
+    await page.waitForURL((url) => url.pathname === `/desktop/sessions/${sessionId}`);
+    await page.getByRole('heading', { name: 'Summarise the repository' }).waitFor();
+    expect(await composer.inputValue()).toBe('half-written\nsecond line');
+    await page.reload();
+    await page.getByRole('heading', { name: 'Summarise the repository' }).waitFor();
+    expect(await composer.inputValue()).toBe('half-written\nsecond line');
+    turns.push({ kind: 'text', pieces: ['Got the draft.'] });
+    await composer.press('Enter');
+    await page.getByText('Got the draft.').waitFor();
+    expect(await composer.inputValue()).toBe('');
+    await page.reload();
+    await page.getByRole('heading', { name: 'Summarise the repository' }).waitFor();
+    expect(await composer.inputValue()).toBe('');
+  });
+
   it('keeps the whole transcript across a reload: newest first in view, the first prompt after scrolling up', async () => {
-    const newest = page.getByTestId('user-bubble').filter({ hasText: 'Create never.txt' });
+    const newest = page.getByTestId('user-bubble').filter({ hasText: 'second line' });
     await newest.waitFor();
     await page.reload();
     await newest.waitFor();

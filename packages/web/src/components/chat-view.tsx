@@ -2,6 +2,7 @@ import { useCallback, useEffect, useRef, useState } from 'react';
 import type { AgentStreamEvent, BastionApi, PermissionMode, Session } from '@bastion/bridge';
 import { SESSION_MAX_TITLE_CHARS } from '@bastion/protocol';
 import { describeError } from '../bastion.js';
+import { readDraft, saveDraft } from '../drafts.js';
 import { loadHistory, newestHistory, settledOpening } from '../history.js';
 import {
   applyEvents,
@@ -92,7 +93,14 @@ export function ChatView({ bastion, sessionId, sessionsVersion, onSessionChanged
   const [link, setLink] = useState<'connecting' | 'live' | 'reconnecting'>('connecting');
   const [error, setError] = useState<string>();
   const [notFound, setNotFound] = useState(false);
-  const [draft, setDraft] = useState('');
+  const [draft, setDraftText] = useState(() => readDraft(sessionId));
+  const setDraft = useCallback(
+    (text: string) => {
+      setDraftText(text);
+      saveDraft(sessionId, text);
+    },
+    [sessionId],
+  );
   const [busy, setBusy] = useState(false);
   /** The run whose Undo confirmation is open. */
   const [undoing, setUndoing] = useState<string>();
@@ -234,7 +242,7 @@ export function ChatView({ bastion, sessionId, sessionsVersion, onSessionChanged
         }
         onSessionChanged();
       }),
-    [act, bastion, sessionId, session, onSessionChanged],
+    [act, bastion, sessionId, session, onSessionChanged, setDraft],
   );
 
   const pending = transcript.pending;

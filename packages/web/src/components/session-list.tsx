@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'react';
 import type { BastionApi, Session } from '@bastion/bridge';
 import { describeError, formText } from '../bastion.js';
+import { saveDraft } from '../drafts.js';
 
 interface Props {
   bastion: BastionApi;
@@ -161,6 +162,7 @@ export function SessionList({ bastion, version, selectedId, onSelect, onChanged 
                         setConfirmDelete(undefined);
                         void act(async () => {
                           await bastion.sessions.delete(session.id);
+                          saveDraft(session.id, '');
                           if (session.id === selectedId) onSelect(undefined);
                         });
                       }}
