@@ -85,8 +85,8 @@ describe('bastion run (real CLI process)', () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toBe(
       [
-        '[tool] read_file {"path":"README.md"}',
-        '[tool] read_file done',
+        '[tool] read_file README.md',
+        '[tool] read_file → 2 lines',
         'demo: read README.md (35 bytes); it starts with "# Bastion test project".',
         '',
       ].join('\n'),

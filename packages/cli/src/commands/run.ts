@@ -43,6 +43,7 @@ import { describeRule } from './policy.js';
 import { ensureEndpointDefined, parseEndpointFlags, removeEndpoint } from '../endpoint-consent.js';
 import { homeFlag, startOwningHost } from '../home-in-use.js';
 import { STOP_SIGNALS } from '../stop-signals.js';
+import { toolResultSummary, toolSubject } from './tool-summary.js';
 import { parseCommandLine, UsageError, WORKSPACE_OPTIONS } from '../usage.js';
 import { enterWorkspace } from '../workspace.js';
 
@@ -266,7 +267,9 @@ class TerminalPrinter {
       case 'tool-call':
         this.#calls.set(event.tool_call_id, { input: event.input });
         if (event.tool_name === 'run_command') break;
-        this.#line(`[tool] ${terminalLine(event.tool_name)} ${terminalLine(JSON.stringify(event.input) ?? '')}`);
+        this.#line(
+          `[tool] ${terminalLine(event.tool_name)} ${terminalLine(toolSubject(event.tool_name, event.input) ?? JSON.stringify(event.input) ?? '')}`,
+        );
         break;
       case 'tool-result':
         this.#toolResult(event);
@@ -338,7 +341,7 @@ class TerminalPrinter {
       process.stdout.write(lines.map((line) => `  ${terminalLine(line)}\n`).join(''));
       return;
     }
-    this.#line(`[tool] ${name} done`);
+    this.#line(`[tool] ${name} → ${terminalLine(toolResultSummary(event.tool_name, event.output))}`);
   }
 
   finish(): void {

@@ -1,0 +1,48 @@
+import { describe, expect, it } from 'vitest';
+import { toolResultSummary, toolSubject } from './tool-summary.js';
+
+describe('toolSubject', () => {
+  it.each([
+    ['read_file', { path: 'src/a.ts' }, 'src/a.ts'],
+    ['read_file', { path: 'src/a.ts', start_line: 3, end_line: 9 }, 'src/a.ts:3-9'],
+    ['read_file', { path: 'src/a.ts', start_line: 40 }, 'src/a.ts:40-'],
+    ['read_file', { path: 'src/a.ts', end_line: 9 }, 'src/a.ts:1-9'],
+    ['list_dir', {}, '.'],
+    ['list_dir', { path: 'src' }, 'src'],
+    ['write_file', { path: 'b.md', content: 'x' }, 'b.md'],
+    ['edit_file', { path: 'b.md', old_string: 'x', new_string: 'y' }, 'b.md'],
+    ['search', { pattern: 'needle' }, '"needle"'],
+    ['search', { pattern: 'a b', path: 'src', glob: '*.ts' }, '"a b" in src (*.ts)'],
+  ])('names a %s call by what it is about: %j → %s', (name, input, subject) => {
+    expect(toolSubject(name, input)).toBe(subject);
+  });
+
+  it('leaves a tool it does not know, and a search without a pattern, to the JSON input', () => {
+    expect(toolSubject('mcp__docs__lookup', { query: 'x' })).toBeUndefined();
+    expect(toolSubject('search', {})).toBeUndefined();
+  });
+});
+
+describe('toolResultSummary', () => {
+  it.each([
+    ['read_file', { path: 'a', content: 'one\ntwo\n', truncated: false }, '2 lines'],
+    ['read_file', { path: 'a', content: 'one', truncated: false }, '1 line'],
+    ['read_file', { path: 'a', content: '', truncated: false }, '0 lines'],
+    ['read_file', { path: 'a', content: 'x\n'.repeat(5), truncated: true }, '5 lines (the file was cut)'],
+    [
+      'read_file',
+      { path: 'a', content: 'c\nd\n', start_line: 3, end_line: 4, total_lines: 5, truncated: false },
+      'lines 3-4 of 5',
+    ],
+    ['read_file', { path: 'a', binary: true, size: 2048 }, 'binary, 2048 bytes, not read'],
+    ['list_dir', { path: '.', entries: [{ name: 'a', kind: 'file' }], truncated: false }, '1 entry'],
+    ['list_dir', { path: '.', entries: [], truncated: false }, '0 entries'],
+    ['list_dir', { path: '.', entries: [{}, {}], truncated: true }, '2 entries (more not listed)'],
+    ['search', { matches: [{ path: 'a', line: 1, text: 'x' }], truncated: false }, '1 match'],
+    ['search', { matches: [], truncated: false }, '0 matches'],
+    ['search', { matches: [{}, {}, {}], truncated: true }, '3 matches (more not shown)'],
+    ['mcp__docs__lookup', { anything: 1 }, 'done'],
+  ])('sums up what %s returned: %j → %s', (name, output, summary) => {
+    expect(toolResultSummary(name, output)).toBe(summary);
+  });
+});

@@ -1,0 +1,63 @@
+/**
+ * How `bastion run` names a file tool's call and what came back, one line each: the file, folder
+ * or pattern it is about, and a count (lines read, entries listed, matches found) instead of the
+ * raw JSON. A tool this does not know (an MCP tool, a later one) keeps its JSON input and "done".
+ */
+interface Fields {
+  [name: string]: unknown;
+}
+
+const fieldsOf = (value: unknown): Fields =>
+  typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Fields) : {};
+const plural = (count: number, one: string, many: string): string => `${count} ${count === 1 ? one : many}`;
+
+/** What a call is about, or undefined for a tool whose input is shown as JSON. */
+export function toolSubject(name: string, input: unknown): string | undefined {
+  const fields = fieldsOf(input);
+  const path = typeof fields.path === 'string' ? fields.path : '.';
+  switch (name) {
+    case 'read_file': {
+      const { start_line: start, end_line: end } = fields;
+      if (typeof start !== 'number' && typeof end !== 'number') return path;
+      return `${path}:${typeof start === 'number' ? start : 1}-${typeof end === 'number' ? end : ''}`;
+    }
+    case 'list_dir':
+    case 'write_file':
+    case 'edit_file':
+      return path;
+    case 'search': {
+      if (typeof fields.pattern !== 'string') return undefined;
+      const where = path === '.' ? '' : ` in ${path}`;
+      const glob = typeof fields.glob === 'string' ? ` (${fields.glob})` : '';
+      return `${JSON.stringify(fields.pattern)}${where}${glob}`;
+    }
+    default:
+      return undefined;
+  }
+}
+
+/** What a successful call returned, in a few words. */
+export function toolResultSummary(name: string, output: unknown): string {
+  const fields = fieldsOf(output);
+  const cut = fields.truncated === true;
+  switch (name) {
+    case 'read_file': {
+      if (fields.binary === true) return `binary, ${String(fields.size)} bytes, not read`;
+      if (typeof fields.start_line === 'number')
+        return `lines ${fields.start_line}-${String(fields.end_line)} of ${String(fields.total_lines)}`;
+      const content = typeof fields.content === 'string' ? fields.content : '';
+      const lines = content === '' ? 0 : content.replace(/\n$/, '').split('\n').length;
+      return `${plural(lines, 'line', 'lines')}${cut ? ' (the file was cut)' : ''}`;
+    }
+    case 'list_dir': {
+      const entries = Array.isArray(fields.entries) ? fields.entries.length : 0;
+      return `${plural(entries, 'entry', 'entries')}${cut ? ' (more not listed)' : ''}`;
+    }
+    case 'search': {
+      const matches = Array.isArray(fields.matches) ? fields.matches.length : 0;
+      return `${plural(matches, 'match', 'matches')}${cut ? ' (more not shown)' : ''}`;
+    }
+    default:
+      return 'done';
+  }
+}
