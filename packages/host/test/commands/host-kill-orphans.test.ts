@@ -10,6 +10,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
+import { processStartTime } from '@bastion/host/testing';
 import { waitFor, makeTempDir } from '@bastion/test-support';
 import { processesWith } from './command-harness.js';
 
@@ -25,14 +26,18 @@ function sleepProcesses(tag: string): number[] {
 }
 
 const CLI = fileURLToPath(new URL('../../../cli/dist/main.js', import.meta.url));
-const leftovers: number[] = [];
+/** What a failed test may leave running: each pid with its start time, so a reused pid is never signalled. */
+const leftovers: { pid: number; started: string | undefined }[] = [];
+const recordLeftovers = (pids: number[]) =>
+  leftovers.push(...pids.map((pid) => ({ pid, started: processStartTime(pid) })));
 
 afterEach(() => {
-  for (const pid of leftovers.splice(0)) {
+  for (const { pid, started } of leftovers.splice(0)) {
+    if (started === undefined || processStartTime(pid) !== started) continue;
     try {
       process.kill(pid, 'SIGKILL');
     } catch {
-      // already gone
+      // gone since the check
     }
   }
 });
@@ -61,9 +66,9 @@ describe('run_command children do not outlive a SIGKILLed host', () => {
       ],
       { stdio: 'ignore' },
     );
-    if (host.pid !== undefined) leftovers.push(host.pid);
+    if (host.pid !== undefined) recordLeftovers([host.pid]);
     await waitFor(() => sleepProcesses(tag).length > 0, 60_000, 'the sandboxed sleep to start');
-    leftovers.push(...processesWith(tag).filter((pid) => pid !== host.pid));
+    recordLeftovers(processesWith(tag).filter((pid) => pid !== host.pid));
     // Reaped before the file ends: the setup's sweep leaves the temp root of a host it still sees.
     const exited = new Promise((resolve) => host.once('exit', resolve));
     host.kill('SIGKILL');
