@@ -25,8 +25,9 @@ export const USAGE = `Usage:
   bastion start [--workspace DIR] [--home DIR] [--no-open] [--json] [--verbose] [--unsandboxed-shell]
                 [--allow-endpoint URL]… [--context-window TOKENS]
   bastion doctor [--json] [--home DIR]
-  bastion run [--workspace DIR] [--home DIR] [--mode read-only|accept-edits|auto] [--ask-before-writes]
-              [--provider ID] [--model ID] [--json] PROMPT
+  bastion run [--workspace DIR] [--home DIR] [--continue | --session ID]
+              [--mode read-only|accept-edits|auto] [--ask-before-writes] [--provider ID] [--model ID]
+              [--json] PROMPT
   bastion run --endpoint URL --model ID [--context-window TOKENS] [--workspace DIR] [--home DIR]
               [--mode …] [--json] PROMPT
   bastion undo [--workspace DIR] [--home DIR] [--session ID] [--run ID] [--dry-run]
@@ -63,10 +64,12 @@ Options:
 run: start Bastion, run one PROMPT in a new session and stream the answer and tool activity
 (each command with its exit code, each edit's diff, then the changed files and token usage);
 exit 0 when the run finishes, 1 when it fails, 2 for a provider or model not on offer (the
-valid ones are listed). --mode read-only refuses every write and runs only inspection commands;
+valid ones are listed) or no session to continue. --mode read-only refuses every write and runs only inspection commands;
 --mode auto lets commands run without asking (informed consent); otherwise approvals are asked
 on the terminal, and denied without one. --ask-before-writes asks before each file edit.
---provider demo is an offline, deterministic demo model (no API key needed).
+--provider demo is an offline, deterministic demo model (no API key needed). --continue sends
+PROMPT to the newest session of the workspace, --session ID to that one, with its history; the
+session keeps its mode and model unless --mode, --provider or --model change them.
 
 undo: put back the files a run wrote with write_file/edit_file (earlier bytes restored, files
 it created removed), by default the last run of the newest session in the workspace, and print

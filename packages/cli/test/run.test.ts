@@ -1,8 +1,9 @@
 /** `bastion run` as a real CLI process: host, sandboxed sidecar, demo model, exit codes. */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   isAlive,
@@ -28,14 +29,37 @@ function runCli(
   args: string[],
   prepare: (workspace: string) => void = () => undefined,
   during: (pid: number) => Promise<void> = () => Promise.resolve(),
-): Promise<{ code: number | null; stdout: string; stderr: string; workspace: string }> {
+): Promise<CliResult> {
+  const { home, workspace } = freshProject();
+  prepare(workspace);
+  return runCliOn(home, workspace, args, during);
+}
+
+interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  workspace: string;
+}
+
+/** A data folder and a workspace holding a README, removed after the test. */
+function freshProject(): { home: string; workspace: string } {
   const root = makeTempDir();
   roots.push(root);
   const workspace = join(root, 'ws');
   mkdirSync(workspace);
   writeFileSync(join(workspace, 'README.md'), '# Bastion test project\nsecond line\n');
-  prepare(workspace);
-  const child = spawn(process.execPath, [CLI, 'run', '--home', join(root, 'home'), '--workspace', workspace, ...args], {
+  return { home: join(root, 'home'), workspace };
+}
+
+/** `bastion run --home home --workspace workspace …args`, as runCli runs it. */
+function runCliOn(
+  home: string,
+  workspace: string,
+  args: string[],
+  during: (pid: number) => Promise<void> = () => Promise.resolve(),
+): Promise<CliResult> {
+  const child = spawn(process.execPath, [CLI, 'run', '--home', home, '--workspace', workspace, ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
@@ -53,6 +77,24 @@ function runCli(
     }
     return { code: await closed, stdout, stderr, workspace };
   })();
+}
+
+/** The session id a run's first stderr line names (`bastion: session ID …` or `continuing session ID`). */
+const sessionIdOf = (stderr: string): string | undefined => /session (ses_[\w-]+)/.exec(stderr)?.[1];
+
+/** Each session's stored user messages (their stored form, holding the prompt's text), oldest first. */
+function userMessagesBySession(home: string): Map<string, string[]> {
+  const db = new Database(join(home, 'sessions.db'), { readonly: true });
+  try {
+    const rows = db
+      .prepare("SELECT session_id, content FROM messages WHERE role = 'user' ORDER BY session_id, seq")
+      .all() as { session_id: string; content: string }[];
+    const messages = new Map<string, string[]>();
+    for (const row of rows) messages.set(row.session_id, [...(messages.get(row.session_id) ?? []), row.content]);
+    return messages;
+  } finally {
+    db.close();
+  }
 }
 
 /** `bastion run --endpoint` against the scripted loopback endpoint playing `script`, in `mode`. */
@@ -229,6 +271,75 @@ describe('bastion run (real CLI process)', () => {
     expect(alone.code).toBe(2);
     expect(alone.stderr).toContain('--context-window needs --endpoint');
     expect(existsSync(join(low.workspace, '..', 'home', 'endpoints.json'))).toBe(false);
+  });
+
+  it('--continue sends the prompt to the workspace’s newest session, printing only the new run; --session ID to the one named, --mode changing its mode', async () => {
+    const { home, workspace } = freshProject();
+    const first = await runCliOn(home, workspace, ['--provider', 'demo', 'read README.md']);
+    expect(first.code).toBe(0);
+    const older = sessionIdOf(first.stderr) as string;
+    const second = await runCliOn(home, workspace, ['--provider', 'demo', 'ls']);
+    const newest = sessionIdOf(second.stderr) as string;
+    expect(newest).not.toBe(older);
+
+    const continued = await runCliOn(home, workspace, ['--continue', 'search Bastion']);
+    expect(continued.code).toBe(0);
+    expect(continued.stderr).toContain(`bastion: continuing session ${newest} · demo/demo`);
+    expect(continued.stderr).toContain('· mode accept-edits ·');
+    expect(continued.stdout).toBe(
+      ['[tool] search "Bastion"', '[tool] search → 1 match', 'demo: search found 1 match.', ''].join('\n'),
+    );
+
+    const named = await runCliOn(home, workspace, ['--session', older, '--mode', 'read-only', 'ls']);
+    expect(named.code).toBe(0);
+    expect(named.stderr).toContain(`bastion: continuing session ${older} · demo/demo`);
+    expect(named.stderr).toContain('· mode read-only ·');
+    expect(named.stdout).not.toContain('read_file');
+
+    const messages = userMessagesBySession(home);
+    expect([...messages.keys()].sort()).toEqual([newest, older].sort());
+    const newestPrompts = messages.get(newest) ?? [];
+    expect(newestPrompts).toHaveLength(2);
+    expect(newestPrompts[0]).toContain('ls');
+    expect(newestPrompts[1]).toContain('search Bastion');
+    const olderPrompts = messages.get(older) ?? [];
+    expect(olderPrompts).toHaveLength(2);
+    expect(olderPrompts[0]).toContain('read README.md');
+  });
+
+  it('exits 2 for --continue with no session in the folder, a --session that is not there or works in another folder, creating no session', async () => {
+    const { home, workspace } = freshProject();
+    const none = await runCliOn(home, workspace, ['--continue', 'ls']);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain(
+      'bastion: no session has worked in this folder yet; run without --continue to start one',
+    );
+    expect(userMessagesBySession(home).size).toBe(0);
+
+    const missing = await runCliOn(home, workspace, ['--session', 'ses_AAAAAAAAAAAAAAAA', 'ls']);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('bastion: no session ses_AAAAAAAAAAAAAAAA here');
+
+    const first = await runCliOn(home, workspace, ['--provider', 'demo', 'ls']);
+    const session = sessionIdOf(first.stderr) as string;
+    const elsewhere = join(workspace, '..', 'other');
+    mkdirSync(elsewhere);
+    const moved = await runCliOn(home, elsewhere, ['--session', session, 'ls']);
+    expect(moved.code).toBe(2);
+    expect(moved.stderr).toContain(
+      `bastion: session ${session} works in ${realpathSync(workspace)}; run it there (--workspace)`,
+    );
+    expect(userMessagesBySession(home).get(session)).toHaveLength(1);
+  });
+
+  it('exits 2 for --continue with --session, or a --session that is no session id, starting nothing', async () => {
+    const both = await runCli(['--continue', '--session', 'ses_AAAAAAAAAAAAAAAA', 'hi']);
+    expect(both.code).toBe(2);
+    expect(both.stderr).toMatch(/^bastion: --continue and --session cannot be combined\n\nUsage:\n {2}bastion run \[/);
+    const bad = await runCli(['--session', '../etc', 'hi']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/^bastion: --session needs a session id \(ses_…\), not "\.\.\/etc"\n/);
+    expect(existsSync(join(both.workspace, '..', 'home'))).toBe(false);
   });
 
   it("exits 2 for a missing prompt or a bad mode, with the error followed by run's own synopsis and no other command's", async () => {

@@ -189,6 +189,23 @@ describe('agent runs', () => {
   });
 });
 
+describe('session updates', () => {
+  it('PATCH with a provider and no model moves the session to that provider’s default model; with a model, to that one', async () => {
+    const d = await start();
+    const created = await d.request<Session>('POST', '/sessions', {});
+    expect(created.body.provider).not.toBe('mock');
+    const moved = await d.request<Session>('PATCH', `/sessions/${created.body.id}`, { provider: 'mock' });
+    expect(moved.body).toMatchObject({ provider: 'mock', model: 'tool' });
+    const chosen = await d.request<Session>('PATCH', `/sessions/${created.body.id}`, {
+      provider: 'mock',
+      model: 'words-2-0',
+    });
+    expect(chosen.body).toMatchObject({ provider: 'mock', model: 'words-2-0' });
+    const retitled = await d.request<Session>('PATCH', `/sessions/${created.body.id}`, { title: 'kept model' });
+    expect(retitled.body).toMatchObject({ provider: 'mock', model: 'words-2-0', title: 'kept model' });
+  });
+});
+
 describe('bad input', () => {
   it('unknown session → 404 SESSION_NOT_FOUND on every session route', async () => {
     const d = await start();

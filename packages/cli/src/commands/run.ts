@@ -12,9 +12,11 @@ import { createInterface } from 'node:readline/promises';
 import {
   agentRunResponseSchema,
   CLI_APPROVAL_TYPE_AHEAD_DISCARD_MS,
+  eventPageResponseSchema,
   permissionModeSchema,
   runCommandInputSchema,
   modelListResponseSchema,
+  sessionIdSchema,
   sessionSchema,
   alwaysAllowDraft,
   type AgentEvent,
@@ -23,6 +25,7 @@ import {
   type PolicyRule,
   type PolicyRuleDraft,
   type PermissionMode,
+  type Session,
   type WireError,
 } from '@bastion/protocol';
 import {
@@ -34,6 +37,8 @@ import {
   terminalLine,
   terminalText,
   projectKey,
+  newestSessionIn,
+  workspaceRootOf,
   HostError,
   type BastionHost,
   type HostAskPrompt,
@@ -51,7 +56,10 @@ interface RunOptions {
   /** `--workspace DIR`, entered by enterWorkspace() once the data folder is resolved. */
   workspace: string | undefined;
   home: string | undefined;
-  mode: PermissionMode;
+  /** `--mode`: a new session's mode (default accept-edits); a continued session keeps its own unless given. */
+  mode: PermissionMode | undefined;
+  /** `--session ID` (that session) or `--continue` (the newest in the workspace): the prompt goes there. */
+  resume: { session: string } | 'newest' | undefined;
   askBeforeWrites: boolean;
   provider: string | undefined;
   model: string | undefined;
@@ -76,7 +84,9 @@ function parseRunArgs(argv: string[]): RunOptions {
     allowPositionals: true,
     options: {
       ...WORKSPACE_OPTIONS,
-      mode: { type: 'string', default: 'accept-edits' },
+      mode: { type: 'string' },
+      continue: { type: 'boolean', default: false },
+      session: { type: 'string' },
       'ask-before-writes': { type: 'boolean', default: false },
       provider: { type: 'string' },
       model: { type: 'string' },
@@ -85,8 +95,12 @@ function parseRunArgs(argv: string[]): RunOptions {
       json: { type: 'boolean', default: false },
     },
   });
-  const mode = permissionModeSchema.safeParse(values.mode);
+  const mode = permissionModeSchema.optional().safeParse(values.mode);
   if (!mode.success) throw new UsageError(`--mode must be one of ${permissionModeSchema.options.join(', ')}`);
+  if (values.continue && values.session !== undefined)
+    throw new UsageError('--continue and --session cannot be combined');
+  if (values.session !== undefined && !sessionIdSchema.safeParse(values.session).success)
+    throw new UsageError(`--session needs a session id (ses_…), not ${JSON.stringify(values.session)}`);
   const prompt = positionals.join(' ').trim();
   if (prompt.length === 0) throw new UsageError('run needs a PROMPT');
   const endpoints = values.endpoint === undefined ? [] : [values.endpoint];
@@ -99,6 +113,7 @@ function parseRunArgs(argv: string[]): RunOptions {
     workspace: values.workspace,
     home: values.home,
     mode: mode.data,
+    resume: values.session !== undefined ? { session: values.session } : values.continue ? 'newest' : undefined,
     askBeforeWrites: values['ask-before-writes'],
     provider: values.provider,
     model: values.model,
@@ -188,7 +203,7 @@ async function askOnTerminal(question: string, always: AlwaysAllow | undefined, 
 /** Ask on the TTY; without one, deny. */
 async function askApproval(
   event: Extract<AgentEvent, { type: 'tool-approval-request' }>,
-  { json, mode }: Pick<RunOptions, 'json' | 'mode'>,
+  { json, mode }: { json: boolean; mode: PermissionMode },
   host: BastionHost,
 ): Promise<ApprovalAnswer> {
   const base = { approval_id: event.approval_id, tool_call_id: event.tool_call_id };
@@ -393,33 +408,107 @@ async function checkModelChoice(host: BastionHost, options: RunOptions): Promise
   return false;
 }
 
-async function runPrompt(host: BastionHost, options: RunOptions, printer: TerminalPrinter): Promise<number> {
-  if (!(await checkModelChoice(host, options))) return 2;
-  const created = await host.client.call(
-    'POST',
-    '/sessions',
-    {
-      mode: options.mode,
-      ...(options.askBeforeWrites ? { ask_before_writes: true } : {}),
-      ...(options.mode === 'auto' ? { consent_by: 'cli' } : {}),
-      ...(options.provider === undefined ? {} : { provider: options.provider }),
-      ...(options.model === undefined ? {} : { model: options.model }),
-    },
-    sessionSchema,
-  );
-  if (!created.ok) {
-    process.stderr.write(`bastion: could not create a session: ${failure(created.error)}
-`);
-    return 1;
+/** The session settings the command line gives: for a new session, or changed on a continued one. */
+function sessionSettings(options: RunOptions): Record<string, unknown> {
+  return {
+    ...(options.mode === undefined ? {} : { mode: options.mode }),
+    ...(options.askBeforeWrites ? { ask_before_writes: true } : {}),
+    ...(options.mode === 'auto' ? { consent_by: 'cli' } : {}),
+    ...(options.provider === undefined ? {} : { provider: options.provider }),
+    ...(options.model === undefined ? {} : { model: options.model }),
+  };
+}
+
+/**
+ * The session `--session` or `--continue` names, with this command line's settings applied, and
+ * the id of its last stored event (the stream starts after it); a message and exit code 2 when
+ * there is none, or it works in another folder.
+ */
+async function resumeSession(
+  host: BastionHost,
+  options: RunOptions,
+  workspace: string,
+  resume: NonNullable<RunOptions['resume']>,
+): Promise<{ session: Session; after: number } | { code: number; message: string }> {
+  let found: Session;
+  if (resume === 'newest') {
+    const newest = await newestSessionIn(host.client, workspace);
+    if (newest === undefined)
+      return { code: 2, message: 'no session has worked in this folder yet; run without --continue to start one' };
+    if (!newest.ok) return { code: 1, message: `could not list the sessions: ${failure(newest.error)}` };
+    found = newest.session;
+  } else {
+    const got = await host.client.call('GET', `/sessions/${resume.session}`, undefined, sessionSchema);
+    if (!got.ok) {
+      const missing = got.error.code === 'SESSION_NOT_FOUND';
+      return {
+        code: missing ? 2 : 1,
+        message: missing ? `no session ${resume.session} here` : `could not read the session: ${failure(got.error)}`,
+      };
+    }
+    found = got.body;
   }
-  const session = created.body;
+  if (found.workspace !== workspaceRootOf(workspace)) {
+    const where = found.workspace === null ? 'no folder' : terminalLine(found.workspace);
+    return { code: 2, message: `session ${found.id} works in ${where}; run it there (--workspace)` };
+  }
+  const settings = sessionSettings(options);
+  if (Object.keys(settings).length > 0) {
+    const updated = await host.client.call('PATCH', `/sessions/${found.id}`, settings, sessionSchema);
+    if (!updated.ok) return { code: 1, message: `could not update the session: ${failure(updated.error)}` };
+    found = updated.body;
+  }
+  const newest = await host.client.call(
+    'GET',
+    `/sessions/${found.id}/events?limit=1`,
+    undefined,
+    eventPageResponseSchema,
+  );
+  if (!newest.ok) return { code: 1, message: `could not read the session: ${failure(newest.error)}` };
+  return { session: found, after: newest.body.events.at(-1)?.id ?? 0 };
+}
+
+async function runPrompt(
+  host: BastionHost,
+  options: RunOptions,
+  workspace: string,
+  printer: TerminalPrinter,
+): Promise<number> {
+  if (!(await checkModelChoice(host, options))) return 2;
+  let session: Session;
+  let after = 0;
+  if (options.resume === undefined) {
+    const created = await host.client.call(
+      'POST',
+      '/sessions',
+      { mode: 'accept-edits', ...sessionSettings(options) },
+      sessionSchema,
+    );
+    if (!created.ok) {
+      process.stderr.write(`bastion: could not create a session: ${failure(created.error)}\n`);
+      return 1;
+    }
+    session = created.body;
+  } else {
+    const resumed = await resumeSession(host, options, workspace, options.resume);
+    if ('code' in resumed) {
+      process.stderr.write(`bastion: ${resumed.message}\n`);
+      return resumed.code;
+    }
+    ({ session, after } = resumed);
+  }
   if (!options.json) {
     process.stderr.write(
-      `bastion: session ${session.id} · ${terminalLine(`${session.provider}/${session.model}`)}${session.provider === 'demo' ? ' (offline demo model, not a real AI)' : ''} · mode ${session.mode} · sandbox ${host.capabilities.sandbox}\n`,
+      `bastion: ${options.resume === undefined ? 'session' : 'continuing session'} ${session.id} · ${terminalLine(`${session.provider}/${session.model}`)}${session.provider === 'demo' ? ' (offline demo model, not a real AI)' : ''} · mode ${session.mode} · sandbox ${host.capabilities.sandbox}\n`,
     );
   }
 
-  const stream = await host.client.open('GET', `/agent/stream/${session.id}`);
+  const stream = await host.client.open(
+    'GET',
+    `/agent/stream/${session.id}`,
+    undefined,
+    after > 0 ? { 'last-event-id': String(after) } : {},
+  );
   if (stream.statusCode !== 200) {
     process.stderr.write('bastion: could not open the event stream\n');
     return 1;
@@ -460,7 +549,7 @@ async function runPrompt(host: BastionHost, options: RunOptions, printer: Termin
       // the run paused for approvals: answer each; the last answer continues the run
       if (pending.length === 0) return 1;
       for (const request of pending.splice(0)) {
-        const answer = await askApproval(request, options, host);
+        const answer = await askApproval(request, { json: options.json, mode: session.mode }, host);
         if (!(await startRun({ approval_answer: answer }))) return 1;
       }
     }
@@ -511,7 +600,7 @@ export async function runCommand(argv: string[]): Promise<number> {
         `bastion: no outer sandbox (${host.capabilities.reason ?? 'unavailable'}); the shell is withheld\n`,
       );
     }
-    return await runPrompt(host, options, new TerminalPrinter(options.json));
+    return await runPrompt(host, options, workspace, new TerminalPrinter(options.json));
   } finally {
     if (transient !== undefined) await removeEndpoint(host, transient).catch(() => undefined);
     await host.stop();

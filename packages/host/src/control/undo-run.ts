@@ -27,8 +27,21 @@ export interface UndoRunRequest {
 export type UndoRunAnswer =
   { ok: true; session_id: string; result: AgentUndoResponse } | ({ ok: false } & WireError<WireErrorCode>);
 
-/** The newest session whose workspace is `root`, if any. */
-async function newestSessionIn(client: DaemonClient, root: string) {
+/** A workspace folder as sessions record it: its real path (as given when it cannot be resolved). */
+export function workspaceRootOf(workspace: string): string {
+  try {
+    return realpathSync(workspace);
+  } catch {
+    return workspace;
+  }
+}
+
+/**
+ * The newest session that works in `workspace` (`bastion undo` and `bastion run --continue`), if
+ * any; a daemon error as `{ ok: false }`.
+ */
+export async function newestSessionIn(client: DaemonClient, workspace: string) {
+  const root = workspaceRootOf(workspace);
   let cursor: string | null = null;
   do {
     const query: string = `?limit=${PAGE_MAX_LIMIT}${cursor === null ? '' : `&cursor=${encodeURIComponent(cursor)}`}`;
@@ -45,13 +58,7 @@ export async function undoRun(client: DaemonClient, request: UndoRunRequest): Pr
   let sessionId = request.session_id;
   let runId = request.run_id;
   if (sessionId === undefined) {
-    let root = request.workspace;
-    try {
-      root = realpathSync(request.workspace);
-    } catch {
-      // compared as given
-    }
-    const newest = await newestSessionIn(client, root);
+    const newest = await newestSessionIn(client, request.workspace);
     if (!newest) return { ok: false, code: 'UNDO_NO_SESSION', message: 'no session has worked in this workspace' };
     if (!newest.ok) return { ok: false, ...newest.error };
     sessionId = newest.session.id;

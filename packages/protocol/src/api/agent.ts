@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { EVENT_PAGE_MAX_LIMIT } from '../limits.js';
-import { modelIdSchema, providerIdSchema, sessionIdSchema, type Message } from './sessions.js';
+import { messageSchema, modelIdSchema, providerIdSchema, sessionIdSchema } from './sessions.js';
 import { tokenUsageSchema } from './usage.js';
 
 export const runIdSchema = z.string().regex(/^run_[A-Za-z0-9_-]{8,64}$/);
@@ -135,10 +135,8 @@ export const agentEventSchema = z.discriminatedUnion('type', [
 export type AgentEvent = z.infer<typeof agentEventSchema>;
 export type AgentEventType = AgentEvent['type'];
 /** An event as streamed: its persisted id (the SSE `id:` line) and the event. */
-export interface AgentStreamEvent {
-  id: number;
-  event: AgentEvent;
-}
+export const agentStreamEventSchema = z.strictObject({ id: z.number().int().positive(), event: agentEventSchema });
+export type AgentStreamEvent = z.infer<typeof agentStreamEventSchema>;
 
 /**
  * `GET /sessions/:id/events?limit&cursor`: a session's persisted events, newest page first, so a
@@ -154,14 +152,15 @@ export const eventPageQuerySchema = z.strictObject({
 });
 export type EventPageQuery = z.infer<typeof eventPageQuerySchema>;
 
-export interface EventPageResponse {
+export const eventPageResponseSchema = z.strictObject({
   /** Oldest first. A page starts at a `run-started` unless one run alone is longer than the page. */
-  events: AgentStreamEvent[];
+  events: z.array(agentStreamEventSchema),
   /** The stored user prompts the page's `run-started` events name (`message_id`). */
-  messages: Message[];
+  messages: z.array(messageSchema),
   /** Pass as `cursor` for the page before this one; null when this page reaches the first event. */
-  next: string | null;
-}
+  next: z.string().nullable(),
+});
+export type EventPageResponse = z.infer<typeof eventPageResponseSchema>;
 
 export type AgentErrorCode =
   | 'RUN_ACTIVE'

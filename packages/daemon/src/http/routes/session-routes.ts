@@ -78,11 +78,15 @@ export function sessionRoutes(deps: {
       const id = sessionIdParam(c);
       const body = await readJson(c, updateSessionRequestSchema);
       checkProvider(body.provider);
+      // A provider named without a model moves the session to that provider's default model, as a new session gets.
+      const model =
+        body.model ??
+        (body.provider === undefined ? undefined : (registry.defaultModel(body.provider) ?? body.provider));
       const session = store.sessions.update(id, {
         ...(body.title === undefined ? {} : { title: body.title }),
         ...(body.mode === undefined ? {} : { mode: body.mode }),
         ...(body.provider === undefined ? {} : { provider: body.provider }),
-        ...(body.model === undefined ? {} : { model: body.model }),
+        ...(model === undefined ? {} : { model }),
         ...(body.ask_before_writes === undefined ? {} : { askBeforeWrites: body.ask_before_writes }),
         ...(body.consent_by === undefined ? {} : { consentBy: body.consent_by }),
       });
