@@ -159,10 +159,13 @@ describe('bastion run (real CLI process)', () => {
     expect(model.stderr).toContain('model gpt-9 is not offered by demo');
   });
 
-  it('prints each command with its exit code', async () => {
+  it('prints each command with its exit code and the first lines of its output', async () => {
     const result = await runCli(['--mode', 'auto', '--provider', 'demo', '$ ls README.md']);
     expect(result.code).toBe(0);
-    expect(result.stdout).toContain('[run] $ ls README.md → exit 0\n');
+    expect(result.stdout).toContain('[run] $ ls README.md → exit 0\n  README.md\n');
+    const long = await runCli(['--mode', 'auto', '--provider', 'demo', '$ seq 1 12']);
+    expect(long.code).toBe(0);
+    expect(long.stdout).toContain('[run] $ seq 1 12 → exit 0\n  1\n  2\n  3\n  4\n  5\n  … 7 more lines\n');
   });
 
   it('prints each edit as its diff, then the changed files and the token usage', async () => {

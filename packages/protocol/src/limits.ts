@@ -549,6 +549,10 @@ export const PROVIDER_ERROR_MESSAGE_MAX_CHARS = 300;
  * model's text, and must not answer it.
  */
 export const CLI_APPROVAL_TYPE_AHEAD_DISCARD_MS = 150;
+/** Lines of a command's output `bastion run` prints under it (the model gets the whole output). */
+export const CLI_COMMAND_PREVIEW_LINES = 5;
+/** Characters of each such line; a longer one is cut with "…". */
+export const CLI_COMMAND_PREVIEW_LINE_CHARS = 160;
 /**
  * Largest agent event the host's reader of the daemon's event stream buffers (one SSE message,
  * characters): a tool result is at most TOOL_MAX_OUTPUT_CHARS, which JSON escaping can grow six

@@ -48,7 +48,7 @@ import { describeRule } from './policy.js';
 import { ensureEndpointDefined, parseEndpointFlags, removeEndpoint } from '../endpoint-consent.js';
 import { homeFlag, startOwningHost } from '../home-in-use.js';
 import { STOP_SIGNALS } from '../stop-signals.js';
-import { toolResultSummary, toolSubject } from './tool-summary.js';
+import { commandOutputPreview, toolResultSummary, toolSubject } from './tool-summary.js';
 import { parseCommandLine, UsageError, WORKSPACE_OPTIONS } from '../usage.js';
 import { enterWorkspace } from '../workspace.js';
 
@@ -343,6 +343,7 @@ class TerminalPrinter {
         ? `refused: ${terminalLine(String(output?.code ?? 'ERROR'))}`
         : `exit ${typeof output?.exit_code === 'number' ? output.exit_code : 'killed'}`;
       this.#line(`[run] $ ${argv} → ${outcome}`);
+      if (!event.is_error) for (const line of commandOutputPreview(event.output)) this.#line(`  ${line}`);
       return;
     }
     if (event.is_error) {

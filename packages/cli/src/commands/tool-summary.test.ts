@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { toolResultSummary, toolSubject } from './tool-summary.js';
+import { CLI_COMMAND_PREVIEW_LINE_CHARS } from '@bastion/protocol';
+import { commandOutputPreview, toolResultSummary, toolSubject } from './tool-summary.js';
 
 describe('toolSubject', () => {
   it.each([
@@ -44,5 +45,37 @@ describe('toolResultSummary', () => {
     ['mcp__docs__lookup', { anything: 1 }, 'done'],
   ])('sums up what %s returned: %j → %s', (name, output, summary) => {
     expect(toolResultSummary(name, output)).toBe(summary);
+  });
+});
+
+describe('commandOutputPreview', () => {
+  const numbered = (count: number) =>
+    `${Array.from({ length: count }, (_, index) => `line ${index + 1}`).join('\n')}\n`;
+
+  it('shows a short output whole, stdout then stderr, and nothing for no output', () => {
+    expect(commandOutputPreview({ stdout: 'a\nb\n', stderr: 'warning\n', exit_code: 0 })).toEqual([
+      'a',
+      'b',
+      'warning',
+    ]);
+    expect(commandOutputPreview({ stdout: '', stderr: '', exit_code: 0 })).toEqual([]);
+  });
+
+  it('shows the first five lines and counts the rest', () => {
+    expect(commandOutputPreview({ stdout: numbered(12), stderr: '' })).toEqual([
+      'line 1',
+      'line 2',
+      'line 3',
+      'line 4',
+      'line 5',
+      '… 7 more lines',
+    ]);
+    expect(commandOutputPreview({ stdout: numbered(6), stderr: '' }).at(-1)).toBe('… 1 more line');
+  });
+
+  it('makes each line inert (escape sequences and controls removed) and cuts a long one', () => {
+    expect(commandOutputPreview({ stdout: '\x1b[31mred\x1b[0m\x07\n', stderr: '' })).toEqual(['red']);
+    const [long] = commandOutputPreview({ stdout: 'x'.repeat(400), stderr: '' });
+    expect(long).toBe(`${'x'.repeat(CLI_COMMAND_PREVIEW_LINE_CHARS)}…`);
   });
 });

@@ -2,7 +2,11 @@
  * How `bastion run` names a file tool's call and what came back, one line each: the file, folder
  * or pattern it is about, and a count (lines read, entries listed, matches found) instead of the
  * raw JSON. A tool this does not know (an MCP tool, a later one) keeps its JSON input and "done".
+ * A command's output is previewed in its first few lines.
  */
+import { CLI_COMMAND_PREVIEW_LINE_CHARS, CLI_COMMAND_PREVIEW_LINES } from '@bastion/protocol';
+import { terminalLine } from '@bastion/host';
+
 interface Fields {
   [name: string]: unknown;
 }
@@ -60,4 +64,24 @@ export function toolResultSummary(name: string, output: unknown): string {
     default:
       return 'done';
   }
+}
+
+/**
+ * The first lines of a command's output (stdout, then stderr), each made inert for the terminal
+ * and cut to a bound, then how many more there were; empty for no output.
+ */
+export function commandOutputPreview(output: unknown): string[] {
+  const fields = fieldsOf(output);
+  const text = [fields.stdout, fields.stderr]
+    .filter((part): part is string => typeof part === 'string' && part !== '')
+    .map((part) => part.replace(/\n$/, ''))
+    .join('\n');
+  if (text === '') return [];
+  const lines = text.split('\n');
+  const shown = lines.slice(0, CLI_COMMAND_PREVIEW_LINES).map((line) => {
+    const inert = terminalLine(line);
+    return inert.length > CLI_COMMAND_PREVIEW_LINE_CHARS ? `${inert.slice(0, CLI_COMMAND_PREVIEW_LINE_CHARS)}…` : inert;
+  });
+  const more = lines.length - shown.length;
+  return more > 0 ? [...shown, `… ${plural(more, 'more line', 'more lines')}`] : shown;
 }
