@@ -1,8 +1,8 @@
 /**
  * Terminal injection end to end: a scripted loopback model streams escape sequences (clear
  * screen, cursor moves, OSC 52 clipboard, OSC 8 links, 8-bit C1 controls, sequences split across
- * deltas, a carriage-return overwrite, bidi overrides), a fake "Allow? [y/N]" and a run_command
- * whose argv carries them too. The real CLI process's stdout and stderr bytes hold none of them,
+ * deltas, a carriage-return overwrite, bidi overrides), a fake "Allow? [y/N]", a run_command
+ * whose argv carries them too, and one whose output does. The real CLI process's stdout and stderr bytes hold none of them,
  * the text itself still arrives, and the approval names the exact argv.
  */
 import { spawn } from 'node:child_process';
@@ -117,6 +117,26 @@ describeAttack('terminal-injection', 'bastion run against a model that streams e
     // Machines reading --json get the model's text exactly as it was streamed.
     expect(text).toContain(HOSTILE_TEXT.join(''));
     expect(events.find((event) => event.type === 'tool-approval-request')?.input).toEqual(HOSTILE_COMMAND);
+  });
+
+  it('a command whose output carries escape sequences: its previewed lines reach the terminal inert, their text intact', async () => {
+    const endpoint = await startEndpoint([
+      {
+        kind: 'tool-call',
+        name: 'run_command',
+        input: { command: 'printf', args: ['%s\\n', `${ESC}[2J${ESC}]52;c;AAAA\x07visible\u202e text\x9b2J`] },
+      },
+      { kind: 'text', pieces: ['printed'] },
+    ]);
+    const child = spawn(process.execPath, [CLI, ...runArgs(endpoint, ['--mode', 'auto']).args], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const stdout: Buffer[] = [];
+    child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
+    expect(await new Promise((resolve) => child.once('close', resolve))).toBe(0);
+    const bytes = Buffer.concat(stdout);
+    expect(steeringBytes(bytes)).toEqual([]);
+    expect(bytes.toString('utf8')).toMatch(/→ exit 0\n {2}visible text\n/);
   });
 
   it('a "y" typed ahead (at a look-alike prompt) does not answer the real approval: the command never runs', async () => {
