@@ -353,6 +353,8 @@ export const UI_DIFF_MAX_INPUT_CHARS = 256 * KiB;
 export const UI_DIFF_FOLD_LINES = 400;
 /** Tallest the composer grows with multi-line input, in pixels, before it scrolls. */
 export const UI_COMPOSER_MAX_HEIGHT_PX = 240;
+/** While a listed session has a run going, the session list is read again this often, so its mark clears when the run ends. */
+export const UI_SESSION_LIST_POLL_MS = 2_000;
 
 /** Host-owned confirmation page (host `src/consent/consent-page.ts`), used when no terminal is attached. */
 /** Each question's token: 32 random bytes (256 bits), base64url, in the page's path. */

@@ -198,7 +198,7 @@ describe('the agent’s work in the desktop app', () => {
       });
   });
 
-  it('Stop ends a streaming run, which reads "Stopped" and not as a failure; Esc stops too', async () => {
+  it('Stop ends a streaming run, which reads "Stopped" and not as a failure (the session list marks it running until then); Esc stops too', async () => {
     const slow = Array.from({ length: 400 }, (_, index) => `word${index} `);
     turns.push({ kind: 'text', pieces: slow, delayMs: 40 });
     await sendMessage(page, 'Talk for a long time');
@@ -206,11 +206,16 @@ describe('the agent’s work in the desktop app', () => {
     const stop = page.getByRole('button', { name: 'Stop' });
     await expectInViewport(page, stop, 'Stop');
     await expectInViewport(page, page.getByLabel('Message'), 'the composer');
+    // The session list marks the session as running, and the mark clears once the run has stopped.
+    const listed = page.locator('li.session').filter({ hasText: 'Summarise the repository' });
+    await listed.locator('.session-running').waitFor();
+    expect(await listed.locator('.session-title').textContent()).toBe('Running: Summarise the repository');
     await shotAllModes(page, SHOTS, '12-running');
     await stop.click();
     await lastRunEnd().getByText('Stopped').waitFor();
     await page.getByTestId('activity').waitFor({ state: 'detached' });
     expect(await page.locator('.run-error').count()).toBe(0);
+    await listed.locator('.session-running').waitFor({ state: 'detached' });
 
     turns.push({ kind: 'text', pieces: slow, delayMs: 40 });
     await sendMessage(page, 'Talk again');

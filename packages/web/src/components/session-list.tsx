@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'react';
 import type { BastionApi, Session } from '@bastion/bridge';
+import { UI_SESSION_LIST_POLL_MS } from '@bastion/protocol';
 import { describeError, formText } from '../bastion.js';
 import { saveDraft } from '../drafts.js';
 
@@ -34,6 +35,8 @@ export function SessionList({ bastion, version, selectedId, onSelect, onChanged 
   const [confirmDelete, setConfirmDelete] = useState<string>();
   const [query, setQuery] = useState('');
 
+  /** Bumped to read the list again while a run goes, so its mark clears when the run ends. */
+  const [poll, setPoll] = useState(0);
   useEffect(() => {
     let cancelled = false;
     bastion.sessions
@@ -47,7 +50,13 @@ export function SessionList({ bastion, version, selectedId, onSelect, onChanged 
     return () => {
       cancelled = true;
     };
-  }, [bastion, version]);
+  }, [bastion, version, poll]);
+  const anyRunning = sessions?.some((session) => session.last_run?.status === 'running') === true;
+  useEffect(() => {
+    if (!anyRunning) return;
+    const timer = window.setTimeout(() => setPoll((count) => count + 1), UI_SESSION_LIST_POLL_MS);
+    return () => window.clearTimeout(timer);
+  }, [anyRunning, sessions]);
 
   const act = async (action: () => Promise<unknown>) => {
     setBusy(true);
@@ -137,7 +146,15 @@ export function SessionList({ bastion, version, selectedId, onSelect, onChanged 
                   aria-current={session.id === selectedId ? 'page' : undefined}
                   onClick={() => onSelect(session.id)}
                 >
-                  <span className="session-title">{session.title || 'Untitled session'}</span>
+                  <span className="session-title">
+                    {session.last_run?.status === 'running' && (
+                      <span className="session-running" title="A run is going">
+                        <span className="spinner" aria-hidden="true" />
+                        <span className="visually-hidden">Running: </span>
+                      </span>
+                    )}
+                    {session.title || 'Untitled session'}
+                  </span>
                   <span className="session-meta">
                     <time dateTime={session.updated_at}>{when(session.updated_at)}</time>
                     {' · '}
