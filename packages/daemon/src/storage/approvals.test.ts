@@ -42,6 +42,18 @@ describe('approvals', () => {
     });
   });
 
+  it('a session reads approval_pending while an approval waits (get and list), and not once it is answered or in another session', () => {
+    const session = pending();
+    const other = newSession(store);
+    expect(store.sessions.get(session.id)?.approval_pending).toBe(true);
+    expect(store.sessions.get(other.id)?.approval_pending).toBe(false);
+    const listed = store.sessions.list({}).items;
+    expect(listed.find((item) => item.id === session.id)?.approval_pending).toBe(true);
+    expect(listed.find((item) => item.id === other.id)?.approval_pending).toBe(false);
+    store.approvals.answer({ sessionId: session.id, approvalId: 'ap1', toolCallId: 'call1', approved: false });
+    expect(store.sessions.get(session.id)?.approval_pending).toBe(false);
+  });
+
   it('refuses unknown ids, other sessions, mismatched tool calls and cancelled approvals, changing nothing', () => {
     const session = pending();
     const other = newSession(store);

@@ -30,6 +30,7 @@ interface SessionRow extends UsageColumns {
   updated_at: string;
   last_run_id: string | null;
   last_run_status: string | null;
+  approval_pending: number;
 }
 
 export interface NewSession {
@@ -56,6 +57,7 @@ const SESSION_COLUMNS = `
   s.created_at, s.updated_at,
   (SELECT r.id FROM runs r WHERE r.session_id = s.id ORDER BY r.n DESC LIMIT 1) AS last_run_id,
   (SELECT r.status FROM runs r WHERE r.session_id = s.id ORDER BY r.n DESC LIMIT 1) AS last_run_status,
+  EXISTS (SELECT 1 FROM approvals a WHERE a.session_id = s.id AND a.status = 'pending') AS approval_pending,
   ${['input_tokens', 'output_tokens', 'cached_input_tokens', 'cost_usd']
     .map((column) => `(SELECT SUM(r.${column}) FROM runs r WHERE r.session_id = s.id) AS ${column}`)
     .join(', ')}`;
@@ -79,6 +81,7 @@ function toSession(row: SessionRow): Session {
       row.last_run_id !== null && row.last_run_status !== null
         ? { id: row.last_run_id, status: row.last_run_status as RunStatus }
         : null,
+    approval_pending: row.approval_pending === 1,
     usage: toTokenUsage(row),
   };
 }

@@ -163,7 +163,7 @@ describe('the agent’s work in the desktop app', () => {
     rmSync(join(host.workspace, 'src'), { recursive: true });
   });
 
-  it('asks before each file edit once the session’s switch is on (kept across a reload); Deny leaves the file as it was', async () => {
+  it('asks before each file edit once the session’s switch is on (kept across a reload), the session listed as needing approval; Deny leaves the file as it was', async () => {
     writeFileSync(join(host.workspace, 'keep.txt'), 'original\n');
     const ask = page.getByLabel('Ask before file edits');
     expect(await ask.isChecked()).toBe(false);
@@ -185,10 +185,17 @@ describe('the agent’s work in the desktop app', () => {
     const approval = page.getByRole('region', { name: 'Approval needed' });
     await approval.getByText('keep.txt').first().waitFor();
     await expectInViewport(page, approval, 'the approval prompt for write_file');
+    // The session list says the session waits for an answer, until it has one.
+    const waiting = page
+      .locator('li.session')
+      .filter({ hasText: 'Summarise the repository' })
+      .getByText('needs approval');
+    await waiting.waitFor();
     await shotAllModes(page, SHOTS, '17-approval-file-edit');
     await approval.getByRole('button', { name: 'Deny' }).click();
     await page.getByText('The write was denied.').waitFor();
     expect(readFileSync(join(host.workspace, 'keep.txt'), 'utf8')).toBe('original\n');
+    await waiting.waitFor({ state: 'detached' });
 
     await page.getByLabel('Ask before file edits').uncheck();
     await expect

@@ -42,6 +42,8 @@ export const sessionSchema = z.strictObject({
   /** Every write_file/edit_file waits for approval, in any mode that writes. */
   ask_before_writes: z.boolean(),
   last_run: z.strictObject({ id: z.string(), status: runStatusSchema }).nullable(),
+  /** A tool call of the session waits for the user's answer (Allow / Deny). */
+  approval_pending: z.boolean(),
   /** Tokens every run of the session used, with the estimated cost where every priced run has one. */
   usage: tokenUsageSchema.optional(),
 });

@@ -35,7 +35,7 @@ export function SessionList({ bastion, version, selectedId, onSelect, onChanged 
   const [confirmDelete, setConfirmDelete] = useState<string>();
   const [query, setQuery] = useState('');
 
-  /** Bumped to read the list again while a run goes, so its mark clears when the run ends. */
+  /** Bumped to read the list again while a run goes or an approval waits, so its mark clears when that ends. */
   const [poll, setPoll] = useState(0);
   useEffect(() => {
     let cancelled = false;
@@ -51,12 +51,13 @@ export function SessionList({ bastion, version, selectedId, onSelect, onChanged 
       cancelled = true;
     };
   }, [bastion, version, poll]);
-  const anyRunning = sessions?.some((session) => session.last_run?.status === 'running') === true;
+  const working = (session: Session) => session.last_run?.status === 'running' || session.approval_pending;
+  const anyWorking = sessions?.some(working) === true;
   useEffect(() => {
-    if (!anyRunning) return;
+    if (!anyWorking) return;
     const timer = window.setTimeout(() => setPoll((count) => count + 1), UI_SESSION_LIST_POLL_MS);
     return () => window.clearTimeout(timer);
-  }, [anyRunning, sessions]);
+  }, [anyWorking, sessions]);
 
   const act = async (action: () => Promise<unknown>) => {
     setBusy(true);
@@ -147,11 +148,15 @@ export function SessionList({ bastion, version, selectedId, onSelect, onChanged 
                   onClick={() => onSelect(session.id)}
                 >
                   <span className="session-title">
-                    {session.last_run?.status === 'running' && (
-                      <span className="session-running" title="A run is going">
-                        <span className="spinner" aria-hidden="true" />
-                        <span className="visually-hidden">Running: </span>
-                      </span>
+                    {session.approval_pending ? (
+                      <span className="badge session-waiting">needs approval</span>
+                    ) : (
+                      session.last_run?.status === 'running' && (
+                        <span className="session-running" title="A run is going">
+                          <span className="spinner" aria-hidden="true" />
+                          <span className="visually-hidden">Running: </span>
+                        </span>
+                      )
                     )}
                     {session.title || 'Untitled session'}
                   </span>
