@@ -4,6 +4,7 @@ import { policyCommand } from './commands/policy.js';
 import { openCommand } from './commands/open.js';
 import { runCommand } from './commands/run.js';
 import { secretsCommand } from './commands/secrets.js';
+import { sessionsCommand } from './commands/sessions.js';
 import { startCommand } from './commands/start.js';
 import { undoCommand } from './commands/undo.js';
 import { terminalLine } from '@bastion/host';
@@ -19,6 +20,7 @@ const COMMANDS: Record<string, (argv: string[]) => Promise<number>> = {
   secrets: secretsCommand,
   policy: policyCommand,
   undo: undoCommand,
+  sessions: sessionsCommand,
 };
 
 /** The command a name names; an own key only, so `constructor` or `toString` is no command. */

@@ -1,5 +1,5 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { DEFAULT_CONTEXT_WINDOW_TOKENS } from '@bastion/protocol';
+import { CLI_SESSIONS_LISTED, DEFAULT_CONTEXT_WINDOW_TOKENS } from '@bastion/protocol';
 
 /** A command-line mistake: printed with the usage of the command it was made in (usageHint), exit code 2. */
 export class UsageError extends Error {
@@ -30,6 +30,7 @@ export const USAGE = `Usage:
               [--json] PROMPT
   bastion run --endpoint URL --model ID [--context-window TOKENS] [--workspace DIR] [--home DIR]
               [--mode …] [--json] PROMPT
+  bastion sessions [--workspace DIR | --all] [--home DIR] [--json]
   bastion undo [--workspace DIR] [--home DIR] [--session ID] [--run ID] [--dry-run]
   bastion secrets set PROVIDER [--home DIR]
   bastion policy list [--workspace DIR | --global] [--home DIR] [--json]
@@ -70,6 +71,10 @@ on the terminal, and denied without one. --ask-before-writes asks before each fi
 --provider demo is an offline, deterministic demo model (no API key needed). --continue sends
 PROMPT to the newest session of the workspace, --session ID to that one, with its history; the
 session keeps its mode and model unless --mode, --provider or --model change them.
+
+sessions: the newest ${CLI_SESSIONS_LISTED} sessions that worked in the workspace (of every one with --all),
+each with its id, when it last changed, how its last run ended (or that it needs approval), its
+model, mode and title; --json prints one session object a line.
 
 undo: put back the files a run wrote with write_file/edit_file (earlier bytes restored, files
 it created removed), by default the last run of the newest session in the workspace, and print

@@ -3,19 +3,12 @@
  * holder, `run` refuses, `secrets set` and `open` go through the running host's control socket,
  * and a SIGKILLed holder's lock and socket do not block the next start.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { createInterface } from 'node:readline';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { isAlive, waitFor, makeTempDir } from '@bastion/test-support';
-import { CLI, runCli, stoppedAfterEachTest } from './support/cli-process.js';
-
-interface ReadyLine {
-  ui: string;
-  pid: { host: number; sidecar: number };
-}
+import { runCli, startHolder, stoppedAfterEachTest } from './support/cli-process.js';
 
 const started = stoppedAfterEachTest();
 
@@ -24,22 +17,6 @@ function makeHome(): { home: string; workspace: string } {
   const workspace = join(root, 'ws');
   mkdirSync(workspace);
   return { home: join(root, 'home'), workspace };
-}
-
-function startHolder(home: string, workspace: string): { child: ChildProcess; ready: Promise<ReadyLine> } {
-  const child = spawn(
-    process.execPath,
-    [CLI, 'start', '--json', '--no-open', '--home', home, '--workspace', workspace],
-    {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
-  started.push(child);
-  const ready = new Promise<ReadyLine>((resolve, reject) => {
-    createInterface({ input: child.stdout }).once('line', (line) => resolve(JSON.parse(line) as ReadyLine));
-    child.once('exit', () => reject(new Error('the holder exited before ready')));
-  });
-  return { child, ready };
 }
 
 function hostLogEvents(home: string, event: string): number {
@@ -60,7 +37,7 @@ function sessionCount(home: string): number {
 describe('one Bastion a home', () => {
   it('refuses a second start on the same home with exit 2, naming the holder (pid, UI) and `bastion open`, and starts no second host', async () => {
     const { home, workspace } = makeHome();
-    const holder = startHolder(home, workspace);
+    const holder = startHolder(started, home, workspace);
     const line = await holder.ready;
     const second = await runCli(['start', '--no-open', '--home', home, '--workspace', workspace]);
     expect(second.code).toBe(2);
@@ -76,7 +53,7 @@ describe('one Bastion a home', () => {
 
   it('bastion open prints a fresh single-use launch link from the running host; it works once', async () => {
     const { home, workspace } = makeHome();
-    const holder = startHolder(home, workspace);
+    const holder = startHolder(started, home, workspace);
     const line = await holder.ready;
     const opened = await runCli(['open', '--json', '--home', home]);
     expect(opened.code).toBe(0);
@@ -100,7 +77,7 @@ describe('one Bastion a home', () => {
 
   it('bastion run while a host owns the home refuses with exit 2 and creates no session behind its back', async () => {
     const { home, workspace } = makeHome();
-    const holder = startHolder(home, workspace);
+    const holder = startHolder(started, home, workspace);
     const line = await holder.ready;
     const run = await runCli(['run', '--provider', 'demo', '--home', home, '--workspace', workspace, 'hello']);
     expect(run.code).toBe(2);
@@ -112,7 +89,7 @@ describe('one Bastion a home', () => {
 
   it('bastion secrets set while a host runs stores every key through that host, concurrently, none lost', async () => {
     const { home, workspace } = makeHome();
-    const holder = startHolder(home, workspace);
+    const holder = startHolder(started, home, workspace);
     const line = await holder.ready;
     const providers = ['openai', 'anthropic', 'openrouter'];
     const results = await Promise.all(
@@ -144,12 +121,12 @@ describe('one Bastion a home', () => {
 
   it('a SIGKILLed holder leaves no lock that blocks the next start: its dead socket is replaced', async () => {
     const { home, workspace } = makeHome();
-    const first = startHolder(home, workspace);
+    const first = startHolder(started, home, workspace);
     const line = await first.ready;
     first.child.kill('SIGKILL');
     await waitFor(() => !isAlive(line.pid.host), 5_000, 'the holder to die');
     expect(existsSync(join(home, 'host.sock'))).toBe(true);
-    const next = startHolder(home, workspace);
+    const next = startHolder(started, home, workspace);
     const nextLine = await next.ready;
     expect(nextLine.pid.host).not.toBe(line.pid.host);
     const opened = await runCli(['open', '--json', '--home', home]);

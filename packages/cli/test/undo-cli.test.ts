@@ -4,14 +4,12 @@
  * when none runs, the running `bastion start` through its control socket when one owns the home)
  * puts them back, prints each file, and prints the daemon's refusal in words with exit 1.
  */
-import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { createInterface } from 'node:readline';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startScriptedEndpoint, type ScriptedTurn } from '@bastion/test-support';
 import { closedAfterEachTest } from '../../../test/support/per-test.js';
-import { CLI, runCli, scriptedRun, stoppedAfterEachTest } from './support/cli-process.js';
+import { runCli, scriptedRun, startHolder, stoppedAfterEachTest } from './support/cli-process.js';
 
 const started = stoppedAfterEachTest();
 const startEndpoint = closedAfterEachTest(startScriptedEndpoint, (endpoint) => endpoint.close());
@@ -31,21 +29,6 @@ async function afterRun(): Promise<{ home: string; workspace: string }> {
   expect(run.code).toBe(0);
   expect(readFileSync(join(workspace, 'notes.md'), 'utf8')).toBe('alpha\ngamma\n');
   return { home, workspace };
-}
-
-function startHolder(home: string, workspace: string): Promise<void> {
-  const child = spawn(
-    process.execPath,
-    [CLI, 'start', '--json', '--no-open', '--home', home, '--workspace', workspace],
-    {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
-  started.push(child);
-  return new Promise((resolve, reject) => {
-    createInterface({ input: child.stdout }).once('line', () => resolve());
-    child.once('exit', () => reject(new Error('the holder exited before ready')));
-  });
 }
 
 describe('bastion undo', () => {
@@ -72,7 +55,7 @@ describe('bastion undo', () => {
 
   it('goes through the running Bastion’s control socket, and prints a refusal in words with every file untouched', async () => {
     const { home, workspace } = await afterRun();
-    await startHolder(home, workspace);
+    await startHolder(started, home, workspace).ready;
     writeFileSync(join(workspace, 'made.txt'), 'edited by a person\n');
     const refused = await runCli(['undo', '--home', home, '--workspace', workspace]);
     expect(refused.code).toBe(1);

@@ -206,6 +206,23 @@ describe('session updates', () => {
   });
 });
 
+describe('session titles', () => {
+  it('names a session after its first message’s first non-blank line (cut to 80), and keeps that title and a rename through later runs', async () => {
+    const d = await start();
+    const session = await newSession(d, 'words-1-0');
+    await runToEnd(d, session.id, `\n   ${'x'.repeat(100)}  \nsecond line`);
+    const titled = (await d.request<Session>('GET', `/sessions/${session.id}`)).body.title;
+    expect(titled).toBe(`${'x'.repeat(79)}…`);
+    await runToEnd(d, session.id, 'another message');
+    expect((await d.request<Session>('GET', `/sessions/${session.id}`)).body.title).toBe(titled);
+
+    const renamed = await newSession(d, 'words-1-0');
+    await d.request('PATCH', `/sessions/${renamed.id}`, { title: 'my own name' });
+    await runToEnd(d, renamed.id, 'first message');
+    expect((await d.request<Session>('GET', `/sessions/${renamed.id}`)).body.title).toBe('my own name');
+  });
+});
+
 describe('bad input', () => {
   it('unknown session → 404 SESSION_NOT_FOUND on every session route', async () => {
     const d = await start();

@@ -44,6 +44,7 @@ import { registerHostIpcChannels } from './ui/host-ipc-channels.js';
 import { ReleaseStack } from './release-stack.js';
 import { ControlServer, type ControlHandler } from './control/control-server.js';
 import { undoRun } from './control/undo-run.js';
+import { sessionsIn } from './control/workspace-sessions.js';
 import { acquireHomeLock } from './control/home-lock.js';
 import { removeStaleTempFiles } from './private-file.js';
 import { checkSessionsDatabase } from './storage/sessions-db-check.js';
@@ -448,7 +449,7 @@ async function composeHost(
 
 /**
  * The host's side of the control socket (SEC-004): who holds the home, a fresh launch link, a key
- * stored through this host, an undo asked of this host's daemon.
+ * stored through this host, the sessions and an undo asked of this host's daemon.
  */
 function controlHandler(parts: {
   command: string;
@@ -462,6 +463,12 @@ function controlHandler(parts: {
         return { ok: true, pid: process.pid, command: parts.command, ui: `${parts.uiOrigin}/desktop/` };
       case 'open':
         return { ok: true, launch: parts.desktop.issueLaunchUrl() };
+      case 'sessions': {
+        const found = await sessionsIn(parts.client, request.workspace, request.limit);
+        return found.ok
+          ? { ok: true, sessions: found.sessions }
+          : { ok: true, refused: { code: found.error.code, message: found.error.message } };
+      }
       case 'undo': {
         const answer = await undoRun(parts.client, request);
         return answer.ok

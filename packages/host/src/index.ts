@@ -24,6 +24,7 @@ export * from './policy/host-asks.js';
 export * from './control/control-client.js';
 export * from './control/control-protocol.js';
 export * from './control/undo-run.js';
+export * from './control/workspace-sessions.js';
 export * from './control/home-lock.js';
 export * from './agent-event-reader.js';
 export * from './storage/sessions-db-check.js';

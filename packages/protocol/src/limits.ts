@@ -283,6 +283,8 @@ export const STORE_WAL_SIZE_LIMIT_BYTES = 4 * MiB;
  */
 export const STORAGE_RESERVE_BYTES = 1 * MiB;
 export const SESSION_MAX_TITLE_CHARS = 200;
+/** A title the daemon takes from a session's first message is cut here (a list shows less still). */
+export const SESSION_AUTO_TITLE_CHARS = 80;
 /** Paged listings (`GET /sessions`, `GET /sessions/:id/messages`): default and largest page. */
 export const PAGE_DEFAULT_LIMIT = 50;
 export const PAGE_MAX_LIMIT = 200;
@@ -551,6 +553,8 @@ export const PROVIDER_ERROR_MESSAGE_MAX_CHARS = 300;
  * model's text, and must not answer it.
  */
 export const CLI_APPROVAL_TYPE_AHEAD_DISCARD_MS = 150;
+/** Sessions `bastion sessions` lists, newest first (the UI lists every one). */
+export const CLI_SESSIONS_LISTED = 50;
 /** Lines of a command's output `bastion run` prints under it (the model gets the whole output). */
 export const CLI_COMMAND_PREVIEW_LINES = 5;
 /** Characters of each such line; a longer one is cut with "…". */

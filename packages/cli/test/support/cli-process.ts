@@ -1,11 +1,13 @@
 /**
  * Test support: the built CLI run as a real process (to its exit, or on a real terminal), `run`'s
- * arguments against the scripted loopback endpoint, and the CLIs a test left running stopped after it.
+ * arguments against the scripted loopback endpoint, a `bastion start` holding a home, and the CLIs a
+ * test left running stopped after it.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createInterface } from 'node:readline';
 import { afterEach } from 'vitest';
 import { quoteArgv } from '@bastion/host';
 import { makeTempDir, SCRIPTED_MODEL, type ScriptedEndpoint } from '@bastion/test-support';
@@ -95,4 +97,34 @@ export function stoppedAfterEachTest(): ChildProcess[] {
     }
   });
   return started;
+}
+
+/** What `bastion start --json` prints first. */
+export interface ReadyLine {
+  ui: string;
+  pid: { host: number; sidecar: number };
+}
+
+/**
+ * `bastion start --json --no-open` on `home` and `workspace`, pushed onto `started` (see
+ * stoppedAfterEachTest); `ready` resolves with its ready line, or rejects if it exits first.
+ */
+export function startHolder(
+  started: ChildProcess[],
+  home: string,
+  workspace: string,
+): { child: ChildProcess; ready: Promise<ReadyLine> } {
+  const child = spawn(
+    process.execPath,
+    [CLI, 'start', '--json', '--no-open', '--home', home, '--workspace', workspace],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  started.push(child);
+  const ready = new Promise<ReadyLine>((resolve, reject) => {
+    createInterface({ input: child.stdout }).once('line', (line) => resolve(JSON.parse(line) as ReadyLine));
+    child.once('exit', () => reject(new Error('the holder exited before ready')));
+  });
+  return { child, ready };
 }

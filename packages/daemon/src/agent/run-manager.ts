@@ -21,6 +21,7 @@ import type { ProviderRegistry } from '../providers/provider-registry.js';
 import type { ApprovalAnswerRefusal } from '../storage/approvals.js';
 import type { FinalRunStatus } from '../storage/run-log.js';
 import type { SessionStore } from '../storage/session-store.js';
+import { titleFromMessage } from '../storage/sessions.js';
 import { isStorageFailure, storageErrorOf, storageFailureOf, storageFullError } from '../storage/storage-error.js';
 import type { StorageReserve } from '../storage/storage-reserve.js';
 import { createFileTools } from '../tools/file-tools.js';
@@ -177,6 +178,9 @@ export class RunManager {
       model: session.model,
     });
     this.hub.publish(sessionId, started.event);
+    if ('message' in request && session.title === '') {
+      this.#store.sessions.update(sessionId, { title: titleFromMessage(request.message) });
+    }
     const controller = new AbortController();
     const changes = new RunChanges(this.#undo, sessionId, started.runId);
     const context: ToolContext & { session: Session } = {

@@ -6,6 +6,7 @@ import {
   DEFAULT_PERMISSION_MODE,
   PAGE_DEFAULT_LIMIT,
   permissionModeSchema,
+  SESSION_AUTO_TITLE_CHARS,
   type PermissionMode,
   type RunStatus,
   type Session,
@@ -84,6 +85,12 @@ function toSession(row: SessionRow): Session {
     approval_pending: row.approval_pending === 1,
     usage: toTokenUsage(row),
   };
+}
+
+/** The title a session gets from its first message: its first non-blank line, cut to SESSION_AUTO_TITLE_CHARS. */
+export function titleFromMessage(message: string): string {
+  const line = (message.split('\n').find((text) => text.trim() !== '') ?? message).trim();
+  return line.length > SESSION_AUTO_TITLE_CHARS ? `${line.slice(0, SESSION_AUTO_TITLE_CHARS - 1)}…` : line;
 }
 
 export class Sessions {

@@ -5,10 +5,12 @@
 import { z } from 'zod';
 import {
   agentUndoResponseSchema,
+  CLI_SESSIONS_LISTED,
   SECRETS_MAX_KEY_CHARS,
   WORKSPACE_MAX_PATH_CHARS,
   runIdSchema,
   sessionIdSchema,
+  sessionSchema,
   wireErrorCodeSchema,
 } from '@bastion/protocol';
 
@@ -21,6 +23,16 @@ export const controlRequestSchema = z.discriminatedUnion('op', [
     op: z.literal('secrets.set'),
     provider: z.string().min(1).max(128),
     key: z.string().min(1).max(SECRETS_MAX_KEY_CHARS),
+  }),
+  z.strictObject({
+    op: z.literal('sessions'),
+    /** Only the sessions that work in this folder; every session when absent. */
+    workspace: z.string().min(1).max(WORKSPACE_MAX_PATH_CHARS).optional(),
+    limit: z
+      .number()
+      .int()
+      .min(1)
+      .max(CLI_SESSIONS_LISTED + 1),
   }),
   z.strictObject({
     op: z.literal('undo'),
@@ -60,6 +72,15 @@ export const controlFailureSchema = z.strictObject({
 /** `bastion undo` through the running host: what was undone, or the daemon's refusal in its words. */
 export const undoAnswerSchema = z.union([
   z.strictObject({ ok: z.literal(true), session_id: sessionIdSchema, result: agentUndoResponseSchema }),
+  z.strictObject({
+    ok: z.literal(true),
+    refused: z.strictObject({ code: wireErrorCodeSchema, message: z.string().max(1024) }),
+  }),
+]);
+
+/** `bastion sessions` through the running host: the sessions, newest first, or the daemon's refusal. */
+export const sessionsAnswerSchema = z.union([
+  z.strictObject({ ok: z.literal(true), sessions: z.array(sessionSchema).max(CLI_SESSIONS_LISTED + 1) }),
   z.strictObject({
     ok: z.literal(true),
     refused: z.strictObject({ code: wireErrorCodeSchema, message: z.string().max(1024) }),

@@ -4,17 +4,15 @@
  * the workspace is taken; without a run, that session's last run. The daemon decides everything
  * else (POST /agent/undo); its refusal comes back with its code and its words.
  */
-import { realpathSync } from 'node:fs';
 import {
   agentUndoResponseSchema,
-  PAGE_MAX_LIMIT,
-  sessionListResponseSchema,
   sessionSchema,
   type WireError,
   type WireErrorCode,
   type AgentUndoResponse,
 } from '@bastion/protocol';
 import type { DaemonClient } from '../daemon-client.js';
+import { newestSessionIn } from './workspace-sessions.js';
 
 export interface UndoRunRequest {
   /** The workspace folder whose newest session is meant when no session is named. */
@@ -26,33 +24,6 @@ export interface UndoRunRequest {
 
 export type UndoRunAnswer =
   { ok: true; session_id: string; result: AgentUndoResponse } | ({ ok: false } & WireError<WireErrorCode>);
-
-/** A workspace folder as sessions record it: its real path (as given when it cannot be resolved). */
-export function workspaceRootOf(workspace: string): string {
-  try {
-    return realpathSync(workspace);
-  } catch {
-    return workspace;
-  }
-}
-
-/**
- * The newest session that works in `workspace` (`bastion undo` and `bastion run --continue`), if
- * any; a daemon error as `{ ok: false }`.
- */
-export async function newestSessionIn(client: DaemonClient, workspace: string) {
-  const root = workspaceRootOf(workspace);
-  let cursor: string | null = null;
-  do {
-    const query: string = `?limit=${PAGE_MAX_LIMIT}${cursor === null ? '' : `&cursor=${encodeURIComponent(cursor)}`}`;
-    const page = await client.call('GET', `/sessions${query}`, undefined, sessionListResponseSchema);
-    if (!page.ok) return page;
-    const found = page.body.sessions.find((session) => session.workspace === root);
-    if (found) return { ok: true as const, session: found };
-    cursor = page.body.next;
-  } while (cursor !== null);
-  return undefined;
-}
 
 export async function undoRun(client: DaemonClient, request: UndoRunRequest): Promise<UndoRunAnswer> {
   let sessionId = request.session_id;

@@ -1,6 +1,5 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import type { AgentStreamEvent, BastionApi, PermissionMode, Session } from '@bastion/bridge';
-import { SESSION_MAX_TITLE_CHARS } from '@bastion/protocol';
 import { describeError } from '../bastion.js';
 import { readDraft, saveDraft } from '../drafts.js';
 import { loadHistory, newestHistory, settledOpening } from '../history.js';
@@ -28,8 +27,6 @@ import { UndoDialog, UndoneNotice } from './undo-dialog.js';
 
 const RECONNECT_MIN_MS = 500;
 const RECONNECT_MAX_MS = 5_000;
-/** A title taken from the first message is cut here (the store allows more; a list shows less). */
-const AUTO_TITLE_CHARS = Math.min(80, SESSION_MAX_TITLE_CHARS);
 
 interface Props {
   bastion: BastionApi;
@@ -47,12 +44,6 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
       resolve();
     });
   });
-}
-
-function titleFrom(message: string): string {
-  const line = message.split('\n').find((text) => text.trim() !== '') ?? message;
-  const trimmed = line.trim();
-  return trimmed.length > AUTO_TITLE_CHARS ? `${trimmed.slice(0, AUTO_TITLE_CHARS - 1)}…` : trimmed;
 }
 
 /** The prompt a failed run started from, so Retry can send it again. */
@@ -237,12 +228,10 @@ export function ChatView({ bastion, sessionId, sessionsVersion, onSessionChanged
         const messageId = answer.message_id;
         if (messageId !== null) setTexts((previous) => new Map(previous).set(messageId, message));
         setDraft('');
-        if (session && session.title === '') {
-          setSession(await bastion.sessions.update(sessionId, { title: titleFrom(message) }));
-        }
+        // The daemon titles a session after its first message; the session is read again for it.
         onSessionChanged();
       }),
-    [act, bastion, sessionId, session, onSessionChanged, setDraft],
+    [act, bastion, sessionId, onSessionChanged, setDraft],
   );
 
   const pending = transcript.pending;

@@ -1,0 +1,122 @@
+/**
+ * `bastion sessions [--workspace DIR | --all] [--home DIR] [--json]`: the sessions that worked in
+ * this folder (every session with `--all`), newest first, CLI_SESSIONS_LISTED at most — each with
+ * its id (for `bastion run --session`), when it last changed, how its last run ended, its model,
+ * mode and title. Through the running Bastion when one owns the home (its control socket), else
+ * through a host of its own.
+ */
+import { CLI_SESSIONS_LISTED, type Session } from '@bastion/protocol';
+import {
+  askRunningHost,
+  holderStatusSchema,
+  resolveUserDataPath,
+  sessionsAnswerSchema,
+  sessionsIn,
+  terminalJson,
+  terminalLine,
+} from '@bastion/host';
+import { homeFlag, startOwningHost } from '../home-in-use.js';
+import { parseCommandLine, UsageError, WORKSPACE_OPTIONS } from '../usage.js';
+import { enterWorkspace } from '../workspace.js';
+
+type Listed = { ok: true; sessions: Session[] } | { ok: false; code: string; message: string };
+
+/** Ask the Bastion that owns the home, if one runs; else start one of our own for the request. */
+async function list(
+  userData: string,
+  workspace: string | undefined,
+  home: string | undefined,
+): Promise<Listed | undefined> {
+  const limit = CLI_SESSIONS_LISTED + 1;
+  if (await askRunningHost(userData, { op: 'status' }, holderStatusSchema)) {
+    const answer = await askRunningHost(
+      userData,
+      { op: 'sessions', limit, ...(workspace === undefined ? {} : { workspace }) },
+      sessionsAnswerSchema,
+    );
+    if (answer) return 'refused' in answer ? { ok: false, ...answer.refused } : answer;
+  }
+  const host = await startOwningHost(
+    { command: 'sessions', userData, workspaces: [] },
+    `the sessions are in its UI (bastion open${homeFlag(home)}), or wait for it to stop`,
+  );
+  if (!host) return undefined;
+  try {
+    const found = await sessionsIn(host.client, workspace, limit);
+    return found.ok ? found : { ok: false, ...found.error };
+  } finally {
+    await host.stop();
+  }
+}
+
+/** "2026-12-05 03:44", local time. */
+function when(iso: string): string {
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return '?';
+  const two = (value: number) => String(value).padStart(2, '0');
+  return `${date.getFullYear()}-${two(date.getMonth() + 1)}-${two(date.getDate())} ${two(date.getHours())}:${two(date.getMinutes())}`;
+}
+
+/** How the session stands: waiting for an answer, or how its last run ended. */
+function state(session: Session): string {
+  if (session.approval_pending) return 'needs approval';
+  return session.last_run?.status ?? 'no run yet';
+}
+
+function line(session: Session): string {
+  const title = session.title === '' ? '(untitled)' : session.title;
+  return terminalLine(
+    [
+      session.id,
+      when(session.updated_at),
+      state(session).padEnd(14),
+      `${session.provider}/${session.model}`,
+      session.mode,
+      title,
+    ].join('  '),
+  );
+}
+
+export async function sessionsCommand(argv: string[]): Promise<number> {
+  const { values, positionals } = parseCommandLine({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      ...WORKSPACE_OPTIONS,
+      all: { type: 'boolean', default: false },
+      json: { type: 'boolean', default: false },
+    },
+  });
+  if (positionals.length > 0) throw new UsageError('sessions takes no arguments');
+  if (values.all && values.workspace !== undefined) throw new UsageError('--all and --workspace cannot be combined');
+  const userData = resolveUserDataPath(values.home);
+  const workspace = values.all ? undefined : enterWorkspace(values.workspace);
+  const listed = await list(userData, workspace, values.home);
+  if (!listed) return 2;
+  if (!listed.ok) {
+    process.stderr.write(
+      `bastion: could not list the sessions: ${terminalLine(`${listed.code}: ${listed.message}`)}\n`,
+    );
+    return 1;
+  }
+  const shown = listed.sessions.slice(0, CLI_SESSIONS_LISTED);
+  if (values.json) {
+    for (const session of shown) process.stdout.write(`${terminalJson(session)}\n`);
+    return 0;
+  }
+  if (shown.length === 0) {
+    process.stderr.write(
+      values.all
+        ? 'bastion: no sessions yet\n'
+        : 'bastion: no session has worked in this folder yet (--all lists every one)\n',
+    );
+    return 0;
+  }
+  process.stdout.write(shown.map((session) => `${line(session)}\n`).join(''));
+  if (listed.sessions.length > shown.length)
+    process.stdout.write(`… older sessions not shown (the UI lists every one)\n`);
+  process.stderr.write(
+    'bastion: continue one with bastion run --session ID PROMPT, the newest with bastion run --continue PROMPT\n',
+  );
+  return 0;
+}

@@ -1,0 +1,100 @@
+/**
+ * `bastion sessions` as real CLI processes: sessions made by `bastion run` (real host, sandboxed
+ * sidecar, demo model) listed for their folder, or all of them, newest first, titled after their
+ * first message; through the running `bastion start`'s control socket when one owns the home.
+ */
+import { mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { makeTempDir } from '@bastion/test-support';
+import { runCli, startHolder, stoppedAfterEachTest } from './support/cli-process.js';
+
+const started = stoppedAfterEachTest();
+
+/** A home and two project folders in a fresh temp dir (the setup removes it after the file). */
+function project(): { home: string; first: string; second: string } {
+  const root = makeTempDir();
+  const [first, second] = ['first', 'second'].map((name) => join(root, name)) as [string, string];
+  for (const folder of [first, second]) {
+    mkdirSync(folder);
+    writeFileSync(join(folder, 'README.md'), '# project\n');
+  }
+  return { home: join(root, 'home'), first, second };
+}
+
+async function runIn(home: string, workspace: string, prompt: string): Promise<void> {
+  const result = await runCli(['run', '--provider', 'demo', '--home', home, '--workspace', workspace, prompt]);
+  expect(result.code, result.stderr).toBe(0);
+}
+
+/** The `"event":"control.request"` lines of the home's host log for `method`. */
+function controlRequests(home: string, method: string): number {
+  return readFileSync(join(home, 'logs', 'host.log'), 'utf8')
+    .split('\n')
+    .filter((line) => line.includes('"event":"control.request"') && line.includes(`"method":"${method}"`)).length;
+}
+
+const LINE = /^(ses_[\w-]+) {2}\d{4}-\d\d-\d\d \d\d:\d\d {2}finished {6} {2}demo\/demo {2}accept-edits {2}(.*)$/;
+
+describe('bastion sessions', () => {
+  it('lists the folder’s sessions newest first, titled after their first message; --all lists every one; --json one session a line', async () => {
+    const { home, first, second } = project();
+    await runIn(home, first, 'ls');
+    await runIn(home, first, '\n  read README.md  \nand more');
+    await runIn(home, second, 'ls src');
+
+    const listed = await runCli(['sessions', '--home', home, '--workspace', first]);
+    expect(listed.code).toBe(0);
+    const lines = listed.stdout.trimEnd().split('\n');
+    expect(lines.map((line) => LINE.exec(line)?.[2])).toEqual(['read README.md', 'ls']);
+    expect(listed.stderr).toContain('continue one with bastion run --session ID PROMPT');
+
+    const all = await runCli(['sessions', '--all', '--home', home]);
+    expect(all.code).toBe(0);
+    expect(
+      all.stdout
+        .trimEnd()
+        .split('\n')
+        .map((line) => LINE.exec(line)?.[2]),
+    ).toEqual(['ls src', 'read README.md', 'ls']);
+
+    const json = await runCli(['sessions', '--json', '--home', home, '--workspace', first]);
+    expect(json.code).toBe(0);
+    const sessions = json.stdout
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { id: string; title: string; workspace: string });
+    expect(sessions.map((session) => session.id)).toEqual(lines.map((line) => LINE.exec(line)?.[1]));
+    expect(sessions.every((session) => session.workspace === realpathSync(first))).toBe(true);
+  });
+
+  it('answers through the running Bastion’s control socket when one owns the home, starting no host of its own', async () => {
+    const { home, first, second } = project();
+    await runIn(home, first, 'ls');
+    await startHolder(started, home, first).ready;
+    const hosts = () =>
+      readFileSync(join(home, 'logs', 'host.log'), 'utf8')
+        .split('\n')
+        .filter((line) => line.includes('"event":"host.ready"')).length;
+    const before = hosts();
+
+    const listed = await runCli(['sessions', '--home', home, '--workspace', first]);
+    expect(listed.code).toBe(0);
+    expect(LINE.exec(listed.stdout.trimEnd())?.[2]).toBe('ls');
+    const none = await runCli(['sessions', '--home', home, '--workspace', second]);
+    expect(none.code).toBe(0);
+    expect(none.stdout).toBe('');
+    expect(none.stderr).toBe('bastion: no session has worked in this folder yet (--all lists every one)\n');
+    expect(controlRequests(home, 'sessions')).toBe(2);
+    expect(hosts()).toBe(before);
+  });
+
+  it('exits 2 for --all with --workspace, or an argument, with the synopsis of sessions', async () => {
+    const both = await runCli(['sessions', '--all', '--workspace', '.']);
+    expect(both.code).toBe(2);
+    expect(both.stderr).toMatch(/^bastion: --all and --workspace cannot be combined\n\nUsage:\n {2}bastion sessions /);
+    const argument = await runCli(['sessions', 'extra']);
+    expect(argument.code).toBe(2);
+    expect(argument.stderr).toMatch(/^bastion: sessions takes no arguments\n/);
+  });
+});

@@ -1,0 +1,57 @@
+/**
+ * The sessions of a workspace, newest first, read from the daemon that owns the home: for
+ * `bastion sessions`, `bastion run --continue` and `bastion undo`'s default session. A workspace
+ * is compared by its real path, as sessions record it.
+ */
+import { realpathSync } from 'node:fs';
+import {
+  PAGE_MAX_LIMIT,
+  sessionListResponseSchema,
+  type Session,
+  type WireError,
+  type WireErrorCode,
+} from '@bastion/protocol';
+import type { DaemonClient } from '../daemon-client.js';
+
+/** A workspace folder as sessions record it: its real path (as given when it cannot be resolved). */
+export function workspaceRootOf(workspace: string): string {
+  try {
+    return realpathSync(workspace);
+  } catch {
+    return workspace;
+  }
+}
+
+/**
+ * Up to `limit` sessions, newest first: those that work in `workspace`, or every session when it
+ * is undefined; a daemon error as `{ ok: false }`.
+ */
+export async function sessionsIn(
+  client: DaemonClient,
+  workspace: string | undefined,
+  limit: number,
+): Promise<{ ok: true; sessions: Session[] } | { ok: false; error: WireError<WireErrorCode> }> {
+  const root = workspace === undefined ? undefined : workspaceRootOf(workspace);
+  const sessions: Session[] = [];
+  let cursor: string | null = null;
+  do {
+    const query: string = `?limit=${PAGE_MAX_LIMIT}${cursor === null ? '' : `&cursor=${encodeURIComponent(cursor)}`}`;
+    const page = await client.call('GET', `/sessions${query}`, undefined, sessionListResponseSchema);
+    if (!page.ok) return { ok: false, error: page.error };
+    for (const session of page.body.sessions) {
+      if (root !== undefined && session.workspace !== root) continue;
+      sessions.push(session);
+      if (sessions.length === limit) return { ok: true, sessions };
+    }
+    cursor = page.body.next;
+  } while (cursor !== null);
+  return { ok: true, sessions };
+}
+
+/** The newest session that works in `workspace`, if any; a daemon error as `{ ok: false }`. */
+export async function newestSessionIn(client: DaemonClient, workspace: string) {
+  const found = await sessionsIn(client, workspace, 1);
+  if (!found.ok) return found;
+  const [session] = found.sessions;
+  return session === undefined ? undefined : { ok: true as const, session };
+}
