@@ -88,11 +88,15 @@ describe('the agent’s work in the desktop app', () => {
     expect(await link.getAttribute('href')).toBe('https://example.test/docs');
   });
 
-  it('copies a code block with its copy button', async () => {
+  it('copies a code block with its copy button, and the whole reply with Copy reply', async () => {
     const block = page.locator('.code-block').last();
     await block.getByRole('button', { name: 'Copy' }).click();
     await block.getByRole('button', { name: 'Copied' }).waitFor();
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(CODE);
+    // The run's end copies the whole reply as the markdown the model wrote.
+    await lastRunEnd().getByRole('button', { name: 'Copy reply' }).click();
+    await lastRunEnd().getByRole('button', { name: 'Copied' }).waitFor();
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(MARKDOWN.join('').trim());
     await shotAllModes(page, SHOTS, '10-markdown');
   });
 

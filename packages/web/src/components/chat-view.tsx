@@ -46,6 +46,14 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
+/** What a run said, its text parts in order, as the markdown the model wrote. */
+function replyOf(items: readonly TranscriptItem[], runId: string): string {
+  return items
+    .flatMap((item) => (item.kind === 'assistant' && item.runId === runId ? [item.text.trim()] : []))
+    .filter((text) => text !== '')
+    .join('\n\n');
+}
+
 /** The prompt a failed run started from, so Retry can send it again. */
 function promptBefore(
   items: readonly TranscriptItem[],
@@ -122,17 +130,22 @@ export function ChatView({ bastion, sessionId, sessionsVersion, onSessionChanged
   }, [bastion, sessionId, sessionsVersion]);
 
   // Events are queued and folded once per frame: a burst of deltas costs one render, not one each.
-  const enqueue = useCallback((event: AgentStreamEvent) => {
-    queue.current.push(event);
-    if (flushScheduled.current) return;
-    flushScheduled.current = true;
-    window.requestAnimationFrame(() => {
-      flushScheduled.current = false;
-      const batch = queue.current;
-      queue.current = [];
-      setTranscript((previous) => applyEvents(previous, batch));
-    });
-  }, []);
+  const enqueue = useCallback(
+    (event: AgentStreamEvent) => {
+      queue.current.push(event);
+      if (flushScheduled.current) return;
+      flushScheduled.current = true;
+      window.requestAnimationFrame(() => {
+        flushScheduled.current = false;
+        const batch = queue.current;
+        queue.current = [];
+        setTranscript((previous) => applyEvents(previous, batch));
+        // A run that ended changes how the session list shows this session: read it again now.
+        if (batch.some(({ event }) => event.type === 'run-finished' || event.type === 'run-error')) onSessionChanged();
+      });
+    },
+    [onSessionChanged],
+  );
 
   const addTexts = useCallback(
     (more: ReadonlyMap<string, string>) => setTexts((previous) => new Map([...previous, ...more])),
@@ -309,6 +322,7 @@ export function ChatView({ bastion, sessionId, sessionsVersion, onSessionChanged
           return (
             <RunEnd
               item={item}
+              reply={replyOf(items.current, item.runId)}
               toolOf={(key) => toolByKey(items.current, key)}
               onUndo={item.undone || stoppable ? undefined : () => setUndoing(item.runId)}
             />

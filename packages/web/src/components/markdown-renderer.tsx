@@ -8,7 +8,7 @@
  * languages below are registered (a fence in another language renders as plain code):
  * highlight.js's grammars are most of this chunk.
  */
-import { memo, useState, type ReactNode } from 'react';
+import { memo, type ReactNode } from 'react';
 import ReactMarkdown, { type Components } from 'react-markdown';
 import rehypeHighlight from 'rehype-highlight';
 import remarkGfm from 'remark-gfm';
@@ -34,6 +34,7 @@ import sql from 'highlight.js/lib/languages/sql';
 import typescript from 'highlight.js/lib/languages/typescript';
 import xml from 'highlight.js/lib/languages/xml';
 import yaml from 'highlight.js/lib/languages/yaml';
+import { CopyButton } from './copy-button.js';
 
 /** The text of a rendered hast subtree (a code block's children), for the copy button. */
 function textOf(node: ReactNode): string {
@@ -43,25 +44,6 @@ function textOf(node: ReactNode): string {
     return textOf((node.props as { children?: ReactNode }).children);
   }
   return '';
-}
-
-function CopyButton({ text, label = 'Copy' }: { text: string; label?: string }) {
-  const [state, setState] = useState<'idle' | 'copied' | 'failed'>('idle');
-  return (
-    <button
-      type="button"
-      className="small copy-button"
-      onClick={() => {
-        navigator.clipboard.writeText(text).then(
-          () => setState('copied'),
-          () => setState('failed'),
-        );
-        window.setTimeout(() => setState('idle'), 1_500);
-      }}
-    >
-      {state === 'copied' ? 'Copied' : state === 'failed' ? 'Copy failed' : label}
-    </button>
-  );
 }
 
 const components: Components = {

@@ -5,6 +5,7 @@ import type { DaemonErrorCode } from '@bastion/protocol';
 import type { TranscriptItem } from '../transcript.js';
 import { DiffView, diffOf } from './diff-view.js';
 import type { ToolView } from '../transcript.js';
+import { CopyButton } from './copy-button.js';
 
 export function Reasoning({ text, live }: { text: string; live: boolean }) {
   return (
@@ -85,15 +86,18 @@ export function UsageLine({ usage, label }: { usage: TokenUsage; label: string }
 }
 
 /**
- * The end of a run: how it ended, its tokens, and the files it changed with their diffs a click
- * away, with Undo (`onUndo`, absent while a run goes) or the word that it was undone.
+ * The end of a run: how it ended, its tokens, Copy reply (`reply`: the run's text, as markdown),
+ * and the files it changed with their diffs a click away, with Undo (`onUndo`, absent while a run
+ * goes) or the word that it was undone.
  */
 export function RunEnd({
   item,
+  reply,
   toolOf,
   onUndo,
 }: {
   item: Extract<TranscriptItem, { kind: 'run-end' }>;
+  reply: string;
   toolOf: (key: string) => ToolView | undefined;
   onUndo: (() => void) | undefined;
 }) {
@@ -103,6 +107,7 @@ export function RunEnd({
     <div className={`run-end run-${item.outcome}`} data-testid="run-end">
       {item.outcome === 'stopped' && <span className="stopped">Stopped</span>}
       {item.usage && <UsageLine usage={item.usage} label="This run" />}
+      {reply !== '' && <CopyButton text={reply} label="Copy reply" />}
       {item.files.length > 0 && (
         <div className="files-changed">
           <span>
