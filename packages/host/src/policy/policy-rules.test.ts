@@ -109,7 +109,13 @@ describe("policy rules: the literal pre-filter before a rule's globs", () => {
 
   it('turns away paths outside literal directories and without the extension, and admits any shape it cannot read', () => {
     const filter = literalFilter(['generated/5/**', '*.5']);
-    expect(['generated/5', 'generated/5/x/y', 'a.5', 'd/a.5'].map(filter)).toEqual([true, true, true, true]);
+    expect(['generated/5', 'generated/5/x/y', 'a.5', 'd/a.5', 'a.5/'].map(filter)).toEqual([
+      true,
+      true,
+      true,
+      true,
+      true,
+    ]);
     expect(['generated/50', 'generated', 'src/a.ts', '5'].map(filter)).toEqual([false, false, false, false]);
     for (const shape of ['./src/**', '../x/**', '{a,b}/**', 'src*/x', '**/x.ts']) {
       expect(literalFilter([shape])('anything/else')).toBe(true);

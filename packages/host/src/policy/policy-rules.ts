@@ -140,7 +140,9 @@ export function literalFilter(globs: readonly string[]): (path: string) => boole
     }
     const extension = ANY_WITH_EXTENSION.exec(glob)?.[1];
     if (extension === undefined) return () => true;
-    tests.push((path) => path.endsWith(extension));
+    // picomatch lets a match end in one `/` (`*.ts` matches `a.ts/`).
+    const asDirectory = `${extension}/`;
+    tests.push((path) => path.endsWith(extension) || path.endsWith(asDirectory));
   }
   return (path) => tests.some((test) => test(path));
 }
