@@ -63,14 +63,15 @@ Options:
                     the sandbox is available
 
 run: start Bastion, run one PROMPT in a new session and stream the answer and tool activity
-(each command with its exit code, each edit's diff, then the changed files and token usage);
-exit 0 when the run finishes, 1 when it fails, 2 for a provider or model not on offer (the
-valid ones are listed) or no session to continue. --mode read-only refuses every write and runs only inspection commands;
---mode auto lets commands run without asking (informed consent); otherwise approvals are asked
-on the terminal, and denied without one. --ask-before-writes asks before each file edit.
---provider demo is an offline, deterministic demo model (no API key needed). --continue sends
-PROMPT to the newest session of the workspace, --session ID to that one, with its history; the
-session keeps its mode and model unless --mode, --provider or --model change them.
+(each command with its exit code and first lines of output, each edit's diff, then the changed
+files and token usage); exit 0 when the run finishes, 1 when it fails, 2 for a provider or
+model not on offer (the valid ones are listed) or no session to continue. PROMPT - reads the
+prompt from standard input. --mode read-only refuses every write and runs only inspection
+commands; --mode auto lets commands run without asking (informed consent); otherwise approvals
+are asked on the terminal, and denied without one. --ask-before-writes asks before each file
+edit. --provider demo is an offline, deterministic demo model (no API key needed). --continue
+sends PROMPT to the newest session of the workspace, --session ID to that one, with its
+history; the session keeps its mode and model unless --mode, --provider or --model change them.
 
 sessions: the newest ${CLI_SESSIONS_LISTED} sessions that worked in the workspace (of every one with --all),
 each with its id, when it last changed, how its last run ended (or that it needs approval), its

@@ -14,6 +14,7 @@ import {
   type ScriptedTurn,
   makeTempDir,
 } from '@bastion/test-support';
+import { runCli as runCliWithStdin } from './support/cli-process.js';
 
 const CLI = fileURLToPath(new URL('../dist/main.js', import.meta.url));
 const roots: string[] = [];
@@ -343,6 +344,18 @@ describe('bastion run (real CLI process)', () => {
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/^bastion: --session needs a session id \(ses_…\), not "\.\.\/etc"\n/);
     expect(existsSync(join(both.workspace, '..', 'home'))).toBe(false);
+  });
+
+  it('PROMPT - reads the prompt from standard input; an empty one exits 2 starting nothing', async () => {
+    const { home, workspace } = freshProject();
+    const args = ['run', '--home', home, '--workspace', workspace, '--provider', 'demo', '-'];
+    const piped = await runCliWithStdin(args, '\n  read README.md  \n');
+    expect(piped.code).toBe(0);
+    expect(piped.stdout).toContain('[tool] read_file README.md\n');
+    const empty = await runCliWithStdin(args, '  \n');
+    expect(empty.code).toBe(2);
+    expect(empty.stderr).toMatch(/^bastion: the prompt on standard input is empty\n/);
+    expect(userMessagesBySession(home).size).toBe(1);
   });
 
   it("exits 2 for a missing prompt or a bad mode, with the error followed by run's own synopsis and no other command's", async () => {

@@ -10,6 +10,7 @@
  */
 import { createInterface } from 'node:readline/promises';
 import {
+  AGENT_MAX_MESSAGE_CHARS,
   agentRunResponseSchema,
   CLI_APPROVAL_TYPE_AHEAD_DISCARD_MS,
   eventPageResponseSchema,
@@ -49,6 +50,7 @@ import { ensureEndpointDefined, parseEndpointFlags, removeEndpoint } from '../en
 import { homeFlag, startOwningHost } from '../home-in-use.js';
 import { STOP_SIGNALS } from '../stop-signals.js';
 import { commandOutputPreview, toolResultSummary, toolSubject } from './tool-summary.js';
+import { readPipedStdin } from '../piped-stdin.js';
 import { parseCommandLine, UsageError, WORKSPACE_OPTIONS } from '../usage.js';
 import { enterWorkspace } from '../workspace.js';
 
@@ -102,7 +104,7 @@ function parseRunArgs(argv: string[]): RunOptions {
   if (values.session !== undefined && !sessionIdSchema.safeParse(values.session).success)
     throw new UsageError(`--session needs a session id (ses_…), not ${JSON.stringify(values.session)}`);
   const prompt = positionals.join(' ').trim();
-  if (prompt.length === 0) throw new UsageError('run needs a PROMPT');
+  if (prompt.length === 0) throw new UsageError('run needs a PROMPT (or - to read it from standard input)');
   const endpoints = values.endpoint === undefined ? [] : [values.endpoint];
   const contextWindow = parseEndpointFlags('--endpoint', endpoints, values['context-window']);
   if (values.endpoint !== undefined) {
@@ -568,8 +570,24 @@ async function runPrompt(
   }
 }
 
+/** PROMPT `-`: the prompt piped in on standard input (a terminal there is a mistake: nothing would end it). */
+async function promptFromStdin(): Promise<string> {
+  if (process.stdin.isTTY) throw new UsageError('PROMPT - reads the prompt from standard input: pipe it in');
+  const prompt = (
+    await readPipedStdin(
+      4 * AGENT_MAX_MESSAGE_CHARS,
+      `the prompt on standard input is longer than ${AGENT_MAX_MESSAGE_CHARS} characters`,
+    )
+  ).trim();
+  if (prompt.length === 0) throw new UsageError('the prompt on standard input is empty');
+  if (prompt.length > AGENT_MAX_MESSAGE_CHARS)
+    throw new UsageError(`the prompt on standard input is longer than ${AGENT_MAX_MESSAGE_CHARS} characters`);
+  return prompt;
+}
+
 export async function runCommand(argv: string[]): Promise<number> {
   let options = parseRunArgs(argv);
+  if (options.prompt === '-') options = { ...options, prompt: await promptFromStdin() };
   const userData = resolveUserDataPath(options.home);
   const workspace = enterWorkspace(options.workspace);
   const host = await startOwningHost(

@@ -17,21 +17,13 @@ import {
   secretsAnswerSchema,
   startBastionHost,
 } from '@bastion/host';
+import { readPipedStdin } from '../piped-stdin.js';
 import { parseCommandLine, UsageError } from '../usage.js';
 
 /** Read a line from the TTY with echo off (raw mode), or all of piped stdin. */
 export async function readSecret(prompt: string): Promise<string> {
   const stdin = process.stdin;
-  if (!stdin.isTTY) {
-    const chunks: Buffer[] = [];
-    let total = 0;
-    for await (const chunk of stdin as AsyncIterable<Buffer>) {
-      total += chunk.byteLength;
-      if (total > SECRETS_MAX_KEY_CHARS + 2) throw new UsageError('the key on stdin is too long');
-      chunks.push(chunk);
-    }
-    return Buffer.concat(chunks).toString('utf8').trim();
-  }
+  if (!stdin.isTTY) return (await readPipedStdin(SECRETS_MAX_KEY_CHARS + 2, 'the key on stdin is too long')).trim();
   process.stderr.write(prompt);
   stdin.setRawMode(true);
   stdin.resume();
