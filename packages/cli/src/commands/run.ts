@@ -73,6 +73,18 @@ interface RunOptions {
   prompt: string;
 }
 
+/**
+ * What to do when a provider answers 401 (the key or sign-in Bastion sent was not accepted), for
+ * the providers whose credential the user replaces; undefined for the others.
+ */
+export function unauthorizedHint(provider: string): string | undefined {
+  if (provider === 'chatgpt')
+    return 'ChatGPT did not accept the sign-in: connect the account again in the UI (Settings)';
+  if (provider === 'openai' || provider === 'anthropic' || provider === 'openrouter')
+    return `the provider did not accept the API key: replace it with bastion secrets set ${provider}`;
+  return undefined;
+}
+
 /** Why an approval was denied without a terminal, and the way out: in `auto` only a policy rule or an instruction file still asks. */
 export function noTerminalDenial(mode: PermissionMode): string {
   return mode === 'auto'
@@ -267,7 +279,11 @@ class TerminalPrinter {
   /** Paths written this run, in first-write order. */
   readonly #changed = new Set<string>();
 
-  constructor(readonly json: boolean) {}
+  /** `provider`: the session's, for what to do when it refuses the credential. */
+  constructor(
+    readonly json: boolean,
+    readonly provider: string,
+  ) {}
 
   event(id: number, event: AgentEvent): void {
     if (this.json) {
@@ -305,6 +321,10 @@ class TerminalPrinter {
         // Aborted because the reader went away (`| head`): nothing to tell.
         if (outputClosed()) break;
         process.stderr.write(`bastion: run failed: ${terminalLine(`${event.code}: ${event.message}`)}\n`);
+        if (event.status === 401) {
+          const hint = unauthorizedHint(this.provider);
+          if (hint !== undefined) process.stderr.write(`bastion: ${hint}\n`);
+        }
         break;
       case 'run-finished':
         this.#endLine();
@@ -471,12 +491,7 @@ async function resumeSession(
   return { session: found, after: newest.body.events.at(-1)?.id ?? 0 };
 }
 
-async function runPrompt(
-  host: BastionHost,
-  options: RunOptions,
-  workspace: string,
-  printer: TerminalPrinter,
-): Promise<number> {
+async function runPrompt(host: BastionHost, options: RunOptions, workspace: string): Promise<number> {
   if (!(await checkModelChoice(host, options))) return 2;
   let session: Session;
   let after = 0;
@@ -506,6 +521,7 @@ async function runPrompt(
     );
   }
 
+  const printer = new TerminalPrinter(options.json, session.provider);
   const stream = await host.client.open(
     'GET',
     `/agent/stream/${session.id}`,
@@ -619,7 +635,7 @@ export async function runCommand(argv: string[]): Promise<number> {
         `bastion: no outer sandbox (${host.capabilities.reason ?? 'unavailable'}); the shell is withheld\n`,
       );
     }
-    return await runPrompt(host, options, workspace, new TerminalPrinter(options.json));
+    return await runPrompt(host, options, workspace);
   } finally {
     if (transient !== undefined) await removeEndpoint(host, transient).catch(() => undefined);
     await host.stop();

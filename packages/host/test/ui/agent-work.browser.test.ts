@@ -257,6 +257,17 @@ describe('the agent’s work in the desktop app', () => {
     expect(JSON.stringify(endpoint.seen.at(-1)?.body)).toContain('Try the busy provider');
   });
 
+  it('a 401 says the provider did not accept its key and where to set it', async () => {
+    turns.length = endpoint.seen.length;
+    turns.push({ kind: 'status', status: 401, message: 'Incorrect API key provided' });
+    await sendMessage(page, 'Try a bad key');
+    const failure = page.locator('.run-error').last();
+    await failure.getByText('HTTP 401', { exact: false }).waitFor();
+    expect(await failure.textContent()).toMatch(
+      /Incorrect API key provided.*The endpoint did not accept its key, or needs one: set it in Settings → Custom endpoints, or run: bastion secrets set local/s,
+    );
+  });
+
   it('at 420 px the top bar is one row, the approval prompt is in view with focus, Stop is reachable, and Stop cancels the call', async () => {
     await page.setViewportSize({ width: 420, height: 860 });
     turns.push({ kind: 'tool-call', name: 'run_command', input: { command: 'touch', args: ['never.txt'] } });

@@ -39,8 +39,20 @@ const ADVICE: Readonly<Record<string, (provider: string | undefined) => string>>
   RUN_INTERRUPTED: () => 'The agent restarted while this run was going; send the message again.',
 } satisfies Partial<Record<DaemonErrorCode, (provider: string | undefined) => string>>;
 
-function advice(code: string, provider: string | undefined): string | undefined {
-  return Object.hasOwn(ADVICE, code) ? ADVICE[code]?.(provider) : undefined;
+/** Providers whose credential is an API key stored in Settings → API keys. */
+const KEY_PROVIDERS = new Set(['openai', 'anthropic', 'openrouter']);
+
+/** What to do when the provider answered 401: the credential Bastion sent was not accepted. */
+function unauthorizedAdvice(provider: string | undefined): string {
+  if (provider === 'chatgpt') return 'ChatGPT did not accept the sign-in: connect the account again in Settings.';
+  if (provider !== undefined && KEY_PROVIDERS.has(provider))
+    return `The provider did not accept the API key: replace it in Settings → API keys, or run: bastion secrets set ${provider}`;
+  return `The endpoint did not accept its key, or needs one: set it in Settings → Custom endpoints, or run: bastion secrets set ${provider ?? 'ENDPOINT'}`;
+}
+
+function advice(code: string, status: number | undefined, provider: string | undefined): string | undefined {
+  if (Object.hasOwn(ADVICE, code)) return ADVICE[code]?.(provider);
+  return status === 401 && provider !== 'demo' ? unauthorizedAdvice(provider) : undefined;
 }
 
 export function RunError({
@@ -52,7 +64,7 @@ export function RunError({
   provider: string | undefined;
   onRetry: (() => void) | undefined;
 }) {
-  const hint = advice(item.code, provider);
+  const hint = advice(item.code, item.status, provider);
   return (
     <div className="bubble run-error" role="alert">
       <p>
