@@ -336,6 +336,24 @@ describe('bastion run (real CLI process)', () => {
     expect(userMessagesBySession(home).get(session)).toHaveLength(1);
   });
 
+  it('--continue on a session whose --endpoint is gone exits 1, naming its provider and how to choose a model', async () => {
+    const { home, workspace } = freshProject();
+    const endpoint = await startScriptedEndpoint([{ kind: 'text', pieces: ['hello'] }]);
+    try {
+      const first = await runCliOn(home, workspace, ['--endpoint', endpoint.baseUrl, '--model', SCRIPTED_MODEL, 'hi']);
+      expect(first.code).toBe(0);
+    } finally {
+      await endpoint.close();
+    }
+    const again = await runCliOn(home, workspace, ['--continue', 'hi again']);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain('bastion: the run did not start: PROVIDER_UNKNOWN');
+    expect(again.stderr).toMatch(/uses \S+, which is not on offer now; choose a model with --provider ID --model ID\n/);
+    const chosen = await runCliOn(home, workspace, ['--continue', '--provider', 'demo', 'ls']);
+    expect(chosen.code).toBe(0);
+    expect(chosen.stderr).toContain('· demo/demo');
+  });
+
   it('exits 2 for --continue with --session, or a --session that is no session id, starting nothing', async () => {
     const both = await runCli(['--continue', '--session', 'ses_AAAAAAAAAAAAAAAA', 'hi']);
     expect(both.code).toBe(2);
