@@ -2,6 +2,7 @@ import { useCallback, useEffect, useRef, useState } from 'react';
 import type { AgentStreamEvent, BastionApi, PermissionMode, Session } from '@bastion/bridge';
 import { describeError } from '../bastion.js';
 import { readDraft, saveDraft } from '../drafts.js';
+import { reloadGrantedRoots, useGrantedRoots } from '../granted-roots.js';
 import { loadHistory, newestHistory, settledOpening } from '../history.js';
 import {
   applyEvents,
@@ -18,6 +19,7 @@ import { Composer } from './composer.js';
 import { Markdown } from './markdown.js';
 import { ModeSwitch } from './mode-switch.js';
 import { ModelPicker, useModels } from './model-picker.js';
+import { OtherFolderBanner } from './other-folder-banner.js';
 import { Reasoning, RetryNotice, RunEnd, RunError, UsageLine } from './run-items.js';
 import { HostRecordDialog } from './host-audit-view.js';
 import { HostAskPrompt, useHostAsks } from './host-ask-prompt.js';
@@ -108,6 +110,12 @@ export function ChatView({ bastion, sessionId, sessionsVersion, onSessionChanged
   /** The run the reader just undid: its "Run undone" notice is brought into view when it comes. */
   const [undone, setUndone] = useState<string>();
   const { models } = useModels(bastion, sessionsVersion);
+  // A session of a folder this Bastion does not work in gets a banner that can ask for the folder.
+  const roots = useGrantedRoots(bastion);
+  const otherFolder =
+    session?.workspace != null && roots !== undefined && !roots.includes(session.workspace)
+      ? session.workspace
+      : undefined;
   // The host's own questions about this session's held commands (a command that names no session shows too).
   const hostAsk = useHostAsks(bastion).find((ask) => ask.session_id === undefined || ask.session_id === sessionId);
   const lastId = useRef(opened?.transcript.lastEventId ?? 0);
@@ -413,6 +421,9 @@ export function ChatView({ bastion, sessionId, sessionsVersion, onSessionChanged
         <div className="banner banner-error" role="alert">
           {error}
         </div>
+      )}
+      {otherFolder !== undefined && (
+        <OtherFolderBanner bastion={bastion} folder={otherFolder} onGranted={() => reloadGrantedRoots(bastion)} />
       )}
       <TranscriptList
         items={transcript.items}
