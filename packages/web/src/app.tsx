@@ -5,6 +5,7 @@ import { useRoute } from './route.js';
 import { PostureBanner } from './components/posture-banner.js';
 import { SessionList } from './components/session-list.js';
 import { ChatView } from './components/chat-view.js';
+import { HomeView } from './components/home-view.js';
 import { loadMarkdownRenderer } from './components/markdown-loader.js';
 
 // Settings (endpoints, policy, audit log) is its own chunk, fetched when first opened: the first
@@ -133,15 +134,7 @@ export function App() {
               onSessionChanged={refreshSessions}
             />
           )}
-          {route.page === 'home' && (
-            <section className="empty">
-              <h1>Start a session</h1>
-              <p>Create one with New session, then ask the agent to work in your workspace.</p>
-              <p className="hint">
-                With the demo model, try <code>ls</code>, <code>read README.md</code> or <code>$ ls -la</code>.
-              </p>
-            </section>
-          )}
+          {route.page === 'home' && <HomeView bastion={bastion} onSettings={() => navigate({ page: 'settings' })} />}
         </main>
       </div>
     </div>

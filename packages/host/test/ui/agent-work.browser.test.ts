@@ -323,7 +323,7 @@ describe('the agent’s work in the desktop app', () => {
     expect(endpoint.seen.at(-1)?.body.model).toBe(SCRIPTED_MODEL);
   });
 
-  it('sets the default model in Settings; a new session starts on it, and it survives a reload', async () => {
+  it('sets the default model in Settings; the empty page names it, a new session starts on it, and it survives a reload', async () => {
     await page.getByRole('button', { name: 'Settings' }).click();
     const picker = page.getByLabel('Model for new sessions');
     await picker.selectOption({ label: SCRIPTED_MODEL });
@@ -332,6 +332,9 @@ describe('the agent’s work in the desktop app', () => {
     await page.reload();
     await page.getByLabel('Model for new sessions').waitFor();
     expect(await page.getByLabel('Model for new sessions').inputValue()).toBe(`local:${SCRIPTED_MODEL}`);
+    // The page with no session open names it too.
+    await page.goto(`${host.uiOrigin}/desktop/`);
+    await page.locator('section.empty').getByText(`local · ${SCRIPTED_MODEL}`).waitFor();
     await page.getByRole('button', { name: 'New session' }).click();
     await page.waitForURL(/\/desktop\/sessions\/ses_/);
     await page.locator('.chat-head').getByText(`local · ${SCRIPTED_MODEL}`).waitFor();

@@ -75,10 +75,15 @@ afterAll(async () => {
 });
 
 describe('desktop app with the demo model', () => {
-  it('shows the posture and the empty state', async () => {
+  it('shows the posture and the empty state, which names the demo model and leads to Settings for a real one', async () => {
     await page.getByRole('status', { name: 'Security posture' }).filter({ hasText: 'Sandboxed (srt)' }).waitFor();
     await page.getByRole('heading', { name: 'Start a session' }).waitFor();
+    const empty = page.locator('section.empty');
+    await empty.getByText('New sessions use the offline demo model, which is not an AI').waitFor();
     await shotAllModes(page, SHOTS, '01-empty-state');
+    await empty.getByRole('button', { name: 'Settings' }).click();
+    await page.waitForURL((url) => url.pathname === '/desktop/settings');
+    await page.getByRole('heading', { name: 'API keys' }).waitFor();
   });
 
   it('creates a session and runs `$ ls` without asking', async () => {
