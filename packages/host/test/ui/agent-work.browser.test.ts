@@ -341,7 +341,7 @@ describe('the agent’s work in the desktop app', () => {
     await page.goto(`${host.uiOrigin}/desktop/sessions/${sessionId}`);
   });
 
-  it('keeps an unsent draft per session across opening another session and a reload; sending clears it', async () => {
+  it('keeps an unsent draft per session across opening another session and a reload; sending clears it; ArrowUp recalls the last prompt', async () => {
     const composer = page.getByLabel('Message');
     await composer.fill('half-written\nsecond line');
     await page.locator('li.session').filter({ hasNotText: 'Summarise the repository' }).first().click();
@@ -362,6 +362,14 @@ describe('the agent’s work in the desktop app', () => {
     await page.reload();
     await page.getByRole('heading', { name: 'Summarise the repository' }).waitFor();
     expect(await composer.inputValue()).toBe('');
+    // ArrowUp in the empty box brings back the last prompt; in a box with text it moves the caret only.
+    await page.getByTestId('user-bubble').filter({ hasText: 'second line' }).waitFor();
+    await composer.press('ArrowUp');
+    expect(await composer.inputValue()).toBe('half-written\nsecond line');
+    await composer.fill('typed');
+    await composer.press('ArrowUp');
+    expect(await composer.inputValue()).toBe('typed');
+    await composer.fill('');
   });
 
   it('keeps the whole transcript across a reload: newest first in view, the first prompt after scrolling up', async () => {

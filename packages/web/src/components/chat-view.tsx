@@ -48,6 +48,15 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
+/** The text of the newest user prompt among `items`, when it is loaded. */
+function lastPromptOf(items: readonly TranscriptItem[], texts: ReadonlyMap<string, string>): string | undefined {
+  for (let index = items.length - 1; index >= 0; index -= 1) {
+    const item = items[index] as TranscriptItem;
+    if (item.kind === 'user') return texts.get(item.messageId);
+  }
+  return undefined;
+}
+
 /** What a run said, its text parts in order, as the markdown the model wrote. */
 function replyOf(items: readonly TranscriptItem[], runId: string): string {
   return items
@@ -479,6 +488,7 @@ export function ChatView({ bastion, sessionId, sessionsVersion, onSessionChanged
         sendDisabled={busy || stoppable || draft.trim() === ''}
         placeholder={pending ? 'Answer the approval above' : 'Ask the agent… (Enter to send)'}
         autoFocus={session !== undefined && pending === undefined}
+        lastPrompt={lastPromptOf(transcript.items, texts)}
       />
     </section>
   );

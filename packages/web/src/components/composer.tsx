@@ -11,10 +11,25 @@ interface Props {
   sendDisabled: boolean;
   placeholder: string;
   autoFocus: boolean;
+  /** The last prompt sent in this session, which ArrowUp puts in an empty box; undefined before any. */
+  lastPrompt: string | undefined;
 }
 
-/** The message box: grows with its text up to a bound, Enter sends, Shift+Enter breaks a line, Esc stops. */
-export function Composer({ draft, onDraft, onSend, onStop, stoppable, sendDisabled, placeholder, autoFocus }: Props) {
+/**
+ * The message box: grows with its text up to a bound, Enter sends, Shift+Enter breaks a line, Esc
+ * stops, ArrowUp in an empty box brings back the last prompt.
+ */
+export function Composer({
+  draft,
+  onDraft,
+  onSend,
+  onStop,
+  stoppable,
+  sendDisabled,
+  placeholder,
+  autoFocus,
+  lastPrompt,
+}: Props) {
   const ref = useRef<HTMLTextAreaElement>(null);
   useLayoutEffect(() => {
     const box = ref.current;
@@ -44,6 +59,11 @@ export function Composer({ draft, onDraft, onSend, onStop, stoppable, sendDisabl
         placeholder={placeholder}
         onChange={(event) => onDraft(event.target.value)}
         onKeyDown={(event) => {
+          if (event.key === 'ArrowUp' && draft === '' && lastPrompt !== undefined) {
+            event.preventDefault();
+            onDraft(lastPrompt);
+            return;
+          }
           if (event.key === 'Enter' && !event.shiftKey && !event.nativeEvent.isComposing) {
             event.preventDefault();
             if (!sendDisabled) onSend();
