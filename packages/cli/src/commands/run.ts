@@ -1,9 +1,11 @@
 /**
- * `bastion run [--workspace DIR] [--home DIR] [--mode read-only|accept-edits|auto]
- * [--ask-before-writes] [--provider ID] [--model ID] [--json] PROMPT`: start the host and sidecar,
- * create a session, run one prompt and stream the assistant's text and tool activity readably
- * (each command with its exit code, each edit's diff, retries, a changed-files and usage summary).
- * Exit 0 on run-finished, 1 on run-error, 2 on a provider or model that does not exist (listed).
+ * `bastion run [--workspace DIR] [--home DIR] [--continue | --session ID] [--mode
+ * read-only|accept-edits|auto] [--ask-before-writes] [--provider ID] [--model ID] [--json] PROMPT`:
+ * start the host and sidecar, create a session (or continue the workspace's newest, or the one
+ * named), run one prompt (`-`: from standard input) and stream the assistant's text and tool
+ * activity readably (each tool call summed up, each command with its exit code and first lines of
+ * output, each edit's diff, retries, a changed-files and usage summary). Exit 0 on run-finished,
+ * 1 on run-error, 2 on a provider or model that does not exist (listed) or no session to continue.
  * Approval requests are asked on the TTY; without one they are denied, and the message says how
  * to allow them (`--mode auto`, or in auto, where only a policy rule or an instruction file asks,
  * a terminal). A command the host's policy asks about is asked by the host, on the same TTY.

@@ -59,10 +59,13 @@ function lastPromptOf(items: readonly TranscriptItem[], texts: ReadonlyMap<strin
 
 /** What a run said, its text parts in order, as the markdown the model wrote. */
 function replyOf(items: readonly TranscriptItem[], runId: string): string {
-  return items
-    .flatMap((item) => (item.kind === 'assistant' && item.runId === runId ? [item.text.trim()] : []))
-    .filter((text) => text !== '')
-    .join('\n\n');
+  const parts: string[] = [];
+  for (const item of items) {
+    if (item.kind !== 'assistant' || item.runId !== runId) continue;
+    const text = item.text.trim();
+    if (text !== '') parts.push(text);
+  }
+  return parts.join('\n\n');
 }
 
 /** The prompt a failed run started from, so Retry can send it again. */
