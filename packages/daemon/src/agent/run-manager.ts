@@ -172,15 +172,16 @@ export class RunManager {
       if (this.#store.approvals.hasPending(sessionId)) return { runId: null, messageId: null };
     }
 
+    // Before the run exists, so a write that fails here leaves no run half started.
+    if ('message' in request && session.title === '') {
+      this.#store.sessions.update(sessionId, { title: titleFromMessage(request.message) });
+    }
     const started = this.#store.runs.start(sessionId, {
       userContent: 'message' in request ? [{ role: 'user', content: [{ type: 'text', text: request.message }] }] : [],
       provider: session.provider,
       model: session.model,
     });
     this.hub.publish(sessionId, started.event);
-    if ('message' in request && session.title === '') {
-      this.#store.sessions.update(sessionId, { title: titleFromMessage(request.message) });
-    }
     const controller = new AbortController();
     const changes = new RunChanges(this.#undo, sessionId, started.runId);
     const context: ToolContext & { session: Session } = {
