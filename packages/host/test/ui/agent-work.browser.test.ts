@@ -372,6 +372,20 @@ describe('the agent’s work in the desktop app', () => {
     await composer.fill('');
   });
 
+  it('Export downloads the session as markdown: its prompts, replies and tool calls', async () => {
+    await page.getByRole('heading', { name: 'Summarise the repository' }).waitFor();
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'Export' }).click(),
+    ]);
+    expect(download.suggestedFilename()).toBe('Summarise the repository.md');
+    const markdown = readFileSync(await download.path(), 'utf8');
+    expect(markdown.startsWith(`# Summarise the repository\n\nlocal/${SCRIPTED_MODEL} · `)).toBe(true);
+    expect(markdown).toContain('## You\n\nSummarise the repository\nwith a table');
+    expect(markdown).toContain('## Bastion\n\n## Plan');
+    expect(markdown).toContain('- write_file `{"path":"notes.md","content":"alpha\\nbeta\\n"}`');
+  });
+
   it('keeps the whole transcript across a reload: newest first in view, the first prompt after scrolling up', async () => {
     const newest = page.getByTestId('user-bubble').filter({ hasText: 'second line' });
     await newest.waitFor();

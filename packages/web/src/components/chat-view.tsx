@@ -3,6 +3,7 @@ import type { AgentStreamEvent, BastionApi, PermissionMode, Session } from '@bas
 import { describeError } from '../bastion.js';
 import { readDraft, saveDraft } from '../drafts.js';
 import { reloadGrantedRoots, useGrantedRoots } from '../granted-roots.js';
+import { sessionMarkdown, sessionMessages } from '../session-export.js';
 import { loadHistory, newestHistory, settledOpening } from '../history.js';
 import {
   applyEvents,
@@ -46,6 +47,17 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
       resolve();
     });
   });
+}
+
+/** Save the whole session as `<title>.md` through the browser's download. */
+async function downloadSession(bastion: BastionApi, session: Session): Promise<void> {
+  const markdown = sessionMarkdown(session, await sessionMessages(bastion, session.id));
+  const url = URL.createObjectURL(new Blob([markdown], { type: 'text/markdown' }));
+  const link = document.createElement('a');
+  link.href = url;
+  link.download = `${(session.title || 'session').replace(/[^\w .-]+/g, '-').slice(0, 80)}.md`;
+  link.click();
+  window.setTimeout(() => URL.revokeObjectURL(url), 10_000);
 }
 
 /** The text of the newest user prompt among `items`, when it is loaded. */
@@ -379,7 +391,16 @@ export function ChatView({ bastion, sessionId, sessionsVersion, onSessionChanged
                   {' · '}
                   <UsageLine usage={totals} label="Session" />
                 </>
-              )}
+              )}{' '}
+              <button
+                type="button"
+                className="small"
+                disabled={busy}
+                title="Download this session as a markdown file"
+                onClick={() => void act(() => downloadSession(bastion, session))}
+              >
+                Export
+              </button>
             </p>
           )}
         </div>

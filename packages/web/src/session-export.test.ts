@@ -1,0 +1,85 @@
+import { describe, expect, it } from 'vitest';
+import type { Message, Session } from '@bastion/protocol';
+import { sessionMarkdown } from './session-export.js';
+
+const session: Session = {
+  id: 'ses_Export0000001',
+  title: 'Fix the build',
+  mode: 'accept-edits',
+  provider: 'openai',
+  model: 'gpt-5',
+  workspace: '/home/me/app',
+  created_at: '2026-12-05T04:00:00.000Z',
+  updated_at: '2026-12-05T04:05:00.000Z',
+  auto_consent: null,
+  ask_before_writes: false,
+  last_run: null,
+  approval_pending: false,
+};
+
+const message = (role: Message['role'], parts: Message['parts']): Message => ({
+  id: `msg_${Math.random()}`,
+  role,
+  run_id: 'run_Export0000001',
+  created_at: '2026-12-05T04:00:00.000Z',
+  parts,
+});
+
+describe('sessionMarkdown', () => {
+  it('writes the title and model, each prompt and reply under its speaker, and each tool call with its input on one line', () => {
+    const markdown = sessionMarkdown(session, [
+      message('user', [{ type: 'text', text: 'Why does the build fail?\n' }]),
+      message('assistant', [
+        { type: 'text', text: 'Let me look.' },
+        { type: 'tool-call', tool_call_id: 'c1', tool_name: 'read_file', input: { path: 'package.json' } },
+      ]),
+      message('tool', [{ type: 'tool-result', tool_call_id: 'c1', tool_name: 'read_file', output: { secret: 'x' } }]),
+      message('assistant', [{ type: 'text', text: 'The **script** is missing.' }]),
+    ]);
+    expect(markdown).toBe(
+      [
+        '# Fix the build',
+        '',
+        'openai/gpt-5 · /home/me/app · started 2026-12-05T04:00:00.000Z',
+        '',
+        '## You',
+        '',
+        'Why does the build fail?',
+        '',
+        '## Bastion',
+        '',
+        'Let me look.',
+        '',
+        '- read_file `{"path":"package.json"}`',
+        '',
+        'The **script** is missing.',
+        '',
+      ].join('\n'),
+    );
+    expect(markdown).not.toContain('secret');
+  });
+
+  it('quotes an input holding backticks so they cannot end its code span, and cuts a long input', () => {
+    const markdown = sessionMarkdown({ ...session, title: '' }, [
+      message('assistant', [
+        {
+          type: 'tool-call',
+          tool_call_id: 'c1',
+          tool_name: 'run_command',
+          input: { command: 'echo', args: ['``x``'] },
+        },
+        {
+          type: 'tool-call',
+          tool_call_id: 'c2',
+          tool_name: 'write_file',
+          input: { path: 'a', content: 'y'.repeat(1000) },
+        },
+      ]),
+    ]);
+    expect(markdown).toContain('# Untitled session');
+    expect(markdown).toContain('- run_command ```{"command":"echo","args":["``x``"]}```');
+    const long = markdown.split('\n').find((line) => line.startsWith('- write_file')) ?? '';
+    expect(long.length).toBeLessThan(320);
+    expect(long).toContain('…`');
+  });
+});
