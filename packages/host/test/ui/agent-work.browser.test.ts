@@ -324,7 +324,7 @@ describe('the agent’s work in the desktop app', () => {
   });
 
   it('sets the default model in Settings; the empty page names it, a new session starts on it, and it survives a reload', async () => {
-    await page.getByRole('button', { name: 'Settings' }).click();
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('button', { name: 'Settings' }).click();
     const picker = page.getByLabel('Model for new sessions');
     await picker.selectOption({ label: SCRIPTED_MODEL });
     await page.getByText(`New sessions use local · ${SCRIPTED_MODEL}.`).waitFor();

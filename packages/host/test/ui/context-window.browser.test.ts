@@ -59,7 +59,7 @@ describe('context that lasts in the desktop app', () => {
     const { context, page } = await openDesktop(browser, world.host);
     contexts.push(context);
     await page.setViewportSize({ width: 1280, height: 800 });
-    await page.getByRole('button', { name: 'Settings' }).click();
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('button', { name: 'Settings' }).click();
     const row = page.getByTestId('endpoint-local');
     await row.getByLabel('Context window (tokens)').fill('8192');
     await row.getByRole('button', { name: 'Save window' }).click();

@@ -176,7 +176,7 @@ describe('desktop app with the demo model', () => {
   });
 
   it('sets and deletes an API key; the key never comes back to the page', async () => {
-    await page.getByRole('button', { name: 'Settings' }).click();
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('button', { name: 'Settings' }).click();
     await page.waitForURL(/\/desktop\/settings$/);
     const row = page.locator('form.key-row').filter({ has: page.getByTestId('key-state-openai') });
     const state = row.getByTestId('key-state-openai');

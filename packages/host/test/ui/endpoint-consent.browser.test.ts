@@ -59,7 +59,7 @@ async function desktop(): Promise<Page> {
   const opened = await openDesktop(browser, host!);
   contexts.push(opened.context);
   await opened.page.setViewportSize({ width: 1280, height: 900 });
-  await opened.page.getByRole('button', { name: 'Settings' }).click();
+  await opened.page.getByRole('navigation', { name: 'Main' }).getByRole('button', { name: 'Settings' }).click();
   return opened.page;
 }
 

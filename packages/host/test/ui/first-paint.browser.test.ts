@@ -99,7 +99,7 @@ describe('loading the desktop app', () => {
     expect(preloads.every((link) => link.nonced)).toBe(true);
     expect(await loadedScripts(page)).not.toContainEqual(expect.stringContaining('settings-view'));
 
-    await page.getByRole('button', { name: 'Settings' }).click();
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('button', { name: 'Settings' }).click();
     await page.getByRole('heading', { name: 'Settings' }).waitFor();
     expect(await loadedScripts(page)).toContainEqual(expect.stringContaining('/desktop/assets/settings-view-'));
     expect(await violations(page)).toEqual([]);

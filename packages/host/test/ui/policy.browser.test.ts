@@ -62,7 +62,7 @@ describe('the watchdog in the desktop app', () => {
   });
 
   it('Settings lists the rules in order, adds a project rule through host IPC and removes it', async () => {
-    await page.getByRole('button', { name: 'Settings' }).click();
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('button', { name: 'Settings' }).click();
     await page.waitForURL(/\/desktop\/settings$/);
     const panel = page.getByRole('region', { name: 'Policy rules' });
     await panel.getByText('touch always-marker …').waitFor();
@@ -160,7 +160,7 @@ describe('the watchdog in the desktop app', () => {
   });
 
   it('the audit log shows the session’s decisions, the command’s name and no argument', async () => {
-    await page.getByRole('button', { name: 'Settings' }).click();
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('button', { name: 'Settings' }).click();
     await page.waitForURL(/\/desktop\/settings$/);
     const audit = page.getByRole('region', { name: 'Session audit log (the agent’s record)' });
     await audit.getByText('run_command: touch').waitFor();
