@@ -354,6 +354,29 @@ describe('bastion run (real CLI process)', () => {
     expect(chosen.stderr).toContain('· demo/demo');
   });
 
+  it('--continue on a session that waits for an approval exits 1 saying where to answer it, or to start a new session', async () => {
+    const { home, workspace } = freshProject();
+    const first = await runCliOn(home, workspace, ['--provider', 'demo', 'ls']);
+    const session = sessionIdOf(first.stderr) as string;
+    // What a UI session left waiting for an answer looks like in the home.
+    const db = new Database(join(home, 'sessions.db'));
+    try {
+      const run = db.prepare('SELECT id FROM runs WHERE session_id = ?').get(session) as { id: string };
+      db.prepare(
+        `INSERT INTO approvals (id, session_id, run_id, tool_call_id, tool_name, input, status, requested_at)
+         VALUES ('apr_waiting01', ?, ?, 'call_waiting01', 'run_command', '{}', 'pending', ?)`,
+      ).run(session, run.id, new Date().toISOString());
+    } finally {
+      db.close();
+    }
+    const again = await runCliOn(home, workspace, ['--continue', 'ls']);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain('APPROVAL_PENDING');
+    expect(again.stderr).toContain(
+      `bastion: session ${session} waits for an answer to an earlier approval: answer it in the UI (bastion start), or run without --continue/--session for a new session\n`,
+    );
+  });
+
   it('exits 2 for --continue with --session, or a --session that is no session id, starting nothing', async () => {
     const both = await runCli(['--continue', '--session', 'ses_AAAAAAAAAAAAAAAA', 'hi']);
     expect(both.code).toBe(2);

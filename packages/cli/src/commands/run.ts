@@ -546,6 +546,11 @@ async function runPrompt(host: BastionHost, options: RunOptions, workspace: stri
     if (!started.ok) {
       process.stderr.write(`bastion: the run did not start: ${failure(started.error)}\n`);
       // A continued session whose model went away (an --endpoint of an earlier run): say how to pick another.
+      if (started.error.code === 'APPROVAL_PENDING') {
+        process.stderr.write(
+          `bastion: session ${session.id} waits for an answer to an earlier approval: answer it in the UI (bastion start), or run without --continue/--session for a new session\n`,
+        );
+      }
       if (started.error.code === 'PROVIDER_UNKNOWN') {
         process.stderr.write(
           `bastion: session ${session.id} uses ${terminalLine(session.provider)}, which is not on offer now; choose a model with --provider ID --model ID\n`,
