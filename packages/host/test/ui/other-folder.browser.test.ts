@@ -63,6 +63,9 @@ describe('a session of a folder this Bastion was not started in', () => {
     await page.goto(`${host.uiOrigin}/desktop/sessions/${SESSION}`);
     const banner = page.locator('.other-folder');
     await banner.getByText(elsewhere).waitFor();
+    // The session list names the folder of such a session.
+    const listed = page.locator('li.session').filter({ hasText: 'made elsewhere' });
+    await listed.getByText('· in elsewhere').waitFor();
     await expectNoHorizontalOverflow(page);
     await shotAllModes(page, SHOTS, '43-other-folder');
 
@@ -83,6 +86,7 @@ describe('a session of a folder this Bastion was not started in', () => {
     approve = true;
     await banner.getByRole('button', { name: 'Work in this folder too' }).click();
     await banner.waitFor({ state: 'detached' });
+    await listed.getByText('· in elsewhere').waitFor({ state: 'detached' });
     expect(asked).toHaveLength(2);
     expect(await grantedRoots()).toContain(elsewhere);
     await sendMessage(page, 'ls');

@@ -3,6 +3,7 @@ import type { BastionApi, Session } from '@bastion/bridge';
 import { UI_SESSION_LIST_POLL_MS } from '@bastion/protocol';
 import { describeError, formText } from '../bastion.js';
 import { saveDraft } from '../drafts.js';
+import { useGrantedRoots } from '../granted-roots.js';
 
 interface Props {
   bastion: BastionApi;
@@ -27,7 +28,12 @@ function when(iso: string): string {
   });
 }
 
+/** The last segment of a folder's path. */
+const folderName = (path: string): string => path.replace(/\/+$/, '').split('/').pop() || path;
+
 export function SessionList({ bastion, version, selectedId, onSelect, onChanged }: Props) {
+  // A session of a folder this Bastion does not work in names that folder.
+  const roots = useGrantedRoots(bastion);
   const [sessions, setSessions] = useState<Session[]>();
   const [error, setError] = useState<string>();
   const [busy, setBusy] = useState(false);
@@ -165,6 +171,9 @@ export function SessionList({ bastion, version, selectedId, onSelect, onChanged 
                     {' · '}
                     {session.provider === 'demo' ? 'demo model' : `${session.provider} · ${session.model}`}
                     {session.mode === 'auto' ? ' · auto' : ''}
+                    {session.workspace !== null && roots !== undefined && !roots.includes(session.workspace) && (
+                      <span title={session.workspace}> · in {folderName(session.workspace)}</span>
+                    )}
                   </span>
                 </button>
                 <div className="session-actions">
