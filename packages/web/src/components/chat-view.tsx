@@ -475,14 +475,16 @@ export function ChatView({ bastion, sessionId, sessionsVersion, onSessionChanged
           askBeforeWrites={session?.ask_before_writes ?? false}
           onAlwaysAllow={(workspace, rule) => bastion.policy.add(workspace, rule).then(() => undefined)}
           onAnswer={(approved, reason) =>
-            void act(() =>
-              bastion.approvals.answer(sessionId, {
+            void act(async () => {
+              await bastion.approvals.answer(sessionId, {
                 approval_id: pending.approval?.approvalId ?? '',
                 tool_call_id: pending.toolCallId,
                 approved,
                 ...(reason === undefined ? {} : { reason }),
-              }),
-            )
+              });
+              // The session no longer waits (the list's mark goes) and its run goes on.
+              onSessionChanged();
+            })
           }
         />
       )}

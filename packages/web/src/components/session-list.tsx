@@ -41,7 +41,11 @@ export function SessionList({ bastion, version, selectedId, onSelect, onChanged 
   const [confirmDelete, setConfirmDelete] = useState<string>();
   const [query, setQuery] = useState('');
 
-  /** Bumped to read the list again while a run goes or an approval waits, so its mark clears when that ends. */
+  /**
+   * Bumped to read the list again while a run goes, so its mark follows when the run ends (or
+   * stops to wait for an approval). An approval waiting alone is not polled for: it is answered in
+   * its session's view, which reads the list again.
+   */
   const [poll, setPoll] = useState(0);
   useEffect(() => {
     let cancelled = false;
@@ -57,8 +61,7 @@ export function SessionList({ bastion, version, selectedId, onSelect, onChanged 
       cancelled = true;
     };
   }, [bastion, version, poll]);
-  const working = (session: Session) => session.last_run?.status === 'running' || session.approval_pending;
-  const anyWorking = sessions?.some(working) === true;
+  const anyWorking = sessions?.some((session) => session.last_run?.status === 'running') === true;
   useEffect(() => {
     if (!anyWorking) return;
     const timer = window.setTimeout(() => setPoll((count) => count + 1), UI_SESSION_LIST_POLL_MS);
