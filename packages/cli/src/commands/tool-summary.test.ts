@@ -19,7 +19,7 @@ describe('toolSubject', () => {
   });
 
   it('leaves a tool it does not know, and a search without a pattern, to the JSON input', () => {
-    expect(toolSubject('mcp__docs__lookup', { query: 'x' })).toBeUndefined();
+    expect(toolSubject('future_tool', { query: 'x' })).toBeUndefined();
     expect(toolSubject('search', {})).toBeUndefined();
   });
 });
@@ -42,7 +42,7 @@ describe('toolResultSummary', () => {
     ['search', { matches: [{ path: 'a', line: 1, text: 'x' }], truncated: false }, '1 match'],
     ['search', { matches: [], truncated: false }, '0 matches'],
     ['search', { matches: [{}, {}, {}], truncated: true }, '3 matches (more not shown)'],
-    ['mcp__docs__lookup', { anything: 1 }, 'done'],
+    ['future_tool', { anything: 1 }, 'done'],
   ])('sums up what %s returned: %j → %s', (name, output, summary) => {
     expect(toolResultSummary(name, output)).toBe(summary);
   });

@@ -1,7 +1,7 @@
 /**
  * How `bastion run` names a file tool's call and what came back, one line each: the file, folder
  * or pattern it is about, and a count (lines read, entries listed, matches found) instead of the
- * raw JSON. A tool this does not know (an MCP tool, a later one) keeps its JSON input and "done".
+ * raw JSON. A tool this does not know (one added later) keeps its JSON input and "done".
  * A command's output is previewed in its first few lines.
  */
 import { CLI_COMMAND_PREVIEW_LINE_CHARS, CLI_COMMAND_PREVIEW_LINES } from '@bastion/protocol';
