@@ -1,4 +1,5 @@
 export * from './limits.js';
+export * from './providers.js';
 export * from './error-codes.js';
 export * from './errors.js';
 export * from './fs-error-code.js';

@@ -355,6 +355,10 @@ export const UI_DIFF_MAX_INPUT_CHARS = 256 * KiB;
 export const UI_DIFF_FOLD_LINES = 400;
 /** Tallest the composer grows with multi-line input, in pixels, before it scrolls. */
 export const UI_COMPOSER_MAX_HEIGHT_PX = 240;
+/** Characters of a tool call's input a session's markdown export shows (its outputs stay in Bastion). */
+export const UI_EXPORT_TOOL_INPUT_CHARS = 300;
+/** How long a downloaded export's object URL lives before it is revoked (the download has begun by then). */
+export const UI_DOWNLOAD_URL_TTL_MS = 10_000;
 /** While a listed session has a run going, the session list is read again this often, so its mark clears when the run ends. */
 export const UI_SESSION_LIST_POLL_MS = 2_000;
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Message, Session } from '@bastion/protocol';
+import { UI_EXPORT_TOOL_INPUT_CHARS, type Message, type Session } from '@bastion/protocol';
 import { sessionMarkdown } from './session-export.js';
 
 const session: Session = {
@@ -79,7 +79,8 @@ describe('sessionMarkdown', () => {
     expect(markdown).toContain('# Untitled session');
     expect(markdown).toContain('- run_command ```{"command":"echo","args":["``x``"]}```');
     const long = markdown.split('\n').find((line) => line.startsWith('- write_file')) ?? '';
-    expect(long.length).toBeLessThan(320);
+    // `- write_file ` and the code span's two backticks around the cut input.
+    expect(long.length).toBe('- write_file '.length + UI_EXPORT_TOOL_INPUT_CHARS + 2);
     expect(long).toContain('…`');
   });
 });

@@ -4,14 +4,11 @@
  * line (the outputs stay in Bastion). Read whole from the daemon's stored messages, page by page.
  */
 import type { BastionApi, Message, Session } from '@bastion/bridge';
-import { PAGE_MAX_LIMIT } from '@bastion/protocol';
-
-/** Characters of a tool call's input shown in the export. */
-const INPUT_CHARS = 300;
+import { PAGE_MAX_LIMIT, UI_EXPORT_TOOL_INPUT_CHARS } from '@bastion/protocol';
 
 function oneLine(value: unknown): string {
   const text = JSON.stringify(value) ?? '';
-  return text.length > INPUT_CHARS ? `${text.slice(0, INPUT_CHARS - 1)}…` : text;
+  return text.length > UI_EXPORT_TOOL_INPUT_CHARS ? `${text.slice(0, UI_EXPORT_TOOL_INPUT_CHARS - 1)}…` : text;
 }
 
 /** `text` as inline code: delimited by more backticks than any run of them inside, so it cannot end early. */

@@ -13,6 +13,7 @@
 import { createInterface } from 'node:readline/promises';
 import {
   AGENT_MAX_MESSAGE_CHARS,
+  BYOK_PROVIDER_IDS,
   agentRunResponseSchema,
   CLI_APPROVAL_TYPE_AHEAD_DISCARD_MS,
   eventPageResponseSchema,
@@ -29,6 +30,7 @@ import {
   type PolicyRuleDraft,
   type PermissionMode,
   type Session,
+  type UpdateSessionRequest,
   type WireError,
 } from '@bastion/protocol';
 import {
@@ -82,7 +84,7 @@ interface RunOptions {
 export function unauthorizedHint(provider: string): string | undefined {
   if (provider === 'chatgpt')
     return 'ChatGPT did not accept the sign-in: connect the account again in the UI (Settings)';
-  if (provider === 'openai' || provider === 'anthropic' || provider === 'openrouter')
+  if (BYOK_PROVIDER_IDS.has(provider))
     return `the provider did not accept the API key: replace it with bastion secrets set ${provider}`;
   return undefined;
 }
@@ -434,7 +436,7 @@ async function checkModelChoice(host: BastionHost, options: RunOptions): Promise
 }
 
 /** The session settings the command line gives: for a new session, or changed on a continued one. */
-function sessionSettings(options: RunOptions): Record<string, unknown> {
+function sessionSettings(options: RunOptions): UpdateSessionRequest {
   return {
     ...(options.mode === undefined ? {} : { mode: options.mode }),
     ...(options.askBeforeWrites ? { ask_before_writes: true } : {}),

@@ -4,6 +4,7 @@
  * goes in and is attached to provider requests by the sidecar, and never crosses back to a client.
  */
 import {
+  BYOK_PROVIDER_IDS,
   secretProviderRequestSchema,
   secretSetRequestSchema,
   type Logger,
@@ -17,9 +18,6 @@ import { DaemonError } from '../errors.js';
 import type { AuthStore } from './auth-store.js';
 import { storageErrorOf } from '../storage/storage-error.js';
 import { PrivateFileError } from './private-json-file.js';
-
-/** Built-in providers that take an API key. */
-export const BYOK_PROVIDER_IDS: ReadonlySet<string> = new Set(['openai', 'anthropic', 'openrouter']);
 
 const PROVIDER_REFUSAL = { code: 'SECRETS_BAD_REQUEST', message: 'expected { provider }' } as const;
 const SET_REFUSAL = {

@@ -6,7 +6,7 @@
 import { statSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
-import { CONTROL_MAX_REQUEST_BYTES } from '@bastion/protocol';
+import { CLI_SESSIONS_LISTED, CONTROL_MAX_REQUEST_BYTES } from '@bastion/protocol';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startBastionHost, type BastionHost } from '../../src/bastion-host.js';
 import { HomeInUseError } from '../../src/control/home-lock.js';
@@ -63,7 +63,7 @@ describe('home lock and control socket (real host)', () => {
     expect((await second.client.request('POST', '/handshake')).status).toBe(200);
   });
 
-  it('binds the control socket 0600 and answers malformed and oversized requests with coded errors', async () => {
+  it('binds the control socket 0600 and answers malformed and oversized requests (a sessions page out of bounds too) with coded errors', async () => {
     host = await startTempHost();
     const path = join(host.root, 'home', 'host.sock');
     expect(statSync(path).mode & 0o777).toBe(0o600);
@@ -75,6 +75,18 @@ describe('home lock and control socket (real host)', () => {
     expect(JSON.parse(await rawControl(path, 'x'.repeat(CONTROL_MAX_REQUEST_BYTES + 10)))).toMatchObject({
       ok: false,
       code: 'CONTROL_REQUEST_TOO_LARGE',
+    });
+    // `sessions` asks for at most CLI_SESSIONS_LISTED + 1: a larger page is refused, not answered.
+    for (const limit of [CLI_SESSIONS_LISTED + 2, 0]) {
+      expect(JSON.parse(await rawControl(path, `${JSON.stringify({ op: 'sessions', limit })}\n`))).toEqual({
+        ok: false,
+        code: 'CONTROL_BAD_REQUEST',
+        message: expect.any(String),
+      });
+    }
+    expect(JSON.parse(await rawControl(path, `${JSON.stringify({ op: 'sessions', limit: 1 })}\n`))).toEqual({
+      ok: true,
+      sessions: [],
     });
   });
 });

@@ -266,6 +266,7 @@ describe('the agent’s work in the desktop app', () => {
     expect(await failure.textContent()).toMatch(
       /Incorrect API key provided.*The endpoint did not accept its key, or needs one: set it in Settings → Custom endpoints, or run: bastion secrets set local/s,
     );
+    await shotAllModes(page, SHOTS, '13b-unauthorized');
   });
 
   it('at 420 px the top bar is one row, the approval prompt is in view with focus, Stop is reachable, and Stop cancels the call', async () => {

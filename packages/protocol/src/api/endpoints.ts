@@ -11,15 +11,10 @@ import {
   ENDPOINTS_MAX_URL_CHARS,
   MODEL_ID_MAX_CHARS,
 } from '../limits.js';
+import { BYOK_PROVIDER_IDS } from '../providers.js';
 
 /** Provider ids a custom endpoint may not take. */
-export const RESERVED_PROVIDER_IDS: ReadonlySet<string> = new Set([
-  'openai',
-  'anthropic',
-  'openrouter',
-  'chatgpt',
-  'demo',
-]);
+export const RESERVED_PROVIDER_IDS: ReadonlySet<string> = new Set([...BYOK_PROVIDER_IDS, 'chatgpt', 'demo']);
 
 export const endpointIdSchema = z
   .string()

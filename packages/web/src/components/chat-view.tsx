@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import type { AgentStreamEvent, BastionApi, PermissionMode, Session } from '@bastion/bridge';
+import { UI_DOWNLOAD_URL_TTL_MS } from '@bastion/protocol';
 import { describeError } from '../bastion.js';
 import { readDraft, saveDraft } from '../drafts.js';
 import { reloadGrantedRoots, useGrantedRoots } from '../granted-roots.js';
@@ -57,7 +58,7 @@ async function downloadSession(bastion: BastionApi, session: Session): Promise<v
   link.href = url;
   link.download = `${(session.title || 'session').replace(/[^\w .-]+/g, '-').slice(0, 80)}.md`;
   link.click();
-  window.setTimeout(() => URL.revokeObjectURL(url), 10_000);
+  window.setTimeout(() => URL.revokeObjectURL(url), UI_DOWNLOAD_URL_TTL_MS);
 }
 
 /** The text of the newest user prompt among `items`, when it is loaded. */

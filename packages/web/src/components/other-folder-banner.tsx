@@ -4,7 +4,7 @@
  * the folder — the host asks the person (its terminal or a confirmation page), never the page —
  * and the agent restarts with it.
  */
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import type { BastionApi, ConsentOutcome } from '@bastion/bridge';
 import { describeError } from '../bastion.js';
 
@@ -27,7 +27,6 @@ export function OtherFolderBanner({
 }) {
   const [asking, setAsking] = useState(false);
   const [answer, setAnswer] = useState<string>();
-  useEffect(() => setAnswer(undefined), [folder]);
   return (
     <div className="banner banner-warn other-folder" role="status">
       <p>

@@ -1,7 +1,7 @@
 /** The transcript's non-tool items: reasoning, retries, errors with their Retry, and each run's summary. */
 import { useState } from 'react';
 import type { TokenUsage } from '@bastion/bridge';
-import type { DaemonErrorCode } from '@bastion/protocol';
+import { BYOK_PROVIDER_IDS, type DaemonErrorCode } from '@bastion/protocol';
 import type { TranscriptItem } from '../transcript.js';
 import { DiffView, diffOf } from './diff-view.js';
 import type { ToolView } from '../transcript.js';
@@ -39,13 +39,10 @@ const ADVICE: Readonly<Record<string, (provider: string | undefined) => string>>
   RUN_INTERRUPTED: () => 'The agent restarted while this run was going; send the message again.',
 } satisfies Partial<Record<DaemonErrorCode, (provider: string | undefined) => string>>;
 
-/** Providers whose credential is an API key stored in Settings → API keys. */
-const KEY_PROVIDERS = new Set(['openai', 'anthropic', 'openrouter']);
-
 /** What to do when the provider answered 401: the credential Bastion sent was not accepted. */
 function unauthorizedAdvice(provider: string | undefined): string {
   if (provider === 'chatgpt') return 'ChatGPT did not accept the sign-in: connect the account again in Settings.';
-  if (provider !== undefined && KEY_PROVIDERS.has(provider))
+  if (provider !== undefined && BYOK_PROVIDER_IDS.has(provider))
     return `The provider did not accept the API key: replace it in Settings → API keys, or run: bastion secrets set ${provider}`;
   return `The endpoint did not accept its key, or needs one: set it in Settings → Custom endpoints, or run: bastion secrets set ${provider ?? 'ENDPOINT'}`;
 }
