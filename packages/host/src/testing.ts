@@ -10,7 +10,7 @@ export { createSystemRoute } from './network/system-route.js';
 export { HostAuditLog } from './policy/host-audit-log.js';
 export { PolicyStore } from './policy/policy-store.js';
 export { writePrivateFile } from './private-file.js';
-export { descendantPids, processStartTime } from './process-tree.js';
+export { descendantPids, isSameProcessRunning, processStartTime } from './process-tree.js';
 export { sweepDeadHostTempRoots } from './sandbox/host-temp-root.js';
 export { createPlaceholderWarden } from './sandbox/placeholder-warden.js';
 export { createPrivateTempDir } from './sandbox/private-temp-dir.js';

@@ -35,7 +35,8 @@ function leaderAt(pid: number): ChildProcess | undefined {
     writeFileSync(LAST_PID, String(pid - 1));
     const child = spawn('sleep', ['30'], { detached: true, stdio: 'ignore' });
     if (child.pid === pid) return child;
-    child.kill('SIGKILL');
+    // A spawn that failed has no pid, and its kill() could signal this runner's own group.
+    if (child.pid !== undefined) child.kill('SIGKILL');
   }
   return undefined;
 }

@@ -205,7 +205,9 @@ export class SidecarSupervisor {
     if (!stdin || !stdout || !stderr || child.pid === undefined) {
       // A spawn that failed (a missing program) reports it as an 'error' event: handled here, not a crash.
       child.once('error', () => undefined);
-      child.kill('SIGKILL');
+      // Never kill() a child that has no pid: Node then calls kill(0, …), which signals every
+      // process in this one's group (the terminal's job, or the test runner).
+      if (child.pid !== undefined) child.kill('SIGKILL');
       launch.cleanup?.();
       throw new HostError('SIDECAR_SPAWN', 'sidecar could not be spawned');
     }
