@@ -31,6 +31,7 @@ import type {
   Session,
   SessionListResponse,
   UpdateSessionRequest,
+  WorkspaceReaddirResponse,
   WorkspacesListResponse,
 } from '@bastion/protocol';
 
@@ -122,6 +123,8 @@ export interface BastionApi {
   };
   readonly workspaces: {
     list(): Promise<WorkspacesListResponse>;
+    /** A folder's entries, `path` relative to the granted `root` (the message box's `@` list). */
+    readdir(root: string, path: string): Promise<WorkspaceReaddirResponse>;
     /** The host asks the person at the terminal; the answer comes back here. */
     requestGrant(path: string): Promise<ConsentOutcome>;
   };

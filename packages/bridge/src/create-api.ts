@@ -68,6 +68,7 @@ export function createApi(transport: Transport): BastionApi {
     },
     workspaces: {
       list: () => daemon('POST', '/workspaces/list', {}),
+      readdir: (root, path) => daemon('POST', '/workspaces/readdir', { root, path }),
       requestGrant: (path) => host('workspaces.request-grant', { path }),
     },
     secrets: {

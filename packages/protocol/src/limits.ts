@@ -361,6 +361,8 @@ export const UI_EXPORT_TOOL_INPUT_CHARS = 300;
 export const UI_DOWNLOAD_URL_TTL_MS = 10_000;
 /** While a listed session has a run going, the session list is read again this often, so its mark clears when the run ends. */
 export const UI_SESSION_LIST_POLL_MS = 2_000;
+/** How many of a folder's entries the message box's `@` list shows at once (the rest by typing more of the name). */
+export const UI_MENTION_MAX_ENTRIES = 50;
 
 /** Host-owned confirmation page (host `src/consent/consent-page.ts`), used when no terminal is attached. */
 /** Each question's token: 32 random bytes (256 bits), base64url, in the page's path. */

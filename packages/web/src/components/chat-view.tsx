@@ -516,6 +516,8 @@ export function ChatView({ bastion, sessionId, sessionsVersion, onSessionChanged
         placeholder={pending ? 'Answer the approval above' : 'Ask the agent… (Enter to send)'}
         autoFocus={session !== undefined && pending === undefined}
         lastPrompt={lastPromptOf(transcript.items, texts)}
+        workspace={otherFolder === undefined ? (session?.workspace ?? null) : null}
+        readFolder={(root, path) => bastion.workspaces.readdir(root, path)}
       />
     </section>
   );

@@ -1,5 +1,8 @@
-import { useLayoutEffect, useRef } from 'react';
+import { useEffect, useLayoutEffect, useRef, useState } from 'react';
+import type { DirEntry, WorkspaceReaddirResponse } from '@bastion/protocol';
 import { UI_COMPOSER_MAX_HEIGHT_PX } from '@bastion/protocol';
+import { applyMention, matchingEntries, mentionAt } from '../mention.js';
+import { MENTION_LIST_ID, MentionMenu, mentionOptionId } from './mention-menu.js';
 
 interface Props {
   draft: string;
@@ -13,11 +16,46 @@ interface Props {
   autoFocus: boolean;
   /** The last prompt sent in this session, which ArrowUp puts in an empty box; undefined before any. */
   lastPrompt: string | undefined;
+  /** The session's workspace root while this Bastion works in it: `@` then lists its files. */
+  workspace: string | null;
+  readFolder: (root: string, path: string) => Promise<WorkspaceReaddirResponse>;
+}
+
+/**
+ * A folder's entries, read when first asked for while a mention is open and kept until it closes
+ * (a closed and reopened list reads the folder again). An unreadable folder lists nothing.
+ */
+function useFolderEntries(
+  readFolder: Props['readFolder'],
+  workspace: string | null,
+  folder: string | undefined,
+): DirEntry[] | undefined {
+  const [read, setRead] = useState<ReadonlyMap<string, DirEntry[]>>(new Map());
+  useEffect(() => {
+    if (folder === undefined) {
+      setRead((current) => (current.size === 0 ? current : new Map()));
+      return;
+    }
+    if (workspace === null || read.has(folder)) return;
+    let live = true;
+    const done = (entries: DirEntry[]) => {
+      if (live) setRead((current) => new Map(current).set(folder, entries));
+    };
+    readFolder(workspace, folder === '' ? '.' : folder).then(
+      (listing) => done(listing.entries),
+      () => done([]),
+    );
+    return () => {
+      live = false;
+    };
+  }, [readFolder, workspace, folder, read]);
+  return folder === undefined ? undefined : read.get(folder);
 }
 
 /**
  * The message box: grows with its text up to a bound, Enter sends, Shift+Enter breaks a line, Esc
- * stops, ArrowUp in an empty box brings back the last prompt.
+ * stops, ArrowUp in an empty box brings back the last prompt. `@` lists the workspace's files and
+ * folders by the name typed after it (src/ then its own entries), and puts the chosen path in.
  */
 export function Composer({
   draft,
@@ -29,14 +67,46 @@ export function Composer({
   placeholder,
   autoFocus,
   lastPrompt,
+  workspace,
+  readFolder,
 }: Props) {
   const ref = useRef<HTMLTextAreaElement>(null);
+  /** Where the caret is while the box has the focus. */
+  const [caret, setCaret] = useState<number>();
+  /** The caret a chosen mention moves to once the new text is in the box. */
+  const placeCaret = useRef<number | undefined>(undefined);
+  /** The `@` whose list Esc closed: it stays closed until the caret leaves that mention. */
+  const [dismissed, setDismissed] = useState<number>();
+  const [active, setActive] = useState(0);
+  const found = workspace === null || caret === undefined ? undefined : mentionAt(draft, caret);
+  const mention = found !== undefined && found.start !== dismissed ? found : undefined;
+  const entries = useFolderEntries(readFolder, workspace, mention?.folder);
+  const options = mention && entries ? matchingEntries(entries, mention.prefix) : undefined;
+  const choices = options ?? [];
+  useEffect(() => setActive(0), [mention?.folder, mention?.prefix]);
+  const foundAt = found?.start;
+  useEffect(() => {
+    if (foundAt === undefined) setDismissed(undefined);
+  }, [foundAt]);
   useLayoutEffect(() => {
     const box = ref.current;
     if (!box) return;
     box.style.height = 'auto';
     box.style.height = `${Math.min(box.scrollHeight, UI_COMPOSER_MAX_HEIGHT_PX)}px`;
+    if (placeCaret.current !== undefined) {
+      box.setSelectionRange(placeCaret.current, placeCaret.current);
+      placeCaret.current = undefined;
+    }
   }, [draft]);
+  const choose = (entry: DirEntry) => {
+    if (!mention) return;
+    const next = applyMention(draft, mention, entry);
+    placeCaret.current = next.caret;
+    setCaret(next.caret);
+    onDraft(next.text);
+  };
+  const trackCaret = (box: HTMLTextAreaElement) =>
+    setCaret(box.selectionStart === box.selectionEnd ? box.selectionStart : undefined);
   useLayoutEffect(() => {
     if (autoFocus) ref.current?.focus();
   }, [autoFocus]);
@@ -51,14 +121,48 @@ export function Composer({
       <label htmlFor="composer-input" className="visually-hidden">
         Message
       </label>
+      {mention && <MentionMenu mention={mention} options={options} active={active} onChoose={choose} />}
       <textarea
         id="composer-input"
         ref={ref}
         value={draft}
         rows={1}
         placeholder={placeholder}
-        onChange={(event) => onDraft(event.target.value)}
+        role="combobox"
+        aria-autocomplete="list"
+        aria-expanded={mention !== undefined}
+        aria-controls={mention ? MENTION_LIST_ID : undefined}
+        aria-activedescendant={mention && choices.length > 0 ? mentionOptionId(active) : undefined}
+        onChange={(event) => {
+          onDraft(event.target.value);
+          trackCaret(event.target);
+        }}
+        onSelect={(event) => trackCaret(event.currentTarget)}
+        onFocus={(event) => trackCaret(event.currentTarget)}
+        onBlur={() => setCaret(undefined)}
         onKeyDown={(event) => {
+          if (mention) {
+            const chosen = choices[active];
+            if (event.key === 'Escape') {
+              event.preventDefault();
+              setDismissed(mention.start);
+              return;
+            }
+            if ((event.key === 'ArrowDown' || event.key === 'ArrowUp') && choices.length > 0) {
+              event.preventDefault();
+              const step = event.key === 'ArrowDown' ? 1 : choices.length - 1;
+              setActive((active + step) % choices.length);
+              return;
+            }
+            if (
+              (event.key === 'Tab' || (event.key === 'Enter' && !event.shiftKey && !event.nativeEvent.isComposing)) &&
+              chosen !== undefined
+            ) {
+              event.preventDefault();
+              choose(chosen);
+              return;
+            }
+          }
           if (event.key === 'ArrowUp' && draft === '' && lastPrompt !== undefined) {
             event.preventDefault();
             onDraft(lastPrompt);

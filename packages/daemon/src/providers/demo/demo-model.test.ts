@@ -27,6 +27,17 @@ describe('demoReply', () => {
     });
   });
 
+  it('takes a mention (`@src/app.ts`, as the message box puts it) as the path after its @', () => {
+    expect(demoReply({ prompt: user('read @src/app.ts '), tools: fileTools })).toMatchObject({
+      toolName: 'read_file',
+      input: { path: 'src/app.ts' },
+    });
+    expect(demoReply({ prompt: user('ls @src/'), tools: fileTools })).toMatchObject({
+      toolName: 'list_dir',
+      input: { path: 'src/' },
+    });
+  });
+
   it('says the shell is not available when run_command is not registered', () => {
     const reply = demoReply({ prompt: user('$ ls -la'), tools: fileTools });
     expect(reply).toMatchObject({ kind: 'text' });

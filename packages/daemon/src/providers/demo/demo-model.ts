@@ -4,7 +4,7 @@
  * Every reply starts with "demo:" so it is never mistaken for a real model.
  *
  *   `read PATH`   → calls read_file
- *   `ls [PATH]`   → calls list_dir
+ *   `ls [PATH]`   → calls list_dir (a PATH may be a mention, `@src/app.ts`, as the message box puts it)
  *   `search TEXT` → calls search with TEXT as a literal string
  *   `$ CMD ARGS`  → calls run_command (words split by POSIX rules, no shell) when that tool exists;
  *                   otherwise says the shell is not available
@@ -38,6 +38,12 @@ const USAGE: LanguageModelV3Usage = {
   inputTokens: { total: undefined, noCache: undefined, cacheRead: undefined, cacheWrite: undefined },
   outputTokens: { total: undefined, text: undefined, reasoning: undefined },
 };
+
+/** A path as typed, without the `@` of a mention. */
+function mentioned(path: string): string {
+  const trimmed = path.trim();
+  return trimmed.startsWith('@') && trimmed.length > 1 ? trimmed.slice(1) : trimmed;
+}
 
 function lastUserText(prompt: LanguageModelV3Prompt): string {
   const last = prompt.at(-1);
@@ -137,11 +143,11 @@ export function demoReply(options: Pick<LanguageModelV3CallOptions, 'prompt' | '
   }
   const read = /^read\s+(\S.*)$/s.exec(text);
   if (read?.[1] && hasTool('read_file')) {
-    return { kind: 'tool-call', toolName: 'read_file', input: { path: read[1].trim() }, toolCallId };
+    return { kind: 'tool-call', toolName: 'read_file', input: { path: mentioned(read[1]) }, toolCallId };
   }
   const ls = /^ls(?:\s+(\S.*))?$/s.exec(text);
   if (ls && hasTool('list_dir')) {
-    return { kind: 'tool-call', toolName: 'list_dir', input: { path: ls[1]?.trim() ?? '.' }, toolCallId };
+    return { kind: 'tool-call', toolName: 'list_dir', input: { path: ls[1] ? mentioned(ls[1]) : '.' }, toolCallId };
   }
   const search = /^search\s+(\S.*)$/s.exec(text);
   if (search?.[1] && hasTool('search')) {

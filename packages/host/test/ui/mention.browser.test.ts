@@ -1,0 +1,117 @@
+/// <reference lib="dom" />
+/**
+ * `@` in the message box, in real Chromium against the real host and the demo model: the list
+ * shows the workspace's entries (read through the daemon's /workspaces/readdir), folders first and
+ * dot names hidden; typing narrows it; Tab goes into a folder, Enter or a click puts a file in;
+ * Esc closes it and stops nothing; a folder that is not there says so. The demo reads the
+ * mentioned file. Screenshots (light and dark, 1280 and 420 px) go to test-output/ui/.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Locator, Page } from 'playwright-core';
+import type { Session } from '@bastion/protocol';
+import { openDesktopWorld, type DesktopWorld } from './support/desktop-world.js';
+import { expectInViewport, expectNoHorizontalOverflow, shotAllModes } from './support/layout.js';
+
+const SHOTS = fileURLToPath(new URL('../../../../test-output/ui/', import.meta.url));
+
+let world: DesktopWorld | undefined;
+let page: Page;
+let composer: Locator;
+
+const list = () => page.getByRole('listbox');
+const options = () => list().getByRole('option').allTextContents();
+
+beforeAll(async () => {
+  mkdirSync(SHOTS, { recursive: true });
+  world = await openDesktopWorld();
+  const { host } = world;
+  page = world.page;
+  mkdirSync(join(host.workspace, 'src', 'util'), { recursive: true });
+  mkdirSync(join(host.workspace, 'scripts'));
+  writeFileSync(join(host.workspace, 'src', 'main.ts'), 'export const main = 1;\n');
+  writeFileSync(join(host.workspace, 'src', 'util', 'strings.ts'), 'export {};\n');
+  writeFileSync(join(host.workspace, 'README.md'), '# Mentions\n');
+  writeFileSync(join(host.workspace, '.env.example'), 'TOKEN=\n');
+  const created = await host.client.request<Session>('POST', '/sessions', { provider: 'demo', model: 'demo' });
+  await page.goto(`${host.uiOrigin}/desktop/sessions/${created.body.id}`);
+  composer = page.getByLabel('Message');
+  await composer.waitFor();
+}, 90_000);
+
+afterAll(() => world?.close());
+
+describe('@ mentions in the message box', () => {
+  it('lists the workspace’s entries, folders first and dot names hidden; typing narrows; Tab goes into a folder', async () => {
+    await composer.pressSequentially('read @');
+    await page.getByRole('listbox', { name: 'Files and folders in the workspace' }).waitFor();
+    expect(await options()).toEqual(['scripts/', 'src/', 'README.md']);
+    expect(await composer.getAttribute('aria-expanded')).toBe('true');
+
+    await composer.pressSequentially('sr');
+    await expect.poll(options).toEqual(['src/']);
+    await composer.press('Tab');
+    expect(await composer.inputValue()).toBe('read @src/');
+    await page.getByRole('listbox', { name: 'Files and folders in src/' }).waitFor();
+    await expect.poll(options).toEqual(['util/', 'main.ts']);
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('composer-input');
+  });
+
+  it('moves with the arrows (the active option is the one aria-activedescendant names); Enter puts the file in with a space', async () => {
+    await composer.press('ArrowDown');
+    const active = list().getByRole('option', { selected: true });
+    expect(await active.textContent()).toBe('main.ts');
+    expect(await composer.getAttribute('aria-activedescendant')).toBe(await active.getAttribute('id'));
+
+    await shotAllModes(page, SHOTS, 'mention-list');
+    for (const width of [1280, 420]) {
+      await page.setViewportSize({ width, height: 800 });
+      await expectInViewport(page, list(), `the list at ${width} px`);
+      await expectInViewport(page, composer, `the message box under the list at ${width} px`);
+      await expectNoHorizontalOverflow(page);
+    }
+    await page.setViewportSize({ width: 1280, height: 800 });
+
+    await composer.press('Enter');
+    expect(await composer.inputValue()).toBe('read @src/main.ts ');
+    await list().waitFor({ state: 'detached' });
+    expect(await composer.getAttribute('aria-expanded')).toBe('false');
+  });
+
+  it('sends the message with the mention, and the demo reads the file it names', async () => {
+    await composer.press('Enter');
+    await page.getByTestId('run-end').last().waitFor();
+    await page.getByText('demo: read src/main.ts').waitFor();
+    expect(await composer.inputValue()).toBe('');
+  });
+
+  it('a click puts an entry in; Esc closes the list, keeps the text, and the list stays closed until the mention is left', async () => {
+    await composer.pressSequentially('ls @R');
+    await expect.poll(options).toEqual(['README.md']);
+    await list().getByRole('option', { name: 'README.md' }).click();
+    expect(await composer.inputValue()).toBe('ls @README.md ');
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('composer-input');
+
+    await composer.fill('');
+    await composer.pressSequentially('ls @s');
+    await list().waitFor();
+    await composer.press('Escape');
+    await list().waitFor({ state: 'detached' });
+    expect(await composer.inputValue()).toBe('ls @s');
+    await composer.pressSequentially('c');
+    expect(await list().count()).toBe(0);
+    await composer.pressSequentially(' @');
+    await list().waitFor();
+  });
+
+  it('a folder that is not there says so, and lists nothing', async () => {
+    await composer.fill('');
+    await composer.pressSequentially('ls @nope/');
+    await page.locator('.mention-where').getByText('Nothing in nope/').waitFor();
+    expect(await options()).toEqual([]);
+    await composer.press('Escape');
+    await composer.fill('');
+  });
+});
