@@ -3,10 +3,10 @@
  * `@` in the message box, in real Chromium against the real host and the demo model: the list
  * shows the workspace's entries (read through the daemon's /workspaces/readdir), folders first and
  * dot names hidden; typing narrows it; Tab goes into a folder, Enter or a click puts a file in;
- * Esc closes it and stops nothing; a folder that is not there says so. The demo reads the
+ * Esc closes it and stops nothing (a run waiting for approval still waits); a folder that is not there says so. The demo reads the
  * mentioned file. Screenshots (light and dark, 1280 and 420 px) go to test-output/ui/.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -20,6 +20,7 @@ const SHOTS = fileURLToPath(new URL('../../../../test-output/ui/', import.meta.u
 let world: DesktopWorld | undefined;
 let page: Page;
 let composer: Locator;
+let workspace: string;
 
 const list = () => page.getByRole('listbox');
 const options = () => list().getByRole('option').allTextContents();
@@ -29,6 +30,7 @@ beforeAll(async () => {
   world = await openDesktopWorld();
   const { host } = world;
   page = world.page;
+  workspace = host.workspace;
   mkdirSync(join(host.workspace, 'src', 'util'), { recursive: true });
   mkdirSync(join(host.workspace, 'scripts'));
   writeFileSync(join(host.workspace, 'src', 'main.ts'), 'export const main = 1;\n');
@@ -113,5 +115,23 @@ describe('@ mentions in the message box', () => {
     expect(await options()).toEqual([]);
     await composer.press('Escape');
     await composer.fill('');
+  });
+
+  it('while a run waits for approval, Esc with the list open closes only the list: the run still waits, and Allow runs the command', async () => {
+    const ends = page.getByTestId('run-end');
+    const before = await ends.count();
+    await composer.pressSequentially('$ touch made.txt');
+    await composer.press('Enter');
+    const approval = page.getByRole('region', { name: 'Approval needed' });
+    await approval.waitFor();
+    await composer.click();
+    await composer.pressSequentially('@');
+    await list().waitFor();
+    await composer.press('Escape');
+    await list().waitFor({ state: 'detached' });
+    await approval.getByRole('button', { name: 'Allow', exact: true }).click();
+    await expect.poll(() => ends.count()).toBe(before + 1);
+    expect(await ends.last().textContent()).not.toContain('Stopped');
+    expect(existsSync(join(workspace, 'made.txt'))).toBe(true);
   });
 });
