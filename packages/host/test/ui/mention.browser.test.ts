@@ -47,6 +47,7 @@ afterAll(() => world?.close());
 
 describe('@ mentions in the message box', () => {
   it('lists the workspace’s entries, folders first and dot names hidden; typing narrows; Tab goes into a folder', async () => {
+    expect(await composer.getAttribute('placeholder')).toBe('Ask the agent… (@ names a file, Enter sends)');
     await composer.pressSequentially('read @');
     await page.getByRole('listbox', { name: 'Files and folders in the workspace' }).waitFor();
     expect(await options()).toEqual(['scripts/', 'src/', 'README.md']);

@@ -141,6 +141,8 @@ export function ChatView({ bastion, sessionId, sessionsVersion, onSessionChanged
     session?.workspace != null && roots !== undefined && !roots.includes(session.workspace)
       ? session.workspace
       : undefined;
+  /** The session's folder while this Bastion works in it (the message box's `@` lists it). */
+  const reachableRoot = otherFolder === undefined ? (session?.workspace ?? null) : null;
   // The host's own questions about this session's held commands (a command that names no session shows too).
   const hostAsk = useHostAsks(bastion).find((ask) => ask.session_id === undefined || ask.session_id === sessionId);
   const lastId = useRef(opened?.transcript.lastEventId ?? 0);
@@ -513,10 +515,16 @@ export function ChatView({ bastion, sessionId, sessionsVersion, onSessionChanged
         onStop={stop}
         stoppable={stoppable}
         sendDisabled={busy || stoppable || draft.trim() === ''}
-        placeholder={pending ? 'Answer the approval above' : 'Ask the agent… (Enter to send)'}
+        placeholder={
+          pending
+            ? 'Answer the approval above'
+            : reachableRoot !== null
+              ? 'Ask the agent… (@ names a file, Enter sends)'
+              : 'Ask the agent… (Enter to send)'
+        }
         autoFocus={session !== undefined && pending === undefined}
         lastPrompt={lastPromptOf(transcript.items, texts)}
-        workspace={otherFolder === undefined ? (session?.workspace ?? null) : null}
+        workspace={reachableRoot}
         readFolder={(root, path) => bastion.workspaces.readdir(root, path)}
       />
     </section>
