@@ -3,8 +3,9 @@
  * `@` in the message box, in real Chromium against the real host and the demo model: the list
  * shows the workspace's entries (read through the daemon's /workspaces/readdir), folders first and
  * dot names hidden; typing narrows it; Tab goes into a folder, Enter or a click puts a file in;
- * Esc closes it and stops nothing (a run waiting for approval still waits); a folder that is not there says so. The demo reads the
- * mentioned file. Screenshots (light and dark, 1280 and 420 px) go to test-output/ui/.
+ * Esc closes it and stops nothing (a run waiting for approval still waits); a folder that is not
+ * there says so. The demo reads the mentioned file. The tab's title says when a run waits for an
+ * answer. Screenshots (light and dark, 1280 and 420 px) go to test-output/ui/.
  */
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -12,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Locator, Page } from 'playwright-core';
 import type { Session } from '@bastion/protocol';
-import { openDesktopWorld, type DesktopWorld } from './support/desktop-world.js';
+import { openDesktopWorld, sendMessage, type DesktopWorld } from './support/desktop-world.js';
 import { expectInViewport, expectNoHorizontalOverflow, shotAllModes } from './support/layout.js';
 
 const SHOTS = fileURLToPath(new URL('../../../../test-output/ui/', import.meta.url));
@@ -134,5 +135,18 @@ describe('@ mentions in the message box', () => {
     await expect.poll(() => ends.count()).toBe(before + 1);
     expect(await ends.last().textContent()).not.toContain('Stopped');
     expect(existsSync(join(workspace, 'made.txt'))).toBe(true);
+  });
+
+  it('the tab’s title puts "Approval needed" before the session’s title while an answer is awaited, and is the page’s own again outside the session', async () => {
+    await expect.poll(() => page.title()).toBe('read @src/main.ts · Bastion');
+    await sendMessage(page, '$ touch denied.txt');
+    const approval = page.getByRole('region', { name: 'Approval needed' });
+    await approval.waitFor();
+    await expect.poll(() => page.title()).toBe('Approval needed · read @src/main.ts · Bastion');
+    await approval.getByRole('button', { name: 'Deny' }).click();
+    await approval.waitFor({ state: 'detached' });
+    await expect.poll(() => page.title()).toBe('read @src/main.ts · Bastion');
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('button', { name: 'Settings' }).click();
+    await expect.poll(() => page.title()).toBe('Bastion');
   });
 });

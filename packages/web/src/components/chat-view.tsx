@@ -50,6 +50,24 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
+/**
+ * The tab's title names the session and, first, what it waits for: a glance at the browser's tabs
+ * shows a run that needs an answer or is still going. The page's own title comes back on leaving.
+ */
+function useTabTitle(title: string, state: 'approval' | 'working' | 'idle'): void {
+  // Declared first, so it reads the title before the effect below changes it.
+  useEffect(() => {
+    const original = document.title;
+    return () => {
+      document.title = original;
+    };
+  }, []);
+  useEffect(() => {
+    const prefix = state === 'approval' ? 'Approval needed · ' : state === 'working' ? 'Working · ' : '';
+    document.title = `${prefix}${title} · Bastion`;
+  }, [title, state]);
+}
+
 /** Save the whole session as `<title>.md` through the browser's download. */
 async function downloadSession(bastion: BastionApi, session: Session): Promise<void> {
   const markdown = sessionMarkdown(session, await sessionMessages(bastion, session.id));
@@ -285,6 +303,7 @@ export function ChatView({ bastion, sessionId, sessionsVersion, onSessionChanged
   const pending = transcript.pending;
   const active = transcript.active;
   const stoppable = active !== undefined || pending !== undefined;
+  useTabTitle(session?.title || 'Untitled session', pending !== undefined ? 'approval' : active ? 'working' : 'idle');
   const stop = useCallback(() => void act(() => bastion.agent.abort(sessionId)), [act, bastion, sessionId]);
 
   useEffect(() => {
