@@ -137,6 +137,18 @@ describe('bastion run (real CLI process)', () => {
     expect(result.stderr).toContain('offline demo model');
   });
 
+  it('prints the project instructions the model was given, before the first tool call, and a mention as its path', async () => {
+    const result = await runCli(['--provider', 'demo', 'read @README.md'], (workspace) =>
+      writeFileSync(join(workspace, 'AGENTS.md'), 'Run npm test before you finish.\n'),
+    );
+    expect(result.code).toBe(0);
+    expect(result.stdout.split('\n').slice(0, 3)).toEqual([
+      '[instructions] AGENTS.md',
+      '[tool] read_file README.md',
+      '[tool] read_file → 2 lines',
+    ]);
+  });
+
   it('--json prints one event object a line, ending with run-finished', async () => {
     const result = await runCli(['--json', 'ls']);
     expect(result.code).toBe(0);

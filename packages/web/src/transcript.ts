@@ -54,6 +54,7 @@ export type TranscriptItem =
       message: string;
     }
   | { kind: 'compacted'; key: string; count: number }
+  | { kind: 'instructions'; key: string; paths: string[] }
   | {
       kind: 'run-end';
       key: string;
@@ -237,6 +238,9 @@ export function applyEvents(state: Transcript, batch: readonly AgentStreamEvent[
           message: event.message,
           ...(event.status === undefined ? {} : { status: event.status }),
         });
+        break;
+      case 'instructions-read':
+        items.push({ kind: 'instructions', key, paths: event.paths });
         break;
       case 'context-compacted':
         items.push({ kind: 'compacted', key, count: event.messages_summarized });

@@ -341,6 +341,9 @@ class TerminalPrinter {
       case 'context-compacted':
         this.#line(`[context] ${event.messages_summarized} older messages summarised for the model`);
         break;
+      case 'instructions-read':
+        this.#line(`[instructions] ${event.paths.join(', ')}`);
+        break;
       // an undo is asked for after a run (`bastion undo`), never during one
       case 'run-undone':
       case 'run-started':

@@ -236,6 +236,8 @@ export class RunManager {
       tools: Object.keys(tools),
     };
     const instructions = new ProjectInstructions(this.#roots, session.workspace);
+    /** Instruction files this run has told the reader about (an `instructions-read` event each, once). */
+    const announced = new Set<string>();
     const runId = started.runId;
     this.#log.info('run.started', {
       session_id: sessionId,
@@ -262,7 +264,15 @@ export class RunManager {
         contextWindow: this.#registry.contextWindow({ provider: session.provider, model: session.model }),
         context: this.#store.transcript.modelContext(sessionId, CONTEXT_READ_MAX_MESSAGES),
         tools,
-        systemPrompt: (messages) => buildSystemPrompt(environment, instructions.for(workedDirectories(messages))),
+        systemPrompt: (messages) => {
+          const files = instructions.for(workedDirectories(messages));
+          const fresh = files.map((file) => file.path).filter((path) => !announced.has(path));
+          if (fresh.length > 0) {
+            for (const path of fresh) announced.add(path);
+            this.#emit(sessionId, { type: 'instructions-read', run_id: runId, paths: fresh });
+          }
+          return buildSystemPrompt(environment, files);
+        },
         signal: controller.signal,
         onMessages: (messages) => this.#store.transcript.append(sessionId, runId, messages),
         onUsage: (usage, call) => {

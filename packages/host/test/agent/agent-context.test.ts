@@ -30,7 +30,7 @@ const worlds = scriptedWorlds('sk-context-test-key');
 afterEach(() => worlds.stop());
 
 describe('project instructions', () => {
-  it('the root AGENTS.md, and the nested one of a directory the agent read in, reach the system prompt, bounded', async () => {
+  it('the root AGENTS.md, and the nested one of a directory the agent read in, reach the system prompt, bounded, each announced once as it does', async () => {
     const {
       agent,
       host: h,
@@ -56,6 +56,11 @@ describe('project instructions', () => {
     // the step after the read sees the nested directory's instructions too
     expect(second?.system).toContain('<project-instructions path="pkg/CLAUDE.md">\nPkg rule: no default exports.');
     expect(second?.system).toContain(`- Workspace root: ${h.workspace}`);
+    // Each file is announced once, when it first reaches the prompt: the root's before the first step.
+    const announced = outcome.events.flatMap((event) =>
+      event.type === 'instructions-read' ? [event.paths] : event.type === 'tool-result' ? ['tool-result'] : [],
+    );
+    expect(announced).toEqual([['AGENTS.md'], 'tool-result', ['pkg/CLAUDE.md']]);
   });
 
   it('attack: a write_file to AGENTS.md in auto mode waits for approval, and the file keeps its bytes until approved', async () => {

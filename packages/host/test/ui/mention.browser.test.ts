@@ -4,8 +4,8 @@
  * shows the workspace's entries (read through the daemon's /workspaces/readdir), folders first and
  * dot names hidden; typing narrows it; Tab goes into a folder, Enter or a click puts a file in;
  * Esc closes it and stops nothing (a run waiting for approval still waits); a folder that is not
- * there says so. The demo reads the mentioned file. The tab's title says when a run waits for an
- * answer. Screenshots (light and dark, 1280 and 420 px) go to test-output/ui/.
+ * there says so. The demo reads the mentioned file; the run names the project instructions it was
+ * given. The tab's title says when a run waits for an answer. Screenshots (light and dark, 1280 and 420 px) go to test-output/ui/.
  */
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -38,6 +38,7 @@ beforeAll(async () => {
   writeFileSync(join(host.workspace, 'src', 'util', 'strings.ts'), 'export {};\n');
   writeFileSync(join(host.workspace, 'README.md'), '# Mentions\n');
   writeFileSync(join(host.workspace, '.env.example'), 'TOKEN=\n');
+  writeFileSync(join(host.workspace, 'AGENTS.md'), 'Run npm test before you finish.\n');
   const created = await host.client.request<Session>('POST', '/sessions', { provider: 'demo', model: 'demo' });
   await page.goto(`${host.uiOrigin}/desktop/sessions/${created.body.id}`);
   composer = page.getByLabel('Message');
@@ -48,10 +49,11 @@ afterAll(() => world?.close());
 
 describe('@ mentions in the message box', () => {
   it('lists the workspace’s entries, folders first and dot names hidden; typing narrows; Tab goes into a folder', async () => {
-    expect(await composer.getAttribute('placeholder')).toBe('Ask the agent… (@ names a file, Enter sends)');
+    // The session (and with it its folder) is read after the page's first paint.
+    await expect.poll(() => composer.getAttribute('placeholder')).toBe('Ask the agent… (@ names a file, Enter sends)');
     await composer.pressSequentially('read @');
     await page.getByRole('listbox', { name: 'Files and folders in the workspace' }).waitFor();
-    expect(await options()).toEqual(['scripts/', 'src/', 'README.md']);
+    expect(await options()).toEqual(['scripts/', 'src/', 'AGENTS.md', 'README.md']);
     expect(await composer.getAttribute('aria-expanded')).toBe('true');
 
     await composer.pressSequentially('sr');
@@ -84,11 +86,14 @@ describe('@ mentions in the message box', () => {
     expect(await composer.getAttribute('aria-expanded')).toBe('false');
   });
 
-  it('sends the message with the mention, and the demo reads the file it names', async () => {
+  it('sends the message with the mention, and the demo reads the file it names; the run shows the project instructions it was given', async () => {
     await composer.press('Enter');
     await page.getByTestId('run-end').last().waitFor();
     await page.getByText('demo: read src/main.ts').waitFor();
     expect(await composer.inputValue()).toBe('');
+    const instructions = page.locator('.instructions-read');
+    expect(await instructions.allTextContents()).toEqual(['Project instructions: AGENTS.md']);
+    await shotAllModes(page, SHOTS, 'instructions-read', instructions);
   });
 
   it('a click puts an entry in; Esc closes the list, keeps the text, and the list stays closed until the mention is left', async () => {

@@ -4,7 +4,7 @@
  * sees the whole run.
  */
 import { z } from 'zod';
-import { EVENT_PAGE_MAX_LIMIT } from '../limits.js';
+import { EVENT_PAGE_MAX_LIMIT, INSTRUCTIONS_MAX_DIRECTORIES, WORKSPACE_MAX_PATH_CHARS } from '../limits.js';
 import { messageSchema, modelIdSchema, providerIdSchema, sessionIdSchema } from './sessions.js';
 import { tokenUsageSchema } from './usage.js';
 
@@ -102,6 +102,16 @@ export const agentEventSchema = z.discriminatedUnion('type', [
     delay_ms: z.number().int().nonnegative(),
     status: z.number().int().optional(),
     message: z.string(),
+  }),
+  /**
+   * Project instruction files (AGENTS.md, or CLAUDE.md) that reached the model's system prompt for
+   * the first time in this run, relative to the workspace root: the root's before the first step,
+   * a directory's once the agent has worked in it.
+   */
+  z.strictObject({
+    type: z.literal('instructions-read'),
+    ...runRef,
+    paths: z.array(z.string().min(1).max(WORKSPACE_MAX_PATH_CHARS)).min(1).max(INSTRUCTIONS_MAX_DIRECTORIES),
   }),
   /** Older turns were summarised before the next step; the stored transcript stays whole. */
   z.strictObject({

@@ -355,6 +355,18 @@ export function ChatView({ bastion, sessionId, sessionsVersion, onSessionChanged
           return <ToolCard tool={item} />;
         case 'retry':
           return <RetryNotice item={item} />;
+        case 'instructions':
+          return (
+            <p className="instructions-read muted">
+              Project instructions:{' '}
+              {item.paths.map((path, index) => (
+                <span key={path}>
+                  {index > 0 && ', '}
+                  <code>{path}</code>
+                </span>
+              ))}
+            </p>
+          );
         case 'compacted':
           return (
             <p className="notice" role="status">

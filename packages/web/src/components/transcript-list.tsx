@@ -26,6 +26,7 @@ const ESTIMATED_ROW_PX: Record<TranscriptItem['kind'], number> = {
   tool: 200,
   retry: 40,
   compacted: 50,
+  instructions: 24,
   error: 90,
   'run-end': 16,
   undone: 60,
