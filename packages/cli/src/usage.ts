@@ -63,10 +63,11 @@ Options:
                     the sandbox is available
 
 run: start Bastion, run one PROMPT in a new session and stream the answer and tool activity
-(each command with its exit code and first lines of output, each edit's diff, then the changed
-files and token usage); exit 0 when the run finishes, 1 when it fails, 2 for a provider or
-model not on offer (the valid ones are listed) or no session to continue. PROMPT - reads the
-prompt from standard input. --mode read-only refuses every write and runs only inspection
+(the project instruction files the model was given, each command with its exit code and first
+lines of output, each edit's diff, then the changed files and token usage); exit 0 when the run
+finishes, 1 when it fails, 2 for a provider or model not on offer (the valid ones are listed) or
+no session to continue. PROMPT - reads the prompt from standard input; @PATH in PROMPT names a
+file of the workspace. --mode read-only refuses every write and runs only inspection
 commands; --mode auto lets commands run without asking (informed consent); otherwise approvals
 are asked on the terminal, and denied without one. --ask-before-writes asks before each file
 edit. --provider demo is an offline, deterministic demo model (no API key needed). --continue
