@@ -22,8 +22,8 @@ interface Props {
 }
 
 /**
- * A folder's entries, read when first asked for while a mention is open and kept until it closes
- * (a closed and reopened list reads the folder again). An unreadable folder lists nothing.
+ * A folder's entries, read once when first asked for while a mention is open and kept until it
+ * closes (a closed and reopened list reads the folder again). An unreadable folder lists nothing.
  */
 function useFolderEntries(
   readFolder: Props['readFolder'],
@@ -31,25 +31,27 @@ function useFolderEntries(
   folder: string | undefined,
 ): DirEntry[] | undefined {
   const [read, setRead] = useState<ReadonlyMap<string, DirEntry[]>>(new Map());
+  /** Folders asked for since the mention opened; a reply for an earlier opening is dropped. */
+  const asked = useRef({ opening: 0, folders: new Set<string>() });
+  const key = workspace === null || folder === undefined ? undefined : `${workspace}\0${folder}`;
   useEffect(() => {
-    if (folder === undefined) {
+    if (workspace === null || folder === undefined || key === undefined) {
+      asked.current = { opening: asked.current.opening + 1, folders: new Set() };
       setRead((current) => (current.size === 0 ? current : new Map()));
       return;
     }
-    if (workspace === null || read.has(folder)) return;
-    let live = true;
+    if (asked.current.folders.has(key)) return;
+    asked.current.folders.add(key);
+    const { opening } = asked.current;
     const done = (entries: DirEntry[]) => {
-      if (live) setRead((current) => new Map(current).set(folder, entries));
+      if (asked.current.opening === opening) setRead((current) => new Map(current).set(key, entries));
     };
     readFolder(workspace, folder === '' ? '.' : folder).then(
       (listing) => done(listing.entries),
       () => done([]),
     );
-    return () => {
-      live = false;
-    };
-  }, [readFolder, workspace, folder, read]);
-  return folder === undefined ? undefined : read.get(folder);
+  }, [readFolder, workspace, folder, key]);
+  return key === undefined ? undefined : read.get(key);
 }
 
 /**
