@@ -209,7 +209,7 @@ describe('the agent’s work in the desktop app', () => {
       });
   });
 
-  it('Stop ends a streaming run, which reads "Stopped" and not as a failure (the session list marks it running until then); Esc stops too', async () => {
+  it('Stop ends a streaming run, which reads "Stopped" and not as a failure (the session list marks it running until then; the @ list works meanwhile); Esc stops too', async () => {
     const slow = Array.from({ length: 400 }, (_, index) => `word${index} `);
     turns.push({ kind: 'text', pieces: slow, delayMs: 40 });
     await sendMessage(page, 'Talk for a long time');
@@ -222,6 +222,14 @@ describe('the agent’s work in the desktop app', () => {
     await listed.locator('.session-running').waitFor();
     expect(await listed.locator('.session-title').textContent()).toBe('Running: Summarise the repository');
     await shotAllModes(page, SHOTS, '12-running');
+    // The message box's @ list works while the reply streams in, and its Esc closes only the list.
+    const composer = page.getByLabel('Message');
+    await composer.pressSequentially('@not');
+    await page.getByRole('listbox').getByRole('option', { name: 'notes.md' }).waitFor();
+    await composer.press('Escape');
+    await page.getByRole('listbox').waitFor({ state: 'detached' });
+    expect(await stop.isVisible()).toBe(true);
+    await composer.fill('');
     await stop.click();
     await lastRunEnd().getByText('Stopped').waitFor();
     await page.getByTestId('activity').waitFor({ state: 'detached' });
