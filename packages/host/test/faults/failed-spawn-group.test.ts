@@ -6,7 +6,7 @@
  * in a process group of its own with a `sleep` beside it; both must come through, and the host
  * must have made no such call at all.
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -20,7 +20,13 @@ const HOST = fileURLToPath(new URL('./fixtures/failing-respawn-host.mjs', import
 
 /** The sibling `sleep`, with its start time, so the cleanup never signals a reused pid. */
 let sibling: { pid: number; started: string | undefined } | undefined;
+/** The host, ended after a test that failed before it exited. */
+let running: ChildProcess | undefined;
 afterEach(() => {
+  if (running?.pid !== undefined && running.exitCode === null && running.signalCode === null) {
+    running.kill('SIGKILL');
+  }
+  running = undefined;
   if (sibling && sibling.started !== undefined && processStartTime(sibling.pid) === sibling.started) {
     process.kill(sibling.pid, 'SIGKILL');
   }
@@ -34,6 +40,7 @@ it('a respawn of a missing program fails with SIDECAR_RESPAWN_FAILED and signals
     detached: true,
     stdio: ['ignore', 'pipe', 'inherit'],
   });
+  running = host;
   const ended = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     host.once('exit', (code, signal) => resolve({ code, signal })),
   );
