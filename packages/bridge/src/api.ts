@@ -31,6 +31,7 @@ import type {
   Session,
   SessionListResponse,
   UpdateSessionRequest,
+  WorkspaceFindResponse,
   WorkspaceReaddirResponse,
   WorkspacesListResponse,
 } from '@bastion/protocol';
@@ -125,6 +126,8 @@ export interface BastionApi {
     list(): Promise<WorkspacesListResponse>;
     /** A folder's entries, `path` relative to the granted `root` (the message box's `@` list). */
     readdir(root: string, path: string): Promise<WorkspaceReaddirResponse>;
+    /** Files and folders anywhere in `root` whose names hold `query` (the message box's `@` list). */
+    find(root: string, query: string): Promise<WorkspaceFindResponse>;
     /** The host asks the person at the terminal; the answer comes back here. */
     requestGrant(path: string): Promise<ConsentOutcome>;
   };

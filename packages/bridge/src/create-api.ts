@@ -69,6 +69,7 @@ export function createApi(transport: Transport): BastionApi {
     workspaces: {
       list: () => daemon('POST', '/workspaces/list', {}),
       readdir: (root, path) => daemon('POST', '/workspaces/readdir', { root, path }),
+      find: (root, query) => daemon('POST', '/workspaces/find', { root, query }),
       requestGrant: (path) => host('workspaces.request-grant', { path }),
     },
     secrets: {

@@ -179,6 +179,12 @@ export const WORKSPACE_MAX_READ_BYTES = 1 * MiB;
 export const WORKSPACE_MAX_WRITE_BYTES = 768 * KiB;
 /** A directory listing stops after this many entries and says `truncated`. */
 export const WORKSPACE_MAX_DIR_ENTRIES = 1_000;
+/** A search by name (POST /workspaces/find, the message box's `@`) walks at most this many directories, shallow first. */
+export const WORKSPACE_FIND_MAX_DIRECTORIES = 2_000;
+/** ...and answers at most this many paths, the best by name. */
+export const WORKSPACE_FIND_MAX_RESULTS = 50;
+/** ...for a query of at most this many characters. */
+export const WORKSPACE_FIND_MAX_QUERY_CHARS = 200;
 /**
  * Workspace writes one sidecar may have at the host at once (host workspaces/workspace-writes.ts):
  * each holds up to WORKSPACE_MAX_WRITE_BYTES in the host's memory until its last chunk arrives.
@@ -363,6 +369,8 @@ export const UI_DOWNLOAD_URL_TTL_MS = 10_000;
 export const UI_SESSION_LIST_POLL_MS = 2_000;
 /** How many of a folder's entries the message box's `@` list shows at once (the rest by typing more of the name). */
 export const UI_MENTION_MAX_ENTRIES = 50;
+/** After this pause in typing, a name after `@` (two characters or more) is also searched for in the workspace's folders. */
+export const UI_MENTION_FIND_DELAY_MS = 120;
 
 /** Host-owned confirmation page (host `src/consent/consent-page.ts`), used when no terminal is attached. */
 /** Each question's token: 32 random bytes (256 bits), base64url, in the page's path. */

@@ -2,10 +2,12 @@
 /**
  * `@` in the message box, in real Chromium against the real host and the demo model: the list
  * shows the workspace's entries (read through the daemon's /workspaces/readdir), folders first and
- * dot names hidden; typing narrows it; Tab goes into a folder, Enter or a click puts a file in;
- * Esc closes it and stops nothing (a run waiting for approval still waits); a folder that is not
- * there says so. The demo reads the mentioned file; the run names the project instructions it was
- * given. The tab's title says when a run waits for an answer. Screenshots (light and dark, 1280 and 420 px) go to test-output/ui/.
+ * dot names hidden; typing narrows it, and a longer name is also found in every folder (through
+ * /workspaces/find); Tab goes into a folder, Enter or a click puts a file in; Esc closes it and
+ * stops nothing (a run waiting for approval still waits); a folder that is not there says so. The
+ * demo reads the mentioned file; the run names the project instructions it was given. The tab's
+ * title says when a run waits for an answer. Screenshots (light and dark, 1280 and 420 px) go to
+ * test-output/ui/.
  */
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -113,6 +115,20 @@ describe('@ mentions in the message box', () => {
     expect(await list().count()).toBe(0);
     await composer.pressSequentially(' @');
     await list().waitFor();
+  });
+
+  it('a name of two characters or more is also found in the workspace’s folders; choosing one puts its whole path in', async () => {
+    await composer.fill('');
+    await composer.pressSequentially('read @stri');
+    await expect.poll(options).toEqual(['src/util/strings.ts']);
+    await shotAllModes(page, SHOTS, 'mention-found');
+    await composer.press('Enter');
+    expect(await composer.inputValue()).toBe('read @src/util/strings.ts ');
+    await composer.pressSequentially('and @READ');
+    // The root's own README.md, once: the search in the folders finds it too.
+    await expect.poll(options).toEqual(['README.md']);
+    await composer.press('Escape');
+    await composer.fill('');
   });
 
   it('a folder that is not there says so, and lists nothing', async () => {

@@ -1,6 +1,12 @@
 /** Daemon HTTP DTOs of `/workspaces/*` (SEC-004: file access is confined to host-granted roots). */
 import { z } from 'zod';
-import { WORKSPACE_MAX_DIR_ENTRIES, WORKSPACE_MAX_PATH_CHARS, WORKSPACE_MAX_WRITE_BYTES } from '../limits.js';
+import {
+  WORKSPACE_FIND_MAX_QUERY_CHARS,
+  WORKSPACE_FIND_MAX_RESULTS,
+  WORKSPACE_MAX_DIR_ENTRIES,
+  WORKSPACE_MAX_PATH_CHARS,
+  WORKSPACE_MAX_WRITE_BYTES,
+} from '../limits.js';
 
 /** A granted root as the host sent it (absolute, real path). */
 export const workspaceRootSchema = z.string().min(1).max(WORKSPACE_MAX_PATH_CHARS).startsWith('/');
@@ -32,6 +38,25 @@ export const workspaceReaddirResponseSchema = z.strictObject({
   truncated: z.boolean(),
 });
 export type WorkspaceReaddirResponse = z.infer<typeof workspaceReaddirResponseSchema>;
+
+/** Files and folders whose names hold `query` (any case), anywhere in the workspace. */
+export const workspaceFindRequestSchema = z.strictObject({
+  root: workspaceRootSchema,
+  query: z
+    .string()
+    .min(1)
+    .max(WORKSPACE_FIND_MAX_QUERY_CHARS)
+    .refine((value) => !value.includes('\0') && !value.includes('/'), 'query must be a name, without / or NUL'),
+});
+export type WorkspaceFindRequest = z.infer<typeof workspaceFindRequestSchema>;
+
+export const workspaceFindResponseSchema = z.strictObject({
+  /** Relative to the root: names that start with the query first, then shallow before deep. */
+  matches: z.array(z.strictObject({ path: z.string(), kind: dirEntryKindSchema })).max(WORKSPACE_FIND_MAX_RESULTS),
+  /** The walk stopped at a bound, or more matched than are listed. */
+  truncated: z.boolean(),
+});
+export type WorkspaceFindResponse = z.infer<typeof workspaceFindResponseSchema>;
 
 export const workspaceReadFileRequestSchema = z.strictObject({ root: workspaceRootSchema, path: workspacePathSchema });
 export type WorkspaceReadFileRequest = z.infer<typeof workspaceReadFileRequestSchema>;

@@ -162,6 +162,7 @@ export function ChatView({ bastion, sessionId, sessionsVersion, onSessionChanged
   /** The session's folder while this Bastion works in it (the message box's `@` lists it). */
   const reachableRoot = otherFolder === undefined ? (session?.workspace ?? null) : null;
   const readFolder = useCallback((root: string, path: string) => bastion.workspaces.readdir(root, path), [bastion]);
+  const findPaths = useCallback((root: string, query: string) => bastion.workspaces.find(root, query), [bastion]);
   // The host's own questions about this session's held commands (a command that names no session shows too).
   const hostAsk = useHostAsks(bastion).find((ask) => ask.session_id === undefined || ask.session_id === sessionId);
   const lastId = useRef(opened?.transcript.lastEventId ?? 0);
@@ -558,6 +559,7 @@ export function ChatView({ bastion, sessionId, sessionsVersion, onSessionChanged
         lastPrompt={lastPromptOf(transcript.items, texts)}
         workspace={reachableRoot}
         readFolder={readFolder}
+        findPaths={findPaths}
       />
     </section>
   );

@@ -1,6 +1,6 @@
 import { useEffect, useLayoutEffect, useRef, useState } from 'react';
-import type { DirEntry, WorkspaceReaddirResponse } from '@bastion/protocol';
-import { UI_COMPOSER_MAX_HEIGHT_PX } from '@bastion/protocol';
+import type { DirEntry, WorkspaceFindResponse, WorkspaceReaddirResponse } from '@bastion/protocol';
+import { UI_COMPOSER_MAX_HEIGHT_PX, UI_MENTION_FIND_DELAY_MS, UI_MENTION_MAX_ENTRIES } from '@bastion/protocol';
 import { applyMention, matchingEntries, mentionAt } from '../mention.js';
 import { MENTION_LIST_ID, MentionMenu, mentionOptionId } from './mention-menu.js';
 
@@ -19,6 +19,7 @@ interface Props {
   /** The session's workspace root while this Bastion works in it: `@` then lists its files. */
   workspace: string | null;
   readFolder: (root: string, path: string) => Promise<WorkspaceReaddirResponse>;
+  findPaths: (root: string, query: string) => Promise<WorkspaceFindResponse>;
 }
 
 /**
@@ -55,9 +56,41 @@ function useFolderEntries(
 }
 
 /**
+ * Paths anywhere in the workspace whose names hold `query`, asked for once typing pauses; each
+ * found path as an entry named by its path. Undefined until the answer for this query is in.
+ */
+function useFoundPaths(
+  findPaths: Props['findPaths'],
+  workspace: string | null,
+  query: string | undefined,
+): DirEntry[] | undefined {
+  const [found, setFound] = useState<{ key: string; entries: DirEntry[] }>();
+  const key = workspace === null || query === undefined ? undefined : `${workspace}\0${query}`;
+  useEffect(() => {
+    if (workspace === null || query === undefined || key === undefined) return;
+    let live = true;
+    const done = (entries: DirEntry[]) => {
+      if (live) setFound({ key, entries });
+    };
+    const timer = setTimeout(() => {
+      findPaths(workspace, query).then(
+        (answer) => done(answer.matches.map(({ path, kind }) => ({ name: path, kind }))),
+        () => done([]),
+      );
+    }, UI_MENTION_FIND_DELAY_MS);
+    return () => {
+      live = false;
+      clearTimeout(timer);
+    };
+  }, [findPaths, workspace, query, key]);
+  return found !== undefined && found.key === key ? found.entries : undefined;
+}
+
+/**
  * The message box: grows with its text up to a bound, Enter sends, Shift+Enter breaks a line, Esc
  * stops, ArrowUp in an empty box brings back the last prompt. `@` lists the workspace's files and
- * folders by the name typed after it (src/ then its own entries), and puts the chosen path in.
+ * folders by the name typed after it (src/ then its own entries; a name of two characters or more
+ * is also looked for in every folder), and puts the chosen path in.
  */
 export function Composer({
   draft,
@@ -71,6 +104,7 @@ export function Composer({
   lastPrompt,
   workspace,
   readFolder,
+  findPaths,
 }: Props) {
   const ref = useRef<HTMLTextAreaElement>(null);
   /** Where the caret is while the box has the focus. */
@@ -83,7 +117,16 @@ export function Composer({
   const found = workspace === null || caret === undefined ? undefined : mentionAt(draft, caret);
   const mention = found !== undefined && found.start !== dismissed ? found : undefined;
   const entries = useFolderEntries(readFolder, workspace, mention?.folder);
-  const options = mention && entries ? matchingEntries(entries, mention.prefix) : undefined;
+  const searched = mention?.folder === '' && mention.prefix.length >= 2 ? mention.prefix : undefined;
+  const elsewhere = useFoundPaths(findPaths, workspace, searched);
+  const here = mention && entries ? matchingEntries(entries, mention.prefix) : undefined;
+  const options =
+    here === undefined
+      ? undefined
+      : [...here, ...(elsewhere ?? []).filter((entry) => !here.some((shown) => shown.name === entry.name))].slice(
+          0,
+          UI_MENTION_MAX_ENTRIES,
+        );
   const choices = options ?? [];
   useEffect(() => setActive(0), [mention?.folder, mention?.prefix]);
   const foundAt = found?.start;

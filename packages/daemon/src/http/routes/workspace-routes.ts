@@ -1,12 +1,14 @@
 /**
- * `POST /workspaces/list|readdir|read-file|write-file` (SEC-004: only host-granted roots; a write
+ * `POST /workspaces/list|readdir|find|read-file|write-file` (SEC-004: only host-granted roots; a write
  * is the host's, which checks and performs it as it does the file tools' writes).
  */
 import {
+  workspaceFindRequestSchema,
   workspaceReaddirRequestSchema,
   workspaceReadFileRequestSchema,
   workspaceWriteFileRequestSchema,
   WORKSPACE_MAX_WRITE_BYTES,
+  type WorkspaceFindResponse,
   type WorkspaceReaddirResponse,
   type WorkspaceReadFileResponse,
   type WorkspacesListResponse,
@@ -14,6 +16,7 @@ import {
 } from '@bastion/protocol';
 import type { RouteModule } from '../app.js';
 import { listContainedDir, readContainedFile } from '../../workspaces/file-access.js';
+import { findInWorkspace } from '../../workspaces/find-in-workspace.js';
 import { workspaceError } from '../../workspaces/workspace-error.js';
 import type { WorkspaceRoots } from '../../workspaces/workspace-roots.js';
 import { readJson } from './route-support.js';
@@ -25,6 +28,11 @@ export function workspaceRoutes(roots: WorkspaceRoots): RouteModule {
       const body = await readJson(c, workspaceReaddirRequestSchema);
       const listing: WorkspaceReaddirResponse = listContainedDir(roots.resolve(body.root, body.path));
       return c.json(listing);
+    });
+    app.post('/workspaces/find', async (c) => {
+      const body = await readJson(c, workspaceFindRequestSchema);
+      const found: WorkspaceFindResponse = findInWorkspace(roots, body.root, body.query);
+      return c.json(found);
     });
     app.post('/workspaces/read-file', async (c) => {
       const body = await readJson(c, workspaceReadFileRequestSchema);
