@@ -2,24 +2,33 @@
  * Search by name across a granted workspace (POST /workspaces/find, the message box's `@`): a
  * breadth-first walk that lists each directory as the readdir route does (contained, through its
  * descriptor), never follows a symlink, skips dot directories and dependency trees, and stops at
- * WORKSPACE_FIND_MAX_DIRECTORIES. What it cannot list (gone, unreadable) it passes over.
+ * WORKSPACE_FIND_MAX_DIRECTORIES. What it cannot list (gone, unreadable) it passes over. Each
+ * listing is synchronous; the walk yields to the event loop between batches of them, so a search of
+ * a large tree (about 120 ms for 2 000 folders here) does not hold up a streaming run.
  */
 import {
   WORKSPACE_FIND_MAX_DIRECTORIES,
   WORKSPACE_FIND_MAX_RESULTS,
   type WorkspaceFindResponse,
 } from '@bastion/protocol';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { listContainedDir } from './file-access.js';
 import type { WorkspaceRoots } from './workspace-roots.js';
 
 /** Installed dependencies are not walked into: they would crowd out the project's own files (nor are dot directories, `.git` among them). */
 const SKIPPED = new Set(['node_modules']);
+/** Folders listed between two yields to the event loop. */
+const FOLDERS_PER_TURN = 64;
 /** Matches kept while walking, before the best are chosen: enough for a shallow-first answer. */
 const MAX_CANDIDATES = 20 * WORKSPACE_FIND_MAX_RESULTS;
 
 type Match = WorkspaceFindResponse['matches'][number];
 
-export function findInWorkspace(roots: WorkspaceRoots, root: string, query: string): WorkspaceFindResponse {
+export async function findInWorkspace(
+  roots: WorkspaceRoots,
+  root: string,
+  query: string,
+): Promise<WorkspaceFindResponse> {
   // An ungranted root is refused here, before the walk passes over what it cannot list.
   roots.resolve(root, '.');
   const wanted = query.toLowerCase();
@@ -28,6 +37,7 @@ export function findInWorkspace(roots: WorkspaceRoots, root: string, query: stri
   const queue: string[] = ['.'];
   let truncated = false;
   for (let next = 0; next < queue.length; next += 1) {
+    if (next > 0 && next % FOLDERS_PER_TURN === 0) await nextTurn();
     const directory = queue[next] as string;
     let listing: ReturnType<typeof listContainedDir>;
     try {

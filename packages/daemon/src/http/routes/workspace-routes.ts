@@ -31,7 +31,7 @@ export function workspaceRoutes(roots: WorkspaceRoots): RouteModule {
     });
     app.post('/workspaces/find', async (c) => {
       const body = await readJson(c, workspaceFindRequestSchema);
-      const found: WorkspaceFindResponse = findInWorkspace(roots, body.root, body.query);
+      const found: WorkspaceFindResponse = await findInWorkspace(roots, body.root, body.query);
       return c.json(found);
     });
     app.post('/workspaces/read-file', async (c) => {
