@@ -121,6 +121,7 @@ describe('@ mentions in the message box', () => {
     await composer.fill('');
     await composer.pressSequentially('read @stri');
     await expect.poll(options).toEqual(['src/util/strings.ts']);
+    await page.getByRole('listbox', { name: 'Files and folders in the workspace and its folders' }).waitFor();
     await shotAllModes(page, SHOTS, 'mention-found');
     await composer.press('Enter');
     expect(await composer.inputValue()).toBe('read @src/util/strings.ts ');

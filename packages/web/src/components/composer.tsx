@@ -166,7 +166,15 @@ export function Composer({
       <label htmlFor="composer-input" className="visually-hidden">
         Message
       </label>
-      {mention && <MentionMenu mention={mention} options={options} active={active} onChoose={choose} />}
+      {mention && (
+        <MentionMenu
+          mention={mention}
+          options={options}
+          active={active}
+          everywhere={searched !== undefined}
+          onChoose={choose}
+        />
+      )}
       <textarea
         id="composer-input"
         ref={ref}

@@ -9,12 +9,14 @@ interface Props {
   /** The folder's matching entries; undefined while it is being read. */
   options: DirEntry[] | undefined;
   active: number;
+  /** The name is also looked for in every folder of the workspace. */
+  everywhere: boolean;
   onChoose: (entry: DirEntry) => void;
 }
 
 /** The list under an `@` in the message box: the entries of the folder typed so far. */
-export function MentionMenu({ mention, options, active, onChoose }: Props) {
-  const where = mention.folder === '' ? 'the workspace' : mention.folder;
+export function MentionMenu({ mention, options, active, everywhere, onChoose }: Props) {
+  const where = mention.folder !== '' ? mention.folder : everywhere ? 'the workspace and its folders' : 'the workspace';
   return (
     <div className="mention-menu">
       <div className="mention-where muted">
