@@ -25,6 +25,8 @@ let page: Page;
 let composer: Locator;
 let workspace: string;
 
+/** What the page shows after the host has done its part: under a loaded CI machine a run takes seconds. */
+const SETTLED = { timeout: 30_000 };
 const list = () => page.getByRole('listbox');
 const options = () => list().getByRole('option').allTextContents();
 
@@ -52,18 +54,20 @@ afterAll(() => world?.close());
 describe('@ mentions in the message box', () => {
   it('lists the workspace’s entries, folders first and dot names hidden; typing narrows; Tab goes into a folder', async () => {
     // The session (and with it its folder) is read after the page's first paint.
-    await expect.poll(() => composer.getAttribute('placeholder')).toBe('Ask the agent… (@ names a file, Enter sends)');
+    await expect
+      .poll(() => composer.getAttribute('placeholder'), SETTLED)
+      .toBe('Ask the agent… (@ names a file, Enter sends)');
     await composer.pressSequentially('read @');
     await page.getByRole('listbox', { name: 'Files and folders in the workspace' }).waitFor();
-    expect(await options()).toEqual(['scripts/', 'src/', 'AGENTS.md', 'README.md']);
+    await expect.poll(options, SETTLED).toEqual(['scripts/', 'src/', 'AGENTS.md', 'README.md']);
     expect(await composer.getAttribute('aria-expanded')).toBe('true');
 
     await composer.pressSequentially('sr');
-    await expect.poll(options).toEqual(['src/']);
+    await expect.poll(options, SETTLED).toEqual(['src/']);
     await composer.press('Tab');
     expect(await composer.inputValue()).toBe('read @src/');
     await page.getByRole('listbox', { name: 'Files and folders in src/' }).waitFor();
-    await expect.poll(options).toEqual(['util/', 'main.ts']);
+    await expect.poll(options, SETTLED).toEqual(['util/', 'main.ts']);
     expect(await page.evaluate(() => document.activeElement?.id)).toBe('composer-input');
   });
 
@@ -100,7 +104,7 @@ describe('@ mentions in the message box', () => {
 
   it('a click puts an entry in; Esc closes the list, keeps the text, and the list stays closed until the mention is left', async () => {
     await composer.pressSequentially('ls @R');
-    await expect.poll(options).toEqual(['README.md']);
+    await expect.poll(options, SETTLED).toEqual(['README.md']);
     await list().getByRole('option', { name: 'README.md' }).click();
     expect(await composer.inputValue()).toBe('ls @README.md ');
     expect(await page.evaluate(() => document.activeElement?.id)).toBe('composer-input');
@@ -120,14 +124,14 @@ describe('@ mentions in the message box', () => {
   it('a name of two characters or more is also found in the workspace’s folders; choosing one puts its whole path in', async () => {
     await composer.fill('');
     await composer.pressSequentially('read @stri');
-    await expect.poll(options).toEqual(['src/util/strings.ts']);
+    await expect.poll(options, SETTLED).toEqual(['src/util/strings.ts']);
     await page.getByRole('listbox', { name: 'Files and folders in the workspace and its folders' }).waitFor();
     await shotAllModes(page, SHOTS, 'mention-found');
     await composer.press('Enter');
     expect(await composer.inputValue()).toBe('read @src/util/strings.ts ');
     await composer.pressSequentially('and @READ');
     // The root's own README.md, once: the search in the folders finds it too.
-    await expect.poll(options).toEqual(['README.md']);
+    await expect.poll(options, SETTLED).toEqual(['README.md']);
     await composer.press('Escape');
     await composer.fill('');
   });
@@ -154,21 +158,21 @@ describe('@ mentions in the message box', () => {
     await composer.press('Escape');
     await list().waitFor({ state: 'detached' });
     await approval.getByRole('button', { name: 'Allow', exact: true }).click();
-    await expect.poll(() => ends.count()).toBe(before + 1);
+    await expect.poll(() => ends.count(), SETTLED).toBe(before + 1);
     expect(await ends.last().textContent()).not.toContain('Stopped');
     expect(existsSync(join(workspace, 'made.txt'))).toBe(true);
   });
 
   it('the tab’s title puts "Approval needed" before the session’s title while an answer is awaited, and is the page’s own again outside the session', async () => {
-    await expect.poll(() => page.title()).toBe('read @src/main.ts · Bastion');
+    await expect.poll(() => page.title(), SETTLED).toBe('read @src/main.ts · Bastion');
     await sendMessage(page, '$ touch denied.txt');
     const approval = page.getByRole('region', { name: 'Approval needed' });
     await approval.waitFor();
-    await expect.poll(() => page.title()).toBe('Approval needed · read @src/main.ts · Bastion');
+    await expect.poll(() => page.title(), SETTLED).toBe('Approval needed · read @src/main.ts · Bastion');
     await approval.getByRole('button', { name: 'Deny' }).click();
     await approval.waitFor({ state: 'detached' });
-    await expect.poll(() => page.title()).toBe('read @src/main.ts · Bastion');
+    await expect.poll(() => page.title(), SETTLED).toBe('read @src/main.ts · Bastion');
     await page.getByRole('navigation', { name: 'Main' }).getByRole('button', { name: 'Settings' }).click();
-    await expect.poll(() => page.title()).toBe('Bastion');
+    await expect.poll(() => page.title(), SETTLED).toBe('Bastion');
   });
 });
