@@ -152,14 +152,18 @@ describe('desktop app with the demo model', () => {
   it('read-only mode, chosen from the Mode select, refuses `$ touch z` without asking and z never exists', async () => {
     await newSession();
     await page.getByLabel('Mode', { exact: true }).selectOption('read-only');
-    await expect.poll(() => page.getByLabel('Mode', { exact: true }).inputValue()).toBe('read-only');
+    await expect
+      .poll(() => page.getByLabel('Mode', { exact: true }).inputValue(), { timeout: 30_000 })
+      .toBe('read-only');
     await sendMessage(page, '$ touch z');
     await page.locator('.tool-card.tool-error').filter({ hasText: 'read-only' }).last().waitFor();
     expect(await page.getByRole('region', { name: 'Approval needed' }).count()).toBe(0);
     expect(existsSync(join(host.workspace, 'z'))).toBe(false);
     await shot('05b-read-only');
     await page.getByLabel('Mode', { exact: true }).selectOption('accept-edits');
-    await expect.poll(() => page.getByLabel('Mode', { exact: true }).inputValue()).toBe('accept-edits');
+    await expect
+      .poll(() => page.getByLabel('Mode', { exact: true }).inputValue(), { timeout: 30_000 })
+      .toBe('accept-edits');
   });
 
   it('follows a restarted sidecar (new password) without a reload', async () => {
