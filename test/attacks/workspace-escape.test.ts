@@ -138,3 +138,27 @@ describeAttack('symlink-escape', 'workspace file routes', () => {
     expect(readFileSync(join(host.workspace, '.git', 'config'), 'utf8')).toBe('[core]\n');
   });
 });
+
+describeAttack('path-traversal', 'workspace search by name (/workspaces/find)', () => {
+  async function find(query: string, root = host.workspace) {
+    return host.client.request<{ code?: string; matches?: { path: string }[] }>('POST', '/workspaces/find', {
+      root,
+      query,
+    });
+  }
+
+  it('a query with a path in it (../outside) is refused with BAD_REQUEST, before any walk', async () => {
+    expectNoLeak(await find('../outside'), 400, 'BAD_REQUEST');
+  });
+
+  it('a root that was not granted (the outside folder itself) is refused with FS_OUTSIDE_WORKSPACE, nothing listed', async () => {
+    expectNoLeak(await find('secret', outside), 403, 'FS_OUTSIDE_WORKSPACE');
+  });
+
+  it('a search never walks a symlinked folder that points outside: the link may match, secret.txt behind it never does', async () => {
+    const response = await find('secret');
+    expect(response.status).toBe(200);
+    expect(response.body.matches?.map((match) => match.path)).toEqual(['link-to-secret']);
+    expect(JSON.stringify(response.body)).not.toContain(outside);
+  });
+});

@@ -185,6 +185,10 @@ export const WORKSPACE_FIND_MAX_DIRECTORIES = 2_000;
 export const WORKSPACE_FIND_MAX_RESULTS = 50;
 /** ...for a query of at most this many characters. */
 export const WORKSPACE_FIND_MAX_QUERY_CHARS = 200;
+/** ...keeping at most this many matches while it walks, before the best are chosen. */
+export const WORKSPACE_FIND_MAX_CANDIDATES = 1_000;
+/** ...and listing this many folders between two yields to the daemon's event loop. */
+export const WORKSPACE_FIND_FOLDERS_PER_TURN = 64;
 /**
  * Workspace writes one sidecar may have at the host at once (host workspaces/workspace-writes.ts):
  * each holds up to WORKSPACE_MAX_WRITE_BYTES in the host's memory until its last chunk arrives.
@@ -365,6 +369,8 @@ export const UI_COMPOSER_MAX_HEIGHT_PX = 240;
 export const UI_EXPORT_TOOL_INPUT_CHARS = 300;
 /** How long a downloaded export's object URL lives before it is revoked (the download has begun by then). */
 export const UI_DOWNLOAD_URL_TTL_MS = 10_000;
+/** Characters of a session's title an export's file name keeps. */
+export const UI_EXPORT_FILE_NAME_CHARS = 80;
 /** While a listed session has a run going, the session list is read again this often, so its mark clears when the run ends. */
 export const UI_SESSION_LIST_POLL_MS = 2_000;
 /** How many of a folder's entries the message box's `@` list shows at once (the rest by typing more of the name). */
@@ -641,6 +647,8 @@ export const POLICY_MAX_PENDING_CHECKS = 64;
 export const CONTROL_MAX_REQUEST_BYTES = 16 * KiB;
 /** Largest answer line a control client reads (an undo's answer lists every file of the run). */
 export const CONTROL_MAX_ANSWER_BYTES = 1 * MiB;
+/** A refusal's or failure's message in a control answer (the daemon's error message, passed on). */
+export const CONTROL_MAX_MESSAGE_CHARS = 1_024;
 /** A control connection must finish its request and read its answer within this time. */
 export const CONTROL_CONNECTION_TIMEOUT_MS = 10_000;
 /**

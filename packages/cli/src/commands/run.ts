@@ -607,15 +607,11 @@ async function runPrompt(host: BastionHost, options: RunOptions, workspace: stri
 /** PROMPT `-`: the prompt piped in on standard input (a terminal there is a mistake: nothing would end it). */
 async function promptFromStdin(): Promise<string> {
   if (process.stdin.isTTY) throw new UsageError('PROMPT - reads the prompt from standard input: pipe it in');
-  const prompt = (
-    await readPipedStdin(
-      4 * AGENT_MAX_MESSAGE_CHARS,
-      `the prompt on standard input is longer than ${AGENT_MAX_MESSAGE_CHARS} characters`,
-    )
-  ).trim();
+  const tooLong = `the prompt on standard input is longer than ${AGENT_MAX_MESSAGE_CHARS} characters`;
+  // A character takes at most 4 bytes in UTF-8: more bytes than that cannot be a prompt within the limit.
+  const prompt = (await readPipedStdin(4 * AGENT_MAX_MESSAGE_CHARS, tooLong)).trim();
   if (prompt.length === 0) throw new UsageError('the prompt on standard input is empty');
-  if (prompt.length > AGENT_MAX_MESSAGE_CHARS)
-    throw new UsageError(`the prompt on standard input is longer than ${AGENT_MAX_MESSAGE_CHARS} characters`);
+  if (prompt.length > AGENT_MAX_MESSAGE_CHARS) throw new UsageError(tooLong);
   return prompt;
 }
 

@@ -4,9 +4,11 @@
  * descriptor), never follows a symlink, skips dot directories and dependency trees, and stops at
  * WORKSPACE_FIND_MAX_DIRECTORIES. What it cannot list (gone, unreadable) it passes over. Each
  * listing is synchronous; the walk yields to the event loop between batches of them, so a search of
- * a large tree (about 120 ms for 2 000 folders here) does not hold up a streaming run.
+ * a large tree does not hold up a streaming run.
  */
 import {
+  WORKSPACE_FIND_FOLDERS_PER_TURN,
+  WORKSPACE_FIND_MAX_CANDIDATES,
   WORKSPACE_FIND_MAX_DIRECTORIES,
   WORKSPACE_FIND_MAX_RESULTS,
   type WorkspaceFindResponse,
@@ -17,10 +19,6 @@ import type { WorkspaceRoots } from './workspace-roots.js';
 
 /** Installed dependencies are not walked into: they would crowd out the project's own files (nor are dot directories, `.git` among them). */
 const SKIPPED = new Set(['node_modules']);
-/** Folders listed between two yields to the event loop. */
-const FOLDERS_PER_TURN = 64;
-/** Matches kept while walking, before the best are chosen: enough for a shallow-first answer. */
-const MAX_CANDIDATES = 20 * WORKSPACE_FIND_MAX_RESULTS;
 
 type Match = WorkspaceFindResponse['matches'][number];
 
@@ -37,7 +35,7 @@ export async function findInWorkspace(
   const queue: string[] = ['.'];
   let truncated = false;
   for (let next = 0; next < queue.length; next += 1) {
-    if (next > 0 && next % FOLDERS_PER_TURN === 0) await nextTurn();
+    if (next > 0 && next % WORKSPACE_FIND_FOLDERS_PER_TURN === 0) await nextTurn();
     const directory = queue[next] as string;
     let listing: ReturnType<typeof listContainedDir>;
     try {
@@ -52,7 +50,8 @@ export async function findInWorkspace(
       const hidden = entry.name.startsWith('.');
       const at = entry.name.toLowerCase().indexOf(wanted);
       if (at >= 0 && (dotted || !hidden)) {
-        if (candidates.length < MAX_CANDIDATES) candidates.push({ path, kind: entry.kind, starts: at === 0, depth });
+        if (candidates.length < WORKSPACE_FIND_MAX_CANDIDATES)
+          candidates.push({ path, kind: entry.kind, starts: at === 0, depth });
         else truncated = true;
       }
       if (entry.kind !== 'directory' || hidden || SKIPPED.has(entry.name)) continue;

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import {
   agentUndoResponseSchema,
   CLI_SESSIONS_LISTED,
+  CONTROL_MAX_MESSAGE_CHARS,
   SECRETS_MAX_KEY_CHARS,
   WORKSPACE_MAX_PATH_CHARS,
   runIdSchema,
@@ -60,29 +61,29 @@ export const secretsAnswerSchema = z.strictObject({
   ok: z.literal(true),
   status: z.number().int(),
   code: wireErrorCodeSchema.optional(),
-  message: z.string().max(1024).optional(),
+  message: z.string().max(CONTROL_MAX_MESSAGE_CHARS).optional(),
 });
 
 export const controlFailureSchema = z.strictObject({
   ok: z.literal(false),
   code: wireErrorCodeSchema,
-  message: z.string().max(1024),
+  message: z.string().max(CONTROL_MAX_MESSAGE_CHARS),
+});
+
+/** The daemon refused what the control request asked for: its code and message, passed on. */
+const refusedAnswerSchema = z.strictObject({
+  ok: z.literal(true),
+  refused: z.strictObject({ code: wireErrorCodeSchema, message: z.string().max(CONTROL_MAX_MESSAGE_CHARS) }),
 });
 
 /** `bastion undo` through the running host: what was undone, or the daemon's refusal in its words. */
 export const undoAnswerSchema = z.union([
   z.strictObject({ ok: z.literal(true), session_id: sessionIdSchema, result: agentUndoResponseSchema }),
-  z.strictObject({
-    ok: z.literal(true),
-    refused: z.strictObject({ code: wireErrorCodeSchema, message: z.string().max(1024) }),
-  }),
+  refusedAnswerSchema,
 ]);
 
 /** `bastion sessions` through the running host: the sessions, newest first, or the daemon's refusal. */
 export const sessionsAnswerSchema = z.union([
   z.strictObject({ ok: z.literal(true), sessions: z.array(sessionSchema).max(CLI_SESSIONS_LISTED + 1) }),
-  z.strictObject({
-    ok: z.literal(true),
-    refused: z.strictObject({ code: wireErrorCodeSchema, message: z.string().max(1024) }),
-  }),
+  refusedAnswerSchema,
 ]);

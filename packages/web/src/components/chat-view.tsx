@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import type { AgentStreamEvent, BastionApi, PermissionMode, Session } from '@bastion/bridge';
-import { UI_DOWNLOAD_URL_TTL_MS } from '@bastion/protocol';
+import { UI_DOWNLOAD_URL_TTL_MS, UI_EXPORT_FILE_NAME_CHARS } from '@bastion/protocol';
 import { describeError } from '../bastion.js';
 import { readDraft, saveDraft } from '../drafts.js';
 import { reloadGrantedRoots, useGrantedRoots } from '../granted-roots.js';
@@ -74,7 +74,7 @@ async function downloadSession(bastion: BastionApi, session: Session): Promise<v
   const url = URL.createObjectURL(new Blob([markdown], { type: 'text/markdown' }));
   const link = document.createElement('a');
   link.href = url;
-  link.download = `${(session.title || 'session').replace(/[^\w .-]+/g, '-').slice(0, 80)}.md`;
+  link.download = `${(session.title || 'session').replace(/[^\w .-]+/g, '-').slice(0, UI_EXPORT_FILE_NAME_CHARS)}.md`;
   link.click();
   window.setTimeout(() => URL.revokeObjectURL(url), UI_DOWNLOAD_URL_TTL_MS);
 }
