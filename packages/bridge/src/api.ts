@@ -64,6 +64,7 @@ export type {
   PolicyListing,
   PolicyRule,
   PolicyRuleDraft,
+  RunContext,
   Session,
   TokenUsage,
 } from '@bastion/protocol';

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
+import { DEFAULT_CONTEXT_WINDOW_TOKENS } from '@bastion/protocol';
 import {
   isAlive,
   processTree,
@@ -181,7 +182,7 @@ describe('bastion run (real CLI process)', () => {
     expect(long.stdout).toContain('[run] $ seq 1 12 → exit 0\n  1\n  2\n  3\n  4\n  5\n  … 7 more lines\n');
   });
 
-  it('prints each edit as its diff, then the changed files and the token usage', async () => {
+  it("prints each edit as its diff, then the changed files, the token usage and the last step's share of the default context window", async () => {
     const result = await runScripted('auto', [
       { kind: 'tool-call', name: 'edit_file', input: { path: 'README.md', old_string: 'second', new_string: '2nd' } },
       { kind: 'tool-call', name: 'write_file', input: { path: 'notes/new.md', content: 'hello\n' } },
@@ -195,7 +196,11 @@ describe('bastion run (real CLI process)', () => {
       '[edit] notes/new.md\n  --- /dev/null\n  +++ b/notes/new.md\n  @@ -0,0 +1,1 @@\n  +hello\n',
     );
     expect(result.stdout).toContain('Changed files (2):\n  README.md\n  notes/new.md\n');
-    expect(result.stderr).toMatch(/bastion: tokens: \d+ in \(\d+ cached\) · \d+ out\n/);
+    expect(result.stderr).toMatch(
+      new RegExp(
+        `bastion: tokens: \\d+ in \\(\\d+ cached\\) · \\d+ out · context \\d+ of ${DEFAULT_CONTEXT_WINDOW_TOKENS} \\(\\d+%\\)\n`,
+      ),
+    );
   });
 
   it('read-only mode refuses the edit: the file keeps its bytes and nothing is listed as changed', async () => {

@@ -180,6 +180,30 @@ describe('transcript fold', () => {
     expect(state.totals).toEqual({ input_tokens: 0, output_tokens: 0, cached_input_tokens: 0 });
   });
 
+  it('keeps the context of the latest finished run that measured one; a run that did not (the demo model, an error) leaves it', () => {
+    const second = 'run_ctx2aaaa';
+    const third = 'run_ctx3aaaa';
+    const state = applyEvents(
+      emptyTranscript,
+      [
+        at(started(run, 'm1')),
+        at({ type: 'run-finished', run_id: run, finish_reason: 'stop', context: { tokens: 900, window: 8_192 } }),
+        at(started(second, 'm2')),
+        at({ type: 'run-finished', run_id: second, finish_reason: 'stop', context: { tokens: 1_200, window: 8_192 } }),
+        at(started(third, 'm3')),
+        at({ type: 'run-error', run_id: third, code: 'PROVIDER_FAILED', message: 'down' }),
+      ],
+      0,
+    );
+    expect(state.context).toEqual({ tokens: 1_200, window: 8_192 });
+    const demo = applyEvents(
+      state,
+      [at(started('run_ctx4aaaa', 'm4')), at({ type: 'run-finished', run_id: 'run_ctx4aaaa', finish_reason: 'stop' })],
+      0,
+    );
+    expect(demo.context).toEqual({ tokens: 1_200, window: 8_192 });
+  });
+
   it('tracks the active run from its start until it ends', () => {
     const state = applyEvents(emptyTranscript, [at(started(run, 'm1'))], 42);
     expect(state.active).toEqual({ runId: run, provider: 'demo', model: 'demo', seenAt: 42 });
@@ -223,6 +247,7 @@ describe('joining a transcript folded page by page (newest page first)', () => {
       run_id: r[1],
       finish_reason: 'stop',
       usage: { input_tokens: 7, output_tokens: 3, cached_input_tokens: 1, cost_usd: 0.5 },
+      context: { tokens: 10, window: 100 },
     }),
     at(started(r[2], 'p2')),
     at({ type: 'tool-call', run_id: r[2], tool_call_id: 'c1', tool_name: 'run_command', input: { command: 'ls' } }),
@@ -259,6 +284,7 @@ describe('joining a transcript folded page by page (newest page first)', () => {
     active: state.active,
     pending: state.pending,
     totals: state.totals,
+    context: state.context,
     tools: [...state.toolIndex].map(([id, index]) => [id, state.items[index]?.key]),
   });
 

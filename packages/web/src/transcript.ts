@@ -8,7 +8,7 @@
  * maps instead of scans), so a run of a million deltas costs a million small steps, not a
  * million re-folds. Replaying events after a reconnect (ids at or below `lastEventId`) is a no-op.
  */
-import type { AgentStreamEvent, TokenUsage } from '@bastion/bridge';
+import type { AgentStreamEvent, RunContext, TokenUsage } from '@bastion/bridge';
 
 export interface ToolView {
   kind: 'tool';
@@ -92,6 +92,8 @@ export interface Transcript {
   pending: ToolView | undefined;
   /** Tokens and cost summed over the runs this transcript has seen finish. */
   totals: TokenUsage;
+  /** How full the model's context window was after the latest finished run that measured it. */
+  context: RunContext | undefined;
   /** Internal indexes: tool call id → item index, and the current run's changed files. */
   readonly toolIndex: ReadonlyMap<string, number>;
   readonly runFiles: ReadonlyMap<string, ChangedFile[]>;
@@ -105,6 +107,7 @@ export const emptyTranscript: Transcript = {
   active: undefined,
   pending: undefined,
   totals: zeroUsage,
+  context: undefined,
   toolIndex: new Map(),
   runFiles: new Map(),
 };
@@ -136,7 +139,7 @@ export function applyEvents(state: Transcript, batch: readonly AgentStreamEvent[
   const items = [...state.items];
   const toolIndex = new Map(state.toolIndex);
   const runFiles = new Map(state.runFiles);
-  let { active, pending, totals } = state;
+  let { active, pending, totals, context } = state;
 
   const updateTool = (toolCallId: string, update: (tool: ToolView) => ToolView): boolean => {
     const index = toolIndex.get(toolCallId);
@@ -262,6 +265,7 @@ export function applyEvents(state: Transcript, batch: readonly AgentStreamEvent[
       }
       case 'run-finished':
         endRun(event.run_id, event.finish_reason === 'approval-pending' ? 'waiting' : 'finished', event.usage);
+        context = event.context ?? context;
         break;
       case 'run-error':
         if (event.code === 'RUN_ABORTED') {
@@ -281,7 +285,7 @@ export function applyEvents(state: Transcript, batch: readonly AgentStreamEvent[
         break;
     }
   }
-  return { items, lastEventId: fresh.at(-1)?.id, active, pending, totals, toolIndex, runFiles };
+  return { items, lastEventId: fresh.at(-1)?.id, active, pending, totals, context, toolIndex, runFiles };
 }
 
 /**
@@ -339,6 +343,7 @@ export function prependTranscript(older: Transcript, newer: Transcript): Transcr
     active: newer.active,
     pending,
     totals: addUsage(older.totals, newer.totals),
+    context: newer.context ?? older.context,
     toolIndex,
     runFiles: new Map([...older.runFiles, ...newer.runFiles]),
   };

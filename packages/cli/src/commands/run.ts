@@ -25,6 +25,7 @@ import {
   alwaysAllowDraft,
   type AgentEvent,
   type ApprovalAnswer,
+  type RunContext,
   type TokenUsage,
   type PolicyRule,
   type PolicyRuleDraft,
@@ -272,9 +273,14 @@ interface ToolActivity {
   input: unknown;
 }
 
-function formatUsage(usage: TokenUsage): string {
+/** The run's tokens and cost, and how full its last step left the model's context window. */
+function formatUsage(usage: TokenUsage, context: RunContext | undefined): string {
   const cost = usage.cost_usd === undefined ? '' : ` · ~$${usage.cost_usd.toFixed(4)}`;
-  return `tokens: ${usage.input_tokens} in (${usage.cached_input_tokens} cached) · ${usage.output_tokens} out${cost}`;
+  const full =
+    context === undefined
+      ? ''
+      : ` · context ${context.tokens} of ${context.window} (${Math.round((100 * context.tokens) / context.window)}%)`;
+  return `tokens: ${usage.input_tokens} in (${usage.cached_input_tokens} cached) · ${usage.output_tokens} out${cost}${full}`;
 }
 
 class TerminalPrinter {
@@ -336,7 +342,7 @@ class TerminalPrinter {
           process.stdout.write(
             `\nChanged files (${this.#changed.size}):\n${[...this.#changed].map((path) => `  ${path}\n`).join('')}`,
           );
-        if (event.usage) process.stderr.write(`bastion: ${formatUsage(event.usage)}\n`);
+        if (event.usage) process.stderr.write(`bastion: ${formatUsage(event.usage, event.context)}\n`);
         break;
       case 'context-compacted':
         this.#line(`[context] ${event.messages_summarized} older messages summarised for the model`);

@@ -257,11 +257,12 @@ export class RunManager {
         message: retry.message,
       }),
     );
-    const done = this.#execute(sessionId, runId, controller, changes, () =>
+    const contextWindow = this.#registry.contextWindow({ provider: session.provider, model: session.model });
+    const done = this.#execute(sessionId, runId, controller, changes, contextWindow, () =>
       runAgentLoop({
         model: retrying,
         runId,
-        contextWindow: this.#registry.contextWindow({ provider: session.provider, model: session.model }),
+        contextWindow,
         context: this.#store.transcript.modelContext(sessionId, CONTEXT_READ_MAX_MESSAGES),
         tools,
         systemPrompt: (messages) => {
@@ -392,6 +393,7 @@ export class RunManager {
     runId: string,
     controller: AbortController,
     changes: RunChanges,
+    contextWindow: number,
     loop: () => ReturnType<typeof runAgentLoop>,
   ): Promise<void> {
     // let start() register the run before the loop can finish
@@ -403,7 +405,14 @@ export class RunManager {
       if (controller.signal.aborted) throw controller.signal.reason;
       status = 'finished';
       const usage = this.#store.runs.usage(runId);
-      final = { type: 'run-finished', run_id: runId, finish_reason: finishReason, ...(usage ? { usage } : {}) };
+      const contextTokens = this.#store.runs.contextTokens(runId);
+      final = {
+        type: 'run-finished',
+        run_id: runId,
+        finish_reason: finishReason,
+        ...(usage ? { usage } : {}),
+        ...(contextTokens ? { context: { tokens: contextTokens, window: contextWindow } } : {}),
+      };
     } catch (error) {
       const reason: unknown = controller.signal.reason;
       if (controller.signal.aborted && !isStorageFailure(reason)) {

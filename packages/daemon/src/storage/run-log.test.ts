@@ -142,7 +142,7 @@ describe('runs and events', () => {
 });
 
 describe('token usage', () => {
-  it('sums step usage per run and per session; the cost is absent until a priced step adds one', () => {
+  it("sums step usage per run and per session (the cost absent until a priced step adds one); a run's context size is its last step's", () => {
     const session = newSession(store);
     const first = store.runs.start(session.id, { provider: 'demo', model: 'demo' });
     store.runs.recordStepUsage(first.runId, {
@@ -160,7 +160,7 @@ describe('token usage', () => {
       contextTokens: 155,
     });
     expect(store.runs.usage(first.runId)).toEqual({ input_tokens: 250, output_tokens: 15, cached_input_tokens: 40 });
-    expect(store.runs.lastContextTokens(session.id)).toBe(155);
+    expect(store.runs.contextTokens(first.runId)).toBe(155);
     store.runs.finish(session.id, first.runId, 'finished', {
       type: 'run-finished',
       run_id: first.runId,
@@ -174,7 +174,8 @@ describe('token usage', () => {
       cached_input_tokens: 40,
       cost_usd: 0.25,
     });
-    expect(store.runs.lastContextTokens(session.id)).toBe(3);
+    expect(store.runs.contextTokens(second.runId)).toBe(3);
+    expect(store.runs.contextTokens(first.runId)).toBe(155);
   });
 
   it('a session without runs has zero usage', () => {

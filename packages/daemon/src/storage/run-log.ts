@@ -256,14 +256,12 @@ export class RunLog {
     return row ? toTokenUsage(row) : undefined;
   }
 
-  /** The context size the session's latest measured step ended with, if any step reported usage. */
-  lastContextTokens(sessionId: string): number | undefined {
+  /** The context size the run's last measured step ended with, if a step reported usage. */
+  contextTokens(runId: string): number | undefined {
     const row = this.#writer.db
-      .prepare<[string], { context_tokens: number }>(
-        'SELECT context_tokens FROM runs WHERE session_id = ? AND context_tokens IS NOT NULL ORDER BY n DESC LIMIT 1',
-      )
-      .get(sessionId);
-    return row?.context_tokens;
+      .prepare<[string], { context_tokens: number | null }>('SELECT context_tokens FROM runs WHERE id = ?')
+      .get(runId);
+    return row?.context_tokens ?? undefined;
   }
 
   status(runId: string): RunStatus | undefined {

@@ -91,16 +91,21 @@ const ofType = <T extends AgentEvent['type']>(events: AgentEvent[], type: T) =>
   events.filter((event): event is Extract<AgentEvent, { type: T }> => event.type === type);
 
 describe('usage', () => {
-  it('run-finished carries the usage summed over its steps, and GET /sessions/:id the session total', async () => {
+  it("run-finished carries the usage summed over its steps and its last step's context against the endpoint's window, and GET /sessions/:id the session total", async () => {
+    const window = 8_192;
     const {
       agent,
       host: h,
       endpoint,
-    } = await worlds.start([
-      { kind: 'tool-call', name: 'list_dir', input: { path: '.' } },
-      { kind: 'text', pieces: ['listed'] },
-      { kind: 'text', pieces: ['again'] },
-    ]);
+    } = await worlds.start(
+      [
+        { kind: 'tool-call', name: 'list_dir', input: { path: '.' } },
+        { kind: 'text', pieces: ['listed'] },
+        { kind: 'text', pieces: ['again'] },
+      ],
+      {},
+      { context_window: window },
+    );
     const first = await agent.say('list the workspace');
     await agent.say('once more');
     const [a = 0, b = 0, c = 0] = endpoint.seen.map((request) => request.promptTokens);
@@ -113,6 +118,7 @@ describe('usage', () => {
         output_tokens: 2 * SCRIPTED_COMPLETION_TOKENS,
         cached_input_tokens: 2 * SCRIPTED_CACHED_TOKENS,
       },
+      context: { tokens: b + SCRIPTED_COMPLETION_TOKENS, window },
     });
     const session = await h.client.request<Session>('GET', `/sessions/${agent.session.id}`);
     expect(session.body.usage).toEqual({

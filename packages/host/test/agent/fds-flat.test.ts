@@ -8,6 +8,7 @@
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
+import { WAITER_ARGV } from '../../src/commands/prestarted-sandbox.js';
 import { descendantPids } from '../../src/process-tree.js';
 import { AgentDriver, approvalRequestOf } from '../commands/agent-stream.js';
 import { waitFor } from '@bastion/test-support';
@@ -23,6 +24,27 @@ afterEach(async () => {
 });
 
 const fds = (pid: number) => readdirSync(`/proc/${pid}/fd`).length;
+
+/**
+ * Until the sandbox pre-started for the next command waits in its shell (prestarted-sandbox.ts):
+ * it is started after a command ends, so a count taken before it is in place would miss its
+ * processes and pipes, and one taken after would see them. Both samples wait for it.
+ */
+async function prestartedWaiting(): Promise<void> {
+  const waiter = `${WAITER_ARGV.join('\0')}\0`;
+  const cmdline = (pid: number) => {
+    try {
+      return readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+    } catch {
+      return '';
+    }
+  };
+  await waitFor(
+    () => descendantPids(process.pid).some((pid) => cmdline(pid) === waiter),
+    10_000,
+    'the pre-started sandbox waiting',
+  );
+}
 
 function sidecarNode(h: TempHost): number {
   const top = h.supervisor.current?.pid;
@@ -52,6 +74,7 @@ it(`after ${ROUNDS} rounds of runs with commands the host's and the sidecar's op
   writeFileSync(join(h.workspace, 'notes.txt'), 'notes\n');
   const agent = await AgentDriver.create(h, {});
   await round(agent, 0);
+  await prestartedWaiting();
   const sidecar = sidecarNode(h);
   const baseline = { host: fds(process.pid), sidecar: fds(sidecar), children: descendantPids(process.pid).length };
 
@@ -62,6 +85,7 @@ it(`after ${ROUNDS} rounds of runs with commands the host's and the sidecar's op
   const now = () => ({ host: fds(process.pid), sidecar: fds(sidecar), children: descendantPids(process.pid).length });
   const withinBaseline = (counts: typeof baseline) =>
     counts.host <= baseline.host && counts.sidecar <= baseline.sidecar && counts.children <= baseline.children;
+  await prestartedWaiting();
   await waitFor(() => withinBaseline(now()), 10_000, 'fds and processes back to the baseline').catch(() => undefined);
   // fewer is fine (the baseline may have caught the first round's last stream still closing)
   const end = now();

@@ -3,7 +3,7 @@
  * Context that lasts, as the desktop app shows it, in real Chromium against the real host and the
  * scripted loopback endpoint: a session that outgrew its endpoint's window shows the "older turns
  * were summarised" marker in its transcript; Settings sets an endpoint's context window, which the
- * daemon stores. Screenshots (light and dark, 1280
+ * daemon stores; the session header shows how full the last run left the window. Screenshots (light and dark, 1280
  * and 420 px) go to test-output/ui/.
  */
 import { mkdirSync } from 'node:fs';
@@ -52,6 +52,30 @@ describe('context that lasts in the desktop app', () => {
     await marker.first().waitFor();
     await marker.first().scrollIntoViewIfNeeded();
     await shotAllModes(page, SHOTS, '40-context-compacted');
+  });
+
+  it('the session header shows the share of the endpoint’s window the last finished run’s last step used, in words and as a meter', async () => {
+    const window = 8_192;
+    const world = await worlds.start(talk, {}, { context_window: window });
+    await world.agent.say('First question');
+    const outcome = await world.agent.say(`Second question: ${'more context '.repeat(200)}`);
+    const finished = outcome.events.at(-1);
+    if (finished?.type !== 'run-finished' || finished.context === undefined) throw new Error('no context measured');
+    expect(finished.context.window).toBe(window);
+    const { context, page } = await openDesktop(browser, world.host);
+    contexts.push(context);
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.goto(`${world.host.uiOrigin}/desktop/sessions/${world.agent.session.id}`);
+    const meter = page.getByTestId('context-meter');
+    const percent = Math.round((100 * finished.context.tokens) / window);
+    await expect
+      .poll(() => meter.textContent(), { timeout: 30_000 })
+      .toMatch(new RegExp(`^Context\\s+${percent}% of 8\\.2K$`));
+    expect(await meter.getByRole('meter', { name: 'Context window used' }).getAttribute('value')).toBe(
+      String(finished.context.tokens),
+    );
+    expect(await meter.getAttribute('title')).toContain(`${finished.context.tokens.toLocaleString('en-US')} tokens`);
+    await shotAllModes(page, SHOTS, '42-context-meter', page.locator('.chat-head'));
   });
 
   it('Settings sets an endpoint’s context window, stored with its definition', async () => {

@@ -50,6 +50,13 @@ export type AgentAbortResponse = z.infer<typeof agentAbortResponseSchema>;
 
 const runRef = { run_id: runIdSchema };
 
+/** Tokens of a model's context window in use (`tokens`) out of its size (`window`). */
+export const runContextSchema = z.strictObject({
+  tokens: z.number().int().positive(),
+  window: z.number().int().positive(),
+});
+export type RunContext = z.infer<typeof runContextSchema>;
+
 export const agentEventSchema = z.discriminatedUnion('type', [
   z.strictObject({
     type: z.literal('run-started'),
@@ -92,6 +99,12 @@ export const agentEventSchema = z.discriminatedUnion('type', [
     /** `approval-pending`: the run stopped to wait for an answer to a tool-approval-request. */
     finish_reason: z.enum(['stop', 'length', 'tool-calls', 'approval-pending', 'content-filter', 'other']),
     usage: tokenUsageSchema.optional(),
+    /**
+     * How full the model's context window was after the run's last step: that step's input plus
+     * output tokens as the provider reported them, and the window the run worked with. Absent
+     * when no step reported tokens (the demo model).
+     */
+    context: runContextSchema.optional(),
   }),
   /** A provider answered 429 or 5xx; the same provider is tried again after `delay_ms`. */
   z.strictObject({

@@ -22,7 +22,7 @@ import { Markdown } from './markdown.js';
 import { ModeSwitch } from './mode-switch.js';
 import { ModelPicker, useModels } from './model-picker.js';
 import { OtherFolderBanner } from './other-folder-banner.js';
-import { Reasoning, RetryNotice, RunEnd, RunError, UsageLine } from './run-items.js';
+import { ContextMeter, Reasoning, RetryNotice, RunEnd, RunError, UsageLine } from './run-items.js';
 import { HostRecordDialog } from './host-audit-view.js';
 import { HostAskPrompt, useHostAsks } from './host-ask-prompt.js';
 import { ToolCard } from './tool-card.js';
@@ -426,6 +426,12 @@ export function ChatView({ bastion, sessionId, sessionsVersion, onSessionChanged
                 <>
                   {' · '}
                   <UsageLine usage={totals} label="Session" />
+                </>
+              )}
+              {transcript.context && (
+                <>
+                  {' · '}
+                  <ContextMeter context={transcript.context} />
                 </>
               )}{' '}
               <button

@@ -1,7 +1,7 @@
 /** The transcript's non-tool items: reasoning, retries, errors with their Retry, and each run's summary. */
 import { useState } from 'react';
-import type { TokenUsage } from '@bastion/bridge';
-import { BYOK_PROVIDER_IDS, type DaemonErrorCode } from '@bastion/protocol';
+import type { RunContext, TokenUsage } from '@bastion/bridge';
+import { BYOK_PROVIDER_IDS, CONTEXT_COMPACT_THRESHOLD, type DaemonErrorCode } from '@bastion/protocol';
 import type { TranscriptItem } from '../transcript.js';
 import { DiffView, diffOf } from './diff-view.js';
 import type { ToolView } from '../transcript.js';
@@ -90,6 +90,36 @@ export function UsageLine({ usage, label }: { usage: TokenUsage; label: string }
   return (
     <span className="usage" data-testid="usage">
       {label}: {usageText(usage)}
+    </span>
+  );
+}
+
+const compactNumber = new Intl.NumberFormat(undefined, { notation: 'compact' });
+
+/**
+ * How full the model's context window was after the last finished run: a meter that turns
+ * amber on the way to the share where older turns get summarised, and the share in words.
+ */
+export function ContextMeter({ context }: { context: RunContext }) {
+  const percent = Math.round((100 * context.tokens) / context.window);
+  const summarisedAt = Math.round(100 * CONTEXT_COMPACT_THRESHOLD);
+  return (
+    <span
+      className="context-meter"
+      data-testid="context-meter"
+      title={`The last step used ${context.tokens.toLocaleString()} tokens of the model's ${context.window.toLocaleString()}-token context window. Older turns are summarised at ${summarisedAt}%.`}
+    >
+      Context{' '}
+      <meter
+        aria-label="Context window used"
+        min={0}
+        max={context.window}
+        low={(CONTEXT_COMPACT_THRESHOLD / 2) * context.window}
+        high={CONTEXT_COMPACT_THRESHOLD * context.window}
+        optimum={0}
+        value={Math.min(context.tokens, context.window)}
+      />{' '}
+      {percent}% of {compactNumber.format(context.window)}
     </span>
   );
 }
