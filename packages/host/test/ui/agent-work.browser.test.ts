@@ -62,13 +62,16 @@ describe('the agent’s work in the desktop app', () => {
     await page.locator('li.session').filter({ hasText: 'Summarise the repository' }).waitFor();
   });
 
-  it('renders GFM markdown: a table, a highlighted code block, task list, inline code', async () => {
+  it('renders GFM markdown: a table, a highlighted code block, a task list marked by its checkboxes alone, inline code', async () => {
     const markdown = page.locator('.bubble.assistant .markdown').last();
     await markdown.locator('table').waitFor();
     expect(await markdown.locator('th').allTextContents()).toEqual(['file', 'lines']);
     expect(await markdown.locator('td').allTextContents()).toEqual(['a.ts', '12', 'b.ts', '7']);
     expect(await markdown.locator('pre code.hljs .hljs-keyword').count()).toBeGreaterThan(0);
     expect(await markdown.locator('input[type="checkbox"]').count()).toBe(2);
+    expect(
+      await markdown.locator('ul.contains-task-list').evaluate((list) => getComputedStyle(list).listStyleType),
+    ).toBe('none');
     expect(await markdown.locator(':not(pre) > code').first().textContent()).toBe('inline code');
   });
 
