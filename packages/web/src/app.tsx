@@ -1,6 +1,6 @@
 import { lazy, Suspense, useCallback, useEffect, useState } from 'react';
 import type { HandshakeResponse } from '@bastion/bridge';
-import { BRIDGE_RETRY_MS, describeError, getBastion } from './bastion.js';
+import { BRIDGE_RETRY_MS, createSessionOnDefaultModel, describeError, getBastion } from './bastion.js';
 import { useRoute } from './route.js';
 import { PostureBanner } from './components/posture-banner.js';
 import { SessionList } from './components/session-list.js';
@@ -132,6 +132,11 @@ export function App() {
               sessionId={route.sessionId}
               sessionsVersion={sessionsVersion}
               onSessionChanged={refreshSessions}
+              onNewSession={async () => {
+                const session = await createSessionOnDefaultModel(bastion);
+                refreshSessions();
+                navigate({ page: 'session', sessionId: session.id });
+              }}
             />
           )}
           {route.page === 'home' && <HomeView bastion={bastion} onSettings={() => navigate({ page: 'settings' })} />}

@@ -1,5 +1,5 @@
 /** The app's one door: the bridge's frozen `window.bastion`. Nothing here talks to the network. */
-import type { BastionApi } from '@bastion/bridge';
+import type { BastionApi, Session } from '@bastion/bridge';
 
 /** How long the page waits before asking the bridge again after a call failed (events, host asks). */
 export const BRIDGE_RETRY_MS = 2_000;
@@ -26,4 +26,10 @@ export function formText(form: HTMLFormElement, name: string): string {
 export function errorCode(error: unknown): string | undefined {
   const code = typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined;
   return typeof code === 'string' ? code : undefined;
+}
+
+/** A new session on the default model chosen in Settings (New session, `/new`). */
+export async function createSessionOnDefaultModel(bastion: BastionApi): Promise<Session> {
+  const { default: model } = await bastion.models.list();
+  return bastion.sessions.create(model);
 }

@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Locator, Page } from 'playwright-core';
 import type { Session } from '@bastion/protocol';
 import { openDesktopWorld, sendMessage, type DesktopWorld } from './support/desktop-world.js';
-import { expectInViewport, expectNoHorizontalOverflow, shotAllModes } from './support/layout.js';
+import { expectListAndComposerInView, shotAllModes } from './support/layout.js';
 
 const SHOTS = fileURLToPath(new URL('../../../../test-output/ui/', import.meta.url));
 
@@ -56,7 +56,7 @@ describe('@ mentions in the message box', () => {
     // The session (and with it its folder) is read after the page's first paint.
     await expect
       .poll(() => composer.getAttribute('placeholder'), SETTLED)
-      .toBe('Ask the agent… (@ names a file, Enter sends)');
+      .toBe('Ask the agent… (@ for files, / for commands)');
     await composer.pressSequentially('read @');
     await page.getByRole('listbox', { name: 'Files and folders in the workspace' }).waitFor();
     await expect.poll(options, SETTLED).toEqual(['scripts/', 'src/', 'AGENTS.md', 'README.md']);
@@ -78,13 +78,7 @@ describe('@ mentions in the message box', () => {
     expect(await composer.getAttribute('aria-activedescendant')).toBe(await active.getAttribute('id'));
 
     await shotAllModes(page, SHOTS, 'mention-list');
-    for (const width of [1280, 420]) {
-      await page.setViewportSize({ width, height: 800 });
-      await expectInViewport(page, list(), `the list at ${width} px`);
-      await expectInViewport(page, composer, `the message box under the list at ${width} px`);
-      await expectNoHorizontalOverflow(page);
-    }
-    await page.setViewportSize({ width: 1280, height: 800 });
+    await expectListAndComposerInView(page, list(), composer);
 
     await composer.press('Enter');
     expect(await composer.inputValue()).toBe('read @src/main.ts ');

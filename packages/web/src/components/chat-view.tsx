@@ -19,7 +19,8 @@ import { AskBeforeWrites } from './ask-before-writes.js';
 import { ApprovalPrompt } from './approval-prompt.js';
 import { Composer } from './composer.js';
 import { Markdown } from './markdown.js';
-import { ModeSwitch } from './mode-switch.js';
+import { HelpDialog } from './help-dialog.js';
+import { AutoConsentDialog, ModeSwitch } from './mode-switch.js';
 import { ModelPicker, useModels } from './model-picker.js';
 import { OtherFolderBanner } from './other-folder-banner.js';
 import { ContextMeter, Reasoning, RetryNotice, RunEnd, RunError, UsageLine } from './run-items.js';
@@ -28,6 +29,7 @@ import { HostAskPrompt, useHostAsks } from './host-ask-prompt.js';
 import { ToolCard } from './tool-card.js';
 import { TranscriptList } from './transcript-list.js';
 import { UndoDialog, UndoneNotice } from './undo-dialog.js';
+import type { SlashCommand } from '../slash-commands.js';
 
 const RECONNECT_MIN_MS = 500;
 const RECONNECT_MAX_MS = 5_000;
@@ -38,6 +40,8 @@ interface Props {
   /** Bumped when any session changed (a rename in the list): the header reloads. */
   sessionsVersion: number;
   onSessionChanged: () => void;
+  /** Start a new session on the default model and open it (`/new`). */
+  onNewSession: () => Promise<void>;
 }
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
@@ -121,12 +125,21 @@ function undoneNoticeKey(items: readonly TranscriptItem[], runId: string): strin
   return undefined;
 }
 
+/** The newest run whose file changes can still be undone, as the transcript has it. */
+function lastUndoableRun(items: readonly TranscriptItem[]): string | undefined {
+  for (let index = items.length - 1; index >= 0; index -= 1) {
+    const item = items[index];
+    if (item?.kind === 'run-end' && item.files.length > 0 && item.undone !== true) return item.runId;
+  }
+  return undefined;
+}
+
 function toolByKey(items: readonly TranscriptItem[], key: string): ToolView | undefined {
   const found = items.find((item) => item.key === key);
   return found?.kind === 'tool' ? found : undefined;
 }
 
-export function ChatView({ bastion, sessionId, sessionsVersion, onSessionChanged }: Props) {
+export function ChatView({ bastion, sessionId, sessionsVersion, onSessionChanged, onNewSession }: Props) {
   const [session, setSession] = useState<Session>();
   /** The newest page when it came in before this view's first render (a page opened on this session). */
   const [opened] = useState(() => settledOpening(sessionId));
@@ -150,6 +163,10 @@ export function ChatView({ bastion, sessionId, sessionsVersion, onSessionChanged
   const [undoing, setUndoing] = useState<string>();
   /** The host's own record of this session's decisions is open. */
   const [hostRecord, setHostRecord] = useState(false);
+  /** `auto` was chosen (the Mode select or `/mode auto`): its consent dialog is open. */
+  const [askingAuto, setAskingAuto] = useState(false);
+  /** `/help`'s dialog is open. */
+  const [help, setHelp] = useState(false);
   /** The run the reader just undid: its "Run undone" notice is brought into view when it comes. */
   const [undone, setUndone] = useState<string>();
   const { models } = useModels(bastion, sessionsVersion);
@@ -326,6 +343,43 @@ export function ChatView({ bastion, sessionId, sessionsVersion, onSessionChanged
       onSessionChanged();
     });
 
+  const undoable = lastUndoableRun(transcript.items);
+  const modeCommand = (mode: PermissionMode, description: string): SlashCommand => ({
+    name: `/mode ${mode}`,
+    description,
+    unavailable: session === undefined ? 'the session is loading' : session.mode === mode ? 'the mode now' : undefined,
+    run: () => (mode === 'auto' ? setAskingAuto(true) : setMode(mode)),
+  });
+  const commands: SlashCommand[] = [
+    {
+      name: '/new',
+      description: 'start a new session on the default model',
+      unavailable: undefined,
+      run: () => void act(onNewSession),
+    },
+    {
+      name: '/undo',
+      description: 'put back the files the last run wrote (asks first)',
+      unavailable: stoppable ? 'a run is going' : undoable === undefined ? 'no run here changed a file' : undefined,
+      run: () => setUndoing(undoable),
+    },
+    {
+      name: '/export',
+      description: 'download this session as a markdown file',
+      unavailable: session === undefined ? 'the session is loading' : undefined,
+      run: () => session && void act(() => downloadSession(bastion, session)),
+    },
+    modeCommand('read-only', 'reading only: no writes, no commands beyond the read-only set'),
+    modeCommand('accept-edits', 'file edits and read-only commands without asking'),
+    modeCommand('auto', 'every command without asking, in the sandbox (asks you to confirm)'),
+    {
+      name: '/help',
+      description: 'the keys of the message box and these commands',
+      unavailable: undefined,
+      run: () => setHelp(true),
+    },
+  ];
+
   // Rows are memoized on their item and on `render`, so `render` must not change with every event:
   // what it needs from the whole transcript (a run's tool cards, the prompt before an error) it
   // reads from this ref when the row renders.
@@ -463,7 +517,7 @@ export function ChatView({ bastion, sessionId, sessionsVersion, onSessionChanged
                 }
               />
             )}
-            <ModeSwitch mode={session.mode} disabled={busy} onChange={setMode} />
+            <ModeSwitch mode={session.mode} disabled={busy} onChange={setMode} onAskAuto={() => setAskingAuto(true)} />
             <AskBeforeWrites
               checked={session.ask_before_writes}
               mode={session.mode}
@@ -544,6 +598,16 @@ export function ChatView({ bastion, sessionId, sessionsVersion, onSessionChanged
         />
       )}
       {hostRecord && <HostRecordDialog bastion={bastion} sessionId={sessionId} onClose={() => setHostRecord(false)} />}
+      {askingAuto && (
+        <AutoConsentDialog
+          onCancel={() => setAskingAuto(false)}
+          onConsent={() => {
+            setAskingAuto(false);
+            setMode('auto');
+          }}
+        />
+      )}
+      {help && <HelpDialog commands={commands} onClose={() => setHelp(false)} />}
       <Composer
         draft={draft}
         onDraft={setDraft}
@@ -558,14 +622,15 @@ export function ChatView({ bastion, sessionId, sessionsVersion, onSessionChanged
           pending
             ? 'Answer the approval above'
             : reachableRoot !== null
-              ? 'Ask the agent… (@ names a file, Enter sends)'
-              : 'Ask the agent… (Enter to send)'
+              ? 'Ask the agent… (@ for files, / for commands)'
+              : 'Ask the agent… (/ for commands)'
         }
         autoFocus={session !== undefined && pending === undefined}
         lastPrompt={lastPromptOf(transcript.items, texts)}
         workspace={reachableRoot}
         readFolder={readFolder}
         findPaths={findPaths}
+        commands={commands}
       />
     </section>
   );

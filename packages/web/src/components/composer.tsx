@@ -2,6 +2,8 @@ import { useEffect, useLayoutEffect, useRef, useState } from 'react';
 import type { DirEntry, WorkspaceFindResponse, WorkspaceReaddirResponse } from '@bastion/protocol';
 import { UI_COMPOSER_MAX_HEIGHT_PX, UI_MENTION_FIND_DELAY_MS, UI_MENTION_MAX_ENTRIES } from '@bastion/protocol';
 import { applyMention, matchingEntries, mentionAt } from '../mention.js';
+import { matchingCommands, type SlashCommand } from '../slash-commands.js';
+import { COMMAND_LIST_ID, CommandMenu, commandOptionId } from './command-menu.js';
 import { MENTION_LIST_ID, MentionMenu, mentionOptionId } from './mention-menu.js';
 
 interface Props {
@@ -20,6 +22,8 @@ interface Props {
   workspace: string | null;
   readFolder: (root: string, path: string) => Promise<WorkspaceReaddirResponse>;
   findPaths: (root: string, query: string) => Promise<WorkspaceFindResponse>;
+  /** The slash commands a message that starts with `/` may be. */
+  commands: readonly SlashCommand[];
 }
 
 /**
@@ -90,7 +94,8 @@ function useFoundPaths(
  * The message box: grows with its text up to a bound, Enter sends, Shift+Enter breaks a line, Esc
  * stops, ArrowUp in an empty box brings back the last prompt. `@` lists the workspace's files and
  * folders by the name typed after it (src/ then its own entries; a name of two characters or more
- * is also looked for in every folder), and puts the chosen path in.
+ * is also looked for in every folder), and puts the chosen path in. A message that is the start
+ * of a slash command's name lists those commands; Enter (or Send, for a whole name) runs one.
  */
 export function Composer({
   draft,
@@ -105,6 +110,7 @@ export function Composer({
   workspace,
   readFolder,
   findPaths,
+  commands,
 }: Props) {
   const ref = useRef<HTMLTextAreaElement>(null);
   /** Where the caret is while the box has the focus. */
@@ -114,7 +120,12 @@ export function Composer({
   /** The `@` whose list Esc closed: it stays closed until the caret leaves that mention. */
   const [dismissed, setDismissed] = useState<number>();
   const [active, setActive] = useState(0);
-  const found = workspace === null || caret === undefined ? undefined : mentionAt(draft, caret);
+  /** The text whose command list Esc closed: it stays closed until the text changes. */
+  const [commandsDismissed, setCommandsDismissed] = useState<string>();
+  const [commandActive, setCommandActive] = useState(0);
+  const commandOptions = caret === undefined ? [] : matchingCommands(commands, draft);
+  const commandMenu = commandOptions.length > 0 && commandsDismissed !== draft;
+  const found = workspace === null || caret === undefined || commandMenu ? undefined : mentionAt(draft, caret);
   const mention = found !== undefined && found.start !== dismissed ? found : undefined;
   const entries = useFolderEntries(readFolder, workspace, mention?.folder);
   const searched = mention?.folder === '' && mention.prefix.length >= 2 ? mention.prefix : undefined;
@@ -129,6 +140,7 @@ export function Composer({
         );
   const choices = options ?? [];
   useEffect(() => setActive(0), [mention?.folder, mention?.prefix]);
+  useEffect(() => setCommandActive(0), [draft]);
   const foundAt = found?.start;
   useEffect(() => {
     if (foundAt === undefined) setDismissed(undefined);
@@ -150,6 +162,11 @@ export function Composer({
     setCaret(next.caret);
     onDraft(next.text);
   };
+  const runCommand = (command: SlashCommand) => {
+    if (command.unavailable !== undefined) return;
+    onDraft('');
+    command.run();
+  };
   const trackCaret = (box: HTMLTextAreaElement) =>
     setCaret(box.selectionStart === box.selectionEnd ? box.selectionStart : undefined);
   useLayoutEffect(() => {
@@ -160,12 +177,15 @@ export function Composer({
       className="composer"
       onSubmit={(event) => {
         event.preventDefault();
-        onSend();
+        const named = commands.find((command) => command.name === draft.trim().toLowerCase());
+        if (named) runCommand(named);
+        else onSend();
       }}
     >
       <label htmlFor="composer-input" className="visually-hidden">
         Message
       </label>
+      {commandMenu && <CommandMenu options={commandOptions} active={commandActive} onChoose={runCommand} />}
       {mention && (
         <MentionMenu
           mention={mention}
@@ -183,9 +203,15 @@ export function Composer({
         placeholder={placeholder}
         role="combobox"
         aria-autocomplete="list"
-        aria-expanded={mention !== undefined}
-        aria-controls={mention ? MENTION_LIST_ID : undefined}
-        aria-activedescendant={mention && choices.length > 0 ? mentionOptionId(active) : undefined}
+        aria-expanded={commandMenu || mention !== undefined}
+        aria-controls={commandMenu ? COMMAND_LIST_ID : mention ? MENTION_LIST_ID : undefined}
+        aria-activedescendant={
+          commandMenu
+            ? commandOptionId(commandActive)
+            : mention && choices.length > 0
+              ? mentionOptionId(active)
+              : undefined
+        }
         onChange={(event) => {
           onDraft(event.target.value);
           trackCaret(event.target);
@@ -194,6 +220,31 @@ export function Composer({
         onFocus={(event) => trackCaret(event.currentTarget)}
         onBlur={() => setCaret(undefined)}
         onKeyDown={(event) => {
+          if (commandMenu) {
+            const chosen = commandOptions[commandActive];
+            if (event.key === 'Escape') {
+              event.preventDefault();
+              setCommandsDismissed(draft);
+              return;
+            }
+            if (event.key === 'ArrowDown' || event.key === 'ArrowUp') {
+              event.preventDefault();
+              const step = event.key === 'ArrowDown' ? 1 : commandOptions.length - 1;
+              setCommandActive((commandActive + step) % commandOptions.length);
+              return;
+            }
+            if (event.key === 'Tab' && chosen !== undefined) {
+              event.preventDefault();
+              placeCaret.current = chosen.name.length;
+              onDraft(chosen.name);
+              return;
+            }
+            if (event.key === 'Enter' && !event.shiftKey && !event.nativeEvent.isComposing && chosen !== undefined) {
+              event.preventDefault();
+              runCommand(chosen);
+              return;
+            }
+          }
           if (mention) {
             const chosen = choices[active];
             if (event.key === 'Escape') {

@@ -1,16 +1,17 @@
-import { useState } from 'react';
 import type { PermissionMode } from '@bastion/bridge';
 import { Dialog } from './dialog.js';
 
 interface Props {
   mode: PermissionMode;
   disabled: boolean;
+  /** read-only or accept-edits chosen. */
   onChange: (mode: PermissionMode) => void;
+  /** auto chosen: it needs informed consent first (AutoConsentDialog). */
+  onAskAuto: () => void;
 }
 
-/** read-only ↔ accept-edits ↔ auto; choosing auto needs informed consent first. */
-export function ModeSwitch({ mode, disabled, onChange }: Props) {
-  const [asking, setAsking] = useState(false);
+/** read-only ↔ accept-edits ↔ auto. */
+export function ModeSwitch({ mode, disabled, onChange, onAskAuto }: Props) {
   return (
     <div className="mode-switch">
       <label htmlFor="mode">Mode</label>
@@ -20,7 +21,7 @@ export function ModeSwitch({ mode, disabled, onChange }: Props) {
         disabled={disabled}
         onChange={(event) => {
           const next = event.target.value as PermissionMode;
-          if (next === 'auto') setAsking(true);
+          if (next === 'auto') onAskAuto();
           else onChange(next);
         }}
       >
@@ -28,37 +29,34 @@ export function ModeSwitch({ mode, disabled, onChange }: Props) {
         <option value="accept-edits">accept-edits: asks before other changes</option>
         <option value="auto">auto: runs everything</option>
       </select>
-      {asking && (
-        <Dialog title="Let the agent run every command?" onCancel={() => setAsking(false)}>
-          <p>In auto mode the agent runs any command without asking you first:</p>
-          <ul>
-            <li>it can change, create and delete files in your workspace;</li>
-            <li>
-              it can run interpreters and scripts (for example <code>bash -c</code> or <code>python3 -c</code>);
-            </li>
-            <li>
-              the sandbox still keeps it inside the workspace, away from your home folder&apos;s secrets and off the
-              network — but it does not judge intent.
-            </li>
-          </ul>
-          <p>Bastion records that you consented and when. You can switch back at any time.</p>
-          <div className="dialog-actions">
-            <button type="button" onClick={() => setAsking(false)} autoFocus>
-              Keep accept-edits
-            </button>
-            <button
-              type="button"
-              className="danger"
-              onClick={() => {
-                setAsking(false);
-                onChange('auto');
-              }}
-            >
-              I understand, switch to auto
-            </button>
-          </div>
-        </Dialog>
-      )}
     </div>
+  );
+}
+
+/** The informed consent `auto` needs, from the Mode select or `/mode auto`. */
+export function AutoConsentDialog({ onCancel, onConsent }: { onCancel: () => void; onConsent: () => void }) {
+  return (
+    <Dialog title="Let the agent run every command?" onCancel={onCancel}>
+      <p>In auto mode the agent runs any command without asking you first:</p>
+      <ul>
+        <li>it can change, create and delete files in your workspace;</li>
+        <li>
+          it can run interpreters and scripts (for example <code>bash -c</code> or <code>python3 -c</code>);
+        </li>
+        <li>
+          the sandbox still keeps it inside the workspace, away from your home folder&apos;s secrets and off the network
+          — but it does not judge intent.
+        </li>
+      </ul>
+      <p>Bastion records that you consented and when. You can switch back at any time.</p>
+      <div className="dialog-actions">
+        <button type="button" onClick={onCancel} autoFocus>
+          Keep accept-edits
+        </button>
+        <button type="button" className="danger" onClick={onConsent}>
+          I understand, switch to auto
+        </button>
+      </div>
+    </Dialog>
   );
 }

@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'react';
 import type { BastionApi, Session } from '@bastion/bridge';
 import { UI_SESSION_LIST_POLL_MS } from '@bastion/protocol';
-import { describeError, formText } from '../bastion.js';
+import { createSessionOnDefaultModel, describeError, formText } from '../bastion.js';
 import { saveDraft } from '../drafts.js';
 import { useGrantedRoots } from '../granted-roots.js';
 
@@ -92,14 +92,7 @@ export function SessionList({ bastion, version, selectedId, onSelect, onChanged 
           type="button"
           className="primary"
           disabled={busy}
-          onClick={() =>
-            void act(async () => {
-              // New sessions start on the default model chosen in Settings.
-              const { default: model } = await bastion.models.list();
-              const session = await bastion.sessions.create(model);
-              onSelect(session.id);
-            })
-          }
+          onClick={() => void act(async () => onSelect((await createSessionOnDefaultModel(bastion)).id))}
         >
           New session
         </button>

@@ -21,6 +21,20 @@ export async function expectInViewport(page: Page, locator: Locator, what: strin
   );
 }
 
+/**
+ * At 1280 and 420 px wide: a list opened over the message box and the box itself are both wholly
+ * in view, and nothing scrolls sideways. Leaves the page at 1280 × 800.
+ */
+export async function expectListAndComposerInView(page: Page, list: Locator, composer: Locator): Promise<void> {
+  for (const width of [1280, 420]) {
+    await page.setViewportSize({ width, height: 800 });
+    await expectInViewport(page, list, `the list at ${width} px`);
+    await expectInViewport(page, composer, `the message box under the list at ${width} px`);
+    await expectNoHorizontalOverflow(page);
+  }
+  await page.setViewportSize({ width: 1280, height: 800 });
+}
+
 /** Fails when the page scrolls sideways (something wider than the viewport). */
 export async function expectNoHorizontalOverflow(page: Page): Promise<void> {
   const overflow = await page.evaluate(

@@ -1,0 +1,155 @@
+/// <reference lib="dom" />
+/**
+ * Slash commands in the message box, in real Chromium against the real host and the scripted
+ * loopback endpoint: `/` lists the commands, typing narrows them, the current mode's is shown as
+ * not runnable; Enter runs one instead of sending it (`/mode read-only` changes the session's mode
+ * with no run started, `/mode auto` asks for consent first, `/undo` opens the undo confirmation of
+ * the last run that changed a file, `/new` opens a new session, `/help` lists the keys); text that
+ * starts no command is sent to the agent as typed. Screenshots (light and dark, 1280 and 420 px)
+ * go to test-output/ui/.
+ */
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Locator, Page } from 'playwright-core';
+import type { Session } from '@bastion/protocol';
+import type { ScriptedTurn } from '@bastion/test-support';
+import type { TempHost } from '../support/temp-host.js';
+import { openScriptedDesktopWorld, sendMessage, type ScriptedDesktopWorld } from './support/desktop-world.js';
+import { expectListAndComposerInView, shotAllModes } from './support/layout.js';
+
+const SHOTS = fileURLToPath(new URL('../../../../test-output/ui/', import.meta.url));
+/** What the page shows after the host has done its part: under a loaded CI machine a run takes seconds. */
+const SETTLED = { timeout: 30_000 };
+const ALL = ['/new', '/undo', '/export', '/mode read-only', '/mode accept-edits', '/mode auto', '/help'];
+
+const turns: ScriptedTurn[] = [];
+let world: ScriptedDesktopWorld | undefined;
+let host: TempHost;
+let page: Page;
+/** The message box. */
+let composer: Locator;
+const list = () => page.getByRole('listbox', { name: 'Commands' });
+const names = () => list().locator('.command-name').allTextContents();
+const session = async (id: string) => (await host.client.request<Session>('GET', `/sessions/${id}`)).body;
+
+beforeAll(async () => {
+  mkdirSync(SHOTS, { recursive: true });
+  world = await openScriptedDesktopWorld(turns, 'sk-ui-slash-test-key');
+  ({ host, page } = world);
+  composer = page.getByRole('combobox', { name: 'Message' });
+}, 90_000);
+
+afterAll(() => world?.close());
+
+describe('slash commands in the message box', () => {
+  it('/ lists every command; typing narrows them; the current mode’s is listed as the mode now and Enter on it does nothing', async () => {
+    await expect.poll(() => composer.getAttribute('placeholder'), SETTLED).toContain('/ for commands');
+    await composer.pressSequentially('/');
+    await list().waitFor();
+    expect(await names()).toEqual(ALL);
+    expect(await composer.getAttribute('aria-controls')).toBe('command-list');
+    expect(
+      await list()
+        .getByRole('option', { name: /^\/undo/ })
+        .textContent(),
+    ).toBe('/undo no run here changed a file');
+
+    await composer.pressSequentially('mode a');
+    await expect.poll(names).toEqual(['/mode accept-edits', '/mode auto']);
+    const current = list().getByRole('option', { selected: true });
+    expect(await current.textContent()).toBe('/mode accept-edits the mode now');
+    expect(await current.getAttribute('aria-disabled')).toBe('true');
+    await composer.press('Enter');
+    expect(await composer.inputValue()).toBe('/mode a');
+    expect((await session(world!.sessionId)).last_run).toBeNull();
+
+    await shotAllModes(page, SHOTS, '43-slash-commands');
+    await expectListAndComposerInView(page, list(), composer);
+  });
+
+  it('Enter on /mode read-only switches the session’s mode without starting a run and empties the box', async () => {
+    await composer.fill('/mode r');
+    await expect.poll(names).toEqual(['/mode read-only']);
+    await composer.press('Enter');
+    await expect.poll(async () => (await session(world!.sessionId)).mode, SETTLED).toBe('read-only');
+    expect(await composer.inputValue()).toBe('');
+    await expect.poll(() => page.locator('#mode').inputValue(), SETTLED).toBe('read-only');
+    expect((await session(world!.sessionId)).last_run).toBeNull();
+  });
+
+  it('/mode auto asks for consent first: Keep leaves the mode, confirming switches to auto and records the consent', async () => {
+    await composer.fill('/mode auto');
+    await composer.press('Enter');
+    const dialog = page.getByRole('dialog', { name: 'Let the agent run every command?' });
+    await dialog.waitFor();
+    await dialog.getByRole('button', { name: 'Keep accept-edits' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    expect((await session(world!.sessionId)).mode).toBe('read-only');
+
+    await composer.fill('/mode auto');
+    await composer.press('Enter');
+    await dialog.getByRole('button', { name: 'I understand, switch to auto' }).click();
+    await expect.poll(async () => (await session(world!.sessionId)).mode, SETTLED).toBe('auto');
+    expect((await session(world!.sessionId)).auto_consent).not.toBeNull();
+    await composer.fill('/mode accept-edits');
+    await composer.press('Enter');
+    await expect.poll(async () => (await session(world!.sessionId)).mode, SETTLED).toBe('accept-edits');
+  });
+
+  it('text that starts no command (a path) lists nothing and is sent to the agent as typed', async () => {
+    turns.push({ kind: 'text', pieces: ['It holds host names.'] });
+    await composer.fill('/etc/hosts holds what?');
+    expect(await list().count()).toBe(0);
+    expect(await composer.getAttribute('aria-expanded')).toBe('false');
+    await composer.press('Enter');
+    await page.getByText('It holds host names.').waitFor(SETTLED);
+    await page.locator('.bubble.user', { hasText: '/etc/hosts holds what?' }).waitFor();
+  });
+
+  it('/undo opens the undo confirmation of the last run that changed a file; Send on a whole command name runs it too', async () => {
+    writeFileSync(join(host.workspace, 'notes.md'), 'alpha\n');
+    turns.push(
+      { kind: 'tool-call', name: 'write_file', input: { path: 'notes.md', content: 'beta\n' } },
+      { kind: 'text', pieces: ['Rewrote notes.md.'] },
+    );
+    await sendMessage(page, 'Rewrite the notes');
+    await page.getByText('Rewrote notes.md.').waitFor(SETTLED);
+    await page.getByTestId('run-end').last().getByText('Files changed (1)').waitFor(SETTLED);
+    await composer.fill('/undo');
+    await page.getByRole('button', { name: 'Send' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Undo this run?' });
+    await dialog.getByText('notes.md — put back as it was before the run').waitFor(SETTLED);
+    expect(await composer.inputValue()).toBe('');
+    await dialog.getByRole('button', { name: 'Undo 1 file' }).click();
+    await page.getByTestId('run-undone').waitFor(SETTLED);
+    expect(readFileSync(join(host.workspace, 'notes.md'), 'utf8')).toBe('alpha\n');
+    await composer.fill('/u');
+    expect(await list().getByRole('option').textContent()).toBe('/undo no run here changed a file');
+    await composer.fill('');
+  });
+
+  it('/help lists the keys and the commands; /new opens a new session', async () => {
+    await composer.fill('/he');
+    await composer.press('Tab');
+    expect(await composer.inputValue()).toBe('/help');
+    await composer.press('Enter');
+    const help = page.getByRole('dialog', { name: 'Keys and commands' });
+    await help.waitFor();
+    expect(await help.locator('th code').allTextContents()).toEqual(ALL);
+    expect(await help.locator('th kbd').allTextContents()).toContain('Shift+Enter');
+    await shotAllModes(page, SHOTS, '44-help', help);
+    await help.getByRole('button', { name: 'Close' }).click();
+    await help.waitFor({ state: 'detached' });
+
+    const before = world!.sessionId;
+    await composer.fill('/new');
+    await composer.press('Enter');
+    await expect.poll(() => page.url(), SETTLED).not.toContain(before);
+    const opened = /\/desktop\/sessions\/([^/?#]+)/.exec(page.url())?.[1];
+    expect(opened).toBeDefined();
+    expect((await session(opened!)).last_run).toBeNull();
+    await page.getByRole('heading', { name: 'Untitled session' }).waitFor(SETTLED);
+  });
+});

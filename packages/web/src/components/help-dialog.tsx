@@ -1,0 +1,50 @@
+import type { SlashCommand } from '../slash-commands.js';
+import { Dialog } from './dialog.js';
+
+const KEYS: readonly (readonly [string, string])[] = [
+  ['Enter', 'send the message'],
+  ['Shift+Enter', 'start a new line'],
+  ['Esc', 'stop the run (or close a list)'],
+  ['↑ in an empty box', 'bring back your last prompt'],
+  ['@', 'name a file or folder of the workspace'],
+  ['/', 'list these commands'],
+];
+
+/** The message box's keys and the slash commands, from `/help`. */
+export function HelpDialog({ commands, onClose }: { commands: readonly SlashCommand[]; onClose: () => void }) {
+  return (
+    <Dialog title="Keys and commands" onCancel={onClose}>
+      <table className="help-table">
+        <caption className="visually-hidden">Keys in the message box</caption>
+        <tbody>
+          {KEYS.map(([key, what]) => (
+            <tr key={key}>
+              <th scope="row">
+                <kbd>{key}</kbd>
+              </th>
+              <td>{what}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <table className="help-table">
+        <caption className="visually-hidden">Commands</caption>
+        <tbody>
+          {commands.map((command) => (
+            <tr key={command.name}>
+              <th scope="row">
+                <code>{command.name}</code>
+              </th>
+              <td>{command.description}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <div className="dialog-actions">
+        <button type="button" onClick={onClose} autoFocus>
+          Close
+        </button>
+      </div>
+    </Dialog>
+  );
+}
