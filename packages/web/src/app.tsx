@@ -139,7 +139,16 @@ export function App() {
               }}
             />
           )}
-          {route.page === 'home' && <HomeView bastion={bastion} onSettings={() => navigate({ page: 'settings' })} />}
+          {route.page === 'home' && (
+            <HomeView
+              bastion={bastion}
+              onSettings={() => navigate({ page: 'settings' })}
+              onStarted={(sessionId) => {
+                refreshSessions();
+                navigate({ page: 'session', sessionId });
+              }}
+            />
+          )}
         </main>
       </div>
     </div>

@@ -1,7 +1,8 @@
 /// <reference lib="dom" />
 /**
  * The desktop app end to end in real Chromium, with the demo model, the real host (srt posture),
- * the real sidecar and the per-command sandbox: open the launch URL → new session → `$ ls` runs
+ * the real sidecar and the per-command sandbox: open the launch URL → a message on the home page
+ * starts a session → new session → `$ ls` runs
  * without asking → `$ touch x` asks → Allow → x exists → `$ touch y` → Deny → y does not exist.
  * API keys are set and deleted from Settings but never come back to the page. The app follows a
  * sidecar restart (new password) without a reload. Screenshots of the main screens go to
@@ -84,6 +85,28 @@ describe('desktop app with the demo model', () => {
     await empty.getByRole('button', { name: 'Settings' }).click();
     await page.waitForURL((url) => url.pathname === '/desktop/settings');
     await page.getByRole('heading', { name: 'API keys' }).waitFor();
+  });
+
+  it('a message typed on the home page starts a session on the default model with it sent, listed and opened; the box is empty after', async () => {
+    const home = page.getByRole('combobox', { name: 'Message' });
+    await expect.poll(() => home.getAttribute('placeholder'), { timeout: 30_000 }).toContain('@ for files');
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('composer-input');
+    await home.fill('read hello.txt');
+    await home.press('Enter');
+    await page.waitForURL(/\/desktop\/sessions\/ses_/);
+    const sessionId = /sessions\/(ses_[^/?#]+)/.exec(page.url())?.[1];
+    await page.locator('.bubble.user', { hasText: 'read hello.txt' }).waitFor();
+    await page.getByText('demo: read hello.txt').waitFor();
+    await page.locator('li.session', { hasText: 'read hello.txt' }).waitFor();
+    const session = await host.client.request<{ provider: string; last_run: { status: string } | null }>(
+      'GET',
+      `/sessions/${sessionId}`,
+    );
+    expect(session.body.provider).toBe('demo');
+    expect(session.body.last_run).not.toBeNull();
+    await page.goto(host.desktop.issueLaunchUrl());
+    await page.waitForURL((url) => url.pathname === '/desktop/');
+    expect(await page.getByRole('combobox', { name: 'Message' }).inputValue()).toBe('');
   });
 
   it('creates a session and runs `$ ls` without asking', async () => {

@@ -1,9 +1,62 @@
+import { useCallback, useState } from 'react';
 import type { BastionApi } from '@bastion/bridge';
+import { createSessionOnDefaultModel, describeError } from '../bastion.js';
+import { readDraft, saveDraft } from '../drafts.js';
+import { useGrantedRoots } from '../granted-roots.js';
+import { Composer } from './composer.js';
 import { useModels } from './model-picker.js';
 
-/** The page with no session open: how to start, and which model a new session gets. */
-export function HomeView({ bastion, onSettings }: { bastion: BastionApi; onSettings: () => void }) {
+/** Where the home page's unsent message is kept (session drafts are keyed by `ses_…` ids). */
+const HOME_DRAFT = 'home';
+
+/**
+ * The page with no session open: a message box that starts a session on the default model with
+ * the message sent, how to start otherwise, and which model a new session gets.
+ */
+export function HomeView({
+  bastion,
+  onSettings,
+  onStarted,
+}: {
+  bastion: BastionApi;
+  onSettings: () => void;
+  /** A session was made from the home page's message: open it. */
+  onStarted: (sessionId: string) => void;
+}) {
   const { models } = useModels(bastion);
+  const [draft, setDraftText] = useState(() => readDraft(HOME_DRAFT));
+  const setDraft = useCallback((text: string) => {
+    setDraftText(text);
+    saveDraft(HOME_DRAFT, text);
+  }, []);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string>();
+  // A new session works in the first folder this Bastion was granted (the daemon's default): `@` lists it.
+  const workspace = useGrantedRoots(bastion)?.[0] ?? null;
+  const readFolder = useCallback((root: string, path: string) => bastion.workspaces.readdir(root, path), [bastion]);
+  const findPaths = useCallback((root: string, query: string) => bastion.workspaces.find(root, query), [bastion]);
+
+  const start = async (message: string) => {
+    setBusy(true);
+    let sessionId: string | undefined;
+    try {
+      sessionId = (await createSessionOnDefaultModel(bastion)).id;
+      await bastion.agent.run(sessionId, message);
+      setDraft('');
+      onStarted(sessionId);
+    } catch (failure) {
+      setBusy(false);
+      if (sessionId === undefined) {
+        setError(describeError(failure));
+        return;
+      }
+      // The session exists but the message did not go: it waits there, unsent, in its own box.
+      saveDraft(sessionId, message);
+      setDraft('');
+      onStarted(sessionId);
+    }
+  };
+
   const settings = (
     <button type="button" className="link-button" onClick={onSettings}>
       Settings
@@ -11,9 +64,32 @@ export function HomeView({ bastion, onSettings }: { bastion: BastionApi; onSetti
   );
   const model = models?.default;
   return (
-    <section className="empty">
+    <section className="empty home">
       <h1>Start a session</h1>
-      <p>Create one with New session, then ask the agent to work in your workspace.</p>
+      <p>Ask the agent to work in your workspace: your message starts a new session. Or open one from Sessions.</p>
+      <Composer
+        draft={draft}
+        onDraft={setDraft}
+        onSend={() => {
+          const message = draft.trim();
+          if (message !== '') void start(message);
+        }}
+        onStop={() => undefined}
+        stoppable={false}
+        sendDisabled={busy || draft.trim() === ''}
+        placeholder={workspace === null ? 'Ask the agent… (Enter sends)' : 'Ask the agent… (@ for files)'}
+        autoFocus
+        lastPrompt={undefined}
+        workspace={workspace}
+        readFolder={readFolder}
+        findPaths={findPaths}
+        commands={[]}
+      />
+      {error && (
+        <p className="inline-error" role="alert">
+          {error}
+        </p>
+      )}
       {model &&
         (model.provider === 'demo' ? (
           <p className="hint">
