@@ -101,6 +101,11 @@ export interface BastionApi {
   };
   readonly agent: {
     run(sessionId: string, message: string): Promise<AgentRunResponse>;
+    /**
+     * A run that summarises the session's turns before its last exchange now (its events on the
+     * stream); rejects with CONTEXT_NOTHING_TO_COMPACT when there is nothing older.
+     */
+    compact(sessionId: string): Promise<AgentRunResponse>;
     abort(sessionId: string): Promise<AgentAbortResponse>;
     /**
      * Put back the files a finished run wrote (earlier bytes restored, created files removed);

@@ -33,6 +33,7 @@ export function createApi(transport: Transport): BastionApi {
     },
     agent: {
       run: (sessionId, message) => daemon('POST', '/agent/run', { session_id: sessionId, message }),
+      compact: (sessionId) => daemon('POST', '/agent/run', { session_id: sessionId, compact: true }),
       abort: (sessionId) => daemon('POST', '/agent/abort', { session_id: sessionId }),
       undo: (sessionId, runId, options) =>
         daemon('POST', '/agent/undo', {

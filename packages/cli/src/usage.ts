@@ -28,6 +28,7 @@ export const USAGE = `Usage:
   bastion run [--workspace DIR] [--home DIR] [--continue | --session ID]
               [--mode read-only|accept-edits|auto] [--ask-before-writes] [--provider ID] [--model ID]
               [--json] PROMPT
+  bastion run --compact (--continue | --session ID) [--workspace DIR] [--home DIR] [--json]
   bastion run --endpoint URL --model ID [--context-window TOKENS] [--workspace DIR] [--home DIR]
               [--mode …] [--json] PROMPT
   bastion sessions [--workspace DIR | --all] [--home DIR] [--json]
@@ -73,6 +74,8 @@ are asked on the terminal, and denied without one. --ask-before-writes asks befo
 edit. --provider demo is an offline, deterministic demo model (no API key needed). --continue
 sends PROMPT to the newest session of the workspace, --session ID to that one, with its
 history; the session keeps its mode and model unless --mode, --provider or --model change them.
+--compact, with --continue or --session, takes no PROMPT: the session's model summarises its turns
+before the last exchange now (as it does on its own near 80% of its context window).
 
 sessions: the newest ${CLI_SESSIONS_LISTED} sessions that worked in the workspace (of every one with --all),
 each with its id, when it last changed, how its last run ended (or that it needs approval), its

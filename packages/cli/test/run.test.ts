@@ -328,6 +328,32 @@ describe('bastion run (real CLI process)', () => {
     expect(olderPrompts[0]).toContain('read README.md');
   });
 
+  it('--compact --continue has the session’s model summarise its turns before the last exchange, printing that; one exchange exits 1 with CONTEXT_NOTHING_TO_COMPACT; without a session or with a PROMPT it exits 2', async () => {
+    const { home, workspace } = freshProject();
+    const first = await runCliOn(home, workspace, ['--provider', 'demo', 'ls']);
+    expect(first.code).toBe(0);
+    const session = sessionIdOf(first.stderr) as string;
+    const early = await runCliOn(home, workspace, ['--compact', '--continue']);
+    expect(early.code).toBe(1);
+    expect(early.stderr).toContain(
+      'bastion: the run did not start: CONTEXT_NOTHING_TO_COMPACT: there are no older turns to summarise yet',
+    );
+    expect((await runCliOn(home, workspace, ['--continue', 'read README.md'])).code).toBe(0);
+
+    const compacted = await runCliOn(home, workspace, ['--compact', '--session', session]);
+    expect(compacted.code).toBe(0);
+    expect(compacted.stderr).toContain(`bastion: continuing session ${session} · demo/demo`);
+    expect(compacted.stdout).toMatch(/^\[context\] [1-9]\d* older messages summarised for the model\n/);
+    expect(userMessagesBySession(home).get(session)).toHaveLength(2);
+
+    const alone = await runCliOn(home, workspace, ['--compact']);
+    expect(alone.code).toBe(2);
+    expect(alone.stderr).toContain('--compact needs the session to compact: --continue or --session ID');
+    const prompted = await runCliOn(home, workspace, ['--compact', '--continue', 'hi']);
+    expect(prompted.code).toBe(2);
+    expect(prompted.stderr).toContain('--compact takes no PROMPT');
+  });
+
   it('exits 2 for --continue with no session in the folder, a --session that is not there or works in another folder, creating no session', async () => {
     const { home, workspace } = freshProject();
     const none = await runCliOn(home, workspace, ['--continue', 'ls']);

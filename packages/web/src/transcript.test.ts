@@ -180,7 +180,7 @@ describe('transcript fold', () => {
     expect(state.totals).toEqual({ input_tokens: 0, output_tokens: 0, cached_input_tokens: 0 });
   });
 
-  it('keeps the context of the latest finished run that measured one; a run that did not (the demo model, an error) leaves it', () => {
+  it('keeps the context of the latest finished run that measured one; a run that did not (the demo model, an error) leaves it, a compaction clears it', () => {
     const second = 'run_ctx2aaaa';
     const third = 'run_ctx3aaaa';
     const state = applyEvents(
@@ -202,6 +202,16 @@ describe('transcript fold', () => {
       0,
     );
     expect(demo.context).toEqual({ tokens: 1_200, window: 8_192 });
+    const compacted = applyEvents(
+      demo,
+      [
+        at(started('run_ctx5aaaa', null)),
+        at({ type: 'context-compacted', run_id: 'run_ctx5aaaa', messages_summarized: 6 }),
+        at({ type: 'run-finished', run_id: 'run_ctx5aaaa', finish_reason: 'stop' }),
+      ],
+      0,
+    );
+    expect(compacted.context).toBeNull();
   });
 
   it('tracks the active run from its start until it ends', () => {
@@ -250,6 +260,7 @@ describe('joining a transcript folded page by page (newest page first)', () => {
       context: { tokens: 10, window: 100 },
     }),
     at(started(r[2], 'p2')),
+    at({ type: 'context-compacted', run_id: r[2], messages_summarized: 4 }),
     at({ type: 'tool-call', run_id: r[2], tool_call_id: 'c1', tool_name: 'run_command', input: { command: 'ls' } }),
     at({
       type: 'tool-result',

@@ -92,8 +92,11 @@ export interface Transcript {
   pending: ToolView | undefined;
   /** Tokens and cost summed over the runs this transcript has seen finish. */
   totals: TokenUsage;
-  /** How full the model's context window was after the latest finished run that measured it. */
-  context: RunContext | undefined;
+  /**
+   * How full the model's context window was after the latest finished run that measured it; null
+   * once a compaction came after it, undefined while this stretch of the log says nothing of it.
+   */
+  context: RunContext | null | undefined;
   /** Internal indexes: tool call id → item index, and the current run's changed files. */
   readonly toolIndex: ReadonlyMap<string, number>;
   readonly runFiles: ReadonlyMap<string, ChangedFile[]>;
@@ -247,6 +250,8 @@ export function applyEvents(state: Transcript, batch: readonly AgentStreamEvent[
         break;
       case 'context-compacted':
         items.push({ kind: 'compacted', key, count: event.messages_summarized });
+        // What the model sees shrank; how much is known once a step measures it.
+        context = null;
         break;
       case 'run-undone': {
         const end = items.findIndex((item) => item.key === `end-${event.run_id}`);
@@ -343,7 +348,7 @@ export function prependTranscript(older: Transcript, newer: Transcript): Transcr
     active: newer.active,
     pending,
     totals: addUsage(older.totals, newer.totals),
-    context: newer.context ?? older.context,
+    context: newer.context !== undefined ? newer.context : older.context,
     toolIndex,
     runFiles: new Map([...older.runFiles, ...newer.runFiles]),
   };

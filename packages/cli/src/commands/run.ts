@@ -75,6 +75,8 @@ interface RunOptions {
   /** `--context-window TOKENS`: the window `--endpoint`'s models have. */
   contextWindow: number | undefined;
   json: boolean;
+  /** `--compact`: the run summarises the continued session's older turns instead of taking a prompt. */
+  compact: boolean;
   prompt: string;
 }
 
@@ -112,6 +114,7 @@ function parseRunArgs(argv: string[]): RunOptions {
       endpoint: { type: 'string' },
       'context-window': { type: 'string' },
       json: { type: 'boolean', default: false },
+      compact: { type: 'boolean', default: false },
     },
   });
   const mode = permissionModeSchema.optional().safeParse(values.mode);
@@ -121,7 +124,11 @@ function parseRunArgs(argv: string[]): RunOptions {
   if (values.session !== undefined && !sessionIdSchema.safeParse(values.session).success)
     throw new UsageError(`--session needs a session id (ses_…), not ${JSON.stringify(values.session)}`);
   const prompt = positionals.join(' ').trim();
-  if (prompt.length === 0) throw new UsageError('run needs a PROMPT (or - to read it from standard input)');
+  if (values.compact) {
+    if (prompt.length > 0) throw new UsageError('--compact takes no PROMPT');
+    if (!values.continue && values.session === undefined)
+      throw new UsageError('--compact needs the session to compact: --continue or --session ID');
+  } else if (prompt.length === 0) throw new UsageError('run needs a PROMPT (or - to read it from standard input)');
   const endpoints = values.endpoint === undefined ? [] : [values.endpoint];
   const contextWindow = parseEndpointFlags('--endpoint', endpoints, values['context-window']);
   if (values.endpoint !== undefined) {
@@ -139,6 +146,7 @@ function parseRunArgs(argv: string[]): RunOptions {
     endpoint: values.endpoint,
     contextWindow,
     json: values.json,
+    compact: values.compact,
     prompt,
   };
 }
@@ -572,7 +580,7 @@ async function runPrompt(host: BastionHost, options: RunOptions, workspace: stri
     if (started.body.run_id !== null) runId = started.body.run_id;
     return true;
   };
-  if (!(await startRun({ message: options.prompt }))) {
+  if (!(await startRun(options.compact ? { compact: true } : { message: options.prompt }))) {
     stream.destroy();
     return 1;
   }

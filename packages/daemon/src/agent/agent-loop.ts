@@ -15,6 +15,8 @@ export interface AgentLoopInput {
   model: LanguageModelV3;
   /** The model's context window, in tokens. */
   contextWindow: number;
+  /** The run only summarises the older turns (`/compact`): no step is sent. */
+  compactOnly: boolean;
   /** What the run starts from: the stored summary (if any) and the messages after it. */
   context: {
     summary: string | undefined;
@@ -88,6 +90,10 @@ export async function runAgentLoop(input: AgentLoopInput): Promise<AgentLoopOutc
       emit({ type: 'context-compacted', run_id: runId, messages_summarized: compaction.messagesSummarized });
     },
   });
+  if (input.compactOnly) {
+    await context.compactNow(input.context.messages);
+    return 'stop';
+  }
   const result = streamText({
     model: input.model,
     messages: input.context.messages,

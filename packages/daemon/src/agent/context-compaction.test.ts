@@ -9,6 +9,7 @@ import {
 import { thrownCode } from '../../../../test/support/thrown-code.js';
 import {
   estimateTokens,
+  lastTurnStart,
   ModelContext,
   summaryPrompt,
   type Compaction,
@@ -142,5 +143,22 @@ describe('summaryPrompt', () => {
     expect(prompt).toContain('a49 ');
     expect(prompt).not.toContain('q0 ');
     expect(prompt).toMatch(/\[\d+ older lines left out\]/);
+  });
+});
+
+describe('lastTurnStart (where /compact cuts)', () => {
+  const tool: ModelMessage = {
+    role: 'tool',
+    content: [{ type: 'tool-result', toolCallId: 'c1', toolName: 'ls', output: { type: 'text', value: 'a' } }],
+  };
+  it('is the last user message after `from`, so the last exchange is kept', () => {
+    const messages = [user('one'), assistant('a'), user('two'), assistant('b'), tool, assistant('c')];
+    expect(lastTurnStart(messages)).toBe(2);
+    expect(lastTurnStart(messages, 2)).toBeUndefined();
+  });
+  it('is undefined with a single exchange, and never counts a message past the stored ones', () => {
+    expect(lastTurnStart([user('one'), assistant('a'), tool, assistant('b')])).toBeUndefined();
+    expect(lastTurnStart([user('one'), assistant('a'), user('two')], 0, 2)).toBeUndefined();
+    expect(lastTurnStart([])).toBeUndefined();
   });
 });

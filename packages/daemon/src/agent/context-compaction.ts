@@ -60,6 +60,22 @@ export interface ModelContextOptions {
   onCompacted: (compaction: Compaction) => void;
 }
 
+/**
+ * Where a compaction asked for (`/compact`) cuts: at the last user message after `from` among the
+ * first `stored` messages, so that the last exchange is kept and everything before it summarised;
+ * undefined when there is no such message (nothing older to summarise).
+ */
+export function lastTurnStart(
+  messages: readonly ModelMessage[],
+  from = 0,
+  stored = messages.length,
+): number | undefined {
+  for (let index = Math.min(stored, messages.length) - 1; index > from; index--) {
+    if (messages[index]?.role === 'user') return index;
+  }
+  return undefined;
+}
+
 export function estimateTokens(chars: number): number {
   return Math.ceil(chars / CONTEXT_CHARS_PER_TOKEN);
 }
@@ -163,6 +179,14 @@ export class ModelContext {
   /** The provider's token count of the last step (its input plus output). */
   measured(tokens: number): void {
     this.#measured = tokens;
+  }
+
+  /** Summarise every turn before the last exchange now, whatever the context's size (`/compact`). */
+  async compactNow(messages: readonly ModelMessage[]): Promise<void> {
+    const cut = lastTurnStart(messages, this.#offset, this.#ids.length);
+    if (cut === undefined)
+      throw new DaemonError('CONTEXT_NOTHING_TO_COMPACT', 'there are no older turns to summarise yet');
+    await this.#compact(messages, cut);
   }
 
   /** The messages the next step sends, compacting first when they would not fit. */

@@ -29,6 +29,7 @@ import type { ToolContext } from '../tools/tool-context.js';
 import type { WorkspaceRoots } from '../workspaces/workspace-roots.js';
 import { detectGit, operatingSystem } from './agent-environment.js';
 import { runAgentLoop } from './agent-loop.js';
+import { lastTurnStart } from './context-compaction.js';
 import { providerErrorDetails, retryingModel } from './provider-retry.js';
 import { stepUsage } from './token-usage.js';
 import type { PolicyChecker } from '../policy/policy-client.js';
@@ -45,7 +46,8 @@ import type { UndoStore } from '../undo/undo-store.js';
 /** Extra tools for a session (issue 5 registers run_command here when the posture allows a shell). */
 export type ToolFactory = (context: ToolContext & { session: Session }) => ToolSet;
 
-export type RunRequest = { message: string } | { approvalAnswer: ApprovalAnswer };
+/** A new message, an approval's answer, or a run that only summarises the older turns (`/compact`). */
+export type RunRequest = { message: string } | { approvalAnswer: ApprovalAnswer } | { compact: true };
 
 const APPROVAL_REFUSAL_CODES: Record<ApprovalAnswerRefusal, ApprovalErrorCode> = {
   'unknown-approval': 'APPROVAL_UNKNOWN',
@@ -119,7 +121,7 @@ export class RunManager {
     return this.#active.has(sessionId);
   }
 
-  /** Start a run for a new message or an approval answer. Throws DaemonError with a wire code. */
+  /** Start a run for a new message, an approval answer or a compaction. Throws DaemonError with a wire code. */
   start(sessionId: string, request: RunRequest): { runId: string | null; messageId: string | null } {
     const session = this.#store.sessions.get(sessionId);
     if (!session) throw new DaemonError('SESSION_NOT_FOUND', 'no such session');
@@ -136,10 +138,15 @@ export class RunManager {
     }
     const model = this.#registry.resolve({ provider: session.provider, model: session.model });
 
-    if ('message' in request) {
+    if ('message' in request || 'compact' in request) {
       if (this.#store.approvals.hasPending(sessionId)) {
         throw new DaemonError('APPROVAL_PENDING', 'answer the pending approval first');
       }
+      if (
+        'compact' in request &&
+        lastTurnStart(this.#store.transcript.modelContext(sessionId, CONTEXT_READ_MAX_MESSAGES).messages) === undefined
+      )
+        throw new DaemonError('CONTEXT_NOTHING_TO_COMPACT', 'there are no older turns to summarise yet');
     } else {
       const answer = request.approvalAnswer;
       const flipped = this.#store.approvals.answer({
@@ -263,6 +270,7 @@ export class RunManager {
         model: retrying,
         runId,
         contextWindow,
+        compactOnly: 'compact' in request,
         context: this.#store.transcript.modelContext(sessionId, CONTEXT_READ_MAX_MESSAGES),
         tools,
         systemPrompt: (messages) => {

@@ -185,6 +185,42 @@ describe('context that lasts', () => {
     expect(JSON.stringify(messages[0])).toContain('turn-0-marker');
   });
 
+  it('a compaction asked for (compact: true) summarises every turn before the last exchange with no step sent; the next request carries the summary and that exchange only; one exchange is refused CONTEXT_NOTHING_TO_COMPACT with no run', async () => {
+    const world = await worlds.start(talk(), {}, { context_window: 200_000 });
+    await world.agent.say(turnText(0));
+    const lastRun = () =>
+      world.host.client.request<Session>('GET', `/sessions/${world.agent.session.id}`).then((got) => got.body.last_run);
+    const afterFirst = await lastRun();
+    const refused = await world.agent.run({ compact: true });
+    expect(refused.status).toBe(409);
+    expect(refused.body).toMatchObject({ code: 'CONTEXT_NOTHING_TO_COMPACT' });
+    expect(await lastRun()).toEqual(afterFirst);
+
+    await world.agent.say(turnText(1));
+    await world.agent.say(turnText(2));
+    const sentBefore = world.endpoint.seen.length;
+    const compacted = await world.agent.run({ compact: true });
+    expect(compacted.status).toBe(202);
+    expect(compacted.events.map((event) => event.type)).toEqual(['run-started', 'context-compacted', 'run-finished']);
+    expect(ofType(compacted.events, 'context-compacted')[0]?.messages_summarized).toBe(4);
+    expect(ofType(compacted.events, 'run-started')[0]?.message_id).toBeNull();
+    // one request: the summary call, with the two older turns and not the last one
+    expect(world.endpoint.seen.length).toBe(sentBefore + 1);
+    const summaryCall = world.endpoint.seen.at(-1);
+    expect(summaryCall && isSummaryCall(summaryCall)).toBe(true);
+    expect(carried(summaryCall)).toContain('turn-1-marker');
+    expect(carried(summaryCall)).not.toContain('turn-2-marker');
+
+    await world.agent.say(turnText(3));
+    const next = world.endpoint.seen.at(-1);
+    expect(carried(next)).toContain(SUMMARY);
+    expect(carried(next)).not.toContain('turn-0-marker');
+    expect(carried(next)).not.toContain('turn-1-marker');
+    expect(carried(next)).toContain('turn-2-marker');
+    expect(carried(next)).toContain('turn-3-marker');
+    expect(await allMessages(world)).toHaveLength(8);
+  });
+
   it('a summary the provider refuses fails the run with CONTEXT_COMPACTION_FAILED and its status, sending no step without it', async () => {
     const world = await worlds.start(
       talk({ kind: 'status', status: 400, message: 'summary refused' }),

@@ -4,7 +4,8 @@
  * loopback endpoint: `/` lists the commands, typing narrows them, the current mode's is shown as
  * not runnable; Enter runs one instead of sending it (`/mode read-only` changes the session's mode
  * with no run started, `/mode auto` asks for consent first, `/undo` opens the undo confirmation of
- * the last run that changed a file, `/new` opens a new session, `/help` lists the keys); text that
+ * the last run that changed a file, `/compact` has the model summarise the older turns, `/new`
+ * opens a new session, where `/compact` is refused in words, `/help` lists the keys); text that
  * starts no command is sent to the agent as typed. Screenshots (light and dark, 1280 and 420 px)
  * go to test-output/ui/.
  */
@@ -22,7 +23,7 @@ import { expectListAndComposerInView, shotAllModes } from './support/layout.js';
 const SHOTS = fileURLToPath(new URL('../../../../test-output/ui/', import.meta.url));
 /** What the page shows after the host has done its part: under a loaded CI machine a run takes seconds. */
 const SETTLED = { timeout: 30_000 };
-const ALL = ['/new', '/undo', '/export', '/mode read-only', '/mode accept-edits', '/mode auto', '/help'];
+const ALL = ['/new', '/compact', '/undo', '/export', '/mode read-only', '/mode accept-edits', '/mode auto', '/help'];
 
 const turns: ScriptedTurn[] = [];
 let world: ScriptedDesktopWorld | undefined;
@@ -130,7 +131,21 @@ describe('slash commands in the message box', () => {
     await composer.fill('');
   });
 
-  it('/help lists the keys and the commands; /new opens a new session', async () => {
+  it('/compact has the session’s model summarise the turns before the last exchange now: the transcript marks it, the context meter goes until a run measures again', async () => {
+    await expect.poll(() => page.getByTestId('context-meter').count(), SETTLED).toBe(1);
+    turns.push({ kind: 'text', pieces: ['The user asked about /etc/hosts.'] });
+    await composer.fill('/compact');
+    await composer.press('Enter');
+    // Six: both exchanges before the undo's note to the model (a user message), which is kept.
+    await page.getByRole('status').filter({ hasText: 'Older turns (6 messages) were summarised' }).waitFor(SETTLED);
+    expect(await composer.inputValue()).toBe('');
+    await expect.poll(() => page.getByTestId('context-meter').count(), SETTLED).toBe(0);
+    const summaryCall = world!.endpoint.seen.at(-1);
+    expect(summaryCall?.system?.startsWith('You summarise')).toBe(true);
+    expect(JSON.stringify(summaryCall?.body.messages)).toContain('/etc/hosts holds what?');
+  });
+
+  it('/help lists the keys and the commands; /new opens a new session, where /compact is refused in words', async () => {
     await composer.fill('/he');
     await composer.press('Tab');
     expect(await composer.inputValue()).toBe('/help');
@@ -151,5 +166,12 @@ describe('slash commands in the message box', () => {
     expect(opened).toBeDefined();
     expect((await session(opened!)).last_run).toBeNull();
     await page.getByRole('heading', { name: 'Untitled session' }).waitFor(SETTLED);
+    await composer.fill('/compact');
+    await composer.press('Enter');
+    await page
+      .getByRole('alert')
+      .filter({ hasText: 'there are no older turns to summarise yet (CONTEXT_NOTHING_TO_COMPACT)' })
+      .waitFor(SETTLED);
+    expect((await session(opened!)).last_run).toBeNull();
   });
 });

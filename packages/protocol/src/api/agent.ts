@@ -19,7 +19,7 @@ export const approvalAnswerSchema = z.strictObject({
 export type ApprovalAnswer = z.infer<typeof approvalAnswerSchema>;
 
 /**
- * Either a new user message or an answer to a pending approval. The message length is checked by
+ * A new user message, an answer to a pending approval, or a compaction. The message length is checked by
  * the route (413 beyond AGENT_MAX_MESSAGE_CHARS), not here, so an oversize message is not a 400.
  */
 export const agentRunRequestSchema = z
@@ -27,11 +27,16 @@ export const agentRunRequestSchema = z
     session_id: sessionIdSchema,
     message: z.string().min(1).optional(),
     approval_answer: approvalAnswerSchema.optional(),
+    /** A run that only summarises the session's older turns now, keeping its last exchange (`/compact`). */
+    compact: z.literal(true).optional(),
   })
-  .refine((body) => (body.message === undefined) !== (body.approval_answer === undefined), {
-    message: 'exactly one of message and approval_answer is required',
-    path: ['message'],
-  });
+  .refine(
+    (body) => [body.message, body.approval_answer, body.compact].filter((field) => field !== undefined).length === 1,
+    {
+      message: 'exactly one of message, approval_answer and compact is required',
+      path: ['message'],
+    },
+  );
 export type AgentRunRequest = z.infer<typeof agentRunRequestSchema>;
 
 /**

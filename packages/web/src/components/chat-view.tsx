@@ -358,6 +358,13 @@ export function ChatView({ bastion, sessionId, sessionsVersion, onSessionChanged
       run: () => void act(onNewSession),
     },
     {
+      name: '/compact',
+      description:
+        'summarise the turns before the last one now, to free the model’s context (the transcript stays whole)',
+      unavailable: stoppable ? 'a run is going' : undefined,
+      run: () => void act(() => bastion.agent.compact(sessionId)),
+    },
+    {
       name: '/undo',
       description: 'put back the files the last run wrote (asks first)',
       unavailable: stoppable ? 'a run is going' : undoable === undefined ? 'no run here changed a file' : undefined,

@@ -29,7 +29,11 @@ export function agentRoutes(deps: { store: SessionStore; runs: RunManager }): Ro
       }
       const started = runs.start(
         body.session_id,
-        body.message !== undefined ? { message: body.message } : { approvalAnswer: body.approval_answer! },
+        body.message !== undefined
+          ? { message: body.message }
+          : body.approval_answer !== undefined
+            ? { approvalAnswer: body.approval_answer }
+            : { compact: true },
       );
       return c.json({ run_id: started.runId, message_id: started.messageId } satisfies AgentRunResponse, 202);
     });
