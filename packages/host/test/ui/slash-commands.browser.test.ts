@@ -131,8 +131,16 @@ describe('slash commands in the message box', () => {
     await composer.fill('');
   });
 
-  it('/compact has the session’s model summarise the turns before the last exchange now: the transcript marks it, the context meter goes until a run measures again', async () => {
+  it('/compact has the session’s model summarise the turns before the last exchange now: a refused summary fails with no Retry; a summary made is marked, the context meter going until a run measures again', async () => {
     await expect.poll(() => page.getByTestId('context-meter').count(), SETTLED).toBe(1);
+    // A summary the provider refuses fails the run in words, with no Retry: it had no prompt to send again.
+    turns.push({ kind: 'status', status: 400, message: 'summary refused' });
+    await composer.fill('/compact');
+    await composer.press('Enter');
+    const failed = page.locator('.run-error').filter({ hasText: 'CONTEXT_COMPACTION_FAILED' });
+    await failed.waitFor(SETTLED);
+    expect(await failed.getByRole('button', { name: 'Retry' }).count()).toBe(0);
+
     turns.push({ kind: 'text', pieces: ['The user asked about /etc/hosts.'] });
     await composer.fill('/compact');
     await composer.press('Enter');

@@ -103,7 +103,11 @@ function replyOf(items: readonly TranscriptItem[], runId: string): string {
   return parts.join('\n\n');
 }
 
-/** The prompt a failed run started from, so Retry can send it again. */
+/**
+ * The prompt a failed run started from, so Retry can send it again: the last one before it, across
+ * runs that stopped for an approval (their continuation is the same task), but not past a run that
+ * ended otherwise — a run with no prompt of its own (`/compact`) has nothing to send again.
+ */
 function promptBefore(
   items: readonly TranscriptItem[],
   texts: ReadonlyMap<string, string>,
@@ -112,6 +116,7 @@ function promptBefore(
   for (let index = items.findIndex((item) => item.key === key); index >= 0; index -= 1) {
     const item = items[index];
     if (item?.kind === 'user') return texts.get(item.messageId);
+    if (item?.kind === 'run-end' && item.outcome !== 'waiting') return undefined;
   }
   return undefined;
 }
