@@ -80,12 +80,12 @@ describe('slash commands in the message box', () => {
     expect((await session(world!.sessionId)).last_run).toBeNull();
   });
 
-  it('/mode auto asks for consent first: Keep leaves the mode, confirming switches to auto and records the consent', async () => {
+  it('/mode auto asks for consent first: Keep (naming the mode now) leaves the mode, confirming switches to auto and records the consent', async () => {
     await composer.fill('/mode auto');
     await composer.press('Enter');
     const dialog = page.getByRole('dialog', { name: 'Let the agent run every command?' });
     await dialog.waitFor();
-    await dialog.getByRole('button', { name: 'Keep accept-edits' }).click();
+    await dialog.getByRole('button', { name: 'Keep read-only' }).click();
     await dialog.waitFor({ state: 'detached' });
     expect((await session(world!.sessionId)).mode).toBe('read-only');
 

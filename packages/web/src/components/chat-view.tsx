@@ -612,6 +612,7 @@ export function ChatView({ bastion, sessionId, sessionsVersion, onSessionChanged
       {hostRecord && <HostRecordDialog bastion={bastion} sessionId={sessionId} onClose={() => setHostRecord(false)} />}
       {askingAuto && (
         <AutoConsentDialog
+          mode={session?.mode ?? 'accept-edits'}
           onCancel={() => setAskingAuto(false)}
           onConsent={() => {
             setAskingAuto(false);

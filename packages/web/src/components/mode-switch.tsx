@@ -34,7 +34,16 @@ export function ModeSwitch({ mode, disabled, onChange, onAskAuto }: Props) {
 }
 
 /** The informed consent `auto` needs, from the Mode select or `/mode auto`. */
-export function AutoConsentDialog({ onCancel, onConsent }: { onCancel: () => void; onConsent: () => void }) {
+export function AutoConsentDialog({
+  mode,
+  onCancel,
+  onConsent,
+}: {
+  /** The session's mode now, which declining keeps. */
+  mode: PermissionMode;
+  onCancel: () => void;
+  onConsent: () => void;
+}) {
   return (
     <Dialog title="Let the agent run every command?" onCancel={onCancel}>
       <p>In auto mode the agent runs any command without asking you first:</p>
@@ -51,7 +60,7 @@ export function AutoConsentDialog({ onCancel, onConsent }: { onCancel: () => voi
       <p>Bastion records that you consented and when. You can switch back at any time.</p>
       <div className="dialog-actions">
         <button type="button" onClick={onCancel} autoFocus>
-          Keep accept-edits
+          Keep {mode}
         </button>
         <button type="button" className="danger" onClick={onConsent}>
           I understand, switch to auto
