@@ -2,7 +2,7 @@
 import { doctorCommand } from './commands/doctor.js';
 import { policyCommand } from './commands/policy.js';
 import { openCommand } from './commands/open.js';
-import { runCommand } from './commands/run.js';
+import { chatCommand, runCommand } from './commands/run.js';
 import { secretsCommand } from './commands/secrets.js';
 import { sessionsCommand } from './commands/sessions.js';
 import { startCommand } from './commands/start.js';
@@ -16,6 +16,7 @@ const COMMANDS: Record<string, (argv: string[]) => Promise<number>> = {
   start: startCommand,
   doctor: doctorCommand,
   run: runCommand,
+  chat: chatCommand,
   open: openCommand,
   secrets: secretsCommand,
   policy: policyCommand,

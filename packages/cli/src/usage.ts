@@ -31,6 +31,8 @@ export const USAGE = `Usage:
   bastion run --compact (--continue | --session ID) [--workspace DIR] [--home DIR] [--json]
   bastion run --endpoint URL --model ID [--context-window TOKENS] [--workspace DIR] [--home DIR]
               [--mode …] [--json] PROMPT
+  bastion chat [--workspace DIR] [--home DIR] [--continue | --session ID] [--mode …] [--provider ID]
+               [--model ID | --endpoint URL --model ID] [--json]
   bastion sessions [--workspace DIR | --all] [--home DIR] [--json]
   bastion undo [--workspace DIR] [--home DIR] [--session ID] [--run ID] [--dry-run]
   bastion secrets set PROVIDER [--home DIR]
@@ -76,6 +78,10 @@ sends PROMPT to the newest session of the workspace, --session ID to that one, w
 history; the session keeps its mode and model unless --mode, --provider or --model change them.
 --compact, with --continue or --session, takes no PROMPT: the session's model summarises its turns
 before the last exchange now (as it does on its own near 80% of its context window).
+
+chat: run's options without a PROMPT, then each line typed (or piped in) is a prompt to the same
+session, run in turn as with run, approvals asked on the terminal; the end of input or Ctrl-D ends
+it, Ctrl-C stops the run going (at the prompt, ends it). Exit with the last run's code.
 
 sessions: the newest ${CLI_SESSIONS_LISTED} sessions that worked in the workspace (of every one with --all),
 each with its id, when it last changed, how its last run ended (or that it needs approval), its

@@ -15,7 +15,7 @@ import {
   type ScriptedTurn,
   makeTempDir,
 } from '@bastion/test-support';
-import { runCli as runCliWithStdin } from './support/cli-process.js';
+import { runCli as runCliWithStdin, userMessagesBySession } from './support/cli-process.js';
 
 const CLI = fileURLToPath(new URL('../dist/main.js', import.meta.url));
 const roots: string[] = [];
@@ -83,21 +83,6 @@ function runCliOn(
 
 /** The session id a run's first stderr line names (`bastion: session ID …` or `continuing session ID`). */
 const sessionIdOf = (stderr: string): string | undefined => /session (ses_[\w-]+)/.exec(stderr)?.[1];
-
-/** Each session's stored user messages (their stored form, holding the prompt's text), oldest first. */
-function userMessagesBySession(home: string): Map<string, string[]> {
-  const db = new Database(join(home, 'sessions.db'), { readonly: true });
-  try {
-    const rows = db
-      .prepare("SELECT session_id, content FROM messages WHERE role = 'user' ORDER BY session_id, seq")
-      .all() as { session_id: string; content: string }[];
-    const messages = new Map<string, string[]>();
-    for (const row of rows) messages.set(row.session_id, [...(messages.get(row.session_id) ?? []), row.content]);
-    return messages;
-  } finally {
-    db.close();
-  }
-}
 
 /** `bastion run --endpoint` against the scripted loopback endpoint playing `script`, in `mode`. */
 async function runScripted(mode: string, script: ScriptedTurn[]): ReturnType<typeof runCli> {

@@ -99,7 +99,7 @@ export function noTerminalDenial(mode: PermissionMode): string {
     : 'denied: no terminal to ask for approval; rerun with --mode auto to allow it';
 }
 
-function parseRunArgs(argv: string[]): RunOptions {
+function parseRunArgs(argv: string[], command: 'run' | 'chat'): RunOptions {
   const { values, positionals } = parseCommandLine({
     args: argv,
     allowPositionals: true,
@@ -124,7 +124,10 @@ function parseRunArgs(argv: string[]): RunOptions {
   if (values.session !== undefined && !sessionIdSchema.safeParse(values.session).success)
     throw new UsageError(`--session needs a session id (ses_…), not ${JSON.stringify(values.session)}`);
   const prompt = positionals.join(' ').trim();
-  if (values.compact) {
+  if (command === 'chat') {
+    if (prompt.length > 0) throw new UsageError('chat takes no PROMPT: type each prompt once it starts');
+    if (values.compact) throw new UsageError('--compact is for bastion run');
+  } else if (values.compact) {
     if (prompt.length > 0) throw new UsageError('--compact takes no PROMPT');
     if (!values.continue && values.session === undefined)
       throw new UsageError('--compact needs the session to compact: --continue or --session ID');
@@ -512,7 +515,12 @@ async function resumeSession(
   return { session: found, after: newest.body.events.at(-1)?.id ?? 0 };
 }
 
-async function runPrompt(host: BastionHost, options: RunOptions, workspace: string): Promise<number> {
+async function runPrompt(
+  host: BastionHost,
+  options: RunOptions,
+  workspace: string,
+  requests: (stop: AbortSignal) => AsyncIterable<Record<string, unknown>> | Iterable<Record<string, unknown>>,
+): Promise<number> {
   if (!(await checkModelChoice(host, options))) return 2;
   let session: Session;
   let after = 0;
@@ -580,17 +588,12 @@ async function runPrompt(host: BastionHost, options: RunOptions, workspace: stri
     if (started.body.run_id !== null) runId = started.body.run_id;
     return true;
   };
-  if (!(await startRun(options.compact ? { compact: true } : { message: options.prompt }))) {
-    stream.destroy();
-    return 1;
-  }
-
-  const onInterrupt = () => void host.client.request('POST', '/agent/abort', { session_id: session.id });
-  // Ctrl-C, SIGTERM and a closed terminal (SIGHUP) all stop the run; the host then stops cleanly.
-  for (const signal of STOP_SIGNALS) process.on(signal, onInterrupt);
-  const pending: Extract<AgentEvent, { type: 'tool-approval-request' }>[] = [];
-  try {
-    for await (const { id, event } of readAgentEvents(stream)) {
+  const events = readAgentEvents(stream)[Symbol.asyncIterator]();
+  /** Follow the run started last to its end: 0 finished, 1 failed; undefined when the stream ends first. */
+  const follow = async (): Promise<number | undefined> => {
+    const pending: Extract<AgentEvent, { type: 'tool-approval-request' }>[] = [];
+    for (let next = await events.next(); next.done !== true; next = await events.next()) {
+      const { id, event } = next.value;
       if (event.run_id !== runId) continue;
       printer.event(id, event);
       if (event.type === 'tool-approval-request') pending.push(event);
@@ -604,8 +607,32 @@ async function runPrompt(host: BastionHost, options: RunOptions, workspace: stri
         if (!(await startRun({ approval_answer: answer }))) return 1;
       }
     }
-    process.stderr.write('bastion: the event stream ended before the run did\n');
-    return 1;
+    return undefined;
+  };
+
+  let running = false;
+  const stop = new AbortController();
+  // Ctrl-C, SIGTERM and a closed terminal (SIGHUP) stop the run going, or end `chat` between runs;
+  // the host then stops cleanly.
+  const onInterrupt = () => {
+    if (running) void host.client.request('POST', '/agent/abort', { session_id: session.id });
+    else stop.abort();
+  };
+  for (const signal of STOP_SIGNALS) process.on(signal, onInterrupt);
+  let code = 0;
+  try {
+    for await (const body of requests(stop.signal)) {
+      running = true;
+      const ended = (await startRun(body)) ? await follow() : 1;
+      running = false;
+      printer.finish();
+      if (ended === undefined) {
+        process.stderr.write('bastion: the event stream ended before the run did\n');
+        return 1;
+      }
+      code = ended;
+    }
+    return code;
   } catch (error) {
     if (!isConnectionLoss(error)) throw error;
     // The sidecar died under the stream; the next daemon on this data folder marks the run interrupted.
@@ -615,6 +642,42 @@ async function runPrompt(host: BastionHost, options: RunOptions, workspace: stri
     for (const signal of STOP_SIGNALS) process.off(signal, onInterrupt);
     printer.finish();
     stream.destroy();
+  }
+}
+
+/** What `run` sends: its one prompt, or a compaction (`--compact`). */
+function onePrompt(options: RunOptions): Record<string, unknown>[] {
+  return [options.compact ? { compact: true } : { message: options.prompt }];
+}
+
+/**
+ * What `chat` sends: each line typed (empty ones skipped) until the end of input, Ctrl-D or Ctrl-C
+ * at the prompt, or `stop`. On a terminal, a prompt of its own for each line, closed while the run
+ * goes so that an approval is asked on the same terminal; piped in, one reader for every line.
+ */
+async function* typedPrompts(stop: AbortSignal): AsyncGenerator<Record<string, unknown>> {
+  if (!process.stdin.isTTY) {
+    const lines = createInterface({ input: process.stdin, terminal: false });
+    stop.addEventListener('abort', () => lines.close());
+    try {
+      for await (const line of lines) {
+        if (line.trim() !== '') yield { message: line.trim() };
+        if (stop.aborted) return;
+      }
+    } finally {
+      lines.close();
+    }
+    return;
+  }
+  process.stderr.write('bastion: type a prompt and Enter; Ctrl-D ends, Ctrl-C stops a run\n');
+  while (!stop.aborted) {
+    const terminal = createInterface({ input: process.stdin, output: process.stderr, terminal: true });
+    const closed = new Promise<undefined>((resolve) => terminal.once('close', () => resolve(undefined)));
+    terminal.on('SIGINT', () => terminal.close());
+    const line = await Promise.race([terminal.question('bastion> ', { signal: stop }).catch(() => undefined), closed]);
+    terminal.close();
+    if (line === undefined) return;
+    if (line.trim() !== '') yield { message: line.trim() };
   }
 }
 
@@ -630,13 +693,29 @@ async function promptFromStdin(): Promise<string> {
 }
 
 export async function runCommand(argv: string[]): Promise<number> {
-  let options = parseRunArgs(argv);
+  let options = parseRunArgs(argv, 'run');
   if (options.prompt === '-') options = { ...options, prompt: await promptFromStdin() };
+  const requests = onePrompt(options);
+  return runOnHost('run', options, () => requests);
+}
+
+/** `bastion chat`: `run`'s options, then each line typed is a prompt to the same session. */
+export async function chatCommand(argv: string[]): Promise<number> {
+  return runOnHost('chat', parseRunArgs(argv, 'chat'), typedPrompts);
+}
+
+/** Start the host as `command`, define `--endpoint`'s endpoint for the command's life, and send `requests`. */
+async function runOnHost(
+  command: 'run' | 'chat',
+  given: RunOptions,
+  requests: (stop: AbortSignal) => AsyncIterable<Record<string, unknown>> | Iterable<Record<string, unknown>>,
+): Promise<number> {
+  let options = given;
   const userData = resolveUserDataPath(options.home);
   const workspace = enterWorkspace(options.workspace);
   const host = await startOwningHost(
     {
-      command: 'run',
+      command,
       userData,
       workspaces: [workspace],
       ...(options.endpoint === undefined ? {} : { allowEndpoints: [options.endpoint] }),
@@ -663,7 +742,7 @@ export async function runCommand(argv: string[]): Promise<number> {
         `bastion: no outer sandbox (${host.capabilities.reason ?? 'unavailable'}); the shell is withheld\n`,
       );
     }
-    return await runPrompt(host, options, workspace);
+    return await runPrompt(host, options, workspace, requests);
   } finally {
     if (transient !== undefined) await removeEndpoint(host, transient).catch(() => undefined);
     await host.stop();

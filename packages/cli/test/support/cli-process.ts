@@ -6,6 +6,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { fileURLToPath } from 'node:url';
 import { createInterface } from 'node:readline';
 import { afterEach } from 'vitest';
@@ -127,4 +128,19 @@ export function startHolder(
     child.once('exit', () => reject(new Error('the holder exited before ready')));
   });
   return { child, ready };
+}
+
+/** Each session's stored user messages (their stored form, holding the prompt's text), oldest first. */
+export function userMessagesBySession(home: string): Map<string, string[]> {
+  const db = new Database(join(home, 'sessions.db'), { readonly: true });
+  try {
+    const rows = db
+      .prepare("SELECT session_id, content FROM messages WHERE role = 'user' ORDER BY session_id, seq")
+      .all() as { session_id: string; content: string }[];
+    const messages = new Map<string, string[]>();
+    for (const row of rows) messages.set(row.session_id, [...(messages.get(row.session_id) ?? []), row.content]);
+    return messages;
+  } finally {
+    db.close();
+  }
 }

@@ -200,6 +200,10 @@ export class SidecarSupervisor {
       env: launch.env,
       stdio: ['pipe', 'pipe', 'pipe', 'ipc'],
       serialization: 'json',
+      // A process group (and session) of its own: Ctrl-C on the terminal signals the host's group,
+      // and the host decides what stops (a run, or everything, the sidecar last); the sidecar
+      // still ends with its channel, and under srt with its parent (bwrap --die-with-parent).
+      detached: true,
     });
     const { stdin, stdout, stderr } = child;
     if (!stdin || !stdout || !stderr || child.pid === undefined) {

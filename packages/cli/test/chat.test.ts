@@ -1,0 +1,77 @@
+/**
+ * `bastion chat`, the real CLI process with the demo model: each line piped in is a prompt to one
+ * session, run in turn; on a real terminal (util-linux `script`) it prompts for each line, an
+ * approval is asked and answered on the same terminal, and Ctrl-D ends it. A PROMPT on its command
+ * line is a usage error that starts nothing.
+ */
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, expect, it } from 'vitest';
+import { makeTempDir, waitFor } from '@bastion/test-support';
+import { runCli, runCliInTerminal, userMessagesBySession } from './support/cli-process.js';
+
+const roots: string[] = [];
+afterEach(() => {
+  for (const root of roots.splice(0)) rmSync(root, { recursive: true, force: true });
+});
+
+/** A home (not made yet) and a workspace holding README.md. */
+function project(): { home: string; workspace: string; args: string[] } {
+  const root = makeTempDir();
+  roots.push(root);
+  const home = join(root, 'home');
+  const workspace = join(root, 'ws');
+  mkdirSync(workspace);
+  writeFileSync(join(workspace, 'README.md'), '# Chat test\n');
+  return { home, workspace, args: ['chat', '--home', home, '--workspace', workspace, '--provider', 'demo'] };
+}
+
+it('runs each line piped in as a prompt to one session, in order, skipping empty lines, and exits 0 at the end of input', async () => {
+  const { home, args } = project();
+  const result = await runCli(args, 'ls\n\n   \nread README.md\n');
+  expect(result.code).toBe(0);
+  expect(result.stdout).toBe(
+    [
+      '[tool] list_dir .',
+      '[tool] list_dir → 1 entry',
+      'demo: . has 1 entries: README.md.',
+      '[tool] read_file README.md',
+      '[tool] read_file → 1 line',
+      'demo: read README.md (12 bytes); it starts with "# Chat test".',
+      '',
+    ].join('\n'),
+  );
+  const sessions = userMessagesBySession(home);
+  expect(sessions.size).toBe(1);
+  const [prompts] = [...sessions.values()];
+  expect(prompts).toHaveLength(2);
+  expect(prompts?.[0]).toContain('ls');
+  expect(prompts?.[1]).toContain('read README.md');
+});
+
+it('on a terminal: prompts for each line, asks an approval on the same terminal, and Ctrl-D ends it with exit 0', async () => {
+  const { workspace, args } = project();
+  const cli = runCliInTerminal(args);
+  const prompts = () => cli.shown().split('bastion> ').length - 1;
+  await waitFor(() => prompts() === 1, 60_000, 'the first prompt');
+  cli.type('$ touch made\r');
+  await waitFor(() => cli.shown().includes('Allow? [y/N]'), 30_000, 'the approval');
+  expect(existsSync(join(workspace, 'made'))).toBe(false);
+  cli.type('y\r');
+  await waitFor(() => prompts() === 2, 30_000, 'the prompt after the run');
+  expect(cli.shown()).toContain('[run] $ touch made → exit 0');
+  expect(existsSync(join(workspace, 'made'))).toBe(true);
+  cli.type('\u0004');
+  expect(await cli.closed).toBe(0);
+});
+
+it('exits 2 for a PROMPT on its command line or --compact, starting nothing', async () => {
+  const { home, args } = project();
+  const prompted = await runCli([...args, 'hello']);
+  expect(prompted.code).toBe(2);
+  expect(prompted.stderr).toContain('chat takes no PROMPT: type each prompt once it starts');
+  const compact = await runCli([...args, '--compact']);
+  expect(compact.code).toBe(2);
+  expect(compact.stderr).toContain('--compact is for bastion run');
+  expect(existsSync(home)).toBe(false);
+});

@@ -1,0 +1,78 @@
+/**
+ * Ctrl-C on a real terminal (util-linux `script`), with the demo model in auto mode running a
+ * sandboxed `sleep`: the terminal signals the CLI's process group, and only the host decides what
+ * stops. `bastion run` aborts its run and exits 1 at once (the sidecar, in a group of its own, is
+ * not cut off under it); `bastion chat` aborts the run and goes on with the same session.
+ */
+import { readdirSync, readFileSync, rmSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, expect, it } from 'vitest';
+import { makeTempDir, waitFor } from '@bastion/test-support';
+import { runCliInTerminal } from './support/cli-process.js';
+
+const roots: string[] = [];
+afterEach(() => {
+  for (const root of roots.splice(0)) rmSync(root, { recursive: true, force: true });
+});
+
+function project(): { home: string; workspace: string } {
+  const root = makeTempDir();
+  roots.push(root);
+  const workspace = join(root, 'ws');
+  mkdirSync(workspace);
+  return { home: join(root, 'home'), workspace };
+}
+
+/** `command`'s arguments on the demo model in auto mode, in a home and workspace of the test's. */
+const demoInAuto = (command: 'run' | 'chat', home: string, workspace: string) => [
+  command,
+  '--home',
+  home,
+  '--workspace',
+  workspace,
+  '--mode',
+  'auto',
+  '--provider',
+  'demo',
+];
+
+/** Whether a process runs `argv` exactly (read from /proc): the sandboxed command has started. */
+function running(argv: string[]): boolean {
+  const wanted = `${argv.join('\0')}\0`;
+  return readdirSync('/proc').some((entry) => {
+    if (!/^\d+$/.test(entry)) return false;
+    try {
+      return readFileSync(`/proc/${entry}/cmdline`, 'utf8') === wanted;
+    } catch {
+      return false;
+    }
+  });
+}
+
+it('bastion run: Ctrl-C during a command aborts the run and exits 1, the agent process not cut off', async () => {
+  const { home, workspace } = project();
+  const cli = runCliInTerminal([...demoInAuto('run', home, workspace), '$ sleep 41.3']);
+  await waitFor(() => running(['sleep', '41.3']), 60_000, 'the sandboxed sleep');
+  cli.type('\u0003');
+  expect(await cli.closed).toBe(1);
+  expect(cli.shown()).toContain('bastion: run failed: RUN_ABORTED: the run was aborted');
+  expect(cli.shown()).not.toContain('the agent process stopped');
+});
+
+it('bastion chat: Ctrl-C during a command aborts that run only; the next prompt runs in the same session', async () => {
+  const { home, workspace } = project();
+  const cli = runCliInTerminal(demoInAuto('chat', home, workspace));
+  const prompts = () => cli.shown().split('bastion> ').length - 1;
+  await waitFor(() => prompts() === 1, 60_000, 'the first prompt');
+  cli.type('$ sleep 42.7\r');
+  await waitFor(() => running(['sleep', '42.7']), 30_000, 'the sandboxed sleep');
+  cli.type('\u0003');
+  await waitFor(() => prompts() === 2, 30_000, 'the prompt after the stopped run');
+  expect(cli.shown()).toContain('bastion: run failed: RUN_ABORTED: the run was aborted');
+  cli.type('ls\r');
+  await waitFor(() => prompts() === 3, 30_000, 'the prompt after ls');
+  expect(cli.shown()).toContain('[tool] list_dir → 0 entries');
+  expect(cli.shown()).not.toContain('the agent process stopped');
+  cli.type('\u0004');
+  expect(await cli.closed).toBe(0);
+});
