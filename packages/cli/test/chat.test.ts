@@ -1,6 +1,6 @@
 /**
  * `bastion chat`, the real CLI process with the demo model: each line piped in is a prompt to one
- * session, run in turn; on a real terminal (util-linux `script`) it prompts for each line, an
+ * session, run in turn (`/compact` a compaction, `/exit` the end); on a real terminal (util-linux `script`) it prompts for each line, an
  * approval is asked and answered on the same terminal, and Ctrl-D ends it. A PROMPT on its command
  * line is a usage error that starts nothing.
  */
@@ -63,6 +63,15 @@ it('on a terminal: prompts for each line, asks an approval on the same terminal,
   expect(existsSync(join(workspace, 'made'))).toBe(true);
   cli.type('\u0004');
   expect(await cli.closed).toBe(0);
+});
+
+it('a line /compact summarises the session’s older turns and /exit ends it: nothing after /exit runs', async () => {
+  const { home, args } = project();
+  const result = await runCli(args, 'ls\nread README.md\n/compact\n/exit\nls\n');
+  expect(result.code).toBe(0);
+  expect(result.stdout).toMatch(/\[context\] [1-9]\d* older messages summarised for the model\n$/);
+  const [prompts] = [...userMessagesBySession(home).values()];
+  expect(prompts).toHaveLength(2);
 });
 
 it('exits 2 for a PROMPT on its command line or --compact, starting nothing', async () => {

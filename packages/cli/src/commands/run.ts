@@ -650,9 +650,16 @@ function onePrompt(options: RunOptions): Record<string, unknown>[] {
   return [options.compact ? { compact: true } : { message: options.prompt }];
 }
 
+/** A line of `chat` as a request: `/compact` is a compaction, any other line a prompt; none for an empty line. */
+function chatRequest(line: string): Record<string, unknown> | undefined {
+  const text = line.trim();
+  if (text === '') return undefined;
+  return text === '/compact' ? { compact: true } : { message: text };
+}
+
 /**
- * What `chat` sends: each line typed (empty ones skipped) until the end of input, Ctrl-D or Ctrl-C
- * at the prompt, or `stop`. On a terminal, a prompt of its own for each line, closed while the run
+ * What `chat` sends: each line typed (empty ones skipped) until the end of input, `/exit`, Ctrl-D
+ * or Ctrl-C at the prompt, or `stop`. On a terminal, a prompt of its own for each line, closed while the run
  * goes so that an approval is asked on the same terminal; piped in, one reader for every line.
  */
 async function* typedPrompts(stop: AbortSignal): AsyncGenerator<Record<string, unknown>> {
@@ -661,7 +668,9 @@ async function* typedPrompts(stop: AbortSignal): AsyncGenerator<Record<string, u
     stop.addEventListener('abort', () => lines.close());
     try {
       for await (const line of lines) {
-        if (line.trim() !== '') yield { message: line.trim() };
+        if (line.trim() === '/exit') return;
+        const request = chatRequest(line);
+        if (request) yield request;
         if (stop.aborted) return;
       }
     } finally {
@@ -669,15 +678,18 @@ async function* typedPrompts(stop: AbortSignal): AsyncGenerator<Record<string, u
     }
     return;
   }
-  process.stderr.write('bastion: type a prompt and Enter; Ctrl-D ends, Ctrl-C stops a run\n');
+  process.stderr.write(
+    'bastion: type a prompt and Enter (/compact summarises older turns); Ctrl-D or /exit ends, Ctrl-C stops a run\n',
+  );
   while (!stop.aborted) {
     const terminal = createInterface({ input: process.stdin, output: process.stderr, terminal: true });
     const closed = new Promise<undefined>((resolve) => terminal.once('close', () => resolve(undefined)));
     terminal.on('SIGINT', () => terminal.close());
     const line = await Promise.race([terminal.question('bastion> ', { signal: stop }).catch(() => undefined), closed]);
     terminal.close();
-    if (line === undefined) return;
-    if (line.trim() !== '') yield { message: line.trim() };
+    if (line === undefined || line.trim() === '/exit') return;
+    const request = chatRequest(line);
+    if (request) yield request;
   }
 }
 
