@@ -7,6 +7,7 @@
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
+import { INIT_INSTRUCTIONS_PROMPT } from '@bastion/protocol';
 import { makeTempDir, waitFor } from '@bastion/test-support';
 import { runCli, runCliInTerminal, userMessagesBySession } from './support/cli-process.js';
 
@@ -63,6 +64,15 @@ it('on a terminal: prompts for each line, asks an approval on the same terminal,
   expect(existsSync(join(workspace, 'made'))).toBe(true);
   cli.type('\u0004');
   expect(await cli.closed).toBe(0);
+});
+
+it('a line /init sends the message asking the agent to write AGENTS.md', async () => {
+  const { home, args } = project();
+  const result = await runCli(args, '/init\n');
+  expect(result.code).toBe(0);
+  const [prompts] = [...userMessagesBySession(home).values()];
+  expect(prompts).toHaveLength(1);
+  expect(prompts?.[0]).toContain(JSON.stringify(INIT_INSTRUCTIONS_PROMPT).slice(1, -1));
 });
 
 it('a line /compact summarises the session’s older turns and /exit ends it: nothing after /exit runs', async () => {

@@ -16,6 +16,7 @@ import {
   BYOK_PROVIDER_IDS,
   agentRunResponseSchema,
   CLI_APPROVAL_TYPE_AHEAD_DISCARD_MS,
+  INIT_INSTRUCTIONS_PROMPT,
   eventPageResponseSchema,
   permissionModeSchema,
   runCommandInputSchema,
@@ -650,11 +651,15 @@ function onePrompt(options: RunOptions): Record<string, unknown>[] {
   return [options.compact ? { compact: true } : { message: options.prompt }];
 }
 
-/** A line of `chat` as a request: `/compact` is a compaction, any other line a prompt; none for an empty line. */
+/**
+ * A line of `chat` as a request: `/compact` is a compaction, `/init` the prompt to write AGENTS.md,
+ * any other line a prompt as typed; none for an empty line.
+ */
 function chatRequest(line: string): Record<string, unknown> | undefined {
   const text = line.trim();
   if (text === '') return undefined;
-  return text === '/compact' ? { compact: true } : { message: text };
+  if (text === '/compact') return { compact: true };
+  return { message: text === '/init' ? INIT_INSTRUCTIONS_PROMPT : text };
 }
 
 /**
@@ -679,7 +684,7 @@ async function* typedPrompts(stop: AbortSignal): AsyncGenerator<Record<string, u
     return;
   }
   process.stderr.write(
-    'bastion: type a prompt and Enter (/compact summarises older turns); Ctrl-D or /exit ends, Ctrl-C stops a run\n',
+    'bastion: type a prompt and Enter (/init writes AGENTS.md, /compact summarises older turns); Ctrl-D or /exit ends, Ctrl-C stops a run\n',
   );
   while (!stop.aborted) {
     const terminal = createInterface({ input: process.stdin, output: process.stderr, terminal: true });

@@ -4,7 +4,8 @@
  * loopback endpoint: `/` lists the commands, typing narrows them, the current mode's is shown as
  * not runnable; Enter runs one instead of sending it (`/mode read-only` changes the session's mode
  * with no run started, `/mode auto` asks for consent first, `/undo` opens the undo confirmation of
- * the last run that changed a file, `/compact` has the model summarise the older turns, `/new`
+ * the last run that changed a file, `/compact` has the model summarise the older turns, `/init`
+ * sends the message asking for the project's AGENTS.md, `/new`
  * opens a new session, where `/compact` is refused in words, `/help` lists the keys); text that
  * starts no command is sent to the agent as typed. Screenshots (light and dark, 1280 and 420 px)
  * go to test-output/ui/.
@@ -14,7 +15,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Locator, Page } from 'playwright-core';
-import type { Session } from '@bastion/protocol';
+import { INIT_INSTRUCTIONS_PROMPT, type Session } from '@bastion/protocol';
 import type { ScriptedTurn } from '@bastion/test-support';
 import type { TempHost } from '../support/temp-host.js';
 import { openScriptedDesktopWorld, sendMessage, type ScriptedDesktopWorld } from './support/desktop-world.js';
@@ -23,7 +24,17 @@ import { expectListAndComposerInView, shotAllModes } from './support/layout.js';
 const SHOTS = fileURLToPath(new URL('../../../../test-output/ui/', import.meta.url));
 /** What the page shows after the host has done its part: under a loaded CI machine a run takes seconds. */
 const SETTLED = { timeout: 30_000 };
-const ALL = ['/new', '/compact', '/undo', '/export', '/mode read-only', '/mode accept-edits', '/mode auto', '/help'];
+const ALL = [
+  '/new',
+  '/compact',
+  '/init',
+  '/undo',
+  '/export',
+  '/mode read-only',
+  '/mode accept-edits',
+  '/mode auto',
+  '/help',
+];
 
 const turns: ScriptedTurn[] = [];
 let world: ScriptedDesktopWorld | undefined;
@@ -151,6 +162,15 @@ describe('slash commands in the message box', () => {
     const summaryCall = world!.endpoint.seen.at(-1);
     expect(summaryCall?.system?.startsWith('You summarise')).toBe(true);
     expect(JSON.stringify(summaryCall?.body.messages)).toContain('/etc/hosts holds what?');
+  });
+
+  it('/init sends the message that asks the agent to write the project’s AGENTS.md, as the user’s message', async () => {
+    turns.push({ kind: 'text', pieces: ['I will study the project first.'] });
+    await composer.fill('/init');
+    await composer.press('Enter');
+    await page.getByText('I will study the project first.').waitFor(SETTLED);
+    await page.locator('.bubble.user', { hasText: INIT_INSTRUCTIONS_PROMPT }).waitFor();
+    expect(JSON.stringify(world!.endpoint.seen.at(-1)?.body.messages)).toContain(INIT_INSTRUCTIONS_PROMPT);
   });
 
   it('/help lists the keys and the commands; /new opens a new session, where /compact is refused in words', async () => {

@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import type { AgentStreamEvent, BastionApi, PermissionMode, Session } from '@bastion/bridge';
-import { UI_DOWNLOAD_URL_TTL_MS, UI_EXPORT_FILE_NAME_CHARS } from '@bastion/protocol';
+import { INIT_INSTRUCTIONS_PROMPT, UI_DOWNLOAD_URL_TTL_MS, UI_EXPORT_FILE_NAME_CHARS } from '@bastion/protocol';
 import { describeError } from '../bastion.js';
 import { readDraft, saveDraft } from '../drafts.js';
 import { reloadGrantedRoots, useGrantedRoots } from '../granted-roots.js';
@@ -368,6 +368,12 @@ export function ChatView({ bastion, sessionId, sessionsVersion, onSessionChanged
         'summarise the turns before the last one now, to free the model’s context (the transcript stays whole)',
       unavailable: stoppable ? 'a run is going' : undefined,
       run: () => void act(() => bastion.agent.compact(sessionId)),
+    },
+    {
+      name: '/init',
+      description: 'ask the agent to write the project’s AGENTS.md (you approve the write)',
+      unavailable: stoppable ? 'a run is going' : undefined,
+      run: () => void submit(INIT_INSTRUCTIONS_PROMPT),
     },
     {
       name: '/undo',
