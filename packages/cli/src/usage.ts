@@ -54,10 +54,10 @@ Options:
                     (start, repeatable) consent to provider requests to this custom
                     OpenAI-compatible endpoint's exact origin for this run of Bastion; only
                     localhost, *.localhost and IP literals are eligible
-  --endpoint URL    (run) use this OpenAI-compatible endpoint for the one prompt, with the
+  --endpoint URL    (run, chat) use this OpenAI-compatible endpoint for the session, with the
                     same consent and eligibility as --allow-endpoint
   --context-window TOKENS
-                    (start, run) the context window of the --allow-endpoint / --endpoint
+                    (start, run, chat) the context window of the --allow-endpoint / --endpoint
                     models, saved with the endpoint; older turns are summarised as a
                     session nears it (default ${DEFAULT_CONTEXT_WINDOW_TOKENS})
   --unsandboxed-shell
@@ -81,8 +81,9 @@ before the last exchange now (as it does on its own near 80% of its context wind
 
 chat: run's options without a PROMPT, then each line typed (or piped in) is a prompt to the same
 session, run in turn as with run, approvals asked on the terminal; a line /init asks the agent to
-write the project's AGENTS.md, /compact summarises the session's older turns, /exit, the end of input or Ctrl-D ends it, Ctrl-C stops the run going (at
-the prompt, ends it). Exit with the last run's code.
+write the project's AGENTS.md, /compact summarises the session's older turns; /exit, the end of
+input or Ctrl-D ends it, Ctrl-C stops the run going (at the prompt, ends it). Exit with the last
+run's code.
 
 sessions: the newest ${CLI_SESSIONS_LISTED} sessions that worked in the workspace (of every one with --all),
 each with its id, when it last changed, how its last run ended (or that it needs approval), its
