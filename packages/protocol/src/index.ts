@@ -20,6 +20,7 @@ export * from './api/workspaces.js';
 export * from './api/sessions.js';
 export * from './api/usage.js';
 export * from './api/agent.js';
+export * from './init-prompt.js';
 export * from './api/undo.js';
 export * from './api/chatgpt.js';
 export * from './api/models.js';
