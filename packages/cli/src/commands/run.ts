@@ -9,6 +9,10 @@
  * Approval requests are asked on the TTY; without one they are denied, and the message says how
  * to allow them (`--mode auto`, or in auto, where only a policy rule or an instruction file asks,
  * a terminal). A command the host's policy asks about is asked by the host, on the same TTY.
+ * `--compact` (with `--continue` or `--session`) sends a compaction instead of a prompt.
+ *
+ * `bastion chat` takes the same options without a PROMPT and sends each line typed (or piped in)
+ * to one session in turn; Ctrl-C stops the run going, and at the prompt ends it.
  */
 import { createInterface } from 'node:readline/promises';
 import {

@@ -133,7 +133,7 @@ describe('@ mentions in the message box', () => {
   it('a folder that is not there says so, and lists nothing', async () => {
     await composer.fill('');
     await composer.pressSequentially('ls @nope/');
-    await page.locator('.mention-where').getByText('Nothing in nope/').waitFor();
+    await page.locator('.list-heading').getByText('Nothing in nope/').waitFor();
     expect(await options()).toEqual([]);
     await composer.press('Escape');
     await composer.fill('');

@@ -61,7 +61,7 @@ describe('slash commands in the message box', () => {
     await composer.pressSequentially('/');
     await list().waitFor();
     expect(await names()).toEqual(ALL);
-    expect(await composer.getAttribute('aria-controls')).toBe('command-list');
+    expect(await composer.getAttribute('aria-controls')).toBe('composer-list');
     expect(
       await list()
         .getByRole('option', { name: /^\/undo/ })

@@ -1,10 +1,11 @@
-import { useEffect, useLayoutEffect, useRef, useState } from 'react';
+import { useEffect, useLayoutEffect, useRef, useState, type KeyboardEvent } from 'react';
 import type { DirEntry, WorkspaceFindResponse, WorkspaceReaddirResponse } from '@bastion/protocol';
 import { UI_COMPOSER_MAX_HEIGHT_PX, UI_MENTION_FIND_DELAY_MS, UI_MENTION_MAX_ENTRIES } from '@bastion/protocol';
 import { applyMention, matchingEntries, mentionAt } from '../mention.js';
 import { matchingCommands, type SlashCommand } from '../slash-commands.js';
-import { COMMAND_LIST_ID, CommandMenu, commandOptionId } from './command-menu.js';
-import { MENTION_LIST_ID, MentionMenu, mentionOptionId } from './mention-menu.js';
+import { CommandMenu } from './command-menu.js';
+import { LIST_MENU_ID, listOptionId } from './list-menu.js';
+import { MentionMenu } from './mention-menu.js';
 
 interface Props {
   draft: string;
@@ -90,6 +91,36 @@ function useFoundPaths(
   return found !== undefined && found.key === key ? found.entries : undefined;
 }
 
+/** The list open over the box: its options' count, the active one, and what its keys do. */
+interface OpenList {
+  count: number;
+  active: number;
+  move: (index: number) => void;
+  /** Esc: close it, keeping the text. */
+  dismiss: () => void;
+  /** Tab on the active option (a mention's entry goes in, a command's name is completed). */
+  complete: (index: number) => void;
+  /** Enter on the active option. */
+  choose: (index: number) => void;
+}
+
+/** A key on the box while a list is open; true when it was the list's (Esc, the arrows, Tab, Enter). */
+function listKey(event: KeyboardEvent<HTMLTextAreaElement>, list: OpenList): boolean {
+  const act = (action: () => void) => {
+    event.preventDefault();
+    action();
+    return true;
+  };
+  if (event.key === 'Escape') return act(list.dismiss);
+  if (list.count === 0) return false;
+  if (event.key === 'ArrowDown') return act(() => list.move((list.active + 1) % list.count));
+  if (event.key === 'ArrowUp') return act(() => list.move((list.active + list.count - 1) % list.count));
+  if (event.key === 'Tab') return act(() => list.complete(list.active));
+  if (event.key === 'Enter' && !event.shiftKey && !event.nativeEvent.isComposing)
+    return act(() => list.choose(list.active));
+  return false;
+}
+
 /**
  * The message box: grows with its text up to a bound, Enter sends, Shift+Enter breaks a line, Esc
  * stops, ArrowUp in an empty box brings back the last prompt. `@` lists the workspace's files and
@@ -167,6 +198,36 @@ export function Composer({
     onDraft('');
     command.run();
   };
+  const insertEntry = (index: number) => {
+    const entry = choices[index];
+    if (entry) choose(entry);
+  };
+  const list: OpenList | undefined = commandMenu
+    ? {
+        count: commandOptions.length,
+        active: commandActive,
+        move: setCommandActive,
+        dismiss: () => setCommandsDismissed(draft),
+        complete: (index) => {
+          const name = commandOptions[index]?.name ?? draft;
+          placeCaret.current = name.length;
+          onDraft(name);
+        },
+        choose: (index) => {
+          const command = commandOptions[index];
+          if (command) runCommand(command);
+        },
+      }
+    : mention
+      ? {
+          count: choices.length,
+          active,
+          move: setActive,
+          dismiss: () => setDismissed(mention.start),
+          complete: insertEntry,
+          choose: insertEntry,
+        }
+      : undefined;
   const trackCaret = (box: HTMLTextAreaElement) =>
     setCaret(box.selectionStart === box.selectionEnd ? box.selectionStart : undefined);
   useLayoutEffect(() => {
@@ -203,15 +264,9 @@ export function Composer({
         placeholder={placeholder}
         role="combobox"
         aria-autocomplete="list"
-        aria-expanded={commandMenu || mention !== undefined}
-        aria-controls={commandMenu ? COMMAND_LIST_ID : mention ? MENTION_LIST_ID : undefined}
-        aria-activedescendant={
-          commandMenu
-            ? commandOptionId(commandActive)
-            : mention && choices.length > 0
-              ? mentionOptionId(active)
-              : undefined
-        }
+        aria-expanded={list !== undefined}
+        aria-controls={list ? LIST_MENU_ID : undefined}
+        aria-activedescendant={list && list.count > 0 ? listOptionId(list.active) : undefined}
         onChange={(event) => {
           onDraft(event.target.value);
           trackCaret(event.target);
@@ -220,53 +275,7 @@ export function Composer({
         onFocus={(event) => trackCaret(event.currentTarget)}
         onBlur={() => setCaret(undefined)}
         onKeyDown={(event) => {
-          if (commandMenu) {
-            const chosen = commandOptions[commandActive];
-            if (event.key === 'Escape') {
-              event.preventDefault();
-              setCommandsDismissed(draft);
-              return;
-            }
-            if (event.key === 'ArrowDown' || event.key === 'ArrowUp') {
-              event.preventDefault();
-              const step = event.key === 'ArrowDown' ? 1 : commandOptions.length - 1;
-              setCommandActive((commandActive + step) % commandOptions.length);
-              return;
-            }
-            if (event.key === 'Tab' && chosen !== undefined) {
-              event.preventDefault();
-              placeCaret.current = chosen.name.length;
-              onDraft(chosen.name);
-              return;
-            }
-            if (event.key === 'Enter' && !event.shiftKey && !event.nativeEvent.isComposing && chosen !== undefined) {
-              event.preventDefault();
-              runCommand(chosen);
-              return;
-            }
-          }
-          if (mention) {
-            const chosen = choices[active];
-            if (event.key === 'Escape') {
-              event.preventDefault();
-              setDismissed(mention.start);
-              return;
-            }
-            if ((event.key === 'ArrowDown' || event.key === 'ArrowUp') && choices.length > 0) {
-              event.preventDefault();
-              const step = event.key === 'ArrowDown' ? 1 : choices.length - 1;
-              setActive((active + step) % choices.length);
-              return;
-            }
-            if (
-              (event.key === 'Tab' || (event.key === 'Enter' && !event.shiftKey && !event.nativeEvent.isComposing)) &&
-              chosen !== undefined
-            ) {
-              event.preventDefault();
-              choose(chosen);
-              return;
-            }
-          }
+          if (list && listKey(event, list)) return;
           if (event.key === 'ArrowUp' && draft === '' && lastPrompt !== undefined) {
             event.preventDefault();
             onDraft(lastPrompt);

@@ -1,0 +1,50 @@
+import type { ReactNode } from 'react';
+
+/** The message box's one open list (a mention's entries or the slash commands): its id and its options'. */
+export const LIST_MENU_ID = 'composer-list';
+export const listOptionId = (index: number) => `composer-option-${index}`;
+
+export interface ListOption {
+  key: string;
+  content: ReactNode;
+  /** Shown, but choosing it does nothing (a command that cannot run now). */
+  disabled?: boolean;
+}
+
+interface Props {
+  /** The line above the options: where they come from, or why there are none. */
+  heading: string;
+  label: string;
+  /** Undefined while they are being read. */
+  options: readonly ListOption[] | undefined;
+  active: number;
+  onChoose: (index: number) => void;
+  /** Extra class of each option. */
+  optionClass?: string;
+}
+
+/** A list above the message box, which keeps the focus: the box owns it (combobox) and its keys move in it. */
+export function ListMenu({ heading, label, options, active, onChoose, optionClass }: Props) {
+  return (
+    <div className="list-menu">
+      <div className="list-heading muted">{heading}</div>
+      <div role="listbox" id={LIST_MENU_ID} aria-label={label}>
+        {options?.map((option, index) => (
+          <div
+            key={option.key}
+            id={listOptionId(index)}
+            role="option"
+            aria-selected={index === active}
+            aria-disabled={option.disabled === true ? true : undefined}
+            className={['list-option', optionClass, index === active ? 'active' : undefined].filter(Boolean).join(' ')}
+            // Keep the focus (and the caret) in the message box.
+            onMouseDown={(event) => event.preventDefault()}
+            onClick={() => onChoose(index)}
+          >
+            {option.content}
+          </div>
+        ))}
+      </div>
+    </div>
+  );
+}
