@@ -183,8 +183,6 @@ export function ChatView({ bastion, sessionId, sessionsVersion, onSessionChanged
       : undefined;
   /** The session's folder while this Bastion works in it (the message box's `@` lists it). */
   const reachableRoot = otherFolder === undefined ? (session?.workspace ?? null) : null;
-  const readFolder = useCallback((root: string, path: string) => bastion.workspaces.readdir(root, path), [bastion]);
-  const findPaths = useCallback((root: string, query: string) => bastion.workspaces.find(root, query), [bastion]);
   // The host's own questions about this session's held commands (a command that names no session shows too).
   const hostAsk = useHostAsks(bastion).find((ask) => ask.session_id === undefined || ask.session_id === sessionId);
   const lastId = useRef(opened?.transcript.lastEventId ?? 0);
@@ -647,8 +645,7 @@ export function ChatView({ bastion, sessionId, sessionsVersion, onSessionChanged
         autoFocus={session !== undefined && pending === undefined}
         lastPrompt={lastPromptOf(transcript.items, texts)}
         workspace={reachableRoot}
-        readFolder={readFolder}
-        findPaths={findPaths}
+        files={bastion.workspaces}
         commands={commands}
       />
     </section>

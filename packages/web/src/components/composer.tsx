@@ -1,5 +1,6 @@
 import { useEffect, useLayoutEffect, useRef, useState, type KeyboardEvent } from 'react';
-import type { DirEntry, WorkspaceFindResponse, WorkspaceReaddirResponse } from '@bastion/protocol';
+import type { BastionApi } from '@bastion/bridge';
+import type { DirEntry } from '@bastion/protocol';
 import { UI_COMPOSER_MAX_HEIGHT_PX, UI_MENTION_FIND_DELAY_MS, UI_MENTION_MAX_ENTRIES } from '@bastion/protocol';
 import { applyMention, matchingEntries, mentionAt } from '../mention.js';
 import { matchingCommands, type SlashCommand } from '../slash-commands.js';
@@ -21,8 +22,8 @@ interface Props {
   lastPrompt: string | undefined;
   /** The session's workspace root while this Bastion works in it: `@` then lists its files. */
   workspace: string | null;
-  readFolder: (root: string, path: string) => Promise<WorkspaceReaddirResponse>;
-  findPaths: (root: string, query: string) => Promise<WorkspaceFindResponse>;
+  /** How `@` lists a folder and looks for names below it (the bridge's workspaces). */
+  files: Pick<BastionApi['workspaces'], 'readdir' | 'find'>;
   /** The slash commands a message that starts with `/` may be. */
   commands: readonly SlashCommand[];
 }
@@ -32,7 +33,7 @@ interface Props {
  * closes (a closed and reopened list reads the folder again). An unreadable folder lists nothing.
  */
 function useFolderEntries(
-  readFolder: Props['readFolder'],
+  files: Props['files'],
   workspace: string | null,
   folder: string | undefined,
 ): DirEntry[] | undefined {
@@ -52,11 +53,11 @@ function useFolderEntries(
     const done = (entries: DirEntry[]) => {
       if (asked.current.opening === opening) setRead((current) => new Map(current).set(key, entries));
     };
-    readFolder(workspace, folder === '' ? '.' : folder).then(
+    files.readdir(workspace, folder === '' ? '.' : folder).then(
       (listing) => done(listing.entries),
       () => done([]),
     );
-  }, [readFolder, workspace, folder, key]);
+  }, [files, workspace, folder, key]);
   return key === undefined ? undefined : read.get(key);
 }
 
@@ -65,7 +66,7 @@ function useFolderEntries(
  * found path as an entry named by its path. Undefined until the answer for this query is in.
  */
 function useFoundPaths(
-  findPaths: Props['findPaths'],
+  files: Props['files'],
   workspace: string | null,
   query: string | undefined,
 ): DirEntry[] | undefined {
@@ -78,7 +79,7 @@ function useFoundPaths(
       if (live) setFound({ key, entries });
     };
     const timer = setTimeout(() => {
-      findPaths(workspace, query).then(
+      files.find(workspace, query).then(
         (answer) => done(answer.matches.map(({ path, kind }) => ({ name: path, kind }))),
         () => done([]),
       );
@@ -87,7 +88,7 @@ function useFoundPaths(
       live = false;
       clearTimeout(timer);
     };
-  }, [findPaths, workspace, query, key]);
+  }, [files, workspace, query, key]);
   return found !== undefined && found.key === key ? found.entries : undefined;
 }
 
@@ -139,8 +140,7 @@ export function Composer({
   autoFocus,
   lastPrompt,
   workspace,
-  readFolder,
-  findPaths,
+  files,
   commands,
 }: Props) {
   const ref = useRef<HTMLTextAreaElement>(null);
@@ -158,9 +158,9 @@ export function Composer({
   const commandMenu = commandOptions.length > 0 && commandsDismissed !== draft;
   const found = workspace === null || caret === undefined || commandMenu ? undefined : mentionAt(draft, caret);
   const mention = found !== undefined && found.start !== dismissed ? found : undefined;
-  const entries = useFolderEntries(readFolder, workspace, mention?.folder);
+  const entries = useFolderEntries(files, workspace, mention?.folder);
   const searched = mention?.folder === '' && mention.prefix.length >= 2 ? mention.prefix : undefined;
-  const elsewhere = useFoundPaths(findPaths, workspace, searched);
+  const elsewhere = useFoundPaths(files, workspace, searched);
   const here = mention && entries ? matchingEntries(entries, mention.prefix) : undefined;
   const options =
     here === undefined

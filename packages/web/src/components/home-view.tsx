@@ -33,8 +33,6 @@ export function HomeView({
   const [error, setError] = useState<string>();
   // A new session works in the first folder this Bastion was granted (the daemon's default): `@` lists it.
   const workspace = useGrantedRoots(bastion)?.[0] ?? null;
-  const readFolder = useCallback((root: string, path: string) => bastion.workspaces.readdir(root, path), [bastion]);
-  const findPaths = useCallback((root: string, query: string) => bastion.workspaces.find(root, query), [bastion]);
 
   const start = async (message: string) => {
     setBusy(true);
@@ -81,8 +79,7 @@ export function HomeView({
         autoFocus
         lastPrompt={undefined}
         workspace={workspace}
-        readFolder={readFolder}
-        findPaths={findPaths}
+        files={bastion.workspaces}
         commands={[]}
       />
       {error && (
