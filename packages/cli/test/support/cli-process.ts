@@ -42,9 +42,14 @@ export interface TerminalCli {
   closed: Promise<number | null>;
 }
 
-/** Run the CLI with `args` on a real terminal (util-linux `script`), which the test types on. */
+/**
+ * Run the CLI with `args` on a real terminal (util-linux `script`), which the test types on.
+ * `script` runs the command through `$SHELL -c`, or `/bin/sh -c` with no SHELL set; dash keeps itself
+ * as the parent of a lone command, dies of the terminal's SIGINT and `script` reports 130. `exec`
+ * makes the CLI the shell's own process, so Ctrl-C reaches the CLI alone and the exit code is its.
+ */
 export function runCliInTerminal(args: readonly string[]): TerminalCli {
-  const command = quoteArgv([process.execPath, CLI, ...args]);
+  const command = `exec ${quoteArgv([process.execPath, CLI, ...args])}`;
   const child = spawn('script', ['-qefc', command, '/dev/null'], { stdio: ['pipe', 'pipe', 'pipe'] });
   let shown = '';
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => (shown += chunk));
