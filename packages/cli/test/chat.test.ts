@@ -7,7 +7,7 @@
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
-import { INIT_INSTRUCTIONS_PROMPT } from '@bastion/protocol';
+import { AGENT_MAX_MESSAGE_CHARS, INIT_INSTRUCTIONS_PROMPT } from '@bastion/protocol';
 import { makeTempDir, waitFor } from '@bastion/test-support';
 import { runCli, runCliInTerminal, userMessagesBySession } from './support/cli-process.js';
 
@@ -93,4 +93,16 @@ it('exits 2 for a PROMPT on its command line or --compact, starting nothing', as
   expect(compact.code).toBe(2);
   expect(compact.stderr).toContain('--compact is for bastion run');
   expect(existsSync(home)).toBe(false);
+});
+
+it('a piped line longer than the prompt limit ends chat with exit 2 and says so; the lines before it ran, nothing after', async () => {
+  const { home, args } = project();
+  const overlong = 'x'.repeat(4 * AGENT_MAX_MESSAGE_CHARS + 1);
+  const result = await runCli(args, `ls\r\n${overlong}\nread README.md\n`);
+  expect(result.code).toBe(2);
+  expect(result.stderr).toContain(`a line on standard input is longer than ${AGENT_MAX_MESSAGE_CHARS} characters`);
+  expect(result.stdout).toContain('[tool] list_dir → 1 entry');
+  expect(result.stdout).not.toContain('read_file');
+  const [prompts] = [...userMessagesBySession(home).values()];
+  expect(prompts).toEqual([expect.stringContaining('ls')]);
 });

@@ -60,7 +60,7 @@ import { ensureEndpointDefined, parseEndpointFlags, removeEndpoint } from '../en
 import { homeFlag, startOwningHost } from '../home-in-use.js';
 import { STOP_SIGNALS } from '../stop-signals.js';
 import { commandOutputPreview, toolResultSummary, toolSubject } from './tool-summary.js';
-import { readPipedStdin } from '../piped-stdin.js';
+import { pipedLines, readPipedStdin } from '../piped-stdin.js';
 import { parseCommandLine, UsageError, WORKSPACE_OPTIONS } from '../usage.js';
 import { enterWorkspace } from '../workspace.js';
 
@@ -673,17 +673,13 @@ function chatRequest(line: string): Record<string, unknown> | undefined {
  */
 async function* typedPrompts(stop: AbortSignal): AsyncGenerator<Record<string, unknown>> {
   if (!process.stdin.isTTY) {
-    const lines = createInterface({ input: process.stdin, terminal: false });
-    stop.addEventListener('abort', () => lines.close());
-    try {
-      for await (const line of lines) {
-        if (line.trim() === '/exit') return;
-        const request = chatRequest(line);
-        if (request) yield request;
-        if (stop.aborted) return;
-      }
-    } finally {
-      lines.close();
+    // A character takes at most 4 bytes in UTF-8: a longer line cannot be a prompt within the limit.
+    const tooLong = `a line on standard input is longer than ${AGENT_MAX_MESSAGE_CHARS} characters`;
+    for await (const line of pipedLines(4 * AGENT_MAX_MESSAGE_CHARS, tooLong, stop)) {
+      if (line.trim() === '/exit') return;
+      const request = chatRequest(line);
+      if (request) yield request;
+      if (stop.aborted) return;
     }
     return;
   }

@@ -57,7 +57,7 @@ describe('project instructions', () => {
     expect(second?.system).toContain('<project-instructions path="pkg/CLAUDE.md">\nPkg rule: no default exports.');
     expect(second?.system).toContain(`- Workspace root: ${h.workspace}`);
     // Each file is announced once, when it first reaches the prompt: the root's before the first step.
-    const announced = outcome.events.flatMap((event) =>
+    const announced = outcome.events.flatMap((event): (readonly string[] | string)[] =>
       event.type === 'instructions-read' ? [event.paths] : event.type === 'tool-result' ? ['tool-result'] : [],
     );
     expect(announced).toEqual([['AGENTS.md'], 'tool-result', ['pkg/CLAUDE.md']]);

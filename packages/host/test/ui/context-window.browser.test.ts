@@ -3,8 +3,9 @@
  * Context that lasts, as the desktop app shows it, in real Chromium against the real host and the
  * scripted loopback endpoint: a session that outgrew its endpoint's window shows the "older turns
  * were summarised" marker in its transcript; Settings sets an endpoint's context window, which the
- * daemon stores; the session header shows how full the last run left the window. Screenshots (light and dark, 1280
- * and 420 px) go to test-output/ui/.
+ * daemon stores; the session header shows how full the last run left the window, measured against
+ * the window of the model the session uses now. Screenshots (light and dark, 1280 and 420 px) go
+ * to test-output/ui/.
  */
 import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -76,6 +77,26 @@ describe('context that lasts in the desktop app', () => {
     );
     expect(await meter.getAttribute('title')).toContain(`${finished.context.tokens.toLocaleString('en-US')} tokens`);
     await shotAllModes(page, SHOTS, '42-context-meter', page.locator('.chat-head'));
+  });
+
+  it('after the session switches model, the meter measures the last run’s tokens against the new model’s window', async () => {
+    const world = await worlds.start(talk, {}, { context_window: 8_192 });
+    const outcome = await world.agent.say(`A question: ${'more context '.repeat(200)}`);
+    const finished = outcome.events.at(-1);
+    if (finished?.type !== 'run-finished' || finished.context === undefined) throw new Error('no context measured');
+    const { context, page } = await openDesktop(browser, world.host);
+    contexts.push(context);
+    await page.goto(`${world.host.uiOrigin}/desktop/sessions/${world.agent.session.id}`);
+    const meter = page.getByTestId('context-meter');
+    await expect.poll(() => meter.textContent(), { timeout: 30_000 }).toMatch(/ of 8\.2K$/);
+    await page.locator('#session-model').selectOption({ label: 'Demo (offline)' });
+    const demoWindow = 32_000;
+    const percent = Math.round((100 * finished.context.tokens) / demoWindow);
+    await expect
+      .poll(() => meter.textContent(), { timeout: 30_000 })
+      .toMatch(new RegExp(`^Context\\s+${percent}% of 32K$`));
+    expect(await meter.getByRole('meter').getAttribute('max')).toBe(String(demoWindow));
+    expect(await meter.getAttribute('title')).toContain(`${demoWindow.toLocaleString('en-US')}-token context window`);
   });
 
   it('Settings sets an endpoint’s context window, stored with its definition', async () => {

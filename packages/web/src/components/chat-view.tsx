@@ -21,7 +21,7 @@ import { Composer } from './composer.js';
 import { Markdown } from './markdown.js';
 import { HelpDialog } from './help-dialog.js';
 import { AutoConsentDialog, ModeSwitch } from './mode-switch.js';
-import { ModelPicker, useModels } from './model-picker.js';
+import { listedWindow, ModelPicker, useModels } from './model-picker.js';
 import { OtherFolderBanner } from './other-folder-banner.js';
 import { ContextMeter, Reasoning, RetryNotice, RunEnd, RunError, UsageLine } from './run-items.js';
 import { HostRecordDialog } from './host-audit-view.js';
@@ -501,7 +501,13 @@ export function ChatView({ bastion, sessionId, sessionsVersion, onSessionChanged
               {transcript.context && (
                 <>
                   {' · '}
-                  <ContextMeter context={transcript.context} />
+                  <ContextMeter
+                    context={{
+                      tokens: transcript.context.tokens,
+                      // Against the model the session uses now: the last run's may have been another.
+                      window: (models && listedWindow(models.groups, session)) ?? transcript.context.window,
+                    }}
+                  />
                 </>
               )}{' '}
               <button

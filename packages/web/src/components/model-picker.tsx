@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'react';
 import type { BastionApi, ModelGroup, ModelListResponse, ModelRef } from '@bastion/bridge';
+import { DEFAULT_CONTEXT_WINDOW_TOKENS } from '@bastion/protocol';
 import { describeError } from '../bastion.js';
 
 /** `provider:model` — provider ids never contain a colon, model ids may (`llama3.2:latest`). */
@@ -30,6 +31,17 @@ export function useModels(bastion: BastionApi, version = 0): { models?: ModelLis
     };
   }, [bastion, version]);
   return state;
+}
+
+/**
+ * The context window a run on `ref` works with, as the daemon decides it (the listed figure, else
+ * the default); undefined when the list does not offer `ref`.
+ */
+export function listedWindow(groups: readonly ModelGroup[], ref: ModelRef): number | undefined {
+  const model = groups
+    .find((group) => group.provider === ref.provider)
+    ?.models.find((option) => option.id === ref.model);
+  return model && (model.context_window ?? DEFAULT_CONTEXT_WINDOW_TOKENS);
 }
 
 function groupLabel(group: ModelGroup): string {

@@ -97,8 +97,9 @@ export function UsageLine({ usage, label }: { usage: TokenUsage; label: string }
 const compactNumber = new Intl.NumberFormat(undefined, { notation: 'compact' });
 
 /**
- * How full the model's context window was after the last finished run: a meter that turns
- * amber on the way to the share where older turns get summarised, and the share in words.
+ * How full the context window is: the tokens the last finished run's last step used, against the
+ * window of the model the session uses now (`context.window`). A meter that turns amber on the way
+ * to the share where older turns get summarised, and the share in words.
  */
 export function ContextMeter({ context }: { context: RunContext }) {
   const percent = Math.round((100 * context.tokens) / context.window);
@@ -107,7 +108,7 @@ export function ContextMeter({ context }: { context: RunContext }) {
     <span
       className="context-meter"
       data-testid="context-meter"
-      title={`The last step used ${context.tokens.toLocaleString()} tokens of the model's ${context.window.toLocaleString()}-token context window. Older turns are summarised at ${summarisedAt}%.`}
+      title={`The last step used ${context.tokens.toLocaleString()} tokens; the session's model has a ${context.window.toLocaleString()}-token context window. Older turns are summarised at ${summarisedAt}%.`}
     >
       Context{' '}
       <meter
