@@ -353,6 +353,31 @@ describe('the agent’s work in the desktop app', () => {
     await page.goto(`${host.uiOrigin}/desktop/sessions/${sessionId}`);
   });
 
+  it('the home page’s Model picker sets the default for new sessions: the message typed there starts a session on the model picked', async () => {
+    await page.goto(`${host.uiOrigin}/desktop/`);
+    const picker = page.locator('#home-model');
+    // The default the previous test set in Settings.
+    await expect.poll(() => picker.inputValue(), { timeout: 30_000 }).toBe(`local:${SCRIPTED_MODEL}`);
+    await picker.selectOption({ label: 'Demo (offline)' });
+    await page.locator('section.empty').getByText('New sessions use the offline demo model').waitFor();
+    const models = await host.client.request<{ default: { provider: string; model: string } }>('GET', '/models');
+    expect(models.body.default).toEqual({ provider: 'demo', model: 'demo' });
+    await shotAllModes(page, SHOTS, '01b-home-model');
+    const before = endpoint.seen.length;
+    const box = page.getByRole('combobox', { name: 'Message' });
+    await box.fill('ls');
+    await box.press('Enter');
+    await page.waitForURL(/\/desktop\/sessions\/ses_/);
+    await page.locator('.chat-head').getByText('demo model (offline, scripted)').waitFor();
+    await page.locator('.bubble.assistant').filter({ hasText: 'demo:' }).waitFor();
+    expect(endpoint.seen.length).toBe(before);
+    // Back to the endpoint model, from the home page again, for the tests after this one.
+    await page.goto(`${host.uiOrigin}/desktop/`);
+    await picker.selectOption({ label: SCRIPTED_MODEL });
+    await page.locator('section.empty').getByText(`local · ${SCRIPTED_MODEL}`).waitFor();
+    await page.goto(`${host.uiOrigin}/desktop/sessions/${sessionId}`);
+  });
+
   it('keeps an unsent draft per session across opening another session and a reload; sending clears it; ArrowUp recalls the last prompt', async () => {
     const composer = page.getByLabel('Message');
     await composer.fill('half-written\nsecond line');

@@ -1,17 +1,17 @@
 import { useCallback, useState } from 'react';
-import type { BastionApi } from '@bastion/bridge';
+import type { BastionApi, ModelRef } from '@bastion/bridge';
 import { createSessionOnDefaultModel, describeError } from '../bastion.js';
 import { readDraft, saveDraft } from '../drafts.js';
 import { useGrantedRoots } from '../granted-roots.js';
 import { Composer } from './composer.js';
-import { useModels } from './model-picker.js';
+import { ModelPicker, useModels } from './model-picker.js';
 
 /** Where the home page's unsent message is kept (session drafts are keyed by `ses_…` ids). */
 const HOME_DRAFT = 'home';
 
 /**
  * The page with no session open: a message box that starts a session on the default model with
- * the message sent, how to start otherwise, and which model a new session gets.
+ * the message sent, the model picker that sets that default, and how to start otherwise.
  */
 export function HomeView({
   bastion,
@@ -23,7 +23,8 @@ export function HomeView({
   /** A session was made from the home page's message: open it. */
   onStarted: (sessionId: string) => void;
 }) {
-  const { models } = useModels(bastion);
+  const [modelsVersion, setModelsVersion] = useState(0);
+  const { models } = useModels(bastion, modelsVersion);
   const [draft, setDraftText] = useState(() => readDraft(HOME_DRAFT));
   const setDraft = useCallback((text: string) => {
     setDraftText(text);
@@ -60,6 +61,14 @@ export function HomeView({
       Settings
     </button>
   );
+  const setDefaultModel = (ref: ModelRef) =>
+    bastion.models.setDefault(ref).then(
+      () => {
+        setError(undefined);
+        setModelsVersion((version) => version + 1);
+      },
+      (failure: unknown) => setError(describeError(failure)),
+    );
   const model = models?.default;
   return (
     <section className="empty home">
@@ -82,6 +91,16 @@ export function HomeView({
         files={bastion.workspaces}
         commands={[]}
       />
+      {models && (
+        <ModelPicker
+          id="home-model"
+          label="Model"
+          groups={models.groups}
+          value={models.default}
+          disabled={busy}
+          onChange={(ref) => void setDefaultModel(ref)}
+        />
+      )}
       {error && (
         <p className="inline-error" role="alert">
           {error}
@@ -100,7 +119,7 @@ export function HomeView({
             <strong>
               {model.provider} · {model.model}
             </strong>
-            ; change it in {settings}.
+            , the default in {settings} too; a session can switch its model at any time.
           </p>
         ))}
     </section>
