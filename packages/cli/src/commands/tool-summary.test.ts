@@ -12,6 +12,7 @@ describe('toolSubject', () => {
     ['list_dir', { path: 'src' }, 'src'],
     ['write_file', { path: 'b.md', content: 'x' }, 'b.md'],
     ['edit_file', { path: 'b.md', old_string: 'x', new_string: 'y' }, 'b.md'],
+    ['edit_file', { path: 'b.md', old_string: 'x', new_string: 'y', replace_all: true }, 'b.md (every occurrence)'],
     ['search', { pattern: 'needle' }, '"needle"'],
     ['search', { pattern: 'a b', path: 'src', glob: '*.ts' }, '"a b" in src (*.ts)'],
   ])('names a %s call by what it is about: %j → %s', (name, input, subject) => {

@@ -27,8 +27,9 @@ export function toolSubject(name: string, input: unknown): string | undefined {
     }
     case 'list_dir':
     case 'write_file':
-    case 'edit_file':
       return path;
+    case 'edit_file':
+      return fields.replace_all === true ? `${path} (every occurrence)` : path;
     case 'search': {
       if (typeof fields.pattern !== 'string') return undefined;
       const where = path === '.' ? '' : ` in ${path}`;

@@ -185,6 +185,22 @@ describe('write_file and edit_file', () => {
     expect(readFileSync(join(root, 'src', 'main.ts'), 'utf8')).toBe(before);
   });
 
+  it('replace_all replaces every occurrence and says how many; zero occurrences still fail, the file unchanged', async () => {
+    writeFileSync(join(root, 'names.ts'), 'let oldName = 1;\noldName += oldName;\nconst other = 2;\n');
+    expect(
+      await run('edit_file', { path: 'names.ts', old_string: 'oldName', new_string: 'newName', replace_all: true }),
+    ).toMatchObject({ path: 'names.ts', replacements: 3 });
+    expect(readFileSync(join(root, 'names.ts'), 'utf8')).toBe(
+      'let newName = 1;\nnewName += newName;\nconst other = 2;\n',
+    );
+    expect(
+      await run('edit_file', { path: 'names.ts', old_string: 'oldName', new_string: 'x', replace_all: true }),
+    ).toMatchObject({ code: 'EDIT_NO_MATCH' });
+    expect(readFileSync(join(root, 'names.ts'), 'utf8')).toBe(
+      'let newName = 1;\nnewName += newName;\nconst other = 2;\n',
+    );
+  });
+
   it('re-reads the mode on every write: a deleted session writes nothing', async () => {
     store.sessions.delete(sessionId);
     expect(await run('write_file', { path: 'after.txt', content: 'x' })).toMatchObject({

@@ -236,10 +236,15 @@ export function createFileTools(context: ToolContext) {
     edit_file: withHostAsks(
       tool({
         description:
-          'Replace exactly one occurrence of old_string with new_string in a workspace file. Fails if old_string matches zero or several times.',
-        inputSchema: z.strictObject({ path: pathInput, old_string: z.string().min(1), new_string: z.string() }),
+          'Replace exactly one occurrence of old_string with new_string in a workspace file, or every occurrence with replace_all (e.g. to rename). Fails if old_string does not occur, or occurs several times without replace_all.',
+        inputSchema: z.strictObject({
+          path: pathInput,
+          old_string: z.string().min(1),
+          new_string: z.string(),
+          replace_all: z.boolean().optional().describe('replace every occurrence, not exactly one'),
+        }),
         needsApproval: ({ path }) => writeNeedsApproval(context, path),
-        execute: ({ path, old_string, new_string }) =>
+        execute: ({ path, old_string, new_string, replace_all }) =>
           guarded(async () => {
             assertWriteAllowed(context);
             const target = resolveIn(context, path);
@@ -248,15 +253,22 @@ export function createFileTools(context: ToolContext) {
             const text = read.content.toString('utf8');
             const count = countOccurrences(text, old_string);
             if (count === 0) throw new DaemonError('EDIT_NO_MATCH', 'old_string does not occur in the file');
-            if (count > 1)
-              throw new DaemonError('EDIT_AMBIGUOUS', 'old_string occurs more than once; include more context');
+            if (count > 1 && replace_all !== true)
+              throw new DaemonError(
+                'EDIT_AMBIGUOUS',
+                'old_string occurs more than once; include more context, or set replace_all to replace every one',
+              );
             const at = text.indexOf(old_string);
-            const updated = `${text.slice(0, at)}${new_string}${text.slice(at + old_string.length)}`;
+            const updated =
+              replace_all === true
+                ? text.split(old_string).join(new_string)
+                : `${text.slice(0, at)}${new_string}${text.slice(at + old_string.length)}`;
             const bytes = Buffer.from(updated, 'utf8');
             if (bytes.length > WORKSPACE_MAX_WRITE_BYTES) throw workspaceError('FS_TOO_LARGE');
             return {
               path,
               ...(await writeUndoably(context, 'edit_file', target, bytes)),
+              replacements: count,
               diff: boundedDiff(target.requested, text, updated),
             };
           }),

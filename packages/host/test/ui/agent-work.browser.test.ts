@@ -129,6 +129,30 @@ describe('the agent’s work in the desktop app', () => {
     await shotAllModes(page, SHOTS, '11-tool-diffs');
   });
 
+  it('an edit_file with replace_all changes every occurrence; its card says how many, its diff shows each line', async () => {
+    writeFileSync(join(host.workspace, 'rename.ts'), 'let oldName = 1;\nconst keep = 2;\noldName += oldName;\n');
+    turns.push(
+      {
+        kind: 'tool-call',
+        name: 'edit_file',
+        input: { path: 'rename.ts', old_string: 'oldName', new_string: 'newName', replace_all: true },
+      },
+      { kind: 'text', pieces: ['Renamed oldName.'] },
+    );
+    await sendMessage(page, 'Rename oldName to newName');
+    await page.getByText('Renamed oldName.').waitFor();
+    expect(readFileSync(join(host.workspace, 'rename.ts'), 'utf8')).toBe(
+      'let newName = 1;\nconst keep = 2;\nnewName += newName;\n',
+    );
+    const edit = page.getByRole('article', { name: 'Tool edit_file' }).last();
+    await edit.getByText('Every occurrence replaced (3).').waitFor();
+    expect(await edit.locator('.diff-add').allTextContents()).toEqual([
+      '+let newName = 1;\n',
+      '+newName += newName;\n',
+    ]);
+    await shotAllModes(page, SHOTS, '11b-replace-all', edit);
+  });
+
   it('numbers a read_file of a line range with the file’s own line numbers and names the range', async () => {
     writeFileSync(join(host.workspace, 'ranged.txt'), 'one\ntwo\nthree\nfour\nfive\n');
     turns.push(

@@ -177,8 +177,22 @@ function ReadBody({ tool }: { tool: ToolView }) {
 function WriteBody({ tool }: { tool: ToolView }) {
   if (tool.isError) return null;
   const diff = diffOf(tool.toolName, tool.input, tool.output);
-  if (diff === undefined) return <p className="muted">The change is too large to show here.</p>;
-  return <DiffView diff={diff} />;
+  // An edit with replace_all: before it runs, its input shows one replacement of many.
+  const replaced = fieldsOf(tool.output).replacements;
+  const every =
+    fieldsOf(tool.input).replace_all === true ? (
+      <p className="muted">
+        {typeof replaced === 'number'
+          ? `Every occurrence replaced (${replaced}).`
+          : 'Every occurrence of this text in the file is to be replaced.'}
+      </p>
+    ) : null;
+  return (
+    <>
+      {every}
+      {diff === undefined ? <p className="muted">The change is too large to show here.</p> : <DiffView diff={diff} />}
+    </>
+  );
 }
 
 /** How an entry of each kind is marked in a listing, as `ls -F` marks it. */
