@@ -188,6 +188,20 @@ describe('bastion run (real CLI process)', () => {
     );
   });
 
+  it('prints a plan as a count of the steps done and each step under its mark, in read-only mode too', async () => {
+    const steps = [
+      { step: 'Read the README', status: 'completed' },
+      { step: 'Summarise it', status: 'in_progress' },
+    ];
+    const result = await runScripted('read-only', [
+      { kind: 'tool-call', name: 'update_plan', input: { steps } },
+      { kind: 'text', pieces: ['planned'] },
+    ]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('[plan] 1 of 2 steps done\n  [x] Read the README\n  [>] Summarise it\n');
+    expect(result.stdout).not.toContain('[tool] update_plan');
+  });
+
   it('read-only mode refuses the edit: the file keeps its bytes and nothing is listed as changed', async () => {
     const result = await runScripted('read-only', [
       { kind: 'tool-call', name: 'write_file', input: { path: 'README.md', content: 'gone' } },

@@ -199,6 +199,9 @@ export const SEARCH_MAX_PATTERN_CHARS = 1 * KiB;
 export const SEARCH_MAX_MATCHES = 200;
 export const SEARCH_MAX_OUTPUT_BYTES = 512 * KiB;
 export const SEARCH_TIMEOUT_MS = 15_000;
+/** `update_plan`: steps in the agent's plan, and characters of one step. */
+export const PLAN_MAX_STEPS = 30;
+export const PLAN_MAX_STEP_CHARS = 300;
 /** Longest single matched line a search result carries (longer lines are cut). */
 export const SEARCH_MAX_LINE_CHARS = 512;
 

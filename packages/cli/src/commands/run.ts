@@ -59,7 +59,7 @@ import { describeRule } from './policy.js';
 import { ensureEndpointDefined, parseEndpointFlags, removeEndpoint } from '../endpoint-consent.js';
 import { homeFlag, startOwningHost } from '../home-in-use.js';
 import { STOP_SIGNALS } from '../stop-signals.js';
-import { commandOutputPreview, toolResultSummary, toolSubject } from './tool-summary.js';
+import { commandOutputPreview, planLines, toolResultSummary, toolSubject } from './tool-summary.js';
 import { pipedLines, readPipedStdin } from '../piped-stdin.js';
 import { parseCommandLine, UsageError, WORKSPACE_OPTIONS } from '../usage.js';
 import { enterWorkspace } from '../workspace.js';
@@ -325,7 +325,8 @@ class TerminalPrinter {
       }
       case 'tool-call':
         this.#calls.set(event.tool_call_id, { input: event.input });
-        if (event.tool_name === 'run_command') break;
+        // A command is shown with its exit code, a plan once it is accepted: both when their result comes.
+        if (event.tool_name === 'run_command' || event.tool_name === 'update_plan') break;
         this.#line(
           `[tool] ${terminalLine(event.tool_name)} ${terminalLine(toolSubject(event.tool_name, event.input) ?? JSON.stringify(event.input) ?? '')}`,
         );
@@ -399,6 +400,10 @@ class TerminalPrinter {
     }
     if (event.is_error) {
       this.#line(`[tool] ${name} refused: ${terminalLine(String(output?.code ?? 'ERROR'))}`);
+      return;
+    }
+    if (event.tool_name === 'update_plan') {
+      for (const line of planLines(call?.input)) this.#line(line);
       return;
     }
     if (typeof output?.diff === 'string' && typeof output.path === 'string') {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { CLI_COMMAND_PREVIEW_LINE_CHARS } from '@bastion/protocol';
-import { commandOutputPreview, toolResultSummary, toolSubject } from './tool-summary.js';
+import { terminalLine } from '@bastion/host';
+import { commandOutputPreview, planLines, toolResultSummary, toolSubject } from './tool-summary.js';
 
 describe('toolSubject', () => {
   it.each([
@@ -78,5 +79,22 @@ describe('commandOutputPreview', () => {
     expect(commandOutputPreview({ stdout: '\x1b[31mred\x1b[0m\x07\n', stderr: '' })).toEqual(['red']);
     const [long] = commandOutputPreview({ stdout: 'x'.repeat(400), stderr: '' });
     expect(long).toBe(`${'x'.repeat(CLI_COMMAND_PREVIEW_LINE_CHARS)}…`);
+  });
+});
+
+describe('planLines', () => {
+  it('counts the steps done, then lists each under its mark, a control character in a step made inert', () => {
+    const steps = [
+      { step: 'Read the parser', status: 'completed' },
+      { step: 'Fix it \u001b[2J now', status: 'in_progress' },
+      { step: 'Run the tests', status: 'pending' },
+    ];
+    expect(planLines({ steps })).toEqual([
+      '[plan] 1 of 3 steps done',
+      '  [x] Read the parser',
+      `  [>] ${terminalLine('Fix it \u001b[2J now')}`,
+      '  [ ] Run the tests',
+    ]);
+    expect(planLines({ steps })[2]).not.toContain('\u001b');
   });
 });

@@ -2,7 +2,7 @@
  * How `bastion run` names a file tool's call and what came back, one line each: the file, folder
  * or pattern it is about, and a count (lines read, entries listed, matches found) instead of the
  * raw JSON. A tool this does not know (one added later) keeps its JSON input and "done".
- * A command's output is previewed in its first few lines.
+ * A command's output is previewed in its first few lines; a plan is listed step by step.
  */
 import { CLI_COMMAND_PREVIEW_LINE_CHARS, CLI_COMMAND_PREVIEW_LINES } from '@bastion/protocol';
 import { terminalLine } from '@bastion/host';
@@ -65,6 +65,23 @@ export function toolResultSummary(name: string, output: unknown): string {
     default:
       return 'done';
   }
+}
+
+/** How `bastion run` marks a plan step of each status. */
+const PLAN_MARKS: Readonly<Record<string, string>> = { completed: '[x]', in_progress: '[>]', pending: '[ ]' };
+
+/**
+ * An `update_plan` call's plan: how many steps are done, then each step under its mark ([x] done,
+ * [>] in progress, [ ] to do), made inert for the terminal.
+ */
+export function planLines(input: unknown): string[] {
+  const raw = fieldsOf(input).steps;
+  const steps = Array.isArray(raw) ? raw.map(fieldsOf) : [];
+  const done = steps.filter((step) => step.status === 'completed').length;
+  return [
+    `[plan] ${done} of ${plural(steps.length, 'step', 'steps')} done`,
+    ...steps.map((step) => `  ${PLAN_MARKS[String(step.status)] ?? '[?]'} ${terminalLine(String(step.step))}`),
+  ];
 }
 
 /**

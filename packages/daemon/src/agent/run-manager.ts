@@ -25,6 +25,7 @@ import { titleFromMessage } from '../storage/sessions.js';
 import { isStorageFailure, storageErrorOf, storageFailureOf, storageFullError } from '../storage/storage-error.js';
 import type { StorageReserve } from '../storage/storage-reserve.js';
 import { createFileTools } from '../tools/file-tools.js';
+import { createPlanTool } from '../tools/plan-tool.js';
 import type { ToolContext } from '../tools/tool-context.js';
 import type { WorkspaceRoots } from '../workspaces/workspace-roots.js';
 import { detectGit, operatingSystem } from './agent-environment.js';
@@ -200,7 +201,7 @@ export class RunManager {
       session,
       changes,
     };
-    const ownTools: ToolSet = { ...createFileTools(context) };
+    const ownTools: ToolSet = { ...createFileTools(context), ...createPlanTool() };
     for (const factory of this.#extraTools) Object.assign(ownTools, factory(context));
     const tools = guardTools(ownTools, {
       policy: this.#policy,

@@ -153,6 +153,33 @@ describe('the agent’s work in the desktop app', () => {
     await shotAllModes(page, SHOTS, '11b-replace-all', edit);
   });
 
+  it('shows an update_plan call as a checklist: each step with its status in words, the count done in its header', async () => {
+    turns.push(
+      {
+        kind: 'tool-call',
+        name: 'update_plan',
+        input: {
+          steps: [
+            { step: 'Read the parser', status: 'completed' },
+            { step: 'Fix the off-by-one in tokenize()', status: 'in_progress' },
+            { step: 'Run the tests', status: 'pending' },
+          ],
+        },
+      },
+      { kind: 'text', pieces: ['Working through the plan.'] },
+    );
+    await sendMessage(page, 'Fix the parser');
+    await page.getByText('Working through the plan.').waitFor();
+    const card = page.getByRole('article', { name: 'Tool update_plan' }).last();
+    expect(await card.locator('.tool-subject').textContent()).toBe('1 of 3 steps done');
+    expect(await card.getByRole('list', { name: 'Plan' }).getByRole('listitem').allTextContents()).toEqual([
+      '✓done: Read the parser',
+      '▸in progress: Fix the off-by-one in tokenize()',
+      '○to do: Run the tests',
+    ]);
+    await shotAllModes(page, SHOTS, '11c-plan', card);
+  });
+
   it('numbers a read_file of a line range with the file’s own line numbers and names the range', async () => {
     writeFileSync(join(host.workspace, 'ranged.txt'), 'one\ntwo\nthree\nfour\nfive\n');
     turns.push(

@@ -226,6 +226,43 @@ function SearchBody({ tool }: { tool: ToolView }) {
   );
 }
 
+/** How a plan step of each status is marked, and what a screen reader says for the mark. */
+const PLAN_STATUS: Readonly<Record<string, { mark: string; label: string }>> = {
+  completed: { mark: '✓', label: 'done' },
+  in_progress: { mark: '▸', label: 'in progress' },
+  pending: { mark: '○', label: 'to do' },
+};
+
+/** The steps of an `update_plan` call's input, as far as they have the expected shape. */
+function planSteps(input: unknown): { step: string; status: string }[] {
+  const steps = fieldsOf(input).steps;
+  return Array.isArray(steps)
+    ? steps.map(fieldsOf).map((step) => ({ step: asText(step.step), status: asText(step.status) }))
+    : [];
+}
+
+/** The agent's plan as a checklist: the whole plan, as this call set it. */
+function PlanBody({ tool }: { tool: ToolView }) {
+  const steps = planSteps(tool.input);
+  if (tool.isError || steps.length === 0) return null;
+  return (
+    <ol className="plan" aria-label="Plan">
+      {steps.map((step, index) => {
+        const status = PLAN_STATUS[step.status] ?? { mark: '?', label: step.status };
+        return (
+          <li key={index} className={`plan-step plan-${step.status}`}>
+            <span className="plan-mark" aria-hidden="true">
+              {status.mark}
+            </span>
+            <span className="visually-hidden">{status.label}: </span>
+            {step.step}
+          </li>
+        );
+      })}
+    </ol>
+  );
+}
+
 const plural = (count: number, one: string, many: string): string => `${count} ${count === 1 ? one : many}`;
 
 /** One-line summary of what a call is about, for its header. */
@@ -239,6 +276,10 @@ function subjectOf(tool: ToolView): string {
     return `${input.pattern}${where}${typeof input.glob === 'string' ? ` (${input.glob})` : ''}`;
   }
   if (tool.toolName === 'list_dir') return typeof input.path === 'string' ? input.path : '.';
+  if (tool.toolName === 'update_plan') {
+    const steps = planSteps(tool.input);
+    return `${steps.filter((step) => step.status === 'completed').length} of ${plural(steps.length, 'step', 'steps')} done`;
+  }
   if (typeof input.path === 'string') return input.path;
   if (typeof input.pattern === 'string') return input.pattern;
   return '';
@@ -258,6 +299,8 @@ export function ToolCard({ tool }: { tool: ToolView }) {
       <ListBody tool={tool} />
     ) : name === 'search' ? (
       <SearchBody tool={tool} />
+    ) : name === 'update_plan' ? (
+      <PlanBody tool={tool} />
     ) : (
       <>
         <Output label="input" text={asText(tool.input)} />
