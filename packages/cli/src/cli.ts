@@ -1,5 +1,6 @@
 /** The `bastion` command line: parses the command and runs it (main.ts loads this). */
 import { doctorCommand } from './commands/doctor.js';
+import { modelsCommand } from './commands/models.js';
 import { policyCommand } from './commands/policy.js';
 import { openCommand } from './commands/open.js';
 import { chatCommand, runCommand } from './commands/run.js';
@@ -22,6 +23,7 @@ const COMMANDS: Record<string, (argv: string[]) => Promise<number>> = {
   policy: policyCommand,
   undo: undoCommand,
   sessions: sessionsCommand,
+  models: modelsCommand,
 };
 
 /** The command a name names; an own key only, so `constructor` or `toString` is no command. */

@@ -34,6 +34,8 @@ export const USAGE = `Usage:
   bastion chat [--workspace DIR] [--home DIR] [--continue | --session ID] [--mode …] [--provider ID]
                [--model ID | --endpoint URL --model ID] [--json]
   bastion sessions [--workspace DIR | --all] [--home DIR] [--json]
+  bastion models [--home DIR] [--json]
+  bastion models default PROVIDER/MODEL [--home DIR]
   bastion undo [--workspace DIR] [--home DIR] [--session ID] [--run ID] [--dry-run]
   bastion secrets set PROVIDER [--home DIR]
   bastion policy list [--workspace DIR | --global] [--home DIR] [--json]
@@ -88,6 +90,11 @@ run's code.
 sessions: the newest ${CLI_SESSIONS_LISTED} sessions that worked in the workspace (of every one with --all),
 each with its id, when it last changed, how its last run ended (or that it needs approval), its
 model, mode and title; --json prints one session object a line.
+
+models: every model a session can use now, one a line as PROVIDER/MODEL with its name and context
+window, the default for new sessions marked *; a provider that cannot run now says why. models
+default PROVIDER/MODEL makes that the default (what run and chat use without --provider, and
+what a message on the UI's home page starts with); a model its provider does not offer is refused.
 
 undo: put back the files a run wrote with write_file/edit_file (earlier bytes restored, files
 it created removed), by default the last run of the newest session in the workspace, and print

@@ -6,8 +6,10 @@ import { realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
 import {
   CHATGPT_HOST_KEY_HEADER,
+  defaultModelResponseSchema,
   elapsedMs,
   logStartupStage,
+  modelListResponseSchema,
   secretSetResponseSchema,
   type Capabilities,
   type Logger,
@@ -449,7 +451,8 @@ async function composeHost(
 
 /**
  * The host's side of the control socket (SEC-004): who holds the home, a fresh launch link, a key
- * stored through this host, the sessions and an undo asked of this host's daemon.
+ * stored through this host, and the sessions, the models (and their default) and an undo asked of
+ * this host's daemon.
  */
 function controlHandler(parts: {
   command: string;
@@ -468,6 +471,19 @@ function controlHandler(parts: {
         return found.ok
           ? { ok: true, sessions: found.sessions }
           : { ok: true, refused: { code: found.error.code, message: found.error.message } };
+      }
+      case 'models': {
+        const answer = await parts.client.call('GET', '/models', undefined, modelListResponseSchema);
+        return answer.ok
+          ? { ok: true, models: answer.body }
+          : { ok: true, refused: { code: answer.error.code, message: answer.error.message } };
+      }
+      case 'models.default': {
+        const ref = { provider: request.provider, model: request.model };
+        const answer = await parts.client.call('POST', '/models/default', ref, defaultModelResponseSchema);
+        return answer.ok
+          ? { ok: true, default: answer.body.default }
+          : { ok: true, refused: { code: answer.error.code, message: answer.error.message } };
       }
       case 'undo': {
         const answer = await undoRun(parts.client, request);

@@ -6,6 +6,10 @@ import { z } from 'zod';
 import {
   agentUndoResponseSchema,
   CLI_SESSIONS_LISTED,
+  modelIdSchema,
+  modelListResponseSchema,
+  modelRefSchema,
+  providerIdSchema,
   CONTROL_MAX_MESSAGE_CHARS,
   SECRETS_MAX_KEY_CHARS,
   WORKSPACE_MAX_PATH_CHARS,
@@ -35,6 +39,8 @@ export const controlRequestSchema = z.discriminatedUnion('op', [
       .min(1)
       .max(CLI_SESSIONS_LISTED + 1),
   }),
+  z.strictObject({ op: z.literal('models') }),
+  z.strictObject({ op: z.literal('models.default'), provider: providerIdSchema, model: modelIdSchema }),
   z.strictObject({
     op: z.literal('undo'),
     workspace: z.string().min(1).max(WORKSPACE_MAX_PATH_CHARS),
@@ -85,5 +91,17 @@ export const undoAnswerSchema = z.union([
 /** `bastion sessions` through the running host: the sessions, newest first, or the daemon's refusal. */
 export const sessionsAnswerSchema = z.union([
   z.strictObject({ ok: z.literal(true), sessions: z.array(sessionSchema).max(CLI_SESSIONS_LISTED + 1) }),
+  refusedAnswerSchema,
+]);
+
+/** `bastion models` through the running host: every model on offer and the default, or the daemon's refusal. */
+export const modelsAnswerSchema = z.union([
+  z.strictObject({ ok: z.literal(true), models: modelListResponseSchema }),
+  refusedAnswerSchema,
+]);
+
+/** `bastion models default` through the running host: the default now, or the daemon's refusal. */
+export const defaultModelAnswerSchema = z.union([
+  z.strictObject({ ok: z.literal(true), default: modelRefSchema }),
   refusedAnswerSchema,
 ]);

@@ -36,3 +36,6 @@ export const modelListResponseSchema = z.strictObject({
   default: modelRefSchema,
 });
 export type ModelListResponse = z.infer<typeof modelListResponseSchema>;
+
+/** `POST /models/default`: the default new sessions start with, as stored. */
+export const defaultModelResponseSchema = z.strictObject({ default: modelRefSchema });

@@ -1,7 +1,45 @@
 import { useState } from 'react';
-import type { BastionApi } from '@bastion/bridge';
+import type { BastionApi, ModelListResponse, ModelRef } from '@bastion/bridge';
 import { describeError } from '../bastion.js';
 import { ModelPicker, useModels } from './model-picker.js';
+
+/**
+ * The default model for new sessions as a picker of `models`: a choice is saved, then `onSaved`;
+ * a refusal goes to `onFailure` in words.
+ */
+export function DefaultModelPicker({
+  bastion,
+  id,
+  label,
+  models,
+  disabled,
+  onSaved,
+  onFailure,
+}: {
+  bastion: BastionApi;
+  id: string;
+  label: string;
+  models: ModelListResponse;
+  disabled: boolean;
+  onSaved: (ref: ModelRef) => void;
+  onFailure: (message: string) => void;
+}) {
+  return (
+    <ModelPicker
+      id={id}
+      label={label}
+      groups={models.groups}
+      value={models.default}
+      disabled={disabled}
+      onChange={(ref) =>
+        void bastion.models.setDefault(ref).then(
+          () => onSaved(ref),
+          (rejected: unknown) => onFailure(describeError(rejected)),
+        )
+      }
+    />
+  );
+}
 
 /** Settings → Default model: what new sessions start with (each session can still switch). */
 export function DefaultModelSettings({ bastion, version }: { bastion: BastionApi; version: number }) {
@@ -22,22 +60,18 @@ export function DefaultModelSettings({ bastion, version }: { bastion: BastionApi
         </p>
       )}
       {models ? (
-        <ModelPicker
+        <DefaultModelPicker
+          bastion={bastion}
           id="default-model"
           label="Model for new sessions"
-          groups={models.groups}
-          value={models.default}
+          models={models}
           disabled={false}
-          onChange={(ref) => {
-            bastion.models.setDefault(ref).then(
-              () => {
-                setFailure(undefined);
-                setStatus(`New sessions use ${ref.provider} · ${ref.model}.`);
-                setSaved((count) => count + 1);
-              },
-              (rejected: unknown) => setFailure(describeError(rejected)),
-            );
+          onSaved={(ref) => {
+            setFailure(undefined);
+            setStatus(`New sessions use ${ref.provider} · ${ref.model}.`);
+            setSaved((count) => count + 1);
           }}
+          onFailure={setFailure}
         />
       ) : (
         !error && <p className="muted">Loading…</p>

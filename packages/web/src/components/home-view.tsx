@@ -1,10 +1,11 @@
 import { useCallback, useState } from 'react';
-import type { BastionApi, ModelRef } from '@bastion/bridge';
+import type { BastionApi } from '@bastion/bridge';
 import { createSessionOnDefaultModel, describeError } from '../bastion.js';
 import { readDraft, saveDraft } from '../drafts.js';
 import { useGrantedRoots } from '../granted-roots.js';
 import { Composer } from './composer.js';
-import { ModelPicker, useModels } from './model-picker.js';
+import { DefaultModelPicker } from './default-model-settings.js';
+import { useModels } from './model-picker.js';
 
 /** Where the home page's unsent message is kept (session drafts are keyed by `ses_…` ids). */
 const HOME_DRAFT = 'home';
@@ -61,14 +62,6 @@ export function HomeView({
       Settings
     </button>
   );
-  const setDefaultModel = (ref: ModelRef) =>
-    bastion.models.setDefault(ref).then(
-      () => {
-        setError(undefined);
-        setModelsVersion((version) => version + 1);
-      },
-      (failure: unknown) => setError(describeError(failure)),
-    );
   const model = models?.default;
   return (
     <section className="empty home">
@@ -92,13 +85,17 @@ export function HomeView({
         commands={[]}
       />
       {models && (
-        <ModelPicker
+        <DefaultModelPicker
+          bastion={bastion}
           id="home-model"
           label="Model"
-          groups={models.groups}
-          value={models.default}
+          models={models}
           disabled={busy}
-          onChange={(ref) => void setDefaultModel(ref)}
+          onSaved={() => {
+            setError(undefined);
+            setModelsVersion((version) => version + 1);
+          }}
+          onFailure={setError}
         />
       )}
       {error && (

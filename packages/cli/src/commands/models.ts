@@ -1,0 +1,179 @@
+/**
+ * `bastion models [--home DIR] [--json]`: every model a session can use now, by provider, the
+ * default for new sessions marked `*`, each with its context window; a provider that cannot run
+ * now says why. `bastion models default PROVIDER/MODEL`: make that the default for new sessions
+ * (what `bastion run` without --provider uses, and the UI's home page). Through the running
+ * Bastion when one owns the home (its control socket), else through a host of its own.
+ */
+import {
+  askRunningHost,
+  defaultModelAnswerSchema,
+  holderStatusSchema,
+  modelsAnswerSchema,
+  resolveUserDataPath,
+  terminalJson,
+  terminalLine,
+  type BastionHost,
+} from '@bastion/host';
+import {
+  defaultModelResponseSchema,
+  modelListResponseSchema,
+  type ModelGroup,
+  type ModelListResponse,
+  type ModelRef,
+} from '@bastion/protocol';
+import { homeFlag, startOwningHost } from '../home-in-use.js';
+import { parseCommandLine, UsageError } from '../usage.js';
+
+type Answer<T> = { ok: true; value: T } | { ok: false; code: string; message: string };
+
+/** What this command asks of a daemon: the models on offer, and a new default. */
+interface ModelsAccess {
+  list(): Promise<Answer<ModelListResponse>>;
+  setDefault(ref: ModelRef): Promise<Answer<ModelRef>>;
+}
+
+/** A running host stopped between its status and the request. */
+const GONE = { ok: false, code: 'CONTROL_FAILED', message: 'the running Bastion stopped; try again' } as const;
+
+/** The daemon of the Bastion that owns the home, through its control socket. */
+function viaControl(userData: string): ModelsAccess {
+  return {
+    async list() {
+      const answer = await askRunningHost(userData, { op: 'models' }, modelsAnswerSchema);
+      if (!answer) return GONE;
+      return 'refused' in answer ? { ok: false, ...answer.refused } : { ok: true, value: answer.models };
+    },
+    async setDefault(ref) {
+      const answer = await askRunningHost(userData, { op: 'models.default', ...ref }, defaultModelAnswerSchema);
+      if (!answer) return GONE;
+      return 'refused' in answer ? { ok: false, ...answer.refused } : { ok: true, value: answer.default };
+    },
+  };
+}
+
+/** The daemon of a host this command started. */
+function viaHost(host: BastionHost): ModelsAccess {
+  return {
+    async list() {
+      const answer = await host.client.call('GET', '/models', undefined, modelListResponseSchema);
+      return answer.ok ? { ok: true, value: answer.body } : { ok: false, ...answer.error };
+    },
+    async setDefault(ref) {
+      const answer = await host.client.call('POST', '/models/default', ref, defaultModelResponseSchema);
+      return answer.ok ? { ok: true, value: answer.body.default } : { ok: false, ...answer.error };
+    },
+  };
+}
+
+/**
+ * `use` the running Bastion's daemon when one owns the home, else one of a host started for it.
+ * Undefined when the home is held by a Bastion this process could not reach (said on stderr).
+ */
+async function withModels<T>(
+  userData: string,
+  home: string | undefined,
+  use: (access: ModelsAccess) => Promise<T>,
+): Promise<T | undefined> {
+  if (await askRunningHost(userData, { op: 'status' }, holderStatusSchema)) return use(viaControl(userData));
+  const host = await startOwningHost(
+    { command: 'models', userData, workspaces: [] },
+    `its UI lists the models (bastion open${homeFlag(home)}), or wait for it to stop`,
+  );
+  if (!host) return undefined;
+  try {
+    return await use(viaHost(host));
+  } finally {
+    await host.stop();
+  }
+}
+
+/** Words for why a provider cannot run now, by the code the daemon gives. */
+const UNAVAILABLE: Readonly<Record<string, string>> = {
+  ENDPOINT_NOT_GRANTED: 'not approved in this run: bastion start --allow-endpoint URL',
+  ENDPOINT_UNREACHABLE: 'unreachable',
+  ENDPOINT_PROBE_STATUS: 'its model list failed',
+  ENDPOINT_PROBE_FORMAT: 'its model list failed',
+};
+
+/** One line a model: `*` for the default, PROVIDER/MODEL, its label and window; the provider's state. */
+function groupLines(group: ModelGroup, fallback: ModelRef): string[] {
+  const state = group.available ? '' : ` (unavailable: ${UNAVAILABLE[group.code ?? ''] ?? 'cannot run now'})`;
+  if (group.models.length === 0) return [`  ${group.provider}/…  ${group.label}${state}: no model listed`];
+  return group.models.map((model) => {
+    const mark = group.provider === fallback.provider && model.id === fallback.model ? '*' : ' ';
+    const window =
+      model.context_window === undefined ? '' : `, ${model.context_window.toLocaleString('en-US')}-token context`;
+    return `${mark} ${group.provider}/${model.id}  ${model.label}${window}${state}`;
+  });
+}
+
+/** PROVIDER/MODEL split at the first `/` (a provider id has none; a model id may, as OpenRouter's do). */
+function refOf(text: string): ModelRef {
+  const at = text.indexOf('/');
+  if (at <= 0 || at === text.length - 1)
+    throw new UsageError(`expected PROVIDER/MODEL, e.g. openai/gpt-5, not ${text}`);
+  return { provider: text.slice(0, at), model: text.slice(at + 1) };
+}
+
+/** Every model on offer as lines (groupLines), each made inert for the terminal. */
+const listing = (models: ModelListResponse): string =>
+  models.groups
+    .flatMap((group) => groupLines(group, models.default))
+    .map((line) => `${terminalLine(line)}\n`)
+    .join('');
+
+export async function modelsCommand(argv: string[]): Promise<number> {
+  const { values, positionals } = parseCommandLine({
+    args: argv,
+    allowPositionals: true,
+    options: { home: { type: 'string' }, json: { type: 'boolean', default: false } },
+  });
+  const userData = resolveUserDataPath(values.home);
+  const [action, target, ...extra] = positionals;
+  if (action === undefined) {
+    const listed = await withModels(userData, values.home, (access) => access.list());
+    if (!listed) return 2;
+    if (!listed.ok) {
+      process.stderr.write(
+        `bastion: could not list the models: ${terminalLine(`${listed.code}: ${listed.message}`)}\n`,
+      );
+      return 1;
+    }
+    if (values.json) {
+      process.stdout.write(`${terminalJson(listed.value)}\n`);
+      return 0;
+    }
+    process.stdout.write(listing(listed.value));
+    process.stderr.write(
+      'bastion: * marks the default for new sessions; change it with bastion models default PROVIDER/MODEL, or pick one for a run with --provider ID --model ID\n',
+    );
+    return 0;
+  }
+  if (action !== 'default') throw new UsageError(`unknown models action: ${action}`);
+  if (target === undefined) throw new UsageError('models default takes PROVIDER/MODEL');
+  if (extra.length > 0) throw new UsageError('models default takes one PROVIDER/MODEL');
+  if (values.json) throw new UsageError('--json is for the list of models');
+  const wanted = refOf(target);
+  const saved = await withModels(userData, values.home, async (access): Promise<Answer<ModelRef> | 'not-offered'> => {
+    const listed = await access.list();
+    if (!listed.ok) return listed;
+    // A model its provider does not list would fail every new session: refused here, with the list.
+    const group = listed.value.groups.find((candidate) => candidate.provider === wanted.provider);
+    const offered = group && (group.models.length === 0 || group.models.some((model) => model.id === wanted.model));
+    if (!offered) {
+      process.stderr.write(
+        `bastion: ${terminalLine(target)} is not on offer; choose one of:\n${listing(listed.value)}`,
+      );
+      return 'not-offered';
+    }
+    return access.setDefault(wanted);
+  });
+  if (saved === undefined || saved === 'not-offered') return 2;
+  if (!saved.ok) {
+    process.stderr.write(`bastion: the default was not changed: ${terminalLine(`${saved.code}: ${saved.message}`)}\n`);
+    return 1;
+  }
+  process.stdout.write(`New sessions use ${terminalLine(`${saved.value.provider}/${saved.value.model}`)}.\n`);
+  return 0;
+}

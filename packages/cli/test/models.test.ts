@@ -1,0 +1,74 @@
+/**
+ * `bastion models` as real CLI processes against a real host and sidecar: the list of models on
+ * offer with the default marked, and `models default PROVIDER/MODEL` — through a host of its own,
+ * and through the running `bastion start`'s control socket when one owns the home (a second host
+ * could not start there). A model not on offer, or no PROVIDER/MODEL, changes nothing.
+ */
+import { mkdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, expect, it } from 'vitest';
+import { makeTempDir } from '@bastion/test-support';
+import { runCli, startHolder, stoppedAfterEachTest } from './support/cli-process.js';
+
+const started = stoppedAfterEachTest();
+const roots: string[] = [];
+afterEach(() => {
+  for (const root of roots.splice(0)) rmSync(root, { recursive: true, force: true });
+});
+
+function project(): { home: string; workspace: string } {
+  const root = makeTempDir();
+  roots.push(root);
+  const workspace = join(root, 'ws');
+  mkdirSync(workspace);
+  return { home: join(root, 'home'), workspace };
+}
+
+/** The default for new sessions, as `models --json` says. */
+async function defaultOf(home: string): Promise<unknown> {
+  const listed = await runCli(['models', '--json', '--home', home]);
+  expect(listed.code).toBe(0);
+  return (JSON.parse(listed.stdout) as { default: unknown }).default;
+}
+
+it('lists each model as PROVIDER/MODEL with its name and context window, the default marked *, and says how to change it', async () => {
+  const { home } = project();
+  const listed = await runCli(['models', '--home', home]);
+  expect(listed.code).toBe(0);
+  expect(listed.stdout).toBe('* demo/demo  Demo (offline), 32,000-token context\n');
+  expect(listed.stderr).toContain('change it with bastion models default PROVIDER/MODEL');
+});
+
+it('models default sets the default new sessions use, checked against what is on offer: a model not offered or a malformed name changes nothing', async () => {
+  const { home } = project();
+  expect((await runCli(['secrets', 'set', 'openai', '--home', home], 'sk-models-test-key\n')).code).toBe(0);
+  const unknown = await runCli(['models', 'default', 'openai/gpt-9', '--home', home]);
+  expect(unknown.code).toBe(2);
+  expect(unknown.stderr).toContain('bastion: openai/gpt-9 is not on offer; choose one of:\n* demo/demo');
+  expect(unknown.stderr).toContain('  openai/gpt-5  GPT-5, 400,000-token context');
+  const malformed = await runCli(['models', 'default', 'gpt-5', '--home', home]);
+  expect(malformed.code).toBe(2);
+  expect(malformed.stderr).toContain('expected PROVIDER/MODEL, e.g. openai/gpt-5, not gpt-5');
+  expect(await defaultOf(home)).toEqual({ provider: 'demo', model: 'demo' });
+
+  const set = await runCli(['models', 'default', 'openai/gpt-5', '--home', home]);
+  expect(set.stderr).toBe('');
+  expect(set.code).toBe(0);
+  expect(set.stdout).toBe('New sessions use openai/gpt-5.\n');
+  expect(await defaultOf(home)).toEqual({ provider: 'openai', model: 'gpt-5' });
+  expect((await runCli(['models', '--home', home])).stdout).toContain('* openai/gpt-5  GPT-5');
+});
+
+it('with a Bastion running on the home, lists and sets through its control socket', async () => {
+  const { home, workspace } = project();
+  await startHolder(started, home, workspace).ready;
+  expect((await runCli(['secrets', 'set', 'anthropic', '--home', home], 'sk-ant-models-test-key\n')).code).toBe(0);
+  const listed = await runCli(['models', '--home', home]);
+  expect(listed.code).toBe(0);
+  expect(listed.stdout).toMatch(/^ {2}anthropic\/\S+ {2}/m);
+  const model = /^ {2}anthropic\/(\S+) {2}/m.exec(listed.stdout)?.[1] ?? '';
+  const set = await runCli(['models', 'default', `anthropic/${model}`, '--home', home]);
+  expect(set.stderr).toBe('');
+  expect(set.stdout).toBe(`New sessions use anthropic/${model}.\n`);
+  expect(await defaultOf(home)).toEqual({ provider: 'anthropic', model });
+});
