@@ -4,25 +4,23 @@
  * approval is asked and answered on the same terminal, and Ctrl-D ends it. A PROMPT on its command
  * line is a usage error that starts nothing.
  */
-import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { AGENT_MAX_MESSAGE_CHARS, INIT_INSTRUCTIONS_PROMPT } from '@bastion/protocol';
-import { makeTempDir, waitFor } from '@bastion/test-support';
-import { runCli, runCliInTerminal, userMessagesBySession } from './support/cli-process.js';
+import { waitFor } from '@bastion/test-support';
+import {
+  projectsRemovedAfterEachTest,
+  runCli,
+  runCliInTerminal,
+  userMessagesBySession,
+} from './support/cli-process.js';
 
-const roots: string[] = [];
-afterEach(() => {
-  for (const root of roots.splice(0)) rmSync(root, { recursive: true, force: true });
-});
+const tempProject = projectsRemovedAfterEachTest();
 
 /** A home (not made yet) and a workspace holding README.md. */
 function project(): { home: string; workspace: string; args: string[] } {
-  const root = makeTempDir();
-  roots.push(root);
-  const home = join(root, 'home');
-  const workspace = join(root, 'ws');
-  mkdirSync(workspace);
+  const { home, workspace } = tempProject();
   writeFileSync(join(workspace, 'README.md'), '# Chat test\n');
   return { home, workspace, args: ['chat', '--home', home, '--workspace', workspace, '--provider', 'demo'] };
 }

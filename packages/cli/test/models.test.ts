@@ -4,25 +4,11 @@
  * and through the running `bastion start`'s control socket when one owns the home (a second host
  * could not start there). A model not on offer, or no PROVIDER/MODEL, changes nothing.
  */
-import { mkdirSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
-import { afterEach, expect, it } from 'vitest';
-import { makeTempDir } from '@bastion/test-support';
-import { runCli, startHolder, stoppedAfterEachTest } from './support/cli-process.js';
+import { expect, it } from 'vitest';
+import { projectsRemovedAfterEachTest, runCli, startHolder, stoppedAfterEachTest } from './support/cli-process.js';
 
 const started = stoppedAfterEachTest();
-const roots: string[] = [];
-afterEach(() => {
-  for (const root of roots.splice(0)) rmSync(root, { recursive: true, force: true });
-});
-
-function project(): { home: string; workspace: string } {
-  const root = makeTempDir();
-  roots.push(root);
-  const workspace = join(root, 'ws');
-  mkdirSync(workspace);
-  return { home: join(root, 'home'), workspace };
-}
+const project = projectsRemovedAfterEachTest();
 
 /** The default for new sessions, as `models --json` says. */
 async function defaultOf(home: string): Promise<unknown> {

@@ -4,24 +4,12 @@
  * stops. `bastion run` aborts its run and exits 1 at once (the sidecar, in a group of its own, is
  * not cut off under it); `bastion chat` aborts the run and goes on with the same session.
  */
-import { readdirSync, readFileSync, rmSync, mkdirSync } from 'node:fs';
-import { join } from 'node:path';
-import { afterEach, expect, it } from 'vitest';
-import { makeTempDir, waitFor } from '@bastion/test-support';
-import { runCliInTerminal } from './support/cli-process.js';
+import { readdirSync, readFileSync } from 'node:fs';
+import { expect, it } from 'vitest';
+import { waitFor } from '@bastion/test-support';
+import { projectsRemovedAfterEachTest, runCliInTerminal } from './support/cli-process.js';
 
-const roots: string[] = [];
-afterEach(() => {
-  for (const root of roots.splice(0)) rmSync(root, { recursive: true, force: true });
-});
-
-function project(): { home: string; workspace: string } {
-  const root = makeTempDir();
-  roots.push(root);
-  const workspace = join(root, 'ws');
-  mkdirSync(workspace);
-  return { home: join(root, 'home'), workspace };
-}
+const project = projectsRemovedAfterEachTest();
 
 /** `command`'s arguments on the demo model in auto mode, in a home and workspace of the test's. */
 const demoInAuto = (command: 'run' | 'chat', home: string, workspace: string) => [

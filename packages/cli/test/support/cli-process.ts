@@ -1,10 +1,10 @@
 /**
  * Test support: the built CLI run as a real process (to its exit, or on a real terminal), `run`'s
- * arguments against the scripted loopback endpoint, a `bastion start` holding a home, and the CLIs a
- * test left running stopped after it.
+ * arguments against the scripted loopback endpoint, a `bastion start` holding a home, the CLIs a
+ * test left running stopped after it, and temporary projects removed after it.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { fileURLToPath } from 'node:url';
@@ -55,6 +55,30 @@ export function runCliInTerminal(args: readonly string[]): TerminalCli {
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => (shown += chunk));
   const closed = new Promise<number | null>((resolve) => child.once('close', resolve));
   return { type: (keys) => child.stdin.write(keys), shown: () => shown, closed };
+}
+
+export interface TempProject {
+  /** A fresh temporary folder holding the two below. */
+  root: string;
+  /** `<root>/home`, not made yet: the CLI makes it. */
+  home: string;
+  /** `<root>/ws`, an empty folder. */
+  workspace: string;
+}
+
+/** A maker of temporary projects, each removed (with all the CLI wrote there) after its test. */
+export function projectsRemovedAfterEachTest(): () => TempProject {
+  const roots: string[] = [];
+  afterEach(() => {
+    for (const root of roots.splice(0)) rmSync(root, { recursive: true, force: true });
+  });
+  return () => {
+    const root = makeTempDir();
+    roots.push(root);
+    const workspace = join(root, 'ws');
+    mkdirSync(workspace);
+    return { root, home: join(root, 'home'), workspace };
+  };
 }
 
 export interface ScriptedRun {
