@@ -104,3 +104,21 @@ it('a piped line longer than the prompt limit ends chat with exit 2 and says so;
   const [prompts] = [...userMessagesBySession(home).values()];
   expect(prompts).toEqual([expect.stringContaining('ls')]);
 });
+
+it('/model lists the models with the session’s marked, refuses one not on offer, and switches the session to one that is', async () => {
+  const { home, args } = project();
+  expect((await runCli(['secrets', 'set', 'openai', '--home', home], 'sk-chat-model-test-key\n')).code).toBe(0);
+  const result = await runCli(args, 'ls\n/model\n/model openai/gpt-9\n/model openai/gpt-5\n');
+  expect(result.code).toBe(0);
+  expect(result.stderr).toContain(
+    "bastion: * marks this session's model; /model PROVIDER/MODEL switches it\n* demo/demo",
+  );
+  expect(result.stderr).toContain('bastion: openai/gpt-9 is not on offer; choose one of:\n');
+  expect(result.stderr).toMatch(/bastion: session (ses_\S+) now uses openai\/gpt-5\n/);
+  const sessions = await runCli(['sessions', '--all', '--json', '--home', home]);
+  const listed = sessions.stdout
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as { provider: string; model: string });
+  expect(listed).toEqual([expect.objectContaining({ provider: 'openai', model: 'gpt-5' })]);
+});

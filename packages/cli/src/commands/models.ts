@@ -96,32 +96,43 @@ const UNAVAILABLE: Readonly<Record<string, string>> = {
   ENDPOINT_PROBE_FORMAT: 'its model list failed',
 };
 
-/** One line a model: `*` for the default, PROVIDER/MODEL, its label and window; the provider's state. */
-function groupLines(group: ModelGroup, fallback: ModelRef): string[] {
+/** One line a model: `*` for `marked`, PROVIDER/MODEL, its label and window; the provider's state. */
+function groupLines(group: ModelGroup, marked: ModelRef): string[] {
   const state = group.available ? '' : ` (unavailable: ${UNAVAILABLE[group.code ?? ''] ?? 'cannot run now'})`;
   if (group.models.length === 0) return [`  ${group.provider}/…  ${group.label}${state}: no model listed`];
   return group.models.map((model) => {
-    const mark = group.provider === fallback.provider && model.id === fallback.model ? '*' : ' ';
+    const mark = group.provider === marked.provider && model.id === marked.model ? '*' : ' ';
     const window =
       model.context_window === undefined ? '' : `, ${model.context_window.toLocaleString('en-US')}-token context`;
     return `${mark} ${group.provider}/${model.id}  ${model.label}${window}${state}`;
   });
 }
 
-/** PROVIDER/MODEL split at the first `/` (a provider id has none; a model id may, as OpenRouter's do). */
-function refOf(text: string): ModelRef {
+/** Every model on offer, a line each (`*` marks `marked`), made inert for the terminal. */
+export const listing = (models: ModelListResponse, marked: ModelRef): string =>
+  models.groups
+    .flatMap((group) => groupLines(group, marked))
+    .map((line) => `${terminalLine(line)}\n`)
+    .join('');
+
+/**
+ * PROVIDER/MODEL split at the first `/` (a provider id has none; a model id may, as OpenRouter's
+ * do); undefined when `text` is not of that form.
+ */
+export function parseModelRef(text: string): ModelRef | undefined {
   const at = text.indexOf('/');
-  if (at <= 0 || at === text.length - 1)
-    throw new UsageError(`expected PROVIDER/MODEL, e.g. openai/gpt-5, not ${text}`);
+  if (at <= 0 || at === text.length - 1) return undefined;
   return { provider: text.slice(0, at), model: text.slice(at + 1) };
 }
 
-/** Every model on offer as lines (groupLines), each made inert for the terminal. */
-const listing = (models: ModelListResponse): string =>
-  models.groups
-    .flatMap((group) => groupLines(group, models.default))
-    .map((line) => `${terminalLine(line)}\n`)
-    .join('');
+/**
+ * Whether `ref` is on offer: its provider is listed with that model (any model, for a provider
+ * that lists none). A model its provider does not list would fail every run.
+ */
+export function offers(models: ModelListResponse, ref: ModelRef): boolean {
+  const group = models.groups.find((candidate) => candidate.provider === ref.provider);
+  return group !== undefined && (group.models.length === 0 || group.models.some((model) => model.id === ref.model));
+}
 
 export async function modelsCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parseCommandLine({
@@ -144,7 +155,7 @@ export async function modelsCommand(argv: string[]): Promise<number> {
       process.stdout.write(`${terminalJson(listed.value)}\n`);
       return 0;
     }
-    process.stdout.write(listing(listed.value));
+    process.stdout.write(listing(listed.value, listed.value.default));
     process.stderr.write(
       'bastion: * marks the default for new sessions; change it with bastion models default PROVIDER/MODEL, or pick one for a run with --provider ID --model ID\n',
     );
@@ -154,16 +165,14 @@ export async function modelsCommand(argv: string[]): Promise<number> {
   if (target === undefined) throw new UsageError('models default takes PROVIDER/MODEL');
   if (extra.length > 0) throw new UsageError('models default takes one PROVIDER/MODEL');
   if (values.json) throw new UsageError('--json is for the list of models');
-  const wanted = refOf(target);
+  const wanted = parseModelRef(target);
+  if (wanted === undefined) throw new UsageError(`expected PROVIDER/MODEL, e.g. openai/gpt-5, not ${target}`);
   const saved = await withModels(userData, values.home, async (access): Promise<Answer<ModelRef> | 'not-offered'> => {
     const listed = await access.list();
     if (!listed.ok) return listed;
-    // A model its provider does not list would fail every new session: refused here, with the list.
-    const group = listed.value.groups.find((candidate) => candidate.provider === wanted.provider);
-    const offered = group && (group.models.length === 0 || group.models.some((model) => model.id === wanted.model));
-    if (!offered) {
+    if (!offers(listed.value, wanted)) {
       process.stderr.write(
-        `bastion: ${terminalLine(target)} is not on offer; choose one of:\n${listing(listed.value)}`,
+        `bastion: ${terminalLine(target)} is not on offer; choose one of:\n${listing(listed.value, listed.value.default)}`,
       );
       return 'not-offered';
     }

@@ -56,6 +56,7 @@ import {
 } from '@bastion/host';
 import { outputClosed } from '../closed-output.js';
 import { describeRule } from './policy.js';
+import { listing, offers, parseModelRef } from './models.js';
 import { ensureEndpointDefined, parseEndpointFlags, removeEndpoint } from '../endpoint-consent.js';
 import { homeFlag, startOwningHost } from '../home-in-use.js';
 import { STOP_SIGNALS } from '../stop-signals.js';
@@ -308,7 +309,7 @@ class TerminalPrinter {
   /** `provider`: the session's, for what to do when it refuses the credential. */
   constructor(
     readonly json: boolean,
-    readonly provider: string,
+    public provider: string,
   ) {}
 
   event(id: number, event: AgentEvent): void {
@@ -525,12 +526,51 @@ async function resumeSession(
   return { session: found, after: newest.body.events.at(-1)?.id ?? 0 };
 }
 
-async function runPrompt(
-  host: BastionHost,
-  options: RunOptions,
-  workspace: string,
-  requests: (stop: AbortSignal) => AsyncIterable<Record<string, unknown>> | Iterable<Record<string, unknown>>,
-): Promise<number> {
+/**
+ * What a line of `chat` (or `run`'s one prompt) asks for: a run with this request body, or the
+ * session's model shown with what is on offer (`model: undefined`) or changed to PROVIDER/MODEL.
+ */
+type Step = { run: Record<string, unknown> } | { model: string | undefined };
+
+/** Where the steps come from, read until they end or `stop`. */
+type Steps = (stop: AbortSignal) => AsyncIterable<Step> | Iterable<Step>;
+
+/**
+ * `/model` in chat: with no PROVIDER/MODEL, the session's model among those on offer (marked *);
+ * with one on offer, the session switched to it. The session as it is now.
+ */
+async function chatModel(host: BastionHost, session: Session, target: string | undefined): Promise<Session> {
+  const listed = await host.client.call('GET', '/models', undefined, modelListResponseSchema);
+  if (!listed.ok) {
+    process.stderr.write(`bastion: could not list the models: ${failure(listed.error)}\n`);
+    return session;
+  }
+  const current = { provider: session.provider, model: session.model };
+  if (target === undefined) {
+    process.stderr.write(
+      `bastion: * marks this session's model; /model PROVIDER/MODEL switches it\n${listing(listed.body, current)}`,
+    );
+    return session;
+  }
+  const wanted = parseModelRef(target);
+  if (wanted === undefined || !offers(listed.body, wanted)) {
+    process.stderr.write(
+      `bastion: ${terminalLine(target)} is not on offer; choose one of:\n${listing(listed.body, current)}`,
+    );
+    return session;
+  }
+  const updated = await host.client.call('PATCH', `/sessions/${session.id}`, wanted, sessionSchema);
+  if (!updated.ok) {
+    process.stderr.write(`bastion: the model was not changed: ${failure(updated.error)}\n`);
+    return session;
+  }
+  process.stderr.write(
+    `bastion: session ${session.id} now uses ${terminalLine(`${updated.body.provider}/${updated.body.model}`)}\n`,
+  );
+  return updated.body;
+}
+
+async function runPrompt(host: BastionHost, options: RunOptions, workspace: string, requests: Steps): Promise<number> {
   if (!(await checkModelChoice(host, options))) return 2;
   let session: Session;
   let after = 0;
@@ -631,9 +671,14 @@ async function runPrompt(
   for (const signal of STOP_SIGNALS) process.on(signal, onInterrupt);
   let code = 0;
   try {
-    for await (const body of requests(stop.signal)) {
+    for await (const step of requests(stop.signal)) {
+      if ('model' in step) {
+        session = await chatModel(host, session, step.model);
+        printer.provider = session.provider;
+        continue;
+      }
       running = true;
-      const ended = (await startRun(body)) ? await follow() : 1;
+      const ended = (await startRun(step.run)) ? await follow() : 1;
       running = false;
       printer.finish();
       if (ended === undefined) {
@@ -656,19 +701,22 @@ async function runPrompt(
 }
 
 /** What `run` sends: its one prompt, or a compaction (`--compact`). */
-function onePrompt(options: RunOptions): Record<string, unknown>[] {
-  return [options.compact ? { compact: true } : { message: options.prompt }];
+function onePrompt(options: RunOptions): Step[] {
+  return [{ run: options.compact ? { compact: true } : { message: options.prompt } }];
 }
 
 /**
- * A line of `chat` as a request: `/compact` is a compaction, `/init` the prompt to write AGENTS.md,
- * any other line a prompt as typed; none for an empty line.
+ * A line of `chat` as a step: `/compact` is a compaction, `/init` the prompt to write AGENTS.md,
+ * `/model [PROVIDER/MODEL]` the session's model, any other line a prompt as typed; none for an
+ * empty line.
  */
-function chatRequest(line: string): Record<string, unknown> | undefined {
+function chatStep(line: string): Step | undefined {
   const text = line.trim();
   if (text === '') return undefined;
-  if (text === '/compact') return { compact: true };
-  return { message: text === '/init' ? INIT_INSTRUCTIONS_PROMPT : text };
+  if (text === '/compact') return { run: { compact: true } };
+  const model = /^\/model(?:\s+(\S+))?$/.exec(text);
+  if (model) return { model: model[1] };
+  return { run: { message: text === '/init' ? INIT_INSTRUCTIONS_PROMPT : text } };
 }
 
 /**
@@ -676,20 +724,20 @@ function chatRequest(line: string): Record<string, unknown> | undefined {
  * or Ctrl-C at the prompt, or `stop`. On a terminal, a prompt of its own for each line, closed while the run
  * goes so that an approval is asked on the same terminal; piped in, one reader for every line.
  */
-async function* typedPrompts(stop: AbortSignal): AsyncGenerator<Record<string, unknown>> {
+async function* typedPrompts(stop: AbortSignal): AsyncGenerator<Step> {
   if (!process.stdin.isTTY) {
     // A character takes at most 4 bytes in UTF-8: a longer line cannot be a prompt within the limit.
     const tooLong = `a line on standard input is longer than ${AGENT_MAX_MESSAGE_CHARS} characters`;
     for await (const line of pipedLines(4 * AGENT_MAX_MESSAGE_CHARS, tooLong, stop)) {
       if (line.trim() === '/exit') return;
-      const request = chatRequest(line);
-      if (request) yield request;
+      const step = chatStep(line);
+      if (step) yield step;
       if (stop.aborted) return;
     }
     return;
   }
   process.stderr.write(
-    'bastion: type a prompt and Enter (/init writes AGENTS.md, /compact summarises older turns); Ctrl-D or /exit ends, Ctrl-C stops a run\n',
+    'bastion: type a prompt and Enter (/init writes AGENTS.md, /compact summarises older turns, /model shows or switches the model); Ctrl-D or /exit ends, Ctrl-C stops a run\n',
   );
   while (!stop.aborted) {
     const terminal = createInterface({ input: process.stdin, output: process.stderr, terminal: true });
@@ -698,8 +746,8 @@ async function* typedPrompts(stop: AbortSignal): AsyncGenerator<Record<string, u
     const line = await Promise.race([terminal.question('bastion> ', { signal: stop }).catch(() => undefined), closed]);
     terminal.close();
     if (line === undefined || line.trim() === '/exit') return;
-    const request = chatRequest(line);
-    if (request) yield request;
+    const step = chatStep(line);
+    if (step) yield step;
   }
 }
 
@@ -727,11 +775,7 @@ export async function chatCommand(argv: string[]): Promise<number> {
 }
 
 /** Start the host as `command`, define `--endpoint`'s endpoint for the command's life, and send `requests`. */
-async function runOnHost(
-  command: 'run' | 'chat',
-  given: RunOptions,
-  requests: (stop: AbortSignal) => AsyncIterable<Record<string, unknown>> | Iterable<Record<string, unknown>>,
-): Promise<number> {
+async function runOnHost(command: 'run' | 'chat', given: RunOptions, requests: Steps): Promise<number> {
   let options = given;
   const userData = resolveUserDataPath(options.home);
   const workspace = enterWorkspace(options.workspace);
