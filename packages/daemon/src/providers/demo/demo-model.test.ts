@@ -64,6 +64,25 @@ describe('demoReply', () => {
     expect(demoReply({ prompt: user('search TODO'), tools: [] })).toMatchObject({ kind: 'text' });
   });
 
+  it('turns `plan A; B; C` into update_plan, the first step in progress, when the tool exists', () => {
+    expect(demoReply({ prompt: user('plan read it; fix it ;; test it'), tools: [tool('update_plan')] })).toMatchObject({
+      kind: 'tool-call',
+      toolName: 'update_plan',
+      input: {
+        steps: [
+          { step: 'read it', status: 'in_progress' },
+          { step: 'fix it', status: 'pending' },
+          { step: 'test it', status: 'pending' },
+        ],
+      },
+    });
+    expect(demoReply({ prompt: user('plan ;'), tools: [tool('update_plan')] })).toEqual({
+      kind: 'text',
+      text: DEMO_HELP,
+    });
+    expect(demoReply({ prompt: user('plan a; b'), tools: [] })).toEqual({ kind: 'text', text: DEMO_HELP });
+  });
+
   it('answers anything else with what it can do, labelled demo', () => {
     expect(demoReply({ prompt: user('write me a poem'), tools: fileTools })).toEqual({ kind: 'text', text: DEMO_HELP });
   });

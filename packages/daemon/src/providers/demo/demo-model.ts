@@ -31,8 +31,8 @@ type Reply =
   | { kind: 'tool-call'; toolName: string; input: Record<string, unknown>; toolCallId: string };
 
 export const DEMO_HELP =
-  'demo: I am the offline demo model, not a real AI. Try "read README.md", "ls", "ls src" or "$ ls -la" ' +
-  '(the last one runs a command when the shell is enabled).';
+  'demo: I am the offline demo model, not a real AI. Try "read README.md", "ls", "ls src", "plan read; fix; test" ' +
+  'or "$ ls -la" (the last one runs a command when the shell is enabled).';
 
 const USAGE: LanguageModelV3Usage = {
   inputTokens: { total: undefined, noCache: undefined, cacheRead: undefined, cacheWrite: undefined },
@@ -102,6 +102,8 @@ function summarize(toolName: string, input: unknown, output: LanguageModelV3Tool
       const matches = (field(value, 'matches') as unknown[] | undefined) ?? [];
       return `demo: search found ${matches.length} match${matches.length === 1 ? '' : 'es'}.`;
     }
+    case 'update_plan':
+      return `demo: a plan of ${String(field(value, 'steps'))} steps, shown as a checklist.`;
     case 'run_command':
       return `demo: ${String(field(input, 'command'))} exited with code ${String(field(value, 'exit_code'))}.`;
     default:
@@ -148,6 +150,20 @@ export function demoReply(options: Pick<LanguageModelV3CallOptions, 'prompt' | '
   const ls = /^ls(?:\s+(\S.*))?$/s.exec(text);
   if (ls && hasTool('list_dir')) {
     return { kind: 'tool-call', toolName: 'list_dir', input: { path: ls[1] ? mentioned(ls[1]) : '.' }, toolCallId };
+  }
+  // `plan A; B; C`: update_plan with the first step in progress and the rest to do.
+  const plan = /^plan\s+(\S.*)$/s.exec(text);
+  const steps = plan?.[1]
+    ?.split(';')
+    .map((step) => step.trim())
+    .filter((step) => step !== '');
+  if (steps && steps.length > 0 && hasTool('update_plan')) {
+    return {
+      kind: 'tool-call',
+      toolName: 'update_plan',
+      input: { steps: steps.map((step, index) => ({ step, status: index === 0 ? 'in_progress' : 'pending' })) },
+      toolCallId,
+    };
   }
   const search = /^search\s+(\S.*)$/s.exec(text);
   if (search?.[1] && hasTool('search')) {
