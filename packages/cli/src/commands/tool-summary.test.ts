@@ -14,6 +14,8 @@ describe('toolSubject', () => {
     ['write_file', { path: 'b.md', content: 'x' }, 'b.md'],
     ['edit_file', { path: 'b.md', old_string: 'x', new_string: 'y' }, 'b.md'],
     ['edit_file', { path: 'b.md', old_string: 'x', new_string: 'y', replace_all: true }, 'b.md (every occurrence)'],
+    ['find_files', { pattern: '*.ts' }, '"*.ts"'],
+    ['find_files', { pattern: '*.ts', path: 'src' }, '"*.ts" in src'],
     ['search', { pattern: 'needle' }, '"needle"'],
     ['search', { pattern: 'a b', path: 'src', glob: '*.ts' }, '"a b" in src (*.ts)'],
   ])('names a %s call by what it is about: %j → %s', (name, input, subject) => {
@@ -40,6 +42,8 @@ describe('toolResultSummary', () => {
     ['read_file', { path: 'a', binary: true, size: 2048 }, 'binary, 2048 bytes, not read'],
     ['list_dir', { path: '.', entries: [{ name: 'a', kind: 'file' }], truncated: false }, '1 entry'],
     ['list_dir', { path: '.', entries: [], truncated: false }, '0 entries'],
+    ['find_files', { paths: ['a.ts', 'b.ts'], truncated: false }, '2 files'],
+    ['find_files', { paths: ['a.ts'], truncated: true }, '1 file (more not listed)'],
     ['list_dir', { path: '.', entries: [{}, {}], truncated: true }, '2 entries (more not listed)'],
     ['search', { matches: [{ path: 'a', line: 1, text: 'x' }], truncated: false }, '1 match'],
     ['search', { matches: [], truncated: false }, '0 matches'],

@@ -30,6 +30,10 @@ export function toolSubject(name: string, input: unknown): string | undefined {
       return path;
     case 'edit_file':
       return fields.replace_all === true ? `${path} (every occurrence)` : path;
+    case 'find_files': {
+      if (typeof fields.pattern !== 'string') return undefined;
+      return `${JSON.stringify(fields.pattern)}${path === '.' ? '' : ` in ${path}`}`;
+    }
     case 'search': {
       if (typeof fields.pattern !== 'string') return undefined;
       const where = path === '.' ? '' : ` in ${path}`;
@@ -57,6 +61,10 @@ export function toolResultSummary(name: string, output: unknown): string {
     case 'list_dir': {
       const entries = Array.isArray(fields.entries) ? fields.entries.length : 0;
       return `${plural(entries, 'entry', 'entries')}${cut ? ' (more not listed)' : ''}`;
+    }
+    case 'find_files': {
+      const paths = Array.isArray(fields.paths) ? fields.paths.length : 0;
+      return `${plural(paths, 'file', 'files')}${cut ? ' (more not listed)' : ''}`;
     }
     case 'search': {
       const matches = Array.isArray(fields.matches) ? fields.matches.length : 0;

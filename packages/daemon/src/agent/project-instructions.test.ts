@@ -37,9 +37,10 @@ describe('workedDirectories', () => {
       call('read_file', { path: 'src/deep/a.ts' }),
       call('list_dir', { path: 'docs' }),
       call('run_command', { command: 'ls', args: [], workdir: 'tools/bin' }),
+      call('find_files', { pattern: '*.md', path: 'guides' }),
       call('read_file', { path: '../outside/x' }),
     ];
-    expect(workedDirectories(messages)).toEqual(['.', 'src', 'docs', 'tools', 'src/deep', 'tools/bin']);
+    expect(workedDirectories(messages)).toEqual(['.', 'src', 'docs', 'tools', 'guides', 'src/deep', 'tools/bin']);
   });
 
   it(`keeps at most ${INSTRUCTIONS_MAX_DIRECTORIES} directories, shallow first`, () => {

@@ -18,7 +18,7 @@ import type { WorkspaceRoots } from '../workspaces/workspace-roots.js';
 import type { InstructionFile } from './system-prompt.js';
 
 /** Tools whose `path` input names a directory rather than a file. */
-const DIRECTORY_TOOLS: ReadonlySet<string> = new Set(['list_dir', 'search']);
+const DIRECTORY_TOOLS: ReadonlySet<string> = new Set(['list_dir', 'search', 'find_files']);
 
 /** The workspace-relative directory a tool call worked in, if its input names one. */
 function directoryOf(toolName: string, input: unknown): string | undefined {

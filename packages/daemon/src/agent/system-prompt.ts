@@ -69,7 +69,7 @@ export function buildSystemPrompt(env: PromptEnvironment, instructions: readonly
     ].join('\n'),
     [
       '# How to work',
-      '- Read the relevant files before you edit them; search when you do not know where something is.',
+      '- Read the relevant files before you edit them; when you do not know where something is, search file contents or find_files by name.',
       "- A word starting with @ in the user's message, like @src/app.ts, names a file or folder of the workspace (the path after the @, relative to its root).",
       '- For a task of several steps, keep a short plan with update_plan and update it as you go; skip it for a quick question or a one-step change.',
       '- Keep changes small and focused on the task; follow the style of the code around them.',

@@ -151,6 +151,37 @@ describe('search', () => {
   });
 });
 
+describe('find_files', () => {
+  it('lists the files whose path matches a glob, sorted, at any depth for a glob without /, hidden ones left out', async () => {
+    mkdirSync(join(root, 'src', 'deep'), { recursive: true });
+    writeFileSync(join(root, 'src', 'deep', 'b.test.ts'), '');
+    writeFileSync(join(root, 'src', 'a.test.ts'), '');
+    mkdirSync(join(root, '.cache'));
+    writeFileSync(join(root, '.cache', 'c.test.ts'), '');
+    expect(await run('find_files', { pattern: '*.test.ts', path: '.' })).toEqual({
+      paths: [join('src', 'a.test.ts'), join('src', 'deep', 'b.test.ts')],
+      truncated: false,
+    });
+    expect(await run('find_files', { pattern: 'src/*.ts', path: '.' })).toEqual({
+      paths: [join('src', 'a.test.ts'), join('src', 'main.ts')],
+      truncated: false,
+    });
+    expect(await run('find_files', { pattern: '*.rs', path: '.' })).toEqual({ paths: [], truncated: false });
+  });
+
+  it('takes a glob that looks like a flag as a glob, and refuses a path outside the workspace', async () => {
+    writeFileSync(join(root, '--pre=cat'), '');
+    expect(await run('find_files', { pattern: '--pre=cat', path: '.' })).toEqual({
+      paths: ['--pre=cat'],
+      truncated: false,
+    });
+    expect(await run('find_files', { pattern: '*', path: '../outside' })).toMatchObject({
+      ok: false,
+      code: 'FS_OUTSIDE_WORKSPACE',
+    });
+  });
+});
+
 describe('write_file and edit_file', () => {
   it('writes a new file', async () => {
     expect(await run('write_file', { path: 'notes/todo.md', content: 'x' })).toMatchObject({ bytes: 1, created: true });

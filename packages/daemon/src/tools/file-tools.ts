@@ -1,6 +1,6 @@
 /**
- * The agent's file tools (SEC-004): read_file, list_dir, search, write_file, edit_file. All are
- * bound to the session's granted workspace and go through the same containment code as the
+ * The agent's file tools (SEC-004): read_file, list_dir, search, find_files, write_file, edit_file.
+ * All are bound to the session's granted workspace and go through the same containment code as the
  * `/workspaces/*` routes; a refusal reaches the model as `{ ok: false, code, message }` with a
  * fixed message and never the resolved path. Writes re-read the session's mode from the store on
  * every call, so a mode change (or a deleted session) takes effect immediately. A write to a
@@ -32,7 +32,15 @@ import { boundedDiff } from './edit-diff.js';
 import type { ToolFactory } from '../agent/run-manager.js';
 import { withHostAsks } from '../policy/tool-guard.js';
 import type { CommandClient } from '../shell/command-client.js';
-import { hostRipgrepSearch, ripgrepArgs, ripgrepSearch, type SearchRunner } from './ripgrep-search.js';
+import {
+  hostRipgrep,
+  ripgrepArgs,
+  ripgrepFilesArgs,
+  ripgrepInDaemon,
+  RipgrepMatches,
+  RipgrepPaths,
+  type RipgrepRunner,
+} from './ripgrep-search.js';
 import type { ToolContext, ToolRefusal } from './tool-context.js';
 
 const pathInput = z.string().min(1).max(WORKSPACE_MAX_PATH_CHARS).describe('path relative to the workspace root');
@@ -149,7 +157,30 @@ function countOccurrences(haystack: string, needle: string): number {
   return count;
 }
 
-function createSearchTool(context: ToolContext, runner: SearchRunner) {
+/** `search` and `find_files`, run by `runner`: in the daemon, or by the host as a command. */
+function createRipgrepTools(context: ToolContext, runner: RipgrepRunner) {
+  return { search: createSearchTool(context, runner), find_files: createFindFilesTool(context, runner) };
+}
+
+function createFindFilesTool(context: ToolContext, runner: RipgrepRunner) {
+  return tool({
+    description:
+      'Find files in the workspace by name with a glob, e.g. *.test.ts or src/**/*.tsx (a glob without / matches at any depth). Hidden files, and in a git repository the ones git ignores, are left out.',
+    inputSchema: z.strictObject({
+      pattern: z.string().min(1).max(256).describe('the glob the file paths must match'),
+      path: pathInput.default('.'),
+    }),
+    execute: ({ pattern, path }, { abortSignal }) =>
+      guarded(async () => {
+        const target = resolveIn(context, path);
+        if (!target.exists) throw workspaceError('FS_NOT_FOUND');
+        const args = ripgrepFilesArgs({ glob: pattern, target: target.relative || '.' });
+        return runner(target.root, args, new RipgrepPaths(), abortSignal);
+      }),
+  });
+}
+
+function createSearchTool(context: ToolContext, runner: RipgrepRunner) {
   return tool({
     description: 'Search file contents in the workspace with a regular expression (ripgrep).',
     inputSchema: z.strictObject({
@@ -163,20 +194,18 @@ function createSearchTool(context: ToolContext, runner: SearchRunner) {
         const target = resolveIn(context, path);
         if (!target.exists) throw workspaceError('FS_NOT_FOUND');
         const args = ripgrepArgs({ pattern, target: target.relative || '.', glob, fixed: fixed_strings });
-        return runner(target.root, args, abortSignal);
+        return runner(target.root, args, new RipgrepMatches(), abortSignal);
       }),
   });
 }
 
 /**
- * Where the host runs commands, `search` is one of them, under the per-command kernel profile
- * (ripgrep-search.ts says why); main.ts registers this factory then, and its `search` replaces
- * the in-daemon one.
+ * Where the host runs commands, `search` and `find_files` are among them, under the per-command
+ * kernel profile (ripgrep-search.ts says why); main.ts registers this factory then, and its tools
+ * replace the in-daemon ones.
  */
 export function hostSearchTools(client: CommandClient, userData: string): ToolFactory {
-  return (context) => ({
-    search: createSearchTool(context, hostRipgrepSearch(client, scratchDirOf(userData, context.sessionId))),
-  });
+  return (context) => createRipgrepTools(context, hostRipgrep(client, scratchDirOf(userData, context.sessionId)));
 }
 
 export function createFileTools(context: ToolContext) {
@@ -214,7 +243,7 @@ export function createFileTools(context: ToolContext) {
       inputSchema: z.strictObject({ path: pathInput.default('.') }),
       execute: ({ path }) => guarded(() => ({ path, ...listContainedDir(resolveIn(context, path)) })),
     }),
-    search: createSearchTool(context, ripgrepSearch),
+    ...createRipgrepTools(context, ripgrepInDaemon),
     // The host performs the write and puts a policy `ask` to the person itself (host workspace-writes.ts).
     write_file: withHostAsks(
       tool({

@@ -1,7 +1,8 @@
 /**
- * The `search` tool's engine: ripgrep, with the pattern after `-e` so it can never be read as a
- * flag, `--no-config` and a reduced environment (RIPGREP_CONFIG_PATH, which could add `--pre`,
- * stays out), symlinks not followed (ripgrep's default), output and time bounded.
+ * The engine of the `search` and `find_files` tools: ripgrep, with the pattern after `-e` (or the
+ * glob after `--glob`) so it can never be read as a flag, `--no-config` and a reduced environment
+ * (RIPGREP_CONFIG_PATH, which could add `--pre`, stays out), symlinks not followed (ripgrep's
+ * default), output and time bounded.
  *
  * SEC-004 (fs-race): the daemon may read userData, so ripgrep walking the workspace by path
  * inside the daemon is a confused deputy: a command that swaps a directory and a symlink into
@@ -18,6 +19,7 @@
 import { spawn } from 'node:child_process';
 import { normalize } from 'node:path';
 import {
+  FIND_FILES_MAX_PATHS,
   SEARCH_MAX_LINE_CHARS,
   SEARCH_MAX_MATCHES,
   SEARCH_MAX_OUTPUT_BYTES,
@@ -39,12 +41,28 @@ export interface SearchResult {
   truncated: boolean;
 }
 
-/** Runs ripgrep with `args` in `cwd` (the workspace root). */
-export type SearchRunner = (
+export interface FoundFiles {
+  paths: string[];
+  truncated: boolean;
+}
+
+/** What ripgrep printed, read as it comes, bounded; `full` says to stop reading. */
+export interface RipgrepOutput<R> {
+  readonly full: boolean;
+  truncated: boolean;
+  push(chunk: string): void;
+  finish(): void;
+  /** The result for ripgrep's exit code. */
+  result(exitCode: number | null): R;
+}
+
+/** Runs ripgrep with `args` in `cwd` (the workspace root), its output read into `output`. */
+export type RipgrepRunner = <R>(
   cwd: string,
   args: readonly string[],
+  output: RipgrepOutput<R>,
   signal?: AbortSignal,
-) => Promise<SearchResult | ToolRefusal>;
+) => Promise<R | ToolRefusal>;
 
 export function ripgrepArgs(options: { pattern: string; target: string; glob?: string; fixed?: boolean }): string[] {
   return [
@@ -64,9 +82,13 @@ export function ripgrepArgs(options: { pattern: string; target: string; glob?: s
   ];
 }
 
-/** Collects matches from ripgrep's `--json` output, bounded; `full` says to stop reading. */
-class RipgrepMatches {
-  readonly matches: SearchMatch[] = [];
+/** `find_files`' arguments: the files under `target` whose path matches `glob`, as ripgrep lists them. */
+export function ripgrepFilesArgs(options: { glob: string; target: string }): string[] {
+  return ['--files', '--no-config', '--no-follow', '--sort', 'path', '--glob', options.glob, '--', options.target];
+}
+
+/** ripgrep's output read a line at a time, at most SEARCH_MAX_OUTPUT_BYTES of it. */
+abstract class RipgrepLines<R> implements RipgrepOutput<R> {
   truncated = false;
   #bytes = 0;
   #pending = '';
@@ -85,16 +107,52 @@ class RipgrepMatches {
     this.#pending += chunk;
     const lines = this.#pending.split('\n');
     this.#pending = lines.pop() ?? '';
-    for (const line of lines) this.#take(line);
+    for (const line of lines) if (line.length > 0 && !this.truncated) this.take(line);
   }
 
   finish(): void {
-    if (!this.truncated) this.#take(this.#pending);
+    if (!this.truncated && this.#pending.length > 0) this.take(this.#pending);
     this.#pending = '';
   }
 
-  #take(line: string): void {
-    if (line.length === 0 || this.truncated) return;
+  /** rg exits 0 (found), 1 (nothing) or 2 (an error; what was found before it still counts). */
+  result(exitCode: number | null): R {
+    if (exitCode === 2 && this.found === 0 && !this.truncated) throw new DaemonError('SEARCH_FAILED', 'search failed');
+    return this.value();
+  }
+
+  /** One whole, non-empty line. */
+  protected abstract take(line: string): void;
+
+  /** How many paths or matches were taken. */
+  protected abstract get found(): number;
+
+  protected abstract value(): R;
+}
+
+/** The paths `rg --files` lists, at most FIND_FILES_MAX_PATHS. */
+export class RipgrepPaths extends RipgrepLines<FoundFiles> {
+  readonly paths: string[] = [];
+
+  protected take(line: string): void {
+    this.paths.push(normalize(line));
+    if (this.paths.length >= FIND_FILES_MAX_PATHS) this.truncated = true;
+  }
+
+  protected get found(): number {
+    return this.paths.length;
+  }
+
+  protected value(): FoundFiles {
+    return { paths: this.paths, truncated: this.truncated };
+  }
+}
+
+/** Collects matches from ripgrep's `--json` output, at most SEARCH_MAX_MATCHES. */
+export class RipgrepMatches extends RipgrepLines<SearchResult> {
+  readonly matches: SearchMatch[] = [];
+
+  protected take(line: string): void {
     let record: {
       type?: string;
       data?: { path?: { text?: string }; line_number?: number; lines?: { text?: string } };
@@ -114,17 +172,18 @@ class RipgrepMatches {
     if (this.matches.length >= SEARCH_MAX_MATCHES) this.truncated = true;
   }
 
-  /** rg exits 0 (matches), 1 (none) or 2 (an error; matches found before it still count). */
-  result(exitCode: number | null): SearchResult {
-    if (exitCode === 2 && this.matches.length === 0 && !this.truncated)
-      throw new DaemonError('SEARCH_FAILED', 'search failed');
+  protected get found(): number {
+    return this.matches.length;
+  }
+
+  protected value(): SearchResult {
     return { matches: this.matches, truncated: this.truncated };
   }
 }
 
-/** A search runner that sends ripgrep to the host as a command of the session (see the header). */
-export function hostRipgrepSearch(client: CommandClient, scratchDir: string): SearchRunner {
-  return async (cwd, args, signal) => {
+/** A runner that sends ripgrep to the host as a command of the session (see the header). */
+export function hostRipgrep(client: CommandClient, scratchDir: string): RipgrepRunner {
+  return async (cwd, args, output, signal) => {
     const outcome = await client.run(
       {
         command: 'rg',
@@ -137,17 +196,16 @@ export function hostRipgrepSearch(client: CommandClient, scratchDir: string): Se
       signal,
     );
     if ('ok' in outcome) return { ok: false, code: outcome.code, message: outcome.message };
-    const collected = new RipgrepMatches();
-    collected.push(outcome.stdout);
-    collected.finish();
-    if (outcome.timed_out || outcome.truncated) collected.truncated = true;
+    output.push(outcome.stdout);
+    output.finish();
+    if (outcome.timed_out || outcome.truncated) output.truncated = true;
     if (outcome.exit_code === 127) throw new DaemonError('SEARCH_UNAVAILABLE', 'ripgrep (rg) is not installed');
-    return collected.result(outcome.exit_code);
+    return output.result(outcome.exit_code);
   };
 }
 
-/** Run ripgrep in the daemon, in `cwd` (the workspace root), over `target` (relative to it). */
-export const ripgrepSearch: SearchRunner = (cwd, args, signal) =>
+/** Run ripgrep in the daemon, in `cwd` (the workspace root). */
+export const ripgrepInDaemon: RipgrepRunner = (cwd, args, output, signal) =>
   new Promise((resolve, reject) => {
     const child = spawn('rg', args, {
       cwd,
@@ -156,15 +214,14 @@ export const ripgrepSearch: SearchRunner = (cwd, args, signal) =>
       env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LANG: 'C.UTF-8' },
       signal,
     });
-    const collected = new RipgrepMatches();
     const timer = setTimeout(() => {
-      collected.truncated = true;
+      output.truncated = true;
       child.kill('SIGKILL');
     }, SEARCH_TIMEOUT_MS);
     child.stdout.setEncoding('utf8');
     child.stdout.on('data', (chunk: string) => {
-      collected.push(chunk);
-      if (collected.full) child.kill('SIGKILL');
+      output.push(chunk);
+      if (output.full) child.kill('SIGKILL');
     });
     child.on('error', (error) => {
       clearTimeout(timer);
@@ -176,9 +233,9 @@ export const ripgrepSearch: SearchRunner = (cwd, args, signal) =>
     });
     child.on('close', (code) => {
       clearTimeout(timer);
-      collected.finish();
+      output.finish();
       try {
-        resolve(collected.result(code));
+        resolve(output.result(code));
       } catch (error) {
         reject(error instanceof Error ? error : new DaemonError('SEARCH_FAILED', 'search failed'));
       }

@@ -1,10 +1,10 @@
 /**
  * fs-race, end to end: a sandboxed command (auto mode) swaps a directory of the workspace and a
  * symlink into userData with renameat2(RENAME_EXCHANGE) in a tight loop while another session's
- * agent runs `search` again and again. The daemon can read userData (auth.json), so a search
- * walking the workspace inside the daemon follows the swapped-in symlink; search runs in the
+ * agent runs `search` and `find_files` again and again. The daemon can read userData (auth.json),
+ * so a walk of the workspace inside the daemon follows the swapped-in symlink; both run in the
  * host under the per-command profile instead, where userData is unreadable. The canary key is in
- * no event the runs streamed and in no log.
+ * no event the runs streamed and in no log, and no userData file name is listed.
  */
 import { lstatSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -46,6 +46,14 @@ describe('search through the host', () => {
     });
     expect(host.records.some((record) => record.event === 'command.started')).toBe(true);
   });
+
+  it('find_files lists the workspace’s files by a glob, run as a sandboxed command too', async () => {
+    const agent = await AgentDriver.create(host, { workspace: host.workspace });
+    const commands = host.records.filter((record) => record.event === 'command.started').length;
+    const ran = await agent.say('find *.txt');
+    expect(toolResultOf(ran).output).toEqual({ paths: ['bait/notes.txt'], truncated: false });
+    expect(host.records.filter((record) => record.event === 'command.started').length).toBe(commands + 1);
+  });
 });
 
 describeAttack('fs-race', 'search while a sandboxed command swaps a directory and a symlink into userData', () => {
@@ -67,14 +75,20 @@ describeAttack('fs-race', 'search while a sandboxed command swaps a directory an
     const searcher = await AgentDriver.create(host, { workspace: host.workspace });
     let raw = '';
     const outcomes: string[] = [];
+    const found: unknown[] = [];
     for (let round = 0; round < SEARCHES; round += 1) {
       const ran = await searcher.say('search CANARY');
       raw += ran.raw;
       const output = toolResultOf(ran).output as { matches?: unknown[]; code?: string };
       outcomes.push(Array.isArray(output.matches) ? 'searched' : String(output.code));
+      // find_files walks the same swapped pair: userData's file names are never listed either.
+      const listed = toolResultOf(await searcher.say('find *.json')).output as { paths?: unknown[]; code?: string };
+      outcomes.push(Array.isArray(listed.paths) ? 'searched' : String(listed.code));
+      found.push(...(listed.paths ?? []));
     }
-    // Every round really ran ripgrep: it searched, or it exited with an error because a directory
-    // vanished under it mid-walk (SEARCH_FAILED); no other refusal stood in for a search.
+    expect(found).toEqual([]);
+    // Every round really ran ripgrep: it searched or listed, or it exited with an error because a
+    // directory vanished under it mid-walk (SEARCH_FAILED); no other refusal stood in for one.
     expect(outcomes.filter((outcome) => outcome !== 'searched' && outcome !== 'SEARCH_FAILED')).toEqual([]);
     expect(outcomes).toContain('searched');
 

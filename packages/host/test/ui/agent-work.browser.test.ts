@@ -151,6 +151,7 @@ describe('the agent’s work in the desktop app', () => {
       '+newName += newName;\n',
     ]);
     await shotAllModes(page, SHOTS, '11b-replace-all', edit);
+    rmSync(join(host.workspace, 'rename.ts'));
   });
 
   it('shows an update_plan call as a checklist: each step with its status in words, the count done in its header', async () => {
@@ -194,12 +195,13 @@ describe('the agent’s work in the desktop app', () => {
     await read.getByText('ranged.txt, lines 3–4 of 5').waitFor();
   });
 
-  it('shows list_dir as a listing with folders marked "/" and search as path:line: text, never as raw JSON', async () => {
+  it('shows list_dir as a listing with folders marked "/", search as path:line: text and find_files as paths, never as raw JSON', async () => {
     mkdirSync(join(host.workspace, 'src'));
     writeFileSync(join(host.workspace, 'src', 'app.ts'), 'export const needle = 1;\n');
     turns.push(
       { kind: 'tool-call', name: 'list_dir', input: {} },
       { kind: 'tool-call', name: 'search', input: { pattern: 'needle', glob: '*.ts' } },
+      { kind: 'tool-call', name: 'find_files', input: { pattern: 'src/*.ts' } },
       { kind: 'text', pieces: ['Found the needle.'] },
     );
     await sendMessage(page, 'Where is the needle?');
@@ -216,6 +218,10 @@ describe('the agent’s work in the desktop app', () => {
     await search.getByText('1 match').waitFor();
     expect(await search.locator('pre').textContent()).toBe('src/app.ts:1: export const needle = 1;');
     expect(await search.locator('.tool-subject').textContent()).toBe('needle (*.ts)');
+    const find = page.getByRole('article', { name: 'Tool find_files' }).last();
+    await find.getByText('1 file', { exact: true }).waitFor();
+    expect(await find.locator('pre').textContent()).toBe('src/app.ts');
+    expect(await find.locator('.tool-subject').textContent()).toBe('src/*.ts');
     expect(await page.locator('.tool-card').filter({ hasText: '"kind"' }).count()).toBe(0);
     await shotAllModes(page, SHOTS, '18-list-and-search');
     rmSync(join(host.workspace, 'src'), { recursive: true });

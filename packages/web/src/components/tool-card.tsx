@@ -212,6 +212,19 @@ function ListBody({ tool }: { tool: ToolView }) {
   );
 }
 
+function FindBody({ tool }: { tool: ToolView }) {
+  const output = fieldsOf(tool.output);
+  if (tool.output === undefined || tool.isError) return null;
+  const paths = Array.isArray(output.paths) ? output.paths.map(asText) : [];
+  if (paths.length === 0) return <p className="muted">No file matches.</p>;
+  return (
+    <>
+      <Output label={plural(paths.length, 'file', 'files')} text={paths.join('\n')} />
+      {output.truncated === true && <p className="flag">More files match than the agent saw.</p>}
+    </>
+  );
+}
+
 function SearchBody({ tool }: { tool: ToolView }) {
   const output = fieldsOf(tool.output);
   if (tool.output === undefined || tool.isError) return null;
@@ -271,6 +284,9 @@ function subjectOf(tool: ToolView): string {
   if (tool.toolName === 'run_command') {
     return argvOf(input).join(' ');
   }
+  if (tool.toolName === 'find_files' && typeof input.pattern === 'string') {
+    return `${input.pattern}${typeof input.path === 'string' && input.path !== '.' ? ` in ${input.path}` : ''}`;
+  }
   if (tool.toolName === 'search' && typeof input.pattern === 'string') {
     const where = typeof input.path === 'string' && input.path !== '.' ? ` in ${input.path}` : '';
     return `${input.pattern}${where}${typeof input.glob === 'string' ? ` (${input.glob})` : ''}`;
@@ -299,6 +315,8 @@ export function ToolCard({ tool }: { tool: ToolView }) {
       <ListBody tool={tool} />
     ) : name === 'search' ? (
       <SearchBody tool={tool} />
+    ) : name === 'find_files' ? (
+      <FindBody tool={tool} />
     ) : name === 'update_plan' ? (
       <PlanBody tool={tool} />
     ) : (

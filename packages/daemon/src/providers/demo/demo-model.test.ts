@@ -64,6 +64,15 @@ describe('demoReply', () => {
     expect(demoReply({ prompt: user('search TODO'), tools: [] })).toMatchObject({ kind: 'text' });
   });
 
+  it('turns `find GLOB` into find_files when the tool exists', () => {
+    expect(demoReply({ prompt: user('find *.ts'), tools: [tool('find_files')] })).toMatchObject({
+      kind: 'tool-call',
+      toolName: 'find_files',
+      input: { pattern: '*.ts' },
+    });
+    expect(demoReply({ prompt: user('find *.ts'), tools: [] })).toEqual({ kind: 'text', text: DEMO_HELP });
+  });
+
   it('turns `plan A; B; C` into update_plan, the first step in progress, when the tool exists', () => {
     expect(demoReply({ prompt: user('plan read it; fix it ;; test it'), tools: [tool('update_plan')] })).toMatchObject({
       kind: 'tool-call',

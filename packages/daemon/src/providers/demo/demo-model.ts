@@ -31,8 +31,8 @@ type Reply =
   | { kind: 'tool-call'; toolName: string; input: Record<string, unknown>; toolCallId: string };
 
 export const DEMO_HELP =
-  'demo: I am the offline demo model, not a real AI. Try "read README.md", "ls", "ls src", "plan read; fix; test" ' +
-  'or "$ ls -la" (the last one runs a command when the shell is enabled).';
+  'demo: I am the offline demo model, not a real AI. Try "read README.md", "ls", "ls src", "find *.ts", ' +
+  '"plan read; fix; test" or "$ ls -la" (the last one runs a command when the shell is enabled).';
 
 const USAGE: LanguageModelV3Usage = {
   inputTokens: { total: undefined, noCache: undefined, cacheRead: undefined, cacheWrite: undefined },
@@ -102,6 +102,11 @@ function summarize(toolName: string, input: unknown, output: LanguageModelV3Tool
       const matches = (field(value, 'matches') as unknown[] | undefined) ?? [];
       return `demo: search found ${matches.length} match${matches.length === 1 ? '' : 'es'}.`;
     }
+    case 'find_files': {
+      const paths = (field(value, 'paths') as string[] | undefined) ?? [];
+      const shown = paths.slice(0, 10);
+      return `demo: ${paths.length} file${paths.length === 1 ? '' : 's'} match ${String(field(input, 'pattern'))}${shown.length > 0 ? `: ${shown.join(', ')}${paths.length > 10 ? ', …' : ''}` : ''}.`;
+    }
     case 'update_plan':
       return `demo: a plan of ${String(field(value, 'steps'))} steps, shown as a checklist.`;
     case 'run_command':
@@ -164,6 +169,10 @@ export function demoReply(options: Pick<LanguageModelV3CallOptions, 'prompt' | '
       input: { steps: steps.map((step, index) => ({ step, status: index === 0 ? 'in_progress' : 'pending' })) },
       toolCallId,
     };
+  }
+  const find = /^find\s+(\S+)$/.exec(text);
+  if (find?.[1] && hasTool('find_files')) {
+    return { kind: 'tool-call', toolName: 'find_files', input: { pattern: find[1] }, toolCallId };
   }
   const search = /^search\s+(\S.*)$/s.exec(text);
   if (search?.[1] && hasTool('search')) {
