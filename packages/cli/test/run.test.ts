@@ -158,6 +158,16 @@ describe('bastion run (real CLI process)', () => {
     expect(model.stderr).toContain('model gpt-9 is not offered by demo');
   });
 
+  it('find_files runs in read-only mode (through the host, as a sandboxed command) and prints its count', async () => {
+    const result = await runCli(['--mode', 'read-only', '--provider', 'demo', 'find *.md'], (workspace) => {
+      mkdirSync(join(workspace, 'docs'));
+      writeFileSync(join(workspace, 'docs', 'guide.md'), '# Guide\n');
+    });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('[tool] find_files "*.md"\n[tool] find_files → 2 files\n');
+    expect(result.stdout).toContain('demo: 2 files match *.md: README.md, docs/guide.md.');
+  });
+
   it('prints each command with its exit code and the first lines of its output', async () => {
     const result = await runCli(['--mode', 'auto', '--provider', 'demo', '$ ls README.md']);
     expect(result.code).toBe(0);
