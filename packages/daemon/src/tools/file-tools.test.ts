@@ -152,7 +152,7 @@ describe('search', () => {
 });
 
 describe('find_files', () => {
-  it('lists the files whose path matches a glob, sorted, at any depth for a glob without /, hidden ones left out', async () => {
+  it('lists the files whose path from the root matches a glob, sorted, at any depth for a glob without /, hidden ones left out', async () => {
     mkdirSync(join(root, 'src', 'deep'), { recursive: true });
     writeFileSync(join(root, 'src', 'deep', 'b.test.ts'), '');
     writeFileSync(join(root, 'src', 'a.test.ts'), '');
@@ -164,6 +164,11 @@ describe('find_files', () => {
     });
     expect(await run('find_files', { pattern: 'src/*.ts', path: '.' })).toEqual({
       paths: [join('src', 'a.test.ts'), join('src', 'main.ts')],
+      truncated: false,
+    });
+    // The glob is on the path from the workspace root, also when `path` narrows where to look.
+    expect(await run('find_files', { pattern: 'src/deep/*.ts', path: 'src' })).toEqual({
+      paths: [join('src', 'deep', 'b.test.ts')],
       truncated: false,
     });
     expect(await run('find_files', { pattern: '*.rs', path: '.' })).toEqual({ paths: [], truncated: false });

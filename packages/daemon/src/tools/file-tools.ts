@@ -165,7 +165,7 @@ function createRipgrepTools(context: ToolContext, runner: RipgrepRunner) {
 function createFindFilesTool(context: ToolContext, runner: RipgrepRunner) {
   return tool({
     description:
-      'Find files in the workspace by name with a glob, e.g. *.test.ts or src/**/*.tsx (a glob without / matches at any depth). Hidden files, and in a git repository the ones git ignores, are left out.',
+      'Find files in the workspace by a glob on their path from the workspace root, e.g. *.test.ts or src/**/*.tsx (a glob without / matches at any depth); path narrows where to look. Hidden files, and in a git repository the ones git ignores, are left out.',
     inputSchema: z.strictObject({
       pattern: z.string().min(1).max(256).describe('the glob the file paths must match'),
       path: pathInput.default('.'),
