@@ -122,3 +122,13 @@ it('/model lists the models with the session’s marked, refuses one not on offe
     .map((line) => JSON.parse(line) as { provider: string; model: string });
   expect(listed).toEqual([expect.objectContaining({ provider: 'openai', model: 'gpt-5' })]);
 });
+
+it('/help prints the lines that are commands and sends nothing', async () => {
+  const { home, args } = project();
+  const result = await runCli(args, 'ls\n/help\n');
+  expect(result.code).toBe(0);
+  expect(result.stderr).toContain('bastion: a line is a prompt to this session, except these:\n  /init ');
+  expect(result.stderr).toContain('  /model PROVIDER/MODEL  switch this session to that model\n');
+  const [prompts] = [...userMessagesBySession(home).values()];
+  expect(prompts).toHaveLength(1);
+});

@@ -705,14 +705,29 @@ function onePrompt(options: RunOptions): Step[] {
   return [{ run: options.compact ? { compact: true } : { message: options.prompt } }];
 }
 
+/** What `/help` in `chat` prints: the lines that are commands. */
+const CHAT_HELP = `bastion: a line is a prompt to this session, except these:
+  /init                  ask the agent to write the project's AGENTS.md
+  /compact               summarise the session's older turns now
+  /model                 list the models on offer, this session's marked *
+  /model PROVIDER/MODEL  switch this session to that model
+  /help                  this list
+  /exit                  end chat (as Ctrl-D or the end of input does); Ctrl-C stops a run going
+`;
+
 /**
  * A line of `chat` as a step: `/compact` is a compaction, `/init` the prompt to write AGENTS.md,
- * `/model [PROVIDER/MODEL]` the session's model, any other line a prompt as typed; none for an
- * empty line.
+ * `/model [PROVIDER/MODEL]` the session's model, any other line a prompt as typed; `exit` for
+ * `/exit`; none for an empty line or `/help` (which prints the commands).
  */
-function chatStep(line: string): Step | undefined {
+function chatStep(line: string): Step | 'exit' | undefined {
   const text = line.trim();
   if (text === '') return undefined;
+  if (text === '/exit') return 'exit';
+  if (text === '/help') {
+    process.stderr.write(CHAT_HELP);
+    return undefined;
+  }
   if (text === '/compact') return { run: { compact: true } };
   const model = /^\/model(?:\s+(\S+))?$/.exec(text);
   if (model) return { model: model[1] };
@@ -729,15 +744,15 @@ async function* typedPrompts(stop: AbortSignal): AsyncGenerator<Step> {
     // A character takes at most 4 bytes in UTF-8: a longer line cannot be a prompt within the limit.
     const tooLong = `a line on standard input is longer than ${AGENT_MAX_MESSAGE_CHARS} characters`;
     for await (const line of pipedLines(4 * AGENT_MAX_MESSAGE_CHARS, tooLong, stop)) {
-      if (line.trim() === '/exit') return;
       const step = chatStep(line);
+      if (step === 'exit') return;
       if (step) yield step;
       if (stop.aborted) return;
     }
     return;
   }
   process.stderr.write(
-    'bastion: type a prompt and Enter (/init writes AGENTS.md, /compact summarises older turns, /model shows or switches the model); Ctrl-D or /exit ends, Ctrl-C stops a run\n',
+    'bastion: type a prompt and Enter; /help lists the commands (/init, /compact, /model); Ctrl-D or /exit ends, Ctrl-C stops a run\n',
   );
   while (!stop.aborted) {
     const terminal = createInterface({ input: process.stdin, output: process.stderr, terminal: true });
@@ -745,8 +760,9 @@ async function* typedPrompts(stop: AbortSignal): AsyncGenerator<Step> {
     terminal.on('SIGINT', () => terminal.close());
     const line = await Promise.race([terminal.question('bastion> ', { signal: stop }).catch(() => undefined), closed]);
     terminal.close();
-    if (line === undefined || line.trim() === '/exit') return;
+    if (line === undefined) return;
     const step = chatStep(line);
+    if (step === 'exit') return;
     if (step) yield step;
   }
 }
