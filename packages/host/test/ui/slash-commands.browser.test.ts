@@ -30,6 +30,7 @@ const ALL = [
   '/init',
   '/undo',
   '/export',
+  '/model',
   '/mode read-only',
   '/mode accept-edits',
   '/mode auto',
@@ -108,6 +109,15 @@ describe('slash commands in the message box', () => {
     await composer.fill('/mode accept-edits');
     await composer.press('Enter');
     await expect.poll(async () => (await session(world!.sessionId)).mode, SETTLED).toBe('accept-edits');
+  });
+
+  it('/model puts the focus on the session’s Model list, where the arrow keys choose', async () => {
+    await composer.fill('/model');
+    await expect.poll(names).toEqual(['/model']);
+    await composer.press('Enter');
+    await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe('session-model');
+    expect(await composer.inputValue()).toBe('');
+    await composer.focus();
   });
 
   it('text that starts no command (a path) lists nothing and is sent to the agent as typed', async () => {

@@ -385,6 +385,12 @@ export function ChatView({ bastion, sessionId, sessionsVersion, onSessionChanged
       unavailable: session === undefined ? 'the session is loading' : undefined,
       run: () => session && void act(() => downloadSession(bastion, session)),
     },
+    {
+      name: '/model',
+      description: 'choose this session’s model (opens the Model list)',
+      unavailable: stoppable ? 'a run is going' : models === undefined ? 'the models are loading' : undefined,
+      run: () => document.getElementById('session-model')?.focus(),
+    },
     modeCommand('read-only', 'reading only: no writes, no commands beyond the read-only set'),
     modeCommand('accept-edits', 'file edits and read-only commands without asking'),
     modeCommand('auto', 'every command without asking, in the sandbox (asks you to confirm)'),

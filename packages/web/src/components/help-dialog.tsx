@@ -13,7 +13,7 @@ const KEYS: readonly (readonly [string, string])[] = [
 /** The message box's keys and the slash commands, from `/help`. */
 export function HelpDialog({ commands, onClose }: { commands: readonly SlashCommand[]; onClose: () => void }) {
   return (
-    <Dialog title="Keys and commands" onCancel={onClose}>
+    <Dialog title="Keys and commands" onCancel={onClose} wide>
       <table className="help-table">
         <caption className="visually-hidden">Keys in the message box</caption>
         <tbody>
