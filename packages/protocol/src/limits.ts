@@ -199,6 +199,8 @@ export const SEARCH_MAX_PATTERN_CHARS = 1 * KiB;
 export const SEARCH_MAX_MATCHES = 200;
 export const SEARCH_MAX_OUTPUT_BYTES = 512 * KiB;
 export const SEARCH_TIMEOUT_MS = 15_000;
+/** Characters of a file glob (`search`'s `glob`, `find_files`' `pattern`). */
+export const SEARCH_MAX_GLOB_CHARS = 256;
 /** `find_files`: paths listed at most. */
 export const FIND_FILES_MAX_PATHS = 500;
 /** `update_plan`: steps in the agent's plan, and characters of one step. */

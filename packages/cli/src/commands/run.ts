@@ -448,21 +448,14 @@ async function checkModelChoice(host: BastionHost, options: RunOptions): Promise
   if (!listed.ok) return true;
   const provider = options.provider ?? listed.body.default.provider;
   const group = listed.body.groups.find((candidate) => candidate.provider === provider);
-  const modelKnown =
-    options.model === undefined ||
-    group?.models.length === 0 ||
-    group?.models.some((model) => model.id === options.model);
-  if (group && modelKnown) return true;
+  // No --model: the provider's default model, whichever it is.
+  if (group && (options.model === undefined || offers(listed.body, { provider, model: options.model }))) return true;
   const what = group
     ? `model ${terminalLine(options.model ?? '')} is not offered by ${terminalLine(provider)}`
     : `provider ${terminalLine(provider)} is not available`;
-  const list = listed.body.groups
-    .map(
-      (candidate) =>
-        `  ${terminalLine(candidate.provider)}${candidate.available ? '' : ' (unavailable)'}: ${candidate.models.map((model) => terminalLine(model.id)).join(', ') || '(any model id)'}\n`,
-    )
-    .join('');
-  process.stderr.write(`bastion: ${what}; choose one of (--provider ID --model ID):\n${list}`);
+  process.stderr.write(
+    `bastion: ${what}; choose one of (--provider ID --model ID):\n${listing(listed.body, listed.body.default)}`,
+  );
   return false;
 }
 

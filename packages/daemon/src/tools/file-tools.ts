@@ -17,6 +17,7 @@ import {
   permissionModeSchema,
   READ_FILE_MAX_LINE,
   scratchDirOf,
+  SEARCH_MAX_GLOB_CHARS,
   SEARCH_MAX_PATTERN_CHARS,
   TOOL_MAX_OUTPUT_CHARS,
   WORKSPACE_MAX_PATH_CHARS,
@@ -167,7 +168,7 @@ function createFindFilesTool(context: ToolContext, runner: RipgrepRunner) {
     description:
       'Find files in the workspace by a glob on their path from the workspace root, e.g. *.test.ts or src/**/*.tsx (a glob without / matches at any depth); path narrows where to look. Hidden files, and in a git repository the ones git ignores, are left out.',
     inputSchema: z.strictObject({
-      pattern: z.string().min(1).max(256).describe('the glob the file paths must match'),
+      pattern: z.string().min(1).max(SEARCH_MAX_GLOB_CHARS).describe('the glob the file paths must match'),
       path: pathInput.default('.'),
     }),
     execute: ({ pattern, path }, { abortSignal }) =>
@@ -186,7 +187,12 @@ function createSearchTool(context: ToolContext, runner: RipgrepRunner) {
     inputSchema: z.strictObject({
       pattern: z.string().min(1).max(SEARCH_MAX_PATTERN_CHARS),
       path: pathInput.default('.'),
-      glob: z.string().min(1).max(256).optional().describe('only files matching this glob, e.g. *.ts'),
+      glob: z
+        .string()
+        .min(1)
+        .max(SEARCH_MAX_GLOB_CHARS)
+        .optional()
+        .describe('only files matching this glob, e.g. *.ts'),
       fixed_strings: z.boolean().optional().describe('treat the pattern as a literal string'),
     }),
     execute: ({ pattern, path, glob, fixed_strings }, { abortSignal }) =>
