@@ -89,4 +89,33 @@ describe('home lock and control socket (real host)', () => {
       sessions: [],
     });
   });
+
+  it('models.default on the control socket: a malformed id is refused before the daemon, an unknown provider by it; the default stays', async () => {
+    host = await startTempHost();
+    const path = join(host.root, 'home', 'host.sock');
+    const ask = async (request: object) =>
+      JSON.parse(await rawControl(path, `${JSON.stringify(request)}\n`)) as unknown;
+    const defaultNow = async () => ((await ask({ op: 'models' })) as { models: { default: unknown } }).models.default;
+    expect(await defaultNow()).toEqual({ provider: 'demo', model: 'demo' });
+    for (const provider of ['Open AI', '../x', 'p'.repeat(200)]) {
+      expect(await ask({ op: 'models.default', provider, model: 'gpt-5' })).toMatchObject({
+        ok: false,
+        code: 'CONTROL_BAD_REQUEST',
+      });
+    }
+    expect(host.records.filter((record) => record.event === 'models.default-set')).toEqual([]);
+    expect(await ask({ op: 'models.default', provider: 'nobody', model: 'x' })).toMatchObject({
+      ok: true,
+      refused: { code: 'PROVIDER_UNKNOWN' },
+    });
+    expect(await defaultNow()).toEqual({ provider: 'demo', model: 'demo' });
+    // A well-formed request does reach the daemon, and its record does reach this log.
+    expect(await ask({ op: 'models.default', provider: 'demo', model: 'demo' })).toEqual({
+      ok: true,
+      default: { provider: 'demo', model: 'demo' },
+    });
+    await expect
+      .poll(() => host?.records.some((record) => record.event === 'models.default-set'), { timeout: 10_000 })
+      .toBe(true);
+  });
 });
