@@ -4,7 +4,10 @@
  * the floor measured in the same run: a bare `node -e 0` plus srt's initialize (in this process).
  * The rounds alternate the three, so each sees the same machine. Each start's own
  * `startup.stage` records (host.log) say where its time went; the bench prints their medians.
- * Memory at rest: the RSS of the host and the sidecar's Node once the ready line is out.
+ * Memory: the RSS of the host and the sidecar's Node once the ready line is out, and once more in
+ * one start left idle for REST_MS after it, when V8's memory reducer (it runs about 8 s after a
+ * process's last full collection, which each has during its start) has given back the young
+ * generation that loading grew.
  *
  * Targets: start ≤ 3× the floor (≤ 600 ms on an idle machine), run ≤ 900 ms idle (the same
  * proportion of the floor: 4.5×), host + sidecar RSS ≤ 150 MiB.
@@ -22,6 +25,8 @@ import { figure, median, type BenchFigure, type Benchmark } from './harness.js';
 const ROUNDS = Number(process.env.BENCH_START_ROUNDS ?? 5);
 const CLI = fileURLToPath(new URL('../packages/cli/dist/main.js', import.meta.url));
 const MIB = 1024 * 1024;
+/** How long the start measured at rest stays idle after its ready line. */
+const REST_MS = 12_000;
 
 /** The stages a start logs (`startup.stage`, by source), in the order they happen. */
 const STAGES: { source: 'host' | 'daemon'; stage: string; label: string }[] = [
@@ -99,14 +104,25 @@ function cli(args: string[], dirs: { home: string; workspace: string }): ChildPr
   });
 }
 
-async function startOnce(root: string, round: number): Promise<StartSample> {
+/** Both processes' RSS REST_MS after the ready line, a start left idle till then. */
+async function restingRss(root: string): Promise<{ host: number; sidecar: number }> {
   const dirs = { home: join(root, 'home'), workspace: join(root, 'workspace') };
-  const userData = join(root, `start-${round}`);
-  const started = performance.now();
-  const child = cli(['start', '--json', '--no-open', '--home', userData, '--workspace', dirs.workspace], dirs);
+  const child = cli(
+    ['start', '--json', '--no-open', '--home', join(root, 'rest'), '--workspace', dirs.workspace],
+    dirs,
+  );
   const exited = once(child, 'exit');
+  const ready = await readyLine(child);
+  await new Promise((resolve) => setTimeout(resolve, REST_MS));
+  const rss = { host: rssBytes(ready.pid.host), sidecar: rssBytes(sidecarNode(ready.pid.sidecar)) };
+  child.kill('SIGINT');
+  await exited;
+  return rss;
+}
+
+function readyLine(child: ChildProcess): Promise<{ pid: { host: number; sidecar: number } }> {
   let out = '';
-  const ready = await new Promise<{ pid: { host: number; sidecar: number } }>((resolve, reject) => {
+  return new Promise((resolve, reject) => {
     child.stdout?.on('data', (chunk: Buffer) => {
       out += chunk.toString();
       const line = out.split('\n').find((l) => l.includes('"event":"ready"'));
@@ -114,6 +130,15 @@ async function startOnce(root: string, round: number): Promise<StartSample> {
     });
     child.once('exit', (code) => reject(new Error(`bastion start exited with ${code} before its ready line`)));
   });
+}
+
+async function startOnce(root: string, round: number): Promise<StartSample> {
+  const dirs = { home: join(root, 'home'), workspace: join(root, 'workspace') };
+  const userData = join(root, `start-${round}`);
+  const started = performance.now();
+  const child = cli(['start', '--json', '--no-open', '--home', userData, '--workspace', dirs.workspace], dirs);
+  const exited = once(child, 'exit');
+  const ready = await readyLine(child);
   const readyMs = performance.now() - started;
   const sidecar = sidecarNode(ready.pid.sidecar);
   const hostRssBytes = rssBytes(ready.pid.host);
@@ -169,6 +194,7 @@ export const startBenchmark: Benchmark = {
         starts.push(await startOnce(root, round));
         runs.push(await runOnce(root, round));
       }
+      const rest = await restingRss(root);
       const floor = median(floors) + median(inits);
       const start = median(starts.map((s) => s.readyMs));
       const run = median(runs.map((ms) => ms));
@@ -218,6 +244,14 @@ export const startBenchmark: Benchmark = {
         figure('RSS host + sidecar after start', 'MiB', totalRss, 150, '≤ 150 MiB', (_r, b) => b <= 150),
         figure('RSS host after start', 'MiB', hostRss, totalRss, 'informational (baseline: both)', () => true),
         figure('RSS sidecar after start', 'MiB', sidecarRss, totalRss, 'informational (baseline: both)', () => true),
+        figure(
+          `RSS host + sidecar at rest (${REST_MS / 1000} s idle after the ready line)`,
+          'MiB',
+          (rest.host + rest.sidecar) / MIB,
+          totalRss,
+          'informational (baseline: after start)',
+          () => true,
+        ),
       ];
     } finally {
       rmSync(root, { recursive: true, force: true });

@@ -74,7 +74,17 @@ async function asScript(text) {
     define: { 'import.meta.url': '__bastionImportMetaUrl' },
     logLevel: 'warning',
   });
-  return code.replace(/require\("(\.{1,2}\/[^"]+)\.js"\)/g, 'require("$1.cjs")');
+  return asciiOnly(code.replace(/require\("(\.{1,2}\/[^"]+)\.js"\)/g, 'require("$1.cjs")'));
+}
+
+/**
+ * esbuild writes every non-ASCII character escaped, except in the comments it keeps; one left
+ * there makes V8 hold the whole script's source two bytes a character (the CLI's 1 MB script cost
+ * 2 MB of the host's heap for four em dashes). Escaped, a comment only reads differently: nothing
+ * else can hold one by then.
+ */
+function asciiOnly(code) {
+  return code.replace(/[\u0080-\uffff]/g, (unit) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 /**

@@ -124,6 +124,13 @@ describe('entry bundles', () => {
     expect([...locales]).toEqual(['en.js']);
   });
 
+  it('every script of both bundles is ASCII, so V8 holds its source one byte a character', () => {
+    const files = [...reachable(sidecar, true), ...reachable(cli, true)];
+    expect(files.length).toBeGreaterThan(4);
+    const withOther = files.filter((file) => /\P{ASCII}/u.test(readFileSync(file, 'utf8')));
+    expect(withOther.map((file) => relative(PACKAGES, file))).toEqual([]);
+  });
+
   it('leaves srt and better-sqlite3 to node_modules (srt finds its seccomp binaries and carries patches/ there)', () => {
     const cliFiles = reachable(cli, true);
     const cliText = cliFiles.map((file) => readFileSync(file, 'utf8')).join('\n');
