@@ -132,3 +132,15 @@ it('/help prints the lines that are commands and sends nothing', async () => {
   const [prompts] = [...userMessagesBySession(home).values()];
   expect(prompts).toHaveLength(1);
 });
+
+it('/plan prints the agent’s last plan again, and says so when there is none yet; it sends nothing', async () => {
+  const { home, args } = project();
+  const result = await runCli(args, '/plan\nplan Read the README; Summarise it\nls\n/plan\n');
+  expect(result.code).toBe(0);
+  expect(result.stderr).toContain('bastion: the agent has set no plan in this chat\n');
+  const plan = '[plan] 0 of 2 steps done\n  [>] Read the README\n  [ ] Summarise it\n';
+  expect(result.stdout.split(plan)).toHaveLength(3);
+  expect(result.stdout.endsWith(`demo: . has 1 entries: README.md.\n${plan}`)).toBe(true);
+  const [prompts] = [...userMessagesBySession(home).values()];
+  expect(prompts).toHaveLength(2);
+});

@@ -305,6 +305,9 @@ class TerminalPrinter {
   readonly #calls = new Map<string, ToolActivity>();
   /** Paths written this run, in first-write order. */
   readonly #changed = new Set<string>();
+  /** The `update_plan` call going, and the input of the last one that succeeded (for chat's `/plan`). */
+  #planCall: { id: string; input: unknown } | undefined;
+  #plan: unknown;
 
   /** `provider`: the session's, for what to do when it refuses the credential. */
   constructor(
@@ -313,6 +316,10 @@ class TerminalPrinter {
   ) {}
 
   event(id: number, event: AgentEvent): void {
+    if (event.type === 'tool-call' && event.tool_name === 'update_plan')
+      this.#planCall = { id: event.tool_call_id, input: event.input };
+    if (event.type === 'tool-result' && event.tool_call_id === this.#planCall?.id && !event.is_error)
+      this.#plan = this.#planCall.input;
     if (this.json) {
       process.stdout.write(`${terminalJson({ id, ...event })}\n`);
       return;
@@ -421,6 +428,17 @@ class TerminalPrinter {
     this.#endLine();
   }
 
+  /** Chat's `/plan`: the last plan the agent set in this chat, as it was printed then (on stderr with --json). */
+  plan(): void {
+    if (this.#plan === undefined) {
+      process.stderr.write('bastion: the agent has set no plan in this chat\n');
+      return;
+    }
+    const lines = planLines(this.#plan);
+    if (this.json) process.stderr.write(lines.map((line) => `${line}\n`).join(''));
+    else for (const line of lines) this.#line(line);
+  }
+
   #line(text: string): void {
     this.#endLine();
     process.stdout.write(`${text}\n`);
@@ -520,10 +538,11 @@ async function resumeSession(
 }
 
 /**
- * What a line of `chat` (or `run`'s one prompt) asks for: a run with this request body, or the
- * session's model shown with what is on offer (`model: undefined`) or changed to PROVIDER/MODEL.
+ * What a line of `chat` (or `run`'s one prompt) asks for: a run with this request body, the
+ * session's model shown with what is on offer (`model: undefined`) or changed to PROVIDER/MODEL,
+ * or the agent's last plan printed again.
  */
-type Step = { run: Record<string, unknown> } | { model: string | undefined };
+type Step = { run: Record<string, unknown> } | { model: string | undefined } | { plan: true };
 
 /** Where the steps come from, read until they end or `stop`. */
 type Steps = (stop: AbortSignal) => AsyncIterable<Step> | Iterable<Step>;
@@ -665,6 +684,10 @@ async function runPrompt(host: BastionHost, options: RunOptions, workspace: stri
   let code = 0;
   try {
     for await (const step of requests(stop.signal)) {
+      if ('plan' in step) {
+        printer.plan();
+        continue;
+      }
       if ('model' in step) {
         session = await chatModel(host, session, step.model);
         printer.provider = session.provider;
@@ -704,13 +727,14 @@ const CHAT_HELP = `bastion: a line is a prompt to this session, except these:
   /compact               summarise the session's older turns now
   /model                 list the models on offer, this session's marked *
   /model PROVIDER/MODEL  switch this session to that model
+  /plan                  the agent's last plan in this chat again
   /help                  this list
   /exit                  end chat (as Ctrl-D or the end of input does); Ctrl-C stops a run going
 `;
 
 /**
  * A line of `chat` as a step: `/compact` is a compaction, `/init` the prompt to write AGENTS.md,
- * `/model [PROVIDER/MODEL]` the session's model, any other line a prompt as typed; `exit` for
+ * `/model [PROVIDER/MODEL]` the session's model, `/plan` the last plan, any other line a prompt as typed; `exit` for
  * `/exit`; none for an empty line or `/help` (which prints the commands).
  */
 function chatStep(line: string): Step | 'exit' | undefined {
@@ -722,6 +746,7 @@ function chatStep(line: string): Step | 'exit' | undefined {
     return undefined;
   }
   if (text === '/compact') return { run: { compact: true } };
+  if (text === '/plan') return { plan: true };
   const model = /^\/model(?:\s+(\S+))?$/.exec(text);
   if (model) return { model: model[1] };
   return { run: { message: text === '/init' ? INIT_INSTRUCTIONS_PROMPT : text } };
@@ -745,7 +770,7 @@ async function* typedPrompts(stop: AbortSignal): AsyncGenerator<Step> {
     return;
   }
   process.stderr.write(
-    'bastion: type a prompt and Enter; /help lists the commands (/init, /compact, /model); Ctrl-D or /exit ends, Ctrl-C stops a run\n',
+    'bastion: type a prompt and Enter; /help lists the commands (/init, /compact, /model, /plan); Ctrl-D or /exit ends, Ctrl-C stops a run\n',
   );
   while (!stop.aborted) {
     const terminal = createInterface({ input: process.stdin, output: process.stderr, terminal: true });

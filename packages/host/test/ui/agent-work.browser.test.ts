@@ -17,7 +17,12 @@ import type { Session } from '@bastion/protocol';
 import { SCRIPTED_MODEL, type ScriptedEndpoint, type ScriptedTurn } from '@bastion/test-support';
 import type { TempHost } from '../support/temp-host.js';
 import { openScriptedDesktopWorld, sendMessage, type ScriptedDesktopWorld } from './support/desktop-world.js';
-import { expectInViewport, expectNoHorizontalOverflow, shotAllModes } from './support/layout.js';
+import {
+  expectInViewport,
+  expectListAndComposerInView,
+  expectNoHorizontalOverflow,
+  shotAllModes,
+} from './support/layout.js';
 
 const SHOTS = fileURLToPath(new URL('../../../../test-output/ui/', import.meta.url));
 const KEY = 'sk-ui-work-test-key';
@@ -42,6 +47,18 @@ let page: Page;
 let sessionId: string;
 
 const lastRunEnd = () => page.getByTestId('run-end').last();
+
+/** An update_plan call of the three steps these tests plan, with these statuses. */
+const planCall = (statuses: string[]): ScriptedTurn => ({
+  kind: 'tool-call',
+  name: 'update_plan',
+  input: {
+    steps: ['Read the parser', 'Fix the off-by-one in tokenize()', 'Run the tests'].map((step, index) => ({
+      step,
+      status: statuses[index],
+    })),
+  },
+});
 
 beforeAll(async () => {
   mkdirSync(SHOTS, { recursive: true });
@@ -155,20 +172,10 @@ describe('the agent’s work in the desktop app', () => {
   });
 
   it('shows an update_plan call as a checklist: each step with its status in words, the count done in its header', async () => {
-    turns.push(
-      {
-        kind: 'tool-call',
-        name: 'update_plan',
-        input: {
-          steps: [
-            { step: 'Read the parser', status: 'completed' },
-            { step: 'Fix the off-by-one in tokenize()', status: 'in_progress' },
-            { step: 'Run the tests', status: 'pending' },
-          ],
-        },
-      },
-      { kind: 'text', pieces: ['Working through the plan.'] },
-    );
+    turns.push(planCall(['completed', 'in_progress', 'pending']), {
+      kind: 'text',
+      pieces: ['Working through the plan.'],
+    });
     await sendMessage(page, 'Fix the parser');
     await page.getByText('Working through the plan.').waitFor();
     const card = page.getByRole('article', { name: 'Tool update_plan' }).last();
@@ -179,6 +186,29 @@ describe('the agent’s work in the desktop app', () => {
       '○to do: Run the tests',
     ]);
     await shotAllModes(page, SHOTS, '11c-plan', card);
+  });
+
+  it('keeps the unfinished plan in a bar above the message box that opens into its checklist, and drops it once every step is done', async () => {
+    const bar = page.getByRole('region', { name: 'The agent’s plan' });
+    const toggle = bar.getByRole('button');
+    expect(await toggle.getAttribute('aria-expanded')).toBe('false');
+    expect(await toggle.textContent()).toBe('Plan · 1 of 3 steps done▸ in progress: Fix the off-by-one in tokenize()▴');
+    await expectInViewport(page, page.getByLabel('Message'), 'the message box under the plan bar');
+    await shotAllModes(page, SHOTS, '11d-plan-bar');
+    await toggle.click();
+    expect(await toggle.getAttribute('aria-expanded')).toBe('true');
+    expect(await bar.getByRole('list', { name: 'Plan' }).getByRole('listitem').allTextContents()).toEqual([
+      '✓done: Read the parser',
+      '▸in progress: Fix the off-by-one in tokenize()',
+      '○to do: Run the tests',
+    ]);
+    await expectListAndComposerInView(page, bar.getByRole('list', { name: 'Plan' }), page.getByLabel('Message'));
+    await shotAllModes(page, SHOTS, '11e-plan-bar-open');
+    turns.push(planCall(['completed', 'completed', 'completed']), { kind: 'text', pieces: ['All three done.'] });
+    await sendMessage(page, 'Finish the plan');
+    await page.getByText('All three done.').waitFor();
+    await bar.waitFor({ state: 'detached' });
+    expect(await page.getByRole('article', { name: 'Tool update_plan' }).count()).toBe(2);
   });
 
   it('numbers a read_file of a line range with the file’s own line numbers and names the range', async () => {

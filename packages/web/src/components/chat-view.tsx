@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { AgentStreamEvent, BastionApi, PermissionMode, Session } from '@bastion/bridge';
 import { INIT_INSTRUCTIONS_PROMPT, UI_DOWNLOAD_URL_TTL_MS, UI_EXPORT_FILE_NAME_CHARS } from '@bastion/protocol';
 import { describeError } from '../bastion.js';
@@ -23,6 +23,7 @@ import { HelpDialog } from './help-dialog.js';
 import { AutoConsentDialog, ModeSwitch } from './mode-switch.js';
 import { listedWindow, ModelPicker, useModels } from './model-picker.js';
 import { OtherFolderBanner } from './other-folder-banner.js';
+import { PlanBar, pinnedPlan } from './plan.js';
 import { ContextMeter, Reasoning, RetryNotice, RunEnd, RunError, UsageLine } from './run-items.js';
 import { HostRecordDialog } from './host-audit-view.js';
 import { HostAskPrompt, useHostAsks } from './host-ask-prompt.js';
@@ -347,6 +348,7 @@ export function ChatView({ bastion, sessionId, sessionsVersion, onSessionChanged
     });
 
   const undoable = lastUndoableRun(transcript.items);
+  const plan = useMemo(() => pinnedPlan(transcript.items), [transcript.items]);
   const modeCommand = (mode: PermissionMode, description: string): SlashCommand => ({
     name: `/mode ${mode}`,
     description,
@@ -589,6 +591,7 @@ export function ChatView({ bastion, sessionId, sessionsVersion, onSessionChanged
         revealKey={undone === undefined ? undefined : undoneNoticeKey(transcript.items, undone)}
         onNearTop={loadOlder}
       />
+      {plan !== undefined && <PlanBar steps={plan} />}
       <Activity since={active?.seenAt} waiting={pending !== undefined} />
       {pending && (
         <ApprovalPrompt

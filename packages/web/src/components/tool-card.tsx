@@ -2,6 +2,7 @@ import { useState } from 'react';
 import { UI_TOOL_OUTPUT_FOLD_LINES, type DaemonErrorCode } from '@bastion/protocol';
 import type { ToolView } from '../transcript.js';
 import { DiffView, diffOf } from './diff-view.js';
+import { PlanChecklist, planProgress, planSteps } from './plan.js';
 
 interface Fields {
   [name: string]: unknown;
@@ -239,41 +240,11 @@ function SearchBody({ tool }: { tool: ToolView }) {
   );
 }
 
-/** How a plan step of each status is marked, and what a screen reader says for the mark. */
-const PLAN_STATUS: Readonly<Record<string, { mark: string; label: string }>> = {
-  completed: { mark: '✓', label: 'done' },
-  in_progress: { mark: '▸', label: 'in progress' },
-  pending: { mark: '○', label: 'to do' },
-};
-
-/** The steps of an `update_plan` call's input, as far as they have the expected shape. */
-function planSteps(input: unknown): { step: string; status: string }[] {
-  const steps = fieldsOf(input).steps;
-  return Array.isArray(steps)
-    ? steps.map(fieldsOf).map((step) => ({ step: asText(step.step), status: asText(step.status) }))
-    : [];
-}
-
 /** The agent's plan as a checklist: the whole plan, as this call set it. */
 function PlanBody({ tool }: { tool: ToolView }) {
   const steps = planSteps(tool.input);
   if (tool.isError || steps.length === 0) return null;
-  return (
-    <ol className="plan" aria-label="Plan">
-      {steps.map((step, index) => {
-        const status = PLAN_STATUS[step.status] ?? { mark: '?', label: step.status };
-        return (
-          <li key={index} className={`plan-step plan-${step.status}`}>
-            <span className="plan-mark" aria-hidden="true">
-              {status.mark}
-            </span>
-            <span className="visually-hidden">{status.label}: </span>
-            {step.step}
-          </li>
-        );
-      })}
-    </ol>
-  );
+  return <PlanChecklist steps={steps} />;
 }
 
 const plural = (count: number, one: string, many: string): string => `${count} ${count === 1 ? one : many}`;
@@ -292,10 +263,7 @@ function subjectOf(tool: ToolView): string {
     return `${input.pattern}${where}${typeof input.glob === 'string' ? ` (${input.glob})` : ''}`;
   }
   if (tool.toolName === 'list_dir') return typeof input.path === 'string' ? input.path : '.';
-  if (tool.toolName === 'update_plan') {
-    const steps = planSteps(tool.input);
-    return `${steps.filter((step) => step.status === 'completed').length} of ${plural(steps.length, 'step', 'steps')} done`;
-  }
+  if (tool.toolName === 'update_plan') return planProgress(planSteps(tool.input));
   if (typeof input.path === 'string') return input.path;
   if (typeof input.pattern === 'string') return input.pattern;
   return '';
