@@ -334,6 +334,43 @@ describe('the agent’s work in the desktop app', () => {
     expect(await page.getByTestId('run-end').filter({ hasText: 'Stopped' }).count()).toBe(2);
   });
 
+  it('a message sent while a run streams is queued (Queue, shown above the box) and goes once the run finishes; one queued before Stop comes back to the box unsent', async () => {
+    turns.length = endpoint.seen.length;
+    const slow = Array.from({ length: 100 }, (_, index) => `part${index} `);
+    turns.push({ kind: 'text', pieces: slow, delayMs: 40 }, { kind: 'text', pieces: ['Queued one answered.'] });
+    await sendMessage(page, 'Stream a while');
+    await page.getByTestId('activity').filter({ hasText: 'Working…' }).waitFor();
+    const composer = page.getByLabel('Message');
+    await composer.fill('Then say hello');
+    expect(await page.getByRole('button', { name: 'Queue' }).isEnabled()).toBe(true);
+    await composer.press('Enter');
+    const queued = page.getByRole('status', { name: 'Queued', exact: true });
+    expect(await queued.textContent()).toBe('Queued, sent when this run finishes:Then say helloEdit');
+    expect(await composer.inputValue()).toBe('');
+    await expectInViewport(page, composer, 'the message box under the queued message');
+    await shotAllModes(page, SHOTS, '12b-queued');
+    await page.getByText('Queued one answered.').waitFor();
+    await queued.waitFor({ state: 'detached' });
+    expect(await page.getByTestId('user-bubble').filter({ hasText: 'Then say hello' }).count()).toBe(1);
+    expect(JSON.stringify(endpoint.seen.at(-1)?.body)).toContain('Then say hello');
+
+    turns.push({ kind: 'text', pieces: slow, delayMs: 40 });
+    await sendMessage(page, 'Stream once more');
+    await page.getByTestId('activity').filter({ hasText: 'Working…' }).waitFor();
+    await composer.fill('Not now');
+    await composer.press('Enter');
+    await queued.waitFor();
+    await composer.fill('half typed');
+    const seen = endpoint.seen.length;
+    await page.getByRole('button', { name: 'Stop' }).click();
+    await lastRunEnd().getByText('Stopped').waitFor();
+    await queued.waitFor({ state: 'detached' });
+    expect(await composer.inputValue()).toBe('Not now\n\nhalf typed');
+    expect(await page.getByTestId('user-bubble').filter({ hasText: 'Not now' }).count()).toBe(0);
+    expect(endpoint.seen.length).toBe(seen);
+    await composer.fill('');
+  });
+
   it('shows a 429 with its status, the provider’s message and Retry-After; Retry sends the prompt again', async () => {
     // The endpoint plays turns[n] for its n-th request: a turn queued for a run that was stopped
     // before its request went out would answer this prompt instead, so such turns are dropped.

@@ -10,6 +10,7 @@ import {
   applyEvents,
   emptyTranscript,
   prependTranscript,
+  type RunOutcome,
   type ToolView,
   type Transcript,
   type TranscriptItem,
@@ -132,6 +133,15 @@ function undoneNoticeKey(items: readonly TranscriptItem[], runId: string): strin
 }
 
 /** The newest run whose file changes can still be undone, as the transcript has it. */
+/** How the last run that ended ended; undefined before any. */
+function lastRunOutcome(items: readonly TranscriptItem[]): RunOutcome | undefined {
+  for (let index = items.length - 1; index >= 0; index -= 1) {
+    const item = items[index];
+    if (item?.kind === 'run-end') return item.outcome;
+  }
+  return undefined;
+}
+
 function lastUndoableRun(items: readonly TranscriptItem[]): string | undefined {
   for (let index = items.length - 1; index >= 0; index -= 1) {
     const item = items[index];
@@ -161,6 +171,15 @@ export function ChatView({ bastion, sessionId, sessionsVersion, onSessionChanged
     (text: string) => {
       setDraftText(text);
       saveDraft(sessionId, text);
+    },
+    [sessionId],
+  );
+  /** A message typed while a run goes: sent once it has finished, back in the box if it stopped or failed. */
+  const [queued, setQueuedText] = useState(() => readDraft(sessionId, 'queued'));
+  const setQueued = useCallback(
+    (text: string) => {
+      setQueuedText(text);
+      saveDraft(sessionId, text, 'queued');
     },
     [sessionId],
   );
@@ -310,22 +329,51 @@ export function ChatView({ bastion, sessionId, sessionsVersion, onSessionChanged
     }
   }, []);
 
+  const send = useCallback(
+    async (message: string) => {
+      const answer = await bastion.agent.run(sessionId, message);
+      const messageId = answer.message_id;
+      if (messageId !== null) setTexts((previous) => new Map(previous).set(messageId, message));
+      // The daemon titles a session after its first message; the session is read again for it.
+      onSessionChanged();
+    },
+    [bastion, sessionId, onSessionChanged],
+  );
   const submit = useCallback(
     (message: string) =>
       act(async () => {
-        const answer = await bastion.agent.run(sessionId, message);
-        const messageId = answer.message_id;
-        if (messageId !== null) setTexts((previous) => new Map(previous).set(messageId, message));
+        await send(message);
         setDraft('');
-        // The daemon titles a session after its first message; the session is read again for it.
-        onSessionChanged();
       }),
-    [act, bastion, sessionId, onSessionChanged, setDraft],
+    [act, send, setDraft],
   );
 
   const pending = transcript.pending;
   const active = transcript.active;
   const stoppable = active !== undefined || pending !== undefined;
+  const outcome = useMemo(() => lastRunOutcome(transcript.items), [transcript.items]);
+  /** The queued message back in the box, before what is typed there now. */
+  const unqueue = useCallback(() => {
+    setDraft(draft === '' ? queued : `${queued}\n\n${draft}`);
+    setQueued('');
+  }, [draft, queued, setDraft, setQueued]);
+  useEffect(() => {
+    if (queued === '' || stoppable || busy || link !== 'live') return;
+    if (outcome !== 'finished') {
+      unqueue();
+      return;
+    }
+    const message = queued;
+    setQueued('');
+    void act(async () => {
+      try {
+        await send(message);
+      } catch (failure) {
+        setDraft(draft === '' ? message : `${message}\n\n${draft}`);
+        throw failure;
+      }
+    });
+  }, [queued, stoppable, busy, link, outcome, unqueue, setQueued, act, send, setDraft, draft]);
   useTabTitle(session?.title || 'Untitled session', pending !== undefined ? 'approval' : active ? 'working' : 'idle');
   const stop = useCallback(() => void act(() => bastion.agent.abort(sessionId)), [act, bastion, sessionId]);
 
@@ -616,6 +664,15 @@ export function ChatView({ bastion, sessionId, sessionsVersion, onSessionChanged
         />
       )}
       {hostAsk && <HostAskPrompt key={hostAsk.id} bastion={bastion} ask={hostAsk} />}
+      {queued !== '' && (
+        <div className="queued" role="status" aria-label="Queued">
+          <span className="queued-label">Queued, sent when this run finishes:</span>
+          <span className="queued-text">{queued}</span>
+          <button type="button" className="small" onClick={unqueue}>
+            Edit
+          </button>
+        </div>
+      )}
       {undoing && (
         <UndoDialog
           bastion={bastion}
@@ -645,17 +702,26 @@ export function ChatView({ bastion, sessionId, sessionsVersion, onSessionChanged
         onDraft={setDraft}
         onSend={() => {
           const message = draft.trim();
-          if (message !== '') void submit(message);
+          if (message === '') return;
+          if (!stoppable) {
+            void submit(message);
+            return;
+          }
+          setQueued(queued === '' ? message : `${queued}\n\n${message}`);
+          setDraft('');
         }}
         onStop={stop}
         stoppable={stoppable}
-        sendDisabled={busy || stoppable || draft.trim() === ''}
+        queues={stoppable}
+        sendDisabled={busy || draft.trim() === ''}
         placeholder={
           pending
             ? 'Answer the approval above'
-            : reachableRoot !== null
-              ? 'Ask the agent… (@ for files, / for commands)'
-              : 'Ask the agent… (/ for commands)'
+            : stoppable
+              ? 'Next message… (Enter queues it for when this run finishes)'
+              : reachableRoot !== null
+                ? 'Ask the agent… (@ for files, / for commands)'
+                : 'Ask the agent… (/ for commands)'
         }
         autoFocus={session !== undefined && pending === undefined}
         lastPrompt={lastPromptOf(transcript.items, texts)}

@@ -15,6 +15,8 @@ interface Props {
   onStop: () => void;
   /** A run is going or an approval waits: Stop is shown (and Esc stops). */
   stoppable: boolean;
+  /** Send queues the message for when the run finishes (the button reads Queue). */
+  queues: boolean;
   sendDisabled: boolean;
   placeholder: string;
   autoFocus: boolean;
@@ -135,6 +137,7 @@ export function Composer({
   onSend,
   onStop,
   stoppable,
+  queues,
   sendDisabled,
   placeholder,
   autoFocus,
@@ -294,7 +297,7 @@ export function Composer({
           </button>
         )}
         <button type="submit" className="primary" disabled={sendDisabled}>
-          Send
+          {queues ? 'Queue' : 'Send'}
         </button>
       </div>
     </form>

@@ -2,7 +2,7 @@ import type { SlashCommand } from '../slash-commands.js';
 import { Dialog } from './dialog.js';
 
 const KEYS: readonly (readonly [string, string])[] = [
-  ['Enter', 'send the message'],
+  ['Enter', 'send the message (while a run goes: queue it for when the run finishes)'],
   ['Shift+Enter', 'start a new line'],
   ['Esc', 'stop the run (or close a list)'],
   ['↑ in an empty box', 'bring back your last prompt'],

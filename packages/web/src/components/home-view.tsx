@@ -76,6 +76,7 @@ export function HomeView({
         }}
         onStop={() => undefined}
         stoppable={false}
+        queues={false}
         sendDisabled={busy || draft.trim() === ''}
         placeholder={workspace === null ? 'Ask the agent… (Enter sends)' : 'Ask the agent… (@ for files)'}
         autoFocus

@@ -2,7 +2,7 @@ import { useEffect, useState } from 'react';
 import type { BastionApi, Session } from '@bastion/bridge';
 import { UI_SESSION_LIST_POLL_MS } from '@bastion/protocol';
 import { createSessionOnDefaultModel, describeError, formText } from '../bastion.js';
-import { saveDraft } from '../drafts.js';
+import { forgetDrafts } from '../drafts.js';
 import { useGrantedRoots } from '../granted-roots.js';
 
 interface Props {
@@ -189,7 +189,7 @@ export function SessionList({ bastion, version, selectedId, onSelect, onChanged 
                         setConfirmDelete(undefined);
                         void act(async () => {
                           await bastion.sessions.delete(session.id);
-                          saveDraft(session.id, '');
+                          forgetDrafts(session.id);
                           if (session.id === selectedId) onSelect(undefined);
                         });
                       }}
