@@ -132,7 +132,6 @@ function undoneNoticeKey(items: readonly TranscriptItem[], runId: string): strin
   return undefined;
 }
 
-/** The newest run whose file changes can still be undone, as the transcript has it. */
 /** How the last run that ended ended; undefined before any. */
 function lastRunOutcome(items: readonly TranscriptItem[]): RunOutcome | undefined {
   for (let index = items.length - 1; index >= 0; index -= 1) {
@@ -142,6 +141,13 @@ function lastRunOutcome(items: readonly TranscriptItem[]): RunOutcome | undefine
   return undefined;
 }
 
+/** Two messages as one, a blank line between them (either may be empty). */
+function joinMessages(first: string, second: string): string {
+  if (first === '') return second;
+  return second === '' ? first : `${first}\n\n${second}`;
+}
+
+/** The newest run whose file changes can still be undone, as the transcript has it. */
 function lastUndoableRun(items: readonly TranscriptItem[]): string | undefined {
   for (let index = items.length - 1; index >= 0; index -= 1) {
     const item = items[index];
@@ -354,7 +360,7 @@ export function ChatView({ bastion, sessionId, sessionsVersion, onSessionChanged
   const outcome = useMemo(() => lastRunOutcome(transcript.items), [transcript.items]);
   /** The queued message back in the box, before what is typed there now. */
   const unqueue = useCallback(() => {
-    setDraft(draft === '' ? queued : `${queued}\n\n${draft}`);
+    setDraft(joinMessages(queued, draft));
     setQueued('');
   }, [draft, queued, setDraft, setQueued]);
   useEffect(() => {
@@ -369,7 +375,7 @@ export function ChatView({ bastion, sessionId, sessionsVersion, onSessionChanged
       try {
         await send(message);
       } catch (failure) {
-        setDraft(draft === '' ? message : `${message}\n\n${draft}`);
+        setDraft(joinMessages(message, draft));
         throw failure;
       }
     });
@@ -707,7 +713,7 @@ export function ChatView({ bastion, sessionId, sessionsVersion, onSessionChanged
             void submit(message);
             return;
           }
-          setQueued(queued === '' ? message : `${queued}\n\n${message}`);
+          setQueued(joinMessages(queued, message));
           setDraft('');
         }}
         onStop={stop}
