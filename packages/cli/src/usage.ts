@@ -32,7 +32,7 @@ export const USAGE = `Usage:
   bastion run --endpoint URL --model ID [--context-window TOKENS] [--workspace DIR] [--home DIR]
               [--mode …] [--json] PROMPT
   bastion chat [--workspace DIR] [--home DIR] [--continue | --session ID] [--mode …] [--provider ID]
-               [--model ID | --endpoint URL --model ID] [--json]
+               [--model ID | --endpoint URL --model ID [--context-window TOKENS]] [--json]
   bastion sessions [--workspace DIR | --all] [--home DIR] [--json]
   bastion models [--home DIR] [--json]
   bastion models default PROVIDER/MODEL [--home DIR]
@@ -50,7 +50,7 @@ Options:
   --workspace DIR   project folder the agent may work in (default: the current folder)
   --home DIR        Bastion's own data folder (default: $BASTION_HOME or ~/.bastion)
   --no-open         print the launch URL instead of opening a browser
-  --json            one JSON object a line on stdout (the first is the ready line)
+  --json            one JSON object a line on stdout (for start, the first is the ready line)
   --verbose         copy every log record to stderr
   --allow-endpoint URL
                     (start, repeatable) consent to provider requests to this custom
@@ -84,7 +84,8 @@ before the last exchange now (as it does on its own near 80% of its context wind
 chat: run's options without a PROMPT, then each line typed (or piped in) is a prompt to the same
 session, run in turn as with run, approvals asked on the terminal; a line /init asks the agent to
 write the project's AGENTS.md, /compact summarises the session's older turns, /model lists the
-models on offer and /model PROVIDER/MODEL switches the session to one, /help lists these;
+models on offer and /model PROVIDER/MODEL switches the session to one, /plan prints the agent's
+last plan again, /help lists these;
 /exit, the end of input or Ctrl-D ends it, Ctrl-C stops the run going (at the prompt, ends it).
 Exit with the last run's code.
 
@@ -133,15 +134,29 @@ function synopsisOf(name: string): string[] {
   return own;
 }
 
+/** The Options block's entries (an option's line and the lines indented under it), each with its flag. */
+const OPTION_ENTRIES = OPTIONS.split('\n')
+  .slice(1)
+  .reduce<{ flag: string; lines: string[] }[]>((entries, line) => {
+    const flag = /^ {2}(--[\w-]+)/.exec(line)?.[1];
+    if (flag !== undefined) entries.push({ flag, lines: [line] });
+    else entries.at(-1)?.lines.push(line);
+    return entries;
+  }, []);
+
 /**
- * The usage text of one command: its synopsis lines, the shared options and its own paragraph.
- * Undefined for a name that is not a command.
+ * The usage text of one command: its synopsis lines, the shared options it takes and its own
+ * paragraph. Undefined for a name that is not a command.
  */
 export function commandUsage(name: string): string | undefined {
   const own = synopsisOf(name);
   if (own.length === 0) return undefined;
+  const synopsis = own.join('\n');
+  const options = OPTION_ENTRIES.filter((entry) => new RegExp(`${entry.flag}(?![\\w-])`).test(synopsis));
   const about = PARAGRAPHS.filter((paragraph) => paragraph.startsWith(`${name}:`) || paragraph.startsWith(`${name} `));
-  return [['Usage:', ...own].join('\n'), OPTIONS, ...about].join('\n\n').trimEnd() + '\n';
+  const blocks = [`Usage:\n${synopsis}`];
+  if (options.length > 0) blocks.push(['Options:', ...options.flatMap((entry) => entry.lines)].join('\n'));
+  return [...blocks, ...about].join('\n\n').trimEnd() + '\n';
 }
 
 /**
