@@ -334,7 +334,7 @@ describe('the agent’s work in the desktop app', () => {
     expect(await page.getByTestId('run-end').filter({ hasText: 'Stopped' }).count()).toBe(2);
   });
 
-  it('a message sent while a run streams is queued (Queue, shown above the box) and goes once the run finishes; one queued before Stop comes back to the box unsent', async () => {
+  it('a message sent while a run streams is queued (Queue, shown above the box) and goes once the run finishes; one queued before Stop stays through a reload and comes back to the box unsent', async () => {
     turns.length = endpoint.seen.length;
     const slow = Array.from({ length: 100 }, (_, index) => `part${index} `);
     turns.push({ kind: 'text', pieces: slow, delayMs: 40 }, { kind: 'text', pieces: ['Queued one answered.'] });
@@ -354,13 +354,18 @@ describe('the agent’s work in the desktop app', () => {
     expect(await page.getByTestId('user-bubble').filter({ hasText: 'Then say hello' }).count()).toBe(1);
     expect(JSON.stringify(endpoint.seen.at(-1)?.body)).toContain('Then say hello');
 
-    turns.push({ kind: 'text', pieces: slow, delayMs: 40 });
+    turns.push({ kind: 'text', pieces: [...slow, ...slow, ...slow, ...slow], delayMs: 40 });
     await sendMessage(page, 'Stream once more');
     await page.getByTestId('activity').filter({ hasText: 'Working…' }).waitFor();
     await composer.fill('Not now');
     await composer.press('Enter');
     await queued.waitFor();
     await composer.fill('half typed');
+    // A reload keeps the queued message beside the draft, while the run goes on.
+    await page.reload();
+    await page.getByTestId('activity').filter({ hasText: 'Working…' }).waitFor();
+    expect(await queued.locator('.queued-text').textContent()).toBe('Not now');
+    expect(await composer.inputValue()).toBe('half typed');
     const seen = endpoint.seen.length;
     await page.getByRole('button', { name: 'Stop' }).click();
     await lastRunEnd().getByText('Stopped').waitFor();
