@@ -34,6 +34,7 @@ export const USAGE = `Usage:
   bastion chat [--workspace DIR] [--home DIR] [--continue | --session ID] [--mode …] [--provider ID]
                [--model ID | --endpoint URL --model ID [--context-window TOKENS]] [--json]
   bastion sessions [--workspace DIR | --all] [--home DIR] [--json]
+  bastion sessions export ID [--home DIR]
   bastion models [--home DIR] [--json]
   bastion models default PROVIDER/MODEL [--home DIR]
   bastion undo [--workspace DIR] [--home DIR] [--session ID] [--run ID] [--dry-run]
@@ -91,7 +92,9 @@ Exit with the last run's code.
 
 sessions: the newest ${CLI_SESSIONS_LISTED} sessions that worked in the workspace (of every one with --all),
 each with its id, when it last changed, how its last run ended (or that it needs approval), its
-model, mode and title; --json prints one session object a line.
+model, mode and title; --json prints one session object a line. sessions export ID prints that
+session as markdown, as the UI's Export saves it: its prompts, replies and tool calls (each with
+its input on one line; the outputs stay in Bastion).
 
 models: every model a session can use now, one a line as PROVIDER/MODEL with its name and context
 window, the default for new sessions marked *; a provider that cannot run now says why. models

@@ -7,7 +7,7 @@ import { mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { makeTempDir } from '@bastion/test-support';
-import { runCli, startHolder, stoppedAfterEachTest } from './support/cli-process.js';
+import { runCli, startHolder, stoppedAfterEachTest, userMessagesBySession } from './support/cli-process.js';
 
 const started = stoppedAfterEachTest();
 
@@ -95,6 +95,49 @@ describe('bastion sessions', () => {
     expect(both.stderr).toMatch(/^bastion: --all and --workspace cannot be combined\n\nUsage:\n {2}bastion sessions /);
     const argument = await runCli(['sessions', 'extra']);
     expect(argument.code).toBe(2);
-    expect(argument.stderr).toMatch(/^bastion: sessions takes no arguments\n/);
+    expect(argument.stderr).toMatch(/^bastion: sessions takes no arguments but export ID\n/);
+  });
+});
+
+describe('bastion sessions export', () => {
+  it('prints the session as markdown (prompts, replies, tool calls), with a terminal escape in a prompt made inert', async () => {
+    const { home, first } = project();
+    await runIn(home, first, 'read README.md');
+    await runIn(home, first, 'ls');
+    const escaped = 'ls \u001b[2J';
+    await runCli(['run', '--continue', '--home', home, '--workspace', first, escaped]);
+    const [id, prompts] = [...userMessagesBySession(home)].find(([, texts]) => texts.length === 2) ?? [];
+    // Stored as typed: the escape is in the session's record.
+    expect((JSON.parse(prompts?.[1] ?? '[]') as { text: string }[])[0]?.text).toBe(escaped);
+    const exported = await runCli(['sessions', 'export', id as string, '--home', home]);
+    expect(exported.code, exported.stderr).toBe(0);
+    expect(exported.stdout).toMatch(
+      /^# ls\n\ndemo\/demo · \S+ · started \S+\n\n## You\n\nls\n\n## Bastion\n\n- list_dir /,
+    );
+    // The sequence is gone from the prompt; in the tool call's input it is JSON's inert `\u001b`.
+    expect(exported.stdout).toContain('\n\n## You\n\nls \n\n## Bastion\n\n- list_dir `{"path":"\\u001b[2J"}`\n');
+    expect(exported.stdout).not.toContain('\u001b');
+    const other = [...userMessagesBySession(home).keys()].find((key) => key !== id) as string;
+    const earlier = await runCli(['sessions', 'export', other, '--home', home]);
+    expect(earlier.stdout).toContain('## You\n\nread README.md\n\n## Bastion\n\n- read_file `{"path":"README.md"}`');
+  });
+
+  it('exits 2 for an id that names no session, a malformed id or other flags; a Bastion running on the home is pointed to its Export, and nothing is printed', async () => {
+    const { home, first } = project();
+    await runIn(home, first, 'ls');
+    const unknown = await runCli(['sessions', 'export', 'ses_NoSuchSession0', '--home', home]);
+    expect(unknown).toMatchObject({ code: 2, stdout: '' });
+    expect(unknown.stderr).toBe('bastion: no session ses_NoSuchSession0 (bastion sessions --all lists them)\n');
+    const malformed = await runCli(['sessions', 'export', 'first', '--home', home]);
+    expect(malformed).toMatchObject({ code: 2, stdout: '' });
+    expect(malformed.stderr).toMatch(/^bastion: export needs a session id \(ses_…\), not "first"\n/);
+    const flags = await runCli(['sessions', 'export', 'ses_NoSuchSession0', '--json', '--home', home]);
+    expect(flags).toMatchObject({ code: 2, stdout: '' });
+    expect(flags.stderr).toMatch(/^bastion: sessions export takes only --home\n/);
+    await startHolder(started, home, first).ready;
+    const [id] = [...userMessagesBySession(home).keys()];
+    const held = await runCli(['sessions', 'export', id as string, '--home', home]);
+    expect(held).toMatchObject({ code: 2, stdout: '' });
+    expect(held.stderr).toContain('Export in its UI saves the session (bastion open --home');
   });
 });

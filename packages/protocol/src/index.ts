@@ -32,3 +32,4 @@ export * from './git-config.js';
 export * from './policy.js';
 export * from './user-data-files.js';
 export * from './api/audit.js';
+export * from './session-markdown.js';

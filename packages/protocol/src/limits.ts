@@ -373,7 +373,7 @@ export const UI_DIFF_FOLD_LINES = 400;
 /** Tallest the composer grows with multi-line input, in pixels, before it scrolls. */
 export const UI_COMPOSER_MAX_HEIGHT_PX = 240;
 /** Characters of a tool call's input a session's markdown export shows (its outputs stay in Bastion). */
-export const UI_EXPORT_TOOL_INPUT_CHARS = 300;
+export const EXPORT_TOOL_INPUT_CHARS = 300;
 /** How long a downloaded export's object URL lives before it is revoked (the download has begun by then). */
 export const UI_DOWNLOAD_URL_TTL_MS = 10_000;
 /** Characters of a session's title an export's file name keeps. */

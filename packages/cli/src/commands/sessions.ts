@@ -4,8 +4,21 @@
  * its id (for `bastion run --session`), when it last changed, how its last run ended, its model,
  * mode and title. Through the running Bastion when one owns the home (its control socket), else
  * through a host of its own.
+ *
+ * `bastion sessions export ID [--home DIR]`: the session as the UI's Export writes it (markdown),
+ * on stdout, made inert for a terminal. Through a host of its own: while a Bastion runs on the
+ * home, its UI's Export does this.
  */
-import { CLI_SESSIONS_LISTED, type Session } from '@bastion/protocol';
+import {
+  CLI_SESSIONS_LISTED,
+  messageListResponseSchema,
+  PAGE_MAX_LIMIT,
+  sessionIdSchema,
+  sessionMarkdown,
+  sessionSchema,
+  type Message,
+  type Session,
+} from '@bastion/protocol';
 import {
   askRunningHost,
   holderStatusSchema,
@@ -14,6 +27,7 @@ import {
   sessionsIn,
   terminalJson,
   terminalLine,
+  terminalText,
 } from '@bastion/host';
 import { homeFlag, startOwningHost } from '../home-in-use.js';
 import { parseCommandLine, UsageError, WORKSPACE_OPTIONS } from '../usage.js';
@@ -77,6 +91,53 @@ function line(session: Session): string {
   );
 }
 
+/** `sessions export ID`: 0 with the markdown on stdout; 2 for an id that names no session or a home in use; 1 when reading failed. */
+async function exportSession(id: string, home: string | undefined): Promise<number> {
+  if (!sessionIdSchema.safeParse(id).success)
+    throw new UsageError(`export needs a session id (ses_…), not ${JSON.stringify(id)}`);
+  const host = await startOwningHost(
+    { command: 'sessions', userData: resolveUserDataPath(home), workspaces: [] },
+    `Export in its UI saves the session (bastion open${homeFlag(home)}), or wait for it to stop`,
+  );
+  if (!host) return 2;
+  try {
+    const session = await host.client.call('GET', `/sessions/${id}`, undefined, sessionSchema);
+    if (!session.ok) {
+      if (session.error.code === 'SESSION_NOT_FOUND') {
+        process.stderr.write(`bastion: no session ${id} (bastion sessions --all lists them)\n`);
+        return 2;
+      }
+      process.stderr.write(
+        `bastion: could not read the session: ${terminalLine(`${session.error.code}: ${session.error.message}`)}\n`,
+      );
+      return 1;
+    }
+    const messages: Message[] = [];
+    let cursor: string | null = null;
+    do {
+      const query: string = `?limit=${PAGE_MAX_LIMIT}${cursor === null ? '' : `&cursor=${encodeURIComponent(cursor)}`}`;
+      const page = await host.client.call(
+        'GET',
+        `/sessions/${id}/messages${query}`,
+        undefined,
+        messageListResponseSchema,
+      );
+      if (!page.ok) {
+        process.stderr.write(
+          `bastion: could not read the session: ${terminalLine(`${page.error.code}: ${page.error.message}`)}\n`,
+        );
+        return 1;
+      }
+      messages.push(...page.body.messages);
+      cursor = page.body.next;
+    } while (cursor !== null);
+    process.stdout.write(terminalText(sessionMarkdown(session.body, messages)));
+    return 0;
+  } finally {
+    await host.stop();
+  }
+}
+
 export async function sessionsCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parseCommandLine({
     args: argv,
@@ -87,7 +148,13 @@ export async function sessionsCommand(argv: string[]): Promise<number> {
       json: { type: 'boolean', default: false },
     },
   });
-  if (positionals.length > 0) throw new UsageError('sessions takes no arguments');
+  if (positionals[0] === 'export') {
+    if (positionals.length !== 2) throw new UsageError('sessions export takes one session ID');
+    if (values.all || values.workspace !== undefined || values.json)
+      throw new UsageError('sessions export takes only --home');
+    return exportSession(positionals[1] as string, values.home);
+  }
+  if (positionals.length > 0) throw new UsageError('sessions takes no arguments but export ID');
   if (values.all && values.workspace !== undefined) throw new UsageError('--all and --workspace cannot be combined');
   const userData = resolveUserDataPath(values.home);
   const workspace = values.all ? undefined : enterWorkspace(values.workspace);

@@ -1,10 +1,15 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { AgentStreamEvent, BastionApi, PermissionMode, Session } from '@bastion/bridge';
-import { INIT_INSTRUCTIONS_PROMPT, UI_DOWNLOAD_URL_TTL_MS, UI_EXPORT_FILE_NAME_CHARS } from '@bastion/protocol';
+import {
+  INIT_INSTRUCTIONS_PROMPT,
+  sessionMarkdown,
+  UI_DOWNLOAD_URL_TTL_MS,
+  UI_EXPORT_FILE_NAME_CHARS,
+} from '@bastion/protocol';
 import { describeError } from '../bastion.js';
 import { readDraft, saveDraft } from '../drafts.js';
 import { reloadGrantedRoots, useGrantedRoots } from '../granted-roots.js';
-import { sessionMarkdown, sessionMessages } from '../session-export.js';
+import { sessionMessages } from '../session-export.js';
 import { loadHistory, newestHistory, settledOpening } from '../history.js';
 import {
   applyEvents,

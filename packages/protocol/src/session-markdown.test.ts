@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { UI_EXPORT_TOOL_INPUT_CHARS, type Message, type Session } from '@bastion/protocol';
-import { sessionMarkdown } from './session-export.js';
+import type { Message, Session } from './api/sessions.js';
+import { EXPORT_TOOL_INPUT_CHARS } from './limits.js';
+import { sessionMarkdown } from './session-markdown.js';
 
 const session: Session = {
   id: 'ses_Export0000001',
@@ -80,7 +81,7 @@ describe('sessionMarkdown', () => {
     expect(markdown).toContain('- run_command ```{"command":"echo","args":["``x``"]}```');
     const long = markdown.split('\n').find((line) => line.startsWith('- write_file')) ?? '';
     // `- write_file ` and the code span's two backticks around the cut input.
-    expect(long.length).toBe('- write_file '.length + UI_EXPORT_TOOL_INPUT_CHARS + 2);
+    expect(long.length).toBe('- write_file '.length + EXPORT_TOOL_INPUT_CHARS + 2);
     expect(long).toContain('…`');
   });
 });
