@@ -734,8 +734,8 @@ const CHAT_HELP = `bastion: a line is a prompt to this session, except these:
 
 /**
  * A line of `chat` as a step: `/compact` is a compaction, `/init` the prompt to write AGENTS.md,
- * `/model [PROVIDER/MODEL]` the session's model, `/plan` the last plan, any other line a prompt as typed; `exit` for
- * `/exit`; none for an empty line or `/help` (which prints the commands).
+ * `/model [PROVIDER/MODEL]` the session's model, `/plan` the last plan, any other line a prompt as
+ * typed; `exit` for `/exit`; none for an empty line or `/help` (which prints the commands).
  */
 function chatStep(line: string): Step | 'exit' | undefined {
   const text = line.trim();
