@@ -144,3 +144,26 @@ it('/plan prints the agent’s last plan again, and says so when there is none y
   const [prompts] = [...userMessagesBySession(home).values()];
   expect(prompts).toHaveLength(2);
 });
+
+it('on a terminal, Tab completes a command: /pl becomes /plan (run on Enter), /e becomes /exit, and a prompt is left as typed', async () => {
+  const { home, args } = project();
+  const cli = runCliInTerminal(args);
+  const prompts = () => cli.shown().split('bastion> ').length - 1;
+  await waitFor(() => prompts() === 1, 60_000, 'the first prompt');
+  expect(cli.shown()).toContain('Tab completes them');
+  // Keys as a person types them: the completion is in the line before Enter.
+  cli.type('/pl\t');
+  await waitFor(() => cli.shown().endsWith('/plan'), 30_000, '/pl completed');
+  cli.type('\r');
+  await waitFor(() => cli.shown().includes('the agent has set no plan in this chat'), 30_000, '/plan');
+  await waitFor(() => prompts() === 2, 30_000, 'the prompt after /plan');
+  cli.type('ls\t\r');
+  await waitFor(() => prompts() === 3, 30_000, 'the prompt after the run');
+  cli.type('/e\t');
+  await waitFor(() => cli.shown().endsWith('/exit'), 30_000, '/e completed');
+  cli.type('\r');
+  expect(await cli.closed).toBe(0);
+  const [sent] = [...userMessagesBySession(home).values()];
+  expect(sent).toHaveLength(1);
+  expect(JSON.parse(sent?.[0] ?? '[]')).toEqual([{ type: 'text', text: 'ls' }]);
+});

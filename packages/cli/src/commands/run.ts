@@ -732,6 +732,15 @@ const CHAT_HELP = `bastion: a line is a prompt to this session, except these:
   /exit                  end chat (as Ctrl-D or the end of input does); Ctrl-C stops a run going
 `;
 
+/** The lines of `chat` that are commands, as Tab at its prompt completes them. */
+const CHAT_COMMANDS = ['/init', '/compact', '/model', '/plan', '/help', '/exit'] as const;
+
+/** Tab at chat's prompt: a line that is the start of a command's name becomes the name (both, listed, when more fit). */
+function completeChatCommand(line: string): [string[], string] {
+  if (!line.startsWith('/') || /\s/.test(line)) return [[], line];
+  return [CHAT_COMMANDS.filter((command) => command.startsWith(line)), line];
+}
+
 /**
  * A line of `chat` as a step: `/compact` is a compaction, `/init` the prompt to write AGENTS.md,
  * `/model [PROVIDER/MODEL]` the session's model, `/plan` the last plan, any other line a prompt as
@@ -770,10 +779,15 @@ async function* typedPrompts(stop: AbortSignal): AsyncGenerator<Step> {
     return;
   }
   process.stderr.write(
-    'bastion: type a prompt and Enter; /help lists the commands (/init, /compact, /model, /plan); Ctrl-D or /exit ends, Ctrl-C stops a run\n',
+    'bastion: type a prompt and Enter; /help lists the commands (/init, /compact, /model, /plan; Tab completes them); Ctrl-D or /exit ends, Ctrl-C stops a run\n',
   );
   while (!stop.aborted) {
-    const terminal = createInterface({ input: process.stdin, output: process.stderr, terminal: true });
+    const terminal = createInterface({
+      input: process.stdin,
+      output: process.stderr,
+      terminal: true,
+      completer: completeChatCommand,
+    });
     const closed = new Promise<undefined>((resolve) => terminal.once('close', () => resolve(undefined)));
     terminal.on('SIGINT', () => terminal.close());
     const line = await Promise.race([terminal.question('bastion> ', { signal: stop }).catch(() => undefined), closed]);
