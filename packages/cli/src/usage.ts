@@ -86,7 +86,7 @@ chat: run's options without a PROMPT, then each line typed (or piped in) is a pr
 session, run in turn as with run, approvals asked on the terminal; a line /init asks the agent to
 write the project's AGENTS.md, /compact summarises the session's older turns, /model lists the
 models on offer and /model PROVIDER/MODEL switches the session to one, /plan prints the agent's
-last plan again, /help lists these (Tab completes them);
+last plan again, /help lists these (Tab completes them; ArrowUp brings back earlier lines);
 /exit, the end of input or Ctrl-D ends it, Ctrl-C stops the run going (at the prompt, ends it).
 Exit with the last run's code.
 

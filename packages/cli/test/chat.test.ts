@@ -167,3 +167,38 @@ it('on a terminal, Tab completes a command: /pl becomes /plan (run on Enter), /e
   expect(sent).toHaveLength(1);
   expect(JSON.parse(sent?.[0] ?? '[]')).toEqual([{ type: 'text', text: 'ls' }]);
 });
+
+it('on a terminal, ArrowUp at the prompt brings back the lines typed before, across runs', async () => {
+  const { home, args } = project();
+  const cli = runCliInTerminal(args);
+  // Each run ends with its token line; a redrawn prompt line repeats "bastion> ", so runs are counted instead.
+  const runs = () => cli.shown().split('bastion: tokens:').length - 1;
+  await waitFor(() => cli.shown().includes('bastion> '), 60_000, 'the first prompt');
+  cli.type('ls\r');
+  await waitFor(() => runs() === 1, 30_000, 'the first run');
+  cli.type('read README.md\r');
+  await waitFor(() => runs() === 2, 30_000, 'the second run');
+  // What the prompt's line reads now: readline redraws it, then moves the cursor (CSI … G).
+  const line = () =>
+    cli
+      .shown()
+      .split('bastion> ')
+      .at(-1)
+      ?.replace(/\u001b\[\d*G$/, '');
+  // Up twice: the first line again.
+  cli.type('\u001b[A');
+  await waitFor(() => line() === 'read README.md', 30_000, 'the last line back');
+  cli.type('\u001b[A');
+  await waitFor(() => line() === 'ls', 30_000, 'the first line back');
+  cli.type('\r');
+  await waitFor(() => runs() === 3, 30_000, 'the third run');
+  await waitFor(() => line() === '', 30_000, 'the prompt after it');
+  cli.type('\u0004');
+  expect(await cli.closed).toBe(0);
+  const [sent] = [...userMessagesBySession(home).values()];
+  expect(sent?.map((content) => (JSON.parse(content) as { text: string }[])[0]?.text)).toEqual([
+    'ls',
+    'read README.md',
+    'ls',
+  ]);
+});

@@ -582,6 +582,8 @@ export const PROVIDER_ERROR_MESSAGE_MAX_CHARS = 300;
 export const CLI_APPROVAL_TYPE_AHEAD_DISCARD_MS = 150;
 /** Sessions `bastion sessions` lists, newest first (the UI lists every one). */
 export const CLI_SESSIONS_LISTED = 50;
+/** Lines `bastion chat` keeps for ArrowUp at its prompt, newest first (in memory, for the chat's life). */
+export const CLI_CHAT_HISTORY_LINES = 100;
 /** Lines of a command's output `bastion run` prints under it (the model gets the whole output). */
 export const CLI_COMMAND_PREVIEW_LINES = 5;
 /** Characters of each such line; a longer one is cut with "…". */

@@ -20,6 +20,7 @@ import {
   BYOK_PROVIDER_IDS,
   agentRunResponseSchema,
   CLI_APPROVAL_TYPE_AHEAD_DISCARD_MS,
+  CLI_CHAT_HISTORY_LINES,
   INIT_INSTRUCTIONS_PROMPT,
   eventPageResponseSchema,
   permissionModeSchema,
@@ -781,12 +782,17 @@ async function* typedPrompts(stop: AbortSignal): AsyncGenerator<Step> {
   process.stderr.write(
     'bastion: type a prompt and Enter; /help lists the commands (/init, /compact, /model, /plan; Tab completes them); Ctrl-D or /exit ends, Ctrl-C stops a run\n',
   );
+  // Each line gets a prompt of its own (closed while the run goes); they share one history, which
+  // readline adds each entered line to, so ArrowUp brings back the earlier ones.
+  const history: string[] = [];
   while (!stop.aborted) {
     const terminal = createInterface({
       input: process.stdin,
       output: process.stderr,
       terminal: true,
       completer: completeChatCommand,
+      history,
+      historySize: CLI_CHAT_HISTORY_LINES,
     });
     const closed = new Promise<undefined>((resolve) => terminal.once('close', () => resolve(undefined)));
     terminal.on('SIGINT', () => terminal.close());
