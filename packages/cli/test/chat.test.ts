@@ -179,16 +179,13 @@ it('on a terminal, ArrowUp at the prompt brings back the lines typed before, acr
   cli.type('read README.md\r');
   await waitFor(() => runs() === 2, 30_000, 'the second run');
   // What the prompt's line reads now: readline redraws it, then moves the cursor (CSI … G).
-  const line = () =>
-    cli
-      .shown()
-      .split('bastion> ')
-      .at(-1)
-      ?.replace(/\u001b\[\d*G$/, '');
+  const ESC = '\u001b';
+  const cursorMove = new RegExp(`${ESC}\\[\\d*G$`);
+  const line = () => (cli.shown().split('bastion> ').at(-1) ?? '').replace(cursorMove, '');
   // Up twice: the first line again.
-  cli.type('\u001b[A');
+  cli.type(`${ESC}[A`);
   await waitFor(() => line() === 'read README.md', 30_000, 'the last line back');
-  cli.type('\u001b[A');
+  cli.type(`${ESC}[A`);
   await waitFor(() => line() === 'ls', 30_000, 'the first line back');
   cli.type('\r');
   await waitFor(() => runs() === 3, 30_000, 'the third run');
