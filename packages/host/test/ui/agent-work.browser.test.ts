@@ -336,7 +336,7 @@ describe('the agent’s work in the desktop app', () => {
 
   it('a message sent while a run streams is queued (Queue, shown above the box) and goes once the run finishes; one queued before Stop stays through a reload and comes back to the box unsent', async () => {
     turns.length = endpoint.seen.length;
-    const slow = Array.from({ length: 100 }, (_, index) => `part${index} `);
+    const slow = Array.from({ length: 200 }, (_, index) => `part${index} `);
     turns.push({ kind: 'text', pieces: slow, delayMs: 40 }, { kind: 'text', pieces: ['Queued one answered.'] });
     await sendMessage(page, 'Stream a while');
     await page.getByTestId('activity').filter({ hasText: 'Working…' }).waitFor();
@@ -354,7 +354,7 @@ describe('the agent’s work in the desktop app', () => {
     expect(await page.getByTestId('user-bubble').filter({ hasText: 'Then say hello' }).count()).toBe(1);
     expect(JSON.stringify(endpoint.seen.at(-1)?.body)).toContain('Then say hello');
 
-    turns.push({ kind: 'text', pieces: [...slow, ...slow, ...slow, ...slow], delayMs: 40 });
+    turns.push({ kind: 'text', pieces: [...slow, ...slow], delayMs: 40 });
     await sendMessage(page, 'Stream once more');
     await page.getByTestId('activity').filter({ hasText: 'Working…' }).waitFor();
     await composer.fill('Not now');
