@@ -54,8 +54,23 @@ export function runCliInTerminal(args: readonly string[]): TerminalCli {
   let shown = '';
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => (shown += chunk));
   const closed = new Promise<number | null>((resolve) => child.once('close', resolve));
+  terminals.set(child, closed);
+  void closed.then(() => terminals.delete(child));
   return { type: (keys) => child.stdin.write(keys), shown: () => shown, closed };
 }
+
+/** The terminals runCliInTerminal started that have not closed, with their close. */
+const terminals = new Map<ChildProcess, Promise<number | null>>();
+
+// A test that fails before its terminal closes would leave it running, and the CLI and sandbox under
+// it: after every test of a file that imports this module, each one left is sent SIGTERM (`script`
+// passes it to the CLI, which stops its host) and awaited.
+afterEach(async () => {
+  for (const [child, closed] of [...terminals]) {
+    child.kill('SIGTERM');
+    await closed;
+  }
+});
 
 export interface TempProject {
   /** A fresh temporary folder holding the two below. */
