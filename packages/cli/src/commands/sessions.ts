@@ -9,20 +9,12 @@
  * on stdout, made inert for a terminal. Through a host of its own: while a Bastion runs on the
  * home, its UI's Export does this.
  */
-import {
-  CLI_SESSIONS_LISTED,
-  messageListResponseSchema,
-  PAGE_MAX_LIMIT,
-  sessionIdSchema,
-  sessionMarkdown,
-  sessionSchema,
-  type Message,
-  type Session,
-} from '@bastion/protocol';
+import { CLI_SESSIONS_LISTED, sessionIdSchema, sessionMarkdown, sessionSchema, type Session } from '@bastion/protocol';
 import {
   askRunningHost,
   holderStatusSchema,
   resolveUserDataPath,
+  sessionMessagesIn,
   sessionsAnswerSchema,
   sessionsIn,
   terminalJson,
@@ -101,37 +93,19 @@ async function exportSession(id: string, home: string | undefined): Promise<numb
   );
   if (!host) return 2;
   try {
-    const session = await host.client.call('GET', `/sessions/${id}`, undefined, sessionSchema);
-    if (!session.ok) {
-      if (session.error.code === 'SESSION_NOT_FOUND') {
+    const failed = (error: { code: string; message: string }): number => {
+      if (error.code === 'SESSION_NOT_FOUND') {
         process.stderr.write(`bastion: no session ${id} (bastion sessions --all lists them)\n`);
         return 2;
       }
-      process.stderr.write(
-        `bastion: could not read the session: ${terminalLine(`${session.error.code}: ${session.error.message}`)}\n`,
-      );
+      process.stderr.write(`bastion: could not read the session: ${terminalLine(`${error.code}: ${error.message}`)}\n`);
       return 1;
-    }
-    const messages: Message[] = [];
-    let cursor: string | null = null;
-    do {
-      const query: string = `?limit=${PAGE_MAX_LIMIT}${cursor === null ? '' : `&cursor=${encodeURIComponent(cursor)}`}`;
-      const page = await host.client.call(
-        'GET',
-        `/sessions/${id}/messages${query}`,
-        undefined,
-        messageListResponseSchema,
-      );
-      if (!page.ok) {
-        process.stderr.write(
-          `bastion: could not read the session: ${terminalLine(`${page.error.code}: ${page.error.message}`)}\n`,
-        );
-        return 1;
-      }
-      messages.push(...page.body.messages);
-      cursor = page.body.next;
-    } while (cursor !== null);
-    process.stdout.write(terminalText(sessionMarkdown(session.body, messages)));
+    };
+    const session = await host.client.call('GET', `/sessions/${id}`, undefined, sessionSchema);
+    if (!session.ok) return failed(session.error);
+    const read = await sessionMessagesIn(host.client, id);
+    if (!read.ok) return failed(read.error);
+    process.stdout.write(terminalText(sessionMarkdown(session.body, read.messages)));
     return 0;
   } finally {
     await host.stop();

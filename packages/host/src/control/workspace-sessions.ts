@@ -1,12 +1,15 @@
 /**
  * The sessions of a workspace, newest first, read from the daemon that owns the home: for
  * `bastion sessions`, `bastion run --continue` and `bastion undo`'s default session. A workspace
- * is compared by its real path, as sessions record it.
+ * is compared by its real path, as sessions record it. Also a session's messages, for `bastion
+ * sessions export`.
  */
 import { realpathSync } from 'node:fs';
 import {
+  messageListResponseSchema,
   PAGE_MAX_LIMIT,
   sessionListResponseSchema,
+  type Message,
   type Session,
   type WireError,
   type WireErrorCode,
@@ -22,6 +25,13 @@ export function workspaceRootOf(workspace: string): string {
   }
 }
 
+type DaemonRead<T> = ({ ok: true } & T) | { ok: false; error: WireError<WireErrorCode> };
+
+/** The query of one page of a daemon list: as many as a page holds, from `cursor` on. */
+function pageQuery(cursor: string | null): string {
+  return `?limit=${PAGE_MAX_LIMIT}${cursor === null ? '' : `&cursor=${encodeURIComponent(cursor)}`}`;
+}
+
 /**
  * Up to `limit` sessions, newest first: those that work in `workspace`, or every session when it
  * is undefined; a daemon error as `{ ok: false }`.
@@ -30,13 +40,13 @@ export async function sessionsIn(
   client: DaemonClient,
   workspace: string | undefined,
   limit: number,
-): Promise<{ ok: true; sessions: Session[] } | { ok: false; error: WireError<WireErrorCode> }> {
+): Promise<DaemonRead<{ sessions: Session[] }>> {
   const root = workspace === undefined ? undefined : workspaceRootOf(workspace);
   const sessions: Session[] = [];
   let cursor: string | null = null;
   do {
-    const query: string = `?limit=${PAGE_MAX_LIMIT}${cursor === null ? '' : `&cursor=${encodeURIComponent(cursor)}`}`;
-    const page = await client.call('GET', `/sessions${query}`, undefined, sessionListResponseSchema);
+    const path: string = `/sessions${pageQuery(cursor)}`;
+    const page = await client.call('GET', path, undefined, sessionListResponseSchema);
     if (!page.ok) return { ok: false, error: page.error };
     for (const session of page.body.sessions) {
       if (root !== undefined && session.workspace !== root) continue;
@@ -54,4 +64,21 @@ export async function newestSessionIn(client: DaemonClient, workspace: string) {
   if (!found.ok) return found;
   const [session] = found.sessions;
   return session === undefined ? undefined : { ok: true as const, session };
+}
+
+/** Every stored message of a session, oldest first; a daemon error (SESSION_NOT_FOUND too) as `{ ok: false }`. */
+export async function sessionMessagesIn(
+  client: DaemonClient,
+  sessionId: string,
+): Promise<DaemonRead<{ messages: Message[] }>> {
+  const messages: Message[] = [];
+  let cursor: string | null = null;
+  do {
+    const path: string = `/sessions/${sessionId}/messages${pageQuery(cursor)}`;
+    const page = await client.call('GET', path, undefined, messageListResponseSchema);
+    if (!page.ok) return { ok: false, error: page.error };
+    messages.push(...page.body.messages);
+    cursor = page.body.next;
+  } while (cursor !== null);
+  return { ok: true, messages };
 }
