@@ -486,13 +486,14 @@ export class ProviderExecutor {
           }
           const size = Math.min(waiting.byteLength, CHANNEL_MAX_BODY_CHUNK_BYTES, request.responseCredit);
           request.responseCredit -= size;
+          const whole = size === waiting.byteLength;
           const room = this.#send({
             v: 1,
             type: 'response.chunk',
             request_id: request.id,
-            data: waiting.subarray(0, size),
+            data: whole ? waiting : waiting.subarray(0, size),
           });
-          waiting = size === waiting.byteLength ? undefined : waiting.subarray(size);
+          waiting = whole ? undefined : waiting.subarray(size);
           if (!room) {
             draining = true;
             body.pause();

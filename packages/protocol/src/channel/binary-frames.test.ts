@@ -200,6 +200,26 @@ describe('binary body frames', () => {
     );
   });
 
+  it("keeps each body chunk's header bytes as encoded while thousands of later chunks are encoded after it", () => {
+    const schema = hostToSidecarFrameSchema;
+    const encoder = new FrameEncoder(schema);
+    const frames = Array.from(
+      { length: 3000 },
+      (_, index) =>
+        ({
+          v: 1,
+          type: 'response.chunk',
+          request_id: `req-${index % 3}-${'x'.repeat(40 * (index % 3))}`,
+          data: new Uint8Array(1 + (index % 300)),
+        }) as const,
+    );
+    // Every header is held until the end, as a sink's queue may hold them, then compared.
+    const headers = frames.map((frame) => encoder.encode(frame)[0] as Uint8Array);
+    frames.forEach((frame, index) =>
+      expect([...(headers[index] as Uint8Array)]).toEqual([...(encodeFrame(schema, frame)[0] as Uint8Array)]),
+    );
+  });
+
   it(`remembers at most ${CHANNEL_CHECKED_BODY_HEADERS} checked headers, and encodes correctly past them`, () => {
     const schema = hostToSidecarFrameSchema;
     const encoder = new FrameEncoder(schema);

@@ -35,6 +35,8 @@ const BINARY_KINDS = [
   { type: 'workspace.chunk', idField: 'id', fixed: {} },
 ] as const;
 const BINARY_HEADER_BYTES = 3;
+/** Room for about a thousand body chunk headers (length prefix, kind, a 128-byte id at most). */
+const HEADER_SLAB_BYTES = 16 * 1024;
 const asciiDecoder = new TextDecoder('ascii', { fatal: true });
 
 type BinaryKind = (typeof BINARY_KINDS)[number];
@@ -149,6 +151,14 @@ export class FrameEncoder<S extends z.ZodType> {
   readonly #schema: S;
   /** The header bytes after the length prefix, per checked (kind, id). */
   readonly #headers = new CheckedBodyHeaders<Uint8Array>();
+  /**
+   * Where body chunk headers are written, one after another; a full slab is replaced, never
+   * rewritten (a header handed to the sink may still wait to be written). An array of its own per
+   * header would be a small typed array on V8's heap, which a Node stream moves out (an allocation
+   * and a copy) before writing it; views of a slab are written as they are.
+   */
+  #slab = new Uint8Array(HEADER_SLAB_BYTES);
+  #slabUsed = 0;
 
   constructor(schema: S) {
     this.#schema = schema;
@@ -166,13 +176,13 @@ export class FrameEncoder<S extends z.ZodType> {
       checked === undefined ||
       body.v !== 1 ||
       body.data.byteLength > CHANNEL_MAX_BODY_CHUNK_BYTES ||
-      Object.keys(body).length !== BINARY_KIND_KEYS[kindIndex]
+      keyCount(body) !== BINARY_KIND_KEYS[kindIndex]
     ) {
       const parts = encodeFrame(this.#schema, frame);
       this.#headers.add(kindIndex, id as string, (parts[0] as Uint8Array).subarray(CHANNEL_FRAME_HEADER_BYTES));
       return parts;
     }
-    const header = new Uint8Array(CHANNEL_FRAME_HEADER_BYTES + checked.byteLength);
+    const header = this.#headerSpace(CHANNEL_FRAME_HEADER_BYTES + checked.byteLength);
     const length = checked.byteLength + body.data.byteLength;
     header[0] = length >>> 24;
     header[1] = (length >>> 16) & 0xff;
@@ -181,6 +191,23 @@ export class FrameEncoder<S extends z.ZodType> {
     header.set(checked, CHANNEL_FRAME_HEADER_BYTES);
     return body.data.byteLength === 0 ? [header] : [header, body.data];
   }
+
+  #headerSpace(size: number): Uint8Array {
+    if (this.#slabUsed + size > this.#slab.byteLength) {
+      this.#slab = new Uint8Array(HEADER_SLAB_BYTES);
+      this.#slabUsed = 0;
+    }
+    const header = this.#slab.subarray(this.#slabUsed, this.#slabUsed + size);
+    this.#slabUsed += size;
+    return header;
+  }
+}
+
+/** How many own enumerable keys `frame` has, without building their array. */
+function keyCount(frame: object): number {
+  let count = 0;
+  for (const key in frame) if (Object.hasOwn(frame, key)) count += 1;
+  return count;
 }
 
 /**

@@ -17,6 +17,8 @@ export interface ByteSource {
 /** Node's Writable fits: a frame written in parts between `cork` and `uncork` leaves in one writev. */
 export interface ByteSink {
   write(bytes: Uint8Array): boolean;
+  readonly writableLength: number;
+  readonly writableHighWaterMark: number;
   cork(): void;
   uncork(): void;
   once(event: 'drain', listener: () => void): unknown;
@@ -73,16 +75,21 @@ export class FramedChannel<In extends z.ZodType<{ type: string }>, Out extends z
   /**
    * Write one frame. Returns false when the sink's buffer is full: a sender that can wait (a body
    * being streamed) should then wait for `onDrain` before its next frame, as a Node stream would.
+   * Full is judged after the write, on what is still queued: `write` answers before it tries the
+   * socket, so a 64 KiB body chunk that the socket took at once would read as full and pause the
+   * body for a drain with nothing left to drain. False here means the last write also answered
+   * false, so the sink's `drain` is due.
    */
   send(frame: z.infer<Out>): boolean {
     if (this.#closed) throw new ChannelError('CHANNEL_CLOSED', 'channel is closed');
     const parts = this.#encoder.encode(frame);
-    if (parts.length === 1) return this.#sink.write(parts[0] as Uint8Array);
-    this.#sink.cork();
-    let room = true;
-    for (const part of parts) room = this.#sink.write(part);
-    this.#sink.uncork();
-    return room;
+    if (parts.length === 1) this.#sink.write(parts[0] as Uint8Array);
+    else {
+      this.#sink.cork();
+      for (const part of parts) this.#sink.write(part);
+      this.#sink.uncork();
+    }
+    return this.#sink.writableLength < this.#sink.writableHighWaterMark;
   }
 
   /** Run `listener` once when the sink's buffer has emptied after a `send` returned false. */
