@@ -94,7 +94,8 @@ sessions: the newest ${CLI_SESSIONS_LISTED} sessions that worked in the workspac
 each with its id, when it last changed, how its last run ended (or that it needs approval), its
 model, mode and title; --json prints one session object a line. sessions export ID prints that
 session as markdown, as the UI's Export saves it: its prompts, replies and tool calls (each with
-its input on one line; the outputs stay in Bastion).
+its input on one line; the outputs stay in Bastion), through the running Bastion when one owns the
+home.
 
 models: every model a session can use now, one a line as PROVIDER/MODEL with its name and context
 window, the default for new sessions marked *; a provider that cannot run now says why. models

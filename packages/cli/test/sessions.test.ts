@@ -122,7 +122,7 @@ describe('bastion sessions export', () => {
     expect(earlier.stdout).toContain('## You\n\nread README.md\n\n## Bastion\n\n- read_file `{"path":"README.md"}`');
   });
 
-  it('exits 2 for an id that names no session, a malformed id or other flags; a Bastion running on the home is pointed to its Export, and nothing is printed', async () => {
+  it('exits 2 for an id that names no session, a malformed id or other flags, and prints nothing; through a Bastion running on the home, the same markdown as without it', async () => {
     const { home, first } = project();
     await runIn(home, first, 'ls');
     const unknown = await runCli(['sessions', 'export', 'ses_NoSuchSession0', '--home', home]);
@@ -134,10 +134,16 @@ describe('bastion sessions export', () => {
     const flags = await runCli(['sessions', 'export', 'ses_NoSuchSession0', '--json', '--home', home]);
     expect(flags).toMatchObject({ code: 2, stdout: '' });
     expect(flags.stderr).toMatch(/^bastion: sessions export takes only --home\n/);
-    await startHolder(started, home, first).ready;
     const [id] = [...userMessagesBySession(home).keys()];
+    const alone = await runCli(['sessions', 'export', id as string, '--home', home]);
+    expect(alone.code, alone.stderr).toBe(0);
+    await startHolder(started, home, first).ready;
     const held = await runCli(['sessions', 'export', id as string, '--home', home]);
-    expect(held).toMatchObject({ code: 2, stdout: '' });
-    expect(held.stderr).toContain('Export in its UI saves the session (bastion open --home');
+    expect(held).toMatchObject({ code: 0, stdout: alone.stdout, stderr: '' });
+    expect(controlRequests(home, 'session.export')).toBe(1);
+    const unknownHeld = await runCli(['sessions', 'export', 'ses_NoSuchSession0', '--home', home]);
+    expect(unknownHeld).toMatchObject({ code: 2, stdout: '' });
+    expect(unknownHeld.stderr).toBe('bastion: no session ses_NoSuchSession0 (bastion sessions --all lists them)\n');
+    expect(controlRequests(home, 'session.export')).toBe(2);
   });
 });

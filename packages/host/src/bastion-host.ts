@@ -6,6 +6,7 @@ import { realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
 import {
   CHATGPT_HOST_KEY_HEADER,
+  CONTROL_MAX_EXPORT_ANSWER_BYTES,
   defaultModelResponseSchema,
   elapsedMs,
   logStartupStage,
@@ -46,7 +47,7 @@ import { registerHostIpcChannels } from './ui/host-ipc-channels.js';
 import { ReleaseStack } from './release-stack.js';
 import { ControlServer, type ControlHandler } from './control/control-server.js';
 import { undoRun } from './control/undo-run.js';
-import { sessionsIn } from './control/workspace-sessions.js';
+import { sessionMarkdownIn, sessionsIn } from './control/workspace-sessions.js';
 import { acquireHomeLock } from './control/home-lock.js';
 import { removeStaleTempFiles } from './private-file.js';
 import { checkSessionsDatabase } from './storage/sessions-db-check.js';
@@ -449,10 +450,13 @@ async function composeHost(
   return host;
 }
 
+/** What a `session.export` answer line holds besides the markdown's JSON string. */
+const EXPORT_ANSWER_ENVELOPE_BYTES = Buffer.byteLength('{"ok":true,"markdown":}\n');
+
 /**
  * The host's side of the control socket (SEC-004): who holds the home, a fresh launch link, a key
- * stored through this host, and the sessions, the models (and their default) and an undo asked of
- * this host's daemon.
+ * stored through this host, and the sessions, a session's markdown, the models (and their default)
+ * and an undo asked of this host's daemon.
  */
 function controlHandler(parts: {
   command: string;
@@ -471,6 +475,13 @@ function controlHandler(parts: {
         return found.ok
           ? { ok: true, sessions: found.sessions }
           : { ok: true, refused: { code: found.error.code, message: found.error.message } };
+      }
+      case 'session.export': {
+        const room = CONTROL_MAX_EXPORT_ANSWER_BYTES - EXPORT_ANSWER_ENVELOPE_BYTES;
+        const read = await sessionMarkdownIn(parts.client, request.session_id, room);
+        return read.ok
+          ? { ok: true, markdown: read.markdown }
+          : { ok: true, refused: { code: read.error.code, message: read.error.message } };
       }
       case 'models': {
         const answer = await parts.client.call('GET', '/models', undefined, modelListResponseSchema);

@@ -304,6 +304,8 @@ export type ControlErrorCode =
   | 'CONTROL_FAILED'
   | 'CONTROL_BAD_ANSWER'
   | 'CONTROL_TIMEOUT'
+  /** A session's markdown is longer than a control answer may be (`bastion sessions export`). */
+  | 'EXPORT_TOO_LARGE'
   | 'UNDO_NO_SESSION'
   | 'UNDO_NO_RUN';
 
@@ -656,6 +658,7 @@ export const WIRE_ERROR_STATUS: Readonly<Record<WireErrorCode, HttpErrorStatus>>
   CONTROL_FAILED: 500,
   CONTROL_BAD_ANSWER: 502,
   CONTROL_TIMEOUT: 503,
+  EXPORT_TOO_LARGE: 413,
   UNDO_NO_SESSION: 404,
   UNDO_NO_RUN: 404,
 

@@ -656,6 +656,12 @@ export const POLICY_MAX_PENDING_CHECKS = 64;
 export const CONTROL_MAX_REQUEST_BYTES = 16 * KiB;
 /** Largest answer line a control client reads (an undo's answer lists every file of the run). */
 export const CONTROL_MAX_ANSWER_BYTES = 1 * MiB;
+/**
+ * Largest answer line of `bastion sessions export` through the running host: the session's
+ * markdown (prompts and replies whole, tool inputs cut to EXPORT_TOOL_INPUT_CHARS). The host
+ * refuses a longer one with EXPORT_TOO_LARGE, and the UI's Export saves it.
+ */
+export const CONTROL_MAX_EXPORT_ANSWER_BYTES = 64 * MiB;
 /** A refusal's or failure's message in a control answer (the daemon's error message, passed on). */
 export const CONTROL_MAX_MESSAGE_CHARS = 1_024;
 /** A control connection must finish its request and read its answer within this time. */

@@ -6,15 +6,22 @@
  * through a host of its own.
  *
  * `bastion sessions export ID [--home DIR]`: the session as the UI's Export writes it (markdown),
- * on stdout, made inert for a terminal. Through a host of its own: while a Bastion runs on the
- * home, its UI's Export does this.
+ * on stdout, made inert for a terminal. Through the running Bastion or a host of its own, as the
+ * list is.
  */
-import { CLI_SESSIONS_LISTED, sessionIdSchema, sessionMarkdown, sessionSchema, type Session } from '@bastion/protocol';
+import {
+  CLI_SESSIONS_LISTED,
+  CONTROL_MAX_EXPORT_ANSWER_BYTES,
+  sessionIdSchema,
+  type Session,
+  type WireError,
+} from '@bastion/protocol';
 import {
   askRunningHost,
+  exportAnswerSchema,
   holderStatusSchema,
   resolveUserDataPath,
-  sessionMessagesIn,
+  sessionMarkdownIn,
   sessionsAnswerSchema,
   sessionsIn,
   terminalJson,
@@ -83,33 +90,50 @@ function line(session: Session): string {
   );
 }
 
+type Exported = { ok: true; markdown: string } | { ok: false; error: WireError };
+
+/** The session's markdown from the Bastion that owns the home, if one runs; else from a host of our own. */
+async function exported(id: string, home: string | undefined): Promise<Exported | undefined> {
+  const userData = resolveUserDataPath(home);
+  if (await askRunningHost(userData, { op: 'status' }, holderStatusSchema)) {
+    const answer = await askRunningHost(
+      userData,
+      { op: 'session.export', session_id: id },
+      exportAnswerSchema,
+      CONTROL_MAX_EXPORT_ANSWER_BYTES,
+    );
+    if (answer) return 'refused' in answer ? { ok: false, error: answer.refused } : answer;
+  }
+  const host = await startOwningHost(
+    { command: 'sessions', userData, workspaces: [] },
+    `Export in its UI saves the session (bastion open${homeFlag(home)}), or wait for it to stop`,
+  );
+  if (!host) return undefined;
+  try {
+    return await sessionMarkdownIn(host.client, id, CONTROL_MAX_EXPORT_ANSWER_BYTES);
+  } finally {
+    await host.stop();
+  }
+}
+
 /** `sessions export ID`: 0 with the markdown on stdout; 2 for an id that names no session or a home in use; 1 when reading failed. */
 async function exportSession(id: string, home: string | undefined): Promise<number> {
   if (!sessionIdSchema.safeParse(id).success)
     throw new UsageError(`export needs a session id (ses_…), not ${JSON.stringify(id)}`);
-  const host = await startOwningHost(
-    { command: 'sessions', userData: resolveUserDataPath(home), workspaces: [] },
-    `Export in its UI saves the session (bastion open${homeFlag(home)}), or wait for it to stop`,
-  );
-  if (!host) return 2;
-  try {
-    const failed = (error: { code: string; message: string }): number => {
-      if (error.code === 'SESSION_NOT_FOUND') {
-        process.stderr.write(`bastion: no session ${id} (bastion sessions --all lists them)\n`);
-        return 2;
-      }
-      process.stderr.write(`bastion: could not read the session: ${terminalLine(`${error.code}: ${error.message}`)}\n`);
-      return 1;
-    };
-    const session = await host.client.call('GET', `/sessions/${id}`, undefined, sessionSchema);
-    if (!session.ok) return failed(session.error);
-    const read = await sessionMessagesIn(host.client, id);
-    if (!read.ok) return failed(read.error);
-    process.stdout.write(terminalText(sessionMarkdown(session.body, read.messages)));
+  const read = await exported(id, home);
+  if (!read) return 2;
+  if (read.ok) {
+    process.stdout.write(terminalText(read.markdown));
     return 0;
-  } finally {
-    await host.stop();
   }
+  if (read.error.code === 'SESSION_NOT_FOUND') {
+    process.stderr.write(`bastion: no session ${id} (bastion sessions --all lists them)\n`);
+    return 2;
+  }
+  process.stderr.write(
+    `bastion: could not export the session: ${terminalLine(`${read.error.code}: ${read.error.message}`)}\n`,
+  );
+  return 1;
 }
 
 export async function sessionsCommand(argv: string[]): Promise<number> {

@@ -1,6 +1,6 @@
 /**
- * The client side of the host control socket: one request, one answer. `undefined` means no host
- * is listening on that userData (no socket file, or a dead host's).
+ * The client side of the host control socket: one request, one answer of at most `maxAnswerBytes`.
+ * `undefined` means no host is listening on that userData (no socket file, or a dead host's).
  */
 import { connect } from 'node:net';
 import { join } from 'node:path';
@@ -15,8 +15,9 @@ export async function askRunningHost<S extends z.ZodType>(
   userData: string,
   request: ControlRequest,
   answer: S,
+  maxAnswerBytes = CONTROL_MAX_ANSWER_BYTES,
 ): Promise<z.infer<S> | undefined> {
-  const line = await exchange(join(userData, CONTROL_SOCKET_FILE), `${JSON.stringify(request)}\n`);
+  const line = await exchange(join(userData, CONTROL_SOCKET_FILE), `${JSON.stringify(request)}\n`, maxAnswerBytes);
   if (line === undefined) return undefined;
   let value: unknown;
   try {
@@ -31,7 +32,7 @@ export async function askRunningHost<S extends z.ZodType>(
   return checked.data;
 }
 
-function exchange(path: string, request: string): Promise<string | undefined> {
+function exchange(path: string, request: string, maxAnswerBytes: number): Promise<string | undefined> {
   return new Promise((resolve, reject) => {
     const socket = connect(path);
     const chunks: Buffer[] = [];
@@ -42,7 +43,7 @@ function exchange(path: string, request: string): Promise<string | undefined> {
     socket.on('connect', () => socket.write(request));
     socket.on('data', (chunk: Buffer) => {
       size += chunk.length;
-      if (size > CONTROL_MAX_ANSWER_BYTES) socket.destroy(new HostError('CONTROL_BAD_ANSWER', 'answer too large'));
+      if (size > maxAnswerBytes) socket.destroy(new HostError('CONTROL_BAD_ANSWER', 'answer too large'));
       else chunks.push(chunk);
     });
     socket.on('end', () => resolve(Buffer.concat(chunks).toString('utf8').split('\n')[0] ?? ''));

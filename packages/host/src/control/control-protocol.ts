@@ -39,6 +39,7 @@ export const controlRequestSchema = z.discriminatedUnion('op', [
       .min(1)
       .max(CLI_SESSIONS_LISTED + 1),
   }),
+  z.strictObject({ op: z.literal('session.export'), session_id: sessionIdSchema }),
   z.strictObject({ op: z.literal('models') }),
   z.strictObject({ op: z.literal('models.default'), provider: providerIdSchema, model: modelIdSchema }),
   z.strictObject({
@@ -91,6 +92,12 @@ export const undoAnswerSchema = z.union([
 /** `bastion sessions` through the running host: the sessions, newest first, or the daemon's refusal. */
 export const sessionsAnswerSchema = z.union([
   z.strictObject({ ok: z.literal(true), sessions: z.array(sessionSchema).max(CLI_SESSIONS_LISTED + 1) }),
+  refusedAnswerSchema,
+]);
+
+/** `bastion sessions export` through the running host: the session as markdown, or the daemon's or the host's refusal. */
+export const exportAnswerSchema = z.union([
+  z.strictObject({ ok: z.literal(true), markdown: z.string() }),
   refusedAnswerSchema,
 ]);
 

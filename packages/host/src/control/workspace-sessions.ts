@@ -1,7 +1,7 @@
 /**
  * The sessions of a workspace, newest first, read from the daemon that owns the home: for
  * `bastion sessions`, `bastion run --continue` and `bastion undo`'s default session. A workspace
- * is compared by its real path, as sessions record it. Also a session's messages, for `bastion
+ * is compared by its real path, as sessions record it. Also a session as markdown, for `bastion
  * sessions export`.
  */
 import { realpathSync } from 'node:fs';
@@ -9,6 +9,8 @@ import {
   messageListResponseSchema,
   PAGE_MAX_LIMIT,
   sessionListResponseSchema,
+  sessionMarkdown,
+  sessionSchema,
   type Message,
   type Session,
   type WireError,
@@ -67,7 +69,7 @@ export async function newestSessionIn(client: DaemonClient, workspace: string) {
 }
 
 /** Every stored message of a session, oldest first; a daemon error (SESSION_NOT_FOUND too) as `{ ok: false }`. */
-export async function sessionMessagesIn(
+async function sessionMessagesIn(
   client: DaemonClient,
   sessionId: string,
 ): Promise<DaemonRead<{ messages: Message[] }>> {
@@ -81,4 +83,33 @@ export async function sessionMessagesIn(
     cursor = page.body.next;
   } while (cursor !== null);
   return { ok: true, messages };
+}
+
+/**
+ * A session as the UI's Export writes it (markdown, not yet made inert for a terminal); a daemon
+ * error (SESSION_NOT_FOUND too) as `{ ok: false }`, and EXPORT_TOO_LARGE when the markdown, as a
+ * JSON string, is longer than `maxJsonBytes` (what a control answer may carry of it).
+ */
+export async function sessionMarkdownIn(
+  client: DaemonClient,
+  sessionId: string,
+  maxJsonBytes: number,
+): Promise<DaemonRead<{ markdown: string }>> {
+  const session = await client.call('GET', `/sessions/${sessionId}`, undefined, sessionSchema);
+  if (!session.ok) return { ok: false, error: session.error };
+  const read = await sessionMessagesIn(client, sessionId);
+  if (!read.ok) return read;
+  const markdown = sessionMarkdown(session.body, read.messages);
+  const bytes = Buffer.byteLength(JSON.stringify(markdown));
+  if (bytes > maxJsonBytes) {
+    const mib = (value: number) => (value / (1024 * 1024)).toFixed(1);
+    return {
+      ok: false,
+      error: {
+        code: 'EXPORT_TOO_LARGE',
+        message: `the session's markdown is ${mib(bytes)} MiB, over the ${mib(maxJsonBytes)} MiB a terminal export carries; Export in the UI saves it`,
+      },
+    };
+  }
+  return { ok: true, markdown };
 }

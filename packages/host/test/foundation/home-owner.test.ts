@@ -6,10 +6,11 @@
 import { statSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
-import { CLI_SESSIONS_LISTED, CONTROL_MAX_REQUEST_BYTES } from '@bastion/protocol';
+import { CLI_SESSIONS_LISTED, CONTROL_MAX_REQUEST_BYTES, type Session } from '@bastion/protocol';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startBastionHost, type BastionHost } from '../../src/bastion-host.js';
 import { HomeInUseError } from '../../src/control/home-lock.js';
+import { sessionMarkdownIn } from '../../src/control/workspace-sessions.js';
 import { startTempHost, type TempHost } from '../support/temp-host.js';
 import { makeTempDir } from '@bastion/test-support';
 
@@ -117,5 +118,37 @@ describe('home lock and control socket (real host)', () => {
     await expect
       .poll(() => host?.records.some((record) => record.event === 'models.default-set'), { timeout: 10_000 })
       .toBe(true);
+  });
+
+  it('session.export on the control socket: the session as markdown; a malformed id refused before the daemon, an unknown one by it; over the bound, EXPORT_TOO_LARGE', async () => {
+    host = await startTempHost();
+    const path = join(host.root, 'home', 'host.sock');
+    const ask = async (request: object) =>
+      JSON.parse(await rawControl(path, `${JSON.stringify(request)}\n`)) as unknown;
+    const session = await host.client.request<Session>('POST', '/sessions', { provider: 'demo', model: 'demo' });
+    const id = session.body.id;
+    expect(await ask({ op: 'session.export', session_id: id })).toEqual({
+      ok: true,
+      markdown: expect.stringMatching(/^# .*\n\ndemo\/demo · /),
+    });
+    for (const sessionId of ['../x', 'ses_' + 'a'.repeat(300), 7]) {
+      expect(await ask({ op: 'session.export', session_id: sessionId })).toMatchObject({
+        ok: false,
+        code: 'CONTROL_BAD_REQUEST',
+      });
+    }
+    expect(await ask({ op: 'session.export', session_id: 'ses_NoSuchSession0' })).toMatchObject({
+      ok: true,
+      refused: { code: 'SESSION_NOT_FOUND' },
+    });
+    const whole = await sessionMarkdownIn(host.client, id, 1024 * 1024);
+    expect(whole.ok).toBe(true);
+    const markdown = (whole as { markdown: string }).markdown;
+    const fits = Buffer.byteLength(JSON.stringify(markdown));
+    expect(await sessionMarkdownIn(host.client, id, fits)).toEqual({ ok: true, markdown });
+    expect(await sessionMarkdownIn(host.client, id, fits - 1)).toEqual({
+      ok: false,
+      error: { code: 'EXPORT_TOO_LARGE', message: expect.stringContaining('Export in the UI saves it') },
+    });
   });
 });
