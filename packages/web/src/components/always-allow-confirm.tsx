@@ -1,4 +1,4 @@
-import { useEffect, useRef } from 'react';
+import { useEffect, useRef, type RefObject } from 'react';
 import type { PolicyRuleDraft } from '@bastion/bridge';
 import { ruleMatchers } from './policy-panel.js';
 
@@ -41,6 +41,34 @@ export function AlwaysAllowConfirm({ rule, project, busy, error, onSave, onCance
         </button>
       </div>
       {error && <p role="alert">{error}</p>}
+    </div>
+  );
+}
+
+/**
+ * Allow, Deny and "Always allow…", the answers both prompts (the agent's and the host's own)
+ * offer; Allow is the button the prompt focuses. `onAlwaysAllow` absent: not offered.
+ */
+export function ApprovalActions(props: {
+  busy: boolean;
+  allow: RefObject<HTMLButtonElement | null>;
+  onAllow: () => void;
+  onDeny: () => void;
+  onAlwaysAllow: (() => void) | undefined;
+}) {
+  return (
+    <div className="approval-actions">
+      <button type="button" className="primary" disabled={props.busy} onClick={props.onAllow} ref={props.allow}>
+        Allow
+      </button>
+      <button type="button" className="danger" disabled={props.busy} onClick={props.onDeny}>
+        Deny
+      </button>
+      {props.onAlwaysAllow && (
+        <button type="button" disabled={props.busy} onClick={props.onAlwaysAllow}>
+          Always allow…
+        </button>
+      )}
     </div>
   );
 }

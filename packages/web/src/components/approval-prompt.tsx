@@ -2,7 +2,7 @@ import { useState } from 'react';
 import type { PolicyRuleDraft } from '@bastion/bridge';
 import type { ToolView } from '../transcript.js';
 import { describeError } from '../bastion.js';
-import { AlwaysAllowConfirm } from './always-allow-confirm.js';
+import { AlwaysAllowConfirm, ApprovalActions } from './always-allow-confirm.js';
 import { usePromptFocus } from './prompt-focus.js';
 
 interface Props {
@@ -69,24 +69,13 @@ export function ApprovalPrompt({ tool, busy, workspace, askBeforeWrites, onAlway
         <label htmlFor="deny-reason">Reason (optional, sent to the agent if you deny)</label>
         <input id="deny-reason" value={reason} maxLength={1000} onChange={(event) => setReason(event.target.value)} />
       </div>
-      <div className="approval-actions">
-        <button type="button" className="primary" disabled={busy} onClick={() => onAnswer(true, undefined)} ref={allow}>
-          Allow
-        </button>
-        <button
-          type="button"
-          className="danger"
-          disabled={busy}
-          onClick={() => onAnswer(false, reason.trim() || undefined)}
-        >
-          Deny
-        </button>
-        {rule && !confirming && (
-          <button type="button" disabled={busy} onClick={() => setConfirming(true)}>
-            Always allow…
-          </button>
-        )}
-      </div>
+      <ApprovalActions
+        busy={busy}
+        allow={allow}
+        onAllow={() => onAnswer(true, undefined)}
+        onDeny={() => onAnswer(false, reason.trim() || undefined)}
+        onAlwaysAllow={rule && !confirming ? () => setConfirming(true) : undefined}
+      />
       {rule && confirming && workspace !== null && (
         <AlwaysAllowConfirm
           rule={rule}

@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'react';
 import type { BastionApi, HostAsk, HostAskAnswer } from '@bastion/bridge';
 import { BRIDGE_RETRY_MS, describeError } from '../bastion.js';
-import { AlwaysAllowConfirm } from './always-allow-confirm.js';
+import { AlwaysAllowConfirm, ApprovalActions } from './always-allow-confirm.js';
 import { usePromptFocus } from './prompt-focus.js';
 
 /**
@@ -103,19 +103,13 @@ export function HostAskPrompt({ bastion, ask }: { bastion: BastionApi; ask: Host
           {error}
         </p>
       )}
-      <div className="approval-actions">
-        <button type="button" className="primary" disabled={busy} onClick={() => answer('allow')} ref={allow}>
-          Allow
-        </button>
-        <button type="button" className="danger" disabled={busy} onClick={() => answer('deny')}>
-          Deny
-        </button>
-        {rule && !confirming && (
-          <button type="button" disabled={busy} onClick={() => setConfirming(true)}>
-            Always allow…
-          </button>
-        )}
-      </div>
+      <ApprovalActions
+        busy={busy}
+        allow={allow}
+        onAllow={() => answer('allow')}
+        onDeny={() => answer('deny')}
+        onAlwaysAllow={rule && !confirming ? () => setConfirming(true) : undefined}
+      />
       {rule && confirming && (
         <AlwaysAllowConfirm
           rule={rule}
