@@ -83,12 +83,13 @@ history; the session keeps its mode and model unless --mode, --provider or --mod
 before the last exchange now (as it does on its own near 80% of its context window).
 
 chat: run's options without a PROMPT, then each line typed (or piped in) is a prompt to the same
-session, run in turn as with run, approvals asked on the terminal; a line /init asks the agent to
-write the project's AGENTS.md, /compact summarises the session's older turns, /model lists the
-models on offer and /model PROVIDER/MODEL switches the session to one, /plan prints the agent's
-last plan again, /help lists these (Tab completes them; ArrowUp brings back earlier lines);
-/exit, the end of input or Ctrl-D ends it, Ctrl-C stops the run going (at the prompt, ends it).
-Exit with the last run's code.
+session, run in turn as with run, approvals asked on the terminal; at a terminal a line ending in
+\\ goes on to the next, and a paste is one prompt however many lines it holds. A line /init asks
+the agent to write the project's AGENTS.md, /compact summarises the session's older turns, /model
+lists the models on offer and /model PROVIDER/MODEL switches the session to one, /plan prints the
+agent's last plan again, /help lists these (Tab completes them; ArrowUp brings back earlier
+lines); /exit, the end of input or Ctrl-D ends it, Ctrl-C stops the run going (at the prompt,
+ends it). Exit with the last run's code.
 
 sessions: the newest ${CLI_SESSIONS_LISTED} sessions that worked in the workspace (of every one with --all),
 each with its id, when it last changed, how its last run ended (or that it needs approval), its

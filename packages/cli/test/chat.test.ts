@@ -199,3 +199,35 @@ it('on a terminal, ArrowUp at the prompt brings back the lines typed before, acr
     'ls',
   ]);
 });
+
+it('on a terminal, a bracketed paste of several lines is one prompt, sent with the Enter after it; a line ending in \\ goes on to the next; lines pasted without the marks are each a prompt, none dropped', async () => {
+  const { home, args } = project();
+  const cli = runCliInTerminal(args);
+  const runs = () => cli.shown().split('bastion: tokens:').length - 1;
+  await waitFor(() => cli.shown().includes('bastion> '), 60_000, 'the first prompt');
+  expect(cli.shown()).toContain('\u001b[?2004h');
+  // As a terminal in bracketed-paste mode sends a pasted block: its newlines as Enter, inside the marks.
+  cli.type('\u001b[200~ls\rread README.md\u001b[201~');
+  await waitFor(() => cli.shown().includes('     ... '), 30_000, 'the pasted line after the first');
+  expect(runs()).toBe(0);
+  cli.type('\r');
+  await waitFor(() => runs() === 1, 30_000, 'the pasted prompt');
+  cli.type('ls \\\r');
+  await waitFor(() => cli.shown().split('     ... ').length === 3, 30_000, 'the line after the backslash');
+  cli.type('.\r');
+  await waitFor(() => runs() === 2, 30_000, 'the continued prompt');
+  // Without the marks, a pasted block arrives as lines at once.
+  cli.type('ls\rread README.md\r');
+  await waitFor(() => runs() === 4, 30_000, 'both pasted lines');
+  cli.type('\u0004');
+  expect(await cli.closed).toBe(0);
+  // Bracketed paste is off again once chat ends.
+  expect(cli.shown().endsWith('\u001b[?2004l')).toBe(true);
+  const [sent] = [...userMessagesBySession(home).values()];
+  expect(sent?.map((content) => (JSON.parse(content) as { text: string }[])[0]?.text)).toEqual([
+    'ls\nread README.md',
+    'ls \n.',
+    'ls',
+    'read README.md',
+  ]);
+});

@@ -56,6 +56,7 @@ import {
   type HostAskPrompt,
 } from '@bastion/host';
 import { outputClosed } from '../closed-output.js';
+import { readTerminalPrompts } from '../terminal-prompt.js';
 import { describeRule } from './policy.js';
 import { listing, offers, parseModelRef } from './models.js';
 import { ensureEndpointDefined, parseEndpointFlags, removeEndpoint } from '../endpoint-consent.js';
@@ -780,28 +781,25 @@ async function* typedPrompts(stop: AbortSignal): AsyncGenerator<Step> {
     return;
   }
   process.stderr.write(
-    'bastion: type a prompt and Enter; /help lists the commands (/init, /compact, /model, /plan; Tab completes them); Ctrl-D or /exit ends, Ctrl-C stops a run\n',
+    'bastion: type a prompt and Enter (end a line with \\ to go on to the next; a paste is one prompt); /help lists the commands (/init, /compact, /model, /plan; Tab completes them); Ctrl-D or /exit ends, Ctrl-C stops a run\n',
   );
-  // Each line gets a prompt of its own (closed while the run goes); they share one history, which
+  // Each prompt gets a showing of its own (closed while the run goes); they share one history, which
   // readline adds each entered line to, so ArrowUp brings back the earlier ones.
   const history: string[] = [];
   while (!stop.aborted) {
-    const terminal = createInterface({
-      input: process.stdin,
-      output: process.stderr,
-      terminal: true,
-      completer: completeChatCommand,
+    const { prompts, ended } = await readTerminalPrompts({
       history,
       historySize: CLI_CHAT_HISTORY_LINES,
+      completer: completeChatCommand,
+      stop,
     });
-    const closed = new Promise<undefined>((resolve) => terminal.once('close', () => resolve(undefined)));
-    terminal.on('SIGINT', () => terminal.close());
-    const line = await Promise.race([terminal.question('bastion> ', { signal: stop }).catch(() => undefined), closed]);
-    terminal.close();
-    if (line === undefined) return;
-    const step = chatStep(line);
-    if (step === 'exit') return;
-    if (step) yield step;
+    for (const prompt of prompts) {
+      const step = chatStep(prompt);
+      if (step === 'exit') return;
+      if (step) yield step;
+      if (stop.aborted) return;
+    }
+    if (ended) return;
   }
 }
 
