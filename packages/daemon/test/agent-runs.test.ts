@@ -275,7 +275,7 @@ describe('bad input', () => {
     });
   });
 
-  it('a message over the limit → 413, and nothing is stored', async () => {
+  it('a message over the limit → 413 naming its length and the limit, and nothing is stored', async () => {
     const d = await start();
     const session = await newSession(d, 'tool');
     const response = await d.request('POST', '/agent/run', {
@@ -284,7 +284,11 @@ describe('bad input', () => {
     });
     expect(response).toEqual({
       status: 413,
-      body: { code: 'MESSAGE_TOO_LARGE', message: 'message is longer than the limit' },
+      body: {
+        code: 'MESSAGE_TOO_LARGE',
+        message:
+          'the message is 65537 characters, over the limit of 65536; put long text in a file in the workspace and mention its path',
+      },
     });
     const messages = await d.request<{ messages: Message[] }>('GET', `/sessions/${session.id}/messages`);
     expect(messages.body.messages).toEqual([]);

@@ -1,7 +1,12 @@
 import { useEffect, useLayoutEffect, useRef, useState, type KeyboardEvent } from 'react';
 import type { BastionApi } from '@bastion/bridge';
 import type { DirEntry } from '@bastion/protocol';
-import { UI_COMPOSER_MAX_HEIGHT_PX, UI_MENTION_FIND_DELAY_MS, UI_MENTION_MAX_ENTRIES } from '@bastion/protocol';
+import {
+  AGENT_MAX_MESSAGE_CHARS,
+  UI_COMPOSER_MAX_HEIGHT_PX,
+  UI_MENTION_FIND_DELAY_MS,
+  UI_MENTION_MAX_ENTRIES,
+} from '@bastion/protocol';
 import { applyMention, matchingEntries, mentionAt } from '../mention.js';
 import { matchingCommands, type SlashCommand } from '../slash-commands.js';
 import { CommandMenu } from './command-menu.js';
@@ -236,70 +241,83 @@ export function Composer({
   useLayoutEffect(() => {
     if (autoFocus) ref.current?.focus();
   }, [autoFocus]);
+  // Longer than the agent takes: said above the box, and not sent (the text stays to be cut or moved).
+  const tooLong = draft.length > AGENT_MAX_MESSAGE_CHARS;
+  const blocked = sendDisabled || tooLong;
   return (
-    <form
-      className="composer"
-      onSubmit={(event) => {
-        event.preventDefault();
-        const named = commands.find((command) => command.name === draft.trim().toLowerCase());
-        if (named) runCommand(named);
-        else onSend();
-      }}
-    >
-      <label htmlFor="composer-input" className="visually-hidden">
-        Message
-      </label>
-      {commandMenu && <CommandMenu options={commandOptions} active={commandActive} onChoose={runCommand} />}
-      {mention && (
-        <MentionMenu
-          mention={mention}
-          options={options}
-          active={active}
-          everywhere={searched !== undefined}
-          onChoose={choose}
-        />
+    <>
+      {tooLong && (
+        <p className="composer-limit" id="composer-limit" role="status">
+          This message is {draft.length.toLocaleString('en-US')} characters; one message holds at most{' '}
+          {AGENT_MAX_MESSAGE_CHARS.toLocaleString('en-US')}. Put long text in a file in the project and mention it with
+          @.
+        </p>
       )}
-      <textarea
-        id="composer-input"
-        ref={ref}
-        value={draft}
-        rows={1}
-        placeholder={placeholder}
-        role="combobox"
-        aria-autocomplete="list"
-        aria-expanded={list !== undefined}
-        aria-controls={list ? LIST_MENU_ID : undefined}
-        aria-activedescendant={list && list.count > 0 ? listOptionId(list.active) : undefined}
-        onChange={(event) => {
-          onDraft(event.target.value);
-          trackCaret(event.target);
+      <form
+        className="composer"
+        onSubmit={(event) => {
+          event.preventDefault();
+          const named = commands.find((command) => command.name === draft.trim().toLowerCase());
+          if (named) runCommand(named);
+          else onSend();
         }}
-        onSelect={(event) => trackCaret(event.currentTarget)}
-        onFocus={(event) => trackCaret(event.currentTarget)}
-        onBlur={() => setCaret(undefined)}
-        onKeyDown={(event) => {
-          if (list && listKey(event, list)) return;
-          if (event.key === 'ArrowUp' && draft === '' && lastPrompt !== undefined) {
-            event.preventDefault();
-            onDraft(lastPrompt);
-            return;
-          }
-          if (event.key === 'Enter' && !event.shiftKey && !event.nativeEvent.isComposing) {
-            event.preventDefault();
-            if (!sendDisabled) onSend();
-          }
-        }}
-      />
-      <div className="composer-actions">
-        {stoppable && (
-          <button type="button" className="danger" onClick={onStop} title="Stop (Esc)">
-            Stop
-          </button>
+      >
+        <label htmlFor="composer-input" className="visually-hidden">
+          Message
+        </label>
+        {commandMenu && <CommandMenu options={commandOptions} active={commandActive} onChoose={runCommand} />}
+        {mention && (
+          <MentionMenu
+            mention={mention}
+            options={options}
+            active={active}
+            everywhere={searched !== undefined}
+            onChoose={choose}
+          />
         )}
-        <button type="submit" className="primary" disabled={sendDisabled}>
-          {queues ? 'Queue' : 'Send'}
-        </button>
-      </div>
-    </form>
+        <textarea
+          id="composer-input"
+          ref={ref}
+          value={draft}
+          rows={1}
+          placeholder={placeholder}
+          role="combobox"
+          aria-autocomplete="list"
+          aria-expanded={list !== undefined}
+          aria-controls={list ? LIST_MENU_ID : undefined}
+          aria-activedescendant={list && list.count > 0 ? listOptionId(list.active) : undefined}
+          aria-describedby={tooLong ? 'composer-limit' : undefined}
+          onChange={(event) => {
+            onDraft(event.target.value);
+            trackCaret(event.target);
+          }}
+          onSelect={(event) => trackCaret(event.currentTarget)}
+          onFocus={(event) => trackCaret(event.currentTarget)}
+          onBlur={() => setCaret(undefined)}
+          onKeyDown={(event) => {
+            if (list && listKey(event, list)) return;
+            if (event.key === 'ArrowUp' && draft === '' && lastPrompt !== undefined) {
+              event.preventDefault();
+              onDraft(lastPrompt);
+              return;
+            }
+            if (event.key === 'Enter' && !event.shiftKey && !event.nativeEvent.isComposing) {
+              event.preventDefault();
+              if (!blocked) onSend();
+            }
+          }}
+        />
+        <div className="composer-actions">
+          {stoppable && (
+            <button type="button" className="danger" onClick={onStop} title="Stop (Esc)">
+              Stop
+            </button>
+          )}
+          <button type="submit" className="primary" disabled={blocked}>
+            {queues ? 'Queue' : 'Send'}
+          </button>
+        </div>
+      </form>
+    </>
   );
 }

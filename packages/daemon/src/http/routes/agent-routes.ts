@@ -25,7 +25,10 @@ export function agentRoutes(deps: { store: SessionStore; runs: RunManager }): Ro
     app.post('/agent/run', async (c) => {
       const body = await readJson(c, agentRunRequestSchema);
       if (body.message !== undefined && body.message.length > AGENT_MAX_MESSAGE_CHARS) {
-        throw new DaemonError('MESSAGE_TOO_LARGE', 'message is longer than the limit');
+        throw new DaemonError(
+          'MESSAGE_TOO_LARGE',
+          `the message is ${body.message.length} characters, over the limit of ${AGENT_MAX_MESSAGE_CHARS}; put long text in a file in the workspace and mention its path`,
+        );
       }
       const started = runs.start(
         body.session_id,
