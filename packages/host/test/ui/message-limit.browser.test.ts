@@ -54,7 +54,7 @@ describe('a message over the limit', () => {
     expect(await send().isDisabled()).toBe(true);
     await expectInViewport(page, note, 'the note');
     await expectInViewport(page, composer, 'the message box');
-    await shotAllModes(page, SHOTS, '40-message-limit');
+    await shotAllModes(page, SHOTS, '45-message-limit');
     // The endpoint has been asked for its models; a run would add a chat request.
     const hits = world!.endpoint.hits;
     await composer.press('Enter');
