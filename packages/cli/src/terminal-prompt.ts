@@ -23,7 +23,7 @@ export interface TerminalPromptOptions {
   stop: AbortSignal;
 }
 
-/** What one showing of the prompt read: the prompts entered, and whether the person ended chat (Ctrl-D, Ctrl-C, `stop`). */
+/** What one showing of the prompt read: the prompts entered, and whether the person ended chat (Ctrl-D, Ctrl-C at an empty prompt, `stop`). */
 export interface TerminalPrompts {
   prompts: string[];
   ended: boolean;
@@ -88,7 +88,16 @@ export function readTerminalPrompts(options: TerminalPromptOptions): Promise<Ter
         setImmediate(settle);
       }
     });
-    terminal.on('SIGINT', end);
+    // Ctrl-C drops what is typed of the prompt, as a shell does; at an empty prompt it ends chat.
+    terminal.on('SIGINT', () => {
+      if (lines.length === 0 && terminal.line === '') return end();
+      lines = [];
+      terminal.write('', { ctrl: true, name: 'e' });
+      terminal.write('', { ctrl: true, name: 'u' });
+      output.write('^C\n');
+      terminal.setPrompt(PROMPT);
+      terminal.prompt();
+    });
     terminal.on('close', end);
     options.stop.addEventListener('abort', end);
     if (options.stop.aborted) return end();

@@ -88,8 +88,8 @@ session, run in turn as with run, approvals asked on the terminal; at a terminal
 the agent to write the project's AGENTS.md, /compact summarises the session's older turns, /model
 lists the models on offer and /model PROVIDER/MODEL switches the session to one, /plan prints the
 agent's last plan again, /help lists these (Tab completes them; ArrowUp brings back earlier
-lines); /exit, the end of input or Ctrl-D ends it, Ctrl-C stops the run going (at the prompt,
-ends it). Exit with the last run's code.
+lines); /exit, the end of input or Ctrl-D ends it, Ctrl-C stops the run going (at the prompt it
+drops what is typed, and at an empty prompt ends it). Exit with the last run's code.
 
 sessions: the newest ${CLI_SESSIONS_LISTED} sessions that worked in the workspace (of every one with --all),
 each with its id, when it last changed, how its last run ended (or that it needs approval), its

@@ -25,6 +25,12 @@ function project(): { home: string; workspace: string; args: string[] } {
   return { home, workspace, args: ['chat', '--home', home, '--workspace', workspace, '--provider', 'demo'] };
 }
 
+/** The text of each prompt the home's one session holds, in order. */
+function sentPrompts(home: string): (string | undefined)[] | undefined {
+  const [sent] = [...userMessagesBySession(home).values()];
+  return sent?.map((content) => (JSON.parse(content) as { text: string }[])[0]?.text);
+}
+
 it('runs each line piped in as a prompt to one session, in order, skipping empty lines, and exits 0 at the end of input', async () => {
   const { home, args } = project();
   const result = await runCli(args, 'ls\n\n   \nread README.md\n');
@@ -192,12 +198,7 @@ it('on a terminal, ArrowUp at the prompt brings back the lines typed before, acr
   await waitFor(() => line() === '', 30_000, 'the prompt after it');
   cli.type('\u0004');
   expect(await cli.closed).toBe(0);
-  const [sent] = [...userMessagesBySession(home).values()];
-  expect(sent?.map((content) => (JSON.parse(content) as { text: string }[])[0]?.text)).toEqual([
-    'ls',
-    'read README.md',
-    'ls',
-  ]);
+  expect(sentPrompts(home)).toEqual(['ls', 'read README.md', 'ls']);
 });
 
 it('on a terminal, a bracketed paste of several lines is one prompt, sent with the Enter after it; a line ending in \\ goes on to the next; lines pasted without the marks are each a prompt, none dropped', async () => {
@@ -223,11 +224,27 @@ it('on a terminal, a bracketed paste of several lines is one prompt, sent with t
   expect(await cli.closed).toBe(0);
   // Bracketed paste is off again once chat ends.
   expect(cli.shown().endsWith('\u001b[?2004l')).toBe(true);
-  const [sent] = [...userMessagesBySession(home).values()];
-  expect(sent?.map((content) => (JSON.parse(content) as { text: string }[])[0]?.text)).toEqual([
-    'ls\nread README.md',
-    'ls \n.',
-    'ls',
-    'read README.md',
-  ]);
+  expect(sentPrompts(home)).toEqual(['ls\nread README.md', 'ls \n.', 'ls', 'read README.md']);
+});
+
+it('on a terminal, Ctrl-C at the prompt drops what is typed of it (a continued line too) and asks again; at an empty prompt it ends chat with exit 0', async () => {
+  const { home, args } = project();
+  const cli = runCliInTerminal(args);
+  const runs = () => cli.shown().split('bastion: tokens:').length - 1;
+  const dropped = () => cli.shown().split('^C\r\n').length - 1;
+  await waitFor(() => cli.shown().includes('bastion> '), 60_000, 'the first prompt');
+  cli.type('ls \\\r');
+  await waitFor(() => cli.shown().includes('     ... '), 30_000, 'the line after the backslash');
+  cli.type('\u0003');
+  await waitFor(() => dropped() === 1, 30_000, 'the continued prompt dropped');
+  cli.type('read README.md\r');
+  await waitFor(() => runs() === 1, 30_000, 'the prompt typed after it');
+  cli.type('ls');
+  await waitFor(() => cli.shown().endsWith('ls'), 30_000, 'a prompt typed and not sent');
+  cli.type('\u0003');
+  await waitFor(() => dropped() === 2, 30_000, 'the typed prompt dropped');
+  cli.type('\u0003');
+  expect(await cli.closed).toBe(0);
+  expect(runs()).toBe(1);
+  expect(sentPrompts(home)).toEqual(['read README.md']);
 });

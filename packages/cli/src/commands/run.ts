@@ -12,7 +12,8 @@
  * `--compact` (with `--continue` or `--session`) sends a compaction instead of a prompt.
  *
  * `bastion chat` takes the same options without a PROMPT and sends each line typed (or piped in)
- * to one session in turn; Ctrl-C stops the run going, and at the prompt ends it.
+ * to one session in turn; Ctrl-C stops the run going, at the prompt drops what is typed, and at an
+ * empty prompt ends it.
  */
 import { createInterface } from 'node:readline/promises';
 import {
@@ -764,9 +765,10 @@ function chatStep(line: string): Step | 'exit' | undefined {
 }
 
 /**
- * What `chat` sends: each line typed (empty ones skipped) until the end of input, `/exit`, Ctrl-D
- * or Ctrl-C at the prompt, or `stop`. On a terminal, a prompt of its own for each line, closed while the run
- * goes so that an approval is asked on the same terminal; piped in, one reader for every line.
+ * What `chat` sends: each prompt entered (empty ones skipped) until the end of input, `/exit`,
+ * Ctrl-D or Ctrl-C at an empty prompt, or `stop`. On a terminal (terminal-prompt.ts), a showing of
+ * the prompt for each, closed while the run goes so that an approval is asked on the same terminal;
+ * piped in, one reader for every line.
  */
 async function* typedPrompts(stop: AbortSignal): AsyncGenerator<Step> {
   if (!process.stdin.isTTY) {
