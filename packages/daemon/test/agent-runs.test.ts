@@ -9,6 +9,7 @@ import type { LanguageModelV3StreamPart } from '@ai-sdk/provider';
 import { MockLanguageModelV3, simulateReadableStream } from 'ai/test';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
+  AGENT_MAX_CONCURRENT_RUNS,
   EVENT_PAGE_MAX_LIMIT,
   type AgentEvent,
   type EventPageResponse,
@@ -136,6 +137,38 @@ describe('agent runs', () => {
     const text = all.map((e) => (e.event.type === 'text-delta' ? e.event.text : '')).join('');
     expect(text).toBe(Array.from({ length: 40 }, (_, i) => `w${i} `).join(''));
     expect(all.at(-1)?.event.type).toBe('run-finished');
+  });
+
+  it(`refuses a run past ${AGENT_MAX_CONCURRENT_RUNS} going at once with RUN_LIMIT saying the limit and what to do, storing nothing; once one ends, it starts`, async () => {
+    const d = await start();
+    const going = [];
+    for (let index = 0; index < AGENT_MAX_CONCURRENT_RUNS; index += 1) {
+      const session = await newSession(d, 'words-200-10');
+      const started = await d.request('POST', '/agent/run', { session_id: session.id, message: `run ${index}` });
+      expect(started.status).toBe(202);
+      going.push(session);
+    }
+    const extra = await newSession(d, 'tool');
+    const refused = await d.request('POST', '/agent/run', { session_id: extra.id, message: 'one more' });
+    expect(refused).toEqual({
+      status: 429,
+      body: {
+        code: 'RUN_LIMIT',
+        message: `${AGENT_MAX_CONCURRENT_RUNS} runs are going in other sessions, the most at once: let one finish or stop one, then send again`,
+      },
+    });
+    const messages = await d.request<{ messages: Message[] }>('GET', `/sessions/${extra.id}/messages`);
+    expect(messages.body.messages).toEqual([]);
+    const first = going[0] as Session;
+    const ended = d.collect(first.id, isEnd);
+    expect(await d.request('POST', '/agent/abort', { session_id: first.id })).toEqual({
+      status: 200,
+      body: { aborted: true },
+    });
+    await ended;
+    const events = await runToEnd(d, extra.id, 'one more');
+    expect(events.events.at(-1)?.event.type).toBe('run-finished');
+    for (const session of going.slice(1)) await d.request('POST', '/agent/abort', { session_id: session.id });
   });
 
   it('runs two sessions at once, each stream carrying only its own run', async () => {

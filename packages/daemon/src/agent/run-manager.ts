@@ -128,7 +128,12 @@ export class RunManager {
     if (!session) throw new DaemonError('SESSION_NOT_FOUND', 'no such session');
     if (this.#active.has(sessionId)) throw new DaemonError('RUN_ACTIVE', 'a run is already active for this session');
     if (this.#undoing.has(sessionId)) throw new DaemonError('RUN_ACTIVE', 'an undo is being done in this session');
-    if (this.#active.size >= AGENT_MAX_CONCURRENT_RUNS) throw new DaemonError('RUN_LIMIT', 'too many runs are active');
+    if (this.#active.size >= AGENT_MAX_CONCURRENT_RUNS) {
+      throw new DaemonError(
+        'RUN_LIMIT',
+        `${AGENT_MAX_CONCURRENT_RUNS} runs are going in other sessions, the most at once: let one finish or stop one, then send again`,
+      );
+    }
     // A run starts only while there is room to record how it ends.
     if (this.#reserve && !this.#reserve.ensure()) throw storageFullError();
     if (this.#staleRunsPending && this.#active.size === 0) {
