@@ -10,6 +10,7 @@ import { SessionStore } from '../storage/session-store.js';
 import { WorkspaceRoots } from '../workspaces/workspace-roots.js';
 import { hostWrites } from '../../test/support/host-writes.js';
 import { createFileTools, type FileTools } from './file-tools.js';
+import { inputError } from './ripgrep-search.js';
 
 let base: string;
 let root: string;
@@ -143,6 +144,31 @@ describe('search', () => {
     expect(result.matches).toHaveLength(1);
   });
 
+  it('says why ripgrep refused a pattern it cannot read, and finds the text with fixed_strings', async () => {
+    writeFileSync(join(root, 'calls.txt'), 'call foo( here\n');
+    expect(await run('search', { pattern: 'foo(', path: '.' })).toEqual({
+      ok: false,
+      code: 'SEARCH_FAILED',
+      message:
+        'the pattern is not a regular expression ripgrep reads: unclosed group; escape it, or set fixed_strings to search for the text as it is',
+    });
+    const literal = (await run('search', { pattern: 'foo(', path: '.', fixed_strings: true })) as {
+      matches: unknown[];
+    };
+    expect(literal.matches).toEqual([{ path: 'calls.txt', line: 1, text: 'call foo( here' }]);
+  });
+
+  it("passes on ripgrep's reason for a pattern or glob only: any other error output, which may name paths, is not", () => {
+    expect(inputError('regex parse error:\n    a\\p\n       ^\nerror: incomplete escape sequence\n')).toBe(
+      'the pattern is not a regular expression ripgrep reads: incomplete escape sequence; escape it, or set fixed_strings to search for the text as it is',
+    );
+    expect(inputError("error parsing glob '[abc': unclosed character class; missing ']'\n")).toBe(
+      "the glob is not one ripgrep reads: unclosed character class; missing ']'",
+    );
+    expect(inputError('/root/.ssh: Permission denied (os error 13)\n')).toBeUndefined();
+    expect(inputError('')).toBeUndefined();
+  });
+
   it('refuses a search path outside the workspace', async () => {
     expect(await run('search', { pattern: 'CANARY', path: '../outside' })).toMatchObject({
       ok: false,
@@ -183,6 +209,14 @@ describe('find_files', () => {
     expect(await run('find_files', { pattern: '*', path: '../outside' })).toMatchObject({
       ok: false,
       code: 'FS_OUTSIDE_WORKSPACE',
+    });
+  });
+
+  it('says why ripgrep refused a glob it cannot read', async () => {
+    expect(await run('find_files', { pattern: '[abc', path: '.' })).toEqual({
+      ok: false,
+      code: 'SEARCH_FAILED',
+      message: "the glob is not one ripgrep reads: unclosed character class; missing ']'",
     });
   });
 });

@@ -52,8 +52,8 @@ export interface RipgrepOutput<R> {
   truncated: boolean;
   push(chunk: string): void;
   finish(): void;
-  /** The result for ripgrep's exit code. */
-  result(exitCode: number | null): R;
+  /** The result for ripgrep's exit code, with what it wrote to stderr. */
+  result(exitCode: number | null, stderr: string): R;
 }
 
 /** Runs ripgrep with `args` in `cwd` (the workspace root), its output read into `output`. */
@@ -116,8 +116,10 @@ abstract class RipgrepLines<R> implements RipgrepOutput<R> {
   }
 
   /** rg exits 0 (found), 1 (nothing) or 2 (an error; what was found before it still counts). */
-  result(exitCode: number | null): R {
-    if (exitCode === 2 && this.found === 0 && !this.truncated) throw new DaemonError('SEARCH_FAILED', 'search failed');
+  result(exitCode: number | null, stderr: string): R {
+    if (exitCode === 2 && this.found === 0 && !this.truncated) {
+      throw new DaemonError('SEARCH_FAILED', inputError(stderr) ?? 'search failed');
+    }
     return this.value();
   }
 
@@ -128,6 +130,27 @@ abstract class RipgrepLines<R> implements RipgrepOutput<R> {
   protected abstract get found(): number;
 
   protected abstract value(): R;
+}
+
+/** How much of ripgrep's error output is read: its refusal of a pattern or glob is a few lines. */
+const STDERR_KEPT_BYTES = 4 * 1024;
+/** How long a reason taken from ripgrep's error output may be. */
+const INPUT_ERROR_MAX_CHARS = 200;
+
+/**
+ * Why ripgrep refused the model's own pattern or glob ("unclosed group", "unclosed character
+ * class; missing ']'"), so the model can mend it; undefined for any other error, whose output may
+ * name paths and is not passed on.
+ */
+export function inputError(stderr: string): string | undefined {
+  const clean = (reason: string) => reason.replace(/[^\x20-\x7e]/g, '?').slice(0, INPUT_ERROR_MAX_CHARS);
+  const regex = /^regex parse error:\n[\s\S]*?^error: (.+)$/m.exec(stderr);
+  if (regex?.[1] !== undefined) {
+    return `the pattern is not a regular expression ripgrep reads: ${clean(regex[1])}; escape it, or set fixed_strings to search for the text as it is`;
+  }
+  const glob = /^error parsing glob '.*': (.+)$/m.exec(stderr);
+  if (glob?.[1] !== undefined) return `the glob is not one ripgrep reads: ${clean(glob[1])}`;
+  return undefined;
 }
 
 /** The paths `rg --files` lists, at most FIND_FILES_MAX_PATHS. */
@@ -200,7 +223,7 @@ export function hostRipgrep(client: CommandClient, scratchDir: string): RipgrepR
     output.finish();
     if (outcome.timed_out || outcome.truncated) output.truncated = true;
     if (outcome.exit_code === 127) throw new DaemonError('SEARCH_UNAVAILABLE', 'ripgrep (rg) is not installed');
-    return output.result(outcome.exit_code);
+    return output.result(outcome.exit_code, outcome.stderr.slice(0, STDERR_KEPT_BYTES));
   };
 }
 
@@ -210,7 +233,7 @@ export const ripgrepInDaemon: RipgrepRunner = (cwd, args, output, signal) =>
     const child = spawn('rg', args, {
       cwd,
       shell: false,
-      stdio: ['ignore', 'pipe', 'ignore'],
+      stdio: ['ignore', 'pipe', 'pipe'],
       env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LANG: 'C.UTF-8' },
       signal,
     });
@@ -222,6 +245,11 @@ export const ripgrepInDaemon: RipgrepRunner = (cwd, args, output, signal) =>
     child.stdout.on('data', (chunk: string) => {
       output.push(chunk);
       if (output.full) child.kill('SIGKILL');
+    });
+    let stderr = '';
+    child.stderr.setEncoding('utf8');
+    child.stderr.on('data', (chunk: string) => {
+      if (stderr.length < STDERR_KEPT_BYTES) stderr += chunk.slice(0, STDERR_KEPT_BYTES - stderr.length);
     });
     child.on('error', (error) => {
       clearTimeout(timer);
@@ -235,7 +263,7 @@ export const ripgrepInDaemon: RipgrepRunner = (cwd, args, output, signal) =>
       clearTimeout(timer);
       output.finish();
       try {
-        resolve(output.result(code));
+        resolve(output.result(code, stderr));
       } catch (error) {
         reject(error instanceof Error ? error : new DaemonError('SEARCH_FAILED', 'search failed'));
       }

@@ -54,6 +54,16 @@ describe('search through the host', () => {
     expect(toolResultOf(ran).output).toEqual({ paths: ['bait/notes.txt'], truncated: false });
     expect(host.records.filter((record) => record.event === 'command.started').length).toBe(commands + 1);
   });
+
+  it("a glob ripgrep cannot read comes back with ripgrep's reason, from the sandboxed command's error output", async () => {
+    const agent = await AgentDriver.create(host, { workspace: host.workspace });
+    const ran = await agent.say('find [abc');
+    expect(toolResultOf(ran).output).toEqual({
+      ok: false,
+      code: 'SEARCH_FAILED',
+      message: "the glob is not one ripgrep reads: unclosed character class; missing ']'",
+    });
+  });
 });
 
 describeAttack('fs-race', 'search while a sandboxed command swaps a directory and a symlink into userData', () => {
