@@ -255,6 +255,27 @@ describe('write_file and edit_file', () => {
     expect(readFileSync(join(root, 'src', 'main.ts'), 'utf8')).toBe(before);
   });
 
+  it('says when old_string occurs only with other whitespace (and from which line), or only with other line endings; otherwise just that it does not occur', async () => {
+    const code = 'const a = 1;\n\nfunction f() {\n    return a;\n}\n';
+    writeFileSync(join(root, 'f.ts'), code);
+    const refused = (old_string: string, path = 'f.ts') =>
+      run('edit_file', { path, old_string, new_string: 'x' }) as Promise<{ code: string; message: string }>;
+    expect(await refused('function f() {\n  return a;\n}')).toEqual({
+      ok: false,
+      code: 'EDIT_NO_MATCH',
+      message:
+        'old_string does not occur in the file as written, but does with other whitespace from line 3: copy it exactly as read_file shows it, indentation included',
+    });
+    expect((await refused('return  a;')).message).toContain('with other whitespace from line 4');
+    expect((await refused('return b;')).message).toBe('old_string does not occur in the file');
+    writeFileSync(join(root, 'crlf.txt'), 'one\r\ntwo\r\n');
+    expect((await refused('one\ntwo', 'crlf.txt')).message).toBe(
+      "old_string does not occur in the file: its lines end in \\r\\n, and old_string's in \\n",
+    );
+    expect(readFileSync(join(root, 'f.ts'), 'utf8')).toBe(code);
+    expect(readFileSync(join(root, 'crlf.txt'), 'utf8')).toBe('one\r\ntwo\r\n');
+  });
+
   it('replace_all replaces every occurrence and says how many; zero occurrences still fail, the file unchanged', async () => {
     writeFileSync(join(root, 'names.ts'), 'let oldName = 1;\noldName += oldName;\nconst other = 2;\n');
     expect(

@@ -158,6 +158,50 @@ function countOccurrences(haystack: string, needle: string): number {
   return count;
 }
 
+/**
+ * `text` with each run of ASCII whitespace as one space and none at either end, as a reader sees
+ * it, and the line (from 1) each of its characters came from.
+ */
+function looseText(text: string): { loose: string; lineOf: number[] } {
+  const kept: string[] = [];
+  const lineOf: number[] = [];
+  let line = 1;
+  let space = false;
+  for (let index = 0; index < text.length; index += 1) {
+    const code = text.charCodeAt(index);
+    if (code === 32 || (code >= 9 && code <= 13)) {
+      if (code === 10) line += 1;
+      space = true;
+      continue;
+    }
+    if (space && kept.length > 0) {
+      kept.push(' ');
+      lineOf.push(line);
+    }
+    space = false;
+    kept.push(text[index] as string);
+    lineOf.push(line);
+  }
+  return { loose: kept.join(''), lineOf };
+}
+
+/**
+ * Why `old_string` does not occur, when it nearly does: the file's lines end in CRLF where its
+ * end in LF, or it occurs with other whitespace (indentation, tabs, line breaks), from the line
+ * named. The model's usual slip, said so that it copies the text again rather than guessing.
+ */
+function noMatchMessage(text: string, old: string): string {
+  const none = 'old_string does not occur in the file';
+  if (text.includes('\r\n') && !old.includes('\r\n') && text.includes(old.replaceAll('\n', '\r\n'))) {
+    return `${none}: its lines end in \\r\\n, and old_string's in \\n`;
+  }
+  const wanted = looseText(old).loose;
+  const file = looseText(text);
+  const at = wanted === '' ? -1 : file.loose.indexOf(wanted);
+  if (at === -1) return none;
+  return `${none} as written, but does with other whitespace from line ${file.lineOf[at]}: copy it exactly as read_file shows it, indentation included`;
+}
+
 /** `search` and `find_files`, run by `runner`: in the daemon, or by the host as a command. */
 function createRipgrepTools(context: ToolContext, runner: RipgrepRunner) {
   return { search: createSearchTool(context, runner), find_files: createFindFilesTool(context, runner) };
@@ -287,7 +331,7 @@ export function createFileTools(context: ToolContext) {
             if (read.truncated) throw workspaceError('FS_TOO_LARGE');
             const text = read.content.toString('utf8');
             const count = countOccurrences(text, old_string);
-            if (count === 0) throw new DaemonError('EDIT_NO_MATCH', 'old_string does not occur in the file');
+            if (count === 0) throw new DaemonError('EDIT_NO_MATCH', noMatchMessage(text, old_string));
             if (count > 1 && replace_all !== true)
               throw new DaemonError(
                 'EDIT_AMBIGUOUS',
