@@ -123,6 +123,19 @@ describe('read_file and list_dir', () => {
     });
   });
 
+  it('read_file on a folder and list_dir on a file are refused with the tool that reads each', async () => {
+    expect(await run('read_file', { path: 'src' })).toEqual({
+      ok: false,
+      code: 'FS_NOT_A_FILE',
+      message: 'path is not a regular file; a folder is listed with list_dir',
+    });
+    expect(await run('list_dir', { path: 'README.md' })).toEqual({
+      ok: false,
+      code: 'FS_NOT_A_DIRECTORY',
+      message: 'path is not a directory; a file is read with read_file',
+    });
+  });
+
   it('refuses everything when the session has no workspace', async () => {
     tools = createFileTools({ roots, workspace: null, sessionId, store });
     expect(await run('list_dir', { path: '.' })).toMatchObject({ ok: false, code: 'FS_NO_WORKSPACE' });

@@ -46,16 +46,25 @@ import type { ToolContext, ToolRefusal } from './tool-context.js';
 
 const pathInput = z.string().min(1).max(WORKSPACE_MAX_PATH_CHARS).describe('path relative to the workspace root');
 
-function refusal(error: unknown): ToolRefusal {
-  if (isDaemonError(error)) return { ok: false, code: error.code, message: error.message };
-  return { ok: false, code: 'TOOL_FAILED', message: 'the tool failed' };
+/** What read_file and list_dir add to a refusal for a path of the other kind: the tool that reads it. */
+const READ_FILE_HINTS = { FS_NOT_A_FILE: 'a folder is listed with list_dir' };
+const LIST_DIR_HINTS = { FS_NOT_A_DIRECTORY: 'a file is read with read_file' };
+
+/** `hints`: a fixed line added to the message of a refusal with that code (which tool would do instead). */
+function refusal(error: unknown, hints: Partial<Record<string, string>> = {}): ToolRefusal {
+  if (!isDaemonError(error)) return { ok: false, code: 'TOOL_FAILED', message: 'the tool failed' };
+  const hint = hints[error.code];
+  return { ok: false, code: error.code, message: hint === undefined ? error.message : `${error.message}; ${hint}` };
 }
 
-async function guarded<T>(run: () => T | Promise<T>): Promise<T | ToolRefusal> {
+async function guarded<T>(
+  run: () => T | Promise<T>,
+  hints?: Partial<Record<string, string>>,
+): Promise<T | ToolRefusal> {
   try {
     return await run();
   } catch (error) {
-    return refusal(error);
+    return refusal(error, hints);
   }
 }
 
@@ -286,12 +295,12 @@ export function createFileTools(context: ToolContext) {
             total_lines: range.total,
             content: text,
           };
-        }),
+        }, READ_FILE_HINTS),
     }),
     list_dir: tool({
       description: 'List the entries of a directory in the workspace.',
       inputSchema: z.strictObject({ path: pathInput.default('.') }),
-      execute: ({ path }) => guarded(() => ({ path, ...listContainedDir(resolveIn(context, path)) })),
+      execute: ({ path }) => guarded(() => ({ path, ...listContainedDir(resolveIn(context, path)) }), LIST_DIR_HINTS),
     }),
     ...createRipgrepTools(context, ripgrepInDaemon),
     // The host performs the write and puts a policy `ask` to the person itself (host workspace-writes.ts).
