@@ -324,7 +324,7 @@ export function createFileTools(context: ToolContext) {
     edit_file: withHostAsks(
       tool({
         description:
-          'Replace exactly one occurrence of old_string with new_string in a workspace file, or every occurrence with replace_all (e.g. to rename). Fails if old_string does not occur, or occurs several times without replace_all.',
+          'Replace exactly one occurrence of old_string with new_string in a workspace file, or every occurrence with replace_all (e.g. to rename). old_string must match the file exactly, whitespace and indentation included: copy it from what read_file showed. Fails if old_string does not occur, or occurs several times without replace_all.',
         inputSchema: z.strictObject({
           path: pathInput,
           old_string: z.string().min(1),
