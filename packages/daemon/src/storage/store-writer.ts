@@ -33,9 +33,17 @@ export class StoreWriter {
     return this.db.transaction(change).immediate();
   }
 
-  /** Commit the open group, then run `query`: it sees only committed events. */
+  /**
+   * Commit the open group, then run `query`: it sees only committed events. A group that cannot
+   * commit (a full or read-only disk) is rolled back and its listeners told, and `query` still
+   * runs: a read needs no room, and what it answers is committed either way.
+   */
   read<T>(query: () => T): T {
-    this.commit();
+    try {
+      this.commit();
+    } catch {
+      // The group is gone and the group-lost listeners have been told (see commit).
+    }
     return query();
   }
 

@@ -20,30 +20,16 @@ export interface RunOutcome {
 
 const isEnd = (event: AgentEvent) => event.type === 'run-finished' || event.type === 'run-error';
 
-type StreamRead = Omit<RunOutcome, 'status' | 'body'>;
-
 /** Read events after `lastEventId` until the first run end. */
-export async function readUntilRunEnd(host: BastionHost, sessionId: string, lastEventId: number): Promise<StreamRead> {
-  return (await openRunStream(host, sessionId, lastEventId))();
-}
-
-/** The session's stream after `lastEventId`, open (answered 200): then read it until the first run end. */
-async function openRunStream(
+export async function readUntilRunEnd(
   host: BastionHost,
   sessionId: string,
   lastEventId: number,
-): Promise<() => Promise<StreamRead>> {
+): Promise<Omit<RunOutcome, 'status' | 'body'>> {
   const response = await host.client.open('GET', `/agent/stream/${sessionId}`, undefined, {
     'last-event-id': String(lastEventId),
   });
   if (response.statusCode !== 200) throw new Error(`stream answered ${response.statusCode}`);
-  return () => readRunEnd(response, lastEventId);
-}
-
-async function readRunEnd(
-  response: Awaited<ReturnType<BastionHost['client']['open']>>,
-  lastEventId: number,
-): Promise<StreamRead> {
   const events: AgentEvent[] = [];
   let raw = '';
   let buffer = '';
@@ -101,18 +87,10 @@ export class AgentDriver {
   }
 
   /** Read the stream to the end of the run started last (by a request made outside this driver). */
-  async readToEnd(): Promise<StreamRead> {
-    return (await this.openStream())();
-  }
-
-  /** The stream open for the run started last; read it to that run's end when called. */
-  async openStream(): Promise<() => Promise<StreamRead>> {
-    const read = await openRunStream(this.host, this.session.id, this.#lastEventId);
-    return async () => {
-      const outcome = await read();
-      this.#lastEventId = outcome.lastEventId;
-      return outcome;
-    };
+  async readToEnd(): Promise<Omit<RunOutcome, 'status' | 'body'>> {
+    const read = await readUntilRunEnd(this.host, this.session.id, this.#lastEventId);
+    this.#lastEventId = read.lastEventId;
+    return read;
   }
 
   /** Send a message that must start a run; a refusal fails loudly with its status and code. */

@@ -69,11 +69,9 @@ describe.skipIf(!canMount)(
         message: '$ sh -c "sleep 1; seq 1 60000"',
       });
       expect(started.status).toBe(202);
-      // The stream is open before the disk fills: what is tested is the run's end, not a new request's.
-      const readToEnd = await agent.openStream();
       const filler = join(disk.path, 'filler');
       fillDisk(filler);
-      const ended = await readToEnd();
+      const ended = await agent.readToEnd();
       expect(ended.events.at(-1)).toEqual({ type: 'run-error', run_id: expect.any(String) as string, ...FULL });
       const session = await host.client.request<Session>('GET', `/sessions/${agent.session.id}`);
       expect(session.body.last_run).toMatchObject({ status: 'error' });
