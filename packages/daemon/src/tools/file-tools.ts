@@ -167,31 +167,29 @@ function countOccurrences(haystack: string, needle: string): number {
   return count;
 }
 
-/**
- * `text` with each run of ASCII whitespace as one space and none at either end, as a reader sees
- * it, and the line (from 1) each of its characters came from.
- */
-function looseText(text: string): { loose: string; lineOf: number[] } {
-  const kept: string[] = [];
-  const lineOf: number[] = [];
+/** ASCII whitespace, as a run: what `looseText` makes one space. */
+const WHITESPACE_RUN = /[ \t\n\v\f\r]+/g;
+
+/** `text` with each run of ASCII whitespace as one space and none at either end, as a reader sees it. */
+const looseText = (text: string): string => text.replace(WHITESPACE_RUN, ' ').trim();
+
+/** The line (from 1) of `text` that holds the character at `at` in its looseText. */
+function lineOfLoose(text: string, at: number): number {
   let line = 1;
+  let loose = -1;
   let space = false;
   for (let index = 0; index < text.length; index += 1) {
     const code = text.charCodeAt(index);
     if (code === 32 || (code >= 9 && code <= 13)) {
       if (code === 10) line += 1;
-      space = true;
+      space = loose >= 0;
       continue;
     }
-    if (space && kept.length > 0) {
-      kept.push(' ');
-      lineOf.push(line);
-    }
+    loose += space ? 2 : 1;
     space = false;
-    kept.push(text[index] as string);
-    lineOf.push(line);
+    if (loose >= at) return line;
   }
-  return { loose: kept.join(''), lineOf };
+  return line;
 }
 
 /**
@@ -204,11 +202,10 @@ function noMatchMessage(text: string, old: string): string {
   if (text.includes('\r\n') && !old.includes('\r\n') && text.includes(old.replaceAll('\n', '\r\n'))) {
     return `${none}: its lines end in \\r\\n, and old_string's in \\n`;
   }
-  const wanted = looseText(old).loose;
-  const file = looseText(text);
-  const at = wanted === '' ? -1 : file.loose.indexOf(wanted);
+  const wanted = looseText(old);
+  const at = wanted === '' ? -1 : looseText(text).indexOf(wanted);
   if (at === -1) return none;
-  return `${none} as written, but does with other whitespace from line ${file.lineOf[at]}: copy it exactly as read_file shows it, indentation included`;
+  return `${none} as written, but does with other whitespace from line ${lineOfLoose(text, at)}: copy it exactly as read_file shows it, indentation included`;
 }
 
 /** `search` and `find_files`, run by `runner`: in the daemon, or by the host as a command. */
