@@ -101,6 +101,21 @@ function quarantineNotices(moves: readonly QuarantineMove[]): string[] {
   );
 }
 
+/**
+ * What srt's seccomp launcher prints, alone, when the program it is to run is on no path the
+ * sandbox shows (then exits 1): said in words, since to the agent and the person it reads as the
+ * launcher's own failure.
+ */
+const PROGRAM_NOT_FOUND_IN_SANDBOX = 'apply-seccomp: execvp: No such file or directory\n';
+
+/** What `command.end` says when the sandboxed program could not be found. */
+function programNotFoundNotice(program: string): string {
+  return `bastion: ${program} was not found in the sandbox: it is not installed, or it is in a folder of your home the sandbox hides (bastion doctor lists the ones it shows; BASTION_HOME_READ_ALLOW adds one)`.slice(
+    0,
+    COMMAND_NOTICE_MAX_CHARS,
+  );
+}
+
 type Sidecar = Pick<SidecarHandle, 'channel' | 'config'>;
 
 interface Job {
@@ -458,10 +473,16 @@ export class CommandExecutor {
       return this.#refuse(sidecar, frame.id, 'COMMAND_SANDBOX_FAILED');
     }
 
+    // The start of what the command wrote to stderr, enough to know the launcher's own message.
+    let stderrHead = '';
     const supervision = {
       timeoutMs: frame.timeout_ms,
-      onOutput: (stream: 'stdout' | 'stderr', chunk: Buffer) =>
-        this.#send(sidecar, { v: 1, type: 'command.output', id: frame.id, stream, data: chunk }),
+      onOutput: (stream: 'stdout' | 'stderr', chunk: Buffer) => {
+        if (stream === 'stderr' && stderrHead.length <= PROGRAM_NOT_FOUND_IN_SANDBOX.length) {
+          stderrHead += chunk.toString('latin1', 0, PROGRAM_NOT_FOUND_IN_SANDBOX.length + 1);
+        }
+        this.#send(sidecar, { v: 1, type: 'command.output', id: frame.id, stream, data: chunk });
+      },
     };
     const argv = [frame.command, ...frame.args];
     // Handed over only if the command's own wrap, built just now, starts exactly that sandbox.
@@ -500,10 +521,12 @@ export class CommandExecutor {
       cleanUp();
     }
     // The sandbox and every process in it are gone: nothing of the command's can write any more.
+    const notFound = wrapped !== undefined && outcome.exitCode === 1 && stderrHead === PROGRAM_NOT_FOUND_IN_SANDBOX;
     const notices = [
       ...wrapNotices,
       ...this.#checkCreatedRepositories(frame.id, createdRepositories, after),
       ...quarantineNotices(moves),
+      ...(notFound ? [programNotFoundNotice(frame.command)] : []),
     ].slice(0, COMMAND_MAX_NOTICES);
     this.#options.log.info('command.ended', {
       command_id: frame.id,

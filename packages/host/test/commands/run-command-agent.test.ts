@@ -181,6 +181,19 @@ describe('run_command in auto: informed consent, and secrets stay out', () => {
     expect(existsSync(join(host.workspace, 'made-in-auto'))).toBe(true);
   });
 
+  it('a program on no path the sandbox shows: the result says so in words; a program that fails on its own gets no such notice', async () => {
+    const missing = toolResultOf(await agent.say('$ no-such-program-4f2a --version')).output;
+    expect(missing).toMatchObject({
+      exit_code: 1,
+      notices: [
+        'bastion: no-such-program-4f2a was not found in the sandbox: it is not installed, or it is in a folder of your home the sandbox hides (bastion doctor lists the ones it shows; BASTION_HOME_READ_ALLOW adds one)',
+      ],
+    });
+    const failing = toolResultOf(await agent.say("$ sh -c 'echo apply-seccomp >&2; exit 1'")).output;
+    expect(failing).toMatchObject({ exit_code: 1 });
+    expect((failing as { notices?: unknown }).notices).toBeUndefined();
+  });
+
   it('aborting the run mid-command ends the command and its process tree', async () => {
     const tag = `${6000 + Math.floor(Math.random() * 1000)}.4545`;
     const started = await host.client.request('POST', '/agent/run', {
