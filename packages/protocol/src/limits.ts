@@ -23,6 +23,11 @@ export const CHANNEL_MAX_BODY_VIEW_RETENTION = 4;
  * its schema, so a body's later chunks skip the schema; past this many the memory starts over.
  */
 export const CHANNEL_CHECKED_BODY_HEADERS = 64;
+/**
+ * Where an encoder writes its body chunk headers (length prefix, kind, an id of at most 128
+ * bytes), one after another: room for about a thousand; a full slab is replaced, never rewritten.
+ */
+export const CHANNEL_HEADER_SLAB_BYTES = 16 * KiB;
 /** Longest string field in a frame that is not a body chunk (ids, urls, header values are bounded separately). */
 export const CHANNEL_MAX_ID_CHARS = 128;
 /** Longest per-spawn password (and host key) a frame or host IPC answer carries; the host makes 43-character ones. */
@@ -208,6 +213,10 @@ export const PLAN_MAX_STEPS = 30;
 export const PLAN_MAX_STEP_CHARS = 300;
 /** Longest single matched line a search result carries (longer lines are cut). */
 export const SEARCH_MAX_LINE_CHARS = 512;
+/** Characters of ripgrep's error output read (its refusal of a pattern or glob is a few lines). */
+export const SEARCH_STDERR_KEPT_CHARS = 4 * KiB;
+/** Longest reason taken from ripgrep's error output that a refusal passes to the model. */
+export const SEARCH_INPUT_ERROR_MAX_CHARS = 200;
 
 /** Git configuration read to protect what it points at (hooks, includes) from the agent's writes. */
 /** Include nesting followed, as git's own limit (`MAX_INCLUDE_DEPTH`). */
@@ -659,7 +668,8 @@ export const CONTROL_MAX_ANSWER_BYTES = 1 * MiB;
 /**
  * Largest answer line of `bastion sessions export` through the running host: the session's
  * markdown (prompts and replies whole, tool inputs cut to EXPORT_TOOL_INPUT_CHARS). The host
- * refuses a longer one with EXPORT_TOO_LARGE, and the UI's Export saves it.
+ * refuses a longer one with EXPORT_TOO_LARGE, and the UI's Export saves it; the CLI's own host,
+ * when none runs, holds an export to the same bound, so the answer does not depend on which.
  */
 export const CONTROL_MAX_EXPORT_ANSWER_BYTES = 64 * MiB;
 /** A refusal's or failure's message in a control answer (the daemon's error message, passed on). */

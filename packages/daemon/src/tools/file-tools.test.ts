@@ -10,6 +10,7 @@ import { SessionStore } from '../storage/session-store.js';
 import { WorkspaceRoots } from '../workspaces/workspace-roots.js';
 import { hostWrites } from '../../test/support/host-writes.js';
 import { createFileTools, type FileTools } from './file-tools.js';
+import { SEARCH_INPUT_ERROR_MAX_CHARS } from '@bastion/protocol';
 import { inputError } from './ripgrep-search.js';
 
 let base: string;
@@ -179,6 +180,9 @@ describe('search', () => {
       "the glob is not one ripgrep reads: unclosed character class; missing ']'",
     );
     expect(inputError('/root/.ssh: Permission denied (os error 13)\n')).toBeUndefined();
+    // A reason is printable ASCII and bounded, whatever ripgrep printed.
+    const long = inputError(`error parsing glob 'x': \u001b[2J${'y'.repeat(SEARCH_INPUT_ERROR_MAX_CHARS * 2)}\n`);
+    expect(long).toBe(`the glob is not one ripgrep reads: ?[2J${'y'.repeat(SEARCH_INPUT_ERROR_MAX_CHARS - 4)}`);
     expect(inputError('')).toBeUndefined();
   });
 

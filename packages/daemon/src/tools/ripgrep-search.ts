@@ -22,7 +22,9 @@ import {
   FIND_FILES_MAX_PATHS,
   SEARCH_MAX_LINE_CHARS,
   SEARCH_MAX_MATCHES,
+  SEARCH_INPUT_ERROR_MAX_CHARS,
   SEARCH_MAX_OUTPUT_BYTES,
+  SEARCH_STDERR_KEPT_CHARS,
   SEARCH_TIMEOUT_MS,
   WORKSPACE_MAX_READ_BYTES,
 } from '@bastion/protocol';
@@ -132,18 +134,13 @@ abstract class RipgrepLines<R> implements RipgrepOutput<R> {
   protected abstract value(): R;
 }
 
-/** How much of ripgrep's error output is read: its refusal of a pattern or glob is a few lines. */
-const STDERR_KEPT_BYTES = 4 * 1024;
-/** How long a reason taken from ripgrep's error output may be. */
-const INPUT_ERROR_MAX_CHARS = 200;
-
 /**
  * Why ripgrep refused the model's own pattern or glob ("unclosed group", "unclosed character
  * class; missing ']'"), so the model can mend it; undefined for any other error, whose output may
  * name paths and is not passed on.
  */
 export function inputError(stderr: string): string | undefined {
-  const clean = (reason: string) => reason.replace(/[^\x20-\x7e]/g, '?').slice(0, INPUT_ERROR_MAX_CHARS);
+  const clean = (reason: string) => reason.replace(/[^\x20-\x7e]/g, '?').slice(0, SEARCH_INPUT_ERROR_MAX_CHARS);
   const regex = /^regex parse error:\n[\s\S]*?^error: (.+)$/m.exec(stderr);
   if (regex?.[1] !== undefined) {
     return `the pattern is not a regular expression ripgrep reads: ${clean(regex[1])}; escape it, or set fixed_strings to search for the text as it is`;
@@ -223,7 +220,7 @@ export function hostRipgrep(client: CommandClient, scratchDir: string): RipgrepR
     output.finish();
     if (outcome.timed_out || outcome.truncated) output.truncated = true;
     if (outcome.exit_code === 127) throw new DaemonError('SEARCH_UNAVAILABLE', 'ripgrep (rg) is not installed');
-    return output.result(outcome.exit_code, outcome.stderr.slice(0, STDERR_KEPT_BYTES));
+    return output.result(outcome.exit_code, outcome.stderr.slice(0, SEARCH_STDERR_KEPT_CHARS));
   };
 }
 
@@ -249,7 +246,7 @@ export const ripgrepInDaemon: RipgrepRunner = (cwd, args, output, signal) =>
     let stderr = '';
     child.stderr.setEncoding('utf8');
     child.stderr.on('data', (chunk: string) => {
-      if (stderr.length < STDERR_KEPT_BYTES) stderr += chunk.slice(0, STDERR_KEPT_BYTES - stderr.length);
+      if (stderr.length < SEARCH_STDERR_KEPT_CHARS) stderr += chunk.slice(0, SEARCH_STDERR_KEPT_CHARS - stderr.length);
     });
     child.on('error', (error) => {
       clearTimeout(timer);

@@ -137,6 +137,11 @@ describe('home lock and control socket (real host)', () => {
         code: 'CONTROL_BAD_REQUEST',
       });
     }
+    // Refused by the request's schema: only the well-formed export reached the handler.
+    const handled = () =>
+      host?.records.filter((record) => record.event === 'control.request' && record.fields.method === 'session.export')
+        .length;
+    expect(handled()).toBe(1);
     expect(await ask({ op: 'session.export', session_id: 'ses_NoSuchSession0' })).toMatchObject({
       ok: true,
       refused: { code: 'SESSION_NOT_FOUND' },

@@ -9,6 +9,7 @@ import { ChannelError } from '../errors.js';
 import {
   CHANNEL_CHECKED_BODY_HEADERS,
   CHANNEL_FRAME_HEADER_BYTES,
+  CHANNEL_HEADER_SLAB_BYTES,
   CHANNEL_MAX_BODY_CHUNK_BYTES,
   CHANNEL_MAX_BODY_VIEW_RETENTION,
   CHANNEL_MAX_FRAME_BYTES,
@@ -35,8 +36,6 @@ const BINARY_KINDS = [
   { type: 'workspace.chunk', idField: 'id', fixed: {} },
 ] as const;
 const BINARY_HEADER_BYTES = 3;
-/** Room for about a thousand body chunk headers (length prefix, kind, a 128-byte id at most). */
-const HEADER_SLAB_BYTES = 16 * 1024;
 const asciiDecoder = new TextDecoder('ascii', { fatal: true });
 
 type BinaryKind = (typeof BINARY_KINDS)[number];
@@ -157,7 +156,7 @@ export class FrameEncoder<S extends z.ZodType> {
    * header would be a small typed array on V8's heap, which a Node stream moves out (an allocation
    * and a copy) before writing it; views of a slab are written as they are.
    */
-  #slab = new Uint8Array(HEADER_SLAB_BYTES);
+  #slab = new Uint8Array(CHANNEL_HEADER_SLAB_BYTES);
   #slabUsed = 0;
 
   constructor(schema: S) {
@@ -194,7 +193,7 @@ export class FrameEncoder<S extends z.ZodType> {
 
   #headerSpace(size: number): Uint8Array {
     if (this.#slabUsed + size > this.#slab.byteLength) {
-      this.#slab = new Uint8Array(HEADER_SLAB_BYTES);
+      this.#slab = new Uint8Array(CHANNEL_HEADER_SLAB_BYTES);
       this.#slabUsed = 0;
     }
     const header = this.#slab.subarray(this.#slabUsed, this.#slabUsed + size);
