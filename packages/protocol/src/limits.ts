@@ -113,11 +113,12 @@ export const TRANSPORT_GRANT_ACK_TIMEOUT_MS = 5_000;
 /**
  * Response bytes the sidecar lets the host send ahead of its reader. The sidecar grants this much
  * on `response.start` and tops it up as its reader consumes, so at most this much is queued there.
- * Twice the most the host's event loop reads from an upstream socket in one turn (32 reads of
- * 64 KiB, 2 MiB) before it reads the sidecar's credit: at 2 MiB the host ran out of credit every
- * window and paused the body (about 46 times per 100 MiB).
+ * The host's event loop reads up to 2 MiB from an upstream socket in one turn (32 reads of 64 KiB)
+ * before it reads the sidecar's credit, and the sidecar's own pauses (a collection) add to that:
+ * per 100 MiB the host ran out of credit and paused the body about 46 times at 2 MiB, 20 at 4 MiB,
+ * and once at 8 MiB. A sidecar holds this much of a response only when its reader lags.
  */
-export const TRANSPORT_RESPONSE_WINDOW_BYTES = 4 * MiB;
+export const TRANSPORT_RESPONSE_WINDOW_BYTES = 8 * MiB;
 /** Upload bytes the host lets the sidecar send ahead of the upstream socket (`request.credit`). */
 export const TRANSPORT_UPLOAD_WINDOW_BYTES = 1 * MiB;
 /** Ids of requests the host ended on its own, remembered so the sidecar's in-flight frames for them are dropped, not fatal. */
