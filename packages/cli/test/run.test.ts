@@ -158,6 +158,14 @@ describe('bastion run (real CLI process)', () => {
     expect(model.stderr).toContain('model gpt-9 is not offered by demo');
   });
 
+  it('exits 2 for a key provider without a key, naming the command that stores one', async () => {
+    const result = await runCli(['--provider', 'openai', 'hello']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(
+      "provider openai has no API key: add one with bastion secrets set openai (or in the UI's Settings); choose one of",
+    );
+  });
+
   it('find_files runs in read-only mode (through the host, as a sandboxed command) and prints its count', async () => {
     const result = await runCli(['--mode', 'read-only', '--provider', 'demo', 'find *.md'], (workspace) => {
       mkdirSync(join(workspace, 'docs'));

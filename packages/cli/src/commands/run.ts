@@ -101,6 +101,18 @@ export function unauthorizedHint(provider: string): string | undefined {
   return undefined;
 }
 
+/**
+ * Why `--provider` names no provider on offer, and the way to offer it: a key provider without a
+ * key gets the command that stores one, the subscription its sign-in; anything else is not known.
+ */
+export function missingProviderReason(provider: string): string {
+  if (provider === 'chatgpt')
+    return 'provider chatgpt is not connected: sign in to your ChatGPT account in the UI (Settings)';
+  if (BYOK_PROVIDER_IDS.has(provider))
+    return `provider ${provider} has no API key: add one with bastion secrets set ${provider} (or in the UI's Settings)`;
+  return `provider ${terminalLine(provider)} is not available`;
+}
+
 /** Why an approval was denied without a terminal, and the way out: in `auto` only a policy rule or an instruction file still asks. */
 export function noTerminalDenial(mode: PermissionMode): string {
   return mode === 'auto'
@@ -473,7 +485,7 @@ async function checkModelChoice(host: BastionHost, options: RunOptions): Promise
   if (group && (options.model === undefined || offers(listed.body, { provider, model: options.model }))) return true;
   const what = group
     ? `model ${terminalLine(options.model ?? '')} is not offered by ${terminalLine(provider)}`
-    : `provider ${terminalLine(provider)} is not available`;
+    : missingProviderReason(provider);
   process.stderr.write(
     `bastion: ${what}; choose one of (--provider ID --model ID):\n${listing(listed.body, listed.body.default)}`,
   );
