@@ -17,12 +17,15 @@ async function defaultOf(home: string): Promise<unknown> {
   return (JSON.parse(listed.stdout) as { default: unknown }).default;
 }
 
-it('lists each model as PROVIDER/MODEL with its name and context window, the default marked *, and says how to change it', async () => {
+it('lists each model as PROVIDER/MODEL with its name and context window, the default marked *, says how to change it and which key providers have no key', async () => {
   const { home } = project();
   const listed = await runCli(['models', '--home', home]);
   expect(listed.code).toBe(0);
   expect(listed.stdout).toBe('* demo/demo  Demo (offline), 32,000-token context\n');
   expect(listed.stderr).toContain('change it with bastion models default PROVIDER/MODEL');
+  expect(listed.stderr).toContain(
+    "bastion: no API key for openai, anthropic, openrouter: add one with bastion secrets set PROVIDER (or in the UI's Settings)",
+  );
 });
 
 it('models default sets the default new sessions use, checked against what is on offer: a model not offered or a malformed name changes nothing', async () => {
@@ -45,13 +48,14 @@ it('models default sets the default new sessions use, checked against what is on
   expect((await runCli(['models', '--home', home])).stdout).toContain('* openai/gpt-5  GPT-5');
 });
 
-it('with a Bastion running on the home, lists and sets through its control socket', async () => {
+it('with a Bastion running on the home, lists and sets through its control socket; a provider given a key leaves the keyless line', async () => {
   const { home, workspace } = project();
   await startHolder(started, home, workspace).ready;
   expect((await runCli(['secrets', 'set', 'anthropic', '--home', home], 'sk-ant-models-test-key\n')).code).toBe(0);
   const listed = await runCli(['models', '--home', home]);
   expect(listed.code).toBe(0);
   expect(listed.stdout).toMatch(/^ {2}anthropic\/\S+ {2}/m);
+  expect(listed.stderr).toContain('bastion: no API key for openai, openrouter: add one');
   const model = /^ {2}anthropic\/(\S+) {2}/m.exec(listed.stdout)?.[1] ?? '';
   const set = await runCli(['models', 'default', `anthropic/${model}`, '--home', home]);
   expect(set.stderr).toBe('');

@@ -16,6 +16,7 @@ import {
   type BastionHost,
 } from '@bastion/host';
 import {
+  BYOK_PROVIDER_IDS,
   defaultModelResponseSchema,
   modelListResponseSchema,
   type ModelGroup,
@@ -159,6 +160,11 @@ export async function modelsCommand(argv: string[]): Promise<number> {
     process.stderr.write(
       'bastion: * marks the default for new sessions; change it with bastion models default PROVIDER/MODEL, or pick one for a run with --provider ID --model ID\n',
     );
+    const keyless = [...BYOK_PROVIDER_IDS].filter((id) => !listed.value.groups.some((group) => group.provider === id));
+    if (keyless.length > 0)
+      process.stderr.write(
+        `bastion: no API key for ${keyless.join(', ')}: add one with bastion secrets set PROVIDER (or in the UI's Settings) and its models are listed here\n`,
+      );
     return 0;
   }
   if (action !== 'default') throw new UsageError(`unknown models action: ${action}`);
