@@ -17,6 +17,7 @@ import {
   type WireErrorCode,
 } from '@bastion/protocol';
 import type { DaemonClient } from '../daemon-client.js';
+import { formatBytes } from '../format-bytes.js';
 
 /** A workspace folder as sessions record it: its real path (as given when it cannot be resolved). */
 export function workspaceRootOf(workspace: string): string {
@@ -102,12 +103,11 @@ export async function sessionMarkdownIn(
   const markdown = sessionMarkdown(session.body, read.messages);
   const bytes = Buffer.byteLength(JSON.stringify(markdown));
   if (bytes > maxJsonBytes) {
-    const mib = (value: number) => (value / (1024 * 1024)).toFixed(1);
     return {
       ok: false,
       error: {
         code: 'EXPORT_TOO_LARGE',
-        message: `the session's markdown is ${mib(bytes)} MiB, over the ${mib(maxJsonBytes)} MiB a terminal export carries; Export in the UI saves it`,
+        message: `the session's markdown is ${formatBytes(bytes)}, over the ${formatBytes(maxJsonBytes)} a terminal export carries; Export in the UI saves it`,
       },
     };
   }

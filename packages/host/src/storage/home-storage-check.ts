@@ -10,12 +10,7 @@ import { accessSync, constants, mkdirSync, statfsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { STORAGE_START_MIN_FREE_BYTES } from '@bastion/protocol';
 import { HostError } from '../errors.js';
-
-const KiB = 1024;
-
-function formatBytes(bytes: number): string {
-  return bytes >= 1024 * KiB ? `${(bytes / (1024 * KiB)).toFixed(1)} MiB` : `${Math.floor(bytes / KiB)} KiB`;
-}
+import { formatBytes } from '../format-bytes.js';
 
 /** The coded one-line error for an fs failure on `path`, or undefined when it is not a storage problem. */
 function storageProblem(path: string, error: unknown): HostError | undefined {
