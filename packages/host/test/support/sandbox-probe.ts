@@ -104,7 +104,8 @@ export async function runSandboxProbe<T>(
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
   child.stdin.end(JSON.stringify(input));
-  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  // 'close', not 'exit': the process can end before its last output has been read from the pipe.
+  const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
   launch.cleanup?.();
   expect(code, stderr).toBe(0);
   return { result: JSON.parse(stdout.trim().split('\n').pop() ?? '') as T, output: stdout + stderr };

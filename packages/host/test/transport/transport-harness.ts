@@ -334,7 +334,8 @@ export async function runTransportChild(
   const sync = new GrantSync({ channel, authority, log, onAckTimeout: () => undefined });
   sync.start();
   control?.(child);
-  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  // 'close', not 'exit': the report is the last line of stderr, which may not all be read at exit.
+  const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
   sync.close();
   executor.close();
   await route.close();
