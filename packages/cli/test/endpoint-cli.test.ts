@@ -83,6 +83,38 @@ describe('--endpoint / --allow-endpoint', () => {
     });
   }
 
+  it('run --endpoint at a port nothing listens on exits 1 naming the endpoint and the refused connection', async () => {
+    const closed = await startServer((_req, res) => res.end());
+    const origin = closed.origin;
+    await closed.close();
+    const result = await cli(['run', '--endpoint', `${origin}/v1`, '--model', 'm', 'hi']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(
+      new RegExp(
+        `bastion: run failed: UPSTREAM_CONNECTION_REFUSED: could not connect to endpoint-[0-9a-f]+ \\(custom endpoint ${origin}/v1\\): the connection was refused \\(is its server running\\?\\)\n`,
+      ),
+    );
+  });
+
+  it('run --endpoint whose server answers 500 with an HTML page: each retry line ends at its attempt, then exit 1 with the status and "had an error"', async () => {
+    server = await startServer((_req, res) =>
+      res.writeHead(500, { 'content-type': 'text/html' }).end('<html><body>Internal error</body></html>'),
+    );
+    const result = await cli(['run', '--endpoint', `${server.origin}/v1`, '--model', 'm', 'hi']);
+    expect(result.code).toBe(1);
+    const lines = result.stderr.split('\n');
+    expect(lines.filter((line) => line.includes('trying again'))).toEqual([
+      'bastion: the provider answered 500; trying again in 1 s (attempt 2 of 3)',
+      'bastion: the provider answered 500; trying again in 2 s (attempt 3 of 3)',
+    ]);
+    expect(lines.filter((line) => line.includes('run failed'))).toEqual([
+      expect.stringMatching(
+        /^bastion: run failed \(HTTP 500\): PROVIDER_UNAVAILABLE: endpoint-[0-9a-f]+ \(custom endpoint http:\/\/127\.0\.0\.1:\d+\/v1\) had an error and could not answer$/,
+      ),
+    ]);
+    expect(server.hits).toBe(3);
+  });
+
   it('run --endpoint without --model is a usage error', async () => {
     expect((await cli(['run', '--endpoint', 'http://127.0.0.1:1/v1', 'hi'])).code).toBe(2);
   });

@@ -360,7 +360,7 @@ class TerminalPrinter {
       case 'run-retry':
         this.#endLine();
         process.stderr.write(
-          `bastion: the provider answered ${event.status ?? 'an error'}; trying again in ${Math.ceil(event.delay_ms / 1000)} s (attempt ${event.attempt + 1} of ${event.max_attempts}): ${terminalLine(event.message)}\n`,
+          `bastion: the provider answered ${event.status ?? 'an error'}; trying again in ${Math.ceil(event.delay_ms / 1000)} s (attempt ${event.attempt + 1} of ${event.max_attempts})${event.message.length > 0 ? `: ${terminalLine(event.message)}` : ''}\n`,
         );
         break;
       case 'tool-approval-request':
@@ -370,7 +370,9 @@ class TerminalPrinter {
         this.#endLine();
         // Aborted because the reader went away (`| head`): nothing to tell.
         if (outputClosed()) break;
-        process.stderr.write(`bastion: run failed: ${terminalLine(`${event.code}: ${event.message}`)}\n`);
+        process.stderr.write(
+          `bastion: run failed${event.status === undefined ? '' : ` (HTTP ${event.status})`}: ${terminalLine(`${event.code}: ${event.message}`)}\n`,
+        );
         if (event.status === 401) {
           const hint = unauthorizedHint(this.provider);
           if (hint !== undefined) process.stderr.write(`bastion: ${hint}\n`);

@@ -10,6 +10,7 @@ import {
   CONTEXT_READ_MAX_MESSAGES,
   type AgentEvent,
   type AgentStreamEvent,
+  type DaemonErrorCode,
   type AgentUndoResponse,
   type ApprovalAnswer,
   type ApprovalErrorCode,
@@ -271,7 +272,8 @@ export class RunManager {
       }),
     );
     const contextWindow = this.#registry.contextWindow({ provider: session.provider, model: session.model });
-    const done = this.#execute(sessionId, runId, controller, changes, contextWindow, () =>
+    const provider = this.#registry.name(session.provider);
+    const done = this.#execute(sessionId, runId, controller, changes, { contextWindow, provider }, () =>
       runAgentLoop({
         model: retrying,
         runId,
@@ -407,7 +409,7 @@ export class RunManager {
     runId: string,
     controller: AbortController,
     changes: RunChanges,
-    contextWindow: number,
+    { contextWindow, provider }: { contextWindow: number; provider: string },
     loop: () => ReturnType<typeof runAgentLoop>,
   ): Promise<void> {
     // let start() register the run before the loop can finish
@@ -434,7 +436,7 @@ export class RunManager {
         final = { type: 'run-error', run_id: runId, code: 'RUN_ABORTED', message: 'the run was aborted' };
       } else {
         status = 'error';
-        final = runErrorEvent(runId, controller.signal.aborted ? reason : error);
+        final = runErrorEvent(runId, controller.signal.aborted ? reason : error, provider);
         // This run's own write failed: the others cannot write either, and the reserve makes room for the final events.
         const own = daemonErrorIn(error);
         if (isStorageFailure(own)) this.#storageFailed(own);
@@ -473,28 +475,59 @@ function providerStatusCode(status: number | undefined): string {
   return 'PROVIDER_FAILED';
 }
 
+/** What a provider's HTTP refusal means, by status, for `provider` (its name). */
+function providerStatusText(status: number | undefined, provider: string): string {
+  if (status === 429) return `${provider} is limiting requests`;
+  if (status !== undefined && status >= 500) return `${provider} had an error and could not answer`;
+  return `${provider} refused the request`;
+}
+
 /**
- * The final event of a failed run: a DaemonError's fixed code, or for a provider's HTTP answer
- * its status, its Retry-After and its message (sanitized by providerErrorDetails).
+ * What the host's upstream failures mean, for `provider` (its name): fixed texts, since only the
+ * code crosses the channel (never the failure's own message).
  */
-function runErrorEvent(runId: string, error: unknown): Extract<AgentEvent, { type: 'run-error' }> {
+const UPSTREAM_FAILURES: Readonly<Partial<Record<DaemonErrorCode, (provider: string) => string>>> = {
+  UPSTREAM_CONNECTION_REFUSED: (provider) =>
+    `could not connect to ${provider}: the connection was refused (is its server running?)`,
+  UPSTREAM_CONNECT_TIMEOUT: (provider) =>
+    `could not connect to ${provider}: no answer in time (is the address right and the network up?)`,
+  UPSTREAM_DNS: (provider) => `could not connect to ${provider}: its host name did not resolve (are you offline?)`,
+  UPSTREAM_TLS: (provider) => `could not connect to ${provider}: its TLS certificate or handshake was not accepted`,
+  UPSTREAM_CONNECTION_RESET: (provider) => `${provider} closed the connection before its answer ended`,
+  UPSTREAM_HEADERS_TIMEOUT: (provider) => `${provider} took the request but did not answer in time`,
+  UPSTREAM_BODY_TIMEOUT: (provider) => `${provider} stopped sending its answer partway`,
+  UPSTREAM_HEADERS_OVERFLOW: (provider) => `${provider} answered with headers too large to read`,
+  UPSTREAM_FAILED: (provider) => `the request to ${provider} failed`,
+};
+
+/**
+ * The final event of a failed run: a DaemonError's fixed code (and for an upstream failure what it
+ * means), or for a provider's HTTP answer its status, its Retry-After and its message (sanitized by
+ * providerErrorDetails). `provider` names the session's provider.
+ */
+function runErrorEvent(runId: string, error: unknown, provider: string): Extract<AgentEvent, { type: 'run-error' }> {
   const own = daemonErrorIn(error);
   if (own) {
     // An egress block names the kind of secret (a fixed text from the host's code, never the value);
     // a storage failure says what to do (a fixed text too).
     if (own.code === 'CONTEXT_COMPACTION_FAILED') return compactionErrorEvent(runId, own);
-    const message = own.code === 'EGRESS_SECRET' || isStorageFailure(own) ? own.message : 'the model run failed';
+    const upstream = Object.hasOwn(UPSTREAM_FAILURES, own.code) ? UPSTREAM_FAILURES[own.code] : undefined;
+    const message =
+      own.code === 'EGRESS_SECRET' || isStorageFailure(own)
+        ? own.message
+        : (upstream?.(provider) ?? 'the model run failed');
     return { type: 'run-error', run_id: runId, code: own.code, message };
   }
-  const provider = providerErrorDetails(error);
-  if (!provider) return { type: 'run-error', run_id: runId, code: 'PROVIDER_FAILED', message: 'the model run failed' };
+  const details = providerErrorDetails(error);
+  if (!details) return { type: 'run-error', run_id: runId, code: 'PROVIDER_FAILED', message: 'the model run failed' };
+  const text = providerStatusText(details.status, provider);
   return {
     type: 'run-error',
     run_id: runId,
-    code: providerStatusCode(provider.status),
-    message: provider.message.length > 0 ? `the provider refused: ${provider.message}` : 'the provider refused',
-    ...(provider.status === undefined ? {} : { status: provider.status }),
-    ...(provider.retryAfterMs === undefined ? {} : { retry_after_ms: provider.retryAfterMs }),
+    code: providerStatusCode(details.status),
+    message: details.message.length > 0 ? `${text}: ${details.message}` : text,
+    ...(details.status === undefined ? {} : { status: details.status }),
+    ...(details.retryAfterMs === undefined ? {} : { retry_after_ms: details.retryAfterMs }),
   };
 }
 

@@ -68,6 +68,11 @@ export class ProviderRegistry {
     return [...this.#providers.values()].map((p) => ({ id: p.id, label: p.label, default_model: p.defaultModel }));
   }
 
+  /** How errors and the UI name the provider: its label, or its id when it is not (or no longer) registered. */
+  name(providerId: string): string {
+    return this.#providers.get(providerId)?.label ?? providerId;
+  }
+
   defaultModel(providerId: string): string | undefined {
     return this.#providers.get(providerId)?.defaultModel;
   }

@@ -323,7 +323,7 @@ describe('retries', () => {
       type: 'run-error',
       run_id: outcome.events[0]?.run_id,
       code: 'PROVIDER_RATE_LIMITED',
-      message: 'the provider refused: Too busy [2J right now',
+      message: `local (custom endpoint ${endpoint.baseUrl}) is limiting requests: Too busy [2J right now`,
       status: 429,
       retry_after_ms: 1000,
     });

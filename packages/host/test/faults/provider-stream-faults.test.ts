@@ -105,7 +105,7 @@ describe('faults during a streamed provider response', () => {
     expect(textOf(outcome)).toBe('after the restart');
   }, 90_000);
 
-  it('a provider that drops the connection mid-stream ends the run with a clear run-error code, no hang', async () => {
+  it('a provider that drops the connection mid-stream ends the run with UPSTREAM_CONNECTION_RESET and a message naming the endpoint, no hang', async () => {
     const { h, agent } = await hostWith([{ kind: 'text', pieces: SLOW_PIECES, delayMs: 20, dropAfter: 3 }]);
     const outcome = await agent.say('stream');
     expect(outcome.events.at(-1)).toEqual({
@@ -113,7 +113,7 @@ describe('faults during a streamed provider response', () => {
       run_id: expect.any(String) as string,
       // The transport's own code survives the AI SDK's and fetch's wrapping.
       code: 'UPSTREAM_CONNECTION_RESET',
-      message: 'the model run failed',
+      message: `local (custom endpoint ${endpoint?.baseUrl}) closed the connection before its answer ended`,
     });
     // What arrived before the drop (the last piece may die in the socket with it), nothing after.
     expect(SLOW_PIECES.slice(0, 3).join('')).toContain(textOf(outcome));

@@ -397,6 +397,18 @@ describe('the agent’s work in the desktop app', () => {
     expect(JSON.stringify(endpoint.seen.at(-1)?.body)).toContain('Try the busy provider');
   });
 
+  it('a 503 then a reply: the notice says which attempt failed, its status and when the next comes, and the reply follows', async () => {
+    turns.length = endpoint.seen.length;
+    turns.push(
+      { kind: 'status', status: 503, message: 'Overloaded' },
+      { kind: 'text', pieces: ['Answered on the second attempt.'] },
+    );
+    await sendMessage(page, 'Try the overloaded provider');
+    await page.getByText('Answered on the second attempt.').waitFor();
+    const notice = page.locator('.notice').filter({ hasText: 'trying again' }).last();
+    expect(await notice.textContent()).toBe('Attempt 1 of 3 failed (HTTP 503); trying again in 1s. Overloaded');
+  });
+
   it('a 401 says the provider did not accept its key and where to set it', async () => {
     turns.length = endpoint.seen.length;
     turns.push({ kind: 'status', status: 401, message: 'Incorrect API key provided' });

@@ -23,9 +23,8 @@ function seconds(ms: number): string {
 export function RetryNotice({ item }: { item: Extract<TranscriptItem, { kind: 'retry' }> }) {
   return (
     <p className="notice" role="status">
-      Retrying in {seconds(item.delayMs)}
-      {item.status === undefined ? '' : ` (${item.status})`} — attempt {item.attempt} of {item.maxAttempts}.{' '}
-      <span className="muted">{item.message}</span>
+      Attempt {item.attempt} of {item.maxAttempts} failed{item.status === undefined ? '' : ` (HTTP ${item.status})`};
+      trying again in {seconds(item.delayMs)}. <span className="muted">{item.message}</span>
     </p>
   );
 }
