@@ -4,6 +4,8 @@
  * and through the running `bastion start`'s control socket when one owns the home (a second host
  * could not start there). A model not on offer, or no PROVIDER/MODEL, changes nothing.
  */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { projectsRemovedAfterEachTest, runCli, startHolder, stoppedAfterEachTest } from './support/cli-process.js';
 
@@ -61,4 +63,27 @@ it('with a Bastion running on the home, lists and sets through its control socke
   expect(set.stderr).toBe('');
   expect(set.stdout).toBe(`New sessions use anthropic/${model}.\n`);
   expect(await defaultOf(home)).toEqual({ provider: 'anthropic', model });
+});
+
+it('a default whose provider is gone: run exits 2 naming it, before any session exists, and models says it is not available', async () => {
+  const { home, workspace } = project();
+  expect((await runCli(['models', '--home', home])).code).toBe(0);
+  writeFileSync(
+    join(home, 'preferences.json'),
+    JSON.stringify({ version: 1, default_model: { provider: 'endpoint-gone', model: 'old-model' } }),
+    { mode: 0o600 },
+  );
+  const run = await runCli(['run', '--home', home, '--workspace', workspace, 'hi']);
+  expect(run.code).toBe(2);
+  expect(run.stderr).toContain(
+    'bastion: the default model for new sessions, endpoint-gone/old-model, is not available now (its key or endpoint is gone, or the endpoint is not approved in this run); choose one with --provider ID --model ID (an endpoint: --endpoint URL --model ID), or set another default with bastion models default PROVIDER/MODEL:\n  demo/demo  Demo (offline)',
+  );
+  const sessions = await runCli(['sessions', '--all', '--json', '--home', home]);
+  expect(sessions.code).toBe(0);
+  expect(sessions.stdout).toBe('');
+  const listed = await runCli(['models', '--home', home]);
+  expect(listed.stdout).toBe('  demo/demo  Demo (offline), 32,000-token context\n');
+  expect(listed.stderr).toContain(
+    'bastion: the default for new sessions, endpoint-gone/old-model, is not available now (its key or endpoint is gone, or the endpoint is not approved in this run); set another with bastion models default PROVIDER/MODEL\n',
+  );
 });

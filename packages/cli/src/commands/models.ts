@@ -19,6 +19,8 @@ import {
   BYOK_PROVIDER_IDS,
   defaultModelResponseSchema,
   modelListResponseSchema,
+  modelRunsNow,
+  offersModel,
   type ModelGroup,
   type ModelListResponse,
   type ModelRef,
@@ -126,15 +128,6 @@ export function parseModelRef(text: string): ModelRef | undefined {
   return { provider: text.slice(0, at), model: text.slice(at + 1) };
 }
 
-/**
- * Whether `ref` is on offer: its provider is listed with that model (any model, for a provider
- * that lists none). A model its provider does not list would fail every run.
- */
-export function offers(models: ModelListResponse, ref: ModelRef): boolean {
-  const group = models.groups.find((candidate) => candidate.provider === ref.provider);
-  return group !== undefined && (group.models.length === 0 || group.models.some((model) => model.id === ref.model));
-}
-
 export async function modelsCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parseCommandLine({
     args: argv,
@@ -156,9 +149,12 @@ export async function modelsCommand(argv: string[]): Promise<number> {
       process.stdout.write(`${terminalJson(listed.value)}\n`);
       return 0;
     }
-    process.stdout.write(listing(listed.value, listed.value.default));
+    const fallback = listed.value.default;
+    process.stdout.write(listing(listed.value, fallback));
     process.stderr.write(
-      'bastion: * marks the default for new sessions; change it with bastion models default PROVIDER/MODEL, or pick one for a run with --provider ID --model ID\n',
+      modelRunsNow(listed.value, fallback)
+        ? 'bastion: * marks the default for new sessions; change it with bastion models default PROVIDER/MODEL, or pick one for a run with --provider ID --model ID\n'
+        : `bastion: the default for new sessions, ${terminalLine(`${fallback.provider}/${fallback.model}`)}, is not available now (its key or endpoint is gone, or the endpoint is not approved in this run); set another with bastion models default PROVIDER/MODEL\n`,
     );
     const keyless = [...BYOK_PROVIDER_IDS].filter((id) => !listed.value.groups.some((group) => group.provider === id));
     if (keyless.length > 0)
@@ -176,7 +172,7 @@ export async function modelsCommand(argv: string[]): Promise<number> {
   const saved = await withModels(userData, values.home, async (access): Promise<Answer<ModelRef> | 'not-offered'> => {
     const listed = await access.list();
     if (!listed.ok) return listed;
-    if (!offers(listed.value, wanted)) {
+    if (!offersModel(listed.value, wanted)) {
       process.stderr.write(
         `bastion: ${terminalLine(target)} is not on offer; choose one of:\n${listing(listed.value, listed.value.default)}`,
       );

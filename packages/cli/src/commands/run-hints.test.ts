@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { missingProviderReason, unauthorizedHint } from './run.js';
+import type { ModelListResponse } from '@bastion/protocol';
+import { chooseModel, missingProviderReason, unauthorizedHint } from './run.js';
 
 describe('unauthorizedHint (a provider answered 401)', () => {
   it('tells a key provider’s user the exact command that replaces the key', () => {
@@ -32,5 +33,84 @@ describe('missingProviderReason (--provider names no provider on offer)', () => 
     );
     expect(missingProviderReason('ollama')).toBe('provider ollama is not available');
     expect(missingProviderReason('bad\u001b[2J')).toBe('provider bad is not available');
+  });
+});
+
+describe('chooseModel (the model a run starts on)', () => {
+  const listed = (fallback: { provider: string; model: string }): ModelListResponse => ({
+    groups: [
+      {
+        provider: 'demo',
+        label: 'Demo (offline)',
+        kind: 'demo',
+        available: true,
+        models: [{ id: 'demo', label: 'Demo' }],
+      },
+      {
+        provider: 'openai',
+        label: 'OpenAI',
+        kind: 'api-key',
+        available: true,
+        models: [
+          { id: 'gpt-5', label: 'GPT-5' },
+          { id: 'gpt-4.1', label: 'GPT-4.1' },
+        ],
+      },
+      {
+        provider: 'local',
+        label: 'local',
+        kind: 'endpoint',
+        available: false,
+        code: 'ENDPOINT_NOT_GRANTED',
+        models: [{ id: 'llama', label: 'llama' }],
+      },
+    ],
+    default: fallback,
+  });
+  const none = { provider: undefined, model: undefined };
+
+  it('starts a new session with no --provider or --model on the default for new sessions', () => {
+    expect(chooseModel(none, listed({ provider: 'openai', model: 'gpt-5' }), true)).toEqual({
+      choice: { provider: 'openai', model: 'gpt-5' },
+    });
+  });
+
+  it('gives --model alone the default’s provider, and --provider alone no model (its own default)', () => {
+    const models = listed({ provider: 'openai', model: 'gpt-5' });
+    expect(chooseModel({ provider: undefined, model: 'gpt-4.1' }, models, true)).toEqual({
+      choice: { provider: 'openai', model: 'gpt-4.1' },
+    });
+    expect(chooseModel({ provider: 'demo', model: undefined }, models, true)).toEqual({
+      choice: { provider: 'demo', model: undefined },
+    });
+  });
+
+  it('leaves a continued session on its own model when nothing is given, whatever the default', () => {
+    expect(chooseModel(none, listed({ provider: 'gone', model: 'm' }), false)).toEqual({ choice: none });
+  });
+
+  it('refuses a default whose provider is gone, or whose endpoint is not approved in this run, naming it and listing what is on offer', () => {
+    for (const fallback of [
+      { provider: 'gone', model: 'm' },
+      { provider: 'local', model: 'llama' },
+    ]) {
+      const chosen = chooseModel(none, listed(fallback), true);
+      expect(chosen).toEqual({ refusal: expect.any(String) as string });
+      const refusal = 'refusal' in chosen ? chosen.refusal : '';
+      expect(refusal).toContain(
+        `the default model for new sessions, ${fallback.provider}/${fallback.model}, is not available now`,
+      );
+      expect(refusal).toContain('or set another default with bastion models default PROVIDER/MODEL:\n');
+      expect(refusal).toContain('  demo/demo  Demo\n');
+    }
+  });
+
+  it('refuses a --model its provider does not offer', () => {
+    const chosen = chooseModel(
+      { provider: 'openai', model: 'gpt-9' },
+      listed({ provider: 'demo', model: 'demo' }),
+      true,
+    );
+    expect('refusal' in chosen && chosen.refusal).toMatch(/^model gpt-9 is not offered by openai; choose one of/);
   });
 });

@@ -27,6 +27,8 @@ import {
   permissionModeSchema,
   runCommandInputSchema,
   modelListResponseSchema,
+  modelRunsNow,
+  offersModel,
   sessionIdSchema,
   sessionSchema,
   alwaysAllowDraft,
@@ -39,6 +41,7 @@ import {
   type PermissionMode,
   type Session,
   type UpdateSessionRequest,
+  type ModelListResponse,
   type WireError,
 } from '@bastion/protocol';
 import {
@@ -59,7 +62,7 @@ import {
 import { outputClosed } from '../closed-output.js';
 import { readTerminalPrompts } from '../terminal-prompt.js';
 import { describeRule } from './policy.js';
-import { listing, offers, parseModelRef } from './models.js';
+import { listing, parseModelRef } from './models.js';
 import { ensureEndpointDefined, parseEndpointFlags, removeEndpoint } from '../endpoint-consent.js';
 import { homeFlag, startOwningHost } from '../home-in-use.js';
 import { STOP_SIGNALS } from '../stop-signals.js';
@@ -473,25 +476,53 @@ function isConnectionLoss(error: unknown): boolean {
   return code === 'ECONNRESET' || code === 'EPIPE' || code === 'ECONNREFUSED' || code === 'ERR_STREAM_PREMATURE_CLOSE';
 }
 
+/** What `--provider`/`--model` name, or the session is to start on. */
+type ModelChoice = Pick<RunOptions, 'provider' | 'model'>;
+
 /**
- * A `--provider`/`--model` that is not on offer is refused before a session exists, with the list
- * of what is (GET /models: the demo, key providers with a key, the subscription, endpoints).
+ * The provider and model `given` asks for among `listed` (GET /models: the demo, key providers
+ * with a key, the subscription, endpoints): `--provider`/`--model` (with only `--model`, the
+ * default's provider), else, for a new session, the default for new sessions (`bastion models
+ * default`). One not on offer is refused, with why and the list of what is.
  */
-async function checkModelChoice(host: BastionHost, options: RunOptions): Promise<boolean> {
-  if (options.endpoint !== undefined || (options.provider === undefined && options.model === undefined)) return true;
-  const listed = await host.client.call('GET', '/models', undefined, modelListResponseSchema);
-  if (!listed.ok) return true;
-  const provider = options.provider ?? listed.body.default.provider;
-  const group = listed.body.groups.find((candidate) => candidate.provider === provider);
+export function chooseModel(
+  given: ModelChoice,
+  listed: ModelListResponse,
+  newSession: boolean,
+): { choice: ModelChoice } | { refusal: string } {
+  const fallback = listed.default;
+  if (given.provider === undefined && given.model === undefined) {
+    if (!newSession || modelRunsNow(listed, fallback)) return { choice: newSession ? fallback : given };
+    return {
+      refusal: `the default model for new sessions, ${terminalLine(`${fallback.provider}/${fallback.model}`)}, is not available now (its key or endpoint is gone, or the endpoint is not approved in this run); choose one with --provider ID --model ID (an endpoint: --endpoint URL --model ID), or set another default with bastion models default PROVIDER/MODEL:\n${listing(listed, fallback)}`,
+    };
+  }
+  const provider = given.provider ?? fallback.provider;
+  const group = listed.groups.find((candidate) => candidate.provider === provider);
   // No --model: the provider's default model, whichever it is.
-  if (group && (options.model === undefined || offers(listed.body, { provider, model: options.model }))) return true;
+  if (group && (given.model === undefined || offersModel(listed, { provider, model: given.model })))
+    return { choice: { provider, model: given.model } };
   const what = group
-    ? `model ${terminalLine(options.model ?? '')} is not offered by ${terminalLine(provider)}`
+    ? `model ${terminalLine(given.model ?? '')} is not offered by ${terminalLine(provider)}`
     : missingProviderReason(provider);
-  process.stderr.write(
-    `bastion: ${what}; choose one of (--provider ID --model ID):\n${listing(listed.body, listed.body.default)}`,
-  );
-  return false;
+  return { refusal: `${what}; choose one of (--provider ID --model ID):\n${listing(listed, fallback)}` };
+}
+
+/**
+ * `chooseModel` for this command line, refused before a session exists (undefined, the refusal
+ * printed); an `--endpoint`, a continued session's own model, and anything when the list cannot
+ * be had are taken as given.
+ */
+async function modelChoice(host: BastionHost, options: RunOptions): Promise<ModelChoice | undefined> {
+  const given = { provider: options.provider, model: options.model };
+  const continued = options.resume !== undefined && given.provider === undefined && given.model === undefined;
+  if (options.endpoint !== undefined || continued) return given;
+  const listed = await host.client.call('GET', '/models', undefined, modelListResponseSchema);
+  if (!listed.ok) return given;
+  const chosen = chooseModel(given, listed.body, options.resume === undefined);
+  if ('choice' in chosen) return chosen.choice;
+  process.stderr.write(`bastion: ${chosen.refusal}`);
+  return undefined;
 }
 
 /** The session settings the command line gives: for a new session, or changed on a continued one. */
@@ -582,7 +613,7 @@ async function chatModel(host: BastionHost, session: Session, target: string | u
     return session;
   }
   const wanted = parseModelRef(target);
-  if (wanted === undefined || !offers(listed.body, wanted)) {
+  if (wanted === undefined || !offersModel(listed.body, wanted)) {
     process.stderr.write(
       `bastion: ${terminalLine(target)} is not on offer; choose one of:\n${listing(listed.body, current)}`,
     );
@@ -600,14 +631,15 @@ async function chatModel(host: BastionHost, session: Session, target: string | u
 }
 
 async function runPrompt(host: BastionHost, options: RunOptions, workspace: string, requests: Steps): Promise<number> {
-  if (!(await checkModelChoice(host, options))) return 2;
+  const choice = await modelChoice(host, options);
+  if (choice === undefined) return 2;
   let session: Session;
   let after = 0;
   if (options.resume === undefined) {
     const created = await host.client.call(
       'POST',
       '/sessions',
-      { mode: 'accept-edits', ...sessionSettings(options) },
+      { mode: 'accept-edits', ...sessionSettings({ ...options, ...choice }) },
       sessionSchema,
     );
     if (!created.ok) {

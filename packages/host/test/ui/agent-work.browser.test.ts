@@ -519,6 +519,41 @@ describe('the agent’s work in the desktop app', () => {
     await page.goto(`${host.uiOrigin}/desktop/sessions/${sessionId}`);
   });
 
+  it('a default model whose endpoint is gone: the home page says so, Send stays off and no session is made; picking another model clears it', async () => {
+    const defined = await host.client.request('POST', '/providers/endpoints/set', {
+      id: 'gone',
+      base_url: 'http://127.0.0.1:9/v1',
+      models: ['old-model'],
+    });
+    expect(defined.status).toBe(200);
+    expect((await host.client.request('POST', '/models/default', { provider: 'gone', model: 'old-model' })).status).toBe(
+      200,
+    );
+    expect((await host.client.request('POST', '/providers/endpoints/delete', { id: 'gone' })).status).toBe(200);
+    const sessionsNow = async () =>
+      (await host.client.request<{ sessions: { id: string }[] }>('GET', '/sessions?limit=100')).body.sessions.length;
+    const before = await sessionsNow();
+    await page.goto(`${host.uiOrigin}/desktop/`);
+    const alert = page.locator('section.empty [role=alert]');
+    await alert.getByText('is not available now').waitFor();
+    expect(await alert.textContent()).toBe(
+      'The default model, gone · old-model, is not available now: its key or endpoint is gone, or the endpoint is not approved in this run. Pick another model, or set it up again in Settings.',
+    );
+    const box = page.getByRole('combobox', { name: 'Message' });
+    await box.fill('hello');
+    await box.press('Enter');
+    expect(await page.getByRole('button', { name: 'Send' }).isDisabled()).toBe(true);
+    await shotAllModes(page, SHOTS, '01c-home-default-gone');
+    expect(new URL(page.url()).pathname).toBe('/desktop/');
+    expect(await sessionsNow()).toBe(before);
+    await page.locator('#home-model').selectOption({ label: SCRIPTED_MODEL });
+    await page.locator('section.empty').getByText(`local · ${SCRIPTED_MODEL}`).waitFor();
+    expect(await alert.count()).toBe(0);
+    expect(await page.getByRole('button', { name: 'Send' }).isDisabled()).toBe(false);
+    await box.fill('');
+    await page.goto(`${host.uiOrigin}/desktop/sessions/${sessionId}`);
+  });
+
   it('keeps an unsent draft per session across opening another session and a reload; sending clears it; ArrowUp recalls the last prompt', async () => {
     const composer = page.getByLabel('Message');
     await composer.fill('half-written\nsecond line');

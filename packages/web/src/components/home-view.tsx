@@ -1,5 +1,6 @@
 import { useCallback, useState } from 'react';
 import type { BastionApi } from '@bastion/bridge';
+import { modelRunsNow } from '@bastion/protocol';
 import { createSessionOnDefaultModel, describeError } from '../bastion.js';
 import { readDraft, saveDraft } from '../drafts.js';
 import { useGrantedRoots } from '../granted-roots.js';
@@ -63,6 +64,8 @@ export function HomeView({
     </button>
   );
   const model = models?.default;
+  // A default whose key or endpoint is gone (or not approved in this run) would start a session that cannot run.
+  const runnable = models !== undefined && modelRunsNow(models, models.default);
   return (
     <section className="empty home">
       <h1>Start a session</h1>
@@ -77,7 +80,7 @@ export function HomeView({
         onStop={() => undefined}
         stoppable={false}
         queues={false}
-        sendDisabled={busy || draft.trim() === ''}
+        sendDisabled={busy || draft.trim() === '' || (models !== undefined && !runnable)}
         placeholder={workspace === null ? 'Ask the agent… (Enter sends)' : 'Ask the agent… (@ for files)'}
         autoFocus
         lastPrompt={undefined}
@@ -105,7 +108,16 @@ export function HomeView({
         </p>
       )}
       {model &&
-        (model.provider === 'demo' ? (
+        (!runnable ? (
+          <p className="inline-error" role="alert">
+            The default model,{' '}
+            <strong>
+              {model.provider} · {model.model}
+            </strong>
+            , is not available now: its key or endpoint is gone, or the endpoint is not approved in this run. Pick
+            another model, or set it up again in {settings}.
+          </p>
+        ) : model.provider === 'demo' ? (
           <p className="hint">
             New sessions use the offline demo model, which is not an AI: try <code>ls</code>,{' '}
             <code>read README.md</code> or <code>$ ls -la</code>. For a real model, add an API key, a local server or
