@@ -184,6 +184,14 @@ export const GIT_IDENTITY_READ_TIMEOUT_MS = 5_000;
 export const WORKSPACE_MAX_PATH_CHARS = 4 * KiB;
 /** Reads return at most this many bytes of a file and say `truncated` beyond it. */
 export const WORKSPACE_MAX_READ_BYTES = 1 * MiB;
+/**
+ * How far into a file `search` looks and read_file's line ranges reach: a larger file is skipped
+ * by search, and its lines beyond this are out of read_file's reach (it says so). Bounds the
+ * daemon's scan of one file for its line offsets.
+ */
+export const WORKSPACE_MAX_SCAN_BYTES = 64 * MiB;
+/** The chunk the line scan of read_file's ranges reads at a time. */
+export const READ_FILE_SCAN_CHUNK_BYTES = 256 * KiB;
 /** Largest file content one write accepts (UTF-8 bytes); kept under the daemon's JSON body bound. */
 export const WORKSPACE_MAX_WRITE_BYTES = 768 * KiB;
 /** A directory listing stops after this many entries and says `truncated`. */
@@ -353,10 +361,10 @@ export const AGENT_MAX_CONCURRENT_RUNS = 8;
 /** Text a tool hands back to the model is cut beyond this many characters. */
 export const TOOL_MAX_OUTPUT_CHARS = 256 * KiB;
 /**
- * Highest line number read_file's `start_line`/`end_line` accept: a file is read up to
- * WORKSPACE_MAX_READ_BYTES, which holds at most one line more than it has bytes.
+ * Highest line number read_file's `start_line`/`end_line` accept: its ranges reach
+ * WORKSPACE_MAX_SCAN_BYTES into a file, which hold at most one line more than they have bytes.
  */
-export const READ_FILE_MAX_LINE = WORKSPACE_MAX_READ_BYTES + 1;
+export const READ_FILE_MAX_LINE = WORKSPACE_MAX_SCAN_BYTES + 1;
 
 /** Agent event stream (`GET /agent/stream/:session_id`, server-sent events). */
 /**

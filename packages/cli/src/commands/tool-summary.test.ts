@@ -39,6 +39,11 @@ describe('toolResultSummary', () => {
       { path: 'a', content: 'c\nd\n', start_line: 3, end_line: 4, total_lines: 5, truncated: false },
       'lines 3-4 of 5',
     ],
+    [
+      'read_file',
+      { path: 'a', content: 'c\n', start_line: 900000, end_line: 900000, truncated: true },
+      'lines 900000-900000 of a file too long to count (the range was cut)',
+    ],
     ['read_file', { path: 'a', binary: true, size: 2048 }, 'binary, 2048 bytes, not read'],
     ['list_dir', { path: '.', entries: [{ name: 'a', kind: 'file' }], truncated: false }, '1 entry'],
     ['list_dir', { path: '.', entries: [], truncated: false }, '0 entries'],

@@ -52,8 +52,11 @@ export function toolResultSummary(name: string, output: unknown): string {
   switch (name) {
     case 'read_file': {
       if (fields.binary === true) return `binary, ${String(fields.size)} bytes, not read`;
-      if (typeof fields.start_line === 'number')
-        return `lines ${fields.start_line}-${String(fields.end_line)} of ${String(fields.total_lines)}`;
+      if (typeof fields.start_line === 'number') {
+        const total =
+          typeof fields.total_lines === 'number' ? `of ${fields.total_lines}` : 'of a file too long to count';
+        return `lines ${fields.start_line}-${String(fields.end_line)} ${total}${cut ? ' (the range was cut)' : ''}`;
+      }
       const content = typeof fields.content === 'string' ? fields.content : '';
       const lines = content === '' ? 0 : content.replace(/\n$/, '').split('\n').length;
       return `${plural(lines, 'line', 'lines')}${cut ? ' (the file was cut)' : ''}`;

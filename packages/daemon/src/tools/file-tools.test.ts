@@ -10,7 +10,7 @@ import { SessionStore } from '../storage/session-store.js';
 import { WorkspaceRoots } from '../workspaces/workspace-roots.js';
 import { hostWrites } from '../../test/support/host-writes.js';
 import { createFileTools, type FileTools } from './file-tools.js';
-import { SEARCH_INPUT_ERROR_MAX_CHARS } from '@bastion/protocol';
+import { SEARCH_INPUT_ERROR_MAX_CHARS, TOOL_MAX_OUTPUT_CHARS } from '@bastion/protocol';
 import { inputError } from './ripgrep-search.js';
 
 let base: string;
@@ -86,6 +86,29 @@ describe('read_file and list_dir', () => {
     });
   });
 
+  it('reads a line range far past the first 1 MiB of a 3 MiB file, with its own numbers and the line count', async () => {
+    const lines = Array.from({ length: 300_000 }, (_, index) => `${String(index + 1).padStart(9, '0')}\n`).join('');
+    writeFileSync(join(root, 'big.txt'), lines);
+    expect(await run('read_file', { path: 'big.txt', start_line: 299_998, end_line: 299_999 })).toEqual({
+      path: 'big.txt',
+      size: 3_000_000,
+      truncated: false,
+      binary: false,
+      start_line: 299_998,
+      end_line: 299_999,
+      total_lines: 300_000,
+      content: '000299998\n000299999\n',
+    });
+  });
+
+  it('cuts a line range longer than a tool result at a whole line: truncated, ending at the last line it holds', async () => {
+    writeFileSync(join(root, 'big.txt'), 'abcdefghi\n'.repeat(100_000));
+    const read = await run('read_file', { path: 'big.txt', start_line: 1 });
+    const lineCount = Math.floor(TOOL_MAX_OUTPUT_CHARS / 10);
+    expect(read).toMatchObject({ truncated: true, start_line: 1, end_line: lineCount, total_lines: 100_000 });
+    expect(read.content).toBe('abcdefghi\n'.repeat(lineCount));
+  });
+
   it('schema-checks the range: whole numbers from 1, end_line not before start_line', () => {
     const schema = tools.read_file.inputSchema as unknown as {
       safeParse: (input: unknown) => { success: boolean; error?: { issues: { message: string }[] } };
@@ -150,6 +173,14 @@ describe('search', () => {
       matches: { path: string; line: number }[];
     };
     expect(result.matches).toEqual([{ path: join('src', 'main.ts'), line: 1, text: 'export const answer = 42;' }]);
+  });
+
+  it('finds a match in a file over 1 MiB, past its first MiB', async () => {
+    writeFileSync(join(root, 'big.log'), `${'filler line\n'.repeat(200_000)}the needle-4b2e is here\n`);
+    expect(await run('search', { pattern: 'needle-4b2e', path: '.' })).toEqual({
+      matches: [{ path: 'big.log', line: 200_001, text: 'the needle-4b2e is here' }],
+      truncated: false,
+    });
   });
 
   it('treats a pattern that looks like a flag as a pattern', async () => {

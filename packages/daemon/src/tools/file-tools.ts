@@ -25,7 +25,7 @@ import {
 } from '@bastion/protocol';
 import { DaemonError, isDaemonError } from '../errors.js';
 import type { ContainedPath } from '../workspaces/containment.js';
-import { listContainedDir, readContainedFile } from '../workspaces/file-access.js';
+import { listContainedDir, readContainedFile, readContainedLines } from '../workspaces/file-access.js';
 import { isInstructionFilePath } from '../workspaces/instruction-files.js';
 import { workspaceError } from '../workspaces/workspace-error.js';
 import type { WorkspaceWriteCall } from '../workspaces/workspace-writer.js';
@@ -143,24 +143,6 @@ const readFileInput = z
     },
   );
 
-/**
- * Lines `start`..`end` (1-based, both included) of `text`, and how many lines it has; a start past
- * its last line is refused with the count, so the model can ask again.
- */
-function lineRange(text: string, start: number, end: number | undefined) {
-  const lines = text.split('\n');
-  // a final newline ends the last line; it does not start another
-  if (lines.length > 1 && lines.at(-1) === '') lines.pop();
-  if (start > lines.length)
-    throw new DaemonError(
-      'READ_RANGE_PAST_END',
-      `start_line ${start} is past the end: the file has ${lines.length} lines`,
-    );
-  const last = Math.min(end ?? lines.length, lines.length);
-  const ending = last < lines.length || text.endsWith('\n') ? '\n' : '';
-  return { text: lines.slice(start - 1, last).join('\n') + ending, start, end: last, total: lines.length };
-}
-
 function countOccurrences(haystack: string, needle: string): number {
   let count = 0;
   for (let at = haystack.indexOf(needle); at !== -1; at = haystack.indexOf(needle, at + needle.length)) count += 1;
@@ -233,7 +215,8 @@ function createFindFilesTool(context: ToolContext, runner: RipgrepRunner) {
 
 function createSearchTool(context: ToolContext, runner: RipgrepRunner) {
   return tool({
-    description: 'Search file contents in the workspace with a regular expression (ripgrep).',
+    description:
+      'Search file contents in the workspace with a regular expression (ripgrep). Files over 64 MiB, binary files and those git ignores are skipped.',
     inputSchema: z.strictObject({
       pattern: z.string().min(1).max(SEARCH_MAX_PATTERN_CHARS),
       path: pathInput.default('.'),
@@ -268,29 +251,35 @@ export function createFileTools(context: ToolContext) {
   return {
     read_file: tool({
       description:
-        'Read a UTF-8 text file in the workspace (large files are truncated); start_line and end_line read only those lines.',
+        'Read a UTF-8 text file in the workspace. A large file is cut (truncated: true); start_line and end_line read just those lines, from anywhere in its first 64 MiB.',
       inputSchema: readFileInput,
       execute: ({ path, start_line, end_line }) =>
         guarded(() => {
-          const read = readContainedFile(resolveIn(context, path));
-          if (read.content.includes(0))
-            return { path, size: read.size, truncated: read.truncated, binary: true, content: '' };
-          const whole = read.content.toString('utf8');
+          const target = resolveIn(context, path);
           if (start_line === undefined && end_line === undefined) {
-            const { text, clipped } = clipText(whole);
+            const read = readContainedFile(target);
+            if (read.content.includes(0))
+              return { path, size: read.size, truncated: read.truncated, binary: true, content: '' };
+            const { text, clipped } = clipText(read.content.toString('utf8'));
             return { path, size: read.size, truncated: read.truncated || clipped, binary: false, content: text };
           }
-          const range = lineRange(whole, start_line ?? 1, end_line);
-          const { text, clipped } = clipText(range.text);
+          // At most as many bytes as the model may be handed characters, so no line range is clipped.
+          const range = readContainedLines(
+            target,
+            { start: start_line ?? 1, end: end_line },
+            { maxBytes: TOOL_MAX_OUTPUT_CHARS },
+          );
+          if (range.content.includes(0))
+            return { path, size: range.size, truncated: range.truncated, binary: true, content: '' };
           return {
             path,
-            size: read.size,
-            truncated: read.truncated || clipped,
+            size: range.size,
+            truncated: range.truncated,
             binary: false,
             start_line: range.start,
             end_line: range.end,
-            total_lines: range.total,
-            content: text,
+            ...(range.totalLines === undefined ? {} : { total_lines: range.totalLines }),
+            content: range.content.toString('utf8'),
           };
         }, READ_FILE_HINTS),
     }),

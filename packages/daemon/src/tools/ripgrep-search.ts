@@ -26,7 +26,7 @@ import {
   SEARCH_MAX_OUTPUT_BYTES,
   SEARCH_STDERR_KEPT_CHARS,
   SEARCH_TIMEOUT_MS,
-  WORKSPACE_MAX_READ_BYTES,
+  WORKSPACE_MAX_SCAN_BYTES,
 } from '@bastion/protocol';
 import { DaemonError } from '../errors.js';
 import type { CommandClient } from '../shell/command-client.js';
@@ -74,7 +74,7 @@ export function ripgrepArgs(options: { pattern: string; target: string; glob?: s
     '--max-count',
     String(SEARCH_MAX_MATCHES),
     '--max-filesize',
-    String(WORKSPACE_MAX_READ_BYTES),
+    String(WORKSPACE_MAX_SCAN_BYTES),
     ...(options.fixed ? ['--fixed-strings'] : []),
     ...(options.glob === undefined ? [] : ['--glob', options.glob]),
     '-e',

@@ -5,7 +5,7 @@ import { makeTempDir } from '../../test/support/temp-dir.js';
 import { thrownCode as codeOf } from '../../../../test/support/thrown-code.js';
 import { workspaceWithOutside } from '../../../../test/support/workspace-fixture.js';
 import { resolveContained } from './containment.js';
-import { listContainedDir, readContainedFile } from './file-access.js';
+import { listContainedDir, readContainedFile, readContainedLines } from './file-access.js';
 import { WorkspaceRoots } from './workspace-roots.js';
 import { hostWrites } from '../../test/support/host-writes.js';
 
@@ -113,6 +113,71 @@ describe('readContainedFile', () => {
   it('refuses a directory and a missing file with their codes', () => {
     expect(codeOf(() => readContainedFile(resolveContained(root, 'src')))).toBe('FS_NOT_A_FILE');
     expect(codeOf(() => readContainedFile(resolveContained(root, 'nope.txt')))).toBe('FS_NOT_FOUND');
+  });
+});
+
+describe('readContainedLines', () => {
+  /** `count` numbered lines, `line N` each, every one ending in a newline. */
+  const numbered = (count: number) => Array.from({ length: count }, (_, index) => `line ${index + 1}\n`).join('');
+  const read = (
+    name: string,
+    start: number,
+    end: number | undefined,
+    bounds: Parameters<typeof readContainedLines>[2],
+  ) => readContainedLines(resolveContained(root, name), { start, end }, bounds);
+
+  it('finds a range anywhere in the file, scanning it in chunks smaller than a line, and counts all its lines', () => {
+    writeFileSync(join(root, 'n.txt'), numbered(5000));
+    const lines = read('n.txt', 4998, 4999, { maxBytes: 1024, chunkBytes: 3 });
+    expect(lines.content.toString()).toBe('line 4998\nline 4999\n');
+    expect(lines).toMatchObject({ start: 4998, end: 4999, totalLines: 5000, truncated: false });
+    expect(read('n.txt', 5000, undefined, { maxBytes: 1024 }).content.toString()).toBe('line 5000\n');
+  });
+
+  it('takes the last line with no final newline as a line, and refuses a start past it with the count', () => {
+    writeFileSync(join(root, 'n.txt'), 'one\ntwo');
+    expect(read('n.txt', 2, 9, { maxBytes: 1024 })).toMatchObject({ end: 2, totalLines: 2, truncated: false });
+    expect(read('n.txt', 2, 9, { maxBytes: 1024 }).content.toString()).toBe('two');
+    expect(() => read('n.txt', 3, undefined, { maxBytes: 1024 })).toThrow(
+      'start_line 3 is past the end: the file has 2 lines',
+    );
+  });
+
+  it('cuts a range over maxBytes at its last whole line, saying truncated and the last line it holds', () => {
+    writeFileSync(join(root, 'n.txt'), numbered(100));
+    const lines = read('n.txt', 10, 90, { maxBytes: 25 });
+    expect(lines.content.toString()).toBe('line 10\nline 11\nline 12\n');
+    expect(lines).toMatchObject({ start: 10, end: 12, totalLines: 100, truncated: true });
+  });
+
+  it('reaches scanBytes into the file: a range past them is refused saying so, one running past them is cut, with no line count', () => {
+    writeFileSync(join(root, 'n.txt'), numbered(200_000));
+    const scanBytes = 1024 * 1024;
+    expect(() => read('n.txt', 150_000, undefined, { maxBytes: 1024, scanBytes })).toThrow(
+      /^start_line 150000 is past the first 1 MiB of the file, as far as read_file reaches \(\d+ lines there\)$/,
+    );
+    const lines = read('n.txt', 90_000, undefined, { maxBytes: 1024 * 1024, scanBytes });
+    expect(lines.content.toString().startsWith('line 90000\n')).toBe(true);
+    expect(lines.totalLines).toBeUndefined();
+    expect(lines.truncated).toBe(true);
+  });
+
+  it('catches a final component swapped for a symlink between check and open, reading nothing of the outside', () => {
+    const path = resolveContained(root, 'src/a.txt');
+    const code = codeOf(() =>
+      readContainedLines(
+        path,
+        { start: 1, end: undefined },
+        { maxBytes: 1024 },
+        {
+          afterCheck: () => {
+            rmSync(join(root, 'src', 'a.txt'));
+            symlinkSync(join(outside, 'secret.txt'), join(root, 'src', 'a.txt'));
+          },
+        },
+      ),
+    );
+    expect(code).toBe('FS_SYMLINK');
   });
 });
 

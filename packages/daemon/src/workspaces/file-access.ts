@@ -29,11 +29,14 @@ import {
 } from 'node:fs';
 import { basename, dirname, join, sep } from 'node:path';
 import {
+  READ_FILE_SCAN_CHUNK_BYTES,
   UNDO_HASH_CHUNK_BYTES,
   WORKSPACE_MAX_DIR_ENTRIES,
   WORKSPACE_MAX_READ_BYTES,
+  WORKSPACE_MAX_SCAN_BYTES,
   type DirEntry,
 } from '@bastion/protocol';
+import { DaemonError, isDaemonError } from '../errors.js';
 import { assertDescriptorContained, type ContainedPath } from './containment.js';
 import { fromFsError, workspaceError, WorkspaceError } from './workspace-error.js';
 
@@ -132,32 +135,129 @@ export interface FileRead {
   truncated: boolean;
 }
 
+/**
+ * Run `read` on a contained regular file, opened for reading, with its size. O_NONBLOCK: opening
+ * a FIFO planted in the workspace must not hang the daemon.
+ */
+function withContainedFile<T>(path: ContainedPath, hooks: AccessHooks, read: (fd: number, size: number) => T): T {
+  if (!path.exists) throw workspaceError('FS_NOT_FOUND');
+  hooks.afterCheck?.();
+  const fd = openContained(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  try {
+    const stats = fstatSync(fd);
+    if (!stats.isFile()) throw workspaceError('FS_NOT_A_FILE');
+    return read(fd, stats.size);
+  } catch (error) {
+    throw isDaemonError(error) ? error : fromFsError(error);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Up to `length` bytes of `fd` from `position`. */
+function readAt(fd: number, position: number, length: number): Buffer {
+  const buffer = Buffer.alloc(length);
+  let filled = 0;
+  while (filled < length) {
+    const read = readSync(fd, buffer, filled, length - filled, position + filled);
+    if (read === 0) break;
+    filled += read;
+  }
+  return buffer.subarray(0, filled);
+}
+
 export function readContainedFile(
   path: ContainedPath,
   maxBytes = WORKSPACE_MAX_READ_BYTES,
   hooks: AccessHooks = {},
 ): FileRead {
-  if (!path.exists) throw workspaceError('FS_NOT_FOUND');
-  hooks.afterCheck?.();
-  // O_NONBLOCK: opening a FIFO planted in the workspace must not hang the daemon.
-  const fd = openContained(path, constants.O_RDONLY | constants.O_NONBLOCK);
-  try {
-    const stats = fstatSync(fd);
-    if (!stats.isFile()) throw workspaceError('FS_NOT_A_FILE');
-    const want = Math.min(stats.size, maxBytes);
-    const buffer = Buffer.alloc(want);
-    let filled = 0;
-    while (filled < want) {
-      const read = readSync(fd, buffer, filled, want - filled, filled);
+  return withContainedFile(path, hooks, (fd, size) => {
+    const content = readAt(fd, 0, Math.min(size, maxBytes));
+    return { content, size, truncated: size > content.byteLength };
+  });
+}
+
+export interface LinesRead {
+  /** Lines `start`..`end` (from 1, both included), whole: a line is never cut, unless it alone is over `maxBytes`. */
+  content: Buffer;
+  size: number;
+  start: number;
+  end: number;
+  /** The file's lines, or undefined when it is longer than the scan reaches (they were not all counted). */
+  totalLines: number | undefined;
+  /** Fewer lines than asked for: `maxBytes`, or the scan's reach, came first. */
+  truncated: boolean;
+}
+
+/**
+ * Lines `start`..`end` (`end` undefined: to the last) of a contained file, from anywhere in its
+ * first `scanBytes`: one pass finds where the lines begin and end and counts them, a second reads
+ * at most `maxBytes` of them. A final newline ends the last line; it does not start another. A
+ * start past the last line is refused with READ_RANGE_PAST_END and the count.
+ */
+export function readContainedLines(
+  path: ContainedPath,
+  range: { start: number; end: number | undefined },
+  bounds: { maxBytes: number; scanBytes?: number; chunkBytes?: number },
+  hooks: AccessHooks = {},
+): LinesRead {
+  const { start, end } = range;
+  const { maxBytes, scanBytes = WORKSPACE_MAX_SCAN_BYTES, chunkBytes = READ_FILE_SCAN_CHUNK_BYTES } = bounds;
+  return withContainedFile(path, hooks, (fd, size) => {
+    const reach = Math.min(size, scanBytes);
+    // Offsets where line `start` begins and just past the newline that ends line `end`.
+    let from = start === 1 ? 0 : undefined;
+    let to: number | undefined;
+    let newlines = 0;
+    let scanned = 0;
+    let last = -1;
+    const chunk = Buffer.alloc(Math.min(chunkBytes, Math.max(reach, 1)));
+    while (scanned < reach) {
+      const read = readSync(fd, chunk, 0, Math.min(chunk.byteLength, reach - scanned), scanned);
       if (read === 0) break;
-      filled += read;
+      const view = chunk.subarray(0, read);
+      for (let at = view.indexOf(10); at !== -1; at = view.indexOf(10, at + 1)) {
+        newlines += 1;
+        if (newlines === start - 1) from = scanned + at + 1;
+        if (newlines === end) to = scanned + at + 1;
+      }
+      last = view[read - 1] as number;
+      scanned += read;
     }
-    return { content: buffer.subarray(0, filled), size: stats.size, truncated: stats.size > filled };
-  } catch (error) {
-    throw fromFsError(error);
-  } finally {
-    closeSync(fd);
-  }
+    const whole = scanned === size;
+    const counted = newlines + (scanned > 0 && last !== 10 ? 1 : 0);
+    if (from === undefined || start > counted) {
+      throw new DaemonError(
+        'READ_RANGE_PAST_END',
+        whole
+          ? `start_line ${start} is past the end: the file has ${counted} lines`
+          : `start_line ${start} is past the first ${scanBytes / (1024 * 1024)} MiB of the file, as far as read_file reaches (${counted} lines there)`,
+      );
+    }
+    const until = to ?? scanned;
+    let content = readAt(fd, from, Math.min(until - from, maxBytes));
+    const cut = content.byteLength < until - from;
+    if (cut) {
+      // Up to the last whole line, when there is one.
+      const lastNewline = content.lastIndexOf(10);
+      if (lastNewline !== -1) content = content.subarray(0, lastNewline + 1);
+    }
+    const unfinished = content.byteLength > 0 && content[content.byteLength - 1] !== 10 ? 1 : 0;
+    return {
+      content,
+      size,
+      start,
+      end: start - 1 + countNewlines(content) + unfinished,
+      totalLines: whole ? counted : undefined,
+      truncated: cut || (to === undefined && !whole),
+    };
+  });
+}
+
+function countNewlines(bytes: Buffer): number {
+  let count = 0;
+  for (let at = bytes.indexOf(10); at !== -1; at = bytes.indexOf(10, at + 1)) count += 1;
+  return count;
 }
 
 function entryKind(entry: { isFile(): boolean; isDirectory(): boolean; isSymbolicLink(): boolean }): DirEntry['kind'] {

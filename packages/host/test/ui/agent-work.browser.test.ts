@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BrowserContext, Page } from 'playwright-core';
-import type { Session } from '@bastion/protocol';
+import { TOOL_MAX_OUTPUT_CHARS, type Session } from '@bastion/protocol';
 import { SCRIPTED_MODEL, type ScriptedEndpoint, type ScriptedTurn } from '@bastion/test-support';
 import type { TempHost } from '../support/temp-host.js';
 import { openScriptedDesktopWorld, sendMessage, type ScriptedDesktopWorld } from './support/desktop-world.js';
@@ -223,6 +223,29 @@ describe('the agent’s work in the desktop app', () => {
     expect(await read.locator('.line-number').allTextContents()).toEqual(['3', '4']);
     expect(await read.getByTestId('numbered-file').textContent()).toBe('3three\n4four\n');
     await read.getByText('ranged.txt, lines 3–4 of 5').waitFor();
+  });
+
+  it('reads a range far into a 2 MB file: named with the file’s line count, and a range longer than a tool result flagged as cut', async () => {
+    const line = (index: number) => `${String(index).padStart(6, '0')}${'.'.repeat(993)}\n`;
+    writeFileSync(
+      join(host.workspace, 'large.log'),
+      Array.from({ length: 2000 }, (_, index) => line(index + 1)).join(''),
+    );
+    turns.push(
+      { kind: 'tool-call', name: 'read_file', input: { path: 'large.log', start_line: 1999, end_line: 2000 } },
+      { kind: 'tool-call', name: 'read_file', input: { path: 'large.log', start_line: 1500 } },
+      { kind: 'text', pieces: ['Read the end of large.log.'] },
+    );
+    await sendMessage(page, 'Read the end of large.log');
+    await page.getByText('Read the end of large.log.').waitFor();
+    const [whole, cut] = (await page.getByRole('article', { name: 'Tool read_file' }).all()).slice(-2);
+    await whole?.getByText('large.log, lines 1999–2000 of 2000').waitFor();
+    expect(await whole?.locator('.line-number').allTextContents()).toEqual(['1999', '2000']);
+    expect(await whole?.locator('.flag').count()).toBe(0);
+    const lastLine = 1499 + Math.floor(TOOL_MAX_OUTPUT_CHARS / 1000);
+    await cut?.getByText(`large.log, lines 1500–${lastLine} of 2000`).waitFor();
+    expect(await cut?.locator('.flag').textContent()).toBe('The range was cut; the agent saw only these lines.');
+    await shotAllModes(page, SHOTS, '06b-read-range-cut');
   });
 
   it('shows list_dir as a listing with folders marked "/", search as path:line: text and find_files as paths, never as raw JSON', async () => {
@@ -526,9 +549,9 @@ describe('the agent’s work in the desktop app', () => {
       models: ['old-model'],
     });
     expect(defined.status).toBe(200);
-    expect((await host.client.request('POST', '/models/default', { provider: 'gone', model: 'old-model' })).status).toBe(
-      200,
-    );
+    expect(
+      (await host.client.request('POST', '/models/default', { provider: 'gone', model: 'old-model' })).status,
+    ).toBe(200);
     expect((await host.client.request('POST', '/providers/endpoints/delete', { id: 'gone' })).status).toBe(200);
     const sessionsNow = async () =>
       (await host.client.request<{ sessions: { id: string }[] }>('GET', '/sessions?limit=100')).body.sessions.length;

@@ -159,18 +159,23 @@ function ReadBody({ tool }: { tool: ToolView }) {
   // a read of a line range numbers its lines as they are in the file
   const ranged = typeof output.start_line === 'number';
   const first = ranged ? (output.start_line as number) : 1;
+  const total = typeof output.total_lines === 'number' ? `of ${output.total_lines}` : 'of a file too long to count';
   return (
     <>
       <Output
         label={
-          ranged
-            ? `${asText(output.path)}, lines ${first}–${asText(output.end_line)} of ${asText(output.total_lines)}`
-            : asText(output.path)
+          ranged ? `${asText(output.path)}, lines ${first}–${asText(output.end_line)} ${total}` : asText(output.path)
         }
         text={asText(output.content)}
         firstLine={first}
       />
-      {output.truncated === true && <p className="flag">The file was cut; the agent saw only the start.</p>}
+      {output.truncated === true && (
+        <p className="flag">
+          {ranged
+            ? 'The range was cut; the agent saw only these lines.'
+            : 'The file was cut; the agent saw only the start.'}
+        </p>
+      )}
     </>
   );
 }
