@@ -47,6 +47,19 @@ describe('truncateToolOutput', () => {
     expect(JSON.stringify((cut as { value: unknown }).value).length).toBeLessThanOrEqual(max);
   });
 
+  it('keeps a read_file result as JSON, its fields whole, when the head of its content holds more escapes than the rest', () => {
+    let content = '';
+    for (let line = 1; content.length < 256 * 1024; line += 1) content += `${line}\n`;
+    const output = { path: 'big.txt', size: 1_288_895, truncated: true, binary: false, content };
+    const cut = truncateToolOutput({ type: 'json', value: output });
+    expect(cut.type).toBe('json');
+    const value = (cut as unknown as { value: typeof output }).value;
+    expect(JSON.stringify(value).length).toBeLessThanOrEqual(max);
+    expect(value).toMatchObject({ path: 'big.txt', size: 1_288_895, truncated: true, binary: false });
+    expect(value.content.startsWith('1\n2\n3\n')).toBe(true);
+    expect(value.content).toContain('characters cut here');
+  });
+
   it('turns a value of many small parts into text cut in the middle, within the bound', () => {
     const cut = truncateToolOutput({ type: 'json', value: { entries: Array.from({ length: 20_000 }, (_, i) => i) } });
     expect(cut.type).toBe('text');

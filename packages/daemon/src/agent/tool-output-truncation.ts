@@ -55,6 +55,27 @@ function collectStrings(value: unknown, leaves: StringLeaf[]): unknown {
   return value;
 }
 
+/** Tries at shrinking a cut string until its JSON fits: each one measures the last. */
+const FIT_ATTEMPTS = 6;
+
+/**
+ * `text` (`size` characters as JSON) cut in the middle so its JSON fits `share` characters, as
+ * nearly as escapes allow. Escapes make JSON longer than the text, and unevenly (a head of short
+ * lines holds more newlines than the average), so each cut is measured and, when over, cut again
+ * by the share it overshot.
+ */
+function cutToJsonSize(text: string, size: number, share: number): string {
+  let keep = Math.floor(((share - NOTE_ALLOWANCE_CHARS) * text.length) / size);
+  let cut = cutMiddle(text, Math.max(0, keep));
+  for (let attempt = 0; attempt < FIT_ATTEMPTS && keep > 0; attempt += 1) {
+    const over = JSON.stringify(cut).length - share;
+    if (over <= 0) break;
+    keep = Math.floor((keep * (share - NOTE_ALLOWANCE_CHARS)) / (share - NOTE_ALLOWANCE_CHARS + over));
+    cut = cutMiddle(text, Math.max(0, keep));
+  }
+  return cut;
+}
+
 /**
  * `value` with its strings cut so its JSON fits `max` characters: each string gets a fair share of
  * what the rest of the value leaves (short strings keep theirs whole, the long ones share the rest).
@@ -77,9 +98,7 @@ function fitStrings(value: unknown, max: number): unknown {
       remaining -= leaf.size;
       continue;
     }
-    // Escapes make JSON longer than the text: keep the same proportion of the text.
-    const keep = Math.floor(((share - NOTE_ALLOWANCE_CHARS) * leaf.text.length) / leaf.size);
-    leaf.replace(cutMiddle(leaf.text, Math.max(0, keep)));
+    leaf.replace(cutToJsonSize(leaf.text, leaf.size, share));
     remaining -= share;
   }
   return JSON.stringify(copy).length <= max ? copy : undefined;

@@ -120,6 +120,31 @@ describe('demoReply', () => {
       text: 'demo: read README.md (20 bytes); it starts with "# Title".',
     });
   });
+
+  it('says a binary file was not shown, rather than quoting its empty content', () => {
+    const prompt: LanguageModelV3Prompt = [
+      ...user('read logo.png'),
+      {
+        role: 'assistant',
+        content: [{ type: 'tool-call', toolCallId: 'c1', toolName: 'read_file', input: { path: 'logo.png' } }],
+      },
+      {
+        role: 'tool',
+        content: [
+          {
+            type: 'tool-result',
+            toolCallId: 'c1',
+            toolName: 'read_file',
+            output: { type: 'json', value: { size: 3000, truncated: false, binary: true, content: '' } },
+          },
+        ],
+      },
+    ];
+    expect(demoReply({ prompt, tools: fileTools })).toEqual({
+      kind: 'text',
+      text: 'demo: logo.png is binary (3000 bytes), so read_file shows none of it.',
+    });
+  });
 });
 
 describe('createDemoModel', () => {

@@ -88,6 +88,8 @@ function summarize(toolName: string, input: unknown, output: LanguageModelV3Tool
   const path = textField(input, 'path', '.');
   switch (toolName) {
     case 'read_file': {
+      if (field(value, 'binary') === true)
+        return `demo: ${path} is binary (${String(field(value, 'size'))} bytes), so read_file shows none of it.`;
       const content = textField(value, 'content', '');
       const firstLine = clip(content.split('\n').find((line) => line.trim().length > 0) ?? '', 80);
       const truncated = field(value, 'truncated') === true ? ', truncated' : '';
