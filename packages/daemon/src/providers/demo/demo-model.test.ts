@@ -1,4 +1,9 @@
-import type { LanguageModelV3FunctionTool, LanguageModelV3Prompt, LanguageModelV3StreamPart } from '@ai-sdk/provider';
+import type {
+  JSONValue,
+  LanguageModelV3FunctionTool,
+  LanguageModelV3Prompt,
+  LanguageModelV3StreamPart,
+} from '@ai-sdk/provider';
 import { describe, expect, it } from 'vitest';
 import { createDemoModel, DEMO_HELP, demoReply } from './demo-model.js';
 
@@ -96,25 +101,21 @@ describe('demoReply', () => {
     expect(demoReply({ prompt: user('write me a poem'), tools: fileTools })).toEqual({ kind: 'text', text: DEMO_HELP });
   });
 
+  /** `read PATH`, the read_file call it made, and that call's result `value`. */
+  const afterRead = (path: string, value: JSONValue): LanguageModelV3Prompt => [
+    ...user(`read ${path}`),
+    {
+      role: 'assistant',
+      content: [{ type: 'tool-call', toolCallId: 'c1', toolName: 'read_file', input: { path } }],
+    },
+    {
+      role: 'tool',
+      content: [{ type: 'tool-result', toolCallId: 'c1', toolName: 'read_file', output: { type: 'json', value } }],
+    },
+  ];
+
   it('summarises a tool result in one line', () => {
-    const prompt: LanguageModelV3Prompt = [
-      ...user('read README.md'),
-      {
-        role: 'assistant',
-        content: [{ type: 'tool-call', toolCallId: 'c1', toolName: 'read_file', input: { path: 'README.md' } }],
-      },
-      {
-        role: 'tool',
-        content: [
-          {
-            type: 'tool-result',
-            toolCallId: 'c1',
-            toolName: 'read_file',
-            output: { type: 'json', value: { size: 20, truncated: false, content: '\n# Title\nbody' } },
-          },
-        ],
-      },
-    ];
+    const prompt = afterRead('README.md', { size: 20, truncated: false, content: '\n# Title\nbody' });
     expect(demoReply({ prompt, tools: fileTools })).toEqual({
       kind: 'text',
       text: 'demo: read README.md (20 bytes); it starts with "# Title".',
@@ -122,24 +123,7 @@ describe('demoReply', () => {
   });
 
   it('says a binary file was not shown, rather than quoting its empty content', () => {
-    const prompt: LanguageModelV3Prompt = [
-      ...user('read logo.png'),
-      {
-        role: 'assistant',
-        content: [{ type: 'tool-call', toolCallId: 'c1', toolName: 'read_file', input: { path: 'logo.png' } }],
-      },
-      {
-        role: 'tool',
-        content: [
-          {
-            type: 'tool-result',
-            toolCallId: 'c1',
-            toolName: 'read_file',
-            output: { type: 'json', value: { size: 3000, truncated: false, binary: true, content: '' } },
-          },
-        ],
-      },
-    ];
+    const prompt = afterRead('logo.png', { size: 3000, truncated: false, binary: true, content: '' });
     expect(demoReply({ prompt, tools: fileTools })).toEqual({
       kind: 'text',
       text: 'demo: logo.png is binary (3000 bytes), so read_file shows none of it.',
