@@ -24,6 +24,7 @@ export * from './init-prompt.js';
 export * from './api/undo.js';
 export * from './api/chatgpt.js';
 export * from './api/models.js';
+export * from './model-offer.js';
 export * from './api/tool-inputs.js';
 export * from './api/endpoints.js';
 export * from './api/secrets.js';

@@ -39,18 +39,3 @@ export type ModelListResponse = z.infer<typeof modelListResponseSchema>;
 
 /** `POST /models/default`: the default new sessions start with, as stored. */
 export const defaultModelResponseSchema = z.strictObject({ default: modelRefSchema });
-
-/**
- * Whether `ref` is on offer: its provider is listed with that model (any model, for a provider
- * that lists none). A model its provider does not list would fail every run.
- */
-export function offersModel(models: ModelListResponse, ref: ModelRef): boolean {
-  const group = models.groups.find((candidate) => candidate.provider === ref.provider);
-  return group !== undefined && (group.models.length === 0 || group.models.some((model) => model.id === ref.model));
-}
-
-/** Whether a session on `ref` can run now: on offer, and its provider available (an endpoint approved in this run). */
-export function modelRunsNow(models: ModelListResponse, ref: ModelRef): boolean {
-  const group = models.groups.find((candidate) => candidate.provider === ref.provider);
-  return group !== undefined && group.available && offersModel(models, ref);
-}
