@@ -168,6 +168,9 @@ export const COMMAND_MAX_TIMEOUT_MS = 600_000;
 export const COMMAND_OUTPUT_CHUNK_BYTES = 64 * KiB;
 /** ...up to this total, after which it is cut and flagged `truncated`. */
 export const COMMAND_MAX_OUTPUT_BYTES = 1 * MiB;
+/** A running command's output goes to the UI as one event per this long, or sooner once this much has gathered. */
+export const COMMAND_OUTPUT_DELTA_MS = 100;
+export const COMMAND_OUTPUT_DELTA_MAX_CHARS = 16 * KiB;
 export const COMMAND_MAX_CONCURRENT = 4;
 export const COMMAND_MAX_QUEUED = 32;
 /** Between SIGTERM and SIGKILL of a command's process group. */
@@ -387,6 +390,8 @@ export const DEMO_DELTA_INTERVAL_MS = 15;
 export const UI_MARKDOWN_MAX_CHARS = 200 * KiB;
 /** Tool output (stdout, file content) longer than this many lines is folded until asked for. */
 export const UI_TOOL_OUTPUT_FOLD_LINES = 40;
+/** A running command's card shows the last this many characters of what it has printed. */
+export const UI_LIVE_OUTPUT_MAX_CHARS = 32 * KiB;
 /** A diff computed in the page (for transcripts older than the tool's own diff) covers this much text at most. */
 export const UI_DIFF_MAX_INPUT_CHARS = 256 * KiB;
 /** Lines of a unified diff shown before the rest is folded. */

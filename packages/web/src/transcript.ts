@@ -20,6 +20,8 @@ export interface ToolView {
   output?: unknown;
   isError?: boolean;
   approval?: { approvalId: string; state: 'pending' | 'answered' };
+  /** What a running command has printed so far, in order; its result replaces it. */
+  live?: readonly { stream: 'stdout' | 'stderr'; text: string }[];
 }
 
 /** A file a run wrote or edited, pointing at the tool card that did it. */
@@ -214,6 +216,20 @@ export function applyEvents(state: Transcript, batch: readonly AgentStreamEvent[
       case 'tool-call':
         mergeTool(event, key, () => ({ input: event.input }));
         break;
+      case 'tool-output-delta':
+        updateTool(event.tool_call_id, (tool) => {
+          const live = tool.live ?? [];
+          const last = live.at(-1);
+          // One piece per run of the same stream, so a command's output reads in the order it came.
+          return {
+            ...tool,
+            live:
+              last?.stream === event.stream
+                ? [...live.slice(0, -1), { stream: event.stream, text: last.text + event.text }]
+                : [...live, { stream: event.stream, text: event.text }],
+          };
+        });
+        break;
       case 'tool-approval-request':
         pending = mergeTool(event, key, (tool) => ({
           input: tool?.input ?? event.input,
@@ -225,6 +241,7 @@ export function applyEvents(state: Transcript, batch: readonly AgentStreamEvent[
           output: event.output,
           isError: event.is_error,
           approval: existing?.approval ? { ...existing.approval, state: 'answered' } : undefined,
+          live: undefined,
         }));
         if (pending?.toolCallId === event.tool_call_id) pending = undefined;
         const path = pathOf(tool.input) ?? pathOf(event.output);

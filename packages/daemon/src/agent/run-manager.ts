@@ -38,6 +38,7 @@ import type { PolicyChecker } from '../policy/policy-client.js';
 import { guardTools } from '../policy/tool-guard.js';
 import type { HeldSecrets } from '../policy/redact-held.js';
 import type { AuditLog } from '../storage/audit-log.js';
+import { CommandOutputStream } from './command-output-stream.js';
 import { EventHub } from './event-hub.js';
 import { ProjectInstructions, workedDirectories } from './project-instructions.js';
 import { buildSystemPrompt, type PromptEnvironment } from './system-prompt.js';
@@ -206,6 +207,18 @@ export class RunManager {
       store: this.#store,
       session,
       changes,
+      commandOutput: async (toolCallId) =>
+        new CommandOutputStream(
+          (stream, text) =>
+            this.#emit(sessionId, {
+              type: 'tool-output-delta',
+              run_id: started.runId,
+              tool_call_id: toolCallId,
+              stream,
+              text,
+            }),
+          await this.#heldSecrets(),
+        ),
     };
     const ownTools: ToolSet = { ...createFileTools(context), ...createPlanTool() };
     for (const factory of this.#extraTools) Object.assign(ownTools, factory(context));

@@ -13,9 +13,31 @@ import { EGRESS_MIN_SECRET_CHARS } from '@bastion/protocol';
 /** The credentials to redact, read fresh per tool result (auth.json can change during a run). */
 export type HeldSecrets = () => Promise<{ kind: string; value: string }[]>;
 
+/** The held values redaction looks for: those long enough to find without false hits. */
+const redacted = (secrets: readonly { kind: string; value: string }[]) =>
+  secrets.filter((secret) => secret.value.length >= EGRESS_MIN_SECRET_CHARS);
+
+/**
+ * How many characters at the end of `text` could be the start of a value redactHeld replaces (0
+ * when none could): what a stream must hold back until the text that follows says.
+ */
+export function heldStartAtEnd(text: string, secrets: readonly { kind: string; value: string }[]): number {
+  let longest = 0;
+  for (const { value } of redacted(secrets)) {
+    const first = value.charCodeAt(0);
+    for (let at = Math.max(0, text.length - value.length + 1); at < text.length - longest; at += 1) {
+      if (text.charCodeAt(at) === first && value.startsWith(text.slice(at))) {
+        longest = text.length - at;
+        break;
+      }
+    }
+  }
+  return longest;
+}
+
 /** `value` with every held secret in its strings replaced; the same object when nothing matched. */
 export function redactHeld<T>(value: T, secrets: readonly { kind: string; value: string }[]): T {
-  const wanted = secrets.filter((secret) => secret.value.length >= EGRESS_MIN_SECRET_CHARS);
+  const wanted = redacted(secrets);
   if (wanted.length === 0) return value;
   const walk = (node: unknown): unknown => {
     if (typeof node === 'string') {

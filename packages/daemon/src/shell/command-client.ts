@@ -37,7 +37,11 @@ export interface CommandRunResult {
   notices?: string[];
 }
 
+/** Where a command's output goes as it comes, besides its result. */
+export type CommandOutputListener = (stream: 'stdout' | 'stderr', bytes: Uint8Array) => void;
+
 interface Pending {
+  onOutput: CommandOutputListener | undefined;
   stdout: Uint8Array[];
   stderr: Uint8Array[];
   bytes: number;
@@ -94,8 +98,15 @@ export class CommandClient {
     return this.#pending.size;
   }
 
-  /** Run one validated command in the host. Resolves with its result or a refusal; aborting sends `command.abort`. */
-  run(request: CommandRunRequest, signal?: AbortSignal): Promise<CommandRunResult | ShellRefusal> {
+  /**
+   * Run one validated command in the host. Resolves with its result or a refusal; aborting sends
+   * `command.abort`. `onOutput` has each piece of output kept (within the bound) as it comes.
+   */
+  run(
+    request: CommandRunRequest,
+    signal?: AbortSignal,
+    onOutput?: CommandOutputListener,
+  ): Promise<CommandRunResult | ShellRefusal> {
     if (signal?.aborted) return Promise.resolve(shellRefusal('SHELL_ABORTED', 'the command was aborted'));
     const id = `cmd_${randomBytes(16).toString('base64url')}`;
     return new Promise((resolve) => {
@@ -106,6 +117,7 @@ export class CommandClient {
         this.#channel.send({ v: 1, type: 'command.abort', id });
       };
       this.#pending.set(id, {
+        onOutput,
         stdout: [],
         stderr: [],
         bytes: 0,
@@ -143,6 +155,7 @@ export class CommandClient {
     if (kept.byteLength < chunk.byteLength) pending.truncated = true;
     pending.bytes += kept.byteLength;
     (frame.stream === 'stdout' ? pending.stdout : pending.stderr).push(kept);
+    if (kept.byteLength > 0) pending.onOutput?.(frame.stream, kept);
   }
 
   #onEnd(frame: CommandFrame<'command.end'>): void {

@@ -68,7 +68,7 @@ export function createRunCommandTool(context: ToolContext, shell: ShellBinding) 
       'In accept-edits mode anything but read-only inspection (ls, cat, grep, git status …) asks the user first.',
     inputSchema: runCommandInputSchema,
     needsApproval: (input) => runCommandNeedsApproval(context, shell, input),
-    execute: async (input, { abortSignal }) => {
+    execute: async (input, { abortSignal, toolCallId }) => {
       const checked = validateShellRequest(input, validationContext(context, shell));
       if (!checked.ok) {
         shell.log.info('command.refused', { session_id: context.sessionId, code: checked.code });
@@ -80,19 +80,26 @@ export function createRunCommandTool(context: ToolContext, shell: ShellBinding) 
         shell.log.info('command.refused', { session_id: context.sessionId, code: 'MODE_READ_ONLY' });
         return shellRefusal('MODE_READ_ONLY', 'the session is read-only: only inspection commands run');
       }
-      return shell.client.run(
-        {
-          command: checked.command,
-          args: checked.args,
-          cwd: checked.cwd,
-          workspaceRoot: checked.workspaceRoot,
-          scratchDir: checked.scratchDir,
-          timeoutMs: Math.min(input.timeout_ms ?? COMMAND_DEFAULT_TIMEOUT_MS, COMMAND_MAX_TIMEOUT_MS),
-          sessionId: context.sessionId,
-          runId: context.runId,
-        },
-        abortSignal,
-      );
+      const output = await context.commandOutput?.(toolCallId);
+      try {
+        return await shell.client.run(
+          {
+            command: checked.command,
+            args: checked.args,
+            cwd: checked.cwd,
+            workspaceRoot: checked.workspaceRoot,
+            scratchDir: checked.scratchDir,
+            timeoutMs: Math.min(input.timeout_ms ?? COMMAND_DEFAULT_TIMEOUT_MS, COMMAND_MAX_TIMEOUT_MS),
+            sessionId: context.sessionId,
+            runId: context.runId,
+          },
+          abortSignal,
+          output && ((stream, bytes) => output.push(stream, bytes)),
+        );
+      } finally {
+        // What is still held goes out before the result does.
+        output?.end();
+      }
     },
   });
   return withHostAsks(withPolicySubject(runCommand, (input) => describeForPolicy(context, shell, input)));

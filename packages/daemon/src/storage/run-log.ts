@@ -21,6 +21,7 @@ import {
   type ReplayedEvent,
   type StoredEventRow,
 } from './delta-fold.js';
+import type { SqliteDatabase } from './database.js';
 import { newId } from './ids.js';
 import type { Page } from './page.js';
 import type { StoreWriter } from './store-writer.js';
@@ -48,6 +49,21 @@ export function toTokenUsage(row: UsageColumns): TokenUsage {
     cached_input_tokens: row.cached_input_tokens ?? 0,
     ...(row.cost_usd === null ? {} : { cost_usd: row.cost_usd }),
   };
+}
+
+/**
+ * Remove a run's tool-output-delta events, which the UI needed only while their commands ran (each
+ * tool-result holds the whole output); the bytes of stored JSON freed.
+ */
+function dropOutputDeltas(db: SqliteDatabase, runId: string): number {
+  const where = `run_id = ? AND type = 'tool-output-delta'`;
+  const { bytes } = db
+    .prepare<[string], { bytes: number }>(
+      `SELECT COALESCE(SUM(length(data)), 0) AS bytes FROM message_parts WHERE ${where}`,
+    )
+    .get(runId) ?? { bytes: 0 };
+  if (bytes > 0) db.prepare(`DELETE FROM message_parts WHERE ${where}`).run(runId);
+  return bytes;
 }
 
 export class RunLog {
@@ -177,7 +193,7 @@ export class RunLog {
       );
       if (status === 'aborted') this.#approvals.cancelPending(sessionId);
       db.prepare('UPDATE sessions SET updated_at = ? WHERE id = ?').run(now, sessionId);
-      const freed = foldRunDeltas(db, runId);
+      const freed = dropOutputDeltas(db, runId) + foldRunDeltas(db, runId);
       return { event: this.appendEvent(sessionId, final), freed };
     });
     // Best effort: the final event is committed, whether or not the disk takes the checkpoint.

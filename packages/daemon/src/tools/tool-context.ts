@@ -14,6 +14,14 @@ export interface ToolContext {
   store: SessionStore;
   /** The run's undo journal: writes keep the file's earlier bytes first. Absent, writes are not undoable. */
   changes?: RunChanges;
+  /** Where the output of the command call `toolCallId` goes while it runs (the run's events). Absent, nowhere. */
+  commandOutput?: (toolCallId: string) => Promise<CommandOutputSink>;
+}
+
+/** A running command's output on its way out: each piece as it comes, then `end` once it has stopped. */
+export interface CommandOutputSink {
+  push(stream: 'stdout' | 'stderr', bytes: Uint8Array): void;
+  end(): void;
 }
 
 /** What the model sees when a tool refuses: a code and a fixed message, never a resolved path. */

@@ -20,11 +20,12 @@ export interface RunOutcome {
 
 const isEnd = (event: AgentEvent) => event.type === 'run-finished' || event.type === 'run-error';
 
-/** Read events after `lastEventId` until the first run end. */
+/** Read events after `lastEventId` until the first run end; `onEvent` sees each as it comes. */
 export async function readUntilRunEnd(
   host: BastionHost,
   sessionId: string,
   lastEventId: number,
+  onEvent?: (event: AgentEvent) => void,
 ): Promise<Omit<RunOutcome, 'status' | 'body'>> {
   const response = await host.client.open('GET', `/agent/stream/${sessionId}`, undefined, {
     'last-event-id': String(lastEventId),
@@ -49,6 +50,7 @@ export async function readUntilRunEnd(
       if (id?.[1]) last = Number(id[1]);
       const event = JSON.parse(data[1]) as AgentEvent;
       events.push(event);
+      onEvent?.(event);
       if (isEnd(event)) {
         response.destroy();
         return { events, raw, lastEventId: last };

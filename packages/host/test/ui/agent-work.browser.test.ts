@@ -322,6 +322,33 @@ describe('the agent’s work in the desktop app', () => {
       });
   });
 
+  it('shows a running command’s output as it comes (stderr marked), then its result in place of it', async () => {
+    // The command goes on only once the file `go` exists, which the test makes on seeing its first line.
+    const script = 'echo first line; echo a warning >&2; while [ ! -e go ]; do sleep 0.05; done; echo last line';
+    turns.push(
+      { kind: 'tool-call', name: 'run_command', input: { command: 'sh', args: ['-c', script] } },
+      { kind: 'text', pieces: ['The command finished.'] },
+    );
+    await sendMessage(page, 'Run the slow script');
+    const approval = page.getByRole('region', { name: 'Approval needed' });
+    await approval.getByRole('button', { name: 'Allow', exact: true }).click();
+    const card = page.getByRole('article', { name: 'Tool run_command' }).last();
+    const live = card.getByTestId('live-output');
+    await live.getByText('a warning').waitFor();
+    expect(await live.locator('pre').textContent()).toBe('first line\na warning\n');
+    expect(await live.locator('.live-stderr').textContent()).toBe('a warning\n');
+    expect(await card.getByTestId('tool-status').textContent()).toBe('running');
+    await shotAllModes(page, SHOTS, '19-command-live-output');
+    writeFileSync(join(host.workspace, 'go'), '');
+    await page.getByText('The command finished.').waitFor();
+    expect(await card.getByTestId('tool-status').textContent()).toBe('exit 0');
+    expect(await live.count()).toBe(0);
+    expect(await card.locator('.tool-output.terminal pre').allTextContents()).toEqual([
+      'first line\nlast line',
+      'a warning',
+    ]);
+  });
+
   it('Stop ends a streaming run, which reads "Stopped" and not as a failure (the session list marks it running until then; the @ list works meanwhile); Esc stops too', async () => {
     const slow = Array.from({ length: 400 }, (_, index) => `word${index} `);
     turns.push({ kind: 'text', pieces: slow, delayMs: 40 });

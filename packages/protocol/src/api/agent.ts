@@ -81,6 +81,18 @@ export const agentEventSchema = z.discriminatedUnion('type', [
     tool_name: z.string(),
     input: z.unknown(),
   }),
+  /**
+   * What a running command has printed so far, a stretch at a time (run_command), Bastion's own
+   * credentials redacted; the run's tool-output-delta events are dropped from the store when it
+   * ends, the tool-result holding the whole output.
+   */
+  z.strictObject({
+    type: z.literal('tool-output-delta'),
+    ...runRef,
+    tool_call_id: z.string(),
+    stream: z.enum(['stdout', 'stderr']),
+    text: z.string(),
+  }),
   z.strictObject({
     type: z.literal('tool-result'),
     ...runRef,

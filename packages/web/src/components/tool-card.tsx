@@ -1,5 +1,5 @@
-import { useState } from 'react';
-import { UI_TOOL_OUTPUT_FOLD_LINES, type DaemonErrorCode } from '@bastion/protocol';
+import { useLayoutEffect, useRef, useState } from 'react';
+import { UI_LIVE_OUTPUT_MAX_CHARS, UI_TOOL_OUTPUT_FOLD_LINES, type DaemonErrorCode } from '@bastion/protocol';
 import type { ToolView } from '../transcript.js';
 import { DiffView, diffOf } from './diff-view.js';
 import { PlanChecklist, planProgress, planSteps } from './plan.js';
@@ -108,6 +108,39 @@ function statusOf(tool: ToolView): string {
   return 'done';
 }
 
+/** The end of what a running command has printed, stderr marked, kept scrolled to its last line. */
+function LiveOutput({ live }: { live: NonNullable<ToolView['live']> }) {
+  const ref = useRef<HTMLPreElement>(null);
+  useLayoutEffect(() => {
+    if (ref.current) ref.current.scrollTop = ref.current.scrollHeight;
+  }, [live]);
+  const pieces: { stream: 'stdout' | 'stderr'; text: string }[] = [];
+  let room = UI_LIVE_OUTPUT_MAX_CHARS;
+  for (let index = live.length - 1; index >= 0 && room > 0; index -= 1) {
+    const piece = live[index] as { stream: 'stdout' | 'stderr'; text: string };
+    pieces.unshift({ stream: piece.stream, text: piece.text.slice(-room) });
+    room -= piece.text.length;
+  }
+  return (
+    <div className="tool-output terminal" data-testid="live-output">
+      <div className="tool-output-head">
+        <span>output so far{room < 0 ? ' (its end)' : ''}</span>
+      </div>
+      <pre ref={ref}>
+        {pieces.map((piece, index) =>
+          piece.stream === 'stderr' ? (
+            <span key={index} className="live-stderr">
+              {piece.text}
+            </span>
+          ) : (
+            <span key={index}>{piece.text}</span>
+          ),
+        )}
+      </pre>
+    </div>
+  );
+}
+
 function CommandBody({ tool }: { tool: ToolView }) {
   const input = fieldsOf(tool.input);
   const output = fieldsOf(tool.output);
@@ -132,6 +165,7 @@ function CommandBody({ tool }: { tool: ToolView }) {
           </>
         )}
       </dl>
+      {tool.output === undefined && tool.live && <LiveOutput live={tool.live} />}
       {!tool.isError && tool.output !== undefined && (
         <>
           <Output label="stdout" text={asText(output.stdout)} terminal />
