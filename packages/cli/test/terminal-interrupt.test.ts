@@ -7,22 +7,9 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { expect, it } from 'vitest';
 import { waitFor } from '@bastion/test-support';
-import { projectsRemovedAfterEachTest, runCliInTerminal } from './support/cli-process.js';
+import { demoInAuto, projectsRemovedAfterEachTest, runCliInTerminal } from './support/cli-process.js';
 
 const project = projectsRemovedAfterEachTest();
-
-/** `command`'s arguments on the demo model in auto mode, in a home and workspace of the test's. */
-const demoInAuto = (command: 'run' | 'chat', home: string, workspace: string) => [
-  command,
-  '--home',
-  home,
-  '--workspace',
-  workspace,
-  '--mode',
-  'auto',
-  '--provider',
-  'demo',
-];
 
 /** Whether a process runs `argv` exactly (read from /proc): the sandboxed command has started. */
 function running(argv: string[]): boolean {

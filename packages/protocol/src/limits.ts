@@ -614,6 +614,8 @@ export const CLI_CHAT_HISTORY_LINES = 100;
 export const CLI_COMMAND_PREVIEW_LINES = 5;
 /** Characters of each such line; a longer one is cut with "…". */
 export const CLI_COMMAND_PREVIEW_LINE_CHARS = 160;
+/** At a terminal, a running command's first this many lines print as they come; the rest is counted when it ends. */
+export const CLI_LIVE_OUTPUT_LINES = 40;
 /**
  * Largest agent event the host's reader of the daemon's event stream buffers (one SSE message,
  * characters): a tool result is at most TOOL_MAX_OUTPUT_CHARS, which JSON escaping can grow six

@@ -22,6 +22,7 @@ import {
   agentRunResponseSchema,
   CLI_APPROVAL_TYPE_AHEAD_DISCARD_MS,
   CLI_CHAT_HISTORY_LINES,
+  CLI_LIVE_OUTPUT_LINES,
   INIT_INSTRUCTIONS_PROMPT,
   eventPageResponseSchema,
   permissionModeSchema,
@@ -66,7 +67,14 @@ import { listing, parseModelRef } from './models.js';
 import { ensureEndpointDefined, parseEndpointFlags, removeEndpoint } from '../endpoint-consent.js';
 import { homeFlag, startOwningHost } from '../home-in-use.js';
 import { STOP_SIGNALS } from '../stop-signals.js';
-import { commandOutputPreview, planLines, toolResultSummary, toolSubject } from './tool-summary.js';
+import {
+  commandOutputPreview,
+  moreLines,
+  outputLine,
+  planLines,
+  toolResultSummary,
+  toolSubject,
+} from './tool-summary.js';
 import { pipedLines, readPipedStdin } from '../piped-stdin.js';
 import { parseCommandLine, UsageError, WORKSPACE_OPTIONS } from '../usage.js';
 import { enterWorkspace } from '../workspace.js';
@@ -326,11 +334,17 @@ class TerminalPrinter {
   /** The `update_plan` call going, and the input of the last one that succeeded (for chat's `/plan`). */
   #planCall: { id: string; input: unknown } | undefined;
   #plan: unknown;
+  /** Commands whose output prints as it comes: lines printed, lines past the bound, the line not yet ended. */
+  readonly #live = new Map<string, { printed: number; hidden: number; partial: string }>();
 
-  /** `provider`: the session's, for what to do when it refuses the credential. */
+  /**
+   * `provider`: the session's, for what to do when it refuses the credential; `live`: print a
+   * running command's output as it comes (at a terminal), rather than its first lines at its end.
+   */
   constructor(
     readonly json: boolean,
     public provider: string,
+    readonly live = false,
   ) {}
 
   event(id: number, event: AgentEvent): void {
@@ -359,6 +373,9 @@ class TerminalPrinter {
         break;
       case 'tool-result':
         this.#toolResult(event);
+        break;
+      case 'tool-output-delta':
+        if (this.live) this.#liveOutput(event);
         break;
       case 'run-retry':
         this.#endLine();
@@ -417,12 +434,18 @@ class TerminalPrinter {
     const output = event.output as
       (Partial<WireError> & { exit_code?: unknown; diff?: unknown; path?: unknown }) | undefined;
     if (event.tool_name === 'run_command') {
-      const command = runCommandInputSchema.safeParse(call?.input);
-      const argv = command.success ? quoteArgv([command.data.command, ...command.data.args]) : name;
       const outcome = event.is_error
         ? `refused: ${terminalLine(String(output?.code ?? 'ERROR'))}`
         : `exit ${typeof output?.exit_code === 'number' ? output.exit_code : 'killed'}`;
-      this.#line(`[run] $ ${argv} → ${outcome}`);
+      const streamed = this.#live.get(event.tool_call_id);
+      if (streamed) {
+        this.#live.delete(event.tool_call_id);
+        if (streamed.partial !== '') this.#liveLine(streamed, streamed.partial);
+        if (streamed.hidden > 0) this.#line(`  ${moreLines(streamed.hidden)}`);
+        this.#line(`  → ${outcome}`);
+        return;
+      }
+      this.#line(`[run] $ ${commandLine(call?.input, name)} → ${outcome}`);
       if (!event.is_error) for (const line of commandOutputPreview(event.output)) this.#line(`  ${line}`);
       return;
     }
@@ -442,6 +465,28 @@ class TerminalPrinter {
       return;
     }
     this.#line(`[tool] ${name} → ${terminalLine(toolResultSummary(event.tool_name, event.output))}`);
+  }
+
+  /** A running command's output: its header on the first piece, then each line as it ends, up to CLI_LIVE_OUTPUT_LINES. */
+  #liveOutput(event: Extract<AgentEvent, { type: 'tool-output-delta' }>): void {
+    let state = this.#live.get(event.tool_call_id);
+    if (!state) {
+      state = { printed: 0, hidden: 0, partial: '' };
+      this.#live.set(event.tool_call_id, state);
+      this.#line(`[run] $ ${commandLine(this.#calls.get(event.tool_call_id)?.input, 'run_command')}`);
+    }
+    const lines = (state.partial + event.text).split('\n');
+    state.partial = lines.pop() ?? '';
+    for (const line of lines) this.#liveLine(state, line);
+  }
+
+  #liveLine(state: { printed: number; hidden: number }, line: string): void {
+    if (state.printed >= CLI_LIVE_OUTPUT_LINES) {
+      state.hidden += 1;
+      return;
+    }
+    state.printed += 1;
+    this.#line(`  ${outputLine(line)}`);
   }
 
   finish(): void {
@@ -468,6 +513,12 @@ class TerminalPrinter {
     if (this.#midLine) process.stdout.write('\n');
     this.#midLine = false;
   }
+}
+
+/** A run_command call's argv as the terminal shows it (`fallback` when its input is not one). */
+function commandLine(input: unknown, fallback: string): string {
+  const command = runCommandInputSchema.safeParse(input);
+  return command.success ? quoteArgv([command.data.command, ...command.data.args]) : fallback;
 }
 
 /** The daemon's connection went away under a request or the event stream (its process died). */
@@ -661,7 +712,7 @@ async function runPrompt(host: BastionHost, options: RunOptions, workspace: stri
     );
   }
 
-  const printer = new TerminalPrinter(options.json, session.provider);
+  const printer = new TerminalPrinter(options.json, session.provider, !options.json && process.stdout.isTTY === true);
   const stream = await host.client.open(
     'GET',
     `/agent/stream/${session.id}`,

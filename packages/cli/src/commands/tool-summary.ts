@@ -107,10 +107,16 @@ export function commandOutputPreview(output: unknown): string[] {
     .join('\n');
   if (text === '') return [];
   const lines = text.split('\n');
-  const shown = lines.slice(0, CLI_COMMAND_PREVIEW_LINES).map((line) => {
-    const inert = terminalLine(line);
-    return inert.length > CLI_COMMAND_PREVIEW_LINE_CHARS ? `${inert.slice(0, CLI_COMMAND_PREVIEW_LINE_CHARS)}…` : inert;
-  });
+  const shown = lines.slice(0, CLI_COMMAND_PREVIEW_LINES).map(outputLine);
   const more = lines.length - shown.length;
-  return more > 0 ? [...shown, `… ${plural(more, 'more line', 'more lines')}`] : shown;
+  return more > 0 ? [...shown, moreLines(more)] : shown;
 }
+
+/** A line of a command's output as the terminal shows it: inert, and cut past CLI_COMMAND_PREVIEW_LINE_CHARS. */
+export function outputLine(line: string): string {
+  const inert = terminalLine(line);
+  return inert.length > CLI_COMMAND_PREVIEW_LINE_CHARS ? `${inert.slice(0, CLI_COMMAND_PREVIEW_LINE_CHARS)}…` : inert;
+}
+
+/** The line that counts the lines of a command's output not shown. */
+export const moreLines = (count: number): string => `… ${plural(count, 'more line', 'more lines')}`;

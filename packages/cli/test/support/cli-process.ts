@@ -188,3 +188,16 @@ export function userMessagesBySession(home: string): Map<string, string[]> {
     db.close();
   }
 }
+
+/** `command`'s arguments on the demo model in auto mode, in a home and workspace of the test's. */
+export const demoInAuto = (command: 'run' | 'chat', home: string, workspace: string) => [
+  command,
+  '--home',
+  home,
+  '--workspace',
+  workspace,
+  '--mode',
+  'auto',
+  '--provider',
+  'demo',
+];
