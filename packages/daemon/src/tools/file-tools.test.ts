@@ -109,6 +109,21 @@ describe('read_file and list_dir', () => {
     expect(read.content).toBe('abcdefghi\n'.repeat(lineCount));
   });
 
+  it('gives a file too long to read whole as its first whole lines, with the last line given and the line count', async () => {
+    writeFileSync(join(root, 'big.txt'), 'abcdefghi\n'.repeat(100_000));
+    const lineCount = Math.floor(TOOL_MAX_OUTPUT_CHARS / 10);
+    expect(await run('read_file', { path: 'big.txt' })).toEqual({
+      path: 'big.txt',
+      size: 1_000_000,
+      truncated: true,
+      binary: false,
+      start_line: 1,
+      end_line: lineCount,
+      total_lines: 100_000,
+      content: 'abcdefghi\n'.repeat(lineCount),
+    });
+  });
+
   it('schema-checks the range: whole numbers from 1, end_line not before start_line', () => {
     const schema = tools.read_file.inputSchema as unknown as {
       safeParse: (input: unknown) => { success: boolean; error?: { issues: { message: string }[] } };

@@ -251,7 +251,7 @@ export function createFileTools(context: ToolContext) {
   return {
     read_file: tool({
       description:
-        'Read a UTF-8 text file in the workspace. A large file is cut (truncated: true); start_line and end_line read just those lines, from anywhere in its first 64 MiB.',
+        'Read a UTF-8 text file in the workspace. A large file comes as its first lines (truncated: true, end_line the last one given, total_lines how many it has); start_line and end_line read just those lines, from anywhere in its first 64 MiB.',
       inputSchema: readFileInput,
       execute: ({ path, start_line, end_line }) =>
         guarded(() => {
@@ -261,7 +261,9 @@ export function createFileTools(context: ToolContext) {
             if (read.content.includes(0))
               return { path, size: read.size, truncated: read.truncated, binary: true, content: '' };
             const { text, clipped } = clipText(read.content.toString('utf8'));
-            return { path, size: read.size, truncated: read.truncated || clipped, binary: false, content: text };
+            if (!read.truncated && !clipped)
+              return { path, size: read.size, truncated: false, binary: false, content: text };
+            // Too long to give whole: its first lines as a range from line 1, which says where the rest begins.
           }
           // At most as many bytes as the model may be handed characters, so no line range is clipped.
           const range = readContainedLines(

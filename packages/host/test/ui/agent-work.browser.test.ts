@@ -225,7 +225,7 @@ describe('the agent’s work in the desktop app', () => {
     await read.getByText('ranged.txt, lines 3–4 of 5').waitFor();
   });
 
-  it('reads a range far into a 2 MB file: named with the file’s line count, and a range longer than a tool result flagged as cut', async () => {
+  it('reads a range far into a 2 MB file: named with the file’s line count; a range longer than a tool result, and the file read whole, flagged as cut', async () => {
     const line = (index: number) => `${String(index).padStart(6, '0')}${'.'.repeat(993)}\n`;
     writeFileSync(
       join(host.workspace, 'large.log'),
@@ -234,17 +234,21 @@ describe('the agent’s work in the desktop app', () => {
     turns.push(
       { kind: 'tool-call', name: 'read_file', input: { path: 'large.log', start_line: 1999, end_line: 2000 } },
       { kind: 'tool-call', name: 'read_file', input: { path: 'large.log', start_line: 1500 } },
+      { kind: 'tool-call', name: 'read_file', input: { path: 'large.log' } },
       { kind: 'text', pieces: ['Read the end of large.log.'] },
     );
     await sendMessage(page, 'Read the end of large.log');
     await page.getByText('Read the end of large.log.').waitFor();
-    const [whole, cut] = (await page.getByRole('article', { name: 'Tool read_file' }).all()).slice(-2);
+    const [whole, cut, start] = (await page.getByRole('article', { name: 'Tool read_file' }).all()).slice(-3);
     await whole?.getByText('large.log, lines 1999–2000 of 2000').waitFor();
     expect(await whole?.locator('.line-number').allTextContents()).toEqual(['1999', '2000']);
     expect(await whole?.locator('.flag').count()).toBe(0);
     const lastLine = 1499 + Math.floor(TOOL_MAX_OUTPUT_CHARS / 1000);
     await cut?.getByText(`large.log, lines 1500–${lastLine} of 2000`).waitFor();
     expect(await cut?.locator('.flag').textContent()).toBe('The range was cut; the agent saw only these lines.');
+    // Read whole, the file comes as its first lines, numbered and counted the same way.
+    await start?.getByText(`large.log, lines 1–${lastLine - 1499} of 2000`).waitFor();
+    expect(await start?.locator('.flag').textContent()).toBe('The file was cut; the agent saw only its start.');
     await shotAllModes(page, SHOTS, '06b-read-range-cut');
   });
 

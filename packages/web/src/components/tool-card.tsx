@@ -186,6 +186,12 @@ function CommandBody({ tool }: { tool: ToolView }) {
   );
 }
 
+/** Whether a read_file call asked for a line range (a large file read whole comes as one from line 1). */
+function asksRange(input: unknown): boolean {
+  const fields = fieldsOf(input);
+  return fields.start_line !== undefined || fields.end_line !== undefined;
+}
+
 function ReadBody({ tool }: { tool: ToolView }) {
   const output = fieldsOf(tool.output);
   if (tool.output === undefined || tool.isError) return null;
@@ -205,9 +211,9 @@ function ReadBody({ tool }: { tool: ToolView }) {
       />
       {output.truncated === true && (
         <p className="flag">
-          {ranged
+          {asksRange(tool.input)
             ? 'The range was cut; the agent saw only these lines.'
-            : 'The file was cut; the agent saw only the start.'}
+            : 'The file was cut; the agent saw only its start.'}
         </p>
       )}
     </>
