@@ -7,9 +7,11 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { AgentEvent } from '@bastion/protocol';
+import { COMMAND_OUTPUT_DELTA_MS, type AgentEvent } from '@bastion/protocol';
+import { waitFor } from '@bastion/test-support';
 import { startTempHost, type TempHost } from '../support/temp-host.js';
 import { AgentDriver, expectCanaryNowhere, readUntilRunEnd, toolResultOf } from './agent-stream.js';
+import { processesWith } from './command-harness.js';
 
 const KEY = 'sk-live-output-7c1e9a5b3d0f2468ace';
 const REDACTED = "[redacted: Bastion's openai credential]";
@@ -71,4 +73,30 @@ it('streams a command’s output while it runs (it waits for the test to see its
   expect(stored.body.events.filter(({ event }) => event.type === 'tool-output-delta')).toEqual([]);
   for (const file of ['sessions.db', 'sessions.db-wal'].filter((name) => existsSync(join(host.userData, name))))
     expect(readFileSync(join(host.userData, file)).toString('latin1')).not.toContain(KEY);
+}, 60_000);
+
+it('Stop while a command prints: no output event comes after the run’s end, and none is left in the store', async () => {
+  const agent = await AgentDriver.create(host, { workspace: host.workspace, mode: 'auto', consent_by: 'e2e-tester' });
+  const marker = `tick-${process.pid}-${Date.now()}`;
+  const started = await host.client.request('POST', '/agent/run', {
+    session_id: agent.session.id,
+    message: `$ sh -c 'while true; do echo ${marker}; sleep 0.01; done'`,
+  });
+  expect(started.status).toBe(202);
+  let aborting: Promise<unknown> | undefined;
+  const read = await readUntilRunEnd(host, agent.session.id, 0, (event) => {
+    if (event.type === 'tool-output-delta' && aborting === undefined)
+      aborting = host.client.request('POST', '/agent/abort', { session_id: agent.session.id });
+  });
+  expect(await aborting).toMatchObject({ status: 200 });
+  expect(read.events.at(-1)).toMatchObject({ type: 'run-error', code: 'RUN_ABORTED' });
+  await waitFor(() => processesWith(marker).length === 0, 20_000, 'the aborted command to end');
+  // The command's last output reaches the daemon as it ends; give a late event time to be written.
+  await new Promise((resolve) => setTimeout(resolve, 4 * COMMAND_OUTPUT_DELTA_MS));
+  const stored = await host.client.request<{ events: { event: AgentEvent }[] }>(
+    'GET',
+    `/sessions/${agent.session.id}/events?limit=200`,
+  );
+  expect(stored.body.events.map(({ event }) => event.type)).toContain('run-error');
+  expect(stored.body.events.filter(({ event }) => event.type === 'tool-output-delta')).toEqual([]);
 }, 60_000);
