@@ -116,6 +116,24 @@ function programNotFoundNotice(program: string): string {
   );
 }
 
+/**
+ * What programs print when a host name does not resolve or no route leaves the machine (node and
+ * npm, pip, cargo, git, curl, wget): sandboxed commands have no network, so one that fails after
+ * printing this needed it.
+ */
+const NO_NETWORK_OUTPUT =
+  /EAI_AGAIN|ENOTFOUND|ENETUNREACH|Temporary failure in name resolution|Could not resolve host|Couldn't resolve host|Name or service not known|Network is unreachable|unable to resolve host address|failed to lookup address/;
+/** Characters of one piece of output kept to find a marker split across two pieces. */
+const NO_NETWORK_OVERLAP = 64;
+
+/** What `command.end` says when a sandboxed command failed for want of the network. */
+function noNetworkNotice(program: string): string {
+  return `bastion: ${program} seems to have needed the network, which sandboxed commands do not have (only Bastion itself reaches the model provider): run it yourself outside Bastion (e.g. to install dependencies), then ask the agent to go on`.slice(
+    0,
+    COMMAND_NOTICE_MAX_CHARS,
+  );
+}
+
 type Sidecar = Pick<SidecarHandle, 'channel' | 'config'>;
 
 interface Job {
@@ -475,11 +493,20 @@ export class CommandExecutor {
 
     // The start of what the command wrote to stderr, enough to know the launcher's own message.
     let stderrHead = '';
+    // Whether a sandboxed command printed what a failed name lookup or connection prints, and the
+    // end of each stream so far, for a marker split across two pieces.
+    let offline = false;
+    const tails = { stdout: '', stderr: '' };
     const supervision = {
       timeoutMs: frame.timeout_ms,
       onOutput: (stream: 'stdout' | 'stderr', chunk: Buffer) => {
         if (stream === 'stderr' && stderrHead.length <= PROGRAM_NOT_FOUND_IN_SANDBOX.length) {
           stderrHead += chunk.toString('latin1', 0, PROGRAM_NOT_FOUND_IN_SANDBOX.length + 1);
+        }
+        if (wrapped !== undefined && !offline) {
+          const text = tails[stream] + chunk.toString('latin1');
+          offline = NO_NETWORK_OUTPUT.test(text);
+          tails[stream] = text.slice(-NO_NETWORK_OVERLAP);
         }
         this.#send(sidecar, { v: 1, type: 'command.output', id: frame.id, stream, data: chunk });
       },
@@ -527,6 +554,7 @@ export class CommandExecutor {
       ...this.#checkCreatedRepositories(frame.id, createdRepositories, after),
       ...quarantineNotices(moves),
       ...(notFound ? [programNotFoundNotice(frame.command)] : []),
+      ...(offline && outcome.exitCode !== 0 ? [noNetworkNotice(frame.command)] : []),
     ].slice(0, COMMAND_MAX_NOTICES);
     this.#options.log.info('command.ended', {
       command_id: frame.id,

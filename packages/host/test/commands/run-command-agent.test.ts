@@ -194,6 +194,25 @@ describe('run_command in auto: informed consent, and secrets stay out', () => {
     expect((failing as { notices?: unknown }).notices).toBeUndefined();
   });
 
+  it('a command that failed for want of the network: the result says so in words; one that prints those words and succeeds, or fails otherwise, gets no such notice', async () => {
+    const lookup =
+      "require('dns').lookup('registry.example', (error) => { console.error(String(error)); process.exit(1); })";
+    const offline = toolResultOf(await agent.say(shellMessage('node', ['-e', lookup]))).output;
+    expect(offline).toMatchObject({
+      exit_code: 1,
+      stderr: expect.stringMatching(/EAI_AGAIN|ENOTFOUND/) as string,
+      notices: [
+        'bastion: node seems to have needed the network, which sandboxed commands do not have (only Bastion itself reaches the model provider): run it yourself outside Bastion (e.g. to install dependencies), then ask the agent to go on',
+      ],
+    });
+    const quoted = toolResultOf(await agent.say("$ sh -c 'echo getaddrinfo EAI_AGAIN in a log line'")).output;
+    expect(quoted).toMatchObject({ exit_code: 0 });
+    expect((quoted as { notices?: unknown }).notices).toBeUndefined();
+    const failing = toolResultOf(await agent.say("$ sh -c 'echo no such option >&2; exit 2'")).output;
+    expect(failing).toMatchObject({ exit_code: 2 });
+    expect((failing as { notices?: unknown }).notices).toBeUndefined();
+  });
+
   it('aborting the run mid-command ends the command and its process tree', async () => {
     const tag = `${6000 + Math.floor(Math.random() * 1000)}.4545`;
     const started = await host.client.request('POST', '/agent/run', {
