@@ -600,6 +600,14 @@ describe('the agent’s work in the desktop app', () => {
     await shotAllModes(page, SHOTS, '01c-home-default-gone');
     expect(new URL(page.url()).pathname).toBe('/desktop/');
     expect(await sessionsNow()).toBe(before);
+    // Settings says the same above its picker.
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('button', { name: 'Settings' }).click();
+    const settingsAlert = page.locator('section[aria-labelledby="default-model-title"] [role=alert]');
+    expect(await settingsAlert.textContent()).toBe(
+      'The default model, gone · old-model, is not available now: its key or endpoint is gone, or the endpoint is not approved in this run. Pick another model, or set up its key or endpoint again below.',
+    );
+    await shotAllModes(page, SHOTS, '01d-settings-default-gone');
+    await page.goto(`${host.uiOrigin}/desktop/`);
     await page.locator('#home-model').selectOption({ label: SCRIPTED_MODEL });
     await page.locator('section.empty').getByText(`local · ${SCRIPTED_MODEL}`).waitFor();
     expect(await alert.count()).toBe(0);

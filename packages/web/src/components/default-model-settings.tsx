@@ -1,7 +1,25 @@
-import { useState } from 'react';
+import { useState, type ReactNode } from 'react';
 import type { BastionApi, ModelListResponse, ModelRef } from '@bastion/bridge';
+import { modelRunsNow } from '@bastion/protocol';
 import { describeError } from '../bastion.js';
 import { ModelPicker, useModels } from './model-picker.js';
+
+/**
+ * Says that the default for new sessions cannot run now (modelRunsNow), and why that may be;
+ * `fix` ends the sentence with where to set it up again.
+ */
+export function DefaultUnavailable({ model, fix }: { model: ModelRef; fix: ReactNode }) {
+  return (
+    <p className="inline-error" role="alert">
+      The default model,{' '}
+      <strong>
+        {model.provider} · {model.model}
+      </strong>
+      , is not available now: its key or endpoint is gone, or the endpoint is not approved in this run. Pick another
+      model{fix}.
+    </p>
+  );
+}
 
 /**
  * The default model for new sessions as a picker of `models`: a choice is saved, then `onSaved`;
@@ -58,6 +76,9 @@ export function DefaultModelSettings({ bastion, version }: { bastion: BastionApi
         <p className="inline-error" role="alert">
           {error ?? failure}
         </p>
+      )}
+      {models && !modelRunsNow(models, models.default) && (
+        <DefaultUnavailable model={models.default} fix=", or set up its key or endpoint again below" />
       )}
       {models ? (
         <DefaultModelPicker

@@ -5,7 +5,7 @@ import { createSessionOnDefaultModel, describeError } from '../bastion.js';
 import { readDraft, saveDraft } from '../drafts.js';
 import { useGrantedRoots } from '../granted-roots.js';
 import { Composer } from './composer.js';
-import { DefaultModelPicker } from './default-model-settings.js';
+import { DefaultModelPicker, DefaultUnavailable } from './default-model-settings.js';
 import { useModels } from './model-picker.js';
 
 /** Where the home page's unsent message is kept (session drafts are keyed by `ses_…` ids). */
@@ -109,14 +109,7 @@ export function HomeView({
       )}
       {model &&
         (!runnable ? (
-          <p className="inline-error" role="alert">
-            The default model,{' '}
-            <strong>
-              {model.provider} · {model.model}
-            </strong>
-            , is not available now: its key or endpoint is gone, or the endpoint is not approved in this run. Pick
-            another model, or set it up again in {settings}.
-          </p>
+          <DefaultUnavailable model={model} fix={<>, or set it up again in {settings}</>} />
         ) : model.provider === 'demo' ? (
           <p className="hint">
             New sessions use the offline demo model, which is not an AI: try <code>ls</code>,{' '}
