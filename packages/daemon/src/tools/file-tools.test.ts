@@ -355,6 +355,24 @@ describe('write_file and edit_file', () => {
     );
   });
 
+  it('refuses edit_file on a file over the read bound and a write_file over the write bound with FS_TOO_LARGE, saying what to do instead; the file keeps its bytes', async () => {
+    const big = 'x'.repeat(2 * 1024 * 1024);
+    writeFileSync(join(root, 'big.txt'), big);
+    const advice =
+      'content is larger than the limit; write_file and edit_file write files of up to 768 KiB: change a larger one with run_command (sed -i, a script), or write it in parts';
+    expect(await run('edit_file', { path: 'big.txt', old_string: 'xx', new_string: 'y' })).toEqual({
+      ok: false,
+      code: 'FS_TOO_LARGE',
+      message: advice,
+    });
+    expect(await run('write_file', { path: 'big.txt', content: 'y'.repeat(1024 * 1024) })).toEqual({
+      ok: false,
+      code: 'FS_TOO_LARGE',
+      message: advice,
+    });
+    expect(readFileSync(join(root, 'big.txt'), 'utf8')).toBe(big);
+  });
+
   it('re-reads the mode on every write: a deleted session writes nothing', async () => {
     store.sessions.delete(sessionId);
     expect(await run('write_file', { path: 'after.txt', content: 'x' })).toMatchObject({

@@ -49,6 +49,9 @@ const pathInput = z.string().min(1).max(WORKSPACE_MAX_PATH_CHARS).describe('path
 /** What read_file and list_dir add to a refusal for a path of the other kind: the tool that reads it. */
 const READ_FILE_HINTS = { FS_NOT_A_FILE: 'a folder is listed with list_dir' };
 const LIST_DIR_HINTS = { FS_NOT_A_DIRECTORY: 'a file is read with read_file' };
+const WRITE_HINTS = {
+  FS_TOO_LARGE: `write_file and edit_file write files of up to ${WORKSPACE_MAX_WRITE_BYTES / 1024} KiB: change a larger one with run_command (sed -i, a script), or write it in parts`,
+};
 
 /** `hints`: a fixed line added to the message of a refusal with that code (which tool would do instead). */
 function refusal(error: unknown, hints: Partial<Record<string, string>> = {}): ToolRefusal {
@@ -306,7 +309,7 @@ export function createFileTools(context: ToolContext) {
             const before = previousText(target);
             const written = await writeUndoably(context, 'write_file', target, bytes);
             return { path, ...written, diff: boundedDiff(target.requested, written.created ? null : before, content) };
-          }),
+          }, WRITE_HINTS),
       }),
     ),
     edit_file: withHostAsks(
@@ -347,7 +350,7 @@ export function createFileTools(context: ToolContext) {
               replacements: count,
               diff: boundedDiff(target.requested, text, updated),
             };
-          }),
+          }, WRITE_HINTS),
       }),
     ),
   };
