@@ -326,7 +326,7 @@ describe('the agent’s work in the desktop app', () => {
       });
   });
 
-  it('shows a running command’s output as it comes (stderr marked), then its result in place of it', async () => {
+  it('shows a running command’s output as it comes (stderr marked), then its result in place of it, whose stdout Copy stdout copies', async () => {
     // The command goes on only once the file `go` exists, which the test makes on seeing its first line.
     const script = 'echo first line; echo a warning >&2; while [ ! -e go ]; do sleep 0.05; done; echo last line';
     turns.push(
@@ -351,6 +351,8 @@ describe('the agent’s work in the desktop app', () => {
       'first line\nlast line',
       'a warning',
     ]);
+    await card.getByRole('button', { name: 'Copy stdout' }).click();
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe('first line\nlast line\n');
   });
 
   it('Stop ends a streaming run, which reads "Stopped" and not as a failure (the session list marks it running until then; the @ list works meanwhile); Esc stops too', async () => {

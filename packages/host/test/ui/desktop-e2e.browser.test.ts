@@ -257,7 +257,8 @@ describe('desktop app with the demo model', () => {
     // From the top of the page, Tab reaches New session and then the composer.
     await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
     const reached = new Set<string>();
-    for (let i = 0; i < 40 && !(reached.has('New session') && reached.has('composer-input')); i += 1) {
+    // Bounded well above the stops a page of this test's sessions and cards has (the list's Rename and Delete, each output's Copy).
+    for (let i = 0; i < 100 && !(reached.has('New session') && reached.has('composer-input')); i += 1) {
       await page.keyboard.press('Tab');
       reached.add(
         await page.evaluate(() => document.activeElement?.id || document.activeElement?.textContent?.trim() || ''),

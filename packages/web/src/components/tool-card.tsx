@@ -1,6 +1,7 @@
 import { useLayoutEffect, useRef, useState } from 'react';
 import { UI_LIVE_OUTPUT_MAX_CHARS, UI_TOOL_OUTPUT_FOLD_LINES, type DaemonErrorCode } from '@bastion/protocol';
 import type { ToolView } from '../transcript.js';
+import { CopyButton } from './copy-button.js';
 import { DiffView, diffOf } from './diff-view.js';
 import { PlanChecklist, planProgress, planSteps } from './plan.js';
 
@@ -68,11 +69,14 @@ function Output({ label, text, firstLine, terminal = false }: OutputProps) {
     <div className={terminal ? 'tool-output terminal' : 'tool-output'}>
       <div className="tool-output-head">
         <span>{label}</span>
-        {long && (
-          <button type="button" className="small" aria-expanded={open} onClick={() => setOpen(!open)}>
-            {open ? 'Collapse' : `Show all ${lines.length} lines`}
-          </button>
-        )}
+        <span className="tool-output-actions">
+          {long && (
+            <button type="button" className="small" aria-expanded={open} onClick={() => setOpen(!open)}>
+              {open ? 'Collapse' : `Show all ${lines.length} lines`}
+            </button>
+          )}
+          <CopyButton text={text} name={`Copy ${label.split(',')[0]}`} />
+        </span>
       </div>
       {firstLine !== undefined ? (
         <pre className="numbered" data-testid="numbered-file">
