@@ -21,7 +21,7 @@ import { endpointsRoutes } from './endpoints/endpoints-routes.js';
 import { EndpointStore } from './endpoints/endpoint-store.js';
 import { AuthStore } from './secrets/auth-store.js';
 import { removeStaleTemps } from './secrets/private-json-file.js';
-import { secretsRoutes } from './secrets/secrets-routes.js';
+import { secretsRoutes, secretsStoreCall } from './secrets/secrets-routes.js';
 import { ProviderTransport } from './transport/transport-fetch.js';
 import { byokProviders, followEndpoints } from './providers/byok-providers.js';
 import { ChatgptCredentials } from './oauth/chatgpt-credentials.js';
@@ -90,6 +90,7 @@ async function main(): Promise<void> {
     sandboxed: bootstrap.capabilities.sandbox === 'srt',
     heldSecrets: () => auth.heldSecrets(),
     providers: [...byokProviders(auth), ...(chatgpt ? [chatgptProvider(chatgpt)] : [])],
+    defaultModel: () => secretsStoreCall(log, () => preferences.defaultModel()),
   });
   // The first SQLite open and the pending migrations, most of this stage.
   logStartupStage(log, 'agent-runtime', elapsedMs(runtimeStarted));

@@ -223,6 +223,38 @@ describe('agent runs', () => {
 });
 
 describe('session updates', () => {
+  it('POST /sessions without a provider starts on the default for new sessions, with only a model on that model of its provider; a default whose provider is gone is refused, making nothing', async () => {
+    daemon = await startInProcessDaemon({
+      providers: [mockProvider],
+      defaultModel: () => Promise.resolve({ provider: 'mock', model: 'words-2-0' }),
+    });
+    expect((await daemon.request<Session>('POST', '/sessions', {})).body).toMatchObject({
+      provider: 'mock',
+      model: 'words-2-0',
+    });
+    expect((await daemon.request<Session>('POST', '/sessions', { model: 'tool' })).body).toMatchObject({
+      provider: 'mock',
+      model: 'tool',
+    });
+    await daemon.stop();
+    daemon.cleanup();
+
+    daemon = await startInProcessDaemon({
+      providers: [mockProvider],
+      defaultModel: () => Promise.resolve({ provider: 'endpoint-gone', model: 'old-model' }),
+    });
+    expect(await daemon.request('POST', '/sessions', {})).toEqual({
+      status: 400,
+      body: {
+        code: 'PROVIDER_UNKNOWN',
+        message:
+          'the default model for new sessions is not available now (its key or endpoint is gone): choose another',
+      },
+    });
+    expect((await daemon.request<{ sessions: unknown[] }>('GET', '/sessions')).body.sessions).toEqual([]);
+    expect((await daemon.request<Session>('POST', '/sessions', { provider: 'mock' })).status).toBe(201);
+  });
+
   it('PATCH with a provider and no model moves the session to that provider’s default model; with a model, to that one', async () => {
     const d = await start();
     const created = await d.request<Session>('POST', '/sessions', {});

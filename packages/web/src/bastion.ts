@@ -29,7 +29,6 @@ export function errorCode(error: unknown): string | undefined {
 }
 
 /** A new session on the default model chosen in Settings (New session, `/new`). */
-export async function createSessionOnDefaultModel(bastion: BastionApi): Promise<Session> {
-  const { default: model } = await bastion.models.list();
-  return bastion.sessions.create(model);
+export function createSessionOnDefaultModel(bastion: BastionApi): Promise<Session> {
+  return bastion.sessions.create({});
 }

@@ -69,10 +69,8 @@ describe('chooseModel (the model a run starts on)', () => {
   });
   const none = { provider: undefined, model: undefined };
 
-  it('starts a new session with no --provider or --model on the default for new sessions', () => {
-    expect(chooseModel(none, listed({ provider: 'openai', model: 'gpt-5' }), true)).toEqual({
-      choice: { provider: 'openai', model: 'gpt-5' },
-    });
+  it('lets a new session with no --provider or --model go to the daemon as it is, once the default can run', () => {
+    expect(chooseModel(none, listed({ provider: 'openai', model: 'gpt-5' }), true)).toEqual({ choice: none });
   });
 
   it('gives --model alone the default’s provider, and --provider alone no model (its own default)', () => {

@@ -533,8 +533,9 @@ type ModelChoice = Pick<RunOptions, 'provider' | 'model'>;
 /**
  * The provider and model `given` asks for among `listed` (GET /models: the demo, key providers
  * with a key, the subscription, endpoints): `--provider`/`--model` (with only `--model`, the
- * default's provider), else, for a new session, the default for new sessions (`bastion models
- * default`). One not on offer is refused, with why and the list of what is.
+ * default's provider), else, for a new session, none, which the daemon takes as the default for
+ * new sessions (`bastion models default`). One not on offer is refused, the default too when it
+ * cannot run now, with why and the list of what is.
  */
 export function chooseModel(
   given: ModelChoice,
@@ -543,7 +544,8 @@ export function chooseModel(
 ): { choice: ModelChoice } | { refusal: string } {
   const fallback = listed.default;
   if (given.provider === undefined && given.model === undefined) {
-    if (!newSession || modelRunsNow(listed, fallback)) return { choice: newSession ? fallback : given };
+    // The daemon starts a new session asked for without one on the default; here it is only checked.
+    if (!newSession || modelRunsNow(listed, fallback)) return { choice: given };
     return {
       refusal: `the default model for new sessions, ${terminalLine(`${fallback.provider}/${fallback.model}`)}, is not available now (its key or endpoint is gone, or the endpoint is not approved in this run); choose one with --provider ID --model ID (an endpoint: --endpoint URL --model ID), or set another default with bastion models default PROVIDER/MODEL:\n${listing(listed, fallback)}`,
     };

@@ -5,12 +5,12 @@
  * reserve (storage-reserve.ts) is made whole if the disk has room.
  */
 import { join } from 'node:path';
-import { SESSIONS_DB_FILE, type Logger } from '@bastion/protocol';
+import { SESSIONS_DB_FILE, type Logger, type ModelRef } from '@bastion/protocol';
 import type { RouteModule } from '../http/app.js';
 import { agentRoutes } from '../http/routes/agent-routes.js';
 import { sessionRoutes } from '../http/routes/session-routes.js';
 import { workspaceRoutes } from '../http/routes/workspace-routes.js';
-import { DEMO_PROVIDER_ID } from '../providers/demo/demo-model.js';
+import { DEMO_MODEL_REF } from '../providers/model-preferences.js';
 import {
   demoProvider,
   ProviderRegistry,
@@ -43,8 +43,8 @@ export interface AgentRuntimeOptions {
   providers?: readonly ProviderDefinition[];
   /** Extra tools per session (run_command when the posture allows a shell). */
   extraTools?: readonly ToolFactory[];
-  /** Provider of sessions created without one. */
-  defaultProvider?: string;
+  /** The model of sessions created without a provider (the user's default, preferences.json); the demo when absent. */
+  defaultModel?: () => Promise<ModelRef>;
   /** The watchdog hook: the host's policy, asked before every tool call. */
   policy: PolicyChecker;
   /** Whether the host runs the sidecar inside the OS sandbox (stated in the system prompt). */
@@ -124,7 +124,13 @@ export function openAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
     roots,
     routes: [
       workspaceRoutes(roots),
-      sessionRoutes({ store, roots, registry, runs, defaultProvider: options.defaultProvider ?? DEMO_PROVIDER_ID }),
+      sessionRoutes({
+        store,
+        roots,
+        registry,
+        runs,
+        defaultModel: options.defaultModel ?? (() => Promise.resolve(DEMO_MODEL_REF)),
+      }),
       agentRoutes({ store, runs }),
       auditRoutes({ store, audit }),
     ],

@@ -575,7 +575,7 @@ describe('the agent’s work in the desktop app', () => {
     await page.goto(`${host.uiOrigin}/desktop/sessions/${sessionId}`);
   });
 
-  it('a default model whose endpoint is gone: the home page says so, Send stays off and no session is made; picking another model clears it', async () => {
+  it('a default model whose endpoint is gone: the home page says so, Send stays off, New session is refused in words and no session is made; picking another model clears it', async () => {
     const defined = await host.client.request('POST', '/providers/endpoints/set', {
       id: 'gone',
       base_url: 'http://127.0.0.1:9/v1',
@@ -601,6 +601,13 @@ describe('the agent’s work in the desktop app', () => {
     expect(await page.getByRole('button', { name: 'Send' }).isDisabled()).toBe(true);
     await shotAllModes(page, SHOTS, '01c-home-default-gone');
     expect(new URL(page.url()).pathname).toBe('/desktop/');
+    // New session is refused by the daemon in the same words, and makes nothing either.
+    await page.getByRole('button', { name: 'New session' }).click();
+    await page
+      .getByRole('complementary', { name: 'Sessions' })
+      .getByText('the default model for new sessions is not available now')
+      .waitFor();
+    await shotAllModes(page, SHOTS, '01e-new-session-default-gone');
     expect(await sessionsNow()).toBe(before);
     // Settings says the same above its picker.
     await page.getByRole('navigation', { name: 'Main' }).getByRole('button', { name: 'Settings' }).click();

@@ -11,6 +11,7 @@ import {
   updateSessionRequestSchema,
   type EventPageResponse,
   type MessageListResponse,
+  type ModelRef,
   type SessionListResponse,
 } from '@bastion/protocol';
 import type { Context } from 'hono';
@@ -36,7 +37,8 @@ export function sessionRoutes(deps: {
   roots: WorkspaceRoots;
   registry: ProviderRegistry;
   runs: RunManager;
-  defaultProvider: string;
+  /** The model of a session asked for without a provider: the user's default for new sessions. */
+  defaultModel: () => Promise<ModelRef>;
 }): RouteModule {
   const { store, roots, registry, runs } = deps;
   const checkProvider = (provider: string | undefined) => {
@@ -56,8 +58,16 @@ export function sessionRoutes(deps: {
       if (workspace !== null && !roots.isGranted(workspace)) {
         throw new DaemonError('WORKSPACE_NOT_GRANTED', 'that workspace was not granted by the host');
       }
-      const provider = body.provider ?? deps.defaultProvider;
-      const model = body.model ?? registry.defaultModel(provider) ?? provider;
+      // Without a provider: the default for new sessions (`bastion models default`, Settings), or
+      // with only a model, that model of the default's provider.
+      const fallback = body.provider === undefined ? await deps.defaultModel() : undefined;
+      if (fallback && !registry.has(fallback.provider))
+        throw new DaemonError(
+          'PROVIDER_UNKNOWN',
+          'the default model for new sessions is not available now (its key or endpoint is gone): choose another',
+        );
+      const provider = body.provider ?? (fallback as ModelRef).provider;
+      const model = body.model ?? fallback?.model ?? registry.defaultModel(provider) ?? provider;
       const session = store.sessions.create({
         provider,
         model,
