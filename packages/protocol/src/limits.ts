@@ -168,8 +168,9 @@ export const COMMAND_MAX_TIMEOUT_MS = 600_000;
 export const COMMAND_OUTPUT_CHUNK_BYTES = 64 * KiB;
 /** ...up to this total, after which it is cut and flagged `truncated`. */
 export const COMMAND_MAX_OUTPUT_BYTES = 1 * MiB;
-/** A running command's output goes to the UI as one event per this long, or sooner once this much has gathered. */
+/** A running command's output goes to the UI as one event per this long... */
 export const COMMAND_OUTPUT_DELTA_MS = 100;
+/** ...or sooner, once this many characters of it have gathered. */
 export const COMMAND_OUTPUT_DELTA_MAX_CHARS = 16 * KiB;
 export const COMMAND_MAX_CONCURRENT = 4;
 export const COMMAND_MAX_QUEUED = 32;

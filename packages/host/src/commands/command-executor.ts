@@ -121,10 +121,21 @@ function programNotFoundNotice(program: string): string {
  * npm, pip, cargo, git, curl, wget): sandboxed commands have no network, so one that fails after
  * printing this needed it.
  */
-const NO_NETWORK_OUTPUT =
-  /EAI_AGAIN|ENOTFOUND|ENETUNREACH|Temporary failure in name resolution|Could not resolve host|Couldn't resolve host|Name or service not known|Network is unreachable|unable to resolve host address|failed to lookup address/;
+const NO_NETWORK_MARKERS = [
+  'EAI_AGAIN',
+  'ENOTFOUND',
+  'ENETUNREACH',
+  'Temporary failure in name resolution',
+  'Could not resolve host',
+  "Couldn't resolve host",
+  'Name or service not known',
+  'Network is unreachable',
+  'unable to resolve host address',
+  'failed to lookup address',
+];
+const NO_NETWORK_OUTPUT = new RegExp(NO_NETWORK_MARKERS.join('|'));
 /** Characters of one piece of output kept to find a marker split across two pieces. */
-const NO_NETWORK_OVERLAP = 64;
+const NO_NETWORK_OVERLAP = Math.max(...NO_NETWORK_MARKERS.map((marker) => marker.length)) - 1;
 
 /** What `command.end` says when a sandboxed command failed for want of the network. */
 function noNetworkNotice(program: string): string {
