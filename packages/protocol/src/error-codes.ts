@@ -93,7 +93,13 @@ export type UndoErrorCode =
   /** No such run in this session. */
   | 'UNDO_RUN_NOT_FOUND'
   /** A file could not be written back; the ones before it were, and a second undo finishes the rest. */
-  | 'UNDO_FAILED';
+  | 'UNDO_FAILED'
+  /** No such run in this session, or a run that started without a prompt (an approval's answer). */
+  | 'REWIND_RUN_NOT_FOUND'
+  /** The turn is already out of the conversation (an earlier rewind took it). */
+  | 'REWIND_ALREADY_DONE'
+  /** The turn was summarised into the session's context by a compaction; a summary cannot be taken apart. */
+  | 'REWIND_SUMMARISED';
 
 /** Refusal codes of workspace file access, shared by the routes and the agent's file tools. */
 export type WorkspaceErrorCode =
@@ -507,6 +513,9 @@ export const WIRE_ERROR_STATUS: Readonly<Record<WireErrorCode, HttpErrorStatus>>
   UNDO_NOTHING: 409,
   UNDO_RUN_NOT_FOUND: 404,
   UNDO_FAILED: 500,
+  REWIND_RUN_NOT_FOUND: 404,
+  REWIND_ALREADY_DONE: 409,
+  REWIND_SUMMARISED: 409,
 
   FS_OUTSIDE_WORKSPACE: 403,
   FS_PROTECTED: 403,

@@ -11,6 +11,7 @@ import {
   type AgentEvent,
   type AgentStreamEvent,
   type DaemonErrorCode,
+  type AgentRewindResponse,
   type AgentUndoResponse,
   type ApprovalAnswer,
   type ApprovalErrorCode,
@@ -43,6 +44,7 @@ import { EventHub } from './event-hub.js';
 import { ProjectInstructions, workedDirectories } from './project-instructions.js';
 import { buildSystemPrompt, type PromptEnvironment } from './system-prompt.js';
 import { RunChanges } from '../undo/run-changes.js';
+import { rewindSession } from '../undo/rewind.js';
 import { undoRun } from '../undo/run-undo.js';
 import type { UndoStore } from '../undo/undo-store.js';
 
@@ -129,7 +131,9 @@ export class RunManager {
     const session = this.#store.sessions.get(sessionId);
     if (!session) throw new DaemonError('SESSION_NOT_FOUND', 'no such session');
     if (this.#active.has(sessionId)) throw new DaemonError('RUN_ACTIVE', 'a run is already active for this session');
-    if (this.#undoing.has(sessionId)) throw new DaemonError('RUN_ACTIVE', 'an undo is being done in this session');
+    if (this.#undoing.has(sessionId)) {
+      throw new DaemonError('RUN_ACTIVE', 'an undo or a rewind is being done in this session');
+    }
     if (this.#active.size >= AGENT_MAX_CONCURRENT_RUNS) {
       throw new DaemonError(
         'RUN_LIMIT',
@@ -329,6 +333,11 @@ export class RunManager {
     return { runId, messageId: started.messageId };
   }
 
+  #busy(sessionId: string): 'running' | 'approval-pending' | undefined {
+    if (this.#active.has(sessionId)) return 'running';
+    return this.#store.approvals.hasPending(sessionId) ? 'approval-pending' : undefined;
+  }
+
   /**
    * Undo a finished run's file changes (src/undo/run-undo.ts), refused while the session has a
    * run going or waiting for an approval. The undo's event and the model's note are written in
@@ -336,7 +345,9 @@ export class RunManager {
    */
   async undo(sessionId: string, runId: string, options: { dryRun: boolean }): Promise<AgentUndoResponse> {
     if (!this.#store.sessions.get(sessionId)) throw new DaemonError('SESSION_NOT_FOUND', 'no such session');
-    if (this.#undoing.has(sessionId)) throw new DaemonError('RUN_ACTIVE', 'an undo is being done in this session');
+    if (this.#undoing.has(sessionId)) {
+      throw new DaemonError('RUN_ACTIVE', 'an undo or a rewind is being done in this session');
+    }
     let recorded: AgentStreamEvent | undefined;
     this.#undoing.add(sessionId);
     let answer: AgentUndoResponse;
@@ -345,8 +356,7 @@ export class RunManager {
         {
           undo: this.#undo,
           roots: this.#roots,
-          busy: (id) =>
-            this.#active.has(id) ? 'running' : this.#store.approvals.hasPending(id) ? 'approval-pending' : undefined,
+          busy: (id) => this.#busy(id),
           commandsOf: (id) => this.#undo.commandsRun(id),
           record: (event, note) => {
             this.#store.transcript.append(sessionId, null, [note]);
@@ -363,6 +373,48 @@ export class RunManager {
       this.#log.info('run.undone', { session_id: sessionId, run_id: runId, count: answer.files.length });
     }
     return answer;
+  }
+
+  /**
+   * Take the session back to before the prompt of `runId` (src/undo/rewind.ts), with `files` also
+   * putting back what its turns wrote; refused while a run goes or waits for an approval, and
+   * while an undo or another rewind of the session is being done.
+   */
+  async rewind(
+    sessionId: string,
+    runId: string,
+    options: { files: boolean; dryRun: boolean },
+  ): Promise<AgentRewindResponse> {
+    if (!this.#store.sessions.get(sessionId)) throw new DaemonError('SESSION_NOT_FOUND', 'no such session');
+    if (this.#undoing.has(sessionId)) {
+      throw new DaemonError('RUN_ACTIVE', 'an undo or a rewind is being done in this session');
+    }
+    this.#undoing.add(sessionId);
+    let done: Awaited<ReturnType<typeof rewindSession>>;
+    try {
+      done = await rewindSession(
+        {
+          undo: this.#undo,
+          roots: this.#roots,
+          transcript: this.#store.transcript,
+          busy: (id) => this.#busy(id),
+          commandsOf: (id) => this.#undo.commandsRun(id),
+          record: (event, fromSeq) =>
+            this.#store.writer.write(() => {
+              this.#store.transcript.rewind(sessionId, runId, fromSeq);
+              return this.#store.runs.appendEvent(sessionId, event);
+            }),
+        },
+        { sessionId, runId, ...options },
+      );
+    } finally {
+      this.#undoing.delete(sessionId);
+    }
+    if (done.recorded) {
+      this.hub.publish(sessionId, done.recorded);
+      this.#log.info('session.rewound', { session_id: sessionId, run_id: runId, count: done.answer.turns });
+    }
+    return done.answer;
   }
 
   /** Abort the session's active run (if any) and cancel its pending approvals. */

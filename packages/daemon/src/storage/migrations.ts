@@ -36,6 +36,10 @@
  *
  * Version 8: `undo_files.created_dirs` — the directories (a JSON array of paths relative to the
  * root, outermost first) the run's first write of a file created on its way, for undo to remove.
+ *
+ * Version 9: context_rewinds — each rewind of a session (POST /agent/rewind): the messages from
+ * `from_seq` to `through_seq` (a prompt and everything after it, when rewound) are not sent to the
+ * model any more; they stay stored, as every message does.
  */
 export interface Migration {
   version: number;
@@ -226,5 +230,20 @@ export const MIGRATIONS: readonly Migration[] = [
   {
     version: 8,
     sql: `ALTER TABLE undo_files ADD COLUMN created_dirs TEXT;`,
+  },
+  {
+    version: 9,
+    sql: `
+      CREATE TABLE context_rewinds (
+        n           INTEGER PRIMARY KEY,
+        session_id  TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+        run_id      TEXT REFERENCES runs(id) ON DELETE SET NULL,
+        from_seq    INTEGER NOT NULL,
+        through_seq INTEGER NOT NULL,
+        created_at  TEXT NOT NULL,
+        CHECK (from_seq <= through_seq)
+      );
+      CREATE INDEX context_rewinds_by_session ON context_rewinds(session_id, from_seq);
+    `,
   },
 ];

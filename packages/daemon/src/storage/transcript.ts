@@ -29,6 +29,22 @@ interface MessageRow {
 
 const MESSAGE_COLUMNS = 'id, seq, role, run_id, content, created_at';
 
+/** A condition on a `messages` row: no rewind took it out of what the model is sent. */
+const NOT_REWOUND = `NOT EXISTS (
+  SELECT 1 FROM context_rewinds r
+  WHERE r.session_id = messages.session_id AND messages.seq BETWEEN r.from_seq AND r.through_seq)`;
+
+/** Where a session can be taken back to: the prompt that started a run. */
+export interface RewindPoint {
+  seq: number;
+  /** The prompt's text. */
+  text: string;
+  /** An earlier rewind already took it out of the conversation. */
+  rewound: boolean;
+  /** A compaction's summary stands for it. */
+  summarised: boolean;
+}
+
 function toMessage(row: MessageRow): Message {
   return {
     id: row.id,
@@ -155,7 +171,8 @@ export class Transcript {
         .get(sessionId);
       const rows = this.#writer.db
         .prepare<[string, number, number], { id: string; role: 'user' | 'assistant' | 'tool'; content: string }>(
-          'SELECT id, role, content FROM messages WHERE session_id = ? AND seq > ? ORDER BY seq DESC LIMIT ?',
+          `SELECT id, role, content FROM messages WHERE session_id = ? AND seq > ? AND ${NOT_REWOUND}
+           ORDER BY seq DESC LIMIT ?`,
         )
         .all(sessionId, summary?.through_seq ?? 0, limit + 1)
         .reverse();
@@ -177,6 +194,52 @@ export class Transcript {
       }
       return { summary: summary?.summary, messages, ids, cut };
     });
+  }
+
+  /** The prompt that started `runId` in this session, or undefined (no such run, or one without a prompt). */
+  rewindPoint(sessionId: string, runId: string): RewindPoint | undefined {
+    return this.#writer.read(() => {
+      const row = this.#writer.db
+        .prepare<[string, string], { seq: number; content: string; rewound: number; summarised: number }>(
+          `SELECT seq, content, NOT ${NOT_REWOUND} AS rewound,
+             EXISTS (SELECT 1 FROM context_summaries s WHERE s.session_id = messages.session_id AND s.through_seq >= messages.seq) AS summarised
+           FROM messages WHERE session_id = ? AND run_id = ? AND role = 'user' ORDER BY seq LIMIT 1`,
+        )
+        .get(sessionId, runId);
+      if (!row) return undefined;
+      const content = JSON.parse(row.content) as Extract<ModelMessage, { role: 'user' }>['content'];
+      const text =
+        typeof content === 'string'
+          ? content
+          : content.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('\n');
+      return { seq: row.seq, text, rewound: row.rewound === 1, summarised: row.summarised === 1 };
+    });
+  }
+
+  /** The prompts from `fromSeq` on that the model is still sent. */
+  promptsFrom(sessionId: string, fromSeq: number): number {
+    return this.#writer.read(
+      () =>
+        this.#writer.db
+          .prepare<[string, number], { count: number }>(
+            `SELECT COUNT(*) AS count FROM messages
+             WHERE session_id = ? AND seq >= ? AND role = 'user' AND run_id IS NOT NULL AND ${NOT_REWOUND}`,
+          )
+          .get(sessionId, fromSeq)?.count ?? 0,
+    );
+  }
+
+  /**
+   * Take every message of the session from `fromSeq` on out of what later model calls see (a
+   * rewind to before the prompt at `fromSeq`); call inside the transaction that records it.
+   */
+  rewind(sessionId: string, runId: string, fromSeq: number): void {
+    this.#writer.db
+      .prepare(
+        `INSERT INTO context_rewinds (session_id, run_id, from_seq, through_seq, created_at)
+         SELECT ?, ?, ?, MAX(seq), ? FROM messages WHERE session_id = ?`,
+      )
+      .run(sessionId, runId, fromSeq, this.#writer.now(), sessionId);
   }
 
   /**

@@ -40,23 +40,35 @@ export interface UndoDeps {
   record: (event: Extract<AgentEvent, { type: 'run-undone' }>, note: ModelMessage) => void;
 }
 
-type Step =
+export type Step =
   | { file: KeptFile; kind: 'restore' | 'remove'; target: ContainedPath; done: boolean }
   | { file: KeptFile; kind: 'blocked'; reason: 'too-large' | 'pruned' }
   | { file: KeptFile; kind: 'conflict' };
+type Actionable = Extract<Step, { kind: 'restore' | 'remove' }>;
 
-function same(a: FileFingerprint | 'absent', b: FileFingerprint | null): boolean {
+/** What a file holds: its fingerprint, or absent. */
+export type FileState = FileFingerprint | 'absent';
+
+function same(a: FileState, b: FileFingerprint | null): boolean {
   return a !== 'absent' && b !== null && a.sha256 !== null && a.size === b.size && a.sha256 === b.sha256;
 }
 
-/** What undoing this file means now: write back, remove, already done, not possible, or changed since. */
-function plan(file: KeptFile, roots: WorkspaceRoots): Step {
+/** What the file holds once its undo is done. */
+export function priorState(file: KeptFile): FileState {
+  return file.prior === 'absent' ? 'absent' : { size: file.priorBytes?.length ?? -1, sha256: file.priorSha256 };
+}
+
+/**
+ * What undoing this file means now: write back, remove, already done, not possible, or changed
+ * since. `now`, when given, is what the file will hold by then (an undo of a newer run planned
+ * before it); otherwise the file is read.
+ */
+export function plan(file: KeptFile, roots: WorkspaceRoots, now?: FileState): Step {
   if (file.prior === 'too-large' || file.prior === 'pruned') return { file, kind: 'blocked', reason: file.prior };
   let target: ContainedPath;
-  let now: FileFingerprint | 'absent';
   try {
     target = roots.resolve(file.root, file.path);
-    now = fingerprintContainedFile(target, UNDO_MAX_FINGERPRINT_BYTES);
+    now ??= fingerprintContainedFile(target, UNDO_MAX_FINGERPRINT_BYTES);
   } catch {
     // Not resolvable inside its workspace any more, or not a regular file: not what the run left.
     return { file, kind: 'conflict' };
@@ -65,13 +77,11 @@ function plan(file: KeptFile, roots: WorkspaceRoots): Step {
     if (now === 'absent') return { file, kind: 'remove', target, done: true };
     return same(now, file.after) ? { file, kind: 'remove', target, done: false } : { file, kind: 'conflict' };
   }
-  if (same(now, { size: file.priorBytes?.length ?? -1, sha256: file.priorSha256 })) {
-    return { file, kind: 'restore', target, done: true };
-  }
+  if (same(now, priorState(file) as FileFingerprint)) return { file, kind: 'restore', target, done: true };
   return same(now, file.after) ? { file, kind: 'restore', target, done: false } : { file, kind: 'conflict' };
 }
 
-function toWire(step: Step): UndoFile {
+export function toWire(step: Step): UndoFile {
   switch (step.kind) {
     case 'restore':
     case 'remove':
@@ -117,7 +127,7 @@ function noteFor(event: Extract<AgentEvent, { type: 'run-undone' }>): ModelMessa
 /** Remove the directories the run created for the files it created, deepest first, each only while empty. */
 async function removeCreatedDirectories(
   roots: WorkspaceRoots,
-  steps: readonly Extract<Step, { kind: 'remove' | 'restore' }>[],
+  steps: readonly Actionable[],
   call: WorkspaceWriteCall,
 ): Promise<void> {
   const dirs = new Map<string, { root: string; path: string }>();
@@ -133,6 +143,38 @@ async function removeCreatedDirectories(
       // Not resolvable inside its workspace any more, or refused by the host: left where it is.
     }
   }
+}
+
+export const isActionable = (step: Step): step is Actionable => step.kind === 'restore' || step.kind === 'remove';
+
+/**
+ * Write back or remove each file of one run (through the host, whose rules see them as
+ * write_file), then the directories the run created for them. A file that cannot be put back
+ * stops it with UNDO_FAILED, saying `then` about the rest.
+ */
+export async function putBack(
+  roots: WorkspaceRoots,
+  steps: readonly Actionable[],
+  run: { sessionId: string; runId: string },
+  then: string,
+): Promise<void> {
+  const call: WorkspaceWriteCall = { tool: 'write_file', ...run };
+  for (const step of steps) {
+    if (step.done) continue;
+    try {
+      if (step.kind === 'remove') await roots.writer.remove(step.target, call);
+      else await roots.writer.write(step.target, step.file.priorBytes ?? Buffer.alloc(0), call);
+    } catch (cause) {
+      throw new DaemonError(
+        'UNDO_FAILED',
+        `${step.file.path} could not be put back; the files before it were — ${then}`,
+        {
+          cause,
+        },
+      );
+    }
+  }
+  await removeCreatedDirectories(roots, steps, call);
 }
 
 /** Undo a finished run (or, with `dryRun`, say what that would do and touch nothing). */
@@ -159,31 +201,14 @@ export async function undoRun(
       `nothing was undone: ${conflicts.length === 1 ? 'a file' : `${conflicts.length} files`} changed since the run (${nameFiles(conflicts)})`,
     );
   }
-  const actionable = steps.filter(
-    (step): step is Extract<Step, { kind: 'restore' | 'remove' }> => step.kind === 'restore' || step.kind === 'remove',
-  );
+  const actionable = steps.filter(isActionable);
   if (actionable.length === 0) {
     throw new DaemonError(
       'UNDO_NOTHING',
       `no file of this run can be undone: no earlier copy was kept (${nameFiles(files.map((file) => file.path))})`,
     );
   }
-  // Undo's writes are writes like the tool's: the host evaluates its rules on them as write_file.
-  const call: WorkspaceWriteCall = { tool: 'write_file', sessionId, runId };
-  for (const step of actionable) {
-    if (step.done) continue;
-    try {
-      if (step.kind === 'remove') await deps.roots.writer.remove(step.target, call);
-      else await deps.roots.writer.write(step.target, step.file.priorBytes ?? Buffer.alloc(0), call);
-    } catch (cause) {
-      throw new DaemonError(
-        'UNDO_FAILED',
-        `${step.file.path} could not be put back; the files before it were — undo again to finish`,
-        { cause },
-      );
-    }
-  }
-  await removeCreatedDirectories(deps.roots, actionable, call);
+  await putBack(deps.roots, actionable, { sessionId, runId }, 'undo again to finish');
   const event: Extract<AgentEvent, { type: 'run-undone' }> = {
     type: 'run-undone',
     run_id: runId,

@@ -180,6 +180,19 @@ export class UndoStore {
     return row ? { sessionId: row.session_id, status: row.status, undoneAt: row.undone_at } : undefined;
   }
 
+  /** The ids of `runId` and the session's later runs, newest first, with whether each was undone. */
+  runsFrom(sessionId: string, runId: string): { id: string; undone: boolean }[] {
+    return this.#writer.read(() =>
+      this.#db
+        .prepare<[string, string], { id: string; undone_at: string | null }>(
+          `SELECT id, undone_at FROM runs
+           WHERE session_id = ? AND n >= (SELECT n FROM runs WHERE id = ?) ORDER BY n DESC`,
+        )
+        .all(sessionId, runId)
+        .map((row) => ({ id: row.id, undone: row.undone_at !== null })),
+    );
+  }
+
   /** Commands the run ran (its run_command calls the watchdog's audit log saw run or fail while running). */
   commandsRun(runId: string): number {
     return this.#writer.read(

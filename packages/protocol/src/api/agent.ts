@@ -161,6 +161,22 @@ export const agentEventSchema = z.discriminatedUnion('type', [
     not_undone: z.array(z.string()),
     commands: z.number().int().nonnegative(),
   }),
+  /**
+   * The session went back to before the prompt of `run_id` (POST /agent/rewind): that prompt and
+   * the `turns` after it are no longer sent to the model; the events before this one stay, for the
+   * record. With `files`, the files the rewound turns wrote were put back (`restored`, `removed`;
+   * `not_undone` had no earlier copy); what their commands changed stays.
+   */
+  z.strictObject({
+    type: z.literal('context-rewound'),
+    ...runRef,
+    turns: z.number().int().positive(),
+    files: z.boolean(),
+    restored: z.array(z.string()),
+    removed: z.array(z.string()),
+    not_undone: z.array(z.string()),
+    commands: z.number().int().nonnegative(),
+  }),
   z.strictObject({
     type: z.literal('run-error'),
     ...runRef,

@@ -1,5 +1,5 @@
 /**
- * `POST /agent/run`, `POST /agent/abort`, `POST /agent/undo`, `GET /agent/stream/:session_id` (server-sent events over
+ * `POST /agent/run`, `POST /agent/abort`, `POST /agent/undo`, `POST /agent/rewind`, `GET /agent/stream/:session_id` (server-sent events over
  * an authenticated fetch: no credential in the URL; `Last-Event-ID` resumes after a persisted id).
  */
 import {
@@ -7,6 +7,7 @@ import {
   SSE_MAX_SUBSCRIBERS_PER_SESSION,
   agentAbortRequestSchema,
   agentRunRequestSchema,
+  agentRewindRequestSchema,
   agentUndoRequestSchema,
   type AgentAbortResponse,
   type AgentRunResponse,
@@ -48,6 +49,11 @@ export function agentRoutes(deps: { store: SessionStore; runs: RunManager }): Ro
     app.post('/agent/undo', async (c) => {
       const body = await readJson(c, agentUndoRequestSchema);
       return c.json(await runs.undo(body.session_id, body.run_id, { dryRun: body.dry_run === true }));
+    });
+    app.post('/agent/rewind', async (c) => {
+      const body = await readJson(c, agentRewindRequestSchema);
+      const options = { files: body.files, dryRun: body.dry_run === true };
+      return c.json(await runs.rewind(body.session_id, body.run_id, options));
     });
     app.get('/agent/stream/:session_id', (c) => {
       const sessionId = sessionIdParam(c, 'session_id');

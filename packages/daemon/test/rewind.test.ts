@@ -1,0 +1,258 @@
+/**
+ * Rewind (POST /agent/rewind) through the real daemon app over real HTTP with real SQLite, the
+ * model a scripted MockLanguageModelV3: the rewound prompt and every turn after it are absent
+ * from the next request the model receives while the stored messages stay whole; with `files`,
+ * what those turns wrote is put back across runs byte for byte, and a file changed since refuses
+ * the whole rewind with nothing touched and nothing rewound; the other refusals (already rewound,
+ * summarised, a run going, a run of another session) leave the conversation as it was.
+ */
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { LanguageModelV3CallOptions, LanguageModelV3StreamPart } from '@ai-sdk/provider';
+import { MockLanguageModelV3 } from 'ai/test';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { AgentEvent, AgentRewindResponse, Message, Session } from '@bastion/protocol';
+import type { ProviderDefinition } from '../src/providers/provider-registry.js';
+import { startInProcessDaemon, type InProcessDaemon } from './support/in-process-daemon.js';
+import { textStream, toolCallStream } from './support/mock-streams.js';
+
+type Turn = { tool: string; input: Record<string, unknown> } | { text: string; delayMs?: number; pieces?: number };
+
+const turns: Turn[] = [];
+const prompts: LanguageModelV3CallOptions['prompt'][] = [];
+
+const scripted: ProviderDefinition = {
+  id: 'mock',
+  label: 'mock',
+  defaultModel: 'scripted',
+  create: () =>
+    new MockLanguageModelV3({
+      doStream: ({ prompt }) => {
+        prompts.push(prompt);
+        const turn = turns.shift();
+        const stream: ReadableStream<LanguageModelV3StreamPart> =
+          turn && 'tool' in turn
+            ? toolCallStream(`call-${prompts.length}`, turn.tool, turn.input)
+            : textStream(
+                Array.from({ length: turn?.pieces ?? 1 }, () => turn?.text ?? 'done'),
+                turn?.delayMs ?? 0,
+              );
+        return Promise.resolve({ stream });
+      },
+    }),
+};
+
+let daemon: InProcessDaemon | undefined;
+afterEach(async () => {
+  turns.length = 0;
+  prompts.length = 0;
+  ended.clear();
+  await daemon?.stop();
+  daemon?.cleanup();
+  daemon = undefined;
+});
+
+async function start(): Promise<{ d: InProcessDaemon; session: Session }> {
+  daemon = await startInProcessDaemon({ providers: [scripted] });
+  const created = await daemon.request<Session>('POST', '/sessions', { provider: 'mock', model: 'scripted' });
+  expect(created.status).toBe(201);
+  return { d: daemon, session: created.body };
+}
+
+const ended = new Set<string>();
+const isNewEnd = (event: AgentEvent) =>
+  (event.type === 'run-finished' || event.type === 'run-error') &&
+  !ended.has(event.run_id) &&
+  ended.add(event.run_id) !== undefined;
+
+/** Send `message` as one run playing `script` (then a reply naming it) and wait for its end. */
+async function turn(d: InProcessDaemon, sessionId: string, message: string, script: Turn[] = []): Promise<string> {
+  turns.push(...script, { text: `reply to ${message}` });
+  const ending = d.collect(sessionId, isNewEnd);
+  const started = await d.request<{ run_id: string }>('POST', '/agent/run', { session_id: sessionId, message });
+  expect(started.status).toBe(202);
+  const events = await ending;
+  expect(events.at(-1)?.event.type).toBe('run-finished');
+  return started.body.run_id;
+}
+
+type Answer = AgentRewindResponse & { code?: string; message?: string };
+function rewind(
+  d: InProcessDaemon,
+  sessionId: string,
+  runId: string,
+  options: { files?: boolean; dryRun?: boolean } = {},
+) {
+  return d.request<Answer>('POST', '/agent/rewind', {
+    session_id: sessionId,
+    run_id: runId,
+    files: options.files ?? false,
+    ...(options.dryRun ? { dry_run: true } : {}),
+  });
+}
+
+/** The text of every message the model received in its latest request. */
+const lastRequest = () => JSON.stringify(prompts.at(-1));
+
+async function storedTexts(d: InProcessDaemon, sessionId: string): Promise<string> {
+  const page = await d.request<{ messages: Message[] }>('GET', `/sessions/${sessionId}/messages?limit=200`);
+  expect(page.status).toBe(200);
+  return JSON.stringify(page.body.messages);
+}
+
+describe('rewind of a conversation', () => {
+  it('takes the prompt and every later turn out of what the model is sent next, keeps them stored, and answers the prompt’s text', async () => {
+    const { d, session } = await start();
+    await turn(d, session.id, 'alpha prompt');
+    const beta = await turn(d, session.id, 'beta prompt');
+    await turn(d, session.id, 'gamma prompt');
+
+    const rewound = d.collect(session.id, (event) => event.type === 'context-rewound');
+    const answer = await rewind(d, session.id, beta);
+    expect(answer).toEqual({
+      status: 200,
+      body: { run_id: beta, dry_run: false, turns: 2, prompt: 'beta prompt', files: [], commands: 0 },
+    });
+    const event = (await rewound).at(-1)?.event;
+    expect(event).toEqual({
+      type: 'context-rewound',
+      run_id: beta,
+      turns: 2,
+      files: false,
+      restored: [],
+      removed: [],
+      not_undone: [],
+      commands: 0,
+    });
+
+    await turn(d, session.id, 'beta again');
+    const seen = lastRequest();
+    expect(seen).toContain('alpha prompt');
+    expect(seen).toContain('reply to alpha prompt');
+    expect(seen).toContain('beta again');
+    for (const gone of ['beta prompt', 'reply to beta prompt', 'gamma prompt', 'reply to gamma prompt']) {
+      expect(seen).not.toContain(gone);
+    }
+    const stored = await storedTexts(d, session.id);
+    for (const kept of ['alpha prompt', 'beta prompt', 'gamma prompt', 'reply to gamma prompt', 'beta again']) {
+      expect(stored).toContain(kept);
+    }
+  });
+
+  it('refuses a second rewind of the same prompt (REWIND_ALREADY_DONE) and a run of another session or none (REWIND_RUN_NOT_FOUND)', async () => {
+    const { d, session } = await start();
+    await turn(d, session.id, 'alpha prompt');
+    const beta = await turn(d, session.id, 'beta prompt');
+    expect((await rewind(d, session.id, beta)).status).toBe(200);
+    expect(await rewind(d, session.id, beta)).toEqual({
+      status: 409,
+      body: { code: 'REWIND_ALREADY_DONE', message: 'that prompt was already rewound' },
+    });
+    const other = await d.request<Session>('POST', '/sessions', { provider: 'mock', model: 'scripted' });
+    expect((await rewind(d, other.body.id, beta)).body.code).toBe('REWIND_RUN_NOT_FOUND');
+    expect((await rewind(d, session.id, 'run_AAAAAAAAAAAAAAAA')).body.code).toBe('REWIND_RUN_NOT_FOUND');
+  });
+
+  it('refuses while a run is going (RUN_ACTIVE) and records nothing: the turn is still sent to the model afterwards', async () => {
+    const { d, session } = await start();
+    const alpha = await turn(d, session.id, 'alpha prompt');
+    turns.push({ text: 'slow ', delayMs: 20, pieces: 100 });
+    const firstDelta = d.collect(session.id, (event) => event.type === 'text-delta' && event.run_id !== alpha);
+    await d.request('POST', '/agent/run', { session_id: session.id, message: 'talk' });
+    await firstDelta;
+    const refused = await rewind(d, session.id, alpha);
+    expect(refused.status).toBe(409);
+    expect(refused.body.code).toBe('RUN_ACTIVE');
+    const stopped = d.collect(session.id, isNewEnd);
+    await d.request('POST', '/agent/abort', { session_id: session.id });
+    await stopped;
+    await turn(d, session.id, 'after the refusal');
+    expect(lastRequest()).toContain('alpha prompt');
+  });
+
+  it('refuses a turn a compaction summarised (REWIND_SUMMARISED) and rewinds the exchange after the summary', async () => {
+    const { d, session } = await start();
+    const alpha = await turn(d, session.id, 'alpha prompt');
+    const beta = await turn(d, session.id, 'beta prompt');
+    turns.push({ text: 'a summary of alpha' });
+    const compacted = d.collect(session.id, isNewEnd);
+    expect((await d.request('POST', '/agent/run', { session_id: session.id, compact: true })).status).toBe(202);
+    await compacted;
+    const refused = await rewind(d, session.id, alpha);
+    expect(refused.status).toBe(409);
+    expect(refused.body.code).toBe('REWIND_SUMMARISED');
+    expect((await rewind(d, session.id, beta)).status).toBe(200);
+    await turn(d, session.id, 'next prompt');
+    expect(lastRequest()).toContain('a summary of alpha');
+    expect(lastRequest()).not.toContain('beta prompt');
+  });
+});
+
+describe('rewind with the files put back', () => {
+  it('puts back what every rewound turn wrote, newest run first, byte for byte, after a dry run that touched nothing', async () => {
+    const { d, session } = await start();
+    const ws = d.workspace;
+    writeFileSync(join(ws, 'a.txt'), 'v0');
+    await turn(d, session.id, 'keep this one', [{ tool: 'write_file', input: { path: 'kept.txt', content: 'kept' } }]);
+    const first = await turn(d, session.id, 'first change', [
+      { tool: 'write_file', input: { path: 'a.txt', content: 'v1' } },
+    ]);
+    await turn(d, session.id, 'second change', [
+      { tool: 'edit_file', input: { path: 'a.txt', old_string: 'v1', new_string: 'v2' } },
+      { tool: 'write_file', input: { path: 'made/new.txt', content: 'new' } },
+    ]);
+
+    const plan = await rewind(d, session.id, first, { files: true, dryRun: true });
+    expect(plan.body).toEqual({
+      run_id: first,
+      dry_run: true,
+      turns: 2,
+      prompt: 'first change',
+      files: [
+        { path: 'a.txt', action: 'restore' },
+        { path: 'made/new.txt', action: 'remove' },
+      ],
+      commands: 0,
+    });
+    expect(readFileSync(join(ws, 'a.txt'), 'utf8')).toBe('v2');
+
+    const rewound = d.collect(session.id, (event) => event.type === 'context-rewound');
+    expect((await rewind(d, session.id, first, { files: true })).status).toBe(200);
+    expect(readFileSync(join(ws, 'a.txt'), 'utf8')).toBe('v0');
+    expect(existsSync(join(ws, 'made'))).toBe(false);
+    expect(readFileSync(join(ws, 'kept.txt'), 'utf8')).toBe('kept');
+    expect((await rewound).at(-1)?.event).toMatchObject({
+      files: true,
+      restored: ['a.txt'],
+      removed: ['made/new.txt'],
+      not_undone: [],
+    });
+  });
+
+  it('refuses the whole rewind with UNDO_CONFLICT when a file changed since, touching no file and rewinding nothing', async () => {
+    const { d, session } = await start();
+    const ws = d.workspace;
+    writeFileSync(join(ws, 'a.txt'), 'v0');
+    const first = await turn(d, session.id, 'first change', [
+      { tool: 'write_file', input: { path: 'a.txt', content: 'v1' } },
+      { tool: 'write_file', input: { path: 'b.txt', content: 'b1' } },
+    ]);
+    await turn(d, session.id, 'second change', [{ tool: 'write_file', input: { path: 'c.txt', content: 'c1' } }]);
+    writeFileSync(join(ws, 'a.txt'), 'a person’s edit');
+
+    const plan = await rewind(d, session.id, first, { files: true, dryRun: true });
+    expect(plan.body.files).toContainEqual({ path: 'a.txt', action: 'none', reason: 'changed-since' });
+    expect(await rewind(d, session.id, first, { files: true })).toEqual({
+      status: 409,
+      body: { code: 'UNDO_CONFLICT', message: 'nothing was rewound: a file changed since those turns (a.txt)' },
+    });
+    expect(readFileSync(join(ws, 'a.txt'), 'utf8')).toBe('a person’s edit');
+    expect(readFileSync(join(ws, 'b.txt'), 'utf8')).toBe('b1');
+    expect(readFileSync(join(ws, 'c.txt'), 'utf8')).toBe('c1');
+    await turn(d, session.id, 'still here?');
+    expect(lastRequest()).toContain('first change');
+    // The conversation alone can still go back; the files stay as they are.
+    expect((await rewind(d, session.id, first)).status).toBe(200);
+    expect(readFileSync(join(ws, 'c.txt'), 'utf8')).toBe('c1');
+  });
+});
