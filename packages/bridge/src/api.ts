@@ -5,6 +5,7 @@
  */
 import type {
   AgentAbortResponse,
+  AgentRewindResponse,
   AgentRunResponse,
   AgentStreamEvent,
   AgentUndoResponse,
@@ -39,6 +40,7 @@ import type {
 export type {
   AgentEvent,
   AgentStreamEvent,
+  AgentRewindResponse,
   AgentUndoResponse,
   UndoFile,
   ApprovalAnswer,
@@ -113,6 +115,17 @@ export interface BastionApi {
      * UNDO_ALREADY_DONE, RUN_ACTIVE and the other undo codes, each with its message in words.
      */
     undo(sessionId: string, runId: string, options?: { dryRun?: boolean }): Promise<AgentUndoResponse>;
+    /**
+     * Take the session back to before the prompt of `runId`: that prompt and every later turn are
+     * no longer sent to the model; with `files`, what they wrote is put back. `dryRun` only says
+     * what that would do. Rejects with UNDO_CONFLICT, REWIND_ALREADY_DONE, REWIND_SUMMARISED,
+     * RUN_ACTIVE and the other codes, each with its message in words.
+     */
+    rewind(
+      sessionId: string,
+      runId: string,
+      options: { files: boolean; dryRun?: boolean },
+    ): Promise<AgentRewindResponse>;
     /** Resolves when the stream ends (the daemon closed it, or `signal` aborted); rejects on failure. */
     stream(sessionId: string, options: AgentStreamOptions): Promise<void>;
   };

@@ -41,6 +41,13 @@ export function createApi(transport: Transport): BastionApi {
           run_id: runId,
           ...(options?.dryRun === true ? { dry_run: true } : {}),
         }),
+      rewind: (sessionId, runId, options) =>
+        daemon('POST', '/agent/rewind', {
+          session_id: sessionId,
+          run_id: runId,
+          files: options.files,
+          ...(options.dryRun === true ? { dry_run: true } : {}),
+        }),
       async stream(sessionId, options) {
         const headers: Record<string, string> =
           options.lastEventId === undefined ? {} : { 'last-event-id': String(options.lastEventId) };

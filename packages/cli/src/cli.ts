@@ -7,7 +7,7 @@ import { chatCommand, runCommand } from './commands/run.js';
 import { secretsCommand } from './commands/secrets.js';
 import { sessionsCommand } from './commands/sessions.js';
 import { startCommand } from './commands/start.js';
-import { undoCommand } from './commands/undo.js';
+import { rewindCommand, undoCommand } from './commands/undo.js';
 import { terminalLine } from '@bastion/host';
 import { readFileSync } from 'node:fs';
 import { outputClosed, stopWhenOutputCloses } from './closed-output.js';
@@ -22,6 +22,7 @@ const COMMANDS: Record<string, (argv: string[]) => Promise<number>> = {
   secrets: secretsCommand,
   policy: policyCommand,
   undo: undoCommand,
+  rewind: rewindCommand,
   sessions: sessionsCommand,
   models: modelsCommand,
 };

@@ -21,6 +21,8 @@ export interface TerminalPromptOptions {
   completer: (line: string) => [string[], string];
   /** Ends the reading as Ctrl-D does. */
   stop: AbortSignal;
+  /** Text on the line when the prompt shows, as if typed (a rewound prompt, to edit and send again). */
+  initial?: string | undefined;
 }
 
 /** What one showing of the prompt read: the prompts entered, and whether the person ended chat (Ctrl-D, Ctrl-C at an empty prompt, `stop`). */
@@ -109,5 +111,6 @@ export function readTerminalPrompts(options: TerminalPromptOptions): Promise<Ter
     }
     terminal.setPrompt(PROMPT);
     terminal.prompt();
+    if (options.initial !== undefined) terminal.write(options.initial);
   });
 }

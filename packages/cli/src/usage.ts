@@ -38,6 +38,7 @@ export const USAGE = `Usage:
   bastion models [--home DIR] [--json]
   bastion models default PROVIDER/MODEL [--home DIR]
   bastion undo [--workspace DIR] [--home DIR] [--session ID] [--run ID] [--dry-run]
+  bastion rewind [--workspace DIR] [--home DIR] [--session ID] [--run ID] [--keep-files] [--dry-run]
   bastion secrets set PROVIDER [--home DIR]
   bastion policy list [--workspace DIR | --global] [--home DIR] [--json]
   bastion policy add DECISION [--workspace DIR | --global] [--tool NAME]… [--path GLOB]… [--root]
@@ -107,6 +108,13 @@ undo: put back the files a run wrote with write_file/edit_file (earlier bytes re
 it created removed), by default the last run of the newest session in the workspace, and print
 each file; --dry-run only says what it would do. Refused, touching nothing, when a file changed
 since the run or a run is going; what the run's commands changed is never restored.
+
+rewind: take a session (by default the newest in the workspace) back to before its latest prompt
+still in the conversation, or the prompt of --run: that prompt and every turn after it are no
+longer sent to the model (they stay in the transcript, marked rewound), and the files those turns
+wrote are put back as undo does (--keep-files leaves them); prints the prompt, to send again.
+Refused, touching nothing, when a file changed since (then --keep-files still goes back) or a run
+is going; --dry-run only says what it would do.
 
 secrets set PROVIDER: store an API key (openai, anthropic, openrouter or a custom endpoint id)
 in auth.json; the key is read from the terminal without echo, or from stdin when piped.

@@ -248,3 +248,25 @@ it('on a terminal, Ctrl-C at the prompt drops what is typed of it (a continued l
   expect(runs()).toBe(1);
   expect(sentPrompts(home)).toEqual(['read README.md']);
 });
+
+it('on a terminal, /rewind takes the last prompt out and puts it back on the line, where what is typed next is added to it', async () => {
+  const { home, args } = project();
+  const cli = runCliInTerminal(args);
+  const prompts = () => cli.shown().split('bastion> ').length - 1;
+  await waitFor(() => prompts() === 1, 60_000, 'the first prompt');
+  cli.type('ls\r');
+  await waitFor(() => prompts() === 2, 30_000, 'the prompt after the run');
+  cli.type('/rewind\r');
+  await waitFor(() => cli.shown().includes('1 turn out of the conversation'), 30_000, '/rewind');
+  // readline moves the cursor past the prompt (ESC [ 10 G) before it echoes the line.
+  await waitFor(
+    () => cli.shown().endsWith('bastion> ls') || cli.shown().endsWith('bastion> \u001b[10Gls'),
+    30_000,
+    'the rewound prompt on the line',
+  );
+  cli.type(' .\r');
+  await waitFor(() => prompts() === 4, 30_000, 'the prompt after the second run');
+  cli.type('/exit\r');
+  expect(await cli.closed).toBe(0);
+  expect(sentPrompts(home)).toEqual(['ls', 'ls .']);
+});

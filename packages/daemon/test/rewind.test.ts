@@ -139,6 +139,19 @@ describe('rewind of a conversation', () => {
     }
   });
 
+  it('without a run goes back to before the latest prompt still in the conversation, then the one before it, then refuses (REWIND_RUN_NOT_FOUND)', async () => {
+    const { d, session } = await start();
+    const alpha = await turn(d, session.id, 'alpha prompt');
+    const beta = await turn(d, session.id, 'beta prompt');
+    const latest = () => d.request<Answer>('POST', '/agent/rewind', { session_id: session.id, files: true });
+    expect((await latest()).body).toMatchObject({ run_id: beta, prompt: 'beta prompt', turns: 1 });
+    expect((await latest()).body).toMatchObject({ run_id: alpha, prompt: 'alpha prompt', turns: 1 });
+    expect(await latest()).toEqual({
+      status: 404,
+      body: { code: 'REWIND_RUN_NOT_FOUND', message: 'no prompt of this session is left to go back to' },
+    });
+  });
+
   it('refuses a second rewind of the same prompt (REWIND_ALREADY_DONE) and a run of another session or none (REWIND_RUN_NOT_FOUND)', async () => {
     const { d, session } = await start();
     await turn(d, session.id, 'alpha prompt');

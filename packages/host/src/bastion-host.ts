@@ -46,7 +46,7 @@ import { defaultDesktopAssetFiles, type DesktopAssetFiles } from './ui/desktop-a
 import { registerHostIpcChannels } from './ui/host-ipc-channels.js';
 import { ReleaseStack } from './release-stack.js';
 import { ControlServer, type ControlHandler } from './control/control-server.js';
-import { undoRun } from './control/undo-run.js';
+import { rewindRun, undoRun } from './control/undo-run.js';
 import { sessionMarkdownIn, sessionsIn } from './control/workspace-sessions.js';
 import { acquireHomeLock } from './control/home-lock.js';
 import { removeStaleTempFiles } from './private-file.js';
@@ -496,8 +496,10 @@ function controlHandler(parts: {
           ? { ok: true, default: answer.body.default }
           : { ok: true, refused: { code: answer.error.code, message: answer.error.message } };
       }
-      case 'undo': {
-        const answer = await undoRun(parts.client, request);
+      case 'undo':
+      case 'rewind': {
+        const answer =
+          request.op === 'undo' ? await undoRun(parts.client, request) : await rewindRun(parts.client, request);
         return answer.ok
           ? { ok: true, session_id: answer.session_id, result: answer.result }
           : { ok: true, refused: { code: answer.code, message: answer.message } };

@@ -214,6 +214,49 @@ describe('transcript fold', () => {
     expect(compacted.context).toBeNull();
   });
 
+  it('marks the rewound prompt and every item after it up to the rewind, not those before or after, the rewound run-ends with files as undone, and forgets the measured context', () => {
+    const write = { tool_call_id: 'rw1', tool_name: 'write_file' };
+    const state = applyEvents(
+      emptyTranscript,
+      [
+        at(started(run, 'm1')),
+        at({ type: 'text-delta', run_id: run, text: 'kept' }),
+        at({ type: 'run-finished', run_id: run, finish_reason: 'stop' }),
+        at(started(run2, 'm2')),
+        at({ type: 'tool-call', run_id: run2, ...write, input: { path: 'a.txt', content: 'x' } }),
+        at({ type: 'tool-result', run_id: run2, ...write, output: { path: 'a.txt' }, is_error: false }),
+        at({ type: 'run-finished', run_id: run2, finish_reason: 'stop', context: { tokens: 10, window: 100 } }),
+        at({
+          type: 'context-rewound',
+          run_id: run2,
+          turns: 1,
+          files: true,
+          restored: ['a.txt'],
+          removed: [],
+          not_undone: [],
+          commands: 0,
+        }),
+        at(started('run_cccccccc', 'm3')),
+      ],
+      0,
+    );
+    expect(state.items.map((item) => [item.kind, item.rewound === true])).toEqual([
+      ['user', false],
+      ['assistant', false],
+      ['run-end', false],
+      ['user', true],
+      ['tool', true],
+      ['run-end', true],
+      ['rewound', false],
+      ['user', false],
+    ]);
+    expect(state.items[5]).toMatchObject({ kind: 'run-end', undone: true });
+    expect(state.items[6]).toMatchObject({ kind: 'rewound', runId: run2, turns: 1, restored: ['a.txt'] });
+    expect(state.rewindsBefore).toEqual([]);
+    // The last measured context was the rewound run's: unknown until a step measures it again.
+    expect(state.context).toBeNull();
+  });
+
   it('tracks the active run from its start until it ends', () => {
     const state = applyEvents(emptyTranscript, [at(started(run, 'm1'))], 42);
     expect(state.active).toEqual({ runId: run, provider: 'demo', model: 'demo', seenAt: 42 });
@@ -277,6 +320,17 @@ describe('joining a transcript folded page by page (newest page first)', () => {
     // a new prompt instead of an answer: the approval left open above reads as answered
     at(started(r[3], 'p3')),
     at({ type: 'run-error', run_id: r[3], code: 'PROVIDER_FAILED', message: 'rate limited', status: 429 }),
+    // back to before p2: p2, p2b and p3 with their runs are rewound, p1 and p4 are not
+    at({
+      type: 'context-rewound',
+      run_id: r[2],
+      turns: 3,
+      files: true,
+      restored: [],
+      removed: [],
+      not_undone: [],
+      commands: 1,
+    }),
     at(started(r[4], 'p4')),
     ...commandAsked(r[4], 'c2', 'rm'),
     at({

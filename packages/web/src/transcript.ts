@@ -32,8 +32,8 @@ export interface ChangedFile {
 
 export type RunOutcome = 'finished' | 'stopped' | 'failed' | 'waiting';
 
-export type TranscriptItem =
-  | { kind: 'user'; key: string; messageId: string }
+export type TranscriptItem = (
+  | { kind: 'user'; key: string; messageId: string; runId: string }
   | { kind: 'assistant'; key: string; text: string; runId: string }
   | { kind: 'reasoning'; key: string; text: string; runId: string }
   | ToolView
@@ -75,7 +75,24 @@ export type TranscriptItem =
       removed: string[];
       notUndone: string[];
       commands: number;
-    };
+    }
+  | {
+      kind: 'rewound';
+      key: string;
+      /** The run whose prompt the session went back to before. */
+      runId: string;
+      turns: number;
+      /** The files were put back (`restored`, `removed`; `notUndone` had no earlier copy). */
+      files: boolean;
+      restored: string[];
+      removed: string[];
+      notUndone: string[];
+      commands: number;
+    }
+) & {
+  /** A rewind took this item's turn out of the conversation: shown for the record only. */
+  rewound?: true;
+};
 
 export interface ActiveRun {
   runId: string;
@@ -102,6 +119,17 @@ export interface Transcript {
   /** Internal indexes: tool call id → item index, and the current run's changed files. */
   readonly toolIndex: ReadonlyMap<string, number>;
   readonly runFiles: ReadonlyMap<string, ChangedFile[]>;
+  /**
+   * Rewinds to before a prompt this stretch of the log does not hold (an older page does): the
+   * runs whose prompts start them, with whether the files were put back, oldest first.
+   */
+  readonly rewindsBefore: readonly Rewind[];
+}
+
+/** A rewind the fold applies to the items from a prompt on. */
+interface Rewind {
+  runId: string;
+  files: boolean;
 }
 
 const zeroUsage: TokenUsage = { input_tokens: 0, output_tokens: 0, cached_input_tokens: 0 };
@@ -115,6 +143,7 @@ export const emptyTranscript: Transcript = {
   context: undefined,
   toolIndex: new Map(),
   runFiles: new Map(),
+  rewindsBefore: [],
 };
 
 const WRITE_TOOLS = new Set(['write_file', 'edit_file']);
@@ -137,6 +166,23 @@ function addUsage(total: TokenUsage, run: TokenUsage): TokenUsage {
   };
 }
 
+/** Where the prompt of `runId` is among `items`, or -1. */
+const promptIndex = (items: readonly TranscriptItem[], runId: string): number =>
+  items.findIndex((item) => item.kind === 'user' && item.runId === runId);
+
+/**
+ * Mark `items` from `from` up to `to` as rewound (their run-ends with files as undone too, when
+ * the rewind put the files back).
+ */
+function markRewound(items: TranscriptItem[], rewind: Rewind, from: number, to: number): void {
+  for (let index = from; index < to; index += 1) {
+    const item = items[index] as TranscriptItem;
+    if (item.rewound) continue;
+    const undone = rewind.files && item.kind === 'run-end' && item.files.length > 0;
+    items[index] = { ...item, rewound: true, ...(undone ? { undone: true } : {}) };
+  }
+}
+
 /** Apply a batch of streamed events (in id order) to a transcript. */
 export function applyEvents(state: Transcript, batch: readonly AgentStreamEvent[], now = Date.now()): Transcript {
   const fresh = batch.filter((streamed) => state.lastEventId === undefined || streamed.id > state.lastEventId);
@@ -145,6 +191,7 @@ export function applyEvents(state: Transcript, batch: readonly AgentStreamEvent[
   const toolIndex = new Map(state.toolIndex);
   const runFiles = new Map(state.runFiles);
   let { active, pending, totals, context } = state;
+  const rewindsBefore = [...state.rewindsBefore];
 
   const updateTool = (toolCallId: string, update: (tool: ToolView) => ToolView): boolean => {
     const index = toolIndex.get(toolCallId);
@@ -198,7 +245,9 @@ export function applyEvents(state: Transcript, batch: readonly AgentStreamEvent[
     switch (event.type) {
       case 'run-started':
         active = { runId: event.run_id, provider: event.provider, model: event.model, seenAt: now };
-        if (event.message_id !== null) items.push({ kind: 'user', key, messageId: event.message_id });
+        if (event.message_id !== null) {
+          items.push({ kind: 'user', key, messageId: event.message_id, runId: event.run_id });
+        }
         // A new run means every earlier approval was answered.
         clearPending();
         break;
@@ -285,6 +334,27 @@ export function applyEvents(state: Transcript, batch: readonly AgentStreamEvent[
         });
         break;
       }
+      case 'context-rewound': {
+        const rewind = { runId: event.run_id, files: event.files };
+        const from = promptIndex(items, rewind.runId);
+        // A prompt before this stretch of the log: everything here came after it.
+        if (from < 0) rewindsBefore.push(rewind);
+        markRewound(items, rewind, Math.max(from, 0), items.length);
+        // What the model sees shrank; how much is known once a step measures it.
+        context = null;
+        items.push({
+          kind: 'rewound',
+          key,
+          runId: event.run_id,
+          turns: event.turns,
+          files: event.files,
+          restored: event.restored,
+          removed: event.removed,
+          notUndone: event.not_undone,
+          commands: event.commands,
+        });
+        break;
+      }
       case 'run-finished':
         endRun(event.run_id, event.finish_reason === 'approval-pending' ? 'waiting' : 'finished', event.usage);
         context = event.context ?? context;
@@ -307,7 +377,17 @@ export function applyEvents(state: Transcript, batch: readonly AgentStreamEvent[
         break;
     }
   }
-  return { items, lastEventId: fresh.at(-1)?.id, active, pending, totals, context, toolIndex, runFiles };
+  return {
+    items,
+    lastEventId: fresh.at(-1)?.id,
+    active,
+    pending,
+    totals,
+    context,
+    toolIndex,
+    runFiles,
+    rewindsBefore,
+  };
 }
 
 /**
@@ -357,6 +437,13 @@ export function prependTranscript(older: Transcript, newer: Transcript): Transcr
       };
     }
   }
+  // The newer stretch's rewinds to before a prompt of the older one reach back over the join.
+  const rewindsBefore = [...older.rewindsBefore];
+  for (const rewind of newer.rewindsBefore) {
+    const from = promptIndex(older.items, rewind.runId);
+    if (from < 0) rewindsBefore.push(rewind);
+    markRewound(items, rewind, Math.max(from, 0), older.items.length);
+  }
   const toolIndex = new Map<string, number>();
   for (const [index, item] of items.entries()) if (item.kind === 'tool') toolIndex.set(item.toolCallId, index);
   return {
@@ -368,5 +455,6 @@ export function prependTranscript(older: Transcript, newer: Transcript): Transcr
     context: newer.context !== undefined ? newer.context : older.context,
     toolIndex,
     runFiles: new Map([...older.runFiles, ...newer.runFiles]),
+    rewindsBefore,
   };
 }

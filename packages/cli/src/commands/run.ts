@@ -19,6 +19,7 @@ import { createInterface } from 'node:readline/promises';
 import {
   AGENT_MAX_MESSAGE_CHARS,
   BYOK_PROVIDER_IDS,
+  agentRewindResponseSchema,
   agentRunResponseSchema,
   CLI_APPROVAL_TYPE_AHEAD_DISCARD_MS,
   CLI_CHAT_HISTORY_LINES,
@@ -64,6 +65,7 @@ import { outputClosed } from '../closed-output.js';
 import { readTerminalPrompts } from '../terminal-prompt.js';
 import { describeRule } from './policy.js';
 import { listing, parseModelRef } from './models.js';
+import { KEEP_FILES_HINT, rewindReport } from './undo.js';
 import { ensureEndpointDefined, parseEndpointFlags, removeEndpoint } from '../endpoint-consent.js';
 import { homeFlag, startOwningHost } from '../home-in-use.js';
 import { STOP_SIGNALS } from '../stop-signals.js';
@@ -412,8 +414,9 @@ class TerminalPrinter {
       case 'instructions-read':
         this.#line(`[instructions] ${event.paths.join(', ')}`);
         break;
-      // an undo is asked for after a run (`bastion undo`), never during one
+      // an undo or a rewind is asked for between runs (and reported by what asked), never during one
       case 'run-undone':
+      case 'context-rewound':
       case 'run-started':
       case 'reasoning-delta':
         break;
@@ -643,10 +646,14 @@ async function resumeSession(
  * session's model shown with what is on offer (`model: undefined`) or changed to PROVIDER/MODEL,
  * or the agent's last plan printed again.
  */
-type Step = { run: Record<string, unknown> } | { model: string | undefined } | { plan: true };
+type Step =
+  { run: Record<string, unknown> } | { model: string | undefined } | { plan: true } | { rewind: { files: boolean } };
 
-/** Where the steps come from, read until they end or `stop`. */
-type Steps = (stop: AbortSignal) => AsyncIterable<Step> | Iterable<Step>;
+/**
+ * Where the steps come from, read until they end or `stop`; `retype.line`, when set, is what the
+ * next prompt starts with (a rewound prompt), taken by the reader.
+ */
+type Steps = (stop: AbortSignal, retype: { line: string | undefined }) => AsyncIterable<Step> | Iterable<Step>;
 
 /**
  * `/model` in chat: with no PROVIDER/MODEL, the session's model among those on offer (marked *);
@@ -681,6 +688,24 @@ async function chatModel(host: BastionHost, session: Session, target: string | u
     `bastion: session ${session.id} now uses ${terminalLine(`${updated.body.provider}/${updated.body.model}`)}\n`,
   );
   return updated.body;
+}
+
+/**
+ * `/rewind` in chat: the session back to before its latest prompt still in the conversation (with
+ * the files its turns wrote put back, or with `--keep-files` left); what it did, or why not. The
+ * prompt, when one line, for the next prompt to start with.
+ */
+async function chatRewind(host: BastionHost, sessionId: string, files: boolean): Promise<string | undefined> {
+  const body = { session_id: sessionId, files };
+  const answer = await host.client.call('POST', '/agent/rewind', body, agentRewindResponseSchema);
+  if (!answer.ok) {
+    process.stderr.write(`bastion: nothing was rewound: ${failure(answer.error)}\n`);
+    if (answer.error.code === 'UNDO_CONFLICT')
+      process.stderr.write(`bastion: with /rewind --keep-files ${KEEP_FILES_HINT}\n`);
+    return undefined;
+  }
+  process.stderr.write(rewindReport(sessionId, answer.body));
+  return answer.body.prompt.includes('\n') ? undefined : answer.body.prompt;
 }
 
 async function runPrompt(host: BastionHost, options: RunOptions, workspace: string, requests: Steps): Promise<number> {
@@ -784,10 +809,15 @@ async function runPrompt(host: BastionHost, options: RunOptions, workspace: stri
   };
   for (const signal of STOP_SIGNALS) process.on(signal, onInterrupt);
   let code = 0;
+  const retype: { line: string | undefined } = { line: undefined };
   try {
-    for await (const step of requests(stop.signal)) {
+    for await (const step of requests(stop.signal, retype)) {
       if ('plan' in step) {
         printer.plan();
+        continue;
+      }
+      if ('rewind' in step) {
+        retype.line = await chatRewind(host, session.id, step.rewind.files);
         continue;
       }
       if ('model' in step) {
@@ -829,13 +859,16 @@ const CHAT_HELP = `bastion: a line is a prompt to this session, except these:
   /compact               summarise the session's older turns now
   /model                 list the models on offer, this session's marked *
   /model PROVIDER/MODEL  switch this session to that model
+  /rewind                go back to before the last prompt (its turn leaves the conversation and
+                         the files it wrote are put back); the prompt is back on the line to edit
+  /rewind --keep-files   the same, leaving the files as they are
   /plan                  the agent's last plan in this chat again
   /help                  this list
   /exit                  end chat (as Ctrl-D or the end of input does); Ctrl-C stops a run going
 `;
 
 /** The lines of `chat` that are commands, as Tab at its prompt completes them. */
-const CHAT_COMMANDS = ['/init', '/compact', '/model', '/plan', '/help', '/exit'] as const;
+const CHAT_COMMANDS = ['/init', '/compact', '/model', '/rewind', '/plan', '/help', '/exit'] as const;
 
 /** Tab at chat's prompt: a line that is the start of a command's name becomes the name (both, listed, when more fit). */
 function completeChatCommand(line: string): [string[], string] {
@@ -858,6 +891,7 @@ function chatStep(line: string): Step | 'exit' | undefined {
   }
   if (text === '/compact') return { run: { compact: true } };
   if (text === '/plan') return { plan: true };
+  if (text === '/rewind' || text === '/rewind --keep-files') return { rewind: { files: text === '/rewind' } };
   const model = /^\/model(?:\s+(\S+))?$/.exec(text);
   if (model) return { model: model[1] };
   return { run: { message: text === '/init' ? INIT_INSTRUCTIONS_PROMPT : text } };
@@ -869,7 +903,7 @@ function chatStep(line: string): Step | 'exit' | undefined {
  * the prompt for each, closed while the run goes so that an approval is asked on the same terminal;
  * piped in, one reader for every line.
  */
-async function* typedPrompts(stop: AbortSignal): AsyncGenerator<Step> {
+async function* typedPrompts(stop: AbortSignal, retype: { line: string | undefined }): AsyncGenerator<Step> {
   if (!process.stdin.isTTY) {
     // A character takes at most 4 bytes in UTF-8: a longer line cannot be a prompt within the limit.
     const tooLong = `a line on standard input is longer than ${AGENT_MAX_MESSAGE_CHARS} characters`;
@@ -882,7 +916,7 @@ async function* typedPrompts(stop: AbortSignal): AsyncGenerator<Step> {
     return;
   }
   process.stderr.write(
-    'bastion: type a prompt and Enter (end a line with \\ to go on to the next; a paste is one prompt); /help lists the commands (/init, /compact, /model, /plan; Tab completes them); Ctrl-D or /exit ends, Ctrl-C stops a run\n',
+    'bastion: type a prompt and Enter (end a line with \\ to go on to the next; a paste is one prompt); /help lists the commands (/init, /compact, /model, /rewind, /plan; Tab completes them); Ctrl-D or /exit ends, Ctrl-C stops a run\n',
   );
   // Each prompt gets a showing of its own (closed while the run goes); they share one history, which
   // readline adds each entered line to, so ArrowUp brings back the earlier ones.
@@ -893,7 +927,9 @@ async function* typedPrompts(stop: AbortSignal): AsyncGenerator<Step> {
       historySize: CLI_CHAT_HISTORY_LINES,
       completer: completeChatCommand,
       stop,
+      initial: retype.line,
     });
+    retype.line = undefined;
     for (const prompt of prompts) {
       const step = chatStep(prompt);
       if (step === 'exit') return;

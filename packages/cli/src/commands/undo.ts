@@ -1,22 +1,28 @@
 /**
  * `bastion undo [--workspace DIR] [--home DIR] [--session ID] [--run ID] [--dry-run]`: put back the
  * files a run wrote with write_file/edit_file — by default the last run of the newest session in
- * this workspace — and print what was restored, removed, and could not be undone. Through the
- * running Bastion when one owns the home (its control socket), else through a host of its own.
- * Exit 0 when undone (or, with --dry-run, planned), 1 when refused (the daemon's words: a file
- * changed since, a run going, already undone).
+ * this workspace — and print what was restored, removed, and could not be undone.
+ * `bastion rewind [… --keep-files]`: take that session back to before its latest prompt (or the
+ * prompt of --run) with the files its turns wrote put back, and print the prompt to send again.
+ * Both go through the running Bastion when one owns the home (its control socket), else through a
+ * host of their own. Exit 0 when done (or, with --dry-run, planned), 1 when refused (the daemon's
+ * words: a file changed since, a run going, already undone or rewound).
  */
 import {
   askRunningHost,
   holderStatusSchema,
   resolveUserDataPath,
+  rewindAnswerSchema,
+  rewindRun,
   terminalLine,
   undoAnswerSchema,
   undoRun,
+  type RewindRunAnswer,
+  type RewindRunRequest,
   type UndoRunAnswer,
   type UndoRunRequest,
 } from '@bastion/host';
-import type { AgentUndoResponse, UndoFile } from '@bastion/protocol';
+import type { AgentRewindResponse, AgentUndoResponse, UndoFile } from '@bastion/protocol';
 import { homeFlag, startOwningHost } from '../home-in-use.js';
 import { parseCommandLine, UsageError, WORKSPACE_OPTIONS } from '../usage.js';
 import { enterWorkspace } from '../workspace.js';
@@ -27,11 +33,13 @@ const REASONS: Record<NonNullable<UndoFile['reason']>, string> = {
   'changed-since': 'it changed since the run',
 };
 
-function describe(file: UndoFile, dryRun: boolean): string {
+/** A file's line; `what` changed it ("the run", "those turns"). */
+function describe(file: UndoFile, dryRun: boolean, what = 'the run'): string {
   const path = terminalLine(file.path);
   if (file.action === 'restore') return `  ${dryRun ? 'would restore' : 'restored'}  ${path}\n`;
-  if (file.action === 'remove') return `  ${dryRun ? 'would remove' : 'removed'}   ${path} (the run created it)\n`;
-  return `  not undone  ${path} (${file.reason === undefined ? 'no earlier copy' : REASONS[file.reason]})\n`;
+  if (file.action === 'remove') return `  ${dryRun ? 'would remove' : 'removed'}   ${path} (${what} created it)\n`;
+  const why = file.reason === undefined ? 'no earlier copy' : REASONS[file.reason].replace('the run', what);
+  return `  not undone  ${path} (${why})\n`;
 }
 
 function report(sessionId: string, result: AgentUndoResponse): void {
@@ -44,55 +52,133 @@ function report(sessionId: string, result: AgentUndoResponse): void {
   }
 }
 
-/** Ask the Bastion that owns the home, if one runs; else start one of our own for the request. */
-async function ask(
+/** What a rewind did (or, dry, would do): the turns, the prompt they start from, and each file. */
+export function rewindReport(sessionId: string, result: AgentRewindResponse): string {
+  const turns = result.turns === 1 ? '1 turn' : `${result.turns} turns`;
+  const lines = [
+    result.dry_run
+      ? `Rewind of session ${sessionId} would take ${turns} out of the conversation, from this prompt on:\n`
+      : `Rewound session ${sessionId}: ${turns} out of the conversation, from this prompt on:\n`,
+    ...result.prompt.split('\n').map((line) => `  > ${terminalLine(line)}\n`),
+    ...result.files.map((file) => describe(file, result.dry_run, 'those turns')),
+  ];
+  if (result.commands > 0) {
+    const commands = result.commands === 1 ? 'a command' : `${result.commands} commands`;
+    lines.push(`Those turns also ran ${commands}: what commands changed is never put back.\n`);
+  }
+  return lines.join('');
+}
+
+/** Said after a rewind refused for a file changed since. */
+export const KEEP_FILES_HINT = 'the conversation alone can still go back, leaving the files as they are';
+
+type Refusal = Extract<UndoRunAnswer, { ok: false }>;
+
+/**
+ * Ask the Bastion that owns the home, if one runs (control request `op`); else start one of our
+ * own for the request (`local`).
+ */
+async function ask<A extends { ok: true }>(
   userData: string,
-  request: UndoRunRequest,
   home: string | undefined,
-): Promise<UndoRunAnswer | undefined> {
+  workspace: string,
+  through: {
+    op: 'undo' | 'rewind';
+    control: () => Promise<A | { ok: true; refused: Omit<Refusal, 'ok'> } | undefined>;
+    local: (host: NonNullable<Awaited<ReturnType<typeof startOwningHost>>>) => Promise<A | Refusal>;
+  },
+): Promise<A | Refusal | undefined> {
   const holder = await askRunningHost(userData, { op: 'status' }, holderStatusSchema);
   if (holder) {
-    const answer = await askRunningHost(userData, { op: 'undo', ...request }, undoAnswerSchema);
+    const answer = await through.control();
     if (answer) return 'refused' in answer ? { ok: false, ...answer.refused } : answer;
   }
+  const done = through.op === 'undo' ? 'undone' : 'rewound';
+  const button = through.op === 'undo' ? 'Undo' : 'Rewind';
   const host = await startOwningHost(
-    { command: 'undo', userData, workspaces: [request.workspace] },
-    `nothing was undone; use Undo in its UI (bastion open${homeFlag(home)}), or wait for it to stop`,
+    { command: through.op, userData, workspaces: [workspace] },
+    `nothing was ${done}; use ${button} in its UI (bastion open${homeFlag(home)}), or wait for it to stop`,
   );
   if (!host) return undefined;
   try {
-    return await undoRun(host.client, request);
+    return await through.local(host);
   } finally {
     await host.stop();
   }
 }
 
-export async function undoCommand(argv: string[]): Promise<number> {
-  const { values, positionals } = parseCommandLine({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      ...WORKSPACE_OPTIONS,
-      session: { type: 'string' },
-      run: { type: 'string' },
-      'dry-run': { type: 'boolean', default: false },
-    },
-  });
-  if (positionals.length > 0) throw new UsageError('undo takes no arguments');
-  const userData = resolveUserDataPath(values.home);
-  const workspace = enterWorkspace(values.workspace);
-  const request: UndoRunRequest = {
-    workspace,
+/** The options undo and rewind share: where, which session and run, and --dry-run. */
+const TARGET_OPTIONS = {
+  ...WORKSPACE_OPTIONS,
+  session: { type: 'string' },
+  run: { type: 'string' },
+  'dry-run': { type: 'boolean', default: false },
+} as const;
+
+/** What a parsed undo or rewind command line names: its data folder, its workspace and its request. */
+function target(
+  command: 'undo' | 'rewind',
+  values: {
+    home?: string | undefined;
+    workspace?: string | undefined;
+    session?: string | undefined;
+    run?: string | undefined;
+    'dry-run': boolean;
+  },
+  positionals: readonly string[],
+): { userData: string; request: UndoRunRequest } {
+  if (positionals.length > 0) throw new UsageError(`${command} takes no arguments`);
+  const request = {
+    workspace: enterWorkspace(values.workspace),
     session_id: values.session,
     run_id: values.run,
     dry_run: values['dry-run'],
   };
-  const answer = await ask(userData, request, values.home);
+  return { userData: resolveUserDataPath(values.home), request };
+}
+
+export async function undoCommand(argv: string[]): Promise<number> {
+  const { values, positionals } = parseCommandLine({ args: argv, allowPositionals: true, options: TARGET_OPTIONS });
+  const { userData, request } = target('undo', values, positionals);
+  const answer = await ask<Extract<UndoRunAnswer, { ok: true }>>(userData, values.home, request.workspace, {
+    op: 'undo',
+    control: () => askRunningHost(userData, { op: 'undo', ...request }, undoAnswerSchema),
+    local: (host) => undoRun(host.client, request),
+  });
   if (!answer) return 2;
   if (!answer.ok) {
     process.stderr.write(`bastion: nothing was undone: ${terminalLine(`${answer.code}: ${answer.message}`)}\n`);
     return 1;
   }
   report(answer.session_id, answer.result);
+  return 0;
+}
+
+export async function rewindCommand(argv: string[]): Promise<number> {
+  const { values, positionals } = parseCommandLine({
+    args: argv,
+    allowPositionals: true,
+    options: { ...TARGET_OPTIONS, 'keep-files': { type: 'boolean', default: false } },
+  });
+  const { userData, request: where } = target('rewind', values, positionals);
+  const request: RewindRunRequest = { ...where, files: !values['keep-files'] };
+  const answer = await ask<Extract<RewindRunAnswer, { ok: true }>>(userData, values.home, request.workspace, {
+    op: 'rewind',
+    control: () => askRunningHost(userData, { op: 'rewind', ...request }, rewindAnswerSchema),
+    local: (host) => rewindRun(host.client, request),
+  });
+  if (!answer) return 2;
+  if (!answer.ok) {
+    process.stderr.write(`bastion: nothing was rewound: ${terminalLine(`${answer.code}: ${answer.message}`)}\n`);
+    if (answer.code === 'UNDO_CONFLICT') {
+      process.stderr.write(`bastion: with --keep-files ${KEEP_FILES_HINT}\n`);
+    }
+    return 1;
+  }
+  process.stdout.write(rewindReport(answer.session_id, answer.result));
+  if (!answer.result.dry_run) {
+    const id = answer.session_id;
+    process.stdout.write(`Continue with: bastion run --session ${id} PROMPT (or bastion chat --session ${id})\n`);
+  }
   return 0;
 }

@@ -382,7 +382,7 @@ export class RunManager {
    */
   async rewind(
     sessionId: string,
-    runId: string,
+    runId: string | undefined,
     options: { files: boolean; dryRun: boolean },
   ): Promise<AgentRewindResponse> {
     if (!this.#store.sessions.get(sessionId)) throw new DaemonError('SESSION_NOT_FOUND', 'no such session');
@@ -401,7 +401,7 @@ export class RunManager {
           commandsOf: (id) => this.#undo.commandsRun(id),
           record: (event, fromSeq) =>
             this.#store.writer.write(() => {
-              this.#store.transcript.rewind(sessionId, runId, fromSeq);
+              this.#store.transcript.rewind(sessionId, event.run_id, fromSeq);
               return this.#store.runs.appendEvent(sessionId, event);
             }),
         },
@@ -412,7 +412,11 @@ export class RunManager {
     }
     if (done.recorded) {
       this.hub.publish(sessionId, done.recorded);
-      this.#log.info('session.rewound', { session_id: sessionId, run_id: runId, count: done.answer.turns });
+      this.#log.info('session.rewound', {
+        session_id: sessionId,
+        run_id: done.answer.run_id,
+        count: done.answer.turns,
+      });
     }
     return done.answer;
   }

@@ -216,6 +216,20 @@ export class Transcript {
     });
   }
 
+  /** The run of the session's latest prompt that the model is still sent, or undefined. */
+  latestPromptRun(sessionId: string): string | undefined {
+    return this.#writer.read(
+      () =>
+        this.#writer.db
+          .prepare<[string], { run_id: string }>(
+            `SELECT run_id FROM messages
+             WHERE session_id = ? AND role = 'user' AND run_id IS NOT NULL AND ${NOT_REWOUND}
+             ORDER BY seq DESC LIMIT 1`,
+          )
+          .get(sessionId)?.run_id,
+    );
+  }
+
   /** The prompts from `fromSeq` on that the model is still sent. */
   promptsFrom(sessionId: string, fromSeq: number): number {
     return this.#writer.read(

@@ -55,12 +55,19 @@ function planPutBack(deps: RewindDeps, runs: readonly string[]): { steps: Map<st
   return { steps, files: [...outcome.values()].map(toWire) };
 }
 
-/** Rewind the session to before the prompt of `runId` (or, with `dryRun`, say what that would do). */
+/**
+ * Rewind the session to before the prompt of `runId` (its latest prompt still in the conversation
+ * when undefined), or with `dryRun` say what that would do.
+ */
 export async function rewindSession(
   deps: RewindDeps,
-  request: { sessionId: string; runId: string; files: boolean; dryRun: boolean },
+  request: { sessionId: string; runId: string | undefined; files: boolean; dryRun: boolean },
 ): Promise<{ answer: AgentRewindResponse; recorded: AgentStreamEvent | undefined }> {
-  const { sessionId, runId, dryRun } = request;
+  const { sessionId, dryRun } = request;
+  const runId = request.runId ?? deps.transcript.latestPromptRun(sessionId);
+  if (runId === undefined) {
+    throw new DaemonError('REWIND_RUN_NOT_FOUND', 'no prompt of this session is left to go back to');
+  }
   const point = deps.transcript.rewindPoint(sessionId, runId);
   if (!point) throw new DaemonError('REWIND_RUN_NOT_FOUND', 'no prompt of this session started that run');
   const busy = deps.busy(sessionId);

@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import {
+  agentRewindResponseSchema,
   agentUndoResponseSchema,
   CLI_SESSIONS_LISTED,
   modelIdSchema,
@@ -49,6 +50,14 @@ export const controlRequestSchema = z.discriminatedUnion('op', [
     run_id: runIdSchema.optional(),
     dry_run: z.boolean().optional(),
   }),
+  z.strictObject({
+    op: z.literal('rewind'),
+    workspace: z.string().min(1).max(WORKSPACE_MAX_PATH_CHARS),
+    session_id: sessionIdSchema.optional(),
+    run_id: runIdSchema.optional(),
+    files: z.boolean(),
+    dry_run: z.boolean().optional(),
+  }),
 ]);
 export type ControlRequest = z.infer<typeof controlRequestSchema>;
 
@@ -86,6 +95,12 @@ const refusedAnswerSchema = z.strictObject({
 /** `bastion undo` through the running host: what was undone, or the daemon's refusal in its words. */
 export const undoAnswerSchema = z.union([
   z.strictObject({ ok: z.literal(true), session_id: sessionIdSchema, result: agentUndoResponseSchema }),
+  refusedAnswerSchema,
+]);
+
+/** `bastion rewind` through the running host: what was rewound, or the daemon's refusal in its words. */
+export const rewindAnswerSchema = z.union([
+  z.strictObject({ ok: z.literal(true), session_id: sessionIdSchema, result: agentRewindResponseSchema }),
   refusedAnswerSchema,
 ]);
 

@@ -143,7 +143,7 @@ describe('bridge immutability', () => {
     ]);
     // Secrets can be checked, set and deleted; there is no way to read one.
     expect(outcome.secretKeys).toEqual(['delete', 'has', 'set']);
-    expect(outcome.agentKeys).toEqual(['abort', 'compact', 'run', 'stream', 'undo']);
+    expect(outcome.agentKeys).toEqual(['abort', 'compact', 'rewind', 'run', 'stream', 'undo']);
     await context.close();
   });
 

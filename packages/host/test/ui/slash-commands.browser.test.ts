@@ -29,6 +29,7 @@ const ALL = [
   '/compact',
   '/init',
   '/undo',
+  '/rewind',
   '/export',
   '/model',
   '/mode read-only',

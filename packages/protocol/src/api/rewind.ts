@@ -12,8 +12,8 @@ import { undoFileSchema } from './undo.js';
 
 export const agentRewindRequestSchema = z.strictObject({
   session_id: sessionIdSchema,
-  /** The run whose prompt the session goes back to before. */
-  run_id: runIdSchema,
+  /** The run whose prompt the session goes back to before; absent: the latest prompt still in the conversation. */
+  run_id: runIdSchema.optional(),
   /** Also put back the files the rewound turns wrote. */
   files: z.boolean(),
   dry_run: z.boolean().optional(),

@@ -35,6 +35,7 @@ import { HostRecordDialog } from './host-audit-view.js';
 import { HostAskPrompt, useHostAsks } from './host-ask-prompt.js';
 import { ToolCard } from './tool-card.js';
 import { TranscriptList } from './transcript-list.js';
+import { RewindDialog, RewoundNotice } from './rewind-dialog.js';
 import { UndoDialog, UndoneNotice } from './undo-dialog.js';
 import type { SlashCommand } from '../slash-commands.js';
 
@@ -161,6 +162,15 @@ function lastUndoableRun(items: readonly TranscriptItem[]): string | undefined {
   return undefined;
 }
 
+/** The newest prompt a rewind has not taken out of the conversation: its run. */
+function lastRewindableRun(items: readonly TranscriptItem[]): string | undefined {
+  for (let index = items.length - 1; index >= 0; index -= 1) {
+    const item = items[index];
+    if (item?.kind === 'user' && item.rewound !== true) return item.runId;
+  }
+  return undefined;
+}
+
 function toolByKey(items: readonly TranscriptItem[], key: string): ToolView | undefined {
   const found = items.find((item) => item.key === key);
   return found?.kind === 'tool' ? found : undefined;
@@ -197,6 +207,8 @@ export function ChatView({ bastion, sessionId, sessionsVersion, onSessionChanged
   const [busy, setBusy] = useState(false);
   /** The run whose Undo confirmation is open. */
   const [undoing, setUndoing] = useState<string>();
+  /** The run whose prompt's Rewind confirmation is open. */
+  const [rewinding, setRewinding] = useState<string>();
   /** The host's own record of this session's decisions is open. */
   const [hostRecord, setHostRecord] = useState(false);
   /** `auto` was chosen (the Mode select or `/mode auto`): its consent dialog is open. */
@@ -407,6 +419,7 @@ export function ChatView({ bastion, sessionId, sessionsVersion, onSessionChanged
     });
 
   const undoable = lastUndoableRun(transcript.items);
+  const rewindable = lastRewindableRun(transcript.items);
   const plan = useMemo(() => pinnedPlan(transcript.items), [transcript.items]);
   const modeCommand = (mode: PermissionMode, description: string): SlashCommand => ({
     name: `/mode ${mode}`,
@@ -439,6 +452,12 @@ export function ChatView({ bastion, sessionId, sessionsVersion, onSessionChanged
       description: 'put back the files the last run wrote (asks first)',
       unavailable: stoppable ? 'a run is going' : undoable === undefined ? 'no run here changed a file' : undefined,
       run: () => setUndoing(undoable),
+    },
+    {
+      name: '/rewind',
+      description: 'go back to before your last prompt, to edit it and send it again (asks first)',
+      unavailable: stoppable ? 'a run is going' : rewindable === undefined ? 'no prompt to go back to' : undefined,
+      run: () => setRewinding(rewindable),
     },
     {
       name: '/export',
@@ -477,9 +496,25 @@ export function ChatView({ bastion, sessionId, sessionsVersion, onSessionChanged
         case 'user': {
           const text = texts.get(item.messageId);
           return (
-            <div className="bubble user" data-testid="user-bubble">
-              {text ?? <span className="muted">Loading message…</span>}
-            </div>
+            <>
+              <div className="bubble user" data-testid="user-bubble">
+                {text ?? <span className="muted">Loading message…</span>}
+              </div>
+              {item.rewound ? (
+                <span className="prompt-note">Rewound: not in the conversation</span>
+              ) : (
+                !stoppable && (
+                  <button
+                    type="button"
+                    className="small prompt-action"
+                    title="Go back to before this prompt, to edit it and send it again"
+                    onClick={() => setRewinding(item.runId)}
+                  >
+                    Rewind
+                  </button>
+                )
+              )}
+            </>
           );
         }
         case 'assistant':
@@ -519,7 +554,7 @@ export function ChatView({ bastion, sessionId, sessionsVersion, onSessionChanged
             <RunError
               item={item}
               provider={provider}
-              onRetry={prompt === undefined || stoppable ? undefined : () => void submit(prompt)}
+              onRetry={prompt === undefined || stoppable || item.rewound ? undefined : () => void submit(prompt)}
             />
           );
         }
@@ -534,6 +569,8 @@ export function ChatView({ bastion, sessionId, sessionsVersion, onSessionChanged
           );
         case 'undone':
           return <UndoneNotice {...item} />;
+        case 'rewound':
+          return <RewoundNotice {...item} />;
       }
     },
     [texts, activeRunId, provider, stoppable, submit],
@@ -693,6 +730,19 @@ export function ChatView({ bastion, sessionId, sessionsVersion, onSessionChanged
           onUndone={() => {
             setUndone(undoing);
             setUndoing(undefined);
+          }}
+        />
+      )}
+      {rewinding && (
+        <RewindDialog
+          bastion={bastion}
+          sessionId={sessionId}
+          runId={rewinding}
+          onClose={() => setRewinding(undefined)}
+          onRewound={(prompt) => {
+            setRewinding(undefined);
+            setDraft(joinMessages(prompt, draft));
+            document.getElementById('composer-input')?.focus();
           }}
         />
       )}

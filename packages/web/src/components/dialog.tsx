@@ -37,3 +37,39 @@ export function Dialog({
     </dialog>
   );
 }
+
+/**
+ * The end of a confirmation: why it failed (`failure`, after `failedAs`, e.g. "Not undone"), then
+ * Cancel (Close once it failed) and, while it can still go ahead, the action (`action`).
+ */
+export function ConfirmActions({
+  failure,
+  failedAs,
+  onClose,
+  action,
+}: {
+  failure: string | undefined;
+  failedAs: string;
+  onClose: () => void;
+  action: { label: string; disabled: boolean; onClick: () => void } | undefined;
+}) {
+  return (
+    <>
+      {failure && (
+        <p className="undo-failure" role="alert">
+          {failedAs}: {failure}
+        </p>
+      )}
+      <div className="dialog-actions">
+        <button type="button" onClick={onClose} autoFocus>
+          {failure ? 'Close' : 'Cancel'}
+        </button>
+        {action && !failure && (
+          <button type="button" className="danger" disabled={action.disabled} onClick={action.onClick}>
+            {action.label}
+          </button>
+        )}
+      </div>
+    </>
+  );
+}

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { TranscriptItem } from '../transcript.js';
 import { pinnedPlan, planProgress, planSteps } from './plan.js';
 
-const user = (key: string): TranscriptItem => ({ kind: 'user', key, messageId: key });
+const user = (key: string, runId = 'r1'): TranscriptItem => ({ kind: 'user', key, messageId: key, runId });
 const text = (runId: string): TranscriptItem => ({ kind: 'assistant', key: `${runId}-text`, text: 'ok', runId });
 const plan = (runId: string, key: string, statuses: string[], isError = false): TranscriptItem => ({
   kind: 'tool',
@@ -42,15 +42,32 @@ describe('pinnedPlan', () => {
   });
 
   it('is nothing once a later run has begun, though an earlier run left its plan unfinished', () => {
-    const items = [user('m1'), plan('r1', 'p1', ['in_progress']), runEnd('r1'), user('m2'), text('r2')];
+    const items = [user('m1'), plan('r1', 'p1', ['in_progress']), runEnd('r1'), user('m2', 'r2'), text('r2')];
     expect(pinnedPlan(items)).toBeUndefined();
-    // Before the new run's first event, the last run's plan still stands.
-    expect(pinnedPlan(items.slice(0, 4))).toEqual([{ step: 'step 1', status: 'in_progress' }]);
+    expect(pinnedPlan(items.slice(0, 4))).toBeUndefined();
+    // Before the new run starts, the last run's plan still stands.
+    expect(pinnedPlan(items.slice(0, 3))).toEqual([{ step: 'step 1', status: 'in_progress' }]);
   });
 
   it('passes over a plan call that failed for the run’s plan before it', () => {
     const items = [user('m1'), plan('r1', 'p1', ['pending', 'pending']), plan('r1', 'p2', ['bogus'], true)];
     expect(pinnedPlan(items)?.map((step) => step.status)).toEqual(['pending', 'pending']);
+  });
+
+  it('is nothing once the run that made it was rewound', () => {
+    const items: TranscriptItem[] = [user('m1'), plan('r1', 'p1', ['in_progress']), runEnd('r1')];
+    const rewound: TranscriptItem = {
+      kind: 'rewound',
+      key: 'rw',
+      runId: 'r1',
+      turns: 1,
+      files: false,
+      restored: [],
+      removed: [],
+      notUndone: [],
+      commands: 0,
+    };
+    expect(pinnedPlan([...items.map((item) => ({ ...item, rewound: true as const })), rewound])).toBeUndefined();
   });
 
   it('is nothing in a session without a plan', () => {

@@ -68,6 +68,8 @@ export function pinnedPlan(items: readonly TranscriptItem[]): PlanStep[] | undef
   for (let index = items.length - 1; index >= 0; index -= 1) {
     const item = items[index] as TranscriptItem;
     if (!('runId' in item)) continue;
+    // The latest turn was rewound: its plan is no longer the agent's.
+    if (item.kind === 'rewound' || item.rewound === true) return undefined;
     latestRun ??= item.runId;
     if (item.runId !== latestRun) return undefined;
     if (item.kind !== 'tool' || item.toolName !== 'update_plan' || item.isError === true) continue;

@@ -20,7 +20,7 @@ const OLDER_SLACK_PX = 800;
  * measures otherwise moves the view by the difference.
  */
 const ESTIMATED_ROW_PX: Record<TranscriptItem['kind'], number> = {
-  user: 50,
+  user: 80,
   assistant: 52,
   reasoning: 40,
   tool: 200,
@@ -30,6 +30,7 @@ const ESTIMATED_ROW_PX: Record<TranscriptItem['kind'], number> = {
   error: 90,
   'run-end': 16,
   undone: 60,
+  rewound: 60,
 };
 const estimatedRowPx = (item: TranscriptItem | undefined) => (item ? ESTIMATED_ROW_PX[item.kind] : 0);
 const OVERSCAN_ITEMS = 6;
@@ -155,7 +156,7 @@ export function TranscriptList({
               key={row.key}
               data-index={row.index}
               ref={virtualizer.measureElement}
-              className={`transcript-row row-${item.kind}`}
+              className={`transcript-row row-${item.kind}${item.rewound ? ' rewound' : ''}`}
               style={{ transform: `translateY(${row.start}px)` }}
             >
               <RowContent item={item} render={render} />

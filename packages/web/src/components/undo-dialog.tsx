@@ -7,18 +7,21 @@
 import { useEffect, useState } from 'react';
 import type { AgentUndoResponse, BastionApi, UndoFile } from '@bastion/bridge';
 import { describeError } from '../bastion.js';
-import { Dialog } from './dialog.js';
+import { ConfirmActions, Dialog } from './dialog.js';
 
-const REASONS: Record<NonNullable<UndoFile['reason']>, string> = {
+/** Why a file cannot be undone, for `since` ("this run", "those turns"). */
+const reasons = (since: string): Record<NonNullable<UndoFile['reason']>, string> => ({
   'too-large': 'its earlier version was too large to keep',
   pruned: 'its earlier version was dropped to make room for newer runs',
-  'changed-since': 'it changed since this run',
-};
+  'changed-since': `it changed since ${since}`,
+});
 
-function describeFile(file: UndoFile): string {
-  if (file.action === 'restore') return 'put back as it was before the run';
-  if (file.action === 'remove') return 'removed (the run created it)';
-  return `cannot be undone: ${file.reason === undefined ? 'no earlier copy' : REASONS[file.reason]}`;
+/** What undoing a file does; `turns` when it is the put-back of a rewind's turns rather than of one run. */
+export function describeUndoFile(file: UndoFile, turns = false): string {
+  if (file.action === 'restore') return `put back as it was before ${turns ? 'those turns' : 'the run'}`;
+  if (file.action === 'remove') return `removed (${turns ? 'those turns' : 'the run'} created it)`;
+  const why = file.reason === undefined ? 'no earlier copy' : reasons(turns ? 'those turns' : 'this run')[file.reason];
+  return `cannot be undone: ${why}`;
 }
 
 export function UndoDialog({
@@ -71,7 +74,7 @@ export function UndoDialog({
           <ul className="undo-files" aria-label="Files">
             {plan.files.map((file) => (
               <li key={file.path} className={file.action === 'none' ? 'undo-blocked' : undefined}>
-                <code>{file.path}</code> — {describeFile(file)}
+                <code>{file.path}</code> — {describeUndoFile(file)}
               </li>
             ))}
           </ul>
@@ -89,28 +92,21 @@ export function UndoDialog({
           )}
         </>
       )}
-      {failure && (
-        <p className="undo-failure" role="alert">
-          Not undone: {failure}
-        </p>
-      )}
-      <div className="dialog-actions">
-        <button type="button" onClick={onClose} autoFocus>
-          {failure ? 'Close' : 'Cancel'}
-        </button>
-        {plan && !failure && (
-          <button
-            type="button"
-            className="danger"
-            disabled={working || conflicts.length > 0 || actionable.length === 0}
-            onClick={confirm}
-          >
-            {actionable.length === 0
-              ? 'Undo'
-              : `Undo ${actionable.length === 1 ? '1 file' : `${actionable.length} files`}`}
-          </button>
-        )}
-      </div>
+      <ConfirmActions
+        failure={failure}
+        failedAs="Not undone"
+        onClose={onClose}
+        action={
+          plan && {
+            label:
+              actionable.length === 0
+                ? 'Undo'
+                : `Undo ${actionable.length === 1 ? '1 file' : `${actionable.length} files`}`,
+            disabled: working || conflicts.length > 0 || actionable.length === 0,
+            onClick: confirm,
+          }
+        }
+      />
     </Dialog>
   );
 }
