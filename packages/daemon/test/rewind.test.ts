@@ -94,14 +94,18 @@ function rewind(
 /** The text of every message the model received in its latest request. */
 const lastRequest = () => JSON.stringify(prompts.at(-1));
 
-async function storedTexts(d: InProcessDaemon, sessionId: string): Promise<string> {
+/** Each stored message's text, marked `(rewound)` when a rewind took it out of the conversation. */
+async function storedTexts(d: InProcessDaemon, sessionId: string): Promise<string[]> {
   const page = await d.request<{ messages: Message[] }>('GET', `/sessions/${sessionId}/messages?limit=200`);
   expect(page.status).toBe(200);
-  return JSON.stringify(page.body.messages);
+  return page.body.messages.map((message) => {
+    const text = message.parts.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('');
+    return message.rewound === true ? `${text} (rewound)` : text;
+  });
 }
 
 describe('rewind of a conversation', () => {
-  it('takes the prompt and every later turn out of what the model is sent next, keeps them stored, and answers the prompt’s text', async () => {
+  it('takes the prompt and every later turn out of what the model is sent next, keeps them stored marked rewound, and answers the prompt’s text', async () => {
     const { d, session } = await start();
     await turn(d, session.id, 'alpha prompt');
     const beta = await turn(d, session.id, 'beta prompt');
@@ -133,10 +137,16 @@ describe('rewind of a conversation', () => {
     for (const gone of ['beta prompt', 'reply to beta prompt', 'gamma prompt', 'reply to gamma prompt']) {
       expect(seen).not.toContain(gone);
     }
-    const stored = await storedTexts(d, session.id);
-    for (const kept of ['alpha prompt', 'beta prompt', 'gamma prompt', 'reply to gamma prompt', 'beta again']) {
-      expect(stored).toContain(kept);
-    }
+    expect(await storedTexts(d, session.id)).toEqual([
+      'alpha prompt',
+      'reply to alpha prompt',
+      'beta prompt (rewound)',
+      'reply to beta prompt (rewound)',
+      'gamma prompt (rewound)',
+      'reply to gamma prompt (rewound)',
+      'beta again',
+      'reply to beta again',
+    ]);
   });
 
   it('without a run goes back to before the latest prompt still in the conversation, then the one before it, then refuses (REWIND_RUN_NOT_FOUND)', async () => {

@@ -85,3 +85,42 @@ describe('sessionMarkdown', () => {
     expect(long).toContain('…`');
   });
 });
+
+describe('sessionMarkdown of a rewound session', () => {
+  it('keeps the rewound turn under headings that say it is no longer in the conversation, and the turn after under plain ones', () => {
+    const rewound = (role: Message['role'], text: string): Message => ({
+      ...message(role, [{ type: 'text', text }]),
+      rewound: true,
+    });
+    const markdown = sessionMarkdown(session, [
+      rewound('user', 'Rewrite it in Rust'),
+      rewound('assistant', 'Rewriting.'),
+      message('user', [{ type: 'text', text: 'Fix the build instead' }]),
+      message('assistant', [{ type: 'text', text: 'Fixed.' }]),
+    ]);
+    expect(markdown).toBe(
+      [
+        '# Fix the build',
+        '',
+        'openai/gpt-5 · /home/me/app · started 2026-12-05T04:00:00.000Z',
+        '',
+        '## You (rewound: no longer in the conversation)',
+        '',
+        'Rewrite it in Rust',
+        '',
+        '## Bastion (rewound: no longer in the conversation)',
+        '',
+        'Rewriting.',
+        '',
+        '## You',
+        '',
+        'Fix the build instead',
+        '',
+        '## Bastion',
+        '',
+        'Fixed.',
+        '',
+      ].join('\n'),
+    );
+  });
+});

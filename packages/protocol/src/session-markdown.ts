@@ -17,7 +17,8 @@ function inlineCode(text: string): string {
 /**
  * A session as one markdown document, for the reader to keep or share (the UI's Export, `bastion
  * sessions export`): its title and model, then each prompt and each reply in order, and each tool
- * call the agent made with its input on one line (the outputs stay in Bastion).
+ * call the agent made with its input on one line (the outputs stay in Bastion); turns a rewind
+ * took out of the conversation are kept, under headings that say so.
  */
 export function sessionMarkdown(session: Session, messages: readonly Message[]): string {
   const lines = [
@@ -25,17 +26,21 @@ export function sessionMarkdown(session: Session, messages: readonly Message[]):
     '',
     `${session.provider}/${session.model} · ${session.workspace ?? 'no folder'} · started ${session.created_at}`,
   ];
-  let speaker: Message['role'] | undefined;
+  /** Who speaks now, and whether a rewind took it out of the conversation: a heading when either changes. */
+  let speaker: string | undefined;
+  const speak = (role: 'user' | 'assistant', rewound: boolean) => {
+    const heading = `${role === 'user' ? '## You' : '## Bastion'}${rewound ? ' (rewound: no longer in the conversation)' : ''}`;
+    if (heading !== speaker) lines.push('', heading);
+    speaker = heading;
+  };
   for (const message of messages) {
+    const rewound = message.rewound === true;
     for (const part of message.parts) {
       if (part.type === 'text' && part.text.trim() !== '') {
-        const role = message.role === 'user' ? 'user' : 'assistant';
-        if (role !== speaker) lines.push('', role === 'user' ? '## You' : '## Bastion');
-        speaker = role;
+        speak(message.role === 'user' ? 'user' : 'assistant', rewound);
         lines.push('', part.text.trim());
       } else if (part.type === 'tool-call') {
-        if (speaker !== 'assistant') lines.push('', '## Bastion');
-        speaker = 'assistant';
+        speak('assistant', rewound);
         lines.push('', `- ${part.tool_name} ${inlineCode(oneLine(part.input))}`);
       }
     }

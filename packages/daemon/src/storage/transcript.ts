@@ -25,14 +25,15 @@ interface MessageRow {
   run_id: string | null;
   content: string;
   created_at: string;
+  rewound: number;
 }
-
-const MESSAGE_COLUMNS = 'id, seq, role, run_id, content, created_at';
 
 /** A condition on a `messages` row: no rewind took it out of what the model is sent. */
 const NOT_REWOUND = `NOT EXISTS (
   SELECT 1 FROM context_rewinds r
   WHERE r.session_id = messages.session_id AND messages.seq BETWEEN r.from_seq AND r.through_seq)`;
+
+const MESSAGE_COLUMNS = `id, seq, role, run_id, content, created_at, NOT ${NOT_REWOUND} AS rewound`;
 
 /** Where a session can be taken back to: the prompt that started a run. */
 export interface RewindPoint {
@@ -52,6 +53,7 @@ function toMessage(row: MessageRow): Message {
     run_id: row.run_id,
     created_at: row.created_at,
     parts: toMessageParts(JSON.parse(row.content) as ModelMessage['content']),
+    ...(row.rewound === 1 ? { rewound: true as const } : {}),
   };
 }
 

@@ -109,6 +109,8 @@ export const messageSchema = z.strictObject({
   run_id: z.string().nullable(),
   created_at: z.string(),
   parts: z.array(messagePartSchema),
+  /** A rewind took it out of what the model is sent (POST /agent/rewind); it stays for the record. */
+  rewound: z.literal(true).optional(),
 });
 export type Message = z.infer<typeof messageSchema>;
 
