@@ -497,13 +497,8 @@ export function ChatView({ bastion, sessionId, sessionsVersion, onSessionChanged
           const text = texts.get(item.messageId);
           return (
             <>
-              <div className="bubble user" data-testid="user-bubble">
-                {text ?? <span className="muted">Loading message…</span>}
-              </div>
-              {item.rewound ? (
-                <span className="prompt-note">Rewound: not in the conversation</span>
-              ) : (
-                !stoppable && (
+              <div className="user-turn">
+                {!item.rewound && !stoppable && (
                   <button
                     type="button"
                     className="small prompt-action"
@@ -512,8 +507,12 @@ export function ChatView({ bastion, sessionId, sessionsVersion, onSessionChanged
                   >
                     Rewind
                   </button>
-                )
-              )}
+                )}
+                <div className="bubble user" data-testid="user-bubble">
+                  {text ?? <span className="muted">Loading message…</span>}
+                </div>
+              </div>
+              {item.rewound && <span className="prompt-note">Rewound: not in the conversation</span>}
             </>
           );
         }

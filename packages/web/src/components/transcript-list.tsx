@@ -20,7 +20,7 @@ const OLDER_SLACK_PX = 800;
  * measures otherwise moves the view by the difference.
  */
 const ESTIMATED_ROW_PX: Record<TranscriptItem['kind'], number> = {
-  user: 80,
+  user: 50,
   assistant: 52,
   reasoning: 40,
   tool: 200,
