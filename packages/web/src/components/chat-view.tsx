@@ -35,6 +35,8 @@ import { HostRecordDialog } from './host-audit-view.js';
 import { HostAskPrompt, useHostAsks } from './host-ask-prompt.js';
 import { ToolCard } from './tool-card.js';
 import { TranscriptList } from './transcript-list.js';
+import { findMatches } from '../find.js';
+import { FindBar } from './find-bar.js';
 import { RewindDialog, RewoundNotice } from './rewind-dialog.js';
 import { UndoDialog, UndoneNotice } from './undo-dialog.js';
 import type { SlashCommand } from '../slash-commands.js';
@@ -209,6 +211,8 @@ export function ChatView({ bastion, sessionId, sessionsVersion, onSessionChanged
   const [undoing, setUndoing] = useState<string>();
   /** The run whose prompt's Rewind confirmation is open. */
   const [rewinding, setRewinding] = useState<string>();
+  /** The find bar, while open: its text, the match shown (from 0) and how often it was asked to show one. */
+  const [find, setFind] = useState<{ query: string; current: number; seq: number; focus: number }>();
   /** The host's own record of this session's decisions is open. */
   const [hostRecord, setHostRecord] = useState(false);
   /** `auto` was chosen (the Mode select or `/mode auto`): its consent dialog is open. */
@@ -411,6 +415,25 @@ export function ChatView({ bastion, sessionId, sessionsVersion, onSessionChanged
     window.addEventListener('keydown', onKey);
     return () => window.removeEventListener('keydown', onKey);
   }, [stoppable, stop]);
+
+  // Ctrl+F (⌘F) in a session opens the find bar, or takes focus back to it: the browser's own find
+  // cannot see the rows the virtualized list keeps out of the DOM.
+  useEffect(() => {
+    const onKey = (event: KeyboardEvent) => {
+      if (event.key.toLowerCase() !== 'f' || !(event.ctrlKey || event.metaKey) || event.altKey || event.shiftKey)
+        return;
+      if (document.querySelector('dialog[open]') !== null) return;
+      event.preventDefault();
+      setFind((open) => (open ? { ...open, focus: open.focus + 1 } : { query: '', current: 0, seq: 0, focus: 0 }));
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, []);
+  const matches = useMemo(
+    () => (find === undefined ? [] : findMatches(transcript.items, texts, find.query)),
+    [find, transcript.items, texts],
+  );
+  const matchKeys = useMemo(() => new Set(matches), [matches]);
 
   const setMode = (mode: PermissionMode) =>
     void act(async () => {
@@ -679,12 +702,46 @@ export function ChatView({ bastion, sessionId, sessionsVersion, onSessionChanged
       {otherFolder !== undefined && (
         <OtherFolderBanner bastion={bastion} folder={otherFolder} onGranted={() => reloadGrantedRoots(bastion)} />
       )}
+      {find && (
+        <FindBar
+          query={find.query}
+          // A new text shows its last match, nearest the end of the session, where the reader is.
+          onQuery={(query) => {
+            const found = findMatches(transcript.items, texts, query).length;
+            setFind({ ...find, query, current: Math.max(0, found - 1), seq: find.seq + 1 });
+          }}
+          count={matches.length}
+          current={Math.min(find.current, Math.max(0, matches.length - 1))}
+          onStep={(step) =>
+            matches.length > 0 &&
+            setFind({
+              ...find,
+              current: (Math.min(find.current, matches.length - 1) + step + matches.length) % matches.length,
+              seq: find.seq + 1,
+            })
+          }
+          onClose={() => {
+            setFind(undefined);
+            document.getElementById('composer-input')?.focus();
+          }}
+          focusRequest={find.focus}
+          partial={older !== undefined && older !== null}
+        />
+      )}
       <TranscriptList
         items={transcript.items}
         render={render}
         hasOlder={older !== undefined && older !== null}
         revealKey={undone === undefined ? undefined : undoneNoticeKey(transcript.items, undone)}
         onNearTop={loadOlder}
+        find={
+          find && {
+            query: find.query,
+            keys: matchKeys,
+            current: matches[Math.min(find.current, matches.length - 1)],
+            seq: find.seq,
+          }
+        }
       />
       {plan !== undefined && <PlanBar steps={plan} />}
       <Activity since={active?.seenAt} waiting={pending !== undefined} />

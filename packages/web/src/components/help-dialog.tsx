@@ -8,6 +8,7 @@ const KEYS: readonly (readonly [string, string])[] = [
   ['↑ in an empty box', 'bring back your last prompt'],
   ['@', 'name a file or folder of the workspace'],
   ['/', 'list these commands'],
+  ['Ctrl+F (⌘F)', 'find in this session, older turns not on screen too (Enter: next, Shift+Enter: previous)'],
 ];
 
 /** The message box's keys and the slash commands, from `/help`. */

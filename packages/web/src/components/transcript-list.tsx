@@ -9,6 +9,7 @@ import { memo, useEffect, useLayoutEffect, useRef, type ReactNode } from 'react'
 import { useVirtualizer } from '@tanstack/react-virtual';
 import type { TranscriptItem } from '../transcript.js';
 import { distanceFromEnd } from './distance-from-end.js';
+import { highlightIn } from './find-bar.js';
 
 /** Within this many pixels of the bottom counts as "at the bottom". */
 const STICK_SLACK_PX = 64;
@@ -48,6 +49,7 @@ export function TranscriptList({
   hasOlder,
   onNearTop,
   revealKey,
+  find,
 }: {
   items: readonly TranscriptItem[];
   /** Keep it stable across events (useCallback): every visible row renders again when it changes. */
@@ -57,6 +59,11 @@ export function TranscriptList({
   onNearTop: () => void;
   /** An item to bring into view once it is in the list (each key once), wherever the reader is. */
   revealKey?: string;
+  /**
+   * The find bar's state: its text (marked in the rows on screen), the items holding it, and the
+   * one shown (`current`, brought to the middle of the view each time `seq` changes).
+   */
+  find?: { query: string; keys: ReadonlySet<string>; current: string | undefined; seq: number };
 }) {
   const scroller = useRef<HTMLDivElement>(null);
   const virtualizer = useVirtualizer({
@@ -132,6 +139,39 @@ export function TranscriptList({
     virtualizer.scrollToIndex(index, { align: 'end' });
   }, [revealKey, items, virtualizer]);
 
+  // The match the find bar shows comes to the middle of the view, each time it is asked for.
+  const findCurrent = find?.current;
+  const findSeq = find?.seq;
+  useEffect(() => {
+    if (findCurrent === undefined) return;
+    const index = items.findIndex((item) => item.key === findCurrent);
+    if (index >= 0) virtualizer.scrollToIndex(index, { align: 'center' });
+    // Only a new request moves the view, not the items changing under it: `items` is left out.
+  }, [findCurrent, findSeq, virtualizer]);
+
+  // The found text is marked in the rows in the DOM, again whenever they change (scrolling puts
+  // other rows in, a reply streams in, markdown renders).
+  const query = find?.query ?? '';
+  useEffect(() => {
+    const element = scroller.current;
+    if (!element || query.trim() === '') return undefined;
+    let scheduled = 0;
+    const mark = () => {
+      scheduled = 0;
+      highlightIn(element, query);
+    };
+    mark();
+    const observer = new MutationObserver(() => {
+      if (scheduled === 0) scheduled = window.requestAnimationFrame(mark);
+    });
+    observer.observe(element, { childList: true, subtree: true, characterData: true });
+    return () => {
+      observer.disconnect();
+      if (scheduled !== 0) window.cancelAnimationFrame(scheduled);
+      highlightIn(null, '');
+    };
+  }, [query]);
+
   // Ask for older items while the top is near (also when the list does not fill the view yet).
   useEffect(() => {
     const element = scroller.current;
@@ -156,7 +196,9 @@ export function TranscriptList({
               key={row.key}
               data-index={row.index}
               ref={virtualizer.measureElement}
-              className={`transcript-row row-${item.kind}${item.rewound ? ' rewound' : ''}`}
+              className={`transcript-row row-${item.kind}${item.rewound ? ' rewound' : ''}${
+                find?.current === item.key ? ' find-current' : find?.keys.has(item.key) ? ' find-match' : ''
+              }`}
               style={{ transform: `translateY(${row.start}px)` }}
             >
               <RowContent item={item} render={render} />

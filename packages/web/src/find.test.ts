@@ -1,0 +1,39 @@
+import { describe, expect, it } from 'vitest';
+import { findMatches } from './find.js';
+import type { TranscriptItem } from './transcript.js';
+
+const items: TranscriptItem[] = [
+  { kind: 'user', key: 'u1', messageId: 'm1', runId: 'run_1' },
+  { kind: 'assistant', key: 'a1', text: 'The Build fails in CI.', runId: 'run_1' },
+  {
+    kind: 'tool',
+    key: 't1',
+    runId: 'run_1',
+    toolCallId: 'c1',
+    toolName: 'run_command',
+    input: { command: 'npm', args: ['test'] },
+    output: { exit_code: 1, stdout: 'FAIL src/math.test.ts\n  expected 3', stderr: '' },
+  },
+  { kind: 'run-end', key: 'e1', runId: 'run_1', outcome: 'finished', files: [{ path: 'src/math.ts', toolKey: 't1' }] },
+];
+const texts = new Map([['m1', 'Why does the build fail?']]);
+
+describe('findMatches', () => {
+  it('names, in order, every item holding the text case-insensitively: the prompt, a reply, a tool’s output and a changed file', () => {
+    expect(findMatches(items, texts, 'BUILD')).toEqual(['u1', 'a1']);
+    expect(findMatches(items, texts, 'math')).toEqual(['t1', 'e1']);
+    expect(findMatches(items, texts, 'expected 3')).toEqual(['t1']);
+    expect(findMatches(items, texts, 'npm')).toEqual(['t1']);
+  });
+
+  it('finds nothing for an empty or blank query, or text no item holds', () => {
+    expect(findMatches(items, texts, '')).toEqual([]);
+    expect(findMatches(items, texts, '   ')).toEqual([]);
+    expect(findMatches(items, texts, 'segfault')).toEqual([]);
+  });
+
+  it('finds a prompt once its text has loaded', () => {
+    expect(findMatches(items, new Map(), 'why does')).toEqual([]);
+    expect(findMatches(items, texts, 'why does')).toEqual(['u1']);
+  });
+});
