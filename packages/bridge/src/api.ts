@@ -57,6 +57,7 @@ export type {
   ModelOption,
   ModelRef,
   PermissionMode,
+  ReasoningEffort,
   AuditEntry,
   HostAuditEntry,
   HostAuditPage,

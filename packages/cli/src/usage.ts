@@ -27,7 +27,7 @@ export const USAGE = `Usage:
   bastion doctor [--json] [--home DIR]
   bastion run [--workspace DIR] [--home DIR] [--continue | --session ID]
               [--mode read-only|accept-edits|auto] [--ask-before-writes] [--provider ID] [--model ID]
-              [--json] PROMPT
+              [--reasoning low|medium|high] [--json] PROMPT
   bastion run --compact (--continue | --session ID) [--workspace DIR] [--home DIR] [--json]
   bastion run --endpoint URL --model ID [--context-window TOKENS] [--workspace DIR] [--home DIR]
               [--mode …] [--json] PROMPT
@@ -80,13 +80,17 @@ are asked on the terminal, and denied without one. --ask-before-writes asks befo
 edit. --provider demo is an offline, deterministic demo model (no API key needed). --continue
 sends PROMPT to the newest session of the workspace, --session ID to that one, with its
 history; the session keeps its mode and model unless --mode, --provider or --model change them.
+--reasoning sets how much a reasoning model thinks (OpenAI's and ChatGPT's GPT-5 family, o4-mini:
+bastion models marks them): the session keeps it; a model that takes none refuses it.
 --compact, with --continue or --session, takes no PROMPT: the session's model summarises its turns
 before the last exchange now (as it does on its own near 80% of its context window).
 
 chat: run's options without a PROMPT, then each line typed (or piped in) is a prompt to the same
 session, run in turn as with run, approvals asked on the terminal; at a terminal a line ending in
 \\ goes on to the next, and a paste is one prompt however many lines it holds. A line /init asks
-the agent to write the project's AGENTS.md, /compact summarises the session's older turns, /model
+the agent to write the project's AGENTS.md, /compact summarises the session's older turns,
+/rewind goes back to before the last prompt (its files put back; --keep-files leaves them) and puts
+it back on the line to edit, /model
 lists the models on offer and /model PROVIDER/MODEL switches the session to one, /plan prints the
 agent's last plan again, /help lists these (Tab completes them; ArrowUp brings back earlier
 lines); /exit, the end of input or Ctrl-D ends it, Ctrl-C stops the run going (at the prompt it

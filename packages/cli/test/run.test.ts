@@ -459,6 +459,19 @@ describe('bastion run (real CLI process)', () => {
     expect(userMessagesBySession(home).size).toBe(1);
   });
 
+  it('exits 2 for --reasoning on a model that takes none, creating no session, and for an effort that is not low, medium or high', async () => {
+    const { home, workspace } = freshProject();
+    const refused = await runCliOn(home, workspace, ['--provider', 'demo', '--reasoning', 'high', 'ls']);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('demo/demo takes no reasoning effort');
+    const sessions = await runCliWithStdin(['sessions', '--json', '--home', home, '--workspace', workspace]);
+    expect(sessions.code).toBe(0);
+    expect(sessions.stdout).toBe('');
+    const bad = await runCli(['--reasoning', 'max', 'hi']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/^bastion: --reasoning must be one of low, medium, high\n/);
+  });
+
   it("exits 2 for a missing prompt or a bad mode, with the error followed by run's own synopsis and no other command's", async () => {
     expect((await runCli([])).code).toBe(2);
     const bad = await runCli(['--mode', 'yolo', 'hi']);

@@ -55,7 +55,13 @@ export type StorageErrorCode =
   | 'STORE_MIGRATION_FAILED';
 
 /** Sessions and their settings. */
-export type SessionErrorCode = 'SESSION_NOT_FOUND' | 'WORKSPACE_NOT_GRANTED' | 'PROVIDER_UNKNOWN' | 'MESSAGE_TOO_LARGE';
+export type SessionErrorCode =
+  | 'SESSION_NOT_FOUND'
+  | 'WORKSPACE_NOT_GRANTED'
+  | 'PROVIDER_UNKNOWN'
+  | 'MESSAGE_TOO_LARGE'
+  /** A reasoning effort asked for a model that takes none. */
+  | 'REASONING_NOT_SUPPORTED';
 
 /** Agent runs: starting one, and how one ends (`run-error` events). */
 export type RunErrorCode =
@@ -485,6 +491,7 @@ export const WIRE_ERROR_STATUS: Readonly<Record<WireErrorCode, HttpErrorStatus>>
   SESSION_NOT_FOUND: 404,
   WORKSPACE_NOT_GRANTED: 403,
   PROVIDER_UNKNOWN: 400,
+  REASONING_NOT_SUPPORTED: 400,
   MESSAGE_TOO_LARGE: 413,
 
   RUN_ACTIVE: 409,

@@ -107,7 +107,8 @@ function groupLines(group: ModelGroup, marked: ModelRef): string[] {
     const mark = group.provider === marked.provider && model.id === marked.model ? '*' : ' ';
     const window =
       model.context_window === undefined ? '' : `, ${model.context_window.toLocaleString('en-US')}-token context`;
-    return `${mark} ${group.provider}/${model.id}  ${model.label}${window}${state}`;
+    const reasoning = model.reasoning ? ', --reasoning low|medium|high' : '';
+    return `${mark} ${group.provider}/${model.id}  ${model.label}${window}${reasoning}${state}`;
   });
 }
 

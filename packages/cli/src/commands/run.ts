@@ -27,6 +27,7 @@ import {
   INIT_INSTRUCTIONS_PROMPT,
   eventPageResponseSchema,
   permissionModeSchema,
+  reasoningEffortSchema,
   runCommandInputSchema,
   modelListResponseSchema,
   modelRunsNow,
@@ -41,6 +42,7 @@ import {
   type PolicyRule,
   type PolicyRuleDraft,
   type PermissionMode,
+  type ReasoningEffort,
   type Session,
   type UpdateSessionRequest,
   type ModelListResponse,
@@ -92,6 +94,8 @@ interface RunOptions {
   askBeforeWrites: boolean;
   provider: string | undefined;
   model: string | undefined;
+  /** `--reasoning low|medium|high`: the session's reasoning effort (a model that takes none refuses it). */
+  reasoning: ReasoningEffort | undefined;
   /** `--endpoint URL`: a transient OpenAI-compatible endpoint, consented to on this command line. */
   endpoint: string | undefined;
   /** `--context-window TOKENS`: the window `--endpoint`'s models have. */
@@ -145,6 +149,7 @@ function parseRunArgs(argv: string[], command: 'run' | 'chat'): RunOptions {
       'ask-before-writes': { type: 'boolean', default: false },
       provider: { type: 'string' },
       model: { type: 'string' },
+      reasoning: { type: 'string' },
       endpoint: { type: 'string' },
       'context-window': { type: 'string' },
       json: { type: 'boolean', default: false },
@@ -153,6 +158,9 @@ function parseRunArgs(argv: string[], command: 'run' | 'chat'): RunOptions {
   });
   const mode = permissionModeSchema.optional().safeParse(values.mode);
   if (!mode.success) throw new UsageError(`--mode must be one of ${permissionModeSchema.options.join(', ')}`);
+  const reasoning = reasoningEffortSchema.optional().safeParse(values.reasoning);
+  if (!reasoning.success)
+    throw new UsageError(`--reasoning must be one of ${reasoningEffortSchema.options.join(', ')}`);
   if (values.continue && values.session !== undefined)
     throw new UsageError('--continue and --session cannot be combined');
   if (values.session !== undefined && !sessionIdSchema.safeParse(values.session).success)
@@ -180,6 +188,7 @@ function parseRunArgs(argv: string[], command: 'run' | 'chat'): RunOptions {
     askBeforeWrites: values['ask-before-writes'],
     provider: values.provider,
     model: values.model,
+    reasoning: reasoning.data,
     endpoint: values.endpoint,
     contextWindow,
     json: values.json,
@@ -589,6 +598,7 @@ function sessionSettings(options: RunOptions): UpdateSessionRequest {
     ...(options.mode === 'auto' ? { consent_by: 'cli' } : {}),
     ...(options.provider === undefined ? {} : { provider: options.provider }),
     ...(options.model === undefined ? {} : { model: options.model }),
+    ...(options.reasoning === undefined ? {} : { reasoning_effort: options.reasoning }),
   };
 }
 
@@ -722,7 +732,8 @@ async function runPrompt(host: BastionHost, options: RunOptions, workspace: stri
     );
     if (!created.ok) {
       process.stderr.write(`bastion: could not create a session: ${failure(created.error)}\n`);
-      return 1;
+      // A model that takes no --reasoning is the command line's mistake, as a model not on offer is.
+      return created.error.code === 'REASONING_NOT_SUPPORTED' ? 2 : 1;
     }
     session = created.body;
   } else {

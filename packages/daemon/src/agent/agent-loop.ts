@@ -6,13 +6,15 @@
  * long tool outputs cut in what the model sees.
  */
 import type { LanguageModelUsage, ModelMessage, ToolSet } from 'ai';
-import type { LanguageModelV3 } from '@ai-sdk/provider';
+import type { LanguageModelV3, SharedV3ProviderOptions } from '@ai-sdk/provider';
 import { AGENT_MAX_STEPS, type AgentEvent } from '@bastion/protocol';
 import { DaemonError } from '../errors.js';
 import { ModelContext, SUMMARY_SYSTEM_PROMPT, type Compaction, type SummaryRequest } from './context-compaction.js';
 
 export interface AgentLoopInput {
   model: LanguageModelV3;
+  /** Sent with every step (the session's reasoning effort, model-catalog.ts `reasoningOptions`). */
+  providerOptions: SharedV3ProviderOptions | undefined;
   /** The model's context window, in tokens. */
   contextWindow: number;
   /** The run only summarises the older turns (`/compact`): no step is sent. */
@@ -96,6 +98,7 @@ export async function runAgentLoop(input: AgentLoopInput): Promise<AgentLoopOutc
   }
   const result = streamText({
     model: input.model,
+    ...(input.providerOptions === undefined ? {} : { providerOptions: input.providerOptions }),
     messages: input.context.messages,
     prepareStep: async ({ messages }) => {
       const system = input.systemPrompt(messages);

@@ -19,6 +19,7 @@ import {
   type Session,
 } from '@bastion/protocol';
 import { DaemonError, isDaemonError } from '../errors.js';
+import { reasoningOptions } from '../providers/model-catalog.js';
 import type { ProviderRegistry } from '../providers/provider-registry.js';
 import type { ApprovalAnswerRefusal } from '../storage/approvals.js';
 import type { FinalRunStatus } from '../storage/run-log.js';
@@ -293,6 +294,7 @@ export class RunManager {
     const done = this.#execute(sessionId, runId, controller, changes, { contextWindow, provider }, () =>
       runAgentLoop({
         model: retrying,
+        providerOptions: reasoningOptions(session.provider, session.model, session.reasoning_effort),
         runId,
         contextWindow,
         compactOnly: 'compact' in request,

@@ -1,10 +1,12 @@
 /**
  * What Bastion knows about each provider's models: the label shown in the model picker, the
- * context window the agent compacts against, and list prices for an estimated cost. Custom
+ * context window the agent compacts against, list prices for an estimated cost, and whether a
+ * session can choose how much the model reasons. Custom
  * endpoints list their own models (`/models`) and carry a configured window instead; a model
  * missing here still runs, with `DEFAULT_CONTEXT_WINDOW_TOKENS` and no cost estimate.
  */
-import { DEFAULT_CONTEXT_WINDOW_TOKENS } from '@bastion/protocol';
+import type { SharedV3ProviderOptions } from '@ai-sdk/provider';
+import { DEFAULT_CONTEXT_WINDOW_TOKENS, type ReasoningEffort } from '@bastion/protocol';
 
 /** US dollars per million tokens. */
 export interface ModelPrice {
@@ -18,6 +20,8 @@ export interface ModelInfo {
   label: string;
   contextWindow: number;
   price?: ModelPrice;
+  /** Takes a reasoning effort (OpenAI's Responses API `reasoning.effort`). */
+  reasoning?: true;
 }
 
 export const MODEL_CATALOG: Readonly<Record<string, readonly ModelInfo[]>> = Object.freeze({
@@ -30,15 +34,28 @@ export const MODEL_CATALOG: Readonly<Record<string, readonly ModelInfo[]>> = Obj
       price: { input: 0.4, output: 1.6, cachedInput: 0.1 },
     },
     { id: 'gpt-4.1', label: 'GPT-4.1', contextWindow: 1_047_576, price: { input: 2, output: 8, cachedInput: 0.5 } },
-    { id: 'gpt-5', label: 'GPT-5', contextWindow: 400_000, price: { input: 1.25, output: 10, cachedInput: 0.125 } },
+    {
+      id: 'gpt-5',
+      label: 'GPT-5',
+      contextWindow: 400_000,
+      price: { input: 1.25, output: 10, cachedInput: 0.125 },
+      reasoning: true,
+    },
     {
       id: 'gpt-5-mini',
       label: 'GPT-5 mini',
       contextWindow: 400_000,
       price: { input: 0.25, output: 2, cachedInput: 0.025 },
+      reasoning: true,
     },
     { id: 'gpt-4o', label: 'GPT-4o', contextWindow: 128_000, price: { input: 2.5, output: 10, cachedInput: 1.25 } },
-    { id: 'o4-mini', label: 'o4-mini', contextWindow: 200_000, price: { input: 1.1, output: 4.4, cachedInput: 0.275 } },
+    {
+      id: 'o4-mini',
+      label: 'o4-mini',
+      contextWindow: 200_000,
+      price: { input: 1.1, output: 4.4, cachedInput: 0.275 },
+      reasoning: true,
+    },
   ],
   anthropic: [
     {
@@ -82,16 +99,37 @@ export const MODEL_CATALOG: Readonly<Record<string, readonly ModelInfo[]>> = Obj
   ],
   // Included in the subscription: no per-token price.
   chatgpt: [
-    { id: 'gpt-5.1-codex', label: 'GPT-5.1 Codex', contextWindow: 400_000 },
-    { id: 'gpt-5.1-codex-mini', label: 'GPT-5.1 Codex mini', contextWindow: 400_000 },
-    { id: 'gpt-5.1', label: 'GPT-5.1', contextWindow: 400_000 },
-    { id: 'gpt-5-codex', label: 'GPT-5 Codex', contextWindow: 400_000 },
-    { id: 'gpt-5', label: 'GPT-5', contextWindow: 400_000 },
+    { id: 'gpt-5.1-codex', label: 'GPT-5.1 Codex', contextWindow: 400_000, reasoning: true },
+    { id: 'gpt-5.1-codex-mini', label: 'GPT-5.1 Codex mini', contextWindow: 400_000, reasoning: true },
+    { id: 'gpt-5.1', label: 'GPT-5.1', contextWindow: 400_000, reasoning: true },
+    { id: 'gpt-5-codex', label: 'GPT-5 Codex', contextWindow: 400_000, reasoning: true },
+    { id: 'gpt-5', label: 'GPT-5', contextWindow: 400_000, reasoning: true },
   ],
 });
 
 export function findModel(provider: string, model: string): ModelInfo | undefined {
   return MODEL_CATALOG[provider]?.find((info) => info.id === model);
+}
+
+/** Providers whose models take their effort as the OpenAI Responses API's (the AI SDK's `openai` options). */
+const OPENAI_RESPONSES_PROVIDERS = new Set(['openai', 'chatgpt']);
+
+/** Whether a session on this model can choose its reasoning effort. */
+export function takesReasoning(provider: string, model: string): boolean {
+  return OPENAI_RESPONSES_PROVIDERS.has(provider) && findModel(provider, model)?.reasoning === true;
+}
+
+/**
+ * What a run asks the model for to reason with `effort`: the provider options of a model that
+ * takes one, or undefined (no effort chosen, or a model that takes none).
+ */
+export function reasoningOptions(
+  provider: string,
+  model: string,
+  effort: ReasoningEffort | undefined,
+): SharedV3ProviderOptions | undefined {
+  if (effort === undefined || !takesReasoning(provider, model)) return undefined;
+  return { openai: { reasoningEffort: effort } };
 }
 
 export function contextWindowOf(provider: string, model: string): number {

@@ -15,7 +15,7 @@ import type { ChatgptCredentials } from '../oauth/chatgpt-credentials.js';
 import type { AuthStore } from '../secrets/auth-store.js';
 import { secretsStoreCall } from '../secrets/secrets-routes.js';
 import type { ProviderTransport } from '../transport/transport-fetch.js';
-import { MODEL_CATALOG } from './model-catalog.js';
+import { MODEL_CATALOG, takesReasoning } from './model-catalog.js';
 import type { ModelPreferences } from './model-preferences.js';
 import type { ProviderRegistry } from './provider-registry.js';
 
@@ -30,6 +30,7 @@ function catalogModels(provider: string): ModelGroup['models'] {
     id: info.id,
     label: info.label,
     context_window: info.contextWindow,
+    ...(takesReasoning(provider, info.id) ? { reasoning: true as const } : {}),
   }));
 }
 

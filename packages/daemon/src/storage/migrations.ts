@@ -40,6 +40,9 @@
  * Version 9: context_rewinds — each rewind of a session (POST /agent/rewind): the messages from
  * `from_seq` to `through_seq` (a prompt and everything after it, when rewound) are not sent to the
  * model any more; they stay stored, as every message does.
+ *
+ * Version 10: `sessions.reasoning_effort` — the effort a session's runs ask a reasoning model for
+ * (null: the model's default).
  */
 export interface Migration {
   version: number;
@@ -245,5 +248,10 @@ export const MIGRATIONS: readonly Migration[] = [
       );
       CREATE INDEX context_rewinds_by_session ON context_rewinds(session_id, from_seq);
     `,
+  },
+  {
+    version: 10,
+    sql: `ALTER TABLE sessions ADD COLUMN reasoning_effort TEXT
+            CHECK (reasoning_effort IS NULL OR reasoning_effort IN ('low', 'medium', 'high'));`,
   },
 ];

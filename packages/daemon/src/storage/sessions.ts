@@ -8,6 +8,7 @@ import {
   permissionModeSchema,
   SESSION_AUTO_TITLE_CHARS,
   type PermissionMode,
+  type ReasoningEffort,
   type RunStatus,
   type Session,
 } from '@bastion/protocol';
@@ -27,6 +28,7 @@ interface SessionRow extends UsageColumns {
   auto_consent_by: string | null;
   auto_consent_at: string | null;
   ask_before_writes: number;
+  reasoning_effort: ReasoningEffort | null;
   created_at: string;
   updated_at: string;
   last_run_id: string | null;
@@ -41,6 +43,7 @@ export interface NewSession {
   model: string;
   workspace: string | null;
   askBeforeWrites?: boolean;
+  reasoningEffort?: ReasoningEffort;
   consentBy?: string;
 }
 
@@ -50,12 +53,14 @@ export interface SessionPatch {
   provider?: string;
   model?: string;
   askBeforeWrites?: boolean;
+  /** null: back to the model's default. */
+  reasoningEffort?: ReasoningEffort | null;
   consentBy?: string;
 }
 
 const SESSION_COLUMNS = `
   s.n, s.id, s.title, s.mode, s.provider, s.model, s.workspace, s.auto_consent_by, s.auto_consent_at, s.ask_before_writes,
-  s.created_at, s.updated_at,
+  s.reasoning_effort, s.created_at, s.updated_at,
   (SELECT r.id FROM runs r WHERE r.session_id = s.id ORDER BY r.n DESC LIMIT 1) AS last_run_id,
   (SELECT r.status FROM runs r WHERE r.session_id = s.id ORDER BY r.n DESC LIMIT 1) AS last_run_status,
   EXISTS (SELECT 1 FROM approvals a WHERE a.session_id = s.id AND a.status = 'pending') AS approval_pending,
@@ -78,6 +83,7 @@ function toSession(row: SessionRow): Session {
         ? { by: row.auto_consent_by, at: row.auto_consent_at }
         : null,
     ask_before_writes: row.ask_before_writes === 1,
+    ...(row.reasoning_effort === null ? {} : { reasoning_effort: row.reasoning_effort }),
     last_run:
       row.last_run_id !== null && row.last_run_status !== null
         ? { id: row.last_run_id, status: row.last_run_status as RunStatus }
@@ -107,8 +113,9 @@ export class Sessions {
       const mode = input.mode ?? DEFAULT_PERMISSION_MODE;
       this.#writer.db
         .prepare(
-          `INSERT INTO sessions (id, title, mode, provider, model, workspace, auto_consent_by, auto_consent_at, ask_before_writes, created_at, updated_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+          `INSERT INTO sessions (id, title, mode, provider, model, workspace, auto_consent_by, auto_consent_at, ask_before_writes,
+             reasoning_effort, created_at, updated_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         )
         .run(
           id,
@@ -120,6 +127,7 @@ export class Sessions {
           mode === 'auto' ? (input.consentBy ?? 'client') : null,
           mode === 'auto' ? now : null,
           input.askBeforeWrites === true ? 1 : 0,
+          input.reasoningEffort ?? null,
           now,
           now,
         );
@@ -158,7 +166,8 @@ export class Sessions {
       const enteringAuto = mode === 'auto' && current.mode !== 'auto';
       this.#writer.db
         .prepare(
-          `UPDATE sessions SET title = ?, mode = ?, provider = ?, model = ?, ask_before_writes = ?, updated_at = ?,
+          `UPDATE sessions SET title = ?, mode = ?, provider = ?, model = ?, ask_before_writes = ?, reasoning_effort = ?,
+             updated_at = ?,
              auto_consent_by = CASE WHEN ? THEN ? ELSE auto_consent_by END,
              auto_consent_at = CASE WHEN ? THEN ? ELSE auto_consent_at END
            WHERE id = ?`,
@@ -169,6 +178,7 @@ export class Sessions {
           patch.provider ?? current.provider,
           patch.model ?? current.model,
           (patch.askBeforeWrites ?? current.ask_before_writes) ? 1 : 0,
+          patch.reasoningEffort === undefined ? (current.reasoning_effort ?? null) : patch.reasoningEffort,
           now,
           enteringAuto ? 1 : 0,
           patch.consentBy ?? 'client',

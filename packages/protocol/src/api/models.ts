@@ -15,6 +15,8 @@ export const modelOptionSchema = z.strictObject({
   label: z.string().max(MODEL_LABEL_MAX_CHARS),
   /** Tokens; absent when the provider does not say (custom endpoints). */
   context_window: z.number().int().positive().optional(),
+  /** A session on it can choose its reasoning effort (`reasoning_effort`). */
+  reasoning: z.literal(true).optional(),
 });
 export type ModelOption = z.infer<typeof modelOptionSchema>;
 

@@ -27,6 +27,13 @@ export const sessionTitleSchema = z.string().max(SESSION_MAX_TITLE_CHARS);
 export const runStatusSchema = z.enum(['running', 'finished', 'error', 'aborted', 'interrupted']);
 export type RunStatus = z.infer<typeof runStatusSchema>;
 
+/**
+ * How much a reasoning model thinks before it answers (OpenAI's reasoning effort): more is slower
+ * and costs more tokens. Only models the catalog marks `reasoning` take it.
+ */
+export const reasoningEffortSchema = z.enum(['low', 'medium', 'high']);
+export type ReasoningEffort = z.infer<typeof reasoningEffortSchema>;
+
 export const sessionSchema = z.strictObject({
   id: sessionIdSchema,
   title: z.string(),
@@ -41,6 +48,8 @@ export const sessionSchema = z.strictObject({
   auto_consent: z.strictObject({ by: z.string(), at: z.string() }).nullable(),
   /** Every write_file/edit_file waits for approval, in any mode that writes. */
   ask_before_writes: z.boolean(),
+  /** The reasoning effort the session's runs ask for; absent: the model's own default. */
+  reasoning_effort: reasoningEffortSchema.optional(),
   last_run: z.strictObject({ id: z.string(), status: runStatusSchema }).nullable(),
   /** A tool call of the session waits for the user's answer (Allow / Deny). */
   approval_pending: z.boolean(),
@@ -56,6 +65,7 @@ export const createSessionRequestSchema = z.strictObject({
   model: modelIdSchema.optional(),
   workspace: workspaceRootSchema.optional(),
   ask_before_writes: z.boolean().optional(),
+  reasoning_effort: reasoningEffortSchema.optional(),
   /** Required label of who consents when `mode` is `auto`. */
   consent_by: z.string().min(1).max(CONSENT_BY_MAX_CHARS).optional(),
 });
@@ -67,6 +77,8 @@ export const updateSessionRequestSchema = z.strictObject({
   provider: providerIdSchema.optional(),
   model: modelIdSchema.optional(),
   ask_before_writes: z.boolean().optional(),
+  /** null: back to the model's own default. */
+  reasoning_effort: reasoningEffortSchema.nullable().optional(),
   consent_by: z.string().min(1).max(CONSENT_BY_MAX_CHARS).optional(),
 });
 export type UpdateSessionRequest = z.infer<typeof updateSessionRequestSchema>;

@@ -26,8 +26,8 @@ import { ApprovalPrompt } from './approval-prompt.js';
 import { Composer } from './composer.js';
 import { Markdown } from './markdown.js';
 import { HelpDialog } from './help-dialog.js';
-import { AutoConsentDialog, ModeSwitch } from './mode-switch.js';
-import { listedWindow, ModelPicker, useModels } from './model-picker.js';
+import { AutoConsentDialog, ModeSwitch, ReasoningSwitch } from './mode-switch.js';
+import { listedModel, listedWindow, ModelPicker, useModels } from './model-picker.js';
 import { OtherFolderBanner } from './other-folder-banner.js';
 import { PlanBar, pinnedPlan } from './plan.js';
 import { ContextMeter, Reasoning, RetryNotice, RunEnd, RunError, UsageLine } from './run-items.js';
@@ -662,6 +662,17 @@ export function ChatView({ bastion, sessionId, sessionsVersion, onSessionChanged
                     setSession(await bastion.sessions.update(sessionId, ref));
                     onSessionChanged();
                   })
+                }
+              />
+            )}
+            {models && listedModel(models.groups, session)?.reasoning && (
+              <ReasoningSwitch
+                effort={session.reasoning_effort}
+                disabled={busy}
+                onChange={(effort) =>
+                  void act(async () =>
+                    setSession(await bastion.sessions.update(sessionId, { reasoning_effort: effort })),
+                  )
                 }
               />
             )}

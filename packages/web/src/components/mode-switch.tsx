@@ -1,4 +1,4 @@
-import type { PermissionMode } from '@bastion/bridge';
+import type { PermissionMode, ReasoningEffort } from '@bastion/bridge';
 import { Dialog } from './dialog.js';
 
 interface Props {
@@ -67,5 +67,42 @@ export function AutoConsentDialog({
         </button>
       </div>
     </Dialog>
+  );
+}
+
+const EFFORTS: readonly { value: ReasoningEffort; label: string }[] = [
+  { value: 'low', label: 'low (faster)' },
+  { value: 'medium', label: 'medium' },
+  { value: 'high', label: 'high (slower)' },
+];
+
+/** How much a reasoning model thinks: the model's own default, or low, medium or high. */
+export function ReasoningSwitch({
+  effort,
+  disabled,
+  onChange,
+}: {
+  effort: ReasoningEffort | undefined;
+  disabled: boolean;
+  /** null: back to the model's default. */
+  onChange: (effort: ReasoningEffort | null) => void;
+}) {
+  return (
+    <div className="mode-switch">
+      <label htmlFor="reasoning">Reasoning</label>
+      <select
+        id="reasoning"
+        value={effort ?? ''}
+        disabled={disabled}
+        onChange={(event) => onChange(event.target.value === '' ? null : (event.target.value as ReasoningEffort))}
+      >
+        <option value="">model default</option>
+        {EFFORTS.map((option) => (
+          <option key={option.value} value={option.value}>
+            {option.label}
+          </option>
+        ))}
+      </select>
+    </div>
   );
 }

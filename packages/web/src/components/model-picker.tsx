@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import type { BastionApi, ModelGroup, ModelListResponse, ModelRef } from '@bastion/bridge';
+import type { BastionApi, ModelGroup, ModelListResponse, ModelOption, ModelRef } from '@bastion/bridge';
 import { DEFAULT_CONTEXT_WINDOW_TOKENS } from '@bastion/protocol';
 import { describeError } from '../bastion.js';
 
@@ -33,14 +33,17 @@ export function useModels(bastion: BastionApi, version = 0): { models?: ModelLis
   return state;
 }
 
+/** The option `groups` lists for `ref`, if any. */
+export function listedModel(groups: readonly ModelGroup[], ref: ModelRef): ModelOption | undefined {
+  return groups.find((group) => group.provider === ref.provider)?.models.find((option) => option.id === ref.model);
+}
+
 /**
  * The context window a run on `ref` works with, as the daemon decides it (the listed figure, else
  * the default); undefined when the list does not offer `ref`.
  */
 export function listedWindow(groups: readonly ModelGroup[], ref: ModelRef): number | undefined {
-  const model = groups
-    .find((group) => group.provider === ref.provider)
-    ?.models.find((option) => option.id === ref.model);
+  const model = listedModel(groups, ref);
   return model && (model.context_window ?? DEFAULT_CONTEXT_WINDOW_TOKENS);
 }
 

@@ -18,6 +18,7 @@ import type { Context } from 'hono';
 import type { RouteModule } from '../app.js';
 import { DaemonError } from '../../errors.js';
 import type { RunManager } from '../../agent/run-manager.js';
+import { takesReasoning } from '../../providers/model-catalog.js';
 import type { ProviderRegistry } from '../../providers/provider-registry.js';
 import type { SessionStore } from '../../storage/session-store.js';
 import type { WorkspaceRoots } from '../../workspaces/workspace-roots.js';
@@ -45,6 +46,14 @@ export function sessionRoutes(deps: {
     if (provider !== undefined && !registry.has(provider))
       throw new DaemonError('PROVIDER_UNKNOWN', 'no such provider');
   };
+  /** A reasoning effort is asked for: refused for a model that takes none. */
+  const checkReasoning = (ref: { provider: string; model: string }) => {
+    if (!takesReasoning(ref.provider, ref.model))
+      throw new DaemonError(
+        'REASONING_NOT_SUPPORTED',
+        `${ref.provider}/${ref.model} takes no reasoning effort (OpenAI's and ChatGPT's reasoning models do, e.g. openai/gpt-5)`,
+      );
+  };
   return (app) => {
     app.get('/sessions', (c) => {
       const query = parseInput(pageQuerySchema, c.req.query());
@@ -68,6 +77,7 @@ export function sessionRoutes(deps: {
         );
       const provider = body.provider ?? (fallback as ModelRef).provider;
       const model = body.model ?? fallback?.model ?? registry.defaultModel(provider) ?? provider;
+      if (body.reasoning_effort !== undefined) checkReasoning({ provider, model });
       const session = store.sessions.create({
         provider,
         model,
@@ -75,6 +85,7 @@ export function sessionRoutes(deps: {
         ...(body.title === undefined ? {} : { title: body.title }),
         ...(body.mode === undefined ? {} : { mode: body.mode }),
         ...(body.ask_before_writes === undefined ? {} : { askBeforeWrites: body.ask_before_writes }),
+        ...(body.reasoning_effort === undefined ? {} : { reasoningEffort: body.reasoning_effort }),
         ...(body.consent_by === undefined ? {} : { consentBy: body.consent_by }),
       });
       return c.json(session, 201);
@@ -92,12 +103,18 @@ export function sessionRoutes(deps: {
       const model =
         body.model ??
         (body.provider === undefined ? undefined : (registry.defaultModel(body.provider) ?? body.provider));
+      if (body.reasoning_effort != null) {
+        const current = store.sessions.get(id);
+        if (!current) throw notFound();
+        checkReasoning({ provider: body.provider ?? current.provider, model: model ?? current.model });
+      }
       const session = store.sessions.update(id, {
         ...(body.title === undefined ? {} : { title: body.title }),
         ...(body.mode === undefined ? {} : { mode: body.mode }),
         ...(body.provider === undefined ? {} : { provider: body.provider }),
         ...(model === undefined ? {} : { model }),
         ...(body.ask_before_writes === undefined ? {} : { askBeforeWrites: body.ask_before_writes }),
+        ...(body.reasoning_effort === undefined ? {} : { reasoningEffort: body.reasoning_effort }),
         ...(body.consent_by === undefined ? {} : { consentBy: body.consent_by }),
       });
       if (!session) throw notFound();
