@@ -80,8 +80,9 @@ are asked on the terminal, and denied without one. --ask-before-writes asks befo
 edit. --provider demo is an offline, deterministic demo model (no API key needed). --continue
 sends PROMPT to the newest session of the workspace, --session ID to that one, with its
 history; the session keeps its mode and model unless --mode, --provider or --model change them.
---reasoning sets how much a reasoning model thinks (OpenAI's and ChatGPT's GPT-5 family, o4-mini:
-bastion models marks them): the session keeps it; a model that takes none refuses it.
+--reasoning sets how much a reasoning model thinks (OpenAI's and ChatGPT's GPT-5 family, o4-mini,
+Claude's extended thinking: bastion models marks them): the session keeps it; a model that takes
+none refuses it.
 --compact, with --continue or --session, takes no PROMPT: the session's model summarises its turns
 before the last exchange now (as it does on its own near 80% of its context window).
 

@@ -3,11 +3,17 @@
  * at creation or by PATCH (null clears it), stored with the session, and sent with every step of
  * a run as the provider options of a catalog model that takes one — not for one that does not;
  * asked for a model that takes none, or outside low/medium/high, it is refused with nothing stored.
+ * For Claude, through the real `@ai-sdk/anthropic` against a loopback Messages API server: extended
+ * thinking with the effort's budget on every step, and the signed thinking block sent back with the
+ * tool result, as Anthropic requires.
  */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createAnthropic } from '@ai-sdk/anthropic';
 import type { LanguageModelV3CallOptions } from '@ai-sdk/provider';
 import { MockLanguageModelV3 } from 'ai/test';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { AgentEvent, Session } from '@bastion/protocol';
+import { ANTHROPIC_THINKING_BUDGET_TOKENS, type AgentEvent, type Session } from '@bastion/protocol';
 import type { ProviderDefinition } from '../src/providers/provider-registry.js';
 import { startInProcessDaemon, type InProcessDaemon } from './support/in-process-daemon.js';
 import { textStream } from './support/mock-streams.js';
@@ -29,12 +35,85 @@ const openai: ProviderDefinition = {
 };
 
 let daemon: InProcessDaemon | undefined;
+let server: Server | undefined;
 afterEach(async () => {
   calls.length = 0;
   await daemon?.stop();
   daemon?.cleanup();
   daemon = undefined;
+  await new Promise((resolve) => (server ? server.close(resolve) : resolve(undefined)));
+  server = undefined;
 });
+
+/** Anthropic's Messages API stream: each event as `event:` and `data:` lines. */
+const sse = (events: object[]) =>
+  events.map((event) => `event: ${(event as { type: string }).type}\ndata: ${JSON.stringify(event)}\n\n`).join('');
+
+const USAGE = { input_tokens: 10, output_tokens: 5 };
+/** A first answer that thinks (signed) and lists the workspace, then a closing one. */
+const THINK_THEN_LIST = sse([
+  {
+    type: 'message_start',
+    message: {
+      id: 'msg_1',
+      type: 'message',
+      role: 'assistant',
+      model: 'claude-sonnet-4-5',
+      content: [],
+      stop_reason: null,
+      stop_sequence: null,
+      usage: USAGE,
+    },
+  },
+  { type: 'content_block_start', index: 0, content_block: { type: 'thinking', thinking: '', signature: '' } },
+  { type: 'content_block_delta', index: 0, delta: { type: 'thinking_delta', thinking: 'The folder first.' } },
+  { type: 'content_block_delta', index: 0, delta: { type: 'signature_delta', signature: 'sig-from-anthropic' } },
+  { type: 'content_block_stop', index: 0 },
+  {
+    type: 'content_block_start',
+    index: 1,
+    content_block: { type: 'tool_use', id: 'toolu_1', name: 'list_dir', input: {} },
+  },
+  { type: 'content_block_delta', index: 1, delta: { type: 'input_json_delta', partial_json: '{"path":"."}' } },
+  { type: 'content_block_stop', index: 1 },
+  { type: 'message_delta', delta: { stop_reason: 'tool_use', stop_sequence: null }, usage: { output_tokens: 20 } },
+  { type: 'message_stop' },
+]);
+const CLOSING = sse([
+  {
+    type: 'message_start',
+    message: {
+      id: 'msg_2',
+      type: 'message',
+      role: 'assistant',
+      model: 'claude-sonnet-4-5',
+      content: [],
+      stop_reason: null,
+      stop_sequence: null,
+      usage: USAGE,
+    },
+  },
+  { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
+  { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Listed.' } },
+  { type: 'content_block_stop', index: 0 },
+  { type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: 3 } },
+  { type: 'message_stop' },
+]);
+
+/** A loopback Messages API playing `answers` in turn; each request's JSON body is kept. */
+async function anthropicServer(answers: string[], bodies: Record<string, unknown>[]): Promise<string> {
+  server = createServer((request, response) => {
+    let body = '';
+    request.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
+    request.on('end', () => {
+      bodies.push(JSON.parse(body) as Record<string, unknown>);
+      response.writeHead(200, { 'content-type': 'text/event-stream' });
+      response.end(answers.shift() ?? CLOSING);
+    });
+  });
+  await new Promise<void>((resolve) => server?.listen(0, '127.0.0.1', resolve));
+  return `http://127.0.0.1:${(server?.address() as AddressInfo).port}/v1`;
+}
 
 /** Run one prompt to its end (the stream replays the session from its start, so this run's end by id): the model's call. */
 async function run(d: InProcessDaemon, sessionId: string): Promise<LanguageModelV3CallOptions | undefined> {
@@ -97,5 +176,49 @@ describe('reasoning effort', () => {
     });
     expect(invalid.status).toBe(400);
     expect((await daemon.request<Session>('GET', `/sessions/${created.body.id}`)).body.reasoning_effort).toBe('medium');
+  });
+
+  it('asks Claude for extended thinking with the budget of the effort and sends its signed thinking back with the tool result on the next step', async () => {
+    const bodies: Record<string, unknown>[] = [];
+    const baseURL = await anthropicServer([THINK_THEN_LIST], bodies);
+    const anthropic: ProviderDefinition = {
+      id: 'anthropic',
+      label: 'Anthropic (loopback test server)',
+      defaultModel: 'claude-sonnet-4-5',
+      create: (modelId) => createAnthropic({ baseURL, apiKey: 'test-key', fetch: globalThis.fetch })(modelId),
+    };
+    daemon = await startInProcessDaemon({ providers: [anthropic] });
+    const created = await daemon.request<Session>('POST', '/sessions', {
+      provider: 'anthropic',
+      model: 'claude-sonnet-4-5',
+      reasoning_effort: 'medium',
+    });
+    const started = await daemon.request<{ run_id: string }>('POST', '/agent/run', {
+      session_id: created.body.id,
+      message: 'what is here?',
+    });
+    const events = await daemon.collect(
+      created.body.id,
+      (event) => (event.type === 'run-finished' || event.type === 'run-error') && event.run_id === started.body.run_id,
+    );
+    expect(events.at(-1)?.event.type).toBe('run-finished');
+    expect(events.map(({ event }) => event)).toContainEqual({
+      type: 'reasoning-delta',
+      run_id: started.body.run_id,
+      text: 'The folder first.',
+    });
+    expect(bodies).toHaveLength(2);
+    for (const body of bodies) {
+      expect(body.thinking).toEqual({ type: 'enabled', budget_tokens: ANTHROPIC_THINKING_BUDGET_TOKENS.medium });
+    }
+    // Anthropic refuses a tool result whose turn lost its thinking: the signed block goes back as it came.
+    const messages = bodies[1]?.messages as { role: string; content: { type: string }[] }[];
+    const assistant = messages.find((message) => message.role === 'assistant');
+    expect(assistant?.content[0]).toEqual({
+      type: 'thinking',
+      thinking: 'The folder first.',
+      signature: 'sig-from-anthropic',
+    });
+    expect(assistant?.content[1]).toMatchObject({ type: 'tool_use', id: 'toolu_1', name: 'list_dir' });
   });
 });

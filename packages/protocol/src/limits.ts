@@ -513,6 +513,12 @@ export const PRESTARTED_SANDBOX_READY_WAIT_MS = 1_000;
 /** Agent context (daemon `src/agent/context-compaction.ts`, `src/agent/tool-output-truncation.ts`). */
 /** Context window assumed for a model Bastion has no figure for (custom endpoints may configure their own). */
 export const DEFAULT_CONTEXT_WINDOW_TOKENS = 32_000;
+/**
+ * Anthropic's extended thinking, the tokens a session's reasoning effort lets the model think
+ * (Anthropic's minimum is 1 024). Each stays under the smallest max output of the catalog's Claude
+ * models (32 000 for Opus 4.1), which the budget must be below.
+ */
+export const ANTHROPIC_THINKING_BUDGET_TOKENS = Object.freeze({ low: 4_000, medium: 12_000, high: 24_000 });
 /** Smallest and largest context window a custom endpoint may declare (`context_window`, tokens). */
 export const CONTEXT_WINDOW_MIN_TOKENS = 1_024;
 export const CONTEXT_WINDOW_MAX_TOKENS = 10_000_000;

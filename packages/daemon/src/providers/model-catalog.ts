@@ -6,7 +6,11 @@
  * missing here still runs, with `DEFAULT_CONTEXT_WINDOW_TOKENS` and no cost estimate.
  */
 import type { SharedV3ProviderOptions } from '@ai-sdk/provider';
-import { DEFAULT_CONTEXT_WINDOW_TOKENS, type ReasoningEffort } from '@bastion/protocol';
+import {
+  ANTHROPIC_THINKING_BUDGET_TOKENS,
+  DEFAULT_CONTEXT_WINDOW_TOKENS,
+  type ReasoningEffort,
+} from '@bastion/protocol';
 
 /** US dollars per million tokens. */
 export interface ModelPrice {
@@ -20,7 +24,7 @@ export interface ModelInfo {
   label: string;
   contextWindow: number;
   price?: ModelPrice;
-  /** Takes a reasoning effort (OpenAI's Responses API `reasoning.effort`). */
+  /** Takes a reasoning effort (OpenAI's Responses API `reasoning.effort`, Anthropic's extended thinking). */
   reasoning?: true;
 }
 
@@ -63,18 +67,21 @@ export const MODEL_CATALOG: Readonly<Record<string, readonly ModelInfo[]>> = Obj
       label: 'Claude Sonnet 4.5',
       contextWindow: 200_000,
       price: { input: 3, output: 15, cachedInput: 0.3 },
+      reasoning: true,
     },
     {
       id: 'claude-opus-4-1',
       label: 'Claude Opus 4.1',
       contextWindow: 200_000,
       price: { input: 15, output: 75, cachedInput: 1.5 },
+      reasoning: true,
     },
     {
       id: 'claude-haiku-4-5',
       label: 'Claude Haiku 4.5',
       contextWindow: 200_000,
       price: { input: 1, output: 5, cachedInput: 0.1 },
+      reasoning: true,
     },
   ],
   openrouter: [
@@ -111,12 +118,22 @@ export function findModel(provider: string, model: string): ModelInfo | undefine
   return MODEL_CATALOG[provider]?.find((info) => info.id === model);
 }
 
-/** Providers whose models take their effort as the OpenAI Responses API's (the AI SDK's `openai` options). */
-const OPENAI_RESPONSES_PROVIDERS = new Set(['openai', 'chatgpt']);
+/**
+ * How each provider's reasoning models take an effort: OpenAI's Responses API (OpenAI, ChatGPT) as
+ * `reasoning.effort`; Anthropic's as extended thinking with a token budget (the AI SDK adds the
+ * budget to the request's max_tokens).
+ */
+const EFFORT_OPTIONS: Readonly<Record<string, (effort: ReasoningEffort) => SharedV3ProviderOptions>> = {
+  openai: (effort) => ({ openai: { reasoningEffort: effort } }),
+  chatgpt: (effort) => ({ openai: { reasoningEffort: effort } }),
+  anthropic: (effort) => ({
+    anthropic: { thinking: { type: 'enabled', budgetTokens: ANTHROPIC_THINKING_BUDGET_TOKENS[effort] } },
+  }),
+};
 
 /** Whether a session on this model can choose its reasoning effort. */
 export function takesReasoning(provider: string, model: string): boolean {
-  return OPENAI_RESPONSES_PROVIDERS.has(provider) && findModel(provider, model)?.reasoning === true;
+  return Object.hasOwn(EFFORT_OPTIONS, provider) && findModel(provider, model)?.reasoning === true;
 }
 
 /**
@@ -129,7 +146,7 @@ export function reasoningOptions(
   effort: ReasoningEffort | undefined,
 ): SharedV3ProviderOptions | undefined {
   if (effort === undefined || !takesReasoning(provider, model)) return undefined;
-  return { openai: { reasoningEffort: effort } };
+  return EFFORT_OPTIONS[provider]?.(effort);
 }
 
 export function contextWindowOf(provider: string, model: string): number {

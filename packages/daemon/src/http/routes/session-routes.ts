@@ -51,7 +51,7 @@ export function sessionRoutes(deps: {
     if (!takesReasoning(ref.provider, ref.model))
       throw new DaemonError(
         'REASONING_NOT_SUPPORTED',
-        `${ref.provider}/${ref.model} takes no reasoning effort (OpenAI's and ChatGPT's reasoning models do, e.g. openai/gpt-5)`,
+        `${ref.provider}/${ref.model} takes no reasoning effort (OpenAI's, ChatGPT's and Anthropic's reasoning models do, e.g. openai/gpt-5)`,
       );
   };
   return (app) => {
