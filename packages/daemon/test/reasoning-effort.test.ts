@@ -50,21 +50,13 @@ const sse = (events: object[]) =>
   events.map((event) => `event: ${(event as { type: string }).type}\ndata: ${JSON.stringify(event)}\n\n`).join('');
 
 const USAGE = { input_tokens: 10, output_tokens: 5 };
+const messageStart = (id: string) => ({
+  type: 'message_start',
+  message: { id, type: 'message', role: 'assistant', model: 'claude-sonnet-4-5', content: [], usage: USAGE },
+});
 /** A first answer that thinks (signed) and lists the workspace, then a closing one. */
 const THINK_THEN_LIST = sse([
-  {
-    type: 'message_start',
-    message: {
-      id: 'msg_1',
-      type: 'message',
-      role: 'assistant',
-      model: 'claude-sonnet-4-5',
-      content: [],
-      stop_reason: null,
-      stop_sequence: null,
-      usage: USAGE,
-    },
-  },
+  messageStart('msg_1'),
   { type: 'content_block_start', index: 0, content_block: { type: 'thinking', thinking: '', signature: '' } },
   { type: 'content_block_delta', index: 0, delta: { type: 'thinking_delta', thinking: 'The folder first.' } },
   { type: 'content_block_delta', index: 0, delta: { type: 'signature_delta', signature: 'sig-from-anthropic' } },
@@ -80,19 +72,7 @@ const THINK_THEN_LIST = sse([
   { type: 'message_stop' },
 ]);
 const CLOSING = sse([
-  {
-    type: 'message_start',
-    message: {
-      id: 'msg_2',
-      type: 'message',
-      role: 'assistant',
-      model: 'claude-sonnet-4-5',
-      content: [],
-      stop_reason: null,
-      stop_sequence: null,
-      usage: USAGE,
-    },
-  },
+  messageStart('msg_2'),
   { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
   { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Listed.' } },
   { type: 'content_block_stop', index: 0 },
