@@ -92,7 +92,8 @@ session, run in turn as with run, approvals asked on the terminal; at a terminal
 the agent to write the project's AGENTS.md, /compact summarises the session's older turns,
 /rewind goes back to before the last prompt (its files put back; --keep-files leaves them) and puts
 it back on the line to edit, /model
-lists the models on offer and /model PROVIDER/MODEL switches the session to one, /plan prints the
+lists the models on offer and /model PROVIDER/MODEL switches the session to one, /reasoning shows
+the session's reasoning effort and /reasoning low|medium|high|default changes it, /plan prints the
 agent's last plan again, /help lists these (Tab completes them; ArrowUp brings back earlier
 lines); /exit, the end of input or Ctrl-D ends it, Ctrl-C stops the run going (at the prompt it
 drops what is typed, and at an empty prompt ends it). Exit with the last run's code.

@@ -270,3 +270,26 @@ it('on a terminal, /rewind takes the last prompt out and puts it back on the lin
   expect(await cli.closed).toBe(0);
   expect(sentPrompts(home)).toEqual(['ls', 'ls .']);
 });
+
+it('/reasoning shows the session’s effort and changes it on a model that takes one; on one that takes none, or with no such effort, it says why and changes nothing', async () => {
+  const { home, workspace } = project();
+  const key = await runCli(['secrets', 'set', 'openai', '--home', home], 'sk-chat-reasoning-test-key\n');
+  expect(key.code).toBe(0);
+  const gpt5 = ['chat', '--home', home, '--workspace', workspace, '--provider', 'openai', '--model', 'gpt-5'];
+  const set = await runCli(gpt5, '/reasoning\n/reasoning high\n/reasoning max\n/reasoning\n');
+  expect(set.code).toBe(0);
+  expect(set.stderr).toContain(
+    'bastion: reasoning effort the model’s default; /reasoning low|medium|high|default changes it\n',
+  );
+  expect(set.stderr).toContain('bastion: reasoning effort high\n');
+  expect(set.stderr).toContain('bastion: /reasoning takes low, medium, high or default, not max\n');
+  expect(set.stderr).toContain('bastion: reasoning effort high; /reasoning low|medium|high|default changes it\n');
+
+  const demo = await runCli(
+    ['chat', '--home', home, '--workspace', workspace, '--provider', 'demo'],
+    '/reasoning low\n',
+  );
+  expect(demo.code).toBe(0);
+  expect(demo.stderr).toContain('bastion: the reasoning effort was not changed: ');
+  expect(demo.stderr).toContain('demo/demo takes no reasoning effort');
+});

@@ -657,7 +657,11 @@ async function resumeSession(
  * or the agent's last plan printed again.
  */
 type Step =
-  { run: Record<string, unknown> } | { model: string | undefined } | { plan: true } | { rewind: { files: boolean } };
+  | { run: Record<string, unknown> }
+  | { model: string | undefined }
+  | { reasoning: string | undefined }
+  | { plan: true }
+  | { rewind: { files: boolean } };
 
 /**
  * Where the steps come from, read until they end or `stop`; `retype.line`, when set, is what the
@@ -716,6 +720,36 @@ async function chatRewind(host: BastionHost, sessionId: string, files: boolean):
   }
   process.stderr.write(rewindReport(sessionId, answer.body));
   return answer.body.prompt.includes('\n') ? undefined : answer.body.prompt;
+}
+
+/**
+ * `/reasoning` in chat: with no effort, the session's; with low, medium, high or default, the
+ * session switched to it (the daemon refuses it for a model that takes none). The session as it is now.
+ */
+async function chatReasoning(host: BastionHost, session: Session, target: string | undefined): Promise<Session> {
+  if (target === undefined) {
+    process.stderr.write(
+      `bastion: reasoning effort ${session.reasoning_effort ?? 'the model’s default'}; /reasoning low|medium|high|default changes it\n`,
+    );
+    return session;
+  }
+  const effort = target === 'default' ? null : reasoningEffortSchema.safeParse(target).data;
+  if (effort === undefined) {
+    process.stderr.write(`bastion: /reasoning takes low, medium, high or default, not ${terminalLine(target)}\n`);
+    return session;
+  }
+  const updated = await host.client.call(
+    'PATCH',
+    `/sessions/${session.id}`,
+    { reasoning_effort: effort },
+    sessionSchema,
+  );
+  if (!updated.ok) {
+    process.stderr.write(`bastion: the reasoning effort was not changed: ${failure(updated.error)}\n`);
+    return session;
+  }
+  process.stderr.write(`bastion: reasoning effort ${updated.body.reasoning_effort ?? 'the model’s default'}\n`);
+  return updated.body;
 }
 
 async function runPrompt(host: BastionHost, options: RunOptions, workspace: string, requests: Steps): Promise<number> {
@@ -831,6 +865,10 @@ async function runPrompt(host: BastionHost, options: RunOptions, workspace: stri
         retype.line = await chatRewind(host, session.id, step.rewind.files);
         continue;
       }
+      if ('reasoning' in step) {
+        session = await chatReasoning(host, session, step.reasoning);
+        continue;
+      }
       if ('model' in step) {
         session = await chatModel(host, session, step.model);
         printer.provider = session.provider;
@@ -873,13 +911,14 @@ const CHAT_HELP = `bastion: a line is a prompt to this session, except these:
   /rewind                go back to before the last prompt (its turn leaves the conversation and
                          the files it wrote are put back); the prompt is back on the line to edit
   /rewind --keep-files   the same, leaving the files as they are
+  /reasoning [EFFORT]    the session's reasoning effort; low, medium, high or default changes it
   /plan                  the agent's last plan in this chat again
   /help                  this list
   /exit                  end chat (as Ctrl-D or the end of input does); Ctrl-C stops a run going
 `;
 
 /** The lines of `chat` that are commands, as Tab at its prompt completes them. */
-const CHAT_COMMANDS = ['/init', '/compact', '/model', '/rewind', '/plan', '/help', '/exit'] as const;
+const CHAT_COMMANDS = ['/init', '/compact', '/model', '/reasoning', '/rewind', '/plan', '/help', '/exit'] as const;
 
 /** Tab at chat's prompt: a line that is the start of a command's name becomes the name (both, listed, when more fit). */
 function completeChatCommand(line: string): [string[], string] {
@@ -905,6 +944,8 @@ function chatStep(line: string): Step | 'exit' | undefined {
   if (text === '/rewind' || text === '/rewind --keep-files') return { rewind: { files: text === '/rewind' } };
   const model = /^\/model(?:\s+(\S+))?$/.exec(text);
   if (model) return { model: model[1] };
+  const reasoning = /^\/reasoning(?:\s+(\S+))?$/.exec(text);
+  if (reasoning) return { reasoning: reasoning[1] };
   return { run: { message: text === '/init' ? INIT_INSTRUCTIONS_PROMPT : text } };
 }
 
@@ -927,7 +968,7 @@ async function* typedPrompts(stop: AbortSignal, retype: { line: string | undefin
     return;
   }
   process.stderr.write(
-    'bastion: type a prompt and Enter (end a line with \\ to go on to the next; a paste is one prompt); /help lists the commands (/init, /compact, /model, /rewind, /plan; Tab completes them); Ctrl-D or /exit ends, Ctrl-C stops a run\n',
+    'bastion: type a prompt and Enter (end a line with \\ to go on to the next; a paste is one prompt); /help lists the commands (/init, /compact, /model, /reasoning, /rewind, /plan; Tab completes them); Ctrl-D or /exit ends, Ctrl-C stops a run\n',
   );
   // Each prompt gets a showing of its own (closed while the run goes); they share one history, which
   // readline adds each entered line to, so ArrowUp brings back the earlier ones.

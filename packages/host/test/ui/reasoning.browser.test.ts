@@ -3,7 +3,8 @@
  * The session's reasoning effort in real Chromium against the real host and sidecar: a session on
  * a model that takes one (OpenAI's GPT-5, with a key set) shows Reasoning beside its model, and
  * what is chosen there is the session's (read back from the daemon), the model's default again
- * too; a session on a model that takes none (the demo) shows no such control. Screenshots (light
+ * too, and `/reasoning` puts the focus there; a session on a model that takes none (the demo) shows
+ * no such control. Screenshots (light
  * and dark, 1280 and 420 px) go to test-output/ui/.
  */
 import { mkdirSync } from 'node:fs';
@@ -49,6 +50,11 @@ describe('Reasoning effort in the desktop app', () => {
     await shotAllModes(page, SHOTS, '49-reasoning');
     await reasoning.selectOption('');
     await expect.poll(async () => (await session(created.body.id)).reasoning_effort).toBeUndefined();
+    // `/reasoning` in the message box puts the focus on the list.
+    const composer = page.getByLabel('Message');
+    await composer.fill('/reasoning');
+    await composer.press('Enter');
+    await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe('reasoning');
   });
 
   it('shows no Reasoning for a model that takes none (the demo)', async () => {

@@ -32,6 +32,7 @@ const ALL = [
   '/rewind',
   '/export',
   '/model',
+  '/reasoning',
   '/mode read-only',
   '/mode accept-edits',
   '/mode auto',

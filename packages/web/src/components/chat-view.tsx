@@ -494,6 +494,17 @@ export function ChatView({ bastion, sessionId, sessionsVersion, onSessionChanged
       unavailable: stoppable ? 'a run is going' : models === undefined ? 'the models are loading' : undefined,
       run: () => document.getElementById('session-model')?.focus(),
     },
+    {
+      name: '/reasoning',
+      description: 'choose how much the model reasons (opens the Reasoning list)',
+      unavailable:
+        session === undefined || models === undefined
+          ? 'the session is loading'
+          : listedModel(models.groups, session)?.reasoning
+            ? undefined
+            : 'this session’s model takes no reasoning effort',
+      run: () => document.getElementById('reasoning')?.focus(),
+    },
     modeCommand('read-only', 'reading only: no writes, no commands beyond the read-only set'),
     modeCommand('accept-edits', 'file edits and read-only commands without asking'),
     modeCommand('auto', 'every command without asking, in the sandbox (asks you to confirm)'),
