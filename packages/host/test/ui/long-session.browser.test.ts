@@ -4,7 +4,8 @@
  * user prompts used to render as empty bubbles) open on the newest prompt and reply, every prompt
  * has its text (the oldest too, after scrolling up), and the transcript is virtualized — only a
  * window of rows is in the DOM, not one per item. The newest page of the log loads first; older
- * pages come in front as the reader scrolls up, without moving what is in view.
+ * pages come in front as the reader scrolls up, without moving what is in view; find says what it
+ * cannot search until they are in.
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -38,6 +39,17 @@ describe('a session of more than 4 000 messages', () => {
     await expectInViewport(page, page.getByText(`reply ${TURNS - 1}`, { exact: true }), 'the newest reply');
     await page.getByText('Loading message').waitFor({ state: 'detached', timeout: 60_000 });
     for (const text of await page.getByTestId('user-bubble').allTextContents()) expect(text).toMatch(/^prompt \d+$/);
+  });
+
+  it('find says older turns are not loaded yet, so a prompt only they hold is not found, and closes with Escape', async () => {
+    await page.getByLabel('Message').click();
+    await page.keyboard.press('Control+f');
+    const bar = page.getByRole('search', { name: 'Find in this session' });
+    await bar.getByText('Older turns are not loaded: scroll up to search them too.').waitFor();
+    await bar.getByRole('textbox').fill('prompt 0');
+    await expect.poll(() => bar.getByRole('status').textContent()).toBe('No matches');
+    await bar.getByRole('textbox').press('Escape');
+    await bar.waitFor({ state: 'detached' });
   });
 
   it('keeps the rows in view where they were when an older page is put in front', async () => {
