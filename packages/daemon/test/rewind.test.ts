@@ -6,41 +6,15 @@
  * the whole rewind with nothing touched and nothing rewound; the other refusals (already rewound,
  * summarised, a run going, a run of another session) leave the conversation as it was.
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { LanguageModelV3CallOptions, LanguageModelV3StreamPart } from '@ai-sdk/provider';
-import { MockLanguageModelV3 } from 'ai/test';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AgentEvent, AgentRewindResponse, Message, Session } from '@bastion/protocol';
-import type { ProviderDefinition } from '../src/providers/provider-registry.js';
 import { startInProcessDaemon, type InProcessDaemon } from './support/in-process-daemon.js';
-import { textStream, toolCallStream } from './support/mock-streams.js';
+import { scriptedProvider, type ScriptedTurn } from './support/scripted-provider.js';
+import { makeTempDir } from './support/temp-dir.js';
 
-type Turn = { tool: string; input: Record<string, unknown> } | { text: string; delayMs?: number; pieces?: number };
-
-const turns: Turn[] = [];
-const prompts: LanguageModelV3CallOptions['prompt'][] = [];
-
-const scripted: ProviderDefinition = {
-  id: 'mock',
-  label: 'mock',
-  defaultModel: 'scripted',
-  create: () =>
-    new MockLanguageModelV3({
-      doStream: ({ prompt }) => {
-        prompts.push(prompt);
-        const turn = turns.shift();
-        const stream: ReadableStream<LanguageModelV3StreamPart> =
-          turn && 'tool' in turn
-            ? toolCallStream(`call-${prompts.length}`, turn.tool, turn.input)
-            : textStream(
-                Array.from({ length: turn?.pieces ?? 1 }, () => turn?.text ?? 'done'),
-                turn?.delayMs ?? 0,
-              );
-        return Promise.resolve({ stream });
-      },
-    }),
-};
+const { provider: scripted, turns, prompts } = scriptedProvider();
 
 let daemon: InProcessDaemon | undefined;
 afterEach(async () => {
@@ -66,7 +40,12 @@ const isNewEnd = (event: AgentEvent) =>
   ended.add(event.run_id) !== undefined;
 
 /** Send `message` as one run playing `script` (then a reply naming it) and wait for its end. */
-async function turn(d: InProcessDaemon, sessionId: string, message: string, script: Turn[] = []): Promise<string> {
+async function turn(
+  d: InProcessDaemon,
+  sessionId: string,
+  message: string,
+  script: ScriptedTurn[] = [],
+): Promise<string> {
   turns.push(...script, { text: `reply to ${message}` });
   const ending = d.collect(sessionId, isNewEnd);
   const started = await d.request<{ run_id: string }>('POST', '/agent/run', { session_id: sessionId, message });
@@ -277,5 +256,30 @@ describe('rewind with the files put back', () => {
     // The conversation alone can still go back; the files stay as they are.
     expect((await rewind(d, session.id, first)).status).toBe(200);
     expect(readFileSync(join(ws, 'c.txt'), 'utf8')).toBe('c1');
+  });
+
+  it('never follows a directory swapped for a symlink out of the workspace: the file two turns wrote is refused, the outside file untouched, nothing rewound', async () => {
+    const { d, session } = await start();
+    const ws = d.workspace;
+    mkdirSync(join(ws, 'dir'));
+    writeFileSync(join(ws, 'dir/f.txt'), 'v0');
+    const first = await turn(d, session.id, 'first change', [
+      { tool: 'write_file', input: { path: 'dir/f.txt', content: 'v1' } },
+    ]);
+    await turn(d, session.id, 'second change', [{ tool: 'write_file', input: { path: 'dir/f.txt', content: 'v2' } }]);
+    // The turns' directory moves away; in its place a symlink to an outside one holding the same bytes.
+    const outside = makeTempDir('bastion-rewind-outside-');
+    writeFileSync(join(outside, 'f.txt'), 'v2');
+    renameSync(join(ws, 'dir'), join(ws, 'moved'));
+    symlinkSync(outside, join(ws, 'dir'));
+    try {
+      expect((await rewind(d, session.id, first, { files: true })).body.code).toBe('UNDO_CONFLICT');
+      expect(readFileSync(join(outside, 'f.txt'), 'utf8')).toBe('v2');
+      expect(readFileSync(join(ws, 'moved/f.txt'), 'utf8')).toBe('v2');
+      await turn(d, session.id, 'still here?');
+      expect(lastRequest()).toContain('first change');
+    } finally {
+      rmSync(outside, { recursive: true, force: true });
+    }
   });
 });

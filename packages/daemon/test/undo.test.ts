@@ -17,42 +17,14 @@ import {
   existsSync,
 } from 'node:fs';
 import { join } from 'node:path';
-import type { LanguageModelV3CallOptions, LanguageModelV3StreamPart } from '@ai-sdk/provider';
-import { MockLanguageModelV3 } from 'ai/test';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AgentEvent, AgentUndoResponse, Session } from '@bastion/protocol';
-import type { ProviderDefinition } from '../src/providers/provider-registry.js';
 import type { UndoLimits } from '../src/undo/undo-store.js';
 import { startInProcessDaemon, type InProcessDaemon } from './support/in-process-daemon.js';
-import { textStream, toolCallStream } from './support/mock-streams.js';
+import { scriptedProvider, type ScriptedTurn } from './support/scripted-provider.js';
 import { makeTempDir } from './support/temp-dir.js';
 
-type Turn = { tool: string; input: Record<string, unknown> } | { text: string; delayMs?: number; pieces?: number };
-
-/** One turn per model call, taken in order; every prompt the model received is kept. */
-const turns: Turn[] = [];
-const prompts: LanguageModelV3CallOptions['prompt'][] = [];
-
-function streamOf(turn: Turn | undefined): ReadableStream<LanguageModelV3StreamPart> {
-  if (turn && 'tool' in turn) return toolCallStream(`call-${prompts.length}`, turn.tool, turn.input);
-  return textStream(
-    Array.from({ length: turn?.pieces ?? 1 }, () => turn?.text ?? 'done'),
-    turn?.delayMs ?? 0,
-  );
-}
-
-const scripted: ProviderDefinition = {
-  id: 'mock',
-  label: 'mock',
-  defaultModel: 'scripted',
-  create: () =>
-    new MockLanguageModelV3({
-      doStream: ({ prompt }) => {
-        prompts.push(prompt);
-        return Promise.resolve({ stream: streamOf(turns.shift()) });
-      },
-    }),
-};
+const { provider: scripted, turns, prompts } = scriptedProvider();
 
 let daemon: InProcessDaemon | undefined;
 afterEach(async () => {
@@ -78,7 +50,7 @@ const isNewEnd = (event: AgentEvent) =>
   isEnd(event) && !ended.has(event.run_id) && ended.add(event.run_id) !== undefined;
 
 /** Play `script` as one run (each write, then a closing text) and wait for its end. */
-async function runScript(d: InProcessDaemon, sessionId: string, script: Turn[]): Promise<string> {
+async function runScript(d: InProcessDaemon, sessionId: string, script: ScriptedTurn[]): Promise<string> {
   turns.push(...script, { text: 'done' });
   const ending = d.collect(sessionId, isNewEnd);
   const started = await d.request<{ run_id: string }>('POST', '/agent/run', { session_id: sessionId, message: 'go' });

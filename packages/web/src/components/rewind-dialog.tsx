@@ -4,12 +4,12 @@
  * so the files can only stay). Confirming rewinds; the prompt's text comes back for editing. A
  * refusal is shown in words, and nothing was touched.
  */
-import { useEffect, useState } from 'react';
-import type { AgentRewindResponse, BastionApi } from '@bastion/bridge';
+import { useState } from 'react';
+import type { BastionApi } from '@bastion/bridge';
 import { describeError } from '../bastion.js';
 import type { TranscriptItem } from '../transcript.js';
 import { ConfirmActions, Dialog } from './dialog.js';
-import { describeUndoFile } from './undo-dialog.js';
+import { describeUndoFile, usePutBackPlan } from './undo-dialog.js';
 
 const turnsText = (turns: number): string =>
   turns === 1 ? 'This prompt and its reply leave' : `This prompt and the ${turns - 1} after it leave`;
@@ -28,24 +28,12 @@ export function RewindDialog({
   /** Instead of onClose, once rewound: the prompt's text, to edit and send again. */
   onRewound: (prompt: string) => void;
 }) {
-  const [plan, setPlan] = useState<AgentRewindResponse>();
-  const [failure, setFailure] = useState<string>();
+  const { plan, failure, setFailure, conflicts, actionable } = usePutBackPlan(
+    () => bastion.agent.rewind(sessionId, runId, { files: true, dryRun: true }),
+    `${sessionId} ${runId}`,
+  );
   const [working, setWorking] = useState(false);
   const [putBack, setPutBack] = useState(true);
-
-  useEffect(() => {
-    let cancelled = false;
-    bastion.agent
-      .rewind(sessionId, runId, { files: true, dryRun: true })
-      .then((answer) => !cancelled && setPlan(answer))
-      .catch((error: unknown) => !cancelled && setFailure(describeError(error)));
-    return () => {
-      cancelled = true;
-    };
-  }, [bastion, sessionId, runId]);
-
-  const conflicts = plan?.files.filter((file) => file.reason === 'changed-since') ?? [];
-  const actionable = plan?.files.filter((file) => file.action !== 'none') ?? [];
   const canPutBack = conflicts.length === 0 && actionable.length > 0;
   const files = canPutBack && putBack;
   const confirm = () => {

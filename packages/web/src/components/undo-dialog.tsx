@@ -4,8 +4,8 @@
  * run's commands changed stays. Confirming asks for the real undo; a refusal (a file changed
  * since, a run going) is shown in words and nothing was touched.
  */
-import { useEffect, useState } from 'react';
-import type { AgentUndoResponse, BastionApi, UndoFile } from '@bastion/bridge';
+import { useEffect, useRef, useState } from 'react';
+import type { BastionApi, UndoFile } from '@bastion/bridge';
 import { describeError } from '../bastion.js';
 import { ConfirmActions, Dialog } from './dialog.js';
 
@@ -24,6 +24,31 @@ export function describeUndoFile(file: UndoFile, turns = false): string {
   return `cannot be undone: ${why}`;
 }
 
+/**
+ * A put-back's dry run (undo's, rewind's), asked for once per `key`: the plan, or why it could not
+ * be had (`setFailure` for the real request's refusal too), with its files that changed since and
+ * those it would restore or remove.
+ */
+export function usePutBackPlan<T extends { files: UndoFile[] }>(dryRun: () => Promise<T>, key: string) {
+  const [plan, setPlan] = useState<T>();
+  const [failure, setFailure] = useState<string>();
+  const ask = useRef(dryRun);
+  ask.current = dryRun;
+  useEffect(() => {
+    let cancelled = false;
+    ask
+      .current()
+      .then((answer) => !cancelled && setPlan(answer))
+      .catch((error: unknown) => !cancelled && setFailure(describeError(error)));
+    return () => {
+      cancelled = true;
+    };
+  }, [key]);
+  const conflicts = plan?.files.filter((file) => file.reason === 'changed-since') ?? [];
+  const actionable = plan?.files.filter((file) => file.action !== 'none') ?? [];
+  return { plan, failure, setFailure, conflicts, actionable };
+}
+
 export function UndoDialog({
   bastion,
   sessionId,
@@ -38,23 +63,11 @@ export function UndoDialog({
   /** Instead of onClose, once the undo is done. */
   onUndone: () => void;
 }) {
-  const [plan, setPlan] = useState<AgentUndoResponse>();
-  const [failure, setFailure] = useState<string>();
+  const { plan, failure, setFailure, conflicts, actionable } = usePutBackPlan(
+    () => bastion.agent.undo(sessionId, runId, { dryRun: true }),
+    `${sessionId} ${runId}`,
+  );
   const [working, setWorking] = useState(false);
-
-  useEffect(() => {
-    let cancelled = false;
-    bastion.agent
-      .undo(sessionId, runId, { dryRun: true })
-      .then((answer) => !cancelled && setPlan(answer))
-      .catch((error: unknown) => !cancelled && setFailure(describeError(error)));
-    return () => {
-      cancelled = true;
-    };
-  }, [bastion, sessionId, runId]);
-
-  const conflicts = plan?.files.filter((file) => file.reason === 'changed-since') ?? [];
-  const actionable = plan?.files.filter((file) => file.action !== 'none') ?? [];
   const confirm = () => {
     setWorking(true);
     bastion.agent
