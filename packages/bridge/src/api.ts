@@ -22,6 +22,7 @@ import type {
   HostAuditQuery,
   HostAskAnswer,
   HostAskList,
+  ImageInput,
   MessageListResponse,
   ModelListResponse,
   ModelRef,
@@ -30,6 +31,7 @@ import type {
   PolicyRule,
   PolicyRuleDraft,
   Session,
+  SessionImageResponse,
   SessionListResponse,
   UpdateSessionRequest,
   WorkspaceFindResponse,
@@ -101,9 +103,15 @@ export interface BastionApi {
     events(sessionId: string, options?: PageOptions): Promise<EventPageResponse>;
     /** The watchdog's decision for each of the session's tool calls (no arguments beyond a command's name). */
     audit(sessionId: string): Promise<AuditPage>;
+    /** An image a message of the session carries (a message part's `image_id`), in base64. */
+    image(sessionId: string, imageId: string): Promise<SessionImageResponse>;
   };
   readonly agent: {
-    run(sessionId: string, message: string): Promise<AgentRunResponse>;
+    /**
+     * Send a message, with images when the session's model takes them; rejects with
+     * IMAGES_NOT_SUPPORTED, IMAGE_TOO_LARGE, IMAGE_TYPE_UNSUPPORTED or IMAGE_INVALID, each in words.
+     */
+    run(sessionId: string, message: string, images?: readonly ImageInput[]): Promise<AgentRunResponse>;
     /**
      * A run that summarises the session's turns before its last exchange now (its events on the
      * stream); rejects with CONTEXT_NOTHING_TO_COMPACT when there is nothing older.

@@ -30,9 +30,15 @@ export function createApi(transport: Transport): BastionApi {
       messages: (sessionId, options) => daemon('GET', `/sessions/${id(sessionId)}/messages${pageQuery(options)}`),
       events: (sessionId, options) => daemon('GET', `/sessions/${id(sessionId)}/events${pageQuery(options)}`),
       audit: (sessionId) => daemon('GET', `/sessions/${id(sessionId)}/audit`),
+      image: (sessionId, imageId) => daemon('GET', `/sessions/${id(sessionId)}/images/${id(imageId)}`),
     },
     agent: {
-      run: (sessionId, message) => daemon('POST', '/agent/run', { session_id: sessionId, message }),
+      run: (sessionId, message, images) =>
+        daemon('POST', '/agent/run', {
+          session_id: sessionId,
+          message,
+          ...(images === undefined || images.length === 0 ? {} : { images }),
+        }),
       compact: (sessionId) => daemon('POST', '/agent/run', { session_id: sessionId, compact: true }),
       abort: (sessionId) => daemon('POST', '/agent/abort', { session_id: sessionId }),
       undo: (sessionId, runId, options) =>

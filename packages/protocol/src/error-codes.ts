@@ -61,7 +61,16 @@ export type SessionErrorCode =
   | 'PROVIDER_UNKNOWN'
   | 'MESSAGE_TOO_LARGE'
   /** A reasoning effort asked for a model that takes none. */
-  | 'REASONING_NOT_SUPPORTED';
+  | 'REASONING_NOT_SUPPORTED'
+  /** A message with images to a model that takes none. */
+  | 'IMAGES_NOT_SUPPORTED'
+  /** An attached image over IMAGE_MAX_BYTES. */
+  | 'IMAGE_TOO_LARGE'
+  /** An attached image that is not PNG, JPEG, GIF or WebP by its first bytes. */
+  | 'IMAGE_TYPE_UNSUPPORTED'
+  /** An attached image whose `data` is not standard base64. */
+  | 'IMAGE_INVALID'
+  | 'IMAGE_NOT_FOUND';
 
 /** Agent runs: starting one, and how one ends (`run-error` events). */
 export type RunErrorCode =
@@ -458,7 +467,7 @@ export type BridgeErrorCode = 'UNREACHABLE' | 'HTTP_ERROR';
 export type WireErrorCode = DaemonErrorCode | HostErrorCode;
 
 /** The statuses Bastion answers errors with. */
-export type HttpErrorStatus = 400 | 401 | 403 | 404 | 405 | 409 | 410 | 411 | 413 | 414 | 429 | 500 | 502 | 503 | 507;
+export type HttpErrorStatus = 400 | 401 | 403 | 404 | 405 | 409 | 410 | 411 | 413 | 414 | 415 | 429 | 500 | 502 | 503 | 507;
 
 /**
  * The one status of each code. Codes that only travel in events, frames or tool results (a run's
@@ -493,6 +502,11 @@ export const WIRE_ERROR_STATUS: Readonly<Record<WireErrorCode, HttpErrorStatus>>
   PROVIDER_UNKNOWN: 400,
   REASONING_NOT_SUPPORTED: 400,
   MESSAGE_TOO_LARGE: 413,
+  IMAGES_NOT_SUPPORTED: 400,
+  IMAGE_TOO_LARGE: 413,
+  IMAGE_TYPE_UNSUPPORTED: 415,
+  IMAGE_INVALID: 400,
+  IMAGE_NOT_FOUND: 404,
 
   RUN_ACTIVE: 409,
   RUN_LIMIT: 429,

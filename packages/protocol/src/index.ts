@@ -17,6 +17,7 @@ export * from './desktop-route.js';
 export * from './perimeter-checks.js';
 export * from './host-ipc.js';
 export * from './api/workspaces.js';
+export * from './images.js';
 export * from './api/sessions.js';
 export * from './api/usage.js';
 export * from './api/agent.js';

@@ -358,6 +358,26 @@ export const CONSENT_BY_MAX_CHARS = 64;
 /** Agent runs. */
 /** Longest user message (UTF-16 code units) `POST /agent/run` accepts; longer is 413. */
 export const AGENT_MAX_MESSAGE_CHARS = 64 * KiB;
+/** Images one message may carry (`POST /agent/run`'s `images`). */
+export const AGENT_MAX_IMAGES = 4;
+/**
+ * Largest image, decoded (bytes): 3.75 MiB, so its base64 stays within the 5 MiB a provider takes
+ * for one image (Anthropic's bound; OpenAI's is larger).
+ */
+export const IMAGE_MAX_BYTES = 3_932_160;
+/** Largest `POST /agent/run` body: a full-length message with AGENT_MAX_IMAGES images in base64. */
+export const AGENT_RUN_MAX_BODY_BYTES = 24 * MiB;
+/**
+ * Image bytes, decoded, that one model call is sent: the newest images of the conversation up to
+ * this, older ones named in words instead, so a request stays under TRANSPORT_MAX_REQUEST_BODY_BYTES
+ * (16 MiB of base64 beside the text).
+ */
+export const IMAGE_CONTEXT_MAX_BYTES = 12 * MiB;
+/**
+ * Tokens an image is counted as when the context's size is estimated (a provider bills a large
+ * image at about this many: Anthropic about width × height / 750, capped near 1 600).
+ */
+export const IMAGE_CONTEXT_TOKENS = 1_600;
 /** Model steps (each may call tools) in one run before it stops. */
 export const AGENT_MAX_STEPS = 24;
 /** Runs executing at once across all sessions; beyond this `POST /agent/run` answers 429. */

@@ -4,7 +4,8 @@
  * sees the whole run.
  */
 import { z } from 'zod';
-import { EVENT_PAGE_MAX_LIMIT, INSTRUCTIONS_MAX_DIRECTORIES, WORKSPACE_MAX_PATH_CHARS } from '../limits.js';
+import { AGENT_MAX_IMAGES, EVENT_PAGE_MAX_LIMIT, INSTRUCTIONS_MAX_DIRECTORIES, WORKSPACE_MAX_PATH_CHARS } from '../limits.js';
+import { imageInputSchema } from '../images.js';
 import { messageSchema, modelIdSchema, providerIdSchema, sessionIdSchema } from './sessions.js';
 import { tokenUsageSchema } from './usage.js';
 
@@ -26,6 +27,8 @@ export const agentRunRequestSchema = z
   .strictObject({
     session_id: sessionIdSchema,
     message: z.string().min(1).optional(),
+    /** Images that go with `message` (only with one), in the order they were attached. */
+    images: z.array(imageInputSchema).min(1).max(AGENT_MAX_IMAGES).optional(),
     approval_answer: approvalAnswerSchema.optional(),
     /** A run that only summarises the session's older turns now, keeping its last exchange (`/compact`). */
     compact: z.literal(true).optional(),
@@ -36,7 +39,11 @@ export const agentRunRequestSchema = z
       message: 'exactly one of message, approval_answer and compact is required',
       path: ['message'],
     },
-  );
+  )
+  .refine((body) => body.images === undefined || body.message !== undefined, {
+    message: 'images go with a message',
+    path: ['images'],
+  });
 export type AgentRunRequest = z.infer<typeof agentRunRequestSchema>;
 
 /**

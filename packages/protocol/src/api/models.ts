@@ -17,6 +17,8 @@ export const modelOptionSchema = z.strictObject({
   context_window: z.number().int().positive().optional(),
   /** A session on it can choose its reasoning effort (`reasoning_effort`). */
   reasoning: z.literal(true).optional(),
+  /** A message to it can carry images (`POST /agent/run`'s `images`). */
+  images: z.literal(true).optional(),
 });
 export type ModelOption = z.infer<typeof modelOptionSchema>;
 

@@ -7,6 +7,7 @@ import {
   PROVIDER_ID_MAX_CHARS,
   SESSION_MAX_TITLE_CHARS,
 } from '../limits.js';
+import { imageMediaTypeSchema } from '../images.js';
 import { permissionModeSchema } from '../modes.js';
 import { tokenUsageSchema } from './usage.js';
 import { workspaceRootSchema } from './workspaces.js';
@@ -98,6 +99,14 @@ export type SessionListResponse = z.infer<typeof sessionListResponseSchema>;
 /** One piece of a stored message, as the model saw or produced it. */
 export const messagePartSchema = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('text'), text: z.string() }),
+  /** An image the user attached; its bytes from `GET /sessions/:id/images/:image_id`. */
+  z.strictObject({
+    type: z.literal('image'),
+    image_id: z.string(),
+    media_type: imageMediaTypeSchema,
+    bytes: z.number().int().nonnegative(),
+    name: z.string().optional(),
+  }),
   z.strictObject({ type: z.literal('tool-call'), tool_call_id: z.string(), tool_name: z.string(), input: z.unknown() }),
   z.strictObject({
     type: z.literal('tool-result'),
