@@ -1,5 +1,10 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { CLI_SESSIONS_LISTED, DEFAULT_CONTEXT_WINDOW_TOKENS } from '@bastion/protocol';
+import {
+  AGENT_MAX_IMAGES,
+  CLI_SESSIONS_LISTED,
+  DEFAULT_CONTEXT_WINDOW_TOKENS,
+  IMAGE_MAX_BYTES,
+} from '@bastion/protocol';
 
 /** A command-line mistake: printed with the usage of the command it was made in (usageHint), exit code 2. */
 export class UsageError extends Error {
@@ -27,7 +32,7 @@ export const USAGE = `Usage:
   bastion doctor [--json] [--home DIR]
   bastion run [--workspace DIR] [--home DIR] [--continue | --session ID]
               [--mode read-only|accept-edits|auto] [--ask-before-writes] [--provider ID] [--model ID]
-              [--reasoning low|medium|high] [--json] PROMPT
+              [--reasoning low|medium|high] [--image FILE]… [--json] PROMPT
   bastion run --compact (--continue | --session ID) [--workspace DIR] [--home DIR] [--json]
   bastion run --endpoint URL --model ID [--context-window TOKENS] [--workspace DIR] [--home DIR]
               [--mode …] [--json] PROMPT
@@ -64,6 +69,11 @@ Options:
                     (start, run, chat) the context window of the --allow-endpoint / --endpoint
                     models, saved with the endpoint; older turns are summarised as a
                     session nears it (default ${DEFAULT_CONTEXT_WINDOW_TOKENS})
+  --image FILE      (run, repeatable, up to ${AGENT_MAX_IMAGES}) send the image in FILE with PROMPT: PNG,
+                    JPEG, GIF or WebP by its first bytes, at most ${IMAGE_MAX_BYTES} bytes
+                    (${IMAGE_MAX_BYTES / (1024 * 1024)} MiB), to a model that takes images (every catalog model
+                    and demo; a custom endpoint's take none); the CLI reads it with your
+                    own rights, outside the sandbox
   --unsandboxed-shell
                     DANGEROUS: when the outer sandbox is unavailable, run the agent's shell
                     anyway, unsandboxed (without it the shell is withheld); no effect when
@@ -85,13 +95,19 @@ Claude's extended thinking: bastion models marks them): the session keeps it; a 
 none refuses it.
 --compact, with --continue or --session, takes no PROMPT: the session's model summarises its turns
 before the last exchange now (as it does on its own near 80% of its context window).
+--image FILE (repeatable) sends the image with PROMPT; each is checked before anything starts (a
+regular file, its size, its type by its first bytes, the count, the model taking images) and a
+refusal exits 2 naming the file, with no session made. The prompt's images are printed as
+[image NAME (PNG, N bytes)] lines (with --json, the run-started line's images: id, type, size and
+name as stored, never the bytes).
 
 chat: run's options without a PROMPT, then each line typed (or piped in) is a prompt to the same
 session, run in turn as with run, approvals asked on the terminal; at a terminal a line ending in
 \\ goes on to the next, and a paste is one prompt however many lines it holds. A line /init asks
 the agent to write the project's AGENTS.md, /compact summarises the session's older turns,
 /rewind goes back to before the last prompt (its files put back; --keep-files leaves them) and puts
-it back on the line to edit, /model
+it back on the line to edit, /image PATH attaches an image (as --image checks it) to the next
+prompt, /image lists those attached and /image --clear drops them, /model
 lists the models on offer and /model PROVIDER/MODEL switches the session to one, /reasoning shows
 the session's reasoning effort and /reasoning low|medium|high|default changes it, /plan prints the
 agent's last plan again, /help lists these (Tab completes them; ArrowUp brings back earlier

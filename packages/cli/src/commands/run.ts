@@ -1,6 +1,7 @@
 /**
  * `bastion run [--workspace DIR] [--home DIR] [--continue | --session ID] [--mode
- * read-only|accept-edits|auto] [--ask-before-writes] [--provider ID] [--model ID] [--json] PROMPT`:
+ * read-only|accept-edits|auto] [--ask-before-writes] [--provider ID] [--model ID] [--image FILE]…
+ * [--json] PROMPT`:
  * start the host and sidecar, create a session (or continue the workspace's newest, or the one
  * named), run one prompt (`-`: from standard input) and stream the assistant's text and tool
  * activity readably (each tool call summed up, each command with its exit code and first lines of
@@ -9,14 +10,19 @@
  * Approval requests are asked on the TTY; without one they are denied, and the message says how
  * to allow them (`--mode auto`, or in auto, where only a policy rule or an instruction file asks,
  * a terminal). A command the host's policy asks about is asked by the host, on the same TTY.
- * `--compact` (with `--continue` or `--session`) sends a compaction instead of a prompt.
+ * `--compact` (with `--continue` or `--session`) sends a compaction instead of a prompt. `--image`
+ * files go with the prompt: each read and checked, and the model checked to take images, before a
+ * session is made (exit 2 otherwise, image-attachment.ts).
  *
  * `bastion chat` takes the same options without a PROMPT and sends each line typed (or piped in)
  * to one session in turn; Ctrl-C stops the run going, at the prompt drops what is typed, and at an
- * empty prompt ends it.
+ * empty prompt ends it. `/image PATH` attaches an image to the next prompt.
  */
+import { homedir } from 'node:os';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import {
+  AGENT_MAX_IMAGES,
   AGENT_MAX_MESSAGE_CHARS,
   BYOK_PROVIDER_IDS,
   agentRewindResponseSchema,
@@ -45,6 +51,7 @@ import {
   type ReasoningEffort,
   type Session,
   type UpdateSessionRequest,
+  type MessagePart,
   type ModelListResponse,
   type WireError,
 } from '@bastion/protocol';
@@ -64,6 +71,15 @@ import {
   type HostAskPrompt,
 } from '@bastion/host';
 import { outputClosed } from '../closed-output.js';
+import {
+  describeImage,
+  imageFacts,
+  imageInputs,
+  readImageAttachment,
+  readImageAttachments,
+  tooManyImages,
+  type AttachedImage,
+} from '../image-attachment.js';
 import { readTerminalPrompts } from '../terminal-prompt.js';
 import { describeRule } from './policy.js';
 import { listing, parseModelRef } from './models.js';
@@ -103,6 +119,8 @@ interface RunOptions {
   json: boolean;
   /** `--compact`: the run summarises the continued session's older turns instead of taking a prompt. */
   compact: boolean;
+  /** `--image FILE`…: files to read and send with the prompt (run only), as given. */
+  imageFiles: string[];
   prompt: string;
 }
 
@@ -154,6 +172,7 @@ function parseRunArgs(argv: string[], command: 'run' | 'chat'): RunOptions {
       'context-window': { type: 'string' },
       json: { type: 'boolean', default: false },
       compact: { type: 'boolean', default: false },
+      image: { type: 'string', multiple: true },
     },
   });
   const mode = permissionModeSchema.optional().safeParse(values.mode);
@@ -166,14 +185,19 @@ function parseRunArgs(argv: string[], command: 'run' | 'chat'): RunOptions {
   if (values.session !== undefined && !sessionIdSchema.safeParse(values.session).success)
     throw new UsageError(`--session needs a session id (ses_…), not ${JSON.stringify(values.session)}`);
   const prompt = positionals.join(' ').trim();
+  const imageFiles = values.image ?? [];
   if (command === 'chat') {
     if (prompt.length > 0) throw new UsageError('chat takes no PROMPT: type each prompt once it starts');
     if (values.compact) throw new UsageError('--compact is for bastion run');
+    if (imageFiles.length > 0)
+      throw new UsageError('--image is for bastion run; in chat, a line /image PATH attaches one to the next prompt');
   } else if (values.compact) {
     if (prompt.length > 0) throw new UsageError('--compact takes no PROMPT');
+    if (imageFiles.length > 0) throw new UsageError('--image goes with a PROMPT, not --compact');
     if (!values.continue && values.session === undefined)
       throw new UsageError('--compact needs the session to compact: --continue or --session ID');
   } else if (prompt.length === 0) throw new UsageError('run needs a PROMPT (or - to read it from standard input)');
+  if (imageFiles.length > AGENT_MAX_IMAGES) throw new UsageError(`--image: ${tooManyImages(imageFiles.length)}`);
   const endpoints = values.endpoint === undefined ? [] : [values.endpoint];
   const contextWindow = parseEndpointFlags('--endpoint', endpoints, values['context-window']);
   if (values.endpoint !== undefined) {
@@ -193,6 +217,7 @@ function parseRunArgs(argv: string[], command: 'run' | 'chat'): RunOptions {
     contextWindow,
     json: values.json,
     compact: values.compact,
+    imageFiles,
     prompt,
   };
 }
@@ -358,15 +383,22 @@ class TerminalPrinter {
     readonly live = false,
   ) {}
 
-  event(id: number, event: AgentEvent): void {
+  /**
+   * `images`: for a run-started, the image parts of the prompt it runs (as the daemon stored them:
+   * id, type, size and name, never the bytes), printed a line each, or in `--json` as its `images`.
+   */
+  event(id: number, event: AgentEvent, images: readonly PromptImage[] = []): void {
     if (event.type === 'tool-call' && event.tool_name === 'update_plan')
       this.#planCall = { id: event.tool_call_id, input: event.input };
     if (event.type === 'tool-result' && event.tool_call_id === this.#planCall?.id && !event.is_error)
       this.#plan = this.#planCall.input;
     if (this.json) {
-      process.stdout.write(`${terminalJson({ id, ...event })}\n`);
+      const stored = images.filter((image): image is ImagePart => 'image_id' in image);
+      process.stdout.write(`${terminalJson({ id, ...event, ...(stored.length > 0 ? { images: stored } : {}) })}\n`);
       return;
     }
+    for (const image of images)
+      this.#line(`[image ${describeImage({ name: image.name, mediaType: image.media_type, bytes: image.bytes })}]`);
     switch (event.type) {
       case 'text-delta': {
         const text = terminalText(event.text);
@@ -527,6 +559,38 @@ class TerminalPrinter {
   }
 }
 
+/** An image part of a stored prompt (`GET /sessions/:id/events` gives the prompts its runs start from). */
+type ImagePart = Extract<MessagePart, { type: 'image' }>;
+
+/** An image of a prompt as printed: the daemon's stored part, or what was sent when that cannot be read. */
+type PromptImage = ImagePart | { name: string; media_type: ImagePart['media_type']; bytes: number };
+
+/**
+ * The image parts of the prompt a run-started (event `eventId`) names, as the daemon stored them:
+ * the page of events that ends with it carries the prompt. Undefined when it cannot be read.
+ */
+async function storedPromptImages(
+  host: BastionHost,
+  sessionId: string,
+  eventId: number,
+  messageId: string | null,
+): Promise<ImagePart[] | undefined> {
+  if (messageId === null) return undefined;
+  const page = await host.client.call(
+    'GET',
+    `/sessions/${sessionId}/events?limit=1&cursor=${eventId + 1}`,
+    undefined,
+    eventPageResponseSchema,
+  );
+  if (!page.ok) return undefined;
+  const prompt = page.body.messages.find((message) => message.id === messageId);
+  return prompt?.parts.filter((part): part is ImagePart => part.type === 'image');
+}
+
+/** What was sent, for when the stored prompt cannot be read. */
+const sentImages = (images: readonly AttachedImage[]): PromptImage[] =>
+  images.map((image) => ({ name: image.name, media_type: image.mediaType, bytes: image.bytes }));
+
 /** A run_command call's argv as the terminal shows it (`fallback` when its input is not one). */
 function commandLine(input: unknown, fallback: string): string {
   const command = runCommandInputSchema.safeParse(input);
@@ -590,6 +654,50 @@ async function modelChoice(host: BastionHost, options: RunOptions): Promise<Mode
   return undefined;
 }
 
+/**
+ * Whether a message with images to `ref` is taken, by GET /models (`images: true` on the model):
+ * no provider or model is the default for new sessions; a provider without a model is its default
+ * model, which the listing does not name, so it is known only when all its models agree. Undefined
+ * when the listing cannot tell (a provider not listed): the daemon then refuses IMAGES_NOT_SUPPORTED.
+ */
+export function modelTakesImages(listed: ModelListResponse, ref: ModelChoice): boolean | undefined {
+  const given = ref.provider === undefined && ref.model === undefined ? listed.default : ref;
+  const provider = given.provider ?? listed.default.provider;
+  const group = listed.groups.find((candidate) => candidate.provider === provider);
+  if (group === undefined) return undefined;
+  if (given.model === undefined) {
+    if (group.models.every((model) => model.images !== true)) return false;
+    return group.models.every((model) => model.images === true) ? true : undefined;
+  }
+  // A model the listing does not hold (an endpoint that lists none takes any id) is not marked as taking them.
+  return group.models.find((model) => model.id === given.model)?.images === true;
+}
+
+/** `ref` as words: PROVIDER/MODEL, or the default it stands for. */
+function modelWords(ref: ModelChoice): string {
+  if (ref.provider === undefined && ref.model === undefined) return 'the default model for new sessions';
+  if (ref.model === undefined) return `${terminalLine(ref.provider ?? '')}'s default model`;
+  return ref.provider === undefined ? terminalLine(ref.model) : terminalLine(`${ref.provider}/${ref.model}`);
+}
+
+/**
+ * Why `ref`'s model cannot be sent images (modelTakesImages), in words; undefined when it can, or
+ * when the models cannot be listed or the listing cannot tell (the daemon decides then).
+ */
+async function imagesRefusal(host: BastionHost, ref: ModelChoice): Promise<string | undefined> {
+  const listed = await host.client.call('GET', '/models', undefined, modelListResponseSchema);
+  if (!listed.ok || modelTakesImages(listed.body, ref) !== false) return undefined;
+  return `${modelWords(ref)} takes no images`;
+}
+
+/** The wire codes with which the daemon refuses a message's images: the command line's mistake, as with --reasoning. */
+const IMAGE_REFUSALS: ReadonlySet<string> = new Set([
+  'IMAGES_NOT_SUPPORTED',
+  'IMAGE_TOO_LARGE',
+  'IMAGE_TYPE_UNSUPPORTED',
+  'IMAGE_INVALID',
+]);
+
 /** The session settings the command line gives: for a new session, or changed on a continued one. */
 function sessionSettings(options: RunOptions): UpdateSessionRequest {
   return {
@@ -605,13 +713,14 @@ function sessionSettings(options: RunOptions): UpdateSessionRequest {
 /**
  * The session `--session` or `--continue` names, with this command line's settings applied, and
  * the id of its last stored event (the stream starts after it); a message and exit code 2 when
- * there is none, or it works in another folder.
+ * there is none, it works in another folder, or `refusal` says why not (before anything changes).
  */
 async function resumeSession(
   host: BastionHost,
   options: RunOptions,
   workspace: string,
   resume: NonNullable<RunOptions['resume']>,
+  refusal: (found: Session) => Promise<string | undefined>,
 ): Promise<{ session: Session; after: number } | { code: number; message: string }> {
   let found: Session;
   if (resume === 'newest') {
@@ -635,6 +744,8 @@ async function resumeSession(
     const where = found.workspace === null ? 'no folder' : terminalLine(found.workspace);
     return { code: 2, message: `session ${found.id} works in ${where}; run it there (--workspace)` };
   }
+  const refused = await refusal(found);
+  if (refused !== undefined) return { code: 2, message: refused };
   const settings = sessionSettings(options);
   if (Object.keys(settings).length > 0) {
     const updated = await host.client.call('PATCH', `/sessions/${found.id}`, settings, sessionSchema);
@@ -658,6 +769,7 @@ async function resumeSession(
  */
 type Step =
   | { run: Record<string, unknown> }
+  | { image: { path: string } | 'list' | 'clear' }
   | { model: string | undefined }
   | { reasoning: string | undefined }
   | { plan: true }
@@ -752,12 +864,102 @@ async function chatReasoning(host: BastionHost, session: Session, target: string
   return updated.body;
 }
 
-async function runPrompt(host: BastionHost, options: RunOptions, workspace: string, requests: Steps): Promise<number> {
+/**
+ * The images that go with the next prompt: `run`'s `--image` files, or those chat's `/image`
+ * attached; `base` is the folder relative paths are read from (where the command was typed).
+ */
+interface Attachments {
+  images: AttachedImage[];
+  base: string;
+}
+
+/**
+ * Chat's `/image`: attach the image at PATH to the next prompt (read and checked now, and refused
+ * for a model that takes none), list what is attached, or drop it.
+ */
+async function chatImage(
+  host: BastionHost,
+  session: Session,
+  attachments: Attachments,
+  command: { path: string } | 'list' | 'clear',
+): Promise<void> {
+  const attached = attachments.images;
+  if (command === 'clear') {
+    process.stderr.write(
+      attached.length === 0 ? 'bastion: no image was attached\n' : `bastion: dropped ${imageCount(attached.length)}\n`,
+    );
+    attached.length = 0;
+    return;
+  }
+  if (command === 'list') {
+    process.stderr.write(
+      attached.length === 0
+        ? 'bastion: no image is attached; /image PATH attaches one to your next message\n'
+        : `bastion: attached to your next message: ${attached.map((image) => describeImage(image)).join(', ')}; /image --clear drops them\n`,
+    );
+    return;
+  }
+  if (attached.length >= AGENT_MAX_IMAGES) {
+    process.stderr.write(
+      `bastion: not attached: ${imageCount(attached.length)} attached already, the most one message takes; /image --clear drops them\n`,
+    );
+    return;
+  }
+  const read = readImageAttachment(expandHome(command.path), attachments.base);
+  if (!read.ok) {
+    process.stderr.write(`bastion: not attached: ${read.message}\n`);
+    return;
+  }
+  const refused = await imagesRefusal(host, { provider: session.provider, model: session.model });
+  if (refused !== undefined) {
+    process.stderr.write(
+      `bastion: not attached: ${refused}; /model PROVIDER/MODEL switches to one that does (bastion models lists them)\n`,
+    );
+    return;
+  }
+  attached.push({ ...read.image, path: command.path });
+  process.stderr.write(
+    `bastion: attached ${terminalLine(command.path)} (${imageFacts(read.image)}); it goes with your next message\n`,
+  );
+}
+
+/** "1 image", "3 images". */
+const imageCount = (count: number) => `${count} image${count === 1 ? '' : 's'}`;
+
+/** `~/…` as the user's home folder, as a shell would have it (chat's lines reach no shell). */
+function expandHome(path: string): string {
+  return path === '~' || path.startsWith('~/') ? join(homedir(), path.slice(1)) : path;
+}
+
+async function runPrompt(
+  host: BastionHost,
+  command: 'run' | 'chat',
+  options: RunOptions,
+  workspace: string,
+  requests: Steps,
+  attachments: Attachments,
+): Promise<number> {
   const choice = await modelChoice(host, options);
   if (choice === undefined) return 2;
+  const attached = attachments.images;
+  /** Why the model the run goes to (the session's own when the command line names none) takes no images. */
+  const imagesRefused = async (found?: Session): Promise<string | undefined> => {
+    if (attached.length === 0) return undefined;
+    const own = found !== undefined && choice.provider === undefined && choice.model === undefined;
+    const refused = await imagesRefusal(host, own ? { provider: found.provider, model: found.model } : choice);
+    return refused === undefined
+      ? undefined
+      : `${refused}; choose a model that does with --provider ID --model ID (bastion models lists them); nothing was run`;
+  };
   let session: Session;
   let after = 0;
   if (options.resume === undefined) {
+    // Refused before the session is made, as a --reasoning the model takes none of is.
+    const refused = await imagesRefused();
+    if (refused !== undefined) {
+      process.stderr.write(`bastion: ${refused}\n`);
+      return 2;
+    }
     const created = await host.client.call(
       'POST',
       '/sessions',
@@ -771,7 +973,7 @@ async function runPrompt(host: BastionHost, options: RunOptions, workspace: stri
     }
     session = created.body;
   } else {
-    const resumed = await resumeSession(host, options, workspace, options.resume);
+    const resumed = await resumeSession(host, options, workspace, options.resume, imagesRefused);
     if ('code' in resumed) {
       process.stderr.write(`bastion: ${resumed.message}\n`);
       return resumed.code;
@@ -796,6 +998,10 @@ async function runPrompt(host: BastionHost, options: RunOptions, workspace: stri
     return 1;
   }
   let runId = '';
+  /** The images the run started last took, until its run-started says how the daemon stored them. */
+  let sentWith: AttachedImage[] = [];
+  /** The daemon refused a message's images (IMAGE_REFUSALS): exit 2, as for a mistake on the command line. */
+  let imagesRefusedByDaemon = false;
   /** Start (or continue) a run; false when it was refused. A null run id means more answers are due. */
   const startRun = async (body: Record<string, unknown>): Promise<boolean> => {
     const started = await host.client.call(
@@ -806,6 +1012,7 @@ async function runPrompt(host: BastionHost, options: RunOptions, workspace: stri
     );
     if (!started.ok) {
       process.stderr.write(`bastion: the run did not start: ${failure(started.error)}\n`);
+      if (IMAGE_REFUSALS.has(started.error.code)) imagesRefusedByDaemon = true;
       // A continued session whose model went away (an --endpoint of an earlier run): say how to pick another.
       if (started.error.code === 'APPROVAL_PENDING') {
         process.stderr.write(
@@ -829,6 +1036,12 @@ async function runPrompt(host: BastionHost, options: RunOptions, workspace: stri
     for (let next = await events.next(); next.done !== true; next = await events.next()) {
       const { id, event } = next.value;
       if (event.run_id !== runId) continue;
+      if (event.type === 'run-started' && sentWith.length > 0) {
+        const stored = await storedPromptImages(host, session.id, id, event.message_id);
+        printer.event(id, event, stored ?? sentImages(sentWith));
+        sentWith = [];
+        continue;
+      }
       printer.event(id, event);
       if (event.type === 'tool-approval-request') pending.push(event);
       if (event.type === 'run-error') return 1;
@@ -874,16 +1087,40 @@ async function runPrompt(host: BastionHost, options: RunOptions, workspace: stri
         printer.provider = session.provider;
         continue;
       }
+      if ('image' in step) {
+        await chatImage(host, session, attachments, step.image);
+        continue;
+      }
+      // The attached images go with the next message (not with a compaction), and are then no longer attached.
+      const carrying = 'message' in step.run ? [...attached] : [];
+      const body = carrying.length === 0 ? step.run : { ...step.run, images: imageInputs(carrying) };
       running = true;
-      const ended = (await startRun(step.run)) ? await follow() : 1;
+      imagesRefusedByDaemon = false;
+      const started = await startRun(body);
+      if (started) {
+        sentWith = carrying;
+        attached.length = 0;
+      }
+      const ended = started ? await follow() : 1;
       running = false;
       printer.finish();
       if (ended === undefined) {
         process.stderr.write('bastion: the event stream ended before the run did\n');
         return 1;
       }
-      code = ended;
+      code = imagesRefusedByDaemon ? 2 : ended;
+      if (imagesRefusedByDaemon && command === 'run' && options.resume === undefined) {
+        // The session was made for this run alone and holds nothing: it goes, as a refusal before it was made leaves none.
+        const removed = await host.client.request('DELETE', `/sessions/${session.id}`);
+        if (removed.status === 200) process.stderr.write(`bastion: session ${session.id} removed; nothing was run\n`);
+      } else if (!started && carrying.length > 0 && command === 'chat') {
+        process.stderr.write(
+          `bastion: ${imageCount(carrying.length)} still attached to your next message; /image --clear drops them\n`,
+        );
+      }
     }
+    if (attached.length > 0 && command === 'chat')
+      process.stderr.write(`bastion: ${imageCount(attached.length)} attached to no message was not sent\n`);
     return code;
   } catch (error) {
     if (!isConnectionLoss(error)) throw error;
@@ -912,13 +1149,26 @@ const CHAT_HELP = `bastion: a line is a prompt to this session, except these:
                          the files it wrote are put back); the prompt is back on the line to edit
   /rewind --keep-files   the same, leaving the files as they are
   /reasoning [EFFORT]    the session's reasoning effort; low, medium, high or default changes it
+  /image PATH            attach the image at PATH (PNG, JPEG, GIF or WebP) to your next prompt
+                         (up to ${AGENT_MAX_IMAGES}; a path with spaces in quotes)
+  /image                 list the images attached
+  /image --clear         drop them
   /plan                  the agent's last plan in this chat again
   /help                  this list
-  /exit                  end chat (as Ctrl-D or the end of input does); Ctrl-C stops a run going
-`;
+  /exit                  end chat (as Ctrl-D or the end of input does); Ctrl-C stops a run going\n`;
 
 /** The lines of `chat` that are commands, as Tab at its prompt completes them. */
-const CHAT_COMMANDS = ['/init', '/compact', '/model', '/reasoning', '/rewind', '/plan', '/help', '/exit'] as const;
+const CHAT_COMMANDS = [
+  '/init',
+  '/compact',
+  '/model',
+  '/reasoning',
+  '/rewind',
+  '/image',
+  '/plan',
+  '/help',
+  '/exit',
+] as const;
 
 /** Tab at chat's prompt: a line that is the start of a command's name becomes the name (both, listed, when more fit). */
 function completeChatCommand(line: string): [string[], string] {
@@ -926,10 +1176,17 @@ function completeChatCommand(line: string): [string[], string] {
   return [CHAT_COMMANDS.filter((command) => command.startsWith(line)), line];
 }
 
+/** A path typed in one pair of quotes (as a shell would take a name with spaces) without them. */
+function unquoted(text: string): string {
+  const quote = text[0];
+  return text.length >= 2 && (quote === '"' || quote === "'") && text.endsWith(quote) ? text.slice(1, -1) : text;
+}
+
 /**
  * A line of `chat` as a step: `/compact` is a compaction, `/init` the prompt to write AGENTS.md,
- * `/model [PROVIDER/MODEL]` the session's model, `/plan` the last plan, any other line a prompt as
- * typed; `exit` for `/exit`; none for an empty line or `/help` (which prints the commands).
+ * `/model [PROVIDER/MODEL]` the session's model, `/image [PATH | --clear]` the images for the next
+ * prompt, `/plan` the last plan, any other line a prompt as typed; `exit` for `/exit`; none for an
+ * empty line or `/help` (which prints the commands).
  */
 function chatStep(line: string): Step | 'exit' | undefined {
   const text = line.trim();
@@ -946,6 +1203,12 @@ function chatStep(line: string): Step | 'exit' | undefined {
   if (model) return { model: model[1] };
   const reasoning = /^\/reasoning(?:\s+(\S+))?$/.exec(text);
   if (reasoning) return { reasoning: reasoning[1] };
+  const image = /^\/image(?:\s+(.+))?$/.exec(text);
+  if (image) {
+    const argument = image[1];
+    if (argument === undefined) return { image: 'list' };
+    return { image: argument === '--clear' ? 'clear' : { path: unquoted(argument) } };
+  }
   return { run: { message: text === '/init' ? INIT_INSTRUCTIONS_PROMPT : text } };
 }
 
@@ -968,7 +1231,7 @@ async function* typedPrompts(stop: AbortSignal, retype: { line: string | undefin
     return;
   }
   process.stderr.write(
-    'bastion: type a prompt and Enter (end a line with \\ to go on to the next; a paste is one prompt); /help lists the commands (/init, /compact, /model, /reasoning, /rewind, /plan; Tab completes them); Ctrl-D or /exit ends, Ctrl-C stops a run\n',
+    'bastion: type a prompt and Enter (end a line with \\ to go on to the next; a paste is one prompt); /help lists the commands (/init, /compact, /model, /reasoning, /rewind, /image, /plan; Tab completes them); Ctrl-D or /exit ends, Ctrl-C stops a run\n',
   );
   // Each prompt gets a showing of its own (closed while the run goes); they share one history, which
   // readline adds each entered line to, so ArrowUp brings back the earlier ones.
@@ -1005,18 +1268,34 @@ async function promptFromStdin(): Promise<string> {
 
 export async function runCommand(argv: string[]): Promise<number> {
   let options = parseRunArgs(argv, 'run');
+  // Each --image is read and checked before anything starts, from where the command was typed.
+  const base = process.cwd();
+  const images = readImageAttachments(options.imageFiles, base);
+  if (!images.ok) {
+    process.stderr.write(`bastion: ${images.message}; nothing was run\n`);
+    return 2;
+  }
   if (options.prompt === '-') options = { ...options, prompt: await promptFromStdin() };
   const requests = onePrompt(options);
-  return runOnHost('run', options, () => requests);
+  return runOnHost('run', options, () => requests, { images: images.images, base });
 }
 
 /** `bastion chat`: `run`'s options, then each line typed is a prompt to the same session. */
 export async function chatCommand(argv: string[]): Promise<number> {
-  return runOnHost('chat', parseRunArgs(argv, 'chat'), typedPrompts);
+  // `/image PATH` reads from where the command was typed, not the workspace the host then enters.
+  return runOnHost('chat', parseRunArgs(argv, 'chat'), typedPrompts, { images: [], base: process.cwd() });
 }
 
-/** Start the host as `command`, define `--endpoint`'s endpoint for the command's life, and send `requests`. */
-async function runOnHost(command: 'run' | 'chat', given: RunOptions, requests: Steps): Promise<number> {
+/**
+ * Start the host as `command`, define `--endpoint`'s endpoint for the command's life, and send
+ * `requests`, the first prompt with `attachments`' images.
+ */
+async function runOnHost(
+  command: 'run' | 'chat',
+  given: RunOptions,
+  requests: Steps,
+  attachments: Attachments,
+): Promise<number> {
   let options = given;
   const userData = resolveUserDataPath(options.home);
   const workspace = enterWorkspace(options.workspace);
@@ -1049,7 +1328,7 @@ async function runOnHost(command: 'run' | 'chat', given: RunOptions, requests: S
         `bastion: no outer sandbox (${host.capabilities.reason ?? 'unavailable'}); the shell is withheld\n`,
       );
     }
-    return await runPrompt(host, options, workspace, requests);
+    return await runPrompt(host, command, options, workspace, requests, attachments);
   } finally {
     if (transient !== undefined) await removeEndpoint(host, transient).catch(() => undefined);
     await host.stop();
