@@ -83,7 +83,7 @@ export const SOCKET_HOST_MAX_PENDING = 64;
 export const PERIMETER_MAX_AUTHORIZATION_CHARS = 1_024;
 /** Longest Referer / Origin header the perimeter will parse. */
 export const PERIMETER_MAX_URL_HEADER_CHARS = 4 * KiB;
-/** Largest JSON request body any daemon route accepts (routes may set lower bounds). */
+/** Largest JSON request body a daemon route accepts (routes may set lower bounds; `POST /agent/run`: AGENT_RUN_MAX_BODY_BYTES). */
 export const DAEMON_MAX_JSON_BODY_BYTES = 1 * MiB;
 /** Idle socket timeout on the daemon's HTTP server (slow-loris defence). */
 export const DAEMON_HEADERS_TIMEOUT_MS = 10_000;

@@ -123,4 +123,17 @@ describe('sessionMarkdown of a rewound session', () => {
       ].join('\n'),
     );
   });
+  it('names each attached image by its name, format and size, never its bytes', () => {
+    const markdown = sessionMarkdown(session, [
+      message('user', [
+        { type: 'text', text: 'What is wrong here?' },
+        { type: 'image', image_id: 'img_1', media_type: 'image/png', bytes: 2048, name: 'shot `1`.png' },
+        { type: 'image', image_id: 'img_2', media_type: 'image/jpeg', bytes: 99 },
+      ]),
+    ]);
+    expect(markdown).toContain(
+      '## You\n\nWhat is wrong here?\n\n- image ``shot `1`.png`` (PNG, 2048 bytes; not included)\n\n- image (JPEG, 99 bytes; not included)\n',
+    );
+    expect(markdown).not.toContain('img_1');
+  });
 });

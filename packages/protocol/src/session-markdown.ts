@@ -1,4 +1,5 @@
 import type { Message, Session } from './api/sessions.js';
+import { imageFormatName } from './images.js';
 import { EXPORT_TOOL_INPUT_CHARS } from './limits.js';
 
 function oneLine(value: unknown): string {
@@ -17,7 +18,8 @@ function inlineCode(text: string): string {
 /**
  * A session as one markdown document, for the reader to keep or share (the UI's Export, `bastion
  * sessions export`): its title and model, then each prompt and each reply in order, and each tool
- * call the agent made with its input on one line (the outputs stay in Bastion); turns a rewind
+ * call the agent made with its input on one line (the outputs stay in Bastion), each attached
+ * image by its name, format and size (not its bytes); turns a rewind
  * took out of the conversation are kept, under headings that say so.
  */
 export function sessionMarkdown(session: Session, messages: readonly Message[]): string {
@@ -39,6 +41,10 @@ export function sessionMarkdown(session: Session, messages: readonly Message[]):
       if (part.type === 'text' && part.text.trim() !== '') {
         speak(message.role === 'user' ? 'user' : 'assistant', rewound);
         lines.push('', part.text.trim());
+      } else if (part.type === 'image') {
+        speak('user', rewound);
+        const name = part.name === undefined ? '' : ` ${inlineCode(part.name)}`;
+        lines.push('', `- image${name} (${imageFormatName(part.media_type)}, ${part.bytes} bytes; not included)`);
       } else if (part.type === 'tool-call') {
         speak('assistant', rewound);
         lines.push('', `- ${part.tool_name} ${inlineCode(oneLine(part.input))}`);

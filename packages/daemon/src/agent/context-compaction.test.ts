@@ -5,11 +5,13 @@ import {
   CONTEXT_COMPACT_MAX_MESSAGES,
   CONTEXT_KEEP_RECENT_FRACTION,
   CONTEXT_SUMMARY_INPUT_FRACTION,
+  IMAGE_CONTEXT_TOKENS,
 } from '@bastion/protocol';
 import { thrownCode } from '../../../../test/support/thrown-code.js';
 import {
   estimateTokens,
   lastTurnStart,
+  messageChars,
   ModelContext,
   summaryPrompt,
   type Compaction,
@@ -160,5 +162,23 @@ describe('lastTurnStart (where /compact cuts)', () => {
     expect(lastTurnStart([user('one'), assistant('a'), tool, assistant('b')])).toBeUndefined();
     expect(lastTurnStart([user('one'), assistant('a'), user('two')], 0, 2)).toBeUndefined();
     expect(lastTurnStart([])).toBeUndefined();
+  });
+});
+
+describe('messageChars', () => {
+  it('counts an image as the tokens a provider bills it at, whatever its size, and the rest as its JSON', () => {
+    const text = user('look at this');
+    const withImage = (bytes: number): ModelMessage => ({
+      role: 'user',
+      content: [
+        { type: 'text', text: 'look at this' },
+        { type: 'image', image: new Uint8Array(bytes), mediaType: 'image/png' },
+      ],
+    });
+    const imageChars = IMAGE_CONTEXT_TOKENS * CONTEXT_CHARS_PER_TOKEN;
+    expect(messageChars(text)).toBe(JSON.stringify(text).length);
+    expect(messageChars(withImage(68))).toBe(messageChars(withImage(3_000_000)));
+    expect(estimateTokens(messageChars(withImage(3_000_000)))).toBeLessThan(IMAGE_CONTEXT_TOKENS + 50);
+    expect(messageChars(withImage(68))).toBeGreaterThanOrEqual(messageChars(text) + imageChars);
   });
 });

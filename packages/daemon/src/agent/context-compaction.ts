@@ -10,6 +10,7 @@
 import type { ModelMessage } from 'ai';
 import {
   CONTEXT_CHARS_PER_TOKEN,
+  IMAGE_CONTEXT_TOKENS,
   CONTEXT_COMPACT_MAX_MESSAGES,
   CONTEXT_COMPACT_THRESHOLD,
   CONTEXT_KEEP_RECENT_FRACTION,
@@ -76,6 +77,20 @@ export function lastTurnStart(
   return undefined;
 }
 
+/**
+ * A message's size in characters as the estimate counts it: its JSON, with each image's bytes
+ * counted as the IMAGE_CONTEXT_TOKENS a provider bills it at rather than as their encoding.
+ */
+export function messageChars(message: ModelMessage): number {
+  let images = 0;
+  const json = JSON.stringify(message, (_key, value: unknown) => {
+    if (!(value instanceof Uint8Array)) return value;
+    images += 1;
+    return '';
+  });
+  return json.length + images * IMAGE_CONTEXT_TOKENS * CONTEXT_CHARS_PER_TOKEN;
+}
+
 export function estimateTokens(chars: number): number {
   return Math.ceil(chars / CONTEXT_CHARS_PER_TOKEN);
 }
@@ -121,9 +136,11 @@ function renderMessage(message: ModelMessage): string[] {
       case 'tool-approval-response':
         lines.push(`user ${piece.approved ? 'approved' : 'denied'} a tool call`);
         break;
+      case 'image':
+        lines.push(`${message.role} attached an image`);
+        break;
       case 'reasoning':
       case 'file':
-      case 'image':
       case 'tool-approval-request':
         // nothing a summary needs
         break;
@@ -212,7 +229,7 @@ export class ModelContext {
     let seen = this.#seen.get(message);
     if (!seen) {
       const [copy = message] = truncateToolResults([message], this.#toolOutputMax);
-      seen = { message: copy, chars: JSON.stringify(copy).length };
+      seen = { message: copy, chars: messageChars(copy) };
       this.#seen.set(message, seen);
     }
     return seen;

@@ -4,7 +4,7 @@
  * event is persisted before it is published, and each run ends with exactly one run-finished or
  * run-error event, written in the same transaction that closes the run.
  */
-import type { ToolSet } from 'ai';
+import type { ToolSet, UserContent } from 'ai';
 import {
   AGENT_MAX_CONCURRENT_RUNS,
   CONTEXT_READ_MAX_MESSAGES,
@@ -19,11 +19,12 @@ import {
   type Session,
 } from '@bastion/protocol';
 import { DaemonError, isDaemonError } from '../errors.js';
-import { reasoningOptions } from '../providers/model-catalog.js';
+import { reasoningOptions, takesImages } from '../providers/model-catalog.js';
 import type { ProviderRegistry } from '../providers/provider-registry.js';
 import type { ApprovalAnswerRefusal } from '../storage/approvals.js';
 import type { FinalRunStatus } from '../storage/run-log.js';
 import type { SessionStore } from '../storage/session-store.js';
+import { storedImagePart, type PromptImage } from '../storage/transcript.js';
 import { titleFromMessage } from '../storage/sessions.js';
 import { isStorageFailure, storageErrorOf, storageFailureOf, storageFullError } from '../storage/storage-error.js';
 import type { StorageReserve } from '../storage/storage-reserve.js';
@@ -53,7 +54,8 @@ import type { UndoStore } from '../undo/undo-store.js';
 export type ToolFactory = (context: ToolContext & { session: Session }) => ToolSet;
 
 /** A new message, an approval's answer, or a run that only summarises the older turns (`/compact`). */
-export type RunRequest = { message: string } | { approvalAnswer: ApprovalAnswer } | { compact: true };
+export type RunRequest =
+  { message: string; images?: readonly PromptImage[] } | { approvalAnswer: ApprovalAnswer } | { compact: true };
 
 const APPROVAL_REFUSAL_CODES: Record<ApprovalAnswerRefusal, ApprovalErrorCode> = {
   'unknown-approval': 'APPROVAL_UNKNOWN',
@@ -150,6 +152,14 @@ export class RunManager {
       if (interrupted > 0) this.#log.warn('runs.interrupted', { count: interrupted });
     }
     const model = this.#registry.resolve({ provider: session.provider, model: session.model });
+    const images = 'message' in request ? (request.images ?? []) : [];
+    const modelTakesImages = takesImages(session.provider, session.model);
+    if (images.length > 0 && !modelTakesImages) {
+      throw new DaemonError(
+        'IMAGES_NOT_SUPPORTED',
+        `${session.provider}/${session.model} does not take images; send the message without them, or switch the session to a model that takes images`,
+      );
+    }
 
     if ('message' in request || 'compact' in request) {
       if (this.#store.approvals.hasPending(sessionId)) {
@@ -157,7 +167,9 @@ export class RunManager {
       }
       if (
         'compact' in request &&
-        lastTurnStart(this.#store.transcript.modelContext(sessionId, CONTEXT_READ_MAX_MESSAGES).messages) === undefined
+        lastTurnStart(
+          this.#store.transcript.modelContext(sessionId, CONTEXT_READ_MAX_MESSAGES, { images: false }).messages,
+        ) === undefined
       )
         throw new DaemonError('CONTEXT_NOTHING_TO_COMPACT', 'there are no older turns to summarise yet');
     } else {
@@ -197,7 +209,17 @@ export class RunManager {
       this.#store.sessions.update(sessionId, { title: titleFromMessage(request.message) });
     }
     const started = this.#store.runs.start(sessionId, {
-      userContent: 'message' in request ? [{ role: 'user', content: [{ type: 'text', text: request.message }] }] : [],
+      userContent:
+        'message' in request
+          ? [
+              {
+                role: 'user',
+                // Stored with each image's id in place of its bytes: modelContext puts them in.
+                content: [{ type: 'text', text: request.message }, ...images.map(storedImagePart)] as UserContent,
+              },
+            ]
+          : [],
+      images,
       provider: session.provider,
       model: session.model,
     });
@@ -298,7 +320,9 @@ export class RunManager {
         runId,
         contextWindow,
         compactOnly: 'compact' in request,
-        context: this.#store.transcript.modelContext(sessionId, CONTEXT_READ_MAX_MESSAGES),
+        context: this.#store.transcript.modelContext(sessionId, CONTEXT_READ_MAX_MESSAGES, {
+          images: modelTakesImages,
+        }),
         tools,
         systemPrompt: (messages) => {
           const files = instructions.for(workedDirectories(messages));

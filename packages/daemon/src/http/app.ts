@@ -4,7 +4,7 @@
  * before any route handler. A route module cannot opt out: there is no "internal" bypass.
  */
 import { Hono } from 'hono';
-import { DAEMON_MAX_JSON_BODY_BYTES } from '@bastion/protocol';
+import { AGENT_RUN_MAX_BODY_BYTES, DAEMON_MAX_JSON_BODY_BYTES } from '@bastion/protocol';
 import { bodySizeGuard } from './body-size-guard.js';
 import { authGuard } from './perimeter/auth-guard.js';
 import { hostGuard } from './perimeter/host-guard.js';
@@ -32,7 +32,8 @@ export function createDaemonApp(perimeter: PerimeterOptions, routes: readonly Ro
       originGuard({ allowedOrigins: perimeter.allowedOrigins, cors: true }),
       refererGuard({ allowedOrigins: perimeter.allowedOrigins }),
       authGuard({ password: perimeter.password }),
-      bodySizeGuard({ maxBytes: DAEMON_MAX_JSON_BODY_BYTES }),
+      // A prompt's images make its body larger than any other route's.
+      bodySizeGuard({ maxBytes: DAEMON_MAX_JSON_BODY_BYTES, routes: { 'POST /agent/run': AGENT_RUN_MAX_BODY_BYTES } }),
     ]),
   );
   for (const register of routes) register(app);

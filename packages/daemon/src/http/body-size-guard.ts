@@ -8,8 +8,13 @@
 import { requestHeaders, type PerimeterGuard } from './perimeter/perimeter-guard.js';
 import { wireError } from './wire-error.js';
 
-export function bodySizeGuard(options: { maxBytes: number }): PerimeterGuard {
+/** `maxBytes` for every route but those `routes` names (`METHOD /path`), which have their own. */
+export function bodySizeGuard(options: {
+  maxBytes: number;
+  routes?: Readonly<Record<string, number>>;
+}): PerimeterGuard {
   return (c) => {
+    const maxBytes = options.routes?.[`${c.req.method} ${c.req.path}`] ?? options.maxBytes;
     const headers = requestHeaders(c);
     const declared = headers.header('content-length');
     const chunked = headers.header('transfer-encoding') !== undefined;
@@ -18,7 +23,7 @@ export function bodySizeGuard(options: { maxBytes: number }): PerimeterGuard {
     }
     if (declared !== undefined) {
       if (!/^\d{1,12}$/.test(declared)) return wireError(c, 'BODY_LENGTH_INVALID', 'invalid Content-Length');
-      if (Number(declared) > options.maxBytes) return wireError(c, 'BODY_TOO_LARGE', 'request body is too large');
+      if (Number(declared) > maxBytes) return wireError(c, 'BODY_TOO_LARGE', 'request body is too large');
     }
     return undefined;
   };

@@ -1,7 +1,7 @@
 /**
  * What Bastion knows about each provider's models: the label shown in the model picker, the
  * context window the agent compacts against, list prices for an estimated cost, and whether a
- * session can choose how much the model reasons. Custom
+ * session can choose how much the model reasons, and whether a prompt can carry images. Custom
  * endpoints list their own models (`/models`) and carry a configured window instead; a model
  * missing here still runs, with `DEFAULT_CONTEXT_WINDOW_TOKENS` and no cost estimate.
  */
@@ -26,22 +26,32 @@ export interface ModelInfo {
   price?: ModelPrice;
   /** Takes a reasoning effort (OpenAI's Responses API `reasoning.effort`, Anthropic's extended thinking). */
   reasoning?: true;
+  /** A prompt to it can carry images (PNG, JPEG, GIF, WebP). */
+  images?: true;
 }
 
 export const MODEL_CATALOG: Readonly<Record<string, readonly ModelInfo[]>> = Object.freeze({
-  demo: [{ id: 'demo', label: 'Demo (offline)', contextWindow: 32_000 }],
+  demo: [{ id: 'demo', label: 'Demo (offline)', contextWindow: 32_000, images: true }],
   openai: [
     {
       id: 'gpt-4.1-mini',
       label: 'GPT-4.1 mini',
       contextWindow: 1_047_576,
+      images: true,
       price: { input: 0.4, output: 1.6, cachedInput: 0.1 },
     },
-    { id: 'gpt-4.1', label: 'GPT-4.1', contextWindow: 1_047_576, price: { input: 2, output: 8, cachedInput: 0.5 } },
+    {
+      id: 'gpt-4.1',
+      label: 'GPT-4.1',
+      contextWindow: 1_047_576,
+      images: true,
+      price: { input: 2, output: 8, cachedInput: 0.5 },
+    },
     {
       id: 'gpt-5',
       label: 'GPT-5',
       contextWindow: 400_000,
+      images: true,
       price: { input: 1.25, output: 10, cachedInput: 0.125 },
       reasoning: true,
     },
@@ -49,14 +59,22 @@ export const MODEL_CATALOG: Readonly<Record<string, readonly ModelInfo[]>> = Obj
       id: 'gpt-5-mini',
       label: 'GPT-5 mini',
       contextWindow: 400_000,
+      images: true,
       price: { input: 0.25, output: 2, cachedInput: 0.025 },
       reasoning: true,
     },
-    { id: 'gpt-4o', label: 'GPT-4o', contextWindow: 128_000, price: { input: 2.5, output: 10, cachedInput: 1.25 } },
+    {
+      id: 'gpt-4o',
+      label: 'GPT-4o',
+      contextWindow: 128_000,
+      images: true,
+      price: { input: 2.5, output: 10, cachedInput: 1.25 },
+    },
     {
       id: 'o4-mini',
       label: 'o4-mini',
       contextWindow: 200_000,
+      images: true,
       price: { input: 1.1, output: 4.4, cachedInput: 0.275 },
       reasoning: true,
     },
@@ -66,6 +84,7 @@ export const MODEL_CATALOG: Readonly<Record<string, readonly ModelInfo[]>> = Obj
       id: 'claude-sonnet-4-5',
       label: 'Claude Sonnet 4.5',
       contextWindow: 200_000,
+      images: true,
       price: { input: 3, output: 15, cachedInput: 0.3 },
       reasoning: true,
     },
@@ -73,6 +92,7 @@ export const MODEL_CATALOG: Readonly<Record<string, readonly ModelInfo[]>> = Obj
       id: 'claude-opus-4-1',
       label: 'Claude Opus 4.1',
       contextWindow: 200_000,
+      images: true,
       price: { input: 15, output: 75, cachedInput: 1.5 },
       reasoning: true,
     },
@@ -80,6 +100,7 @@ export const MODEL_CATALOG: Readonly<Record<string, readonly ModelInfo[]>> = Obj
       id: 'claude-haiku-4-5',
       label: 'Claude Haiku 4.5',
       contextWindow: 200_000,
+      images: true,
       price: { input: 1, output: 5, cachedInput: 0.1 },
       reasoning: true,
     },
@@ -89,28 +110,31 @@ export const MODEL_CATALOG: Readonly<Record<string, readonly ModelInfo[]>> = Obj
       id: 'openai/gpt-4.1-mini',
       label: 'GPT-4.1 mini (OpenRouter)',
       contextWindow: 1_047_576,
+      images: true,
       price: { input: 0.4, output: 1.6 },
     },
     {
       id: 'anthropic/claude-sonnet-4.5',
       label: 'Claude Sonnet 4.5 (OpenRouter)',
       contextWindow: 200_000,
+      images: true,
       price: { input: 3, output: 15 },
     },
     {
       id: 'google/gemini-2.5-pro',
       label: 'Gemini 2.5 Pro (OpenRouter)',
       contextWindow: 1_048_576,
+      images: true,
       price: { input: 1.25, output: 10 },
     },
   ],
   // Included in the subscription: no per-token price.
   chatgpt: [
-    { id: 'gpt-5.1-codex', label: 'GPT-5.1 Codex', contextWindow: 400_000, reasoning: true },
-    { id: 'gpt-5.1-codex-mini', label: 'GPT-5.1 Codex mini', contextWindow: 400_000, reasoning: true },
-    { id: 'gpt-5.1', label: 'GPT-5.1', contextWindow: 400_000, reasoning: true },
-    { id: 'gpt-5-codex', label: 'GPT-5 Codex', contextWindow: 400_000, reasoning: true },
-    { id: 'gpt-5', label: 'GPT-5', contextWindow: 400_000, reasoning: true },
+    { id: 'gpt-5.1-codex', label: 'GPT-5.1 Codex', contextWindow: 400_000, images: true, reasoning: true },
+    { id: 'gpt-5.1-codex-mini', label: 'GPT-5.1 Codex mini', contextWindow: 400_000, images: true, reasoning: true },
+    { id: 'gpt-5.1', label: 'GPT-5.1', contextWindow: 400_000, images: true, reasoning: true },
+    { id: 'gpt-5-codex', label: 'GPT-5 Codex', contextWindow: 400_000, images: true, reasoning: true },
+    { id: 'gpt-5', label: 'GPT-5', contextWindow: 400_000, images: true, reasoning: true },
   ],
 });
 
@@ -147,6 +171,14 @@ export function reasoningOptions(
 ): SharedV3ProviderOptions | undefined {
   if (effort === undefined || !takesReasoning(provider, model)) return undefined;
   return EFFORT_OPTIONS[provider]?.(effort);
+}
+
+/**
+ * Whether a prompt to this model can carry images: catalog models that say so. A custom endpoint's
+ * models, and catalog providers' models not listed, are not known to.
+ */
+export function takesImages(provider: string, model: string): boolean {
+  return findModel(provider, model)?.images === true;
 }
 
 export function contextWindowOf(provider: string, model: string): number {

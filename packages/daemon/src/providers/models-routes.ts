@@ -15,7 +15,7 @@ import type { ChatgptCredentials } from '../oauth/chatgpt-credentials.js';
 import type { AuthStore } from '../secrets/auth-store.js';
 import { secretsStoreCall } from '../secrets/secrets-routes.js';
 import type { ProviderTransport } from '../transport/transport-fetch.js';
-import { MODEL_CATALOG, takesReasoning } from './model-catalog.js';
+import { MODEL_CATALOG, takesImages, takesReasoning } from './model-catalog.js';
 import type { ModelPreferences } from './model-preferences.js';
 import type { ProviderRegistry } from './provider-registry.js';
 
@@ -31,6 +31,7 @@ function catalogModels(provider: string): ModelGroup['models'] {
     label: info.label,
     context_window: info.contextWindow,
     ...(takesReasoning(provider, info.id) ? { reasoning: true as const } : {}),
+    ...(takesImages(provider, info.id) ? { images: true as const } : {}),
   }));
 }
 

@@ -43,6 +43,9 @@
  *
  * Version 10: `sessions.reasoning_effort` — the effort a session's runs ask a reasoning model for
  * (null: the model's default).
+ *
+ * Version 11: message_images — the images a user attached to a prompt, one row each, apart from
+ * the message's JSON (which names each by id), so a transcript page never carries their bytes.
  */
 export interface Migration {
   version: number;
@@ -253,5 +256,19 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 10,
     sql: `ALTER TABLE sessions ADD COLUMN reasoning_effort TEXT
             CHECK (reasoning_effort IS NULL OR reasoning_effort IN ('low', 'medium', 'high'));`,
+  },
+  {
+    version: 11,
+    sql: `
+      CREATE TABLE message_images (
+        id          TEXT PRIMARY KEY,
+        session_id  TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+        message_id  TEXT NOT NULL,
+        media_type  TEXT NOT NULL CHECK (media_type IN ('image/png', 'image/jpeg', 'image/gif', 'image/webp')),
+        data        BLOB NOT NULL,
+        created_at  TEXT NOT NULL
+      );
+      CREATE INDEX message_images_by_session ON message_images(session_id);
+    `,
   },
 ];

@@ -25,7 +25,7 @@ import type { SqliteDatabase } from './database.js';
 import { newId } from './ids.js';
 import type { Page } from './page.js';
 import type { StoreWriter } from './store-writer.js';
-import type { Transcript } from './transcript.js';
+import type { PromptImage, Transcript } from './transcript.js';
 
 export interface StartedRun {
   runId: string;
@@ -87,7 +87,13 @@ export class RunLog {
    */
   start(
     sessionId: string,
-    input: { userContent?: ModelMessage[] | undefined; provider: string; model: string },
+    input: {
+      userContent?: ModelMessage[] | undefined;
+      /** The images the prompt (the first of `userContent`) names. */
+      images?: readonly PromptImage[];
+      provider: string;
+      model: string;
+    },
   ): StartedRun {
     return this.#writer.write((): StartedRun => {
       const runId = newId('run');
@@ -106,6 +112,8 @@ export class RunLog {
       }
       const messageIds = this.#transcript.append(sessionId, runId, input.userContent ?? []);
       const messageId = messageIds[0] ?? null;
+      if (messageId !== null && input.images !== undefined)
+        this.#transcript.saveImages(sessionId, messageId, input.images);
       const event = this.appendEvent(sessionId, {
         type: 'run-started',
         run_id: runId,

@@ -3,8 +3,15 @@
  * and what it answered, tool calls and results, approval answers) and the summaries a compaction
  * put in place of the messages before them.
  */
-import type { ModelMessage } from 'ai';
-import { PAGE_DEFAULT_LIMIT, type Message, type MessagePart } from '@bastion/protocol';
+import type { UserContent, ModelMessage, TextPart } from 'ai';
+import {
+  IMAGE_CONTEXT_MAX_BYTES,
+  PAGE_DEFAULT_LIMIT,
+  imageFormatName,
+  type ImageMediaType,
+  type Message,
+  type MessagePart,
+} from '@bastion/protocol';
 import { DaemonError } from '../errors.js';
 import { newId } from './ids.js';
 import { cursorPosition, type Page } from './page.js';
@@ -26,6 +33,46 @@ interface MessageRow {
   content: string;
   created_at: string;
   rewound: number;
+}
+
+/**
+ * An attached image as a stored prompt holds it: `image` is its `message_images` id, not its bytes
+ * (modelContext puts the bytes in), with its size and the name it was attached under.
+ */
+export interface StoredImagePart {
+  type: 'image';
+  image: string;
+  mediaType: ImageMediaType;
+  bytes: number;
+  name?: string;
+}
+
+/** An image to store with a prompt (`Transcript.saveImages`). */
+export interface PromptImage {
+  id: string;
+  mediaType: ImageMediaType;
+  data: Uint8Array;
+  name?: string;
+}
+
+/** The stored part that names `image` in its prompt's content. */
+export function storedImagePart(image: PromptImage): StoredImagePart {
+  return {
+    type: 'image',
+    image: image.id,
+    mediaType: image.mediaType,
+    bytes: image.data.byteLength,
+    ...(image.name === undefined ? {} : { name: image.name }),
+  };
+}
+
+/** What stands in the model's context for an image it is not sent. */
+function imageInWords(part: StoredImagePart, why: string): TextPart {
+  const name = part.name === undefined ? '' : ` ${JSON.stringify(part.name)}`;
+  return {
+    type: 'text',
+    text: `[An image${name} (${imageFormatName(part.mediaType)}, ${part.bytes} bytes) the user attached is not shown: ${why}.]`,
+  };
 }
 
 /** A condition on a `messages` row: no rewind took it out of what the model is sent. */
@@ -88,8 +135,18 @@ export function toMessageParts(content: ModelMessage['content']): MessagePart[] 
           ...(part.reason === undefined ? {} : { reason: part.reason }),
         });
         break;
+      case 'image': {
+        const image = part as unknown as StoredImagePart;
+        parts.push({
+          type: 'image',
+          image_id: image.image,
+          media_type: image.mediaType,
+          bytes: image.bytes,
+          ...(image.name === undefined ? {} : { name: image.name }),
+        });
+        break;
+      }
       case 'file':
-      case 'image':
       case 'reasoning':
         // not part of the wire transcript
         break;
@@ -130,6 +187,27 @@ export class Transcript {
     });
   }
 
+  /** Store the images a prompt (`messageId`) names; call inside the transaction that stores it. */
+  saveImages(sessionId: string, messageId: string, images: readonly PromptImage[]): void {
+    const insert = this.#writer.db.prepare<[string, string, string, string, Uint8Array, string]>(
+      'INSERT INTO message_images (id, session_id, message_id, media_type, data, created_at) VALUES (?, ?, ?, ?, ?, ?)',
+    );
+    const now = this.#writer.now();
+    for (const image of images) insert.run(image.id, sessionId, messageId, image.mediaType, image.data, now);
+  }
+
+  /** An image a prompt of this session carries, or undefined. */
+  image(sessionId: string, imageId: string): { mediaType: ImageMediaType; data: Buffer } | undefined {
+    return this.#writer.read(() => {
+      const row = this.#writer.db
+        .prepare<[string, string], { media_type: ImageMediaType; data: Buffer }>(
+          'SELECT media_type, data FROM message_images WHERE session_id = ? AND id = ?',
+        )
+        .get(sessionId, imageId);
+      return row ? { mediaType: row.media_type, data: row.data } : undefined;
+    });
+  }
+
   /** Oldest first; `cursor` is the previous page's `next`. */
   list(sessionId: string, options: { limit?: number; cursor?: string } = {}): Page<Message> {
     const limit = options.limit ?? PAGE_DEFAULT_LIMIT;
@@ -163,8 +241,10 @@ export class Transcript {
    * responses. `ids` holds, for each model message, the id of its last stored row. When more
    * messages follow the summary than `limit`, the oldest read ones up to the first user or
    * assistant message are left out too (a view never starts with a tool result), and `cut` says so.
+   * Attached images get their bytes, newest first up to IMAGE_CONTEXT_MAX_BYTES; an older one, or
+   * every one when the model takes none (`images: false`), is named in words instead.
    */
-  modelContext(sessionId: string, limit: number): ModelContextRead {
+  modelContext(sessionId: string, limit: number, options: { images: boolean } = { images: true }): ModelContextRead {
     return this.#writer.read(() => {
       const summary = this.#writer.db
         .prepare<[string], { through_seq: number; summary: string }>(
@@ -194,8 +274,47 @@ export class Transcript {
         messages.push({ role: row.role, content } as ModelMessage);
         ids.push(row.id);
       }
+      this.#putImagesIn(sessionId, messages, options.images);
       return { summary: summary?.summary, messages, ids, cut };
     });
+  }
+
+  #putImagesIn(sessionId: string, messages: ModelMessage[], modelTakesImages: boolean): void {
+    const select = this.#writer.db.prepare<[string, string], { data: Buffer }>(
+      'SELECT data FROM message_images WHERE session_id = ? AND id = ?',
+    );
+    let room = IMAGE_CONTEXT_MAX_BYTES;
+    for (let index = messages.length - 1; index >= 0; index--) {
+      const message = messages[index] as ModelMessage;
+      if (message.role !== 'user' || typeof message.content === 'string') continue;
+      if (!message.content.some((part) => part.type === 'image')) continue;
+      const content: Exclude<UserContent, string> = [];
+      // Newest first within a prompt too: the last attached is the last to be put in words.
+      for (const part of [...message.content].reverse()) {
+        if (part.type !== 'image') {
+          content.unshift(part);
+          continue;
+        }
+        const stored = part as unknown as StoredImagePart;
+        if (!modelTakesImages) {
+          content.unshift(imageInWords(stored, 'this model does not take images'));
+          continue;
+        }
+        const row = stored.bytes <= room ? select.get(sessionId, stored.image) : undefined;
+        if (!row) {
+          room = -1;
+          content.unshift(imageInWords(stored, 'the conversation holds more images than one request carries'));
+          continue;
+        }
+        room -= row.data.byteLength;
+        content.unshift({
+          type: 'image',
+          image: new Uint8Array(row.data.buffer, row.data.byteOffset, row.data.byteLength),
+          mediaType: stored.mediaType,
+        });
+      }
+      messages[index] = { role: 'user', content };
+    }
   }
 
   /** The prompt that started `runId` in this session, or undefined (no such run, or one without a prompt). */

@@ -15,6 +15,7 @@ import {
 import type { RouteModule } from '../app.js';
 import { DaemonError } from '../../errors.js';
 import { createEventStream } from '../../agent/event-stream.js';
+import { decodePromptImages } from '../../agent/prompt-images.js';
 import type { RunManager } from '../../agent/run-manager.js';
 import type { SessionStore } from '../../storage/session-store.js';
 import { readJson, RequestError } from './route-support.js';
@@ -34,7 +35,7 @@ export function agentRoutes(deps: { store: SessionStore; runs: RunManager }): Ro
       const started = runs.start(
         body.session_id,
         body.message !== undefined
-          ? { message: body.message }
+          ? { message: body.message, images: decodePromptImages(body.images ?? []) }
           : body.approval_answer !== undefined
             ? { approvalAnswer: body.approval_answer }
             : { compact: true },

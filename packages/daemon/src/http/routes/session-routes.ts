@@ -1,6 +1,6 @@
 /**
- * `GET/POST /sessions`, `GET/PATCH/DELETE /sessions/:id`, `GET /sessions/:id/messages`, and
- * `GET /sessions/:id/events` (the persisted event log, newest page first, with the prompts it names).
+ * `GET/POST /sessions`, `GET/PATCH/DELETE /sessions/:id`, `GET /sessions/:id/messages`,
+ * `GET /sessions/:id/images/:image_id` (an attached image, base64), and `GET /sessions/:id/events` (the persisted event log, newest page first, with the prompts it names).
  */
 import {
   EVENT_PAGE_MAX_LIMIT,
@@ -12,6 +12,7 @@ import {
   type EventPageResponse,
   type MessageListResponse,
   type ModelRef,
+  type SessionImageResponse,
   type SessionListResponse,
 } from '@bastion/protocol';
 import type { Context } from 'hono';
@@ -132,6 +133,16 @@ export function sessionRoutes(deps: {
       const query = parseInput(pageQuerySchema, c.req.query());
       const page = store.transcript.list(id, query);
       return c.json({ messages: page.items, next: page.next } satisfies MessageListResponse);
+    });
+    app.get('/sessions/:id/images/:image_id', (c) => {
+      const id = sessionIdParam(c);
+      if (!store.sessions.get(id)) throw notFound();
+      const image = store.transcript.image(id, c.req.param('image_id'));
+      if (!image) throw new DaemonError('IMAGE_NOT_FOUND', 'no such image in this session');
+      return c.json({
+        media_type: image.mediaType,
+        data: image.data.toString('base64'),
+      } satisfies SessionImageResponse);
     });
     app.get('/sessions/:id/events', (c) => {
       const id = sessionIdParam(c);

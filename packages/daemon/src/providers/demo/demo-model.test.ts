@@ -16,6 +16,23 @@ const fileTools = [tool('read_file'), tool('list_dir')];
 const user = (text: string): LanguageModelV3Prompt => [{ role: 'user', content: [{ type: 'text', text }] }];
 
 describe('demoReply', () => {
+  it('names the format and size of each image the last prompt carries, and says it cannot look at them', () => {
+    const prompt: LanguageModelV3Prompt = [
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'read README.md' },
+          { type: 'file', mediaType: 'image/png', data: new Uint8Array(68) },
+          { type: 'file', mediaType: 'image/jpeg', data: Buffer.alloc(1234).toString('base64') },
+        ],
+      },
+    ];
+    expect(demoReply({ prompt, tools: fileTools })).toEqual({
+      kind: 'text',
+      text: 'demo: 2 images received (PNG, 68 bytes; JPEG, 1234 bytes); the demo model cannot look at images.',
+    });
+  });
+
   it('calls read_file for `read PATH` and list_dir for `ls [PATH]`', () => {
     expect(demoReply({ prompt: user('read README.md'), tools: fileTools })).toMatchObject({
       kind: 'tool-call',

@@ -8,6 +8,7 @@
  *   `search TEXT` → calls search with TEXT as a literal string
  *   `$ CMD ARGS`  → calls run_command (words split by POSIX rules, no shell) when that tool exists;
  *                   otherwise says the shell is not available
+ *   images attached → their formats and sizes (it cannot look at them)
  *   after a tool result → a one-line summary; anything else → what it can do
  */
 import type {
@@ -52,6 +53,22 @@ function lastUserText(prompt: LanguageModelV3Prompt): string {
     .map((part) => (part.type === 'text' ? part.text : ''))
     .join('')
     .trim();
+}
+
+/** The images of the last message, if it is the user's: "PNG, 68 bytes" each. */
+function lastUserImages(prompt: LanguageModelV3Prompt): string[] {
+  const last = prompt.at(-1);
+  if (!last || last.role !== 'user') return [];
+  return last.content.flatMap((part) => {
+    if (part.type !== 'file' || !part.mediaType.startsWith('image/')) return [];
+    const bytes =
+      part.data instanceof Uint8Array
+        ? part.data.byteLength
+        : typeof part.data === 'string'
+          ? Buffer.from(part.data, 'base64').byteLength
+          : 0;
+    return [`${part.mediaType.slice('image/'.length).toUpperCase()}, ${bytes} bytes`];
+  });
 }
 
 function toolInputs(prompt: LanguageModelV3Prompt): Map<string, unknown> {
@@ -128,6 +145,13 @@ export function demoReply(options: Pick<LanguageModelV3CallOptions, 'prompt' | '
       .filter((part) => part.type === 'tool-result')
       .map((part) => summarize(part.toolName, inputs.get(part.toolCallId), part.output));
     return { kind: 'text', text: lines.join(' ') || 'demo: done.' };
+  }
+  const images = lastUserImages(prompt);
+  if (images.length > 0) {
+    return {
+      kind: 'text',
+      text: `demo: ${images.length} image${images.length === 1 ? '' : 's'} received (${images.join('; ')}); the demo model cannot look at images.`,
+    };
   }
   const text = lastUserText(prompt);
   // Unique within the conversation and the same on every replay of it.
