@@ -198,6 +198,17 @@ describe('secret scan: false positives', () => {
     expect(bytes).toBeGreaterThan(1_000_000);
     expect(hits).toEqual([]);
   });
+  it('passes a provider request of 16 MiB of images in base64 (random bytes, as compressed image data reads) with zero hits', () => {
+    // Base64 holds no `_` or `-`, so most token formats cannot occur in it; AIza… and AKIA… can, once
+    // in about 5·10^10 and 4·10^13 positions (each needs a `+` or `/` on both sides).
+    const random = seededRandom(0x1a6e);
+    const image = Buffer.alloc(12 * 1024 * 1024);
+    for (let at = 0; at < image.byteLength; at += 4) image.writeUInt32LE(Math.floor(random() * 2 ** 32), at);
+    const body = Buffer.from(
+      `{"messages":[{"role":"user","content":[{"type":"image","source":{"type":"base64","data":"${image.toString('base64')}"}}]}]}`,
+    );
+    expect(scanParts(new SecretPattern(held, []), pieces(body, 64 * 1024)).kind).toBeUndefined();
+  });
 });
 
 /** The kinds of every secret in `bytes`, found the slow, obvious way: each held value by indexOf, each format's pattern over the whole text. */
