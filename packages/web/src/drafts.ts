@@ -5,6 +5,8 @@
  * a slot, as does deleting the session; a browser that refuses storage (quota, privacy settings)
  * keeps them for as long as the view lives, as before.
  */
+import { forgetDraftImages } from './image-drafts.js';
+
 export type DraftSlot = 'draft' | 'queued';
 
 const keyOf = (sessionId: string, slot: DraftSlot): string => `bastion.${slot}.${sessionId}`;
@@ -26,8 +28,9 @@ export function saveDraft(sessionId: string, text: string, slot: DraftSlot = 'dr
   }
 }
 
-/** A deleted session's draft and queued message. */
+/** A deleted session's draft and queued message, with their images. */
 export function forgetDrafts(sessionId: string): void {
   saveDraft(sessionId, '', 'draft');
   saveDraft(sessionId, '', 'queued');
+  forgetDraftImages(sessionId);
 }

@@ -5,12 +5,17 @@
  */
 import type { AgentStreamEvent, BastionApi } from '@bastion/bridge';
 import { EVENT_PAGE_MAX_LIMIT, UI_OPENING_EVENT_PAGE_LIMIT } from '@bastion/protocol';
+import { imagePartsOf, type ImagePart } from './session-images.js';
 import { applyEvents, emptyTranscript, type Transcript } from './transcript.js';
 
-/** A stretch of the session's log, folded, with the prompts it names; `next` pages further back. */
+/**
+ * A stretch of the session's log, folded, with the prompts it names (their texts, and the images
+ * of those that carried any); `next` pages further back.
+ */
 export interface HistoryChunk {
   transcript: Transcript;
   texts: Map<string, string>;
+  images: Map<string, ImagePart[]>;
   next: string | null;
 }
 
@@ -28,6 +33,7 @@ export async function loadHistory(
   let limit = cursor === undefined ? UI_OPENING_EVENT_PAGE_LIMIT : EVENT_PAGE_MAX_LIMIT;
   const pages: AgentStreamEvent[][] = [];
   const texts = new Map<string, string>();
+  const images = new Map<string, ImagePart[]>();
   let next = cursor;
   do {
     const page = await bastion.sessions.events(sessionId, { limit, cursor: next });
@@ -35,10 +41,12 @@ export async function loadHistory(
     pages.unshift(page.events);
     for (const message of page.messages) {
       texts.set(message.id, message.parts.map((part) => (part.type === 'text' ? part.text : '')).join(''));
+      const carried = imagePartsOf(message.parts);
+      if (carried.length > 0) images.set(message.id, carried);
     }
     next = page.next ?? undefined;
   } while (next !== undefined && pages[0]?.[0]?.event.type !== 'run-started');
-  return { transcript: applyEvents(emptyTranscript, pages.flat()), texts, next: next ?? null };
+  return { transcript: applyEvents(emptyTranscript, pages.flat()), texts, images, next: next ?? null };
 }
 
 /** The newest page of the session the page opened on, requested before React's first render. */

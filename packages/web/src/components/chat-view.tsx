@@ -1,16 +1,20 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { AgentStreamEvent, BastionApi, PermissionMode, Session } from '@bastion/bridge';
 import {
+  AGENT_MAX_IMAGES,
   INIT_INSTRUCTIONS_PROMPT,
   sessionMarkdown,
   UI_DOWNLOAD_URL_TTL_MS,
   UI_EXPORT_FILE_NAME_CHARS,
 } from '@bastion/protocol';
-import { describeError } from '../bastion.js';
+import { describeError, errorCode } from '../bastion.js';
 import { readDraft, saveDraft } from '../drafts.js';
+import { imageInputOf, isImageRefusal, plural, type Attachment } from '../image-attachment.js';
+import { forgetImageRefusal, readDraftImages, readImageRefusal, saveDraftImages } from '../image-drafts.js';
+import { keepSessionImage, sessionImageUrl, type ImagePart } from '../session-images.js';
 import { reloadGrantedRoots, useGrantedRoots } from '../granted-roots.js';
 import { sessionMessages } from '../session-export.js';
-import { loadHistory, newestHistory, settledOpening } from '../history.js';
+import { loadHistory, newestHistory, settledOpening, type HistoryChunk } from '../history.js';
 import {
   applyEvents,
   emptyTranscript,
@@ -25,6 +29,7 @@ import { AskBeforeWrites } from './ask-before-writes.js';
 import { ApprovalPrompt } from './approval-prompt.js';
 import { Composer } from './composer.js';
 import { Markdown } from './markdown.js';
+import { MessageImages } from './message-images.js';
 import { HelpDialog } from './help-dialog.js';
 import { AutoConsentDialog, ModeSwitch, ReasoningSwitch } from './mode-switch.js';
 import { listedModel, listedWindow, ModelPicker, useModels } from './model-picker.js';
@@ -93,6 +98,22 @@ async function downloadSession(bastion: BastionApi, session: Session): Promise<v
   window.setTimeout(() => URL.revokeObjectURL(url), UI_DOWNLOAD_URL_TTL_MS);
 }
 
+/** A message's images as parts of the message this page sent, their bytes kept for its row. */
+function sentImageParts(sessionId: string, messageId: string, images: readonly Attachment[]): ImagePart[] {
+  return images.map((image, index) => {
+    // Ids of this page's own: the stored ones are read with the messages when the session opens again.
+    const imageId = `sent-${messageId}-${index}`;
+    keepSessionImage(sessionId, imageId, image.dataUrl);
+    return {
+      type: 'image',
+      image_id: imageId,
+      media_type: image.mediaType,
+      bytes: image.bytes,
+      ...(image.name === '' ? {} : { name: image.name }),
+    };
+  });
+}
+
 /** The text of the newest user prompt among `items`, when it is loaded. */
 function lastPromptOf(items: readonly TranscriptItem[], texts: ReadonlyMap<string, string>): string | undefined {
   for (let index = items.length - 1; index >= 0; index -= 1) {
@@ -122,10 +143,13 @@ function promptBefore(
   items: readonly TranscriptItem[],
   texts: ReadonlyMap<string, string>,
   key: string,
-): string | undefined {
+): { text: string; messageId: string } | undefined {
   for (let index = items.findIndex((item) => item.key === key); index >= 0; index -= 1) {
     const item = items[index];
-    if (item?.kind === 'user') return texts.get(item.messageId);
+    if (item?.kind === 'user') {
+      const text = texts.get(item.messageId);
+      return text === undefined ? undefined : { text, messageId: item.messageId };
+    }
     if (item?.kind === 'run-end' && item.outcome !== 'waiting') return undefined;
   }
   return undefined;
@@ -153,6 +177,16 @@ function lastRunOutcome(items: readonly TranscriptItem[]): RunOutcome | undefine
 function joinMessages(first: string, second: string): string {
   if (first === '') return second;
   return second === '' ? first : `${first}\n\n${second}`;
+}
+
+/** The images of the prompt that started `runId`, as far as they are loaded. */
+function promptImages(
+  items: readonly TranscriptItem[],
+  images: ReadonlyMap<string, ImagePart[]>,
+  runId: string | undefined,
+): ImagePart[] {
+  const prompt = items.find((item) => item.kind === 'user' && item.runId === runId);
+  return prompt?.kind === 'user' ? (images.get(prompt.messageId) ?? []) : [];
 }
 
 /** The newest run whose file changes can still be undone, as the transcript has it. */
@@ -183,6 +217,10 @@ export function ChatView({ bastion, sessionId, sessionsVersion, onSessionChanged
   /** The newest page when it came in before this view's first render (a page opened on this session). */
   const [opened] = useState(() => settledOpening(sessionId));
   const [texts, setTexts] = useState<ReadonlyMap<string, string>>(() => opened?.texts ?? new Map());
+  /** The images of the prompts that carried any, by message id. */
+  const [messageImages, setMessageImages] = useState<ReadonlyMap<string, ImagePart[]>>(
+    () => opened?.images ?? new Map(),
+  );
   const [transcript, setTranscript] = useState<Transcript>(opened?.transcript ?? emptyTranscript);
   /** The cursor of the log's older pages: undefined until the newest page is in, null at the start. */
   const [older, setOlder] = useState<string | null | undefined>(opened?.next);
@@ -203,6 +241,27 @@ export function ChatView({ bastion, sessionId, sessionsVersion, onSessionChanged
     (text: string) => {
       setQueuedText(text);
       saveDraft(sessionId, text, 'queued');
+    },
+    [sessionId],
+  );
+  /** The images attached in the box, and those of the queued message: in memory, per session, while the tab lives. */
+  const [images, setImagesState] = useState(() => readDraftImages(sessionId));
+  /** Why the box's images did not go (the daemon refused them, or the queue is full), until they change. */
+  const [imageRefusal, setImageRefusal] = useState(() => readImageRefusal(sessionId));
+  useEffect(() => forgetImageRefusal(sessionId), [sessionId]);
+  const setImages = useCallback(
+    (next: readonly Attachment[]) => {
+      setImagesState(next);
+      setImageRefusal(undefined);
+      saveDraftImages(sessionId, next);
+    },
+    [sessionId],
+  );
+  const [queuedImages, setQueuedImagesState] = useState(() => readDraftImages(sessionId, 'queued'));
+  const setQueuedImages = useCallback(
+    (next: readonly Attachment[]) => {
+      setQueuedImagesState(next);
+      saveDraftImages(sessionId, next, 'queued');
     },
     [sessionId],
   );
@@ -269,10 +328,10 @@ export function ChatView({ bastion, sessionId, sessionsVersion, onSessionChanged
     [onSessionChanged],
   );
 
-  const addTexts = useCallback(
-    (more: ReadonlyMap<string, string>) => setTexts((previous) => new Map([...previous, ...more])),
-    [],
-  );
+  const addTexts = useCallback((chunk: Pick<HistoryChunk, 'texts' | 'images'>) => {
+    setTexts((previous) => new Map([...previous, ...chunk.texts]));
+    if (chunk.images.size > 0) setMessageImages((previous) => new Map([...previous, ...chunk.images]));
+  }, []);
 
   // First the newest page of the log (so a long session paints its end at once), then the live
   // stream after it, which resumes with Last-Event-ID after any drop (a restarted sidecar included).
@@ -283,7 +342,7 @@ export function ChatView({ bastion, sessionId, sessionsVersion, onSessionChanged
         const newest = await newestHistory(bastion, sessionId);
         if (controller.signal.aborted) return;
         if (newest !== opened) {
-          addTexts(newest.texts);
+          addTexts(newest);
           lastId.current = newest.transcript.lastEventId ?? 0;
           setTranscript(newest.transcript);
           setOlder(newest.next);
@@ -334,7 +393,7 @@ export function ChatView({ bastion, sessionId, sessionsVersion, onSessionChanged
     loadingOlder.current = true;
     loadHistory(bastion, sessionId, older)
       .then((chunk) => {
-        addTexts(chunk.texts);
+        addTexts(chunk);
         setTranscript((newer) => prependTranscript(chunk.transcript, newer));
         setOlder(chunk.next);
       })
@@ -357,33 +416,75 @@ export function ChatView({ bastion, sessionId, sessionsVersion, onSessionChanged
   }, []);
 
   const send = useCallback(
-    async (message: string) => {
-      const answer = await bastion.agent.run(sessionId, message);
+    async (message: string, attached: readonly Attachment[] = []) => {
+      const answer = await bastion.agent.run(
+        sessionId,
+        message,
+        attached.length === 0 ? undefined : attached.map(imageInputOf),
+      );
       const messageId = answer.message_id;
-      if (messageId !== null) setTexts((previous) => new Map(previous).set(messageId, message));
+      if (messageId !== null) {
+        setTexts((previous) => new Map(previous).set(messageId, message));
+        if (attached.length > 0) {
+          const parts = sentImageParts(sessionId, messageId, attached);
+          setMessageImages((previous) => new Map(previous).set(messageId, parts));
+        }
+      }
       // The daemon titles a session after its first message; the session is read again for it.
       onSessionChanged();
     },
     [bastion, sessionId, onSessionChanged],
   );
+  /**
+   * Sends `message` with `attached`; the box is emptied once it went. A refusal of the images is
+   * said under the box (the text and images stay there); any other failure in the banner.
+   */
   const submit = useCallback(
-    (message: string) =>
+    (message: string, attached: readonly Attachment[] = []) =>
       act(async () => {
-        await send(message);
+        try {
+          await send(message, attached);
+        } catch (failure) {
+          if (attached.length === 0 || !isImageRefusal(errorCode(failure))) throw failure;
+          setImageRefusal(describeError(failure));
+          return;
+        }
+        setDraft('');
+        if (attached.length > 0) setImages([]);
+      }),
+    [act, send, setDraft, setImages],
+  );
+  /** Retry a prompt: its text, and its images read back from the session. */
+  const resubmit = useCallback(
+    (prompt: { text: string; messageId: string }) =>
+      void act(async () => {
+        const parts = messageImages.get(prompt.messageId) ?? [];
+        const attached = await Promise.all(
+          parts.map(async (part, index) => ({
+            id: `retry-${prompt.messageId}-${index}`,
+            name: part.name ?? '',
+            mediaType: part.media_type,
+            bytes: part.bytes,
+            dataUrl: await sessionImageUrl(bastion.sessions, sessionId, part.image_id),
+          })),
+        );
+        await send(prompt.text, attached);
         setDraft('');
       }),
-    [act, send, setDraft],
+    [act, send, setDraft, bastion, sessionId, messageImages],
   );
 
   const pending = transcript.pending;
   const active = transcript.active;
   const stoppable = active !== undefined || pending !== undefined;
   const outcome = useMemo(() => lastRunOutcome(transcript.items), [transcript.items]);
-  /** The queued message back in the box, before what is typed there now. */
+  /** The queued message back in the box, before what is typed there now (its images before those attached there). */
   const unqueue = useCallback(() => {
     setDraft(joinMessages(queued, draft));
+    if (queuedImages.length > 0) setImages([...queuedImages, ...images]);
     setQueued('');
-  }, [draft, queued, setDraft, setQueued]);
+    setQueuedImages([]);
+  }, [draft, queued, images, queuedImages, setDraft, setImages, setQueued, setQueuedImages]);
   useEffect(() => {
     if (queued === '' || stoppable || busy || link !== 'live') return;
     if (outcome !== 'finished') {
@@ -391,16 +492,36 @@ export function ChatView({ bastion, sessionId, sessionsVersion, onSessionChanged
       return;
     }
     const message = queued;
+    const attached = queuedImages;
     setQueued('');
+    setQueuedImages([]);
     void act(async () => {
       try {
-        await send(message);
+        await send(message, attached);
       } catch (failure) {
         setDraft(joinMessages(message, draft));
-        throw failure;
+        if (attached.length > 0) setImages([...attached, ...images]);
+        if (attached.length === 0 || !isImageRefusal(errorCode(failure))) throw failure;
+        setImageRefusal(describeError(failure));
       }
     });
-  }, [queued, stoppable, busy, link, outcome, unqueue, setQueued, act, send, setDraft, draft]);
+  }, [
+    queued,
+    queuedImages,
+    stoppable,
+    busy,
+    link,
+    outcome,
+    unqueue,
+    setQueued,
+    setQueuedImages,
+    act,
+    send,
+    setDraft,
+    draft,
+    images,
+    setImages,
+  ]);
   useTabTitle(session?.title || 'Untitled session', pending !== undefined ? 'approval' : active ? 'working' : 'idle');
   const stop = useCallback(() => void act(() => bastion.agent.abort(sessionId)), [act, bastion, sessionId]);
 
@@ -546,6 +667,11 @@ export function ChatView({ bastion, sessionId, sessionsVersion, onSessionChanged
                   {text ?? <span className="muted">Loading message…</span>}
                 </div>
               </div>
+              <MessageImages
+                images={bastion.sessions}
+                sessionId={sessionId}
+                parts={messageImages.get(item.messageId) ?? []}
+              />
               {item.rewound && <span className="prompt-note">Rewound: not in the conversation</span>}
             </>
           );
@@ -587,7 +713,7 @@ export function ChatView({ bastion, sessionId, sessionsVersion, onSessionChanged
             <RunError
               item={item}
               provider={provider}
-              onRetry={prompt === undefined || stoppable || item.rewound ? undefined : () => void submit(prompt)}
+              onRetry={prompt === undefined || stoppable || item.rewound ? undefined : () => resubmit(prompt)}
             />
           );
         }
@@ -606,7 +732,7 @@ export function ChatView({ bastion, sessionId, sessionsVersion, onSessionChanged
           return <RewoundNotice {...item} />;
       }
     },
-    [texts, activeRunId, provider, stoppable, submit],
+    [texts, messageImages, bastion, sessionId, activeRunId, provider, stoppable, resubmit],
   );
 
   if (notFound) {
@@ -794,6 +920,9 @@ export function ChatView({ bastion, sessionId, sessionsVersion, onSessionChanged
         <div className="queued" role="status" aria-label="Queued">
           <span className="queued-label">Queued, sent when this run finishes:</span>
           <span className="queued-text">{queued}</span>
+          {queuedImages.length > 0 && (
+            <span className="queued-images">with {plural(queuedImages.length, 'image')}</span>
+          )}
           <button type="button" className="small" onClick={unqueue}>
             Edit
           </button>
@@ -818,9 +947,25 @@ export function ChatView({ bastion, sessionId, sessionsVersion, onSessionChanged
           runId={rewinding}
           onClose={() => setRewinding(undefined)}
           onRewound={(prompt) => {
+            const parts = promptImages(transcript.items, messageImages, rewinding);
             setRewinding(undefined);
             setDraft(joinMessages(prompt, draft));
             document.getElementById('composer-input')?.focus();
+            // The prompt's images come back too, once read from the session (before any attached since).
+            if (parts.length > 0) {
+              void act(async () => {
+                const attached = await Promise.all(
+                  parts.map(async (part, index) => ({
+                    id: `rewound-${rewinding}-${index}`,
+                    name: part.name ?? '',
+                    mediaType: part.media_type,
+                    bytes: part.bytes,
+                    dataUrl: await sessionImageUrl(bastion.sessions, sessionId, part.image_id),
+                  })),
+                );
+                setImages([...attached, ...readDraftImages(sessionId)]);
+              });
+            }
           }}
         />
       )}
@@ -843,11 +988,19 @@ export function ChatView({ bastion, sessionId, sessionsVersion, onSessionChanged
           const message = draft.trim();
           if (message === '') return;
           if (!stoppable) {
-            void submit(message);
+            void submit(message, images);
+            return;
+          }
+          if (queuedImages.length + images.length > AGENT_MAX_IMAGES) {
+            setImageRefusal(
+              `The queued message already carries ${plural(queuedImages.length, 'image')}, and one message carries at most ${AGENT_MAX_IMAGES}: send these once the run finishes, or remove ${queuedImages.length + images.length - AGENT_MAX_IMAGES}.`,
+            );
             return;
           }
           setQueued(joinMessages(queued, message));
+          if (images.length > 0) setQueuedImages([...queuedImages, ...images]);
           setDraft('');
+          setImages([]);
         }}
         onStop={stop}
         stoppable={stoppable}
@@ -867,6 +1020,12 @@ export function ChatView({ bastion, sessionId, sessionsVersion, onSessionChanged
         workspace={reachableRoot}
         files={bastion.workspaces}
         commands={commands}
+        images={images}
+        onImages={setImages}
+        modelTakesImages={
+          models === undefined || session === undefined || listedModel(models.groups, session)?.images === true
+        }
+        imageRefusal={imageRefusal}
       />
     </section>
   );

@@ -1,15 +1,26 @@
-import { useEffect, useLayoutEffect, useRef, useState, type KeyboardEvent } from 'react';
+import { useEffect, useLayoutEffect, useRef, useState, type DragEvent, type KeyboardEvent } from 'react';
 import type { BastionApi } from '@bastion/bridge';
 import type { DirEntry } from '@bastion/protocol';
 import {
+  AGENT_MAX_IMAGES,
   AGENT_MAX_MESSAGE_CHARS,
   UI_COMPOSER_MAX_HEIGHT_PX,
   UI_MENTION_FIND_DELAY_MS,
   UI_MENTION_MAX_ENTRIES,
 } from '@bastion/protocol';
+import {
+  attachedImagesProblem,
+  IMAGE_ACCEPT,
+  imagesNotTakenMessage,
+  MODEL_TAKES_NO_IMAGES,
+  readImageFile,
+  tooManyImagesMessage,
+  type Attachment,
+} from '../image-attachment.js';
 import { applyMention, matchingEntries, mentionAt } from '../mention.js';
 import { matchingCommands, type SlashCommand } from '../slash-commands.js';
 import { CommandMenu } from './command-menu.js';
+import { AttachIcon, ImageChips } from './image-chips.js';
 import { LIST_MENU_ID, listOptionId } from './list-menu.js';
 import { MentionMenu } from './mention-menu.js';
 
@@ -33,6 +44,13 @@ interface Props {
   files: Pick<BastionApi['workspaces'], 'readdir' | 'find'>;
   /** The slash commands a message that starts with `/` may be. */
   commands: readonly SlashCommand[];
+  /** The images attached to the message, in order. */
+  images: readonly Attachment[];
+  onImages: (images: readonly Attachment[]) => void;
+  /** The model the message goes to takes images (true while the models are loading: the daemon checks). */
+  modelTakesImages: boolean;
+  /** Why the images did not go, from the daemon or the queue, shown under the box until they change. */
+  imageRefusal?: string;
 }
 
 /**
@@ -150,8 +168,22 @@ export function Composer({
   workspace,
   files,
   commands,
+  images,
+  onImages,
+  modelTakesImages,
+  imageRefusal,
 }: Props) {
   const ref = useRef<HTMLTextAreaElement>(null);
+  const attach = useAttachments(images, onImages, modelTakesImages);
+  const form = useRef<HTMLFormElement>(null);
+  /** The remove button to focus once a removed chip is gone (the next one, else the box). */
+  const focusChip = useRef<number | undefined>(undefined);
+  useLayoutEffect(() => {
+    if (focusChip.current === undefined) return;
+    const buttons = form.current?.querySelectorAll<HTMLButtonElement>('.image-chip-remove') ?? [];
+    (buttons[Math.min(focusChip.current, buttons.length - 1)] ?? ref.current)?.focus();
+    focusChip.current = undefined;
+  }, [images]);
   /** Where the caret is while the box has the focus. */
   const [caret, setCaret] = useState<number>();
   /** The caret a chosen mention moves to once the new text is in the box. */
@@ -243,7 +275,25 @@ export function Composer({
   }, [autoFocus]);
   // Longer than the agent takes: said above the box, and not sent (the text stays to be cut or moved).
   const tooLong = draft.length > AGENT_MAX_MESSAGE_CHARS;
-  const blocked = sendDisabled || tooLong;
+  // Too many images (a queued message came back) or a model that takes none (after a switch).
+  const imagesProblem = attachedImagesProblem(images.length, modelTakesImages);
+  const blocked = sendDisabled || tooLong || imagesProblem !== undefined || attach.reading;
+  /** Send, or say why not when only images are in the box (they go with a message). */
+  const send = () => {
+    if (images.length > 0 && draft.trim() === '') {
+      attach.setNote(
+        `Write a message to go with the ${images.length === 1 ? 'image' : 'images'}: images are sent with one.`,
+      );
+      return;
+    }
+    if (blocked) return;
+    attach.setNote(undefined);
+    onSend();
+  };
+  const notes = [imagesProblem, imageRefusal, attach.note].filter((note) => note !== undefined);
+  const describedBy = [tooLong ? 'composer-limit' : '', notes.length > 0 ? 'composer-image-note' : '']
+    .filter(Boolean)
+    .join(' ');
   return (
     <>
       {tooLong && (
@@ -254,13 +304,17 @@ export function Composer({
         </p>
       )}
       <form
-        className="composer"
+        ref={form}
+        className={attach.dragging ? 'composer dragging' : 'composer'}
         onSubmit={(event) => {
           event.preventDefault();
           const named = commands.find((command) => command.name === draft.trim().toLowerCase());
           if (named) runCommand(named);
-          else onSend();
+          else send();
         }}
+        onDragOver={attach.dragOver}
+        onDragLeave={attach.dragLeave}
+        onDrop={attach.drop}
       >
         <label htmlFor="composer-input" className="visually-hidden">
           Message
@@ -275,38 +329,90 @@ export function Composer({
             onChoose={choose}
           />
         )}
-        <textarea
-          id="composer-input"
-          ref={ref}
-          value={draft}
-          rows={1}
-          placeholder={placeholder}
-          role="combobox"
-          aria-autocomplete="list"
-          aria-expanded={list !== undefined}
-          aria-controls={list ? LIST_MENU_ID : undefined}
-          aria-activedescendant={list && list.count > 0 ? listOptionId(list.active) : undefined}
-          aria-describedby={tooLong ? 'composer-limit' : undefined}
+        <button
+          type="button"
+          className="attach-button"
+          aria-label="Attach image"
+          title={
+            modelTakesImages
+              ? `Attach an image (PNG, JPEG, GIF or WebP; up to ${AGENT_MAX_IMAGES}); you can also paste or drop one here`
+              : MODEL_TAKES_NO_IMAGES
+          }
+          disabled={!modelTakesImages}
+          onClick={() => attach.input.current?.click()}
+        >
+          <AttachIcon />
+        </button>
+        <input
+          ref={attach.input}
+          type="file"
+          accept={IMAGE_ACCEPT}
+          multiple
+          hidden
+          tabIndex={-1}
+          aria-hidden="true"
+          data-testid="image-input"
           onChange={(event) => {
-            onDraft(event.target.value);
-            trackCaret(event.target);
-          }}
-          onSelect={(event) => trackCaret(event.currentTarget)}
-          onFocus={(event) => trackCaret(event.currentTarget)}
-          onBlur={() => setCaret(undefined)}
-          onKeyDown={(event) => {
-            if (list && listKey(event, list)) return;
-            if (event.key === 'ArrowUp' && draft === '' && lastPrompt !== undefined) {
-              event.preventDefault();
-              onDraft(lastPrompt);
-              return;
-            }
-            if (event.key === 'Enter' && !event.shiftKey && !event.nativeEvent.isComposing) {
-              event.preventDefault();
-              if (!blocked) onSend();
-            }
+            attach.add([...(event.currentTarget.files ?? [])]);
+            // The same file chosen again is a change too.
+            event.currentTarget.value = '';
           }}
         />
+        <div className="composer-box">
+          <ImageChips
+            images={images}
+            onRemove={(attachment, index) => {
+              focusChip.current = index;
+              attach.setNote(undefined);
+              onImages(images.filter((kept) => kept.id !== attachment.id));
+            }}
+          />
+          <textarea
+            id="composer-input"
+            ref={ref}
+            value={draft}
+            rows={1}
+            placeholder={placeholder}
+            role="combobox"
+            aria-autocomplete="list"
+            aria-expanded={list !== undefined}
+            aria-controls={list ? LIST_MENU_ID : undefined}
+            aria-activedescendant={list && list.count > 0 ? listOptionId(list.active) : undefined}
+            aria-describedby={describedBy === '' ? undefined : describedBy}
+            onChange={(event) => {
+              onDraft(event.target.value);
+              trackCaret(event.target);
+            }}
+            onSelect={(event) => trackCaret(event.currentTarget)}
+            onFocus={(event) => trackCaret(event.currentTarget)}
+            onBlur={() => setCaret(undefined)}
+            onKeyDown={(event) => {
+              if (list && listKey(event, list)) return;
+              if (event.key === 'ArrowUp' && draft === '' && lastPrompt !== undefined) {
+                event.preventDefault();
+                onDraft(lastPrompt);
+                return;
+              }
+              if (event.key === 'Enter' && !event.shiftKey && !event.nativeEvent.isComposing) {
+                event.preventDefault();
+                send();
+              }
+            }}
+            onPaste={(event) => {
+              // A screenshot comes as a file with no text beside it; a copy from a document that also
+              // carries a picture of itself (a spreadsheet's cells) pastes as its text.
+              const pasted = [...event.clipboardData.files];
+              if (pasted.length === 0 || event.clipboardData.types.includes('text/plain')) return;
+              event.preventDefault();
+              attach.add(pasted);
+            }}
+          />
+          {notes.length > 0 && (
+            <p className="composer-note" id="composer-image-note" role="alert">
+              {notes.join(' ')}
+            </p>
+          )}
+        </div>
         <div className="composer-actions">
           {stoppable && (
             <button type="button" className="danger" onClick={onStop} title="Stop (Esc)">
@@ -320,4 +426,95 @@ export function Composer({
       </form>
     </>
   );
+}
+
+/** Whether a drag carries files (not text or a link dragged within the page). */
+const carriesFiles = (event: DragEvent | globalThis.DragEvent) => event.dataTransfer?.types.includes('Files') === true;
+
+/**
+ * Attaching images to the message: files from the chooser, a paste or a drop are read one batch
+ * after another (so a batch counts the images the one before it added), each checked, and what
+ * was refused said in words (`note`). While the box is on the page, a file dropped beside it is
+ * not opened by the browser in place of the app.
+ */
+function useAttachments(
+  images: readonly Attachment[],
+  onImages: (images: readonly Attachment[]) => void,
+  modelTakesImages: boolean,
+) {
+  const input = useRef<HTMLInputElement>(null);
+  const [note, setNote] = useState<string>();
+  const [reading, setReading] = useState(0);
+  const [dragging, setDragging] = useState(false);
+  // The latest images and setter, for a batch that finishes after other changes.
+  const latest = useRef({ images, onImages });
+  latest.current = { images, onImages };
+  const queue = useRef<Promise<void>>(Promise.resolve());
+  useEffect(() => {
+    const keepPage = (event: globalThis.DragEvent) => {
+      if (carriesFiles(event)) event.preventDefault();
+    };
+    window.addEventListener('dragover', keepPage);
+    window.addEventListener('drop', keepPage);
+    return () => {
+      window.removeEventListener('dragover', keepPage);
+      window.removeEventListener('drop', keepPage);
+    };
+  }, []);
+
+  const add = (files: readonly File[]) => {
+    if (files.length === 0) return;
+    if (!modelTakesImages) {
+      setNote(imagesNotTakenMessage(files.length));
+      return;
+    }
+    setReading((count) => count + 1);
+    queue.current = queue.current.then(async () => {
+      try {
+        const refused: string[] = [];
+        const added: Attachment[] = [];
+        for (const file of files) {
+          if (latest.current.images.length + added.length >= AGENT_MAX_IMAGES) {
+            refused.push(tooManyImagesMessage(file.name));
+            continue;
+          }
+          const read = await readImageFile(file);
+          if (read.ok) added.push(read.attachment);
+          else refused.push(read.message);
+        }
+        if (added.length > 0) {
+          const next = [...latest.current.images, ...added];
+          latest.current = { ...latest.current, images: next };
+          latest.current.onImages(next);
+        }
+        setNote(refused.length > 0 ? refused.join(' ') : undefined);
+      } finally {
+        setReading((count) => count - 1);
+      }
+    });
+  };
+
+  return {
+    input,
+    note,
+    setNote,
+    reading: reading > 0,
+    dragging,
+    add,
+    dragOver: (event: DragEvent<HTMLFormElement>) => {
+      if (!carriesFiles(event)) return;
+      event.preventDefault();
+      event.dataTransfer.dropEffect = modelTakesImages ? 'copy' : 'none';
+      setDragging(true);
+    },
+    dragLeave: (event: DragEvent<HTMLFormElement>) => {
+      if (!event.currentTarget.contains(event.relatedTarget as Node | null)) setDragging(false);
+    },
+    drop: (event: DragEvent<HTMLFormElement>) => {
+      if (!carriesFiles(event)) return;
+      event.preventDefault();
+      setDragging(false);
+      add([...event.dataTransfer.files]);
+    },
+  };
 }

@@ -1,12 +1,14 @@
 import { useCallback, useState } from 'react';
 import type { BastionApi } from '@bastion/bridge';
 import { modelRunsNow } from '@bastion/protocol';
-import { createSessionOnDefaultModel, describeError } from '../bastion.js';
+import { createSessionOnDefaultModel, describeError, errorCode } from '../bastion.js';
 import { readDraft, saveDraft } from '../drafts.js';
+import { imageInputOf, isImageRefusal, type Attachment } from '../image-attachment.js';
+import { keepImageRefusal, readDraftImages, saveDraftImages } from '../image-drafts.js';
 import { useGrantedRoots } from '../granted-roots.js';
 import { Composer } from './composer.js';
 import { DefaultModelPicker, DefaultUnavailable } from './default-model-settings.js';
-import { useModels } from './model-picker.js';
+import { listedModel, useModels } from './model-picker.js';
 
 /** Where the home page's unsent message is kept (session drafts are keyed by `ses_…` ids). */
 const HOME_DRAFT = 'home';
@@ -32,18 +34,25 @@ export function HomeView({
     setDraftText(text);
     saveDraft(HOME_DRAFT, text);
   }, []);
+  const [images, setImagesState] = useState(() => readDraftImages(HOME_DRAFT));
+  const setImages = useCallback((next: readonly Attachment[]) => {
+    setImagesState(next);
+    saveDraftImages(HOME_DRAFT, next);
+  }, []);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string>();
   // A new session works in the first folder this Bastion was granted (the daemon's default): `@` lists it.
   const workspace = useGrantedRoots(bastion)?.[0] ?? null;
 
-  const start = async (message: string) => {
+  const start = async (message: string, attached: readonly Attachment[]) => {
     setBusy(true);
+    setError(undefined);
     let sessionId: string | undefined;
     try {
       sessionId = (await createSessionOnDefaultModel(bastion)).id;
-      await bastion.agent.run(sessionId, message);
+      await bastion.agent.run(sessionId, message, attached.length === 0 ? undefined : attached.map(imageInputOf));
       setDraft('');
+      setImages([]);
       onStarted(sessionId);
     } catch (failure) {
       setBusy(false);
@@ -51,9 +60,14 @@ export function HomeView({
         setError(describeError(failure));
         return;
       }
-      // The session exists but the message did not go: it waits there, unsent, in its own box.
+      // The session exists but the message did not go: it waits there, unsent, in its own box,
+      // with its images and, for a refusal of them, why (under its box).
       saveDraft(sessionId, message);
+      saveDraftImages(sessionId, attached);
       setDraft('');
+      setImages([]);
+      if (attached.length > 0 && isImageRefusal(errorCode(failure)))
+        keepImageRefusal(sessionId, describeError(failure));
       onStarted(sessionId);
     }
   };
@@ -75,7 +89,7 @@ export function HomeView({
         onDraft={setDraft}
         onSend={() => {
           const message = draft.trim();
-          if (message !== '') void start(message);
+          if (message !== '') void start(message, images);
         }}
         onStop={() => undefined}
         stoppable={false}
@@ -87,6 +101,9 @@ export function HomeView({
         workspace={workspace}
         files={bastion.workspaces}
         commands={[]}
+        images={images}
+        onImages={setImages}
+        modelTakesImages={models === undefined || listedModel(models.groups, models.default)?.images === true}
       />
       {models && (
         <DefaultModelPicker

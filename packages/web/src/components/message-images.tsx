@@ -1,0 +1,123 @@
+import { useEffect, useState } from 'react';
+import type { BastionApi } from '@bastion/bridge';
+import { imageFormatName } from '@bastion/protocol';
+import { formatByteSize, imageAltText } from '../image-attachment.js';
+import { sessionImageUrl, type ImagePart } from '../session-images.js';
+import { Dialog } from './dialog.js';
+
+/** The image as a `data:` URL once fetched (undefined before), or 'failed'. */
+function useSessionImage(
+  images: Pick<BastionApi['sessions'], 'image'>,
+  sessionId: string,
+  imageId: string,
+): string | 'failed' | undefined {
+  const [url, setUrl] = useState<{ imageId: string; url: string | 'failed' }>();
+  useEffect(() => {
+    let live = true;
+    sessionImageUrl(images, sessionId, imageId).then(
+      (found) => live && setUrl({ imageId, url: found }),
+      () => live && setUrl({ imageId, url: 'failed' }),
+    );
+    return () => {
+      live = false;
+    };
+  }, [images, sessionId, imageId]);
+  return url?.imageId === imageId ? url.url : undefined;
+}
+
+/**
+ * The images a prompt carried, as thumbnails under it: each fetched when its row renders (the
+ * list keeps rows far from the view out of the DOM, so a long session fetches only what is near),
+ * and, clicked, shown larger in a dialog that Escape closes.
+ */
+export function MessageImages({
+  images,
+  sessionId,
+  parts,
+}: {
+  images: Pick<BastionApi['sessions'], 'image'>;
+  sessionId: string;
+  parts: readonly ImagePart[];
+}) {
+  const [open, setOpen] = useState<ImagePart>();
+  if (parts.length === 0) return null;
+  return (
+    <>
+      <ul className="message-images" aria-label="Images with this message">
+        {parts.map((part) => (
+          <li key={part.image_id}>
+            <Thumbnail images={images} sessionId={sessionId} part={part} onOpen={() => setOpen(part)} />
+          </li>
+        ))}
+      </ul>
+      {open && <ImageViewer images={images} sessionId={sessionId} part={open} onClose={() => setOpen(undefined)} />}
+    </>
+  );
+}
+
+function Thumbnail({
+  images,
+  sessionId,
+  part,
+  onOpen,
+}: {
+  images: Pick<BastionApi['sessions'], 'image'>;
+  sessionId: string;
+  part: ImagePart;
+  onOpen: () => void;
+}) {
+  const url = useSessionImage(images, sessionId, part.image_id);
+  const alt = imageAltText(part.name, part.media_type);
+  return (
+    <button
+      type="button"
+      className="message-image"
+      title={`${alt} (${formatByteSize(part.bytes)}): show it larger`}
+      onClick={onOpen}
+    >
+      {url === undefined ? (
+        <span className="message-image-placeholder">Loading image…</span>
+      ) : url === 'failed' ? (
+        <span className="message-image-placeholder">Image not available</span>
+      ) : (
+        <img src={url} alt={alt} />
+      )}
+    </button>
+  );
+}
+
+function ImageViewer({
+  images,
+  sessionId,
+  part,
+  onClose,
+}: {
+  images: Pick<BastionApi['sessions'], 'image'>;
+  sessionId: string;
+  part: ImagePart;
+  onClose: () => void;
+}) {
+  const url = useSessionImage(images, sessionId, part.image_id);
+  const alt = imageAltText(part.name, part.media_type);
+  return (
+    <Dialog title={alt} onCancel={onClose} wide>
+      <div className="image-viewer">
+        {url === undefined ? (
+          <p className="muted">Loading image…</p>
+        ) : url === 'failed' ? (
+          <p className="muted">This image could not be loaded.</p>
+        ) : (
+          <img src={url} alt={alt} />
+        )}
+      </div>
+      <p className="muted image-viewer-meta">
+        {imageFormatName(part.media_type)}, {formatByteSize(part.bytes)}
+      </p>
+      <div className="dialog-actions">
+        <button type="button" onClick={onClose} autoFocus>
+          Close
+        </button>
+      </div>
+    </Dialog>
+  );
+}
