@@ -19,7 +19,7 @@ import {
   type Session,
 } from '@bastion/protocol';
 import { DaemonError, isDaemonError } from '../errors.js';
-import { reasoningOptions, takesImages } from '../providers/model-catalog.js';
+import { reasoningOptions } from '../providers/model-catalog.js';
 import type { ProviderRegistry } from '../providers/provider-registry.js';
 import type { ApprovalAnswerRefusal } from '../storage/approvals.js';
 import type { FinalRunStatus } from '../storage/run-log.js';
@@ -153,11 +153,11 @@ export class RunManager {
     }
     const model = this.#registry.resolve({ provider: session.provider, model: session.model });
     const images = 'message' in request ? (request.images ?? []) : [];
-    const modelTakesImages = takesImages(session.provider, session.model);
+    const modelTakesImages = this.#registry.takesImages({ provider: session.provider, model: session.model });
     if (images.length > 0 && !modelTakesImages) {
       throw new DaemonError(
         'IMAGES_NOT_SUPPORTED',
-        `${session.provider}/${session.model} does not take images; send the message without them, or switch the session to a model that takes images`,
+        `${session.provider}/${session.model} does not take images; send the message without them, or switch the session to a model that takes images (a custom endpoint's vision model: tick "Its models take images" for it in Settings)`,
       );
     }
 

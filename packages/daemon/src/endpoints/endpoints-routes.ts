@@ -26,7 +26,7 @@ const ID_REFUSAL = { code: 'ENDPOINT_BAD_REQUEST', message: 'expected { id }' } 
 const DEFINITION_REFUSAL: BodyRefusal = (issues) =>
   issues.some((issue) => issue.path[0] === 'context_window')
     ? { code: 'ENDPOINT_BAD_CONTEXT_WINDOW', message: CONTEXT_WINDOW_ERROR }
-    : { code: 'ENDPOINT_BAD_REQUEST', message: 'expected { id, base_url, models?, context_window? }' };
+    : { code: 'ENDPOINT_BAD_REQUEST', message: 'expected { id, base_url, models?, context_window?, images? }' };
 
 export function endpointsRoutes(options: {
   endpoints: EndpointStore;

@@ -81,6 +81,7 @@ export function endpointProvider(endpoint: Endpoint, auth: AuthStore): ProviderD
     label: `${endpoint.id} (custom endpoint ${endpoint.base_url})`,
     defaultModel: endpoint.models?.[0] ?? 'default',
     contextWindow: () => endpoint.context_window,
+    takesImages: () => endpoint.images === true,
     create: (modelId, context) =>
       lazyLanguageModel(endpoint.id, modelId, async () =>
         (await import('@ai-sdk/openai-compatible'))

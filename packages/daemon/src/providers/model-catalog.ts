@@ -174,8 +174,9 @@ export function reasoningOptions(
 }
 
 /**
- * Whether a prompt to this model can carry images: catalog models that say so. A custom endpoint's
- * models, and catalog providers' models not listed, are not known to.
+ * Whether a prompt to this model can carry images: catalog models that say so; catalog providers'
+ * models not listed are not known to. A custom endpoint's definition says for its models
+ * (ProviderRegistry.takesImages).
  */
 export function takesImages(provider: string, model: string): boolean {
   return findModel(provider, model)?.images === true;

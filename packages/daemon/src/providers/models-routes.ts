@@ -65,6 +65,7 @@ export function modelsRoutes(options: {
             id,
             label: id,
             ...(endpoint.context_window === undefined ? {} : { context_window: endpoint.context_window }),
+            ...(endpoint.images === true ? { images: true as const } : {}),
           })),
         };
       }),

@@ -7,7 +7,7 @@
 import type { LanguageModelV3 } from '@ai-sdk/provider';
 import { DaemonError } from '../errors.js';
 import { createDemoModel, DEMO_MODEL_ID, DEMO_PROVIDER_ID } from './demo/demo-model.js';
-import { contextWindowOf } from './model-catalog.js';
+import { contextWindowOf, takesImages } from './model-catalog.js';
 
 export type ProviderFetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 
@@ -24,6 +24,8 @@ export interface ProviderDefinition {
   create(modelId: string, context: ProviderContext): LanguageModelV3;
   /** The model's context window in tokens, when the provider's definition says (custom endpoints). */
   contextWindow?: (modelId: string) => number | undefined;
+  /** Whether a prompt to the model can carry images, when the provider's definition says (custom endpoints). */
+  takesImages?: (modelId: string) => boolean;
 }
 
 export interface ModelRef {
@@ -80,6 +82,11 @@ export class ProviderRegistry {
   /** The window compaction works against: the provider's own figure, else the catalog's, else the default. */
   contextWindow(ref: ModelRef): number {
     return this.#providers.get(ref.provider)?.contextWindow?.(ref.model) ?? contextWindowOf(ref.provider, ref.model);
+  }
+
+  /** Whether a prompt to the model can carry images: the provider's own word, else the catalog's. */
+  takesImages(ref: ModelRef): boolean {
+    return this.#providers.get(ref.provider)?.takesImages?.(ref.model) ?? takesImages(ref.provider, ref.model);
   }
 
   resolve(ref: ModelRef): LanguageModelV3 {

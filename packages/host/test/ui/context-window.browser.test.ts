@@ -99,7 +99,7 @@ describe('context that lasts in the desktop app', () => {
     expect(await meter.getAttribute('title')).toContain(`${demoWindow.toLocaleString('en-US')}-token context window`);
   });
 
-  it('Settings sets an endpoint’s context window, stored with its definition', async () => {
+  it('Settings sets an endpoint’s context window and whether its models take images, stored with its definition and in /models', async () => {
     const world = await worlds.start([], {}, {});
     const { context, page } = await openDesktop(browser, world.host);
     contexts.push(context);
@@ -107,14 +107,19 @@ describe('context that lasts in the desktop app', () => {
     await page.getByRole('navigation', { name: 'Main' }).getByRole('button', { name: 'Settings' }).click();
     const row = page.getByTestId('endpoint-local');
     await row.getByLabel('Context window (tokens)').fill('8192');
-    await row.getByRole('button', { name: 'Save window' }).click();
-    await page.getByText('local: context window set to 8192 tokens.').waitFor();
-    const listed = await world.host.client.request<{ endpoints: { id: string; context_window?: number }[] }>(
-      'POST',
-      '/providers/endpoints/list',
-      {},
+    await row.getByLabel('Its models take images').check();
+    await row.getByRole('button', { name: 'Save', exact: true }).click();
+    await page.getByText('local: context window 8192 tokens; its models take images.').waitFor();
+    const listed = await world.host.client.request<{
+      endpoints: { id: string; context_window?: number; images?: boolean }[];
+    }>('POST', '/providers/endpoints/list', {});
+    const local = listed.body.endpoints.find((endpoint) => endpoint.id === 'local');
+    expect([local?.context_window, local?.images]).toEqual([8192, true]);
+    const offered = await world.host.client.request<{ groups: { provider: string; models: { images?: true }[] }[] }>(
+      'GET',
+      '/models',
     );
-    expect(listed.body.endpoints.find((endpoint) => endpoint.id === 'local')?.context_window).toBe(8192);
+    expect(offered.body.groups.find((group) => group.provider === 'local')?.models[0]?.images).toBe(true);
     for (const scheme of ['light', 'dark'] as const) {
       await page.emulateMedia({ colorScheme: scheme });
       for (const width of [1280, 420]) {

@@ -34,6 +34,8 @@ export const endpointSchema = z.strictObject({
   models: z.array(z.string().min(1).max(MODEL_ID_MAX_CHARS)).max(ENDPOINTS_MAX_MODELS).optional(),
   /** The models' context window in tokens, which compaction works against (DEFAULT_CONTEXT_WINDOW_TOKENS when absent). */
   context_window: contextWindowSchema.optional(),
+  /** Its models take images (a vision model): a prompt to them may carry some. Absent: they do not. */
+  images: z.boolean().optional(),
 });
 export type Endpoint = z.infer<typeof endpointSchema>;
 

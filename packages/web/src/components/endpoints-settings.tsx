@@ -7,7 +7,7 @@
  */
 import { useEffect, useState, type FormEvent } from 'react';
 import { CONTEXT_WINDOW_MAX_TOKENS, CONTEXT_WINDOW_MIN_TOKENS, DEFAULT_CONTEXT_WINDOW_TOKENS } from '@bastion/protocol';
-import type { BastionApi, ConsentOutcome, EndpointListEntry } from '@bastion/bridge';
+import type { BastionApi, ConsentOutcome, Endpoint, EndpointListEntry } from '@bastion/bridge';
 import { describeError, formText } from '../bastion.js';
 
 type Notice = { kind: 'wait' | 'ok' | 'error' | 'info'; text: string };
@@ -49,6 +49,25 @@ function idFrom(name: string): string {
 function windowFrom(form: HTMLFormElement): number | undefined {
   const text = formText(form, 'context_window');
   return text === '' ? undefined : Number(text);
+}
+
+/** What the form says of the endpoint's models: their window and whether they take images. */
+function modelSettingsFrom(form: HTMLFormElement): Pick<Endpoint, 'context_window' | 'images'> {
+  const contextWindow = windowFrom(form);
+  const images = (form.elements.namedItem('images') as HTMLInputElement | null)?.checked === true;
+  return { ...(contextWindow === undefined ? {} : { context_window: contextWindow }), ...(images ? { images } : {}) };
+}
+
+function ModelSettingsInputs({ id, endpoint }: { id: string; endpoint: Endpoint | undefined }) {
+  return (
+    <>
+      <WindowInput id={`${id}-window`} value={endpoint?.context_window} />
+      <label className="checkbox-label" htmlFor={`${id}-images`}>
+        <input id={`${id}-images`} name="images" type="checkbox" defaultChecked={endpoint?.images === true} />
+        Its models take images (a vision model)
+      </label>
+    </>
+  );
 }
 
 function WindowInput({ id, value }: { id: string; value: number | undefined }) {
@@ -113,14 +132,9 @@ export function EndpointsSettings({ bastion, onChanged }: { bastion: BastionApi;
     const url = formText(form, 'url');
     const id = idFrom(formText(form, 'name') || 'local');
     const key = formText(form, 'key');
-    const contextWindow = windowFrom(form);
     if (url === '') return;
     void act(async () => {
-      await bastion.endpoints.define({
-        id,
-        base_url: url,
-        ...(contextWindow === undefined ? {} : { context_window: contextWindow }),
-      });
+      await bastion.endpoints.define({ id, base_url: url, ...modelSettingsFrom(form) });
       if (key !== '') await bastion.secrets.set(id, key);
       form.reset();
       await load();
@@ -128,19 +142,20 @@ export function EndpointsSettings({ bastion, onChanged }: { bastion: BastionApi;
     });
   };
 
-  const saveWindow = (event: FormEvent<HTMLFormElement>, endpoint: EndpointListEntry) => {
+  const saveModelSettings = (event: FormEvent<HTMLFormElement>, endpoint: EndpointListEntry) => {
     event.preventDefault();
-    const contextWindow = windowFrom(event.currentTarget);
+    const settings = modelSettingsFrom(event.currentTarget);
+    const contextWindow = settings.context_window;
     void act(async () => {
       await bastion.endpoints.define({
         id: endpoint.id,
         base_url: endpoint.base_url,
         ...(endpoint.models === undefined ? {} : { models: endpoint.models }),
-        ...(contextWindow === undefined ? {} : { context_window: contextWindow }),
+        ...settings,
       });
       setNotice({
         kind: 'ok',
-        text: `${endpoint.id}: context window ${contextWindow === undefined ? `back to the default (${DEFAULT_CONTEXT_WINDOW_TOKENS} tokens)` : `set to ${contextWindow} tokens`}.`,
+        text: `${endpoint.id}: context window ${contextWindow === undefined ? `the default (${DEFAULT_CONTEXT_WINDOW_TOKENS} tokens)` : `${contextWindow} tokens`}; its models ${settings.images === true ? 'take' : 'do not take'} images.`,
       });
     });
   };
@@ -194,10 +209,10 @@ export function EndpointsSettings({ bastion, onChanged }: { bastion: BastionApi;
                     Delete
                   </button>
                 </div>
-                <form className="endpoint-form" onSubmit={(event) => saveWindow(event, endpoint)}>
-                  <WindowInput id={`endpoint-window-${endpoint.id}`} value={endpoint.context_window} />
+                <form className="endpoint-form" onSubmit={(event) => saveModelSettings(event, endpoint)}>
+                  <ModelSettingsInputs id={`endpoint-${endpoint.id}`} endpoint={endpoint} />
                   <button type="submit" disabled={busy}>
-                    Save window
+                    Save
                   </button>
                 </form>
                 {typeof listed === 'string' && <p className="inline-error">{listed}</p>}
@@ -218,7 +233,7 @@ export function EndpointsSettings({ bastion, onChanged }: { bastion: BastionApi;
         <input id="endpoint-url" name="url" type="url" placeholder="http://localhost:11434/v1" required />
         <label htmlFor="endpoint-key">API key (optional)</label>
         <input id="endpoint-key" name="key" type="password" autoComplete="off" spellCheck={false} />
-        <WindowInput id="endpoint-window" value={undefined} />
+        <ModelSettingsInputs id="endpoint" endpoint={undefined} />
         <button type="submit" className="primary" disabled={busy}>
           Add and approve
         </button>
