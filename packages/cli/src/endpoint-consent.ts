@@ -43,7 +43,8 @@ function endpointIdFor(baseUrl: string): string {
 }
 
 /**
- * Make sure `url` is defined (with `contextWindow`, when given, also on an existing definition);
+ * Make sure `url` is defined (with `contextWindow`, when given, also on an existing definition,
+ * which keeps its other settings);
  * resolves with its provider id and whether this call created the definition (so a transient one
  * can be removed afterwards).
  */
@@ -70,6 +71,7 @@ export async function ensureEndpointDefined(
       base_url: checked.baseUrl,
       ...(kept.length > 0 ? { models: [...kept] } : {}),
       ...(contextWindow === undefined ? {} : { context_window: contextWindow }),
+      ...(existing?.images === true ? { images: true } : {}),
     },
     endpointSetResponseSchema,
   );

@@ -301,6 +301,44 @@ describe('bastion run (real CLI process)', () => {
     }
   });
 
+  it('--context-window on an endpoint defined as taking images keeps that, and an --image reaches it as an image_url', async () => {
+    const endpoint = await startScriptedEndpoint([{ kind: 'text', pieces: ['a dot'] }]);
+    try {
+      const { home, workspace } = freshProject();
+      mkdirSync(home, { mode: 0o700 });
+      const definition = { version: 1, endpoints: [{ id: 'vision', base_url: endpoint.baseUrl, images: true }] };
+      writeFileSync(join(home, 'endpoints.json'), JSON.stringify(definition), { mode: 0o600 });
+      const png = Buffer.from(
+        'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==',
+        'base64',
+      );
+      writeFileSync(join(workspace, 'dot.png'), png);
+      const result = await runCliOn(home, workspace, [
+        '--endpoint',
+        endpoint.baseUrl,
+        '--model',
+        SCRIPTED_MODEL,
+        '--context-window',
+        '4096',
+        '--image',
+        join(workspace, 'dot.png'),
+        'what is this?',
+      ]);
+      expect(result.code).toBe(0);
+      const user = endpoint.seen[0]?.body.messages?.find((message) => message.role === 'user');
+      expect(user?.content).toContainEqual({
+        type: 'image_url',
+        image_url: { url: `data:image/png;base64,${png.toString('base64')}` },
+      });
+      const stored = JSON.parse(readFileSync(join(home, 'endpoints.json'), 'utf8')) as typeof definition;
+      expect(stored.endpoints).toEqual([
+        { ...definition.endpoints[0], models: [SCRIPTED_MODEL], context_window: 4096 },
+      ]);
+    } finally {
+      await endpoint.close();
+    }
+  });
+
   it('exits 2 for a --context-window out of range or without --endpoint, starting nothing', async () => {
     const low = await runCli(['--endpoint', 'http://127.0.0.1:9/v1', '--model', 'm', '--context-window', '10', 'hi']);
     expect(low.code).toBe(2);
