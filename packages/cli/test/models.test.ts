@@ -19,11 +19,11 @@ async function defaultOf(home: string): Promise<unknown> {
   return (JSON.parse(listed.stdout) as { default: unknown }).default;
 }
 
-it('lists each model as PROVIDER/MODEL with its name and context window, the default marked *, says how to change it and which key providers have no key', async () => {
+it('lists each model as PROVIDER/MODEL with its name, context window and whether it takes images, the default marked *, says how to change it and which key providers have no key', async () => {
   const { home } = project();
   const listed = await runCli(['models', '--home', home]);
   expect(listed.code).toBe(0);
-  expect(listed.stdout).toBe('* demo/demo  Demo (offline), 32,000-token context\n');
+  expect(listed.stdout).toBe('* demo/demo  Demo (offline), 32,000-token context, takes --image\n');
   expect(listed.stderr).toContain('change it with bastion models default PROVIDER/MODEL');
   expect(listed.stderr).toContain(
     "bastion: no API key for openai, anthropic, openrouter: add one with bastion secrets set PROVIDER (or in the UI's Settings)",
@@ -82,7 +82,7 @@ it('a default whose provider is gone: run exits 2 naming it, before any session 
   expect(sessions.code).toBe(0);
   expect(sessions.stdout).toBe('');
   const listed = await runCli(['models', '--home', home]);
-  expect(listed.stdout).toBe('  demo/demo  Demo (offline), 32,000-token context\n');
+  expect(listed.stdout).toBe('  demo/demo  Demo (offline), 32,000-token context, takes --image\n');
   expect(listed.stderr).toContain(
     'bastion: the default for new sessions, endpoint-gone/old-model, is not available now (its key or endpoint is gone, or the endpoint is not approved in this run); set another with bastion models default PROVIDER/MODEL\n',
   );

@@ -99,7 +99,7 @@ const UNAVAILABLE: Readonly<Record<string, string>> = {
   ENDPOINT_PROBE_FORMAT: 'its model list failed',
 };
 
-/** One line a model: `*` for `marked`, PROVIDER/MODEL, its label and window; the provider's state. */
+/** One line a model: `*` for `marked`, PROVIDER/MODEL, its label and window, what it takes; the provider's state. */
 function groupLines(group: ModelGroup, marked: ModelRef): string[] {
   const state = group.available ? '' : ` (unavailable: ${UNAVAILABLE[group.code ?? ''] ?? 'cannot run now'})`;
   if (group.models.length === 0) return [`  ${group.provider}/…  ${group.label}${state}: no model listed`];
@@ -108,7 +108,8 @@ function groupLines(group: ModelGroup, marked: ModelRef): string[] {
     const window =
       model.context_window === undefined ? '' : `, ${model.context_window.toLocaleString('en-US')}-token context`;
     const reasoning = model.reasoning ? ', --reasoning low|medium|high' : '';
-    return `${mark} ${group.provider}/${model.id}  ${model.label}${window}${reasoning}${state}`;
+    const images = model.images ? ', takes --image' : '';
+    return `${mark} ${group.provider}/${model.id}  ${model.label}${window}${reasoning}${images}${state}`;
   });
 }
 
