@@ -367,6 +367,11 @@ export function Composer({
               onImages(images.filter((kept) => kept.id !== attachment.id));
             }}
           />
+          {notes.length > 0 && (
+            <p className="composer-note" id="composer-image-note" role="alert">
+              {notes.join(' ')}
+            </p>
+          )}
           <textarea
             id="composer-input"
             ref={ref}
@@ -407,11 +412,6 @@ export function Composer({
               attach.add(pasted);
             }}
           />
-          {notes.length > 0 && (
-            <p className="composer-note" id="composer-image-note" role="alert">
-              {notes.join(' ')}
-            </p>
-          )}
         </div>
         <div className="composer-actions">
           {stoppable && (

@@ -6,11 +6,14 @@ export function Dialog({
   children,
   onCancel,
   wide = false,
+  className,
 }: {
   title: string;
   children: ReactNode;
   onCancel: () => void;
   wide?: boolean;
+  /** A class of the dialog's own, beside `dialog`. */
+  className?: string;
 }) {
   const ref = useRef<HTMLDialogElement>(null);
   useEffect(() => {
@@ -25,7 +28,7 @@ export function Dialog({
   return (
     <dialog
       ref={ref}
-      className={wide ? 'dialog dialog-wide' : 'dialog'}
+      className={['dialog', wide ? 'dialog-wide' : '', className ?? ''].filter(Boolean).join(' ')}
       aria-labelledby="dialog-title"
       onCancel={(event) => {
         event.preventDefault();

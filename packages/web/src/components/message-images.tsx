@@ -99,19 +99,24 @@ function ImageViewer({
 }) {
   const url = useSessionImage(images, sessionId, part.image_id);
   const alt = imageAltText(part.name, part.media_type);
+  const [size, setSize] = useState<string>();
   return (
-    <Dialog title={alt} onCancel={onClose} wide>
+    <Dialog title={alt} onCancel={onClose} wide className="image-viewer-dialog">
       <div className="image-viewer">
         {url === undefined ? (
           <p className="muted">Loading image…</p>
         ) : url === 'failed' ? (
           <p className="muted">This image could not be loaded.</p>
         ) : (
-          <img src={url} alt={alt} />
+          <img
+            src={url}
+            alt={alt}
+            onLoad={(event) => setSize(`${event.currentTarget.naturalWidth} × ${event.currentTarget.naturalHeight} px`)}
+          />
         )}
       </div>
       <p className="muted image-viewer-meta">
-        {imageFormatName(part.media_type)}, {formatByteSize(part.bytes)}
+        {[imageFormatName(part.media_type), formatByteSize(part.bytes), size].filter(Boolean).join(', ')}
       </p>
       <div className="dialog-actions">
         <button type="button" onClick={onClose} autoFocus>
