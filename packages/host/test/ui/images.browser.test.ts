@@ -6,8 +6,9 @@
  * and go with the message; the prompt shows them as thumbnails, from the daemon after a reload
  * too, and one opens larger in a dialog that Escape closes; a file that is not an image and a
  * fifth image are refused in words and never sent; a removed chip is not sent; the home page
- * starts a session with an image. Screenshots (light and dark, 1280 and 420 px) go to
- * test-output/ui/.
+ * starts a session with an image; a message queued while a run waits carries its images, and Edit
+ * takes them back; a model that takes none (a custom endpoint's) has Attach image off and a paste
+ * refused in words. Screenshots (light and dark, 1280 and 420 px) go to test-output/ui/.
  */
 import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -15,8 +16,9 @@ import { deflateSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Locator, Page } from 'playwright-core';
 import { IMAGE_MAX_BYTES, type MessageListResponse, type Session } from '@bastion/protocol';
+import { SCRIPTED_MODEL, type ScriptedTurn } from '@bastion/test-support';
 import type { TempHost } from '../support/temp-host.js';
-import { openDesktopWorld, type DesktopWorld } from './support/desktop-world.js';
+import { openScriptedDesktopWorld, type ScriptedDesktopWorld } from './support/desktop-world.js';
 import { expectInViewport, expectNoHorizontalOverflow, shotAllModes } from './support/layout.js';
 
 const SHOTS = fileURLToPath(new URL('../../../../test-output/ui/', import.meta.url));
@@ -71,13 +73,15 @@ const SCREENSHOT = makePng(320, 200, [36, 86, 214], [245, 158, 11]);
 const DIAGRAM = makePng(48, 48, [19, 115, 51], [230, 255, 236]);
 const SKETCH = makePng(30, 20, [180, 35, 24], [253, 236, 234]);
 
-let world: DesktopWorld | undefined;
+/** The scripted endpoint (provider `local`, a custom endpoint: it takes no images) answers nothing here. */
+const turns: ScriptedTurn[] = [];
+let world: ScriptedDesktopWorld | undefined;
 let host: TempHost;
 let page: Page;
 
 beforeAll(async () => {
   mkdirSync(SHOTS, { recursive: true });
-  world = await openDesktopWorld();
+  world = await openScriptedDesktopWorld(turns, 'sk-ui-images-test-key');
   ({ host, page } = world);
 }, 90_000);
 
@@ -264,11 +268,18 @@ describe('images in a message', () => {
     ]);
   });
 
-  it('the home page starts a session with a pasted image', async () => {
+  it('the home page starts a session with a pasted image (Attach image off while the model picked takes none)', async () => {
     await page.goto(`${host.uiOrigin}/desktop/`);
     await page.getByRole('heading', { name: 'Start a session' }).waitFor();
-    await composer().waitFor();
-    await page.locator('#home-model').waitFor();
+    const picker = page.locator('#home-model');
+    await picker.selectOption({ label: SCRIPTED_MODEL });
+    await page.locator('section.empty').getByText(`local · ${SCRIPTED_MODEL}`).waitFor();
+    const attach = page.getByRole('button', { name: 'Attach image' });
+    await expect.poll(() => attach.isDisabled()).toBe(true);
+    expect(await attach.getAttribute('title')).toBe('This model does not take images');
+    await picker.selectOption({ label: 'Demo (offline)' });
+    await page.locator('section.empty').getByText('New sessions use the offline demo model').waitFor();
+    await expect.poll(() => attach.isDisabled()).toBe(false);
     await paste([{ name: 'image.png', type: 'image/png', bytes: DIAGRAM }]);
     await expect.poll(() => chips().count()).toBe(1);
     await composer().fill('Start with this');
@@ -278,5 +289,48 @@ describe('images in a message', () => {
       .waitFor(SETTLED);
     const thumbnails = page.getByRole('list', { name: 'Images with this message' }).getByRole('img');
     await expectThumbnailsDrawn(thumbnails, ['image.png']);
+  });
+
+  it('a message queued while a run waits carries its images; Edit takes them back into the box', async () => {
+    const sessionId = await newDemoSession();
+    // A command outside the read-only set waits for an approval: the run goes on meanwhile.
+    await composer().fill('$ sleep 0.1');
+    await composer().press('Enter');
+    const approval = page.getByRole('region', { name: 'Approval needed' });
+    await approval.waitFor(SETTLED);
+    await paste([{ name: 'queued.png', type: 'image/png', bytes: SKETCH }]);
+    await expect.poll(() => chips().count()).toBe(1);
+    await composer().fill('And this one');
+    await composer().press('Enter');
+    const queued = page.getByRole('status', { name: 'Queued', exact: true });
+    await expect
+      .poll(() => queued.textContent())
+      .toBe('Queued, sent when this run finishes:And this onewith 1 imageEdit');
+    expect(await chips().count()).toBe(0);
+    // Edit: the text and the image come back to the box.
+    await queued.getByRole('button', { name: 'Edit' }).click();
+    await expect.poll(() => chips().allTextContents()).toEqual([expect.stringContaining('queued.png')]);
+    expect(await composer().inputValue()).toBe('And this one');
+    await composer().press('Enter');
+    await expect.poll(() => queued.textContent()).toContain('with 1 image');
+    await approval.getByRole('button', { name: 'Allow', exact: true }).click();
+    await page
+      .getByText(`demo: 1 image received (PNG, ${SKETCH.length} bytes); the demo model cannot look at images.`)
+      .waitFor(SETTLED);
+    const sent = (await userMessages(sessionId)).at(-1);
+    expect(sent?.parts.flatMap((part) => (part.type === 'image' ? [part.name] : []))).toEqual(['queued.png']);
+  });
+
+  it('a session on a model that takes no images has Attach image off, and a paste is refused in words', async () => {
+    await page.goto(`${host.uiOrigin}/desktop/sessions/${world!.sessionId}`);
+    await page.locator('.chat-head').getByText(`local · ${SCRIPTED_MODEL}`).waitFor();
+    const attach = page.getByRole('button', { name: 'Attach image' });
+    await expect.poll(() => attach.isDisabled()).toBe(true);
+    expect(await attach.getAttribute('title')).toBe('This model does not take images');
+    await paste([{ name: 'shot.png', type: 'image/png', bytes: SCREENSHOT }]);
+    await expect.poll(() => note().textContent()).toBe('This model does not take images: the image was not attached.');
+    expect(await chips().count()).toBe(0);
+    expect((await session(world!.sessionId)).last_run).toBeNull();
+    expect(world!.endpoint.seen.length).toBe(0);
   });
 });
