@@ -106,8 +106,9 @@ session, run in turn as with run, approvals asked on the terminal; at a terminal
 \\ goes on to the next, and a paste is one prompt however many lines it holds. A line /init asks
 the agent to write the project's AGENTS.md, /compact summarises the session's older turns,
 /rewind goes back to before the last prompt (its files put back; --keep-files leaves them) and puts
-it back on the line to edit, /image PATH attaches an image (as --image checks it) to the next
-prompt, /image lists those attached and /image --clear drops them, /model
+it back on the line to edit (its images attached again), /image PATH attaches an image (as
+--image checks it) to the next prompt, /image lists those attached and /image --clear drops them,
+/model
 lists the models on offer and /model PROVIDER/MODEL switches the session to one, /reasoning shows
 the session's reasoning effort and /reasoning low|medium|high|default changes it, /plan prints the
 agent's last plan again, /help lists these (Tab completes them; ArrowUp brings back earlier

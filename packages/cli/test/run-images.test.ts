@@ -342,6 +342,22 @@ describe('chat /image', () => {
     expect(result.stdout).toContain(`demo: ${AGENT_MAX_IMAGES} images received (PNG, 68 bytes; PNG, 68 bytes;`);
   });
 
+  it('/rewind attaches the rewound prompt’s images again, for the prompt sent again', async () => {
+    const paths = project();
+    const lines = [`/image ${paths.png}`, `/image ${paths.jpeg}`, 'what are these', '/rewind', '/image', 'again'];
+    const result = await runCli(chatArgs(paths), `${lines.join('\n')}\n`);
+    expect(result.code).toBe(0);
+    const reply = 'demo: 2 images received (PNG, 68 bytes; JPEG, 1234 bytes); the demo model cannot look at images.\n';
+    const shown = '[image a.png (PNG, 68 bytes)]\n[image b.jpg (JPEG, 1234 bytes)]\n';
+    expect(result.stdout).toBe(`${shown}${reply}${shown}${reply}`);
+    expect(result.stderr).toContain(
+      'bastion: attached again to your next message: a.png (PNG, 68 bytes), b.jpg (JPEG, 1234 bytes); /image --clear drops them\n',
+    );
+    expect(result.stderr).toContain(
+      'bastion: attached to your next message: a.png (PNG, 68 bytes), b.jpg (JPEG, 1234 bytes); /image --clear drops them\n',
+    );
+  });
+
   it('is in /help', async () => {
     const paths = project();
     const result = await runCli(chatArgs(paths), '/help\n');
@@ -364,7 +380,8 @@ describe('chat /image', () => {
     await waitFor(() => cli.shown().includes('it goes with your next message'), 30_000, 'the attachment');
     expect(cli.shown()).toContain(`attached ${spaced} (PNG, 68 bytes)`);
     cli.type('what is this\r');
-    await waitFor(() => cli.shown().includes('the demo model cannot look at images'), 30_000, 'the reply');
+    // The prompt after the run (not the reply's text, which comes before the run ends: Ctrl-D then would go unread).
+    await waitFor(() => prompts() === 3, 30_000, 'the prompt after the run');
     expect(cli.shown()).toContain('[image my shot.png (PNG, 68 bytes)]');
     expect(cli.shown()).toContain('demo: 1 image received (PNG, 68 bytes)');
     cli.type('\u0004');

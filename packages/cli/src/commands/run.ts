@@ -32,6 +32,9 @@ import {
   CLI_LIVE_OUTPUT_LINES,
   INIT_INSTRUCTIONS_PROMPT,
   eventPageResponseSchema,
+  IMAGE_MAX_BYTES,
+  sessionImageResponseSchema,
+  sniffImageType,
   permissionModeSchema,
   reasoningEffortSchema,
   runCommandInputSchema,
@@ -819,9 +822,14 @@ async function chatModel(host: BastionHost, session: Session, target: string | u
 /**
  * `/rewind` in chat: the session back to before its latest prompt still in the conversation (with
  * the files its turns wrote put back, or with `--keep-files` left); what it did, or why not. The
- * prompt, when one line, for the next prompt to start with.
+ * prompt, when one line, for the next prompt to start with, and the run rewound (whose prompt's
+ * images are attached again when it was sent in this chat).
  */
-async function chatRewind(host: BastionHost, sessionId: string, files: boolean): Promise<string | undefined> {
+async function chatRewind(
+  host: BastionHost,
+  sessionId: string,
+  files: boolean,
+): Promise<{ line: string | undefined; runId: string } | undefined> {
   const body = { session_id: sessionId, files };
   const answer = await host.client.call('POST', '/agent/rewind', body, agentRewindResponseSchema);
   if (!answer.ok) {
@@ -831,7 +839,50 @@ async function chatRewind(host: BastionHost, sessionId: string, files: boolean):
     return undefined;
   }
   process.stderr.write(rewindReport(sessionId, answer.body));
-  return answer.body.prompt.includes('\n') ? undefined : answer.body.prompt;
+  return {
+    line: answer.body.prompt.includes('\n') ? undefined : answer.body.prompt,
+    runId: answer.body.run_id,
+  };
+}
+
+/**
+ * After chat's `/rewind`: the images the rewound prompt carried (known for a prompt sent in this
+ * chat), fetched back from the session and attached to the next prompt again, as far as room is
+ * left; what was attached said. One the session no longer gives, or that is no longer an image
+ * by its first bytes, is left out and said.
+ */
+async function attachRewoundImages(
+  host: BastionHost,
+  sessionId: string,
+  parts: readonly ImagePart[],
+  attached: AttachedImage[],
+): Promise<void> {
+  const again: AttachedImage[] = [];
+  for (const part of parts) {
+    const name = part.name ?? 'image';
+    if (attached.length + again.length >= AGENT_MAX_IMAGES) {
+      process.stderr.write(`bastion: ${terminalLine(name)} not attached again: ${AGENT_MAX_IMAGES} are attached\n`);
+      continue;
+    }
+    const stored = await host.client.call(
+      'GET',
+      `/sessions/${sessionId}/images/${encodeURIComponent(part.image_id)}`,
+      undefined,
+      sessionImageResponseSchema,
+    );
+    const bytes = stored.ok ? Buffer.from(stored.body.data, 'base64') : undefined;
+    const mediaType = bytes === undefined ? undefined : sniffImageType(bytes);
+    if (bytes === undefined || mediaType === undefined || bytes.length > IMAGE_MAX_BYTES) {
+      process.stderr.write(`bastion: ${terminalLine(name)} could not be attached again; /image PATH attaches it\n`);
+      continue;
+    }
+    again.push({ path: name, name, mediaType, bytes: bytes.length, data: bytes.toString('base64') });
+  }
+  if (again.length === 0) return;
+  attached.push(...again);
+  process.stderr.write(
+    `bastion: attached again to your next message: ${again.map((image) => describeImage(image)).join(', ')}; /image --clear drops them\n`,
+  );
 }
 
 /**
@@ -1000,6 +1051,8 @@ async function runPrompt(
   let runId = '';
   /** The images the run started last took, until its run-started says how the daemon stored them. */
   let sentWith: AttachedImage[] = [];
+  /** The images of each prompt sent here, as stored: chat's `/rewind` attaches them again. */
+  const promptImagesByRun = new Map<string, ImagePart[]>();
   /** The daemon refused a message's images (IMAGE_REFUSALS): exit 2, as for a mistake on the command line. */
   let imagesRefusedByDaemon = false;
   /** Start (or continue) a run; false when it was refused. A null run id means more answers are due. */
@@ -1038,6 +1091,7 @@ async function runPrompt(
       if (event.run_id !== runId) continue;
       if (event.type === 'run-started' && sentWith.length > 0) {
         const stored = await storedPromptImages(host, session.id, id, event.message_id);
+        if (stored !== undefined) promptImagesByRun.set(runId, stored);
         printer.event(id, event, stored ?? sentImages(sentWith));
         sentWith = [];
         continue;
@@ -1075,7 +1129,10 @@ async function runPrompt(
         continue;
       }
       if ('rewind' in step) {
-        retype.line = await chatRewind(host, session.id, step.rewind.files);
+        const rewound = await chatRewind(host, session.id, step.rewind.files);
+        retype.line = rewound?.line;
+        const images = rewound === undefined ? undefined : promptImagesByRun.get(rewound.runId);
+        if (images !== undefined) await attachRewoundImages(host, session.id, images, attached);
         continue;
       }
       if ('reasoning' in step) {
@@ -1146,7 +1203,8 @@ const CHAT_HELP = `bastion: a line is a prompt to this session, except these:
   /model                 list the models on offer, this session's marked *
   /model PROVIDER/MODEL  switch this session to that model
   /rewind                go back to before the last prompt (its turn leaves the conversation and
-                         the files it wrote are put back); the prompt is back on the line to edit
+                         the files it wrote are put back); the prompt is back on the line to edit,
+                         its images attached again
   /rewind --keep-files   the same, leaving the files as they are
   /reasoning [EFFORT]    the session's reasoning effort; low, medium, high or default changes it
   /image PATH            attach the image at PATH (PNG, JPEG, GIF or WebP) to your next prompt
