@@ -48,7 +48,10 @@ function openFailure(error: unknown): string {
   return `cannot be read${typeof code === 'string' ? ` (${code})` : ''}`;
 }
 
-/** `name` cut to what `images[].name` takes, by whole characters. */
+/**
+ * `name` cut to what `images[].name` takes, by whole characters. File systems keep a name to 255
+ * bytes or UTF-16 units, so this only holds the schema's bound should one not.
+ */
 function fitName(name: string): string {
   let fitted = '';
   for (const char of name) {
