@@ -5,24 +5,26 @@ import { formatByteSize, imageAltText } from '../image-attachment.js';
 import { sessionImageUrl, type ImagePart } from '../session-images.js';
 import { Dialog } from './dialog.js';
 
-/** The image as a `data:` URL once fetched (undefined before), or 'failed'. */
+/** An image of the session as it is fetched: its `data:` URL once in. */
+type SessionImage = { state: 'loading' } | { state: 'ready'; url: string } | { state: 'failed' };
+
 function useSessionImage(
   images: Pick<BastionApi['sessions'], 'image'>,
   sessionId: string,
   imageId: string,
-): string | 'failed' | undefined {
-  const [url, setUrl] = useState<{ imageId: string; url: string | 'failed' }>();
+): SessionImage {
+  const [found, setFound] = useState<{ imageId: string; image: SessionImage }>();
   useEffect(() => {
     let live = true;
     sessionImageUrl(images, sessionId, imageId).then(
-      (found) => live && setUrl({ imageId, url: found }),
-      () => live && setUrl({ imageId, url: 'failed' }),
+      (url) => live && setFound({ imageId, image: { state: 'ready', url } }),
+      () => live && setFound({ imageId, image: { state: 'failed' } }),
     );
     return () => {
       live = false;
     };
   }, [images, sessionId, imageId]);
-  return url?.imageId === imageId ? url.url : undefined;
+  return found?.imageId === imageId ? found.image : { state: 'loading' };
 }
 
 /**
@@ -66,7 +68,7 @@ function Thumbnail({
   part: ImagePart;
   onOpen: () => void;
 }) {
-  const url = useSessionImage(images, sessionId, part.image_id);
+  const image = useSessionImage(images, sessionId, part.image_id);
   const alt = imageAltText(part.name, part.media_type);
   return (
     <button
@@ -75,12 +77,12 @@ function Thumbnail({
       title={`${alt} (${formatByteSize(part.bytes)}): show it larger`}
       onClick={onOpen}
     >
-      {url === undefined ? (
-        <span className="message-image-placeholder">Loading image…</span>
-      ) : url === 'failed' ? (
-        <span className="message-image-placeholder">Image not available</span>
+      {image.state === 'ready' ? (
+        <img src={image.url} alt={alt} />
       ) : (
-        <img src={url} alt={alt} />
+        <span className="message-image-placeholder">
+          {image.state === 'loading' ? 'Loading image…' : 'Image not available'}
+        </span>
       )}
     </button>
   );
@@ -97,19 +99,19 @@ function ImageViewer({
   part: ImagePart;
   onClose: () => void;
 }) {
-  const url = useSessionImage(images, sessionId, part.image_id);
+  const image = useSessionImage(images, sessionId, part.image_id);
   const alt = imageAltText(part.name, part.media_type);
   const [size, setSize] = useState<string>();
   return (
     <Dialog title={alt} onCancel={onClose} wide className="image-viewer-dialog">
       <div className="image-viewer">
-        {url === undefined ? (
+        {image.state === 'loading' ? (
           <p className="muted">Loading image…</p>
-        ) : url === 'failed' ? (
+        ) : image.state === 'failed' ? (
           <p className="muted">This image could not be loaded.</p>
         ) : (
           <img
-            src={url}
+            src={image.url}
             alt={alt}
             onLoad={(event) => setSize(`${event.currentTarget.naturalWidth} × ${event.currentTarget.naturalHeight} px`)}
           />
