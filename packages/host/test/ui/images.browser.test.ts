@@ -8,7 +8,9 @@
  * fifth image are refused in words and never sent; a removed chip is not sent; the home page
  * starts a session with an image; a message queued while a run waits carries its images, and Edit
  * takes them back; a model that takes none (a custom endpoint's) has Attach image off and a paste
- * refused in words. Screenshots (light and dark, 1280 and 420 px) go to test-output/ui/.
+ * refused in words; Rewind brings a prompt's images back with its text, a dropped file is attached,
+ * and the box keeps its images while another session is open. Screenshots (light and dark, 1280
+ * and 420 px) go to test-output/ui/.
  */
 import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -332,5 +334,48 @@ describe('images in a message', () => {
     expect(await chips().count()).toBe(0);
     expect((await session(world!.sessionId)).last_run).toBeNull();
     expect(world!.endpoint.seen.length).toBe(0);
+  });
+
+  it('Rewind brings a prompt’s images back into the box with its text; a file dropped on the box is attached; the box keeps its images while another session is open', async () => {
+    const sessionId = await newDemoSession();
+    await paste([{ name: 'rewind.png', type: 'image/png', bytes: DIAGRAM }]);
+    await composer().fill('Look at this');
+    await composer().press('Enter');
+    await page
+      .getByText(`demo: 1 image received (PNG, ${DIAGRAM.length} bytes); the demo model cannot look at images.`)
+      .waitFor(SETTLED);
+    const row = page.locator('.user-turn', { hasText: 'Look at this' });
+    await row.getByRole('button', { name: 'Rewind' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Rewind to before this prompt?' });
+    await dialog.getByRole('button', { name: 'Rewind', exact: true }).click();
+    await dialog.waitFor({ state: 'detached' });
+    await expect.poll(() => composer().inputValue()).toBe('Look at this');
+    await expect.poll(() => chips().allTextContents(), SETTLED).toEqual([expect.stringContaining('rewind.png')]);
+
+    // Dropped on the box, as a file dragged from a file manager.
+    await page.locator('form.composer').evaluate(
+      (form, bytes) => {
+        const transfer = new DataTransfer();
+        transfer.items.add(new File([new Uint8Array(bytes)], 'dropped.png', { type: 'image/png' }));
+        form.dispatchEvent(new DragEvent('dragover', { dataTransfer: transfer, bubbles: true, cancelable: true }));
+        form.dispatchEvent(new DragEvent('drop', { dataTransfer: transfer, bubbles: true, cancelable: true }));
+      },
+      [...SKETCH],
+    );
+    await expect
+      .poll(() => chips().allTextContents())
+      .toEqual([expect.stringContaining('rewind.png'), expect.stringContaining('dropped.png')]);
+
+    // Another session opened from the list and this one again: the images are still in its box.
+    const sessions = page.getByRole('complementary', { name: 'Sessions' });
+    await sessions.getByRole('button', { name: /^What is in these\?/ }).click();
+    await page.getByRole('heading', { name: 'What is in these?' }).waitFor();
+    expect(await chips().count()).toBe(0);
+    await sessions.getByRole('button', { name: /^Look at this/ }).click();
+    await page.waitForURL(`**/sessions/${sessionId}`);
+    await expect
+      .poll(() => chips().allTextContents())
+      .toEqual([expect.stringContaining('rewind.png'), expect.stringContaining('dropped.png')]);
+    expect(await composer().inputValue()).toBe('Look at this');
   });
 });

@@ -7,6 +7,7 @@ const KEYS: readonly (readonly [string, string])[] = [
   ['Esc', 'stop the run (or close a list)'],
   ['↑ in an empty box', 'bring back your last prompt'],
   ['@', 'name a file or folder of the workspace'],
+  ['Ctrl+V (⌘V)', 'attach a copied screenshot or image (or drop one on the box, or use the paper clip)'],
   ['/', 'list these commands'],
   ['Ctrl+F (⌘F)', 'find in this session, older turns not on screen too (Enter: next, Shift+Enter: previous)'],
 ];
