@@ -71,9 +71,9 @@ Options:
                     session nears it (default ${DEFAULT_CONTEXT_WINDOW_TOKENS})
   --image FILE      (run, repeatable, up to ${AGENT_MAX_IMAGES}) send the image in FILE with PROMPT: PNG,
                     JPEG, GIF or WebP by its first bytes, at most ${IMAGE_MAX_BYTES} bytes
-                    (${IMAGE_MAX_BYTES / (1024 * 1024)} MiB), to a model that takes images (every catalog model
-                    and demo; a custom endpoint's take none); the CLI reads it with your
-                    own rights, outside the sandbox
+                    (${IMAGE_MAX_BYTES / (1024 * 1024)} MiB), to a model that takes images (bastion models marks
+                    them: takes --image); the CLI reads it with your own rights, outside
+                    the sandbox
   --unsandboxed-shell
                     DANGEROUS: when the outer sandbox is unavailable, run the agent's shell
                     anyway, unsandboxed (without it the shell is withheld); no effect when

@@ -152,7 +152,7 @@ describe('bastion run (real CLI process)', () => {
     const provider = await runCli(['--provider', 'no-such-provider', 'hello']);
     expect(provider.code).toBe(2);
     expect(provider.stderr).toContain('provider no-such-provider is not available; choose one of');
-    expect(provider.stderr).toContain('* demo/demo  Demo (offline), 32,000-token context\n');
+    expect(provider.stderr).toContain('* demo/demo  Demo (offline), 32,000-token context, takes --image\n');
     const model = await runCli(['--provider', 'demo', '--model', 'gpt-9', 'hello']);
     expect(model.code).toBe(2);
     expect(model.stderr).toContain('model gpt-9 is not offered by demo');

@@ -964,7 +964,7 @@ async function chatImage(
   const refused = await imagesRefusal(host, { provider: session.provider, model: session.model });
   if (refused !== undefined) {
     process.stderr.write(
-      `bastion: not attached: ${refused}; /model PROVIDER/MODEL switches to one that does (bastion models lists them)\n`,
+      `bastion: not attached: ${refused}; /model PROVIDER/MODEL switches to one that does (bastion models marks them: takes --image)\n`,
     );
     return;
   }
@@ -1000,7 +1000,7 @@ async function runPrompt(
     const refused = await imagesRefusal(host, own ? { provider: found.provider, model: found.model } : choice);
     return refused === undefined
       ? undefined
-      : `${refused}; choose a model that does with --provider ID --model ID (bastion models lists them); nothing was run`;
+      : `${refused}; choose a model that does with --provider ID --model ID (bastion models marks them: takes --image); nothing was run`;
   };
   let session: Session;
   let after = 0;
