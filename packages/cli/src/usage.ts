@@ -69,11 +69,10 @@ Options:
                     (start, run, chat) the context window of the --allow-endpoint / --endpoint
                     models, saved with the endpoint; older turns are summarised as a
                     session nears it (default ${DEFAULT_CONTEXT_WINDOW_TOKENS})
-  --image FILE      (run, repeatable, up to ${AGENT_MAX_IMAGES}) send the image in FILE with PROMPT: PNG,
-                    JPEG, GIF or WebP by its first bytes, at most ${IMAGE_MAX_BYTES} bytes
-                    (${IMAGE_MAX_BYTES / (1024 * 1024)} MiB), to a model that takes images (bastion models marks
-                    them: takes --image); the CLI reads it with your own rights, outside
-                    the sandbox
+  --image FILE      (run, repeatable, up to ${AGENT_MAX_IMAGES}) send the image in FILE with PROMPT:
+                    PNG, JPEG, GIF or WebP by its first bytes, at most ${IMAGE_MAX_BYTES} bytes
+                    (${IMAGE_MAX_BYTES / (1024 * 1024)} MiB), to a model that takes images (bastion models marks them:
+                    takes --image); the CLI reads it with your own rights, outside the sandbox
   --unsandboxed-shell
                     DANGEROUS: when the outer sandbox is unavailable, run the agent's shell
                     anyway, unsandboxed (without it the shell is withheld); no effect when
@@ -106,14 +105,14 @@ session, run in turn as with run, approvals asked on the terminal; at a terminal
 \\ goes on to the next, and a paste is one prompt however many lines it holds. A line /init asks
 the agent to write the project's AGENTS.md, /compact summarises the session's older turns,
 /rewind goes back to before the last prompt (its files put back; --keep-files leaves them) and puts
-it back on the line to edit (its images attached again), /image PATH attaches an image (as
---image checks it) to the next prompt, /image lists those attached and /image --clear drops them,
-/model
-lists the models on offer and /model PROVIDER/MODEL switches the session to one, /reasoning shows
-the session's reasoning effort and /reasoning low|medium|high|default changes it, /plan prints the
-agent's last plan again, /help lists these (Tab completes them; ArrowUp brings back earlier
-lines); /exit, the end of input or Ctrl-D ends it, Ctrl-C stops the run going (at the prompt it
-drops what is typed, and at an empty prompt ends it). Exit with the last run's code.
+it back on the line to edit (its images attached again), /image PATH attaches an image to the
+next prompt (checked as --image is), /image lists those attached and /image --clear drops them,
+/model lists the models on offer and /model PROVIDER/MODEL switches the session to one,
+/reasoning shows the session's reasoning effort and /reasoning low|medium|high|default changes
+it, /plan prints the agent's last plan again, /help lists these (Tab completes them; ArrowUp
+brings back earlier lines); /exit, the end of input or Ctrl-D ends it, Ctrl-C stops the run going
+(at the prompt it drops what is typed, and at an empty prompt ends it). Exit with the last run's
+code.
 
 sessions: the newest ${CLI_SESSIONS_LISTED} sessions that worked in the workspace (of every one with --all),
 each with its id, when it last changed, how its last run ended (or that it needs approval), its
