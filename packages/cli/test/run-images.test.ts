@@ -109,6 +109,27 @@ describe('bastion run --image', () => {
     );
   });
 
+  it('sends an image to a continued session on its own model', async () => {
+    const paths = project();
+    expect((await runDemo(paths, ['ls'])).code).toBe(0);
+    // No --provider: the session's own model (demo) is the one checked.
+    const result = await runCli([
+      'run',
+      '--home',
+      paths.home,
+      '--workspace',
+      paths.workspace,
+      '--continue',
+      '--image',
+      paths.png,
+      'and this?',
+    ]);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toContain('continuing session');
+    expect(result.stdout).toBe(`[image a.png (PNG, 68 bytes)]\n${REPLY_ONE_PNG}`);
+    expect(await sessionsOn(paths.home)).toHaveLength(1);
+  });
+
   it('reads a relative path from where the command was typed, not from the workspace', async () => {
     const paths = project();
     // A file of the same name in the workspace, of another type: not the one meant.
