@@ -5,9 +5,8 @@
  * a slot, as does deleting the session; a browser that refuses storage (quota, privacy settings)
  * keeps them for as long as the view lives, as before.
  */
-import { forgetDraftImages } from './image-drafts.js';
-
-export type DraftSlot = 'draft' | 'queued';
+/** `queued-images`: how many images the queued message carries (they are kept in memory only). */
+export type DraftSlot = 'draft' | 'queued' | 'queued-images';
 
 const keyOf = (sessionId: string, slot: DraftSlot): string => `bastion.${slot}.${sessionId}`;
 
@@ -28,9 +27,9 @@ export function saveDraft(sessionId: string, text: string, slot: DraftSlot = 'dr
   }
 }
 
-/** A deleted session's draft and queued message, with their images. */
+/** A deleted session's draft and queued message (their images: forgetDraftImages). */
 export function forgetDrafts(sessionId: string): void {
   saveDraft(sessionId, '', 'draft');
   saveDraft(sessionId, '', 'queued');
-  forgetDraftImages(sessionId);
+  saveDraft(sessionId, '', 'queued-images');
 }

@@ -4,19 +4,50 @@
  * the text (drafts.ts) they are not written to sessionStorage — a few screenshots would fill its
  * quota — so a reload forgets them.
  */
-import type { Attachment } from './image-attachment.js';
-import type { DraftSlot } from './drafts.js';
+import { plural, type Attachment } from './image-attachment.js';
+import { readDraft, saveDraft, type DraftSlot } from './drafts.js';
 
 const kept = new Map<string, readonly Attachment[]>();
 const keyOf = (sessionId: string, slot: DraftSlot) => `${slot}\0${sessionId}`;
 
-export function readDraftImages(sessionId: string, slot: DraftSlot = 'draft'): readonly Attachment[] {
+export function readDraftImages(
+  sessionId: string,
+  slot: Exclude<DraftSlot, 'queued-images'> = 'draft',
+): readonly Attachment[] {
   return kept.get(keyOf(sessionId, slot)) ?? [];
 }
 
-export function saveDraftImages(sessionId: string, images: readonly Attachment[], slot: DraftSlot = 'draft'): void {
+export function saveDraftImages(
+  sessionId: string,
+  images: readonly Attachment[],
+  slot: Exclude<DraftSlot, 'queued-images'> = 'draft',
+): void {
   if (images.length === 0) kept.delete(keyOf(sessionId, slot));
   else kept.set(keyOf(sessionId, slot), images);
+  // The queued text outlives a reload (sessionStorage) and its images do not: how many it had is
+  // kept beside the text, so a reload never sends the text without them (recoverQueuedMessage).
+  if (slot === 'queued') saveDraft(sessionId, images.length === 0 ? '' : String(images.length), 'queued-images');
+}
+
+/**
+ * A message queued with images before the page reloaded has lost them: rather than send its text
+ * alone when the run finishes, it goes back into the box (before what is there) with a note
+ * saying to attach the images again. Call before reading the session's draft and queued slots.
+ */
+export function recoverQueuedMessage(sessionId: string): void {
+  const lost = Number(readDraft(sessionId, 'queued-images'));
+  if (!(lost > 0) || readDraftImages(sessionId, 'queued').length > 0) return;
+  const queued = readDraft(sessionId, 'queued');
+  const draft = readDraft(sessionId);
+  saveDraft(sessionId, queued === '' ? draft : draft === '' ? queued : `${queued}\n\n${draft}`);
+  saveDraft(sessionId, '', 'queued');
+  saveDraft(sessionId, '', 'queued-images');
+  if (queued !== '') {
+    keepImageRefusal(
+      sessionId,
+      `This message was queued with ${plural(lost, 'image')}, which a reload does not keep: attach ${lost === 1 ? 'it' : 'them'} again, then send.`,
+    );
+  }
 }
 
 /** A deleted session's attached and queued images. */

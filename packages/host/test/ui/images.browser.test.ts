@@ -321,6 +321,29 @@ describe('images in a message', () => {
       .waitFor(SETTLED);
     const sent = (await userMessages(sessionId)).at(-1);
     expect(sent?.parts.flatMap((part) => (part.type === 'image' ? [part.name] : []))).toEqual(['queued.png']);
+
+    // Queued with an image, then the page reloads: the image is gone, so the text comes back to
+    // the box with a note instead of going alone when the run finishes.
+    await page.locator('.composer-actions button.danger').waitFor({ state: 'detached' });
+    await composer().fill('$ sleep 0.1');
+    await composer().press('Enter');
+    await approval.waitFor(SETTLED);
+    await paste([{ name: 'lost.png', type: 'image/png', bytes: SKETCH }]);
+    await composer().fill('Second queued');
+    await composer().press('Enter');
+    await expect.poll(() => queued.textContent()).toContain('with 1 image');
+    await page.reload();
+    await expect.poll(() => composer().inputValue(), SETTLED).toBe('Second queued');
+    await expect
+      .poll(() => note().textContent())
+      .toBe('This message was queued with 1 image, which a reload does not keep: attach it again, then send.');
+    expect(await queued.count()).toBe(0);
+    const before = (await userMessages(sessionId)).length;
+    await approval.getByRole('button', { name: 'Allow', exact: true }).click();
+    await page.locator('.composer-actions button.danger').waitFor({ state: 'detached', ...SETTLED });
+    await page.waitForTimeout(300);
+    expect((await userMessages(sessionId)).length).toBe(before);
+    expect(await composer().inputValue()).toBe('Second queued');
   });
 
   it('a session on a model that takes no images has Attach image off, and a paste is refused in words', async () => {

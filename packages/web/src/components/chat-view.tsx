@@ -10,7 +10,13 @@ import {
 import { describeError, errorCode } from '../bastion.js';
 import { readDraft, saveDraft } from '../drafts.js';
 import { imageInputOf, isImageRefusal, plural, type Attachment } from '../image-attachment.js';
-import { forgetImageRefusal, readDraftImages, readImageRefusal, saveDraftImages } from '../image-drafts.js';
+import {
+  forgetImageRefusal,
+  readDraftImages,
+  readImageRefusal,
+  recoverQueuedMessage,
+  saveDraftImages,
+} from '../image-drafts.js';
 import { keepSessionImage, sessionImageUrl, type ImagePart } from '../session-images.js';
 import { reloadGrantedRoots, useGrantedRoots } from '../granted-roots.js';
 import { sessionMessages } from '../session-export.js';
@@ -227,6 +233,8 @@ export function ChatView({ bastion, sessionId, sessionsVersion, onSessionChanged
   const [link, setLink] = useState<'connecting' | 'live' | 'reconnecting'>('connecting');
   const [error, setError] = useState<string>();
   const [notFound, setNotFound] = useState(false);
+  // Before the slots are read: a message queued with images the reload dropped goes back in the box.
+  useState(() => recoverQueuedMessage(sessionId));
   const [draft, setDraftText] = useState(() => readDraft(sessionId));
   const setDraft = useCallback(
     (text: string) => {
@@ -450,9 +458,10 @@ export function ChatView({ bastion, sessionId, sessionsVersion, onSessionChanged
           return;
         }
         setDraft('');
-        if (attached.length > 0) setImages([]);
+        // Those sent leave the box; any attached while it went stay.
+        if (attached.length > 0) setImages(readDraftImages(sessionId).filter((image) => !attached.includes(image)));
       }),
-    [act, send, setDraft, setImages],
+    [act, send, setDraft, setImages, sessionId],
   );
   /** Retry a prompt: its text, and its images read back from the session. */
   const resubmit = useCallback(

@@ -3,6 +3,7 @@ import type { BastionApi, Session } from '@bastion/bridge';
 import { UI_SESSION_LIST_POLL_MS } from '@bastion/protocol';
 import { createSessionOnDefaultModel, describeError, formText } from '../bastion.js';
 import { forgetDrafts } from '../drafts.js';
+import { forgetDraftImages } from '../image-drafts.js';
 import { useGrantedRoots } from '../granted-roots.js';
 
 interface Props {
@@ -190,6 +191,7 @@ export function SessionList({ bastion, version, selectedId, onSelect, onChanged 
                         void act(async () => {
                           await bastion.sessions.delete(session.id);
                           forgetDrafts(session.id);
+                          forgetDraftImages(session.id);
                           if (session.id === selectedId) onSelect(undefined);
                         });
                       }}
