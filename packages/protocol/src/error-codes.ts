@@ -467,7 +467,8 @@ export type BridgeErrorCode = 'UNREACHABLE' | 'HTTP_ERROR';
 export type WireErrorCode = DaemonErrorCode | HostErrorCode;
 
 /** The statuses Bastion answers errors with. */
-export type HttpErrorStatus = 400 | 401 | 403 | 404 | 405 | 409 | 410 | 411 | 413 | 414 | 415 | 429 | 500 | 502 | 503 | 507;
+export type HttpErrorStatus =
+  400 | 401 | 403 | 404 | 405 | 409 | 410 | 411 | 413 | 414 | 415 | 429 | 500 | 502 | 503 | 507;
 
 /**
  * The one status of each code. Codes that only travel in events, frames or tool results (a run's

@@ -4,7 +4,12 @@
  * sees the whole run.
  */
 import { z } from 'zod';
-import { AGENT_MAX_IMAGES, EVENT_PAGE_MAX_LIMIT, INSTRUCTIONS_MAX_DIRECTORIES, WORKSPACE_MAX_PATH_CHARS } from '../limits.js';
+import {
+  AGENT_MAX_IMAGES,
+  EVENT_PAGE_MAX_LIMIT,
+  INSTRUCTIONS_MAX_DIRECTORIES,
+  WORKSPACE_MAX_PATH_CHARS,
+} from '../limits.js';
 import { imageInputSchema } from '../images.js';
 import { messageSchema, modelIdSchema, providerIdSchema, sessionIdSchema } from './sessions.js';
 import { tokenUsageSchema } from './usage.js';
