@@ -225,6 +225,10 @@ describe('images in a message', () => {
     await page.waitForTimeout(300);
     expect((await userMessages(sessionId)).length).toBe(before);
     expect((await session(sessionId)).last_run?.id).toBe(lastRun);
+    // Said until there is text.
+    await composer().fill('x');
+    await note().waitFor({ state: 'detached' });
+    await composer().fill('');
     await page.getByRole('button', { name: 'Remove sketch.png' }).click();
     await expect.poll(() => chips().count()).toBe(0);
   });

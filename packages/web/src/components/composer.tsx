@@ -175,6 +175,11 @@ export function Composer({
 }: Props) {
   const ref = useRef<HTMLTextAreaElement>(null);
   const attach = useAttachments(images, onImages, modelTakesImages);
+  /** Send was asked for with images and no text. */
+  const [askedForText, setAskedForText] = useState(false);
+  useEffect(() => {
+    if (draft.trim() !== '' || images.length === 0) setAskedForText(false);
+  }, [draft, images.length]);
   const form = useRef<HTMLFormElement>(null);
   /** The remove button to focus once a removed chip is gone (the next one, else the box). */
   const focusChip = useRef<number | undefined>(undefined);
@@ -281,16 +286,19 @@ export function Composer({
   /** Send, or say why not when only images are in the box (they go with a message). */
   const send = () => {
     if (images.length > 0 && draft.trim() === '') {
-      attach.setNote(
-        `Write a message to go with the ${images.length === 1 ? 'image' : 'images'}: images are sent with one.`,
-      );
+      setAskedForText(true);
       return;
     }
     if (blocked) return;
     attach.setNote(undefined);
     onSend();
   };
-  const notes = [imagesProblem, imageRefusal, attach.note].filter((note) => note !== undefined);
+  // Said until there is text to go with the images.
+  const needsText =
+    askedForText && images.length > 0 && draft.trim() === ''
+      ? `Write a message to go with the ${images.length === 1 ? 'image' : 'images'}: images are sent with one.`
+      : undefined;
+  const notes = [imagesProblem, imageRefusal, attach.note, needsText].filter((note) => note !== undefined);
   const describedBy = [tooLong ? 'composer-limit' : '', notes.length > 0 ? 'composer-image-note' : '']
     .filter(Boolean)
     .join(' ');
