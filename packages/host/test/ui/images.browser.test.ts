@@ -255,6 +255,12 @@ describe('images in a message', () => {
     await composer().fill('Compare them');
     await expectNoHorizontalOverflow(page);
     await shotAllModes(page, SHOTS, '53-images-refused');
+    // Narrow, four chips and the note still leave the box and Send in view.
+    await page.setViewportSize({ width: 420, height: 860 });
+    await expectInViewport(page, composer(), 'the message box under four chips at 420 px');
+    await expectInViewport(page, page.getByRole('button', { name: 'Send' }), 'Send at 420 px');
+    await expectNoHorizontalOverflow(page);
+    await page.setViewportSize({ width: 1280, height: 800 });
 
     await page.getByRole('button', { name: 'Remove two.png' }).click();
     await expect.poll(() => chips().count()).toBe(3);
@@ -288,6 +294,11 @@ describe('images in a message', () => {
     await expect.poll(() => attach.isDisabled()).toBe(false);
     await paste([{ name: 'image.png', type: 'image/png', bytes: DIAGRAM }]);
     await expect.poll(() => chips().count()).toBe(1);
+    await page.setViewportSize({ width: 420, height: 860 });
+    await expectInViewport(page, chips().first(), 'the home page’s chip at 420 px');
+    await expectInViewport(page, composer(), 'the home page’s message box at 420 px');
+    await expectNoHorizontalOverflow(page);
+    await page.setViewportSize({ width: 1280, height: 800 });
     await composer().fill('Start with this');
     await composer().press('Enter');
     await page
