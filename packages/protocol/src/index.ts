@@ -24,6 +24,7 @@ export * from './api/agent.js';
 export * from './init-prompt.js';
 export * from './api/undo.js';
 export * from './api/rewind.js';
+export * from './api/prompts.js';
 export * from './api/chatgpt.js';
 export * from './api/models.js';
 export * from './model-offer.js';

@@ -378,6 +378,11 @@ export const IMAGE_CONTEXT_MAX_BYTES = 12 * MiB;
  * image at about this many: Anthropic about width × height / 750, capped near 1 600).
  */
 export const IMAGE_CONTEXT_TOKENS = 1_600;
+/** Saved prompts (`<home>/prompts/*.md`, `GET /prompts`): files read, and one file's largest size. */
+export const PROMPTS_MAX_COUNT = 200;
+export const PROMPT_MAX_BYTES = 16 * KiB;
+/** Longest description a saved prompt is listed with (characters). */
+export const PROMPT_DESCRIPTION_MAX_CHARS = 120;
 /** Model steps (each may call tools) in one run before it stops. */
 export const AGENT_MAX_STEPS = 24;
 /** Runs executing at once across all sessions; beyond this `POST /agent/run` answers 429. */

@@ -4,6 +4,7 @@
  * routes. At start-up, runs a dead sidecar left `running` are marked interrupted, and the storage
  * reserve (storage-reserve.ts) is made whole if the disk has room.
  */
+import { promptsRoutes } from '../prompts/prompts-routes.js';
 import { join } from 'node:path';
 import { SESSIONS_DB_FILE, type Logger, type ModelRef } from '@bastion/protocol';
 import type { RouteModule } from '../http/app.js';
@@ -133,6 +134,7 @@ export function openAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
       }),
       agentRoutes({ store, runs }),
       auditRoutes({ store, audit }),
+      promptsRoutes(options.userData),
     ],
     close() {
       closed ??= runs.shutdown().then(() => {
