@@ -30,6 +30,7 @@ import type {
   PolicyListing,
   PolicyRule,
   PolicyRuleDraft,
+  PromptListResponse,
   Session,
   SessionImageResponse,
   SessionListResponse,
@@ -69,7 +70,9 @@ export type {
   PolicyListing,
   PolicyRule,
   PolicyRuleDraft,
+  PromptListResponse,
   RunContext,
+  SavedPrompt,
   Session,
   TokenUsage,
 } from '@bastion/protocol';
@@ -137,6 +140,10 @@ export interface BastionApi {
     ): Promise<AgentRewindResponse>;
     /** Resolves when the stream ends (the daemon closed it, or `signal` aborted); rejects on failure. */
     stream(sessionId: string, options: AgentStreamOptions): Promise<void>;
+  };
+  /** The user's saved prompts (`<home>/prompts/*.md`), read afresh: run as `/NAME` in the message box. */
+  readonly prompts: {
+    list(): Promise<PromptListResponse>;
   };
   readonly models: {
     /** Every model a session can use now, grouped by provider, and the default for new sessions. */

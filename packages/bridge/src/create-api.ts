@@ -67,6 +67,9 @@ export function createApi(transport: Transport): BastionApi {
         }
       },
     },
+    prompts: {
+      list: () => daemon('GET', '/prompts'),
+    },
     models: {
       list: () => daemon('GET', '/models'),
       setDefault: async (ref) => {
