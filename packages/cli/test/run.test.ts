@@ -123,6 +123,23 @@ describe('bastion run (real CLI process)', () => {
     expect(result.stderr).toContain('offline demo model');
   });
 
+  it('a prompt /NAME ARGS sends the saved prompt <home>/prompts/NAME.md with ARGS for $ARGUMENTS, saying so; /other names none and goes as typed', async () => {
+    const { home, workspace } = freshProject();
+    mkdirSync(join(home, 'prompts'), { recursive: true, mode: 0o700 });
+    writeFileSync(join(home, 'prompts', 'peek.md'), '---\ndescription: Read a file\n---\nread $ARGUMENTS\n');
+    const result = await runCliOn(home, workspace, ['--provider', 'demo', '/peek README.md']);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toContain(`bastion: /peek is your saved prompt ${join(home, 'prompts', 'peek.md')}\n`);
+    expect(result.stdout).toContain('demo: read README.md (35 bytes)');
+    const other = await runCliOn(home, workspace, ['--provider', 'demo', '/other README.md']);
+    expect(other.code).toBe(0);
+    expect(other.stderr).not.toContain('saved prompt');
+    const sent = [...userMessagesBySession(home).values()]
+      .flat()
+      .map((content) => (JSON.parse(content) as { text: string }[]).map((part) => part.text).join(''));
+    expect(sent.sort()).toEqual(['/other README.md', 'read README.md']);
+  });
+
   it('prints the project instructions the model was given, before the first tool call, and a mention as its path', async () => {
     const result = await runCli(['--provider', 'demo', 'read @README.md'], (workspace) =>
       writeFileSync(join(workspace, 'AGENTS.md'), 'Run npm test before you finish.\n'),

@@ -32,6 +32,9 @@ import {
   CLI_LIVE_OUTPUT_LINES,
   INIT_INSTRUCTIONS_PROMPT,
   eventPageResponseSchema,
+  expandPrompt,
+  promptCommand,
+  promptListResponseSchema,
   IMAGE_MAX_BYTES,
   sessionImageResponseSchema,
   sniffImageType,
@@ -1148,9 +1151,11 @@ async function runPrompt(
         await chatImage(host, session, attachments, step.image);
         continue;
       }
+      const run =
+        typeof step.run.message === 'string' ? { message: await expandSavedPrompt(host, step.run.message) } : step.run;
       // The attached images go with the next message (not with a compaction), and are then no longer attached.
-      const carrying = 'message' in step.run ? [...attached] : [];
-      const body = carrying.length === 0 ? step.run : { ...step.run, images: imageInputs(carrying) };
+      const carrying = 'message' in run ? [...attached] : [];
+      const body = carrying.length === 0 ? run : { ...run, images: imageInputs(carrying) };
       running = true;
       imagesRefusedByDaemon = false;
       const started = await startRun(body);
@@ -1212,6 +1217,7 @@ const CHAT_HELP = `bastion: a line is a prompt to this session, except these:
   /image                 list the images attached
   /image --clear         drop them
   /plan                  the agent's last plan in this chat again
+  /NAME [ARGS]           your saved prompt <home>/prompts/NAME.md, ARGS in place of its $ARGUMENTS
   /help                  this list
   /exit                  end chat (as Ctrl-D or the end of input does); Ctrl-C stops a run going\n`;
 
@@ -1232,6 +1238,23 @@ const CHAT_COMMANDS = [
 function completeChatCommand(line: string): [string[], string] {
   if (!line.startsWith('/') || /\s/.test(line)) return [[], line];
   return [CHAT_COMMANDS.filter((command) => command.startsWith(line)), line];
+}
+
+/**
+ * A prompt that starts `/NAME` for one of the user's saved prompts (`<home>/prompts/NAME.md`, read
+ * afresh) becomes that prompt, what follows NAME in place of its `$ARGUMENTS`, and says so; any
+ * other text is sent as typed.
+ */
+async function expandSavedPrompt(host: BastionHost, message: string): Promise<string> {
+  if (!message.startsWith('/')) return message;
+  const listed = await host.client.call('GET', '/prompts', undefined, promptListResponseSchema);
+  if (!listed.ok) return message;
+  const named = promptCommand(listed.body.prompts, message);
+  if (named === undefined) return message;
+  process.stderr.write(
+    `bastion: /${named.prompt.name} is your saved prompt ${terminalLine(join(listed.body.folder, `${named.prompt.name}.md`))}\n`,
+  );
+  return expandPrompt(named.prompt.body, named.args);
 }
 
 /** A path typed in one pair of quotes (as a shell would take a name with spaces) without them. */
