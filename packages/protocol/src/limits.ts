@@ -378,6 +378,8 @@ export const IMAGE_CONTEXT_MAX_BYTES = 12 * MiB;
  * image at about this many: Anthropic about width × height / 750, capped near 1 600).
  */
 export const IMAGE_CONTEXT_TOKENS = 1_600;
+/** Attached images the web page keeps fetched at once (each up to IMAGE_MAX_BYTES, a third more in base64). */
+export const SESSION_IMAGE_CACHE_MAX_ENTRIES = 24;
 /** Saved prompts (`<home>/prompts/*.md`, `GET /prompts`): files read, and one file's largest size. */
 export const PROMPTS_MAX_COUNT = 200;
 export const PROMPT_MAX_BYTES = 16 * KiB;

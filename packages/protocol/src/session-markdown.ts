@@ -1,5 +1,5 @@
 import type { Message, Session } from './api/sessions.js';
-import { imageFormatName } from './images.js';
+import { imageFormatName } from './image-format.js';
 import { EXPORT_TOOL_INPUT_CHARS } from './limits.js';
 
 function oneLine(value: unknown): string {

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { BastionApi } from '@bastion/bridge';
 import type { MessagePart } from '@bastion/protocol';
-import { imagePartsOf, keepSessionImage, SESSION_IMAGE_CACHE_MAX_ENTRIES, sessionImageUrl } from './session-images.js';
+import { SESSION_IMAGE_CACHE_MAX_ENTRIES } from '@bastion/protocol';
+import { imagePartsOf, keepSessionImage, sessionImageUrl } from './session-images.js';
 
 /** A bridge whose `image` counts its calls and fails for ids starting with "bad". */
 function countingBridge() {

@@ -5,16 +5,10 @@
  * SESSION_IMAGE_CACHE_MAX_ENTRIES are kept: an image may be a few MiB of base64.
  */
 import type { BastionApi } from '@bastion/bridge';
-import type { MessagePart } from '@bastion/protocol';
+import { SESSION_IMAGE_CACHE_MAX_ENTRIES, type MessagePart } from '@bastion/protocol';
 
 /** An image part of a stored message. */
 export type ImagePart = Extract<MessagePart, { type: 'image' }>;
-
-/**
- * Images kept in the page at once (up to IMAGE_MAX_BYTES each, a third more in base64). A UI
- * bound kept here while protocol/src/limits.ts is being changed by others; it belongs there.
- */
-export const SESSION_IMAGE_CACHE_MAX_ENTRIES = 24;
 
 const cache = new Map<string, Promise<string>>();
 const keyOf = (sessionId: string, imageId: string) => `${sessionId}\0${imageId}`;

@@ -136,6 +136,7 @@ describe('bridge immutability', () => {
       'mode',
       'models',
       'policy',
+      'prompts',
       'secrets',
       'sessions',
       'version',

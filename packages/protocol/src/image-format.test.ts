@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { IMAGE_MAX_BASE64_CHARS, imageFormatName, sniffImageType } from './images.js';
+import { IMAGE_MAX_BASE64_CHARS, imageFormatName, sniffImageType } from './image-format.js';
 import { IMAGE_MAX_BYTES } from './limits.js';
 
 const bytes = (...parts: (number[] | string)[]) =>

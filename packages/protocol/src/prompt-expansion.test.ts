@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { expandPrompt, promptCommand, type SavedPrompt } from './prompts.js';
+import type { SavedPrompt } from './api/prompts.js';
+import { expandPrompt, promptCommand } from './prompt-expansion.js';
 
 const prompts: SavedPrompt[] = [
   { name: 'fix-issue', description: 'Fix an issue', body: 'Fix issue $ARGUMENTS, then test it. ($ARGUMENTS)' },
