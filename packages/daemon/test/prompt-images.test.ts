@@ -9,7 +9,6 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createAnthropic } from '@ai-sdk/anthropic';
 import type { LanguageModelV3CallOptions } from '@ai-sdk/provider';
-import { MockLanguageModelV3 } from 'ai/test';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   IMAGE_CONTEXT_MAX_BYTES,
@@ -21,8 +20,7 @@ import {
 } from '@bastion/protocol';
 import type { ProviderDefinition } from '../src/providers/provider-registry.js';
 import { startInProcessDaemon, type InProcessDaemon } from './support/in-process-daemon.js';
-import { textStream } from './support/mock-streams.js';
-import { scriptedProvider } from './support/scripted-provider.js';
+import { recordingProvider, scriptedProvider } from './support/scripted-provider.js';
 
 /** A real 1×1 PNG (68 bytes). */
 const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
@@ -36,18 +34,7 @@ const bigPng = (size: number, fill: number) => {
 
 const calls: LanguageModelV3CallOptions[] = [];
 /** Stands in for OpenAI: its catalog models take images. */
-const openai: ProviderDefinition = {
-  id: 'openai',
-  label: 'OpenAI (test)',
-  defaultModel: 'gpt-4.1',
-  create: () =>
-    new MockLanguageModelV3({
-      doStream: (options) => {
-        calls.push(options);
-        return Promise.resolve({ stream: textStream(['seen'], 0) });
-      },
-    }),
-};
+const openai = recordingProvider('openai', 'gpt-4.1', 'seen', calls);
 
 let daemon: InProcessDaemon | undefined;
 let server: Server | undefined;

@@ -11,28 +11,16 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createAnthropic } from '@ai-sdk/anthropic';
 import type { LanguageModelV3CallOptions } from '@ai-sdk/provider';
-import { MockLanguageModelV3 } from 'ai/test';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ANTHROPIC_THINKING_BUDGET_TOKENS, type AgentEvent, type Session } from '@bastion/protocol';
 import type { ProviderDefinition } from '../src/providers/provider-registry.js';
 import { startInProcessDaemon, type InProcessDaemon } from './support/in-process-daemon.js';
-import { textStream } from './support/mock-streams.js';
+import { recordingProvider } from './support/scripted-provider.js';
 
 const calls: LanguageModelV3CallOptions[] = [];
 
 /** Stands in for OpenAI: the id the catalog's reasoning models are listed under. */
-const openai: ProviderDefinition = {
-  id: 'openai',
-  label: 'OpenAI (test)',
-  defaultModel: 'gpt-5',
-  create: () =>
-    new MockLanguageModelV3({
-      doStream: (options) => {
-        calls.push(options);
-        return Promise.resolve({ stream: textStream(['ok'], 0) });
-      },
-    }),
-};
+const openai = recordingProvider('openai', 'gpt-5', 'ok', calls);
 
 let daemon: InProcessDaemon | undefined;
 let server: Server | undefined;

@@ -43,3 +43,27 @@ export function scriptedProvider(): ScriptedProvider {
   };
   return { provider, turns, prompts };
 }
+
+/**
+ * A provider standing in for a catalog one (`id`, e.g. `openai`, so the catalog's facts about its
+ * models apply) whose model answers `reply` to every call and keeps each call's options in `calls`.
+ */
+export function recordingProvider(
+  id: string,
+  defaultModel: string,
+  reply: string,
+  calls: LanguageModelV3CallOptions[],
+): ProviderDefinition {
+  return {
+    id,
+    label: `${id} (test)`,
+    defaultModel,
+    create: () =>
+      new MockLanguageModelV3({
+        doStream: (options) => {
+          calls.push(options);
+          return Promise.resolve({ stream: textStream([reply], 0) });
+        },
+      }),
+  };
+}
