@@ -1029,6 +1029,7 @@ export function ChatView({ bastion, sessionId, sessionsVersion, onSessionChanged
         workspace={reachableRoot}
         files={bastion.workspaces}
         commands={commands}
+        savedPrompts={bastion.prompts}
         images={images}
         onImages={setImages}
         modelTakesImages={

@@ -8,7 +8,10 @@ interface Props {
   onChoose: (command: SlashCommand) => void;
 }
 
-/** The list above a message that starts a slash command: each command, what it does, or why it cannot run now. */
+/**
+ * The list above a message that starts a slash command: each command, what it does, or why it
+ * cannot run now; the user's saved prompts after them, each marked as one.
+ */
 export function CommandMenu({ options, active, onChoose }: Props) {
   return (
     <ListMenu
@@ -20,6 +23,11 @@ export function CommandMenu({ options, active, onChoose }: Props) {
         content: (
           <>
             <span className="command-name">{command.name}</span>{' '}
+            {command.savedPrompt === true && (
+              <>
+                <span className="command-marker">saved prompt</span>{' '}
+              </>
+            )}
             <span className="muted">{command.unavailable ?? command.description}</span>
           </>
         ),

@@ -19,6 +19,14 @@ import {
 } from '../image-attachment.js';
 import { applyMention, matchingEntries, mentionAt } from '../mention.js';
 import { matchingCommands, type SlashCommand } from '../slash-commands.js';
+import {
+  fillForLine,
+  fillFrom,
+  mayNamePrompt,
+  promptListOf,
+  type PromptFill,
+  type PromptList,
+} from '../saved-prompts.js';
 import { CommandMenu } from './command-menu.js';
 import { AttachIcon, ImageChips } from './image-chips.js';
 import { LIST_MENU_ID, listOptionId } from './list-menu.js';
@@ -44,6 +52,11 @@ interface Props {
   files: Pick<BastionApi['workspaces'], 'readdir' | 'find'>;
   /** The slash commands a message that starts with `/` may be. */
   commands: readonly SlashCommand[];
+  /**
+   * Where the user's saved prompts are read (the bridge's prompts), listed after `commands` as
+   * `/NAME`; running one puts its text in the box, unsent. Undefined: no saved prompts here.
+   */
+  savedPrompts?: Pick<BastionApi['prompts'], 'list'>;
   /** The images attached to the message, in order. */
   images: readonly Attachment[];
   onImages: (images: readonly Attachment[]) => void;
@@ -117,6 +130,32 @@ function useFoundPaths(
   return found !== undefined && found.key === key ? found.entries : undefined;
 }
 
+/**
+ * The user's saved prompts, read afresh each time the box starts to hold a `/` command (a `/`
+ * typed or pasted at its start), not on every key. Undefined while being read, or when they could
+ * not be (then the box offers Bastion's own commands only). `read()` is the listing being read,
+ * for an Enter pressed before it came.
+ */
+function useSavedPrompts(
+  source: Props['savedPrompts'],
+  slash: boolean,
+): { list: PromptList | undefined; read: () => Promise<PromptList | undefined> } {
+  const [list, setList] = useState<PromptList>();
+  const reading = useRef<Promise<PromptList | undefined>>(Promise.resolve(undefined));
+  useEffect(() => {
+    // Nothing read before is shown again: the next `/` lists the folder as it is then.
+    setList(undefined);
+    if (source === undefined || !slash) return;
+    const asked = source.list().then(promptListOf, () => undefined);
+    reading.current = asked;
+    void asked.then((answer) => {
+      // A listing asked for after this one is the one shown.
+      if (reading.current === asked) setList(answer);
+    });
+  }, [source, slash]);
+  return { list, read: () => reading.current };
+}
+
 /** The list open over the box: its options' count, the active one, and what its keys do. */
 interface OpenList {
   count: number;
@@ -153,6 +192,9 @@ function listKey(event: KeyboardEvent<HTMLTextAreaElement>, list: OpenList): boo
  * folders by the name typed after it (src/ then its own entries; a name of two characters or more
  * is also looked for in every folder), and puts the chosen path in. A message that is the start
  * of a slash command's name lists those commands; Enter (or Send, for a whole name) runs one.
+ * The user's saved prompts follow them: choosing one, or Enter on `/NAME ARGS`, puts the prompt's
+ * text in the box (ARGS for its `$ARGUMENTS`) with a note naming its file, and sends nothing: the
+ * user reads it, and Enter sends it like any message.
  */
 export function Composer({
   draft,
@@ -168,6 +210,7 @@ export function Composer({
   workspace,
   files,
   commands,
+  savedPrompts,
   images,
   onImages,
   modelTakesImages,
@@ -199,7 +242,33 @@ export function Composer({
   /** The text whose command list Esc closed: it stays closed until the text changes. */
   const [commandsDismissed, setCommandsDismissed] = useState<string>();
   const [commandActive, setCommandActive] = useState(0);
-  const commandOptions = caret === undefined ? [] : matchingCommands(commands, draft);
+  const saved = useSavedPrompts(savedPrompts, draft.trimStart().startsWith('/'));
+  /** The saved prompt whose text was put in the box: named under it until the box is emptied (sent or cleared). */
+  const [filled, setFilled] = useState<PromptFill>();
+  useEffect(() => {
+    if (draft.trim() === '') setFilled(undefined);
+  }, [draft]);
+  const fill = (prompt: PromptFill) => {
+    placeCaret.current = prompt.text.length;
+    setCaret(prompt.text.length);
+    setFilled(prompt);
+    onDraft(prompt.text);
+    ref.current?.focus();
+  };
+  const promptOptions: SlashCommand[] =
+    saved.list?.prompts.map((prompt) => ({
+      name: `/${prompt.name}`,
+      description: prompt.description,
+      unavailable: undefined,
+      savedPrompt: true,
+      run: () => {
+        const list = saved.list;
+        // What follows the name (`/peek README.md` then Tab and Enter) is the prompt's ARGUMENTS.
+        if (list) fill(fillForLine({ ...list, prompts: [prompt] }, draft) ?? fillFrom(list, prompt, ''));
+      },
+    })) ?? [];
+  const commandOptions =
+    caret === undefined ? [] : [...matchingCommands(commands, draft), ...matchingCommands(promptOptions, draft)];
   const commandMenu = commandOptions.length > 0 && commandsDismissed !== draft;
   const found = workspace === null || caret === undefined || commandMenu ? undefined : mentionAt(draft, caret);
   const mention = found !== undefined && found.start !== dismissed ? found : undefined;
@@ -228,6 +297,8 @@ export function Composer({
     box.style.height = `${Math.min(box.scrollHeight, UI_COMPOSER_MAX_HEIGHT_PX)}px`;
     if (placeCaret.current !== undefined) {
       box.setSelectionRange(placeCaret.current, placeCaret.current);
+      // A caret put at the end of a long text (a saved prompt's) is shown there.
+      if (placeCaret.current === box.value.length) box.scrollTop = box.scrollHeight;
       placeCaret.current = undefined;
     }
   }, [draft]);
@@ -240,7 +311,7 @@ export function Composer({
   };
   const runCommand = (command: SlashCommand) => {
     if (command.unavailable !== undefined) return;
-    onDraft('');
+    if (command.savedPrompt !== true) onDraft('');
     command.run();
   };
   const insertEntry = (index: number) => {
@@ -254,7 +325,9 @@ export function Composer({
         move: setCommandActive,
         dismiss: () => setCommandsDismissed(draft),
         complete: (index) => {
-          const name = commandOptions[index]?.name ?? draft;
+          const command = commandOptions[index];
+          // A saved prompt's name is followed by a space, for what to put in its $ARGUMENTS.
+          const name = command === undefined ? draft : command.savedPrompt === true ? `${command.name} ` : command.name;
           placeCaret.current = name.length;
           onDraft(name);
         },
@@ -293,13 +366,39 @@ export function Composer({
     attach.setNote(undefined);
     onSend();
   };
+  /** The newest text and send, for an Enter decided once the saved prompts are read. */
+  const latest = useRef({ draft, send });
+  latest.current = { draft, send };
+  /**
+   * Enter or Send: `/NAME ARGS` naming a saved prompt puts the prompt's text in the box, unsent
+   * (decided once a listing still being read is in: a name typed and Enter pressed at once); any
+   * other text is sent. Text a saved prompt put there is sent as it is, even if it starts with a
+   * prompt's name itself.
+   */
+  const sendOrFill = () => {
+    if (savedPrompts === undefined || !mayNamePrompt(draft) || draft === filled?.text) {
+      send();
+      return;
+    }
+    const typed = draft;
+    void saved.read().then((list) => {
+      if (latest.current.draft !== typed) return;
+      const found = list && fillForLine(list, typed);
+      if (found) fill(found);
+      else latest.current.send();
+    });
+  };
   // Said until there is text to go with the images.
   const needsText =
     askedForText && images.length > 0 && draft.trim() === ''
       ? `Write a message to go with the ${images.length === 1 ? 'image' : 'images'}: images are sent with one.`
       : undefined;
   const notes = [imagesProblem, imageRefusal, attach.note, needsText].filter((note) => note !== undefined);
-  const describedBy = [tooLong ? 'composer-limit' : '', notes.length > 0 ? 'composer-image-note' : '']
+  const describedBy = [
+    tooLong ? 'composer-limit' : '',
+    notes.length > 0 ? 'composer-image-note' : '',
+    filled ? 'composer-prompt-note' : '',
+  ]
     .filter(Boolean)
     .join(' ');
   return (
@@ -318,7 +417,7 @@ export function Composer({
           event.preventDefault();
           const named = commands.find((command) => command.name === draft.trim().toLowerCase());
           if (named) runCommand(named);
-          else send();
+          else sendOrFill();
         }}
         onDragOver={attach.dragOver}
         onDragLeave={attach.dragLeave}
@@ -380,6 +479,11 @@ export function Composer({
               {notes.join(' ')}
             </p>
           )}
+          {filled && (
+            <p className="composer-prompt-note" id="composer-prompt-note" role="status">
+              From your saved prompt <code>{filled.file}</code>: not sent yet, Enter sends it.
+            </p>
+          )}
           <textarea
             id="composer-input"
             ref={ref}
@@ -408,7 +512,7 @@ export function Composer({
               }
               if (event.key === 'Enter' && !event.shiftKey && !event.nativeEvent.isComposing) {
                 event.preventDefault();
-                send();
+                sendOrFill();
               }
             }}
             onPaste={(event) => {

@@ -12,7 +12,7 @@ const KEYS: readonly (readonly [string, string])[] = [
   ['Ctrl+F (⌘F)', 'find in this session, older turns not on screen too (Enter: next, Shift+Enter: previous)'],
 ];
 
-/** The message box's keys and the slash commands, from `/help`. */
+/** The message box's keys and the slash commands (saved prompts in a line after them), from `/help`. */
 export function HelpDialog({ commands, onClose }: { commands: readonly SlashCommand[]; onClose: () => void }) {
   return (
     <Dialog title="Keys and commands" onCancel={onClose} wide>
@@ -42,6 +42,11 @@ export function HelpDialog({ commands, onClose }: { commands: readonly SlashComm
           ))}
         </tbody>
       </table>
+      <p className="help-saved-prompts">
+        Your saved prompts follow these as <code>/NAME</code> (a Markdown file <code>NAME.md</code> in the prompts
+        folder of Bastion’s data folder; Settings lists them): choosing one puts its text in the box, and nothing is
+        sent until you press Enter again.
+      </p>
       <div className="dialog-actions">
         <button type="button" onClick={onClose} autoFocus>
           Close

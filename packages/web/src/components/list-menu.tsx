@@ -1,4 +1,4 @@
-import type { ReactNode } from 'react';
+import { useLayoutEffect, useRef, type ReactNode } from 'react';
 
 /** The message box's one open list (a mention's entries or the slash commands): its id and its options'. */
 export const LIST_MENU_ID = 'composer-list';
@@ -25,8 +25,13 @@ interface Props {
 
 /** A list above the message box, which keeps the focus: the box owns it (combobox) and its keys move in it. */
 export function ListMenu({ heading, label, options, active, onChoose, optionClass }: Props) {
+  const menu = useRef<HTMLDivElement>(null);
+  // The arrows move past the options in view (the saved prompts come after Bastion's commands): the active one is scrolled to.
+  useLayoutEffect(() => {
+    menu.current?.querySelector(`#${listOptionId(active)}`)?.scrollIntoView({ block: 'nearest' });
+  }, [active, options?.length]);
   return (
-    <div className="list-menu">
+    <div className="list-menu" ref={menu}>
       <div className="list-heading muted">{heading}</div>
       <div role="listbox" id={LIST_MENU_ID} aria-label={label}>
         {options?.map((option, index) => (
