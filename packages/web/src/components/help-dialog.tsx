@@ -42,7 +42,7 @@ export function HelpDialog({ commands, onClose }: { commands: readonly SlashComm
           ))}
         </tbody>
       </table>
-      <p className="help-saved-prompts">
+      <p>
         Your saved prompts follow these as <code>/NAME</code> (a Markdown file <code>NAME.md</code> in the prompts
         folder of Bastion’s data folder; Settings lists them): choosing one puts its text in the box, and nothing is
         sent until you press Enter again.
