@@ -252,4 +252,21 @@ describe('saved prompts in Settings', () => {
     await expectInViewport(page, card.getByRole('button', { name: 'Reload' }), 'Reload at 420 px');
     await page.setViewportSize({ width: 1280, height: 800 });
   });
+  it('on the home page, /NAME ARGS and Enter put the expansion in the box with no session made; Enter again starts a session with it', async () => {
+    const sessionCount = async () =>
+      (await host.client.request<{ sessions: Session[] }>('GET', '/sessions')).body.sessions.length;
+    const before = await sessionCount();
+    await page.goto(`${host.uiOrigin}/desktop/`);
+    const box = page.getByRole('combobox', { name: 'Message' });
+    await box.fill('/peek README.md');
+    await box.press('Enter');
+    await expect.poll(() => box.inputValue(), SETTLED).toBe('read README.md');
+    await note().getByText(join(folder, 'peek.md')).waitFor();
+    await page.waitForTimeout(500);
+    expect(await sessionCount()).toBe(before);
+
+    await box.press('Enter');
+    await page.locator('.bubble.user', { hasText: 'read README.md' }).waitFor(SETTLED);
+    expect(await sessionCount()).toBe(before + 1);
+  });
 });

@@ -101,6 +101,7 @@ export function HomeView({
         workspace={workspace}
         files={bastion.workspaces}
         commands={[]}
+        savedPrompts={bastion.prompts}
         images={images}
         onImages={setImages}
         modelTakesImages={models === undefined || listedModel(models.groups, models.default)?.images === true}
