@@ -17,6 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Locator, Page } from 'playwright-core';
 import type { MessageListResponse, PromptListResponse, Session } from '@bastion/protocol';
 import type { TempHost } from '../support/temp-host.js';
+import { SESSION_COMMANDS } from './support/session-commands.js';
 import { openDesktopWorld, type DesktopWorld } from './support/desktop-world.js';
 import {
   expectInViewport,
@@ -28,21 +29,6 @@ import {
 const SHOTS = fileURLToPath(new URL('../../../../test-output/ui/', import.meta.url));
 /** What the page shows after the host has done its part: under a loaded CI machine a run takes seconds. */
 const SETTLED = { timeout: 30_000 };
-/** Bastion's own commands in a session, in their order: the saved prompts come after them. */
-const BUILT_INS = [
-  '/new',
-  '/compact',
-  '/init',
-  '/undo',
-  '/rewind',
-  '/export',
-  '/model',
-  '/reasoning',
-  '/mode read-only',
-  '/mode accept-edits',
-  '/mode auto',
-  '/help',
-];
 const PEEK = ['---', 'description: read a file you name', '---', 'read $ARGUMENTS', ''].join('\n');
 
 let world: DesktopWorld | undefined;
@@ -103,7 +89,7 @@ describe('saved prompts in the message box', () => {
     expect(listing.body.folder).toBe(folder);
     await composer.pressSequentially('/');
     await list().waitFor();
-    await expect.poll(names, SETTLED).toEqual([...BUILT_INS, '/peek', '/pr-summary']);
+    await expect.poll(names, SETTLED).toEqual([...SESSION_COMMANDS, '/peek', '/pr-summary']);
     const peek = list().getByRole('option', { name: /^\/peek/ });
     expect(await peek.textContent()).toBe('/peek saved prompt read a file you name');
     expect(
@@ -175,7 +161,7 @@ describe('saved prompts in the message box', () => {
     rmSync(join(folder, 'pr-summary.md'));
     await composer.fill('');
     await composer.pressSequentially('/');
-    await expect.poll(names, SETTLED).toEqual([...BUILT_INS, '/peek', '/tests']);
+    await expect.poll(names, SETTLED).toEqual([...SESSION_COMMANDS, '/peek', '/tests']);
     expect(
       await list()
         .getByRole('option', { name: /^\/peek/ })
@@ -200,7 +186,7 @@ describe('saved prompts in the message box', () => {
     const help = page.getByRole('dialog', { name: 'Keys and commands' });
     await help.waitFor();
     await help.getByText('Your saved prompts follow these as').waitFor();
-    expect(await help.locator('th code').allTextContents()).toEqual(BUILT_INS);
+    expect(await help.locator('th code').allTextContents()).toEqual(SESSION_COMMANDS);
     await help.getByRole('button', { name: 'Close' }).click();
     await help.waitFor({ state: 'detached' });
     expect(await composer.inputValue()).toBe('');

@@ -18,26 +18,13 @@ import type { Locator, Page } from 'playwright-core';
 import { INIT_INSTRUCTIONS_PROMPT, type Session } from '@bastion/protocol';
 import type { ScriptedTurn } from '@bastion/test-support';
 import type { TempHost } from '../support/temp-host.js';
+import { SESSION_COMMANDS } from './support/session-commands.js';
 import { openScriptedDesktopWorld, sendMessage, type ScriptedDesktopWorld } from './support/desktop-world.js';
 import { expectListAndComposerInView, shotAllModes } from './support/layout.js';
 
 const SHOTS = fileURLToPath(new URL('../../../../test-output/ui/', import.meta.url));
 /** What the page shows after the host has done its part: under a loaded CI machine a run takes seconds. */
 const SETTLED = { timeout: 30_000 };
-const ALL = [
-  '/new',
-  '/compact',
-  '/init',
-  '/undo',
-  '/rewind',
-  '/export',
-  '/model',
-  '/reasoning',
-  '/mode read-only',
-  '/mode accept-edits',
-  '/mode auto',
-  '/help',
-];
 
 const turns: ScriptedTurn[] = [];
 let world: ScriptedDesktopWorld | undefined;
@@ -63,7 +50,7 @@ describe('slash commands in the message box', () => {
     await expect.poll(() => composer.getAttribute('placeholder'), SETTLED).toContain('/ for commands');
     await composer.pressSequentially('/');
     await list().waitFor();
-    expect(await names()).toEqual(ALL);
+    expect(await names()).toEqual(SESSION_COMMANDS);
     expect(await composer.getAttribute('aria-controls')).toBe('composer-list');
     expect(
       await list()
@@ -192,7 +179,7 @@ describe('slash commands in the message box', () => {
     await composer.press('Enter');
     const help = page.getByRole('dialog', { name: 'Keys and commands' });
     await help.waitFor();
-    expect(await help.locator('th code').allTextContents()).toEqual(ALL);
+    expect(await help.locator('th code').allTextContents()).toEqual(SESSION_COMMANDS);
     expect(await help.locator('th kbd').allTextContents()).toContain('Shift+Enter');
     await shotAllModes(page, SHOTS, '44-help', help);
     await help.getByRole('button', { name: 'Close' }).click();

@@ -1,0 +1,15 @@
+/** Bastion's own slash commands in a session's message box, in the order the menu lists them. */
+export const SESSION_COMMANDS = [
+  '/new',
+  '/compact',
+  '/init',
+  '/undo',
+  '/rewind',
+  '/export',
+  '/model',
+  '/reasoning',
+  '/mode read-only',
+  '/mode accept-edits',
+  '/mode auto',
+  '/help',
+] as const;
