@@ -96,7 +96,8 @@ export interface BastionApi {
   readonly version: 1;
   handshake(): Promise<HandshakeResponse>;
   readonly sessions: {
-    list(options?: PageOptions): Promise<SessionListResponse>;
+    /** Newest first; `search`: only those whose title, prompts or replies hold that text. */
+    list(options?: PageOptions & { search?: string }): Promise<SessionListResponse>;
     create(request: CreateSessionRequest): Promise<Session>;
     get(sessionId: string): Promise<Session>;
     update(sessionId: string, request: UpdateSessionRequest): Promise<Session>;

@@ -4,8 +4,9 @@ import type { BastionApi } from './api.js';
 import type { Transport } from './transport.js';
 import { readAgentEvents } from './event-stream.js';
 
-function pageQuery(options: { limit?: number; cursor?: string } = {}): string {
+function pageQuery(options: { limit?: number; cursor?: string; search?: string } = {}): string {
   const query = new URLSearchParams();
+  if (options.search !== undefined) query.set('search', options.search);
   if (options.limit !== undefined) query.set('limit', String(options.limit));
   if (options.cursor !== undefined) query.set('cursor', options.cursor);
   const text = query.toString();

@@ -325,6 +325,8 @@ export const STORE_WAL_SIZE_LIMIT_BYTES = 4 * MiB;
  */
 export const STORAGE_RESERVE_BYTES = 1 * MiB;
 export const SESSION_MAX_TITLE_CHARS = 200;
+/** Longest text `GET /sessions?search=` looks for in titles, prompts and replies. */
+export const SESSION_SEARCH_MAX_CHARS = 200;
 /** A title the daemon takes from a session's first message is cut here (a list shows less still). */
 export const SESSION_AUTO_TITLE_CHARS = 80;
 /** Paged listings (`GET /sessions`, `GET /sessions/:id/messages`): default and largest page. */

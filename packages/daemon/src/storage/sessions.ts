@@ -99,6 +99,11 @@ export function titleFromMessage(message: string): string {
   return line.length > SESSION_AUTO_TITLE_CHARS ? `${line.slice(0, SESSION_AUTO_TITLE_CHARS - 1)}…` : line;
 }
 
+/** `text` anywhere, as a LIKE pattern whose `%`, `_` and `\` match themselves (ESCAPE '\'). */
+function likePattern(text: string): string {
+  return `%${text.replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
+}
+
 export class Sessions {
   readonly #writer: StoreWriter;
 
@@ -142,15 +147,33 @@ export class Sessions {
     return row ? toSession(row) : undefined;
   }
 
-  /** Newest first; `cursor` is the previous page's `next`. */
-  list(options: { limit?: number; cursor?: string } = {}): Page<Session> {
+  /**
+   * Newest first; `cursor` is the previous page's `next`. With `search`, only sessions whose title,
+   * or the text of a prompt or a reply, holds it (the text parts only: never a JSON key, a tool's
+   * input or output); SQLite's LIKE, so ASCII letters match in either case.
+   */
+  list(options: { limit?: number; cursor?: string; search?: string } = {}): Page<Session> {
     const limit = options.limit ?? PAGE_DEFAULT_LIMIT;
     const before = cursorPosition(options.cursor, Number.MAX_SAFE_INTEGER);
-    const rows = this.#writer.db
-      .prepare<[number, number], SessionRow>(
-        `SELECT ${SESSION_COLUMNS} FROM sessions s WHERE s.n < ? ORDER BY s.n DESC LIMIT ?`,
-      )
-      .all(before, limit + 1);
+    const rows =
+      options.search === undefined
+        ? this.#writer.db
+            .prepare<[number, number], SessionRow>(
+              `SELECT ${SESSION_COLUMNS} FROM sessions s WHERE s.n < ? ORDER BY s.n DESC LIMIT ?`,
+            )
+            .all(before, limit + 1)
+        : this.#writer.db
+            .prepare<[number, string, string, number], SessionRow>(
+              `SELECT ${SESSION_COLUMNS} FROM sessions s
+               WHERE s.n < ? AND (s.title LIKE ? ESCAPE '\\' OR EXISTS (
+                 SELECT 1 FROM messages m,
+                   json_each(CASE WHEN json_type(m.content) = 'array' THEN m.content ELSE '[]' END) part
+                 WHERE m.session_id = s.id AND m.role IN ('user', 'assistant') AND part.type = 'object'
+                   AND json_extract(part.value, '$.type') = 'text'
+                   AND json_extract(part.value, '$.text') LIKE ? ESCAPE '\\'))
+               ORDER BY s.n DESC LIMIT ?`,
+            )
+            .all(before, likePattern(options.search), likePattern(options.search), limit + 1);
     const page = rows.slice(0, limit);
     const last = page.at(-1);
     return { items: page.map(toSession), next: rows.length > limit && last ? String(last.n) : null };

@@ -6,6 +6,7 @@ import {
   PAGE_MAX_LIMIT,
   PROVIDER_ID_MAX_CHARS,
   SESSION_MAX_TITLE_CHARS,
+  SESSION_SEARCH_MAX_CHARS,
 } from '../limits.js';
 import { imageMediaTypeSchema } from '../images.js';
 import { permissionModeSchema } from '../modes.js';
@@ -88,6 +89,14 @@ export type UpdateSessionRequest = z.infer<typeof updateSessionRequestSchema>;
 export const pageQuerySchema = z.strictObject({
   limit: z.coerce.number().int().min(1).max(PAGE_MAX_LIMIT).optional(),
   cursor: z.string().max(128).optional(),
+});
+
+/**
+ * `GET /sessions`: a page, newest first; with `search`, only the sessions whose title, prompts or
+ * replies hold that text (ASCII letters in either case).
+ */
+export const sessionListQuerySchema = pageQuerySchema.extend({
+  search: z.string().min(1).max(SESSION_SEARCH_MAX_CHARS).optional(),
 });
 
 export const sessionListResponseSchema = z.strictObject({

@@ -8,6 +8,7 @@ import {
   eventPageQuerySchema,
   pageQuerySchema,
   sessionIdSchema,
+  sessionListQuerySchema,
   updateSessionRequestSchema,
   type EventPageResponse,
   type MessageListResponse,
@@ -57,7 +58,7 @@ export function sessionRoutes(deps: {
   };
   return (app) => {
     app.get('/sessions', (c) => {
-      const query = parseInput(pageQuerySchema, c.req.query());
+      const query = parseInput(sessionListQuerySchema, c.req.query());
       const page = store.sessions.list(query);
       return c.json({ sessions: page.items, next: page.next } satisfies SessionListResponse);
     });
