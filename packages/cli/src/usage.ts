@@ -38,7 +38,7 @@ export const USAGE = `Usage:
               [--mode …] [--json] PROMPT
   bastion chat [--workspace DIR] [--home DIR] [--continue | --session ID] [--mode …] [--provider ID]
                [--model ID | --endpoint URL --model ID [--context-window TOKENS]] [--json]
-  bastion sessions [--workspace DIR | --all] [--home DIR] [--json]
+  bastion sessions [--workspace DIR | --all] [--search TEXT] [--home DIR] [--json]
   bastion sessions export ID [--home DIR]
   bastion models [--home DIR] [--json]
   bastion models default PROVIDER/MODEL [--home DIR]
@@ -116,7 +116,8 @@ code.
 
 sessions: the newest ${CLI_SESSIONS_LISTED} sessions that worked in the workspace (of every one with --all),
 each with its id, when it last changed, how its last run ended (or that it needs approval), its
-model, mode and title; --json prints one session object a line. sessions export ID prints that
+model, mode and title; --search TEXT lists only those whose title, prompts or replies hold TEXT
+(ASCII letters in either case); --json prints one session object a line. sessions export ID prints that
 session as markdown, as the UI's Export saves it: its prompts, replies and tool calls (each with
 its input on one line; the outputs stay in Bastion), through the running Bastion when one owns the
 home.

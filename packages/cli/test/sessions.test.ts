@@ -89,6 +89,32 @@ describe('bastion sessions', () => {
     expect(hosts()).toBe(before);
   });
 
+  it('--search lists the sessions whose prompts or replies hold the text, in either case, here or with --all; through the running Bastion too', async () => {
+    const { home, first, second } = project();
+    await runIn(home, first, 'zebra crossing');
+    await runIn(home, second, 'ls');
+    const everywhere = await runCli(['sessions', '--all', '--search', 'ZEBRA', '--home', home]);
+    expect(everywhere.code).toBe(0);
+    expect(
+      everywhere.stdout
+        .trimEnd()
+        .split('\n')
+        .map((line) => LINE.exec(line)?.[2]),
+    ).toEqual(['zebra crossing']);
+    const elsewhere = await runCli(['sessions', '--search', 'zebra', '--home', home, '--workspace', second]);
+    expect(elsewhere.code).toBe(0);
+    expect(elsewhere.stdout).toBe('');
+    expect(elsewhere.stderr).toBe('bastion: no session of this folder mentions "zebra" (--all looks in every one)\n');
+
+    await startHolder(started, home, first).ready;
+    const through = await runCli(['sessions', '--all', '--search', 'crossing', '--home', home]);
+    expect(LINE.exec(through.stdout.trimEnd())?.[2]).toBe('zebra crossing');
+    expect(controlRequests(home, 'sessions')).toBe(1);
+    const empty = await runCli(['sessions', '--search', ' ', '--home', home]);
+    expect(empty.code).toBe(2);
+    expect(empty.stderr).toMatch(/^bastion: --search takes 1 to 200 characters\n/);
+  });
+
   it('exits 2 for --all with --workspace, or an argument, with the synopsis of sessions', async () => {
     const both = await runCli(['sessions', '--all', '--workspace', '.']);
     expect(both.code).toBe(2);

@@ -471,7 +471,7 @@ function controlHandler(parts: {
       case 'open':
         return { ok: true, launch: parts.desktop.issueLaunchUrl() };
       case 'sessions': {
-        const found = await sessionsIn(parts.client, request.workspace, request.limit);
+        const found = await sessionsIn(parts.client, request.workspace, request.limit, request.search);
         return found.ok
           ? { ok: true, sessions: found.sessions }
           : { ok: true, refused: { code: found.error.code, message: found.error.message } };

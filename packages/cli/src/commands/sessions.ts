@@ -1,6 +1,7 @@
 /**
- * `bastion sessions [--workspace DIR | --all] [--home DIR] [--json]`: the sessions that worked in
- * this folder (every session with `--all`), newest first, CLI_SESSIONS_LISTED at most — each with
+ * `bastion sessions [--workspace DIR | --all] [--search TEXT] [--home DIR] [--json]`: the sessions
+ * that worked in this folder (every session with `--all`; with `--search`, only those whose title,
+ * prompts or replies hold TEXT), newest first, CLI_SESSIONS_LISTED at most — each with
  * its id (for `bastion run --session`), when it last changed, how its last run ended, its model,
  * mode and title. Through the running Bastion when one owns the home (its control socket), else
  * through a host of its own.
@@ -12,6 +13,7 @@
 import {
   CLI_SESSIONS_LISTED,
   CONTROL_MAX_EXPORT_ANSWER_BYTES,
+  SESSION_SEARCH_MAX_CHARS,
   sessionIdSchema,
   type Session,
   type WireError,
@@ -39,12 +41,18 @@ async function list(
   userData: string,
   workspace: string | undefined,
   home: string | undefined,
+  search: string | undefined,
 ): Promise<Listed | undefined> {
   const limit = CLI_SESSIONS_LISTED + 1;
   if (await askRunningHost(userData, { op: 'status' }, holderStatusSchema)) {
     const answer = await askRunningHost(
       userData,
-      { op: 'sessions', limit, ...(workspace === undefined ? {} : { workspace }) },
+      {
+        op: 'sessions',
+        limit,
+        ...(workspace === undefined ? {} : { workspace }),
+        ...(search === undefined ? {} : { search }),
+      },
       sessionsAnswerSchema,
     );
     if (answer) return 'refused' in answer ? { ok: false, ...answer.refused } : answer;
@@ -55,7 +63,7 @@ async function list(
   );
   if (!host) return undefined;
   try {
-    const found = await sessionsIn(host.client, workspace, limit);
+    const found = await sessionsIn(host.client, workspace, limit, search);
     return found.ok ? found : { ok: false, ...found.error };
   } finally {
     await host.stop();
@@ -143,12 +151,16 @@ export async function sessionsCommand(argv: string[]): Promise<number> {
     options: {
       ...WORKSPACE_OPTIONS,
       all: { type: 'boolean', default: false },
+      search: { type: 'string' },
       json: { type: 'boolean', default: false },
     },
   });
+  const search = values.search;
+  if (search !== undefined && (search.trim() === '' || search.length > SESSION_SEARCH_MAX_CHARS))
+    throw new UsageError(`--search takes 1 to ${SESSION_SEARCH_MAX_CHARS} characters`);
   if (positionals[0] === 'export') {
     if (positionals.length !== 2) throw new UsageError('sessions export takes one session ID');
-    if (values.all || values.workspace !== undefined || values.json)
+    if (values.all || values.workspace !== undefined || values.json || search !== undefined)
       throw new UsageError('sessions export takes only --home');
     return exportSession(positionals[1] as string, values.home);
   }
@@ -156,7 +168,7 @@ export async function sessionsCommand(argv: string[]): Promise<number> {
   if (values.all && values.workspace !== undefined) throw new UsageError('--all and --workspace cannot be combined');
   const userData = resolveUserDataPath(values.home);
   const workspace = values.all ? undefined : enterWorkspace(values.workspace);
-  const listed = await list(userData, workspace, values.home);
+  const listed = await list(userData, workspace, values.home, search);
   if (!listed) return 2;
   if (!listed.ok) {
     process.stderr.write(
@@ -171,9 +183,11 @@ export async function sessionsCommand(argv: string[]): Promise<number> {
   }
   if (shown.length === 0) {
     process.stderr.write(
-      values.all
-        ? 'bastion: no sessions yet\n'
-        : 'bastion: no session has worked in this folder yet (--all lists every one)\n',
+      search !== undefined
+        ? `bastion: no session${values.all ? '' : ' of this folder'} mentions ${terminalLine(JSON.stringify(search))}${values.all ? '' : ' (--all looks in every one)'}\n`
+        : values.all
+          ? 'bastion: no sessions yet\n'
+          : 'bastion: no session has worked in this folder yet (--all lists every one)\n',
     );
     return 0;
   }

@@ -7,6 +7,7 @@ import {
   agentRewindResponseSchema,
   agentUndoResponseSchema,
   CLI_SESSIONS_LISTED,
+  SESSION_SEARCH_MAX_CHARS,
   modelIdSchema,
   modelListResponseSchema,
   modelRefSchema,
@@ -39,6 +40,8 @@ export const controlRequestSchema = z.discriminatedUnion('op', [
       .int()
       .min(1)
       .max(CLI_SESSIONS_LISTED + 1),
+    /** Only the sessions whose title, prompts or replies hold this text. */
+    search: z.string().min(1).max(SESSION_SEARCH_MAX_CHARS).optional(),
   }),
   z.strictObject({ op: z.literal('session.export'), session_id: sessionIdSchema }),
   z.strictObject({ op: z.literal('models') }),

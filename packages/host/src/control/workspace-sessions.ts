@@ -30,25 +30,30 @@ export function workspaceRootOf(workspace: string): string {
 
 type DaemonRead<T> = ({ ok: true } & T) | { ok: false; error: WireError<WireErrorCode> };
 
-/** The query of one page of a daemon list: as many as a page holds, from `cursor` on. */
-function pageQuery(cursor: string | null): string {
-  return `?limit=${PAGE_MAX_LIMIT}${cursor === null ? '' : `&cursor=${encodeURIComponent(cursor)}`}`;
+/** The query of one page of a daemon list: as many as a page holds, from `cursor` on, with `search` when given. */
+function pageQuery(cursor: string | null, search?: string): string {
+  const query = new URLSearchParams({ limit: String(PAGE_MAX_LIMIT) });
+  if (cursor !== null) query.set('cursor', cursor);
+  if (search !== undefined) query.set('search', search);
+  return `?${query}`;
 }
 
 /**
  * Up to `limit` sessions, newest first: those that work in `workspace`, or every session when it
- * is undefined; a daemon error as `{ ok: false }`.
+ * is undefined, and with `search` only those whose title, prompts or replies hold it; a daemon
+ * error as `{ ok: false }`.
  */
 export async function sessionsIn(
   client: DaemonClient,
   workspace: string | undefined,
   limit: number,
+  search?: string,
 ): Promise<DaemonRead<{ sessions: Session[] }>> {
   const root = workspace === undefined ? undefined : workspaceRootOf(workspace);
   const sessions: Session[] = [];
   let cursor: string | null = null;
   do {
-    const path: string = `/sessions${pageQuery(cursor)}`;
+    const path: string = `/sessions${pageQuery(cursor, search)}`;
     const page = await client.call('GET', path, undefined, sessionListResponseSchema);
     if (!page.ok) return { ok: false, error: page.error };
     for (const session of page.body.sessions) {
