@@ -1,10 +1,19 @@
-import { useEffect, useState } from 'react';
+import { useCallback, useEffect, useReducer, useRef, useState } from 'react';
 import type { BastionApi, Session } from '@bastion/bridge';
-import { UI_SESSION_LIST_POLL_MS } from '@bastion/protocol';
+import { PAGE_MAX_LIMIT, SESSION_SEARCH_MAX_CHARS, UI_SESSION_LIST_POLL_MS } from '@bastion/protocol';
 import { createSessionOnDefaultModel, describeError, formText } from '../bastion.js';
 import { forgetDrafts } from '../drafts.js';
 import { forgetDraftImages } from '../image-drafts.js';
 import { useGrantedRoots } from '../granted-roots.js';
+import {
+  nextSessionSearch,
+  NO_SESSION_SEARCH,
+  SESSION_SEARCH_DELAY_MS,
+  SESSION_SEARCH_PAGE_LIMIT,
+  searchTextOf,
+  sessionSearchStatus,
+  sessionSearchView,
+} from '../session-search.js';
 
 interface Props {
   bastion: BastionApi;
@@ -42,6 +51,45 @@ export function SessionList({ bastion, version, selectedId, onSelect, onChanged 
   const [confirmDelete, setConfirmDelete] = useState<string>();
   const [query, setQuery] = useState('');
 
+  // The daemon's matches for the box's text. Each asking is numbered; only the latest one's answer
+  // is shown, so a slow answer to an earlier text never replaces a later one's.
+  const [search, dispatchSearch] = useReducer(nextSessionSearch, NO_SESSION_SEARCH);
+  const searchNow = useRef(search);
+  searchNow.current = search;
+  const askings = useRef(0);
+  const askSearch = useCallback(
+    (text: string, limit: number) => {
+      const asking = ++askings.current;
+      dispatchSearch({ type: 'ask', text, asking });
+      bastion.sessions.list({ search: text, limit }).then(
+        (page) => dispatchSearch({ type: 'answer', asking, page, append: false }),
+        (failure: unknown) => dispatchSearch({ type: 'fail', asking, error: describeError(failure) }),
+      );
+    },
+    [bastion],
+  );
+  const showOlderMatches = () => {
+    const { text, asking, next, loadingMore } = searchNow.current;
+    if (next === null || loadingMore) return;
+    dispatchSearch({ type: 'more' });
+    bastion.sessions.list({ search: text, limit: SESSION_SEARCH_PAGE_LIMIT, cursor: next }).then(
+      (page) => dispatchSearch({ type: 'answer', asking, page, append: true }),
+      (failure: unknown) => dispatchSearch({ type: 'fail', asking, error: describeError(failure) }),
+    );
+  };
+  const wanted = searchTextOf(query);
+  useEffect(() => {
+    if (wanted === undefined) {
+      if (searchNow.current.text !== '') dispatchSearch({ type: 'clear', asking: ++askings.current });
+      return undefined;
+    }
+    const timer = window.setTimeout(() => {
+      // Enter may have asked for it already.
+      if (searchNow.current.text !== wanted) askSearch(wanted, SESSION_SEARCH_PAGE_LIMIT);
+    }, SESSION_SEARCH_DELAY_MS);
+    return () => window.clearTimeout(timer);
+  }, [wanted, askSearch]);
+
   /**
    * Bumped to read the list again while a run goes, so its mark follows when the run ends (or
    * stops to wait for an approval). An approval waiting alone is not polled for: it is answered in
@@ -58,16 +106,25 @@ export function SessionList({ bastion, version, selectedId, onSelect, onChanged 
         setError(undefined);
       })
       .catch((failure: unknown) => !cancelled && setError(describeError(failure)));
+    // The matches shown are read again too (a session renamed, deleted or done running), as many as are shown.
+    const shown = searchNow.current;
+    if (shown.text !== '' && shown.sessions !== undefined) {
+      askSearch(shown.text, Math.min(PAGE_MAX_LIMIT, Math.max(SESSION_SEARCH_PAGE_LIMIT, shown.sessions.length)));
+    }
     return () => {
       cancelled = true;
     };
-  }, [bastion, version, poll]);
-  const anyWorking = sessions?.some((session) => session.last_run?.status === 'running') === true;
+  }, [bastion, version, poll, askSearch]);
+  const view = sessionSearchView(query, search);
+  const listed = view.kind === 'all' ? sessions : view.kind === 'searching' ? view.stale : view.sessions;
+  const running = (list: readonly Session[] | undefined) =>
+    list?.some((session) => session.last_run?.status === 'running') === true;
+  const anyWorking = running(sessions) || running(listed);
   useEffect(() => {
     if (!anyWorking) return;
     const timer = window.setTimeout(() => setPoll((count) => count + 1), UI_SESSION_LIST_POLL_MS);
     return () => window.clearTimeout(timer);
-  }, [anyWorking, sessions]);
+  }, [anyWorking, sessions, search]);
 
   const act = async (action: () => Promise<unknown>) => {
     setBusy(true);
@@ -82,8 +139,7 @@ export function SessionList({ bastion, version, selectedId, onSelect, onChanged 
     }
   };
 
-  const needle = query.trim().toLowerCase();
-  const shown = needle === '' ? sessions : sessions?.filter((session) => session.title.toLowerCase().includes(needle));
+  const status = sessionSearchStatus(view);
 
   return (
     <aside className="sidebar" id="sessions" aria-label="Sessions">
@@ -104,24 +160,51 @@ export function SessionList({ bastion, version, selectedId, onSelect, onChanged 
         </p>
       )}
       {sessions === undefined && !error && <p className="muted">Loading…</p>}
-      {sessions?.length === 0 && <p className="muted">No sessions yet.</p>}
-      {sessions !== undefined && sessions.length > 0 && (
-        <div className="session-search">
+      {sessions?.length === 0 && query === '' && <p className="muted">No sessions yet.</p>}
+      {sessions !== undefined && (sessions.length > 0 || query !== '') && (
+        <div className="session-search" role="search" aria-label="Search sessions">
           <label htmlFor="session-search" className="visually-hidden">
-            Search sessions by title
+            Search sessions by title and messages
           </label>
           <input
             id="session-search"
             type="search"
-            placeholder="Search by title"
+            placeholder="Search sessions"
+            autoComplete="off"
+            spellCheck={false}
+            maxLength={SESSION_SEARCH_MAX_CHARS}
+            aria-describedby="session-search-status"
             value={query}
             onChange={(event) => setQuery(event.target.value)}
+            onKeyDown={(event) => {
+              if (event.key === 'Escape' && query !== '') {
+                // The box empties itself, and nothing around it (a dialog, the narrow list) closes.
+                event.preventDefault();
+                event.stopPropagation();
+                setQuery('');
+              } else if (
+                event.key === 'Enter' &&
+                wanted !== undefined &&
+                (search.text !== wanted || search.error !== undefined)
+              ) {
+                // At once, without the delay; or again, after a failure.
+                event.preventDefault();
+                askSearch(wanted, SESSION_SEARCH_PAGE_LIMIT);
+              }
+            }}
           />
+          <p id="session-search-status" className="muted session-search-status" role="status">
+            {status}
+          </p>
+          {view.kind === 'failed' && (
+            <p className="inline-error" role="alert">
+              Could not search the sessions: {view.error}
+            </p>
+          )}
         </div>
       )}
-      {shown?.length === 0 && sessions?.length !== 0 && <p className="muted">No session title matches.</p>}
-      <ul className="session-list">
-        {shown?.map((session) => (
+      <ul className="session-list" aria-busy={view.kind === 'searching' ? true : undefined}>
+        {listed?.map((session) => (
           <li key={session.id} className={session.id === selectedId ? 'session selected' : 'session'}>
             {renaming === session.id ? (
               <form
@@ -214,6 +297,16 @@ export function SessionList({ bastion, version, selectedId, onSelect, onChanged 
           </li>
         ))}
       </ul>
+      {view.kind === 'found' && view.more && (
+        <button type="button" className="session-search-more" disabled={view.loadingMore} onClick={showOlderMatches}>
+          {view.loadingMore ? 'Reading older matches…' : 'Show older matches'}
+        </button>
+      )}
+      {view.kind === 'failed' && search.next !== null && search.sessions !== undefined && (
+        <button type="button" className="session-search-more" onClick={showOlderMatches}>
+          Show older matches
+        </button>
+      )}
     </aside>
   );
 }
