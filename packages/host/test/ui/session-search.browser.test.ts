@@ -218,6 +218,8 @@ describe('finding a session by what was said in it', () => {
       );
       await box.fill('lunch');
       await lunchAsked;
+      expect(await status().textContent()).toBe('Searching for “lunch”…');
+      expect(await sidebar().locator('ul.session-list').getAttribute('aria-busy')).toBe('true');
       await box.fill(PROMPT_WORD);
       await expect.poll(titles, SETTLED).toEqual(['Release checklist']);
       release();
