@@ -80,7 +80,7 @@ beforeAll(async () => {
   budgetId = await createSession('Quarterly Budget Review');
   await runPrompt(await createSession('Team lunch ideas'), 'Where shall the team eat on Friday?');
   await page.goto(`${host.uiOrigin}/desktop/`);
-  box = page.getByRole('searchbox', { name: 'Search sessions by title and messages' });
+  box = page.getByRole('searchbox', { name: 'Search sessions by title, prompt or reply' });
   await until(async () => JSON.stringify(await titles()) === JSON.stringify(allTitles), 'the three sessions');
 }, 120_000);
 

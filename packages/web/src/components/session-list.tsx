@@ -163,8 +163,9 @@ export function SessionList({ bastion, version, selectedId, onSelect, onChanged 
       {sessions?.length === 0 && query === '' && <p className="muted">No sessions yet.</p>}
       {sessions !== undefined && (sessions.length > 0 || query !== '') && (
         <div className="session-search" role="search" aria-label="Search sessions">
+          {/* Not "messages": tests and assistive tech find the message box by the word "Message". */}
           <label htmlFor="session-search" className="visually-hidden">
-            Search sessions by title and messages
+            Search sessions by title, prompt or reply
           </label>
           <input
             id="session-search"
