@@ -327,6 +327,12 @@ export const STORAGE_RESERVE_BYTES = 1 * MiB;
 export const SESSION_MAX_TITLE_CHARS = 200;
 /** Longest text `GET /sessions?search=` looks for in titles, prompts and replies. */
 export const SESSION_SEARCH_MAX_CHARS = 200;
+/** The sidebar's search: fewer characters (trimmed) do not search, one letter being in nearly every session. */
+export const SESSION_SEARCH_MIN_CHARS = 2;
+/** How long the sidebar's search waits after a key before asking, so a word typed asks once. */
+export const SESSION_SEARCH_DELAY_MS = 250;
+/** Sessions in each page of the sidebar's search results ("Show older matches" asks for the next). */
+export const SESSION_SEARCH_PAGE_LIMIT = 50;
 /** A title the daemon takes from a session's first message is cut here (a list shows less still). */
 export const SESSION_AUTO_TITLE_CHARS = 80;
 /** Paged listings (`GET /sessions`, `GET /sessions/:id/messages`): default and largest page. */

@@ -4,14 +4,7 @@
  * the pure part: which text a box asks for, the results as answers come in (an answer to an earlier
  * asking never replaces a later one's), and the words the list shows about them.
  */
-import type { Session, SessionListResponse } from '@bastion/protocol';
-
-/** Fewer characters than this (after trimming) do not search: one letter is in nearly every session. */
-export const SESSION_SEARCH_MIN_CHARS = 2;
-/** How long the box waits after a key before asking, so typing a word asks once, not per letter. */
-export const SESSION_SEARCH_DELAY_MS = 250;
-/** Sessions in each page of results; the next page is asked for by "Show older matches". */
-export const SESSION_SEARCH_PAGE_LIMIT = 50;
+import { SESSION_SEARCH_MIN_CHARS, type Session, type SessionListResponse } from '@bastion/protocol';
 
 /**
  * The text a box holding `box` searches for: trimmed, or undefined while it is shorter than

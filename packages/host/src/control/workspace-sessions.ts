@@ -35,7 +35,7 @@ function pageQuery(cursor: string | null, search?: string): string {
   const query = new URLSearchParams({ limit: String(PAGE_MAX_LIMIT) });
   if (cursor !== null) query.set('cursor', cursor);
   if (search !== undefined) query.set('search', search);
-  return `?${query}`;
+  return `?${query.toString()}`;
 }
 
 /**

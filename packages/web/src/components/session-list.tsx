@@ -1,6 +1,12 @@
 import { useCallback, useEffect, useReducer, useRef, useState } from 'react';
 import type { BastionApi, Session } from '@bastion/bridge';
-import { PAGE_MAX_LIMIT, SESSION_SEARCH_MAX_CHARS, UI_SESSION_LIST_POLL_MS } from '@bastion/protocol';
+import {
+  PAGE_MAX_LIMIT,
+  SESSION_SEARCH_DELAY_MS,
+  SESSION_SEARCH_MAX_CHARS,
+  SESSION_SEARCH_PAGE_LIMIT,
+  UI_SESSION_LIST_POLL_MS,
+} from '@bastion/protocol';
 import { createSessionOnDefaultModel, describeError, formText } from '../bastion.js';
 import { forgetDrafts } from '../drafts.js';
 import { forgetDraftImages } from '../image-drafts.js';
@@ -8,8 +14,6 @@ import { useGrantedRoots } from '../granted-roots.js';
 import {
   nextSessionSearch,
   NO_SESSION_SEARCH,
-  SESSION_SEARCH_DELAY_MS,
-  SESSION_SEARCH_PAGE_LIMIT,
   searchTextOf,
   sessionSearchStatus,
   sessionSearchView,
