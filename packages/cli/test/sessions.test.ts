@@ -89,7 +89,7 @@ describe('bastion sessions', () => {
     expect(hosts()).toBe(before);
   });
 
-  it('--search lists the sessions whose prompts or replies hold the text, in either case, here or with --all; through the running Bastion too', async () => {
+  it('--search lists the sessions whose prompts or replies hold the text, in either case, here or with --all; through the running Bastion too, the text in no log line', async () => {
     const { home, first, second } = project();
     await runIn(home, first, 'zebra crossing');
     await runIn(home, second, 'ls');
@@ -110,6 +110,8 @@ describe('bastion sessions', () => {
     const through = await runCli(['sessions', '--all', '--search', 'crossing', '--home', home]);
     expect(LINE.exec(through.stdout.trimEnd())?.[2]).toBe('zebra crossing');
     expect(controlRequests(home, 'sessions')).toBe(1);
+    // The text looked for is the user's words: no log line carries it.
+    expect(readFileSync(join(home, 'logs', 'host.log'), 'utf8')).not.toMatch(/zebra|crossing/i);
     const empty = await runCli(['sessions', '--search', ' ', '--home', home]);
     expect(empty.code).toBe(2);
     expect(empty.stderr).toMatch(/^bastion: --search takes 1 to 200 characters\n/);
