@@ -47,6 +47,13 @@ describe('secret scan: formats and held credentials', () => {
     expect(pattern.findIn(Buffer.from(`{"content":"see ${sample} here"}`))).toBe(kind);
   });
 
+  it('finds a Google key ending a JSON string, a query parameter, a line, or the body', () => {
+    const key = join2('AI', 'za', letters(35, 'Sy0_-'));
+    for (const text of [`{"key":"${key}"}`, `?key=${key}&alt=json`, `key: ${key}\n`, `key=${key}`]) {
+      expect(pattern.findIn(Buffer.from(text)), text).toBe('google-api-key');
+    }
+  });
+
   it.each(held.map((secret) => [secret.kind, secret.value]))('finds the held %s', (kind, value) => {
     expect(pattern.findIn(Buffer.from(`{"text":"${value}"}`))).toBe(kind);
   });
@@ -73,6 +80,8 @@ describe('secret scan: formats and held credentials', () => {
       'sk-proj-tooshort',
       join2('-----BEGIN', ' PUBLIC KEY-----'),
       'the AKIA prefix and the ghp_ prefix, named in prose',
+      // A Google-key-shaped run inside base64, between a `/` and a `+`.
+      join2('iVBORw0KGgo/AI', 'za', letters(35, 'Sy0Q'), '+Wq9='),
     ]) {
       expect(pattern.findIn(Buffer.from(text)), text).toBeUndefined();
     }
@@ -199,8 +208,8 @@ describe('secret scan: false positives', () => {
     expect(hits).toEqual([]);
   });
   it('passes a provider request of 16 MiB of images in base64 (random bytes, as compressed image data reads) with zero hits', () => {
-    // Base64 holds no `_` or `-`, so most token formats cannot occur in it; AIza… and AKIA… can, once
-    // in about 5·10^10 and 4·10^13 positions (each needs a `+` or `/` on both sides).
+    // Base64 holds no `_` or `-`, so most token formats cannot occur in it; an AKIA… key can, once in
+    // about 4·10^13 positions (it needs a `+` or `/` on both sides); a Google key never inside it.
     const random = seededRandom(0x1a6e);
     const image = Buffer.alloc(12 * 1024 * 1024);
     for (let at = 0; at < image.byteLength; at += 4) image.writeUInt32LE(Math.floor(random() * 2 ** 32), at);
