@@ -28,16 +28,17 @@ export function parseCommandLine<T extends ParseArgsConfig>(config: T): ReturnTy
 
 export const USAGE = `Usage:
   bastion start [--workspace DIR] [--home DIR] [--no-open] [--json] [--verbose] [--unsandboxed-shell]
-                [--allow-endpoint URL]… [--context-window TOKENS]
+                [--allow-endpoint URL]… [--context-window TOKENS] [--endpoint-images]
   bastion doctor [--json] [--home DIR]
   bastion run [--workspace DIR] [--home DIR] [--continue | --session ID]
               [--mode read-only|accept-edits|auto] [--ask-before-writes] [--provider ID] [--model ID]
               [--reasoning low|medium|high] [--image FILE]… [--json] PROMPT
   bastion run --compact (--continue | --session ID) [--workspace DIR] [--home DIR] [--json]
-  bastion run --endpoint URL --model ID [--context-window TOKENS] [--workspace DIR] [--home DIR]
-              [--mode …] [--json] PROMPT
+  bastion run --endpoint URL --model ID [--context-window TOKENS] [--endpoint-images]
+              [--workspace DIR] [--home DIR] [--mode …] [--image FILE]… [--json] PROMPT
   bastion chat [--workspace DIR] [--home DIR] [--continue | --session ID] [--mode …] [--provider ID]
-               [--model ID | --endpoint URL --model ID [--context-window TOKENS]] [--json]
+               [--model ID | --endpoint URL --model ID [--context-window TOKENS] [--endpoint-images]]
+               [--json]
   bastion sessions [--workspace DIR | --all] [--search TEXT] [--home DIR] [--json]
   bastion sessions export ID [--home DIR]
   bastion models [--home DIR] [--json]
@@ -69,6 +70,9 @@ Options:
                     (start, run, chat) the context window of the --allow-endpoint / --endpoint
                     models, saved with the endpoint; older turns are summarised as a
                     session nears it (default ${DEFAULT_CONTEXT_WINDOW_TOKENS})
+  --endpoint-images (start, run, chat) the --allow-endpoint / --endpoint models take images (a
+                    vision model such as LLaVA or Qwen-VL), saved with the endpoint; Settings has
+                    the same as "Its models take images"
   --image FILE      (run, repeatable, up to ${AGENT_MAX_IMAGES}) send the image in FILE with PROMPT:
                     PNG, JPEG, GIF or WebP by its first bytes, at most ${IMAGE_MAX_BYTES} bytes
                     (${IMAGE_MAX_BYTES / (1024 * 1024)} MiB), to a model that takes images (bastion models marks them:

@@ -356,6 +356,34 @@ describe('bastion run (real CLI process)', () => {
     }
   });
 
+  it('--endpoint-images: an --image reaches an endpoint only so marked (refused, nothing sent, without it); without --endpoint it exits 2', async () => {
+    const endpoint = await startScriptedEndpoint([{ kind: 'text', pieces: ['a dot'] }]);
+    try {
+      const { home, workspace } = freshProject();
+      const png = Buffer.from(
+        'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==',
+        'base64',
+      );
+      writeFileSync(join(workspace, 'dot.png'), png);
+      const args = ['--endpoint', endpoint.baseUrl, '--model', SCRIPTED_MODEL, '--image', join(workspace, 'dot.png')];
+      const refused = await runCliOn(home, workspace, [...args, 'what is this?']);
+      expect(refused.code).toBe(2);
+      expect(endpoint.seen).toHaveLength(0);
+      const sent = await runCliOn(home, workspace, [...args, '--endpoint-images', 'what is this?']);
+      expect(sent.code, sent.stderr).toBe(0);
+      const user = endpoint.seen[0]?.body.messages?.find((message) => message.role === 'user');
+      expect(user?.content).toContainEqual({
+        type: 'image_url',
+        image_url: { url: `data:image/png;base64,${png.toString('base64')}` },
+      });
+    } finally {
+      await endpoint.close();
+    }
+    const alone = await runCli(['--endpoint-images', '--provider', 'demo', 'hi']);
+    expect(alone.code).toBe(2);
+    expect(alone.stderr).toContain('--endpoint-images needs --endpoint');
+  });
+
   it('exits 2 for a --context-window out of range or without --endpoint, starting nothing', async () => {
     const low = await runCli(['--endpoint', 'http://127.0.0.1:9/v1', '--model', 'm', '--context-window', '10', 'hi']);
     expect(low.code).toBe(2);

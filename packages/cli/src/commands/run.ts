@@ -90,7 +90,12 @@ import { readTerminalPrompts } from '../terminal-prompt.js';
 import { describeRule } from './policy.js';
 import { listing, parseModelRef } from './models.js';
 import { KEEP_FILES_HINT, rewindReport } from './undo.js';
-import { ensureEndpointDefined, parseEndpointFlags, removeEndpoint } from '../endpoint-consent.js';
+import {
+  ensureEndpointDefined,
+  parseEndpointFlags,
+  removeEndpoint,
+  type EndpointSettings,
+} from '../endpoint-consent.js';
 import { homeFlag, startOwningHost } from '../home-in-use.js';
 import { STOP_SIGNALS } from '../stop-signals.js';
 import {
@@ -120,8 +125,8 @@ interface RunOptions {
   reasoning: ReasoningEffort | undefined;
   /** `--endpoint URL`: a transient OpenAI-compatible endpoint, consented to on this command line. */
   endpoint: string | undefined;
-  /** `--context-window TOKENS`: the window `--endpoint`'s models have. */
-  contextWindow: number | undefined;
+  /** `--context-window TOKENS` and `--endpoint-images`: the window `--endpoint`'s models have, and that they take images. */
+  endpointSettings: EndpointSettings;
   json: boolean;
   /** `--compact`: the run summarises the continued session's older turns instead of taking a prompt. */
   compact: boolean;
@@ -176,6 +181,7 @@ function parseRunArgs(argv: string[], command: 'run' | 'chat'): RunOptions {
       reasoning: { type: 'string' },
       endpoint: { type: 'string' },
       'context-window': { type: 'string' },
+      'endpoint-images': { type: 'boolean', default: false },
       json: { type: 'boolean', default: false },
       compact: { type: 'boolean', default: false },
       image: { type: 'string', multiple: true },
@@ -205,7 +211,12 @@ function parseRunArgs(argv: string[], command: 'run' | 'chat'): RunOptions {
   } else if (prompt.length === 0) throw new UsageError('run needs a PROMPT (or - to read it from standard input)');
   if (imageFiles.length > AGENT_MAX_IMAGES) throw new UsageError(`--image: ${tooManyImages(imageFiles.length)}`);
   const endpoints = values.endpoint === undefined ? [] : [values.endpoint];
-  const contextWindow = parseEndpointFlags('--endpoint', endpoints, values['context-window']);
+  const endpointSettings = parseEndpointFlags(
+    '--endpoint',
+    endpoints,
+    values['context-window'],
+    values['endpoint-images'] === true,
+  );
   if (values.endpoint !== undefined) {
     if (values.model === undefined) throw new UsageError('--endpoint needs --model');
     if (values.provider !== undefined) throw new UsageError('--endpoint and --provider cannot be combined');
@@ -220,7 +231,7 @@ function parseRunArgs(argv: string[], command: 'run' | 'chat'): RunOptions {
     model: values.model,
     reasoning: reasoning.data,
     endpoint: values.endpoint,
-    contextWindow,
+    endpointSettings,
     json: values.json,
     compact: values.compact,
     imageFiles,
@@ -1399,7 +1410,7 @@ async function runOnHost(
         host,
         options.endpoint,
         options.model === undefined ? [] : [options.model],
-        options.contextWindow,
+        options.endpointSettings,
       );
       if (endpoint.created) transient = endpoint.id;
       options = { ...options, provider: endpoint.id };

@@ -5,7 +5,12 @@ import {
   terminalLine,
   type BastionHost,
 } from '@bastion/host';
-import { ensureEndpointDefined, parseEndpointFlags, removeEndpoint } from '../endpoint-consent.js';
+import {
+  ensureEndpointDefined,
+  parseEndpointFlags,
+  removeEndpoint,
+  type EndpointSettings,
+} from '../endpoint-consent.js';
 import { homeFlag, startOwningHost } from '../home-in-use.js';
 import { createOutput, type Output } from '../output.js';
 import { listenForStop } from '../stop-signals.js';
@@ -22,11 +27,17 @@ export async function startCommand(argv: string[]): Promise<number> {
       verbose: { type: 'boolean', default: false },
       'allow-endpoint': { type: 'string', multiple: true, default: [] },
       'context-window': { type: 'string' },
+      'endpoint-images': { type: 'boolean', default: false },
       'unsandboxed-shell': { type: 'boolean', default: false },
     },
   });
   const allowEndpoints = values['allow-endpoint'];
-  const contextWindow = parseEndpointFlags('--allow-endpoint', allowEndpoints, values['context-window']);
+  const endpointSettings = parseEndpointFlags(
+    '--allow-endpoint',
+    allowEndpoints,
+    values['context-window'],
+    values['endpoint-images'],
+  );
   const out = createOutput(values.json);
   const userData = resolveUserDataPath(values.home);
   const workspace = enterWorkspace(values.workspace);
@@ -61,7 +72,7 @@ export async function startCommand(argv: string[]): Promise<number> {
     const defined: string[] = [];
     try {
       if (stop.received === undefined)
-        await announce(host, { ...values, allowEndpoints, contextWindow, workspace, out, defined });
+        await announce(host, { ...values, allowEndpoints, endpointSettings, workspace, out, defined });
       await stop.requested;
       out.say('Stopping…');
     } finally {
@@ -80,7 +91,7 @@ async function announce(
   host: BastionHost,
   options: {
     allowEndpoints: string[];
-    contextWindow: number | undefined;
+    endpointSettings: EndpointSettings;
     workspace: string;
     out: Output;
     defined: string[];
@@ -91,7 +102,7 @@ async function announce(
   const { out } = options;
   reportSandboxPosture(host, options['unsandboxed-shell']);
   for (const url of options.allowEndpoints) {
-    const { id, created } = await ensureEndpointDefined(host, url, [], options.contextWindow);
+    const { id, created } = await ensureEndpointDefined(host, url, [], options.endpointSettings);
     if (created) options.defined.push(id);
     const grant = host.network.snapshot.grants.find((candidate) => candidate.origin === new URL(url).origin);
     out.say(
