@@ -23,6 +23,12 @@ afterEach(() => {
   for (const root of roots.splice(0)) rmSync(root, { recursive: true, force: true });
 });
 
+/** A real 1×1 PNG (68 bytes). */
+const DOT_PNG = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==',
+  'base64',
+);
+
 /**
  * Runs the CLI from this test's working directory (not the workspace), on a fresh workspace that
  * `prepare` may fill; `during` gets the CLI's pid while it runs.
@@ -325,10 +331,7 @@ describe('bastion run (real CLI process)', () => {
       mkdirSync(home, { mode: 0o700 });
       const definition = { version: 1, endpoints: [{ id: 'vision', base_url: endpoint.baseUrl, images: true }] };
       writeFileSync(join(home, 'endpoints.json'), JSON.stringify(definition), { mode: 0o600 });
-      const png = Buffer.from(
-        'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==',
-        'base64',
-      );
+      const png = DOT_PNG;
       writeFileSync(join(workspace, 'dot.png'), png);
       const result = await runCliOn(home, workspace, [
         '--endpoint',
@@ -360,10 +363,7 @@ describe('bastion run (real CLI process)', () => {
     const endpoint = await startScriptedEndpoint([{ kind: 'text', pieces: ['a dot'] }]);
     try {
       const { home, workspace } = freshProject();
-      const png = Buffer.from(
-        'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==',
-        'base64',
-      );
+      const png = DOT_PNG;
       writeFileSync(join(workspace, 'dot.png'), png);
       const args = ['--endpoint', endpoint.baseUrl, '--model', SCRIPTED_MODEL, '--image', join(workspace, 'dot.png')];
       const refused = await runCliOn(home, workspace, [...args, 'what is this?']);
