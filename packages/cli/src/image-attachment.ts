@@ -13,6 +13,7 @@ import { basename, resolve } from 'node:path';
 import {
   AGENT_MAX_IMAGES,
   IMAGE_MAX_BYTES,
+  fitImageName,
   imageFormatName,
   sniffImageType,
   type ImageInput,
@@ -34,9 +35,6 @@ export interface AttachedImage {
 
 export type ImageReadResult = { ok: true; image: AttachedImage } | { ok: false; message: string };
 
-/** The longest name `images[].name` takes (protocol images.ts). */
-const IMAGE_NAME_MAX_CHARS = 255;
-
 const LIMIT_WORDS = `${IMAGE_MAX_BYTES} bytes (${IMAGE_MAX_BYTES / (1024 * 1024)} MiB)`;
 
 /** Why a file could not be opened, in words, by its error code. */
@@ -46,19 +44,6 @@ function openFailure(error: unknown): string {
   if (code === 'EACCES' || code === 'EPERM') return 'permission denied';
   if (code === 'ELOOP') return 'too many symbolic links';
   return `cannot be read${typeof code === 'string' ? ` (${code})` : ''}`;
-}
-
-/**
- * `name` cut to what `images[].name` takes, by whole characters. File systems keep a name to 255
- * bytes or UTF-16 units, so this only holds the schema's bound should one not.
- */
-function fitName(name: string): string {
-  let fitted = '';
-  for (const char of name) {
-    if (fitted.length + char.length > IMAGE_NAME_MAX_CHARS) break;
-    fitted += char;
-  }
-  return fitted;
 }
 
 /**
@@ -96,7 +81,7 @@ export function readImageAttachment(path: string, base: string): ImageReadResult
       const what = length === 0 ? 'is empty' : 'is not a PNG, JPEG, GIF or WebP image (by its first bytes)';
       return refuse(what);
     }
-    const name = fitName(basename(path)) || 'image';
+    const name = fitImageName(basename(path)) || 'image';
     return { ok: true, image: { path, name, mediaType, bytes: length, data: bytes.toString('base64') } };
   } catch (error) {
     return refuse(openFailure(error));

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { IMAGE_MAX_BASE64_CHARS, imageFormatName, sniffImageType } from './image-format.js';
-import { IMAGE_MAX_BYTES } from './limits.js';
+import { fitImageName, IMAGE_MAX_BASE64_CHARS, imageFormatName, sniffImageType } from './image-format.js';
+import { IMAGE_MAX_BYTES, IMAGE_NAME_MAX_CHARS } from './limits.js';
 
 const bytes = (...parts: (number[] | string)[]) =>
   Uint8Array.from(parts.flatMap((part) => (typeof part === 'string' ? [...part].map((c) => c.charCodeAt(0)) : part)));
@@ -36,5 +36,12 @@ describe('image limits', () => {
   it('names a format in capitals', () => {
     expect(imageFormatName('image/webp')).toBe('WEBP');
     expect(imageFormatName('image/jpeg')).toBe('JPEG');
+  });
+
+  it('cuts a name to IMAGE_NAME_MAX_CHARS by whole characters, never half of a pair, and leaves a short one alone', () => {
+    expect(fitImageName('shot.png')).toBe('shot.png');
+    expect(fitImageName('a'.repeat(IMAGE_NAME_MAX_CHARS + 10))).toBe('a'.repeat(IMAGE_NAME_MAX_CHARS));
+    const emoji = `${'a'.repeat(IMAGE_NAME_MAX_CHARS - 1)}😀.png`;
+    expect(fitImageName(emoji)).toBe('a'.repeat(IMAGE_NAME_MAX_CHARS - 1));
   });
 });

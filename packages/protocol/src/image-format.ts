@@ -3,7 +3,7 @@
  * a name or a declared type). No zod here: the web app imports this, and a module that builds
  * schemas when it loads would put zod (and its `eval` probe, which the page's CSP refuses) in it.
  */
-import { IMAGE_MAX_BYTES } from './limits.js';
+import { IMAGE_MAX_BYTES, IMAGE_NAME_MAX_CHARS } from './limits.js';
 
 export const IMAGE_MEDIA_TYPES = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'] as const;
 export type ImageMediaType = (typeof IMAGE_MEDIA_TYPES)[number];
@@ -29,3 +29,13 @@ export function imageFormatName(mediaType: ImageMediaType): string {
 
 /** Base64 characters of an image of IMAGE_MAX_BYTES; a longer `data` is refused before decoding. */
 export const IMAGE_MAX_BASE64_CHARS = Math.ceil(IMAGE_MAX_BYTES / 3) * 4;
+
+/** `name` cut to IMAGE_NAME_MAX_CHARS by whole characters (never half a surrogate pair), as `images[].name` takes it. */
+export function fitImageName(name: string): string {
+  let fitted = '';
+  for (const char of name) {
+    if (fitted.length + char.length > IMAGE_NAME_MAX_CHARS) break;
+    fitted += char;
+  }
+  return fitted;
+}

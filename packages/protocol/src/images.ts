@@ -1,6 +1,7 @@
 /** Images a user attaches to a message: how one travels in `POST /agent/run` and comes back. */
 import { z } from 'zod';
 import { IMAGE_MEDIA_TYPES } from './image-format.js';
+import { IMAGE_NAME_MAX_CHARS } from './limits.js';
 
 export const imageMediaTypeSchema = z.enum(IMAGE_MEDIA_TYPES);
 
@@ -11,7 +12,7 @@ export const imageMediaTypeSchema = z.enum(IMAGE_MEDIA_TYPES);
  */
 export const imageInputSchema = z.strictObject({
   data: z.string(),
-  name: z.string().min(1).max(255).optional(),
+  name: z.string().min(1).max(IMAGE_NAME_MAX_CHARS).optional(),
 });
 export type ImageInput = z.infer<typeof imageInputSchema>;
 

@@ -373,6 +373,8 @@ export const AGENT_MAX_IMAGES = 4;
  * for one image (Anthropic's bound; OpenAI's is larger).
  */
 export const IMAGE_MAX_BYTES = 3_932_160;
+/** Longest name an attached image is sent with (UTF-16 units; a file system's own bound). */
+export const IMAGE_NAME_MAX_CHARS = 255;
 /** Largest `POST /agent/run` body: a full-length message with AGENT_MAX_IMAGES images in base64. */
 export const AGENT_RUN_MAX_BODY_BYTES = 24 * MiB;
 /**

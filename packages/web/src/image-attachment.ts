@@ -7,6 +7,7 @@
 import {
   AGENT_MAX_IMAGES,
   IMAGE_MAX_BYTES,
+  fitImageName,
   imageFormatName,
   sniffImageType,
   type ImageInput,
@@ -30,8 +31,6 @@ export interface Attachment {
 export const IMAGE_SNIFF_BYTES = 12;
 /** The image input's `accept`: what the file chooser offers (a file is still checked by its bytes). */
 export const IMAGE_ACCEPT = 'image/png,image/jpeg,image/gif,image/webp';
-/** The schema's bound on a name sent with an image. */
-const IMAGE_NAME_MAX_CHARS = 255;
 
 /** "68 bytes", "12.3 KB", "3.8 MB" (1 KB = 1024 bytes). */
 export function formatByteSize(bytes: number): string {
@@ -117,7 +116,7 @@ export function plural(count: number, noun: string): string {
 /** The image as `POST /agent/run` takes it: standard base64 without the data URL's prefix, and its name. */
 export function imageInputOf(attachment: Attachment): ImageInput {
   const data = attachment.dataUrl.slice(attachment.dataUrl.indexOf(',') + 1);
-  const name = attachment.name.slice(0, IMAGE_NAME_MAX_CHARS);
+  const name = fitImageName(attachment.name);
   return name === '' ? { data } : { data, name };
 }
 
