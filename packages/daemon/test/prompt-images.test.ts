@@ -11,6 +11,7 @@ import { createAnthropic } from '@ai-sdk/anthropic';
 import type { LanguageModelV3CallOptions } from '@ai-sdk/provider';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
+  AGENT_RUN_MAX_BODY_BYTES,
   IMAGE_CONTEXT_MAX_BYTES,
   IMAGE_MAX_BYTES,
   type AgentEvent,
@@ -252,10 +253,19 @@ describe('images in a prompt', () => {
     ]);
   });
 
-  it('lift the body bound to 24 MiB for POST /agent/run only: another route still refuses a body over 1 MiB', async () => {
+  it('lift the body bound to 24 MiB for POST /agent/run only: another route still refuses a body over 1 MiB, and /agent/run one over 24 MiB, storing nothing', async () => {
     daemon = await startInProcessDaemon({ providers: [openai] });
     const refused = await daemon.request<{ code: string }>('POST', '/sessions', { title: 'x'.repeat(1024 * 1024 + 1) });
     expect([refused.status, refused.body.code]).toEqual([413, 'BODY_TOO_LARGE']);
     expect((await daemon.request<{ sessions: Session[] }>('GET', '/sessions')).body.sessions).toEqual([]);
+
+    const id = await session(daemon, 'openai', 'gpt-4.1');
+    const over = await daemon.request<{ code: string }>('POST', '/agent/run', {
+      session_id: id,
+      message: 'x'.repeat(AGENT_RUN_MAX_BODY_BYTES),
+    });
+    expect([over.status, over.body.code]).toEqual([413, 'BODY_TOO_LARGE']);
+    expect((await daemon.request<MessageListResponse>('GET', `/sessions/${id}/messages`)).body.messages).toEqual([]);
+    expect(calls).toEqual([]);
   });
 });
