@@ -197,6 +197,33 @@ export type CommandErrorCode =
   | 'COMMAND_POLICY_DENIED'
   | 'COMMAND_POLICY_UNAPPROVED';
 
+/**
+ * The host's answers to a sidecar's `mcp.call` that ran no tool, or whose server failed it
+ * (`mcp.error` frames), passed to the model as they are.
+ */
+export const MCP_CALL_ERROR_CODES = [
+  /** Commands run unsandboxed here: MCP servers do not run at all. */
+  'MCP_UNAVAILABLE',
+  'MCP_SERVER_UNKNOWN',
+  /** The server could not be started, or stopped; its status says why. */
+  'MCP_SERVER_FAILED',
+  'MCP_TOOL_UNKNOWN',
+  'MCP_ARGUMENTS_INVALID',
+  'MCP_CALL_TIMEOUT',
+  /** The server answered the call with a protocol error, or broke the protocol. */
+  'MCP_CALL_FAILED',
+  'MCP_POLICY_DENIED',
+  'MCP_POLICY_UNAPPROVED',
+  'MCP_BUSY',
+  'MCP_DUPLICATE_ID',
+  'MCP_WORKSPACE_REFUSED',
+] as const;
+export type McpCallErrorCode = (typeof MCP_CALL_ERROR_CODES)[number];
+
+/** Editing the MCP server list (host IPC, the control socket, `bastion mcp`). */
+export type McpConfigErrorCode =
+  'MCP_SERVER_INVALID' | 'MCP_SERVER_EXISTS' | 'MCP_SERVER_NOT_FOUND' | 'MCP_TOO_MANY_SERVERS' | 'MCP_CONFIG_INVALID';
+
 /** Network grants: which origins the host lets the sidecar reach. */
 export type GrantErrorCode = 'GRANT_UNKNOWN' | 'GRANT_REVOKED' | 'GRANT_LIMIT' | 'GRANT_DECLINED';
 
@@ -437,6 +464,7 @@ export type DaemonErrorCode =
   | ToolErrorCode
   | ShellErrorCode
   | CommandErrorCode
+  | McpCallErrorCode
   | TransportErrorCode
   | ChatgptErrorCode
   | EndpointErrorCode
@@ -453,6 +481,7 @@ export type HostErrorCode =
   | CallbackErrorCode
   | SandboxPolicyErrorCode
   | PolicyErrorCode
+  | McpConfigErrorCode
   | PrivateFileErrorCode
   | GrantErrorCode
   | DaemonErrorCode;
@@ -768,6 +797,24 @@ export const WIRE_ERROR_STATUS: Readonly<Record<WireErrorCode, HttpErrorStatus>>
   SECRETS_FILE_PERMISSIONS: 409,
   SECRETS_FILE_TOO_LARGE: 500,
   SECRETS_FILE_CORRUPT: 409,
+
+  MCP_UNAVAILABLE: 500,
+  MCP_SERVER_UNKNOWN: 500,
+  MCP_SERVER_FAILED: 500,
+  MCP_TOOL_UNKNOWN: 500,
+  MCP_ARGUMENTS_INVALID: 500,
+  MCP_CALL_TIMEOUT: 500,
+  MCP_CALL_FAILED: 500,
+  MCP_POLICY_DENIED: 500,
+  MCP_POLICY_UNAPPROVED: 500,
+  MCP_BUSY: 500,
+  MCP_DUPLICATE_ID: 500,
+  MCP_WORKSPACE_REFUSED: 500,
+  MCP_SERVER_INVALID: 400,
+  MCP_SERVER_EXISTS: 409,
+  MCP_SERVER_NOT_FOUND: 404,
+  MCP_TOO_MANY_SERVERS: 400,
+  MCP_CONFIG_INVALID: 409,
 };
 
 /** Whether an untyped code (a HostError's, a peer's) is one of the wire codes. */

@@ -17,6 +17,7 @@ import {
   policyRuleIdSchema,
   policyRuleSchema,
 } from './policy.js';
+import { mcpListingSchema, mcpServerConfigSchema, mcpServerNameSchema } from './api/mcp.js';
 
 export const HOST_IPC_PATH_PREFIX = '/_host/ipc/';
 
@@ -34,6 +35,10 @@ export const hostIpcChannelSchema = z.enum([
   'policy.audit',
   'asks.wait',
   'asks.answer',
+  'mcp.list',
+  'mcp.add',
+  'mcp.remove',
+  'mcp.restart',
 ]);
 export type HostIpcChannel = z.infer<typeof hostIpcChannelSchema>;
 
@@ -102,6 +107,25 @@ export const hostIpcSchemas = {
   'asks.answer': {
     input: z.strictObject({ id: channelIdSchema, answer: hostAskAnswerSchema }),
     output: z.strictObject({ answered: z.boolean(), rule: policyRuleSchema.optional() }),
+  },
+  // MCP servers (host `src/mcp/`): `workspace` is a granted workspace root, whose servers' states and tools are listed.
+  'mcp.list': {
+    input: z.strictObject({ workspace: z.string().min(1).max(4096) }),
+    output: mcpListingSchema,
+  },
+  // Saves the server to mcp.json and starts it in `workspace` at once, so the answer shows its tools or why it failed.
+  'mcp.add': {
+    input: z.strictObject({ workspace: z.string().min(1).max(4096), server: mcpServerConfigSchema }),
+    output: mcpListingSchema,
+  },
+  'mcp.remove': {
+    input: z.strictObject({ workspace: z.string().min(1).max(4096), name: mcpServerNameSchema }),
+    output: mcpListingSchema,
+  },
+  // Stops the server wherever it runs and starts it again in `workspace`.
+  'mcp.restart': {
+    input: z.strictObject({ workspace: z.string().min(1).max(4096), name: mcpServerNameSchema }),
+    output: mcpListingSchema,
   },
 } as const satisfies Record<HostIpcChannel, { input: z.ZodType; output: z.ZodType }>;
 

@@ -36,6 +36,8 @@ export * from './api/secrets.js';
 export * from './scratch-dir.js';
 export * from './git-config.js';
 export * from './policy.js';
+export * from './mcp-tool-name.js';
+export * from './api/mcp.js';
 export * from './user-data-files.js';
 export * from './api/audit.js';
 export * from './session-markdown.js';

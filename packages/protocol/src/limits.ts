@@ -764,3 +764,41 @@ export const STORE_CHECK_MAX_PROBLEMS = 20;
 /** The watchdog's audit log (daemon `tool_audit` table). */
 /** Most audit rows one `GET /sessions/:id/audit` returns (the newest ones). */
 export const AUDIT_MAX_PAGE = 500;
+
+/**
+ * MCP servers (host `src/mcp/`): programs the user names in `<home>/host/mcp.json`, each run by
+ * the host inside the command sandbox (no network, the workspace read-only), whose tools the
+ * agent may call.
+ */
+/** Servers one home may name. */
+export const MCP_MAX_SERVERS = 16;
+/** A server's name: what `mcp__NAME__TOOL` carries. */
+export const MCP_SERVER_NAME_MAX_CHARS = 24;
+/** Variables one server's `env` may set. */
+export const MCP_MAX_ENV_VARS = 32;
+/** One `env` value. */
+export const MCP_ENV_VALUE_MAX_CHARS = 4 * KiB;
+/** Tools taken from one server; the rest are left out, and the server's status says how many. */
+export const MCP_MAX_TOOLS_PER_SERVER = 64;
+/** A tool's description as the model and the UI see it (cut beyond). */
+export const MCP_TOOL_DESCRIPTION_MAX_CHARS = 2 * KiB;
+/** A tool's input JSON schema, serialised; a tool whose schema is larger is left out. */
+export const MCP_TOOL_SCHEMA_MAX_BYTES = 16 * KiB;
+/** All servers' tools in one `mcp.listed` frame (a channel frame is at most 256 KiB); tools beyond are left out. */
+export const MCP_LISTING_MAX_BYTES = 192 * KiB;
+/** One JSON-RPC message a server writes (one line); a longer one stops the server. */
+export const MCP_MESSAGE_MAX_BYTES = 4 * MiB;
+/** A call's arguments, serialised (escaped once more in its frame, so well under a frame's 256 KiB). */
+export const MCP_CALL_ARGS_MAX_BYTES = 32 * KiB;
+/** A call's result text as the sidecar receives it (UTF-8 bytes; cut beyond, and said so). */
+export const MCP_RESULT_MAX_BYTES = 32 * KiB;
+/** From spawn to a listed set of tools. */
+export const MCP_START_TIMEOUT_MS = 30_000;
+/** One tool call. */
+export const MCP_CALL_TIMEOUT_MS = 120_000;
+/** Calls in flight at once, over every server. */
+export const MCP_MAX_CONCURRENT_CALLS = 8;
+/** The end of a server's stderr kept to say why it failed to start or stopped. */
+export const MCP_STDERR_TAIL_CHARS = 2 * KiB;
+/** A status's `error`, in words. */
+export const MCP_ERROR_MAX_CHARS = 2 * KiB;

@@ -8,6 +8,7 @@
  */
 import { z } from 'zod';
 import { runCommandInputSchema } from './api/tool-inputs.js';
+import { splitMcpToolName } from './mcp-tool-name.js';
 import { channelIdSchema } from './channel/channel-id.js';
 import {
   COMMAND_MAX_ARG_BYTES,
@@ -168,10 +169,11 @@ export type PolicyAnswer = z.infer<typeof policyAnswerSchema>;
 /**
  * Where the host gave an answer: to a sidecar's `policy.check` before a tool call (`check`), to
  * its own command executor on a `run_command` it was about to run (`command`, the one it
- * enforces), or to its own workspace writes on a file write or removal it was about to perform
- * (`write`, enforced the same way).
+ * enforces), to its own workspace writes on a file write or removal it was about to perform
+ * (`write`, enforced the same way), or to its own MCP client on a server's tool it was about to
+ * call (`mcp`, enforced the same way).
  */
-export const hostAuditStageSchema = z.enum(['check', 'command', 'write']);
+export const hostAuditStageSchema = z.enum(['check', 'command', 'write', 'mcp']);
 export type HostAuditStage = z.infer<typeof hostAuditStageSchema>;
 
 /**
@@ -251,10 +253,14 @@ export type HostAskAnswer = z.infer<typeof hostAskAnswerSchema>;
 
 /**
  * The rule "Always allow" saves for an approval: this `run_command`'s program and exact arguments
- * as an argv prefix, for the project only (the caller keys it). Undefined for other tools, or an
+ * as an argv prefix, or this MCP server's tool by its name, for the project only (the caller keys
+ * it). Undefined for other tools, or an
  * input no rule can express (an empty argument); the UI and the CLI show it before saving.
  */
 export function alwaysAllowDraft(toolName: string, input: unknown): PolicyRuleDraft | undefined {
+  if (splitMcpToolName(toolName) !== undefined) {
+    return { decision: 'allow', tools: [toolName], reason: 'always allowed from an approval prompt' };
+  }
   if (toolName !== 'run_command') return undefined;
   const parsed = runCommandInputSchema.safeParse(input);
   if (!parsed.success) return undefined;

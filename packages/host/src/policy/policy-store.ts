@@ -111,13 +111,13 @@ export class PolicyStore {
 
   /**
    * The project rule "Always allow" saves for `call`: its program and exact arguments as an argv
-   * prefix (alwaysAllowDraft). Undefined when no rule can pin the call, when policy.json cannot
+   * prefix, or an MCP server's tool by name (alwaysAllowDraft). Undefined when no rule can pin the call, when policy.json cannot
    * be used, or when the rule would not stop the call being asked — a rule of the project itself
    * that asks or denies beats an allow in the same layer, and a hard-deny beats every allow.
    */
   alwaysAllowRule(call: PolicyCall): PolicyRuleDraft | undefined {
     const root = call.workspace_root;
-    const draft = call.command && alwaysAllowDraft(call.tool, { command: call.command.name, args: call.command.args });
+    const draft = alwaysAllowDraft(call.tool, call.command && { command: call.command.name, args: call.command.args });
     if (root === null || draft === undefined) return undefined;
     let loaded: Loaded;
     try {

@@ -20,6 +20,13 @@ import {
   COMMAND_MAX_TIMEOUT_MS,
   COMMAND_NOTICE_MAX_CHARS,
   MAX_TCP_PORT,
+  MCP_CALL_ARGS_MAX_BYTES,
+  MCP_ERROR_MAX_CHARS,
+  MCP_MAX_SERVERS,
+  MCP_MAX_TOOLS_PER_SERVER,
+  MCP_RESULT_MAX_BYTES,
+  MCP_TOOL_DESCRIPTION_MAX_CHARS,
+  MCP_TOOL_SCHEMA_MAX_BYTES,
   TRANSPORT_MAX_CREDIT_BYTES,
   TRANSPORT_MAX_ERROR_KIND_CHARS,
   TRANSPORT_MAX_GRANTS,
@@ -34,7 +41,9 @@ import {
   WORKSPACE_MAX_WRITE_BYTES,
 } from '../limits.js';
 import { chatgptBootstrapSchema } from '../api/chatgpt.js';
-import { TRANSPORT_ERROR_CODES, WORKSPACE_WRITE_ERROR_CODES } from '../error-codes.js';
+import { MCP_CALL_ERROR_CODES, TRANSPORT_ERROR_CODES, WORKSPACE_WRITE_ERROR_CODES } from '../error-codes.js';
+import { mcpServerNameSchema, mcpServerStateSchema } from '../api/mcp.js';
+import { MCP_TOOL_NAME_MAX_CHARS } from '../mcp-tool-name.js';
 import { policyAnswerSchema, policyCallSchema, policyRuleIdSchema } from '../policy.js';
 import { channelIdSchema } from './channel-id.js';
 
@@ -210,6 +219,40 @@ export const policyDecisionFrameSchema = frame('policy.decision', {
   ...policyAnswerSchema.shape,
 });
 
+/** One tool of a ready server, for the sidecar to offer the model: its input schema as JSON text. */
+const mcpListedTool = z.strictObject({
+  name: z.string().min(1).max(MCP_TOOL_NAME_MAX_CHARS),
+  description: z.string().max(MCP_TOOL_DESCRIPTION_MAX_CHARS),
+  input_schema: z.string().min(2).max(MCP_TOOL_SCHEMA_MAX_BYTES),
+});
+/** The MCP servers of a workspace (`mcp.list`), each in the state the host could bring it to in time. */
+export const mcpListedFrameSchema = frame('mcp.listed', {
+  id,
+  available: z.boolean(),
+  servers: z
+    .array(
+      z.strictObject({
+        name: mcpServerNameSchema,
+        state: mcpServerStateSchema,
+        tools: z.array(mcpListedTool).max(MCP_MAX_TOOLS_PER_SERVER),
+      }),
+    )
+    .max(MCP_MAX_SERVERS),
+});
+/** What an `mcp.call`'s tool answered: its text content (other content named in words), cut to MCP_RESULT_MAX_BYTES. */
+export const mcpResultFrameSchema = frame('mcp.result', {
+  id,
+  is_error: z.boolean(),
+  text: z.string().max(MCP_RESULT_MAX_BYTES),
+  truncated: z.boolean(),
+});
+/** The host ran no tool for an `mcp.call`, or the server failed it. */
+export const mcpErrorFrameSchema = frame('mcp.error', {
+  id,
+  code: z.enum(MCP_CALL_ERROR_CODES),
+  message: z.string().max(MCP_ERROR_MAX_CHARS).optional(),
+});
+
 export const hostToSidecarFrameSchema = z.discriminatedUnion('type', [
   bootstrapFrameSchema,
   shutdownFrameSchema,
@@ -227,6 +270,9 @@ export const hostToSidecarFrameSchema = z.discriminatedUnion('type', [
   workspaceWrittenFrameSchema,
   workspaceRemovedFrameSchema,
   workspaceErrorFrameSchema,
+  mcpListedFrameSchema,
+  mcpResultFrameSchema,
+  mcpErrorFrameSchema,
 ]);
 export type HostToSidecarFrame = z.infer<typeof hostToSidecarFrameSchema>;
 
@@ -336,6 +382,25 @@ export const policyCheckFrameSchema = frame('policy.check', {
   ...reportedRun,
 });
 
+/** Ask for the MCP servers of a workspace and their tools; the host starts what is not running yet. */
+export const mcpListFrameSchema = frame('mcp.list', {
+  id,
+  workspace_root: absolutePath,
+});
+/** Call one tool of one MCP server in a workspace; `arguments` is a JSON object's text. */
+export const mcpCallFrameSchema = frame('mcp.call', {
+  id,
+  workspace_root: absolutePath,
+  server: mcpServerNameSchema,
+  tool: z.string().min(1).max(MCP_TOOL_NAME_MAX_CHARS),
+  arguments: z.string().min(2).max(MCP_CALL_ARGS_MAX_BYTES),
+  ...reportedRun,
+});
+/** Stop waiting for an `mcp.call`: the host cancels it at the server and answers nothing more. */
+export const mcpAbortFrameSchema = frame('mcp.abort', {
+  id,
+});
+
 export const sidecarToHostFrameSchema = z.discriminatedUnion('type', [
   requestStartFrameSchema,
   requestChunkFrameSchema,
@@ -349,6 +414,9 @@ export const sidecarToHostFrameSchema = z.discriminatedUnion('type', [
   workspaceWriteFrameSchema,
   workspaceChunkFrameSchema,
   workspaceRemoveFrameSchema,
+  mcpListFrameSchema,
+  mcpCallFrameSchema,
+  mcpAbortFrameSchema,
 ]);
 export type SidecarToHostFrame = z.infer<typeof sidecarToHostFrameSchema>;
 

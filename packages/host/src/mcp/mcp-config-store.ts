@@ -1,0 +1,114 @@
+/**
+ * The MCP servers the user named: `<userData>/host/mcp.json` (0600, atomic writes, the
+ * private-file discipline, as policy.json). Host-owned: never read from a workspace (a project's
+ * `.mcp.json` would let a cloned repository choose programs to run), and the sidecar cannot write
+ * it (`host/` is write-denied in its sandbox). Edited by host IPC (Settings) and `bastion mcp`;
+ * re-read whenever its stamp changes, so an edit from the CLI counts at the next run.
+ */
+import { lstatSync, mkdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import {
+  MCP_MAX_SERVERS,
+  mcpConfigFileSchema,
+  mcpServerConfigSchema,
+  type McpConfigFile,
+  type McpServerConfig,
+} from '@bastion/protocol';
+import { HostError } from '../errors.js';
+import { fileStamp, readPrivateFile, writePrivateFile, type FileStamp } from '../private-file.js';
+import { hostOnlyDir, USER_DATA_DIR_MODE } from '../user-data.js';
+
+export const MCP_FILE_NAME = 'mcp.json';
+/** Sixteen servers with their longest argument lists would not fit; ordinary ones take a few KiB. */
+const MCP_FILE_MAX_BYTES = 1024 * 1024;
+
+const EMPTY_FILE: McpConfigFile = { version: 1, servers: [] };
+
+export class McpConfigStore {
+  readonly path: string;
+  #cache: { stamp: FileStamp | undefined; result: McpConfigFile | HostError } | undefined;
+
+  constructor(userData: string) {
+    this.path = join(hostOnlyDir(userData), MCP_FILE_NAME);
+  }
+
+  /** The servers as the file names them now; throws a HostError (`PRIVATE_FILE_*`, `MCP_CONFIG_INVALID`) when it cannot be used. */
+  servers(): McpServerConfig[] {
+    const stamp = this.#currentStamp();
+    if (!this.#cache || this.#cache.stamp !== stamp) this.#cache = { stamp, result: this.#read() };
+    if (this.#cache.result instanceof HostError) throw this.#cache.result;
+    return this.#cache.result.servers;
+  }
+
+  /** Add a server; its name must be new. */
+  add(server: McpServerConfig): McpServerConfig {
+    const checked = mcpServerConfigSchema.safeParse(server);
+    if (!checked.success) {
+      const issue = checked.error.issues[0];
+      throw new HostError('MCP_SERVER_INVALID', `${issue?.path.join('.') || 'server'}: ${issue?.message ?? 'invalid'}`);
+    }
+    const servers = this.servers();
+    if (servers.some((existing) => existing.name === checked.data.name)) {
+      throw new HostError('MCP_SERVER_EXISTS', `a server named ${checked.data.name} exists already; remove it first`);
+    }
+    if (servers.length >= MCP_MAX_SERVERS) {
+      throw new HostError('MCP_TOO_MANY_SERVERS', `at most ${MCP_MAX_SERVERS} servers; remove one first`);
+    }
+    this.#write({ version: 1, servers: [...servers, checked.data] });
+    return checked.data;
+  }
+
+  /** Remove a server by name; false when there is none of that name. */
+  remove(name: string): boolean {
+    const servers = this.servers();
+    const kept = servers.filter((server) => server.name !== name);
+    if (kept.length === servers.length) return false;
+    this.#write({ version: 1, servers: kept });
+    return true;
+  }
+
+  #write(file: McpConfigFile): void {
+    const checked = mcpConfigFileSchema.parse(file);
+    mkdirSync(dirname(this.path), { recursive: true, mode: USER_DATA_DIR_MODE });
+    writePrivateFile(this.path, `${JSON.stringify(checked, null, 2)}\n`, MCP_FILE_MAX_BYTES);
+    this.#cache = undefined;
+  }
+
+  #currentStamp(): FileStamp | undefined {
+    try {
+      return fileStamp(lstatSync(this.path));
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw new HostError('PRIVATE_FILE_UNREADABLE', `${MCP_FILE_NAME} cannot be read`, { cause: error });
+    }
+  }
+
+  #read(): McpConfigFile | HostError {
+    try {
+      const read = readPrivateFile(this.path, MCP_FILE_MAX_BYTES);
+      return read ? parseMcpFile(read.text) : EMPTY_FILE;
+    } catch (error) {
+      return error instanceof HostError
+        ? error
+        : new HostError('MCP_CONFIG_INVALID', `${MCP_FILE_NAME} cannot be used`);
+    }
+  }
+}
+
+function parseMcpFile(text: string): McpConfigFile {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (cause) {
+    throw new HostError('MCP_CONFIG_INVALID', `${MCP_FILE_NAME} is not valid JSON`, { cause });
+  }
+  const checked = mcpConfigFileSchema.safeParse(value);
+  if (!checked.success) {
+    const issue = checked.error.issues[0];
+    throw new HostError(
+      'MCP_CONFIG_INVALID',
+      `${MCP_FILE_NAME} does not match its schema at ${issue?.path.join('.') || '(top)'}: ${issue?.message ?? ''}`,
+    );
+  }
+  return checked.data;
+}

@@ -1,0 +1,31 @@
+/**
+ * How an MCP server's tool is named to the model, the policy and the UI: `mcp__SERVER__TOOL`.
+ * Server names hold no `_`, so the first `__` after the prefix always ends the server's. The
+ * whole name keeps to what every provider takes as a function name (`^[A-Za-z0-9_-]{1,64}$`); a
+ * server's tool whose name cannot be put so is left out. Zod-free: the web bundle imports it.
+ */
+
+export const MCP_TOOL_PREFIX = 'mcp__';
+/** The longest function name OpenAI, Anthropic and the OpenAI-compatible servers all take. */
+export const MCP_TOOL_NAME_MAX_CHARS = 64;
+/** A server's name: lower-case letters, digits and `-`, starting with a letter or digit. */
+export const MCP_SERVER_NAME_PATTERN = /^[a-z0-9][a-z0-9-]{0,23}$/;
+const TOOL_PART = /^[A-Za-z0-9_-]+$/;
+
+/** The model's name for `tool` of `server`, or undefined when no such name can be made. */
+export function mcpToolName(server: string, tool: string): string | undefined {
+  if (!MCP_SERVER_NAME_PATTERN.test(server) || !TOOL_PART.test(tool)) return undefined;
+  const name = `${MCP_TOOL_PREFIX}${server}__${tool}`;
+  return name.length <= MCP_TOOL_NAME_MAX_CHARS ? name : undefined;
+}
+
+/** The server and the tool a model-facing name stands for; undefined for any other tool's name. */
+export function splitMcpToolName(name: string): { server: string; tool: string } | undefined {
+  if (!name.startsWith(MCP_TOOL_PREFIX)) return undefined;
+  const rest = name.slice(MCP_TOOL_PREFIX.length);
+  const cut = rest.indexOf('__');
+  if (cut <= 0) return undefined;
+  const server = rest.slice(0, cut);
+  const tool = rest.slice(cut + 2);
+  return mcpToolName(server, tool) === name ? { server, tool } : undefined;
+}
