@@ -16,6 +16,8 @@ import { PolicyClient } from './policy/policy-client.js';
 import { HostWorkspaceWriter } from './workspaces/workspace-writer.js';
 import { hostSearchTools } from './tools/file-tools.js';
 import { runCommandTools } from './shell/run-command-tool.js';
+import { McpClient } from './mcp/mcp-client.js';
+import { mcpTools } from './mcp/mcp-tools.js';
 import { disableAmbientFetch } from './no-ambient-fetch.js';
 import { endpointsRoutes } from './endpoints/endpoints-routes.js';
 import { EndpointStore } from './endpoints/endpoint-store.js';
@@ -69,6 +71,8 @@ async function main(): Promise<void> {
   const policy = new PolicyClient(channel);
   // Registers workspace.*: the host performs every workspace write (the sidecar's view is read-only).
   const writer = new HostWorkspaceWriter(channel);
+  // Registers mcp.*: the host runs the MCP servers and is their client.
+  const mcp = new McpClient(channel);
   // SEC-008: the ChatGPT credential owner exists only when the host configured the profile.
   const chatgpt = bootstrap.chatgpt
     ? new ChatgptCredentials({ config: bootstrap.chatgpt, store: auth, fetch: transport.fetch, log })
@@ -79,12 +83,16 @@ async function main(): Promise<void> {
     workspaces: bootstrap.workspaces,
     writer,
     log,
-    extraTools: bootstrap.capabilities.shell
-      ? [
-          runCommandTools({ client: commands, userData: bootstrap.user_data, log }),
-          hostSearchTools(commands, bootstrap.user_data),
-        ]
-      : [],
+    extraTools: [
+      ...(bootstrap.capabilities.shell
+        ? [
+            runCommandTools({ client: commands, userData: bootstrap.user_data, log }),
+            hostSearchTools(commands, bootstrap.user_data),
+          ]
+        : []),
+      // The host runs MCP servers only in the sandbox; elsewhere it lists none.
+      mcpTools(mcp),
+    ],
     fetch: transport.fetch,
     policy,
     sandboxed: bootstrap.capabilities.sandbox === 'srt',

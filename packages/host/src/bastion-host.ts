@@ -32,6 +32,8 @@ import { homeReadPaths } from './sandbox/home-read-allowlist.js';
 import { createPlaceholderWarden } from './sandbox/placeholder-warden.js';
 import { takeHostStart, type HostStartPrelude } from './host-start-prelude.js';
 import { CommandExecutor } from './commands/command-executor.js';
+import { attachMcpCalls } from './mcp/mcp-channel.js';
+import { McpHub } from './mcp/mcp-hub.js';
 import { attachPolicyChecks } from './policy/policy-checks.js';
 import { hostOnlyDir } from './user-data.js';
 import { TempFileJournal } from './workspaces/temp-file-journal.js';
@@ -308,6 +310,10 @@ async function composeHost(
   resources.defer(() => commands.close());
   supervisor.addChannelModule((sidecar) => commands.attach(sidecar));
   supervisor.addChannelModule((sidecar) => attachPolicyChecks(sidecar, policy, log));
+  // MCP servers: run by the host in the command sandbox, called for the sidecar after the policy's say.
+  const mcp = new McpHub({ userData, home, log, srt: srt?.session });
+  resources.defer(() => mcp.close());
+  supervisor.addChannelModule((sidecar) => attachMcpCalls(sidecar, { hub: mcp, policy, asks, log }));
   // Every workspace write is the host's: the sidecar's view of the workspace is read-only.
   supervisor.addChannelModule((sidecar) =>
     attachWorkspaceWrites(sidecar, { userData, policy, journal: writeJournal, asks, log }),
@@ -381,6 +387,7 @@ async function composeHost(
     userData,
     controlHandler({ command: options.command ?? 'host', uiOrigin: ui.origin, desktop, client }),
     log,
+    { mcp, grantedWorkspaces: () => [...workspaces] },
   );
   resources.defer(() => control?.close());
   log.info('host.ready', {
@@ -445,6 +452,7 @@ async function composeHost(
     policy,
     audit,
     asks,
+    mcp,
     grantedWorkspaces: () => [...workspaces],
   });
   return host;

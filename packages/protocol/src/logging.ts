@@ -57,6 +57,8 @@ export const SAFE_LOG_FIELDS = [
   'wrap',
   /** Whether a command ran in a sandbox started before it (prestarted-sandbox.ts). */
   'prestarted',
+  /** An MCP server's name, as the user gave it in mcp.json (lower-case letters, digits, `-`). */
+  'server',
 ] as const;
 export type SafeLogField = (typeof SAFE_LOG_FIELDS)[number];
 const SAFE_FIELD_SET: ReadonlySet<string> = new Set(SAFE_LOG_FIELDS);

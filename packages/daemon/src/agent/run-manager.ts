@@ -50,8 +50,11 @@ import { rewindSession } from '../undo/rewind.js';
 import { undoRun } from '../undo/run-undo.js';
 import type { UndoStore } from '../undo/undo-store.js';
 
-/** Extra tools for a session (issue 5 registers run_command here when the posture allows a shell). */
-export type ToolFactory = (context: ToolContext & { session: Session }) => ToolSet;
+/**
+ * Extra tools for a session: run_command when the posture allows a shell, the MCP servers' tools
+ * (listed by the host, so they come as a promise, awaited as the run begins).
+ */
+export type ToolFactory = (context: ToolContext & { session: Session }) => ToolSet | Promise<ToolSet>;
 
 /** A new message, an approval's answer, or a run that only summarises the older turns (`/compact`). */
 export type RunRequest =
@@ -248,47 +251,8 @@ export class RunManager {
         ),
     };
     const ownTools: ToolSet = { ...createFileTools(context), ...createPlanTool() };
-    for (const factory of this.#extraTools) Object.assign(ownTools, factory(context));
-    const tools = guardTools(ownTools, {
-      policy: this.#policy,
-      heldSecrets: this.#heldSecrets,
-      context,
-      onDecision: (decision) => {
-        this.#audit.append({
-          session_id: sessionId,
-          run_id: started.runId,
-          tool_call_id: decision.toolCallId,
-          tool_name: decision.toolName,
-          command_name: decision.commandName,
-          mode: this.#store.sessions.currentMode(sessionId) ?? null,
-          verdict: decision.answer.verdict,
-          rule_id: decision.answer.rule_id ?? null,
-          rule_layer: decision.answer.layer ?? null,
-          approval: decision.approval,
-          outcome: decision.outcome,
-          code: decision.code,
-        });
-        this.#log.info('tool.decision', {
-          session_id: sessionId,
-          tool_call_id: decision.toolCallId,
-          tool: decision.toolName,
-          verdict: decision.answer.verdict,
-          rule_id: decision.answer.rule_id ?? null,
-          outcome: decision.outcome,
-          code: decision.code,
-        });
-      },
-    });
-
-    const environment: PromptEnvironment = {
-      os: operatingSystem(),
-      workspaceRoot: session.workspace,
-      date: new Date().toISOString().slice(0, 10),
-      git: detectGit(this.#roots, session.workspace),
-      sandboxed: this.#sandboxed,
-      mode: session.mode,
-      tools: Object.keys(tools),
-    };
+    // A factory may answer later (the MCP servers' tools are the host's to list): awaited as the run begins.
+    const extraTools = this.#extraTools.map((factory) => factory(context));
     const instructions = new ProjectInstructions(this.#roots, session.workspace);
     /** Instruction files this run has told the reader about (an `instructions-read` event each, once). */
     const announced = new Set<string>();
@@ -313,8 +277,49 @@ export class RunManager {
     );
     const contextWindow = this.#registry.contextWindow({ provider: session.provider, model: session.model });
     const provider = this.#registry.name(session.provider);
-    const done = this.#execute(sessionId, runId, controller, changes, { contextWindow, provider }, () =>
-      runAgentLoop({
+    const done = this.#execute(sessionId, runId, controller, changes, { contextWindow, provider }, async () => {
+      for (const set of await Promise.all(extraTools)) Object.assign(ownTools, set);
+      const tools = guardTools(ownTools, {
+        policy: this.#policy,
+        heldSecrets: this.#heldSecrets,
+        context,
+        onDecision: (decision) => {
+          this.#audit.append({
+            session_id: sessionId,
+            run_id: started.runId,
+            tool_call_id: decision.toolCallId,
+            tool_name: decision.toolName,
+            command_name: decision.commandName,
+            mode: this.#store.sessions.currentMode(sessionId) ?? null,
+            verdict: decision.answer.verdict,
+            rule_id: decision.answer.rule_id ?? null,
+            rule_layer: decision.answer.layer ?? null,
+            approval: decision.approval,
+            outcome: decision.outcome,
+            code: decision.code,
+          });
+          this.#log.info('tool.decision', {
+            session_id: sessionId,
+            tool_call_id: decision.toolCallId,
+            tool: decision.toolName,
+            verdict: decision.answer.verdict,
+            rule_id: decision.answer.rule_id ?? null,
+            outcome: decision.outcome,
+            code: decision.code,
+          });
+        },
+      });
+
+      const environment: PromptEnvironment = {
+        os: operatingSystem(),
+        workspaceRoot: session.workspace,
+        date: new Date().toISOString().slice(0, 10),
+        git: detectGit(this.#roots, session.workspace),
+        sandboxed: this.#sandboxed,
+        mode: session.mode,
+        tools: Object.keys(tools),
+      };
+      return runAgentLoop({
         model: retrying,
         providerOptions: reasoningOptions(session.provider, session.model, session.reasoning_effort),
         runId,
@@ -353,8 +358,8 @@ export class RunManager {
         },
         emit: (event) => this.#emit(sessionId, event),
         onApprovalRequest: (approval) => this.#store.approvals.recordRequest({ sessionId, runId, ...approval }),
-      }),
-    );
+      });
+    });
     this.#active.set(sessionId, { runId, controller, done });
     return { runId, messageId: started.messageId };
   }

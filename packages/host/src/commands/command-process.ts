@@ -91,8 +91,12 @@ export function startCommandProcess(
  * The child as startCommandProcess spawns it, not yet supervised. With `requestChannel`, fd 3 is a
  * socket to the host as well (a pre-started sandbox's waiter reads its command from it:
  * prestarted-sandbox.ts); its output waits in the pipes until superviseCommandChild reads it.
+ * With `stdin`, its stdin is a pipe from the host (an MCP server's requests) instead of nothing.
  */
-export function spawnCommandChild(target: CommandSpawn, options: { requestChannel?: boolean } = {}): ChildProcess {
+export function spawnCommandChild(
+  target: CommandSpawn,
+  options: { requestChannel?: boolean; stdin?: boolean } = {},
+): ChildProcess {
   // The group leader dies with the host, even a SIGKILLed one: under srt it is bwrap, whose
   // namespace init dies with it (--die-with-parent) and takes the namespace down.
   const [command, args] =
@@ -104,7 +108,7 @@ export function spawnCommandChild(target: CommandSpawn, options: { requestChanne
     env: target.env,
     shell: false,
     detached: true,
-    stdio: options.requestChannel ? ['ignore', 'pipe', 'pipe', 'pipe'] : ['ignore', 'pipe', 'pipe'],
+    stdio: [options.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe', ...(options.requestChannel ? ['pipe' as const] : [])],
   });
 }
 

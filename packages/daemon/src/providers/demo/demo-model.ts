@@ -8,6 +8,7 @@
  *   `search TEXT` → calls search with TEXT as a literal string
  *   `$ CMD ARGS`  → calls run_command (words split by POSIX rules, no shell) when that tool exists;
  *                   otherwise says the shell is not available
+ *   `mcp SERVER TOOL {json}` → calls that MCP server's tool (`mcp__SERVER__TOOL`) with the JSON object
  *   images attached → their formats and sizes (it cannot look at them)
  *   after a tool result → a one-line summary; anything else → what it can do
  */
@@ -21,7 +22,7 @@ import type {
   LanguageModelV3ToolResultOutput,
   LanguageModelV3Usage,
 } from '@ai-sdk/provider';
-import { DEMO_DELTA_INTERVAL_MS } from '@bastion/protocol';
+import { DEMO_DELTA_INTERVAL_MS, mcpToolName, splitMcpToolName } from '@bastion/protocol';
 import { splitShellWords } from './shell-words.js';
 
 export const DEMO_PROVIDER_ID = 'demo';
@@ -130,8 +131,13 @@ function summarize(toolName: string, input: unknown, output: LanguageModelV3Tool
       return `demo: a plan of ${String(field(value, 'steps'))} steps, shown as a checklist.`;
     case 'run_command':
       return `demo: ${String(field(input, 'command'))} exited with code ${String(field(value, 'exit_code'))}.`;
-    default:
-      return `demo: ${toolName} finished.`;
+    default: {
+      const mcp = splitMcpToolName(toolName);
+      if (mcp === undefined) return `demo: ${toolName} finished.`;
+      const said = clip(textField(value, 'text', '').replace(/\s+/g, ' ').trim(), 120);
+      const how = field(value, 'is_error') === true ? 'answered with an error' : 'answered';
+      return `demo: ${mcp.tool} of the MCP server ${mcp.server} ${how}: "${said}".`;
+    }
   }
 }
 
@@ -208,6 +214,27 @@ export function demoReply(options: Pick<LanguageModelV3CallOptions, 'prompt' | '
       input: { pattern: search[1].trim(), fixed_strings: true },
       toolCallId,
     };
+  }
+  // `mcp SERVER TOOL {json}`: that MCP server's tool, with the JSON object as its arguments.
+  const mcp = /^mcp\s+(\S+)\s+(\S+)(?:\s+(\S.*))?$/s.exec(text);
+  if (mcp?.[1] && mcp[2]) {
+    const name = mcpToolName(mcp[1], mcp[2]);
+    if (name === undefined || !hasTool(name)) {
+      return {
+        kind: 'text',
+        text: `demo: no MCP tool ${mcp[2]} of a server ${mcp[1]} is offered here (Settings → MCP servers lists them).`,
+      };
+    }
+    let input: unknown = {};
+    try {
+      input = mcp[3] === undefined ? {} : JSON.parse(mcp[3]);
+    } catch {
+      return { kind: 'text', text: 'demo: the arguments after the tool must be one JSON object.' };
+    }
+    if (typeof input !== 'object' || input === null || Array.isArray(input)) {
+      return { kind: 'text', text: 'demo: the arguments after the tool must be one JSON object.' };
+    }
+    return { kind: 'tool-call', toolName: name, input: input as Record<string, unknown>, toolCallId };
   }
   return { kind: 'text', text: DEMO_HELP };
 }

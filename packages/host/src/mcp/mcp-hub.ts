@@ -1,0 +1,453 @@
+/**
+ * MCP servers, run by the host: one instance per (workspace, server) the user named in mcp.json,
+ * started when a run in that workspace first asks for the tools (or from Settings and `bastion
+ * mcp`), each inside the command sandbox as `run_command` children are, with three differences
+ * that make a long-lived program safe to keep: the workspace is read-only to it (its profile
+ * write-denies the root: the agent's own file tools, checked by the host, are the only way
+ * anything is written there, so no git or steering-file sweep is needed when it ends), its only
+ * writable place is a private temp dir removed when it stops, and its environment is the
+ * command's (PATH, HOME, LANG, TERM, TMPDIR) plus the variables the user gave it. It has no
+ * network. Where commands run unsandboxed, no server runs at all.
+ *
+ * A server that fails to start stays failed (restart it, or change its definition); one that
+ * stops after it was ready is started again at the next run. Everything a server says is
+ * untrusted: its tool list is bounded (names a provider takes, a schema size, a count, a total
+ * that fits one channel frame), its messages are bounded lines checked as JSON-RPC
+ * (mcp-stdio-transport.ts), and its results are cut to MCP_RESULT_MAX_BYTES of text.
+ *
+ * What it does not catch: what a tool does inside its sandbox (CPU, its own temp files), or what
+ * its text says (the model reads it as a tool result, like a command's output).
+ */
+import type { ChildProcess } from 'node:child_process';
+import { chmodSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  MCP_ERROR_MAX_CHARS,
+  MCP_MAX_TOOLS_PER_SERVER,
+  MCP_START_TIMEOUT_MS,
+  MCP_TOOL_DESCRIPTION_MAX_CHARS,
+  MCP_TOOL_SCHEMA_MAX_BYTES,
+  mcpToolName,
+  type Logger,
+  type McpListing,
+  type McpServerConfig,
+  type McpServerState,
+  type McpServerStatus,
+} from '@bastion/protocol';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import { HostError } from '../errors.js';
+import { buildCommandSandboxProfile } from '../commands/command-profile.js';
+import { spawnCommandChild } from '../commands/command-process.js';
+import { homeReadPaths } from '../sandbox/home-read-allowlist.js';
+import type { SrtSession, WrappedCommand } from '../sandbox/srt-session.js';
+import { McpConfigStore } from './mcp-config-store.js';
+import { McpStdioTransport } from './mcp-stdio-transport.js';
+
+/** A ready server's tool as the sidecar is told of it. */
+export interface McpListedTool {
+  name: string;
+  description: string;
+  /** The tool's input JSON schema, serialised. */
+  input_schema: string;
+}
+
+export interface McpHubOptions {
+  userData: string;
+  /** The HOME servers run with; the profile denies its secrets. */
+  home: string;
+  log: Logger;
+  /** The srt session; undefined where commands run unsandboxed (no server runs then). */
+  srt: SrtSession | undefined;
+  /** PATH and LANG the servers see (default: the host's). */
+  env?: { PATH?: string; LANG?: string };
+}
+
+/** Said where no server can run. */
+const UNAVAILABLE_REASON =
+  'MCP servers run only inside the sandbox, and commands run without it here (bastion doctor says why)';
+
+/** How long a stopping server is given after its stdin closes and SIGTERM, before SIGKILL. */
+const STOP_GRACE_MS = 2_000;
+
+interface Instance {
+  workspace: string;
+  config: McpServerConfig;
+  /** The definition it was started from: a different one in mcp.json means a restart. */
+  definition: string;
+  state: McpServerState;
+  error: string | undefined;
+  /** It was ready once: a stop after that is started again by the next run. */
+  wasReady: boolean;
+  tools: Tool[];
+  listed: McpListedTool[];
+  leftOut: string[];
+  client: Client | undefined;
+  /** Settles once the server is ready or failed. */
+  starting: Promise<void> | undefined;
+  /** Ends the process and settles once it is gone and its temp dir removed. */
+  stop: (() => Promise<void>) | undefined;
+}
+
+function definitionOf(config: McpServerConfig): string {
+  return JSON.stringify([config.command, config.args, Object.entries(config.env ?? {}).sort()]);
+}
+
+function inWords(text: string): string {
+  return text.length <= MCP_ERROR_MAX_CHARS ? text : `${text.slice(0, MCP_ERROR_MAX_CHARS - 1)}…`;
+}
+
+/** The tools the agent is given, and why each other one is not. */
+function offeredTools(server: string, tools: readonly Tool[]): { listed: McpListedTool[]; leftOut: string[] } {
+  const listed: McpListedTool[] = [];
+  const leftOut: string[] = [];
+  for (const tool of tools) {
+    if (listed.length >= MCP_MAX_TOOLS_PER_SERVER) {
+      leftOut.push(`${tool.name.slice(0, 64)}: more than ${MCP_MAX_TOOLS_PER_SERVER} tools`);
+      continue;
+    }
+    if (mcpToolName(server, tool.name) === undefined) {
+      leftOut.push(`${tool.name.slice(0, 64)}: its name is not letters, digits, "_" and "-", or too long`);
+      continue;
+    }
+    const schema = JSON.stringify(tool.inputSchema);
+    if (Buffer.byteLength(schema) > MCP_TOOL_SCHEMA_MAX_BYTES) {
+      leftOut.push(`${tool.name}: its input schema is over ${MCP_TOOL_SCHEMA_MAX_BYTES / 1024} KiB`);
+      continue;
+    }
+    const description = (tool.description ?? tool.title ?? '').slice(0, MCP_TOOL_DESCRIPTION_MAX_CHARS);
+    listed.push({ name: tool.name, description, input_schema: schema });
+  }
+  return { listed, leftOut };
+}
+
+export class McpHub {
+  readonly #options: McpHubOptions;
+  readonly #store: McpConfigStore;
+  readonly #instances = new Map<string, Instance>();
+  #closed = false;
+
+  constructor(options: McpHubOptions) {
+    this.#options = options;
+    this.#store = new McpConfigStore(options.userData);
+  }
+
+  get file(): string {
+    return this.#store.path;
+  }
+
+  /** Whether servers can run here at all. */
+  get available(): boolean {
+    return this.#options.srt !== undefined;
+  }
+
+  /** The servers of `workspace` as they are now; starts nothing. */
+  listing(workspace: string): McpListing {
+    const servers = this.#store.servers();
+    return {
+      file: this.file,
+      workspace,
+      available: this.available,
+      ...(this.available ? {} : { reason: UNAVAILABLE_REASON }),
+      servers: servers.map((config) => this.#status(workspace, config)),
+    };
+  }
+
+  /** Save a server to mcp.json and start it in `workspace`; answers once it is ready or failed. */
+  async add(workspace: string, server: McpServerConfig): Promise<McpListing> {
+    const added = this.#store.add(server);
+    this.#options.log.info('mcp.added', { server: added.name });
+    if (this.available) await this.#ensure(workspace, added);
+    return this.listing(workspace);
+  }
+
+  /** Remove a server from mcp.json and stop it wherever it runs. */
+  async remove(workspace: string, name: string): Promise<McpListing> {
+    if (!this.#store.remove(name)) throw new HostError('MCP_SERVER_NOT_FOUND', `no server named ${name}`);
+    this.#options.log.info('mcp.removed', { server: name });
+    await this.#stopAll((instance) => instance.config.name === name);
+    return this.listing(workspace);
+  }
+
+  /** Stop a server wherever it runs and start it again in `workspace`. */
+  async restart(workspace: string, name: string): Promise<McpListing> {
+    const config = this.#store.servers().find((server) => server.name === name);
+    if (config === undefined) throw new HostError('MCP_SERVER_NOT_FOUND', `no server named ${name}`);
+    await this.#stopAll((instance) => instance.config.name === name);
+    if (this.available) await this.#ensure(workspace, config);
+    return this.listing(workspace);
+  }
+
+  /**
+   * What a run in `workspace` is offered: each server's state and, for a ready one, its tools.
+   * Starts what is not running (a server that failed to start stays failed), stops what mcp.json
+   * no longer names, and waits for the starts (MCP_START_TIMEOUT_MS at most each).
+   */
+  async tools(workspace: string): Promise<{ name: string; state: McpServerState; tools: McpListedTool[] }[]> {
+    if (!this.available) return [];
+    let servers: McpServerConfig[];
+    try {
+      servers = this.#store.servers();
+    } catch (error) {
+      this.#options.log.warn('mcp.config-unusable', { code: error instanceof HostError ? error.code : 'unknown' });
+      return [];
+    }
+    const named = new Set(servers.map((server) => server.name));
+    await this.#stopAll((instance) => instance.workspace === workspace && !named.has(instance.config.name));
+    await Promise.all(servers.map((config) => this.#ensure(workspace, config)));
+    return servers.map((config) => {
+      const instance = this.#instances.get(keyOf(workspace, config.name));
+      const state = instance?.state ?? 'stopped';
+      return { name: config.name, state, tools: state === 'ready' ? (instance?.listed ?? []) : [] };
+    });
+  }
+
+  /** The ready client of a server in `workspace` and the tool, for a call; undefined when either is not there. */
+  callable(
+    workspace: string,
+    server: string,
+    tool: string,
+  ): { client: Client } | { code: 'MCP_SERVER_UNKNOWN' | 'MCP_SERVER_FAILED' | 'MCP_TOOL_UNKNOWN' } {
+    const instance = this.#instances.get(keyOf(workspace, server));
+    if (instance === undefined) return { code: 'MCP_SERVER_UNKNOWN' };
+    if (instance.state !== 'ready' || instance.client === undefined) return { code: 'MCP_SERVER_FAILED' };
+    if (!instance.listed.some((listed) => listed.name === tool)) return { code: 'MCP_TOOL_UNKNOWN' };
+    return { client: instance.client };
+  }
+
+  /** The host stops: every server ends, its temp dir removed. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    await this.#stopAll(() => true);
+  }
+
+  #status(workspace: string, config: McpServerConfig): McpServerStatus {
+    const instance = this.#instances.get(keyOf(workspace, config.name));
+    const current = instance !== undefined && instance.definition === definitionOf(config);
+    return {
+      name: config.name,
+      command: config.command,
+      args: config.args,
+      env_names: Object.keys(config.env ?? {}),
+      state: current ? instance.state : 'stopped',
+      ...(current && instance.error !== undefined ? { error: instance.error } : {}),
+      tools: current ? instance.listed.map(({ name, description }) => ({ name, description })) : [],
+      left_out: current ? instance.leftOut : [],
+    };
+  }
+
+  /** Start `config` in `workspace` unless it runs there with this definition (or failed to start with it). */
+  async #ensure(workspace: string, config: McpServerConfig): Promise<void> {
+    const key = keyOf(workspace, config.name);
+    const definition = definitionOf(config);
+    const existing = this.#instances.get(key);
+    if (existing !== undefined && existing.definition === definition) {
+      const restartable = existing.state === 'failed' && existing.wasReady;
+      if (!restartable) return existing.starting;
+    }
+    if (existing !== undefined) await this.#stop(existing);
+    if (this.#closed) return;
+    const instance: Instance = {
+      workspace,
+      config,
+      definition,
+      state: 'starting',
+      error: undefined,
+      wasReady: false,
+      tools: [],
+      listed: [],
+      leftOut: [],
+      client: undefined,
+      starting: undefined,
+      stop: undefined,
+    };
+    this.#instances.set(key, instance);
+    instance.starting = this.#start(instance);
+    return instance.starting;
+  }
+
+  async #start(instance: Instance): Promise<void> {
+    const { log } = this.#options;
+    const started = performance.now();
+    log.info('mcp.starting', { server: instance.config.name });
+    const fail = (reason: string) => {
+      if (instance.state === 'failed') return;
+      instance.state = 'failed';
+      instance.error = inWords(reason);
+      instance.client = undefined;
+      log.warn('mcp.failed', { server: instance.config.name, reason: instance.wasReady ? 'stopped' : 'start' });
+    };
+    let process: { child: ChildProcess; transport: McpStdioTransport } | undefined;
+    try {
+      process = await this.#spawn(instance);
+      const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
+      const client = new Client({ name: 'bastion', version: '0.1.0' }, { capabilities: {} });
+      const transport = process.transport;
+      const deadline = AbortSignal.timeout(MCP_START_TIMEOUT_MS);
+      await client.connect(transport, { signal: deadline, timeout: MCP_START_TIMEOUT_MS });
+      const tools: Tool[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await client.listTools(cursor === undefined ? undefined : { cursor }, {
+          signal: deadline,
+          timeout: MCP_START_TIMEOUT_MS,
+        });
+        tools.push(...page.tools);
+        cursor = page.nextCursor;
+      } while (cursor !== undefined && tools.length <= MCP_MAX_TOOLS_PER_SERVER);
+      if (instance.state !== 'starting') return;
+      const offered = offeredTools(instance.config.name, tools);
+      Object.assign(instance, { tools, listed: offered.listed, leftOut: offered.leftOut, client, state: 'ready' });
+      instance.wasReady = true;
+      transport.onclose = () => {
+        const why = transport.broken ?? 'it stopped';
+        const tail = transport.stderrTail.trim();
+        fail(`${why}${tail === '' ? '' : `; its last words: ${tail}`}`);
+      };
+      log.info('mcp.ready', {
+        server: instance.config.name,
+        count: offered.listed.length,
+        duration_ms: Math.round(performance.now() - started),
+      });
+    } catch (error) {
+      const tail = process?.transport.stderrTail.trim() ?? '';
+      const timedOut = error instanceof Error && /timed? ?out|aborted/i.test(`${error.name} ${error.message}`);
+      const why =
+        process?.transport.broken ??
+        (timedOut
+          ? `it did not answer within ${MCP_START_TIMEOUT_MS / 1000} s`
+          : error instanceof HostError
+            ? error.message
+            : 'it stopped before listing its tools');
+      fail(`could not start ${instance.config.command}: ${why}${tail === '' ? '' : `; its last words: ${tail}`}`);
+      await instance.stop?.();
+    }
+  }
+
+  /** Spawn the server in its sandbox: the command profile with the workspace write-denied. */
+  async #spawn(instance: Instance): Promise<{ child: ChildProcess; transport: McpStdioTransport }> {
+    const { srt, home, userData } = this.#options;
+    if (srt === undefined) throw new HostError('SANDBOX_INIT', UNAVAILABLE_REASON);
+    const privateTemp = realpathSync(mkdtempSync(join(tmpdir(), 'bastion-mcp-')));
+    chmodSync(privateTemp, 0o700);
+    const env: Record<string, string> = {
+      ...(instance.config.env ?? {}),
+      PATH: this.#options.env?.PATH ?? process.env.PATH ?? '/usr/bin:/bin',
+      HOME: home,
+      LANG: this.#options.env?.LANG ?? process.env.LANG ?? 'C.UTF-8',
+      TERM: 'dumb',
+      TMPDIR: privateTemp,
+    };
+    let wrapped: WrappedCommand | undefined;
+    try {
+      const profile = buildCommandSandboxProfile({
+        home,
+        userData: realpathSync(userData),
+        workspaceRoot: instance.workspace,
+        scratchDir: undefined,
+        privateTemp,
+        protectedInWorkspace: [instance.workspace],
+        realPath: (path) => {
+          try {
+            return realpathSync(path);
+          } catch {
+            return undefined;
+          }
+        },
+        homeReads: homeReadPaths({ home }),
+      });
+      // The workspace is write-denied whole and the temp dir is the server's own: no deny path
+      // lies where it could write, so srt's placeholders are not needed.
+      wrapped = await srt.wrapCommand([instance.config.command, ...instance.config.args], profile, {
+        home,
+        privateTemp,
+        env,
+        skipPlaceholder: () => true,
+      });
+    } catch (error) {
+      rmSync(privateTemp, { recursive: true, force: true });
+      throw error instanceof HostError ? error : new HostError('SANDBOX_WRAP', 'the sandbox could not be prepared');
+    }
+    const [command, ...args] = wrapped.argv;
+    const child = spawnCommandChild(
+      { command: command ?? '/bin/false', args, env, cwd: instance.workspace, dieWithHost: !wrapped.diesWithParent },
+      { stdin: true },
+    );
+    const transport = new McpStdioTransport(child);
+    const gone = new Promise<void>((resolve) => {
+      child.once('error', () => resolve());
+      child.once('close', () => resolve());
+    }).then(() => {
+      wrapped?.ended();
+      rmSync(privateTemp, { recursive: true, force: true });
+    });
+    transport.onerror = () => undefined;
+    instance.stop = async () => {
+      child.stdin?.end();
+      signalGroup(child, 'SIGTERM');
+      const kill = setTimeout(() => signalGroup(child, 'SIGKILL'), STOP_GRACE_MS);
+      await gone;
+      clearTimeout(kill);
+    };
+    // A broken protocol ends the server at once.
+    const broke = transport.onerror;
+    transport.onerror = (error) => {
+      broke(error);
+      signalGroup(child, 'SIGKILL');
+    };
+    return { child, transport };
+  }
+
+  async #stop(instance: Instance): Promise<void> {
+    if (this.#instances.get(keyOf(instance.workspace, instance.config.name)) === instance) {
+      this.#instances.delete(keyOf(instance.workspace, instance.config.name));
+    }
+    instance.state = 'stopped';
+    instance.client = undefined;
+    await instance.stop?.();
+    this.#options.log.info('mcp.stopped', { server: instance.config.name });
+  }
+
+  async #stopAll(which: (instance: Instance) => boolean): Promise<void> {
+    await Promise.all([...this.#instances.values()].filter(which).map((instance) => this.#stop(instance)));
+  }
+}
+
+function keyOf(workspace: string, server: string): string {
+  return `${workspace}\0${server}`;
+}
+
+/**
+ * Signal the server's process group (it was spawned detached, so bwrap leads one). Once the child
+ * is reaped its pid may belong to someone else: it is never signalled then.
+ */
+function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
+  try {
+    process.kill(-child.pid, signal);
+  } catch {
+    // Already gone.
+  }
+}
+
+/** The text a call's result is told to the model as: text parts as they are, every other part named in words. */
+export function resultText(result: CallToolResult): string {
+  const parts = result.content.map((part) => {
+    switch (part.type) {
+      case 'text':
+        return part.text;
+      case 'image':
+      case 'audio':
+        return `[${part.type} content (${part.mimeType}, ${Math.floor((part.data.length * 3) / 4)} bytes), not shown]`;
+      case 'resource':
+        return 'text' in part.resource ? part.resource.text : `[binary resource ${part.resource.uri}, not shown]`;
+      case 'resource_link':
+        return `[resource ${part.uri}${part.name ? ` (${part.name})` : ''}]`;
+      default:
+        return '[content of an unknown kind, not shown]';
+    }
+  });
+  if (parts.length === 0 && result.structuredContent !== undefined) return JSON.stringify(result.structuredContent);
+  return parts.join('\n');
+}
