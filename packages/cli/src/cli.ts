@@ -1,5 +1,6 @@
 /** The `bastion` command line: parses the command and runs it (main.ts loads this). */
 import { doctorCommand } from './commands/doctor.js';
+import { mcpCommand } from './commands/mcp.js';
 import { modelsCommand } from './commands/models.js';
 import { policyCommand } from './commands/policy.js';
 import { openCommand } from './commands/open.js';
@@ -25,6 +26,7 @@ const COMMANDS: Record<string, (argv: string[]) => Promise<number>> = {
   rewind: rewindCommand,
   sessions: sessionsCommand,
   models: modelsCommand,
+  mcp: mcpCommand,
 };
 
 /** The command a name names; an own key only, so `constructor` or `toString` is no command. */

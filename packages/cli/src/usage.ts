@@ -51,6 +51,10 @@ export const USAGE = `Usage:
                      [--reason TEXT] [--id ID] [--home DIR] [-- COMMAND [ARG…]]
   bastion policy remove ID [--workspace DIR | --global] [--home DIR]
   bastion policy audit [--session ID] [--home DIR] [--json]
+  bastion mcp list [--workspace DIR] [--home DIR] [--json]
+  bastion mcp add NAME [--env NAME=VALUE | --env NAME]… [--home DIR] -- COMMAND [ARG…]
+  bastion mcp remove NAME [--home DIR]
+  bastion mcp restart NAME [--workspace DIR] [--home DIR]
   bastion open [--home DIR] [--no-open] [--json]
   bastion COMMAND --help · bastion --version
 
@@ -152,6 +156,20 @@ tokens) and by --path globs relative to the workspace root. Rules apply to the w
 project (default: the current folder) or, with --global, to every project. A hard-deny holds
 against every other rule, approval and mode; the built-in rules are listed and cannot be removed.
 policy audit prints the host's own record of every decision (<home>/host/audit.jsonl).
+
+mcp: the MCP servers in <home>/host/mcp.json, programs that give the agent tools (named
+mcp__NAME__TOOL). Bastion runs each over stdio inside the command sandbox, one per workspace:
+no network, the project read-only, only its own temp folder writable; it starts when a run first
+needs its tools. mcp list prints the file, then each server: its state in the workspace (through
+the running Bastion for this home; without one, not running), its command line, its env names
+(never their values), its tools, the tools left out and why, and why it failed; --json prints the
+listing as one JSON object. mcp add NAME -- COMMAND [ARG…] adds a server (NAME: up to 24
+lower-case letters, digits and -); --env NAME=VALUE gives it a variable, --env NAME the value NAME
+has in your environment (kept out of the command line); PATH, HOME, TMPDIR, LANG, TERM and PWD are
+Bastion's. A running Bastion starts it at its next run. mcp remove NAME takes one out (exit 1 when
+there is none). mcp restart NAME stops the server and starts it again in the workspace, through
+the running Bastion only, and prints its new state; exit 1 when it failed. A mistake on the command
+line exits 2 and writes nothing.
 
 open: a fresh one-time link to the UI of the Bastion running on this home (reopen a closed tab);
 only one Bastion runs on a home at a time: a second start says which one holds it and exits 2.

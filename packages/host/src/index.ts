@@ -21,6 +21,7 @@ export * from './terminal/terminal-text.js';
 export * from './policy/policy-store.js';
 export * from './policy/host-audit-log.js';
 export * from './policy/host-asks.js';
+export * from './mcp/mcp-config-store.js';
 export * from './control/control-client.js';
 export * from './control/control-protocol.js';
 export * from './control/undo-run.js';

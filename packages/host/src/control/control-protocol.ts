@@ -13,6 +13,8 @@ import {
   modelRefSchema,
   providerIdSchema,
   CONTROL_MAX_MESSAGE_CHARS,
+  mcpListingSchema,
+  mcpServerNameSchema,
   SECRETS_MAX_KEY_CHARS,
   WORKSPACE_MAX_PATH_CHARS,
   runIdSchema,
@@ -61,8 +63,21 @@ export const controlRequestSchema = z.discriminatedUnion('op', [
     files: z.boolean(),
     dry_run: z.boolean().optional(),
   }),
+  /** The MCP servers of a workspace the host granted: their live states and tools; starts nothing. */
+  z.strictObject({ op: z.literal('mcp.list'), workspace: z.string().min(1).max(WORKSPACE_MAX_PATH_CHARS) }),
+  /** Stop a server wherever it runs and start it in a workspace the host granted. */
+  z.strictObject({
+    op: z.literal('mcp.restart'),
+    workspace: z.string().min(1).max(WORKSPACE_MAX_PATH_CHARS),
+    name: mcpServerNameSchema,
+  }),
 ]);
 export type ControlRequest = z.infer<typeof controlRequestSchema>;
+
+/** The requests the control server answers itself from the MCP hub it was given (control-server.ts). */
+export type McpControlRequest = Extract<ControlRequest, { op: 'mcp.list' | 'mcp.restart' }>;
+/** The requests the host's own handler answers (bastion-host.ts). */
+export type HostControlRequest = Exclude<ControlRequest, McpControlRequest>;
 
 /** Who holds the home: told to a second process so it can say how to reach the running host. */
 export const holderStatusSchema = z.strictObject({
@@ -128,5 +143,15 @@ export const modelsAnswerSchema = z.union([
 /** `bastion models default` through the running host: the default now, or the daemon's refusal. */
 export const defaultModelAnswerSchema = z.union([
   z.strictObject({ ok: z.literal(true), default: modelRefSchema }),
+  refusedAnswerSchema,
+]);
+
+/**
+ * `bastion mcp list` and `restart` through the running host: the servers of the workspace (live
+ * states and tools), or the host's refusal in words (a workspace it was not granted, no such
+ * server, an unusable mcp.json).
+ */
+export const mcpAnswerSchema = z.union([
+  z.strictObject({ ok: z.literal(true), listing: mcpListingSchema }),
   refusedAnswerSchema,
 ]);

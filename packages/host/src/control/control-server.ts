@@ -7,21 +7,60 @@
  * denies userData). It is bound only while the home lock is held, so a socket file found then is
  * a dead host's and is replaced. Does not catch another process running as the same user, which
  * could read auth.json anyway.
+ *
+ * The MCP ops (`mcp.list`, `mcp.restart`) are answered here from the hub the host passes in, and
+ * only for a workspace the host granted: the same folders its runs (and so its servers) work in.
  */
 import { chmodSync, unlinkSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
 import {
   CONTROL_CONNECTION_TIMEOUT_MS,
+  CONTROL_MAX_ANSWER_BYTES,
+  CONTROL_MAX_MESSAGE_CHARS,
   CONTROL_MAX_REQUEST_BYTES,
+  isWireErrorCode,
   type HostErrorCode,
   type Logger,
+  type McpListing,
+  type WireErrorCode,
 } from '@bastion/protocol';
 import { HostError } from '../errors.js';
-import { CONTROL_SOCKET_FILE, controlRequestSchema, type ControlRequest } from './control-protocol.js';
+import {
+  CONTROL_SOCKET_FILE,
+  controlRequestSchema,
+  type HostControlRequest,
+  type McpControlRequest,
+} from './control-protocol.js';
+import { workspaceRootOf } from './workspace-sessions.js';
 
-/** What each control operation does in the host; answers are sent as they are. */
-export type ControlHandler = (request: ControlRequest) => Promise<Record<string, unknown>>;
+/** What each control operation but the MCP ones does in the host; answers are sent as they are. */
+export type ControlHandler = (request: HostControlRequest) => Promise<Record<string, unknown>>;
+
+/** What the control server asks of the MCP hub (mcp-hub.ts's `McpHub` is one). */
+export interface McpControl {
+  listing(workspace: string): McpListing;
+  restart(workspace: string, name: string): Promise<McpListing>;
+}
+
+/**
+ * What the control server answers itself. The hub comes with the workspace roots the host granted
+ * (real paths), so that no MCP op can go without the check that the workspace is one of them;
+ * without a hub every MCP op is refused in words.
+ */
+export type ControlServerOptions =
+  | { mcp?: undefined }
+  | {
+      mcp: McpControl;
+      grantedWorkspaces: () => readonly string[];
+    };
+
+/**
+ * How long `mcp.restart` waits for the server to be ready or failed before answering with its
+ * state then (`starting`): a start may take MCP_START_TIMEOUT_MS, longer than a control connection
+ * lives, so the answer leaves room within that (the start goes on; `mcp.list` shows how it ended).
+ */
+const MCP_RESTART_ANSWER_WAIT_MS = CONTROL_CONNECTION_TIMEOUT_MS - 2_000;
 
 /** Longest socket path the platforms accept (sun_path is 104 bytes on macOS, 108 on Linux, NUL included). */
 const MAX_SOCKET_PATH_BYTES = 103;
@@ -38,7 +77,12 @@ export class ControlServer {
   }
 
   /** Bind the socket (replacing a dead host's file); `undefined` when the path is too long to bind. */
-  static async listen(userData: string, handle: ControlHandler, log: Logger): Promise<ControlServer | undefined> {
+  static async listen(
+    userData: string,
+    handle: ControlHandler,
+    log: Logger,
+    options: ControlServerOptions = {},
+  ): Promise<ControlServer | undefined> {
     const path = join(userData, CONTROL_SOCKET_FILE);
     if (Buffer.byteLength(path) > MAX_SOCKET_PATH_BYTES) {
       log.warn('control.unavailable', { reason: 'socket-path-too-long', bytes: Buffer.byteLength(path) });
@@ -49,7 +93,7 @@ export class ControlServer {
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
     }
-    const server = createServer({ allowHalfOpen: false }, (socket) => serve(socket, handle, log));
+    const server = createServer({ allowHalfOpen: false }, (socket) => serve(socket, handle, log, options));
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(path, () => {
@@ -68,7 +112,7 @@ export class ControlServer {
   }
 }
 
-function serve(socket: Socket, handle: ControlHandler, log: Logger): void {
+function serve(socket: Socket, handle: ControlHandler, log: Logger, options: ControlServerOptions): void {
   socket.setTimeout(CONTROL_CONNECTION_TIMEOUT_MS, () => socket.destroy());
   socket.on('error', () => undefined);
   const chunks: Buffer[] = [];
@@ -100,10 +144,72 @@ function serve(socket: Socket, handle: ControlHandler, log: Logger): void {
     }
     const request = parsed.data;
     log.info('control.request', { method: request.op });
-    handle(request).then(answer, (error: unknown) => {
+    const answered =
+      request.op === 'mcp.list' || request.op === 'mcp.restart' ? answerMcp(request, options, log) : handle(request);
+    answered.then(answer, (error: unknown) => {
       // A HostError's code tells the CLI what failed; anything else (an errno) is not a wire code.
       refuse(error instanceof HostError ? error.code : 'CONTROL_FAILED', 'the host could not do that');
     });
   };
   socket.on('data', onData);
+}
+
+/** A refusal the CLI prints as it is: a wire code and words, cut to what a control answer carries. */
+function refused(code: WireErrorCode, message: string): Record<string, unknown> {
+  const words =
+    message.length <= CONTROL_MAX_MESSAGE_CHARS ? message : `${message.slice(0, CONTROL_MAX_MESSAGE_CHARS - 1)}…`;
+  return { ok: true, refused: { code, message: words } };
+}
+
+/**
+ * `mcp.list` and `mcp.restart`: the hub's listing of a granted workspace. The hub's own refusals
+ * (no such server, an unusable mcp.json: HostErrors with wire codes and words meant for the person)
+ * are passed on; anything else fails as any control request does.
+ */
+async function answerMcp(
+  request: McpControlRequest,
+  options: ControlServerOptions,
+  log: Logger,
+): Promise<Record<string, unknown>> {
+  if (options.mcp === undefined) return refused('MCP_UNAVAILABLE', 'this Bastion runs no MCP servers');
+  const root = workspaceRootOf(request.workspace);
+  if (!options.grantedWorkspaces().includes(root)) {
+    return refused(
+      'WORKSPACE_NOT_GRANTED',
+      'the running Bastion does not work in this folder, so no MCP server of it runs here',
+    );
+  }
+  let listing: McpListing;
+  try {
+    listing =
+      request.op === 'mcp.list' ? options.mcp.listing(root) : await restartWithin(options.mcp, root, request.name, log);
+  } catch (error) {
+    if (error instanceof HostError && isWireErrorCode(error.code)) return refused(error.code, error.message);
+    throw error;
+  }
+  const body = { ok: true, listing };
+  if (Buffer.byteLength(`${JSON.stringify(body)}\n`) > CONTROL_MAX_ANSWER_BYTES) {
+    return refused('CONTROL_FAILED', "the servers' listing is larger than a control answer carries; Settings shows it");
+  }
+  return body;
+}
+
+/** The listing once the restart settles, or as it stands after MCP_RESTART_ANSWER_WAIT_MS (the start goes on). */
+async function restartWithin(mcp: McpControl, root: string, name: string, log: Logger): Promise<McpListing> {
+  const restarted = mcp.restart(root, name);
+  let timer: NodeJS.Timeout | undefined;
+  const waited = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), MCP_RESTART_ANSWER_WAIT_MS);
+  });
+  try {
+    const settled = await Promise.race([restarted, waited]);
+    if (settled !== undefined) return settled;
+  } finally {
+    clearTimeout(timer);
+  }
+  // Answered before the restart settled: how it ends is the hub's to record, and mcp.list shows it.
+  void restarted.catch((error: unknown) =>
+    log.warn('control.mcp-restart-failed', { server: name, code: error instanceof HostError ? error.code : 'unknown' }),
+  );
+  return mcp.listing(root);
 }
