@@ -23,6 +23,8 @@ import type {
   HostAskAnswer,
   HostAskList,
   ImageInput,
+  McpListing,
+  McpServerConfig,
   MessageListResponse,
   ModelListResponse,
   ModelRef,
@@ -67,6 +69,11 @@ export type {
   HostAsk,
   HostAskAnswer,
   HostAskList,
+  McpListing,
+  McpServerConfig,
+  McpServerState,
+  McpServerStatus,
+  McpToolSummary,
   PolicyListing,
   PolicyRule,
   PolicyRuleDraft,
@@ -199,6 +206,20 @@ export interface BastionApi {
   readonly asks: {
     wait(after?: number): Promise<HostAskList>;
     answer(id: string, answer: HostAskAnswer): Promise<{ answered: boolean; rule?: PolicyRule }>;
+  };
+  /**
+   * MCP servers, kept by the host in its own mcp.json (never the daemon's, never a project's):
+   * `workspace` is a granted root, where each server runs in the sandbox and has its state and
+   * tools. `add` saves the server and starts it there, answering once it is ready or has failed;
+   * `remove` stops it everywhere and drops it from the file; `restart` stops it everywhere and
+   * starts it in `workspace`. Each answers with the workspace's listing; refusals carry a code
+   * (MCP_SERVER_INVALID, MCP_SERVER_EXISTS, MCP_SERVER_NOT_FOUND, …) and words.
+   */
+  readonly mcp: {
+    list(workspace: string): Promise<McpListing>;
+    add(workspace: string, server: McpServerConfig): Promise<McpListing>;
+    remove(workspace: string, name: string): Promise<McpListing>;
+    restart(workspace: string, name: string): Promise<McpListing>;
   };
   readonly chatgpt: {
     connect(): Promise<ChatgptStatus>;

@@ -121,6 +121,12 @@ export function createApi(transport: Transport): BastionApi {
       wait: (after) => host('asks.wait', after === undefined ? {} : { after }),
       answer: (askId, answer) => host('asks.answer', { id: askId, answer }),
     },
+    mcp: {
+      list: (workspace) => host('mcp.list', { workspace }),
+      add: (workspace, server) => host('mcp.add', { workspace, server }),
+      remove: (workspace, name) => host('mcp.remove', { workspace, name }),
+      restart: (workspace, name) => host('mcp.restart', { workspace, name }),
+    },
     chatgpt: {
       connect: () => host('chatgpt.connect', {}),
       cancel: () => host('chatgpt.cancel', {}),
