@@ -32,6 +32,28 @@ describe('findMatches', () => {
     expect(findMatches(items, texts, 'segfault')).toEqual([]);
   });
 
+  it('finds an MCP tool’s call by the title its card shows, its arguments and the server’s answer', () => {
+    const mcp: TranscriptItem = {
+      kind: 'tool',
+      key: 'm1',
+      runId: 'run_2',
+      toolCallId: 'c2',
+      toolName: 'mcp__memory__search_nodes',
+      input: { query: 'alice' },
+      output: {
+        ok: true,
+        server: 'memory',
+        tool: 'search_nodes',
+        text: 'Alice works at Acme',
+        is_error: false,
+        truncated: false,
+      },
+    };
+    expect(findMatches([...items, mcp], texts, 'memory › search')).toEqual(['m1']);
+    expect(findMatches([...items, mcp], texts, 'ALICE')).toEqual(['m1']);
+    expect(findMatches([...items, mcp], texts, 'acme')).toEqual(['m1']);
+  });
+
   it('finds a prompt once its text has loaded', () => {
     expect(findMatches(items, new Map(), 'why does')).toEqual([]);
     expect(findMatches(items, texts, 'why does')).toEqual(['u1']);

@@ -4,6 +4,7 @@
  * items themselves — prompts, replies, reasoning, notices and each tool call's name, input and
  * output — case-insensitively, and names the items that hold the text, in order.
  */
+import { mcpToolTitle } from './mcp-tool-call.js';
 import type { TranscriptItem } from './transcript.js';
 
 /** Every string inside `value` (an object's keys too), one a line. */
@@ -35,7 +36,13 @@ function haystackOf(item: TranscriptItem, texts: ReadonlyMap<string, string>): s
       text = item.text;
       break;
     case 'tool':
-      text = [item.toolName, ...stringsIn(item.input, []), ...stringsIn(item.output, [])].join('\n');
+      // An MCP tool is also found by the title its card shows ("memory › read_graph").
+      text = [
+        item.toolName,
+        mcpToolTitle(item.toolName) ?? '',
+        ...stringsIn(item.input, []),
+        ...stringsIn(item.output, []),
+      ].join('\n');
       break;
     case 'error':
     case 'retry':

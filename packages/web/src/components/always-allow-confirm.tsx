@@ -1,5 +1,6 @@
 import { useEffect, useRef, type RefObject } from 'react';
 import type { PolicyRuleDraft } from '@bastion/bridge';
+import { mcpToolTitle } from '../mcp-tool-call.js';
 import { ruleMatchers } from './policy-panel.js';
 
 interface Props {
@@ -29,7 +30,12 @@ export function AlwaysAllowConfirm({ rule, project, busy, error, onSave, onCance
       <p>
         <code>allow {ruleMatchers(rule)}</code>
         <span className="muted">
-          {rule.command === undefined ? '' : ' (these exact first arguments, any after them)'} in {project}
+          {rule.command !== undefined
+            ? ' (these exact first arguments, any after them)'
+            : rule.tools?.length === 1 && rule.tools[0] !== undefined && mcpToolTitle(rule.tools[0]) !== undefined
+              ? ' (every call of this tool, whatever its arguments)'
+              : ''}{' '}
+          in {project}
         </span>
       </p>
       <div className="approval-actions">

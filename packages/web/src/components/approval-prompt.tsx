@@ -2,6 +2,8 @@ import { useState } from 'react';
 import type { PolicyRuleDraft } from '@bastion/bridge';
 import type { ToolView } from '../transcript.js';
 import { describeError } from '../bastion.js';
+import { alwaysAllowRuleOf } from '../always-allow-rule.js';
+import { mcpArgumentsText, mcpToolTitle } from '../mcp-tool-call.js';
 import { AlwaysAllowConfirm, ApprovalActions } from './always-allow-confirm.js';
 import { usePromptFocus } from './prompt-focus.js';
 
@@ -16,19 +18,6 @@ interface Props {
   onAnswer: (approved: boolean, reason: string | undefined) => void;
 }
 
-/** The rule "Always allow" saves: this command's program and exact arguments as an argv prefix, for the project. */
-function alwaysAllowRule(command: unknown, args: unknown[]): PolicyRuleDraft | undefined {
-  if (typeof command !== 'string' || command === '') return undefined;
-  if (!args.every((arg): arg is string => typeof arg === 'string' && arg !== '')) return undefined;
-  return {
-    decision: 'allow',
-    tools: ['run_command'],
-    command,
-    ...(args.length > 0 ? { argv_prefix: args } : {}),
-    reason: 'always allowed from an approval prompt',
-  };
-}
-
 /** Allow or deny one pending tool call; the daemon checks the answer against its own record. */
 export function ApprovalPrompt({ tool, busy, workspace, askBeforeWrites, onAlwaysAllow, onAnswer }: Props) {
   const [reason, setReason] = useState('');
@@ -39,7 +28,9 @@ export function ApprovalPrompt({ tool, busy, workspace, askBeforeWrites, onAlway
   const args: unknown[] = Array.isArray(input.args) ? input.args : [];
   const commandLine = [input.command, ...args].map(String).join(' ');
   const isCommand = tool.toolName === 'run_command';
-  const rule = isCommand && workspace !== null ? alwaysAllowRule(input.command, args) : undefined;
+  const mcpTitle = mcpToolTitle(tool.toolName);
+  // This command's program and exact arguments, or this MCP tool by name: for the project only.
+  const rule = workspace !== null ? alwaysAllowRuleOf(tool.toolName, tool.input) : undefined;
   const saveAndAllow = async () => {
     if (!rule || workspace === null) return;
     try {
@@ -51,19 +42,27 @@ export function ApprovalPrompt({ tool, busy, workspace, askBeforeWrites, onAlway
   };
   return (
     <section className="approval" role="region" aria-label="Approval needed" ref={region}>
-      <h2>{isCommand ? 'The agent wants to run a command' : `The agent wants to use ${tool.toolName}`}</h2>
-      <p>
-        <code className="approval-command">
-          {isCommand ? commandLine : typeof input.path === 'string' ? input.path : tool.toolName}
-        </code>
-        {isCommand && typeof input.workdir === 'string' && <span className="muted"> in {input.workdir}</span>}
-      </p>
+      <h2>{isCommand ? 'The agent wants to run a command' : `The agent wants to use ${mcpTitle ?? tool.toolName}`}</h2>
+      {mcpTitle !== undefined ? (
+        <pre className="approval-arguments" aria-label="Arguments">
+          {mcpArgumentsText(tool.input)}
+        </pre>
+      ) : (
+        <p>
+          <code className="approval-command">
+            {isCommand ? commandLine : typeof input.path === 'string' ? input.path : tool.toolName}
+          </code>
+          {isCommand && typeof input.workdir === 'string' && <span className="muted"> in {input.workdir}</span>}
+        </p>
+      )}
       <p className="muted">
         {isCommand
           ? 'A command that may change something asks first (or a policy rule asks for it).'
-          : askBeforeWrites
-            ? 'This session asks before each file edit (“Ask before file edits”, next to Mode).'
-            : 'A file that instructs the agent asks before it changes, in every mode.'}
+          : mcpTitle !== undefined
+            ? 'A tool of an MCP server you set up (Settings → MCP servers): it runs in the sandbox, and what it does is the server’s own.'
+            : askBeforeWrites
+              ? 'This session asks before each file edit (“Ask before file edits”, next to Mode).'
+              : 'A file that instructs the agent asks before it changes, in every mode.'}
       </p>
       <div className="approval-row">
         <label htmlFor="deny-reason">Reason (optional, sent to the agent if you deny)</label>

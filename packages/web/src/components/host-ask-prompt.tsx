@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'react';
 import type { BastionApi, HostAsk, HostAskAnswer } from '@bastion/bridge';
 import { BRIDGE_RETRY_MS, describeError } from '../bastion.js';
+import { mcpToolTitle } from '../mcp-tool-call.js';
 import { AlwaysAllowConfirm, ApprovalActions } from './always-allow-confirm.js';
 import { usePromptFocus } from './prompt-focus.js';
 
@@ -50,7 +51,7 @@ function HeldCall({ ask }: { ask: HostAsk }) {
   const paths = (ask.paths ?? []).map((path) => (path.startsWith(inRoot) ? path.slice(inRoot.length) : path));
   return (
     <p>
-      <code className="approval-command">{[ask.tool, ...paths].join(' ')}</code>
+      <code className="approval-command">{[mcpToolTitle(ask.tool) ?? ask.tool, ...paths].join(' ')}</code>
       <span className="muted"> in {ask.workspace_root}</span>
     </p>
   );
@@ -60,6 +61,8 @@ function HeldCall({ ask }: { ask: HostAsk }) {
 function heldAction(ask: HostAsk): string {
   if (ask.command) return 'this command runs';
   if (ask.tool === 'write_file' || ask.tool === 'edit_file') return 'this file is written';
+  const mcpTitle = mcpToolTitle(ask.tool);
+  if (mcpTitle !== undefined) return `${mcpTitle} is called`;
   return ask.tool;
 }
 

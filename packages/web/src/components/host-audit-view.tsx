@@ -9,6 +9,7 @@ const STAGE_TEXT: Record<NonNullable<HostAuditEntry['stage']>, string> = {
   check: 'asked before the call',
   command: 'enforced as the host ran it',
   write: 'enforced as the host wrote it',
+  mcp: 'enforced as the host called the MCP server',
 };
 
 const DECISION_COLUMNS: readonly Column<HostAuditEntry>[] = [

@@ -6,6 +6,7 @@ import { HostAuditView } from './host-audit-view.js';
 import { PolicyPanel } from './policy-panel.js';
 import { DefaultModelSettings } from './default-model-settings.js';
 import { EndpointsSettings } from './endpoints-settings.js';
+import { McpServersSettings } from './mcp-servers-settings.js';
 import { SavedPromptsSettings } from './saved-prompts-settings.js';
 
 const KEY_PROVIDERS = [
@@ -26,6 +27,7 @@ export function SettingsView({ bastion }: { bastion: BastionApi }) {
       <EndpointsSettings bastion={bastion} onChanged={providersChanged} />
       <Chatgpt bastion={bastion} />
       <SavedPromptsSettings bastion={bastion} />
+      <McpServersSettings bastion={bastion} />
       <PolicyPanel bastion={bastion} />
       <HostAuditView bastion={bastion} />
       <AuditLogView bastion={bastion} />

@@ -1,5 +1,6 @@
 import { useLayoutEffect, useRef, useState } from 'react';
 import { UI_LIVE_OUTPUT_MAX_CHARS, UI_TOOL_OUTPUT_FOLD_LINES, type DaemonErrorCode } from '@bastion/protocol';
+import { mcpArgumentsText, mcpCallOutcome, mcpToolTitle } from '../mcp-tool-call.js';
 import type { ToolView } from '../transcript.js';
 import { CopyButton } from './copy-button.js';
 import { DiffView, diffOf } from './diff-view.js';
@@ -45,6 +46,17 @@ const REFUSAL_WORDS: Readonly<Record<string, string>> = {
   SHELL_CWD_OUTSIDE_WORKSPACE: 'The working folder is outside the workspace, so the command was not run.',
   SHELL_CWD_OTHER_WORKSPACE: 'The working folder belongs to another workspace, so the command was not run.',
   SHELL_HOST_REFUSED: 'The host refused to run the command.',
+  MCP_UNAVAILABLE: 'MCP servers do not run here: commands are not sandboxed on this machine.',
+  MCP_SERVER_UNKNOWN: 'No MCP server of that name is set up.',
+  MCP_SERVER_FAILED: 'The MCP server could not be started, or stopped (Settings → MCP servers says why).',
+  MCP_TOOL_UNKNOWN: 'The MCP server has no tool of that name.',
+  MCP_ARGUMENTS_INVALID: 'The arguments are not what the tool takes.',
+  MCP_CALL_TIMEOUT: 'The MCP server did not answer in time.',
+  MCP_CALL_FAILED: 'The MCP server failed the call.',
+  MCP_POLICY_DENIED: 'A policy rule denies this tool.',
+  MCP_POLICY_UNAPPROVED: 'The host asked about this tool and it was not allowed.',
+  MCP_BUSY: 'Too many MCP tool calls at once.',
+  MCP_WORKSPACE_REFUSED: 'The host refused this session’s workspace for MCP servers.',
 } satisfies Partial<Record<DaemonErrorCode, string>>;
 
 /** Codes whose message is always the same fixed sentence: the words above say it already. */
@@ -106,6 +118,8 @@ interface OutputProps {
 function statusOf(tool: ToolView): string {
   if (tool.output === undefined) return tool.approval?.state === 'pending' ? 'waiting for approval' : 'running';
   const output = fieldsOf(tool.output);
+  const mcp = mcpToolTitle(tool.toolName) === undefined ? undefined : mcpCallOutcome(tool.output);
+  if (mcp?.kind === 'answer') return mcp.isError ? 'failed' : 'done';
   if (tool.isError) return output.code === 'TOOL_DENIED' ? 'denied' : 'refused';
   if (tool.toolName === 'run_command' && typeof output.exit_code === 'number') return `exit ${output.exit_code}`;
   if (tool.toolName === 'run_command' && typeof output.signal === 'string') return `killed (${output.signal})`;
@@ -296,6 +310,34 @@ function PlanBody({ tool }: { tool: ToolView }) {
   return <PlanChecklist steps={steps} />;
 }
 
+/**
+ * An MCP server's tool: the arguments the agent gave it and the text the server answered, a
+ * failure the server reported shown as one. What the text says is the server's word.
+ */
+function McpBody({ tool }: { tool: ToolView }) {
+  const outcome = mcpCallOutcome(tool.output);
+  return (
+    <>
+      <Output label="arguments" text={mcpArgumentsText(tool.input)} />
+      {outcome?.kind === 'answer' && (
+        <>
+          {outcome.text === '' ? (
+            <p className="muted">The server answered with no text.</p>
+          ) : (
+            <Output label={outcome.isError ? 'the server’s error' : 'result'} text={outcome.text} />
+          )}
+          {outcome.isError && (
+            <p className="refusal" role="note">
+              The server says the call failed.
+            </p>
+          )}
+          {outcome.truncated && <p className="flag">The result was cut; the agent saw only its start.</p>}
+        </>
+      )}
+    </>
+  );
+}
+
 const plural = (count: number, one: string, many: string): string => `${count} ${count === 1 ? one : many}`;
 
 /** One-line summary of what a call is about, for its header. */
@@ -321,8 +363,15 @@ function subjectOf(tool: ToolView): string {
 /** One tool call: what it asked to do, whether it was approved, and what came back. */
 export function ToolCard({ tool }: { tool: ToolView }) {
   const name = tool.toolName;
+  const mcpTitle = mcpToolTitle(name);
+  // An MCP server's answer is shown whole, a failure it reported marked as one; only a refusal is in words below.
+  const mcpOutcome = mcpTitle === undefined ? undefined : mcpCallOutcome(tool.output);
+  const answered = mcpOutcome?.kind === 'answer';
+  const failed = answered ? mcpOutcome.isError : tool.isError === true;
   const body =
-    name === 'run_command' ? (
+    mcpTitle !== undefined ? (
+      <McpBody tool={tool} />
+    ) : name === 'run_command' ? (
       <CommandBody tool={tool} />
     ) : name === 'read_file' ? (
       <ReadBody tool={tool} />
@@ -344,19 +393,25 @@ export function ToolCard({ tool }: { tool: ToolView }) {
     );
   return (
     <article
-      className={`tool-card${tool.isError ? ' tool-error' : ''}`}
-      aria-label={`Tool ${name}`}
+      className={`tool-card${failed ? ' tool-error' : ''}`}
+      aria-label={`Tool ${mcpTitle ?? name}`}
       id={`tool-${tool.key}`}
     >
       <header className="tool-head">
-        <span className="tool-name">{name}</span>
-        <code className="tool-subject">{subjectOf(tool)}</code>
+        {mcpTitle === undefined ? (
+          <span className="tool-name">{name}</span>
+        ) : (
+          <span className="tool-name" title={`MCP server tool ${name}`}>
+            {mcpTitle}
+          </span>
+        )}
+        <code className="tool-subject">{mcpTitle === undefined ? subjectOf(tool) : ''}</code>
         <span className="tool-status" data-testid="tool-status">
           {statusOf(tool)}
         </span>
       </header>
       {body}
-      {tool.isError && (
+      {tool.isError && !answered && (
         <p className="refusal" role="note">
           {refusalText(tool.output)}
         </p>

@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest';
+import { alwaysAllowDraft } from '@bastion/protocol';
+import { alwaysAllowRuleOf } from './always-allow-rule.js';
+
+describe('alwaysAllowRuleOf', () => {
+  it('offers the same rule as protocol’s alwaysAllowDraft (which the host and the CLI use) for each kind of call', () => {
+    const calls: [string, unknown][] = [
+      ['run_command', { command: 'touch', args: ['marker'] }],
+      ['run_command', { command: 'npm', args: [] }],
+      ['run_command', { command: 'git', args: ['push', 'origin', 'main'], workdir: 'sub' }],
+      ['run_command', { command: 'rm', args: ['a', ''] }],
+      ['mcp__memory__read_graph', {}],
+      ['mcp__git-hub__list__issues', { state: 'open' }],
+      ['read_file', { path: 'a' }],
+      ['write_file', { path: 'a', content: '' }],
+      ['mcp__Memory__x', {}],
+    ];
+    for (const [tool, input] of calls)
+      expect(alwaysAllowRuleOf(tool, input), `${tool} ${JSON.stringify(input)}`).toEqual(alwaysAllowDraft(tool, input));
+  });
+
+  it('allows an MCP server’s tool by its whole name, whatever its arguments, and nothing else', () => {
+    expect(alwaysAllowRuleOf('mcp__memory__read_graph', { anything: 1 })).toEqual({
+      decision: 'allow',
+      tools: ['mcp__memory__read_graph'],
+      reason: 'always allowed from an approval prompt',
+    });
+  });
+
+  it('offers no rule for a command with an empty argument or no program (no rule can pin it)', () => {
+    expect(alwaysAllowRuleOf('run_command', { command: 'rm', args: [''] })).toBeUndefined();
+    expect(alwaysAllowRuleOf('run_command', { command: '', args: [] })).toBeUndefined();
+    expect(alwaysAllowRuleOf('run_command', null)).toBeUndefined();
+  });
+});
