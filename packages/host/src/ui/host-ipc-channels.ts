@@ -17,6 +17,7 @@ import { APP_PAGES } from './desktop-app.js';
 import { HostError } from '../errors.js';
 import type { HostAsks } from '../policy/host-asks.js';
 import type { HostAuditLog } from '../policy/host-audit-log.js';
+import type { McpHub } from '../mcp/mcp-hub.js';
 import type { PolicyScope, PolicyStore } from '../policy/policy-store.js';
 import { HostIpcFailure, type HostIpc } from './host-ipc.js';
 
@@ -36,7 +37,9 @@ export interface HostIpcDependencies {
   audit: HostAuditLog;
   /** Tool calls held for the person's answer: read and answered here, never through the daemon. */
   asks: HostAsks;
-  /** The workspace roots the host granted (real paths): the only projects the renderer may edit rules for. */
+  /** The MCP servers of mcp.json and their processes: listed, added, removed and restarted here, never through the daemon. */
+  mcp: McpHub;
+  /** The workspace roots the host granted (real paths): the only projects the renderer may edit rules for or see MCP servers in. */
   grantedWorkspaces(): readonly string[];
 }
 
@@ -65,6 +68,7 @@ export function registerHostIpcChannels(ipc: HostIpc, deps: HostIpcDependencies)
   });
 
   registerPolicyChannels(ipc, deps);
+  registerMcpChannels(ipc, deps);
 
   // Host-owned asks: the page waits for the calls the host holds and answers them here; a rule
   // "Always allow" cannot save reaches the page as its code, and the call stays held.
@@ -150,8 +154,39 @@ function registerPolicyChannels(ipc: HostIpc, deps: HostIpcDependencies): void {
   });
 }
 
+/**
+ * The MCP server channels: the renderer lists the servers of mcp.json with their state and tools
+ * in a granted workspace, adds one (the hub checks and saves it, then starts it there), removes
+ * or restarts one. The workspace must be exactly one the host granted: a page never starts,
+ * stops or sees a server in any other folder. The hub's own refusals (a bad definition, a name
+ * in use, an unusable mcp.json) reach the page as their codes.
+ */
+function registerMcpChannels(ipc: HostIpc, deps: HostIpcDependencies): void {
+  const granted = (workspace: string): string => {
+    const root = deps.grantedWorkspaces().find((candidate) => candidate === workspace);
+    if (root === undefined) throw new HostIpcFailure('WORKSPACE_NOT_GRANTED', 'not a workspace Bastion was granted');
+    return root;
+  };
+  ipc.guarded('mcp.list', {
+    pages: APP_PAGES,
+    handle: ({ workspace }) => hostCall(() => deps.mcp.listing(granted(workspace))),
+  });
+  ipc.guarded('mcp.add', {
+    pages: APP_PAGES,
+    handle: ({ workspace, server }) => hostCall(() => deps.mcp.add(granted(workspace), server)),
+  });
+  ipc.guarded('mcp.remove', {
+    pages: APP_PAGES,
+    handle: ({ workspace, name }) => hostCall(() => deps.mcp.remove(granted(workspace), name)),
+  });
+  ipc.guarded('mcp.restart', {
+    pages: APP_PAGES,
+    handle: ({ workspace, name }) => hostCall(() => deps.mcp.restart(granted(workspace), name)),
+  });
+}
+
 /** A HostError with a wire code (a bad rule, an unusable policy.json) reaches the page as that code. */
-function hostCall<T>(call: () => T): Promise<T> {
+function hostCall<T>(call: () => T | Promise<T>): Promise<T> {
   return Promise.resolve()
     .then(call)
     .catch((error: unknown) => {
