@@ -2,10 +2,17 @@
  * Settings → MCP servers, Add server: the form's fields read into a server definition exactly as
  * the person wrote them. There is no shell and no quoting: each line of Arguments is one argument,
  * spaces, quotes, `$VARS` and `~` included, as the program receives it; Environment is `NAME=value`
- * lines, the value everything after the first `=`. What the host's schema checks (lengths, the
- * names Bastion sets itself) it answers in words; this reads only what needs the form's lines.
+ * lines, the value everything after the first `=`. The host's schema checks the definition again;
+ * this says what it would refuse in words, naming the line, before anything is sent.
  */
-import { MCP_SERVER_NAME_PATTERN } from '@bastion/protocol';
+import {
+  COMMAND_MAX_ARGS,
+  COMMAND_MAX_PATH_CHARS,
+  HOST_IPC_MAX_BODY_BYTES,
+  MCP_ENV_VALUE_MAX_CHARS,
+  MCP_MAX_ENV_VARS,
+  MCP_SERVER_NAME_PATTERN,
+} from '@bastion/protocol';
 import type { McpServerConfig } from '@bastion/bridge';
 
 export interface McpServerFields {
@@ -19,8 +26,10 @@ export interface McpServerFields {
 
 export type McpServerFormRead = { ok: true; server: McpServerConfig } | { ok: false; message: string };
 
-/** The variable names a server may be given (the host's schema also refuses the ones Bastion sets). */
-const ENV_NAME = /^[A-Z_][A-Z0-9_]*$/;
+/** A variable name a server may be given: protocol's mcpEnvNameSchema (a zod schema, kept out of the bundle). */
+const ENV_NAME = /^[A-Z_][A-Z0-9_]{0,63}$/;
+/** The variables Bastion sets for every server itself. */
+const BASTION_ENV = ['PATH', 'HOME', 'TMPDIR', 'LANG', 'TERM', 'PWD'];
 
 /** The lines of a text box, a pasted CRLF's `\r` taken off each; empty lines are left out. */
 function lines(text: string): { line: number; text: string }[] {
@@ -51,22 +60,41 @@ export function environmentOf(
   const env: Record<string, string> = {};
   for (const { line, text: entry } of lines(text)) {
     const cut = entry.indexOf('=');
-    if (cut < 0) return { ok: false, message: `Environment line ${line} has no "=": write NAME=value.` };
+    if (cut < 0) return { ok: false, message: `Environment line ${line} has no "=": write VARIABLE=value.` };
     const name = entry.slice(0, cut);
     if (!ENV_NAME.test(name)) {
       return {
         ok: false,
-        message: `Environment line ${line}: "${name}" is not a variable name (upper-case letters, digits and "_").`,
+        message: `Environment line ${line}: "${name}" is not a variable name (upper-case letters, digits and "_", up to 64).`,
+      };
+    }
+    if (BASTION_ENV.includes(name)) {
+      return {
+        ok: false,
+        message: `Environment line ${line}: ${name} is set by Bastion (${BASTION_ENV.join(', ')} are).`,
       };
     }
     if (Object.hasOwn(env, name)) return { ok: false, message: `Environment line ${line}: ${name} is given twice.` };
-    env[name] = entry.slice(cut + 1);
+    const value = entry.slice(cut + 1);
+    if (value.length > MCP_ENV_VALUE_MAX_CHARS) {
+      return {
+        ok: false,
+        message: `Environment line ${line}: the value is over ${MCP_ENV_VALUE_MAX_CHARS} characters.`,
+      };
+    }
+    env[name] = value;
+  }
+  if (Object.keys(env).length > MCP_MAX_ENV_VARS) {
+    return { ok: false, message: `At most ${MCP_MAX_ENV_VARS} environment variables.` };
   }
   return { ok: true, env };
 }
 
-/** The form as a server definition, or the first thing in it that cannot be one, in words. */
-export function readMcpServerForm(fields: McpServerFields): McpServerFormRead {
+/**
+ * The form as a server definition for `workspace`, or the first thing in it that cannot be one,
+ * in words. `workspace` counts toward the host IPC body's bound.
+ */
+export function readMcpServerForm(fields: McpServerFields, workspace: string): McpServerFormRead {
   const name = fields.name.trim();
   if (!MCP_SERVER_NAME_PATTERN.test(name)) {
     return {
@@ -77,15 +105,25 @@ export function readMcpServerForm(fields: McpServerFields): McpServerFormRead {
   }
   const command = fields.command.trim();
   if (command === '') return { ok: false, message: 'Give the program to run, e.g. node or /usr/local/bin/my-server.' };
+  if (command.length > COMMAND_MAX_PATH_CHARS) {
+    return { ok: false, message: `The program is over ${COMMAND_MAX_PATH_CHARS} characters.` };
+  }
+  const args = argumentsOf(fields.args);
+  if (args.length > COMMAND_MAX_ARGS) return { ok: false, message: `At most ${COMMAND_MAX_ARGS} arguments.` };
   const env = environmentOf(fields.env);
   if (!env.ok) return env;
-  return {
-    ok: true,
-    server: {
-      name,
-      command,
-      args: argumentsOf(fields.args),
-      ...(Object.keys(env.env).length > 0 ? { env: env.env } : {}),
-    },
+  const server: McpServerConfig = {
+    name,
+    command,
+    args,
+    ...(Object.keys(env.env).length > 0 ? { env: env.env } : {}),
   };
+  // What the bridge sends, as it sends it.
+  if (new TextEncoder().encode(JSON.stringify({ workspace, server })).length > HOST_IPC_MAX_BODY_BYTES) {
+    return {
+      ok: false,
+      message: `The definition is over ${HOST_IPC_MAX_BODY_BYTES / 1024} KiB, more than Settings can send; bastion mcp add takes it.`,
+    };
+  }
+  return { ok: true, server };
 }

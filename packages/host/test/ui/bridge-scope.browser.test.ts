@@ -112,11 +112,13 @@ describe('bridge immutability', () => {
           original?.sessions,
           original?.agent,
           original?.secrets,
+          original?.mcp,
           Reflect.get(original?.sessions ?? {}, 'list'),
         ].every((o) => Object.isFrozen(o)),
         keys: Object.keys(original ?? {}).sort(),
         secretKeys: Object.keys(original?.secrets ?? {}).sort(),
         agentKeys: Object.keys(original?.agent ?? {}).sort(),
+        mcpKeys: Object.keys(original?.mcp ?? {}).sort(),
       };
     });
     expect(outcome.same).toBe(true);
@@ -133,6 +135,7 @@ describe('bridge immutability', () => {
       'chatgpt',
       'endpoints',
       'handshake',
+      'mcp',
       'mode',
       'models',
       'policy',
@@ -145,6 +148,8 @@ describe('bridge immutability', () => {
     // Secrets can be checked, set and deleted; there is no way to read one.
     expect(outcome.secretKeys).toEqual(['delete', 'has', 'set']);
     expect(outcome.agentKeys).toEqual(['abort', 'compact', 'rewind', 'run', 'stream', 'undo']);
+    // MCP servers are the host's: listed, added, removed and restarted over host IPC, nothing more.
+    expect(outcome.mcpKeys).toEqual(['add', 'list', 'remove', 'restart']);
     await context.close();
   });
 

@@ -5,9 +5,9 @@
  * Remove (after a confirmation). Everything goes to the host through host IPC, never the daemon;
  * the host runs each server in the command sandbox of that project only.
  */
-import { useCallback, useEffect, useState, type FormEvent } from 'react';
+import { useCallback, useEffect, useRef, useState, type FormEvent } from 'react';
 import type { BastionApi, McpListing, McpServerState, McpServerStatus, McpToolSummary } from '@bastion/bridge';
-import { describeError } from '../bastion.js';
+import { describeError, errorCode } from '../bastion.js';
 import { plural } from '../image-attachment.js';
 import { argumentsOf, argumentWarnings, readMcpServerForm, type McpServerFields } from '../mcp-server-form.js';
 import { ConfirmActions, Dialog } from './dialog.js';
@@ -26,6 +26,11 @@ const STATE_WORDS: Readonly<Record<McpServerState, string>> = {
 
 type Notice = { kind: 'ok' | 'error' | 'wait'; text: string };
 
+/** Words the host gave, ending as a sentence does. */
+function sentence(text: string): string {
+  return /[.!?]$/.test(text) ? text : `${text}.`;
+}
+
 const EMPTY_FIELDS: McpServerFields = { name: '', command: '', args: '', env: '' };
 
 /** What became of a server the host was asked to start: ready with its tools, failed and why, or still starting. */
@@ -36,7 +41,7 @@ function startedNotice(listing: McpListing, name: string, verb: string): Notice 
     case 'ready':
       return { kind: 'ok', text: `${name} ${verb}: ready, with ${plural(server.tools.length, 'tool')}.` };
     case 'failed':
-      return { kind: 'error', text: `${name} ${verb}, but it failed to start: ${server.error ?? 'no reason given'}` };
+      return { kind: 'error', text: `${name} ${verb}, but it failed to start: its error is shown above.` };
     case 'starting':
       return { kind: 'wait', text: `${name} ${verb}; it is still starting.` };
     case 'stopped':
@@ -58,14 +63,24 @@ export function McpServersSettings({ bastion }: { bastion: BastionApi }) {
   const [formError, setFormError] = useState<string>();
   const [removing, setRemoving] = useState<string>();
   const [removeFailure, setRemoveFailure] = useState<string>();
+  /** The project chosen now: an answer about another one (chosen before) is not shown. */
+  const chosen = useRef<string>(undefined);
+  const show = (answer: McpListing): boolean => {
+    if (answer.workspace !== chosen.current) return false;
+    setListing(answer);
+    setError(undefined);
+    return true;
+  };
 
   const load = useCallback(
     async (root: string) => {
       try {
-        setListing(await bastion.mcp.list(root));
+        const answer = await bastion.mcp.list(root);
+        if (answer.workspace !== chosen.current) return;
+        setListing(answer);
         setError(undefined);
       } catch (failure) {
-        setError(describeError(failure));
+        if (root === chosen.current) setError(describeError(failure));
       }
     },
     [bastion],
@@ -82,6 +97,7 @@ export function McpServersSettings({ bastion }: { bastion: BastionApi }) {
       .catch((failure: unknown) => setError(describeError(failure)));
   }, [bastion]);
   useEffect(() => {
+    chosen.current = workspace;
     if (workspace !== undefined) void load(workspace);
   }, [workspace, load]);
 
@@ -104,9 +120,7 @@ export function McpServersSettings({ bastion }: { bastion: BastionApi }) {
     setNotice(undefined);
     try {
       const answer = await call();
-      setListing(answer);
-      setError(undefined);
-      after(answer);
+      if (show(answer)) after(answer);
     } catch (failure) {
       failed(failure);
     } finally {
@@ -117,7 +131,7 @@ export function McpServersSettings({ bastion }: { bastion: BastionApi }) {
   const add = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     if (workspace === undefined) return;
-    const read = readMcpServerForm(fields);
+    const read = readMcpServerForm(fields, workspace);
     if (!read.ok) {
       setFormError(read.message);
       return;
@@ -131,7 +145,12 @@ export function McpServersSettings({ bastion }: { bastion: BastionApi }) {
         setFields(EMPTY_FIELDS);
         setNotice(startedNotice(answer, server.name, 'added'));
       },
-      (failure) => setFormError(describeError(failure)),
+      (failure) =>
+        setFormError(
+          errorCode(failure) === 'IPC_BODY'
+            ? `The host refused this definition as not well-formed: ${describeError(failure)}`
+            : `Not added: ${describeError(failure)}`,
+        ),
     );
   };
 
@@ -178,8 +197,8 @@ export function McpServersSettings({ bastion }: { bastion: BastionApi }) {
         your home’s secrets — and without a shell. It starts in a project when a run there first needs its tools.
       </p>
       <p className="muted">
-        Kept in {listing === undefined ? 'the host’s mcp.json' : <code>{listing.file}</code>}, the host’s own file: a
-        project’s files never add a server.
+        Kept in {listing === undefined ? 'the host’s mcp.json' : <code>{listing.file}</code>}, the host’s own file (
+        <code>bastion mcp</code> edits it too): a project’s files never add a server.
       </p>
       {roots !== undefined && roots.length > 1 ? (
         <label className="mcp-project">
@@ -206,7 +225,7 @@ export function McpServersSettings({ bastion }: { bastion: BastionApi }) {
       )}
       {listing !== undefined && !listing.available && (
         <p className="inline-info" role="status">
-          Servers cannot run here: {listing.reason ?? 'commands are not sandboxed on this machine.'}
+          Servers cannot run here: {sentence(listing.reason ?? 'commands are not sandboxed on this machine')}
         </p>
       )}
       {error && (
@@ -226,6 +245,7 @@ export function McpServersSettings({ bastion }: { bastion: BastionApi }) {
                 key={server.name}
                 server={server}
                 busy={busy !== undefined}
+                available={listing.available}
                 onRestart={() => restart(server.name)}
                 onRemove={() => {
                   setRemoveFailure(undefined);
@@ -248,8 +268,9 @@ export function McpServersSettings({ bastion }: { bastion: BastionApi }) {
       {workspace !== undefined && (
         <form className="mcp-form" aria-label="Add server" onSubmit={add} noValidate>
           <h3>Add server</h3>
+          {/* No label here says "name" or "URL": other cards' fields are found by those words. */}
           <label>
-            Name
+            Server
             <input
               {...field('name')}
               placeholder="memory"
@@ -260,7 +281,8 @@ export function McpServersSettings({ bastion }: { bastion: BastionApi }) {
             />
           </label>
           <p id="mcp-name-hint" className="muted field-hint">
-            Lower-case letters, digits and “-”; its tools reach the agent as <code>mcp__NAME__TOOL</code>.
+            What it is called: lower-case letters, digits and “-”; its tools reach the agent as{' '}
+            <code>mcp__SERVER__TOOL</code>.
           </p>
           <label>
             Program
@@ -291,14 +313,14 @@ export function McpServersSettings({ bastion }: { bastion: BastionApi }) {
             <code>~</code> included. Empty lines are left out.
           </p>
           <label>
-            Environment, NAME=value per line (optional)
+            Environment, VARIABLE=value per line (optional)
             <textarea
               {...field('env')}
               rows={2}
               wrap="off"
               spellCheck={false}
               autoComplete="off"
-              placeholder="MEMORY_FILE_PATH=/tmp/memory.json"
+              placeholder="LOG_LEVEL=debug"
               aria-describedby="mcp-env-hint"
             />
           </label>
@@ -358,11 +380,14 @@ export function McpServersSettings({ bastion }: { bastion: BastionApi }) {
 function McpServerItem({
   server,
   busy,
+  available,
   onRestart,
   onRemove,
 }: {
   server: McpServerStatus;
   busy: boolean;
+  /** Whether servers can run here at all: where they cannot, nothing starts one. */
+  available: boolean;
   onRestart: () => void;
   onRemove: () => void;
 }) {
@@ -374,7 +399,7 @@ function McpServerItem({
           {STATE_WORDS[server.state]}
         </span>
         <span className="row mcp-server-actions">
-          <button type="button" className="small" disabled={busy} onClick={onRestart}>
+          <button type="button" className="small" disabled={busy || !available} onClick={onRestart}>
             Restart
           </button>
           <button type="button" className="small danger" disabled={busy} onClick={onRemove}>
@@ -382,46 +407,72 @@ function McpServerItem({
           </button>
         </span>
       </div>
-      <div className="mcp-server-line">
-        <span className="muted">Runs</span>
-        <span className="argv" aria-label="Command line">
+      <dl className="mcp-fields">
+        <dt>Runs</dt>
+        <dd className="argv" aria-label="Command line">
           {[server.command, ...server.args].map((arg, index) => (
             <code key={index}>{arg}</code>
           ))}
-        </span>
-      </div>
-      {server.env_names.length > 0 && (
-        <p className="mcp-server-line">
-          <span className="muted">Environment</span>{' '}
-          {server.env_names.map((name, index) => (
-            <span key={name}>
-              {index > 0 && ', '}
-              <code>{name}</code>
-            </span>
-          ))}{' '}
-          <span className="muted">(values not shown)</span>
-        </p>
-      )}
-      {server.state === 'stopped' && (
-        <p className="muted">Not running in this project: it starts when a run here first needs its tools.</p>
-      )}
-      {server.state === 'failed' && (
-        <p className="inline-error">Failed to start: {server.error ?? 'no reason given.'}</p>
-      )}
-      {server.tools.length > 0 && <McpToolList tools={server.tools} />}
-      {server.state === 'ready' && server.tools.length === 0 && (
-        <p className="muted">It offers no tools the agent can use.</p>
-      )}
-      {server.left_out.length > 0 && (
-        <div className="mcp-left-out">
-          <span className="muted">Left out ({server.left_out.length}):</span>
-          <ul>
-            {server.left_out.map((note, index) => (
-              <li key={index}>{note}</li>
-            ))}
-          </ul>
-        </div>
-      )}
+        </dd>
+        {server.env_names.length > 0 && (
+          <>
+            <dt>Environment</dt>
+            <dd>
+              {server.env_names.map((name, index) => (
+                <span key={name}>
+                  {index > 0 && ', '}
+                  <code>{name}</code>
+                </span>
+              ))}{' '}
+              <span className="muted">(values not shown)</span>
+            </dd>
+          </>
+        )}
+        {server.state === 'stopped' && (
+          <>
+            <dt>State</dt>
+            <dd className="muted">
+              {available
+                ? 'Not running in this project: it starts when a run here first needs its tools.'
+                : 'Not running: servers cannot run here.'}
+            </dd>
+          </>
+        )}
+        {server.state === 'failed' && (
+          <>
+            <dt>Error</dt>
+            <dd className="inline-error" data-testid="mcp-error">
+              {server.error ?? 'It failed, and said nothing of why.'}
+            </dd>
+          </>
+        )}
+        {server.tools.length > 0 && (
+          <>
+            <dt>{plural(server.tools.length, 'tool')}</dt>
+            <dd>
+              <McpToolList tools={server.tools} />
+            </dd>
+          </>
+        )}
+        {server.state === 'ready' && server.tools.length === 0 && (
+          <>
+            <dt>Tools</dt>
+            <dd className="muted">None the agent can use.</dd>
+          </>
+        )}
+        {server.left_out.length > 0 && (
+          <>
+            <dt>Left out</dt>
+            <dd>
+              <ul className="mcp-left-out" aria-label="Tools left out">
+                {server.left_out.map((note, index) => (
+                  <li key={index}>{note}</li>
+                ))}
+              </ul>
+            </dd>
+          </>
+        )}
+      </dl>
     </li>
   );
 }
@@ -431,9 +482,8 @@ function McpToolList({ tools }: { tools: readonly McpToolSummary[] }) {
   const [open, setOpen] = useState(false);
   const shown = open || !long ? tools : tools.slice(0, TOOLS_SHOWN_FOLDED);
   return (
-    <div className="mcp-tools">
-      <span className="muted">{plural(tools.length, 'tool')}:</span>
-      <ul aria-label="Tools">
+    <>
+      <ul className="mcp-tools" aria-label="Tools">
         {shown.map((tool) => (
           <li key={tool.name}>
             <code>{tool.name}</code>
@@ -446,6 +496,6 @@ function McpToolList({ tools }: { tools: readonly McpToolSummary[] }) {
           {open ? 'Show fewer' : `Show all ${tools.length} tools`}
         </button>
       )}
-    </div>
+    </>
   );
 }
