@@ -278,7 +278,7 @@ export class RunManager {
     const contextWindow = this.#registry.contextWindow({ provider: session.provider, model: session.model });
     const provider = this.#registry.name(session.provider);
     const done = this.#execute(sessionId, runId, controller, changes, { contextWindow, provider }, async () => {
-      for (const set of await Promise.all(extraTools)) Object.assign(ownTools, set);
+      for (const set of await Promise.all(extraTools.map((set) => Promise.resolve(set)))) Object.assign(ownTools, set);
       const tools = guardTools(ownTools, {
         policy: this.#policy,
         heldSecrets: this.#heldSecrets,

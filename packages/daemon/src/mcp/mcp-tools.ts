@@ -28,7 +28,7 @@ type JsonSchema = Parameters<typeof jsonSchema>[0];
 function schemaOf(text: string): JsonSchema {
   try {
     const value = JSON.parse(text) as unknown;
-    if (typeof value === 'object' && value !== null && !Array.isArray(value)) return value as JsonSchema;
+    if (typeof value === 'object' && value !== null && !Array.isArray(value)) return value;
   } catch {
     // The host sends what the server listed; one that is not an object takes any object.
   }

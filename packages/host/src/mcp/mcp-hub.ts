@@ -272,7 +272,8 @@ export class McpHub {
     const started = performance.now();
     log.info('mcp.starting', { server: instance.config.name });
     const fail = (reason: string) => {
-      if (instance.state === 'failed') return;
+      // Stopped by the hub itself (a restart, a removal, the host's stop): nothing failed.
+      if (instance.state === 'failed' || instance.state === 'stopped') return;
       instance.state = 'failed';
       instance.error = inWords(reason);
       instance.client = undefined;

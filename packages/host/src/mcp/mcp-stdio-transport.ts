@@ -30,7 +30,7 @@ export class McpStdioTransport implements Transport {
     this.#child = child;
   }
 
-  async start(): Promise<void> {
+  start(): Promise<void> {
     const child = this.#child;
     child.stdout?.on('data', (chunk: Buffer) => this.#read(chunk));
     child.stderr?.on('data', (chunk: Buffer) => {
@@ -38,6 +38,7 @@ export class McpStdioTransport implements Transport {
     });
     child.stdin?.on('error', () => undefined);
     child.once('close', () => this.#end());
+    return Promise.resolve();
   }
 
   async send(message: JSONRPCMessage): Promise<void> {
@@ -49,8 +50,9 @@ export class McpStdioTransport implements Transport {
     });
   }
 
-  async close(): Promise<void> {
+  close(): Promise<void> {
     this.#child.stdin?.end();
+    return Promise.resolve();
   }
 
   /** The end of what the server wrote to stderr, for a status in words. */

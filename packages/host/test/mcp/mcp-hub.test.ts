@@ -1,0 +1,312 @@
+/**
+ * MCP servers as the host runs them: real servers (the test fixture over the SDK's own stdio
+ * server, and @modelcontextprotocol/server-memory) in the real srt sandbox, and the host's channel
+ * module on a real channel pair standing in for a sidecar that skips its own checks. Each refusal
+ * is shown not to have reached the server: its `count` tool says how many calls reached it.
+ */
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  createLogger,
+  MCP_RESULT_MAX_BYTES,
+  type FrameOfType,
+  type HostToSidecarFrame,
+  type LogRecord,
+  type McpServerConfig,
+} from '@bastion/protocol';
+import { makeTempDir } from '@bastion/test-support';
+import { connectedChannelPair } from '../../../../test/support/channel-pair.js';
+import { attachMcpCalls } from '../../src/mcp/mcp-channel.js';
+import { McpHub } from '../../src/mcp/mcp-hub.js';
+import { PolicyStore } from '../../src/policy/policy-store.js';
+import { acquireSrtSession, type SrtSession } from '../../src/sandbox/srt-session.js';
+
+const FIXTURE = fileURLToPath(new URL('../fixtures/mcp-fixture-server.mjs', import.meta.url));
+const MEMORY_SERVER = fileURLToPath(
+  new URL('../../../../node_modules/@modelcontextprotocol/server-memory/dist/index.js', import.meta.url),
+);
+const CANARY = 'CANARY-mcp-4d1c-do-not-leak';
+
+const fixture = (name: string, mode = 'normal'): McpServerConfig => ({
+  name,
+  command: process.execPath,
+  args: [FIXTURE, mode],
+});
+
+let srt: SrtSession;
+let root: string;
+let home: string;
+let userData: string;
+let workspace: string;
+let records: LogRecord[];
+let hub: McpHub;
+const realHome = process.env.HOME;
+const realTmp = process.env.TMPDIR;
+
+beforeAll(async () => {
+  root = makeTempDir('bastion-mcp-');
+  home = join(root, 'home');
+  userData = join(root, 'userdata');
+  workspace = join(root, 'workspace');
+  for (const dir of [join(home, '.ssh'), userData, workspace]) mkdirSync(dir, { recursive: true });
+  writeFileSync(join(home, '.ssh', 'id_ed25519'), `${CANARY}\n`);
+  // srt resolves its session's HOME secrets from HOME: point it at the temporary one first. Its
+  // sockets and the servers' temp dirs go in the test's own temp dir (the host's would be its temp root).
+  process.env.HOME = home;
+  process.env.TMPDIR = join(root, 'tmp');
+  mkdirSync(process.env.TMPDIR);
+  srt = await acquireSrtSession();
+  records = [];
+  const log = createLogger('host', (record) => records.push(record));
+  hub = new McpHub({ userData, home, log, srt });
+}, 60_000);
+
+afterAll(async () => {
+  await hub?.close();
+  await srt?.release();
+  process.env.HOME = realHome;
+  if (realTmp === undefined) delete process.env.TMPDIR;
+  else process.env.TMPDIR = realTmp;
+  rmSync(root, { recursive: true, force: true });
+});
+
+/** A sidecar end attached to the hub, sending raw `mcp.*` frames as a misbehaving sidecar could. */
+function rawSidecar(policy = new PolicyStore(userData)) {
+  const pair = connectedChannelPair();
+  const detach = attachMcpCalls(
+    { channel: pair.host, config: { workspaces: [workspace] } as never },
+    { hub, policy, asks: undefined, log: createLogger('host', () => undefined) },
+  );
+  let next = 0;
+  type Answer = FrameOfType<HostToSidecarFrame, 'mcp.result' | 'mcp.error'>;
+  const waiting = new Map<string, (frame: Answer) => void>();
+  pair.sidecar.on('mcp.result', (frame) => waiting.get(frame.id)?.(frame));
+  pair.sidecar.on('mcp.error', (frame) => waiting.get(frame.id)?.(frame));
+  const answer = (id: string) => new Promise<Answer>((resolve) => waiting.set(id, resolve));
+  return {
+    /** `args`: an object, or the raw text a sidecar could send instead. */
+    call(server: string, tool: string, args: Record<string, unknown> | string = {}, root = workspace) {
+      const id = `mcc_test${(next += 1)}`;
+      const answered = answer(id);
+      pair.sidecar.send({
+        v: 1,
+        type: 'mcp.call',
+        id,
+        workspace_root: root,
+        server,
+        tool,
+        arguments: typeof args === 'string' ? args : JSON.stringify(args),
+      });
+      return answered;
+    },
+    close() {
+      detach();
+      pair.host.fail({ code: 'CHANNEL_CLOSED', message: 'test done' } as never);
+    },
+  };
+}
+
+describe('MCP servers in the sandbox', () => {
+  it('a server named in mcp.json starts in a workspace and lists its tools; the memory server answers read_graph', async () => {
+    await hub.add(workspace, fixture('fixture'));
+    await hub.add(workspace, { name: 'memory', command: process.execPath, args: [MEMORY_SERVER] });
+    const listing = hub.listing(workspace);
+    expect(listing.servers.map((server) => [server.name, server.state])).toEqual([
+      ['fixture', 'ready'],
+      ['memory', 'ready'],
+    ]);
+    expect(listing.servers[0]?.tools.map((tool) => tool.name)).toContain('echo');
+    expect(listing.servers[1]?.tools.map((tool) => tool.name)).toContain('read_graph');
+    const sidecar = rawSidecar();
+    try {
+      const answer = await sidecar.call('memory', 'read_graph');
+      expect(answer).toMatchObject({ type: 'mcp.result', is_error: false });
+      expect(JSON.parse((answer as { text: string }).text)).toEqual({ entities: [], relations: [] });
+    } finally {
+      sidecar.close();
+    }
+  });
+
+  it('a server cannot write the workspace: write_here fails with EROFS and planted.txt does not exist', async () => {
+    const sidecar = rawSidecar();
+    try {
+      const answer = await sidecar.call('fixture', 'write_here');
+      expect(answer).toMatchObject({ type: 'mcp.result', is_error: true, text: 'not written: EROFS' });
+      expect(existsSync(join(workspace, 'planted.txt'))).toBe(false);
+    } finally {
+      sidecar.close();
+    }
+  });
+
+  it("a server cannot read the home's SSH key nor Bastion's own mcp.json", async () => {
+    const sidecar = rawSidecar();
+    try {
+      for (const path of [join(home, '.ssh', 'id_ed25519'), hub.file]) {
+        const answer = await sidecar.call('fixture', 'read_file', { path });
+        expect(answer).toMatchObject({ type: 'mcp.result', is_error: true });
+        expect((answer as { text: string }).text).toMatch(/^not read: E/);
+        expect(JSON.stringify(answer)).not.toContain(CANARY);
+      }
+      expect(readFileSync(hub.file, 'utf8')).toContain('"fixture"');
+    } finally {
+      sidecar.close();
+    }
+  });
+
+  it('a server has no network: a fetch of a loopback server fails and that server sees no request', async () => {
+    let requests = 0;
+    const server = createServer((_request, response) => {
+      requests += 1;
+      response.end('reached');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as { port: number };
+    const sidecar = rawSidecar();
+    try {
+      const answer = await sidecar.call('fixture', 'fetch_url', { url: `http://127.0.0.1:${port}/` });
+      expect(answer).toMatchObject({ type: 'mcp.result', is_error: true });
+      expect((answer as { text: string }).text).toMatch(/^not fetched/);
+      expect(requests).toBe(0);
+    } finally {
+      sidecar.close();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  it("a result over MCP_RESULT_MAX_BYTES is cut to it and said so; a tool's isError is passed on", async () => {
+    const sidecar = rawSidecar();
+    try {
+      const big = await sidecar.call('fixture', 'big', { bytes: MCP_RESULT_MAX_BYTES * 3 });
+      expect(big).toMatchObject({ type: 'mcp.result', truncated: true, is_error: false });
+      expect((big as { text: string }).text).toHaveLength(MCP_RESULT_MAX_BYTES);
+      expect(await sidecar.call('fixture', 'fail')).toMatchObject({ is_error: true, text: 'it went wrong' });
+    } finally {
+      sidecar.close();
+    }
+  });
+});
+
+describe("the host's policy on every call, whatever the sidecar did before", () => {
+  it('a deny rule refuses a raw mcp.call with MCP_POLICY_DENIED and the server never gets the call', async () => {
+    const policy = new PolicyStore(userData);
+    const sidecar = rawSidecar(policy);
+    const rule = policy.add(
+      { kind: 'project', root: workspace },
+      { decision: 'deny', tools: ['mcp__fixture__echo'], reason: 'no echo' },
+    );
+    try {
+      const counted = await sidecar.call('fixture', 'count');
+      const reached = Number((counted as { text: string }).text);
+      expect(await sidecar.call('fixture', 'echo', { text: 'hi' })).toMatchObject({
+        type: 'mcp.error',
+        code: 'MCP_POLICY_DENIED',
+        message: 'no echo',
+      });
+      // `count` answers how many calls reached the server before it: the denied echo is not one.
+      expect(await sidecar.call('fixture', 'count')).toMatchObject({ text: String(reached + 1) });
+    } finally {
+      policy.remove({ kind: 'project', root: workspace }, rule.id);
+      sidecar.close();
+    }
+  });
+
+  it('an ask rule with nobody to ask refuses with MCP_POLICY_UNAPPROVED and the server never gets the call', async () => {
+    const policy = new PolicyStore(userData);
+    const sidecar = rawSidecar(policy);
+    const rule = policy.add({ kind: 'global' }, { decision: 'ask', tools: ['mcp__fixture__echo'] });
+    try {
+      const reached = Number(((await sidecar.call('fixture', 'count')) as { text: string }).text);
+      expect(await sidecar.call('fixture', 'echo', { text: 'hi' })).toMatchObject({ code: 'MCP_POLICY_UNAPPROVED' });
+      expect(await sidecar.call('fixture', 'count')).toMatchObject({ text: String(reached + 1) });
+    } finally {
+      policy.remove({ kind: 'global' }, rule.id);
+      sidecar.close();
+    }
+  });
+
+  it('a workspace the sidecar was not granted, an unknown server or tool, and arguments that are no object are refused', async () => {
+    const sidecar = rawSidecar();
+    try {
+      expect(await sidecar.call('fixture', 'echo', {}, join(root, 'home'))).toMatchObject({
+        code: 'MCP_WORKSPACE_REFUSED',
+      });
+      expect(await sidecar.call('nobody', 'echo')).toMatchObject({ code: 'MCP_SERVER_UNKNOWN' });
+      expect(await sidecar.call('fixture', 'no_such_tool')).toMatchObject({ code: 'MCP_TOOL_UNKNOWN' });
+      expect(await sidecar.call('fixture', 'echo', '["a"]')).toMatchObject({ code: 'MCP_ARGUMENTS_INVALID' });
+      expect(await sidecar.call('fixture', 'echo', '{"text":')).toMatchObject({ code: 'MCP_ARGUMENTS_INVALID' });
+    } finally {
+      sidecar.close();
+    }
+  });
+});
+
+describe('servers that misbehave', () => {
+  it('one that writes a line over 4 MiB, one that writes no JSON and one that exits are failed, each said in words', async () => {
+    await hub.add(workspace, fixture('huge', 'huge-line'));
+    await hub.add(workspace, fixture('garbage', 'not-json'));
+    await hub.add(workspace, fixture('quits', 'exit'));
+    const states = Object.fromEntries(hub.listing(workspace).servers.map((server) => [server.name, server]));
+    expect(states.huge).toMatchObject({ state: 'failed', tools: [] });
+    expect(states.huge?.error).toContain('a message over 4 MiB');
+    expect(states.garbage).toMatchObject({ state: 'failed' });
+    expect(states.garbage?.error).toContain('not JSON');
+    expect(states.quits).toMatchObject({ state: 'failed' });
+    expect(states.quits?.error).toContain('fixture: refusing to start');
+    const sidecar = rawSidecar();
+    try {
+      expect(await sidecar.call('quits', 'echo')).toMatchObject({ code: 'MCP_SERVER_FAILED' });
+    } finally {
+      sidecar.close();
+    }
+    for (const name of ['huge', 'garbage', 'quits']) await hub.remove(workspace, name);
+  });
+
+  it('tools whose names no provider takes are left out, each named with why; the rest are offered', async () => {
+    await hub.add(workspace, fixture('names', 'bad-names'));
+    const server = hub.listing(workspace).servers.find((candidate) => candidate.name === 'names');
+    expect(server).toMatchObject({ state: 'ready', tools: [{ name: 'fine', description: 'a fine tool' }] });
+    expect(server?.left_out).toHaveLength(3);
+    expect(server?.left_out[0]).toContain('has.dot');
+    const offered = await hub.tools(workspace);
+    expect(offered.find((candidate) => candidate.name === 'names')?.tools.map((tool) => tool.name)).toEqual(['fine']);
+    await hub.remove(workspace, 'names');
+  });
+
+  it('removing a server stops its process; the host log names servers and counts, never a tool result', async () => {
+    const running = () => processesWith(FIXTURE).length;
+    expect(running()).toBeGreaterThan(0);
+    await hub.remove(workspace, 'fixture');
+    expect(processesWith(`${FIXTURE} normal`)).toEqual([]);
+    expect(hub.listing(workspace).servers.map((server) => server.name)).toEqual(['memory']);
+    const logged = JSON.stringify(records);
+    expect(logged).toContain('"server":"fixture"');
+    expect(logged).not.toContain('echo: hi');
+    expect(logged).not.toContain(CANARY);
+  });
+});
+
+/** Pids of processes whose command line holds `needle` (arguments joined by spaces). */
+function processesWith(needle: string): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSafe('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').join(' ');
+      if (cmdline.includes(needle) && Number(entry) !== process.pid) pids.push(Number(entry));
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return pids;
+}
+
+function readdirSafe(path: string): string[] {
+  try {
+    return readdirSync(path);
+  } catch {
+    return [];
+  }
+}
