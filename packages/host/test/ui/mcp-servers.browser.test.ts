@@ -291,6 +291,44 @@ describe('MCP tools in a session', () => {
   });
 });
 
+describe('an MCP tool the host’s policy asks about', () => {
+  it('is asked on the page by the host, titled memory › search_nodes in the project; Always allow shows the tool’s rule; Allow runs it', async () => {
+    // A global rule asks even in auto: the host holds the call and asks the page itself.
+    host.policy.add(
+      { kind: 'global' },
+      { id: 'ask-mcp-search', decision: 'ask', tools: ['mcp__memory__search_nodes'] },
+    );
+    await openSession('auto');
+    await sendMessage(page, 'mcp memory search_nodes {"query":"tea"}');
+    const hostAsk = page.getByRole('region', { name: 'The host asks' });
+    await hostAsk
+      .getByRole('heading', { name: 'Bastion’s policy asks before memory › search_nodes is called' })
+      .waitFor(SETTLED);
+    expect(await hostAsk.locator('.approval-command').textContent()).toBe('memory › search_nodes');
+    await hostAsk.getByText(`in ${host.workspace}`, { exact: false }).waitFor();
+    // The agent shows no prompt of its own in auto, and the call has not run.
+    expect(await page.getByRole('region', { name: 'Approval needed' }).count()).toBe(0);
+    expect(await toolCard('memory › search_nodes').getByTestId('tool-status').textContent()).toBe('running');
+    await hostAsk.getByRole('button', { name: 'Always allow…' }).click();
+    await hostAsk
+      .getByRole('group', { name: 'Always allow' })
+      .getByText('allow mcp__memory__search_nodes', { exact: true })
+      .waitFor();
+    await shotAllModes(page, SHOTS, '57-mcp-host-ask', hostAsk);
+    await hostAsk.getByRole('button', { name: 'Cancel' }).click();
+    await hostAsk.getByRole('button', { name: 'Allow', exact: true }).click();
+    await hostAsk.waitFor({ state: 'detached', ...SETTLED });
+    await toolCard('memory › search_nodes').getByTestId('tool-status').filter({ hasText: 'done' }).waitFor(SETTLED);
+    // Allowed once: no rule was saved.
+    expect(
+      host.policy
+        .listing(host.workspace)
+        .project?.rules.some((rule) => rule.tools?.[0] === 'mcp__memory__search_nodes'),
+    ).toBe(false);
+    host.policy.remove({ kind: 'global' }, 'ask-mcp-search');
+  });
+});
+
 describe('where commands run without the sandbox', () => {
   let unsandboxed: DesktopWorld | undefined;
   afterAll(() => unsandboxed?.close());
