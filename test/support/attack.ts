@@ -25,6 +25,7 @@ export const ATTACK_CLASSES = [
   'secret-egress',
   'home-read',
   'stale-wrap',
+  'mcp-escape',
 ] as const;
 export type AttackClass = (typeof ATTACK_CLASSES)[number];
 

@@ -18,6 +18,7 @@ import {
   type McpServerConfig,
 } from '@bastion/protocol';
 import { makeTempDir } from '@bastion/test-support';
+import { describeAttack } from '../../../../test/support/attack.js';
 import { connectedChannelPair } from '../../../../test/support/channel-pair.js';
 import { attachMcpCalls } from '../../src/mcp/mcp-channel.js';
 import { McpHub } from '../../src/mcp/mcp-hub.js';
@@ -129,7 +130,9 @@ describe('MCP servers in the sandbox', () => {
       sidecar.close();
     }
   });
+});
 
+describeAttack('mcp-escape', 'an MCP server reaching out of its sandbox', () => {
   it('a server cannot write the workspace: write_here fails with EROFS and planted.txt does not exist', async () => {
     const sidecar = rawSidecar();
     try {
@@ -175,7 +178,9 @@ describe('MCP servers in the sandbox', () => {
       await new Promise((resolve) => server.close(resolve));
     }
   });
+});
 
+describe('MCP results', () => {
   it("a result over MCP_RESULT_MAX_BYTES is cut to it and said so; a tool's isError is passed on", async () => {
     const sidecar = rawSidecar();
     try {
@@ -189,7 +194,7 @@ describe('MCP servers in the sandbox', () => {
   });
 });
 
-describe("the host's policy on every call, whatever the sidecar did before", () => {
+describeAttack('policy-bypass', 'MCP calls from a sidecar that skipped its checks', () => {
   it('a deny rule refuses a raw mcp.call with MCP_POLICY_DENIED and the server never gets the call', async () => {
     const policy = new PolicyStore(userData);
     const sidecar = rawSidecar(policy);
@@ -243,7 +248,7 @@ describe("the host's policy on every call, whatever the sidecar did before", () 
   });
 });
 
-describe('servers that misbehave', () => {
+describeAttack('channel-abuse', 'MCP servers that break the protocol', () => {
   it('one that writes a line over 4 MiB, one that writes no JSON and one that exits are failed, each said in words', async () => {
     await hub.add(workspace, fixture('huge', 'huge-line'));
     await hub.add(workspace, fixture('garbage', 'not-json'));
@@ -263,7 +268,9 @@ describe('servers that misbehave', () => {
     }
     for (const name of ['huge', 'garbage', 'quits']) await hub.remove(workspace, name);
   });
+});
 
+describe('MCP servers: tool names and stopping', () => {
   it('tools whose names no provider takes are left out, each named with why; the rest are offered', async () => {
     await hub.add(workspace, fixture('names', 'bad-names'));
     const server = hub.listing(workspace).servers.find((candidate) => candidate.name === 'names');
