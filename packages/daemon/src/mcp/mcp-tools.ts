@@ -8,7 +8,7 @@
  *
  * What it does not catch: what a tool's text says; the model reads it as a tool result.
  */
-import { jsonSchema } from '@ai-sdk/provider-utils';
+import type { jsonSchema as JsonSchemaOf } from '@ai-sdk/provider-utils';
 import { MCP_CALL_ARGS_MAX_BYTES, mcpToolName } from '@bastion/protocol';
 import type { ToolSet } from 'ai';
 import type { ToolFactory } from '../agent/run-manager.js';
@@ -23,7 +23,7 @@ function mcpNeedsApproval(context: ToolContext): boolean {
   return mode !== 'auto' && mode !== 'read-only';
 }
 
-type JsonSchema = Parameters<typeof jsonSchema>[0];
+type JsonSchema = Parameters<typeof JsonSchemaOf>[0];
 
 function schemaOf(text: string): JsonSchema {
   try {
@@ -35,7 +35,12 @@ function schemaOf(text: string): JsonSchema {
   return { type: 'object' };
 }
 
-export function createMcpTools(context: ToolContext, client: McpClient, servers: readonly McpListedServer[]): ToolSet {
+export function createMcpTools(
+  context: ToolContext,
+  client: McpClient,
+  servers: readonly McpListedServer[],
+  jsonSchema: typeof JsonSchemaOf,
+): ToolSet {
   const tools: ToolSet = {};
   const workspace = context.workspace;
   if (workspace === null) return tools;
@@ -90,6 +95,10 @@ export function createMcpTools(context: ToolContext, client: McpClient, servers:
 export function mcpTools(client: McpClient): ToolFactory {
   return async (context) => {
     if (context.workspace === null) return {};
-    return createMcpTools(context, client, await client.list(context.workspace));
+    const servers = await client.list(context.workspace);
+    if (!servers.some((server) => server.state === 'ready' && server.tools.length > 0)) return {};
+    // Loaded with the first server's tools, not with the sidecar.
+    const { jsonSchema } = await import('@ai-sdk/provider-utils');
+    return createMcpTools(context, client, servers, jsonSchema);
   };
 }

@@ -43,7 +43,7 @@ import { spawnCommandChild } from '../commands/command-process.js';
 import { homeReadPaths } from '../sandbox/home-read-allowlist.js';
 import type { SrtSession, WrappedCommand } from '../sandbox/srt-session.js';
 import { McpConfigStore } from './mcp-config-store.js';
-import { McpStdioTransport } from './mcp-stdio-transport.js';
+import type { McpStdioTransport } from './mcp-stdio-transport.js';
 
 /** A ready server's tool as the sidecar is told of it. */
 export interface McpListedTool {
@@ -281,8 +281,12 @@ export class McpHub {
     };
     let process: { child: ChildProcess; transport: McpStdioTransport } | undefined;
     try {
-      process = await this.#spawn(instance);
-      const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
+      // The SDK (its schemas are most of it) loads with the first server, not with the host.
+      const [{ Client }, { McpStdioTransport }] = await Promise.all([
+        import('@modelcontextprotocol/sdk/client/index.js'),
+        import('./mcp-stdio-transport.js'),
+      ]);
+      process = await this.#spawn(instance, (child) => new McpStdioTransport(child));
       const client = new Client({ name: 'bastion', version: '0.1.0' }, { capabilities: {} });
       const transport = process.transport;
       const deadline = AbortSignal.timeout(MCP_START_TIMEOUT_MS);
@@ -327,7 +331,10 @@ export class McpHub {
   }
 
   /** Spawn the server in its sandbox: the command profile with the workspace write-denied. */
-  async #spawn(instance: Instance): Promise<{ child: ChildProcess; transport: McpStdioTransport }> {
+  async #spawn(
+    instance: Instance,
+    transportOf: (child: ChildProcess) => McpStdioTransport,
+  ): Promise<{ child: ChildProcess; transport: McpStdioTransport }> {
     const { srt, home, userData } = this.#options;
     if (srt === undefined) throw new HostError('SANDBOX_INIT', UNAVAILABLE_REASON);
     const privateTemp = realpathSync(mkdtempSync(join(tmpdir(), 'bastion-mcp-')));
@@ -375,7 +382,7 @@ export class McpHub {
       { command: command ?? '/bin/false', args, env, cwd: instance.workspace, dieWithHost: !wrapped.diesWithParent },
       { stdin: true },
     );
-    const transport = new McpStdioTransport(child);
+    const transport = transportOf(child);
     const gone = new Promise<void>((resolve) => {
       child.once('error', () => resolve());
       child.once('close', () => resolve());
