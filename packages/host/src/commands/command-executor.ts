@@ -106,14 +106,16 @@ function quarantineNotices(moves: readonly QuarantineMove[]): string[] {
  * sandbox shows (then exits 1): said in words, since to the agent and the person it reads as the
  * launcher's own failure.
  */
-const PROGRAM_NOT_FOUND_IN_SANDBOX = 'apply-seccomp: execvp: No such file or directory\n';
+export const PROGRAM_NOT_FOUND_IN_SANDBOX = 'apply-seccomp: execvp: No such file or directory\n';
+
+/** Why a sandboxed program could not be found, in words (an MCP server's status says it too). */
+export function programNotFound(program: string): string {
+  return `${program} was not found in the sandbox: it is not installed, or it is in a folder of your home the sandbox hides (bastion doctor lists the ones it shows; BASTION_HOME_READ_ALLOW adds one)`;
+}
 
 /** What `command.end` says when the sandboxed program could not be found. */
 function programNotFoundNotice(program: string): string {
-  return `bastion: ${program} was not found in the sandbox: it is not installed, or it is in a folder of your home the sandbox hides (bastion doctor lists the ones it shows; BASTION_HOME_READ_ALLOW adds one)`.slice(
-    0,
-    COMMAND_NOTICE_MAX_CHARS,
-  );
+  return `bastion: ${programNotFound(program)}`.slice(0, COMMAND_NOTICE_MAX_CHARS);
 }
 
 /**

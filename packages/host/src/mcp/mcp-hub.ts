@@ -39,6 +39,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { HostError } from '../errors.js';
 import { buildCommandSandboxProfile } from '../commands/command-profile.js';
+import { PROGRAM_NOT_FOUND_IN_SANDBOX, programNotFound } from '../commands/command-executor.js';
 import { spawnCommandChild } from '../commands/command-process.js';
 import { homeReadPaths } from '../sandbox/home-read-allowlist.js';
 import type { SrtSession, WrappedCommand } from '../sandbox/srt-session.js';
@@ -316,7 +317,13 @@ export class McpHub {
         duration_ms: Math.round(performance.now() - started),
       });
     } catch (error) {
-      const tail = process?.transport.stderrTail.trim() ?? '';
+      const stderr = process?.transport.stderrTail ?? '';
+      if (stderr === PROGRAM_NOT_FOUND_IN_SANDBOX) {
+        fail(`could not start: ${programNotFound(instance.config.command)}`);
+        await instance.stop?.();
+        return;
+      }
+      const tail = stderr.trim();
       const timedOut = error instanceof Error && /timed? ?out|aborted/i.test(`${error.name} ${error.message}`);
       const why =
         process?.transport.broken ??

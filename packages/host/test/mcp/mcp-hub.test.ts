@@ -249,10 +249,11 @@ describeAttack('policy-bypass', 'MCP calls from a sidecar that skipped its check
 });
 
 describeAttack('channel-abuse', 'MCP servers that break the protocol', () => {
-  it('one that writes a line over 4 MiB, one that writes no JSON and one that exits are failed, each said in words', async () => {
+  it('one that writes a line over 4 MiB, one that writes no JSON, one that exits and a missing program are failed, each said in words', async () => {
     await hub.add(workspace, fixture('huge', 'huge-line'));
     await hub.add(workspace, fixture('garbage', 'not-json'));
     await hub.add(workspace, fixture('quits', 'exit'));
+    await hub.add(workspace, { name: 'missing', command: '/nonexistent/server', args: [] });
     const states = Object.fromEntries(hub.listing(workspace).servers.map((server) => [server.name, server]));
     expect(states.huge).toMatchObject({ state: 'failed', tools: [] });
     expect(states.huge?.error).toContain('a message over 4 MiB');
@@ -260,13 +261,16 @@ describeAttack('channel-abuse', 'MCP servers that break the protocol', () => {
     expect(states.garbage?.error).toContain('not JSON');
     expect(states.quits).toMatchObject({ state: 'failed' });
     expect(states.quits?.error).toContain('fixture: refusing to start');
+    expect(states.missing?.error).toBe(
+      'could not start: /nonexistent/server was not found in the sandbox: it is not installed, or it is in a folder of your home the sandbox hides (bastion doctor lists the ones it shows; BASTION_HOME_READ_ALLOW adds one)',
+    );
     const sidecar = rawSidecar();
     try {
       expect(await sidecar.call('quits', 'echo')).toMatchObject({ code: 'MCP_SERVER_FAILED' });
     } finally {
       sidecar.close();
     }
-    for (const name of ['huge', 'garbage', 'quits']) await hub.remove(workspace, name);
+    for (const name of ['huge', 'garbage', 'quits', 'missing']) await hub.remove(workspace, name);
   });
 });
 
