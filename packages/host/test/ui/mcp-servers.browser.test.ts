@@ -135,7 +135,9 @@ describe('Settings → MCP servers', () => {
     await form().getByRole('button', { name: 'Add server' }).click();
     await expect.poll(() => stateOf('broken').textContent(), SETTLED).toBe('failed');
     // The hub's words: the program could not be run.
-    expect(await server('broken').getByTestId('mcp-error').textContent()).toMatch(/\/nonexistent\/x was not found in the sandbox: it is not installed/);
+    expect(await server('broken').getByTestId('mcp-error').textContent()).toMatch(
+      /\/nonexistent\/x was not found in the sandbox: it is not installed/,
+    );
     await card()
       .getByRole('alert')
       .getByText('broken added, but it failed to start: its error is shown above.')
