@@ -15,6 +15,7 @@ import {
   fchmodSync,
   fstatSync,
   fsyncSync,
+  lstatSync,
   openSync,
   readdirSync,
   readFileSync,
@@ -24,6 +25,7 @@ import {
   type Stats,
 } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
+import type { z } from 'zod';
 import { HostError } from './errors.js';
 
 const TEMP_SUFFIX = '.bastion-tmp';
@@ -31,8 +33,45 @@ const TEMP_SUFFIX = '.bastion-tmp';
 /** What identifies one version of a file on disk; a different stamp means the file changed. */
 export type FileStamp = string;
 
-export function fileStamp(stats: Stats): FileStamp {
+function fileStamp(stats: Stats): FileStamp {
   return `${stats.ino}:${stats.size}:${stats.mtimeMs}:${stats.ctimeMs}`;
+}
+
+/** The stamp of the file at `path` now (not following a link), or undefined when there is none. */
+export function currentStamp(path: string): FileStamp | undefined {
+  try {
+    return fileStamp(lstatSync(path));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw new HostError('PRIVATE_FILE_UNREADABLE', `${basename(path)} cannot be read`, { cause: error });
+  }
+}
+
+/**
+ * A private file's JSON text checked against its schema; `code` (the file's own) names a file that
+ * is not JSON or not of the schema, with the first place it differs.
+ */
+export function parsePrivateJson<T>(
+  text: string,
+  schema: z.ZodType<T>,
+  name: string,
+  code: 'POLICY_FILE_INVALID' | 'MCP_CONFIG_INVALID',
+): T {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (cause) {
+    throw new HostError(code, `${name} is not valid JSON`, { cause });
+  }
+  const checked = schema.safeParse(value);
+  if (!checked.success) {
+    const issue = checked.error.issues[0];
+    throw new HostError(
+      code,
+      `${name} does not match its schema at ${issue?.path.join('.') || '(top)'}: ${issue?.message ?? ''}`,
+    );
+  }
+  return checked.data;
 }
 
 /** Read a private file whole: its text and stamp, or `undefined` when it does not exist. */

@@ -5,7 +5,7 @@
  * it (`host/` is write-denied in its sandbox). Edited by host IPC (Settings) and `bastion mcp`;
  * re-read whenever its stamp changes, so an edit from the CLI counts at the next run.
  */
-import { lstatSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import {
   MCP_MAX_SERVERS,
@@ -15,7 +15,7 @@ import {
   type McpServerConfig,
 } from '@bastion/protocol';
 import { HostError } from '../errors.js';
-import { fileStamp, readPrivateFile, writePrivateFile, type FileStamp } from '../private-file.js';
+import { currentStamp, parsePrivateJson, readPrivateFile, writePrivateFile, type FileStamp } from '../private-file.js';
 import { hostOnlyDir, USER_DATA_DIR_MODE } from '../user-data.js';
 
 export const MCP_FILE_NAME = 'mcp.json';
@@ -34,7 +34,7 @@ export class McpConfigStore {
 
   /** The servers as the file names them now; throws a HostError (`PRIVATE_FILE_*`, `MCP_CONFIG_INVALID`) when it cannot be used. */
   servers(): McpServerConfig[] {
-    const stamp = this.#currentStamp();
+    const stamp = currentStamp(this.path);
     if (!this.#cache || this.#cache.stamp !== stamp) this.#cache = { stamp, result: this.#read() };
     if (this.#cache.result instanceof HostError) throw this.#cache.result;
     return this.#cache.result.servers;
@@ -74,41 +74,14 @@ export class McpConfigStore {
     this.#cache = undefined;
   }
 
-  #currentStamp(): FileStamp | undefined {
-    try {
-      return fileStamp(lstatSync(this.path));
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-      throw new HostError('PRIVATE_FILE_UNREADABLE', `${MCP_FILE_NAME} cannot be read`, { cause: error });
-    }
-  }
-
   #read(): McpConfigFile | HostError {
     try {
       const read = readPrivateFile(this.path, MCP_FILE_MAX_BYTES);
-      return read ? parseMcpFile(read.text) : EMPTY_FILE;
+      return read ? parsePrivateJson(read.text, mcpConfigFileSchema, MCP_FILE_NAME, 'MCP_CONFIG_INVALID') : EMPTY_FILE;
     } catch (error) {
       return error instanceof HostError
         ? error
         : new HostError('MCP_CONFIG_INVALID', `${MCP_FILE_NAME} cannot be used`);
     }
   }
-}
-
-function parseMcpFile(text: string): McpConfigFile {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (cause) {
-    throw new HostError('MCP_CONFIG_INVALID', `${MCP_FILE_NAME} is not valid JSON`, { cause });
-  }
-  const checked = mcpConfigFileSchema.safeParse(value);
-  if (!checked.success) {
-    const issue = checked.error.issues[0];
-    throw new HostError(
-      'MCP_CONFIG_INVALID',
-      `${MCP_FILE_NAME} does not match its schema at ${issue?.path.join('.') || '(top)'}: ${issue?.message ?? ''}`,
-    );
-  }
-  return checked.data;
 }

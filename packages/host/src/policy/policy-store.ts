@@ -9,7 +9,7 @@
  * call is denied, naming the file and the code, until it is fixed or removed.
  */
 import { randomBytes } from 'node:crypto';
-import { lstatSync, mkdirSync, realpathSync } from 'node:fs';
+import { mkdirSync, realpathSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import {
   alwaysAllowDraft,
@@ -25,7 +25,7 @@ import {
   type PolicyRuleDraft,
 } from '@bastion/protocol';
 import { HostError } from '../errors.js';
-import { fileStamp, readPrivateFile, writePrivateFile, type FileStamp } from '../private-file.js';
+import { currentStamp, parsePrivateJson, readPrivateFile, writePrivateFile, type FileStamp } from '../private-file.js';
 import { hostOnlyDir, USER_DATA_DIR_MODE } from '../user-data.js';
 import { BUILTIN_RULES } from './builtin-rules.js';
 import { HOST_AUDIT_FILE_NAME, type HostAuditContext, type HostAuditLog } from './host-audit-log.js';
@@ -178,18 +178,9 @@ export class PolicyStore {
     this.#cache = undefined;
   }
 
-  #currentStamp(): FileStamp | undefined {
-    try {
-      return fileStamp(lstatSync(this.path));
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-      throw new HostError('PRIVATE_FILE_UNREADABLE', `${POLICY_FILE_NAME} cannot be read`, { cause: error });
-    }
-  }
-
   /** The compiled file, or the error it failed with, for the file's current stamp (re-read when it changes). */
   #load(): Loaded {
-    const stamp = this.#currentStamp();
+    const stamp = currentStamp(this.path);
     if (!this.#cache || this.#cache.stamp !== stamp) this.#cache = { stamp, result: this.#compile() };
     if (this.#cache.result instanceof HostError) throw this.#cache.result;
     return this.#cache.result;
@@ -198,7 +189,9 @@ export class PolicyStore {
   #compile(): Loaded | HostError {
     try {
       const read = readPrivateFile(this.path, POLICY_MAX_FILE_BYTES);
-      const file = read ? parsePolicyFile(read.text) : EMPTY_FILE;
+      const file = read
+        ? parsePrivateJson(read.text, policyFileSchema, POLICY_FILE_NAME, 'POLICY_FILE_INVALID')
+        : EMPTY_FILE;
       const projects = new Map(
         Object.entries(file.projects).map(([root, rules]) => [root, compileRules(rules, 'project')] as const),
       );
@@ -209,22 +202,4 @@ export class PolicyStore {
         : new HostError('POLICY_FILE_INVALID', `${POLICY_FILE_NAME} cannot be used`);
     }
   }
-}
-
-function parsePolicyFile(text: string): PolicyFile {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (cause) {
-    throw new HostError('POLICY_FILE_INVALID', `${POLICY_FILE_NAME} is not valid JSON`, { cause });
-  }
-  const checked = policyFileSchema.safeParse(value);
-  if (!checked.success) {
-    const issue = checked.error.issues[0];
-    throw new HostError(
-      'POLICY_FILE_INVALID',
-      `${POLICY_FILE_NAME} does not match its schema at ${issue?.path.join('.') || '(top)'}: ${issue?.message ?? ''}`,
-    );
-  }
-  return checked.data;
 }
