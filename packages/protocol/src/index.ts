@@ -36,6 +36,7 @@ export * from './api/secrets.js';
 export * from './scratch-dir.js';
 export * from './git-config.js';
 export * from './policy.js';
+export * from './always-allow-rule.js';
 export * from './mcp-tool-name.js';
 export * from './api/mcp.js';
 export * from './user-data-files.js';

@@ -7,8 +7,7 @@
  * a protected path or the sandbox). `hard-deny` holds against every other rule, approval and mode.
  */
 import { z } from 'zod';
-import { runCommandInputSchema } from './api/tool-inputs.js';
-import { splitMcpToolName } from './mcp-tool-name.js';
+import { alwaysAllowRule } from './always-allow-rule.js';
 import { channelIdSchema } from './channel/channel-id.js';
 import {
   COMMAND_MAX_ARG_BYTES,
@@ -252,25 +251,13 @@ export const hostAskAnswerSchema = z.enum(['allow', 'deny', 'always-allow']);
 export type HostAskAnswer = z.infer<typeof hostAskAnswerSchema>;
 
 /**
- * The rule "Always allow" saves for an approval: this `run_command`'s program and exact arguments
- * as an argv prefix, or this MCP server's tool by its name, for the project only (the caller keys
- * it). Undefined for other tools, or an
- * input no rule can express (an empty argument); the UI and the CLI show it before saving.
+ * The rule "Always allow" saves for an approval (alwaysAllowRule), checked against the rule
+ * schema: undefined for other tools, or an input no rule can express (an empty argument, more
+ * arguments than a rule holds); the UI and the CLI show it before saving, for the project only.
  */
 export function alwaysAllowDraft(toolName: string, input: unknown): PolicyRuleDraft | undefined {
-  if (splitMcpToolName(toolName) !== undefined) {
-    return { decision: 'allow', tools: [toolName], reason: 'always allowed from an approval prompt' };
-  }
-  if (toolName !== 'run_command') return undefined;
-  const parsed = runCommandInputSchema.safeParse(input);
-  if (!parsed.success) return undefined;
-  const { command, args } = parsed.data;
-  const draft = policyRuleDraftSchema.safeParse({
-    decision: 'allow',
-    tools: ['run_command'],
-    command,
-    ...(args.length > 0 ? { argv_prefix: args } : {}),
-    reason: 'always allowed from an approval prompt',
-  });
+  const rule = alwaysAllowRule(toolName, input);
+  if (rule === undefined) return undefined;
+  const draft = policyRuleDraftSchema.safeParse(rule);
   return draft.success ? draft.data : undefined;
 }

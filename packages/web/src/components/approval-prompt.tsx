@@ -2,7 +2,7 @@ import { useState } from 'react';
 import type { PolicyRuleDraft } from '@bastion/bridge';
 import type { ToolView } from '../transcript.js';
 import { describeError } from '../bastion.js';
-import { alwaysAllowRuleOf } from '../always-allow-rule.js';
+import { alwaysAllowRule } from '@bastion/protocol';
 import { mcpArgumentsText, mcpToolTitle } from '../mcp-tool-call.js';
 import { AlwaysAllowConfirm, ApprovalActions } from './always-allow-confirm.js';
 import { usePromptFocus } from './prompt-focus.js';
@@ -30,7 +30,7 @@ export function ApprovalPrompt({ tool, busy, workspace, askBeforeWrites, onAlway
   const isCommand = tool.toolName === 'run_command';
   const mcpTitle = mcpToolTitle(tool.toolName);
   // This command's program and exact arguments, or this MCP tool by name: for the project only.
-  const rule = workspace !== null ? alwaysAllowRuleOf(tool.toolName, tool.input) : undefined;
+  const rule = workspace !== null ? alwaysAllowRule(tool.toolName, tool.input) : undefined;
   const saveAndAllow = async () => {
     if (!rule || workspace === null) return;
     try {

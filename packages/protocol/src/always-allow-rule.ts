@@ -1,16 +1,15 @@
 /**
- * The rule "Always allow…" on the agent's approval prompt offers to save, for the session's
- * project: a `run_command`'s program and exact arguments as an argv prefix, or an MCP server's
- * tool by its name (every call of it). The page's own copy of protocol's `alwaysAllowDraft`
- * (which validates with zod, kept out of the web bundle); a test holds the two to the same rules.
- * The host checks whatever is sent against its schema again.
+ * The rule "Always allow…" offers to save for an approval, for the session's project: a
+ * `run_command`'s program and exact arguments as an argv prefix, or an MCP server's tool by its
+ * name (every call of it). Zod-free, for the web bundle; `alwaysAllowDraft` (policy.ts) is this
+ * checked against the rule schema, and the host checks a rule it is sent against it again.
  */
-import { splitMcpToolName } from '@bastion/protocol';
-import type { PolicyRuleDraft } from '@bastion/bridge';
+import { splitMcpToolName } from './mcp-tool-name.js';
+import type { PolicyRuleDraft } from './policy.js';
 
 const REASON = 'always allowed from an approval prompt';
 
-export function alwaysAllowRuleOf(toolName: string, input: unknown): PolicyRuleDraft | undefined {
+export function alwaysAllowRule(toolName: string, input: unknown): PolicyRuleDraft | undefined {
   if (splitMcpToolName(toolName) !== undefined) return { decision: 'allow', tools: [toolName], reason: REASON };
   if (toolName !== 'run_command' || typeof input !== 'object' || input === null) return undefined;
   const { command, args: given } = input as { command?: unknown; args?: unknown };

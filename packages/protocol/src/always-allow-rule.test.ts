@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { alwaysAllowDraft } from '@bastion/protocol';
-import { alwaysAllowRuleOf } from './always-allow-rule.js';
+import { alwaysAllowRule } from './always-allow-rule.js';
+import { alwaysAllowDraft } from './policy.js';
 
-describe('alwaysAllowRuleOf', () => {
-  it('offers the same rule as protocol’s alwaysAllowDraft (which the host and the CLI use) for each kind of call', () => {
+describe('alwaysAllowRule', () => {
+  it('offers, for each kind of call, the rule alwaysAllowDraft (the host and the CLI) offers once it is checked', () => {
     const calls: [string, unknown][] = [
       ['run_command', { command: 'touch', args: ['marker'] }],
       ['run_command', { command: 'npm', args: [] }],
@@ -16,11 +16,11 @@ describe('alwaysAllowRuleOf', () => {
       ['mcp__Memory__x', {}],
     ];
     for (const [tool, input] of calls)
-      expect(alwaysAllowRuleOf(tool, input), `${tool} ${JSON.stringify(input)}`).toEqual(alwaysAllowDraft(tool, input));
+      expect(alwaysAllowRule(tool, input), `${tool} ${JSON.stringify(input)}`).toEqual(alwaysAllowDraft(tool, input));
   });
 
   it('allows an MCP server’s tool by its whole name, whatever its arguments, and nothing else', () => {
-    expect(alwaysAllowRuleOf('mcp__memory__read_graph', { anything: 1 })).toEqual({
+    expect(alwaysAllowRule('mcp__memory__read_graph', { anything: 1 })).toEqual({
       decision: 'allow',
       tools: ['mcp__memory__read_graph'],
       reason: 'always allowed from an approval prompt',
@@ -28,8 +28,8 @@ describe('alwaysAllowRuleOf', () => {
   });
 
   it('offers no rule for a command with an empty argument or no program (no rule can pin it)', () => {
-    expect(alwaysAllowRuleOf('run_command', { command: 'rm', args: [''] })).toBeUndefined();
-    expect(alwaysAllowRuleOf('run_command', { command: '', args: [] })).toBeUndefined();
-    expect(alwaysAllowRuleOf('run_command', null)).toBeUndefined();
+    expect(alwaysAllowRule('run_command', { command: 'rm', args: [''] })).toBeUndefined();
+    expect(alwaysAllowRule('run_command', { command: '', args: [] })).toBeUndefined();
+    expect(alwaysAllowRule('run_command', null)).toBeUndefined();
   });
 });
