@@ -428,6 +428,10 @@ export const DEMO_DELTA_INTERVAL_MS = 15;
 export const UI_MARKDOWN_MAX_CHARS = 200 * KiB;
 /** Tool output (stdout, file content) longer than this many lines is folded until asked for. */
 export const UI_TOOL_OUTPUT_FOLD_LINES = 40;
+/** Settings → MCP servers: a server's tools shown before "Show all" (a long list folds). */
+export const UI_MCP_TOOLS_FOLDED = 6;
+/** Settings → MCP servers: how soon the card asks again while a server is starting (a run may have started it). */
+export const UI_MCP_STARTING_REFRESH_MS = 1_000;
 /** A running command's card shows the last this many characters of what it has printed. */
 export const UI_LIVE_OUTPUT_MAX_CHARS = 32 * KiB;
 /** A diff computed in the page (for transcripts older than the tool's own diff) covers this much text at most. */

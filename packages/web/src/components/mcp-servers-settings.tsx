@@ -6,16 +6,12 @@
  * the host runs each server in the command sandbox of that project only.
  */
 import { useCallback, useEffect, useRef, useState, type FormEvent } from 'react';
+import { UI_MCP_STARTING_REFRESH_MS, UI_MCP_TOOLS_FOLDED } from '@bastion/protocol';
 import type { BastionApi, McpListing, McpServerState, McpServerStatus, McpToolSummary } from '@bastion/bridge';
 import { describeError, errorCode } from '../bastion.js';
 import { plural } from '../image-attachment.js';
 import { argumentsOf, argumentWarnings, readMcpServerForm, type McpServerFields } from '../mcp-server-form.js';
 import { ConfirmActions, Dialog } from './dialog.js';
-
-/** A server's tools shown before "Show all": a long list folds. */
-const TOOLS_SHOWN_FOLDED = 6;
-/** How soon the card asks again while a server is starting (a run may have started it). */
-const STARTING_REFRESH_MS = 1_000;
 
 const STATE_WORDS: Readonly<Record<McpServerState, string>> = {
   stopped: 'not running',
@@ -105,7 +101,7 @@ export function McpServersSettings({ bastion }: { bastion: BastionApi }) {
   const starting = listing?.servers.some((server) => server.state === 'starting') === true;
   useEffect(() => {
     if (!starting || busy !== undefined || workspace === undefined) return undefined;
-    const timer = window.setTimeout(() => void load(workspace), STARTING_REFRESH_MS);
+    const timer = window.setTimeout(() => void load(workspace), UI_MCP_STARTING_REFRESH_MS);
     return () => window.clearTimeout(timer);
   }, [starting, busy, workspace, listing, load]);
 
@@ -478,9 +474,9 @@ function McpServerItem({
 }
 
 function McpToolList({ tools }: { tools: readonly McpToolSummary[] }) {
-  const long = tools.length > TOOLS_SHOWN_FOLDED;
+  const long = tools.length > UI_MCP_TOOLS_FOLDED;
   const [open, setOpen] = useState(false);
-  const shown = open || !long ? tools : tools.slice(0, TOOLS_SHOWN_FOLDED);
+  const shown = open || !long ? tools : tools.slice(0, UI_MCP_TOOLS_FOLDED);
   return (
     <>
       <ul className="mcp-tools" aria-label="Tools">
