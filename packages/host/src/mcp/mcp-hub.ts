@@ -247,7 +247,12 @@ export class McpHub {
       const restartable = existing.state === 'failed' && existing.wasReady;
       if (!restartable) return existing.starting;
     }
-    if (existing !== undefined) await this.#stop(existing);
+    if (existing !== undefined) {
+      await this.#stop(existing);
+      // Another caller may have started it meanwhile: that start is this one's too.
+      const started = this.#instances.get(key);
+      if (started !== undefined) return started.starting;
+    }
     if (this.#closed) return;
     const instance: Instance = {
       workspace,
@@ -288,6 +293,11 @@ export class McpHub {
         import('./mcp-stdio-transport.js'),
       ]);
       process = await this.#spawn(instance, (child) => new McpStdioTransport(child));
+      // Stopped while its sandbox was being prepared (a removal, the host's stop): end it now.
+      if (instance.state !== 'starting') {
+        await instance.stop?.();
+        return;
+      }
       const client = new Client({ name: 'bastion', version: '0.1.0' }, { capabilities: {} });
       const transport = process.transport;
       const deadline = AbortSignal.timeout(MCP_START_TIMEOUT_MS);
