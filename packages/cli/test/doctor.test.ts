@@ -1,6 +1,6 @@
 /** `bastion doctor` as a real CLI process, against the real srt dependency check. */
 import { spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -51,8 +51,32 @@ describe('bastion doctor', () => {
       store: { ok: true },
       posture: { sandbox: 'srt', shell: true },
       homeReads: { home: expect.any(String), allow: expect.any(Array), hiddenOnPath: expect.any(Array) },
+      mcp: { file: join(root, 'data', 'host', 'mcp.json'), servers: [] },
     });
     expect(code).toBe(0);
+  });
+
+  it('names the MCP servers in mcp.json; one it cannot parse is named with its code, exits 1, and keeps its bytes', () => {
+    const root = tempRoot();
+    const data = join(root, 'data');
+    mkdirSync(join(data, 'host'), { recursive: true, mode: 0o700 });
+    const file = join(data, 'host', 'mcp.json');
+    const servers = [
+      { name: 'memory', command: 'node', args: ['server.js'] },
+      { name: 'docs', command: 'docs-server', args: [] },
+    ];
+    writeFileSync(file, JSON.stringify({ version: 1, servers }), { mode: 0o600 });
+    expect(doctor(['--json', '--home', data])).toMatchObject({
+      code: 0,
+      report: { mcp: { file, servers: ['memory', 'docs'] } },
+    });
+    expect(doctor(['--home', data]).stdout).toContain(`  mcp:       memory, docs in ${file}`);
+
+    writeFileSync(file, '{"version": 1, "servers": [', { mode: 0o600 });
+    const broken = doctor(['--json', '--home', data]);
+    expect(broken).toMatchObject({ code: 1, report: { mcp: { servers: [], code: 'MCP_CONFIG_INVALID' } } });
+    expect(doctor(['--home', data]).stdout).toContain('mcp.json needs attention: see above.');
+    expect(readFileSync(file, 'utf8')).toBe('{"version": 1, "servers": [');
   });
 
   it('shows the HOME read allowlist: each entry with its source and presence, a BASTION_HOME_READ_ALLOW entry that re-opens a secret REFUSED, and PATH dirs under HOME the sandbox hides', () => {

@@ -4,9 +4,10 @@
  * missing with the command that installs them, whether userData's permissions are safe, and the
  * resulting posture, and the HOME read allowlist: what under HOME sandboxed commands and the
  * sidecar may read (everything else there is hidden), with each entry's source and whether it
- * exists, entries refused, and PATH directories under HOME the sandbox cannot see. It also runs SQLite's quick_check on sessions.db.
- * Exit 0 only when the full posture (sandbox srt, shell on) is available, userData is safe and
- * sessions.db is sound; 1 otherwise. It reads and never creates or changes anything (sessions.db
+ * exists, entries refused, and PATH directories under HOME the sandbox cannot see. It also runs SQLite's quick_check on sessions.db,
+ * and names the MCP servers in mcp.json (or why the file cannot be used).
+ * Exit 0 only when the full posture (sandbox srt, shell on) is available, userData is safe,
+ * sessions.db is sound and mcp.json usable; 1 otherwise. It reads and never creates or changes anything (sessions.db
  * is opened read-only).
  */
 import { lstatSync } from 'node:fs';
@@ -19,6 +20,8 @@ import {
   findLooseUserDataEntries,
   hiddenPathEntries,
   HOME_READ_ALLOW_ENV,
+  HostError,
+  McpConfigStore,
   listHomeReads,
   resolveDaemonEntry,
   resolveUserDataPath,
@@ -36,6 +39,19 @@ export interface DoctorReport {
   posture: { sandbox: 'srt' | 'none'; shell: boolean };
   /** What sandboxed processes may read under HOME; the rest of HOME is hidden. */
   homeReads: { home: string; allow: HomeReadEntry[]; hiddenOnPath: string[] };
+  /** The MCP servers mcp.json names; `code` and `problem` when the file cannot be used (no server then runs). */
+  mcp: { file: string; servers: string[]; code?: string; problem?: string };
+}
+
+/** The servers mcp.json names, or why it cannot be used. */
+function inspectMcp(userData: string): DoctorReport['mcp'] {
+  const store = new McpConfigStore(userData);
+  try {
+    return { file: store.path, servers: store.servers().map((server) => server.name) };
+  } catch (error) {
+    if (!(error instanceof HostError)) throw error;
+    return { file: store.path, servers: [], code: error.code, problem: error.message };
+  }
 }
 
 function homeReadLines(report: DoctorReport['homeReads']): string[] {
@@ -96,6 +112,7 @@ export function doctorCommand(argv: string[]): Promise<number> {
     store: store.ok ? { ok: true } : { ok: false, code: store.code, problem: store.message },
     posture: { sandbox: posture.capabilities.sandbox, shell: posture.capabilities.shell },
     homeReads: { home: homedir(), allow: [], hiddenOnPath: [] },
+    mcp: inspectMcp(userData),
   };
   report.homeReads.allow = listHomeReads({ home: report.homeReads.home, daemonEntry: resolveDaemonEntry() });
   report.homeReads.hiddenOnPath = hiddenPathEntries(
@@ -103,7 +120,8 @@ export function doctorCommand(argv: string[]): Promise<number> {
     process.env.PATH ?? '',
     report.homeReads.allow,
   );
-  const full = report.posture.sandbox === 'srt' && report.posture.shell && report.home.safe && store.ok;
+  const mcpUsable = report.mcp.code === undefined;
+  const full = report.posture.sandbox === 'srt' && report.posture.shell && report.home.safe && store.ok && mcpUsable;
 
   if (values.json) {
     process.stdout.write(`${JSON.stringify(report)}\n`);
@@ -124,8 +142,17 @@ export function doctorCommand(argv: string[]): Promise<number> {
       : `  sessions:  ${store.code}: ${store.message}`,
     `  posture:   \`bastion start\` would run with sandbox ${report.posture.sandbox}, shell ${report.posture.shell ? 'on' : 'withheld'}`,
     ...(posture.capabilities.reason ? [`             (${posture.capabilities.reason})`] : []),
+    mcpUsable
+      ? `  mcp:       ${report.mcp.servers.length === 0 ? 'no MCP server in' : `${report.mcp.servers.join(', ')} in`} ${report.mcp.file}${report.mcp.servers.length > 0 && !availability.available ? ' (they run only in the sandbox)' : ''}`
+      : `  mcp:       ${report.mcp.code}: ${report.mcp.problem} — no MCP server runs until it is fixed or removed`,
     ...homeReadLines(report.homeReads),
-    full ? 'All good.' : store.ok ? 'Not the full posture: see above.' : 'sessions.db needs attention: see above.',
+    full
+      ? 'All good.'
+      : !store.ok
+        ? 'sessions.db needs attention: see above.'
+        : !mcpUsable
+          ? 'mcp.json needs attention: see above.'
+          : 'Not the full posture: see above.',
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
   return Promise.resolve(full ? 0 : 1);
