@@ -6,6 +6,7 @@
  */
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { expect, it } from 'vitest';
 import { AGENT_MAX_MESSAGE_CHARS, INIT_INSTRUCTIONS_PROMPT } from '@bastion/protocol';
 import { waitFor } from '@bastion/test-support';
@@ -149,6 +150,24 @@ it('/plan prints the agent’s last plan again, and says so when there is none y
   expect(result.stdout.endsWith(`demo: . has 1 entries: README.md.\n${plan}`)).toBe(true);
   const [prompts] = [...userMessagesBySession(home).values()];
   expect(prompts).toHaveLength(2);
+});
+
+it('/mcp lists the MCP servers of the folder as this chat runs them: stopped before a run needs them, ready with their tools after one; it sends nothing', async () => {
+  const { home, workspace, args } = project();
+  const server = fileURLToPath(
+    new URL('../../../node_modules/@modelcontextprotocol/server-memory/dist/index.js', import.meta.url),
+  );
+  const added = await runCli(['mcp', 'add', 'memory', '--home', home, '--', process.execPath, server], '');
+  expect(added.code).toBe(0);
+  const result = await runCli([...args, '--mode', 'auto'], '/mcp\nmcp memory read_graph {}\n/mcp\n');
+  expect(result.code).toBe(0);
+  const [before, after] = result.stderr.split('memory  ').slice(1);
+  expect(before).toMatch(/^stopped \(starts when a run here first needs its tools\)/);
+  expect(after).toMatch(/^ready\n/);
+  expect(after).toContain('read_graph');
+  expect(result.stderr).toContain(`(workspace ${workspace})`);
+  expect(result.stdout).toContain('demo: read_graph of the MCP server memory answered');
+  expect(sentPrompts(home)).toEqual(['mcp memory read_graph {}']);
 });
 
 it('on a terminal, Tab completes a command: /pl becomes /plan (run on Enter), /e becomes /exit, and a prompt is left as typed', async () => {

@@ -143,6 +143,8 @@ export interface BastionHost {
   readonly policy: PolicyStore;
   /** Tool calls held while the host asks the person (its terminal or the desktop page). */
   readonly asks: HostAsks;
+  /** The MCP servers of `<userData>/host/mcp.json`, run by this host in the command sandbox. */
+  readonly mcp: McpHub;
   /** Grant a workspace root at run time: the sidecar respawns with the new policy (new password). */
   grantWorkspace(dir: string): Promise<void>;
   stop(): Promise<void>;
@@ -413,6 +415,7 @@ async function composeHost(
     chatgpt,
     policy,
     asks,
+    mcp,
     network,
     confirmer,
     async grantEndpoint(url) {

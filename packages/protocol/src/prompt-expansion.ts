@@ -20,6 +20,7 @@ export const BUILT_IN_COMMAND_NAMES: ReadonlySet<string> = new Set([
   'reasoning',
   'image',
   'plan',
+  'mcp',
   'help',
   'exit',
 ]);

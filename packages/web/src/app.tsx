@@ -122,7 +122,7 @@ export function App() {
         <main className="content" id="content">
           {route.page === 'settings' && (
             <Suspense fallback={<p className="hint">Loading Settings…</p>}>
-              <SettingsView bastion={bastion} />
+              <SettingsView bastion={bastion} mcpFor={route.mcpFor} />
             </Suspense>
           )}
           {route.page === 'session' && (
@@ -132,6 +132,7 @@ export function App() {
               sessionId={route.sessionId}
               sessionsVersion={sessionsVersion}
               onSessionChanged={refreshSessions}
+              onMcpServers={(workspace) => navigate({ page: 'settings', mcpFor: workspace })}
               onNewSession={async () => {
                 const session = await createSessionOnDefaultModel(bastion);
                 refreshSessions();

@@ -1,7 +1,9 @@
 /** Client-side routes, all under /desktop (the bridge's history guard refuses anything else). */
 import { useEffect, useState } from 'react';
 
-export type Route = { page: 'home' } | { page: 'session'; sessionId: string } | { page: 'settings' };
+/** `mcpFor`: Settings opened at the MCP servers of that project (`/mcp` in a session); not in the path. */
+export type Route =
+  { page: 'home' } | { page: 'session'; sessionId: string } | { page: 'settings'; mcpFor?: string | undefined };
 
 export function parseRoute(path: string): Route {
   const session = /^\/desktop\/sessions\/([^/]+)$/.exec(path);

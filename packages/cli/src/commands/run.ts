@@ -109,6 +109,7 @@ import {
 import { pipedLines, readPipedStdin } from '../piped-stdin.js';
 import { parseCommandLine, UsageError, WORKSPACE_OPTIONS } from '../usage.js';
 import { enterWorkspace } from '../workspace.js';
+import { listingText } from './mcp.js';
 
 interface RunOptions {
   /** `--workspace DIR`, entered by enterWorkspace() once the data folder is resolved. */
@@ -790,6 +791,7 @@ type Step =
   | { model: string | undefined }
   | { reasoning: string | undefined }
   | { plan: true }
+  | { mcp: true }
   | { rewind: { files: boolean } };
 
 /**
@@ -1142,6 +1144,10 @@ async function runPrompt(
         printer.plan();
         continue;
       }
+      if ('mcp' in step) {
+        process.stderr.write(chatMcpListing(host, session.workspace));
+        continue;
+      }
       if ('rewind' in step) {
         const rewound = await chatRewind(host, session.id, step.rewind.files);
         retype.line = rewound?.line;
@@ -1228,6 +1234,7 @@ const CHAT_HELP = `bastion: a line is a prompt to this session, except these:
   /image                 list the images attached
   /image --clear         drop them
   /plan                  the agent's last plan in this chat again
+  /mcp                   the MCP servers here: each one's state, tools and why one failed
   /NAME [ARGS]           your saved prompt <home>/prompts/NAME.md, ARGS in place of its $ARGUMENTS
   /help                  this list
   /exit                  end chat (as Ctrl-D or the end of input does); Ctrl-C stops a run going\n`;
@@ -1241,6 +1248,7 @@ const CHAT_COMMANDS = [
   '/rewind',
   '/image',
   '/plan',
+  '/mcp',
   '/help',
   '/exit',
 ] as const;
@@ -1268,6 +1276,17 @@ async function expandSavedPrompt(host: BastionHost, message: string): Promise<st
   return expandPrompt(named.prompt.body, named.args);
 }
 
+/** Chat's `/mcp`: the MCP servers of the session's folder as this chat's host runs them, or why it cannot say. */
+function chatMcpListing(host: BastionHost, workspace: string | null): string {
+  if (workspace === null) return 'bastion: this session works in no folder, so no MCP server runs for it\n';
+  try {
+    return listingText(host.mcp.listing(workspace));
+  } catch (error) {
+    if (!(error instanceof HostError)) throw error;
+    return `bastion: ${error.code}: ${terminalLine(error.message)}\n`;
+  }
+}
+
 /** A path typed in one pair of quotes (as a shell would take a name with spaces) without them. */
 function unquoted(text: string): string {
   const quote = text[0];
@@ -1290,6 +1309,7 @@ function chatStep(line: string): Step | 'exit' | undefined {
   }
   if (text === '/compact') return { run: { compact: true } };
   if (text === '/plan') return { plan: true };
+  if (text === '/mcp') return { mcp: true };
   if (text === '/rewind' || text === '/rewind --keep-files') return { rewind: { files: text === '/rewind' } };
   const model = /^\/model(?:\s+(\S+))?$/.exec(text);
   if (model) return { model: model[1] };
@@ -1323,7 +1343,7 @@ async function* typedPrompts(stop: AbortSignal, retype: { line: string | undefin
     return;
   }
   process.stderr.write(
-    'bastion: type a prompt and Enter (end a line with \\ to go on to the next; a paste is one prompt); /help lists the commands (/init, /compact, /model, /reasoning, /rewind, /image, /plan; Tab completes them); Ctrl-D or /exit ends, Ctrl-C stops a run\n',
+    'bastion: type a prompt and Enter (end a line with \\ to go on to the next; a paste is one prompt); /help lists the commands (/init, /compact, /model, /reasoning, /rewind, /image, /plan, /mcp; Tab completes them); Ctrl-D or /exit ends, Ctrl-C stops a run\n',
   );
   // Each prompt gets a showing of its own (closed while the run goes); they share one history, which
   // readline adds each entered line to, so ArrowUp brings back the earlier ones.

@@ -259,6 +259,24 @@ describe('MCP tools in a session', () => {
     await shotAllModes(page, SHOTS, '57-mcp-tool-cards', card);
   });
 
+  it('/mcp in a session sends nothing and opens Settings at MCP servers, the card in view with the session’s project chosen', async () => {
+    const id = await openSession('auto');
+    const composer = page.getByLabel('Message');
+    await composer.fill('/mcp');
+    await page.getByRole('option', { name: /^\/mcp/ }).waitFor();
+    await composer.press('Enter');
+    await page.waitForURL(/\/desktop\/settings$/);
+    await server('memory').waitFor(SETTLED);
+    await expectInViewport(page, card().getByRole('heading', { name: 'MCP servers' }), 'the MCP servers heading');
+    // Only the content pane scrolled: the app's header stays where it is.
+    await expectInViewport(page, page.getByRole('navigation', { name: 'Main' }), 'the header');
+    expect(await page.evaluate(() => document.scrollingElement?.scrollTop)).toBe(0);
+    await card().getByText(host.workspace, { exact: true }).waitFor();
+    const session = await host.client.request<Session>('GET', `/sessions/${id}`);
+    expect(session.body.title).toBe('');
+    await page.screenshot({ path: join(SHOTS, '57-mcp-slash-opened-light-1280.png') });
+  });
+
   it('in accept-edits it asks first, titled memory › read_graph; "Always allow…" shows and saves the tool by name for this project, then runs it', async () => {
     await openSession('accept-edits');
     await sendMessage(page, 'mcp memory read_graph {}');

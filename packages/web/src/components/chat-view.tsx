@@ -63,6 +63,8 @@ interface Props {
   onSessionChanged: () => void;
   /** Start a new session on the default model and open it (`/new`). */
   onNewSession: () => Promise<void>;
+  /** Open Settings at the MCP servers of this session's project (`/mcp`). */
+  onMcpServers: (workspace: string | undefined) => void;
 }
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
@@ -218,7 +220,7 @@ function toolByKey(items: readonly TranscriptItem[], key: string): ToolView | un
   return found?.kind === 'tool' ? found : undefined;
 }
 
-export function ChatView({ bastion, sessionId, sessionsVersion, onSessionChanged, onNewSession }: Props) {
+export function ChatView({ bastion, sessionId, sessionsVersion, onSessionChanged, onNewSession, onMcpServers }: Props) {
   const [session, setSession] = useState<Session>();
   /** The newest page when it came in before this view's first render (a page opened on this session). */
   const [opened] = useState(() => settledOpening(sessionId));
@@ -638,6 +640,12 @@ export function ChatView({ bastion, sessionId, sessionsVersion, onSessionChanged
     modeCommand('read-only', 'reading only: no writes, no commands beyond the read-only set'),
     modeCommand('accept-edits', 'file edits and read-only commands without asking'),
     modeCommand('auto', 'every command without asking, in the sandbox (asks you to confirm)'),
+    {
+      name: '/mcp',
+      description: 'the MCP servers of this project: their state and tools (opens Settings → MCP servers)',
+      unavailable: session === undefined ? 'the session is loading' : undefined,
+      run: () => session && onMcpServers(session.workspace ?? undefined),
+    },
     {
       name: '/help',
       description: 'the keys of the message box and these commands',

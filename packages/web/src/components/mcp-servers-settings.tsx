@@ -46,7 +46,8 @@ function startedNotice(listing: McpListing, name: string, verb: string): Notice 
   }
 }
 
-export function McpServersSettings({ bastion }: { bastion: BastionApi }) {
+/** `focusFor`: a project to choose first and show the card for, scrolled into view once it is listed. */
+export function McpServersSettings({ bastion, focusFor }: { bastion: BastionApi; focusFor?: string | undefined }) {
   /** The granted project folders; undefined until read. */
   const [roots, setRoots] = useState<readonly string[]>();
   const [workspace, setWorkspace] = useState<string>();
@@ -88,14 +89,26 @@ export function McpServersSettings({ bastion }: { bastion: BastionApi }) {
       .then(({ workspaces }) => {
         const found = workspaces.map((entry) => entry.root);
         setRoots(found);
-        setWorkspace(found[0]);
+        setWorkspace(focusFor !== undefined && found.includes(focusFor) ? focusFor : found[0]);
       })
       .catch((failure: unknown) => setError(describeError(failure)));
-  }, [bastion]);
+  }, [bastion, focusFor]);
   useEffect(() => {
     chosen.current = workspace;
     if (workspace !== undefined) void load(workspace);
   }, [workspace, load]);
+
+  // Opened for a project (`/mcp`): the card comes into view once its servers are listed.
+  const card = useRef<HTMLElement>(null);
+  const focused = useRef(false);
+  useEffect(() => {
+    if (focusFor === undefined || listing === undefined || focused.current) return;
+    focused.current = true;
+    // Scrolled within the content pane only: scrollIntoView would move the page under the app's header too.
+    const section = card.current;
+    const pane = section?.closest('.content');
+    if (section && pane) pane.scrollTop += section.getBoundingClientRect().top - pane.getBoundingClientRect().top;
+  }, [focusFor, listing]);
 
   // A run may start a server at any time: while one is starting, the card follows it.
   const starting = listing?.servers.some((server) => server.state === 'starting') === true;
@@ -185,7 +198,7 @@ export function McpServersSettings({ bastion }: { bastion: BastionApi }) {
   });
 
   return (
-    <section className="card mcp-servers" aria-labelledby="mcp-title">
+    <section className="card mcp-servers" aria-labelledby="mcp-title" ref={card}>
       <h2 id="mcp-title">MCP servers</h2>
       <p className="muted">
         Programs that give the agent more tools (the Model Context Protocol over stdio), each tool named{' '}

@@ -15,7 +15,8 @@ const KEY_PROVIDERS = [
   { id: 'openrouter', label: 'OpenRouter' },
 ] as const;
 
-export function SettingsView({ bastion }: { bastion: BastionApi }) {
+/** `mcpFor`: open at the MCP servers card, with that project chosen (`/mcp` in a session). */
+export function SettingsView({ bastion, mcpFor }: { bastion: BastionApi; mcpFor?: string | undefined }) {
   // Bumped when keys or endpoints change, so the model lists follow.
   const [providersVersion, setProvidersVersion] = useState(0);
   const providersChanged = () => setProvidersVersion((version) => version + 1);
@@ -27,7 +28,7 @@ export function SettingsView({ bastion }: { bastion: BastionApi }) {
       <EndpointsSettings bastion={bastion} onChanged={providersChanged} />
       <Chatgpt bastion={bastion} />
       <SavedPromptsSettings bastion={bastion} />
-      <McpServersSettings bastion={bastion} />
+      <McpServersSettings bastion={bastion} focusFor={mcpFor} />
       <PolicyPanel bastion={bastion} />
       <HostAuditView bastion={bastion} />
       <AuditLogView bastion={bastion} />

@@ -11,5 +11,6 @@ export const SESSION_COMMANDS = [
   '/mode read-only',
   '/mode accept-edits',
   '/mode auto',
+  '/mcp',
   '/help',
 ] as const;
