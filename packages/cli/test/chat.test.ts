@@ -170,6 +170,33 @@ it('/mcp lists the MCP servers of the folder as this chat runs them: stopped bef
   expect(sentPrompts(home)).toEqual(['mcp memory read_graph {}']);
 });
 
+it('a server that cannot start is said after the first run to have given the agent none of its tools, once; the runs go on', async () => {
+  const { home, args } = project();
+  const added = await runCli(
+    [
+      'mcp',
+      'add',
+      'broken',
+      '--home',
+      home,
+      '--',
+      process.execPath,
+      '-e',
+      "process.stderr.write('no config'); process.exit(3)",
+    ],
+    '',
+  );
+  expect(added.code).toBe(0);
+  const result = await runCli(args, 'ls\nls\n');
+  expect(result.code).toBe(0);
+  const said = result.stderr.split('\n').filter((line) => line.startsWith('bastion: MCP server broken'));
+  expect(said).toHaveLength(1);
+  expect(said[0]).toMatch(
+    /^bastion: MCP server broken is not running, so the agent had none of its tools: could not start .*its last words: no config$/,
+  );
+  expect(result.stdout.split('demo: . has 1 entries: README.md.')).toHaveLength(3);
+});
+
 it('on a terminal, Tab completes a command: /pl becomes /plan (run on Enter), /e becomes /exit, and a prompt is left as typed', async () => {
   const { home, args } = project();
   const cli = runCliInTerminal(args);

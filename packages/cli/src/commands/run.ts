@@ -59,6 +59,7 @@ import {
   type UpdateSessionRequest,
   type MessagePart,
   type ModelListResponse,
+  type McpServerStatus,
   type WireError,
 } from '@bastion/protocol';
 import {
@@ -1138,6 +1139,8 @@ async function runPrompt(
   for (const signal of STOP_SIGNALS) process.on(signal, onInterrupt);
   let code = 0;
   const retype: { line: string | undefined } = { line: undefined };
+  /** MCP servers already said to be not running in this process. */
+  const mcpReported = new Set<string>();
   try {
     for await (const step of requests(stop.signal, retype)) {
       if ('plan' in step) {
@@ -1183,6 +1186,7 @@ async function runPrompt(
       const ended = started ? await follow() : 1;
       running = false;
       printer.finish();
+      if (started) reportStoppedMcpServers(host, session.workspace, mcpReported);
       if (ended === undefined) {
         process.stderr.write('bastion: the event stream ended before the run did\n');
         return 1;
@@ -1274,6 +1278,28 @@ async function expandSavedPrompt(host: BastionHost, message: string): Promise<st
     `bastion: /${named.prompt.name} is your saved prompt ${terminalLine(join(listed.body.folder, `${named.prompt.name}.md`))}\n`,
   );
   return expandPrompt(named.prompt.body, named.args);
+}
+
+/**
+ * After a run: each MCP server of the folder that failed (to start, or since), once a process, so
+ * the person knows the agent had none of its tools and why.
+ */
+function reportStoppedMcpServers(host: BastionHost, workspace: string | null, reported: Set<string>): void {
+  if (workspace === null) return;
+  let servers: McpServerStatus[];
+  try {
+    servers = host.mcp.listing(workspace).servers;
+  } catch {
+    // An unusable mcp.json: the host warned of it, and bastion doctor names it.
+    return;
+  }
+  for (const server of servers) {
+    if (server.state !== 'failed' || reported.has(server.name)) continue;
+    reported.add(server.name);
+    process.stderr.write(
+      `bastion: MCP server ${server.name} is not running, so the agent had none of its tools: ${terminalLine(server.error ?? 'it failed')}\n`,
+    );
+  }
 }
 
 /** Chat's `/mcp`: the MCP servers of the session's folder as this chat's host runs them, or why it cannot say. */
