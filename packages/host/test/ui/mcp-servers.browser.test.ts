@@ -17,6 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Locator, Page } from 'playwright-core';
 import type { McpConfigFile, Session } from '@bastion/protocol';
+import { McpConfigStore } from '../../src/mcp/mcp-config-store.js';
 import type { TempHost } from '../support/temp-host.js';
 import { openDesktopWorld, sendMessage, type DesktopWorld } from './support/desktop-world.js';
 import { expectInViewport, expectNoHorizontalOverflow, shotAllModes } from './support/layout.js';
@@ -308,6 +309,39 @@ describe('MCP tools in a session', () => {
       .filter({ hasText: 'done' })
       .waitFor(SETTLED);
     expect(await approval.count()).toBe(0);
+  });
+});
+
+describe('an MCP server that is not running', () => {
+  it('a session says so above the transcript after a run, with why; MCP servers opens Settings there, Dismiss hides it', async () => {
+    const store = new McpConfigStore(host.userData);
+    store.add({
+      name: 'quits',
+      command: process.execPath,
+      args: ['-e', "process.stderr.write('no config'); process.exit(3)"],
+    });
+    try {
+      await openSession('auto');
+      await sendMessage(page, 'ls');
+      const banner = page.getByRole('status', { name: 'MCP servers not running' });
+      await banner.waitFor(SETTLED);
+      expect(await banner.locator('p').first().textContent()).toMatch(
+        /^MCP server quits is not running, so the agent has none of its tools: could not start .*its last words: no config$/,
+      );
+      await expectInViewport(page, page.getByLabel('Message'), 'the message box under the banner');
+      await shotAllModes(page, SHOTS, '57-mcp-stopped-banner', banner);
+      await banner.getByRole('button', { name: 'Dismiss' }).click();
+      await banner.waitFor({ state: 'detached' });
+      await sendMessage(page, 'ls');
+      await page.locator('.bubble.assistant').nth(1).waitFor(SETTLED);
+      expect(await banner.count()).toBe(0);
+      await page.reload();
+      await banner.getByRole('button', { name: 'MCP servers' }).click();
+      await page.waitForURL(/\/desktop\/settings$/);
+      await expect.poll(() => stateOf('quits').textContent(), SETTLED).toBe('failed');
+    } finally {
+      store.remove('quits');
+    }
   });
 });
 

@@ -40,6 +40,7 @@ import { HelpDialog } from './help-dialog.js';
 import { AutoConsentDialog, ModeSwitch, ReasoningSwitch } from './mode-switch.js';
 import { listedModel, listedWindow, ModelPicker, useModels } from './model-picker.js';
 import { OtherFolderBanner } from './other-folder-banner.js';
+import { McpStoppedBanner } from './mcp-stopped-banner.js';
 import { PlanBar, pinnedPlan } from './plan.js';
 import { ContextMeter, Reasoning, RetryNotice, RunEnd, RunError, UsageLine } from './run-items.js';
 import { HostRecordDialog } from './host-audit-view.js';
@@ -233,6 +234,8 @@ export function ChatView({ bastion, sessionId, sessionsVersion, onSessionChanged
   /** The cursor of the log's older pages: undefined until the newest page is in, null at the start. */
   const [older, setOlder] = useState<string | null | undefined>(opened?.next);
   const [link, setLink] = useState<'connecting' | 'live' | 'reconnecting'>('connecting');
+  /** Runs of this session that ended while the page was open: MCP servers are read again after each. */
+  const [runsEnded, setRunsEnded] = useState(0);
   const [error, setError] = useState<string>();
   const [notFound, setNotFound] = useState(false);
   // Before the slots are read: a message queued with images the reload dropped goes back in the box.
@@ -331,8 +334,12 @@ export function ChatView({ bastion, sessionId, sessionsVersion, onSessionChanged
         const batch = queue.current;
         queue.current = [];
         setTranscript((previous) => applyEvents(previous, batch));
-        // A run that ended changes how the session list shows this session: read it again now.
-        if (batch.some(({ event }) => event.type === 'run-finished' || event.type === 'run-error')) onSessionChanged();
+        // A run that ended changes how the session list shows this session (and may have started or
+        // stopped MCP servers): read them again now.
+        if (batch.some(({ event }) => event.type === 'run-finished' || event.type === 'run-error')) {
+          onSessionChanged();
+          setRunsEnded((count) => count + 1);
+        }
       });
     },
     [onSessionChanged],
@@ -863,6 +870,14 @@ export function ChatView({ bastion, sessionId, sessionsVersion, onSessionChanged
         <div className="banner banner-error" role="alert">
           {error}
         </div>
+      )}
+      {session?.workspace && (
+        <McpStoppedBanner
+          bastion={bastion}
+          workspace={session.workspace}
+          runsEnded={runsEnded}
+          onMcpServers={() => onMcpServers(session.workspace ?? undefined)}
+        />
       )}
       {otherFolder !== undefined && (
         <OtherFolderBanner bastion={bastion} folder={otherFolder} onGranted={() => reloadGrantedRoots(bastion)} />
