@@ -383,7 +383,9 @@ export class ProviderTransport {
     const message =
       frame.code === 'EGRESS_SECRET'
         ? `the host blocked the request: it carried a secret (${frame.kind ?? 'of an unnamed kind'})`
-        : 'the host refused or lost the provider request';
+        : frame.code === 'EGRESS_GUARD_UNAVAILABLE'
+          ? 'the host blocked the request: its secret-egress guard cannot read auth.json or host/mcp.json safely (bastion doctor says why)'
+          : 'the host refused or lost the provider request';
     this.#fail(state, fetchFailure(frame.code, message), false);
   }
 }

@@ -23,6 +23,7 @@ import { chmodSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
+  EGRESS_MIN_SECRET_CHARS,
   MCP_ERROR_MAX_CHARS,
   MCP_MAX_TOOLS_PER_SERVER,
   MCP_START_TIMEOUT_MS,
@@ -215,6 +216,25 @@ export class McpHub {
     if (instance.state !== 'ready' || instance.client === undefined) return { code: 'MCP_SERVER_FAILED' };
     if (!instance.listed.some((listed) => listed.name === tool)) return { code: 'MCP_TOOL_UNKNOWN' };
     return { client: instance.client };
+  }
+
+  /**
+   * The values of the variables the user gave the servers (tokens, often) long enough to be told
+   * from ordinary text, with whose they are: a server's answer is cut of them before it reaches the
+   * sidecar. None when mcp.json cannot be used (then no server runs).
+   */
+  heldValues(): { server: string; name: string; value: string }[] {
+    let servers: McpServerConfig[];
+    try {
+      servers = this.#store.servers();
+    } catch {
+      return [];
+    }
+    return servers.flatMap((server) =>
+      Object.entries(server.env ?? {})
+        .filter(([, value]) => value.length >= EGRESS_MIN_SECRET_CHARS)
+        .map(([name, value]) => ({ server: server.name, name, value })),
+    );
   }
 
   /** The host stops: every server ends, its temp dir removed. */

@@ -3,19 +3,27 @@
  * every body chunk are scanned for each credential Bastion holds — except the one that request
  * is authorized to carry — and for high-confidence secret formats (secret-scanner.ts). The host
  * learns the credentials by reading `<userData>/auth.json` itself, read-only, with the
- * private-file checks: it owns userData, so nobody new gets to read the file. Which entry a
+ * private-file checks: it owns userData, so nobody new gets to read the file. The variables the
+ * user gave MCP servers (`<userData>/host/mcp.json`) are held credentials too: no request carries one. Which entry a
  * request may carry follows from its grant: a built-in provider's own entry, the ChatGPT tokens
  * for the ChatGPT destinations, and for a custom endpoint the entries of the endpoints in
- * `endpoints.json` with that exact origin. An auth.json the host cannot read safely blocks every
- * request (EGRESS_GUARD_UNAVAILABLE): the guard does not guess.
+ * `endpoints.json` with that exact origin. An auth.json or mcp.json the host cannot read safely
+ * blocks every request (EGRESS_GUARD_UNAVAILABLE): the guard does not guess.
  *
  * What it does not catch: see secret-scanner.ts; and a credential Bastion does not hold, in a
  * format not listed — the transport still cannot judge what ordinary text in a request means.
  */
 import { join } from 'node:path';
 import { z } from 'zod';
-import { EGRESS_MAX_CACHED_PATTERNS, SECRETS_MAX_FILE_BYTES, type Grant } from '@bastion/protocol';
+import {
+  EGRESS_MAX_CACHED_PATTERNS,
+  SECRETS_MAX_FILE_BYTES,
+  TRANSPORT_MAX_ERROR_KIND_CHARS,
+  type Grant,
+} from '@bastion/protocol';
 import { HostError } from '../errors.js';
+import { MCP_FILE_NAME } from '../mcp/mcp-config-store.js';
+import { hostOnlyDir } from '../user-data.js';
 import { readPrivateFile, type FileStamp } from '../private-file.js';
 import { SecretPattern, type HeldSecret } from './secret-scanner.js';
 
@@ -34,6 +42,10 @@ const authFileSchema = z.object({
     z.string(),
     z.object({ key: z.string().optional(), access: z.string().optional(), refresh: z.string().optional() }),
   ),
+});
+/** Only the MCP servers' variables are read; the host's McpConfigStore is the authority on the rest. */
+const mcpFileSchema = z.object({
+  servers: z.array(z.object({ name: z.string(), env: z.record(z.string(), z.string()).optional() })),
 });
 const endpointsFileSchema = z.object({
   endpoints: z.array(z.object({ id: z.string(), base_url: z.string() })),
@@ -87,6 +99,25 @@ function parseAuth(text: string | undefined): Held {
   return held;
 }
 
+/** Each variable the user gave an MCP server (a token, often): held by Bastion, never the provider's. */
+function parseMcpEnv(text: string | undefined): HeldSecret[] {
+  if (text === undefined) return [];
+  const parsed = mcpFileSchema.safeParse(JSON.parse(text));
+  if (!parsed.success) throw new HostError('EGRESS_GUARD_UNAVAILABLE', 'mcp.json does not match its schema');
+  return parsed.data.servers.flatMap((server) =>
+    Object.entries(server.env ?? {}).map(([name, value]) => ({ kind: mcpEnvKind(server.name, name), value })),
+  );
+}
+
+/**
+ * How a blocked request names an MCP server's variable, in the letters a kind may hold
+ * (`mcp-env:docs:docs-token` for DOCS_TOKEN of `docs`); the server alone when that is too long.
+ */
+function mcpEnvKind(server: string, name: string): string {
+  const kind = `mcp-env:${server}:${name.toLowerCase().replace(/_/g, '-')}`;
+  return kind.length <= TRANSPORT_MAX_ERROR_KIND_CHARS ? kind : `mcp-env:${server}`;
+}
+
 function parseEndpoints(text: string | undefined): Map<string, string[]> {
   const byOrigin = new Map<string, string[]>();
   if (text === undefined) return byOrigin;
@@ -109,32 +140,37 @@ export type EgressScan = { ok: true; pattern: SecretPattern } | { ok: false; cod
 export class EgressGuard {
   readonly #auth: StampedFile<Held>;
   readonly #endpoints: StampedFile<Map<string, string[]>>;
+  readonly #mcp: StampedFile<HeldSecret[]>;
   readonly #patterns = new Map<string, SecretPattern>();
-  #patternsStamp: FileStamp | undefined;
+  #patternsStamp: string | undefined;
 
   constructor(options: { userData: string }) {
     this.#auth = new StampedFile(join(options.userData, 'auth.json'), parseAuth);
     this.#endpoints = new StampedFile(join(options.userData, 'endpoints.json'), parseEndpoints);
+    this.#mcp = new StampedFile(join(hostOnlyDir(options.userData), MCP_FILE_NAME), parseMcpEnv);
   }
 
   /** The scan for one request under `grant`: every held credential but the grant's own, and every format. */
   scanFor(grant: Grant): EgressScan {
     let auth: { stamp: FileStamp | undefined; value: Held };
+    let mcp: { stamp: FileStamp | undefined; value: HeldSecret[] };
     try {
       auth = this.#auth.read();
+      mcp = this.#mcp.read();
     } catch {
       return { ok: false, code: 'EGRESS_GUARD_UNAVAILABLE' };
     }
     const entries = this.#entriesOf(grant);
-    if (auth.stamp !== this.#patternsStamp) {
+    const stamp = `${auth.stamp ?? ''}|${mcp.stamp ?? ''}`;
+    if (stamp !== this.#patternsStamp) {
       this.#patterns.clear();
-      this.#patternsStamp = auth.stamp;
+      this.#patternsStamp = stamp;
     }
     const key = entries.join('\n');
     let pattern = this.#patterns.get(key);
     if (!pattern) {
       const allowed = entries.flatMap((entry) => auth.value.byEntry.get(entry) ?? []);
-      pattern = new SecretPattern(auth.value.secrets, allowed);
+      pattern = new SecretPattern([...auth.value.secrets, ...mcp.value], allowed);
       if (this.#patterns.size >= EGRESS_MAX_CACHED_PATTERNS) this.#patterns.clear();
       this.#patterns.set(key, pattern);
     }

@@ -194,6 +194,27 @@ describe('MCP results', () => {
   });
 });
 
+describeAttack('secret-egress', "a variable the user gave an MCP server, in the server's answer", () => {
+  it('the server sees its token, but the answer the sidecar gets has it cut out, named; a short value stays', async () => {
+    const token = `tok-${'q7'.repeat(20)}`;
+    await hub.add(workspace, { ...fixture('tokened'), env: { SERVICE_TOKEN: token, SHORT: 'abc' } });
+    const sidecar = rawSidecar();
+    try {
+      const answer = await sidecar.call('tokened', 'env', { name: 'SERVICE_TOKEN' });
+      expect(answer).toMatchObject({
+        type: 'mcp.result',
+        text: 'SERVICE_TOKEN=[redacted: SERVICE_TOKEN of the MCP server tokened]',
+      });
+      expect(JSON.stringify(answer)).not.toContain(token);
+      expect(await sidecar.call('tokened', 'env', { name: 'SHORT' })).toMatchObject({ text: 'SHORT=abc' });
+      expect(JSON.stringify(records)).not.toContain(token);
+    } finally {
+      sidecar.close();
+      await hub.remove(workspace, 'tokened');
+    }
+  });
+});
+
 describeAttack('policy-bypass', 'MCP calls from a sidecar that skipped its checks', () => {
   it('a deny rule refuses a raw mcp.call with MCP_POLICY_DENIED and the server never gets the call', async () => {
     const policy = new PolicyStore(userData);

@@ -7,7 +7,7 @@
  * of the blocked body is in any log record. The endpoint's own key passes, so the refusals are the
  * guard's.
  */
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
@@ -23,11 +23,13 @@ const ANTHROPIC_KEY = join2('held-', 'anthropic-', letters(32, 'a7b8'));
 const CHATGPT_ACCESS = join2('eyJ', 'held-access-', letters(40, 'c9d0'));
 const CHATGPT_REFRESH = join2('rt_', 'held-refresh-', letters(40, 'f1g2'));
 const BODY_CANARY = 'CANARY-egress-body-7d1e';
+const MCP_TOKEN = join2('mcp-', 'docs-token-', letters(32, 'h3j4'));
 
 let server: TestServer;
 let received: Buffer[];
 let pair: FetchPair;
 let origin: string;
+let userData: string;
 
 function record(req: IncomingMessage, res: ServerResponse): void {
   req.on('data', (chunk: Buffer) => received.push(chunk));
@@ -38,7 +40,7 @@ beforeEach(async () => {
   received = [];
   server = await startServer(record);
   origin = server.origin;
-  const userData = makeTempDir('bastion-egress-guard-');
+  userData = makeTempDir('bastion-egress-guard-');
   writeFileSync(
     join(userData, 'auth.json'),
     JSON.stringify({
@@ -98,6 +100,47 @@ describeAttack('secret-egress', 'egress guard: a request body carrying a secret 
     expect(blockedKind()).toBe('credential:anthropic');
     expect(all()).not.toContain(ANTHROPIC_KEY);
     expectNothingLogged(ANTHROPIC_KEY);
+  });
+
+  it('a variable the user gave an MCP server (its token) in the body → EGRESS_SECRET mcp-env:SERVER:NAME; the endpoint never gets it', async () => {
+    mkdirSync(join(userData, 'host'), { recursive: true, mode: 0o700 });
+    writeFileSync(
+      join(userData, 'host', 'mcp.json'),
+      JSON.stringify({
+        version: 1,
+        servers: [{ name: 'docs', command: 'docs-server', args: [], env: { DOCS_TOKEN: MCP_TOKEN, MODE: 'fast' } }],
+      }),
+      { mode: 0o600 },
+    );
+    expect(await failureCode(post(JSON.stringify({ content: `${BODY_CANARY} ${MCP_TOKEN}` })))).toBe('EGRESS_SECRET');
+    expect(blockedKind()).toBe('mcp-env:docs:docs-token');
+    expect(all()).not.toContain(MCP_TOKEN);
+    expectNothingLogged(MCP_TOKEN);
+  });
+
+  it('a variable whose name makes the kind too long is named by its server; a value too short to tell from text is not held', async () => {
+    const longName = `TOKEN_${'X'.repeat(60)}`;
+    mkdirSync(join(userData, 'host'), { recursive: true, mode: 0o700 });
+    writeFileSync(
+      join(userData, 'host', 'mcp.json'),
+      JSON.stringify({
+        version: 1,
+        servers: [{ name: 'docs', command: 'docs-server', args: [], env: { [longName]: MCP_TOKEN, MODE: 'fast' } }],
+      }),
+      { mode: 0o600 },
+    );
+    expect((await post(JSON.stringify({ content: `${BODY_CANARY} fast` }))).status).toBe(200);
+    expect(all()).toContain(BODY_CANARY);
+    expect(await failureCode(post(JSON.stringify({ content: MCP_TOKEN })))).toBe('EGRESS_SECRET');
+    expect(blockedKind()).toBe('mcp-env:docs');
+    expect(all()).not.toContain(MCP_TOKEN);
+  });
+
+  it('an mcp.json that is not JSON blocks every request EGRESS_GUARD_UNAVAILABLE: the guard does not guess', async () => {
+    mkdirSync(join(userData, 'host'), { recursive: true, mode: 0o700 });
+    writeFileSync(join(userData, 'host', 'mcp.json'), '{"version": 1, "servers": [', { mode: 0o600 });
+    expect(await failureCode(post(JSON.stringify({ content: BODY_CANARY })))).toBe('EGRESS_GUARD_UNAVAILABLE');
+    expect(all()).not.toContain(BODY_CANARY);
   });
 
   it('the ChatGPT refresh token in the body → EGRESS_SECRET credential:chatgpt-refresh', async () => {
