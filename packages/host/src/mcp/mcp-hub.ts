@@ -221,20 +221,23 @@ export class McpHub {
   /**
    * The values of the variables the user gave the servers (tokens, often) long enough to be told
    * from ordinary text, with whose they are: a server's answer is cut of them before it reaches the
-   * sidecar. None when mcp.json cannot be used (then no server runs).
+   * sidecar. Those of mcp.json now and of every server still running (one started from a
+   * definition since changed or removed, or while mcp.json cannot be used).
    */
   heldValues(): { server: string; name: string; value: string }[] {
-    let servers: McpServerConfig[];
+    let named: McpServerConfig[] = [];
     try {
-      servers = this.#store.servers();
+      named = this.#store.servers();
     } catch {
-      return [];
+      // An unusable mcp.json starts nothing; the running servers' own definitions still count.
     }
-    return servers.flatMap((server) =>
-      Object.entries(server.env ?? {})
-        .filter(([, value]) => value.length >= EGRESS_MIN_SECRET_CHARS)
-        .map(([name, value]) => ({ server: server.name, name, value })),
-    );
+    const held = new Map<string, { server: string; name: string; value: string }>();
+    for (const server of [...named, ...[...this.#instances.values()].map((instance) => instance.config)]) {
+      for (const [name, value] of Object.entries(server.env ?? {})) {
+        if (value.length >= EGRESS_MIN_SECRET_CHARS) held.set(value, { server: server.name, name, value });
+      }
+    }
+    return [...held.values()];
   }
 
   /** The host stops: every server ends, its temp dir removed. */

@@ -195,7 +195,7 @@ describe('MCP results', () => {
 });
 
 describeAttack('secret-egress', "a variable the user gave an MCP server, in the server's answer", () => {
-  it('the server sees its token, but the answer the sidecar gets has it cut out, named; a short value stays', async () => {
+  it('the server sees its token, but the answer the sidecar gets has it cut out, named, also while mcp.json is broken; a short value stays', async () => {
     const token = `tok-${'q7'.repeat(20)}`;
     await hub.add(workspace, { ...fixture('tokened'), env: { SERVICE_TOKEN: token, SHORT: 'abc' } });
     const sidecar = rawSidecar();
@@ -207,6 +207,16 @@ describeAttack('secret-egress', "a variable the user gave an MCP server, in the 
       });
       expect(JSON.stringify(answer)).not.toContain(token);
       expect(await sidecar.call('tokened', 'env', { name: 'SHORT' })).toMatchObject({ text: 'SHORT=abc' });
+      // mcp.json broken while the server runs: its own definition still says what to cut.
+      const saved = readFileSync(hub.file, 'utf8');
+      writeFileSync(hub.file, '{"version": 1, "servers": [', { mode: 0o600 });
+      try {
+        expect(await sidecar.call('tokened', 'env', { name: 'SERVICE_TOKEN' })).toMatchObject({
+          text: 'SERVICE_TOKEN=[redacted: SERVICE_TOKEN of the MCP server tokened]',
+        });
+      } finally {
+        writeFileSync(hub.file, saved, { mode: 0o600 });
+      }
       expect(JSON.stringify(records)).not.toContain(token);
     } finally {
       sidecar.close();
