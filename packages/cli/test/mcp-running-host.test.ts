@@ -128,7 +128,7 @@ describe('bastion mcp with a running Bastion', () => {
     const run = await runCli([...demoInAuto('run', home, workspace), 'mcp memory read_graph {}']);
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toContain('[tool] mcp__memory__read_graph {}\n');
-    expect(run.stdout).toContain('[tool] mcp__memory__read_graph → done\n');
+    expect(run.stdout).toContain('[tool] mcp__memory__read_graph → answered: { …\n');
     expect(run.stdout).toMatch(/read_graph of the MCP server memory answered: .*"entities": \[\]/);
   });
 });

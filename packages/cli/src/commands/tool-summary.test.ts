@@ -54,6 +54,15 @@ describe('toolResultSummary', () => {
     ['search', { matches: [], truncated: false }, '0 matches'],
     ['search', { matches: [{}, {}, {}], truncated: true }, '3 matches (more not shown)'],
     ['future_tool', { anything: 1 }, 'done'],
+    ['mcp__memory__read_graph', { ok: true, text: '{\n  "entities": []\n}', is_error: false }, 'answered: { …'],
+    ['mcp__memory__read_graph', { ok: true, text: 'one line', is_error: false }, 'answered: one line'],
+    ['mcp__memory__read_graph', { ok: true, text: '', is_error: false }, 'answered: no text'],
+    [
+      'mcp__memory__create_entities',
+      { ok: true, text: 'EROFS: read-only file system\nat write', is_error: true },
+      'the server answered with an error: EROFS: read-only file system …',
+    ],
+    ['mcp__memory__x', { ok: true, text: '\u001b[31mred\u0007', is_error: false }, 'answered: red'],
   ])('sums up what %s returned: %j → %s', (name, output, summary) => {
     expect(toolResultSummary(name, output)).toBe(summary);
   });

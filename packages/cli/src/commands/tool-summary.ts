@@ -1,10 +1,11 @@
 /**
  * How `bastion run` names a file tool's call and what came back, one line each: the file, folder
  * or pattern it is about, and a count (lines read, entries listed, matches found) instead of the
- * raw JSON. A tool this does not know (one added later) keeps its JSON input and "done".
+ * raw JSON. An MCP server's tool keeps its JSON input and shows the first line of its answer; a tool
+ * this does not know (one added later) keeps its JSON input and "done".
  * A command's output is previewed in its first few lines; a plan is listed step by step.
  */
-import { CLI_COMMAND_PREVIEW_LINE_CHARS, CLI_COMMAND_PREVIEW_LINES } from '@bastion/protocol';
+import { CLI_COMMAND_PREVIEW_LINE_CHARS, CLI_COMMAND_PREVIEW_LINES, splitMcpToolName } from '@bastion/protocol';
 import { terminalLine } from '@bastion/host';
 
 interface Fields {
@@ -74,8 +75,16 @@ export function toolResultSummary(name: string, output: unknown): string {
       return `${plural(matches, 'match', 'matches')}${cut ? ' (more not shown)' : ''}`;
     }
     default:
-      return 'done';
+      return splitMcpToolName(name) === undefined ? 'done' : mcpAnswer(fields);
   }
+}
+
+/** An MCP server's answer: its first line (inert, cut), or that it answered with an error and its first line. */
+function mcpAnswer(fields: Fields): string {
+  const text = typeof fields.text === 'string' ? fields.text.trim() : '';
+  const [first = ''] = text.split('\n');
+  const said = first === '' ? 'no text' : `${outputLine(first)}${text.includes('\n') ? ' …' : ''}`;
+  return fields.is_error === true ? `the server answered with an error: ${said}` : `answered: ${said}`;
 }
 
 /** How `bastion run` marks a plan step of each status. */
