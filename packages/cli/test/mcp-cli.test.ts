@@ -76,6 +76,7 @@ describe('bastion mcp', () => {
         'notes  not running (no Bastion runs for this home)',
         "  command   node '/srv/notes server.js' --flag",
         `  env       API_TOKEN, ${SHELL_VARIABLE} (values not shown)`,
+        `  data      ${join(home, 'host', 'mcp-data', 'notes')} (kept between runs; BASTION_MCP_DATA names it to the server)`,
         '',
       ].join('\n'),
     );
@@ -91,6 +92,7 @@ describe('bastion mcp', () => {
           command: 'node',
           args: ['/srv/notes server.js', '--flag'],
           env_names: ['API_TOKEN', SHELL_VARIABLE],
+          data: join(home, 'host', 'mcp-data', 'notes'),
           state: 'stopped',
           tools: [],
           left_out: [],
@@ -135,13 +137,13 @@ describe('bastion mcp', () => {
       'PATH, which Bastion sets',
       2,
       ['add', 'second', '--env', 'PATH=/evil/bin', '--', 'node', 'x.js'],
-      'bastion: --env "PATH": PATH, HOME, TMPDIR, LANG, TERM and PWD are set by Bastion',
+      'bastion: --env "PATH": PATH, HOME, TMPDIR, LANG, TERM, PWD and BASTION_MCP_DATA are set by Bastion',
     ],
     [
       'HOME, which Bastion sets',
       2,
       ['add', 'second', '--env', 'HOME=/root', '--', 'node', 'x.js'],
-      'bastion: --env "HOME": PATH, HOME, TMPDIR, LANG, TERM and PWD are set by Bastion',
+      'bastion: --env "HOME": PATH, HOME, TMPDIR, LANG, TERM, PWD and BASTION_MCP_DATA are set by Bastion',
     ],
     [
       'a lower-case variable name',

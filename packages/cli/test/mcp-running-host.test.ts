@@ -66,6 +66,7 @@ describe('bastion mcp with a running Bastion', () => {
         'memory  stopped (starts when a run here first needs its tools)',
         `  command   node ${MEMORY_SERVER}`,
         '  env       NOTES_TOKEN (values not shown)',
+        `  data      ${join(home, 'host', 'mcp-data', 'memory')} (kept between runs; BASTION_MCP_DATA names it to the server)`,
         '',
       ].join('\n'),
     );
@@ -118,8 +119,12 @@ describe('bastion mcp with a running Bastion', () => {
     const restarted = await runCli(['mcp', 'restart', 'broken', '--home', home, '--workspace', workspace]);
     expect(restarted.code).toBe(1);
     const lines = restarted.stdout.split('\n');
-    expect(lines.slice(1, 3)).toEqual(['broken  failed', "  command   node -e 'process.exit(3)'"]);
-    expect(lines[3]).toMatch(/^ {2}error {5}\S/);
+    expect(lines.slice(1, 4)).toEqual([
+      'broken  failed',
+      "  command   node -e 'process.exit(3)'",
+      `  data      ${join(home, 'host', 'mcp-data', 'broken')} (kept between runs; BASTION_MCP_DATA names it to the server)`,
+    ]);
+    expect(lines[4]).toMatch(/^ {2}error {5}\S/);
   });
 
   it("bastion run on the demo model ('mcp memory read_graph {}') calls the server's tool and prints the call and its answer", async () => {

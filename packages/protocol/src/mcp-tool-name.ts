@@ -2,7 +2,8 @@
  * How an MCP server's tool is named to the model, the policy and the UI: `mcp__SERVER__TOOL`.
  * Server names hold no `_`, so the first `__` after the prefix always ends the server's. The
  * whole name keeps to what every provider takes as a function name (`^[A-Za-z0-9_-]{1,64}$`); a
- * server's tool whose name cannot be put so is left out. Zod-free: the web bundle imports it.
+ * server's tool whose name cannot be put so is left out. Also the variables Bastion sets for every
+ * server. Zod-free: the web bundle imports it.
  */
 
 export const MCP_TOOL_PREFIX = 'mcp__';
@@ -29,3 +30,17 @@ export function splitMcpToolName(name: string): { server: string; tool: string }
   const tool = rest.slice(cut + 2);
   return mcpToolName(server, tool) === name ? { server, tool } : undefined;
 }
+
+/** The variable that names a server's own data folder, kept between its runs. */
+export const MCP_DATA_ENV = 'BASTION_MCP_DATA';
+
+/** The variables Bastion sets for every server itself: a server's definition may not set them. */
+export const MCP_RESERVED_ENV_NAMES: readonly string[] = [
+  'PATH',
+  'HOME',
+  'TMPDIR',
+  'LANG',
+  'TERM',
+  'PWD',
+  MCP_DATA_ENV,
+];

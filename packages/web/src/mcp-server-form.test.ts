@@ -60,10 +60,10 @@ describe('environmentOf', () => {
   });
 
   it('refuses the variables Bastion sets itself, too many variables and a value over its bound, as the host’s schema does', () => {
-    for (const name of ['PATH', 'HOME', 'TMPDIR', 'LANG', 'TERM', 'PWD'])
+    for (const name of ['PATH', 'HOME', 'TMPDIR', 'LANG', 'TERM', 'PWD', 'BASTION_MCP_DATA'])
       expect(environmentOf(`A=1\n${name}=x`), name).toEqual({
         ok: false,
-        message: `Environment line 2: ${name} is set by Bastion (PATH, HOME, TMPDIR, LANG, TERM, PWD are).`,
+        message: `Environment line 2: ${name} is set by Bastion (PATH, HOME, TMPDIR, LANG, TERM, PWD, BASTION_MCP_DATA are).`,
       });
     const many = Array.from({ length: MCP_MAX_ENV_VARS + 1 }, (_, index) => `V${index}=x`).join('\n');
     expect(environmentOf(many)).toEqual({ ok: false, message: `At most ${MCP_MAX_ENV_VARS} environment variables.` });

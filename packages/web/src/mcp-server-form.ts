@@ -11,6 +11,7 @@ import {
   HOST_IPC_MAX_BODY_BYTES,
   MCP_ENV_VALUE_MAX_CHARS,
   MCP_MAX_ENV_VARS,
+  MCP_RESERVED_ENV_NAMES,
   MCP_SERVER_NAME_PATTERN,
 } from '@bastion/protocol';
 import type { McpServerConfig } from '@bastion/bridge';
@@ -28,8 +29,6 @@ export type McpServerFormRead = { ok: true; server: McpServerConfig } | { ok: fa
 
 /** A variable name a server may be given: protocol's mcpEnvNameSchema (a zod schema, kept out of the bundle). */
 const ENV_NAME = /^[A-Z_][A-Z0-9_]{0,63}$/;
-/** The variables Bastion sets for every server itself. */
-const BASTION_ENV = ['PATH', 'HOME', 'TMPDIR', 'LANG', 'TERM', 'PWD'];
 
 /** The lines of a text box, a pasted CRLF's `\r` taken off each; empty lines are left out. */
 function lines(text: string): { line: number; text: string }[] {
@@ -68,10 +67,10 @@ export function environmentOf(
         message: `Environment line ${line}: "${name}" is not a variable name (upper-case letters, digits and "_", up to 64).`,
       };
     }
-    if (BASTION_ENV.includes(name)) {
+    if (MCP_RESERVED_ENV_NAMES.includes(name)) {
       return {
         ok: false,
-        message: `Environment line ${line}: ${name} is set by Bastion (${BASTION_ENV.join(', ')} are).`,
+        message: `Environment line ${line}: ${name} is set by Bastion (${MCP_RESERVED_ENV_NAMES.join(', ')} are).`,
       };
     }
     if (Object.hasOwn(env, name)) return { ok: false, message: `Environment line ${line}: ${name} is given twice.` };

@@ -26,6 +26,7 @@ import {
   workspaceRootOf,
 } from '@bastion/host';
 import {
+  MCP_DATA_ENV,
   MCP_ENV_VALUE_MAX_CHARS,
   MCP_MAX_ENV_VARS,
   mcpEnvNameSchema,
@@ -59,6 +60,7 @@ export function listingText(listing: McpListing, notRunning?: string): string {
     lines.push(`${server.name}  ${stateInWords(server, notRunning)}`);
     lines.push(`  command   ${quoteArgv([server.command, ...server.args])}`);
     if (server.env_names.length > 0) lines.push(`  env       ${server.env_names.join(', ')} (values not shown)`);
+    lines.push(`  data      ${terminalLine(server.data)} (kept between runs; ${MCP_DATA_ENV} names it to the server)`);
     if (server.tools.length > 0)
       lines.push(`  tools     ${server.tools.map((tool) => terminalLine(tool.name)).join(', ')}`);
     for (const note of server.left_out) lines.push(`  left out  ${terminalLine(note)}`);
@@ -86,6 +88,7 @@ function fileListing(userData: string, workspace: string): McpListing {
       command: server.command,
       args: server.args,
       env_names: Object.keys(server.env ?? {}),
+      data: store.dataFolderOf(server.name),
       state: 'stopped',
       tools: [],
       left_out: [],

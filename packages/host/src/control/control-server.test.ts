@@ -52,6 +52,7 @@ function listingOf(workspace: string, state: 'starting' | 'ready' = 'ready'): Mc
         command: 'node',
         args: ['server.js'],
         env_names: [],
+        data: '/home/u/.bastion/host/mcp-data/memory',
         state,
         tools: state === 'ready' ? [{ name: 'read_graph', description: 'Read the graph' }] : [],
         left_out: [],

@@ -19,6 +19,8 @@ import { currentStamp, parsePrivateJson, readPrivateFile, writePrivateFile, type
 import { hostOnlyDir, USER_DATA_DIR_MODE } from '../user-data.js';
 
 export const MCP_FILE_NAME = 'mcp.json';
+/** The folder beside mcp.json that holds each server's data folder. */
+const MCP_DATA_DIR_NAME = 'mcp-data';
 /** Sixteen servers with their longest argument lists would not fit; ordinary ones take a few KiB. */
 const MCP_FILE_MAX_BYTES = 1024 * 1024;
 
@@ -30,6 +32,11 @@ export class McpConfigStore {
 
   constructor(userData: string) {
     this.path = join(hostOnlyDir(userData), MCP_FILE_NAME);
+  }
+
+  /** Where a server's data folder is (`host/mcp-data/NAME`), made or not: the hub makes it at the server's start. */
+  dataFolderOf(name: string): string {
+    return join(dirname(this.path), MCP_DATA_DIR_NAME, name);
   }
 
   /** The servers as the file names them now; throws a HostError (`PRIVATE_FILE_*`, `MCP_CONFIG_INVALID`) when it cannot be used. */

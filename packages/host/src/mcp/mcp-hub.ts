@@ -19,7 +19,7 @@
  * its text says (the model reads it as a tool result, like a command's output).
  */
 import type { ChildProcess } from 'node:child_process';
-import { chmodSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { chmodSync, lstatSync, mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -29,6 +29,7 @@ import {
   MCP_START_TIMEOUT_MS,
   MCP_TOOL_DESCRIPTION_MAX_CHARS,
   MCP_TOOL_SCHEMA_MAX_BYTES,
+  MCP_DATA_ENV,
   mcpToolName,
   type Logger,
   type McpListing,
@@ -254,6 +255,7 @@ export class McpHub {
       command: config.command,
       args: config.args,
       env_names: Object.keys(config.env ?? {}),
+      data: this.#store.dataFolderOf(config.name),
       state: current ? instance.state : 'stopped',
       ...(current && instance.error !== undefined ? { error: instance.error } : {}),
       tools: current ? instance.listed.map(({ name, description }) => ({ name, description })) : [],
@@ -350,10 +352,12 @@ export class McpHub {
         duration_ms: Math.round(performance.now() - started),
       });
     } catch (error) {
+      // Ended first, so that all it wrote to stderr has been read (a write to its closed stdin can
+      // fail the start before its last words arrive).
+      await instance.stop?.();
       const stderr = process?.transport.stderrTail ?? '';
       if (stderr === PROGRAM_NOT_FOUND_IN_SANDBOX) {
         fail(`could not start: ${programNotFound(instance.config.command)}`);
-        await instance.stop?.();
         return;
       }
       const tail = stderr.trim();
@@ -366,7 +370,6 @@ export class McpHub {
             ? error.message
             : 'it stopped before listing its tools');
       fail(`could not start ${instance.config.command}: ${why}${tail === '' ? '' : `; its last words: ${tail}`}`);
-      await instance.stop?.();
     }
   }
 
@@ -377,10 +380,12 @@ export class McpHub {
   ): Promise<{ child: ChildProcess; transport: McpStdioTransport }> {
     const { srt, home, userData } = this.#options;
     if (srt === undefined) throw new HostError('SANDBOX_INIT', UNAVAILABLE_REASON);
+    const data = this.#dataFolder(instance.config.name);
     const privateTemp = realpathSync(mkdtempSync(join(tmpdir(), 'bastion-mcp-')));
     chmodSync(privateTemp, 0o700);
     const env: Record<string, string> = {
       ...(instance.config.env ?? {}),
+      [MCP_DATA_ENV]: data,
       PATH: this.#options.env?.PATH ?? process.env.PATH ?? '/usr/bin:/bin',
       HOME: home,
       LANG: this.#options.env?.LANG ?? process.env.LANG ?? 'C.UTF-8',
@@ -393,7 +398,7 @@ export class McpHub {
         home,
         userData: realpathSync(userData),
         workspaceRoot: instance.workspace,
-        scratchDir: undefined,
+        scratchDir: data,
         privateTemp,
         protectedInWorkspace: [instance.workspace],
         realPath: (path) => {
@@ -405,8 +410,8 @@ export class McpHub {
         },
         homeReads: homeReadPaths({ home }),
       });
-      // The workspace is write-denied whole and the temp dir is the server's own: no deny path
-      // lies where it could write, so srt's placeholders are not needed.
+      // The workspace is write-denied whole, and the temp dir and the data folder are the server's
+      // own: no deny path lies where it could write, so srt's placeholders are not needed.
       wrapped = await srt.wrapCommand([instance.config.command, ...instance.config.args], profile, {
         home,
         privateTemp,
@@ -445,6 +450,19 @@ export class McpHub {
       signalGroup(child, 'SIGKILL');
     };
     return { child, transport };
+  }
+
+  /**
+   * A server's data folder, `<userData>/host/mcp-data/NAME` (0700), made when missing: inside
+   * `host/`, which the sidecar cannot write, so nothing but the host and the server itself puts
+   * anything there. A link or a non-directory in its place is refused, never followed.
+   */
+  #dataFolder(name: string): string {
+    const path = this.#store.dataFolderOf(name);
+    mkdirSync(path, { recursive: true, mode: 0o700 });
+    const stats = lstatSync(path);
+    if (!stats.isDirectory()) throw new HostError('SANDBOX_WRAP', `${path} is not a directory of Bastion's`);
+    return realpathSync(path);
   }
 
   async #stop(instance: Instance): Promise<void> {

@@ -4,7 +4,7 @@
  * module on a real channel pair standing in for a sidecar that skips its own checks. Each refusal
  * is shown not to have reached the server: its `count` tool says how many calls reached it.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -177,6 +177,39 @@ describeAttack('mcp-escape', 'an MCP server reaching out of its sandbox', () => 
       sidecar.close();
       await new Promise((resolve) => server.close(resolve));
     }
+  });
+});
+
+describe("an MCP server's data folder", () => {
+  it('is named to the server, kept across a restart, and is its own: another server’s folder and userData stay out of reach', async () => {
+    const sidecar = rawSidecar();
+    try {
+      await hub.add(workspace, fixture('keeper'));
+      const data = hub.listing(workspace).servers.find((server) => server.name === 'keeper')?.data ?? '';
+      expect(data).toBe(join(userData, 'host', 'mcp-data', 'keeper'));
+      const named = await sidecar.call('keeper', 'env', { name: 'BASTION_MCP_DATA' });
+      expect(named).toMatchObject({ text: `BASTION_MCP_DATA=${realpathSync(data)}` });
+      const note = join(data, 'note.txt');
+      expect(await sidecar.call('keeper', 'write_file', { path: note, text: 'kept' })).toMatchObject({
+        text: 'written',
+      });
+      await hub.restart(workspace, 'keeper');
+      expect(await sidecar.call('keeper', 'read_file', { path: note })).toMatchObject({
+        is_error: false,
+        text: 'kept',
+      });
+      // The fixture server's own folder exists too: nothing the keeper writes there, or elsewhere in
+      // userData, reaches the disk (inside the sandbox userData is an empty tmpfs, gone with it).
+      const other = join(userData, 'host', 'mcp-data', 'fixture', 'planted.txt');
+      for (const path of [other, join(userData, 'planted.txt'), join(userData, 'host', 'planted.txt')]) {
+        await sidecar.call('keeper', 'write_file', { path, text: 'planted' });
+        expect(existsSync(path)).toBe(false);
+      }
+    } finally {
+      sidecar.close();
+      await hub.remove(workspace, 'keeper');
+    }
+    expect(readFileSync(join(userData, 'host', 'mcp-data', 'keeper', 'note.txt'), 'utf8')).toBe('kept');
   });
 });
 

@@ -128,6 +128,10 @@ describe('Settings → MCP servers', () => {
     await server('memory')
       .getByText(/^read_graph Read the entire knowledge graph/)
       .waitFor();
+    // Its data folder, kept between runs, for the person to point the server's own setting at.
+    await server('memory')
+      .getByText(join(host.userData, 'host', 'mcp-data', 'memory'), { exact: true })
+      .waitFor();
     await shotAllModes(page, SHOTS, '57-mcp-server-ready', server('memory'));
   });
 

@@ -17,7 +17,7 @@ import {
   MCP_MAX_TOOLS_PER_SERVER,
   MCP_TOOL_DESCRIPTION_MAX_CHARS,
 } from '../limits.js';
-import { MCP_SERVER_NAME_PATTERN, MCP_TOOL_NAME_MAX_CHARS } from '../mcp-tool-name.js';
+import { MCP_RESERVED_ENV_NAMES, MCP_SERVER_NAME_PATTERN, MCP_TOOL_NAME_MAX_CHARS } from '../mcp-tool-name.js';
 
 export const mcpServerNameSchema = z
   .string()
@@ -28,8 +28,8 @@ export const mcpEnvNameSchema = z
   .string()
   .regex(/^[A-Z_][A-Z0-9_]{0,63}$/, 'a variable name is upper-case letters, digits and "_"')
   .refine(
-    (name) => !['PATH', 'HOME', 'TMPDIR', 'LANG', 'TERM', 'PWD'].includes(name),
-    'PATH, HOME, TMPDIR, LANG, TERM and PWD are set by Bastion',
+    (name) => !MCP_RESERVED_ENV_NAMES.includes(name),
+    `${MCP_RESERVED_ENV_NAMES.slice(0, -1).join(', ')} and ${MCP_RESERVED_ENV_NAMES.at(-1) ?? ''} are set by Bastion`,
   );
 
 /** One server as the user named it: a program and its arguments, run without a shell. */
@@ -77,6 +77,8 @@ export const mcpServerStatusSchema = z.strictObject({
   args: z.array(z.string().max(COMMAND_MAX_ARG_BYTES)).max(COMMAND_MAX_ARGS),
   /** The names of its `env`, never their values. */
   env_names: z.array(mcpEnvNameSchema).max(MCP_MAX_ENV_VARS),
+  /** Its own data folder, the one place it writes that is kept between runs (`BASTION_MCP_DATA`). */
+  data: z.string().max(COMMAND_MAX_PATH_CHARS),
   state: mcpServerStateSchema,
   error: z.string().max(MCP_ERROR_MAX_CHARS).optional(),
   tools: z.array(mcpToolSummarySchema).max(MCP_MAX_TOOLS_PER_SERVER),

@@ -6,7 +6,7 @@
  * the host runs each server in the command sandbox of that project only.
  */
 import { useCallback, useEffect, useRef, useState, type FormEvent } from 'react';
-import { UI_MCP_STARTING_REFRESH_MS, UI_MCP_TOOLS_FOLDED } from '@bastion/protocol';
+import { MCP_DATA_ENV, UI_MCP_STARTING_REFRESH_MS, UI_MCP_TOOLS_FOLDED } from '@bastion/protocol';
 import type { BastionApi, McpListing, McpServerState, McpServerStatus, McpToolSummary } from '@bastion/bridge';
 import { describeError, errorCode } from '../bastion.js';
 import { plural } from '../image-attachment.js';
@@ -437,6 +437,13 @@ function McpServerItem({
             </dd>
           </>
         )}
+        <dt>Data</dt>
+        <dd>
+          <code>{server.data}</code>{' '}
+          <span className="muted">
+            (its own folder, kept between runs; <code>{MCP_DATA_ENV}</code> names it to the server)
+          </span>
+        </dd>
         {server.state === 'stopped' && (
           <>
             <dt>State</dt>
