@@ -62,7 +62,11 @@ export function findLooseUserDataEntries(path: string): LooseUserDataEntry[] {
     if (reach === 'self') return;
     for (const name of readdirSync(join(path, relative))) {
       // scratch/ and scratch/<session>/ are Bastion's; below them are the agent's working files.
-      const below = reach === 'children' ? 'self' : relative === '.' && name === SCRATCH_DIR_NAME ? 'children' : 'all';
+      // host/mcp-data/ and host/mcp-data/<server>/ likewise; below them, each MCP server's own.
+      const bastionsOnly =
+        (relative === '.' && name === SCRATCH_DIR_NAME) ||
+        (relative === HOST_ONLY_DIR_NAME && name === MCP_DATA_DIR_NAME);
+      const below = reach === 'children' ? 'self' : bastionsOnly ? 'children' : 'all';
       visit(relative === '.' ? name : `${relative}/${name}`, below);
     }
   };
@@ -94,6 +98,8 @@ function tighten(target: string, kind: LooseUserDataEntry['kind']): void {
  * what exists).
  */
 export const HOST_ONLY_DIR_NAME = 'host';
+/** The folder in `host/` that holds each MCP server's data folder (mcp-hub.ts). */
+export const MCP_DATA_DIR_NAME = 'mcp-data';
 
 export function hostOnlyDir(userData: string): string {
   return join(userData, HOST_ONLY_DIR_NAME);

@@ -16,11 +16,10 @@ import {
 } from '@bastion/protocol';
 import { HostError } from '../errors.js';
 import { currentStamp, parsePrivateJson, readPrivateFile, writePrivateFile, type FileStamp } from '../private-file.js';
-import { hostOnlyDir, USER_DATA_DIR_MODE } from '../user-data.js';
+import { hostOnlyDir, MCP_DATA_DIR_NAME, USER_DATA_DIR_MODE } from '../user-data.js';
 
 export const MCP_FILE_NAME = 'mcp.json';
-/** The folder beside mcp.json that holds each server's data folder. */
-const MCP_DATA_DIR_NAME = 'mcp-data';
+
 /** Sixteen servers with their longest argument lists would not fit; ordinary ones take a few KiB. */
 const MCP_FILE_MAX_BYTES = 1024 * 1024;
 

@@ -61,11 +61,13 @@ describeAttack('secret-read', 'userData modes', () => {
     expect(loose).toEqual([]);
   });
 
-  it('a loose userData is repaired on start, each entry logged; scratch contents and symlink targets keep their modes', async () => {
+  it('a loose userData is repaired on start, each entry logged; scratch contents, MCP servers’ data and symlink targets keep their modes', async () => {
     const root = makeTempDir();
     const userData = join(root, 'home');
     mkdirSync(join(userData, 'logs'), { recursive: true });
     mkdirSync(join(userData, 'scratch', 'ses_loose0001'), { recursive: true });
+    mkdirSync(join(userData, 'host', 'mcp-data', 'memory'), { recursive: true });
+    writeFileSync(join(userData, 'host', 'mcp-data', 'memory', 'memory.jsonl'), '{}\n');
     writeFileSync(join(userData, 'sessions.db-wal'), '');
     writeFileSync(join(userData, 'logs', 'host.log'), '');
     writeFileSync(join(userData, 'scratch', 'ses_loose0001', 'build.sh'), '#!/bin/sh\n');
@@ -80,6 +82,10 @@ describeAttack('secret-read', 'userData modes', () => {
       ['sessions.db-wal', 0o644],
       ['logs/host.log', 0o640],
       ['scratch/ses_loose0001/build.sh', 0o755],
+      ['host', 0o755],
+      ['host/mcp-data', 0o755],
+      ['host/mcp-data/memory', 0o755],
+      ['host/mcp-data/memory/memory.jsonl', 0o644],
     ] as const) {
       chmodSync(join(userData, entry), mode);
     }
@@ -95,6 +101,9 @@ describeAttack('secret-read', 'userData modes', () => {
       'sessions.db-wal': '600',
       'logs/host.log': '600',
       'scratch/ses_loose0001/build.sh': '755',
+      'host/mcp-data': '700',
+      'host/mcp-data/memory': '700',
+      'host/mcp-data/memory/memory.jsonl': '644',
     });
     expect((statSync(outside).mode & 0o777).toString(8)).toBe('644');
     const repaired = host.records
@@ -108,8 +117,11 @@ describeAttack('secret-read', 'userData modes', () => {
         ['scratch/ses_loose0001', 'was 755, group/other bits removed'],
         ['sessions.db-wal', 'was 644, group/other bits removed'],
         ['logs/host.log', 'was 640, group/other bits removed'],
+        ['host', 'was 755, group/other bits removed'],
+        ['host/mcp-data', 'was 755, group/other bits removed'],
+        ['host/mcp-data/memory', 'was 755, group/other bits removed'],
       ]),
     );
-    expect(repaired).toHaveLength(6);
+    expect(repaired).toHaveLength(9);
   });
 });
