@@ -159,14 +159,15 @@ policy audit prints the host's own record of every decision (<home>/host/audit.j
 
 mcp: the MCP servers in <home>/host/mcp.json, programs that give the agent tools (named
 mcp__NAME__TOOL). Bastion runs each over stdio inside the command sandbox, one per workspace:
-no network, the project read-only, only its own temp folder writable; it starts when a run first
-needs its tools. mcp list prints the file, then each server: its state in the workspace (through
+no network, the project read-only, writable only its own temp folder and its data folder
+(<home>/host/mcp-data/NAME, kept between runs, named to it as BASTION_MCP_DATA); it starts when
+a run first needs its tools. mcp list prints the file, then each server: its state in the workspace (through
 the running Bastion for this home; without one, not running), its command line, its env names
 (never their values), its tools, the tools left out and why, and why it failed; --json prints the
 listing as one JSON object. mcp add NAME -- COMMAND [ARG…] adds a server (NAME: up to 24
 lower-case letters, digits and -); --env NAME=VALUE gives it a variable, --env NAME the value NAME
-has in your environment (kept out of the command line); PATH, HOME, TMPDIR, LANG, TERM and PWD are
-Bastion's. A running Bastion starts it at its next run. mcp remove NAME takes one out (exit 1 when
+has in your environment (kept out of the command line); PATH, HOME, TMPDIR, LANG, TERM, PWD and
+BASTION_MCP_DATA are Bastion's. A running Bastion starts it at its next run. mcp remove NAME takes one out (exit 1 when
 there is none). mcp restart NAME stops the server and starts it again in the workspace, through
 the running Bastion only, and prints its new state; exit 1 when it failed. A mistake on the command
 line exits 2 and writes nothing.

@@ -49,7 +49,7 @@ describe('bastion mcp', () => {
     expect(added.stderr).toBe(
       [
         `bastion: added notes to ${mcpFile(home)}: node '/srv/notes server.js' --flag (env API_TOKEN, ${SHELL_VARIABLE})`,
-        'bastion: it runs sandboxed: no network, the project read-only, only its own temp folder writable',
+        `bastion: it runs sandboxed: no network, the project read-only, writable only its own temp folder and its data folder ${join(home, 'host', 'mcp-data', 'notes')} (kept between runs; BASTION_MCP_DATA names it to the server)`,
         'bastion: Bastion starts it when a run first needs its tools',
         '',
       ].join('\n'),

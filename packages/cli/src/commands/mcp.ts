@@ -183,7 +183,7 @@ async function add(userData: string, server: McpServerConfig, home: string | und
   process.stderr.write(
     [
       `bastion: added ${server.name} to ${store.path}: ${quoteArgv([server.command, ...server.args])}${env.length > 0 ? ` (env ${env.join(', ')})` : ''}`,
-      'bastion: it runs sandboxed: no network, the project read-only, only its own temp folder writable',
+      `bastion: it runs sandboxed: no network, the project read-only, writable only its own temp folder and its data folder ${terminalLine(store.dataFolderOf(server.name))} (kept between runs; ${MCP_DATA_ENV} names it to the server)`,
       running
         ? `bastion: the running Bastion starts it at its next run in a workspace (now: bastion mcp restart ${server.name}${homeFlag(home)})`
         : 'bastion: Bastion starts it when a run first needs its tools',
