@@ -432,6 +432,8 @@ export const UI_TOOL_OUTPUT_FOLD_LINES = 40;
 export const UI_MCP_TOOLS_FOLDED = 6;
 /** Settings → MCP servers: how soon the card asks again while a server is starting (a run may have started it). */
 export const UI_MCP_STARTING_REFRESH_MS = 1_000;
+/** A session's banner of servers not running shows this much of each one's error (Settings shows it whole). */
+export const UI_MCP_ERROR_SHOWN_CHARS = 240;
 /** A running command's card shows the last this many characters of what it has printed. */
 export const UI_LIVE_OUTPUT_MAX_CHARS = 32 * KiB;
 /** A diff computed in the page (for transcripts older than the tool's own diff) covers this much text at most. */
@@ -776,8 +778,12 @@ export const AUDIT_MAX_PAGE = 500;
  */
 /** Servers one home may name. */
 export const MCP_MAX_SERVERS = 16;
+/** mcp.json itself (sixteen servers with their longest argument lists would not fit; ordinary ones take a few KiB). */
+export const MCP_CONFIG_MAX_FILE_BYTES = 1 * MiB;
 /** A server's name: what `mcp__NAME__TOOL` carries. */
 export const MCP_SERVER_NAME_MAX_CHARS = 24;
+/** `mcp__SERVER__TOOL` whole: the longest function name OpenAI, Anthropic and the OpenAI-compatible servers all take. */
+export const MCP_TOOL_NAME_MAX_CHARS = 64;
 /** Variables one server's `env` may set. */
 export const MCP_MAX_ENV_VARS = 32;
 /** One `env` value. */
@@ -800,6 +806,18 @@ export const MCP_RESULT_MAX_BYTES = 32 * KiB;
 export const MCP_START_TIMEOUT_MS = 30_000;
 /** One tool call. */
 export const MCP_CALL_TIMEOUT_MS = 120_000;
+/**
+ * How much longer the sidecar waits for the host's answer to `mcp.list` or `mcp.call` than the
+ * host's own bound, so the host's answer (or its timeout) always comes first.
+ */
+export const MCP_ANSWER_GRACE_MS = 5_000;
+/** A stopping server: from its stdin closed and SIGTERM to SIGKILL. */
+export const MCP_STOP_GRACE_MS = 2_000;
+/**
+ * `bastion mcp restart` through the control socket: how long the answer waits for the start (which
+ * may take MCP_START_TIMEOUT_MS) within a control connection's life; past it, `starting` is answered.
+ */
+export const CONTROL_MCP_RESTART_WAIT_MS = CONTROL_CONNECTION_TIMEOUT_MS - 2_000;
 /** Calls in flight at once, over every server. */
 export const MCP_MAX_CONCURRENT_CALLS = 8;
 /** The end of a server's stderr kept to say why it failed to start or stopped. */

@@ -6,6 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import {
+  MCP_ANSWER_GRACE_MS,
   MCP_CALL_TIMEOUT_MS,
   MCP_START_TIMEOUT_MS,
   type FrameOfType,
@@ -29,9 +30,6 @@ export interface McpCallRequest {
   sessionId?: string | undefined;
   runId?: string | undefined;
 }
-
-/** Beyond the host's own bounds, so the host's answer (or its timeout) always comes first. */
-const ANSWER_GRACE_MS = 5_000;
 
 export class McpClient {
   readonly #channel: HostChannel;
@@ -59,7 +57,7 @@ export class McpClient {
     if (this.#channel.closed) return Promise.resolve([]);
     const id = `mcl_${randomBytes(12).toString('base64url')}`;
     return new Promise((resolve) => {
-      const timer = setTimeout(() => settle([]), MCP_START_TIMEOUT_MS + ANSWER_GRACE_MS);
+      const timer = setTimeout(() => settle([]), MCP_START_TIMEOUT_MS + MCP_ANSWER_GRACE_MS);
       const settle = (servers: McpListedServer[]) => {
         clearTimeout(timer);
         this.#lists.delete(id);
@@ -82,7 +80,7 @@ export class McpClient {
     return new Promise((resolve) => {
       const timer = setTimeout(
         () => settle({ ok: false, code: 'MCP_CALL_FAILED', message: 'the host did not answer the call' }),
-        MCP_CALL_TIMEOUT_MS + ANSWER_GRACE_MS,
+        MCP_CALL_TIMEOUT_MS + MCP_ANSWER_GRACE_MS,
       );
       const onAbort = () => {
         if (!this.#channel.closed) this.#channel.send({ v: 1, type: 'mcp.abort', id });

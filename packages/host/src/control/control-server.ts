@@ -16,6 +16,7 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
 import {
   CONTROL_CONNECTION_TIMEOUT_MS,
+  CONTROL_MCP_RESTART_WAIT_MS,
   CONTROL_MAX_ANSWER_BYTES,
   CONTROL_MAX_MESSAGE_CHARS,
   CONTROL_MAX_REQUEST_BYTES,
@@ -54,13 +55,6 @@ export type ControlServerOptions =
       mcp: McpControl;
       grantedWorkspaces: () => readonly string[];
     };
-
-/**
- * How long `mcp.restart` waits for the server to be ready or failed before answering with its
- * state then (`starting`): a start may take MCP_START_TIMEOUT_MS, longer than a control connection
- * lives, so the answer leaves room within that (the start goes on; `mcp.list` shows how it ended).
- */
-const MCP_RESTART_ANSWER_WAIT_MS = CONTROL_CONNECTION_TIMEOUT_MS - 2_000;
 
 /** Longest socket path the platforms accept (sun_path is 104 bytes on macOS, 108 on Linux, NUL included). */
 const MAX_SOCKET_PATH_BYTES = 103;
@@ -194,12 +188,12 @@ async function answerMcp(
   return body;
 }
 
-/** The listing once the restart settles, or as it stands after MCP_RESTART_ANSWER_WAIT_MS (the start goes on). */
+/** The listing once the restart settles, or as it stands after CONTROL_MCP_RESTART_WAIT_MS (the start goes on). */
 async function restartWithin(mcp: McpControl, root: string, name: string, log: Logger): Promise<McpListing> {
   const restarted = mcp.restart(root, name);
   let timer: NodeJS.Timeout | undefined;
   const waited = new Promise<undefined>((resolve) => {
-    timer = setTimeout(() => resolve(undefined), MCP_RESTART_ANSWER_WAIT_MS);
+    timer = setTimeout(() => resolve(undefined), CONTROL_MCP_RESTART_WAIT_MS);
   });
   try {
     const settled = await Promise.race([restarted, waited]);

@@ -8,6 +8,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import {
+  MCP_CONFIG_MAX_FILE_BYTES,
   MCP_MAX_SERVERS,
   mcpConfigFileSchema,
   mcpServerConfigSchema,
@@ -19,9 +20,6 @@ import { currentStamp, parsePrivateJson, readPrivateFile, writePrivateFile, type
 import { hostOnlyDir, MCP_DATA_DIR_NAME, USER_DATA_DIR_MODE } from '../user-data.js';
 
 export const MCP_FILE_NAME = 'mcp.json';
-
-/** Sixteen servers with their longest argument lists would not fit; ordinary ones take a few KiB. */
-const MCP_FILE_MAX_BYTES = 1024 * 1024;
 
 const EMPTY_FILE: McpConfigFile = { version: 1, servers: [] };
 
@@ -76,13 +74,13 @@ export class McpConfigStore {
   #write(file: McpConfigFile): void {
     const checked = mcpConfigFileSchema.parse(file);
     mkdirSync(dirname(this.path), { recursive: true, mode: USER_DATA_DIR_MODE });
-    writePrivateFile(this.path, `${JSON.stringify(checked, null, 2)}\n`, MCP_FILE_MAX_BYTES);
+    writePrivateFile(this.path, `${JSON.stringify(checked, null, 2)}\n`, MCP_CONFIG_MAX_FILE_BYTES);
     this.#cache = undefined;
   }
 
   #read(): McpConfigFile | HostError {
     try {
-      const read = readPrivateFile(this.path, MCP_FILE_MAX_BYTES);
+      const read = readPrivateFile(this.path, MCP_CONFIG_MAX_FILE_BYTES);
       return read ? parsePrivateJson(read.text, mcpConfigFileSchema, MCP_FILE_NAME, 'MCP_CONFIG_INVALID') : EMPTY_FILE;
     } catch (error) {
       return error instanceof HostError

@@ -27,6 +27,7 @@ import {
   MCP_ERROR_MAX_CHARS,
   MCP_MAX_TOOLS_PER_SERVER,
   MCP_START_TIMEOUT_MS,
+  MCP_STOP_GRACE_MS,
   MCP_TOOL_DESCRIPTION_MAX_CHARS,
   MCP_TOOL_SCHEMA_MAX_BYTES,
   MCP_DATA_ENV,
@@ -71,9 +72,6 @@ export interface McpHubOptions {
 const UNAVAILABLE_REASON =
   'MCP servers run only inside the sandbox, and commands run without it here (bastion doctor says why)';
 
-/** How long a stopping server is given after its stdin closes and SIGTERM, before SIGKILL. */
-const STOP_GRACE_MS = 2_000;
-
 interface Instance {
   workspace: string;
   config: McpServerConfig;
@@ -83,7 +81,6 @@ interface Instance {
   error: string | undefined;
   /** It was ready once: a stop after that is started again by the next run. */
   wasReady: boolean;
-  tools: Tool[];
   listed: McpListedTool[];
   leftOut: string[];
   client: Client | undefined;
@@ -286,7 +283,6 @@ export class McpHub {
       state: 'starting',
       error: undefined,
       wasReady: false,
-      tools: [],
       listed: [],
       leftOut: [],
       client: undefined,
@@ -339,7 +335,7 @@ export class McpHub {
       } while (cursor !== undefined && tools.length <= MCP_MAX_TOOLS_PER_SERVER);
       if (instance.state !== 'starting') return;
       const offered = offeredTools(instance.config.name, tools);
-      Object.assign(instance, { tools, listed: offered.listed, leftOut: offered.leftOut, client, state: 'ready' });
+      Object.assign(instance, { listed: offered.listed, leftOut: offered.leftOut, client, state: 'ready' });
       instance.wasReady = true;
       transport.onclose = () => {
         const why = transport.broken ?? 'it stopped';
@@ -439,7 +435,7 @@ export class McpHub {
     instance.stop = async () => {
       child.stdin?.end();
       signalGroup(child, 'SIGTERM');
-      const kill = setTimeout(() => signalGroup(child, 'SIGKILL'), STOP_GRACE_MS);
+      const kill = setTimeout(() => signalGroup(child, 'SIGKILL'), MCP_STOP_GRACE_MS);
       await gone;
       clearTimeout(kill);
     };

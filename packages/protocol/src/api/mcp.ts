@@ -15,13 +15,18 @@ import {
   MCP_MAX_ENV_VARS,
   MCP_MAX_SERVERS,
   MCP_MAX_TOOLS_PER_SERVER,
+  MCP_SERVER_NAME_MAX_CHARS,
   MCP_TOOL_DESCRIPTION_MAX_CHARS,
+  MCP_TOOL_NAME_MAX_CHARS,
 } from '../limits.js';
-import { MCP_RESERVED_ENV_NAMES, MCP_SERVER_NAME_PATTERN, MCP_TOOL_NAME_MAX_CHARS } from '../mcp-tool-name.js';
+import { MCP_RESERVED_ENV_NAMES, MCP_SERVER_NAME_PATTERN } from '../mcp-tool-name.js';
 
 export const mcpServerNameSchema = z
   .string()
-  .regex(MCP_SERVER_NAME_PATTERN, 'a server name is up to 24 lower-case letters, digits and "-"');
+  .regex(
+    MCP_SERVER_NAME_PATTERN,
+    `a server name is up to ${MCP_SERVER_NAME_MAX_CHARS} lower-case letters, digits and "-"`,
+  );
 
 /** An environment variable's name as a server may be given it (the sandbox's own names are refused). */
 export const mcpEnvNameSchema = z

@@ -26,6 +26,7 @@ import {
   MCP_MAX_TOOLS_PER_SERVER,
   MCP_RESULT_MAX_BYTES,
   MCP_TOOL_DESCRIPTION_MAX_CHARS,
+  MCP_TOOL_NAME_MAX_CHARS,
   MCP_TOOL_SCHEMA_MAX_BYTES,
   TRANSPORT_MAX_CREDIT_BYTES,
   TRANSPORT_MAX_ERROR_KIND_CHARS,
@@ -43,7 +44,6 @@ import {
 import { chatgptBootstrapSchema } from '../api/chatgpt.js';
 import { MCP_CALL_ERROR_CODES, TRANSPORT_ERROR_CODES, WORKSPACE_WRITE_ERROR_CODES } from '../error-codes.js';
 import { mcpServerNameSchema, mcpServerStateSchema } from '../api/mcp.js';
-import { MCP_TOOL_NAME_MAX_CHARS } from '../mcp-tool-name.js';
 import { policyAnswerSchema, policyCallSchema, policyRuleIdSchema } from '../policy.js';
 import { channelIdSchema } from './channel-id.js';
 

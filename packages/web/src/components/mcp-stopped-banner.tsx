@@ -5,10 +5,8 @@
  * by Dismiss until another server fails.
  */
 import { useEffect, useState } from 'react';
+import { UI_MCP_ERROR_SHOWN_CHARS } from '@bastion/protocol';
 import type { BastionApi, McpServerStatus } from '@bastion/bridge';
-
-/** A failure's words as the banner shows them (the whole text is in Settings). */
-const ERROR_SHOWN_CHARS = 240;
 
 export function McpStoppedBanner({
   bastion,
@@ -45,7 +43,7 @@ export function McpStoppedBanner({
         return (
           <p key={server.name}>
             MCP server <code>{server.name}</code> is not running, so the agent has none of its tools:{' '}
-            {error.length > ERROR_SHOWN_CHARS ? `${error.slice(0, ERROR_SHOWN_CHARS - 1)}…` : error}
+            {error.length > UI_MCP_ERROR_SHOWN_CHARS ? `${error.slice(0, UI_MCP_ERROR_SHOWN_CHARS - 1)}…` : error}
           </p>
         );
       })}
