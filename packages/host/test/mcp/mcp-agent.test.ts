@@ -10,15 +10,22 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SCRIPTED_MODEL } from '@bastion/test-support';
 import { AgentDriver, approvalRequestOf, textOf, toolResultOf } from '../commands/agent-stream.js';
 import { McpConfigStore } from '../../src/mcp/mcp-config-store.js';
+import { processesWith } from '../sandbox/process-tree.js';
 import { startScriptedHost, type ScriptedHost } from '../support/scripted-agent.js';
 
 const FIXTURE = fileURLToPath(new URL('../fixtures/mcp-fixture-server.mjs', import.meta.url));
+/** An argument the fixture ignores, so this file's servers are told from every other's. */
+const MARKER = `mcp-agent-test-${process.pid}`;
 
 let world: ScriptedHost;
 
 beforeAll(async () => {
   world = await startScriptedHost([{ kind: 'text', pieces: ['Looked at the tools.'] }], 'sk-mcp-agent-test');
-  new McpConfigStore(world.host.userData).add({ name: 'fixture', command: process.execPath, args: [FIXTURE] });
+  new McpConfigStore(world.host.userData).add({
+    name: 'fixture',
+    command: process.execPath,
+    args: [FIXTURE, 'normal', MARKER],
+  });
 }, 60_000);
 
 afterAll(async () => {
@@ -92,5 +99,11 @@ describe("MCP servers' tools in runs", () => {
     } finally {
       world.host.policy.remove({ kind: 'project', root: world.host.workspace }, rule.id);
     }
+  });
+
+  it('once the host stops, no server process of its is left running', async () => {
+    expect(processesWith(MARKER).length).toBeGreaterThan(0);
+    await world.host.stop();
+    expect(processesWith(MARKER)).toEqual([]);
   });
 });

@@ -4,7 +4,16 @@
  * module on a real channel pair standing in for a sidecar that skips its own checks. Each refusal
  * is shown not to have reached the server: its `count` tool says how many calls reached it.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -19,6 +28,7 @@ import {
 } from '@bastion/protocol';
 import { makeTempDir } from '@bastion/test-support';
 import { describeAttack } from '../../../../test/support/attack.js';
+import { processesWith } from '../sandbox/process-tree.js';
 import { connectedChannelPair } from '../../../../test/support/channel-pair.js';
 import { attachMcpCalls } from '../../src/mcp/mcp-channel.js';
 import { McpHub } from '../../src/mcp/mcp-hub.js';
@@ -31,10 +41,12 @@ const MEMORY_SERVER = fileURLToPath(
 );
 const CANARY = 'CANARY-mcp-4d1c-do-not-leak';
 
+/** An argument the fixture ignores, so this file's servers are told from every other's. */
+const MARKER = `mcp-hub-test-${process.pid}`;
 const fixture = (name: string, mode = 'normal'): McpServerConfig => ({
   name,
   command: process.execPath,
-  args: [FIXTURE, mode],
+  args: [FIXTURE, mode, MARKER],
 });
 
 let srt: SrtSession;
@@ -213,6 +225,24 @@ describe("an MCP server's data folder", () => {
   });
 });
 
+describeAttack('mcp-escape', "a link planted where an MCP server's data folder goes", () => {
+  it('the server does not start, says why in words, and nothing is written where the link points', async () => {
+    const target = join(root, 'elsewhere');
+    mkdirSync(target);
+    mkdirSync(join(userData, 'host', 'mcp-data'), { recursive: true });
+    symlinkSync(target, join(userData, 'host', 'mcp-data', 'linked'));
+    try {
+      await hub.add(workspace, fixture('linked'));
+      const server = hub.listing(workspace).servers.find((candidate) => candidate.name === 'linked');
+      expect(server).toMatchObject({ state: 'failed', tools: [] });
+      expect(server?.error).toContain("is not a directory of Bastion's");
+      expect(readdirSync(target)).toEqual([]);
+    } finally {
+      await hub.remove(workspace, 'linked');
+    }
+  });
+});
+
 describe('MCP results', () => {
   it("a result over MCP_RESULT_MAX_BYTES is cut to it and said so; a tool's isError is passed on", async () => {
     const sidecar = rawSidecar();
@@ -351,10 +381,9 @@ describe('MCP servers: tool names and stopping', () => {
   });
 
   it('removing a server stops its process; the host log names servers and counts, never a tool result', async () => {
-    const running = () => processesWith(FIXTURE).length;
-    expect(running()).toBeGreaterThan(0);
+    expect(processesWith(`${FIXTURE} normal ${MARKER}`).length).toBeGreaterThan(0);
     await hub.remove(workspace, 'fixture');
-    expect(processesWith(`${FIXTURE} normal`)).toEqual([]);
+    expect(processesWith(`${FIXTURE} normal ${MARKER}`)).toEqual([]);
     expect(hub.listing(workspace).servers.map((server) => server.name)).toEqual(['memory']);
     const logged = JSON.stringify(records);
     expect(logged).toContain('"server":"fixture"');
@@ -362,26 +391,3 @@ describe('MCP servers: tool names and stopping', () => {
     expect(logged).not.toContain(CANARY);
   });
 });
-
-/** Pids of processes whose command line holds `needle` (arguments joined by spaces). */
-function processesWith(needle: string): number[] {
-  const pids: number[] = [];
-  for (const entry of readdirSafe('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').join(' ');
-      if (cmdline.includes(needle) && Number(entry) !== process.pid) pids.push(Number(entry));
-    } catch {
-      // Gone meanwhile.
-    }
-  }
-  return pids;
-}
-
-function readdirSafe(path: string): string[] {
-  try {
-    return readdirSync(path);
-  } catch {
-    return [];
-  }
-}

@@ -1,5 +1,5 @@
 /** Test support for the sandbox tests: whether a pid still runs, its command line and network namespace. */
-import { readFileSync, readlinkSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 
 /** True while the process exists and is not a zombie (a zombie runs nothing; its parent reaps it). */
 export function isRunning(pid: number): boolean {
@@ -21,4 +21,12 @@ export function commandLine(pid: number): string {
 
 export function netNamespace(pid: number | 'self'): string {
   return readlinkSync(`/proc/${pid}/ns/net`);
+}
+
+/** The pids of this machine's running processes (not this one) whose command line holds `needle`. */
+export function processesWith(needle: string): number[] {
+  return readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry) && Number(entry) !== process.pid)
+    .map(Number)
+    .filter((pid) => commandLine(pid).includes(needle) && isRunning(pid));
 }
