@@ -161,7 +161,11 @@ export type ToolErrorCode =
   | 'EDIT_AMBIGUOUS'
   | 'READ_RANGE_PAST_END'
   | 'SEARCH_FAILED'
-  | 'SEARCH_UNAVAILABLE';
+  | 'SEARCH_UNAVAILABLE'
+  /** The explorer's model call failed (the parent run goes on; a secret-egress block ends it instead). */
+  | 'EXPLORE_FAILED'
+  /** The explorer stopped without an answer. */
+  | 'EXPLORE_NO_ANSWER';
 
 /** Refusal codes of `run_command` in the daemon, before anything is sent to the host. Each says what was refused, never which path. */
 export type ShellErrorCode =
@@ -589,6 +593,8 @@ export const WIRE_ERROR_STATUS: Readonly<Record<WireErrorCode, HttpErrorStatus>>
   READ_RANGE_PAST_END: 500,
   SEARCH_FAILED: 500,
   SEARCH_UNAVAILABLE: 500,
+  EXPLORE_FAILED: 500,
+  EXPLORE_NO_ANSWER: 500,
 
   SHELL_UNAVAILABLE: 500,
   SHELL_COMMAND_INVALID: 500,

@@ -227,6 +227,18 @@ export const FIND_FILES_MAX_PATHS = 500;
 /** `update_plan`: steps in the agent's plan, and characters of one step. */
 export const PLAN_MAX_STEPS = 30;
 export const PLAN_MAX_STEP_CHARS = 300;
+/** `explore`: characters of the task handed to the explorer, and of its answer the agent is given (cut beyond). */
+export const EXPLORE_TASK_MAX_CHARS = 8 * KiB;
+export const EXPLORE_ANSWER_MAX_CHARS = 16 * KiB;
+/** `explore`: model steps an explorer takes at most; the last one must answer, without tools. */
+export const EXPLORE_MAX_STEPS = 16;
+/**
+ * `explore`: once what its next step would send reaches this fraction of the model's window, the
+ * explorer answers with what it has found; each tool result it sees is cut to
+ * EXPLORE_TOOL_OUTPUT_WINDOW_FRACTION of the window (at most TOOL_MODEL_OUTPUT_MAX_CHARS).
+ */
+export const EXPLORE_ANSWER_AT_FRACTION = 0.5;
+export const EXPLORE_TOOL_OUTPUT_WINDOW_FRACTION = 0.05;
 /** Longest single matched line a search result carries (longer lines are cut). */
 export const SEARCH_MAX_LINE_CHARS = 512;
 /** Characters of ripgrep's error output read (its refusal of a pattern or glob is a few lines). */

@@ -67,6 +67,13 @@ export type AgentAbortResponse = z.infer<typeof agentAbortResponseSchema>;
 
 const runRef = { run_id: runIdSchema };
 
+/**
+ * A tool call an explorer made (the `explore` tool, packages/daemon/src/agent/explore-tool.ts):
+ * the id of the `explore` call it works for. Its own `tool_call_id` is that id, `/`, and the id
+ * the explorer's model gave it. Its result reaches the explorer, never the agent's transcript.
+ */
+const exploredBy = { parent_tool_call_id: z.string().optional() };
+
 /** Tokens of a model's context window in use (`tokens`) out of its size (`window`). */
 export const runContextSchema = z.strictObject({
   tokens: z.number().int().positive(),
@@ -92,6 +99,7 @@ export const agentEventSchema = z.discriminatedUnion('type', [
     tool_call_id: z.string(),
     tool_name: z.string(),
     input: z.unknown(),
+    ...exploredBy,
   }),
   /**
    * What a running command has printed so far, a stretch at a time (run_command), Bastion's own
@@ -113,6 +121,7 @@ export const agentEventSchema = z.discriminatedUnion('type', [
     output: z.unknown(),
     /** True when the tool refused or failed; `output` is then `{ code, message }`. */
     is_error: z.boolean(),
+    ...exploredBy,
   }),
   z.strictObject({
     type: z.literal('tool-approval-request'),
