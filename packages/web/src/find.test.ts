@@ -54,6 +54,33 @@ describe('findMatches', () => {
     expect(findMatches([...items, mcp], texts, 'acme')).toEqual(['m1']);
   });
 
+  it('finds an explore call by its task, its answer and the paths its explorer’s calls name, not by what they read', () => {
+    const explore: TranscriptItem = {
+      kind: 'tool',
+      key: 'x1',
+      runId: 'run_3',
+      toolCallId: 'c3',
+      toolName: 'explore',
+      input: { task: 'Where is the tokenizer?' },
+      output: { answer: 'In **src/lexer.ts**.', truncated: false, steps: 2, tool_calls: 1, ended: 'answered' },
+      subCalls: [
+        {
+          kind: 'tool',
+          key: 'x1s',
+          runId: 'run_3',
+          toolCallId: 'c3/r1',
+          toolName: 'read_file',
+          input: { path: 'src/lexer.ts' },
+          output: { path: 'src/lexer.ts', content: 'export function scanTokens() {}' },
+        },
+      ],
+    };
+    expect(findMatches([...items, explore], texts, 'tokenizer')).toEqual(['x1']);
+    expect(findMatches([...items, explore], texts, '**src/lexer')).toEqual(['x1']);
+    expect(findMatches([...items, explore], texts, 'read_file')).toEqual(['x1']);
+    expect(findMatches([...items, explore], texts, 'scanTokens')).toEqual([]);
+  });
+
   it('finds a prompt once its text has loaded', () => {
     expect(findMatches(items, new Map(), 'why does')).toEqual([]);
     expect(findMatches(items, texts, 'why does')).toEqual(['u1']);

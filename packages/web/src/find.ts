@@ -2,7 +2,8 @@
  * Find in a session's transcript. The list is virtualized (only the rows near the view are in the
  * DOM), so the browser's own find cannot see most of a long session: this searches the folded
  * items themselves — prompts, replies, reasoning, notices and each tool call's name, input and
- * output — case-insensitively, and names the items that hold the text, in order.
+ * output (an explorer's answer with it) — case-insensitively, and names the items that hold the
+ * text, in order.
  */
 import { mcpToolTitle } from './mcp-tool-call.js';
 import type { TranscriptItem } from './transcript.js';
@@ -36,12 +37,15 @@ function haystackOf(item: TranscriptItem, texts: ReadonlyMap<string, string>): s
       text = item.text;
       break;
     case 'tool':
-      // An MCP tool is also found by the title its card shows ("memory › read_graph").
+      // An MCP tool is also found by the title its card shows ("memory › read_graph"); an
+      // `explore` call by its task, its answer and the one line each of the explorer's calls shows
+      // (what the calls read is the explorer's, not on the card until a call is opened).
       text = [
         item.toolName,
         mcpToolTitle(item.toolName) ?? '',
         ...stringsIn(item.input, []),
         ...stringsIn(item.output, []),
+        ...(item.subCalls ?? []).flatMap((call) => [call.toolName, ...stringsIn(call.input, [])]),
       ].join('\n');
       break;
     case 'error':

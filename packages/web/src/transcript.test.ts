@@ -409,3 +409,135 @@ describe('joining a transcript folded page by page (newest page first)', () => {
     expect(prependTranscript(whole, emptyTranscript)).toBe(whole);
   });
 });
+
+describe('an explore call’s explorer calls', () => {
+  const r = 'run_explore1';
+  const answer = {
+    answer: 'The parser is in **src/parse.ts**.',
+    truncated: false,
+    steps: 3,
+    tool_calls: 3,
+    ended: 'answered',
+  };
+  /** The explorer's call `sub` of explore call `parent`: its tool-call and tool-result events. */
+  const explorerCall = (runId: string, parent: string, sub: string, toolName: string, input: unknown) => ({
+    call: (): AgentEvent => ({
+      type: 'tool-call',
+      run_id: runId,
+      tool_call_id: `${parent}/${sub}`,
+      tool_name: toolName,
+      input,
+      parent_tool_call_id: parent,
+    }),
+    result: (): AgentEvent => ({
+      type: 'tool-result',
+      run_id: runId,
+      tool_call_id: `${parent}/${sub}`,
+      tool_name: toolName,
+      output: { path: 'src/parse.ts' },
+      is_error: false,
+      parent_tool_call_id: parent,
+    }),
+  });
+  const list = explorerCall(r, 'x1', 'c1', 'list_dir', { path: 'src' });
+  const read = explorerCall(r, 'x1', 'c2', 'read_file', { path: 'src/parse.ts' });
+  // Not a tool an explorer has: it shows a write inside an explore card is no file the run changed.
+  const write = explorerCall(r, 'x1', 'c3', 'write_file', { path: 'src/parse.ts', content: '' });
+  const exploreRun: AgentStreamEvent[] = [
+    at(started(r, 'm1')),
+    at({ type: 'tool-call', run_id: r, tool_call_id: 'x1', tool_name: 'explore', input: { task: 'Find the parser' } }),
+    at(list.call()),
+    // parallel calls: both start before either ends
+    at(read.call()),
+    at(write.call()),
+    at(read.result()),
+    at(list.result()),
+    at(write.result()),
+    at({ type: 'tool-result', run_id: r, tool_call_id: 'x1', tool_name: 'explore', output: answer, is_error: false }),
+    at({ type: 'text-delta', run_id: r, text: 'It is in src/parse.ts.' }),
+    at({ type: 'run-finished', run_id: r, finish_reason: 'stop' }),
+  ];
+
+  it('folds them into the explore card in the order they started, each with its result, and makes no card of them', () => {
+    const state = applyEvents(emptyTranscript, exploreRun, 0);
+    expect(state.items.map((item) => item.kind)).toEqual(['user', 'tool', 'assistant', 'run-end']);
+    const card = state.items[1];
+    expect(card).toMatchObject({
+      toolCallId: 'x1',
+      toolName: 'explore',
+      input: { task: 'Find the parser' },
+      output: answer,
+    });
+    expect(card?.kind === 'tool' ? card.subCalls : undefined).toEqual([
+      expect.objectContaining({ toolCallId: 'x1/c1', toolName: 'list_dir', input: { path: 'src' }, isError: false }),
+      expect.objectContaining({ toolCallId: 'x1/c2', toolName: 'read_file', output: { path: 'src/parse.ts' } }),
+      expect.objectContaining({ toolCallId: 'x1/c3', toolName: 'write_file', isError: false }),
+    ]);
+    expect([...state.toolIndex.keys()]).toEqual(['x1']);
+  });
+
+  it('counts none of them as the run’s own: no changed file, no pending approval', () => {
+    const state = applyEvents(emptyTranscript, exploreRun, 0);
+    expect(state.items.at(-1)).toMatchObject({ kind: 'run-end', files: [] });
+    expect(state.pending).toBeUndefined();
+  });
+
+  it('shows the explorer’s progress while it works: the card is a new object with each call, the rest untouched', () => {
+    const before = applyEvents(emptyTranscript, exploreRun.slice(0, 3), 0);
+    const after = applyEvents(before, exploreRun.slice(3, 4), 0);
+    expect(after.items[0]).toBe(before.items[0]);
+    expect(after.items[1]).not.toBe(before.items[1]);
+    const card = after.items[1];
+    expect(card?.kind === 'tool' ? card.subCalls?.map((sub) => sub.toolCallId) : undefined).toEqual(['x1/c1', 'x1/c2']);
+    expect(card).not.toHaveProperty('output');
+  });
+
+  it('gives the same transcript folded one event at a time as in one batch', () => {
+    expect(foldOneByOne(exploreRun)).toEqual(applyEvents(emptyTranscript, exploreRun, 0));
+  });
+
+  it('joins calls a later page carries (the explore call approved in the run before) to the card, as the whole log folds', () => {
+    const r2 = 'run_explore2';
+    const later = explorerCall(r2, 'x2', 'c1', 'search', { pattern: 'TODO' });
+    const log: AgentStreamEvent[] = [
+      at(started(r, 'm2')),
+      at({ type: 'tool-call', run_id: r, tool_call_id: 'x2', tool_name: 'explore', input: { task: 'Find TODOs' } }),
+      at({
+        type: 'tool-approval-request',
+        run_id: r,
+        approval_id: 'ax',
+        tool_call_id: 'x2',
+        tool_name: 'explore',
+        input: { task: 'Find TODOs' },
+      }),
+      at({ type: 'run-finished', run_id: r, finish_reason: 'approval-pending' }),
+      at(started(r2, null)),
+      at(later.call()),
+      at(later.result()),
+      at({
+        type: 'tool-result',
+        run_id: r2,
+        tool_call_id: 'x2',
+        tool_name: 'explore',
+        output: answer,
+        is_error: false,
+      }),
+      at({ type: 'run-finished', run_id: r2, finish_reason: 'stop' }),
+    ];
+    const whole = applyEvents(emptyTranscript, log, 0);
+    const joined = prependTranscript(
+      applyEvents(emptyTranscript, log.slice(0, 4), 0),
+      applyEvents(emptyTranscript, log.slice(4), 0),
+    );
+    expect(joined.items).toEqual(whole.items);
+    const cards = joined.items.filter((item) => item.kind === 'tool');
+    expect(cards).toEqual([
+      expect.objectContaining({
+        toolCallId: 'x2',
+        input: { task: 'Find TODOs' },
+        output: answer,
+        subCalls: [expect.objectContaining({ toolCallId: 'x2/c1', input: { pattern: 'TODO' } })],
+      }),
+    ]);
+  });
+});

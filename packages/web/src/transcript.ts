@@ -7,6 +7,9 @@
  * transcript that shares every untouched item with the old one (one array copy per batch, index
  * maps instead of scans), so a run of a million deltas costs a million small steps, not a
  * million re-folds. Replaying events after a reconnect (ids at or below `lastEventId`) is a no-op.
+ *
+ * The tool calls an explorer makes (events with a `parent_tool_call_id`) fold into the card of the
+ * `explore` call they work for, so they are never cards, approvals or changed files of the run.
  */
 import type { AgentStreamEvent, RunContext, TokenUsage } from '@bastion/bridge';
 
@@ -22,6 +25,11 @@ export interface ToolView {
   approval?: { approvalId: string; state: 'pending' | 'answered' };
   /** What a running command has printed so far, in order; its result replaces it. */
   live?: readonly { stream: 'stdout' | 'stderr'; text: string }[];
+  /**
+   * The calls an explorer made for this `explore` call, in the order they started: its events'
+   * `parent_tool_call_id` is this call's id. They are part of this card, never items of their own.
+   */
+  subCalls?: readonly ToolView[];
 }
 
 /** A file a run wrote or edited, pointing at the tool card that did it. */
@@ -220,6 +228,32 @@ export function applyEvents(state: Transcript, batch: readonly AgentStreamEvent[
     items[index ?? items.length] = merged;
     return merged;
   };
+  /**
+   * Merge `changes` into an explorer's call, kept in its `explore` card: the card is added first
+   * when the call comes before it (a page of the log that starts at the run an approval answer
+   * started, the `explore` call itself in the run before).
+   */
+  const mergeSubCall = (
+    call: { run_id: string; tool_call_id: string; tool_name: string },
+    parentId: string,
+    key: string,
+    changes: Partial<ToolView>,
+  ): void => {
+    mergeTool({ run_id: call.run_id, tool_call_id: parentId, tool_name: 'explore' }, key, (parent) => {
+      const subCalls = parent?.subCalls ?? [];
+      const at = subCalls.findIndex((sub) => sub.toolCallId === call.tool_call_id);
+      const base: ToolView = subCalls[at] ?? {
+        kind: 'tool',
+        key,
+        runId: call.run_id,
+        toolCallId: call.tool_call_id,
+        toolName: call.tool_name,
+        input: undefined,
+      };
+      const merged = { ...base, ...changes };
+      return { subCalls: at < 0 ? [...subCalls, merged] : subCalls.map((sub, index) => (index === at ? merged : sub)) };
+    });
+  };
   const clearPending = () => {
     if (!pending) return;
     updateTool(pending.toolCallId, (tool) =>
@@ -263,7 +297,11 @@ export function applyEvents(state: Transcript, batch: readonly AgentStreamEvent[
         break;
       }
       case 'tool-call':
-        mergeTool(event, key, () => ({ input: event.input }));
+        if (event.parent_tool_call_id !== undefined) {
+          mergeSubCall(event, event.parent_tool_call_id, key, { input: event.input });
+        } else {
+          mergeTool(event, key, () => ({ input: event.input }));
+        }
         break;
       case 'tool-output-delta':
         updateTool(event.tool_call_id, (tool) => {
@@ -286,6 +324,10 @@ export function applyEvents(state: Transcript, batch: readonly AgentStreamEvent[
         }));
         break;
       case 'tool-result': {
+        if (event.parent_tool_call_id !== undefined) {
+          mergeSubCall(event, event.parent_tool_call_id, key, { output: event.output, isError: event.is_error });
+          break;
+        }
         const tool = mergeTool(event, key, (existing) => ({
           output: event.output,
           isError: event.is_error,
@@ -396,7 +438,8 @@ export function applyEvents(state: Transcript, batch: readonly AgentStreamEvent[
  * that page, not of the whole session. `newer` must begin at a `run-started` (the events route
  * pages by runs; a run longer than a page is gathered whole before folding), so the only state
  * that crosses the join is what crosses runs: the newer run's start answers the older pending
- * approval, and a tool result in the run an approval answer started completes the older run's card.
+ * approval, and a tool result in the run an approval answer started completes the older run's card
+ * (an `explore` call's explorer calls made in that run join its card too).
  */
 export function prependTranscript(older: Transcript, newer: Transcript): Transcript {
   if (newer.lastEventId === undefined) return older;
@@ -421,6 +464,7 @@ export function prependTranscript(older: Transcript, newer: Transcript): Transcr
       ...base,
       input: base.input ?? item.input,
       ...(item.output === undefined ? {} : { output: item.output, isError: item.isError }),
+      ...(item.subCalls === undefined ? {} : { subCalls: [...(base.subCalls ?? []), ...item.subCalls] }),
       approval: item.approval ?? (item.output !== undefined && base.approval ? answered(base).approval : base.approval),
     };
     items[olderIndex] = merged;
