@@ -101,6 +101,7 @@ import { homeFlag, startOwningHost } from '../home-in-use.js';
 import { STOP_SIGNALS } from '../stop-signals.js';
 import {
   commandOutputPreview,
+  exploreAnswerPreview,
   moreLines,
   outputLine,
   planLines,
@@ -383,6 +384,8 @@ function formatUsage(usage: TokenUsage, context: RunContext | undefined): string
 
 class TerminalPrinter {
   #midLine = false;
+  /** Put before each line of the event being printed: an explorer's calls are indented. */
+  #indent = '';
   readonly #calls = new Map<string, ToolActivity>();
   /** Paths written this run, in first-write order. */
   readonly #changed = new Set<string>();
@@ -407,6 +410,11 @@ class TerminalPrinter {
    * id, type, size and name, never the bytes), printed a line each, or in `--json` as its `images`.
    */
   event(id: number, event: AgentEvent, images: readonly PromptImage[] = []): void {
+    // An explorer's calls print under its explore call, indented.
+    this.#indent =
+      (event.type === 'tool-call' || event.type === 'tool-result') && event.parent_tool_call_id !== undefined
+        ? '  '
+        : '';
     if (event.type === 'tool-call' && event.tool_name === 'update_plan')
       this.#planCall = { id: event.tool_call_id, input: event.input };
     if (event.type === 'tool-result' && event.tool_call_id === this.#planCall?.id && !event.is_error)
@@ -429,6 +437,10 @@ class TerminalPrinter {
         this.#calls.set(event.tool_call_id, { input: event.input });
         // A command is shown with its exit code, a plan once it is accepted: both when their result comes.
         if (event.tool_name === 'run_command' || event.tool_name === 'update_plan') break;
+        if (event.tool_name === 'explore') {
+          this.#line(`[explore] ${toolSubject(event.tool_name, event.input) ?? ''}`);
+          break;
+        }
         this.#line(
           `[tool] ${terminalLine(event.tool_name)} ${terminalLine(toolSubject(event.tool_name, event.input) ?? JSON.stringify(event.input) ?? '')}`,
         );
@@ -520,6 +532,11 @@ class TerminalPrinter {
       for (const line of planLines(call?.input)) this.#line(line);
       return;
     }
+    if (event.tool_name === 'explore') {
+      this.#line(`[explore] → ${toolResultSummary(event.tool_name, event.output)}`);
+      for (const line of exploreAnswerPreview(event.output)) this.#line(`  ${line}`);
+      return;
+    }
     if (typeof output?.diff === 'string' && typeof output.path === 'string') {
       this.#changed.add(terminalLine(output.path));
       this.#line(`[edit] ${terminalLine(output.path)}`);
@@ -569,7 +586,7 @@ class TerminalPrinter {
 
   #line(text: string): void {
     this.#endLine();
-    process.stdout.write(`${text}\n`);
+    process.stdout.write(`${this.#indent}${text}\n`);
   }
 
   #endLine(): void {

@@ -2,8 +2,10 @@
  * How `bastion run` names a file tool's call and what came back, one line each: the file, folder
  * or pattern it is about, and a count (lines read, entries listed, matches found) instead of the
  * raw JSON. An MCP server's tool keeps its JSON input and shows the first line of its answer; a tool
- * this does not know (one added later) keeps its JSON input and "done".
- * A command's output is previewed in its first few lines; a plan is listed step by step.
+ * this does not know (one added later) keeps its JSON input and "done". An explore call is named by
+ * its task's first line and answers with how much the explorer did.
+ * A command's output and an explorer's answer are previewed in their first few lines; a plan is
+ * listed step by step.
  */
 import { CLI_COMMAND_PREVIEW_LINE_CHARS, CLI_COMMAND_PREVIEW_LINES, splitMcpToolName } from '@bastion/protocol';
 import { terminalLine } from '@bastion/host';
@@ -34,6 +36,11 @@ export function toolSubject(name: string, input: unknown): string | undefined {
     case 'find_files': {
       if (typeof fields.pattern !== 'string') return undefined;
       return `${JSON.stringify(fields.pattern)}${path === '.' ? '' : ` in ${path}`}`;
+    }
+    case 'explore': {
+      if (typeof fields.task !== 'string') return undefined;
+      const [first = ''] = fields.task.trim().split('\n');
+      return `${outputLine(first)}${fields.task.trim().includes('\n') ? ' …' : ''}`;
     }
     case 'search': {
       if (typeof fields.pattern !== 'string') return undefined;
@@ -74,6 +81,11 @@ export function toolResultSummary(name: string, output: unknown): string {
       const matches = Array.isArray(fields.matches) ? fields.matches.length : 0;
       return `${plural(matches, 'match', 'matches')}${cut ? ' (more not shown)' : ''}`;
     }
+    case 'explore': {
+      const calls = typeof fields.tool_calls === 'number' ? fields.tool_calls : 0;
+      const early = fields.ended === 'budget' ? ', early: its step or context budget was spent' : '';
+      return `answered after ${plural(calls, 'tool call', 'tool calls')}${early}${cut ? ' (the answer was cut)' : ''}`;
+    }
     default:
       return splitMcpToolName(name) === undefined ? 'done' : mcpAnswer(fields);
   }
@@ -110,10 +122,21 @@ export function planLines(input: unknown): string[] {
  */
 export function commandOutputPreview(output: unknown): string[] {
   const fields = fieldsOf(output);
-  const text = [fields.stdout, fields.stderr]
-    .filter((part): part is string => typeof part === 'string' && part !== '')
-    .map((part) => part.replace(/\n$/, ''))
-    .join('\n');
+  return textPreview(
+    [fields.stdout, fields.stderr]
+      .filter((part): part is string => typeof part === 'string' && part !== '')
+      .map((part) => part.replace(/\n$/, ''))
+      .join('\n'),
+  );
+}
+
+/** The first lines of an explorer's answer, as a command's output is previewed. */
+export function exploreAnswerPreview(output: unknown): string[] {
+  const answer = fieldsOf(output).answer;
+  return typeof answer === 'string' ? textPreview(answer.trim()) : [];
+}
+
+function textPreview(text: string): string[] {
   if (text === '') return [];
   const lines = text.split('\n');
   const shown = lines.slice(0, CLI_COMMAND_PREVIEW_LINES).map(outputLine);

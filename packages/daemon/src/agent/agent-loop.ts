@@ -9,6 +9,7 @@ import type { LanguageModelUsage, ModelMessage, ToolSet } from 'ai';
 import type { LanguageModelV3, SharedV3ProviderOptions } from '@ai-sdk/provider';
 import { AGENT_MAX_STEPS, type AgentEvent } from '@bastion/protocol';
 import { DaemonError } from '../errors.js';
+import { toolEvent } from './tool-events.js';
 import { ModelContext, SUMMARY_SYSTEM_PROMPT, type Compaction, type SummaryRequest } from './context-compaction.js';
 
 export interface AgentLoopInput {
@@ -46,10 +47,6 @@ export interface AgentLoopInput {
 }
 
 export type AgentLoopOutcome = Extract<AgentEvent, { type: 'run-finished' }>['finish_reason'];
-
-function isRefusal(output: unknown): boolean {
-  return typeof output === 'object' && output !== null && (output as { ok?: unknown }).ok === false;
-}
 
 export async function runAgentLoop(input: AgentLoopInput): Promise<AgentLoopOutcome> {
   const { runId, emit } = input;
@@ -129,43 +126,10 @@ export async function runAgentLoop(input: AgentLoopInput): Promise<AgentLoopOutc
         if (part.text.length > 0) emit({ type: 'reasoning-delta', run_id: runId, text: part.text });
         break;
       case 'tool-call':
-        emit({
-          type: 'tool-call',
-          run_id: runId,
-          tool_call_id: part.toolCallId,
-          tool_name: part.toolName,
-          input: part.input,
-        });
-        break;
       case 'tool-result':
-        emit({
-          type: 'tool-result',
-          run_id: runId,
-          tool_call_id: part.toolCallId,
-          tool_name: part.toolName,
-          output: part.output,
-          is_error: isRefusal(part.output),
-        });
-        break;
       case 'tool-error':
-        emit({
-          type: 'tool-result',
-          run_id: runId,
-          tool_call_id: part.toolCallId,
-          tool_name: part.toolName,
-          output: { ok: false, code: 'TOOL_FAILED', message: 'the tool failed' },
-          is_error: true,
-        });
-        break;
       case 'tool-output-denied':
-        emit({
-          type: 'tool-result',
-          run_id: runId,
-          tool_call_id: part.toolCallId,
-          tool_name: part.toolName,
-          output: { ok: false, code: 'TOOL_DENIED', message: 'the tool call was denied' },
-          is_error: true,
-        });
+        emit(toolEvent(part, runId));
         break;
       case 'tool-approval-request': {
         approvalPending = true;

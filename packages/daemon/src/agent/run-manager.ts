@@ -10,7 +10,6 @@ import {
   CONTEXT_READ_MAX_MESSAGES,
   type AgentEvent,
   type AgentStreamEvent,
-  type DaemonErrorCode,
   type AgentRewindResponse,
   type AgentUndoResponse,
   type ApprovalAnswer,
@@ -26,7 +25,7 @@ import type { FinalRunStatus } from '../storage/run-log.js';
 import type { SessionStore } from '../storage/session-store.js';
 import { storedImagePart, type PromptImage } from '../storage/transcript.js';
 import { titleFromMessage } from '../storage/sessions.js';
-import { isStorageFailure, storageErrorOf, storageFailureOf, storageFullError } from '../storage/storage-error.js';
+import { isStorageFailure, storageFailureOf, storageFullError } from '../storage/storage-error.js';
 import type { StorageReserve } from '../storage/storage-reserve.js';
 import { createFileTools } from '../tools/file-tools.js';
 import { createPlanTool } from '../tools/plan-tool.js';
@@ -35,16 +34,18 @@ import type { WorkspaceRoots } from '../workspaces/workspace-roots.js';
 import { detectGit, operatingSystem } from './agent-environment.js';
 import { runAgentLoop } from './agent-loop.js';
 import { lastTurnStart } from './context-compaction.js';
-import { providerErrorDetails, retryingModel } from './provider-retry.js';
+import { retryingModel } from './provider-retry.js';
+import { daemonErrorIn, runErrorEvent } from './run-error.js';
 import { stepUsage } from './token-usage.js';
 import type { PolicyChecker } from '../policy/policy-client.js';
-import { guardTools } from '../policy/tool-guard.js';
+import { guardTools, type ToolGuardOptions } from '../policy/tool-guard.js';
 import type { HeldSecrets } from '../policy/redact-held.js';
 import type { AuditLog } from '../storage/audit-log.js';
 import { CommandOutputStream } from './command-output-stream.js';
 import { EventHub } from './event-hub.js';
 import { ProjectInstructions, workedDirectories } from './project-instructions.js';
-import { buildSystemPrompt, type PromptEnvironment } from './system-prompt.js';
+import { createExploreTool, EXPLORER_TOOL_NAMES } from './explore-tool.js';
+import { buildExplorePrompt, buildSystemPrompt, type PromptEnvironment } from './system-prompt.js';
 import { RunChanges } from '../undo/run-changes.js';
 import { rewindSession } from '../undo/rewind.js';
 import { undoRun } from '../undo/run-undo.js';
@@ -275,11 +276,12 @@ export class RunManager {
         message: retry.message,
       }),
     );
+    const providerOptions = reasoningOptions(session.provider, session.model, session.reasoning_effort);
     const contextWindow = this.#registry.contextWindow({ provider: session.provider, model: session.model });
     const provider = this.#registry.name(session.provider);
     const done = this.#execute(sessionId, runId, controller, changes, { contextWindow, provider }, async () => {
       for (const set of await Promise.all(extraTools.map((set) => Promise.resolve(set)))) Object.assign(ownTools, set);
-      const tools = guardTools(ownTools, {
+      const guard: ToolGuardOptions = {
         policy: this.#policy,
         heldSecrets: this.#heldSecrets,
         context,
@@ -308,20 +310,41 @@ export class RunManager {
             code: decision.code,
           });
         },
-      });
-
-      const environment: PromptEnvironment = {
+      };
+      const setting = {
         os: operatingSystem(),
         workspaceRoot: session.workspace,
         date: new Date().toISOString().slice(0, 10),
         git: detectGit(this.#roots, session.workspace),
         sandboxed: this.#sandboxed,
-        mode: session.mode,
-        tools: Object.keys(tools),
       };
+      if (session.workspace !== null) {
+        const readTools: ToolSet = {};
+        for (const name of EXPLORER_TOOL_NAMES) if (ownTools[name] !== undefined) readTools[name] = ownTools[name];
+        Object.assign(
+          ownTools,
+          createExploreTool({
+            model: retrying,
+            providerOptions,
+            contextWindow,
+            tools: guardTools(readTools, guard),
+            systemPrompt: buildExplorePrompt({ ...setting, tools: Object.keys(readTools) }),
+            runId,
+            emit: (event) => this.#emit(sessionId, event),
+            onUsage: (usage) =>
+              this.#store.runs.recordStepUsage(runId, {
+                ...stepUsage(session.provider, session.model, usage),
+                contextTokens: undefined,
+              }),
+            endRun: (error) => controller.abort(error),
+          }),
+        );
+      }
+      const tools = guardTools(ownTools, guard);
+      const environment: PromptEnvironment = { ...setting, mode: session.mode, tools: Object.keys(tools) };
       return runAgentLoop({
         model: retrying,
-        providerOptions: reasoningOptions(session.provider, session.model, session.reasoning_effort),
+        providerOptions,
         runId,
         contextWindow,
         compactOnly: 'compact' in request,
@@ -531,7 +554,9 @@ export class RunManager {
       };
     } catch (error) {
       const reason: unknown = controller.signal.reason;
-      if (controller.signal.aborted && !isStorageFailure(reason)) {
+      // Stopped by a person or a shutdown; any other reason (a storage failure, an explorer's
+      // secret-egress block) ends the run as a failure with its own code.
+      if (controller.signal.aborted && !(isDaemonError(reason) && reason.code !== 'RUN_ABORTED')) {
         status = 'aborted';
         final = { type: 'run-error', run_id: runId, code: 'RUN_ABORTED', message: 'the run was aborted' };
       } else {
@@ -566,96 +591,4 @@ export class RunManager {
       this.#active.delete(sessionId);
     }
   }
-}
-
-/** Codes of a provider's HTTP refusal, by status. */
-function providerStatusCode(status: number | undefined): string {
-  if (status === 429) return 'PROVIDER_RATE_LIMITED';
-  if (status !== undefined && status >= 500) return 'PROVIDER_UNAVAILABLE';
-  return 'PROVIDER_FAILED';
-}
-
-/** What a provider's HTTP refusal means, by status, for `provider` (its name). */
-function providerStatusText(status: number | undefined, provider: string): string {
-  if (status === 429) return `${provider} is limiting requests`;
-  if (status !== undefined && status >= 500) return `${provider} had an error and could not answer`;
-  return `${provider} refused the request`;
-}
-
-/**
- * What the host's upstream failures mean, for `provider` (its name): fixed texts, since only the
- * code crosses the channel (never the failure's own message).
- */
-const UPSTREAM_FAILURES: Readonly<Partial<Record<DaemonErrorCode, (provider: string) => string>>> = {
-  UPSTREAM_CONNECTION_REFUSED: (provider) =>
-    `could not connect to ${provider}: the connection was refused (is its server running?)`,
-  UPSTREAM_CONNECT_TIMEOUT: (provider) =>
-    `could not connect to ${provider}: no answer in time (is the address right and the network up?)`,
-  UPSTREAM_DNS: (provider) => `could not connect to ${provider}: its host name did not resolve (are you offline?)`,
-  UPSTREAM_TLS: (provider) => `could not connect to ${provider}: its TLS certificate or handshake was not accepted`,
-  UPSTREAM_CONNECTION_RESET: (provider) => `${provider} closed the connection before its answer ended`,
-  UPSTREAM_HEADERS_TIMEOUT: (provider) => `${provider} took the request but did not answer in time`,
-  UPSTREAM_BODY_TIMEOUT: (provider) => `${provider} stopped sending its answer partway`,
-  UPSTREAM_HEADERS_OVERFLOW: (provider) => `${provider} answered with headers too large to read`,
-  UPSTREAM_FAILED: (provider) => `the request to ${provider} failed`,
-};
-
-/**
- * The final event of a failed run: a DaemonError's fixed code (and for an upstream failure what it
- * means), or for a provider's HTTP answer its status, its Retry-After and its message (sanitized by
- * providerErrorDetails). `provider` names the session's provider.
- */
-function runErrorEvent(runId: string, error: unknown, provider: string): Extract<AgentEvent, { type: 'run-error' }> {
-  const own = daemonErrorIn(error);
-  if (own) {
-    // An egress block names the kind of secret (a fixed text from the host's code, never the value);
-    // a storage failure says what to do (a fixed text too).
-    if (own.code === 'CONTEXT_COMPACTION_FAILED') return compactionErrorEvent(runId, own);
-    const upstream = Object.hasOwn(UPSTREAM_FAILURES, own.code) ? UPSTREAM_FAILURES[own.code] : undefined;
-    const message =
-      own.code === 'EGRESS_SECRET' || isStorageFailure(own)
-        ? own.message
-        : (upstream?.(provider) ?? 'the model run failed');
-    return { type: 'run-error', run_id: runId, code: own.code, message };
-  }
-  const details = providerErrorDetails(error);
-  if (!details) return { type: 'run-error', run_id: runId, code: 'PROVIDER_FAILED', message: 'the model run failed' };
-  const text = providerStatusText(details.status, provider);
-  return {
-    type: 'run-error',
-    run_id: runId,
-    code: providerStatusCode(details.status),
-    message: details.message.length > 0 ? `${text}: ${details.message}` : text,
-    ...(details.status === undefined ? {} : { status: details.status }),
-    ...(details.retryAfterMs === undefined ? {} : { retry_after_ms: details.retryAfterMs }),
-  };
-}
-
-/** A failed compaction: the provider's status and sanitized message when the summary call was refused. */
-function compactionErrorEvent(runId: string, error: DaemonError): Extract<AgentEvent, { type: 'run-error' }> {
-  const provider = providerErrorDetails(error.cause);
-  const base = "the session's older turns could not be summarised to fit the model's context window";
-  return {
-    type: 'run-error',
-    run_id: runId,
-    code: error.code,
-    message: provider && provider.message.length > 0 ? `${base}: ${provider.message}` : base,
-    ...(provider?.status === undefined ? {} : { status: provider.status }),
-  };
-}
-
-/**
- * The DaemonError behind a failed run, if any: the AI SDK and the WHATWG fetch contract wrap
- * transport failures (`TypeError('fetch failed', { cause })`), so the fixed code of the real
- * cause is found by walking a few `cause` links. Only codes cross the wire, never messages.
- */
-function daemonErrorIn(error: unknown): DaemonError | undefined {
-  let current: unknown = error;
-  for (let depth = 0; depth < 5 && current !== undefined && current !== null; depth++) {
-    if (isDaemonError(current)) return current;
-    const storage = storageErrorOf(current);
-    if (storage) return storage;
-    current = (current as { cause?: unknown }).cause;
-  }
-  return undefined;
 }

@@ -9,6 +9,7 @@
  *   `$ CMD ARGS`  → calls run_command (words split by POSIX rules, no shell) when that tool exists;
  *                   otherwise says the shell is not available
  *   `mcp SERVER TOOL {json}` → calls that MCP server's tool (`mcp__SERVER__TOOL`) with the JSON object
+ *   `explore TASK` → calls explore, whose explorer (the demo model again) is handed TASK, e.g. `read README.md`
  *   images attached → their formats and sizes (it cannot look at them)
  *   after a tool result → a one-line summary; anything else → what it can do
  */
@@ -34,7 +35,7 @@ type Reply =
 
 export const DEMO_HELP =
   'demo: I am the offline demo model, not a real AI. Try "read README.md", "ls", "ls src", "find *.ts", ' +
-  '"plan read; fix; test" or "$ ls -la" (the last one runs a command when the shell is enabled).';
+  '"plan read; fix; test", "explore search TODO" or "$ ls -la" (the last one runs a command when the shell is enabled).';
 
 const USAGE: LanguageModelV3Usage = {
   inputTokens: { total: undefined, noCache: undefined, cacheRead: undefined, cacheWrite: undefined },
@@ -131,6 +132,11 @@ function summarize(toolName: string, input: unknown, output: LanguageModelV3Tool
       return `demo: a plan of ${String(field(value, 'steps'))} steps, shown as a checklist.`;
     case 'run_command':
       return `demo: ${String(field(input, 'command'))} exited with code ${String(field(value, 'exit_code'))}.`;
+    case 'explore': {
+      const calls = Number(field(value, 'tool_calls'));
+      const said = clip(textField(value, 'answer', '').replace(/\s+/g, ' ').trim(), 160);
+      return `demo: the explorer answered after ${calls} tool call${calls === 1 ? '' : 's'}: "${said}"`;
+    }
     default: {
       const mcp = splitMcpToolName(toolName);
       if (mcp === undefined) return `demo: ${toolName} finished.`;
@@ -214,6 +220,10 @@ export function demoReply(options: Pick<LanguageModelV3CallOptions, 'prompt' | '
       input: { pattern: search[1].trim(), fixed_strings: true },
       toolCallId,
     };
+  }
+  const explore = /^explore\s+(\S.*)$/s.exec(text);
+  if (explore?.[1] && hasTool('explore')) {
+    return { kind: 'tool-call', toolName: 'explore', input: { task: explore[1].trim() }, toolCallId };
   }
   // `mcp SERVER TOOL {json}`: that MCP server's tool, with the JSON object as its arguments.
   const mcp = /^mcp\s+(\S+)\s+(\S+)(?:\s+(\S.*))?$/s.exec(text);

@@ -1,0 +1,101 @@
+/**
+ * What a failed run's final event says: a DaemonError's fixed code (for an upstream failure, what
+ * it means for the session's provider), or a provider's HTTP refusal by its status. Only codes
+ * cross the channel from the host, never a failure's own message.
+ */
+import type { AgentEvent, DaemonErrorCode } from '@bastion/protocol';
+import { isDaemonError, type DaemonError } from '../errors.js';
+import { isStorageFailure, storageErrorOf } from '../storage/storage-error.js';
+import { providerErrorDetails } from './provider-retry.js';
+
+/** Codes of a provider's HTTP refusal, by status. */
+function providerStatusCode(status: number | undefined): string {
+  if (status === 429) return 'PROVIDER_RATE_LIMITED';
+  if (status !== undefined && status >= 500) return 'PROVIDER_UNAVAILABLE';
+  return 'PROVIDER_FAILED';
+}
+
+/** What a provider's HTTP refusal means, by status, for `provider` (its name). */
+function providerStatusText(status: number | undefined, provider: string): string {
+  if (status === 429) return `${provider} is limiting requests`;
+  if (status !== undefined && status >= 500) return `${provider} had an error and could not answer`;
+  return `${provider} refused the request`;
+}
+
+/**
+ * What the host's upstream failures mean, for `provider` (its name): fixed texts, since only the
+ * code crosses the channel (never the failure's own message).
+ */
+const UPSTREAM_FAILURES: Readonly<Partial<Record<DaemonErrorCode, (provider: string) => string>>> = {
+  UPSTREAM_CONNECTION_REFUSED: (provider) =>
+    `could not connect to ${provider}: the connection was refused (is its server running?)`,
+  UPSTREAM_CONNECT_TIMEOUT: (provider) =>
+    `could not connect to ${provider}: no answer in time (is the address right and the network up?)`,
+  UPSTREAM_DNS: (provider) => `could not connect to ${provider}: its host name did not resolve (are you offline?)`,
+  UPSTREAM_TLS: (provider) => `could not connect to ${provider}: its TLS certificate or handshake was not accepted`,
+  UPSTREAM_CONNECTION_RESET: (provider) => `${provider} closed the connection before its answer ended`,
+  UPSTREAM_HEADERS_TIMEOUT: (provider) => `${provider} took the request but did not answer in time`,
+  UPSTREAM_BODY_TIMEOUT: (provider) => `${provider} stopped sending its answer partway`,
+  UPSTREAM_HEADERS_OVERFLOW: (provider) => `${provider} answered with headers too large to read`,
+  UPSTREAM_FAILED: (provider) => `the request to ${provider} failed`,
+};
+
+/**
+ * The final event of a failed run: a DaemonError's fixed code (and for an upstream failure what it
+ * means), or for a provider's HTTP answer its status, its Retry-After and its message (sanitized by
+ * providerErrorDetails). `provider` names the session's provider.
+ */
+export function runErrorEvent(runId: string, error: unknown, provider: string): Extract<AgentEvent, { type: 'run-error' }> {
+  const own = daemonErrorIn(error);
+  if (own) {
+    // An egress block names the kind of secret (a fixed text from the host's code, never the value);
+    // a storage failure says what to do (a fixed text too).
+    if (own.code === 'CONTEXT_COMPACTION_FAILED') return compactionErrorEvent(runId, own);
+    const upstream = Object.hasOwn(UPSTREAM_FAILURES, own.code) ? UPSTREAM_FAILURES[own.code] : undefined;
+    const message =
+      own.code === 'EGRESS_SECRET' || isStorageFailure(own)
+        ? own.message
+        : (upstream?.(provider) ?? 'the model run failed');
+    return { type: 'run-error', run_id: runId, code: own.code, message };
+  }
+  const details = providerErrorDetails(error);
+  if (!details) return { type: 'run-error', run_id: runId, code: 'PROVIDER_FAILED', message: 'the model run failed' };
+  const text = providerStatusText(details.status, provider);
+  return {
+    type: 'run-error',
+    run_id: runId,
+    code: providerStatusCode(details.status),
+    message: details.message.length > 0 ? `${text}: ${details.message}` : text,
+    ...(details.status === undefined ? {} : { status: details.status }),
+    ...(details.retryAfterMs === undefined ? {} : { retry_after_ms: details.retryAfterMs }),
+  };
+}
+
+/** A failed compaction: the provider's status and sanitized message when the summary call was refused. */
+function compactionErrorEvent(runId: string, error: DaemonError): Extract<AgentEvent, { type: 'run-error' }> {
+  const provider = providerErrorDetails(error.cause);
+  const base = "the session's older turns could not be summarised to fit the model's context window";
+  return {
+    type: 'run-error',
+    run_id: runId,
+    code: error.code,
+    message: provider && provider.message.length > 0 ? `${base}: ${provider.message}` : base,
+    ...(provider?.status === undefined ? {} : { status: provider.status }),
+  };
+}
+
+/**
+ * The DaemonError behind a failed run, if any: the AI SDK and the WHATWG fetch contract wrap
+ * transport failures (`TypeError('fetch failed', { cause })`), so the fixed code of the real
+ * cause is found by walking a few `cause` links. Only codes cross the wire, never messages.
+ */
+export function daemonErrorIn(error: unknown): DaemonError | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 5 && current !== undefined && current !== null; depth++) {
+    if (isDaemonError(current)) return current;
+    const storage = storageErrorOf(current);
+    if (storage) return storage;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
