@@ -243,6 +243,24 @@ describe('bastion run (real CLI process)', () => {
     expect(result.stdout).not.toContain('[tool] update_plan');
   });
 
+  it("prints an explore call's task, the explorer's calls indented under it and the first lines of its answer, in read-only mode too", async () => {
+    const result = await runCli(
+      ['--provider', 'demo', '--mode', 'read-only', 'explore read README.md'],
+      (workspace) => writeFileSync(join(workspace, 'README.md'), '# Explored\n'),
+    );
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain(
+      [
+        '[explore] read README.md',
+        '  [tool] read_file README.md',
+        '  [tool] read_file → 1 line',
+        '[explore] → answered after 1 tool call',
+        '  demo: read README.md (11 bytes); it starts with "# Explored".',
+        '',
+      ].join('\n'),
+    );
+  });
+
   it('read-only mode refuses the edit: the file keeps its bytes and nothing is listed as changed', async () => {
     const result = await runScripted('read-only', [
       { kind: 'tool-call', name: 'write_file', input: { path: 'README.md', content: 'gone' } },

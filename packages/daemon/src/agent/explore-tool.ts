@@ -39,8 +39,7 @@ import { truncateToolResults } from './tool-output-truncation.js';
 /** The run's tools an explorer is given: those that only read. */
 export const EXPLORER_TOOL_NAMES = ['read_file', 'list_dir', 'search', 'find_files'] as const;
 
-const ANSWER_NOW =
-  'Stop exploring now: answer with what you have found so far, and say what you could not check.';
+const ANSWER_NOW = 'Stop exploring now: answer with what you have found so far, and say what you could not check.';
 
 export interface ExploreOptions {
   model: LanguageModelV3;

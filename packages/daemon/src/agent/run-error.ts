@@ -45,7 +45,11 @@ const UPSTREAM_FAILURES: Readonly<Partial<Record<DaemonErrorCode, (provider: str
  * means), or for a provider's HTTP answer its status, its Retry-After and its message (sanitized by
  * providerErrorDetails). `provider` names the session's provider.
  */
-export function runErrorEvent(runId: string, error: unknown, provider: string): Extract<AgentEvent, { type: 'run-error' }> {
+export function runErrorEvent(
+  runId: string,
+  error: unknown,
+  provider: string,
+): Extract<AgentEvent, { type: 'run-error' }> {
   const own = daemonErrorIn(error);
   if (own) {
     // An egress block names the kind of secret (a fixed text from the host's code, never the value);

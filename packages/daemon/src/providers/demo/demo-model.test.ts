@@ -95,6 +95,15 @@ describe('demoReply', () => {
     expect(demoReply({ prompt: user('find *.ts'), tools: [] })).toEqual({ kind: 'text', text: DEMO_HELP });
   });
 
+  it('turns `explore TASK` into an explore call with TASK when the tool exists', () => {
+    expect(demoReply({ prompt: user('explore search TODO'), tools: [tool('explore')] })).toMatchObject({
+      kind: 'tool-call',
+      toolName: 'explore',
+      input: { task: 'search TODO' },
+    });
+    expect(demoReply({ prompt: user('explore search TODO'), tools: [] })).toEqual({ kind: 'text', text: DEMO_HELP });
+  });
+
   it('turns `plan A; B; C` into update_plan, the first step in progress, when the tool exists', () => {
     expect(demoReply({ prompt: user('plan read it; fix it ;; test it'), tools: [tool('update_plan')] })).toMatchObject({
       kind: 'tool-call',
