@@ -4,8 +4,9 @@
  * `mcp.result` or `mcp.error`. The host is the MCP client, so the sidecar never holds a server's
  * pipes, and every call passes the watchdog's policy here, on the call as the host will make it,
  * whatever the sidecar asked before: `deny`/`hard-deny` is refused (MCP_POLICY_DENIED) and `ask`
- * is put to the person by the host itself (host-asks.ts), refused unless they say yes. An answer
- * is cut of every variable the user gave a server (a token) before it is sent on.
+ * is put to the person by the host itself (host-asks.ts), refused unless they say yes. An answer,
+ * and a server's error message, is cut of every variable the user gave a server (a token) before
+ * it is sent on.
  *
  * What it does not catch: which session or run a call belongs to is the sidecar's word (recorded
  * beside the decision, never decided by).
@@ -107,15 +108,6 @@ export function attachMcpCalls(sidecar: Sidecar, options: McpChannelOptions): ()
 
   sidecar.channel.on('mcp.abort', (frame) => calls.get(frame.id)?.abort());
 
-  /** A server's answer without any variable the user gave a server: the sidecar and the model never see one. */
-  function withoutHeldValues(text: string): string {
-    let cut = text;
-    for (const held of hub.heldValues()) {
-      cut = cut.split(held.value).join(`[redacted: ${held.name} of the MCP server ${held.server}]`);
-    }
-    return cut;
-  }
-
   async function call(
     frame: CallFrame,
     signal: AbortSignal,
@@ -171,10 +163,7 @@ export function attachMcpCalls(sidecar: Sidecar, options: McpChannelOptions): ()
         { signal, timeout: MCP_CALL_TIMEOUT_MS },
       );
       if (signal.aborted) return;
-      const text = cutUtf8(
-        withoutHeldValues(resultText(result as Parameters<typeof resultText>[0])),
-        MCP_RESULT_MAX_BYTES,
-      );
+      const text = cutUtf8(hub.redact(resultText(result as Parameters<typeof resultText>[0])), MCP_RESULT_MAX_BYTES);
       log.info('mcp.called', {
         server: frame.server,
         bytes: Buffer.byteLength(text.text),
@@ -186,8 +175,9 @@ export function attachMcpCalls(sidecar: Sidecar, options: McpChannelOptions): ()
       const timedOut = error instanceof Error && /timed? ?out/i.test(error.message);
       if (timedOut)
         return refuse('MCP_CALL_TIMEOUT', `the server did not answer within ${MCP_CALL_TIMEOUT_MS / 1000} s`);
-      // The server's own error message is its words about the call (the model reads them as a tool result).
-      return refuse('MCP_CALL_FAILED', error instanceof Error ? error.message : 'the call failed');
+      // The server's own error message is its words about the call (the model reads them as a tool
+      // result), cut of the held values as its answers are.
+      return refuse('MCP_CALL_FAILED', error instanceof Error ? hub.redact(error.message) : 'the call failed');
     }
   }
 

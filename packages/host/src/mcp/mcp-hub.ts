@@ -6,20 +6,23 @@
  * write-denies the root: the agent's own file tools, checked by the host, are the only way
  * anything is written there, so no git or steering-file sweep is needed when it ends), its only
  * writable place is a private temp dir removed when it stops, and its environment is the
- * command's (PATH, HOME, LANG, TERM, TMPDIR) plus the variables the user gave it. It has no
- * network. Where commands run unsandboxed, no server runs at all.
+ * command's (PATH, HOME, LANG, TERM, TMPDIR) plus the variables the user gave it, which reach it
+ * through a file read inside the sandbox: never on a command line, nor in the environment of the
+ * launcher the host runs outside it. It has no network. Where commands run unsandboxed, no server runs at all.
  *
  * A server that fails to start stays failed (restart it, or change its definition); one that
  * stops after it was ready is started again at the next run. Everything a server says is
  * untrusted: its tool list is bounded (names a provider takes, a schema size, a count, a total
  * that fits one channel frame), its messages are bounded lines checked as JSON-RPC
- * (mcp-stdio-transport.ts), and its results are cut to MCP_RESULT_MAX_BYTES of text.
+ * (mcp-stdio-transport.ts), and its results are cut to MCP_RESULT_MAX_BYTES of text. Every text
+ * of its that leaves the host — a result, an error, a tool's name, description and schema, its
+ * last words on stderr — is cut of the variables' values the host holds (withoutHeld).
  *
  * What it does not catch: what a tool does inside its sandbox (CPU, its own temp files), or what
  * its text says (the model reads it as a tool result, like a command's output).
  */
 import type { ChildProcess } from 'node:child_process';
-import { chmodSync, lstatSync, mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { chmodSync, lstatSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -27,8 +30,10 @@ import {
   MCP_ERROR_MAX_CHARS,
   MCP_MAX_TOOLS_PER_SERVER,
   MCP_START_TIMEOUT_MS,
+  MCP_STDERR_TAIL_CHARS,
   MCP_STOP_GRACE_MS,
   MCP_TOOL_DESCRIPTION_MAX_CHARS,
+  MCP_TOOL_NAME_MAX_CHARS,
   MCP_TOOL_SCHEMA_MAX_BYTES,
   MCP_DATA_ENV,
   mcpToolName,
@@ -42,10 +47,10 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { HostError } from '../errors.js';
 import { buildCommandSandboxProfile } from '../commands/command-profile.js';
-import { PROGRAM_NOT_FOUND_IN_SANDBOX, programNotFound } from '../commands/command-executor.js';
+import { programNotFound } from '../commands/command-executor.js';
 import { spawnCommandChild } from '../commands/command-process.js';
 import { homeReadPaths } from '../sandbox/home-read-allowlist.js';
-import type { SrtSession, WrappedCommand } from '../sandbox/srt-session.js';
+import { shellQuote, type SrtSession, type WrappedCommand } from '../sandbox/srt-session.js';
 import { McpConfigStore } from './mcp-config-store.js';
 import type { McpStdioTransport } from './mcp-stdio-transport.js';
 
@@ -98,28 +103,98 @@ function inWords(text: string): string {
   return text.length <= MCP_ERROR_MAX_CHARS ? text : `${text.slice(0, MCP_ERROR_MAX_CHARS - 1)}…`;
 }
 
-/** The tools the agent is given, and why each other one is not. */
-function offeredTools(server: string, tools: readonly Tool[]): { listed: McpListedTool[]; leftOut: string[] } {
+/** A variable the user gave a server, long enough to be told from ordinary text, and whose it is. */
+export interface HeldValue {
+  server: string;
+  name: string;
+  value: string;
+}
+
+/** The label a held value is replaced by. */
+function redactionOf(held: HeldValue): string {
+  return `[redacted: ${held.name} of the MCP server ${held.server}]`;
+}
+
+/**
+ * `text` with every held value cut out and named: as written, and as JSON escapes it (a server's
+ * structured content or schema is JSON text, where a quote or a backslash in a value is escaped).
+ * The label holds no character JSON escapes, so JSON text stays JSON wherever a value lay in a string.
+ */
+export function withoutHeld(text: string, held: readonly HeldValue[]): string {
+  let cut = text;
+  for (const value of held) {
+    for (const form of new Set([value.value, JSON.stringify(value.value).slice(1, -1)])) {
+      cut = cut.split(form).join(redactionOf(value));
+    }
+  }
+  return cut;
+}
+
+/** The tools the agent is given, and why each other one is not; every text a tool carries is cut of the held values. */
+function offeredTools(
+  server: string,
+  tools: readonly Tool[],
+  held: readonly HeldValue[],
+): { listed: McpListedTool[]; leftOut: string[] } {
   const listed: McpListedTool[] = [];
   const leftOut: string[] = [];
   for (const tool of tools) {
+    const name = withoutHeld(tool.name, held);
+    const shown = name.slice(0, MCP_TOOL_NAME_MAX_CHARS);
     if (listed.length >= MCP_MAX_TOOLS_PER_SERVER) {
-      leftOut.push(`${tool.name.slice(0, 64)}: more than ${MCP_MAX_TOOLS_PER_SERVER} tools`);
+      leftOut.push(`${shown}: more than ${MCP_MAX_TOOLS_PER_SERVER} tools`);
+      continue;
+    }
+    if (name !== tool.name) {
+      leftOut.push(`${shown}: its name holds the value of a variable Bastion holds`);
       continue;
     }
     if (mcpToolName(server, tool.name) === undefined) {
-      leftOut.push(`${tool.name.slice(0, 64)}: its name is not letters, digits, "_" and "-", or too long`);
+      leftOut.push(`${shown}: its name is not letters, digits, "_" and "-", or too long`);
       continue;
     }
-    const schema = JSON.stringify(tool.inputSchema);
-    if (Buffer.byteLength(schema) > MCP_TOOL_SCHEMA_MAX_BYTES) {
-      leftOut.push(`${tool.name}: its input schema is over ${MCP_TOOL_SCHEMA_MAX_BYTES / 1024} KiB`);
+    const schema = schemaText(tool.inputSchema, held);
+    if (schema === undefined) {
+      leftOut.push(
+        `${tool.name}: its input schema is over ${MCP_TOOL_SCHEMA_MAX_BYTES / 1024} KiB, too deep, or no JSON once a variable's value is cut out`,
+      );
       continue;
     }
-    const description = (tool.description ?? tool.title ?? '').slice(0, MCP_TOOL_DESCRIPTION_MAX_CHARS);
+    const description = withoutHeld(tool.description ?? tool.title ?? '', held).slice(
+      0,
+      MCP_TOOL_DESCRIPTION_MAX_CHARS,
+    );
     listed.push({ name: tool.name, description, input_schema: schema });
   }
+  // One line a tool would let a server that lists thousands outgrow the status (MCP_MAX_TOOLS_PER_SERVER lines).
+  if (leftOut.length > MCP_MAX_TOOLS_PER_SERVER) {
+    const more = leftOut.length - (MCP_MAX_TOOLS_PER_SERVER - 1);
+    leftOut.splice(MCP_MAX_TOOLS_PER_SERVER - 1, more, `${more} more tools left out`);
+  }
   return { listed, leftOut };
+}
+
+/**
+ * A tool's input schema as JSON text within MCP_TOOL_SCHEMA_MAX_BYTES, cut of the held values;
+ * undefined when it is larger, too deep to serialise, or no longer JSON once cut (a value that was
+ * a number, say).
+ */
+function schemaText(schema: Tool['inputSchema'], held: readonly HeldValue[]): string | undefined {
+  let text: string;
+  try {
+    text = JSON.stringify(schema);
+  } catch {
+    return undefined;
+  }
+  if (Buffer.byteLength(text) > MCP_TOOL_SCHEMA_MAX_BYTES) return undefined;
+  const cut = withoutHeld(text, held);
+  if (cut === text) return text;
+  try {
+    JSON.parse(cut);
+  } catch {
+    return undefined;
+  }
+  return cut;
 }
 
 export class McpHub {
@@ -222,20 +297,25 @@ export class McpHub {
    * sidecar. Those of mcp.json now and of every server still running (one started from a
    * definition since changed or removed, or while mcp.json cannot be used).
    */
-  heldValues(): { server: string; name: string; value: string }[] {
+  heldValues(): HeldValue[] {
     let named: McpServerConfig[] = [];
     try {
       named = this.#store.servers();
     } catch {
       // An unusable mcp.json starts nothing; the running servers' own definitions still count.
     }
-    const held = new Map<string, { server: string; name: string; value: string }>();
+    const held = new Map<string, HeldValue>();
     for (const server of [...named, ...[...this.#instances.values()].map((instance) => instance.config)]) {
       for (const [name, value] of Object.entries(server.env ?? {})) {
         if (value.length >= EGRESS_MIN_SECRET_CHARS) held.set(value, { server: server.name, name, value });
       }
     }
     return [...held.values()];
+  }
+
+  /** `text` a server said, cut of every held value (heldValues), each named. */
+  redact(text: string): string {
+    return withoutHeld(text, this.heldValues());
   }
 
   /** The host stops: every server ends, its temp dir removed. */
@@ -302,7 +382,8 @@ export class McpHub {
       // Stopped by the hub itself (a restart, a removal, the host's stop): nothing failed.
       if (instance.state === 'failed' || instance.state === 'stopped') return;
       instance.state = 'failed';
-      instance.error = inWords(reason);
+      // Its last words are the server's own: a token it prints there is cut as from its answers.
+      instance.error = inWords(this.redact(reason));
       instance.client = undefined;
       log.warn('mcp.failed', { server: instance.config.name, reason: instance.wasReady ? 'stopped' : 'start' });
     };
@@ -334,12 +415,15 @@ export class McpHub {
         cursor = page.nextCursor;
       } while (cursor !== undefined && tools.length <= MCP_MAX_TOOLS_PER_SERVER);
       if (instance.state !== 'starting') return;
-      const offered = offeredTools(instance.config.name, tools);
+      const offered = offeredTools(instance.config.name, tools, this.heldValues());
       Object.assign(instance, { listed: offered.listed, leftOut: offered.leftOut, client, state: 'ready' });
       instance.wasReady = true;
+      // After the client's own (set by connect), which fails the calls still waiting for an answer.
+      const clientClosed = transport.onclose;
       transport.onclose = () => {
+        clientClosed?.();
         const why = transport.broken ?? 'it stopped';
-        const tail = transport.stderrTail.trim();
+        const tail = this.#lastWords(transport);
         fail(`${why}${tail === '' ? '' : `; its last words: ${tail}`}`);
       };
       log.info('mcp.ready', {
@@ -351,12 +435,11 @@ export class McpHub {
       // Ended first, so that all it wrote to stderr has been read (a write to its closed stdin can
       // fail the start before its last words arrive).
       await instance.stop?.();
-      const stderr = process?.transport.stderrTail ?? '';
-      if (stderr === PROGRAM_NOT_FOUND_IN_SANDBOX) {
+      if (process?.transport.stderrTail === PROGRAM_NOT_FOUND) {
         fail(`could not start: ${programNotFound(instance.config.command)}`);
         return;
       }
-      const tail = stderr.trim();
+      const tail = process === undefined ? '' : this.#lastWords(process.transport);
       const timedOut = error instanceof Error && /timed? ?out|aborted/i.test(`${error.name} ${error.message}`);
       const why =
         process?.transport.broken ??
@@ -369,6 +452,11 @@ export class McpHub {
     }
   }
 
+  /** The end of what a server wrote to stderr, cut of the held values and then to MCP_STDERR_TAIL_CHARS. */
+  #lastWords(transport: McpStdioTransport): string {
+    return this.redact(transport.stderrTail).slice(-MCP_STDERR_TAIL_CHARS).trim();
+  }
+
   /** Spawn the server in its sandbox: the command profile with the workspace write-denied. */
   async #spawn(
     instance: Instance,
@@ -379,8 +467,9 @@ export class McpHub {
     const data = this.#dataFolder(instance.config.name);
     const privateTemp = realpathSync(mkdtempSync(join(tmpdir(), 'bastion-mcp-')));
     chmodSync(privateTemp, 0o700);
+    // Bastion's variables only: the user's reach the server through a file (ownVariables), so
+    // the launcher run outside the sandbox never has them (LD_PRELOAD, say).
     const env: Record<string, string> = {
-      ...(instance.config.env ?? {}),
       [MCP_DATA_ENV]: data,
       PATH: this.#options.env?.PATH ?? process.env.PATH ?? '/usr/bin:/bin',
       HOME: home,
@@ -390,6 +479,7 @@ export class McpHub {
     };
     let wrapped: WrappedCommand | undefined;
     try {
+      const variables = ownVariables(privateTemp, instance.config.env ?? {});
       const profile = buildCommandSandboxProfile({
         home,
         userData: realpathSync(userData),
@@ -408,7 +498,7 @@ export class McpHub {
       });
       // The workspace is write-denied whole, and the temp dir and the data folder are the server's
       // own: no deny path lies where it could write, so srt's placeholders are not needed.
-      wrapped = await srt.wrapCommand([instance.config.command, ...instance.config.args], profile, {
+      wrapped = await srt.wrapCommand(withOwnVariables(variables, instance.config), profile, {
         home,
         privateTemp,
         env,
@@ -474,6 +564,39 @@ export class McpHub {
   async #stopAll(which: (instance: Instance) => boolean): Promise<void> {
     await Promise.all([...this.#instances.values()].filter(which).map((instance) => this.#stop(instance)));
   }
+}
+
+/** What LOAD_AND_RUN prints, alone, when the server's program is on no path the sandbox shows. */
+const PROGRAM_NOT_FOUND = 'bastion: the program was not found in the sandbox\n';
+
+/**
+ * The script the server is started by, inside its sandbox (`sh -c LOAD_AND_RUN FILE PROGRAM
+ * ARG…`): it exports the variables the user gave the server from FILE and removes it, then runs
+ * the program in its place (exec: the same process, no shell left behind).
+ */
+const LOAD_AND_RUN = [
+  '. "$0" && rm -f -- "$0" || exit 1',
+  `command -v -- "$1" >/dev/null 2>&1 || { printf %s ${shellQuote(PROGRAM_NOT_FOUND)} >&2; exit 1; }`,
+  'exec "$@"',
+].join('\n');
+
+/**
+ * The variables the user gave a server, written as `export NAME='value'` lines to a 0600 file in
+ * its private temp dir (0700, the host's until the server starts): so a value is on no command
+ * line (bwrap's `--setenv` would put it in every `ps` of the machine) and in no environment of
+ * the launcher run outside the sandbox. Names are checked by the schema (`[A-Z_][A-Z0-9_]*`, none of
+ * Bastion's own) and values hold no NUL.
+ */
+function ownVariables(privateTemp: string, variables: Readonly<Record<string, string>>): string {
+  const file = join(privateTemp, '.bastion-mcp-env');
+  const lines = Object.entries(variables).map(([name, value]) => `export ${name}=${shellQuote(value)}\n`);
+  writeFileSync(file, lines.join(''), { mode: 0o600, flag: 'wx' });
+  return file;
+}
+
+/** The argv run in the sandbox: the server's program, by way of LOAD_AND_RUN. */
+function withOwnVariables(file: string, config: McpServerConfig): string[] {
+  return ['/bin/sh', '-c', LOAD_AND_RUN, file, config.command, ...config.args];
 }
 
 function keyOf(workspace: string, server: string): string {

@@ -4,13 +4,22 @@
  * code in the sandbox and the host reads what it writes: a line is bounded (MCP_MESSAGE_MAX_BYTES;
  * a longer one ends the server), every message is checked against the SDK's JSON-RPC schema
  * before the client sees it, and stderr is kept only as a short tail to say why a server failed.
+ * What the host writes is bounded too: a server that sends requests (a ping the client answers,
+ * a request it refuses) while it reads none of the answers would have the host hold them all, so
+ * more than MCP_MESSAGE_MAX_BYTES unread ends it.
  */
 import type { ChildProcess } from 'node:child_process';
-import { MCP_MESSAGE_MAX_BYTES, MCP_STDERR_TAIL_CHARS } from '@bastion/protocol';
+import { MCP_ENV_VALUE_MAX_CHARS, MCP_MESSAGE_MAX_BYTES, MCP_STDERR_TAIL_CHARS } from '@bastion/protocol';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 
 const NEWLINE = 0x0a;
+/**
+ * Kept of stderr: the tail shown and the longest variable value before it, so that the owner can
+ * cut a value the server printed before it cuts the tail (a value the tail began inside would
+ * otherwise be shown in part).
+ */
+const STDERR_KEPT_CHARS = MCP_STDERR_TAIL_CHARS + MCP_ENV_VALUE_MAX_CHARS;
 
 export class McpStdioTransport implements Transport {
   onclose?: () => void;
@@ -33,8 +42,9 @@ export class McpStdioTransport implements Transport {
   start(): Promise<void> {
     const child = this.#child;
     child.stdout?.on('data', (chunk: Buffer) => this.#read(chunk));
-    child.stderr?.on('data', (chunk: Buffer) => {
-      this.#stderrTail = (this.#stderrTail + chunk.toString('utf8')).slice(-MCP_STDERR_TAIL_CHARS);
+    child.stderr?.setEncoding('utf8');
+    child.stderr?.on('data', (chunk: string) => {
+      this.#stderrTail = (this.#stderrTail + chunk).slice(-STDERR_KEPT_CHARS);
     });
     child.stdin?.on('error', () => undefined);
     child.once('close', () => this.#end());
@@ -44,6 +54,11 @@ export class McpStdioTransport implements Transport {
   async send(message: JSONRPCMessage): Promise<void> {
     const stdin = this.#child.stdin;
     if (this.#closed || !stdin || stdin.destroyed) throw new Error('the server is not running');
+    if (stdin.writableLength > MCP_MESSAGE_MAX_BYTES) {
+      const why = 'the server does not read what Bastion sends it';
+      this.#break(why);
+      throw new Error(why);
+    }
     const line = `${JSON.stringify(message)}\n`;
     await new Promise<void>((resolve, reject) => {
       stdin.write(line, (error) => (error ? reject(error) : resolve()));
@@ -55,7 +70,7 @@ export class McpStdioTransport implements Transport {
     return Promise.resolve();
   }
 
-  /** The end of what the server wrote to stderr, for a status in words. */
+  /** The end of what the server wrote to stderr (STDERR_KEPT_CHARS), for a status in words once cut to MCP_STDERR_TAIL_CHARS. */
   get stderrTail(): string {
     return this.#stderrTail;
   }
@@ -72,7 +87,8 @@ export class McpStdioTransport implements Transport {
       if (newline < 0) break;
       const piece = chunk.subarray(start, newline);
       start = newline + 1;
-      if (this.#pendingBytes + piece.byteLength > MCP_MESSAGE_MAX_BYTES) return this.#break('a message over 4 MiB');
+      if (this.#pendingBytes + piece.byteLength > MCP_MESSAGE_MAX_BYTES)
+        return this.#break('the server wrote a message over 4 MiB');
       const line = this.#pending.length === 0 ? piece : Buffer.concat([...this.#pending, piece]);
       this.#pending = [];
       this.#pendingBytes = 0;
@@ -81,7 +97,8 @@ export class McpStdioTransport implements Transport {
     }
     const rest = chunk.subarray(start);
     if (rest.byteLength === 0) return;
-    if (this.#pendingBytes + rest.byteLength > MCP_MESSAGE_MAX_BYTES) return this.#break('a message over 4 MiB');
+    if (this.#pendingBytes + rest.byteLength > MCP_MESSAGE_MAX_BYTES)
+      return this.#break('the server wrote a message over 4 MiB');
     this.#pending.push(rest);
     this.#pendingBytes += rest.byteLength;
   }
@@ -93,17 +110,17 @@ export class McpStdioTransport implements Transport {
     try {
       value = JSON.parse(text);
     } catch {
-      return this.#break('a line that is not JSON on its stdout');
+      return this.#break('the server wrote a line that is not JSON on its stdout');
     }
     const message = JSONRPCMessageSchema.safeParse(value);
-    if (!message.success) return this.#break('a message that is not JSON-RPC on its stdout');
+    if (!message.success) return this.#break('the server wrote a message that is not JSON-RPC on its stdout');
     this.onmessage?.(message.data);
   }
 
-  /** The server broke the protocol: stop reading it; the owner kills it (onerror, then onclose). */
-  #break(reason: string): void {
+  /** The server broke the protocol (`why`, in words): stop reading it; the owner kills it (onerror, then onclose). */
+  #break(why: string): void {
     if (this.#broken !== undefined) return;
-    this.#broken = `the server wrote ${reason}`;
+    this.#broken = why;
     this.#child.stdout?.removeAllListeners('data');
     this.onerror?.(new Error(this.#broken));
     this.#child.stdin?.end();

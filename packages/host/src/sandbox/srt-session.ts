@@ -136,7 +136,7 @@ function checkEnvNames(env: Readonly<Record<string, string>>): void {
 const WRAP_SHELL = '/bin/sh';
 
 /** POSIX single-quoting: the one shell-quoting rule the wrapped command needs. */
-function shellQuote(word: string): string {
+export function shellQuote(word: string): string {
   return `'${word.replace(/'/g, `'\\''`)}'`;
 }
 

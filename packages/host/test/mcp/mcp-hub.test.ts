@@ -20,20 +20,19 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createLogger,
+  MCP_MAX_TOOLS_PER_SERVER,
   MCP_RESULT_MAX_BYTES,
-  type FrameOfType,
-  type HostToSidecarFrame,
+  mcpListingSchema,
   type LogRecord,
   type McpServerConfig,
 } from '@bastion/protocol';
 import { makeTempDir } from '@bastion/test-support';
 import { describeAttack } from '../../../../test/support/attack.js';
 import { processesWith } from '../sandbox/process-tree.js';
-import { connectedChannelPair } from '../../../../test/support/channel-pair.js';
-import { attachMcpCalls } from '../../src/mcp/mcp-channel.js';
 import { McpHub } from '../../src/mcp/mcp-hub.js';
 import { PolicyStore } from '../../src/policy/policy-store.js';
 import { acquireSrtSession, type SrtSession } from '../../src/sandbox/srt-session.js';
+import { rawSidecar as rawSidecarOf } from './raw-sidecar.js';
 
 const FIXTURE = fileURLToPath(new URL('../fixtures/mcp-fixture-server.mjs', import.meta.url));
 const MEMORY_SERVER = fileURLToPath(
@@ -88,38 +87,7 @@ afterAll(async () => {
 
 /** A sidecar end attached to the hub, sending raw `mcp.*` frames as a misbehaving sidecar could. */
 function rawSidecar(policy = new PolicyStore(userData)) {
-  const pair = connectedChannelPair();
-  const detach = attachMcpCalls(
-    { channel: pair.host, config: { workspaces: [workspace] } as never },
-    { hub, policy, asks: undefined, log: createLogger('host', () => undefined) },
-  );
-  let next = 0;
-  type Answer = FrameOfType<HostToSidecarFrame, 'mcp.result' | 'mcp.error'>;
-  const waiting = new Map<string, (frame: Answer) => void>();
-  pair.sidecar.on('mcp.result', (frame) => waiting.get(frame.id)?.(frame));
-  pair.sidecar.on('mcp.error', (frame) => waiting.get(frame.id)?.(frame));
-  const answer = (id: string) => new Promise<Answer>((resolve) => waiting.set(id, resolve));
-  return {
-    /** `args`: an object, or the raw text a sidecar could send instead. */
-    call(server: string, tool: string, args: Record<string, unknown> | string = {}, root = workspace) {
-      const id = `mcc_test${(next += 1)}`;
-      const answered = answer(id);
-      pair.sidecar.send({
-        v: 1,
-        type: 'mcp.call',
-        id,
-        workspace_root: root,
-        server,
-        tool,
-        arguments: typeof args === 'string' ? args : JSON.stringify(args),
-      });
-      return answered;
-    },
-    close() {
-      detach();
-      pair.host.fail({ code: 'CHANNEL_CLOSED', message: 'test done' } as never);
-    },
-  };
+  return rawSidecarOf({ hub, workspace, policy });
 }
 
 describe('MCP servers in the sandbox', () => {
@@ -365,6 +333,159 @@ describeAttack('channel-abuse', 'MCP servers that break the protocol', () => {
       sidecar.close();
     }
     for (const name of ['huge', 'garbage', 'quits', 'missing']) await hub.remove(workspace, name);
+  });
+});
+
+const REDACTED = (name: string, server: string) => `[redacted: ${name} of the MCP server ${server}]`;
+
+describeAttack('secret-egress', 'an MCP server telling its own token other than in a tool’s text', () => {
+  it('in its listing (a description, a schema, a tool named after it), a JSON-RPC error and structured content: cut out of what the sidecar gets, the status and the log', async () => {
+    const token = `tok-${'w5'.repeat(20)}`;
+    // JSON escapes a quote and a backslash: structured content carries this one escaped.
+    const quoted = `pw-"${'r8'.repeat(8)}"\\end`;
+    await hub.add(workspace, { ...fixture('leaky', 'leaky'), env: { SERVICE_TOKEN: token, QUOTED_TOKEN: quoted } });
+    const sidecar = rawSidecar();
+    try {
+      const status = hub.listing(workspace).servers.find((server) => server.name === 'leaky');
+      expect(status).toMatchObject({ state: 'ready' });
+      expect(status?.tools.map((tool) => tool.name)).toEqual(['throw', 'die', 'structured']);
+      expect(status?.tools[0]?.description).toBe(`uses ${REDACTED('SERVICE_TOKEN', 'leaky')} to work`);
+      expect(status?.left_out).toEqual([expect.stringContaining(REDACTED('SERVICE_TOKEN', 'leaky'))]);
+      const listed = await sidecar.list();
+      const tools = listed.servers.find((server) => server.name === 'leaky')?.tools ?? [];
+      expect(tools.map((tool) => tool.name)).toEqual(['throw', 'die', 'structured']);
+      expect(JSON.parse(tools[0]?.input_schema ?? '{}')).toEqual({
+        type: 'object',
+        properties: {
+          [REDACTED('SERVICE_TOKEN', 'leaky')]: { type: 'string', description: REDACTED('SERVICE_TOKEN', 'leaky') },
+        },
+      });
+      const thrown = await sidecar.call('leaky', 'throw');
+      expect(thrown).toMatchObject({ type: 'mcp.error', code: 'MCP_CALL_FAILED' });
+      expect((thrown as { message: string }).message).toContain(
+        `cannot work with ${REDACTED('SERVICE_TOKEN', 'leaky')}`,
+      );
+      const structured = await sidecar.call('leaky', 'structured');
+      expect(structured).toMatchObject({ text: JSON.stringify({ secret: REDACTED('QUOTED_TOKEN', 'leaky') }) });
+      const escaped = JSON.stringify(quoted).slice(1, -1);
+      for (const seen of [status, listed, thrown, structured, records]) {
+        const text = JSON.stringify(seen);
+        for (const secret of [token, quoted, escaped]) expect(text).not.toContain(secret);
+      }
+    } finally {
+      sidecar.close();
+      await hub.remove(workspace, 'leaky');
+    }
+  });
+
+  it('on stderr as it dies during a call: the call is answered MCP_CALL_FAILED (not left for its timeout), and its last words keep not even the half of the token their 2 KiB began in', async () => {
+    const token = `tok-${'w5'.repeat(20)}`;
+    await hub.add(workspace, { ...fixture('dying', 'leaky'), env: { SERVICE_TOKEN: token } });
+    const sidecar = rawSidecar();
+    try {
+      const died = await sidecar.call('dying', 'die');
+      expect(died).toMatchObject({ type: 'mcp.error', code: 'MCP_CALL_FAILED' });
+      const failed = hub.listing(workspace).servers.find((server) => server.name === 'dying');
+      expect(failed).toMatchObject({ state: 'failed' });
+      expect(failed?.error).toMatch(/^it stopped; its last words: [^.]*MCP server dying\]\.\.\./);
+      for (const seen of [died, failed, records]) expect(JSON.stringify(seen)).not.toContain(token.slice(-16));
+    } finally {
+      sidecar.close();
+      await hub.remove(workspace, 'dying');
+    }
+  });
+});
+
+describeAttack('secret-read', "an MCP server's variables outside its sandbox", () => {
+  it('are on no command line of any process while the server runs, though the server has them', async () => {
+    const token = `tok-${'v4'.repeat(20)}`;
+    await hub.add(workspace, { ...fixture('argv'), env: { SERVICE_TOKEN: token } });
+    const sidecar = rawSidecar();
+    try {
+      expect(await sidecar.call('argv', 'env', { name: 'SERVICE_TOKEN' })).toMatchObject({
+        text: `SERVICE_TOKEN=${REDACTED('SERVICE_TOKEN', 'argv')}`,
+      });
+      expect(processesWith(`${FIXTURE} normal ${MARKER}`).length).toBeGreaterThan(0);
+      expect(processesWith(token)).toEqual([]);
+    } finally {
+      sidecar.close();
+      await hub.remove(workspace, 'argv');
+    }
+  });
+
+  it('do not reach the launcher the host runs outside the sandbox: LD_DEBUG_OUTPUT naming a folder outside it gets no file', async () => {
+    const outside = join(root, 'launcher-debug');
+    mkdirSync(outside);
+    await hub.add(workspace, {
+      ...fixture('launcher'),
+      env: { LD_DEBUG: 'files', LD_DEBUG_OUTPUT: join(outside, 'ld') },
+    });
+    try {
+      expect(hub.listing(workspace).servers.find((server) => server.name === 'launcher')?.state).not.toBe('starting');
+      expect(readdirSync(outside)).toEqual([]);
+    } finally {
+      await hub.remove(workspace, 'launcher');
+    }
+  });
+});
+
+describeAttack('resource-exhaustion', 'MCP servers that try to exhaust the host', () => {
+  it('one that stops reading its stdin and floods the host with ping requests is stopped and said so; the call in flight fails', async () => {
+    await hub.add(workspace, {
+      ...fixture('flood', 'ping-flood'),
+      args: [...fixture('flood', 'ping-flood').args, '2000000'],
+    });
+    const sidecar = rawSidecar();
+    try {
+      expect(await sidecar.call('flood', 'flood')).toMatchObject({ type: 'mcp.error', code: 'MCP_CALL_FAILED' });
+      const server = hub.listing(workspace).servers.find((candidate) => candidate.name === 'flood');
+      expect(server).toMatchObject({ state: 'failed' });
+      expect(server?.error).toContain('does not read what Bastion sends it');
+      expect(processesWith(`${FIXTURE} ping-flood ${MARKER}`)).toEqual([]);
+    } finally {
+      sidecar.close();
+      await hub.remove(workspace, 'flood');
+    }
+  }, 60_000);
+
+  it('one listing 200 tools: 64 offered, 63 of the rest named and the others counted, so the listing still fits its schema', async () => {
+    await hub.add(workspace, fixture('many', 'many-tools'));
+    try {
+      const listing = mcpListingSchema.parse(hub.listing(workspace));
+      const server = listing.servers.find((candidate) => candidate.name === 'many');
+      expect(server?.tools).toHaveLength(MCP_MAX_TOOLS_PER_SERVER);
+      expect(server?.left_out).toHaveLength(MCP_MAX_TOOLS_PER_SERVER);
+      expect(server?.left_out[0]).toBe(`tool-64: more than ${MCP_MAX_TOOLS_PER_SERVER} tools`);
+      expect(server?.left_out.at(-1)).toBe('73 more tools left out');
+    } finally {
+      await hub.remove(workspace, 'many');
+    }
+  });
+
+  it('one that ignores SIGTERM and leaves a child in a session of its own: once removed, neither runs', async () => {
+    const child = `${MARKER}-daemon-child`;
+    await hub.add(workspace, {
+      ...fixture('daemon', 'daemonize'),
+      args: [...fixture('daemon', 'daemonize').args, child],
+    });
+    expect(hub.listing(workspace).servers.find((server) => server.name === 'daemon')?.state).toBe('ready');
+    const daemon = `1000); ${child}`;
+    expect(processesWith(daemon)).toHaveLength(1);
+    await hub.remove(workspace, 'daemon');
+    expect(processesWith(daemon)).toEqual([]);
+    expect(processesWith(`${FIXTURE} daemonize ${MARKER}`)).toEqual([]);
+  });
+});
+
+describe('mcp.json edits', () => {
+  it('a variable whose value holds a NUL is refused and mcp.json keeps its bytes', async () => {
+    const before = readFileSync(hub.file);
+    await expect(
+      hub.add(workspace, { ...fixture('nul'), env: { SERVICE_TOKEN: 'abc\0def-long-enough' } }),
+    ).rejects.toMatchObject({
+      code: 'MCP_SERVER_INVALID',
+    });
+    expect(readFileSync(hub.file)).toEqual(before);
   });
 });
 

@@ -37,14 +37,17 @@ export const mcpEnvNameSchema = z
     `${MCP_RESERVED_ENV_NAMES.slice(0, -1).join(', ')} and ${MCP_RESERVED_ENV_NAMES.at(-1) ?? ''} are set by Bastion`,
   );
 
+/** A NUL ends a C string: no program's argument or variable can hold one. */
+const withoutNul = (schema: z.ZodString) => schema.refine((text) => !text.includes('\0'), 'a NUL character');
+
 /** One server as the user named it: a program and its arguments, run without a shell. */
 export const mcpServerConfigSchema = z.strictObject({
   name: mcpServerNameSchema,
-  command: z.string().min(1).max(COMMAND_MAX_PATH_CHARS),
-  args: z.array(z.string().max(COMMAND_MAX_ARG_BYTES)).max(COMMAND_MAX_ARGS),
+  command: withoutNul(z.string().min(1).max(COMMAND_MAX_PATH_CHARS)),
+  args: z.array(withoutNul(z.string().max(COMMAND_MAX_ARG_BYTES))).max(COMMAND_MAX_ARGS),
   /** Variables besides the sandbox's own; visible to the server, shown to the person by name only. */
   env: z
-    .record(mcpEnvNameSchema, z.string().max(MCP_ENV_VALUE_MAX_CHARS))
+    .record(mcpEnvNameSchema, withoutNul(z.string().max(MCP_ENV_VALUE_MAX_CHARS)))
     .refine((env) => Object.keys(env).length <= MCP_MAX_ENV_VARS, `at most ${MCP_MAX_ENV_VARS} variables`)
     .optional(),
 });
