@@ -99,13 +99,22 @@ function parseAuth(text: string | undefined): Held {
   return held;
 }
 
-/** Each variable the user gave an MCP server (a token, often): held by Bastion, never the provider's. */
+/**
+ * Each variable the user gave an MCP server (a token, often): held by Bastion, never the provider's.
+ * Also as a JSON string carries it, where that differs (a quote or a backslash in a password): a
+ * provider request body is JSON.
+ */
 function parseMcpEnv(text: string | undefined): HeldSecret[] {
   if (text === undefined) return [];
   const parsed = mcpFileSchema.safeParse(JSON.parse(text));
   if (!parsed.success) throw new HostError('EGRESS_GUARD_UNAVAILABLE', 'mcp.json does not match its schema');
   return parsed.data.servers.flatMap((server) =>
-    Object.entries(server.env ?? {}).map(([name, value]) => ({ kind: mcpEnvKind(server.name, name), value })),
+    Object.entries(server.env ?? {}).flatMap(([name, value]) =>
+      [...new Set([value, JSON.stringify(value).slice(1, -1)])].map((form) => ({
+        kind: mcpEnvKind(server.name, name),
+        value: form,
+      })),
+    ),
   );
 }
 

@@ -118,6 +118,24 @@ describeAttack('secret-egress', 'egress guard: a request body carrying a secret 
     expectNothingLogged(MCP_TOKEN);
   });
 
+  it('a variable holding a quote and a backslash (a password), as a JSON body carries it escaped → EGRESS_SECRET; the endpoint never gets it', async () => {
+    const password = `pw-"${letters(24, 'k5m6')}"\\end`;
+    const escaped = JSON.stringify(password).slice(1, -1);
+    mkdirSync(join(userData, 'host'), { recursive: true, mode: 0o700 });
+    writeFileSync(
+      join(userData, 'host', 'mcp.json'),
+      JSON.stringify({
+        version: 1,
+        servers: [{ name: 'db', command: 'db-server', args: [], env: { DB_PASSWORD: password } }],
+      }),
+      { mode: 0o600 },
+    );
+    expect(await failureCode(post(JSON.stringify({ content: `${BODY_CANARY} ${password}` })))).toBe('EGRESS_SECRET');
+    expect(blockedKind()).toBe('mcp-env:db:db-password');
+    expect(all()).not.toContain(escaped);
+    expectNothingLogged(password, escaped);
+  });
+
   it('a variable whose name makes the kind too long is named by its server; a value too short to tell from text is not held', async () => {
     const longName = `TOKEN_${'X'.repeat(60)}`;
     mkdirSync(join(userData, 'host'), { recursive: true, mode: 0o700 });
