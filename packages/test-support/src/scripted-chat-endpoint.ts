@@ -23,6 +23,8 @@ export type ScriptedTurn =
       dropAfter?: number;
       /** Streamed first as `reasoning_content` deltas, the way reasoning models send their thinking. */
       reasoning?: string[];
+      /** Send nothing until this settles: a test keeps the turn open while it looks at the run meanwhile. */
+      hold?: Promise<unknown>;
     }
   | { kind: 'tool-call'; name: string; input: Record<string, unknown> }
   /** Answer with an error status and an OpenAI-style error body (e.g. 429 with Retry-After). */
@@ -122,6 +124,10 @@ export async function startScriptedEndpoint(
       return;
     }
     res.writeHead(200, { 'content-type': 'text/event-stream' });
+    if (turn.kind === 'text' && turn.hold) {
+      await turn.hold;
+      if (res.destroyed) return;
+    }
     if (turn.kind === 'tool-call') {
       const call = { index: 0, id: `call_${state.turn}`, type: 'function' };
       res.write(

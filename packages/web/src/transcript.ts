@@ -191,6 +191,16 @@ function markRewound(items: TranscriptItem[], rewind: Rewind, from: number, to: 
   }
 }
 
+/** The card of a call known so far by its event (a result may arrive without its call). */
+const newTool = (call: { run_id: string; tool_call_id: string; tool_name: string }, key: string): ToolView => ({
+  kind: 'tool',
+  key,
+  runId: call.run_id,
+  toolCallId: call.tool_call_id,
+  toolName: call.tool_name,
+  input: undefined,
+});
+
 /** Apply a batch of streamed events (in id order) to a transcript. */
 export function applyEvents(state: Transcript, batch: readonly AgentStreamEvent[], now = Date.now()): Transcript {
   const fresh = batch.filter((streamed) => state.lastEventId === undefined || streamed.id > state.lastEventId);
@@ -215,14 +225,7 @@ export function applyEvents(state: Transcript, batch: readonly AgentStreamEvent[
   ): ToolView => {
     const index = toolIndex.get(call.tool_call_id);
     const existing = index === undefined ? undefined : (items[index] as ToolView);
-    const base: ToolView = existing ?? {
-      kind: 'tool',
-      key,
-      runId: call.run_id,
-      toolCallId: call.tool_call_id,
-      toolName: call.tool_name,
-      input: undefined,
-    };
+    const base = existing ?? newTool(call, key);
     const merged = { ...base, ...changes(existing) };
     if (index === undefined) toolIndex.set(call.tool_call_id, items.length);
     items[index ?? items.length] = merged;
@@ -242,14 +245,7 @@ export function applyEvents(state: Transcript, batch: readonly AgentStreamEvent[
     mergeTool({ run_id: call.run_id, tool_call_id: parentId, tool_name: 'explore' }, key, (parent) => {
       const subCalls = parent?.subCalls ?? [];
       const at = subCalls.findIndex((sub) => sub.toolCallId === call.tool_call_id);
-      const base: ToolView = subCalls[at] ?? {
-        kind: 'tool',
-        key,
-        runId: call.run_id,
-        toolCallId: call.tool_call_id,
-        toolName: call.tool_name,
-        input: undefined,
-      };
+      const base = subCalls[at] ?? newTool(call, key);
       const merged = { ...base, ...changes };
       return { subCalls: at < 0 ? [...subCalls, merged] : subCalls.map((sub, index) => (index === at ? merged : sub)) };
     });

@@ -709,7 +709,8 @@ export function ChatView({ bastion, sessionId, sessionsVersion, onSessionChanged
         case 'reasoning':
           return <Reasoning text={item.text} live={activeRunId === item.runId} />;
         case 'tool':
-          return <ToolCard tool={item} />;
+          // Runs of a session come one at a time: while one goes, a call without its result is at work.
+          return <ToolCard tool={item} runGoing={activeRunId !== undefined} />;
         case 'retry':
           return <RetryNotice item={item} />;
         case 'instructions':

@@ -1,9 +1,11 @@
 import { useLayoutEffect, useRef, useState } from 'react';
 import { UI_LIVE_OUTPUT_MAX_CHARS, UI_TOOL_OUTPUT_FOLD_LINES, type DaemonErrorCode } from '@bastion/protocol';
+import { exploreCallWords, exploreOutcome, exploreTask } from '../explore-call.js';
 import { mcpArgumentsText, mcpCallOutcome, mcpToolTitle } from '../mcp-tool-call.js';
 import type { ToolView } from '../transcript.js';
 import { CopyButton } from './copy-button.js';
 import { DiffView, diffOf } from './diff-view.js';
+import { Markdown } from './markdown.js';
 import { PlanChecklist, planProgress, planSteps } from './plan.js';
 
 interface Fields {
@@ -57,10 +59,12 @@ const REFUSAL_WORDS: Readonly<Record<string, string>> = {
   MCP_POLICY_UNAPPROVED: 'The host asked about this tool and it was not allowed.',
   MCP_BUSY: 'Too many MCP tool calls at once.',
   MCP_WORKSPACE_REFUSED: 'The host refused this session’s workspace for MCP servers.',
+  EXPLORE_FAILED: 'The explorer could not finish: its model call failed.',
+  EXPLORE_NO_ANSWER: 'The explorer stopped without giving an answer.',
 } satisfies Partial<Record<DaemonErrorCode, string>>;
 
 /** Codes whose message is always the same fixed sentence: the words above say it already. */
-const FIXED_MESSAGE_CODES = new Set(['TOOL_DENIED', 'TOOL_FAILED']);
+const FIXED_MESSAGE_CODES = new Set(['TOOL_DENIED', 'TOOL_FAILED', 'EXPLORE_NO_ANSWER']);
 
 function refusalText(output: unknown): string {
   const { code, message } = fieldsOf(output);
@@ -115,11 +119,16 @@ interface OutputProps {
   terminal?: boolean;
 }
 
-function statusOf(tool: ToolView): string {
-  if (tool.output === undefined) return tool.approval?.state === 'pending' ? 'waiting for approval' : 'running';
+function statusOf(tool: ToolView, runGoing: boolean): string {
+  if (tool.output === undefined) {
+    if (tool.approval?.state === 'pending') return 'waiting for approval';
+    // An explorer that the run's end cut short never answers.
+    return runGoing || tool.toolName !== 'explore' ? 'running' : 'stopped';
+  }
   const output = fieldsOf(tool.output);
   const mcp = mcpToolTitle(tool.toolName) === undefined ? undefined : mcpCallOutcome(tool.output);
   if (mcp?.kind === 'answer') return mcp.isError ? 'failed' : 'done';
+  if (tool.isError && tool.toolName === 'explore' && String(output.code).startsWith('EXPLORE_')) return 'failed';
   if (tool.isError) return output.code === 'TOOL_DENIED' ? 'denied' : 'refused';
   if (tool.toolName === 'run_command' && typeof output.exit_code === 'number') return `exit ${output.exit_code}`;
   if (tool.toolName === 'run_command' && typeof output.signal === 'string') return `killed (${output.signal})`;
@@ -340,6 +349,131 @@ function McpBody({ tool }: { tool: ToolView }) {
 
 const plural = (count: number, one: string, many: string): string => `${count} ${count === 1 ? one : many}`;
 
+/** How an explorer's call ended, as its line marks it, and what a screen reader says for the mark. */
+function callMark(call: ToolView): { mark: string; label: string; state: string } {
+  if (call.output === undefined) return { mark: '…', label: 'running', state: 'running' };
+  if (call.isError) return { mark: '✗', label: 'refused', state: 'refused' };
+  return { mark: '✓', label: 'done', state: 'done' };
+}
+
+/** One of an explorer's calls: a line (how it ended, the tool, its path or pattern) that opens into its card. */
+function ExploreCall({ call }: { call: ToolView }) {
+  const [open, setOpen] = useState(false);
+  const mark = callMark(call);
+  return (
+    <li className={`explore-call call-${mark.state}`}>
+      <button type="button" className="explore-call-line" aria-expanded={open} onClick={() => setOpen(!open)}>
+        <span className="explore-call-mark" aria-hidden="true">
+          {mark.mark}
+        </span>
+        <span className="visually-hidden">{mark.label}: </span>
+        <span className="explore-call-tool">{call.toolName}</span>
+        <code className="explore-call-subject">{subjectOf(call)}</code>
+      </button>
+      {open && <ToolCard tool={call} />}
+    </li>
+  );
+}
+
+/** A task longer than this many lines, or characters, shows folded to its start until opened. */
+const TASK_FOLD_LINES = 4;
+const TASK_FOLD_CHARS = 320;
+
+/** The task as the explorer got it, wrapped; a long one folded to its start. */
+function ExploreTask({ task }: { task: string }) {
+  const long = task.split('\n').length > TASK_FOLD_LINES || task.length > TASK_FOLD_CHARS;
+  const [open, setOpen] = useState(false);
+  if (task === '') return null;
+  return (
+    <div className="explore-task">
+      <p className={long && !open ? 'plain-text folded' : 'plain-text'}>{task}</p>
+      {long && (
+        <button type="button" className="small" aria-expanded={open} onClick={() => setOpen(!open)}>
+          {open ? 'Show less' : 'Show the whole task'}
+        </button>
+      )}
+    </div>
+  );
+}
+
+/**
+ * `explore`: the task, while the explorer works a progress line (its calls so far, the latest in
+ * words) over the list of its calls, kept scrolled to the newest; once it answered, its answer as
+ * markdown with the list folded to "N tool calls". `runGoing`: the run has not ended, so an
+ * explorer without an answer is still at work.
+ */
+function ExploreBody({ tool, runGoing }: { tool: ToolView; runGoing: boolean }) {
+  const calls = tool.subCalls ?? [];
+  const outcome = exploreOutcome(tool.output);
+  const working = tool.output === undefined && runGoing;
+  /** The reader's choice; until they make one the list is open while the explorer works. */
+  const [chosen, setChosen] = useState<boolean>();
+  const open = chosen ?? working;
+  const list = useRef<HTMLOListElement>(null);
+  useLayoutEffect(() => {
+    if (working && list.current) list.current.scrollTop = list.current.scrollHeight;
+  }, [working, calls]);
+  const latest = calls.at(-1);
+  const count = plural(calls.length, 'tool call', 'tool calls');
+  const progress = (
+    <>
+      {working && <span className="spinner" aria-hidden="true" />}
+      <span className="explore-count">{working ? `Exploring…${calls.length === 0 ? '' : ` ${count}`}` : count}</span>
+      {working && latest && <span className="explore-latest"> · {exploreCallWords(latest)}</span>}
+    </>
+  );
+  return (
+    <>
+      <ExploreTask task={exploreTask(tool.input)} />
+      {calls.length === 0 ? (
+        working && (
+          <p className="explore-progress" data-testid="explore-progress">
+            {progress}
+          </p>
+        )
+      ) : (
+        <>
+          <button
+            type="button"
+            className="explore-progress"
+            data-testid="explore-progress"
+            aria-expanded={open}
+            onClick={() => setChosen(!open)}
+          >
+            {progress}
+            <span className="explore-chevron" aria-hidden="true">
+              {open ? '▾' : '▸'}
+            </span>
+          </button>
+          {open && (
+            <ol
+              ref={list}
+              className={working ? 'explore-calls working' : 'explore-calls'}
+              aria-label="Explorer’s calls"
+            >
+              {calls.map((call) => (
+                <ExploreCall key={call.toolCallId} call={call} />
+              ))}
+            </ol>
+          )}
+        </>
+      )}
+      {tool.output === undefined && !runGoing && <p className="muted">The run ended before the explorer answered.</p>}
+      {outcome && (
+        <div className="explore-answer" data-testid="explore-answer">
+          <Markdown text={outcome.answer} />
+          {outcome.truncated && (
+            <p className="flag">(cut) The answer was longer: this is its start, all the agent saw.</p>
+          )}
+          {outcome.ended === 'budget' && (
+            <p className="muted">The explorer answered early: its step or context budget was spent.</p>
+          )}
+        </div>
+      )}
+    </>
+  );
+}
+
 /** One-line summary of what a call is about, for its header. */
 function subjectOf(tool: ToolView): string {
   const input = fieldsOf(tool.input);
@@ -355,13 +489,18 @@ function subjectOf(tool: ToolView): string {
   }
   if (tool.toolName === 'list_dir') return typeof input.path === 'string' ? input.path : '.';
   if (tool.toolName === 'update_plan') return planProgress(planSteps(tool.input));
+  // The card's body shows the task whole, in prose.
+  if (tool.toolName === 'explore') return '';
   if (typeof input.path === 'string') return input.path;
   if (typeof input.pattern === 'string') return input.pattern;
   return '';
 }
 
-/** One tool call: what it asked to do, whether it was approved, and what came back. */
-export function ToolCard({ tool }: { tool: ToolView }) {
+/**
+ * One tool call: what it asked to do, whether it was approved, and what came back. `runGoing`:
+ * whether the session's run has not ended (a call without a result is then still at work).
+ */
+export function ToolCard({ tool, runGoing = true }: { tool: ToolView; runGoing?: boolean }) {
   const name = tool.toolName;
   const mcpTitle = mcpToolTitle(name);
   // An MCP server's answer is shown whole, a failure it reported marked as one; only a refusal is in words below.
@@ -385,6 +524,8 @@ export function ToolCard({ tool }: { tool: ToolView }) {
       <FindBody tool={tool} />
     ) : name === 'update_plan' ? (
       <PlanBody tool={tool} />
+    ) : name === 'explore' ? (
+      <ExploreBody tool={tool} runGoing={runGoing} />
     ) : (
       <>
         <Output label="input" text={asText(tool.input)} />
@@ -398,7 +539,9 @@ export function ToolCard({ tool }: { tool: ToolView }) {
       id={`tool-${tool.key}`}
     >
       <header className="tool-head">
-        {mcpTitle === undefined ? (
+        {name === 'explore' ? (
+          <span className="tool-name">Explore</span>
+        ) : mcpTitle === undefined ? (
           <span className="tool-name">{name}</span>
         ) : (
           <span className="tool-name" title={`MCP server tool ${name}`}>
@@ -407,7 +550,7 @@ export function ToolCard({ tool }: { tool: ToolView }) {
         )}
         <code className="tool-subject">{mcpTitle === undefined ? subjectOf(tool) : ''}</code>
         <span className="tool-status" data-testid="tool-status">
-          {statusOf(tool)}
+          {statusOf(tool, runGoing)}
         </span>
       </header>
       {body}
