@@ -14,6 +14,7 @@ import { APICallError } from 'ai';
 import { MockLanguageModelV3, simulateReadableStream } from 'ai/test';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
+  EXPLORE_MAX_CONCURRENT,
   EXPLORE_MAX_STEPS,
   type AgentEvent,
   type MessageListResponse,
@@ -36,6 +37,8 @@ const usage = (input: number) => ({
 /** The two scripts, and every call each model received. */
 const script = { agent: [] as Turn[], explorer: [] as Turn[] };
 const seen = { agent: [] as LanguageModelV3CallOptions[], explorer: [] as LanguageModelV3CallOptions[] };
+/** Explorer model calls streaming now, and the most at once. */
+const explorerStreams = { now: 0, most: 0 };
 
 function isExplorer(options: LanguageModelV3CallOptions): boolean {
   const first = options.prompt[0];
@@ -84,9 +87,14 @@ const exploreProvider: ProviderDefinition = {
         const who = isExplorer(options) ? 'explorer' : 'agent';
         seen[who].push(options);
         // The explorer's calls report 100 input tokens, the agent's 10: the run's usage adds both.
-        return Promise.resolve({
-          stream: streamOf(script[who].shift(), seen[who].length, who === 'explorer' ? 100 : 10),
+        const stream = streamOf(script[who].shift(), seen[who].length, who === 'explorer' ? 100 : 10);
+        if (who === 'agent') return Promise.resolve({ stream });
+        explorerStreams.now += 1;
+        explorerStreams.most = Math.max(explorerStreams.most, explorerStreams.now);
+        const counted = new TransformStream<LanguageModelV3StreamPart, LanguageModelV3StreamPart>({
+          flush: () => void (explorerStreams.now -= 1),
         });
+        return Promise.resolve({ stream: stream.pipeThrough(counted) });
       },
     }),
 };
@@ -100,6 +108,7 @@ afterEach(async () => {
   script.explorer.length = 0;
   seen.agent.length = 0;
   seen.explorer.length = 0;
+  explorerStreams.most = 0;
 });
 
 /** The daemon with the scripted provider and, when given, a policy that answers `verdict` for the explorer's reads. */
@@ -307,6 +316,23 @@ describe('explore', () => {
     expect(second?.toolChoice).toEqual({ type: 'none' });
     expect(seen.explorer).toHaveLength(2);
     expect(exploreResult(events)).toMatchObject({ output: { ended: 'budget', steps: 2, tool_calls: 10 } });
+  });
+
+  it('runs at most EXPLORE_MAX_CONCURRENT explorers of a run at once; the other explore calls of the step wait and then answer', async () => {
+    const d = await start();
+    const s = await session(d);
+    const calls = Array.from({ length: EXPLORE_MAX_CONCURRENT + 2 }, (_, index) => ({
+      tool: 'explore',
+      input: { task: `question ${index}` },
+    }));
+    script.agent.push({ calls }, { text: 'ok' });
+    for (const _ of calls) script.explorer.push({ text: 'answer ', delayMs: 20, pieces: 5 });
+    const events = await run(d, s.id, 'go');
+
+    const answers = events.filter((event) => event.type === 'tool-result' && event.tool_name === 'explore');
+    expect(answers).toHaveLength(calls.length);
+    for (const answer of answers) expect(answer).toMatchObject({ is_error: false, output: { ended: 'answered' } });
+    expect(explorerStreams.most).toBe(EXPLORE_MAX_CONCURRENT);
   });
 
   it("answers the agent EXPLORE_FAILED when the explorer's model call is refused, and the run goes on", async () => {

@@ -232,6 +232,8 @@ export const EXPLORE_TASK_MAX_CHARS = 8 * KiB;
 export const EXPLORE_ANSWER_MAX_CHARS = 16 * KiB;
 /** `explore`: model steps an explorer takes at most; the last one must answer, without tools. */
 export const EXPLORE_MAX_STEPS = 16;
+/** `explore`: explorers of one run working at once; further explore calls of the step wait their turn. */
+export const EXPLORE_MAX_CONCURRENT = 4;
 /**
  * `explore`: once what its next step would send reaches this fraction of the model's window, the
  * explorer answers with what it has found; each tool result it sees is cut to

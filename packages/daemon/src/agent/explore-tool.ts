@@ -10,7 +10,8 @@
  * that says `ask` refuses its call (POLICY_UNAPPROVED), and the agent can make that call itself.
  * Tool results it sees are cut to a share of the window, and once its context nears
  * EXPLORE_ANSWER_AT_FRACTION of the window, or its steps run out, its last step must answer
- * without tools. A failed model call answers EXPLORE_FAILED and the agent goes on; a secret-egress
+ * without tools. Explorers of one run work EXPLORE_MAX_CONCURRENT at a time, the others waiting
+ * their turn. A failed model call answers EXPLORE_FAILED and the agent goes on; a secret-egress
  * block or a storage failure ends the whole run, as it would the agent's own step.
  */
 import type { LanguageModelUsage, ModelMessage, Tool, ToolSet } from 'ai';
@@ -19,6 +20,7 @@ import {
   CONTEXT_CHARS_PER_TOKEN,
   EXPLORE_ANSWER_AT_FRACTION,
   EXPLORE_ANSWER_MAX_CHARS,
+  EXPLORE_MAX_CONCURRENT,
   EXPLORE_MAX_STEPS,
   EXPLORE_TOOL_OUTPUT_WINDOW_FRACTION,
   exploreInputSchema,
@@ -190,13 +192,55 @@ async function explore(
   };
 }
 
+/** Turns to work, at most `count` at once; a waiter whose signal aborts leaves the queue. */
+class Turns {
+  #free: number;
+  readonly #queue: (() => void)[] = [];
+
+  constructor(count: number) {
+    this.#free = count;
+  }
+
+  async take(signal: AbortSignal | undefined): Promise<() => void> {
+    if (this.#free > 0) this.#free -= 1;
+    else {
+      await new Promise<void>((resolve, reject) => {
+        const go = () => {
+          signal?.removeEventListener('abort', stop);
+          resolve();
+        };
+        const stop = () => {
+          this.#queue.splice(this.#queue.indexOf(go), 1);
+          reject(signal?.reason as Error);
+        };
+        this.#queue.push(go);
+        signal?.addEventListener('abort', stop, { once: true });
+      });
+    }
+    return () => {
+      const next = this.#queue.shift();
+      if (next) next();
+      else this.#free += 1;
+    };
+  }
+}
+
+/** The `explore` tool of one run: its explorers work EXPLORE_MAX_CONCURRENT at a time. */
 export function createExploreTool(options: ExploreOptions): ToolSet {
+  const turns = new Turns(EXPLORE_MAX_CONCURRENT);
   return {
     explore: tool({
       description:
         'Hand a read-only question about the project to an explorer: a helper with a fresh context of its own that searches, lists and reads files (it changes nothing and runs no commands) and answers with its findings. Use it for broad questions that would take many searches or reads (where is X handled, how does Y run through the code, which files use Z), so that your own context keeps room for the work; read a file you already know yourself. The explorer sees none of this conversation: say exactly what to find and what to report. Several explore calls in one step run at once.',
       inputSchema: exploreInputSchema,
-      execute: ({ task }, { toolCallId, abortSignal }) => explore(task, toolCallId, abortSignal, options),
+      execute: async ({ task }, { toolCallId, abortSignal }) => {
+        const done = await turns.take(abortSignal);
+        try {
+          return await explore(task, toolCallId, abortSignal, options);
+        } finally {
+          done();
+        }
+      },
     }),
   };
 }
