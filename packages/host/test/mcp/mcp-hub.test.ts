@@ -297,9 +297,10 @@ describeAttack('policy-bypass', 'MCP calls from a sidecar that skipped its check
   it('a workspace the sidecar was not granted, an unknown server or tool, and arguments that are no object are refused', async () => {
     const sidecar = rawSidecar();
     try {
-      expect(await sidecar.call('fixture', 'echo', {}, join(root, 'home'))).toMatchObject({
-        code: 'MCP_WORKSPACE_REFUSED',
-      });
+      // Another folder, and the granted one spelt otherwise: the host compares the root as granted.
+      for (const other of [join(root, 'home'), `${workspace}/../workspace`, `${workspace}/.`, `${workspace}/`]) {
+        expect(await sidecar.call('fixture', 'echo', {}, other)).toMatchObject({ code: 'MCP_WORKSPACE_REFUSED' });
+      }
       expect(await sidecar.call('nobody', 'echo')).toMatchObject({ code: 'MCP_SERVER_UNKNOWN' });
       expect(await sidecar.call('fixture', 'no_such_tool')).toMatchObject({ code: 'MCP_TOOL_UNKNOWN' });
       expect(await sidecar.call('fixture', 'echo', '["a"]')).toMatchObject({ code: 'MCP_ARGUMENTS_INVALID' });
