@@ -37,11 +37,13 @@ describe('buildSystemPrompt', () => {
     expect(buildSystemPrompt({ ...env, mode: 'auto' })).toContain('auto mode');
   });
 
-  it('names protected files and how to work', () => {
+  it('names protected files and how to work: read first, test after, keep the user\'s changes and their git history, cite path:line', () => {
     const prompt = buildSystemPrompt(env);
     expect(prompt).toContain('Writing AGENTS.md or CLAUDE.md always asks the user first');
     expect(prompt).toContain('Read the relevant files before you edit them');
     expect(prompt).toContain('run the project tests');
+    expect(prompt).toContain('do not commit, push, reset or stash with git unless the user asks');
+    expect(prompt).toContain('Name code as path:line');
   });
 
   it('has no project section without instructions', () => {
