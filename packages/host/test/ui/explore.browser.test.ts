@@ -123,7 +123,9 @@ describe('explore calls in the desktop app', () => {
     );
     await sendMessage(page, 'Where does the parser tokenize?');
     const card = exploreCard();
-    await expect.poll(() => progress(card).textContent()).toBe('Exploring… 4 tool calls · reading src/lexer.ts▾');
+    // The explorer's last call before its answer (each step is a request to the endpoint: no timing assumed).
+    await card.locator('.explore-call.call-refused').waitFor();
+    expect(await progress(card).textContent()).toBe('Exploring… 4 tool calls · reading src/lexer.ts▾');
     expect(await card.locator('.tool-name').textContent()).toBe('Explore');
     expect(await card.locator('.explore-task').textContent()).toBe(TASK);
     expect(await card.getByTestId('tool-status').textContent()).toBe('running');
@@ -239,10 +241,11 @@ describe('explore calls in the desktop app', () => {
     agentTurns.push({ kind: 'tool-call', name: 'explore', input: { task: 'List the sources' } });
     await sendMessage(page, 'List the sources');
     const card = exploreCard();
-    await expect.poll(() => progress(card).textContent()).toBe('Exploring… 1 tool call · listing src▾');
+    await card.locator('.explore-call.call-done').waitFor();
+    expect(await progress(card).textContent()).toBe('Exploring… 1 tool call · listing src▾');
     await page.locator('.composer-actions button.danger').click();
-    await expect.poll(() => card.getByTestId('tool-status').textContent()).toBe('stopped');
     await card.getByText('The run ended before the explorer answered.').waitFor();
+    expect(await card.getByTestId('tool-status').textContent()).toBe('stopped');
     expect(await progress(card).textContent()).toBe('1 tool call▸');
     releaseAnswer();
   });
