@@ -24,6 +24,7 @@ export * from './api/usage.js';
 export * from './api/agent.js';
 export * from './init-prompt.js';
 export * from './api/undo.js';
+export * from './api/changes.js';
 export * from './api/rewind.js';
 export * from './api/prompts.js';
 export * from './prompt-expansion.js';

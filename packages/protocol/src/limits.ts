@@ -637,6 +637,8 @@ export const TOOL_DIFF_MAX_EDIT_LENGTH = 1_000;
  * the write bound, so every kept copy can be written back by the tools' own atomic write.
  */
 export const UNDO_MAX_FILE_BYTES = WORKSPACE_MAX_WRITE_BYTES;
+/** `GET /sessions/:id/changes`: changed files listed at most (the rest are counted in `more`); each diff is bounded like a tool's (TOOL_DIFF_MAX_CHARS). */
+export const SESSION_CHANGES_MAX_FILES = 200;
 /**
  * Kept bytes of one session, over all its runs. A copy that would go beyond it prunes the oldest
  * runs' copies first (those runs are then not undoable, and say so); a copy that does not fit even
