@@ -28,6 +28,7 @@ import { RunManager, type ToolFactory } from './run-manager.js';
 import type { PolicyChecker } from '../policy/policy-client.js';
 import { AuditLog } from '../storage/audit-log.js';
 import { auditRoutes } from '../http/routes/audit-routes.js';
+import { changesRoutes } from '../http/routes/changes-routes.js';
 import type { HeldSecrets } from '../policy/redact-held.js';
 import { UndoStore, type UndoLimits } from '../undo/undo-store.js';
 
@@ -134,6 +135,7 @@ export function openAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
       }),
       agentRoutes({ store, runs }),
       auditRoutes({ store, audit }),
+      changesRoutes({ store, undo, roots }),
       promptsRoutes(options.userData),
     ],
     close() {

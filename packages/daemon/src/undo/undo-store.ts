@@ -206,6 +206,40 @@ export class UndoStore {
     );
   }
 
+  /**
+   * For each file the session's runs not undone wrote, what it held before the first of them
+   * (that run's kept record), in the order they first wrote it.
+   */
+  sessionFiles(sessionId: string): Pick<KeptFile, 'root' | 'path' | 'prior' | 'priorBytes'>[] {
+    return this.#writer.read(() =>
+      this.#db
+        .prepare<[string], Pick<KeptRow, 'root' | 'path' | 'prior' | 'prior_bytes'>>(
+          `SELECT u.root, u.path, u.prior, u.prior_bytes FROM undo_files u
+           JOIN runs r ON r.id = u.run_id
+           WHERE u.session_id = ? AND r.undone_at IS NULL
+             AND u.id = (SELECT MIN(v.id) FROM undo_files v JOIN runs w ON w.id = v.run_id
+                         WHERE v.session_id = u.session_id AND v.root = u.root AND v.path = u.path AND w.undone_at IS NULL)
+           ORDER BY u.id`,
+        )
+        .all(sessionId)
+        .map((row) => ({ root: row.root, path: row.path, prior: row.prior, priorBytes: row.prior_bytes })),
+    );
+  }
+
+  /** Commands the session's runs not undone ran, as commandsRun counts them. */
+  sessionCommands(sessionId: string): number {
+    return this.#writer.read(
+      () =>
+        this.#db
+          .prepare<[string], { count: number }>(
+            `SELECT COUNT(*) AS count FROM tool_audit a JOIN runs r ON r.id = a.run_id
+             WHERE r.session_id = ? AND r.undone_at IS NULL
+               AND a.tool_name = 'run_command' AND a.outcome IN ('ran', 'failed')`,
+          )
+          .get(sessionId)?.count ?? 0,
+    );
+  }
+
   /** Bytes the session keeps now, or only those of one of its runs. */
   keptBytes(sessionId: string, runId?: string): number {
     const row =

@@ -9,9 +9,10 @@ import { sessionIdSchema } from './sessions.js';
 
 /**
  * Why a file has no diff: its earlier version was not kept (larger than UNDO_MAX_FILE_BYTES, or
- * pruned for newer runs), it is not text, or it is too large to diff now.
+ * pruned for newer runs), it is not text, it is too large to diff now, or it cannot be read now
+ * (a link out of the workspace put in its place, its permissions).
  */
-export const sessionChangeNoDiffSchema = z.enum(['not-kept', 'binary', 'too-large']);
+export const sessionChangeNoDiffSchema = z.enum(['not-kept', 'binary', 'too-large', 'unreadable']);
 export type SessionChangeNoDiff = z.infer<typeof sessionChangeNoDiffSchema>;
 
 export const sessionChangeSchema = z.strictObject({
@@ -21,7 +22,7 @@ export const sessionChangeSchema = z.strictObject({
   status: z.enum(['added', 'modified', 'deleted']),
   /** A unified diff from `a/PATH` (or /dev/null) to `b/PATH` (or /dev/null), bounded like a tool's diff. */
   diff: z.string().optional(),
-  /** Lines added and removed, when there is a diff. */
+  /** Lines the diff adds and removes, when there is one (of what it shows, when it is cut). */
   additions: z.number().int().nonnegative().optional(),
   deletions: z.number().int().nonnegative().optional(),
   no_diff: sessionChangeNoDiffSchema.optional(),
