@@ -5,7 +5,8 @@
  * explorer's system prompt): one "Explore" card with the task, while the explorer works a progress
  * line over its calls one line each, then its answer as markdown with the calls folded; the
  * explorer's calls never cards of the transcript, live or after a reload; find reaching the answer;
- * a refusal, an early, cut answer and a run stopped mid-way in words. Screenshots (light and dark, 1280 and 420 px) go to
+ * a refusal, an early, cut answer and a run stopped mid-way in words; an explore call a policy
+ * rule asks about, asked with its task. Screenshots (light and dark, 1280 and 420 px) go to
  * test-output/ui/.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -248,5 +249,34 @@ describe('explore calls in the desktop app', () => {
     expect(await card.getByTestId('tool-status').textContent()).toBe('stopped');
     expect(await progress(card).textContent()).toBe('1 tool call▸');
     releaseAnswer();
+  });
+  it('asks before an explore call a policy rule asks about, showing its task, the card waiting; once allowed, the explorer works and answers in that same card', async () => {
+    host.policy.add({ kind: 'project', root: host.workspace }, { decision: 'ask', tools: ['explore'] });
+    explorerTurns = [
+      { kind: 'tool-call', name: 'search', input: { pattern: 'parse', path: 'src' } },
+      { kind: 'text', pieces: ['`parse()` is in src/parser.ts, line 7.'] },
+    ];
+    agentTurns.push(
+      { kind: 'tool-call', name: 'explore', input: { task: 'Find parse()' } },
+      { kind: 'text', pieces: ['Allowed, and the explorer answered.'] },
+    );
+    await sendMessage(page, 'Where is parse()?');
+    const approval = page.getByRole('region', { name: 'Approval needed' });
+    await approval.getByRole('heading', { name: 'The agent wants to hand a question to an explorer' }).waitFor();
+    expect(await approval.getByLabel('Task').textContent()).toBe('Find parse()');
+    const card = exploreCard();
+    expect(await card.getByTestId('tool-status').textContent()).toBe('waiting for approval');
+    expect(await card.getByText('The run ended before the explorer answered.').count()).toBe(0);
+    await expectInViewport(page, composer(), 'the message box under the approval');
+    await shotAllModes(page, SHOTS, '58-explore-approval', approval);
+    await approval.getByRole('button', { name: 'Allow', exact: true }).click();
+    await page.getByText('Allowed, and the explorer answered.').waitFor();
+    expect(await card.getByTestId('tool-status').textContent()).toBe('done');
+    expect(await progress(card).textContent()).toBe('1 tool call▸');
+    await card.getByTestId('explore-answer').getByText('is in src/parser.ts, line 7.').waitFor();
+    expect(await page.getByRole('article', { name: 'Tool explore' }).filter({ hasText: 'Find parse()' }).count()).toBe(
+      1,
+    );
+    expect(await transcriptCards('Tool search').count()).toBe(0);
   });
 });

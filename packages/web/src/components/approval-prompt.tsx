@@ -3,6 +3,7 @@ import type { PolicyRuleDraft } from '@bastion/bridge';
 import type { ToolView } from '../transcript.js';
 import { describeError } from '../bastion.js';
 import { alwaysAllowRule } from '@bastion/protocol';
+import { exploreTask } from '../explore-call.js';
 import { mcpArgumentsText, mcpToolTitle } from '../mcp-tool-call.js';
 import { AlwaysAllowConfirm, ApprovalActions } from './always-allow-confirm.js';
 import { usePromptFocus } from './prompt-focus.js';
@@ -28,6 +29,7 @@ export function ApprovalPrompt({ tool, busy, workspace, askBeforeWrites, onAlway
   const args: unknown[] = Array.isArray(input.args) ? input.args : [];
   const commandLine = [input.command, ...args].map(String).join(' ');
   const isCommand = tool.toolName === 'run_command';
+  const isExplore = tool.toolName === 'explore';
   const mcpTitle = mcpToolTitle(tool.toolName);
   // This command's program and exact arguments, or this MCP tool by name: for the project only.
   const rule = workspace !== null ? alwaysAllowRule(tool.toolName, tool.input) : undefined;
@@ -42,8 +44,18 @@ export function ApprovalPrompt({ tool, busy, workspace, askBeforeWrites, onAlway
   };
   return (
     <section className="approval" role="region" aria-label="Approval needed" ref={region}>
-      <h2>{isCommand ? 'The agent wants to run a command' : `The agent wants to use ${mcpTitle ?? tool.toolName}`}</h2>
-      {mcpTitle !== undefined ? (
+      <h2>
+        {isCommand
+          ? 'The agent wants to run a command'
+          : isExplore
+            ? 'The agent wants to hand a question to an explorer'
+            : `The agent wants to use ${mcpTitle ?? tool.toolName}`}
+      </h2>
+      {isExplore ? (
+        <p className="approval-task plain-text" aria-label="Task">
+          {exploreTask(tool.input)}
+        </p>
+      ) : mcpTitle !== undefined ? (
         <pre className="approval-arguments" aria-label="Arguments">
           {mcpArgumentsText(tool.input)}
         </pre>
@@ -58,11 +70,13 @@ export function ApprovalPrompt({ tool, busy, workspace, askBeforeWrites, onAlway
       <p className="muted">
         {isCommand
           ? 'A command that may change something asks first (or a policy rule asks for it).'
-          : mcpTitle !== undefined
-            ? 'A tool of an MCP server you set up (Settings → MCP servers): it runs in the sandbox, and what it does is the server’s own.'
-            : askBeforeWrites
-              ? 'This session asks before each file edit (“Ask before file edits”, next to Mode).'
-              : 'A file that instructs the agent asks before it changes, in every mode.'}
+          : isExplore
+            ? 'A policy rule asks for it. The explorer only reads (files, folder listings, searches) under the same rules, and changes nothing.'
+            : mcpTitle !== undefined
+              ? 'A tool of an MCP server you set up (Settings → MCP servers): it runs in the sandbox, and what it does is the server’s own.'
+              : askBeforeWrites
+                ? 'This session asks before each file edit (“Ask before file edits”, next to Mode).'
+                : 'A file that instructs the agent asks before it changes, in every mode.'}
       </p>
       <div className="approval-row">
         <label htmlFor="deny-reason">Reason (optional, sent to the agent if you deny)</label>

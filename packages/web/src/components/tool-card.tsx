@@ -458,7 +458,9 @@ function ExploreBody({ tool, runGoing }: { tool: ToolView; runGoing: boolean }) 
           )}
         </>
       )}
-      {tool.output === undefined && !runGoing && <p className="muted">The run ended before the explorer answered.</p>}
+      {tool.output === undefined && !runGoing && tool.approval?.state !== 'pending' && (
+        <p className="muted">The run ended before the explorer answered.</p>
+      )}
       {outcome && (
         <div className="explore-answer" data-testid="explore-answer">
           <Markdown text={outcome.answer} />
