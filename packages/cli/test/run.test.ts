@@ -244,9 +244,8 @@ describe('bastion run (real CLI process)', () => {
   });
 
   it("prints an explore call's task, the explorer's calls indented under it and the first lines of its answer, in read-only mode too", async () => {
-    const result = await runCli(
-      ['--provider', 'demo', '--mode', 'read-only', 'explore read README.md'],
-      (workspace) => writeFileSync(join(workspace, 'README.md'), '# Explored\n'),
+    const result = await runCli(['--provider', 'demo', '--mode', 'read-only', 'explore read README.md'], (workspace) =>
+      writeFileSync(join(workspace, 'README.md'), '# Explored\n'),
     );
     expect(result.code).toBe(0);
     expect(result.stdout).toContain(

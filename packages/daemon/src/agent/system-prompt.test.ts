@@ -37,7 +37,7 @@ describe('buildSystemPrompt', () => {
     expect(buildSystemPrompt({ ...env, mode: 'auto' })).toContain('auto mode');
   });
 
-  it('names protected files and how to work: read first, test after, keep the user\'s changes and their git history, cite path:line', () => {
+  it("names protected files and how to work: read first, test after, keep the user's changes and their git history, cite path:line", () => {
     const prompt = buildSystemPrompt(env);
     expect(prompt).toContain('Writing AGENTS.md or CLAUDE.md always asks the user first');
     expect(prompt).toContain('Read the relevant files before you edit them');

@@ -84,7 +84,7 @@ export function buildSystemPrompt(env: PromptEnvironment, instructions: readonly
       '- Keep changes small and focused on the task; follow the style of the code around them.',
       '- Prefer edit_file for changes to existing files; use write_file for new files or full rewrites.',
       '- After a change, run the project tests or checks when you can, and report what you ran and what it showed.',
-      "- The workspace may hold changes the user made: keep them, and do not commit, push, reset or stash with git unless the user asks.",
+      '- The workspace may hold changes the user made: keep them, and do not commit, push, reset or stash with git unless the user asks.',
       '- Large tool outputs are cut before they reach you; read a smaller part (a range, a narrower search) to see more.',
       '- Keep answers short: say what you did, what you found and what is left. Name code as path:line (src/app.ts:42) so the user can find it.',
     ].join('\n'),
