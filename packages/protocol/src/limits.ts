@@ -442,6 +442,9 @@ export const DEMO_DELTA_INTERVAL_MS = 15;
 export const UI_MARKDOWN_MAX_CHARS = 200 * KiB;
 /** Tool output (stdout, file content) longer than this many lines is folded until asked for. */
 export const UI_TOOL_OUTPUT_FOLD_LINES = 40;
+/** An Explore card's task longer than this many lines, or characters, shows folded to its start until opened. */
+export const UI_EXPLORE_TASK_FOLD_LINES = 4;
+export const UI_EXPLORE_TASK_FOLD_CHARS = 320;
 /** Settings → MCP servers: a server's tools shown before "Show all" (a long list folds). */
 export const UI_MCP_TOOLS_FOLDED = 6;
 /** Settings → MCP servers: how soon the card asks again while a server is starting (a run may have started it). */

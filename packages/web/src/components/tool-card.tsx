@@ -1,5 +1,11 @@
 import { useLayoutEffect, useRef, useState } from 'react';
-import { UI_LIVE_OUTPUT_MAX_CHARS, UI_TOOL_OUTPUT_FOLD_LINES, type DaemonErrorCode } from '@bastion/protocol';
+import {
+  UI_EXPLORE_TASK_FOLD_CHARS,
+  UI_EXPLORE_TASK_FOLD_LINES,
+  UI_LIVE_OUTPUT_MAX_CHARS,
+  UI_TOOL_OUTPUT_FOLD_LINES,
+  type DaemonErrorCode,
+} from '@bastion/protocol';
 import { exploreCallWords, exploreOutcome, exploreTask } from '../explore-call.js';
 import { mcpArgumentsText, mcpCallOutcome, mcpToolTitle } from '../mcp-tool-call.js';
 import type { ToolView } from '../transcript.js';
@@ -375,13 +381,9 @@ function ExploreCall({ call }: { call: ToolView }) {
   );
 }
 
-/** A task longer than this many lines, or characters, shows folded to its start until opened. */
-const TASK_FOLD_LINES = 4;
-const TASK_FOLD_CHARS = 320;
-
 /** The task as the explorer got it, wrapped; a long one folded to its start. */
 function ExploreTask({ task }: { task: string }) {
-  const long = task.split('\n').length > TASK_FOLD_LINES || task.length > TASK_FOLD_CHARS;
+  const long = task.split('\n').length > UI_EXPLORE_TASK_FOLD_LINES || task.length > UI_EXPLORE_TASK_FOLD_CHARS;
   const [open, setOpen] = useState(false);
   if (task === '') return null;
   return (
