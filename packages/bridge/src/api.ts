@@ -34,6 +34,7 @@ import type {
   PolicyRuleDraft,
   PromptListResponse,
   Session,
+  SessionChangesResponse,
   SessionImageResponse,
   SessionListResponse,
   UpdateSessionRequest,
@@ -81,6 +82,8 @@ export type {
   RunContext,
   SavedPrompt,
   Session,
+  SessionChange,
+  SessionChangesResponse,
   TokenUsage,
 } from '@bastion/protocol';
 
@@ -116,6 +119,12 @@ export interface BastionApi {
     audit(sessionId: string): Promise<AuditPage>;
     /** An image a message of the session carries (a message part's `image_id`), in base64. */
     image(sessionId: string, imageId: string): Promise<SessionImageResponse>;
+    /**
+     * Each file the session's file tools changed so far, with a bounded diff from before its first
+     * write to now, and how many commands ran (what they changed is not tracked). Rejects with
+     * SESSION_NOT_FOUND, or WORKSPACE_NOT_GRANTED when the session's folder is not open here.
+     */
+    changes(sessionId: string): Promise<SessionChangesResponse>;
   };
   readonly agent: {
     /**

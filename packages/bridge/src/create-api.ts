@@ -32,6 +32,7 @@ export function createApi(transport: Transport): BastionApi {
       events: (sessionId, options) => daemon('GET', `/sessions/${id(sessionId)}/events${pageQuery(options)}`),
       audit: (sessionId) => daemon('GET', `/sessions/${id(sessionId)}/audit`),
       image: (sessionId, imageId) => daemon('GET', `/sessions/${id(sessionId)}/images/${id(imageId)}`),
+      changes: (sessionId) => daemon('GET', `/sessions/${id(sessionId)}/changes`),
     },
     agent: {
       run: (sessionId, message, images) =>
