@@ -1,4 +1,5 @@
 /** The `bastion` command line: parses the command and runs it (main.ts loads this). */
+import { changesCommand } from './commands/changes.js';
 import { doctorCommand } from './commands/doctor.js';
 import { mcpCommand } from './commands/mcp.js';
 import { modelsCommand } from './commands/models.js';
@@ -24,6 +25,7 @@ const COMMANDS: Record<string, (argv: string[]) => Promise<number>> = {
   policy: policyCommand,
   undo: undoCommand,
   rewind: rewindCommand,
+  changes: changesCommand,
   sessions: sessionsCommand,
   models: modelsCommand,
   mcp: mcpCommand,

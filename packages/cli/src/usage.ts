@@ -4,6 +4,7 @@ import {
   CLI_SESSIONS_LISTED,
   DEFAULT_CONTEXT_WINDOW_TOKENS,
   IMAGE_MAX_BYTES,
+  SESSION_CHANGES_MAX_FILES,
 } from '@bastion/protocol';
 
 /** A command-line mistake: printed with the usage of the command it was made in (usageHint), exit code 2. */
@@ -45,6 +46,7 @@ export const USAGE = `Usage:
   bastion models default PROVIDER/MODEL [--home DIR]
   bastion undo [--workspace DIR] [--home DIR] [--session ID] [--run ID] [--dry-run]
   bastion rewind [--workspace DIR] [--home DIR] [--session ID] [--run ID] [--keep-files] [--dry-run]
+  bastion changes [--workspace DIR] [--home DIR] [--session ID] [--stat] [--json]
   bastion secrets set PROVIDER [--home DIR]
   bastion policy list [--workspace DIR | --global] [--home DIR] [--json]
   bastion policy add DECISION [--workspace DIR | --global] [--tool NAME]… [--path GLOB]… [--root]
@@ -146,6 +148,16 @@ longer sent to the model (they stay in the transcript, marked rewound), and the 
 wrote are put back as undo does (--keep-files leaves them); prints the prompt, to send again.
 Refused, touching nothing, when a file changed since (then --keep-files still goes back) or a run
 is going; --dry-run only says what it would do.
+
+changes: what the file tools (write_file, edit_file) of a session changed so far, from before its
+first write to now: by default the newest session in the workspace, or --session ID. Prints each
+file's unified diff, one after another, made inert for a terminal: a patch that git apply -R takes
+back when no diff was cut; a file without a diff (its earlier version not kept, not text, too large,
+unreadable) gets a # line saying why. The count of files and lines, and what the patch leaves out (a
+cut diff, files past the first ${SESSION_CHANGES_MAX_FILES}, what the session's commands changed), go to stderr.
+--stat prints one line a file instead: its status, path and +added −removed lines; --json the
+answer as one JSON object. Through the running Bastion when one owns the home. Exit 2 when no
+session worked in the workspace, or --session names none or one of another folder.
 
 secrets set PROVIDER: store an API key (openai, anthropic, openrouter or a custom endpoint id)
 in auth.json; the key is read from the terminal without echo, or from stdin when piped.

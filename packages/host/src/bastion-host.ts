@@ -47,7 +47,8 @@ import { DesktopApp } from './ui/desktop-app.js';
 import { defaultDesktopAssetFiles, type DesktopAssetFiles } from './ui/desktop-assets.js';
 import { registerHostIpcChannels } from './ui/host-ipc-channels.js';
 import { ReleaseStack } from './release-stack.js';
-import { ControlServer, type ControlHandler } from './control/control-server.js';
+import { ControlServer, refused, type ControlHandler } from './control/control-server.js';
+import { sessionChangesIn } from './control/session-changes.js';
 import { rewindRun, undoRun } from './control/undo-run.js';
 import { sessionMarkdownIn, sessionsIn } from './control/workspace-sessions.js';
 import { acquireHomeLock } from './control/home-lock.js';
@@ -466,8 +467,8 @@ const EXPORT_ANSWER_ENVELOPE_BYTES = Buffer.byteLength('{"ok":true,"markdown":}\
 
 /**
  * The host's side of the control socket (SEC-004): who holds the home, a fresh launch link, a key
- * stored through this host, and the sessions, a session's markdown, the models (and their default)
- * and an undo asked of this host's daemon.
+ * stored through this host, and the sessions, a session's markdown and changes, the models (and
+ * their default) and an undo asked of this host's daemon.
  */
 function controlHandler(parts: {
   command: string;
@@ -493,6 +494,12 @@ function controlHandler(parts: {
         return read.ok
           ? { ok: true, markdown: read.markdown }
           : { ok: true, refused: { code: read.error.code, message: read.error.message } };
+      }
+      case 'session.changes': {
+        const read = await sessionChangesIn(parts.client, request);
+        return read.ok
+          ? { ok: true, session_id: read.session_id, changes: read.changes }
+          : refused(read.code, read.message);
       }
       case 'models': {
         const answer = await parts.client.call('GET', '/models', undefined, modelListResponseSchema);

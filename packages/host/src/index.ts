@@ -25,6 +25,7 @@ export * from './mcp/mcp-config-store.js';
 export * from './control/control-client.js';
 export * from './control/control-protocol.js';
 export * from './control/undo-run.js';
+export * from './control/session-changes.js';
 export * from './control/workspace-sessions.js';
 export * from './control/home-lock.js';
 export * from './agent-event-reader.js';

@@ -13,11 +13,13 @@ import {
   modelRefSchema,
   providerIdSchema,
   CONTROL_MAX_MESSAGE_CHARS,
+  DAEMON_RESPONSE_MAX_BYTES,
   mcpListingSchema,
   mcpServerNameSchema,
   SECRETS_MAX_KEY_CHARS,
   WORKSPACE_MAX_PATH_CHARS,
   runIdSchema,
+  sessionChangesResponseSchema,
   sessionIdSchema,
   sessionSchema,
   wireErrorCodeSchema,
@@ -46,6 +48,12 @@ export const controlRequestSchema = z.discriminatedUnion('op', [
     search: z.string().min(1).max(SESSION_SEARCH_MAX_CHARS).optional(),
   }),
   z.strictObject({ op: z.literal('session.export'), session_id: sessionIdSchema }),
+  /** What the file tools of a session of this folder (by default its newest) changed so far. */
+  z.strictObject({
+    op: z.literal('session.changes'),
+    workspace: z.string().min(1).max(WORKSPACE_MAX_PATH_CHARS),
+    session_id: sessionIdSchema.optional(),
+  }),
   z.strictObject({ op: z.literal('models') }),
   z.strictObject({ op: z.literal('models.default'), provider: providerIdSchema, model: modelIdSchema }),
   z.strictObject({
@@ -131,6 +139,21 @@ export const sessionsAnswerSchema = z.union([
 /** `bastion sessions export` through the running host: the session as markdown, or the daemon's or the host's refusal. */
 export const exportAnswerSchema = z.union([
   z.strictObject({ ok: z.literal(true), markdown: z.string() }),
+  refusedAnswerSchema,
+]);
+
+/**
+ * Largest answer line of `session.changes`: the daemon's answer, which the host reads up to
+ * DAEMON_RESPONSE_MAX_BYTES and writes again as the same JSON, and the few bytes around it.
+ * SESSION_CHANGES_MAX_FILES diffs of TOOL_DIFF_MAX_CHARS come to about 6.5 MiB; a daemon answer
+ * over the host's bound (diffs full of characters JSON escapes) is refused in words instead
+ * (DAEMON_RESPONSE_TOO_LARGE), by the running host and the CLI's own alike.
+ */
+export const CONTROL_MAX_CHANGES_ANSWER_BYTES = DAEMON_RESPONSE_MAX_BYTES + 4_096;
+
+/** `bastion changes` through the running host: what the session's file tools changed, or the refusal in words. */
+export const changesAnswerSchema = z.union([
+  z.strictObject({ ok: z.literal(true), session_id: sessionIdSchema, changes: sessionChangesResponseSchema }),
   refusedAnswerSchema,
 ]);
 

@@ -149,7 +149,7 @@ function serve(socket: Socket, handle: ControlHandler, log: Logger, options: Con
 }
 
 /** A refusal the CLI prints as it is: a wire code and words, cut to what a control answer carries. */
-function refused(code: WireErrorCode, message: string): Record<string, unknown> {
+export function refused(code: WireErrorCode, message: string): Record<string, unknown> {
   const words =
     message.length <= CONTROL_MAX_MESSAGE_CHARS ? message : `${message.slice(0, CONTROL_MAX_MESSAGE_CHARS - 1)}…`;
   return { ok: true, refused: { code, message: words } };

@@ -36,7 +36,10 @@ export type UndoRunAnswer = { ok: true; session_id: string; result: AgentUndoRes
 export type RewindRunAnswer = { ok: true; session_id: string; result: AgentRewindResponse } | Refusal;
 
 /** The named session, or the workspace's newest; a refusal when there is none or the daemon refused. */
-async function sessionFor(client: DaemonClient, request: UndoRunRequest): Promise<Session | Refusal> {
+export async function sessionFor(
+  client: DaemonClient,
+  request: Pick<UndoRunRequest, 'workspace' | 'session_id'>,
+): Promise<Session | Refusal> {
   if (request.session_id === undefined) {
     const newest = await newestSessionIn(client, request.workspace);
     if (!newest) return { ok: false, code: 'UNDO_NO_SESSION', message: 'no session has worked in this workspace' };
