@@ -134,6 +134,45 @@ describe('bastion changes', () => {
     );
   });
 
+  it('says on stderr that a diff was cut at its bound, and prints a # line saying why for a file without a diff', async () => {
+    // 500 lines of 100 characters: a diff past TOOL_DIFF_MAX_CHARS, cut; 1 200 lines: past
+    // TOOL_DIFF_MAX_EDIT_LENGTH, not computed.
+    const long = Array.from({ length: 500 }, (_, line) => `${String(line).padStart(99, '.')}\n`).join('');
+    const many = Array.from({ length: 1_200 }, (_, line) => `${line}\n`).join('');
+    const { home, workspace } = await afterRun([
+      { kind: 'tool-call', name: 'write_file', input: { path: 'long.txt', content: long } },
+      { kind: 'tool-call', name: 'write_file', input: { path: 'many.txt', content: many } },
+      { kind: 'text', pieces: ['done'] },
+    ]);
+    const shown = await changes(home, workspace);
+    expect(shown.code).toBe(0);
+    expect(shown.stdout).toMatch(/^--- \/dev\/null\n\+\+\+ b\/long\.txt\n@@ -0,0 \+1,500 @@\n/);
+    expect(shown.stdout).toMatch(/\n# many\.txt: added, no diff \(it is too large to diff\)\n$/);
+    expect(shown.stderr).toMatch(/^bastion: 2 files changed, \+\d+ −0 \(1 without a diff\)\n/);
+    expect(shown.stderr).toContain(
+      'bastion: the diff of long.txt was cut at its bound: this patch is not whole, do not apply it\n',
+    );
+    const stat = await changes(home, workspace, '--stat');
+    expect(stat.stdout).toMatch(
+      /^added {5}long\.txt {2}\+\d+ −0 \(diff cut\)\nadded {5}many\.txt {2}no diff: it is too large to diff\n$/,
+    );
+  });
+
+  it('--help prints changes’ synopsis and paragraph, the top-level help lists it, and --stat with --json exits 2 starting nothing', async () => {
+    const help = await runCli(['changes', '--help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(
+      /^Usage:\n {2}bastion changes \[--workspace DIR\] \[--home DIR\] \[--session ID\] \[--stat\] \[--json\]\n/,
+    );
+    expect(help.stdout).toContain('\nchanges: what the file tools (write_file, edit_file) of a session changed so far');
+    expect((await runCli(['--help'])).stdout).toContain('  bastion changes [--workspace DIR]');
+    const { home, workspace } = project();
+    const both = await changes(home, workspace, '--stat', '--json');
+    expect(both.code).toBe(2);
+    expect(both.stderr).toMatch(/^bastion: --stat and --json cannot be combined\n\nUsage:\n {2}bastion changes /);
+    expect(existsSync(home)).toBe(false);
+  });
+
   it('exits 2 for --session naming a session that does not exist, or one that works in another folder', async () => {
     const { home, workspace } = await afterRun(SCRIPT);
     const missing = await changes(home, workspace, '--session', 'ses_00000000000000000000000000');
