@@ -457,6 +457,8 @@ export const UI_LIVE_OUTPUT_MAX_CHARS = 32 * KiB;
 export const UI_DIFF_MAX_INPUT_CHARS = 256 * KiB;
 /** Lines of a unified diff shown before the rest is folded. */
 export const UI_DIFF_FOLD_LINES = 400;
+/** A session's Changes view shows the diffs of its first this many files open; the rest open on a click. */
+export const UI_CHANGES_OPEN_FILES = 10;
 /** Tallest the composer grows with multi-line input, in pixels, before it scrolls. */
 export const UI_COMPOSER_MAX_HEIGHT_PX = 240;
 /** Characters of a tool call's input a session's markdown export shows (its outputs stay in Bastion). */

@@ -20,6 +20,7 @@ import {
 import { keepSessionImage, sessionImageUrl, type ImagePart } from '../session-images.js';
 import { reloadGrantedRoots, useGrantedRoots } from '../granted-roots.js';
 import { sessionMessages } from '../session-export.js';
+import { changesLabel } from '../session-changes.js';
 import { loadHistory, newestHistory, settledOpening, type HistoryChunk } from '../history.js';
 import {
   applyEvents,
@@ -32,6 +33,7 @@ import {
 } from '../transcript.js';
 import { Activity } from './activity.js';
 import { AskBeforeWrites } from './ask-before-writes.js';
+import { ChangesPanel, useSessionChanges } from './changes-panel.js';
 import { ApprovalPrompt } from './approval-prompt.js';
 import { Composer } from './composer.js';
 import { Markdown } from './markdown.js';
@@ -55,6 +57,13 @@ import type { SlashCommand } from '../slash-commands.js';
 
 const RECONNECT_MIN_MS = 500;
 const RECONNECT_MAX_MS = 5_000;
+/** Events after which the files the session changed may differ: a run ended, or one was undone or rewound. */
+const CHANGES_EVENTS: ReadonlySet<AgentStreamEvent['event']['type']> = new Set([
+  'run-finished',
+  'run-error',
+  'run-undone',
+  'context-rewound',
+]);
 
 interface Props {
   bastion: BastionApi;
@@ -236,6 +245,11 @@ export function ChatView({ bastion, sessionId, sessionsVersion, onSessionChanged
   const [link, setLink] = useState<'connecting' | 'live' | 'reconnecting'>('connecting');
   /** Runs of this session that ended while the page was open: MCP servers are read again after each. */
   const [runsEnded, setRunsEnded] = useState(0);
+  /** Bumped once for each batch of events holding a run's end, an undo or a rewind: the changes are read again. */
+  const [changesVersion, setChangesVersion] = useState(0);
+  /** The Changes panel is open. */
+  const [changesOpen, setChangesOpen] = useState(false);
+  const sessionChanges = useSessionChanges(bastion, sessionId, changesVersion);
   const [error, setError] = useState<string>();
   const [notFound, setNotFound] = useState(false);
   // Before the slots are read: a message queued with images the reload dropped goes back in the box.
@@ -340,6 +354,7 @@ export function ChatView({ bastion, sessionId, sessionsVersion, onSessionChanged
           onSessionChanged();
           setRunsEnded((count) => count + 1);
         }
+        if (batch.some(({ event }) => CHANGES_EVENTS.has(event.type))) setChangesVersion((count) => count + 1);
       });
     },
     [onSessionChanged],
@@ -580,6 +595,11 @@ export function ChatView({ bastion, sessionId, sessionsVersion, onSessionChanged
       onSessionChanged();
     });
 
+  /** Opens the Changes panel, reading the changes afresh. */
+  const openChanges = () => {
+    sessionChanges.reload();
+    setChangesOpen(true);
+  };
   const undoable = lastUndoableRun(transcript.items);
   const rewindable = lastRewindableRun(transcript.items);
   const plan = useMemo(() => pinnedPlan(transcript.items), [transcript.items]);
@@ -626,6 +646,12 @@ export function ChatView({ bastion, sessionId, sessionsVersion, onSessionChanged
       description: 'download this session as a markdown file',
       unavailable: session === undefined ? 'the session is loading' : undefined,
       run: () => session && void act(() => downloadSession(bastion, session)),
+    },
+    {
+      name: '/changes',
+      description: 'every file this session’s agent changed, with its diff, and Copy patch (opens Changes)',
+      unavailable: undefined,
+      run: openChanges,
     },
     {
       name: '/model',
@@ -806,6 +832,16 @@ export function ChatView({ bastion, sessionId, sessionsVersion, onSessionChanged
                 onClick={() => void act(() => downloadSession(bastion, session))}
               >
                 Export
+              </button>{' '}
+              <button
+                type="button"
+                className="small"
+                aria-expanded={changesOpen}
+                aria-controls={changesOpen ? 'changes-panel' : undefined}
+                title="Every file this session’s agent changed, with its diff"
+                onClick={() => (changesOpen ? setChangesOpen(false) : openChanges())}
+              >
+                {changesLabel(sessionChanges.changes)}
               </button>
             </p>
           )}
@@ -909,21 +945,24 @@ export function ChatView({ bastion, sessionId, sessionsVersion, onSessionChanged
           partial={older !== undefined && older !== null}
         />
       )}
-      <TranscriptList
-        items={transcript.items}
-        render={render}
-        hasOlder={older !== undefined && older !== null}
-        revealKey={undone === undefined ? undefined : undoneNoticeKey(transcript.items, undone)}
-        onNearTop={loadOlder}
-        find={
-          find && {
-            query: find.query,
-            keys: matchKeys,
-            current: matches[Math.min(find.current, matches.length - 1)],
-            seq: find.seq,
+      <div className="chat-body">
+        <TranscriptList
+          items={transcript.items}
+          render={render}
+          hasOlder={older !== undefined && older !== null}
+          revealKey={undone === undefined ? undefined : undoneNoticeKey(transcript.items, undone)}
+          onNearTop={loadOlder}
+          find={
+            find && {
+              query: find.query,
+              keys: matchKeys,
+              current: matches[Math.min(find.current, matches.length - 1)],
+              seq: find.seq,
+            }
           }
-        }
-      />
+        />
+        {changesOpen && <ChangesPanel state={sessionChanges} onClose={() => setChangesOpen(false)} />}
+      </div>
       {plan !== undefined && <PlanBar steps={plan} />}
       <Activity since={active?.seenAt} waiting={pending !== undefined} />
       {pending && (

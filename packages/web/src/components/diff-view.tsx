@@ -46,27 +46,33 @@ function lineClass(line: string): string {
   return 'diff-ctx';
 }
 
-export function DiffView({ diff }: { diff: string }) {
+/** `counts`: whether its head says the lines it adds and removes (false where the file's row says them already). */
+export function DiffView({ diff, counts = true }: { diff: string; counts?: boolean }) {
   const lines = diff
     .replace(/\n$/, '')
     .split('\n')
     .filter((line) => !line.startsWith('=====') && !line.startsWith('Index: '));
-  const [open, setOpen] = useState(lines.length <= UI_DIFF_FOLD_LINES);
+  const folds = lines.length > UI_DIFF_FOLD_LINES;
+  const [open, setOpen] = useState(!folds);
   const added = lines.filter((line) => line.startsWith('+') && !line.startsWith('+++')).length;
   const removed = lines.filter((line) => line.startsWith('-') && !line.startsWith('---')).length;
   const shown = open ? lines : lines.slice(0, UI_DIFF_FOLD_LINES);
   return (
     <div className="diff" data-testid="diff">
-      <div className="tool-output-head">
-        <span>
-          diff <span className="diff-add-count">+{added}</span> <span className="diff-del-count">−{removed}</span>
-        </span>
-        {lines.length > UI_DIFF_FOLD_LINES && (
-          <button type="button" className="small" aria-expanded={open} onClick={() => setOpen(!open)}>
-            {open ? 'Collapse' : `Show all ${lines.length} lines`}
-          </button>
-        )}
-      </div>
+      {(counts || folds) && (
+        <div className="tool-output-head">
+          {counts && (
+            <span>
+              diff <span className="diff-add-count">+{added}</span> <span className="diff-del-count">−{removed}</span>
+            </span>
+          )}
+          {folds && (
+            <button type="button" className="small" aria-expanded={open} onClick={() => setOpen(!open)}>
+              {open ? 'Collapse' : `Show all ${lines.length} lines`}
+            </button>
+          )}
+        </div>
+      )}
       <pre className="diff-body">
         {shown.map((line, index) => (
           <span key={index} className={`diff-line ${lineClass(line)}`}>

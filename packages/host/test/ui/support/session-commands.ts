@@ -6,6 +6,7 @@ export const SESSION_COMMANDS = [
   '/undo',
   '/rewind',
   '/export',
+  '/changes',
   '/model',
   '/reasoning',
   '/mode read-only',
