@@ -5,8 +5,8 @@
  * the Changes panel lists each with its status, path, line counts and diff (folded on a click),
  * Copy patch copies every diff as one patch, `/changes` opens it, a run that ends while it is open
  * refreshes it (one read per run), a file turned binary on disk is said in words instead of a
- * diff, and the commands a run ran are noted. Screenshots (light and dark, 1280 and 420 px) go to
- * test-output/ui/.
+ * diff, the commands a run ran are noted, and a daemon's refusal is said in words with Try again.
+ * Screenshots (light and dark, 1280 and 420 px) go to test-output/ui/.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -177,5 +177,32 @@ describe('a session’s Changes in the desktop app', () => {
     await header().getByRole('button', { name: 'Changes (3)' }).waitFor();
     await shotAllModes(page, SHOTS, '59-changes-commands');
     await expectListAndComposerInView(page, panel(), composer());
+  });
+
+  it('says in words why the changes could not be read when the daemon refuses with a code, and Try again reads them again', async () => {
+    const changesUrl = `**/sessions/${sessionId}/changes`;
+    await page.route(changesUrl, async (route) => {
+      // The daemon's own answer (its CORS headers kept), turned into its refusal of a folder not open.
+      const response = await route.fetch();
+      await route.fulfill({
+        response,
+        status: 403,
+        contentType: 'application/json',
+        body: JSON.stringify({
+          code: 'WORKSPACE_NOT_GRANTED',
+          message: "the session's folder is not open in this Bastion",
+        }),
+      });
+    });
+    await panel().getByRole('button', { name: 'Close' }).click();
+    await header().getByRole('button', { name: 'Changes (3)' }).click();
+    const alert = panel().getByRole('alert');
+    await alert
+      .getByText('This session’s folder is not open in this Bastion, so its files cannot be read.')
+      .waitFor(SETTLED);
+    await page.unroute(changesUrl);
+    await alert.getByRole('button', { name: 'Try again' }).click();
+    await alert.waitFor({ state: 'detached' });
+    expect(await panel().getByTestId('changes-summary').textContent()).toBe('3 files changed, +2 −1');
   });
 });
