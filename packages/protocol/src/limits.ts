@@ -762,6 +762,14 @@ export const CONTROL_MAX_ANSWER_BYTES = 1 * MiB;
  * when none runs, holds an export to the same bound, so the answer does not depend on which.
  */
 export const CONTROL_MAX_EXPORT_ANSWER_BYTES = 64 * MiB;
+/**
+ * Largest answer line of `session.changes`: the daemon's answer, which the host reads up to
+ * DAEMON_RESPONSE_MAX_BYTES and writes again as the same JSON, and the few bytes around it.
+ * SESSION_CHANGES_MAX_FILES diffs of TOOL_DIFF_MAX_CHARS come to about 6.5 MiB; a daemon answer
+ * over the host's bound (diffs full of characters JSON escapes) is refused in words instead
+ * (DAEMON_RESPONSE_TOO_LARGE), by the running host and the CLI's own alike.
+ */
+export const CONTROL_MAX_CHANGES_ANSWER_BYTES = DAEMON_RESPONSE_MAX_BYTES + 4_096;
 /** A refusal's or failure's message in a control answer (the daemon's error message, passed on). */
 export const CONTROL_MAX_MESSAGE_CHARS = 1_024;
 /** A control connection must finish its request and read its answer within this time. */

@@ -9,6 +9,7 @@
  * through a host of its own. Exit 0 when shown, 2 for no such session here, 1 when refused.
  */
 import {
+  CONTROL_MAX_CHANGES_ANSWER_BYTES,
   SESSION_CHANGES_MAX_FILES,
   sessionIdSchema,
   type SessionChange,
@@ -18,7 +19,6 @@ import {
 import {
   askRunningHost,
   changesAnswerSchema,
-  CONTROL_MAX_CHANGES_ANSWER_BYTES,
   holderStatusSchema,
   resolveUserDataPath,
   sessionChangesIn,

@@ -13,7 +13,6 @@ import {
   modelRefSchema,
   providerIdSchema,
   CONTROL_MAX_MESSAGE_CHARS,
-  DAEMON_RESPONSE_MAX_BYTES,
   mcpListingSchema,
   mcpServerNameSchema,
   SECRETS_MAX_KEY_CHARS,
@@ -141,15 +140,6 @@ export const exportAnswerSchema = z.union([
   z.strictObject({ ok: z.literal(true), markdown: z.string() }),
   refusedAnswerSchema,
 ]);
-
-/**
- * Largest answer line of `session.changes`: the daemon's answer, which the host reads up to
- * DAEMON_RESPONSE_MAX_BYTES and writes again as the same JSON, and the few bytes around it.
- * SESSION_CHANGES_MAX_FILES diffs of TOOL_DIFF_MAX_CHARS come to about 6.5 MiB; a daemon answer
- * over the host's bound (diffs full of characters JSON escapes) is refused in words instead
- * (DAEMON_RESPONSE_TOO_LARGE), by the running host and the CLI's own alike.
- */
-export const CONTROL_MAX_CHANGES_ANSWER_BYTES = DAEMON_RESPONSE_MAX_BYTES + 4_096;
 
 /** `bastion changes` through the running host: what the session's file tools changed, or the refusal in words. */
 export const changesAnswerSchema = z.union([

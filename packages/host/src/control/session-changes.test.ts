@@ -7,9 +7,14 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DAEMON_RESPONSE_MAX_BYTES, type Session, type SessionChangesResponse } from '@bastion/protocol';
+import {
+  CONTROL_MAX_CHANGES_ANSWER_BYTES,
+  DAEMON_RESPONSE_MAX_BYTES,
+  type Session,
+  type SessionChangesResponse,
+} from '@bastion/protocol';
 import { DaemonClient } from '../daemon-client.js';
-import { changesAnswerSchema, CONTROL_MAX_CHANGES_ANSWER_BYTES } from './control-protocol.js';
+import { changesAnswerSchema } from './control-protocol.js';
 import { sessionChangesIn } from './session-changes.js';
 
 const ID = 'ses_changes1';
