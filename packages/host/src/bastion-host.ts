@@ -41,7 +41,7 @@ import { attachWorkspaceWrites } from './workspaces/workspace-writes.js';
 import { PolicyStore } from './policy/policy-store.js';
 import { HostAuditLog } from './policy/host-audit-log.js';
 import { HostAsks, type HostAskPrompt } from './policy/host-asks.js';
-import { sidecarWriteDenies } from './policy/sandbox-denies.js';
+import { sidecarHostDenies } from './policy/sandbox-denies.js';
 import { UiServer } from './ui/ui-server.js';
 import { DesktopApp } from './ui/desktop-app.js';
 import { defaultDesktopAssetFiles, type DesktopAssetFiles } from './ui/desktop-assets.js';
@@ -254,7 +254,7 @@ async function composeHost(
       workspaces: roots,
       privateTemp: srt?.temp.path ?? '',
       homeReads: homeReadPaths({ home, daemonEntry }),
-      hostDenies: sidecarWriteDenies(userData),
+      hostDenies: sidecarHostDenies(userData),
     });
   if (posture?.capabilities.sandbox === 'srt') {
     // The host writes in each workspace for the sidecar and commands write there: the same roots are refused.

@@ -80,8 +80,11 @@ describe('buildSidecarSandboxPolicy', () => {
     expect(policy.filesystem.denyWrite).not.toContain('/dev/null');
   });
 
-  it("write-denies the host's own paths inside the write roots (userData's host/)", () => {
-    for (const path of input.hostDenies) expect(policy.filesystem.denyWrite).toContain(path);
+  it("read- and write-denies the host's own paths inside the write roots (userData's host/)", () => {
+    for (const path of input.hostDenies) {
+      expect(policy.filesystem.denyRead).toContain(path);
+      expect(policy.filesystem.denyWrite).toContain(path);
+    }
   });
 
   it('passes the policy schema check', () => {

@@ -5,7 +5,13 @@
  * which srt binds back, and the allowlist the host passes in (home-read-allowlist.ts: what
  * Bastion runs from, toolchains, caches), bound back read-only; the HOME secrets are denied by
  * name as well; writes are closed except userData and a private temp dir, and inside userData its
- * `host/` directory is write-denied (the host's, whatever the sidecar does). The granted
+ * `host/` directory is read- and write-denied (the host's, whatever the sidecar does; `secret-read`:
+ * the MCP servers' tokens in mcp.json and their data folders are in it, and the sidecar needs
+ * nothing there). On Linux srt mounts an empty tmpfs over `host/`, after it has bound userData
+ * back (under HOME as well): the sidecar finds the directory empty, what it writes there stays in
+ * that tmpfs and never reaches the disk, and the mount point cannot be removed or renamed. On
+ * macOS Seatbelt denies reading and writing beneath it. The directory must exist when the sidecar
+ * is wrapped, or srt would mount nothing: ensureUserData makes it before a host starts one. The granted
  * workspaces are readable and NOT writable: every write the sidecar's file tools, undo and the
  * write route make is a request the host checks and performs (workspaces/workspace-writes.ts), so
  * code running in a compromised sidecar cannot create a missing `.vscode/settings.json`,
@@ -55,7 +61,7 @@ export interface SidecarSandboxPolicyInput {
   privateTemp: string;
   /** The HOME paths bound back read-only: existing allowlist entries and Bastion's own (homeReadPaths()). */
   homeReads: readonly string[];
-  /** Paths inside the write roots the sidecar must not write: userData's `host/` (sidecarWriteDenies()). */
+  /** Paths inside the write roots the sidecar must neither read nor write: userData's `host/` (sidecarHostDenies()). */
   hostDenies: readonly string[];
 }
 
@@ -64,7 +70,7 @@ export function buildSidecarSandboxPolicy(input: SidecarSandboxPolicyInput): San
   return {
     network: noDirectEgress(),
     filesystem: {
-      denyRead: [input.home, ...secrets],
+      denyRead: [input.home, ...secrets, ...input.hostDenies],
       // Bound back readable where they lie under HOME; readable elsewhere as the rest of the disk is.
       allowRead: [...input.homeReads, ...input.workspaces],
       allowWrite: [input.userData, input.privateTemp],

@@ -3,8 +3,11 @@
  * srt launcher as the real sidecar under the policy the host builds for it (real bubblewrap),
  * skips every policy check and writes straight to what the host keeps for itself — policy.json in
  * userData's `host/`, a workspace path a `hard-deny` rule denies to file tools, one a `deny` rule
- * does. Each write is refused and each file still holds its bytes; the sidecar's own userData stays
- * writable, and the rest of the workspace is read-only to it as well (its writes are the host's). A control run of the same fixture without the sandbox
+ * does. Each workspace write is refused; `host/` is an empty tmpfs in the sidecar's view (it is
+ * read-denied as well, sidecar-host-dir-unreadable.test.ts), so what it writes or removes there
+ * stays in that tmpfs, and it cannot move the mount point aside. Each file on disk still holds its
+ * bytes; the sidecar's own userData stays writable, and the rest of the workspace is read-only to
+ * it as well (its writes are the host's). A control run of the same fixture without the sandbox
  * does each write, so the fixture can tell success from refusal.
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -13,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { describeAttack } from '../../../../test/support/attack.js';
 import { PolicyStore } from '../../src/policy/policy-store.js';
-import { sidecarWriteDenies } from '../../src/policy/sandbox-denies.js';
+import { sidecarHostDenies } from '../../src/policy/sandbox-denies.js';
 import { checkSandboxPolicy } from '../../src/sandbox/sandbox-policy-check.js';
 import { plainLauncher } from '../../src/supervisor/sidecar-launcher.js';
 import { ensureUserData } from '../../src/user-data.js';
@@ -77,19 +80,20 @@ describeAttack('policy-bypass', 'a misbehaving sidecar cannot write what the hos
 
   beforeAll(async () => {
     world = makeWorld();
-    const lists = { hostDenies: sidecarWriteDenies(world.userData) };
+    const lists = { hostDenies: sidecarHostDenies(world.userData) };
     expect(checkSandboxPolicy(sandbox.policy(world, lists), world.home)).toEqual({ ok: true });
     const launcher = sandbox.launcher(world, lists);
     ({ result: results } = await runSandboxProbe<Results>(launcher, FIXTURE, attempts(world)));
   });
 
-  it('cannot overwrite, remove or plant beside host/policy.json, nor move host/ aside: the rules hold their bytes', () => {
-    for (const name of ['policy_overwrite', 'host_create', 'host_rename', 'policy_remove']) {
-      expect(results[name]?.ok, name).toBe(false);
-    }
+  it('cannot move host/ aside: in its view host/ is a mount point', () => {
+    expect(results.host_rename).toEqual({ ok: false, detail: 'EBUSY' });
+    expect(existsSync(join(world.userData, 'host-moved'))).toBe(false);
+  });
+
+  it('what it overwrites, plants or removes in host/ stays in its own empty host/ and never reaches the disk: the rules hold their bytes', () => {
     expect(readFileSync(world.store.path, 'utf8')).toBe(world.policyBytes);
     expect(existsSync(join(world.userData, 'host', 'planted.json'))).toBe(false);
-    expect(existsSync(join(world.userData, 'host-moved'))).toBe(false);
     expect(world.store.read().projects[world.workspace]?.map((rule) => rule.decision)).toEqual(['hard-deny', 'deny']);
   });
 

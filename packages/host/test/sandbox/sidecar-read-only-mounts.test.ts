@@ -1,12 +1,13 @@
 /**
- * The real host (srt posture) keeps what the sidecar may not write out of its reach: the daemon's
- * process sees userData's `host/` and the granted workspace mounted read-only from its first
- * start, and its writes in the workspace are the host's (the write route lands a file there; a
+ * The real host (srt posture) keeps what the sidecar may not write out of its reach: from its first
+ * start the daemon's process sees the granted workspace mounted read-only and, in place of
+ * userData's `host/`, an empty tmpfs of its own (the real directory is neither readable nor
+ * writable to it), and its writes in the workspace are the host's (the write route lands a file there; a
  * hard-deny rule added meanwhile refuses the next one at once, with no respawn). What the mounts
  * stop is proved by the misbehaving-sidecar fixture (sidecar-host-denies.test.ts) and the write
  * probe (sidecar-workspace-read-only.test.ts).
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { processTree } from '@bastion/test-support';
@@ -14,19 +15,17 @@ import { startTempHost, type TempHost } from '../support/temp-host.js';
 
 let host: TempHost;
 
-function mounts(pid: number): { point: string; readOnly: boolean }[] {
+function mounts(pid: number): { point: string; readOnly: boolean; type: string }[] {
   return readFileSync(`/proc/${pid}/mountinfo`, 'utf8')
     .split('\n')
     .map((line) => line.split(' '))
     .filter((fields) => fields[4] !== undefined)
-    .map((fields) => ({ point: fields[4] as string, readOnly: fields[5]?.split(',').includes('ro') ?? false }));
-}
-
-/** The mount points the process sees read-only (from its /proc mountinfo). */
-function readOnlyMounts(pid: number): string[] {
-  return mounts(pid)
-    .filter((mount) => mount.readOnly)
-    .map((mount) => mount.point);
+    .map((fields) => ({
+      point: fields[4] as string,
+      readOnly: fields[5]?.split(',').includes('ro') ?? false,
+      // After the optional fields, a lone '-' and then the file system's type.
+      type: fields[fields.indexOf('-') + 1] ?? '',
+    }));
 }
 
 /** Whether `path` is on a read-only mount for the process: the last-mounted one at or above it decides. */
@@ -73,8 +72,15 @@ afterAll(async () => {
 });
 
 describe('the real sidecar sandbox: what it may not write is mounted read-only', () => {
-  it("the daemon sees userData's host/ read-only from its first start", async () => {
-    expect(readOnlyMounts(daemonInside(await sidecarPid()))).toContain(join(host.userData, 'host'));
+  it("the daemon sees an empty tmpfs in place of userData's host/ from its first start", async () => {
+    const daemon = daemonInside(await sidecarPid());
+    const hostDir = join(host.userData, 'host');
+    expect(
+      mounts(daemon)
+        .filter((mount) => mount.point === hostDir)
+        .at(-1)?.type,
+    ).toBe('tmpfs');
+    expect(readdirSync(`/proc/${daemon}/root${hostDir}`)).toEqual([]);
   });
 
   it('the daemon sees the granted workspace read-only, and a file the host writes for it is there', async () => {

@@ -17,7 +17,7 @@ import { describeAttack } from '../../../../test/support/attack.js';
 import { plainLauncher } from '../../src/supervisor/sidecar-launcher.js';
 import { ensureUserData } from '../../src/user-data.js';
 import { probeSandboxPerFile, runSandboxProbe } from '../support/sandbox-probe.js';
-import { sidecarWriteDenies } from '../../src/policy/sandbox-denies.js';
+import { sidecarHostDenies } from '../../src/policy/sandbox-denies.js';
 import { scriptedWorlds } from '../support/scripted-agent.js';
 import { makeTempDir } from '@bastion/test-support';
 
@@ -62,7 +62,7 @@ describeAttack('path-traversal', 'code in a compromised sidecar writing the work
   it('every missing steering file, rc file and ordinary file fails (EROFS), and none exists afterwards', async () => {
     const world = makeWorld();
     // The sidecar's policy as the host builds it: userData's host/ write-denied, the workspace readable only.
-    const launcher = sandbox.launcher(world, { hostDenies: sidecarWriteDenies(world.userData) });
+    const launcher = sandbox.launcher(world, { hostDenies: sidecarHostDenies(world.userData) });
     const { result } = await runSandboxProbe<Outcomes>(launcher, PROBE, world.attempts);
     for (const { path } of world.attempts) {
       // EROFS, or ENOENT where the directory it needed could not be made (Node's recursive mkdir reports no EROFS).
