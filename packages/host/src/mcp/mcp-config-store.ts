@@ -2,10 +2,19 @@
  * The MCP servers the user named: `<userData>/host/mcp.json` (0600, atomic writes, the
  * private-file discipline, as policy.json). Host-owned: never read from a workspace (a project's
  * `.mcp.json` would let a cloned repository choose programs to run), and the sidecar cannot write
- * it (`host/` is write-denied in its sandbox). Edited by host IPC (Settings) and `bastion mcp`;
- * re-read whenever its stamp changes, so an edit from the CLI counts at the next run.
+ * it (`host/` is read- and write-denied in its sandbox). Edited by host IPC (Settings) and
+ * `bastion mcp`, which writes it in its own process while a host runs; re-read whenever its stamp
+ * changes, so an edit from the CLI counts at the next run.
+ *
+ * Every edit reads the list and writes it back whole, so two processes editing at once would each
+ * write back a list without the other's change. Each edit therefore holds `host/mcp.json.lock`,
+ * SQLite's fcntl lock as for the home's lock (control/home-lock.ts), from its read to its write:
+ * the kernel drops it with a killed process, so a crash leaves no stale lock. An edit waits for
+ * another one's lock at most MCP_CONFIG_LOCK_WAIT_MS (an edit holds it for one read and one small
+ * write), blocking its thread meanwhile as its synchronous write does.
  */
-import { mkdirSync } from 'node:fs';
+import Database from 'better-sqlite3';
+import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import {
   MCP_CONFIG_MAX_FILE_BYTES,
@@ -22,6 +31,9 @@ import { hostOnlyDir, MCP_DATA_DIR_NAME, USER_DATA_DIR_MODE } from '../user-data
 export const MCP_FILE_NAME = 'mcp.json';
 
 const EMPTY_FILE: McpConfigFile = { version: 1, servers: [] };
+
+/** How long an edit waits for another process's edit to end before it gives up, changing nothing. */
+const MCP_CONFIG_LOCK_WAIT_MS = 5_000;
 
 export class McpConfigStore {
   readonly path: string;
@@ -51,29 +63,65 @@ export class McpConfigStore {
       const issue = checked.error.issues[0];
       throw new HostError('MCP_SERVER_INVALID', `${issue?.path.join('.') || 'server'}: ${issue?.message ?? 'invalid'}`);
     }
-    const servers = this.servers();
-    if (servers.some((existing) => existing.name === checked.data.name)) {
-      throw new HostError('MCP_SERVER_EXISTS', `a server named ${checked.data.name} exists already; remove it first`);
-    }
-    if (servers.length >= MCP_MAX_SERVERS) {
-      throw new HostError('MCP_TOO_MANY_SERVERS', `at most ${MCP_MAX_SERVERS} servers; remove one first`);
-    }
-    this.#write({ version: 1, servers: [...servers, checked.data] });
-    return checked.data;
+    return this.#edit((servers) => {
+      if (servers.some((existing) => existing.name === checked.data.name)) {
+        throw new HostError('MCP_SERVER_EXISTS', `a server named ${checked.data.name} exists already; remove it first`);
+      }
+      if (servers.length >= MCP_MAX_SERVERS) {
+        throw new HostError('MCP_TOO_MANY_SERVERS', `at most ${MCP_MAX_SERVERS} servers; remove one first`);
+      }
+      this.#write({ version: 1, servers: [...servers, checked.data] });
+      return checked.data;
+    });
   }
 
   /** Remove a server by name; false when there is none of that name. */
   remove(name: string): boolean {
-    const servers = this.servers();
-    const kept = servers.filter((server) => server.name !== name);
-    if (kept.length === servers.length) return false;
-    this.#write({ version: 1, servers: kept });
-    return true;
+    return this.#edit((servers) => {
+      const kept = servers.filter((server) => server.name !== name);
+      if (kept.length === servers.length) return false;
+      this.#write({ version: 1, servers: kept });
+      return true;
+    });
+  }
+
+  /** Run `change` on the servers as the file names them now, holding mcp.json's lock from that read to its write. */
+  #edit<T>(change: (servers: McpServerConfig[]) => T): T {
+    const directory = dirname(this.path);
+    mkdirSync(directory, { recursive: true, mode: USER_DATA_DIR_MODE });
+    const lockPath = `${this.path}.lock`;
+    let lock: Database.Database;
+    try {
+      // Created 0600 before SQLite opens it (it would use the umask's mode).
+      closeSync(openSync(lockPath, 'a', 0o600));
+      lock = new Database(lockPath, { timeout: MCP_CONFIG_LOCK_WAIT_MS });
+    } catch (cause) {
+      throw new HostError('HOME_LOCK_FAILED', `cannot open ${lockPath}`, { cause });
+    }
+    try {
+      try {
+        // No journal file: nothing is ever written to the lock file.
+        lock.pragma('journal_mode = OFF');
+        // Waits (SQLite's busy timeout) while another process's edit holds it; released by close().
+        lock.exec('BEGIN EXCLUSIVE');
+      } catch (cause) {
+        throw new HostError(
+          'HOME_LOCK_FAILED',
+          `${MCP_FILE_NAME} is being changed by another process (its lock ${lockPath} stayed taken); nothing was changed, try again`,
+          { cause },
+        );
+      }
+      // Read under the lock, never from the cache: a file another process wrote since could carry
+      // the same stamp (an inode reused within the same millisecond, at the same size).
+      this.#cache = undefined;
+      return change(this.servers());
+    } finally {
+      lock.close();
+    }
   }
 
   #write(file: McpConfigFile): void {
     const checked = mcpConfigFileSchema.parse(file);
-    mkdirSync(dirname(this.path), { recursive: true, mode: USER_DATA_DIR_MODE });
     writePrivateFile(this.path, `${JSON.stringify(checked, null, 2)}\n`, MCP_CONFIG_MAX_FILE_BYTES);
     this.#cache = undefined;
   }
