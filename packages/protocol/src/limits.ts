@@ -719,6 +719,11 @@ export const HOST_ASK_POLL_MS = 25_000;
  * within this long after its last wait ended (the page asks again at once).
  */
 export const HOST_ASK_PAGE_GAP_MS = 5_000;
+/**
+ * How long an edit of a host-owned file (policy.json, mcp.json) waits for another process's edit
+ * of it to end before it refuses, changing nothing (host file-edit-lock.ts).
+ */
+export const HOST_FILE_EDIT_LOCK_WAIT_MS = 5_000;
 /** The watchdog's policy rules (host `src/policy/`, `<userData>/host/policy.json`). */
 /** Rules in one layer (global, or one project); the benchmark evaluates 1 000 in one layer. */
 export const POLICY_MAX_RULES_PER_LAYER = 2_000;
@@ -853,3 +858,7 @@ export const MCP_MAX_CONCURRENT_CALLS = 8;
 export const MCP_STDERR_TAIL_CHARS = 2 * KiB;
 /** A status's `error`, in words. */
 export const MCP_ERROR_MAX_CHARS = 2 * KiB;
+/** Characters of a session's title a desktop notification shows (the title is the only thing of the session it names). */
+export const UI_NOTIFICATION_TITLE_CHARS = 80;
+/** Newest events of another session read to name the tool its run waits on, or its error's code, for a notification. */
+export const UI_NOTIFICATION_EVENTS_READ = 20;

@@ -6,15 +6,9 @@
  * `bastion mcp`, which writes it in its own process while a host runs; re-read whenever its stamp
  * changes, so an edit from the CLI counts at the next run.
  *
- * Every edit reads the list and writes it back whole, so two processes editing at once would each
- * write back a list without the other's change. Each edit therefore holds `host/mcp.json.lock`,
- * SQLite's fcntl lock as for the home's lock (control/home-lock.ts), from its read to its write:
- * the kernel drops it with a killed process, so a crash leaves no stale lock. An edit waits for
- * another one's lock at most MCP_CONFIG_LOCK_WAIT_MS (an edit holds it for one read and one small
- * write), blocking its thread meanwhile as its synchronous write does.
+ * Every edit reads the list and writes it back whole, holding `host/mcp.json.lock` from its read
+ * to its write (file-edit-lock.ts), so edits from the host and the CLI at once all land.
  */
-import Database from 'better-sqlite3';
-import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import {
   MCP_CONFIG_MAX_FILE_BYTES,
@@ -25,15 +19,13 @@ import {
   type McpServerConfig,
 } from '@bastion/protocol';
 import { HostError } from '../errors.js';
+import { withEditLock } from '../file-edit-lock.js';
 import { currentStamp, parsePrivateJson, readPrivateFile, writePrivateFile, type FileStamp } from '../private-file.js';
-import { hostOnlyDir, MCP_DATA_DIR_NAME, USER_DATA_DIR_MODE } from '../user-data.js';
+import { hostOnlyDir, MCP_DATA_DIR_NAME } from '../user-data.js';
 
 export const MCP_FILE_NAME = 'mcp.json';
 
 const EMPTY_FILE: McpConfigFile = { version: 1, servers: [] };
-
-/** How long an edit waits for another process's edit to end before it gives up, changing nothing. */
-const MCP_CONFIG_LOCK_WAIT_MS = 5_000;
 
 export class McpConfigStore {
   readonly path: string;
@@ -87,37 +79,12 @@ export class McpConfigStore {
 
   /** Run `change` on the servers as the file names them now, holding mcp.json's lock from that read to its write. */
   #edit<T>(change: (servers: McpServerConfig[]) => T): T {
-    const directory = dirname(this.path);
-    mkdirSync(directory, { recursive: true, mode: USER_DATA_DIR_MODE });
-    const lockPath = `${this.path}.lock`;
-    let lock: Database.Database;
-    try {
-      // Created 0600 before SQLite opens it (it would use the umask's mode).
-      closeSync(openSync(lockPath, 'a', 0o600));
-      lock = new Database(lockPath, { timeout: MCP_CONFIG_LOCK_WAIT_MS });
-    } catch (cause) {
-      throw new HostError('HOME_LOCK_FAILED', `cannot open ${lockPath}`, { cause });
-    }
-    try {
-      try {
-        // No journal file: nothing is ever written to the lock file.
-        lock.pragma('journal_mode = OFF');
-        // Waits (SQLite's busy timeout) while another process's edit holds it; released by close().
-        lock.exec('BEGIN EXCLUSIVE');
-      } catch (cause) {
-        throw new HostError(
-          'HOME_LOCK_FAILED',
-          `${MCP_FILE_NAME} is being changed by another process (its lock ${lockPath} stayed taken); nothing was changed, try again`,
-          { cause },
-        );
-      }
+    return withEditLock(this.path, () => {
       // Read under the lock, never from the cache: a file another process wrote since could carry
       // the same stamp (an inode reused within the same millisecond, at the same size).
       this.#cache = undefined;
       return change(this.servers());
-    } finally {
-      lock.close();
-    }
+    });
   }
 
   #write(file: McpConfigFile): void {

@@ -72,11 +72,12 @@ describe("policy store (policy.json in userData's host/)", () => {
     expect(() => ensureUserData(planted)).toThrow(expect.objectContaining({ code: 'USERDATA_HOST_DIR_INVALID' }));
   });
 
-  it('writes policy.json 0600 with no temp file left behind', () => {
+  it('writes policy.json 0600 with no temp file left behind, beside its 0600 edit lock', () => {
     new PolicyStore(userData).add({ kind: 'global' }, { decision: 'deny', command: 'curl' });
     expect(statSync(policyFile).mode & 0o777).toBe(0o600);
+    expect(statSync(`${policyFile}.lock`).mode & 0o777).toBe(0o600);
     expect(readFileSync(policyFile, 'utf8')).toContain('"curl"');
-    expect(readdirSync(join(userData, 'host'))).toEqual(['policy.json']);
+    expect(readdirSync(join(userData, 'host')).sort()).toEqual(['policy.json', 'policy.json.lock']);
   });
 
   it('an edit by another writer (bastion policy add while Bastion runs) applies to the next evaluation', () => {

@@ -3,7 +3,9 @@
  * private-file discipline), owned by the host and edited only by the host (guarded host IPC,
  * `bastion policy`). It is never read from a workspace, and the sidecar cannot write it: `host/` is
  * write-denied in the sidecar's sandbox (user-data.ts), and the daemon only asks; the host answers. The compiled rules are cached and re-read when the file's stamp changes, so an
- * edit made by `bastion policy add` while Bastion runs applies to the next tool call.
+ * edit made by `bastion policy add` while Bastion runs applies to the next tool call. Each edit
+ * holds `host/policy.json.lock` from its read to its write (file-edit-lock.ts), so edits from the
+ * host and the CLI at once all land.
  *
  * A policy.json that cannot be used (corrupt, loose permissions, a symlink) fails closed: every
  * call is denied, naming the file and the code, until it is fixed or removed.
@@ -25,6 +27,7 @@ import {
   type PolicyRuleDraft,
 } from '@bastion/protocol';
 import { HostError } from '../errors.js';
+import { withEditLock } from '../file-edit-lock.js';
 import { currentStamp, parsePrivateJson, readPrivateFile, writePrivateFile, type FileStamp } from '../private-file.js';
 import { hostOnlyDir, USER_DATA_DIR_MODE } from '../user-data.js';
 import { BUILTIN_RULES } from './builtin-rules.js';
@@ -142,18 +145,19 @@ export class PolicyStore {
 
   /** Add a rule to a layer and write the file; the id is generated when the draft has none. */
   add(scope: PolicyScope, draft: PolicyRuleDraft): PolicyRule {
-    const file = structuredClone(this.read());
-    const layer = scope.kind === 'global' ? file.global : (file.projects[scope.root] ??= []);
-    const id = draft.id ?? `rule-${randomBytes(4).toString('hex')}`;
-    if (layer.some((rule) => rule.id === id) || BUILTIN_RULES.some((rule) => rule.id === id)) {
-      throw new HostError('POLICY_RULE_EXISTS', `a rule with id ${id} already exists there`);
-    }
-    if (layer.length >= POLICY_MAX_RULES_PER_LAYER) throw new HostError('POLICY_TOO_MANY_RULES', 'too many rules');
-    const checked = policyRuleSchema.safeParse({ ...draft, id });
-    if (!checked.success) throw new HostError('POLICY_RULE_INVALID', checked.error.issues[0]?.message ?? 'bad rule');
-    layer.push(checked.data);
-    this.#write(file);
-    return checked.data;
+    return this.#edit((file) => {
+      const layer = scope.kind === 'global' ? file.global : (file.projects[scope.root] ??= []);
+      const id = draft.id ?? `rule-${randomBytes(4).toString('hex')}`;
+      if (layer.some((rule) => rule.id === id) || BUILTIN_RULES.some((rule) => rule.id === id)) {
+        throw new HostError('POLICY_RULE_EXISTS', `a rule with id ${id} already exists there`);
+      }
+      if (layer.length >= POLICY_MAX_RULES_PER_LAYER) throw new HostError('POLICY_TOO_MANY_RULES', 'too many rules');
+      const checked = policyRuleSchema.safeParse({ ...draft, id });
+      if (!checked.success) throw new HostError('POLICY_RULE_INVALID', checked.error.issues[0]?.message ?? 'bad rule');
+      layer.push(checked.data);
+      this.#write(file);
+      return checked.data;
+    });
   }
 
   /** Remove a rule by id; false when the layer has no such rule. Built-in rules cannot be removed. */
@@ -161,14 +165,28 @@ export class PolicyStore {
     if (BUILTIN_RULES.some((rule) => rule.id === id)) {
       throw new HostError('POLICY_RULE_BUILTIN', 'built-in rules cannot be removed; add a rule that overrides it');
     }
-    const file = structuredClone(this.read());
-    const layer = scope.kind === 'global' ? file.global : file.projects[scope.root];
-    const index = layer?.findIndex((rule) => rule.id === id) ?? -1;
-    if (!layer || index < 0) return false;
-    layer.splice(index, 1);
-    if (scope.kind === 'project' && layer.length === 0) delete file.projects[scope.root];
-    this.#write(file);
-    return true;
+    return this.#edit((file) => {
+      const layer = scope.kind === 'global' ? file.global : file.projects[scope.root];
+      const index = layer?.findIndex((rule) => rule.id === id) ?? -1;
+      if (!layer || index < 0) return false;
+      layer.splice(index, 1);
+      if (scope.kind === 'project' && layer.length === 0) delete file.projects[scope.root];
+      this.#write(file);
+      return true;
+    });
+  }
+
+  /**
+   * Run `change` on a copy of the file as it is now, holding policy.json's lock from that read to
+   * its write (file-edit-lock.ts): `bastion policy` writes it in its own process while the host
+   * saves "Always allow…" rules, and two edits at once must both land.
+   */
+  #edit<T>(change: (file: PolicyFile) => T): T {
+    return withEditLock(this.path, () => {
+      // Read under the lock, never from the cache (another process may have written it since).
+      this.#cache = undefined;
+      return change(structuredClone(this.read()));
+    });
   }
 
   #write(file: PolicyFile): void {
