@@ -8,45 +8,13 @@
  */
 import { symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import type { AgentEvent, Session, SessionChangesResponse } from '@bastion/protocol';
-import type { UndoLimits } from '../src/undo/undo-store.js';
-import { startInProcessDaemon, type InProcessDaemon } from './support/in-process-daemon.js';
-import { scriptedProvider, type ScriptedTurn } from './support/scripted-provider.js';
+import { describe, expect, it } from 'vitest';
+import type { SessionChangesResponse } from '@bastion/protocol';
+import type { InProcessDaemon } from './support/in-process-daemon.js';
+import { scriptedRuns } from './support/scripted-runs.js';
 import { makeTempDir } from './support/temp-dir.js';
 
-const { provider: scripted, turns } = scriptedProvider();
-
-let daemon: InProcessDaemon | undefined;
-afterEach(async () => {
-  turns.length = 0;
-  ended.clear();
-  await daemon?.stop();
-  daemon?.cleanup();
-  daemon = undefined;
-});
-
-async function start(undoLimits?: Partial<UndoLimits>): Promise<{ d: InProcessDaemon; session: Session }> {
-  daemon = await startInProcessDaemon({ providers: [scripted], ...(undoLimits ? { undoLimits } : {}) });
-  const created = await daemon.request<Session>('POST', '/sessions', { provider: 'mock', model: 'scripted' });
-  return { d: daemon, session: created.body };
-}
-
-/** Runs already seen to end: a stream replays the session from its start. */
-const ended = new Set<string>();
-const isNewEnd = (event: AgentEvent) =>
-  (event.type === 'run-finished' || event.type === 'run-error') &&
-  !ended.has(event.run_id) &&
-  !!ended.add(event.run_id);
-
-async function runScript(d: InProcessDaemon, sessionId: string, script: ScriptedTurn[]): Promise<string> {
-  turns.push(...script, { text: 'done' });
-  const ending = d.collect(sessionId, isNewEnd);
-  const started = await d.request<{ run_id: string }>('POST', '/agent/run', { session_id: sessionId, message: 'go' });
-  expect(started.status).toBe(202);
-  expect((await ending).at(-1)?.event.type).toBe('run-finished');
-  return started.body.run_id;
-}
+const { start, runScript } = scriptedRuns();
 
 const changes = (d: InProcessDaemon, sessionId: string) =>
   d.request<SessionChangesResponse & { code?: string }>('GET', `/sessions/${sessionId}/changes`);

@@ -17,49 +17,13 @@ import {
   existsSync,
 } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import type { AgentEvent, AgentUndoResponse, Session } from '@bastion/protocol';
-import type { UndoLimits } from '../src/undo/undo-store.js';
-import { startInProcessDaemon, type InProcessDaemon } from './support/in-process-daemon.js';
-import { scriptedProvider, type ScriptedTurn } from './support/scripted-provider.js';
+import { describe, expect, it } from 'vitest';
+import type { AgentUndoResponse, Session } from '@bastion/protocol';
+import type { InProcessDaemon } from './support/in-process-daemon.js';
+import { scriptedRuns } from './support/scripted-runs.js';
 import { makeTempDir } from './support/temp-dir.js';
 
-const { provider: scripted, turns, prompts } = scriptedProvider();
-
-let daemon: InProcessDaemon | undefined;
-afterEach(async () => {
-  turns.length = 0;
-  prompts.length = 0;
-  ended.clear();
-  await daemon?.stop();
-  daemon?.cleanup();
-  daemon = undefined;
-});
-
-async function start(undoLimits?: Partial<UndoLimits>): Promise<{ d: InProcessDaemon; session: Session }> {
-  daemon = await startInProcessDaemon({ providers: [scripted], ...(undoLimits ? { undoLimits } : {}) });
-  const created = await daemon.request<Session>('POST', '/sessions', { provider: 'mock', model: 'scripted' });
-  expect(created.status).toBe(201);
-  return { d: daemon, session: created.body };
-}
-
-const isEnd = (event: AgentEvent) => event.type === 'run-finished' || event.type === 'run-error';
-/** Runs already seen to end: a stream replays the session from its start. */
-const ended = new Set<string>();
-const isNewEnd = (event: AgentEvent) =>
-  isEnd(event) && !ended.has(event.run_id) && ended.add(event.run_id) !== undefined;
-
-/** Play `script` as one run (each write, then a closing text) and wait for its end. */
-async function runScript(d: InProcessDaemon, sessionId: string, script: ScriptedTurn[]): Promise<string> {
-  turns.push(...script, { text: 'done' });
-  const ending = d.collect(sessionId, isNewEnd);
-  const started = await d.request<{ run_id: string }>('POST', '/agent/run', { session_id: sessionId, message: 'go' });
-  expect(started.status).toBe(202);
-  const events = await ending;
-  expect(events.at(-1)?.event.type).toBe('run-finished');
-  for (const { event } of events) if (event.type === 'tool-result') expect(event.is_error).toBe(false);
-  return started.body.run_id;
-}
+const { turns, prompts, isNewEnd, start, runScript } = scriptedRuns();
 
 function undo(d: InProcessDaemon, sessionId: string, runId: string, dryRun = false) {
   return d.request<AgentUndoResponse & { code?: string; message?: string }>('POST', '/agent/undo', {
