@@ -7,6 +7,7 @@ import { SessionList } from './components/session-list.js';
 import { ChatView } from './components/chat-view.js';
 import { HomeView } from './components/home-view.js';
 import { loadMarkdownRenderer } from './components/markdown-loader.js';
+import { setNotificationOpener } from './notifications.js';
 
 // Settings (endpoints, policy, audit log) is its own chunk, fetched when first opened: the first
 // paint of a session does not wait for it. The chunk is a module import()ed by the nonce-bearing
@@ -24,6 +25,15 @@ export function App() {
   const refreshSessions = useCallback(() => setSessionsVersion((v) => v + 1), []);
   // On a narrow screen the session list folds away while a page is open; this shows it again.
   const [sessionsShown, setSessionsShown] = useState(false);
+
+  // A notification clicked opens its session here, through the app's own route.
+  useEffect(() => {
+    setNotificationOpener((sessionId) => {
+      setSessionsShown(false);
+      navigate({ page: 'session', sessionId });
+    });
+    return () => setNotificationOpener(undefined);
+  }, [navigate]);
 
   // After the first render: the renderer's chunk is evaluated once the first paint is done.
   useEffect(() => {

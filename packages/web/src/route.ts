@@ -1,5 +1,5 @@
 /** Client-side routes, all under /desktop (the bridge's history guard refuses anything else). */
-import { useEffect, useState } from 'react';
+import { useCallback, useEffect, useState } from 'react';
 
 /** `mcpFor`: Settings opened at the MCP servers of that project (`/mcp` in a session); not in the path. */
 export type Route =
@@ -30,9 +30,9 @@ export function useRoute(): [Route, (route: Route) => void] {
     window.addEventListener('popstate', onPop);
     return () => window.removeEventListener('popstate', onPop);
   }, []);
-  const navigate = (next: Route) => {
+  const navigate = useCallback((next: Route) => {
     window.history.pushState(null, '', routePath(next));
     setRoute(next);
-  };
+  }, []);
   return [route, navigate];
 }

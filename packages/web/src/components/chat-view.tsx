@@ -22,6 +22,7 @@ import { reloadGrantedRoots, useGrantedRoots } from '../granted-roots.js';
 import { sessionMessages } from '../session-export.js';
 import { changesLabel } from '../session-changes.js';
 import { loadHistory, newestHistory, settledOpening, type HistoryChunk } from '../history.js';
+import { notifyAgentEvent, rememberTitle } from '../notifications.js';
 import {
   applyEvents,
   emptyTranscript,
@@ -319,6 +320,12 @@ export function ChatView({ bastion, sessionId, sessionsVersion, onSessionChanged
   // The host's own questions about this session's held commands (a command that names no session shows too).
   const hostAsk = useHostAsks(bastion).find((ask) => ask.session_id === undefined || ask.session_id === sessionId);
   const lastId = useRef(opened?.transcript.lastEventId ?? 0);
+  /** The session's title, for notifications of its stream's events. */
+  const titleOf = useRef<string | undefined>(undefined);
+  titleOf.current = session?.title;
+  useEffect(() => {
+    if (session) rememberTitle(session.id, session.title);
+  }, [session]);
   const queue = useRef<AgentStreamEvent[]>([]);
   const flushScheduled = useRef(false);
 
@@ -370,6 +377,9 @@ export function ChatView({ bastion, sessionId, sessionsVersion, onSessionChanged
   useEffect(() => {
     const controller = new AbortController();
     void (async () => {
+      // The stream's events are live, after the newest page, unless that page could not be read
+      // and the stream replays the whole log: those are never notified.
+      let live = true;
       try {
         const newest = await newestHistory(bastion, sessionId);
         if (controller.signal.aborted) return;
@@ -386,6 +396,7 @@ export function ChatView({ bastion, sessionId, sessionsVersion, onSessionChanged
           return;
         }
         // the stream below replays the whole log instead
+        live = false;
         setError(describeError(failure));
         setOlder(null);
       }
@@ -400,6 +411,8 @@ export function ChatView({ bastion, sessionId, sessionsVersion, onSessionChanged
               if (event.id <= lastId.current) return;
               lastId.current = event.id;
               delay = RECONNECT_MIN_MS;
+              // Here, not in the per-frame fold: a tab in the background gets no animation frames.
+              if (live) notifyAgentEvent(sessionId, titleOf.current, event.event);
               enqueue(event);
             },
           });

@@ -2,13 +2,14 @@ import { useEffect, useState } from 'react';
 import type { BastionApi, HostAsk, HostAskAnswer } from '@bastion/bridge';
 import { BRIDGE_RETRY_MS, describeError } from '../bastion.js';
 import { mcpToolTitle } from '../mcp-tool-call.js';
+import { notifyHostAsk } from '../notifications.js';
 import { AlwaysAllowConfirm, ApprovalActions } from './always-allow-confirm.js';
 import { usePromptFocus } from './prompt-focus.js';
 
 /**
  * The tool calls the host holds for the person's answer, followed by waiting on host IPC
  * (`asks.wait`) again each time it answers. While this runs the host counts the page as someone
- * it can ask.
+ * it can ask. A call asked after the page loaded is also told as a notification, when those are on.
  */
 export function useHostAsks(bastion: BastionApi): readonly HostAsk[] {
   const [asks, setAsks] = useState<readonly HostAsk[]>([]);
@@ -22,6 +23,8 @@ export function useHostAsks(bastion: BastionApi): readonly HostAsk[] {
           if (stopped) return;
           revision = list.revision;
           setAsks(list.asks);
+          // Told here, not on render: a tab in the background renders late.
+          list.asks.forEach(notifyHostAsk);
         } catch {
           // The host is restarting or refused: wait a little, then ask for the whole list again.
           revision = undefined;

@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useReducer, useRef, useState } from 'react';
+import { useCallback, useEffect, useMemo, useReducer, useRef, useState } from 'react';
 import type { BastionApi, Session } from '@bastion/bridge';
 import {
   PAGE_MAX_LIMIT,
@@ -11,6 +11,7 @@ import { createSessionOnDefaultModel, describeError, formText } from '../bastion
 import { forgetDrafts } from '../drafts.js';
 import { forgetDraftImages } from '../image-drafts.js';
 import { useGrantedRoots } from '../granted-roots.js';
+import { sessionListWatcher } from '../notifications.js';
 import {
   nextSessionSearch,
   NO_SESSION_SEARCH,
@@ -100,12 +101,17 @@ export function SessionList({ bastion, version, selectedId, onSelect, onChanged 
    * its session's view, which reads the list again.
    */
   const [poll, setPoll] = useState(0);
+  // Each read also tells a run of another session that ended or waits (when notifications are on).
+  const watchRuns = useMemo(() => sessionListWatcher(bastion), [bastion]);
+  const openId = useRef(selectedId);
+  openId.current = selectedId;
   useEffect(() => {
     let cancelled = false;
     bastion.sessions
       .list({ limit: 100 })
       .then((page) => {
         if (cancelled) return;
+        watchRuns(page.sessions, openId.current);
         setSessions(page.sessions);
         setError(undefined);
       })
@@ -118,7 +124,7 @@ export function SessionList({ bastion, version, selectedId, onSelect, onChanged 
     return () => {
       cancelled = true;
     };
-  }, [bastion, version, poll, askSearch]);
+  }, [bastion, version, poll, askSearch, watchRuns]);
   const view = sessionSearchView(query, search);
   const listed = view.kind === 'all' ? sessions : view.kind === 'searching' ? view.stale : view.sessions;
   const running = (list: readonly Session[] | undefined) =>

@@ -7,6 +7,7 @@ import { PolicyPanel } from './policy-panel.js';
 import { DefaultModelSettings } from './default-model-settings.js';
 import { EndpointsSettings } from './endpoints-settings.js';
 import { McpServersSettings } from './mcp-servers-settings.js';
+import { NotificationSettings } from './notification-settings.js';
 import { SavedPromptsSettings } from './saved-prompts-settings.js';
 
 const KEY_PROVIDERS = [
@@ -24,6 +25,7 @@ export function SettingsView({ bastion, mcpFor }: { bastion: BastionApi; mcpFor?
     <section className="settings" aria-label="Settings">
       <h1>Settings</h1>
       <DefaultModelSettings bastion={bastion} version={providersVersion} />
+      <NotificationSettings />
       <ApiKeys bastion={bastion} onChanged={providersChanged} />
       <EndpointsSettings bastion={bastion} onChanged={providersChanged} />
       <Chatgpt bastion={bastion} />
