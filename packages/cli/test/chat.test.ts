@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect, it } from 'vitest';
 import { AGENT_MAX_MESSAGE_CHARS, INIT_INSTRUCTIONS_PROMPT } from '@bastion/protocol';
-import { waitFor } from '@bastion/test-support';
+import { SCRIPTED_MODEL, startScriptedEndpoint, waitFor } from '@bastion/test-support';
 import {
   projectsRemovedAfterEachTest,
   runCli,
@@ -338,4 +338,25 @@ it('/reasoning shows the session’s effort and changes it on a model that takes
   expect(demo.code).toBe(0);
   expect(demo.stderr).toContain('bastion: the reasoning effort was not changed: ');
   expect(demo.stderr).toContain('demo/demo takes no reasoning effort');
+});
+
+it('/changes lists what the session’s file tools changed, a line a file with its summary, and says so when nothing has; it sends nothing', async () => {
+  const endpoint = await startScriptedEndpoint([
+    { kind: 'tool-call', name: 'write_file', input: { path: 'made.txt', content: 'made\n' } },
+    { kind: 'text', pieces: ['written'] },
+  ]);
+  try {
+    const { home, workspace } = tempProject();
+    const args = ['chat', '--home', home, '--workspace', workspace, '--endpoint', endpoint.baseUrl];
+    const result = await runCli([...args, '--model', SCRIPTED_MODEL], '/changes\nwrite it\n/changes\n');
+    expect(result.code).toBe(0);
+    expect(existsSync(join(workspace, 'made.txt'))).toBe(true);
+    const [, after] = result.stderr.split("bastion: no file changed by this session's file tools\n");
+    expect(after).toContain('added     made.txt  +1 −0\nbastion: 1 file changed, +1 −0\n');
+    expect(endpoint.seen).toHaveLength(2);
+    const [prompts] = [...userMessagesBySession(home).values()];
+    expect(prompts).toHaveLength(1);
+  } finally {
+    await endpoint.close();
+  }
 });

@@ -99,6 +99,12 @@ function stat(files: readonly SessionChange[]): string {
     .join('');
 }
 
+/** The changes as `--stat` shows them, with their summary and what they leave out (chat's `/changes`). */
+export function changesStat(changes: SessionChangesResponse): string {
+  if (changes.files.length === 0) return `bastion: no file changed by this session's file tools\n${leftOut(changes)}`;
+  return stat(changes.files) + summary(changes.files) + leftOut(changes);
+}
+
 /**
  * The diffs one after another, a `#` line for a file without one; and, for stderr, each diff the
  * patch does not hold as the file is: cut at the daemon's bound, or altered to be inert.
@@ -190,7 +196,7 @@ export async function changesCommand(argv: string[]): Promise<number> {
     return 0;
   }
   if (changes.files.length === 0) {
-    process.stderr.write(`bastion: no file changed by this session's file tools\n${leftOut(changes)}`);
+    process.stderr.write(changesStat(changes));
     return 0;
   }
   if (values.stat) {

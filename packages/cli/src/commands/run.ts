@@ -35,6 +35,7 @@ import {
   expandPrompt,
   promptCommand,
   promptListResponseSchema,
+  sessionChangesResponseSchema,
   IMAGE_MAX_BYTES,
   sessionImageResponseSchema,
   sniffImageType,
@@ -111,6 +112,7 @@ import {
 import { pipedLines, readPipedStdin } from '../piped-stdin.js';
 import { parseCommandLine, UsageError, WORKSPACE_OPTIONS } from '../usage.js';
 import { enterWorkspace } from '../workspace.js';
+import { changesStat } from './changes.js';
 import { listingText } from './mcp.js';
 
 interface RunOptions {
@@ -810,6 +812,7 @@ type Step =
   | { reasoning: string | undefined }
   | { plan: true }
   | { mcp: true }
+  | { changes: true }
   | { rewind: { files: boolean } };
 
 /**
@@ -1168,6 +1171,10 @@ async function runPrompt(
         process.stderr.write(chatMcpListing(host, session.workspace));
         continue;
       }
+      if ('changes' in step) {
+        process.stderr.write(await chatChanges(host, session.id));
+        continue;
+      }
       if ('rewind' in step) {
         const rewound = await chatRewind(host, session.id, step.rewind.files);
         retype.line = rewound?.line;
@@ -1256,6 +1263,8 @@ const CHAT_HELP = `bastion: a line is a prompt to this session, except these:
   /image --clear         drop them
   /plan                  the agent's last plan in this chat again
   /mcp                   the MCP servers here: each one's state, tools and why one failed
+  /changes               what this session's file tools changed so far, a line a file (bastion changes
+                         prints the diffs)
   /NAME [ARGS]           your saved prompt <home>/prompts/NAME.md, ARGS in place of its $ARGUMENTS
   /help                  this list
   /exit                  end chat (as Ctrl-D or the end of input does); Ctrl-C stops a run going\n`;
@@ -1270,6 +1279,7 @@ const CHAT_COMMANDS = [
   '/image',
   '/plan',
   '/mcp',
+  '/changes',
   '/help',
   '/exit',
 ] as const;
@@ -1330,6 +1340,19 @@ function chatMcpListing(host: BastionHost, workspace: string | null): string {
   }
 }
 
+/** Chat's `/changes`: what the session's file tools changed so far, as `bastion changes --stat` says it. */
+async function chatChanges(host: BastionHost, sessionId: string): Promise<string> {
+  const answer = await host.client.call(
+    'GET',
+    `/sessions/${sessionId}/changes`,
+    undefined,
+    sessionChangesResponseSchema,
+  );
+  return answer.ok
+    ? changesStat(answer.body)
+    : `bastion: could not read the session's changes: ${failure(answer.error)}\n`;
+}
+
 /** A path typed in one pair of quotes (as a shell would take a name with spaces) without them. */
 function unquoted(text: string): string {
   const quote = text[0];
@@ -1353,6 +1376,7 @@ function chatStep(line: string): Step | 'exit' | undefined {
   if (text === '/compact') return { run: { compact: true } };
   if (text === '/plan') return { plan: true };
   if (text === '/mcp') return { mcp: true };
+  if (text === '/changes') return { changes: true };
   if (text === '/rewind' || text === '/rewind --keep-files') return { rewind: { files: text === '/rewind' } };
   const model = /^\/model(?:\s+(\S+))?$/.exec(text);
   if (model) return { model: model[1] };
@@ -1386,7 +1410,7 @@ async function* typedPrompts(stop: AbortSignal, retype: { line: string | undefin
     return;
   }
   process.stderr.write(
-    'bastion: type a prompt and Enter (end a line with \\ to go on to the next; a paste is one prompt); /help lists the commands (/init, /compact, /model, /reasoning, /rewind, /image, /plan, /mcp; Tab completes them); Ctrl-D or /exit ends, Ctrl-C stops a run\n',
+    'bastion: type a prompt and Enter (end a line with \\ to go on to the next; a paste is one prompt); /help lists the commands (/init, /compact, /model, /reasoning, /rewind, /image, /plan, /mcp, /changes; Tab completes them); Ctrl-D or /exit ends, Ctrl-C stops a run\n',
   );
   // Each prompt gets a showing of its own (closed while the run goes); they share one history, which
   // readline adds each entered line to, so ArrowUp brings back the earlier ones.
