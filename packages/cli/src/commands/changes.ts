@@ -146,7 +146,7 @@ async function changesOf(
   }
   const host = await startOwningHost(
     { command: 'changes', userData, workspaces: [request.workspace] },
-    `its UI shows each run's changed files (bastion open${homeFlag(home)}), or wait for it to stop`,
+    `the session's Changes panel in its UI shows them (bastion open${homeFlag(home)}), or wait for it to stop`,
   );
   if (!host) return undefined;
   try {
