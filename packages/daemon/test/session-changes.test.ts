@@ -63,6 +63,18 @@ describe("a session's changes", () => {
     ]);
   });
 
+  it('counts a removed line that starts with "-- " and an added line that starts with "++ " as a deletion and an addition', async () => {
+    const { d, session } = await start();
+    writeFileSync(join(d.workspace, 'schema.sql'), '-- old comment\nSELECT 1;\n');
+    await runScript(d, session.id, [
+      { tool: 'edit_file', input: { path: 'schema.sql', old_string: '-- old comment', new_string: '++ new line' } },
+    ]);
+
+    const [file] = (await changes(d, session.id)).body.files;
+    expect(file?.diff).toContain('\n--- old comment\n+++ new line\n');
+    expect(file).toMatchObject({ path: 'schema.sql', status: 'modified', additions: 1, deletions: 1 });
+  });
+
   it('leaves out a file written back as it was and the files of a run undone', async () => {
     const { d, session } = await start();
     writeFileSync(join(d.workspace, 'same.txt'), 'one\n');

@@ -29,21 +29,29 @@ function readNow(roots: WorkspaceRoots, root: string, path: string): Now {
 
 const isText = (bytes: Buffer | null): boolean => bytes === null || !bytes.includes(0);
 
-/** Lines a unified diff adds and removes (its `+++`/`---` headers not counted). */
+/**
+ * Lines one file's unified diff adds and removes. Its `---`/`+++` headers come before its first
+ * hunk; after it a line `--- x` is a removed line `-- x` (an SQL or Lua comment), not a header.
+ */
 function countLines(diff: string): { additions: number; deletions: number } {
   let additions = 0;
   let deletions = 0;
+  let inHunks = false;
   for (const line of diff.split('\n')) {
-    if (line.startsWith('+') && !line.startsWith('+++ ')) additions += 1;
-    else if (line.startsWith('-') && !line.startsWith('--- ')) deletions += 1;
+    if (line.startsWith('@@')) inHunks = true;
+    else if (!inHunks) continue;
+    else if (line.startsWith('+')) additions += 1;
+    else if (line.startsWith('-')) deletions += 1;
   }
   return { additions, deletions };
 }
 
+/** `listed`: false for a file past SESSION_CHANGES_MAX_FILES, only counted: its diff is not worked out. */
 function change(
   path: string,
   prior: { kept: false } | { kept: true; bytes: Buffer | null },
   now: Now,
+  listed: boolean,
 ): SessionChange | undefined {
   if ('noDiff' in now) {
     return { path, status: prior.kept && prior.bytes === null ? 'added' : 'modified', no_diff: now.noDiff };
@@ -54,6 +62,7 @@ function change(
   if (prior.bytes !== null && now.bytes !== null && prior.bytes.equals(now.bytes)) return undefined;
   const status = prior.bytes === null ? 'added' : gone ? 'deleted' : 'modified';
   if (!isText(prior.bytes) || !isText(now.bytes)) return { path, status, no_diff: 'binary' };
+  if (!listed) return { path, status };
   const diff = boundedDiff(path, prior.bytes?.toString('utf8') ?? null, now.bytes?.toString('utf8') ?? '');
   if (diff.endsWith(`${DIFF_SKIPPED_NOTE}\n`)) return { path, status, no_diff: 'too-large' };
   // A deleted file's diff goes to /dev/null, as git's does.
@@ -77,9 +86,10 @@ export function sessionChanges(
         : kept.prior === 'absent'
           ? { kept: true as const, bytes: null }
           : { kept: false as const };
-    const found = change(kept.path, prior, readNow(deps.roots, kept.root, kept.path));
+    const listed = files.length < SESSION_CHANGES_MAX_FILES;
+    const found = change(kept.path, prior, readNow(deps.roots, kept.root, kept.path), listed);
     if (found === undefined) continue;
-    if (files.length < SESSION_CHANGES_MAX_FILES) files.push(found);
+    if (listed) files.push(found);
     else more += 1;
   }
   return { session_id: session.id, files, more, commands: deps.undo.sessionCommands(session.id) };
