@@ -37,13 +37,23 @@ export function diffOf(toolName: string, input: unknown, output: unknown): strin
   return undefined;
 }
 
-function lineClass(line: string): string {
-  if (line.startsWith('+++') || line.startsWith('---')) return 'diff-file';
-  if (line.startsWith('@@')) return 'diff-hunk';
-  if (line.startsWith('+')) return 'diff-add';
-  if (line.startsWith('-')) return 'diff-del';
-  if (line.startsWith('\\')) return 'diff-note';
-  return 'diff-ctx';
+/**
+ * Each line's kind in one file's diff. `---` and `+++` are its header only before its first hunk:
+ * after it, `--- x` is a removed line `-- x` (an SQL comment, say) and `+++ x` an added `++ x`.
+ */
+export function diffLineClasses(lines: readonly string[]): string[] {
+  let inHunks = false;
+  return lines.map((line) => {
+    if (line.startsWith('@@')) {
+      inHunks = true;
+      return 'diff-hunk';
+    }
+    if (!inHunks && (line.startsWith('+++') || line.startsWith('---'))) return 'diff-file';
+    if (line.startsWith('+')) return 'diff-add';
+    if (line.startsWith('-')) return 'diff-del';
+    if (line.startsWith('\\')) return 'diff-note';
+    return 'diff-ctx';
+  });
 }
 
 /** `counts`: whether its head says the lines it adds and removes (false where the file's row says them already). */
@@ -54,8 +64,9 @@ export function DiffView({ diff, counts = true }: { diff: string; counts?: boole
     .filter((line) => !line.startsWith('=====') && !line.startsWith('Index: '));
   const folds = lines.length > UI_DIFF_FOLD_LINES;
   const [open, setOpen] = useState(!folds);
-  const added = lines.filter((line) => line.startsWith('+') && !line.startsWith('+++')).length;
-  const removed = lines.filter((line) => line.startsWith('-') && !line.startsWith('---')).length;
+  const classes = diffLineClasses(lines);
+  const added = classes.filter((kind) => kind === 'diff-add').length;
+  const removed = classes.filter((kind) => kind === 'diff-del').length;
   const shown = open ? lines : lines.slice(0, UI_DIFF_FOLD_LINES);
   return (
     <div className="diff" data-testid="diff">
@@ -75,7 +86,7 @@ export function DiffView({ diff, counts = true }: { diff: string; counts?: boole
       )}
       <pre className="diff-body">
         {shown.map((line, index) => (
-          <span key={index} className={`diff-line ${lineClass(line)}`}>
+          <span key={index} className={`diff-line ${classes[index] ?? 'diff-ctx'}`}>
             {line}
             {'\n'}
           </span>
