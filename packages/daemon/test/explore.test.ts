@@ -26,7 +26,8 @@ import { DaemonError } from '../src/errors.js';
 import type { ProviderDefinition } from '../src/providers/provider-registry.js';
 import { startInProcessDaemon, type InProcessDaemon } from './support/in-process-daemon.js';
 
-type Call = { tool: string; input: Record<string, unknown> };
+/** `id`: the call's id as the model gives it (by default `c<step>-<index>`). */
+type Call = { tool: string; input: Record<string, unknown>; id?: string };
 type Turn = { calls: Call[] } | { text: string; delayMs?: number; pieces?: number } | { fail: Error };
 
 const usage = (input: number) => ({
@@ -52,7 +53,7 @@ function streamOf(turn: Turn | undefined, step: number, tokens: number): Readabl
       chunks: [
         ...turn.calls.map((call, index): LanguageModelV3StreamPart => ({
           type: 'tool-call',
-          toolCallId: `c${step}-${index}`,
+          toolCallId: call.id ?? `c${step}-${index}`,
           toolName: call.tool,
           input: JSON.stringify(call.input),
         })),
@@ -195,7 +196,7 @@ describe('explore', () => {
     expect(finished).toMatchObject({ usage: { input_tokens: 220 }, context: { tokens: 11 } });
   });
 
-  it('refuses a write the explorer asks for as an unknown tool, and the file is not written', async () => {
+  it('refuses the write_file, run_command and explore calls the explorer makes (it is given none of them), and no file is written', async () => {
     const d = await start();
     const s = await session(d, 'auto');
     script.agent.push({ calls: [{ tool: 'explore', input: { task: 'write something' } }] }, { text: 'ok' });
@@ -275,6 +276,37 @@ describe('explore', () => {
     expect(read).toMatchObject({ is_error: true, output: { code: 'POLICY_UNAPPROVED' } });
     expect(JSON.stringify(seen)).not.toContain('ASKED-CONTENT');
     expect(events.at(-1)).toMatchObject({ type: 'run-finished', finish_reason: 'stop' });
+  });
+
+  it("counts no approval for an explorer's call: one given to an agent's call whose id equals the explorer's prefixed id leaves the explorer's read POLICY_UNAPPROVED", async () => {
+    const d = await start((call) =>
+      call.tool === 'read_file' ? { verdict: 'ask', rule_id: 'ask-reads' } : { verdict: 'none' },
+    );
+    writeFileSync(join(d.workspace, 'approved.md'), 'APPROVED-CONTENT\n');
+    writeFileSync(join(d.workspace, 'other.md'), 'OTHER-CONTENT\n');
+    const s = await session(d);
+    // The model names its own read E/c1-0 and its explore call E: the explorer's first read is E/c1-0 too.
+    script.agent.push(
+      { calls: [{ tool: 'read_file', input: { path: 'approved.md' }, id: 'E/c1-0' }] },
+      { calls: [{ tool: 'explore', input: { task: 'read other.md' }, id: 'E' }] },
+      { text: 'ok' },
+    );
+    script.explorer.push({ calls: [{ tool: 'read_file', input: { path: 'other.md' } }] }, { text: 'done' });
+    const asked = (await run(d, s.id, 'go')).find((event) => event.type === 'tool-approval-request');
+    if (asked?.type !== 'tool-approval-request') throw new Error('no approval asked');
+    expect(asked.tool_call_id).toBe('E/c1-0');
+    const rest = d.collect(s.id, isEnd, d.runtime.store.runs.eventsAfter(s.id, 0, 100_000).at(-1)?.id ?? 0);
+    const answer = { approval_id: asked.approval_id, tool_call_id: asked.tool_call_id, approved: true };
+    expect((await d.request('POST', '/agent/run', { session_id: s.id, approval_answer: answer })).status).toBe(202);
+    const events = (await rest).map((entry) => entry.event);
+
+    const reads = events.filter((event) => event.type === 'tool-result' && event.tool_name === 'read_file');
+    expect(reads).toMatchObject([
+      { tool_call_id: 'E/c1-0', is_error: false },
+      { tool_call_id: 'E/c1-0', parent_tool_call_id: 'E', is_error: true, output: { code: 'POLICY_UNAPPROVED' } },
+    ]);
+    expect(JSON.stringify(events)).not.toContain('OTHER-CONTENT');
+    expect(JSON.stringify(seen)).not.toContain('OTHER-CONTENT');
   });
 
   it('makes the last of its EXPLORE_MAX_STEPS steps answer, offered no tool, and says it ended on its budget', async () => {

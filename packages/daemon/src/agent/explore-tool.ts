@@ -48,7 +48,7 @@ export interface ExploreOptions {
   providerOptions: SharedV3ProviderOptions | undefined;
   /** The model's context window, in tokens. */
   contextWindow: number;
-  /** The explorer's tools, each already wrapped with the policy hook. */
+  /** The explorer's tools, each already wrapped with the policy hook, asking nobody (`asksNobody`). */
   tools: ToolSet;
   systemPrompt: string;
   runId: string;

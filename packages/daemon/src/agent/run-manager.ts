@@ -327,7 +327,7 @@ export class RunManager {
             model: retrying,
             providerOptions,
             contextWindow,
-            tools: guardTools(readTools, guard),
+            tools: guardTools(readTools, { ...guard, asksNobody: true }),
             systemPrompt: buildExplorePrompt({ ...setting, tools: Object.keys(readTools) }),
             runId,
             emit: (event) => this.#emit(sessionId, event),

@@ -62,6 +62,12 @@ export interface ToolGuardOptions {
   heldSecrets: HeldSecrets;
   context: ToolContext;
   onDecision: (decision: ToolDecision) => void;
+  /**
+   * Calls nobody is asked about (an explorer's, explore-tool.ts): no approval is ever looked up
+   * for them, so an approval recorded under a call id that happens to equal theirs counts for
+   * nothing, and a rule that says `ask` refuses them.
+   */
+  asksNobody?: boolean;
 }
 
 function isRefusal(output: unknown): output is { ok: false; code?: unknown } {
@@ -110,6 +116,7 @@ function guardTool(name: string, original: Tool, options: ToolGuardOptions): Too
           execute: async (input: unknown, executeOptions: Parameters<NonNullable<Tool['execute']>>[1]) => {
             const answer = await ask(input);
             const approved =
+              options.asksNobody !== true &&
               context.store.approvals.status(context.sessionId, executeOptions.toolCallId) === 'approved';
             const record = (outcome: ToolDecision['outcome'], code: string | null) =>
               options.onDecision({

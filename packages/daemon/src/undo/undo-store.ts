@@ -215,10 +215,8 @@ export class UndoStore {
       this.#db
         .prepare<[string], Pick<KeptRow, 'root' | 'path' | 'prior' | 'prior_bytes'>>(
           `SELECT u.root, u.path, u.prior, u.prior_bytes FROM undo_files u
-           JOIN runs r ON r.id = u.run_id
-           WHERE u.session_id = ? AND r.undone_at IS NULL
-             AND u.id = (SELECT MIN(v.id) FROM undo_files v JOIN runs w ON w.id = v.run_id
-                         WHERE v.session_id = u.session_id AND v.root = u.root AND v.path = u.path AND w.undone_at IS NULL)
+           WHERE u.id IN (SELECT MIN(v.id) FROM undo_files v JOIN runs w ON w.id = v.run_id
+                          WHERE v.session_id = ? AND w.undone_at IS NULL GROUP BY v.root, v.path)
            ORDER BY u.id`,
         )
         .all(sessionId)
