@@ -39,6 +39,7 @@ export * from './git-config.js';
 export * from './policy.js';
 export * from './always-allow-rule.js';
 export * from './mcp-tool-name.js';
+export * from './diff-notes.js';
 export * from './api/mcp.js';
 export * from './user-data-files.js';
 export * from './api/audit.js';

@@ -3,6 +3,7 @@
  * sentence for each file shown without a diff, the notes on what it leaves out, the patch Copy
  * patch copies, and a failure to read them in words.
  */
+import { isCutDiff } from '@bastion/protocol';
 import type { SessionChange, SessionChangesResponse } from '@bastion/bridge';
 import { describeError, errorCode } from './bastion.js';
 import { plural } from './image-attachment.js';
@@ -55,11 +56,6 @@ export function moreNote(more: number): string | undefined {
   return `${plural(more, 'more file')} changed ${more === 1 ? 'is' : 'are'} not listed here.`;
 }
 
-/** The diffs that were cut to their bound end in this line (daemon's tools/edit-diff.ts). */
-const DIFF_TRUNCATED_NOTE = '\\ diff truncated';
-
-const isCut = (diff: string) => diff.trimEnd().endsWith(DIFF_TRUNCATED_NOTE);
-
 /** Every diff listed, one after the other, as one patch (each ending in a newline). */
 export function changesPatch(files: readonly SessionChange[]): string {
   return files
@@ -70,7 +66,7 @@ export function changesPatch(files: readonly SessionChange[]): string {
 /** What the patch leaves out or holds cut, in a sentence; undefined when it holds every file whole. */
 export function patchGapNote(files: readonly SessionChange[]): string | undefined {
   const without = files.filter((file) => file.diff === undefined).length;
-  const cut = files.filter((file) => file.diff !== undefined && isCut(file.diff)).length;
+  const cut = files.filter((file) => file.diff !== undefined && isCutDiff(file.diff)).length;
   const gaps = [
     without === 0 ? '' : `leaves out ${plural(without, 'file')} shown without a diff`,
     cut === 0

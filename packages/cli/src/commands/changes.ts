@@ -10,6 +10,7 @@
  */
 import {
   CONTROL_MAX_CHANGES_ANSWER_BYTES,
+  isCutDiff,
   SESSION_CHANGES_MAX_FILES,
   sessionIdSchema,
   type SessionChange,
@@ -39,12 +40,6 @@ const NO_DIFF: Record<SessionChangeNoDiff, string> = {
   'too-large': 'it is too large to diff',
   unreadable: 'it cannot be read now',
 };
-
-/** The last line of a diff the daemon cut at its bound (`\ diff truncated`, any `\` note but git's own). */
-function isCut(diff: string): boolean {
-  const last = diff.trimEnd().split('\n').at(-1) ?? '';
-  return last.startsWith('\\ ') && last !== '\\ No newline at end of file';
-}
 
 /**
  * A diff as it may reach a terminal, line for line: each line made inert by terminalText, a
@@ -92,7 +87,7 @@ function stat(files: readonly SessionChange[]): string {
     .map((file, index) => {
       const counts =
         file.no_diff === undefined
-          ? `+${file.additions ?? 0} −${file.deletions ?? 0}${file.diff !== undefined && isCut(file.diff) ? ' (diff cut)' : ''}`
+          ? `+${file.additions ?? 0} −${file.deletions ?? 0}${file.diff !== undefined && isCutDiff(file.diff) ? ' (diff cut)' : ''}`
           : `no diff: ${NO_DIFF[file.no_diff]}`;
       return `${file.status.padEnd(8)}  ${(paths[index] ?? '').padEnd(width)}  ${counts}\n`;
     })
@@ -118,7 +113,7 @@ function patch(files: readonly SessionChange[]): { text: string; warnings: strin
         const why = file.no_diff === undefined ? 'none given' : NO_DIFF[file.no_diff];
         return `# ${path}: ${file.status}, no diff (${why})\n`;
       }
-      if (isCut(file.diff))
+      if (isCutDiff(file.diff))
         warnings.push(`the diff of ${path} was cut at its bound: this patch is not whole, do not apply it`);
       const shown = inertDiff(file.diff);
       if (shown !== (file.diff.endsWith('\n') ? file.diff : `${file.diff}\n`))

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { TOOL_DIFF_MAX_CHARS, TOOL_DIFF_MAX_EDIT_LENGTH } from '@bastion/protocol';
-import { boundedDiff, DIFF_PREVIOUS_UNKNOWN_NOTE, DIFF_SKIPPED_NOTE, DIFF_TRUNCATED_NOTE } from './edit-diff.js';
+import { DIFF_PREVIOUS_UNKNOWN_NOTE, DIFF_SKIPPED_NOTE, DIFF_TRUNCATED_NOTE } from '@bastion/protocol';
+import { boundedDiff } from './edit-diff.js';
 
 const lines = (count: number, prefix: string) => Array.from({ length: count }, (_, i) => `${prefix}${i}\n`).join('');
 

@@ -5,11 +5,13 @@
  * line) are bounded, and a cut or skipped diff says so in its last line.
  */
 import { createTwoFilesPatch } from 'diff';
-import { TOOL_DIFF_MAX_CHARS, TOOL_DIFF_MAX_EDIT_LENGTH } from '@bastion/protocol';
-
-export const DIFF_TRUNCATED_NOTE = '\\ diff truncated';
-export const DIFF_SKIPPED_NOTE = '\\ diff not computed: the change is too large';
-export const DIFF_PREVIOUS_UNKNOWN_NOTE = '\\ diff not computed: the previous content was binary or too large';
+import {
+  DIFF_PREVIOUS_UNKNOWN_NOTE,
+  DIFF_SKIPPED_NOTE,
+  DIFF_TRUNCATED_NOTE,
+  TOOL_DIFF_MAX_CHARS,
+  TOOL_DIFF_MAX_EDIT_LENGTH,
+} from '@bastion/protocol';
 
 /** `before` is null when the write created the file, undefined when it was not readable as text. */
 export function boundedDiff(path: string, before: string | null | undefined, after: string): string {

@@ -5,9 +5,14 @@
  * is listed without a diff. Runs undone do not count. What `run_command` changed is not tracked:
  * the answer counts the commands instead.
  */
-import { SESSION_CHANGES_MAX_FILES, type SessionChange, type SessionChangesResponse } from '@bastion/protocol';
+import {
+  DIFF_SKIPPED_NOTE,
+  SESSION_CHANGES_MAX_FILES,
+  type SessionChange,
+  type SessionChangesResponse,
+} from '@bastion/protocol';
 import { DaemonError } from '../errors.js';
-import { boundedDiff, DIFF_SKIPPED_NOTE } from '../tools/edit-diff.js';
+import { boundedDiff } from '../tools/edit-diff.js';
 import { readContainedFile } from '../workspaces/file-access.js';
 import type { WorkspaceRoots } from '../workspaces/workspace-roots.js';
 import type { UndoStore } from './undo-store.js';
