@@ -442,6 +442,8 @@ export const DEMO_DELTA_INTERVAL_MS = 15;
 export const UI_MARKDOWN_MAX_CHARS = 200 * KiB;
 /** Tool output (stdout, file content) longer than this many lines is folded until asked for. */
 export const UI_TOOL_OUTPUT_FOLD_LINES = 40;
+/** A notification names a run's error by its code only up to this long (a longer one is said as "the run failed"). */
+export const UI_NOTIFICATION_CODE_MAX_CHARS = 48;
 /** An Explore card's task longer than this many lines, or characters, shows folded to its start until opened. */
 export const UI_EXPLORE_TASK_FOLD_LINES = 4;
 export const UI_EXPLORE_TASK_FOLD_CHARS = 320;
@@ -682,6 +684,8 @@ export const CLI_SESSIONS_LISTED = 50;
 /** Lines `bastion chat` keeps for ArrowUp at its prompt, newest first (in memory, for the chat's life). */
 export const CLI_CHAT_HISTORY_LINES = 100;
 /** Lines of a command's output `bastion run` prints under it (the model gets the whole output). */
+/** `bastion changes --stat`: the path column is padded to the longest path, up to this many characters. */
+export const CLI_CHANGES_STAT_PATH_CHARS = 60;
 export const CLI_COMMAND_PREVIEW_LINES = 5;
 /** Characters of each such line; a longer one is cut with "…". */
 export const CLI_COMMAND_PREVIEW_LINE_CHARS = 160;

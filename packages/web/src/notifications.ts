@@ -11,7 +11,11 @@
  * (useHostAsks). Each reports what happened; this module decides whether anyone is told.
  */
 import type { AgentEvent, BastionApi, HostAsk, Session } from '@bastion/bridge';
-import { UI_NOTIFICATION_EVENTS_READ, UI_NOTIFICATION_TITLE_CHARS } from '@bastion/protocol';
+import {
+  UI_NOTIFICATION_CODE_MAX_CHARS,
+  UI_NOTIFICATION_EVENTS_READ,
+  UI_NOTIFICATION_TITLE_CHARS,
+} from '@bastion/protocol';
 import { mcpToolTitle } from './mcp-tool-call.js';
 
 /** The localStorage key of the choice (UI-only: the agent never sees it). */
@@ -49,7 +53,9 @@ export function errorWords(code: string | undefined): string {
   const words = ERROR_WORDS[code];
   if (words) return words;
   // Anything else is named by its code alone, and only when it looks like one.
-  return /^[A-Z][A-Z0-9_]{0,47}$/.test(code) ? `the run failed (${code})` : 'the run failed';
+  return /^[A-Z][A-Z0-9_]*$/.test(code) && code.length <= UI_NOTIFICATION_CODE_MAX_CHARS
+    ? `the run failed (${code})`
+    : 'the run failed';
 }
 
 function shortTitle(title: string | undefined): string {

@@ -9,6 +9,7 @@
  * through a host of its own. Exit 0 when shown, 2 for no such session here, 1 when refused.
  */
 import {
+  CLI_CHANGES_STAT_PATH_CHARS,
   CONTROL_MAX_CHANGES_ANSWER_BYTES,
   isCutDiff,
   SESSION_CHANGES_MAX_FILES,
@@ -82,7 +83,7 @@ function summary(files: readonly SessionChange[]): string {
 /** `--stat`: status, path, and the diff's line counts or why there is none, one line a file. */
 function stat(files: readonly SessionChange[]): string {
   const paths = files.map((file) => terminalLine(file.path));
-  const width = Math.min(60, Math.max(...paths.map((path) => path.length)));
+  const width = Math.min(CLI_CHANGES_STAT_PATH_CHARS, Math.max(...paths.map((path) => path.length)));
   return files
     .map((file, index) => {
       const counts =
