@@ -8,36 +8,14 @@
  */
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import type { AgentEvent, AgentRewindResponse, Message, Session } from '@bastion/protocol';
-import { startInProcessDaemon, type InProcessDaemon } from './support/in-process-daemon.js';
-import { scriptedProvider, type ScriptedTurn } from './support/scripted-provider.js';
+import { describe, expect, it } from 'vitest';
+import type { AgentRewindResponse, Message, Session } from '@bastion/protocol';
+import type { InProcessDaemon } from './support/in-process-daemon.js';
+import type { ScriptedTurn } from './support/scripted-provider.js';
+import { scriptedRuns } from './support/scripted-runs.js';
 import { makeTempDir } from './support/temp-dir.js';
 
-const { provider: scripted, turns, prompts } = scriptedProvider();
-
-let daemon: InProcessDaemon | undefined;
-afterEach(async () => {
-  turns.length = 0;
-  prompts.length = 0;
-  ended.clear();
-  await daemon?.stop();
-  daemon?.cleanup();
-  daemon = undefined;
-});
-
-async function start(): Promise<{ d: InProcessDaemon; session: Session }> {
-  daemon = await startInProcessDaemon({ providers: [scripted] });
-  const created = await daemon.request<Session>('POST', '/sessions', { provider: 'mock', model: 'scripted' });
-  expect(created.status).toBe(201);
-  return { d: daemon, session: created.body };
-}
-
-const ended = new Set<string>();
-const isNewEnd = (event: AgentEvent) =>
-  (event.type === 'run-finished' || event.type === 'run-error') &&
-  !ended.has(event.run_id) &&
-  ended.add(event.run_id) !== undefined;
+const { turns, prompts, isNewEnd, start } = scriptedRuns();
 
 /** Send `message` as one run playing `script` (then a reply naming it) and wait for its end. */
 async function turn(
