@@ -90,6 +90,28 @@ describe("a session's changes", () => {
     expect((await changes(d, session.id)).body.files).toEqual([]);
   });
 
+  it("still lists, without a diff, a file an undone run wrote whose earlier version it did not keep (its undo could not put it back); the run's kept file is gone from the list", async () => {
+    const { d, session } = await start({ maxFileBytes: 16 });
+    writeFileSync(join(d.workspace, 'small.txt'), 'small\n');
+    writeFileSync(join(d.workspace, 'big.txt'), 'more than sixteen bytes of text\n');
+    const runId = await runScript(d, session.id, [
+      { tool: 'write_file', input: { path: 'small.txt', content: 'changed\n' } },
+      { tool: 'write_file', input: { path: 'big.txt', content: 'short\n' } },
+    ]);
+    const undone = await d.request<{ files: { path: string; action: string }[] }>('POST', '/agent/undo', {
+      session_id: session.id,
+      run_id: runId,
+    });
+    expect(undone.body.files).toEqual([
+      { path: 'small.txt', action: 'restore' },
+      { path: 'big.txt', action: 'none', reason: 'too-large' },
+    ]);
+
+    expect((await changes(d, session.id)).body.files).toEqual([
+      { path: 'big.txt', status: 'modified', no_diff: 'not-kept' },
+    ]);
+  });
+
   it('lists without a diff a file whose earlier version was not kept, one now binary, and a link out of the workspace in a file’s place, reading nothing of its target', async () => {
     const { d, session } = await start({ maxFileBytes: 16 });
     const outside = makeTempDir();

@@ -207,8 +207,9 @@ export class UndoStore {
   }
 
   /**
-   * For each file the session's runs not undone wrote, what it held before the first of them
-   * (that run's kept record), in the order they first wrote it.
+   * For each file the session's runs wrote, what it held before the first of them (that run's kept
+   * record), in the order they first wrote it: runs undone do not count, except for a file whose
+   * earlier version they did not keep, which their undo could not put back.
    */
   sessionFiles(sessionId: string): Pick<KeptFile, 'root' | 'path' | 'prior' | 'priorBytes'>[] {
     return this.#writer.read(() =>
@@ -216,7 +217,8 @@ export class UndoStore {
         .prepare<[string], Pick<KeptRow, 'root' | 'path' | 'prior' | 'prior_bytes'>>(
           `SELECT u.root, u.path, u.prior, u.prior_bytes FROM undo_files u
            WHERE u.id IN (SELECT MIN(v.id) FROM undo_files v JOIN runs w ON w.id = v.run_id
-                          WHERE v.session_id = ? AND w.undone_at IS NULL GROUP BY v.root, v.path)
+                          WHERE v.session_id = ? AND (w.undone_at IS NULL OR v.prior IN ('too-large', 'pruned'))
+                          GROUP BY v.root, v.path)
            ORDER BY u.id`,
         )
         .all(sessionId)
@@ -256,13 +258,16 @@ export class UndoStore {
   }
 
   /**
-   * Mark the run undone and drop its copies (freeing the session's budget), together with
+   * Mark the run undone and drop its copies (freeing the session's budget; the records of files it
+   * kept no copy of stay, holding no bytes), together with
    * `alsoInTransaction` (the transcript's record of the undo), in one transaction.
    */
   markUndone(runId: string, alsoInTransaction: () => void): void {
     this.#writer.write(() => {
       this.#db.prepare('UPDATE runs SET undone_at = ? WHERE id = ?').run(this.#writer.now(), runId);
-      this.#db.prepare('DELETE FROM undo_files WHERE run_id = ?').run(runId);
+      // A file whose earlier version was not kept still holds what the run left: its record stays
+      // (it holds no bytes) so that the session's changes still list it (sessionFiles).
+      this.#db.prepare(`DELETE FROM undo_files WHERE run_id = ? AND prior NOT IN ('too-large', 'pruned')`).run(runId);
       alsoInTransaction();
     });
   }
