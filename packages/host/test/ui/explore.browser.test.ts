@@ -233,7 +233,7 @@ describe('explore calls in the desktop app', () => {
     await answer.getByText('The explorer answered early: its step or context budget was spent.').waitFor();
   });
 
-  it('says the run was stopped before its explorer answered: the card stopped, the calls it made kept and folded', async () => {
+  it('says the run was stopped before its explorer answered: the card stopped, the calls it made kept and folded, and still stopped while a later run goes', async () => {
     const held = new Promise<void>((resolve) => (releaseAnswer = resolve));
     explorerTurns = [
       { kind: 'tool-call', name: 'list_dir', input: { path: 'src' } },
@@ -249,6 +249,17 @@ describe('explore calls in the desktop app', () => {
     expect(await card.getByTestId('tool-status').textContent()).toBe('stopped');
     expect(await progress(card).textContent()).toBe('1 tool call▸');
     releaseAnswer();
+
+    // While a later run goes, the stopped card stays stopped: that run is not its own.
+    let releaseNext: () => void = () => undefined;
+    const next = new Promise<void>((resolve) => (releaseNext = resolve));
+    agentTurns.push({ kind: 'text', pieces: ['Later.'], hold: next });
+    await sendMessage(page, 'Something else');
+    await page.locator('.composer-actions button.danger').waitFor();
+    expect(await card.getByTestId('tool-status').textContent()).toBe('stopped');
+    expect(await card.getByText('The run ended before the explorer answered.').count()).toBe(1);
+    releaseNext();
+    await page.locator('.composer-actions button.danger').waitFor({ state: 'detached' });
   });
   it('asks before an explore call a policy rule asks about, showing its task, the card waiting; once allowed, the explorer works and answers in that same card', async () => {
     host.policy.add({ kind: 'project', root: host.workspace }, { decision: 'ask', tools: ['explore'] });

@@ -705,6 +705,17 @@ export function ChatView({ bastion, sessionId, sessionsVersion, onSessionChanged
   // reads from this ref when the row renders.
   const items = useRef(transcript.items);
   items.current = transcript.items;
+  /** Runs that ended stopped or failed: a call of theirs left without a result is not at work, whatever run goes now. */
+  const endedRuns = useRef(new Set<string>());
+  endedRuns.current = useMemo(
+    () =>
+      new Set(
+        transcript.items.flatMap((item) =>
+          item.kind === 'run-end' && (item.outcome === 'stopped' || item.outcome === 'failed') ? [item.runId] : [],
+        ),
+      ),
+    [transcript.items],
+  );
   const activeRunId = active?.runId;
   const provider = session?.provider;
 
@@ -748,8 +759,10 @@ export function ChatView({ bastion, sessionId, sessionsVersion, onSessionChanged
         case 'reasoning':
           return <Reasoning text={item.text} live={activeRunId === item.runId} />;
         case 'tool':
-          // Runs of a session come one at a time: while one goes, a call without its result is at work.
-          return <ToolCard tool={item} runGoing={activeRunId !== undefined} />;
+          // Runs of a session come one at a time: while one goes, a call without its result is at
+          // work — unless its own run ended stopped or failed (a call approved in a run that ended
+          // waiting is carried out by the next one).
+          return <ToolCard tool={item} runGoing={activeRunId !== undefined && !endedRuns.current.has(item.runId)} />;
         case 'retry':
           return <RetryNotice item={item} />;
         case 'instructions':
