@@ -820,6 +820,8 @@ export const MCP_MAX_SERVERS = 16;
 export const MCP_CONFIG_MAX_FILE_BYTES = 1 * MiB;
 /** A server's name: what `mcp__NAME__TOOL` carries. */
 export const MCP_SERVER_NAME_MAX_CHARS = 24;
+/** A variable's name a server may be given. */
+export const MCP_ENV_NAME_MAX_CHARS = 64;
 /** `mcp__SERVER__TOOL` whole: the longest function name OpenAI, Anthropic and the OpenAI-compatible servers all take. */
 export const MCP_TOOL_NAME_MAX_CHARS = 64;
 /** Variables one server's `env` may set. */

@@ -11,6 +11,8 @@ import {
   HOST_IPC_MAX_BODY_BYTES,
   MCP_ENV_VALUE_MAX_CHARS,
   MCP_MAX_ENV_VARS,
+  MCP_ENV_NAME_MAX_CHARS,
+  MCP_ENV_NAME_PATTERN,
   MCP_RESERVED_ENV_NAMES,
   MCP_SERVER_NAME_PATTERN,
 } from '@bastion/protocol';
@@ -26,9 +28,6 @@ export interface McpServerFields {
 }
 
 export type McpServerFormRead = { ok: true; server: McpServerConfig } | { ok: false; message: string };
-
-/** A variable name a server may be given: protocol's mcpEnvNameSchema (a zod schema, kept out of the bundle). */
-const ENV_NAME = /^[A-Z_][A-Z0-9_]{0,63}$/;
 
 /** The lines of a text box, a pasted CRLF's `\r` taken off each; empty lines are left out. */
 function lines(text: string): { line: number; text: string }[] {
@@ -61,10 +60,10 @@ export function environmentOf(
     const cut = entry.indexOf('=');
     if (cut < 0) return { ok: false, message: `Environment line ${line} has no "=": write VARIABLE=value.` };
     const name = entry.slice(0, cut);
-    if (!ENV_NAME.test(name)) {
+    if (!MCP_ENV_NAME_PATTERN.test(name)) {
       return {
         ok: false,
-        message: `Environment line ${line}: "${name}" is not a variable name (upper-case letters, digits and "_", up to 64).`,
+        message: `Environment line ${line}: "${name}" is not a variable name (upper-case letters, digits and "_", up to ${MCP_ENV_NAME_MAX_CHARS}).`,
       };
     }
     if (MCP_RESERVED_ENV_NAMES.includes(name)) {

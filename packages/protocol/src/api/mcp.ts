@@ -18,8 +18,9 @@ import {
   MCP_SERVER_NAME_MAX_CHARS,
   MCP_TOOL_DESCRIPTION_MAX_CHARS,
   MCP_TOOL_NAME_MAX_CHARS,
+  MCP_ENV_NAME_MAX_CHARS,
 } from '../limits.js';
-import { MCP_RESERVED_ENV_NAMES, MCP_SERVER_NAME_PATTERN } from '../mcp-tool-name.js';
+import { MCP_ENV_NAME_PATTERN, MCP_RESERVED_ENV_NAMES, MCP_SERVER_NAME_PATTERN } from '../mcp-tool-name.js';
 
 export const mcpServerNameSchema = z
   .string()
@@ -31,7 +32,7 @@ export const mcpServerNameSchema = z
 /** An environment variable's name as a server may be given it (the sandbox's own names are refused). */
 export const mcpEnvNameSchema = z
   .string()
-  .regex(/^[A-Z_][A-Z0-9_]{0,63}$/, 'a variable name is upper-case letters, digits and "_"')
+  .regex(MCP_ENV_NAME_PATTERN, `a variable name is up to ${MCP_ENV_NAME_MAX_CHARS} upper-case letters, digits and "_"`)
   .refine(
     (name) => !MCP_RESERVED_ENV_NAMES.includes(name),
     `${MCP_RESERVED_ENV_NAMES.slice(0, -1).join(', ')} and ${MCP_RESERVED_ENV_NAMES.at(-1) ?? ''} are set by Bastion`,
