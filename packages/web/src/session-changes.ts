@@ -9,7 +9,7 @@ import { describeError, errorCode } from './bastion.js';
 import { plural } from './image-attachment.js';
 
 /** How many files the session changed, those left out of the list included (the header's count). */
-export function changedFileCount(changes: SessionChangesResponse): number {
+function changedFileCount(changes: SessionChangesResponse): number {
   return changes.files.length + changes.more;
 }
 

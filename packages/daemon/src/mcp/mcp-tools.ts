@@ -35,7 +35,7 @@ function schemaOf(text: string): JsonSchema {
   return { type: 'object' };
 }
 
-export function createMcpTools(
+function createMcpTools(
   context: ToolContext,
   client: McpClient,
   servers: readonly McpListedServer[],

@@ -106,7 +106,7 @@ function quarantineNotices(moves: readonly QuarantineMove[]): string[] {
  * sandbox shows (then exits 1): said in words, since to the agent and the person it reads as the
  * launcher's own failure.
  */
-export const PROGRAM_NOT_FOUND_IN_SANDBOX = 'apply-seccomp: execvp: No such file or directory\n';
+const PROGRAM_NOT_FOUND_IN_SANDBOX = 'apply-seccomp: execvp: No such file or directory\n';
 
 /** Why a sandboxed program could not be found, in words (an MCP server's status says it too). */
 export function programNotFound(program: string): string {

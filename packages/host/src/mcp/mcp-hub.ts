@@ -104,7 +104,7 @@ function inWords(text: string): string {
 }
 
 /** A variable the user gave a server, long enough to be told from ordinary text, and whose it is. */
-export interface HeldValue {
+interface HeldValue {
   server: string;
   name: string;
   value: string;
@@ -120,7 +120,7 @@ function redactionOf(held: HeldValue): string {
  * structured content or schema is JSON text, where a quote or a backslash in a value is escaped).
  * The label holds no character JSON escapes, so JSON text stays JSON wherever a value lay in a string.
  */
-export function withoutHeld(text: string, held: readonly HeldValue[]): string {
+function withoutHeld(text: string, held: readonly HeldValue[]): string {
   let cut = text;
   for (const value of held) {
     for (const form of new Set([value.value, JSON.stringify(value.value).slice(1, -1)])) {
