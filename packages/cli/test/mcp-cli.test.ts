@@ -149,7 +149,7 @@ describe('bastion mcp', () => {
       'a lower-case variable name',
       2,
       ['add', 'second', '--env', 'token=1', '--', 'node', 'x.js'],
-      'bastion: --env "token": a variable name is upper-case letters, digits and "_"',
+      'bastion: --env "token": a variable name is up to 64 upper-case letters, digits and "_"',
     ],
     [
       'a variable given twice',

@@ -725,7 +725,7 @@ export const HOST_ASK_POLL_MS = 25_000;
 export const HOST_ASK_PAGE_GAP_MS = 5_000;
 /**
  * How long an edit of a host-owned file (policy.json, mcp.json) waits for another process's edit
- * of it to end before it refuses, changing nothing (host file-edit-lock.ts).
+ * of it to end before it refuses, changing nothing (host file-lock.ts).
  */
 export const HOST_FILE_EDIT_LOCK_WAIT_MS = 5_000;
 /** The watchdog's policy rules (host `src/policy/`, `<userData>/host/policy.json`). */

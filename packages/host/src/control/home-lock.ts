@@ -1,56 +1,25 @@
 /**
  * One host a userData (SEC-004: a second process must not touch the running host's state behind
- * its back). The lock is SQLite's fcntl lock on `<userData>/host.lock`, taken EXCLUSIVE and held
- * until the host releases it or its process dies; the kernel drops it with the process, so a host
- * killed with SIGKILL leaves no stale lock to detect. SQLite also refuses a second connection in
+ * its back). The lock is `<userData>/host.lock` (file-lock.ts: SQLite's fcntl lock, held until
+ * the host releases it or its process dies, so a host killed with SIGKILL leaves no stale lock). SQLite also refuses a second connection in
  * the same process, so an in-process second host is refused too. Does not catch a second host on
  * a file system without working fcntl locks (some network mounts).
  */
-import Database from 'better-sqlite3';
-import { closeSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { CONTROL_HOLDER_WAIT_MS } from '@bastion/protocol';
 import { HostError } from '../errors.js';
+import { takeFileLock, type FileLock } from '../file-lock.js';
 import { askRunningHost } from './control-client.js';
 import { holderStatusSchema, type HolderStatus } from './control-protocol.js';
 
 export const HOME_LOCK_FILE = 'host.lock';
 
-export interface HomeLock {
-  release(): void;
-}
+export type HomeLock = FileLock;
 
 /** Take the home's lock; `undefined` when another live host holds it. */
 export function tryAcquireHomeLock(userData: string): HomeLock | undefined {
-  const path = join(userData, HOME_LOCK_FILE);
-  let db: Database.Database;
-  try {
-    // Created 0600 before SQLite opens it (it would use the umask's mode).
-    closeSync(openSync(path, 'a', 0o600));
-    db = new Database(path, { timeout: 0 });
-  } catch (cause) {
-    throw new HostError('HOME_LOCK_FAILED', `cannot open ${path}`, { cause });
-  }
-  try {
-    // No journal file: nothing is ever written, and a killed host then leaves only host.lock behind.
-    db.pragma('journal_mode = OFF');
-    db.pragma('locking_mode = EXCLUSIVE');
-    // An exclusive transaction that never commits holds the write lock for the connection's life.
-    db.exec('BEGIN EXCLUSIVE');
-  } catch (error) {
-    db.close();
-    if ((error as { code?: string }).code === 'SQLITE_BUSY') return undefined;
-    throw new HostError('HOME_LOCK_FAILED', `cannot lock ${path}`, { cause: error });
-  }
-  let held = true;
-  return {
-    release() {
-      if (!held) return;
-      held = false;
-      db.close();
-    },
-  };
+  return takeFileLock(join(userData, HOME_LOCK_FILE), 0);
 }
 
 /** A second process found the home taken; `holder` says by whom when its control socket answered. */

@@ -7,7 +7,7 @@
  * changes, so an edit from the CLI counts at the next run.
  *
  * Every edit reads the list and writes it back whole, holding `host/mcp.json.lock` from its read
- * to its write (file-edit-lock.ts), so edits from the host and the CLI at once all land.
+ * to its write (file-lock.ts), so edits from the host and the CLI at once all land.
  */
 import { dirname, join } from 'node:path';
 import {
@@ -19,7 +19,7 @@ import {
   type McpServerConfig,
 } from '@bastion/protocol';
 import { HostError } from '../errors.js';
-import { withEditLock } from '../file-edit-lock.js';
+import { withEditLock } from '../file-lock.js';
 import { currentStamp, parsePrivateJson, readPrivateFile, writePrivateFile, type FileStamp } from '../private-file.js';
 import { hostOnlyDir, MCP_DATA_DIR_NAME } from '../user-data.js';
 

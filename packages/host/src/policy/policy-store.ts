@@ -4,7 +4,7 @@
  * `bastion policy`). It is never read from a workspace, and the sidecar cannot write it: `host/` is
  * write-denied in the sidecar's sandbox (user-data.ts), and the daemon only asks; the host answers. The compiled rules are cached and re-read when the file's stamp changes, so an
  * edit made by `bastion policy add` while Bastion runs applies to the next tool call. Each edit
- * holds `host/policy.json.lock` from its read to its write (file-edit-lock.ts), so edits from the
+ * holds `host/policy.json.lock` from its read to its write (file-lock.ts), so edits from the
  * host and the CLI at once all land.
  *
  * A policy.json that cannot be used (corrupt, loose permissions, a symlink) fails closed: every
@@ -27,7 +27,7 @@ import {
   type PolicyRuleDraft,
 } from '@bastion/protocol';
 import { HostError } from '../errors.js';
-import { withEditLock } from '../file-edit-lock.js';
+import { withEditLock } from '../file-lock.js';
 import { currentStamp, parsePrivateJson, readPrivateFile, writePrivateFile, type FileStamp } from '../private-file.js';
 import { hostOnlyDir, USER_DATA_DIR_MODE } from '../user-data.js';
 import { BUILTIN_RULES } from './builtin-rules.js';
@@ -178,7 +178,7 @@ export class PolicyStore {
 
   /**
    * Run `change` on a copy of the file as it is now, holding policy.json's lock from that read to
-   * its write (file-edit-lock.ts): `bastion policy` writes it in its own process while the host
+   * its write (file-lock.ts): `bastion policy` writes it in its own process while the host
    * saves "Always allow…" rules, and two edits at once must both land.
    */
   #edit<T>(change: (file: PolicyFile) => T): T {

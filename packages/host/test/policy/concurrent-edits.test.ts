@@ -3,7 +3,7 @@
  * own process, while the running host writes them through its own store (Settings over host IPC,
  * "Always allow…"): each reads the whole file and writes it back. Adds made at the same moment
  * from several processes (the host's store in each, as every writer uses it) must all land: each
- * read-modify-write holds the file's lock (file-edit-lock.ts).
+ * read-modify-write holds the file's lock (file-lock.ts).
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { join } from 'node:path';

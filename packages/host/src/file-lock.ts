@@ -1,0 +1,77 @@
+/**
+ * Locks between processes on host-owned files: SQLite's fcntl lock on a lock file, taken
+ * EXCLUSIVE and held until released or until its process dies (the kernel drops it then, so a
+ * killed process leaves no stale lock). The home's lock (control/home-lock.ts) holds one for the
+ * host's life; edits hold one for a read and a write (withEditLock).
+ *
+ * Host-owned files edited by reading them and writing them back whole (`policy.json`, `mcp.json`)
+ * are written by more than one process: the running host (Settings over host IPC, "Always
+ * allow…") and `bastion policy` / `bastion mcp`, which write in their own process while a host
+ * runs. Two edits at once would each write back a file without the other's change, so each holds
+ * `PATH.lock` from its read to its write, waiting for another at most HOST_FILE_EDIT_LOCK_WAIT_MS
+ * (an edit holds it for one read and one small write), blocking its thread meanwhile as its
+ * synchronous write does, then refusing with nothing changed. Does not catch a file system
+ * without working fcntl locks (some network mounts).
+ */
+import { closeSync, mkdirSync, openSync } from 'node:fs';
+import { basename, dirname } from 'node:path';
+import Database from 'better-sqlite3';
+import { HOST_FILE_EDIT_LOCK_WAIT_MS } from '@bastion/protocol';
+import { HostError } from './errors.js';
+import { USER_DATA_DIR_MODE } from './user-data.js';
+
+export interface FileLock {
+  release(): void;
+}
+
+/**
+ * Take the lock on `path` (created 0600), waiting up to `waitMs` while another connection holds
+ * it; undefined when it stayed taken.
+ */
+export function takeFileLock(path: string, waitMs: number): FileLock | undefined {
+  let db: Database.Database;
+  try {
+    // Created 0600 before SQLite opens it (it would use the umask's mode).
+    closeSync(openSync(path, 'a', 0o600));
+    db = new Database(path, { timeout: waitMs });
+  } catch (cause) {
+    throw new HostError('HOME_LOCK_FAILED', `cannot open ${path}`, { cause });
+  }
+  try {
+    // No journal file: nothing is ever written, and a killed holder leaves only the lock file behind.
+    db.pragma('journal_mode = OFF');
+    db.pragma('locking_mode = EXCLUSIVE');
+    // An exclusive transaction that never commits holds the write lock for the connection's life.
+    db.exec('BEGIN EXCLUSIVE');
+  } catch (error) {
+    db.close();
+    if ((error as { code?: string }).code === 'SQLITE_BUSY') return undefined;
+    throw new HostError('HOME_LOCK_FAILED', `cannot lock ${path}`, { cause: error });
+  }
+  let held = true;
+  return {
+    release() {
+      if (!held) return;
+      held = false;
+      db.close();
+    },
+  };
+}
+
+/** Run `edit` (which must read the file afresh, not from a cache) holding the lock of the file at `path`. */
+export function withEditLock<T>(path: string, edit: () => T): T {
+  mkdirSync(dirname(path), { recursive: true, mode: USER_DATA_DIR_MODE });
+  const lockPath = `${path}.lock`;
+  const lock = takeFileLock(lockPath, HOST_FILE_EDIT_LOCK_WAIT_MS);
+  if (!lock) {
+    throw new HostError(
+      'HOME_LOCK_FAILED',
+      `${basename(path)} is being changed by another process (its lock ${lockPath} stayed taken); nothing was changed, try again`,
+    );
+  }
+  try {
+    return edit();
+  } finally {
+    lock.release();
+  }
+}
