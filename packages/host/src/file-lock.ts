@@ -24,16 +24,38 @@ export interface FileLock {
   release(): void;
 }
 
+/** The pauses between tries at a taken lock, the last one repeated until the wait is over. */
+const LOCK_RETRY_PAUSES_MS = [1, 2, 5, 10, 20, 50];
+
 /**
- * Take the lock on `path` (created 0600), waiting up to `waitMs` while another connection holds
- * it; undefined when it stayed taken.
+ * Take the lock on `path` (created 0600), trying again while another connection holds it for up
+ * to `waitMs`; undefined when it stayed taken. The waiting is done here rather than by SQLite's
+ * busy timeout: SQLite answers SQLITE_BUSY at once, without waiting, when two connections each
+ * hold the shared lock on the way to the exclusive one (so that neither waits on the other
+ * forever), which happens whenever several processes try at the same moment. A failed try closes
+ * its connection, dropping whatever it held, so the next try starts from nothing.
  */
 export function takeFileLock(path: string, waitMs: number): FileLock | undefined {
-  let db: Database.Database;
   try {
     // Created 0600 before SQLite opens it (it would use the umask's mode).
     closeSync(openSync(path, 'a', 0o600));
-    db = new Database(path, { timeout: waitMs });
+  } catch (cause) {
+    throw new HostError('HOME_LOCK_FAILED', `cannot open ${path}`, { cause });
+  }
+  const deadline = Date.now() + waitMs;
+  for (let tries = 0; ; tries += 1) {
+    const lock = tryFileLock(path);
+    const left = deadline - Date.now();
+    if (lock || left <= 0) return lock;
+    sleepBlocking(Math.min(LOCK_RETRY_PAUSES_MS[Math.min(tries, LOCK_RETRY_PAUSES_MS.length - 1)]!, left));
+  }
+}
+
+/** One try at the lock on `path`, not waiting; undefined when another connection holds it. */
+function tryFileLock(path: string): FileLock | undefined {
+  let db: Database.Database;
+  try {
+    db = new Database(path, { timeout: 0 });
   } catch (cause) {
     throw new HostError('HOME_LOCK_FAILED', `cannot open ${path}`, { cause });
   }
@@ -56,6 +78,11 @@ export function takeFileLock(path: string, waitMs: number): FileLock | undefined
       db.close();
     },
   };
+}
+
+/** Block this thread for `ms`, as the synchronous edit around the wait does. */
+function sleepBlocking(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }
 
 /** Run `edit` (which must read the file afresh, not from a cache) holding the lock of the file at `path`. */

@@ -313,10 +313,25 @@ describe('the agent’s work in the desktop app', () => {
       .getByText('needs approval');
     await waiting.waitFor();
     await shotAllModes(page, SHOTS, '17-approval-file-edit');
+    // The run's end reads the session again; that read is held until the switch has been turned
+    // off, so its answer (still on) comes after the click, as it can when the page is slow.
+    const sessionUrl = `**/sessions/${sessionId}`;
+    let releaseRead!: () => void;
+    const readReleased = new Promise<void>((resolve) => (releaseRead = resolve));
+    const readHeld = new Promise<void>((resolveHeld) => {
+      void page.route(sessionUrl, async (route) => {
+        if (route.request().method() !== 'GET') return route.fallback();
+        const response = await route.fetch();
+        resolveHeld();
+        await readReleased;
+        await route.fulfill({ response });
+      });
+    });
     await approval.getByRole('button', { name: 'Deny' }).click();
     await page.getByText('The write was denied.').waitFor();
     expect(readFileSync(join(host.workspace, 'keep.txt'), 'utf8')).toBe('original\n');
     await waiting.waitFor({ state: 'detached' });
+    await readHeld;
 
     await page.getByLabel('Ask before file edits').uncheck();
     await expect
@@ -324,6 +339,14 @@ describe('the agent’s work in the desktop app', () => {
       .toMatchObject({
         ask_before_writes: false,
       });
+    const staleRead = page.waitForResponse(
+      (response) => response.url().endsWith(`/sessions/${sessionId}`) && response.request().method() === 'GET',
+    );
+    releaseRead();
+    await staleRead;
+    await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+    expect(await page.getByLabel('Ask before file edits').isChecked()).toBe(false);
+    await page.unroute(sessionUrl);
   });
 
   it('shows a running command’s output as it comes (stderr marked), then its result in place of it, whose stdout Copy stdout copies', async () => {

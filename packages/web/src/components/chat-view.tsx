@@ -232,7 +232,17 @@ function toolByKey(items: readonly TranscriptItem[], key: string): ToolView | un
 }
 
 export function ChatView({ bastion, sessionId, sessionsVersion, onSessionChanged, onNewSession, onMcpServers }: Props) {
-  const [session, setSession] = useState<Session>();
+  const [session, setStoredSession] = useState<Session>();
+  /**
+   * How many times this view set the session itself (a switch shown at once, an update's answer).
+   * A fetch of the session that was asked for before one of those is older than what is shown and
+   * is dropped: it would undo the switch the reader just moved.
+   */
+  const sessionSets = useRef(0);
+  const setSession = useCallback((next: Session) => {
+    sessionSets.current += 1;
+    setStoredSession(next);
+  }, []);
   /** The newest page when it came in before this view's first render (a page opened on this session). */
   const [opened] = useState(() => settledOpening(sessionId));
   const [texts, setTexts] = useState<ReadonlyMap<string, string>>(() => opened?.texts ?? new Map());
@@ -331,9 +341,10 @@ export function ChatView({ bastion, sessionId, sessionsVersion, onSessionChanged
 
   useEffect(() => {
     let cancelled = false;
+    const setsBefore = sessionSets.current;
     bastion.sessions
       .get(sessionId)
-      .then((answer) => !cancelled && setSession(answer))
+      .then((answer) => !cancelled && sessionSets.current === setsBefore && setStoredSession(answer))
       .catch((failure: unknown) => {
         if (cancelled) return;
         if ((failure as { code?: string }).code === 'SESSION_NOT_FOUND') setNotFound(true);
