@@ -541,11 +541,13 @@ describe('bounds', () => {
     pair.send(requestStart('c', grantId, `${target.origin}/`));
     await pair.next('c', 'response.start');
     pair.send({ v: 1, type: 'response.credit', request_id: 'c', bytes: 1000 });
-    await new Promise((resolve) => setTimeout(resolve, 200));
     const bytes = () =>
       pair.frames
         .filter((frame) => frame.type === 'response.chunk')
         .reduce((sum, frame) => sum + ('data' in frame ? frame.data.byteLength : 0), 0);
+    await expect.poll(bytes).toBe(1000);
+    // and no byte past the credit, however long the sidecar waits
+    await new Promise((resolve) => setTimeout(resolve, 200));
     expect(bytes()).toBe(1000);
     pair.send({ v: 1, type: 'response.credit', request_id: 'c', bytes: 1024 * 1024 });
     await pair.next('c', 'response.end');
@@ -561,6 +563,7 @@ describe('bounds', () => {
     await pair.next('d', 'response.start');
     pair.hostOutput.pause();
     pair.send({ v: 1, type: 'response.credit', request_id: 'd', bytes: 16 * 1024 * 1024 });
+    await expect.poll(() => pair.hostOutput.writableLength).toBeGreaterThan(0);
     await new Promise((resolve) => setTimeout(resolve, 300));
     // Credit for the whole body, yet the host stopped once the channel's buffer was full: what waits
     // there is about a chunk past its high-water mark, not the 8 MiB the credit would allow.
