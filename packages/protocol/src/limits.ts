@@ -635,7 +635,7 @@ export const INSTRUCTIONS_MAX_DIRECTORIES = 16;
 
 /** Unified diff of one write_file/edit_file result; a longer diff is cut at a line with a note. */
 export const TOOL_DIFF_MAX_CHARS = 32 * KiB;
-/** Edit distance (inserted + removed lines) beyond which no diff is computed (jsdiff's maxEditLength; ~0.1 s at 1 000, ~0.6 s at 2 000); the result says so. */
+/** Edit distance (inserted + removed lines) beyond which no diff is computed (jsdiff's maxEditLength: its cost grows with the square, 0.2–0.6 s at 1 000 here, 8 s at 6 000); the result says so. */
 export const TOOL_DIFF_MAX_EDIT_LENGTH = 1_000;
 
 /** Undo (daemon `src/undo/`): the earlier bytes of each file a run wrote, kept in sessions.db. */
@@ -646,6 +646,15 @@ export const TOOL_DIFF_MAX_EDIT_LENGTH = 1_000;
 export const UNDO_MAX_FILE_BYTES = WORKSPACE_MAX_WRITE_BYTES;
 /** `GET /sessions/:id/changes`: changed files listed at most (the rest are counted in `more`); each diff is bounded like a tool's (TOOL_DIFF_MAX_CHARS). */
 export const SESSION_CHANGES_MAX_FILES = 200;
+/**
+ * Time one `GET /sessions/:id/changes` may spend working out diffs; files reached after it are
+ * listed without one (`not-compared`). A diff's cost grows with the square of its changed lines
+ * (up to TOOL_DIFF_MAX_EDIT_LENGTH, about half a second on a loaded machine here), so 200 files
+ * rewritten could take the daemon minutes; with this the answer comes within the bound and one
+ * file past it, well inside the control socket's CONTROL_CONNECTION_TIMEOUT_MS, and the daemon
+ * serves other requests between files.
+ */
+export const SESSION_CHANGES_DIFF_BUDGET_MS = 3_000;
 /**
  * Kept bytes of one session, over all its runs. A copy that would go beyond it prunes the oldest
  * runs' copies first (those runs are then not undoable, and say so); a copy that does not fit even

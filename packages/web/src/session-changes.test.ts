@@ -76,7 +76,7 @@ describe('patchGapNote', () => {
 
 describe('noDiffSentence', () => {
   it('has a sentence of its own for each reason, and one for a reason it does not know', () => {
-    const reasons = ['not-kept', 'binary', 'too-large', 'unreadable'] as const;
+    const reasons = ['not-kept', 'binary', 'too-large', 'unreadable', 'not-compared'] as const;
     const sentences = reasons.map(text.noDiffSentence);
     expect(new Set(sentences).size).toBe(reasons.length);
     expect(text.noDiffSentence('binary')).toBe('No diff: it is a binary file, or was one before the session.');

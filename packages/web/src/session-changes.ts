@@ -36,6 +36,8 @@ const NO_DIFF_SENTENCES: Record<NonNullable<SessionChange['no_diff']>, string> =
   binary: 'No diff: it is a binary file, or was one before the session.',
   'too-large': 'No diff: the file or the change is too large to show.',
   unreadable: 'No diff: the file cannot be read now (a link out of the workspace in its place, or its permissions).',
+  'not-compared':
+    'No diff: working out the diffs of the files before it took the time one answer may spend (see it with git diff).',
 };
 
 /** Why a file is listed without a diff, in a sentence (a reason the app does not know: only that there is none). */

@@ -40,6 +40,7 @@ const NO_DIFF: Record<SessionChangeNoDiff, string> = {
   binary: 'it is not text',
   'too-large': 'it is too large to diff',
   unreadable: 'it cannot be read now',
+  'not-compared': 'the diffs before it took the time one answer may spend; see it with git diff',
 };
 
 /**

@@ -3,10 +3,13 @@
  * kept of it before the session's first write (undo-store.ts) to what it holds now, read through
  * workspace containment. A file back as it was is left out; one whose earlier version was not kept
  * is listed without a diff. Runs undone do not count. What `run_command` changed is not tracked:
- * the answer counts the commands instead.
+ * the answer counts the commands instead. Diffs are worked out for SESSION_CHANGES_DIFF_BUDGET_MS
+ * at most, the daemon serving other requests between files; files after that are listed without.
  */
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import {
   DIFF_SKIPPED_NOTE,
+  SESSION_CHANGES_DIFF_BUDGET_MS,
   SESSION_CHANGES_MAX_FILES,
   type SessionChange,
   type SessionChangesResponse,
@@ -51,12 +54,16 @@ function countLines(diff: string): { additions: number; deletions: number } {
   return { additions, deletions };
 }
 
-/** `listed`: false for a file past SESSION_CHANGES_MAX_FILES, only counted: its diff is not worked out. */
+/**
+ * `listed`: false for a file past SESSION_CHANGES_MAX_FILES, only counted: its diff is not worked
+ * out; `compare`: false once the answer's time for diffs is spent.
+ */
 function change(
   path: string,
   prior: { kept: false } | { kept: true; bytes: Buffer | null },
   now: Now,
   listed: boolean,
+  compare: boolean,
 ): SessionChange | undefined {
   if ('noDiff' in now) {
     return { path, status: prior.kept && prior.bytes === null ? 'added' : 'modified', no_diff: now.noDiff };
@@ -68,6 +75,7 @@ function change(
   const status = prior.bytes === null ? 'added' : gone ? 'deleted' : 'modified';
   if (!isText(prior.bytes) || !isText(now.bytes)) return { path, status, no_diff: 'binary' };
   if (!listed) return { path, status };
+  if (!compare) return { path, status, no_diff: 'not-compared' };
   const diff = boundedDiff(path, prior.bytes?.toString('utf8') ?? null, now.bytes?.toString('utf8') ?? '');
   if (diff.endsWith(`${DIFF_SKIPPED_NOTE}\n`)) return { path, status, no_diff: 'too-large' };
   // A deleted file's diff goes to /dev/null, as git's does.
@@ -75,15 +83,17 @@ function change(
   return { path, status, diff: shown, ...countLines(shown) };
 }
 
-export function sessionChanges(
-  deps: { undo: UndoStore; roots: WorkspaceRoots },
+/** `diffBudgetMs`: SESSION_CHANGES_DIFF_BUDGET_MS unless a test sets it. */
+export async function sessionChanges(
+  deps: { undo: UndoStore; roots: WorkspaceRoots; diffBudgetMs?: number },
   session: { id: string; workspace: string | null },
-): SessionChangesResponse {
+): Promise<SessionChangesResponse> {
   if (session.workspace !== null && !deps.roots.isGranted(session.workspace)) {
     throw new DaemonError('WORKSPACE_NOT_GRANTED', "the session's folder is not open in this Bastion");
   }
   const files: SessionChange[] = [];
   let more = 0;
+  const diffsUntil = performance.now() + (deps.diffBudgetMs ?? SESSION_CHANGES_DIFF_BUDGET_MS);
   for (const kept of deps.undo.sessionFiles(session.id)) {
     const prior =
       kept.prior === 'file'
@@ -92,7 +102,10 @@ export function sessionChanges(
           ? { kept: true as const, bytes: null }
           : { kept: false as const };
     const listed = files.length < SESSION_CHANGES_MAX_FILES;
-    const found = change(kept.path, prior, readNow(deps.roots, kept.root, kept.path), listed);
+    const compare = performance.now() < diffsUntil;
+    const found = change(kept.path, prior, readNow(deps.roots, kept.root, kept.path), listed, compare);
+    // One file's diff can take a large part of a second: other requests go between files.
+    await nextTurn();
     if (found === undefined) continue;
     if (listed) files.push(found);
     else more += 1;

@@ -9,10 +9,11 @@ import { sessionIdSchema } from './sessions.js';
 
 /**
  * Why a file has no diff: its earlier version was not kept (larger than UNDO_MAX_FILE_BYTES, or
- * pruned for newer runs), it is not text, it is too large to diff now, or it cannot be read now
- * (a link out of the workspace put in its place, its permissions).
+ * pruned for newer runs), it is not text, it is too large to diff now, it cannot be read now (a
+ * link out of the workspace put in its place, its permissions), or the answer's time for diffs
+ * (SESSION_CHANGES_DIFF_BUDGET_MS) was spent on the files before it.
  */
-export const sessionChangeNoDiffSchema = z.enum(['not-kept', 'binary', 'too-large', 'unreadable']);
+export const sessionChangeNoDiffSchema = z.enum(['not-kept', 'binary', 'too-large', 'unreadable', 'not-compared']);
 export type SessionChangeNoDiff = z.infer<typeof sessionChangeNoDiffSchema>;
 
 export const sessionChangeSchema = z.strictObject({

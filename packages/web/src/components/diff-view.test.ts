@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { diffLineClasses } from './diff-view.js';
+import { TOOL_DIFF_MAX_EDIT_LENGTH } from '@bastion/protocol';
+import { diffLineClasses, diffOf } from './diff-view.js';
 
 describe('diffLineClasses', () => {
   it('marks --- and +++ as the file header before the first hunk, and as a removed and an added line after it', () => {
@@ -12,5 +13,27 @@ describe('diffLineClasses', () => {
       ' SELECT 1;',
     ];
     expect(diffLineClasses(lines)).toEqual(['diff-file', 'diff-file', 'diff-hunk', 'diff-del', 'diff-add', 'diff-ctx']);
+  });
+});
+
+describe('diffOf an edit not yet run (worked out from its input)', () => {
+  const lines = (count: number, word: string) =>
+    Array.from({ length: count }, (_, i) => `${word} ${i}`).join('\n') + '\n';
+
+  it('shows an edit within the edit-length bound as its diff', () => {
+    const diff = diffOf(
+      'edit_file',
+      { path: 'a.txt', old_string: 'one\ntwo\n', new_string: 'one\nthree\n' },
+      undefined,
+    );
+    expect(diff?.split('\n').filter((line) => /^[-+][^-+]/.test(line))).toEqual(['-two', '+three']);
+  });
+
+  it('gives no diff (the card says too large) for an edit whose changed lines pass the bound, rather than working it out', () => {
+    const count = TOOL_DIFF_MAX_EDIT_LENGTH;
+    const input = { path: 'a.txt', old_string: lines(count, 'old'), new_string: lines(count, 'new') };
+    expect(diffOf('edit_file', input, undefined)).toBeUndefined();
+    // The result's own diff, once the tool ran, is shown as it came.
+    expect(diffOf('edit_file', input, { diff: '--- a/a.txt\n+++ b/a.txt\n' })).toBe('--- a/a.txt\n+++ b/a.txt\n');
   });
 });

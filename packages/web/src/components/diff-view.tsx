@@ -1,12 +1,15 @@
 /**
  * A unified diff, line by line, coloured by kind. The diff comes from the tool's own result
- * (`output.diff`); for older transcripts whose results carry none, it is computed here with
- * jsdiff from the tool's input: an edit's old and new strings, or a write's whole content as
- * additions (the file's earlier content was never recorded).
+ * (`output.diff`); before the tool has run (its approval) and for older transcripts whose results
+ * carry none, it is computed here with jsdiff from the tool's input: an edit's old and new strings,
+ * or a write's whole content as additions (the file's earlier content was never recorded). The
+ * input is the model's, so the work is bounded as the daemon bounds its own (size, and an edit's
+ * edit length: jsdiff's cost grows with its square, seconds of a frozen page for a few thousand
+ * lines changed); past either the card says the change is too large to show.
  */
 import { useState } from 'react';
 import { createTwoFilesPatch } from 'diff';
-import { UI_DIFF_FOLD_LINES, UI_DIFF_MAX_INPUT_CHARS } from '@bastion/protocol';
+import { TOOL_DIFF_MAX_EDIT_LENGTH, UI_DIFF_FOLD_LINES, UI_DIFF_MAX_INPUT_CHARS } from '@bastion/protocol';
 
 interface WriteInput {
   path?: unknown;
@@ -28,6 +31,7 @@ export function diffOf(toolName: string, input: unknown, output: unknown): strin
     const asLines = (text: string) => (text === '' || text.endsWith('\n') ? text : `${text}\n`);
     return createTwoFilesPatch(path, path, asLines(fields.old_string), asLines(fields.new_string), '', '', {
       context: 3,
+      maxEditLength: TOOL_DIFF_MAX_EDIT_LENGTH,
     });
   }
   if (toolName === 'write_file' && typeof fields.content === 'string') {

@@ -1,4 +1,4 @@
-import { useLayoutEffect, useRef, useState } from 'react';
+import { useLayoutEffect, useMemo, useRef, useState } from 'react';
 import {
   UI_EXPLORE_TASK_FOLD_CHARS,
   UI_EXPLORE_TASK_FOLD_LINES,
@@ -255,7 +255,8 @@ function ReadBody({ tool }: { tool: ToolView }) {
 
 function WriteBody({ tool }: { tool: ToolView }) {
   if (tool.isError) return null;
-  const diff = diffOf(tool.toolName, tool.input, tool.output);
+  // Worked out once per input and output, not on each render of a streaming transcript.
+  const diff = useMemo(() => diffOf(tool.toolName, tool.input, tool.output), [tool.toolName, tool.input, tool.output]);
   // An edit with replace_all: before it runs, its input shows one replacement of many.
   const replaced = fieldsOf(tool.output).replacements;
   const every =

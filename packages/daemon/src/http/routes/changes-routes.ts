@@ -9,10 +9,10 @@ import { sessionIdParam } from './session-routes.js';
 
 export function changesRoutes(deps: { store: SessionStore; undo: UndoStore; roots: WorkspaceRoots }): RouteModule {
   return (app) => {
-    app.get('/sessions/:id/changes', (c) => {
+    app.get('/sessions/:id/changes', async (c) => {
       const session = deps.store.sessions.get(sessionIdParam(c));
       if (!session) throw new DaemonError('SESSION_NOT_FOUND', 'no such session');
-      return c.json(sessionChanges(deps, session));
+      return c.json(await sessionChanges(deps, session));
     });
   };
 }
