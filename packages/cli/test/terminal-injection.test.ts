@@ -6,7 +6,7 @@
  * the text itself still arrives, and the approval names the exact argv.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { describeAttack } from '../../../test/support/attack.js';
@@ -137,6 +137,26 @@ describeAttack('terminal-injection', 'bastion run against a model that streams e
     const bytes = Buffer.concat(stdout);
     expect(steeringBytes(bytes)).toEqual([]);
     expect(bytes.toString('utf8')).toMatch(/→ exit 0\n {2}visible text\n/);
+  });
+
+  it('a write waiting for approval shows its diff against the file as it is, an escape sequence in the file’s lines inert; denied, the file keeps its bytes', async () => {
+    const endpoint = await startEndpoint([
+      { kind: 'tool-call', name: 'write_file', input: { path: 'keep.txt', content: 'first\nchanged\n' } },
+      { kind: 'text', pieces: ['left as it was'] },
+    ]);
+    const { args, workspace } = runArgs(endpoint, ['--ask-before-writes']);
+    const before = `first\n${ESC}]52;c;AAAA\x07old\n`;
+    writeFileSync(join(workspace, 'keep.txt'), before);
+    const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const stderr: Buffer[] = [];
+    child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
+    expect(await new Promise((resolve) => child.once('close', resolve))).toBe(0);
+    const bytes = Buffer.concat(stderr);
+    expect(steeringBytes(bytes)).toEqual([]);
+    expect(bytes.toString('utf8')).toContain(
+      'approval needed:\n  write_file keep.txt\n  --- a/keep.txt\n  +++ b/keep.txt\n  @@ -1,2 +1,2 @@\n   first\n  -old\n  +changed\n',
+    );
+    expect(readFileSync(join(workspace, 'keep.txt'), 'utf8')).toBe(before);
   });
 
   it('a "y" typed ahead (at a look-alike prompt) does not answer the real approval: the command never runs', async () => {

@@ -22,7 +22,8 @@ export interface ToolView {
   input: unknown;
   output?: unknown;
   isError?: boolean;
-  approval?: { approvalId: string; state: 'pending' | 'answered' };
+  /** `previewDiff`: a file tool's diff against the file as it was when the call asked (its event's preview_diff). */
+  approval?: { approvalId: string; state: 'pending' | 'answered'; previewDiff?: string };
   /** What a running command has printed so far, in order; its result replaces it. */
   live?: readonly { stream: 'stdout' | 'stderr'; text: string }[];
   /**
@@ -316,7 +317,7 @@ export function applyEvents(state: Transcript, batch: readonly AgentStreamEvent[
       case 'tool-approval-request':
         pending = mergeTool(event, key, (tool) => ({
           input: tool?.input ?? event.input,
-          approval: { approvalId: event.approval_id, state: 'pending' },
+          approval: { approvalId: event.approval_id, state: 'pending', previewDiff: event.preview_diff },
         }));
         break;
       case 'tool-result': {

@@ -248,12 +248,25 @@ function failure(error: WireError): string {
   return terminalLine(`${error.code}: ${error.message}`);
 }
 
+/** A unified diff's lines, each made inert for the terminal (without the empty one after its last newline). */
+function inertDiffLines(diff: string): string[] {
+  return diff
+    .split('\n')
+    .filter((line, index, all) => line !== '' || index < all.length - 1)
+    .map(terminalLine);
+}
+
 /**
  * What is being approved, every untrusted part made inert: for run_command the exact argv as shell
- * words (and the workdir and the agent's own description, labelled as such); for any other tool
- * its name and input as one line of JSON.
+ * words (and the workdir and the agent's own description, labelled as such); for a file tool the
+ * daemon worked out the diff of, its path and that diff; for any other tool its name and input as
+ * one line of JSON.
  */
 export function describeApproval(event: Extract<AgentEvent, { type: 'tool-approval-request' }>): string[] {
+  const path = (event.input as { path?: unknown } | undefined)?.path;
+  if (event.preview_diff !== undefined && typeof path === 'string') {
+    return [`${terminalLine(event.tool_name)} ${terminalLine(path)}`, ...inertDiffLines(event.preview_diff)];
+  }
   const command = event.tool_name === 'run_command' ? runCommandInputSchema.safeParse(event.input) : undefined;
   if (!command?.success) return [`${terminalLine(event.tool_name)} ${terminalLine(JSON.stringify(event.input) ?? '')}`];
   const { command: program, args, workdir, description } = command.data;
@@ -542,8 +555,11 @@ class TerminalPrinter {
     if (typeof output?.diff === 'string' && typeof output.path === 'string') {
       this.#changed.add(terminalLine(output.path));
       this.#line(`[edit] ${terminalLine(output.path)}`);
-      const lines = output.diff.split('\n').filter((line, index, all) => line !== '' || index < all.length - 1);
-      process.stdout.write(lines.map((line) => `  ${terminalLine(line)}\n`).join(''));
+      process.stdout.write(
+        inertDiffLines(output.diff)
+          .map((line) => `  ${line}\n`)
+          .join(''),
+      );
       return;
     }
     this.#line(`[tool] ${name} → ${terminalLine(toolResultSummary(event.tool_name, event.output))}`);

@@ -43,6 +43,8 @@ export interface AgentLoopInput {
   emit: (event: AgentEvent) => void;
   /** Called for each approval request before its event is emitted. */
   onApprovalRequest: (request: { approvalId: string; toolCallId: string; toolName: string; input: unknown }) => void;
+  /** The diff a file tool's call waiting for approval would make now, for its event (`preview_diff`). */
+  approvalPreview?: (toolName: string, input: unknown) => Promise<string | undefined>;
   runId: string;
 }
 
@@ -140,6 +142,7 @@ export async function runAgentLoop(input: AgentLoopInput): Promise<AgentLoopOutc
           input: part.toolCall.input as unknown,
         };
         input.onApprovalRequest(request);
+        const preview = await input.approvalPreview?.(request.toolName, request.input);
         emit({
           type: 'tool-approval-request',
           run_id: runId,
@@ -147,6 +150,7 @@ export async function runAgentLoop(input: AgentLoopInput): Promise<AgentLoopOutc
           tool_call_id: request.toolCallId,
           tool_name: request.toolName,
           input: request.input,
+          ...(preview === undefined ? {} : { preview_diff: preview }),
         });
         break;
       }

@@ -27,7 +27,7 @@ import { storedImagePart, type PromptImage } from '../storage/transcript.js';
 import { titleFromMessage } from '../storage/sessions.js';
 import { isStorageFailure, storageFailureOf, storageFullError } from '../storage/storage-error.js';
 import type { StorageReserve } from '../storage/storage-reserve.js';
-import { createFileTools } from '../tools/file-tools.js';
+import { approvalPreviewDiff, createFileTools } from '../tools/file-tools.js';
 import { createPlanTool } from '../tools/plan-tool.js';
 import type { ToolContext } from '../tools/tool-context.js';
 import type { WorkspaceRoots } from '../workspaces/workspace-roots.js';
@@ -39,7 +39,7 @@ import { daemonErrorIn, runErrorEvent } from './run-error.js';
 import { stepUsage } from './token-usage.js';
 import type { PolicyChecker } from '../policy/policy-client.js';
 import { guardTools, type ToolGuardOptions } from '../policy/tool-guard.js';
-import type { HeldSecrets } from '../policy/redact-held.js';
+import { redactHeld, type HeldSecrets } from '../policy/redact-held.js';
 import type { AuditLog } from '../storage/audit-log.js';
 import { CommandOutputStream } from './command-output-stream.js';
 import { EventHub } from './event-hub.js';
@@ -381,6 +381,10 @@ export class RunManager {
         },
         emit: (event) => this.#emit(sessionId, event),
         onApprovalRequest: (approval) => this.#store.approvals.recordRequest({ sessionId, runId, ...approval }),
+        approvalPreview: async (toolName, toolInput) => {
+          const diff = approvalPreviewDiff(context, toolName, toolInput);
+          return diff === undefined ? undefined : redactHeld(diff, await this.#heldSecrets());
+        },
       });
     });
     this.#active.set(sessionId, { runId, controller, done });

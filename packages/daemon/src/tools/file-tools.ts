@@ -193,6 +193,68 @@ function noMatchMessage(text: string, old: string): string {
   return `${none} as written, but does with other whitespace from line ${lineOfLoose(text, at)}: copy it exactly as read_file shows it, indentation included`;
 }
 
+interface EditInput {
+  old_string: string;
+  new_string: string;
+  replace_all?: boolean;
+}
+
+/** The file's text now and as edit_file would leave it, or the tool's refusal. */
+function editedText(target: ContainedPath, edit: EditInput): { text: string; updated: string; count: number } {
+  const read = readContainedFile(target);
+  if (read.truncated) throw workspaceError('FS_TOO_LARGE');
+  const text = read.content.toString('utf8');
+  const count = countOccurrences(text, edit.old_string);
+  if (count === 0) throw new DaemonError('EDIT_NO_MATCH', noMatchMessage(text, edit.old_string));
+  if (count > 1 && edit.replace_all !== true)
+    throw new DaemonError(
+      'EDIT_AMBIGUOUS',
+      'old_string occurs more than once; include more context, or set replace_all to replace every one',
+    );
+  const at = text.indexOf(edit.old_string);
+  const updated =
+    edit.replace_all === true
+      ? text.split(edit.old_string).join(edit.new_string)
+      : `${text.slice(0, at)}${edit.new_string}${text.slice(at + edit.old_string.length)}`;
+  return { text, updated, count };
+}
+
+/**
+ * The diff a write_file or edit_file call waiting for approval would make to the file as it is
+ * now, worked out as the tool itself does (boundedDiff, the same containment), for the approval
+ * to show what it allows: a write over an existing file as the lines it replaces, not as a new
+ * file. Undefined for any other tool, an input the tool would refuse, or a file it cannot read
+ * as text; the file may still change before the answer, and the tool's result has the diff it made.
+ */
+export function approvalPreviewDiff(context: ToolContext, toolName: string, input: unknown): string | undefined {
+  if (typeof input !== 'object' || input === null) return undefined;
+  const fields = input as Record<string, unknown>;
+  if (typeof fields.path !== 'string') return undefined;
+  try {
+    const target = resolveIn(context, fields.path);
+    if (toolName === 'write_file' && typeof fields.content === 'string') {
+      const before = previousText(target);
+      return before === undefined ? undefined : boundedDiff(target.requested, before, fields.content);
+    }
+    if (
+      toolName === 'edit_file' &&
+      typeof fields.old_string === 'string' &&
+      fields.old_string !== '' &&
+      typeof fields.new_string === 'string'
+    ) {
+      const { text, updated } = editedText(target, {
+        old_string: fields.old_string,
+        new_string: fields.new_string,
+        replace_all: fields.replace_all === true,
+      });
+      return text.includes('\0') ? undefined : boundedDiff(target.requested, text, updated);
+    }
+  } catch {
+    // Out of the workspace, unreadable, or an edit that would not apply: the tool will say so.
+  }
+  return undefined;
+}
+
 /** `search` and `find_files`, run by `runner`: in the daemon, or by the host as a command. */
 function createRipgrepTools(context: ToolContext, runner: RipgrepRunner) {
   return { search: createSearchTool(context, runner), find_files: createFindFilesTool(context, runner) };
@@ -327,21 +389,7 @@ export function createFileTools(context: ToolContext) {
           guarded(async () => {
             assertWriteAllowed(context);
             const target = resolveIn(context, path);
-            const read = readContainedFile(target);
-            if (read.truncated) throw workspaceError('FS_TOO_LARGE');
-            const text = read.content.toString('utf8');
-            const count = countOccurrences(text, old_string);
-            if (count === 0) throw new DaemonError('EDIT_NO_MATCH', noMatchMessage(text, old_string));
-            if (count > 1 && replace_all !== true)
-              throw new DaemonError(
-                'EDIT_AMBIGUOUS',
-                'old_string occurs more than once; include more context, or set replace_all to replace every one',
-              );
-            const at = text.indexOf(old_string);
-            const updated =
-              replace_all === true
-                ? text.split(old_string).join(new_string)
-                : `${text.slice(0, at)}${new_string}${text.slice(at + old_string.length)}`;
+            const { text, updated, count } = editedText(target, { old_string, new_string, replace_all });
             const bytes = Buffer.from(updated, 'utf8');
             if (bytes.length > WORKSPACE_MAX_WRITE_BYTES) throw workspaceError('FS_TOO_LARGE');
             return {

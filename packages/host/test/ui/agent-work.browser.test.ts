@@ -284,7 +284,7 @@ describe('the agent’s work in the desktop app', () => {
     rmSync(join(host.workspace, 'src'), { recursive: true });
   });
 
-  it('asks before each file edit once the session’s switch is on (kept across a reload), the session listed as needing approval; Deny leaves the file as it was', async () => {
+  it('asks before each file edit once the session’s switch is on (kept across a reload), showing the lines the write replaces, the session listed as needing approval; Deny leaves the file as it was', async () => {
     writeFileSync(join(host.workspace, 'keep.txt'), 'original\n');
     const ask = page.getByLabel('Ask before file edits');
     expect(await ask.isChecked()).toBe(false);
@@ -306,6 +306,10 @@ describe('the agent’s work in the desktop app', () => {
     const approval = page.getByRole('region', { name: 'Approval needed' });
     await approval.getByText('keep.txt').first().waitFor();
     await expectInViewport(page, approval, 'the approval prompt for write_file');
+    // The card above it shows what the write would replace in the file as it is, not a new file.
+    const pending = page.getByRole('article', { name: 'Tool write_file' }).last();
+    expect(await pending.locator('.diff-del').allTextContents()).toEqual(['-original\n']);
+    expect(await pending.locator('.diff-add').allTextContents()).toEqual(['+overwritten\n']);
     // The session list says the session waits for an answer, until it has one.
     const waiting = page
       .locator('li.session')

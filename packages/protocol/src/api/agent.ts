@@ -130,6 +130,12 @@ export const agentEventSchema = z.discriminatedUnion('type', [
     tool_call_id: z.string(),
     tool_name: z.string(),
     input: z.unknown(),
+    /**
+     * write_file / edit_file: the unified diff the call would make to the file as it was when it
+     * asked (bounded like a tool's diff, Bastion's own credentials redacted); absent when the file
+     * cannot be read as text or the edit would not apply.
+     */
+    preview_diff: z.string().optional(),
   }),
   z.strictObject({
     type: z.literal('run-finished'),

@@ -1,14 +1,16 @@
 /**
  * A unified diff, line by line, coloured by kind. The diff comes from the tool's own result
- * (`output.diff`); before the tool has run (its approval) and for older transcripts whose results
- * carry none, it is computed here with jsdiff from the tool's input: an edit's old and new strings,
- * or a write's whole content as additions (the file's earlier content was never recorded). The
- * input is the model's, so the work is bounded as the daemon bounds its own (size, and an edit's
- * edit length: jsdiff's cost grows with its square, seconds of a frozen page for a few thousand
- * lines changed); past either the card says the change is too large to show.
+ * (`output.diff`), or before the tool has run from its approval request (`preview_diff`, against
+ * the file as it was then). Where neither came (the daemon could not read the file as text, an
+ * older transcript) it is computed here with jsdiff from the tool's input: an edit's old and new
+ * strings, or a write's whole content as additions. That input is the model's, so the work is
+ * bounded as the daemon bounds its own: past UI_DIFF_MAX_INPUT_CHARS the card says the change is
+ * too large to show; an edit changing more lines than jsdiff's edit bound (its cost grows with the
+ * square: seconds of a frozen page for a few thousand) is shown as every old line removed and every
+ * new one added, its hunk header saying so, so that an approval still shows all it would write.
  */
 import { useState } from 'react';
-import { createTwoFilesPatch } from 'diff';
+import { createTwoFilesPatch, FILE_HEADERS_ONLY, formatPatch } from 'diff';
 import { TOOL_DIFF_MAX_EDIT_LENGTH, UI_DIFF_FOLD_LINES, UI_DIFF_MAX_INPUT_CHARS } from '@bastion/protocol';
 
 interface WriteInput {
@@ -18,10 +20,14 @@ interface WriteInput {
   new_string?: unknown;
 }
 
-/** The diff a write_file / edit_file call made: from its result, else computed from its input. */
-export function diffOf(toolName: string, input: unknown, output: unknown): string | undefined {
+/**
+ * The diff a write_file / edit_file call made: from its result; before it ran, the daemon's diff
+ * against the file as it was when the call asked for approval (`preview`); else computed from its input.
+ */
+export function diffOf(toolName: string, input: unknown, output: unknown, preview?: string): string | undefined {
   const carried = typeof output === 'object' && output !== null ? (output as { diff?: unknown }).diff : undefined;
   if (typeof carried === 'string') return carried;
+  if (preview !== undefined) return preview;
   const fields = (typeof input === 'object' && input !== null ? input : {}) as WriteInput;
   const path = typeof fields.path === 'string' ? fields.path : 'file';
   if (toolName === 'edit_file' && typeof fields.old_string === 'string' && typeof fields.new_string === 'string') {
@@ -29,16 +35,47 @@ export function diffOf(toolName: string, input: unknown, output: unknown): strin
     // A replaced fragment rarely ends in a newline; diffing it as whole lines avoids a
     // misleading "No newline at end of file" on both sides.
     const asLines = (text: string) => (text === '' || text.endsWith('\n') ? text : `${text}\n`);
-    return createTwoFilesPatch(path, path, asLines(fields.old_string), asLines(fields.new_string), '', '', {
-      context: 3,
-      maxEditLength: TOOL_DIFF_MAX_EDIT_LENGTH,
-    });
+    const [before, after] = [asLines(fields.old_string), asLines(fields.new_string)];
+    return (
+      createTwoFilesPatch(path, path, before, after, '', '', {
+        context: 3,
+        maxEditLength: TOOL_DIFF_MAX_EDIT_LENGTH,
+      }) ?? wholeReplacement(path, before, after)
+    );
   }
   if (toolName === 'write_file' && typeof fields.content === 'string') {
     if (fields.content.length > UI_DIFF_MAX_INPUT_CHARS) return undefined;
     return createTwoFilesPatch('/dev/null', path, '', fields.content, '', '', { context: 0 });
   }
   return undefined;
+}
+
+/** What its hunk header says of a diff that was not worked out line by line. */
+export const WHOLE_REPLACEMENT_NOTE = 'every line shown replaced: too many changed to match them up';
+
+/** `before` replaced by `after` as one hunk, every line of each (both end in a newline or are empty). */
+function wholeReplacement(path: string, before: string, after: string): string {
+  const lines = (text: string) => (text === '' ? [] : text.slice(0, -1).split('\n'));
+  const [removed, added] = [lines(before), lines(after)];
+  const patch = formatPatch(
+    {
+      oldFileName: path,
+      newFileName: path,
+      oldHeader: '',
+      newHeader: '',
+      hunks: [
+        {
+          oldStart: 1,
+          oldLines: removed.length,
+          newStart: 1,
+          newLines: added.length,
+          lines: [...removed.map((line) => `-${line}`), ...added.map((line) => `+${line}`)],
+        },
+      ],
+    },
+    FILE_HEADERS_ONLY,
+  );
+  return patch.replace(/^(@@ [^\n]* @@)$/m, `$1 ${WHOLE_REPLACEMENT_NOTE}`);
 }
 
 /**

@@ -256,7 +256,11 @@ function ReadBody({ tool }: { tool: ToolView }) {
 function WriteBody({ tool }: { tool: ToolView }) {
   if (tool.isError) return null;
   // Worked out once per input and output, not on each render of a streaming transcript.
-  const diff = useMemo(() => diffOf(tool.toolName, tool.input, tool.output), [tool.toolName, tool.input, tool.output]);
+  const preview = tool.approval?.previewDiff;
+  const diff = useMemo(
+    () => diffOf(tool.toolName, tool.input, tool.output, preview),
+    [tool.toolName, tool.input, tool.output, preview],
+  );
   // An edit with replace_all: before it runs, its input shows one replacement of many.
   const replaced = fieldsOf(tool.output).replacements;
   const every =

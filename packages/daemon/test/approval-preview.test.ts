@@ -1,0 +1,106 @@
+/**
+ * A write_file or edit_file call waiting for approval carries the diff it would make to the file
+ * as it is (`preview_diff`), worked out by the daemon as the tool does: an overwrite shows the lines
+ * it replaces, not a new file; Bastion's own credentials in the file are redacted from it; a call
+ * the tool would refuse, or a file that is not text, carries none. Nothing is written before the answer.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { AgentEvent, Session } from '@bastion/protocol';
+import { startInProcessDaemon, type InProcessDaemon } from './support/in-process-daemon.js';
+import { scriptedProvider } from './support/scripted-provider.js';
+
+const HELD = 'sk-test-held-credential-0123456789abcdef';
+const { provider, turns } = scriptedProvider();
+let daemon: InProcessDaemon | undefined;
+afterEach(async () => {
+  turns.length = 0;
+  await daemon?.stop();
+  daemon?.cleanup();
+  daemon = undefined;
+});
+
+/** The approval request of one call played in a session that asks before each file edit. */
+async function approvalRequest(
+  call: { tool: string; input: Record<string, unknown> },
+  files: Record<string, string | Buffer>,
+): Promise<{ event: Extract<AgentEvent, { type: 'tool-approval-request' }>; workspace: string; sessionId: string }> {
+  daemon = await startInProcessDaemon({
+    providers: [provider],
+    heldSecrets: () => Promise.resolve([{ kind: 'openai', value: HELD }]),
+  });
+  for (const [path, content] of Object.entries(files)) writeFileSync(join(daemon.workspace, path), content);
+  const session = (
+    await daemon.request<Session>('POST', '/sessions', {
+      provider: 'mock',
+      model: 'scripted',
+      workspace: daemon.workspace,
+      ask_before_writes: true,
+    })
+  ).body;
+  turns.push(call);
+  const ending = daemon.collect(session.id, (event) => event.type === 'run-finished' || event.type === 'run-error');
+  expect((await daemon.request('POST', '/agent/run', { session_id: session.id, message: 'go' })).status).toBe(202);
+  const events = await ending;
+  expect(events.at(-1)?.event).toMatchObject({ type: 'run-finished', finish_reason: 'approval-pending' });
+  const event = events.find((e) => e.event.type === 'tool-approval-request')?.event;
+  if (event?.type !== 'tool-approval-request') throw new Error('no approval request');
+  return { event, workspace: daemon.workspace, sessionId: session.id };
+}
+
+describe('the diff an approval shows', () => {
+  it('write_file over an existing file: the lines it replaces, against the file as it is; nothing written yet', async () => {
+    const { event, workspace } = await approvalRequest(
+      { tool: 'write_file', input: { path: 'keep.txt', content: 'one\nTWO\nthree\n' } },
+      { 'keep.txt': 'one\ntwo\nthree\n' },
+    );
+    expect(event.preview_diff?.split('\n')).toEqual([
+      '--- a/keep.txt',
+      '+++ b/keep.txt',
+      '@@ -1,3 +1,3 @@',
+      ' one',
+      '-two',
+      '+TWO',
+      ' three',
+      '',
+    ]);
+    expect(readFileSync(join(workspace, 'keep.txt'), 'utf8')).toBe('one\ntwo\nthree\n');
+  });
+
+  it('write_file of a new file: every line added, from /dev/null', async () => {
+    const { event } = await approvalRequest({ tool: 'write_file', input: { path: 'new.txt', content: 'hello\n' } }, {});
+    expect(event.preview_diff).toBe('--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1,1 @@\n+hello\n');
+  });
+
+  it('edit_file: the edit applied to the file as it is, and a held credential in its lines redacted', async () => {
+    const { event, sessionId } = await approvalRequest(
+      { tool: 'edit_file', input: { path: 'config.ts', old_string: 'port = 1', new_string: 'port = 2' } },
+      { 'config.ts': `key = "${HELD}"\nport = 1\n` },
+    );
+    expect(event.preview_diff).toContain('-port = 1\n+port = 2\n');
+    expect(event.preview_diff).toContain(' key = "');
+    expect(event.preview_diff).not.toContain(HELD);
+    // Nor is it in the event as stored, which a reload replays.
+    const stored = daemon!.runtime.store.runs.eventsAfter(sessionId, 0, 100_000);
+    expect(stored.some(({ event: e }) => e.type === 'tool-approval-request' && e.preview_diff !== undefined)).toBe(
+      true,
+    );
+    expect(JSON.stringify(stored)).not.toContain(HELD);
+  });
+
+  it('carries no diff for an edit the tool would refuse (old_string not in the file) or a file that is not text', async () => {
+    const refused = await approvalRequest(
+      { tool: 'edit_file', input: { path: 'a.txt', old_string: 'absent', new_string: 'x' } },
+      { 'a.txt': 'present\n' },
+    );
+    expect(refused.event.preview_diff).toBeUndefined();
+    await daemon?.stop();
+    daemon?.cleanup();
+    const binary = await approvalRequest(
+      { tool: 'write_file', input: { path: 'b.bin', content: 'text now\n' } },
+      { 'b.bin': Buffer.from([0, 1, 2, 0]) },
+    );
+    expect(binary.event.preview_diff).toBeUndefined();
+  });
+});
