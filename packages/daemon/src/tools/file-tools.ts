@@ -227,6 +227,7 @@ function editedText(target: ContainedPath, edit: EditInput): { text: string; upd
  * as text; the file may still change before the answer, and the tool's result has the diff it made.
  */
 export function approvalPreviewDiff(context: ToolContext, toolName: string, input: unknown): string | undefined {
+  if (toolName !== 'write_file' && toolName !== 'edit_file') return undefined;
   if (typeof input !== 'object' || input === null) return undefined;
   const fields = input as Record<string, unknown>;
   if (typeof fields.path !== 'string') return undefined;
