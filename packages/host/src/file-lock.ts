@@ -85,14 +85,17 @@ function sleepBlocking(ms: number): void {
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }
 
-/** Run `edit` (which must read the file afresh, not from a cache) holding the lock of the file at `path`. */
+/**
+ * Run `edit` (which must read the file afresh, not from a cache) holding the lock of the file at
+ * `path`; FILE_EDIT_BUSY, nothing done, when another holds it for all of HOST_FILE_EDIT_LOCK_WAIT_MS.
+ */
 export function withEditLock<T>(path: string, edit: () => T): T {
   mkdirSync(dirname(path), { recursive: true, mode: USER_DATA_DIR_MODE });
   const lockPath = `${path}.lock`;
   const lock = takeFileLock(lockPath, HOST_FILE_EDIT_LOCK_WAIT_MS);
   if (!lock) {
     throw new HostError(
-      'HOME_LOCK_FAILED',
+      'FILE_EDIT_BUSY',
       `${basename(path)} is being changed by another process (its lock ${lockPath} stayed taken); nothing was changed, try again`,
     );
   }

@@ -375,6 +375,7 @@ export type SandboxPolicyErrorCode =
 export type HostProcessErrorCode =
   | 'HOME_IN_USE'
   | 'HOME_LOCK_FAILED'
+  | 'FILE_EDIT_BUSY'
   | 'USERDATA_HOST_DIR_INVALID'
   | 'HOST_TEMP_CLAIMED'
   | 'HOST_AUDIT_UNREADABLE'
@@ -738,6 +739,7 @@ export const WIRE_ERROR_STATUS: Readonly<Record<WireErrorCode, HttpErrorStatus>>
 
   HOME_IN_USE: 409,
   HOME_LOCK_FAILED: 500,
+  FILE_EDIT_BUSY: 409,
   USERDATA_HOST_DIR_INVALID: 500,
   HOST_TEMP_CLAIMED: 500,
   HOST_AUDIT_UNREADABLE: 500,

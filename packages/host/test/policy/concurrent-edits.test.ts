@@ -6,11 +6,13 @@
  * read-modify-write holds the file's lock (file-lock.ts).
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MCP_MAX_SERVERS } from '@bastion/protocol';
 import { makeTempDir } from '@bastion/test-support';
+import { takeFileLock } from '../../src/file-lock.js';
 import { McpConfigStore } from '../../src/mcp/mcp-config-store.js';
 import { PolicyStore } from '../../src/policy/policy-store.js';
 import { ensureUserData } from '../../src/user-data.js';
@@ -68,4 +70,26 @@ describe('host-owned files edited from several processes at once', () => {
       expect((await addAtOnce(kind, userData)).sort()).toEqual(expected);
     });
   }
+
+  it('an add while another connection holds policy.json’s lock for longer than the wait is refused FILE_EDIT_BUSY, the file keeping its bytes', () => {
+    const userData = join(makeTempDir('bastion-policy-busy-'), 'home');
+    ensureUserData(userData);
+    const store = new PolicyStore(userData);
+    store.add({ kind: 'global' }, { id: 'kept', decision: 'deny', command: 'kept' });
+    const path = join(userData, 'host', 'policy.json');
+    const before = readFileSync(path);
+    const held = takeFileLock(`${path}.lock`, 0);
+    expect(held).toBeDefined();
+    try {
+      expect(() => store.add({ kind: 'global' }, { id: 'late', decision: 'deny', command: 'late' })).toThrow(
+        expect.objectContaining({ code: 'FILE_EDIT_BUSY' }),
+      );
+    } finally {
+      held?.release();
+    }
+    expect(readFileSync(path).equals(before)).toBe(true);
+    // Once the lock is free the same add goes through.
+    store.add({ kind: 'global' }, { id: 'late', decision: 'deny', command: 'late' });
+    expect(new PolicyStore(userData).read().global.map((rule) => rule.id)).toEqual(['kept', 'late']);
+  });
 });
