@@ -16,16 +16,13 @@
 import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import { HOST_FILE_EDIT_LOCK_WAIT_MS } from '@bastion/protocol';
+import { HOST_FILE_EDIT_LOCK_WAIT_MS, HOST_FILE_LOCK_RETRY_PAUSES_MS } from '@bastion/protocol';
 import { HostError } from './errors.js';
 import { USER_DATA_DIR_MODE } from './user-data.js';
 
 export interface FileLock {
   release(): void;
 }
-
-/** The pauses between tries at a taken lock, the last one repeated until the wait is over. */
-const LOCK_RETRY_PAUSES_MS = [1, 2, 5, 10, 20, 50];
 
 /**
  * Take the lock on `path` (created 0600), trying again while another connection holds it for up
@@ -47,7 +44,8 @@ export function takeFileLock(path: string, waitMs: number): FileLock | undefined
     const lock = tryFileLock(path);
     const left = deadline - Date.now();
     if (lock || left <= 0) return lock;
-    sleepBlocking(Math.min(LOCK_RETRY_PAUSES_MS[Math.min(tries, LOCK_RETRY_PAUSES_MS.length - 1)]!, left));
+    const pause = HOST_FILE_LOCK_RETRY_PAUSES_MS[Math.min(tries, HOST_FILE_LOCK_RETRY_PAUSES_MS.length - 1)]!;
+    sleepBlocking(Math.min(pause, left));
   }
 }
 

@@ -737,6 +737,8 @@ export const HOST_ASK_PAGE_GAP_MS = 5_000;
  * of it to end before it refuses, changing nothing (host file-lock.ts).
  */
 export const HOST_FILE_EDIT_LOCK_WAIT_MS = 5_000;
+/** The pauses between tries at a taken file lock (host file-lock.ts), the last one repeated until the wait is over. */
+export const HOST_FILE_LOCK_RETRY_PAUSES_MS: readonly number[] = [1, 2, 5, 10, 20, 50];
 /** The watchdog's policy rules (host `src/policy/`, `<userData>/host/policy.json`). */
 /** Rules in one layer (global, or one project); the benchmark evaluates 1 000 in one layer. */
 export const POLICY_MAX_RULES_PER_LAYER = 2_000;
