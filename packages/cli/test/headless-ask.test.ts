@@ -7,7 +7,7 @@
  * runs in the same run, so "refused" is told from "nothing happened". In accept-edits, where
  * write_file runs unasked, the same built-in ask turns it into a prompt (then denied: no terminal).
  */
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { PolicyStore } from '@bastion/host';
@@ -76,4 +76,23 @@ it('in accept-edits, where write_file runs unasked, the built-in .github/workflo
   ]);
   expect(existsSync(join(workspace, '.github', 'workflows', 'ci.yml'))).toBe(false);
   expect(existsSync(join(workspace, 'notes.txt'))).toBe(true);
+}, 120_000);
+
+it('a write the host asks about prints, before the question, what it would change in the file as it is', async () => {
+  const endpoint = await startEndpoint([
+    {
+      kind: 'tool-call',
+      name: 'write_file',
+      input: { path: '.github/workflows/ci.yml', content: 'on: push\njobs: {}\n' },
+    },
+    { kind: 'text', pieces: ['done'] },
+  ]);
+  const { workspace, args } = scriptedRun(endpoint);
+  mkdirSync(join(workspace, '.github', 'workflows'), { recursive: true });
+  writeFileSync(join(workspace, '.github', 'workflows', 'ci.yml'), 'on: push\n');
+  const result = await runCli([...args, 'do it']);
+  expect(result.stdout).toContain(
+    '[preview] .github/workflows/ci.yml would change:\n  --- a/.github/workflows/ci.yml\n  +++ b/.github/workflows/ci.yml\n  @@ -1,1 +1,2 @@\n   on: push\n  +jobs: {}\n',
+  );
+  expect(readFileSync(join(workspace, '.github', 'workflows', 'ci.yml'), 'utf8')).toBe('on: push\n');
 }, 120_000);

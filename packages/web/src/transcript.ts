@@ -22,8 +22,9 @@ export interface ToolView {
   input: unknown;
   output?: unknown;
   isError?: boolean;
-  /** `previewDiff`: a file tool's diff against the file as it was when the call asked (its event's preview_diff). */
-  approval?: { approvalId: string; state: 'pending' | 'answered'; previewDiff?: string };
+  approval?: { approvalId: string; state: 'pending' | 'answered' };
+  /** A file tool's diff against the file as it was when the call waited for an answer (its events' preview_diff). */
+  previewDiff?: string;
   /** What a running command has printed so far, in order; its result replaces it. */
   live?: readonly { stream: 'stdout' | 'stderr'; text: string }[];
   /**
@@ -317,9 +318,16 @@ export function applyEvents(state: Transcript, batch: readonly AgentStreamEvent[
       case 'tool-approval-request':
         pending = mergeTool(event, key, (tool) => ({
           input: tool?.input ?? event.input,
-          approval: { approvalId: event.approval_id, state: 'pending', previewDiff: event.preview_diff },
+          approval: { approvalId: event.approval_id, state: 'pending' },
+          ...(event.preview_diff === undefined ? {} : { previewDiff: event.preview_diff }),
         }));
         break;
+      case 'tool-preview': {
+        // Always after its call's tool-call event, which made the card.
+        const index = toolIndex.get(event.tool_call_id);
+        if (index !== undefined) items[index] = { ...(items[index] as ToolView), previewDiff: event.preview_diff };
+        break;
+      }
       case 'tool-result': {
         if (event.parent_tool_call_id !== undefined) {
           mergeSubCall(event, event.parent_tool_call_id, key, { output: event.output, isError: event.is_error });

@@ -475,6 +475,17 @@ class TerminalPrinter {
       case 'tool-approval-request':
         this.#line(`[approval] ${terminalLine(event.tool_name)} is waiting for approval`);
         break;
+      case 'tool-preview': {
+        // A write the host asks about: what it would change, before the host's question.
+        const path = (this.#calls.get(event.tool_call_id)?.input as { path?: unknown } | undefined)?.path;
+        this.#line(`[preview] ${typeof path === 'string' ? terminalLine(path) : 'the write'} would change:`);
+        process.stdout.write(
+          inertDiffLines(event.preview_diff)
+            .map((line) => `  ${line}\n`)
+            .join(''),
+        );
+        break;
+      }
       case 'run-error':
         this.#endLine();
         // Aborted because the reader went away (`| head`): nothing to tell.

@@ -27,7 +27,7 @@ import { storedImagePart, type PromptImage } from '../storage/transcript.js';
 import { titleFromMessage } from '../storage/sessions.js';
 import { isStorageFailure, storageFailureOf, storageFullError } from '../storage/storage-error.js';
 import type { StorageReserve } from '../storage/storage-reserve.js';
-import { approvalPreviewDiff, createFileTools } from '../tools/file-tools.js';
+import { pendingWriteDiff, createFileTools } from '../tools/file-tools.js';
 import { createPlanTool } from '../tools/plan-tool.js';
 import type { ToolContext } from '../tools/tool-context.js';
 import type { WorkspaceRoots } from '../workspaces/workspace-roots.js';
@@ -281,10 +281,25 @@ export class RunManager {
     const provider = this.#registry.name(session.provider);
     const done = this.#execute(sessionId, runId, controller, changes, { contextWindow, provider }, async () => {
       for (const set of await Promise.all(extraTools.map((set) => Promise.resolve(set)))) Object.assign(ownTools, set);
+      /** The diff a file tool's call would make to the file as it is now, held credentials redacted. */
+      const preview = async (toolName: string, toolInput: unknown): Promise<string | undefined> => {
+        const diff = pendingWriteDiff(context, toolName, toolInput);
+        return diff === undefined ? undefined : redactHeld(diff, await this.#heldSecrets());
+      };
       const guard: ToolGuardOptions = {
         policy: this.#policy,
         heldSecrets: this.#heldSecrets,
         context,
+        onHostAsk: async ({ toolCallId, toolName, input: toolInput }) => {
+          const diff = await preview(toolName, toolInput);
+          if (diff !== undefined)
+            this.#emit(sessionId, {
+              type: 'tool-preview',
+              run_id: runId,
+              tool_call_id: toolCallId,
+              preview_diff: diff,
+            });
+        },
         onDecision: (decision) => {
           this.#audit.append({
             session_id: sessionId,
@@ -381,10 +396,7 @@ export class RunManager {
         },
         emit: (event) => this.#emit(sessionId, event),
         onApprovalRequest: (approval) => this.#store.approvals.recordRequest({ sessionId, runId, ...approval }),
-        approvalPreview: async (toolName, toolInput) => {
-          const diff = approvalPreviewDiff(context, toolName, toolInput);
-          return diff === undefined ? undefined : redactHeld(diff, await this.#heldSecrets());
-        },
+        approvalPreview: preview,
       });
     });
     this.#active.set(sessionId, { runId, controller, done });

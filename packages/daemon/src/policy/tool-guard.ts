@@ -68,6 +68,8 @@ export interface ToolGuardOptions {
    * nothing, and a rule that says `ask` refuses them.
    */
   asksNobody?: boolean;
+  /** Called before a call the host will put to the person itself runs (a policy `ask` on a write). */
+  onHostAsk?: (call: { toolCallId: string; toolName: string; input: unknown }) => Promise<void>;
 }
 
 function isRefusal(output: unknown): output is { ok: false; code?: unknown } {
@@ -140,6 +142,8 @@ function guardTool(name: string, original: Tool, options: ToolGuardOptions): Too
               record('policy-unapproved', 'POLICY_UNAPPROVED');
               return { ok: false, code: 'POLICY_UNAPPROVED', message: 'the policy asks for approval; none was given' };
             }
+            if (hostAsks && answer.verdict === 'ask' && !approved)
+              await options.onHostAsk?.({ toolCallId: executeOptions.toolCallId, toolName: name, input });
             try {
               const output = redactHeld<unknown>(await execute(input, executeOptions), await options.heldSecrets());
               if (isRefusal(output)) record('refused', typeof output.code === 'string' ? output.code : null);

@@ -220,13 +220,14 @@ function editedText(target: ContainedPath, edit: EditInput): { text: string; upd
 }
 
 /**
- * The diff a write_file or edit_file call waiting for approval would make to the file as it is
- * now, worked out as the tool itself does (boundedDiff, the same containment), for the approval
- * to show what it allows: a write over an existing file as the lines it replaces, not as a new
- * file. Undefined for any other tool, an input the tool would refuse, or a file it cannot read
- * as text; the file may still change before the answer, and the tool's result has the diff it made.
+ * The diff a write_file or edit_file call waiting for an answer (its approval, or the host's own
+ * question) would make to the file as it is now, worked out as the tool itself does (boundedDiff,
+ * the same containment), for the question to show what it allows: a write over an existing file
+ * as the lines it replaces, not as a new file. Undefined for any other tool, an input the tool
+ * would refuse, or a file it cannot read as text; the file may still change before the answer,
+ * and the tool's result has the diff it made.
  */
-export function approvalPreviewDiff(context: ToolContext, toolName: string, input: unknown): string | undefined {
+export function pendingWriteDiff(context: ToolContext, toolName: string, input: unknown): string | undefined {
   if (toolName !== 'write_file' && toolName !== 'edit_file') return undefined;
   if (typeof input !== 'object' || input === null) return undefined;
   const fields = input as Record<string, unknown>;

@@ -4,7 +4,7 @@
  * `write_file` of `.github/workflows/ci.yml` (the built-in CI-workflow `ask`) is held by the host,
  * which performs the write, and asked on the page once, by the host ("The host asks"), never by the
  * agent's own approval prompt; the file does not exist until Allow, and Deny refuses the next one
- * with POLICY_UNAPPROVED, nothing written. Screenshots (light and dark, 1280 and 420 px) go to
+ * with POLICY_UNAPPROVED, nothing written; an overwrite's card shows the lines it replaces. Screenshots (light and dark, 1280 and 420 px) go to
  * test-output/ui/.
  */
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
@@ -74,5 +74,23 @@ describe('a file write the policy asks about, asked by the host', () => {
     expect(await page.locator('.refusal').last().textContent()).toContain('needs your approval for this write');
     expect(existsSync(join(host.workspace, '.github', 'workflows', 'deploy.yml'))).toBe(false);
     expect(host.asks.list().asks).toEqual([]);
+  });
+
+  it('an overwrite the host asks about shows, on its card, the lines it replaces in the file as it is; Deny keeps the file’s bytes', async () => {
+    const changed = 'on: push\njobs: { leak: {} }\n';
+    turns.push(
+      { kind: 'tool-call', name: 'write_file', input: { path: '.github/workflows/ci.yml', content: changed } },
+      { kind: 'text', pieces: ['Left the workflow as it was.'] },
+    );
+    await sendMessage(page, 'Change the CI workflow');
+    const hostAsk = page.getByRole('region', { name: 'The host asks' });
+    await hostAsk.getByText('write_file .github/workflows/ci.yml').waitFor();
+    const card = page.getByRole('article', { name: 'Tool write_file' }).last();
+    await expect.poll(() => card.locator('.diff-del').allTextContents(), { timeout: 15_000 }).toEqual(['-jobs: {}\n']);
+    expect(await card.locator('.diff-add').allTextContents()).toEqual(['+jobs: { leak: {} }\n']);
+    await shotAllModes(page, SHOTS, '36-host-ask-overwrite', hostAsk);
+    await hostAsk.getByRole('button', { name: 'Deny' }).click();
+    await page.getByText('Left the workflow as it was.').waitFor();
+    expect(readFileSync(join(host.workspace, '.github', 'workflows', 'ci.yml'), 'utf8')).toBe(WORKFLOW);
   });
 });

@@ -123,6 +123,16 @@ export const agentEventSchema = z.discriminatedUnion('type', [
     is_error: z.boolean(),
     ...exploredBy,
   }),
+  /**
+   * write_file / edit_file held for the host's own question (a policy `ask` the host puts to the
+   * person): the diff the call would make to the file as it is, as an approval's `preview_diff`.
+   */
+  z.strictObject({
+    type: z.literal('tool-preview'),
+    ...runRef,
+    tool_call_id: z.string(),
+    preview_diff: z.string(),
+  }),
   z.strictObject({
     type: z.literal('tool-approval-request'),
     ...runRef,

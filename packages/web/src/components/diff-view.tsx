@@ -1,7 +1,7 @@
 /**
  * A unified diff, line by line, coloured by kind. The diff comes from the tool's own result
- * (`output.diff`), or before the tool has run from its approval request (`preview_diff`, against
- * the file as it was then). Where neither came (the daemon could not read the file as text, an
+ * (`output.diff`), or before the tool has run from the daemon's diff against the file as it was
+ * when the call waited for an answer (`preview_diff`: its approval, or the host's own question). Where neither came (the daemon could not read the file as text, an
  * older transcript) it is computed here with jsdiff from the tool's input: an edit's old and new
  * strings, or a write's whole content as additions. That input is the model's, so the work is
  * bounded as the daemon bounds its own: past UI_DIFF_MAX_INPUT_CHARS the card says the change is
@@ -22,7 +22,7 @@ interface WriteInput {
 
 /**
  * The diff a write_file / edit_file call made: from its result; before it ran, the daemon's diff
- * against the file as it was when the call asked for approval (`preview`); else computed from its input.
+ * against the file as it was when the call waited for an answer (`preview`); else computed from its input.
  */
 export function diffOf(toolName: string, input: unknown, output: unknown, preview?: string): string | undefined {
   const carried = typeof output === 'object' && output !== null ? (output as { diff?: unknown }).diff : undefined;

@@ -256,7 +256,7 @@ function ReadBody({ tool }: { tool: ToolView }) {
 function WriteBody({ tool }: { tool: ToolView }) {
   if (tool.isError) return null;
   // Worked out once per input and output, not on each render of a streaming transcript.
-  const preview = tool.approval?.previewDiff;
+  const preview = tool.previewDiff;
   const diff = useMemo(
     () => diffOf(tool.toolName, tool.input, tool.output, preview),
     [tool.toolName, tool.input, tool.output, preview],
