@@ -148,14 +148,17 @@ describeAttack('terminal-injection', 'bastion run against a model that streams e
     const before = `first\n${ESC}]52;c;AAAA\x07old\n`;
     writeFileSync(join(workspace, 'keep.txt'), before);
     const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const stdout: Buffer[] = [];
     const stderr: Buffer[] = [];
+    child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
     child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
     expect(await new Promise((resolve) => child.once('close', resolve))).toBe(0);
-    const bytes = Buffer.concat(stderr);
-    expect(steeringBytes(bytes)).toEqual([]);
-    expect(bytes.toString('utf8')).toContain(
-      'approval needed:\n  write_file keep.txt\n  --- a/keep.txt\n  +++ b/keep.txt\n  @@ -1,2 +1,2 @@\n   first\n  -old\n  +changed\n',
+    expect(steeringBytes(Buffer.concat(stdout))).toEqual([]);
+    expect(steeringBytes(Buffer.concat(stderr))).toEqual([]);
+    expect(Buffer.concat(stdout).toString('utf8')).toContain(
+      '[preview] keep.txt would change:\n  --- a/keep.txt\n  +++ b/keep.txt\n  @@ -1,2 +1,2 @@\n   first\n  -old\n  +changed\n',
     );
+    expect(Buffer.concat(stderr).toString('utf8')).toContain('bastion: approval needed:\n  write_file ');
     expect(readFileSync(join(workspace, 'keep.txt'), 'utf8')).toBe(before);
   });
 

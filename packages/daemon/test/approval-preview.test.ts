@@ -1,13 +1,13 @@
 /**
- * A write_file or edit_file call waiting for approval carries the diff it would make to the file
- * as it is (`preview_diff`), worked out by the daemon as the tool does: an overwrite shows the lines
+ * A write_file or edit_file call waiting for approval is preceded by the diff it would make to the file
+ * as it is (a tool-preview event), worked out by the daemon as the tool does: an overwrite shows the lines
  * it replaces, not a new file; Bastion's own credentials in the file are redacted from it; a call
  * the tool would refuse, or a file that is not text, carries none. Nothing is written before the answer.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { AgentEvent, Session } from '@bastion/protocol';
+import type { Session } from '@bastion/protocol';
 import { startInProcessDaemon, type InProcessDaemon } from './support/in-process-daemon.js';
 import { scriptedProvider } from './support/scripted-provider.js';
 
@@ -21,11 +21,14 @@ afterEach(async () => {
   daemon = undefined;
 });
 
-/** The approval request of one call played in a session that asks before each file edit. */
+/**
+ * One call played in a session that asks before each file edit, up to its approval request:
+ * `preview` is the diff of the tool-preview event for that call, which must come before the request.
+ */
 async function approvalRequest(
   call: { tool: string; input: Record<string, unknown> },
   files: Record<string, string | Buffer>,
-): Promise<{ event: Extract<AgentEvent, { type: 'tool-approval-request' }>; workspace: string; sessionId: string }> {
+): Promise<{ preview: string | undefined; workspace: string; sessionId: string }> {
   daemon = await startInProcessDaemon({
     providers: [provider],
     heldSecrets: () => Promise.resolve([{ kind: 'openai', value: HELD }]),
@@ -44,18 +47,24 @@ async function approvalRequest(
   expect((await daemon.request('POST', '/agent/run', { session_id: session.id, message: 'go' })).status).toBe(202);
   const events = await ending;
   expect(events.at(-1)?.event).toMatchObject({ type: 'run-finished', finish_reason: 'approval-pending' });
-  const event = events.find((e) => e.event.type === 'tool-approval-request')?.event;
-  if (event?.type !== 'tool-approval-request') throw new Error('no approval request');
-  return { event, workspace: daemon.workspace, sessionId: session.id };
+  const types = events.map((e) => e.event.type);
+  const request = events.find((e) => e.event.type === 'tool-approval-request')?.event;
+  if (request?.type !== 'tool-approval-request') throw new Error('no approval request');
+  const previews = events.flatMap(({ event }) =>
+    event.type === 'tool-preview' && event.tool_call_id === request.tool_call_id ? [event.preview_diff] : [],
+  );
+  expect(previews.length).toBeLessThanOrEqual(1);
+  if (previews.length === 1) expect(types.indexOf('tool-preview')).toBeLessThan(types.indexOf('tool-approval-request'));
+  return { preview: previews[0], workspace: daemon.workspace, sessionId: session.id };
 }
 
 describe('the diff an approval shows', () => {
   it('write_file over an existing file: the lines it replaces, against the file as it is; nothing written yet', async () => {
-    const { event, workspace } = await approvalRequest(
+    const { preview, workspace } = await approvalRequest(
       { tool: 'write_file', input: { path: 'keep.txt', content: 'one\nTWO\nthree\n' } },
       { 'keep.txt': 'one\ntwo\nthree\n' },
     );
-    expect(event.preview_diff?.split('\n')).toEqual([
+    expect(preview?.split('\n')).toEqual([
       '--- a/keep.txt',
       '+++ b/keep.txt',
       '@@ -1,3 +1,3 @@',
@@ -69,23 +78,24 @@ describe('the diff an approval shows', () => {
   });
 
   it('write_file of a new file: every line added, from /dev/null', async () => {
-    const { event } = await approvalRequest({ tool: 'write_file', input: { path: 'new.txt', content: 'hello\n' } }, {});
-    expect(event.preview_diff).toBe('--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1,1 @@\n+hello\n');
+    const { preview } = await approvalRequest(
+      { tool: 'write_file', input: { path: 'new.txt', content: 'hello\n' } },
+      {},
+    );
+    expect(preview).toBe('--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1,1 @@\n+hello\n');
   });
 
   it('edit_file: the edit applied to the file as it is, and a held credential in its lines redacted', async () => {
-    const { event, sessionId } = await approvalRequest(
+    const { preview, sessionId } = await approvalRequest(
       { tool: 'edit_file', input: { path: 'config.ts', old_string: 'port = 1', new_string: 'port = 2' } },
       { 'config.ts': `key = "${HELD}"\nport = 1\n` },
     );
-    expect(event.preview_diff).toContain('-port = 1\n+port = 2\n');
-    expect(event.preview_diff).toContain(' key = "');
-    expect(event.preview_diff).not.toContain(HELD);
+    expect(preview).toContain('-port = 1\n+port = 2\n');
+    expect(preview).toContain(' key = "');
+    expect(preview).not.toContain(HELD);
     // Nor is it in the event as stored, which a reload replays.
     const stored = daemon!.runtime.store.runs.eventsAfter(sessionId, 0, 100_000);
-    expect(stored.some(({ event: e }) => e.type === 'tool-approval-request' && e.preview_diff !== undefined)).toBe(
-      true,
-    );
+    expect(stored.some(({ event: stored }) => stored.type === 'tool-preview')).toBe(true);
     expect(JSON.stringify(stored)).not.toContain(HELD);
   });
 
@@ -94,13 +104,13 @@ describe('the diff an approval shows', () => {
       { tool: 'edit_file', input: { path: 'a.txt', old_string: 'absent', new_string: 'x' } },
       { 'a.txt': 'present\n' },
     );
-    expect(refused.event.preview_diff).toBeUndefined();
+    expect(refused.preview).toBeUndefined();
     await daemon?.stop();
     daemon?.cleanup();
     const binary = await approvalRequest(
       { tool: 'write_file', input: { path: 'b.bin', content: 'text now\n' } },
       { 'b.bin': Buffer.from([0, 1, 2, 0]) },
     );
-    expect(binary.event.preview_diff).toBeUndefined();
+    expect(binary.preview).toBeUndefined();
   });
 });

@@ -23,7 +23,7 @@ export interface ToolView {
   output?: unknown;
   isError?: boolean;
   approval?: { approvalId: string; state: 'pending' | 'answered' };
-  /** A file tool's diff against the file as it was when the call waited for an answer (its events' preview_diff). */
+  /** A file tool's diff against the file as it was when the call waited for an answer (its tool-preview event). */
   previewDiff?: string;
   /** What a running command has printed so far, in order; its result replaces it. */
   live?: readonly { stream: 'stdout' | 'stderr'; text: string }[];
@@ -319,7 +319,6 @@ export function applyEvents(state: Transcript, batch: readonly AgentStreamEvent[
         pending = mergeTool(event, key, (tool) => ({
           input: tool?.input ?? event.input,
           approval: { approvalId: event.approval_id, state: 'pending' },
-          ...(event.preview_diff === undefined ? {} : { previewDiff: event.preview_diff }),
         }));
         break;
       case 'tool-preview': {

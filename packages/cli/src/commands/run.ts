@@ -258,15 +258,10 @@ function inertDiffLines(diff: string): string[] {
 
 /**
  * What is being approved, every untrusted part made inert: for run_command the exact argv as shell
- * words (and the workdir and the agent's own description, labelled as such); for a file tool the
- * daemon worked out the diff of, its path and that diff; for any other tool its name and input as
- * one line of JSON.
+ * words (and the workdir and the agent's own description, labelled as such); for any other tool
+ * its name and input as one line of JSON (a file tool's diff is printed before, as `[preview]`).
  */
 export function describeApproval(event: Extract<AgentEvent, { type: 'tool-approval-request' }>): string[] {
-  const path = (event.input as { path?: unknown } | undefined)?.path;
-  if (event.preview_diff !== undefined && typeof path === 'string') {
-    return [`${terminalLine(event.tool_name)} ${terminalLine(path)}`, ...inertDiffLines(event.preview_diff)];
-  }
   const command = event.tool_name === 'run_command' ? runCommandInputSchema.safeParse(event.input) : undefined;
   if (!command?.success) return [`${terminalLine(event.tool_name)} ${terminalLine(JSON.stringify(event.input) ?? '')}`];
   const { command: program, args, workdir, description } = command.data;
@@ -476,7 +471,7 @@ class TerminalPrinter {
         this.#line(`[approval] ${terminalLine(event.tool_name)} is waiting for approval`);
         break;
       case 'tool-preview': {
-        // A write the host asks about: what it would change, before the host's question.
+        // A write waiting for an answer: what it would change, before the approval or the host's question.
         const path = (this.#calls.get(event.tool_call_id)?.input as { path?: unknown } | undefined)?.path;
         this.#line(`[preview] ${typeof path === 'string' ? terminalLine(path) : 'the write'} would change:`);
         process.stdout.write(

@@ -10,6 +10,7 @@ import type { LanguageModelV3, SharedV3ProviderOptions } from '@ai-sdk/provider'
 import { AGENT_MAX_STEPS, type AgentEvent } from '@bastion/protocol';
 import { DaemonError } from '../errors.js';
 import { toolEvent } from './tool-events.js';
+import type { PendingCall } from '../policy/tool-guard.js';
 import { ModelContext, SUMMARY_SYSTEM_PROMPT, type Compaction, type SummaryRequest } from './context-compaction.js';
 
 export interface AgentLoopInput {
@@ -43,8 +44,8 @@ export interface AgentLoopInput {
   emit: (event: AgentEvent) => void;
   /** Called for each approval request before its event is emitted. */
   onApprovalRequest: (request: { approvalId: string; toolCallId: string; toolName: string; input: unknown }) => void;
-  /** The diff a file tool's call waiting for approval would make now, for its event (`preview_diff`). */
-  approvalPreview?: (toolName: string, input: unknown) => Promise<string | undefined>;
+  /** Called for each approval request before its event is emitted, once it is recorded (a file tool's preview). */
+  onApprovalPending?: (call: PendingCall) => Promise<void>;
   runId: string;
 }
 
@@ -142,7 +143,7 @@ export async function runAgentLoop(input: AgentLoopInput): Promise<AgentLoopOutc
           input: part.toolCall.input as unknown,
         };
         input.onApprovalRequest(request);
-        const preview = await input.approvalPreview?.(request.toolName, request.input);
+        await input.onApprovalPending?.(request);
         emit({
           type: 'tool-approval-request',
           run_id: runId,
@@ -150,7 +151,6 @@ export async function runAgentLoop(input: AgentLoopInput): Promise<AgentLoopOutc
           tool_call_id: request.toolCallId,
           tool_name: request.toolName,
           input: request.input,
-          ...(preview === undefined ? {} : { preview_diff: preview }),
         });
         break;
       }

@@ -38,7 +38,7 @@ import { retryingModel } from './provider-retry.js';
 import { daemonErrorIn, runErrorEvent } from './run-error.js';
 import { stepUsage } from './token-usage.js';
 import type { PolicyChecker } from '../policy/policy-client.js';
-import { guardTools, type ToolGuardOptions } from '../policy/tool-guard.js';
+import { guardTools, type PendingCall, type ToolGuardOptions } from '../policy/tool-guard.js';
 import { redactHeld, type HeldSecrets } from '../policy/redact-held.js';
 import type { AuditLog } from '../storage/audit-log.js';
 import { CommandOutputStream } from './command-output-stream.js';
@@ -281,25 +281,26 @@ export class RunManager {
     const provider = this.#registry.name(session.provider);
     const done = this.#execute(sessionId, runId, controller, changes, { contextWindow, provider }, async () => {
       for (const set of await Promise.all(extraTools.map((set) => Promise.resolve(set)))) Object.assign(ownTools, set);
-      /** The diff a file tool's call would make to the file as it is now, held credentials redacted. */
-      const preview = async (toolName: string, toolInput: unknown): Promise<string | undefined> => {
-        const diff = pendingWriteDiff(context, toolName, toolInput);
-        return diff === undefined ? undefined : redactHeld(diff, await this.#heldSecrets());
+      /**
+       * A file tool's call waiting for an answer (its approval, or the host's own question): the
+       * diff it would make to the file as it is now, held credentials redacted, as a tool-preview event.
+       */
+      const sendPreview = async (call: PendingCall): Promise<void> => {
+        const diff = pendingWriteDiff(context, call.toolName, call.input);
+        if (diff === undefined) return;
+        const shown = redactHeld(diff, await this.#heldSecrets());
+        this.#emit(sessionId, {
+          type: 'tool-preview',
+          run_id: runId,
+          tool_call_id: call.toolCallId,
+          preview_diff: shown,
+        });
       };
       const guard: ToolGuardOptions = {
         policy: this.#policy,
         heldSecrets: this.#heldSecrets,
         context,
-        onHostAsk: async ({ toolCallId, toolName, input: toolInput }) => {
-          const diff = await preview(toolName, toolInput);
-          if (diff !== undefined)
-            this.#emit(sessionId, {
-              type: 'tool-preview',
-              run_id: runId,
-              tool_call_id: toolCallId,
-              preview_diff: diff,
-            });
-        },
+        onHostAsk: sendPreview,
         onDecision: (decision) => {
           this.#audit.append({
             session_id: sessionId,
@@ -396,7 +397,7 @@ export class RunManager {
         },
         emit: (event) => this.#emit(sessionId, event),
         onApprovalRequest: (approval) => this.#store.approvals.recordRequest({ sessionId, runId, ...approval }),
-        approvalPreview: preview,
+        onApprovalPending: sendPreview,
       });
     });
     this.#active.set(sessionId, { runId, controller, done });

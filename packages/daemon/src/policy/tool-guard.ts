@@ -69,7 +69,14 @@ export interface ToolGuardOptions {
    */
   asksNobody?: boolean;
   /** Called before a call the host will put to the person itself runs (a policy `ask` on a write). */
-  onHostAsk?: (call: { toolCallId: string; toolName: string; input: unknown }) => Promise<void>;
+  onHostAsk?: (call: PendingCall) => Promise<void>;
+}
+
+/** A tool call that waits for a person's answer before it runs. */
+export interface PendingCall {
+  toolCallId: string;
+  toolName: string;
+  input: unknown;
 }
 
 function isRefusal(output: unknown): output is { ok: false; code?: unknown } {

@@ -124,8 +124,10 @@ export const agentEventSchema = z.discriminatedUnion('type', [
     ...exploredBy,
   }),
   /**
-   * write_file / edit_file held for the host's own question (a policy `ask` the host puts to the
-   * person): the diff the call would make to the file as it is, as an approval's `preview_diff`.
+   * A write_file / edit_file call waiting for an answer (its approval, which follows this event, or
+   * the host's own question): the unified diff it would make to the file as it is (bounded like a
+   * tool's diff, Bastion's own credentials redacted). None when the file cannot be read as text or
+   * the edit would not apply; the tool's result carries the diff it made.
    */
   z.strictObject({
     type: z.literal('tool-preview'),
@@ -140,12 +142,6 @@ export const agentEventSchema = z.discriminatedUnion('type', [
     tool_call_id: z.string(),
     tool_name: z.string(),
     input: z.unknown(),
-    /**
-     * write_file / edit_file: the unified diff the call would make to the file as it was when it
-     * asked (bounded like a tool's diff, Bastion's own credentials redacted); absent when the file
-     * cannot be read as text or the edit would not apply.
-     */
-    preview_diff: z.string().optional(),
   }),
   z.strictObject({
     type: z.literal('run-finished'),

@@ -1,13 +1,14 @@
 /**
  * A unified diff, line by line, coloured by kind. The diff comes from the tool's own result
- * (`output.diff`), or before the tool has run from the daemon's diff against the file as it was
- * when the call waited for an answer (`preview_diff`: its approval, or the host's own question). Where neither came (the daemon could not read the file as text, an
- * older transcript) it is computed here with jsdiff from the tool's input: an edit's old and new
- * strings, or a write's whole content as additions. That input is the model's, so the work is
- * bounded as the daemon bounds its own: past UI_DIFF_MAX_INPUT_CHARS the card says the change is
- * too large to show; an edit changing more lines than jsdiff's edit bound (its cost grows with the
- * square: seconds of a frozen page for a few thousand) is shown as every old line removed and every
- * new one added, its hunk header saying so, so that an approval still shows all it would write.
+ * (`output.diff`), or before the tool has run from its tool-preview event: the daemon's diff
+ * against the file as it was when the call waited for an answer (its approval, or the host's own
+ * question). Where neither came (the daemon could not read the file as text, an older transcript)
+ * it is computed here with jsdiff from the tool's input: an edit's old and new strings, or a
+ * write's whole content as additions. That input is the model's, so the work is bounded as the
+ * daemon bounds its own: past UI_DIFF_MAX_INPUT_CHARS the card says the change is too large to
+ * show; an edit changing more lines than jsdiff's edit bound (its cost grows with the square:
+ * seconds of a frozen page for a few thousand) is shown as every old line removed and every new
+ * one added, its hunk header saying so, so that an approval still shows all it would write.
  */
 import { useState } from 'react';
 import { createTwoFilesPatch, FILE_HEADERS_ONLY, formatPatch } from 'diff';
