@@ -353,6 +353,39 @@ describe('the agent’s work in the desktop app', () => {
     await page.unroute(sessionUrl);
   });
 
+  it('an edit waiting for approval that the daemon cannot diff (its text not in the file), changing more lines than the edit bound, shows as a whole replacement its hunk header names', async () => {
+    const lines = (word: string) => Array.from({ length: 1_000 }, (_, i) => `${word} ${i}`).join('\n') + '\n';
+    writeFileSync(join(host.workspace, 'big.txt'), 'unrelated\n');
+    await page.getByLabel('Ask before file edits').check();
+    await expect
+      .poll(async () => (await host.client.request<Session>('GET', `/sessions/${sessionId}`)).body)
+      .toMatchObject({ ask_before_writes: true });
+    turns.push(
+      {
+        kind: 'tool-call',
+        name: 'edit_file',
+        input: { path: 'big.txt', old_string: lines('old'), new_string: lines('new') },
+      },
+      { kind: 'text', pieces: ['Left big.txt alone.'] },
+    );
+    await sendMessage(page, 'Rewrite big.txt');
+    const approval = page.getByRole('region', { name: 'Approval needed' });
+    await approval.getByText('big.txt').first().waitFor();
+    const card = page.getByRole('article', { name: 'Tool edit_file' }).last();
+    expect(await card.locator('.diff-hunk').first().textContent()).toBe(
+      '@@ -1,1000 +1,1000 @@ every line shown replaced: too many changed to match them up\n',
+    );
+    await shotAllModes(page, SHOTS, '17b-approval-whole-replacement', card);
+    await approval.getByRole('button', { name: 'Deny' }).click();
+    await page.getByText('Left big.txt alone.').waitFor();
+    expect(readFileSync(join(host.workspace, 'big.txt'), 'utf8')).toBe('unrelated\n');
+    await page.getByLabel('Ask before file edits').uncheck();
+    await expect
+      .poll(async () => (await host.client.request<Session>('GET', `/sessions/${sessionId}`)).body)
+      .toMatchObject({ ask_before_writes: false });
+    rmSync(join(host.workspace, 'big.txt'));
+  });
+
   it('shows a running command’s output as it comes (stderr marked), then its result in place of it, whose stdout Copy stdout copies', async () => {
     // The command goes on only once the file `go` exists, which the test makes on seeing its first line.
     const script = 'echo first line; echo a warning >&2; while [ ! -e go ]; do sleep 0.05; done; echo last line';
