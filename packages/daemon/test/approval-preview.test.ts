@@ -7,7 +7,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Session } from '@bastion/protocol';
+import type { AgentEvent, Session } from '@bastion/protocol';
 import { startInProcessDaemon, type InProcessDaemon } from './support/in-process-daemon.js';
 import { scriptedProvider } from './support/scripted-provider.js';
 
@@ -28,7 +28,13 @@ afterEach(async () => {
 async function approvalRequest(
   call: { tool: string; input: Record<string, unknown> },
   files: Record<string, string | Buffer>,
-): Promise<{ preview: string | undefined; workspace: string; sessionId: string }> {
+): Promise<{
+  preview: string | undefined;
+  workspace: string;
+  sessionId: string;
+  /** Answer the approval; the call's result. */
+  answer: (approved: boolean) => Promise<Extract<AgentEvent, { type: 'tool-result' }>>;
+}> {
   daemon = await startInProcessDaemon({
     providers: [provider],
     heldSecrets: () => Promise.resolve([{ kind: 'openai', value: HELD }]),
@@ -55,7 +61,26 @@ async function approvalRequest(
   );
   expect(previews.length).toBeLessThanOrEqual(1);
   if (previews.length === 1) expect(types.indexOf('tool-preview')).toBeLessThan(types.indexOf('tool-approval-request'));
-  return { preview: previews[0], workspace: daemon.workspace, sessionId: session.id };
+  return {
+    preview: previews[0],
+    workspace: daemon.workspace,
+    sessionId: session.id,
+    answer: async (approved) => {
+      const after = daemon!.runtime.store.runs.eventsAfter(session.id, 0, 100_000).at(-1)?.id ?? 0;
+      const rest = daemon!.collect(
+        session.id,
+        (event) => event.type === 'run-finished' || event.type === 'run-error',
+        after,
+      );
+      const approval_answer = { approval_id: request.approval_id, tool_call_id: request.tool_call_id, approved };
+      expect((await daemon!.request('POST', '/agent/run', { session_id: session.id, approval_answer })).status).toBe(
+        202,
+      );
+      const result = (await rest).find(({ event }) => event.type === 'tool-result')?.event;
+      if (result?.type !== 'tool-result') throw new Error('no tool result');
+      return result;
+    },
+  };
 }
 
 describe('the diff an approval shows', () => {
@@ -75,6 +100,41 @@ describe('the diff an approval shows', () => {
       '',
     ]);
     expect(readFileSync(join(workspace, 'keep.txt'), 'utf8')).toBe('one\ntwo\nthree\n');
+  });
+
+  it('write_file approved after the file changed: refused FS_CHANGED_SINCE_SHOWN by the host, the file keeps the bytes it changed to', async () => {
+    const { answer, workspace } = await approvalRequest(
+      { tool: 'write_file', input: { path: 'keep.txt', content: 'approved\n' } },
+      { 'keep.txt': 'shown\n' },
+    );
+    writeFileSync(join(workspace, 'keep.txt'), 'edited while asked\n');
+    const result = await answer(true);
+    expect(result).toMatchObject({ is_error: true, output: { ok: false, code: 'FS_CHANGED_SINCE_SHOWN' } });
+    expect(readFileSync(join(workspace, 'keep.txt'), 'utf8')).toBe('edited while asked\n');
+  });
+
+  it('edit_file approved after the file changed where the edit still applies: refused, the file keeps its bytes; unchanged, the same edit is made', async () => {
+    const edit = { tool: 'edit_file', input: { path: 'config.ts', old_string: 'port = 1', new_string: 'port = 2' } };
+    const changed = await approvalRequest(edit, { 'config.ts': 'port = 1\n' });
+    writeFileSync(join(changed.workspace, 'config.ts'), 'host = "x"\nport = 1\n');
+    expect(await changed.answer(true)).toMatchObject({ is_error: true, output: { code: 'FS_CHANGED_SINCE_SHOWN' } });
+    expect(readFileSync(join(changed.workspace, 'config.ts'), 'utf8')).toBe('host = "x"\nport = 1\n');
+    await daemon?.stop();
+    daemon?.cleanup();
+
+    const unchanged = await approvalRequest(edit, { 'config.ts': 'port = 1\n' });
+    expect(await unchanged.answer(true)).toMatchObject({ is_error: false, output: { replacements: 1 } });
+    expect(readFileSync(join(unchanged.workspace, 'config.ts'), 'utf8')).toBe('port = 2\n');
+  });
+
+  it('write_file of a new file approved after a file of that name appeared: refused, the file that appeared stays', async () => {
+    const { answer, workspace } = await approvalRequest(
+      { tool: 'write_file', input: { path: 'new.txt', content: 'approved\n' } },
+      {},
+    );
+    writeFileSync(join(workspace, 'new.txt'), 'appeared\n');
+    expect(await answer(true)).toMatchObject({ is_error: true, output: { code: 'FS_CHANGED_SINCE_SHOWN' } });
+    expect(readFileSync(join(workspace, 'new.txt'), 'utf8')).toBe('appeared\n');
   });
 
   it('write_file of a new file: every line added, from /dev/null', async () => {

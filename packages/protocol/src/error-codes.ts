@@ -132,8 +132,9 @@ export type WorkspaceErrorCode =
  * What the host answers a sidecar's `workspace.write` / `workspace.remove` with when it does not
  * perform it (host workspaces/workspace-writes.ts): a refusal of the file access itself, keeping
  * the code the file tools always gave, a policy rule's denial (or its `ask` the person did not
- * approve at the host's own prompt), or a request the host will not
- * take (too many at once, an id in use, bytes that do not add up to the size announced).
+ * approve at the host's own prompt), a file that is no longer the one the person was shown when
+ * asked about the write, or a request the host will not take (too many at once, an id in use,
+ * bytes that do not add up to the size announced).
  */
 export const WORKSPACE_WRITE_ERROR_CODES = [
   'FS_OUTSIDE_WORKSPACE',
@@ -144,6 +145,7 @@ export const WORKSPACE_WRITE_ERROR_CODES = [
   'FS_SYMLINK',
   'FS_TOO_LARGE',
   'FS_IO',
+  'FS_CHANGED_SINCE_SHOWN',
   'POLICY_DENIED',
   'POLICY_UNAPPROVED',
   'WORKSPACE_WRITE_BUSY',
@@ -585,6 +587,7 @@ export const WIRE_ERROR_STATUS: Readonly<Record<WireErrorCode, HttpErrorStatus>>
   WORKSPACE_WRITE_BUSY: 503,
   WORKSPACE_WRITE_DUPLICATE_ID: 500,
   WORKSPACE_WRITE_SIZE_MISMATCH: 500,
+  FS_CHANGED_SINCE_SHOWN: 409,
 
   TOOL_FAILED: 500,
   TOOL_DENIED: 500,

@@ -27,7 +27,7 @@ import { storedImagePart, type PromptImage } from '../storage/transcript.js';
 import { titleFromMessage } from '../storage/sessions.js';
 import { isStorageFailure, storageFailureOf, storageFullError } from '../storage/storage-error.js';
 import type { StorageReserve } from '../storage/storage-reserve.js';
-import { pendingWriteDiff, createFileTools } from '../tools/file-tools.js';
+import { pendingWrite, createFileTools } from '../tools/file-tools.js';
 import { createPlanTool } from '../tools/plan-tool.js';
 import type { ToolContext } from '../tools/tool-context.js';
 import type { WorkspaceRoots } from '../workspaces/workspace-roots.js';
@@ -283,12 +283,14 @@ export class RunManager {
       for (const set of await Promise.all(extraTools.map((set) => Promise.resolve(set)))) Object.assign(ownTools, set);
       /**
        * A file tool's call waiting for an answer (its approval, or the host's own question): the
-       * diff it would make to the file as it is now, held credentials redacted, as a tool-preview event.
+       * diff it would make to the file as it is now, held credentials redacted, as a tool-preview
+       * event; and the file it was worked out against kept, for the host to write only over that.
        */
       const sendPreview = async (call: PendingCall): Promise<void> => {
-        const diff = pendingWriteDiff(context, call.toolName, call.input);
-        if (diff === undefined) return;
-        const shown = redactHeld(diff, await this.#heldSecrets());
+        const pending = pendingWrite(context, call.toolName, call.input);
+        if (pending === undefined) return;
+        this.#store.approvals.recordShown(sessionId, call.toolCallId, pending.shownSha256);
+        const shown = redactHeld(pending.diff, await this.#heldSecrets());
         this.#emit(sessionId, {
           type: 'tool-preview',
           run_id: runId,

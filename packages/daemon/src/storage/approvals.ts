@@ -2,6 +2,8 @@
  * Approvals in sessions.db: each tool call the model asked to run with the user's consent, its
  * answer (approved, denied, or cancelled by an abort) and when. An answer is checked against the
  * stored request and recorded with the transcript's tool-approval-response in one transaction.
+ * Also, for a write whose question showed its diff (the approval, or the host's own question),
+ * the file that diff was worked out against: the write is made only over that file.
  */
 import type { StoreWriter } from './store-writer.js';
 import type { Transcript } from './transcript.js';
@@ -152,6 +154,33 @@ export class Approvals {
       ]);
       return { ok: true as const, toolName: row.tool_name };
     });
+  }
+
+  /**
+   * Keep the file a write call's question showed its diff against: the sha256 of its bytes, or
+   * null when there was no file (a later question about the same call replaces it).
+   */
+  recordShown(sessionId: string, toolCallId: string, sha256: string | null): void {
+    this.#writer.write(() =>
+      this.#writer.db
+        .prepare(
+          `INSERT INTO shown_writes (session_id, tool_call_id, shown_sha256) VALUES (?, ?, ?)
+           ON CONFLICT (session_id, tool_call_id) DO UPDATE SET shown_sha256 = excluded.shown_sha256`,
+        )
+        .run(sessionId, toolCallId, sha256),
+    );
+  }
+
+  /** The file the question about this write call showed its diff against; undefined when none was shown. */
+  shown(sessionId: string, toolCallId: string): string | null | undefined {
+    return this.#writer.read(
+      () =>
+        this.#writer.db
+          .prepare<[string, string], { shown_sha256: string | null }>(
+            'SELECT shown_sha256 FROM shown_writes WHERE session_id = ? AND tool_call_id = ?',
+          )
+          .get(sessionId, toolCallId)?.shown_sha256,
+    );
   }
 
   /** The status of the approval asked for this tool call, if one was asked. */

@@ -46,6 +46,10 @@
  *
  * Version 11: message_images — the images a user attached to a prompt, one row each, apart from
  * the message's JSON (which names each by id), so a transcript page never carries their bytes.
+ *
+ * Version 12: shown_writes — for each write_file/edit_file call a person was asked about with its
+ * diff, the file that diff was worked out against (the sha256 of its bytes, null for no file), so
+ * that the write, once allowed, is made only over that file.
  */
 export interface Migration {
   version: number;
@@ -269,6 +273,17 @@ export const MIGRATIONS: readonly Migration[] = [
         created_at  TEXT NOT NULL
       );
       CREATE INDEX message_images_by_session ON message_images(session_id);
+    `,
+  },
+  {
+    version: 12,
+    sql: `
+      CREATE TABLE shown_writes (
+        session_id   TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+        tool_call_id TEXT NOT NULL,
+        shown_sha256 TEXT CHECK (shown_sha256 IS NULL OR length(shown_sha256) = 64),
+        PRIMARY KEY (session_id, tool_call_id)
+      );
     `,
   },
 ];

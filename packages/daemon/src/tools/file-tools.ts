@@ -11,6 +11,7 @@
  * (FS_PROTECTED) and what its policy rules deny (POLICY_DENIED) whatever this process decided, and
  * asks the person itself where a rule says `ask` (so the guard shows no prompt of its own then).
  */
+import { createHash } from 'node:crypto';
 import { tool } from './tool.js';
 import { z } from 'zod';
 import {
@@ -116,11 +117,24 @@ function previousText(target: ContainedPath): string | null | undefined {
 
 /**
  * The tools' write, performed by the host (which refuses protected paths and what its rules deny),
- * through the run's undo journal (which keeps the earlier bytes first) when there is one.
+ * through the run's undo journal (which keeps the earlier bytes first) when there is one. When the
+ * person was asked about this call with its diff, the host writes only over the file that diff
+ * was worked out against.
  */
-function writeUndoably(context: ToolContext, tool: WorkspaceWriteCall['tool'], target: ContainedPath, bytes: Buffer) {
+function writeUndoably(
+  context: ToolContext,
+  call: { tool: WorkspaceWriteCall['tool']; toolCallId: string },
+  target: ContainedPath,
+  bytes: Buffer,
+) {
+  const shownSha256 = context.store.approvals.shown(context.sessionId, call.toolCallId);
   const write = () =>
-    context.roots.writer.write(target, bytes, { tool, sessionId: context.sessionId, runId: context.runId });
+    context.roots.writer.write(target, bytes, {
+      tool: call.tool,
+      sessionId: context.sessionId,
+      runId: context.runId,
+      shownSha256,
+    });
   return context.changes ? context.changes.write(target, bytes, write) : write();
 }
 
@@ -199,8 +213,11 @@ interface EditInput {
   replace_all?: boolean;
 }
 
-/** The file's text now and as edit_file would leave it, or the tool's refusal. */
-function editedText(target: ContainedPath, edit: EditInput): { text: string; updated: string; count: number } {
+/** The file's bytes and text now and as edit_file would leave it, or the tool's refusal. */
+function editedText(
+  target: ContainedPath,
+  edit: EditInput,
+): { bytes: Buffer; text: string; updated: string; count: number } {
   const read = readContainedFile(target);
   if (read.truncated) throw workspaceError('FS_TOO_LARGE');
   const text = read.content.toString('utf8');
@@ -216,7 +233,15 @@ function editedText(target: ContainedPath, edit: EditInput): { text: string; upd
     edit.replace_all === true
       ? text.split(edit.old_string).join(edit.new_string)
       : `${text.slice(0, at)}${edit.new_string}${text.slice(at + edit.old_string.length)}`;
-  return { text, updated, count };
+  return { bytes: read.content, text, updated, count };
+}
+
+const sha256 = (bytes: Buffer): string => createHash('sha256').update(bytes).digest('hex');
+
+/** What a question about a write shows: its diff, and the file it was worked out against (sha256, null for none). */
+export interface PendingWrite {
+  diff: string;
+  shownSha256: string | null;
 }
 
 /**
@@ -224,10 +249,10 @@ function editedText(target: ContainedPath, edit: EditInput): { text: string; upd
  * question) would make to the file as it is now, worked out as the tool itself does (boundedDiff,
  * the same containment), for the question to show what it allows: a write over an existing file
  * as the lines it replaces, not as a new file. Undefined for any other tool, an input the tool
- * would refuse, or a file it cannot read as text; the file may still change before the answer,
- * and the tool's result has the diff it made.
+ * would refuse, or a file it cannot read as text. The file may still change before the answer:
+ * `shownSha256` lets the host write only over the file the diff was worked out against.
  */
-export function pendingWriteDiff(context: ToolContext, toolName: string, input: unknown): string | undefined {
+export function pendingWrite(context: ToolContext, toolName: string, input: unknown): PendingWrite | undefined {
   if (toolName !== 'write_file' && toolName !== 'edit_file') return undefined;
   if (typeof input !== 'object' || input === null) return undefined;
   const fields = input as Record<string, unknown>;
@@ -235,8 +260,13 @@ export function pendingWriteDiff(context: ToolContext, toolName: string, input: 
   try {
     const target = resolveIn(context, fields.path);
     if (toolName === 'write_file' && typeof fields.content === 'string') {
-      const before = previousText(target);
-      return before === undefined ? undefined : boundedDiff(target.requested, before, fields.content);
+      if (!target.exists) return { diff: boundedDiff(target.requested, null, fields.content), shownSha256: null };
+      const read = readContainedFile(target);
+      if (read.truncated || read.content.includes(0)) return undefined;
+      return {
+        diff: boundedDiff(target.requested, read.content.toString('utf8'), fields.content),
+        shownSha256: sha256(read.content),
+      };
     }
     if (
       toolName === 'edit_file' &&
@@ -244,12 +274,13 @@ export function pendingWriteDiff(context: ToolContext, toolName: string, input: 
       fields.old_string !== '' &&
       typeof fields.new_string === 'string'
     ) {
-      const { text, updated } = editedText(target, {
+      const { bytes, text, updated } = editedText(target, {
         old_string: fields.old_string,
         new_string: fields.new_string,
         replace_all: fields.replace_all === true,
       });
-      return text.includes('\0') ? undefined : boundedDiff(target.requested, text, updated);
+      if (text.includes('\0')) return undefined;
+      return { diff: boundedDiff(target.requested, text, updated), shownSha256: sha256(bytes) };
     }
   } catch {
     // Out of the workspace, unreadable, or an edit that would not apply: the tool will say so.
@@ -364,14 +395,14 @@ export function createFileTools(context: ToolContext) {
         description: 'Create or overwrite a text file in the workspace (atomic). Protected files are refused.',
         inputSchema: z.strictObject({ path: pathInput, content: z.string() }),
         needsApproval: ({ path }) => writeNeedsApproval(context, path),
-        execute: ({ path, content }) =>
+        execute: ({ path, content }, { toolCallId }) =>
           guarded(async () => {
             assertWriteAllowed(context);
             const bytes = Buffer.from(content, 'utf8');
             if (bytes.length > WORKSPACE_MAX_WRITE_BYTES) throw workspaceError('FS_TOO_LARGE');
             const target = resolveIn(context, path);
             const before = previousText(target);
-            const written = await writeUndoably(context, 'write_file', target, bytes);
+            const written = await writeUndoably(context, { tool: 'write_file', toolCallId }, target, bytes);
             return { path, ...written, diff: boundedDiff(target.requested, written.created ? null : before, content) };
           }, WRITE_HINTS),
       }),
@@ -387,7 +418,7 @@ export function createFileTools(context: ToolContext) {
           replace_all: z.boolean().optional().describe('replace every occurrence, not exactly one'),
         }),
         needsApproval: ({ path }) => writeNeedsApproval(context, path),
-        execute: ({ path, old_string, new_string, replace_all }) =>
+        execute: ({ path, old_string, new_string, replace_all }, { toolCallId }) =>
           guarded(async () => {
             assertWriteAllowed(context);
             const target = resolveIn(context, path);
@@ -396,7 +427,7 @@ export function createFileTools(context: ToolContext) {
             if (bytes.length > WORKSPACE_MAX_WRITE_BYTES) throw workspaceError('FS_TOO_LARGE');
             return {
               path,
-              ...(await writeUndoably(context, 'edit_file', target, bytes)),
+              ...(await writeUndoably(context, { tool: 'edit_file', toolCallId }, target, bytes)),
               replacements: count,
               diff: boundedDiff(target.requested, text, updated),
             };

@@ -26,6 +26,8 @@ export interface WorkspaceWriteCall {
   tool: 'write_file' | 'edit_file';
   sessionId?: string | undefined;
   runId?: string | undefined;
+  /** The file the person was shown this write's diff against (sha256, null for no file): the host writes only over it. */
+  shownSha256?: string | null | undefined;
 }
 
 export interface WorkspaceWriteResult {
@@ -48,6 +50,8 @@ const REFUSAL_MESSAGES: Record<Exclude<WorkspaceWriteErrorCode, WorkspaceErrorCo
   WORKSPACE_WRITE_BUSY: 'too many writes are waiting at the host; try again',
   WORKSPACE_WRITE_DUPLICATE_ID: 'the host refused a duplicate write id',
   WORKSPACE_WRITE_SIZE_MISMATCH: 'the host received other bytes than the write announced',
+  FS_CHANGED_SINCE_SHOWN:
+    'the file changed after its diff was shown for approval, so nothing was written: read it again; the new write will be asked about again',
 };
 
 function errorOf(frame: FrameOfType<HostToSidecarFrame, 'workspace.error'>): DaemonError {
@@ -88,6 +92,7 @@ export class HostWorkspaceWriter implements WorkspaceWriter {
         path: target.requested,
         tool: call.tool,
         size: content.byteLength,
+        ...(call.shownSha256 === undefined ? {} : { shown_sha256: call.shownSha256 }),
         ...this.#run(call),
       });
       for (let at = 0; at < content.byteLength; at += CHANNEL_MAX_BODY_CHUNK_BYTES) {

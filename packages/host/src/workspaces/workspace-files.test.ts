@@ -5,9 +5,11 @@ import {
   readFileSync,
   readdirSync,
   renameSync,
+  rmSync,
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
+import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { makeTempDir } from '@bastion/test-support';
@@ -107,6 +109,46 @@ describe('writeWorkspaceFile', () => {
     expect(code).toBe('FS_OUTSIDE_WORKSPACE');
     expect(readdirSync(outside)).toEqual(['secret.txt']);
     expect(readFileSync(join(root, 'src-old', 'a.txt'), 'utf8')).toBe('inside');
+  });
+});
+
+describe('a write the person was shown a diff for', () => {
+  const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+
+  it('is made over the file as shown (its sha256), and over no file when none was shown (null)', () => {
+    writeWorkspaceFile(resolveWritable(root, 'src/a.txt'), Buffer.from('approved'), { shownSha256: sha256('inside') });
+    expect(readFileSync(join(root, 'src', 'a.txt'), 'utf8')).toBe('approved');
+    writeWorkspaceFile(resolveWritable(root, 'src/new.txt'), Buffer.from('fresh'), { shownSha256: null });
+    expect(readFileSync(join(root, 'src', 'new.txt'), 'utf8')).toBe('fresh');
+  });
+
+  it('is refused with FS_CHANGED_SINCE_SHOWN over a file changed, made or removed since, which keeps its bytes and gets no temp file', () => {
+    const path = resolveWritable(root, 'src/a.txt');
+    const changed = codeOf(() =>
+      writeWorkspaceFile(path, Buffer.from('approved'), {
+        shownSha256: sha256('inside'),
+        afterCheck: () => writeFileSync(join(root, 'src', 'a.txt'), 'edited meanwhile'),
+      }),
+    );
+    expect(changed).toBe('FS_CHANGED_SINCE_SHOWN');
+    expect(readFileSync(join(root, 'src', 'a.txt'), 'utf8')).toBe('edited meanwhile');
+
+    writeFileSync(join(root, 'src', 'made.txt'), 'made meanwhile');
+    expect(
+      codeOf(() =>
+        writeWorkspaceFile(resolveWritable(root, 'src/made.txt'), Buffer.from('approved'), { shownSha256: null }),
+      ),
+    ).toBe('FS_CHANGED_SINCE_SHOWN');
+    expect(readFileSync(join(root, 'src', 'made.txt'), 'utf8')).toBe('made meanwhile');
+
+    writeFileSync(join(root, 'src', 'gone.txt'), 'shown');
+    const gone = resolveWritable(root, 'src/gone.txt');
+    rmSync(join(root, 'src', 'gone.txt'));
+    expect(codeOf(() => writeWorkspaceFile(gone, Buffer.from('approved'), { shownSha256: sha256('shown') }))).toBe(
+      'FS_CHANGED_SINCE_SHOWN',
+    );
+    expect(existsSync(join(root, 'src', 'gone.txt'))).toBe(false);
+    expect(readdirSync(join(root, 'src')).sort()).toEqual(['a.txt', 'made.txt']);
   });
 });
 

@@ -20,16 +20,18 @@
  * out of the workspace after the walk verified it (the write lands in that moved directory); hard
  * links to outside files made by someone else.
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import {
   closeSync,
   constants,
   existsSync,
   fchmodSync,
+  fstatSync,
   fsyncSync,
   lstatSync,
   mkdirSync,
   openSync,
+  readSync,
   readlinkSync,
   realpathSync,
   renameSync,
@@ -38,7 +40,12 @@ import {
   writeSync,
 } from 'node:fs';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
-import { WORKSPACE_MAX_WRITE_BYTES, workspaceCodeOfFsError, type WorkspaceWriteErrorCode } from '@bastion/protocol';
+import {
+  WORKSPACE_MAX_READ_BYTES,
+  WORKSPACE_MAX_WRITE_BYTES,
+  workspaceCodeOfFsError,
+  type WorkspaceWriteErrorCode,
+} from '@bastion/protocol';
 import { HostError } from '../errors.js';
 import { isAtOrUnder } from '../sandbox/sandbox-policy-check.js';
 import { isGitConfiguredPath } from './git-configured-paths.js';
@@ -217,12 +224,48 @@ function unlinkQuietly(path: string): void {
   }
 }
 
+/** The sha256 of the regular file at `entry` (never followed), or undefined when it is past what a diff shows. */
+function shownDigestOf(entry: string): string | undefined {
+  const fd = openSync(entry, constants.O_RDONLY | constants.O_NOFOLLOW);
+  try {
+    const size = fstatSync(fd).size;
+    if (size > WORKSPACE_MAX_READ_BYTES) return undefined;
+    const bytes = Buffer.alloc(size);
+    let read = 0;
+    while (read < size) {
+      const got = readSync(fd, bytes, read, size - read, read);
+      if (got === 0) return undefined;
+      read += got;
+    }
+    return createHash('sha256').update(bytes).digest('hex');
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Refuse unless the file at `entry` is the one the person was shown: `shown` its bytes' sha256, null for no file. */
+function assertAsShown(entry: string, shown: string | null): void {
+  let digest: string | null | undefined;
+  try {
+    digest = shownDigestOf(entry);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw fromFsError(error);
+    digest = null;
+  }
+  if (digest !== shown) throw refused('FS_CHANGED_SINCE_SHOWN');
+}
+
 /** Write `content` to `path` atomically; the old bytes stay on any failure. */
 export function writeWorkspaceFile(
   path: WritablePath,
   content: Uint8Array,
   options: {
     journal?: TempFileJournal;
+    /**
+     * The file as the person was shown it when asked about this write (sha256 of its bytes, null
+     * for no file): checked just before the rename, so a file changed since is left as it is.
+     */
+    shownSha256?: string | null;
     /** Test seam: runs between the checks and the walk, where a race would strike. */
     afterCheck?: () => void;
   } = {},
@@ -269,6 +312,7 @@ export function writeWorkspaceFile(
       } finally {
         closeSync(fd);
       }
+      if (options.shownSha256 !== undefined) assertAsShown(parent.entry(name), options.shownSha256);
       parent.assertInside();
       renameSync(temp, parent.entry(name));
       renamed = true;

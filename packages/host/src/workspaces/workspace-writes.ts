@@ -9,7 +9,9 @@
  * resolved path): `deny` and `hard-deny` refuse it (POLICY_DENIED, the rule named); for an `ask`
  * the write is held while the host asks the person itself (host-asks.ts: its terminal, or the
  * desktop page through guarded host IPC), refused (POLICY_UNAPPROVED) unless they say yes — the
- * sidecar has no way to claim an approval here. The write itself is workspace-files.ts's
+ * sidecar has no way to claim an approval here. A write the person was shown a diff for (the
+ * frame's `shown_sha256`) is made only over the file that diff was worked out against, checked
+ * after the question (FS_CHANGED_SINCE_SHOWN). The write itself is workspace-files.ts's
  * (descriptor walk, atomic, journaled). A write's bytes are held here until its last chunk and its
  * answer; at most WORKSPACE_WRITE_MAX_PENDING writes per sidecar at once.
  *
@@ -156,7 +158,10 @@ export function attachWorkspaceWrites(sidecar: Sidecar, options: WorkspaceWrites
     void settle(frame.id, async () => {
       const target = await admit(frame, frame.tool);
       const bytes = write.chunks.length === 1 ? (write.chunks[0] as Uint8Array) : Buffer.concat(write.chunks);
-      const result = writeWorkspaceFile(target, bytes, { journal: options.journal });
+      const result = writeWorkspaceFile(target, bytes, {
+        journal: options.journal,
+        ...(frame.shown_sha256 === undefined ? {} : { shownSha256: frame.shown_sha256 }),
+      });
       send({ v: 1, type: 'workspace.written', id: frame.id, ...result });
     });
   };

@@ -4,10 +4,11 @@
  * `write_file` of `.github/workflows/ci.yml` (the built-in CI-workflow `ask`) is held by the host,
  * which performs the write, and asked on the page once, by the host ("The host asks"), never by the
  * agent's own approval prompt; the file does not exist until Allow, and Deny refuses the next one
- * with POLICY_UNAPPROVED, nothing written; an overwrite's card shows the lines it replaces. Screenshots (light and dark, 1280 and 420 px) go to
- * test-output/ui/.
+ * with POLICY_UNAPPROVED, nothing written; an overwrite's card shows the lines it replaces, and an
+ * overwrite allowed after the file changed under the question is refused by the host, the file as
+ * it changed to. Screenshots (light and dark, 1280 and 420 px) go to test-output/ui/.
  */
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -92,5 +93,31 @@ describe('a file write the policy asks about, asked by the host', () => {
     await hostAsk.getByRole('button', { name: 'Deny' }).click();
     await page.getByText('Left the workflow as it was.').waitFor();
     expect(readFileSync(join(host.workspace, '.github', 'workflows', 'ci.yml'), 'utf8')).toBe(WORKFLOW);
+  });
+
+  it('an overwrite allowed after the file changed under the question is refused by the host (FS_CHANGED_SINCE_SHOWN): the file keeps the bytes it changed to, the card says why', async () => {
+    const ciFile = join(host.workspace, '.github', 'workflows', 'ci.yml');
+    const meanwhile = 'on: push\njobs: { test: {} }\n';
+    turns.push(
+      {
+        kind: 'tool-call',
+        name: 'write_file',
+        input: { path: '.github/workflows/ci.yml', content: 'on: push\njobs: { leak: {} }\n' },
+      },
+      { kind: 'text', pieces: ['The workflow had changed.'] },
+    );
+    await sendMessage(page, 'Change the CI workflow again');
+    const hostAsk = page.getByRole('region', { name: 'The host asks' });
+    await hostAsk.getByText('write_file .github/workflows/ci.yml').waitFor();
+    const card = page.getByRole('article', { name: 'Tool write_file' }).last();
+    await expect.poll(() => card.locator('.diff-del').allTextContents(), { timeout: 15_000 }).toEqual(['-jobs: {}\n']);
+    writeFileSync(ciFile, meanwhile);
+    await hostAsk.getByRole('button', { name: 'Allow' }).click();
+    await page.getByText('The workflow had changed.').waitFor();
+    expect(await card.locator('.refusal').textContent()).toBe(
+      'The file changed after you were shown this diff, so nothing was written.',
+    );
+    expect(readFileSync(ciFile, 'utf8')).toBe(meanwhile);
+    await shotAllModes(page, SHOTS, '36-host-ask-changed', card);
   });
 });

@@ -356,6 +356,17 @@ export const workspaceWriteFrameSchema = frame('workspace.write', {
   path: workspacePath,
   tool: writingTool,
   size: z.number().int().min(0).max(WORKSPACE_MAX_WRITE_BYTES),
+  /**
+   * The file as the person was shown it when they were asked about this write (its diff at the
+   * approval or at the host's own question): the sha256 of its bytes, or null when there was no
+   * file. The host writes only over that file, checked after its own question
+   * (FS_CHANGED_SINCE_SHOWN otherwise); absent when nobody was shown a diff.
+   */
+  shown_sha256: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/)
+    .nullable()
+    .optional(),
   ...reportedRun,
 });
 /** Part of a `workspace.write`'s bytes, in order (a binary frame kind, like command output). */

@@ -45,6 +45,7 @@ const REFUSAL_WORDS: Readonly<Record<string, string>> = {
   FS_SYMLINK: 'The path goes through a symbolic link out of bounds, so it was refused.',
   FS_NO_WORKSPACE: 'This session has no workspace folder.',
   FS_TOO_LARGE: 'The file is too large for this tool.',
+  FS_CHANGED_SINCE_SHOWN: 'The file changed after you were shown this diff, so nothing was written.',
   EDIT_NO_MATCH: 'The text to replace does not occur in the file.',
   EDIT_AMBIGUOUS: 'The text to replace occurs more than once; the agent must give more context.',
   SHELL_UNAVAILABLE: 'Commands are not available in this session.',
@@ -70,7 +71,7 @@ const REFUSAL_WORDS: Readonly<Record<string, string>> = {
 } satisfies Partial<Record<DaemonErrorCode, string>>;
 
 /** Codes whose message is always the same fixed sentence: the words above say it already. */
-const FIXED_MESSAGE_CODES = new Set(['TOOL_DENIED', 'TOOL_FAILED', 'EXPLORE_NO_ANSWER']);
+const FIXED_MESSAGE_CODES = new Set(['TOOL_DENIED', 'TOOL_FAILED', 'EXPLORE_NO_ANSWER', 'FS_CHANGED_SINCE_SHOWN']);
 
 function refusalText(output: unknown): string {
   const { code, message } = fieldsOf(output);
