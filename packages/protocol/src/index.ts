@@ -40,6 +40,7 @@ export * from './policy.js';
 export * from './always-allow-rule.js';
 export * from './mcp-tool-name.js';
 export * from './diff-notes.js';
+export * from './held-value-forms.js';
 export * from './api/mcp.js';
 export * from './user-data-files.js';
 export * from './api/audit.js';

@@ -2,20 +2,26 @@
  * SEC-004 watchdog: a tool result never shows or stores a credential Bastion holds. Before a tool's
  * output is stored, streamed to the UI or sent to the model, every occurrence of a held value
  * (each auth.json entry's key or tokens) in any string of it is replaced by a marker naming the
- * entry. The host's egress guard is the second line: a request that still carried one is blocked.
+ * entry. So is a held value in base64 or base64url (a tool that encodes what it read, a Basic
+ * authorization header a command prints): each run of characters any base64 text holding the value
+ * holds (protocol held-value-forms.ts) is looked for. The host's egress guard is the second line: a request that still carried a held
+ * value as it is stored is blocked.
  *
- * What it does not catch: a credential transformed by the tool (base64, split across fields),
+ * What it does not catch: a credential transformed otherwise (hex, split across fields, another
+ * encoding), the one or two bytes at either end of a base64 form (encoded with their neighbours),
  * one shorter than EGRESS_MIN_SECRET_CHARS, and secrets Bastion does not hold (the host's secret
  * formats block those at egress instead).
  */
-import { EGRESS_MIN_SECRET_CHARS } from '@bastion/protocol';
+import { base64FormsOf, EGRESS_MIN_SECRET_CHARS } from '@bastion/protocol';
 
 /** The credentials to redact, read fresh per tool result (auth.json can change during a run). */
 export type HeldSecrets = () => Promise<{ kind: string; value: string }[]>;
 
-/** The held values redaction looks for: those long enough to find without false hits. */
+/** The held values redaction looks for, each as it is and in base64: those long enough to find without false hits. */
 const redacted = (secrets: readonly { kind: string; value: string }[]) =>
-  secrets.filter((secret) => secret.value.length >= EGRESS_MIN_SECRET_CHARS);
+  secrets
+    .filter((secret) => secret.value.length >= EGRESS_MIN_SECRET_CHARS)
+    .flatMap((secret) => [secret, ...base64FormsOf(secret.value).map((form) => ({ kind: secret.kind, value: form }))]);
 
 /**
  * How many characters at the end of `text` could be the start of a value redactHeld replaces (0

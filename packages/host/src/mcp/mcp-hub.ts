@@ -26,6 +26,7 @@ import { chmodSync, lstatSync, mkdirSync, mkdtempSync, realpathSync, rmSync, wri
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
+  base64FormsOf,
   EGRESS_MIN_SECRET_CHARS,
   MCP_ERROR_MAX_CHARS,
   MCP_MAX_TOOLS_PER_SERVER,
@@ -116,14 +117,16 @@ function redactionOf(held: HeldValue): string {
 }
 
 /**
- * `text` with every held value cut out and named: as written, and as JSON escapes it (a server's
- * structured content or schema is JSON text, where a quote or a backslash in a value is escaped).
+ * `text` with every held value cut out and named: as written, as JSON escapes it (a server's
+ * structured content or schema is JSON text, where a quote or a backslash in a value is escaped),
+ * and in base64 (a token a server echoes in a Basic authorization header, say: held-value-forms.ts).
  * The label holds no character JSON escapes, so JSON text stays JSON wherever a value lay in a string.
  */
 function withoutHeld(text: string, held: readonly HeldValue[]): string {
   let cut = text;
   for (const value of held) {
-    for (const form of new Set([value.value, JSON.stringify(value.value).slice(1, -1)])) {
+    const forms = [value.value, JSON.stringify(value.value).slice(1, -1), ...base64FormsOf(value.value)];
+    for (const form of new Set(forms)) {
       cut = cut.split(form).join(redactionOf(value));
     }
   }

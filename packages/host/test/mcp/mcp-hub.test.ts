@@ -340,7 +340,7 @@ describeAttack('channel-abuse', 'MCP servers that break the protocol', () => {
 const REDACTED = (name: string, server: string) => `[redacted: ${name} of the MCP server ${server}]`;
 
 describeAttack('secret-egress', 'an MCP server telling its own token other than in a tool’s text', () => {
-  it('in its listing (a description, a schema, a tool named after it), a JSON-RPC error and structured content: cut out of what the sidecar gets, the status and the log', async () => {
+  it('in its listing (a description, a schema, a tool named after it), a JSON-RPC error, structured content and a Basic authorization header (base64): cut out of what the sidecar gets, the status and the log', async () => {
     const token = `tok-${'w5'.repeat(20)}`;
     // JSON escapes a quote and a backslash: structured content carries this one escaped.
     const quoted = `pw-"${'r8'.repeat(8)}"\\end`;
@@ -349,12 +349,12 @@ describeAttack('secret-egress', 'an MCP server telling its own token other than 
     try {
       const status = hub.listing(workspace).servers.find((server) => server.name === 'leaky');
       expect(status).toMatchObject({ state: 'ready' });
-      expect(status?.tools.map((tool) => tool.name)).toEqual(['throw', 'die', 'structured']);
+      expect(status?.tools.map((tool) => tool.name)).toEqual(['throw', 'die', 'structured', 'basic']);
       expect(status?.tools[0]?.description).toBe(`uses ${REDACTED('SERVICE_TOKEN', 'leaky')} to work`);
       expect(status?.left_out).toEqual([expect.stringContaining(REDACTED('SERVICE_TOKEN', 'leaky'))]);
       const listed = await sidecar.list();
       const tools = listed.servers.find((server) => server.name === 'leaky')?.tools ?? [];
-      expect(tools.map((tool) => tool.name)).toEqual(['throw', 'die', 'structured']);
+      expect(tools.map((tool) => tool.name)).toEqual(['throw', 'die', 'structured', 'basic']);
       expect(JSON.parse(tools[0]?.input_schema ?? '{}')).toEqual({
         type: 'object',
         properties: {
@@ -368,10 +368,16 @@ describeAttack('secret-egress', 'an MCP server telling its own token other than 
       );
       const structured = await sidecar.call('leaky', 'structured');
       expect(structured).toMatchObject({ text: JSON.stringify({ secret: REDACTED('QUOTED_TOKEN', 'leaky') }) });
+      const basic = await sidecar.call('leaky', 'basic');
+      const encoded = Buffer.from(`svc:${token}`).toString('base64');
+      // "svc:" and the token's first two bytes share base64 groups: the rest of the token is cut.
+      expect(basic).toMatchObject({
+        text: `Authorization: Basic ${encoded.slice(0, 8)}${REDACTED('SERVICE_TOKEN', 'leaky')}`,
+      });
       const escaped = JSON.stringify(quoted).slice(1, -1);
-      for (const seen of [status, listed, thrown, structured, records]) {
+      for (const seen of [status, listed, thrown, structured, basic, records]) {
         const text = JSON.stringify(seen);
-        for (const secret of [token, quoted, escaped]) expect(text).not.toContain(secret);
+        for (const secret of [token, quoted, escaped, encoded.slice(8, 24)]) expect(text).not.toContain(secret);
       }
     } finally {
       sidecar.close();

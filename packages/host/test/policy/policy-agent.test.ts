@@ -179,4 +179,27 @@ describe('tool results never carry a credential Bastion holds', () => {
     expect(JSON.stringify(transcript.body)).toContain('redacted');
     expect(JSON.stringify(transcript.body)).not.toContain(key);
   });
+
+  it('the key in base64 (a Basic authorization header) and base64url is redacted too: in the tool result, every event and the stored transcript', async () => {
+    const key = `sk-held-${'q4'.repeat(20)}`;
+    expect((await host.client.request('POST', '/secrets/set', { provider: 'openai', key })).status).toBe(200);
+    const basic = Buffer.from(`user:${key}`).toString('base64');
+    const url = Buffer.from(`>${key}`).toString('base64url');
+    writeFileSync(join(host.workspace, 'encoded.txt'), `Authorization: Basic ${basic}\nid=${url}\n`);
+    const agent = await acceptEdits();
+    const run = await agent.say('read encoded.txt');
+    const marker = "[redacted: Bastion's openai credential]";
+    // The groups the key shares with the text around it stay: "user:" and its first byte, its last
+    // two; ">" and its first two, its last one.
+    expect(toolResultOf(run).output).toMatchObject({
+      content: `Authorization: Basic ${basic.slice(0, 8)}${marker}${basic.slice(-4)}\nid=${url.slice(0, 4)}${marker}${url.slice(-2)}\n`,
+    });
+    const transcript = JSON.stringify(
+      (await host.client.request('GET', `/sessions/${agent.session.id}/messages`)).body,
+    );
+    for (const encoded of [basic.slice(8, 60), url.slice(4, 56)]) {
+      expect(run.raw).not.toContain(encoded);
+      expect(transcript).not.toContain(encoded);
+    }
+  });
 });
