@@ -136,6 +136,23 @@ describe('transcript fold', () => {
     expect(state.items.at(-1)).toMatchObject({ kind: 'run-end', outcome: 'stopped' });
   });
 
+  it('a run stopped while it waited for an approval keeps one end row, now stopped, with the usage it ended waiting with; every key stays unique', () => {
+    const usage = { input_tokens: 12, output_tokens: 3, cached_input_tokens: 0 };
+    const waiting = [
+      ...approvalRun.slice(0, -1),
+      at({ type: 'run-finished', run_id: run, finish_reason: 'approval-pending', usage }),
+    ];
+    const state = applyEvents(
+      applyEvents(emptyTranscript, waiting, 0),
+      [at({ type: 'run-error', run_id: run, code: 'RUN_ABORTED', message: 'stopped' })],
+      0,
+    );
+    const ends = state.items.filter((item) => item.kind === 'run-end');
+    expect(ends).toEqual([expect.objectContaining({ runId: run, outcome: 'stopped', usage })]);
+    expect(new Set(state.items.map((item) => item.key)).size).toBe(state.items.length);
+    expect(state.totals).toMatchObject({ input_tokens: 12, output_tokens: 3 });
+  });
+
   it('keeps a provider error with its status and Retry-After, and a retry notice', () => {
     const state = applyEvents(
       emptyTranscript,

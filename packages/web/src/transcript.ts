@@ -265,8 +265,27 @@ export function applyEvents(state: Transcript, batch: readonly AgentStreamEvent[
     // A run that used no tokens (the demo model) shows no "0 in · 0 out" line.
     const counted =
       usage && (usage.input_tokens > 0 || usage.output_tokens > 0 || usage.cost_usd !== undefined) ? usage : undefined;
-    items.push({ kind: 'run-end', key: `end-${runId}`, runId, outcome, files, ...(counted ? { usage: counted } : {}) });
     if (counted) totals = addUsage(totals, counted);
+    // A run stopped while it waited for an approval ends a second time: its one row says so now.
+    const earlier = items.findLastIndex((item) => item.kind === 'run-end' && item.runId === runId);
+    const waited = items[earlier];
+    if (waited?.kind === 'run-end') {
+      items[earlier] = {
+        ...waited,
+        outcome,
+        files: [...waited.files, ...files],
+        ...(counted ? { usage: counted } : {}),
+      };
+    } else {
+      items.push({
+        kind: 'run-end',
+        key: `end-${runId}`,
+        runId,
+        outcome,
+        files,
+        ...(counted ? { usage: counted } : {}),
+      });
+    }
     if (active?.runId === runId) active = undefined;
     if (outcome !== 'waiting' && pending?.runId === runId) clearPending();
   };

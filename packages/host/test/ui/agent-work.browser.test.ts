@@ -566,7 +566,47 @@ describe('the agent’s work in the desktop app', () => {
     await approval.waitFor({ state: 'detached' });
     await lastRunEnd().getByText('Stopped').waitFor();
     expect(existsSync(join(host.workspace, 'never.txt'))).toBe(false);
+    const card = page.getByRole('article', { name: 'Tool run_command' }).last();
+    expect(await card.getByTestId('tool-status').textContent()).toBe('stopped');
+    // The run ended waiting, then stopped: one end row for it, after its card.
+    const endsAfterCard = await card.evaluate(
+      (article) =>
+        [...document.querySelectorAll('[data-testid="run-end"]')].filter(
+          (end) => article.compareDocumentPosition(end) & Node.DOCUMENT_POSITION_FOLLOWING,
+        ).length,
+    );
+    expect(endsAfterCard).toBe(1);
     await page.setViewportSize({ width: 1280, height: 800 });
+  });
+
+  it('at 420 px the session’s controls fold under Options, which names the mode: Options unfolds them, and /model unfolds them with the Model list focused', async () => {
+    await page.setViewportSize({ width: 420, height: 860 });
+    const head = page.locator('.chat-head');
+    const options = head.getByRole('button', { name: 'Options: accept-edits' });
+    const model = page.getByLabel('Model', { exact: true });
+    expect(await options.getAttribute('aria-expanded')).toBe('false');
+    expect(await model.isVisible()).toBe(false);
+    const folded = (await head.boundingBox())?.height ?? 0;
+    await shotAllModes(page, SHOTS, '14b-options-folded');
+    await options.click();
+    expect(await options.getAttribute('aria-expanded')).toBe('true');
+    for (const control of [model, page.getByLabel('Mode', { exact: true }), page.getByLabel('Ask before file edits')])
+      await expectInViewport(page, control, 'an unfolded control');
+    await expectInViewport(page, head.getByRole('button', { name: 'Host record' }), 'Host record');
+    expect((await head.boundingBox())?.height ?? 0).toBeGreaterThan(folded);
+    await expectNoHorizontalOverflow(page);
+    await shotAllModes(page, SHOTS, '14c-options-unfolded');
+    await options.click();
+    expect(await model.isVisible()).toBe(false);
+    await page.getByLabel('Message').fill('/model');
+    await page.getByLabel('Message').press('Enter');
+    await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe('session-model');
+    expect(await options.getAttribute('aria-expanded')).toBe('true');
+    await expectInViewport(page, model, 'the Model list after /model');
+    await options.click();
+    await page.setViewportSize({ width: 1280, height: 800 });
+    expect(await model.isVisible()).toBe(true);
+    expect(await options.isVisible()).toBe(false);
   });
 
   it('switches a demo session to the endpoint model in the picker; the next run goes there', async () => {

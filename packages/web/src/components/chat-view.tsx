@@ -1,4 +1,5 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { flushSync } from 'react-dom';
 import type { AgentStreamEvent, BastionApi, PermissionMode, Session } from '@bastion/bridge';
 import {
   AGENT_MAX_IMAGES,
@@ -312,6 +313,8 @@ export function ChatView({ bastion, sessionId, sessionsVersion, onSessionChanged
   const [find, setFind] = useState<{ query: string; current: number; seq: number; focus: number }>();
   /** The host's own record of this session's decisions is open. */
   const [hostRecord, setHostRecord] = useState(false);
+  /** On a narrow window the session's controls fold under an Options button (CSS); wide, they always show. */
+  const [controlsOpen, setControlsOpen] = useState(false);
   /** `auto` was chosen (the Mode select or `/mode auto`): its consent dialog is open. */
   const [askingAuto, setAskingAuto] = useState(false);
   /** `/help`'s dialog is open. */
@@ -619,6 +622,12 @@ export function ChatView({ bastion, sessionId, sessionsVersion, onSessionChanged
       onSessionChanged();
     });
 
+  /** Focuses one of the session's controls, unfolding them first on a narrow window. */
+  const focusControl = (id: string) => {
+    flushSync(() => setControlsOpen(true));
+    document.getElementById(id)?.focus();
+  };
+
   /** Opens the Changes panel, reading the changes afresh. */
   const openChanges = () => {
     sessionChanges.reload();
@@ -681,7 +690,7 @@ export function ChatView({ bastion, sessionId, sessionsVersion, onSessionChanged
       name: '/model',
       description: 'choose this session’s model (opens the Model list)',
       unavailable: stoppable ? 'a run is going' : models === undefined ? 'the models are loading' : undefined,
-      run: () => document.getElementById('session-model')?.focus(),
+      run: () => focusControl('session-model'),
     },
     {
       name: '/reasoning',
@@ -692,7 +701,7 @@ export function ChatView({ bastion, sessionId, sessionsVersion, onSessionChanged
           : listedModel(models.groups, session)?.reasoning
             ? undefined
             : 'this session’s model takes no reasoning effort',
-      run: () => document.getElementById('reasoning')?.focus(),
+      run: () => focusControl('reasoning'),
     },
     modeCommand('read-only', 'reading only: no writes, no commands beyond the read-only set'),
     modeCommand('accept-edits', 'file edits and read-only commands without asking'),
@@ -771,9 +780,16 @@ export function ChatView({ bastion, sessionId, sessionsVersion, onSessionChanged
           return <Reasoning text={item.text} live={activeRunId === item.runId} />;
         case 'tool':
           // Runs of a session come one at a time: while one goes, a call without its result is at
-          // work — unless its own run ended stopped or failed (a call approved in a run that ended
-          // waiting is carried out by the next one).
-          return <ToolCard tool={item} runGoing={activeRunId !== undefined && !endedRuns.current.has(item.runId)} />;
+          // work — unless its own run ended stopped or failed. A call approved in a run that ended
+          // waiting is carried out by the next one, which its answer starts.
+          return (
+            <ToolCard
+              tool={item}
+              runGoing={
+                !endedRuns.current.has(item.runId) && (activeRunId !== undefined || item.approval?.state === 'answered')
+              }
+            />
+          );
         case 'retry':
           return <RetryNotice item={item} />;
         case 'instructions':
@@ -879,12 +895,21 @@ export function ChatView({ bastion, sessionId, sessionsVersion, onSessionChanged
                 onClick={() => (changesOpen ? setChangesOpen(false) : openChanges())}
               >
                 {changesLabel(sessionChanges.changes)}
+              </button>{' '}
+              <button
+                type="button"
+                className="small controls-toggle"
+                aria-expanded={controlsOpen}
+                aria-controls="chat-controls"
+                onClick={() => setControlsOpen(!controlsOpen)}
+              >
+                Options: {session.mode}
               </button>
             </p>
           )}
         </div>
         {session && (
-          <div className="chat-controls">
+          <div id="chat-controls" className={controlsOpen ? 'chat-controls' : 'chat-controls folded'}>
             {models && (
               <ModelPicker
                 id="session-model"

@@ -129,8 +129,7 @@ interface OutputProps {
 function statusOf(tool: ToolView, runGoing: boolean): string {
   if (tool.output === undefined) {
     if (tool.approval?.state === 'pending') return 'waiting for approval';
-    // An explorer that the run's end cut short never answers.
-    return runGoing || tool.toolName !== 'explore' ? 'running' : 'stopped';
+    return runGoing ? 'running' : 'stopped';
   }
   const output = fieldsOf(tool.output);
   const mcp = mcpToolTitle(tool.toolName) === undefined ? undefined : mcpCallOutcome(tool.output);
@@ -508,7 +507,8 @@ function subjectOf(tool: ToolView): string {
 
 /**
  * One tool call: what it asked to do, whether it was approved, and what came back. `runGoing`:
- * whether the session's run has not ended (a call without a result is then still at work).
+ * whether a call without a result is still at work (its run goes, or the answer to its approval
+ * starts the run that carries it out); otherwise it was stopped.
  */
 export function ToolCard({ tool, runGoing = true }: { tool: ToolView; runGoing?: boolean }) {
   const name = tool.toolName;
