@@ -14,7 +14,10 @@ function base64(bytes: Uint8Array): string {
   return btoa(binary);
 }
 
-/** The runs of base64 and base64url characters any encoding of a text holding `value` contains; those too short to find are left out. */
+/**
+ * The runs of base64 and base64url characters any encoding of a text holding `value` contains;
+ * those too short to find without false hits are left out.
+ */
 export function base64FormsOf(value: string): string[] {
   const bytes = new TextEncoder().encode(value);
   const forms = new Set<string>();

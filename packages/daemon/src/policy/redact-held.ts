@@ -4,8 +4,8 @@
  * (each auth.json entry's key or tokens) in any string of it is replaced by a marker naming the
  * entry. So is a held value in base64 or base64url (a tool that encodes what it read, a Basic
  * authorization header a command prints): each run of characters any base64 text holding the value
- * holds (protocol held-value-forms.ts) is looked for. The host's egress guard is the second line: a request that still carried a held
- * value as it is stored is blocked.
+ * holds (protocol held-value-forms.ts) is looked for. The host's egress guard is the second line:
+ * a request that still carried a held value as it is stored is blocked.
  *
  * What it does not catch: a credential transformed otherwise (hex, split across fields, another
  * encoding), the one or two bytes at either end of a base64 form (encoded with their neighbours),
