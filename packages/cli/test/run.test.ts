@@ -129,6 +129,20 @@ describe('bastion run (real CLI process)', () => {
     expect(result.stderr).toContain('offline demo model');
   });
 
+  it('--provider demo "write notes.txt: …" and "edit README.md: … => …" change the files through the host, printing each diff', async () => {
+    const write = await runCli(['--provider', 'demo', 'write notes.txt: hello from the demo']);
+    expect(write.code).toBe(0);
+    expect(readFileSync(join(write.workspace, 'notes.txt'), 'utf8')).toBe('hello from the demo\n');
+    expect(write.stdout).toContain('+hello from the demo\n');
+    expect(write.stdout).toContain('demo: wrote notes.txt (20 bytes, a new file).');
+    const edit = await runCli(['--provider', 'demo', 'edit README.md: second line => the second line']);
+    expect(edit.code).toBe(0);
+    expect(readFileSync(join(edit.workspace, 'README.md'), 'utf8')).toBe('# Bastion test project\nthe second line\n');
+    expect(edit.stdout).toContain('-second line\n');
+    expect(edit.stdout).toContain('+the second line\n');
+    expect(edit.stdout).toContain('demo: edited README.md (1 replacement).');
+  });
+
   it('a prompt /NAME ARGS sends the saved prompt <home>/prompts/NAME.md with ARGS for $ARGUMENTS, saying so; /other names none and goes as typed', async () => {
     const { home, workspace } = freshProject();
     mkdirSync(join(home, 'prompts'), { recursive: true, mode: 0o700 });

@@ -571,7 +571,7 @@ describe('the agent’s work in the desktop app', () => {
     // The run ended waiting, then stopped: one end row for it, after its card.
     const endsAfterCard = await card.evaluate(
       (article) =>
-        [...document.querySelectorAll('[data-testid="run-end"]')].filter(
+        Array.from(document.querySelectorAll('[data-testid="run-end"]')).filter(
           (end) => article.compareDocumentPosition(end) & Node.DOCUMENT_POSITION_FOLLOWING,
         ).length,
     );

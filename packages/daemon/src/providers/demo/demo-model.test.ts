@@ -123,6 +123,22 @@ describe('demoReply', () => {
     expect(demoReply({ prompt: user('plan a; b'), tools: [] })).toEqual({ kind: 'text', text: DEMO_HELP });
   });
 
+  it('turns `write PATH: TEXT` into write_file (TEXT as lines) and `edit PATH: OLD => NEW` into edit_file, when the tools exist', () => {
+    const writing = [tool('write_file'), tool('edit_file')];
+    expect(demoReply({ prompt: user('write @notes.txt: hello\nworld'), tools: writing })).toMatchObject({
+      toolName: 'write_file',
+      input: { path: 'notes.txt', content: 'hello\nworld\n' },
+    });
+    expect(demoReply({ prompt: user('edit src/a.ts: port = 1 => port = 2'), tools: writing })).toMatchObject({
+      toolName: 'edit_file',
+      input: { path: 'src/a.ts', old_string: 'port = 1', new_string: 'port = 2' },
+    });
+    expect(demoReply({ prompt: user('write notes.txt: hello'), tools: fileTools })).toEqual({
+      kind: 'text',
+      text: DEMO_HELP,
+    });
+  });
+
   it('answers anything else with what it can do, labelled demo', () => {
     expect(demoReply({ prompt: user('write me a poem'), tools: fileTools })).toEqual({ kind: 'text', text: DEMO_HELP });
   });

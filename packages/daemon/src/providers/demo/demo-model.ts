@@ -5,6 +5,8 @@
  *
  *   `read PATH`   → calls read_file
  *   `ls [PATH]`   → calls list_dir (a PATH may be a mention, `@src/app.ts`, as the message box puts it)
+ *   `write PATH: TEXT` → calls write_file with TEXT as the file's lines
+ *   `edit PATH: OLD => NEW` → calls edit_file, OLD replaced by NEW once
  *   `search TEXT` → calls search with TEXT as a literal string
  *   `$ CMD ARGS`  → calls run_command (words split by POSIX rules, no shell) when that tool exists;
  *                   otherwise says the shell is not available
@@ -35,7 +37,8 @@ type Reply =
 
 export const DEMO_HELP =
   'demo: I am the offline demo model, not a real AI. Try "read README.md", "ls", "ls src", "find *.ts", ' +
-  '"plan read; fix; test", "explore search TODO" or "$ ls -la" (the last one runs a command when the shell is enabled).';
+  '"write notes.txt: hello", "edit notes.txt: hello => goodbye", "plan read; fix; test", "explore search TODO" ' +
+  'or "$ ls -la" (the last one runs a command when the shell is enabled).';
 
 const USAGE: LanguageModelV3Usage = {
   inputTokens: { total: undefined, noCache: undefined, cacheRead: undefined, cacheWrite: undefined },
@@ -128,6 +131,10 @@ function summarize(toolName: string, input: unknown, output: LanguageModelV3Tool
       const shown = paths.slice(0, 10);
       return `demo: ${paths.length} file${paths.length === 1 ? '' : 's'} match ${String(field(input, 'pattern'))}${shown.length > 0 ? `: ${shown.join(', ')}${paths.length > 10 ? ', …' : ''}` : ''}.`;
     }
+    case 'write_file':
+      return `demo: wrote ${path} (${String(field(value, 'bytes'))} bytes${field(value, 'created') === true ? ', a new file' : ''}).`;
+    case 'edit_file':
+      return `demo: edited ${path} (${String(field(value, 'replacements'))} replacement).`;
     case 'update_plan':
       return `demo: a plan of ${String(field(value, 'steps'))} steps, shown as a checklist.`;
     case 'run_command':
@@ -193,6 +200,21 @@ export function demoReply(options: Pick<LanguageModelV3CallOptions, 'prompt' | '
   const ls = /^ls(?:\s+(\S.*))?$/s.exec(text);
   if (ls && hasTool('list_dir')) {
     return { kind: 'tool-call', toolName: 'list_dir', input: { path: ls[1] ? mentioned(ls[1]) : '.' }, toolCallId };
+  }
+  // `write PATH: TEXT` and `edit PATH: OLD => NEW`: the file tools, to try diffs, approvals and undo offline.
+  const write = /^write\s+(\S+):\s(.*)$/s.exec(text);
+  if (write?.[1] && write[2] !== undefined && hasTool('write_file')) {
+    const content = write[2].endsWith('\n') ? write[2] : `${write[2]}\n`;
+    return { kind: 'tool-call', toolName: 'write_file', input: { path: mentioned(write[1]), content }, toolCallId };
+  }
+  const edit = /^edit\s+(\S+):\s(.+?)\s=>\s(.*)$/s.exec(text);
+  if (edit?.[1] && edit[2] && edit[3] !== undefined && hasTool('edit_file')) {
+    return {
+      kind: 'tool-call',
+      toolName: 'edit_file',
+      input: { path: mentioned(edit[1]), old_string: edit[2], new_string: edit[3] },
+      toolCallId,
+    };
   }
   // `plan A; B; C`: update_plan with the first step in progress and the rest to do.
   const plan = /^plan\s+(\S.*)$/s.exec(text);
