@@ -127,6 +127,23 @@ describe('the diff an approval shows', () => {
     expect(readFileSync(join(unchanged.workspace, 'config.ts'), 'utf8')).toBe('port = 2\n');
   });
 
+  it('the file a question showed is kept across a daemon restart: approved after the restart over a changed file, refused', async () => {
+    const { answer, workspace } = await approvalRequest(
+      { tool: 'write_file', input: { path: 'keep.txt', content: 'approved\n' } },
+      { 'keep.txt': 'shown\n' },
+    );
+    const root = daemon!.root;
+    await daemon!.stop();
+    daemon = await startInProcessDaemon({
+      providers: [provider],
+      heldSecrets: () => Promise.resolve([{ kind: 'openai', value: HELD }]),
+      root,
+    });
+    writeFileSync(join(workspace, 'keep.txt'), 'edited while the daemon was down\n');
+    expect(await answer(true)).toMatchObject({ is_error: true, output: { code: 'FS_CHANGED_SINCE_SHOWN' } });
+    expect(readFileSync(join(workspace, 'keep.txt'), 'utf8')).toBe('edited while the daemon was down\n');
+  });
+
   it('write_file of a new file approved after a file of that name appeared: refused, the file that appeared stays', async () => {
     const { answer, workspace } = await approvalRequest(
       { tool: 'write_file', input: { path: 'new.txt', content: 'approved\n' } },
