@@ -2,7 +2,9 @@
  * A write_file or edit_file call waiting for approval is preceded by the diff it would make to the file
  * as it is (a tool-preview event), worked out by the daemon as the tool does: an overwrite shows the lines
  * it replaces, not a new file; Bastion's own credentials in the file are redacted from it; a call
- * the tool would refuse, or a file that is not text, carries none. Nothing is written before the answer.
+ * the tool would refuse, or a file that is not text, carries none. Nothing is written before the answer,
+ * and a yes writes only over the file the diff was worked out against (`fs-race`: one changed, made
+ * or kept across a daemon restart before the answer is left as it became).
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -10,6 +12,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { AgentEvent, Session } from '@bastion/protocol';
 import { startInProcessDaemon, type InProcessDaemon } from './support/in-process-daemon.js';
 import { scriptedProvider } from './support/scripted-provider.js';
+import { describeAttack } from '../../../test/support/attack.js';
 
 const HELD = 'sk-test-held-credential-0123456789abcdef';
 const { provider, turns } = scriptedProvider();
@@ -102,6 +105,45 @@ describe('the diff an approval shows', () => {
     expect(readFileSync(join(workspace, 'keep.txt'), 'utf8')).toBe('one\ntwo\nthree\n');
   });
 
+  it('write_file of a new file: every line added, from /dev/null', async () => {
+    const { preview } = await approvalRequest(
+      { tool: 'write_file', input: { path: 'new.txt', content: 'hello\n' } },
+      {},
+    );
+    expect(preview).toBe('--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1,1 @@\n+hello\n');
+  });
+
+  it('edit_file: the edit applied to the file as it is, and a held credential in its lines redacted', async () => {
+    const { preview, sessionId } = await approvalRequest(
+      { tool: 'edit_file', input: { path: 'config.ts', old_string: 'port = 1', new_string: 'port = 2' } },
+      { 'config.ts': `key = "${HELD}"\nport = 1\n` },
+    );
+    expect(preview).toContain('-port = 1\n+port = 2\n');
+    expect(preview).toContain(' key = "');
+    expect(preview).not.toContain(HELD);
+    // Nor is it in the event as stored, which a reload replays.
+    const stored = daemon!.runtime.store.runs.eventsAfter(sessionId, 0, 100_000);
+    expect(stored.some(({ event: stored }) => stored.type === 'tool-preview')).toBe(true);
+    expect(JSON.stringify(stored)).not.toContain(HELD);
+  });
+
+  it('carries no diff for an edit the tool would refuse (old_string not in the file) or a file that is not text', async () => {
+    const refused = await approvalRequest(
+      { tool: 'edit_file', input: { path: 'a.txt', old_string: 'absent', new_string: 'x' } },
+      { 'a.txt': 'present\n' },
+    );
+    expect(refused.preview).toBeUndefined();
+    await daemon?.stop();
+    daemon?.cleanup();
+    const binary = await approvalRequest(
+      { tool: 'write_file', input: { path: 'b.bin', content: 'text now\n' } },
+      { 'b.bin': Buffer.from([0, 1, 2, 0]) },
+    );
+    expect(binary.preview).toBeUndefined();
+  });
+});
+
+describeAttack('fs-race', 'a file changed between the question about a write and its answer', () => {
   it('write_file approved after the file changed: refused FS_CHANGED_SINCE_SHOWN by the host, the file keeps the bytes it changed to', async () => {
     const { answer, workspace } = await approvalRequest(
       { tool: 'write_file', input: { path: 'keep.txt', content: 'approved\n' } },
@@ -152,42 +194,5 @@ describe('the diff an approval shows', () => {
     writeFileSync(join(workspace, 'new.txt'), 'appeared\n');
     expect(await answer(true)).toMatchObject({ is_error: true, output: { code: 'FS_CHANGED_SINCE_SHOWN' } });
     expect(readFileSync(join(workspace, 'new.txt'), 'utf8')).toBe('appeared\n');
-  });
-
-  it('write_file of a new file: every line added, from /dev/null', async () => {
-    const { preview } = await approvalRequest(
-      { tool: 'write_file', input: { path: 'new.txt', content: 'hello\n' } },
-      {},
-    );
-    expect(preview).toBe('--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1,1 @@\n+hello\n');
-  });
-
-  it('edit_file: the edit applied to the file as it is, and a held credential in its lines redacted', async () => {
-    const { preview, sessionId } = await approvalRequest(
-      { tool: 'edit_file', input: { path: 'config.ts', old_string: 'port = 1', new_string: 'port = 2' } },
-      { 'config.ts': `key = "${HELD}"\nport = 1\n` },
-    );
-    expect(preview).toContain('-port = 1\n+port = 2\n');
-    expect(preview).toContain(' key = "');
-    expect(preview).not.toContain(HELD);
-    // Nor is it in the event as stored, which a reload replays.
-    const stored = daemon!.runtime.store.runs.eventsAfter(sessionId, 0, 100_000);
-    expect(stored.some(({ event: stored }) => stored.type === 'tool-preview')).toBe(true);
-    expect(JSON.stringify(stored)).not.toContain(HELD);
-  });
-
-  it('carries no diff for an edit the tool would refuse (old_string not in the file) or a file that is not text', async () => {
-    const refused = await approvalRequest(
-      { tool: 'edit_file', input: { path: 'a.txt', old_string: 'absent', new_string: 'x' } },
-      { 'a.txt': 'present\n' },
-    );
-    expect(refused.preview).toBeUndefined();
-    await daemon?.stop();
-    daemon?.cleanup();
-    const binary = await approvalRequest(
-      { tool: 'write_file', input: { path: 'b.bin', content: 'text now\n' } },
-      { 'b.bin': Buffer.from([0, 1, 2, 0]) },
-    );
-    expect(binary.preview).toBeUndefined();
   });
 });
