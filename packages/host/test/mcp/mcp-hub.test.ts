@@ -90,10 +90,19 @@ function rawSidecar(policy = new PolicyStore(userData)) {
   return rawSidecarOf({ hub, workspace, policy });
 }
 
+const MEMORY: McpServerConfig = { name: 'memory', command: process.execPath, args: [MEMORY_SERVER] };
+
+/** The fixture and memory servers the first test adds, added by an attack block run alone (npm run test:attacks). */
+async function withServers(): Promise<void> {
+  const named = hub.listing(workspace).servers.map((server) => server.name);
+  if (!named.includes('fixture')) await hub.add(workspace, fixture('fixture'));
+  if (!named.includes('memory')) await hub.add(workspace, MEMORY);
+}
+
 describe('MCP servers in the sandbox', () => {
   it('a server named in mcp.json starts in a workspace and lists its tools; the memory server answers read_graph', async () => {
     await hub.add(workspace, fixture('fixture'));
-    await hub.add(workspace, { name: 'memory', command: process.execPath, args: [MEMORY_SERVER] });
+    await hub.add(workspace, MEMORY);
     const listing = hub.listing(workspace);
     expect(listing.servers.map((server) => [server.name, server.state])).toEqual([
       ['fixture', 'ready'],
@@ -113,6 +122,8 @@ describe('MCP servers in the sandbox', () => {
 });
 
 describeAttack('mcp-escape', 'an MCP server reaching out of its sandbox', () => {
+  beforeAll(withServers, 60_000);
+
   it('a server cannot write the workspace: write_here fails with EROFS and planted.txt does not exist', async () => {
     const sidecar = rawSidecar();
     try {
@@ -257,6 +268,8 @@ describeAttack('secret-egress', "a variable the user gave an MCP server, in the 
 });
 
 describeAttack('policy-bypass', 'MCP calls from a sidecar that skipped its checks', () => {
+  beforeAll(withServers, 60_000);
+
   it('a deny rule refuses a raw mcp.call with MCP_POLICY_DENIED and the server never gets the call', async () => {
     const policy = new PolicyStore(userData);
     const sidecar = rawSidecar(policy);

@@ -143,6 +143,13 @@ describeAttack('path-traversal', 'MCP channels for a folder the host was not gra
     ['a relative path', 'workspace'],
   ];
 
+  // Run alone (npm run test:attacks), the server the tests above add is not there yet.
+  beforeAll(async () => {
+    const now = await listing('mcp.list', { workspace: host.workspace });
+    if (!now.servers.some((server) => server.name === 'memory'))
+      await listing('mcp.add', { workspace: host.workspace, server: memory });
+  }, 60_000);
+
   it('mcp.list, mcp.add, mcp.remove and mcp.restart each refuse it WORKSPACE_NOT_GRANTED (403) with no listing; mcp.json keeps its bytes and the server keeps running', async () => {
     const before = fileBytes();
     expect(before).toBeDefined();
