@@ -21,11 +21,18 @@ import { makeTempDir } from '@bastion/test-support';
 const SPEC_NAMED_HOME_DENIES = ['.ssh', '.aws', '.bashrc', '.zshrc'];
 
 describe('checklist 4: the outer sandbox policy stays intact', () => {
-  const home = makeTempDir('bastion-checklist-home-');
-  const userData = join(home, 'userdata');
-  const workspace = makeTempDir('bastion-checklist-ws-');
-  const privateTemp = makeTempDir('bastion-checklist-tmp-');
-  const policy = probePolicy({ home, userData, workspace }, privateTemp);
+  // Made when the tests run, not when they are collected: a run that skips them all
+  // (npm run test:attacks) runs no hook that would remove them.
+  let home: string;
+  let userData: string;
+  let privateTemp: string;
+  let policy: ReturnType<typeof probePolicy>;
+  beforeAll(() => {
+    home = makeTempDir('bastion-checklist-home-');
+    userData = join(home, 'userdata');
+    privateTemp = makeTempDir('bastion-checklist-tmp-');
+    policy = probePolicy({ home, userData, workspace: makeTempDir('bastion-checklist-ws-') }, privateTemp);
+  });
 
   it('keeps direct egress empty and strict, with no local binding and no Unix sockets', () => {
     expect(policy.network.allowedDomains).toEqual([]);

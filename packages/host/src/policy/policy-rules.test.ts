@@ -1,17 +1,25 @@
-import { mkdirSync, symlinkSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import picomatch from 'picomatch';
-import { describe, expect, it } from 'vitest';
-import { makeTempDir } from '@bastion/test-support';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PolicyCall, PolicyRule, PolicyVerdict } from '@bastion/protocol';
 import { BUILTIN_RULES } from './builtin-rules.js';
 import { compileRules, evaluateRules, literalFilter } from './policy-rules.js';
 
-const base = makeTempDir('bastion-policy-rules-');
+/**
+ * The project the calls name: its path is known when the cases are collected, the folder is made
+ * when the tests run (a run that skips them all, npm run test:attacks, runs no hook to remove it).
+ */
+const base = join(realpathSync(tmpdir()), `bastion-policy-rules-${process.pid}-${randomBytes(4).toString('hex')}`);
 const root = join(base, 'project');
-mkdirSync(join(root, 'src'), { recursive: true });
-symlinkSync(root, join(root, 'src', 'back-to-root'));
+beforeAll(() => {
+  mkdirSync(join(root, 'src'), { recursive: true, mode: 0o700 });
+  symlinkSync(root, join(root, 'src', 'back-to-root'));
+});
+afterAll(() => rmSync(base, { recursive: true, force: true }));
 
 const builtin = compileRules(BUILTIN_RULES, 'builtin');
 
