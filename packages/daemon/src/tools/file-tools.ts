@@ -11,7 +11,6 @@
  * (FS_PROTECTED) and what its policy rules deny (POLICY_DENIED) whatever this process decided, and
  * asks the person itself where a rule says `ask` (so the guard shows no prompt of its own then).
  */
-import { createHash } from 'node:crypto';
 import { tool } from './tool.js';
 import { z } from 'zod';
 import {
@@ -26,7 +25,7 @@ import {
 } from '@bastion/protocol';
 import { DaemonError, isDaemonError } from '../errors.js';
 import type { ContainedPath } from '../workspaces/containment.js';
-import { listContainedDir, readContainedFile, readContainedLines } from '../workspaces/file-access.js';
+import { fingerprintOf, listContainedDir, readContainedFile, readContainedLines } from '../workspaces/file-access.js';
 import { isInstructionFilePath } from '../workspaces/instruction-files.js';
 import { workspaceError } from '../workspaces/workspace-error.js';
 import type { WorkspaceWriteCall } from '../workspaces/workspace-writer.js';
@@ -236,8 +235,6 @@ function editedText(
   return { bytes: read.content, text, updated, count };
 }
 
-const sha256 = (bytes: Buffer): string => createHash('sha256').update(bytes).digest('hex');
-
 /** What a question about a write shows: its diff, and the file it was worked out against (sha256, null for none). */
 export interface PendingWrite {
   diff: string;
@@ -265,7 +262,7 @@ export function pendingWrite(context: ToolContext, toolName: string, input: unkn
       if (read.truncated || read.content.includes(0)) return undefined;
       return {
         diff: boundedDiff(target.requested, read.content.toString('utf8'), fields.content),
-        shownSha256: sha256(read.content),
+        shownSha256: fingerprintOf(read.content).sha256,
       };
     }
     if (
@@ -280,7 +277,7 @@ export function pendingWrite(context: ToolContext, toolName: string, input: unkn
         replace_all: fields.replace_all === true,
       });
       if (text.includes('\0')) return undefined;
-      return { diff: boundedDiff(target.requested, text, updated), shownSha256: sha256(bytes) };
+      return { diff: boundedDiff(target.requested, text, updated), shownSha256: fingerprintOf(bytes).sha256 };
     }
   } catch {
     // Out of the workspace, unreadable, or an edit that would not apply: the tool will say so.

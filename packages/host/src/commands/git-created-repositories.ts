@@ -40,20 +40,7 @@
  * aborted command's notices (it is neutralised all the same, and the host logs it).
  */
 import { createHash } from 'node:crypto';
-import {
-  closeSync,
-  constants,
-  fstatSync,
-  lstatSync,
-  mkdirSync,
-  openSync,
-  readdirSync,
-  readFileSync,
-  readlinkSync,
-  renameSync,
-  unlinkSync,
-  writeFileSync,
-} from 'node:fs';
+import { lstatSync, mkdirSync, readdirSync, readlinkSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   COMMAND_MAX_NOTICES,
@@ -67,6 +54,7 @@ import {
   type GitConfigEntry,
 } from '@bastion/protocol';
 import { isAtOrUnder } from '../sandbox/sandbox-policy-check.js';
+import { readRegularFile } from '../regular-file.js';
 import { quarantineDir } from '../user-data.js';
 import { scanGitRepositories, type GitDirectory, type GitRepositoryScan } from './git-write-protections.js';
 
@@ -126,23 +114,6 @@ function identity(path: string): string | undefined {
   }
 }
 
-/** A regular file's bytes (not through a final symlink), or undefined when it is none or larger than `max`. */
-function readRegular(path: string, max: number): Buffer | undefined {
-  let fd: number;
-  try {
-    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-  } catch {
-    return undefined;
-  }
-  try {
-    const stats = fstatSync(fd);
-    if (!stats.isFile() || stats.size > max) return undefined;
-    return readFileSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-}
-
 function digest(bytes: Buffer | undefined): string | undefined {
   return bytes === undefined ? undefined : createHash('sha256').update(bytes).digest('hex');
 }
@@ -152,7 +123,7 @@ function todoDigests(directories: readonly GitDirectory[]): Map<string, string |
   for (const directory of directories)
     for (const list of TODO_LISTS) {
       const path = join(directory.gitDir, list);
-      digests.set(path, digest(readRegular(path, GIT_CONFIG_MAX_FILE_CHARS)));
+      digests.set(path, digest(readRegularFile(path, GIT_CONFIG_MAX_FILE_CHARS)));
     }
   return digests;
 }
@@ -255,7 +226,7 @@ interface Neutralised {
 function keepOriginal(path: string, quarantine: Quarantine, index: number, name: string): boolean {
   const stats = lstatSync(path);
   if (stats.isSymbolicLink()) return quarantine.keep(index, `${name}.symlink`, `${readlinkSync(path)}\n`);
-  const bytes = readRegular(path, GIT_QUARANTINE_MAX_FILE_BYTES);
+  const bytes = readRegularFile(path, GIT_QUARANTINE_MAX_FILE_BYTES);
   return bytes !== undefined && quarantine.keep(index, name, bytes);
 }
 
@@ -273,7 +244,7 @@ function neutraliseGitDir(
     const config = join(commonDir, 'config');
     const kind = lstatSafe(config);
     if (kind !== undefined) {
-      const text = kind.isFile() ? readRegular(config, GIT_CONFIG_MAX_FILE_CHARS)?.toString('utf8') : undefined;
+      const text = kind.isFile() ? readRegularFile(config, GIT_CONFIG_MAX_FILE_CHARS)?.toString('utf8') : undefined;
       const entries = text === undefined ? [] : parseGitConfig(text);
       const kept = entries.filter((entry) => INERT_CONFIG_KEYS.some((key) => key.test(entry.name)));
       const dropped =
@@ -385,7 +356,7 @@ export function watchCreatedRepositories(scan: GitRepositoryScan, options: Watch
       }
       for (const [path, digestAfter] of todoDigests(after.gitDirectories)) {
         if (digestAfter === undefined || todos.get(path) === digestAfter) continue;
-        const text = readRegular(path, GIT_CONFIG_MAX_FILE_CHARS)?.toString('utf8') ?? '';
+        const text = readRegularFile(path, GIT_CONFIG_MAX_FILE_CHARS)?.toString('utf8') ?? '';
         if (!EXEC_LINE.test(text)) continue;
         notices.push(
           `Bastion: this command wrote ${printable(path)}, the todo list of an in-progress rebase or cherry-pick, with exec lines; they run outside the sandbox if you continue it (git rebase --continue, git cherry-pick --continue). Read it first (git status lists what is next), or end it (git rebase --abort, git cherry-pick --abort).`,

@@ -26,12 +26,10 @@ import {
   constants,
   existsSync,
   fchmodSync,
-  fstatSync,
   fsyncSync,
   lstatSync,
   mkdirSync,
   openSync,
-  readSync,
   readlinkSync,
   realpathSync,
   renameSync,
@@ -48,6 +46,7 @@ import {
 } from '@bastion/protocol';
 import { HostError } from '../errors.js';
 import { isAtOrUnder } from '../sandbox/sandbox-policy-check.js';
+import { readRegularFile } from '../regular-file.js';
 import { isGitConfiguredPath } from './git-configured-paths.js';
 import { isProtectedPath } from './protected-paths.js';
 import { tempFileName, type TempFileJournal } from './temp-file-journal.js';
@@ -224,35 +223,20 @@ function unlinkQuietly(path: string): void {
   }
 }
 
-/** The sha256 of the regular file at `entry` (never followed), or undefined when it is past what a diff shows. */
-function shownDigestOf(entry: string): string | undefined {
-  const fd = openSync(entry, constants.O_RDONLY | constants.O_NOFOLLOW);
-  try {
-    const size = fstatSync(fd).size;
-    if (size > WORKSPACE_MAX_READ_BYTES) return undefined;
-    const bytes = Buffer.alloc(size);
-    let read = 0;
-    while (read < size) {
-      const got = readSync(fd, bytes, read, size - read, read);
-      if (got === 0) return undefined;
-      read += got;
-    }
-    return createHash('sha256').update(bytes).digest('hex');
-  } finally {
-    closeSync(fd);
-  }
-}
-
-/** Refuse unless the file at `entry` is the one the person was shown: `shown` its bytes' sha256, null for no file. */
+/**
+ * Refuse unless the file at `entry` is the one the person was shown: `shown` its bytes' sha256,
+ * null for no file. Read as the host reads what a command can change (regular-file.ts): a link or
+ * a FIFO put in its place, or a file larger than a diff shows, is not it.
+ */
 function assertAsShown(entry: string, shown: string | null): void {
-  let digest: string | null | undefined;
-  try {
-    digest = shownDigestOf(entry);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw fromFsError(error);
-    digest = null;
-  }
-  if (digest !== shown) throw refused('FS_CHANGED_SINCE_SHOWN');
+  const bytes = readRegularFile(entry, WORKSPACE_MAX_READ_BYTES);
+  const now =
+    bytes !== undefined
+      ? createHash('sha256').update(bytes).digest('hex')
+      : lstatSync(entry, { throwIfNoEntry: false }) === undefined
+        ? null
+        : undefined;
+  if (now !== shown) throw refused('FS_CHANGED_SINCE_SHOWN');
 }
 
 /** Write `content` to `path` atomically; the old bytes stay on any failure. */
