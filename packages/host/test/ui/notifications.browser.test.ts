@@ -186,7 +186,8 @@ describe('notifications while the tab is in the background', () => {
       delayMs: 40,
     });
     await sendMessage(page, 'MESSAGE-CANARY talk for long');
-    await page.getByTestId('activity').filter({ hasText: 'Working…' }).waitFor(SETTLED);
+    // Stopped once the reply streams, so the endpoint has used this turn and the next test gets its own.
+    await page.getByText('REPLY-CANARY0', { exact: false }).first().waitFor(SETTLED);
     await page.getByRole('button', { name: 'Stop' }).click();
     await lastRunEnd().getByText('Stopped').waitFor(SETTLED);
     await listSettled(TITLE);
