@@ -15,8 +15,9 @@
  * found there is checked further — the anchor byte by byte, then the whole held value, or the
  * format's regular expression on the few bytes from the match's start.
  *
- * What it does not catch: a secret encoded or transformed on the way (base64, JSON `\u` escapes,
- * split by other text, reversed, compressed), a held credential shorter than
+ * What it does not catch: a secret encoded or transformed on the way (hex, JSON `\u` escapes,
+ * split by other text, reversed, compressed) unless that form is itself one of the values it is
+ * given (the egress guard gives each held value's base64 forms), a held credential shorter than
  * EGRESS_MIN_SECRET_CHARS, and secret formats not listed here (generic passwords, JWTs other than
  * Bastion's own).
  */

@@ -84,7 +84,7 @@ function expectNothingLogged(...values: string[]): void {
 }
 
 function blockedKind(): unknown {
-  return pair.records.find((entry) => entry.event === 'egress.blocked')?.fields.kind;
+  return pair.records.filter((entry) => entry.event === 'egress.blocked').at(-1)?.fields.kind;
 }
 
 describeAttack('secret-egress', 'egress guard: a request body carrying a secret never reaches the provider', () => {
@@ -102,7 +102,38 @@ describeAttack('secret-egress', 'egress guard: a request body carrying a secret 
     expectNothingLogged(ANTHROPIC_KEY);
   });
 
-  it('a variable the user gave an MCP server (its token) in the body → EGRESS_SECRET mcp-env:SERVER:NAME; the endpoint never gets it', async () => {
+  it.each([0, 1, 2])(
+    'another provider’s key in base64 and in base64url, %i bytes into a 3-byte group → EGRESS_SECRET credential:anthropic; the endpoint never gets its encoding',
+    async (lead) => {
+      const bytes = Buffer.from(`${'~'.repeat(lead)}${ANTHROPIC_KEY}~`);
+      for (const encoding of ['base64', 'base64url'] as const) {
+        const encoded = bytes.toString(encoding);
+        expect(encoded).not.toContain(ANTHROPIC_KEY);
+        const code = await failureCode(post(JSON.stringify({ content: BODY_CANARY, attachment: encoded })));
+        expect(code).toBe('EGRESS_SECRET');
+        expect(blockedKind()).toBe('credential:anthropic');
+        // The groups holding only the key's bytes: what every encoding of it shares.
+        expect(all()).not.toContain(encoded.slice(4, -4));
+        expectNothingLogged(ANTHROPIC_KEY, encoded.slice(4, -4));
+      }
+    },
+  );
+
+  it('control: the endpoint’s own key in base64, as a Basic authorization header carries it, passes', async () => {
+    const basic = Buffer.from(`user:${OWN_KEY}`).toString('base64');
+    const response = await post(JSON.stringify({ content: BODY_CANARY }), { authorization: `Basic ${basic}` });
+    expect(response.status).toBe(200);
+    expect(all()).toContain(BODY_CANARY);
+  });
+
+  it('another credential in base64 in a header is refused before any connection: the endpoint is never reached', async () => {
+    const basic = Buffer.from(`user:${CHATGPT_REFRESH}`).toString('base64');
+    expect(await failureCode(post('{}', { 'x-extra': `Basic ${basic}` }))).toBe('EGRESS_SECRET');
+    expect(blockedKind()).toBe('credential:chatgpt-refresh');
+    expect(server.hits).toBe(0);
+  });
+
+  it('a variable the user gave an MCP server (its token) in the body, as written and in base64 → EGRESS_SECRET mcp-env:SERVER:NAME; the endpoint never gets it', async () => {
     mkdirSync(join(userData, 'host'), { recursive: true, mode: 0o700 });
     writeFileSync(
       join(userData, 'host', 'mcp.json'),
@@ -116,6 +147,10 @@ describeAttack('secret-egress', 'egress guard: a request body carrying a secret 
     expect(blockedKind()).toBe('mcp-env:docs:docs-token');
     expect(all()).not.toContain(MCP_TOKEN);
     expectNothingLogged(MCP_TOKEN);
+    const encoded = Buffer.from(MCP_TOKEN).toString('base64');
+    expect(await failureCode(post(JSON.stringify({ content: BODY_CANARY, attachment: encoded })))).toBe('EGRESS_SECRET');
+    expect(blockedKind()).toBe('mcp-env:docs:docs-token');
+    expect(all()).not.toContain(encoded.slice(0, -4));
   });
 
   it('a variable holding a quote and a backslash (a password), as a JSON body carries it escaped → EGRESS_SECRET; the endpoint never gets it', async () => {
