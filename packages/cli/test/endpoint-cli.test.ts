@@ -131,9 +131,13 @@ describe('bastion secrets set', () => {
     expect(result.stdout + result.stderr).not.toContain(key);
   });
 
-  it('an unknown provider is refused with exit 2', async () => {
-    const result = await cli(['secrets', 'set', 'not-a-provider'], 'sk-x\n');
+  it('an unknown provider is refused with exit 2, naming the providers that take a key, and nothing is stored', async () => {
+    const result = await cli(['secrets', 'set', 'not-a-provider'], 'sk-x-canary\n');
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain('SECRETS_PROVIDER_UNKNOWN');
+    expect(result.stderr).toContain(
+      'SECRETS_PROVIDER_UNKNOWN: no provider not-a-provider takes a key here; give one of openai, anthropic, openrouter or the id of an endpoint you added',
+    );
+    expect(result.stdout + result.stderr).not.toContain('sk-x-canary');
+    expect(existsSync(join(result.home, 'auth.json'))).toBe(false);
   });
 });

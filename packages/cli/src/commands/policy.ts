@@ -135,5 +135,14 @@ function runPolicyCommand(argv: string[]): number {
     process.stderr.write(`bastion: removed ${rest[0]}\n`);
     return 0;
   }
-  throw new UsageError(action === undefined ? 'policy needs an action' : `unknown policy action: ${action}`);
+  throw new UsageError(misuseOf(action, rest));
+}
+
+/** What is wrong with a policy command line no action above took: a known action's words, or the action. */
+function misuseOf(action: string | undefined, rest: string[]): string {
+  if (action === undefined) return 'policy needs an action';
+  if (action === 'add') return `policy add needs a DECISION: ${policyDecisionSchema.options.join(', ')}`;
+  if (action === 'remove') return rest.length === 0 ? 'policy remove needs a rule ID' : 'policy remove takes one rule ID';
+  if (action === 'list' || action === 'audit') return `policy ${action} takes options only, not ${rest.join(' ')}`;
+  return `unknown policy action: ${action}`;
 }

@@ -4,6 +4,7 @@
  * piped; it never appears in argv, the environment or any output.
  */
 import {
+  BYOK_PROVIDER_IDS,
   SECRETS_MAX_KEY_CHARS,
   SECRETS_STORE_WAIT_MS,
   secretSetResponseSchema,
@@ -16,6 +17,7 @@ import {
   resolveUserDataPath,
   secretsAnswerSchema,
   startBastionHost,
+  terminalLine,
 } from '@bastion/host';
 import { readPipedStdin } from '../piped-stdin.js';
 import { parseCommandLine, UsageError } from '../usage.js';
@@ -65,11 +67,17 @@ export async function secretsCommand(argv: string[]): Promise<number> {
   if (key.length === 0) throw new UsageError('no key given');
   const userData = resolveUserDataPath(parsed.values.home);
   const answer = await storeKey(userData, provider, key);
+  if (answer.code === 'SECRETS_PROVIDER_UNKNOWN') {
+    process.stderr.write(
+      `bastion: could not store the key: SECRETS_PROVIDER_UNKNOWN: no provider ${terminalLine(provider)} takes a key here; give one of ${[...BYOK_PROVIDER_IDS].join(', ')} or the id of an endpoint you added (bastion models lists them)\n`,
+    );
+    return 2;
+  }
   if (answer.status !== 200) {
     process.stderr.write(
       `bastion: could not store the key: ${answer.code ?? answer.status}: ${answer.message ?? ''}\n`,
     );
-    return answer.code === 'SECRETS_PROVIDER_UNKNOWN' || answer.code === 'SECRETS_BAD_REQUEST' ? 2 : 1;
+    return answer.code === 'SECRETS_BAD_REQUEST' ? 2 : 1;
   }
   process.stderr.write(
     `bastion: stored the key for ${provider} in auth.json (mode 0600)${answer.via === undefined ? '' : ` through the running Bastion (pid ${answer.via})`}\n`,
