@@ -48,6 +48,7 @@ export const USAGE = `Usage:
   bastion rewind [--workspace DIR] [--home DIR] [--session ID] [--run ID] [--keep-files] [--dry-run]
   bastion changes [--workspace DIR] [--home DIR] [--session ID] [--stat] [--json]
   bastion secrets set PROVIDER [--home DIR]
+  bastion secrets delete PROVIDER [--home DIR]
   bastion policy list [--workspace DIR | --global] [--home DIR] [--json]
   bastion policy add DECISION [--workspace DIR | --global] [--tool NAME]… [--path GLOB]… [--root]
                      [--reason TEXT] [--id ID] [--home DIR] [-- COMMAND [ARG…]]
@@ -161,6 +162,7 @@ session worked in the workspace, or --session names none or one of another folde
 
 secrets set PROVIDER: store an API key (openai, anthropic, openrouter or a custom endpoint id)
 in auth.json; the key is read from the terminal without echo, or from stdin when piped.
+secrets delete PROVIDER removes it. Both go through the running Bastion when one owns the home.
 
 policy: the watchdog's rules before every tool call, in <home>/host/policy.json. DECISION is allow,
 ask, deny or hard-deny; a rule matches by tool name, by COMMAND and its first ARGs (exact

@@ -1,7 +1,7 @@
 /**
  * One Bastion a home (SEC-004), as real CLI processes: a second `start` is refused naming the
- * holder, `run` refuses, `secrets set` and `open` go through the running host's control socket,
- * and a SIGKILLed holder's lock and socket do not block the next start.
+ * holder, `run` refuses, `secrets set`, `secrets delete` and `open` go through the running host's
+ * control socket, and a SIGKILLed holder's lock and socket do not block the next start.
  */
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -104,6 +104,42 @@ describe('one Bastion a home', () => {
     };
     for (const provider of providers) expect(auth.entries[provider]?.key).toBe(`key-for-${provider}`);
     expect(hostLogEvents(home, 'host.ready')).toBe(1);
+  });
+
+  it('bastion secrets delete while a host runs removes that key through that host and leaves the others', async () => {
+    const { home, workspace } = makeHome();
+    const holder = startHolder(started, home, workspace);
+    const line = await holder.ready;
+    for (const provider of ['openai', 'anthropic'])
+      expect((await runCli(['secrets', 'set', provider, '--home', home], `key-for-${provider}\n`)).code).toBe(0);
+    const deleted = await runCli(['secrets', 'delete', 'openai', '--home', home]);
+    expect(deleted.code).toBe(0);
+    expect(deleted.stderr).toBe(
+      `bastion: deleted the key for openai from auth.json through the running Bastion (pid ${line.pid.host})\n`,
+    );
+    const auth = JSON.parse(readFileSync(join(home, 'auth.json'), 'utf8')) as { entries: Record<string, unknown> };
+    expect(auth.entries).toEqual({ anthropic: { type: 'api', key: 'key-for-anthropic' } });
+    expect(hostLogEvents(home, 'host.ready')).toBe(1);
+  });
+
+  it('bastion secrets delete with no host running removes the key; again, it says none was stored and changes nothing; an unknown provider exits 2', async () => {
+    const { home } = makeHome();
+    expect((await runCli(['secrets', 'set', 'openrouter', '--home', home], 'key-for-openrouter\n')).code).toBe(0);
+    const deleted = await runCli(['secrets', 'delete', 'openrouter', '--home', home]);
+    expect(deleted.code).toBe(0);
+    expect(deleted.stderr).toBe('bastion: deleted the key for openrouter from auth.json\n');
+    const authFile = join(home, 'auth.json');
+    expect((JSON.parse(readFileSync(authFile, 'utf8')) as { entries: object }).entries).toEqual({});
+    const before = readFileSync(authFile);
+    const again = await runCli(['secrets', 'delete', 'openrouter', '--home', home]);
+    expect(again.code).toBe(0);
+    expect(again.stderr).toBe('bastion: no key for openrouter was stored; auth.json is unchanged\n');
+    expect(readFileSync(authFile).equals(before)).toBe(true);
+    const unknown = await runCli(['secrets', 'delete', 'not-a-provider', '--home', home]);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain(
+      'bastion: could not delete the key: SECRETS_PROVIDER_UNKNOWN: no provider not-a-provider',
+    );
   });
 
   it('concurrent bastion secrets set with no host running lose no key (one owns the home, the others go through it)', async () => {

@@ -104,13 +104,16 @@ describe('bastion policy', () => {
     [['remove', 'one', 'two'], 'policy remove takes one rule ID'],
     [['list', 'extra'], 'policy list takes options only, not extra'],
     [['audit', 'extra'], 'policy audit takes options only, not extra'],
-  ])('policy %j exits 2 saying what that action lacks or has too much of, and writes no policy.json', async (args, said) => {
-    const { home } = world();
-    const refused = await cli([...args, '--home', home]);
-    expect(refused.code).toBe(2);
-    expect(refused.stderr).toMatch(new RegExp(`^bastion: ${said}\n\nUsage:\n`));
-    expect(existsSync(join(home, 'host', 'policy.json'))).toBe(false);
-  });
+  ])(
+    'policy %j exits 2 saying what that action lacks or has too much of, and writes no policy.json',
+    async (args, said) => {
+      const { home } = world();
+      const refused = await cli([...args, '--home', home]);
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toMatch(new RegExp(`^bastion: ${said}\n\nUsage:\n`));
+      expect(existsSync(join(home, 'host', 'policy.json'))).toBe(false);
+    },
+  );
 
   it('a built-in rule cannot be removed (exit 1, POLICY_RULE_BUILTIN)', async () => {
     const { home } = world();

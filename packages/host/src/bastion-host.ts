@@ -11,6 +11,7 @@ import {
   elapsedMs,
   logStartupStage,
   modelListResponseSchema,
+  secretDeleteResponseSchema,
   secretSetResponseSchema,
   type Capabilities,
   type Logger,
@@ -531,6 +532,17 @@ function controlHandler(parts: {
         );
         return answer.ok
           ? { ok: true, status: answer.status }
+          : { ok: true, status: answer.status, code: answer.error.code, message: answer.error.message };
+      }
+      case 'secrets.delete': {
+        const answer = await parts.client.call(
+          'POST',
+          '/secrets/delete',
+          { provider: request.provider },
+          secretDeleteResponseSchema,
+        );
+        return answer.ok
+          ? { ok: true, status: answer.status, deleted: answer.body.deleted }
           : { ok: true, status: answer.status, code: answer.error.code, message: answer.error.message };
       }
     }

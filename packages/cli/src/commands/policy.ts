@@ -142,7 +142,8 @@ function runPolicyCommand(argv: string[]): number {
 function misuseOf(action: string | undefined, rest: string[]): string {
   if (action === undefined) return 'policy needs an action';
   if (action === 'add') return `policy add needs a DECISION: ${policyDecisionSchema.options.join(', ')}`;
-  if (action === 'remove') return rest.length === 0 ? 'policy remove needs a rule ID' : 'policy remove takes one rule ID';
+  if (action === 'remove')
+    return rest.length === 0 ? 'policy remove needs a rule ID' : 'policy remove takes one rule ID';
   if (action === 'list' || action === 'audit') return `policy ${action} takes options only, not ${rest.join(' ')}`;
   return `unknown policy action: ${action}`;
 }

@@ -1,12 +1,14 @@
 /**
  * `bastion secrets set PROVIDER`: store an API key in auth.json through the sidecar (the only
- * owner of credentials) — the running Bastion's when one owns the home, else one of its own. The key is read from the terminal without echo, or from stdin when it is
- * piped; it never appears in argv, the environment or any output.
+ * owner of credentials) — the running Bastion's when one owns the home, else one of its own. The
+ * key is read from the terminal without echo, or from stdin when it is piped; it never appears in
+ * argv, the environment or any output. `bastion secrets delete PROVIDER` removes it the same way.
  */
 import {
   BYOK_PROVIDER_IDS,
   SECRETS_MAX_KEY_CHARS,
   SECRETS_STORE_WAIT_MS,
+  secretDeleteResponseSchema,
   secretSetResponseSchema,
   type WireErrorCode,
 } from '@bastion/protocol';
@@ -61,57 +63,72 @@ export async function readSecret(prompt: string): Promise<string> {
 export async function secretsCommand(argv: string[]): Promise<number> {
   const parsed = parseCommandLine({ args: argv, allowPositionals: true, options: { home: { type: 'string' } } });
   const [action, provider, ...extra] = parsed.positionals;
-  if (action !== 'set' || provider === undefined || extra.length > 0)
-    throw new UsageError('secrets takes: set PROVIDER');
-  const key = await readSecret(`API key for ${provider} (input hidden): `);
-  if (key.length === 0) throw new UsageError('no key given');
+  if ((action !== 'set' && action !== 'delete') || provider === undefined || extra.length > 0)
+    throw new UsageError('secrets takes: set PROVIDER, or delete PROVIDER');
   const userData = resolveUserDataPath(parsed.values.home);
-  const answer = await storeKey(userData, provider, key);
+  let request: SecretsRequest = { op: 'secrets.delete', provider };
+  if (action === 'set') {
+    const key = await readSecret(`API key for ${provider} (input hidden): `);
+    if (key.length === 0) throw new UsageError('no key given');
+    request = { op: 'secrets.set', provider, key };
+  }
+  const answer = await secretsCall(userData, request);
+  const failed = `bastion: could not ${action === 'set' ? 'store' : 'delete'} the key`;
   if (answer.code === 'SECRETS_PROVIDER_UNKNOWN') {
     process.stderr.write(
-      `bastion: could not store the key: SECRETS_PROVIDER_UNKNOWN: no provider ${terminalLine(provider)} takes a key here; give one of ${[...BYOK_PROVIDER_IDS].join(', ')} or the id of an endpoint you added (bastion models lists them)\n`,
+      `${failed}: SECRETS_PROVIDER_UNKNOWN: no provider ${terminalLine(provider)} takes a key here; give one of ${[...BYOK_PROVIDER_IDS].join(', ')} or the id of an endpoint you added (bastion models lists them)\n`,
     );
     return 2;
   }
   if (answer.status !== 200) {
-    process.stderr.write(
-      `bastion: could not store the key: ${answer.code ?? answer.status}: ${answer.message ?? ''}\n`,
-    );
+    process.stderr.write(`${failed}: ${answer.code ?? answer.status}: ${answer.message ?? ''}\n`);
     return answer.code === 'SECRETS_BAD_REQUEST' ? 2 : 1;
   }
+  const via = answer.via === undefined ? '' : ` through the running Bastion (pid ${answer.via})`;
   process.stderr.write(
-    `bastion: stored the key for ${provider} in auth.json (mode 0600)${answer.via === undefined ? '' : ` through the running Bastion (pid ${answer.via})`}\n`,
+    request.op === 'secrets.set'
+      ? `bastion: stored the key for ${provider} in auth.json (mode 0600)${via}\n`
+      : answer.deleted === true
+        ? `bastion: deleted the key for ${provider} from auth.json${via}\n`
+        : `bastion: no key for ${provider} was stored; auth.json is unchanged${via}\n`,
   );
   return 0;
 }
 
-interface StoreAnswer {
+type SecretsRequest = { op: 'secrets.set'; provider: string; key: string } | { op: 'secrets.delete'; provider: string };
+
+interface SecretsAnswer {
   status: number;
   code?: WireErrorCode | undefined;
   message?: string | undefined;
-  /** The pid of the running host the key went through, if one owned the home. */
+  /** For a delete: whether there was a key. */
+  deleted?: boolean | undefined;
+  /** The pid of the running host the request went through, if one owned the home. */
   via?: number;
 }
 
 /**
- * Store the key through the Bastion that owns the home, if one runs (its sidecar is the only
- * writer of auth.json), else through a host of our own; a host that stops meanwhile is retried.
+ * Store or delete the key through the Bastion that owns the home, if one runs (its sidecar is the
+ * only writer of auth.json), else through a host of our own; a host that stops meanwhile is retried.
  */
-async function storeKey(userData: string, provider: string, key: string): Promise<StoreAnswer> {
+async function secretsCall(userData: string, request: SecretsRequest): Promise<SecretsAnswer> {
   const deadline = Date.now() + SECRETS_STORE_WAIT_MS;
   for (;;) {
     let holder;
     let through;
     try {
       holder = await askRunningHost(userData, { op: 'status' }, holderStatusSchema);
-      if (holder) through = await askRunningHost(userData, { op: 'secrets.set', provider, key }, secretsAnswerSchema);
+      if (holder) through = await askRunningHost(userData, request, secretsAnswerSchema);
     } catch (error) {
-      // The holder stopped while we talked to it. Storing the same key again is idempotent, so ask again.
+      // The holder stopped while we talked to it. Storing or deleting the same key again is idempotent, so ask again.
       if (isHolderGone(error) && Date.now() < deadline) continue;
       throw error;
     }
     if (holder) {
-      if (through) return { status: through.status, code: through.code, message: through.message, via: holder.pid };
+      if (through) {
+        const { status, code, message, deleted } = through;
+        return { status, code, message, deleted, via: holder.pid };
+      }
       continue;
     }
     let host;
@@ -123,10 +140,22 @@ async function storeKey(userData: string, provider: string, key: string): Promis
       throw error;
     }
     try {
-      const answer = await host.client.call('POST', '/secrets/set', { provider, key }, secretSetResponseSchema);
-      return answer.ok
-        ? { status: answer.status }
-        : { status: answer.status, code: answer.error.code, message: answer.error.message };
+      const { provider } = request;
+      if (request.op === 'secrets.set') {
+        const set = await host.client.call(
+          'POST',
+          '/secrets/set',
+          { provider, key: request.key },
+          secretSetResponseSchema,
+        );
+        return set.ok
+          ? { status: set.status }
+          : { status: set.status, code: set.error.code, message: set.error.message };
+      }
+      const gone = await host.client.call('POST', '/secrets/delete', { provider }, secretDeleteResponseSchema);
+      return gone.ok
+        ? { status: gone.status, deleted: gone.body.deleted }
+        : { status: gone.status, code: gone.error.code, message: gone.error.message };
     } finally {
       await host.stop();
     }

@@ -34,6 +34,7 @@ export const controlRequestSchema = z.discriminatedUnion('op', [
     provider: z.string().min(1).max(128),
     key: z.string().min(1).max(SECRETS_MAX_KEY_CHARS),
   }),
+  z.strictObject({ op: z.literal('secrets.delete'), provider: z.string().min(1).max(128) }),
   z.strictObject({
     op: z.literal('sessions'),
     /** Only the sessions that work in this folder; every session when absent. */
@@ -103,6 +104,8 @@ export const secretsAnswerSchema = z.strictObject({
   status: z.number().int(),
   code: wireErrorCodeSchema.optional(),
   message: z.string().max(CONTROL_MAX_MESSAGE_CHARS).optional(),
+  /** For `secrets.delete`: whether there was a key to delete. */
+  deleted: z.boolean().optional(),
 });
 
 export const controlFailureSchema = z.strictObject({

@@ -148,7 +148,9 @@ describeAttack('secret-egress', 'egress guard: a request body carrying a secret 
     expect(all()).not.toContain(MCP_TOKEN);
     expectNothingLogged(MCP_TOKEN);
     const encoded = Buffer.from(MCP_TOKEN).toString('base64');
-    expect(await failureCode(post(JSON.stringify({ content: BODY_CANARY, attachment: encoded })))).toBe('EGRESS_SECRET');
+    expect(await failureCode(post(JSON.stringify({ content: BODY_CANARY, attachment: encoded })))).toBe(
+      'EGRESS_SECRET',
+    );
     expect(blockedKind()).toBe('mcp-env:docs:docs-token');
     expect(all()).not.toContain(encoded.slice(0, -4));
   });
