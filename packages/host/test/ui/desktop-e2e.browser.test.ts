@@ -81,6 +81,12 @@ describe('desktop app with the demo model', () => {
     await page.getByRole('heading', { name: 'Start a session' }).waitFor();
     const empty = page.locator('section.empty');
     await empty.getByText('New sessions use the offline demo model, which is not an AI').waitFor();
+    expect(await empty.locator('.hint code').allTextContents()).toEqual([
+      'ls',
+      'read README.md',
+      '$ ls -la',
+      'write notes.txt: hello',
+    ]);
     await shotAllModes(page, SHOTS, '01-empty-state');
     await empty.getByRole('button', { name: 'Settings' }).click();
     await page.waitForURL((url) => url.pathname === '/desktop/settings');
@@ -116,6 +122,19 @@ describe('desktop app with the demo model', () => {
     await page.locator('pre').filter({ hasText: 'hello.txt' }).first().waitFor();
     expect(await page.getByRole('region', { name: 'Approval needed' }).count()).toBe(0);
     await shotAllModes(page, SHOTS, '02-run-command');
+  });
+
+  it('`write notes.txt: hello`, as the empty state suggests, writes the file, shows its diff and Undo this run removes it', async () => {
+    await newSession();
+    await sendMessage(page, 'write notes.txt: hello');
+    const end = page.getByTestId('run-end').last();
+    await end.getByText('Files changed (1)').waitFor();
+    expect(readFileSync(join(host.workspace, 'notes.txt'), 'utf8')).toBe('hello\n');
+    await page.locator('.tool-card').last().getByText('+hello').waitFor();
+    await end.getByRole('button', { name: 'Undo this run' }).click();
+    await page.getByRole('dialog', { name: 'Undo this run?' }).getByRole('button', { name: 'Undo 1 file' }).click();
+    await page.getByTestId('run-undone').waitFor();
+    expect(existsSync(join(host.workspace, 'notes.txt'))).toBe(false);
   });
 
   it('asks before `$ touch x`; Allow runs it and x exists', async () => {

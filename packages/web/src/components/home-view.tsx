@@ -131,8 +131,8 @@ export function HomeView({
         ) : model.provider === 'demo' ? (
           <p className="hint">
             New sessions use the offline demo model, which is not an AI: try <code>ls</code>,{' '}
-            <code>read README.md</code> or <code>$ ls -la</code>. For a real model, add an API key, a local server or
-            your ChatGPT plan in {settings}.
+            <code>read README.md</code>, <code>$ ls -la</code> or <code>write notes.txt: hello</code> (a diff you can
+            undo). For a real model, add an API key, a local server or your ChatGPT plan in {settings}.
           </p>
         ) : (
           <p className="hint">
