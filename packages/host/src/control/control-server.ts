@@ -2,9 +2,9 @@
  * SEC-004: the host control socket, `<userData>/host.sock` (mode 0600 inside the 0700 userData):
  * how `bastion open` gets a fresh single-use launch link, how a second `bastion start` learns who
  * holds the home, and how `bastion secrets set` and `delete` reach auth.json through the running
- * host instead of starting a second sidecar on the same files. Only the owning user (and root) can connect; the
- * sidecar cannot (seccomp denies it Unix sockets) and run_command children cannot (their profile
- * denies userData). It is bound only while the home lock is held, so a socket file found then is
+ * host instead of starting a second sidecar on the same files. Only the owning user (and root) can
+ * connect; the sidecar cannot (seccomp denies it Unix sockets) and run_command children cannot
+ * (their profile denies userData). It is bound only while the home lock is held, so a socket file found then is
  * a dead host's and is replaced. Does not catch another process running as the same user, which
  * could read auth.json anyway.
  *
