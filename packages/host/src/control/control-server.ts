@@ -4,9 +4,9 @@
  * holds the home, and how `bastion secrets set` and `delete` reach auth.json through the running
  * host instead of starting a second sidecar on the same files. Only the owning user (and root) can
  * connect; the sidecar cannot (seccomp denies it Unix sockets) and run_command children cannot
- * (their profile denies userData). It is bound only while the home lock is held, so a socket file found then is
- * a dead host's and is replaced. Does not catch another process running as the same user, which
- * could read auth.json anyway.
+ * (their profile denies userData). It is bound only while the home lock is held, so a socket file
+ * found then is a dead host's and is replaced. Does not catch another process running as the same
+ * user, which could read auth.json anyway.
  *
  * The MCP ops (`mcp.list`, `mcp.restart`) are answered here from the hub the host passes in, and
  * only for a workspace the host granted: the same folders its runs (and so its servers) work in.
