@@ -17,6 +17,16 @@ describe('redactHeld', () => {
     expect(redactHeld(clean, held)).toBe(clean);
   });
 
+  it('redacts a held value holding a quote and a backslash as written and as a JSON string carries it (a file of JSON the tool read)', () => {
+    const password = 'pw-"quoted"\\and-long-enough';
+    const escaped = JSON.stringify(password).slice(1, -1);
+    expect(escaped).not.toBe(password);
+    const shown = redactHeld({ content: `raw ${password} json {"p":"${escaped}"}` }, [{ kind: 'db', value: password }]);
+    expect(shown.content).toBe(
+      `raw [redacted: Bastion's db credential] json {"p":"[redacted: Bastion's db credential]"}`,
+    );
+  });
+
   it('redacts a held value in base64 and base64url at every alignment, leaving at most the two bytes at each end encoded with their neighbours', () => {
     const n = Buffer.byteLength(KEY);
     for (let before = 0; before < 6; before += 1) {

@@ -2,9 +2,9 @@
  * SEC-004 watchdog: a tool result never shows or stores a credential Bastion holds. Before a tool's
  * output is stored, streamed to the UI or sent to the model, every occurrence of a held value
  * (each auth.json entry's key or tokens) in any string of it is replaced by a marker naming the
- * entry. So is a held value in base64 or base64url (a tool that encodes what it read, a Basic
- * authorization header a command prints): each run of characters any base64 text holding the value
- * holds (protocol held-value-forms.ts) is looked for. The host's egress guard is the second line:
+ * entry. So is a held value JSON-escaped or in base64 or base64url (a tool that encodes what it
+ * read, a Basic authorization header a command prints): each form protocol held-value-forms.ts
+ * names is looked for. The host's egress guard is the second line:
  * a request that still carried a held value as it is stored is blocked.
  *
  * What it does not catch: a credential transformed otherwise (hex, split across fields, another
@@ -12,16 +12,16 @@
  * one shorter than EGRESS_MIN_SECRET_CHARS, and secrets Bastion does not hold (the host's secret
  * formats block those at egress instead).
  */
-import { base64FormsOf, EGRESS_MIN_SECRET_CHARS } from '@bastion/protocol';
+import { EGRESS_MIN_SECRET_CHARS, heldValueForms } from '@bastion/protocol';
 
 /** The credentials to redact, read fresh per tool result (auth.json can change during a run). */
 export type HeldSecrets = () => Promise<{ kind: string; value: string }[]>;
 
-/** The held values redaction looks for, each as it is and in base64: those long enough to find without false hits. */
+/** The held values redaction looks for, each in its forms (held-value-forms.ts): those long enough to find without false hits. */
 const redacted = (secrets: readonly { kind: string; value: string }[]) =>
   secrets
     .filter((secret) => secret.value.length >= EGRESS_MIN_SECRET_CHARS)
-    .flatMap((secret) => [secret, ...base64FormsOf(secret.value).map((form) => ({ kind: secret.kind, value: form }))]);
+    .flatMap((secret) => heldValueForms(secret.value).map((form) => ({ kind: secret.kind, value: form })));
 
 /**
  * How many characters at the end of `text` could be the start of a value redactHeld replaces (0

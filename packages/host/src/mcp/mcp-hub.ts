@@ -26,8 +26,8 @@ import { chmodSync, lstatSync, mkdirSync, mkdtempSync, realpathSync, rmSync, wri
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
-  base64FormsOf,
   EGRESS_MIN_SECRET_CHARS,
+  heldValueForms,
   MCP_ERROR_MAX_CHARS,
   MCP_MAX_TOOLS_PER_SERVER,
   MCP_START_TIMEOUT_MS,
@@ -125,8 +125,7 @@ function redactionOf(held: HeldValue): string {
 function withoutHeld(text: string, held: readonly HeldValue[]): string {
   let cut = text;
   for (const value of held) {
-    const forms = [value.value, JSON.stringify(value.value).slice(1, -1), ...base64FormsOf(value.value)];
-    for (const form of new Set(forms)) {
+    for (const form of heldValueForms(value.value)) {
       cut = cut.split(form).join(redactionOf(value));
     }
   }

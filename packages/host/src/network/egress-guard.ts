@@ -9,9 +9,10 @@
  * for the ChatGPT destinations, and for a custom endpoint the entries of the endpoints in
  * `endpoints.json` with that exact origin. An auth.json or mcp.json the host cannot read safely
  * blocks every request (EGRESS_GUARD_UNAVAILABLE): the guard does not guess. Each held value is
- * looked for as written and as the runs any base64 or base64url text holding it contains
- * (held-value-forms.ts), so a credential encoded into an attachment or a Basic authorization
- * header is found too; the request's own credential is allowed in those forms as well.
+ * looked for in the forms held-value-forms.ts names (as written, JSON-escaped, and the runs any
+ * base64 or base64url text holding it contains), so a credential encoded into an attachment or a
+ * Basic authorization header is found too; the request's own credential is allowed in those forms
+ * as well.
  *
  * What it does not catch: see secret-scanner.ts (other encodings: hex, `\u` escapes, a value
  * split by other text); and a credential Bastion does not hold, in a format not listed — the
@@ -20,8 +21,8 @@
 import { join } from 'node:path';
 import { z } from 'zod';
 import {
-  base64FormsOf,
   EGRESS_MAX_CACHED_PATTERNS,
+  heldValueForms,
   SECRETS_MAX_FILE_BYTES,
   TRANSPORT_MAX_ERROR_KIND_CHARS,
   type Grant,
@@ -57,9 +58,9 @@ const endpointsFileSchema = z.object({
 });
 
 interface Held {
-  /** Every credential, as written and in its base64 forms, each under its kind. */
+  /** Every credential, in each of its forms, each under its kind. */
   secrets: HeldSecret[];
-  /** The values of each auth.json entry, with their base64 forms, by entry id. */
+  /** The values of each auth.json entry, in each of their forms, by entry id. */
   byEntry: Map<string, string[]>;
 }
 
@@ -96,7 +97,7 @@ function parseAuth(text: string | undefined): Held {
       ['refresh', entry.refresh],
     ] as const) {
       if (value === undefined) continue;
-      const forms = [value, ...base64FormsOf(value)];
+      const forms = heldValueForms(value);
       values.push(...forms);
       const kind = field === 'key' ? `credential:${id}` : `credential:${id}-${field}`;
       for (const form of forms) held.secrets.push({ kind, value: form });
@@ -107,9 +108,8 @@ function parseAuth(text: string | undefined): Held {
 }
 
 /**
- * Each variable the user gave an MCP server (a token, often): held by Bastion, never the provider's.
- * Also as a JSON string carries it, where that differs (a quote or a backslash in a password): a
- * provider request body is JSON; and in base64 and base64url.
+ * Each variable the user gave an MCP server (a token, often): held by Bastion, never the provider's,
+ * in each of its forms (a password with a quote or a backslash is escaped in a JSON body).
  */
 function parseMcpEnv(text: string | undefined): HeldSecret[] {
   if (text === undefined) return [];
@@ -117,7 +117,7 @@ function parseMcpEnv(text: string | undefined): HeldSecret[] {
   if (!parsed.success) throw new HostError('EGRESS_GUARD_UNAVAILABLE', 'mcp.json does not match its schema');
   return parsed.data.servers.flatMap((server) =>
     Object.entries(server.env ?? {}).flatMap(([name, value]) =>
-      [...new Set([value, JSON.stringify(value).slice(1, -1), ...base64FormsOf(value)])].map((form) => ({
+      heldValueForms(value).map((form) => ({
         kind: mcpEnvKind(server.name, name),
         value: form,
       })),
