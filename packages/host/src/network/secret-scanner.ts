@@ -168,7 +168,8 @@ const formatRarity = (anchor: readonly Uint8Array[]) => (position: number) => {
 
 /**
  * The start of a window: three consecutive positions (of at most WINDOW_MAX_SET bytes each, for a
- * format), where the more common of its two pairs is rarest.
+ * format) whose last two are rarest, then whose first is: the pre-filter tests every vector on a
+ * window's last two positions and only what passes them on the first.
  */
 function windowStart(positions: number, rarity: (position: number) => number | undefined): number {
   let best = -1;
@@ -176,7 +177,7 @@ function windowStart(positions: number, rarity: (position: number) => number | u
   for (let at = 0; at + 3 <= positions; at += 1) {
     const [first, second, third] = [rarity(at), rarity(at + 1), rarity(at + 2)];
     if (first === undefined || second === undefined || third === undefined) continue;
-    const score = Math.min(first + second, second + third);
+    const score = (second + third) * 256 + first;
     if (score > bestScore) {
       best = at;
       bestScore = score;

@@ -11,8 +11,10 @@
  * that half there. A byte may be a bucket's at a position when both lookups keep its bit, and
  * `i8x16.swizzle` (relaxed SIMD's, where the engine has it) does sixteen lookups in one
  * instruction; three consecutive bytes may start one of its windows when the three positions'
- * bits, shifted into line, share the bucket's bit. The module is assembled here from its opcodes
- * (a few hundred bytes, no build step) and compiled once per process.
+ * bits, shifted into line, share the bucket's bit. In two stages, so most vectors cost four
+ * lookups instead of six: every vector is tested on the windows' last two positions, and only the
+ * few runs a bucket passes there on the first position as well. The module is assembled here from
+ * its opcodes (a few hundred bytes, no build step) and compiled once per process.
  *
  * What it does not catch: nothing by itself; it only narrows where the scan looks.
  */
@@ -73,6 +75,7 @@ const simd = (code: number): number[] => [0xfd, ...leb(code)];
 const op = {
   block: [0x02, EMPTY_BLOCK],
   loop: [0x03, EMPTY_BLOCK],
+  if: [0x04, EMPTY_BLOCK],
   br: (depth: number) => [0x0c, depth],
   brIf: (depth: number) => [0x0d, depth],
   end: [0x0b],
@@ -83,9 +86,11 @@ const op = {
   i32Add: [0x6a],
   i32Sub: [0x6b],
   load: (offset: number) => [...simd(0x00), 4, ...leb(offset)],
-  splat16: (byte: number) => [...simd(0x0c), ...Array<number>(16).fill(byte)],
+  /** A load from an address that need not be a multiple of 16. */
+  loadUnaligned: (offset: number) => [...simd(0x00), 0, ...leb(offset)],
   /** Lanes `from`…`from + 15` of the two vectors on the stack, the first's lanes numbered 0–15. */
   lanes: (from: number) => [...simd(0x0d), ...Array.from({ length: 16 }, (_, lane) => from + lane)],
+  splat16: (byte: number) => [...simd(0x0c), ...Array<number>(16).fill(byte)],
   swizzle: simd(0x0e),
   relaxedSwizzle: simd(0x100),
   and: simd(0x4e),
@@ -95,9 +100,11 @@ const op = {
 };
 
 // Locals: the parameters from (0) and to (1), then v128s: the six tables (2–7), the low-half mask,
-// the previous vector's position-0 and position-1 bits, a vector, its halves, its position-0 and position-1 bits.
-const [FROM, TO, MASK, PREV0, PREV1, BYTES, LOW, HIGH, BITS0, BITS1] = [0, 1, 8, 9, 10, 11, 12, 13, 14, 15];
-const V128_LOCALS = 14;
+// the previous vector's position-1 bits, a vector, its halves and its position-1 bits, and each of
+// a run's vectors' pair bits.
+const [FROM, TO, MASK, PREV1, BYTES, LOW, HIGH, BITS1] = [0, 1, 8, 9, 10, 11, 12, 13];
+const pairsOf = (vector: number) => 14 + vector;
+const V128_LOCALS = 12 + VECTORS_PER_RUN;
 const table = (position: number, half: 0 | 1) => 2 + 2 * position + half;
 
 /**
@@ -108,7 +115,15 @@ const table = (position: number, half: 0 | 1) => 2 + 2 * position + half;
  */
 export type Swizzle = 'plain' | 'relaxed';
 
-/** With a vector on the stack: its bucket bits at `position` (its halves in LOW and HIGH). */
+/** With a vector on the stack: its halves into LOW and HIGH. */
+const halves = (): number[] => [
+  ...op.set(BYTES),
+  ...op.get(BYTES), ...op.get(MASK), ...op.and, ...op.set(LOW),
+  // Shifted as 16-bit lanes (one instruction on x64, where 8-bit lanes take several), then masked.
+  ...op.get(BYTES), ...op.i32(4), ...op.shrU16, ...op.get(MASK), ...op.and, ...op.set(HIGH),
+]; // prettier-ignore
+
+/** With the halves in LOW and HIGH: the vector's bucket bits at `position`. */
 const bitsAt = (position: number, swizzle: Swizzle): number[] => {
   const lookUp = swizzle === 'relaxed' ? op.relaxedSwizzle : op.swizzle;
   return [
@@ -118,34 +133,36 @@ const bitsAt = (position: number, swizzle: Swizzle): number[] => {
   ]; // prettier-ignore
 };
 
-const halves = (): number[] => [
-  ...op.set(BYTES),
-  ...op.get(BYTES), ...op.get(MASK), ...op.and, ...op.set(LOW),
-  // Shifted as 16-bit lanes (one instruction on x64, where 8-bit lanes take several), then masked.
-  ...op.get(BYTES), ...op.i32(4), ...op.shrU16, ...op.get(MASK), ...op.and, ...op.set(HIGH),
-]; // prettier-ignore
-
 /**
- * With a vector on the stack: lanes non-zero where a bucket's window may end (its position 2 at
- * that byte, position 1 the byte before, position 0 the one before that, reaching into the
- * previous vector); then this vector's bits become the previous vector's.
+ * The vector at FROM + `offset`: lanes non-zero where a bucket's window may end by its last two
+ * positions (position 2 at that byte, position 1 the byte before, reaching into the previous
+ * vector's bits in PREV1); then this vector's position-1 bits become PREV1.
  */
-const windowEnds = (swizzle: Swizzle): number[] => [
-  ...halves(),
-  ...bitsAt(0, swizzle), ...op.set(BITS0),
+const pairEnds = (offset: number, swizzle: Swizzle): number[] => [
+  ...op.get(FROM), ...op.load(offset), ...halves(),
   ...bitsAt(1, swizzle), ...op.set(BITS1),
   ...bitsAt(2, swizzle),
   ...op.get(PREV1), ...op.get(BITS1), ...op.lanes(15), ...op.and,
-  ...op.get(PREV0), ...op.get(BITS0), ...op.lanes(14), ...op.and,
-  ...op.get(BITS0), ...op.set(PREV0),
   ...op.get(BITS1), ...op.set(PREV1),
 ]; // prettier-ignore
 
 /**
- * `find(from, to)`: the first address in [from, to) (steps of RUN_BYTES from `from`) whose RUN_BYTES
- * bytes hold the last byte of a place where a bucket's window may start, or `to`. The vector
- * before `from` is read for windows that start there.
+ * The vector at FROM + `offset`: its bucket bits at position 0 for windows ending in its lanes,
+ * from the bytes two before (an unaligned load).
  */
+const firstOfEnds = (offset: number, swizzle: Swizzle): number[] => [
+  ...op.get(FROM), ...op.i32(2), ...op.i32Sub, ...op.loadUnaligned(offset), ...halves(), ...bitsAt(0, swizzle),
+]; // prettier-ignore
+
+/**
+ * `find(from, to)`: the first address in [from, to) (steps of RUN_BYTES from `from`) whose RUN_BYTES
+ * bytes hold the last byte of a place where a bucket's window may start, or `to`. The 16 bytes
+ * before `from` are read for windows that start there. In two stages: every vector is tested on
+ * the windows' last two positions; only a run where a bucket passes those is tested on the first
+ * position too. A window's last two bytes are chosen among its rarest (secret-scanner.ts), so in
+ * ordinary text the second stage seldom runs.
+ */
+const vectors = Array.from({ length: VECTORS_PER_RUN }, (_, vector) => vector);
 const findBody = (swizzle: Swizzle): number[] => [
   ...[1, V128_LOCALS, V128],
   ...[0, 1, 2].flatMap((position) => [
@@ -153,17 +170,18 @@ const findBody = (swizzle: Swizzle): number[] => [
     ...op.i32(TABLES_AT), ...op.load(32 * position + 16), ...op.set(table(position, 1)),
   ]),
   ...op.splat16(0x0f), ...op.set(MASK),
-  ...op.get(FROM), ...op.i32(16), ...op.i32Sub, ...op.load(0), ...halves(),
-  ...bitsAt(0, swizzle), ...op.set(PREV0),
-  ...bitsAt(1, swizzle), ...op.set(PREV1),
+  ...op.get(FROM), ...op.i32(16), ...op.i32Sub, ...op.load(0), ...halves(), ...bitsAt(1, swizzle), ...op.set(PREV1),
   ...op.block,
   ...op.loop,
   ...op.get(FROM), ...op.get(TO), ...op.i32GeU, ...op.brIf(1),
-  ...op.get(FROM), ...op.load(0), ...windowEnds(swizzle),
-  ...Array.from({ length: VECTORS_PER_RUN - 1 }, (_, index) => [
-    ...op.get(FROM), ...op.load(16 * (index + 1)), ...windowEnds(swizzle), ...op.or,
-  ]).flat(),
-  ...op.anyTrue, ...op.brIf(1),
+  ...vectors.flatMap((vector) => [...pairEnds(16 * vector, swizzle), ...op.set(pairsOf(vector))]),
+  ...op.get(pairsOf(0)), ...vectors.slice(1).flatMap((vector) => [...op.get(pairsOf(vector)), ...op.or]), ...op.anyTrue,
+  ...op.if,
+  ...vectors.flatMap((vector) => [
+    ...firstOfEnds(16 * vector, swizzle), ...op.get(pairsOf(vector)), ...op.and, ...(vector > 0 ? op.or : []),
+  ]),
+  ...op.anyTrue, ...op.brIf(2),
+  ...op.end,
   ...op.get(FROM), ...op.i32(RUN_BYTES), ...op.i32Add, ...op.set(FROM),
   ...op.br(0),
   ...op.end,
@@ -246,9 +264,12 @@ function passed(low: number, high: number, weight: (byte: number) => number): nu
   return sum;
 }
 
-/** How often, by `weight`, a bucket passes three bytes: the product over its positions. */
+/**
+ * How often, by `weight`, a bucket passes the first stage (a window's last two positions): the
+ * product over those positions. The second stage's position 0 only narrows what passed that.
+ */
 const cost = (bucket: Bucket, weight: (byte: number) => number): number =>
-  [0, 1, 2].reduce((product, at) => product * passed(bucket[2 * at] ?? 0, bucket[2 * at + 1] ?? 0, weight), 1);
+  [1, 2].reduce((product, at) => product * passed(bucket[2 * at] ?? 0, bucket[2 * at + 1] ?? 0, weight), 1);
 
 function widened(bucket: Bucket, window: Window): Bucket {
   const masks = [...bucket];
