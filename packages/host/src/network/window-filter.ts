@@ -99,13 +99,16 @@ const op = {
   shrU16: simd(0x8d),
 };
 
-// Locals: the parameters from (0) and to (1), then v128s: the six tables (2–7), the low-half mask,
-// the previous vector's position-1 bits, a vector, its halves and its position-1 bits, and each of
-// a run's vectors' pair bits.
-const [FROM, TO, MASK, PREV1, BYTES, LOW, HIGH, BITS1] = [0, 1, 8, 9, 10, 11, 12, 13];
-const pairsOf = (vector: number) => 14 + vector;
-const V128_LOCALS = 12 + VECTORS_PER_RUN;
-const table = (position: number, half: 0 | 1) => 2 + 2 * position + half;
+// Locals: the parameters from (0) and to (1), then v128s: the tables of positions 1 and 2 (2–5),
+// the low-half mask, the previous vector's position-1 bits, a vector, its halves and its
+// position-1 bits, and each of a run's vectors' pair bits. Position 0's tables, used only in the
+// second stage, are read from memory there, which leaves the first stage's values registers.
+const [FROM, TO, MASK, PREV1, BYTES, LOW, HIGH, BITS1] = [0, 1, 6, 7, 8, 9, 10, 11];
+const pairsOf = (vector: number) => 12 + vector;
+const V128_LOCALS = 10 + VECTORS_PER_RUN;
+/** A table on the stack: a local for positions 1 and 2, a load for position 0. */
+const table = (position: number, half: 0 | 1): number[] =>
+  position === 0 ? [...op.i32(TABLES_AT), ...op.load(16 * half)] : op.get(2 + 2 * (position - 1) + half);
 
 /**
  * How a table is looked up: `i8x16.swizzle`, or relaxed SIMD's `i8x16.relaxed_swizzle`, which
@@ -127,8 +130,8 @@ const halves = (): number[] => [
 const bitsAt = (position: number, swizzle: Swizzle): number[] => {
   const lookUp = swizzle === 'relaxed' ? op.relaxedSwizzle : op.swizzle;
   return [
-    ...op.get(table(position, 0)), ...op.get(LOW), ...lookUp,
-    ...op.get(table(position, 1)), ...op.get(HIGH), ...lookUp,
+    ...table(position, 0), ...op.get(LOW), ...lookUp,
+    ...table(position, 1), ...op.get(HIGH), ...lookUp,
     ...op.and,
   ]; // prettier-ignore
 };
@@ -165,9 +168,9 @@ const firstOfEnds = (offset: number, swizzle: Swizzle): number[] => [
 const vectors = Array.from({ length: VECTORS_PER_RUN }, (_, vector) => vector);
 const findBody = (swizzle: Swizzle): number[] => [
   ...[1, V128_LOCALS, V128],
-  ...[0, 1, 2].flatMap((position) => [
-    ...op.i32(TABLES_AT), ...op.load(32 * position), ...op.set(table(position, 0)),
-    ...op.i32(TABLES_AT), ...op.load(32 * position + 16), ...op.set(table(position, 1)),
+  ...[1, 2].flatMap((position) => [
+    ...op.i32(TABLES_AT), ...op.load(32 * position), ...op.set(2 + 2 * (position - 1)),
+    ...op.i32(TABLES_AT), ...op.load(32 * position + 16), ...op.set(3 + 2 * (position - 1)),
   ]),
   ...op.splat16(0x0f), ...op.set(MASK),
   ...op.get(FROM), ...op.i32(16), ...op.i32Sub, ...op.load(0), ...halves(), ...bitsAt(1, swizzle), ...op.set(PREV1),
