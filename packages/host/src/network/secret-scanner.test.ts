@@ -309,6 +309,19 @@ describe('secret scan: each chunk joined to the held tail in the pre-filter’s 
     }
   });
 
+  it('with a 308-byte authorized OpenAI key: a longer key run holding it, split at every byte, is found (the tail holds the whole authorized length); the authorized one split anywhere passes', () => {
+    const own = join2('sk-', 'proj-', letters(300, 'Qw7_'));
+    const scoped = new SecretPattern([], [own]);
+    const body = Buffer.from(` ${own}${letters(40, 'Zx4-')} `);
+    const ownBody = Buffer.from(` ${own} `);
+    for (let cut = 1; cut < ownBody.byteLength; cut += 1) {
+      expect(scanInChunks(scoped, body, cut).kind, `cut at ${cut}`).toBe('openai-api-key');
+      const passed = scanInChunks(scoped, ownBody, cut);
+      expect(passed.kind, `own key cut at ${cut}`).toBeUndefined();
+      expect(passed.forwarded.equals(ownBody), `own key cut at ${cut}`).toBe(true);
+    }
+  });
+
   it('two streams pushed in turn each keep their own tail (never a view of the shared memory): a secret in 7-byte pieces is found in both', () => {
     const [first, second] = held.map((secret) => pieces(Buffer.from(` ${secret.value} `), 7));
     const streams = [pattern.stream(), pattern.stream()];
