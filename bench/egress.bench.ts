@@ -10,12 +10,14 @@
  * TRANSPORT_MAX_REQUEST_BODY_BYTES, 32 MiB). Targets: upload throughput with the guard ≥ 0.9×
  * without, SSE per-event overhead ≤ 0.05 ms p50. The CPU this process (the host's executor and the
  * local server) spends per sample is printed too: on a loaded machine it moves less than time.
+ * Beside it, informational: the same uploads to a loopback HTTPS server (a self-signed certificate
+ * the route trusts), as every hosted provider is reached, where the host also encrypts each byte.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { EgressGuard } from '../packages/host/test/transport/transport-harness.js';
+import { EgressGuard, selfSignedCertificate } from '../packages/host/test/transport/transport-harness.js';
 import { startServer } from '@bastion/test-support';
 import { figure, median, type Benchmark } from './harness.js';
 import { ask, finishBenchChild, serve, startBenchChild, type BenchChild } from './transport.bench.js';
@@ -91,7 +93,10 @@ export const egressBenchmark: Benchmark = {
   title: 'secret-egress guard: 100 MiB of uploads and an SSE stream through the transport, guard on vs off',
   async run() {
     const server = await startServer(serveWithUpload);
+    const certificate = selfSignedCertificate();
+    const tlsServer = await startServer(serveWithUpload, certificate);
     const userData = guardedUserData(server.origin);
+    const tlsUserData = guardedUserData(tlsServer.origin);
     const sidecars: BenchChild[] = [];
     try {
       const guard = new EgressGuard({ userData });
@@ -99,30 +104,48 @@ export const egressBenchmark: Benchmark = {
       sidecars.push(guarded);
       const bare = await startBenchChild(SIDECAR, server.origin, { egress: null });
       sidecars.push(bare);
+      const tlsGuard = new EgressGuard({ userData: tlsUserData });
+      const tlsGuarded = await startBenchChild(SIDECAR, tlsServer.origin, { egress: tlsGuard, ca: certificate.cert });
+      sidecars.push(tlsGuarded);
+      const tlsBare = await startBenchChild(SIDECAR, tlsServer.origin, { egress: null, ca: certificate.cert });
+      sidecars.push(tlsBare);
       const on: number[] = [];
       const off: number[] = [];
       const cpuOn: number[] = [];
       const cpuOff: number[] = [];
       const cpuScan: number[] = [];
+      const tlsOn: number[] = [];
+      const tlsOff: number[] = [];
+      const tlsCpuOn: number[] = [];
+      const tlsCpuOff: number[] = [];
       const text = uploadText();
-      for (let round = 0; round < WARM_ROUNDS + ROUNDS; round += 1) {
-        const order = round % 2 === 0 ? [guarded, bare] : [bare, guarded];
-        for (const sidecar of order) {
+      /** One upload by each of a guarded and an unguarded sidecar, in `round`'s order, its rate and CPU kept after the warm-up. */
+      const uploadPair = async (
+        round: number,
+        pair: [BenchChild, BenchChild],
+        rates: [number[], number[]],
+        cpus: [number[], number[]],
+      ) => {
+        for (const index of round % 2 === 0 ? [0, 1] : [1, 0]) {
           const cpu = process.cpuUsage();
-          const rate = (await ask(sidecar.child, 'upload')) as number;
+          const rate = (await ask((pair[index] as BenchChild).child, 'upload')) as number;
           const used = process.cpuUsage(cpu);
           if (round < WARM_ROUNDS) continue;
-          (sidecar === guarded ? on : off).push(rate);
-          (sidecar === guarded ? cpuOn : cpuOff).push((used.user + used.system) / 1000);
+          rates[index]?.push(rate);
+          cpus[index]?.push((used.user + used.system) / 1000);
         }
+      };
+      for (let round = 0; round < WARM_ROUNDS + ROUNDS; round += 1) {
+        await uploadPair(round, [guarded, bare], [on, off], [cpuOn, cpuOff]);
+        await uploadPair(round, [tlsGuarded, tlsBare], [tlsOn, tlsOff], [tlsCpuOn, tlsCpuOff]);
         const scanMs = scanAlone(guard, server.origin, text);
         if (round >= WARM_ROUNDS) cpuScan.push(scanMs);
       }
       const sseOn = ((await finishBenchChild(guarded)) as { sse: number }).sse;
       const sseOff = ((await finishBenchChild(bare)) as { sse: number }).sse;
-      console.log(
-        `egress: upload MiB/s on ${on.map((rate) => rate.toFixed(0)).join(' ')}; off ${off.map((rate) => rate.toFixed(0)).join(' ')}`,
-      );
+      const rates = (values: number[]) => values.map((rate) => rate.toFixed(0)).join(' ');
+      console.log(`egress: upload MiB/s on ${rates(on)}; off ${rates(off)}`);
+      console.log(`egress over HTTPS: upload MiB/s on ${rates(tlsOn)}; off ${rates(tlsOff)}`);
       return [
         // Each round's guarded sample against the unguarded one of the same round, so a change in the
         // machine's load between rounds reaches both sides of every ratio.
@@ -179,6 +202,22 @@ export const egressBenchmark: Benchmark = {
           () => true,
         ),
         figure(
+          "100 MiB of request bodies over HTTPS (as hosted providers are reached) throughput, egress guard on vs off, median of the rounds' ratios",
+          '× off',
+          median(tlsOn.map((rate, round) => rate / (tlsOff[round] as number))),
+          1,
+          'informational: the guard where the host also encrypts each byte (here the local server decrypts on its thread too)',
+          () => true,
+        ),
+        figure(
+          'host CPU per 100 MiB of request bodies over HTTPS (executor, TLS and local server), egress guard on vs off',
+          'ms',
+          median(tlsCpuOn),
+          median(tlsCpuOff),
+          'informational',
+          () => true,
+        ),
+        figure(
           'SSE per-event latency p50 (10 000 events), egress guard on vs off',
           'ms',
           sseOn,
@@ -189,8 +228,11 @@ export const egressBenchmark: Benchmark = {
       ];
     } finally {
       for (const sidecar of sidecars) if (sidecar.child.exitCode === null) sidecar.child.kill();
+      await Promise.allSettled(sidecars.map((sidecar) => sidecar.exited));
       await server.close();
+      await tlsServer.close();
       rmSync(userData, { recursive: true, force: true });
+      rmSync(tlsUserData, { recursive: true, force: true });
     }
   },
 };

@@ -96,7 +96,7 @@ export interface BenchChild {
 export async function startBenchChild(
   script: string,
   origin: string,
-  options: { egress?: EgressGuard | null } = {},
+  options: { egress?: EgressGuard | null; ca?: string } = {},
 ): Promise<BenchChild> {
   let exited: ReturnType<typeof runTransportChild> | undefined;
   const child = await new Promise<ChildProcess>((resolve, reject) => {

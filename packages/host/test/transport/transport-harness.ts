@@ -298,9 +298,15 @@ export async function runTransportChild(
   script: string,
   args: string[],
   origin: string,
-  options: { maxResponseBytes?: number; egress?: EgressGuard | null; control?: (child: ChildProcess) => void } = {},
+  options: {
+    maxResponseBytes?: number;
+    egress?: EgressGuard | null;
+    /** A certificate the route trusts (a loopback HTTPS server's). */
+    ca?: string;
+    control?: (child: ChildProcess) => void;
+  } = {},
 ): Promise<{ code: number | null; report: unknown }> {
-  const { control, ...executorOptions } = options;
+  const { control, ca, ...executorOptions } = options;
   // Without a guard of the caller's, one over an empty userData: secret formats only.
   const emptyUserData = mkdtempSync(join(tmpdir(), 'bastion-egress-'));
   const authority = new NetworkAuthority({ builtins: [], env: {} });
@@ -322,7 +328,7 @@ export async function runTransportChild(
     outbound: hostToSidecarFrameSchema,
     onClose: () => undefined,
   });
-  const route = createSystemRoute();
+  const route = createSystemRoute(ca === undefined ? {} : { ca });
   const executor = new ProviderExecutor({
     channel,
     authority,
