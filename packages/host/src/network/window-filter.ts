@@ -88,9 +88,9 @@ const op = {
   load: (offset: number) => [...simd(0x00), 4, ...leb(offset)],
   /** A load from an address that need not be a multiple of 16. */
   loadUnaligned: (offset: number) => [...simd(0x00), 0, ...leb(offset)],
+  splat16: (byte: number) => [...simd(0x0c), ...Array<number>(16).fill(byte)],
   /** Lanes `from`…`from + 15` of the two vectors on the stack, the first's lanes numbered 0–15. */
   lanes: (from: number) => [...simd(0x0d), ...Array.from({ length: 16 }, (_, lane) => from + lane)],
-  splat16: (byte: number) => [...simd(0x0c), ...Array<number>(16).fill(byte)],
   swizzle: simd(0x0e),
   relaxedSwizzle: simd(0x100),
   and: simd(0x4e),
@@ -102,13 +102,15 @@ const op = {
 // Locals: the parameters from (0) and to (1), then v128s: the tables of positions 1 and 2 (2–5),
 // the low-half mask, the previous vector's position-1 bits, a vector, its halves and its
 // position-1 bits, and each of a run's vectors' pair bits. Position 0's tables, used only in the
-// second stage, are read from memory there, which leaves the first stage's values registers.
+// second stage, are read from memory there, which leaves the registers to the first stage's values.
 const [FROM, TO, MASK, PREV1, BYTES, LOW, HIGH, BITS1] = [0, 1, 6, 7, 8, 9, 10, 11];
 const pairsOf = (vector: number) => 12 + vector;
 const V128_LOCALS = 10 + VECTORS_PER_RUN;
-/** A table on the stack: a local for positions 1 and 2, a load for position 0. */
-const table = (position: number, half: 0 | 1): number[] =>
-  position === 0 ? [...op.i32(TABLES_AT), ...op.load(16 * half)] : op.get(2 + 2 * (position - 1) + half);
+/** The local holding a table of position 1 or 2. */
+const tableLocal = (position: 1 | 2, half: 0 | 1) => 2 + 2 * (position - 1) + half;
+/** A table on the stack: its local for positions 1 and 2, a load for position 0. */
+const table = (position: 0 | 1 | 2, half: 0 | 1): number[] =>
+  position === 0 ? [...op.i32(TABLES_AT), ...op.load(16 * half)] : op.get(tableLocal(position, half));
 
 /**
  * How a table is looked up: `i8x16.swizzle`, or relaxed SIMD's `i8x16.relaxed_swizzle`, which
@@ -127,7 +129,7 @@ const halves = (): number[] => [
 ]; // prettier-ignore
 
 /** With the halves in LOW and HIGH: the vector's bucket bits at `position`. */
-const bitsAt = (position: number, swizzle: Swizzle): number[] => {
+const bitsAt = (position: 0 | 1 | 2, swizzle: Swizzle): number[] => {
   const lookUp = swizzle === 'relaxed' ? op.relaxedSwizzle : op.swizzle;
   return [
     ...table(position, 0), ...op.get(LOW), ...lookUp,
@@ -168,9 +170,9 @@ const firstOfEnds = (offset: number, swizzle: Swizzle): number[] => [
 const vectors = Array.from({ length: VECTORS_PER_RUN }, (_, vector) => vector);
 const findBody = (swizzle: Swizzle): number[] => [
   ...[1, V128_LOCALS, V128],
-  ...[1, 2].flatMap((position) => [
-    ...op.i32(TABLES_AT), ...op.load(32 * position), ...op.set(2 + 2 * (position - 1)),
-    ...op.i32(TABLES_AT), ...op.load(32 * position + 16), ...op.set(3 + 2 * (position - 1)),
+  ...([1, 2] as const).flatMap((position) => [
+    ...op.i32(TABLES_AT), ...op.load(32 * position), ...op.set(tableLocal(position, 0)),
+    ...op.i32(TABLES_AT), ...op.load(32 * position + 16), ...op.set(tableLocal(position, 1)),
   ]),
   ...op.splat16(0x0f), ...op.set(MASK),
   ...op.get(FROM), ...op.i32(16), ...op.i32Sub, ...op.load(0), ...halves(), ...bitsAt(1, swizzle), ...op.set(PREV1),
