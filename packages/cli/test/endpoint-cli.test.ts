@@ -140,4 +140,23 @@ describe('bastion secrets set', () => {
     expect(result.stdout + result.stderr).not.toContain('sk-x-canary');
     expect(existsSync(join(result.home, 'auth.json'))).toBe(false);
   });
+
+  it('a malformed provider id is a usage error (exit 2) before any key is read, and nothing is stored', async () => {
+    const result = await cli(['secrets', 'set', 'Open AI'], 'sk-x-canary\n');
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(
+      "bastion: not a provider id: Open AI (lower-case letters, digits, '.', '_' and '-')",
+    );
+    expect(result.stderr).not.toContain('input hidden');
+    expect(result.stdout + result.stderr).not.toContain('sk-x-canary');
+    expect(existsSync(join(result.home, 'auth.json'))).toBe(false);
+  });
+
+  it('a key with a space in it is a usage error (exit 2) that does not print the key, and nothing is stored', async () => {
+    const result = await cli(['secrets', 'set', 'openai'], 'sk-x canary\n');
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('that is not an API key: a key is printable characters without spaces');
+    expect(result.stdout + result.stderr).not.toContain('canary');
+    expect(existsSync(join(result.home, 'auth.json'))).toBe(false);
+  });
 });

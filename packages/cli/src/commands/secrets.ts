@@ -6,9 +6,11 @@
  */
 import {
   BYOK_PROVIDER_IDS,
+  providerIdSchema,
   SECRETS_MAX_KEY_CHARS,
   SECRETS_STORE_WAIT_MS,
   secretDeleteResponseSchema,
+  secretKeySchema,
   secretSetResponseSchema,
   type WireErrorCode,
 } from '@bastion/protocol';
@@ -65,11 +67,23 @@ export async function secretsCommand(argv: string[]): Promise<number> {
   const [action, provider, ...extra] = parsed.positionals;
   if ((action !== 'set' && action !== 'delete') || provider === undefined || extra.length > 0)
     throw new UsageError('secrets takes: set PROVIDER, or delete PROVIDER');
+  // Checked here as the running host and the agent check them, so a bad one is the same usage
+  // error whichever of them would have been asked, and a key is not asked for in vain.
+  if (!providerIdSchema.safeParse(provider).success) {
+    throw new UsageError(
+      `not a provider id: ${terminalLine(provider)} (lower-case letters, digits, '.', '_' and '-'); give one of ${[...BYOK_PROVIDER_IDS].join(', ')} or the id of an endpoint you added`,
+    );
+  }
   const userData = resolveUserDataPath(parsed.values.home);
   let request: SecretsRequest = { op: 'secrets.delete', provider };
   if (action === 'set') {
     const key = await readSecret(`API key for ${provider} (input hidden): `);
     if (key.length === 0) throw new UsageError('no key given');
+    if (!secretKeySchema.safeParse(key).success) {
+      throw new UsageError(
+        `that is not an API key: a key is printable characters without spaces, at most ${SECRETS_MAX_KEY_CHARS}; nothing was stored`,
+      );
+    }
     request = { op: 'secrets.set', provider, key };
   }
   const answer = await secretsCall(userData, request);

@@ -15,7 +15,7 @@ import {
   CONTROL_MAX_MESSAGE_CHARS,
   mcpListingSchema,
   mcpServerNameSchema,
-  SECRETS_MAX_KEY_CHARS,
+  secretKeySchema,
   WORKSPACE_MAX_PATH_CHARS,
   runIdSchema,
   sessionChangesResponseSchema,
@@ -31,10 +31,10 @@ export const controlRequestSchema = z.discriminatedUnion('op', [
   z.strictObject({ op: z.literal('open') }),
   z.strictObject({
     op: z.literal('secrets.set'),
-    provider: z.string().min(1).max(128),
-    key: z.string().min(1).max(SECRETS_MAX_KEY_CHARS),
+    provider: providerIdSchema,
+    key: secretKeySchema,
   }),
-  z.strictObject({ op: z.literal('secrets.delete'), provider: z.string().min(1).max(128) }),
+  z.strictObject({ op: z.literal('secrets.delete'), provider: providerIdSchema }),
   z.strictObject({
     op: z.literal('sessions'),
     /** Only the sessions that work in this folder; every session when absent. */

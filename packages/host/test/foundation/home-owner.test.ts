@@ -3,7 +3,7 @@
  * before it touches anything, is free again after stop, and the control socket is 0600 and
  * answers only well-formed, bounded requests.
  */
-import { statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { CLI_SESSIONS_LISTED, CONTROL_MAX_REQUEST_BYTES, type Session } from '@bastion/protocol';
@@ -89,6 +89,33 @@ describe('home lock and control socket (real host)', () => {
       ok: true,
       sessions: [],
     });
+  });
+
+  it('secrets.set and secrets.delete on the control socket: a malformed provider id or key is refused before the daemon, which stores nothing; a well-formed key goes through', async () => {
+    host = await startTempHost();
+    const path = join(host.root, 'home', 'host.sock');
+    const auth = join(host.root, 'home', 'auth.json');
+    const ask = async (request: object) =>
+      JSON.parse(await rawControl(path, `${JSON.stringify(request)}\n`)) as unknown;
+    const refused = [
+      ...['Open AI', '../openai', 'p'.repeat(65)].flatMap((provider) => [
+        { op: 'secrets.set', provider, key: 'sk-control-canary' },
+        { op: 'secrets.delete', provider },
+      ]),
+      { op: 'secrets.set', provider: 'openai', key: 'sk control canary' },
+      { op: 'secrets.set', provider: 'openai', key: 'sk-control-canary\n' },
+    ];
+    for (const request of refused) {
+      expect(await ask(request), JSON.stringify(request)).toMatchObject({ ok: false, code: 'CONTROL_BAD_REQUEST' });
+    }
+    expect(existsSync(auth)).toBe(false);
+    expect(host.records.filter((record) => record.event.startsWith('secrets.'))).toEqual([]);
+    expect(await ask({ op: 'secrets.set', provider: 'openai', key: 'sk-control-canary' })).toMatchObject({
+      ok: true,
+      status: 200,
+    });
+    expect(readFileSync(auth, 'utf8')).toContain('sk-control-canary');
+    expect(host.records.map((record) => record.event)).toContain('secrets.set');
   });
 
   it('models.default on the control socket: a malformed id is refused before the daemon, an unknown provider by it; the default stays', async () => {
