@@ -1,10 +1,11 @@
 /**
- * SEC-004 watchdog, the secret-egress guard: before a provider request leaves, its headers and
- * every body chunk are scanned for each credential Bastion holds — except the one that request
- * is authorized to carry — and for high-confidence secret formats (secret-scanner.ts). The host
- * learns the credentials by reading `<userData>/auth.json` itself, read-only, with the
- * private-file checks: it owns userData, so nobody new gets to read the file. The variables the
- * user gave MCP servers (`<userData>/host/mcp.json`) are held credentials too: no request carries one. Which entry a
+ * SEC-004 watchdog, the secret-egress guard: before a provider request leaves, its URL (as sent
+ * and with its %-escapes decoded), its headers' names and values and every body chunk are scanned
+ * for each credential Bastion holds — except the one that request is authorized to carry — and
+ * for high-confidence secret formats (secret-scanner.ts). The host learns the credentials by
+ * reading `<userData>/auth.json` itself, read-only, with the private-file checks: it owns
+ * userData, so nobody new gets to read the file. The variables the user gave MCP servers
+ * (`<userData>/host/mcp.json`) are held credentials too: no request carries one. Which entry a
  * request may carry follows from its grant: a built-in provider's own entry, the ChatGPT tokens
  * for the ChatGPT destinations, and for a custom endpoint the entries of the endpoints in
  * `endpoints.json` with that exact origin. An auth.json or mcp.json the host cannot read safely
@@ -152,6 +153,31 @@ function parseEndpoints(text: string | undefined): Map<string, string[]> {
 }
 
 export type EgressScan = { ok: true; pattern: SecretPattern } | { ok: false; code: 'EGRESS_GUARD_UNAVAILABLE' };
+
+/**
+ * The kind of the first secret in what a request sends before its body, or undefined: its URL as
+ * sent and with its %-escapes decoded (a URL can carry any byte so, and the server reads it
+ * decoded), then each header's name and value on their own (a secret cannot span two of them).
+ */
+export function secretInHead(
+  pattern: SecretPattern,
+  url: URL,
+  headers: readonly (readonly [string, string])[],
+): string | undefined {
+  // A canonical URL's serialisation is ASCII: each escape decodes to the one byte it names.
+  const decoded = url.href.replace(/%([0-9a-f]{2})/gi, (_escape, hex: string) =>
+    String.fromCharCode(parseInt(hex, 16)),
+  );
+  for (const text of [url.href, decoded]) {
+    const kind = pattern.findIn(Buffer.from(text, 'latin1'));
+    if (kind !== undefined) return kind;
+  }
+  for (const text of headers.flat()) {
+    const kind = pattern.findIn(Buffer.from(text, 'utf8'));
+    if (kind !== undefined) return kind;
+  }
+  return undefined;
+}
 
 export class EgressGuard {
   readonly #auth: StampedFile<Held>;

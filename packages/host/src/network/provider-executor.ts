@@ -7,10 +7,10 @@
  * chunk is re-checked against the current snapshot before it is written; revoking a grant aborts
  * the requests under it. Credentials pass through in flight only: they are never logged or stored.
  *
- * The secret-egress guard (egress-guard.ts) scans the headers before any connection and every
- * upload chunk before it is written; a hit ends the request with EGRESS_SECRET and its kind, and
- * nothing of the body from the secret on has left (the scan holds a chunk back until the chunks
- * after it have been scanned with its tail).
+ * The secret-egress guard (egress-guard.ts) scans the URL and the headers before any connection
+ * and every upload chunk before it is written; a hit ends the request with EGRESS_SECRET and its
+ * kind, and nothing of the body from the secret on has left (the scan holds a chunk back until the
+ * chunks after it have been scanned with its tail).
  *
  * Frames that break the protocol (an unknown id, a chunk after `request.end`, more bytes than the
  * credit) throw a ChannelError, which closes the channel and gets the sidecar restarted. Does not
@@ -48,7 +48,7 @@ import {
 import type { SidecarChannel } from '../supervisor/sidecar-supervisor.js';
 import type { NetworkAuthority } from './network-authority.js';
 import { authorizeRedirect, authorizeStart } from './request-policy.js';
-import type { EgressGuard } from './egress-guard.js';
+import { secretInHead, type EgressGuard } from './egress-guard.js';
 import type { SecretStream } from './secret-scanner.js';
 import type { SystemRoute } from './system-route.js';
 
@@ -229,14 +229,11 @@ export class ProviderExecutor {
         this.#refuse(frame.request_id, guard.code);
         return;
       }
-      // Each header value on its own: a secret cannot span two of them.
-      for (const [, value] of decision.headers) {
-        const kind = guard.pattern.findIn(Buffer.from(value, 'utf8'));
-        if (kind !== undefined) {
-          this.#log.warn('egress.blocked', { request_id: frame.request_id, grant_id: decision.grant.grant_id, kind });
-          this.#refuse(frame.request_id, 'EGRESS_SECRET', kind);
-          return;
-        }
+      const kind = secretInHead(guard.pattern, decision.url, decision.headers);
+      if (kind !== undefined) {
+        this.#log.warn('egress.blocked', { request_id: frame.request_id, grant_id: decision.grant.grant_id, kind });
+        this.#refuse(frame.request_id, 'EGRESS_SECRET', kind);
+        return;
       }
       scan = guard.pattern.stream();
     }

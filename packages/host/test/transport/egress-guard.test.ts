@@ -2,10 +2,11 @@
  * The secret-egress guard in the host's provider executor, through the daemon's real transport
  * fetch and a real loopback endpoint that records every byte it receives. A request carrying a
  * credential Bastion holds for another destination, the ChatGPT refresh token, a private-key
- * block or a cloud access key is refused with EGRESS_SECRET naming the kind; the endpoint never
- * receives the secret (not even its first half when it is split across body chunks), and nothing
- * of the blocked body is in any log record. The endpoint's own key passes, so the refusals are the
- * guard's.
+ * block or a cloud access key — in its body, a header's name or value, or its URL (percent-encoded
+ * too) — is refused with EGRESS_SECRET naming the kind; the endpoint never receives the secret
+ * (not even its first half when it is split across body chunks; a request whose URL or headers
+ * carry one never reaches it), and nothing of the blocked request is in any log record. The
+ * endpoint's own key passes, so the refusals are the guard's.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -78,6 +79,10 @@ function post(body: string, headers: Record<string, string> = {}) {
   });
 }
 
+/** Every byte of `text` as `%XX`, as a URL may carry any character. */
+const percentEncoded = (text: string) =>
+  [...Buffer.from(text)].map((byte) => `%${byte.toString(16).toUpperCase().padStart(2, '0')}`).join('');
+
 function expectNothingLogged(...values: string[]): void {
   const logged = JSON.stringify(pair.records);
   for (const value of [...values, BODY_CANARY]) expect(logged).not.toContain(value);
@@ -87,7 +92,7 @@ function blockedKind(): unknown {
   return pair.records.filter((entry) => entry.event === 'egress.blocked').at(-1)?.fields.kind;
 }
 
-describeAttack('secret-egress', 'egress guard: a request body carrying a secret never reaches the provider', () => {
+describeAttack('secret-egress', 'egress guard: a request carrying a secret never reaches the provider', () => {
   it('control: the endpoint’s own key in the header and an ordinary body pass', async () => {
     const response = await post(JSON.stringify({ messages: [{ role: 'user', content: BODY_CANARY }] }));
     expect(response.status).toBe(200);
@@ -227,6 +232,44 @@ describeAttack('secret-egress', 'egress guard: a request body carrying a secret 
     expect(await failureCode(post('{}', { 'x-extra': CHATGPT_ACCESS }))).toBe('EGRESS_SECRET');
     expect(server.hits).toBe(0);
     expectNothingLogged(CHATGPT_ACCESS);
+  });
+
+  it('another credential as a header’s name is refused before any connection: the endpoint is never reached', async () => {
+    expect(await failureCode(post('{}', { [`x-${ANTHROPIC_KEY}`]: '1' }))).toBe('EGRESS_SECRET');
+    expect(blockedKind()).toBe('credential:anthropic');
+    expect(server.hits).toBe(0);
+    expectNothingLogged(ANTHROPIC_KEY);
+  });
+
+  it('control: an ordinary query in the URL passes, and so does the endpoint’s own key there, percent-encoded too', async () => {
+    for (const query of ['api-version=2024-10-21&limit=20', `key=${OWN_KEY}`, `key=${percentEncoded(OWN_KEY)}`]) {
+      const response = await pair.transport.fetch(`${origin}/v1/models?${query}`);
+      expect(response.status).toBe(200);
+    }
+    expect(server.hits).toBe(3);
+  });
+
+  it.each([
+    ['in the query', (key: string) => `/v1/chat/completions?k=${key}`],
+    ['in the path', (key: string) => `/v1/${key}/completions`],
+    ['percent-encoded byte by byte in the query', (key: string) => `/v1/models?k=${percentEncoded(key)}`],
+  ])(
+    'another credential %s → EGRESS_SECRET before any connection: the endpoint is never reached, the key in no log',
+    async (_where, url) => {
+      const response = pair.transport.fetch(`${origin}${url(ANTHROPIC_KEY)}`, { method: 'POST', body: '{}' });
+      expect(await failureCode(response)).toBe('EGRESS_SECRET');
+      expect(blockedKind()).toBe('credential:anthropic');
+      expect(server.hits).toBe(0);
+      expectNothingLogged(ANTHROPIC_KEY, percentEncoded(ANTHROPIC_KEY));
+    },
+  );
+
+  it('a cloud access key in the URL → EGRESS_SECRET naming the kind; the endpoint is never reached', async () => {
+    const sample = FORMAT_SAMPLES.find(([kind]) => kind === 'aws-access-key-id')?.[1] as string;
+    expect(await failureCode(pair.transport.fetch(`${origin}/v1/models?q=${sample}`))).toBe('EGRESS_SECRET');
+    expect(blockedKind()).toBe('aws-access-key-id');
+    expect(server.hits).toBe(0);
+    expectNothingLogged(sample);
   });
 
   it('a key split across two body chunks is caught, and not even its first half reaches the endpoint', async () => {
