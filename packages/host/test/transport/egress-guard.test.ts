@@ -11,6 +11,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { CHANNEL_MAX_BODY_CHUNK_BYTES } from '@bastion/protocol';
 import { describeAttack } from '../../../../test/support/attack.js';
@@ -270,6 +271,19 @@ describeAttack('secret-egress', 'egress guard: a request carrying a secret never
     expect(blockedKind()).toBe('aws-access-key-id');
     expect(server.hits).toBe(0);
     expectNothingLogged(sample);
+  });
+
+  it('a body in a content-encoding (gzip, hiding a key from the scan) is refused before any connection: the endpoint is never reached', async () => {
+    const body = gzipSync(JSON.stringify({ content: `${BODY_CANARY} ${ANTHROPIC_KEY}` }));
+    expect(body.toString('latin1')).not.toContain(ANTHROPIC_KEY);
+    const response = pair.transport.fetch(`${origin}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+      body,
+    });
+    expect(await failureCode(response)).toBe('TRANSPORT_HEADER_FORBIDDEN');
+    expect(server.hits).toBe(0);
+    expectNothingLogged(ANTHROPIC_KEY);
   });
 
   it('a key split across two body chunks is caught, and not even its first half reaches the endpoint', async () => {
