@@ -3,26 +3,34 @@
  * and with its %-escapes decoded), its headers' names and values and every body chunk are scanned
  * for each credential Bastion holds — except the one that request is authorized to carry — and
  * for high-confidence secret formats (secret-scanner.ts). The host learns the credentials by
- * reading `<userData>/auth.json` itself, read-only, with the private-file checks: it owns
- * userData, so nobody new gets to read the file. The variables the user gave MCP servers
- * (`<userData>/host/mcp.json`) are held credentials too: no request carries one. Which entry a
- * request may carry follows from its grant: a built-in provider's own entry, the ChatGPT tokens
- * for the ChatGPT destinations, and for a custom endpoint the entries of the endpoints in
- * `endpoints.json` with that exact origin. An auth.json or mcp.json the host cannot read safely
- * blocks every request (EGRESS_GUARD_UNAVAILABLE): the guard does not guess. Each held value is
+ * reading `<userData>/auth.json` itself, read-only, with the private-file checks, first before the
+ * sidecar starts. The sidecar writes that file (it owns the credentials), so the host remembers,
+ * in memory for its run, every value the file has held under the entry it first held it: a value
+ * the sidecar drops from the file or moves under another entry is still held, as what it was. The
+ * variables the user gave MCP servers (`<userData>/host/mcp.json`, the host's own) are held
+ * credentials too: no request carries one. Which entry a request may carry follows from its grant:
+ * a built-in provider's own entry, the ChatGPT tokens for the ChatGPT destinations, and for a
+ * custom endpoint the entries of the endpoints in `endpoints.json` with that exact origin — the
+ * sidecar's file too, so never a built-in provider's entry. An auth.json or mcp.json the host
+ * cannot read safely blocks every request (EGRESS_GUARD_UNAVAILABLE): the guard does not guess.
+ * Each held value is
  * looked for in the forms held-value-forms.ts names (as written, JSON-escaped, and the runs any
  * base64 or base64url text holding it contains), so a credential encoded into an attachment or a
  * Basic authorization header is found too; the request's own credential is allowed in those forms
  * as well.
  *
  * What it does not catch: see secret-scanner.ts (other encodings: hex, `\u` escapes, a value
- * split by other text); and a credential Bastion does not hold, in a format not listed — the
- * transport still cannot judge what ordinary text in a request means.
+ * split by other text); a credential Bastion does not hold, in a format not listed — the
+ * transport still cannot judge what ordinary text in a request means; a value the sidecar put in
+ * auth.json before the host first read it (under an entry of its choosing); one custom endpoint's
+ * key sent to another granted custom endpoint's origin that the sidecar names it for in
+ * endpoints.json.
  */
 import { join } from 'node:path';
 import { z } from 'zod';
 import {
   EGRESS_MAX_CACHED_PATTERNS,
+  EGRESS_MAX_HELD_VALUES,
   heldValueForms,
   SECRETS_MAX_FILE_BYTES,
   TRANSPORT_MAX_ERROR_KIND_CHARS,
@@ -43,6 +51,9 @@ const BUILTIN_CREDENTIAL_OF: Readonly<Record<string, string>> = {
   'chatgpt-responses': 'chatgpt',
 };
 
+/** The auth.json entries only the built-in grants carry. */
+const BUILTIN_ENTRIES = new Set(Object.values(BUILTIN_CREDENTIAL_OF));
+
 /** Only the secret fields are read; the daemon's own schema stays the authority on the rest. */
 const authFileSchema = z.object({
   entries: z.record(
@@ -58,11 +69,11 @@ const endpointsFileSchema = z.object({
   endpoints: z.array(z.object({ id: z.string(), base_url: z.string() })),
 });
 
-interface Held {
-  /** Every credential, in each of its forms, each under its kind. */
-  secrets: HeldSecret[];
-  /** The values of each auth.json entry, in each of their forms, by entry id. */
-  byEntry: Map<string, string[]>;
+/** A credential value in auth.json, and the entry and field it is under (`key`, `access`, `refresh`). */
+interface AuthValue {
+  entry: string;
+  field: 'key' | 'access' | 'refresh';
+  value: string;
 }
 
 /** What the guard needs to know of a file; re-read only when its stamp changes. */
@@ -85,27 +96,16 @@ class StampedFile<T> {
   }
 }
 
-function parseAuth(text: string | undefined): Held {
-  const held: Held = { secrets: [], byEntry: new Map() };
-  if (text === undefined) return held;
+function parseAuth(text: string | undefined): AuthValue[] {
+  if (text === undefined) return [];
   const parsed = authFileSchema.safeParse(JSON.parse(text));
   if (!parsed.success) throw new HostError('EGRESS_GUARD_UNAVAILABLE', 'auth.json does not match its schema');
-  for (const [id, entry] of Object.entries(parsed.data.entries)) {
-    const values: string[] = [];
-    for (const [field, value] of [
-      ['key', entry.key],
-      ['access', entry.access],
-      ['refresh', entry.refresh],
-    ] as const) {
-      if (value === undefined) continue;
-      const forms = heldValueForms(value);
-      values.push(...forms);
-      const kind = field === 'key' ? `credential:${id}` : `credential:${id}-${field}`;
-      for (const form of forms) held.secrets.push({ kind, value: form });
-    }
-    held.byEntry.set(id, values);
-  }
-  return held;
+  return Object.entries(parsed.data.entries).flatMap(([entry, fields]) =>
+    (['key', 'access', 'refresh'] as const).flatMap((field) => {
+      const value = fields[field];
+      return value === undefined ? [] : [{ entry, field, value }];
+    }),
+  );
 }
 
 /**
@@ -180,30 +180,42 @@ export function secretInHead(
 }
 
 export class EgressGuard {
-  readonly #auth: StampedFile<Held>;
+  readonly #auth: StampedFile<AuthValue[]>;
   readonly #endpoints: StampedFile<Map<string, string[]>>;
   readonly #mcp: StampedFile<HeldSecret[]>;
+  /**
+   * Every credential value auth.json has held in this host run, by the entry and field it was
+   * first seen under. Memory only, and never forgotten: the sidecar writes auth.json, so a value it
+   * drops from the file or moves under another entry is still held, as what it first was.
+   */
+  readonly #held = new Map<string, Omit<AuthValue, 'value'>>();
   readonly #patterns = new Map<string, SecretPattern>();
   #patternsStamp: string | undefined;
 
+  /** Reads auth.json at once, before the sidecar starts, so its values are held as the user left them. */
   constructor(options: { userData: string }) {
     this.#auth = new StampedFile(join(options.userData, 'auth.json'), parseAuth);
     this.#endpoints = new StampedFile(join(options.userData, 'endpoints.json'), parseEndpoints);
     this.#mcp = new StampedFile(join(hostOnlyDir(options.userData), MCP_FILE_NAME), parseMcpEnv);
+    try {
+      this.#learn(this.#auth.read().value);
+    } catch {
+      // An auth.json that cannot be read safely fails each request instead (scanFor).
+    }
   }
 
   /** The scan for one request under `grant`: every held credential but the grant's own, and every format. */
   scanFor(grant: Grant): EgressScan {
-    let auth: { stamp: FileStamp | undefined; value: Held };
     let mcp: { stamp: FileStamp | undefined; value: HeldSecret[] };
     try {
-      auth = this.#auth.read();
+      this.#learn(this.#auth.read().value);
       mcp = this.#mcp.read();
     } catch {
       return { ok: false, code: 'EGRESS_GUARD_UNAVAILABLE' };
     }
     const entries = this.#entriesOf(grant);
-    const stamp = `${auth.stamp ?? ''}|${mcp.stamp ?? ''}`;
+    // The held values only grow, so their count names the set.
+    const stamp = `${this.#held.size}|${mcp.stamp ?? ''}`;
     if (stamp !== this.#patternsStamp) {
       this.#patterns.clear();
       this.#patternsStamp = stamp;
@@ -211,12 +223,30 @@ export class EgressGuard {
     const key = entries.join('\n');
     let pattern = this.#patterns.get(key);
     if (!pattern) {
-      const allowed = entries.flatMap((entry) => auth.value.byEntry.get(entry) ?? []);
-      pattern = new SecretPattern([...auth.value.secrets, ...mcp.value], allowed);
+      const secrets: HeldSecret[] = [];
+      const allowed: string[] = [];
+      for (const [value, { entry, field }] of this.#held) {
+        const forms = heldValueForms(value);
+        const kind = field === 'key' ? `credential:${entry}` : `credential:${entry}-${field}`;
+        for (const form of forms) secrets.push({ kind, value: form });
+        if (entries.includes(entry)) allowed.push(...forms);
+      }
+      pattern = new SecretPattern([...secrets, ...mcp.value], allowed);
       if (this.#patterns.size >= EGRESS_MAX_CACHED_PATTERNS) this.#patterns.clear();
       this.#patterns.set(key, pattern);
     }
     return { ok: true, pattern };
+  }
+
+  /** Hold every value of `values` not held yet, under its entry; throws past EGRESS_MAX_HELD_VALUES. */
+  #learn(values: readonly AuthValue[]): void {
+    for (const { entry, field, value } of values) {
+      if (this.#held.has(value)) continue;
+      if (this.#held.size >= EGRESS_MAX_HELD_VALUES) {
+        throw new HostError('EGRESS_GUARD_UNAVAILABLE', `auth.json has held over ${EGRESS_MAX_HELD_VALUES} values`);
+      }
+      this.#held.set(value, { entry, field });
+    }
   }
 
   #entriesOf(grant: Grant): string[] {
@@ -226,7 +256,9 @@ export class EgressGuard {
       return entry === undefined ? [] : [entry];
     }
     try {
-      return this.#endpoints.read().value.get(grant.origin) ?? [];
+      // endpoints.json is the sidecar's: it may name a custom origin's entries, never a built-in provider's.
+      const named = this.#endpoints.read().value.get(grant.origin) ?? [];
+      return named.filter((entry) => !BUILTIN_ENTRIES.has(entry));
     } catch {
       // An unreadable endpoints.json authorizes no credential: every held one is scanned for.
       return [];
