@@ -812,11 +812,6 @@ export const SYSTEM_OPENER_VERDICT_MS = 3_000;
 export const EGRESS_MIN_SECRET_CHARS = 8;
 /** Compiled scans kept (one per set of credentials a request may carry); the oldest is dropped beyond this. */
 export const EGRESS_MAX_CACHED_PATTERNS = 16;
-/**
- * Credential values the guard remembers in one host run (it never forgets one the sidecar rewrites
- * auth.json without); past this every request is refused, EGRESS_GUARD_UNAVAILABLE.
- */
-export const EGRESS_MAX_HELD_VALUES = 256;
 
 /** `bastion doctor`'s `PRAGMA quick_check(N)` on sessions.db stops after this many problems. */
 export const STORE_CHECK_MAX_PROBLEMS = 20;

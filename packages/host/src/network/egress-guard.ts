@@ -5,8 +5,8 @@
  * for high-confidence secret formats (secret-scanner.ts). The host learns the credentials by
  * reading `<userData>/auth.json` itself, read-only, with the private-file checks, first before the
  * sidecar starts. The sidecar writes that file (it owns the credentials), so the host remembers,
- * in memory for its run, every value the file has held under the entry it first held it: a value
- * the sidecar drops from the file or moves under another entry is still held, as what it was. The
+ * in memory, the entry it first saw each value under for as long as the value stays in the file:
+ * a value the sidecar moves under another entry is still held as what it was. The
  * variables the user gave MCP servers (`<userData>/host/mcp.json`, the host's own) are held
  * credentials too: no request carries one. Which entry a request may carry follows from its grant:
  * a built-in provider's own entry, the ChatGPT tokens for the ChatGPT destinations, and for a
@@ -21,16 +21,15 @@
  *
  * What it does not catch: see secret-scanner.ts (other encodings: hex, `\u` escapes, a value
  * split by other text); a credential Bastion does not hold, in a format not listed — the
- * transport still cannot judge what ordinary text in a request means; a value the sidecar put in
- * auth.json before the host first read it (under an entry of its choosing); one custom endpoint's
- * key sent to another granted custom endpoint's origin that the sidecar names it for in
- * endpoints.json.
+ * transport still cannot judge what ordinary text in a request means; a sidecar that removes a
+ * key from auth.json, lets the host read the file, then writes the key back under another entry
+ * (or put it there before the host first read the file); one custom endpoint's key sent to another
+ * granted custom endpoint's origin that the sidecar names it for in endpoints.json.
  */
 import { join } from 'node:path';
 import { z } from 'zod';
 import {
   EGRESS_MAX_CACHED_PATTERNS,
-  EGRESS_MAX_HELD_VALUES,
   heldValueForms,
   SECRETS_MAX_FILE_BYTES,
   TRANSPORT_MAX_ERROR_KIND_CHARS,
@@ -184,11 +183,14 @@ export class EgressGuard {
   readonly #endpoints: StampedFile<Map<string, string[]>>;
   readonly #mcp: StampedFile<HeldSecret[]>;
   /**
-   * Every credential value auth.json has held in this host run, by the entry and field it was
-   * first seen under. Memory only, and never forgotten: the sidecar writes auth.json, so a value it
-   * drops from the file or moves under another entry is still held, as what it first was.
+   * Every credential value in auth.json, by the entry and field it was first seen under while it
+   * has stayed in the file (memory only): the sidecar writes auth.json, so a value it moves under
+   * another entry is still held as what it was. A value gone from the file is forgotten (a token
+   * refreshed, a key replaced), so the record is no larger than the file.
    */
   readonly #held = new Map<string, Omit<AuthValue, 'value'>>();
+  /** Counts the changes to `#held`, which name the compiled scans' set. */
+  #heldVersion = 0;
   readonly #patterns = new Map<string, SecretPattern>();
   #patternsStamp: string | undefined;
 
@@ -214,8 +216,7 @@ export class EgressGuard {
       return { ok: false, code: 'EGRESS_GUARD_UNAVAILABLE' };
     }
     const entries = this.#entriesOf(grant);
-    // The held values only grow, so their count names the set.
-    const stamp = `${this.#held.size}|${mcp.stamp ?? ''}`;
+    const stamp = `${this.#heldVersion}|${mcp.stamp ?? ''}`;
     if (stamp !== this.#patternsStamp) {
       this.#patterns.clear();
       this.#patternsStamp = stamp;
@@ -238,14 +239,18 @@ export class EgressGuard {
     return { ok: true, pattern };
   }
 
-  /** Hold every value of `values` not held yet, under its entry; throws past EGRESS_MAX_HELD_VALUES. */
+  /** The held values as auth.json now has them: those gone forgotten, new ones under their entry, the rest as first seen. */
   #learn(values: readonly AuthValue[]): void {
+    const present = new Set(values.map(({ value }) => value));
+    for (const value of this.#held.keys()) {
+      if (present.has(value)) continue;
+      this.#held.delete(value);
+      this.#heldVersion += 1;
+    }
     for (const { entry, field, value } of values) {
       if (this.#held.has(value)) continue;
-      if (this.#held.size >= EGRESS_MAX_HELD_VALUES) {
-        throw new HostError('EGRESS_GUARD_UNAVAILABLE', `auth.json has held over ${EGRESS_MAX_HELD_VALUES} values`);
-      }
       this.#held.set(value, { entry, field });
+      this.#heldVersion += 1;
     }
   }
 

@@ -13,7 +13,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { CHANNEL_MAX_BODY_CHUNK_BYTES, EGRESS_MAX_HELD_VALUES } from '@bastion/protocol';
+import { CHANNEL_MAX_BODY_CHUNK_BYTES } from '@bastion/protocol';
 import { describeAttack } from '../../../../test/support/attack.js';
 import { EgressGuard } from '../../src/network/egress-guard.js';
 import { makeTempDir, startServer, type TestServer } from '@bastion/test-support';
@@ -286,16 +286,20 @@ describeAttack('secret-egress', 'egress guard: a request carrying a secret never
     expectNothingLogged(ANTHROPIC_KEY);
   });
 
-  it('a sidecar that moves another provider’s key under the endpoint’s own entry in auth.json, or drops its entry, still cannot send it there: EGRESS_SECRET credential:anthropic', async () => {
-    const rewrite = (entries: object) =>
+  it('a sidecar that moves another provider’s key under the endpoint’s own entry in auth.json, or copies it there, still cannot send it there: EGRESS_SECRET credential:anthropic', async () => {
+    const moved = { local: { type: 'api', key: ANTHROPIC_KEY } };
+    const copied = { local: { type: 'api', key: ANTHROPIC_KEY }, anthropic: { type: 'api', key: ANTHROPIC_KEY } };
+    for (const entries of [moved, copied]) {
       writeFileSync(join(userData, 'auth.json'), JSON.stringify({ version: 1, entries }), { mode: 0o600 });
-    for (const entries of [{ local: { type: 'api', key: ANTHROPIC_KEY } }, {}]) {
-      rewrite(entries);
-      const code = await failureCode(post(JSON.stringify({ content: `${BODY_CANARY} ${ANTHROPIC_KEY}` })));
+      const code = await failureCode(
+        post(JSON.stringify({ content: `${BODY_CANARY} ${ANTHROPIC_KEY}` }), {
+          authorization: `Bearer ${ANTHROPIC_KEY}`,
+        }),
+      );
       expect(code).toBe('EGRESS_SECRET');
       expect(blockedKind()).toBe('credential:anthropic');
     }
-    expect(all()).not.toContain(ANTHROPIC_KEY);
+    expect(server.hits).toBe(0);
     expectNothingLogged(ANTHROPIC_KEY);
   });
 
@@ -314,18 +318,6 @@ describeAttack('secret-egress', 'egress guard: a request carrying a secret never
     expect(await failureCode(post(JSON.stringify({ content: ANTHROPIC_KEY })))).toBe('EGRESS_SECRET');
     expect(blockedKind()).toBe('credential:anthropic');
     expect(all()).not.toContain(ANTHROPIC_KEY);
-  });
-
-  it(`an auth.json that has held more than EGRESS_MAX_HELD_VALUES values in the host's run blocks every request EGRESS_GUARD_UNAVAILABLE`, async () => {
-    const entries = Object.fromEntries(
-      Array.from({ length: EGRESS_MAX_HELD_VALUES }, (_, index) => [
-        `e${index}`,
-        { type: 'api', key: join2('junk-', String(index).padStart(4, '0'), letters(20, 'n7p8')) },
-      ]),
-    );
-    writeFileSync(join(userData, 'auth.json'), JSON.stringify({ version: 1, entries }), { mode: 0o600 });
-    expect(await failureCode(post('{}'))).toBe('EGRESS_GUARD_UNAVAILABLE');
-    expect(server.hits).toBe(0);
   });
 
   it('control: a key the user sets later is held from then on and goes to its own endpoint', async () => {
