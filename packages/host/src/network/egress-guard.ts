@@ -6,18 +6,17 @@
  * reading `<userData>/auth.json` itself, read-only, with the private-file checks, first before the
  * sidecar starts. The sidecar writes that file (it owns the credentials), so the host remembers,
  * in memory, the entry it first saw each value under for as long as the value stays in the file:
- * a value the sidecar moves under another entry is still held as what it was. The
- * variables the user gave MCP servers (`<userData>/host/mcp.json`, the host's own) are held
- * credentials too: no request carries one. Which entry a request may carry follows from its grant:
- * a built-in provider's own entry, the ChatGPT tokens for the ChatGPT destinations, and for a
- * custom endpoint the entries of the endpoints in `endpoints.json` with that exact origin — the
- * sidecar's file too, so never a built-in provider's entry. An auth.json or mcp.json the host
- * cannot read safely blocks every request (EGRESS_GUARD_UNAVAILABLE): the guard does not guess.
- * Each held value is
- * looked for in the forms held-value-forms.ts names (as written, JSON-escaped, and the runs any
- * base64 or base64url text holding it contains), so a credential encoded into an attachment or a
- * Basic authorization header is found too; the request's own credential is allowed in those forms
- * as well.
+ * a value the sidecar moves under another entry is still held as what it was. The variables the
+ * user gave MCP servers (`<userData>/host/mcp.json`, the host's own) are held credentials too: no
+ * request carries one. What a request may carry follows from its grant: a built-in provider's own
+ * entry, the ChatGPT refresh token to its token endpoint and the access token to its Responses
+ * endpoint, and to a custom endpoint the entries of the endpoints in `endpoints.json` with that
+ * exact origin — the sidecar's file too, so never a built-in provider's entry. An auth.json or
+ * mcp.json the host cannot read safely blocks every request (EGRESS_GUARD_UNAVAILABLE): the guard
+ * does not guess. Each held value is looked for in the forms held-value-forms.ts names (as
+ * written, JSON-escaped, and the runs any base64 or base64url text holding it contains), so a
+ * credential encoded into an attachment or a Basic authorization header is found too; the
+ * request's own credential is allowed in those forms as well.
  *
  * What it does not catch: see secret-scanner.ts (other encodings: hex, `\u` escapes, a value
  * split by other text); a credential Bastion does not hold, in a format not listed — the
@@ -41,17 +40,27 @@ import { hostOnlyDir } from '../user-data.js';
 import { readPrivateFile, type FileStamp } from '../private-file.js';
 import { SecretPattern, type HeldSecret } from './secret-scanner.js';
 
-/** The built-in grants and the auth.json entry each may carry. */
-const BUILTIN_CREDENTIAL_OF: Readonly<Record<string, string>> = {
-  openai: 'openai',
-  anthropic: 'anthropic',
-  openrouter: 'openrouter',
-  'chatgpt-auth': 'chatgpt',
-  'chatgpt-responses': 'chatgpt',
+/** What a request may carry: an auth.json entry's values, or only those of some of its fields. */
+interface Carried {
+  entry: string;
+  fields?: readonly AuthValue['field'][];
+}
+
+/** The built-in grants and what each may carry. */
+const BUILTIN_CREDENTIAL_OF: Readonly<Record<string, Carried>> = {
+  openai: { entry: 'openai' },
+  anthropic: { entry: 'anthropic' },
+  openrouter: { entry: 'openrouter' },
+  // The refresh token goes to the token endpoint only, the access token to the Responses endpoint only.
+  'chatgpt-auth': { entry: 'chatgpt', fields: ['refresh'] },
+  'chatgpt-responses': { entry: 'chatgpt', fields: ['access'] },
 };
 
 /** The auth.json entries only the built-in grants carry. */
-const BUILTIN_ENTRIES = new Set(Object.values(BUILTIN_CREDENTIAL_OF));
+const BUILTIN_ENTRIES = new Set(Object.values(BUILTIN_CREDENTIAL_OF).map(({ entry }) => entry));
+
+const carries = (carried: readonly Carried[], { entry, field }: Omit<AuthValue, 'value'>): boolean =>
+  carried.some((allowed) => allowed.entry === entry && (allowed.fields?.includes(field) ?? true));
 
 /** Only the secret fields are read; the daemon's own schema stays the authority on the rest. */
 const authFileSchema = z.object({
@@ -215,22 +224,22 @@ export class EgressGuard {
     } catch {
       return { ok: false, code: 'EGRESS_GUARD_UNAVAILABLE' };
     }
-    const entries = this.#entriesOf(grant);
+    const carried = this.#carriedUnder(grant);
     const stamp = `${this.#heldVersion}|${mcp.stamp ?? ''}`;
     if (stamp !== this.#patternsStamp) {
       this.#patterns.clear();
       this.#patternsStamp = stamp;
     }
-    const key = entries.join('\n');
+    const key = JSON.stringify(carried);
     let pattern = this.#patterns.get(key);
     if (!pattern) {
       const secrets: HeldSecret[] = [];
       const allowed: string[] = [];
-      for (const [value, { entry, field }] of this.#held) {
+      for (const [value, owner] of this.#held) {
         const forms = heldValueForms(value);
-        const kind = field === 'key' ? `credential:${entry}` : `credential:${entry}-${field}`;
+        const kind = owner.field === 'key' ? `credential:${owner.entry}` : `credential:${owner.entry}-${owner.field}`;
         for (const form of forms) secrets.push({ kind, value: form });
-        if (entries.includes(entry)) allowed.push(...forms);
+        if (carries(carried, owner)) allowed.push(...forms);
       }
       pattern = new SecretPattern([...secrets, ...mcp.value], allowed);
       if (this.#patterns.size >= EGRESS_MAX_CACHED_PATTERNS) this.#patterns.clear();
@@ -254,16 +263,16 @@ export class EgressGuard {
     }
   }
 
-  #entriesOf(grant: Grant): string[] {
+  #carriedUnder(grant: Grant): Carried[] {
     if (grant.op !== 'provider') return [];
     if (grant.kind === 'builtin') {
-      const entry = BUILTIN_CREDENTIAL_OF[grant.grant_id];
-      return entry === undefined ? [] : [entry];
+      const carried = BUILTIN_CREDENTIAL_OF[grant.grant_id];
+      return carried === undefined ? [] : [carried];
     }
     try {
       // endpoints.json is the sidecar's: it may name a custom origin's entries, never a built-in provider's.
       const named = this.#endpoints.read().value.get(grant.origin) ?? [];
-      return named.filter((entry) => !BUILTIN_ENTRIES.has(entry));
+      return named.filter((entry) => !BUILTIN_ENTRIES.has(entry)).map((entry) => ({ entry }));
     } catch {
       // An unreadable endpoints.json authorizes no credential: every held one is scanned for.
       return [];

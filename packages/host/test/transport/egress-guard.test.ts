@@ -320,6 +320,21 @@ describeAttack('secret-egress', 'egress guard: a request carrying a secret never
     expect(all()).not.toContain(ANTHROPIC_KEY);
   });
 
+  it('the ChatGPT refresh token goes only to the token endpoint and the access token only to the Responses endpoint', () => {
+    const guard = new EgressGuard({ userData });
+    const under = (grant_id: string, origin: string) => {
+      const scan = guard.scanFor({ grant_id, origin, op: 'provider', kind: 'builtin' });
+      if (!scan.ok) throw new Error(scan.code);
+      return (text: string) => scan.pattern.findIn(Buffer.from(text));
+    };
+    const responses = under('chatgpt-responses', 'https://chatgpt.com');
+    const token = under('chatgpt-auth', 'https://auth.openai.com');
+    expect(responses(`Bearer ${CHATGPT_ACCESS}`)).toBeUndefined();
+    expect(responses(`{"refresh_token":"${CHATGPT_REFRESH}"}`)).toBe('credential:chatgpt-refresh');
+    expect(token(`grant_type=refresh_token&refresh_token=${CHATGPT_REFRESH}`)).toBeUndefined();
+    expect(token(`Bearer ${CHATGPT_ACCESS}`)).toBe('credential:chatgpt-access');
+  });
+
   it('control: a key the user sets later is held from then on and goes to its own endpoint', async () => {
     const rotated = join2('own-', 'rotated-', letters(32, 'k5m6'));
     writeFileSync(
