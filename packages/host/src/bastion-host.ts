@@ -332,7 +332,8 @@ async function composeHost(
   const route = createSystemRoute();
   resources.defer(() => route.close());
   // Every provider request is scanned for the credentials in auth.json (but its own) and secret formats.
-  const egress = new EgressGuard({ userData });
+  const egress = new EgressGuard({ userData, log });
+  resources.defer(() => egress.close());
   attachProviderTransport({ supervisor, authority: network, route, log, egress });
   for (const url of options.allowEndpoints ?? []) {
     const granted = await network.requestCustomGrant(url, confirmer);

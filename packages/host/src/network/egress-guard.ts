@@ -4,19 +4,19 @@
  * for each credential Bastion holds — except the one that request is authorized to carry — and
  * for high-confidence secret formats (secret-scanner.ts). The host learns the credentials by
  * reading `<userData>/auth.json` itself, read-only, with the private-file checks, first before the
- * sidecar starts. The sidecar writes that file (it owns the credentials), so the host remembers,
- * in memory, the entry it first saw each value under for as long as the value stays in the file:
- * a value the sidecar moves under another entry is still held as what it was. The variables the
- * user gave MCP servers (`<userData>/host/mcp.json`, the host's own) are held credentials too: no
- * request carries one. What a request may carry follows from its grant: a built-in provider's own
- * entry, the ChatGPT refresh token to its token endpoint and the access token to its Responses
- * endpoint, and to a custom endpoint the entries of the endpoints in `endpoints.json` with that
- * exact origin — the sidecar's file too, so never a built-in provider's entry. An auth.json or
- * mcp.json the host cannot read safely blocks every request (EGRESS_GUARD_UNAVAILABLE): the guard
- * does not guess. Each held value is looked for in the forms held-value-forms.ts names (as
- * written, JSON-escaped, and the runs any base64 or base64url text holding it contains), so a
- * credential encoded into an attachment or a Basic authorization header is found too; the
- * request's own credential is allowed in those forms as well.
+ * sidecar starts and then as it changes. The sidecar writes that file (it owns the credentials), so
+ * the host remembers, in memory, the entry it first saw each value under for as long as the value
+ * stays in the file: a value the sidecar moves under another entry is still held as what it was.
+ * The variables the user gave MCP servers (`<userData>/host/mcp.json`, the host's own) are held
+ * credentials too: no request carries one. What a request may carry follows from its grant: a
+ * built-in provider's own entry, the ChatGPT refresh token to its token endpoint and the access
+ * token to its Responses endpoint, and to a custom endpoint the entries of the endpoints in
+ * `endpoints.json` with that exact origin — the sidecar's file too, so never a built-in
+ * provider's entry. An auth.json or mcp.json the host cannot read safely blocks every request
+ * (EGRESS_GUARD_UNAVAILABLE): the guard does not guess. Each held value is looked for in the forms
+ * held-value-forms.ts names (as written, JSON-escaped, and the runs any base64 or base64url text
+ * holding it contains), so a credential encoded into an attachment or a Basic authorization header
+ * is found too; the request's own credential is allowed in those forms as well.
  *
  * What it does not catch: see secret-scanner.ts (other encodings: hex, `\u` escapes, a value
  * split by other text); a credential Bastion does not hold, in a format not listed — the
@@ -25,6 +25,7 @@
  * (or put it there before the host first read the file); one custom endpoint's key sent to another
  * granted custom endpoint's origin that the sidecar names it for in endpoints.json.
  */
+import { watch, type FSWatcher } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import {
@@ -33,6 +34,7 @@ import {
   SECRETS_MAX_FILE_BYTES,
   TRANSPORT_MAX_ERROR_KIND_CHARS,
   type Grant,
+  type Logger,
 } from '@bastion/protocol';
 import { HostError } from '../errors.js';
 import { MCP_FILE_NAME } from '../mcp/mcp-config-store.js';
@@ -203,16 +205,33 @@ export class EgressGuard {
   readonly #patterns = new Map<string, SecretPattern>();
   #patternsStamp: string | undefined;
 
-  /** Reads auth.json at once, before the sidecar starts, so its values are held as the user left them. */
-  constructor(options: { userData: string }) {
+  readonly #log: Logger | undefined;
+  readonly #watcher: FSWatcher | undefined;
+
+  /**
+   * Reads auth.json at once, before the sidecar starts, so its values are held as the user left
+   * them, and again each time it changes: a key the user moves from one provider to another is
+   * seen gone before it is seen under the other, and so is held as the other's from then on.
+   */
+  constructor(options: { userData: string; log?: Logger }) {
     this.#auth = new StampedFile(join(options.userData, 'auth.json'), parseAuth);
     this.#endpoints = new StampedFile(join(options.userData, 'endpoints.json'), parseEndpoints);
     this.#mcp = new StampedFile(join(hostOnlyDir(options.userData), MCP_FILE_NAME), parseMcpEnv);
+    this.#log = options.log;
+    this.#refresh();
     try {
-      this.#learn(this.#auth.read().value);
+      this.#watcher = watch(options.userData, (_event, name) => {
+        if (name === 'auth.json') this.#refresh();
+      });
+      // A watch that fails later leaves the reads each request makes.
+      this.#watcher.on('error', () => undefined).unref();
     } catch {
-      // An auth.json that cannot be read safely fails each request instead (scanFor).
+      // Without a watch, auth.json is read at each request only.
     }
+  }
+
+  close(): void {
+    this.#watcher?.close();
   }
 
   /** The scan for one request under `grant`: every held credential but the grant's own, and every format. */
@@ -250,6 +269,7 @@ export class EgressGuard {
 
   /** The held values as auth.json now has them: those gone forgotten, new ones under their entry, the rest as first seen. */
   #learn(values: readonly AuthValue[]): void {
+    const version = this.#heldVersion;
     const present = new Set(values.map(({ value }) => value));
     for (const value of this.#held.keys()) {
       if (present.has(value)) continue;
@@ -260,6 +280,16 @@ export class EgressGuard {
       if (this.#held.has(value)) continue;
       this.#held.set(value, { entry, field });
       this.#heldVersion += 1;
+    }
+    if (this.#heldVersion !== version) this.#log?.info('egress.held', { count: this.#held.size });
+  }
+
+  /** #learn from auth.json as it is now; one that cannot be read safely fails each request instead (scanFor). */
+  #refresh(): void {
+    try {
+      this.#learn(this.#auth.read().value);
+    } catch {
+      // scanFor reads it again and refuses the request.
     }
   }
 

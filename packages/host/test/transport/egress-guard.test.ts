@@ -12,8 +12,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { afterEach, beforeEach, expect, it } from 'vitest';
-import { CHANNEL_MAX_BODY_CHUNK_BYTES } from '@bastion/protocol';
+import { afterEach, beforeEach, expect, it, vi } from 'vitest';
+import { CHANNEL_MAX_BODY_CHUNK_BYTES, createLogger, type LogRecord } from '@bastion/protocol';
 import { describeAttack } from '../../../../test/support/attack.js';
 import { EgressGuard } from '../../src/network/egress-guard.js';
 import { makeTempDir, startServer, type TestServer } from '@bastion/test-support';
@@ -32,6 +32,9 @@ let received: Buffer[];
 let pair: FetchPair;
 let origin: string;
 let userData: string;
+let guard: EgressGuard;
+/** What the guard logged (`egress.held` each time its record of auth.json changed). */
+let guardRecords: LogRecord[];
 
 function record(req: IncomingMessage, res: ServerResponse): void {
   req.on('data', (chunk: Buffer) => received.push(chunk));
@@ -60,13 +63,16 @@ beforeEach(async () => {
     JSON.stringify({ version: 1, endpoints: [{ id: 'local', base_url: `${origin}/v1` }] }),
     { mode: 0o600 },
   );
-  pair = startFetchPair({ egress: new EgressGuard({ userData }) });
+  guardRecords = [];
+  guard = new EgressGuard({ userData, log: createLogger('host', (record) => guardRecords.push(record)) });
+  pair = startFetchPair({ egress: guard });
   await pair.grant(origin);
   await pair.synced();
 });
 
 afterEach(async () => {
   pair.close();
+  guard.close();
   await server.close();
 });
 
@@ -301,6 +307,23 @@ describeAttack('secret-egress', 'egress guard: a request carrying a secret never
     }
     expect(server.hits).toBe(0);
     expectNothingLogged(ANTHROPIC_KEY);
+  });
+
+  it('control: a key the user moves to the endpoint’s entry in two steps (removed, then set there) goes to the endpoint', async () => {
+    const write = async (entries: object) => {
+      const seen = guardRecords.length;
+      writeFileSync(join(userData, 'auth.json'), JSON.stringify({ version: 1, entries }), { mode: 0o600 });
+      // The guard looks at auth.json as it changes, with no request in between.
+      await vi.waitFor(
+        () => expect(guardRecords.slice(seen).some((record) => record.event === 'egress.held')).toBe(true),
+        { timeout: 10_000 },
+      );
+    };
+    await write({ local: { type: 'api', key: OWN_KEY } });
+    await write({ local: { type: 'api', key: ANTHROPIC_KEY } });
+    const response = await post(JSON.stringify({ content: BODY_CANARY }), { authorization: `Bearer ${ANTHROPIC_KEY}` });
+    expect(response.status).toBe(200);
+    expect(all()).toContain(BODY_CANARY);
   });
 
   it('a sidecar that names a built-in provider’s entry for the endpoint’s origin in endpoints.json still cannot send that key there', async () => {
