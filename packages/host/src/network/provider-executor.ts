@@ -8,9 +8,10 @@
  * the requests under it. Credentials pass through in flight only: they are never logged or stored.
  *
  * The secret-egress guard (egress-guard.ts) scans the URL and the headers before any connection
- * and every upload chunk before it is written; a hit ends the request with EGRESS_SECRET and its
- * kind, and nothing of the body from the secret on has left (the scan holds a chunk back until the
- * chunks after it have been scanned with its tail).
+ * (and before each redirect hop, under the hop's grant) and every upload chunk before it is
+ * written; a hit ends the request with EGRESS_SECRET and its kind, and nothing of the body from
+ * the secret on has left (the scan holds a chunk back until the chunks after it have been scanned
+ * with its tail).
  *
  * Frames that break the protocol (an unknown id, a chunk after `request.end`, more bytes than the
  * credit) throw a ChannelError, which closes the channel and gets the sidecar restarted. Does not
@@ -40,6 +41,7 @@ import {
   TRANSPORT_MAX_RESPONSE_BODY_BYTES,
   TRANSPORT_UPLOAD_WINDOW_BYTES,
   type FrameOfType,
+  type Grant,
   type Logger,
   type SidecarToHostFrame,
   type TransportErrorCode,
@@ -49,7 +51,7 @@ import type { SidecarChannel } from '../supervisor/sidecar-supervisor.js';
 import type { NetworkAuthority } from './network-authority.js';
 import { authorizeRedirect, authorizeStart } from './request-policy.js';
 import { secretInHead, type EgressGuard } from './egress-guard.js';
-import type { SecretStream } from './secret-scanner.js';
+import type { SecretPattern, SecretStream } from './secret-scanner.js';
 import type { SystemRoute } from './system-route.js';
 
 type Frame<T extends SidecarToHostFrame['type']> = FrameOfType<SidecarToHostFrame, T>;
@@ -162,6 +164,26 @@ export class ProviderExecutor {
     }
   }
 
+  /**
+   * The egress guard's say on what a request sends before its body, to `url` under `grant`: the
+   * compiled scan for its body (none without a guard), or why it may not go (a secret found is
+   * logged by its kind).
+   */
+  #guardHead(
+    id: string,
+    grant: Grant,
+    url: URL,
+    headers: readonly (readonly [string, string])[],
+  ): { ok: true; pattern: SecretPattern | undefined } | { ok: false; code: TransportErrorCode; kind?: string } {
+    if (!this.#egress) return { ok: true, pattern: undefined };
+    const guard = this.#egress.scanFor(grant);
+    if (!guard.ok) return { ok: false, code: guard.code };
+    const kind = secretInHead(guard.pattern, url, headers);
+    if (kind === undefined) return { ok: true, pattern: guard.pattern };
+    this.#log.warn('egress.blocked', { request_id: id, grant_id: grant.grant_id, kind });
+    return { ok: false, code: 'EGRESS_SECRET', kind };
+  }
+
   /** Refuse a request that never became live. */
   #refuse(id: string, code: TransportErrorCode, kind?: string): void {
     this.#rememberEnded(id);
@@ -222,21 +244,12 @@ export class ProviderExecutor {
       this.#refuse(frame.request_id, decision.code);
       return;
     }
-    let scan: SecretStream | undefined;
-    if (this.#egress) {
-      const guard = this.#egress.scanFor(decision.grant);
-      if (!guard.ok) {
-        this.#refuse(frame.request_id, guard.code);
-        return;
-      }
-      const kind = secretInHead(guard.pattern, decision.url, decision.headers);
-      if (kind !== undefined) {
-        this.#log.warn('egress.blocked', { request_id: frame.request_id, grant_id: decision.grant.grant_id, kind });
-        this.#refuse(frame.request_id, 'EGRESS_SECRET', kind);
-        return;
-      }
-      scan = guard.pattern.stream();
+    const head = this.#guardHead(frame.request_id, decision.grant, decision.url, decision.headers);
+    if (!head.ok) {
+      this.#refuse(frame.request_id, head.code, head.kind);
+      return;
     }
+    const scan = head.pattern?.stream();
     const request: HostRequest = {
       id: frame.request_id,
       op: frame.op,
@@ -411,6 +424,12 @@ export class ProviderExecutor {
         } else if (body) {
           // A streamed body is gone once sent; replaying it would mean holding all of it here.
           this.#terminate(request, 'TRANSPORT_REDIRECT_BODY');
+          return;
+        }
+        // The headers go again, to the hop's origin: scanned for what its grant may not carry.
+        const head = this.#guardHead(request.id, hop.grant, hop.url, sendHeaders);
+        if (!head.ok) {
+          this.#terminate(request, head.code, head.kind);
           return;
         }
         request.grantIds.add(hop.grant.grant_id);

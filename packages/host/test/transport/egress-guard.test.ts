@@ -36,7 +36,14 @@ let guard: EgressGuard;
 /** What the guard logged (`egress.held` each time its record of auth.json changed). */
 let guardRecords: LogRecord[];
 
+/** Where `/v1/redirect` sends its caller (a test's second granted origin). */
+let redirectTo = '';
+
 function record(req: IncomingMessage, res: ServerResponse): void {
+  if (req.url === '/v1/redirect') {
+    res.writeHead(307, { location: redirectTo }).end();
+    return;
+  }
   req.on('data', (chunk: Buffer) => received.push(chunk));
   req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}'));
 }
@@ -368,6 +375,24 @@ describeAttack('secret-egress', 'egress guard: a request carrying a secret never
     const response = await post(JSON.stringify({ content: BODY_CANARY }), { authorization: `Bearer ${rotated}` });
     expect(response.status).toBe(200);
     expect(all()).toContain(BODY_CANARY);
+  });
+
+  it('a redirect to another granted origin: the headers going again are scanned under its grant — the endpoint’s own key there → EGRESS_SECRET, never reached', async () => {
+    const elsewhere = await startServer((_req, res) => res.writeHead(200).end('elsewhere'));
+    try {
+      redirectTo = `${elsewhere.origin}/landing`;
+      await pair.grant(elsewhere.origin);
+      await pair.synced();
+      const plain = await pair.transport.fetch(`${origin}/v1/redirect`);
+      expect(await plain.text()).toBe('elsewhere');
+      expect(elsewhere.hits).toBe(1);
+      const carried = pair.transport.fetch(`${origin}/v1/redirect`, { headers: { 'x-extra': OWN_KEY } });
+      expect(await failureCode(carried)).toBe('EGRESS_SECRET');
+      expect(blockedKind()).toBe('credential:local');
+      expect(elsewhere.hits).toBe(1);
+    } finally {
+      await elsewhere.close();
+    }
   });
 
   it('a key split across two body chunks is caught, and not even its first half reaches the endpoint', async () => {
