@@ -98,13 +98,13 @@ export const egressBenchmark: Benchmark = {
     const userData = guardedUserData(server.origin);
     const tlsUserData = guardedUserData(tlsServer.origin);
     const sidecars: BenchChild[] = [];
+    const guard = new EgressGuard({ userData });
+    const tlsGuard = new EgressGuard({ userData: tlsUserData });
     try {
-      const guard = new EgressGuard({ userData });
       const guarded = await startBenchChild(SIDECAR, server.origin, { egress: guard });
       sidecars.push(guarded);
       const bare = await startBenchChild(SIDECAR, server.origin, { egress: null });
       sidecars.push(bare);
-      const tlsGuard = new EgressGuard({ userData: tlsUserData });
       const tlsGuarded = await startBenchChild(SIDECAR, tlsServer.origin, { egress: tlsGuard, ca: certificate.cert });
       sidecars.push(tlsGuarded);
       const tlsBare = await startBenchChild(SIDECAR, tlsServer.origin, { egress: null, ca: certificate.cert });
@@ -229,6 +229,8 @@ export const egressBenchmark: Benchmark = {
     } finally {
       for (const sidecar of sidecars) if (sidecar.child.exitCode === null) sidecar.child.kill();
       await Promise.allSettled(sidecars.map((sidecar) => sidecar.exited));
+      guard.close();
+      tlsGuard.close();
       await server.close();
       await tlsServer.close();
       rmSync(userData, { recursive: true, force: true });

@@ -351,7 +351,6 @@ describeAttack('secret-egress', 'egress guard: a request carrying a secret never
   });
 
   it('the ChatGPT refresh token goes only to the token endpoint and the access token only to the Responses endpoint', () => {
-    const guard = new EgressGuard({ userData });
     const under = (grant_id: string, origin: string) => {
       const scan = guard.scanFor({ grant_id, origin, op: 'provider', kind: 'builtin' });
       if (!scan.ok) throw new Error(scan.code);

@@ -128,12 +128,14 @@ function hostEnd(options: { route?: SystemRoute; maxResponseBytes?: number; egre
   });
   const authority = new NetworkAuthority({ builtins: [], env: {} });
   const route = options.route ?? createSystemRoute();
+  // A guard of the harness's own is closed with the pair; a caller's is the caller's to close.
+  const ownGuard = options.egress === undefined ? new EgressGuard({ userData: makeTempDir('bastion-egress-') }) : null;
   const executor = new ProviderExecutor({
     channel,
     authority,
     route,
     log,
-    egress: options.egress ?? new EgressGuard({ userData: makeTempDir('bastion-egress-') }),
+    egress: ownGuard ?? options.egress ?? null,
     ...(options.maxResponseBytes ? { maxResponseBytes: options.maxResponseBytes } : {}),
   });
   const state = { ackTimeouts: 0 };
@@ -141,6 +143,7 @@ function hostEnd(options: { route?: SystemRoute; maxResponseBytes?: number; egre
   void hostClosed.then(() => {
     sync.close();
     executor.close();
+    ownGuard?.close();
   });
   return {
     toHost,
@@ -165,6 +168,7 @@ function hostEnd(options: { route?: SystemRoute; maxResponseBytes?: number; egre
       close() {
         sync.close();
         executor.close();
+        ownGuard?.close();
         toHost.end();
         toSidecar.end();
       },
@@ -329,12 +333,13 @@ export async function runTransportChild(
     onClose: () => undefined,
   });
   const route = createSystemRoute(ca === undefined ? {} : { ca });
+  const ownGuard = new EgressGuard({ userData: emptyUserData });
   const executor = new ProviderExecutor({
     channel,
     authority,
     route,
     log,
-    egress: new EgressGuard({ userData: emptyUserData }),
+    egress: ownGuard,
     ...executorOptions,
   });
   const sync = new GrantSync({ channel, authority, log, onAckTimeout: () => undefined });
@@ -344,6 +349,7 @@ export async function runTransportChild(
   const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
   sync.close();
   executor.close();
+  ownGuard.close();
   await route.close();
   rmSync(emptyUserData, { recursive: true, force: true });
   const last = stderr.trim().split('\n').at(-1) ?? '';
