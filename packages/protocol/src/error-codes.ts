@@ -161,6 +161,8 @@ export type ToolErrorCode =
   | 'MODE_REFUSED'
   | 'EDIT_NO_MATCH'
   | 'EDIT_AMBIGUOUS'
+  /** edit_file on a file that is not UTF-8 text (a NUL byte, or another encoding): it would rewrite the rest. */
+  | 'EDIT_NOT_TEXT'
   | 'READ_RANGE_PAST_END'
   | 'SEARCH_FAILED'
   | 'SEARCH_UNAVAILABLE'
@@ -594,6 +596,7 @@ export const WIRE_ERROR_STATUS: Readonly<Record<WireErrorCode, HttpErrorStatus>>
   MODE_REFUSED: 500,
   EDIT_NO_MATCH: 500,
   EDIT_AMBIGUOUS: 500,
+  EDIT_NOT_TEXT: 500,
   READ_RANGE_PAST_END: 500,
   SEARCH_FAILED: 500,
   SEARCH_UNAVAILABLE: 500,

@@ -318,6 +318,28 @@ describe('write_file and edit_file', () => {
     expect(readFileSync(join(root, 'src', 'main.ts'), 'utf8')).toBe(before);
   });
 
+  it('refuses EDIT_NOT_TEXT on a Latin-1 file and on one with a NUL byte, and both keep their bytes; a UTF-8 file with a BOM keeps it', async () => {
+    const latin1 = Buffer.from('caf\xe9 = 1\nna\xefve = 2\nMARK\n', 'latin1');
+    const binary = Buffer.from('MARK\0\xff\x01 data\n', 'latin1');
+    writeFileSync(join(root, 'latin1.py'), latin1);
+    writeFileSync(join(root, 'blob.bin'), binary);
+    for (const [path, bytes] of [
+      ['latin1.py', latin1],
+      ['blob.bin', binary],
+    ] as const) {
+      expect(await run('edit_file', { path, old_string: 'MARK', new_string: 'DONE' })).toMatchObject({
+        ok: false,
+        code: 'EDIT_NOT_TEXT',
+      });
+      expect(readFileSync(join(root, path)).equals(bytes)).toBe(true);
+    }
+    writeFileSync(join(root, 'bom.txt'), '\ufeffcaf\u00e9 MARK\n');
+    expect(await run('edit_file', { path: 'bom.txt', old_string: 'MARK', new_string: 'DONE' })).toMatchObject({
+      path: 'bom.txt',
+    });
+    expect(readFileSync(join(root, 'bom.txt')).equals(Buffer.from('\ufeffcaf\u00e9 DONE\n', 'utf8'))).toBe(true);
+  });
+
   it('says when old_string occurs only with other whitespace (and from which line), or only with other line endings; otherwise just that it does not occur', async () => {
     const code = 'const a = 1;\n\nfunction f() {\n    return a;\n}\n';
     writeFileSync(join(root, 'f.ts'), code);

@@ -11,6 +11,7 @@
  * (FS_PROTECTED) and what its policy rules deny (POLICY_DENIED) whatever this process decided, and
  * asks the person itself where a rule says `ask` (so the guard shows no prompt of its own then).
  */
+import { isUtf8 } from 'node:buffer';
 import { tool } from './tool.js';
 import { z } from 'zod';
 import {
@@ -219,6 +220,13 @@ function editedText(
 ): { bytes: Buffer; text: string; updated: string; count: number } {
   const read = readContainedFile(target);
   if (read.truncated) throw workspaceError('FS_TOO_LARGE');
+  // The edit is made on the decoded text and written back as UTF-8: bytes that are not UTF-8
+  // (another encoding, a binary file) would come back as U+FFFD on every line, not only the edited one.
+  if (read.content.includes(0) || !isUtf8(read.content))
+    throw new DaemonError(
+      'EDIT_NOT_TEXT',
+      'edit_file changes UTF-8 text, and this file is not: it holds a NUL byte or bytes that are not UTF-8 (a binary file, or another encoding such as Latin-1), which an edit would rewrite; leave it, or tell the user',
+    );
   const text = read.content.toString('utf8');
   const count = countOccurrences(text, edit.old_string);
   if (count === 0) throw new DaemonError('EDIT_NO_MATCH', noMatchMessage(text, edit.old_string));
