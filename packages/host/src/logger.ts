@@ -14,6 +14,9 @@
  * descriptor really is (`/proc/self/fd`) and that the file has one link; anything else is renamed
  * aside (`host.log.suspect-<hex>`, left for the user) and a fresh file made.
  *
+ * Bounded: past HOST_LOG_MAX_BYTES the file moves to `host.log.1` (replacing the one before) and
+ * a fresh one is made, under the same checks.
+ *
  * What it does not catch: elsewhere than Linux, a `logs` swapped for a symlink between the check
  * and the open (the open then creates an empty `host.log` there and the write goes to it).
  */
@@ -31,7 +34,14 @@ import {
 } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { createLogger, formatLogRecord, type Logger, type LogRecord, type LogSink } from '@bastion/protocol';
+import {
+  createLogger,
+  formatLogRecord,
+  HOST_LOG_MAX_BYTES,
+  type Logger,
+  type LogRecord,
+  type LogSink,
+} from '@bastion/protocol';
 import { terminalLine } from './terminal/terminal-text.js';
 
 export interface HostLogOptions {
@@ -61,6 +71,14 @@ function setAside(path: string): void {
   renameSync(path, `${path}.suspect-${randomBytes(4).toString('hex')}`);
 }
 
+/** Move `path` to `<path>.1`, over the one before; whatever else is in the way there is set aside. */
+function rotate(path: string): void {
+  const older = `${path}.1`;
+  const kind = lstatSync(older, { throwIfNoEntry: false });
+  if (kind !== undefined && !kind.isFile() && !kind.isSymbolicLink()) setAside(older);
+  renameSync(path, older);
+}
+
 /**
  * Append `line` to `file` (`<dir>/host.log`) through nothing but a real directory and a one-link
  * regular file; `realFile` is where it really is (userData's real path: above `logs`, nothing the
@@ -79,14 +97,17 @@ function appendToLog(dir: string, file: string, realFile: string, line: string):
     setAside(file);
     fd = openSync(file, APPEND_FLAGS | constants.O_EXCL, 0o600);
   }
+  /** `file` moved away by `move`, then a fresh one opened in its place and checked. */
+  const reopen = (move: (path: string) => void) => {
+    closeSync(fd);
+    fd = -1;
+    move(file);
+    fd = openSync(file, APPEND_FLAGS | constants.O_EXCL, 0o600);
+    if (!isOurLogFile(fd, realFile)) throw new Error('host.log is not a plain file of its own');
+  };
   try {
-    if (!isOurLogFile(fd, realFile)) {
-      closeSync(fd);
-      fd = -1;
-      setAside(file);
-      fd = openSync(file, APPEND_FLAGS | constants.O_EXCL, 0o600);
-      if (!isOurLogFile(fd, realFile)) throw new Error('host.log is not a plain file of its own');
-    }
+    if (!isOurLogFile(fd, realFile)) reopen(setAside);
+    if (fstatSync(fd).size >= HOST_LOG_MAX_BYTES) reopen(rotate);
     writeSync(fd, line);
   } finally {
     if (fd >= 0) closeSync(fd);

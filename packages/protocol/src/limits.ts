@@ -714,6 +714,11 @@ export const DAEMON_RESPONSE_MAX_BYTES = 16 * MiB;
  * `audit.jsonl.1` (the older one dropped), so two files of this size bound its disk use.
  */
 export const HOST_AUDIT_MAX_BYTES = 4 * MiB;
+/**
+ * The host's log (`<userData>/logs/host.log`): past this size it moves to `host.log.1` (the older
+ * one dropped), so two files of this size bound its disk use. A short run writes a few KiB.
+ */
+export const HOST_LOG_MAX_BYTES = 8 * MiB;
 /** Decisions one `policy.audit` host IPC call returns (newest first) when the page asks for no number. */
 export const HOST_AUDIT_DEFAULT_PAGE = 100;
 /** Most decisions one `policy.audit` call returns; older ones are paged with its `next` cursor. */
