@@ -258,7 +258,7 @@ export const GIT_CONFIG_MAX_FILE_CHARS = 1 * MiB;
  * and linked worktree below a workspace root, at any depth (twice a command: before it, to protect
  * them, and after it, for the ones it created). Measured on a loaded 2-core machine: about 10 µs an
  * entry, so the bound costs at most about a second; a typical workspace has a few thousand (a
- * package tree counts only its packages: two lookups each, and its scopes' listings). A workspace
+ * package tree counts only its packages: three lookups each, and its scopes' listings). A workspace
  * beyond it fails closed: the command runs with the workspace read-only, and its result says why.
  */
 export const GIT_REPOSITORY_SCAN_MAX_ENTRIES = 100_000;

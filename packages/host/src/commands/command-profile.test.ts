@@ -94,7 +94,7 @@ describe('workspaceWriteProtections', () => {
 });
 
 describe('workspaceGuardsWhenAbsent', () => {
-  it('guards each absent protected path at its first absent component, but not `.gitmodules` nor what exists', () => {
+  it('guards each absent protected path at its first absent component (`.devcontainer` included), but not `.gitmodules` nor what exists', () => {
     const root = '/w';
     const present = new Set(['/w', '/w/.envrc', '/w/.claude', '/w/.claude/agents']);
     const guards = workspaceGuardsWhenAbsent(root, (path) => present.has(path));
@@ -103,6 +103,8 @@ describe('workspaceGuardsWhenAbsent', () => {
         '/w/AGENTS.md',
         '/w/CLAUDE.md',
         '/w/.vscode',
+        '/w/.idea',
+        '/w/.devcontainer',
         '/w/.claude/commands',
         '/w/.claude/settings.json',
         '/w/.claude/settings.local.json',

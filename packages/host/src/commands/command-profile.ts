@@ -29,6 +29,7 @@ import type { SandboxRuntimeConfig } from '@anthropic-ai/sandbox-runtime';
 import { resolveHomeSecretPaths } from '../sandbox/home-secrets.js';
 import { isAtOrUnder } from '../sandbox/sandbox-policy-check.js';
 import { noDirectEgress, SRT_UNASKED_WRITE_PATHS } from '../sandbox/sidecar-sandbox-policy.js';
+import { PROJECT_INSTRUCTION_FILES, STEERING_PATHS } from '../workspaces/steering-paths.js';
 
 /** Relative to the workspace root: written by a command, each would run code later, unsandboxed. */
 export const WORKSPACE_WRITE_PROTECTED = [
@@ -41,25 +42,18 @@ export const WORKSPACE_WRITE_PROTECTED = [
   '.zshrc',
   '.zprofile',
   '.profile',
-  '.envrc',
   '.ripgreprc',
-  // Editor and agent configuration that runs tasks or tools.
-  '.vscode',
-  '.idea',
-  '.mcp.json',
-  '.claude/commands',
-  '.claude/agents',
-  // Claude Code runs the hooks these define, unsandboxed, whenever the user starts it here.
-  '.claude/settings.json',
-  '.claude/settings.local.json',
+  // Editor and agent configuration that runs tasks, tools or hooks, and direnv's `.envrc`: the list
+  // the file tools are refused too (steering-paths.ts). Claude Code runs the hooks of its settings
+  // unsandboxed whenever the user starts it here.
+  ...STEERING_PATHS,
   // Project instructions: read into every later run's system prompt (the file tools ask before writing them).
-  'AGENTS.md',
-  'CLAUDE.md',
+  ...PROJECT_INSTRUCTION_FILES,
 ] as const;
 
 /**
  * The absolute workspace paths to write-deny: each protected path that exists (`exists` asks without
- * following symlinks). Denying all sixteen missing ones too costs srt's wrap several times over
+ * following symlinks). Denying all the missing ones too costs srt's wrap several times over
  * while a command races renames in the workspace (measured by fs-race.test.ts), so a missing one
  * is guarded instead (workspaceGuardsWhenAbsent()).
  */

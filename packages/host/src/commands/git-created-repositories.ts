@@ -1,9 +1,10 @@
 /**
  * SEC-004 (agent shell execution, git-escape): repositories a sandboxed command created. At wrap
  * time git-write-protections.ts protects the repositories that exist; one the command makes
- * itself (`git init`, a clone, a new submodule, a `.git` file whose `gitdir:` points into the
- * scratch dir, a git directory made by hand under `.git/modules/` or `.git/worktrees/`, which
- * stay writable for ordinary work there) has writable config and hooks during that command, and
+ * itself (`git init`, `git init --bare` or a bare git directory made by hand, of any name, a
+ * clone, a new submodule, a `.git` file whose `gitdir:` points into the scratch dir, a git
+ * directory made by hand under `.git/modules/` or `.git/worktrees/`, which stay writable for
+ * ordinary work there) has writable config and hooks during that command, and
  * once staged as a gitlink the host's own `git status` enters it. So after the command has ended
  * — its sandbox and every process in it are gone by then: the namespace's init has exited, and
  * the kernel kills the rest of a PID namespace before that exit is reported (command-process.ts)
@@ -331,7 +332,7 @@ export function watchCreatedRepositories(scan: GitRepositoryScan, options: Watch
       // When the scan before was incomplete too, the workspace was read-only (the result says so already).
       if (!after.complete && scan.complete)
         notices.push(
-          `Bastion could not look through all of this workspace for git repositories this command may have created (it holds more than ${GIT_REPOSITORY_SCAN_MAX_ENTRIES} entries): before running git in a new repository here, look at its .git/config and .git/hooks; and look at any new AGENTS.md, CLAUDE.md, .envrc, .vscode, .idea or .mcp.json below its root before an editor or agent opens that folder.`,
+          `Bastion could not look through all of this workspace for git repositories this command may have created (it holds more than ${GIT_REPOSITORY_SCAN_MAX_ENTRIES} entries): before running git in a new repository here, look at its .git/config and .git/hooks; and look at any new AGENTS.md, CLAUDE.md, .envrc, .vscode, .idea, .devcontainer or .mcp.json below its root before an editor or agent opens that folder.`,
         );
       const quarantine = new Quarantine(options.userData, options.commandId);
       const seen = new Set<string>();

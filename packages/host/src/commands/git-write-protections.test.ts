@@ -123,6 +123,63 @@ describe('gitWriteProtections', () => {
     expect(scan.complete).toBe(true);
   });
 
+  it('a bare git directory of any name below the root (`git init --bare lib`) is a git directory of its own: its configuration entries denied, its working state not', () => {
+    git(root, 'init', '-q');
+    const lib = join(root, 'vendor', 'lib');
+    git(root, 'init', '-q', '--bare', lib);
+    const { denyWrite, gitDirs, scan } = gitWriteProtections(root, { home: base });
+    expect(gitDirs).toEqual(expect.arrayContaining([join(root, '.git'), lib]));
+    expect(scan.gitDirectories).toContainEqual({ gitDir: lib, commonDir: lib });
+    expect(denyWrite).toEqual(expect.arrayContaining(GIT_DIR_WRITE_PROTECTED.map((entry) => join(lib, entry))));
+    for (const state of ['objects', 'refs', 'HEAD', 'description']) expect(denyWrite).not.toContain(join(lib, state));
+  });
+
+  it('a hand-made git directory (HEAD and objects, no `.git`) at the workspace root itself: its configuration entries denied', () => {
+    writeFileSync(join(root, 'HEAD'), 'ref: refs/heads/main\n');
+    for (const dir of ['objects', 'refs', 'src']) mkdirSync(join(root, dir));
+    const { denyWrite, gitDirs } = gitWriteProtections(root, { home: base });
+    expect(gitDirs).toEqual([root]);
+    expect(denyWrite).toEqual(GIT_DIR_WRITE_PROTECTED.map((entry) => join(root, entry)));
+  });
+
+  it('a directory with HEAD and a `commondir` is a linked git directory: its commondir, gitdir and config.worktree denied', () => {
+    const linked = join(root, 'src');
+    mkdirSync(linked);
+    writeFileSync(join(linked, 'HEAD'), 'ref: refs/heads/main\n');
+    writeFileSync(join(linked, 'commondir'), '../elsewhere\n');
+    const { denyWrite } = gitWriteProtections(root, { home: base });
+    expect(denyWrite).toEqual(
+      expect.arrayContaining(LINKED_GIT_DIR_WRITE_PROTECTED.map((entry) => join(linked, entry))),
+    );
+  });
+
+  it('a package in node_modules that is a bare git directory is found and protected', () => {
+    const pkg = join(root, 'node_modules', 'evil');
+    mkdirSync(join(root, 'node_modules'));
+    git(root, 'init', '-q', '--bare', pkg);
+    const { denyWrite, gitDirs } = gitWriteProtections(root, { home: base });
+    expect(gitDirs).toEqual([pkg]);
+    expect(denyWrite).toEqual(expect.arrayContaining([join(pkg, 'config'), join(pkg, 'hooks')]));
+  });
+
+  it('a directory with a HEAD file but neither objects nor commondir is no git directory; nor one with objects alone', () => {
+    mkdirSync(join(root, 'a'));
+    writeFileSync(join(root, 'a', 'HEAD'), 'x\n');
+    mkdirSync(join(root, 'b', 'objects'), { recursive: true });
+    expect(gitWriteProtections(root, { home: base }).gitDirs).toEqual([]);
+  });
+
+  it('a repository below a directory that looks like a git directory is still found: the scan goes on inside it', () => {
+    const bare = join(root, 'decoy');
+    git(root, 'init', '-q', '--bare', bare);
+    const hidden = join(bare, 'objects', 'hidden');
+    mkdirSync(hidden);
+    git(hidden, 'init', '-q');
+    const { denyWrite, gitDirs } = gitWriteProtections(root, { home: base });
+    expect(gitDirs).toEqual(expect.arrayContaining([bare, join(hidden, '.git')]));
+    expect(denyWrite).toContain(join(hidden, '.git', 'config'));
+  });
+
   it('records the entries below the root named like a nested protected path (not the root’s, not in a package tree)', () => {
     for (const dir of ['sub', 'a/b', 'node_modules/x']) mkdirSync(join(root, dir), { recursive: true });
     for (const file of [

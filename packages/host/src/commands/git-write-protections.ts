@@ -18,7 +18,12 @@
  * `objects/info/alternates` / `http-alternates` (they make git read objects from elsewhere); in a
  * linked worktree's (`worktrees/<name>`) its `commondir`, `gitdir` and `config.worktree`. Every git
  * directory under `modules/` (a submodule's, checked out or not, nested ones too) and under
- * `worktrees/` is found and protected the same way. Also denied: every `.git` file (a `gitdir:`
+ * `worktrees/` is found and protected the same way. So is every directory of the workspace, the
+ * root included, that git would take for a git directory of its own whatever its name (a bare
+ * repository: `HEAD` and `objects` or `commondir`, over-approximating git, which also wants `refs`
+ * and a valid `HEAD`): git looks for one in each directory before it walks up to the parent's
+ * `.git`, and runs its config's `core.fsmonitor` (with `core.worktree = ..`) on `git status` there.
+ * Also denied: every `.git` file (a `gitdir:`
  * pointer), every configured `core.hooksPath` inside the workspace (husky's too) and every config
  * file an `include.path` / `includeIf.*.path` names inside it.
  *
@@ -36,14 +41,17 @@
  * pins one holding `.` instead (git reads it as "this directory"), for the command's lifetime.
  *
  * What it does not catch: a repository or git directory the command creates itself (`git init`,
- * a clone, a hand-made `.git`, a new `modules/<name>` or `worktrees/<name>`), whose config and
- * hooks are unprotected during that command — neutralised after it by git-created-repositories.ts,
- * which also flags planted rebase `exec` lines; in a package tree (`node_modules`, looked into by
+ * `git init --bare`, a clone, a hand-made `.git` or bare git directory, a new `modules/<name>` or
+ * `worktrees/<name>`), whose config and hooks are unprotected during that command — neutralised
+ * after it by git-created-repositories.ts, which also flags planted rebase `exec` lines; in a
+ * package tree (`node_modules`, looked into by
  * its packages only: `node_modules` itself, each scope, each package and its own `node_modules`),
  * a repository deeper inside a package than its own directory (`node_modules/x/lib/.git`: git
  * finds it only when run there, or through a gitlink staged at that path, which the top
  * repository's `git status` enters); the hooks path of a submodule that is not checked out (its
- * config is protected, its worktree unknown).
+ * config is protected, its worktree unknown); the hooks path and include targets a bare git
+ * directory's config names outside it (its config itself is denied); a bare git directory deeper
+ * in a package than the package's own directory.
  */
 import { lstatSync, readdirSync, readFileSync, statSync, type Dirent } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
@@ -93,8 +101,10 @@ export interface GitRepositoryScan {
   /** The repositories found by their worktrees, as they were at the scan. */
   repositories: GitRepositoryLayout[];
   /**
-   * Every git directory found: the repositories' own and common ones, and every one under a found
-   * common directory's `modules/` (submodules, checked out or not) and `worktrees/`, recursively.
+   * Every git directory found: the repositories' own and common ones, every directory that looks
+   * like a git directory of its own (a bare repository, whatever its name), and every one under a
+   * found common directory's `modules/` (submodules, checked out or not) and `worktrees/`,
+   * recursively.
    */
   gitDirectories: GitDirectory[];
   /**
@@ -193,16 +203,20 @@ class EntryBudget {
 }
 
 /**
- * The directories of a package tree holding a `.git`: the `node_modules` directory itself, each
- * scope in it, each package (a directory, not a symlink: a linked workspace package is walked
- * where it lies) and, in turn, each package's own `node_modules`.
+ * The directories of a package tree holding a `.git` (into `found`) or looking like a bare git
+ * directory (into `bare`): the `node_modules` directory itself, each scope in it, each package (a
+ * directory, not a symlink: a linked workspace package is walked where it lies) and, in turn, each
+ * package's own `node_modules`.
  */
-function packageTreeWorktrees(nodeModules: string, budget: EntryBudget, found: string[]): void {
+function packageTreeWorktrees(nodeModules: string, budget: EntryBudget, found: string[], bare: string[]): void {
   const trees = [nodeModules];
   for (let tree = trees.pop(); tree !== undefined; tree = trees.pop()) {
     const packages: string[] = [];
     const visit = (dir: string) => {
       if (budget.has(join(dir, '.git'))) found.push(dir);
+      // A package directory git would take for a bare git directory: HEAD first (rarely there).
+      if (budget.has(join(dir, 'HEAD')) && (budget.has(join(dir, 'objects')) || budget.has(join(dir, 'commondir'))))
+        bare.push(dir);
     };
     visit(tree);
     for (const entry of budget.read(tree)) {
@@ -224,26 +238,37 @@ function packageTreeWorktrees(nodeModules: string, budget: EntryBudget, found: s
 
 /**
  * Worktrees below `root` (not `root` itself) holding a `.git`, at any depth (package trees by
- * their packages), and the entries named like a nested protected path's first segment, within
- * the budget.
+ * their packages); every directory, `root` included, that git would take for a git directory of
+ * its own (a bare repository: looksLikeGitDir()); and the entries named like a nested protected
+ * path's first segment, within the budget.
+ *
+ * A bare git directory is walked on like any directory: git finds a `.git` (or another bare one)
+ * inside it first when run there, so skipping it would let a planted `HEAD` and `objects` hide
+ * the repositories below from the scan. Its size counts against the bound (fail closed).
  */
-function walkWorkspace(root: string, budget: EntryBudget): { worktrees: string[]; nestedProtected: string[] } {
+function walkWorkspace(
+  root: string,
+  budget: EntryBudget,
+): { worktrees: string[]; bareGitDirs: string[]; nestedProtected: string[] } {
   const worktrees: string[] = [];
+  const bareGitDirs: string[] = [];
   const nestedProtected: string[] = [];
   const pending = [root];
   for (let dir = pending.pop(); dir !== undefined; dir = pending.pop()) {
-    for (const entry of budget.read(dir)) {
+    const entries = budget.read(dir);
+    if (looksLikeGitDir(entries)) bareGitDirs.push(dir);
+    for (const entry of entries) {
       const path = join(dir, entry.name);
       if (dir !== root) {
         if (entry.name === '.git') worktrees.push(dir);
         if (NESTED_PROTECTED_NAMES.has(entry.name)) nestedProtected.push(path);
       }
       if (!entry.isDirectory() || entry.name === '.git') continue;
-      if (entry.name === PACKAGE_TREE) packageTreeWorktrees(path, budget, worktrees);
+      if (entry.name === PACKAGE_TREE) packageTreeWorktrees(path, budget, worktrees, bareGitDirs);
       else pending.push(path);
     }
   }
-  return { worktrees, nestedProtected };
+  return { worktrees, bareGitDirs, nestedProtected };
 }
 
 /** The common directory `gitDir`'s `commondir` names, or `gitDir` itself. */
@@ -327,12 +352,12 @@ export function scanGitRepositories(root: string, options: GitScanOptions): GitR
     if (layout !== undefined) repositories.push(layout);
   }
   const found = new Map<string, GitDirectory>();
-  for (const repository of repositories) {
-    if (!found.has(repository.gitDir))
-      found.set(repository.gitDir, { gitDir: repository.gitDir, commonDir: repository.commonDir });
-    if (!found.has(repository.commonDir))
-      found.set(repository.commonDir, { gitDir: repository.commonDir, commonDir: repository.commonDir });
-  }
+  const add = (gitDir: string, commonDir: string) => {
+    if (!found.has(gitDir)) found.set(gitDir, { gitDir, commonDir });
+    if (!found.has(commonDir)) found.set(commonDir, { gitDir: commonDir, commonDir });
+  };
+  for (const repository of repositories) add(repository.gitDir, repository.commonDir);
+  for (const gitDir of walked.bareGitDirs) add(gitDir, commonDirOf(gitDir));
   for (const directory of [...found.values()])
     if (directory.gitDir === directory.commonDir) gitDirectoriesBelow(directory.commonDir, budget, found);
   reader.end();

@@ -53,6 +53,15 @@ describe('nestedProtections', () => {
     );
   });
 
+  it('a `.devcontainer` below the root (its devcontainer.json runs initializeCommand on the host): write-denied when it exists, moved to quarantine when a command made it', () => {
+    mkdirSync(join(root, 'svc', '.devcontainer'), { recursive: true });
+    const protections = nestedProtections(scan());
+    expect(protections.denyWrite).toContain(join(root, 'svc', '.devcontainer'));
+    mkdirSync(join(root, 'app', '.devcontainer'), { recursive: true });
+    writeFileSync(join(root, 'app', '.devcontainer', 'devcontainer.json'), '{"initializeCommand":"x"}\n');
+    expect(protections.createdSince(scan())).toEqual(at('app/.devcontainer'));
+  });
+
   it('a directory moved aside and made again with the same protected name inside counts as new, the moved one does not (by inode, not by path)', () => {
     const protections = nestedProtections(scan());
     renameSync(join(root, 'pkg'), join(root, 'pkg-moved'));

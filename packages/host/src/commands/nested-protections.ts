@@ -1,7 +1,7 @@
 /**
  * SEC-004 (agent shell execution), issue 15 §3: the steering files below the workspace root. A
  * folder of the workspace can be opened as a project of its own (an editor reads its `.vscode`,
- * `.idea`, `.mcp.json`; an agent started there reads its `.claude/commands`, `.claude/agents`,
+ * `.idea`, `.devcontainer`, `.mcp.json`; an agent started there reads its `.claude/commands`, `.claude/agents`,
  * AGENTS.md, CLAUDE.md and runs the hooks of its `.claude/settings.json`, and one started above
  * reads a nested AGENTS.md too), and direnv loads an
  * `.envrc` in whatever directory the user enters. command-profile.ts guards these at the root;
@@ -25,21 +25,14 @@
  */
 import { lstatSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
+import { PROJECT_INSTRUCTION_FILES, STEERING_PATHS } from '../workspaces/steering-paths.js';
 import type { GitRepositoryScan } from './git-write-protections.js';
 
-/** Relative to any directory below the workspace root: what steers a tool opened or started there. */
-export const NESTED_WRITE_PROTECTED = [
-  '.envrc',
-  '.vscode',
-  '.idea',
-  '.mcp.json',
-  join('.claude', 'commands'),
-  join('.claude', 'agents'),
-  join('.claude', 'settings.json'),
-  join('.claude', 'settings.local.json'),
-  'AGENTS.md',
-  'CLAUDE.md',
-] as const;
+/**
+ * Relative to any directory below the workspace root, `/`-separated: what steers a tool opened or
+ * started there (steering-paths.ts, the file tools' list too) and the project instructions.
+ */
+export const NESTED_WRITE_PROTECTED = [...STEERING_PATHS, ...PROJECT_INSTRUCTION_FILES] as const;
 
 /** The names the scan records: each protected path's first segment. */
 export const NESTED_PROTECTED_NAMES: ReadonlySet<string> = new Set(

@@ -2,7 +2,9 @@
  * No-clobber paths (SEC-004, spec "Agent shell execution": the fs-edit tools refuse no-clobber
  * paths). A write that lands on version-control internals, environment and credential files,
  * shell start-up files, package-manager configuration, lockfiles or agent/editor configuration is
- * refused with FS_PROTECTED, wherever it sits in the workspace.
+ * refused with FS_PROTECTED, wherever it sits in the workspace. The editor and agent configuration
+ * is steering-paths.ts's list, the one run_command's profile write-denies too; every path that
+ * profile denies is refused here as well (protected-paths.test.ts checks both lists).
  *
  * Matching is case-insensitive on every file system: on a case-sensitive one that refuses a few
  * more names (`.ENV`) than strictly needed, which is the safe side. The caller checks both the
@@ -12,6 +14,7 @@
  * children (issue 5's per-command profile owns those).
  */
 import { sep } from 'node:path';
+import { STEERING_PATHS } from './steering-paths.js';
 
 /** Directories whose contents are never written (any depth). */
 const PROTECTED_DIRECTORIES: ReadonlySet<string> = new Set(['.git', '.hg', '.svn']);
@@ -22,9 +25,8 @@ const PROTECTED_BASENAMES: ReadonlySet<string> = new Set([
   '.gitconfig',
   '.gitmodules',
   '.gitattributes',
-  // environment
+  // environment (`.envrc` is a steering path)
   '.env',
-  '.envrc',
   // shell start-up files
   '.bashrc',
   '.bash_profile',
@@ -41,6 +43,7 @@ const PROTECTED_BASENAMES: ReadonlySet<string> = new Set([
   '.kshrc',
   '.mkshrc',
   '.inputrc',
+  '.ripgreprc',
   // package managers
   '.npmrc',
   '.yarnrc',
@@ -50,8 +53,7 @@ const PROTECTED_BASENAMES: ReadonlySet<string> = new Set([
   'pnpm-lock.yaml',
   'yarn.lock',
   'bun.lockb',
-  // agent configuration
-  '.mcp.json',
+  // agent configuration (the rest are steering paths)
   '.claude.json',
 ]);
 
@@ -61,15 +63,16 @@ const PROTECTED_BASENAMES: ReadonlySet<string> = new Set([
  * wherever the git directory is (one behind a `gitdir:` pointer or a bare one need not be `.git`).
  */
 const PROTECTED_SUFFIXES: readonly (readonly string[])[] = [
-  // What an editor or agent opened in that folder runs by itself: VS Code's settings and its
-  // `runOn: folderOpen` tasks, the hooks of Claude Code's project settings.
-  ['.vscode', 'settings.json'],
-  ['.vscode', 'tasks.json'],
-  ['.claude', 'settings.json'],
-  ['.claude', 'settings.local.json'],
   ['objects', 'info', 'alternates'],
   ['objects', 'info', 'http-alternates'],
 ];
+
+/** Segment sequences (lower case) refused wherever they occur: the path is one, or lies inside one. */
+const PROTECTED_RUNS: readonly (readonly string[])[] = STEERING_PATHS.map((path) => path.toLowerCase().split('/'));
+
+/** Does `segments` hold `run` at `at`? */
+const holdsAt = (segments: readonly string[], run: readonly string[], at: number) =>
+  run.every((part, index) => segments[at + index] === part);
 
 /** `relativePath` is relative to a workspace root (either separator style is split). */
 export function isProtectedPath(relativePath: string): boolean {
@@ -81,9 +84,8 @@ export function isProtectedPath(relativePath: string): boolean {
   const base = segments.at(-1);
   if (base === undefined) return false;
   if (PROTECTED_BASENAMES.has(base) || base.startsWith('.env.')) return true;
+  if (PROTECTED_RUNS.some((run) => segments.some((_, at) => holdsAt(segments, run, at)))) return true;
   return PROTECTED_SUFFIXES.some(
-    (suffix) =>
-      segments.length >= suffix.length &&
-      suffix.every((part, index) => segments[segments.length - suffix.length + index] === part),
+    (suffix) => segments.length >= suffix.length && holdsAt(segments, suffix, segments.length - suffix.length),
   );
 }

@@ -4,9 +4,10 @@
  * behalf: the sidecar's own view of the workspace is read-only (sidecar-sandbox-policy.ts), so
  * what it cannot do through these checks it cannot do at all. Containment is decided on real
  * paths (the nearest existing ancestor realpath'd, inside the root's real path), protected paths
- * are refused (protected-paths.ts, git-configured-paths.ts) on the path as asked and on its real
- * path, and writes are atomic: a temp file beside the target (O_EXCL, fsync, rename), named in the
- * journal first (temp-file-journal.ts), so a failure leaves the old bytes and a crash nothing.
+ * are refused (protected-paths.ts, bare-git-directories.ts, git-configured-paths.ts) on the path
+ * as asked and on its real path, and writes are atomic: a temp file beside the target (O_EXCL,
+ * fsync, rename), named in the journal first (temp-file-journal.ts), so a failure leaves the old
+ * bytes and a crash nothing.
  *
  * The host is not sandboxed: it can write HOME and userData. A sandboxed command can swap any
  * directory of the workspace for a symlink at any moment, so after the check nothing is resolved
@@ -47,6 +48,7 @@ import {
 import { HostError } from '../errors.js';
 import { isAtOrUnder } from '../sandbox/sandbox-policy-check.js';
 import { readRegularFile } from '../regular-file.js';
+import { landsInGitDirectory } from './bare-git-directories.js';
 import { isGitConfiguredPath } from './git-configured-paths.js';
 import { isProtectedPath } from './protected-paths.js';
 import { tempFileName, type TempFileJournal } from './temp-file-journal.js';
@@ -111,12 +113,19 @@ export function resolveWritable(root: string, requested: string): WritablePath {
 }
 
 /**
- * Refuse a write to a protected path, judged on the path as asked and on its real path: a
- * no-clobber name, or a place git configuration runs or reads (hooks path, include target).
+ * A protected path, judged on the path as asked and on its real path: a no-clobber name, a place
+ * in (or making) a git directory of another name (a bare repository), or a place git
+ * configuration runs or reads (hooks path, include target).
  */
+function isProtected(path: WritablePath): boolean {
+  if (isProtectedPath(path.requested) || isProtectedPath(path.relative)) return true;
+  if (landsInGitDirectory(path.root, path.requested) || landsInGitDirectory(path.root, path.relative)) return true;
+  return isGitConfiguredPath(path.root, join(path.root, path.requested), path.real);
+}
+
+/** Refuse a write or removal at a protected path (isProtected()) with FS_PROTECTED. */
 function assertWritable(path: WritablePath): void {
-  if (isProtectedPath(path.requested) || isProtectedPath(path.relative)) throw refused('FS_PROTECTED');
-  if (isGitConfiguredPath(path.root, join(path.root, path.requested), path.real)) throw refused('FS_PROTECTED');
+  if (isProtected(path)) throw refused('FS_PROTECTED');
   if (path.relative === '') throw refused('FS_NOT_A_FILE');
 }
 
@@ -337,11 +346,12 @@ export function removeWorkspaceFile(path: WritablePath): void {
 /**
  * Remove a directory (undo of one a run's write created) if it is still an empty directory,
  * through its verified parent's descriptor: a symlink or a swapped parent is never followed, a
- * directory holding anything stays (rmdir refuses it), and a protected one (`.git`) is refused.
+ * directory holding anything stays (rmdir refuses it), and a protected one (`.git`, one in a bare
+ * repository, a hooks path) is refused.
  * False when it was not removed, for whatever reason.
  */
 export function removeEmptyWorkspaceDirectory(path: WritablePath): boolean {
-  if (path.relative === '' || isProtectedPath(path.requested) || isProtectedPath(path.relative)) return false;
+  if (path.relative === '' || isProtected(path)) return false;
   let parent: ParentDirectory;
   try {
     parent = openParent(path, { create: false });

@@ -176,6 +176,21 @@ describeAttack('secret-read', 'run_command children under the per-command kernel
       rmSync(join(world.workspace, path), { recursive: true, force: true });
   });
 
+  it('cannot rewrite a dev container’s devcontainer.json (its initializeCommand runs on the host), at the root or nested: both keep their bytes', async () => {
+    const files = ['.devcontainer/devcontainer.json', 'svc/.devcontainer/devcontainer.json'];
+    for (const file of files) {
+      mkdirSync(join(world.workspace, file, '..'), { recursive: true });
+      writeFileSync(join(world.workspace, file), '{"image":"node"}\n');
+    }
+    const planted = '{"initializeCommand":"touch /tmp/pwned"}';
+    const run = world.run('sh', ['-c', files.map((file) => `echo '${planted}' > ${file}`).join('; ') + '; echo done']);
+    await run.done;
+    expect(run.text()).toContain('done');
+    for (const file of files)
+      expect(readFileSync(join(world.workspace, file), 'utf8'), file).toBe('{"image":"node"}\n');
+    for (const path of ['.devcontainer', 'svc']) rmSync(join(world.workspace, path), { recursive: true, force: true });
+  });
+
   it('cannot rewrite the project instructions the next run reads: existing AGENTS.md and CLAUDE.md keep their bytes', async () => {
     writeFileSync(join(world.workspace, 'AGENTS.md'), 'Run the tests.\n');
     writeFileSync(join(world.workspace, 'CLAUDE.md'), 'Be brief.\n');

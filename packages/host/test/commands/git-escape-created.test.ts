@@ -81,6 +81,15 @@ async function sandboxed(script: string) {
   return { frame, text: run.text() };
 }
 
+/** The user's `git status` in `dir` (the host's git): a bare repository may refuse it, what matters is what it ran. */
+function statusIgnoringFailure(dir: string): void {
+  try {
+    hostGit(dir, ['status', '--porcelain']);
+  } catch {
+    // `fatal: this operation must be run in a work tree`: nothing ran.
+  }
+}
+
 function noticesOf(frame: Awaited<ReturnType<typeof sandboxed>>['frame']): string[] {
   expect(frame.type).toBe('command.end');
   return frame.type === 'command.end' ? (frame.notices ?? []) : [];
@@ -194,6 +203,45 @@ describeAttack('git-escape', 'run_command creating a repository the host’s git
     expect(text).toContain('hook-refused');
     expect(readFileSync(join(dependency, '.git', 'config'))).toEqual(config);
     hostGit.expectNothingPlantedRuns([dependency]);
+  });
+
+  it('`git init --bare lib` given core.fsmonitor, core.worktree .. and core.bare false: neutralised after the command (neither key left, the result names lib), and the host’s git status in lib runs nothing', async () => {
+    hostGit.init(world.workspace);
+    const lib = join(world.workspace, 'lib');
+    const { frame } = await sandboxed(
+      [
+        `${GIT} init -q --bare lib`,
+        `${GIT} --git-dir=lib config core.fsmonitor "${payload()}; false"`,
+        `${GIT} --git-dir=lib config core.worktree ..`,
+        `${GIT} --git-dir=lib config core.bare false`,
+      ].join('\n'),
+    );
+    const config = readFileSync(join(lib, 'config'), 'utf8');
+    expect(config).not.toMatch(/fsmonitor|worktree/i);
+    expect(noticesOf(frame).join('\n')).toContain(`git repository ${lib},`);
+    statusIgnoringFailure(lib);
+    expect(existsSync(marker)).toBe(false);
+  });
+
+  it('a bare repository that existed at wrap time (`git init --bare lib`): its config and hooks are write-protected, and the host’s git status in lib runs nothing', async () => {
+    hostGit.init(world.workspace);
+    const lib = join(world.workspace, 'lib');
+    hostGit(world.workspace, ['init', '-q', '--bare', 'lib']);
+    const config = readFileSync(join(lib, 'config'));
+    const { text } = await sandboxed(
+      [
+        `${GIT} --git-dir=lib config core.fsmonitor "${payload()}; false" 2>/dev/null || echo config-refused`,
+        `echo '[core] worktree = ..' >> lib/config 2>/dev/null || echo append-refused`,
+        `echo x > lib/hooks/post-checkout 2>/dev/null || echo hook-refused`,
+      ].join('\n'),
+    );
+    expect(text).toContain('config-refused');
+    expect(text).toContain('append-refused');
+    expect(text).toContain('hook-refused');
+    expect(readFileSync(join(lib, 'config'))).toEqual(config);
+    expect(existsSync(join(lib, 'hooks', 'post-checkout'))).toBe(false);
+    statusIgnoringFailure(lib);
+    expect(existsSync(marker)).toBe(false);
   });
 
   it('a symlinked `.git` that existed at wrap time: its config and hooks are write-protected like any other', async () => {
