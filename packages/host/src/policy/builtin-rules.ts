@@ -9,7 +9,31 @@
  */
 import type { PolicyRule } from '@bastion/protocol';
 
-const FORCE_FLAGS = ['--force', '-f', '--force-with-lease', '--force-with-lease=*', '--force-if-includes'];
+/**
+ * The short options `git push` takes (-q -v -d -n -f -u -4 -6, and -o, whose value is the rest of
+ * its word): git reads a bundle such as `-uf` letter by letter, and refuses a word whose first
+ * letter is none of these, so a bundle is `-` and one of them, then anything. `-o…` is left out:
+ * all after the `o` is its value (`-of` is the push option "f", not a force).
+ */
+const PUSH_SHORT_OPTIONS = ['q', 'v', 'd', 'n', 'f', 'u', '4', '6'];
+
+/** `-<letter>` alone or in a bundle of push's short options (`-f`, `-uf`, `-vnf`): never `--…`. */
+function shortOptionTokens(letter: string): string[] {
+  return [
+    `-${letter}*`,
+    ...PUSH_SHORT_OPTIONS.filter((first) => first !== letter).map((first) => `-${first}*${letter}*`),
+  ];
+}
+
+/**
+ * A force: `-f` in a bundle, and every long spelling git's parse-options takes for --force,
+ * --force-with-lease (with or without `=…`) and --force-if-includes — an unambiguous prefix
+ * such as `--force-w` or `--force-i`, and `--fo`/`--for`/`--forc` too, which git refuses as
+ * ambiguous today (one less option and it would not be). `--f` and `--follow-tags` are not a force.
+ */
+const FORCE_FLAGS = ['--fo', '--for', '--forc*', ...shortOptionTokens('f')];
+/** A delete: `-d` in a bundle, or --delete and its prefixes (`--de…`: `--d` is --dry-run's too). */
+const DELETE_FLAGS = ['--de*', ...shortOptionTokens('d')];
 const PROTECTED_BRANCHES = ['main', 'master'];
 /** A protected branch named as a push destination: `main`, `HEAD:main`, `refs/heads/main`, `x:refs/heads/main`. */
 const PROTECTED_DESTINATIONS = PROTECTED_BRANCHES.flatMap((branch) => [
@@ -18,9 +42,13 @@ const PROTECTED_DESTINATIONS = PROTECTED_BRANCHES.flatMap((branch) => [
   `refs/heads/${branch}`,
   `*:refs/heads/${branch}`,
 ]);
-/** A refspec that force-updates (`+main`, `+x:main`) or deletes (`:main`) a protected branch. */
+/**
+ * A refspec that force-updates (`+main`, `+refs/heads/main`, `+x:main`) or deletes (`:main`) a
+ * protected branch.
+ */
 const PROTECTED_REWRITES = PROTECTED_BRANCHES.flatMap((branch) => [
   `+${branch}`,
+  `+refs/heads/${branch}`,
   `+*:${branch}`,
   `+*:refs/heads/${branch}`,
   `:${branch}`,
@@ -49,7 +77,7 @@ export const BUILTIN_RULES: readonly PolicyRule[] = Object.freeze([
     decision: 'deny',
     tools: ['run_command'],
     command: 'git',
-    args_include: [['push'], ['--delete', '-d'], PROTECTED_DESTINATIONS],
+    args_include: [['push'], DELETE_FLAGS, PROTECTED_DESTINATIONS],
     reason: 'deleting a protected branch (main, master) on a remote',
   },
   {

@@ -6,6 +6,7 @@ import fc from 'fast-check';
 import picomatch from 'picomatch';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PolicyCall, PolicyRule, PolicyVerdict } from '@bastion/protocol';
+import { describeAttack } from '../../../../test/support/attack.js';
 import { BUILTIN_RULES } from './builtin-rules.js';
 import { compileRules, evaluateRules, literalFilter } from './policy-rules.js';
 
@@ -18,6 +19,9 @@ const root = join(base, 'project');
 beforeAll(() => {
   mkdirSync(join(root, 'src'), { recursive: true, mode: 0o700 });
   symlinkSync(root, join(root, 'src', 'back-to-root'));
+  // Names an option parser would take for options: a link to the root, and a folder inside it.
+  symlinkSync(root, join(root, '-x'));
+  mkdirSync(join(root, '-inside'));
 });
 afterAll(() => rmSync(base, { recursive: true, force: true }));
 
@@ -214,5 +218,64 @@ describe('policy rules: the built-in defaults', () => {
   ];
   it.each(cases)('%s → %s', (_name, call, expected) => {
     expect(verdictOf(call).verdict).toBe(expected);
+  });
+});
+
+describeAttack('policy-bypass', 'the root hard-deny: operands spelled as options', () => {
+  const allowRm = rule('rm-ok', { decision: 'allow', command: 'rm' });
+  const cases: [string, PolicyVerdict, PolicyCall][] = [
+    ['rm -r -f -- -x/ (a link to the root named -x, after --)', 'hard-deny', command('rm', ['-r', '-f', '--', '-x/'])],
+    ['rm -rf -x/ (the same link, no --)', 'hard-deny', command('rm', ['-rf', '-x/'])],
+    ['rm -rf -- -gone/.. (the root, lexically, after --)', 'hard-deny', command('rm', ['-rf', '--', '-gone/..'])],
+    ['rm -rf -- . (after --)', 'hard-deny', command('rm', ['-rf', '--', '.'])],
+    ['rm -rf -- -inside (a folder in the root)', 'allow', command('rm', ['-rf', '--', '-inside'])],
+    ['rm -rf -nothing-here (no such name: an option)', 'allow', command('rm', ['-rf', '-nothing-here'])],
+  ];
+  it.each(cases)('%s → %s, over a project and a global allow', (_name, expected, call) => {
+    expect(verdictOf(call, { project: [allowRm], global: [allowRm] }).verdict).toBe(expected);
+  });
+
+  it('path rules see the operands after -- too', () => {
+    const denyInside = rule('inside', { decision: 'deny', command: 'rm', paths: ['-inside/**', '-inside'] });
+    expect(verdictOf(command('rm', ['--', '-inside']), { project: [denyInside] }).verdict).toBe('deny');
+  });
+});
+
+describeAttack('policy-bypass', 'the protected-branch denies: other spellings git takes', () => {
+  const git = (...args: string[]) => command('git', args);
+  const denied: [string, PolicyCall][] = [
+    ['git push origin +refs/heads/main', git('push', 'origin', '+refs/heads/main')],
+    ['git push origin +refs/heads/master', git('push', 'origin', '+refs/heads/master')],
+    ['git push -uf origin main (a bundle)', git('push', '-uf', 'origin', 'main')],
+    ['git push -vnf origin main (a bundle, f last)', git('push', '-vnf', 'origin', 'main')],
+    ['git push -fu origin main', git('push', '-fu', 'origin', 'main')],
+    ['git push --force-w origin main (--force-with-lease)', git('push', '--force-w', 'origin', 'main')],
+    ['git push --force-w=main:abc origin main', git('push', '--force-w=main:abc', 'origin', 'main')],
+    ['git push --force-i origin main (--force-if-includes)', git('push', '--force-i', 'origin', 'main')],
+    ['git push --forc origin main', git('push', '--forc', 'origin', 'main')],
+    ['git push --fo origin main', git('push', '--fo', 'origin', 'main')],
+    ['git push --force-if-includes origin main', git('push', '--force-if-includes', 'origin', 'main')],
+    ['git push --del origin main (--delete)', git('push', '--del', 'origin', 'main')],
+    ['git push -ud origin main (a bundle with -d)', git('push', '-ud', 'origin', 'main')],
+  ];
+  it.each(denied)('%s → deny', (_name, call) => {
+    expect(verdictOf(call).verdict).toBe('deny');
+  });
+
+  const notForce: [string, PolicyCall][] = [
+    ['git push --follow-tags origin main', git('push', '--follow-tags', 'origin', 'main')],
+    ['git push --follow origin main (--follow-tags)', git('push', '--follow', 'origin', 'main')],
+    ['git push -u origin main', git('push', '-u', 'origin', 'main')],
+    ['git push -of origin main (-o takes "f")', git('push', '-of', 'origin', 'main')],
+    ['git push --dry-run origin main', git('push', '--dry-run', 'origin', 'main')],
+    ['git push origin refs/heads/main', git('push', 'origin', 'refs/heads/main')],
+  ];
+  it.each(notForce)('%s → none (not a force)', (_name, call) => {
+    expect(verdictOf(call).verdict).toBe('none');
+  });
+
+  it('a bundle or an abbreviation to another branch asks, as --force does', () => {
+    expect(verdictOf(git('push', '-uf', 'origin', 'feature')).verdict).toBe('ask');
+    expect(verdictOf(git('push', '--force-w', 'origin', 'feature')).verdict).toBe('ask');
   });
 });

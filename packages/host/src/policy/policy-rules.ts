@@ -8,12 +8,14 @@
  * Matching is on the call as the host sees it: the command's exact tokens (no shell parsing, so
  * `sh -c '…'` is one opaque argument), argument paths resolved against the real working directory
  * (lexically for globs; through the real path of the nearest existing ancestor for
- * `targets_workspace_root`), and a file tool's resolved path relative to the workspace root.
+ * `targets_workspace_root`), and a file tool's resolved path relative to the workspace root. An
+ * argument is a path unless it starts with `-` — but every one after `--` is, and so is a
+ * `-`-named one that exists (`rm -rf -- -x/`, `-x` a link to the root).
  *
  * What it does not catch: what a command computes (an interpreter, a script, `find -delete`),
  * option spellings a rule does not list, and anything outside the tool call itself.
  */
-import { existsSync, realpathSync } from 'node:fs';
+import { existsSync, lstatSync, realpathSync } from 'node:fs';
 import { basename, dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import picomatch from 'picomatch';
 import type { PolicyAnswer, PolicyCall, PolicyLayer, PolicyRule } from '@bastion/protocol';
@@ -57,7 +59,9 @@ export class PreparedCall {
     const found: string[] = [];
     if (root !== null) {
       const absolute = this.#call.command
-        ? this.#call.command.args.filter(isPathShaped).map((arg) => resolve(this.#call.command?.cwd ?? root, arg))
+        ? pathArguments(this.#call.command.args, this.#call.command.cwd).map((arg) =>
+            resolve(this.#call.command?.cwd ?? root, arg),
+          )
         : (this.#call.paths ?? []);
       for (const path of absolute) {
         const rel = relative(root, path);
@@ -77,7 +81,7 @@ export class PreparedCall {
     this.#targetsRoot =
       root !== null &&
       command !== undefined &&
-      command.args.filter(isPathShaped).some((arg) => {
+      pathArguments(command.args, command.cwd).some((arg) => {
         const target = realpathNearest(resolve(command.cwd, arg));
         return target === root || !isOutside(relative(target, root));
       });
@@ -89,9 +93,31 @@ function isOutside(rel: string): boolean {
   return rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel);
 }
 
-/** An argument that could be a path: not an option, not empty. */
-function isPathShaped(arg: string): boolean {
-  return arg.length > 0 && !arg.startsWith('-');
+/**
+ * The arguments that could name a path: every non-empty one after the first `--` (an option
+ * parser takes them all as operands, `-x/` included), and before it those not starting with `-`,
+ * or starting with it but naming something that exists (lstat, relative to `cwd`): a program
+ * that does not stop at `--`, or takes an unknown option as a name, would act on it.
+ */
+function pathArguments(args: readonly string[], cwd: string): string[] {
+  const found: string[] = [];
+  let operandsOnly = false;
+  for (const arg of args) {
+    if (arg.length === 0) continue;
+    if (operandsOnly || !arg.startsWith('-')) found.push(arg);
+    else if (arg === '--') operandsOnly = true;
+    else if (mayExist(resolve(cwd, arg))) found.push(arg);
+  }
+  return found;
+}
+
+/** Whether lstat finds `path`; an error other than "no such entry" (EACCES, ENOTDIR…) counts as found. */
+function mayExist(path: string): boolean {
+  try {
+    return lstatSync(path, { throwIfNoEntry: false }) !== undefined;
+  } catch {
+    return true;
+  }
 }
 
 /** The real path of `path`'s nearest existing ancestor, with the rest appended. */

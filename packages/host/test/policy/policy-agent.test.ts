@@ -4,7 +4,7 @@
  * proves the tool never acted (a marker stays absent, a file keeps its bytes, its content reaches
  * no event).
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AuditPage, HostAsk } from '@bastion/protocol';
@@ -56,6 +56,18 @@ describe('the policy hook in auto mode (it narrows auto, never widens it)', () =
     expect(toolResultOf(run).output).toMatchObject({ ok: false, code: 'POLICY_DENIED' });
     expect(JSON.stringify(toolResultOf(run).output)).toContain('builtin.rm-recursive-workspace-root');
     expect(readFileSync(join(host.workspace, 'keep.txt'), 'utf8')).toBe('kept\n');
+  });
+
+  it('the hard-deny holds for the root named as an option: `rm -r -f -- -x/`, `-x` a link to the root, is refused and the workspace keeps its files', async () => {
+    symlinkSync(host.workspace, join(host.workspace, '-x'));
+    try {
+      const run = await (await auto()).say('$ rm -r -f -- -x/');
+      expect(toolResultOf(run).output).toMatchObject({ ok: false, code: 'POLICY_DENIED' });
+      expect(JSON.stringify(toolResultOf(run).output)).toContain('builtin.rm-recursive-workspace-root');
+      expect(readFileSync(join(host.workspace, 'keep.txt'), 'utf8')).toBe('kept\n');
+    } finally {
+      rmSync(join(host.workspace, '-x'));
+    }
   });
 
   it('an `ask` rule asks even in auto — once, by the host, not the agent — and the host’s yes runs the command', async () => {
