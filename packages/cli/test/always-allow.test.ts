@@ -13,6 +13,9 @@ import { startScriptedEndpoint, waitFor } from '@bastion/test-support';
 import { closedAfterEachTest } from '../../../test/support/per-test.js';
 import { runCliInTerminal, scriptedRun } from './support/cli-process.js';
 
+/** What the confirmation says a saved command rule lets through beyond the call asked about. */
+const SCOPE = '(any further arguments after these exact first ones are allowed too)';
+
 const startEndpoint = closedAfterEachTest(startScriptedEndpoint, (endpoint) => endpoint.close());
 
 /** `touch <marker>` run in `dir`, as the host's policy sees it. */
@@ -35,6 +38,7 @@ it('`a` then `y` saves an exact-argv-prefix allow rule for this project only, an
   await waitFor(() => cli.shown().includes('Save it and allow?'), 20_000, 'the rule to be shown');
   const shown = cli.shown();
   expect(shown).toContain('allow     tools=run_command argv="touch allowed-marker …"');
+  expect(shown).toContain(SCOPE);
   expect(shown).toContain(`in ${realpathSync(workspace)}`);
   cli.type('y\r');
   expect(await cli.closed).toBe(0);
@@ -71,6 +75,7 @@ it('at the host’s own prompt, `a` then `y` saves the host’s exact-argv-prefi
   first.type('a\r');
   await waitFor(() => first.shown().includes('Save it and allow?'), 20_000, 'the rule to be shown');
   expect(first.shown()).toContain('allow     tools=run_command argv="touch host-marker …"');
+  expect(first.shown()).toContain(SCOPE);
   expect(first.shown()).toContain(`in ${realpathSync(workspace)}`);
   first.type('y\r');
   expect(await first.closed).toBe(0);
@@ -96,4 +101,24 @@ it('at the host’s own prompt, `a` then `y` saves the host’s exact-argv-prefi
   expect(await second.closed).toBe(0);
   expect(second.shown()).not.toContain('Allow?');
   expect(existsSync(join(workspace, 'host-marker'))).toBe(true);
+}, 120_000);
+
+it('a program with no arguments (`env`, which runs any other) is not offered "always allow": `a` is a no, nothing is saved', async () => {
+  const endpoint = await startEndpoint([
+    { kind: 'tool-call', name: 'run_command', input: { command: 'env', args: [] } },
+    { kind: 'text', pieces: ['done'] },
+  ]);
+  const { home, workspace, args } = scriptedRun(endpoint);
+  const cli = runCliInTerminal([...args, 'show the environment']);
+  await waitFor(() => cli.shown().includes('Allow? [y/N]'), 60_000, 'the approval prompt');
+  expect(cli.shown()).toContain('command: env');
+  expect(cli.shown()).not.toContain('always allow');
+  cli.type('a\r');
+  await cli.closed;
+  expect(cli.shown()).not.toContain('Save it and allow?');
+  expect(new PolicyStore(home).listing(realpathSync(workspace)).project?.rules ?? []).toEqual([]);
+  const env = { tool: 'run_command', workspace_root: realpathSync(workspace) };
+  const call = { ...env, command: { name: 'env', args: ['sh', '-c', 'touch pwned'], cwd: realpathSync(workspace) } };
+  expect(new PolicyStore(home).evaluate(call)).toEqual({ verdict: 'none' });
+  expect(existsSync(join(workspace, 'pwned'))).toBe(false);
 }, 120_000);

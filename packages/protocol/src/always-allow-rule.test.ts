@@ -27,6 +27,18 @@ describe('alwaysAllowRule', () => {
     });
   });
 
+  it('offers no rule for a program with no arguments (it would allow `env sh -c …`, `git push -f origin main`)', () => {
+    for (const command of ['env', 'sh', 'git', 'ls', '/usr/bin/env']) {
+      expect(alwaysAllowRule('run_command', { command, args: [] }), command).toBeUndefined();
+      expect(alwaysAllowRule('run_command', { command }), command).toBeUndefined();
+      expect(alwaysAllowDraft('run_command', { command, args: [] }), command).toBeUndefined();
+    }
+    expect(alwaysAllowRule('run_command', { command: 'env', args: ['FOO=1'] })).toMatchObject({
+      command: 'env',
+      argv_prefix: ['FOO=1'],
+    });
+  });
+
   it('offers no rule for a command with an empty argument or no program (no rule can pin it)', () => {
     expect(alwaysAllowRule('run_command', { command: 'rm', args: [''] })).toBeUndefined();
     expect(alwaysAllowRule('run_command', { command: '', args: [] })).toBeUndefined();

@@ -286,6 +286,21 @@ async function discardTypeAhead(input: NodeJS.ReadStream): Promise<void> {
   input.setRawMode(false);
 }
 
+/**
+ * What a rule "always allow" would save lets through beyond the call asked about, in words the
+ * person reads before the second yes (the page's confirmation says the same): a command rule
+ * matches on its first arguments, so any arguments after them pass too — `touch a` allows
+ * `touch a b`, and a rule for a bare program would allow it with any arguments at all.
+ */
+export function alwaysAllowScope(draft: PolicyRuleDraft): string {
+  if (draft.command !== undefined) {
+    return draft.argv_prefix === undefined
+      ? 'any arguments at all are allowed: the rule names only the program'
+      : 'any further arguments after these exact first ones are allowed too';
+  }
+  return draft.tools?.length === 1 ? 'every call of this tool is allowed, whatever its arguments' : '';
+}
+
 /** What "always allow" offers at a prompt: the rule, the project it is saved for, and how it is saved. */
 interface AlwaysAllow {
   draft: PolicyRuleDraft;
@@ -306,7 +321,10 @@ async function askOnTerminal(question: string, always: AlwaysAllow | undefined, 
     const choices = always ? '[y/N] (or a: always allow this in this project) ' : '[y/N] ';
     const answer = (await prompt.question(`${question}Allow? ${choices}`)).trim();
     if (always && /^a(lways)?$/i.test(answer)) {
-      const shown = `  ${terminalLine(describeRule(always.draft))}\n  in ${terminalLine(always.project)}\n`;
+      const scope = alwaysAllowScope(always.draft);
+      const shown =
+        `  ${terminalLine(describeRule(always.draft))}\n  in ${terminalLine(always.project)}\n` +
+        (scope === '' ? '' : `  (${scope})\n`);
       const save = await prompt.question(
         `\nThis rule would be saved to policy.json:\n${shown}Save it and allow? [y/N] `,
       );
