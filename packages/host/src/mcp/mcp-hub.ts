@@ -46,6 +46,7 @@ import {
 } from '@bastion/protocol';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { JsonSchemaValidator, jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import { HostError } from '../errors.js';
 import { buildCommandSandboxProfile } from '../commands/command-profile.js';
 import { programNotFound } from '../commands/command-executor.js';
@@ -54,6 +55,20 @@ import { homeReadPaths } from '../sandbox/home-read-allowlist.js';
 import { shellQuote, type SrtSession, type WrappedCommand } from '../sandbox/srt-session.js';
 import { McpConfigStore } from './mcp-config-store.js';
 import type { McpStdioTransport } from './mcp-stdio-transport.js';
+
+/**
+ * What the SDK's client checks a tool's structured content with: nothing. By default it compiles
+ * every listed tool's outputSchema with AJV and runs it on each call's structured content, in the
+ * host's event loop — and both are the server's: a pattern that backtracks (`^(a+)+$` against
+ * 32 a's and a "!") held the host for 20 s a call. The host does not rely on the content matching
+ * its schema (it passes the content on as text, cut and redacted, the model reads it as a tool
+ * result), so no schema of a server's is compiled or run.
+ */
+const OUTPUT_SCHEMAS_UNCOMPILED: jsonSchemaValidator = {
+  getValidator<T>(): JsonSchemaValidator<T> {
+    return (input) => ({ valid: true, data: input as T, errorMessage: undefined });
+  },
+};
 
 /** A ready server's tool as the sidecar is told of it. */
 export interface McpListedTool {
@@ -130,6 +145,28 @@ function withoutHeld(text: string, held: readonly HeldValue[]): string {
     }
   }
   return cut;
+}
+
+/**
+ * `text` without its longest beginning that is the end of a held value in any form withoutHeld
+ * cuts (a proper suffix: a whole one is cut as usual). For text that starts where a cut fell: what
+ * is dropped may be ordinary text that happens to end like a value, never a value's part shown.
+ */
+function withoutHeldEnding(text: string, held: readonly HeldValue[]): string {
+  let drop = 0;
+  for (const value of held) {
+    for (const form of heldValueForms(value.value)) {
+      // An escaped form can be longer than all that is kept: the text may lie wholly inside it.
+      if (form.includes(text)) return '';
+      for (let length = Math.min(form.length - 1, text.length); length > drop; length -= 1) {
+        if (text.startsWith(form.slice(form.length - length))) {
+          drop = length;
+          break;
+        }
+      }
+    }
+  }
+  return text.slice(drop);
 }
 
 /** The tools the agent is given, and why each other one is not; every text a tool carries is cut of the held values. */
@@ -402,7 +439,10 @@ export class McpHub {
         await instance.stop?.();
         return;
       }
-      const client = new Client({ name: 'bastion', version: '0.1.0' }, { capabilities: {} });
+      const client = new Client(
+        { name: 'bastion', version: '0.1.0' },
+        { capabilities: {}, jsonSchemaValidator: OUTPUT_SCHEMAS_UNCOMPILED },
+      );
       const transport = process.transport;
       const deadline = AbortSignal.timeout(MCP_START_TIMEOUT_MS);
       await client.connect(transport, { signal: deadline, timeout: MCP_START_TIMEOUT_MS });
@@ -454,9 +494,15 @@ export class McpHub {
     }
   }
 
-  /** The end of what a server wrote to stderr, cut of the held values and then to MCP_STDERR_TAIL_CHARS. */
+  /**
+   * The end of what a server wrote to stderr: its kept tail without a beginning that could be the
+   * end of a held value (the kept text may begin inside one), cut of the held values, and then
+   * to MCP_STDERR_TAIL_CHARS.
+   */
   #lastWords(transport: McpStdioTransport): string {
-    return this.redact(transport.stderrTail).slice(-MCP_STDERR_TAIL_CHARS).trim();
+    const held = this.heldValues();
+    const kept = transport.stderrTailCut ? withoutHeldEnding(transport.stderrTail, held) : transport.stderrTail;
+    return withoutHeld(kept, held).slice(-MCP_STDERR_TAIL_CHARS).trim();
   }
 
   /** Spawn the server in its sandbox: the command profile with the workspace write-denied. */

@@ -16,8 +16,10 @@ import { JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol
 const NEWLINE = 0x0a;
 /**
  * Kept of stderr: the tail shown and the longest variable value before it, so that the owner can
- * cut a value the server printed before it cuts the tail (a value the tail began inside would
- * otherwise be shown in part).
+ * cut a value the server printed before it cuts the tail. That alone does not keep a value the
+ * kept text begins inside from showing in part — whole values it redacts shrink to labels, so
+ * the tail may reach back to that partial one — so the owner drops such a beginning first
+ * (stderrTailCut says there is one to look for).
  */
 const STDERR_KEPT_CHARS = MCP_STDERR_TAIL_CHARS + MCP_ENV_VALUE_MAX_CHARS;
 
@@ -31,6 +33,8 @@ export class McpStdioTransport implements Transport {
   #pending: Buffer[] = [];
   #pendingBytes = 0;
   #stderrTail = '';
+  /** Whether stderr said more than the tail keeps: the tail then begins wherever the cut fell. */
+  #stderrCut = false;
   #closed = false;
   /** Why the transport ended, in words, when the server broke the protocol. */
   #broken: string | undefined;
@@ -44,7 +48,9 @@ export class McpStdioTransport implements Transport {
     child.stdout?.on('data', (chunk: Buffer) => this.#read(chunk));
     child.stderr?.setEncoding('utf8');
     child.stderr?.on('data', (chunk: string) => {
-      this.#stderrTail = (this.#stderrTail + chunk).slice(-STDERR_KEPT_CHARS);
+      const joined = this.#stderrTail + chunk;
+      if (joined.length > STDERR_KEPT_CHARS) this.#stderrCut = true;
+      this.#stderrTail = joined.slice(-STDERR_KEPT_CHARS);
     });
     child.stdin?.on('error', () => undefined);
     child.once('close', () => this.#end());
@@ -73,6 +79,11 @@ export class McpStdioTransport implements Transport {
   /** The end of what the server wrote to stderr (STDERR_KEPT_CHARS), for a status in words once cut to MCP_STDERR_TAIL_CHARS. */
   get stderrTail(): string {
     return this.#stderrTail;
+  }
+
+  /** Whether the start of stderr was let go: stderrTail may then begin inside a value the server printed. */
+  get stderrTailCut(): boolean {
+    return this.#stderrCut;
   }
 
   /** Set when the server broke the protocol and was stopped for it. */

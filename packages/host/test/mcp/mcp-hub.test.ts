@@ -20,8 +20,10 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createLogger,
+  MCP_ENV_VALUE_MAX_CHARS,
   MCP_MAX_TOOLS_PER_SERVER,
   MCP_RESULT_MAX_BYTES,
+  MCP_STDERR_TAIL_CHARS,
   mcpListingSchema,
   type LogRecord,
   type McpServerConfig,
@@ -362,12 +364,12 @@ describeAttack('secret-egress', 'an MCP server telling its own token other than 
     try {
       const status = hub.listing(workspace).servers.find((server) => server.name === 'leaky');
       expect(status).toMatchObject({ state: 'ready' });
-      expect(status?.tools.map((tool) => tool.name)).toEqual(['throw', 'die', 'structured', 'basic']);
+      expect(status?.tools.map((tool) => tool.name)).toEqual(['throw', 'die', 'structured', 'basic', 'die_copies']);
       expect(status?.tools[0]?.description).toBe(`uses ${REDACTED('SERVICE_TOKEN', 'leaky')} to work`);
       expect(status?.left_out).toEqual([expect.stringContaining(REDACTED('SERVICE_TOKEN', 'leaky'))]);
       const listed = await sidecar.list();
       const tools = listed.servers.find((server) => server.name === 'leaky')?.tools ?? [];
-      expect(tools.map((tool) => tool.name)).toEqual(['throw', 'die', 'structured', 'basic']);
+      expect(tools.map((tool) => tool.name)).toEqual(['throw', 'die', 'structured', 'basic', 'die_copies']);
       expect(JSON.parse(tools[0]?.input_schema ?? '{}')).toEqual({
         type: 'object',
         properties: {
@@ -416,6 +418,32 @@ describeAttack('secret-egress', 'an MCP server telling its own token other than 
   });
 });
 
+describeAttack('secret-egress', 'an MCP server whose kept stderr begins inside its token', () => {
+  it('29 copies of a 204-character token, the kept tail beginning at its second character: the copies shrink to labels, and not one character of the token shows in the status', async () => {
+    // No run of the token's characters is ordinary text: any 8 of them found would be a leak.
+    const token = `Q${Array.from({ length: 203 }, (_, index) => 'ZXJKVW'[index % 6]).join('')}`;
+    expect(token).toHaveLength(204);
+    await hub.add(workspace, { ...fixture('cut-inside', 'leaky'), env: { SERVICE_TOKEN: token } });
+    const sidecar = rawSidecar();
+    try {
+      const kept = MCP_STDERR_TAIL_CHARS + MCP_ENV_VALUE_MAX_CHARS;
+      const died = await sidecar.call('cut-inside', 'die_copies', { kept });
+      expect(died).toMatchObject({ type: 'mcp.error', code: 'MCP_CALL_FAILED' });
+      const failed = hub.listing(workspace).servers.find((server) => server.name === 'cut-inside');
+      expect(failed).toMatchObject({ state: 'failed' });
+      expect(failed?.error).toMatch(
+        /^it stopped; its last words: \[redacted: SERVICE_TOKEN of the MCP server cut-inside\]/,
+      );
+      const seen = JSON.stringify([died, failed, records]);
+      for (let start = 0; start + 8 <= token.length; start += 1)
+        expect(seen).not.toContain(token.slice(start, start + 8));
+    } finally {
+      sidecar.close();
+      await hub.remove(workspace, 'cut-inside');
+    }
+  });
+});
+
 describeAttack('secret-read', "an MCP server's variables outside its sandbox", () => {
   it('are on no command line of any process while the server runs, though the server has them', async () => {
     const token = `tok-${'v4'.repeat(20)}`;
@@ -450,6 +478,56 @@ describeAttack('secret-read', "an MCP server's variables outside its sandbox", (
 });
 
 describeAttack('resource-exhaustion', 'MCP servers that try to exhaust the host', () => {
+  it('one whose outputSchema backtracks catastrophically on its structured content: the call is answered, and the host never compiles nor runs the pattern', async () => {
+    // A RegExp of the server's pattern that the host makes is counted, and one it runs is counted
+    // and answers at once: really run, it would hold the host for minutes (2^32 steps), and this
+    // test would fail only by a timeout that same stall keeps from firing.
+    const PATTERN = '^(a+)+$';
+    const seen = { made: 0, run: 0 };
+    const test = Reflect.get<RegExp, 'test'>(RegExp.prototype, 'test');
+    const exec = Reflect.get<RegExp, 'exec'>(RegExp.prototype, 'exec');
+    const realRegExp = globalThis.RegExp;
+    globalThis.RegExp = new Proxy(realRegExp, {
+      construct(target, args: [string | RegExp, string?]) {
+        if (String(args[0]) === PATTERN) seen.made += 1;
+        return Reflect.construct(target, args);
+      },
+      apply(target, _this, args: [string | RegExp, string?]) {
+        if (String(args[0]) === PATTERN) seen.made += 1;
+        return Reflect.apply(target, undefined, args);
+      },
+    });
+    RegExp.prototype.test = function (this: RegExp, text: string) {
+      if (this.source !== PATTERN) return Reflect.apply(test, this, [text]);
+      seen.run += 1;
+      return false;
+    };
+    RegExp.prototype.exec = function (this: RegExp, text: string) {
+      if (this.source !== PATTERN) return Reflect.apply(exec, this, [text]);
+      seen.run += 1;
+      return null;
+    };
+    const sidecar = rawSidecar();
+    try {
+      await hub.add(workspace, fixture('redos', 'redos'));
+      expect(hub.listing(workspace).servers.find((server) => server.name === 'redos')).toMatchObject({
+        state: 'ready',
+      });
+      const answer = await sidecar.call('redos', 'match');
+      expect(seen).toEqual({ made: 0, run: 0 });
+      expect(answer).toMatchObject({
+        type: 'mcp.result',
+        is_error: false,
+        text: JSON.stringify({ s: `${'a'.repeat(32)}!` }),
+      });
+    } finally {
+      globalThis.RegExp = realRegExp;
+      Object.assign(RegExp.prototype, { test, exec });
+      sidecar.close();
+      await hub.remove(workspace, 'redos');
+    }
+  });
+
   it('one that stops reading its stdin and floods the host with ping requests is stopped and said so; the call in flight fails', async () => {
     await hub.add(workspace, {
       ...fixture('flood', 'ping-flood'),
