@@ -12,6 +12,7 @@ import { startCommand } from './commands/start.js';
 import { rewindCommand, undoCommand } from './commands/undo.js';
 import { terminalLine } from '@bastion/host';
 import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
 import { outputClosed, stopWhenOutputCloses } from './closed-output.js';
 import { commandUsage, USAGE, usageHint, UsageError } from './usage.js';
 
@@ -30,6 +31,20 @@ const COMMANDS: Record<string, (argv: string[]) => Promise<number>> = {
   models: modelsCommand,
   mcp: mcpCommand,
 };
+
+/** Every value `--home` is given in `flags` (read loosely: the command's own parser checks the rest). */
+function homeValues(flags: string[]): string[] {
+  const { tokens } = parseArgs({
+    args: flags,
+    strict: false,
+    allowPositionals: true,
+    tokens: true,
+    options: { home: { type: 'string' } },
+  });
+  return tokens.flatMap((token) =>
+    token.kind === 'option' && token.name === 'home' && token.value !== undefined ? [token.value] : [],
+  );
+}
 
 /** The command a name names; an own key only, so `constructor` or `toString` is no command. */
 const commandNamed = (name: string | undefined) =>
@@ -54,6 +69,10 @@ async function main(argv: string[], manifestUrl: URL): Promise<number> {
   if (flags.includes('--help') || flags.includes('-h')) {
     process.stdout.write(commandUsage(name) ?? USAGE);
     return 0;
+  }
+  // Every command takes --home; an empty one would make the current folder the data folder.
+  if (homeValues(flags).includes('')) {
+    throw new UsageError('--home needs a folder (it was given an empty path); leave it out for ~/.bastion');
   }
   return command(rest);
 }

@@ -38,11 +38,17 @@ async function main(argv: readonly string[]): Promise<void> {
   const handOver = argv[0] === 'start' ? keepStopSignals() : undefined;
   const hostHome = hostCommandHome(argv);
   const prelude = hostHome ? await import('@bastion/host/start-prelude') : undefined;
-  prelude?.beginProcessHostStart({
-    userData: prelude.resolveUserDataPath(hostHome?.home),
-    ownsProcess: true,
-    srt: process.platform === 'linux',
-  });
+  if (prelude) {
+    try {
+      prelude.beginProcessHostStart({
+        userData: prelude.resolveUserDataPath(hostHome?.home),
+        ownsProcess: true,
+        srt: process.platform === 'linux',
+      });
+    } catch {
+      // A home refused by its path (empty, a file): the command meets the same refusal and reports it.
+    }
+  }
   const { runCli } = await import('./cli.js');
   await runCli([...argv], new URL('../package.json', import.meta.url));
   await prelude?.releaseUntakenHostStart();

@@ -35,6 +35,7 @@ import { takeHostStart, type HostStartPrelude } from './host-start-prelude.js';
 import { CommandExecutor } from './commands/command-executor.js';
 import { attachMcpCalls } from './mcp/mcp-channel.js';
 import { McpHub } from './mcp/mcp-hub.js';
+import { McpConfigStore } from './mcp/mcp-config-store.js';
 import { attachPolicyChecks } from './policy/policy-checks.js';
 import { hostOnlyDir } from './user-data.js';
 import { TempFileJournal } from './workspaces/temp-file-journal.js';
@@ -246,8 +247,9 @@ async function composeHost(
   // every command and on every workspace write the host performs for the sidecar.
   const audit = new HostAuditLog(userData);
   const policy = new PolicyStore(userData, { audit });
-  // Issue 16 §4: the home's owner (its lock is held) removes the temp a killed policy write left.
-  removeStaleTempFiles(policy.path);
+  // Issue 16 §4: the home's owner (its lock is held) removes the temps a killed write of a host
+  // file left (writePrivateFile's callers: policy.json, and mcp.json, whose --env values may be secrets).
+  for (const path of [policy.path, new McpConfigStore(userData).path]) removeStaleTempFiles(path);
   const sidecarPolicy = (roots: readonly string[]) =>
     buildSidecarSandboxPolicy({
       home,

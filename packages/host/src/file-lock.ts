@@ -37,7 +37,7 @@ export function takeFileLock(path: string, waitMs: number): FileLock | undefined
     // Created 0600 before SQLite opens it (it would use the umask's mode).
     closeSync(openSync(path, 'a', 0o600));
   } catch (cause) {
-    throw new HostError('HOME_LOCK_FAILED', `cannot open ${path}`, { cause });
+    throw lockFailure(path, 'open', cause);
   }
   const deadline = Date.now() + waitMs;
   for (let tries = 0; ; tries += 1) {
@@ -55,7 +55,7 @@ function tryFileLock(path: string): FileLock | undefined {
   try {
     db = new Database(path, { timeout: 0 });
   } catch (cause) {
-    throw new HostError('HOME_LOCK_FAILED', `cannot open ${path}`, { cause });
+    throw lockFailure(path, 'open', cause);
   }
   try {
     // No journal file: nothing is ever written, and a killed holder leaves only the lock file behind.
@@ -66,7 +66,7 @@ function tryFileLock(path: string): FileLock | undefined {
   } catch (error) {
     db.close();
     if ((error as { code?: string }).code === 'SQLITE_BUSY') return undefined;
-    throw new HostError('HOME_LOCK_FAILED', `cannot lock ${path}`, { cause: error });
+    throw lockFailure(path, 'lock', error);
   }
   let held = true;
   return {
@@ -76,6 +76,39 @@ function tryFileLock(path: string): FileLock | undefined {
       db.close();
     },
   };
+}
+
+/**
+ * Why the lock on `path` could not be taken, as one coded line with the next step: a full or failing
+ * disk (SQLite needs to write the lock file's header; SQLITE_FULL, SQLITE_IOERR_*) is STORAGE_FULL,
+ * a read-only one STORAGE_READ_ONLY, and a lock file that is no SQLite database (junk left by
+ * something else) HOME_LOCK_CORRUPT naming the file to remove; anything else HOME_LOCK_FAILED.
+ */
+function lockFailure(path: string, step: 'open' | 'lock', cause: unknown): HostError {
+  const code = (cause as { code?: unknown } | undefined)?.code;
+  const text = typeof code === 'string' ? code : '';
+  if (text === 'SQLITE_FULL' || text === 'ENOSPC' || text === 'EDQUOT' || text.startsWith('SQLITE_IOERR')) {
+    return new HostError(
+      'STORAGE_FULL',
+      `cannot ${step} ${path}: the disk is full or failing (${text}): free some space and try again; nothing was changed`,
+      { cause },
+    );
+  }
+  if (text.startsWith('SQLITE_READONLY') || text === 'EROFS') {
+    return new HostError(
+      'STORAGE_READ_ONLY',
+      `cannot ${step} ${path}: the disk is read-only (${text}): remount it read-write and try again; nothing was changed`,
+      { cause },
+    );
+  }
+  if (text === 'SQLITE_NOTADB' || text.startsWith('SQLITE_CORRUPT')) {
+    return new HostError(
+      'HOME_LOCK_CORRUPT',
+      `${path} is not a lock file Bastion made (${text}): remove that file (no process can hold a lock in it) and try again; nothing was changed`,
+      { cause },
+    );
+  }
+  return new HostError('HOME_LOCK_FAILED', `cannot ${step} ${path}${text ? ` (${text})` : ''}`, { cause });
 }
 
 /** Block this thread for `ms`, as the synchronous edit around the wait does. */

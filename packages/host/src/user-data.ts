@@ -2,8 +2,11 @@
  * SEC-004: userData (`--home`, BASTION_HOME or ~/.bastion) is the host's own secret dir (auth.json,
  * sessions.db and its WAL/SHM, endpoints.json, logs, scratch dirs). Everything Bastion keeps there is
  * private to its user: directories 0700, files 0600. Each start checks the tree and repairs any
- * entry with group or other bits (an older Bastion, a restored backup, a loose umask), reporting
- * each one; doctor reports the same entries without changing them.
+ * entry with group or other bits (an older Bastion, a restored backup, a loose umask) by clearing
+ * those bits only (the owner's stay: a script keeps its x), reporting each one; doctor reports the
+ * same entries without changing them. A start adopts only a folder that is missing, empty or
+ * already a Bastion home (HOME_NOT_BASTION otherwise, and always for the user's HOME), so a
+ * mistaken `--home` never reaches the repair; an empty `--home` or a file is refused before.
  *
  * What it does not catch: the contents of a session's scratch dir (the agent's own working files,
  * whose modes commands may rely on: the 0700 scratch dirs above them keep them private); symlinks
@@ -20,15 +23,51 @@ import {
   readdirSync,
   realpathSync,
   renameSync,
+  statSync,
 } from 'node:fs';
 import { homedir } from 'node:os';
-import { isAbsolute, join, resolve } from 'node:path';
-import { SCRATCH_DIR_NAME } from '@bastion/protocol';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { SCRATCH_DIR_NAME, SESSIONS_DB_FILE } from '@bastion/protocol';
 import { HostError } from './errors.js';
 
+/**
+ * userData's absolute path: `--home` (`explicit`), else BASTION_HOME, else ~/.bastion. Every
+ * command takes its home from here, so the home's path is checked here once for all of them: an
+ * empty `--home` is refused (HOME_EMPTY: resolve('') would be the current folder), an empty
+ * BASTION_HOME counts as unset, and a path that is, or lies below, a file is refused with
+ * HOME_NOT_A_DIRECTORY naming it (instead of ENOTDIR/EEXIST from whichever use came first).
+ */
 export function resolveUserDataPath(explicit: string | undefined, env: NodeJS.ProcessEnv = process.env): string {
-  const chosen = explicit ?? env.BASTION_HOME ?? join(homedir(), '.bastion');
-  return isAbsolute(chosen) ? chosen : resolve(chosen);
+  if (explicit === '') {
+    throw new HostError('HOME_EMPTY', '--home was given an empty path: name a folder, or leave --home out');
+  }
+  const fromEnv = env.BASTION_HOME === '' ? undefined : env.BASTION_HOME;
+  const chosen = explicit ?? fromEnv ?? join(homedir(), '.bastion');
+  const path = isAbsolute(chosen) ? chosen : resolve(chosen);
+  assertNoFileOnPath(path);
+  return path;
+}
+
+/** HOME_NOT_A_DIRECTORY when `path`, or the nearest of its ancestors that exists, is not a directory. */
+function assertNoFileOnPath(path: string): void {
+  for (let at = path; ; at = dirname(at)) {
+    let isDirectory: boolean;
+    try {
+      isDirectory = statSync(at).isDirectory();
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      // Missing (made later) or below a file (found on the way up); anything else is the storage check's.
+      if ((code !== 'ENOENT' && code !== 'ENOTDIR') || at === dirname(at)) return;
+      continue;
+    }
+    if (isDirectory) return;
+    throw new HostError(
+      'HOME_NOT_A_DIRECTORY',
+      at === path
+        ? `${path} is a file, not a folder: give --home (or BASTION_HOME) a folder or a new path`
+        : `${path} cannot be a folder: ${at} is a file; give --home (or BASTION_HOME) a folder or a new path`,
+    );
+  }
 }
 
 export const USER_DATA_DIR_MODE = 0o700;
@@ -75,15 +114,16 @@ export function findLooseUserDataEntries(path: string): LooseUserDataEntry[] {
 }
 
 /**
- * Set an entry's mode through a descriptor opened without following a symlink, and only if it is
- * still the kind of entry that was found (an entry swapped meanwhile is left alone).
+ * Clear an entry's group and other bits (the owner's are kept: 0755 becomes 0700, 0644 0600)
+ * through a descriptor opened without following a symlink, and only if it is still the kind of
+ * entry that was found (an entry swapped meanwhile is left alone).
  */
 function tighten(target: string, kind: LooseUserDataEntry['kind']): void {
   const fd = openSync(target, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   try {
     const stat = fstatSync(fd);
     if (kind === 'directory' ? stat.isDirectory() : stat.isFile()) {
-      fchmodSync(fd, kind === 'directory' ? USER_DATA_DIR_MODE : USER_DATA_FILE_MODE);
+      fchmodSync(fd, stat.mode & 0o700);
     }
   } finally {
     closeSync(fd);
@@ -145,7 +185,64 @@ function ensureHostOnlyDir(userData: string): void {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
 }
+/**
+ * What every Bastion home holds from its first start on (`host/`, made by ensureUserData; before
+ * it, policy.json and the rest), any of which marks a folder as one: a home from any earlier
+ * version holds at least one of them.
+ */
+const BASTION_HOME_ENTRIES: ReadonlySet<string> = new Set([
+  HOST_ONLY_DIR_NAME,
+  LEGACY_POLICY_FILE,
+  SESSIONS_DB_FILE,
+  `${SESSIONS_DB_FILE}-wal`,
+  `${SESSIONS_DB_FILE}-shm`,
+  'host.lock',
+  'host.sock',
+  'logs',
+  'auth.json',
+  'endpoints.json',
+  'preferences.json',
+  'storage-reserve',
+  SCRATCH_DIR_NAME,
+  // The user's saved prompts (daemon/src/prompts/prompt-folder.ts), which a user may make first.
+  'prompts',
+]);
+
+/**
+ * HOME_NOT_BASTION unless `path` is missing, empty or already a Bastion home, and never the user's
+ * HOME itself: a start tightens every mode under its home and writes its files there, which must
+ * never happen to a project or to HOME given as `--home` by mistake.
+ */
+export function assertAdoptableUserData(path: string): void {
+  let names: string[];
+  try {
+    names = readdirSync(path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw error;
+  }
+  const notBastion = (why: string) =>
+    new HostError(
+      'HOME_NOT_BASTION',
+      `${path} is not a Bastion data folder (${why}); pass an empty or new folder to --home (or BASTION_HOME)`,
+    );
+  if (sameDirectory(path, homedir())) throw notBastion('it is your home folder');
+  if (names.length > 0 && !names.some((name) => BASTION_HOME_ENTRIES.has(name))) {
+    throw notBastion('it holds other files');
+  }
+}
+
+function sameDirectory(a: string, b: string): boolean {
+  try {
+    const [first, second] = [statSync(a), statSync(b)];
+    return first.dev === second.dev && first.ino === second.ino;
+  } catch {
+    return false;
+  }
+}
+
 export function ensureUserData(path: string): { path: string; repaired: LooseUserDataEntry[] } {
+  assertAdoptableUserData(path);
   mkdirSync(path, { recursive: true, mode: USER_DATA_DIR_MODE });
   ensureHostOnlyDir(path);
   const repaired = findLooseUserDataEntries(path);

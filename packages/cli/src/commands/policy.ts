@@ -89,13 +89,18 @@ function runPolicyCommand(argv: string[]): number {
     const session = values.session === undefined ? undefined : channelIdSchema.safeParse(values.session);
     if (session?.success === false) throw new UsageError('--session takes a session id (ses_…)');
     const audit = new HostAuditLog(ensureUserData(resolveUserDataPath(values.home)).path);
-    const entries = session === undefined ? audit.entries() : audit.entriesOf(session.data);
+    const { entries, unreadable } = audit.records(session?.data);
     if (session !== undefined && !values.json) {
       process.stderr.write(
         `bastion: the decisions the sidecar reported for ${session.data} (the host cannot check which session a call was part of)\n`,
       );
     }
     for (const entry of entries) process.stdout.write(`${values.json ? JSON.stringify(entry) : auditLine(entry)}\n`);
+    // Said on stderr, so stdout stays the records alone (one JSON object a line with --json).
+    if (unreadable > 0) {
+      process.stderr.write(`bastion: ${unreadable} unreadable line(s) of host/audit.jsonl skipped (torn or foreign)\n`);
+    }
+    if (entries.length === 0) process.stderr.write('bastion: no audit records\n');
     return 0;
   }
   if (action === 'list' && rest.length === 0) {

@@ -19,6 +19,9 @@ const TEMP_SUFFIX = '.bastion-tmp';
 const CORRUPT_FIX =
   'Bastion left it untouched and will not write over it: fix it, or move it aside out of the data folder';
 
+/** What to do about a link or a folder where a data file should be. */
+const NOT_REGULAR_FIX = 'put the file itself there, or move it out of the Bastion data folder';
+
 export class PrivateFileError extends DaemonError {
   override readonly name = 'PrivateFileError';
 }
@@ -32,13 +35,19 @@ export async function readPrivateJson<S extends z.ZodType>(path: string, schema:
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return undefined;
     if (code === 'ELOOP')
-      throw new PrivateFileError('SECRETS_FILE_SYMLINK', `${basename(path)} is a symbolic link; refusing to read it`);
+      throw new PrivateFileError(
+        'SECRETS_FILE_SYMLINK',
+        `${basename(path)} is a symbolic link; refusing to read it: ${NOT_REGULAR_FIX}`,
+      );
     throw new PrivateFileError('SECRETS_FILE_UNREADABLE', `${basename(path)} cannot be read`, { cause: error });
   }
   try {
     const stats = await handle.stat();
     if (!stats.isFile())
-      throw new PrivateFileError('SECRETS_FILE_NOT_REGULAR', `${basename(path)} is not a regular file`);
+      throw new PrivateFileError(
+        'SECRETS_FILE_NOT_REGULAR',
+        `${basename(path)} is not a regular file; refusing to read it: ${NOT_REGULAR_FIX}`,
+      );
     if (typeof process.getuid === 'function' && stats.uid !== process.getuid()) {
       throw new PrivateFileError(
         'SECRETS_FILE_OWNER',

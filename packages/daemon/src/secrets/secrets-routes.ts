@@ -71,13 +71,14 @@ export function secretsStoreError(error: unknown, log: Logger): DaemonError {
   const code = storage?.code ?? (error instanceof PrivateFileError ? error.code : 'SECRETS_STORE_FAILED');
   log.error('secrets.store-failed', { code });
   if (storage) return storage;
-  // Its message names the file (not its folder or contents) and what to do about it.
-  if (code === 'SECRETS_FILE_CORRUPT') return new DaemonError(code, (error as Error).message);
   if (code === 'SECRETS_FILE_PERMISSIONS') {
     return new DaemonError(
       code,
       'a Bastion data file is readable by group or others; run `chmod 600` on it in the Bastion data folder',
     );
   }
+  // Each other PrivateFileError's message names the file (auth.json, preferences.json, endpoints.json:
+  // its name only, not its folder or contents) and what is wrong with it.
+  if (error instanceof PrivateFileError) return new DaemonError(code, error.message);
   return new DaemonError(code, 'the secrets store could not be used');
 }

@@ -106,6 +106,18 @@ export class HostAuditLog {
     return { entries: picked, next: older ? position : null, unreadable };
   }
 
+  /**
+   * The decisions on record, oldest first, only those reported for `sessionId` when it is given,
+   * and how many lines were skipped as unreadable (torn or foreign): `bastion policy audit`.
+   */
+  records(sessionId?: string): { entries: HostAuditEntry[]; unreadable: number } {
+    const { entries, unreadable } = this.#read();
+    return {
+      entries: sessionId === undefined ? entries : entries.filter((entry) => entry.session_id === sessionId),
+      unreadable,
+    };
+  }
+
   /** Every decision the sidecar reported for one session, oldest first (`bastion policy audit --session`). */
   entriesOf(sessionId: string): HostAuditEntry[] {
     return this.#read().entries.filter((entry) => entry.session_id === sessionId);
@@ -145,9 +157,19 @@ function readLines(path: string): string[] {
     });
   }
   try {
+    // A folder opens read-only without complaint; its read would throw EISDIR from here.
+    if (!fstatSync(fd).isFile()) {
+      throw new HostError(
+        'HOST_AUDIT_UNREADABLE',
+        `${basename(path)} is not a regular file (a folder?): move it out of the host folder in the Bastion data folder`,
+      );
+    }
     return readFileSync(fd, 'utf8')
       .split('\n')
       .filter((line) => line !== '');
+  } catch (error) {
+    if (error instanceof HostError) throw error;
+    throw new HostError('HOST_AUDIT_UNREADABLE', `${basename(path)} cannot be read`, { cause: error });
   } finally {
     closeSync(fd);
   }

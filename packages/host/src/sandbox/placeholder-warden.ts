@@ -49,7 +49,8 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { randomBytes } from 'node:crypto';
-import { dirname, join, sep } from 'node:path';
+import { dirname, isAbsolute, join, sep } from 'node:path';
+import { z } from 'zod';
 import { WARDEN_POLL_INTERVAL_MS, type Logger } from '@bastion/protocol';
 import { isProcessRunning } from '../process-tree.js';
 import { hostOnlyDir, quarantineDir } from '../user-data.js';
@@ -84,9 +85,31 @@ export interface PlaceholderWarden {
   close(): void;
 }
 
-interface Journal {
-  placeholders: string[];
-  guarded: string[];
+/** A host's journal as it writes it: absolute paths only (a relative one would mean the reader's cwd). */
+const journalSchema = z.strictObject({
+  placeholders: z.array(z.string().refine(isAbsolute)),
+  guarded: z.array(z.string().refine(isAbsolute)),
+});
+type Journal = z.infer<typeof journalSchema>;
+
+/** A dead host's journal, checked: JSON of another shape is no journal and is never acted on. */
+function readDeadHostJournal(
+  file: string,
+): { ok: true; journal: Journal } | { ok: false; reason: 'unreadable' | 'not-json' | 'wrong-shape' } {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch {
+    return { ok: false, reason: 'unreadable' };
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return { ok: false, reason: 'not-json' };
+  }
+  const checked = journalSchema.safeParse(value);
+  return checked.success ? { ok: true, journal: checked.data } : { ok: false, reason: 'wrong-shape' };
 }
 
 /** Inside `host/`: a journal the sidecar could write would make the next start move or remove any path it names. */
@@ -155,21 +178,26 @@ export function createPlaceholderWarden(options: { userData: string; log: Logger
     const pid = Number(name.replace(/\.json$/, ''));
     if (!Number.isInteger(pid) || pid === process.pid || isProcessRunning(pid)) continue;
     const file = join(journals, name);
-    let left: Journal = { placeholders: [], guarded: [] };
-    try {
-      left = JSON.parse(readFileSync(file, 'utf8')) as Journal;
-    } catch {
-      // Cut short by the crash: nothing readable to sweep.
+    const left = readDeadHostJournal(file);
+    if (!left.ok) {
+      // Cut short by the crash, or not a journal at all: nothing to sweep; it goes (below), unread.
+      options.log.warn('sandbox.journal-skipped', { entry: `${JOURNAL_DIR}/${name}`, reason: left.reason });
     }
-    for (const path of [...left.placeholders].sort((a, b) => b.length - a.length)) removeIfEmptyPlaceholder(path);
+    const { placeholders, guarded } = left.ok ? left.journal : { placeholders: [], guarded: [] };
+    for (const path of [...placeholders].sort((a, b) => b.length - a.length)) removeIfEmptyPlaceholder(path);
     let moved = 0;
-    for (const path of left.guarded) {
+    for (const path of guarded) {
       const parent = realDirectory(dirname(path));
       if (parent !== undefined && move(path, parent)) moved += 1;
     }
     if (moved > 0)
       options.log.warn('workspace.quarantined', { count: moved, reason: 'crashed-host', entry: QUARANTINE_DIR });
-    rmSync(file, { force: true });
+    try {
+      rmSync(file, { force: true });
+    } catch {
+      // Not a file (a directory in its place): left, never followed; the next start says so again.
+      options.log.warn('sandbox.journal-not-removed', { entry: `${JOURNAL_DIR}/${name}` });
+    }
   }
 
   return {

@@ -14,7 +14,15 @@ import { formatBytes } from '../format-bytes.js';
 
 /** The coded one-line error for an fs failure on `path`, or undefined when it is not a storage problem. */
 function storageProblem(path: string, error: unknown): HostError | undefined {
-  const code = (error as { code?: unknown }).code;
+  const code = (error as { code?: unknown } | undefined)?.code;
+  if (code === 'EEXIST' || code === 'ENOTDIR') {
+    // mkdir met a file where the home, or a folder above it, should be.
+    return new HostError(
+      'HOME_NOT_A_DIRECTORY',
+      `${path} is not a folder (it or a folder above it is a file): give --home a folder or a new path`,
+      { cause: error },
+    );
+  }
   if (code === 'EROFS') {
     return new HostError(
       'STORAGE_READ_ONLY',

@@ -70,6 +70,9 @@ describeAttack('secret-read', 'userData modes', () => {
     writeFileSync(join(userData, 'host', 'mcp-data', 'memory', 'memory.jsonl'), '{}\n');
     writeFileSync(join(userData, 'sessions.db-wal'), '');
     writeFileSync(join(userData, 'logs', 'host.log'), '');
+    // Only group/other bits go: the owner's x and a missing owner w stay (0755 → 0700, 0444 → 0400).
+    writeFileSync(join(userData, 'logs', 'rotate.sh'), '#!/bin/sh\n');
+    writeFileSync(join(userData, 'logs', 'kept.log'), 'old\n');
     writeFileSync(join(userData, 'scratch', 'ses_loose0001', 'build.sh'), '#!/bin/sh\n');
     const outside = join(root, 'outside.txt');
     writeFileSync(outside, 'not bastion\n');
@@ -81,6 +84,8 @@ describeAttack('secret-read', 'userData modes', () => {
       ['scratch/ses_loose0001', 0o755],
       ['sessions.db-wal', 0o644],
       ['logs/host.log', 0o640],
+      ['logs/rotate.sh', 0o755],
+      ['logs/kept.log', 0o444],
       ['scratch/ses_loose0001/build.sh', 0o755],
       ['host', 0o755],
       ['host/mcp-data', 0o755],
@@ -100,6 +105,8 @@ describeAttack('secret-read', 'userData modes', () => {
       'scratch/ses_loose0001': '700',
       'sessions.db-wal': '600',
       'logs/host.log': '600',
+      'logs/rotate.sh': '700',
+      'logs/kept.log': '400',
       'scratch/ses_loose0001/build.sh': '755',
       'host/mcp-data': '700',
       'host/mcp-data/memory': '700',
@@ -117,11 +124,13 @@ describeAttack('secret-read', 'userData modes', () => {
         ['scratch/ses_loose0001', 'was 755, group/other bits removed'],
         ['sessions.db-wal', 'was 644, group/other bits removed'],
         ['logs/host.log', 'was 640, group/other bits removed'],
+        ['logs/rotate.sh', 'was 755, group/other bits removed'],
+        ['logs/kept.log', 'was 444, group/other bits removed'],
         ['host', 'was 755, group/other bits removed'],
         ['host/mcp-data', 'was 755, group/other bits removed'],
         ['host/mcp-data/memory', 'was 755, group/other bits removed'],
       ]),
     );
-    expect(repaired).toHaveLength(9);
+    expect(repaired).toHaveLength(11);
   });
 });
