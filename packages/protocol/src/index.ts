@@ -38,6 +38,7 @@ export * from './scratch-dir.js';
 export * from './git-config.js';
 export * from './policy.js';
 export * from './always-allow-rule.js';
+export * from './shell-word.js';
 export * from './mcp-tool-name.js';
 export * from './diff-notes.js';
 export * from './held-value-forms.js';

@@ -461,6 +461,12 @@ export const UI_DIFF_MAX_INPUT_CHARS = 256 * KiB;
 export const UI_DIFF_FOLD_LINES = 400;
 /** A session's Changes view shows the diffs of its first this many files open; the rest open on a click. */
 export const UI_CHANGES_OPEN_FILES = 10;
+/**
+ * An approval question's Allow, Deny and Always allow ignore activations for this long after the
+ * question shows (or another takes its place): a click or key aimed at what was there before must
+ * not answer it. The terminal's equivalent is CLI_APPROVAL_TYPE_AHEAD_DISCARD_MS.
+ */
+export const UI_APPROVAL_ANSWER_GUARD_MS = 400;
 /** Tallest the composer grows with multi-line input, in pixels, before it scrolls. */
 export const UI_COMPOSER_MAX_HEIGHT_PX = 240;
 /** Characters of a tool call's input a session's markdown export shows (its outputs stay in Bastion). */

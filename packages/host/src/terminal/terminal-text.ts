@@ -8,8 +8,9 @@
  * removed with its body, every other C0/C1 control except newline and tab is removed, a carriage
  * return becomes a newline (so "real\rfake" shows both, not just the overwrite), and the Unicode
  * bidirectional embedding/override/isolate controls are removed (they reorder what a line shows).
- * `quoteArgv` shows a command's argv with every argument a shell word, non-printable and
- * non-ASCII characters spelled out, so the approved command is exactly what is displayed.
+ * `quoteArgv` (from protocol's shell-word.ts, which the desktop app's approval prompts use too)
+ * shows a command's argv with every argument a shell word, non-printable and non-ASCII characters
+ * spelled out, so the approved command is exactly what is displayed.
  *
  * What it does not catch: printable text that imitates Bastion's own lines (a model can still
  * write the words "Allow? [y/N]"); the real prompt is told apart by where it appears, not by its
@@ -57,32 +58,5 @@ export function terminalJson(value: unknown): string {
   return JSON.stringify(value).replace(JSON_UNSAFE, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
-const PLAIN_WORD = /^[A-Za-z0-9_@%+=:,./-]+$/;
-const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
-
-function escapedCodePoint(char: string): string {
-  const code = char.codePointAt(0) ?? 0;
-  if (char === '\n') return '\\n';
-  if (char === '\t') return '\\t';
-  if (char === '\r') return '\\r';
-  if (char === '\\') return '\\\\';
-  if (char === "'") return "\\'";
-  if (code >= 0x20 && code <= 0x7e) return char;
-  // bash turns \xHH into one byte, \uHHHH into the character's UTF-8
-  if (code < 0x80) return `\\x${code.toString(16).padStart(2, '0')}`;
-  if (code < 0x10000) return `\\u${code.toString(16).padStart(4, '0')}`;
-  return `\\U${code.toString(16).padStart(8, '0')}`;
-}
-
-/** One argument as a POSIX shell word: bare, single-quoted, or `$'…'` with escapes when it holds anything but printable ASCII. */
-export function shellWord(word: string): string {
-  if (word === '') return "''";
-  if (PLAIN_WORD.test(word)) return word;
-  if (PRINTABLE_ASCII.test(word)) return `'${word.replace(/'/g, `'\\''`)}'`;
-  return `$'${Array.from(word, escapedCodePoint).join('')}'`;
-}
-
-/** A command line that names exactly `argv`, one shell word per argument (what bash would split back into the same argv). */
-export function quoteArgv(argv: readonly string[]): string {
-  return argv.map(shellWord).join(' ');
-}
+// The argv display is shared with the desktop app, so both escape the same characters.
+export { quoteArgv, shellWord } from '@bastion/protocol';

@@ -537,13 +537,20 @@ describe('the agent’s work in the desktop app', () => {
     await shotAllModes(page, SHOTS, '13b-unauthorized');
   });
 
-  it('at 420 px the top bar is one row, the approval prompt is in view with focus, Stop is reachable, and Stop cancels the call', async () => {
+  it('at 420 px the top bar is one row, the approval prompt is in view while focus stays in the message box (Alt+Shift+A takes it to the prompt, Tab on to its answers), Stop is reachable, and Stop cancels the call', async () => {
     await page.setViewportSize({ width: 420, height: 860 });
     turns.push({ kind: 'tool-call', name: 'run_command', input: { command: 'touch', args: ['never.txt'] } });
     await sendMessage(page, 'Create never.txt');
     const approval = page.getByRole('region', { name: 'Approval needed' });
     await approval.getByText('touch never.txt').waitFor();
     await expectInViewport(page, approval, 'the approval prompt');
+    // The question does not take the keys of someone typing on: focus stays where it was.
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('composer-input');
+    await page.keyboard.press('Alt+Shift+KeyA');
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe('Approval needed');
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('deny-reason');
+    await page.keyboard.press('Tab');
     expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Allow');
     const stop = page.getByRole('button', { name: 'Stop' });
     await expectInViewport(page, stop, 'Stop during the approval');

@@ -8,7 +8,11 @@ function elapsed(ms: number): string {
   return minutes > 0 ? `${minutes}m ${String(total % 60).padStart(2, '0')}s` : `${total}s`;
 }
 
-/** "Working… 12s" while a run is active, "Waiting for your approval" while one waits. */
+/**
+ * "Working… 12s" while a run is active, "Waiting for your approval" while one waits (the agent's
+ * question or the host's). Being a live region, it is how a screen reader hears that a question
+ * showed: the question does not take focus (prompt-focus.ts), so it also names the key to reach it.
+ */
 export function Activity({ since, waiting }: { since: number | undefined; waiting: boolean }) {
   const [now, setNow] = useState(Date.now());
   useEffect(() => {
@@ -20,6 +24,7 @@ export function Activity({ since, waiting }: { since: number | undefined; waitin
     return (
       <div className="activity" role="status" data-testid="activity">
         Waiting for your approval
+        <span className="muted"> · Alt+Shift+A to go to the question</span>
       </div>
     );
   }

@@ -1,4 +1,4 @@
-import { useEffect, useRef, type RefObject } from 'react';
+import { useEffect, useRef } from 'react';
 import type { PolicyRuleDraft } from '@bastion/bridge';
 import { mcpToolTitle } from '../mcp-tool-call.js';
 import { ruleMatchers } from './policy-panel.js';
@@ -53,25 +53,28 @@ export function AlwaysAllowConfirm({ rule, project, busy, error, onSave, onCance
 
 /**
  * Allow, Deny and "Always allow…", the answers both prompts (the agent's and the host's own)
- * offer; Allow is the button the prompt focuses. `onAlwaysAllow` absent: not offered.
+ * offer. None takes focus when the question shows, and until `armed` (the type-ahead guard of
+ * usePromptFocus) they are aria-disabled, their answers already wrapped to do nothing.
+ * `onAlwaysAllow` absent: not offered.
  */
 export function ApprovalActions(props: {
   busy: boolean;
-  allow: RefObject<HTMLButtonElement | null>;
+  armed: boolean;
   onAllow: () => void;
   onDeny: () => void;
   onAlwaysAllow: (() => void) | undefined;
 }) {
+  const waiting = props.armed ? undefined : true;
   return (
     <div className="approval-actions">
-      <button type="button" className="primary" disabled={props.busy} onClick={props.onAllow} ref={props.allow}>
+      <button type="button" className="primary" disabled={props.busy} aria-disabled={waiting} onClick={props.onAllow}>
         Allow
       </button>
-      <button type="button" className="danger" disabled={props.busy} onClick={props.onDeny}>
+      <button type="button" className="danger" disabled={props.busy} aria-disabled={waiting} onClick={props.onDeny}>
         Deny
       </button>
       {props.onAlwaysAllow && (
-        <button type="button" disabled={props.busy} onClick={props.onAlwaysAllow}>
+        <button type="button" disabled={props.busy} aria-disabled={waiting} onClick={props.onAlwaysAllow}>
           Always allow…
         </button>
       )}

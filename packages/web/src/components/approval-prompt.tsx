@@ -6,6 +6,7 @@ import { alwaysAllowRule } from '@bastion/protocol';
 import { exploreTask } from '../explore-call.js';
 import { mcpArgumentsText, mcpToolTitle } from '../mcp-tool-call.js';
 import { AlwaysAllowConfirm, ApprovalActions } from './always-allow-confirm.js';
+import { CommandWords } from './command-words.js';
 import { usePromptFocus } from './prompt-focus.js';
 
 interface Props {
@@ -24,10 +25,9 @@ export function ApprovalPrompt({ tool, busy, workspace, askBeforeWrites, onAlway
   const [reason, setReason] = useState('');
   const [confirming, setConfirming] = useState(false);
   const [saveError, setSaveError] = useState<string>();
-  const { region, allow } = usePromptFocus();
+  const { region, armed, answering } = usePromptFocus(tool.toolCallId);
   const input = (tool.input ?? {}) as { command?: unknown; args?: unknown; workdir?: unknown; path?: unknown };
   const args: unknown[] = Array.isArray(input.args) ? input.args : [];
-  const commandLine = [input.command, ...args].map(String).join(' ');
   const isCommand = tool.toolName === 'run_command';
   const isExplore = tool.toolName === 'explore';
   const mcpTitle = mcpToolTitle(tool.toolName);
@@ -43,7 +43,7 @@ export function ApprovalPrompt({ tool, busy, workspace, askBeforeWrites, onAlway
     }
   };
   return (
-    <section className="approval" role="region" aria-label="Approval needed" ref={region}>
+    <section className="approval" role="region" aria-label="Approval needed" ref={region} tabIndex={-1}>
       <h2>
         {isCommand
           ? 'The agent wants to run a command'
@@ -61,10 +61,20 @@ export function ApprovalPrompt({ tool, busy, workspace, askBeforeWrites, onAlway
         </pre>
       ) : (
         <p>
-          <code className="approval-command">
-            {isCommand ? commandLine : typeof input.path === 'string' ? input.path : tool.toolName}
-          </code>
-          {isCommand && typeof input.workdir === 'string' && <span className="muted"> in {input.workdir}</span>}
+          <CommandWords
+            className="approval-command"
+            argv={
+              isCommand
+                ? [input.command, ...args].map(String)
+                : [typeof input.path === 'string' ? input.path : tool.toolName]
+            }
+          />
+          {isCommand && typeof input.workdir === 'string' && (
+            <span className="muted">
+              {' '}
+              in <CommandWords argv={[input.workdir]} />
+            </span>
+          )}
         </p>
       )}
       <p className="muted">
@@ -84,10 +94,10 @@ export function ApprovalPrompt({ tool, busy, workspace, askBeforeWrites, onAlway
       </div>
       <ApprovalActions
         busy={busy}
-        allow={allow}
-        onAllow={() => onAnswer(true, undefined)}
-        onDeny={() => onAnswer(false, reason.trim() || undefined)}
-        onAlwaysAllow={rule && !confirming ? () => setConfirming(true) : undefined}
+        armed={armed}
+        onAllow={answering(() => onAnswer(true, undefined))}
+        onDeny={answering(() => onAnswer(false, reason.trim() || undefined))}
+        onAlwaysAllow={rule && !confirming ? answering(() => setConfirming(true)) : undefined}
       />
       {rule && confirming && workspace !== null && (
         <AlwaysAllowConfirm

@@ -1026,7 +1026,7 @@ export function ChatView({ bastion, sessionId, sessionsVersion, onSessionChanged
         {changesOpen && <ChangesPanel state={sessionChanges} onClose={() => setChangesOpen(false)} />}
       </div>
       {plan !== undefined && <PlanBar steps={plan} />}
-      <Activity since={active?.seenAt} waiting={pending !== undefined} />
+      <Activity since={active?.seenAt} waiting={pending !== undefined || hostAsk !== undefined} />
       {pending && (
         <ApprovalPrompt
           key={pending.toolCallId}

@@ -5,6 +5,7 @@ const KEYS: readonly (readonly [string, string])[] = [
   ['Enter', 'send the message (while a run goes: queue it for when the run finishes)'],
   ['Shift+Enter', 'start a new line'],
   ['Esc', 'stop the run (or close a list)'],
+  ['Alt+Shift+A (⌥⇧A)', 'go to the question waiting for your answer; Tab then reaches Allow and Deny'],
   ['↑ in an empty box', 'bring back your last prompt'],
   ['@', 'name a file or folder of the workspace'],
   ['Ctrl+V (⌘V)', 'attach a copied screenshot or image (or drop one on the box, or use the paper clip)'],

@@ -4,6 +4,7 @@ import { BRIDGE_RETRY_MS, describeError } from '../bastion.js';
 import { mcpToolTitle } from '../mcp-tool-call.js';
 import { notifyHostAsk } from '../notifications.js';
 import { AlwaysAllowConfirm, ApprovalActions } from './always-allow-confirm.js';
+import { CommandWords } from './command-words.js';
 import { usePromptFocus } from './prompt-focus.js';
 
 /**
@@ -39,13 +40,19 @@ export function useHostAsks(bastion: BastionApi): readonly HostAsk[] {
   return asks;
 }
 
-/** What the held call acts on, as the host will perform it: a command line and its directory, or a tool's paths. */
+/**
+ * What the held call acts on, as the host will perform it: a command line and its directory, or a
+ * tool's paths, each as shell words (CommandWords), so what is shown is what runs.
+ */
 function HeldCall({ ask }: { ask: HostAsk }) {
   if (ask.command) {
     return (
       <p>
-        <code className="approval-command">{[ask.command.name, ...ask.command.args].join(' ')}</code>
-        <span className="muted"> in {ask.command.cwd}</span>
+        <CommandWords className="approval-command" argv={[ask.command.name, ...ask.command.args]} />
+        <span className="muted">
+          {' '}
+          in <CommandWords argv={[ask.command.cwd]} />
+        </span>
       </p>
     );
   }
@@ -54,8 +61,15 @@ function HeldCall({ ask }: { ask: HostAsk }) {
   const paths = (ask.paths ?? []).map((path) => (path.startsWith(inRoot) ? path.slice(inRoot.length) : path));
   return (
     <p>
-      <code className="approval-command">{[mcpToolTitle(ask.tool) ?? ask.tool, ...paths].join(' ')}</code>
-      <span className="muted"> in {ask.workspace_root}</span>
+      <span className="approval-command">
+        <code>{mcpToolTitle(ask.tool) ?? ask.tool}</code>
+        {paths.length > 0 && ' '}
+        {paths.length > 0 && <CommandWords argv={paths} />}
+      </span>
+      <span className="muted">
+        {' '}
+        in <CommandWords argv={[ask.workspace_root]} />
+      </span>
     </p>
   );
 }
@@ -79,7 +93,7 @@ export function HostAskPrompt({ bastion, ask }: { bastion: BastionApi; ask: Host
   const [busy, setBusy] = useState(false);
   const [confirming, setConfirming] = useState(false);
   const [error, setError] = useState<string>();
-  const { region, allow } = usePromptFocus();
+  const { region, armed, answering } = usePromptFocus(ask.id);
   const answer = (given: HostAskAnswer) => {
     setBusy(true);
     setError(undefined);
@@ -93,7 +107,7 @@ export function HostAskPrompt({ bastion, ask }: { bastion: BastionApi; ask: Host
   };
   const rule = ask.always_allow;
   return (
-    <section className="approval" role="region" aria-label="The host asks" ref={region}>
+    <section className="approval" role="region" aria-label="The host asks" ref={region} tabIndex={-1}>
       <h2>Bastion’s policy asks before {heldAction(ask)}</h2>
       <HeldCall ask={ask} />
       <p className="muted">
@@ -111,10 +125,10 @@ export function HostAskPrompt({ bastion, ask }: { bastion: BastionApi; ask: Host
       )}
       <ApprovalActions
         busy={busy}
-        allow={allow}
-        onAllow={() => answer('allow')}
-        onDeny={() => answer('deny')}
-        onAlwaysAllow={rule && !confirming ? () => setConfirming(true) : undefined}
+        armed={armed}
+        onAllow={answering(() => answer('allow'))}
+        onDeny={answering(() => answer('deny'))}
+        onAlwaysAllow={rule && !confirming ? answering(() => setConfirming(true)) : undefined}
       />
       {rule && confirming && (
         <AlwaysAllowConfirm

@@ -1,14 +1,19 @@
 import { useEffect, useState } from 'react';
 import type { BastionApi, PolicyListing, PolicyRule, PolicyRuleDraft } from '@bastion/bridge';
+import { quoteArgv } from '@bastion/protocol';
 import { describeError, formText } from '../bastion.js';
 
 type Layer = 'project' | 'global' | 'builtin';
 
-/** What a rule matches, in one line (the CLI's `bastion policy list` says the same). */
+/**
+ * What a rule matches, in one line (the CLI's `bastion policy list` says the same); its command
+ * and first arguments as shell words, as a prompt shows a command, so "Always allow" confirms
+ * exactly the argv it saves.
+ */
 export function ruleMatchers(rule: PolicyRule | PolicyRuleDraft): string {
   const parts: string[] = [];
   if (rule.tools) parts.push(rule.tools.join(', '));
-  if (rule.command !== undefined) parts.push(`${[rule.command, ...(rule.argv_prefix ?? [])].join(' ')} …`);
+  if (rule.command !== undefined) parts.push(`${quoteArgv([rule.command, ...(rule.argv_prefix ?? [])])} …`);
   if (rule.args_include) parts.push(`with ${rule.args_include.map((set) => set.join(' | ')).join(' and ')}`);
   if (rule.paths) parts.push(`paths ${rule.paths.join(', ')}`);
   if (rule.targets_workspace_root) parts.push('on the workspace root');

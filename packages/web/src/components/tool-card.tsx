@@ -4,11 +4,13 @@ import {
   UI_EXPLORE_TASK_FOLD_LINES,
   UI_LIVE_OUTPUT_MAX_CHARS,
   UI_TOOL_OUTPUT_FOLD_LINES,
+  quoteArgv,
   type DaemonErrorCode,
 } from '@bastion/protocol';
 import { exploreCallWords, exploreOutcome, exploreTask } from '../explore-call.js';
 import { mcpArgumentsText, mcpCallOutcome, mcpToolTitle } from '../mcp-tool-call.js';
 import type { ToolView } from '../transcript.js';
+import { CommandWords } from './command-words.js';
 import { CopyButton } from './copy-button.js';
 import { DiffView, diffOf } from './diff-view.js';
 import { Markdown } from './markdown.js';
@@ -182,14 +184,12 @@ function CommandBody({ tool }: { tool: ToolView }) {
     <>
       <dl className="tool-fields">
         <dt>argv</dt>
-        <dd className="argv">
-          {argv.map((arg, index) => (
-            <code key={index}>{arg}</code>
-          ))}
+        <dd>
+          <CommandWords argv={argv} />
         </dd>
         <dt>cwd</dt>
         <dd>
-          <code>{typeof input.workdir === 'string' ? input.workdir : '(workspace root)'}</code>
+          {typeof input.workdir === 'string' ? <CommandWords argv={[input.workdir]} /> : <code>(workspace root)</code>}
         </dd>
         {typeof output.exit_code === 'number' && (
           <>
@@ -487,7 +487,7 @@ function ExploreBody({ tool, runGoing }: { tool: ToolView; runGoing: boolean }) 
 function subjectOf(tool: ToolView): string {
   const input = fieldsOf(tool.input);
   if (tool.toolName === 'run_command') {
-    return argvOf(input).join(' ');
+    return quoteArgv(argvOf(input));
   }
   if (tool.toolName === 'find_files' && typeof input.pattern === 'string') {
     return `${input.pattern}${typeof input.path === 'string' && input.path !== '.' ? ` in ${input.path}` : ''}`;
@@ -558,7 +558,9 @@ export function ToolCard({ tool, runGoing = true }: { tool: ToolView; runGoing?:
             {mcpTitle}
           </span>
         )}
-        <code className="tool-subject">{mcpTitle === undefined ? subjectOf(tool) : ''}</code>
+        <code className={name === 'run_command' ? 'tool-subject tool-subject-argv' : 'tool-subject'}>
+          {mcpTitle === undefined ? subjectOf(tool) : ''}
+        </code>
         <span className="tool-status" data-testid="tool-status">
           {statusOf(tool, runGoing)}
         </span>
