@@ -6,12 +6,19 @@
  * the text itself still arrives, and the approval names the exact argv.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { describeAttack } from '../../../test/support/attack.js';
 import { closedAfterEachTest } from '../../../test/support/per-test.js';
-import { startScriptedEndpoint, type ScriptedEndpoint, type ScriptedTurn, waitFor } from '@bastion/test-support';
+import {
+  makeTempDir,
+  startScriptedEndpoint,
+  type ScriptedEndpoint,
+  type ScriptedTurn,
+  waitFor,
+} from '@bastion/test-support';
 import { CLI, runCliInTerminal, scriptedRun } from './support/cli-process.js';
 
 const ESC = '\x1b';
@@ -65,23 +72,29 @@ function steeringBytes(bytes: Buffer): string[] {
 const startEndpoint = closedAfterEachTest(startScriptedEndpoint, (endpoint) => endpoint.close());
 
 /** `bastion run` against `endpoint` on a fresh workspace (holding a README) and home. */
-function runArgs(endpoint: ScriptedEndpoint, extra: string[]): { args: string[]; workspace: string } {
-  const { workspace, args } = scriptedRun(endpoint);
+function runArgs(endpoint: ScriptedEndpoint, extra: string[]): { args: string[]; workspace: string; home: string } {
+  const { workspace, home, args } = scriptedRun(endpoint);
   writeFileSync(join(workspace, 'README.md'), 'project\n');
-  return { args: [...args, ...extra, 'answer me'], workspace };
+  return { args: [...args, ...extra, 'answer me'], workspace, home };
+}
+
+/** The CLI with `args` and `stdin`: its exit code and the raw bytes of its stdout and stderr. */
+async function cliBytes(args: string[], stdin = ''): Promise<{ code: number | null; stdout: Buffer; stderr: Buffer }> {
+  const child = spawn(process.execPath, [CLI, ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
+  const stdout: Buffer[] = [];
+  const stderr: Buffer[] = [];
+  child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
+  child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
+  child.stdin.end(stdin);
+  const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
+  return { code, stdout: Buffer.concat(stdout), stderr: Buffer.concat(stderr) };
 }
 
 async function runAgainstScript(
   extra: string[],
 ): Promise<{ code: number | null; stdout: Buffer; stderr: Buffer; endpoint: ScriptedEndpoint }> {
   const endpoint = await startEndpoint(script());
-  const child = spawn(process.execPath, [CLI, ...runArgs(endpoint, extra).args], { stdio: ['ignore', 'pipe', 'pipe'] });
-  const stdout: Buffer[] = [];
-  const stderr: Buffer[] = [];
-  child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
-  child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
-  const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
-  return { code, stdout: Buffer.concat(stdout), stderr: Buffer.concat(stderr), endpoint };
+  return { ...(await cliBytes(runArgs(endpoint, extra).args)), endpoint };
 }
 
 describeAttack('terminal-injection', 'bastion run against a model that streams escape sequences', () => {
@@ -176,5 +189,77 @@ describeAttack('terminal-injection', 'bastion run against a model that streams e
     expect(cli.shown()).toContain('command: touch approved-marker');
     expect(existsSync(join(workspace, 'approved-marker'))).toBe(false);
     expect(endpoint.seen.length).toBe(2);
+  });
+
+  it('a project instructions file in a folder whose name carries escape sequences: the [instructions] line names it inert', async () => {
+    const folder = `x${ESC}]52;c;SEFDS0VE\x07${ESC}[2J${ESC}]8;;https:evil.test\x07y`;
+    const endpoint = await startEndpoint([
+      { kind: 'tool-call', name: 'read_file', input: { path: `${folder}/f.txt` } },
+      { kind: 'text', pieces: ['read'] },
+    ]);
+    const { args, workspace } = runArgs(endpoint, []);
+    mkdirSync(join(workspace, folder));
+    writeFileSync(join(workspace, folder, 'AGENTS.md'), 'be brief\n');
+    writeFileSync(join(workspace, folder, 'f.txt'), 'data\n');
+    const result = await cliBytes(args);
+    expect(result.code).toBe(0);
+    expect(steeringBytes(result.stdout)).toEqual([]);
+    expect(steeringBytes(result.stderr)).toEqual([]);
+    expect(result.stdout.toString('utf8')).toContain('[instructions] xy/AGENTS.md');
+  });
+
+  it('a command name the model chose, refused or not, shows inert in policy audit (and --json), and a rule for it in policy add and list', async () => {
+    const name = `e${ESC}]52;c;UFdORUQ=\x07${ESC}[31mREDx`;
+    const endpoint = await startEndpoint([
+      { kind: 'tool-call', name: 'run_command', input: { command: `./${name}`, args: [] } },
+      { kind: 'text', pieces: ['done'] },
+    ]);
+    const { args, workspace, home } = runArgs(endpoint, ['--mode', 'auto']);
+    writeFileSync(join(workspace, name), '#!/bin/sh\n', { mode: 0o755 });
+    expect((await cliBytes(args)).code).toBe(0);
+    const outputs = [
+      await cliBytes(['policy', 'audit', '--home', home]),
+      await cliBytes(['policy', 'audit', '--json', '--home', home]),
+      await cliBytes(['policy', 'add', 'allow', `./${name}`, 'a', '--home', home, '--workspace', workspace]),
+      await cliBytes(['policy', 'list', '--home', home, '--workspace', workspace]),
+      await cliBytes(['policy', 'list', '--json', '--home', home, '--workspace', workspace]),
+    ];
+    for (const output of outputs) {
+      expect(output.code).toBe(0);
+      expect(steeringBytes(output.stdout)).toEqual([]);
+      expect(steeringBytes(output.stderr)).toEqual([]);
+    }
+    const [audit, auditJson, , list] = outputs.map((output) => output.stdout.toString('utf8'));
+    expect(audit).toContain('REDx');
+    // --json keeps the name whole, its controls as JSON escapes.
+    expect(auditJson).toContain('\\u001b]52;c;UFdORUQ=\\u0007');
+    expect(outputs[2]?.stderr.toString('utf8')).toContain(`argv="$'./e\\x1b]52;c;UFdORUQ=\\x07\\x1b[31mREDx' a …"`);
+    expect(list).toContain(`argv="$'./e\\x1b]52;c;UFdORUQ=\\x07\\x1b[31mREDx' a …"`);
+  });
+
+  it('secrets set: an error message the running host relays (the sidecar’s words) reaches the terminal inert', async () => {
+    const home = join(makeTempDir(), 'home');
+    mkdirSync(home, { mode: 0o700 });
+    const hostile = `bad${ESC}]52;c;AAAA\x07${ESC}[2J${ESC}]8;;https://evil.test\x07link\u202eend`;
+    const holder = createServer((socket) => {
+      socket.setEncoding('utf8');
+      socket.once('data', (line: string) => {
+        const request = JSON.parse(line) as { op: string };
+        const answer =
+          request.op === 'status'
+            ? { ok: true, pid: process.pid, command: 'start', ui: 'http://127.0.0.1:1/desktop/' }
+            : { ok: true, status: 400, code: 'SECRETS_BAD_REQUEST', message: hostile };
+        socket.end(`${JSON.stringify(answer)}\n`);
+      });
+    });
+    await new Promise<void>((resolve) => holder.listen(join(home, 'host.sock'), resolve));
+    try {
+      const result = await cliBytes(['secrets', 'set', 'openai', '--home', home], 'sk-abcdefabcdef1234\n');
+      expect(result.code).toBe(2);
+      expect(steeringBytes(result.stderr)).toEqual([]);
+      expect(result.stderr.toString('utf8')).toContain('SECRETS_BAD_REQUEST: badlinkend');
+    } finally {
+      await new Promise((resolve) => holder.close(resolve));
+    }
   });
 });

@@ -707,6 +707,18 @@ export const CLI_COMMAND_PREVIEW_LINE_CHARS = 160;
 /** At a terminal, a running command's first this many lines print as they come; the rest is counted when it ends. */
 export const CLI_LIVE_OUTPUT_LINES = 40;
 /**
+ * Characters of a running command's unfinished line `bastion run` keeps until the line ends (it
+ * prints CLI_COMMAND_PREVIEW_LINE_CHARS of it): the rest is dropped, so output without a newline
+ * costs no memory.
+ */
+export const CLI_LIVE_PARTIAL_LINE_CHARS = 4 * KiB;
+/**
+ * Tool calls `bastion run` remembers at once (a call's input, for the line its result prints; a
+ * running command's output state): past this the oldest is forgotten, so calls that never get a
+ * result cost bounded memory.
+ */
+export const CLI_MAX_OPEN_CALLS = 256;
+/**
  * Largest agent event the host's reader of the daemon's event stream buffers (one SSE message,
  * characters): a tool result is at most TOOL_MAX_OUTPUT_CHARS, which JSON escaping can grow six
  * times; a longer message ends the stream with DAEMON_EVENT_TOO_LARGE instead of growing memory.

@@ -21,6 +21,9 @@ import {
   projectKey,
   resolveUserDataPath,
   type PolicyScope,
+  quoteArgv,
+  terminalJson,
+  terminalLine,
 } from '@bastion/host';
 import { parseCommandLine, UsageError, WORKSPACE_OPTIONS } from '../usage.js';
 
@@ -29,12 +32,13 @@ export function describeRule(rule: PolicyRule | PolicyRuleDraft): string {
   const parts: string[] = [];
   if (rule.tools) parts.push(`tools=${rule.tools.join(',')}`);
   if (rule.command !== undefined) {
-    parts.push(`argv="${[rule.command, ...(rule.argv_prefix ?? [])].join(' ')}${rule.argv_prefix ? ' …' : ''}"`);
-  } else if (rule.argv_prefix) parts.push(`args="${rule.argv_prefix.join(' ')} …"`);
+    parts.push(`argv="${quoteArgv([rule.command, ...(rule.argv_prefix ?? [])])}${rule.argv_prefix ? ' …' : ''}"`);
+  } else if (rule.argv_prefix) parts.push(`args="${quoteArgv(rule.argv_prefix)} …"`);
   if (rule.args_include) parts.push(`with=${rule.args_include.map((set) => `{${set.join('|')}}`).join('+')}`);
   if (rule.paths) parts.push(`paths=${rule.paths.join(',')}`);
   if (rule.targets_workspace_root) parts.push('targets=workspace-root');
-  return `${rule.decision.padEnd(9)} ${parts.join(' ')}${rule.reason ? `  — ${rule.reason}` : ''}`;
+  // A rule's words can come from an approved call (always allow): shown inert, never as terminal controls.
+  return terminalLine(`${rule.decision.padEnd(9)} ${parts.join(' ')}${rule.reason ? `  — ${rule.reason}` : ''}`);
 }
 
 /** One decision: when, the tool, the verdict and rule, the program, and the session the sidecar named. */
@@ -42,7 +46,10 @@ function auditLine(entry: HostAuditEntry): string {
   const command = entry.command === null ? '' : `  (${entry.command})`;
   const stage = entry.stage === undefined ? '' : `  ${entry.stage}`;
   const session = entry.session_id === undefined ? '' : `  session=${entry.session_id} (sidecar's word)`;
-  return `${entry.at} ${entry.tool.padEnd(12)} ${entry.verdict.padEnd(9)} ${entry.rule_id ?? '-'}${command}${stage}${session}`;
+  // The program's name is the sidecar's (a file the model named, refused or not): shown inert.
+  return terminalLine(
+    `${entry.at} ${entry.tool.padEnd(12)} ${entry.verdict.padEnd(9)} ${entry.rule_id ?? '-'}${command}${stage}${session}`,
+  );
 }
 
 function printListing(listing: PolicyListing): void {
@@ -51,10 +58,10 @@ function printListing(listing: PolicyListing): void {
     ...listing.global.map((rule) => ['global', rule] as [string, PolicyRule]),
     ...listing.builtin.map((rule) => ['builtin', rule] as [string, PolicyRule]),
   ];
-  if (listing.project) process.stdout.write(`project: ${listing.project.root}\n`);
+  if (listing.project) process.stdout.write(`project: ${terminalLine(listing.project.root)}\n`);
   process.stdout.write('order: hard-deny anywhere wins, then project, then global, then built-in\n');
   for (const [layer, rule] of rows)
-    process.stdout.write(`${layer.padEnd(8)} ${rule.id.padEnd(40)} ${describeRule(rule)}\n`);
+    process.stdout.write(`${layer.padEnd(8)} ${terminalLine(rule.id).padEnd(40)} ${describeRule(rule)}\n`);
 }
 
 /** Synchronous underneath: the store's reads and writes are; main.ts awaits every command. */
@@ -95,7 +102,7 @@ function runPolicyCommand(argv: string[]): number {
         `bastion: the decisions the sidecar reported for ${session.data} (the host cannot check which session a call was part of)\n`,
       );
     }
-    for (const entry of entries) process.stdout.write(`${values.json ? JSON.stringify(entry) : auditLine(entry)}\n`);
+    for (const entry of entries) process.stdout.write(`${values.json ? terminalJson(entry) : auditLine(entry)}\n`);
     // Said on stderr, so stdout stays the records alone (one JSON object a line with --json).
     if (unreadable > 0) {
       process.stderr.write(`bastion: ${unreadable} unreadable line(s) of host/audit.jsonl skipped (torn or foreign)\n`);
@@ -105,7 +112,7 @@ function runPolicyCommand(argv: string[]): number {
   }
   if (action === 'list' && rest.length === 0) {
     const listing = open().listing(root);
-    if (values.json) process.stdout.write(`${JSON.stringify(listing)}\n`);
+    if (values.json) process.stdout.write(`${terminalJson(listing)}\n`);
     else printListing(listing);
     return 0;
   }
@@ -126,7 +133,7 @@ function runPolicyCommand(argv: string[]): number {
     if (!draft.success) throw new UsageError(draft.error.issues[0]?.message ?? 'not a valid rule');
     const rule = open().add(scope, draft.data);
     process.stderr.write(
-      `bastion: added ${rule.id} to ${root === null ? 'the global rules' : `the rules of ${root}`}: ${describeRule(rule)}\n`,
+      `bastion: added ${rule.id} to ${root === null ? 'the global rules' : `the rules of ${terminalLine(root)}`}: ${describeRule(rule)}\n`,
     );
     return 0;
   }

@@ -30,6 +30,8 @@ import {
   CLI_APPROVAL_TYPE_AHEAD_DISCARD_MS,
   CLI_CHAT_HISTORY_LINES,
   CLI_LIVE_OUTPUT_LINES,
+  CLI_LIVE_PARTIAL_LINE_CHARS,
+  CLI_MAX_OPEN_CALLS,
   INIT_INSTRUCTIONS_PROMPT,
   eventPageResponseSchema,
   expandPrompt,
@@ -410,6 +412,28 @@ function formatUsage(usage: TokenUsage, context: RunContext | undefined): string
   return `tokens: ${usage.input_tokens} in (${usage.cached_input_tokens} cached) · ${usage.output_tokens} out${cost}${full}`;
 }
 
+/**
+ * Set `key` in `map`, forgetting the oldest entries past CLI_MAX_OPEN_CALLS: the sidecar names the
+ * calls, and one that never ends them must not grow this process.
+ */
+export function remember<V>(map: Map<string, V>, key: string, value: V): void {
+  map.set(key, value);
+  for (const oldest of map.keys()) {
+    if (map.size <= CLI_MAX_OPEN_CALLS) break;
+    map.delete(oldest);
+  }
+}
+
+/**
+ * A running command's output `text` after its unfinished line `partial`: the lines it ends, and the
+ * line left unfinished, cut to CLI_LIVE_PARTIAL_LINE_CHARS (only its start is ever printed), so
+ * output without a newline, however long, keeps this process's memory bounded.
+ */
+export function liveLines(partial: string, text: string): { lines: string[]; partial: string } {
+  const lines = (partial + text).split('\n');
+  return { lines, partial: (lines.pop() ?? '').slice(0, CLI_LIVE_PARTIAL_LINE_CHARS) };
+}
+
 class TerminalPrinter {
   #midLine = false;
   /** Put before each line of the event being printed: an explorer's calls are indented. */
@@ -462,7 +486,7 @@ class TerminalPrinter {
         break;
       }
       case 'tool-call':
-        this.#calls.set(event.tool_call_id, { input: event.input });
+        remember(this.#calls, event.tool_call_id, { input: event.input });
         // A command is shown with its exit code, a plan once it is accepted: both when their result comes.
         if (event.tool_name === 'run_command' || event.tool_name === 'update_plan') break;
         if (event.tool_name === 'explore') {
@@ -523,7 +547,7 @@ class TerminalPrinter {
         this.#line(`[context] ${event.messages_summarized} older messages summarised for the model`);
         break;
       case 'instructions-read':
-        this.#line(`[instructions] ${event.paths.join(', ')}`);
+        this.#line(`[instructions] ${event.paths.map(terminalLine).join(', ')}`);
         break;
       // an undo or a rewind is asked for between runs (and reported by what asked), never during one
       case 'run-undone':
@@ -594,11 +618,11 @@ class TerminalPrinter {
     let state = this.#live.get(event.tool_call_id);
     if (!state) {
       state = { printed: 0, hidden: 0, partial: '' };
-      this.#live.set(event.tool_call_id, state);
+      remember(this.#live, event.tool_call_id, state);
       this.#line(`[run] $ ${commandLine(this.#calls.get(event.tool_call_id)?.input, 'run_command')}`);
     }
-    const lines = (state.partial + event.text).split('\n');
-    state.partial = lines.pop() ?? '';
+    const { lines, partial } = liveLines(state.partial, event.text);
+    state.partial = partial;
     for (const line of lines) this.#liveLine(state, line);
   }
 

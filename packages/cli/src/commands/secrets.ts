@@ -95,7 +95,8 @@ export async function secretsCommand(argv: string[]): Promise<number> {
     return 2;
   }
   if (answer.status !== 200) {
-    process.stderr.write(`${failed}: ${answer.code ?? answer.status}: ${answer.message ?? ''}\n`);
+    // The code and message are the sidecar's (or the running host's relay of them): shown inert.
+    process.stderr.write(`${failed}: ${terminalLine(`${answer.code ?? answer.status}: ${answer.message ?? ''}`)}\n`);
     return answer.code === 'SECRETS_BAD_REQUEST' ? 2 : 1;
   }
   const via = answer.via === undefined ? '' : ` through the running Bastion (pid ${answer.via})`;
