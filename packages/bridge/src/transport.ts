@@ -4,10 +4,16 @@
  * lives only in closures until that lookup settles; it is never stored, put on window, or placed
  * in a URL. The fetch and btoa used here are captured when the bridge installs
  * (before any page script runs), so page script that later replaces window.fetch never sees the
- * Authorization header. Does not catch script inside /desktop calling host IPC itself: a desktop
+ * Authorization header. Host IPC calls carry the page key (page-key.ts) besides the cookie; daemon
+ * requests carry neither. Does not catch script inside /desktop calling host IPC itself: a desktop
  * page is inside the boundary by design.
  */
-import type { HostIpcChannel, HostIpcInput, HostIpcOutput } from '@bastion/protocol';
+import {
+  HOST_IPC_PAGE_KEY_HEADER,
+  type HostIpcChannel,
+  type HostIpcInput,
+  type HostIpcOutput,
+} from '@bastion/protocol';
 import { BridgeError } from './bridge-error.js';
 
 const HOST_IPC_PREFIX = '/_host/ipc/';
@@ -20,7 +26,8 @@ export interface Transport {
   daemonStream: (path: string, headers: Record<string, string>, signal?: AbortSignal) => Promise<Response>;
 }
 
-export function createTransport(): Transport {
+/** `pageKey` reads the host session's page key (page-key.ts); it goes only to host IPC. */
+export function createTransport(pageKey: () => string | undefined): Transport {
   const nativeFetch = window.fetch.bind(window);
   const nativeBtoa = window.btoa.bind(window);
   const encoder = new TextEncoder();
@@ -46,9 +53,15 @@ export function createTransport(): Transport {
   }
 
   async function host<C extends HostIpcChannel>(channel: C, input: HostIpcInput<C>): Promise<HostIpcOutput<C>> {
+    const key = pageKey();
+    // Without a key the host refuses with IPC_PAGE_KEY, whose message tells the person what to do.
+    const headers: Record<string, string> =
+      key === undefined
+        ? { 'content-type': 'application/json' }
+        : { 'content-type': 'application/json', [HOST_IPC_PAGE_KEY_HEADER]: key };
     const response = await send(`${HOST_IPC_PREFIX}${channel}`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
+      headers,
       body: JSON.stringify(input),
       credentials: 'same-origin',
       // The document's policy is no-referrer; host IPC needs to see which desktop page asks.

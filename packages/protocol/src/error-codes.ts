@@ -320,6 +320,8 @@ export type HostIpcErrorCode =
   | 'IPC_ORIGIN'
   | 'IPC_REFERER'
   | 'IPC_PAGE'
+  /** The session cookie came without its page key: a replayed cookie, or a page not opened from a launch link. */
+  | 'IPC_PAGE_KEY'
   | 'IPC_BODY_TOO_LARGE'
   | 'IPC_BODY'
   | 'IPC_FAILED'
@@ -705,6 +707,7 @@ export const WIRE_ERROR_STATUS: Readonly<Record<WireErrorCode, HttpErrorStatus>>
   IPC_ORIGIN: 403,
   IPC_REFERER: 403,
   IPC_PAGE: 403,
+  IPC_PAGE_KEY: 403,
   IPC_BODY_TOO_LARGE: 413,
   IPC_BODY: 400,
   IPC_FAILED: 500,

@@ -16,6 +16,7 @@ export * from './network/endpoint-origin.js';
 export * from './desktop-route.js';
 export * from './perimeter-checks.js';
 export * from './host-ipc.js';
+export * from './page-key.js';
 export * from './api/workspaces.js';
 export * from './image-format.js';
 export * from './images.js';

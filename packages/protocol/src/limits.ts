@@ -501,6 +501,8 @@ export const UI_LAUNCH_TICKET_TTL_MS = 60_000;
 export const UI_MAX_LAUNCH_TICKETS = 8;
 /** Host-session cookie value: 32 random bytes, base64url. */
 export const UI_SESSION_TOKEN_BYTES = 32;
+/** Page key bound to a host session: 32 random bytes, base64url, handed over in the launch redirect's fragment. */
+export const UI_PAGE_KEY_BYTES = 32;
 /** Live host sessions (browser tabs that exchanged a ticket); the oldest is dropped beyond this. */
 export const UI_MAX_HOST_SESSIONS = 16;
 /** CSP nonce: 16 random bytes (128 bits), fresh for every HTML response. */

@@ -10,7 +10,13 @@ import { getRequestListener } from '@hono/node-server';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { Hono } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { HOST_IPC_PATH_PREFIX, UI_CSP_NONCE_BYTES, UI_MAX_URL_CHARS, type Logger } from '@bastion/protocol';
+import {
+  DESKTOP_PAGE_KEY_FRAGMENT,
+  HOST_IPC_PATH_PREFIX,
+  UI_CSP_NONCE_BYTES,
+  UI_MAX_URL_CHARS,
+  type Logger,
+} from '@bastion/protocol';
 import { buildDesktopCsp } from './csp.js';
 import {
   ASSETS_PREFIX,
@@ -27,6 +33,7 @@ import type { UiRequestHandler } from './ui-server.js';
 import { noticePage } from './notice-page.js';
 
 export const LAUNCH_PATH = '/desktop/launch';
+const DESKTOP_HOME = '/desktop/';
 
 /** The web app's pages (client-side routes); the app's host channels are allowed from these. */
 export const APP_PAGES: readonly PagePattern[] = ['/desktop', '/desktop/', '/desktop/sessions/*', '/desktop/settings'];
@@ -62,6 +69,7 @@ export class DesktopApp {
     this.ipc = new HostIpc({
       origin: options.uiOrigin,
       hasSession: (cookie) => this.sessions.isValid(cookie),
+      hasPageKey: (cookie, pageKey) => this.sessions.hasPageKey(cookie, pageKey),
       log: options.log,
     });
   }
@@ -96,7 +104,7 @@ export class DesktopApp {
 
   #page(c: UiContext, url: URL): Response {
     const path = url.pathname;
-    if (path === '/') return seeOther(c, {});
+    if (path === '/') return seeOther(c, DESKTOP_HOME, {});
     if (path === LAUNCH_PATH) return this.#launch(c, url.searchParams.getAll('ticket'));
     if (path === BRIDGE_PATH) return file(c, this.#loaded()?.bridge, 'text/javascript; charset=utf-8');
     if (path.startsWith(ASSETS_PREFIX)) {
@@ -137,7 +145,11 @@ export class DesktopApp {
       );
     }
     this.#options.log.info('ui.launched');
-    return seeOther(c, { 'set-cookie': this.sessions.create() });
+    // The page key goes in the fragment: no request, log or Referer carries one, so a server that
+    // only ever saw the cookie (any other loopback port) cannot call host IPC. The bridge takes it
+    // out of the address bar before the app runs.
+    const { setCookie, pageKey } = this.sessions.create();
+    return seeOther(c, `${DESKTOP_HOME}#${DESKTOP_PAGE_KEY_FRAGMENT}=${pageKey}`, { 'set-cookie': setCookie });
   }
 
   #app(c: UiContext): Response {
@@ -186,11 +198,11 @@ export class DesktopApp {
 const TEXT = 'text/plain; charset=utf-8';
 
 /**
- * 303 to /desktop/, written straight to the socket: node-server would add a content-type to a
- * response without a body, and this one has neither.
+ * 303 to a desktop page, written straight to the socket: node-server would add a content-type to
+ * a response without a body, and this one has neither.
  */
-function seeOther(c: UiContext, headers: Record<string, string>): Response {
-  c.env.outgoing.writeHead(303, { ...headers, location: '/desktop/' });
+function seeOther(c: UiContext, location: string, headers: Record<string, string>): Response {
+  c.env.outgoing.writeHead(303, { ...headers, location });
   c.env.outgoing.end();
   return RESPONSE_ALREADY_SENT;
 }

@@ -3,13 +3,15 @@
  * Electron's sender-checked ipcMain handlers, served by this module's own hono app. A channel
  * gets a route only through `guarded()`, which runs every check before its handler, in this
  * order: POST; the host-session cookie; Origin exactly the UI origin; a Referer on the UI origin
- * whose path is a desktop page allowed for this channel; a JSON body within bounds that the
- * channel's strict schema accepts. Any other path under the prefix is IPC_CHANNEL. (Host was
- * checked by the UiServer.) The Origin and Referer guards are the daemon perimeter's own hono
- * middleware (@bastion/daemon/perimeter), answering with this module's IPC_* codes; the Origin
- * guard runs without CORS, so no response carries CORS headers and a cross-origin page can never
- * read one. Does not catch script running inside an allowed desktop page: that page is the
- * bridge's home.
+ * whose path is a desktop page allowed for this channel; the session's page key in its header;
+ * a JSON body within bounds that the channel's strict schema accepts. Origin and Referer stop a
+ * browser page elsewhere; the page key stops a client that only has the cookie (which the browser
+ * also sends to every other loopback port) and forges both headers. Any other path under the
+ * prefix is IPC_CHANNEL. (Host was checked by the UiServer.) The Origin and Referer guards are
+ * the daemon perimeter's own hono middleware (@bastion/daemon/perimeter), answering with this
+ * module's IPC_* codes; the Origin guard runs without CORS, so no response carries CORS headers
+ * and a cross-origin page can never read one. Does not catch script running inside an allowed
+ * desktop page: that page is the bridge's home, and it can read the page key too.
  */
 import type { IncomingMessage } from 'node:http';
 import { getRequestListener, type HttpBindings } from '@hono/node-server';
@@ -19,6 +21,7 @@ import { originGuard, refererGuard, type PerimeterGuard } from '@bastion/daemon/
 import {
   desktopRefererOf,
   HOST_IPC_MAX_BODY_BYTES,
+  HOST_IPC_PAGE_KEY_HEADER,
   HOST_IPC_PATH_PREFIX,
   hostIpcSchemas,
   WIRE_ERROR_STATUS,
@@ -43,6 +46,7 @@ const REFUSALS: Record<HostIpcRefusal, string> = {
   IPC_ORIGIN: 'Origin is not the desktop UI',
   IPC_REFERER: 'Referer is not a desktop page',
   IPC_PAGE: 'this page may not use this channel',
+  IPC_PAGE_KEY: 'this page was not opened from a launch link; run bastion open and use the link it prints',
   IPC_BODY_TOO_LARGE: 'request body is too large',
   IPC_BODY: 'request body is not valid for this channel',
 };
@@ -83,11 +87,19 @@ export class HostIpc {
   readonly #app = new Hono<UiEnv>({ getPath: uiPath });
   readonly #origins: readonly string[];
   readonly #hasSession: (cookieHeader: string | undefined) => boolean;
+  readonly #hasPageKey: (cookieHeader: string | undefined, pageKey: string | undefined) => boolean;
   readonly #log: Logger;
 
-  constructor(options: { origin: string; hasSession: (cookieHeader: string | undefined) => boolean; log: Logger }) {
+  constructor(options: {
+    origin: string;
+    hasSession: (cookieHeader: string | undefined) => boolean;
+    /** True if the page key belongs to a live session of the Cookie header (compared in constant time). */
+    hasPageKey: (cookieHeader: string | undefined, pageKey: string | undefined) => boolean;
+    log: Logger;
+  }) {
     this.#origins = [options.origin];
     this.#hasSession = options.hasSession;
+    this.#hasPageKey = options.hasPageKey;
     this.#log = options.log;
     this.#app.notFound((c) => {
       c.env.incoming.resume();
@@ -117,7 +129,9 @@ export class HostIpc {
 
   /**
    * The checks before a channel's handler, in order: POST, the session cookie, the daemon's
-   * Origin and Referer guards (no CORS), the page. Each answers in the same tick as the request.
+   * Origin and Referer guards (no CORS), the page, the session's page key. Each answers in the
+   * same tick as the request. The page key comes last so a browser page elsewhere is still named
+   * by the Origin check; it is never logged, only its refusal code.
    */
   #guards(channel: HostIpcChannel, pages: readonly PagePattern[]): PerimeterGuard[] {
     const refusal = (code: HostIpcRefusal) => ({
@@ -138,6 +152,7 @@ export class HostIpc {
         const page = desktopRefererOf(c.req, origins);
         return page !== undefined && pageMatches(page.pathname, pages);
       }),
+      check('IPC_PAGE_KEY', (c) => this.#hasPageKey(c.req.header('cookie'), c.req.header(HOST_IPC_PAGE_KEY_HEADER))),
     ];
   }
 

@@ -10,6 +10,7 @@ import type { Session } from '@bastion/protocol';
 import { AgentDriver, readUntilRunEnd, textOf } from '../commands/agent-stream.js';
 import { waitFor, SCRIPTED_MODEL, type Script, type ScriptedEndpoint } from '@bastion/test-support';
 import { bridgeHeaders, rawRequest } from '../support/raw-request.js';
+import { launchDesktopSession } from '../support/desktop-session.js';
 import { scriptedWorlds } from '../support/scripted-agent.js';
 import type { TempHost } from '../support/temp-host.js';
 
@@ -31,23 +32,15 @@ async function hostWith(script: Script): Promise<{ h: TempHost; agent: AgentDriv
 
 /** The desktop UI's view: a launched host session asking host IPC for the daemon's current password. */
 async function uiSession(h: TempHost): Promise<() => Promise<string>> {
-  const ticket = new URL(h.desktop.issueLaunchUrl()).searchParams.get('ticket') ?? '';
   const uiHost = `127.0.0.1:${h.ui.port}`;
-  const launched = await rawRequest({
-    port: h.ui.port,
-    method: 'GET',
-    path: `/desktop/launch?ticket=${ticket}`,
-    headers: { host: uiHost },
-  });
-  expect(launched.status).toBe(303);
-  const cookie = (launched.headers['set-cookie']?.[0] ?? '').split(';')[0] ?? '';
+  const session = await launchDesktopSession(h);
   return async () => {
     const info = await rawRequest({
       port: h.ui.port,
       path: '/_host/ipc/agent.server-info',
       headers: {
         host: uiHost,
-        cookie,
+        ...session.headers,
         origin: h.uiOrigin,
         referer: `${h.uiOrigin}/desktop/`,
         'content-type': 'application/json',

@@ -9,6 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { ConsentRequest } from '../../src/consent/host-confirmer.js';
 import { startTempHost, type TempHost } from '../support/temp-host.js';
 import { rawRequest } from '../support/raw-request.js';
+import { launchDesktopSession, type DesktopSession } from '../support/desktop-session.js';
 import { fixtureApp } from './support/desktop-files.js';
 
 let host: TempHost | undefined;
@@ -17,24 +18,13 @@ afterEach(async () => {
   host = undefined;
 });
 
-async function desktopSession(started: TempHost): Promise<string> {
-  const ticket = new URL(started.desktop.issueLaunchUrl()).searchParams.get('ticket') ?? '';
-  const response = await rawRequest({
-    port: started.ui.port,
-    method: 'GET',
-    path: `/desktop/launch?ticket=${ticket}`,
-    headers: { host: `127.0.0.1:${started.ui.port}` },
-  });
-  return (response.headers['set-cookie']?.[0] ?? '').split(';')[0] ?? '';
-}
-
-async function ipc(started: TempHost, cookie: string, channel: string, body: unknown) {
+async function ipc(started: TempHost, session: DesktopSession, channel: string, body: unknown) {
   const response = await rawRequest({
     port: started.ui.port,
     path: `/_host/ipc/${channel}`,
     headers: {
       host: `127.0.0.1:${started.ui.port}`,
-      cookie,
+      ...session.headers,
       origin: started.uiOrigin,
       referer: `${started.uiOrigin}/desktop/settings`,
       'content-type': 'application/json',
@@ -56,9 +46,9 @@ describe('consent channels', () => {
       desktopFiles: fixtureApp('csp-probe'),
       confirmer: { confirm: (request) => (asked.push(request), Promise.resolve(false)) },
     });
-    const cookie = await desktopSession(host);
+    const session = await launchDesktopSession(host);
     const grantsBefore = host.network.snapshot.grants.length;
-    const endpoint = await ipc(host, cookie, 'endpoints.request-consent', { url: 'http://localhost:11434/v1' });
+    const endpoint = await ipc(host, session, 'endpoints.request-consent', { url: 'http://localhost:11434/v1' });
     expect(endpoint).toEqual({
       status: 200,
       body: { outcome: 'denied', code: 'GRANT_DECLINED', subject: 'http://localhost:11434/v1' },
@@ -68,7 +58,7 @@ describe('consent channels', () => {
     const extra = join(host.root, 'extra');
     mkdirSync(extra);
     const pid = host.supervisor.current?.pid;
-    const workspace = await ipc(host, cookie, 'workspaces.request-grant', { path: extra });
+    const workspace = await ipc(host, session, 'workspaces.request-grant', { path: extra });
     expect(workspace.body).toMatchObject({ outcome: 'denied', code: 'WORKSPACE_DECLINED' });
     expect(await workspaceRoots(host)).not.toContain(extra);
     expect(host.supervisor.current?.pid).toBe(pid);
@@ -80,15 +70,15 @@ describe('consent channels', () => {
       desktopFiles: fixtureApp('csp-probe'),
       confirmer: { confirm: () => Promise.resolve(true) },
     });
-    const cookie = await desktopSession(host);
-    const endpoint = await ipc(host, cookie, 'endpoints.request-consent', { url: 'http://localhost:11434/v1' });
+    const session = await launchDesktopSession(host);
+    const endpoint = await ipc(host, session, 'endpoints.request-consent', { url: 'http://localhost:11434/v1' });
     expect(endpoint).toEqual({ status: 200, body: { outcome: 'granted', subject: 'http://localhost:11434' } });
     expect(host.network.snapshot.grants.some((grant) => grant.origin === 'http://localhost:11434')).toBe(true);
 
     const extra = join(host.root, 'extra');
     mkdirSync(extra);
     const pid = host.supervisor.current?.pid;
-    const workspace = await ipc(host, cookie, 'workspaces.request-grant', { path: extra });
+    const workspace = await ipc(host, session, 'workspaces.request-grant', { path: extra });
     expect(workspace.body).toEqual({ outcome: 'granted', subject: extra });
     expect(host.supervisor.current?.pid).not.toBe(pid);
     expect(await workspaceRoots(host)).toContain(extra);
@@ -100,10 +90,10 @@ describe('consent channels', () => {
       desktopFiles: fixtureApp('csp-probe'),
       confirmer: { confirm: (request) => (asked.push(request), Promise.resolve(true)) },
     });
-    const cookie = await desktopSession(host);
-    const remote = await ipc(host, cookie, 'endpoints.request-consent', { url: 'http://localhost.evil.test/v1' });
+    const session = await launchDesktopSession(host);
+    const remote = await ipc(host, session, 'endpoints.request-consent', { url: 'http://localhost.evil.test/v1' });
     expect(remote.body).toMatchObject({ outcome: 'denied' });
-    const missing = await ipc(host, cookie, 'workspaces.request-grant', { path: join(host.root, 'nope') });
+    const missing = await ipc(host, session, 'workspaces.request-grant', { path: join(host.root, 'nope') });
     expect(missing).toMatchObject({ status: 400, body: { code: 'WORKSPACE_PATH' } });
     expect(asked).toEqual([]);
   });

@@ -1,10 +1,11 @@
 /// <reference lib="dom" />
 /**
  * SEC-004 launch ticket and guarded host IPC, through the real UI server: a ticket works once
- * (replayed, unknown or doubled tickets get the "run bastion open for a new one" page and no cookie);
- * host IPC refuses a missing cookie, a wrong Origin, a Referer outside /desktop or from a page
- * not allowed the channel, an unlisted channel and a wrong method — each with its code, and the
- * channel handler never runs. Every registered channel is a guarded() one and refuses the lot.
+ * (replayed, unknown or doubled tickets get the "run bastion open for a new one" page and no cookie)
+ * and redirects with the session's page key in the fragment; host IPC refuses a missing cookie, a
+ * wrong Origin, a Referer outside /desktop or from a page not allowed the channel, a missing or
+ * wrong page key, an unlisted channel and a wrong method — each with its code, and the channel
+ * handler never runs. Every registered channel is a guarded() one and refuses the lot.
  */
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -15,12 +16,13 @@ import type { Browser } from 'playwright-core';
 import { HOST_IPC_MAX_BODY_BYTES } from '@bastion/protocol';
 import { startTempHost, type TempHost } from '../support/temp-host.js';
 import { rawRequest } from '../support/raw-request.js';
+import { launchDesktopSession, type DesktopSession } from '../support/desktop-session.js';
 import { launchChromium } from './support/browser.js';
 import { fixtureApp } from './support/desktop-files.js';
 
 let host: TempHost;
 let browser: Browser;
-let cookie: string;
+let session: DesktopSession;
 /** Calls of the server-info handler's first step; a refused request must leave it unchanged. */
 let handlerRuns = 0;
 
@@ -40,7 +42,7 @@ async function launch(ticket: string) {
 
 function ipcHeaders(overrides: Record<string, string | undefined> = {}): Record<string, string> {
   const headers: Record<string, string | undefined> = {
-    cookie,
+    ...session.headers,
     origin: host.uiOrigin,
     referer: `${host.uiOrigin}/desktop/`,
     'content-type': 'application/json',
@@ -58,27 +60,21 @@ beforeAll(async () => {
     handlerRuns += 1;
     return whenReady();
   };
-  const ticket = new URL(host.desktop.issueLaunchUrl()).searchParams.get('ticket') ?? '';
-  const response = await rawRequest({
-    port: host.ui.port,
-    method: 'GET',
-    path: `/desktop/launch?ticket=${ticket}`,
-    headers: { host: `127.0.0.1:${host.ui.port}` },
-  });
-  expect(response.status).toBe(303);
-  cookie = (response.headers['set-cookie']?.[0] ?? '').split(';')[0] ?? '';
+  session = await launchDesktopSession(host);
 });
 afterAll(async () => {
   await Promise.all([host?.stop(), browser?.close()]);
 });
 
 describe('launch ticket', () => {
-  it('exchanges a ticket once for an HttpOnly; SameSite=Strict; Path=/ cookie and a 303 to /desktop/', async () => {
+  it('exchanges a ticket once for an HttpOnly; SameSite=Strict; Path=/ cookie and a 303 to /desktop/ with the page key only in the fragment', async () => {
     const ticket = new URL(host.desktop.issueLaunchUrl()).searchParams.get('ticket') ?? '';
     expect(Buffer.from(ticket, 'base64url').length * 8).toBeGreaterThanOrEqual(128);
     const first = await launch(ticket);
     expect(first.status).toBe(303);
-    expect(first.headers.location).toBe('/desktop/');
+    const location = first.headers.location ?? '';
+    expect(location).toMatch(/^\/desktop\/#bastion-page-key=[A-Za-z0-9_-]{43}$/);
+    expect(first.headers['set-cookie']?.[0]).not.toContain(location.split('=')[1]);
     expect(first.headers['set-cookie']).toHaveLength(1);
     expect(first.headers['set-cookie']?.[0]).toMatch(
       new RegExp(`^bastion_session_${host.ui.port}=[A-Za-z0-9_-]{43}; HttpOnly; SameSite=Strict; Path=/$`),
@@ -138,6 +134,7 @@ describe('guarded host IPC', () => {
   /** The status each refusal answers with, written out here so a changed status fails this test. */
   const IPC_REFUSAL_STATUS = {
     IPC_SESSION: 403,
+    IPC_PAGE_KEY: 403,
     IPC_ORIGIN: 403,
     IPC_REFERER: 403,
     IPC_PAGE: 403,
@@ -183,6 +180,14 @@ describe('guarded host IPC', () => {
       code: 'IPC_PAGE',
     },
     { name: 'from an unknown desktop page', headers: { referer: 'REPLACE/desktop/assets/x.js' }, code: 'IPC_PAGE' },
+    { name: 'with the cookie but no page key', headers: { 'x-bastion-page-key': undefined }, code: 'IPC_PAGE_KEY' },
+    { name: 'with an empty page key', headers: { 'x-bastion-page-key': '' }, code: 'IPC_PAGE_KEY' },
+    { name: 'with a wrong page key', headers: { 'x-bastion-page-key': 'A'.repeat(43) }, code: 'IPC_PAGE_KEY' },
+    {
+      name: 'with the page key of another live session',
+      headers: { 'x-bastion-page-key': 'OTHER_SESSION_KEY' },
+      code: 'IPC_PAGE_KEY',
+    },
     { name: 'on an unlisted channel', headers: {}, code: 'IPC_CHANNEL', path: '/_host/ipc/secrets.get' },
     { name: 'on an empty channel name', headers: {}, code: 'IPC_CHANNEL', path: '/_host/ipc/' },
     { name: 'with GET', headers: {}, code: 'IPC_METHOD', method: 'GET' },
@@ -198,9 +203,14 @@ describe('guarded host IPC', () => {
   describeAttack('cross-origin', 'guarded host IPC', () => {
     for (const refusal of refusals) {
       it(`refuses a call ${refusal.name} (${refusal.code}); the handler never runs`, async () => {
+        const otherKey =
+          refusal.headers['x-bastion-page-key'] === 'OTHER_SESSION_KEY' ? await launchDesktopSession(host) : undefined;
         const before = handlerRuns;
         const headers = Object.fromEntries(
-          Object.entries(refusal.headers).map(([key, value]) => [key, value?.replace('REPLACE', host.uiOrigin)]),
+          Object.entries(refusal.headers).map(([key, value]) => [
+            key,
+            value?.replace('REPLACE', host.uiOrigin).replace('OTHER_SESSION_KEY', otherKey?.pageKey ?? ''),
+          ]),
         );
         const response = await uiRequest(
           refusal.path ?? '/_host/ipc/agent.server-info',
@@ -268,7 +278,7 @@ describeAttack('policy-bypass', '"Always allow" through host IPC', () => {
 });
 
 describe('every host IPC handler goes through guarded()', () => {
-  it('each registered channel refuses a missing cookie, a wrong Origin and a wrong Referer', async () => {
+  it('each registered channel refuses a missing cookie, a wrong Origin, a wrong Referer and a missing page key', async () => {
     const channels = host.desktop.ipc.channels();
     expect(channels).toContain('agent.server-info');
     for (const channel of channels) {
@@ -276,6 +286,7 @@ describe('every host IPC handler goes through guarded()', () => {
         { cookie: undefined },
         { origin: 'http://127.0.0.1:1' },
         { referer: `${host.uiOrigin}/blog/` },
+        { 'x-bastion-page-key': undefined },
       ]) {
         const response = await uiRequest(`/_host/ipc/${channel}`, ipcHeaders(overrides), 'POST', '{}');
         expect(response.status, `${channel} ${JSON.stringify(overrides)}`).toBe(403);

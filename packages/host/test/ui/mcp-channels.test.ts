@@ -15,6 +15,7 @@ import { hostIpcSchemas, type HostIpcChannel, type McpListing } from '@bastion/p
 import { describeAttack } from '../../../../test/support/attack.js';
 import { startTempHost, type TempHost } from '../support/temp-host.js';
 import { rawRequest, type RawResponse } from '../support/raw-request.js';
+import { launchDesktopSession, type DesktopSession } from '../support/desktop-session.js';
 
 const MEMORY_SERVER = fileURLToPath(
   new URL('../../../../node_modules/@modelcontextprotocol/server-memory/dist/index.js', import.meta.url),
@@ -22,7 +23,7 @@ const MEMORY_SERVER = fileURLToPath(
 const memory = { name: 'memory', command: process.execPath, args: [MEMORY_SERVER] };
 
 let host: TempHost;
-let cookie: string;
+let session: DesktopSession;
 /** A folder beside the workspace that the host was not granted. */
 let elsewhere: string;
 
@@ -33,7 +34,7 @@ async function ipc(channel: HostIpcChannel, input: unknown): Promise<RawResponse
     path: `/_host/ipc/${channel}`,
     headers: {
       host: `127.0.0.1:${host.ui.port}`,
-      cookie,
+      ...session.headers,
       origin: host.uiOrigin,
       referer: `${host.uiOrigin}/desktop/`,
       'content-type': 'application/json',
@@ -58,15 +59,7 @@ beforeAll(async () => {
   elsewhere = join(host.root, 'elsewhere');
   mkdirSync(elsewhere);
   mkdirSync(join(host.workspace, 'sub'));
-  const ticket = new URL(host.desktop.issueLaunchUrl()).searchParams.get('ticket') ?? '';
-  const launched = await rawRequest({
-    port: host.ui.port,
-    method: 'GET',
-    path: `/desktop/launch?ticket=${ticket}`,
-    headers: { host: `127.0.0.1:${host.ui.port}` },
-  });
-  expect(launched.status).toBe(303);
-  cookie = (launched.headers['set-cookie']?.[0] ?? '').split(';')[0] ?? '';
+  session = await launchDesktopSession(host);
 }, 90_000);
 
 afterAll(() => host?.stop());
