@@ -90,7 +90,8 @@ export function startCommandProcess(
 /**
  * The child as startCommandProcess spawns it, not yet supervised. With `requestChannel`, fd 3 is a
  * socket to the host as well (a pre-started sandbox's waiter reads its command from it:
- * prestarted-sandbox.ts); its output waits in the pipes until superviseCommandChild reads it.
+ * prestarted-sandbox.ts; an MCP server's shell, the user's variables: mcp-hub.ts); its output
+ * waits in the pipes until superviseCommandChild reads it.
  * With `stdin`, its stdin is a pipe from the host (an MCP server's requests) instead of nothing.
  */
 export function spawnCommandChild(

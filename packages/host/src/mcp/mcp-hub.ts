@@ -7,8 +7,11 @@
  * anything is written there, so no git or steering-file sweep is needed when it ends), its only
  * writable place is a private temp dir removed when it stops, and its environment is the
  * command's (PATH, HOME, LANG, TERM, TMPDIR) plus the variables the user gave it, which reach it
- * through a file read inside the sandbox: never on a command line, nor in the environment of the
- * launcher the host runs outside it. It has no network. Where commands run unsandboxed, no server runs at all.
+ * through an inherited pipe (fd 3, read by its shell inside the sandbox: LOAD_AND_RUN): never on a
+ * command line, nor in the environment of the launcher the host runs outside it, nor in any file
+ * (a file in the host's temp dir, even 0600 in a 0700 dir, was readable by every other sandboxed
+ * command of the same user, this Bastion's or another's, until the server's shell removed it). It
+ * has no network. Where commands run unsandboxed, no server runs at all.
  *
  * A server that fails to start stays failed (restart it, or change its definition); one that
  * stops after it was ready is started again at the next run. Everything a server says is
@@ -22,9 +25,10 @@
  * its text says (the model reads it as a tool result, like a command's output).
  */
 import type { ChildProcess } from 'node:child_process';
-import { chmodSync, lstatSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, lstatSync, mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Writable } from 'node:stream';
 import {
   EGRESS_MIN_SECRET_CHARS,
   heldValueForms,
@@ -515,8 +519,8 @@ export class McpHub {
     const data = this.#dataFolder(instance.config.name);
     const privateTemp = realpathSync(mkdtempSync(join(tmpdir(), 'bastion-mcp-')));
     chmodSync(privateTemp, 0o700);
-    // Bastion's variables only: the user's reach the server through a file (ownVariables), so
-    // the launcher run outside the sandbox never has them (LD_PRELOAD, say).
+    // Bastion's variables only: the user's reach the server through fd 3 (ownVariables), so the
+    // launcher run outside the sandbox never has them (LD_PRELOAD, say).
     const env: Record<string, string> = {
       [MCP_DATA_ENV]: data,
       PATH: this.#options.env?.PATH ?? process.env.PATH ?? '/usr/bin:/bin',
@@ -527,7 +531,6 @@ export class McpHub {
     };
     let wrapped: WrappedCommand | undefined;
     try {
-      const variables = ownVariables(privateTemp, instance.config.env ?? {});
       const profile = buildCommandSandboxProfile({
         home,
         userData: realpathSync(userData),
@@ -546,7 +549,7 @@ export class McpHub {
       });
       // The workspace is write-denied whole, and the temp dir and the data folder are the server's
       // own: no deny path lies where it could write, so srt's placeholders are not needed.
-      wrapped = await srt.wrapCommand(withOwnVariables(variables, instance.config), profile, {
+      wrapped = await srt.wrapCommand(withOwnVariables(instance.config), profile, {
         home,
         privateTemp,
         env,
@@ -559,8 +562,9 @@ export class McpHub {
     const [command, ...args] = wrapped.argv;
     const child = spawnCommandChild(
       { command: command ?? '/bin/false', args, env, cwd: instance.workspace, dieWithHost: !wrapped.diesWithParent },
-      { stdin: true },
+      { stdin: true, requestChannel: true },
     );
+    handOver(child, ownVariables(instance.config.env ?? {}));
     const transport = transportOf(child);
     const gone = new Promise<void>((resolve) => {
       child.once('error', () => resolve());
@@ -618,33 +622,50 @@ export class McpHub {
 const PROGRAM_NOT_FOUND = 'bastion: the program was not found in the sandbox\n';
 
 /**
- * The script the server is started by, inside its sandbox (`sh -c LOAD_AND_RUN FILE PROGRAM
- * ARG…`): it exports the variables the user gave the server from FILE and removes it, then runs
- * the program in its place (exec: the same process, no shell left behind).
+ * The script the server is started by, inside its sandbox (`sh -c LOAD_AND_RUN sh PROGRAM ARG…`):
+ * it reads the variables the user gave the server from fd 3 to its end, closes fd 3 and exports
+ * them, then runs the program in its place (exec: the same process, no shell left behind, and no
+ * fd 3 in it). fd 3 reaches it through every wrap: bwrap, srt's seccomp helper and srt's own
+ * shells (a wrap that cannot be taken apart) pass inherited descriptors on, as the pre-started
+ * sandbox's request channel relies on. Read with `cat`, not `. /dev/fd/3`: libuv's stdio pipes
+ * are socketpairs, which /proc/self/fd cannot open (ENXIO). A read cut short (the host gone)
+ * leaves a quote open or lines out; the sandbox dies with the host anyway (--die-with-parent).
  */
 const LOAD_AND_RUN = [
-  '. "$0" && rm -f -- "$0" || exit 1',
+  'variables=$(cat <&3) && exec 3<&- && eval "$variables" || exit 1',
+  'unset variables',
   `command -v -- "$1" >/dev/null 2>&1 || { printf %s ${shellQuote(PROGRAM_NOT_FOUND)} >&2; exit 1; }`,
   'exec "$@"',
 ].join('\n');
 
 /**
- * The variables the user gave a server, written as `export NAME='value'` lines to a 0600 file in
- * its private temp dir (0700, the host's until the server starts): so a value is on no command
- * line (bwrap's `--setenv` would put it in every `ps` of the machine) and in no environment of
- * the launcher run outside the sandbox. Names are checked by the schema (`[A-Z_][A-Z0-9_]*`, none of
- * Bastion's own) and values hold no NUL.
+ * The variables the user gave a server, as the `export NAME='value'` lines LOAD_AND_RUN evaluates:
+ * so a value is on no command line (bwrap's `--setenv` would put it in every `ps` of the machine),
+ * in no environment of the launcher run outside the sandbox, and in no file. Names are checked by
+ * the schema (`[A-Z_][A-Z0-9_]*`, none of Bastion's own) and values hold no NUL.
  */
-function ownVariables(privateTemp: string, variables: Readonly<Record<string, string>>): string {
-  const file = join(privateTemp, '.bastion-mcp-env');
-  const lines = Object.entries(variables).map(([name, value]) => `export ${name}=${shellQuote(value)}\n`);
-  writeFileSync(file, lines.join(''), { mode: 0o600, flag: 'wx' });
-  return file;
+function ownVariables(variables: Readonly<Record<string, string>>): string {
+  return Object.entries(variables)
+    .map(([name, value]) => `export ${name}=${shellQuote(value)}\n`)
+    .join('');
+}
+
+/**
+ * Write `text` to the child's fd 3 and close the host's end. Asynchronous: the schema's bounds
+ * (MCP_MAX_ENV_VARS values of MCP_ENV_VALUE_MAX_CHARS, some 0.5 MiB quoted at most) can exceed a
+ * socket's buffer, and the shell reads it all before anything else. A child that dies first makes
+ * the write fail (EPIPE), which is nothing to report: its exit is.
+ */
+function handOver(child: ChildProcess, text: string): void {
+  const channel = child.stdio[3] as Writable | null | undefined;
+  if (channel === null || channel === undefined) return;
+  channel.on('error', () => undefined);
+  channel.end(text, () => channel.destroy());
 }
 
 /** The argv run in the sandbox: the server's program, by way of LOAD_AND_RUN. */
-function withOwnVariables(file: string, config: McpServerConfig): string[] {
-  return ['/bin/sh', '-c', LOAD_AND_RUN, file, config.command, ...config.args];
+function withOwnVariables(config: McpServerConfig): string[] {
+  return ['/bin/sh', '-c', LOAD_AND_RUN, 'sh', config.command, ...config.args];
 }
 
 function keyOf(workspace: string, server: string): string {

@@ -4,6 +4,7 @@
  * module on a real channel pair standing in for a sidecar that skips its own checks. Each refusal
  * is shown not to have reached the server: its `count` tool says how many calls reached it.
  */
+import { createHash } from 'node:crypto';
 import {
   existsSync,
   mkdirSync,
@@ -15,6 +16,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { createServer } from 'node:http';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -30,6 +32,7 @@ import {
 } from '@bastion/protocol';
 import { makeTempDir, waitFor } from '@bastion/test-support';
 import { describeAttack } from '../../../../test/support/attack.js';
+import { makeCommandWorld } from '../commands/command-harness.js';
 import { processesWith } from '../sandbox/process-tree.js';
 import { McpHub } from '../../src/mcp/mcp-hub.js';
 import { PolicyStore } from '../../src/policy/policy-store.js';
@@ -473,6 +476,132 @@ describeAttack('secret-read', "an MCP server's variables outside its sandbox", (
       expect(readdirSync(outside)).toEqual([]);
     } finally {
       await hub.remove(workspace, 'launcher');
+    }
+  });
+});
+
+/** What the fixture's env_digest tool answers for `value`. */
+function digestOf(name: string, value: string): string {
+  return `${name} sha256:${createHash('sha256').update(value).digest('hex')} ${value.length}`;
+}
+
+/** Each file under `dir` (recursively) whose bytes hold `text`; files gone while looked at are skipped. */
+function filesHolding(dir: string, text: string): string[] {
+  let entries: string[];
+  try {
+    entries = readdirSync(dir, { recursive: true, encoding: 'utf8' });
+  } catch {
+    return [];
+  }
+  return entries
+    .map((entry) => join(dir, entry))
+    .filter((path) => {
+      try {
+        return readFileSync(path, 'utf8').includes(text);
+      } catch {
+        return false; // a directory, a socket, or gone meanwhile
+      }
+    });
+}
+
+describe('the variables the user gives an MCP server', () => {
+  it('each reaches the server exactly: quotes, spaces, tabs, newlines (trailing too), $, backquotes, backslashes, unicode and an empty one', async () => {
+    const env = {
+      QUOTES: `it's "quoted" '' \\' end'`,
+      SPACES: '  two  spaces\tand a tab ',
+      DOLLARS: '$HOME ${PATH} $(id) `id` $1 $@ \\$ \\',
+      UNICODE: 'é 中文 😀 \u200b',
+      EMPTY: '',
+      NEWLINES: 'line one\nline two\n\n',
+    };
+    await hub.add(workspace, { ...fixture('exact'), env });
+    const sidecar = rawSidecar();
+    try {
+      for (const [name, value] of Object.entries(env)) {
+        expect(await sidecar.call('exact', 'env_digest', { name })).toMatchObject({ text: digestOf(name, value) });
+      }
+    } finally {
+      sidecar.close();
+      await hub.remove(workspace, 'exact');
+    }
+  });
+
+  it('32 values of MCP_ENV_VALUE_MAX_CHARS (over 400 KiB as quoted, more than a socket buffer holds) each reach the server exactly', async () => {
+    // `'€` is 7 bytes quoted (`'\''` and three of UTF-8).
+    const env = Object.fromEntries(
+      Array.from({ length: 32 }, (_, index) => [
+        `BIG_${index}`,
+        `${String(index).padStart(2, '0')}${"'€".repeat((MCP_ENV_VALUE_MAX_CHARS - 2) / 2)}`,
+      ]),
+    );
+    expect(Object.values(env).every((value) => value.length === MCP_ENV_VALUE_MAX_CHARS)).toBe(true);
+    await hub.add(workspace, { ...fixture('big-env'), env });
+    const sidecar = rawSidecar();
+    try {
+      expect(hub.listing(workspace).servers.find((server) => server.name === 'big-env')?.state).toBe('ready');
+      for (const [name, value] of Object.entries(env)) {
+        expect(await sidecar.call('big-env', 'env_digest', { name })).toMatchObject({ text: digestOf(name, value) });
+      }
+    } finally {
+      sidecar.close();
+      await hub.remove(workspace, 'big-env');
+    }
+  });
+});
+
+describeAttack('secret-read', "an MCP server's variables in the file system", () => {
+  it('while a server given a canary starts, restarts and runs, no file under the temp root holds it: not as the host reads every file there each turn of its event loop, nor as a sandboxed command greps them in a loop (seeing the server’s temp dir)', async () => {
+    const canary = `${CANARY}-env-${process.pid}`;
+    const tempRoot = tmpdir();
+    const world = makeCommandWorld({ srt, root: join(root, 'commands') });
+    // The command loops until the test leaves `stop` in its workspace, then looks once more.
+    const search = [
+      'seen=0; rounds=0; echo started',
+      'while [ ! -e stop ]; do',
+      '  for dir in "$1"/bastion-mcp-*; do [ -d "$dir" ] && seen=1; done',
+      '  grep -rlsF -D skip -- "$2" "$1"',
+      '  rounds=$((rounds + 1))',
+      'done',
+      'grep -rlsF -D skip -- "$2" "$1"',
+      'echo "rounds=$rounds seen=$seen"',
+    ].join('\n');
+    const run = world.run('sh', ['-c', search, 'sh', tempRoot, canary]);
+    const found = new Set<string>();
+    let polls = 0;
+    let polling = true;
+    const poller = (async () => {
+      while (polling) {
+        for (const file of filesHolding(tempRoot, canary)) found.add(file);
+        polls += 1;
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    })();
+    try {
+      await waitFor(() => run.text().includes('started'), 30_000, 'the searching command to start');
+      await hub.add(workspace, { ...fixture('canary-env'), env: { SERVICE_TOKEN: canary } });
+      const pollsAtReady = polls;
+      await hub.restart(workspace, 'canary-env');
+      const sidecar = rawSidecar();
+      try {
+        expect(await sidecar.call('canary-env', 'env_digest', { name: 'SERVICE_TOKEN' })).toMatchObject({
+          text: digestOf('SERVICE_TOKEN', canary),
+        });
+      } finally {
+        sidecar.close();
+      }
+      writeFileSync(join(world.workspace, 'stop'), '');
+      expect(await run.done).toMatchObject({ type: 'command.end', exit_code: 0 });
+      polling = false;
+      await poller;
+      // The command names each file grep finds it in: it named none, and looked while it ran.
+      expect(run.text()).toMatch(/^started\nrounds=[1-9]\d* seen=1\n$/);
+      expect(pollsAtReady).toBeGreaterThan(1);
+      expect([...found]).toEqual([]);
+    } finally {
+      polling = false;
+      await poller;
+      await world.executor.close();
+      await hub.remove(workspace, 'canary-env');
     }
   });
 });
