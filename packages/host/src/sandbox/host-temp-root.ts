@@ -27,7 +27,8 @@ import { isProcessRunning } from '../process-tree.js';
 
 /** The journal's directory in the host's own directory of userData. */
 export const HOST_TEMP_JOURNAL_DIR = 'temp-journal';
-const ROOT_NAME = /^bastion-host-[0-9a-f]{16}$/;
+/** A claimed root's name, directly in the system temp dir (bastion-temp-denies.ts denies every one). */
+export const HOST_TEMP_ROOT_NAME = /^bastion-host-[0-9a-f]{16}$/;
 
 /**
  * A journal entry's `path`, when the text is exactly `{"path": <string>}` (what claimHostTempRoot
@@ -75,7 +76,7 @@ function sweepDeadHosts(journals: string, systemTemp: string): number {
     } catch {
       // Cut short by the crash: the directory was not made yet.
     }
-    if (path !== undefined && dirname(path) === systemTemp && ROOT_NAME.test(basename(path))) {
+    if (path !== undefined && dirname(path) === systemTemp && HOST_TEMP_ROOT_NAME.test(basename(path))) {
       try {
         const stats = lstatSync(path);
         if (stats.isDirectory() && stats.uid === process.getuid?.()) {

@@ -25,7 +25,10 @@
  *
  * What it does not catch: reads outside HOME (the sidecar can read the rest of the disk its user
  * can, /etc and other users' readable files included), and writes to the device files srt keeps open (/dev/null,
- * /dev/tty, the child's stdio).
+ * /dev/tty, the child's stdio). Other Bastions' temp roots are not read-denied here as they are to
+ * commands (bastion-temp-denies.ts): the sidecar is wrapped once, at host start, so a deny would
+ * miss every Bastion started later, and a root removed before bwrap mounted over it would fail
+ * this host's start; its own root holds its TMPDIR and srt's sockets, so it stays readable.
  */
 import { getDefaultWritePaths, type NetworkConfig, type SandboxRuntimeConfig } from '@anthropic-ai/sandbox-runtime';
 import { resolveHomeSecretPaths } from './home-secrets.js';
