@@ -10,7 +10,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startCliUntilFirstLine, isAlive, waitFor, makeTempDir } from '@bastion/test-support';
 
@@ -44,15 +44,18 @@ const exited = (child: ChildProcess) =>
   new Promise<void>((resolve) => (child.exitCode === null ? child.once('exit', () => resolve()) : resolve()));
 
 describe('a SIGKILLed host and the temp dir', () => {
-  it('its srt sockets and dirs live in one journaled temp root, which the next start removes (a look-alike of the user stays)', async () => {
-    const { temp, home, workspace } = makeDirs();
+  it('its srt sockets and dirs live in one journaled temp root in bastion-<uid> (0700), which the next start removes (a look-alike of the user stays)', async () => {
+    const { temp: system, home, workspace } = makeDirs();
+    const temp = join(system, `bastion-${process.getuid?.() ?? 0}`);
+    mkdirSync(temp, { mode: 0o700 });
     mkdirSync(join(temp, LOOK_ALIKE));
     writeFileSync(join(temp, LOOK_ALIKE, 'notes'), 'mine');
 
-    const first = await startHost(home, workspace, temp);
+    const first = await startHost(home, workspace, system);
     const made = readdirSync(temp).filter((name) => name !== LOOK_ALIKE);
     expect(made).toHaveLength(1);
     expect(made[0]).toMatch(/^bastion-host-[0-9a-f]{16}$/);
+    expect(readdirSync(system)).toEqual([basename(temp)]);
     const inside = readdirSync(join(temp, made[0] ?? ''));
     expect(inside.some((name) => name.startsWith('claude-http-') && name.endsWith('.sock'))).toBe(true);
     expect(inside.some((name) => name.startsWith('bastion-sidecar-'))).toBe(true);
@@ -62,7 +65,7 @@ describe('a SIGKILLed host and the temp dir', () => {
     await waitFor(() => !isAlive(first.pid), 5_000, 'the host to die');
     expect(readdirSync(temp).sort()).toEqual([...made, LOOK_ALIKE].sort());
 
-    const second = await startHost(home, workspace, temp);
+    const second = await startHost(home, workspace, system);
     const now = readdirSync(temp).filter((name) => name !== LOOK_ALIKE);
     expect(now).toHaveLength(1);
     expect(now).not.toEqual(made);
@@ -77,7 +80,8 @@ describe('a SIGKILLed host and the temp dir', () => {
   it("a second start the home's lock refuses (exit 2) leaves neither a temp root nor a journal entry of its own; the holder's root stays", async () => {
     const { temp, home, workspace } = makeDirs();
     const holder = await startHost(home, workspace, temp);
-    const held = readdirSync(temp);
+    const parent = join(temp, `bastion-${process.getuid?.() ?? 0}`);
+    const held = readdirSync(parent);
     expect(held).toHaveLength(1);
 
     const second = spawn(process.execPath, [CLI, 'start', '--no-open', '--home', home, '--workspace', workspace], {
@@ -90,13 +94,13 @@ describe('a SIGKILLed host and the temp dir', () => {
     const code = await new Promise<number | null>((resolve) => second.once('exit', (exitCode) => resolve(exitCode)));
     expect(code).toBe(2);
     expect(stderr).toContain(`pid ${holder.pid}`);
-    expect(readdirSync(temp)).toEqual(held);
+    expect(readdirSync(parent)).toEqual(held);
     expect(readdirSync(join(home, 'host', 'temp-journal'))).toEqual([`${holder.pid}.json`]);
     expect(isAlive(holder.pid)).toBe(true);
 
     holder.child.kill('SIGINT');
     await exited(holder.child);
-    expect(readdirSync(temp)).toEqual([]);
+    expect(readdirSync(parent)).toEqual([]);
   });
 
   it("the next start removes the temps a killed write left beside auth.json, endpoints.json, preferences.json and host/policy.json, and keeps look-alikes that are not Bastion's", async () => {

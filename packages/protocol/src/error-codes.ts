@@ -388,6 +388,8 @@ export type HostProcessErrorCode =
   | 'FILE_EDIT_BUSY'
   | 'USERDATA_HOST_DIR_INVALID'
   | 'HOST_TEMP_CLAIMED'
+  /** `<tmpdir>/bastion-<uid>`, where hosts claim their temp roots, is not a private directory of this user's. */
+  | 'HOST_TEMP_UNSAFE'
   | 'HOST_AUDIT_UNREADABLE'
   | 'LISTEN_FAILED'
   | 'UI_NOT_BUILT'
@@ -759,6 +761,7 @@ export const WIRE_ERROR_STATUS: Readonly<Record<WireErrorCode, HttpErrorStatus>>
   FILE_EDIT_BUSY: 409,
   USERDATA_HOST_DIR_INVALID: 500,
   HOST_TEMP_CLAIMED: 500,
+  HOST_TEMP_UNSAFE: 500,
   HOST_AUDIT_UNREADABLE: 500,
   LISTEN_FAILED: 500,
   UI_NOT_BUILT: 500,

@@ -9,7 +9,7 @@
  * scratch dir (inside userData, re-opened alone, so every other session's stays denied) and a
  * private temp dir made for this command; the HOME secrets are write-denied where a write root could
  * reach them. No network: an empty strict allowlist, and no relay to srt's proxy. Every other
- * Bastion temp dir that exists at wrap time is read-denied (bastion-temp-denies.ts): other
+ * Bastion temp dir of this user's CLI hosts is read-denied (bastion-temp-denies.ts): other
  * commands', MCP servers' (which run under this profile too) and other Bastions' private TMPDIRs.
  *
  * Inside the workspace, the files that make code run later OUTSIDE the sandbox are write-denied:
@@ -23,13 +23,13 @@
  *
  * What it does not catch: reads of anything else outside HOME the user can read (the rest of the disk); writes
  * to the device files srt keeps writable (/dev/null and the child's stdio); a missing protected
- * path read by a tool outside the sandbox in the moment before the warden moves it; a Bastion temp
- * dir made after the wrap (bastion-temp-denies.ts); for the steering files below the root, see
- * nested-protections.ts; for git, git-write-protections.ts.
+ * path read by a tool outside the sandbox in the moment before the warden moves it; the temp dirs
+ * of a host that claimed no root (bastion-temp-denies.ts); for the steering files below the root,
+ * see nested-protections.ts; for git, git-write-protections.ts.
  */
 import { basename, join } from 'node:path';
 import type { SandboxRuntimeConfig } from '@anthropic-ai/sandbox-runtime';
-import { bastionTempReadDenies, claimedTempRootOf, type ListDirectory } from '../sandbox/bastion-temp-denies.js';
+import { bastionTempReadDenies, claimedTempRootOf } from '../sandbox/bastion-temp-denies.js';
 import { resolveHomeSecretPaths } from '../sandbox/home-secrets.js';
 import { isAtOrUnder } from '../sandbox/sandbox-policy-check.js';
 import { noDirectEgress, SRT_UNASKED_WRITE_PATHS } from '../sandbox/sidecar-sandbox-policy.js';
@@ -112,8 +112,6 @@ export interface CommandProfileInput {
   realPath: (path: string) => string | undefined;
   /** The HOME paths bound back read-only: existing allowlist entries (homeReadPaths()). */
   homeReads: readonly string[];
-  /** How the system temp dir is listed for the other Bastion temp dirs (tests); the real one by default. */
-  listTempDir?: ListDirectory;
 }
 
 /**
@@ -141,10 +139,10 @@ export function buildCommandSandboxProfile(input: CommandProfileInput): SandboxR
     ...(input.scratchDir === undefined ? [] : [input.scratchDir]),
     input.privateTemp,
   ];
-  // Every other command's, MCP server's and Bastion's temp dir (bastion-temp-denies.ts). In a
-  // claimed root the root itself is denied: srt binds the private temp dir back as a write path,
+  // Every other command's, MCP server's and Bastion's temp dir (bastion-temp-denies.ts): the
+  // parent of the claimed roots is denied, srt binds the private temp dir back as a write path,
   // and it is named readable too, for Seatbelt, where a write allow does not lift a read deny.
-  const otherTemps = bastionTempReadDenies(input.privateTemp, input.listTempDir);
+  const otherTemps = bastionTempReadDenies(input.privateTemp);
   const ownRoot = claimedTempRootOf(input.privateTemp);
   return {
     network: noDirectEgress(),

@@ -3,13 +3,19 @@
  * makes its sockets and directories in os.tmpdir() (`claude-http-*.sock`, `srt-mux-*.sock`,
  * `claude-empty-*`, …), and so do the sidecar's private temp dir and each command's; a host
  * killed with SIGKILL left them all behind. A host that owns its process (the CLI) therefore
- * claims one directory `<tmpdir>/bastion-host-<16 hex>` (0700), names it in
+ * claims one directory `<tmpdir>/bastion-<uid>/bastion-host-<16 hex>` (0700), names it in
  * `<userData>/host/temp-journal/<pid>.json` before creating it, and points this process's TMPDIR
  * at it, so everything else lands inside. Stop removes it and gives TMPDIR back; the next start on
  * the same home removes the ones journaled by hosts that are no longer running. The journal is in
  * the host's own directory, which the sidecar's sandbox cannot write; even so an entry is never
- * trusted to name anything but a directory of exactly that name form, directly in the system temp
- * dir, owned by this user.
+ * trusted to name anything but a directory of exactly that name form, directly in the parent,
+ * owned by this user.
+ *
+ * Every root of this user's hosts lies in the one parent `bastion-<uid>` (0700, this user's, never
+ * removed), so a command's sandbox hides them all with one read deny over a directory that always
+ * exists (bastion-temp-denies.ts): roots come and go with every CLI host, and a deny of each one
+ * failed a command whose sandbox mounted over a root removed a moment before. A parent that is
+ * not a directory of this user's with no group or other access is refused (HOST_TEMP_UNSAFE).
  * Programs the host opens for the user (the browser) get the user's own TMPDIR back
  * (userEnvironment()).
  *
@@ -27,8 +33,33 @@ import { isProcessRunning } from '../process-tree.js';
 
 /** The journal's directory in the host's own directory of userData. */
 export const HOST_TEMP_JOURNAL_DIR = 'temp-journal';
-/** A claimed root's name, directly in the system temp dir (bastion-temp-denies.ts denies every one). */
+/** A claimed root's name, directly in the parent. */
 export const HOST_TEMP_ROOT_NAME = /^bastion-host-[0-9a-f]{16}$/;
+/** The parent's name: `bastion-<uid>` (bastion-temp-denies.ts denies it whole). */
+export const HOST_TEMP_PARENT_NAME = /^bastion-[0-9]+$/;
+
+/** `<systemTemp>/bastion-<uid>`, where this user's hosts claim their roots. */
+function parentOf(systemTemp: string): string {
+  return join(systemTemp, `bastion-${process.getuid?.() ?? 0}`);
+}
+
+/** The parent, made 0700 when missing; refused unless it is a directory of this user's with no group or other access. */
+function ensureParent(systemTemp: string): string {
+  const parent = parentOf(systemTemp);
+  try {
+    mkdirSync(parent, { mode: 0o700 });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  }
+  const stats = lstatSync(parent);
+  if (!stats.isDirectory() || stats.uid !== process.getuid?.() || (stats.mode & 0o077) !== 0) {
+    throw new HostError(
+      'HOST_TEMP_UNSAFE',
+      `${parent} is not a private directory of this user's (mode 0700): remove it, and start again`,
+    );
+  }
+  return parent;
+}
 
 /**
  * A journal entry's `path`, when the text is exactly `{"path": <string>}` (what claimHostTempRoot
@@ -64,7 +95,7 @@ export function userEnvironment(): NodeJS.ProcessEnv {
 }
 
 /** Remove the temp roots journaled by hosts of this home that are no longer running; returns how many. */
-function sweepDeadHosts(journals: string, systemTemp: string): number {
+function sweepDeadHosts(journals: string, parent: string): number {
   let removed = 0;
   for (const name of readdirSync(journals)) {
     const pid = Number(name.replace(/\.json$/, ''));
@@ -76,7 +107,7 @@ function sweepDeadHosts(journals: string, systemTemp: string): number {
     } catch {
       // Cut short by the crash: the directory was not made yet.
     }
-    if (path !== undefined && dirname(path) === systemTemp && HOST_TEMP_ROOT_NAME.test(basename(path))) {
+    if (path !== undefined && dirname(path) === parent && HOST_TEMP_ROOT_NAME.test(basename(path))) {
       try {
         const stats = lstatSync(path);
         if (stats.isDirectory() && stats.uid === process.getuid?.()) {
@@ -98,7 +129,7 @@ function sweepDeadHosts(journals: string, systemTemp: string): number {
  */
 export function sweepDeadHostTempRoots(hostDir: string): number {
   const journals = join(hostDir, HOST_TEMP_JOURNAL_DIR);
-  return existsSync(journals) ? sweepDeadHosts(journals, tmpdir()) : 0;
+  return existsSync(journals) ? sweepDeadHosts(journals, parentOf(tmpdir())) : 0;
 }
 
 /**
@@ -108,11 +139,11 @@ export function sweepDeadHostTempRoots(hostDir: string): number {
  */
 export function claimHostTempRoot(hostDir: string): HostTempRoot {
   if (userTmpdir) throw new HostError('HOST_TEMP_CLAIMED', 'this process already has a host temp root');
-  const systemTemp = tmpdir();
+  const parent = ensureParent(tmpdir());
   const journals = join(hostDir, HOST_TEMP_JOURNAL_DIR);
   mkdirSync(journals, { recursive: true, mode: 0o700 });
-  const swept = sweepDeadHosts(journals, systemTemp);
-  const path = join(systemTemp, `bastion-host-${randomBytes(8).toString('hex')}`);
+  const swept = sweepDeadHosts(journals, parent);
+  const path = join(parent, `bastion-host-${randomBytes(8).toString('hex')}`);
   const journal = join(journals, `${process.pid}.json`);
   writeFileSync(journal, JSON.stringify({ path }), { mode: 0o600 });
   try {

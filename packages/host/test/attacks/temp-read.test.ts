@@ -1,16 +1,16 @@
 /**
  * `secret-read`: a sandboxed command cannot read another's private TMPDIR (bastion-temp-denies.ts).
  * Two real command executors (two Bastions: each its own HOME, userData and workspace) run real
- * sandboxed commands, each host in its own temp root `bastion-host-<16 hex>` as the CLI claims it,
- * both roots in one system temp dir (a fresh one here, so that only this file's hosts are in it):
+ * sandboxed commands, each host in its own temp root `bastion-<uid>/bastion-host-<16 hex>` as the
+ * CLI claims it, both in one system temp dir (a fresh one here, so that only this file's hosts are in it):
  * a command of one cannot list or read what a running command of the other, a running sibling
  * command of its own host, or an MCP server's private dir hold, while the test reads each file
  * from outside to prove it was there; its own TMPDIR still works, and so do the wrap cache and
  * the pre-started sandbox under the new denies.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeAttack } from '../../../../test/support/attack.js';
 import { acquireSrtSession, type SrtSession } from '../../src/sandbox/srt-session.js';
@@ -23,7 +23,7 @@ import {
 } from '../commands/command-harness.js';
 
 let srt: SrtSession;
-let systemTemp: string;
+let parent: string;
 let rootA: string;
 let rootB: string;
 let hostA: CommandWorld;
@@ -31,8 +31,9 @@ let hostB: CommandWorld;
 const realHome = process.env.HOME;
 const realTmpdir = process.env.TMPDIR;
 
+/** A root as a CLI host claims one, in the parent of this user's roots. */
 function claimedRoot(): string {
-  const root = join(systemTemp, `bastion-host-${randomBytes(8).toString('hex')}`);
+  const root = join(parent, `bastion-host-${randomBytes(8).toString('hex')}`);
   mkdirSync(root, { mode: 0o700 });
   return root;
 }
@@ -79,8 +80,8 @@ async function stop(world: CommandWorld, run: CommandRun): Promise<void> {
 
 beforeAll(async () => {
   const base = makeTempDir('bastion-temp-read-');
-  systemTemp = join(base, 'tmp');
-  mkdirSync(systemTemp, { mode: 0o700 });
+  parent = join(base, 'tmp', `bastion-${process.getuid?.() ?? 0}`);
+  mkdirSync(parent, { recursive: true, mode: 0o700 });
   rootA = claimedRoot();
   rootB = claimedRoot();
   useTemp(rootA);
@@ -110,17 +111,20 @@ it('its own TMPDIR still works in a claimed temp root: write, read back, list an
   expect(text).toBe('inroot\nown\nf\nmade\n');
 });
 
-it('in a claimed temp root a repeated command is served from the wrap cache and handed to a pre-started sandbox', async () => {
+it('in a claimed temp root a repeated command is served from the wrap cache and handed to a pre-started sandbox, while other hosts’ roots come and go', async () => {
   await settleIn(rootA);
   const started = [];
   for (let i = 0; i < 4; i += 1) {
     const run = hostA.run('true', []);
     await run.done;
+    expect(run.text()).toBe('');
     started.push(
       hostA.records.find((record) => record.event === 'command.started' && record.fields.command_id === run.id),
     );
-    // A model's turn: the next sandbox is pre-started meanwhile.
+    // A model's turn: the next sandbox is pre-started meanwhile, and another CLI host starts and stops.
+    const passing = claimedRoot();
     await new Promise((resolve) => setTimeout(resolve, 300));
+    rmSync(passing, { recursive: true });
   }
   expect(started.slice(-2).map((record) => [record?.fields.wrap, record?.fields.prestarted])).toEqual([
     ['cached', true],
@@ -137,7 +141,7 @@ describeAttack('secret-read', 'a command cannot read other commands’ private t
       const text = await output(
         hostA.run('sh', [
           '-c',
-          `cat ${systemTemp}/bastion-host-*/bastion-cmd-*/token; cat '${victim.file}'; echo "listed:$(ls -A '${rootB}')"`,
+          `cat ${parent}/bastion-host-*/bastion-cmd-*/token; cat '${victim.file}'; echo "listed:$(ls -A '${rootB}')"`,
         ]),
       );
       expect(text).not.toContain(CANARY);
@@ -176,5 +180,30 @@ describeAttack('secret-read', 'a command cannot read other commands’ private t
     expect(text).not.toContain(CANARY);
     expect(text.match(/No such file or directory/g)).toHaveLength(2);
     for (const [at, file] of files.entries()) expect(readFileSync(file, 'utf8')).toBe(`${CANARY}-mcp-${at}`);
+  });
+
+  it('attack: a command cannot read a temp root another Bastion claims after the command started', async () => {
+    await settleIn(rootA);
+    const run = hostA.run('sh', [
+      '-c',
+      `echo "$TMPDIR"; while [ ! -e "$TMPDIR/go" ]; do sleep 0.05; done; cat ${parent}/bastion-host-*/bastion-cmd-*/token; echo "listed:$(ls -A '${parent}' | tr '\\n' ' ')"`,
+    ]);
+    for (let waited = 0; waited < 30_000 && !run.text().includes('\n'); waited += 20) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    const ownTemp = run.text().trim();
+    const late = claimedRoot();
+    const file = join(mkdtempSync(join(late, 'bastion-cmd-')), 'token');
+    writeFileSync(file, `${CANARY}-late`);
+    try {
+      writeFileSync(join(ownTemp, 'go'), '');
+      const text = await output(run);
+      expect(text).not.toContain(CANARY);
+      // Only its own root shows in the parent: the late one is not there for it.
+      expect(text).toMatch(new RegExp(`^listed:${basename(rootA)} $`, 'm'));
+      expect(readFileSync(file, 'utf8')).toBe(`${CANARY}-late`);
+    } finally {
+      rmSync(late, { recursive: true });
+    }
   });
 });
