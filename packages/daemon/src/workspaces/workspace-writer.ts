@@ -11,6 +11,7 @@
 import { randomBytes } from 'node:crypto';
 import {
   CHANNEL_MAX_BODY_CHUNK_BYTES,
+  GIT_REPOSITORY_SCAN_MAX_ENTRIES,
   type FrameOfType,
   type HostToSidecarFrame,
   type WorkspaceErrorCode,
@@ -19,7 +20,7 @@ import {
 import type { HostChannel } from '../channel/host-channel.js';
 import { DaemonError } from '../errors.js';
 import type { ContainedPath } from './containment.js';
-import { WORKSPACE_ERROR_MESSAGES, workspaceError } from './workspace-error.js';
+import { WORKSPACE_ERROR_MESSAGES, WorkspaceError, workspaceError } from './workspace-error.js';
 
 /** Who is writing, as told to the host: the file tool (its policy rules match on it) and the run. */
 export interface WorkspaceWriteCall {
@@ -54,8 +55,20 @@ const REFUSAL_MESSAGES: Record<Exclude<WorkspaceWriteErrorCode, WorkspaceErrorCo
     'the file changed after its diff was shown for approval, so nothing was written: read it again; the new write will be asked about again',
 };
 
-function errorOf(frame: FrameOfType<HostToSidecarFrame, 'workspace.error'>): DaemonError {
+function errorOf(frame: FrameOfType<HostToSidecarFrame, 'workspace.error'>, path: string): DaemonError {
   const { code } = frame;
+  // Unlike the fixed messages, these name paths: the tool's own argument and a name in the same
+  // workspace the model can list, so the model and the person see which link protects the file.
+  if (code === 'FS_PROTECTED' && frame.linked_from !== undefined)
+    return new WorkspaceError(
+      code,
+      `${path} is the file ${frame.linked_from} links to, protected as that name is: it cannot be written`,
+    );
+  if (code === 'FS_PROTECTED' && frame.scan_incomplete === true)
+    return new WorkspaceError(
+      code,
+      `this workspace holds more than ${GIT_REPOSITORY_SCAN_MAX_ENTRIES} entries, too many to look for links to protected names (AGENTS.md, .envrc, .vscode…), so the host writes nothing in it`,
+    );
   if (code === 'POLICY_DENIED')
     return new DaemonError('POLICY_DENIED', `denied by the host's policy rule ${frame.rule_id ?? '(unnamed)'}`);
   if (Object.hasOwn(WORKSPACE_ERROR_MESSAGES, code)) return workspaceError(code as WorkspaceErrorCode);
@@ -64,9 +77,16 @@ function errorOf(frame: FrameOfType<HostToSidecarFrame, 'workspace.error'>): Dae
 
 type Answer = { kind: 'written'; result: WorkspaceWriteResult } | { kind: 'removed'; removed: boolean };
 
+/** A request waiting for the host's answer, and the path it asked about (for a refusal's message). */
+interface Pending {
+  path: string;
+  resolve: (answer: Answer) => void;
+  reject: (error: DaemonError) => void;
+}
+
 export class HostWorkspaceWriter implements WorkspaceWriter {
   readonly #channel: HostChannel;
-  readonly #pending = new Map<string, { resolve: (answer: Answer) => void; reject: (error: DaemonError) => void }>();
+  readonly #pending = new Map<string, Pending>();
 
   /** Registers the `workspace.*` answer handlers (an unhandled frame type would close the channel). */
   constructor(channel: HostChannel) {
@@ -79,11 +99,13 @@ export class HostWorkspaceWriter implements WorkspaceWriter {
     channel.on('workspace.removed', (frame) =>
       this.#settle(frame.id, (pending) => pending.resolve({ kind: 'removed', removed: frame.removed })),
     );
-    channel.on('workspace.error', (frame) => this.#settle(frame.id, (pending) => pending.reject(errorOf(frame))));
+    channel.on('workspace.error', (frame) =>
+      this.#settle(frame.id, (pending) => pending.reject(errorOf(frame, pending.path))),
+    );
   }
 
   async write(target: ContainedPath, content: Uint8Array, call: WorkspaceWriteCall): Promise<WorkspaceWriteResult> {
-    const answer = await this.#ask((id) => {
+    const answer = await this.#ask(target.requested, (id) => {
       this.#channel.send({
         v: 1,
         type: 'workspace.write',
@@ -117,7 +139,7 @@ export class HostWorkspaceWriter implements WorkspaceWriter {
   }
 
   async #removeAs(kind: 'file' | 'empty-directory', target: ContainedPath, call: WorkspaceWriteCall) {
-    const answer = await this.#ask((id) =>
+    const answer = await this.#ask(target.requested, (id) =>
       this.#channel.send({
         v: 1,
         type: 'workspace.remove',
@@ -139,11 +161,11 @@ export class HostWorkspaceWriter implements WorkspaceWriter {
     };
   }
 
-  #ask(send: (id: string) => void): Promise<Answer> {
+  #ask(path: string, send: (id: string) => void): Promise<Answer> {
     if (this.#channel.closed) return Promise.reject(workspaceError('FS_IO'));
     const id = `wr_${randomBytes(12).toString('base64url')}`;
     return new Promise((resolve, reject) => {
-      this.#pending.set(id, { resolve, reject });
+      this.#pending.set(id, { path, resolve, reject });
       try {
         send(id);
       } catch (cause) {
@@ -153,10 +175,7 @@ export class HostWorkspaceWriter implements WorkspaceWriter {
     });
   }
 
-  #settle(
-    id: string,
-    settle: (pending: { resolve: (answer: Answer) => void; reject: (error: DaemonError) => void }) => void,
-  ) {
+  #settle(id: string, settle: (pending: Pending) => void) {
     const pending = this.#pending.get(id);
     if (!pending) return;
     this.#pending.delete(id);

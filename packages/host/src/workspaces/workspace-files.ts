@@ -5,7 +5,8 @@
  * what it cannot do through these checks it cannot do at all. Containment is decided on real
  * paths (the nearest existing ancestor realpath'd, inside the root's real path), protected paths
  * are refused (protected-paths.ts, bare-git-directories.ts, git-configured-paths.ts) on the path
- * as asked and on its real path, and writes are atomic: a temp file beside the target (O_EXCL,
+ * as asked and on its real path, and so is what a protected name links to
+ * (protected-link-targets.ts), and writes are atomic: a temp file beside the target (O_EXCL,
  * fsync, rename), named in the journal first (temp-file-journal.ts), so a failure leaves the old
  * bytes and a crash nothing.
  *
@@ -45,23 +46,36 @@ import {
   workspaceCodeOfFsError,
   type WorkspaceWriteErrorCode,
 } from '@bastion/protocol';
+import type { DirectoryListingCache } from '../commands/directory-listing-cache.js';
 import { HostError } from '../errors.js';
 import { isAtOrUnder } from '../sandbox/sandbox-policy-check.js';
 import { readRegularFile } from '../regular-file.js';
 import { landsInGitDirectory } from './bare-git-directories.js';
 import { isGitConfiguredPath } from './git-configured-paths.js';
+import { protectedLinkTargetOf, protectedLinkTargets } from './protected-link-targets.js';
 import { isProtectedPath } from './protected-paths.js';
 import { tempFileName, type TempFileJournal } from './temp-file-journal.js';
+
+/**
+ * Why an FS_PROTECTED refusal was not the path's own name: it is what the protected name
+ * `linkedFrom` (relative to the root) links to, or the workspace was too large to look for such
+ * links (protected-link-targets.ts).
+ */
+export type ProtectedDetail = { linkedFrom: string } | { scanIncomplete: true };
 
 /** A refused or failed workspace write; the message is fixed: never a path, never content. */
 export class WorkspaceWriteError extends HostError {
   override readonly name = 'WorkspaceWriteError';
   constructor(
     override readonly code: WorkspaceWriteErrorCode,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; detail?: ProtectedDetail },
   ) {
     super(code, 'the workspace write was refused or failed', options);
+    this.detail = options?.detail;
   }
+
+  /** For FS_PROTECTED: the link it was refused for, told to the sidecar in `workspace.error`. */
+  readonly detail: ProtectedDetail | undefined;
 }
 
 const refused = (code: WorkspaceWriteErrorCode, cause?: unknown) =>
@@ -82,6 +96,8 @@ export interface WritablePath {
   readonly relative: string;
   /** The path as asked, normalised lexically against the root, relative to it. */
   readonly requested: string;
+  /** Listings kept between the scans for protected links (protected-link-targets.ts) of this root. */
+  readonly listings?: DirectoryListingCache | undefined;
 }
 
 /** realpath of the nearest existing ancestor of `absolute`, with the missing tail re-attached. */
@@ -103,13 +119,17 @@ export function realpathOfNearest(absolute: string): string {
  * Resolve `requested` (relative to `root`, a real path) and refuse anything whose lexical or real
  * path is outside `root` with FS_OUTSIDE_WORKSPACE.
  */
-export function resolveWritable(root: string, requested: string): WritablePath {
+export function resolveWritable(
+  root: string,
+  requested: string,
+  options: { listings?: DirectoryListingCache } = {},
+): WritablePath {
   if (requested.includes('\0')) throw refused('FS_OUTSIDE_WORKSPACE');
   const lexical = resolve(root, requested);
   if (!isAtOrUnder(lexical, root)) throw refused('FS_OUTSIDE_WORKSPACE');
   const real = realpathOfNearest(lexical);
   if (!isAtOrUnder(real, root)) throw refused('FS_OUTSIDE_WORKSPACE');
-  return { root, real, relative: relative(root, real), requested: relative(root, lexical) };
+  return { root, real, relative: relative(root, real), requested: relative(root, lexical), listings: options.listings };
 }
 
 /**
@@ -123,9 +143,22 @@ function isProtected(path: WritablePath): boolean {
   return isGitConfiguredPath(path.root, join(path.root, path.requested), path.real);
 }
 
-/** Refuse a write or removal at a protected path (isProtected()) with FS_PROTECTED. */
+/**
+ * Why a write or removal at `path` is refused as what a protected name links to, or the scan for
+ * those links was incomplete (fail closed); undefined when it is neither.
+ */
+function linkedProtection(path: WritablePath): ProtectedDetail | undefined {
+  const links = protectedLinkTargets(path.root, path.listings);
+  if (!links.complete) return { scanIncomplete: true };
+  const target = protectedLinkTargetOf(links.targets, path.real);
+  return target === undefined ? undefined : { linkedFrom: target.name };
+}
+
+/** Refuse a write or removal at a protected path (isProtected(), linkedProtection()): FS_PROTECTED. */
 function assertWritable(path: WritablePath): void {
   if (isProtected(path)) throw refused('FS_PROTECTED');
+  const detail = linkedProtection(path);
+  if (detail !== undefined) throw new WorkspaceWriteError('FS_PROTECTED', { detail });
   if (path.relative === '') throw refused('FS_NOT_A_FILE');
 }
 
@@ -351,7 +384,7 @@ export function removeWorkspaceFile(path: WritablePath): void {
  * False when it was not removed, for whatever reason.
  */
 export function removeEmptyWorkspaceDirectory(path: WritablePath): boolean {
-  if (path.relative === '' || isProtected(path)) return false;
+  if (path.relative === '' || isProtected(path) || linkedProtection(path) !== undefined) return false;
   let parent: ParentDirectory;
   try {
     parent = openParent(path, { create: false });

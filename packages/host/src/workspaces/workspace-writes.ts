@@ -23,12 +23,14 @@
  */
 import { realpathSync } from 'node:fs';
 import {
+  WORKSPACE_MAX_PATH_CHARS,
   WORKSPACE_WRITE_MAX_PENDING,
   type FrameOfType,
   type Logger,
   type SidecarToHostFrame,
   type WorkspaceWriteErrorCode,
 } from '@bastion/protocol';
+import { DirectoryListingCache } from '../commands/directory-listing-cache.js';
 import type { HostAsks } from '../policy/host-asks.js';
 import type { PolicyStore } from '../policy/policy-store.js';
 import { isAtOrUnder } from '../sandbox/sandbox-policy-check.js';
@@ -40,6 +42,7 @@ import {
   resolveWritable,
   writeWorkspaceFile,
   WorkspaceWriteError,
+  type ProtectedDetail,
   type WritablePath,
 } from './workspace-files.js';
 
@@ -90,13 +93,29 @@ export function attachWorkspaceWrites(sidecar: Sidecar, options: WorkspaceWrites
   /** Ends every question still open for this sidecar when it is gone. */
   const gone = new AbortController();
   const userData = realOrUndefined(options.userData) ?? options.userData;
+  /** What the scans for links to protected names read, kept for this sidecar's next write. */
+  const listings = new DirectoryListingCache();
 
   const send = (frame: Parameters<Sidecar['channel']['send']>[0]) => {
     if (!sidecar.channel.closed) sidecar.channel.send(frame);
   };
-  const refuse = (id: string, code: WorkspaceWriteErrorCode, ruleId?: string) => {
+  const refuse = (id: string, code: WorkspaceWriteErrorCode, ruleId?: string, detail?: ProtectedDetail) => {
     options.log.warn('workspace.write-refused', { write_id: id, code, rule_id: ruleId ?? null });
-    send({ v: 1, type: 'workspace.error', id, code, ...(ruleId === undefined ? {} : { rule_id: ruleId }) });
+    send({
+      v: 1,
+      type: 'workspace.error',
+      id,
+      code,
+      ...(ruleId === undefined ? {} : { rule_id: ruleId }),
+      ...(detail === undefined
+        ? {}
+        : 'linkedFrom' in detail
+          ? // A name past the frame's bound would break the channel: the code alone is said then.
+            detail.linkedFrom.length <= WORKSPACE_MAX_PATH_CHARS
+            ? { linked_from: detail.linkedFrom }
+            : {}
+          : { scan_incomplete: true as const }),
+    });
   };
 
   /**
@@ -111,7 +130,7 @@ export function attachWorkspaceWrites(sidecar: Sidecar, options: WorkspaceWrites
     const granted = root !== undefined && sidecar.config.workspaces.some((path) => realOrUndefined(path) === root);
     if (!granted || isAtOrUnder(root, userData) || isAtOrUnder(userData, root))
       throw new Refused('FS_OUTSIDE_WORKSPACE');
-    const target = resolveWritable(root, frame.path);
+    const target = resolveWritable(root, frame.path, { listings });
     const verdict = options.policy.evaluate(
       { tool, workspace_root: root, paths: [target.real] },
       { stage: 'write', session_id: frame.session_id, run_id: frame.run_id },
@@ -144,7 +163,7 @@ export function attachWorkspaceWrites(sidecar: Sidecar, options: WorkspaceWrites
       await run();
     } catch (error) {
       if (error instanceof Refused) return refuse(id, error.code, error.ruleId);
-      if (error instanceof WorkspaceWriteError) return refuse(id, error.code);
+      if (error instanceof WorkspaceWriteError) return refuse(id, error.code, undefined, error.detail);
       options.log.error('workspace.write-failed', {
         write_id: id,
         reason: error instanceof Error ? error.name : 'unknown',

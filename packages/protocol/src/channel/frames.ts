@@ -211,6 +211,18 @@ export const workspaceErrorFrameSchema = frame('workspace.error', {
   code: z.enum(WORKSPACE_WRITE_ERROR_CODES),
   /** POLICY_DENIED: the rule that denied it. */
   rule_id: policyRuleIdSchema.optional(),
+  /**
+   * FS_PROTECTED for a path a protected name links to: that name, relative to the root
+   * (`AGENTS.md` for `docs/guide.md` when `AGENTS.md → docs/guide.md`).
+   */
+  linked_from: z
+    .string()
+    .min(1)
+    .max(WORKSPACE_MAX_PATH_CHARS)
+    .regex(/^[^\0]*$/)
+    .optional(),
+  /** FS_PROTECTED because the workspace is too large to look for links to protected names. */
+  scan_incomplete: z.literal(true).optional(),
 });
 
 /** The host's policy answer for one `policy.check` (the watchdog hook before a tool call). */
