@@ -40,6 +40,7 @@ import { attachPolicyChecks } from './policy/policy-checks.js';
 import { hostOnlyDir } from './user-data.js';
 import { TempFileJournal } from './workspaces/temp-file-journal.js';
 import { attachWorkspaceWrites } from './workspaces/workspace-writes.js';
+import { ProtectedLinkIndex } from './workspaces/protected-link-targets.js';
 import { PolicyStore } from './policy/policy-store.js';
 import { HostAuditLog } from './policy/host-audit-log.js';
 import { HostAsks, type HostAskPrompt } from './policy/host-asks.js';
@@ -311,7 +312,8 @@ async function composeHost(
   // A command the policy says `ask` for is put to the person by the host: its terminal, or the desktop page.
   const asks = new HostAsks({ prompt: options.askPrompt, log, policy });
   resources.defer(() => asks.close());
-  const commands = new CommandExecutor({ userData, home, log, srt: srt?.session, policy, warden, asks });
+  const links = new ProtectedLinkIndex();
+  const commands = new CommandExecutor({ userData, home, log, srt: srt?.session, policy, warden, asks, links });
   // Before the sidecar stops: a pre-started sandbox is killed and its temp dir removed, and no other starts.
   resources.defer(() => commands.close());
   supervisor.addChannelModule((sidecar) => commands.attach(sidecar));
@@ -322,7 +324,7 @@ async function composeHost(
   supervisor.addChannelModule((sidecar) => attachMcpCalls(sidecar, { hub: mcp, policy, asks, log }));
   // Every workspace write is the host's: the sidecar's view of the workspace is read-only.
   supervisor.addChannelModule((sidecar) =>
-    attachWorkspaceWrites(sidecar, { userData, policy, journal: writeJournal, asks, log }),
+    attachWorkspaceWrites(sidecar, { userData, policy, journal: writeJournal, asks, links, log }),
   );
   // Provider HTTP leaves only through the host, on the system route, under the current grants.
   const network = new NetworkAuthority({ builtins: withChatgptGrants(BUILTIN_GRANTS, chatgptConfig) });

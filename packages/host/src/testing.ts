@@ -25,3 +25,4 @@ export { buildDesktopCsp } from './ui/csp.js';
 export { TempFileJournal } from './workspaces/temp-file-journal.js';
 export { resolveWritable, writeWorkspaceFile } from './workspaces/workspace-files.js';
 export { attachWorkspaceWrites } from './workspaces/workspace-writes.js';
+export { ProtectedLinkIndex, protectedLinkTargets } from './workspaces/protected-link-targets.js';

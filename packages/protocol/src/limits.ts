@@ -269,6 +269,12 @@ export const GIT_REPOSITORY_SCAN_MAX_ENTRIES = 100_000;
  */
 export const GIT_LISTING_CACHE_MAX_ROOTS = 8;
 /**
+ * How long the host serves a workspace's protected link targets (host protected-link-targets.ts)
+ * again without a scan, while no command has started or ended since: only a command or the user
+ * makes a link there, and this bounds how long one the user makes goes unseen by the file tools.
+ */
+export const PROTECTED_LINK_SCAN_MAX_AGE_MS = 2_000;
+/**
  * A repository a command created is neutralised after it (git-created-repositories.ts): its
  * originals are kept in `<userData>/quarantine/`. A kept file larger than this is removed without
  * a copy (the result says so).

@@ -8,7 +8,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { createLogger } from '@bastion/protocol';
-import { attachWorkspaceWrites, PolicyStore, TempFileJournal } from '@bastion/host/testing';
+import { attachWorkspaceWrites, PolicyStore, ProtectedLinkIndex, TempFileJournal } from '@bastion/host/testing';
 import { connectedChannelPair } from '../../../../test/support/channel-pair.js';
 import { HostWorkspaceWriter } from '../../src/workspaces/workspace-writer.js';
 
@@ -22,6 +22,7 @@ export function hostWrites(options: { userData: string; workspaces: readonly str
       userData: options.userData,
       policy: new PolicyStore(options.userData),
       journal: new TempFileJournal(hostDir),
+      links: new ProtectedLinkIndex(),
       log: createLogger('host', () => undefined),
     },
   );

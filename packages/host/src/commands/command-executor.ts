@@ -66,6 +66,7 @@ import {
 import { gitWriteProtections, scanGitRepositories, type GitRepositoryScan } from './git-write-protections.js';
 import { nestedProtections, type NestedProtections } from './nested-protections.js';
 import { watchCreatedRepositories, type CreatedRepositoryWatch } from './git-created-repositories.js';
+import type { ProtectedLinkIndex } from '../workspaces/protected-link-targets.js';
 import { DirectoryListingCache } from './directory-listing-cache.js';
 import { readGitIdentity, type GitIdentityEnv } from './git-identity.js';
 import { startCommandProcess, type CommandOutcome, type CommandSpawn, type RunningCommand } from './command-process.js';
@@ -89,6 +90,8 @@ export interface CommandExecutorOptions {
   asks?: HostAsks;
   /** Guards the workspace paths srt would otherwise leave placeholders at (placeholder-warden.ts). */
   warden: PlaceholderWarden;
+  /** Told when each command starts and ends: a command may make links the file tools must see (protected-link-targets.ts). */
+  links?: ProtectedLinkIndex;
 }
 
 /** What `command.end` says when the warden moved something the command created. */
@@ -314,8 +317,10 @@ export class CommandExecutor {
       const job = this.#queue.shift();
       if (!job) return;
       this.#running += 1;
+      this.#options.links?.commandStarted();
       void this.#run(job).finally(() => {
         this.#running -= 1;
+        this.#options.links?.commandEnded();
         this.#jobs.get(job.sidecar.channel)?.delete(job.frame.id);
         this.#drain();
         // After the command's end went out: the next sandbox is started off its path.

