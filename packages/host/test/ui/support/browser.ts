@@ -36,3 +36,39 @@ export async function openDesktop(
   }
   return { context, page };
 }
+
+/**
+ * The paths on the page's `window` (own property names, four levels deep) whose string value holds
+ * `secret`; `skipStorage` leaves out localStorage and sessionStorage, for a test that checks them
+ * itself.
+ */
+export function windowPathsHolding(page: Page, secret: string, skipStorage = false): Promise<string[]> {
+  return page.evaluate(
+    ([secret, skipStorage]) => {
+      const seen = new Set<unknown>();
+      const hits: string[] = [];
+      const walk = (value: unknown, path: string, depth: number) => {
+        if (depth > 4 || value === null || seen.has(value)) return;
+        if (typeof value === 'string') {
+          if (value.includes(secret)) hits.push(path);
+          return;
+        }
+        if (typeof value !== 'object' && typeof value !== 'function') return;
+        seen.add(value);
+        for (const key of Object.getOwnPropertyNames(value)) {
+          if (skipStorage && value === window && (key === 'localStorage' || key === 'sessionStorage')) continue;
+          let child: unknown;
+          try {
+            child = (value as Record<string, unknown>)[key];
+          } catch {
+            continue;
+          }
+          walk(child, `${path}.${key}`, depth + 1);
+        }
+      };
+      walk(window, 'window', 0);
+      return hits;
+    },
+    [secret, skipStorage] as const,
+  );
+}
