@@ -38,7 +38,7 @@
  */
 import { lstatSync, readlinkSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { basename, dirname, join, relative, resolve } from 'node:path';
+import { basename, dirname, isAbsolute, join, relative, sep } from 'node:path';
 import { workspaceWriteProtections } from '../commands/command-profile.js';
 import { GIT_LISTING_CACHE_MAX_ROOTS, PROTECTED_LINK_SCAN_MAX_AGE_MS } from '@bastion/protocol';
 import { DirectoryListingCache } from '../commands/directory-listing-cache.js';
@@ -46,7 +46,6 @@ import { gitWriteProtections } from '../commands/git-write-protections.js';
 import { NESTED_WRITE_PROTECTED } from '../commands/nested-protections.js';
 import { isAtOrUnder } from '../sandbox/sandbox-policy-check.js';
 import { PROJECT_INSTRUCTION_FILES } from './steering-paths.js';
-import { realpathOfNearest } from './workspace-files.js';
 
 /** Links followed before a chain counts as a loop (Linux's own limit): nothing is written there. */
 const MAX_LINK_HOPS = 40;
@@ -68,27 +67,46 @@ export type ProtectedLinkTargets =
   | { complete: false };
 
 /**
- * Where `path` really leads, following a final symlink even when it dangles (realpathOfNearest()
- * would stop at it) and every link on the way; undefined for a loop or an unreadable link.
+ * Where `path` (absolute) really leads: resolved one component at a time from `/`, every symlink
+ * followed, a dangling one too, whether it is the last component or a folder on the way (`docs →
+ * site/docs` with no `site` yet: a write that makes `site/docs/` lands where the link leads), and
+ * what does not exist taken as named; undefined for a loop or a component that cannot be read.
  */
 function linkedRealPath(path: string): string | undefined {
-  let at = path;
-  for (let hop = 0; hop <= MAX_LINK_HOPS; hop += 1) {
-    let here: string;
+  let pending = path.split(sep).filter((part) => part.length > 0);
+  let resolved: string = sep;
+  let hops = 0;
+  while (pending.length > 0) {
+    const [part, ...rest] = pending as [string, ...string[]];
+    pending = rest;
+    if (part === '.') continue;
+    if (part === '..') {
+      resolved = dirname(resolved);
+      continue;
+    }
+    const next = join(resolved, part);
+    let stats;
     try {
-      here = join(realpathOfNearest(dirname(at)), basename(at));
+      stats = lstatSync(next, { throwIfNoEntry: false });
     } catch {
       return undefined;
     }
-    const stats = lstatSync(here, { throwIfNoEntry: false });
-    if (stats?.isSymbolicLink() !== true) return here;
+    if (stats?.isSymbolicLink() !== true) {
+      resolved = next;
+      continue;
+    }
+    hops += 1;
+    if (hops > MAX_LINK_HOPS) return undefined;
+    let target: string;
     try {
-      at = resolve(dirname(here), readlinkSync(here));
+      target = readlinkSync(next);
     } catch {
       return undefined;
     }
+    if (isAbsolute(target)) resolved = sep;
+    pending = [...target.split(sep).filter((piece) => piece.length > 0), ...pending];
   }
-  return undefined;
+  return resolved;
 }
 
 /** The protected names of `root` (a real path) as absolute paths, whether or not they exist. */

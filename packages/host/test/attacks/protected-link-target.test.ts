@@ -111,6 +111,17 @@ describeAttack('symlink-escape', 'file tools writing through the link target of 
     expect(bytesOf('docs/new.md')).toBeUndefined();
   });
 
+  it('a folder on the way that is a dangling link (AGENTS.md → docs/guide.md, docs → site/docs; .vscode → cfg/vs, cfg → shared/cfg): writing where they lead, making the missing folders, is refused and nothing is created', () => {
+    symlinkSync('docs/guide.md', join(workspace, 'AGENTS.md'));
+    symlinkSync('site/docs', join(workspace, 'docs'));
+    expect(write(join('site', 'docs', 'guide.md'), 'INJECTED\n')).toEqual(linkedFrom('AGENTS.md'));
+    symlinkSync('cfg/vs', join(workspace, '.vscode'));
+    symlinkSync('shared/cfg', join(workspace, 'cfg'));
+    expect(write(join('shared', 'cfg', 'vs', 'settings.json'), '{}\n')).toEqual(linkedFrom('.vscode'));
+    expect(existsSync(join(workspace, 'site'))).toBe(false);
+    expect(existsSync(join(workspace, 'shared'))).toBe(false);
+  });
+
   it('with the host’s index: a link a command makes is seen by the next write (scanned again after the command), and one made while a command runs by every write meanwhile', () => {
     const links = new ProtectedLinkIndex();
     plant('docs/guide.md', 'Be nice.\n');
