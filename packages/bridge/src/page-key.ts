@@ -7,13 +7,28 @@
  * the history guard wraps it) before the app can read or log the URL. localStorage is per origin,
  * so per UI port; every tab of the app shares it, and a later launch overwrites it together with
  * the cookie. The key is read again for each call, so a tab opened earlier follows a newer
- * launch. It never goes on window or in a URL again, and only to host IPC. Does not catch script
- * running in a desktop page, which can read localStorage: that page is inside the boundary.
+ * launch. It never goes on window or in a URL again, and only to host IPC.
+ *
+ * Only a key that came through a redirect (the launch's: the UI origin's other redirect, `/`,
+ * sets an empty fragment of its own) and has the key's form is taken: a link straight to
+ * `/desktop/#bastion-page-key=…`, which any page can open, would otherwise store a key of its
+ * choosing over the real one and shut every tab out until the next launch.
+ *
+ * Does not catch script running in a desktop page, which can read localStorage: that page is
+ * inside the boundary.
  */
 import { DESKTOP_PAGE_KEY_FRAGMENT } from '@bastion/protocol';
 
 const STORAGE_NAME = 'bastion.page-key';
 const FRAGMENT_PREFIX = `#${DESKTOP_PAGE_KEY_FRAGMENT}=`;
+/** UI_PAGE_KEY_BYTES (32) random bytes as base64url. */
+const KEY_FORM = /^[A-Za-z0-9_-]{43}$/;
+
+/** Did this page's navigation come through a redirect (same-origin: the launch's)? */
+function redirected(): boolean {
+  const [navigation] = performance.getEntriesByType('navigation') as PerformanceNavigationTiming[];
+  return (navigation?.redirectCount ?? 0) > 0;
+}
 
 /** Take the key out of the launch redirect's fragment; the answer reads the current key. */
 export function installPageKey(): () => string | undefined {
@@ -30,11 +45,14 @@ export function installPageKey(): () => string | undefined {
   let held: string | undefined;
   const { hash, pathname, search } = window.location;
   if (hash.startsWith(FRAGMENT_PREFIX)) {
-    held = hash.slice(FRAGMENT_PREFIX.length);
-    try {
-      write?.(STORAGE_NAME, held);
-    } catch {
-      // Storage full or refused: this tab still has the key in the closure.
+    const key = hash.slice(FRAGMENT_PREFIX.length);
+    if (KEY_FORM.test(key) && redirected()) {
+      held = key;
+      try {
+        write?.(STORAGE_NAME, key);
+      } catch {
+        // Storage full or refused: this tab still has the key in the closure.
+      }
     }
     replaceState(window.history.state, '', `${pathname}${search}`);
   }

@@ -104,7 +104,9 @@ export class DesktopApp {
 
   #page(c: UiContext, url: URL): Response {
     const path = url.pathname;
-    if (path === '/') return seeOther(c, DESKTOP_HOME, {});
+    // An empty fragment of its own: a redirect without one keeps the request's, and a link to
+    // `/#bastion-page-key=…` would then bring a key of anyone's choosing to the app (page-key.ts).
+    if (path === '/') return seeOther(c, `${DESKTOP_HOME}#`, {});
     if (path === LAUNCH_PATH) return this.#launch(c, url.searchParams.getAll('ticket'));
     if (path === BRIDGE_PATH) return file(c, this.#loaded()?.bridge, 'text/javascript; charset=utf-8');
     if (path.startsWith(ASSETS_PREFIX)) {

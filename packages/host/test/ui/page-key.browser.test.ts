@@ -187,6 +187,31 @@ describe('the app with its page key', () => {
     await context.close();
   });
 
+  it('a link straight to /desktop/#bastion-page-key=… or to /#bastion-page-key=… (any page can open one) stores no key: the launched tab and a new one keep working', async () => {
+    const { context, page } = await openDesktop(browser, host);
+    const works = { handshake: 'object', global: true };
+    const stored = () => page.evaluate(() => localStorage.getItem('bastion.page-key'));
+    const real = await stored();
+    expect(real).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    const planted = 'A'.repeat(43);
+    for (const link of [
+      `${host.uiOrigin}/desktop/#bastion-page-key=${planted}`,
+      `${host.uiOrigin}/#bastion-page-key=${planted}`,
+    ]) {
+      const opened = await context.newPage();
+      await opened.goto(link);
+      await opened.waitForURL((url) => url.pathname === '/desktop/');
+      expect(opened.url()).not.toContain(planted);
+      await opened.close();
+    }
+    expect(await stored()).toBe(real);
+    expect(await appCalls(page)).toEqual(works);
+    const fresh = await context.newPage();
+    await fresh.goto(`${host.uiOrigin}/desktop/settings`);
+    expect(await appCalls(fresh)).toEqual(works);
+    await context.close();
+  });
+
   it('a tab whose browser has the cookie but not the page key shows the IPC_PAGE_KEY notice naming bastion open', async () => {
     const { context, page } = await openDesktop(browser, host);
     await page.evaluate(() => localStorage.clear());
