@@ -75,6 +75,22 @@ describe('AuthStore', () => {
     expect(await store.has('chatgpt')).toBe(false);
   });
 
+  it('an entry named constructor (an object property, and a valid endpoint id) holds no key until one is set, and none after it is deleted', async () => {
+    const store = new AuthStore(dir);
+    await store.set('openai', { type: 'api', key: 'sk-one' });
+    for (const name of ['constructor']) {
+      expect(await store.has(name)).toBe(false);
+      expect(await store.get(name)).toBeUndefined();
+      await store.set(name, { type: 'api', key: `sk-${name}` });
+      expect(await store.apiKey(name)).toBe(`sk-${name}`);
+      await store.delete(name);
+      expect(await store.has(name)).toBe(false);
+      const file = JSON.parse(readFileSync(store.path, 'utf8')) as { entries: Record<string, unknown> };
+      expect(Object.hasOwn(file.entries, name)).toBe(false);
+    }
+    expect(await store.apiKey('openai')).toBe('sk-one');
+  });
+
   it('KEEP writes nothing', async () => {
     const store = new AuthStore(dir);
     await store.update('openai', () => KEEP);

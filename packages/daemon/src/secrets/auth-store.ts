@@ -36,6 +36,14 @@ type AuthFile = z.infer<typeof authFileSchema>;
 /** What an update function returns to leave the entry as it is. */
 export const KEEP = Symbol('keep');
 
+/**
+ * The entry stored under `provider`: the file's own key only, so an endpoint named like an
+ * object's property (`constructor`, `toString`) is not taken for one with a key.
+ */
+function entryOf(file: AuthFile, provider: string): AuthEntry | undefined {
+  return Object.hasOwn(file.entries, provider) ? file.entries[provider] : undefined;
+}
+
 export class AuthStore {
   readonly path: string;
   readonly #writer = new SerialWriter();
@@ -50,7 +58,7 @@ export class AuthStore {
   }
 
   async get(provider: string): Promise<AuthEntry | undefined> {
-    return (await this.#read()).entries[provider];
+    return entryOf(await this.#read(), provider);
   }
 
   /**
@@ -95,7 +103,7 @@ export class AuthStore {
         this.#swept = true;
       }
       const file = await this.#read();
-      const current = file.entries[provider];
+      const current = entryOf(file, provider);
       const next = change(current);
       if (next === KEEP) return current;
       const entries = { ...file.entries };
