@@ -141,6 +141,40 @@ describe('undo of a run', () => {
     expect(existsSync(join(ws, 'c.txt'))).toBe(false);
   });
 
+  for (const [kind, files] of [
+    ['two files it overwrote (put back)', ['one.txt', 'two.txt']],
+    ['two files it created (removed)', ['new-one.txt', 'new-two.txt']],
+  ] as const) {
+    it(`an edit the user makes while the undo runs, of ${kind}, is kept: that file is left as it is and the undo stops with UNDO_FAILED naming it`, async () => {
+      let duringUndo: ((target: string) => void) | undefined;
+      const act = (target: string) => {
+        duringUndo?.(target);
+        duringUndo = undefined;
+      };
+      const { d, session } = await start(undefined, (writer) => ({
+        write: (target, content, call) => (act(target.requested), writer.write(target, content, call)),
+        remove: (target, call) => (act(target.requested), writer.remove(target, call)),
+        removeEmptyDirectory: (target, call) => writer.removeEmptyDirectory(target, call),
+      }));
+      const ws = d.workspace;
+      for (const file of files) if (!file.startsWith('new-')) writeFileSync(join(ws, file), 'before\n');
+      const runId = await runScript(
+        d,
+        session.id,
+        files.map((path) => ({ tool: 'write_file', input: { path, content: 'the run\n' } })),
+      );
+      let edited = '';
+      duringUndo = (first) => {
+        edited = files.find((file) => file !== first) ?? '';
+        writeFileSync(join(ws, edited), 'the user, meanwhile\n');
+      };
+      const done = await undo(d, session.id, runId);
+      expect(done.body.code).toBe('UNDO_FAILED');
+      expect(done.body.message).toContain(`${edited} changed while this was being done and was left as it is`);
+      expect(readFileSync(join(ws, edited), 'utf8')).toBe('the user, meanwhile\n');
+    });
+  }
+
   it('undoes runs newest first: the older run conflicts while a later run’s bytes are there, then goes through', async () => {
     const { d, session } = await start();
     writeFileSync(join(d.workspace, 'a.txt'), 'v0');

@@ -147,7 +147,9 @@ export async function undoCommand(argv: string[]): Promise<number> {
   });
   if (!answer) return 2;
   if (!answer.ok) {
-    process.stderr.write(`bastion: nothing was undone: ${terminalLine(`${answer.code}: ${answer.message}`)}\n`);
+    // UNDO_FAILED stops partway (its message says which files were put back); the rest touch nothing.
+    const outcome = answer.code === 'UNDO_FAILED' ? 'the undo stopped partway' : 'nothing was undone';
+    process.stderr.write(`bastion: ${outcome}: ${terminalLine(`${answer.code}: ${answer.message}`)}\n`);
     return 1;
   }
   report(answer.session_id, answer.result);
@@ -169,7 +171,8 @@ export async function rewindCommand(argv: string[]): Promise<number> {
   });
   if (!answer) return 2;
   if (!answer.ok) {
-    process.stderr.write(`bastion: nothing was rewound: ${terminalLine(`${answer.code}: ${answer.message}`)}\n`);
+    const outcome = answer.code === 'UNDO_FAILED' ? 'the rewind stopped partway' : 'nothing was rewound';
+    process.stderr.write(`bastion: ${outcome}: ${terminalLine(`${answer.code}: ${answer.message}`)}\n`);
     if (answer.code === 'UNDO_CONFLICT') {
       process.stderr.write(`bastion: with --keep-files ${KEEP_FILES_HINT}\n`);
     }

@@ -161,17 +161,20 @@ export async function putBack(
   const call: WorkspaceWriteCall = { tool: 'write_file', ...run };
   for (const step of steps) {
     if (step.done) continue;
+    // Only over the bytes the run left, as plan() found them: an edit made since is kept.
+    const asPlanned = { ...call, shownSha256: step.file.after?.sha256 ?? undefined };
     try {
-      if (step.kind === 'remove') await roots.writer.remove(step.target, call);
-      else await roots.writer.write(step.target, step.file.priorBytes ?? Buffer.alloc(0), call);
+      if (step.kind === 'remove') await roots.writer.remove(step.target, asPlanned);
+      else await roots.writer.write(step.target, step.file.priorBytes ?? Buffer.alloc(0), asPlanned);
     } catch (cause) {
-      throw new DaemonError(
-        'UNDO_FAILED',
-        `${step.file.path} could not be put back; the files before it were — ${then}`,
-        {
-          cause,
-        },
-      );
+      const code = (cause as { code?: unknown }).code;
+      const why =
+        code === 'FS_CHANGED_SINCE_SHOWN'
+          ? 'changed while this was being done and was left as it is'
+          : `could not be put back${typeof code === 'string' ? ` (${code})` : ''}`;
+      throw new DaemonError('UNDO_FAILED', `${step.file.path} ${why}; the files before it were put back — ${then}`, {
+        cause,
+      });
     }
   }
   await removeCreatedDirectories(roots, steps, call);

@@ -147,6 +147,7 @@ export class HostWorkspaceWriter implements WorkspaceWriter {
         workspace_root: target.root,
         path: target.requested,
         kind,
+        ...(kind === 'file' && typeof call.shownSha256 === 'string' ? { shown_sha256: call.shownSha256 } : {}),
         ...this.#run(call),
       }),
     );

@@ -12,6 +12,7 @@ import { createLogger, DAEMON_AUTH_USER, DESKTOP_ROUTE_ROOT, type AgentEvent, ty
 import { readSseMessages } from './sse-messages.js';
 import { openAgentRuntime, type AgentRuntime, type AgentRuntimeOptions } from '../../src/agent/agent-runtime.js';
 import { createDaemonApp } from '../../src/http/app.js';
+import type { WorkspaceWriter } from '../../src/workspaces/workspace-writer.js';
 import { hostWrites } from './host-writes.js';
 import { makeTempDir } from './temp-dir.js';
 
@@ -44,8 +45,13 @@ export interface InProcessDaemon {
 const UI_ORIGIN = 'http://127.0.0.1:1';
 
 export async function startInProcessDaemon(
-  options: Partial<Omit<AgentRuntimeOptions, 'log'>> & { root?: string } = {},
+  options: Partial<Omit<AgentRuntimeOptions, 'log'>> & {
+    root?: string;
+    /** Wraps the host's real writer (a test that acts between the daemon's writes). */
+    wrapWriter?: (writer: WorkspaceWriter) => WorkspaceWriter;
+  } = {},
 ): Promise<InProcessDaemon> {
+  const { wrapWriter = (writer: WorkspaceWriter) => writer, ...runtimeOptions } = options;
   const root = options.root ?? makeTempDir();
   const workspace = join(root, 'workspace');
   const userData = join(root, 'home');
@@ -58,8 +64,8 @@ export async function startInProcessDaemon(
     // No host here: a policy with no rules, so the mode alone decides (host tests cover the rules).
     policy: { check: () => Promise.resolve({ verdict: 'none' }) },
     // No host process either: its real workspace-write code answers over an in-memory channel.
-    writer: hostWrites({ userData: join(root, 'host-data'), workspaces: [workspace] }),
-    ...options,
+    writer: wrapWriter(hostWrites({ userData: join(root, 'host-data'), workspaces: [workspace] })),
+    ...runtimeOptions,
     log: createLogger('daemon', (record) => records.push(record)),
   });
   const password = 'test-password-0123456789';

@@ -6,6 +6,7 @@
 import { afterEach, expect } from 'vitest';
 import type { AgentEvent, Session } from '@bastion/protocol';
 import type { UndoLimits } from '../../src/undo/undo-store.js';
+import type { WorkspaceWriter } from '../../src/workspaces/workspace-writer.js';
 import { startInProcessDaemon, type InProcessDaemon } from './in-process-daemon.js';
 import { scriptedProvider, type ScriptedTurn } from './scripted-provider.js';
 
@@ -30,8 +31,15 @@ export function scriptedRuns() {
     ended.add(event.run_id) !== undefined;
 
   /** The daemon (with `undoLimits` when given) and a session on the scripted model. */
-  async function start(undoLimits?: Partial<UndoLimits>): Promise<{ d: InProcessDaemon; session: Session }> {
-    daemon = await startInProcessDaemon({ providers: [provider], ...(undoLimits ? { undoLimits } : {}) });
+  async function start(
+    undoLimits?: Partial<UndoLimits>,
+    wrapWriter?: (writer: WorkspaceWriter) => WorkspaceWriter,
+  ): Promise<{ d: InProcessDaemon; session: Session }> {
+    daemon = await startInProcessDaemon({
+      providers: [provider],
+      ...(undoLimits ? { undoLimits } : {}),
+      ...(wrapWriter ? { wrapWriter } : {}),
+    });
     const created = await daemon.request<Session>('POST', '/sessions', { provider: 'mock', model: 'scripted' });
     expect(created.status).toBe(201);
     return { d: daemon, session: created.body };

@@ -358,7 +358,7 @@ export function writeWorkspaceFile(
  * verified parent's descriptor: a parent swapped for a symlink is refused, and the name is
  * unlinked in the directory that was checked. Protected paths are refused as for a write.
  */
-export function removeWorkspaceFile(path: WritablePath): void {
+export function removeWorkspaceFile(path: WritablePath, options: { shownSha256?: string } = {}): void {
   assertWritable(path);
   const parent = openParent(path, { create: false });
   try {
@@ -366,6 +366,7 @@ export function removeWorkspaceFile(path: WritablePath): void {
     const stats = lstatSync(entry);
     if (stats.isSymbolicLink()) throw refused('FS_SYMLINK');
     if (!stats.isFile()) throw refused('FS_NOT_A_FILE');
+    if (options.shownSha256 !== undefined) assertAsShown(entry, options.shownSha256);
     parent.assertInside();
     unlinkSync(entry);
   } catch (error) {

@@ -212,7 +212,7 @@ export function attachWorkspaceWrites(sidecar: Sidecar, options: WorkspaceWrites
     void settle(frame.id, async () => {
       const target = await admit(frame, 'write_file');
       if (frame.kind === 'file') {
-        removeWorkspaceFile(target);
+        removeWorkspaceFile(target, frame.shown_sha256 === undefined ? {} : { shownSha256: frame.shown_sha256 });
         send({ v: 1, type: 'workspace.removed', id: frame.id, removed: true });
       } else {
         send({ v: 1, type: 'workspace.removed', id: frame.id, removed: removeEmptyWorkspaceDirectory(target) });

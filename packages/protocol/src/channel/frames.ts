@@ -395,6 +395,15 @@ export const workspaceRemoveFrameSchema = frame('workspace.remove', {
   workspace_root: absolutePath,
   path: workspacePath,
   kind: z.enum(['file', 'empty-directory']),
+  /**
+   * For a file: the bytes it must still hold (their sha256), as the undo that removes it found
+   * them; the host removes it only then (FS_CHANGED_SINCE_SHOWN otherwise), so an edit made while
+   * the undo runs is not lost.
+   */
+  shown_sha256: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/)
+    .optional(),
   ...reportedRun,
 });
 
