@@ -175,6 +175,30 @@ describe('undo of a run', () => {
     });
   }
 
+  it('deleting the session while its undo runs is refused with RUN_ACTIVE, and the undo finishes', async () => {
+    let deleting: Promise<{ status: number; body: { code?: string } }> | undefined;
+    let onFirst: (() => void) | undefined;
+    const first = async () => {
+      onFirst?.();
+      onFirst = undefined;
+      await deleting;
+    };
+    const { d, session } = await start(undefined, (writer) => ({
+      write: async (target, content, call) => (await first(), writer.write(target, content, call)),
+      remove: async (target, call) => (await first(), writer.remove(target, call)),
+      removeEmptyDirectory: (target, call) => writer.removeEmptyDirectory(target, call),
+    }));
+    const runId = await runScript(d, session.id, [{ tool: 'write_file', input: { path: 'made.txt', content: 'x\n' } }]);
+    onFirst = () => {
+      deleting = d.request('DELETE', `/sessions/${session.id}`);
+    };
+    const done = await undo(d, session.id, runId);
+    expect((await deleting)?.body.code).toBe('RUN_ACTIVE');
+    expect(done.status).toBe(200);
+    expect(existsSync(join(d.workspace, 'made.txt'))).toBe(false);
+    expect((await d.request('GET', `/sessions/${session.id}`)).status).toBe(200);
+  });
+
   it('undoes runs newest first: the older run conflicts while a later run’s bytes are there, then goes through', async () => {
     const { d, session } = await start();
     writeFileSync(join(d.workspace, 'a.txt'), 'v0');

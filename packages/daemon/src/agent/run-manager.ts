@@ -133,6 +133,11 @@ export class RunManager {
     return this.#active.has(sessionId);
   }
 
+  /** Is an undo or a rewind being done in this session (its files partly put back)? */
+  isUndoing(sessionId: string): boolean {
+    return this.#undoing.has(sessionId);
+  }
+
   /** Start a run for a new message, an approval answer or a compaction. Throws DaemonError with a wire code. */
   start(sessionId: string, request: RunRequest): { runId: string | null; messageId: string | null } {
     const session = this.#store.sessions.get(sessionId);

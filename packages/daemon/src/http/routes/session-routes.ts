@@ -125,6 +125,7 @@ export function sessionRoutes(deps: {
     app.delete('/sessions/:id', (c) => {
       const id = sessionIdParam(c);
       if (runs.isActive(id)) throw new DaemonError('RUN_ACTIVE', 'a run is active for this session');
+      if (runs.isUndoing(id)) throw new DaemonError('RUN_ACTIVE', 'an undo or a rewind is being done in this session');
       if (!store.sessions.delete(id)) throw notFound();
       return c.json({ deleted: true });
     });
