@@ -446,6 +446,16 @@ export const DEMO_DELTA_INTERVAL_MS = 15;
 /** Desktop web app (packages/web): what one page renders and holds. */
 /** Longer agent text is shown as plain text: parsing markdown that long would stall the page. */
 export const UI_MARKDOWN_MAX_CHARS = 200 * KiB;
+/**
+ * One markdown block (a paragraph, a list, a quote) the UI parses at most; a longer one, other than
+ * a fenced code block, shows as plain text: the parser's cost grows faster than the text
+ * (`*a` repeated to 100 KB held the tab 24 s).
+ */
+export const UI_MARKDOWN_MAX_BLOCK_CHARS = 16 * KiB;
+/** List and quote markers one line of a block may nest before the block shows as plain text (3 000 overflowed the stack). */
+export const UI_MARKDOWN_MAX_NESTING = 32;
+/** Most tokens one model step's usage may report per field (input, output, cached); a larger count, or one that is not a whole number, counts as zero. */
+export const MODEL_MAX_STEP_TOKENS = 100_000_000;
 /** Tool output (stdout, file content) longer than this many lines is folded until asked for. */
 export const UI_TOOL_OUTPUT_FOLD_LINES = 40;
 /** A notification names a run's error by its code only up to this long (a longer one is said as "the run failed"). */

@@ -1,5 +1,6 @@
 import type { LanguageModelUsage } from 'ai';
 import { describe, expect, it } from 'vitest';
+import { MODEL_MAX_STEP_TOKENS } from '@bastion/protocol';
 import { stepUsage } from './token-usage.js';
 
 const usage = (input: number | undefined, output: number | undefined, cacheRead?: number): LanguageModelUsage => ({
@@ -24,6 +25,19 @@ describe('stepUsage', () => {
       output: 0,
       cached: 0,
       costUsd: undefined,
+    });
+  });
+
+  it('counts a negative, infinite, fractional, NaN or over-bound count from a provider as zero, so no total is ever negative or null', () => {
+    for (const bad of [-1e15, 1e308, Number.POSITIVE_INFINITY, Number.NaN, 1.5, MODEL_MAX_STEP_TOKENS + 1]) {
+      const step = stepUsage('openai', 'gpt-4.1-mini', usage(bad, bad, bad));
+      expect(step).toMatchObject({ input: 0, output: 0, cached: 0 });
+      expect(Number.isFinite(step.costUsd)).toBe(true);
+    }
+    expect(stepUsage('local', 'm', usage(MODEL_MAX_STEP_TOKENS, 7, 3))).toMatchObject({
+      input: MODEL_MAX_STEP_TOKENS,
+      output: 7,
+      cached: 3,
     });
   });
 });
