@@ -72,9 +72,9 @@ describe('a question that appears while the person types does not take their key
       await sendMessage(page, `Touch ${marker}`);
       const composer = page.getByLabel('Message');
       const region = page.getByRole('region', { name: prompt.region });
-      // The sent message has left the box; the question has not shown yet.
+      // The sent message has left the box (the question may show any moment now, or already has
+      // on a loaded machine: focus must stay in the box either way).
       await expect.poll(() => composer.inputValue()).toBe('');
-      expect(await region.count()).toBe(0);
       // Keys as a person types them (spaces among them: a space on a focused Allow would answer it).
       let typed = '';
       let shownAt: number | undefined;
