@@ -4,22 +4,18 @@
  * 4 096 deltas and folded into its message after the run (storage/delta-fold.ts: the stored events
  * point at the message's text) opens in a fresh page with every character, in order.
  */
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { openDatabase, SessionStore } from '@bastion/daemon/testing';
-import { startTempHost, type TempHost } from '../support/temp-host.js';
-import { makeTempDir } from '@bastion/test-support';
-import { launchChromium, openDesktop } from './support/browser.js';
+import type { TempHost } from '../support/temp-host.js';
+import { openSeededDesktop, type SeededDesktop } from './support/desktop-world.js';
 
 const PIECES = 4_096;
 const piece = (i: number) => `${String(i).padStart(6, '0')}:${'x'.repeat(248)}\n`;
 const REPLY = Array.from({ length: PIECES }, (_, i) => piece(i)).join('');
 
-let browser: Browser;
 let host: TempHost;
-let context: BrowserContext;
 let page: Page;
 let sessionId: string;
 let foldedEvents: number;
@@ -48,18 +44,13 @@ function seedFoldedReply(userData: string): void {
   }
 }
 
+let desktop: SeededDesktop | undefined;
 beforeAll(async () => {
-  const userData = join(makeTempDir('bastion-folded-'), 'home');
-  mkdirSync(userData, { recursive: true, mode: 0o700 });
-  seedFoldedReply(userData);
-  [browser, host] = await Promise.all([launchChromium(), startTempHost({ userData })]);
-  ({ context, page } = await openDesktop(browser, host));
+  desktop = await openSeededDesktop('bastion-folded-', seedFoldedReply);
+  ({ host, page } = desktop);
 }, 120_000);
 
-afterAll(async () => {
-  await context?.close();
-  await Promise.all([browser?.close(), host?.stop()]);
-});
+afterAll(() => desktop?.close());
 
 it('a 1 MiB reply folded into its message after the run shows whole, in order, in a fresh page', async () => {
   // the reply is stored as a few folded events, not 4 096 deltas

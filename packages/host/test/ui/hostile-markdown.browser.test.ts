@@ -6,21 +6,17 @@
  * to 100 KB: the parser held the tab about 24 s) open in real Chromium as their plain text, with
  * the session's header and the message box there.
  */
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { openDatabase, SessionStore } from '@bastion/daemon/testing';
-import { makeTempDir } from '@bastion/test-support';
 import { describeAttack } from '../../../../test/support/attack.js';
-import { startTempHost, type TempHost } from '../support/temp-host.js';
-import { launchChromium, openDesktop } from './support/browser.js';
+import type { TempHost } from '../support/temp-host.js';
+import { openSeededDesktop, type SeededDesktop } from './support/desktop-world.js';
 
 const REPLIES = ['- '.repeat(3_000) + 'deep list end', '>'.repeat(10_000) + ' deep quote end', '*a'.repeat(50_000)];
 
-let browser: Browser;
 let host: TempHost;
-let context: BrowserContext;
 let page: Page;
 let sessionId: string;
 
@@ -45,18 +41,13 @@ function seed(userData: string): void {
   }
 }
 
+let desktop: SeededDesktop | undefined;
 beforeAll(async () => {
-  const userData = join(makeTempDir('bastion-hostile-md-'), 'home');
-  mkdirSync(userData, { recursive: true, mode: 0o700 });
-  seed(userData);
-  [browser, host] = await Promise.all([launchChromium(), startTempHost({ userData })]);
-  ({ context, page } = await openDesktop(browser, host));
+  desktop = await openSeededDesktop('bastion-hostile-md-', seed);
+  ({ host, page } = desktop);
 }, 120_000);
 
-afterAll(async () => {
-  await context?.close();
-  await Promise.all([browser?.close(), host?.stop()]);
-});
+afterAll(() => desktop?.close());
 
 describeAttack('resource-exhaustion', 'markdown a model writes to take the page down', () => {
   it('attack: a list nested 3 000 deep, a quote nested 10 000 deep and 100 KB of *a show as their text, and the session stays usable', async () => {

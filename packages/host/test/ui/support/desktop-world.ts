@@ -5,7 +5,9 @@
  * `close()` ends all of it; a start that fails part-way closes what it started.
  */
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { SCRIPTED_MODEL, type Script, type ScriptedEndpoint } from '@bastion/test-support';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { makeTempDir, SCRIPTED_MODEL, type Script, type ScriptedEndpoint } from '@bastion/test-support';
 import type { Session } from '@bastion/protocol';
 import type { BastionHostOptions } from '../../../src/bastion-host.js';
 import { startScriptedHost } from '../../support/scripted-agent.js';
@@ -94,4 +96,31 @@ export async function sendMessage(page: Page, message: string): Promise<void> {
   const composer = page.getByLabel('Message');
   await composer.fill(message);
   await composer.press('Enter');
+}
+
+/** A host whose userData `seed` filled first (its sessions.db, say), with Chromium on its desktop. */
+export interface SeededDesktop {
+  browser: Browser;
+  host: TempHost;
+  context: BrowserContext;
+  page: Page;
+  close(): Promise<void>;
+}
+
+export async function openSeededDesktop(prefix: string, seed: (userData: string) => void): Promise<SeededDesktop> {
+  const userData = join(makeTempDir(prefix), 'home');
+  mkdirSync(userData, { recursive: true, mode: 0o700 });
+  seed(userData);
+  const [browser, host] = await Promise.all([launchChromium(), startTempHost({ userData })]);
+  const { context, page } = await openDesktop(browser, host);
+  return {
+    browser,
+    host,
+    context,
+    page,
+    close: async () => {
+      await context.close();
+      await Promise.all([browser.close(), host.stop()]);
+    },
+  };
 }
