@@ -163,6 +163,10 @@ export type ToolErrorCode =
   | 'EDIT_AMBIGUOUS'
   /** edit_file on a file that is not UTF-8 text (a NUL byte, or another encoding): it would rewrite the rest. */
   | 'EDIT_NOT_TEXT'
+  /** A model's call whose input passed MODEL_MAX_TOOL_INPUT_BYTES (or its step's, MODEL_MAX_STEP_TOOL_INPUT_BYTES): not run. */
+  | 'TOOL_INPUT_TOO_LARGE'
+  /** A model's call past MODEL_MAX_TOOL_CALLS_PER_STEP in one step: not run. */
+  | 'TOOL_CALLS_TOO_MANY'
   | 'READ_RANGE_PAST_END'
   | 'SEARCH_FAILED'
   | 'SEARCH_UNAVAILABLE'
@@ -607,6 +611,8 @@ export const WIRE_ERROR_STATUS: Readonly<Record<WireErrorCode, HttpErrorStatus>>
   EDIT_NOT_TEXT: 500,
   READ_RANGE_PAST_END: 500,
   SEARCH_FAILED: 500,
+  TOOL_INPUT_TOO_LARGE: 500,
+  TOOL_CALLS_TOO_MANY: 500,
   SEARCH_UNAVAILABLE: 500,
   EXPLORE_FAILED: 500,
   EXPLORE_NO_ANSWER: 500,

@@ -417,6 +417,27 @@ export const PROMPT_MAX_BYTES = 16 * KiB;
 export const PROMPT_DESCRIPTION_MAX_CHARS = 120;
 /** Model steps (each may call tools) in one run before it stops. */
 export const AGENT_MAX_STEPS = 24;
+/**
+ * Largest input one tool call of a model's reply may have: the UTF-8 bytes of the JSON the model
+ * sent. A larger call is not run, a small marker is stored and sent back to the model in place of
+ * its input, and its result is TOOL_INPUT_TOO_LARGE. A write_file of WORKSPACE_MAX_WRITE_BYTES of
+ * source fits (JSON escaping grows this repository's files by 3 % on average, 11 % at most), as
+ * does an edit_file swapping two such halves; a call this size still makes a tool-call event under
+ * DAEMON_EVENT_MAX_CHARS. A call streamed past it stops the reply being read.
+ */
+export const MODEL_MAX_TOOL_INPUT_BYTES = 2 * MiB;
+/**
+ * Tool inputs one model step may have in all; a call that would take its step past it is refused
+ * as one over MODEL_MAX_TOOL_INPUT_BYTES, and a reply streaming more stops being read. Keeps a
+ * step's stored inputs, sent with every later step, well under TRANSPORT_MAX_REQUEST_BODY_BYTES.
+ */
+export const MODEL_MAX_STEP_TOOL_INPUT_BYTES = 8 * MiB;
+/**
+ * Tool calls one model step runs at most; the calls after them get TOOL_CALLS_TOO_MANY and their
+ * inputs become markers. No provider documents a bound on the calls of one reply (parallel calls
+ * are only on or off; OpenAI takes 128 tools in a request); a real model's come to a handful.
+ */
+export const MODEL_MAX_TOOL_CALLS_PER_STEP = 64;
 /** Runs executing at once across all sessions; beyond this `POST /agent/run` answers 429. */
 export const AGENT_MAX_CONCURRENT_RUNS = 8;
 /** Text a tool hands back to the model is cut beyond this many characters. */

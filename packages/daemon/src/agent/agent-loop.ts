@@ -12,6 +12,7 @@ import { DaemonError } from '../errors.js';
 import { toolEvent } from './tool-events.js';
 import type { PendingCall } from '../policy/tool-guard.js';
 import { ModelContext, SUMMARY_SYSTEM_PROMPT, type Compaction, type SummaryRequest } from './context-compaction.js';
+import { boundedToolCallModel, refusingTools } from './tool-call-bounds.js';
 
 export interface AgentLoopInput {
   model: LanguageModelV3;
@@ -56,7 +57,7 @@ export async function runAgentLoop(input: AgentLoopInput): Promise<AgentLoopOutc
   let persisted = 0;
   let approvalPending = false;
   // The AI SDK's loop is loaded by the first run, not at the sidecar's start-up.
-  const { stepCountIs, streamText } = await import('ai');
+  const { asSchema, jsonSchema, stepCountIs, streamText } = await import('ai');
   const summarize = async (request: SummaryRequest): Promise<string> => {
     try {
       const summary = streamText({
@@ -97,14 +98,15 @@ export async function runAgentLoop(input: AgentLoopInput): Promise<AgentLoopOutc
     return 'stop';
   }
   const result = streamText({
-    model: input.model,
+    // A step's tool calls are bounded before they are parsed, run or stored (tool-call-bounds.ts).
+    model: boundedToolCallModel(input.model),
     ...(input.providerOptions === undefined ? {} : { providerOptions: input.providerOptions }),
     messages: input.context.messages,
     prepareStep: async ({ messages }) => {
       const system = input.systemPrompt(messages);
       return { system, messages: await context.prepare(system, messages) };
     },
-    tools: input.tools,
+    tools: refusingTools(input.tools, { asSchema, jsonSchema }),
     stopWhen: stepCountIs(AGENT_MAX_STEPS),
     abortSignal: input.signal,
     maxRetries: 0,

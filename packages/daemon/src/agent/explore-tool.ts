@@ -35,6 +35,7 @@ import type { ToolRefusal } from '../tools/tool-context.js';
 import { estimateTokens, messageChars } from './context-compaction.js';
 import { providerErrorDetails } from './provider-retry.js';
 import { daemonErrorIn } from './run-error.js';
+import { boundedToolCallModel, refusingTools } from './tool-call-bounds.js';
 import { toolEvent } from './tool-events.js';
 import { truncateToolResults } from './tool-output-truncation.js';
 
@@ -98,7 +99,7 @@ async function explore(
   options: ExploreOptions,
 ): Promise<ExploreOutput | ToolRefusal> {
   // Loaded by the first run, like the agent loop's.
-  const { stepCountIs, streamText } = await import('ai');
+  const { asSchema, jsonSchema, stepCountIs, streamText } = await import('ai');
   const { contextWindow: window } = options;
   const toolOutputMax = Math.min(
     TOOL_MODEL_OUTPUT_MAX_CHARS,
@@ -109,11 +110,11 @@ async function explore(
   let toolCalls = 0;
   let answer = '';
   const result = streamText({
-    model: options.model,
+    model: boundedToolCallModel(options.model),
     ...(options.providerOptions === undefined ? {} : { providerOptions: options.providerOptions }),
     system: options.systemPrompt,
     messages: [{ role: 'user', content: task }],
-    tools: explorerTools(options.tools, parent),
+    tools: refusingTools(explorerTools(options.tools, parent), { asSchema, jsonSchema }),
     stopWhen: stepCountIs(EXPLORE_MAX_STEPS),
     prepareStep: ({ stepNumber, messages }) => {
       const visible: ModelMessage[] = truncateToolResults(messages, toolOutputMax);
