@@ -22,11 +22,9 @@
  * What it does not catch: see command-profile.ts, command-process.ts and prestarted-sandbox.ts.
  */
 import {
-  chmodSync,
   lstatSync,
   closeSync,
   constants,
-  mkdtempSync,
   openSync,
   readFileSync,
   realpathSync,
@@ -35,7 +33,6 @@ import {
   unlinkSync,
   writeSync,
 } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   COMMAND_MAX_CONCURRENT,
@@ -54,6 +51,7 @@ import {
   type PlaceholderWarden,
   type QuarantineMove,
 } from '../sandbox/placeholder-warden.js';
+import { makePrivateTemp } from '../sandbox/private-temp-dir.js';
 import type { SrtSession, WrappedCommand } from '../sandbox/srt-session.js';
 import type { SidecarHandle } from '../supervisor/sidecar-supervisor.js';
 import { homeReadPaths } from '../sandbox/home-read-allowlist.js';
@@ -196,11 +194,7 @@ function removePrivateTemp(path: string): void {
 }
 
 /** A command's own write root: 0700, under the host's temp dir, removed after it. */
-function makePrivateTemp(): string {
-  const path = realpathSync(mkdtempSync(join(tmpdir(), 'bastion-cmd-')));
-  chmodSync(path, 0o700);
-  return path;
-}
+const makeCommandTemp = () => makePrivateTemp('bastion-cmd-');
 
 /** A sandbox started ahead for `sidecar`'s next command, and what the host holds for it until it is gone. */
 interface Prestart {
@@ -441,7 +435,7 @@ export class CommandExecutor {
     const prestarted = this.#claimPrestarted(sidecar, sandboxed);
     // Waited for before the profile and the wrap, so that their checks are as close to the hand-over as to a spawn.
     const ready = prestarted !== undefined && (await prestarted.whenReady());
-    const privateTemp = prestarted?.privateTemp ?? makePrivateTemp();
+    const privateTemp = prestarted?.privateTemp ?? makeCommandTemp();
     const env = this.#commandEnv(privateTemp, gitIdentity);
     let target: CommandSpawn;
     let wrapped: WrappedCommand | undefined;
@@ -694,7 +688,7 @@ export class CommandExecutor {
       grantedRoots: last.sidecar.config.workspaces,
     });
     if (!check.ok) return;
-    const privateTemp = makePrivateTemp();
+    const privateTemp = makeCommandTemp();
     const guard = this.#options.warden.guard('prestart');
     let pinned: string[] = [];
     let wrapped: WrappedCommand | undefined;

@@ -9,8 +9,9 @@
  * scratch dir (inside userData, re-opened alone, so every other session's stays denied) and a
  * private temp dir made for this command; the HOME secrets are write-denied where a write root could
  * reach them. No network: an empty strict allowlist, and no relay to srt's proxy. Every other
- * Bastion temp dir of this user's CLI hosts is read-denied (bastion-temp-denies.ts): other
- * commands', MCP servers' (which run under this profile too) and other Bastions' private TMPDIRs.
+ * Bastion temp dir of this user's CLI hosts is read-denied (bastion-temp-denies.ts), under a CLI
+ * host and an in-process one alike: other commands', MCP servers' (which run under this profile
+ * too), the sidecars' and other Bastions' private TMPDIRs.
  *
  * Inside the workspace, the files that make code run later OUTSIDE the sandbox are write-denied:
  * shell and tool start-up files, editor task folders, and everything git reads configuration,
@@ -24,12 +25,12 @@
  * What it does not catch: reads of anything else outside HOME the user can read (the rest of the disk); writes
  * to the device files srt keeps writable (/dev/null and the child's stdio); a missing protected
  * path read by a tool outside the sandbox in the moment before the warden moves it; the temp dirs
- * of a host that claimed no root (bastion-temp-denies.ts); for the steering files below the root,
- * see nested-protections.ts; for git, git-write-protections.ts.
+ * of an in-process host, which claimed no root (bastion-temp-denies.ts); for the steering files
+ * below the root, see nested-protections.ts; for git, git-write-protections.ts.
  */
 import { basename, join } from 'node:path';
 import type { SandboxRuntimeConfig } from '@anthropic-ai/sandbox-runtime';
-import { bastionTempReadDenies, claimedTempRootOf } from '../sandbox/bastion-temp-denies.js';
+import { bastionTempParentOf } from '../sandbox/bastion-temp-denies.js';
 import { resolveHomeSecretPaths } from '../sandbox/home-secrets.js';
 import { isAtOrUnder } from '../sandbox/sandbox-policy-check.js';
 import { noDirectEgress, SRT_UNASKED_WRITE_PATHS } from '../sandbox/sidecar-sandbox-policy.js';
@@ -140,15 +141,16 @@ export function buildCommandSandboxProfile(input: CommandProfileInput): SandboxR
     input.privateTemp,
   ];
   // Every other command's, MCP server's and Bastion's temp dir (bastion-temp-denies.ts): the
-  // parent of the claimed roots is denied, srt binds the private temp dir back as a write path,
-  // and it is named readable too, for Seatbelt, where a write allow does not lift a read deny.
-  const otherTemps = bastionTempReadDenies(input.privateTemp);
-  const ownRoot = claimedTempRootOf(input.privateTemp);
+  // parent of the claimed roots is denied; srt binds the private temp dir back as a write path
+  // when it lies inside, and it is named readable too, for Seatbelt, where a write allow does not
+  // lift a read deny.
+  const otherTemps = bastionTempParentOf(input.privateTemp);
+  const ownTempInside = isAtOrUnder(input.privateTemp, otherTemps);
   return {
     network: noDirectEgress(),
     filesystem: {
-      denyRead: [input.home, ...secrets, input.userData, ...otherTemps],
-      allowRead: [...input.homeReads, ...(ownRoot === undefined ? [] : [input.privateTemp])],
+      denyRead: [input.home, ...secrets, input.userData, otherTemps],
+      allowRead: [...input.homeReads, ...(ownTempInside ? [input.privateTemp] : [])],
       allowWrite: [...new Set(writable)],
       // srt's shared /tmp/claude is write-denied: a command's TMPDIR is its own private dir.
       denyWrite: [

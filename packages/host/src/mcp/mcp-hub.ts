@@ -25,9 +25,7 @@
  * its text says (the model reads it as a tool result, like a command's output).
  */
 import type { ChildProcess } from 'node:child_process';
-import { chmodSync, lstatSync, mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { lstatSync, mkdirSync, realpathSync, rmSync } from 'node:fs';
 import type { Writable } from 'node:stream';
 import {
   EGRESS_MIN_SECRET_CHARS,
@@ -56,6 +54,7 @@ import { buildCommandSandboxProfile } from '../commands/command-profile.js';
 import { programNotFound } from '../commands/command-executor.js';
 import { spawnCommandChild } from '../commands/command-process.js';
 import { homeReadPaths } from '../sandbox/home-read-allowlist.js';
+import { makePrivateTemp } from '../sandbox/private-temp-dir.js';
 import { shellQuote, type SrtSession, type WrappedCommand } from '../sandbox/srt-session.js';
 import { McpConfigStore } from './mcp-config-store.js';
 import type { McpStdioTransport } from './mcp-stdio-transport.js';
@@ -517,8 +516,7 @@ export class McpHub {
     const { srt, home, userData } = this.#options;
     if (srt === undefined) throw new HostError('SANDBOX_INIT', UNAVAILABLE_REASON);
     const data = this.#dataFolder(instance.config.name);
-    const privateTemp = realpathSync(mkdtempSync(join(tmpdir(), 'bastion-mcp-')));
-    chmodSync(privateTemp, 0o700);
+    const privateTemp = makePrivateTemp('bastion-mcp-');
     // Bastion's variables only: the user's reach the server through fd 3 (ownVariables), so the
     // launcher run outside the sandbox never has them (LD_PRELOAD, say).
     const env: Record<string, string> = {

@@ -1,27 +1,32 @@
 /**
- * SEC-004 (outer sandbox), `secret-read`: the Bastion temp dirs a sandboxed command or MCP server
- * must not read, named for its srt profile (command-profile.ts). Each command's and each server's
- * TMPDIR is private, but all of them are made by the same user under the same system temp dir,
- * which the sandbox leaves readable (workspaces, enclosing repositories and tools may live there,
- * so it is not denied as a whole): without this deny a command read what another command, another
- * MCP server or another Bastion's session had in its TMPDIR while it ran.
+ * SEC-004 (outer sandbox), `secret-read`: the Bastion temp dirs no sandboxed process may read but
+ * its own, named for its srt profile: the sidecar's (sidecar-sandbox-policy.ts) and a command's or
+ * MCP server's (command-profile.ts). Each of their TMPDIRs is private, but all of them are made by
+ * the same user under the same system temp dir, which the sandbox leaves readable (workspaces,
+ * enclosing repositories and tools may live there, so it is not denied as a whole): without this
+ * deny a command, or a compromised sidecar, read what another command, another MCP server (its
+ * fd-3 variables' shell, its files) or another Bastion's session had in its TMPDIR while it ran.
  *
- * What is denied, when the private temp dir lies in a claimed host temp root (host-temp-root.ts:
- * every CLI host claims one, in `<tmpdir>/bastion-<uid>/`): that parent, holding every root of
- * this user's hosts, those started later included. srt mounts an empty tmpfs over it and binds
- * the private temp dir, an allowWrite path, back; nothing else there is needed inside (bwrap takes
- * srt's `claude-empty-*` mount sources from outside the sandbox, and a command has no network, so
- * no relay socket). The parent always exists while a root in it does, so the mount never meets a
- * missing directory, and the profile is the same for every command of the host (the wrap cache and
- * the pre-started sandbox keep working).
+ * What is denied, for every such process of every host: the parent of this user's host temp roots,
+ * `<tmpdir>/bastion-<uid>/` (host-temp-root.ts: every CLI host claims its root there), holding
+ * every root, those claimed later included. srt mounts an empty tmpfs over it and binds the
+ * process's own private temp dir, an allowWrite path, back when it lies inside (a CLI host's); an
+ * in-process host's temp dirs lie directly in the system temp dir, outside it. Nothing else there
+ * is needed inside: bwrap takes srt's `claude-empty-*` mount sources from outside the sandbox, and
+ * every wrap asks for no proxy route (srt-session.ts), so neither the sidecar nor a command uses
+ * srt's sockets in the root. The parent is made whenever a private temp dir is, and again at each
+ * sidecar spawn (ensureBastionTempParent): srt mounts nothing over a deny that is missing, and a
+ * host claiming a root there afterwards would have made it readable. It is never removed, so the
+ * mount never meets a missing directory, and the profile is the same for every command of the host
+ * (the wrap cache and the pre-started sandbox keep working).
  *
- * What it does not catch: a host that claimed no root (in-process hosts: tests, embedders) gets no
- * deny and is not denied to others: its temp dirs lie directly in the system temp dir among every
- * other process's; another user's hosts (their parent is theirs, 0700); anything a program writes
- * elsewhere in the system temp dir.
+ * What it does not catch: an in-process host's own temp dirs (tests, embedders: they lie in the
+ * system temp dir among every other process's, readable to every sandbox); another user's hosts
+ * (their parent is theirs, 0700); hosts of this user under another system temp dir (another
+ * TMPDIR); anything a program writes elsewhere in the system temp dir.
  */
-import { basename, dirname } from 'node:path';
-import { HOST_TEMP_PARENT_NAME, HOST_TEMP_ROOT_NAME } from './host-temp-root.js';
+import { basename, dirname, join } from 'node:path';
+import { ensureHostTempParent, HOST_TEMP_PARENT_NAME, HOST_TEMP_ROOT_NAME } from './host-temp-root.js';
 
 /** The claimed host temp root `privateTemp` lies in, if any. */
 export function claimedTempRootOf(privateTemp: string): string | undefined {
@@ -31,8 +36,17 @@ export function claimedTempRootOf(privateTemp: string): string | undefined {
     : undefined;
 }
 
-/** The directories to read-deny for the command or server whose private temp dir (realpath) is `privateTemp`. */
-export function bastionTempReadDenies(privateTemp: string): string[] {
+/**
+ * The directory to read-deny for the sandboxed process whose private temp dir (realpath) is
+ * `privateTemp`: its claimed root's parent, or, for a host that claimed none, `bastion-<uid>` in
+ * the system temp dir it made the private one in.
+ */
+export function bastionTempParentOf(privateTemp: string): string {
   const root = claimedTempRootOf(privateTemp);
-  return root === undefined ? [] : [dirname(root)];
+  return root === undefined ? join(dirname(privateTemp), `bastion-${process.getuid?.() ?? 0}`) : dirname(root);
+}
+
+/** Make bastionTempParentOf(`privateTemp`) when missing (0700); HOST_TEMP_UNSAFE when it is not this user's private directory. */
+export function ensureBastionTempParent(privateTemp: string): void {
+  ensureHostTempParent(dirname(bastionTempParentOf(privateTemp)));
 }

@@ -12,10 +12,11 @@
  * owned by this user.
  *
  * Every root of this user's hosts lies in the one parent `bastion-<uid>` (0700, this user's, never
- * removed), so a command's sandbox hides them all with one read deny over a directory that always
- * exists (bastion-temp-denies.ts): roots come and go with every CLI host, and a deny of each one
- * failed a command whose sandbox mounted over a root removed a moment before. A parent that is
- * not a directory of this user's with no group or other access is refused (HOST_TEMP_UNSAFE).
+ * removed), so every sandbox (the sidecar's, a command's, an MCP server's) hides them all with one
+ * read deny over a directory that always exists (bastion-temp-denies.ts): roots come and go with
+ * every CLI host, and a deny of each one failed a command whose sandbox mounted over a root
+ * removed a moment before. A parent that is not a directory of this user's with no group or
+ * other access is refused (HOST_TEMP_UNSAFE).
  * Programs the host opens for the user (the browser) get the user's own TMPDIR back
  * (userEnvironment()).
  *
@@ -43,8 +44,12 @@ function parentOf(systemTemp: string): string {
   return join(systemTemp, `bastion-${process.getuid?.() ?? 0}`);
 }
 
-/** The parent, made 0700 when missing; refused unless it is a directory of this user's with no group or other access. */
-function ensureParent(systemTemp: string): string {
+/**
+ * `<systemTemp>/bastion-<uid>`, made 0700 when missing; refused unless it is a directory of this
+ * user's with no group or other access. Also made by hosts that claim no root, whose sandboxes
+ * read-deny it all the same (bastion-temp-denies.ts).
+ */
+export function ensureHostTempParent(systemTemp: string): string {
   const parent = parentOf(systemTemp);
   try {
     mkdirSync(parent, { mode: 0o700 });
@@ -139,7 +144,7 @@ export function sweepDeadHostTempRoots(hostDir: string): number {
  */
 export function claimHostTempRoot(hostDir: string): HostTempRoot {
   if (userTmpdir) throw new HostError('HOST_TEMP_CLAIMED', 'this process already has a host temp root');
-  const parent = ensureParent(tmpdir());
+  const parent = ensureHostTempParent(tmpdir());
   const journals = join(hostDir, HOST_TEMP_JOURNAL_DIR);
   mkdirSync(journals, { recursive: true, mode: 0o700 });
   const swept = sweepDeadHosts(journals, parent);

@@ -74,6 +74,17 @@ describe('buildSidecarSandboxPolicy', () => {
     expect(policy.filesystem.allowWrite).not.toContain('/');
   });
 
+  it('read-denies the parent of this user’s host temp roots, binding back its own temp dir only when it lies there (a CLI host’s)', () => {
+    const parent = `/tmp/bastion-${process.getuid?.() ?? 0}`;
+    expect(policy.filesystem.denyRead).toContain(parent);
+    expect(policy.filesystem.allowRead).not.toContain(input.privateTemp);
+    const inRoot = `${parent}/bastion-host-00112233445566aa/bastion-sidecar-abc123`;
+    const cli = buildSidecarSandboxPolicy({ ...input, privateTemp: inRoot });
+    expect(cli.filesystem.denyRead).toContain(parent);
+    expect(cli.filesystem.allowRead).toContain(inRoot);
+    expect(cli.filesystem.allowWrite).toContain(inRoot);
+  });
+
   it("write-denies what srt makes writable unasked (its shared /tmp/claude), but not the child's stdio", () => {
     expect(SRT_UNASKED_WRITE_PATHS).toContain('/tmp/claude');
     for (const path of SRT_UNASKED_WRITE_PATHS) expect(policy.filesystem.denyWrite).toContain(path);

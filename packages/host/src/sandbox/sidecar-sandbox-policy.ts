@@ -23,15 +23,23 @@
  * and convenience dirs under the host user's HOME (`~/.npm/_logs`, `~/.claude/debug`). Those are
  * write-denied here (denies win over allows in srt), so the write roots are exactly ours.
  *
+ * Every CLI host's temp dir but its own TMPDIR is read-denied (`secret-read`, bastion-temp-denies.ts),
+ * as to commands: the parent of this user's host temp roots, whatever roots come and go in it while
+ * the sidecar runs (a deny of each root listed at spawn would miss every Bastion started later,
+ * and fail the spawn when one went before bwrap mounted over it). So a compromised sidecar reads
+ * no command's, MCP server's or other Bastion's TMPDIR, nor srt's sockets in its host's root; it
+ * needs none of them (its wraps have no proxy route). A CLI host's sidecar TMPDIR lies in that
+ * parent and srt binds it back (a write path; named readable too, for Seatbelt).
+ *
  * What it does not catch: reads outside HOME (the sidecar can read the rest of the disk its user
- * can, /etc and other users' readable files included), and writes to the device files srt keeps open (/dev/null,
- * /dev/tty, the child's stdio). Other Bastions' temp roots are not read-denied here as they are to
- * commands (bastion-temp-denies.ts): the sidecar is wrapped once, at host start, so a deny would
- * miss every Bastion started later, and a root removed before bwrap mounted over it would fail
- * this host's start; its own root holds its TMPDIR and srt's sockets, so it stays readable.
+ * can, /etc and other users' readable files included), and writes to the device files srt keeps
+ * open (/dev/null, /dev/tty, the child's stdio); the temp dirs of in-process hosts
+ * (bastion-temp-denies.ts).
  */
 import { getDefaultWritePaths, type NetworkConfig, type SandboxRuntimeConfig } from '@anthropic-ai/sandbox-runtime';
+import { bastionTempParentOf } from './bastion-temp-denies.js';
 import { resolveHomeSecretPaths } from './home-secrets.js';
+import { isAtOrUnder } from './sandbox-policy-check.js';
 
 /** srt's unasked write paths, minus the device files the child needs for its stdio. */
 export const SRT_UNASKED_WRITE_PATHS: readonly string[] = getDefaultWritePaths().filter(
@@ -70,12 +78,15 @@ export interface SidecarSandboxPolicyInput {
 
 export function buildSidecarSandboxPolicy(input: SidecarSandboxPolicyInput): SandboxRuntimeConfig {
   const secrets = resolveHomeSecretPaths(input.home);
+  const otherTemps = bastionTempParentOf(input.privateTemp);
+  const ownTempInside = isAtOrUnder(input.privateTemp, otherTemps);
   return {
     network: noDirectEgress(),
     filesystem: {
-      denyRead: [input.home, ...secrets, ...input.hostDenies],
-      // Bound back readable where they lie under HOME; readable elsewhere as the rest of the disk is.
-      allowRead: [...input.homeReads, ...input.workspaces],
+      denyRead: [input.home, ...secrets, ...input.hostDenies, otherTemps],
+      // Bound back readable where they lie under HOME or the temp parent; readable elsewhere as the
+      // rest of the disk is.
+      allowRead: [...input.homeReads, ...input.workspaces, ...(ownTempInside ? [input.privateTemp] : [])],
       allowWrite: [input.userData, input.privateTemp],
       denyWrite: [...secrets, ...SRT_UNASKED_WRITE_PATHS, ...input.hostDenies],
     },

@@ -6,14 +6,32 @@
  * a command of one cannot list or read what a running command of the other, a running sibling
  * command of its own host, or an MCP server's private dir hold, while the test reads each file
  * from outside to prove it was there; its own TMPDIR still works, and so do the wrap cache and
- * the pre-started sandbox under the new denies.
+ * the pre-started sandbox under the new denies. The same holds for what else runs sandboxed: code
+ * running as a CLI host's sidecar (the misbehaving-sidecar fixture under the sidecar's policy), a
+ * real in-process host's sidecar (seen through its mount namespace), and a command of a host that
+ * claimed no root (its TMPDIR in the system temp dir itself, as an in-process host's is).
  */
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmdirSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeAttack } from '../../../../test/support/attack.js';
+import { descendantPids } from '../../src/process-tree.js';
+import { createPrivateTempDir } from '../../src/sandbox/private-temp-dir.js';
 import { acquireSrtSession, type SrtSession } from '../../src/sandbox/srt-session.js';
+import { commandLine } from '../sandbox/process-tree.js';
+import { runSandboxProbe, srtProbeLauncher } from '../support/sandbox-probe.js';
+import { startTempHost, type TempHost } from '../support/temp-host.js';
 import {
   CANARY,
   makeCommandWorld,
@@ -22,8 +40,13 @@ import {
   type CommandWorld,
 } from '../commands/command-harness.js';
 
+const PROBE = fileURLToPath(new URL('../sandbox/fixtures/misbehaving-sidecar.mjs', import.meta.url));
+
 let srt: SrtSession;
+/** The system temp dir of this file's hosts: CLI hosts claim their roots in its `bastion-<uid>`. */
+let systemTemp: string;
 let parent: string;
+let base: string;
 let rootA: string;
 let rootB: string;
 let hostA: CommandWorld;
@@ -73,14 +96,23 @@ async function holdCanary(world: CommandWorld, label: string): Promise<{ run: Co
   return { run, file };
 }
 
+/** A path as the host's running sidecar sees it: through its own mount namespace (/proc/<pid>/root). */
+function sidecarView(host: TempHost): (path: string) => string {
+  const top = host.supervisor.current?.pid ?? -1;
+  const daemon = [top, ...descendantPids(top)].find((pid) => /daemon\/dist\/main\.js$/.test(commandLine(pid)));
+  if (daemon === undefined) throw new Error('no daemon process in the sidecar’s tree');
+  return (path) => `/proc/${daemon}/root${path}`;
+}
+
 async function stop(world: CommandWorld, run: CommandRun): Promise<void> {
   world.abort(run.id);
   await run.done;
 }
 
 beforeAll(async () => {
-  const base = makeTempDir('bastion-temp-read-');
-  parent = join(base, 'tmp', `bastion-${process.getuid?.() ?? 0}`);
+  base = makeTempDir('bastion-temp-read-');
+  systemTemp = join(base, 'tmp');
+  parent = join(systemTemp, `bastion-${process.getuid?.() ?? 0}`);
   mkdirSync(parent, { recursive: true, mode: 0o700 });
   rootA = claimedRoot();
   rootB = claimedRoot();
@@ -204,6 +236,163 @@ describeAttack('secret-read', 'a command cannot read other commands’ private t
       expect(readFileSync(file, 'utf8')).toBe(`${CANARY}-late`);
     } finally {
       rmSync(late, { recursive: true });
+    }
+  });
+});
+
+describeAttack('secret-read', 'the sidecar and an in-process host’s commands cannot read Bastion temp roots', () => {
+  it('attack: code running as a CLI host’s sidecar cannot list or read another Bastion’s command dir, nor its own host’s command or MCP server dir', async () => {
+    useTemp(rootB);
+    const victim = await holdCanary(hostB, 'sidecar-other-bastion');
+    // The sidecar's TMPDIR as a CLI host makes it: in the host's claimed root.
+    useTemp(rootA);
+    const sidecarTemp = createPrivateTempDir();
+    const sibling = join(mkdtempSync(join(rootA, 'bastion-cmd-')), 'token');
+    const server = join(mkdtempSync(join(rootA, 'bastion-mcp-')), 'token');
+    writeFileSync(sibling, `${CANARY}-sidecar-sibling`);
+    writeFileSync(server, `${CANARY}-sidecar-mcp`);
+    try {
+      const { result, output } = await runSandboxProbe<Record<string, { ok: boolean; detail: string }>>(
+        srtProbeLauncher(srt, hostA, sidecarTemp.path),
+        PROBE,
+        {
+          other_bastion: { op: 'read', path: victim.file },
+          sibling: { op: 'read', path: sibling },
+          server: { op: 'read', path: server },
+          parent: { op: 'list', path: parent },
+          own_root: { op: 'list', path: rootA },
+          own_temp: { op: 'append', path: join(sidecarTemp.path, 'own'), text: 'own' },
+        },
+      );
+      expect(output).not.toContain(CANARY);
+      expect(result).toEqual({
+        other_bastion: { ok: false, detail: 'ENOENT' },
+        sibling: { ok: false, detail: 'ENOENT' },
+        server: { ok: false, detail: 'ENOENT' },
+        // Its own temp dir, bound back over the empty parent, is all it finds there.
+        parent: { ok: true, detail: basename(rootA) },
+        own_root: { ok: true, detail: basename(sidecarTemp.path) },
+        own_temp: { ok: true, detail: 'own' },
+      });
+      for (const [file, label] of [
+        [victim.file, 'sidecar-other-bastion'],
+        [sibling, 'sidecar-sibling'],
+        [server, 'sidecar-mcp'],
+      ] as const) {
+        expect(readFileSync(file, 'utf8')).toBe(`${CANARY}-${label}`);
+      }
+    } finally {
+      sidecarTemp.remove();
+      rmSync(dirname(sibling), { recursive: true });
+      rmSync(dirname(server), { recursive: true });
+      await stop(hostB, victim.run);
+    }
+  });
+
+  it('attack: a real in-process host’s running sidecar does not see a temp root another Bastion claims after it started', async () => {
+    // An in-process host claims no root: its sidecar's TMPDIR lies in the system temp dir itself.
+    useTemp(systemTemp);
+    const home = join(base, 'in-process-home');
+    mkdirSync(home, { recursive: true });
+    const host = await startTempHost({ home });
+    const late = claimedRoot();
+    try {
+      expect(host.capabilities.sandbox).toBe('srt');
+      const file = join(mkdtempSync(join(late, 'bastion-cmd-')), 'token');
+      writeFileSync(file, `${CANARY}-late-sidecar`);
+      const seen = sidecarView(host);
+      expect(existsSync(seen(file))).toBe(false);
+      expect(readdirSync(seen(parent))).toEqual([]);
+      const ownTemp = readdirSync(seen(systemTemp)).filter((name) => name.startsWith('bastion-sidecar-'));
+      expect(ownTemp).toHaveLength(1);
+      expect(readFileSync(file, 'utf8')).toBe(`${CANARY}-late-sidecar`);
+    } finally {
+      await host.stop();
+      rmSync(late, { recursive: true });
+      useTemp(rootA);
+    }
+  });
+
+  it('attack: a real in-process host’s sidecar, respawned after the temp parent went, does not see a temp root claimed there afterwards', async () => {
+    const bare = join(base, 'respawn-tmp');
+    const bareParent = join(bare, basename(parent));
+    const home = join(base, 'respawn-home');
+    const granted = join(base, 'granted');
+    for (const dir of [bare, home, granted]) mkdirSync(dir);
+    useTemp(bare);
+    const host = await startTempHost({ home });
+    try {
+      // Made with the sidecar's temp dir, and empty (an in-process host's temp dirs lie beside
+      // it): it goes while the host runs, and the sidecar respawns on a workspace grant.
+      expect(readdirSync(bareParent)).toEqual([]);
+      rmdirSync(bareParent);
+      await host.grantWorkspace(granted);
+      // A CLI host starts in that temp dir: it makes the parent if missing and claims its root.
+      mkdirSync(bareParent, { recursive: true, mode: 0o700 });
+      const late = join(bareParent, `bastion-host-${randomBytes(8).toString('hex')}`);
+      mkdirSync(late, { mode: 0o700 });
+      const file = join(mkdtempSync(join(late, 'bastion-cmd-')), 'token');
+      writeFileSync(file, `${CANARY}-respawned-sidecar`);
+      const seen = sidecarView(host);
+      expect(existsSync(seen(file))).toBe(false);
+      expect(readdirSync(seen(bareParent))).toEqual([]);
+      expect(readFileSync(file, 'utf8')).toBe(`${CANARY}-respawned-sidecar`);
+    } finally {
+      await host.stop();
+      useTemp(rootA);
+    }
+  });
+
+  it('attack: a command of an in-process host (its TMPDIR outside any root) cannot list or read a running command’s TMPDIR in a CLI host’s temp root', async () => {
+    useTemp(rootB);
+    const victim = await holdCanary(hostB, 'in-process');
+    try {
+      await settleIn(systemTemp);
+      const text = await output(
+        hostA.run('sh', [
+          '-c',
+          `case "$TMPDIR" in */bastion-host-*) ;; *) echo outside;; esac; cat ${parent}/bastion-host-*/bastion-cmd-*/token; cat '${victim.file}'; echo "listed:$(ls -A '${parent}' | tr '\\n' ' ')"`,
+        ]),
+      );
+      expect(text).not.toContain(CANARY);
+      expect(text).toMatch(/^outside\n/);
+      expect(text).toContain('listed:\n');
+      expect(text).toContain('No such file or directory');
+    } finally {
+      await stop(hostB, victim.run);
+      useTemp(rootA);
+    }
+  });
+
+  it('attack: a command of an in-process host whose system temp dir had no Bastion temp parent yet cannot read a root claimed there after it started', async () => {
+    // Another system temp dir, where no host has claimed a root yet.
+    const bare = join(base, 'bare-tmp');
+    mkdirSync(bare);
+    const bareParent = join(bare, basename(parent));
+    try {
+      await settleIn(bare);
+      const run = hostA.run('sh', [
+        '-c',
+        `echo "$TMPDIR"; while [ ! -e "$TMPDIR/go" ]; do sleep 0.05; done; cat ${bareParent}/bastion-host-*/bastion-cmd-*/token; echo "listed:$(ls -A '${bareParent}' | tr '\\n' ' ')"`,
+      ]);
+      for (let waited = 0; waited < 30_000 && !run.text().includes('\n'); waited += 20) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      const ownTemp = run.text().trim();
+      // A CLI host starts in that temp dir: it makes the parent if missing and claims its root.
+      mkdirSync(bareParent, { recursive: true, mode: 0o700 });
+      const late = join(bareParent, `bastion-host-${randomBytes(8).toString('hex')}`);
+      mkdirSync(late, { mode: 0o700 });
+      const file = join(mkdtempSync(join(late, 'bastion-cmd-')), 'token');
+      writeFileSync(file, `${CANARY}-bare`);
+      writeFileSync(join(ownTemp, 'go'), '');
+      const text = await output(run);
+      expect(text).not.toContain(CANARY);
+      expect(text).toMatch(/^listed:$/m);
+      expect(readFileSync(file, 'utf8')).toBe(`${CANARY}-bare`);
+    } finally {
+      await settleIn(rootA);
+      rmSync(bare, { recursive: true, force: true });
     }
   });
 });
