@@ -1,7 +1,9 @@
 /**
  * Test support: a real tmpfs mounted on a fresh temporary directory, to make a disk that really
  * fills (ENOSPC) or turns read-only (EROFS). Mounting needs root: suites use `canMount` with
- * describe.skipIf and say so in their title. Call unmount() in afterEach/afterAll.
+ * describe.skipIf and say so in their title. Call unmount() in afterEach/afterAll. Without root,
+ * run vitest inside `unshare -Urm` (a user and mount namespace, where it is uid 0 and may mount
+ * a tmpfs that no other process sees).
  */
 import { execFileSync } from 'node:child_process';
 import { closeSync, openSync, writeSync } from 'node:fs';

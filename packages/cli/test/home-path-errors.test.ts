@@ -7,7 +7,8 @@
  * HOME_NOT_A_DIRECTORY line for every command; a dead host's sandbox journal of the wrong shape is
  * removed and the run goes on; a killed write's temp copy of mcp.json goes at start; a lock file
  * that is no database, a symlinked preferences.json and an audit.jsonl that is a folder are named
- * with the next step; on a full disk (a real tmpfs, root only) `policy add` says the disk is full.
+ * with the next step; on a full disk (a real tmpfs, root only) `policy add` says the disk is full,
+ * naming the lock file or policy.json, and leaves policy.json as it was.
  */
 import { spawn } from 'node:child_process';
 import {
@@ -19,6 +20,7 @@ import {
   rmdirSync,
   statSync,
   symlinkSync,
+  truncateSync,
   unlinkSync,
   writeFileSync,
 } from 'node:fs';
@@ -283,6 +285,42 @@ describe('broken files in a real data folder', () => {
           `bastion: STORAGE_FULL: cannot lock ${lock}: the disk is full or failing (SQLITE_FULL): free some space and try again; nothing was changed`,
         );
         expect(existsSync(join(data, 'host', 'policy.json'))).toBe(false);
+      } finally {
+        disk.unmount();
+      }
+    });
+
+    it('policy add over a policy.json it cannot replace says STORAGE_FULL naming policy.json; its bytes kept, no temp file', async () => {
+      const p = project();
+      const disk = mountTmpfs('8m');
+      try {
+        const data = join(disk.path, 'home');
+        const args = ['--global', '--home', data, '--', 'rmdir'];
+        // A policy.json of 16 KiB, so that its next version needs more room than the lock does.
+        const globs = Array.from({ length: 32 }, (_, index) => ['--path', `${String(index).padStart(500, 'g')}/**`]);
+        const first = await bastion(['policy', 'add', 'deny', ...globs.flat(), ...args], {
+          cwd: p.project,
+          home: p.home,
+        });
+        expect(first.code, first.stderr).toBe(0);
+        const policy = join(data, 'host', 'policy.json');
+        const before = readFileSync(policy);
+        expect(before.byteLength).toBeGreaterThan(16 * 1024);
+        const hostFiles = readdirSync(join(data, 'host')).sort();
+        // Full, then 8 KiB free: room for the lock, not for a new policy.json.
+        const filler = join(disk.path, 'filler');
+        fillDisk(filler);
+        truncateSync(filler, statSync(filler).size - 8192);
+        const added = await bastion(['policy', 'add', 'ask', ...args], {
+          cwd: p.project,
+          home: p.home,
+        });
+        expect(added.code).toBe(1);
+        expect(added.stderr).toBe(
+          `bastion: STORAGE_FULL: the disk holding ${policy} is full: free some space and try again; policy.json was left as it was\n`,
+        );
+        expect(readFileSync(policy).equals(before)).toBe(true);
+        expect(readdirSync(join(data, 'host')).sort()).toEqual(hostFiles);
       } finally {
         disk.unmount();
       }

@@ -2,13 +2,15 @@
  * `bastion undo` as real CLI processes against a real host and sidecar: a `bastion run` through
  * the scripted loopback endpoint edits one file and creates another; `bastion undo` (its own host
  * when none runs, the running `bastion start` through its control socket when one owns the home)
- * puts them back, prints each file, and prints the daemon's refusal in words with exit 1.
+ * puts them back, prints each file, and prints the daemon's refusal in words with exit 1; on a
+ * workspace disk that is full (a real tmpfs, root only) it says the disk is full and stops.
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startScriptedEndpoint, type ScriptedTurn } from '@bastion/test-support';
 import { closedAfterEachTest } from '../../../test/support/per-test.js';
+import { canMount, fillDisk, mountTmpfs } from '../../../test/support/tmpfs.js';
 import { runCli, scriptedRun, startHolder, stoppedAfterEachTest } from './support/cli-process.js';
 
 const started = stoppedAfterEachTest();
@@ -74,5 +76,38 @@ describe('bastion undo', () => {
       .split('\n')
       .filter((line) => line.includes('"event":"control.request"') && line.includes('"method":"undo"'));
     expect(requests).toHaveLength(2);
+  });
+});
+
+describe.skipIf(!canMount)('bastion undo on a full disk (skipped unless root: mounting a tmpfs needs root)', () => {
+  it('says the undo stopped partway with FS_DISK_FULL naming the file, which keeps its bytes; after space is freed it finishes', async () => {
+    const disk = mountTmpfs('1m');
+    try {
+      const { home, workspace: made, args } = scriptedRun(await startEndpoint([...SCRIPT]));
+      const workspace = join(realpathSync(disk.path), 'ws');
+      mkdirSync(workspace);
+      writeFileSync(join(workspace, 'notes.md'), 'alpha\nbeta\n');
+      const run = await runCli([...args.map((arg) => (arg === made ? workspace : arg)), 'edit the notes']);
+      expect(run.code, run.stderr).toBe(0);
+      const filler = join(disk.path, 'filler');
+      fillDisk(filler);
+
+      const full = await runCli(['undo', '--home', home, '--workspace', workspace]);
+      expect(full.code).toBe(1);
+      // Its last line; the host it started warns of the refused write before it.
+      expect(full.stderr.trimEnd().split('\n').at(-1)).toBe(
+        'bastion: the undo stopped partway: FS_DISK_FULL: notes.md could not be put back: the disk holding it is full; the files before it were put back — free some space; undo again to finish',
+      );
+      expect(readFileSync(join(workspace, 'notes.md'), 'utf8')).toBe('alpha\ngamma\n');
+      expect(readdirSync(workspace).sort()).toEqual(['made.txt', 'notes.md']);
+
+      rmSync(filler);
+      const undone = await runCli(['undo', '--home', home, '--workspace', workspace]);
+      expect(undone.code, undone.stderr).toBe(0);
+      expect(readFileSync(join(workspace, 'notes.md'), 'utf8')).toBe('alpha\nbeta\n');
+      expect(readdirSync(workspace)).toEqual(['notes.md']);
+    } finally {
+      disk.unmount();
+    }
   });
 });

@@ -16,7 +16,7 @@
 import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import { HOST_FILE_EDIT_LOCK_WAIT_MS, HOST_FILE_LOCK_RETRY_PAUSES_MS } from '@bastion/protocol';
+import { HOST_FILE_EDIT_LOCK_WAIT_MS, HOST_FILE_LOCK_RETRY_PAUSES_MS, isDiskFullError } from '@bastion/protocol';
 import { HostError } from './errors.js';
 import { USER_DATA_DIR_MODE } from './user-data.js';
 
@@ -87,7 +87,7 @@ function tryFileLock(path: string): FileLock | undefined {
 function lockFailure(path: string, step: 'open' | 'lock', cause: unknown): HostError {
   const code = (cause as { code?: unknown } | undefined)?.code;
   const text = typeof code === 'string' ? code : '';
-  if (text === 'SQLITE_FULL' || text === 'ENOSPC' || text === 'EDQUOT' || text.startsWith('SQLITE_IOERR')) {
+  if (isDiskFullError(cause) || text.startsWith('SQLITE_IOERR')) {
     return new HostError(
       'STORAGE_FULL',
       `cannot ${step} ${path}: the disk is full or failing (${text}): free some space and try again; nothing was changed`,

@@ -25,6 +25,7 @@ import {
   type Stats,
 } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
+import { isDiskFullError } from '@bastion/protocol';
 import type { z } from 'zod';
 import { HostError } from './errors.js';
 
@@ -104,11 +105,27 @@ export function readPrivateFile(path: string, maxBytes: number): { text: string;
   }
 }
 
-/** Replace a private file atomically (temp 0600 + fsync + rename + directory fsync). */
+/**
+ * Replace a private file atomically (temp 0600 + fsync + rename + directory fsync). A disk with no
+ * room is STORAGE_FULL naming the file; the old file keeps its bytes and the temp file is removed.
+ */
 export function writePrivateFile(path: string, text: string, maxBytes: number): void {
   if (Buffer.byteLength(text) > maxBytes) {
     throw new HostError('PRIVATE_FILE_TOO_LARGE', `${basename(path)} would be too large`);
   }
+  try {
+    replaceFile(path, text);
+  } catch (error) {
+    if (!isDiskFullError(error)) throw error;
+    throw new HostError(
+      'STORAGE_FULL',
+      `the disk holding ${path} is full: free some space and try again; ${basename(path)} was left as it was`,
+      { cause: error },
+    );
+  }
+}
+
+function replaceFile(path: string, text: string): void {
   const directory = dirname(path);
   const temp = join(directory, `.${basename(path)}.${randomBytes(6).toString('hex')}${TEMP_SUFFIX}`);
   const fd = openSync(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);

@@ -126,6 +126,8 @@ export type WorkspaceErrorCode =
   | 'FS_SYMLINK'
   | 'FS_TOO_LARGE'
   | 'FS_NO_WORKSPACE'
+  /** The disk holding the file is full (ENOSPC), or the user's quota used up (EDQUOT); nothing was written. */
+  | 'FS_DISK_FULL'
   | 'FS_IO';
 
 /**
@@ -133,8 +135,9 @@ export type WorkspaceErrorCode =
  * perform it (host workspaces/workspace-writes.ts): a refusal of the file access itself, keeping
  * the code the file tools always gave, a policy rule's denial (or its `ask` the person did not
  * approve at the host's own prompt), a file that is no longer the one the person was shown when
- * asked about the write, or a request the host will not take (too many at once, an id in use,
- * bytes that do not add up to the size announced).
+ * asked about the write, a request the host will not take (too many at once, an id in use,
+ * bytes that do not add up to the size announced), or a disk with no room left: the workspace's
+ * (FS_DISK_FULL) or userData's, where the host journals each temp file first (STORAGE_FULL).
  */
 export const WORKSPACE_WRITE_ERROR_CODES = [
   'FS_OUTSIDE_WORKSPACE',
@@ -144,8 +147,10 @@ export const WORKSPACE_WRITE_ERROR_CODES = [
   'FS_NOT_A_DIRECTORY',
   'FS_SYMLINK',
   'FS_TOO_LARGE',
+  'FS_DISK_FULL',
   'FS_IO',
   'FS_CHANGED_SINCE_SHOWN',
+  'STORAGE_FULL',
   'POLICY_DENIED',
   'POLICY_UNAPPROVED',
   'WORKSPACE_WRITE_BUSY',
@@ -597,6 +602,7 @@ export const WIRE_ERROR_STATUS: Readonly<Record<WireErrorCode, HttpErrorStatus>>
   FS_SYMLINK: 409,
   FS_TOO_LARGE: 413,
   FS_NO_WORKSPACE: 400,
+  FS_DISK_FULL: 507,
   FS_IO: 500,
   WORKSPACE_WRITE_BUSY: 503,
   WORKSPACE_WRITE_DUPLICATE_ID: 500,

@@ -1,9 +1,23 @@
 import type { WorkspaceErrorCode } from './error-codes.js';
 
+/**
+ * Whether `error` says the disk is out of room: a node fs error's ENOSPC (no space left) or
+ * EDQUOT (the user's quota used up), or better-sqlite3's SQLITE_FULL. The one test every write
+ * site maps to its full-disk code (FS_DISK_FULL in a workspace, STORAGE_FULL under userData).
+ */
+export function isDiskFullError(error: unknown): boolean {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  return code === 'ENOSPC' || code === 'EDQUOT' || code === 'SQLITE_FULL';
+}
+
 /** The workspace code closest to a node fs error, by its errno alone (never its message or path). */
 export function workspaceCodeOfFsError(
   error: unknown,
-): Extract<WorkspaceErrorCode, 'FS_NOT_FOUND' | 'FS_SYMLINK' | 'FS_NOT_A_FILE' | 'FS_NOT_A_DIRECTORY' | 'FS_IO'> {
+): Extract<
+  WorkspaceErrorCode,
+  'FS_NOT_FOUND' | 'FS_SYMLINK' | 'FS_NOT_A_FILE' | 'FS_NOT_A_DIRECTORY' | 'FS_DISK_FULL' | 'FS_IO'
+> {
+  if (isDiskFullError(error)) return 'FS_DISK_FULL';
   switch ((error as { code?: unknown } | undefined)?.code) {
     case 'ENOENT':
       return 'FS_NOT_FOUND';

@@ -70,6 +70,13 @@ export function rewindReport(sessionId: string, result: AgentRewindResponse): st
 }
 
 /** Said after a rewind refused for a file changed since. */
+/**
+ * The refusals of an undo or rewind that may come after some files were put back: a file that
+ * could not be, or a full disk (the workspace's, or Bastion's own for its temp-file journal or
+ * the record of the undo). Every other refusal comes before anything is touched.
+ */
+const STOPPED_PARTWAY: ReadonlySet<string> = new Set(['UNDO_FAILED', 'FS_DISK_FULL', 'STORAGE_FULL']);
+
 export const KEEP_FILES_HINT = 'the conversation alone can still go back, leaving the files as they are';
 
 type Refusal = Extract<UndoRunAnswer, { ok: false }>;
@@ -147,8 +154,8 @@ export async function undoCommand(argv: string[]): Promise<number> {
   });
   if (!answer) return 2;
   if (!answer.ok) {
-    // UNDO_FAILED stops partway (its message says which files were put back); the rest touch nothing.
-    const outcome = answer.code === 'UNDO_FAILED' ? 'the undo stopped partway' : 'nothing was undone';
+    // These stop partway (the message says which files were put back); the rest touch nothing.
+    const outcome = STOPPED_PARTWAY.has(answer.code) ? 'the undo stopped partway' : 'nothing was undone';
     process.stderr.write(`bastion: ${outcome}: ${terminalLine(`${answer.code}: ${answer.message}`)}\n`);
     return 1;
   }
@@ -171,7 +178,7 @@ export async function rewindCommand(argv: string[]): Promise<number> {
   });
   if (!answer) return 2;
   if (!answer.ok) {
-    const outcome = answer.code === 'UNDO_FAILED' ? 'the rewind stopped partway' : 'nothing was rewound';
+    const outcome = STOPPED_PARTWAY.has(answer.code) ? 'the rewind stopped partway' : 'nothing was rewound';
     process.stderr.write(`bastion: ${outcome}: ${terminalLine(`${answer.code}: ${answer.message}`)}\n`);
     if (answer.code === 'UNDO_CONFLICT') {
       process.stderr.write(`bastion: with --keep-files ${KEEP_FILES_HINT}\n`);

@@ -4,6 +4,7 @@
  * message saying what to do, instead of `INTERNAL`. SQLite rolls the failed transaction back, so
  * nothing already committed is lost, and the next write after space is freed succeeds.
  */
+import { isDiskFullError } from '@bastion/protocol';
 import { DaemonError, isDaemonError } from '../errors.js';
 
 /** STORAGE_FULL with its fixed advice. */
@@ -17,7 +18,7 @@ export function storageFullError(cause?: unknown): DaemonError {
 export function storageErrorOf(error: unknown): DaemonError | undefined {
   const code = (error as { code?: unknown } | undefined)?.code;
   if (typeof code !== 'string') return undefined;
-  if (code === 'SQLITE_FULL' || code === 'ENOSPC' || code === 'EDQUOT') return storageFullError(error);
+  if (isDiskFullError(error)) return storageFullError(error);
   if (code.startsWith('SQLITE_READONLY') || code === 'EROFS') {
     return new DaemonError('STORAGE_READ_ONLY', "the disk holding Bastion's data is read-only", { cause: error });
   }

@@ -16,7 +16,17 @@ import { type AgentEvent, type AgentRewindResponse, type AgentStreamEvent, type 
 import { DaemonError } from '../errors.js';
 import type { Transcript } from '../storage/transcript.js';
 import type { WorkspaceRoots } from '../workspaces/workspace-roots.js';
-import { isActionable, nameFiles, plan, priorState, putBack, toWire, type FileState, type Step } from './run-undo.js';
+import {
+  isActionable,
+  markPutBack,
+  nameFiles,
+  plan,
+  priorState,
+  putBack,
+  toWire,
+  type FileState,
+  type Step,
+} from './run-undo.js';
 import type { UndoStore } from './undo-store.js';
 
 export interface RewindDeps {
@@ -118,7 +128,7 @@ export async function rewindSession(
         { sessionId, runId: id },
         'the conversation was not rewound; rewind again to finish',
       );
-      deps.undo.markUndone(id, () => {});
+      markPutBack(deps.undo, id, () => {}, 'rewind');
     }
   }
   const event: Rewound = {

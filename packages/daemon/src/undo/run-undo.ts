@@ -16,6 +16,7 @@
 import { sep } from 'node:path';
 import type { ModelMessage } from 'ai';
 import {
+  isDiskFullError,
   UNDO_MAX_FINGERPRINT_BYTES,
   UNDO_MAX_NAMED_FILES,
   type AgentEvent,
@@ -150,7 +151,8 @@ export const isActionable = (step: Step): step is Actionable => step.kind === 'r
 /**
  * Write back or remove each file of one run (through the host, whose rules see them as
  * write_file), then the directories the run created for them. A file that cannot be put back
- * stops it with UNDO_FAILED, saying `then` about the rest.
+ * stops it with UNDO_FAILED (FS_DISK_FULL or STORAGE_FULL when a disk is full), saying `then`
+ * about the rest.
  */
 export async function putBack(
   roots: WorkspaceRoots,
@@ -168,6 +170,15 @@ export async function putBack(
       else await roots.writer.write(step.target, step.file.priorBytes ?? Buffer.alloc(0), asPlanned);
     } catch (cause) {
       const code = (cause as { code?: unknown }).code;
+      // A full disk keeps its own code, so clients can say what to do: free space, then go on.
+      if (code === 'FS_DISK_FULL' || code === 'STORAGE_FULL') {
+        const disk = code === 'FS_DISK_FULL' ? 'the disk holding it' : "the disk holding Bastion's data";
+        throw new DaemonError(
+          code,
+          `${step.file.path} could not be put back: ${disk} is full; the files before it were put back — free some space; ${then}`,
+          { cause },
+        );
+      }
       const why =
         code === 'FS_CHANGED_SINCE_SHOWN'
           ? 'changed while this was being done and was left as it is'
@@ -178,6 +189,24 @@ export async function putBack(
     }
   }
   await removeCreatedDirectories(roots, steps, call);
+}
+
+/**
+ * Mark a run undone once all its files are put back. On a full data disk (SQLite cannot commit)
+ * the answer says the files are back: they stay so, and the next attempt, once space is freed,
+ * finds each done and records it.
+ */
+export function markPutBack(undo: UndoStore, runId: string, record: () => void, action: 'undo' | 'rewind'): void {
+  try {
+    undo.markUndone(runId, record);
+  } catch (error) {
+    if (!isDiskFullError(error)) throw error;
+    throw new DaemonError(
+      'STORAGE_FULL',
+      `the files were put back, but the ${action} could not be recorded: the disk holding Bastion's data is full — free some space; ${action} again to finish`,
+      { cause: error },
+    );
+  }
 }
 
 /** Undo a finished run (or, with `dryRun`, say what that would do and touch nothing). */
@@ -220,6 +249,6 @@ export async function undoRun(
     not_undone: steps.filter((step) => step.kind === 'blocked').map((step) => step.file.path),
     commands,
   };
-  deps.undo.markUndone(runId, () => deps.record(event, noteFor(event)));
+  markPutBack(deps.undo, runId, () => deps.record(event, noteFor(event)), 'undo');
   return answer;
 }

@@ -15,6 +15,7 @@ export const WORKSPACE_ERROR_MESSAGES: Record<WorkspaceErrorCode, string> = {
   FS_SYMLINK: 'path changed to a symbolic link while it was being opened',
   FS_TOO_LARGE: 'content is larger than the limit',
   FS_NO_WORKSPACE: 'no workspace was granted for this session',
+  FS_DISK_FULL: 'the disk holding the file is full; nothing was written',
   FS_IO: 'file system operation failed',
 };
 

@@ -19,6 +19,7 @@ import {
 } from '@bastion/protocol';
 import type { HostChannel } from '../channel/host-channel.js';
 import { DaemonError } from '../errors.js';
+import { storageFullError } from '../storage/storage-error.js';
 import type { ContainedPath } from './containment.js';
 import { WORKSPACE_ERROR_MESSAGES, WorkspaceError, workspaceError } from './workspace-error.js';
 
@@ -46,7 +47,10 @@ export interface WorkspaceWriter {
   removeEmptyDirectory(target: ContainedPath, call: WorkspaceWriteCall): Promise<boolean>;
 }
 
-const REFUSAL_MESSAGES: Record<Exclude<WorkspaceWriteErrorCode, WorkspaceErrorCode | 'POLICY_DENIED'>, string> = {
+const REFUSAL_MESSAGES: Record<
+  Exclude<WorkspaceWriteErrorCode, WorkspaceErrorCode | 'POLICY_DENIED' | 'STORAGE_FULL'>,
+  string
+> = {
   POLICY_UNAPPROVED: "the host's policy needs your approval for this write, and none was given",
   WORKSPACE_WRITE_BUSY: 'too many writes are waiting at the host; try again',
   WORKSPACE_WRITE_DUPLICATE_ID: 'the host refused a duplicate write id',
@@ -71,6 +75,12 @@ function errorOf(frame: FrameOfType<HostToSidecarFrame, 'workspace.error'>, path
     );
   if (code === 'POLICY_DENIED')
     return new DaemonError('POLICY_DENIED', `denied by the host's policy rule ${frame.rule_id ?? '(unnamed)'}`);
+  if (code === 'FS_DISK_FULL')
+    return new WorkspaceError(
+      code,
+      `the disk holding ${path} is full: ${path} was left as it was; free some space and retry`,
+    );
+  if (code === 'STORAGE_FULL') return storageFullError();
   if (Object.hasOwn(WORKSPACE_ERROR_MESSAGES, code)) return workspaceError(code as WorkspaceErrorCode);
   return new DaemonError(code, REFUSAL_MESSAGES[code as keyof typeof REFUSAL_MESSAGES]);
 }

@@ -40,7 +40,13 @@ export class TempFileJournal {
   /** Name a temp file (`path` relative to `root`) before it is created; returns how to forget it. */
   record(root: string, path: string, token: string): () => void {
     const entry = join(this.#dir, `${token}.json`);
-    writeFileSync(entry, JSON.stringify({ root, path }), { mode: 0o600, flag: 'wx' });
+    try {
+      writeFileSync(entry, JSON.stringify({ root, path }), { mode: 0o600, flag: 'wx' });
+    } catch (error) {
+      // A full disk can refuse the bytes after the file was made: no half entry is left behind.
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') rmSync(entry, { force: true });
+      throw error;
+    }
     return () => rmSync(entry, { force: true });
   }
 

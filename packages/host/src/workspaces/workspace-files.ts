@@ -43,6 +43,7 @@ import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import {
   WORKSPACE_MAX_READ_BYTES,
   WORKSPACE_MAX_WRITE_BYTES,
+  isDiskFullError,
   workspaceCodeOfFsError,
   type WorkspaceWriteErrorCode,
 } from '@bastion/protocol';
@@ -318,9 +319,14 @@ export function writeWorkspaceFile(
     const temp = parent.entry(tempName);
     // Named in the journal before it exists, so a crash from here on leaves nothing unaccounted for.
     let forget: (() => void) | undefined;
-    let fd: number;
     try {
       forget = options.journal?.record(path.root, join(dirname(path.relative), tempName), token);
+    } catch (error) {
+      // The journal is in userData, maybe on another disk than the workspace: say which one is full.
+      throw isDiskFullError(error) ? refused('STORAGE_FULL', error) : fromFsError(error);
+    }
+    let fd: number;
+    try {
       fd = openSync(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, mode);
     } catch (error) {
       forget?.();
