@@ -468,11 +468,17 @@ export const DEMO_DELTA_INTERVAL_MS = 15;
 /** Longer agent text is shown as plain text: parsing markdown that long would stall the page. */
 export const UI_MARKDOWN_MAX_CHARS = 200 * KiB;
 /**
- * One markdown block (a paragraph, a list, a quote) the UI parses at most; a longer one, other than
- * a fenced code block, shows as plain text: the parser's cost grows faster than the text
- * (`*a` repeated to 100 KB held the tab 24 s).
+ * One markdown block (a paragraph, a list, a quote) the UI parses at most; a longer one shows as
+ * plain text (one fenced code block alone, as unhighlighted code): the parser's cost grows faster
+ * than the text (`*a` repeated to 100 KB held the tab 24 s).
  */
 export const UI_MARKDOWN_MAX_BLOCK_CHARS = 16 * KiB;
+/**
+ * Characters of one reply's fenced code the UI highlights: blocks holding fenced code, counted
+ * whole in order, while they fit; the code of the rest shows unhighlighted, in a monospace box.
+ * Highlighting costs about 10 ms a KiB (a 190 KB block held the tab 1.8 s).
+ */
+export const UI_HIGHLIGHT_MAX_CHARS = 16 * KiB;
 /** List and quote markers one line of a block may nest before the block shows as plain text (3 000 overflowed the stack). */
 export const UI_MARKDOWN_MAX_NESTING = 32;
 /** Most tokens one model step's usage may report per field (input, output, cached); a larger count, or one that is not a whole number, counts as zero. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { markdownBlocks } from './markdown-blocks.js';
+import { holdsFence, loneFence, markdownBlocks } from './markdown-blocks.js';
 
 describe('markdownBlocks', () => {
   it('cuts at blank lines before a line at the margin, and the pieces join back to the text', () => {
@@ -32,5 +32,35 @@ describe('markdownBlocks', () => {
   it('returns one block for text with no blank line and none for empty text', () => {
     expect(markdownBlocks('w0 w1 w2')).toEqual(['w0 w1 w2']);
     expect(markdownBlocks('')).toEqual([]);
+  });
+});
+
+describe('loneFence', () => {
+  it('gives the language and code of a block that is one fenced code block, closed or still open', () => {
+    expect(loneFence('```ts extra\nconst a = 1;\n\nconst b = 2;\n```\n\n')).toEqual({
+      language: 'ts',
+      code: 'const a = 1;\n\nconst b = 2;',
+    });
+    expect(loneFence('~~~~\nstill streaming\n~~~\n')).toEqual({ language: undefined, code: 'still streaming\n~~~' });
+    expect(loneFence('```\n```')).toEqual({ language: undefined, code: '' });
+  });
+
+  it("takes the opening fence's indent off each line, as the renderer does", () => {
+    expect(loneFence('  ```py\n  a\n    b\n c\n  ```')).toEqual({ language: 'py', code: 'a\n  b\nc' });
+  });
+
+  it('is undefined for anything more or other than one fenced block', () => {
+    expect(loneFence('```\ncode\n```\ntext after')).toBeUndefined();
+    expect(loneFence('Text\n```\ncode\n```')).toBeUndefined();
+    expect(loneFence('``` a`b\ncode')).toBeUndefined();
+    expect(loneFence('    ```\nindented four: code, not a fence')).toBeUndefined();
+  });
+});
+
+describe('holdsFence', () => {
+  it('finds an opening fence on any line', () => {
+    expect(holdsFence('Here:\n```ts\nx\n```')).toBe(true);
+    expect(holdsFence('- item\n\n  ~~~\n  x')).toBe(true);
+    expect(holdsFence('no `code` fence, ``two`` ticks')).toBe(false);
   });
 });

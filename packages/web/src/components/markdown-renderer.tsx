@@ -34,7 +34,7 @@ import sql from 'highlight.js/lib/languages/sql';
 import typescript from 'highlight.js/lib/languages/typescript';
 import xml from 'highlight.js/lib/languages/xml';
 import yaml from 'highlight.js/lib/languages/yaml';
-import { CopyButton } from './copy-button.js';
+import { CodeBlock } from './code-block.js';
 
 /** The text of a rendered hast subtree (a code block's children), for the copy button. */
 function textOf(node: ReactNode): string {
@@ -45,6 +45,23 @@ function textOf(node: ReactNode): string {
   }
   return '';
 }
+
+/** A fenced code block, highlighted or (`plain`) not. */
+const codeBlock =
+  (plain: boolean): Components['pre'] =>
+  ({ children }) => (
+    <CodeBlock
+      language={
+        /language-([\w+-]+)/.exec(
+          String((children as { props?: { className?: string } } | undefined)?.props?.className ?? ''),
+        )?.[1]
+      }
+      copyText={textOf(children).replace(/\n$/, '')}
+      plain={plain}
+    >
+      {children}
+    </CodeBlock>
+  );
 
 const components: Components = {
   a: ({ href, children }) => (
@@ -60,20 +77,7 @@ const components: Components = {
     ) : (
       <span>[image: {alt}]</span>
     ),
-  pre: ({ children }) => {
-    const language = /language-([\w+-]+)/.exec(
-      String((children as { props?: { className?: string } } | undefined)?.props?.className ?? ''),
-    )?.[1];
-    return (
-      <div className="code-block">
-        <div className="code-head">
-          <span>{language ?? 'code'}</span>
-          <CopyButton text={textOf(children).replace(/\n$/, '')} />
-        </div>
-        <pre>{children}</pre>
-      </div>
-    );
-  },
+  pre: codeBlock(false),
   table: ({ children }) => (
     <div className="table-wrap">
       <table>{children}</table>
@@ -110,11 +114,26 @@ const HIGHLIGHT_LANGUAGES = {
 const rehypePlugins = [
   [rehypeHighlight, { detect: false, ignoreMissing: true, languages: HIGHLIGHT_LANGUAGES }] as const,
 ] as never;
+/** Past the reply's UI_HIGHLIGHT_MAX_CHARS (markdown.tsx): parsed, its code left as text. */
+const plainCodeComponents: Components = { ...components, pre: codeBlock(true) };
 
-/** One block of markdown, parsed (markdown.tsx renders blocks without markdown syntax itself). */
-export const ParsedMarkdownBlock = memo(function ParsedMarkdownBlock({ text }: { text: string }) {
-  return (
+/**
+ * One block of markdown, parsed (markdown.tsx renders blocks without markdown syntax itself), its
+ * fenced code highlighted unless `highlight` is false.
+ */
+export const ParsedMarkdownBlock = memo(function ParsedMarkdownBlock({
+  text,
+  highlight,
+}: {
+  text: string;
+  highlight: boolean;
+}) {
+  return highlight ? (
     <ReactMarkdown remarkPlugins={remarkPlugins} rehypePlugins={rehypePlugins} components={components} skipHtml>
+      {text}
+    </ReactMarkdown>
+  ) : (
+    <ReactMarkdown remarkPlugins={remarkPlugins} components={plainCodeComponents} skipHtml>
       {text}
     </ReactMarkdown>
   );
