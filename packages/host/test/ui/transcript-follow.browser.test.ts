@@ -13,6 +13,9 @@
  * was the "Stop" flake in agent-work. While a scroll-to-end the list itself started is still
  * re-aiming (up to five seconds after the reply's row was added, or after a resize) it hid the
  * loss, so the reply streams for six seconds before the first resize.
+ *
+ * A reader who scrolled up is shown "Jump to latest" once new output comes below (it takes them to
+ * the end and hides there), and sending a message brings them to the end.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Locator, Page } from 'playwright-core';
@@ -75,6 +78,39 @@ async function resizeWhileStreaming(check: (size: { width: number; height: numbe
   }
 }
 
+/** Wheels up over the transcript until the first prompt is in view. */
+async function scrollUpToFirstPrompt(): Promise<Locator> {
+  await transcript().hover();
+  const first = page.getByTestId('user-bubble').filter({ hasText: 'The first prompt' });
+  await expect
+    .poll(
+      async () => {
+        await page.mouse.wheel(0, -5_000);
+        return placementInTranscript(first);
+      },
+      { timeout: 10_000 },
+    )
+    .toBe('in view');
+  return first;
+}
+
+const jumpToLatest = () => page.getByRole('button', { name: 'Jump to latest' });
+
+/** Wheels up over the transcript until the end is more than two views below. */
+async function scrollUpAway(): Promise<void> {
+  await transcript().hover();
+  const viewHeight = await transcript().evaluate((element) => element.clientHeight);
+  await expect
+    .poll(
+      async () => {
+        await page.mouse.wheel(0, -1_000);
+        return distanceFromEnd();
+      },
+      { timeout: 10_000 },
+    )
+    .toBeGreaterThan(2 * viewHeight);
+}
+
 async function stopTheRun(): Promise<void> {
   await page.getByRole('button', { name: 'Stop' }).click();
   await page.getByTestId('activity').waitFor({ state: 'detached' });
@@ -124,22 +160,46 @@ describe('the transcript while a long reply streams and the window is resized', 
     turns.push(longReply('Reading'));
     await sendMessage(page, 'Stream while I read the start');
     await page.getByText('Reading paragraph 5.').waitFor();
-    await transcript().hover();
-    const first = page.getByTestId('user-bubble').filter({ hasText: 'The first prompt' });
-    await expect
-      .poll(
-        async () => {
-          await page.mouse.wheel(0, -5_000);
-          return placementInTranscript(first);
-        },
-        { timeout: 10_000 },
-      )
-      .toBe('in view');
+    const first = await scrollUpToFirstPrompt();
     await resizeWhileStreaming(async (size) => {
       expect(await placementInTranscript(first), `the first prompt at ${size.width}x${size.height}`).toBe('in view');
       expect(await distanceFromEnd()).toBeGreaterThan(AT_END_PX);
     });
     await stopTheRun();
     expect(await placementInTranscript(first)).toBe('in view');
+  });
+});
+
+describe('the transcript for a reader who scrolled up', () => {
+  it('offers "Jump to latest" only once new output streams in below the view; clicking it goes to the end, where it hides while the reply still streams', async () => {
+    turns.push(longReply('Jumping'));
+    await sendMessage(page, 'Stream while I jump back');
+    await page.getByText('Jumping paragraph 5.').waitFor();
+    expect(await jumpToLatest().count()).toBe(0);
+    await scrollUpAway();
+    await jumpToLatest().waitFor();
+    await jumpToLatest().click();
+    await expect.poll(distanceFromEnd, { timeout: 2_000 }).toBeLessThanOrEqual(AT_END_PX);
+    await jumpToLatest().waitFor({ state: 'detached' });
+    // Still following: later paragraphs keep the view at the end, and the button stays away.
+    await page.getByText('Jumping paragraph 200.').waitFor();
+    await expect.poll(distanceFromEnd, { timeout: 2_000 }).toBeLessThanOrEqual(AT_END_PX);
+    expect(await jumpToLatest().count()).toBe(0);
+    await stopTheRun();
+  });
+
+  it('sending a message while scrolled up brings the view to the end, the sent prompt in view', async () => {
+    turns.push({ kind: 'text', pieces: ['Reply to the prompt sent from above.'] });
+    // From the end of the quiet session: what came before (a run's end) is seen.
+    await transcript().evaluate((element) => element.scrollTo({ top: element.scrollHeight }));
+    await expect.poll(distanceFromEnd, { timeout: 2_000 }).toBeLessThanOrEqual(AT_END_PX);
+    await scrollUpAway();
+    // Nothing new came while the session was quiet: no button.
+    expect(await jumpToLatest().count()).toBe(0);
+    await sendMessage(page, 'Sent while scrolled up');
+    await page.getByText('Reply to the prompt sent from above.').waitFor();
+    const sent = page.getByTestId('user-bubble').filter({ hasText: 'Sent while scrolled up' });
+    await expect.poll(() => placementInTranscript(sent), { timeout: 2_000 }).toBe('in view');
+    await expect.poll(distanceFromEnd, { timeout: 2_000 }).toBeLessThanOrEqual(AT_END_PX);
   });
 });

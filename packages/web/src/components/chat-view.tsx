@@ -319,6 +319,8 @@ export function ChatView({ bastion, sessionId, sessionsVersion, onSessionChanged
   const [askingAuto, setAskingAuto] = useState(false);
   /** `/help`'s dialog is open. */
   const [help, setHelp] = useState(false);
+  /** Bumped each time the reader sends (or queues) a message: the transcript goes to its end. */
+  const [sent, setSent] = useState(0);
   /** The run the reader just undid: its "Run undone" notice is brought into view when it comes. */
   const [undone, setUndone] = useState<string>();
   const { models } = useModels(bastion, sessionsVersion);
@@ -1013,6 +1015,7 @@ export function ChatView({ bastion, sessionId, sessionsVersion, onSessionChanged
           render={render}
           hasOlder={older !== undefined && older !== null}
           revealKey={undone === undefined ? undefined : undoneNoticeKey(transcript.items, undone)}
+          endRequest={sent}
           onNearTop={loadOlder}
           find={
             find && {
@@ -1121,6 +1124,7 @@ export function ChatView({ bastion, sessionId, sessionsVersion, onSessionChanged
         onSend={() => {
           const message = draft.trim();
           if (message === '') return;
+          setSent((count) => count + 1);
           if (!stoppable) {
             void submit(message, images);
             return;

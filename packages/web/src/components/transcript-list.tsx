@@ -3,9 +3,11 @@
  * render), so a session of many thousand parts opens and scrolls like a short one. The view is
  * anchored at its end (the virtualizer's `anchorTo: 'end'`): it follows new and growing items
  * while the reader is at the bottom, stays put once they scroll up, and keeps showing the same
- * rows when older items are put in front. Near the top it asks for those (`onNearTop`).
+ * rows when older items are put in front. Near the top it asks for those (`onNearTop`). A reader
+ * who scrolled up while new output came is offered "Jump to latest"; sending a message
+ * (`endRequest`) goes to the end at once.
  */
-import { memo, useEffect, useLayoutEffect, useRef, type ReactNode } from 'react';
+import { memo, useCallback, useEffect, useLayoutEffect, useRef, useState, type ReactNode } from 'react';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import type { TranscriptItem } from '../transcript.js';
 import { distanceFromEnd } from './distance-from-end.js';
@@ -49,6 +51,7 @@ export function TranscriptList({
   hasOlder,
   onNearTop,
   revealKey,
+  endRequest,
   find,
 }: {
   items: readonly TranscriptItem[];
@@ -59,6 +62,8 @@ export function TranscriptList({
   onNearTop: () => void;
   /** An item to bring into view once it is in the list (each key once), wherever the reader is. */
   revealKey?: string;
+  /** Bumped to bring the view to the end and follow from there (the reader sent a message). */
+  endRequest: number;
   /**
    * The find bar's state: its text (marked in the rows on screen), the items holding it, and the
    * one shown (`current`, brought to the middle of the view each time `seq` changes).
@@ -91,6 +96,30 @@ export function TranscriptList({
     virtualizer.scrollToEnd();
   }, [items.length, virtualizer]);
 
+  /** The reader is at the end (within the slack): decided in each scroll event. */
+  const following = useRef(true);
+  /** Output came below while the reader was away from the end: "Jump to latest" shows until they are back. */
+  const [newBelow, setNewBelow] = useState(false);
+  const jumpToEnd = useCallback(() => {
+    following.current = true;
+    setNewBelow(false);
+    virtualizer.scrollToEnd();
+  }, [virtualizer]);
+
+  // New output is a new last item (a new row, or the last row changed by an event); older items
+  // put in front leave the last one as it was.
+  const last = items[items.length - 1];
+  const lastSeen = useRef(last);
+  useEffect(() => {
+    if (last === lastSeen.current) return;
+    lastSeen.current = last;
+    if (!following.current) setNewBelow(true);
+  }, [last]);
+
+  useEffect(() => {
+    if (endRequest > 0) jumpToEnd();
+  }, [endRequest, jumpToEnd]);
+
   // The view itself changes height after the first paint (the chat header fills in when the
   // session's details arrive, the composer grows, a prompt appears below, the window is resized): a
   // reader who was following the end stays there, instead of losing the newest rows under the
@@ -101,7 +130,6 @@ export function TranscriptList({
   useEffect(() => {
     const element = scroller.current;
     if (!element) return undefined;
-    let following = true;
     let height = element.clientHeight;
     const onScroll = () => {
       const style = getComputedStyle(element);
@@ -113,12 +141,13 @@ export function TranscriptList({
         clientHeight: element.clientHeight,
         settledClientHeight: height,
       });
-      following = distance <= STICK_SLACK_PX;
+      following.current = distance <= STICK_SLACK_PX;
+      if (following.current) setNewBelow(false);
     };
     const observer = new ResizeObserver(() => {
       if (element.clientHeight === height) return;
       height = element.clientHeight;
-      if (following) virtualizer.scrollToEnd();
+      if (following.current) virtualizer.scrollToEnd();
     });
     element.addEventListener('scroll', onScroll, { passive: true });
     observer.observe(element);
@@ -179,33 +208,40 @@ export function TranscriptList({
   }, [hasOlder, onNearTop, items]);
 
   return (
-    <div
-      ref={scroller}
-      className="transcript-scroll"
-      data-testid="transcript"
-      onScroll={(event) => {
-        if (hasOlder && event.currentTarget.scrollTop < OLDER_SLACK_PX) onNearTop();
-      }}
-    >
-      <ol className="transcript" aria-live="polite" style={{ height: virtualizer.getTotalSize() }}>
-        {virtualizer.getVirtualItems().map((row) => {
-          const item = items[row.index];
-          if (!item) return null;
-          return (
-            <li
-              key={row.key}
-              data-index={row.index}
-              ref={virtualizer.measureElement}
-              className={`transcript-row row-${item.kind}${item.rewound ? ' rewound' : ''}${
-                find?.current === item.key ? ' find-current' : find?.keys.has(item.key) ? ' find-match' : ''
-              }`}
-              style={{ transform: `translateY(${row.start}px)` }}
-            >
-              <RowContent item={item} render={render} />
-            </li>
-          );
-        })}
-      </ol>
+    <div className="transcript-pane">
+      <div
+        ref={scroller}
+        className="transcript-scroll"
+        data-testid="transcript"
+        onScroll={(event) => {
+          if (hasOlder && event.currentTarget.scrollTop < OLDER_SLACK_PX) onNearTop();
+        }}
+      >
+        <ol className="transcript" aria-live="polite" style={{ height: virtualizer.getTotalSize() }}>
+          {virtualizer.getVirtualItems().map((row) => {
+            const item = items[row.index];
+            if (!item) return null;
+            return (
+              <li
+                key={row.key}
+                data-index={row.index}
+                ref={virtualizer.measureElement}
+                className={`transcript-row row-${item.kind}${item.rewound ? ' rewound' : ''}${
+                  find?.current === item.key ? ' find-current' : find?.keys.has(item.key) ? ' find-match' : ''
+                }`}
+                style={{ transform: `translateY(${row.start}px)` }}
+              >
+                <RowContent item={item} render={render} />
+              </li>
+            );
+          })}
+        </ol>
+      </div>
+      {newBelow && (
+        <button type="button" className="jump-to-latest" onClick={jumpToEnd}>
+          Jump to latest <span aria-hidden="true">↓</span>
+        </button>
+      )}
     </div>
   );
 }
