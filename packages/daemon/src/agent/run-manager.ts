@@ -61,13 +61,19 @@ export type ToolFactory = (context: ToolContext & { session: Session }) => ToolS
 export type RunRequest =
   { message: string; images?: readonly PromptImage[] } | { approvalAnswer: ApprovalAnswer } | { compact: true };
 
-const APPROVAL_REFUSAL_CODES: Record<ApprovalAnswerRefusal, ApprovalErrorCode> = {
-  'unknown-approval': 'APPROVAL_UNKNOWN',
-  'other-session': 'APPROVAL_OTHER_SESSION',
-  'tool-call-mismatch': 'APPROVAL_TOOL_CALL_MISMATCH',
-  'already-answered': 'APPROVAL_ALREADY_ANSWERED',
-  cancelled: 'APPROVAL_CANCELLED',
+/** Each refusal of an approval answer: its wire code and what it means, in words. */
+const APPROVAL_REFUSALS: Record<ApprovalAnswerRefusal, [ApprovalErrorCode, string]> = {
+  'unknown-approval': ['APPROVAL_UNKNOWN', 'there is no such approval'],
+  'other-session': ['APPROVAL_OTHER_SESSION', 'the approval belongs to another session'],
+  'tool-call-mismatch': ['APPROVAL_TOOL_CALL_MISMATCH', 'the approval is for another tool call'],
+  'already-answered': [
+    'APPROVAL_ALREADY_ANSWERED',
+    'this approval was already answered (in another tab, window or terminal)',
+  ],
+  cancelled: ['APPROVAL_CANCELLED', 'this approval was withdrawn: its run was stopped'],
 };
+
+const approvalRefused = (refusal: ApprovalAnswerRefusal) => new DaemonError(...APPROVAL_REFUSALS[refusal]);
 
 interface ActiveRun {
   runId: string;
@@ -142,6 +148,16 @@ export class RunManager {
   start(sessionId: string, request: RunRequest): { runId: string | null; messageId: string | null } {
     const session = this.#store.sessions.get(sessionId);
     if (!session) throw new DaemonError('SESSION_NOT_FOUND', 'no such session');
+    // An answer another tab, window or terminal gave first started the run that is going now:
+    // the late one is told that, not that a run is active.
+    if ('approvalAnswer' in request) {
+      const refusal = this.#store.approvals.refusal({
+        sessionId,
+        approvalId: request.approvalAnswer.approval_id,
+        toolCallId: request.approvalAnswer.tool_call_id,
+      });
+      if (refusal !== undefined) throw approvalRefused(refusal);
+    }
     if (this.#active.has(sessionId)) throw new DaemonError('RUN_ACTIVE', 'a run is already active for this session');
     if (this.#undoing.has(sessionId)) {
       throw new DaemonError('RUN_ACTIVE', 'an undo or a rewind is being done in this session');
@@ -190,8 +206,7 @@ export class RunManager {
         approved: answer.approved,
         ...(answer.reason === undefined ? {} : { reason: answer.reason }),
       });
-      if (!flipped.ok)
-        throw new DaemonError(APPROVAL_REFUSAL_CODES[flipped.refusal], 'the approval answer was refused');
+      if (!flipped.ok) throw approvalRefused(flipped.refusal);
       // A denied call never reaches the tool guard: its audit row is written here.
       if (!answer.approved) {
         this.#audit.append({

@@ -31,6 +31,18 @@ export interface ApprovalAnswerInput {
   reason?: string;
 }
 
+/** Why an answer to the approval `row` is refused, if it is: each check of Approvals.answer before it writes. */
+function refusalOf(
+  row: ApprovalRow | undefined,
+  answer: Pick<ApprovalAnswerInput, 'sessionId' | 'toolCallId'>,
+): ApprovalAnswerRefusal | undefined {
+  if (!row) return 'unknown-approval';
+  if (row.session_id !== answer.sessionId) return 'other-session';
+  if (row.tool_call_id !== answer.toolCallId) return 'tool-call-mismatch';
+  if (row.status === 'cancelled') return 'cancelled';
+  return row.status === 'pending' ? undefined : 'already-answered';
+}
+
 export class Approvals {
   readonly #writer: StoreWriter;
   readonly #transcript: Transcript;
@@ -117,14 +129,9 @@ export class Approvals {
    */
   answer(answer: ApprovalAnswerInput): { ok: true; toolName: string } | { ok: false; refusal: ApprovalAnswerRefusal } {
     return this.#writer.write(() => {
-      const row = this.#writer.db
-        .prepare<[string], ApprovalRow>('SELECT * FROM approvals WHERE id = ?')
-        .get(answer.approvalId);
-      if (!row) return { ok: false as const, refusal: 'unknown-approval' as const };
-      if (row.session_id !== answer.sessionId) return { ok: false as const, refusal: 'other-session' as const };
-      if (row.tool_call_id !== answer.toolCallId) return { ok: false as const, refusal: 'tool-call-mismatch' as const };
-      if (row.status === 'cancelled') return { ok: false as const, refusal: 'cancelled' as const };
-      if (row.status !== 'pending') return { ok: false as const, refusal: 'already-answered' as const };
+      const row = this.#row(answer.approvalId);
+      const refusal = refusalOf(row, answer);
+      if (refusal !== undefined || !row) return { ok: false as const, refusal: refusal ?? 'unknown-approval' };
       const changed = this.#writer.db
         .prepare(
           `UPDATE approvals SET status = ?, reason = ?, answered_at = ?
@@ -154,6 +161,20 @@ export class Approvals {
       ]);
       return { ok: true as const, toolName: row.tool_name };
     });
+  }
+
+  /**
+   * Why `answer` would be refused now, if it would (answer's own checks, nothing changed): an
+   * approval answered in another tab or terminal meanwhile says so before anything else does.
+   */
+  refusal(
+    answer: Pick<ApprovalAnswerInput, 'sessionId' | 'approvalId' | 'toolCallId'>,
+  ): ApprovalAnswerRefusal | undefined {
+    return this.#writer.read(() => refusalOf(this.#row(answer.approvalId), answer));
+  }
+
+  #row(approvalId: string): ApprovalRow | undefined {
+    return this.#writer.db.prepare<[string], ApprovalRow>('SELECT * FROM approvals WHERE id = ?').get(approvalId);
   }
 
   /**

@@ -305,6 +305,12 @@ export function ChatView({ bastion, sessionId, sessionsVersion, onSessionChanged
     [sessionId],
   );
   const [busy, setBusy] = useState(false);
+  /**
+   * The approval this tab answered after another tab, window or terminal had (the daemon said
+   * APPROVAL_ALREADY_ANSWERED): the session waits for it no more and a note says why, even before
+   * this tab's stream brings the run the first answer started. Cleared by the next action.
+   */
+  const [answeredElsewhere, setAnsweredElsewhere] = useState<string>();
   /** The run whose Undo confirmation is open. */
   const [undoing, setUndoing] = useState<string>();
   /** The run whose prompt's Rewind confirmation is open. */
@@ -466,6 +472,7 @@ export function ChatView({ bastion, sessionId, sessionsVersion, onSessionChanged
 
   const act = useCallback(async (action: () => Promise<unknown>) => {
     setBusy(true);
+    setAnsweredElsewhere(undefined);
     try {
       await action();
       setError(undefined);
@@ -536,7 +543,8 @@ export function ChatView({ bastion, sessionId, sessionsVersion, onSessionChanged
     [act, send, setDraft, bastion, sessionId, messageImages],
   );
 
-  const pending = transcript.pending;
+  // A question the daemon said was already answered waits no more, whatever the stream has brought yet.
+  const pending = transcript.pending?.toolCallId === answeredElsewhere ? undefined : transcript.pending;
   const active = transcript.active;
   const stoppable = active !== undefined || pending !== undefined;
   const outcome = useMemo(() => lastRunOutcome(transcript.items), [transcript.items]);
@@ -1030,6 +1038,11 @@ export function ChatView({ bastion, sessionId, sessionsVersion, onSessionChanged
       </div>
       {plan !== undefined && <PlanBar steps={plan} />}
       <Activity since={active?.seenAt} waiting={pending !== undefined || hostAsk !== undefined} />
+      {answeredElsewhere !== undefined && pending === undefined && (
+        <p className="answered-elsewhere" role="status">
+          This was already answered (in another tab or window).
+        </p>
+      )}
       {pending && (
         <ApprovalPrompt
           key={pending.toolCallId}
@@ -1040,12 +1053,17 @@ export function ChatView({ bastion, sessionId, sessionsVersion, onSessionChanged
           onAlwaysAllow={(workspace, rule) => bastion.policy.add(workspace, rule).then(() => undefined)}
           onAnswer={(approved, reason) =>
             void act(async () => {
-              await bastion.approvals.answer(sessionId, {
-                approval_id: pending.approval?.approvalId ?? '',
-                tool_call_id: pending.toolCallId,
-                approved,
-                ...(reason === undefined ? {} : { reason }),
-              });
+              try {
+                await bastion.approvals.answer(sessionId, {
+                  approval_id: pending.approval?.approvalId ?? '',
+                  tool_call_id: pending.toolCallId,
+                  approved,
+                  ...(reason === undefined ? {} : { reason }),
+                });
+              } catch (failure) {
+                if (errorCode(failure) !== 'APPROVAL_ALREADY_ANSWERED') throw failure;
+                setAnsweredElsewhere(pending.toolCallId);
+              }
               // The session no longer waits (the list's mark goes) and its run goes on.
               onSessionChanged();
             })
