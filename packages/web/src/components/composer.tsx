@@ -293,8 +293,13 @@ export function Composer({
   useLayoutEffect(() => {
     const box = ref.current;
     if (!box) return;
+    // The box is border-box: its height takes its borders besides the text and padding that
+    // scrollHeight counts (without them it is 2 px short, and scrolls). It scrolls only past the bound.
     box.style.height = 'auto';
-    box.style.height = `${Math.min(box.scrollHeight, UI_COMPOSER_MAX_HEIGHT_PX)}px`;
+    const style = getComputedStyle(box);
+    const wanted = box.scrollHeight + parseFloat(style.borderTopWidth) + parseFloat(style.borderBottomWidth);
+    box.style.height = `${Math.min(wanted, UI_COMPOSER_MAX_HEIGHT_PX)}px`;
+    box.style.overflowY = wanted > UI_COMPOSER_MAX_HEIGHT_PX ? 'auto' : 'hidden';
     if (placeCaret.current !== undefined) {
       box.setSelectionRange(placeCaret.current, placeCaret.current);
       // A caret put at the end of a long text (a saved prompt's) is shown there.
