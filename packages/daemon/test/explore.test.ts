@@ -278,14 +278,15 @@ describe('explore', () => {
     expect(events.at(-1)).toMatchObject({ type: 'run-finished', finish_reason: 'stop' });
   });
 
-  it("counts no approval for an explorer's call: one given to an agent's call whose id equals the explorer's prefixed id leaves the explorer's read POLICY_UNAPPROVED", async () => {
+  it("counts no approval for an explorer's call: an agent's call the model names like the explorer's prefixed id gets Bastion's own id, and its approval leaves the explorer's read POLICY_UNAPPROVED", async () => {
     const d = await start((call) =>
       call.tool === 'read_file' ? { verdict: 'ask', rule_id: 'ask-reads' } : { verdict: 'none' },
     );
     writeFileSync(join(d.workspace, 'approved.md'), 'APPROVED-CONTENT\n');
     writeFileSync(join(d.workspace, 'other.md'), 'OTHER-CONTENT\n');
     const s = await session(d);
-    // The model names its own read E/c1-0 and its explore call E: the explorer's first read is E/c1-0 too.
+    // The model names its own read E/c1-0 and its explore call E, the explorer's first read's id
+    // were the model's ids kept; Bastion gives each call its own (agent/tool-call-ids.ts).
     script.agent.push(
       { calls: [{ tool: 'read_file', input: { path: 'approved.md' }, id: 'E/c1-0' }] },
       { calls: [{ tool: 'explore', input: { task: 'read other.md' }, id: 'E' }] },
@@ -294,16 +295,23 @@ describe('explore', () => {
     script.explorer.push({ calls: [{ tool: 'read_file', input: { path: 'other.md' } }] }, { text: 'done' });
     const asked = (await run(d, s.id, 'go')).find((event) => event.type === 'tool-approval-request');
     if (asked?.type !== 'tool-approval-request') throw new Error('no approval asked');
-    expect(asked.tool_call_id).toBe('E/c1-0');
+    expect(asked.tool_call_id).toMatch(/^call_[\w-]{16}$/);
     const rest = d.collect(s.id, isEnd, d.runtime.store.runs.eventsAfter(s.id, 0, 100_000).at(-1)?.id ?? 0);
     const answer = { approval_id: asked.approval_id, tool_call_id: asked.tool_call_id, approved: true };
     expect((await d.request('POST', '/agent/run', { session_id: s.id, approval_answer: answer })).status).toBe(202);
     const events = (await rest).map((entry) => entry.event);
 
     const reads = events.filter((event) => event.type === 'tool-result' && event.tool_name === 'read_file');
+    const explored = events.find((event) => event.type === 'tool-call' && event.tool_name === 'explore');
+    if (explored?.type !== 'tool-call') throw new Error('no explore call');
     expect(reads).toMatchObject([
-      { tool_call_id: 'E/c1-0', is_error: false },
-      { tool_call_id: 'E/c1-0', parent_tool_call_id: 'E', is_error: true, output: { code: 'POLICY_UNAPPROVED' } },
+      { tool_call_id: asked.tool_call_id, is_error: false },
+      {
+        tool_call_id: expect.stringMatching(new RegExp(`^${explored.tool_call_id}/call_[\\w-]{16}$`)),
+        parent_tool_call_id: explored.tool_call_id,
+        is_error: true,
+        output: { code: 'POLICY_UNAPPROVED' },
+      },
     ]);
     expect(JSON.stringify(events)).not.toContain('OTHER-CONTENT');
     expect(JSON.stringify(seen)).not.toContain('OTHER-CONTENT');

@@ -120,6 +120,12 @@ const resultOf = (events: AgentEvent[], toolCallId: string) =>
   events.find((event) => event.type === 'tool-result' && event.tool_call_id === toolCallId);
 const callOf = (events: AgentEvent[], toolCallId: string) =>
   events.find((event) => event.type === 'tool-call' && event.tool_call_id === toolCallId);
+/** The id Bastion gave the run's `index`-th tool call (not the provider's: agent/tool-call-ids.ts). */
+const idOf = (events: AgentEvent[], index: number): string => {
+  const call = events.filter((event) => event.type === 'tool-call')[index];
+  if (call?.type !== 'tool-call') throw new Error(`the run made no tool call ${index}`);
+  return call.tool_call_id;
+};
 
 /** The longest value the session's rows hold: its transcript (messages) and its events (message_parts). */
 function longestStored(d: InProcessDaemon, sessionId: string): number {
@@ -166,13 +172,13 @@ describe('tool calls of a model step', () => {
     expect(reached).toEqual([]);
     expect(events.some((event) => event.type === 'tool-approval-request')).toBe(false);
     const planBytes = Buffer.byteLength(plan);
-    expect(callOf(events, 'call-0')).toMatchObject({
+    expect(callOf(events, idOf(events, 0))).toMatchObject({
       tool_name: 'update_plan',
       input: { bastion_refused_call: 'TOOL_INPUT_TOO_LARGE', input_bytes: planBytes },
     });
     for (const [id, bytes] of [
-      ['call-0', planBytes],
-      ['call-1', MODEL_MAX_TOOL_INPUT_BYTES + 1],
+      [idOf(events, 0), planBytes],
+      [idOf(events, 1), MODEL_MAX_TOOL_INPUT_BYTES + 1],
     ] as const) {
       const result = resultOf(events, id);
       expect(result).toMatchObject({ is_error: true, output: { ok: false, code: 'TOOL_INPUT_TOO_LARGE' } });
@@ -185,9 +191,12 @@ describe('tool calls of a model step', () => {
     expect(prompts).toHaveLength(2);
     expect(JSON.stringify(prompts[1]).length).toBeLessThan(16 * 1024);
     const sent = sentToolParts(prompts[1]);
-    expect(sent.calls['call-0']).toEqual({ bastion_refused_call: 'TOOL_INPUT_TOO_LARGE', input_bytes: planBytes });
-    expect(JSON.stringify(sent.results['call-0'])).toContain('TOOL_INPUT_TOO_LARGE');
-    expect(JSON.stringify(sent.results['call-1'])).toContain('TOOL_INPUT_TOO_LARGE');
+    expect(sent.calls[idOf(events, 0)]).toEqual({
+      bastion_refused_call: 'TOOL_INPUT_TOO_LARGE',
+      input_bytes: planBytes,
+    });
+    expect(JSON.stringify(sent.results[idOf(events, 0)])).toContain('TOOL_INPUT_TOO_LARGE');
+    expect(JSON.stringify(sent.results[idOf(events, 1)])).toContain('TOOL_INPUT_TOO_LARGE');
 
     expect(longestStored(d, session.id)).toBeLessThan(4 * 1024);
   });
@@ -209,7 +218,7 @@ describe('tool calls of a model step', () => {
       Array.from({ length: MODEL_MAX_TOOL_CALLS_PER_STEP }, (_, index) => String(index)),
     );
     for (const index of [count - 2, count - 1]) {
-      const id = `call-${index}`;
+      const id = idOf(events, index);
       expect(callOf(events, id)).toMatchObject({
         input: { bastion_refused_call: 'TOOL_CALLS_TOO_MANY', call_number: index + 1 },
       });
@@ -236,12 +245,12 @@ describe('tool calls of a model step', () => {
 
     expect(events.at(-1)?.type).toBe('run-finished');
     expect(reached).toHaveLength(fit);
-    const last = resultOf(events, `call-${fit}`);
+    const last = resultOf(events, idOf(events, fit));
     expect(last).toMatchObject({ is_error: true, output: { code: 'TOOL_INPUT_TOO_LARGE' } });
     expect((last as { output: { message: string } }).output.message).toContain(
       `the step's earlier calls had ${fit * each} of the ${MODEL_MAX_STEP_TOOL_INPUT_BYTES} bytes`,
     );
-    expect(callOf(events, `call-${fit}`)).toMatchObject({
+    expect(callOf(events, idOf(events, fit))).toMatchObject({
       input: { bastion_refused_call: 'TOOL_INPUT_TOO_LARGE', input_bytes: each, step_bytes: fit * each },
     });
   });
@@ -345,10 +354,10 @@ describe('a streamed tool call', () => {
     expect(cutShort).toBe(true);
     expect(written).toBeLessThan(CEILING / 2);
     expect(reached).toEqual([]);
-    expect(callOf(events, 'toolu_big')).toMatchObject({
+    expect(callOf(events, idOf(events, 0))).toMatchObject({
       input: { bastion_refused_call: 'TOOL_INPUT_TOO_LARGE', cut: true },
     });
-    const refusal = resultOf(events, 'toolu_big') as { output: { code: string; message: string } };
+    const refusal = resultOf(events, idOf(events, 0)) as { output: { code: string; message: string } };
     expect(refusal.output.code).toBe('TOOL_INPUT_TOO_LARGE');
     expect(refusal.output.message).toMatch(
       new RegExp(`its input was over \\d+ bytes, over the ${MODEL_MAX_TOOL_INPUT_BYTES} bytes`),

@@ -86,7 +86,9 @@ export type RunErrorCode =
   | 'PROVIDER_TRANSPORT_UNAVAILABLE'
   | 'CONTEXT_COMPACTION_FAILED'
   | 'CONTEXT_NOTHING_TO_COMPACT'
-  | 'CONTEXT_SUMMARY_UNKNOWN_MESSAGE';
+  | 'CONTEXT_SUMMARY_UNKNOWN_MESSAGE'
+  /** The session's stored messages could not be made into a request (the AI SDK refused them). */
+  | 'TRANSCRIPT_INVALID';
 
 /** Answers to tool approvals. */
 export type ApprovalErrorCode =
@@ -577,6 +579,7 @@ export const WIRE_ERROR_STATUS: Readonly<Record<WireErrorCode, HttpErrorStatus>>
   CONTEXT_COMPACTION_FAILED: 500,
   CONTEXT_NOTHING_TO_COMPACT: 409,
   CONTEXT_SUMMARY_UNKNOWN_MESSAGE: 500,
+  TRANSCRIPT_INVALID: 500,
 
   APPROVAL_PENDING: 409,
   APPROVAL_UNKNOWN: 404,

@@ -13,6 +13,7 @@ import { toolEvent } from './tool-events.js';
 import type { PendingCall } from '../policy/tool-guard.js';
 import { ModelContext, SUMMARY_SYSTEM_PROMPT, type Compaction, type SummaryRequest } from './context-compaction.js';
 import { boundedToolCallModel, refusingTools } from './tool-call-bounds.js';
+import { ownToolCallIds } from './tool-call-ids.js';
 
 export interface AgentLoopInput {
   model: LanguageModelV3;
@@ -98,8 +99,9 @@ export async function runAgentLoop(input: AgentLoopInput): Promise<AgentLoopOutc
     return 'stop';
   }
   const result = streamText({
-    // A step's tool calls are bounded before they are parsed, run or stored (tool-call-bounds.ts).
-    model: boundedToolCallModel(input.model),
+    // A step's tool calls get Bastion's own ids (tool-call-ids.ts) and are bounded (tool-call-bounds.ts)
+    // before they are parsed, run or stored.
+    model: boundedToolCallModel(ownToolCallIds(input.model)),
     ...(input.providerOptions === undefined ? {} : { providerOptions: input.providerOptions }),
     messages: input.context.messages,
     prepareStep: async ({ messages }) => {

@@ -36,6 +36,7 @@ import { estimateTokens, messageChars } from './context-compaction.js';
 import { providerErrorDetails } from './provider-retry.js';
 import { daemonErrorIn } from './run-error.js';
 import { boundedToolCallModel, refusingTools } from './tool-call-bounds.js';
+import { ownToolCallIds } from './tool-call-ids.js';
 import { toolEvent } from './tool-events.js';
 import { truncateToolResults } from './tool-output-truncation.js';
 
@@ -110,7 +111,7 @@ async function explore(
   let toolCalls = 0;
   let answer = '';
   const result = streamText({
-    model: boundedToolCallModel(options.model),
+    model: boundedToolCallModel(ownToolCallIds(options.model)),
     ...(options.providerOptions === undefined ? {} : { providerOptions: options.providerOptions }),
     system: options.systemPrompt,
     messages: [{ role: 'user', content: task }],

@@ -41,9 +41,33 @@ const UPSTREAM_FAILURES: Readonly<Partial<Record<DaemonErrorCode, (provider: str
 };
 
 /**
+ * The AI SDK's refusals of the prompt a session's stored messages make, by error name: what broke.
+ * They come before anything is sent, so a retry fails the same way; the user is told what helps.
+ */
+const TRANSCRIPT_REFUSALS: Readonly<Record<string, string>> = {
+  AI_MissingToolResultsError: 'a tool call in them has no result',
+  AI_InvalidToolApprovalError: 'an approval answer in them has no approval request',
+  AI_InvalidPromptError: 'they do not make a valid prompt',
+};
+
+/** A failed run's event when the session's stored messages, not the provider, are what broke. */
+function transcriptErrorEvent(runId: string, error: unknown): Extract<AgentEvent, { type: 'run-error' }> | undefined {
+  const name = error instanceof Error ? error.name : undefined;
+  const what = name !== undefined && Object.hasOwn(TRANSCRIPT_REFUSALS, name) ? TRANSCRIPT_REFUSALS[name] : undefined;
+  if (what === undefined) return undefined;
+  return {
+    type: 'run-error',
+    run_id: runId,
+    code: 'TRANSCRIPT_INVALID',
+    message: `the session's stored messages cannot be sent to a model (${what}), so nothing was sent and a retry fails the same way: rewind the session to before the prompt where this began, or start a new session`,
+  };
+}
+
+/**
  * The final event of a failed run: a DaemonError's fixed code (and for an upstream failure what it
- * means), or for a provider's HTTP answer its status, its Retry-After and its message (sanitized by
- * providerErrorDetails). `provider` names the session's provider.
+ * means), TRANSCRIPT_INVALID when the stored messages could not be sent, or for a provider's HTTP
+ * answer its status, its Retry-After and its message (sanitized by providerErrorDetails).
+ * `provider` names the session's provider.
  */
 export function runErrorEvent(
   runId: string,
@@ -62,6 +86,8 @@ export function runErrorEvent(
         : (upstream?.(provider) ?? 'the model run failed');
     return { type: 'run-error', run_id: runId, code: own.code, message };
   }
+  const transcript = transcriptErrorEvent(runId, error);
+  if (transcript) return transcript;
   const details = providerErrorDetails(error);
   if (!details) return { type: 'run-error', run_id: runId, code: 'PROVIDER_FAILED', message: 'the model run failed' };
   const text = providerStatusText(details.status, provider);

@@ -155,6 +155,47 @@ export function toMessageParts(content: ModelMessage['content']): MessagePart[] 
   return parts;
 }
 
+/** What the model is told of a stored call that never got a result. */
+const NOT_RUN_REASON = 'not run: its run ended before it was run';
+
+/**
+ * Put a result in for each tool call that a later user or assistant message follows without one:
+ * such a call can never get one (its run ended after the call was stored and before its result
+ * was; a provider's reused call id once ended runs there, see agent/tool-call-ids.ts), and the AI
+ * SDK refuses a prompt that holds it, which failed every later run of the session. The model is
+ * told the call did not run. A call the last messages leave open is left as it is: an answer to
+ * its approval continues it. Each result put in takes, in `ids`, the id of the message before it.
+ */
+function closeUnansweredCalls(messages: ModelMessage[], ids: string[]): void {
+  /** The calls of the latest assistant message still without a result: id → tool name. */
+  let open = new Map<string, string>();
+  for (let index = 0; index < messages.length; index++) {
+    const message = messages[index] as ModelMessage;
+    if (message.role === 'tool') {
+      for (const part of message.content) if (part.type === 'tool-result') open.delete(part.toolCallId);
+      continue;
+    }
+    if (open.size > 0 && (message.role === 'user' || message.role === 'assistant')) {
+      messages.splice(index, 0, {
+        role: 'tool',
+        content: [...open].map(([toolCallId, toolName]) => ({
+          type: 'tool-result' as const,
+          toolCallId,
+          toolName,
+          output: { type: 'execution-denied' as const, reason: NOT_RUN_REASON },
+        })),
+      });
+      ids.splice(index, 0, ids[index - 1] as string);
+      open = new Map();
+      continue;
+    }
+    if (message.role === 'assistant' && typeof message.content !== 'string') {
+      for (const part of message.content)
+        if (part.type === 'tool-call' && part.providerExecuted !== true) open.set(part.toolCallId, part.toolName);
+    }
+  }
+}
+
 export class Transcript {
   readonly #writer: StoreWriter;
   readonly #insertMessage;
@@ -242,7 +283,8 @@ export class Transcript {
    * messages follow the summary than `limit`, the oldest read ones up to the first user or
    * assistant message are left out too (a view never starts with a tool result), and `cut` says so.
    * Attached images get their bytes, newest first up to IMAGE_CONTEXT_MAX_BYTES; an older one, or
-   * every one when the model takes none (`images: false`), is named in words instead.
+   * every one when the model takes none (`images: false`), is named in words instead. A tool call
+   * a later message follows without its result is answered as not run (closeUnansweredCalls).
    */
   modelContext(sessionId: string, limit: number, options: { images: boolean } = { images: true }): ModelContextRead {
     return this.#writer.read(() => {
@@ -274,6 +316,7 @@ export class Transcript {
         messages.push({ role: row.role, content } as ModelMessage);
         ids.push(row.id);
       }
+      closeUnansweredCalls(messages, ids);
       this.#putImagesIn(sessionId, messages, options.images);
       return { summary: summary?.summary, messages, ids, cut };
     });

@@ -49,6 +49,18 @@ describe('demoReply', () => {
     });
   });
 
+  it('gives two calls made from prompts of the same length different ids (a compaction shortens a prompt to an earlier length)', () => {
+    const idOf = (prompt: LanguageModelV3Prompt) => {
+      const reply = demoReply({ prompt, tools: fileTools });
+      if (reply.kind !== 'tool-call') throw new Error('no tool call');
+      return reply.toolCallId;
+    };
+    const before = idOf(user('ls'));
+    const after = idOf(user('read README.md'));
+    expect(before).toMatch(/^demo-call-/);
+    expect(after).not.toBe(before);
+  });
+
   it('takes a mention (`@src/app.ts`, as the message box puts it) as the path after its @', () => {
     expect(demoReply({ prompt: user('read @src/app.ts '), tools: fileTools })).toMatchObject({
       toolName: 'read_file',

@@ -25,6 +25,7 @@ import type {
   LanguageModelV3ToolResultOutput,
   LanguageModelV3Usage,
 } from '@ai-sdk/provider';
+import { randomBytes } from 'node:crypto';
 import { DEMO_DELTA_INTERVAL_MS, mcpToolName, splitMcpToolName } from '@bastion/protocol';
 import { splitShellWords } from './shell-words.js';
 
@@ -154,7 +155,7 @@ function summarize(toolName: string, input: unknown, output: LanguageModelV3Tool
   }
 }
 
-/** Decide the demo's reply to a prompt (pure, deterministic). */
+/** Decide the demo's reply to a prompt (deterministic, but for a tool call's id). */
 export function demoReply(options: Pick<LanguageModelV3CallOptions, 'prompt' | 'tools'>): Reply {
   const { prompt } = options;
   const last = prompt.at(-1);
@@ -173,8 +174,9 @@ export function demoReply(options: Pick<LanguageModelV3CallOptions, 'prompt' | '
     };
   }
   const text = lastUserText(prompt);
-  // Unique within the conversation and the same on every replay of it.
-  const toolCallId = `demo-call-${prompt.length}`;
+  // Random, so never used twice in a session: nothing in the prompt is (a number from its length
+  // repeated once a compaction shortened it). The agent loop gives each call its own id anyway.
+  const toolCallId = `demo-call-${randomBytes(9).toString('base64url')}`;
   const hasTool = (name: string) => (options.tools ?? []).some((tool) => tool.name === name);
   if (text.startsWith('$ ')) {
     if (!hasTool('run_command')) {
