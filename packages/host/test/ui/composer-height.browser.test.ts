@@ -23,7 +23,7 @@ afterAll(() => world?.close());
 
 /** The box's heights (its own, its view of the text, its text's) and whether it may scroll. */
 const measure = (box: Locator) =>
-  box.evaluate((element) => ({
+  box.evaluate((element: HTMLTextAreaElement) => ({
     offsetHeight: element.offsetHeight,
     clientHeight: element.clientHeight,
     scrollHeight: element.scrollHeight,
