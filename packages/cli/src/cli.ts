@@ -14,7 +14,7 @@ import { terminalLine } from '@bastion/host';
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { outputClosed, stopWhenOutputCloses } from './closed-output.js';
-import { commandUsage, USAGE, usageHint, UsageError } from './usage.js';
+import { commandUsage, unknownNameError, USAGE, usageHint, UsageError } from './usage.js';
 
 const COMMANDS: Record<string, (argv: string[]) => Promise<number>> = {
   start: startCommand,
@@ -64,7 +64,7 @@ async function main(argv: string[], manifestUrl: URL): Promise<number> {
     return 0;
   }
   const command = commandNamed(name);
-  if (!command) throw new UsageError(`unknown command: ${name}`);
+  if (!command) throw unknownNameError('command', name, Object.keys(COMMANDS));
   const flags = rest.includes('--') ? rest.slice(0, rest.indexOf('--')) : rest;
   if (flags.includes('--help') || flags.includes('-h')) {
     process.stdout.write(commandUsage(name) ?? USAGE);
@@ -91,7 +91,10 @@ export function runCli(argv: string[], manifestUrl: URL): Promise<void> {
       }
       if (error instanceof UsageError) {
         const [name] = argv;
-        process.stderr.write(`bastion: ${error.message}\n\n${usageHint(commandNamed(name) ? name : undefined)}`);
+        // The message may quote what was typed: made inert, as a pasted command line can hold anything.
+        process.stderr.write(
+          `bastion: ${terminalLine(error.message)}\n${usageHint(commandNamed(name) ? name : undefined, error.unknownName)}`,
+        );
         process.exitCode = 2;
         return;
       }

@@ -6,10 +6,36 @@ import {
   IMAGE_MAX_BYTES,
   SESSION_CHANGES_MAX_FILES,
 } from '@bastion/protocol';
+import { closestName } from './closest-name.js';
 
-/** A command-line mistake: printed with the usage of the command it was made in (usageHint), exit code 2. */
+/**
+ * A command-line mistake, exit code 2: printed with the usage of the command it was made in
+ * (usageHint), or, for a name the parser does not know (`unknownName`: a command, an action, an
+ * option), alone with where the help is, so the one line that matters stays in view.
+ */
 export class UsageError extends Error {
   override readonly name = 'UsageError';
+  readonly unknownName: boolean;
+  constructor(message: string, options: { unknownName?: boolean } = {}) {
+    super(message);
+    this.unknownName = options.unknownName ?? false;
+  }
+}
+
+/**
+ * `given` is no `kind` (`command`, `policy command`, `option`) of `known`: the likeliest one it
+ * meant, or else, when `listKnown`, every one of them (a short list of actions, not the commands).
+ */
+export function unknownNameError(
+  kind: string,
+  given: string,
+  known: readonly string[],
+  { listKnown = false }: { listKnown?: boolean } = {},
+): UsageError {
+  const meant = closestName(given, known);
+  const choices = known.length > 1 ? `${known.slice(0, -1).join(', ')} or ${known.at(-1)}` : known.join('');
+  const hint = meant !== undefined ? ` — did you mean "${meant}"?` : listKnown ? ` (${choices})` : '';
+  return new UsageError(`unknown ${kind} "${given}"${hint}`, { unknownName: true });
 }
 
 /** `--workspace DIR` and `--home DIR`, which every command that works on a project takes. */
@@ -18,16 +44,77 @@ export const WORKSPACE_OPTIONS = {
   home: { type: 'string' },
 } as const satisfies ParseArgsConfig['options'];
 
-/** `parseArgs` (strict unless `config` says otherwise), with a bad flag or value as a UsageError. */
+/**
+ * `parseArgs` (strict unless `config` says otherwise), with a bad flag or value as a UsageError:
+ * an option it does not take as an unknownNameError naming the nearest one it does.
+ */
 export function parseCommandLine<T extends ParseArgsConfig>(config: T): ReturnType<typeof parseArgs<T>> {
   try {
     return parseArgs(config);
   } catch (error) {
-    throw new UsageError((error as Error).message);
+    const unknown = (error as { code?: unknown }).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && unknownOption(config);
+    throw unknown || new UsageError((error as Error).message);
   }
 }
 
-export const USAGE = `Usage:
+/** The first option on the command line `config` does not take, as an unknownNameError; undefined when none is found. */
+function unknownOption(config: ParseArgsConfig): UsageError | undefined {
+  const options = config.options ?? {};
+  const { tokens } = parseArgs({ ...config, strict: false, tokens: true });
+  const token = tokens.find((each) => each.kind === 'option' && !Object.hasOwn(options, each.name));
+  if (token?.kind !== 'option') return undefined;
+  // --help is every command's (cli.ts answers it before the command's own parser runs).
+  const known = Object.entries(options).flatMap(([name, option]) => [
+    `--${name}`,
+    ...(option.short === undefined ? [] : [`-${option.short}`]),
+  ]);
+  known.push('--help');
+  return unknownNameError('option', token.rawName, known);
+}
+
+/**
+ * The commands a line each, the options most runs need and where the rest is: what `bastion
+ * --help` prints. Each command's own text (commandUsage) is cut from COMMAND_DETAILS.
+ */
+export const USAGE = `Usage: bastion COMMAND [OPTIONS]   (bastion COMMAND --help for its usage, options and details)
+
+Commands:
+  start      start Bastion and open its UI in the browser
+  run        run one prompt in a session and stream the answer and tool activity
+  chat       prompt one session line by line on the terminal
+  sessions   list the sessions that worked in a folder, or export one as markdown
+  changes    the diff of what a session's file tools changed
+  models     list the models on offer, or set the default one
+  undo       put back the files a run wrote
+  rewind     take a session back to before its latest prompt
+  open       a fresh link to the UI of the running Bastion
+  secrets    store or delete a provider's API key
+  policy     list, add or remove the rules checked before each tool call; audit the decisions
+  mcp        list, add, remove or restart the MCP servers that give the agent tools
+  doctor     check the platform, the sandbox and the data folder
+
+Common options:
+  --workspace DIR   project folder the agent may work in (default: the current folder)
+  --home DIR        Bastion's own data folder (default: $BASTION_HOME or ~/.bastion)
+  --mode MODE       (run, chat) read-only, accept-edits (the default: commands beyond inspection
+                    are asked about) or auto (commands run without asking)
+  --provider ID --model ID
+                    (run, chat) the model to use (bastion models lists them; demo needs no key)
+  --json            one JSON object a line on stdout
+  --version         print Bastion's version
+
+Examples:
+  bastion start
+  bastion run --provider demo "read README.md"
+  bastion run --continue "now add a test"
+  bastion policy add allow -- npm test
+`;
+
+/**
+ * Every command's synopsis, the options they take and a paragraph each: cut up by commandUsage
+ * and usageHint, never printed whole.
+ */
+const COMMAND_DETAILS = `Usage:
   bastion start [--workspace DIR] [--home DIR] [--no-open] [--json] [--verbose] [--unsandboxed-shell]
                 [--allow-endpoint URL]… [--context-window TOKENS] [--endpoint-images]
   bastion doctor [--json] [--home DIR]
@@ -59,7 +146,6 @@ export const USAGE = `Usage:
   bastion mcp remove NAME [--home DIR]
   bastion mcp restart NAME [--workspace DIR] [--home DIR]
   bastion open [--home DIR] [--no-open] [--json]
-  bastion COMMAND --help · bastion --version
 
 Options:
   --workspace DIR   project folder the agent may work in (default: the current folder)
@@ -186,14 +272,17 @@ there is none). mcp restart NAME stops the server and starts it again in the wor
 the running Bastion only, and prints its new state; exit 1 when it failed. A mistake on the command
 line exits 2 and writes nothing.
 
-open: a fresh one-time link to the UI of the Bastion running on this home (reopen a closed tab);
-only one Bastion runs on a home at a time: a second start says which one holds it and exits 2.
+start: start Bastion and open its UI with a one-time launch link (printed instead with --no-open,
+or when no browser opener works); Ctrl-C stops it. Only one Bastion runs on a home at a time: a
+second start says which one holds it and exits 2.
+
+open: a fresh one-time link to the UI of the Bastion running on this home (reopen a closed tab).
 
 doctor: platform, Node, sandbox packages (and how to install what is missing), userData
 permissions and the posture \`start\` would run with; exit 0 only for the full posture.
 `;
 
-const [SYNOPSIS = '', OPTIONS = '', ...PARAGRAPHS] = USAGE.split('\n\n');
+const [SYNOPSIS = '', OPTIONS = '', ...PARAGRAPHS] = COMMAND_DETAILS.split('\n\n');
 
 /** The synopsis lines of one command (with their continuation lines); empty for a name that is not a command. */
 function synopsisOf(name: string): string[] {
@@ -233,11 +322,13 @@ export function commandUsage(name: string): string | undefined {
 }
 
 /**
- * What follows a command-line mistake: the synopsis of the command it was made in (of every
- * command when `name` is none), and where the whole text is — short, so the mistake stays in view.
+ * What follows a command-line mistake made in command `name` (undefined: no command was named):
+ * the synopsis of that command, short so the mistake stays in view, then where its help is; only
+ * where the help is for a name the parser does not know (`unknownName`), whose message already
+ * says what was meant.
  */
-export function usageHint(name: string | undefined): string {
-  const own = name === undefined ? [] : synopsisOf(name);
-  if (own.length === 0) return `${SYNOPSIS}\n\nOptions and details: bastion --help\n`;
-  return `Usage:\n${own.join('\n')}\n\nOptions and details: bastion ${name} --help\n`;
+export function usageHint(name: string | undefined, unknownName: boolean): string {
+  if (name === undefined) return 'Run "bastion --help" for the list of commands.\n';
+  if (unknownName) return `Run "bastion ${name} --help" for its usage.\n`;
+  return `\nUsage:\n${synopsisOf(name).join('\n')}\n\nOptions and details: bastion ${name} --help\n`;
 }

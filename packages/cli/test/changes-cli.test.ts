@@ -165,7 +165,9 @@ describe('bastion changes', () => {
       /^Usage:\n {2}bastion changes \[--workspace DIR\] \[--home DIR\] \[--session ID\] \[--stat\] \[--json\]\n/,
     );
     expect(help.stdout).toContain('\nchanges: what the file tools (write_file, edit_file) of a session changed so far');
-    expect((await runCli(['--help'])).stdout).toContain('  bastion changes [--workspace DIR]');
+    expect((await runCli(['--help'])).stdout).toMatch(
+      /\n {2}changes {4}the diff of what a session's file tools changed\n/,
+    );
     const { home, workspace } = project();
     const both = await changes(home, workspace, '--stat', '--json');
     expect(both.code).toBe(2);

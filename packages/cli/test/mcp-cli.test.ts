@@ -233,7 +233,7 @@ describe('bastion mcp', () => {
     expect(existsSync(home)).toBe(false);
   });
 
-  it("--help prints mcp's synopsis and paragraph; an unknown action exits 2 with mcp's synopsis", async () => {
+  it("--help prints mcp's synopsis and paragraph; an unknown action exits 2 naming the actions and mcp's help", async () => {
     const help = await runCli(['mcp', '--help']);
     expect(help.code).toBe(0);
     expect(help.stdout).toMatch(/^Usage:\n {2}bastion mcp list \[--workspace DIR\] \[--home DIR\] \[--json\]\n/);
@@ -244,6 +244,8 @@ describe('bastion mcp', () => {
     expect(help.stdout).not.toContain('bastion run');
     const unknown = await runCli(['mcp', 'frob']);
     expect(unknown.code).toBe(2);
-    expect(unknown.stderr).toMatch(/^bastion: unknown mcp action: frob\n\nUsage:\n {2}bastion mcp list /);
+    expect(unknown.stderr).toBe(
+      'bastion: unknown mcp command "frob" (list, add, remove or restart)\nRun "bastion mcp --help" for its usage.\n',
+    );
   });
 });

@@ -108,24 +108,20 @@ describe('bastion start (real CLI process)', () => {
     expect(await exit).toBe(0);
   });
 
-  it("answers a bad flag with the error and start's own synopsis, an unknown command with every command's, both exit 2 starting nothing", () => {
+  it('answers an unknown flag and an unknown command with one line and where the help is, exit 2, starting nothing', () => {
     const result = spawnSync(process.execPath, [CLI, 'start', '--no-such-flag'], { encoding: 'utf8' });
     expect(result.status).toBe(2);
-    expect(result.stderr).toMatch(/^bastion: Unknown option '--no-such-flag'.*\n\nUsage:\n {2}bastion start \[/);
-    expect(result.stderr).not.toContain('bastion run');
+    expect(result.stderr).toBe('bastion: unknown option "--no-such-flag"\nRun "bastion start --help" for its usage.\n');
     const unknown = spawnSync(process.execPath, [CLI, 'frobnicate'], { encoding: 'utf8' });
     expect(unknown.status).toBe(2);
-    expect(unknown.stderr).toMatch(/^bastion: unknown command: frobnicate\n/);
-    // Every command's synopsis, and where the options are.
-    for (const command of ['start', 'doctor', 'run', 'undo', 'secrets', 'policy', 'open']) {
-      expect(unknown.stderr).toContain(`  bastion ${command} `);
-    }
-    expect(unknown.stderr).toContain('Options and details: bastion --help');
+    expect(unknown.stderr).toBe(
+      'bastion: unknown command "frobnicate"\nRun "bastion --help" for the list of commands.\n',
+    );
     // A name every object has is no command either.
     for (const inherited of ['constructor', 'toString']) {
       const refused = spawnSync(process.execPath, [CLI, inherited], { encoding: 'utf8' });
       expect(refused.status).toBe(2);
-      expect(refused.stderr).toMatch(new RegExp(`^bastion: unknown command: ${inherited}\n`));
+      expect(refused.stderr).toMatch(new RegExp(`^bastion: unknown command "${inherited}"\n`));
     }
   });
 });

@@ -37,7 +37,7 @@ import {
   type McpServerStatus,
 } from '@bastion/protocol';
 import { homeFlag } from '../home-in-use.js';
-import { parseCommandLine, UsageError, WORKSPACE_OPTIONS } from '../usage.js';
+import { parseCommandLine, unknownNameError, UsageError, WORKSPACE_OPTIONS } from '../usage.js';
 import { enterWorkspace } from '../workspace.js';
 
 /** Said of every server when no Bastion runs them. */
@@ -275,5 +275,6 @@ export async function mcpCommand(argv: string[]): Promise<number> {
     if (rest.length !== 1 || rest[0] === undefined) throw new UsageError('mcp restart takes one NAME');
     return restart(userData, enterWorkspace(values.workspace), rest[0], values.home);
   }
-  throw new UsageError(action === undefined ? 'mcp needs an action' : `unknown mcp action: ${action}`);
+  if (action === undefined) throw new UsageError('mcp needs an action');
+  throw unknownNameError('mcp command', action, ['list', 'add', 'remove', 'restart'], { listKnown: true });
 }

@@ -26,7 +26,7 @@ import {
   type ModelRef,
 } from '@bastion/protocol';
 import { homeFlag, startOwningHost } from '../home-in-use.js';
-import { parseCommandLine, UsageError } from '../usage.js';
+import { parseCommandLine, unknownNameError, UsageError } from '../usage.js';
 
 type Answer<T> = { ok: true; value: T } | { ok: false; code: string; message: string };
 
@@ -165,7 +165,7 @@ export async function modelsCommand(argv: string[]): Promise<number> {
       );
     return 0;
   }
-  if (action !== 'default') throw new UsageError(`unknown models action: ${action}`);
+  if (action !== 'default') throw unknownNameError('models command', action, ['default'], { listKnown: true });
   if (target === undefined) throw new UsageError('models default takes PROVIDER/MODEL');
   if (extra.length > 0) throw new UsageError('models default takes one PROVIDER/MODEL');
   if (values.json) throw new UsageError('--json is for the list of models');

@@ -25,7 +25,7 @@ import {
   terminalJson,
   terminalLine,
 } from '@bastion/host';
-import { parseCommandLine, UsageError, WORKSPACE_OPTIONS } from '../usage.js';
+import { parseCommandLine, unknownNameError, UsageError, WORKSPACE_OPTIONS } from '../usage.js';
 
 /** One line a rule: where it lives, its id and decision, what it matches and why. */
 export function describeRule(rule: PolicyRule | PolicyRuleDraft): string {
@@ -147,15 +147,17 @@ function runPolicyCommand(argv: string[]): number {
     process.stderr.write(`bastion: removed ${rest[0]}\n`);
     return 0;
   }
-  throw new UsageError(misuseOf(action, rest));
+  throw misuseOf(action, rest);
 }
 
 /** What is wrong with a policy command line no action above took: a known action's words, or the action. */
-function misuseOf(action: string | undefined, rest: string[]): string {
-  if (action === undefined) return 'policy needs an action';
-  if (action === 'add') return `policy add needs a DECISION: ${policyDecisionSchema.options.join(', ')}`;
+function misuseOf(action: string | undefined, rest: string[]): UsageError {
+  if (action === undefined) return new UsageError('policy needs an action');
+  if (action === 'add')
+    return new UsageError(`policy add needs a DECISION: ${policyDecisionSchema.options.join(', ')}`);
   if (action === 'remove')
-    return rest.length === 0 ? 'policy remove needs a rule ID' : 'policy remove takes one rule ID';
-  if (action === 'list' || action === 'audit') return `policy ${action} takes options only, not ${rest.join(' ')}`;
-  return `unknown policy action: ${action}`;
+    return new UsageError(rest.length === 0 ? 'policy remove needs a rule ID' : 'policy remove takes one rule ID');
+  if (action === 'list' || action === 'audit')
+    return new UsageError(`policy ${action} takes options only, not ${rest.join(' ')}`);
+  return unknownNameError('policy command', action, ['list', 'add', 'remove', 'audit'], { listKnown: true });
 }

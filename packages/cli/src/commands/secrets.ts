@@ -24,7 +24,7 @@ import {
   terminalLine,
 } from '@bastion/host';
 import { readPipedStdin } from '../piped-stdin.js';
-import { parseCommandLine, UsageError } from '../usage.js';
+import { parseCommandLine, unknownNameError, UsageError } from '../usage.js';
 
 /** Read a line from the TTY with echo off (raw mode), or all of piped stdin. */
 export async function readSecret(prompt: string): Promise<string> {
@@ -65,6 +65,8 @@ export async function readSecret(prompt: string): Promise<string> {
 export async function secretsCommand(argv: string[]): Promise<number> {
   const parsed = parseCommandLine({ args: argv, allowPositionals: true, options: { home: { type: 'string' } } });
   const [action, provider, ...extra] = parsed.positionals;
+  if (action !== undefined && action !== 'set' && action !== 'delete')
+    throw unknownNameError('secrets command', action, ['set', 'delete'], { listKnown: true });
   if ((action !== 'set' && action !== 'delete') || provider === undefined || extra.length > 0)
     throw new UsageError('secrets takes: set PROVIDER, or delete PROVIDER');
   // Checked here as the running host and the agent check them, so a bad one is the same usage

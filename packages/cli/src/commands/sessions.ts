@@ -31,7 +31,8 @@ import {
   terminalText,
 } from '@bastion/host';
 import { homeFlag, startOwningHost } from '../home-in-use.js';
-import { parseCommandLine, UsageError, WORKSPACE_OPTIONS } from '../usage.js';
+import { closestName } from '../closest-name.js';
+import { parseCommandLine, unknownNameError, UsageError, WORKSPACE_OPTIONS } from '../usage.js';
 import { enterWorkspace } from '../workspace.js';
 
 type Listed = { ok: true; sessions: Session[] } | { ok: false; code: string; message: string };
@@ -164,6 +165,10 @@ export async function sessionsCommand(argv: string[]): Promise<number> {
       throw new UsageError('sessions export takes only --home');
     return exportSession(positionals[1] as string, values.home);
   }
+  const [first] = positionals;
+  // A word near `export` was meant as it; any other is a stray argument.
+  if (first !== undefined && closestName(first, ['export']) !== undefined)
+    throw unknownNameError('sessions command', first, ['export']);
   if (positionals.length > 0) throw new UsageError('sessions takes no arguments but export ID');
   if (values.all && values.workspace !== undefined) throw new UsageError('--all and --workspace cannot be combined');
   const userData = resolveUserDataPath(values.home);

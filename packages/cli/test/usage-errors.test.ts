@@ -1,0 +1,143 @@
+/**
+ * The command line's help and its answers to a mistyped name, as the real built CLI prints them:
+ * a mistyped command, action or option gets one line naming what was likely meant and where the
+ * help is (exit 2, nothing written); `bastion --help` is a page of commands, a line each, whose
+ * details are in each command's own --help and whose commands are README's.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { makeTempDir } from '@bastion/test-support';
+
+const CLI = fileURLToPath(new URL('../dist/main.js', import.meta.url));
+const README = fileURLToPath(new URL('../../../README.md', import.meta.url));
+
+function cli(args: readonly string[]): { status: number | null; stdout: string; stderr: string } {
+  return spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', input: '' });
+}
+
+describe('a mistyped name', () => {
+  it.each([
+    [['polcy'], 'unknown command "polcy" — did you mean "policy"?', 'Run "bastion --help" for the list of commands.'],
+    [
+      ['sesions'],
+      'unknown command "sesions" — did you mean "sessions"?',
+      'Run "bastion --help" for the list of commands.',
+    ],
+    [
+      ['policy', 'lst'],
+      'unknown policy command "lst" — did you mean "list"?',
+      'Run "bastion policy --help" for its usage.',
+    ],
+    [
+      ['mcp', 'rstart', 'notes'],
+      'unknown mcp command "rstart" — did you mean "restart"?',
+      'Run "bastion mcp --help" for its usage.',
+    ],
+    [
+      ['secrets', 'st', 'openai'],
+      'unknown secrets command "st" — did you mean "set"?',
+      'Run "bastion secrets --help" for its usage.',
+    ],
+    [
+      ['sessions', 'exprot', 'ses_1'],
+      'unknown sessions command "exprot" — did you mean "export"?',
+      'Run "bastion sessions --help" for its usage.',
+    ],
+    [
+      ['policy', 'list', '--jsn'],
+      'unknown option "--jsn" — did you mean "--json"?',
+      'Run "bastion policy --help" for its usage.',
+    ],
+    [
+      ['run', '--mdoe', 'auto', 'hi'],
+      'unknown option "--mdoe" — did you mean "--mode"?',
+      'Run "bastion run --help" for its usage.',
+    ],
+    [
+      ['changes', '--stats'],
+      'unknown option "--stats" — did you mean "--stat"?',
+      'Run "bastion changes --help" for its usage.',
+    ],
+  ])(
+    'bastion %j exits 2 with one line naming what was meant, then where the help is, and writes nothing',
+    (args, said, pointer) => {
+      const home = join(makeTempDir(), 'home');
+      const result = cli([...args, '--home', home]);
+      expect(result.status).toBe(2);
+      expect(result.stdout).toBe('');
+      expect(result.stderr).toBe(`bastion: ${said}\n${pointer}\n`);
+      expect(existsSync(join(home, 'host'))).toBe(false);
+    },
+  );
+
+  it('a name near no command, action or option is named alone (an action with the ones there are)', () => {
+    expect(cli(['deploy']).stderr).toBe(
+      'bastion: unknown command "deploy"\nRun "bastion --help" for the list of commands.\n',
+    );
+    expect(cli(['models', 'frob']).stderr).toBe(
+      'bastion: unknown models command "frob" (default)\nRun "bastion models --help" for its usage.\n',
+    );
+    expect(cli(['doctor', '--frobnicate']).stderr).toBe(
+      'bastion: unknown option "--frobnicate"\nRun "bastion doctor --help" for its usage.\n',
+    );
+  });
+
+  it('a mistyped name is printed inert: its escape sequences do not reach the terminal', () => {
+    const result = cli(['pol\u001b[2Jcy']);
+    expect(result.status).toBe(2);
+    expect(result.stderr).not.toContain('\u001b');
+  });
+});
+
+describe('bastion --help', () => {
+  const help = cli(['--help']);
+  const table = /\nCommands:\n((?: {2}\S.*\n)+)/.exec(help.stdout)?.[1] ?? '';
+  const commands = table.split('\n').flatMap((line) => /^ {2}([a-z]+) {2,}\S/.exec(line)?.[1] ?? []);
+
+  it('is one screen: a usage line, the commands a line each, the common options, and where the details are', () => {
+    expect(help.status).toBe(0);
+    expect(help.stdout.split('\n').length).toBeLessThan(40);
+    expect(help.stdout).toMatch(/^Usage: bastion COMMAND \[OPTIONS\] .*bastion COMMAND --help/);
+    expect(commands).toEqual([
+      'start',
+      'run',
+      'chat',
+      'sessions',
+      'changes',
+      'models',
+      'undo',
+      'rewind',
+      'open',
+      'secrets',
+      'policy',
+      'mcp',
+      'doctor',
+    ]);
+    for (const option of ['--workspace DIR', '--home DIR', '--mode MODE', '--json'])
+      expect(help.stdout).toContain(`  ${option}`);
+  });
+
+  it('each command it lists has its own --help: its synopsis, its options and its paragraph of details', () => {
+    for (const command of commands) {
+      const own = cli([command, '--help']);
+      expect(own.status).toBe(0);
+      expect(own.stdout).toMatch(new RegExp(`^Usage:\n {2}bastion ${command}( |\n)`));
+      expect(own.stdout).toMatch(new RegExp(`\n\n${command}[: ]`));
+    }
+    // The details it leaves out are still a command's: run's modes and exit codes, start's link.
+    expect(cli(['run', '--help']).stdout).toContain('--mode read-only refuses every write');
+    const start = cli(['start', '--help']);
+    expect(start.stdout).toContain('--allow-endpoint URL');
+    expect(start.stdout).toContain('start: start Bastion and open its UI');
+  });
+
+  it("README's Commands table has a row for each command it lists, in the same order, and no other command", () => {
+    const readme = readFileSync(README, 'utf8');
+    const section = readme.slice(readme.indexOf('\n## Commands\n'), readme.indexOf('\n## Working with the agent\n'));
+    const rows = section.split('\n').flatMap((line) => /^\| `bastion ([a-z]+)/.exec(line)?.[1] ?? []);
+    expect([...new Set(rows)]).toEqual(commands);
+  });
+});
