@@ -8,8 +8,7 @@
  * output, each edit's diff, retries, a changed-files and usage summary). Exit 0 on run-finished,
  * 1 on run-error, 2 on a provider or model that does not exist (listed) or no session to continue.
  * Approval requests are asked on the TTY; without one they are denied, and the message says how
- * to allow them (`--mode auto`, or in auto, where only a policy rule or an instruction file asks,
- * a terminal). A command the host's policy asks about is asked by the host, on the same TTY.
+ * to allow them (a terminal, a `bastion policy add` rule, `--mode auto` where it would run it). A command the host's policy asks about is asked by the host, on the same TTY.
  * `--compact` (with `--continue` or `--session`) sends a compaction instead of a prompt. `--image`
  * files go with the prompt: each read and checked, and the model checked to take images, before a
  * session is made (exit 2 otherwise, image-attachment.ts).
@@ -166,11 +165,40 @@ export function missingProviderReason(provider: string): string {
   return `provider ${terminalLine(provider)} is not available`;
 }
 
-/** Why an approval was denied without a terminal, and the way out: in `auto` only a policy rule or an instruction file still asks. */
-export function noTerminalDenial(mode: PermissionMode): string {
-  return mode === 'auto'
-    ? 'denied: no terminal to ask for approval; in auto only a policy rule (bastion policy list) or an instruction file (AGENTS.md, CLAUDE.md) still asks — run in a terminal to answer it'
-    : 'denied: no terminal to ask for approval; rerun with --mode auto to allow it';
+/** Why an approval is denied without a terminal: what the agent is told. */
+export const NO_TERMINAL_DENIAL = 'denied: no terminal to ask for approval';
+
+/**
+ * The ways to let a call denied for want of a terminal through, a line each: be asked at a
+ * terminal; for a command or an MCP tool, the project rule "always allow" would save (as a
+ * `bastion policy add` line, `flags` the command line's --workspace and --home) and, outside
+ * auto, --mode auto; for a write, why it was asked (--ask-before-writes, or an instruction file,
+ * asked about in every mode).
+ */
+export function noTerminalRemedies(
+  event: Pick<Extract<AgentEvent, { type: 'tool-approval-request' }>, 'tool_name' | 'input'>,
+  session: Pick<Session, 'mode' | 'ask_before_writes'>,
+  flags: string,
+): string[] {
+  const remedies = ['rerun at a terminal and answer y when asked'];
+  const draft = alwaysAllowDraft(event.tool_name, event.input);
+  if (draft !== undefined) {
+    const target =
+      draft.command === undefined
+        ? (draft.tools ?? []).map((tool) => ` --tool ${shellWord(tool)}`).join('')
+        : ` -- ${quoteArgv([draft.command, ...(draft.argv_prefix ?? [])])}`;
+    remedies.push(`or allow it in this project from now on: bastion policy add allow${flags}${target}`);
+  }
+  const isWrite = event.tool_name === 'write_file' || event.tool_name === 'edit_file';
+  if (isWrite && session.ask_before_writes)
+    remedies.push(
+      'this session asks before every write (--ask-before-writes); a session started without it writes unasked, but for AGENTS.md and CLAUDE.md',
+    );
+  else if (isWrite) remedies.push('a write to AGENTS.md or CLAUDE.md is asked about in every mode');
+  else if (session.mode !== 'auto')
+    remedies.push('or rerun with --mode auto, where commands and MCP tools run without asking (inside the sandbox)');
+  else remedies.push(`in auto only a policy rule still asks (bastion policy list${flags} shows them)`);
+  return remedies;
 }
 
 function parseRunArgs(argv: string[], command: 'run' | 'chat'): RunOptions {
@@ -348,10 +376,10 @@ async function askOnTerminal(question: string, always: AlwaysAllow | undefined, 
   }
 }
 
-/** Ask on the TTY; without one, deny. */
+/** Ask on the TTY; without one, deny and say how it could be allowed (`flags`: the command line's --workspace and --home). */
 async function askApproval(
   event: Extract<AgentEvent, { type: 'tool-approval-request' }>,
-  { json, mode }: { json: boolean; mode: PermissionMode },
+  { json, session, flags }: { json: boolean; session: Session; flags: string },
   host: BastionHost,
 ): Promise<ApprovalAnswer> {
   const base = { approval_id: event.approval_id, tool_call_id: event.tool_call_id };
@@ -359,9 +387,13 @@ async function askApproval(
     .map((line) => `  ${line}\n`)
     .join('');
   if (!process.stdin.isTTY) {
-    const denial = noTerminalDenial(mode);
-    process.stderr.write(`bastion: approval needed:\n${description}bastion: ${denial}\n`);
-    return { ...base, approved: false, reason: denial };
+    const remedies = noTerminalRemedies(event, session, flags)
+      .map((line) => `bastion:   ${line}\n`)
+      .join('');
+    process.stderr.write(
+      `bastion: approval needed:\n${description}bastion: ${NO_TERMINAL_DENIAL}. To allow it:\n${remedies}`,
+    );
+    return { ...base, approved: false, reason: NO_TERMINAL_DENIAL };
   }
   const draft = alwaysAllowDraft(event.tool_name, event.input);
   // runCommand entered the workspace, so the working directory is this run's project.
@@ -412,6 +444,21 @@ function formatUsage(usage: TokenUsage, context: RunContext | undefined): string
   return `tokens: ${usage.input_tokens} in (${usage.cached_input_tokens} cached) · ${usage.output_tokens} out${cost}${full}`;
 }
 
+/** The tokens and cost of two runs together (a cost only when both have one); either alone when the other is missing. */
+export function sumUsage(earlier: TokenUsage | undefined, later: TokenUsage | undefined): TokenUsage | undefined {
+  if (earlier === undefined || later === undefined) return later ?? earlier;
+  const cost =
+    earlier.cost_usd === undefined || later.cost_usd === undefined
+      ? {}
+      : { cost_usd: earlier.cost_usd + later.cost_usd };
+  return {
+    input_tokens: earlier.input_tokens + later.input_tokens,
+    output_tokens: earlier.output_tokens + later.output_tokens,
+    cached_input_tokens: earlier.cached_input_tokens + later.cached_input_tokens,
+    ...cost,
+  };
+}
+
 /**
  * Set `key` in `map`, forgetting the oldest entries past CLI_MAX_OPEN_CALLS: the sidecar names the
  * calls, and one that never ends them must not grow this process.
@@ -446,6 +493,13 @@ class TerminalPrinter {
   #plan: unknown;
   /** Commands whose output prints as it comes: lines printed, lines past the bound, the line not yet ended. */
   readonly #live = new Map<string, { printed: number; hidden: number; partial: string }>();
+  /**
+   * A prompt paused for approvals runs on as a new run after the answers, and the daemon reports
+   * each run's tokens and the instruction files it read: the tokens of the prompt's runs so far
+   * (printed once, summed, when the last one ends) and the files already printed for it.
+   */
+  #pausedUsage: TokenUsage | undefined;
+  readonly #instructionsShown = new Set<string>();
 
   /**
    * `provider`: the session's, for what to do when it refuses the credential; `live`: print a
@@ -524,6 +578,7 @@ class TerminalPrinter {
         break;
       }
       case 'run-error':
+        this.#endPrompt();
         this.#endLine();
         // Aborted because the reader went away (`| head`): nothing to tell.
         if (outputClosed()) break;
@@ -535,20 +590,31 @@ class TerminalPrinter {
           if (hint !== undefined) process.stderr.write(`bastion: ${hint}\n`);
         }
         break;
-      case 'run-finished':
+      case 'run-finished': {
         this.#endLine();
+        const usage = sumUsage(this.#pausedUsage, event.usage);
+        if (event.finish_reason === 'approval-pending') {
+          // The prompt goes on once the approvals are answered: its summary is printed when it ends.
+          this.#pausedUsage = usage;
+          break;
+        }
+        this.#endPrompt();
         if (this.#changed.size > 0)
           process.stdout.write(
             `\nChanged files (${this.#changed.size}):\n${[...this.#changed].map((path) => `  ${path}\n`).join('')}`,
           );
-        if (event.usage) process.stderr.write(`bastion: ${formatUsage(event.usage, event.context)}\n`);
+        if (usage) process.stderr.write(`bastion: ${formatUsage(usage, event.context)}\n`);
         break;
+      }
       case 'context-compacted':
         this.#line(`[context] ${event.messages_summarized} older messages summarised for the model`);
         break;
-      case 'instructions-read':
-        this.#line(`[instructions] ${event.paths.map(terminalLine).join(', ')}`);
+      case 'instructions-read': {
+        const fresh = event.paths.filter((path) => !this.#instructionsShown.has(path));
+        for (const path of fresh) this.#instructionsShown.add(path);
+        if (fresh.length > 0) this.#line(`[instructions] ${fresh.map(terminalLine).join(', ')}`);
         break;
+      }
       // an undo or a rewind is asked for between runs (and reported by what asked), never during one
       case 'run-undone':
       case 'context-rewound':
@@ -637,6 +703,12 @@ class TerminalPrinter {
 
   finish(): void {
     this.#endLine();
+  }
+
+  /** A prompt's last run ended: the next prompt's runs start counting afresh. */
+  #endPrompt(): void {
+    this.#pausedUsage = undefined;
+    this.#instructionsShown.clear();
   }
 
   /** Chat's `/plan`: the last plan the agent set in this chat, as it was printed then (on stderr with --json). */
@@ -1150,6 +1222,8 @@ async function runPrompt(
     return 1;
   }
   let runId = '';
+  /** The command line's --workspace and --home, for a `bastion policy add` line to take the same project and home. */
+  const policyFlags = `${options.workspace === undefined ? '' : ` --workspace ${shellWord(workspace)}`}${options.home === undefined ? '' : ` --home ${shellWord(options.home)}`}`;
   /** The images the run started last took, until its run-started says how the daemon stored them. */
   let sentWith: AttachedImage[] = [];
   /** The images of each prompt sent here, as stored: chat's `/rewind` attaches them again. */
@@ -1205,7 +1279,7 @@ async function runPrompt(
       // the run paused for approvals: answer each; the last answer continues the run
       if (pending.length === 0) return 1;
       for (const request of pending.splice(0)) {
-        const answer = await askApproval(request, { json: options.json, mode: session.mode }, host);
+        const answer = await askApproval(request, { json: options.json, session, flags: policyFlags }, host);
         if (!(await startRun({ approval_answer: answer }))) return 1;
       }
     }
