@@ -1,5 +1,11 @@
-/** What a command says when another Bastion owns the home: who holds it and how to reach it. Exit 2. */
-import { HomeInUseError, startBastionHost, type BastionHost, type BastionHostOptions } from '@bastion/host';
+/** What a command says when another Bastion owns the home: who holds it, why that stops it, and what to do. Exit 2. */
+import {
+  HomeInUseError,
+  startBastionHost,
+  terminalLine,
+  type BastionHost,
+  type BastionHostOptions,
+} from '@bastion/host';
 
 /**
  * Start a host that owns the home; when another Bastion owns it, print the holder and `next` (what
@@ -11,7 +17,17 @@ export async function startOwningHost(options: BastionHostOptions, next: string)
     return await startBastionHost({ ...options, ownsProcess: true });
   } catch (error) {
     if (!(error instanceof HomeInUseError)) throw error;
-    process.stderr.write(`bastion: ${error.message}\n`);
+    const { holder } = error;
+    const who = holder
+      ? ` (pid ${holder.pid}, \`bastion ${terminalLine(holder.command)}\`, UI ${terminalLine(holder.ui)})`
+      : '';
+    process.stderr.write(
+      `bastion: Bastion is already running for this data folder${who}: ${terminalLine(error.userData)}\n`,
+    );
+    // Two hosts on one home would each run a daemon writing its sessions.db, approvals and undo journal.
+    process.stderr.write(
+      'bastion: one Bastion at a time owns a data folder (its sessions database, approvals and undo records)\n',
+    );
     process.stderr.write(`bastion: ${next}\n`);
     return undefined;
   }

@@ -75,14 +75,17 @@ describe('one Bastion a home', () => {
     expect(opened.stderr).toContain('bastion start');
   });
 
-  it('bastion run while a host owns the home refuses with exit 2 and creates no session behind its back', async () => {
+  it('bastion run while a host owns the home refuses with exit 2, saying why and the three ways on, and creates no session behind its back', async () => {
     const { home, workspace } = makeHome();
     const holder = startHolder(started, home, workspace);
     const line = await holder.ready;
     const run = await runCli(['run', '--provider', 'demo', '--home', home, '--workspace', workspace, 'hello']);
     expect(run.code).toBe(2);
-    expect(run.stderr).toContain(`pid ${line.pid.host}`);
-    expect(run.stderr).toContain('nothing was run');
+    expect(run.stderr).toBe(
+      `bastion: Bastion is already running for this data folder (pid ${line.pid.host}, \`bastion start\`, UI ${line.ui}): ${home}\n` +
+        'bastion: one Bastion at a time owns a data folder (its sessions database, approvals and undo records)\n' +
+        `bastion: nothing was run; give the prompt in its UI (bastion open --home ${home}), or stop it first (Ctrl-C where it runs), or use --home DIR for a separate data folder\n`,
+    );
     expect(sessionCount(home)).toBe(0);
     expect(hostLogEvents(home, 'host.ready')).toBe(1);
   });

@@ -1625,7 +1625,7 @@ async function runOnHost(
       // A command the host's policy asks about is asked here, by the host, when there is a terminal.
       ...(process.stdin.isTTY ? { askPrompt: hostAskPrompt(options.json) } : {}),
     },
-    `nothing was run; give the prompt in its UI (bastion open${homeFlag(options.home)}), or wait for it to stop, or use another --home`,
+    `nothing was run; give the prompt in its UI (bastion open${homeFlag(options.home)}), or stop it first (Ctrl-C where it runs), or use --home DIR for a separate data folder`,
   );
   if (!host) return 2;
   let transient: string | undefined;
