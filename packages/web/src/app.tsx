@@ -1,4 +1,5 @@
 import { lazy, Suspense, useCallback, useEffect, useState } from 'react';
+import { flushSync } from 'react-dom';
 import type { HandshakeResponse } from '@bastion/bridge';
 import { BRIDGE_RETRY_MS, createSessionOnDefaultModel, describeError, getBastion } from './bastion.js';
 import { useRoute } from './route.js';
@@ -25,6 +26,25 @@ export function App() {
   const refreshSessions = useCallback(() => setSessionsVersion((v) => v + 1), []);
   // On a narrow screen the session list folds away while a page is open; this shows it again.
   const [sessionsShown, setSessionsShown] = useState(false);
+
+  /**
+   * New session (the list's button, `/new`): a session on the default model, opened. While the open
+   * session has no message yet it is already that: its message box takes the focus, and no other
+   * empty session piles up in the list.
+   */
+  const newSession = useCallback(async () => {
+    if (!bastion) return;
+    const open =
+      route.page === 'session' ? await bastion.sessions.get(route.sessionId).catch(() => undefined) : undefined;
+    flushSync(() => setSessionsShown(false));
+    if (open?.last_run === null) {
+      document.getElementById('composer-input')?.focus();
+      return;
+    }
+    const session = await createSessionOnDefaultModel(bastion);
+    refreshSessions();
+    navigate({ page: 'session', sessionId: session.id });
+  }, [bastion, route, navigate, refreshSessions]);
 
   // A notification clicked opens its session here, through the app's own route.
   useEffect(() => {
@@ -123,6 +143,7 @@ export function App() {
           bastion={bastion}
           version={sessionsVersion}
           onChanged={refreshSessions}
+          onNewSession={newSession}
           selectedId={route.page === 'session' ? route.sessionId : undefined}
           onSelect={(sessionId) => {
             setSessionsShown(false);
@@ -143,11 +164,7 @@ export function App() {
               sessionsVersion={sessionsVersion}
               onSessionChanged={refreshSessions}
               onMcpServers={(workspace) => navigate({ page: 'settings', mcpFor: workspace })}
-              onNewSession={async () => {
-                const session = await createSessionOnDefaultModel(bastion);
-                refreshSessions();
-                navigate({ page: 'session', sessionId: session.id });
-              }}
+              onNewSession={newSession}
             />
           )}
           {route.page === 'home' && (

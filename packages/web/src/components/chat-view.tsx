@@ -41,6 +41,7 @@ import { Composer } from './composer.js';
 import { Markdown } from './markdown.js';
 import { MessageImages } from './message-images.js';
 import { HelpDialog } from './help-dialog.js';
+import { DemoModelTry } from './home-view.js';
 import { AutoConsentDialog, ModeSwitch, ReasoningSwitch } from './mode-switch.js';
 import { listedModel, listedWindow, ModelPicker, useModels } from './model-picker.js';
 import { OtherFolderBanner } from './other-folder-banner.js';
@@ -230,6 +231,40 @@ function lastRewindableRun(items: readonly TranscriptItem[]): string | undefined
 function toolByKey(items: readonly TranscriptItem[], key: string): ToolView | undefined {
   const found = items.find((item) => item.key === key);
   return found?.kind === 'tool' ? found : undefined;
+}
+
+/**
+ * A session with no message yet: how to start, as the home page says it, for this session's model
+ * (an empty pane left the reader guessing).
+ */
+function EmptySessionHints({ session }: { session: Session | undefined }) {
+  return (
+    <div className="empty session-start">
+      <h2>Ask the agent</h2>
+      <p>Your message below starts the work in this session’s folder.</p>
+      {session && (
+        <p className="hint">
+          {session.provider === 'demo' ? (
+            <>
+              This session uses the offline demo model, which is not an AI: <DemoModelTry />. Model, above, switches it
+              to another.
+            </>
+          ) : (
+            <>
+              This session uses{' '}
+              <strong>
+                {session.provider} · {session.model}
+              </strong>
+              ; Model, above, switches it.
+            </>
+          )}
+        </p>
+      )}
+      <p className="hint">
+        <code>@</code> names a file, <code>/</code> lists the commands, <code>/help</code> the keys.
+      </p>
+    </div>
+  );
 }
 
 export function ChatView({ bastion, sessionId, sessionsVersion, onSessionChanged, onNewSession, onMcpServers }: Props) {
@@ -1024,6 +1059,7 @@ export function ChatView({ bastion, sessionId, sessionsVersion, onSessionChanged
           hasOlder={older !== undefined && older !== null}
           revealKey={undone === undefined ? undefined : undoneNoticeKey(transcript.items, undone)}
           endRequest={sent}
+          empty={older === null && <EmptySessionHints session={session} />}
           onNearTop={loadOlder}
           find={
             find && {

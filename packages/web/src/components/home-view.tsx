@@ -13,6 +13,16 @@ import { listedModel, useModels } from './model-picker.js';
 /** Where the home page's unsent message is kept (session drafts are keyed by `ses_…` ids). */
 const HOME_DRAFT = 'home';
 
+/** What to try with the offline demo model, which understands only a few forms (home page, empty session). */
+export function DemoModelTry() {
+  return (
+    <>
+      try <code>ls</code>, <code>read README.md</code>, <code>$ ls -la</code> or <code>write notes.txt: hello</code> (a
+      diff you can undo)
+    </>
+  );
+}
+
 /**
  * The page with no session open: a message box that starts a session on the default model with
  * the message sent, the model picker that sets that default, and how to start otherwise.
@@ -130,9 +140,8 @@ export function HomeView({
           <DefaultUnavailable model={model} fix={<>, or set it up again in {settings}</>} />
         ) : model.provider === 'demo' ? (
           <p className="hint">
-            New sessions use the offline demo model, which is not an AI: try <code>ls</code>,{' '}
-            <code>read README.md</code>, <code>$ ls -la</code> or <code>write notes.txt: hello</code> (a diff you can
-            undo). For a real model, add an API key, a local server or your ChatGPT plan in {settings}.
+            New sessions use the offline demo model, which is not an AI: <DemoModelTry />. For a real model, add an API
+            key, a local server or your ChatGPT plan in {settings}.
           </p>
         ) : (
           <p className="hint">

@@ -7,7 +7,7 @@ import {
   SESSION_SEARCH_PAGE_LIMIT,
   UI_SESSION_LIST_POLL_MS,
 } from '@bastion/protocol';
-import { createSessionOnDefaultModel, describeError, formText } from '../bastion.js';
+import { describeError, formText } from '../bastion.js';
 import { forgetDrafts } from '../drafts.js';
 import { forgetDraftImages } from '../image-drafts.js';
 import { useGrantedRoots } from '../granted-roots.js';
@@ -25,6 +25,8 @@ interface Props {
   version: number;
   selectedId: string | undefined;
   onSelect: (sessionId: string | undefined) => void;
+  /** New session: a new one on the default model, or the open one while it has no message. */
+  onNewSession: () => Promise<void>;
   onChanged: () => void;
 }
 
@@ -46,14 +48,23 @@ function when(iso: string): string {
 /** The last segment of a folder's path. */
 const folderName = (path: string): string => path.replace(/\/+$/, '').split('/').pop() || path;
 
-export function SessionList({ bastion, version, selectedId, onSelect, onChanged }: Props) {
+export function SessionList({ bastion, version, selectedId, onSelect, onNewSession, onChanged }: Props) {
   // A session of a folder this Bastion does not work in names that folder.
   const roots = useGrantedRoots(bastion);
   const [sessions, setSessions] = useState<Session[]>();
   const [error, setError] = useState<string>();
   const [busy, setBusy] = useState(false);
   const [renaming, setRenaming] = useState<string>();
+  /**
+   * The session whose Delete asks to be confirmed. It stays armed only while its button keeps the
+   * focus (given to it on arming): Esc, a click elsewhere, Rename or another session disarm it.
+   */
   const [confirmDelete, setConfirmDelete] = useState<string>();
+  const confirmButton = useRef<HTMLButtonElement>(null);
+  useEffect(() => {
+    if (confirmDelete !== undefined) confirmButton.current?.focus();
+  }, [confirmDelete]);
+  useEffect(() => setConfirmDelete(undefined), [selectedId]);
   const [query, setQuery] = useState('');
 
   // The daemon's matches for the box's text. Each asking is numbered; only the latest one's answer
@@ -155,12 +166,7 @@ export function SessionList({ bastion, version, selectedId, onSelect, onChanged 
     <aside className="sidebar" id="sessions" aria-label="Sessions">
       <div className="sidebar-head">
         <h2>Sessions</h2>
-        <button
-          type="button"
-          className="primary"
-          disabled={busy}
-          onClick={() => void act(async () => onSelect((await createSessionOnDefaultModel(bastion)).id))}
-        >
+        <button type="button" className="primary" disabled={busy} onClick={() => void act(onNewSession)}>
           New session
         </button>
       </div>
@@ -271,15 +277,27 @@ export function SessionList({ bastion, version, selectedId, onSelect, onChanged 
                   <button
                     type="button"
                     className="small"
-                    onClick={() => setRenaming(session.id)}
+                    onClick={() => {
+                      setConfirmDelete(undefined);
+                      setRenaming(session.id);
+                    }}
                     aria-label={`Rename ${session.title || 'session'}`}
                   >
                     Rename
                   </button>
                   {confirmDelete === session.id ? (
                     <button
+                      ref={confirmButton}
                       type="button"
                       className="small danger"
+                      onBlur={() => setConfirmDelete(undefined)}
+                      onKeyDown={(event) => {
+                        if (event.key !== 'Escape') return;
+                        // Only the confirmation goes: a run going in the open session is not stopped.
+                        event.preventDefault();
+                        event.stopPropagation();
+                        setConfirmDelete(undefined);
+                      }}
                       onClick={() => {
                         setConfirmDelete(undefined);
                         void act(async () => {

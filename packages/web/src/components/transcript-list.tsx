@@ -52,6 +52,7 @@ export function TranscriptList({
   onNearTop,
   revealKey,
   endRequest,
+  empty,
   find,
 }: {
   items: readonly TranscriptItem[];
@@ -64,6 +65,8 @@ export function TranscriptList({
   revealKey?: string;
   /** Bumped to bring the view to the end and follow from there (the reader sent a message). */
   endRequest: number;
+  /** Shown while the list has no items (a session with no message yet). */
+  empty?: ReactNode;
   /**
    * The find bar's state: its text (marked in the rows on screen), the items holding it, and the
    * one shown (`current`, brought to the middle of the view each time `seq` changes).
@@ -217,6 +220,7 @@ export function TranscriptList({
           if (hasOlder && event.currentTarget.scrollTop < OLDER_SLACK_PX) onNearTop();
         }}
       >
+        {items.length === 0 && empty}
         <ol className="transcript" aria-live="polite" style={{ height: virtualizer.getTotalSize() }}>
           {virtualizer.getVirtualItems().map((row) => {
             const item = items[row.index];
