@@ -115,8 +115,11 @@ export interface BastionApi {
     messages(sessionId: string, options?: PageOptions): Promise<MessageListResponse>;
     /** The persisted event log, newest page first (`cursor`: the previous page's `next`), with the prompts it names. */
     events(sessionId: string, options?: PageOptions): Promise<EventPageResponse>;
-    /** The watchdog's decision for each of the session's tool calls (no arguments beyond a command's name). */
-    audit(sessionId: string): Promise<AuditPage>;
+    /**
+     * The watchdog's decision for each of the session's tool calls (no arguments beyond a command's
+     * name), newest page first (`cursor`: the previous page's `next`).
+     */
+    audit(sessionId: string, options?: PageOptions): Promise<AuditPage>;
     /** An image a message of the session carries (a message part's `image_id`), in base64. */
     image(sessionId: string, imageId: string): Promise<SessionImageResponse>;
     /**

@@ -30,7 +30,7 @@ export function createApi(transport: Transport): BastionApi {
       },
       messages: (sessionId, options) => daemon('GET', `/sessions/${id(sessionId)}/messages${pageQuery(options)}`),
       events: (sessionId, options) => daemon('GET', `/sessions/${id(sessionId)}/events${pageQuery(options)}`),
-      audit: (sessionId) => daemon('GET', `/sessions/${id(sessionId)}/audit`),
+      audit: (sessionId, options) => daemon('GET', `/sessions/${id(sessionId)}/audit${pageQuery(options)}`),
       image: (sessionId, imageId) => daemon('GET', `/sessions/${id(sessionId)}/images/${id(imageId)}`),
       changes: (sessionId) => daemon('GET', `/sessions/${id(sessionId)}/changes`),
     },

@@ -11,6 +11,7 @@ export { AuthStore } from './secrets/auth-store.js';
 export { CommandClient, type CommandRunResult } from './shell/command-client.js';
 export { createRunCommandTool } from './shell/run-command-tool.js';
 export type { ShellRefusal } from './shell/shell-error.js';
+export { AuditLog } from './storage/audit-log.js';
 export { openDatabase } from './storage/database.js';
 export { SessionStore } from './storage/session-store.js';
 export { ProviderTransport } from './transport/transport-fetch.js';

@@ -885,8 +885,13 @@ export const EGRESS_MAX_CACHED_PATTERNS = 16;
 export const STORE_CHECK_MAX_PROBLEMS = 20;
 
 /** The watchdog's audit log (daemon `tool_audit` table). */
-/** Most audit rows one `GET /sessions/:id/audit` returns (the newest ones). */
+/** Most audit rows one `GET /sessions/:id/audit` returns (newest first; older ones are paged with its `next`). */
 export const AUDIT_MAX_PAGE = 500;
+/**
+ * Rows an audit log in Settings (the session's and the host's) reads at a time, newest first;
+ * "Show older" reads the next page, so a long log is never read or drawn whole.
+ */
+export const AUDIT_VIEW_PAGE = 50;
 
 /**
  * MCP servers (host `src/mcp/`): programs the user names in `<home>/host/mcp.json`, each run by

@@ -1,9 +1,10 @@
 /**
  * The watchdog's audit log in sessions.db (`tool_audit`): appended once a tool call's decision is
- * known, read newest first for the UI. No method changes or removes a row (the table also refuses
- * UPDATE); rows go only with their session. A row holds no argument beyond the command's name.
+ * known, read a page at a time, newest first, for the UI. No method changes or removes a row (the
+ * table also refuses UPDATE); rows go only with their session. A row holds no argument beyond the
+ * command's name.
  */
-import { AUDIT_MAX_PAGE, type AuditEntry } from '@bastion/protocol';
+import { AUDIT_MAX_PAGE, type AuditEntry, type AuditPage } from '@bastion/protocol';
 import type { SqliteDatabase } from './database.js';
 
 export type NewAuditEntry = Omit<AuditEntry, 'id' | 'created_at'> & { session_id: string };
@@ -28,15 +29,22 @@ export class AuditLog {
       .run({ ...entry, created_at: this.#now() });
   }
 
-  /** The session's newest rows, oldest first. */
-  list(sessionId: string, limit = AUDIT_MAX_PAGE): AuditEntry[] {
+  /**
+   * A page of the session's rows, newest first: at most `limit` (AUDIT_MAX_PAGE at most) with ids
+   * below `before` when it is given; `next` is the oldest row's id when older ones remain.
+   */
+  page(sessionId: string, options: { before?: number; limit?: number } = {}): AuditPage {
+    const limit = Math.min(Math.max(options.limit ?? AUDIT_MAX_PAGE, 1), AUDIT_MAX_PAGE);
+    // One row past the page says whether an older one exists.
     const rows = this.#db
-      .prepare<[string, number], AuditEntry>(
+      .prepare<[string, number, number], AuditEntry>(
         `SELECT id, run_id, tool_call_id, tool_name, command_name, mode, verdict, rule_id, rule_layer, approval,
            outcome, code, created_at
-         FROM tool_audit WHERE session_id = ? ORDER BY id DESC LIMIT ?`,
+         FROM tool_audit WHERE session_id = ? AND id < ? ORDER BY id DESC LIMIT ?`,
       )
-      .all(sessionId, Math.min(Math.max(limit, 1), AUDIT_MAX_PAGE));
-    return rows.reverse();
+      .all(sessionId, options.before ?? Number.MAX_SAFE_INTEGER, limit + 1);
+    const entries = rows.slice(0, limit);
+    const oldest = entries.at(-1);
+    return { entries, next: rows.length > limit && oldest ? String(oldest.id) : null };
   }
 }

@@ -21,6 +21,7 @@ import { McpConfigStore } from '../../src/mcp/mcp-config-store.js';
 import type { TempHost } from '../support/temp-host.js';
 import { openDesktopWorld, sendMessage, type DesktopWorld } from './support/desktop-world.js';
 import { expectInViewport, expectNoHorizontalOverflow, shotAllModes } from './support/layout.js';
+import { openSettingsTab } from './support/settings.js';
 
 const SHOTS = fileURLToPath(new URL('../../../../test-output/ui/', import.meta.url));
 const MEMORY_SERVER = fileURLToPath(
@@ -42,8 +43,7 @@ const savedNames = () =>
   (JSON.parse(readFileSync(mcpFile(), 'utf8')) as McpConfigFile).servers.map((saved) => saved.name);
 
 async function openSettings(): Promise<void> {
-  await page.getByRole('navigation', { name: 'Main' }).getByRole('button', { name: 'Settings' }).click();
-  await page.waitForURL(/\/desktop\/settings$/);
+  await openSettingsTab(page, 'MCP servers');
   await card().waitFor();
 }
 
@@ -396,7 +396,7 @@ describe('where commands run without the sandbox', () => {
     unsandboxed = await openDesktopWorld({ platform: 'win32' });
     const { page: other, host: otherHost } = unsandboxed;
     expect(otherHost.capabilities.sandbox).toBe('none');
-    await other.getByRole('navigation', { name: 'Main' }).getByRole('button', { name: 'Settings' }).click();
+    await openSettingsTab(other, 'MCP servers');
     const otherCard = other.getByRole('region', { name: 'MCP servers' });
     const note = otherCard.getByRole('status').filter({ hasText: 'Servers cannot run here' });
     await note.waitFor(SETTLED);

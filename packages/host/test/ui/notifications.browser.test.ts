@@ -17,6 +17,7 @@ import type { TempHost } from '../support/temp-host.js';
 import { openDesktop } from './support/browser.js';
 import { openScriptedDesktopWorld, sendMessage, type ScriptedDesktopWorld } from './support/desktop-world.js';
 import { shotAllModes } from './support/layout.js';
+import { openSettingsTab } from './support/settings.js';
 
 const SHOTS = fileURLToPath(new URL('../../../../test-output/ui/', import.meta.url));
 const SETTLED = { timeout: 30_000 };
@@ -106,7 +107,7 @@ afterAll(async () => {
 
 describe('notifications while the tab is in the background', () => {
   it('Settings: turning the switch on asks the browser, which grants it; the switch reads on and stays on after a reload', async () => {
-    await page.getByRole('button', { name: 'Settings', exact: true }).click();
+    await openSettingsTab(page, 'General');
     const toggle = card(page).getByRole('checkbox', { name: SWITCH });
     await toggle.waitFor(SETTLED);
     expect(await toggle.isChecked()).toBe(false);
@@ -164,7 +165,7 @@ describe('notifications while the tab is in the background', () => {
     });
     for (const canary of CANARIES) expect(JSON.stringify(notes)).not.toContain(canary);
 
-    await page.getByRole('button', { name: 'Settings', exact: true }).click();
+    await openSettingsTab(page, 'General');
     await card(page).waitFor(SETTLED);
     await page.evaluate(() => window.__clickShown?.(1));
     await approval.waitFor(SETTLED);
@@ -247,7 +248,7 @@ describe('notifications while the tab is in the background', () => {
     const denied = await openDesktop(world!.browser, host);
     try {
       await denied.page.setViewportSize({ width: 1280, height: 800 });
-      await denied.page.goto(`${host.uiOrigin}/desktop/settings`);
+      await denied.page.goto(`${host.uiOrigin}/desktop/settings#general`);
       const toggle = card(denied.page).getByRole('checkbox', { name: SWITCH });
       await toggle.waitFor(SETTLED);
       await toggle.click();

@@ -18,6 +18,7 @@ import { HostAuditLog } from '../../src/policy/host-audit-log.js';
 import type { TempHost } from '../support/temp-host.js';
 import { openDesktopWorld, sendMessage, type DesktopWorld } from './support/desktop-world.js';
 import { shotAllModes } from './support/layout.js';
+import { openSettingsTab } from './support/settings.js';
 import { waitFor } from '@bastion/test-support';
 
 const SHOTS = fileURLToPath(new URL('../../../../test-output/ui/', import.meta.url));
@@ -62,11 +63,11 @@ describe('the watchdog in the desktop app', () => {
   });
 
   it('Settings lists the rules in order, adds a project rule through host IPC and removes it', async () => {
-    await page.getByRole('navigation', { name: 'Main' }).getByRole('button', { name: 'Settings' }).click();
-    await page.waitForURL(/\/desktop\/settings$/);
+    await openSettingsTab(page, 'Permissions');
     const panel = page.getByRole('region', { name: 'Policy rules' });
-    await panel.getByText('touch always-marker …').waitFor();
-    await panel.getByText('rm …').waitFor();
+    await panel.getByText('run_command: touch always-marker …').waitFor();
+    await panel.getByText(/^Built-in rules/).click();
+    await panel.getByText('run_command: rm … on the workspace root').waitFor();
     const form = panel.getByRole('form', { name: 'Add a rule' });
     await form.getByLabel('Command and first arguments (exact words)').fill('git push');
     await form.getByLabel('Reason').fill('not from the agent');
@@ -80,22 +81,17 @@ describe('the watchdog in the desktop app', () => {
     expect(host.policy.listing(host.workspace).project?.rules.some((rule) => rule.command === 'git')).toBe(false);
   });
 
-  it('the host audit log shows the host’s own record from host/audit.jsonl: each decision, where it was given, no argument', async () => {
+  it('the host audit log shows the host’s own record from host/audit.jsonl: each call, where it was checked, no argument', async () => {
+    await openSettingsTab(page, 'Activity');
     const hostLog = page.getByRole('region', { name: 'Host audit log', exact: true });
     await hostLog.getByText('The host’s own record').waitFor();
     const rows = hostLog.getByRole('table', { name: 'Host decisions, newest first' });
-    // The always-allowed touch: the sidecar's check and the host's own enforcement, both allowed by the saved rule.
+    // The always-allowed touch: the sidecar's check and the host's own enforcement, one call allowed by the saved rule.
     await rows
       .getByRole('row')
       .filter({ hasText: 'run_command: touch' })
-      .filter({ hasText: 'enforced as the host ran it' })
+      .filter({ hasText: 'before the call, and as the host ran it' })
       .filter({ hasText: 'allow' })
-      .first()
-      .waitFor();
-    await rows
-      .getByRole('row')
-      .filter({ hasText: 'run_command: touch' })
-      .filter({ hasText: 'asked before the call' })
       .first()
       .waitFor();
     expect(await rows.textContent()).not.toContain('always-marker');
@@ -147,10 +143,12 @@ describe('the watchdog in the desktop app', () => {
     await rows
       .getByRole('row')
       .filter({ hasText: 'run_command: touch' })
-      .filter({ hasText: 'enforced as the host ran it' })
+      .filter({ hasText: 'before the call, and as the host ran it' })
       .first()
       .waitFor();
-    expect(await rows.locator('tbody tr').count()).toBe(mine.length);
+    // One row a call: each check with the enforcement that followed it.
+    const enforced = mine.filter((entry) => entry.stage !== 'check').length;
+    expect(await rows.locator('tbody tr').count()).toBe(mine.length - enforced);
     const text = (await dialog.textContent()) ?? '';
     for (const absent of ['other_session_marker', 'host_only_marker', 'always-marker'])
       expect(text).not.toContain(absent);
@@ -160,8 +158,7 @@ describe('the watchdog in the desktop app', () => {
   });
 
   it('the audit log shows the session’s decisions, the command’s name and no argument', async () => {
-    await page.getByRole('navigation', { name: 'Main' }).getByRole('button', { name: 'Settings' }).click();
-    await page.waitForURL(/\/desktop\/settings$/);
+    await openSettingsTab(page, 'Activity');
     const audit = page.getByRole('region', { name: 'Session audit log (the agent’s record)' });
     await audit.getByText('run_command: touch').waitFor();
     // The session's title (its first message) is in the picker; the rows hold no argument.

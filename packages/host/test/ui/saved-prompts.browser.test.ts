@@ -19,6 +19,7 @@ import type { MessageListResponse, PromptListResponse, Session } from '@bastion/
 import type { TempHost } from '../support/temp-host.js';
 import { SESSION_COMMANDS } from './support/session-commands.js';
 import { openDesktopWorld, type DesktopWorld } from './support/desktop-world.js';
+import { openSettingsTab } from './support/settings.js';
 import {
   expectInViewport,
   expectListAndComposerInView,
@@ -202,8 +203,7 @@ describe('saved prompts in the message box', () => {
 describe('saved prompts in Settings', () => {
   it('says in words when there are none; shows the folder, the prompts and each file left out with why; Reload reads the folder again', async () => {
     rmSync(folder, { recursive: true, force: true });
-    await page.getByRole('navigation', { name: 'Main' }).getByRole('button', { name: 'Settings' }).click();
-    await page.waitForURL(/\/desktop\/settings$/);
+    await openSettingsTab(page, 'General');
     const card = page.getByRole('region', { name: 'Saved prompts' });
     await card.getByText('No saved prompts yet: the folder holds no prompt file.').waitFor(SETTLED);
     await card.getByText(folder, { exact: true }).waitFor();

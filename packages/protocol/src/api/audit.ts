@@ -36,5 +36,23 @@ export const auditEntrySchema = z.strictObject({
 });
 export type AuditEntry = z.infer<typeof auditEntrySchema>;
 
-export const auditPageSchema = z.strictObject({ entries: z.array(auditEntrySchema).max(AUDIT_MAX_PAGE) });
+/**
+ * `GET /sessions/:id/audit?limit&cursor`: at most `limit` rows (AUDIT_MAX_PAGE when absent),
+ * newest first; `cursor` is the previous page's `next` (the page holds older rows).
+ */
+export const auditPageQuerySchema = z.strictObject({
+  limit: z.coerce.number().int().min(1).max(AUDIT_MAX_PAGE).optional(),
+  cursor: z
+    .string()
+    .regex(/^[1-9]\d{0,14}$/)
+    .optional(),
+});
+export type AuditPageQuery = z.infer<typeof auditPageQuerySchema>;
+
+export const auditPageSchema = z.strictObject({
+  /** Newest first. */
+  entries: z.array(auditEntrySchema).max(AUDIT_MAX_PAGE),
+  /** Pass as `cursor` for the older rows; null when this page reaches the session's first row. */
+  next: z.string().nullable(),
+});
 export type AuditPage = z.infer<typeof auditPageSchema>;

@@ -1,42 +1,66 @@
 import { useCallback, useEffect, useState } from 'react';
 import type { BastionApi, HostAuditEntry, HostAuditPage } from '@bastion/bridge';
-import { HOST_AUDIT_DEFAULT_PAGE } from '@bastion/protocol';
+import { AUDIT_VIEW_PAGE, type HostAuditStage } from '@bastion/protocol';
 import { describeError } from '../bastion.js';
+import { groupHostAuditCalls, type HostAuditCall } from '../host-audit-calls.js';
 import { Dialog } from './dialog.js';
-import { LabelledTable, ToolName, type Column } from './labelled-table.js';
+import { LabelledTable, ToolName, VerdictLegend, VerdictText, type Column } from './labelled-table.js';
 
-const STAGE_TEXT: Record<NonNullable<HostAuditEntry['stage']>, string> = {
-  check: 'asked before the call',
-  command: 'enforced as the host ran it',
-  write: 'enforced as the host wrote it',
-  mcp: 'enforced as the host called the MCP server',
+/** Where the host gave its enforcing answer, by stage. */
+const ENFORCED_TEXT: Record<Exclude<HostAuditStage, 'check'>, string> = {
+  command: 'as the host ran it',
+  write: 'as the host wrote it',
+  mcp: 'as the host called the MCP server',
 };
 
-const DECISION_COLUMNS: readonly Column<HostAuditEntry>[] = [
-  { label: 'When', cell: (entry) => new Date(entry.at).toLocaleString() },
-  { label: 'Tool', cell: (entry) => <ToolName tool={entry.tool} command={entry.command} /> },
-  {
-    label: 'Verdict',
-    cell: (entry) => (
+/** When a call was checked (the column is "Checked"): before it, where the host ran it, or both. */
+function stagesText(call: HostAuditCall): string {
+  const enforced = call.enforced?.stage && call.enforced.stage !== 'check' ? ENFORCED_TEXT[call.enforced.stage] : '';
+  if (call.check && enforced) return `before the call, and ${enforced}`;
+  if (call.check) return 'before the call only';
+  return enforced || '—';
+}
+
+/** The policy's answer for a call; both when the check and the enforcement answered differently. */
+function CallVerdict({ call }: { call: HostAuditCall }) {
+  const { check, enforced } = call;
+  if (check && enforced && (check.verdict !== enforced.verdict || check.rule_id !== enforced.rule_id)) {
+    return (
       <>
-        <span className={`badge decision-${entry.verdict}`}>{entry.verdict}</span>
-        {entry.rule_id && <span className="muted"> ({entry.rule_id})</span>}
+        <span>
+          Before: <VerdictText verdict={check.verdict} ruleId={check.rule_id} />
+        </span>
+        <br />
+        <span>
+          As run: <VerdictText verdict={enforced.verdict} ruleId={enforced.rule_id} />
+        </span>
       </>
-    ),
-  },
-  { label: 'Where', cell: (entry) => (entry.stage ? STAGE_TEXT[entry.stage] : '—') },
+    );
+  }
+  const line = enforced ?? call.first;
+  return <VerdictText verdict={line.verdict} ruleId={line.rule_id} />;
+}
+
+const CALL_COLUMNS: readonly Column<HostAuditCall>[] = [
+  { label: 'When', cell: (call) => new Date(call.first.at).toLocaleString() },
+  { label: 'Tool', cell: (call) => <ToolName tool={call.first.tool} command={call.first.command} /> },
+  { label: 'Policy', cell: (call) => <CallVerdict call={call} /> },
+  { label: 'Checked', cell: stagesText },
 ];
 
 /** The whole log also says which session the sidecar named: its word, so the header says so. */
-const SESSION_COLUMN: Column<HostAuditEntry> = {
+const SESSION_COLUMN: Column<HostAuditCall> = {
   label: 'Session (as the agent reported)',
-  cell: (entry) => (entry.session_id ? <code>{entry.session_id}</code> : '—'),
+  cell: (call) => {
+    const sessionId = call.first.session_id;
+    return sessionId ? <code>{sessionId}</code> : '—';
+  },
 };
 
 /**
  * Decisions from the host's own audit log (`host/audit.jsonl`), read through host IPC and never
- * through the agent, newest first, HOST_AUDIT_DEFAULT_PAGE at a time; with `sessionId`, only
- * those the agent reported for that session.
+ * through the agent, newest first, AUDIT_VIEW_PAGE lines at a time and shown as calls (a check
+ * and its enforcement together); with `sessionId`, only those the agent reported for that session.
  */
 function HostDecisions({ bastion, sessionId }: { bastion: BastionApi; sessionId?: string }) {
   const [entries, setEntries] = useState<HostAuditEntry[]>();
@@ -48,7 +72,7 @@ function HostDecisions({ bastion, sessionId }: { bastion: BastionApi; sessionId?
     (before: number | undefined) =>
       bastion.policy
         .audit({
-          limit: HOST_AUDIT_DEFAULT_PAGE,
+          limit: AUDIT_VIEW_PAGE,
           ...(before === undefined ? {} : { before }),
           ...(sessionId === undefined ? {} : { session_id: sessionId }),
         })
@@ -85,12 +109,20 @@ function HostDecisions({ bastion, sessionId }: { bastion: BastionApi; sessionId?
       </div>
       {entries && entries.length === 0 && <p className="muted">The host has recorded no decision here yet.</p>}
       {entries && entries.length > 0 && (
-        <LabelledTable
-          rows={entries}
-          columns={sessionId === undefined ? [...DECISION_COLUMNS, SESSION_COLUMN] : DECISION_COLUMNS}
-          rowKey={(entry, index) => `${entry.at}-${index}`}
-          label="Host decisions, newest first"
-        />
+        <>
+          <p className="muted">
+            One row a call. A command, a file write or an MCP tool is checked twice: the agent asks the host before the
+            call, and the host checks again as it runs it itself. Reads and searches the agent runs itself, so they are
+            checked before only. Whether you were asked, and your answer, are in the session audit log.
+          </p>
+          <VerdictLegend />
+          <LabelledTable
+            rows={groupHostAuditCalls(entries)}
+            columns={sessionId === undefined ? [...CALL_COLUMNS, SESSION_COLUMN] : CALL_COLUMNS}
+            rowKey={(call, index) => `${call.first.at}-${index}`}
+            label="Host decisions, newest first"
+          />
+        </>
       )}
       {next !== null && (
         <button type="button" onClick={() => void load(next)}>

@@ -1,4 +1,4 @@
-import { useEffect, useState, type FormEvent } from 'react';
+import { useEffect, useState, type FormEvent, type KeyboardEvent, type ReactNode } from 'react';
 import type { BastionApi, ChatgptStatus } from '@bastion/bridge';
 import { describeError, errorCode, formText } from '../bastion.js';
 import { AuditLogView } from './audit-log-view.js';
@@ -16,24 +16,120 @@ const KEY_PROVIDERS = [
   { id: 'openrouter', label: 'OpenRouter' },
 ] as const;
 
-/** `mcpFor`: open at the MCP servers card, with that project chosen (`/mcp` in a session). */
+/** The tabs Settings groups its cards under; the id is the address's fragment (`#activity`). */
+const TABS = [
+  { id: 'models', label: 'Models' },
+  { id: 'permissions', label: 'Permissions' },
+  { id: 'mcp', label: 'MCP servers' },
+  { id: 'activity', label: 'Activity' },
+  { id: 'general', label: 'General' },
+] as const;
+type TabId = (typeof TABS)[number]['id'];
+
+/** The tab the address names (`#permissions`), so a reload stays on it; the first tab otherwise. */
+function tabFromHash(): TabId {
+  const named = window.location.hash.slice(1);
+  return TABS.find((tab) => tab.id === named)?.id ?? 'models';
+}
+
+/**
+ * Settings as tabs of related cards, one tab shown at a time: the ARIA tabs pattern (arrow keys,
+ * Home and End move between tabs and show them). The chosen tab is written to the address's
+ * fragment with replaceState, so it survives a reload without adding history entries, and a
+ * fragment typed or linked to shows its tab.
+ * `mcpFor`: open at the MCP servers tab, with that project chosen (`/mcp` in a session).
+ */
 export function SettingsView({ bastion, mcpFor }: { bastion: BastionApi; mcpFor?: string | undefined }) {
   // Bumped when keys or endpoints change, so the model lists follow.
   const [providersVersion, setProvidersVersion] = useState(0);
   const providersChanged = () => setProvidersVersion((version) => version + 1);
+  const [tab, setTab] = useState<TabId>(() => (mcpFor === undefined ? tabFromHash() : 'mcp'));
+
+  const choose = (next: TabId, focus: boolean) => {
+    setTab(next);
+    window.history.replaceState(window.history.state, '', `#${next}`);
+    if (focus) document.getElementById(`settings-tab-${next}`)?.focus();
+  };
+  const onKeyDown = (event: KeyboardEvent<HTMLDivElement>) => {
+    const at = TABS.findIndex((candidate) => candidate.id === tab);
+    const to =
+      event.key === 'ArrowRight'
+        ? (at + 1) % TABS.length
+        : event.key === 'ArrowLeft'
+          ? (at - 1 + TABS.length) % TABS.length
+          : event.key === 'Home'
+            ? 0
+            : event.key === 'End'
+              ? TABS.length - 1
+              : undefined;
+    const next = to === undefined ? undefined : TABS[to];
+    if (next === undefined) return;
+    event.preventDefault();
+    choose(next.id, true);
+  };
+  // The address changed by hand or by a link (`#activity`) shows that tab too.
+  useEffect(() => {
+    const follow = () => setTab(tabFromHash());
+    window.addEventListener('hashchange', follow);
+    return () => window.removeEventListener('hashchange', follow);
+  }, []);
+  const panel = (id: TabId, cards: ReactNode) => (
+    <div
+      role="tabpanel"
+      id={`settings-panel-${id}`}
+      aria-labelledby={`settings-tab-${id}`}
+      className="settings-panel"
+      hidden={tab !== id}
+    >
+      {cards}
+    </div>
+  );
+
   return (
     <section className="settings" aria-label="Settings">
       <h1>Settings</h1>
-      <DefaultModelSettings bastion={bastion} version={providersVersion} />
-      <NotificationSettings />
-      <ApiKeys bastion={bastion} onChanged={providersChanged} />
-      <EndpointsSettings bastion={bastion} onChanged={providersChanged} />
-      <Chatgpt bastion={bastion} />
-      <SavedPromptsSettings bastion={bastion} />
-      <McpServersSettings bastion={bastion} focusFor={mcpFor} />
-      <PolicyPanel bastion={bastion} />
-      <HostAuditView bastion={bastion} />
-      <AuditLogView bastion={bastion} />
+      <div className="settings-tabs" role="tablist" aria-label="Settings sections" onKeyDown={onKeyDown}>
+        {TABS.map(({ id, label }) => (
+          <button
+            key={id}
+            type="button"
+            role="tab"
+            id={`settings-tab-${id}`}
+            aria-selected={tab === id}
+            aria-controls={`settings-panel-${id}`}
+            tabIndex={tab === id ? 0 : -1}
+            onClick={() => choose(id, false)}
+          >
+            {label}
+          </button>
+        ))}
+      </div>
+      {/* Every panel stays mounted (hidden when not chosen), so a half-filled form survives a tab switch. */}
+      {panel(
+        'models',
+        <>
+          <DefaultModelSettings bastion={bastion} version={providersVersion} />
+          <ApiKeys bastion={bastion} onChanged={providersChanged} />
+          <EndpointsSettings bastion={bastion} onChanged={providersChanged} />
+          <Chatgpt bastion={bastion} />
+        </>,
+      )}
+      {panel('permissions', <PolicyPanel bastion={bastion} />)}
+      {panel('mcp', <McpServersSettings bastion={bastion} focusFor={mcpFor} />)}
+      {panel(
+        'activity',
+        <>
+          <HostAuditView bastion={bastion} />
+          <AuditLogView bastion={bastion} />
+        </>,
+      )}
+      {panel(
+        'general',
+        <>
+          <NotificationSettings />
+          <SavedPromptsSettings bastion={bastion} />
+        </>,
+      )}
     </section>
   );
 }

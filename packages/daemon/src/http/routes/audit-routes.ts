@@ -1,9 +1,10 @@
-/** `GET /sessions/:id/audit`: the watchdog's decisions for the session's tool calls, oldest first. */
-import type { AuditPage } from '@bastion/protocol';
+/** `GET /sessions/:id/audit?limit&cursor`: the watchdog's decisions for the session's tool calls, a page at a time, newest first. */
+import { auditPageQuerySchema, type AuditPage } from '@bastion/protocol';
 import type { RouteModule } from '../app.js';
 import { DaemonError } from '../../errors.js';
 import type { AuditLog } from '../../storage/audit-log.js';
 import type { SessionStore } from '../../storage/session-store.js';
+import { parseInput } from './route-support.js';
 import { sessionIdParam } from './session-routes.js';
 
 export function auditRoutes(deps: { store: SessionStore; audit: AuditLog }): RouteModule {
@@ -11,7 +12,13 @@ export function auditRoutes(deps: { store: SessionStore; audit: AuditLog }): Rou
     app.get('/sessions/:id/audit', (c) => {
       const id = sessionIdParam(c);
       if (!deps.store.sessions.get(id)) throw new DaemonError('SESSION_NOT_FOUND', 'no such session');
-      return c.json({ entries: deps.audit.list(id) } satisfies AuditPage);
+      const query = parseInput(auditPageQuerySchema, c.req.query());
+      return c.json(
+        deps.audit.page(id, {
+          ...(query.cursor === undefined ? {} : { before: Number(query.cursor) }),
+          ...(query.limit === undefined ? {} : { limit: query.limit }),
+        }) satisfies AuditPage,
+      );
     });
   };
 }
