@@ -6,7 +6,7 @@
  * with no run started, `/mode auto` asks for consent first, `/undo` opens the undo confirmation of
  * the last run that changed a file, `/compact` has the model summarise the older turns, `/init`
  * sends the message asking for the project's AGENTS.md, `/new`
- * opens a new session, where `/compact` is refused in words, `/help` lists the keys); text that
+ * opens a new session, where `/compact` is refused in words, `/help` lists the keys, opening at its top); text that
  * starts no command is sent to the agent as typed. Screenshots (light and dark, 1280 and 420 px)
  * go to test-output/ui/.
  */
@@ -170,6 +170,26 @@ describe('slash commands in the message box', () => {
     await page.getByText('I will study the project first.').waitFor(SETTLED);
     await page.locator('.bubble.user', { hasText: INIT_INSTRUCTIONS_PROMPT }).waitFor();
     expect(JSON.stringify(world!.endpoint.seen.at(-1)?.body.messages)).toContain(INIT_INSTRUCTIONS_PROMPT);
+  });
+
+  it('/help opens at its top with the focus on the dialog, taller than the window; Tab reaches Close, Esc closes it and the focus is back in the box', async () => {
+    await composer.fill('/help');
+    await composer.press('Enter');
+    const help = page.getByRole('dialog', { name: 'Keys and commands' });
+    await help.waitFor();
+    const opened = await help.evaluate((dialog) => ({
+      scrollTop: dialog.scrollTop,
+      overflows: dialog.scrollHeight > dialog.clientHeight,
+      focused: document.activeElement === dialog,
+    }));
+    expect(opened).toEqual({ scrollTop: 0, overflows: true, focused: true });
+    await page.keyboard.press('Tab');
+    expect(
+      await help.getByRole('button', { name: 'Close' }).evaluate((button) => button === document.activeElement),
+    ).toBe(true);
+    await page.keyboard.press('Escape');
+    await help.waitFor({ state: 'detached' });
+    expect(await composer.evaluate((box) => box === document.activeElement)).toBe(true);
   });
 
   it('/help lists the keys and the commands; /new opens a new session, where /compact is refused in words', async () => {

@@ -6,12 +6,18 @@ export function Dialog({
   children,
   onCancel,
   wide = false,
+  openAtTop = false,
   className,
 }: {
   title: string;
   children: ReactNode;
   onCancel: () => void;
   wide?: boolean;
+  /**
+   * Focus goes to the dialog itself, not its first control: a dialog to read (taller than the
+   * window) opens at its top, not scrolled to a button at its end. Tab then reaches its controls.
+   */
+  openAtTop?: boolean;
   /** A class of the dialog's own, beside `dialog`. */
   className?: string;
 }) {
@@ -20,16 +26,23 @@ export function Dialog({
     const dialog = ref.current;
     const previous = document.activeElement as HTMLElement | null;
     dialog?.showModal();
+    // showModal focused the first control, scrolling the dialog to it: the focus and the view go back to the top.
+    if (openAtTop && dialog) {
+      dialog.focus();
+      dialog.scrollTop = 0;
+    }
     return () => {
       dialog?.close();
       previous?.focus();
     };
+    // Once, as it opens: a dialog does not change how it opens while open.
   }, []);
   return (
     <dialog
       ref={ref}
       className={['dialog', wide ? 'dialog-wide' : '', className ?? ''].filter(Boolean).join(' ')}
       aria-labelledby="dialog-title"
+      tabIndex={openAtTop ? -1 : undefined}
       onCancel={(event) => {
         event.preventDefault();
         onCancel();

@@ -16,7 +16,7 @@ const KEYS: readonly (readonly [string, string])[] = [
 /** The message box's keys and the slash commands (saved prompts in a line after them), from `/help`. */
 export function HelpDialog({ commands, onClose }: { commands: readonly SlashCommand[]; onClose: () => void }) {
   return (
-    <Dialog title="Keys and commands" onCancel={onClose} wide>
+    <Dialog title="Keys and commands" onCancel={onClose} wide openAtTop>
       <table className="help-table">
         <caption className="visually-hidden">Keys in the message box</caption>
         <tbody>
@@ -49,7 +49,7 @@ export function HelpDialog({ commands, onClose }: { commands: readonly SlashComm
         sent until you press Enter again.
       </p>
       <div className="dialog-actions">
-        <button type="button" onClick={onClose} autoFocus>
+        <button type="button" onClick={onClose}>
           Close
         </button>
       </div>
