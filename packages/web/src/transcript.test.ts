@@ -558,3 +558,32 @@ describe('an explore call’s explorer calls', () => {
     ]);
   });
 });
+
+describe('project instructions', () => {
+  const read = (runId: string, paths: string[]): AgentEvent => ({ type: 'instructions-read', run_id: runId, paths });
+  const instructionLines = (state: Transcript) =>
+    state.items.flatMap((item) => (item.kind === 'instructions' ? [item.paths] : []));
+
+  it('names a file once per turn, though each run the turn’s approvals start reads it again', () => {
+    const state = foldOneByOne([
+      at(started(run, 'm1')),
+      at(read(run, ['AGENTS.md'])),
+      at({ type: 'run-finished', run_id: run, finish_reason: 'approval-pending' }),
+      at(started(run2, null)),
+      at(read(run2, ['AGENTS.md'])),
+      at(read(run2, ['src/AGENTS.md'])),
+    ]);
+    expect(instructionLines(state)).toEqual([['AGENTS.md'], ['src/AGENTS.md']]);
+  });
+
+  it('names it again in the next turn, after the next prompt', () => {
+    const state = foldOneByOne([
+      at(started(run, 'm1')),
+      at(read(run, ['AGENTS.md'])),
+      at({ type: 'run-finished', run_id: run, finish_reason: 'stop' }),
+      at(started(run2, 'm2')),
+      at(read(run2, ['AGENTS.md'])),
+    ]);
+    expect(instructionLines(state)).toEqual([['AGENTS.md'], ['AGENTS.md']]);
+  });
+});

@@ -203,6 +203,17 @@ const newTool = (call: { run_id: string; tool_call_id: string; tool_name: string
   input: undefined,
 });
 
+/** The instruction files named since the latest prompt among `items`. */
+function instructionsSinceLastPrompt(items: readonly TranscriptItem[]): Set<string> {
+  const shown = new Set<string>();
+  for (let index = items.length - 1; index >= 0; index -= 1) {
+    const item = items[index] as TranscriptItem;
+    if (item.kind === 'user') break;
+    if (item.kind === 'instructions') for (const path of item.paths) shown.add(path);
+  }
+  return shown;
+}
+
 /** Apply a batch of streamed events (in id order) to a transcript. */
 export function applyEvents(state: Transcript, batch: readonly AgentStreamEvent[], now = Date.now()): Transcript {
   const fresh = batch.filter((streamed) => state.lastEventId === undefined || streamed.id > state.lastEventId);
@@ -376,9 +387,14 @@ export function applyEvents(state: Transcript, batch: readonly AgentStreamEvent[
           ...(event.status === undefined ? {} : { status: event.status }),
         });
         break;
-      case 'instructions-read':
-        items.push({ kind: 'instructions', key, paths: event.paths });
+      case 'instructions-read': {
+        // Each run of a turn (the prompt's, then one per approval answered) names the files it
+        // read; the turn shows each file once, where it was first read.
+        const shown = instructionsSinceLastPrompt(items);
+        const paths = event.paths.filter((path) => !shown.has(path));
+        if (paths.length > 0) items.push({ kind: 'instructions', key, paths });
         break;
+      }
       case 'context-compacted':
         items.push({ kind: 'compacted', key, count: event.messages_summarized });
         // What the model sees shrank; how much is known once a step measures it.
