@@ -136,6 +136,8 @@ describe('the agent’s work in the desktop app', () => {
     expect(await edit.locator('.diff-del').allTextContents()).toEqual(['-beta\n']);
     expect(await edit.locator('.diff-add').allTextContents()).toEqual(['+gamma\n']);
     const read = page.getByRole('article', { name: 'Tool read_file' }).last();
+    // A read opens folded: its title says what it read.
+    await read.getByRole('button', { name: 'Read notes.md' }).click();
     expect(await read.locator('.line-number').allTextContents()).toEqual(['1', '2']);
     expect(await read.getByTestId('numbered-file').textContent()).toContain('gamma');
     // The run's summary lists notes.md once; its diff is a click away.
@@ -220,6 +222,7 @@ describe('the agent’s work in the desktop app', () => {
     await sendMessage(page, 'Read lines 3 to 4 of ranged.txt');
     await page.getByText('Read lines 3 and 4.').waitFor();
     const read = page.getByRole('article', { name: 'Tool read_file' }).last();
+    await read.locator('.tool-toggle').click();
     expect(await read.locator('.line-number').allTextContents()).toEqual(['3', '4']);
     expect(await read.getByTestId('numbered-file').textContent()).toBe('3three\n4four\n');
     await read.getByText('ranged.txt, lines 3–4 of 5').waitFor();
@@ -240,6 +243,7 @@ describe('the agent’s work in the desktop app', () => {
     await sendMessage(page, 'Read the end of large.log');
     await page.getByText('Read the end of large.log.').waitFor();
     const [whole, cut, start] = (await page.getByRole('article', { name: 'Tool read_file' }).all()).slice(-3);
+    for (const read of [whole, cut, start]) await read?.locator('.tool-toggle').click();
     await whole?.getByText('large.log, lines 1999–2000 of 2000').waitFor();
     expect(await whole?.locator('.line-number').allTextContents()).toEqual(['1999', '2000']);
     expect(await whole?.locator('.flag').count()).toBe(0);
@@ -264,18 +268,21 @@ describe('the agent’s work in the desktop app', () => {
     await sendMessage(page, 'Where is the needle?');
     await page.getByText('Found the needle.').waitFor();
     const list = page.getByRole('article', { name: 'Tool list_dir' }).last();
+    const search = page.getByRole('article', { name: 'Tool search' }).last();
+    const find = page.getByRole('article', { name: 'Tool find_files' }).last();
+    // They open folded, each titled by what it looked at.
+    await list.getByRole('button', { name: 'Listed the workspace folder' }).click();
+    await search.getByRole('button', { name: 'Searched needle (*.ts)' }).click();
+    await find.getByRole('button', { name: 'Found files src/*.ts' }).click();
     const listed = readdirSync(host.workspace, { withFileTypes: true })
       .map((entry) => `${entry.name}${entry.isDirectory() ? '/' : ''}`)
       .sort();
     expect(listed).toContain('src/');
     await list.getByText(listed.length === 1 ? '1 entry' : `${listed.length} entries`, { exact: true }).waitFor();
     expect(await list.locator('pre').textContent()).toBe(listed.join('\n'));
-    expect(await list.locator('.tool-subject').textContent()).toBe('.');
-    const search = page.getByRole('article', { name: 'Tool search' }).last();
     await search.getByText('1 match').waitFor();
     expect(await search.locator('pre').textContent()).toBe('src/app.ts:1: export const needle = 1;');
-    expect(await search.locator('.tool-subject').textContent()).toBe('needle (*.ts)');
-    const find = page.getByRole('article', { name: 'Tool find_files' }).last();
+    expect(await search.locator('.tool-subject').textContent()).toBe('needle');
     await find.getByText('1 file', { exact: true }).waitFor();
     expect(await find.locator('pre').textContent()).toBe('src/app.ts');
     expect(await find.locator('.tool-subject').textContent()).toBe('src/*.ts');

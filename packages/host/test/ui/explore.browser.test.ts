@@ -63,10 +63,10 @@ const composer = () => page.getByLabel('Message');
  */
 async function expectFirstExplorerCalls(card: Locator): Promise<void> {
   expect(await callLines(card).allTextContents()).toEqual([
-    '✓done: list_dirsrc',
-    '✓done: searchfunction tokenize in src',
-    '✓done: read_filesrc/parser.ts',
-    '✗refused: read_filesrc/lexer.ts',
+    '✓done: Listedsrc/',
+    '✓done: Searchedfunction tokenize in src',
+    '✓done: Readsrc/parser.ts',
+    '✗refused: Readsrc/lexer.ts',
   ]);
   for (const name of ['Tool list_dir', 'Tool search', 'Tool read_file']) {
     expect(await transcriptCards(name).count(), name).toBe(0);

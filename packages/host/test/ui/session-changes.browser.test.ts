@@ -88,7 +88,8 @@ describe('a session’s Changes in the desktop app', () => {
     expect(await diffLines('notes.md', 'diff-del')).toEqual(['-beta']);
     expect(await diffLines('notes.md', 'diff-add')).toEqual(['+gamma']);
     expect(await diffLines('made.txt', 'diff-add')).toEqual(['+made by the run']);
-    expect(await diffLines('made.txt', 'diff-file')).toEqual(['--- /dev/null', '+++ b/made.txt']);
+    // The row names the file: its diff shows no raw --- / +++ header.
+    expect(await diffLines('made.txt', 'diff-file')).toEqual([]);
     expect(await panel().locator('.changes-note').count()).toBe(0);
 
     await shotAllModes(page, SHOTS, '59-changes-view');

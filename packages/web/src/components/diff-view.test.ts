@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { TOOL_DIFF_MAX_EDIT_LENGTH } from '@bastion/protocol';
-import { diffLineClasses, diffOf, WHOLE_REPLACEMENT_NOTE } from './diff-view.js';
+import { diffFileOf, diffLines, diffOf, diffRows, WHOLE_REPLACEMENT_NOTE } from './diff-view.js';
 
-describe('diffLineClasses', () => {
+describe('diffRows', () => {
   it('marks --- and +++ as the file header before the first hunk, and as a removed and an added line after it', () => {
     const lines = [
       '--- a/schema.sql',
@@ -12,7 +12,68 @@ describe('diffLineClasses', () => {
       '+++ new line',
       ' SELECT 1;',
     ];
-    expect(diffLineClasses(lines)).toEqual(['diff-file', 'diff-file', 'diff-hunk', 'diff-del', 'diff-add', 'diff-ctx']);
+    expect(diffRows(lines).map((row) => row.kind)).toEqual([
+      'diff-file',
+      'diff-file',
+      'diff-hunk',
+      'diff-del',
+      'diff-add',
+      'diff-ctx',
+    ]);
+  });
+
+  it('numbers each line as it is in the file before and after, from each hunk’s header', () => {
+    const rows = diffRows([
+      '--- a/notes.txt',
+      '+++ b/notes.txt',
+      '@@ -3,3 +3,3 @@',
+      ' keep',
+      '-old',
+      '+new',
+      ' end',
+      '\\ No newline at end of file',
+      '@@ -20,1 +20,2 @@',
+      ' twenty',
+      '+added',
+    ]);
+    expect(rows.map((row) => [row.old, row.new])).toEqual([
+      [undefined, undefined],
+      [undefined, undefined],
+      [undefined, undefined],
+      [3, 3],
+      [4, undefined],
+      [undefined, 4],
+      [5, 5],
+      [undefined, undefined],
+      [undefined, undefined],
+      [20, 20],
+      [undefined, 21],
+    ]);
+  });
+});
+
+describe('diffFileOf', () => {
+  const fileOf = (diff: string) => diffFileOf(diffRows(diffLines(diff)));
+
+  it('names a created file added, a deleted one deleted, with its lines added and removed', () => {
+    expect(fileOf('--- /dev/null\n+++ b/src/made.txt\n@@ -0,0 +1,2 @@\n+one\n+two\n')).toEqual({
+      path: 'src/made.txt',
+      status: 'added',
+      added: 2,
+      removed: 0,
+    });
+    expect(fileOf('--- a/gone.txt\n+++ /dev/null\n@@ -1,1 +0,0 @@\n-bye\n')).toMatchObject({
+      path: 'gone.txt',
+      status: 'deleted',
+      removed: 1,
+    });
+  });
+
+  it('keeps a path named without git’s a/ and b/ as it is (a diff worked out from an edit’s input)', () => {
+    expect(fileOf('--- b/x.txt\n+++ b/x.txt\n@@ -1 +1 @@\n-a\n+b\n')).toMatchObject({
+      path: 'b/x.txt',
+      status: 'modified',
+    });
   });
 });
 

@@ -13,6 +13,7 @@
 import { useState } from 'react';
 import { createTwoFilesPatch, FILE_HEADERS_ONLY, formatPatch } from 'diff';
 import { TOOL_DIFF_MAX_EDIT_LENGTH, UI_DIFF_FOLD_LINES, UI_DIFF_MAX_INPUT_CHARS } from '@bastion/protocol';
+import { CopyButton } from './copy-button.js';
 
 interface WriteInput {
   path?: unknown;
@@ -79,60 +80,131 @@ function wholeReplacement(path: string, before: string, after: string): string {
   return patch.replace(/^(@@ [^\n]* @@)$/m, `$1 ${WHOLE_REPLACEMENT_NOTE}`);
 }
 
+/** What a line of a diff is. */
+export type DiffLineKind = 'diff-file' | 'diff-hunk' | 'diff-add' | 'diff-del' | 'diff-ctx' | 'diff-note';
+
+/** A line of one file's diff, with its numbers in the file before (`old`) and after (`new`) where it has them. */
+export interface DiffRow {
+  text: string;
+  kind: DiffLineKind;
+  old?: number;
+  new?: number;
+}
+
 /**
- * Each line's kind in one file's diff. `---` and `+++` are its header only before its first hunk:
- * after it, `--- x` is a removed line `-- x` (an SQL comment, say) and `+++ x` an added `++ x`.
+ * Each line of one file's diff with its kind and line numbers, counted from its hunk's header.
+ * `---` and `+++` are its header only before its first hunk: after it, `--- x` is a removed line
+ * `-- x` (an SQL comment, say) and `+++ x` an added `++ x`. Read line by line, not with jsdiff's
+ * parsePatch, which refuses a diff whose hunk was cut at the daemon's bound.
  */
-export function diffLineClasses(lines: readonly string[]): string[] {
+export function diffRows(lines: readonly string[]): DiffRow[] {
   let inHunks = false;
-  return lines.map((line) => {
-    if (line.startsWith('@@')) {
+  let [oldLine, newLine] = [0, 0];
+  return lines.map((text): DiffRow => {
+    if (text.startsWith('@@')) {
       inHunks = true;
-      return 'diff-hunk';
+      const starts = /^@@ -(\d+)(?:,\d+)? \+(\d+)/.exec(text);
+      [oldLine, newLine] = [Number(starts?.[1] ?? 0), Number(starts?.[2] ?? 0)];
+      return { text, kind: 'diff-hunk' };
     }
-    if (!inHunks && (line.startsWith('+++') || line.startsWith('---'))) return 'diff-file';
-    if (line.startsWith('+')) return 'diff-add';
-    if (line.startsWith('-')) return 'diff-del';
-    if (line.startsWith('\\')) return 'diff-note';
-    return 'diff-ctx';
+    if (!inHunks && (text.startsWith('+++') || text.startsWith('---'))) return { text, kind: 'diff-file' };
+    if (text.startsWith('\\')) return { text, kind: 'diff-note' };
+    if (text.startsWith('+')) return { text, kind: 'diff-add', new: newLine++ };
+    if (text.startsWith('-')) return { text, kind: 'diff-del', old: oldLine++ };
+    return { text, kind: 'diff-ctx', old: oldLine++, new: newLine++ };
   });
 }
 
-/** `counts`: whether its head says the lines it adds and removes (false where the file's row says them already). */
-export function DiffView({ diff, counts = true }: { diff: string; counts?: boolean }) {
-  const lines = diff
+/** The file a diff is of, as its header names it, whether the change added or deleted it (its status in the changes panel's words), and its lines added and removed. */
+export interface DiffFile {
+  path: string;
+  status: 'added' | 'deleted' | 'modified';
+  added: number;
+  removed: number;
+}
+
+const NO_FILE = '/dev/null';
+
+/** What `rows`' header and lines say of their file (a name jsdiff wrote with a tab and header after it is cut there). */
+export function diffFileOf(rows: readonly DiffRow[]): DiffFile {
+  const name = (prefix: string) =>
+    rows
+      .find((row) => row.kind === 'diff-file' && row.text.startsWith(prefix))
+      ?.text.slice(4)
+      .split('\t')[0] ?? '';
+  const [before, after] = [name('--- '), name('+++ ')];
+  // The daemon names the two sides git's way, a/PATH and b/PATH.
+  const git = (before === NO_FILE || before.startsWith('a/')) && (after === NO_FILE || after.startsWith('b/'));
+  const bare = (file: string) => (git && file !== NO_FILE ? file.slice(2) : file);
+  const status = before === NO_FILE ? 'added' : after === NO_FILE ? 'deleted' : 'modified';
+  return {
+    path: bare(status === 'deleted' ? before : after),
+    status,
+    added: rows.filter((row) => row.kind === 'diff-add').length,
+    removed: rows.filter((row) => row.kind === 'diff-del').length,
+  };
+}
+
+/** A diff's lines as DiffView shows them: without the `Index:` and `=====` lines jsdiff opens with. */
+export function diffLines(diff: string): string[] {
+  return diff
     .replace(/\n$/, '')
     .split('\n')
     .filter((line) => !line.startsWith('=====') && !line.startsWith('Index: '));
+}
+
+/**
+ * A file's diff: a head naming the file (added, deleted or modified, lines added and removed) with
+ * Copy diff, then its lines with the old and new line numbers in a gutter that neither a
+ * selection nor a screen reader takes (the hunk headers say where each hunk is). The `---` and
+ * `+++` lines are the head's; Copy diff copies the diff whole, headers and all. `counts`: false
+ * where the file's row says its name, status and counts already, so the head holds only the fold.
+ */
+export function DiffView({ diff, counts = true }: { diff: string; counts?: boolean }) {
+  const lines = diffLines(diff);
   const folds = lines.length > UI_DIFF_FOLD_LINES;
   const [open, setOpen] = useState(!folds);
-  const classes = diffLineClasses(lines);
-  const added = classes.filter((kind) => kind === 'diff-add').length;
-  const removed = classes.filter((kind) => kind === 'diff-del').length;
-  const shown = open ? lines : lines.slice(0, UI_DIFF_FOLD_LINES);
+  const rows = diffRows(lines);
+  const file = diffFileOf(rows);
+  const shown = (open ? rows : rows.slice(0, UI_DIFF_FOLD_LINES)).filter((row) => row.kind !== 'diff-file');
   return (
     <div className="diff" data-testid="diff">
       {(counts || folds) && (
-        <div className="tool-output-head">
+        <div className="tool-output-head diff-head">
           {counts && (
-            <span>
-              diff <span className="diff-add-count">+{added}</span> <span className="diff-del-count">−{removed}</span>
+            <span className="diff-file-name" data-testid="diff-file">
+              <span className={`badge change-${file.status}`}>{file.status}</span> <code>{file.path}</code>{' '}
+              <span className="diff-add-count">+{file.added}</span>{' '}
+              <span className="diff-del-count">−{file.removed}</span>
             </span>
           )}
-          {folds && (
-            <button type="button" className="small" aria-expanded={open} onClick={() => setOpen(!open)}>
-              {open ? 'Collapse' : `Show all ${lines.length} lines`}
-            </button>
-          )}
+          <span className="tool-output-actions">
+            {folds && (
+              <button type="button" className="small" aria-expanded={open} onClick={() => setOpen(!open)}>
+                {open ? 'Collapse' : `Show all ${lines.length} lines`}
+              </button>
+            )}
+            {counts && <CopyButton text={diff} name="Copy diff" />}
+          </span>
         </div>
       )}
       <pre className="diff-body">
-        {shown.map((line, index) => (
-          <span key={index} className={`diff-line ${classes[index] ?? 'diff-ctx'}`}>
-            {line}
-            {'\n'}
-          </span>
-        ))}
+        <span className="diff-rows">
+          {shown.map((row, index) => (
+            <span key={index} className="diff-row">
+              <span className="diff-number" aria-hidden="true">
+                {row.old}
+              </span>
+              <span className="diff-number" aria-hidden="true">
+                {row.new}
+              </span>
+              <span className={`diff-line ${row.kind}`}>
+                {row.text}
+                {'\n'}
+              </span>
+            </span>
+          ))}
+        </span>
       </pre>
     </div>
   );

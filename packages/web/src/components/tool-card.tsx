@@ -4,17 +4,17 @@ import {
   UI_EXPLORE_TASK_FOLD_LINES,
   UI_LIVE_OUTPUT_MAX_CHARS,
   UI_TOOL_OUTPUT_FOLD_LINES,
-  quoteArgv,
-  type DaemonErrorCode,
 } from '@bastion/protocol';
 import { exploreCallWords, exploreOutcome, exploreTask } from '../explore-call.js';
 import { mcpArgumentsText, mcpCallOutcome, mcpToolTitle } from '../mcp-tool-call.js';
+import { refusalText } from '../tool-refusal.js';
+import { READ_ONLY_TOOLS, toolTitle, type ToolTitle } from '../tool-title.js';
 import type { ToolView } from '../transcript.js';
 import { CommandWords } from './command-words.js';
 import { CopyButton } from './copy-button.js';
-import { DiffView, diffOf } from './diff-view.js';
+import { DiffView, diffFileOf, diffLines, diffOf, diffRows, type DiffFile } from './diff-view.js';
 import { Markdown } from './markdown.js';
-import { PlanChecklist, planProgress, planSteps } from './plan.js';
+import { PlanChecklist, planSteps } from './plan.js';
 
 interface Fields {
   [name: string]: unknown;
@@ -33,54 +33,6 @@ function asText(value: unknown): string {
   if (typeof value === 'string') return value;
   if (value === undefined) return '';
   return JSON.stringify(value, null, 2);
-}
-
-/** Why a tool call did not run, in words (the code stays visible for bug reports). */
-const REFUSAL_WORDS: Readonly<Record<string, string>> = {
-  TOOL_DENIED: 'You denied this call.',
-  TOOL_FAILED: 'The tool failed.',
-  FS_NOT_FOUND: 'The file or folder does not exist.',
-  FS_NOT_A_FILE: 'The path is not a file.',
-  FS_NOT_A_DIRECTORY: 'The path is not a folder.',
-  FS_OUTSIDE_WORKSPACE: 'The path is outside the workspace, so the agent may not touch it.',
-  FS_PROTECTED: 'The path is protected (secrets or Bastion’s own data), so the agent may not touch it.',
-  FS_SYMLINK: 'The path goes through a symbolic link out of bounds, so it was refused.',
-  FS_NO_WORKSPACE: 'This session has no workspace folder.',
-  FS_TOO_LARGE: 'The file is too large for this tool.',
-  FS_CHANGED_SINCE_SHOWN: 'The file changed after you were shown this diff, so nothing was written.',
-  EDIT_NO_MATCH: 'The text to replace does not occur in the file.',
-  EDIT_AMBIGUOUS: 'The text to replace occurs more than once; the agent must give more context.',
-  SHELL_UNAVAILABLE: 'Commands are not available in this session.',
-  SHELL_ABORTED: 'The command was stopped.',
-  SHELL_ARG_PROTECTED: 'An argument points into a protected folder, so the command was not run.',
-  SHELL_CWD_PROTECTED: 'The working folder is protected, so the command was not run.',
-  SHELL_CWD_OUTSIDE_WORKSPACE: 'The working folder is outside the workspace, so the command was not run.',
-  SHELL_CWD_OTHER_WORKSPACE: 'The working folder belongs to another workspace, so the command was not run.',
-  SHELL_HOST_REFUSED: 'The host refused to run the command.',
-  MCP_UNAVAILABLE: 'MCP servers do not run here: commands are not sandboxed on this machine.',
-  MCP_SERVER_UNKNOWN: 'No MCP server of that name is set up.',
-  MCP_SERVER_FAILED: 'The MCP server could not be started, or stopped (Settings → MCP servers says why).',
-  MCP_TOOL_UNKNOWN: 'The MCP server has no tool of that name.',
-  MCP_ARGUMENTS_INVALID: 'The arguments are not what the tool takes.',
-  MCP_CALL_TIMEOUT: 'The MCP server did not answer in time.',
-  MCP_CALL_FAILED: 'The MCP server failed the call.',
-  MCP_POLICY_DENIED: 'A policy rule denies this tool.',
-  MCP_POLICY_UNAPPROVED: 'The host asked about this tool and it was not allowed.',
-  MCP_BUSY: 'Too many MCP tool calls at once.',
-  MCP_WORKSPACE_REFUSED: 'The host refused this session’s workspace for MCP servers.',
-  EXPLORE_FAILED: 'The explorer could not finish: its model call failed.',
-  EXPLORE_NO_ANSWER: 'The explorer stopped without giving an answer.',
-} satisfies Partial<Record<DaemonErrorCode, string>>;
-
-/** Codes whose message is always the same fixed sentence: the words above say it already. */
-const FIXED_MESSAGE_CODES = new Set(['TOOL_DENIED', 'TOOL_FAILED', 'EXPLORE_NO_ANSWER', 'FS_CHANGED_SINCE_SHOWN']);
-
-function refusalText(output: unknown): string {
-  const { code, message } = fieldsOf(output);
-  const words = typeof code === 'string' ? REFUSAL_WORDS[code] : undefined;
-  const detail = typeof message === 'string' ? message : 'the tool refused';
-  if (words && FIXED_MESSAGE_CODES.has(code as string)) return words;
-  return words ? `${words} (${detail})` : `Refused: ${detail}.`;
 }
 
 /** Text that folds when it is long, with a line-number gutter counting from `firstLine` when given. */
@@ -253,14 +205,9 @@ function ReadBody({ tool }: { tool: ToolView }) {
   );
 }
 
-function WriteBody({ tool }: { tool: ToolView }) {
+/** write_file / edit_file: the change as a diff (`diff`: worked out once by the card, undefined when too large). */
+function WriteBody({ tool, diff }: { tool: ToolView; diff: string | undefined }) {
   if (tool.isError) return null;
-  // Worked out once per input and output, not on each render of a streaming transcript.
-  const preview = tool.previewDiff;
-  const diff = useMemo(
-    () => diffOf(tool.toolName, tool.input, tool.output, preview),
-    [tool.toolName, tool.input, tool.output, preview],
-  );
   // An edit with replace_all: before it runs, its input shows one replacement of many.
   const replaced = fieldsOf(tool.output).replacements;
   const every =
@@ -371,6 +318,7 @@ function callMark(call: ToolView): { mark: string; label: string; state: string 
 function ExploreCall({ call }: { call: ToolView }) {
   const [open, setOpen] = useState(false);
   const mark = callMark(call);
+  const title = toolTitle(call, mark.state === 'done');
   return (
     <li className={`explore-call call-${mark.state}`}>
       <button type="button" className="explore-call-line" aria-expanded={open} onClick={() => setOpen(!open)}>
@@ -378,10 +326,13 @@ function ExploreCall({ call }: { call: ToolView }) {
           {mark.mark}
         </span>
         <span className="visually-hidden">{mark.label}: </span>
-        <span className="explore-call-tool">{call.toolName}</span>
-        <code className="explore-call-subject">{subjectOf(call)}</code>
+        <span className="explore-call-tool" title={call.toolName}>
+          {title.action}
+        </span>
+        <code className="explore-call-subject">{title.subject}</code>
+        {title.detail}
       </button>
-      {open && <ToolCard tool={call} />}
+      {open && <ToolCard tool={call} initiallyOpen />}
     </li>
   );
 }
@@ -483,40 +434,63 @@ function ExploreBody({ tool, runGoing }: { tool: ToolView; runGoing: boolean }) 
   );
 }
 
-/** One-line summary of what a call is about, for its header. */
-function subjectOf(tool: ToolView): string {
-  const input = fieldsOf(tool.input);
-  if (tool.toolName === 'run_command') {
-    return quoteArgv(argvOf(input));
-  }
-  if (tool.toolName === 'find_files' && typeof input.pattern === 'string') {
-    return `${input.pattern}${typeof input.path === 'string' && input.path !== '.' ? ` in ${input.path}` : ''}`;
-  }
-  if (tool.toolName === 'search' && typeof input.pattern === 'string') {
-    const where = typeof input.path === 'string' && input.path !== '.' ? ` in ${input.path}` : '';
-    return `${input.pattern}${where}${typeof input.glob === 'string' ? ` (${input.glob})` : ''}`;
-  }
-  if (tool.toolName === 'list_dir') return typeof input.path === 'string' ? input.path : '.';
-  if (tool.toolName === 'update_plan') return planProgress(planSteps(tool.input));
-  // The card's body shows the task whole, in prose.
-  if (tool.toolName === 'explore') return '';
-  if (typeof input.path === 'string') return input.path;
-  if (typeof input.pattern === 'string') return input.pattern;
-  return '';
+/** The card's title: what the call does and its key argument, an edit's lines added and removed after it. */
+function ToolHeading({ title, name, stat }: { title: ToolTitle; name: string; stat: DiffFile | undefined }) {
+  return (
+    <>
+      <span className="tool-name" title={mcpToolTitle(name) === undefined ? `Tool ${name}` : `MCP server tool ${name}`}>
+        {title.action}
+      </span>
+      {title.subject !== '' &&
+        (title.code ? (
+          <code className={name === 'run_command' ? 'tool-subject tool-subject-argv' : 'tool-subject'}>
+            {title.subject}
+          </code>
+        ) : (
+          <span className="tool-subject">{title.subject}</span>
+        ))}
+      {title.detail !== '' && <span className="tool-detail">{title.detail}</span>}
+      {stat && (
+        <span className="tool-stat" data-testid="tool-stat">
+          <span className="diff-add-count">+{stat.added}</span> <span className="diff-del-count">−{stat.removed}</span>
+        </span>
+      )}
+    </>
+  );
 }
 
 /**
- * One tool call: what it asked to do, whether it was approved, and what came back. `runGoing`:
- * whether a call without a result is still at work (its run goes, or the answer to its approval
- * starts the run that carries it out); otherwise it was stopped.
+ * One tool call: its title (what it did, to what), how it went, and a click away what it asked
+ * and what came back. `runGoing`: whether a call without a result is still at work (its run goes,
+ * or the answer to its approval starts the run that carries it out); otherwise it was stopped. A
+ * call that only looks (READ_ONLY_TOOLS) opens folded unless `initiallyOpen`; a refusal shows
+ * folded or not.
  */
-export function ToolCard({ tool, runGoing = true }: { tool: ToolView; runGoing?: boolean }) {
+export function ToolCard({
+  tool,
+  runGoing = true,
+  initiallyOpen,
+}: {
+  tool: ToolView;
+  runGoing?: boolean;
+  initiallyOpen?: boolean;
+}) {
   const name = tool.toolName;
+  const [open, setOpen] = useState(initiallyOpen ?? !READ_ONLY_TOOLS.has(name));
   const mcpTitle = mcpToolTitle(name);
   // An MCP server's answer is shown whole, a failure it reported marked as one; only a refusal is in words below.
   const mcpOutcome = mcpTitle === undefined ? undefined : mcpCallOutcome(tool.output);
   const answered = mcpOutcome?.kind === 'answer';
   const failed = answered ? mcpOutcome.isError : tool.isError === true;
+  const writes = name === 'write_file' || name === 'edit_file';
+  // Worked out once per input and output, not on each render of a streaming transcript.
+  const preview = tool.previewDiff;
+  const diff = useMemo(
+    () => (writes ? diffOf(name, tool.input, tool.output, preview) : undefined),
+    [writes, name, tool.input, tool.output, preview],
+  );
+  const stat = useMemo(() => (diff === undefined ? undefined : diffFileOf(diffRows(diffLines(diff)))), [diff]);
+  const title = toolTitle(tool, tool.output !== undefined && !failed);
   const body =
     mcpTitle !== undefined ? (
       <McpBody tool={tool} />
@@ -524,8 +498,8 @@ export function ToolCard({ tool, runGoing = true }: { tool: ToolView; runGoing?:
       <CommandBody tool={tool} />
     ) : name === 'read_file' ? (
       <ReadBody tool={tool} />
-    ) : name === 'write_file' || name === 'edit_file' ? (
-      <WriteBody tool={tool} />
+    ) : writes ? (
+      <WriteBody tool={tool} diff={diff} />
     ) : name === 'list_dir' ? (
       <ListBody tool={tool} />
     ) : name === 'search' ? (
@@ -544,28 +518,30 @@ export function ToolCard({ tool, runGoing = true }: { tool: ToolView; runGoing?:
     );
   return (
     <article
-      className={`tool-card${failed ? ' tool-error' : ''}`}
+      className={`tool-card${failed ? ' tool-error' : ''}${open ? ' open' : ''}`}
       aria-label={`Tool ${mcpTitle ?? name}`}
       id={`tool-${tool.key}`}
     >
       <header className="tool-head">
-        {name === 'explore' ? (
-          <span className="tool-name">Explore</span>
-        ) : mcpTitle === undefined ? (
-          <span className="tool-name">{name}</span>
-        ) : (
-          <span className="tool-name" title={`MCP server tool ${name}`}>
-            {mcpTitle}
+        <button type="button" className="tool-toggle" aria-expanded={open} onClick={() => setOpen(!open)}>
+          <span className="fold-mark" aria-hidden="true">
+            {open ? '▾' : '▸'}
           </span>
-        )}
-        <code className={name === 'run_command' ? 'tool-subject tool-subject-argv' : 'tool-subject'}>
-          {mcpTitle === undefined ? subjectOf(tool) : ''}
-        </code>
-        <span className="tool-status" data-testid="tool-status">
-          {statusOf(tool, runGoing)}
-        </span>
+          {/* A created file's lines are its title's "(N lines)" already. */}
+          <ToolHeading title={title} name={name} stat={tool.isError || stat?.status === 'added' ? undefined : stat} />
+          <span className="tool-status" data-testid="tool-status">
+            {statusOf(tool, runGoing)}
+          </span>
+        </button>
       </header>
-      {body}
+      {open && (
+        <div className="tool-body">
+          {body}
+          <p className="tool-raw-name">
+            Tool <code>{name}</code>
+          </p>
+        </div>
+      )}
       {tool.isError && !answered && (
         <p className="refusal" role="note">
           {refusalText(tool.output)}
