@@ -1,7 +1,7 @@
 import { lazy, Suspense, useCallback, useEffect, useState } from 'react';
 import { flushSync } from 'react-dom';
-import type { HandshakeResponse } from '@bastion/bridge';
-import { BRIDGE_RETRY_MS, createSessionOnDefaultModel, describeError, getBastion } from './bastion.js';
+import { createSessionOnDefaultModel, getBastion } from './bastion.js';
+import { useHostLink, type HostLink } from './host-link.js';
 import { useRoute } from './route.js';
 import { PostureBanner } from './components/posture-banner.js';
 import { SessionList } from './components/session-list.js';
@@ -17,11 +17,37 @@ const SettingsView = lazy(() =>
   import('./components/settings-view.js').then((module) => ({ default: module.SettingsView })),
 );
 
+/** Said under the message box while Bastion does not answer. */
+const NOT_SENT = 'Not connected to Bastion: nothing can be sent now. Your message stays here.';
+
+/**
+ * What to do while Bastion does not answer. Nothing answering at the page's address means
+ * `bastion start` was stopped: a new start listens at a new address, with a new sign-in, so it
+ * opens a page of its own and this one cannot follow it. A page that is refused says why.
+ */
+function LostBanner({ link }: { link: HostLink }) {
+  if (link.state !== 'lost') return null;
+  if (link.code !== 'UNREACHABLE') {
+    return (
+      <div className="banner banner-error" role="alert">
+        Cannot reach the agent: {link.reason}. Retrying…
+      </div>
+    );
+  }
+  return (
+    <div className="banner banner-error" role="alert">
+      <strong>Bastion is not running</strong> (or not answering). Run <code>bastion start</code> in this project’s
+      folder again: it opens a new page, as this one cannot follow a new start, so copy what you typed first.
+    </div>
+  );
+}
+
 export function App() {
   const bastion = getBastion();
   const [route, navigate] = useRoute();
-  const [handshake, setHandshake] = useState<HandshakeResponse>();
-  const [linkError, setLinkError] = useState<string>();
+  const { link, recheck } = useHostLink(bastion);
+  /** Why nothing can be sent while Bastion does not answer. */
+  const unavailable = link.state === 'lost' ? NOT_SENT : undefined;
   const [sessionsVersion, setSessionsVersion] = useState(0);
   const refreshSessions = useCallback(() => setSessionsVersion((v) => v + 1), []);
   // On a narrow screen the session list folds away while a page is open; this shows it again.
@@ -60,31 +86,6 @@ export function App() {
     loadMarkdownRenderer().catch(() => undefined);
   }, []);
 
-  useEffect(() => {
-    if (!bastion) return undefined;
-    let timer: number | undefined;
-    let cancelled = false;
-    const attempt = () => {
-      bastion
-        .handshake()
-        .then((answer) => {
-          if (cancelled) return;
-          setHandshake(answer);
-          setLinkError(undefined);
-        })
-        .catch((error: unknown) => {
-          if (cancelled) return;
-          setLinkError(describeError(error));
-          timer = window.setTimeout(attempt, BRIDGE_RETRY_MS);
-        });
-    };
-    attempt();
-    return () => {
-      cancelled = true;
-      window.clearTimeout(timer);
-    };
-  }, [bastion]);
-
   if (!bastion) {
     return (
       <main className="fatal" role="alert">
@@ -107,7 +108,7 @@ export function App() {
         >
           Bastion
         </a>
-        <PostureBanner handshake={handshake} />
+        <PostureBanner link={link} />
         <nav aria-label="Main">
           {route.page !== 'home' && (
             <button
@@ -133,11 +134,7 @@ export function App() {
           </button>
         </nav>
       </header>
-      {linkError && (
-        <div className="banner banner-error" role="alert">
-          Cannot reach the agent: {linkError}. Retrying…
-        </div>
-      )}
+      <LostBanner link={link} />
       <div className={`layout${route.page === 'home' ? '' : ' in-page'}${sessionsShown ? ' sessions-shown' : ''}`}>
         <SessionList
           bastion={bastion}
@@ -164,12 +161,15 @@ export function App() {
               sessionsVersion={sessionsVersion}
               onSessionChanged={refreshSessions}
               onMcpServers={(workspace) => navigate({ page: 'settings', mcpFor: workspace })}
+              unavailable={unavailable}
+              onLinkLost={recheck}
               onNewSession={newSession}
             />
           )}
           {route.page === 'home' && (
             <HomeView
               bastion={bastion}
+              unavailable={unavailable}
               onSettings={() => navigate({ page: 'settings' })}
               onStarted={(sessionId) => {
                 refreshSessions();

@@ -78,6 +78,10 @@ interface Props {
   onNewSession: () => Promise<void>;
   /** Open Settings at the MCP servers of this session's project (`/mcp`). */
   onMcpServers: (workspace: string | undefined) => void;
+  /** Why nothing can be sent now (Bastion does not answer); the page says what to do above. */
+  unavailable: string | undefined;
+  /** The session's stream dropped: whether Bastion still answers is asked now. */
+  onLinkLost: () => void;
 }
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
@@ -267,7 +271,16 @@ function EmptySessionHints({ session }: { session: Session | undefined }) {
   );
 }
 
-export function ChatView({ bastion, sessionId, sessionsVersion, onSessionChanged, onNewSession, onMcpServers }: Props) {
+export function ChatView({
+  bastion,
+  sessionId,
+  sessionsVersion,
+  onSessionChanged,
+  onNewSession,
+  onMcpServers,
+  unavailable,
+  onLinkLost,
+}: Props) {
   const [session, setStoredSession] = useState<Session>();
   /**
    * How many times this view set the session itself (a switch shown at once, an update's answer).
@@ -481,12 +494,13 @@ export function ChatView({ bastion, sessionId, sessionsVersion, onSessionChanged
         }
         if (controller.signal.aborted) return;
         setLink('reconnecting');
+        onLinkLost();
         await sleep(delay, controller.signal);
         delay = Math.min(delay * 2, RECONNECT_MAX_MS);
       }
     })();
     return () => controller.abort();
-  }, [bastion, sessionId, opened, enqueue, addTexts]);
+  }, [bastion, sessionId, opened, enqueue, addTexts, onLinkLost]);
 
   // Older pages, as the reader scrolls up: folded on their own and joined before what is shown.
   const loadingOlder = useRef(false);
@@ -1005,7 +1019,7 @@ export function ChatView({ bastion, sessionId, sessionsVersion, onSessionChanged
           </div>
         )}
       </header>
-      {link === 'reconnecting' && (
+      {link === 'reconnecting' && unavailable === undefined && (
         <div className="banner banner-warn" role="status">
           Connection to the agent was lost. Reconnecting…
         </div>
@@ -1219,6 +1233,7 @@ export function ChatView({ bastion, sessionId, sessionsVersion, onSessionChanged
           models === undefined || session === undefined || listedModel(models.groups, session)?.images === true
         }
         imageRefusal={imageRefusal}
+        unavailable={unavailable}
       />
     </section>
   );

@@ -64,6 +64,8 @@ interface Props {
   modelTakesImages: boolean;
   /** Why the images did not go, from the daemon or the queue, shown under the box until they change. */
   imageRefusal?: string;
+  /** Why nothing can be sent now (Bastion does not answer): Send is off and this is said under the box; the text stays. */
+  unavailable?: string;
 }
 
 /**
@@ -215,6 +217,7 @@ export function Composer({
   onImages,
   modelTakesImages,
   imageRefusal,
+  unavailable,
 }: Props) {
   const ref = useRef<HTMLTextAreaElement>(null);
   const attach = useAttachments(images, onImages, modelTakesImages);
@@ -360,7 +363,7 @@ export function Composer({
   const tooLong = draft.length > AGENT_MAX_MESSAGE_CHARS;
   // Too many images (a queued message came back) or a model that takes none (after a switch).
   const imagesProblem = attachedImagesProblem(images.length, modelTakesImages);
-  const blocked = sendDisabled || tooLong || imagesProblem !== undefined || attach.reading;
+  const blocked = unavailable !== undefined || sendDisabled || tooLong || imagesProblem !== undefined || attach.reading;
   /** Send, or say why not when only images are in the box (they go with a message). */
   const send = () => {
     if (images.length > 0 && draft.trim() === '') {
@@ -402,6 +405,7 @@ export function Composer({
   const describedBy = [
     tooLong ? 'composer-limit' : '',
     notes.length > 0 ? 'composer-image-note' : '',
+    unavailable !== undefined ? 'composer-unavailable' : '',
     filled ? 'composer-prompt-note' : '',
   ]
     .filter(Boolean)
@@ -479,6 +483,11 @@ export function Composer({
               onImages(images.filter((kept) => kept.id !== attachment.id));
             }}
           />
+          {unavailable !== undefined && (
+            <p className="composer-note" id="composer-unavailable" role="status">
+              {unavailable}
+            </p>
+          )}
           {notes.length > 0 && (
             <p className="composer-note" id="composer-image-note" role="alert">
               {notes.join(' ')}
@@ -536,7 +545,7 @@ export function Composer({
               Stop
             </button>
           )}
-          <button type="submit" className="primary" disabled={blocked}>
+          <button type="submit" className="primary" disabled={blocked} title={unavailable}>
             {queues ? 'Queue' : 'Send'}
           </button>
         </div>

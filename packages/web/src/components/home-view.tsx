@@ -29,10 +29,13 @@ export function DemoModelTry() {
  */
 export function HomeView({
   bastion,
+  unavailable,
   onSettings,
   onStarted,
 }: {
   bastion: BastionApi;
+  /** Why nothing can be sent now (Bastion does not answer). */
+  unavailable: string | undefined;
   onSettings: () => void;
   /** A session was made from the home page's message: open it. */
   onStarted: (sessionId: string) => void;
@@ -115,6 +118,7 @@ export function HomeView({
         images={images}
         onImages={setImages}
         modelTakesImages={models === undefined || listedModel(models.groups, models.default)?.images === true}
+        unavailable={unavailable}
       />
       {models && (
         <DefaultModelPicker

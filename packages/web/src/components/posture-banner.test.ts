@@ -6,7 +6,9 @@ import { PostureBanner } from './posture-banner.js';
 
 function render(capabilities: Capabilities) {
   const html = renderToStaticMarkup(
-    createElement(PostureBanner, { handshake: { name: 'bastion', version: '0', protocol: 1, capabilities } }),
+    createElement(PostureBanner, {
+      link: { state: 'live', handshake: { name: 'bastion', version: '0', protocol: 1, capabilities } },
+    }),
   );
   const text = html.replace(/<[^>]*>/g, '');
   /** What a phone-width window leaves out: the text of the `posture-detail` spans. */
@@ -34,5 +36,14 @@ describe('PostureBanner', () => {
     expect(text).toBe('Not sandboxed · Shell withheld — no srt (darwin)');
     expect(details).toEqual([]);
     expect(title).toBe('Not sandboxed · Shell withheld · no srt · darwin');
+  });
+
+  it('claims no sandbox and no shell once Bastion does not answer: it says Not connected', () => {
+    const html = renderToStaticMarkup(
+      createElement(PostureBanner, {
+        link: { state: 'lost', code: 'UNREACHABLE', reason: 'the agent could not be reached (UNREACHABLE)' },
+      }),
+    );
+    expect(html.replace(/<[^>]*>/g, '')).toBe('Not connected');
   });
 });

@@ -1,9 +1,19 @@
-import type { HandshakeResponse } from '@bastion/bridge';
+import type { HostLink } from '../host-link.js';
 
-/** What protects this session, from the host's own report (the sidecar never decides it). */
-export function PostureBanner({ handshake }: { handshake: HandshakeResponse | undefined }) {
-  if (!handshake) return <div className="posture posture-unknown">Connecting…</div>;
-  const { sandbox, shell, reason, platform } = handshake.capabilities;
+/**
+ * What protects this session, from the host's own report (the sidecar never decides it), while
+ * Bastion answers: once it does not, there is no sandbox here to speak of.
+ */
+export function PostureBanner({ link }: { link: HostLink }) {
+  if (link.state === 'connecting') return <div className="posture posture-unknown">Connecting…</div>;
+  if (link.state === 'lost') {
+    return (
+      <div className="posture posture-lost" role="status" aria-label="Security posture">
+        Not connected
+      </div>
+    );
+  }
+  const { sandbox, shell, reason, platform } = link.handshake.capabilities;
   const sandboxed = sandbox !== 'none';
   const summary = [
     sandboxed ? `Sandboxed (${sandbox})` : 'Not sandboxed',
