@@ -1,5 +1,6 @@
 import { lazy, Suspense, useCallback, useEffect, useState } from 'react';
 import { flushSync } from 'react-dom';
+import type { BastionApi, Session } from '@bastion/bridge';
 import { createSessionOnDefaultModel, getBastion } from './bastion.js';
 import { useHostLink, type HostLink } from './host-link.js';
 import { useRoute } from './route.js';
@@ -16,6 +17,24 @@ import { setNotificationOpener } from './notifications.js';
 const SettingsView = lazy(() =>
   import('./components/settings-view.js').then((module) => ({ default: module.SettingsView })),
 );
+
+/**
+ * Whether `session` is what New session would make now: no message yet, in the folder a new session
+ * works in (the first granted, the daemon's default), on the default model. False when that cannot be read.
+ */
+async function isLikeNewSession(bastion: BastionApi, session: Session): Promise<boolean> {
+  if (session.last_run !== null) return false;
+  try {
+    const [{ workspaces }, models] = await Promise.all([bastion.workspaces.list(), bastion.models.list()]);
+    return (
+      session.workspace === workspaces[0]?.root &&
+      session.provider === models.default.provider &&
+      session.model === models.default.model
+    );
+  } catch {
+    return false;
+  }
+}
 
 /** Said under the message box while Bastion does not answer. */
 const NOT_SENT = 'Not connected to Bastion: nothing can be sent now. Your message stays here.';
@@ -55,15 +74,15 @@ export function App() {
 
   /**
    * New session (the list's button, `/new`): a session on the default model, opened. While the open
-   * session has no message yet it is already that: its message box takes the focus, and no other
-   * empty session piles up in the list.
+   * session is what that would make (no message yet, in the same folder, on the default model), it
+   * is that session: its message box takes the focus, and no other empty one piles up in the list.
    */
   const newSession = useCallback(async () => {
     if (!bastion) return;
     const open =
       route.page === 'session' ? await bastion.sessions.get(route.sessionId).catch(() => undefined) : undefined;
     flushSync(() => setSessionsShown(false));
-    if (open?.last_run === null) {
+    if (open && (await isLikeNewSession(bastion, open))) {
       document.getElementById('composer-input')?.focus();
       return;
     }
