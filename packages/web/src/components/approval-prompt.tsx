@@ -5,7 +5,7 @@ import { describeError } from '../bastion.js';
 import { alwaysAllowRule } from '@bastion/protocol';
 import { exploreTask } from '../explore-call.js';
 import { mcpArgumentsText, mcpToolTitle } from '../mcp-tool-call.js';
-import { AlwaysAllowConfirm, ApprovalActions } from './always-allow-confirm.js';
+import { AlwaysAllowConfirm, ApprovalActions, useAlwaysAllowStep } from './always-allow-confirm.js';
 import { CommandWords } from './command-words.js';
 import { usePromptFocus } from './prompt-focus.js';
 
@@ -20,10 +20,14 @@ interface Props {
   onAnswer: (approved: boolean, reason: string | undefined) => void;
 }
 
-/** Allow or deny one pending tool call; the daemon checks the answer against its own record. */
+/**
+ * Allow or deny one pending tool call; the daemon checks the answer against its own record. Its
+ * heading and its answers always show; what is between them (the call, the reason, the "Always
+ * allow…" step) scrolls when the card is at its height bound, which keeps the transcript in view.
+ */
 export function ApprovalPrompt({ tool, busy, workspace, askBeforeWrites, onAlwaysAllow, onAnswer }: Props) {
   const [reason, setReason] = useState('');
-  const [confirming, setConfirming] = useState(false);
+  const alwaysAllow = useAlwaysAllowStep();
   const [saveError, setSaveError] = useState<string>();
   const { region, armed, answering } = usePromptFocus(tool.toolCallId);
   const input = (tool.input ?? {}) as { command?: unknown; args?: unknown; workdir?: unknown; path?: unknown };
@@ -51,64 +55,67 @@ export function ApprovalPrompt({ tool, busy, workspace, askBeforeWrites, onAlway
             ? 'The agent wants to hand a question to an explorer'
             : `The agent wants to use ${mcpTitle ?? tool.toolName}`}
       </h2>
-      {isExplore ? (
-        <p className="approval-task plain-text" aria-label="Task">
-          {exploreTask(tool.input)}
+      <div className="approval-body">
+        {isExplore ? (
+          <p className="approval-task plain-text" aria-label="Task">
+            {exploreTask(tool.input)}
+          </p>
+        ) : mcpTitle !== undefined ? (
+          <pre className="approval-arguments" aria-label="Arguments">
+            {mcpArgumentsText(tool.input)}
+          </pre>
+        ) : (
+          <p>
+            <CommandWords
+              className="approval-command"
+              argv={
+                isCommand
+                  ? [input.command, ...args].map(String)
+                  : [typeof input.path === 'string' ? input.path : tool.toolName]
+              }
+            />
+            {isCommand && typeof input.workdir === 'string' && (
+              <span className="muted">
+                {' '}
+                in <CommandWords argv={[input.workdir]} />
+              </span>
+            )}
+          </p>
+        )}
+        <p className="muted">
+          {isCommand
+            ? 'A command that may change something asks first (or a policy rule asks for it).'
+            : isExplore
+              ? 'A policy rule asks for it. The explorer only reads (files, folder listings, searches) under the same rules, and changes nothing.'
+              : mcpTitle !== undefined
+                ? 'A tool of an MCP server you set up (Settings → MCP servers): it runs in the sandbox, and what it does is the server’s own.'
+                : askBeforeWrites
+                  ? 'This session asks before each file edit (“Ask before file edits”, next to Mode).'
+                  : 'A file that instructs the agent asks before it changes, in every mode.'}
         </p>
-      ) : mcpTitle !== undefined ? (
-        <pre className="approval-arguments" aria-label="Arguments">
-          {mcpArgumentsText(tool.input)}
-        </pre>
-      ) : (
-        <p>
-          <CommandWords
-            className="approval-command"
-            argv={
-              isCommand
-                ? [input.command, ...args].map(String)
-                : [typeof input.path === 'string' ? input.path : tool.toolName]
-            }
+        <div className="approval-row">
+          <label htmlFor="deny-reason">Reason (optional, sent to the agent if you deny)</label>
+          <input id="deny-reason" value={reason} maxLength={1000} onChange={(event) => setReason(event.target.value)} />
+        </div>
+        {rule && alwaysAllow.confirming && workspace !== null && (
+          <AlwaysAllowConfirm
+            rule={rule}
+            project={workspace}
+            busy={busy}
+            error={saveError}
+            onSave={() => void saveAndAllow()}
+            onCancel={alwaysAllow.close}
           />
-          {isCommand && typeof input.workdir === 'string' && (
-            <span className="muted">
-              {' '}
-              in <CommandWords argv={[input.workdir]} />
-            </span>
-          )}
-        </p>
-      )}
-      <p className="muted">
-        {isCommand
-          ? 'A command that may change something asks first (or a policy rule asks for it).'
-          : isExplore
-            ? 'A policy rule asks for it. The explorer only reads (files, folder listings, searches) under the same rules, and changes nothing.'
-            : mcpTitle !== undefined
-              ? 'A tool of an MCP server you set up (Settings → MCP servers): it runs in the sandbox, and what it does is the server’s own.'
-              : askBeforeWrites
-                ? 'This session asks before each file edit (“Ask before file edits”, next to Mode).'
-                : 'A file that instructs the agent asks before it changes, in every mode.'}
-      </p>
-      <div className="approval-row">
-        <label htmlFor="deny-reason">Reason (optional, sent to the agent if you deny)</label>
-        <input id="deny-reason" value={reason} maxLength={1000} onChange={(event) => setReason(event.target.value)} />
+        )}
       </div>
       <ApprovalActions
         busy={busy}
         armed={armed}
         onAllow={answering(() => onAnswer(true, undefined))}
         onDeny={answering(() => onAnswer(false, reason.trim() || undefined))}
-        onAlwaysAllow={rule && !confirming ? answering(() => setConfirming(true)) : undefined}
+        onAlwaysAllow={rule && !alwaysAllow.confirming ? answering(alwaysAllow.open) : undefined}
+        alwaysAllowButton={alwaysAllow.button}
       />
-      {rule && confirming && workspace !== null && (
-        <AlwaysAllowConfirm
-          rule={rule}
-          project={workspace}
-          busy={busy}
-          error={saveError}
-          onSave={() => void saveAndAllow()}
-          onCancel={() => setConfirming(false)}
-        />
-      )}
     </section>
   );
 }

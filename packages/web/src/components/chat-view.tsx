@@ -42,7 +42,7 @@ import { Markdown } from './markdown.js';
 import { MessageImages } from './message-images.js';
 import { HelpDialog } from './help-dialog.js';
 import { DemoModelTry } from './home-view.js';
-import { AutoConsentDialog, ModeSwitch, ReasoningSwitch } from './mode-switch.js';
+import { AutoConsentDialog, cycledMode, MODE_LABELS, ModeSwitch, ReasoningSwitch } from './mode-switch.js';
 import { listedModel, listedWindow, ModelPicker, useModels } from './model-picker.js';
 import { OtherFolderBanner } from './other-folder-banner.js';
 import { McpStoppedBanner } from './mcp-stopped-banner.js';
@@ -373,6 +373,8 @@ export function ChatView({
   const [askingAuto, setAskingAuto] = useState(false);
   /** `/help`'s dialog is open. */
   const [help, setHelp] = useState(false);
+  /** The mode the session was last switched to here, said to a screen reader (Shift+Tab leaves focus in the box). */
+  const [modeSaid, setModeSaid] = useState('');
   /** Bumped each time the reader sends (or queues) a message: the transcript goes to its end. */
   const [sent, setSent] = useState(0);
   /** The run the reader just undid: its "Run undone" notice is brought into view when it comes. */
@@ -644,6 +646,8 @@ export function ChatView({
   useTabTitle(session?.title || 'Untitled session', pending !== undefined ? 'approval' : active ? 'working' : 'idle');
   const stop = useCallback(() => void act(() => bastion.agent.abort(sessionId)), [act, bastion, sessionId]);
 
+  // Esc anywhere stops the run, unless a dialog is open or what has focus took it first (a list
+  // over the box, the find bar, the Changes panel, the "Always allow…" step close themselves).
   useEffect(() => {
     if (!stoppable) return undefined;
     const onKey = (event: KeyboardEvent) => {
@@ -679,7 +683,15 @@ export function ChatView({
     void act(async () => {
       setSession(await bastion.mode.set(sessionId, mode));
       onSessionChanged();
+      setModeSaid(`Mode: ${MODE_LABELS[mode]}`);
     });
+  /** Shift+Tab in the box, while no question waits (then it moves focus back to the question, as ever). */
+  const cycleMode =
+    session === undefined || pending !== undefined || hostAsk !== undefined
+      ? undefined
+      : () => {
+          if (!busy) setMode(cycledMode(session.mode));
+        };
 
   /** Focuses one of the session's controls, unfolding them first on a narrow window. */
   const focusControl = (id: string) => {
@@ -1123,14 +1135,31 @@ export function ChatView({
       {hostAsk && <HostAskPrompt key={hostAsk.id} bastion={bastion} ask={hostAsk} />}
       {queued !== '' && (
         <div className="queued" role="status" aria-label="Queued">
-          <span className="queued-label">Queued, sent when this run finishes:</span>
+          <span className="queued-label">
+            {pending
+              ? 'Queued, not an answer: sent as your next message when this run finishes:'
+              : 'Queued, sent when this run finishes:'}
+          </span>
           <span className="queued-text">{queued}</span>
           {queuedImages.length > 0 && (
             <span className="queued-images">with {plural(queuedImages.length, 'image')}</span>
           )}
-          <button type="button" className="small" onClick={unqueue}>
-            Edit
-          </button>
+          <span className="queued-actions">
+            <button type="button" className="small" onClick={unqueue}>
+              Edit
+            </button>
+            <button
+              type="button"
+              className="small"
+              title="Drop the queued message: it is not sent"
+              onClick={() => {
+                setQueued('');
+                setQueuedImages([]);
+              }}
+            >
+              Cancel
+            </button>
+          </span>
         </div>
       )}
       {undoing && (
@@ -1214,7 +1243,7 @@ export function ChatView({
         sendDisabled={busy || draft.trim() === ''}
         placeholder={
           pending
-            ? 'Answer the approval above'
+            ? 'Queued as your next message, not an answer · Allow or Deny above (Alt+Shift+A)'
             : stoppable
               ? 'Next message… (Enter queues it for when this run finishes)'
               : reachableRoot !== null
@@ -1234,7 +1263,16 @@ export function ChatView({
         }
         imageRefusal={imageRefusal}
         unavailable={unavailable}
+        hint={
+          pending
+            ? 'Enter queues this as your next message, sent once this run finishes; it does not answer the approval. To answer, choose Allow or Deny above (Alt+Shift+A goes there).'
+            : undefined
+        }
+        onCycleMode={cycleMode}
       />
+      <p className="visually-hidden" role="status">
+        {modeSaid}
+      </p>
     </section>
   );
 }

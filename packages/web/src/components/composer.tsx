@@ -66,6 +66,10 @@ interface Props {
   imageRefusal?: string;
   /** Why nothing can be sent now (Bastion does not answer): Send is off and this is said under the box; the text stays. */
   unavailable?: string;
+  /** What Enter does with the text in the box when that is not plain, shown over it while it holds text. */
+  hint?: string;
+  /** Shift+Tab in the box: the session's next mode. Undefined: Shift+Tab moves focus back as usual. */
+  onCycleMode?: () => void;
 }
 
 /**
@@ -190,7 +194,8 @@ function listKey(event: KeyboardEvent<HTMLTextAreaElement>, list: OpenList): boo
 
 /**
  * The message box: grows with its text up to a bound, Enter sends, Shift+Enter breaks a line, Esc
- * stops, ArrowUp in an empty box brings back the last prompt. `@` lists the workspace's files and
+ * stops, ArrowUp in an empty box brings back the last prompt, Shift+Tab switches the mode (when
+ * `onCycleMode` is given). `@` lists the workspace's files and
  * folders by the name typed after it (src/ then its own entries; a name of two characters or more
  * is also looked for in every folder), and puts the chosen path in. A message that is the start
  * of a slash command's name lists those commands; Enter (or Send, for a whole name) runs one.
@@ -218,6 +223,8 @@ export function Composer({
   modelTakesImages,
   imageRefusal,
   unavailable,
+  hint,
+  onCycleMode,
 }: Props) {
   const ref = useRef<HTMLTextAreaElement>(null);
   const attach = useAttachments(images, onImages, modelTakesImages);
@@ -402,11 +409,13 @@ export function Composer({
       ? `Write a message to go with the ${images.length === 1 ? 'image' : 'images'}: images are sent with one.`
       : undefined;
   const notes = [imagesProblem, imageRefusal, attach.note, needsText].filter((note) => note !== undefined);
+  const showHint = hint !== undefined && draft.trim() !== '';
   const describedBy = [
     tooLong ? 'composer-limit' : '',
     notes.length > 0 ? 'composer-image-note' : '',
     unavailable !== undefined ? 'composer-unavailable' : '',
     filled ? 'composer-prompt-note' : '',
+    showHint ? 'composer-hint' : '',
   ]
     .filter(Boolean)
     .join(' ');
@@ -498,6 +507,11 @@ export function Composer({
               From your saved prompt <code>{filled.file}</code>: not sent yet, Enter sends it.
             </p>
           )}
+          {showHint && (
+            <p className="composer-prompt-note" id="composer-hint" role="status">
+              {hint}
+            </p>
+          )}
           <textarea
             id="composer-input"
             ref={ref}
@@ -522,6 +536,12 @@ export function Composer({
               if (event.key === 'ArrowUp' && draft === '' && lastPrompt !== undefined) {
                 event.preventDefault();
                 onDraft(lastPrompt);
+                return;
+              }
+              if (event.key === 'Tab' && event.shiftKey && !event.ctrlKey && !event.altKey && !event.metaKey) {
+                if (onCycleMode === undefined) return;
+                event.preventDefault();
+                onCycleMode();
                 return;
               }
               if (event.key === 'Enter' && !event.shiftKey && !event.nativeEvent.isComposing) {

@@ -3,7 +3,7 @@ import type { BastionApi, HostAsk, HostAskAnswer } from '@bastion/bridge';
 import { BRIDGE_RETRY_MS, describeError } from '../bastion.js';
 import { mcpToolTitle } from '../mcp-tool-call.js';
 import { notifyHostAsk } from '../notifications.js';
-import { AlwaysAllowConfirm, ApprovalActions } from './always-allow-confirm.js';
+import { AlwaysAllowConfirm, ApprovalActions, useAlwaysAllowStep } from './always-allow-confirm.js';
 import { CommandWords } from './command-words.js';
 import { usePromptFocus } from './prompt-focus.js';
 
@@ -91,7 +91,7 @@ function heldAction(ask: HostAsk): string {
  */
 export function HostAskPrompt({ bastion, ask }: { bastion: BastionApi; ask: HostAsk }) {
   const [busy, setBusy] = useState(false);
-  const [confirming, setConfirming] = useState(false);
+  const alwaysAllow = useAlwaysAllowStep();
   const [error, setError] = useState<string>();
   const { region, armed, answering } = usePromptFocus(ask.id);
   const answer = (given: HostAskAnswer) => {
@@ -109,37 +109,40 @@ export function HostAskPrompt({ bastion, ask }: { bastion: BastionApi; ask: Host
   return (
     <section className="approval" role="region" aria-label="The host asks" ref={region} tabIndex={-1}>
       <h2>Bastion’s policy asks before {heldAction(ask)}</h2>
-      <HeldCall ask={ask} />
-      <p className="muted">
-        Rule {ask.rule_id ?? '(unnamed)'}
-        {ask.reason ? `: ${ask.reason}` : ''}. The host holds the call and asks you itself; your answer goes to the
-        host, not to the agent.
-        {rule
-          ? ''
-          : ' “Always allow” is not offered: a rule of this project asks for it (an allow cannot override it), or no rule can match it exactly.'}
-      </p>
-      {error && !confirming && (
-        <p className="inline-error" role="alert">
-          {error}
+      <div className="approval-body">
+        <HeldCall ask={ask} />
+        <p className="muted">
+          Rule {ask.rule_id ?? '(unnamed)'}
+          {ask.reason ? `: ${ask.reason}` : ''}. The host holds the call and asks you itself; your answer goes to the
+          host, not to the agent.
+          {rule
+            ? ''
+            : ' “Always allow” is not offered: a rule of this project asks for it (an allow cannot override it), or no rule can match it exactly.'}
         </p>
-      )}
+        {error && !alwaysAllow.confirming && (
+          <p className="inline-error" role="alert">
+            {error}
+          </p>
+        )}
+        {rule && alwaysAllow.confirming && (
+          <AlwaysAllowConfirm
+            rule={rule}
+            project={ask.workspace_root}
+            busy={busy}
+            error={error}
+            onSave={() => answer('always-allow')}
+            onCancel={alwaysAllow.close}
+          />
+        )}
+      </div>
       <ApprovalActions
         busy={busy}
         armed={armed}
         onAllow={answering(() => answer('allow'))}
         onDeny={answering(() => answer('deny'))}
-        onAlwaysAllow={rule && !confirming ? answering(() => setConfirming(true)) : undefined}
+        onAlwaysAllow={rule && !alwaysAllow.confirming ? answering(alwaysAllow.open) : undefined}
+        alwaysAllowButton={alwaysAllow.button}
       />
-      {rule && confirming && (
-        <AlwaysAllowConfirm
-          rule={rule}
-          project={ask.workspace_root}
-          busy={busy}
-          error={error}
-          onSave={() => answer('always-allow')}
-          onCancel={() => setConfirming(false)}
-        />
-      )}
     </section>
   );
 }

@@ -10,6 +10,21 @@ interface Props {
   onAskAuto: () => void;
 }
 
+/** Each mode as the Mode list names it, in its order. */
+export const MODE_LABELS: Readonly<Record<PermissionMode, string>> = {
+  'read-only': 'read-only: changes nothing',
+  'accept-edits': 'accept-edits: asks before other changes',
+  auto: 'auto: runs everything',
+};
+
+/** The modes Shift+Tab in the message box goes through, in turn; `auto` is not one: it asks for consent first. */
+const CYCLED_MODES: readonly PermissionMode[] = ['read-only', 'accept-edits'];
+
+/** The mode Shift+Tab switches `mode` to (from `auto`, the first of the cycle: leaving auto asks nothing). */
+export function cycledMode(mode: PermissionMode): PermissionMode {
+  return CYCLED_MODES[(CYCLED_MODES.indexOf(mode) + 1) % CYCLED_MODES.length] ?? 'read-only';
+}
+
 /** read-only ↔ accept-edits ↔ auto. */
 export function ModeSwitch({ mode, disabled, onChange, onAskAuto }: Props) {
   return (
@@ -19,15 +34,18 @@ export function ModeSwitch({ mode, disabled, onChange, onAskAuto }: Props) {
         id="mode"
         value={mode}
         disabled={disabled}
+        title="Shift+Tab in the message box switches read-only ↔ accept-edits"
         onChange={(event) => {
           const next = event.target.value as PermissionMode;
           if (next === 'auto') onAskAuto();
           else onChange(next);
         }}
       >
-        <option value="read-only">read-only: changes nothing</option>
-        <option value="accept-edits">accept-edits: asks before other changes</option>
-        <option value="auto">auto: runs everything</option>
+        {Object.entries(MODE_LABELS).map(([value, label]) => (
+          <option key={value} value={value}>
+            {label}
+          </option>
+        ))}
       </select>
     </div>
   );

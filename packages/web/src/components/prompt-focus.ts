@@ -24,17 +24,11 @@ function isPromptFocusKey(event: KeyboardEvent): boolean {
  */
 export function usePromptFocus(questionId: string) {
   const region = useRef<HTMLElement>(null);
-  const shownAt = useRef(0);
-  const [armed, setArmed] = useState(false);
-  // A layout effect runs before the browser can dispatch an event at the new buttons.
+  const { armed, answering } = useAnswerGuard(questionId);
   useLayoutEffect(() => {
-    shownAt.current = performance.now();
-    setArmed(false);
     region.current?.scrollIntoView({ block: 'nearest' });
     const focused = document.activeElement;
     if (focused === null || focused === document.body) region.current?.focus({ preventScroll: true });
-    const timer = window.setTimeout(() => setArmed(true), UI_APPROVAL_ANSWER_GUARD_MS);
-    return () => window.clearTimeout(timer);
   }, [questionId]);
   useEffect(() => {
     const onKey = (event: KeyboardEvent) => {
@@ -46,6 +40,24 @@ export function usePromptFocus(questionId: string) {
     window.addEventListener('keydown', onKey);
     return () => window.removeEventListener('keydown', onKey);
   }, []);
+  return { region, armed, answering };
+}
+
+/**
+ * The type-ahead guard alone: for UI_APPROVAL_ANSWER_GUARD_MS after `shownId` first shows (or
+ * changes), an answer `answering` wraps does nothing and `armed` is false. usePromptFocus guards a
+ * question's answers with it; "Always allow…"'s Save, which takes focus as it opens, with its own.
+ */
+export function useAnswerGuard(shownId: string) {
+  const shownAt = useRef(0);
+  const [armed, setArmed] = useState(false);
+  // A layout effect runs before the browser can dispatch an event at the new buttons.
+  useLayoutEffect(() => {
+    shownAt.current = performance.now();
+    setArmed(false);
+    const timer = window.setTimeout(() => setArmed(true), UI_APPROVAL_ANSWER_GUARD_MS);
+    return () => window.clearTimeout(timer);
+  }, [shownId]);
   const answering = useCallback(
     (answer: () => void) => () => {
       if (performance.now() - shownAt.current < UI_APPROVAL_ANSWER_GUARD_MS) return;
@@ -53,5 +65,5 @@ export function usePromptFocus(questionId: string) {
     },
     [],
   );
-  return { region, armed, answering };
+  return { armed, answering };
 }

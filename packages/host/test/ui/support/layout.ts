@@ -22,6 +22,20 @@ export async function expectInViewport(page: Page, locator: Locator, what: strin
 }
 
 /**
+ * Fails unless the element is wholly inside the viewport and what shows at its centre is the
+ * element itself (not scrolled out of a box it is in, nor covered by something above it).
+ */
+export async function expectUncoveredInView(page: Page, locator: Locator, what: string): Promise<void> {
+  await expectInViewport(page, locator, what);
+  const atCentre = await locator.evaluate((element) => {
+    const box = element.getBoundingClientRect();
+    const shown = document.elementFromPoint(box.left + box.width / 2, box.top + box.height / 2);
+    return shown !== null && element.contains(shown);
+  });
+  expect(atCentre, `${what} is covered or scrolled out of its box`).toBe(true);
+}
+
+/**
  * At 1280 and 420 px wide: a list opened over the message box and the box itself are both wholly
  * in view, and nothing scrolls sideways. Leaves the page at 1280 × 800.
  */

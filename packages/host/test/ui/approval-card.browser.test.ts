@@ -1,0 +1,215 @@
+/// <reference lib="dom" />
+/**
+ * The approval card and the message box while a question waits, in real Chromium with the real
+ * host and sidecar (scripted model). What is typed in the box while an approval waits is queued
+ * as the next message, and the box and the queued line say so (it never answers: the type-ahead
+ * guard); the queued message can be edited or cancelled. Esc in the "Always allow…" step closes
+ * the step only, in the agent's prompt and in the host's own question; opening the step puts focus
+ * on its Save, which a held Enter cannot reach in the step's first moments. In a short, narrow
+ * window a long command scrolls inside the card while its heading and Allow and Deny stay in view.
+ * Screenshots go to test-output/ui/.
+ */
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Locator, Page } from 'playwright-core';
+import { UI_APPROVAL_ANSWER_GUARD_MS } from '@bastion/protocol';
+import type { ScriptedTurn } from '@bastion/test-support';
+import type { TempHost } from '../support/temp-host.js';
+import { openScriptedDesktopWorld, sendMessage, type ScriptedDesktopWorld } from './support/desktop-world.js';
+import { expectUncoveredInView, shotAllModes } from './support/layout.js';
+
+const SHOTS = fileURLToPath(new URL('../../../../test-output/ui/', import.meta.url));
+
+const turns: ScriptedTurn[] = [];
+let world: ScriptedDesktopWorld | undefined;
+let host: TempHost;
+let page: Page;
+
+beforeAll(async () => {
+  mkdirSync(SHOTS, { recursive: true });
+  world = await openScriptedDesktopWorld(turns, 'sk-approval-card-test-key');
+  ({ host, page } = world);
+}, 90_000);
+
+afterAll(() => world?.close());
+
+/** The agent asks to `touch marker`, then says it is done. */
+function touchTurns(marker: string): ScriptedTurn[] {
+  return [
+    { kind: 'tool-call', name: 'run_command', input: { command: 'touch', args: [marker] } },
+    { kind: 'text', pieces: [`Done with ${marker}.`] },
+  ];
+}
+
+/** Waits for the card to go, the run's reply, and the box to take a new message. */
+async function settle(region: Locator, marker: string): Promise<void> {
+  await region.waitFor({ state: 'detached' });
+  await page.getByText(`Done with ${marker}.`).waitFor();
+  await page.locator('.composer-actions button.danger').waitFor({ state: 'detached' });
+}
+
+/** The text of the element that has focus, or `<body>` when none has. */
+function focusedName(): Promise<string> {
+  return page.evaluate(() =>
+    document.activeElement === document.body ? '<body>' : (document.activeElement?.textContent ?? ''),
+  );
+}
+
+describe('the message box while an approval waits', () => {
+  it('"yes" and Enter typed while an approval waits is queued as the next message, said not to be an answer; the approval still waits; Edit puts it back, Cancel drops it, and nothing is sent after Deny', async () => {
+    const marker = 'queued-yes';
+    turns.push(...touchTurns(marker));
+    await sendMessage(page, `Touch ${marker}`);
+    const region = page.getByRole('region', { name: 'Approval needed' });
+    await region.getByText(`touch ${marker}`).waitFor();
+    const composer = page.getByLabel('Message');
+    expect(await composer.getAttribute('placeholder')).toBe(
+      'Queued as your next message, not an answer · Allow or Deny above (Alt+Shift+A)',
+    );
+    await composer.focus();
+    await page.keyboard.type('yes');
+    await page
+      .getByText(
+        'Enter queues this as your next message, sent once this run finishes; it does not answer the approval. To answer, choose Allow or Deny above (Alt+Shift+A goes there).',
+      )
+      .waitFor();
+    await page.keyboard.press('Enter');
+    const queued = page.getByRole('status', { name: 'Queued' });
+    await queued.getByText('Queued, not an answer: sent as your next message when this run finishes:').waitFor();
+    expect(await queued.locator('.queued-text').textContent()).toBe('yes');
+    expect(await composer.inputValue()).toBe('');
+    // Still waiting: the card is there and the command has not run.
+    expect(await region.count()).toBe(1);
+    expect(existsSync(join(host.workspace, marker))).toBe(false);
+    await shotAllModes(page, SHOTS, '64-queued-while-approval-waits', region);
+
+    await queued.getByRole('button', { name: 'Edit' }).click();
+    await queued.waitFor({ state: 'detached' });
+    expect(await composer.inputValue()).toBe('yes');
+    await composer.press('Enter');
+    await queued.waitFor();
+    await queued.getByRole('button', { name: 'Cancel' }).click();
+    await queued.waitFor({ state: 'detached' });
+    expect(await composer.inputValue()).toBe('');
+
+    await region.getByRole('button', { name: 'Deny' }).click();
+    await settle(region, marker);
+    expect(await page.getByTestId('user-bubble').allTextContents()).toEqual([`Touch ${marker}`]);
+    expect(existsSync(join(host.workspace, marker))).toBe(false);
+  });
+});
+
+/** The agent's prompt, or the host's own question (a global `ask` rule, so the project's allow may be saved). */
+const PROMPTS = [
+  { who: 'the agent’s approval prompt', region: 'Approval needed', hostRule: false },
+  { who: 'the host’s own question', region: 'The host asks', hostRule: true },
+] as const;
+
+describe('the "Always allow…" step', () => {
+  for (const prompt of PROMPTS) {
+    it(`on ${prompt.who}: opening it focuses Save rule and allow; Esc closes it only (the question still waits, the run not stopped) and gives focus back to Always allow…`, async () => {
+      const marker = `esc-in-step-${prompt.hostRule ? 'host' : 'agent'}`;
+      if (prompt.hostRule) {
+        host.policy.add({ kind: 'global' }, { decision: 'ask', command: 'touch', argv_prefix: [marker] });
+      }
+      turns.push(...touchTurns(marker));
+      await sendMessage(page, `Touch ${marker}`);
+      const region = page.getByRole('region', { name: prompt.region });
+      await region.getByText(`touch ${marker}`).waitFor();
+      await region.getByRole('button', { name: 'Always allow…' }).click();
+      const step = region.getByRole('group', { name: 'Always allow' });
+      await step.waitFor();
+      expect(await focusedName()).toBe('Save rule and allow');
+      await shotAllModes(page, SHOTS, `65-always-allow-focus-${prompt.hostRule ? 'host' : 'agent'}`, step);
+
+      await page.keyboard.press('Escape');
+      await step.waitFor({ state: 'detached' });
+      expect(await focusedName()).toBe('Always allow…');
+      // Long enough for a stop the key started to have ended the run.
+      await page.waitForTimeout(1_000);
+      expect(await region.count()).toBe(1);
+      expect(await page.locator('.composer-actions button.danger').count()).toBe(1);
+      expect(await page.locator('span.stopped').count()).toBe(0);
+      expect(existsSync(join(host.workspace, marker))).toBe(false);
+
+      await region.getByRole('button', { name: 'Deny' }).click();
+      await settle(region, marker);
+      expect(existsSync(join(host.workspace, marker))).toBe(false);
+    });
+  }
+
+  it(`Enter on Always allow… pressed again at once (a held key) does not save the rule: Save waits ${UI_APPROVAL_ANSWER_GUARD_MS} ms like the answers`, async () => {
+    const marker = 'held-enter';
+    turns.push(...touchTurns(marker));
+    await sendMessage(page, `Touch ${marker}`);
+    const region = page.getByRole('region', { name: 'Approval needed' });
+    await region.getByText(`touch ${marker}`).waitFor();
+    const always = region.getByRole('button', { name: 'Always allow…' });
+    // Past the question's own guard, so the first Enter opens the step.
+    await expect.poll(() => always.getAttribute('aria-disabled')).toBeNull();
+    await always.focus();
+    // The key's auto-repeat: keydowns in quick succession, the later ones landing on Save.
+    await page.keyboard.press('Enter');
+    await page.keyboard.press('Enter');
+    await page.keyboard.press('Enter');
+    const step = region.getByRole('group', { name: 'Always allow' });
+    await step.waitFor();
+    await page.waitForTimeout(1_000);
+    expect(await region.count()).toBe(1);
+    expect(existsSync(join(host.workspace, marker))).toBe(false);
+    expect(
+      host.policy.listing(host.workspace).project?.rules.some((rule) => rule.argv_prefix?.[0] === marker) ?? false,
+    ).toBe(false);
+    await step.getByRole('button', { name: 'Cancel' }).click();
+    await region.getByRole('button', { name: 'Deny' }).click();
+    await settle(region, marker);
+  });
+});
+
+describe('a long command in a short, narrow window', () => {
+  it('at 400×560, a command of 3,000 characters scrolls inside the card: its heading, Allow and Deny stay in view and uncovered, the card takes at most 40% of the height, and the transcript keeps some; so does Save in the "Always allow…" step', async () => {
+    const marker = 'long-command';
+    const script = `echo ${'x'.repeat(3_000)} && touch ${marker}`;
+    turns.push(
+      { kind: 'tool-call', name: 'run_command', input: { command: 'sh', args: ['-c', script] } },
+      { kind: 'text', pieces: [`Done with ${marker}.`] },
+    );
+    await page.setViewportSize({ width: 400, height: 560 });
+    try {
+      await sendMessage(page, `Touch ${marker}`);
+      const region = page.getByRole('region', { name: 'Approval needed' });
+      await region.locator('.approval-command').waitFor();
+      await expectUncoveredInView(page, region.getByRole('heading'), 'the heading');
+      await expectUncoveredInView(page, region.getByRole('button', { name: 'Allow', exact: true }), 'Allow');
+      await expectUncoveredInView(page, region.getByRole('button', { name: 'Deny' }), 'Deny');
+      const card = await region.boundingBox();
+      expect(card?.height).toBeLessThanOrEqual(560 * 0.4 + 0.5);
+      const transcript = await page.locator('.transcript-scroll').boundingBox();
+      expect(transcript?.height).toBeGreaterThan(40);
+      // The command is longer than the card: its body scrolls, and the last words can be reached.
+      const body = region.locator('.approval-body');
+      expect(await body.evaluate((element) => element.scrollHeight > element.clientHeight)).toBe(true);
+      await page.screenshot({ path: `${SHOTS}66-long-command-400x560-light.png` });
+      await page.emulateMedia({ colorScheme: 'dark' });
+      await page.screenshot({ path: `${SHOTS}66-long-command-400x560-dark.png` });
+      await page.emulateMedia({ colorScheme: 'light' });
+
+      await region.getByRole('button', { name: 'Always allow…' }).click();
+      const save = region.getByRole('button', { name: 'Save rule and allow' });
+      await expectUncoveredInView(page, save, 'Save rule and allow');
+      await expectUncoveredInView(page, region.getByRole('button', { name: 'Deny' }), 'Deny, the step open');
+      await page.screenshot({ path: `${SHOTS}66-long-command-always-allow-400x560.png` });
+      await page.keyboard.press('Escape');
+
+      await page.setViewportSize({ width: 1400, height: 900 });
+      await expectUncoveredInView(page, region.getByRole('button', { name: 'Deny' }), 'Deny at 1400 px');
+      await page.screenshot({ path: `${SHOTS}66-long-command-1400.png` });
+      await region.getByRole('button', { name: 'Deny' }).click();
+      await settle(region, marker);
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 800 });
+    }
+  });
+});
