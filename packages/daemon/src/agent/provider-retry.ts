@@ -19,6 +19,7 @@ import {
   PROVIDER_RETRY_BUDGET_MS,
   PROVIDER_RETRY_INITIAL_DELAY_MS,
 } from '@bastion/protocol';
+import { withModelCalls } from './model-calls.js';
 
 export interface ProviderRetry {
   /** The attempt that failed (1-based). */
@@ -111,20 +112,10 @@ export async function withRetries<T>(
   }
 }
 
-/**
- * The same model, its calls retried by withRetries (both streamed steps and the compaction
- * summary). A plain model object rather than the AI SDK's wrapLanguageModel, so that runs, not the
- * sidecar's start-up, load the SDK.
- */
+/** The same model, its calls retried by withRetries (both streamed steps and the compaction summary). */
 export function retryingModel(model: LanguageModelV3, onRetry: (retry: ProviderRetry) => void): LanguageModelV3 {
-  return {
-    specificationVersion: 'v3',
-    provider: model.provider,
-    modelId: model.modelId,
-    get supportedUrls() {
-      return model.supportedUrls;
-    },
+  return withModelCalls(model, {
     doStream: (options) => withRetries(() => model.doStream(options), { signal: options.abortSignal, onRetry }),
     doGenerate: (options) => withRetries(() => model.doGenerate(options), { signal: options.abortSignal, onRetry }),
-  };
+  });
 }

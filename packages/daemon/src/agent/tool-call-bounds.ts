@@ -27,6 +27,7 @@ import {
   MODEL_MAX_TOOL_INPUT_BYTES,
 } from '@bastion/protocol';
 import type { ToolRefusal } from '../tools/tool-context.js';
+import { withModelCalls } from './model-calls.js';
 
 /** The input a refused call is stored and sent back with, in place of the model's. */
 const refusedCallSchema = z.strictObject({
@@ -160,24 +161,15 @@ function boundedStep(reply: ReadableStream<LanguageModelV3StreamPart>): Readable
   });
 }
 
-/**
- * The same model with each step's tool calls bounded. A plain model object, as retryingModel's,
- * so that runs, not the sidecar's start-up, load the SDK.
- */
+/** The same model with each step's tool calls bounded. */
 export function boundedToolCallModel(model: LanguageModelV3): LanguageModelV3 {
-  return {
-    specificationVersion: 'v3',
-    provider: model.provider,
-    modelId: model.modelId,
-    get supportedUrls() {
-      return model.supportedUrls;
-    },
+  return withModelCalls(model, {
     doStream: async (options) => {
       const result = await model.doStream(options);
       return { ...result, stream: boundedStep(result.stream) };
     },
     doGenerate: (options) => model.doGenerate(options),
-  };
+  });
 }
 
 /** What of the AI SDK refusingTools needs (loaded by the first run, as the loop's). */

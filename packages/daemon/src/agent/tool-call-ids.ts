@@ -14,6 +14,7 @@
  */
 import type { LanguageModelV3, LanguageModelV3Content, LanguageModelV3StreamPart } from '@ai-sdk/provider';
 import { newId } from '../storage/ids.js';
+import { withModelCalls } from './model-calls.js';
 
 /** Bastion's ids for the calls of one model reply, given by the provider's id each arrives with. */
 class ReplyCallIds {
@@ -59,16 +60,9 @@ class ReplyCallIds {
 
 /**
  * The same model with every tool call it makes given Bastion's own id (see the module comment).
- * A plain model object, as retryingModel's, so that runs, not the sidecar's start-up, load the SDK.
  */
 export function ownToolCallIds(model: LanguageModelV3): LanguageModelV3 {
-  return {
-    specificationVersion: 'v3',
-    provider: model.provider,
-    modelId: model.modelId,
-    get supportedUrls() {
-      return model.supportedUrls;
-    },
+  return withModelCalls(model, {
     doStream: async (options) => {
       const result = await model.doStream(options);
       const ids = new ReplyCallIds();
@@ -86,5 +80,5 @@ export function ownToolCallIds(model: LanguageModelV3): LanguageModelV3 {
       const ids = new ReplyCallIds();
       return { ...result, content: result.content.map((part) => ids.part(part)) };
     },
-  };
+  });
 }
