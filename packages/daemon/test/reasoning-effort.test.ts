@@ -187,6 +187,12 @@ describe('reasoning effort', () => {
       thinking: 'The folder first.',
       signature: 'sig-from-anthropic',
     });
-    expect(assistant?.content[1]).toMatchObject({ type: 'tool_use', id: 'toolu_1', name: 'list_dir' });
+    // The call goes back under Bastion's own id (tool-call-ids.ts), which its result names too.
+    const toolUse = assistant?.content[1] as { type: string; id: string; name: string } | undefined;
+    expect(toolUse).toMatchObject({ type: 'tool_use', name: 'list_dir' });
+    const result = messages
+      .flatMap((message) => message.content)
+      .find((part): part is { type: string; tool_use_id: string } => part.type === 'tool_result');
+    expect(result?.tool_use_id).toBe(toolUse?.id);
   });
 });

@@ -10,7 +10,6 @@
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BrowserContext, Page } from 'playwright-core';
 import { TOOL_MAX_OUTPUT_CHARS, type Session } from '@bastion/protocol';
@@ -22,9 +21,9 @@ import {
   expectListAndComposerInView,
   expectNoHorizontalOverflow,
   shotAllModes,
+  SHOTS,
 } from './support/layout.js';
 
-const SHOTS = fileURLToPath(new URL('../../../../test-output/ui/', import.meta.url));
 const KEY = 'sk-ui-work-test-key';
 
 const MARKDOWN = [
@@ -61,7 +60,6 @@ const planCall = (statuses: string[]): ScriptedTurn => ({
 });
 
 beforeAll(async () => {
-  mkdirSync(SHOTS, { recursive: true });
   world = await openScriptedDesktopWorld(turns, KEY);
   ({ endpoint, host, context, page, sessionId } = world);
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: host.uiOrigin });
@@ -468,7 +466,7 @@ describe('the agent’s work in the desktop app', () => {
     expect(await page.getByRole('button', { name: 'Queue' }).isEnabled()).toBe(true);
     await composer.press('Enter');
     const queued = page.getByRole('status', { name: 'Queued', exact: true });
-    expect(await queued.textContent()).toBe('Queued, sent when this run finishes:Then say helloEdit');
+    expect(await queued.textContent()).toBe('Queued, sent when this run finishes:Then say helloEditCancel');
     expect(await composer.inputValue()).toBe('');
     await expectInViewport(page, composer, 'the message box under the queued message');
     await shotAllModes(page, SHOTS, '12b-queued');

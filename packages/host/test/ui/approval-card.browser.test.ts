@@ -9,46 +9,25 @@
  * window a long command scrolls inside the card while its heading and Allow and Deny stay in view.
  * Screenshots go to test-output/ui/.
  */
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Locator, Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
 import { UI_APPROVAL_ANSWER_GUARD_MS } from '@bastion/protocol';
 import type { ScriptedTurn } from '@bastion/test-support';
 import type { TempHost } from '../support/temp-host.js';
-import { openScriptedDesktopWorld, sendMessage, type ScriptedDesktopWorld } from './support/desktop-world.js';
-import { expectUncoveredInView, shotAllModes } from './support/layout.js';
-
-const SHOTS = fileURLToPath(new URL('../../../../test-output/ui/', import.meta.url));
+import { openScriptedDesktopWorld, useDesktopWorld, sendMessage } from './support/desktop-world.js';
+import { expectUncoveredInView, shotAllModes, SHOTS } from './support/layout.js';
+import { settleTouch, touchTurns } from './support/touch-turns.js';
 
 const turns: ScriptedTurn[] = [];
-let world: ScriptedDesktopWorld | undefined;
 let host: TempHost;
 let page: Page;
 
-beforeAll(async () => {
-  mkdirSync(SHOTS, { recursive: true });
-  world = await openScriptedDesktopWorld(turns, 'sk-approval-card-test-key');
-  ({ host, page } = world);
-}, 90_000);
-
-afterAll(() => world?.close());
-
-/** The agent asks to `touch marker`, then says it is done. */
-function touchTurns(marker: string): ScriptedTurn[] {
-  return [
-    { kind: 'tool-call', name: 'run_command', input: { command: 'touch', args: [marker] } },
-    { kind: 'text', pieces: [`Done with ${marker}.`] },
-  ];
-}
-
-/** Waits for the card to go, the run's reply, and the box to take a new message. */
-async function settle(region: Locator, marker: string): Promise<void> {
-  await region.waitFor({ state: 'detached' });
-  await page.getByText(`Done with ${marker}.`).waitFor();
-  await page.locator('.composer-actions button.danger').waitFor({ state: 'detached' });
-}
+useDesktopWorld(
+  () => openScriptedDesktopWorld(turns, 'sk-approval-card-test-key'),
+  (opened) => ({ host, page } = opened),
+);
 
 /** The text of the element that has focus, or `<body>` when none has. */
 function focusedName(): Promise<string> {
@@ -95,7 +74,7 @@ describe('the message box while an approval waits', () => {
     expect(await composer.inputValue()).toBe('');
 
     await region.getByRole('button', { name: 'Deny' }).click();
-    await settle(region, marker);
+    await settleTouch(page, region, marker);
     expect(await page.getByTestId('user-bubble').allTextContents()).toEqual([`Touch ${marker}`]);
     expect(existsSync(join(host.workspace, marker))).toBe(false);
   });
@@ -135,7 +114,7 @@ describe('the "Always allow…" step', () => {
       expect(existsSync(join(host.workspace, marker))).toBe(false);
 
       await region.getByRole('button', { name: 'Deny' }).click();
-      await settle(region, marker);
+      await settleTouch(page, region, marker);
       expect(existsSync(join(host.workspace, marker))).toBe(false);
     });
   }
@@ -164,7 +143,7 @@ describe('the "Always allow…" step', () => {
     ).toBe(false);
     await step.getByRole('button', { name: 'Cancel' }).click();
     await region.getByRole('button', { name: 'Deny' }).click();
-    await settle(region, marker);
+    await settleTouch(page, region, marker);
   });
 });
 
@@ -207,7 +186,7 @@ describe('a long command in a short, narrow window', () => {
       await expectUncoveredInView(page, region.getByRole('button', { name: 'Deny' }), 'Deny at 1400 px');
       await page.screenshot({ path: `${SHOTS}66-long-command-1400.png` });
       await region.getByRole('button', { name: 'Deny' }).click();
-      await settle(region, marker);
+      await settleTouch(page, region, marker);
     } finally {
       await page.setViewportSize({ width: 1280, height: 800 });
     }

@@ -9,53 +9,34 @@
  * with `\n` and `\u202e` spelled out, in both prompts and on the tool card. Screenshots (light and
  * dark, 1280 and 420 px) go to test-output/ui/.
  */
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Locator, Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
 import { UI_APPROVAL_ANSWER_GUARD_MS } from '@bastion/protocol';
 import type { ScriptedTurn } from '@bastion/test-support';
 import type { TempHost } from '../support/temp-host.js';
-import { openScriptedDesktopWorld, sendMessage, type ScriptedDesktopWorld } from './support/desktop-world.js';
-import { shotAllModes } from './support/layout.js';
+import { openScriptedDesktopWorld, useDesktopWorld, sendMessage } from './support/desktop-world.js';
+import { shotAllModes, SHOTS } from './support/layout.js';
+import { settleTouch, touchTurns } from './support/touch-turns.js';
 
-const SHOTS = fileURLToPath(new URL('../../../../test-output/ui/', import.meta.url));
 /** How long typing goes on after the question shows: well past the guard, so a key that reached Allow would answer. */
 const TYPING_AFTER_SHOWN_MS = 1_500;
 
 const turns: ScriptedTurn[] = [];
-let world: ScriptedDesktopWorld | undefined;
 let host: TempHost;
 let page: Page;
 
-beforeAll(async () => {
-  mkdirSync(SHOTS, { recursive: true });
-  world = await openScriptedDesktopWorld(turns, 'sk-approval-guards-test-key');
-  ({ host, page } = world);
-}, 90_000);
-
-afterAll(() => world?.close());
+useDesktopWorld(
+  () => openScriptedDesktopWorld(turns, 'sk-approval-guards-test-key'),
+  (opened) => ({ host, page } = opened),
+);
 
 /** The agent's question, or the host's own one (a project rule asks about `touch <marker>`). */
 const PROMPTS = [
   { who: 'the agent’s approval prompt', region: 'Approval needed', hostRule: false },
   { who: 'the host’s own question', region: 'The host asks', hostRule: true },
 ] as const;
-
-function touchTurns(marker: string): ScriptedTurn[] {
-  return [
-    { kind: 'tool-call', name: 'run_command', input: { command: 'touch', args: [marker] } },
-    { kind: 'text', pieces: [`Done with ${marker}.`] },
-  ];
-}
-
-/** Waits for the run to end, then for the composer to take a new message. */
-async function settle(region: Locator, marker: string): Promise<void> {
-  await region.waitFor({ state: 'detached' });
-  await page.getByText(`Done with ${marker}.`).waitFor();
-  await page.locator('.composer-actions button.danger').waitFor({ state: 'detached' });
-}
 
 describe('a question that appears while the person types does not take their keys', () => {
   for (const prompt of PROMPTS) {
@@ -94,7 +75,7 @@ describe('a question that appears while the person types does not take their key
       }
       await shotAllModes(page, SHOTS, `37-type-ahead-${prompt.hostRule ? 'host' : 'agent'}`, region);
       await region.getByRole('button', { name: 'Deny' }).click();
-      await settle(region, marker);
+      await settleTouch(page, region, marker);
       expect(existsSync(join(host.workspace, marker))).toBe(false);
       await composer.fill('');
     });
@@ -147,7 +128,7 @@ describe('a click in the question’s first moments does not answer it', () => {
       if (prompt.hostRule) expect(host.asks.list().asks).toHaveLength(1);
       // After the window: a click answers.
       await region.getByRole('button', { name: 'Allow', exact: true }).click();
-      await settle(region, marker);
+      await settleTouch(page, region, marker);
       expect(existsSync(join(host.workspace, marker))).toBe(true);
     });
   }

@@ -6,20 +6,18 @@
  * to its scrollHeight, which leaves out its 1 px borders: it was 2 px short at every size and
  * always showed a scrollbar.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Locator, Page } from 'playwright-core';
 import { UI_COMPOSER_MAX_HEIGHT_PX, type Session } from '@bastion/protocol';
-import { openDesktopWorld, type DesktopWorld } from './support/desktop-world.js';
+import { openDesktopWorld, useDesktopWorld, type DesktopWorld } from './support/desktop-world.js';
 
 let world: DesktopWorld | undefined;
 let page: Page;
 
-beforeAll(async () => {
-  world = await openDesktopWorld();
-  ({ page } = world);
-}, 90_000);
-
-afterAll(() => world?.close());
+useDesktopWorld(openDesktopWorld, (opened) => {
+  world = opened;
+  ({ page } = opened);
+});
 
 /** The box's heights (its own, its view of the text, its text's) and whether it may scroll. */
 const measure = (box: Locator) =>

@@ -7,22 +7,19 @@
  * the window of the model the session uses now. Screenshots (light and dark, 1280 and 420 px) go
  * to test-output/ui/.
  */
-import { mkdirSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext } from 'playwright-core';
 import { scriptedWorlds } from '../support/scripted-agent.js';
 import type { ScriptedRequest, ScriptedTurn } from '@bastion/test-support';
 import { launchChromium, openDesktop } from './support/browser.js';
-import { expectNoHorizontalOverflow, shotAllModes } from './support/layout.js';
+import { expectNoHorizontalOverflow, shotAllModes, SHOTS } from './support/layout.js';
 
-const SHOTS = fileURLToPath(new URL('../../../../test-output/ui/', import.meta.url));
 const worlds = scriptedWorlds('sk-ui-context-test-key');
 let browser: Browser;
 const contexts: BrowserContext[] = [];
 
 beforeAll(async () => {
-  mkdirSync(SHOTS, { recursive: true });
   browser = await launchChromium();
 }, 60_000);
 afterEach(async () => {

@@ -9,18 +9,16 @@
  * test-output/ui/. Each test starts from a fresh launch of the app at 1280 × 800 and makes the
  * session it needs, so the tests hold in any order.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startTempHost, type TempHost } from '../support/temp-host.js';
 import { makeTempDir } from '@bastion/test-support';
 import { launchChromium, openDesktop } from './support/browser.js';
-import { expectInViewport, shotAllModes } from './support/layout.js';
+import { expectInViewport, shotAllModes, SHOTS } from './support/layout.js';
 import { sendMessage } from './support/desktop-world.js';
 
-const SHOTS = fileURLToPath(new URL('../../../../test-output/ui/', import.meta.url));
 const KEY_CANARY = 'sk-test-CANARY-5f0e2b7c9d1a';
 
 let browser: Browser;
@@ -47,7 +45,6 @@ async function lastToolStatus(expected: string): Promise<void> {
 }
 
 beforeAll(async () => {
-  mkdirSync(SHOTS, { recursive: true });
   const home = makeTempDir('bastion-ui-home-');
   [browser, host] = await Promise.all([launchChromium(), startTempHost({ home })]);
   expect(host.capabilities).toMatchObject({ sandbox: 'srt', shell: true });

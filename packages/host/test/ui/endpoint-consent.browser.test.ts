@@ -9,17 +9,14 @@
  * framing the page. With nobody to ask, the page says so and gives the exact `--allow-endpoint`
  * command — never "denied in the terminal".
  */
-import { mkdirSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+
 import { afterEach, beforeAll, afterAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { rawRequest } from '../support/raw-request.js';
 import { startScriptedEndpoint, type ScriptedEndpoint } from '@bastion/test-support';
 import { startTempHost, type TempHost } from '../support/temp-host.js';
 import { launchChromium, openDesktop } from './support/browser.js';
-import { expectInViewport, shotAllModes } from './support/layout.js';
-
-const SHOTS = fileURLToPath(new URL('../../../../test-output/ui/', import.meta.url));
+import { expectInViewport, shotAllModes, SHOTS } from './support/layout.js';
 
 let browser: Browser;
 let endpoint: ScriptedEndpoint;
@@ -27,7 +24,6 @@ let host: TempHost | undefined;
 const contexts: BrowserContext[] = [];
 
 beforeAll(async () => {
-  mkdirSync(SHOTS, { recursive: true });
   [browser, endpoint] = await Promise.all([launchChromium(), startScriptedEndpoint([], ['llama3.2:latest'])]);
 }, 60_000);
 afterEach(async () => {

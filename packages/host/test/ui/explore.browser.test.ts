@@ -11,16 +11,14 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Locator, Page } from 'playwright-core';
 import { EXPLORE_ANSWER_MAX_CHARS, EXPLORE_MAX_STEPS } from '@bastion/protocol';
 import type { Script, ScriptedTurn } from '@bastion/test-support';
 import type { TempHost } from '../support/temp-host.js';
 import { openScriptedDesktopWorld, sendMessage, type ScriptedDesktopWorld } from './support/desktop-world.js';
-import { expectInViewport, expectNoHorizontalOverflow, shotAllModes } from './support/layout.js';
+import { expectInViewport, expectNoHorizontalOverflow, shotAllModes, SHOTS } from './support/layout.js';
 
-const SHOTS = fileURLToPath(new URL('../../../../test-output/ui/', import.meta.url));
 const KEY = 'sk-ui-explore-test-key';
 /** How the explorer's system prompt starts (buildExplorePrompt in the daemon); the agent's does not. */
 const EXPLORER_PROMPT = 'You are an explorer';
@@ -85,7 +83,6 @@ async function expectCardAndComposerInView(card: Locator): Promise<void> {
 }
 
 beforeAll(async () => {
-  mkdirSync(SHOTS, { recursive: true });
   world = await openScriptedDesktopWorld(script, KEY);
   ({ host, page } = world);
   mkdirSync(join(host.workspace, 'src'));

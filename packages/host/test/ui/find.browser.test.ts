@@ -7,18 +7,16 @@
  * gives the message box its focus back. Screenshots (light and dark, 1280 and 420 px) go to
  * test-output/ui/.
  */
-import { mkdirSync } from 'node:fs';
+
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { makeTempDir } from '@bastion/test-support';
 import type { TempHost } from '../support/temp-host.js';
 import { openDesktopWorld, type DesktopWorld } from './support/desktop-world.js';
-import { expectInViewport, shotAllModes } from './support/layout.js';
+import { expectInViewport, shotAllModes, SHOTS } from './support/layout.js';
 import { seedLongSession } from './support/long-session.js';
 
-const SHOTS = fileURLToPath(new URL('../../../../test-output/ui/', import.meta.url));
 /** Turns that fit the first page of the log, and far more rows than the view shows. */
 const TURNS = 40;
 
@@ -28,7 +26,6 @@ let page: Page;
 let sessionId: string;
 
 beforeAll(async () => {
-  mkdirSync(SHOTS, { recursive: true });
   const userData = join(makeTempDir('bastion-find-'), 'home');
   ({ sessionId } = seedLongSession(userData, TURNS));
   world = await openDesktopWorld({ userData });

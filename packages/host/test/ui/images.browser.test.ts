@@ -12,18 +12,16 @@
  * and the box keeps its images while another session is open. Screenshots (light and dark, 1280
  * and 420 px) go to test-output/ui/.
  */
-import { mkdirSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+
 import { deflateSync } from 'node:zlib';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Locator, Page } from 'playwright-core';
 import { IMAGE_MAX_BYTES, type MessageListResponse, type Session } from '@bastion/protocol';
 import { SCRIPTED_MODEL, type ScriptedTurn } from '@bastion/test-support';
 import type { TempHost } from '../support/temp-host.js';
-import { openScriptedDesktopWorld, type ScriptedDesktopWorld } from './support/desktop-world.js';
-import { expectInViewport, expectNoHorizontalOverflow, shotAllModes } from './support/layout.js';
+import { openScriptedDesktopWorld, useDesktopWorld, type ScriptedDesktopWorld } from './support/desktop-world.js';
+import { expectInViewport, expectNoHorizontalOverflow, shotAllModes, SHOTS } from './support/layout.js';
 
-const SHOTS = fileURLToPath(new URL('../../../../test-output/ui/', import.meta.url));
 const SETTLED = { timeout: 30_000 };
 
 /** CRC-32 as PNG chunks carry it. */
@@ -81,13 +79,13 @@ let world: ScriptedDesktopWorld | undefined;
 let host: TempHost;
 let page: Page;
 
-beforeAll(async () => {
-  mkdirSync(SHOTS, { recursive: true });
-  world = await openScriptedDesktopWorld(turns, 'sk-ui-images-test-key');
-  ({ host, page } = world);
-}, 90_000);
-
-afterAll(() => world?.close());
+useDesktopWorld(
+  () => openScriptedDesktopWorld(turns, 'sk-ui-images-test-key'),
+  (opened) => {
+    world = opened;
+    ({ host, page } = opened);
+  },
+);
 
 const composer = () => page.getByRole('combobox', { name: 'Message' });
 const chips = () => page.getByRole('list', { name: 'Attached images' }).getByRole('listitem');
@@ -322,7 +320,9 @@ describe('images in a message', () => {
     const queued = page.getByRole('status', { name: 'Queued', exact: true });
     await expect
       .poll(() => queued.textContent())
-      .toBe('Queued, sent when this run finishes:And this onewith 1 imageEdit');
+      .toBe(
+        'Queued, not an answer: sent as your next message when this run finishes:And this onewith 1 imageEditCancel',
+      );
     expect(await chips().count()).toBe(0);
     // Edit: the text and the image come back to the box.
     await queued.getByRole('button', { name: 'Edit' }).click();

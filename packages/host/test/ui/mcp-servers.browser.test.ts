@@ -11,7 +11,7 @@
  * `accept-edits` it asks first, titled the same, and "Always allow…" saves the tool by name for
  * this project. Screenshots (light and dark, 1280 and 420 px) go to test-output/ui/.
  */
-import { mkdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -20,10 +20,9 @@ import type { McpConfigFile, Session } from '@bastion/protocol';
 import { McpConfigStore } from '../../src/mcp/mcp-config-store.js';
 import type { TempHost } from '../support/temp-host.js';
 import { openDesktopWorld, sendMessage, type DesktopWorld } from './support/desktop-world.js';
-import { expectInViewport, expectNoHorizontalOverflow, shotAllModes } from './support/layout.js';
+import { expectInViewport, expectNoHorizontalOverflow, shotAllModes, SHOTS } from './support/layout.js';
 import { openSettingsTab } from './support/settings.js';
 
-const SHOTS = fileURLToPath(new URL('../../../../test-output/ui/', import.meta.url));
 const MEMORY_SERVER = fileURLToPath(
   new URL('../../../../node_modules/@modelcontextprotocol/server-memory/dist/index.js', import.meta.url),
 );
@@ -71,7 +70,6 @@ async function openSession(mode: 'auto' | 'accept-edits'): Promise<string> {
 const toolCard = (title: string): Locator => page.getByRole('article', { name: `Tool ${title}` });
 
 beforeAll(async () => {
-  mkdirSync(SHOTS, { recursive: true });
   world = await openDesktopWorld();
   ({ host, page } = world);
 }, 90_000);

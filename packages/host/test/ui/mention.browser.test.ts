@@ -11,14 +11,11 @@
  */
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Locator, Page } from 'playwright-core';
 import type { Session } from '@bastion/protocol';
 import { openDesktopWorld, sendMessage, type DesktopWorld } from './support/desktop-world.js';
-import { expectListAndComposerInView, shotAllModes } from './support/layout.js';
-
-const SHOTS = fileURLToPath(new URL('../../../../test-output/ui/', import.meta.url));
+import { expectListAndComposerInView, shotAllModes, SHOTS } from './support/layout.js';
 
 let world: DesktopWorld | undefined;
 let page: Page;
@@ -31,7 +28,6 @@ const list = () => page.getByRole('listbox');
 const options = () => list().getByRole('option').allTextContents();
 
 beforeAll(async () => {
-  mkdirSync(SHOTS, { recursive: true });
   world = await openDesktopWorld();
   const { host } = world;
   page = world.page;

@@ -6,17 +6,15 @@
  * in the box; cut to the limit, it sends. Screenshots (light and dark, 1280 and 420 px) go to
  * test-output/ui/.
  */
-import { mkdirSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { describe, expect, it } from 'vitest';
 import type { Locator, Page } from 'playwright-core';
 import { AGENT_MAX_MESSAGE_CHARS, type Session } from '@bastion/protocol';
 import type { ScriptedTurn } from '@bastion/test-support';
 import type { TempHost } from '../support/temp-host.js';
-import { openScriptedDesktopWorld, type ScriptedDesktopWorld } from './support/desktop-world.js';
-import { expectInViewport, shotAllModes } from './support/layout.js';
+import { openScriptedDesktopWorld, useDesktopWorld, type ScriptedDesktopWorld } from './support/desktop-world.js';
+import { expectInViewport, shotAllModes, SHOTS } from './support/layout.js';
 
-const SHOTS = fileURLToPath(new URL('../../../../test-output/ui/', import.meta.url));
 const SETTLED = { timeout: 30_000 };
 
 const turns: ScriptedTurn[] = [];
@@ -27,14 +25,14 @@ let composer: Locator;
 const send = () => page.getByRole('button', { name: 'Send' });
 const session = async (id: string) => (await host.client.request<Session>('GET', `/sessions/${id}`)).body;
 
-beforeAll(async () => {
-  mkdirSync(SHOTS, { recursive: true });
-  world = await openScriptedDesktopWorld(turns, 'sk-ui-limit-test-key');
-  ({ host, page } = world);
-  composer = page.getByRole('combobox', { name: 'Message' });
-}, 90_000);
-
-afterAll(() => world?.close());
+useDesktopWorld(
+  () => openScriptedDesktopWorld(turns, 'sk-ui-limit-test-key'),
+  (opened) => {
+    world = opened;
+    ({ host, page } = opened);
+    composer = page.getByRole('combobox', { name: 'Message' });
+  },
+);
 
 describe('a message over the limit', () => {
   it('says its length, the limit and what to do above the box; Send is off and Enter sends nothing; cut to the limit, it sends', async () => {

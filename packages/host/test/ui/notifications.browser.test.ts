@@ -7,8 +7,7 @@
  * page) so a test can put the tab in the background. Screenshots of the Settings card (light and
  * dark, 1280 and 420 px) go to test-output/ui/.
  */
-import { mkdirSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BrowserContext, Page } from 'playwright-core';
 import type { Session } from '@bastion/protocol';
@@ -16,10 +15,9 @@ import type { ScriptedTurn } from '@bastion/test-support';
 import type { TempHost } from '../support/temp-host.js';
 import { openDesktop } from './support/browser.js';
 import { openScriptedDesktopWorld, sendMessage, type ScriptedDesktopWorld } from './support/desktop-world.js';
-import { shotAllModes } from './support/layout.js';
+import { shotAllModes, SHOTS } from './support/layout.js';
 import { openSettingsTab } from './support/settings.js';
 
-const SHOTS = fileURLToPath(new URL('../../../../test-output/ui/', import.meta.url));
 const SETTLED = { timeout: 30_000 };
 const TITLE = 'Release checklist';
 /** Words of the messages, replies and provider errors: none may reach a notification. */
@@ -90,7 +88,6 @@ function recordNotifications(): void {
 }
 
 beforeAll(async () => {
-  mkdirSync(SHOTS, { recursive: true });
   world = await openScriptedDesktopWorld(turns, 'sk-ui-notifications-test-key');
   ({ host, context, page, sessionId } = world);
   await host.client.request('PATCH', `/sessions/${sessionId}`, { title: TITLE });

@@ -9,15 +9,13 @@
  */
 import { mkdirSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ConsentRequest } from '../../src/consent/host-confirmer.js';
 import type { TempHost } from '../support/temp-host.js';
 import { openDesktopWorld, sendMessage, type DesktopWorld } from './support/desktop-world.js';
-import { expectNoHorizontalOverflow, shotAllModes } from './support/layout.js';
+import { expectNoHorizontalOverflow, shotAllModes, SHOTS } from './support/layout.js';
 
-const SHOTS = fileURLToPath(new URL('../../../../test-output/ui/', import.meta.url));
 const SESSION = 'ses_OtherFolder001';
 
 let world: DesktopWorld | undefined;
@@ -33,7 +31,6 @@ async function grantedRoots(): Promise<string[]> {
 }
 
 beforeAll(async () => {
-  mkdirSync(SHOTS, { recursive: true });
   world = await openDesktopWorld({
     confirmer: { confirm: (request) => (asked.push(request), Promise.resolve(approve)) },
   });

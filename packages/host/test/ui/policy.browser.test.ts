@@ -9,19 +9,16 @@
  * the page by the host itself, with "Always allow…" when the host offers a rule. Screenshots
  * (light and dark, 1280 and 420 px) go to test-output/ui/.
  */
-import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { HostAuditLog } from '../../src/policy/host-audit-log.js';
 import type { TempHost } from '../support/temp-host.js';
 import { openDesktopWorld, sendMessage, type DesktopWorld } from './support/desktop-world.js';
-import { shotAllModes } from './support/layout.js';
+import { shotAllModes, SHOTS } from './support/layout.js';
 import { openSettingsTab } from './support/settings.js';
 import { waitFor } from '@bastion/test-support';
-
-const SHOTS = fileURLToPath(new URL('../../../../test-output/ui/', import.meta.url));
 
 let world: DesktopWorld | undefined;
 let host: TempHost;
@@ -30,7 +27,6 @@ let page: Page;
 let sessionId: string;
 
 beforeAll(async () => {
-  mkdirSync(SHOTS, { recursive: true });
   world = await openDesktopWorld();
   ({ host, page } = world);
 }, 90_000);

@@ -7,23 +7,19 @@
  * no such control. Screenshots (light
  * and dark, 1280 and 420 px) go to test-output/ui/.
  */
-import { mkdirSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import type { Session } from '@bastion/protocol';
 import type { TempHost } from '../support/temp-host.js';
 import { openDesktopWorld, type DesktopWorld } from './support/desktop-world.js';
-import { expectNoHorizontalOverflow, shotAllModes } from './support/layout.js';
-
-const SHOTS = fileURLToPath(new URL('../../../../test-output/ui/', import.meta.url));
+import { expectNoHorizontalOverflow, shotAllModes, SHOTS } from './support/layout.js';
 
 let world: DesktopWorld | undefined;
 let host: TempHost;
 let page: Page;
 
 beforeAll(async () => {
-  mkdirSync(SHOTS, { recursive: true });
   world = await openDesktopWorld();
   ({ host, page } = world);
   const key = await host.client.request('POST', '/secrets/set', {

@@ -7,30 +7,32 @@
  * the rewound prompt. `/rewind` with a file changed since leaves the files as they are and says
  * so. Screenshots (light and dark, 1280 and 420 px) go to test-output/ui/.
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import type { ScriptedTurn } from '@bastion/test-support';
 import type { TempHost } from '../support/temp-host.js';
-import { openScriptedDesktopWorld, sendMessage, type ScriptedDesktopWorld } from './support/desktop-world.js';
-import { expectNoHorizontalOverflow, shotAllModes } from './support/layout.js';
-
-const SHOTS = fileURLToPath(new URL('../../../../test-output/ui/', import.meta.url));
+import {
+  openScriptedDesktopWorld,
+  useDesktopWorld,
+  sendMessage,
+  type ScriptedDesktopWorld,
+} from './support/desktop-world.js';
+import { expectNoHorizontalOverflow, shotAllModes, SHOTS } from './support/layout.js';
 
 const turns: ScriptedTurn[] = [];
 let world: ScriptedDesktopWorld | undefined;
 let host: TempHost;
 let page: Page;
 
-beforeAll(async () => {
-  mkdirSync(SHOTS, { recursive: true });
-  world = await openScriptedDesktopWorld(turns, 'sk-ui-rewind-test-key');
-  ({ host, page } = world);
-}, 90_000);
-
-afterAll(() => world?.close());
+useDesktopWorld(
+  () => openScriptedDesktopWorld(turns, 'sk-ui-rewind-test-key'),
+  (opened) => {
+    world = opened;
+    ({ host, page } = opened);
+  },
+);
 
 /** Every message text of the model's latest request, as one string. */
 const lastRequest = () => JSON.stringify(world?.endpoint.seen.at(-1)?.body.messages ?? []);

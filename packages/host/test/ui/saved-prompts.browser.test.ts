@@ -12,7 +12,6 @@
  */
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Locator, Page } from 'playwright-core';
 import type { MessageListResponse, PromptListResponse, Session } from '@bastion/protocol';
@@ -25,9 +24,9 @@ import {
   expectListAndComposerInView,
   expectNoHorizontalOverflow,
   shotAllModes,
+  SHOTS,
 } from './support/layout.js';
 
-const SHOTS = fileURLToPath(new URL('../../../../test-output/ui/', import.meta.url));
 /** What the page shows after the host has done its part: under a loaded CI machine a run takes seconds. */
 const SETTLED = { timeout: 30_000 };
 const PEEK = ['---', 'description: read a file you name', '---', 'read $ARGUMENTS', ''].join('\n');
@@ -64,7 +63,6 @@ async function shownInList(option: Locator): Promise<boolean> {
 const writePrompt = (file: string, text: string) => writeFileSync(join(folder, file), text);
 
 beforeAll(async () => {
-  mkdirSync(SHOTS, { recursive: true });
   world = await openDesktopWorld();
   ({ host, page } = world);
   folder = join(host.userData, 'prompts');

@@ -8,18 +8,16 @@
  * diff, the commands a run ran are noted, and a daemon's refusal is said in words with Try again.
  * Screenshots (light and dark, 1280 and 420 px) go to test-output/ui/.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Locator, Page } from 'playwright-core';
 import type { SessionChangesResponse } from '@bastion/protocol';
 import type { ScriptedTurn } from '@bastion/test-support';
 import type { TempHost } from '../support/temp-host.js';
 import { openScriptedDesktopWorld, sendMessage, type ScriptedDesktopWorld } from './support/desktop-world.js';
-import { expectListAndComposerInView, expectNoHorizontalOverflow, shotAllModes } from './support/layout.js';
+import { expectListAndComposerInView, expectNoHorizontalOverflow, shotAllModes, SHOTS } from './support/layout.js';
 
-const SHOTS = fileURLToPath(new URL('../../../../test-output/ui/', import.meta.url));
 /** What the page shows after the host has done its part: under a loaded CI machine a run takes seconds. */
 const SETTLED = { timeout: 30_000 };
 /** A path long enough to wrap in the panel at 420 px. */
@@ -48,7 +46,6 @@ const daemonChanges = async () =>
   (await host.client.request<SessionChangesResponse>('GET', `/sessions/${sessionId}/changes`)).body;
 
 beforeAll(async () => {
-  mkdirSync(SHOTS, { recursive: true });
   world = await openScriptedDesktopWorld(turns, 'sk-ui-changes-test-key');
   ({ host, page, sessionId } = world);
   await world.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: host.uiOrigin });

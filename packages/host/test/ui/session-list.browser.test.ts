@@ -7,20 +7,18 @@
  * "Confirm delete" stays armed only while nothing else happens: Esc, a click elsewhere, Rename and
  * a switch of session each disarm it (it used to stay armed through all of them).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { Locator, Page } from 'playwright-core';
 import type { Session, SessionListResponse } from '@bastion/protocol';
-import { openDesktopWorld, sendMessage, type DesktopWorld } from './support/desktop-world.js';
+import { openDesktopWorld, useDesktopWorld, sendMessage, type DesktopWorld } from './support/desktop-world.js';
 
 let world: DesktopWorld | undefined;
 let page: Page;
 
-beforeAll(async () => {
-  world = await openDesktopWorld();
-  ({ page } = world);
-}, 90_000);
-
-afterAll(() => world?.close());
+useDesktopWorld(openDesktopWorld, (opened) => {
+  world = opened;
+  ({ page } = opened);
+});
 
 const sidebar = () => page.getByRole('complementary', { name: 'Sessions' });
 const newSessionButton = () => sidebar().getByRole('button', { name: 'New session' });

@@ -9,16 +9,14 @@
  * behind the "Sessions" button) a result opens its session. Screenshots (light and dark, 1280 and
  * 420 px) go to test-output/ui/.
  */
-import { mkdirSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Locator, Page, Request } from 'playwright-core';
 import { SESSION_SEARCH_MAX_CHARS, type Session } from '@bastion/protocol';
 import type { TempHost } from '../support/temp-host.js';
 import { openDesktopWorld, type DesktopWorld } from './support/desktop-world.js';
-import { expectInViewport, expectNoHorizontalOverflow, shotAllModes } from './support/layout.js';
+import { expectInViewport, expectNoHorizontalOverflow, shotAllModes, SHOTS } from './support/layout.js';
 
-const SHOTS = fileURLToPath(new URL('../../../../test-output/ui/', import.meta.url));
 /** What the page shows after the host has done its part: under a loaded CI machine a run takes seconds. */
 const SETTLED = { timeout: 30_000 };
 /** In the prompt of one session only; never in a title. */
@@ -72,7 +70,6 @@ const searchFor = (text: string) => (request: Request) => {
 };
 
 beforeAll(async () => {
-  mkdirSync(SHOTS, { recursive: true });
   world = await openDesktopWorld();
   ({ host, page } = world);
   checklistId = await createSession('Release checklist');

@@ -11,7 +11,6 @@
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { AuditLog, openDatabase, SessionStore } from '@bastion/daemon/testing';
@@ -20,10 +19,9 @@ import { makeTempDir } from '@bastion/test-support';
 import { HostAuditLog } from '../../src/policy/host-audit-log.js';
 import type { TempHost } from '../support/temp-host.js';
 import { openDesktopWorld, type DesktopWorld } from './support/desktop-world.js';
-import { expectInViewport, expectNoHorizontalOverflow, shotAllModes } from './support/layout.js';
+import { expectInViewport, expectNoHorizontalOverflow, shotAllModes, SHOTS } from './support/layout.js';
 import { openSettingsTab } from './support/settings.js';
 
-const SHOTS = fileURLToPath(new URL('../../../../test-output/ui/', import.meta.url));
 /** Calls in each seeded log: more than two pages of the session's log, and of the host's two lines a call. */
 const CALLS = 2 * AUDIT_VIEW_PAGE + 10;
 
@@ -78,7 +76,6 @@ function seedLogs(userData: string): void {
 }
 
 beforeAll(async () => {
-  mkdirSync(SHOTS, { recursive: true });
   const userData = join(makeTempDir('bastion-settings-'), 'home');
   seedLogs(userData);
   world = await openDesktopWorld({ userData });

@@ -10,19 +10,22 @@
  * starts no command is sent to the agent as typed. Screenshots (light and dark, 1280 and 420 px)
  * go to test-output/ui/.
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Locator, Page } from 'playwright-core';
 import { INIT_INSTRUCTIONS_PROMPT, type Session } from '@bastion/protocol';
 import type { ScriptedTurn } from '@bastion/test-support';
 import type { TempHost } from '../support/temp-host.js';
 import { SESSION_COMMANDS } from './support/session-commands.js';
-import { openScriptedDesktopWorld, sendMessage, type ScriptedDesktopWorld } from './support/desktop-world.js';
-import { expectListAndComposerInView, shotAllModes } from './support/layout.js';
+import {
+  openScriptedDesktopWorld,
+  useDesktopWorld,
+  sendMessage,
+  type ScriptedDesktopWorld,
+} from './support/desktop-world.js';
+import { expectListAndComposerInView, shotAllModes, SHOTS } from './support/layout.js';
 
-const SHOTS = fileURLToPath(new URL('../../../../test-output/ui/', import.meta.url));
 /** What the page shows after the host has done its part: under a loaded CI machine a run takes seconds. */
 const SETTLED = { timeout: 30_000 };
 
@@ -36,14 +39,14 @@ const list = () => page.getByRole('listbox', { name: 'Commands' });
 const names = () => list().locator('.command-name').allTextContents();
 const session = async (id: string) => (await host.client.request<Session>('GET', `/sessions/${id}`)).body;
 
-beforeAll(async () => {
-  mkdirSync(SHOTS, { recursive: true });
-  world = await openScriptedDesktopWorld(turns, 'sk-ui-slash-test-key');
-  ({ host, page } = world);
-  composer = page.getByRole('combobox', { name: 'Message' });
-}, 90_000);
-
-afterAll(() => world?.close());
+useDesktopWorld(
+  () => openScriptedDesktopWorld(turns, 'sk-ui-slash-test-key'),
+  (opened) => {
+    world = opened;
+    ({ host, page } = opened);
+    composer = page.getByRole('combobox', { name: 'Message' });
+  },
+);
 
 describe('slash commands in the message box', () => {
   it('/ lists every command; typing narrows them; the current mode’s is listed as the mode now and Enter on it does nothing', async () => {

@@ -9,15 +9,13 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Locator, Page } from 'playwright-core';
 import { MODEL_MAX_TOOL_INPUT_BYTES } from '@bastion/protocol';
 import type { ScriptedTurn } from '@bastion/test-support';
 import { openScriptedDesktopWorld, sendMessage, type ScriptedDesktopWorld } from './support/desktop-world.js';
-import { shotAllModes } from './support/layout.js';
+import { shotAllModes, SHOTS } from './support/layout.js';
 
-const SHOTS = fileURLToPath(new URL('../../../../test-output/ui/', import.meta.url));
 const KEY = 'sk-ui-tool-cards-key';
 const SETTLED = { timeout: 20_000 };
 
@@ -47,7 +45,6 @@ const instructionsOfLastTurn = (): Promise<(string | null)[]> =>
   });
 
 beforeAll(async () => {
-  mkdirSync(SHOTS, { recursive: true });
   world = await openScriptedDesktopWorld(turns, KEY);
   page = world.page;
   await world.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: world.host.uiOrigin });

@@ -6,33 +6,27 @@
  * a created file removed) and the run reads "Undone"; a run whose file changed since is refused
  * in words with nothing touched. Screenshots (light and dark, 1280 and 420 px) go to test-output/ui/.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import type { ScriptedTurn } from '@bastion/test-support';
 import type { TempHost } from '../support/temp-host.js';
-import { openScriptedDesktopWorld, sendMessage, type ScriptedDesktopWorld } from './support/desktop-world.js';
-import { expectNoHorizontalOverflow, shotAllModes } from './support/layout.js';
+import { openScriptedDesktopWorld, useDesktopWorld, sendMessage } from './support/desktop-world.js';
+import { expectNoHorizontalOverflow, shotAllModes, SHOTS } from './support/layout.js';
 
-const SHOTS = fileURLToPath(new URL('../../../../test-output/ui/', import.meta.url));
 /** Enough files that the list of them and one open diff are taller than the 420 px view. */
 const FILES_IN_A_LONG_RUN = 16;
 const BINARY = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 0xff, 0x0d, 0x0a, 0x1a, 0, 0x80]);
 
 const turns: ScriptedTurn[] = [];
-let world: ScriptedDesktopWorld | undefined;
 let host: TempHost;
 let page: Page;
 
-beforeAll(async () => {
-  mkdirSync(SHOTS, { recursive: true });
-  world = await openScriptedDesktopWorld(turns, 'sk-ui-undo-test-key');
-  ({ host, page } = world);
-}, 90_000);
-
-afterAll(() => world?.close());
+useDesktopWorld(
+  () => openScriptedDesktopWorld(turns, 'sk-ui-undo-test-key'),
+  (opened) => ({ host, page } = opened),
+);
 
 describe('Undo in the desktop app', () => {
   it('confirms with the list of files, then puts every byte back and the run reads "Undone"', async () => {

@@ -8,31 +8,25 @@
  * overwrite allowed after the file changed under the question is refused by the host, the file as
  * it changed to. Screenshots (light and dark, 1280 and 420 px) go to test-output/ui/.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import type { ScriptedTurn } from '@bastion/test-support';
 import type { TempHost } from '../support/temp-host.js';
-import { openScriptedDesktopWorld, sendMessage, type ScriptedDesktopWorld } from './support/desktop-world.js';
-import { shotAllModes } from './support/layout.js';
+import { openScriptedDesktopWorld, useDesktopWorld, sendMessage } from './support/desktop-world.js';
+import { shotAllModes, SHOTS } from './support/layout.js';
 
-const SHOTS = fileURLToPath(new URL('../../../../test-output/ui/', import.meta.url));
 const WORKFLOW = 'on: push\njobs: {}\n';
 
 const turns: ScriptedTurn[] = [];
-let world: ScriptedDesktopWorld | undefined;
 let host: TempHost;
 let page: Page;
 
-beforeAll(async () => {
-  mkdirSync(SHOTS, { recursive: true });
-  world = await openScriptedDesktopWorld(turns, 'sk-write-ask-test-key');
-  ({ host, page } = world);
-}, 90_000);
-
-afterAll(() => world?.close());
+useDesktopWorld(
+  () => openScriptedDesktopWorld(turns, 'sk-write-ask-test-key'),
+  (opened) => ({ host, page } = opened),
+);
 
 describe('a file write the policy asks about, asked by the host', () => {
   it('is held and asked once on the page by the host: nothing is written until Allow, then the host writes it', async () => {

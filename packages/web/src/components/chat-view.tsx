@@ -373,7 +373,7 @@ export function ChatView({
   const [askingAuto, setAskingAuto] = useState(false);
   /** `/help`'s dialog is open. */
   const [help, setHelp] = useState(false);
-  /** The mode the session was last switched to here, said to a screen reader (Shift+Tab leaves focus in the box). */
+  /** The mode the session was last switched to here, said to a screen reader (Alt+Shift+M leaves focus in the box). */
   const [modeSaid, setModeSaid] = useState('');
   /** Bumped each time the reader sends (or queues) a message: the transcript goes to its end. */
   const [sent, setSent] = useState(0);
@@ -685,7 +685,7 @@ export function ChatView({
       onSessionChanged();
       setModeSaid(`Mode: ${MODE_LABELS[mode]}`);
     });
-  /** Shift+Tab in the box, while no question waits (then it moves focus back to the question, as ever). */
+  /** Alt+Shift+M in the box, while no question waits (the mode does not change under a question). */
   const cycleMode =
     session === undefined || pending !== undefined || hostAsk !== undefined
       ? undefined

@@ -31,6 +31,7 @@ import { CommandMenu } from './command-menu.js';
 import { AttachIcon, ImageChips } from './image-chips.js';
 import { LIST_MENU_ID, listOptionId } from './list-menu.js';
 import { MentionMenu } from './mention-menu.js';
+import { isModeCycleKey } from './mode-switch.js';
 
 interface Props {
   draft: string;
@@ -68,7 +69,7 @@ interface Props {
   unavailable?: string;
   /** What Enter does with the text in the box when that is not plain, shown over it while it holds text. */
   hint?: string;
-  /** Shift+Tab in the box: the session's next mode. Undefined: Shift+Tab moves focus back as usual. */
+  /** Alt+Shift+M in the box: the session's next mode. Undefined: the key does nothing. */
   onCycleMode?: () => void;
 }
 
@@ -194,7 +195,7 @@ function listKey(event: KeyboardEvent<HTMLTextAreaElement>, list: OpenList): boo
 
 /**
  * The message box: grows with its text up to a bound, Enter sends, Shift+Enter breaks a line, Esc
- * stops, ArrowUp in an empty box brings back the last prompt, Shift+Tab switches the mode (when
+ * stops, ArrowUp in an empty box brings back the last prompt, Alt+Shift+M switches the mode (when
  * `onCycleMode` is given). `@` lists the workspace's files and
  * folders by the name typed after it (src/ then its own entries; a name of two characters or more
  * is also looked for in every folder), and puts the chosen path in. A message that is the start
@@ -538,10 +539,9 @@ export function Composer({
                 onDraft(lastPrompt);
                 return;
               }
-              if (event.key === 'Tab' && event.shiftKey && !event.ctrlKey && !event.altKey && !event.metaKey) {
-                if (onCycleMode === undefined) return;
+              if (isModeCycleKey(event.nativeEvent)) {
                 event.preventDefault();
-                onCycleMode();
+                onCycleMode?.();
                 return;
               }
               if (event.key === 'Enter' && !event.shiftKey && !event.nativeEvent.isComposing) {

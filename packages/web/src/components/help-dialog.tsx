@@ -5,10 +5,7 @@ const KEYS: readonly (readonly [string, string])[] = [
   ['Enter', 'send the message (while a run goes: queue it for when the run finishes)'],
   ['Shift+Enter', 'start a new line'],
   ['Esc', 'stop the run (or close a list)'],
-  [
-    'Shift+Tab',
-    'switch the mode: read-only ↔ accept-edits (auto asks first: use the Mode list or /mode auto); while a question waits, it moves focus back to it',
-  ],
+  ['Alt+Shift+M (⌥⇧M)', 'switch the mode: read-only ↔ accept-edits (auto asks first: use the Mode list or /mode auto)'],
   ['Alt+Shift+A (⌥⇧A)', 'go to the question waiting for your answer; Tab then reaches Allow and Deny'],
   ['↑ in an empty box', 'bring back your last prompt'],
   ['@', 'name a file or folder of the workspace'],

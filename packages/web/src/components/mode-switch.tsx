@@ -17,10 +17,20 @@ export const MODE_LABELS: Readonly<Record<PermissionMode, string>> = {
   auto: 'auto: runs everything',
 };
 
-/** The modes Shift+Tab in the message box goes through, in turn; `auto` is not one: it asks for consent first. */
+/**
+ * The key in the message box that switches the mode (help lists it; `event.code`, so ⌥ on a Mac
+ * works). Not Shift+Tab, which a keyboard user needs to move back out of the box.
+ */
+export const MODE_CYCLE_KEY = { code: 'KeyM', altKey: true, shiftKey: true } as const;
+
+export function isModeCycleKey(event: KeyboardEvent): boolean {
+  return event.code === MODE_CYCLE_KEY.code && event.altKey && event.shiftKey && !event.ctrlKey && !event.metaKey;
+}
+
+/** The modes Alt+Shift+M in the message box goes through, in turn; `auto` is not one: it asks for consent first. */
 const CYCLED_MODES: readonly PermissionMode[] = ['read-only', 'accept-edits'];
 
-/** The mode Shift+Tab switches `mode` to (from `auto`, the first of the cycle: leaving auto asks nothing). */
+/** The mode Alt+Shift+M switches `mode` to (from `auto`, the first of the cycle: leaving auto asks nothing). */
 export function cycledMode(mode: PermissionMode): PermissionMode {
   return CYCLED_MODES[(CYCLED_MODES.indexOf(mode) + 1) % CYCLED_MODES.length] ?? 'read-only';
 }
@@ -34,7 +44,7 @@ export function ModeSwitch({ mode, disabled, onChange, onAskAuto }: Props) {
         id="mode"
         value={mode}
         disabled={disabled}
-        title="Shift+Tab in the message box switches read-only ↔ accept-edits"
+        title="Alt+Shift+M in the message box switches read-only ↔ accept-edits"
         onChange={(event) => {
           const next = event.target.value as PermissionMode;
           if (next === 'auto') onAskAuto();

@@ -5,6 +5,7 @@
  * `close()` ends all of it; a start that fails part-way closes what it started.
  */
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll } from 'vitest';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { makeTempDir, SCRIPTED_MODEL, type Script, type ScriptedEndpoint } from '@bastion/test-support';
@@ -88,6 +89,23 @@ export async function openScriptedDesktopWorld(script: Script, key: string): Pro
     await world.close();
     throw error;
   }
+}
+
+/**
+ * For a file whose tests share one world (openDesktopWorld, openScriptedDesktopWorld): opened by
+ * `open` before its first test and handed to `opened`, for the file to keep what it uses; closed
+ * after its last.
+ */
+export function useDesktopWorld<World extends DesktopWorld>(
+  open: () => Promise<World>,
+  opened: (world: World) => void,
+): void {
+  let world: World | undefined;
+  beforeAll(async () => {
+    world = await open();
+    opened(world);
+  }, 90_000);
+  afterAll(() => world?.close());
 }
 
 /** Type `message` into the composer and send it, once the previous run has ended (its Stop button gone; Enter sends nothing meanwhile). */

@@ -2,6 +2,10 @@
 /** Test support: assertions that a part of the desktop page is actually usable where it is. */
 import { expect } from 'vitest';
 import type { Locator, Page } from 'playwright-core';
+import { fileURLToPath } from 'node:url';
+
+/** Where the UI tests' screenshots go (Playwright makes the folder when it writes one). */
+export const SHOTS = fileURLToPath(new URL('../../../../../test-output/ui/', import.meta.url));
 
 /** Fails unless the element is visible and wholly inside the viewport (not scrolled or pushed off). */
 export async function expectInViewport(page: Page, locator: Locator, what: string): Promise<void> {
