@@ -250,8 +250,8 @@ function EmptySessionHints({ session }: { session: Session | undefined }) {
         <p className="hint">
           {session.provider === 'demo' ? (
             <>
-              This session uses the offline demo model, which is not an AI: <DemoModelTry />. Model, above, switches it
-              to another.
+              This session uses the offline demo model, which is not an AI: <DemoModelTry />. <code>/model</code>{' '}
+              switches it to another.
             </>
           ) : (
             <>
@@ -259,7 +259,7 @@ function EmptySessionHints({ session }: { session: Session | undefined }) {
               <strong>
                 {session.provider} · {session.model}
               </strong>
-              ; Model, above, switches it.
+              ; <code>/model</code> switches it.
             </>
           )}
         </p>
