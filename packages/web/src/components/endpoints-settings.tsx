@@ -107,7 +107,7 @@ export function EndpointsSettings({ bastion, onChanged }: { bastion: BastionApi;
   const approve = async (url: string) => {
     setNotice({
       kind: 'wait',
-      text: 'Waiting for approval: answer in the terminal where Bastion runs, or on the confirmation page Bastion opened in your browser…',
+      text: 'Waiting for your approval: Bastion asks in the terminal where it runs or, without one, on a confirmation page it opens in your browser (the terminal prints its address if no browser opens)…',
     });
     const outcome = await bastion.endpoints.requestConsent(url);
     setNotice(outcomeNotice(outcome, url));
