@@ -85,7 +85,7 @@ describe('custom endpoints and the host-owned consent page', () => {
     const consentOrigin = new URL(consentUrl).origin;
     expect(consentOrigin).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(consentOrigin).not.toBe(host!.uiOrigin);
-    await page.getByText('Waiting for approval').waitFor();
+    await page.getByText('Waiting for your approval: Bastion asks in the terminal').waitFor();
     expect(grantFor(endpoint.origin)).toBeUndefined();
     const confirm = await userBrowser(consentUrl);
     await confirm.getByRole('heading', { name: 'Allow provider requests to this custom endpoint?' }).waitFor();
