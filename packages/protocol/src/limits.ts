@@ -510,6 +510,12 @@ export const UI_CHANGES_OPEN_FILES = 10;
  * not answer it. The terminal's equivalent is CLI_APPROVAL_TYPE_AHEAD_DISCARD_MS.
  */
 export const UI_APPROVAL_ANSWER_GUARD_MS = 400;
+
+/**
+ * How often a page asks whether Bastion still answers while it does (web/src/host-link.ts): a page
+ * whose Bastion was stopped says so within this, instead of showing a sandbox that is gone.
+ */
+export const UI_HOST_LINK_CHECK_MS = 5_000;
 /** Tallest the composer grows with multi-line input, in pixels, before it scrolls. */
 export const UI_COMPOSER_MAX_HEIGHT_PX = 240;
 /** Characters of a tool call's input a session's markdown export shows (its outputs stay in Bastion). */

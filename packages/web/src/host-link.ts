@@ -1,16 +1,14 @@
 /**
  * Whether Bastion answers this page: its handshake, asked as the page opens, again every
- * HOST_LINK_CHECK_MS while it answers, at once when a view saw its own connection drop
+ * UI_HOST_LINK_CHECK_MS while it answers, at once when a view saw its own connection drop
  * (`recheck`), and every BRIDGE_RETRY_MS while it does not. A page whose Bastion was stopped then
  * says so, rather than showing the posture of a sandbox that is gone and offering to send a
  * message nowhere.
  */
 import { useCallback, useEffect, useState } from 'react';
 import type { BastionApi, HandshakeResponse } from '@bastion/bridge';
+import { UI_HOST_LINK_CHECK_MS } from '@bastion/protocol';
 import { BRIDGE_RETRY_MS, describeError, errorCode } from './bastion.js';
-
-/** How often the page asks whether Bastion still answers while it does. */
-export const HOST_LINK_CHECK_MS = 5_000;
 
 export type HostLink =
   | { state: 'connecting' }
@@ -39,7 +37,7 @@ export function useHostLink(bastion: BastionApi | undefined): { link: HostLink; 
     };
     const attempt = () => {
       bastion.handshake().then(
-        (handshake) => settle({ state: 'live', handshake }, HOST_LINK_CHECK_MS),
+        (handshake) => settle({ state: 'live', handshake }, UI_HOST_LINK_CHECK_MS),
         (failure: unknown) =>
           settle({ state: 'lost', code: errorCode(failure), reason: describeError(failure) }, BRIDGE_RETRY_MS),
       );
