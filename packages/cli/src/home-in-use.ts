@@ -5,7 +5,9 @@ import {
   terminalLine,
   type BastionHost,
   type BastionHostOptions,
+  type HolderStatus,
 } from '@bastion/host';
+import { atLocalTime, timeAgo } from './local-time.js';
 
 /**
  * Start a host that owns the home; when another Bastion owns it, print the holder and `next` (what
@@ -17,13 +19,8 @@ export async function startOwningHost(options: BastionHostOptions, next: string)
     return await startBastionHost({ ...options, ownsProcess: true });
   } catch (error) {
     if (!(error instanceof HomeInUseError)) throw error;
-    const { holder } = error;
-    const who = holder
-      ? ` (pid ${holder.pid}, \`bastion ${terminalLine(holder.command)}\`, UI ${terminalLine(holder.ui)})`
-      : '';
-    process.stderr.write(
-      `bastion: Bastion is already running for this data folder${who}: ${terminalLine(error.userData)}\n`,
-    );
+    process.stderr.write(`bastion: Bastion is already running for this data folder: ${terminalLine(error.userData)}\n`);
+    if (error.holder) process.stderr.write(`bastion: ${holderLine(error.holder, new Date())}\n`);
     // Two hosts on one home would each run a daemon writing its sessions.db, approvals and undo journal.
     process.stderr.write(
       'bastion: one Bastion at a time owns a data folder (its sessions database, approvals and undo records)\n',
@@ -36,4 +33,20 @@ export async function startOwningHost(options: BastionHostOptions, next: string)
 /** `--home DIR` as the user should type it again, or nothing for the default home. */
 export function homeFlag(explicit: string | undefined): string {
   return explicit === undefined ? '' : ` --home ${explicit}`;
+}
+
+/**
+ * Which Bastion holds the home, so the person can find it: "it started at 06:41 (3 h ago) as
+ * `bastion start` in /work/app: pid 1234, UI http://127.0.0.1:41234/desktop/". The UI's address
+ * holds no ticket (the host's status never gives one). A host from before the start time was told
+ * is named without it.
+ */
+function holderLine(holder: HolderStatus, now: Date): string {
+  const command = `\`bastion ${terminalLine(holder.command)}\``;
+  const what =
+    holder.started_at === undefined
+      ? `it runs ${command}`
+      : `it started ${atLocalTime(holder.started_at, now)} (${timeAgo(holder.started_at, now)}) as ${command}`;
+  const where = holder.workspace === undefined ? '' : ` in ${terminalLine(holder.workspace)}`;
+  return `${what}${where}: pid ${holder.pid}, UI ${terminalLine(holder.ui)}`;
 }

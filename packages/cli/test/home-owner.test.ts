@@ -3,10 +3,11 @@
  * holder, `run` refuses, `secrets set`, `secrets delete` and `open` go through the running host's
  * control socket, and a SIGKILLed holder's lock and socket do not block the next start.
  */
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
+import { askRunningHost, holderStatusSchema } from '@bastion/host';
 import { isAlive, waitFor, makeTempDir } from '@bastion/test-support';
 import { runCli, startHolder, stoppedAfterEachTest } from './support/cli-process.js';
 
@@ -75,17 +76,40 @@ describe('one Bastion a home', () => {
     expect(opened.stderr).toContain('bastion start');
   });
 
-  it('bastion run while a host owns the home refuses with exit 2, saying why and the three ways on, and creates no session behind its back', async () => {
+  it('bastion run while a host owns the home refuses with exit 2, naming when, where and as what the running host started (its own start time), its pid and UI, why and the three ways on, and creates no session behind its back', async () => {
     const { home, workspace } = makeHome();
+    const before = Date.now();
     const holder = startHolder(started, home, workspace);
     const line = await holder.ready;
+    const after = Date.now();
+    // The running host's own word for when it started, asked as a second process asks it.
+    const status = await askRunningHost(home, { op: 'status' }, holderStatusSchema);
+    const startedAt = Date.parse(status?.started_at ?? '');
+    expect(startedAt).toBeGreaterThanOrEqual(before);
+    expect(startedAt).toBeLessThanOrEqual(after);
     const run = await runCli(['run', '--provider', 'demo', '--home', home, '--workspace', workspace, 'hello']);
     expect(run.code).toBe(2);
-    expect(run.stderr).toBe(
-      `bastion: Bastion is already running for this data folder (pid ${line.pid.host}, \`bastion start\`, UI ${line.ui}): ${home}\n` +
-        'bastion: one Bastion at a time owns a data folder (its sessions database, approvals and undo records)\n' +
-        `bastion: nothing was run; give the prompt in its UI (bastion open --home ${home}), or stop it first (Ctrl-C where it runs), or use --home DIR for a separate data folder\n`,
-    );
+    const lines = run.stderr.split('\n');
+    expect(lines).toHaveLength(5);
+    expect(lines[0]).toBe(`bastion: Bastion is already running for this data folder: ${home}`);
+    const time = new Date(startedAt);
+    const hhmm = `${String(time.getHours()).padStart(2, '0')}:${String(time.getMinutes()).padStart(2, '0')}`;
+    // "on <date> at" only when the run came on the next day; the minutes ago as the run counted them.
+    const said =
+      /^bastion: it started (?:at|on \d{4}-\d\d-\d\d at) (\d\d:\d\d) \((?:less than a minute|\d+ min) ago\) as `bastion start` in (.*)$/.exec(
+        lines[1] ?? '',
+      );
+    expect(said?.[1]).toBe(hhmm);
+    expect(said?.[2]).toBe(`${realpathSync(workspace)}: pid ${line.pid.host}, UI ${line.ui}`);
+    expect(lines.slice(2)).toEqual([
+      'bastion: one Bastion at a time owns a data folder (its sessions database, approvals and undo records)',
+      `bastion: nothing was run; give the prompt in its UI (bastion open --home ${home}), or stop it first (Ctrl-C where it runs), or use --home DIR for a separate data folder`,
+      '',
+    ]);
+    // The UI's address as printed carries no launch ticket: opening it signs nobody in.
+    expect(run.stderr).not.toContain('ticket');
+    const opened = await fetch(line.ui, { redirect: 'manual' });
+    expect(opened.headers.get('set-cookie')).toBeNull();
     expect(sessionCount(home)).toBe(0);
     expect(hostLogEvents(home, 'host.ready')).toBe(1);
   });

@@ -159,7 +159,7 @@ export interface BastionHost {
  * when another live host owns it, touching none of its state.
  */
 export async function startBastionHost(options: BastionHostOptions): Promise<BastionHost> {
-  const started = { host: performance.now() };
+  const started = { host: performance.now(), at: new Date() };
   const platform = options.platform ?? process.platform;
   // The storage check, userData's modes, the temp root and srt's initialize: begun by the CLI's
   // entry before the host's modules loaded, or now (host-start-prelude.ts). srt's initialize is
@@ -190,7 +190,7 @@ async function composeHost(
   options: BastionHostOptions,
   prelude: HostStartPrelude,
   resources: ReleaseStack,
-  started: { host: number },
+  started: { host: number; at: Date },
 ): Promise<BastionHost> {
   const { path: userData, repaired } = prelude.owned;
   const sink = createHostLogSink({ userData, verbose: options.verbose, stderr: options.stderr, tap: options.logTap });
@@ -394,7 +394,14 @@ async function composeHost(
   if (sidecarStart.status === 'rejected') throw sidecarStart.reason;
   const control = await ControlServer.listen(
     userData,
-    controlHandler({ command: options.command ?? 'host', uiOrigin: ui.origin, desktop, client }),
+    controlHandler({
+      command: options.command ?? 'host',
+      startedAt: started.at,
+      workspaces,
+      uiOrigin: ui.origin,
+      desktop,
+      client,
+    }),
     log,
     { mcp, grantedWorkspaces: () => [...workspaces] },
   );
@@ -472,12 +479,16 @@ async function composeHost(
 const EXPORT_ANSWER_ENVELOPE_BYTES = Buffer.byteLength('{"ok":true,"markdown":}\n');
 
 /**
- * The host's side of the control socket (SEC-004): who holds the home, a fresh launch link, a key
- * stored through this host, and the sessions, a session's markdown and changes, the models (and
- * their default) and an undo asked of this host's daemon.
+ * The host's side of the control socket (SEC-004): who holds the home (pid, command, when and in
+ * which folder it started, its UI's address), a fresh launch link, a key stored through this host,
+ * and the sessions, a session's markdown and changes, the models (and their default) and an undo
+ * asked of this host's daemon.
  */
 function controlHandler(parts: {
   command: string;
+  startedAt: Date;
+  /** The granted workspaces, the one the host was started in first. */
+  workspaces: readonly string[];
   uiOrigin: string;
   desktop: DesktopApp;
   client: DaemonClient;
@@ -485,7 +496,15 @@ function controlHandler(parts: {
   return async (request) => {
     switch (request.op) {
       case 'status':
-        return { ok: true, pid: process.pid, command: parts.command, ui: `${parts.uiOrigin}/desktop/` };
+        return {
+          ok: true,
+          pid: process.pid,
+          command: parts.command,
+          // The page's address only: a launch link's ticket signs in, and is given only by `open`.
+          ui: `${parts.uiOrigin}/desktop/`,
+          started_at: parts.startedAt.toISOString(),
+          ...(parts.workspaces[0] === undefined ? {} : { workspace: parts.workspaces[0] }),
+        };
       case 'open':
         return { ok: true, launch: parts.desktop.issueLaunchUrl() };
       case 'sessions': {

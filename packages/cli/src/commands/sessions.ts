@@ -31,6 +31,7 @@ import {
   terminalText,
 } from '@bastion/host';
 import { homeFlag, startOwningHost } from '../home-in-use.js';
+import { localDateTime } from '../local-time.js';
 import { closestName } from '../closest-name.js';
 import { parseCommandLine, unknownNameError, UsageError, WORKSPACE_OPTIONS } from '../usage.js';
 import { enterWorkspace } from '../workspace.js';
@@ -71,14 +72,6 @@ async function list(
   }
 }
 
-/** "2026-12-05 03:44", local time. */
-function when(iso: string): string {
-  const date = new Date(iso);
-  if (Number.isNaN(date.getTime())) return '?';
-  const two = (value: number) => String(value).padStart(2, '0');
-  return `${date.getFullYear()}-${two(date.getMonth() + 1)}-${two(date.getDate())} ${two(date.getHours())}:${two(date.getMinutes())}`;
-}
-
 /** How the session stands: waiting for an answer, or how its last run ended. */
 function state(session: Session): string {
   if (session.approval_pending) return 'needs approval';
@@ -90,7 +83,7 @@ function line(session: Session): string {
   return terminalLine(
     [
       session.id,
-      when(session.updated_at),
+      localDateTime(session.updated_at),
       state(session).padEnd(14),
       `${session.provider}/${session.model}`,
       session.mode,

@@ -87,13 +87,22 @@ export type McpControlRequest = Extract<ControlRequest, { op: 'mcp.list' | 'mcp.
 /** The requests the host's own handler answers (bastion-host.ts). */
 export type HostControlRequest = Exclude<ControlRequest, McpControlRequest>;
 
-/** Who holds the home: told to a second process so it can say how to reach the running host. */
+/**
+ * Who holds the home: told to a second process so it can say which Bastion that is and how to
+ * reach it. `ui` is the UI's address without a launch ticket (no secret: opening it still needs a
+ * sign-in, which `bastion open` gives). `started_at` and `workspace` are optional so that a CLI
+ * still names the pid and UI of a running host from before they were told.
+ */
 export const holderStatusSchema = z.strictObject({
   ok: z.literal(true),
   pid: z.number().int().positive(),
   /** The command the holder runs (`start`, `run`, `secrets`). */
   command: z.string().max(32),
   ui: z.string().max(256),
+  /** When the holder started. */
+  started_at: z.iso.datetime().optional(),
+  /** The folder it was started in (its first workspace); absent when it works in none (`secrets`). */
+  workspace: z.string().min(1).max(WORKSPACE_MAX_PATH_CHARS).optional(),
 });
 export type HolderStatus = z.infer<typeof holderStatusSchema>;
 
