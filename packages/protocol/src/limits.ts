@@ -438,6 +438,18 @@ export const MODEL_MAX_STEP_TOOL_INPUT_BYTES = 8 * MiB;
  * are only on or off; OpenAI takes 128 tools in a request); a real model's come to a handful.
  */
 export const MODEL_MAX_TOOL_CALLS_PER_STEP = 64;
+/**
+ * Most of a model's reply the sidecar takes in before the AI SDK can parse any of it: one event of
+ * a streamed reply (the bytes since its last blank line), or the whole body of a reply that is not
+ * an event stream (an error's JSON, which the SDK reads whole). Past it the reply stops being read
+ * and the run ends with PROVIDER_REPLY_TOO_LARGE. The largest real event is OpenAI's
+ * `response.completed`, which repeats the step's whole output: up to MODEL_MAX_STEP_TOOL_INPUT_BYTES
+ * of tool inputs (a reply streaming more stops being read before it comes), each input byte at
+ * most 3 once escaped again inside the event's JSON (a 4-byte character sent as `\uD83D\uDE00`),
+ * 24 MiB, plus the step's text and reasoning, bounded by its output tokens. Without it one event
+ * could grow the sidecar up to TRANSPORT_MAX_RESPONSE_BODY_BYTES.
+ */
+export const MODEL_MAX_UNPARSED_REPLY_BYTES = 32 * MiB;
 /** Runs executing at once across all sessions; beyond this `POST /agent/run` answers 429. */
 export const AGENT_MAX_CONCURRENT_RUNS = 8;
 /** Text a tool hands back to the model is cut beyond this many characters. */

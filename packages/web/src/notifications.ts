@@ -43,6 +43,7 @@ const ERROR_WORDS: Readonly<Record<string, string>> = {
   PROVIDER_RATE_LIMIT: 'the model provider is rate limiting',
   PROVIDER_KEY_MISSING: 'no API key for the model provider',
   PROVIDER_TRANSPORT_UNAVAILABLE: 'the model provider cannot be reached',
+  PROVIDER_REPLY_TOO_LARGE: 'the model’s reply was too large to read',
   PROVIDER_ENTITLEMENT: 'the account may not use this model',
   PROVIDER_MODEL: 'the model provider refused the model',
   PROVIDER_DESTINATION: 'the model provider’s address is not allowed',

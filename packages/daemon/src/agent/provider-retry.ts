@@ -19,6 +19,7 @@ import {
   PROVIDER_RETRY_BUDGET_MS,
   PROVIDER_RETRY_INITIAL_DELAY_MS,
 } from '@bastion/protocol';
+import { isDaemonError, type DaemonError } from '../errors.js';
 import { withModelCalls } from './model-calls.js';
 
 export interface ProviderRetry {
@@ -48,15 +49,24 @@ export function sanitizeProviderMessage(message: string): string {
     : clean;
 }
 
-/** The provider's HTTP answer behind an error, found through a few `cause` links. */
-function apiCallErrorIn(error: unknown): APICallError | undefined {
+/** The first of `error` and a few of its `cause` links that `match` picks. */
+function causeIn<T>(error: unknown, match: (cause: unknown) => cause is T): T | undefined {
   let current: unknown = error;
   for (let depth = 0; depth < 5 && current !== undefined && current !== null; depth++) {
-    if (APICallError.isInstance(current)) return current;
+    if (match(current)) return current;
     current = (current as { cause?: unknown }).cause;
   }
   return undefined;
 }
+
+/** The provider's HTTP answer behind an error. */
+const apiCallErrorIn = (error: unknown): APICallError | undefined =>
+  causeIn(error, (cause): cause is APICallError => APICallError.isInstance(cause));
+
+/** An error answer too large to read (bounded-reply-fetch.ts): a retry would read as much again. */
+const isReplyTooLarge = (error: unknown): boolean =>
+  causeIn(error, (cause): cause is DaemonError => isDaemonError(cause) && cause.code === 'PROVIDER_REPLY_TOO_LARGE') !==
+  undefined;
 
 /** Milliseconds the provider asked to wait, from its headers; undefined when it did not say (or said nonsense). */
 export function retryAfterMs(headers: Record<string, string> | undefined, now = Date.now()): number | undefined {
@@ -96,7 +106,8 @@ export async function withRetries<T>(
       return await call();
     } catch (error) {
       const details = providerErrorDetails(error);
-      if (attempt >= PROVIDER_MAX_ATTEMPTS || !details || !isRetryableStatus(details.status)) throw error;
+      if (attempt >= PROVIDER_MAX_ATTEMPTS || !details || !isRetryableStatus(details.status) || isReplyTooLarge(error))
+        throw error;
       const delayMs = details.retryAfterMs ?? PROVIDER_RETRY_INITIAL_DELAY_MS * 2 ** (attempt - 1);
       if (waited + delayMs > PROVIDER_RETRY_BUDGET_MS) throw error;
       waited += delayMs;

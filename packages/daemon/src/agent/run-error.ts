@@ -3,7 +3,7 @@
  * it means for the session's provider), or a provider's HTTP refusal by its status. Only codes
  * cross the channel from the host, never a failure's own message.
  */
-import type { AgentEvent, DaemonErrorCode } from '@bastion/protocol';
+import { MODEL_MAX_UNPARSED_REPLY_BYTES, type AgentEvent, type DaemonErrorCode } from '@bastion/protocol';
 import { isDaemonError, type DaemonError } from '../errors.js';
 import { isStorageFailure, storageErrorOf } from '../storage/storage-error.js';
 import { providerErrorDetails } from './provider-retry.js';
@@ -24,7 +24,7 @@ function providerStatusText(status: number | undefined, provider: string): strin
 
 /**
  * What the host's upstream failures mean, for `provider` (its name): fixed texts, since only the
- * code crosses the channel (never the failure's own message).
+ * code crosses the channel (never the failure's own message). And the sidecar's bound on a reply.
  */
 const UPSTREAM_FAILURES: Readonly<Partial<Record<DaemonErrorCode, (provider: string) => string>>> = {
   UPSTREAM_CONNECTION_REFUSED: (provider) =>
@@ -38,6 +38,8 @@ const UPSTREAM_FAILURES: Readonly<Partial<Record<DaemonErrorCode, (provider: str
   UPSTREAM_BODY_TIMEOUT: (provider) => `${provider} stopped sending its answer partway`,
   UPSTREAM_HEADERS_OVERFLOW: (provider) => `${provider} answered with headers too large to read`,
   UPSTREAM_FAILED: (provider) => `the request to ${provider} failed`,
+  PROVIDER_REPLY_TOO_LARGE: (provider) =>
+    `${provider} sent one part of its reply over ${MODEL_MAX_UNPARSED_REPLY_BYTES / (1024 * 1024)} MiB (an event of its stream, or a reply not streamed), more than any model's reply needs: Bastion stopped reading it and kept nothing of it`,
 };
 
 /**

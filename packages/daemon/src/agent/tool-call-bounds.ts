@@ -14,8 +14,8 @@
  * complete are dropped, and the step's token usage is unknown (counted as zero).
  *
  * What it does not catch: bytes an adapter holds before it hands over a delta or a whole call (one
- * server-sent event of a reply is read whole: a 20 MB event is in memory before it is seen here;
- * the transport bounds a reply at TRANSPORT_MAX_RESPONSE_BODY_BYTES).
+ * server-sent event of a reply is read whole before it is seen here, up to
+ * MODEL_MAX_UNPARSED_REPLY_BYTES: providers/bounded-reply-fetch.ts).
  */
 import type { asSchema as AsSchema, jsonSchema as JsonSchema, Tool, ToolSet } from 'ai';
 import type { LanguageModelV3, LanguageModelV3StreamPart } from '@ai-sdk/provider';

@@ -2,10 +2,12 @@
  * Resolves `{ provider, model }` to an AI SDK language model. This is the ONE place a provider's
  * `fetch` is injected: the daemon has no network of its own, so the registry is built with the
  * host-routed transport's fetch (issue 6) and every HTTP provider is created with it. Until a
- * transport is plugged in, the injected fetch refuses (fail closed), never ambient `fetch`.
+ * transport is plugged in, the injected fetch refuses (fail closed), never ambient `fetch`. The
+ * fetch providers get bounds each reply's events (bounded-reply-fetch.ts).
  */
 import type { LanguageModelV3 } from '@ai-sdk/provider';
 import { DaemonError } from '../errors.js';
+import { boundedReplyFetch } from './bounded-reply-fetch.js';
 import { createDemoModel, DEMO_MODEL_ID, DEMO_PROVIDER_ID } from './demo/demo-model.js';
 import { contextWindowOf, takesImages } from './model-catalog.js';
 
@@ -49,7 +51,7 @@ export class ProviderRegistry {
   readonly #context: ProviderContext;
 
   constructor(options: { fetch?: ProviderFetch; providers?: readonly ProviderDefinition[] } = {}) {
-    this.#context = { fetch: options.fetch ?? unavailableFetch };
+    this.#context = { fetch: boundedReplyFetch(options.fetch ?? unavailableFetch) };
     for (const provider of options.providers ?? [demoProvider]) this.#providers.set(provider.id, provider);
   }
 
