@@ -7,13 +7,15 @@
  * the step only, in the agent's prompt and in the host's own question; opening the step puts focus
  * on its Save, which a held Enter cannot reach in the step's first moments. In a short, narrow
  * window a long command scrolls inside the card while its heading and Allow and Deny stay in view.
- * Screenshots go to test-output/ui/.
+ * Esc in the Reason field (or another text field than the message box) is the field's: the run
+ * goes on and the approval still waits; Esc elsewhere still stops the run. Screenshots go to
+ * test-output/ui/.
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { UI_APPROVAL_ANSWER_GUARD_MS } from '@bastion/protocol';
+import { UI_APPROVAL_ANSWER_GUARD_MS, type Session } from '@bastion/protocol';
 import type { ScriptedTurn } from '@bastion/test-support';
 import type { TempHost } from '../support/temp-host.js';
 import { openScriptedDesktopWorld, useDesktopWorld, sendMessage } from './support/desktop-world.js';
@@ -23,11 +25,17 @@ import { settleTouch, touchTurns } from './support/touch-turns.js';
 const turns: ScriptedTurn[] = [];
 let host: TempHost;
 let page: Page;
+let sessionId: string;
 
 useDesktopWorld(
   () => openScriptedDesktopWorld(turns, 'sk-approval-card-test-key'),
-  (opened) => ({ host, page } = opened),
+  (opened) => ({ host, page, sessionId } = opened),
 );
+
+/** Whether the daemon holds an approval of the session that can still be answered. */
+async function approvalPending(): Promise<boolean> {
+  return (await host.client.request<Session>('GET', `/sessions/${sessionId}`)).body.approval_pending;
+}
 
 /** The text of the element that has focus, or `<body>` when none has. */
 function focusedName(): Promise<string> {
@@ -190,5 +198,39 @@ describe('a long command in a short, narrow window', () => {
     } finally {
       await page.setViewportSize({ width: 1280, height: 800 });
     }
+  });
+});
+
+describe('Esc in a text field while an approval waits', () => {
+  it('Esc in the Reason field empties it, then leaves it for the card: the run goes on and the daemon still holds the approval; Esc in the session search does not stop it either; Esc on the card then stops the run', async () => {
+    const marker = 'esc-in-reason';
+    turns.push(...touchTurns(marker));
+    await sendMessage(page, `Touch ${marker}`);
+    const region = page.getByRole('region', { name: 'Approval needed' });
+    await region.getByText(`touch ${marker}`).waitFor();
+    const reason = region.getByLabel('Reason (optional, sent to the agent if you deny)');
+    await reason.fill('not now');
+    await shotAllModes(page, SHOTS, '67-approval-reason', region);
+    await reason.press('Escape');
+    expect(await reason.inputValue()).toBe('');
+    expect(await reason.evaluate((element) => element === document.activeElement)).toBe(true);
+    await reason.press('Escape');
+    await expect
+      .poll(() => page.evaluate(() => document.activeElement?.getAttribute('aria-label')))
+      .toBe('Approval needed');
+    await page.getByLabel('Search sessions by title, prompt or reply').press('Escape');
+    // Long enough for a stop either key started to have ended the run.
+    await page.waitForTimeout(1_000);
+    expect(await region.count()).toBe(1);
+    expect(await page.locator('.composer-actions button.danger').count()).toBe(1);
+    expect(await page.locator('span.stopped').count()).toBe(0);
+    expect(await approvalPending()).toBe(true);
+
+    await region.focus();
+    await page.keyboard.press('Escape');
+    await region.waitFor({ state: 'detached' });
+    await page.getByTestId('run-end').last().getByText('Stopped').waitFor();
+    expect(await approvalPending()).toBe(false);
+    expect(existsSync(join(host.workspace, marker))).toBe(false);
   });
 });

@@ -95,7 +95,21 @@ export function ApprovalPrompt({ tool, busy, workspace, askBeforeWrites, onAlway
         </p>
         <div className="approval-row">
           <label htmlFor="deny-reason">Reason (optional, sent to the agent if you deny)</label>
-          <input id="deny-reason" value={reason} maxLength={1000} onChange={(event) => setReason(event.target.value)} />
+          <input
+            id="deny-reason"
+            value={reason}
+            maxLength={1000}
+            onChange={(event) => setReason(event.target.value)}
+            onKeyDown={(event) => {
+              // Esc is the field's, as in any text box: it empties the reason, and in an empty field
+              // leaves it for the card (Tab goes on to the answers). Taken here, it does not reach
+              // the page's Esc, which stops the run and so withdraws this question.
+              if (event.key !== 'Escape' || event.defaultPrevented) return;
+              event.preventDefault();
+              if (reason !== '') setReason('');
+              else region.current?.focus();
+            }}
+          />
         </div>
         {rule && alwaysAllow.confirming && workspace !== null && (
           <AlwaysAllowConfirm

@@ -112,6 +112,19 @@ function useTabTitle(title: string, state: 'approval' | 'working' | 'idle'): voi
   }, [title, state]);
 }
 
+/** The input types a person types text into. */
+const TEXT_INPUT_TYPES: ReadonlySet<string> = new Set(['text', 'search', 'email', 'url', 'tel', 'password', 'number']);
+
+/**
+ * A text field other than the message box (a session's new title, the session search): Esc typed
+ * there is the field's, as in any text box, and never stops the run; in the message box it does.
+ */
+function isOtherTextField(target: EventTarget | null): boolean {
+  if (!(target instanceof HTMLElement) || target.id === 'composer-input') return false;
+  if (target instanceof HTMLTextAreaElement || target.isContentEditable) return true;
+  return target instanceof HTMLInputElement && TEXT_INPUT_TYPES.has(target.type);
+}
+
 /** Save the whole session as `<title>.md` through the browser's download. */
 async function downloadSession(bastion: BastionApi, session: Session): Promise<void> {
   const markdown = sessionMarkdown(session, await sessionMessages(bastion, session.id));
@@ -647,11 +660,17 @@ export function ChatView({
   const stop = useCallback(() => void act(() => bastion.agent.abort(sessionId)), [act, bastion, sessionId]);
 
   // Esc anywhere stops the run, unless a dialog is open or what has focus took it first (a list
-  // over the box, the find bar, the Changes panel, the "Always allow…" step close themselves).
+  // over the box, the find bar, the Changes panel, the "Always allow…" step close themselves, the
+  // approval's Reason empties itself), or it was typed in a text field other than the message box.
   useEffect(() => {
     if (!stoppable) return undefined;
     const onKey = (event: KeyboardEvent) => {
-      if (event.key === 'Escape' && !event.defaultPrevented && document.querySelector('dialog[open]') === null) {
+      if (
+        event.key === 'Escape' &&
+        !event.defaultPrevented &&
+        !isOtherTextField(event.target) &&
+        document.querySelector('dialog[open]') === null
+      ) {
         event.preventDefault();
         stop();
       }
