@@ -107,9 +107,10 @@ export interface BastionHostOptions {
   /** How a checked ChatGPT authorization URL reaches the user (default: system browser, else printed on stderr). */
   chatgptOpener?: AuthorizationOpener;
   /**
-   * The host owns this process (the CLI: one host a process): it points the process's TMPDIR at a
-   * journaled temp root of its own, so what srt, the sidecar and commands make in the temp dir is
-   * removed even after a SIGKILL (host-temp-root.ts). Off for hosts sharing a process (tests).
+   * The host owns this process (the CLI: one host a process): it points the process's TMPDIR at its
+   * journaled temp root, so what srt makes in the temp dir lands there too and is removed even after
+   * a SIGKILL (host-temp-root.ts). Off for hosts sharing a process (tests, embedders), which make
+   * only their own temp dirs (the sidecar's, commands', MCP servers') in a root of their own.
    */
   ownsProcess?: boolean;
   /** The CLI command this host serves (`start`, `run`, `secrets`), told to a second process that finds the home taken. */
@@ -203,7 +204,7 @@ async function composeHost(
   const firstStep = Math.min(prelude.began, started.host);
   logStartupStage(log, 'process-start', Math.round(firstStep * 10) / 10);
   logStartupStage(log, 'host-load', Math.round((started.host - firstStep) * 10) / 10);
-  if (prelude.temp && prelude.temp.swept > 0) {
+  if (prelude.temp.swept > 0) {
     log.warn('host.temp-removed', { count: prelude.temp.swept, reason: 'crashed-host' });
   }
   const platform = options.platform ?? process.platform;
@@ -266,7 +267,7 @@ async function composeHost(
       const check = checkWorkspaceRoot(root, home);
       if (!check.ok) throw new HostError(check.code, check.message);
     }
-    const temp = createPrivateTempDir();
+    const temp = createPrivateTempDir(prelude.temp.path);
     resources.defer(() => temp.remove());
     const early = await (prelude.srt ?? beginSrtSession());
     if ('error' in early) throw early.error;
@@ -313,13 +314,23 @@ async function composeHost(
   const asks = new HostAsks({ prompt: options.askPrompt, log, policy });
   resources.defer(() => asks.close());
   const links = new ProtectedLinkIndex();
-  const commands = new CommandExecutor({ userData, home, log, srt: srt?.session, policy, warden, asks, links });
+  const commands = new CommandExecutor({
+    userData,
+    home,
+    log,
+    srt: srt?.session,
+    policy,
+    warden,
+    asks,
+    links,
+    tempRoot: prelude.temp.path,
+  });
   // Before the sidecar stops: a pre-started sandbox is killed and its temp dir removed, and no other starts.
   resources.defer(() => commands.close());
   supervisor.addChannelModule((sidecar) => commands.attach(sidecar));
   supervisor.addChannelModule((sidecar) => attachPolicyChecks(sidecar, policy, log));
   // MCP servers: run by the host in the command sandbox, called for the sidecar after the policy's say.
-  const mcp = new McpHub({ userData, home, log, srt: srt?.session });
+  const mcp = new McpHub({ userData, home, log, srt: srt?.session, tempRoot: prelude.temp.path });
   resources.defer(() => mcp.close());
   supervisor.addChannelModule((sidecar) => attachMcpCalls(sidecar, { hub: mcp, policy, asks, log }));
   // Every workspace write is the host's: the sidecar's view of the workspace is read-only.

@@ -4,8 +4,8 @@
  * gone, and the steps run again for the home at hand. Real directories; this file's own process
  * claims the temp roots (TMPDIR moves into them and back).
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { makeTempDir } from '@bastion/test-support';
 import { beginProcessHostStart, releaseUntakenHostStart, takeHostStart } from './host-start-prelude.js';
@@ -28,7 +28,7 @@ describe('the host-start prelude', () => {
     const claimed = process.env.TMPDIR;
     const taken = await takeHostStart({ userData: home, ownsProcess: true, srt: false });
     try {
-      expect(taken.temp?.path).toBe(claimed);
+      expect(taken.temp.path).toBe(claimed);
       expect(existsSync(claimed ?? '')).toBe(true);
       expect(journal(home)).toEqual([`${process.pid}.json`]);
     } finally {
@@ -50,7 +50,7 @@ describe('the host-start prelude', () => {
       expect(existsSync(otherRoot)).toBe(false);
       expect(journal(other)).toEqual([]);
       expect(taken.owned.path).toBe(realpathSync(home));
-      expect(taken.temp?.path).not.toBe(otherRoot);
+      expect(taken.temp.path).not.toBe(otherRoot);
       expect(process.env.TMPDIR).toBe(taken.temp?.path);
       expect(journal(home)).toEqual([`${process.pid}.json`]);
     } finally {
@@ -59,17 +59,43 @@ describe('the host-start prelude', () => {
     expect(process.env.TMPDIR).toBe(userTmpdir);
   });
 
-  it('a prelude begun with another ownership is not taken: a host that does not own the process gets no temp root', async () => {
+  it('a prelude begun with another ownership is not taken: a host that does not own the process gets a root of its own, journaled under its pid and the root, with TMPDIR left alone', async () => {
     const home = join(base, 'home');
     beginProcessHostStart({ userData: home, ownsProcess: true, srt: false });
     const claimed = process.env.TMPDIR ?? '';
     const taken = await takeHostStart({ userData: home, ownsProcess: false, srt: false });
+    const own = taken.temp.path;
     try {
-      expect(taken.temp).toBeUndefined();
       expect(existsSync(claimed)).toBe(false);
       expect(process.env.TMPDIR).toBe(userTmpdir);
+      expect(basename(own)).toMatch(/^bastion-host-[0-9a-f]{16}$/);
+      expect(existsSync(own)).toBe(true);
+      expect(journal(home)).toEqual([`${process.pid}-${basename(own).slice('bastion-host-'.length)}.json`]);
     } finally {
       await taken.release();
+    }
+    expect(existsSync(own)).toBe(false);
+    expect(journal(home)).toEqual([]);
+  });
+
+  it('the next start on a home sweeps the root an in-process host of a dead process journaled there', async () => {
+    const home = join(base, 'home');
+    const first = await takeHostStart({ userData: home, ownsProcess: false, srt: false });
+    const left = first.temp.path;
+    // A process that has died (pid 2^22 + 1 is above Linux's pid_max) journaled this root and left it.
+    const [entry] = journal(home);
+    renameSync(
+      join(home, 'host', 'temp-journal', entry ?? ''),
+      join(home, 'host', 'temp-journal', `4194305-${basename(left).slice('bastion-host-'.length)}.json`),
+    );
+    const next = await takeHostStart({ userData: home, ownsProcess: false, srt: false });
+    try {
+      expect(existsSync(left)).toBe(false);
+      expect(next.temp.swept).toBe(1);
+      expect(journal(home)).toEqual([`${process.pid}-${basename(next.temp.path).slice('bastion-host-'.length)}.json`]);
+    } finally {
+      await next.release();
+      await first.release();
     }
   });
 

@@ -1,6 +1,6 @@
 /**
  * SEC-004, issue 21: the first steps of a host's start, the ones before its home lock: the home's
- * storage check and its modes (user-data.ts), the process's journaled temp root (host-temp-root.ts)
+ * storage check and its modes (user-data.ts), the host's journaled temp root (host-temp-root.ts)
  * and srt's initialize, which mostly waits for its bridge processes to come up. The CLI's entry
  * begins them for `start` and `run` before it loads the command line and the host (main.ts), so
  * srt's wait overlaps the host's module loading; srt makes its sockets in TMPDIR, and the temp root
@@ -29,7 +29,7 @@ export { resolveUserDataPath } from './user-data.js';
 export interface HostStartRequest {
   /** userData as the start is given it (before realpath). */
   userData: string;
-  /** Claim the process's journaled temp root (host-temp-root.ts). */
+  /** The host owns the process: its journaled temp root becomes the process's TMPDIR (host-temp-root.ts). */
   ownsProcess: boolean;
   /** Start srt's initialize (the sandboxed posture's outer sandbox). */
   srt: boolean;
@@ -45,7 +45,7 @@ export interface HostStartPrelude {
   readonly request: Readonly<HostStartRequest>;
   /** userData's real path and the entries whose loose modes were repaired (the host logs them). */
   readonly owned: { path: string; repaired: LooseUserDataEntry[] };
-  readonly temp: HostTempRoot | undefined;
+  readonly temp: HostTempRoot;
   readonly srt: EarlySrt | undefined;
   /** performance.now() when the prelude began. */
   readonly began: number;
@@ -61,7 +61,7 @@ export function beginHostStart(request: HostStartRequest): HostStartPrelude {
   const createdDirs = missingDirs(request.userData);
   assertHomeStorageUsable(request.userData);
   const owned = ensureUserData(request.userData);
-  const temp = request.ownsProcess ? claimHostTempRoot(hostOnlyDir(owned.path)) : undefined;
+  const temp = claimHostTempRoot(hostOnlyDir(owned.path), { ownsProcess: request.ownsProcess });
   const srt: EarlySrt | undefined = request.srt ? beginSrtSession().catch((error: unknown) => ({ error })) : undefined;
   let released: Promise<void> | undefined;
   return {
@@ -77,7 +77,7 @@ export function beginHostStart(request: HostStartRequest): HostStartPrelude {
           const early = await srt;
           if (early && 'session' in early) await early.session.release();
         } finally {
-          temp?.release();
+          temp.release();
         }
       })();
       return released;

@@ -90,6 +90,8 @@ export interface CommandExecutorOptions {
   warden: PlaceholderWarden;
   /** Told when each command starts and ends: a command may make links the file tools must see (protected-link-targets.ts). */
   links?: ProtectedLinkIndex;
+  /** Where each command's private temp dir is made: the host's temp root (default: the process's temp dir). */
+  tempRoot?: string;
 }
 
 /** What `command.end` says when the warden moved something the command created. */
@@ -192,9 +194,6 @@ function removePrivateTemp(path: string): void {
     rmSync(path, { recursive: true, force: true });
   }
 }
-
-/** A command's own write root: 0700, under the host's temp dir, removed after it. */
-const makeCommandTemp = () => makePrivateTemp('bastion-cmd-');
 
 /** A sandbox started ahead for `sidecar`'s next command, and what the host holds for it until it is gone. */
 interface Prestart {
@@ -380,6 +379,11 @@ export class CommandExecutor {
     }
   }
 
+  /** A command's own write root: 0700, in the host's temp root, removed after it. */
+  #makeCommandTemp(): string {
+    return makePrivateTemp('bastion-cmd-', this.#options.tempRoot);
+  }
+
   async #run(job: Job): Promise<void> {
     const { sidecar, frame } = job;
     const check = checkCommandRequest(frame, {
@@ -435,7 +439,7 @@ export class CommandExecutor {
     const prestarted = this.#claimPrestarted(sidecar, sandboxed);
     // Waited for before the profile and the wrap, so that their checks are as close to the hand-over as to a spawn.
     const ready = prestarted !== undefined && (await prestarted.whenReady());
-    const privateTemp = prestarted?.privateTemp ?? makeCommandTemp();
+    const privateTemp = prestarted?.privateTemp ?? this.#makeCommandTemp();
     const env = this.#commandEnv(privateTemp, gitIdentity);
     let target: CommandSpawn;
     let wrapped: WrappedCommand | undefined;
@@ -688,7 +692,7 @@ export class CommandExecutor {
       grantedRoots: last.sidecar.config.workspaces,
     });
     if (!check.ok) return;
-    const privateTemp = makeCommandTemp();
+    const privateTemp = this.#makeCommandTemp();
     const guard = this.#options.warden.guard('prestart');
     let pinned: string[] = [];
     let wrapped: WrappedCommand | undefined;

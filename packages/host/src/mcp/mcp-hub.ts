@@ -90,6 +90,8 @@ export interface McpHubOptions {
   srt: SrtSession | undefined;
   /** PATH and LANG the servers see (default: the host's). */
   env?: { PATH?: string; LANG?: string };
+  /** Where each server start's private temp dir is made: the host's temp root (default: the process's temp dir). */
+  tempRoot?: string;
 }
 
 /** Said where no server can run. */
@@ -516,7 +518,7 @@ export class McpHub {
     const { srt, home, userData } = this.#options;
     if (srt === undefined) throw new HostError('SANDBOX_INIT', UNAVAILABLE_REASON);
     const data = this.#dataFolder(instance.config.name);
-    const privateTemp = makePrivateTemp('bastion-mcp-');
+    const privateTemp = makePrivateTemp('bastion-mcp-', this.#options.tempRoot);
     // Bastion's variables only: the user's reach the server through fd 3 (ownVariables), so the
     // launcher run outside the sandbox never has them (LD_PRELOAD, say).
     const env: Record<string, string> = {

@@ -8,22 +8,23 @@
  * fd-3 variables' shell, its files) or another Bastion's session had in its TMPDIR while it ran.
  *
  * What is denied, for every such process of every host: the parent of this user's host temp roots,
- * `<tmpdir>/bastion-<uid>/` (host-temp-root.ts: every CLI host claims its root there), holding
- * every root, those claimed later included. srt mounts an empty tmpfs over it and binds the
- * process's own private temp dir, an allowWrite path, back when it lies inside (a CLI host's); an
- * in-process host's temp dirs lie directly in the system temp dir, outside it. Nothing else there
- * is needed inside: bwrap takes srt's `claude-empty-*` mount sources from outside the sandbox, and
- * every wrap asks for no proxy route (srt-session.ts), so neither the sidecar nor a command uses
- * srt's sockets in the root. The parent is made whenever a private temp dir is, and again at each
- * sidecar spawn (ensureBastionTempParent): srt mounts nothing over a deny that is missing, and a
- * host claiming a root there afterwards would have made it readable. It is never removed, so the
- * mount never meets a missing directory, and the profile is the same for every command of the host
- * (the wrap cache and the pre-started sandbox keep working).
+ * `<tmpdir>/bastion-<uid>/` (host-temp-root.ts: every host claims its root there, a CLI host and
+ * an in-process one alike, and makes its private temp dirs in it), holding every root, those
+ * claimed later included. srt mounts an empty tmpfs over it and binds the process's own private
+ * temp dir, an allowWrite path, back. Nothing else there is needed inside: bwrap takes srt's
+ * `claude-empty-*` mount sources from outside the sandbox, and every wrap asks for no proxy route
+ * (srt-session.ts), so neither the sidecar nor a command uses srt's sockets in the root. The
+ * parent is made whenever a private temp dir is (ensureBastionTempParent; a host's root, which
+ * holds them, keeps it in place while the host runs): srt mounts nothing over a deny that is
+ * missing, and a host claiming a root there afterwards would have made it readable. It is never
+ * removed, so the mount never meets a missing directory, and the profile is the same for every
+ * command of the host (the wrap cache and the pre-started sandbox keep working). A private temp
+ * dir made outside any root (a command executor built without a host, in tests) gets the parent
+ * beside it denied the same way.
  *
- * What it does not catch: an in-process host's own temp dirs (tests, embedders: they lie in the
- * system temp dir among every other process's, readable to every sandbox); another user's hosts
- * (their parent is theirs, 0700); hosts of this user under another system temp dir (another
- * TMPDIR); anything a program writes elsewhere in the system temp dir.
+ * What it does not catch: another user's hosts (their parent is theirs, 0700); hosts of this user
+ * under another system temp dir (another TMPDIR); what srt makes for an in-process host's process
+ * in that process's own temp dir; anything a program writes elsewhere in the system temp dir.
  */
 import { basename, dirname, join } from 'node:path';
 import { ensureHostTempParent, HOST_TEMP_PARENT_NAME, HOST_TEMP_ROOT_NAME } from './host-temp-root.js';

@@ -2,20 +2,23 @@
  * SEC-004, issue 16 §4: nothing of this host's left in the system temp dir after a crash. srt
  * makes its sockets and directories in os.tmpdir() (`claude-http-*.sock`, `srt-mux-*.sock`,
  * `claude-empty-*`, …), and so do the sidecar's private temp dir and each command's; a host
- * killed with SIGKILL left them all behind. A host that owns its process (the CLI) therefore
- * claims one directory `<tmpdir>/bastion-<uid>/bastion-host-<16 hex>` (0700), names it in
- * `<userData>/host/temp-journal/<pid>.json` before creating it, and points this process's TMPDIR
- * at it, so everything else lands inside. Stop removes it and gives TMPDIR back; the next start on
- * the same home removes the ones journaled by hosts that are no longer running. The journal is in
- * the host's own directory, which the sidecar's sandbox cannot write; even so an entry is never
- * trusted to name anything but a directory of exactly that name form, directly in the parent,
- * owned by this user.
+ * killed with SIGKILL left them all behind. Every host therefore claims one directory
+ * `<tmpdir>/bastion-<uid>/bastion-host-<16 hex>` (0700), named in its home's
+ * `<userData>/host/temp-journal/` before it is created, and makes the sidecar's, the commands' and
+ * the MCP servers' private temp dirs in it. A host that owns its process (the CLI) journals it as
+ * `<pid>.json` and also points this process's TMPDIR at it, so what srt and Node make lands inside
+ * too; an in-process host (tests, embedders: several can share a process) journals it as
+ * `<pid>-<16 hex>.json` and leaves TMPDIR alone. Stop removes it (and gives TMPDIR back); the next
+ * start on the same home removes the ones journaled by hosts of processes no longer running. The
+ * journal is in the host's own directory, which the sidecar's sandbox cannot write; even so an
+ * entry is never trusted to name anything but a directory of exactly that name form, directly in
+ * the parent, owned by this user.
  *
  * Every root of this user's hosts lies in the one parent `bastion-<uid>` (0700, this user's, never
  * removed), so every sandbox (the sidecar's, a command's, an MCP server's) hides them all with one
  * read deny over a directory that always exists (bastion-temp-denies.ts): roots come and go with
- * every CLI host, and a deny of each one failed a command whose sandbox mounted over a root
- * removed a moment before. A parent that is not a directory of this user's with no group or
+ * every host, and a deny of each one failed a command whose sandbox mounted over a root removed a
+ * moment before. A parent that is not a directory of this user's with no group or
  * other access is refused (HOST_TEMP_UNSAFE).
  * Programs the host opens for the user (the browser) get the user's own TMPDIR back
  * (userEnvironment()).
@@ -23,7 +26,7 @@
  * What it does not catch: the directory of a host whose home is never started again (it stays
  * until then, or until the system clears its temp dir); what srt or a command makes outside
  * os.tmpdir() (`/dev/shm`: srt's bwrap argument file there is unnamed, O_TMPFILE, and dies with
- * its descriptors).
+ * its descriptors); what srt makes for an in-process host's process, in the process's own temp dir.
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -46,8 +49,9 @@ function parentOf(systemTemp: string): string {
 
 /**
  * `<systemTemp>/bastion-<uid>`, made 0700 when missing; refused unless it is a directory of this
- * user's with no group or other access. Also made by hosts that claim no root, whose sandboxes
- * read-deny it all the same (bastion-temp-denies.ts).
+ * user's with no group or other access. Also made beside a private temp dir made outside any root
+ * (a command executor built without a host, in tests), whose sandbox read-denies it all the same
+ * (bastion-temp-denies.ts).
  */
 export function ensureHostTempParent(systemTemp: string): string {
   const parent = parentOf(systemTemp);
@@ -99,11 +103,14 @@ export function userEnvironment(): NodeJS.ProcessEnv {
   return env;
 }
 
+/** A journal entry's name: `<pid>.json` (a process's host), or `<pid>-<16 hex>.json` (an in-process host's). */
+const JOURNAL_NAME = /^([0-9]+)(?:-[0-9a-f]{16})?\.json$/;
+
 /** Remove the temp roots journaled by hosts of this home that are no longer running; returns how many. */
 function sweepDeadHosts(journals: string, parent: string): number {
   let removed = 0;
   for (const name of readdirSync(journals)) {
-    const pid = Number(name.replace(/\.json$/, ''));
+    const pid = Number(JOURNAL_NAME.exec(name)?.[1]);
     if (!Number.isInteger(pid) || pid === process.pid || isProcessRunning(pid)) continue;
     const file = join(journals, name);
     let path: string | undefined;
@@ -139,17 +146,21 @@ export function sweepDeadHostTempRoots(hostDir: string): number {
 
 /**
  * Sweep what dead hosts of this home left in the system temp dir (their journal is in `hostDir`,
- * the host's own directory in userData), then claim this process's own temp root and point TMPDIR
- * at it. One claim a process.
+ * the host's own directory in userData), then claim this host's own temp root. With `ownsProcess`
+ * TMPDIR is pointed at it (one such claim a process); without, the host makes its temp dirs there
+ * itself and the process's TMPDIR is left as it is.
  */
-export function claimHostTempRoot(hostDir: string): HostTempRoot {
-  if (userTmpdir) throw new HostError('HOST_TEMP_CLAIMED', 'this process already has a host temp root');
+export function claimHostTempRoot(hostDir: string, options: { ownsProcess: boolean }): HostTempRoot {
+  if (options.ownsProcess && userTmpdir) {
+    throw new HostError('HOST_TEMP_CLAIMED', 'this process already has a host temp root');
+  }
   const parent = ensureHostTempParent(tmpdir());
   const journals = join(hostDir, HOST_TEMP_JOURNAL_DIR);
   mkdirSync(journals, { recursive: true, mode: 0o700 });
   const swept = sweepDeadHosts(journals, parent);
-  const path = join(parent, `bastion-host-${randomBytes(8).toString('hex')}`);
-  const journal = join(journals, `${process.pid}.json`);
+  const hex = randomBytes(8).toString('hex');
+  const path = join(parent, `bastion-host-${hex}`);
+  const journal = join(journals, options.ownsProcess ? `${process.pid}.json` : `${process.pid}-${hex}.json`);
   writeFileSync(journal, JSON.stringify({ path }), { mode: 0o600 });
   try {
     // Exclusive: a name someone else made first fails here instead of being shared.
@@ -158,8 +169,10 @@ export function claimHostTempRoot(hostDir: string): HostTempRoot {
     rmSync(journal, { force: true });
     throw error;
   }
-  userTmpdir = { value: process.env.TMPDIR };
-  process.env.TMPDIR = path;
+  if (options.ownsProcess) {
+    userTmpdir = { value: process.env.TMPDIR };
+    process.env.TMPDIR = path;
+  }
   let released = false;
   return {
     path,
@@ -167,9 +180,11 @@ export function claimHostTempRoot(hostDir: string): HostTempRoot {
     release() {
       if (released) return;
       released = true;
-      if (userTmpdir?.value === undefined) delete process.env.TMPDIR;
-      else process.env.TMPDIR = userTmpdir.value;
-      userTmpdir = undefined;
+      if (options.ownsProcess) {
+        if (userTmpdir?.value === undefined) delete process.env.TMPDIR;
+        else process.env.TMPDIR = userTmpdir.value;
+        userTmpdir = undefined;
+      }
       rmSync(path, { recursive: true, force: true });
       rmSync(journal, { force: true });
     },

@@ -13,7 +13,6 @@
 import type { SandboxRuntimeConfig } from '@anthropic-ai/sandbox-runtime';
 import { HostError } from '../errors.js';
 import { sidecarArgv, sidecarEnvironment, type SidecarLauncher } from '../supervisor/sidecar-launcher.js';
-import { ensureBastionTempParent } from './bastion-temp-denies.js';
 import type { PlaceholderWarden } from './placeholder-warden.js';
 import type { SrtSession } from './srt-session.js';
 
@@ -26,9 +25,6 @@ export function createSrtSidecarLauncher(options: {
   warden: PlaceholderWarden;
 }): SidecarLauncher {
   return async (entry) => {
-    // The temp parent the policy read-denies, made again should it have gone since the last spawn
-    // (an in-process host's, empty): srt mounts nothing over a missing deny (bastion-temp-denies.ts).
-    ensureBastionTempParent(options.privateTemp);
     const [command, ...args] = await options.session.wrapArgv(sidecarArgv(entry), options.policy(), {
       home: options.home,
       env: { TMPDIR: options.privateTemp },

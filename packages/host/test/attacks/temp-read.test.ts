@@ -8,30 +8,26 @@
  * from outside to prove it was there; its own TMPDIR still works, and so do the wrap cache and
  * the pre-started sandbox under the new denies. The same holds for what else runs sandboxed: code
  * running as a CLI host's sidecar (the misbehaving-sidecar fixture under the sidecar's policy), a
- * real in-process host's sidecar (seen through its mount namespace), and a command of a host that
- * claimed no root (its TMPDIR in the system temp dir itself, as an in-process host's is).
+ * real in-process host's sidecar (seen through its mount namespace), a real in-process host's
+ * command (run by its agent) reading another in-process host's temp dir (each in-process host
+ * claims a root of its own in the same parent, leaving the process's TMPDIR alone), and a command
+ * of an executor built without a host (its TMPDIR in the system temp dir itself).
  */
 import { randomBytes } from 'node:crypto';
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmdirSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { SCRIPTED_MODEL } from '@bastion/test-support';
 import { describeAttack } from '../../../../test/support/attack.js';
 import { descendantPids } from '../../src/process-tree.js';
 import { createPrivateTempDir } from '../../src/sandbox/private-temp-dir.js';
 import { acquireSrtSession, type SrtSession } from '../../src/sandbox/srt-session.js';
 import { commandLine } from '../sandbox/process-tree.js';
 import { runSandboxProbe, srtProbeLauncher } from '../support/sandbox-probe.js';
+import { startScriptedHost, type ScriptedHost } from '../support/scripted-agent.js';
 import { startTempHost, type TempHost } from '../support/temp-host.js';
+import { AgentDriver, toolResultOf } from '../commands/agent-stream.js';
 import {
   CANARY,
   makeCommandWorld,
@@ -96,12 +92,27 @@ async function holdCanary(world: CommandWorld, label: string): Promise<{ run: Co
   return { run, file };
 }
 
-/** A path as the host's running sidecar sees it: through its own mount namespace (/proc/<pid>/root). */
-function sidecarView(host: TempHost): (path: string) => string {
+/** The pid of the host's running daemon, inside its sandbox. */
+function daemonPid(host: TempHost): number {
   const top = host.supervisor.current?.pid ?? -1;
   const daemon = [top, ...descendantPids(top)].find((pid) => /daemon\/dist\/main\.js$/.test(commandLine(pid)));
   if (daemon === undefined) throw new Error('no daemon process in the sidecar’s tree');
+  return daemon;
+}
+
+/** A path as the host's running sidecar sees it: through its own mount namespace (/proc/<pid>/root). */
+function sidecarView(host: TempHost): (path: string) => string {
+  const daemon = daemonPid(host);
   return (path) => `/proc/${daemon}/root${path}`;
+}
+
+/** The host's sidecar's TMPDIR, as its environment says. */
+function sidecarTmpdir(host: TempHost): string {
+  const line = readFileSync(`/proc/${daemonPid(host)}/environ`, 'utf8')
+    .split('\0')
+    .find((entry) => entry.startsWith('TMPDIR='));
+  if (line === undefined) throw new Error('the sidecar has no TMPDIR');
+  return line.slice('TMPDIR='.length);
 }
 
 async function stop(world: CommandWorld, run: CommandRun): Promise<void> {
@@ -290,21 +301,27 @@ describeAttack('secret-read', 'the sidecar and an in-process host’s commands c
   });
 
   it('attack: a real in-process host’s running sidecar does not see a temp root another Bastion claims after it started', async () => {
-    // An in-process host claims no root: its sidecar's TMPDIR lies in the system temp dir itself.
+    // An in-process host claims a root of its own in the parent, and leaves the process's TMPDIR alone.
     useTemp(systemTemp);
     const home = join(base, 'in-process-home');
     mkdirSync(home, { recursive: true });
+    const before = new Set(readdirSync(parent));
     const host = await startTempHost({ home });
     const late = claimedRoot();
     try {
       expect(host.capabilities.sandbox).toBe('srt');
+      expect(process.env.TMPDIR).toBe(systemTemp);
+      const own = readdirSync(parent).filter((name) => !before.has(name) && name !== basename(late));
+      expect(own).toHaveLength(1);
       const file = join(mkdtempSync(join(late, 'bastion-cmd-')), 'token');
       writeFileSync(file, `${CANARY}-late-sidecar`);
       const seen = sidecarView(host);
       expect(existsSync(seen(file))).toBe(false);
-      expect(readdirSync(seen(parent))).toEqual([]);
-      const ownTemp = readdirSync(seen(systemTemp)).filter((name) => name.startsWith('bastion-sidecar-'));
-      expect(ownTemp).toHaveLength(1);
+      // Its own root, bound back over the empty parent with its own temp dir in it, is all it finds there.
+      expect(readdirSync(seen(parent))).toEqual(own);
+      expect(readdirSync(seen(join(parent, own[0] ?? '')))).toEqual([
+        expect.stringMatching(/^bastion-sidecar-/) as unknown as string,
+      ]);
       expect(readFileSync(file, 'utf8')).toBe(`${CANARY}-late-sidecar`);
     } finally {
       await host.stop();
@@ -313,37 +330,55 @@ describeAttack('secret-read', 'the sidecar and an in-process host’s commands c
     }
   });
 
-  it('attack: a real in-process host’s sidecar, respawned after the temp parent went, does not see a temp root claimed there afterwards', async () => {
-    const bare = join(base, 'respawn-tmp');
-    const bareParent = join(bare, basename(parent));
-    const home = join(base, 'respawn-home');
-    const granted = join(base, 'granted');
-    for (const dir of [bare, home, granted]) mkdirSync(dir);
-    useTemp(bare);
-    const host = await startTempHost({ home });
+  it('attack: a command run by a real in-process host’s agent cannot list or read another in-process host’s temp dirs in the same process', async () => {
+    // Two hosts in one process, as tests and embedders run them: each makes its temp dirs in a root of its own.
+    useTemp(systemTemp);
+    const victimHome = join(base, 'victim-home');
+    mkdirSync(victimHome);
+    const victim = await startTempHost({ home: victimHome });
+    let attacker: ScriptedHost | undefined;
     try {
-      // Made with the sidecar's temp dir, and empty (an in-process host's temp dirs lie beside
-      // it): it goes while the host runs, and the sidecar respawns on a workspace grant.
-      expect(readdirSync(bareParent)).toEqual([]);
-      rmdirSync(bareParent);
-      await host.grantWorkspace(granted);
-      // A CLI host starts in that temp dir: it makes the parent if missing and claims its root.
-      mkdirSync(bareParent, { recursive: true, mode: 0o700 });
-      const late = join(bareParent, `bastion-host-${randomBytes(8).toString('hex')}`);
-      mkdirSync(late, { mode: 0o700 });
-      const file = join(mkdtempSync(join(late, 'bastion-cmd-')), 'token');
-      writeFileSync(file, `${CANARY}-respawned-sidecar`);
-      const seen = sidecarView(host);
-      expect(existsSync(seen(file))).toBe(false);
-      expect(readdirSync(seen(bareParent))).toEqual([]);
-      expect(readFileSync(file, 'utf8')).toBe(`${CANARY}-respawned-sidecar`);
+      const victimTemp = sidecarTmpdir(victim);
+      // What the victim's sidecar keeps in its TMPDIR (SQLite's and Node's temp files), read from outside to prove it is there.
+      const file = join(victimTemp, 'token');
+      writeFileSync(file, `${CANARY}-in-process`);
+      attacker = await startScriptedHost(
+        [
+          {
+            kind: 'tool-call',
+            name: 'run_command',
+            input: {
+              command: 'sh',
+              args: [
+                '-c',
+                `cat '${file}'; cat ${parent}/bastion-host-*/bastion-sidecar-*/token; echo "listed:$(ls -A '${parent}' | tr '\\n' ' ')"`,
+              ],
+            },
+          },
+          { kind: 'text', pieces: ['looked'] },
+        ],
+        'in-process-key',
+      );
+      const agent = await AgentDriver.create(attacker.host, { provider: 'local', model: SCRIPTED_MODEL, mode: 'auto' });
+      const outcome = await agent.say('look around the temp dir');
+      const result = toolResultOf(outcome).output as { exit_code: number; stdout: string; stderr: string };
+      // Each host's root is the one its sidecar's TMPDIR lies in.
+      const attackerRoot = basename(dirname(sidecarTmpdir(attacker.host)));
+      expect(`${result.stdout}${result.stderr}`).not.toContain(CANARY);
+      expect(outcome.raw).not.toContain(CANARY);
+      expect(result.stderr).toContain('No such file or directory');
+      // Its own host's root, bound back with the command's own temp dir in it, is all it finds in the parent.
+      expect(result.stdout).toBe(`listed:${attackerRoot} \n`);
+      expect(readFileSync(file, 'utf8')).toBe(`${CANARY}-in-process`);
     } finally {
-      await host.stop();
+      await attacker?.host.stop();
+      await attacker?.endpoint.close();
+      await victim.stop();
       useTemp(rootA);
     }
   });
 
-  it('attack: a command of an in-process host (its TMPDIR outside any root) cannot list or read a running command’s TMPDIR in a CLI host’s temp root', async () => {
+  it('attack: a command whose TMPDIR lies outside any root (an executor built without a host) cannot list or read a running command’s TMPDIR in a CLI host’s temp root', async () => {
     useTemp(rootB);
     const victim = await holdCanary(hostB, 'in-process');
     try {
@@ -364,7 +399,7 @@ describeAttack('secret-read', 'the sidecar and an in-process host’s commands c
     }
   });
 
-  it('attack: a command of an in-process host whose system temp dir had no Bastion temp parent yet cannot read a root claimed there after it started', async () => {
+  it('attack: a command whose TMPDIR lies outside any root, in a system temp dir with no Bastion temp parent yet, cannot read a root claimed there after it started', async () => {
     // Another system temp dir, where no host has claimed a root yet.
     const bare = join(base, 'bare-tmp');
     mkdirSync(bare);
