@@ -18,10 +18,14 @@ export interface Tmpfs {
   unmount(): void;
 }
 
-/** Mount a tmpfs of `size` (as mount(8) takes it: `256k`, `16m`) on a new temporary directory. */
-export function mountTmpfs(size: string): Tmpfs {
+/**
+ * Mount a tmpfs of `size` (as mount(8) takes it: `256k`, `16m`) on a new temporary directory;
+ * `inodes`: how many files and folders it holds, its root included (more is ENOSPC).
+ */
+export function mountTmpfs(size: string, options: { inodes?: number } = {}): Tmpfs {
   const path = makeTempDir('bastion-tmpfs-');
-  execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${size},mode=0700`, 'tmpfs', path]);
+  const inodes = options.inodes === undefined ? '' : `,nr_inodes=${options.inodes}`;
+  execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${size},mode=0700${inodes}`, 'tmpfs', path]);
   let mounted = true;
   return {
     path,

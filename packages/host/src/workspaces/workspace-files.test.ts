@@ -152,6 +152,49 @@ describe('a write the person was shown a diff for', () => {
   });
 });
 
+describe('a write that fails after making folders for its file', () => {
+  const shownElsewhere = createHash('sha256').update('another file').digest('hex');
+  /** A write of `path` refused with FS_CHANGED_SINCE_SHOWN once its folders are made (it was shown over a file now gone). */
+  const failingWrite = (path: string, afterWalk?: () => void) =>
+    codeOf(() =>
+      writeWorkspaceFile(resolveWritable(root, path), Buffer.from('approved'), {
+        shownSha256: shownElsewhere,
+        ...(afterWalk ? { afterWalk } : {}),
+      }),
+    );
+
+  it('removes every folder it made, and keeps the folders that were there with their files', () => {
+    expect(failingWrite('src/a/b/c/new.txt', () => expect(existsSync(join(root, 'src/a/b/c'))).toBe(true))).toBe(
+      'FS_CHANGED_SINCE_SHOWN',
+    );
+    expect(existsSync(join(root, 'src', 'a'))).toBe(false);
+    expect(readdirSync(join(root, 'src'))).toEqual(['a.txt']);
+    expect(readFileSync(join(root, 'src', 'a.txt'), 'utf8')).toBe('inside');
+
+    mkdirSync(join(root, 'empty'));
+    expect(failingWrite('empty/new/x.txt')).toBe('FS_CHANGED_SINCE_SHOWN');
+    expect(readdirSync(join(root, 'empty'))).toEqual([]);
+  });
+
+  it('keeps a folder it made that something else put a file in meanwhile, removing the empty ones below it', () => {
+    expect(failingWrite('made/deeper/x.txt', () => writeFileSync(join(root, 'made', 'other.txt'), 'theirs'))).toBe(
+      'FS_CHANGED_SINCE_SHOWN',
+    );
+    expect(readdirSync(join(root, 'made'))).toEqual(['other.txt']);
+  });
+
+  it('keeps an empty folder swapped in under the name of one it made', () => {
+    expect(
+      failingWrite('made/x.txt', () => {
+        renameSync(join(root, 'made'), join(root, 'moved'));
+        mkdirSync(join(root, 'made'));
+      }),
+    ).toBe('FS_CHANGED_SINCE_SHOWN');
+    expect(lstatSync(join(root, 'made')).isDirectory()).toBe(true);
+    expect(readdirSync(join(root, 'made'))).toEqual([]);
+  });
+});
+
 describe('removals', () => {
   it('removes a regular file and refuses a protected one, which keeps its bytes', () => {
     writeFileSync(join(root, '.envrc'), 'use nix');

@@ -8,7 +8,8 @@
  * as asked and on its real path, and so is what a protected name links to
  * (protected-link-targets.ts), and writes are atomic: a temp file beside the target (O_EXCL,
  * fsync, rename), named in the journal first (temp-file-journal.ts), so a failure leaves the old
- * bytes and a crash nothing.
+ * bytes and a crash nothing. The folders a write made for its file are removed again when it fails
+ * (deepest first, each only while empty and still the one it made).
  *
  * The host is not sandboxed: it can write HOME and userData. A sandboxed command can swap any
  * directory of the workspace for a symlink at any moment, so after the check nothing is resolved
@@ -20,7 +21,8 @@
  * What this does not catch: on other platforms (no /proc/self/fd) a parent swapped between the
  * last re-check and the open or rename (the host would follow it); a directory a command moves
  * out of the workspace after the walk verified it (the write lands in that moved directory); hard
- * links to outside files made by someone else.
+ * links to outside files made by someone else; the empty folders a write made when the host died
+ * in it (the journal names temp files only).
  */
 import { createHash, randomBytes } from 'node:crypto';
 import {
@@ -194,6 +196,11 @@ interface ParentDirectory {
   entry(name: string): string;
   /** Throws FS_OUTSIDE_WORKSPACE unless the directory is still inside the root. */
   assertInside(): void;
+  /**
+   * Remove the directories this open made (a write that failed leaves none behind), deepest first,
+   * each only while it is empty and still the one made: never one that was there before.
+   */
+  removeMade(): void;
   close(): void;
 }
 
@@ -209,9 +216,15 @@ function openSegment(at: string): number {
 function openParent(path: WritablePath, options: { create: boolean }): ParentDirectory {
   if (!BENEATH) {
     const parent = dirname(path.real);
+    /** The directories mkdir made, deepest first. */
+    const made: string[] = [];
     if (options.create) {
       try {
-        mkdirSync(parent, { recursive: true, mode: 0o755 });
+        const first = mkdirSync(parent, { recursive: true, mode: 0o755 });
+        for (let dir = parent; first !== undefined; dir = dirname(dir)) {
+          made.push(dir);
+          if (dir === first || dirname(dir) === dir) break;
+        }
       } catch (error) {
         throw fromFsError(error);
       }
@@ -225,35 +238,76 @@ function openParent(path: WritablePath, options: { create: boolean }): ParentDir
       }
       if (real !== parent || !isAtOrUnder(real, path.root)) throw refused('FS_OUTSIDE_WORKSPACE');
     };
-    assertInside();
-    return { entry: (name) => join(parent, name), assertInside, close: () => undefined };
+    const removeMade = () => {
+      for (const dir of made) {
+        try {
+          // By path here: a directory whose path now leads through a link is left.
+          if (realpathSync.native(dir) === dir) rmdirSync(dir);
+        } catch {
+          // It holds something now, or is gone: left as it is.
+        }
+      }
+    };
+    try {
+      assertInside();
+    } catch (error) {
+      removeMade();
+      throw error;
+    }
+    return { entry: (name) => join(parent, name), assertInside, removeMade, close: () => undefined };
   }
   let fd = openSegment(path.root);
+  /** Each directory the walk made: the descriptor it was made in (open until close), its name and identity. */
+  const made: { in: number; name: string; dev: number; ino: number }[] = [];
+  const removeMade = () => {
+    for (const dir of made.toReversed()) {
+      const entry = `/proc/self/fd/${dir.in}/${dir.name}`;
+      try {
+        const now = lstatSync(entry);
+        // rmdir refuses a directory that holds anything, so what was put there meanwhile stays.
+        if (now.isDirectory() && now.dev === dir.dev && now.ino === dir.ino) rmdirSync(entry);
+      } catch {
+        // It holds something now, or is gone: left as it is.
+      }
+    }
+  };
+  const closeAll = () => {
+    for (const held of new Set([...made.map((dir) => dir.in), fd])) closeSync(held);
+  };
   try {
     assertDescriptorInside(fd, path.root);
     for (const segment of path.relative.split(sep).slice(0, -1)) {
       const at = `/proc/self/fd/${fd}/${segment}`;
+      let created = false;
       if (options.create) {
         try {
           mkdirSync(at, { mode: 0o755 });
+          created = true;
         } catch (error) {
           if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw fromFsError(error);
         }
       }
+      if (created) {
+        // The directory it was made in stays open, to remove it through should the write fail.
+        const { dev, ino } = lstatSync(at);
+        made.push({ in: fd, name: segment, dev, ino });
+      }
       const next = openSegment(at);
-      closeSync(fd);
+      if (!created) closeSync(fd);
       fd = next;
     }
     assertDescriptorInside(fd, path.root);
   } catch (error) {
-    closeSync(fd);
+    removeMade();
+    closeAll();
     throw error;
   }
   const held = fd;
   return {
     entry: (name) => `/proc/self/fd/${held}/${name}`,
     assertInside: () => assertDescriptorInside(held, path.root),
-    close: () => closeSync(held),
+    removeMade,
+    close: closeAll,
   };
 }
 
@@ -294,6 +348,8 @@ export function writeWorkspaceFile(
     shownSha256?: string | null;
     /** Test seam: runs between the checks and the walk, where a race would strike. */
     afterCheck?: () => void;
+    /** Test seam: runs once the walk has made the missing folders, before the file is written. */
+    afterWalk?: () => void;
   } = {},
 ): { bytes: number; created: boolean } {
   assertWritable(path);
@@ -301,6 +357,7 @@ export function writeWorkspaceFile(
   options.afterCheck?.();
   const parent = openParent(path, { create: true });
   try {
+    options.afterWalk?.();
     const name = basename(path.real);
     let mode = 0o644;
     let created = true;
@@ -354,6 +411,11 @@ export function writeWorkspaceFile(
       forget?.();
     }
     return { bytes: content.byteLength, created };
+  } catch (error) {
+    // The temp file is gone by now: the folders made for this write are left empty, unless
+    // something else put a file in one meanwhile.
+    parent.removeMade();
+    throw error;
   } finally {
     parent.close();
   }

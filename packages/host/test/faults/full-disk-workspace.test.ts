@@ -2,7 +2,7 @@
  * The disk holding the workspace fills, end to end: the real host and sidecar, the scripted
  * loopback endpoint, the workspace on a real tmpfs the test fills to ENOSPC (mounting needs root;
  * elsewhere the suite is skipped, saying so). write_file answers FS_DISK_FULL naming the file and
- * the run goes on; an undo stops at the file it cannot put back with FS_DISK_FULL (507), saying
+ * the run goes on, leaving no folder it made for a new file; an undo stops at the file it cannot put back with FS_DISK_FULL (507), saying
  * the files before it were put back; each file keeps its bytes and no temp file is left; once
  * space is freed, undo again finishes and the session takes the next prompt. With userData's disk
  * full instead (sessions.db, SQLITE_FULL), an undo whose files are back says so (STORAGE_FULL)
@@ -136,6 +136,31 @@ describe.skipIf(!canMount)(
       expect(await undo()).toMatchObject({ status: 200, body: { files: [{ path: 'made.txt', action: 'remove' }] } });
       expect((await undo()).body).toMatchObject({ code: 'UNDO_ALREADY_DONE' });
       expect((await agent.say('are you there?')).events.at(-1)?.type).toBe('run-finished');
+    });
+
+    it('write_file of a new nested path answers FS_DISK_FULL and leaves none of the folders it made, and the folder that was there', async () => {
+      disk = mountTmpfs('1m');
+      const workspace = join(realpathSync(disk.path), 'workspace');
+      mkdirSync(join(workspace, 'src'), { recursive: true });
+      writeFileSync(join(workspace, 'src', 'keep.txt'), 'kept');
+      endpoint = await startScriptedEndpoint([
+        { kind: 'tool-call', name: 'write_file', input: { path: 'src/a/b/new.txt', content: NOTES } },
+        { kind: 'text', pieces: ['the disk is full'] },
+      ]);
+      host = await startTempHost({ allowEndpoints: [endpoint.baseUrl], workspaces: [workspace] });
+      await defineScriptedProvider(host, endpoint, 'sk-full-disk-workspace-key');
+      const agent = await AgentDriver.create(host, {
+        provider: 'local',
+        model: SCRIPTED_MODEL,
+        workspace,
+        mode: 'auto',
+        consent_by: 'full-disk test',
+      });
+      fillDisk(join(disk.path, 'filler'));
+      const refused = await agent.say('write it');
+      expect(toolResultOf(refused).output).toMatchObject({ ok: false, code: 'FS_DISK_FULL' });
+      expect(readdirSync(join(workspace, 'src'))).toEqual(['keep.txt']);
+      expect(readdirSync(workspace)).toEqual(['src']);
     });
   },
 );
