@@ -280,6 +280,37 @@ describe('undo of the directories a run created', () => {
     expect(readFileSync(join(ws, 'other/mine.txt'), 'utf8')).toBe('mine');
   });
 
+  it('removes the directories of a new file whose first write failed after the host made them and whose second went through', async () => {
+    let failFirst = true;
+    const { d, session } = await start(undefined, (writer) => ({
+      // The first write claims a file was shown for approval: the host makes the folders, then refuses it.
+      write: (target, content, call) => {
+        const shownSha256 = failFirst ? 'a'.repeat(64) : call.shownSha256;
+        failFirst = false;
+        return writer.write(target, content, { ...call, shownSha256 });
+      },
+      remove: (target, call) => writer.remove(target, call),
+      removeEmptyDirectory: (target, call) => writer.removeEmptyDirectory(target, call),
+    }));
+    const ws = d.workspace;
+    const write = { tool: 'write_file', input: { path: 'fresh/x/new.txt', content: 'one' } } as const;
+    turns.push(write, write, { text: 'done' });
+    const ending = d.collect(session.id, isNewEnd);
+    const started = await d.request<{ run_id: string }>('POST', '/agent/run', {
+      session_id: session.id,
+      message: 'go',
+    });
+    const results = (await ending).flatMap(({ event }) => (event.type === 'tool-result' ? [event] : []));
+    expect(results.map((result) => (result.output as { code?: string }).code)).toEqual([
+      'FS_CHANGED_SINCE_SHOWN',
+      undefined,
+    ]);
+    expect(readFileSync(join(ws, 'fresh/x/new.txt'), 'utf8')).toBe('one');
+
+    expect((await undo(d, session.id, started.body.run_id)).status).toBe(200);
+    expect(readdirSync(ws)).toEqual([]);
+  });
+
   it('leaves a directory that existed before the run, even when the run leaves it empty', async () => {
     const { d, session } = await start();
     const ws = d.workspace;
