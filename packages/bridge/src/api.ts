@@ -23,7 +23,10 @@ import type {
   HostAskAnswer,
   HostAskList,
   ImageInput,
+  McpAttachedResource,
   McpListing,
+  McpPromptOrigin,
+  McpPromptText,
   McpServerConfig,
   MessageListResponse,
   ModelListResponse,
@@ -70,10 +73,15 @@ export type {
   HostAsk,
   HostAskAnswer,
   HostAskList,
+  McpAttachedResource,
   McpListing,
+  McpPromptOrigin,
+  McpPromptSummary,
+  McpResourceSummary,
   McpServerConfig,
   McpServerState,
   McpServerStatus,
+  McpTextOrigin,
   McpToolSummary,
   PolicyListing,
   PolicyRule,
@@ -89,6 +97,15 @@ export type {
 
 /** Providers whose API key the renderer may set or delete (custom endpoint ids are added by the daemon). */
 export type SecretProvider = string;
+
+/**
+ * What goes with a message from MCP servers: the prompt its text came from, and the resources
+ * attached to it (their text, as the host read them).
+ */
+export interface AgentRunMcp {
+  prompt?: McpPromptOrigin;
+  resources?: readonly McpAttachedResource[];
+}
 
 export interface PageOptions {
   limit?: number;
@@ -134,7 +151,12 @@ export interface BastionApi {
      * Send a message, with images when the session's model takes them; rejects with
      * IMAGES_NOT_SUPPORTED, IMAGE_TOO_LARGE, IMAGE_TYPE_UNSUPPORTED or IMAGE_INVALID, each in words.
      */
-    run(sessionId: string, message: string, images?: readonly ImageInput[]): Promise<AgentRunResponse>;
+    run(
+      sessionId: string,
+      message: string,
+      images?: readonly ImageInput[],
+      mcp?: AgentRunMcp,
+    ): Promise<AgentRunResponse>;
     /**
      * A run that summarises the session's turns before its last exchange now (its events on the
      * stream); rejects with CONTEXT_NOTHING_TO_COMPACT when there is nothing older.
@@ -232,6 +254,15 @@ export interface BastionApi {
     add(workspace: string, server: McpServerConfig): Promise<McpListing>;
     remove(workspace: string, name: string): Promise<McpListing>;
     restart(workspace: string, name: string): Promise<McpListing>;
+    /**
+     * The message box's: the listing once every server is started in `workspace` (as a run starts
+     * them) or failed, with the ready ones' prompts and resources; a prompt of a ready server run
+     * with the person's arguments (its text, for the box); a resource it listed, read (its text;
+     * refused with MCP_RESOURCE_NOT_TEXT or MCP_RESOURCE_TOO_LARGE, never cut).
+     */
+    catalog(workspace: string): Promise<McpListing>;
+    prompt(workspace: string, server: string, name: string, args: Record<string, string>): Promise<McpPromptText>;
+    resource(workspace: string, server: string, uri: string): Promise<McpAttachedResource>;
   };
   readonly chatgpt: {
     connect(): Promise<ChatgptStatus>;

@@ -35,11 +35,13 @@ export function createApi(transport: Transport): BastionApi {
       changes: (sessionId) => daemon('GET', `/sessions/${id(sessionId)}/changes`),
     },
     agent: {
-      run: (sessionId, message, images) =>
+      run: (sessionId, message, images, mcp) =>
         daemon('POST', '/agent/run', {
           session_id: sessionId,
           message,
           ...(images === undefined || images.length === 0 ? {} : { images }),
+          ...(mcp?.prompt === undefined ? {} : { mcp_prompt: mcp.prompt }),
+          ...(mcp?.resources === undefined || mcp.resources.length === 0 ? {} : { mcp_resources: mcp.resources }),
         }),
       compact: (sessionId) => daemon('POST', '/agent/run', { session_id: sessionId, compact: true }),
       abort: (sessionId) => daemon('POST', '/agent/abort', { session_id: sessionId }),
@@ -127,6 +129,9 @@ export function createApi(transport: Transport): BastionApi {
       add: (workspace, server) => host('mcp.add', { workspace, server }),
       remove: (workspace, name) => host('mcp.remove', { workspace, name }),
       restart: (workspace, name) => host('mcp.restart', { workspace, name }),
+      catalog: (workspace) => host('mcp.catalog', { workspace }),
+      prompt: (workspace, server, name, args) => host('mcp.prompt', { workspace, server, name, arguments: args }),
+      resource: (workspace, server, uri) => host('mcp.resource', { workspace, server, uri }),
     },
     chatgpt: {
       connect: () => host('chatgpt.connect', {}),

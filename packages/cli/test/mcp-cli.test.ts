@@ -95,6 +95,8 @@ describe('bastion mcp', () => {
           data: join(home, 'host', 'mcp-data', 'notes'),
           state: 'stopped',
           tools: [],
+          prompts: [],
+          resources: [],
           left_out: [],
         },
       ],

@@ -241,6 +241,24 @@ export const MCP_CALL_ERROR_CODES = [
 ] as const;
 export type McpCallErrorCode = (typeof MCP_CALL_ERROR_CODES)[number];
 
+/**
+ * A server's prompt run or resource read for the person (host IPC `mcp.prompt`/`mcp.resource`,
+ * `bastion chat`), besides MCP_UNAVAILABLE, MCP_SERVER_UNKNOWN and MCP_SERVER_FAILED.
+ */
+export type McpOfferErrorCode =
+  | 'MCP_PROMPT_UNKNOWN'
+  /** An argument the prompt does not take, or one it needs that was not given. */
+  | 'MCP_PROMPT_ARGUMENTS_INVALID'
+  /** Its messages are longer than a message may be: refused, not cut. */
+  | 'MCP_PROMPT_TOO_LARGE'
+  | 'MCP_RESOURCE_UNKNOWN'
+  /** Binary contents (a blob): only text is attached. */
+  | 'MCP_RESOURCE_NOT_TEXT'
+  /** Its text is over MCP_RESOURCE_TEXT_MAX_BYTES: refused, not cut. */
+  | 'MCP_RESOURCE_TOO_LARGE'
+  /** The server answered with an error, broke the protocol, or did not answer in time. */
+  | 'MCP_READ_FAILED';
+
 /** Editing the MCP server list (host IPC, the control socket, `bastion mcp`). */
 export type McpConfigErrorCode =
   'MCP_SERVER_INVALID' | 'MCP_SERVER_EXISTS' | 'MCP_SERVER_NOT_FOUND' | 'MCP_TOO_MANY_SERVERS' | 'MCP_CONFIG_INVALID';
@@ -512,6 +530,7 @@ export type HostErrorCode =
   | SandboxPolicyErrorCode
   | PolicyErrorCode
   | McpConfigErrorCode
+  | McpOfferErrorCode
   | PrivateFileErrorCode
   | GrantErrorCode
   | DaemonErrorCode;
@@ -861,6 +880,13 @@ export const WIRE_ERROR_STATUS: Readonly<Record<WireErrorCode, HttpErrorStatus>>
   MCP_SERVER_NOT_FOUND: 404,
   MCP_TOO_MANY_SERVERS: 400,
   MCP_CONFIG_INVALID: 409,
+  MCP_PROMPT_UNKNOWN: 404,
+  MCP_PROMPT_ARGUMENTS_INVALID: 400,
+  MCP_PROMPT_TOO_LARGE: 413,
+  MCP_RESOURCE_UNKNOWN: 404,
+  MCP_RESOURCE_NOT_TEXT: 415,
+  MCP_RESOURCE_TOO_LARGE: 413,
+  MCP_READ_FAILED: 502,
 };
 
 /** Whether an untyped code (a HostError's, a peer's) is one of the wire codes. */

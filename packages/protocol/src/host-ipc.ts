@@ -17,7 +17,15 @@ import {
   policyRuleIdSchema,
   policyRuleSchema,
 } from './policy.js';
-import { mcpListingSchema, mcpServerConfigSchema, mcpServerNameSchema } from './api/mcp.js';
+import {
+  mcpAttachedResourceSchema,
+  mcpListingSchema,
+  mcpPromptRequestSchema,
+  mcpPromptTextSchema,
+  mcpResourceRequestSchema,
+  mcpServerConfigSchema,
+  mcpServerNameSchema,
+} from './api/mcp.js';
 
 export const HOST_IPC_PATH_PREFIX = '/_host/ipc/';
 
@@ -39,6 +47,9 @@ export const hostIpcChannelSchema = z.enum([
   'mcp.add',
   'mcp.remove',
   'mcp.restart',
+  'mcp.catalog',
+  'mcp.prompt',
+  'mcp.resource',
 ]);
 export type HostIpcChannel = z.infer<typeof hostIpcChannelSchema>;
 
@@ -127,6 +138,15 @@ export const hostIpcSchemas = {
     input: z.strictObject({ workspace: z.string().min(1).max(4096), name: mcpServerNameSchema }),
     output: mcpListingSchema,
   },
+  // The message box's prompts and resources: the listing once every server of mcp.json is started there (as a run starts them) or failed.
+  'mcp.catalog': {
+    input: z.strictObject({ workspace: z.string().min(1).max(4096) }),
+    output: mcpListingSchema,
+  },
+  // A ready server's prompt, run with the person's arguments: its messages as one text, for the message box.
+  'mcp.prompt': { input: mcpPromptRequestSchema, output: mcpPromptTextSchema },
+  // A resource a ready server listed, read for a message: its text, refused when binary or too large.
+  'mcp.resource': { input: mcpResourceRequestSchema, output: mcpAttachedResourceSchema },
 } as const satisfies Record<HostIpcChannel, { input: z.ZodType; output: z.ZodType }>;
 
 export type HostIpcInput<C extends HostIpcChannel> = z.infer<(typeof hostIpcSchemas)[C]['input']>;

@@ -41,6 +41,8 @@ export * from './policy.js';
 export * from './always-allow-rule.js';
 export * from './shell-word.js';
 export * from './mcp-tool-name.js';
+export * from './mcp-prompt-command.js';
+export * from './mcp-resource-mention.js';
 export * from './diff-notes.js';
 export * from './held-value-forms.js';
 export * from './api/mcp.js';

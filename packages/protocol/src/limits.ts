@@ -966,6 +966,46 @@ export const MCP_MAX_CONCURRENT_CALLS = 8;
 export const MCP_STDERR_TAIL_CHARS = 2 * KiB;
 /** A status's `error`, in words. */
 export const MCP_ERROR_MAX_CHARS = 2 * KiB;
+/**
+ * A server's prompts (`/mcp__SERVER__PROMPT` in the message box and `bastion chat`) and resources
+ * (`@SERVER:URI`): offered to the person only, never to the agent. Prompts taken from one server;
+ * the rest are left out, and one note counts them.
+ */
+export const MCP_MAX_PROMPTS_PER_SERVER = 64;
+/** Resources taken from one server; the rest are left out, and one note counts them. */
+export const MCP_MAX_RESOURCES_PER_SERVER = 64;
+/** Pages of one `tools/list`, `prompts/list` or `resources/list` read at a start (a server that pages without end is read no further). */
+export const MCP_LIST_MAX_PAGES = 16;
+/** Arguments a prompt may take; a prompt with more is left out. */
+export const MCP_PROMPT_MAX_ARGUMENTS = 16;
+/** An argument's name (typed as `NAME=value`); a prompt with a longer one is left out. */
+export const MCP_PROMPT_ARGUMENT_NAME_MAX_CHARS = 64;
+/** One argument's value as the person types it (a host IPC body is HOST_IPC_MAX_BODY_BYTES whole). */
+export const MCP_PROMPT_ARGUMENT_VALUE_MAX_CHARS = 2 * KiB;
+/** A prompt's, an argument's or a resource's description as the menus show it (cut beyond). */
+export const MCP_OFFER_DESCRIPTION_MAX_CHARS = 512;
+/** A resource's URI; a resource with a longer one is left out. */
+export const MCP_RESOURCE_URI_MAX_CHARS = 1 * KiB;
+/** A resource's name (its title, else its name) as the @ menu shows it (cut beyond). */
+export const MCP_RESOURCE_NAME_MAX_CHARS = 128;
+/** A resource's MIME type as listed; a longer one is dropped. */
+export const MCP_RESOURCE_MIME_TYPE_MAX_CHARS = 128;
+/**
+ * One server's prompts and resources as listed (their JSON, UTF-8 bytes): those beyond are left
+ * out, so sixteen servers' offers stay within what one listing carries.
+ */
+export const MCP_OFFERS_MAX_BYTES = 32 * KiB;
+/**
+ * A prompt's messages as the text put in the message box (UTF-16 units): a message's own bound,
+ * since it is sent as one. A longer one is refused, never cut.
+ */
+export const MCP_PROMPT_TEXT_MAX_CHARS = AGENT_MAX_MESSAGE_CHARS;
+/** A resource's text attached to a message (UTF-8 bytes); a larger one is refused, never cut. */
+export const MCP_RESOURCE_TEXT_MAX_BYTES = 64 * KiB;
+/** A prompt run (`prompts/get`) or a resource read (`resources/read`) for the person, who waits for it. */
+export const MCP_READ_TIMEOUT_MS = 30_000;
+/** Resources one message may carry (`POST /agent/run`'s `mcp_resources`). */
+export const AGENT_MAX_MCP_RESOURCES = 4;
 /** Characters of a session's title a desktop notification shows (the title is the only thing of the session it names). */
 export const UI_NOTIFICATION_TITLE_CHARS = 80;
 /** Newest events of another session read to name the tool its run waits on, or its error's code, for a notification. */

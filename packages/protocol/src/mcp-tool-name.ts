@@ -5,7 +5,12 @@
  * server's tool whose name cannot be put so is left out. Also the variables Bastion sets for every
  * server. Zod-free: the web bundle imports it.
  */
-import { MCP_ENV_NAME_MAX_CHARS, MCP_SERVER_NAME_MAX_CHARS, MCP_TOOL_NAME_MAX_CHARS } from './limits.js';
+import {
+  MCP_ENV_NAME_MAX_CHARS,
+  MCP_PROMPT_ARGUMENT_NAME_MAX_CHARS,
+  MCP_SERVER_NAME_MAX_CHARS,
+  MCP_TOOL_NAME_MAX_CHARS,
+} from './limits.js';
 
 export const MCP_TOOL_PREFIX = 'mcp__';
 /** A server's name: lower-case letters, digits and `-`, starting with a letter or digit. */
@@ -13,6 +18,12 @@ export const MCP_SERVER_NAME_PATTERN = new RegExp(`^[a-z0-9][a-z0-9-]{0,${MCP_SE
 /** A variable's name a server may be given: upper-case letters, digits and `_`, not starting with a digit. */
 export const MCP_ENV_NAME_PATTERN = new RegExp(`^[A-Z_][A-Z0-9_]{0,${MCP_ENV_NAME_MAX_CHARS - 1}}$`);
 const TOOL_PART = /^[A-Za-z0-9_-]+$/;
+/** A prompt's argument's name, typed as `NAME=value`: letters, digits, `_`, `-` and `.`. */
+export const MCP_PROMPT_ARGUMENT_NAME_PATTERN = new RegExp(
+  `^[A-Za-z0-9_.-]{1,${MCP_PROMPT_ARGUMENT_NAME_MAX_CHARS}}$`,
+);
+/** A resource's URI as Bastion offers it: one word of printable characters (`@SERVER:URI` names it in a message). */
+export const MCP_RESOURCE_URI_PATTERN = /^[^\s\p{Cc}\p{Cf}]+$/u;
 
 /** The model's name for `tool` of `server`, or undefined when no such name can be made. */
 export function mcpToolName(server: string, tool: string): string | undefined {

@@ -136,4 +136,20 @@ describe('sessionMarkdown of a rewound session', () => {
     );
     expect(markdown).not.toContain('img_1');
   });
+  it('names an MCP prompt a message came from, and each attached MCP resource by its URI and size, never its text', () => {
+    const markdown = sessionMarkdown(session, [
+      message('user', [
+        { type: 'text', text: 'Review x', mcp: { kind: 'prompt', server: 'fixture', name: 'review' } },
+        {
+          type: 'text',
+          text: 'RESOURCE-TEXT',
+          mcp: { kind: 'resource', server: 'fixture', uri: 'notes://readme', name: 'Readme' },
+        },
+      ]),
+    ]);
+    expect(markdown).toContain(
+      '## You\n\nFrom the prompt `review` of the MCP server fixture:\n\nReview x\n\n- resource `notes://readme` of the MCP server fixture (13 characters; not included)\n',
+    );
+    expect(markdown).not.toContain('RESOURCE-TEXT');
+  });
 });

@@ -19,7 +19,8 @@ function inlineCode(text: string): string {
  * A session as one markdown document, for the reader to keep or share (the UI's Export, `bastion
  * sessions export`): its title and model, then each prompt and each reply in order, and each tool
  * call the agent made with its input on one line (the outputs stay in Bastion), each attached
- * image by its name, format and size (not its bytes); turns a rewind
+ * image by its name, format and size (not its bytes), each attached MCP resource by its URI and
+ * size (not its text), a prompt an MCP server gave under a line naming it; turns a rewind
  * took out of the conversation are kept, under headings that say so.
  */
 export function sessionMarkdown(session: Session, messages: readonly Message[]): string {
@@ -38,8 +39,13 @@ export function sessionMarkdown(session: Session, messages: readonly Message[]):
   for (const message of messages) {
     const rewound = message.rewound === true;
     for (const part of message.parts) {
-      if (part.type === 'text' && part.text.trim() !== '') {
+      if (part.type === 'text' && part.mcp?.kind === 'resource') {
+        speak('user', rewound);
+        const { server, uri } = part.mcp;
+        lines.push('', `- resource ${inlineCode(uri)} of the MCP server ${server} (${part.text.length} characters; not included)`);
+      } else if (part.type === 'text' && part.text.trim() !== '') {
         speak(message.role === 'user' ? 'user' : 'assistant', rewound);
+        if (part.mcp?.kind === 'prompt') lines.push('', `From the prompt ${inlineCode(part.mcp.name)} of the MCP server ${part.mcp.server}:`);
         lines.push('', part.text.trim());
       } else if (part.type === 'image') {
         speak('user', rewound);

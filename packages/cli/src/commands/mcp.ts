@@ -30,6 +30,8 @@ import {
   MCP_ENV_VALUE_MAX_CHARS,
   MCP_MAX_ENV_VARS,
   mcpEnvNameSchema,
+  mcpPromptCommandName,
+  mcpResourceMention,
   mcpServerConfigSchema,
   mcpServerNameSchema,
   type McpListing,
@@ -50,7 +52,10 @@ function stateInWords(server: McpServerStatus, notRunning: string | undefined): 
   return server.state;
 }
 
-/** The listing as lines: the file, then each server with its state, command line, env names, tools and notes. */
+/**
+ * The listing as lines: the file, then each server with its state, command line, env names, tools,
+ * the prompts and resources it offers the person (as `bastion chat` takes them) and notes.
+ */
 export function listingText(listing: McpListing, notRunning?: string): string {
   const lines = [`MCP servers in ${terminalLine(listing.file)} (workspace ${terminalLine(listing.workspace)})`];
   if (!listing.available && listing.reason !== undefined)
@@ -63,6 +68,13 @@ export function listingText(listing: McpListing, notRunning?: string): string {
     lines.push(`  data      ${terminalLine(server.data)} (kept between runs; ${MCP_DATA_ENV} names it to the server)`);
     if (server.tools.length > 0)
       lines.push(`  tools     ${server.tools.map((tool) => terminalLine(tool.name)).join(', ')}`);
+    // The person's, run in `bastion chat` (and the message box) by these names; never the agent's.
+    const prompts = server.prompts.flatMap((prompt) => mcpPromptCommandName(server.name, prompt.name) ?? []);
+    if (prompts.length > 0) lines.push(`  prompts   ${prompts.join(', ')}`);
+    if (server.resources.length > 0)
+      lines.push(
+        `  resources ${server.resources.map((resource) => terminalLine(mcpResourceMention(server.name, resource.uri))).join(', ')}`,
+      );
     for (const note of server.left_out) lines.push(`  left out  ${terminalLine(note)}`);
     if (server.error !== undefined) lines.push(`  error     ${terminalLine(server.error)}`);
   }
@@ -91,6 +103,8 @@ function fileListing(userData: string, workspace: string): McpListing {
       data: store.dataFolderOf(server.name),
       state: 'stopped',
       tools: [],
+      prompts: [],
+      resources: [],
       left_out: [],
     })),
   };

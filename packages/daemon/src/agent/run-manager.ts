@@ -15,6 +15,8 @@ import {
   type ApprovalAnswer,
   type ApprovalErrorCode,
   type Logger,
+  type McpAttachedResource,
+  type McpPromptOrigin,
   type Session,
 } from '@bastion/protocol';
 import { DaemonError, isDaemonError } from '../errors.js';
@@ -23,7 +25,7 @@ import type { ProviderRegistry } from '../providers/provider-registry.js';
 import type { ApprovalAnswerRefusal } from '../storage/approvals.js';
 import type { FinalRunStatus } from '../storage/run-log.js';
 import type { SessionStore } from '../storage/session-store.js';
-import { storedImagePart, type PromptImage } from '../storage/transcript.js';
+import { storedImagePart, storedPromptTexts, type PromptImage } from '../storage/transcript.js';
 import { titleFromMessage } from '../storage/sessions.js';
 import { isStorageFailure, storageFailureOf, storageFullError } from '../storage/storage-error.js';
 import type { StorageReserve } from '../storage/storage-reserve.js';
@@ -59,7 +61,15 @@ export type ToolFactory = (context: ToolContext & { session: Session }) => ToolS
 
 /** A new message, an approval's answer, or a run that only summarises the older turns (`/compact`). */
 export type RunRequest =
-  { message: string; images?: readonly PromptImage[] } | { approvalAnswer: ApprovalAnswer } | { compact: true };
+  | {
+      message: string;
+      images?: readonly PromptImage[];
+      /** The MCP server's prompt the message came from, and the resources the user attached (their text). */
+      mcpPrompt?: McpPromptOrigin;
+      mcpResources?: readonly McpAttachedResource[];
+    }
+  | { approvalAnswer: ApprovalAnswer }
+  | { compact: true };
 
 /** Each refusal of an approval answer: its wire code and what it means, in words. */
 const APPROVAL_REFUSALS: Record<ApprovalAnswerRefusal, [ApprovalErrorCode, string]> = {
@@ -238,8 +248,12 @@ export class RunManager {
           ? [
               {
                 role: 'user',
-                // Stored with each image's id in place of its bytes: modelContext puts them in.
-                content: [{ type: 'text', text: request.message }, ...images.map(storedImagePart)] as UserContent,
+                // Stored with each image's id in place of its bytes, and each MCP text marked with
+                // where it came from: modelContext puts the bytes in and the marks in words.
+                content: [
+                  ...storedPromptTexts(request.message, request.mcpPrompt, request.mcpResources ?? []),
+                  ...images.map(storedImagePart),
+                ] as UserContent,
               },
             ]
           : [],

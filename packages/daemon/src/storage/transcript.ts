@@ -9,6 +9,9 @@ import {
   PAGE_DEFAULT_LIMIT,
   imageFormatName,
   type ImageMediaType,
+  type McpAttachedResource,
+  type McpPromptOrigin,
+  type McpTextOrigin,
   type Message,
   type MessagePart,
 } from '@bastion/protocol';
@@ -66,6 +69,54 @@ export function storedImagePart(image: PromptImage): StoredImagePart {
   };
 }
 
+/**
+ * A text part of a stored prompt that came from an MCP server, with where from: the prompt the
+ * message's text came from, or a resource the user attached (its text). modelContext sends it as
+ * plain text, a resource's said to be one; the wire shape keeps `mcp` for the transcript.
+ */
+interface StoredMcpTextPart {
+  type: 'text';
+  text: string;
+  mcp: McpTextOrigin;
+}
+
+/**
+ * The text parts of a new prompt: the message (marked with the MCP prompt it came from, if any),
+ * then each attached resource's text (marked with what it is).
+ */
+export function storedPromptTexts(
+  message: string,
+  prompt: McpPromptOrigin | undefined,
+  resources: readonly McpAttachedResource[],
+): (TextPart | StoredMcpTextPart)[] {
+  return [
+    prompt === undefined
+      ? { type: 'text', text: message }
+      : { type: 'text', text: message, mcp: { kind: 'prompt', server: prompt.server, name: prompt.name } },
+    ...resources.map(
+      (resource): StoredMcpTextPart => ({
+        type: 'text',
+        text: resource.text,
+        mcp: { kind: 'resource', server: resource.server, uri: resource.uri, name: resource.name },
+      }),
+    ),
+  ];
+}
+
+/** What the model is sent of a stored text part: a resource's text under a line saying what it is and whose. */
+function textForModel(part: TextPart | StoredMcpTextPart): TextPart {
+  if (!('mcp' in part)) return part;
+  if (part.mcp.kind === 'prompt') return { type: 'text', text: part.text };
+  const name = part.mcp.name === '' ? '' : ` (${JSON.stringify(part.mcp.name)})`;
+  return {
+    type: 'text',
+    text: `[The user attached the resource ${part.mcp.uri}${name} of the MCP server ${part.mcp.server}; its text follows.]\n${part.text}`,
+  };
+}
+
+/** A stored resource's text: not the user's own words (a rewind puts back only those). */
+const isResourceText = (part: { type: string }) => 'mcp' in part && (part as StoredMcpTextPart).mcp.kind === 'resource';
+
 /** What stands in the model's context for an image it is not sent. */
 function imageInWords(part: StoredImagePart, why: string): TextPart {
   const name = part.name === undefined ? '' : ` ${JSON.stringify(part.name)}`;
@@ -111,7 +162,11 @@ export function toMessageParts(content: ModelMessage['content']): MessagePart[] 
   for (const part of content) {
     switch (part.type) {
       case 'text':
-        parts.push({ type: 'text', text: part.text });
+        parts.push({
+          type: 'text',
+          text: part.text,
+          ...('mcp' in part ? { mcp: (part as StoredMcpTextPart).mcp } : {}),
+        });
         break;
       case 'tool-call':
         parts.push({ type: 'tool-call', tool_call_id: part.toolCallId, tool_name: part.toolName, input: part.input });
@@ -317,6 +372,11 @@ export class Transcript {
         ids.push(row.id);
       }
       closeUnansweredCalls(messages, ids);
+      for (const message of messages) {
+        if (message.role === 'user' && typeof message.content !== 'string') {
+          message.content = message.content.map((part) => (part.type === 'text' ? textForModel(part) : part));
+        }
+      }
       this.#putImagesIn(sessionId, messages, options.images);
       return { summary: summary?.summary, messages, ids, cut };
     });
@@ -375,7 +435,7 @@ export class Transcript {
       const text =
         typeof content === 'string'
           ? content
-          : content.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('\n');
+          : content.flatMap((part) => (part.type === 'text' && !isResourceText(part) ? [part.text] : [])).join('\n');
       return { seq: row.seq, text, rewound: row.rewound === 1, summarised: row.summarised === 1 };
     });
   }

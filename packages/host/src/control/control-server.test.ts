@@ -55,6 +55,8 @@ function listingOf(workspace: string, state: 'starting' | 'ready' = 'ready'): Mc
         data: '/home/u/.bastion/host/mcp-data/memory',
         state,
         tools: state === 'ready' ? [{ name: 'read_graph', description: 'Read the graph' }] : [],
+        prompts: [],
+        resources: [],
         left_out: [],
       },
     ],

@@ -27,7 +27,8 @@ import {
 import type { SidecarHandle } from '../supervisor/sidecar-supervisor.js';
 import type { HostAsks } from '../policy/host-asks.js';
 import type { PolicyStore } from '../policy/policy-store.js';
-import { resultText, type McpHub, type McpListedTool } from './mcp-hub.js';
+import { resultText } from './mcp-content-text.js';
+import type { McpHub, McpListedTool } from './mcp-hub.js';
 
 type Sidecar = Pick<SidecarHandle, 'channel' | 'config'>;
 type CallFrame = FrameOfType<SidecarToHostFrame, 'mcp.call'>;

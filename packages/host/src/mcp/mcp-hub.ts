@@ -39,15 +39,26 @@ import {
   MCP_TOOL_NAME_MAX_CHARS,
   MCP_TOOL_SCHEMA_MAX_BYTES,
   MCP_DATA_ENV,
+  MCP_LIST_MAX_PAGES,
+  MCP_MAX_PROMPTS_PER_SERVER,
+  MCP_MAX_RESOURCES_PER_SERVER,
+  MCP_PROMPT_TEXT_MAX_CHARS,
+  MCP_READ_TIMEOUT_MS,
+  mcpPromptArgumentsProblem,
+  mcpPromptCommandName,
   mcpToolName,
+  type HostErrorCode,
   type Logger,
+  type McpAttachedResource,
   type McpListing,
+  type McpPromptSummary,
+  type McpResourceSummary,
   type McpServerConfig,
   type McpServerState,
   type McpServerStatus,
 } from '@bastion/protocol';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Prompt, Resource, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { JsonSchemaValidator, jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import { HostError } from '../errors.js';
 import { buildCommandSandboxProfile } from '../commands/command-profile.js';
@@ -57,6 +68,8 @@ import { homeReadPaths } from '../sandbox/home-read-allowlist.js';
 import { makePrivateTemp } from '../sandbox/private-temp-dir.js';
 import { shellQuote, type SrtSession, type WrappedCommand } from '../sandbox/srt-session.js';
 import { McpConfigStore } from './mcp-config-store.js';
+import { promptText } from './mcp-content-text.js';
+import { offersOf, resourceText } from './mcp-offers.js';
 import type { McpStdioTransport } from './mcp-stdio-transport.js';
 
 /**
@@ -108,6 +121,9 @@ interface Instance {
   /** It was ready once: a stop after that is started again by the next run. */
   wasReady: boolean;
   listed: McpListedTool[];
+  /** Its prompts and resources, offered to the person (never to the agent). */
+  prompts: McpPromptSummary[];
+  resources: McpResourceSummary[];
   leftOut: string[];
   client: Client | undefined;
   /** Settles once the server is ready or failed. */
@@ -322,6 +338,107 @@ export class McpHub {
     });
   }
 
+  /**
+   * The servers of `workspace` for the message box and `bastion chat`: started (as a run starts
+   * them, MCP_START_TIMEOUT_MS at most each) and listed with their prompts and resources.
+   */
+  async catalog(workspace: string): Promise<McpListing> {
+    await this.tools(workspace);
+    return this.listing(workspace);
+  }
+
+  /**
+   * Run a prompt of a ready server for the person with the arguments they gave: its messages as
+   * one text for the message box, cut of the held values. Only a prompt the server listed, with
+   * the arguments it listed (the needed ones given); a text longer than a message is refused.
+   */
+  async prompt(
+    workspace: string,
+    server: string,
+    name: string,
+    args: Readonly<Record<string, string>>,
+  ): Promise<{ text: string }> {
+    const { client, instance } = this.#ready(workspace, server);
+    const prompt = instance.prompts.find((listed) => listed.name === name);
+    const command = mcpPromptCommandName(server, name);
+    if (prompt === undefined || command === undefined)
+      throw this.#refused(server, 'MCP_PROMPT_UNKNOWN', `the MCP server ${server} offers no prompt ${name}`);
+    const problem = mcpPromptArgumentsProblem(command, prompt, args);
+    if (problem !== undefined) throw this.#refused(server, 'MCP_PROMPT_ARGUMENTS_INVALID', problem);
+    const started = performance.now();
+    const result = await this.#read(server, () =>
+      client.getPrompt({ name, arguments: { ...args } }, { timeout: MCP_READ_TIMEOUT_MS }),
+    );
+    const text = this.redact(promptText(result));
+    if (text.length > MCP_PROMPT_TEXT_MAX_CHARS) {
+      throw this.#refused(
+        server,
+        'MCP_PROMPT_TOO_LARGE',
+        `${command} gave ${text.length.toLocaleString('en-US')} characters, over the ${MCP_PROMPT_TEXT_MAX_CHARS.toLocaleString('en-US')} a message may be`,
+      );
+    }
+    this.#options.log.info('mcp.prompt-run', {
+      server,
+      bytes: Buffer.byteLength(text),
+      duration_ms: Math.round(performance.now() - started),
+    });
+    return { text };
+  }
+
+  /**
+   * Read a resource a ready server listed, for a message the person attaches it to: its text, cut
+   * of the held values; a binary or too large one is refused (resourceText). A URI the server did
+   * not list is not read.
+   */
+  async resource(workspace: string, server: string, uri: string): Promise<McpAttachedResource> {
+    const { client, instance } = this.#ready(workspace, server);
+    const listed = instance.resources.find((resource) => resource.uri === uri);
+    if (listed === undefined)
+      throw this.#refused(server, 'MCP_RESOURCE_UNKNOWN', `the MCP server ${server} lists no resource ${uri}`);
+    const started = performance.now();
+    const result = await this.#read(server, () => client.readResource({ uri }, { timeout: MCP_READ_TIMEOUT_MS }));
+    const read = resourceText(uri, result, (text) => this.redact(text));
+    if (!read.ok) throw this.#refused(server, read.code, read.message);
+    this.#options.log.info('mcp.resource-read', {
+      server,
+      bytes: Buffer.byteLength(read.text),
+      duration_ms: Math.round(performance.now() - started),
+    });
+    return { server, uri, name: listed.name, text: read.text };
+  }
+
+  /** The instance of `server` in `workspace` and its client, for the person's prompt or resource; refused unless it is ready. */
+  #ready(workspace: string, server: string): { instance: Instance; client: Client } {
+    if (!this.available) throw this.#refused(server, 'MCP_UNAVAILABLE', UNAVAILABLE_REASON);
+    const instance = this.#instances.get(keyOf(workspace, server));
+    if (instance === undefined)
+      throw this.#refused(server, 'MCP_SERVER_UNKNOWN', `no MCP server named ${server} runs in this folder`);
+    if (instance.state !== 'ready' || instance.client === undefined) {
+      const why = instance.error === undefined ? '' : `: ${instance.error}`;
+      throw this.#refused(server, 'MCP_SERVER_FAILED', `the MCP server ${server} is not running${why}`);
+    }
+    return { instance, client: instance.client };
+  }
+
+  /** A request of the person's to a server; its error (in the server's words, cut of the held values) or no answer in time is MCP_READ_FAILED. */
+  async #read<T>(server: string, request: () => Promise<T>): Promise<T> {
+    try {
+      return await request();
+    } catch (error) {
+      const timedOut = error instanceof Error && /timed? ?out/i.test(error.message);
+      const why = timedOut
+        ? `it did not answer within ${MCP_READ_TIMEOUT_MS / 1000} s`
+        : `it answered: ${error instanceof Error ? this.redact(error.message) : 'an error'}`;
+      throw this.#refused(server, 'MCP_READ_FAILED', `the MCP server ${server} failed the request: ${why}`);
+    }
+  }
+
+  /** A refusal of the person's request, logged by its code. */
+  #refused(server: string, code: HostErrorCode, message: string): HostError {
+    this.#options.log.info('mcp.offer-refused', { server, code });
+    return new HostError(code, inWords(message));
+  }
+
   /** The ready client of a server in `workspace` and the tool, for a call; undefined when either is not there. */
   callable(
     workspace: string,
@@ -380,6 +497,9 @@ export class McpHub {
       state: current ? instance.state : 'stopped',
       ...(current && instance.error !== undefined ? { error: instance.error } : {}),
       tools: current ? instance.listed.map(({ name, description }) => ({ name, description })) : [],
+      // A server that failed or stopped offers the person nothing: its prompts and resources go with it.
+      prompts: current && instance.state === 'ready' ? instance.prompts : [],
+      resources: current && instance.state === 'ready' ? instance.resources : [],
       left_out: current ? instance.leftOut : [],
     };
   }
@@ -408,6 +528,8 @@ export class McpHub {
       error: undefined,
       wasReady: false,
       listed: [],
+      prompts: [],
+      resources: [],
       leftOut: [],
       client: undefined,
       starting: undefined,
@@ -451,19 +573,22 @@ export class McpHub {
       const transport = process.transport;
       const deadline = AbortSignal.timeout(MCP_START_TIMEOUT_MS);
       await client.connect(transport, { signal: deadline, timeout: MCP_START_TIMEOUT_MS });
-      const tools: Tool[] = [];
-      let cursor: string | undefined;
-      do {
-        const page = await client.listTools(cursor === undefined ? undefined : { cursor }, {
-          signal: deadline,
-          timeout: MCP_START_TIMEOUT_MS,
-        });
-        tools.push(...page.tools);
-        cursor = page.nextCursor;
-      } while (cursor !== undefined && tools.length <= MCP_MAX_TOOLS_PER_SERVER);
+      const options = { signal: deadline, timeout: MCP_START_TIMEOUT_MS };
+      const tools: Tool[] = await listPaged(
+        (params) => client.listTools(params, options).then((page) => ({ items: page.tools, next: page.nextCursor })),
+        MCP_MAX_TOOLS_PER_SERVER,
+      );
+      const offers = await this.#offersOf(instance.config.name, client, options);
       if (instance.state !== 'starting') return;
       const offered = offeredTools(instance.config.name, tools, this.heldValues());
-      Object.assign(instance, { listed: offered.listed, leftOut: offered.leftOut, client, state: 'ready' });
+      Object.assign(instance, {
+        listed: offered.listed,
+        prompts: offers.prompts,
+        resources: offers.resources,
+        leftOut: [...offered.leftOut, ...offers.leftOut],
+        client,
+        state: 'ready',
+      });
       instance.wasReady = true;
       // After the client's own (set by connect), which fails the calls still waiting for an answer.
       const clientClosed = transport.onclose;
@@ -496,6 +621,44 @@ export class McpHub {
             ? error.message
             : 'it stopped before listing its tools');
       fail(`could not start ${instance.config.command}: ${why}${tail === '' ? '' : `; its last words: ${tail}`}`);
+    }
+  }
+
+  /**
+   * What a starting server offers the person: its prompts and resources, when it says it has any
+   * (its capabilities). A server that cannot list them still gives the agent its tools: the
+   * failure is a note of what was left out.
+   */
+  async #offersOf(
+    server: string,
+    client: Client,
+    options: { signal: AbortSignal; timeout: number },
+  ): Promise<ReturnType<typeof offersOf>> {
+    const capabilities = client.getServerCapabilities();
+    const redact = (text: string) => this.redact(text);
+    try {
+      const prompts: Prompt[] =
+        capabilities?.prompts === undefined
+          ? []
+          : await listPaged(
+              (params) =>
+                client.listPrompts(params, options).then((page) => ({ items: page.prompts, next: page.nextCursor })),
+              MCP_MAX_PROMPTS_PER_SERVER,
+            );
+      const resources: Resource[] =
+        capabilities?.resources === undefined
+          ? []
+          : await listPaged(
+              (params) =>
+                client
+                  .listResources(params, options)
+                  .then((page) => ({ items: page.resources, next: page.nextCursor })),
+              MCP_MAX_RESOURCES_PER_SERVER,
+            );
+      return offersOf(server, prompts, resources, redact);
+    } catch (error) {
+      const why = error instanceof Error ? redact(error.message) : 'it did not answer';
+      return { prompts: [], resources: [], leftOut: [inWords(`its prompts and resources could not be listed: ${why}`)] };
     }
   }
 
@@ -673,6 +836,27 @@ function keyOf(workspace: string, server: string): string {
 }
 
 /**
+ * Every entry of a paged list (`tools/list`, `prompts/list`, `resources/list`) up to one past
+ * `max` (so that a note can say more were left out), and no more than MCP_LIST_MAX_PAGES pages: a
+ * server that pages without end is read no further.
+ */
+async function listPaged<T>(
+  page: (params: { cursor: string } | undefined) => Promise<{ items: T[]; next: string | undefined }>,
+  max: number,
+): Promise<T[]> {
+  const items: T[] = [];
+  let cursor: string | undefined;
+  let pages = 0;
+  do {
+    const read = await page(cursor === undefined ? undefined : { cursor });
+    items.push(...read.items);
+    cursor = read.next;
+    pages += 1;
+  } while (cursor !== undefined && items.length <= max && pages < MCP_LIST_MAX_PAGES);
+  return items;
+}
+
+/**
  * Signal the server's process group (it was spawned detached, so bwrap leads one). Once the child
  * is reaped its pid may belong to someone else: it is never signalled then.
  */
@@ -683,25 +867,4 @@ function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
   } catch {
     // Already gone.
   }
-}
-
-/** The text a call's result is told to the model as: text parts as they are, every other part named in words. */
-export function resultText(result: CallToolResult): string {
-  const parts = result.content.map((part) => {
-    switch (part.type) {
-      case 'text':
-        return part.text;
-      case 'image':
-      case 'audio':
-        return `[${part.type} content (${part.mimeType}, ${Math.floor((part.data.length * 3) / 4)} bytes), not shown]`;
-      case 'resource':
-        return 'text' in part.resource ? part.resource.text : `[binary resource ${part.resource.uri}, not shown]`;
-      case 'resource_link':
-        return `[resource ${part.uri}${part.name ? ` (${part.name})` : ''}]`;
-      default:
-        return '[content of an unknown kind, not shown]';
-    }
-  });
-  if (parts.length === 0 && result.structuredContent !== undefined) return JSON.stringify(result.structuredContent);
-  return parts.join('\n');
 }

@@ -157,7 +157,8 @@ function registerPolicyChannels(ipc: HostIpc, deps: HostIpcDependencies): void {
 /**
  * The MCP server channels: the renderer lists the servers of mcp.json with their state and tools
  * in a granted workspace, adds one (the hub checks and saves it, then starts it there), removes
- * or restarts one. The workspace must be exactly one the host granted: a page never starts,
+ * or restarts one; the message box lists their prompts and resources (starting them as a run
+ * would), runs a prompt and reads a resource for the person. The workspace must be exactly one the host granted: a page never starts,
  * stops or sees a server in any other folder. The hub's own refusals (a bad definition, a name
  * in use, an unusable mcp.json) reach the page as their codes.
  */
@@ -182,6 +183,20 @@ function registerMcpChannels(ipc: HostIpc, deps: HostIpcDependencies): void {
   ipc.guarded('mcp.restart', {
     pages: APP_PAGES,
     handle: ({ workspace, name }) => hostCall(() => deps.mcp.restart(granted(workspace), name)),
+  });
+  // The message box's prompts and resources: the person's, run and read here for them, never the agent's.
+  ipc.guarded('mcp.catalog', {
+    pages: APP_PAGES,
+    handle: ({ workspace }) => hostCall(() => deps.mcp.catalog(granted(workspace))),
+  });
+  ipc.guarded('mcp.prompt', {
+    pages: APP_PAGES,
+    handle: ({ workspace, server, name, arguments: args }) =>
+      hostCall(() => deps.mcp.prompt(granted(workspace), server, name, args)),
+  });
+  ipc.guarded('mcp.resource', {
+    pages: APP_PAGES,
+    handle: ({ workspace, server, uri }) => hostCall(() => deps.mcp.resource(granted(workspace), server, uri)),
   });
 }
 

@@ -6,11 +6,13 @@
 import { z } from 'zod';
 import {
   AGENT_MAX_IMAGES,
+  AGENT_MAX_MCP_RESOURCES,
   EVENT_PAGE_MAX_LIMIT,
   INSTRUCTIONS_MAX_DIRECTORIES,
   WORKSPACE_MAX_PATH_CHARS,
 } from '../limits.js';
 import { imageInputSchema } from '../images.js';
+import { mcpAttachedResourceSchema, mcpPromptOriginSchema } from './mcp.js';
 import { messageSchema, modelIdSchema, providerIdSchema, sessionIdSchema } from './sessions.js';
 import { tokenUsageSchema } from './usage.js';
 
@@ -34,6 +36,10 @@ export const agentRunRequestSchema = z
     message: z.string().min(1).optional(),
     /** Images that go with `message` (only with one), in the order they were attached. */
     images: z.array(imageInputSchema).min(1).max(AGENT_MAX_IMAGES).optional(),
+    /** The MCP server's prompt `message` came from (the person ran it and sent what it put in the box); only with a message. */
+    mcp_prompt: mcpPromptOriginSchema.optional(),
+    /** MCP servers' resources the person attached (`@SERVER:URI`), read by the host; only with a message. */
+    mcp_resources: z.array(mcpAttachedResourceSchema).min(1).max(AGENT_MAX_MCP_RESOURCES).optional(),
     approval_answer: approvalAnswerSchema.optional(),
     /** A run that only summarises the session's older turns now, keeping its last exchange (`/compact`). */
     compact: z.literal(true).optional(),
@@ -48,6 +54,10 @@ export const agentRunRequestSchema = z
   .refine((body) => body.images === undefined || body.message !== undefined, {
     message: 'images go with a message',
     path: ['images'],
+  })
+  .refine((body) => (body.mcp_prompt === undefined && body.mcp_resources === undefined) || body.message !== undefined, {
+    message: 'an MCP prompt or resources go with a message',
+    path: ['mcp_resources'],
   });
 export type AgentRunRequest = z.infer<typeof agentRunRequestSchema>;
 

@@ -19,8 +19,24 @@ import {
   MCP_TOOL_DESCRIPTION_MAX_CHARS,
   MCP_TOOL_NAME_MAX_CHARS,
   MCP_ENV_NAME_MAX_CHARS,
+  MCP_MAX_PROMPTS_PER_SERVER,
+  MCP_MAX_RESOURCES_PER_SERVER,
+  MCP_OFFER_DESCRIPTION_MAX_CHARS,
+  MCP_PROMPT_ARGUMENT_VALUE_MAX_CHARS,
+  MCP_PROMPT_MAX_ARGUMENTS,
+  MCP_PROMPT_TEXT_MAX_CHARS,
+  MCP_RESOURCE_MIME_TYPE_MAX_CHARS,
+  MCP_RESOURCE_NAME_MAX_CHARS,
+  MCP_RESOURCE_TEXT_MAX_BYTES,
+  MCP_RESOURCE_URI_MAX_CHARS,
 } from '../limits.js';
-import { MCP_ENV_NAME_PATTERN, MCP_RESERVED_ENV_NAMES, MCP_SERVER_NAME_PATTERN } from '../mcp-tool-name.js';
+import {
+  MCP_ENV_NAME_PATTERN,
+  MCP_PROMPT_ARGUMENT_NAME_PATTERN,
+  MCP_RESERVED_ENV_NAMES,
+  MCP_RESOURCE_URI_PATTERN,
+  MCP_SERVER_NAME_PATTERN,
+} from '../mcp-tool-name.js';
 
 export const mcpServerNameSchema = z
   .string()
@@ -72,6 +88,38 @@ export const mcpToolSummarySchema = z.strictObject({
 });
 export type McpToolSummary = z.infer<typeof mcpToolSummarySchema>;
 
+/** One argument a prompt takes, typed as `NAME=value` after the prompt's command. */
+export const mcpPromptArgumentSchema = z.strictObject({
+  name: z.string().regex(MCP_PROMPT_ARGUMENT_NAME_PATTERN),
+  description: z.string().max(MCP_OFFER_DESCRIPTION_MAX_CHARS),
+  required: z.boolean(),
+});
+export type McpPromptArgument = z.infer<typeof mcpPromptArgumentSchema>;
+
+/** One prompt a server offers the person, run as `/mcp__SERVER__NAME` (the name a tool of it would have). */
+export const mcpPromptSummarySchema = z.strictObject({
+  /** The server's own name for it. */
+  name: z.string().min(1).max(MCP_TOOL_NAME_MAX_CHARS),
+  description: z.string().max(MCP_OFFER_DESCRIPTION_MAX_CHARS),
+  arguments: z.array(mcpPromptArgumentSchema).max(MCP_PROMPT_MAX_ARGUMENTS),
+});
+export type McpPromptSummary = z.infer<typeof mcpPromptSummarySchema>;
+
+/** A resource's URI: one word (`@SERVER:URI` in a message names it), within MCP_RESOURCE_URI_MAX_CHARS. */
+export const mcpResourceUriSchema = z.string().max(MCP_RESOURCE_URI_MAX_CHARS).regex(MCP_RESOURCE_URI_PATTERN);
+
+/** One resource a server offers the person, attached to a message as `@SERVER:URI`. */
+export const mcpResourceSummarySchema = z.strictObject({
+  uri: mcpResourceUriSchema,
+  /** Its title, else its name, cut to MCP_RESOURCE_NAME_MAX_CHARS. */
+  name: z.string().max(MCP_RESOURCE_NAME_MAX_CHARS),
+  description: z.string().max(MCP_OFFER_DESCRIPTION_MAX_CHARS),
+  mime_type: z.string().max(MCP_RESOURCE_MIME_TYPE_MAX_CHARS).optional(),
+  /** Its size in bytes, as the server says (unchecked: the text read is what is bounded). */
+  size: z.number().int().nonnegative().optional(),
+});
+export type McpResourceSummary = z.infer<typeof mcpResourceSummarySchema>;
+
 /**
  * A server's state in one workspace: `stopped` (not started there yet, or stopped), `starting`,
  * `ready` (its tools listed), `failed` (`error` says why, in words; started again by a restart or
@@ -91,8 +139,17 @@ export const mcpServerStatusSchema = z.strictObject({
   state: mcpServerStateSchema,
   error: z.string().max(MCP_ERROR_MAX_CHARS).optional(),
   tools: z.array(mcpToolSummarySchema).max(MCP_MAX_TOOLS_PER_SERVER),
-  /** Tools the server offers that the agent is not given, and why, in words (a name no provider takes, too many, a schema too large). */
-  left_out: z.array(z.string().max(MCP_ERROR_MAX_CHARS)).max(MCP_MAX_TOOLS_PER_SERVER),
+  /** Its prompts, for the person to run (never the agent's to call). */
+  prompts: z.array(mcpPromptSummarySchema).max(MCP_MAX_PROMPTS_PER_SERVER),
+  /** Its resources, for the person to attach to a message (never the agent's to read). */
+  resources: z.array(mcpResourceSummarySchema).max(MCP_MAX_RESOURCES_PER_SERVER),
+  /**
+   * Tools the server offers that the agent is not given, and prompts and resources not offered,
+   * and why, in words (a name no provider takes, too many, a schema too large).
+   */
+  left_out: z
+    .array(z.string().max(MCP_ERROR_MAX_CHARS))
+    .max(MCP_MAX_TOOLS_PER_SERVER + MCP_MAX_PROMPTS_PER_SERVER + MCP_MAX_RESOURCES_PER_SERVER),
 });
 export type McpServerStatus = z.infer<typeof mcpServerStatusSchema>;
 
@@ -107,3 +164,54 @@ export const mcpListingSchema = z.strictObject({
   servers: z.array(mcpServerStatusSchema).max(MCP_MAX_SERVERS),
 });
 export type McpListing = z.infer<typeof mcpListingSchema>;
+
+/** `mcp.prompt` (host IPC): a ready server's prompt, run with the arguments typed after it. */
+export const mcpPromptRequestSchema = z.strictObject({
+  workspace: z.string().min(1).max(4096),
+  server: mcpServerNameSchema,
+  name: z.string().min(1).max(MCP_TOOL_NAME_MAX_CHARS),
+  arguments: z
+    .record(z.string().regex(MCP_PROMPT_ARGUMENT_NAME_PATTERN), z.string().max(MCP_PROMPT_ARGUMENT_VALUE_MAX_CHARS))
+    .refine((given) => Object.keys(given).length <= MCP_PROMPT_MAX_ARGUMENTS, `at most ${MCP_PROMPT_MAX_ARGUMENTS} arguments`),
+});
+/** Its messages as one text, for the message box (refused, never cut, beyond MCP_PROMPT_TEXT_MAX_CHARS). */
+export const mcpPromptTextSchema = z.strictObject({ text: z.string().max(MCP_PROMPT_TEXT_MAX_CHARS) });
+export type McpPromptText = z.infer<typeof mcpPromptTextSchema>;
+
+/** Whether a text is within `max` bytes of UTF-8. */
+const withinUtf8 = (max: number) => (text: string) => text.length <= max && new TextEncoder().encode(text).byteLength <= max;
+
+/** `mcp.resource` (host IPC): one resource a ready server listed, read for a message. */
+export const mcpResourceRequestSchema = z.strictObject({
+  workspace: z.string().min(1).max(4096),
+  server: mcpServerNameSchema,
+  uri: mcpResourceUriSchema,
+});
+
+/** A resource attached to a message: its text (refused, never cut, beyond MCP_RESOURCE_TEXT_MAX_BYTES). */
+export const mcpAttachedResourceSchema = z.strictObject({
+  server: mcpServerNameSchema,
+  uri: mcpResourceUriSchema,
+  name: z.string().max(MCP_RESOURCE_NAME_MAX_CHARS),
+  text: z
+    .string()
+    .refine(withinUtf8(MCP_RESOURCE_TEXT_MAX_BYTES), `a resource's text is at most ${MCP_RESOURCE_TEXT_MAX_BYTES / 1024} KiB`),
+});
+export type McpAttachedResource = z.infer<typeof mcpAttachedResourceSchema>;
+
+/** The prompt of a server a message's text came from (`/mcp__SERVER__NAME`, then sent from the box). */
+export const mcpPromptOriginSchema = z.strictObject({
+  server: mcpServerNameSchema,
+  name: z.string().min(1).max(MCP_TOOL_NAME_MAX_CHARS),
+});
+export type McpPromptOrigin = z.infer<typeof mcpPromptOriginSchema>;
+
+/**
+ * Where a text part of a stored prompt came from, besides the person's typing: the server's prompt
+ * the message's text came from, or a resource attached to it (its text is the part's).
+ */
+export const mcpTextOriginSchema = z.discriminatedUnion('kind', [
+  z.strictObject({ kind: z.literal('prompt'), server: mcpServerNameSchema, name: z.string() }),
+  z.strictObject({ kind: z.literal('resource'), server: mcpServerNameSchema, uri: z.string(), name: z.string() }),
+]);
+export type McpTextOrigin = z.infer<typeof mcpTextOriginSchema>;

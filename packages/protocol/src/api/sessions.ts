@@ -9,6 +9,7 @@ import {
   SESSION_SEARCH_MAX_CHARS,
 } from '../limits.js';
 import { imageMediaTypeSchema } from '../images.js';
+import { mcpTextOriginSchema } from './mcp.js';
 import { permissionModeSchema } from '../modes.js';
 import { tokenUsageSchema } from './usage.js';
 import { workspaceRootSchema } from './workspaces.js';
@@ -107,7 +108,12 @@ export type SessionListResponse = z.infer<typeof sessionListResponseSchema>;
 
 /** One piece of a stored message, as the model saw or produced it. */
 export const messagePartSchema = z.discriminatedUnion('type', [
-  z.strictObject({ type: z.literal('text'), text: z.string() }),
+  z.strictObject({
+    type: z.literal('text'),
+    text: z.string(),
+    /** In a prompt: the MCP server's prompt its text came from, or the resource it is (attached by the user). */
+    mcp: mcpTextOriginSchema.optional(),
+  }),
   /** An image the user attached; its bytes from `GET /sessions/:id/images/:image_id`. */
   z.strictObject({
     type: z.literal('image'),

@@ -35,7 +35,12 @@ export function agentRoutes(deps: { store: SessionStore; runs: RunManager }): Ro
       const started = runs.start(
         body.session_id,
         body.message !== undefined
-          ? { message: body.message, images: decodePromptImages(body.images ?? []) }
+          ? {
+              message: body.message,
+              images: decodePromptImages(body.images ?? []),
+              ...(body.mcp_prompt === undefined ? {} : { mcpPrompt: body.mcp_prompt }),
+              ...(body.mcp_resources === undefined ? {} : { mcpResources: body.mcp_resources }),
+            }
           : body.approval_answer !== undefined
             ? { approvalAnswer: body.approval_answer }
             : { compact: true },

@@ -1,0 +1,56 @@
+import { describe, expect, it } from 'vitest';
+import type { McpServerStatus } from './api/mcp.js';
+import { AGENT_MAX_MCP_RESOURCES } from './limits.js';
+import { mcpResourceMention, mentionedResources } from './mcp-resource-mention.js';
+
+type Server = Pick<McpServerStatus, 'name' | 'state' | 'resources'>;
+const resource = (uri: string) => ({ uri, name: uri, description: '' });
+const fixture: Server = {
+  name: 'fixture',
+  state: 'ready',
+  resources: [resource('notes://readme'), resource('notes://logo')],
+};
+const stopped: Server = { name: 'docs', state: 'failed', resources: [] };
+
+describe('mentionedResources', () => {
+  it('finds each @SERVER:URI word naming a listed resource once, in order, a sentence’s punctuation after it allowed', () => {
+    expect(mcpResourceMention('fixture', 'notes://readme')).toBe('@fixture:notes://readme');
+    expect(
+      mentionedResources(
+        'read @fixture:notes://logo and @fixture:notes://readme.\n@fixture:notes://logo again',
+        [fixture],
+      ),
+    ).toEqual({
+      ok: true,
+      resources: [
+        { server: 'fixture', uri: 'notes://logo' },
+        { server: 'fixture', uri: 'notes://readme' },
+      ],
+    });
+  });
+
+  it('leaves a word alone whose server is none of the list: a file path, an e-mail address, a mention inside a word', () => {
+    expect(mentionedResources('see @src/a:b, me@fixture:notes://readme and @other:x', [fixture])).toEqual({
+      ok: true,
+      resources: [],
+    });
+  });
+
+  it('refuses a resource the server does not list, a server that is not running, and more resources than a message carries', () => {
+    expect(mentionedResources('@fixture:notes://gone', [fixture])).toEqual({
+      ok: false,
+      message: '@fixture:notes://gone: the MCP server fixture lists no such resource',
+    });
+    expect(mentionedResources('@docs:intro', [fixture, stopped])).toEqual({
+      ok: false,
+      message: '@docs:intro: the MCP server docs is not running, so none of its resources can be attached',
+    });
+    const many: Server = {
+      name: 'many',
+      state: 'ready',
+      resources: Array.from({ length: AGENT_MAX_MCP_RESOURCES + 1 }, (_, index) => resource(`r://${index}`)),
+    };
+    const text = many.resources.map((listed) => `@many:${listed.uri}`).join(' ');
+    expect(mentionedResources(text, [many])).toMatchObject({ ok: false });
+  });
+});

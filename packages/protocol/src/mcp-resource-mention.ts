@@ -1,0 +1,57 @@
+/**
+ * An MCP server's resource attached to a message by the person: the word `@SERVER:URI` in its text
+ * (the message box's @ menu puts it in; `bastion chat` takes it typed). A word whose SERVER is none
+ * of mcp.json's is left as it is (a file path such as `@src/a:b`); one that names a server that is
+ * not ready, or a resource it does not list, is a mistake said in words, so that nothing the person
+ * meant to attach is silently left out. Zod-free: the web bundle imports it.
+ */
+import type { McpServerStatus } from './api/mcp.js';
+import { AGENT_MAX_MCP_RESOURCES } from './limits.js';
+
+/** The word that attaches `uri` of `server`. */
+export function mcpResourceMention(server: string, uri: string): string {
+  return `@${server}:${uri}`;
+}
+
+/** A resource a word of a message names: its server and URI. */
+export interface McpResourceRef {
+  server: string;
+  uri: string;
+}
+
+export type MentionedResources = { ok: true; resources: McpResourceRef[] } | { ok: false; message: string };
+
+/** Punctuation a sentence may put right after a mention, tried off the end when the word as written names nothing. */
+const TRAILING_PUNCTUATION = /[.,;:!?)\]}'"]+$/;
+
+/**
+ * The resources `text` names, each once, in the order first named: each word `@SERVER:URI` (at the
+ * start or after a space) where SERVER is one of `servers`.
+ */
+export function mentionedResources(
+  text: string,
+  servers: readonly Pick<McpServerStatus, 'name' | 'state' | 'resources'>[],
+): MentionedResources {
+  const found: McpResourceRef[] = [];
+  for (const match of text.matchAll(/(?:^|\s)@([a-z0-9][a-z0-9-]*):(\S+)/g)) {
+    const [word, name, written] = match;
+    const server = servers.find((candidate) => candidate.name === name);
+    if (server === undefined || written === undefined) continue;
+    const said = word.trim();
+    if (server.state !== 'ready') {
+      return { ok: false, message: `${said}: the MCP server ${server.name} is not running, so none of its resources can be attached` };
+    }
+    const uri = [written, written.replace(TRAILING_PUNCTUATION, '')].find((candidate) =>
+      server.resources.some((resource) => resource.uri === candidate),
+    );
+    if (uri === undefined) return { ok: false, message: `${said}: the MCP server ${server.name} lists no such resource` };
+    if (!found.some((ref) => ref.server === server.name && ref.uri === uri)) found.push({ server: server.name, uri });
+  }
+  if (found.length > AGENT_MAX_MCP_RESOURCES) {
+    return {
+      ok: false,
+      message: `the message names ${found.length} resources of MCP servers; one message carries at most ${AGENT_MAX_MCP_RESOURCES}`,
+    };
+  }
+  return { ok: true, resources: found };
+}
