@@ -122,7 +122,7 @@ describe('bastion policy', () => {
     expect(refused.stderr).toContain('POLICY_RULE_BUILTIN');
   });
 
-  it('audit prints the host audit log’s decisions, one line each (and as JSON with --json)', async () => {
+  it('audit prints the host audit log’s decisions, one line each, and how each question the host asked ended (and as JSON with --json)', async () => {
     const { home, workspace } = world();
     const audit = new HostAuditLog(ensureUserData(home).path);
     const call = {
@@ -132,13 +132,24 @@ describe('bastion policy', () => {
     };
     audit.record(call, { verdict: 'deny', rule_id: 'rule-1' });
     audit.record({ tool: 'read_file', workspace_root: workspace, paths: [join(workspace, 'a')] }, { verdict: 'none' });
+    audit.recordAnswer(
+      call,
+      'rule-2',
+      { result: 'always-allowed', channel: 'terminal', saved_rule_id: 'rule-3' },
+      { stage: 'command' },
+    );
+    audit.recordAnswer(call, 'rule-2', { result: 'timed-out' }, { stage: 'command' });
 
     const human = await cli(['audit', '--home', home]);
     expect(human.code).toBe(0);
     const lines = human.stdout.trim().split('\n');
-    expect(lines).toHaveLength(2);
+    expect(lines).toHaveLength(4);
     expect(lines[0]).toMatch(/run_command\s+deny\s+rule-1 {2}\(git\)$/);
     expect(lines[1]).toMatch(/read_file\s+none\s+-$/);
+    expect(lines[2]).toMatch(
+      /run_command\s+ask\s+rule-2 {2}\(git\) {2}command {2}asked you: always allowed at the terminal \(saved rule-3\)$/,
+    );
+    expect(lines[3]).toMatch(/run_command\s+ask\s+rule-2 {2}\(git\) {2}command {2}asked you: not answered in time$/);
     const json = await cli(['audit', '--home', home, '--json']);
     expect(
       json.stdout

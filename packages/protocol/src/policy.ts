@@ -176,8 +176,61 @@ export const hostAuditStageSchema = z.enum(['check', 'command', 'write', 'mcp'])
 export type HostAuditStage = z.infer<typeof hostAuditStageSchema>;
 
 /**
+ * How a question the host itself put to the person (its policy said `ask`: host-asks.ts) ended:
+ * the person's yes for this call (`approved`), yes and the project's "always allow" rule saved
+ * (`always-allowed`), no (`denied`: the host's questions take no reason); or no answer: none
+ * within HOST_ASK_TIMEOUT_MS (`timed-out`), the run or the call stopped first (`run-stopped`), no
+ * terminal and no page to ask, or too many questions waiting (`not-asked`), the terminal prompt
+ * failed (`not-answered`), the host stopping (`host-stopped`). Only `approved` and
+ * `always-allowed` let the call go on.
+ */
+export const hostAskResultSchema = z.enum([
+  'approved',
+  'always-allowed',
+  'denied',
+  'timed-out',
+  'run-stopped',
+  'not-asked',
+  'not-answered',
+  'host-stopped',
+]);
+export type HostAskResult = z.infer<typeof hostAskResultSchema>;
+
+/** Each end in words, as the CLI's `policy audit` and the page's host audit log say it. */
+export const HOST_ASK_RESULT_WORDS: Record<HostAskResult, string> = {
+  approved: 'approved once',
+  'always-allowed': 'always allowed',
+  denied: 'denied',
+  'timed-out': 'not answered in time',
+  'run-stopped': 'the run stopped first',
+  'not-asked': 'nobody to ask',
+  'not-answered': 'the prompt failed',
+  'host-stopped': 'Bastion stopped first',
+};
+
+/**
+ * A host question's end, as the host saw it (the answer reaches the host from its own terminal or
+ * the desktop page through host IPC, never through the sidecar): where the person answered, and
+ * the rule "always allow" saved.
+ */
+export const hostAuditAnswerSchema = z.strictObject({
+  result: hostAskResultSchema,
+  channel: z.enum(['terminal', 'desktop']).optional(),
+  saved_rule_id: policyRuleIdSchema.optional(),
+});
+export type HostAuditAnswer = z.infer<typeof hostAuditAnswerSchema>;
+
+/** Where the person answered, in the words beside HOST_ASK_RESULT_WORDS. */
+export const HOST_ASK_CHANNEL_WORDS: Record<NonNullable<HostAuditAnswer['channel']>, string> = {
+  terminal: 'at the terminal',
+  desktop: 'in the page',
+};
+
+/**
  * One line of the host's own audit log (`<userData>/host/audit.jsonl`): no argument content
  * beyond the command's program name. `stage` is absent in lines written before it was recorded.
+ * A line with `answer` is not a policy answer but the end of the host's question about the call
+ * its stage's line just before asked about (verdict `ask`, the same rule).
  */
 export const hostAuditEntrySchema = z.strictObject({
   at: z.iso.datetime(),
@@ -189,6 +242,7 @@ export const hostAuditEntrySchema = z.strictObject({
   /** The session and run the sidecar said the call was part of: its word, not the host's (absent: it named none). */
   session_id: channelIdSchema.optional(),
   run_id: channelIdSchema.optional(),
+  answer: hostAuditAnswerSchema.optional(),
 });
 export type HostAuditEntry = z.infer<typeof hostAuditEntrySchema>;
 

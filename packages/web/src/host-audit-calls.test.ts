@@ -15,15 +15,29 @@ const line = (stage: HostAuditEntry['stage'], extra: Partial<HostAuditEntry> = {
 });
 
 describe('groupHostAuditCalls (the host audit log as calls)', () => {
-  it('pairs each enforcement with its own check, newest first, when checks of a step come before its runs', () => {
-    // Oldest first: check A, check B, run A, run B; the log pages newest first.
-    const checkA = line('check', { at: '2025-01-01T00:00:01.000Z' });
-    const checkB = line('check', { at: '2025-01-01T00:00:02.000Z' });
-    const runA = line('command', { at: '2025-01-01T00:00:03.000Z' });
-    const runB = line('command', { at: '2025-01-01T00:00:04.000Z' });
-    expect(groupHostAuditCalls([runB, runA, checkB, checkA])).toEqual([
-      { first: checkB, check: checkB, enforced: runB },
-      { first: checkA, check: checkA, enforced: runA },
+  it('makes a step of two calls alike, each checked twice before both run, two calls of two checks and a run each, newest first', () => {
+    // Oldest first: A and B checked (whether to ask), checked again (as they run), run; the log pages newest first.
+    const at = (second: number) => `2025-01-01T00:00:0${second}.000Z`;
+    const [checkA, checkB, againA, againB] = [1, 2, 3, 4].map((second) => line('check', { at: at(second) }));
+    const runA = line('command', { at: at(5) });
+    const runB = line('command', { at: at(6) });
+    // Calls alike cannot be told apart: each run takes the nearest checks.
+    expect(groupHostAuditCalls([runB, runA, againB, againA, checkB, checkA].map((entry) => entry!))).toEqual([
+      { first: againA, check: againB, enforced: runB },
+      { first: checkA, check: checkB, enforced: runA },
+    ]);
+  });
+
+  it('makes one call of a read the agent checked twice and ran itself, and of a call it checked twice before the host ran it', () => {
+    const read = (extra: Partial<HostAuditEntry>) => line('check', { tool: 'read_file', command: null, ...extra });
+    const first = read({ at: '2025-01-01T00:00:01.000Z' });
+    const second = read({ at: '2025-01-01T00:00:02.000Z' });
+    const checked = line('check', { at: '2025-01-01T00:00:03.000Z' });
+    const again = line('check', { at: '2025-01-01T00:00:04.000Z' });
+    const ran = line('command', { at: '2025-01-01T00:00:05.000Z' });
+    expect(groupHostAuditCalls([ran, again, checked, second, first])).toEqual([
+      { first: checked, check: again, enforced: ran },
+      { first, check: second },
     ]);
   });
 
@@ -48,6 +62,50 @@ describe('groupHostAuditCalls (the host audit log as calls)', () => {
     expect(groupHostAuditCalls([line('check'), old])).toEqual([
       { first: line('check'), check: line('check') },
       { first: old },
+    ]);
+  });
+});
+
+describe('groupHostAuditCalls: the end of the host’s question', () => {
+  const asked = { verdict: 'ask', rule_id: 'ask-touch' } as const;
+
+  it('puts each answer line with the enforcement that asked and its check, in one call', () => {
+    const check = line('check', { ...asked, at: '2025-01-01T00:00:01.000Z' });
+    const enforced = line('command', { ...asked, at: '2025-01-01T00:00:02.000Z' });
+    const answered = line('command', { ...asked, at: '2025-01-01T00:00:09.000Z', answer: { result: 'approved' } });
+    expect(groupHostAuditCalls([answered, enforced, check])).toEqual([{ first: check, check, enforced, answered }]);
+  });
+
+  it('gives each answer one question when two calls alike (tool, program, session, run, rule) were asked at once, nearest first, and never a check made after the question', () => {
+    // Oldest first: A and B checked twice, run (each asks), C checked twice (a later call), B answered, A answered.
+    const at = (second: number) => `2025-01-01T00:00:${String(second).padStart(2, '0')}.000Z`;
+    const [checkA, checkB, againA, againB] = [1, 2, 3, 4].map((second) => line('check', { ...asked, at: at(second) }));
+    const runA = line('command', { ...asked, at: at(5) });
+    const runB = line('command', { ...asked, at: at(6) });
+    const checkC = line('check', { ...asked, at: at(7) });
+    const againC = line('check', { ...asked, at: at(8) });
+    const answerB = line('command', { ...asked, at: at(9), answer: { result: 'denied', channel: 'desktop' } });
+    const answerA = line('command', { ...asked, at: at(10), answer: { result: 'approved', channel: 'terminal' } });
+    expect(
+      groupHostAuditCalls(
+        [answerA, answerB, againC, checkC, runB, runA, againB, againA, checkB, checkA].map((entry) => entry!),
+      ),
+    ).toEqual([
+      { first: againA, check: againB, enforced: runB, answered: answerA },
+      { first: checkA, check: checkB, enforced: runA, answered: answerB },
+      { first: checkC, check: againC },
+    ]);
+  });
+
+  it('shows an answer alone while its question’s lines lie on a page not read yet, and not with another rule’s or stage’s', () => {
+    const answered = line('command', { ...asked, answer: { result: 'timed-out' } });
+    expect(groupHostAuditCalls([answered])).toEqual([{ first: answered, answered }]);
+    const otherRule = line('command', { verdict: 'ask', rule_id: 'another' });
+    const otherStage = line('write', { ...asked });
+    expect(groupHostAuditCalls([answered, otherRule, otherStage])).toEqual([
+      { first: answered, answered },
+      { first: otherRule, enforced: otherRule },
+      { first: otherStage, enforced: otherStage },
     ]);
   });
 });

@@ -2,11 +2,14 @@
  * `bastion policy list|add|remove|audit`: the watchdog's rules in `<home>/host/policy.json`, edited by the
  * host's own store (the same file, checks and atomic writes the running host uses; a running
  * Bastion applies the change to the next tool call). Project rules are keyed by the workspace's
- * real path; `--global` rules apply to every project. `audit` prints the host's decision log
- * (`--session`: only the decisions the sidecar reported for that session — its word, said so).
+ * real path; `--global` rules apply to every project. `audit` prints the host's decision log, with
+ * how each question the host asked you itself ended (`--session`: only the decisions the sidecar
+ * reported for that session — its word, said so).
  */
 import {
   channelIdSchema,
+  HOST_ASK_CHANNEL_WORDS,
+  HOST_ASK_RESULT_WORDS,
   policyDecisionSchema,
   policyRuleDraftSchema,
   type PolicyListing,
@@ -41,14 +44,26 @@ export function describeRule(rule: PolicyRule | PolicyRuleDraft): string {
   return terminalLine(`${rule.decision.padEnd(9)} ${parts.join(' ')}${rule.reason ? `  — ${rule.reason}` : ''}`);
 }
 
-/** One decision: when, the tool, the verdict and rule, the program, and the session the sidecar named. */
+/**
+ * One decision: when, the tool, the verdict and rule, the program, and the session the sidecar
+ * named; a line that ends the host's own question says how (`asked you: approved once at the terminal`).
+ */
 function auditLine(entry: HostAuditEntry): string {
   const command = entry.command === null ? '' : `  (${entry.command})`;
   const stage = entry.stage === undefined ? '' : `  ${entry.stage}`;
   const session = entry.session_id === undefined ? '' : `  session=${entry.session_id} (sidecar's word)`;
+  const { answer } = entry;
+  const asked =
+    answer === undefined
+      ? ''
+      : [
+          `  asked you: ${HOST_ASK_RESULT_WORDS[answer.result]}`,
+          answer.channel === undefined ? '' : ` ${HOST_ASK_CHANNEL_WORDS[answer.channel]}`,
+          answer.saved_rule_id === undefined ? '' : ` (saved ${answer.saved_rule_id})`,
+        ].join('');
   // The program's name is the sidecar's (a file the model named, refused or not): shown inert.
   return terminalLine(
-    `${entry.at} ${entry.tool.padEnd(12)} ${entry.verdict.padEnd(9)} ${entry.rule_id ?? '-'}${command}${stage}${session}`,
+    `${entry.at} ${entry.tool.padEnd(12)} ${entry.verdict.padEnd(9)} ${entry.rule_id ?? '-'}${command}${stage}${asked}${session}`,
   );
 }
 

@@ -391,13 +391,14 @@ export class CommandExecutor {
       grantedRoots: sidecar.config.workspaces,
     });
     if (!check.ok) return this.#refuse(sidecar, frame.id, check.code);
+    const audited = { stage: 'command', session_id: frame.session_id, run_id: frame.run_id } as const;
     const verdict = this.#options.policy.evaluate(
       {
         tool: 'run_command',
         workspace_root: check.workspaceRoot,
         command: { name: frame.command, args: frame.args, cwd: check.cwd },
       },
-      { stage: 'command', session_id: frame.session_id, run_id: frame.run_id },
+      audited,
     );
     if (verdict.verdict !== 'none') {
       this.#options.log.info('command.policy', {
@@ -426,6 +427,7 @@ export class CommandExecutor {
               ...(frame.session_id === undefined ? {} : { session_id: frame.session_id }),
             },
             asking.signal,
+            audited,
           ));
       job.asking = undefined;
       this.#options.log.info('command.asked', { command_id: frame.id, outcome });

@@ -130,10 +130,8 @@ export function attachMcpCalls(sidecar: Sidecar, options: McpChannelOptions): ()
     ) {
       return refuse('MCP_ARGUMENTS_INVALID', 'the arguments must be a JSON object');
     }
-    const verdict = options.policy.evaluate(
-      { tool: name, workspace_root: frame.workspace_root },
-      { stage: 'mcp', session_id: frame.session_id, run_id: frame.run_id },
-    );
+    const audited = { stage: 'mcp', session_id: frame.session_id, run_id: frame.run_id } as const;
+    const verdict = options.policy.evaluate({ tool: name, workspace_root: frame.workspace_root }, audited);
     if (verdict.verdict === 'deny' || verdict.verdict === 'hard-deny') {
       return refuse('MCP_POLICY_DENIED', verdict.reason ?? `denied by rule ${verdict.rule_id ?? ''}`);
     }
@@ -149,6 +147,7 @@ export function attachMcpCalls(sidecar: Sidecar, options: McpChannelOptions): ()
               ...(frame.session_id === undefined ? {} : { session_id: frame.session_id }),
             },
             signal,
+            audited,
           ));
       log.info('mcp.asked', { server: frame.server, outcome });
       if (signal.aborted) return;

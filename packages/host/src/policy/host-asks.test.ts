@@ -1,14 +1,17 @@
-import { mkdirSync, statSync } from 'node:fs';
+import { mkdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { beforeEach, describe, expect, it } from 'vitest';
-import { createLogger, HOST_ASK_MAX_PENDING, type PolicyCall } from '@bastion/protocol';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { createLogger, HOST_ASK_MAX_PENDING, HOST_ASK_TIMEOUT_MS, type PolicyCall } from '@bastion/protocol';
 import { makeTempDir } from '@bastion/test-support';
 import { HostError } from '../errors.js';
 import { HostAsks, type HostAskDetails } from './host-asks.js';
+import { HostAuditLog } from './host-audit-log.js';
 import { PolicyStore } from './policy-store.js';
 
 const log = createLogger('test', () => undefined);
 const never = () => new AbortController().signal;
+/** Where the host asked, as its audit line says (the stage of the decision's line, the sidecar's session and run). */
+const context = { stage: 'command', session_id: 'ses_asked', run_id: 'run_asked' } as const;
 
 let userData: string;
 let project: string;
@@ -56,7 +59,7 @@ describe('host-owned asks', () => {
   it('with no terminal and no desktop page waiting, nobody can be asked: unanswered at once, nothing held', async () => {
     const asks = new HostAsks({ log, policy });
     expect(asks.asks).toBe('nobody');
-    await expect(asks.ask(details, never())).resolves.toBe('unanswered');
+    await expect(asks.ask(details, never(), context)).resolves.toBe('unanswered');
     expect(asks.list().asks).toEqual([]);
   });
 
@@ -64,7 +67,7 @@ describe('host-owned asks', () => {
     const asks = new HostAsks({ log, policy });
     const woken = pageWaiting(asks);
     expect(asks.asks).toBe('desktop');
-    const outcome = asks.ask(details, never());
+    const outcome = asks.ask(details, never(), context);
     const list = (await woken) as ReturnType<HostAsks['list']>;
     expect(list.asks).toEqual([
       expect.objectContaining({ tool: 'run_command', command: details.command, rule_id: 'r1' }),
@@ -81,14 +84,14 @@ describe('host-owned asks', () => {
   it('a no from the page is a denial; an abort (the run stopped) and the host closing leave it unanswered', async () => {
     const asks = new HostAsks({ log, policy });
     void pageWaiting(asks);
-    const denied = asks.ask(details, never());
+    const denied = asks.ask(details, never(), context);
     asks.answer(asks.list().asks[0]?.id ?? '', 'deny');
     await expect(denied).resolves.toBe('denied');
     const controller = new AbortController();
-    const aborted = asks.ask(details, controller.signal);
+    const aborted = asks.ask(details, controller.signal, context);
     controller.abort();
     await expect(aborted).resolves.toBe('unanswered');
-    const closing = asks.ask(details, never());
+    const closing = asks.ask(details, never(), context);
     asks.close();
     await expect(closing).resolves.toBe('unanswered');
     expect(asks.asks).toBe('nobody');
@@ -97,8 +100,8 @@ describe('host-owned asks', () => {
   it(`holds at most HOST_ASK_MAX_PENDING (${HOST_ASK_MAX_PENDING}) calls; one more is unanswered at once`, async () => {
     const asks = new HostAsks({ log, policy });
     void pageWaiting(asks);
-    for (let i = 0; i < HOST_ASK_MAX_PENDING; i += 1) void asks.ask(details, never());
-    await expect(asks.ask(details, never())).resolves.toBe('unanswered');
+    for (let i = 0; i < HOST_ASK_MAX_PENDING; i += 1) void asks.ask(details, never(), context);
+    await expect(asks.ask(details, never(), context)).resolves.toBe('unanswered');
     expect(asks.list().asks).toHaveLength(HOST_ASK_MAX_PENDING);
     asks.close();
   });
@@ -121,7 +124,10 @@ describe('host-owned asks', () => {
       ...details,
       command: { name: 'touch', args: [arg], cwd: project },
     });
-    const [first, second] = await Promise.all([asks.ask(withArg('yes'), never()), asks.ask(withArg('no'), never())]);
+    const [first, second] = await Promise.all([
+      asks.ask(withArg('yes'), never(), context),
+      asks.ask(withArg('no'), never(), context),
+    ]);
     expect([first, second]).toEqual(['approved', 'denied']);
     expect(order).toEqual(['start yes', 'end yes', 'start no', 'end no']);
     expect(asks.list().asks).toEqual([]);
@@ -132,7 +138,7 @@ describe('"Always allow" on the host’s own question', () => {
   it('the host offers the exact-argv-prefix rule for the held call’s project, made from the call it holds', () => {
     const asks = new HostAsks({ log, policy });
     void pageWaiting(asks);
-    void asks.ask(details, never());
+    void asks.ask(details, never(), context);
     expect(asks.list().asks[0]?.always_allow).toEqual({
       decision: 'allow',
       tools: ['run_command'],
@@ -148,7 +154,7 @@ describe('"Always allow" on the host’s own question', () => {
     policy.add({ kind: 'global' }, { id: 'ask-touch', decision: 'ask', command: 'touch' });
     const asks = new HostAsks({ log, policy });
     void pageWaiting(asks);
-    const outcome = asks.ask(details, never());
+    const outcome = asks.ask(details, never(), context);
     const answered = asks.answer(asks.list().asks[0]?.id ?? '', 'always-allow');
     await expect(outcome).resolves.toBe('approved');
     expect(answered.rule).toMatchObject({ decision: 'allow', command: 'touch', argv_prefix: ['x'] });
@@ -162,7 +168,7 @@ describe('"Always allow" on the host’s own question', () => {
 
   it('a hard-deny still wins over a rule "Always allow" saved', async () => {
     const asks = new HostAsks({ log, policy, prompt: (_ask, _signal, save) => Promise.resolve(save() !== undefined) });
-    await expect(asks.ask(details, never())).resolves.toBe('approved');
+    await expect(asks.ask(details, never(), context)).resolves.toBe('approved');
     expect(policy.evaluate(callIn(project))).toMatchObject({ verdict: 'allow', layer: 'project' });
     policy.add(
       { kind: 'global' },
@@ -175,7 +181,7 @@ describe('"Always allow" on the host’s own question', () => {
     policy.add({ kind: 'project', root: project }, { id: 'ask-here', decision: 'ask', command: 'touch' });
     const asks = new HostAsks({ log, policy });
     void pageWaiting(asks);
-    const outcome = asks.ask(details, never());
+    const outcome = asks.ask(details, never(), context);
     const held = asks.list().asks[0];
     expect(held).toBeDefined();
     expect(held?.always_allow).toBeUndefined();
@@ -189,7 +195,7 @@ describe('"Always allow" on the host’s own question', () => {
   it('a rule that cannot be saved (policy.json unusable) leaves the page’s call held, with the store’s code', () => {
     const asks = new HostAsks({ log, policy });
     void pageWaiting(asks);
-    void asks.ask(details, never());
+    void asks.ask(details, never(), context);
     const held = asks.list().asks[0];
     expect(held?.always_allow).toBeDefined();
     mkdirSync(join(userData, 'host'), { recursive: true });
@@ -197,6 +203,120 @@ describe('"Always allow" on the host’s own question', () => {
     mkdirSync(policy.path);
     expect(refusalCode(() => asks.answer(held?.id ?? '', 'always-allow'))).toMatch(/^PRIVATE_FILE_/);
     expect(asks.list().asks.map((ask) => ask.id)).toEqual([held?.id]);
+    asks.close();
+  });
+});
+
+describe('each question’s end is in the host’s audit log', () => {
+  let audit: HostAuditLog;
+  let audited: PolicyStore;
+  beforeEach(() => {
+    // The host's own directory, as a host's start makes it.
+    mkdirSync(join(userData, 'host'), { mode: 0o700 });
+    audit = new HostAuditLog(userData);
+    audited = new PolicyStore(userData, { audit });
+  });
+
+  /** The answer lines the log holds, oldest first. */
+  const answers = () => audit.entries().map((entry) => entry.answer);
+
+  it('records each end on the page — yes, always allowed (the rule saved), no, the run stopped, the host stopping — beside the call’s stage, session and run, with no argument', async () => {
+    const asks = new HostAsks({ log, policy: audited });
+    void pageWaiting(asks);
+    const answerHeld = (answer: 'allow' | 'deny' | 'always-allow') =>
+      asks.answer(asks.list().asks[0]?.id ?? '', answer);
+    const once = asks.ask(details, never(), context);
+    answerHeld('allow');
+    await expect(once).resolves.toBe('approved');
+    const always = asks.ask(details, never(), context);
+    const saved = answerHeld('always-allow').rule;
+    await expect(always).resolves.toBe('approved');
+    // The rule saved allows the next one at once: a rule of another id asks again.
+    audited.add({ kind: 'global' }, { id: 'ask-again', decision: 'ask', command: 'touch' });
+    const denied = asks.ask({ ...details, rule_id: 'ask-again' }, never(), context);
+    answerHeld('deny');
+    await expect(denied).resolves.toBe('denied');
+    const controller = new AbortController();
+    const stopped = asks.ask(details, controller.signal, context);
+    controller.abort();
+    await expect(stopped).resolves.toBe('unanswered');
+    const closing = asks.ask(details, never(), context);
+    asks.close();
+    await expect(closing).resolves.toBe('unanswered');
+    expect(answers()).toEqual([
+      { result: 'approved', channel: 'desktop' },
+      { result: 'always-allowed', channel: 'desktop', saved_rule_id: saved?.id },
+      { result: 'denied', channel: 'desktop' },
+      { result: 'run-stopped' },
+      { result: 'host-stopped' },
+    ]);
+    const [first] = audit.entries();
+    expect(first).toEqual({
+      at: expect.any(String),
+      tool: 'run_command',
+      command: 'touch',
+      verdict: 'ask',
+      rule_id: 'r1',
+      stage: 'command',
+      session_id: 'ses_asked',
+      run_id: 'run_asked',
+      answer: { result: 'approved', channel: 'desktop' },
+    });
+    expect(readFileSync(audit.path, 'utf8')).not.toContain('"x"');
+  });
+
+  it('records nobody to ask and a question left unanswered past HOST_ASK_TIMEOUT_MS', async () => {
+    vi.useFakeTimers();
+    try {
+      const asks = new HostAsks({ log, policy: audited });
+      await expect(asks.ask(details, never(), context)).resolves.toBe('unanswered');
+      void pageWaiting(asks);
+      const waiting = asks.ask(details, never(), context);
+      await vi.advanceTimersByTimeAsync(HOST_ASK_TIMEOUT_MS);
+      await expect(waiting).resolves.toBe('unanswered');
+      expect(answers()).toEqual([{ result: 'not-asked' }, { result: 'timed-out' }]);
+      asks.close();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('records each end at the terminal: yes, yes with always allow, no, and a prompt that failed', async () => {
+    const replies: (() => Promise<boolean>)[] = [];
+    const asks = new HostAsks({
+      log,
+      policy: audited,
+      prompt: (_ask, _signal, save) => {
+        const reply = replies.shift();
+        if (reply) return reply();
+        save();
+        return Promise.resolve(true);
+      },
+    });
+    replies.push(() => Promise.resolve(true));
+    await expect(asks.ask(details, never(), context)).resolves.toBe('approved');
+    replies.push(() => Promise.resolve(false));
+    await expect(asks.ask(details, never(), context)).resolves.toBe('denied');
+    replies.push(() => Promise.reject(new Error('the terminal closed')));
+    await expect(asks.ask(details, never(), context)).resolves.toBe('unanswered');
+    await expect(asks.ask(details, never(), context)).resolves.toBe('approved');
+    const saved = audited.listing(project).project?.rules[0];
+    expect(answers()).toEqual([
+      { result: 'approved', channel: 'terminal' },
+      { result: 'denied', channel: 'terminal' },
+      { result: 'not-answered', channel: 'terminal' },
+      { result: 'always-allowed', channel: 'terminal', saved_rule_id: saved?.id },
+    ]);
+  });
+
+  it('a yes whose end cannot be recorded (the log unwritable) refuses the call', async () => {
+    const asks = new HostAsks({ log, policy: audited });
+    void pageWaiting(asks);
+    const outcome = asks.ask(details, never(), context);
+    // A directory where the log should be: the answer line cannot be appended.
+    mkdirSync(audit.path, { recursive: true });
+    asks.answer(asks.list().asks[0]?.id ?? '', 'allow');
+    await expect(outcome).resolves.toBe('unanswered');
     asks.close();
   });
 });

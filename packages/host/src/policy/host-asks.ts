@@ -13,6 +13,10 @@
  * being asked, and saves it to policy.json for the held call's project before the call goes on.
  * A `hard-deny` still wins over it (policy-rules.ts).
  *
+ * How each question ended — the answer and where it was given, or why there was none (timed out,
+ * the run stopped, nobody to ask, the host stopping) — goes to the host's audit log before the
+ * caller learns it (host-audit-log.ts); an end that cannot be recorded refuses the call.
+ *
  * What it does not catch: script running inside a `/desktop` page, which holds the bridge and
  * host IPC like the app does, can answer the host's question itself — "Always allow" included —
  * since a browser tab gives the host no way to tell the person's click from that script's request
@@ -27,14 +31,40 @@ import {
   type HostAsk,
   type HostAskAnswer,
   type HostAskList,
+  type HostAskResult,
+  type HostAuditAnswer,
   type Logger,
+  type PolicyCall,
   type PolicyRule,
 } from '@bastion/protocol';
 import { HostError } from '../errors.js';
+import type { HostAuditContext } from './host-audit-log.js';
 import type { PolicyStore } from './policy-store.js';
 
-/** How a held call ended: the person said yes or no, or nobody answered (nobody to ask, timeout, abort). */
+/** How a held call ended for its caller: the person said yes or no, or nobody answered (nobody to ask, timeout, abort). */
 export type HostAskOutcome = 'approved' | 'denied' | 'unanswered';
+
+/** What each recorded end means to the call: only a yes lets it go on. */
+const OUTCOME_OF: Record<HostAskResult, HostAskOutcome> = {
+  approved: 'approved',
+  'always-allowed': 'approved',
+  denied: 'denied',
+  'timed-out': 'unanswered',
+  'run-stopped': 'unanswered',
+  'not-asked': 'unanswered',
+  'not-answered': 'unanswered',
+  'host-stopped': 'unanswered',
+};
+
+/** The call a question is about, as the policy saw it (its audit line keeps the program's name only). */
+function callOf(ask: HostAsk): PolicyCall {
+  return {
+    tool: ask.tool,
+    workspace_root: ask.workspace_root,
+    ...(ask.command === undefined ? {} : { command: ask.command }),
+    ...(ask.paths === undefined ? {} : { paths: ask.paths }),
+  };
+}
 
 /**
  * The host's own terminal prompt: resolves true only on the person's yes; the signal ends the
@@ -54,13 +84,13 @@ export interface HostAskAnswered {
 
 interface Held {
   ask: HostAsk;
-  settle: (outcome: HostAskOutcome) => void;
+  settle: (end: HostAuditAnswer) => void;
 }
 
 export class HostAsks {
   readonly #prompt: HostAskPrompt | undefined;
   readonly #log: Logger;
-  readonly #policy: Pick<PolicyStore, 'add' | 'alwaysAllowRule'>;
+  readonly #policy: Pick<PolicyStore, 'add' | 'alwaysAllowRule' | 'recordAnswer'>;
   readonly #held = new Map<string, Held>();
   readonly #waiters = new Set<() => void>();
   #revision = 0;
@@ -74,7 +104,7 @@ export class HostAsks {
   constructor(options: {
     prompt?: HostAskPrompt | undefined;
     log: Logger;
-    policy: Pick<PolicyStore, 'add' | 'alwaysAllowRule'>;
+    policy: Pick<PolicyStore, 'add' | 'alwaysAllowRule' | 'recordAnswer'>;
   }) {
     this.#prompt = options.prompt;
     this.#log = options.log;
@@ -88,8 +118,11 @@ export class HostAsks {
     return pageListening && !this.#closed ? 'desktop' : 'nobody';
   }
 
-  /** Put one held call to the person; settles on their answer, or `unanswered`. */
-  ask(details: HostAskDetails, signal: AbortSignal): Promise<HostAskOutcome> {
+  /**
+   * Put one held call to the person; settles on their answer, or `unanswered`, once its end is in
+   * the audit log beside the decision's line (`context`: the stage, session and run of that line).
+   */
+  async ask(details: HostAskDetails, signal: AbortSignal, context: HostAuditContext): Promise<HostAskOutcome> {
     const alwaysAllow = this.#policy.alwaysAllowRule(details);
     const ask: HostAsk = {
       ...details,
@@ -97,26 +130,42 @@ export class HostAsks {
       asked_at: new Date().toISOString(),
       ...(alwaysAllow === undefined ? {} : { always_allow: alwaysAllow }),
     };
+    return this.#record(ask, context, await this.#put(ask, signal));
+  }
+
+  /** The question's end: the person's answer and where they gave it, or why there was none. */
+  #put(ask: HostAsk, signal: AbortSignal): Promise<HostAuditAnswer> {
     const who = this.asks;
     if (who === 'terminal') return this.#askTerminal(ask, signal);
     if (who === 'nobody' || this.#held.size >= HOST_ASK_MAX_PENDING || signal.aborted) {
       this.#log.info('ask.unanswerable', { approval_id: ask.id, tool: ask.tool, channel: who, count: this.#held.size });
-      return Promise.resolve('unanswered');
+      return Promise.resolve({ result: signal.aborted ? 'run-stopped' : 'not-asked' });
     }
     return new Promise((resolve) => {
-      const timer = setTimeout(() => settle('unanswered'), HOST_ASK_TIMEOUT_MS);
-      const onAbort = () => settle('unanswered');
-      const settle = (outcome: HostAskOutcome) => {
+      const timer = setTimeout(() => settle({ result: 'timed-out' }), HOST_ASK_TIMEOUT_MS);
+      const onAbort = () => settle({ result: 'run-stopped' });
+      const settle = (end: HostAuditAnswer) => {
         if (!this.#held.delete(ask.id)) return;
         clearTimeout(timer);
         signal.removeEventListener('abort', onAbort);
         this.#changed();
-        resolve(outcome);
+        resolve(end);
       };
       signal.addEventListener('abort', onAbort, { once: true });
       this.#held.set(ask.id, { ask, settle });
       this.#changed();
     });
+  }
+
+  /** Append the question's end to the audit log; one that cannot be recorded refuses the call. */
+  #record(ask: HostAsk, context: HostAuditContext, end: HostAuditAnswer): HostAskOutcome {
+    try {
+      this.#policy.recordAnswer(callOf(ask), ask.rule_id, end, context);
+    } catch {
+      this.#log.warn('ask.unrecorded', { approval_id: ask.id, tool: ask.tool, outcome: end.result });
+      return 'unanswered';
+    }
+    return OUTCOME_OF[end.result];
   }
 
   /** The calls held now. */
@@ -161,14 +210,18 @@ export class HostAsks {
     if (!held) return { answered: false };
     const rule = answer === 'always-allow' ? this.#saveAlwaysAllow(held.ask) : undefined;
     this.#log.info('ask.answered', { approval_id: id, tool: held.ask.tool, outcome: answer, channel: 'desktop' });
-    held.settle(answer === 'deny' ? 'denied' : 'approved');
+    held.settle(
+      rule !== undefined
+        ? { result: 'always-allowed', channel: 'desktop', saved_rule_id: rule.id }
+        : { result: answer === 'deny' ? 'denied' : 'approved', channel: 'desktop' },
+    );
     return rule === undefined ? { answered: true } : { answered: true, rule };
   }
 
   /** The host is stopping: every held call is refused and every waiting page answered. */
   close(): void {
     this.#closed = true;
-    for (const held of [...this.#held.values()]) held.settle('unanswered');
+    for (const held of [...this.#held.values()]) held.settle({ result: 'host-stopped' });
     this.#changed();
   }
 
@@ -187,22 +240,27 @@ export class HostAsks {
     return rule;
   }
 
-  #askTerminal(ask: HostAsk, signal: AbortSignal): Promise<HostAskOutcome> {
+  #askTerminal(ask: HostAsk, signal: AbortSignal): Promise<HostAuditAnswer> {
     const prompt = this.#prompt;
-    if (!prompt) return Promise.resolve('unanswered');
-    const asked = this.#terminalQueue.then(async () => {
-      if (signal.aborted) return 'unanswered' as const;
+    if (!prompt) return Promise.resolve({ result: 'not-asked' });
+    const asked = this.#terminalQueue.then(async (): Promise<HostAuditAnswer> => {
+      if (signal.aborted) return { result: 'run-stopped' };
+      let saved: PolicyRule | undefined;
       try {
-        const yes = await prompt(ask, signal, () => this.#saveAlwaysAllow(ask));
+        const yes = await prompt(ask, signal, () => (saved = this.#saveAlwaysAllow(ask)));
         this.#log.info('ask.answered', {
           approval_id: ask.id,
           tool: ask.tool,
           outcome: yes ? 'approved' : 'denied',
           channel: 'terminal',
         });
-        return yes && !signal.aborted ? ('approved' as const) : ('denied' as const);
+        if (signal.aborted) return { result: 'run-stopped' };
+        if (!yes) return { result: 'denied', channel: 'terminal' };
+        return saved === undefined
+          ? { result: 'approved', channel: 'terminal' }
+          : { result: 'always-allowed', channel: 'terminal', saved_rule_id: saved.id };
       } catch {
-        return 'unanswered' as const;
+        return { result: 'not-answered', channel: 'terminal' };
       }
     });
     this.#terminalQueue = asked;

@@ -9,6 +9,11 @@
  *
  * Each line also carries the session and run the sidecar named on its frame, labelled as its word:
  * the host records them so a person can find a session's decisions, and decides nothing by them.
+ * Where the policy said `ask` and the host put the call to the person itself (host-asks.ts), one
+ * more line says how that question ended (approved, always allowed, denied, timed out, …) and
+ * where it was answered: the host's own knowledge, since the answer comes from its terminal or
+ * through host IPC, never through the sidecar. Questions the agent asks itself (its mode's) are
+ * answered to the sidecar over a socket the host hands over unread, so they are not here.
  *
  * What it does not catch: a file tool a compromised sidecar runs without asking (the host never
  * sees it), and a sidecar naming the wrong session (or none) for a call.
@@ -19,6 +24,7 @@ import {
   HOST_AUDIT_DEFAULT_PAGE,
   HOST_AUDIT_MAX_BYTES,
   hostAuditEntrySchema,
+  type HostAuditAnswer,
   type HostAuditEntry,
   type HostAuditPage,
   type HostAuditQuery,
@@ -56,16 +62,19 @@ export class HostAuditLog {
 
   /** Append one decision; rotates first when the file has reached its bound. */
   record(call: PolicyCall, answer: PolicyAnswer, context?: HostAuditContext): void {
-    const entry: HostAuditEntry = {
-      at: new Date().toISOString(),
-      tool: call.tool,
-      command: call.command ? basename(call.command.name) : null,
-      verdict: answer.verdict,
-      rule_id: answer.rule_id ?? null,
-      ...(context === undefined ? {} : { stage: context.stage }),
-      ...(context?.session_id === undefined ? {} : { session_id: context.session_id }),
-      ...(context?.run_id === undefined ? {} : { run_id: context.run_id }),
-    };
+    this.#append(entryOf(call, answer, context));
+  }
+
+  /**
+   * Append how the host's question about `call` (asked because rule `ruleId` said `ask`) ended,
+   * on a line of its own after the decision's.
+   */
+  recordAnswer(call: PolicyCall, ruleId: string | undefined, answer: HostAuditAnswer, context: HostAuditContext): void {
+    const asked: PolicyAnswer = { verdict: 'ask', ...(ruleId === undefined ? {} : { rule_id: ruleId }) };
+    this.#append({ ...entryOf(call, asked, context), answer });
+  }
+
+  #append(entry: HostAuditEntry): void {
     let fd = this.#open();
     try {
       if (fstatSync(fd).size >= HOST_AUDIT_MAX_BYTES) {
@@ -173,6 +182,20 @@ function readLines(path: string): string[] {
   } finally {
     closeSync(fd);
   }
+}
+
+/** A line for `call`: the program's name only of its arguments. */
+function entryOf(call: PolicyCall, answer: PolicyAnswer, context: HostAuditContext | undefined): HostAuditEntry {
+  return {
+    at: new Date().toISOString(),
+    tool: call.tool,
+    command: call.command ? basename(call.command.name) : null,
+    verdict: answer.verdict,
+    rule_id: answer.rule_id ?? null,
+    ...(context === undefined ? {} : { stage: context.stage }),
+    ...(context?.session_id === undefined ? {} : { session_id: context.session_id }),
+    ...(context?.run_id === undefined ? {} : { run_id: context.run_id }),
+  };
 }
 
 function parseLine(line: string): HostAuditEntry | undefined {

@@ -19,6 +19,7 @@ import {
   POLICY_MAX_RULES_PER_LAYER,
   policyFileSchema,
   policyRuleSchema,
+  type HostAuditAnswer,
   type PolicyAnswer,
   type PolicyCall,
   type PolicyFile,
@@ -92,6 +93,14 @@ export class PolicyStore {
       };
     }
     return answer;
+  }
+
+  /**
+   * Record how the host's question about `call` ended (host-asks.ts); throws when the audit log
+   * cannot be written, and the caller then refuses the call as a decision it could not record.
+   */
+  recordAnswer(call: PolicyCall, ruleId: string | undefined, answer: HostAuditAnswer, context: HostAuditContext): void {
+    this.#audit?.recordAnswer(call, ruleId, answer, context);
   }
 
   /** A policy.json that cannot be used denies every call. */

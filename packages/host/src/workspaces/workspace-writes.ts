@@ -131,10 +131,8 @@ export function attachWorkspaceWrites(sidecar: Sidecar, options: WorkspaceWrites
     if (!granted || isAtOrUnder(root, userData) || isAtOrUnder(userData, root))
       throw new Refused('FS_OUTSIDE_WORKSPACE');
     const target = resolveWritable(root, frame.path, { links: options.links });
-    const verdict = options.policy.evaluate(
-      { tool, workspace_root: root, paths: [target.real] },
-      { stage: 'write', session_id: frame.session_id, run_id: frame.run_id },
-    );
+    const audited = { stage: 'write', session_id: frame.session_id, run_id: frame.run_id } as const;
+    const verdict = options.policy.evaluate({ tool, workspace_root: root, paths: [target.real] }, audited);
     if (verdict.verdict === 'deny' || verdict.verdict === 'hard-deny')
       throw new Refused('POLICY_DENIED', verdict.rule_id);
     if (verdict.verdict === 'ask') {
@@ -150,6 +148,7 @@ export function attachWorkspaceWrites(sidecar: Sidecar, options: WorkspaceWrites
             ...(frame.session_id === undefined ? {} : { session_id: frame.session_id }),
           },
           gone.signal,
+          audited,
         ) ?? Promise.resolve('unanswered' as const);
       const outcome = await asked.finally(() => (held -= 1));
       options.log.info('workspace.write-asked', { write_id: frame.id, outcome });

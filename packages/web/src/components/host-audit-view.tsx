@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useState } from 'react';
 import type { BastionApi, HostAuditEntry, HostAuditPage } from '@bastion/bridge';
-import { AUDIT_VIEW_PAGE, type HostAuditStage } from '@bastion/protocol';
+import { AUDIT_VIEW_PAGE, HOST_ASK_CHANNEL_WORDS, HOST_ASK_RESULT_WORDS, type HostAuditStage } from '@bastion/protocol';
 import { describeError } from '../bastion.js';
 import { groupHostAuditCalls, type HostAuditCall } from '../host-audit-calls.js';
 import { Dialog } from './dialog.js';
@@ -41,11 +41,38 @@ function CallVerdict({ call }: { call: HostAuditCall }) {
   return <VerdictText verdict={line.verdict} ruleId={line.rule_id} />;
 }
 
+/**
+ * How the host's own question about the call ended, as the host saw it; "—" where the host did not
+ * ask (the agent's own questions are answered to the agent, out of the host's sight).
+ */
+function AnswerText({ call }: { call: HostAuditCall }) {
+  const answer = call.answered?.answer;
+  if (answer === undefined) {
+    // An ask with no end on record: still waiting, or recorded before the host kept its answers.
+    return call.enforced?.verdict === 'ask' ? <span className="muted">not recorded</span> : <>—</>;
+  }
+  const words = HOST_ASK_RESULT_WORDS[answer.result];
+  return (
+    <span title={`Recorded ${new Date(call.answered?.at ?? '').toLocaleString()}`}>
+      {words.charAt(0).toUpperCase()}
+      {words.slice(1)}
+      {answer.channel && ` ${HOST_ASK_CHANNEL_WORDS[answer.channel]}`}
+      {answer.saved_rule_id && (
+        <>
+          {' '}
+          (saved <code>{answer.saved_rule_id}</code>)
+        </>
+      )}
+    </span>
+  );
+}
+
 const CALL_COLUMNS: readonly Column<HostAuditCall>[] = [
   { label: 'When', cell: (call) => new Date(call.first.at).toLocaleString() },
   { label: 'Tool', cell: (call) => <ToolName tool={call.first.tool} command={call.first.command} /> },
   { label: 'Policy', cell: (call) => <CallVerdict call={call} /> },
   { label: 'Checked', cell: stagesText },
+  { label: 'Host asked you', cell: (call) => <AnswerText call={call} /> },
 ];
 
 /** The whole log also says which session the sidecar named: its word, so the header says so. */
@@ -113,7 +140,10 @@ function HostDecisions({ bastion, sessionId }: { bastion: BastionApi; sessionId?
           <p className="muted">
             One row a call. A command, a file write or an MCP tool is checked twice: the agent asks the host before the
             call, and the host checks again as it runs it itself. Reads and searches the agent runs itself, so they are
-            checked before only. Whether you were asked, and your answer, are in the session audit log.
+            checked before only. Where a rule said to ask, the host asked you itself (at its terminal or in this page,
+            never through the agent): “Host asked you” is how that ended. The agent’s own questions (its mode’s, such as
+            Ask before edits) are answered to the agent, out of the host’s sight: their answers are in the session audit
+            log.
           </p>
           <VerdictLegend />
           <LabelledTable
@@ -139,9 +169,9 @@ export function HostAuditView({ bastion }: { bastion: BastionApi }) {
     <section className="card" aria-labelledby="host-audit-title">
       <h2 id="host-audit-title">Host audit log</h2>
       <p className="muted">
-        The host’s own record of every answer its policy gave, kept in <code>host/audit.jsonl</code>, which the agent
-        cannot write. It names a command’s program, never its arguments. The session is the one the agent named for the
-        call: the host records it but cannot check it.
+        The host’s own record of every answer its policy gave, and of how each question it asked you ended, kept in{' '}
+        <code>host/audit.jsonl</code>, which the agent cannot write. It names a command’s program, never its arguments.
+        The session is the one the agent named for the call: the host records it but cannot check it.
       </p>
       <HostDecisions bastion={bastion} />
     </section>
@@ -161,9 +191,9 @@ export function HostRecordDialog({
   return (
     <Dialog title="The host’s record of this session" onCancel={onClose} wide>
       <p className="muted">
-        Every answer the host’s policy gave for a call the agent said was part of this session, from the host’s own log
-        (<code>host/audit.jsonl</code>), which the agent cannot write. The decisions are the host’s; which session a
-        call belonged to is the agent’s word.
+        Every answer the host’s policy gave, and how each question it asked you ended, for a call the agent said was
+        part of this session, from the host’s own log (<code>host/audit.jsonl</code>), which the agent cannot write. The
+        decisions are the host’s; which session a call belonged to is the agent’s word.
       </p>
       <HostDecisions bastion={bastion} sessionId={sessionId} />
       <div className="row dialog-actions">
