@@ -118,6 +118,7 @@ describe('approvals', () => {
     expect(answered.response.status).toBe(202);
     expect(executed).toEqual(['a']);
     expect(answered.events.map((e) => e.event.type)).toEqual([
+      'tool-approval-response',
       'run-started',
       'tool-result',
       'text-delta',
@@ -131,17 +132,36 @@ describe('approvals', () => {
     expect(executed).toEqual(['a']);
   });
 
-  it('continues only after every approval of the step is answered', async () => {
-    const d = await start();
+  /** The session's two approvals of one step, asked by a first run. */
+  async function askTwo(d: InProcessDaemon) {
     const session = (await d.request<Session>('POST', '/sessions', { provider: 'approvals', model: 'two' })).body;
     const first = await run(d, session.id, { message: 'do both' });
     const requests = first.events.flatMap((e) => (e.event.type === 'tool-approval-request' ? [e.event] : []));
     expect(requests).toHaveLength(2);
     const [a, b] = requests as [(typeof requests)[0], (typeof requests)[0]];
+    return { session, a, b };
+  }
+  const lastEventId = (d: InProcessDaemon, sessionId: string) =>
+    d.runtime.store.runs.eventsAfter(sessionId, 0, 100_000).at(-1)?.id ?? 0;
+
+  it('continues only after every approval of the step is answered, telling the stream of each answer as it is given', async () => {
+    const d = await start();
+    const { session, a, b } = await askTwo(d);
+    const told = d.collect(session.id, (event) => event.type === 'tool-approval-response', lastEventId(d, session.id));
     const partial = await run(d, session.id, {
       approval_answer: { approval_id: a.approval_id, tool_call_id: a.tool_call_id, approved: true },
     });
     expect(partial.response).toEqual({ status: 202, body: { run_id: null, message_id: null } });
+    // No run started, and the stream says the first one was answered.
+    expect((await told).map((e) => e.event)).toEqual([
+      {
+        type: 'tool-approval-response',
+        run_id: a.run_id,
+        approval_id: a.approval_id,
+        tool_call_id: a.tool_call_id,
+        approved: true,
+      },
+    ]);
     expect(executed).toEqual([]);
     const rest = await run(d, session.id, {
       approval_answer: {
@@ -151,11 +171,37 @@ describe('approvals', () => {
         reason: 'not this one',
       },
     });
+    expect(rest.events.slice(0, 2).map((e) => e.event)).toMatchObject([
+      { type: 'tool-approval-response', run_id: b.run_id, tool_call_id: b.tool_call_id, approved: false },
+      { type: 'run-started' },
+    ]);
     expect(rest.events.at(-1)?.event).toMatchObject({ type: 'run-finished', finish_reason: 'stop' });
     expect(executed).toEqual(['a']);
     const lastPrompt = JSON.stringify(prompts.at(-1));
     expect(lastPrompt).toContain('execution-denied');
     expect(lastPrompt).toContain('not this one');
+  });
+
+  it('the same approval answered twice at once (two tabs) is decided once: one answer is taken and told, the other refused as already answered', async () => {
+    const d = await start();
+    const { session, a } = await askTwo(d);
+    const before = lastEventId(d, session.id);
+    const answers = await Promise.all(
+      [true, false].map((approved) =>
+        d.request('POST', '/agent/run', {
+          session_id: session.id,
+          approval_answer: { approval_id: a.approval_id, tool_call_id: a.tool_call_id, approved },
+        }),
+      ),
+    );
+    expect(answers.map((answer) => answer.status).sort()).toEqual([202, 409]);
+    expect(answers.find((answer) => answer.status === 409)?.body).toMatchObject({ code: 'APPROVAL_ALREADY_ANSWERED' });
+    const taken = answers.findIndex((answer) => answer.status === 202) === 0;
+    const told = d.runtime.store.runs
+      .eventsAfter(session.id, before, 100)
+      .filter((e) => e.event.type === 'tool-approval-response');
+    expect(told.map((e) => e.event)).toMatchObject([{ tool_call_id: a.tool_call_id, approved: taken }]);
+    expect(d.runtime.store.approvals.status(session.id, a.tool_call_id)).toBe(taken ? 'approved' : 'denied');
   });
 
   it('abort while an approval is pending closes the call; the next message runs with a complete transcript', async () => {

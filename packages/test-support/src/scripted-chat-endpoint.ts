@@ -1,10 +1,11 @@
 /**
  * Test support: an OpenAI-compatible chat-completions endpoint on loopback that plays a script,
  * one turn per request: stream text (optionally slowly, optionally dropping the connection part
- * way), call a tool, or answer with an HTTP error status (429 with Retry-After, 5xx). Each
- * request's authorization, body, size in bytes and estimated tokens are recorded, and every
- * streamed answer ends with a usage chunk whose prompt_tokens is that estimate (what a real
- * provider would count), so the daemon's usage-driven compaction can be tested end to end.
+ * way), call a tool (or several in one step), or answer with an HTTP error status (429 with
+ * Retry-After, 5xx). Each request's authorization, body, size in bytes and estimated tokens are
+ * recorded, and every streamed answer ends with a usage chunk whose prompt_tokens is that estimate
+ * (what a real provider would count), so the daemon's usage-driven compaction can be tested end
+ * to end.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { DaemonClient } from '@bastion/host';
@@ -27,6 +28,8 @@ export type ScriptedTurn =
       hold?: Promise<unknown>;
     }
   | { kind: 'tool-call'; name: string; input: Record<string, unknown> }
+  /** Several tool calls in one step (one answer carrying them all, as a model asking for two commands at once). */
+  | { kind: 'tool-calls'; calls: { name: string; input: Record<string, unknown> }[] }
   /** Answer with an error status and an OpenAI-style error body (e.g. 429 with Retry-After). */
   | { kind: 'status'; status: number; message: string; retryAfterSeconds?: number };
 
@@ -128,12 +131,21 @@ export async function startScriptedEndpoint(
       await turn.hold;
       if (res.destroyed) return;
     }
-    if (turn.kind === 'tool-call') {
-      const call = { index: 0, id: `call_${state.turn}`, type: 'function' };
+    if (turn.kind === 'tool-call' || turn.kind === 'tool-calls') {
+      const calls = turn.kind === 'tool-call' ? [turn] : turn.calls;
+      const opened = calls.map((call, index) => ({
+        index,
+        id: index === 0 ? `call_${state.turn}` : `call_${state.turn}_${index}`,
+        type: 'function',
+        function: { name: call.name, arguments: '' },
+      }));
+      res.write(sseChunk({ role: 'assistant', tool_calls: opened }, null));
       res.write(
-        sseChunk({ role: 'assistant', tool_calls: [{ ...call, function: { name: turn.name, arguments: '' } }] }, null),
+        sseChunk(
+          { tool_calls: calls.map((call, index) => ({ index, function: { arguments: JSON.stringify(call.input) } })) },
+          null,
+        ),
       );
-      res.write(sseChunk({ tool_calls: [{ index: 0, function: { arguments: JSON.stringify(turn.input) } }] }, null));
       res.write(sseChunk({}, 'tool_calls'));
       res.write(usageChunk(promptTokens));
       res.end('data: [DONE]\n\n');

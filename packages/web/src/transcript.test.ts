@@ -44,7 +44,7 @@ describe('transcript fold', () => {
     expect(state.items[0]).toMatchObject({ messageId: 'm1' });
     expect(state.items[1]).toMatchObject({ text: 'Let me think' });
     expect(state.items[2]).toMatchObject({ text: 'Running' });
-    expect(state.pending).toMatchObject({ toolCallId: 't1', approval: { approvalId: 'a1', state: 'pending' } });
+    expect(state.pending).toMatchObject([{ toolCallId: 't1', approval: { approvalId: 'a1', state: 'pending' } }]);
     expect(state.active).toBeUndefined();
     expect(state.lastEventId).toBe(approvalRun.at(-1)?.id);
   });
@@ -117,7 +117,7 @@ describe('transcript fold', () => {
       ],
       0,
     );
-    expect(state.pending).toBeUndefined();
+    expect(state.pending).toEqual([]);
     expect(state.items.filter((item) => item.kind === 'tool')).toHaveLength(3);
     const end = state.items.at(-1);
     expect(end).toMatchObject({ kind: 'run-end', outcome: 'finished', files: [{ path: 'a.txt' }] });
@@ -131,7 +131,7 @@ describe('transcript fold', () => {
       [at({ type: 'run-error', run_id: run, code: 'RUN_ABORTED', message: 'stopped' })],
       0,
     );
-    expect(state.pending).toBeUndefined();
+    expect(state.pending).toEqual([]);
     expect(state.items.some((item) => item.kind === 'error')).toBe(false);
     expect(state.items.at(-1)).toMatchObject({ kind: 'run-end', outcome: 'stopped' });
   });
@@ -277,6 +277,85 @@ describe('transcript fold', () => {
   it('tracks the active run from its start until it ends', () => {
     const state = applyEvents(emptyTranscript, [at(started(run, 'm1'))], 42);
     expect(state.active).toEqual({ runId: run, provider: 'demo', model: 'demo', seenAt: 42 });
+  });
+});
+
+describe('several approvals in one step', () => {
+  const call = (toolCallId: string) => ({
+    run_id: run,
+    tool_call_id: toolCallId,
+    tool_name: 'run_command',
+    input: { command: 'touch', args: [toolCallId] },
+  });
+  /** The model asks for two commands in one step; both wait for an answer. */
+  const step: AgentStreamEvent[] = [
+    at(started(run, 'm1')),
+    at({ type: 'tool-call', ...call('s1') }),
+    at({ type: 'tool-call', ...call('s2') }),
+    at({ type: 'tool-approval-request', ...call('s1'), approval_id: 'as1' }),
+    at({ type: 'tool-approval-request', ...call('s2'), approval_id: 'as2' }),
+    at({ type: 'run-finished', run_id: run, finish_reason: 'approval-pending' }),
+  ];
+  const response = (toolCallId: string, approved: boolean): AgentStreamEvent =>
+    at({
+      type: 'tool-approval-response',
+      run_id: run,
+      approval_id: `a${toolCallId}`,
+      tool_call_id: toolCallId,
+      approved,
+    });
+  const approvalOf = (state: Transcript, toolCallId: string) => {
+    const card = state.items.find((item) => item.kind === 'tool' && item.toolCallId === toolCallId);
+    return card?.kind === 'tool' ? card.approval : undefined;
+  };
+
+  it('wait in the order they were asked; an answer (from any tab) takes its own out, its card reading allowed or denied, and the next still waits', () => {
+    const asked = applyEvents(emptyTranscript, step, 0);
+    expect(asked.pending.map((tool) => tool.toolCallId)).toEqual(['s1', 's2']);
+    const first = applyEvents(asked, [response('s1', true)], 0);
+    expect(first.pending.map((tool) => tool.toolCallId)).toEqual(['s2']);
+    expect(approvalOf(first, 's1')).toEqual({ approvalId: 'as1', state: 'allowed' });
+    const both = applyEvents(first, [response('s2', false)], 0);
+    expect(both.pending).toEqual([]);
+    expect(approvalOf(both, 's2')).toEqual({ approvalId: 'as2', state: 'denied' });
+  });
+
+  it('read as answered once the run that carries the answers out starts', () => {
+    const state = applyEvents(
+      emptyTranscript,
+      [...step, response('s1', true), response('s2', false), at(started(run2, null))],
+      0,
+    );
+    expect(state.pending).toEqual([]);
+    expect([approvalOf(state, 's1'), approvalOf(state, 's2')]).toEqual([
+      { approvalId: 'as1', state: 'answered' },
+      { approvalId: 'as2', state: 'answered' },
+    ]);
+  });
+
+  it('a stop with one answered and one waiting leaves none waiting, each card answered (its run ended)', () => {
+    const state = applyEvents(
+      emptyTranscript,
+      [...step, response('s1', true), at({ type: 'run-error', run_id: run, code: 'RUN_ABORTED', message: 'stopped' })],
+      0,
+    );
+    expect(state.pending).toEqual([]);
+    expect([approvalOf(state, 's1'), approvalOf(state, 's2')]).toEqual([
+      { approvalId: 'as1', state: 'answered' },
+      { approvalId: 'as2', state: 'answered' },
+    ]);
+  });
+
+  it('gives the same transcript folded one event at a time as in one batch, and joined from pages split at the run that carries the answers out', () => {
+    const log = [...step, response('s1', true), at(started(run2, null))];
+    expect(foldOneByOne(log)).toEqual(applyEvents(emptyTranscript, log, 0));
+    const split = log.length - 1;
+    const joined = prependTranscript(
+      applyEvents(emptyTranscript, log.slice(0, split), 0),
+      applyEvents(emptyTranscript, log.slice(split), 0),
+    );
+    const whole = applyEvents(emptyTranscript, log, 0);
+    expect([joined.items, joined.pending]).toEqual([whole.items, whole.pending]);
   });
 });
 
@@ -496,7 +575,7 @@ describe('an explore call’s explorer calls', () => {
   it('counts none of them as the run’s own: no changed file, no pending approval', () => {
     const state = applyEvents(emptyTranscript, exploreRun, 0);
     expect(state.items.at(-1)).toMatchObject({ kind: 'run-end', files: [] });
-    expect(state.pending).toBeUndefined();
+    expect(state.pending).toEqual([]);
   });
 
   it('shows the explorer’s progress while it works: the card is a new object with each call, the rest untouched', () => {

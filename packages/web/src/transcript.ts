@@ -22,7 +22,12 @@ export interface ToolView {
   input: unknown;
   output?: unknown;
   isError?: boolean;
-  approval?: { approvalId: string; state: 'pending' | 'answered' };
+  /**
+   * `pending`: waits for an answer. `allowed` or `denied`: answered while other approvals of its
+   * step still wait, so the run that carries out the answers has not started. `answered`: that run
+   * started (or the step's run ended otherwise).
+   */
+  approval?: { approvalId: string; state: 'pending' | 'allowed' | 'denied' | 'answered' };
   /** A file tool's diff against the file as it was when the call waited for an answer (its tool-preview event). */
   previewDiff?: string;
   /** What a running command has printed so far, in order; its result replaces it. */
@@ -117,8 +122,11 @@ export interface Transcript {
   lastEventId: number | undefined;
   /** The run in progress, if any. */
   active: ActiveRun | undefined;
-  /** The approval waiting for an answer, if any. */
-  pending: ToolView | undefined;
+  /**
+   * The approvals waiting for an answer, in the order they were asked: more than one when the model
+   * asked for several calls needing one in the same step. Each leaves as it is answered.
+   */
+  pending: readonly ToolView[];
   /** Tokens and cost summed over the runs this transcript has seen finish. */
   totals: TokenUsage;
   /**
@@ -129,6 +137,8 @@ export interface Transcript {
   /** Internal indexes: tool call id → item index, and the current run's changed files. */
   readonly toolIndex: ReadonlyMap<string, number>;
   readonly runFiles: ReadonlyMap<string, ChangedFile[]>;
+  /** Internal: the tool call ids of the waiting step's approvals, answered or not, in the order asked. */
+  readonly step: readonly string[];
   /**
    * Rewinds to before a prompt this stretch of the log does not hold (an older page does): the
    * runs whose prompts start them, with whether the files were put back, oldest first.
@@ -148,11 +158,12 @@ export const emptyTranscript: Transcript = {
   items: [],
   lastEventId: undefined,
   active: undefined,
-  pending: undefined,
+  pending: [],
   totals: zeroUsage,
   context: undefined,
   toolIndex: new Map(),
   runFiles: new Map(),
+  step: [],
   rewindsBefore: [],
 };
 
@@ -193,6 +204,22 @@ function markRewound(items: TranscriptItem[], rewind: Rewind, from: number, to: 
   }
 }
 
+/** A call whose approval's answer was carried out (or whose run ended): no longer waiting on it. */
+const answered = (tool: ToolView): ToolView =>
+  tool.approval ? { ...tool, approval: { ...tool.approval, state: 'answered' } } : tool;
+
+/** The approvals of `step` still waiting for an answer, as `items` has them. */
+function pendingOf(
+  items: readonly TranscriptItem[],
+  toolIndex: ReadonlyMap<string, number>,
+  step: readonly string[],
+): ToolView[] {
+  return step.flatMap((toolCallId) => {
+    const item = items[toolIndex.get(toolCallId) ?? -1];
+    return item?.kind === 'tool' && item.approval?.state === 'pending' ? [item] : [];
+  });
+}
+
 /** The card of a call known so far by its event (a result may arrive without its call). */
 const newTool = (call: { run_id: string; tool_call_id: string; tool_name: string }, key: string): ToolView => ({
   kind: 'tool',
@@ -221,7 +248,7 @@ export function applyEvents(state: Transcript, batch: readonly AgentStreamEvent[
   const items = [...state.items];
   const toolIndex = new Map(state.toolIndex);
   const runFiles = new Map(state.runFiles);
-  let { active, pending, totals, context } = state;
+  let { active, totals, context, step } = state;
   const rewindsBefore = [...state.rewindsBefore];
 
   const updateTool = (toolCallId: string, update: (tool: ToolView) => ToolView): boolean => {
@@ -263,12 +290,15 @@ export function applyEvents(state: Transcript, batch: readonly AgentStreamEvent[
       return { subCalls: at < 0 ? [...subCalls, merged] : subCalls.map((sub, index) => (index === at ? merged : sub)) };
     });
   };
-  const clearPending = () => {
-    if (!pending) return;
-    updateTool(pending.toolCallId, (tool) =>
-      tool.approval ? { ...tool, approval: { ...tool.approval, state: 'answered' } } : tool,
-    );
-    pending = undefined;
+  /** The step's approvals (those of `runId`, when given) are done with: their answers were carried out, or the run ended. */
+  const settleStep = (runId?: string) => {
+    step = step.filter((toolCallId) => {
+      const index = toolIndex.get(toolCallId);
+      const tool = index === undefined ? undefined : (items[index] as ToolView);
+      if (runId !== undefined && tool !== undefined && tool.runId !== runId) return true;
+      if (index !== undefined && tool !== undefined) items[index] = answered(tool);
+      return false;
+    });
   };
   const endRun = (runId: string, outcome: RunOutcome, usage?: TokenUsage) => {
     const files = runFiles.get(runId) ?? [];
@@ -298,7 +328,7 @@ export function applyEvents(state: Transcript, batch: readonly AgentStreamEvent[
       });
     }
     if (active?.runId === runId) active = undefined;
-    if (outcome !== 'waiting' && pending?.runId === runId) clearPending();
+    if (outcome !== 'waiting') settleStep(runId);
   };
 
   for (const streamed of fresh) {
@@ -310,8 +340,8 @@ export function applyEvents(state: Transcript, batch: readonly AgentStreamEvent[
         if (event.message_id !== null) {
           items.push({ kind: 'user', key, messageId: event.message_id, runId: event.run_id });
         }
-        // A new run means every earlier approval was answered.
-        clearPending();
+        // A new run means every earlier approval was answered, and those answers carried out.
+        settleStep();
         break;
       case 'text-delta':
       case 'reasoning-delta': {
@@ -346,10 +376,19 @@ export function applyEvents(state: Transcript, batch: readonly AgentStreamEvent[
         });
         break;
       case 'tool-approval-request':
-        pending = mergeTool(event, key, (tool) => ({
+        mergeTool(event, key, (tool) => ({
           input: tool?.input ?? event.input,
           approval: { approvalId: event.approval_id, state: 'pending' },
         }));
+        step = [...step.filter((toolCallId) => toolCallId !== event.tool_call_id), event.tool_call_id];
+        break;
+      case 'tool-approval-response':
+        // Answered here or in another tab, window or terminal: it waits no more, its step may.
+        updateTool(event.tool_call_id, (tool) =>
+          tool.approval?.state === 'pending'
+            ? { ...tool, approval: { ...tool.approval, state: event.approved ? 'allowed' : 'denied' } }
+            : tool,
+        );
         break;
       case 'tool-preview': {
         // Always after its call's tool-call event, which made the card.
@@ -368,7 +407,7 @@ export function applyEvents(state: Transcript, batch: readonly AgentStreamEvent[
           approval: existing?.approval ? { ...existing.approval, state: 'answered' } : undefined,
           live: undefined,
         }));
-        if (pending?.toolCallId === event.tool_call_id) pending = undefined;
+        step = step.filter((toolCallId) => toolCallId !== event.tool_call_id);
         const path = pathOf(tool.input) ?? pathOf(event.output);
         if (!event.is_error && WRITE_TOOLS.has(event.tool_name) && path !== undefined) {
           const files = runFiles.get(event.run_id) ?? [];
@@ -462,11 +501,12 @@ export function applyEvents(state: Transcript, batch: readonly AgentStreamEvent[
     items,
     lastEventId: fresh.at(-1)?.id,
     active,
-    pending,
+    pending: pendingOf(items, toolIndex, step),
     totals,
     context,
     toolIndex,
     runFiles,
+    step,
     rewindsBefore,
   };
 }
@@ -476,22 +516,21 @@ export function applyEvents(state: Transcript, batch: readonly AgentStreamEvent[
  * the result equals folding both in order, so a page loaded later (scrolling up) costs a fold of
  * that page, not of the whole session. `newer` must begin at a `run-started` (the events route
  * pages by runs; a run longer than a page is gathered whole before folding), so the only state
- * that crosses the join is what crosses runs: the newer run's start answers the older pending
- * approval, and a tool result in the run an approval answer started completes the older run's card
+ * that crosses the join is what crosses runs: the newer run's start settles the older step's
+ * approvals, and a tool result in the run an approval answer started completes the older run's card
  * (an `explore` call's explorer calls made in that run join its card too).
  */
 export function prependTranscript(older: Transcript, newer: Transcript): Transcript {
   if (newer.lastEventId === undefined) return older;
   if (older.lastEventId === undefined) return newer;
   const items: TranscriptItem[] = [...older.items];
-  const answered = (tool: ToolView): ToolView =>
-    tool.approval ? { ...tool, approval: { ...tool.approval, state: 'answered' } } : tool;
-  const pendingIndex = older.pending ? older.toolIndex.get(older.pending.toolCallId) : undefined;
-  if (pendingIndex !== undefined) items[pendingIndex] = answered(items[pendingIndex] as ToolView);
+  for (const toolCallId of older.step) {
+    const index = older.toolIndex.get(toolCallId);
+    if (index !== undefined) items[index] = answered(items[index] as ToolView);
+  }
 
   /** Cards of the newer stretch that completed an older card: newer key → older key. */
   const movedKeys = new Map<string, string>();
-  let pending = newer.pending;
   for (const item of newer.items) {
     const olderIndex = item.kind === 'tool' ? older.toolIndex.get(item.toolCallId) : undefined;
     if (item.kind !== 'tool' || olderIndex === undefined) {
@@ -508,7 +547,6 @@ export function prependTranscript(older: Transcript, newer: Transcript): Transcr
     };
     items[olderIndex] = merged;
     movedKeys.set(item.key, base.key);
-    if (pending?.toolCallId === item.toolCallId) pending = merged;
   }
   if (movedKeys.size > 0) {
     for (let index = older.items.length; index < items.length; index += 1) {
@@ -533,11 +571,12 @@ export function prependTranscript(older: Transcript, newer: Transcript): Transcr
     items,
     lastEventId: newer.lastEventId,
     active: newer.active,
-    pending,
+    pending: pendingOf(items, toolIndex, newer.step),
     totals: addUsage(older.totals, newer.totals),
     context: newer.context !== undefined ? newer.context : older.context,
     toolIndex,
     runFiles: new Map([...older.runFiles, ...newer.runFiles]),
+    step: newer.step,
     rewindsBefore,
   };
 }

@@ -615,9 +615,11 @@ class TerminalPrinter {
         if (fresh.length > 0) this.#line(`[instructions] ${fresh.map(terminalLine).join(', ')}`);
         break;
       }
-      // an undo or a rewind is asked for between runs (and reported by what asked), never during one
+      // an undo or a rewind is asked for between runs (and reported by what asked), never during
+      // one; an approval's answer (this terminal's, or another client's) shows as the run it lets go on
       case 'run-undone':
       case 'context-rewound':
+      case 'tool-approval-response':
       case 'run-started':
       case 'reasoning-delta':
         break;

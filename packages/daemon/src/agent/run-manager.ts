@@ -209,14 +209,28 @@ export class RunManager {
         throw new DaemonError('CONTEXT_NOTHING_TO_COMPACT', 'there are no older turns to summarise yet');
     } else {
       const answer = request.approvalAnswer;
-      const flipped = this.#store.approvals.answer({
-        sessionId,
-        approvalId: answer.approval_id,
-        toolCallId: answer.tool_call_id,
-        approved: answer.approved,
-        ...(answer.reason === undefined ? {} : { reason: answer.reason }),
+      // The answer and its event in one transaction: every tab showing the session stops asking
+      // it, also when no run starts yet (several approvals in one step).
+      const flipped = this.#store.writer.write(() => {
+        const recorded = this.#store.approvals.answer({
+          sessionId,
+          approvalId: answer.approval_id,
+          toolCallId: answer.tool_call_id,
+          approved: answer.approved,
+          ...(answer.reason === undefined ? {} : { reason: answer.reason }),
+        });
+        if (!recorded.ok) return recorded;
+        const event = this.#store.runs.appendEvent(sessionId, {
+          type: 'tool-approval-response',
+          run_id: recorded.runId,
+          approval_id: answer.approval_id,
+          tool_call_id: answer.tool_call_id,
+          approved: answer.approved,
+        });
+        return { ...recorded, event };
       });
       if (!flipped.ok) throw approvalRefused(flipped.refusal);
+      this.hub.publish(sessionId, flipped.event);
       // A denied call never reaches the tool guard: its audit row is written here.
       if (!answer.approved) {
         this.#audit.append({

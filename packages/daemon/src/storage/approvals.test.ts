@@ -21,14 +21,13 @@ describe('approvals', () => {
     return session;
   }
 
-  it('flips a pending approval once, appending the answer to the transcript', () => {
+  it('flips a pending approval once, appending the answer to the transcript, and names the run that asked', () => {
     const session = pending();
+    const runId = store.sessions.get(session.id)?.last_run?.id;
+    expect(runId).toBeDefined();
     expect(
       store.approvals.answer({ sessionId: session.id, approvalId: 'ap1', toolCallId: 'call1', approved: true }),
-    ).toEqual({
-      ok: true,
-      toolName: 'run_command',
-    });
+    ).toEqual({ ok: true, toolName: 'run_command', runId });
     expect(store.approvals.hasPending(session.id)).toBe(false);
     expect(store.transcript.modelContext(session.id, PAGE_MAX_LIMIT).messages.at(-1)).toEqual({
       role: 'tool',

@@ -127,7 +127,9 @@ export class Approvals {
    * tool call matches — and append the answer to the transcript as the model's
    * tool-approval-response, all in one transaction. Any refusal changes nothing.
    */
-  answer(answer: ApprovalAnswerInput): { ok: true; toolName: string } | { ok: false; refusal: ApprovalAnswerRefusal } {
+  answer(
+    answer: ApprovalAnswerInput,
+  ): { ok: true; toolName: string; runId: string } | { ok: false; refusal: ApprovalAnswerRefusal } {
     return this.#writer.write(() => {
       const row = this.#row(answer.approvalId);
       const refusal = refusalOf(row, answer);
@@ -159,7 +161,7 @@ export class Approvals {
           ],
         },
       ]);
-      return { ok: true as const, toolName: row.tool_name };
+      return { ok: true as const, toolName: row.tool_name, runId: row.run_id };
     });
   }
 

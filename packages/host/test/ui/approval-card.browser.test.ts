@@ -210,7 +210,7 @@ describe('Esc in a text field while an approval waits', () => {
     await region.getByText(`touch ${marker}`).waitFor();
     const reason = region.getByLabel('Reason (optional, sent to the agent if you deny)');
     await reason.fill('not now');
-    await shotAllModes(page, SHOTS, '67-approval-reason', region);
+    await shotAllModes(page, SHOTS, '93-approval-reason', region);
     await reason.press('Escape');
     expect(await reason.inputValue()).toBe('');
     expect(await reason.evaluate((element) => element === document.activeElement)).toBe(true);

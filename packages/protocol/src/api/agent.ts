@@ -153,6 +153,18 @@ export const agentEventSchema = z.discriminatedUnion('type', [
     tool_name: z.string(),
     input: z.unknown(),
   }),
+  /**
+   * A tool-approval-request was answered (in any tab, window or terminal): every client showing the
+   * session stops asking it. With several approvals in one step the run goes on (a new run) only
+   * once the last of them is answered; each answer is told as it is given.
+   */
+  z.strictObject({
+    type: z.literal('tool-approval-response'),
+    ...runRef,
+    approval_id: z.string(),
+    tool_call_id: z.string(),
+    approved: z.boolean(),
+  }),
   z.strictObject({
     type: z.literal('run-finished'),
     ...runRef,

@@ -11,6 +11,8 @@ import { usePromptFocus } from './prompt-focus.js';
 
 interface Props {
   tool: ToolView;
+  /** Approvals of the same step asked after this one, still waiting: each is asked once this one is answered. */
+  waitingAfter: number;
   busy: boolean;
   /** The session's workspace: "Always allow" saves a rule for its project only. */
   workspace: string | null;
@@ -25,7 +27,15 @@ interface Props {
  * heading and its answers always show; what is between them (the call, the reason, the "Always
  * allow…" step) scrolls when the card is at its height bound, which keeps the transcript in view.
  */
-export function ApprovalPrompt({ tool, busy, workspace, askBeforeWrites, onAlwaysAllow, onAnswer }: Props) {
+export function ApprovalPrompt({
+  tool,
+  waitingAfter,
+  busy,
+  workspace,
+  askBeforeWrites,
+  onAlwaysAllow,
+  onAnswer,
+}: Props) {
   const [reason, setReason] = useState('');
   const alwaysAllow = useAlwaysAllowStep();
   const [saveError, setSaveError] = useState<string>();
@@ -54,6 +64,7 @@ export function ApprovalPrompt({ tool, busy, workspace, askBeforeWrites, onAlway
           : isExplore
             ? 'The agent wants to hand a question to an explorer'
             : `The agent wants to use ${mcpTitle ?? tool.toolName}`}
+        {waitingAfter > 0 && <span className="approval-more"> · {waitingAfter} more after this</span>}
       </h2>
       <div className="approval-body">
         {isExplore ? (

@@ -367,11 +367,13 @@ export function ChatView({
   );
   const [busy, setBusy] = useState(false);
   /**
-   * The approval this tab answered after another tab, window or terminal had (the daemon said
-   * APPROVAL_ALREADY_ANSWERED): the session waits for it no more and a note says why, even before
-   * this tab's stream brings the run the first answer started. Cleared by the next action.
+   * The approvals (tool call ids) this tab saw answered: by its own answer, or after another tab,
+   * window or terminal had answered first (the daemon said APPROVAL_ALREADY_ANSWERED). They are not
+   * asked here again, even before this tab's stream brings the answer (a tool-approval-response).
    */
-  const [answeredElsewhere, setAnsweredElsewhere] = useState<string>();
+  const [answeredHere, setAnsweredHere] = useState<ReadonlySet<string>>(() => new Set());
+  /** The approval this tab answered after another had: a note says why its card went. Cleared by the next action. */
+  const [answeredElsewhere, setAnsweredElsewhere] = useState<ToolView>();
   /** The run whose Undo confirmation is open. */
   const [undoing, setUndoing] = useState<string>();
   /** The run whose prompt's Rewind confirmation is open. */
@@ -607,8 +609,10 @@ export function ChatView({
     [act, send, setDraft, bastion, sessionId, messageImages],
   );
 
-  // A question the daemon said was already answered waits no more, whatever the stream has brought yet.
-  const pending = transcript.pending?.toolCallId === answeredElsewhere ? undefined : transcript.pending;
+  // A question this tab saw answered waits no more, whatever the stream has brought yet. Several
+  // approvals of one step are asked one at a time, in the order the model asked for them.
+  const waiting = transcript.pending.filter((tool) => !answeredHere.has(tool.toolCallId));
+  const pending = waiting[0];
   const active = transcript.active;
   const stoppable = active !== undefined || pending !== undefined;
   const outcome = useMemo(() => lastRunOutcome(transcript.items), [transcript.items]);
@@ -1119,7 +1123,7 @@ export function ChatView({
       </div>
       {plan !== undefined && <PlanBar steps={plan} />}
       <Activity since={active?.seenAt} waiting={pending !== undefined || hostAsk !== undefined} />
-      {answeredElsewhere !== undefined && pending === undefined && (
+      {answeredElsewhere !== undefined && (pending === undefined || pending.runId === answeredElsewhere.runId) && (
         <p className="answered-elsewhere" role="status">
           This was already answered (in another tab or window).
         </p>
@@ -1128,6 +1132,7 @@ export function ChatView({
         <ApprovalPrompt
           key={pending.toolCallId}
           tool={pending}
+          waitingAfter={waiting.length - 1}
           busy={busy}
           workspace={session?.workspace ?? null}
           askBeforeWrites={session?.ask_before_writes ?? false}
@@ -1143,9 +1148,11 @@ export function ChatView({
                 });
               } catch (failure) {
                 if (errorCode(failure) !== 'APPROVAL_ALREADY_ANSWERED') throw failure;
-                setAnsweredElsewhere(pending.toolCallId);
+                setAnsweredElsewhere(pending);
               }
-              // The session no longer waits (the list's mark goes) and its run goes on.
+              setAnsweredHere((answered) => new Set(answered).add(pending.toolCallId));
+              // The session no longer waits (the list's mark goes) and its run goes on, or the
+              // step's next approval shows.
               onSessionChanged();
             })
           }

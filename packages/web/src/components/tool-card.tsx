@@ -83,6 +83,9 @@ interface OutputProps {
 function statusOf(tool: ToolView, runGoing: boolean): string {
   if (tool.output === undefined) {
     if (tool.approval?.state === 'pending') return 'waiting for approval';
+    // Answered while other approvals of its step wait: the answers are carried out once all are in.
+    if (tool.approval?.state === 'allowed') return 'allowed, not run yet';
+    if (tool.approval?.state === 'denied') return 'denied';
     return runGoing ? 'running' : 'stopped';
   }
   const output = fieldsOf(tool.output);
@@ -416,9 +419,11 @@ function ExploreBody({ tool, runGoing }: { tool: ToolView; runGoing: boolean }) 
           )}
         </>
       )}
-      {tool.output === undefined && !runGoing && tool.approval?.state !== 'pending' && (
-        <p className="muted">The run ended before the explorer answered.</p>
-      )}
+      {tool.output === undefined &&
+        !runGoing &&
+        (tool.approval === undefined || tool.approval.state === 'answered') && (
+          <p className="muted">The run ended before the explorer answered.</p>
+        )}
       {outcome && (
         <div className="explore-answer" data-testid="explore-answer">
           <Markdown text={outcome.answer} />
