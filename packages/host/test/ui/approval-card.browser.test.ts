@@ -8,8 +8,9 @@
  * on its Save, which a held Enter cannot reach in the step's first moments. In a short, narrow
  * window a long command scrolls inside the card while its heading and Allow and Deny stay in view.
  * Esc in the Reason field (or another text field than the message box) is the field's: the run
- * goes on and the approval still waits; Esc elsewhere still stops the run. Screenshots go to
- * test-output/ui/.
+ * goes on and the approval still waits; Esc elsewhere still stops the run. At 400×560 the header is
+ * one line and the transcript keeps a stated share of the height, with an approval waiting and
+ * without. Screenshots go to test-output/ui/.
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -19,7 +20,7 @@ import { UI_APPROVAL_ANSWER_GUARD_MS, type Session } from '@bastion/protocol';
 import type { ScriptedTurn } from '@bastion/test-support';
 import type { TempHost } from '../support/temp-host.js';
 import { openScriptedDesktopWorld, useDesktopWorld, sendMessage } from './support/desktop-world.js';
-import { expectUncoveredInView, shotAllModes, SHOTS } from './support/layout.js';
+import { expectInViewport, expectUncoveredInView, shotAllModes, SHOTS } from './support/layout.js';
 import { settleTouch, touchTurns } from './support/touch-turns.js';
 
 const turns: ScriptedTurn[] = [];
@@ -204,7 +205,8 @@ describe('a long command in a short, narrow window', () => {
 describe('Esc in a text field while an approval waits', () => {
   it('Esc in the Reason field empties it, then leaves it for the card: the run goes on and the daemon still holds the approval; Esc in the session search does not stop it either; Esc on the card then stops the run', async () => {
     const marker = 'esc-in-reason';
-    turns.push(...touchTurns(marker));
+    // Only the call: the run is stopped at its question, so the model is not asked for a reply.
+    turns.push(...touchTurns(marker).slice(0, 1));
     await sendMessage(page, `Touch ${marker}`);
     const region = page.getByRole('region', { name: 'Approval needed' });
     await region.getByText(`touch ${marker}`).waitFor();
@@ -232,5 +234,54 @@ describe('Esc in a text field while an approval waits', () => {
     await page.getByTestId('run-end').last().getByText('Stopped').waitFor();
     expect(await approvalPending()).toBe(false);
     expect(existsSync(join(host.workspace, marker))).toBe(false);
+  });
+});
+
+describe('the transcript’s share of a short, narrow window', () => {
+  /** The transcript's height as a share of the window's. */
+  const transcriptShare = () =>
+    page.evaluate(
+      () => (document.querySelector('.transcript-scroll')?.getBoundingClientRect().height ?? 0) / window.innerHeight,
+    );
+
+  /** Fails unless the title and Options are the header's one line and the message box is wholly in view. */
+  async function expectCompactHeader(): Promise<void> {
+    const head = page.locator('.chat-head');
+    const title = await head.getByRole('heading', { level: 1 }).boundingBox();
+    const options = await head.getByRole('button', { name: /^Options: / }).boundingBox();
+    expect(
+      Math.abs((title?.y ?? 0) + (title?.height ?? 0) / 2 - ((options?.y ?? 0) + (options?.height ?? 0) / 2)),
+    ).toBeLessThan(4);
+    expect(await head.getByRole('button', { name: 'Export' }).isVisible()).toBe(false);
+    await expectInViewport(page, page.getByLabel('Message'), 'the message box');
+  }
+
+  it('at 400×560 the header is one line, the title and Options (the rest folded under it): the transcript gets at least a quarter of the height with an approval waiting and 70% without, and the message box stays wholly in view', async () => {
+    const marker = 'share-of-height';
+    turns.push(...touchTurns(marker));
+    await page.setViewportSize({ width: 400, height: 560 });
+    try {
+      await sendMessage(page, `Touch ${marker}`);
+      const region = page.getByRole('region', { name: 'Approval needed' });
+      await region.getByText(`touch ${marker}`).waitFor();
+      await expectCompactHeader();
+      await expectUncoveredInView(page, region.getByRole('button', { name: 'Allow', exact: true }), 'Allow');
+      expect(await transcriptShare()).toBeGreaterThanOrEqual(0.25);
+      await page.screenshot({ path: `${SHOTS}95-compact-header-approval-400x560-light.png` });
+      await page.emulateMedia({ colorScheme: 'dark' });
+      await page.screenshot({ path: `${SHOTS}95-compact-header-approval-400x560-dark.png` });
+      await page.emulateMedia({ colorScheme: 'light' });
+
+      await region.getByRole('button', { name: 'Deny' }).click();
+      await settleTouch(page, region, marker);
+      await expectCompactHeader();
+      expect(await transcriptShare()).toBeGreaterThanOrEqual(0.7);
+      await page.screenshot({ path: `${SHOTS}95-compact-header-400x560-light.png` });
+      await page.emulateMedia({ colorScheme: 'dark' });
+      await page.screenshot({ path: `${SHOTS}95-compact-header-400x560-dark.png` });
+      await page.emulateMedia({ colorScheme: 'light' });
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 800 });
+    }
   });
 });

@@ -382,7 +382,10 @@ export function ChatView({
   const [find, setFind] = useState<{ query: string; current: number; seq: number; focus: number }>();
   /** The host's own record of this session's decisions is open. */
   const [hostRecord, setHostRecord] = useState(false);
-  /** On a narrow window the session's controls fold under an Options button (CSS); wide, they always show. */
+  /**
+   * On a narrow or short window the header's second line and the session's controls fold under an
+   * Options button (CSS); wide and tall, they always show.
+   */
   const [controlsOpen, setControlsOpen] = useState(false);
   /** `auto` was chosen (the Mode select or `/mode auto`): its consent dialog is open. */
   const [askingAuto, setAskingAuto] = useState(false);
@@ -949,7 +952,22 @@ export function ChatView({
         <div className="chat-title">
           <h1>{session?.title || 'Untitled session'}</h1>
           {session && (
-            <p className="muted">
+            <button
+              type="button"
+              className="small controls-toggle"
+              aria-expanded={controlsOpen}
+              aria-controls="chat-controls"
+              onClick={() => setControlsOpen(!controlsOpen)}
+            >
+              Options: {session.mode}
+            </button>
+          )}
+        </div>
+        {session && (
+          // On a short or narrow window all but the title folds under Options (CSS), so the
+          // transcript keeps the height; wide and tall, it always shows.
+          <div id="chat-controls" className={controlsOpen ? 'chat-more' : 'chat-more folded'}>
+            <p className="muted chat-meta">
               {session.provider === 'demo'
                 ? 'demo model (offline, scripted)'
                 : `${session.provider} · ${session.model}`}
@@ -989,68 +1007,62 @@ export function ChatView({
                 onClick={() => (changesOpen ? setChangesOpen(false) : openChanges())}
               >
                 {changesLabel(sessionChanges.changes)}
-              </button>{' '}
-              <button
-                type="button"
-                className="small controls-toggle"
-                aria-expanded={controlsOpen}
-                aria-controls="chat-controls"
-                onClick={() => setControlsOpen(!controlsOpen)}
-              >
-                Options: {session.mode}
               </button>
             </p>
-          )}
-        </div>
-        {session && (
-          <div id="chat-controls" className={controlsOpen ? 'chat-controls' : 'chat-controls folded'}>
-            {models && (
-              <ModelPicker
-                id="session-model"
-                label="Model"
-                groups={models.groups}
-                value={{ provider: session.provider, model: session.model }}
-                disabled={busy || stoppable}
-                onChange={(ref) =>
-                  void act(async () => {
-                    setSession(await bastion.sessions.update(sessionId, ref));
-                    onSessionChanged();
-                  })
-                }
-              />
-            )}
-            {models && listedModel(models.groups, session)?.reasoning && (
-              <ReasoningSwitch
-                effort={session.reasoning_effort}
-                disabled={busy}
-                onChange={(effort) =>
-                  void act(async () =>
-                    setSession(await bastion.sessions.update(sessionId, { reasoning_effort: effort })),
-                  )
-                }
-              />
-            )}
-            <ModeSwitch mode={session.mode} disabled={busy} onChange={setMode} onAskAuto={() => setAskingAuto(true)} />
-            <AskBeforeWrites
-              checked={session.ask_before_writes}
-              mode={session.mode}
-              disabled={busy}
-              onChange={(askBeforeWrites) => {
-                // shown at once; the stored session replaces it (or, on a failure, the session as it is)
-                setSession({ ...session, ask_before_writes: askBeforeWrites });
-                void act(async () => {
-                  try {
-                    setSession(await bastion.sessions.update(sessionId, { ask_before_writes: askBeforeWrites }));
-                  } catch (failure) {
-                    setSession(await bastion.sessions.get(sessionId));
-                    throw failure;
+            <div className="chat-controls">
+              {models && (
+                <ModelPicker
+                  id="session-model"
+                  label="Model"
+                  groups={models.groups}
+                  value={{ provider: session.provider, model: session.model }}
+                  disabled={busy || stoppable}
+                  onChange={(ref) =>
+                    void act(async () => {
+                      setSession(await bastion.sessions.update(sessionId, ref));
+                      onSessionChanged();
+                    })
                   }
-                });
-              }}
-            />
-            <button type="button" onClick={() => setHostRecord(true)}>
-              Host record
-            </button>
+                />
+              )}
+              {models && listedModel(models.groups, session)?.reasoning && (
+                <ReasoningSwitch
+                  effort={session.reasoning_effort}
+                  disabled={busy}
+                  onChange={(effort) =>
+                    void act(async () =>
+                      setSession(await bastion.sessions.update(sessionId, { reasoning_effort: effort })),
+                    )
+                  }
+                />
+              )}
+              <ModeSwitch
+                mode={session.mode}
+                disabled={busy}
+                onChange={setMode}
+                onAskAuto={() => setAskingAuto(true)}
+              />
+              <AskBeforeWrites
+                checked={session.ask_before_writes}
+                mode={session.mode}
+                disabled={busy}
+                onChange={(askBeforeWrites) => {
+                  // shown at once; the stored session replaces it (or, on a failure, the session as it is)
+                  setSession({ ...session, ask_before_writes: askBeforeWrites });
+                  void act(async () => {
+                    try {
+                      setSession(await bastion.sessions.update(sessionId, { ask_before_writes: askBeforeWrites }));
+                    } catch (failure) {
+                      setSession(await bastion.sessions.get(sessionId));
+                      throw failure;
+                    }
+                  });
+                }}
+              />
+              <button type="button" onClick={() => setHostRecord(true)}>
+                Host record
+              </button>
+            </div>
           </div>
         )}
       </header>
