@@ -5,12 +5,16 @@
  * its message box focused, and its pane shows how to start (it was a blank pane, and every click
  * added an "Untitled session"); on a session with messages it makes and opens a new one. Delete's
  * "Confirm delete" stays armed only while nothing else happens: Esc, a click elsewhere, Rename and
- * a switch of session each disarm it (it used to stay armed through all of them).
+ * a switch of session each disarm it (it used to stay armed through all of them), as does its
+ * session deleted elsewhere. What the page does on its own leaves it armed: the open session's
+ * details arriving late (the message box took the focus then, which disarmed it) and re-reads of
+ * the list (a run's end, sessions made or renamed elsewhere).
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Locator, Page } from 'playwright-core';
 import type { Session, SessionListResponse } from '@bastion/protocol';
 import { openDesktopWorld, useDesktopWorld, sendMessage, type DesktopWorld } from './support/desktop-world.js';
+import { expectUncoveredInView, SHOTS } from './support/layout.js';
 
 let world: DesktopWorld | undefined;
 let page: Page;
@@ -80,39 +84,86 @@ describe('Delete’s confirmation', () => {
   let beta: string;
   const row = (title: string) => sidebar().locator('li.session').filter({ hasText: title });
   const armed = () => sidebar().getByRole('button', { name: 'Confirm delete' });
-  /**
-   * Clicks Delete on the row titled `title` until its Confirm delete shows holding the focus. A
-   * re-read of the list that moves the rows (the page's own, after it opened a session) takes the
-   * focus from the button, which disarms it, as a click elsewhere does: then it is armed again.
-   */
+  const hasFocus = (locator: Locator) => locator.evaluate((element) => element === document.activeElement);
+  /** Clicks Delete on the row titled `title`: its Confirm delete shows, holding the focus. */
   async function arm(title: string): Promise<Locator> {
-    for (let attempt = 1; ; attempt += 1) {
-      await row(title)
-        .getByRole('button', { name: `Delete ${title}` })
-        .click();
-      const focused = await armed()
-        .evaluate((button) => button === document.activeElement, undefined, { timeout: 5_000 })
-        .catch(() => false);
-      if (focused) return row(title);
-      if (attempt === 3) throw new Error(`Confirm delete for ${title} did not keep the focus`);
-    }
+    await row(title)
+      .getByRole('button', { name: `Delete ${title}` })
+      .click();
+    await armed().waitFor();
+    expect(await hasFocus(armed())).toBe(true);
+    return row(title);
+  }
+  /** Esc on the armed button: it reads Delete again on the row titled `title`, with the focus. */
+  async function disarmWithEsc(title: string): Promise<void> {
+    await page.keyboard.press('Escape');
+    await armed().waitFor({ state: 'detached' });
+    expect(await hasFocus(row(title).getByRole('button', { name: `Delete ${title}` }))).toBe(true);
+  }
+  /** A run of the open session's, started elsewhere (another tab, `bastion run`): its end makes the page read the list again. */
+  async function runElsewhere(sessionId: string): Promise<void> {
+    await world!.host.client.request('POST', '/agent/run', { session_id: sessionId, message: 'ls' });
   }
 
   beforeAll(async () => {
     alpha = await createSession('Alpha notes');
     beta = await createSession('Beta notes');
-    await page.goto(`${world!.host.uiOrigin}/desktop/sessions/${alpha}`);
-    await row('Beta notes').waitFor();
+  });
+
+  it('stays armed, holding the focus, when the open session’s details arrive after Delete was armed: the message box does not take the focus; Esc then disarms it', async () => {
+    // The session's details are held until Delete is armed, as a busy page can answer them after
+    // the list: the message box took the focus when they came, which disarmed Confirm delete.
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const held = (url: URL) => url.pathname === `/sessions/${alpha}`;
+    await page.route(held, async (route) => {
+      if (route.request().method() !== 'GET') return route.fallback();
+      await released;
+      return route.continue();
+    });
+    try {
+      await page.goto(`${world!.host.uiOrigin}/desktop/sessions/${alpha}`);
+      await arm('Beta notes');
+      expect(await page.getByLabel('Mode', { exact: true }).count()).toBe(0);
+      release();
+      // The Mode list shows once the details are in, in the same render that focused the box.
+      await page.getByLabel('Mode', { exact: true }).waitFor();
+    } finally {
+      release();
+      await page.unroute(held);
+    }
+    expect(await armed().count()).toBe(1);
+    expect(await hasFocus(armed())).toBe(true);
+    await disarmWithEsc('Beta notes');
+    expect((await storedSessions()).some((session) => session.id === beta)).toBe(true);
   });
 
   it('Esc disarms it: the button reads Delete again, keeps the focus, and the session stays', async () => {
-    const beta_ = await arm('Beta notes');
-    await page.keyboard.press('Escape');
-    await armed().waitFor({ state: 'detached' });
-    const del = beta_.getByRole('button', { name: 'Delete Beta notes' });
-    // The focus goes back to Delete as the button re-renders, which can land after the detach.
-    await expect.poll(() => del.evaluate((button) => button === document.activeElement)).toBe(true);
+    await arm('Beta notes');
+    await disarmWithEsc('Beta notes');
     expect((await storedSessions()).some((session) => session.id === beta)).toBe(true);
+  });
+
+  it('stays armed, holding the focus, through a re-read of the list that shows a session made elsewhere and a title changed elsewhere; Esc then disarms it', async () => {
+    await arm('Beta notes');
+    await createSession('Gamma notes');
+    await world!.host.client.request('PATCH', `/sessions/${alpha}`, { title: 'Alpha notes (renamed elsewhere)' });
+    await runElsewhere(alpha);
+    await row('Gamma notes').waitFor();
+    await row('Alpha notes (renamed elsewhere)').waitFor();
+    expect(await armed().count()).toBe(1);
+    expect(await hasFocus(armed())).toBe(true);
+    expect(await row('Beta notes').getByRole('button', { name: 'Confirm delete' }).count()).toBe(1);
+    await disarmWithEsc('Beta notes');
+  });
+
+  it('a session deleted elsewhere while armed disarms: at the next re-read its row goes and no row shows Confirm delete', async () => {
+    const gamma = (await storedSessions()).find((session) => session.title === 'Gamma notes')!.id;
+    await arm('Gamma notes');
+    await world!.host.client.request('DELETE', `/sessions/${gamma}`);
+    await runElsewhere(alpha);
+    await row('Gamma notes').waitFor({ state: 'detached' });
+    expect(await armed().count()).toBe(0);
   });
 
   it('a click elsewhere (the search box) disarms it', async () => {
@@ -127,6 +178,26 @@ describe('Delete’s confirmation', () => {
     await sidebar().getByLabel('Session title').waitFor();
     expect(await armed().count()).toBe(0);
     await sidebar().getByRole('button', { name: 'Cancel' }).click();
+  });
+
+  it('shows Confirm delete in view and uncovered, light and dark, at 1280 × 800 and at 400 × 560 (the list opened by Sessions)', async () => {
+    for (const scheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme: scheme });
+      for (const [width, height] of [
+        [1280, 800],
+        [400, 560],
+      ] as const) {
+        await page.setViewportSize({ width, height });
+        const toggle = page.getByRole('button', { name: 'Sessions', exact: true });
+        if (width === 400 && (await toggle.getAttribute('aria-expanded')) === 'false') await toggle.click();
+        await arm('Beta notes');
+        await expectUncoveredInView(page, armed(), `Confirm delete at ${width} px`);
+        await page.screenshot({ path: `${SHOTS}/84-session-list-confirm-delete-${scheme}-${width}.png` });
+        await disarmWithEsc('Beta notes');
+      }
+    }
+    await page.emulateMedia({ colorScheme: 'light' });
+    await page.setViewportSize({ width: 1280, height: 800 });
   });
 
   it('switching sessions disarms it, even when the focus stays on it (Back in the browser)', async () => {

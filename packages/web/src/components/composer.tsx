@@ -364,8 +364,23 @@ export function Composer({
       : undefined;
   const trackCaret = (box: HTMLTextAreaElement) =>
     setCaret(box.selectionStart === box.selectionEnd ? box.selectionStart : undefined);
+  /**
+   * Where the focus was when the box last could not take it (its session still loading, a question
+   * waiting); undefined while it never could not. When it can again, it takes the focus only if
+   * the focus is still there or nowhere: not from a control the person went to meanwhile, such as
+   * the session list's Confirm delete, which losing the focus disarms.
+   */
+  const focusWhileWaiting = useRef<Element | null | undefined>(undefined);
   useLayoutEffect(() => {
-    if (autoFocus) ref.current?.focus();
+    const focused = document.activeElement;
+    if (!autoFocus) {
+      focusWhileWaiting.current = focused;
+      return;
+    }
+    const waitedFrom = focusWhileWaiting.current;
+    if (waitedFrom === undefined || focused === waitedFrom || focused === null || focused === document.body) {
+      ref.current?.focus();
+    }
   }, [autoFocus]);
   // Longer than the agent takes: said above the box, and not sent (the text stays to be cut or moved).
   const tooLong = draft.length > AGENT_MAX_MESSAGE_CHARS;
