@@ -10,6 +10,7 @@ import { ChatView } from './components/chat-view.js';
 import { HomeView } from './components/home-view.js';
 import { loadMarkdownRenderer } from './components/markdown-loader.js';
 import { setNotificationOpener } from './notifications.js';
+import { isAltShiftKey, MESSAGE_BOX_KEY, pageKeyMayAct } from './shortcut-keys.js';
 
 // Settings (endpoints, policy, audit log) is its own chunk, fetched when first opened: the first
 // paint of a session does not wait for it. The chunk is a module import()ed by the nonce-bearing
@@ -99,6 +100,21 @@ export function App() {
     });
     return () => setNotificationOpener(undefined);
   }, [navigate]);
+
+  // Alt+Shift+C: the focus to the message box (the home page's or the open session's), the session
+  // list folded on a narrow window. In the box already, the key is the box's (on a Mac it types Ç).
+  useEffect(() => {
+    const onKey = (event: KeyboardEvent) => {
+      if (!isAltShiftKey(event, MESSAGE_BOX_KEY) || !pageKeyMayAct(event)) return;
+      const box = document.getElementById('composer-input');
+      if (box === null || box === document.activeElement) return;
+      event.preventDefault();
+      flushSync(() => setSessionsShown(false));
+      box.focus();
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, []);
 
   // After the first render: the renderer's chunk is evaluated once the first paint is done.
   useEffect(() => {

@@ -27,6 +27,7 @@ import {
   type PromptFill,
   type PromptList,
 } from '../saved-prompts.js';
+import { MESSAGE_BOX_KEY } from '../shortcut-keys.js';
 import { CommandMenu } from './command-menu.js';
 import { AttachIcon, ImageChips } from './image-chips.js';
 import { LIST_MENU_ID, listOptionId } from './list-menu.js';
@@ -530,6 +531,7 @@ export function Composer({
           )}
           <textarea
             id="composer-input"
+            aria-keyshortcuts={MESSAGE_BOX_KEY.name}
             ref={ref}
             value={draft}
             rows={1}

@@ -7,34 +7,59 @@ import { AlwaysAllowConfirm, ApprovalActions, useAlwaysAllowStep } from './alway
 import { CommandWords } from './command-words.js';
 import { usePromptFocus } from './prompt-focus.js';
 
+/** The page's one wait on the host's held calls, and the views shown them. */
+interface HostAskWaiter {
+  bastion: BastionApi;
+  views: Set<(asks: readonly HostAsk[]) => void>;
+  asks: readonly HostAsk[];
+}
+let waiter: HostAskWaiter | undefined;
+
 /**
- * The tool calls the host holds for the person's answer, followed by waiting on host IPC
- * (`asks.wait`) again each time it answers. While this runs the host counts the page as someone
- * it can ask. A call asked after the page loaded is also told as a notification, when those are on.
+ * Waits on host IPC (`asks.wait`) again each time it answers, while any view is shown the held
+ * calls, and tells each the list. One wait for the page, not one a view: a wait is held open by
+ * the host for up to HOST_ASK_POLL_MS and cannot be taken back, so a wait a session's view left
+ * as the person opened the next one stayed open, and a few quick switches used up the browser's
+ * six connections to the host (every host request of the page then waited, a session's too).
+ */
+async function waitOnHostAsks(current: HostAskWaiter): Promise<void> {
+  let revision: number | undefined;
+  while (current.views.size > 0) {
+    try {
+      const list = await current.bastion.asks.wait(revision);
+      revision = list.revision;
+      current.asks = list.asks;
+      for (const view of current.views) view(list.asks);
+      // Told here, not on render: a tab in the background renders late.
+      list.asks.forEach(notifyHostAsk);
+    } catch {
+      // The host is restarting or refused: wait a little, then ask for the whole list again.
+      revision = undefined;
+      await new Promise((resolve) => window.setTimeout(resolve, BRIDGE_RETRY_MS));
+    }
+  }
+  if (waiter === current) waiter = undefined;
+}
+
+/**
+ * The tool calls the host holds for the person's answer. While a view uses this the host counts
+ * the page as someone it can ask. A call asked after the page loaded is also told as a
+ * notification, when those are on.
  */
 export function useHostAsks(bastion: BastionApi): readonly HostAsk[] {
-  const [asks, setAsks] = useState<readonly HostAsk[]>([]);
+  const [asks, setAsks] = useState<readonly HostAsk[]>(() => (waiter?.bastion === bastion ? waiter.asks : []));
   useEffect(() => {
-    let stopped = false;
-    void (async () => {
-      let revision: number | undefined;
-      while (!stopped) {
-        try {
-          const list = await bastion.asks.wait(revision);
-          if (stopped) return;
-          revision = list.revision;
-          setAsks(list.asks);
-          // Told here, not on render: a tab in the background renders late.
-          list.asks.forEach(notifyHostAsk);
-        } catch {
-          // The host is restarting or refused: wait a little, then ask for the whole list again.
-          revision = undefined;
-          await new Promise((resolve) => window.setTimeout(resolve, BRIDGE_RETRY_MS));
-        }
-      }
-    })();
+    // A view that opens as another closes (the next session) joins the wait the other was in.
+    const joined = waiter?.bastion === bastion ? waiter : { bastion, views: new Set<typeof setAsks>(), asks: [] };
+    joined.views.add(setAsks);
+    if (joined === waiter) {
+      setAsks(joined.asks);
+    } else {
+      waiter = joined;
+      void waitOnHostAsks(joined);
+    }
     return () => {
-      stopped = true;
+      joined.views.delete(setAsks);
     };
   }, [bastion]);
   return asks;

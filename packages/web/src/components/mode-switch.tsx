@@ -1,4 +1,5 @@
 import type { PermissionMode, ReasoningEffort } from '@bastion/bridge';
+import { isAltShiftKey, MODE_CYCLE_KEY } from '../shortcut-keys.js';
 import { Dialog } from './dialog.js';
 
 interface Props {
@@ -18,13 +19,11 @@ export const MODE_LABELS: Readonly<Record<PermissionMode, string>> = {
 };
 
 /**
- * The key in the message box that switches the mode (help lists it; `event.code`, so ⌥ on a Mac
- * works). Not Shift+Tab, which a keyboard user needs to move back out of the box.
+ * The key in the message box that switches the mode (MODE_CYCLE_KEY; help lists it). Not
+ * Shift+Tab, which a keyboard user needs to move back out of the box.
  */
-export const MODE_CYCLE_KEY = { code: 'KeyM', altKey: true, shiftKey: true } as const;
-
 export function isModeCycleKey(event: KeyboardEvent): boolean {
-  return event.code === MODE_CYCLE_KEY.code && event.altKey && event.shiftKey && !event.ctrlKey && !event.metaKey;
+  return isAltShiftKey(event, MODE_CYCLE_KEY);
 }
 
 /** The modes Alt+Shift+M in the message box goes through, in turn; `auto` is not one: it asks for consent first. */
@@ -44,7 +43,7 @@ export function ModeSwitch({ mode, disabled, onChange, onAskAuto }: Props) {
         id="mode"
         value={mode}
         disabled={disabled}
-        title="Alt+Shift+M in the message box switches read-only ↔ accept-edits"
+        title={`${MODE_CYCLE_KEY.name} in the message box switches read-only ↔ accept-edits`}
         onChange={(event) => {
           const next = event.target.value as PermissionMode;
           if (next === 'auto') onAskAuto();

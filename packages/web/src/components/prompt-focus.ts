@@ -1,12 +1,6 @@
 import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'react';
 import { UI_APPROVAL_ANSWER_GUARD_MS } from '@bastion/protocol';
-
-/** The key that takes focus to the question waiting for an answer (help lists it; `event.code`, so ⌥ on a Mac works). */
-export const PROMPT_FOCUS_KEY = { code: 'KeyA', altKey: true, shiftKey: true } as const;
-
-function isPromptFocusKey(event: KeyboardEvent): boolean {
-  return event.code === PROMPT_FOCUS_KEY.code && event.altKey && event.shiftKey && !event.ctrlKey && !event.metaKey;
-}
+import { isAltShiftKey, PROMPT_FOCUS_KEY } from '../shortcut-keys.js';
 
 /**
  * SEC-004, type-ahead: a question (the agent's approval, the host's own) shows while the person
@@ -33,7 +27,7 @@ export function usePromptFocus(questionId: string) {
   useEffect(() => {
     const onKey = (event: KeyboardEvent) => {
       // Two questions at once: the first one shown takes it.
-      if (!isPromptFocusKey(event) || event.defaultPrevented) return;
+      if (!isAltShiftKey(event, PROMPT_FOCUS_KEY) || event.defaultPrevented) return;
       event.preventDefault();
       region.current?.focus();
     };

@@ -11,6 +11,13 @@ import { describeError, formText } from '../bastion.js';
 import { forgetDrafts } from '../drafts.js';
 import { forgetDraftImages } from '../image-drafts.js';
 import { useGrantedRoots } from '../granted-roots.js';
+import {
+  isAltShiftKey,
+  NEW_SESSION_KEY,
+  NEXT_SESSION_KEY,
+  pageKeyMayAct,
+  PREVIOUS_SESSION_KEY,
+} from '../shortcut-keys.js';
 import { sessionListWatcher } from '../notifications.js';
 import {
   nextSessionSearch,
@@ -162,11 +169,43 @@ export function SessionList({ bastion, version, selectedId, onSelect, onNewSessi
 
   const status = sessionSearchStatus(view);
 
+  // Alt+Shift+N does what New session does (one session a press, not one a repeat); Alt+Shift+J
+  // and K open the session below and above the open one in the list as shown (the matches while
+  // searching), the first when none of them is open, nothing past either end. The listener reads
+  // the latest render's list through the ref.
+  const onPageKey = useRef<(event: KeyboardEvent) => void>(undefined);
+  onPageKey.current = (event) => {
+    if (isAltShiftKey(event, NEW_SESSION_KEY)) {
+      if (!pageKeyMayAct(event)) return;
+      event.preventDefault();
+      if (!busy && !event.repeat) void act(onNewSession);
+      return;
+    }
+    const step = isAltShiftKey(event, NEXT_SESSION_KEY) ? 1 : isAltShiftKey(event, PREVIOUS_SESSION_KEY) ? -1 : 0;
+    if (step === 0 || !pageKeyMayAct(event)) return;
+    event.preventDefault();
+    const open = listed?.findIndex((session) => session.id === selectedId) ?? -1;
+    const next = open === -1 ? listed?.[0] : listed?.[open + step];
+    if (next !== undefined) onSelect(next.id);
+  };
+  useEffect(() => {
+    const onKey = (event: KeyboardEvent) => onPageKey.current?.(event);
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, []);
+
   return (
     <aside className="sidebar" id="sessions" aria-label="Sessions">
       <div className="sidebar-head">
         <h2>Sessions</h2>
-        <button type="button" className="primary" disabled={busy} onClick={() => void act(onNewSession)}>
+        <button
+          type="button"
+          className="primary"
+          disabled={busy}
+          title={`New session (${NEW_SESSION_KEY.name})`}
+          aria-keyshortcuts={NEW_SESSION_KEY.name}
+          onClick={() => void act(onNewSession)}
+        >
           New session
         </button>
       </div>
