@@ -246,6 +246,7 @@ describeAttack('policy-bypass', '"Always allow" through host IPC', () => {
     const outcome = host.asks.ask(
       { tool: 'run_command', workspace_root: host.workspace, command: touch, rule_id: 'r1' },
       new AbortController().signal,
+      { stage: 'command' },
     );
     const id = host.asks.list().asks[0]?.id ?? '';
     const broad = { decision: 'allow', tools: ['run_command'], command: 'rm' };

@@ -142,9 +142,15 @@ describe('the watchdog in the desktop app', () => {
       .filter({ hasText: 'before the call, and as the host ran it' })
       .first()
       .waitFor();
-    // One row a call: each check with the enforcement that followed it.
-    const enforced = mine.filter((entry) => entry.stage !== 'check').length;
-    expect(await rows.locator('tbody tr').count()).toBe(mine.length - enforced);
+    // The one touch: checked under no rule before the person was asked, then (Always allow saved a
+    // rule) checked twice and run under that rule. The like checks and the enforcement are one row.
+    expect(mine.map((entry) => [entry.stage, entry.verdict])).toEqual([
+      ['check', 'none'],
+      ['check', 'allow'],
+      ['check', 'allow'],
+      ['command', 'allow'],
+    ]);
+    expect(await rows.locator('tbody tr').count()).toBe(2);
     const text = (await dialog.textContent()) ?? '';
     for (const absent of ['other_session_marker', 'host_only_marker', 'always-marker'])
       expect(text).not.toContain(absent);
