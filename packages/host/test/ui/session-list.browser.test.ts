@@ -180,6 +180,18 @@ describe('Delete’s confirmation', () => {
     await sidebar().getByRole('button', { name: 'Cancel' }).click();
   });
 
+  it('Esc in the rename box gives up the new title: the form closes, the stored title is unchanged and Rename has the focus again', async () => {
+    const before = (await storedSessions()).find((session) => session.id === alpha)?.title;
+    const rename = row('Alpha notes').getByRole('button', { name: /^Rename Alpha notes/ });
+    await rename.click();
+    const title = sidebar().getByLabel('Session title');
+    await title.fill('Gamma notes');
+    await page.keyboard.press('Escape');
+    await title.waitFor({ state: 'detached' });
+    expect(await hasFocus(rename)).toBe(true);
+    expect((await storedSessions()).find((session) => session.id === alpha)?.title).toBe(before);
+  });
+
   it('shows Confirm delete in view and uncovered, light and dark, at 1280 × 800 and at 400 × 560 (the list opened by Sessions)', async () => {
     for (const scheme of ['light', 'dark'] as const) {
       await page.emulateMedia({ colorScheme: scheme });

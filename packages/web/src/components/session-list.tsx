@@ -62,6 +62,18 @@ export function SessionList({ bastion, version, selectedId, onSelect, onNewSessi
   const [error, setError] = useState<string>();
   const [busy, setBusy] = useState(false);
   const [renaming, setRenaming] = useState<string>();
+  /** The session whose rename was given up (Esc or Cancel): its Rename takes the focus back, which the closed form had. */
+  const renameGivenUp = useRef<string>(undefined);
+  const giveUpRename = (sessionId: string) => {
+    renameGivenUp.current = sessionId;
+    setRenaming(undefined);
+  };
+  useEffect(() => {
+    const sessionId = renameGivenUp.current;
+    if (renaming !== undefined || sessionId === undefined) return;
+    renameGivenUp.current = undefined;
+    document.getElementById(`rename-${sessionId}`)?.focus();
+  }, [renaming]);
   /**
    * The session whose Delete asks to be confirmed. It stays armed only while its button keeps the
    * focus (given to it on arming): Esc, a click elsewhere, Rename or another session disarm it.
@@ -275,9 +287,21 @@ export function SessionList({ bastion, version, selectedId, onSelect, onNewSessi
                 <label className="visually-hidden" htmlFor={`title-${session.id}`}>
                   Session title
                 </label>
-                <input id={`title-${session.id}`} name="title" defaultValue={session.title} autoFocus maxLength={200} />
+                <input
+                  id={`title-${session.id}`}
+                  name="title"
+                  defaultValue={session.title}
+                  autoFocus
+                  maxLength={200}
+                  onKeyDown={(event) => {
+                    if (event.key !== 'Escape' || event.nativeEvent.isComposing) return;
+                    // Esc gives up the new title, as Cancel does; a run going in the open session goes on.
+                    event.preventDefault();
+                    giveUpRename(session.id);
+                  }}
+                />
                 <button type="submit">Save</button>
-                <button type="button" onClick={() => setRenaming(undefined)}>
+                <button type="button" onClick={() => giveUpRename(session.id)}>
                   Cancel
                 </button>
               </form>
@@ -314,6 +338,7 @@ export function SessionList({ bastion, version, selectedId, onSelect, onNewSessi
                 </button>
                 <div className="session-actions">
                   <button
+                    id={`rename-${session.id}`}
                     type="button"
                     className="small"
                     onClick={() => {
