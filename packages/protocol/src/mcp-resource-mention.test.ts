@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { McpServerStatus } from './api/mcp.js';
 import { AGENT_MAX_MCP_RESOURCES } from './limits.js';
-import { mcpResourceMention, mentionedResources } from './mcp-resource-mention.js';
+import { mayNameResource, mcpResourceMention, mentionedResources } from './mcp-resource-mention.js';
 
 type Server = Pick<McpServerStatus, 'name' | 'state' | 'resources'>;
 const resource = (uri: string) => ({ uri, name: uri, description: '' });
@@ -16,10 +16,9 @@ describe('mentionedResources', () => {
   it('finds each @SERVER:URI word naming a listed resource once, in order, a sentence’s punctuation after it allowed', () => {
     expect(mcpResourceMention('fixture', 'notes://readme')).toBe('@fixture:notes://readme');
     expect(
-      mentionedResources(
-        'read @fixture:notes://logo and @fixture:notes://readme.\n@fixture:notes://logo again',
-        [fixture],
-      ),
+      mentionedResources('read @fixture:notes://logo and @fixture:notes://readme.\n@fixture:notes://logo again', [
+        fixture,
+      ]),
     ).toEqual({
       ok: true,
       resources: [
@@ -34,6 +33,17 @@ describe('mentionedResources', () => {
       ok: true,
       resources: [],
     });
+  });
+
+  it('attaches nothing from a word an MCP server’s prompt put in the message: only the words the person added', () => {
+    const fromServer = 'Summarise @fixture:notes://logo please';
+    expect(mentionedResources(`${fromServer} and @fixture:notes://readme`, [fixture], fromServer)).toEqual({
+      ok: true,
+      resources: [{ server: 'fixture', uri: 'notes://readme' }],
+    });
+    expect(mentionedResources('@docs:x', [fixture, stopped], '@docs:x')).toEqual({ ok: true, resources: [] });
+    expect(mayNameResource('see @fixture:x')).toBe(true);
+    expect(mayNameResource('mail me@fixture:x or @ fixture:x')).toBe(false);
   });
 
   it('refuses a resource the server does not list, a server that is not running, and more resources than a message carries', () => {

@@ -21,30 +21,46 @@ export interface McpResourceRef {
 
 export type MentionedResources = { ok: true; resources: McpResourceRef[] } | { ok: false; message: string };
 
+/** A word `@SERVER:URI` at the start of a text or after a space. */
+const MENTION = /(?:^|\s)@([a-z0-9][a-z0-9-]*):(\S+)/g;
+
+/** Whether `text` holds a word that may name a resource (`@SERVER:…`): only then need the servers be asked. */
+export function mayNameResource(text: string): boolean {
+  return /(?:^|\s)@[a-z0-9][a-z0-9-]*:\S/.test(text);
+}
+
 /** Punctuation a sentence may put right after a mention, tried off the end when the word as written names nothing. */
 const TRAILING_PUNCTUATION = /[.,;:!?)\]}'"]+$/;
 
 /**
  * The resources `text` names, each once, in the order first named: each word `@SERVER:URI` (at the
- * start or after a space) where SERVER is one of `servers`.
+ * start or after a space) where SERVER is one of `servers`. `notFrom`: the text an MCP server's
+ * prompt put in the message: a word that is in it is the server's, not the person's, and attaches
+ * nothing (a server's prompt cannot have another server's resource read and sent).
  */
 export function mentionedResources(
   text: string,
   servers: readonly Pick<McpServerStatus, 'name' | 'state' | 'resources'>[],
+  notFrom = '',
 ): MentionedResources {
+  const theirs = new Set([...notFrom.matchAll(MENTION)].map((match) => match[0].trim()));
   const found: McpResourceRef[] = [];
-  for (const match of text.matchAll(/(?:^|\s)@([a-z0-9][a-z0-9-]*):(\S+)/g)) {
+  for (const match of text.matchAll(MENTION)) {
     const [word, name, written] = match;
     const server = servers.find((candidate) => candidate.name === name);
-    if (server === undefined || written === undefined) continue;
     const said = word.trim();
+    if (server === undefined || written === undefined || theirs.has(said)) continue;
     if (server.state !== 'ready') {
-      return { ok: false, message: `${said}: the MCP server ${server.name} is not running, so none of its resources can be attached` };
+      return {
+        ok: false,
+        message: `${said}: the MCP server ${server.name} is not running, so none of its resources can be attached`,
+      };
     }
     const uri = [written, written.replace(TRAILING_PUNCTUATION, '')].find((candidate) =>
       server.resources.some((resource) => resource.uri === candidate),
     );
-    if (uri === undefined) return { ok: false, message: `${said}: the MCP server ${server.name} lists no such resource` };
+    if (uri === undefined)
+      return { ok: false, message: `${said}: the MCP server ${server.name} lists no such resource` };
     if (!found.some((ref) => ref.server === server.name && ref.uri === uri)) found.push({ server: server.name, uri });
   }
   if (found.length > AGENT_MAX_MCP_RESOURCES) {

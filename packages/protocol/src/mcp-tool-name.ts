@@ -19,9 +19,7 @@ export const MCP_SERVER_NAME_PATTERN = new RegExp(`^[a-z0-9][a-z0-9-]{0,${MCP_SE
 export const MCP_ENV_NAME_PATTERN = new RegExp(`^[A-Z_][A-Z0-9_]{0,${MCP_ENV_NAME_MAX_CHARS - 1}}$`);
 const TOOL_PART = /^[A-Za-z0-9_-]+$/;
 /** A prompt's argument's name, typed as `NAME=value`: letters, digits, `_`, `-` and `.`. */
-export const MCP_PROMPT_ARGUMENT_NAME_PATTERN = new RegExp(
-  `^[A-Za-z0-9_.-]{1,${MCP_PROMPT_ARGUMENT_NAME_MAX_CHARS}}$`,
-);
+export const MCP_PROMPT_ARGUMENT_NAME_PATTERN = new RegExp(`^[A-Za-z0-9_.-]{1,${MCP_PROMPT_ARGUMENT_NAME_MAX_CHARS}}$`);
 /** A resource's URI as Bastion offers it: one word of printable characters (`@SERVER:URI` names it in a message). */
 export const MCP_RESOURCE_URI_PATTERN = /^[^\s\p{Cc}\p{Cf}]+$/u;
 

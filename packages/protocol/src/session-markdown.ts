@@ -42,10 +42,14 @@ export function sessionMarkdown(session: Session, messages: readonly Message[]):
       if (part.type === 'text' && part.mcp?.kind === 'resource') {
         speak('user', rewound);
         const { server, uri } = part.mcp;
-        lines.push('', `- resource ${inlineCode(uri)} of the MCP server ${server} (${part.text.length} characters; not included)`);
+        lines.push(
+          '',
+          `- resource ${inlineCode(uri)} of the MCP server ${server} (${part.text.length} characters; not included)`,
+        );
       } else if (part.type === 'text' && part.text.trim() !== '') {
         speak(message.role === 'user' ? 'user' : 'assistant', rewound);
-        if (part.mcp?.kind === 'prompt') lines.push('', `From the prompt ${inlineCode(part.mcp.name)} of the MCP server ${part.mcp.server}:`);
+        if (part.mcp?.kind === 'prompt')
+          lines.push('', `From the prompt ${inlineCode(part.mcp.name)} of the MCP server ${part.mcp.server}:`);
         lines.push('', part.text.trim());
       } else if (part.type === 'image') {
         speak('user', rewound);

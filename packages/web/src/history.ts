@@ -5,17 +5,20 @@
  */
 import type { AgentStreamEvent, BastionApi } from '@bastion/bridge';
 import { EVENT_PAGE_MAX_LIMIT, UI_OPENING_EVENT_PAGE_LIMIT } from '@bastion/protocol';
+import { messageMcpOf, typedTextOf, type MessageMcp } from './mcp-offers.js';
 import { imagePartsOf, type ImagePart } from './session-images.js';
 import { applyEvents, emptyTranscript, type Transcript } from './transcript.js';
 
 /**
  * A stretch of the session's log, folded, with the prompts it names (their texts, and the images
- * of those that carried any); `next` pages further back.
+ * and MCP parts of those that carried any); `next` pages further back.
  */
 export interface HistoryChunk {
   transcript: Transcript;
   texts: Map<string, string>;
   images: Map<string, ImagePart[]>;
+  /** What MCP servers put in the prompts that carry any: the prompt a text came from, the resources attached. */
+  mcp: Map<string, MessageMcp>;
   next: string | null;
 }
 
@@ -34,19 +37,22 @@ export async function loadHistory(
   const pages: AgentStreamEvent[][] = [];
   const texts = new Map<string, string>();
   const images = new Map<string, ImagePart[]>();
+  const mcp = new Map<string, MessageMcp>();
   let next = cursor;
   do {
     const page = await bastion.sessions.events(sessionId, { limit, cursor: next });
     limit = EVENT_PAGE_MAX_LIMIT;
     pages.unshift(page.events);
     for (const message of page.messages) {
-      texts.set(message.id, message.parts.map((part) => (part.type === 'text' ? part.text : '')).join(''));
+      texts.set(message.id, typedTextOf(message.parts));
       const carried = imagePartsOf(message.parts);
       if (carried.length > 0) images.set(message.id, carried);
+      const fromMcp = messageMcpOf(message.parts);
+      if (fromMcp !== undefined) mcp.set(message.id, fromMcp);
     }
     next = page.next ?? undefined;
   } while (next !== undefined && pages[0]?.[0]?.event.type !== 'run-started');
-  return { transcript: applyEvents(emptyTranscript, pages.flat()), texts, images, next: next ?? null };
+  return { transcript: applyEvents(emptyTranscript, pages.flat()), texts, images, mcp, next: next ?? null };
 }
 
 /** The newest page of the session the page opened on, requested before React's first render. */

@@ -48,6 +48,7 @@ import {
   offersModel,
   sessionIdSchema,
   sessionSchema,
+  splitMcpPromptLine,
   alwaysAllowDraft,
   type AgentEvent,
   type ApprovalAnswer,
@@ -115,6 +116,7 @@ import { parseCommandLine, UsageError, WORKSPACE_OPTIONS } from '../usage.js';
 import { enterWorkspace } from '../workspace.js';
 import { changesStat } from './changes.js';
 import { listingText } from './mcp.js';
+import { mcpPromptNames, withMcp } from './chat-mcp.js';
 
 interface RunOptions {
   /** `--workspace DIR`, entered by enterWorkspace() once the data folder is resolved. */
@@ -957,7 +959,12 @@ type Step =
  * Where the steps come from, read until they end or `stop`; `retype.line`, when set, is what the
  * next prompt starts with (a rewound prompt), taken by the reader.
  */
-type Steps = (stop: AbortSignal, retype: { line: string | undefined }) => AsyncIterable<Step> | Iterable<Step>;
+type Steps = (
+  stop: AbortSignal,
+  retype: { line: string | undefined },
+  /** Tab at chat's prompt on a line starting `/`: the commands it may be besides chat's own (the MCP servers' prompts). */
+  moreCommands: (line: string) => readonly string[],
+) => AsyncIterable<Step> | Iterable<Step>;
 
 /**
  * `/model` in chat: with no PROVIDER/MODEL, the session's model among those on offer (marked *);
@@ -1302,7 +1309,13 @@ async function runPrompt(
   /** MCP servers already said to be not running in this process. */
   const mcpReported = new Set<string>();
   try {
-    for await (const step of requests(stop.signal, retype)) {
+    const mcpCommands = (line: string): readonly string[] => {
+      if (!line.startsWith('/mcp__') || session.workspace === null) return [];
+      // The first Tab on one starts the servers (as a run would), for the next Tab to complete.
+      host.mcp.catalog(session.workspace).catch(() => undefined);
+      return mcpPromptNames(host, session.workspace);
+    };
+    for await (const step of requests(stop.signal, retype, mcpCommands)) {
       if ('plan' in step) {
         printer.plan();
         continue;
@@ -1335,8 +1348,20 @@ async function runPrompt(
         await chatImage(host, session, attachments, step.image);
         continue;
       }
-      const run =
-        typeof step.run.message === 'string' ? { message: await expandSavedPrompt(host, step.run.message) } : step.run;
+      let run = step.run;
+      if (typeof step.run.message === 'string') {
+        // A line naming an MCP server's prompt is that prompt; another may name a saved one. Either
+        // way the resources the person's words name are attached (a server's text attaches none).
+        const typed = step.run.message;
+        const line = splitMcpPromptLine(typed) === undefined ? await expandSavedPrompt(host, typed) : typed;
+        const withServers = await withMcp(host, session.workspace, line);
+        if (!withServers.ok) {
+          process.stderr.write(`bastion: ${withServers.message}; nothing was sent\n`);
+          code = 2;
+          continue;
+        }
+        run = { ...withServers.body };
+      }
       // The attached images go with the next message (not with a compaction), and are then no longer attached.
       const carrying = 'message' in run ? [...attached] : [];
       const body = carrying.length === 0 ? run : { ...run, images: imageInputs(carrying) };
@@ -1406,6 +1431,10 @@ const CHAT_HELP = `bastion: a line is a prompt to this session, except these:
   /changes               what this session's file tools changed so far, a line a file (bastion changes
                          prints the diffs)
   /NAME [ARGS]           your saved prompt <home>/prompts/NAME.md, ARGS in place of its $ARGUMENTS
+  /mcp__SERVER__PROMPT [NAME=value …]
+                         an MCP server's prompt (/mcp lists them; Tab completes them), run with
+                         its arguments; its text is sent as your message, shown first
+  @SERVER:URI            in a prompt: attach that MCP server's resource's text (/mcp lists them)
   /help                  this list
   /exit                  end chat (as Ctrl-D or the end of input does); Ctrl-C stops a run going\n`;
 
@@ -1424,10 +1453,13 @@ const CHAT_COMMANDS = [
   '/exit',
 ] as const;
 
-/** Tab at chat's prompt: a line that is the start of a command's name becomes the name (both, listed, when more fit). */
-function completeChatCommand(line: string): [string[], string] {
+/**
+ * Tab at chat's prompt: a line that is the start of a command's name (chat's own, or `more`, the
+ * MCP servers' prompts) becomes the name (both, listed, when more fit).
+ */
+function completeChatCommand(line: string, more: readonly string[]): [string[], string] {
   if (!line.startsWith('/') || /\s/.test(line)) return [[], line];
-  return [CHAT_COMMANDS.filter((command) => command.startsWith(line)), line];
+  return [[...CHAT_COMMANDS, ...more].filter((command) => command.startsWith(line)), line];
 }
 
 /**
@@ -1537,7 +1569,11 @@ function chatStep(line: string): Step | 'exit' | undefined {
  * the prompt for each, closed while the run goes so that an approval is asked on the same terminal;
  * piped in, one reader for every line.
  */
-async function* typedPrompts(stop: AbortSignal, retype: { line: string | undefined }): AsyncGenerator<Step> {
+async function* typedPrompts(
+  stop: AbortSignal,
+  retype: { line: string | undefined },
+  moreCommands: (line: string) => readonly string[],
+): AsyncGenerator<Step> {
   if (!process.stdin.isTTY) {
     // A character takes at most 4 bytes in UTF-8: a longer line cannot be a prompt within the limit.
     const tooLong = `a line on standard input is longer than ${AGENT_MAX_MESSAGE_CHARS} characters`;
@@ -1559,7 +1595,7 @@ async function* typedPrompts(stop: AbortSignal, retype: { line: string | undefin
     const { prompts, ended } = await readTerminalPrompts({
       history,
       historySize: CLI_CHAT_HISTORY_LINES,
-      completer: completeChatCommand,
+      completer: (line) => completeChatCommand(line, moreCommands(line)),
       stop,
       initial: retype.line,
     });

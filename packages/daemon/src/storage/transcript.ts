@@ -93,13 +93,11 @@ export function storedPromptTexts(
     prompt === undefined
       ? { type: 'text', text: message }
       : { type: 'text', text: message, mcp: { kind: 'prompt', server: prompt.server, name: prompt.name } },
-    ...resources.map(
-      (resource): StoredMcpTextPart => ({
-        type: 'text',
-        text: resource.text,
-        mcp: { kind: 'resource', server: resource.server, uri: resource.uri, name: resource.name },
-      }),
-    ),
+    ...resources.map((resource): StoredMcpTextPart => ({
+      type: 'text',
+      text: resource.text,
+      mcp: { kind: 'resource', server: resource.server, uri: resource.uri, name: resource.name },
+    })),
   ];
 }
 

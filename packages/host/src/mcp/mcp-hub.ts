@@ -365,11 +365,13 @@ export class McpHub {
       throw this.#refused(server, 'MCP_PROMPT_UNKNOWN', `the MCP server ${server} offers no prompt ${name}`);
     const problem = mcpPromptArgumentsProblem(command, prompt, args);
     if (problem !== undefined) throw this.#refused(server, 'MCP_PROMPT_ARGUMENTS_INVALID', problem);
+
     const started = performance.now();
     const result = await this.#read(server, () =>
       client.getPrompt({ name, arguments: { ...args } }, { timeout: MCP_READ_TIMEOUT_MS }),
     );
     const text = this.redact(promptText(result));
+    if (text.trim() === '') throw this.#refused(server, 'MCP_READ_FAILED', `${command} gave no text`);
     if (text.length > MCP_PROMPT_TEXT_MAX_CHARS) {
       throw this.#refused(
         server,
@@ -658,7 +660,11 @@ export class McpHub {
       return offersOf(server, prompts, resources, redact);
     } catch (error) {
       const why = error instanceof Error ? redact(error.message) : 'it did not answer';
-      return { prompts: [], resources: [], leftOut: [inWords(`its prompts and resources could not be listed: ${why}`)] };
+      return {
+        prompts: [],
+        resources: [],
+        leftOut: [inWords(`its prompts and resources could not be listed: ${why}`)],
+      };
     }
   }
 

@@ -9,7 +9,11 @@ describe('offersOf', () => {
   it('leaves out the entries past MCP_OFFERS_MAX_BYTES of one server’s prompts and resources, saying why', () => {
     const description = 'd'.repeat(500);
     const prompts = Array.from({ length: 50 }, (_, index) => ({ name: `p${index}`, description }));
-    const resources = Array.from({ length: 60 }, (_, index) => ({ uri: `r://${index}`, name: `r${index}`, description }));
+    const resources = Array.from({ length: 60 }, (_, index) => ({
+      uri: `r://${index}`,
+      name: `r${index}`,
+      description,
+    }));
     const offers = offersOf('docs', prompts, resources, redact);
     const size = [...offers.prompts, ...offers.resources]
       .map((entry) => new TextEncoder().encode(JSON.stringify(entry)).byteLength)
@@ -51,23 +55,50 @@ describe('offersOf', () => {
   it('offers the first of two prompts with one name and of two resources with one URI', () => {
     const offers = offersOf(
       'docs',
-      [{ name: 'a', description: 'first' }, { name: 'a', description: 'second' }],
-      [{ uri: 'r://a', name: 'first' }, { uri: 'r://a', name: 'second' }],
+      [
+        { name: 'a', description: 'first' },
+        { name: 'a', description: 'second' },
+      ],
+      [
+        { uri: 'r://a', name: 'first' },
+        { uri: 'r://a', name: 'second' },
+      ],
       redact,
     );
     expect(offers.prompts.map((prompt) => prompt.description)).toEqual(['first']);
     expect(offers.resources.map((resource) => resource.name)).toEqual(['first']);
-    expect(offers.leftOut).toEqual(['prompt a: another prompt has its name', 'resource r://a: another resource has its URI']);
+    expect(offers.leftOut).toEqual([
+      'prompt a: another prompt has its name',
+      'resource r://a: another resource has its URI',
+    ]);
   });
 });
 
 describe('resourceText', () => {
   it('joins text contents with a blank line, cut of held values; refuses any blob among them', () => {
     expect(
-      resourceText('r://a', { contents: [{ uri: 'r://a', text: 'one' }, { uri: 'r://a#2', text: `two ${TOKEN}` }] }, redact),
+      resourceText(
+        'r://a',
+        {
+          contents: [
+            { uri: 'r://a', text: 'one' },
+            { uri: 'r://a#2', text: `two ${TOKEN}` },
+          ],
+        },
+        redact,
+      ),
     ).toEqual({ ok: true, text: 'one\n\ntwo [redacted]' });
     expect(
-      resourceText('r://a', { contents: [{ uri: 'r://a', text: 'one' }, { uri: 'r://b', blob: 'AAAA' }] }, redact),
+      resourceText(
+        'r://a',
+        {
+          contents: [
+            { uri: 'r://a', text: 'one' },
+            { uri: 'r://b', blob: 'AAAA' },
+          ],
+        },
+        redact,
+      ),
     ).toMatchObject({ ok: false, code: 'MCP_RESOURCE_NOT_TEXT' });
   });
 });

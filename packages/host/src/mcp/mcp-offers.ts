@@ -54,7 +54,11 @@ function promptProblem(server: string, prompt: Prompt, redact: Redact): string |
     return 'its name is not letters, digits, "_" and "-", or too long for a command';
   const args = prompt.arguments ?? [];
   if (args.length > MCP_PROMPT_MAX_ARGUMENTS) return `it takes more than ${MCP_PROMPT_MAX_ARGUMENTS} arguments`;
-  if (!args.every((argument) => MCP_PROMPT_ARGUMENT_NAME_PATTERN.test(argument.name) && redact(argument.name) === argument.name))
+  if (
+    !args.every(
+      (argument) => MCP_PROMPT_ARGUMENT_NAME_PATTERN.test(argument.name) && redact(argument.name) === argument.name,
+    )
+  )
     return 'an argument’s name is not letters, digits, "_", "-" and ".", or too long';
   if (new Set(args.map((argument) => argument.name)).size !== args.length) return 'two of its arguments have one name';
   return undefined;
@@ -62,7 +66,8 @@ function promptProblem(server: string, prompt: Prompt, redact: Redact): string |
 
 /** Why `resource` cannot be offered, or undefined when it can. */
 function resourceProblem(resource: Resource, redact: Redact): string | undefined {
-  if (resource.uri.length > MCP_RESOURCE_URI_MAX_CHARS) return `its URI is over ${MCP_RESOURCE_URI_MAX_CHARS} characters`;
+  if (resource.uri.length > MCP_RESOURCE_URI_MAX_CHARS)
+    return `its URI is over ${MCP_RESOURCE_URI_MAX_CHARS} characters`;
   if (!MCP_RESOURCE_URI_PATTERN.test(resource.uri)) return 'its URI holds a space or a control character';
   if (redact(resource.uri) !== resource.uri) return 'its URI holds the value of a variable Bastion holds';
   return undefined;
@@ -160,8 +165,7 @@ export function offersOf(
 }
 
 export type ResourceText =
-  | { ok: true; text: string }
-  | { ok: false; code: 'MCP_RESOURCE_NOT_TEXT' | 'MCP_RESOURCE_TOO_LARGE'; message: string };
+  { ok: true; text: string } | { ok: false; code: 'MCP_RESOURCE_NOT_TEXT' | 'MCP_RESOURCE_TOO_LARGE'; message: string };
 
 /**
  * A read resource's text for a message, cut of the held values: its text contents, a blank line
@@ -171,7 +175,8 @@ export type ResourceText =
 export function resourceText(uri: string, result: ReadResourceResult, redact: Redact): ResourceText {
   const binary = result.contents.find((content) => !('text' in content));
   if (binary !== undefined) {
-    const type = binary.mimeType === undefined ? '' : ` (${redact(binary.mimeType).slice(0, MCP_RESOURCE_MIME_TYPE_MAX_CHARS)})`;
+    const type =
+      binary.mimeType === undefined ? '' : ` (${redact(binary.mimeType).slice(0, MCP_RESOURCE_MIME_TYPE_MAX_CHARS)})`;
     return {
       ok: false,
       code: 'MCP_RESOURCE_NOT_TEXT',

@@ -200,7 +200,9 @@ describe('what a server lists and answers is bounded', () => {
 
   it('leaves out a prompt named with a space, one of 20 arguments and a resource whose URI holds a space, and cuts a long description', () => {
     const status = statusOf(hub.listing(workspace), 'flood');
-    expect(status.left_out).toContain('prompt bad name: its name is not letters, digits, "_" and "-", or too long for a command');
+    expect(status.left_out).toContain(
+      'prompt bad name: its name is not letters, digits, "_" and "-", or too long for a command',
+    );
     expect(status.left_out).toContain('prompt wide: it takes more than 16 arguments');
     expect(status.left_out).toContain('resource bad uri: its URI holds a space or a control character');
     expect(status.prompts.map((prompt) => prompt.name)).not.toContain('bad name');

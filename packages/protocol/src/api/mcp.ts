@@ -172,14 +172,18 @@ export const mcpPromptRequestSchema = z.strictObject({
   name: z.string().min(1).max(MCP_TOOL_NAME_MAX_CHARS),
   arguments: z
     .record(z.string().regex(MCP_PROMPT_ARGUMENT_NAME_PATTERN), z.string().max(MCP_PROMPT_ARGUMENT_VALUE_MAX_CHARS))
-    .refine((given) => Object.keys(given).length <= MCP_PROMPT_MAX_ARGUMENTS, `at most ${MCP_PROMPT_MAX_ARGUMENTS} arguments`),
+    .refine(
+      (given) => Object.keys(given).length <= MCP_PROMPT_MAX_ARGUMENTS,
+      `at most ${MCP_PROMPT_MAX_ARGUMENTS} arguments`,
+    ),
 });
 /** Its messages as one text, for the message box (refused, never cut, beyond MCP_PROMPT_TEXT_MAX_CHARS). */
 export const mcpPromptTextSchema = z.strictObject({ text: z.string().max(MCP_PROMPT_TEXT_MAX_CHARS) });
 export type McpPromptText = z.infer<typeof mcpPromptTextSchema>;
 
 /** Whether a text is within `max` bytes of UTF-8. */
-const withinUtf8 = (max: number) => (text: string) => text.length <= max && new TextEncoder().encode(text).byteLength <= max;
+const withinUtf8 = (max: number) => (text: string) =>
+  text.length <= max && new TextEncoder().encode(text).byteLength <= max;
 
 /** `mcp.resource` (host IPC): one resource a ready server listed, read for a message. */
 export const mcpResourceRequestSchema = z.strictObject({
@@ -195,7 +199,10 @@ export const mcpAttachedResourceSchema = z.strictObject({
   name: z.string().max(MCP_RESOURCE_NAME_MAX_CHARS),
   text: z
     .string()
-    .refine(withinUtf8(MCP_RESOURCE_TEXT_MAX_BYTES), `a resource's text is at most ${MCP_RESOURCE_TEXT_MAX_BYTES / 1024} KiB`),
+    .refine(
+      withinUtf8(MCP_RESOURCE_TEXT_MAX_BYTES),
+      `a resource's text is at most ${MCP_RESOURCE_TEXT_MAX_BYTES / 1024} KiB`,
+    ),
 });
 export type McpAttachedResource = z.infer<typeof mcpAttachedResourceSchema>;
 

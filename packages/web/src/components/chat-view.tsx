@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { flushSync } from 'react-dom';
-import type { AgentStreamEvent, BastionApi, PermissionMode, Session } from '@bastion/bridge';
+import type { AgentRunMcp, AgentStreamEvent, BastionApi, PermissionMode, Session } from '@bastion/bridge';
 import {
   AGENT_MAX_IMAGES,
   INIT_INSTRUCTIONS_PROMPT,
@@ -23,6 +23,7 @@ import { reloadGrantedRoots, useGrantedRoots } from '../granted-roots.js';
 import { sessionMessages } from '../session-export.js';
 import { changesLabel } from '../session-changes.js';
 import { loadHistory, newestHistory, settledOpening, type HistoryChunk } from '../history.js';
+import { mcpContextOf, type MessageMcp } from '../mcp-offers.js';
 import { notifyAgentEvent, rememberTitle } from '../notifications.js';
 import {
   applyEvents,
@@ -40,6 +41,7 @@ import { ApprovalPrompt } from './approval-prompt.js';
 import { Composer } from './composer.js';
 import { Markdown } from './markdown.js';
 import { MessageImages } from './message-images.js';
+import { McpPromptOrigin, McpResources } from './message-mcp.js';
 import { HelpDialog } from './help-dialog.js';
 import { DemoModelTry } from './home-view.js';
 import { AutoConsentDialog, cycledMode, MODE_LABELS, ModeSwitch, ReasoningSwitch } from './mode-switch.js';
@@ -312,6 +314,8 @@ export function ChatView({
   const [messageImages, setMessageImages] = useState<ReadonlyMap<string, ImagePart[]>>(
     () => opened?.images ?? new Map(),
   );
+  /** What MCP servers put in the prompts that carry any (a prompt's origin, resources), by message id. */
+  const [messageMcp, setMessageMcp] = useState<ReadonlyMap<string, MessageMcp>>(() => opened?.mcp ?? new Map());
   const [transcript, setTranscript] = useState<Transcript>(opened?.transcript ?? emptyTranscript);
   /** The cursor of the log's older pages: undefined until the newest page is in, null at the start. */
   const [older, setOlder] = useState<string | null | undefined>(opened?.next);
@@ -358,6 +362,12 @@ export function ChatView({
     [sessionId],
   );
   const [queuedImages, setQueuedImagesState] = useState(() => readDraftImages(sessionId, 'queued'));
+  /**
+   * What goes with the queued message from MCP servers, as the box read it (so that a word of a
+   * server's prompt text is not read as the person's when it goes); in memory only: after a reload
+   * the queued text's own words are read then.
+   */
+  const queuedMcp = useRef<AgentRunMcp | undefined>(undefined);
   const setQueuedImages = useCallback(
     (next: readonly Attachment[]) => {
       setQueuedImagesState(next);
@@ -457,9 +467,10 @@ export function ChatView({
     [onSessionChanged],
   );
 
-  const addTexts = useCallback((chunk: Pick<HistoryChunk, 'texts' | 'images'>) => {
+  const addTexts = useCallback((chunk: Pick<HistoryChunk, 'texts' | 'images' | 'mcp'>) => {
     setTexts((previous) => new Map([...previous, ...chunk.texts]));
     if (chunk.images.size > 0) setMessageImages((previous) => new Map([...previous, ...chunk.images]));
+    if (chunk.mcp.size > 0) setMessageMcp((previous) => new Map([...previous, ...chunk.mcp]));
   }, []);
 
   // First the newest page of the log (so a long session paints its end at once), then the live
@@ -553,15 +564,22 @@ export function ChatView({
   }, []);
 
   const send = useCallback(
-    async (message: string, attached: readonly Attachment[] = []) => {
+    /** `mcp`: what the box read for it; a queued or retried message's resources are read now. */
+    async (message: string, attached: readonly Attachment[] = [], mcp?: AgentRunMcp) => {
+      const fromMcp = mcp ?? (await mcpContextOf(bastion.mcp, reachableRoot, message, undefined));
       const answer = await bastion.agent.run(
         sessionId,
         message,
         attached.length === 0 ? undefined : attached.map(imageInputOf),
+        fromMcp,
       );
       const messageId = answer.message_id;
       if (messageId !== null) {
         setTexts((previous) => new Map(previous).set(messageId, message));
+        if (fromMcp.prompt !== undefined || (fromMcp.resources?.length ?? 0) > 0) {
+          const carried: MessageMcp = { prompt: fromMcp.prompt, resources: [...(fromMcp.resources ?? [])] };
+          setMessageMcp((previous) => new Map(previous).set(messageId, carried));
+        }
         if (attached.length > 0) {
           const parts = sentImageParts(sessionId, messageId, attached);
           setMessageImages((previous) => new Map(previous).set(messageId, parts));
@@ -570,17 +588,17 @@ export function ChatView({
       // The daemon titles a session after its first message; the session is read again for it.
       onSessionChanged();
     },
-    [bastion, sessionId, onSessionChanged],
+    [bastion, sessionId, onSessionChanged, reachableRoot],
   );
   /**
    * Sends `message` with `attached`; the box is emptied once it went. A refusal of the images is
    * said under the box (the text and images stay there); any other failure in the banner.
    */
   const submit = useCallback(
-    (message: string, attached: readonly Attachment[] = []) =>
+    (message: string, attached: readonly Attachment[] = [], mcp?: AgentRunMcp) =>
       act(async () => {
         try {
-          await send(message, attached);
+          await send(message, attached, mcp);
         } catch (failure) {
           if (attached.length === 0 || !isImageRefusal(errorCode(failure))) throw failure;
           setImageRefusal(describeError(failure));
@@ -606,10 +624,16 @@ export function ChatView({
             dataUrl: await sessionImageUrl(bastion.sessions, sessionId, part.image_id),
           })),
         );
-        await send(prompt.text, attached);
+        // What MCP servers gave it goes again as it was (a word of a server's prompt text is read as nothing).
+        const stored = messageMcp.get(prompt.messageId);
+        await send(
+          prompt.text,
+          attached,
+          stored && { ...(stored.prompt === undefined ? {} : { prompt: stored.prompt }), resources: stored.resources },
+        );
         setDraft('');
       }),
-    [act, send, setDraft, bastion, sessionId, messageImages],
+    [act, send, setDraft, bastion, sessionId, messageImages, messageMcp],
   );
 
   // A question this tab saw answered waits no more, whatever the stream has brought yet. Several
@@ -625,6 +649,7 @@ export function ChatView({
     if (queuedImages.length > 0) setImages([...queuedImages, ...images]);
     setQueued('');
     setQueuedImages([]);
+    queuedMcp.current = undefined;
   }, [draft, queued, images, queuedImages, setDraft, setImages, setQueued, setQueuedImages]);
   useEffect(() => {
     if (queued === '' || stoppable || busy || link !== 'live') return;
@@ -634,11 +659,13 @@ export function ChatView({
     }
     const message = queued;
     const attached = queuedImages;
+    const carried = queuedMcp.current;
     setQueued('');
     setQueuedImages([]);
+    queuedMcp.current = undefined;
     void act(async () => {
       try {
-        await send(message, attached);
+        await send(message, attached, carried);
       } catch (failure) {
         setDraft(joinMessages(message, draft));
         if (attached.length > 0) setImages([...attached, ...images]);
@@ -843,6 +870,7 @@ export function ChatView({
           const text = texts.get(item.messageId);
           return (
             <>
+              <McpPromptOrigin mcp={messageMcp.get(item.messageId)} />
               <div className="user-turn">
                 {!item.rewound && !stoppable && (
                   <button
@@ -858,6 +886,7 @@ export function ChatView({
                   {text ?? <span className="muted">Loading message…</span>}
                 </div>
               </div>
+              <McpResources mcp={messageMcp.get(item.messageId)} />
               <MessageImages
                 images={bastion.sessions}
                 sessionId={sessionId}
@@ -933,7 +962,7 @@ export function ChatView({
           return <RewoundNotice {...item} />;
       }
     },
-    [texts, messageImages, bastion, sessionId, activeRunId, provider, stoppable, resubmit],
+    [texts, messageImages, messageMcp, bastion, sessionId, activeRunId, provider, stoppable, resubmit],
   );
 
   if (notFound) {
@@ -1193,6 +1222,7 @@ export function ChatView({
               onClick={() => {
                 setQueued('');
                 setQueuedImages([]);
+                queuedMcp.current = undefined;
               }}
             >
               Cancel
@@ -1256,12 +1286,12 @@ export function ChatView({
       <Composer
         draft={draft}
         onDraft={setDraft}
-        onSend={() => {
+        onSend={(mcp) => {
           const message = draft.trim();
           if (message === '') return;
           setSent((count) => count + 1);
           if (!stoppable) {
-            void submit(message, images);
+            void submit(message, images, mcp);
             return;
           }
           if (queuedImages.length + images.length > AGENT_MAX_IMAGES) {
@@ -1270,6 +1300,11 @@ export function ChatView({
             );
             return;
           }
+          // Joined to a message queued before, it is no longer one prompt's text alone.
+          queuedMcp.current =
+            queued === ''
+              ? mcp
+              : queuedMcp.current && { resources: [...(queuedMcp.current.resources ?? []), ...(mcp.resources ?? [])] };
           setQueued(joinMessages(queued, message));
           if (images.length > 0) setQueuedImages([...queuedImages, ...images]);
           setDraft('');
@@ -1294,6 +1329,7 @@ export function ChatView({
         files={bastion.workspaces}
         commands={commands}
         savedPrompts={bastion.prompts}
+        mcp={bastion.mcp}
         images={images}
         onImages={setImages}
         modelTakesImages={

@@ -6,16 +6,19 @@ interface Props {
   options: readonly SlashCommand[];
   active: number;
   onChoose: (command: SlashCommand) => void;
+  /** Said after the heading's keys (the MCP servers' prompts still being listed). */
+  note?: string;
 }
 
 /**
  * The list above a message that starts a slash command: each command, what it does, or why it
- * cannot run now; the user's saved prompts after them, each marked as one.
+ * cannot run now; the user's saved prompts after them, each marked as one, then the MCP servers'
+ * prompts, each marked with its server.
  */
-export function CommandMenu({ options, active, onChoose }: Props) {
+export function CommandMenu({ options, active, onChoose, note }: Props) {
   return (
     <ListMenu
-      heading="Commands · ↑↓ to choose, Enter to run, Tab to complete, Esc to close"
+      heading={`Commands · ↑↓ to choose, Enter to run, Tab to complete, Esc to close${note === undefined ? '' : ` · ${note}`}`}
       label="Commands"
       options={options.map((command) => ({
         key: command.name,
@@ -26,6 +29,11 @@ export function CommandMenu({ options, active, onChoose }: Props) {
             {command.savedPrompt === true && (
               <>
                 <span className="command-marker">saved prompt</span>{' '}
+              </>
+            )}
+            {command.mcpServer !== undefined && (
+              <>
+                <span className="command-marker">MCP server {command.mcpServer}</span>{' '}
               </>
             )}
             <span className="muted">{command.unavailable ?? command.description}</span>

@@ -1,7 +1,9 @@
 import { useEffect, useLayoutEffect, useRef, useState, type DragEvent, type KeyboardEvent } from 'react';
-import type { BastionApi } from '@bastion/bridge';
-import type { DirEntry } from '@bastion/protocol';
+import type { AgentRunMcp, BastionApi } from '@bastion/bridge';
+import type { DirEntry, McpListing, McpPromptOrigin } from '@bastion/protocol';
 import {
+  mayNameResource,
+  splitMcpPromptLine,
   AGENT_MAX_IMAGES,
   AGENT_MAX_MESSAGE_CHARS,
   UI_COMPOSER_MAX_HEIGHT_PX,
@@ -17,6 +19,16 @@ import {
   tooManyImagesMessage,
   type Attachment,
 } from '../image-attachment.js';
+import {
+  matchingResources,
+  McpAttachRefusal,
+  mcpContextOf,
+  mcpPromptCommands,
+  mcpPromptDescription,
+  runMcpPromptLine,
+  type McpOffersSource,
+  type McpResourceOption,
+} from '../mcp-offers.js';
 import { applyMention, matchingEntries, mentionAt } from '../mention.js';
 import { matchingCommands, type SlashCommand } from '../slash-commands.js';
 import {
@@ -29,6 +41,7 @@ import {
 } from '../saved-prompts.js';
 import { MESSAGE_BOX_KEY } from '../shortcut-keys.js';
 import { CommandMenu } from './command-menu.js';
+import { describeError } from '../bastion.js';
 import { AttachIcon, ImageChips } from './image-chips.js';
 import { LIST_MENU_ID, listOptionId } from './list-menu.js';
 import { MentionMenu } from './mention-menu.js';
@@ -37,7 +50,11 @@ import { isModeCycleKey } from './mode-switch.js';
 interface Props {
   draft: string;
   onDraft: (text: string) => void;
-  onSend: () => void;
+  /**
+   * Send what the box holds, with what goes with it from MCP servers: the prompt that put its text
+   * there (the box says so) and the resources it names (`@SERVER:URI`), read by the host.
+   */
+  onSend: (mcp: AgentRunMcp) => void;
   onStop: () => void;
   /** A run is going or an approval waits: Stop is shown (and Esc stops). */
   stoppable: boolean;
@@ -59,6 +76,12 @@ interface Props {
    * `/NAME`; running one puts its text in the box, unsent. Undefined: no saved prompts here.
    */
   savedPrompts?: Pick<BastionApi['prompts'], 'list'>;
+  /**
+   * The MCP servers of `workspace` (the bridge's mcp): each ready one's prompts are listed after the
+   * saved prompts as `/mcp__SERVER__PROMPT` (running one puts its text in the box, unsent), and its
+   * resources in the @ menu (choosing one puts `@SERVER:URI` in the text). Undefined: none here.
+   */
+  mcp?: McpOffersSource;
   /** The images attached to the message, in order. */
   images: readonly Attachment[];
   onImages: (images: readonly Attachment[]) => void;
@@ -139,29 +162,77 @@ function useFoundPaths(
 }
 
 /**
+ * What `read` answers, read afresh each time `wanted` turns true (the box starting to hold a `/`
+ * command, say), not on every key; nothing read before is shown again. Undefined while being read,
+ * or when it could not be. `latest()` is the reading under way, for an Enter pressed before it
+ * came. `source` names what is read: another source is read afresh too.
+ */
+function useFreshRead<T>(
+  source: unknown,
+  read: (() => Promise<T>) | undefined,
+  wanted: boolean,
+): { value: T | undefined; latest: () => Promise<T | undefined> } {
+  const [value, setValue] = useState<T>();
+  const reading = useRef<Promise<T | undefined>>(Promise.resolve(undefined));
+  const reader = useRef(read);
+  reader.current = read;
+  useEffect(() => {
+    setValue(undefined);
+    const current = reader.current;
+    if (current === undefined || !wanted) return;
+    const asked = current().then(
+      (answer) => answer,
+      () => undefined,
+    );
+    reading.current = asked;
+    void asked.then((answer) => {
+      // A reading asked for after this one is the one shown.
+      if (reading.current === asked) setValue(answer);
+    });
+  }, [source, wanted]);
+  return { value, latest: () => reading.current };
+}
+
+/**
  * The user's saved prompts, read afresh each time the box starts to hold a `/` command (a `/`
- * typed or pasted at its start), not on every key. Undefined while being read, or when they could
- * not be (then the box offers Bastion's own commands only). `read()` is the listing being read,
- * for an Enter pressed before it came.
+ * typed or pasted at its start). Undefined while being read, or when they could not be (then the
+ * box offers Bastion's own commands only).
  */
 function useSavedPrompts(
   source: Props['savedPrompts'],
   slash: boolean,
 ): { list: PromptList | undefined; read: () => Promise<PromptList | undefined> } {
-  const [list, setList] = useState<PromptList>();
-  const reading = useRef<Promise<PromptList | undefined>>(Promise.resolve(undefined));
-  useEffect(() => {
-    // Nothing read before is shown again: the next `/` lists the folder as it is then.
-    setList(undefined);
-    if (source === undefined || !slash) return;
-    const asked = source.list().then(promptListOf, () => undefined);
-    reading.current = asked;
-    void asked.then((answer) => {
-      // A listing asked for after this one is the one shown.
-      if (reading.current === asked) setList(answer);
-    });
-  }, [source, slash]);
-  return { list, read: () => reading.current };
+  const fresh = useFreshRead(source, source && (() => source.list().then(promptListOf)), slash);
+  return { list: fresh.value, read: fresh.latest };
+}
+
+/**
+ * The MCP servers of the box's workspace with their prompts and resources, asked for afresh each
+ * time the box starts a `/` command or an `@` opens (the host starts the servers not running, so
+ * the first answer may wait for a start). Undefined while being read, or when it could not be.
+ */
+function useMcpCatalog(
+  source: McpOffersSource | undefined,
+  workspace: string | null,
+  wanted: boolean,
+): { listing: McpListing | undefined; reading: boolean; read: () => Promise<McpListing | undefined> } {
+  const key = source === undefined || workspace === null ? undefined : workspace;
+  const fresh = useFreshRead(
+    key,
+    source === undefined || workspace === null ? undefined : () => source.catalog(workspace),
+    wanted && key !== undefined,
+  );
+  return {
+    listing: fresh.value,
+    reading: wanted && key !== undefined && fresh.value === undefined,
+    read: fresh.latest,
+  };
+}
+
+/** The text an MCP server's prompt put in the box, and which prompt it was. */
+interface McpFill {
+  text: string;
+  origin: McpPromptOrigin;
 }
 
 /** The list open over the box: its options' count, the active one, and what its keys do. */
@@ -203,7 +274,11 @@ function listKey(event: KeyboardEvent<HTMLTextAreaElement>, list: OpenList): boo
  * of a slash command's name lists those commands; Enter (or Send, for a whole name) runs one.
  * The user's saved prompts follow them: choosing one, or Enter on `/NAME ARGS`, puts the prompt's
  * text in the box (ARGS for its `$ARGUMENTS`) with a note naming its file, and sends nothing: the
- * user reads it, and Enter sends it like any message.
+ * user reads it, and Enter sends it like any message. The MCP servers' prompts follow those
+ * (`/mcp__SERVER__PROMPT NAME=value`): the same, the host running the prompt, a needed argument
+ * asked for and a mistake said under the box. `@` also lists the servers' resources: choosing one
+ * puts `@SERVER:URI` in (once the host has read it: one it refuses is said and left out), and its
+ * text goes with the message.
  */
 export function Composer({
   draft,
@@ -220,6 +295,7 @@ export function Composer({
   files,
   commands,
   savedPrompts,
+  mcp,
   images,
   onImages,
   modelTakesImages,
@@ -254,13 +330,24 @@ export function Composer({
   /** The text whose command list Esc closed: it stays closed until the text changes. */
   const [commandsDismissed, setCommandsDismissed] = useState<string>();
   const [commandActive, setCommandActive] = useState(0);
-  const saved = useSavedPrompts(savedPrompts, draft.trimStart().startsWith('/'));
-  /** The saved prompt whose text was put in the box: named under it until the box is emptied (sent or cleared). */
-  const [filled, setFilled] = useState<PromptFill>();
+  const slash = draft.trimStart().startsWith('/');
+  const saved = useSavedPrompts(savedPrompts, slash);
+  const catalog = useMcpCatalog(
+    mcp,
+    workspace,
+    slash || (workspace !== null && caret !== undefined && mentionAt(draft, caret) !== undefined),
+  );
+  /**
+   * The saved prompt, or the MCP server's prompt, whose text was put in the box: named under it
+   * until the box is emptied (sent or cleared).
+   */
+  const [filled, setFilled] = useState<PromptFill | McpFill>();
+  /** What an MCP server's prompt or resource could not do, said under the box until the text changes. */
+  const [mcpNote, setMcpNote] = useState<{ draft: string; message: string }>();
   useEffect(() => {
     if (draft.trim() === '') setFilled(undefined);
   }, [draft]);
-  const fill = (prompt: PromptFill) => {
+  const fill = (prompt: PromptFill | McpFill) => {
     placeCaret.current = prompt.text.length;
     setCaret(prompt.text.length);
     setFilled(prompt);
@@ -279,8 +366,35 @@ export function Composer({
         if (list) fill(fillForLine({ ...list, prompts: [prompt] }, draft) ?? fillFrom(list, prompt, ''));
       },
     })) ?? [];
+  const mcpOptions: SlashCommand[] = mcpPromptCommands(catalog.listing).map((command) => ({
+    name: command.name,
+    description: mcpPromptDescription(command.prompt),
+    unavailable: undefined,
+    mcpServer: command.server,
+    run: () => {
+      // Its needed arguments are asked for: the box gets `NAME=` for each, to be filled in and sent with Enter.
+      const needed = command.prompt.arguments.filter((argument) => argument.required);
+      if (needed.length === 0) {
+        void runMcpPrompt(command.name);
+        return;
+      }
+      const line = `${command.name} ${needed.map((argument) => `${argument.name}=`).join(' ')}`;
+      placeCaret.current = command.name.length + 1 + (needed[0]?.name.length ?? 0) + 1;
+      onDraft(line);
+      setMcpNote({
+        draft: line,
+        message: `${command.name} needs ${needed.map((argument) => argument.name).join(' and ')}: type each value after its = and press Enter.`,
+      });
+    },
+  }));
   const commandOptions =
-    caret === undefined ? [] : [...matchingCommands(commands, draft), ...matchingCommands(promptOptions, draft)];
+    caret === undefined
+      ? []
+      : [
+          ...matchingCommands(commands, draft),
+          ...matchingCommands(promptOptions, draft),
+          ...matchingCommands(mcpOptions, draft),
+        ];
   const commandMenu = commandOptions.length > 0 && commandsDismissed !== draft;
   const found = workspace === null || caret === undefined || commandMenu ? undefined : mentionAt(draft, caret);
   const mention = found !== undefined && found.start !== dismissed ? found : undefined;
@@ -296,6 +410,10 @@ export function Composer({
           UI_MENTION_MAX_ENTRIES,
         );
   const choices = options ?? [];
+  const resources: McpResourceOption[] =
+    mention === undefined || mcp === undefined || options === undefined
+      ? []
+      : matchingResources(catalog.listing, `${mention.folder}${mention.prefix}`);
   useEffect(() => setActive(0), [mention?.folder, mention?.prefix]);
   useEffect(() => setCommandActive(0), [draft]);
   const foundAt = found?.start;
@@ -328,12 +446,34 @@ export function Composer({
   };
   const runCommand = (command: SlashCommand) => {
     if (command.unavailable !== undefined) return;
-    if (command.savedPrompt !== true) onDraft('');
+    if (command.savedPrompt !== true && command.mcpServer === undefined) onDraft('');
     command.run();
+  };
+  /**
+   * Attach a resource chosen in the @ menu: read by the host first, so that one it refuses (binary,
+   * too large) is said at once and never goes in; else `@SERVER:URI` in place of the mention. The
+   * text goes with the message when it is sent (read again then).
+   */
+  const attachResource = (option: McpResourceOption) => {
+    if (mention === undefined || mcp === undefined || workspace === null) return;
+    const typed = draft;
+    setMcpNote(undefined);
+    mcp.resource(workspace, option.server, option.resource.uri).then(
+      () => {
+        if (latest.current.draft !== typed) return;
+        const next = applyMention(typed, { ...mention, folder: '' }, { name: option.word, kind: 'file' });
+        placeCaret.current = next.caret;
+        setCaret(next.caret);
+        onDraft(next.text);
+      },
+      (failure: unknown) => setMcpNote({ draft: typed, message: `@${option.word}: ${describeError(failure)}` }),
+    );
   };
   const insertEntry = (index: number) => {
     const entry = choices[index];
     if (entry) choose(entry);
+    const resource = resources[index - choices.length];
+    if (!entry && resource) attachResource(resource);
   };
   const list: OpenList | undefined = commandMenu
     ? {
@@ -343,8 +483,13 @@ export function Composer({
         dismiss: () => setCommandsDismissed(draft),
         complete: (index) => {
           const command = commandOptions[index];
-          // A saved prompt's name is followed by a space, for what to put in its $ARGUMENTS.
-          const name = command === undefined ? draft : command.savedPrompt === true ? `${command.name} ` : command.name;
+          // A prompt's name is followed by a space, for what to put in its $ARGUMENTS or arguments.
+          const name =
+            command === undefined
+              ? draft
+              : command.savedPrompt === true || command.mcpServer !== undefined
+                ? `${command.name} `
+                : command.name;
           placeCaret.current = name.length;
           onDraft(name);
         },
@@ -355,7 +500,7 @@ export function Composer({
       }
     : mention
       ? {
-          count: choices.length,
+          count: choices.length + resources.length,
           active,
           move: setActive,
           dismiss: () => setDismissed(mention.start),
@@ -396,7 +541,25 @@ export function Composer({
     }
     if (blocked) return;
     attach.setNote(undefined);
-    onSend();
+    const prompt = filled !== undefined && 'origin' in filled ? filled : undefined;
+    if (mcp === undefined || !mayNameResource(draft)) {
+      onSend(prompt === undefined ? {} : { prompt: prompt.origin });
+      return;
+    }
+    // The resources the person named are read now: one that cannot be attached is said under the
+    // box, and nothing is sent. A word of a server's prompt text attaches nothing.
+    const typed = draft;
+    setMcpNote(undefined);
+    mcpContextOf(mcp, workspace, typed, prompt).then(
+      (context) => {
+        if (latest.current.draft === typed) onSend(context);
+      },
+      (failure: unknown) =>
+        setMcpNote({
+          draft: typed,
+          message: failure instanceof McpAttachRefusal ? failure.message : describeError(failure),
+        }),
+    );
   };
   /** The newest text and send, for an Enter decided once the saved prompts are read. */
   const latest = useRef({ draft, send });
@@ -408,6 +571,10 @@ export function Composer({
    * prompt's name itself.
    */
   const sendOrFill = () => {
+    if (mcp !== undefined && workspace !== null && draft !== filled?.text && splitMcpPromptLine(draft) !== undefined) {
+      void runMcpPrompt(draft);
+      return;
+    }
     if (savedPrompts === undefined || !mayNamePrompt(draft) || draft === filled?.text) {
       send();
       return;
@@ -420,12 +587,28 @@ export function Composer({
       else latest.current.send();
     });
   };
+  /**
+   * `/mcp__SERVER__PROMPT ARGS` (typed, or chosen): the prompt run by the host, its text put in the
+   * box unsent with a note naming it (decided once a listing still being read is in); a mistake or
+   * a refusal said under the box, the text kept; a line naming no server's prompt is sent as typed.
+   */
+  const runMcpPrompt = async (line: string) => {
+    if (mcp === undefined || workspace === null) return;
+    const typed = latest.current.draft;
+    setMcpNote(undefined);
+    const run = await runMcpPromptLine(mcp, workspace, await catalog.read(), line);
+    if (latest.current.draft !== typed) return;
+    if (run.kind === 'text') fill({ text: run.text, origin: run.origin });
+    else if (run.kind === 'mistake') setMcpNote({ draft: typed, message: run.message });
+    else latest.current.send();
+  };
+  const mcpProblem = mcpNote !== undefined && mcpNote.draft === draft ? mcpNote.message : undefined;
   // Said until there is text to go with the images.
   const needsText =
     askedForText && images.length > 0 && draft.trim() === ''
       ? `Write a message to go with the ${images.length === 1 ? 'image' : 'images'}: images are sent with one.`
       : undefined;
-  const notes = [imagesProblem, imageRefusal, attach.note, needsText].filter((note) => note !== undefined);
+  const notes = [imagesProblem, imageRefusal, attach.note, needsText, mcpProblem].filter((note) => note !== undefined);
   const showHint = hint !== undefined && draft.trim() !== '';
   const describedBy = [
     tooLong ? 'composer-limit' : '',
@@ -461,14 +644,23 @@ export function Composer({
         <label htmlFor="composer-input" className="visually-hidden">
           Message
         </label>
-        {commandMenu && <CommandMenu options={commandOptions} active={commandActive} onChoose={runCommand} />}
+        {commandMenu && (
+          <CommandMenu
+            options={commandOptions}
+            active={commandActive}
+            onChoose={runCommand}
+            note={catalog.reading ? 'the MCP servers’ prompts are being listed' : undefined}
+          />
+        )}
         {mention && (
           <MentionMenu
             mention={mention}
             options={options}
+            resources={resources}
             active={active}
             everywhere={searched !== undefined}
-            onChoose={choose}
+            note={catalog.reading ? 'the MCP servers’ resources are being listed' : undefined}
+            onChoose={insertEntry}
           />
         )}
         <button
@@ -521,7 +713,16 @@ export function Composer({
           )}
           {filled && (
             <p className="composer-prompt-note" id="composer-prompt-note" role="status">
-              From your saved prompt <code>{filled.file}</code>: not sent yet, Enter sends it.
+              {'origin' in filled ? (
+                <>
+                  From the prompt <code>{filled.origin.name}</code> of the MCP server{' '}
+                  <code>{filled.origin.server}</code>: not sent yet, Enter sends it.
+                </>
+              ) : (
+                <>
+                  From your saved prompt <code>{filled.file}</code>: not sent yet, Enter sends it.
+                </>
+              )}
             </p>
           )}
           {showHint && (

@@ -1,5 +1,5 @@
 import { useCallback, useState } from 'react';
-import type { BastionApi } from '@bastion/bridge';
+import type { AgentRunMcp, BastionApi } from '@bastion/bridge';
 import { modelRunsNow } from '@bastion/protocol';
 import { createSessionOnDefaultModel, describeError, errorCode } from '../bastion.js';
 import { readDraft, saveDraft } from '../drafts.js';
@@ -57,13 +57,13 @@ export function HomeView({
   // A new session works in the first folder this Bastion was granted (the daemon's default): `@` lists it.
   const workspace = useGrantedRoots(bastion)?.[0] ?? null;
 
-  const start = async (message: string, attached: readonly Attachment[]) => {
+  const start = async (message: string, attached: readonly Attachment[], mcp: AgentRunMcp) => {
     setBusy(true);
     setError(undefined);
     let sessionId: string | undefined;
     try {
       sessionId = (await createSessionOnDefaultModel(bastion)).id;
-      await bastion.agent.run(sessionId, message, attached.length === 0 ? undefined : attached.map(imageInputOf));
+      await bastion.agent.run(sessionId, message, attached.length === 0 ? undefined : attached.map(imageInputOf), mcp);
       setDraft('');
       setImages([]);
       onStarted(sessionId);
@@ -100,9 +100,9 @@ export function HomeView({
       <Composer
         draft={draft}
         onDraft={setDraft}
-        onSend={() => {
+        onSend={(mcp) => {
           const message = draft.trim();
-          if (message !== '') void start(message, images);
+          if (message !== '') void start(message, images, mcp);
         }}
         onStop={() => undefined}
         stoppable={false}
@@ -115,6 +115,7 @@ export function HomeView({
         files={bastion.workspaces}
         commands={[]}
         savedPrompts={bastion.prompts}
+        mcp={bastion.mcp}
         images={images}
         onImages={setImages}
         modelTakesImages={models === undefined || listedModel(models.groups, models.default)?.images === true}

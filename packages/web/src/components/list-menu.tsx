@@ -9,6 +9,8 @@ export interface ListOption {
   content: ReactNode;
   /** Shown, but choosing it does nothing (a command that cannot run now). */
   disabled?: boolean;
+  /** The group it is listed in, under this heading (the @ menu's MCP resources after the files); none: the list's own. */
+  section?: string;
 }
 
 interface Props {
@@ -34,22 +36,52 @@ export function ListMenu({ heading, label, options, active, onChoose, optionClas
     <div className="list-menu" ref={menu}>
       <div className="list-heading muted">{heading}</div>
       <div role="listbox" id={LIST_MENU_ID} aria-label={label}>
-        {options?.map((option, index) => (
-          <div
-            key={option.key}
-            id={listOptionId(index)}
-            role="option"
-            aria-selected={index === active}
-            aria-disabled={option.disabled === true ? true : undefined}
-            className={['list-option', optionClass, index === active ? 'active' : undefined].filter(Boolean).join(' ')}
-            // Keep the focus (and the caret) in the message box.
-            onMouseDown={(event) => event.preventDefault()}
-            onClick={() => onChoose(index)}
-          >
-            {option.content}
-          </div>
-        ))}
+        {sectionsOf(options ?? []).map(({ section, first, options: listed }) => {
+          const rows = listed.map((option, offset) => {
+            const index = first + offset;
+            return (
+              <div
+                key={option.key}
+                id={listOptionId(index)}
+                role="option"
+                aria-selected={index === active}
+                aria-disabled={option.disabled === true ? true : undefined}
+                className={['list-option', optionClass, index === active ? 'active' : undefined]
+                  .filter(Boolean)
+                  .join(' ')}
+                // Keep the focus (and the caret) in the message box.
+                onMouseDown={(event) => event.preventDefault()}
+                onClick={() => onChoose(index)}
+              >
+                {option.content}
+              </div>
+            );
+          });
+          return section === undefined ? (
+            rows
+          ) : (
+            <div key={`section:${section}`} role="group" aria-label={section}>
+              <div className="list-section muted" aria-hidden="true">
+                {section}
+              </div>
+              {rows}
+            </div>
+          );
+        })}
       </div>
     </div>
   );
+}
+
+/** The options in runs of one section each, with the index of each run's first option in the whole list. */
+function sectionsOf(
+  options: readonly ListOption[],
+): { section: string | undefined; first: number; options: ListOption[] }[] {
+  const runs: { section: string | undefined; first: number; options: ListOption[] }[] = [];
+  options.forEach((option, index) => {
+    const last = runs.at(-1);
+    if (last !== undefined && last.section === option.section) last.options.push(option);
+    else runs.push({ section: option.section, first: index, options: [option] });
+  });
+  return runs;
 }

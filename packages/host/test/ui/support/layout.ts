@@ -61,16 +61,28 @@ export async function expectNoHorizontalOverflow(page: Page): Promise<void> {
   expect(overflow).toBeLessThanOrEqual(0);
 }
 
+/** The sizes shotAllModes takes a screen at unless told others: wide, and narrow and tall. */
+const SHOT_SIZES: readonly { width: number; height: number }[] = [
+  { width: 1280, height: 800 },
+  { width: 420, height: 860 },
+];
+
 /**
- * Screenshots of the current screen in light and dark, at 1280 and 420 px wide, under `dir`;
- * `subject`, when given, is scrolled into view at each width (a resize moves what is in view).
+ * Screenshots of the current screen in light and dark, at 1280 and 420 px wide (or `sizes`), under
+ * `dir`; `subject`, when given, is scrolled into view at each width (a resize moves what is in view).
  */
-export async function shotAllModes(page: Page, dir: string, name: string, subject?: Locator): Promise<void> {
+export async function shotAllModes(
+  page: Page,
+  dir: string,
+  name: string,
+  subject?: Locator,
+  sizes = SHOT_SIZES,
+): Promise<void> {
   const original = page.viewportSize() ?? { width: 1280, height: 800 };
   for (const scheme of ['light', 'dark'] as const) {
     await page.emulateMedia({ colorScheme: scheme });
-    for (const width of [1280, 420]) {
-      await page.setViewportSize({ width, height: width === 420 ? 860 : 800 });
+    for (const { width, height } of sizes) {
+      await page.setViewportSize({ width, height });
       await subject?.scrollIntoViewIfNeeded();
       await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
       await page.screenshot({ path: `${dir}/${name}-${scheme}-${width}.png` });

@@ -1,0 +1,94 @@
+/**
+ * MCP servers' prompts and resources in `bastion chat`: the real CLI process, its host running the
+ * test fixture MCP server (two prompts, two resources) in the real sandbox, and the demo model; the
+ * session's stored prompts (sessions.db) show what the model was sent. `/mcp` lists the prompts and
+ * resources; `/mcp__fixture__review code=…` sends the prompt's text, said first and marked as the
+ * server's; a mistaken argument is said and nothing is sent; `@fixture:notes://readme` attaches the
+ * readme's text, the binary logo is refused; on a terminal Tab completes a prompt's name.
+ */
+import { fileURLToPath } from 'node:url';
+import { expect, it } from 'vitest';
+import { waitFor } from '@bastion/test-support';
+import {
+  projectsRemovedAfterEachTest,
+  runCli,
+  runCliInTerminal,
+  userMessagesBySession,
+} from './support/cli-process.js';
+
+const FIXTURE = fileURLToPath(new URL('../../host/test/fixtures/mcp-fixture-server.mjs', import.meta.url));
+const tempProject = projectsRemovedAfterEachTest();
+
+/** A home whose mcp.json names the fixture server, and chat's arguments on it. */
+async function project(): Promise<{ home: string; args: string[] }> {
+  const { home, workspace } = tempProject();
+  const added = await runCli(['mcp', 'add', 'fixture', '--home', home, '--', process.execPath, FIXTURE, 'normal']);
+  expect(added.code).toBe(0);
+  return { home, args: ['chat', '--home', home, '--workspace', workspace, '--provider', 'demo'] };
+}
+
+/** Each stored prompt of the home's one session, part by part. */
+function sentParts(home: string): unknown[][] {
+  const [sent] = [...userMessagesBySession(home).values()];
+  return (sent ?? []).map((content) => JSON.parse(content) as unknown[]);
+}
+
+it('runs /mcp__fixture__review with its argument: the prompt’s text is said, then sent marked as the server’s; a mistaken argument is said, nothing sent, and chat goes on', async () => {
+  const { home, args } = await project();
+  const result = await runCli(args, '/mcp__fixture__review lang=ts\n/mcp__fixture__review code="let x = 1"\n');
+  expect(result.stderr).toContain(
+    'bastion: /mcp__fixture__review takes no argument "lang"; it takes code (needed), focus; nothing was sent\n',
+  );
+  expect(result.stderr).toContain(
+    'bastion: /mcp__fixture__review is the prompt review of the MCP server fixture; it sends:\nReview this code: let x = 1\n',
+  );
+  expect(sentParts(home)).toEqual([
+    [{ type: 'text', text: 'Review this code: let x = 1', mcp: { kind: 'prompt', server: 'fixture', name: 'review' } }],
+  ]);
+  expect(result.code).toBe(0);
+});
+
+it('/mcp lists the prompts and resources; @fixture:notes://readme attaches the readme’s text, the binary logo is refused and nothing sent', async () => {
+  const { home, args } = await project();
+  const result = await runCli(args, 'ls\n/mcp\nSummarise @fixture:notes://readme\nLook at @fixture:notes://logo\n');
+  expect(result.stderr).toContain('  prompts   /mcp__fixture__review, /mcp__fixture__greet\n');
+  expect(result.stderr).toContain('  resources @fixture:notes://readme, @fixture:notes://logo\n');
+  expect(result.stderr).toContain(
+    'bastion: attached the resource notes://readme of the MCP server fixture (57 bytes)\n',
+  );
+  expect(result.stderr).toContain(
+    "bastion: @fixture:notes://logo: MCP_RESOURCE_NOT_TEXT: notes://logo is binary (image/png): only a resource's text can be attached to a message; nothing was sent\n",
+  );
+  const parts = sentParts(home);
+  expect(parts).toHaveLength(2);
+  expect(parts[1]).toEqual([
+    { type: 'text', text: 'Summarise @fixture:notes://readme' },
+    {
+      type: 'text',
+      text: "# Fixture notes\nThe fixture's readme: FIXTURE-README-7c1.",
+      mcp: { kind: 'resource', server: 'fixture', uri: 'notes://readme', name: 'Fixture readme' },
+    },
+  ]);
+});
+
+it('on a terminal, Tab completes an MCP server’s prompt once the server runs: /mcp__fixture__r becomes /mcp__fixture__review', async () => {
+  const { home, args } = await project();
+  const cli = runCliInTerminal(args);
+  await waitFor(() => cli.shown().includes('bastion> '), 60_000, 'the first prompt');
+  cli.type('/mcp__fixture__r');
+  // The first Tab starts the server (as a run would); a Tab once it is ready completes the name.
+  const deadline = Date.now() + 60_000;
+  while (!cli.shown().endsWith('/mcp__fixture__review')) {
+    if (Date.now() > deadline) throw new Error('the prompt’s name was never completed');
+    cli.type('\t');
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+  cli.type(' code=x\r');
+  await waitFor(() => cli.shown().includes('Review this code: x'), 60_000, 'the prompt sent');
+  await waitFor(() => cli.shown().split('bastion> ').length - 1 === 2, 60_000, 'the prompt after the run');
+  cli.type('/exit\r');
+  expect(await cli.closed).toBe(0);
+  expect(sentParts(home)[0]).toEqual([
+    { type: 'text', text: 'Review this code: x', mcp: { kind: 'prompt', server: 'fixture', name: 'review' } },
+  ]);
+});

@@ -1,0 +1,177 @@
+/**
+ * MCP servers' prompts and resources in the message box, the person's and never the agent's: a
+ * ready server's prompts are slash commands (`/mcp__SERVER__PROMPT NAME=value`, whose text is put
+ * in the box, unsent, as a saved prompt's is), its resources a section of the @ menu (`@SERVER:URI`,
+ * whose text the host reads when the message goes). A server that is not ready offers nothing.
+ * Zod-free imports only.
+ */
+import type { AgentRunMcp, BastionApi, McpListing, MessagePart } from '@bastion/bridge';
+import type { McpPromptOrigin, McpPromptSummary, McpResourceSummary } from '@bastion/protocol';
+import {
+  mayNameResource,
+  mcpPromptArguments,
+  mcpPromptCommandName,
+  mcpResourceMention,
+  mentionedResources,
+  splitMcpPromptLine,
+  UI_MENTION_MAX_ENTRIES,
+} from '@bastion/protocol';
+import { describeError } from './bastion.js';
+
+/** The bridge's MCP calls the message box makes. */
+export type McpOffersSource = Pick<BastionApi['mcp'], 'catalog' | 'prompt' | 'resource'>;
+
+/** A ready server's prompt as the box offers it. */
+export interface McpPromptCommand {
+  /** What is typed: `/mcp__SERVER__PROMPT`. */
+  name: string;
+  server: string;
+  prompt: McpPromptSummary;
+}
+
+/** The prompts of the ready servers, as commands. */
+export function mcpPromptCommands(listing: McpListing | undefined): McpPromptCommand[] {
+  return (listing?.servers ?? []).flatMap((server) =>
+    server.state !== 'ready'
+      ? []
+      : server.prompts.flatMap((prompt) => {
+          const name = mcpPromptCommandName(server.name, prompt.name);
+          return name === undefined ? [] : [{ name, server: server.name, prompt }];
+        }),
+  );
+}
+
+/** What a prompt takes, shown beside it in the list: its description, then its arguments. */
+export function mcpPromptDescription(prompt: McpPromptSummary): string {
+  const args = prompt.arguments.map((argument) => `${argument.name}=${argument.required ? '…' : '[…]'}`).join(' ');
+  return [prompt.description, args].filter((part) => part !== '').join(' · ');
+}
+
+/** A ready server's resource as the @ menu offers it: the word it puts in the box. */
+export interface McpResourceOption {
+  server: string;
+  resource: McpResourceSummary;
+  /** `SERVER:URI`, what follows the `@`. */
+  word: string;
+}
+
+/**
+ * The ready servers' resources for what is typed after `@`: those whose `SERVER:URI` starts with it,
+ * or whose name holds it (ignoring case), all of them for a bare `@`; at most UI_MENTION_MAX_ENTRIES.
+ */
+export function matchingResources(listing: McpListing | undefined, typed: string): McpResourceOption[] {
+  const wanted = typed.toLowerCase();
+  return (listing?.servers ?? [])
+    .flatMap((server) =>
+      server.state !== 'ready'
+        ? []
+        : server.resources.map((resource) => ({
+            server: server.name,
+            resource,
+            word: mcpResourceMention(server.name, resource.uri).slice(1),
+          })),
+    )
+    .filter(
+      (option) => option.word.toLowerCase().startsWith(wanted) || option.resource.name.toLowerCase().includes(wanted),
+    )
+    .slice(0, UI_MENTION_MAX_ENTRIES);
+}
+
+export type McpPromptRun =
+  | { kind: 'text'; text: string; origin: McpPromptOrigin }
+  | { kind: 'mistake'; message: string }
+  /** The line names no prompt of a server of the listing: it is sent as typed. */
+  | { kind: 'none' };
+
+/**
+ * Enter on `/mcp__SERVER__PROMPT ARGS`: the prompt run by the host with ARGS (its text, for the
+ * box), or why not, in words: an argument it does not take or a needed one missing, a server that
+ * is not running, a prompt it does not offer, the host's refusal.
+ */
+export async function runMcpPromptLine(
+  source: McpOffersSource,
+  workspace: string,
+  listing: McpListing | undefined,
+  line: string,
+): Promise<McpPromptRun> {
+  const named = splitMcpPromptLine(line);
+  const server = listing?.servers.find((candidate) => candidate.name === named?.server);
+  if (named === undefined || server === undefined) return { kind: 'none' };
+  const command = mcpPromptCommandName(named.server, named.prompt) ?? line.trim();
+  if (server.state !== 'ready') {
+    return { kind: 'mistake', message: `${command}: the MCP server ${server.name} is not running.` };
+  }
+  const prompt = server.prompts.find((candidate) => candidate.name === named.prompt);
+  if (prompt === undefined)
+    return { kind: 'mistake', message: `The MCP server ${server.name} offers no prompt ${named.prompt}.` };
+  const args = mcpPromptArguments(command, prompt, named.args);
+  if (!args.ok) return { kind: 'mistake', message: `${args.message}.` };
+  try {
+    const { text } = await source.prompt(workspace, server.name, prompt.name, args.arguments);
+    return { kind: 'text', text, origin: { server: server.name, name: prompt.name } };
+  } catch (failure) {
+    return { kind: 'mistake', message: describeError(failure) };
+  }
+}
+
+/**
+ * What goes with `message` from MCP servers: `prompt` (the one its text came from, if any, with
+ * `promptText`, what it put in the box) and the text of each resource the person named in it
+ * (`@SERVER:URI`; a word of the prompt's own text names none), read by the host now. Refused,
+ * with why, when a word names a server that is not running or a resource it does not list, or the
+ * host refuses a read (binary, too large): the message is then not sent.
+ */
+export async function mcpContextOf(
+  source: McpOffersSource,
+  workspace: string | null,
+  message: string,
+  prompt?: { origin: McpPromptOrigin; text: string },
+): Promise<AgentRunMcp> {
+  const base: AgentRunMcp = prompt === undefined ? {} : { prompt: prompt.origin };
+  // Only a message with a word that could name one asks the host (which starts the servers).
+  if (workspace === null || !mayNameResource(message)) return base;
+  const named = mentionedResources(message, (await source.catalog(workspace)).servers, prompt?.text);
+  if (!named.ok) throw new McpAttachRefusal(named.message);
+  if (named.resources.length === 0) return base;
+  const resources = await Promise.all(
+    named.resources.map(({ server, uri }) =>
+      source.resource(workspace, server, uri).catch((failure: unknown) => {
+        throw new McpAttachRefusal(`@${server}:${uri}: ${describeError(failure)}`);
+      }),
+    ),
+  );
+  return { ...base, resources };
+}
+
+/** A resource named in a message could not be attached; `message` says why, in words. */
+export class McpAttachRefusal extends Error {
+  readonly code = 'MCP_ATTACH_REFUSED';
+  override readonly name = 'McpAttachRefusal';
+}
+
+/** A stored prompt's MCP parts: the prompt its text came from, and the resources attached to it. */
+export interface MessageMcp {
+  prompt: McpPromptOrigin | undefined;
+  resources: { server: string; uri: string; name: string; text: string }[];
+}
+
+type TextPart = Extract<MessagePart, { type: 'text' }>;
+const isResource = (part: MessagePart): part is TextPart & { mcp: { kind: 'resource' } } =>
+  part.type === 'text' && part.mcp?.kind === 'resource';
+
+/** The text the person sent: the message's text parts but the resources'. */
+export function typedTextOf(parts: readonly MessagePart[]): string {
+  return parts.map((part) => (part.type === 'text' && !isResource(part) ? part.text : '')).join('');
+}
+
+/** A message's MCP parts, or undefined when it has none. */
+export function messageMcpOf(parts: readonly MessagePart[]): MessageMcp | undefined {
+  let prompt: McpPromptOrigin | undefined;
+  const resources: MessageMcp['resources'] = [];
+  for (const part of parts) {
+    if (part.type !== 'text' || part.mcp === undefined) continue;
+    if (part.mcp.kind === 'prompt') prompt = { server: part.mcp.server, name: part.mcp.name };
+    else resources.push({ server: part.mcp.server, uri: part.mcp.uri, name: part.mcp.name, text: part.text });
+  }
+  return prompt === undefined && resources.length === 0 ? undefined : { prompt, resources };
+}
