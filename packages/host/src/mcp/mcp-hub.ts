@@ -17,7 +17,9 @@
  * stops after it was ready is started again at the next run. Everything a server says is
  * untrusted: its tool list is bounded (names a provider takes, a schema size, a count, a total
  * that fits one channel frame), its messages are bounded lines checked as JSON-RPC
- * (mcp-stdio-transport.ts), and its results are cut to MCP_RESULT_MAX_BYTES of text. Every text
+ * (mcp-stdio-transport.ts), and its results are cut to MCP_RESULT_MAX_BYTES of text. Its prompts
+ * and resources are listed too, for the person only (mcp-offers.ts: the sidecar is never told of
+ * them), and run or read when the person asks (`prompt`, `resource`). Every text
  * of its that leaves the host — a result, an error, a tool's name, description and schema, its
  * last words on stderr — is cut of the variables' values the host holds (withoutHeld).
  *

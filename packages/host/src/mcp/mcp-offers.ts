@@ -1,5 +1,6 @@
 /**
- * SEC (MCP servers, prompt injection by a server the user installed): a server's prompts and
+ * SECURITY.md, MCP servers (prompts and resources; prompt injection by a server the user
+ * installed): a server's prompts and
  * resources, offered to the person only — run as `/mcp__SERVER__PROMPT` and attached as
  * `@SERVER:URI` in the message box and `bastion chat` — never to the agent, which gets no way to
  * list, run or read them. Everything the server lists is untrusted and bounded here: at most
