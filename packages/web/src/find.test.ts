@@ -3,7 +3,7 @@ import { findMatches } from './find.js';
 import type { TranscriptItem } from './transcript.js';
 
 const items: TranscriptItem[] = [
-  { kind: 'user', key: 'u1', messageId: 'm1', runId: 'run_1' },
+  { kind: 'user', key: 'u1', messageId: 'm1', runId: 'run_1', eventId: 1 },
   { kind: 'assistant', key: 'a1', text: 'The Build fails in CI.', runId: 'run_1' },
   {
     kind: 'tool',

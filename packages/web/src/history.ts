@@ -4,7 +4,7 @@
  * boot.ts from the entry's first module line, before React or the renderers have run.
  */
 import type { AgentStreamEvent, BastionApi } from '@bastion/bridge';
-import { EVENT_PAGE_MAX_LIMIT, UI_OPENING_EVENT_PAGE_LIMIT } from '@bastion/protocol';
+import { EVENT_PAGE_MAX_LIMIT, UI_OPENING_EVENT_PAGE_LIMIT, type Message } from '@bastion/protocol';
 import { messageMcpOf, typedTextOf, type MessageMcp } from './mcp-offers.js';
 import { imagePartsOf, type ImagePart } from './session-images.js';
 import { applyEvents, emptyTranscript, type Transcript } from './transcript.js';
@@ -43,16 +43,35 @@ export async function loadHistory(
     const page = await bastion.sessions.events(sessionId, { limit, cursor: next });
     limit = EVENT_PAGE_MAX_LIMIT;
     pages.unshift(page.events);
-    for (const message of page.messages) {
-      texts.set(message.id, typedTextOf(message.parts));
-      const carried = imagePartsOf(message.parts);
-      if (carried.length > 0) images.set(message.id, carried);
-      const fromMcp = messageMcpOf(message.parts);
-      if (fromMcp !== undefined) mcp.set(message.id, fromMcp);
-    }
+    addPrompts({ texts, images, mcp }, page.messages);
     next = page.next ?? undefined;
   } while (next !== undefined && pages[0]?.[0]?.event.type !== 'run-started');
   return { transcript: applyEvents(emptyTranscript, pages.flat()), texts, images, mcp, next: next ?? null };
+}
+
+/** What a page shows of its prompts: each one's typed text, and its images and MCP parts when it has any. */
+export type Prompts = Pick<HistoryChunk, 'texts' | 'images' | 'mcp'>;
+
+function addPrompts(into: Prompts, messages: readonly Message[]): void {
+  for (const message of messages) {
+    into.texts.set(message.id, typedTextOf(message.parts));
+    const carried = imagePartsOf(message.parts);
+    if (carried.length > 0) into.images.set(message.id, carried);
+    const fromMcp = messageMcpOf(message.parts);
+    if (fromMcp !== undefined) into.mcp.set(message.id, fromMcp);
+  }
+}
+
+/**
+ * The prompt a live `run-started` (persisted as `eventId`) names, for a run this page did not
+ * send (another tab, `bastion run`, the HTTP API) or that started while its stream was away: the
+ * one-event page ending at that event carries it.
+ */
+export async function loadPrompt(bastion: BastionApi, sessionId: string, eventId: number): Promise<Prompts> {
+  const page = await bastion.sessions.events(sessionId, { limit: 1, cursor: String(eventId + 1) });
+  const prompts: Prompts = { texts: new Map(), images: new Map(), mcp: new Map() };
+  addPrompts(prompts, page.messages);
+  return prompts;
 }
 
 /** The newest page of the session the page opened on, requested before React's first render. */

@@ -47,8 +47,17 @@ export interface ChangedFile {
 
 export type RunOutcome = 'finished' | 'stopped' | 'failed' | 'waiting';
 
+/** A prompt: `eventId` is the persisted `run-started` naming it, where a page not holding its text reads it (loadPrompt). */
+interface UserItem {
+  kind: 'user';
+  key: string;
+  messageId: string;
+  runId: string;
+  eventId: number;
+}
+
 export type TranscriptItem = (
-  | { kind: 'user'; key: string; messageId: string; runId: string }
+  | UserItem
   | { kind: 'assistant'; key: string; text: string; runId: string }
   | { kind: 'reasoning'; key: string; text: string; runId: string }
   | ToolView
@@ -338,7 +347,7 @@ export function applyEvents(state: Transcript, batch: readonly AgentStreamEvent[
       case 'run-started':
         active = { runId: event.run_id, provider: event.provider, model: event.model, seenAt: now };
         if (event.message_id !== null) {
-          items.push({ kind: 'user', key, messageId: event.message_id, runId: event.run_id });
+          items.push({ kind: 'user', key, messageId: event.message_id, runId: event.run_id, eventId: streamed.id });
         }
         // A new run means every earlier approval was answered, and those answers carried out.
         settleStep();

@@ -794,4 +794,29 @@ describe('the agent’s work in the desktop app', () => {
     await page.getByTestId('user-bubble').filter({ hasText: 'Summarise the repository' }).waitFor();
     expect(await page.getByText('Loading message').count()).toBe(0);
   });
+
+  it('a prompt of a run started through the HTTP API while the session is open shows its text, not "Loading message…"', async () => {
+    turns.push({ kind: 'text', pieces: ['Answered for the API.'] });
+    // The transcript keeps only the rows in view: it is read at its end, where the new run comes.
+    await page.getByTestId('transcript').evaluate((element) => {
+      element.scrollTop = element.scrollHeight;
+    });
+    await host.client.request('POST', '/agent/run', { session_id: sessionId, message: 'Sent through the API' });
+    await page.getByTestId('user-bubble').filter({ hasText: 'Sent through the API' }).waitFor();
+    await lastRunEnd().waitFor();
+    expect(await page.getByText('Loading message').count()).toBe(0);
+  });
+
+  it('a prompt sent in a second tab shows its text in the first', async () => {
+    const second = await context.newPage();
+    try {
+      await second.goto(page.url());
+      turns.push({ kind: 'text', pieces: ['Answered for the second tab.'] });
+      await sendMessage(second, 'Sent from the second tab');
+      await page.getByTestId('user-bubble').filter({ hasText: 'Sent from the second tab' }).waitFor();
+      expect(await page.getByText('Loading message').count()).toBe(0);
+    } finally {
+      await second.close();
+    }
+  });
 });

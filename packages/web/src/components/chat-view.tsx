@@ -22,7 +22,7 @@ import { keepSessionImage, sessionImageUrl, type ImagePart } from '../session-im
 import { reloadGrantedRoots, useGrantedRoots } from '../granted-roots.js';
 import { sessionMessages } from '../session-export.js';
 import { changesLabel } from '../session-changes.js';
-import { loadHistory, newestHistory, settledOpening, type HistoryChunk } from '../history.js';
+import { loadHistory, loadPrompt, newestHistory, settledOpening, type HistoryChunk } from '../history.js';
 import { mcpContextOf, type MessageMcp } from '../mcp-offers.js';
 import { notifyAgentEvent, rememberTitle } from '../notifications.js';
 import {
@@ -563,33 +563,55 @@ export function ChatView({
     }
   }, []);
 
+  /** This view's sends whose answer (the new prompt's id) has not come back yet. */
+  const [sending, setSending] = useState(0);
   const send = useCallback(
     /** `mcp`: what the box read for it; a queued or retried message's resources are read now. */
     async (message: string, attached: readonly Attachment[] = [], mcp?: AgentRunMcp) => {
-      const fromMcp = mcp ?? (await mcpContextOf(bastion.mcp, reachableRoot, message, undefined));
-      const answer = await bastion.agent.run(
-        sessionId,
-        message,
-        attached.length === 0 ? undefined : attached.map(imageInputOf),
-        fromMcp,
-      );
-      const messageId = answer.message_id;
-      if (messageId !== null) {
-        setTexts((previous) => new Map(previous).set(messageId, message));
-        if (fromMcp.prompt !== undefined || (fromMcp.resources?.length ?? 0) > 0) {
-          const carried: MessageMcp = { prompt: fromMcp.prompt, resources: [...(fromMcp.resources ?? [])] };
-          setMessageMcp((previous) => new Map(previous).set(messageId, carried));
+      setSending((count) => count + 1);
+      try {
+        const fromMcp = mcp ?? (await mcpContextOf(bastion.mcp, reachableRoot, message, undefined));
+        const answer = await bastion.agent.run(
+          sessionId,
+          message,
+          attached.length === 0 ? undefined : attached.map(imageInputOf),
+          fromMcp,
+        );
+        const messageId = answer.message_id;
+        if (messageId !== null) {
+          setTexts((previous) => new Map(previous).set(messageId, message));
+          if (fromMcp.prompt !== undefined || (fromMcp.resources?.length ?? 0) > 0) {
+            const carried: MessageMcp = { prompt: fromMcp.prompt, resources: [...(fromMcp.resources ?? [])] };
+            setMessageMcp((previous) => new Map(previous).set(messageId, carried));
+          }
+          if (attached.length > 0) {
+            const parts = sentImageParts(sessionId, messageId, attached);
+            setMessageImages((previous) => new Map(previous).set(messageId, parts));
+          }
         }
-        if (attached.length > 0) {
-          const parts = sentImageParts(sessionId, messageId, attached);
-          setMessageImages((previous) => new Map(previous).set(messageId, parts));
-        }
+      } finally {
+        setSending((count) => count - 1);
       }
       // The daemon titles a session after its first message; the session is read again for it.
       onSessionChanged();
     },
     [bastion, sessionId, onSessionChanged, reachableRoot],
   );
+
+  // A prompt this view did not send (another tab, `bastion run`, the HTTP API), or sent while its
+  // stream was away, comes as a live `run-started` naming it: its text is read then, once. While
+  // a send of this view's is out, its own prompt may be the one: that send puts its text in first.
+  const promptsAsked = useRef(new Set<string>());
+  useEffect(() => {
+    if (sending > 0) return;
+    for (const item of transcript.items) {
+      if (item.kind !== 'user' || texts.has(item.messageId) || promptsAsked.current.has(item.messageId)) continue;
+      promptsAsked.current.add(item.messageId);
+      loadPrompt(bastion, sessionId, item.eventId).then(addTexts, (failure: unknown) =>
+        setError(describeError(failure)),
+      );
+    }
+  }, [bastion, sessionId, transcript.items, texts, sending, addTexts]);
   /**
    * Sends `message` with `attached`; the box is emptied once it went. A refusal of the images is
    * said under the box (the text and images stay there); any other failure in the banner.

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { TranscriptItem } from '../transcript.js';
 import { pinnedPlan, planProgress, planSteps } from './plan.js';
 
-const user = (key: string, runId = 'r1'): TranscriptItem => ({ kind: 'user', key, messageId: key, runId });
+const user = (key: string, runId = 'r1'): TranscriptItem => ({ kind: 'user', key, messageId: key, runId, eventId: 1 });
 const text = (runId: string): TranscriptItem => ({ kind: 'assistant', key: `${runId}-text`, text: 'ok', runId });
 const plan = (runId: string, key: string, statuses: string[], isError = false): TranscriptItem => ({
   kind: 'tool',
