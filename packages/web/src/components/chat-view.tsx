@@ -59,6 +59,7 @@ import { FindBar } from './find-bar.js';
 import { RewindDialog, RewoundNotice } from './rewind-dialog.js';
 import { UndoDialog, UndoneNotice } from './undo-dialog.js';
 import type { SlashCommand } from '../slash-commands.js';
+import { isOtherTextField } from '../shortcut-keys.js';
 
 const RECONNECT_MIN_MS = 500;
 const RECONNECT_MAX_MS = 5_000;
@@ -112,19 +113,6 @@ function useTabTitle(title: string, state: 'approval' | 'working' | 'idle'): voi
     const prefix = state === 'approval' ? 'Approval needed · ' : state === 'working' ? 'Working · ' : '';
     document.title = `${prefix}${title} · Bastion`;
   }, [title, state]);
-}
-
-/** The input types a person types text into. */
-const TEXT_INPUT_TYPES: ReadonlySet<string> = new Set(['text', 'search', 'email', 'url', 'tel', 'password', 'number']);
-
-/**
- * A text field other than the message box (a session's new title, the session search): Esc typed
- * there is the field's, as in any text box, and never stops the run; in the message box it does.
- */
-function isOtherTextField(target: EventTarget | null): boolean {
-  if (!(target instanceof HTMLElement) || target.id === 'composer-input') return false;
-  if (target instanceof HTMLTextAreaElement || target.isContentEditable) return true;
-  return target instanceof HTMLInputElement && TEXT_INPUT_TYPES.has(target.type);
 }
 
 /** Save the whole session as `<title>.md` through the browser's download. */
