@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { AgentEvent, AgentStreamEvent } from '@bastion/bridge';
-import { applyEvents, emptyTranscript, prependTranscript, type Transcript } from './transcript.js';
+import { applyEvents, emptyTranscript, prependTranscript, stepAnswered, type Transcript } from './transcript.js';
 
 const run = 'run_aaaaaaaa';
 const run2 = 'run_bbbbbbbb';
@@ -331,6 +331,26 @@ describe('several approvals in one step', () => {
       { approvalId: 'as1', state: 'answered' },
       { approvalId: 'as2', state: 'answered' },
     ]);
+  });
+
+  it('stepAnswered: only once every approval of the step is answered (here or on the stream), until the run carrying the answers out starts or the run ends', () => {
+    const asked = applyEvents(emptyTranscript, step, 0);
+    expect(stepAnswered(asked, new Set())).toBe(false);
+    expect(stepAnswered(asked, new Set(['s1']))).toBe(false);
+    expect(stepAnswered(asked, new Set(['s1', 's2']))).toBe(true);
+    const onStream = applyEvents(asked, [response('s1', true)], 0);
+    expect(stepAnswered(onStream, new Set())).toBe(false);
+    expect(stepAnswered(onStream, new Set(['s2']))).toBe(true);
+    const both = applyEvents(onStream, [response('s2', false)], 0);
+    expect(stepAnswered(both, new Set())).toBe(true);
+    expect(stepAnswered(applyEvents(both, [at(started(run2, null))], 0), new Set())).toBe(false);
+    const stopped = applyEvents(
+      both,
+      [at({ type: 'run-error', run_id: run, code: 'RUN_ABORTED', message: 'stopped' })],
+      0,
+    );
+    expect(stepAnswered(stopped, new Set())).toBe(false);
+    expect(stepAnswered(emptyTranscript, new Set())).toBe(false);
   });
 
   it('a stop with one answered and one waiting leaves none waiting, each card answered (its run ended)', () => {

@@ -529,6 +529,14 @@ export function applyEvents(state: Transcript, batch: readonly AgentStreamEvent[
  * approvals, and a tool result in the run an approval answer started completes the older run's card
  * (an `explore` call's explorer calls made in that run join its card too).
  */
+/**
+ * Every approval of the waiting step is answered — in this tab (`answeredHere`, before the stream
+ * says so) or as the stream says — and the run that carries the answers out has not started yet.
+ */
+export function stepAnswered(transcript: Transcript, answeredHere: ReadonlySet<string>): boolean {
+  return transcript.step.length > 0 && transcript.pending.every((tool) => answeredHere.has(tool.toolCallId));
+}
+
 export function prependTranscript(older: Transcript, newer: Transcript): Transcript {
   if (newer.lastEventId === undefined) return older;
   if (older.lastEventId === undefined) return newer;

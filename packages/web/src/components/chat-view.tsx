@@ -29,6 +29,7 @@ import {
   applyEvents,
   emptyTranscript,
   prependTranscript,
+  stepAnswered,
   type RunOutcome,
   type ToolView,
   type Transcript,
@@ -652,6 +653,8 @@ export function ChatView({
   const pending = waiting[0];
   const active = transcript.active;
   const stoppable = active !== undefined || pending !== undefined;
+  /** A queued message waits for the run that carries out the answers just given, too. */
+  const answersToRun = stepAnswered(transcript, answeredHere);
   const outcome = useMemo(() => lastRunOutcome(transcript.items), [transcript.items]);
   /** The queued message back in the box, before what is typed there now (its images before those attached there). */
   const unqueue = useCallback(() => {
@@ -662,7 +665,7 @@ export function ChatView({
     queuedMcp.current = undefined;
   }, [draft, queued, images, queuedImages, setDraft, setImages, setQueued, setQueuedImages]);
   useEffect(() => {
-    if (queued === '' || stoppable || busy || link !== 'live') return;
+    if (queued === '' || stoppable || answersToRun || busy || link !== 'live') return;
     if (outcome !== 'finished') {
       unqueue();
       return;
@@ -687,6 +690,7 @@ export function ChatView({
     queued,
     queuedImages,
     stoppable,
+    answersToRun,
     busy,
     link,
     outcome,
