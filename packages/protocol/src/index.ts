@@ -38,6 +38,7 @@ export * from './api/secrets.js';
 export * from './scratch-dir.js';
 export * from './git-config.js';
 export * from './policy.js';
+export * from './host-ask-words.js';
 export * from './always-allow-rule.js';
 export * from './shell-word.js';
 export * from './mcp-tool-name.js';

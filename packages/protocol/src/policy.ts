@@ -8,6 +8,7 @@
  */
 import { z } from 'zod';
 import { alwaysAllowRule } from './always-allow-rule.js';
+import { HOST_ASK_CHANNELS, HOST_ASK_RESULTS } from './host-ask-words.js';
 import { channelIdSchema } from './channel/channel-id.js';
 import {
   COMMAND_MAX_ARG_BYTES,
@@ -175,38 +176,8 @@ export type PolicyAnswer = z.infer<typeof policyAnswerSchema>;
 export const hostAuditStageSchema = z.enum(['check', 'command', 'write', 'mcp']);
 export type HostAuditStage = z.infer<typeof hostAuditStageSchema>;
 
-/**
- * How a question the host itself put to the person (its policy said `ask`: host-asks.ts) ended:
- * the person's yes for this call (`approved`), yes and the project's "always allow" rule saved
- * (`always-allowed`), no (`denied`: the host's questions take no reason); or no answer: none
- * within HOST_ASK_TIMEOUT_MS (`timed-out`), the run or the call stopped first (`run-stopped`), no
- * terminal and no page to ask, or too many questions waiting (`not-asked`), the terminal prompt
- * failed (`not-answered`), the host stopping (`host-stopped`). Only `approved` and
- * `always-allowed` let the call go on.
- */
-export const hostAskResultSchema = z.enum([
-  'approved',
-  'always-allowed',
-  'denied',
-  'timed-out',
-  'run-stopped',
-  'not-asked',
-  'not-answered',
-  'host-stopped',
-]);
-export type HostAskResult = z.infer<typeof hostAskResultSchema>;
-
-/** Each end in words, as the CLI's `policy audit` and the page's host audit log say it. */
-export const HOST_ASK_RESULT_WORDS: Record<HostAskResult, string> = {
-  approved: 'approved once',
-  'always-allowed': 'always allowed',
-  denied: 'denied',
-  'timed-out': 'not answered in time',
-  'run-stopped': 'the run stopped first',
-  'not-asked': 'nobody to ask',
-  'not-answered': 'the prompt failed',
-  'host-stopped': 'Bastion stopped first',
-};
+/** How a host question ended (host-ask-words.ts says each end). */
+export const hostAskResultSchema = z.enum(HOST_ASK_RESULTS);
 
 /**
  * A host question's end, as the host saw it (the answer reaches the host from its own terminal or
@@ -215,16 +186,10 @@ export const HOST_ASK_RESULT_WORDS: Record<HostAskResult, string> = {
  */
 export const hostAuditAnswerSchema = z.strictObject({
   result: hostAskResultSchema,
-  channel: z.enum(['terminal', 'desktop']).optional(),
+  channel: z.enum(HOST_ASK_CHANNELS).optional(),
   saved_rule_id: policyRuleIdSchema.optional(),
 });
 export type HostAuditAnswer = z.infer<typeof hostAuditAnswerSchema>;
-
-/** Where the person answered, in the words beside HOST_ASK_RESULT_WORDS. */
-export const HOST_ASK_CHANNEL_WORDS: Record<NonNullable<HostAuditAnswer['channel']>, string> = {
-  terminal: 'at the terminal',
-  desktop: 'in the page',
-};
 
 /**
  * One line of the host's own audit log (`<userData>/host/audit.jsonl`): no argument content
