@@ -51,6 +51,8 @@ describe('home lock and control socket (real host)', () => {
       pid: process.pid,
       command: 'start',
       ui: `${host.uiOrigin}/desktop/`,
+      started_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+      workspace: host.workspace,
     });
     expect(host.records.filter((record) => record.event === 'host.ready')).toHaveLength(1);
     expect((await host.client.request('POST', '/handshake')).status).toBe(200);

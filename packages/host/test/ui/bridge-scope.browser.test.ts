@@ -148,8 +148,9 @@ describe('bridge immutability', () => {
     // Secrets can be checked, set and deleted; there is no way to read one.
     expect(outcome.secretKeys).toEqual(['delete', 'has', 'set']);
     expect(outcome.agentKeys).toEqual(['abort', 'compact', 'rewind', 'run', 'stream', 'undo']);
-    // MCP servers are the host's: listed, added, removed and restarted over host IPC, nothing more.
-    expect(outcome.mcpKeys).toEqual(['add', 'list', 'remove', 'restart']);
+    // MCP servers are the host's: listed, added, removed and restarted over host IPC, and their
+    // prompts and resources offered to the person (catalog, prompt, resource), nothing more.
+    expect(outcome.mcpKeys).toEqual(['add', 'catalog', 'list', 'prompt', 'remove', 'resource', 'restart']);
     await context.close();
   });
 
