@@ -17,7 +17,6 @@ import { join } from 'node:path';
 import { createAnthropic } from '@ai-sdk/anthropic';
 import type { LanguageModelV3CallOptions, LanguageModelV3StreamPart } from '@ai-sdk/provider';
 import { MockLanguageModelV3, simulateReadableStream } from 'ai/test';
-import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
@@ -31,6 +30,7 @@ import {
 } from '@bastion/protocol';
 import type { ProviderDefinition } from '../src/providers/provider-registry.js';
 import { tool } from '../src/tools/tool.js';
+import { longestStoredRow } from '../../../test/support/stored-rows.js';
 import { startInProcessDaemon, type InProcessDaemon } from './support/in-process-daemon.js';
 import { MOCK_USAGE, textStream } from './support/mock-streams.js';
 
@@ -127,24 +127,6 @@ const idOf = (events: AgentEvent[], index: number): string => {
   return call.tool_call_id;
 };
 
-/** The longest value the session's rows hold: its transcript (messages) and its events (message_parts). */
-function longestStored(d: InProcessDaemon, sessionId: string): number {
-  const db = new Database(join(d.userData, SESSIONS_DB_FILE), { readonly: true });
-  try {
-    const row = db
-      .prepare(
-        `SELECT max(
-           (SELECT coalesce(max(length(content)), 0) FROM messages WHERE session_id = ?),
-           (SELECT coalesce(max(length(data)), 0) FROM message_parts WHERE session_id = ?)
-         ) AS longest`,
-      )
-      .get(sessionId, sessionId) as { longest: number };
-    return row.longest;
-  } finally {
-    db.close();
-  }
-}
-
 /** The tool-call inputs and tool-result outputs of a prompt the model was sent, by call id. */
 function sentToolParts(prompt: LanguageModelV3CallOptions['prompt'] | undefined) {
   const calls: Record<string, unknown> = {};
@@ -198,7 +180,7 @@ describe('tool calls of a model step', () => {
     expect(JSON.stringify(sent.results[idOf(events, 0)])).toContain('TOOL_INPUT_TOO_LARGE');
     expect(JSON.stringify(sent.results[idOf(events, 1)])).toContain('TOOL_INPUT_TOO_LARGE');
 
-    expect(longestStored(d, session.id)).toBeLessThan(4 * 1024);
+    expect(longestStoredRow(join(d.userData, SESSIONS_DB_FILE), session.id)).toBeLessThan(4 * 1024);
   });
 
   it(`attack: of ${MODEL_MAX_TOOL_CALLS_PER_STEP + 2} calls in one step the first ${MODEL_MAX_TOOL_CALLS_PER_STEP} run and the last two get TOOL_CALLS_TOO_MANY with their input replaced by a marker`, async () => {
@@ -368,6 +350,6 @@ describe('a streamed tool call', () => {
     const messages = (JSON.parse(bodies[1] ?? '{}') as { messages: { role: string; content: unknown }[] }).messages;
     expect(JSON.stringify(messages)).toContain('"bastion_refused_call":"TOOL_INPUT_TOO_LARGE"');
     expect(JSON.stringify(messages)).toContain('not run: its input was over');
-    expect(longestStored(d, session.id)).toBeLessThan(4 * 1024);
+    expect(longestStoredRow(join(d.userData, SESSIONS_DB_FILE), session.id)).toBeLessThan(4 * 1024);
   });
 });

@@ -9,11 +9,11 @@
 import { once } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { afterEach, expect, it } from 'vitest';
 import { MODEL_MAX_UNPARSED_REPLY_BYTES, SESSIONS_DB_FILE } from '@bastion/protocol';
 import { startServer, type TestServer } from '@bastion/test-support';
 import { AgentDriver } from '../commands/agent-stream.js';
+import { longestStoredRow } from '../../../../test/support/stored-rows.js';
 import { startTempHost, type TempHost } from '../support/temp-host.js';
 
 /** What the endpoint would send of its one huge piece, were it read to the end. */
@@ -81,24 +81,6 @@ async function sessionOn(baseUrl: string): Promise<AgentDriver> {
   return AgentDriver.create(host, { provider: 'local', model: 'hostile-model' });
 }
 
-/** The longest message or message part stored for the session. */
-function longestStored(h: TempHost, sessionId: string): number {
-  const db = new Database(join(h.root, 'home', SESSIONS_DB_FILE), { readonly: true });
-  try {
-    const row = db
-      .prepare(
-        `SELECT max(
-           (SELECT coalesce(max(length(content)), 0) FROM messages WHERE session_id = ?),
-           (SELECT coalesce(max(length(data)), 0) FROM message_parts WHERE session_id = ?)
-         ) AS longest`,
-      )
-      .get(sessionId, sessionId) as { longest: number };
-    return row.longest;
-  } finally {
-    db.close();
-  }
-}
-
 async function expectCutAtTheBound(endpoint: Endpoint, h: TempHost): Promise<void> {
   // The host ends the upstream request after the run has ended: wait for the server to see it.
   await endpoint.closed;
@@ -133,7 +115,7 @@ it('attack: one server-sent event streamed toward 64 MiB stops being read just p
   expect((outcome.events.at(-1) as { message: string }).message).toContain('over 32 MiB');
   await expectCutAtTheBound(endpoint, h);
   expect(outcome.raw).not.toContain('zzzzzzzz');
-  expect(longestStored(h, agent.session.id)).toBeLessThan(4 * 1024);
+  expect(longestStoredRow(join(h.root, 'home', SESSIONS_DB_FILE), agent.session.id)).toBeLessThan(4 * 1024);
 });
 
 it('attack: a 500 answer of 64 MiB that is not an event stream stops being read just past the bound and is not retried', async () => {
@@ -148,5 +130,5 @@ it('attack: a 500 answer of 64 MiB that is not an event stream stops being read 
   expect(outcome.events.at(-1)).toMatchObject({ type: 'run-error', code: 'PROVIDER_REPLY_TOO_LARGE' });
   expect(outcome.events.some((event) => event.type === 'run-retry')).toBe(false);
   await expectCutAtTheBound(endpoint, h);
-  expect(longestStored(h, agent.session.id)).toBeLessThan(4 * 1024);
+  expect(longestStoredRow(join(h.root, 'home', SESSIONS_DB_FILE), agent.session.id)).toBeLessThan(4 * 1024);
 });
