@@ -57,6 +57,29 @@ describe('groupHostAuditCalls (the host audit log as calls)', () => {
     }
   });
 
+  it('makes two calls of a call the agent asked about: the asking run’s check alone, then the answering run’s checks and run', () => {
+    // As the log holds it (08:01, `$ touch y` allowed on the page): the agent's question ends its run, and
+    // the run that carries out the answer checks the call again, twice, before the host runs it.
+    const asked = line('check', { at: '2025-01-01T00:00:01.000Z', run_id: 'run_asked' });
+    const [checked, again, ran] = (['check', 'check', 'command'] as const).map((stage, index) =>
+      line(stage, { at: `2025-01-01T00:00:0${index + 2}.000Z`, run_id: 'run_answered' }),
+    );
+    expect(groupHostAuditCalls([ran!, again!, checked!, asked])).toEqual([
+      { first: checked, check: again, enforced: ran },
+      { first: asked, check: asked },
+    ]);
+  });
+
+  it('makes two calls of a call whose second check answered otherwise than its first (a rule added in between)', () => {
+    const before = line('check', { at: '2025-01-01T00:00:01.000Z' });
+    const after = line('check', { at: '2025-01-01T00:00:02.000Z', verdict: 'allow', rule_id: 'allow-touch' });
+    const ran = line('command', { at: '2025-01-01T00:00:03.000Z', verdict: 'allow', rule_id: 'allow-touch' });
+    expect(groupHostAuditCalls([ran, after, before])).toEqual([
+      { first: after, check: after, enforced: ran },
+      { first: before, check: before },
+    ]);
+  });
+
   it('shows a line from before stages were recorded on its own', () => {
     const old = line(undefined);
     expect(groupHostAuditCalls([line('check'), old])).toEqual([

@@ -138,9 +138,12 @@ function HostDecisions({ bastion, sessionId }: { bastion: BastionApi; sessionId?
       {entries && entries.length > 0 && (
         <>
           <p className="muted">
-            One row a call. A command, a file write or an MCP tool is checked twice: the agent asks the host before the
-            call, and the host checks again as it runs it itself. Reads and searches the agent runs itself, so they are
-            checked before only. Where a rule said to ask, the host asked you itself (at its terminal or in this page,
+            A row is a call, as far as its lines can be matched. A command, a file write or an MCP tool is checked
+            twice: the agent asks the host before the call, and the host checks again as it runs it itself. Reads and
+            searches the agent runs itself, so they are checked before only. A call the agent asked you about (its
+            mode’s question) has two rows: the run that asked, checked before the call only, and the run that carried it
+            out after your answer. So has a call whose second check before it gave another answer than its first (a rule
+            changed in between). Where a rule said to ask, the host asked you itself (at its terminal or in this page,
             never through the agent): “Host asked you” is how that ended. The agent’s own questions (its mode’s, such as
             Ask before edits) are answered to the agent, out of the host’s sight: their answers are in the session audit
             log.
