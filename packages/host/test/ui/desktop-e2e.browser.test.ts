@@ -90,6 +90,30 @@ describe('desktop app with the demo model', () => {
     await page.getByRole('heading', { name: 'API keys' }).waitFor();
   });
 
+  it('keeps each prompt the empty states suggest on one line, on the home page and in a new session, at 1280 × 800 and 400 × 560', async () => {
+    const hintLines = () =>
+      page
+        .locator('.hint code')
+        .evaluateAll((codes) => codes.map((code) => [code.textContent, code.getClientRects().length]));
+    for (const place of ['home', 'session'] as const) {
+      if (place === 'session') await newSession();
+      await page.locator('.hint code').first().waitFor();
+      for (const [width, height] of [
+        [1280, 800],
+        [400, 560],
+      ] as const) {
+        await page.setViewportSize({ width, height });
+        const lines = await hintLines();
+        expect(lines.length, `hints on the ${place} page`).toBeGreaterThan(0);
+        expect(
+          lines.filter(([, rects]) => rects !== 1),
+          `hints broken over lines on the ${place} page at ${width} px`,
+        ).toEqual([]);
+      }
+      await page.setViewportSize({ width: 1280, height: 800 });
+    }
+  });
+
   it('a message typed on the home page starts a session on the default model with it sent, listed and opened; the box is empty after', async () => {
     const home = page.getByRole('combobox', { name: 'Message' });
     await expect.poll(() => home.getAttribute('placeholder'), { timeout: 30_000 }).toContain('@ for files');
