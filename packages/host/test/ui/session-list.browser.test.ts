@@ -14,7 +14,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { Locator, Page } from 'playwright-core';
 import type { Session, SessionListResponse } from '@bastion/protocol';
 import { openDesktopWorld, useDesktopWorld, sendMessage, type DesktopWorld } from './support/desktop-world.js';
-import { expectUncoveredInView, SHOTS } from './support/layout.js';
+import { expectInViewport, expectUncoveredInView, SHOTS } from './support/layout.js';
 
 let world: DesktopWorld | undefined;
 let page: Page;
@@ -222,5 +222,30 @@ describe('Delete’s confirmation', () => {
     await expect.poll(openSessionId).toBe(alpha);
     await armed().waitFor({ state: 'detached' });
     expect((await storedSessions()).some((session) => session.id === alpha)).toBe(true);
+  });
+});
+
+describe('the list opened by Sessions in a small window', () => {
+  it('at 400 × 560 shows its first session whole, without scrolling the list, with the message box in view', async () => {
+    const id = await createSession('Small window notes');
+    await page.goto(`${world!.host.uiOrigin}/desktop/sessions/${id}`);
+    await page.setViewportSize({ width: 400, height: 560 });
+    const toggle = page.getByRole('button', { name: 'Sessions', exact: true });
+    if ((await toggle.getAttribute('aria-expanded')) === 'false') await toggle.click();
+    await sidebar().evaluate((list) => list.scrollTo(0, 0));
+    const listBox = await sidebar().boundingBox();
+    const first = sidebar().locator('li.session').first();
+    await first.waitFor();
+    const firstBox = await first.boundingBox();
+    expect(listBox).not.toBeNull();
+    expect(firstBox).not.toBeNull();
+    if (!listBox || !firstBox) return;
+    expect(firstBox.y + firstBox.height, 'the first session’s bottom against the list’s').toBeLessThanOrEqual(
+      listBox.y + listBox.height,
+    );
+    await expectInViewport(page, composer(), 'the message box under the opened list');
+    await page.screenshot({ path: `${SHOTS}/85-session-list-opened-400x560.png` });
+    await toggle.click();
+    await page.setViewportSize({ width: 1280, height: 800 });
   });
 });
