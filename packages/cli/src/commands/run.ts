@@ -20,6 +20,7 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline/promises';
+import { setTimeout as delay } from 'node:timers/promises';
 import {
   AGENT_MAX_IMAGES,
   AGENT_MAX_MESSAGE_CHARS,
@@ -167,6 +168,9 @@ export function missingProviderReason(provider: string): string {
   return `provider ${terminalLine(provider)} is not available`;
 }
 
+/** An approval the agent asks for. */
+type ApprovalRequest = Extract<AgentEvent, { type: 'tool-approval-request' }>;
+
 /** Why an approval is denied without a terminal: what the agent is told. */
 export const NO_TERMINAL_DENIAL = 'denied: no terminal to ask for approval';
 
@@ -178,7 +182,7 @@ export const NO_TERMINAL_DENIAL = 'denied: no terminal to ask for approval';
  * asked about in every mode).
  */
 export function noTerminalRemedies(
-  event: Pick<Extract<AgentEvent, { type: 'tool-approval-request' }>, 'tool_name' | 'input'>,
+  event: Pick<ApprovalRequest, 'tool_name' | 'input'>,
   session: Pick<Session, 'mode' | 'ask_before_writes'>,
   flags: string,
 ): string[] {
@@ -293,7 +297,7 @@ function inertDiffLines(diff: string): string[] {
  * words (and the workdir and the agent's own description, labelled as such); for any other tool
  * its name and input as one line of JSON (a file tool's diff is printed before, as `[preview]`).
  */
-export function describeApproval(event: Extract<AgentEvent, { type: 'tool-approval-request' }>): string[] {
+export function describeApproval(event: ApprovalRequest): string[] {
   const command = event.tool_name === 'run_command' ? runCommandInputSchema.safeParse(event.input) : undefined;
   if (!command?.success) return [`${terminalLine(event.tool_name)} ${terminalLine(JSON.stringify(event.input) ?? '')}`];
   const { command: program, args, workdir, description } = command.data;
@@ -306,16 +310,20 @@ export function describeApproval(event: Extract<AgentEvent, { type: 'tool-approv
 
 /**
  * Throw away keys typed before the prompt: an answer typed at a look-alike prompt in the model's
- * text waits in the terminal's input queue and would otherwise answer the real one.
+ * text waits in the terminal's input queue and would otherwise answer the real one. Throws an
+ * AbortError when `signal` aborts first, the terminal given back as it was.
  */
-async function discardTypeAhead(input: NodeJS.ReadStream): Promise<void> {
+async function discardTypeAhead(input: NodeJS.ReadStream, signal: AbortSignal | undefined): Promise<void> {
   const discard = () => undefined;
   input.setRawMode(true);
   input.on('data', discard);
-  await new Promise((resolve) => setTimeout(resolve, CLI_APPROVAL_TYPE_AHEAD_DISCARD_MS));
-  input.off('data', discard);
-  input.pause();
-  input.setRawMode(false);
+  try {
+    await delay(CLI_APPROVAL_TYPE_AHEAD_DISCARD_MS, undefined, { signal });
+  } finally {
+    input.off('data', discard);
+    input.pause();
+    input.setRawMode(false);
+  }
 }
 
 /**
@@ -344,14 +352,20 @@ interface AlwaysAllow {
 /**
  * Ask on the TTY (the caller checked there is one): yes, no, or `a` — show the project rule
  * "always allow" would save, then save it on a second yes (an answer of yes). A rule that cannot
- * be saved is said, and the answer is no.
+ * be saved is said, and the answer is no. When `signal` aborts first (another client answered),
+ * the question is taken off with what was typed of its answer, and this throws an AbortError.
  */
-async function askOnTerminal(question: string, always: AlwaysAllow | undefined, json: boolean): Promise<boolean> {
-  await discardTypeAhead(process.stdin);
+async function askOnTerminal(
+  question: string,
+  always: AlwaysAllow | undefined,
+  json: boolean,
+  signal?: AbortSignal,
+): Promise<boolean> {
+  await discardTypeAhead(process.stdin, signal);
   const prompt = createInterface({ input: process.stdin, output: json ? process.stderr : process.stdout });
   try {
     const choices = always ? '[y/N] (or a: always allow this in this project) ' : '[y/N] ';
-    const answer = (await prompt.question(`${question}Allow? ${choices}`)).trim();
+    const answer = (await prompt.question(`${question}Allow? ${choices}`, { signal })).trim();
     if (always && /^a(lways)?$/i.test(answer)) {
       const scope = alwaysAllowScope(always.draft);
       const shown =
@@ -359,6 +373,7 @@ async function askOnTerminal(question: string, always: AlwaysAllow | undefined, 
         (scope === '' ? '' : `  (${scope})\n`);
       const save = await prompt.question(
         `\nThis rule would be saved to policy.json:\n${shown}Save it and allow? [y/N] `,
+        { signal },
       );
       if (!/^y(es)?$/i.test(save.trim())) return false;
       let rule: PolicyRule;
@@ -378,11 +393,16 @@ async function askOnTerminal(question: string, always: AlwaysAllow | undefined, 
   }
 }
 
-/** Ask on the TTY; without one, deny and say how it could be allowed (`flags`: the command line's --workspace and --home). */
+/**
+ * Ask on the TTY; without one, deny and say how it could be allowed (`flags`: the command line's
+ * --workspace and --home). `signal`: the approval was answered elsewhere, the question is taken
+ * off (an AbortError).
+ */
 async function askApproval(
-  event: Extract<AgentEvent, { type: 'tool-approval-request' }>,
+  event: ApprovalRequest,
   { json, session, flags }: { json: boolean; session: Session; flags: string },
   host: BastionHost,
+  signal: AbortSignal,
 ): Promise<ApprovalAnswer> {
   const base = { approval_id: event.approval_id, tool_call_id: event.tool_call_id };
   const description = describeApproval(event)
@@ -405,7 +425,7 @@ async function askApproval(
     project,
     save: () => host.policy.add({ kind: 'project', root: project }, draft),
   };
-  const approved = await askOnTerminal(`\nThe agent asks to run:\n${description}`, always, json);
+  const approved = await askOnTerminal(`\nThe agent asks to run:\n${description}`, always, json, signal);
   return approved ? { ...base, approved } : { ...base, approved, reason: 'denied by the user' };
 }
 
@@ -626,6 +646,17 @@ class TerminalPrinter {
       case 'reasoning-delta':
         break;
     }
+  }
+
+  /**
+   * An approval another client (a browser tab, the HTTP API) answered: it is not asked here. In
+   * `--json` the line goes where the prompts go, stderr (the event itself is on stdout).
+   */
+  answeredElsewhere(request: ApprovalRequest, approved: boolean): void {
+    // The call as its question names it (already inert): a command's argv, another tool's name and input.
+    const line = `[approval] answered elsewhere: ${approved ? 'allowed' : 'denied'} — ${describeApproval(request)[0] ?? ''}`;
+    if (this.json) process.stderr.write(`${line}\n`);
+    else this.#line(line);
   }
 
   #toolResult(event: Extract<AgentEvent, { type: 'tool-result' }>): void {
@@ -1239,7 +1270,7 @@ async function runPrompt(
   const promptImagesByRun = new Map<string, ImagePart[]>();
   /** The daemon refused a message's images (IMAGE_REFUSALS): exit 2, as for a mistake on the command line. */
   let imagesRefusedByDaemon = false;
-  /** Start (or continue) a run; false when it was refused. A null run id means more answers are due. */
+  /** Start a run; false when it was refused. */
   const startRun = async (body: Record<string, unknown>): Promise<boolean> => {
     const started = await host.client.call(
       'POST',
@@ -1267,30 +1298,128 @@ async function runPrompt(
     return true;
   };
   const events = readAgentEvents(stream)[Symbol.asyncIterator]();
-  /** Follow the run started last to its end: 0 finished, 1 failed; undefined when the stream ends first. */
+  /** The stream's next event, held until it is taken: an approval's question waits on it and on the terminal at once. */
+  let coming: ReturnType<typeof events.next> | undefined;
+  const nextEvent = () => (coming ??= events.next());
+  /** Send this terminal's answer: whether it continued the run, more answers are due, another client answered first, or it was refused. */
+  const sendAnswer = async (
+    answer: ApprovalAnswer,
+  ): Promise<'continued' | 'more-due' | 'already-answered' | 'refused'> => {
+    const sent = await host.client.call(
+      'POST',
+      '/agent/run',
+      { session_id: session.id, approval_answer: answer },
+      agentRunResponseSchema,
+    );
+    if (sent.ok) {
+      if (sent.body.run_id === null) return 'more-due';
+      runId = sent.body.run_id;
+      return 'continued';
+    }
+    // Another client's answer was taken between the question and this one: its event says what it was.
+    if (sent.error.code === 'APPROVAL_ALREADY_ANSWERED') return 'already-answered';
+    process.stderr.write(`bastion: the answer was not taken: ${failure(sent.error)}\n`);
+    return 'refused';
+  };
+  /**
+   * Follow the run started last to its end: 0 finished, 1 failed; undefined when the stream ends
+   * first. A run paused for approvals is answered one approval at a time, each asked here unless
+   * another client (a browser tab, the HTTP API) answers it first (its tool-approval-response): a
+   * question showing then is taken off, and either way one line says how it was answered. The
+   * run carrying the answers out, started by whichever answer was last, is followed on.
+   */
   const follow = async (): Promise<number | undefined> => {
-    const pending: Extract<AgentEvent, { type: 'tool-approval-request' }>[] = [];
-    for (let next = await events.next(); next.done !== true; next = await events.next()) {
-      const { id, event } = next.value;
-      if (event.run_id !== runId) continue;
+    /** The paused run's approvals, by id, and how each was answered as its tool-approval-response says. */
+    const requests = new Map<string, ApprovalRequest>();
+    const decided = new Map<string, boolean>();
+    /** The run paused for approvals and its continuation is not known: the next run-started is it (no other run starts while an approval waits). */
+    let paused = false;
+    /** Show one event; a number when the run ended with it, 'paused' when it waits for its approvals. */
+    const handle = async ({ id, event }: { id: number; event: AgentEvent }): Promise<number | 'paused' | undefined> => {
+      // An answer is told under the run that asked, also once the run it let go on is followed.
+      if (event.type === 'tool-approval-response' && requests.has(event.approval_id)) {
+        printer.event(id, event);
+        decided.set(event.approval_id, event.approved);
+        return undefined;
+      }
+      if (paused && event.type === 'run-started') {
+        runId = event.run_id;
+        paused = false;
+      }
+      if (event.run_id !== runId) return undefined;
       if (event.type === 'run-started' && sentWith.length > 0) {
         const stored = await storedPromptImages(host, session.id, id, event.message_id);
         if (stored !== undefined) promptImagesByRun.set(runId, stored);
         printer.event(id, event, stored ?? sentImages(sentWith));
         sentWith = [];
-        continue;
+        return undefined;
       }
       printer.event(id, event);
-      if (event.type === 'tool-approval-request') pending.push(event);
+      if (event.type === 'tool-approval-request') requests.set(event.approval_id, event);
       if (event.type === 'run-error') return 1;
-      if (event.type !== 'run-finished') continue;
+      if (event.type !== 'run-finished') return undefined;
       if (event.finish_reason !== 'approval-pending') return 0;
-      // the run paused for approvals: answer each; the last answer continues the run
-      if (pending.length === 0) return 1;
-      for (const request of pending.splice(0)) {
-        const answer = await askApproval(request, { json: options.json, session, flags: policyFlags }, host);
-        if (!(await startRun({ approval_answer: answer }))) return 1;
+      return requests.size === 0 ? 1 : 'paused';
+    };
+    /** Take the next event and show it; undefined when the stream ended. */
+    const take = async (): Promise<{ ended: number | 'paused' | undefined } | undefined> => {
+      const next = await nextEvent();
+      coming = undefined;
+      return next.done === true ? undefined : { ended: await handle(next.value) };
+    };
+    /**
+     * Take events until another client's answer to `request` is told, then say it in one line (at
+     * the approval's turn, never over a question showing); a number or undefined when the run or the stream ends first.
+     */
+    const sayWhenTold = async (request: ApprovalRequest): Promise<'answered' | number | undefined> => {
+      while (!decided.has(request.approval_id)) {
+        const shown = await take();
+        if (shown === undefined) return undefined;
+        if (typeof shown.ended === 'number') return shown.ended;
       }
+      printer.answeredElsewhere(request, decided.get(request.approval_id) === true);
+      return 'answered';
+    };
+    /**
+     * Ask `request` here while following the stream; 'answered' once this terminal's answer is
+     * taken or another client's is said, a number or undefined when the run or the stream ends first.
+     */
+    const answer = async (request: ApprovalRequest): Promise<'answered' | number | undefined> => {
+      const elsewhere = new AbortController();
+      const asking = askApproval(request, { json: options.json, session, flags: policyFlags }, host, elsewhere.signal);
+      for (;;) {
+        const first = await Promise.race([asking, nextEvent().then(() => 'event' as const)]);
+        if (first !== 'event') {
+          const sent = await sendAnswer(first);
+          if (sent === 'refused') return 1;
+          if (sent === 'continued') paused = false;
+          if (sent !== 'already-answered') return 'answered';
+          // Not ours: the other client's answer was recorded first, and its event is on the way.
+          return sayWhenTold(request);
+        }
+        const shown = await take();
+        if (shown === undefined || typeof shown.ended === 'number' || decided.has(request.approval_id)) {
+          elsewhere.abort();
+          // Taken off: its AbortError (or an answer typed just then, too late) is the end it was asked for.
+          await asking.catch(() => undefined);
+          if (shown === undefined) return undefined;
+          if (typeof shown.ended === 'number') return shown.ended;
+          return sayWhenTold(request);
+        }
+      }
+    };
+    for (let shown = await take(); shown !== undefined; shown = await take()) {
+      if (shown.ended === undefined) continue;
+      if (shown.ended !== 'paused') return shown.ended;
+      paused = true;
+      for (const request of requests.values()) {
+        // Once this terminal's answer let the run go on, every other was answered elsewhere: only told, not asked.
+        const answered =
+          decided.has(request.approval_id) || !paused ? await sayWhenTold(request) : await answer(request);
+        if (answered !== 'answered') return answered;
+      }
+      requests.clear();
+      decided.clear();
     }
     return undefined;
   };

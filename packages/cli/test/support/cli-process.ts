@@ -10,7 +10,8 @@ import Database from 'better-sqlite3';
 import { fileURLToPath } from 'node:url';
 import { createInterface } from 'node:readline';
 import { afterEach } from 'vitest';
-import { quoteArgv } from '@bastion/host';
+import { DESKTOP_PAGE_KEY_FRAGMENT, HOST_IPC_PAGE_KEY_HEADER } from '@bastion/protocol';
+import { DaemonClient, quoteArgv } from '@bastion/host';
 import { makeTempDir, SCRIPTED_MODEL, type ScriptedEndpoint } from '@bastion/test-support';
 
 /** The built CLI (`npm run build` makes it). */
@@ -201,3 +202,34 @@ export const demoInAuto = (command: 'run' | 'chat', home: string, workspace: str
   '--provider',
   'demo',
 ];
+
+/**
+ * A second client of the daemon's HTTP API on the Bastion running on `home` (`bastion start`, or
+ * the host of a `bastion run` going), reached as a browser tab reaches it: a launch link from
+ * `bastion open`, redeemed for the session cookie and page key, which ask host IPC's
+ * agent.server-info for the sidecar's port and password.
+ */
+export async function secondDaemonClient(home: string): Promise<DaemonClient> {
+  const opened = await runCli(['open', '--json', '--home', home]);
+  if (opened.code !== 0) throw new Error(`bastion open failed: ${opened.stderr}`);
+  const { launch } = JSON.parse(opened.stdout) as { launch: string };
+  const uiOrigin = new URL(launch).origin;
+  const launched = await fetch(launch, { redirect: 'manual' });
+  const cookie = (launched.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+  const fragment = new URL(launched.headers.get('location') ?? '', uiOrigin).hash;
+  const pageKey = new URLSearchParams(fragment.slice(1)).get(DESKTOP_PAGE_KEY_FRAGMENT) ?? '';
+  const info = await fetch(`${uiOrigin}/_host/ipc/agent.server-info`, {
+    method: 'POST',
+    headers: {
+      cookie,
+      [HOST_IPC_PAGE_KEY_HEADER]: pageKey,
+      origin: uiOrigin,
+      referer: `${uiOrigin}/desktop/`,
+      'content-type': 'application/json',
+    },
+    body: '{}',
+  });
+  if (info.status !== 200) throw new Error(`agent.server-info answered ${info.status}`);
+  const target = (await info.json()) as { port: number; password: string };
+  return new DaemonClient({ target: () => Promise.resolve(target), uiOrigin });
+}
