@@ -170,7 +170,21 @@ export function App() {
         </nav>
       </header>
       <LostBanner link={link} />
-      <div className={`layout${route.page === 'home' ? '' : ' in-page'}${sessionsShown ? ' sessions-shown' : ''}`}>
+      <div
+        className={`layout${route.page === 'home' ? '' : ' in-page'}${sessionsShown ? ' sessions-shown' : ''}`}
+        onKeyDown={(event) => {
+          // Esc in the session list opened by Sessions folds it, as an open list closes only
+          // itself: the focus goes back to Sessions, and a run going in the open session goes on.
+          // What in the list took the key first (its search box, Confirm delete, a rename) keeps it.
+          const toggle = document.querySelector<HTMLElement>('.sessions-toggle');
+          if (event.key !== 'Escape' || event.defaultPrevented || !sessionsShown || toggle?.offsetParent == null)
+            return;
+          if (!document.getElementById('sessions')?.contains(event.target as Node)) return;
+          event.preventDefault();
+          setSessionsShown(false);
+          toggle.focus();
+        }}
+      >
         <SessionList
           bastion={bastion}
           version={sessionsVersion}

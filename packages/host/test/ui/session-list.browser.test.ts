@@ -248,4 +248,17 @@ describe('the list opened by Sessions in a small window', () => {
     await toggle.click();
     await page.setViewportSize({ width: 1280, height: 800 });
   });
+
+  it('at 400 × 560 Esc in the opened list folds it and gives Sessions the focus; the empty search box does not keep the key', async () => {
+    const id = await createSession('Folded by Esc');
+    await page.goto(`${world!.host.uiOrigin}/desktop/sessions/${id}`);
+    await page.setViewportSize({ width: 400, height: 560 });
+    const toggle = page.getByRole('button', { name: 'Sessions', exact: true });
+    if ((await toggle.getAttribute('aria-expanded')) === 'false') await toggle.click();
+    await sidebar().getByRole('searchbox').focus();
+    await page.keyboard.press('Escape');
+    await expect.poll(() => toggle.getAttribute('aria-expanded')).toBe('false');
+    expect(await toggle.evaluate((element) => element === document.activeElement)).toBe(true);
+    await page.setViewportSize({ width: 1280, height: 800 });
+  });
 });
