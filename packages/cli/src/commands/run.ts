@@ -638,7 +638,8 @@ class TerminalPrinter {
         break;
       }
       // an undo or a rewind is asked for between runs (and reported by what asked), never during
-      // one; an approval's answer (this terminal's, or another client's) shows as the run it lets go on
+      // one; an approval's answer shows as the run it lets go on, and another client's also as
+      // follow's one line at its turn (answeredElsewhere)
       case 'run-undone':
       case 'context-rewound':
       case 'tool-approval-response':
