@@ -1,12 +1,17 @@
 /**
  * What the reader has typed and not sent, per session: kept in the tab's sessionStorage, so a
  * half-written prompt survives opening another session and a reload. Two slots a session: the
- * message box's draft, and the message queued while a run goes (sent when it ends). Sending clears
- * a slot, as does deleting the session; a browser that refuses storage (quota, privacy settings)
- * keeps them for as long as the view lives, as before.
+ * message box's draft, and the message queued while a run goes (sent when it ends), with what MCP
+ * servers gave it. Sending clears a slot, as does deleting the session; a browser that refuses
+ * storage (quota, privacy settings) keeps them for as long as the view lives, as before.
  */
-/** `queued-images`: how many images the queued message carries (they are kept in memory only). */
-export type DraftSlot = 'draft' | 'queued' | 'queued-images';
+import type { AgentRunMcp } from '@bastion/bridge';
+
+/**
+ * `queued-images`: how many images the queued message carries (they are kept in memory only);
+ * `queued-mcp`: what MCP servers gave the queued message (saveQueued).
+ */
+export type DraftSlot = 'draft' | 'queued' | 'queued-images' | 'queued-mcp';
 
 const keyOf = (sessionId: string, slot: DraftSlot): string => `bastion.${slot}.${sessionId}`;
 
@@ -18,13 +23,37 @@ export function readDraft(sessionId: string, slot: DraftSlot = 'draft'): string 
   }
 }
 
-export function saveDraft(sessionId: string, text: string, slot: DraftSlot = 'draft'): void {
+/** Whether storage took it. */
+export function saveDraft(sessionId: string, text: string, slot: DraftSlot = 'draft'): boolean {
   try {
     if (text === '') window.sessionStorage.removeItem(keyOf(sessionId, slot));
     else window.sessionStorage.setItem(keyOf(sessionId, slot), text);
+    return true;
   } catch {
     // Storage refused: the text lives in the view's state only.
+    return false;
   }
+}
+
+/**
+ * The queued message and what MCP servers gave it as the box read it (a prompt's origin, the
+ * resources' text): the two are stored together or not at all, so that after a reload the message
+ * goes with that context and its `@SERVER:URI` words are never read afresh — a word of a server's
+ * prompt text would then attach a resource the person never named. A text whose context storage
+ * refuses (quota: resources are up to AGENT_MAX_MCP_RESOURCES × MCP_RESOURCE_TEXT_MAX_BYTES) lives
+ * in the view only, as a draft does when storage refuses it.
+ */
+export function saveQueued(sessionId: string, text: string, mcp: AgentRunMcp): void {
+  const stored = text !== '' && saveDraft(sessionId, JSON.stringify(mcp), 'queued-mcp');
+  if (!stored) saveDraft(sessionId, '', 'queued-mcp');
+  saveDraft(sessionId, stored ? text : '', 'queued');
+}
+
+/** What MCP servers gave the stored queued message (nothing, for none stored). */
+export function readQueuedMcp(sessionId: string): AgentRunMcp {
+  // Written by saveQueued only, in this tab's own storage.
+  const stored = readDraft(sessionId, 'queued-mcp');
+  return stored === '' ? {} : (JSON.parse(stored) as AgentRunMcp);
 }
 
 /** A deleted session's draft and queued message (their images: forgetDraftImages). */
@@ -32,4 +61,5 @@ export function forgetDrafts(sessionId: string): void {
   saveDraft(sessionId, '', 'draft');
   saveDraft(sessionId, '', 'queued');
   saveDraft(sessionId, '', 'queued-images');
+  saveDraft(sessionId, '', 'queued-mcp');
 }

@@ -42,6 +42,7 @@ export function recoverQueuedMessage(sessionId: string): void {
   saveDraft(sessionId, queued === '' ? draft : draft === '' ? queued : `${queued}\n\n${draft}`);
   saveDraft(sessionId, '', 'queued');
   saveDraft(sessionId, '', 'queued-images');
+  saveDraft(sessionId, '', 'queued-mcp');
   if (queued !== '') {
     keepImageRefusal(
       sessionId,

@@ -7,8 +7,9 @@
  * `greet` says `<img onerror=…>`); choosing `review` asks for its needed argument; Enter runs it
  * and puts its text in the box, unsent, naming the prompt; Enter again sends it, the model gets
  * it, and the transcript says whose prompt it was. A mistaken argument is said under the box and
- * nothing is sent. `@` lists the server's resources in a section of their own; choosing the
- * readme puts `@fixture:notes://readme` in the box and the model gets its text; the binary logo
+ * nothing is sent. A prompt's text queued while a run goes keeps what the box read through a
+ * reload: an `@SERVER:URI` word of the server's own text attaches nothing when it drains. `@`
+ * lists the server's resources in a section of their own; choosing the readme puts `@fixture:notes://readme` in the box and the model gets its text; the binary logo
  * is refused under the box. Screenshots (light and dark, 1280×800 and 400×560) of both menus.
  */
 import { writeFileSync } from 'node:fs';
@@ -129,6 +130,37 @@ describe('MCP prompts in the message box', () => {
     await page.waitForTimeout(300);
     expect(endpoint.seen.length).toBe(before);
     await composer().fill('');
+  });
+
+  it('a message queued from a prompt whose text names @fixture:notes://readme goes after a reload without that resource: the model gets the prompt’s text alone', async () => {
+    turns.length = endpoint.seen.length;
+    let release = (): void => undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    turns.push({ kind: 'text', pieces: ['Held.'], hold: held }, { kind: 'text', pieces: ['Queued one answered.'] });
+    const before = endpoint.seen.length;
+    await composer().fill('Wait a moment');
+    await composer().press('Enter');
+    await expect.poll(() => endpoint.seen.length, SETTLED).toBe(before + 1);
+    // The argument puts the word in the server's prompt text (not at its end, where the caret
+    // would open the @ menu on it): the box attaches nothing for it.
+    await composer().fill('/mcp__fixture__review code=@fixture:notes://readme focus=names');
+    await composer().press('Enter');
+    const promptText = 'Review this code: @fixture:notes://readme\nFocus on names.';
+    await expect.poll(() => composer().inputValue(), SETTLED).toBe(promptText);
+    await composer().press('Enter');
+    const queued = page.getByRole('status', { name: 'Queued', exact: true });
+    await expect.poll(() => queued.locator('.queued-text').textContent(), SETTLED).toBe(promptText);
+    await page.reload();
+    await expect.poll(() => queued.locator('.queued-text').textContent(), SETTLED).toBe(promptText);
+    release();
+    await page.getByText('Queued one answered.').waitFor(SETTLED);
+    expect(endpoint.seen.length).toBe(before + 2);
+    expect(lastUserText()).toBe(promptText);
+    await page
+      .locator('.mcp-prompt-origin')
+      .last()
+      .getByText('From the prompt review of the MCP server fixture')
+      .waitFor();
   });
 });
 

@@ -9,7 +9,7 @@ import {
   UI_EXPORT_FILE_NAME_CHARS,
 } from '@bastion/protocol';
 import { describeError, errorCode } from '../bastion.js';
-import { readDraft, saveDraft } from '../drafts.js';
+import { readDraft, readQueuedMcp, saveDraft, saveQueued } from '../drafts.js';
 import { imageInputOf, isImageRefusal, plural, type Attachment } from '../image-attachment.js';
 import {
   forgetImageRefusal,
@@ -330,10 +330,18 @@ export function ChatView({
   );
   /** A message typed while a run goes: sent once it has finished, back in the box if it stopped or failed. */
   const [queued, setQueuedText] = useState(() => readDraft(sessionId, 'queued'));
+  /**
+   * What goes with the queued message from MCP servers, as the box read it, kept with its text
+   * (saveQueued): a word of a server's prompt text is never read as the person's when it goes,
+   * even after a reload.
+   */
+  const [storedQueuedMcp] = useState(() => readQueuedMcp(sessionId));
+  const queuedMcp = useRef<AgentRunMcp>(storedQueuedMcp);
   const setQueued = useCallback(
-    (text: string) => {
+    (text: string, mcp: AgentRunMcp = {}) => {
       setQueuedText(text);
-      saveDraft(sessionId, text, 'queued');
+      queuedMcp.current = mcp;
+      saveQueued(sessionId, text, mcp);
     },
     [sessionId],
   );
@@ -351,12 +359,6 @@ export function ChatView({
     [sessionId],
   );
   const [queuedImages, setQueuedImagesState] = useState(() => readDraftImages(sessionId, 'queued'));
-  /**
-   * What goes with the queued message from MCP servers, as the box read it (so that a word of a
-   * server's prompt text is not read as the person's when it goes); in memory only: after a reload
-   * the queued text's own words are read then.
-   */
-  const queuedMcp = useRef<AgentRunMcp | undefined>(undefined);
   const setQueuedImages = useCallback(
     (next: readonly Attachment[]) => {
       setQueuedImagesState(next);
@@ -555,7 +557,7 @@ export function ChatView({
   /** This view's sends whose answer (the new prompt's id) has not come back yet. */
   const [sending, setSending] = useState(0);
   const send = useCallback(
-    /** `mcp`: what the box read for it; a queued or retried message's resources are read now. */
+    /** `mcp`: what the box read for it; a retried message that had none has its resources read now. */
     async (message: string, attached: readonly Attachment[] = [], mcp?: AgentRunMcp) => {
       setSending((count) => count + 1);
       try {
@@ -662,7 +664,6 @@ export function ChatView({
     if (queuedImages.length > 0) setImages([...queuedImages, ...images]);
     setQueued('');
     setQueuedImages([]);
-    queuedMcp.current = undefined;
   }, [draft, queued, images, queuedImages, setDraft, setImages, setQueued, setQueuedImages]);
   useEffect(() => {
     if (queued === '' || stoppable || answersToRun || busy || link !== 'live') return;
@@ -675,7 +676,6 @@ export function ChatView({
     const carried = queuedMcp.current;
     setQueued('');
     setQueuedImages([]);
-    queuedMcp.current = undefined;
     void act(async () => {
       try {
         await send(message, attached, carried);
@@ -1236,7 +1236,6 @@ export function ChatView({
               onClick={() => {
                 setQueued('');
                 setQueuedImages([]);
-                queuedMcp.current = undefined;
               }}
             >
               Cancel
@@ -1315,11 +1314,10 @@ export function ChatView({
             return;
           }
           // Joined to a message queued before, it is no longer one prompt's text alone.
-          queuedMcp.current =
-            queued === ''
-              ? mcp
-              : queuedMcp.current && { resources: [...(queuedMcp.current.resources ?? []), ...(mcp.resources ?? [])] };
-          setQueued(joinMessages(queued, message));
+          setQueued(
+            joinMessages(queued, message),
+            queued === '' ? mcp : { resources: [...(queuedMcp.current.resources ?? []), ...(mcp.resources ?? [])] },
+          );
           if (images.length > 0) setQueuedImages([...queuedImages, ...images]);
           setDraft('');
           setImages([]);
