@@ -212,6 +212,14 @@ describe('Esc in a text field while an approval waits', () => {
     await region.getByText(`touch ${marker}`).waitFor();
     const reason = region.getByLabel('Reason (optional, sent to the agent if you deny)');
     await reason.fill('not now');
+    // The card is a callout, a bar at its left: no whole border in the focus ring's colour, which
+    // read as a second focused thing beside the field.
+    const ring = await reason.evaluate((element) => getComputedStyle(element).outlineColor);
+    const card = await region.evaluate((element) => {
+      const style = getComputedStyle(element);
+      return [style.borderTopColor, style.borderRightColor, style.borderBottomColor];
+    });
+    expect(card).not.toContain(ring);
     await shotAllModes(page, SHOTS, '93-approval-reason', region);
     await reason.press('Escape');
     expect(await reason.inputValue()).toBe('');
