@@ -4,7 +4,8 @@
  * session's stored prompts (sessions.db) show what the model was sent. `/mcp` lists the prompts and
  * resources; `/mcp__fixture__review code=…` sends the prompt's text, said first and marked as the
  * server's; a mistaken argument is said and nothing is sent; `@fixture:notes://readme` attaches the
- * readme's text, the binary logo is refused; on a terminal Tab completes a prompt's name.
+ * readme's text, the binary logo is refused; on a terminal Tab completes a prompt's name. `bastion
+ * run` with a mistaken MCP line exits 2 and leaves no session.
  */
 import { fileURLToPath } from 'node:url';
 import { expect, it } from 'vitest';
@@ -91,4 +92,19 @@ it('on a terminal, Tab completes an MCP server’s prompt once the server runs: 
   expect(sentParts(home)[0]).toEqual([
     { type: 'text', text: 'Review this code: x', mcp: { kind: 'prompt', server: 'fixture', name: 'review' } },
   ]);
+});
+
+it('bastion run with a mistaken MCP line (an argument the prompt does not take, a refused resource) exits 2 and leaves no session behind', async () => {
+  const { home, args } = await project();
+  const run = ['run', ...args.slice(1)];
+  const mistaken = await runCli([...run, '/mcp__fixture__review lang=ts']);
+  expect(mistaken.stderr).toContain(
+    'bastion: /mcp__fixture__review takes no argument "lang"; it takes code (needed), focus; nothing was sent\n',
+  );
+  expect(mistaken.code).toBe(2);
+  const refused = await runCli([...run, 'Look at @fixture:notes://logo']);
+  expect(refused.stderr).toContain('MCP_RESOURCE_NOT_TEXT');
+  expect(refused.code).toBe(2);
+  const sessions = await runCli(['sessions', '--all', '--json', '--home', home]);
+  expect(sessions.stdout.trim()).toBe('');
 });

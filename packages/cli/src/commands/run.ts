@@ -1435,6 +1435,15 @@ async function runPrompt(
   };
   for (const signal of STOP_SIGNALS) process.on(signal, onInterrupt);
   let code = 0;
+  /**
+   * `run` made the session for its one prompt, so a refusal of that prompt leaves it holding
+   * nothing: it then goes (removeUnusedSession), as a refusal before it was made leaves none.
+   */
+  const sessionMadeForRun = command === 'run' && options.resume === undefined;
+  const removeUnusedSession = async () => {
+    const removed = await host.client.request('DELETE', `/sessions/${session.id}`);
+    if (removed.status === 200) process.stderr.write(`bastion: session ${session.id} removed; nothing was run\n`);
+  };
   const retype: { line: string | undefined } = { line: undefined };
   /** MCP servers already said to be not running in this process. */
   const mcpReported = new Set<string>();
@@ -1488,6 +1497,7 @@ async function runPrompt(
         if (!withServers.ok) {
           process.stderr.write(`bastion: ${withServers.message}; nothing was sent\n`);
           code = 2;
+          if (sessionMadeForRun) await removeUnusedSession();
           continue;
         }
         run = { ...withServers.body };
@@ -1511,10 +1521,8 @@ async function runPrompt(
         return 1;
       }
       code = imagesRefusedByDaemon ? 2 : ended;
-      if (imagesRefusedByDaemon && command === 'run' && options.resume === undefined) {
-        // The session was made for this run alone and holds nothing: it goes, as a refusal before it was made leaves none.
-        const removed = await host.client.request('DELETE', `/sessions/${session.id}`);
-        if (removed.status === 200) process.stderr.write(`bastion: session ${session.id} removed; nothing was run\n`);
+      if (imagesRefusedByDaemon && sessionMadeForRun) {
+        await removeUnusedSession();
       } else if (!started && carrying.length > 0 && command === 'chat') {
         process.stderr.write(
           `bastion: ${imageCount(carrying.length)} still attached to your next message; /image --clear drops them\n`,
