@@ -1,6 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import type { McpListing, McpServerStatus, MessagePart } from '@bastion/bridge';
-import { matchingResources, mcpPromptCommands, mcpPromptDescription, messageMcpOf, typedTextOf } from './mcp-offers.js';
+import {
+  matchingResources,
+  mcpContextOf,
+  mcpPromptCommands,
+  mcpPromptDescription,
+  messageMcpOf,
+  typedTextOf,
+  type McpOffersSource,
+} from './mcp-offers.js';
 
 const server = (name: string, state: McpServerStatus['state']): McpServerStatus => ({
   name,
@@ -49,5 +57,36 @@ describe('the MCP offers in the message box', () => {
       resources: [{ server: 'fixture', uri: 'notes://readme', name: 'r', text: 'README' }],
     });
     expect(messageMcpOf([{ type: 'text', text: 'plain' }])).toBeUndefined();
+  });
+});
+
+describe('mcpContextOf', () => {
+  /** A host whose resource reads are counted, each giving the readme's text as it is now. */
+  const counting = () => {
+    const reads: string[] = [];
+    const source: McpOffersSource = {
+      catalog: () => Promise.resolve(listing),
+      prompt: () => Promise.reject(new Error('no prompt is run here')),
+      resource: (_workspace, server, uri) => {
+        reads.push(`${server}:${uri}`);
+        return Promise.resolve({ server, uri, name: 'Fixture readme', text: 'read at send' });
+      },
+    };
+    return { source, reads };
+  };
+  const chosen = { server: 'fixture', uri: 'notes://readme', name: 'Fixture readme', text: 'read when chosen' };
+
+  it('sends a resource chosen in the @ menu as it was read then, without reading it again', async () => {
+    const { source, reads } = counting();
+    const context = await mcpContextOf(source, '/w', 'Summarise @fixture:notes://readme', undefined, [chosen]);
+    expect(context).toEqual({ resources: [chosen] });
+    expect(reads).toEqual([]);
+  });
+
+  it('reads a resource typed by hand (not chosen in the menu) when the message goes', async () => {
+    const { source, reads } = counting();
+    const context = await mcpContextOf(source, '/w', 'Summarise @fixture:notes://readme');
+    expect(context.resources?.map((resource) => resource.text)).toEqual(['read at send']);
+    expect(reads).toEqual(['fixture:notes://readme']);
   });
 });

@@ -6,7 +6,7 @@
  * Zod-free imports only.
  */
 import type { AgentRunMcp, BastionApi, McpListing, MessagePart } from '@bastion/bridge';
-import type { McpPromptOrigin, McpPromptSummary, McpResourceSummary } from '@bastion/protocol';
+import type { McpAttachedResource, McpPromptOrigin, McpPromptSummary, McpResourceSummary } from '@bastion/protocol';
 import {
   mayNameResource,
   mcpPromptArguments,
@@ -117,15 +117,17 @@ export async function runMcpPromptLine(
 /**
  * What goes with `message` from MCP servers: `prompt` (the one its text came from, if any, with
  * `promptText`, what it put in the box) and the text of each resource the person named in it
- * (`@SERVER:URI`; a word of the prompt's own text names none), read by the host now. Refused,
- * with why, when a word names a server that is not running or a resource it does not list, or the
- * host refuses a read (binary, too large): the message is then not sent.
+ * (`@SERVER:URI`; a word of the prompt's own text names none): as `chosen` holds it (read when
+ * picked in the @ menu), else read by the host now. Refused, with why, when a word names a server
+ * that is not running or a resource it does not list, or the host refuses a read (binary, too
+ * large): the message is then not sent.
  */
 export async function mcpContextOf(
   source: McpOffersSource,
   workspace: string | null,
   message: string,
   prompt?: { origin: McpPromptOrigin; text: string },
+  chosen: readonly McpAttachedResource[] = [],
 ): Promise<AgentRunMcp> {
   const base: AgentRunMcp = prompt === undefined ? {} : { prompt: prompt.origin };
   // Only a message with a word that could name one asks the host (which starts the servers).
@@ -134,11 +136,15 @@ export async function mcpContextOf(
   if (!named.ok) throw new McpAttachRefusal(named.message);
   if (named.resources.length === 0) return base;
   const resources = await Promise.all(
-    named.resources.map(({ server, uri }) =>
-      source.resource(workspace, server, uri).catch((failure: unknown) => {
+    named.resources.map(async ({ server, uri }) => {
+      const read = chosen.find((resource) => resource.server === server && resource.uri === uri);
+      if (read !== undefined) return read;
+      try {
+        return await source.resource(workspace, server, uri);
+      } catch (failure) {
         throw new McpAttachRefusal(`@${server}:${uri}: ${describeError(failure)}`);
-      }),
-    ),
+      }
+    }),
   );
   return { ...base, resources };
 }

@@ -1,10 +1,12 @@
 import { useEffect, useLayoutEffect, useRef, useState, type DragEvent, type KeyboardEvent } from 'react';
 import type { AgentRunMcp, BastionApi } from '@bastion/bridge';
-import type { DirEntry, McpListing, McpPromptOrigin } from '@bastion/protocol';
+import type { DirEntry, McpAttachedResource, McpListing, McpPromptOrigin } from '@bastion/protocol';
 import {
   mayNameResource,
+  mcpResourceMention,
   splitMcpPromptLine,
   AGENT_MAX_IMAGES,
+  AGENT_MAX_MCP_RESOURCES,
   AGENT_MAX_MESSAGE_CHARS,
   UI_COMPOSER_MAX_HEIGHT_PX,
   UI_MENTION_FIND_DELAY_MS,
@@ -344,8 +346,15 @@ export function Composer({
   const [filled, setFilled] = useState<PromptFill | McpFill>();
   /** What an MCP server's prompt or resource could not do, said under the box until the text changes. */
   const [mcpNote, setMcpNote] = useState<{ draft: string; message: string }>();
+  /**
+   * The resources read when chosen in the @ menu, sent as read then (not read again): the newest
+   * AGENT_MAX_MCP_RESOURCES whose `@SERVER:URI` was in the box at the last choice; none once it is empty.
+   */
+  const chosenResources = useRef<McpAttachedResource[]>([]);
   useEffect(() => {
-    if (draft.trim() === '') setFilled(undefined);
+    if (draft.trim() !== '') return;
+    setFilled(undefined);
+    chosenResources.current = [];
   }, [draft]);
   const fill = (prompt: PromptFill | McpFill) => {
     placeCaret.current = prompt.text.length;
@@ -452,16 +461,22 @@ export function Composer({
   /**
    * Attach a resource chosen in the @ menu: read by the host first, so that one it refuses (binary,
    * too large) is said at once and never goes in; else `@SERVER:URI` in place of the mention. The
-   * text goes with the message when it is sent (read again then).
+   * text read now is what goes with the message when it is sent.
    */
   const attachResource = (option: McpResourceOption) => {
     if (mention === undefined || mcp === undefined || workspace === null) return;
     const typed = draft;
     setMcpNote(undefined);
     mcp.resource(workspace, option.server, option.resource.uri).then(
-      () => {
+      (resource) => {
         if (latest.current.draft !== typed) return;
         const next = applyMention(typed, { ...mention, folder: '' }, { name: option.word, kind: 'file' });
+        const kept = chosenResources.current.filter(
+          (earlier) =>
+            (earlier.server !== resource.server || earlier.uri !== resource.uri) &&
+            next.text.includes(mcpResourceMention(earlier.server, earlier.uri)),
+        );
+        chosenResources.current = [...kept, resource].slice(-AGENT_MAX_MCP_RESOURCES);
         placeCaret.current = next.caret;
         setCaret(next.caret);
         onDraft(next.text);
@@ -546,11 +561,11 @@ export function Composer({
       onSend(prompt === undefined ? {} : { prompt: prompt.origin });
       return;
     }
-    // The resources the person named are read now: one that cannot be attached is said under the
-    // box, and nothing is sent. A word of a server's prompt text attaches nothing.
+    // The resources the person named and did not choose in the @ menu are read now: one that cannot
+    // be attached is said under the box, and nothing is sent. A word of a server's prompt text attaches nothing.
     const typed = draft;
     setMcpNote(undefined);
-    mcpContextOf(mcp, workspace, typed, prompt).then(
+    mcpContextOf(mcp, workspace, typed, prompt, chosenResources.current).then(
       (context) => {
         if (latest.current.draft === typed) onSend(context);
       },
