@@ -179,6 +179,8 @@ it('the same approval of a two-approval step answered in two tabs is decided onc
   turns.push(...twoCallTurns(markers, 'Decided once.'));
   const toldBefore = (await answersTold()).length;
   await sendMessage(first, 'Run both again');
+  // Both questions are in the log before the held tab reads it: that tab hears nothing after.
+  await first.getByRole('region', { name: 'Approval needed' }).getByText('1 more after this').waitFor();
   second = await openSecondTab(true);
   await allow(first);
   await asking(first, markers[1]);
