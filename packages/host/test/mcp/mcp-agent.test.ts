@@ -5,15 +5,14 @@
  * `read-only` refuses it. A policy rule denies it before the server is reached. The fixture's
  * `count` tool says how many calls reached the server, so a refusal is shown to have reached none.
  */
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SCRIPTED_MODEL } from '@bastion/test-support';
 import { AgentDriver, approvalRequestOf, textOf, toolResultOf } from '../commands/agent-stream.js';
 import { McpConfigStore } from '../../src/mcp/mcp-config-store.js';
 import { processesWith } from '../sandbox/process-tree.js';
 import { startScriptedHost, type ScriptedHost } from '../support/scripted-agent.js';
+import { MCP_FIXTURE } from '../support/mcp-fixture.js';
 
-const FIXTURE = fileURLToPath(new URL('../fixtures/mcp-fixture-server.mjs', import.meta.url));
 /** An argument the fixture ignores, so this file's servers are told from every other's. */
 const MARKER = `mcp-agent-test-${process.pid}`;
 
@@ -24,7 +23,7 @@ beforeAll(async () => {
   new McpConfigStore(world.host.userData).add({
     name: 'fixture',
     command: process.execPath,
-    args: [FIXTURE, 'normal', MARKER],
+    args: [MCP_FIXTURE, 'normal', MARKER],
   });
 }, 60_000);
 

@@ -35,11 +35,11 @@ import { describeAttack } from '../../../../test/support/attack.js';
 import { makeCommandWorld } from '../commands/command-harness.js';
 import { processesWith } from '../sandbox/process-tree.js';
 import { McpHub } from '../../src/mcp/mcp-hub.js';
+import { MCP_FIXTURE, mcpFixture } from '../support/mcp-fixture.js';
 import { PolicyStore } from '../../src/policy/policy-store.js';
 import { acquireSrtSession, type SrtSession } from '../../src/sandbox/srt-session.js';
 import { rawSidecar as rawSidecarOf } from './raw-sidecar.js';
 
-const FIXTURE = fileURLToPath(new URL('../fixtures/mcp-fixture-server.mjs', import.meta.url));
 const MEMORY_SERVER = fileURLToPath(
   new URL('../../../../node_modules/@modelcontextprotocol/server-memory/dist/index.js', import.meta.url),
 );
@@ -47,11 +47,7 @@ const CANARY = 'CANARY-mcp-4d1c-do-not-leak';
 
 /** An argument the fixture ignores, so this file's servers are told from every other's. */
 const MARKER = `mcp-hub-test-${process.pid}`;
-const fixture = (name: string, mode = 'normal'): McpServerConfig => ({
-  name,
-  command: process.execPath,
-  args: [FIXTURE, mode, MARKER],
-});
+const fixture = mcpFixture(MARKER);
 
 let srt: SrtSession;
 let root: string;
@@ -456,7 +452,7 @@ describeAttack('secret-read', "an MCP server's variables outside its sandbox", (
       expect(await sidecar.call('argv', 'env', { name: 'SERVICE_TOKEN' })).toMatchObject({
         text: `SERVICE_TOKEN=${REDACTED('SERVICE_TOKEN', 'argv')}`,
       });
-      expect(processesWith(`${FIXTURE} normal ${MARKER}`).length).toBeGreaterThan(0);
+      expect(processesWith(`${MCP_FIXTURE} normal ${MARKER}`).length).toBeGreaterThan(0);
       expect(processesWith(token)).toEqual([]);
     } finally {
       sidecar.close();
@@ -671,7 +667,7 @@ describeAttack('resource-exhaustion', 'MCP servers that try to exhaust the host'
       expect(server?.error).toContain('does not read what Bastion sends it');
       // Stopped, not just marked failed: its process goes (SIGTERM, then the sandbox ends it).
       await waitFor(
-        () => processesWith(`${FIXTURE} ping-flood ${MARKER}`).length === 0,
+        () => processesWith(`${MCP_FIXTURE} ping-flood ${MARKER}`).length === 0,
         30_000,
         'the flooding server to end',
       );
@@ -706,7 +702,7 @@ describeAttack('resource-exhaustion', 'MCP servers that try to exhaust the host'
     expect(processesWith(daemon)).toHaveLength(1);
     await hub.remove(workspace, 'daemon');
     expect(processesWith(daemon)).toEqual([]);
-    expect(processesWith(`${FIXTURE} daemonize ${MARKER}`)).toEqual([]);
+    expect(processesWith(`${MCP_FIXTURE} daemonize ${MARKER}`)).toEqual([]);
   });
 });
 
@@ -735,9 +731,9 @@ describe('MCP servers: tool names and stopping', () => {
   });
 
   it('removing a server stops its process; the host log names servers and counts, never a tool result', async () => {
-    expect(processesWith(`${FIXTURE} normal ${MARKER}`).length).toBeGreaterThan(0);
+    expect(processesWith(`${MCP_FIXTURE} normal ${MARKER}`).length).toBeGreaterThan(0);
     await hub.remove(workspace, 'fixture');
-    expect(processesWith(`${FIXTURE} normal ${MARKER}`)).toEqual([]);
+    expect(processesWith(`${MCP_FIXTURE} normal ${MARKER}`)).toEqual([]);
     expect(hub.listing(workspace).servers.map((server) => server.name)).toEqual(['memory']);
     const logged = JSON.stringify(records);
     expect(logged).toContain('"server":"fixture"');

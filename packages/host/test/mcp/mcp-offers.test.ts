@@ -9,7 +9,6 @@
  */
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createLogger,
@@ -18,24 +17,19 @@ import {
   MCP_OFFER_DESCRIPTION_MAX_CHARS,
   mcpListingSchema,
   type LogRecord,
-  type McpServerConfig,
   type McpServerStatus,
 } from '@bastion/protocol';
 import { makeTempDir, waitFor } from '@bastion/test-support';
 import { HostError } from '../../src/errors.js';
 import { McpHub } from '../../src/mcp/mcp-hub.js';
+import { mcpFixture } from '../support/mcp-fixture.js';
 import { PolicyStore } from '../../src/policy/policy-store.js';
 import { acquireSrtSession, type SrtSession } from '../../src/sandbox/srt-session.js';
 import { rawSidecar } from './raw-sidecar.js';
 
-const FIXTURE = fileURLToPath(new URL('../fixtures/mcp-fixture-server.mjs', import.meta.url));
 /** An argument the fixture ignores, so this file's servers are told from every other's. */
 const MARKER = `mcp-offers-test-${process.pid}`;
-const fixture = (name: string, mode = 'normal'): McpServerConfig => ({
-  name,
-  command: process.execPath,
-  args: [FIXTURE, mode, MARKER],
-});
+const fixture = mcpFixture(MARKER);
 
 let srt: SrtSession;
 let root: string;

@@ -14,15 +14,14 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { Locator, Page } from 'playwright-core';
 import type { ScriptedEndpoint, ScriptedTurn } from '@bastion/test-support';
 import { McpConfigStore } from '../../src/mcp/mcp-config-store.js';
 import { openScriptedDesktopWorld, useDesktopWorld } from './support/desktop-world.js';
 import { expectListAndComposerInView, shotAllModes, SHOTS } from './support/layout.js';
+import { MCP_FIXTURE } from '../support/mcp-fixture.js';
 
-const FIXTURE = fileURLToPath(new URL('../fixtures/mcp-fixture-server.mjs', import.meta.url));
 /** What the page shows after the host has done its part: a server's start takes seconds on a loaded machine. */
 const SETTLED = { timeout: 45_000 };
 const SIZES = [
@@ -45,7 +44,7 @@ useDesktopWorld(
     new McpConfigStore(world.host.userData).add({
       name: 'fixture',
       command: process.execPath,
-      args: [FIXTURE, 'normal', 'mcp-offers-browser-test'],
+      args: [MCP_FIXTURE, 'normal', 'mcp-offers-browser-test'],
     });
     return world;
   },
