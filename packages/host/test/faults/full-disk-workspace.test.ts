@@ -16,6 +16,7 @@ import {
   SCRIPTED_MODEL,
   startScriptedEndpoint,
   type ScriptedEndpoint,
+  type ScriptedTurn,
 } from '@bastion/test-support';
 import { canMount, fillDisk, mountTmpfs, type Tmpfs } from '../../../../test/support/tmpfs.js';
 import { AgentDriver, toolResultOf } from '../commands/agent-stream.js';
@@ -28,6 +29,20 @@ const EDITED = NOTES.replace('beta', 'gamma');
 let disk: Tmpfs | undefined;
 let host: TempHost | undefined;
 let endpoint: ScriptedEndpoint | undefined;
+
+/** A host granted `workspace` and an agent on it in auto mode, its model the scripted `turns`. */
+async function agentIn(workspace: string, turns: ScriptedTurn[]): Promise<AgentDriver> {
+  endpoint = await startScriptedEndpoint(turns);
+  host = await startTempHost({ allowEndpoints: [endpoint.baseUrl], workspaces: [workspace] });
+  await defineScriptedProvider(host, endpoint, 'sk-full-disk-workspace-key');
+  return AgentDriver.create(host, {
+    provider: 'local',
+    model: SCRIPTED_MODEL,
+    workspace,
+    mode: 'auto',
+    consent_by: 'full-disk test',
+  });
+}
 afterEach(async () => {
   await host?.stop();
   await endpoint?.close();
@@ -43,7 +58,7 @@ describe.skipIf(!canMount)(
       const workspace = join(realpathSync(disk.path), 'workspace');
       mkdirSync(workspace);
       writeFileSync(join(workspace, 'notes.md'), NOTES);
-      endpoint = await startScriptedEndpoint([
+      const agent = await agentIn(workspace, [
         { kind: 'tool-call', name: 'write_file', input: { path: 'made.txt', content: 'made by the run\n' } },
         { kind: 'tool-call', name: 'edit_file', input: { path: 'notes.md', old_string: 'beta', new_string: 'gamma' } },
         { kind: 'text', pieces: ['done'] },
@@ -51,15 +66,6 @@ describe.skipIf(!canMount)(
         { kind: 'text', pieces: ['the disk is full'] },
         { kind: 'text', pieces: ['still here'] },
       ]);
-      host = await startTempHost({ allowEndpoints: [endpoint.baseUrl], workspaces: [workspace] });
-      await defineScriptedProvider(host, endpoint, 'sk-full-disk-workspace-key');
-      const agent = await AgentDriver.create(host, {
-        provider: 'local',
-        model: SCRIPTED_MODEL,
-        workspace,
-        mode: 'auto',
-        consent_by: 'full-disk test',
-      });
       const run = await agent.say('change things');
       expect(run.events.at(-1)?.type).toBe('run-finished');
       const runId = (run.body as { run_id: string }).run_id;
@@ -143,19 +149,10 @@ describe.skipIf(!canMount)(
       const workspace = join(realpathSync(disk.path), 'workspace');
       mkdirSync(join(workspace, 'src'), { recursive: true });
       writeFileSync(join(workspace, 'src', 'keep.txt'), 'kept');
-      endpoint = await startScriptedEndpoint([
+      const agent = await agentIn(workspace, [
         { kind: 'tool-call', name: 'write_file', input: { path: 'src/a/b/new.txt', content: NOTES } },
         { kind: 'text', pieces: ['the disk is full'] },
       ]);
-      host = await startTempHost({ allowEndpoints: [endpoint.baseUrl], workspaces: [workspace] });
-      await defineScriptedProvider(host, endpoint, 'sk-full-disk-workspace-key');
-      const agent = await AgentDriver.create(host, {
-        provider: 'local',
-        model: SCRIPTED_MODEL,
-        workspace,
-        mode: 'auto',
-        consent_by: 'full-disk test',
-      });
       fillDisk(join(disk.path, 'filler'));
       const refused = await agent.say('write it');
       expect(toolResultOf(refused).output).toMatchObject({ ok: false, code: 'FS_DISK_FULL' });
