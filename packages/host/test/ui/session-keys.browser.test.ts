@@ -9,8 +9,13 @@
  */
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Page } from 'playwright-core';
-import type { Session, SessionListResponse } from '@bastion/protocol';
-import { openDesktopWorld, useDesktopWorld, type DesktopWorld } from './support/desktop-world.js';
+import {
+  createDemoSession,
+  openDesktopWorld,
+  storedSessions,
+  useDesktopWorld,
+  type DesktopWorld,
+} from './support/desktop-world.js';
 import { shotAllModes, SHOTS } from './support/layout.js';
 
 const NEW_SESSION = 'Alt+Shift+KeyN';
@@ -30,21 +35,10 @@ useDesktopWorld(openDesktopWorld, (opened) => {
 
 const sidebar = () => page.getByRole('complementary', { name: 'Sessions' });
 const composer = () => page.getByRole('combobox', { name: 'Message' });
-const storedSessions = async () =>
-  (await world!.host.client.request<SessionListResponse>('GET', '/sessions?limit=100')).body.sessions;
 const openSessionId = () => /\/desktop\/sessions\/([^/]+)$/.exec(new URL(page.url()).pathname)?.[1];
 /** The title of the row the list marks as the open session. */
 const currentRowTitle = () => sidebar().locator('[aria-current="page"] .session-title').textContent();
 const focused = () => page.evaluate(() => document.activeElement?.id || document.activeElement?.tagName);
-
-async function createSession(title: string): Promise<string> {
-  const created = await world!.host.client.request<Session>('POST', '/sessions', {
-    title,
-    provider: 'demo',
-    model: 'demo',
-  });
-  return created.body.id;
-}
 
 /** Presses `key` and waits until the session `sessionId` is open, marked in the list as `title`, its message box focused. */
 async function pressToOpen(key: string, sessionId: string, title: string): Promise<void> {
@@ -60,12 +54,12 @@ let third: string;
 
 beforeAll(async () => {
   // Listed newest first: Third, Second, First. Second has a message, so New session makes another.
-  first = await createSession('First notes');
-  second = await createSession('Second notes');
-  third = await createSession('Third notes');
+  first = await createDemoSession(world!.host, 'First notes');
+  second = await createDemoSession(world!.host, 'Second notes');
+  third = await createDemoSession(world!.host, 'Third notes');
   await world!.host.client.request('POST', '/agent/run', { session_id: second, message: 'ls' });
   await vi.waitFor(async () => {
-    const run = (await storedSessions()).find((session) => session.id === second)?.last_run;
+    const run = (await storedSessions(world!.host)).find((session) => session.id === second)?.last_run;
     if (run?.status !== 'finished') throw new Error(`the run of Second notes is ${run?.status}`);
   }, LOADING);
   await page.goto(`${world!.host.uiOrigin}/desktop/sessions/${second}`);
@@ -80,8 +74,8 @@ describe('Alt+Shift+N', () => {
     expect(await button.getAttribute('aria-keyshortcuts')).toBe('Alt+Shift+N');
     expect(await button.getAttribute('title')).toBe('New session (Alt+Shift+N)');
     await page.keyboard.press(NEW_SESSION);
-    await expect.poll(async () => (await storedSessions()).length, LOADING).toBe(4);
-    const made = (await storedSessions())[0]!.id;
+    await expect.poll(async () => (await storedSessions(world!.host)).length, LOADING).toBe(4);
+    const made = (await storedSessions(world!.host))[0]!.id;
     expect([first, second, third]).not.toContain(made);
     await expect.poll(openSessionId, LOADING).toBe(made);
     await expect.poll(currentRowTitle, LOADING).toBe('Untitled session');
@@ -104,7 +98,7 @@ describe('Alt+Shift+J and Alt+Shift+K', () => {
     await page.keyboard.press(PREVIOUS_SESSION);
     await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
     expect(openSessionId()).toBe(made);
-    expect(await storedSessions()).toHaveLength(4);
+    expect(await storedSessions(world!.host)).toHaveLength(4);
   });
 
   it('pressed many times in a row, they open no more than one wait on the host’s held calls (asks.wait) at a time, and the last session opens with its Mode list and its message box focused', async () => {
@@ -173,7 +167,7 @@ describe('where the keys do nothing', () => {
     await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
     expect(await help.isVisible()).toBe(true);
     expect(openSessionId()).toBe(open);
-    expect(await storedSessions()).toHaveLength(4);
+    expect(await storedSessions(world!.host)).toHaveLength(4);
     await help.getByRole('button', { name: 'Close' }).click();
     await help.waitFor({ state: 'detached' });
   });
@@ -185,7 +179,7 @@ describe('where the keys do nothing', () => {
     for (const key of [NEW_SESSION, NEXT_SESSION, PREVIOUS_SESSION, MESSAGE_BOX]) await search.press(key);
     await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
     expect(openSessionId()).toBe(open);
-    expect(await storedSessions()).toHaveLength(4);
+    expect(await storedSessions(world!.host)).toHaveLength(4);
     expect(await search.inputValue()).toBe('notes');
     expect(await focused()).toBe('session-search');
     await search.fill('');

@@ -12,8 +12,14 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Locator, Page } from 'playwright-core';
-import type { Session, SessionListResponse } from '@bastion/protocol';
-import { openDesktopWorld, useDesktopWorld, sendMessage, type DesktopWorld } from './support/desktop-world.js';
+import {
+  createDemoSession,
+  openDesktopWorld,
+  sendMessage,
+  storedSessions,
+  useDesktopWorld,
+  type DesktopWorld,
+} from './support/desktop-world.js';
 import { expectInViewport, expectUncoveredInView, SHOTS } from './support/layout.js';
 
 let world: DesktopWorld | undefined;
@@ -27,23 +33,12 @@ useDesktopWorld(openDesktopWorld, (opened) => {
 const sidebar = () => page.getByRole('complementary', { name: 'Sessions' });
 const newSessionButton = () => sidebar().getByRole('button', { name: 'New session' });
 const composer = () => page.getByRole('combobox', { name: 'Message' });
-const storedSessions = async () =>
-  (await world!.host.client.request<SessionListResponse>('GET', '/sessions?limit=100')).body.sessions;
 const openSessionId = () => /\/desktop\/sessions\/([^/]+)$/.exec(new URL(page.url()).pathname)?.[1];
 
 /** Clicks New session and waits until it is done (the button is enabled again). */
 async function clickNewSession(): Promise<void> {
   await newSessionButton().click();
   await expect.poll(() => newSessionButton().isEnabled()).toBe(true);
-}
-
-async function createSession(title: string): Promise<string> {
-  const created = await world!.host.client.request<Session>('POST', '/sessions', {
-    title,
-    provider: 'demo',
-    model: 'demo',
-  });
-  return created.body.id;
 }
 
 describe('New session', () => {
@@ -59,7 +54,7 @@ describe('New session', () => {
     await clickNewSession();
     await clickNewSession();
     expect(openSessionId()).toBe(first);
-    expect((await storedSessions()).map((session) => session.id)).toEqual([first]);
+    expect((await storedSessions(world!.host)).map((session) => session.id)).toEqual([first]);
     expect(await sidebar().locator('li.session').count()).toBe(1);
     await expect.poll(() => composer().evaluate((box) => box === document.activeElement)).toBe(true);
   });
@@ -74,7 +69,7 @@ describe('New session', () => {
     await page.getByTestId('activity').waitFor({ state: 'detached' });
     await clickNewSession();
     await expect.poll(openSessionId).not.toBe(first);
-    expect(await storedSessions()).toHaveLength(2);
+    expect(await storedSessions(world!.host)).toHaveLength(2);
     await page.getByTestId('transcript').getByText('This session uses the offline demo model').waitFor();
   });
 });
@@ -106,8 +101,8 @@ describe('Delete’s confirmation', () => {
   }
 
   beforeAll(async () => {
-    alpha = await createSession('Alpha notes');
-    beta = await createSession('Beta notes');
+    alpha = await createDemoSession(world!.host, 'Alpha notes');
+    beta = await createDemoSession(world!.host, 'Beta notes');
   });
 
   it('stays armed, holding the focus, when the open session’s details arrive after Delete was armed: the message box does not take the focus; Esc then disarms it', async () => {
@@ -135,18 +130,18 @@ describe('Delete’s confirmation', () => {
     expect(await armed().count()).toBe(1);
     expect(await hasFocus(armed())).toBe(true);
     await disarmWithEsc('Beta notes');
-    expect((await storedSessions()).some((session) => session.id === beta)).toBe(true);
+    expect((await storedSessions(world!.host)).some((session) => session.id === beta)).toBe(true);
   });
 
   it('Esc disarms it: the button reads Delete again, keeps the focus, and the session stays', async () => {
     await arm('Beta notes');
     await disarmWithEsc('Beta notes');
-    expect((await storedSessions()).some((session) => session.id === beta)).toBe(true);
+    expect((await storedSessions(world!.host)).some((session) => session.id === beta)).toBe(true);
   });
 
   it('stays armed, holding the focus, through a re-read of the list that shows a session made elsewhere and a title changed elsewhere; Esc then disarms it', async () => {
     await arm('Beta notes');
-    await createSession('Gamma notes');
+    await createDemoSession(world!.host, 'Gamma notes');
     await world!.host.client.request('PATCH', `/sessions/${alpha}`, { title: 'Alpha notes (renamed elsewhere)' });
     await runElsewhere(alpha);
     await row('Gamma notes').waitFor();
@@ -158,7 +153,7 @@ describe('Delete’s confirmation', () => {
   });
 
   it('a session deleted elsewhere while armed disarms: at the next re-read its row goes and no row shows Confirm delete', async () => {
-    const gamma = (await storedSessions()).find((session) => session.title === 'Gamma notes')!.id;
+    const gamma = (await storedSessions(world!.host)).find((session) => session.title === 'Gamma notes')!.id;
     await arm('Gamma notes');
     await world!.host.client.request('DELETE', `/sessions/${gamma}`);
     await runElsewhere(alpha);
@@ -181,7 +176,7 @@ describe('Delete’s confirmation', () => {
   });
 
   it('Esc in the rename box gives up the new title: the form closes, the stored title is unchanged and Rename has the focus again', async () => {
-    const before = (await storedSessions()).find((session) => session.id === alpha)?.title;
+    const before = (await storedSessions(world!.host)).find((session) => session.id === alpha)?.title;
     const rename = row('Alpha notes').getByRole('button', { name: /^Rename Alpha notes/ });
     await rename.click();
     const title = sidebar().getByLabel('Session title');
@@ -189,7 +184,7 @@ describe('Delete’s confirmation', () => {
     await page.keyboard.press('Escape');
     await title.waitFor({ state: 'detached' });
     expect(await hasFocus(rename)).toBe(true);
-    expect((await storedSessions()).find((session) => session.id === alpha)?.title).toBe(before);
+    expect((await storedSessions(world!.host)).find((session) => session.id === alpha)?.title).toBe(before);
   });
 
   it('shows Confirm delete in view and uncovered, light and dark, at 1280 × 800 and at 400 × 560 (the list opened by Sessions)', async () => {
@@ -221,13 +216,13 @@ describe('Delete’s confirmation', () => {
     await page.goBack();
     await expect.poll(openSessionId).toBe(alpha);
     await armed().waitFor({ state: 'detached' });
-    expect((await storedSessions()).some((session) => session.id === alpha)).toBe(true);
+    expect((await storedSessions(world!.host)).some((session) => session.id === alpha)).toBe(true);
   });
 });
 
 describe('the list opened by Sessions in a small window', () => {
   it('at 400 × 560 shows its first session whole, without scrolling the list, with the message box in view', async () => {
-    const id = await createSession('Small window notes');
+    const id = await createDemoSession(world!.host, 'Small window notes');
     await page.goto(`${world!.host.uiOrigin}/desktop/sessions/${id}`);
     await page.setViewportSize({ width: 400, height: 560 });
     const toggle = page.getByRole('button', { name: 'Sessions', exact: true });
@@ -250,7 +245,7 @@ describe('the list opened by Sessions in a small window', () => {
   });
 
   it('at 400 × 560 Esc in the opened list folds it and gives Sessions the focus; the empty search box does not keep the key', async () => {
-    const id = await createSession('Folded by Esc');
+    const id = await createDemoSession(world!.host, 'Folded by Esc');
     await page.goto(`${world!.host.uiOrigin}/desktop/sessions/${id}`);
     await page.setViewportSize({ width: 400, height: 560 });
     const toggle = page.getByRole('button', { name: 'Sessions', exact: true });

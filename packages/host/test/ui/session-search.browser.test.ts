@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Locator, Page, Request } from 'playwright-core';
 import { SESSION_SEARCH_MAX_CHARS, type Session } from '@bastion/protocol';
 import type { TempHost } from '../support/temp-host.js';
-import { openDesktopWorld, type DesktopWorld } from './support/desktop-world.js';
+import { createDemoSession, openDesktopWorld, type DesktopWorld } from './support/desktop-world.js';
 import { expectInViewport, expectNoHorizontalOverflow, shotAllModes, SHOTS } from './support/layout.js';
 
 /** What the page shows after the host has done its part: under a loaded CI machine a run takes seconds. */
@@ -36,12 +36,6 @@ const sidebar = () => page.getByRole('complementary', { name: 'Sessions' });
 const status = () => sidebar().getByRole('search', { name: 'Search sessions' }).getByRole('status');
 const titles = () => sidebar().locator('li.session .session-title').allTextContents();
 const allTitles = ['Team lunch ideas', 'Quarterly Budget Review', 'Release checklist'];
-
-async function createSession(title: string): Promise<string> {
-  const created = await host.client.request<Session>('POST', '/sessions', { title, provider: 'demo', model: 'demo' });
-  expect(created.status).toBe(201);
-  return created.body.id;
-}
 
 /** Resolves once `check` holds; fails after SETTLED's time (expect.poll is for inside a test only). */
 async function until(check: () => Promise<boolean>, what: string): Promise<void> {
@@ -72,10 +66,10 @@ const searchFor = (text: string) => (request: Request) => {
 beforeAll(async () => {
   world = await openDesktopWorld();
   ({ host, page } = world);
-  checklistId = await createSession('Release checklist');
+  checklistId = await createDemoSession(host, 'Release checklist');
   await runPrompt(checklistId, `Before the release, feed the ${PROMPT_WORD} in the lab tank.`);
-  budgetId = await createSession('Quarterly Budget Review');
-  await runPrompt(await createSession('Team lunch ideas'), 'Where shall the team eat on Friday?');
+  budgetId = await createDemoSession(host, 'Quarterly Budget Review');
+  await runPrompt(await createDemoSession(host, 'Team lunch ideas'), 'Where shall the team eat on Friday?');
   await page.goto(`${host.uiOrigin}/desktop/`);
   box = page.getByRole('searchbox', { name: 'Search sessions by title, prompt or reply' });
   await until(async () => JSON.stringify(await titles()) === JSON.stringify(allTitles), 'the three sessions');
@@ -243,7 +237,7 @@ describe('finding a session by what was said in it', () => {
   });
 
   it('renames and deletes from the results; older matches page in, newest first', async () => {
-    for (let index = 1; index <= BULK; index += 1) await createSession(`Bulk note ${index}`);
+    for (let index = 1; index <= BULK; index += 1) await createDemoSession(host, `Bulk note ${index}`);
     await box.fill(PROMPT_WORD);
     await expect.poll(titles, SETTLED).toEqual(['Release checklist']);
     await sidebar().getByRole('button', { name: 'Rename Release checklist' }).click();

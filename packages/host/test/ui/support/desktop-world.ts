@@ -9,7 +9,7 @@ import { afterAll, beforeAll } from 'vitest';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { makeTempDir, SCRIPTED_MODEL, type Script, type ScriptedEndpoint } from '@bastion/test-support';
-import type { Session } from '@bastion/protocol';
+import type { Session, SessionListResponse } from '@bastion/protocol';
 import type { BastionHostOptions } from '../../../src/bastion-host.js';
 import { startScriptedHost } from '../../support/scripted-agent.js';
 import { startTempHost, type TempHost } from '../../support/temp-host.js';
@@ -109,6 +109,18 @@ export function useDesktopWorld<World extends DesktopWorld>(
 }
 
 /** Type `message` into the composer and send it, once the previous run has ended (its Stop button gone; Enter sends nothing meanwhile). */
+/** A session on the demo model titled `title`, made through the daemon's API (as another tab or the CLI would); its id. */
+export async function createDemoSession(host: TempHost, title: string): Promise<string> {
+  const created = await host.client.request<Session>('POST', '/sessions', { title, provider: 'demo', model: 'demo' });
+  if (created.status !== 201) throw new Error(`POST /sessions answered ${created.status}`);
+  return created.body.id;
+}
+
+/** The sessions the daemon holds, newest first (up to 100). */
+export async function storedSessions(host: TempHost): Promise<Session[]> {
+  return (await host.client.request<SessionListResponse>('GET', '/sessions?limit=100')).body.sessions;
+}
+
 export async function sendMessage(page: Page, message: string): Promise<void> {
   await page.locator('.composer-actions button.danger').waitFor({ state: 'detached' });
   const composer = page.getByLabel('Message');
