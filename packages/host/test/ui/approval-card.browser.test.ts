@@ -6,11 +6,12 @@
  * guard); the queued message can be edited or cancelled. Esc in the "Always allow…" step closes
  * the step only, in the agent's prompt and in the host's own question; opening the step puts focus
  * on its Save, which a held Enter cannot reach in the step's first moments. In a short, narrow
- * window a long command scrolls inside the card while its heading and Allow and Deny stay in view.
+ * window a long command scrolls inside the card while its heading, Reason, Allow and Deny stay in view.
  * Esc in the Reason field (or another text field than the message box) is the field's: the run
  * goes on and the approval still waits; Esc elsewhere still stops the run. At 400×560 the header is
  * one line and the transcript keeps a stated share of the height, with an approval waiting and
- * without. Screenshots go to test-output/ui/.
+ * without, while the whole waiting card (question, Reason field, answers) shows without scrolling.
+ * Screenshots go to test-output/ui/.
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -157,7 +158,7 @@ describe('the "Always allow…" step', () => {
 });
 
 describe('a long command in a short, narrow window', () => {
-  it('at 400×560, a command of 3,000 characters scrolls inside the card: its heading, Allow and Deny stay in view and uncovered, the card takes at most 40% of the height, and the transcript keeps some; so does Save in the "Always allow…" step', async () => {
+  it('at 400×560, a command of 3,000 characters scrolls inside the card: its heading, Allow, Deny and the Reason field stay in view and uncovered, the card takes at most 40% of the height, and the transcript keeps some; so does Save in the "Always allow…" step', async () => {
     const marker = 'long-command';
     const script = `echo ${'x'.repeat(3_000)} && touch ${marker}`;
     turns.push(
@@ -172,6 +173,7 @@ describe('a long command in a short, narrow window', () => {
       await expectUncoveredInView(page, region.getByRole('heading'), 'the heading');
       await expectUncoveredInView(page, region.getByRole('button', { name: 'Allow', exact: true }), 'Allow');
       await expectUncoveredInView(page, region.getByRole('button', { name: 'Deny' }), 'Deny');
+      await expectUncoveredInView(page, region.getByLabel('Reason if you deny'), 'the Reason field');
       const card = await region.boundingBox();
       expect(card?.height).toBeLessThanOrEqual(560 * 0.4 + 0.5);
       const transcript = await page.locator('.transcript-scroll').boundingBox();
@@ -210,7 +212,7 @@ describe('Esc in a text field while an approval waits', () => {
     await sendMessage(page, `Touch ${marker}`);
     const region = page.getByRole('region', { name: 'Approval needed' });
     await region.getByText(`touch ${marker}`).waitFor();
-    const reason = region.getByLabel('Reason (optional, sent to the agent if you deny)');
+    const reason = region.getByLabel('Reason if you deny');
     await reason.fill('not now');
     // The card is a callout, a bar at its left: no whole border in the focus ring's colour, which
     // read as a second focused thing beside the field.
@@ -264,7 +266,7 @@ describe('the transcript’s share of a short, narrow window', () => {
     await expectInViewport(page, page.getByLabel('Message'), 'the message box');
   }
 
-  it('at 400×560 the header is one line, the title and Options (the rest folded under it): the transcript gets at least a quarter of the height with an approval waiting and 70% without, and the message box stays wholly in view', async () => {
+  it('at 400×560 the header is one line, the title and Options (the rest folded under it): the transcript gets at least a quarter of the height with an approval waiting and 70% without, the message box stays wholly in view, and the waiting card’s heading, command, Reason field, Allow, Deny and Always allow… are each wholly in view and uncovered', async () => {
     const marker = 'share-of-height';
     turns.push(...touchTurns(marker));
     await page.setViewportSize({ width: 400, height: 560 });
@@ -273,8 +275,18 @@ describe('the transcript’s share of a short, narrow window', () => {
       const region = page.getByRole('region', { name: 'Approval needed' });
       await region.getByText(`touch ${marker}`).waitFor();
       await expectCompactHeader();
-      await expectUncoveredInView(page, region.getByRole('button', { name: 'Allow', exact: true }), 'Allow');
       expect(await transcriptShare()).toBeGreaterThanOrEqual(0.25);
+      // The whole question shows without scrolling anything: what is asked, the Reason field and the answers.
+      for (const [what, part] of [
+        ['the heading', region.getByRole('heading')],
+        ['the command', region.locator('.approval-command')],
+        ['the Reason field', region.getByLabel('Reason if you deny')],
+        ['Allow', region.getByRole('button', { name: 'Allow', exact: true })],
+        ['Deny', region.getByRole('button', { name: 'Deny' })],
+        ['Always allow…', region.getByRole('button', { name: 'Always allow…' })],
+      ] as const) {
+        await expectUncoveredInView(page, part, what);
+      }
       await page.screenshot({ path: `${SHOTS}95-compact-header-approval-400x560-light.png` });
       await page.emulateMedia({ colorScheme: 'dark' });
       await page.screenshot({ path: `${SHOTS}95-compact-header-approval-400x560-dark.png` });

@@ -24,8 +24,9 @@ interface Props {
 
 /**
  * Allow or deny one pending tool call; the daemon checks the answer against its own record. Its
- * heading and its answers always show; what is between them (the call, the reason, the "Always
- * allow…" step) scrolls when the card is at its height bound, which keeps the transcript in view.
+ * heading, the Reason field and its answers always show; what is between them (the call, why it
+ * asks, the "Always allow…" step) scrolls when the card is at its height bound, which keeps the
+ * transcript in view.
  */
 export function ApprovalPrompt({
   tool,
@@ -104,24 +105,6 @@ export function ApprovalPrompt({
                   ? 'This session asks before each file edit (“Ask before file edits”, next to Mode).'
                   : 'A file that instructs the agent asks before it changes, in every mode.'}
         </p>
-        <div className="approval-row">
-          <label htmlFor="deny-reason">Reason (optional, sent to the agent if you deny)</label>
-          <input
-            id="deny-reason"
-            value={reason}
-            maxLength={1000}
-            onChange={(event) => setReason(event.target.value)}
-            onKeyDown={(event) => {
-              // Esc is the field's, as in any text box: it empties the reason, and in an empty field
-              // leaves it for the card (Tab goes on to the answers). Taken here, it does not reach
-              // the page's Esc, which stops the run and so withdraws this question.
-              if (event.key !== 'Escape' || event.defaultPrevented) return;
-              event.preventDefault();
-              if (reason !== '') setReason('');
-              else region.current?.focus();
-            }}
-          />
-        </div>
         {rule && alwaysAllow.confirming && workspace !== null && (
           <AlwaysAllowConfirm
             rule={rule}
@@ -132,6 +115,25 @@ export function ApprovalPrompt({
             onCancel={alwaysAllow.close}
           />
         )}
+      </div>
+      <div className="approval-row">
+        <label htmlFor="deny-reason">Reason if you deny</label>
+        <input
+          id="deny-reason"
+          value={reason}
+          placeholder="optional, for the agent"
+          maxLength={1000}
+          onChange={(event) => setReason(event.target.value)}
+          onKeyDown={(event) => {
+            // Esc is the field's, as in any text box: it empties the reason, and in an empty field
+            // leaves it for the card (Tab goes on to the answers). Taken here, it does not reach
+            // the page's Esc, which stops the run and so withdraws this question.
+            if (event.key !== 'Escape' || event.defaultPrevented) return;
+            event.preventDefault();
+            if (reason !== '') setReason('');
+            else region.current?.focus();
+          }}
+        />
       </div>
       <ApprovalActions
         busy={busy}
