@@ -52,6 +52,12 @@ const commandNamed = (name: string | undefined) =>
 
 async function main(argv: string[], manifestUrl: URL): Promise<number> {
   const [name, ...rest] = argv;
+  if (name === 'help' && rest[0] !== undefined) {
+    // `bastion help run`, as `git help commit`: that command's usage.
+    if (!commandNamed(rest[0])) throw unknownNameError('command', rest[0], Object.keys(COMMANDS));
+    process.stdout.write(commandUsage(rest[0]) ?? USAGE);
+    return 0;
+  }
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
     process.stdout.write(USAGE);
     return name === undefined ? 2 : 0;

@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import {
   AGENT_MAX_IMAGES,
@@ -46,14 +47,53 @@ export const WORKSPACE_OPTIONS = {
 
 /**
  * `parseArgs` (strict unless `config` says otherwise), with a bad flag or value as a UsageError:
- * an option it does not take as an unknownNameError naming the nearest one it does.
+ * an option it does not take as an unknownNameError naming the nearest one it does, any other
+ * mistake in words that name the option or argument and what it needs (misreadArgument).
  */
 export function parseCommandLine<T extends ParseArgsConfig>(config: T): ReturnType<typeof parseArgs<T>> {
   try {
     return parseArgs(config);
   } catch (error) {
     const unknown = (error as { code?: unknown }).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && unknownOption(config);
-    throw unknown || new UsageError((error as Error).message);
+    throw unknown || misreadArgument(config) || new UsageError((error as Error).message);
+  }
+}
+
+/**
+ * The first option given without the value it needs (or with one it does not take), or the first
+ * argument a command that takes none was given, in the CLI's own words: parseArgs' own messages
+ * ("Option '--session <value>' argument missing") name its syntax, not what to type. A folder given
+ * where a command takes none is pointed to --workspace, as `start DIR` is a common guess.
+ */
+function misreadArgument(config: ParseArgsConfig): UsageError | undefined {
+  const options = config.options ?? {};
+  const { tokens } = parseArgs({ ...config, strict: false, tokens: true });
+  for (const token of tokens) {
+    if (token.kind === 'positional' && config.allowPositionals !== true) {
+      const folder = Object.hasOwn(options, 'workspace') && isFolder(token.value);
+      const workspace = /^[\w./~-]+$/.test(token.value) ? token.value : JSON.stringify(token.value);
+      return new UsageError(
+        `unexpected argument ${JSON.stringify(token.value)}: this command takes only options${folder ? ` (to work in that folder: --workspace ${workspace})` : ''}`,
+      );
+    }
+    if (token.kind !== 'option' || !Object.hasOwn(options, token.name)) continue;
+    const takesValue = options[token.name]?.type === 'string';
+    if (takesValue && token.value === undefined) return new UsageError(`${token.rawName} needs a value`);
+    if (takesValue && token.inlineValue === false && token.value.length > 1 && token.value.startsWith('-'))
+      return new UsageError(
+        `${token.rawName} needs a value, and ${JSON.stringify(token.value)} after it reads as an option (a value starting with - is written ${token.rawName}=${token.value})`,
+      );
+    if (!takesValue && token.value !== undefined)
+      return new UsageError(`${token.rawName} takes no value (it was given ${JSON.stringify(token.value)})`);
+  }
+  return undefined;
+}
+
+function isFolder(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
   }
 }
 
@@ -124,9 +164,9 @@ const COMMAND_DETAILS = `Usage:
   bastion run --compact (--continue | --session ID) [--workspace DIR] [--home DIR] [--json]
   bastion run --endpoint URL --model ID [--context-window TOKENS] [--endpoint-images]
               [--workspace DIR] [--home DIR] [--mode …] [--image FILE]… [--json] PROMPT
-  bastion chat [--workspace DIR] [--home DIR] [--continue | --session ID] [--mode …] [--provider ID]
-               [--model ID | --endpoint URL --model ID [--context-window TOKENS] [--endpoint-images]]
-               [--json]
+  bastion chat [--workspace DIR] [--home DIR] [--continue | --session ID] [--mode …] [--ask-before-writes]
+               [--provider ID] [--model ID | --endpoint URL --model ID [--context-window TOKENS]
+               [--endpoint-images]] [--reasoning low|medium|high] [--json]
   bastion sessions [--workspace DIR | --all] [--search TEXT] [--home DIR] [--json]
   bastion sessions export ID [--home DIR]
   bastion models [--home DIR] [--json]
@@ -206,8 +246,10 @@ it back on the line to edit (its images attached again), /image PATH attaches an
 next prompt (checked as --image is), /image lists those attached and /image --clear drops them,
 /model lists the models on offer and /model PROVIDER/MODEL switches the session to one,
 /reasoning shows the session's reasoning effort and /reasoning low|medium|high|default changes
-it, /plan prints the agent's last plan again, /help lists these (Tab completes them; ArrowUp
-brings back earlier lines); /exit, the end of input or Ctrl-D ends it, Ctrl-C stops the run going
+it, /plan prints the agent's last plan again, /changes what the session's file tools changed so
+far (as changes --stat), /mcp the MCP servers here, /NAME [ARGS] your saved prompt
+<home>/prompts/NAME.md, /help lists these (Tab completes them; ArrowUp brings back earlier lines;
+another /NAME is refused, not sent); /exit, the end of input or Ctrl-D ends it, Ctrl-C stops the run going
 (at the prompt it drops what is typed, and at an empty prompt ends it). Exit with the last run's
 code.
 
@@ -279,7 +321,9 @@ second start says which one holds it and exits 2.
 open: a fresh one-time link to the UI of the Bastion running on this home (reopen a closed tab).
 
 doctor: platform, Node, sandbox packages (and how to install what is missing), userData
-permissions and the posture \`start\` would run with; exit 0 only for the full posture.
+permissions and health, the HOME folders sandboxed commands may read, the MCP servers in
+mcp.json (or why it cannot be used) and the posture \`start\` would run with; exit 0 only for the
+full posture and a usable mcp.json.
 `;
 
 const [SYNOPSIS = '', OPTIONS = '', ...PARAGRAPHS] = COMMAND_DETAILS.split('\n\n');

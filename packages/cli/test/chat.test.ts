@@ -4,7 +4,7 @@
  * approval is asked and answered on the same terminal, and Ctrl-D ends it. A PROMPT on its command
  * line is a usage error that starts nothing.
  */
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect, it } from 'vitest';
@@ -359,4 +359,55 @@ it('/changes lists what the session’s file tools changed, a line a file with i
   } finally {
     await endpoint.close();
   }
+});
+
+it('a line /NAME that is no command and no saved prompt, or a command typed with what it does not take, is refused and not sent; a saved prompt, an MCP prompt line and a path are not refused', async () => {
+  const { home, args } = project();
+  mkdirSync(join(home, 'prompts'), { recursive: true, mode: 0o700 });
+  writeFileSync(join(home, 'prompts', 'peek.md'), 'read $ARGUMENTS\n');
+  const result = await runCli(
+    args,
+    '/compcat\n/compact now\n/model a b\n/Help\n/peek README.md\n/usr/share is what?\n/mcp__nosuch__prompt\n',
+  );
+  expect(result.stderr).toContain(
+    'bastion: unknown command /compcat (did you mean /compact?); nothing was sent (/help lists the commands)\n',
+  );
+  expect(result.stderr).toContain('bastion: /compact is typed alone; nothing was sent (/help lists the commands)\n');
+  expect(result.stderr).toContain(
+    'bastion: /model is typed /model or /model PROVIDER/MODEL; nothing was sent (/help lists the commands)\n',
+  );
+  expect(result.stderr).toContain(
+    'bastion: unknown command /Help (did you mean /help?); nothing was sent (/help lists the commands)\n',
+  );
+  expect(result.stderr).not.toContain('/mcp__nosuch__prompt (did you mean');
+  expect(sentPrompts(home)).toEqual(['read README.md', '/usr/share is what?', '/mcp__nosuch__prompt']);
+});
+
+it('on a terminal, a refused /NAME line is put back on the line to correct, and sent once corrected', async () => {
+  const { home, args } = project();
+  const cli = runCliInTerminal(args);
+  const prompts = () => cli.shown().split('bastion> ').length - 1;
+  await waitFor(() => prompts() === 1, 60_000, 'the first prompt');
+  cli.type('/lss\r');
+  await waitFor(() => cli.shown().includes('unknown command /lss'), 30_000, 'the refusal');
+  // readline moves the cursor past the prompt (ESC [ 10 G) before it echoes the line.
+  await waitFor(
+    () => cli.shown().endsWith('bastion> /lss') || cli.shown().endsWith('bastion> \u001b[10G/lss'),
+    30_000,
+    'the refused line back on the line',
+  );
+  // Ctrl-A goes to the start of the line: the prompt sent is what was typed, corrected.
+  cli.type('\u0001ls \r');
+  await waitFor(() => cli.shown().includes('demo: list_dir was refused'), 30_000, 'the corrected prompt run');
+  cli.type('/exit\r');
+  expect(await cli.closed).toBe(0);
+  expect(sentPrompts(home)).toEqual(['ls /lss']);
+});
+
+it('chat --help names each command chat’s /help lists', async () => {
+  const { args } = project();
+  const listed = (await runCli(args, '/help\n')).stderr.match(/^ {2}\/[a-z]+/gm) ?? [];
+  expect(listed.length).toBeGreaterThan(10);
+  const help = (await runCli(['chat', '--help'])).stdout;
+  expect(listed.map((command) => command.trim()).filter((command) => !help.includes(command))).toEqual([]);
 });

@@ -24,17 +24,18 @@ function running(argv: string[]): boolean {
   });
 }
 
-it('bastion run: Ctrl-C during a command aborts the run and exits 1, the agent process not cut off', async () => {
+it('bastion run: Ctrl-C during a command aborts the run and exits 1, the command that printed nothing named as stopped, the agent process not cut off', async () => {
   const { home, workspace } = project();
   const cli = runCliInTerminal([...demoInAuto('run', home, workspace), '$ sleep 41.3']);
   await waitFor(() => running(['sleep', '41.3']), 60_000, 'the sandboxed sleep');
   cli.type('\u0003');
   expect(await cli.closed).toBe(1);
+  expect(cli.shown()).toContain('[run] $ sleep 41.3 → stopped');
   expect(cli.shown()).toContain('bastion: run failed: RUN_ABORTED: the run was aborted');
   expect(cli.shown()).not.toContain('the agent process stopped');
 });
 
-it('bastion chat: Ctrl-C during a command aborts that run only; the next prompt runs in the same session', async () => {
+it('bastion chat: Ctrl-C during a command aborts that run only, the command said once to be stopped; the next prompt runs in the same session', async () => {
   const { home, workspace } = project();
   const cli = runCliInTerminal(demoInAuto('chat', home, workspace));
   const prompts = () => cli.shown().split('bastion> ').length - 1;
@@ -47,6 +48,7 @@ it('bastion chat: Ctrl-C during a command aborts that run only; the next prompt 
   cli.type('ls\r');
   await waitFor(() => prompts() === 3, 30_000, 'the prompt after ls');
   expect(cli.shown()).toContain('[tool] list_dir → 0 entries');
+  expect(cli.shown().split('[run] $ sleep 42.7 → stopped')).toHaveLength(2);
   expect(cli.shown()).not.toContain('the agent process stopped');
   cli.type('\u0004');
   expect(await cli.closed).toBe(0);

@@ -5,8 +5,8 @@
  * details are in each command's own --help and whose commands are README's.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { makeTempDir } from '@bastion/test-support';
@@ -92,6 +92,59 @@ describe('a mistyped name', () => {
   });
 });
 
+describe('an option without its value, or an argument a command does not take', () => {
+  it.each([
+    [['run', '--session'], '--session needs a value'],
+    [['sessions', '--search'], '--search needs a value'],
+    [
+      ['run', '--session', '--continue', 'hi'],
+      '--session needs a value, and "--continue" after it reads as an option (a value starting with - is written --session=--continue)',
+    ],
+    [['run', '--continue=yes', 'hi'], '--continue takes no value (it was given "yes")'],
+    [['start', 'extra'], 'unexpected argument "extra": this command takes only options'],
+    [['doctor', 'now'], 'unexpected argument "now": this command takes only options'],
+  ])(
+    'bastion %j exits 2 naming the option or argument and what it needs, then the command’s usage, and writes nothing',
+    (args, said) => {
+      const home = join(makeTempDir(), 'home');
+      const [command = '', ...rest] = args;
+      const result = cli([command, '--home', home, ...rest]);
+      expect(result.status).toBe(2);
+      expect(result.stdout).toBe('');
+      const expected = `bastion: ${said}\n\nUsage:\n  bastion ${command} `;
+      expect(result.stderr.slice(0, expected.length)).toBe(expected);
+      expect(existsSync(join(home, 'host'))).toBe(false);
+      rmSync(dirname(home), { recursive: true, force: true });
+    },
+  );
+
+  it('bastion start FOLDER says how to work in that folder: --workspace FOLDER', () => {
+    const folder = makeTempDir();
+    const result = cli(['start', folder]);
+    expect(result.status).toBe(2);
+    expect(result.stderr.split('\n')[0]).toBe(
+      `bastion: unexpected argument "${folder}": this command takes only options (to work in that folder: --workspace ${folder})`,
+    );
+    rmSync(folder, { recursive: true, force: true });
+  });
+});
+
+describe('bastion help COMMAND', () => {
+  it('prints that command’s usage, as bastion COMMAND --help does, and exits 0', () => {
+    const help = cli(['help', 'run']);
+    expect(help.status).toBe(0);
+    expect(help.stdout).toBe(cli(['run', '--help']).stdout);
+  });
+
+  it('a name that is no command is said so, exit 2', () => {
+    const help = cli(['help', 'polcy']);
+    expect(help.status).toBe(2);
+    expect(help.stderr).toBe(
+      'bastion: unknown command "polcy" — did you mean "policy"?\nRun "bastion --help" for the list of commands.\n',
+    );
+  });
+});
+
 describe('bastion --help', () => {
   const help = cli(['--help']);
   const table = /\nCommands:\n((?: {2}\S.*\n)+)/.exec(help.stdout)?.[1] ?? '';
@@ -132,6 +185,16 @@ describe('bastion --help', () => {
     const start = cli(['start', '--help']);
     expect(start.stdout).toContain('--allow-endpoint URL');
     expect(start.stdout).toContain('start: start Bastion and open its UI');
+  });
+
+  it('chat --help names every option of run’s that chat takes (all but --image and --compact)', () => {
+    const synopsisOptions = (command: string) =>
+      new Set(/^Usage:\n([\s\S]*?)\n\n/.exec(cli([command, '--help']).stdout)?.[1]?.match(/--[\w-]+/g) ?? []);
+    const chat = synopsisOptions('chat');
+    const missing = [...synopsisOptions('run')].filter(
+      (option) => option !== '--image' && option !== '--compact' && !chat.has(option),
+    );
+    expect(missing).toEqual([]);
   });
 
   it("README's Commands table has a row for each command it lists, in the same order, and no other command", () => {

@@ -114,6 +114,7 @@ import {
 } from './tool-summary.js';
 import { pipedLines, readPipedStdin } from '../piped-stdin.js';
 import { parseCommandLine, UsageError, WORKSPACE_OPTIONS } from '../usage.js';
+import { closestName } from '../closest-name.js';
 import { enterWorkspace } from '../workspace.js';
 import { changesStat } from './changes.js';
 import { listingText } from './mcp.js';
@@ -451,8 +452,9 @@ export function hostAskPrompt(json: boolean): HostAskPrompt {
   };
 }
 
-/** What a finished tool call shows: a run_command's argv and exit code, an edit's diff. */
+/** What a tool call shows once finished (a run_command's argv and exit code, an edit's diff), or cut off by the run's end. */
 interface ToolActivity {
+  name: string;
   input: unknown;
 }
 
@@ -562,7 +564,7 @@ class TerminalPrinter {
         break;
       }
       case 'tool-call':
-        remember(this.#calls, event.tool_call_id, { input: event.input });
+        remember(this.#calls, event.tool_call_id, { name: event.tool_name, input: event.input });
         // A command is shown with its exit code, a plan once it is accepted: both when their result comes.
         if (event.tool_name === 'run_command' || event.tool_name === 'update_plan') break;
         if (event.tool_name === 'explore') {
@@ -604,6 +606,7 @@ class TerminalPrinter {
         this.#endLine();
         // Aborted because the reader went away (`| head`): nothing to tell.
         if (outputClosed()) break;
+        this.#cutOffCalls();
         process.stderr.write(
           `bastion: run failed${event.status === undefined ? '' : ` (HTTP ${event.status})`}: ${terminalLine(`${event.code}: ${event.message}`)}\n`,
         );
@@ -726,6 +729,23 @@ class TerminalPrinter {
     const { lines, partial } = liveLines(state.partial, event.text);
     state.partial = partial;
     for (const line of lines) this.#liveLine(state, line);
+  }
+
+  /**
+   * A run that ends in an error (Ctrl-C's abort among them) gives no result to the calls it was
+   * making: each is said to be stopped, so a command cut off (a silent one never printed) is named.
+   */
+  #cutOffCalls(): void {
+    for (const [id, call] of this.#calls) {
+      const streamed = this.#live.get(id);
+      if (streamed) {
+        if (streamed.partial !== '') this.#liveLine(streamed, streamed.partial);
+        this.#line('  → stopped');
+      } else if (call.name === 'run_command') this.#line(`[run] $ ${commandLine(call.input, call.name)} → stopped`);
+      else this.#line(`[tool] ${terminalLine(call.name)} → stopped`);
+    }
+    this.#calls.clear();
+    this.#live.clear();
   }
 
   #liveLine(state: { printed: number; hidden: number }, line: string): void {
@@ -1492,8 +1512,18 @@ async function runPrompt(
         // A line naming an MCP server's prompt is that prompt; another may name a saved one. Either
         // way the resources the person's words name are attached (a server's text attaches none).
         const typed = step.run.message;
-        const line = splitMcpPromptLine(typed) === undefined ? await expandSavedPrompt(host, typed) : typed;
-        const withServers = await withMcp(host, session.workspace, line);
+        const expanded =
+          splitMcpPromptLine(typed) === undefined
+            ? await expandSavedPrompt(host, typed, command === 'chat')
+            : { ok: true as const, line: typed };
+        if (!expanded.ok) {
+          // Back on the line to correct, as /rewind puts a prompt back.
+          process.stderr.write(`bastion: ${expanded.message}; nothing was sent (/help lists the commands)\n`);
+          retype.line = typed;
+          code = 2;
+          continue;
+        }
+        const withServers = await withMcp(host, session.workspace, expanded.line);
         if (!withServers.ok) {
           process.stderr.write(`bastion: ${withServers.message}; nothing was sent\n`);
           code = 2;
@@ -1600,21 +1630,53 @@ function completeChatCommand(line: string, more: readonly string[]): [string[], 
   return [[...CHAT_COMMANDS, ...more].filter((command) => command.startsWith(line)), line];
 }
 
+/** How chat's commands that take something after them are typed (the others are typed alone). */
+const CHAT_COMMAND_FORMS: Readonly<Record<string, string>> = {
+  '/model': '/model or /model PROVIDER/MODEL',
+  '/reasoning': '/reasoning or /reasoning low|medium|high|default',
+  '/rewind': '/rewind or /rewind --keep-files',
+};
+
+/**
+ * Why a line of `chat` that starts `/NAME` is not sent: NAME is one of chat's commands typed
+ * otherwise than it takes (`/compact now`), or none of them and none of `savedPrompts` (`/compcat`).
+ * Either would otherwise reach the model as a prompt. Undefined for any other line, and for an MCP
+ * server's prompt (`/mcp__…`, which chat-mcp.ts reads).
+ */
+export function chatCommandMistake(line: string, savedPrompts: readonly string[]): string | undefined {
+  const name = /^\/([A-Za-z0-9][\w-]*)(?:\s|$)/.exec(line)?.[1];
+  if (name === undefined || name.startsWith('mcp__') || savedPrompts.includes(name)) return undefined;
+  const command = `/${name}`;
+  if ((CHAT_COMMANDS as readonly string[]).includes(command))
+    return `${command} is typed ${CHAT_COMMAND_FORMS[command] ?? 'alone'}`;
+  const meant = closestName(command.toLowerCase(), [...CHAT_COMMANDS, ...savedPrompts.map((saved) => `/${saved}`)]);
+  return `unknown command ${command}${meant === undefined ? '' : ` (did you mean ${meant}?)`}`;
+}
+
 /**
  * A prompt that starts `/NAME` for one of the user's saved prompts (`<home>/prompts/NAME.md`, read
- * afresh) becomes that prompt, what follows NAME in place of its `$ARGUMENTS`, and says so; any
- * other text is sent as typed.
+ * afresh) becomes that prompt, what follows NAME in place of its `$ARGUMENTS`, and says so. With
+ * `refuseOthers` (chat), another `/NAME` line is refused (chatCommandMistake); any other text is
+ * sent as typed, as every line is when the saved prompts cannot be listed.
  */
-async function expandSavedPrompt(host: BastionHost, message: string): Promise<string> {
-  if (!message.startsWith('/')) return message;
+async function expandSavedPrompt(
+  host: BastionHost,
+  message: string,
+  refuseOthers: boolean,
+): Promise<{ ok: true; line: string } | { ok: false; message: string }> {
+  if (!message.startsWith('/')) return { ok: true, line: message };
   const listed = await host.client.call('GET', '/prompts', undefined, promptListResponseSchema);
-  if (!listed.ok) return message;
+  if (!listed.ok) return { ok: true, line: message };
   const named = promptCommand(listed.body.prompts, message);
-  if (named === undefined) return message;
+  if (named === undefined) {
+    const names = listed.body.prompts.map((prompt) => prompt.name);
+    const mistake = refuseOthers ? chatCommandMistake(message, names) : undefined;
+    return mistake === undefined ? { ok: true, line: message } : { ok: false, message: mistake };
+  }
   process.stderr.write(
     `bastion: /${named.prompt.name} is your saved prompt ${terminalLine(join(listed.body.folder, `${named.prompt.name}.md`))}\n`,
   );
-  return expandPrompt(named.prompt.body, named.args);
+  return { ok: true, line: expandPrompt(named.prompt.body, named.args) };
 }
 
 /**
