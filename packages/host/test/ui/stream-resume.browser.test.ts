@@ -1,0 +1,132 @@
+/// <reference lib="dom" />
+/**
+ * A tab reads the session's log, then follows its live stream from the last event it read
+ * (Last-Event-ID); the daemon replays what came after that event, then goes on live. In real
+ * Chromium with the real host and sidecar (scripted model), a second tab's stream requests are
+ * held (support/held-stream.ts) while the first tab works, so events are published exactly in the
+ * gaps in question: between the tab's read of the log and the start of its stream, and while its
+ * stream is away after the sidecar restarted. When the held request goes on, the tab shows every
+ * event of those gaps (approval questions and answers, runs started and finished, tool results)
+ * and each once.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { UI_APPROVAL_ANSWER_GUARD_MS } from '@bastion/protocol';
+import type { ScriptedTurn } from '@bastion/test-support';
+import type { TempHost } from '../support/temp-host.js';
+import { openScriptedDesktopWorld, sendMessage, type ScriptedDesktopWorld } from './support/desktop-world.js';
+import { holdStreams, type HeldStreams } from './support/held-stream.js';
+
+const turns: ScriptedTurn[] = [{ kind: 'text', pieces: ['Hello back.'] }];
+let world: ScriptedDesktopWorld | undefined;
+let host: TempHost;
+let first: Page;
+let second: Page | undefined;
+let held: HeldStreams | undefined;
+
+beforeAll(async () => {
+  world = await openScriptedDesktopWorld(turns, 'sk-stream-resume-key');
+  ({ host, page: first } = world);
+  await sendMessage(first, 'Hello');
+  await first.getByText('Hello back.').waitFor();
+}, 90_000);
+
+afterAll(async () => {
+  await held?.abort();
+  await second?.close();
+  await world?.close();
+});
+
+/** Two commands asked for in one step (`echo ran >> marker` each), then `reply` once both were answered. */
+function twoCallTurns(markers: readonly [string, string], reply: string): ScriptedTurn[] {
+  return [
+    {
+      kind: 'tool-calls',
+      calls: markers.map((marker) => ({
+        name: 'run_command',
+        input: { command: 'sh', args: ['-c', `echo ran >> ${marker}`] },
+      })),
+    },
+    { kind: 'text', pieces: [reply] },
+  ];
+}
+
+const question = (page: Page) => page.getByRole('region', { name: 'Approval needed' });
+
+/** Allow on the question `page` shows now, once it is the one about `marker`'s command and its first moments are past. */
+async function allow(page: Page, marker: string): Promise<void> {
+  await question(page).locator('.approval-command').filter({ hasText: marker }).waitFor();
+  await page.waitForTimeout(UI_APPROVAL_ANSWER_GUARD_MS + 100);
+  await question(page).getByRole('button', { name: 'Allow', exact: true }).click();
+}
+
+/** The tool cards of `marker`'s command in `page`. */
+const cards = (page: Page, marker: string) =>
+  page.getByRole('article', { name: 'Tool run_command' }).filter({ hasText: marker });
+
+/** `page` shows the prompt `prompt`, the reply `reply` and each marker's command card exactly once, with no question. */
+async function shownOnce(page: Page, prompt: string, markers: readonly string[], reply: string): Promise<void> {
+  await page.getByText(reply).waitFor();
+  const bubble = page.getByTestId('user-bubble').filter({ hasText: new RegExp(`^${prompt}$`) });
+  // the prompt's text is read once its run-started is heard
+  await bubble.waitFor();
+  expect(await bubble.count()).toBe(1);
+  expect(await page.getByText(reply).count()).toBe(1);
+  for (const marker of markers) expect(await cards(page, marker).count()).toBe(1);
+  expect(await question(page).count()).toBe(0);
+  expect(await page.getByRole('alert').count()).toBe(0);
+}
+
+it("a tab whose stream starts only after the step's two questions and the first answer were published since its read of the log asks the second, then shows the run that carries both out, each event once", async () => {
+  const markers = ['gap-first', 'gap-second'] as const;
+  turns.push(...twoCallTurns(markers, 'Both ran.'));
+  second = await first.context().newPage();
+  // Tall enough that the transcript's list renders every item: a repeat could not hide off screen.
+  await second.setViewportSize({ width: 1280, height: 4000 });
+  held = await holdStreams(second, { relayFirst: false });
+  await second.goto(`${host.uiOrigin}/desktop/sessions/${world?.sessionId}`);
+  await second.getByText('Hello back.').waitFor();
+  // The tab asks for the events after the last one it read: the daemon is to replay what follows.
+  await expect.poll(() => held?.heldCursors.length).toBe(1);
+  expect(Number(held.heldCursors[0])).toBeGreaterThan(0);
+  await sendMessage(first, 'Run both');
+  await question(first).getByText('1 more after this').waitFor();
+  await allow(first, markers[0]);
+  await question(first).locator('.approval-command').filter({ hasText: markers[1] }).waitFor();
+  expect(await question(second).count()).toBe(0);
+  await held.release();
+  // Heard now, from the replay: the second question, the first answered.
+  await question(second).locator('.approval-command').filter({ hasText: markers[1] }).waitFor();
+  expect(await question(second).getByText('more after this').count()).toBe(0);
+  await expect
+    .poll(() => cards(second!, markers[0]).getByTestId('tool-status').textContent())
+    .toBe('allowed, not run yet');
+  await allow(first, markers[1]);
+  await shownOnce(second, 'Run both', markers, 'Both ran.');
+  // What the tab read from the log is not repeated by the stream.
+  expect(await second.getByText('Hello back.').count()).toBe(1);
+  for (const marker of markers) expect(readFileSync(join(host.workspace, marker), 'utf8')).toBe('ran\n');
+});
+
+it('a tab whose stream dropped when the sidecar restarted, and reconnects only after a whole run with two approvals, shows that run once: its prompt, its tool cards, its reply', async () => {
+  const markers = ['restart-first', 'restart-second'] as const;
+  turns.push(...twoCallTurns(markers, 'Ran after the restart.'));
+  const tab = second!;
+  await tab.unrouteAll();
+  held = await holdStreams(tab, { relayFirst: false });
+  await host.supervisor.restart('ui-test');
+  // The tab's reconnect, with the last id it has, waits while the first tab runs the step.
+  await expect.poll(() => held?.heldCursors.length, { timeout: 30_000 }).toBe(1);
+  expect(Number(held.heldCursors[0])).toBeGreaterThan(0);
+  await sendMessage(first, 'Run both after the restart');
+  await allow(first, markers[0]);
+  await allow(first, markers[1]);
+  await first.getByText('Ran after the restart.').waitFor();
+  expect(await tab.getByText('Ran after the restart.').count()).toBe(0);
+  await held.release();
+  await shownOnce(tab, 'Run both after the restart', markers, 'Ran after the restart.');
+  await shownOnce(tab, 'Run both', ['gap-first', 'gap-second'], 'Both ran.');
+  for (const marker of markers) expect(readFileSync(join(host.workspace, marker), 'utf8')).toBe('ran\n');
+});
