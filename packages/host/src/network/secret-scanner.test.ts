@@ -370,3 +370,140 @@ describe('secret scan: differential against a reference scan', () => {
     expect(withSecrets).toBeLessThan(270);
   });
 });
+
+describe('secret scan: a match across the seam, read from the chunks still held', () => {
+  // The pre-filter sees only the last two bytes before a chunk; the rest of a match that starts
+  // further back is read from the chunks not yet forwarded, and a match a chunk's end leaves
+  // undecided is looked at again with the next.
+  const token = join2('eyJ', 'held-access-', letters(1900, 'k3m9P'));
+  const pattern = new SecretPattern([...held, { kind: 'credential:chatgpt-access', value: token }], []);
+  const secrets: [string, string][] = [
+    ...FORMAT_SAMPLES,
+    ...held.map((s): [string, string] => [s.kind, s.value]),
+    ['credential:chatgpt-access', token],
+  ];
+  const SIZES = [1, 2, 3, 4, 5, 6, 7, 8, 13, 16, 31, 32, 33, 64, 100, 1000, 4096];
+
+  /** Where to put a `length`-byte secret so that it meets the boundaries of `size`-byte chunks at every offset. */
+  const leads = (size: number, length: number): number[] => {
+    const boundary = size * Math.ceil(300 / size);
+    const [from, to] = size <= length + 2 ? [boundary, boundary + size - 1] : [boundary - length - 2, boundary + 2];
+    return Array.from({ length: to - from + 1 }, (_, index) => from + index);
+  };
+
+  it.each(secrets)(
+    'a %s placed at every offset to the chunk boundaries (its window at every offset to the seam), in chunks of 1 to 4096 bytes, is found before any byte of it is forwarded',
+    (kind, secret) => {
+      for (const size of SIZES) {
+        for (const lead of leads(size, secret.length)) {
+          const body = Buffer.from(`${' '.repeat(lead)}${secret}${' '.repeat(40)}`, 'latin1');
+          const scanned = scanParts(pattern, pieces(body, size));
+          expect(scanned.kind, `chunks of ${size}, secret at ${lead}`).toBe(kind);
+          expect(scanned.forwarded.byteLength, `chunks of ${size}, secret at ${lead}`).toBeLessThanOrEqual(lead);
+        }
+      }
+    },
+  );
+
+  it.each(secrets)(
+    'a %s ending the body is found at the end, in chunks of 1 to 4096 bytes at every offset',
+    (kind, secret) => {
+      for (const size of SIZES) {
+        for (const lead of leads(size, secret.length)) {
+          const body = Buffer.from(`${' '.repeat(lead)}${secret}`, 'latin1');
+          expect(scanParts(pattern, pieces(body, size)).kind, `chunks of ${size}, secret at ${lead}`).toBe(kind);
+        }
+      }
+    },
+  );
+
+  it('look-alikes in chunks of 1 to 97 bytes at every offset are no hit and pass whole, the byte before a match read from a chunk already forwarded; the same runs after a space are found', () => {
+    // Overlap 92 here: in 1-byte chunks the `x` before a 92-byte key run has left when the run's
+    // last byte comes, and only the byte before what is held says the run is inside a longer token.
+    const formatsOnly = new SecretPattern(held, []);
+    const lookAlikes = [
+      join2('xAKIA', 'Q3XJ7R2VN4TB8KLM'),
+      join2('AKIA', 'Q3XJ7R2VN4TB8KLMX'),
+      join2('_gh', 'p_', letters(36, 'aB3')),
+      ...[83, 84, 85].map((run) => join2('x', 'sk', '_live_', letters(run, 'Qw3'))),
+    ];
+    for (const size of [1, 2, 3, 5, 7, 31, 32, 33, 97]) {
+      for (const text of lookAlikes) {
+        for (const lead of leads(size, text.length)) {
+          const body = Buffer.from(`${' '.repeat(lead)}${text} `);
+          const scanned = scanParts(formatsOnly, pieces(body, size));
+          expect(scanned.kind, `${text.slice(0, 12)}… in chunks of ${size} at ${lead}`).toBeUndefined();
+          expect(scanned.forwarded.equals(body), `${text.slice(0, 12)}… in chunks of ${size} at ${lead}`).toBe(true);
+          const found = Buffer.from(`${' '.repeat(lead)} ${text.slice(1)} `);
+          if (text.startsWith('x')) expect(scanParts(formatsOnly, pieces(found, size)).kind).toBeDefined();
+        }
+      }
+    }
+  });
+
+  it('with a 308-byte authorized OpenAI key, in chunks of 1 to 97 bytes: a longer key run holding it is found, the authorized key alone passes whole', () => {
+    const own = join2('sk-', 'proj-', letters(300, 'Qw7_'));
+    const scoped = new SecretPattern([], [own]);
+    for (const size of [1, 2, 3, 7, 32, 33, 97]) {
+      for (const lead of leads(size, own.length).filter((_, index) => index % 5 === 0)) {
+        const body = Buffer.from(`${' '.repeat(lead)}${own}${letters(40, 'Zx4-')} `);
+        expect(scanParts(scoped, pieces(body, size)).kind, `chunks of ${size} at ${lead}`).toBe('openai-api-key');
+        const ownBody = Buffer.from(`${' '.repeat(lead)}${own} `);
+        const passed = scanParts(scoped, pieces(ownBody, size));
+        expect(passed.kind, `own key in chunks of ${size} at ${lead}`).toBeUndefined();
+        expect(passed.forwarded.equals(ownBody), `own key in chunks of ${size} at ${lead}`).toBe(true);
+      }
+    }
+  });
+
+  /** `body` in random pieces, a third of them 1–8 bytes long. */
+  const randomPieces = (body: Buffer, seed: number): Buffer[] => {
+    const next = seededRandom(seed);
+    const parts: Buffer[] = [];
+    for (let at = 0; at < body.byteLength;) {
+      const roll = next();
+      const size = 1 + Math.floor(next() * (roll < 0.33 ? 8 : roll < 0.66 ? 300 : 80 * 1024));
+      parts.push(body.subarray(at, at + size));
+      at += size;
+    }
+    return parts;
+  };
+
+  it('on 1 500 adversarial bodies with a 1.9 KB held credential, streamed in random pieces down to 1 byte, finds a secret exactly when the reference does', () => {
+    const secrets = [...held, { kind: 'credential:chatgpt-access', value: token }];
+    const samples = [...FORMAT_SAMPLES.map(([, sample]) => sample), ...secrets.map((secret) => secret.value)];
+    let withSecrets = 0;
+    for (let seed = 1; seed <= 1500; seed += 1) {
+      const body = adversarialBody(seed, samples);
+      const expected = referenceKinds(secrets, body);
+      if (expected.size > 0) withSecrets += 1;
+      const streamed = scanParts(pattern, randomPieces(body, seed * 7919));
+      expect(
+        streamed.kind === undefined ? expected.size === 0 : expected.has(streamed.kind),
+        `seed ${seed}: streamed found ${streamed.kind}`,
+      ).toBe(true);
+      if (streamed.kind === undefined) expect(streamed.forwarded.equals(body), `seed ${seed}`).toBe(true);
+    }
+    expect(withSecrets).toBeGreaterThan(250);
+    expect(withSecrets).toBeLessThan(1350);
+  });
+
+  it('on 1 500 adversarial bodies with a 308-byte authorized key, streamed in random pieces down to 1 byte, finds a secret exactly when the whole body holds one', () => {
+    const own = join2('sk-', 'proj-', letters(300, 'Qw7_'));
+    const scoped = new SecretPattern([...held, { kind: 'credential:chatgpt-access', value: token }], [own]);
+    const samples = [...FORMAT_SAMPLES.map(([, sample]) => sample), token, own, `${own}Zx4`];
+    let withSecrets = 0;
+    for (let seed = 1; seed <= 1500; seed += 1) {
+      const body = adversarialBody(seed, samples);
+      const whole = scoped.findIn(body);
+      if (whole !== undefined) withSecrets += 1;
+      const streamed = scanParts(scoped, randomPieces(body, seed * 104729));
+      expect(streamed.kind !== undefined, `seed ${seed}: whole ${whole}, streamed ${streamed.kind}`).toBe(
+        whole !== undefined,
+      );
+      if (streamed.kind === undefined) expect(streamed.forwarded.equals(body), `seed ${seed}`).toBe(true);
+    }
+    expect(withSecrets).toBeGreaterThan(250);
+    expect(withSecrets).toBeLessThan(1350);
+  });
+});

@@ -206,6 +206,27 @@ function formatMatch(regex: RegExp, bytes: Buffer, start: number, before: number
   return regex.exec(text)?.[0];
 }
 
+/** A check's verdict on a match at one place. */
+type Verdict = 0 | 1 | 2;
+const NO_MATCH = 0;
+const MATCH = 1;
+/** Cut short by the end of the bytes there are: the next bytes decide. */
+const UNDECIDED = 2;
+
+/** A scan's view of a stream around the bytes it is given. */
+export interface ScanContext {
+  /** Up to `count` of the stream's bytes just before the scanned ones (fewer when not held), and the byte before those (-1 at the stream's start). */
+  earlier(count: number): { bytes: Buffer; before: number };
+  /** A match starting at `start` of the scanned bytes (before them when negative) that the bytes after them decide. */
+  undecided(start: number): void;
+}
+
+/** A whole body: nothing before it, nothing after. */
+const WHOLE_BODY: ScanContext = {
+  earlier: () => ({ bytes: Buffer.alloc(0), before: -1 }),
+  undecided: () => undefined,
+};
+
 /** A compiled scan: the pair table of every format and held secret, reused across requests. */
 export class SecretPattern {
   /** By a pair's key: 1 if it is in some window (a byte each, so the table the scan reads stays small). */
@@ -288,35 +309,27 @@ export class SecretPattern {
 
   /** The kind of the first secret in these bytes, or undefined. */
   findIn(bytes: Uint8Array): string | undefined {
-    const buffer = asBuffer(bytes);
-    return this.scan(buffer, -1, buffer.byteLength, true);
+    return this.scan(asBuffer(bytes), WHOLE_BODY, true);
   }
 
   /**
-   * The kind of a secret in `bytes` whose match starts before `startsBefore`, or undefined.
-   * `before` is the byte just before `bytes` in the stream (-1 at its start), for the patterns
-   * that look one byte behind a match. A held credential counts only when all its bytes are here.
-   * A format is tried on the bytes there are; unless `final` (no bytes follow), a match that runs
-   * to their end and is no longer than `overlap` is left undecided — the next byte could end it
-   * otherwise (`AKIA…` then one more letter is no key) — for the scan that has it in its held tail.
+   * The kind of a secret whose match starts in `bytes` or, read through `context`, before them, and
+   * that a window in `bytes` belongs to; or undefined. A held credential counts only when all its
+   * bytes are there. A format is tried on the bytes there are; unless `final` (no bytes follow), a
+   * match that runs to their end and is no longer than `overlap` is left undecided — the next byte
+   * could end it otherwise (`AKIA…` then one more letter is no key) — and so is one whose bytes
+   * so far are a match's start: each is handed to `context.undecided` for a later scan to decide.
    */
-  scan(bytes: Buffer, before: number, startsBefore: number, final: boolean): string | undefined {
-    return this.#filter.search(bytes, (from, to) => this.#scanRun(bytes, from, to, before, startsBefore, final));
+  scan(bytes: Buffer, context: ScanContext, final: boolean): string | undefined {
+    return this.#filter.search(bytes, (from, to) => this.#scanRun(bytes, from, to, context, final));
   }
 
   /** `scan` for the pairs at even addresses in [from, to), a range the pre-filter passed. */
-  #scanRun(
-    bytes: Buffer,
-    from: number,
-    to: number,
-    before: number,
-    startsBefore: number,
-    final: boolean,
-  ): string | undefined {
+  #scanRun(bytes: Buffer, from: number, to: number, context: ScanContext, final: boolean): string | undefined {
     for (let at = from + ((bytes.byteOffset + from) & 1); at + 1 < to; at += 2) {
       const key = pairKey(bytes[at] as number, bytes[at + 1] as number);
       if (this.#hits[key] !== 0) {
-        const kind = this.#check(key, at, bytes, before, startsBefore, final);
+        const kind = this.#check(key, at, bytes, context, final);
         if (kind !== undefined) return kind;
       }
     }
@@ -324,43 +337,64 @@ export class SecretPattern {
   }
 
   /** The kind of a secret the pair `key` at `at` is part of, or undefined. */
-  #check(
-    key: number,
-    at: number,
-    bytes: Buffer,
-    before: number,
-    startsBefore: number,
-    final: boolean,
-  ): string | undefined {
+  #check(key: number, at: number, bytes: Buffer, context: ScanContext, final: boolean): string | undefined {
     const candidates = this.#candidates[this.#pairs[key] as number] as Candidate[];
     for (let index = 0; index < candidates.length; index += 1) {
       const candidate = candidates[index] as Candidate;
       const start = at - candidate.pairAt;
-      if (start < 0 || start >= startsBefore) continue;
-      if (this.#matches(candidate, bytes, start, before, final)) return candidate.kind;
+      // A format reads the byte before its match too.
+      const verdict =
+        start > 0 || (start === 0 && candidate.literal !== undefined)
+          ? this.#matches(candidate, bytes, start, -1, final)
+          : this.#matchesBefore(candidate, bytes, start, context, final);
+      if (verdict === MATCH) return candidate.kind;
+      if (verdict === UNDECIDED) context.undecided(start);
     }
     return undefined;
   }
 
-  #matches(candidate: Candidate, bytes: Buffer, start: number, before: number, final: boolean): boolean {
+  /**
+   * `#matches` for a match that starts at or before the first of `bytes` (`start` ≤ 0): on the
+   * bytes before them that `context` still has, followed by as many of `bytes` as the match can read.
+   */
+  #matchesBefore(candidate: Candidate, bytes: Buffer, start: number, context: ScanContext, final: boolean): Verdict {
+    const earlier = context.earlier(1 - start);
+    if (earlier.bytes.byteLength < -start) return NO_MATCH;
+    // One byte past what a check reads, so a cut here is never taken for the end of the bytes.
+    const reads = Math.max(candidate.literal?.byteLength ?? 0, candidate.reach, FORMAT_WINDOW) + 1;
+    const joined = Buffer.concat([earlier.bytes, bytes.subarray(0, Math.min(bytes.byteLength, start + reads))]);
+    return this.#matches(candidate, joined, start + earlier.bytes.byteLength, earlier.before, final);
+  }
+
+  /**
+   * Whether `candidate` matches at `start` of `bytes` (`before`: the byte before them, -1 if
+   * none), does not, or cannot be told until more bytes follow (never when `final`).
+   */
+  #matches(candidate: Candidate, bytes: Buffer, start: number, before: number, final: boolean): Verdict {
+    const available = bytes.byteLength;
     const literal = candidate.literal;
     if (literal !== undefined) {
       const end = start + literal.byteLength;
-      return end <= bytes.byteLength && literal.compare(bytes, start, end) === 0;
+      if (end <= available) return literal.compare(bytes, start, end) === 0 ? MATCH : NO_MATCH;
+      // Cut short: undecided while the bytes there are the value's start.
+      return !final && literal.compare(bytes, start, available, 0, available - start) === 0 ? UNDECIDED : NO_MATCH;
     }
     const anchor = candidate.anchor;
-    if (start + anchor.length > bytes.byteLength) return false;
     for (let index = 0; index < anchor.length; index += 1) {
-      if ((anchor[index] as Uint8Array)[bytes[start + index] as number] !== 1) return false;
+      if (start + index >= available) return final ? NO_MATCH : UNDECIDED;
+      if ((anchor[index] as Uint8Array)[bytes[start + index] as number] !== 1) return NO_MATCH;
     }
+    // Whatever the pattern makes of the bytes here may change when more follow if it could read past them.
+    const cutShort = !final && start + (this.#allowed.length > 0 ? candidate.reach : FORMAT_WINDOW) > available;
     const regex = candidate.regex as RegExp;
     // First on the shortest match's bytes, then, when an allowed value could hold the match, on
     // enough bytes to see the whole of it.
     let found = formatMatch(regex, bytes, start, before, FORMAT_WINDOW);
-    if (found === undefined) return false;
+    if (found === undefined) return cutShort ? UNDECIDED : NO_MATCH;
     if (this.#allowed.length > 0) found = formatMatch(regex, bytes, start, before, candidate.reach) ?? '';
-    if (!final && start + found.length === bytes.byteLength && found.length <= this.overlap) return false;
-    return !this.#allowed.some((value) => value.includes(found));
+    if (!final && start + found.length === available && found.length <= this.overlap) return UNDECIDED;
+    if (!this.#allowed.some((value) => value.includes(found))) return MATCH;
+    return cutShort ? UNDECIDED : NO_MATCH;
   }
 
   /** `head` then `bytes` as one buffer to `scan` at once and keep none of (WindowFilter.join); undefined when too long. */
@@ -378,20 +412,39 @@ export class SecretPattern {
 export type StreamScan = { kind: string } | { kind: undefined; forward: Uint8Array[] };
 
 /**
+ * Bytes before a chunk a window may start in and still end in it: a window's length less one. A
+ * chunk is looked at joined to at least these of the stream before it.
+ */
+const SEAM_BYTES = 2;
+
+/**
  * One stream's scan. A chunk is forwarded only once the chunks after it hold at least `overlap`
  * bytes and have been scanned: a secret split across chunks is found before any byte of it
  * leaves. Chunks are forwarded whole, as they came, and never copied; what is kept is at most
- * `overlap` bytes plus one chunk. Each chunk is scanned once, joined to the last `overlap` bytes
- * before it: a secret that starts there and one that starts in the chunk are found in one pass.
+ * `overlap` bytes plus one chunk. The pre-filter looks at each chunk joined to the last two bytes
+ * before it, where a window ending in the chunk may start; a match that starts further back is
+ * read from the chunks still held. Only a match left undecided at a chunk's end (cut short) has
+ * its bytes looked at again, the next chunk joined to the stream from that match's start.
  */
 export class SecretStream {
   readonly #pattern: SecretPattern;
   /** Scanned chunks not yet forwarded, oldest first, and their total length. */
   #pending: Buffer[] = [];
   #pendingBytes = 0;
-  /** The last `overlap` bytes of the stream so far (fewer at its start), and the byte before them (-1 if none). */
-  #tail: Buffer = Buffer.alloc(0);
-  #before = -1;
+  /** The byte before the oldest held one (-1 if none), for a look-behind there. */
+  #beforeHeld = -1;
+  /** How many bytes the stream has had. */
+  #length = 0;
+  /** The stream's last bytes that the next chunk is scanned joined to (SEAM_BYTES, or from an undecided match's start). */
+  #seam: Buffer = Buffer.alloc(0);
+  /** During a scan: where the earliest undecided match starts, in the bytes scanned. */
+  #undecided = Infinity;
+  readonly #context: ScanContext = {
+    earlier: (count) => this.#earlier(count),
+    undecided: (start) => {
+      this.#undecided = Math.min(this.#undecided, start);
+    },
+  };
 
   constructor(pattern: SecretPattern) {
     this.#pattern = pattern;
@@ -399,46 +452,76 @@ export class SecretStream {
 
   push(chunk: Uint8Array): StreamScan {
     const bytes = asBuffer(chunk);
-    const overlap = this.#pattern.overlap;
-    const tail = this.#tail;
-    // The chunk is scanned joined to the tail, its seam and itself in one pass: in the pre-filter's
-    // memory, where its bytes are copied to be looked at anyway, or in a buffer of its own when the
-    // two are too long to fit there.
-    const joined = this.#pattern.join(tail, bytes) ?? Buffer.concat([tail, bytes]);
-    const kind = this.#pattern.scan(joined, this.#before, joined.byteLength, false);
+    const seam = this.#seam;
+    // The chunk and its seam in one pass: in the pre-filter's memory, where the chunk's bytes are
+    // copied to be looked at anyway, or in a buffer of their own when too long to fit there.
+    const joined = this.#pattern.join(seam, bytes) ?? Buffer.concat([seam, bytes]);
+    this.#undecided = Infinity;
+    const kind = this.#pattern.scan(joined, this.#context, false);
     if (kind !== undefined) return { kind };
-    const cut = Math.max(0, joined.byteLength - overlap);
-    if (cut > 0) this.#before = joined[cut - 1] as number;
-    // The tail outlives the scan, so it is never a view of the pre-filter's memory: the chunk's own
-    // last bytes, or a copy when the chunk is shorter than the overlap.
-    this.#tail =
-      bytes.byteLength >= overlap ? bytes.subarray(bytes.byteLength - overlap) : Buffer.from(joined.subarray(cut));
     this.#pending.push(bytes);
     this.#pendingBytes += bytes.byteLength;
+    this.#length += bytes.byteLength;
+    const from = Math.min(this.#undecided, joined.byteLength - SEAM_BYTES);
+    this.#seam = this.#last(Math.min(this.#length, joined.byteLength - from));
     const forward: Uint8Array[] = [];
     for (
       let first = this.#pending[0];
-      first && this.#pendingBytes - first.byteLength >= overlap;
+      first && this.#pendingBytes - first.byteLength >= this.#pattern.overlap;
       first = this.#pending[0]
     ) {
       forward.push(first);
       this.#pending.shift();
       this.#pendingBytes -= first.byteLength;
+      if (first.byteLength > 0) this.#beforeHeld = first[first.byteLength - 1] as number;
     }
     return { kind: undefined, forward };
   }
 
   /**
-   * The end of the stream: the held tail scanned once more as the end (for a match left
-   * undecided there), then the chunks still held.
+   * The end of the stream: the seam scanned once more as the end (for a match left undecided
+   * there), then the chunks still held.
    */
   end(): StreamScan {
-    const kind = this.#pattern.scan(this.#tail, this.#before, this.#tail.byteLength, true);
+    const kind = this.#pattern.scan(this.#seam, this.#context, true);
     const forward = this.#pending;
     this.#pending = [];
     this.#pendingBytes = 0;
-    this.#tail = Buffer.alloc(0);
-    this.#before = -1;
+    this.#beforeHeld = -1;
+    this.#length = 0;
+    this.#seam = Buffer.alloc(0);
     return kind === undefined ? { kind: undefined, forward } : { kind };
+  }
+
+  /**
+   * The stream's last `count` bytes, all held: a view of the newest chunk when it has them (never
+   * of the pre-filter's memory, which the next scan overwrites), else a copy.
+   */
+  #last(count: number): Buffer {
+    const newest = this.#pending[this.#pending.length - 1] as Buffer;
+    if (newest.byteLength >= count) return newest.subarray(newest.byteLength - count);
+    return this.#copyHeld(this.#length - count, this.#length);
+  }
+
+  /** For a scan of the seam and what follows it: the up to `count` held bytes before the seam, and the byte before those. */
+  #earlier(count: number): { bytes: Buffer; before: number } {
+    const to = this.#length - this.#seam.byteLength;
+    const heldFrom = this.#length - this.#pendingBytes;
+    const from = Math.max(heldFrom, to - count);
+    const before = from === heldFrom ? this.#beforeHeld : (this.#copyHeld(from - 1, from)[0] as number);
+    return { bytes: this.#copyHeld(from, to), before };
+  }
+
+  /** A copy of the held bytes from `from` to `to`, counted from the stream's start. */
+  #copyHeld(from: number, to: number): Buffer {
+    const copy = Buffer.allocUnsafe(to - from);
+    let at = this.#length - this.#pendingBytes;
+    for (const held of this.#pending) {
+      const end = at + held.byteLength;
+      if (end > from && at < to)
+        held.copy(copy, Math.max(0, at - from), Math.max(0, from - at), Math.min(held.byteLength, to - at));
+      at = end;
+    }
+    return copy;
   }
 }
