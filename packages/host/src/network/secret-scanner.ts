@@ -1,10 +1,10 @@
 /**
  * SEC-004 watchdog, the secret-egress scan: finds, in a stream of bytes, any credential Bastion
  * holds (given as exact values) and high-confidence secret formats (private-key blocks, cloud
- * access keys, common token prefixes). Streaming with bounded memory: each chunk is scanned with
- * the tail of the previous one (one byte shorter than the longest secret a match needs), so a
- * secret split across two chunks is still found, and nothing else of the stream is kept. Bytes
- * are compared as bytes, so an exact value matches whatever its encoding.
+ * access keys, common token prefixes). Streaming with bounded memory: the stream's last bytes (one
+ * fewer than the longest secret a match needs) are held back, so a secret split across chunks is
+ * still found, read from them, before any byte of it leaves; nothing else of the stream is kept.
+ * Bytes are compared as bytes, so an exact value matches whatever its encoding.
  *
  * How it stays cheap: every secret has an anchor, a run of bytes (each one byte or a small set)
  * that each of its matches holds at a known offset, and from it a window of three anchor bytes
@@ -238,7 +238,7 @@ export class SecretPattern {
   readonly #windows: Window[] = [];
   readonly #filter: WindowFilter;
   readonly #allowed: string[];
-  /** How much of the previous chunk each chunk is scanned with. */
+  /** How many of a stream's last bytes a match that ends in the next chunk may start in: a stream holds them back. */
   readonly overlap: number;
 
   /**
