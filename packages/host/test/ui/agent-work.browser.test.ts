@@ -624,7 +624,7 @@ describe('the agent’s work in the desktop app', () => {
   it('switches a demo session to the endpoint model in the picker; the next run goes there', async () => {
     await page.getByRole('button', { name: 'New session' }).click();
     await page.waitForURL((url) => url.pathname !== `/desktop/sessions/${sessionId}`);
-    await page.locator('.chat-head').getByText('demo model (offline, scripted)').waitFor();
+    await page.locator('.chat-meta').getByText('offline demo model').waitFor();
     await sendMessage(page, 'ls');
     await page.locator('.bubble.assistant').filter({ hasText: 'demo:' }).last().waitFor();
     const before = endpoint.seen.length;
@@ -633,7 +633,7 @@ describe('the agent’s work in the desktop app', () => {
     await picker.locator('optgroup').nth(1).waitFor({ state: 'attached' });
     expect(
       await picker.locator('optgroup').evaluateAll((groups) => groups.map((g) => g.getAttribute('label'))),
-    ).toEqual(['Demo (offline)', expect.stringContaining('local (http://127.0.0.1:')]);
+    ).toEqual(['Built in', expect.stringContaining('local (http://127.0.0.1:')]);
     await picker.selectOption({ label: SCRIPTED_MODEL });
     await page.locator('.chat-head').getByText(`local · ${SCRIPTED_MODEL}`).waitFor();
     await shotAllModes(page, SHOTS, '15-model-picker');
@@ -667,7 +667,7 @@ describe('the agent’s work in the desktop app', () => {
     const picker = page.locator('#home-model');
     // The default the previous test set in Settings.
     await expect.poll(() => picker.inputValue(), { timeout: 30_000 }).toBe(`local:${SCRIPTED_MODEL}`);
-    await picker.selectOption({ label: 'Demo (offline)' });
+    await picker.selectOption({ label: 'offline demo model' });
     await page.locator('section.empty').getByText('New sessions use the offline demo model').waitFor();
     const models = await host.client.request<{ default: { provider: string; model: string } }>('GET', '/models');
     expect(models.body.default).toEqual({ provider: 'demo', model: 'demo' });
@@ -677,7 +677,7 @@ describe('the agent’s work in the desktop app', () => {
     await box.fill('ls');
     await box.press('Enter');
     await page.waitForURL(/\/desktop\/sessions\/ses_/);
-    await page.locator('.chat-head').getByText('demo model (offline, scripted)').waitFor();
+    await page.locator('.chat-meta').getByText('offline demo model').waitFor();
     await page.locator('.bubble.assistant').filter({ hasText: 'demo:' }).waitFor();
     expect(endpoint.seen.length).toBe(before);
     // Back to the endpoint model, from the home page again, for the tests after this one.

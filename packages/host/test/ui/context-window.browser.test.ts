@@ -86,7 +86,7 @@ describe('context that lasts in the desktop app', () => {
     await page.goto(`${world.host.uiOrigin}/desktop/sessions/${world.agent.session.id}`);
     const meter = page.getByTestId('context-meter');
     await expect.poll(() => meter.textContent(), { timeout: 30_000 }).toMatch(/ of 8\.2K$/);
-    await page.locator('#session-model').selectOption({ label: 'Demo (offline)' });
+    await page.locator('#session-model').selectOption({ label: 'offline demo model' });
     const demoWindow = 32_000;
     const percent = Math.round((100 * finished.context.tokens) / demoWindow);
     await expect

@@ -36,7 +36,7 @@ async function shot(name: string): Promise<void> {
 async function newSession(): Promise<void> {
   await page.getByRole('button', { name: 'New session' }).click();
   await page.waitForURL(/\/desktop\/sessions\/ses_/);
-  await page.getByText('demo model (offline, scripted)').waitFor();
+  await page.locator('.chat-meta').getByText('offline demo model').waitFor();
 }
 
 /** The newest tool card's status line once it reads `expected`. */
@@ -88,6 +88,34 @@ describe('desktop app with the demo model', () => {
     await empty.getByRole('button', { name: 'Settings' }).click();
     await page.waitForURL((url) => url.pathname === '/desktop/settings');
     await page.getByRole('heading', { name: 'API keys' }).waitFor();
+  });
+
+  it('names the demo model one way, "offline demo model": the home page and its picker, a new session’s empty state, header, list entry and picker, and Settings’ default picker', async () => {
+    /** The text of the option `picker` shows, and of every option and group it offers. */
+    const picked = (picker: string) =>
+      page.locator(picker).evaluate((select: HTMLSelectElement) => ({
+        shown: select.selectedOptions[0]?.textContent,
+        offered: Array.from(select.querySelectorAll('option, optgroup')).map(
+          (element) => element.getAttribute('label') ?? element.textContent,
+        ),
+      }));
+    await page.locator('section.empty').getByText('New sessions use the offline demo model,').waitFor();
+    await page.locator('#home-model').waitFor();
+    expect(await picked('#home-model')).toEqual({
+      shown: 'offline demo model',
+      offered: ['Built in', 'offline demo model'],
+    });
+
+    await newSession();
+    await page.locator('.session-start').getByText('This session uses the offline demo model,').waitFor();
+    expect(await page.locator('.chat-meta').textContent()).toMatch(/^offline demo model /);
+    expect(await page.locator('li.session.selected .session-meta').textContent()).toMatch(/ · offline demo model$/);
+    await page.locator('#session-model').waitFor();
+    expect((await picked('#session-model')).shown).toBe('offline demo model');
+
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('button', { name: 'Settings' }).click();
+    await page.getByLabel('Model for new sessions').waitFor();
+    expect((await picked('#default-model')).shown).toBe('offline demo model');
   });
 
   it('keeps each prompt the empty states suggest on one line, on the home page and in a new session, at 1280 × 800 and 400 × 560', async () => {

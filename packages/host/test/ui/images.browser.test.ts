@@ -287,7 +287,7 @@ describe('images in a message', () => {
     const attach = page.getByRole('button', { name: 'Attach image' });
     await expect.poll(() => attach.isDisabled()).toBe(true);
     expect(await attach.getAttribute('title')).toBe('This model does not take images');
-    await picker.selectOption({ label: 'Demo (offline)' });
+    await picker.selectOption({ label: 'offline demo model' });
     await page.locator('section.empty').getByText('New sessions use the offline demo model').waitFor();
     await expect.poll(() => attach.isDisabled()).toBe(false);
     await paste([{ name: 'image.png', type: 'image/png', bytes: DIAGRAM }]);

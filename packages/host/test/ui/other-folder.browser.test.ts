@@ -75,7 +75,7 @@ describe('a session of a folder this Bastion was not started in', () => {
     // A session of the folder Bastion works in, opened from the list (the roots are known by now): no banner.
     await page.getByRole('button', { name: 'New session' }).click();
     await page.waitForURL((url) => !url.pathname.endsWith(SESSION));
-    await page.locator('.chat-head').getByText('demo model').waitFor();
+    await page.locator('.chat-meta').getByText('offline demo model').waitFor();
     expect(await page.locator('.other-folder').count()).toBe(0);
     await page.locator('li.session').filter({ hasText: 'made elsewhere' }).getByRole('button').first().click();
     await banner.getByText(elsewhere).waitFor();

@@ -46,7 +46,7 @@ import { McpPromptOrigin, McpResources } from './message-mcp.js';
 import { HelpDialog } from './help-dialog.js';
 import { DemoModelTry } from './home-view.js';
 import { AutoConsentDialog, cycledMode, MODE_LABELS, ModeSwitch, ReasoningSwitch } from './mode-switch.js';
-import { listedModel, listedWindow, ModelPicker, useModels } from './model-picker.js';
+import { DEMO_MODEL_NAME, listedModel, listedWindow, ModelPicker, modelName, useModels } from './model-picker.js';
 import { OtherFolderBanner } from './other-folder-banner.js';
 import { McpStoppedBanner } from './mcp-stopped-banner.js';
 import { PlanBar, pinnedPlan } from './plan.js';
@@ -254,16 +254,12 @@ function EmptySessionHints({ session }: { session: Session | undefined }) {
         <p className="hint">
           {session.provider === 'demo' ? (
             <>
-              This session uses the offline demo model, which is not an AI: <DemoModelTry />. <code>/model</code>{' '}
+              This session uses the {DEMO_MODEL_NAME}, which is not an AI: <DemoModelTry />. <code>/model</code>{' '}
               switches it to another.
             </>
           ) : (
             <>
-              This session uses{' '}
-              <strong>
-                {session.provider} · {session.model}
-              </strong>
-              ; <code>/model</code> switches it.
+              This session uses <strong>{modelName(session)}</strong>; <code>/model</code> switches it.
             </>
           )}
         </p>
@@ -1011,9 +1007,7 @@ export function ChatView({
           // transcript keeps the height; wide and tall, it always shows.
           <div id="chat-controls" className={controlsOpen ? 'chat-more' : 'chat-more folded'}>
             <p className="muted chat-meta">
-              {session.provider === 'demo'
-                ? 'demo model (offline, scripted)'
-                : `${session.provider} · ${session.model}`}
+              {modelName(session)}
               {(totals.input_tokens > 0 || totals.output_tokens > 0) && (
                 <>
                   {' · '}

@@ -2,7 +2,7 @@ import { useState, type ReactNode } from 'react';
 import type { BastionApi, ModelListResponse, ModelRef } from '@bastion/bridge';
 import { modelRunsNow } from '@bastion/protocol';
 import { describeError } from '../bastion.js';
-import { ModelPicker, useModels } from './model-picker.js';
+import { ModelPicker, modelName, useModels } from './model-picker.js';
 
 /**
  * Says that the default for new sessions cannot run now (modelRunsNow), and why that may be;
@@ -11,12 +11,8 @@ import { ModelPicker, useModels } from './model-picker.js';
 export function DefaultUnavailable({ model, fix }: { model: ModelRef; fix: ReactNode }) {
   return (
     <p className="inline-error" role="alert">
-      The default model,{' '}
-      <strong>
-        {model.provider} · {model.model}
-      </strong>
-      , is not available now: its key or endpoint is gone, or the endpoint is not approved in this run. Pick another
-      model{fix}.
+      The default model, <strong>{modelName(model)}</strong>, is not available now: its key or endpoint is gone, or the
+      endpoint is not approved in this run. Pick another model{fix}.
     </p>
   );
 }
@@ -89,7 +85,7 @@ export function DefaultModelSettings({ bastion, version }: { bastion: BastionApi
           disabled={false}
           onSaved={(ref) => {
             setFailure(undefined);
-            setStatus(`New sessions use ${ref.provider} · ${ref.model}.`);
+            setStatus(`New sessions use ${modelName(ref)}.`);
             setSaved((count) => count + 1);
           }}
           onFailure={setFailure}

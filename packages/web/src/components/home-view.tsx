@@ -8,7 +8,7 @@ import { keepImageRefusal, readDraftImages, saveDraftImages } from '../image-dra
 import { useGrantedRoots } from '../granted-roots.js';
 import { Composer } from './composer.js';
 import { DefaultModelPicker, DefaultUnavailable } from './default-model-settings.js';
-import { listedModel, useModels } from './model-picker.js';
+import { DEMO_MODEL_NAME, listedModel, modelName, useModels } from './model-picker.js';
 
 /** Where the home page's unsent message is kept (session drafts are keyed by `ses_…` ids). */
 const HOME_DRAFT = 'home';
@@ -145,16 +145,13 @@ export function HomeView({
           <DefaultUnavailable model={model} fix={<>, or set it up again in {settings}</>} />
         ) : model.provider === 'demo' ? (
           <p className="hint">
-            New sessions use the offline demo model, which is not an AI: <DemoModelTry />. For a real model, add an API
+            New sessions use the {DEMO_MODEL_NAME}, which is not an AI: <DemoModelTry />. For a real model, add an API
             key, a local server or your ChatGPT plan in {settings}.
           </p>
         ) : (
           <p className="hint">
-            New sessions use{' '}
-            <strong>
-              {model.provider} · {model.model}
-            </strong>
-            , the default in {settings} too; a session can switch its model at any time.
+            New sessions use <strong>{modelName(model)}</strong>, the default in {settings} too; a session can switch
+            its model at any time.
           </p>
         ))}
     </section>

@@ -10,6 +10,14 @@ function refOf(value: string): ModelRef {
   return { provider: value.slice(0, at), model: value.slice(at + 1) };
 }
 
+/** The built-in scripted model's one name wherever the page names a model (picker, header, session list, home). */
+export const DEMO_MODEL_NAME = 'offline demo model';
+
+/** How the page names a model: `provider · model`, or the demo model's name. */
+export function modelName(ref: ModelRef): string {
+  return ref.provider === 'demo' ? DEMO_MODEL_NAME : `${ref.provider} · ${ref.model}`;
+}
+
 const UNAVAILABLE: Record<string, string> = {
   ENDPOINT_NOT_GRANTED: 'not approved in this run',
   ENDPOINT_UNREACHABLE: 'unreachable',
@@ -48,6 +56,8 @@ export function listedWindow(groups: readonly ModelGroup[], ref: ModelRef): numb
 }
 
 function groupLabel(group: ModelGroup): string {
+  // The daemon's label for the demo ("Demo (offline)") is the CLI's; the page says DEMO_MODEL_NAME.
+  if (group.kind === 'demo') return 'Built in';
   if (group.available) return group.label;
   return `${group.label} — ${UNAVAILABLE[group.code ?? ''] ?? 'unavailable'}`;
 }
@@ -80,11 +90,7 @@ export function ModelPicker({
         disabled={disabled}
         onChange={(event) => onChange(refOf(event.target.value))}
       >
-        {!listed && (
-          <option value={valueOf(value)}>
-            {value.provider} · {value.model} (not available now)
-          </option>
-        )}
+        {!listed && <option value={valueOf(value)}>{modelName(value)} (not available now)</option>}
         {groups.map((group) => (
           <optgroup key={group.provider} label={groupLabel(group)}>
             {group.models.map((model) => (
@@ -93,7 +99,7 @@ export function ModelPicker({
                 value={valueOf({ provider: group.provider, model: model.id })}
                 disabled={!group.available}
               >
-                {model.label}
+                {group.kind === 'demo' ? DEMO_MODEL_NAME : model.label}
               </option>
             ))}
           </optgroup>

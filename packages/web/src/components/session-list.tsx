@@ -26,6 +26,7 @@ import {
   sessionSearchStatus,
   sessionSearchView,
 } from '../session-search.js';
+import { modelName } from './model-picker.js';
 
 interface Props {
   bastion: BastionApi;
@@ -329,7 +330,7 @@ export function SessionList({ bastion, version, selectedId, onSelect, onNewSessi
                   <span className="session-meta">
                     <time dateTime={session.updated_at}>{when(session.updated_at)}</time>
                     {' · '}
-                    {session.provider === 'demo' ? 'demo model' : `${session.provider} · ${session.model}`}
+                    {modelName(session)}
                     {session.mode === 'auto' ? ' · auto' : ''}
                     {session.workspace !== null && roots !== undefined && !roots.includes(session.workspace) && (
                       <span title={session.workspace}> · in {folderName(session.workspace)}</span>
