@@ -35,13 +35,35 @@ describe('mentionedResources', () => {
     });
   });
 
-  it('attaches nothing from a word an MCP server’s prompt put in the message: only the words the person added', () => {
+  it('attaches nothing from a word with a character an MCP server’s prompt wrote: only the words the person typed', () => {
     const fromServer = 'Summarise @fixture:notes://logo please';
-    expect(mentionedResources(`${fromServer} and @fixture:notes://readme`, [fixture], fromServer)).toEqual({
+    const spans = [[0, fromServer.length]] as const;
+    expect(mentionedResources(`${fromServer} and @fixture:notes://readme`, [fixture], spans)).toEqual({
       ok: true,
       resources: [{ server: 'fixture', uri: 'notes://readme' }],
     });
-    expect(mentionedResources('@docs:x', [fixture, stopped], '@docs:x')).toEqual({ ok: true, resources: [] });
+    // The same word typed by the person is theirs.
+    expect(mentionedResources(`${fromServer} @fixture:notes://logo`, [fixture], spans)).toEqual({
+      ok: true,
+      resources: [{ server: 'fixture', uri: 'notes://logo' }],
+    });
+    // Edited inside: the person's "@fixture:" before the server's "notes://logo", a word the
+    // server wrote whose punctuation the person took off, or a space the person put before it.
+    expect(mentionedResources('@fixture:notes://logo', [fixture], [[9, 21]])).toEqual({ ok: true, resources: [] });
+    expect(
+      mentionedResources(
+        'see @fixture:notes://logo',
+        [fixture],
+        [
+          [0, 4],
+          [5, 25],
+        ],
+      ),
+    ).toEqual({
+      ok: true,
+      resources: [],
+    });
+    expect(mentionedResources('@docs:x', [fixture, stopped], [[0, 1]])).toEqual({ ok: true, resources: [] });
     expect(mayNameResource('see @fixture:x')).toBe(true);
     expect(mayNameResource('mail me@fixture:x or @ fixture:x')).toBe(false);
   });

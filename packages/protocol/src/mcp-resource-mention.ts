@@ -32,24 +32,29 @@ export function mayNameResource(text: string): boolean {
 /** Punctuation a sentence may put right after a mention, tried off the end when the word as written names nothing. */
 const TRAILING_PUNCTUATION = /[.,;:!?)\]}'"]+$/;
 
+/** A range `[start, end)` of a text's characters. */
+export type TextSpan = readonly [start: number, end: number];
+
 /**
  * The resources `text` names, each once, in the order first named: each word `@SERVER:URI` (at the
- * start or after a space) where SERVER is one of `servers`. `notFrom`: the text an MCP server's
- * prompt put in the message: a word that is in it is the server's, not the person's, and attaches
- * nothing (a server's prompt cannot have another server's resource read and sent).
+ * start or after a space) where SERVER is one of `servers`. `serverSpans`: the ranges of `text` an
+ * MCP server's prompt wrote: a word with any character in one is the server's, not the person's,
+ * and attaches nothing (a server's prompt cannot have another server's resource read and sent),
+ * however the person edited around or inside it.
  */
 export function mentionedResources(
   text: string,
   servers: readonly Pick<McpServerStatus, 'name' | 'state' | 'resources'>[],
-  notFrom = '',
+  serverSpans: readonly TextSpan[] = [],
 ): MentionedResources {
-  const theirs = new Set([...notFrom.matchAll(MENTION)].map((match) => match[0].trim()));
   const found: McpResourceRef[] = [];
   for (const match of text.matchAll(MENTION)) {
     const [word, name, written] = match;
     const server = servers.find((candidate) => candidate.name === name);
-    const said = word.trim();
-    if (server === undefined || written === undefined || theirs.has(said)) continue;
+    const said = word.trimStart();
+    const start = match.index + word.length - said.length;
+    const serverWrote = serverSpans.some(([from, to]) => from < start + said.length && to > start);
+    if (server === undefined || written === undefined || serverWrote) continue;
     if (server.state !== 'ready') {
       return {
         ok: false,

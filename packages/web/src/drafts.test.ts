@@ -1,5 +1,13 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { readDraft, readQueuedMcp, saveQueued } from './drafts.js';
+import {
+  carryDraftMcp,
+  readDraft,
+  readDraftMcp,
+  readQueuedMcp,
+  saveDraft,
+  saveDraftMcp,
+  saveQueued,
+} from './drafts.js';
 
 /** The tab's sessionStorage, refusing any value longer than `quota` characters (as a full one would). */
 const stored = new Map<string, string>();
@@ -43,5 +51,33 @@ describe('saveQueued', () => {
     expect(readDraft('ses_b', 'queued')).toBe('');
     expect(readQueuedMcp('ses_b')).toEqual({});
     expect(stored.size).toBe(0);
+  });
+});
+
+describe('saveDraftMcp', () => {
+  const origin = { server: 'lure', name: 'lure' };
+  const text = 'Summarise @other:notes://readme for me.';
+
+  it('reads back the spans of the draft they were saved with, and holds a draft changed since wholly the server’s', () => {
+    saveDraft('ses_c', text);
+    saveDraftMcp('ses_c', text, { origin, spans: [[0, 31]] });
+    expect(readDraftMcp('ses_c', text)).toEqual({ origin, spans: [[0, 31]] });
+    expect(readDraftMcp('ses_c', `${text} more`)).toEqual({ origin, spans: [[0, text.length + 5]] });
+    saveDraftMcp('ses_c', text, undefined);
+    expect(readDraftMcp('ses_c', text)).toBeUndefined();
+  });
+
+  it('takes the draft’s text out of storage when its origin cannot be stored, so no reload shows it without one', () => {
+    saveDraft('ses_d', text);
+    quota = 60;
+    expect(saveDraftMcp('ses_d', text, { origin, spans: [[0, text.length]] })).toBe(false);
+    expect(readDraft('ses_d')).toBe('');
+    expect(stored.size).toBe(0);
+  });
+
+  it('carries the home page’s draft origin to a new session’s box, moved onto the trimmed text', () => {
+    saveDraftMcp('home', `  ${text}`, { origin, spans: [[2, text.length + 2]] });
+    expect(carryDraftMcp('home', `  ${text}`, 'ses_e', text)).toBe(true);
+    expect(readDraftMcp('ses_e', text)).toEqual({ origin, spans: [[0, text.length]] });
   });
 });

@@ -2,16 +2,20 @@
  * What the reader has typed and not sent, per session: kept in the tab's sessionStorage, so a
  * half-written prompt survives opening another session and a reload. Two slots a session: the
  * message box's draft, and the message queued while a run goes (sent when it ends), with what MCP
- * servers gave it. Sending clears a slot, as does deleting the session; a browser that refuses
+ * servers gave it; the draft keeps which of its characters an MCP server's prompt wrote
+ * (saveDraftMcp). Sending clears a slot, as does deleting the session; a browser that refuses
  * storage (quota, privacy settings) keeps them for as long as the view lives, as before.
  */
 import type { AgentRunMcp } from '@bastion/bridge';
+import type { McpPromptOrigin, TextSpan } from '@bastion/protocol';
+import { spansAfterEdit } from './server-text-spans.js';
 
 /**
  * `queued-images`: how many images the queued message carries (they are kept in memory only);
- * `queued-mcp`: what MCP servers gave the queued message (saveQueued).
+ * `queued-mcp`: what MCP servers gave the queued message (saveQueued); `draft-mcp`: the prompt of an
+ * MCP server the draft's text came from, and the characters it wrote (saveDraftMcp).
  */
-export type DraftSlot = 'draft' | 'queued' | 'queued-images' | 'queued-mcp';
+export type DraftSlot = 'draft' | 'queued' | 'queued-images' | 'queued-mcp' | 'draft-mcp';
 
 const keyOf = (sessionId: string, slot: DraftSlot): string => `bastion.${slot}.${sessionId}`;
 
@@ -56,10 +60,52 @@ export function readQueuedMcp(sessionId: string): AgentRunMcp {
   return stored === '' ? {} : (JSON.parse(stored) as AgentRunMcp);
 }
 
+/** The MCP server's prompt a draft's text came from, and the ranges of the draft its text still holds. */
+export interface DraftMcp {
+  origin: McpPromptOrigin;
+  spans: TextSpan[];
+}
+
+/**
+ * Keep `mcp` for the draft `text` (nothing, for undefined), stored with the text it is of. When
+ * storage refuses it, the draft's text is taken out of storage too (it lives in the view only), so
+ * that a reload never shows the server's words without their origin; false then.
+ */
+export function saveDraftMcp(key: string, text: string, mcp: DraftMcp | undefined): boolean {
+  const stored = saveDraft(key, mcp === undefined ? '' : JSON.stringify({ text, ...mcp }), 'draft-mcp');
+  if (!stored) saveDraft(key, '');
+  return stored;
+}
+
+/**
+ * The MCP origin of the stored draft `text`. One stored for another text (the draft changed and
+ * its origin was not saved after it) holds the whole text to be the server's: no word of it
+ * attaches a resource, whatever the person typed.
+ */
+export function readDraftMcp(key: string, text: string): DraftMcp | undefined {
+  const stored = readDraft(key, 'draft-mcp');
+  if (stored === '') return undefined;
+  // Written by saveDraftMcp only, in this tab's own storage.
+  const record = JSON.parse(stored) as DraftMcp & { text: string };
+  const spans: TextSpan[] = record.text === text ? record.spans : [[0, text.length]];
+  return { origin: record.origin, spans };
+}
+
+/**
+ * A draft's MCP origin carried to the box of `to` (a session the home page's message started), for
+ * `text`, the draft as it goes there (trimmed): false when storage refused it (then nothing of
+ * `text` may be stored there).
+ */
+export function carryDraftMcp(from: string, draft: string, to: string, text: string): boolean {
+  const mcp = readDraftMcp(from, draft);
+  return saveDraftMcp(to, text, mcp && { origin: mcp.origin, spans: spansAfterEdit(mcp.spans, draft, text) });
+}
+
 /** A deleted session's draft and queued message (their images: forgetDraftImages). */
 export function forgetDrafts(sessionId: string): void {
   saveDraft(sessionId, '', 'draft');
   saveDraft(sessionId, '', 'queued');
   saveDraft(sessionId, '', 'queued-images');
   saveDraft(sessionId, '', 'queued-mcp');
+  saveDraft(sessionId, '', 'draft-mcp');
 }

@@ -6,7 +6,13 @@
  * Zod-free imports only.
  */
 import type { AgentRunMcp, BastionApi, McpListing, MessagePart } from '@bastion/bridge';
-import type { McpAttachedResource, McpPromptOrigin, McpPromptSummary, McpResourceSummary } from '@bastion/protocol';
+import type {
+  McpAttachedResource,
+  McpPromptOrigin,
+  McpPromptSummary,
+  McpResourceSummary,
+  TextSpan,
+} from '@bastion/protocol';
 import {
   mayNameResource,
   mcpPromptArguments,
@@ -116,8 +122,8 @@ export async function runMcpPromptLine(
 
 /**
  * What goes with `message` from MCP servers: `prompt` (the one its text came from, if any, with
- * `promptText`, what it put in the box) and the text of each resource the person named in it
- * (`@SERVER:URI`; a word of the prompt's own text names none): as `chosen` holds it (read when
+ * `spans`, the characters of `message` it wrote) and the text of each resource the person named in
+ * it (`@SERVER:URI`; a word with a character the prompt wrote names none): as `chosen` holds it (read when
  * picked in the @ menu), else read by the host now. Refused, with why, when a word names a server
  * that is not running or a resource it does not list, or the host refuses a read (binary, too
  * large): the message is then not sent.
@@ -126,13 +132,13 @@ export async function mcpContextOf(
   source: McpOffersSource,
   workspace: string | null,
   message: string,
-  prompt?: { origin: McpPromptOrigin; text: string },
+  prompt?: { origin: McpPromptOrigin; spans: readonly TextSpan[] },
   chosen: readonly McpAttachedResource[] = [],
 ): Promise<AgentRunMcp> {
   const base: AgentRunMcp = prompt === undefined ? {} : { prompt: prompt.origin };
   // Only a message with a word that could name one asks the host (which starts the servers).
   if (workspace === null || !mayNameResource(message)) return base;
-  const named = mentionedResources(message, (await source.catalog(workspace)).servers, prompt?.text);
+  const named = mentionedResources(message, (await source.catalog(workspace)).servers, prompt?.spans);
   if (!named.ok) throw new McpAttachRefusal(named.message);
   if (named.resources.length === 0) return base;
   const resources = await Promise.all(

@@ -1293,6 +1293,7 @@ export function ChatView({
       <Composer
         draft={draft}
         onDraft={setDraft}
+        draftKey={sessionId}
         onSend={(mcp) => {
           const message = draft.trim();
           if (message === '') return;

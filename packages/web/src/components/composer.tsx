@@ -1,6 +1,6 @@
 import { useEffect, useLayoutEffect, useRef, useState, type DragEvent, type KeyboardEvent } from 'react';
 import type { AgentRunMcp, BastionApi } from '@bastion/bridge';
-import type { DirEntry, McpAttachedResource, McpListing, McpPromptOrigin } from '@bastion/protocol';
+import type { DirEntry, McpAttachedResource, McpListing, McpPromptOrigin, TextSpan } from '@bastion/protocol';
 import {
   mayNameResource,
   mcpResourceMention,
@@ -31,7 +31,9 @@ import {
   type McpOffersSource,
   type McpResourceOption,
 } from '../mcp-offers.js';
+import { readDraftMcp, saveDraftMcp } from '../drafts.js';
 import { applyMention, matchingEntries, mentionAt } from '../mention.js';
+import { coversAll, spansAfterEdit } from '../server-text-spans.js';
 import { matchingCommands, type SlashCommand } from '../slash-commands.js';
 import {
   fillForLine,
@@ -52,6 +54,11 @@ import { isModeCycleKey } from './mode-switch.js';
 interface Props {
   draft: string;
   onDraft: (text: string) => void;
+  /**
+   * The draft's key in the tab's storage (drafts.ts): which characters of it an MCP server's
+   * prompt wrote is kept there beside it, so a reload never makes them the person's.
+   */
+  draftKey: string;
   /**
    * Send what the box holds, with what goes with it from MCP servers: the prompt that put its text
    * there (the box says so) and the resources it names (`@SERVER:URI`), read by the host.
@@ -231,9 +238,8 @@ function useMcpCatalog(
   };
 }
 
-/** The text an MCP server's prompt put in the box, and which prompt it was. */
+/** An MCP server's prompt put its text in the box: which prompt it was. */
 interface McpFill {
-  text: string;
   origin: McpPromptOrigin;
 }
 
@@ -285,6 +291,7 @@ function listKey(event: KeyboardEvent<HTMLTextAreaElement>, list: OpenList): boo
 export function Composer({
   draft,
   onDraft,
+  draftKey,
   onSend,
   onStop,
   stoppable,
@@ -343,7 +350,25 @@ export function Composer({
    * The saved prompt, or the MCP server's prompt, whose text was put in the box: named under it
    * until the box is emptied (sent or cleared).
    */
-  const [filled, setFilled] = useState<PromptFill | McpFill>();
+  const [restored] = useState(() => readDraftMcp(draftKey, draft));
+  const [filled, setFilled] = useState<PromptFill | McpFill | undefined>(restored && { origin: restored.origin });
+  /**
+   * The characters of the box an MCP server's prompt wrote, moved with each change of its text
+   * (whoever made it: the person, a mention chosen, the queue given back) as it is rendered: a
+   * word in them attaches nothing, however it was edited.
+   */
+  const serverText = useRef<{ draft: string; spans: TextSpan[] }>({ draft, spans: restored?.spans ?? [] });
+  if (serverText.current.draft !== draft) {
+    serverText.current = { draft, spans: spansAfterEdit(serverText.current.spans, serverText.current.draft, draft) };
+  }
+  const mcpFill = filled !== undefined && 'origin' in filled ? filled : undefined;
+  useEffect(() => {
+    saveDraftMcp(draftKey, draft, mcpFill && { origin: mcpFill.origin, spans: serverText.current.spans });
+  }, [draftKey, draft, mcpFill]);
+  /** The box holds the text a prompt (saved, or an MCP server's) put there, as it was put. */
+  const asFilled =
+    filled !== undefined &&
+    ('origin' in filled ? coversAll(serverText.current.spans, draft.length) : draft === filled.text);
   /** What an MCP server's prompt or resource could not do, said under the box until the text changes. */
   const [mcpNote, setMcpNote] = useState<{ draft: string; message: string }>();
   /**
@@ -356,13 +381,15 @@ export function Composer({
     setFilled(undefined);
     chosenResources.current = [];
   }, [draft]);
-  const fill = (prompt: PromptFill | McpFill) => {
-    placeCaret.current = prompt.text.length;
-    setCaret(prompt.text.length);
+  const fill = (text: string, prompt: PromptFill | McpFill) => {
+    placeCaret.current = text.length;
+    setCaret(text.length);
     setFilled(prompt);
-    onDraft(prompt.text);
+    serverText.current = { draft: text, spans: 'origin' in prompt ? [[0, text.length]] : [] };
+    onDraft(text);
     ref.current?.focus();
   };
+  const fillSaved = (prompt: PromptFill) => fill(prompt.text, prompt);
   const promptOptions: SlashCommand[] =
     saved.list?.prompts.map((prompt) => ({
       name: `/${prompt.name}`,
@@ -372,7 +399,7 @@ export function Composer({
       run: () => {
         const list = saved.list;
         // What follows the name (`/peek README.md` then Tab and Enter) is the prompt's ARGUMENTS.
-        if (list) fill(fillForLine({ ...list, prompts: [prompt] }, draft) ?? fillFrom(list, prompt, ''));
+        if (list) fillSaved(fillForLine({ ...list, prompts: [prompt] }, draft) ?? fillFrom(list, prompt, ''));
       },
     })) ?? [];
   const mcpOptions: SlashCommand[] = mcpPromptCommands(catalog.listing).map((command) => ({
@@ -556,7 +583,7 @@ export function Composer({
     }
     if (blocked) return;
     attach.setNote(undefined);
-    const prompt = filled !== undefined && 'origin' in filled ? filled : undefined;
+    const prompt = mcpFill && { origin: mcpFill.origin, spans: serverText.current.spans };
     if (mcp === undefined || !mayNameResource(draft)) {
       onSend(prompt === undefined ? {} : { prompt: prompt.origin });
       return;
@@ -586,11 +613,11 @@ export function Composer({
    * prompt's name itself.
    */
   const sendOrFill = () => {
-    if (mcp !== undefined && workspace !== null && draft !== filled?.text && splitMcpPromptLine(draft) !== undefined) {
+    if (mcp !== undefined && workspace !== null && !asFilled && splitMcpPromptLine(draft) !== undefined) {
       void runMcpPrompt(draft);
       return;
     }
-    if (savedPrompts === undefined || !mayNamePrompt(draft) || draft === filled?.text) {
+    if (savedPrompts === undefined || !mayNamePrompt(draft) || asFilled) {
       send();
       return;
     }
@@ -598,7 +625,7 @@ export function Composer({
     void saved.read().then((list) => {
       if (latest.current.draft !== typed) return;
       const found = list && fillForLine(list, typed);
-      if (found) fill(found);
+      if (found) fillSaved(found);
       else latest.current.send();
     });
   };
@@ -613,7 +640,7 @@ export function Composer({
     setMcpNote(undefined);
     const run = await runMcpPromptLine(mcp, workspace, await catalog.read(), line);
     if (latest.current.draft !== typed) return;
-    if (run.kind === 'text') fill({ text: run.text, origin: run.origin });
+    if (run.kind === 'text') fill(run.text, { origin: run.origin });
     else if (run.kind === 'mistake') setMcpNote({ draft: typed, message: run.message });
     else latest.current.send();
   };

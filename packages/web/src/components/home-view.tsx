@@ -2,7 +2,7 @@ import { useCallback, useState } from 'react';
 import type { AgentRunMcp, BastionApi } from '@bastion/bridge';
 import { modelRunsNow } from '@bastion/protocol';
 import { createSessionOnDefaultModel, describeError, errorCode } from '../bastion.js';
-import { readDraft, saveDraft } from '../drafts.js';
+import { carryDraftMcp, readDraft, saveDraft } from '../drafts.js';
 import { imageInputOf, isImageRefusal, type Attachment } from '../image-attachment.js';
 import { keepImageRefusal, readDraftImages, saveDraftImages } from '../image-drafts.js';
 import { useGrantedRoots } from '../granted-roots.js';
@@ -75,7 +75,8 @@ export function HomeView({
       }
       // The session exists but the message did not go: it waits there, unsent, in its own box,
       // with its images and, for a refusal of them, why (under its box).
-      saveDraft(sessionId, message);
+      // The text goes with which of its characters an MCP server's prompt wrote, or not at all.
+      if (carryDraftMcp(HOME_DRAFT, draft, sessionId, message)) saveDraft(sessionId, message);
       saveDraftImages(sessionId, attached);
       setDraft('');
       setImages([]);
@@ -100,6 +101,7 @@ export function HomeView({
       <Composer
         draft={draft}
         onDraft={setDraft}
+        draftKey={HOME_DRAFT}
         onSend={(mcp) => {
           const message = draft.trim();
           if (message !== '') void start(message, images, mcp);

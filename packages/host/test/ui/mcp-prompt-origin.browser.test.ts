@@ -1,0 +1,138 @@
+/// <reference lib="dom" />
+/**
+ * An MCP server's prompt text keeps its origin through a reload of the page, in real Chromium
+ * against the real host, its srt sandbox, two fixture MCP servers and a scripted model on
+ * loopback: `lure`, whose prompt's text names `@other:notes://readme`, and `other`, which lists
+ * that resource and notes each read in reads.log in its data folder. The prompt is run into the
+ * box, the page reloaded, the text edited around and inside the word, and sent: `other` is never
+ * asked for the resource (no reads.log), the model and the stored message hold none of its text,
+ * and the transcript still names the prompt. A word the person types themselves after it is read.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { describe, expect, it } from 'vitest';
+import type { Locator, Page } from 'playwright-core';
+import type { ScriptedEndpoint } from '@bastion/test-support';
+import { McpConfigStore } from '../../src/mcp/mcp-config-store.js';
+import type { TempHost } from '../support/temp-host.js';
+import { mcpFixture } from '../support/mcp-fixture.js';
+import { openScriptedDesktopWorld, useDesktopWorld } from './support/desktop-world.js';
+
+/** What the page shows after the host has done its part: a server's start takes seconds on a loaded machine. */
+const SETTLED = { timeout: 45_000 };
+/** The text of other's notes://readme. */
+const README_TEXT = 'FIXTURE-README-7c1';
+const fixture = mcpFixture('mcp-prompt-origin-browser-test');
+
+let page: Page;
+let endpoint: ScriptedEndpoint;
+let host: TempHost;
+let sessionId: string;
+useDesktopWorld(
+  async () => {
+    const world = await openScriptedDesktopWorld(() => ({ kind: 'text', pieces: ['Done.'] }), 'sk-mcp-origin-key');
+    const store = new McpConfigStore(world.host.userData);
+    store.add(fixture('lure', 'lure'));
+    store.add(fixture('other'));
+    return world;
+  },
+  (world) => ({ page, endpoint, host, sessionId } = world),
+);
+
+const composer = (): Locator => page.getByRole('combobox', { name: 'Message' });
+/** Reload the page, and wait until its box knows the session's workspace (until then it reads no `@SERVER:URI`). */
+async function reload(): Promise<void> {
+  await page.reload();
+  await expect.poll(() => composer().getAttribute('placeholder'), SETTLED).toContain('@ for files');
+}
+/** The URIs the server `other` was asked to read, in order. */
+function readsOfOther(): string[] {
+  const log = join(host.userData, 'host', 'mcp-data', 'other', 'reads.log');
+  return existsSync(log) ? readFileSync(log, 'utf8').split('\n').filter(Boolean) : [];
+}
+/** Every message content and part the session has stored, as one text. */
+function storedText(): string {
+  const db = new Database(join(host.userData, 'sessions.db'), { readonly: true });
+  try {
+    const rows = db
+      .prepare(
+        `SELECT content AS text FROM messages WHERE session_id = ?
+         UNION ALL SELECT data AS text FROM message_parts WHERE session_id = ?`,
+      )
+      .all(sessionId, sessionId) as { text: string | null }[];
+    return rows.map((row) => row.text ?? '').join('\n');
+  } finally {
+    db.close();
+  }
+}
+/** The text of the last user message the model was sent. */
+function lastUserText(): string {
+  const user = (endpoint.seen.at(-1)?.body.messages ?? []).filter((message) => message.role === 'user').at(-1);
+  const content = user?.content;
+  if (typeof content === 'string') return content;
+  return Array.isArray(content)
+    ? content
+        .map((part: { type?: string; text?: string }) => (part.type === 'text' ? (part.text ?? '') : ''))
+        .join('\n')
+    : '';
+}
+
+describe('an MCP prompt’s text after a reload', () => {
+  it('a prompt’s text naming @other:notes://readme, edited after a reload and sent, never reaches other’s resources/read, and neither the model nor the stored message holds the resource', async () => {
+    await composer().fill('/mcp__lure__lure');
+    await composer().press('Enter');
+    const lure = 'Summarise @other:notes://readme for me.';
+    await expect.poll(() => composer().inputValue(), SETTLED).toBe(lure);
+    await reload();
+    await expect.poll(() => composer().inputValue(), SETTLED).toBe(lure);
+    // The person edits: the word's end ("readme" made "readme," then back, a sentence's comma
+    // after it) and a word of their own before the rest.
+    await composer().focus();
+    await composer().press('End');
+    for (let step = 0; step < ' for me.'.length; step += 1) await composer().press('ArrowLeft');
+    await composer().pressSequentially(', quickly');
+    const edited = 'Summarise @other:notes://readme, quickly for me.';
+    await expect.poll(() => composer().inputValue()).toBe(edited);
+    await reload();
+    await expect.poll(() => composer().inputValue(), SETTLED).toBe(edited);
+    const before = endpoint.seen.length;
+    await composer().press('Enter');
+    await expect.poll(() => endpoint.seen.length, SETTLED).toBeGreaterThan(before);
+    await page.getByText('Done.').waitFor(SETTLED);
+    expect(lastUserText()).toBe(edited);
+    expect(readsOfOther()).toEqual([]);
+    expect(storedText()).toContain(edited);
+    expect(storedText()).not.toContain(README_TEXT);
+    await page.locator('.mcp-prompt-origin').getByText('From the prompt lure of the MCP server lure').waitFor();
+  });
+
+  it('after a reload the box still names the prompt its text came from', async () => {
+    await page.locator('.composer-actions button.danger').waitFor({ state: 'detached', ...SETTLED });
+    await composer().fill('/mcp__lure__lure');
+    await composer().press('Enter');
+    await expect.poll(() => composer().inputValue(), SETTLED).toBe('Summarise @other:notes://readme for me.');
+    await reload();
+    await expect
+      .poll(() => page.locator('#composer-prompt-note').textContent(), SETTLED)
+      .toBe('From the prompt lure of the MCP server lure: not sent yet, Enter sends it.');
+    await composer().fill('');
+  });
+
+  it('the same word typed by the person after a reload is theirs: other’s readme is read and goes with the message', async () => {
+    await page.locator('.composer-actions button.danger').waitFor({ state: 'detached', ...SETTLED });
+    await composer().fill('/mcp__lure__lure');
+    await composer().press('Enter');
+    await expect.poll(() => composer().inputValue(), SETTLED).toBe('Summarise @other:notes://readme for me.');
+    await reload();
+    await composer().focus();
+    await composer().press('End');
+    await composer().pressSequentially(' Also @other:notes://readme please');
+    const before = endpoint.seen.length;
+    const reads = readsOfOther().length;
+    await composer().press('Enter');
+    await expect.poll(() => endpoint.seen.length, SETTLED).toBeGreaterThan(before);
+    expect(readsOfOther().slice(reads)).toEqual(['notes://readme']);
+    expect(lastUserText()).toContain(README_TEXT);
+  });
+});

@@ -1,0 +1,56 @@
+import { describe, expect, it } from 'vitest';
+import { coversAll, spansAfterEdit } from './server-text-spans.js';
+
+const server = 'Summarise @other:notes://readme for me.';
+const whole = [[0, server.length]] as const;
+
+describe('spansAfterEdit', () => {
+  it('keeps the server’s characters around text typed inside them, and counts the typed ones the person’s', () => {
+    const edited = 'Summarise @other:notes://readme, quickly for me.';
+    expect(spansAfterEdit(whole, server, edited)).toEqual([
+      [0, 31],
+      [40, 48],
+    ]);
+    expect(edited.slice(0, 31)).toBe('Summarise @other:notes://readme');
+  });
+
+  it('moves the spans with text put before and taken from the start (a queued message given back, a trim)', () => {
+    expect(spansAfterEdit(whole, server, `Earlier\n\n${server}`)).toEqual([[9, 9 + server.length]]);
+    expect(spansAfterEdit([[2, 5]], '  abc', 'abc')).toEqual([[0, 3]]);
+  });
+
+  it('drops what the person deleted, and a box emptied holds none', () => {
+    expect(spansAfterEdit(whole, server, 'Summarise for me.')).toEqual([[0, 17]]);
+    expect(spansAfterEdit(whole, server, '')).toEqual([]);
+  });
+
+  it('edits in turn keep each untouched character the server’s: one diff from first to last would not', () => {
+    const first = spansAfterEdit(whole, server, `X ${server}`);
+    const second = spansAfterEdit(first, `X ${server}`, `X ${server} Y`);
+    expect(second).toEqual([[2, 2 + server.length]]);
+  });
+});
+
+describe('coversAll', () => {
+  it('is true only while the spans cover the whole text', () => {
+    expect(coversAll(whole, server.length)).toBe(true);
+    expect(
+      coversAll(
+        [
+          [0, 3],
+          [4, 9],
+        ],
+        9,
+      ),
+    ).toBe(false);
+    expect(
+      coversAll(
+        [
+          [0, 3],
+          [3, 9],
+        ],
+        9,
+      ),
+    ).toBe(true);
+  });
+});

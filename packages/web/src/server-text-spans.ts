@@ -1,0 +1,53 @@
+/**
+ * SECURITY.md, MCP servers (prompts and resources): which characters of the message box an MCP
+ * server's prompt wrote, kept through the person's edits, so that an `@SERVER:URI` word in them is
+ * never read as the person's own attachment (mentionedResources). Zod-free: the web bundle imports it.
+ *
+ * An edit is taken as the one change from the longest common start and end of the texts before and
+ * after it: the characters outside it keep where they came from, those inside are the person's.
+ * Where the change is ambiguous (typing a character beside one like it) the characters counted as
+ * typed are still the typed ones, shifted: the result is the text typing them there would give.
+ */
+import type { TextSpan } from '@bastion/protocol';
+
+/** `spans` of `before` moved onto `after`: each character kept from `before` keeps its origin. */
+export function spansAfterEdit(spans: readonly TextSpan[], before: string, after: string): TextSpan[] {
+  if (before === after) return [...spans];
+  const shorter = Math.min(before.length, after.length);
+  let start = 0;
+  while (start < shorter && before[start] === after[start]) start += 1;
+  let end = 0;
+  while (end < shorter - start && before[before.length - 1 - end] === after[after.length - 1 - end]) end += 1;
+  /** `before`'s changed range, and how far what follows it moved. */
+  const cutFrom = start;
+  const cutTo = before.length - end;
+  const shift = after.length - before.length;
+  const moved: TextSpan[] = [];
+  for (const [from, to] of spans) {
+    if (from < cutFrom) moved.push([from, Math.min(to, cutFrom)]);
+    if (to > cutTo) moved.push([Math.max(from, cutTo) + shift, to + shift]);
+  }
+  return joined(moved);
+}
+
+/** Whether `spans` cover every character of a text of `length`. */
+export function coversAll(spans: readonly TextSpan[], length: number): boolean {
+  let reached = 0;
+  for (const [from, to] of spans) {
+    if (from > reached) return false;
+    reached = Math.max(reached, to);
+  }
+  return reached >= length;
+}
+
+/** Sorted, without empty ranges, touching ones joined. */
+function joined(spans: readonly TextSpan[]): TextSpan[] {
+  const sorted = spans.filter(([from, to]) => to > from).sort((a, b) => a[0] - b[0]);
+  const out: [number, number][] = [];
+  for (const [from, to] of sorted) {
+    const last = out.at(-1);
+    if (last !== undefined && from <= last[1]) last[1] = Math.max(last[1], to);
+    else out.push([from, to]);
+  }
+  return out;
+}
