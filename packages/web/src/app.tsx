@@ -199,7 +199,11 @@ export function App() {
         <main className="content" id="content">
           {route.page === 'settings' && (
             <Suspense fallback={<p className="hint">Loading Settings…</p>}>
-              <SettingsView bastion={bastion} mcpFor={route.mcpFor} />
+              <SettingsView
+                bastion={bastion}
+                mcpFor={route.mcpFor}
+                onOpenSession={(sessionId) => navigate({ page: 'session', sessionId })}
+              />
             </Suspense>
           )}
           {route.page === 'session' && (

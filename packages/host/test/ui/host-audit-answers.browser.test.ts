@@ -5,13 +5,16 @@
  * such command to the person on the page ("The host asks"), and the person allows one, denies one
  * and stops the run while a third waits. The host's own log (host/audit.jsonl) then holds each end
  * on a line of its own, with the program's name and no argument, and Settings → Activity → Host
- * audit log shows each call as one row whose "Host asked you" says how it ended and where.
+ * audit log shows each call as one row whose "Host asked you" says how it ended and where. Its
+ * Session column names the session by its start and short id (never its title, the first prompt,
+ * which names the marker), links to it, and says so once the session is deleted.
  * Screenshots (light and dark, 1280 and 420 px) go to test-output/ui/.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
+import type { Session } from '@bastion/protocol';
 import type { ScriptedTurn } from '@bastion/test-support';
 import { HostAuditLog } from '../../src/policy/host-audit-log.js';
 import type { TempHost } from '../support/temp-host.js';
@@ -23,10 +26,11 @@ import { settleTouch, touchTurns } from './support/touch-turns.js';
 const turns: ScriptedTurn[] = [];
 let host: TempHost;
 let page: Page;
+let sessionId: string;
 
 useDesktopWorld(
   () => openScriptedDesktopWorld(turns, 'sk-host-audit-answers-test-key'),
-  (opened) => ({ host, page } = opened),
+  (opened) => ({ host, page, sessionId } = opened),
 );
 
 /** Ask the agent to touch `marker`, which a project rule asks about; resolves once the host's question shows, answerable. */
@@ -114,5 +118,38 @@ describe('the host audit log says how each of the host’s own questions ended',
     ]);
     await hostLog.getByText('out of the host’s sight').waitFor();
     await shotAllModes(page, SHOTS, '74-host-audit-answers', hostLog.getByRole('table'));
+  });
+
+  it('the Session column names each call’s session by when it started and a short id, never its title; the link opens the session, and once it is deleted the row says so with no link', async () => {
+    const session = (await host.client.request<Session>('GET', `/sessions/${sessionId}`)).body;
+    expect(session.title).toContain('allowed-marker');
+    const started = await page.evaluate((at) => new Date(at).toLocaleString(), session.created_at);
+    const sessionCells = () =>
+      page
+        .getByRole('table', { name: 'Host decisions, newest first' })
+        .locator('tbody td[data-label="Session (as the agent reported)"]');
+    await openSettingsTab(page, 'Activity');
+    await expect.poll(() => sessionCells().count()).toBe(3);
+    await expect
+      .poll(() => sessionCells().allTextContents())
+      .toEqual(Array(3).fill(`Started ${started} · ${sessionId.slice(0, 10)}`));
+    const hostLog = page.getByRole('region', { name: 'Host audit log', exact: true });
+    expect(await hostLog.textContent()).not.toContain(session.title);
+    await shotAllModes(page, SHOTS, '96-host-audit-session-link', hostLog.getByRole('table'));
+
+    await sessionCells().first().getByRole('link').click();
+    await page.waitForURL(`**/desktop/sessions/${sessionId}`);
+    await page
+      .locator('.chat-head')
+      .getByRole('heading', { name: session.title ?? '' })
+      .waitFor();
+
+    expect((await host.client.request('DELETE', `/sessions/${sessionId}`)).status).toBe(200);
+    await openSettingsTab(page, 'Activity');
+    await expect
+      .poll(() => sessionCells().allTextContents())
+      .toEqual(Array(3).fill(`Deleted session · ${sessionId.slice(0, 10)}`));
+    expect(await sessionCells().getByRole('link').count()).toBe(0);
+    await shotAllModes(page, SHOTS, '96-host-audit-session-deleted', hostLog.getByRole('table'));
   });
 });

@@ -1,7 +1,8 @@
-import { useCallback, useEffect, useState } from 'react';
+import { useCallback, useEffect, useState, type MouseEvent } from 'react';
 import type { BastionApi, HostAuditEntry, HostAuditPage } from '@bastion/bridge';
 import { AUDIT_VIEW_PAGE, HOST_ASK_CHANNEL_WORDS, HOST_ASK_RESULT_WORDS, type HostAuditStage } from '@bastion/protocol';
-import { describeError } from '../bastion.js';
+import { describeError, errorCode } from '../bastion.js';
+import { routePath } from '../route.js';
 import { groupHostAuditCalls, type HostAuditCall } from '../host-audit-calls.js';
 import { Dialog } from './dialog.js';
 import { LabelledTable, ToolName, VerdictLegend, VerdictText, type Column } from './labelled-table.js';
@@ -75,21 +76,102 @@ const CALL_COLUMNS: readonly Column<HostAuditCall>[] = [
   { label: 'Host asked you', cell: (call) => <AnswerText call={call} /> },
 ];
 
-/** The whole log also says which session the sidecar named: its word, so the header says so. */
-const SESSION_COLUMN: Column<HostAuditCall> = {
-  label: 'Session (as the agent reported)',
-  cell: (call) => {
-    const sessionId = call.first.session_id;
-    return sessionId ? <code>{sessionId}</code> : '—';
-  },
-};
+/**
+ * What the page knows of a session the log names: when it started, that no session has the id
+ * now (deleted since, or never one: the id is the agent's word), or why it could not be read.
+ * Never its title, which is its first prompt and may hold a command's arguments (the log names
+ * programs only).
+ */
+type SessionLookup = { started: string } | { gone: true } | { failed: string };
+
+/** `ses_` and the id's first six characters: enough to tell this page's sessions apart. */
+const shortId = (sessionId: string) => sessionId.slice(0, 10);
+
+/**
+ * The sessions `entries` name, read from the daemon each time the entries change (Refresh, Show
+ * older), so a session deleted meanwhile says so; what was read before shows until then.
+ */
+function useSessionLookups(bastion: BastionApi, entries: readonly HostAuditEntry[] | undefined) {
+  const [lookups, setLookups] = useState<ReadonlyMap<string, SessionLookup>>(new Map());
+  useEffect(() => {
+    const named = new Set((entries ?? []).flatMap((entry) => (entry.session_id ? [entry.session_id] : [])));
+    if (named.size === 0) return;
+    let cancelled = false;
+    void Promise.all(
+      [...named].map((sessionId) =>
+        bastion.sessions.get(sessionId).then(
+          (session): [string, SessionLookup] => [sessionId, { started: session.created_at }],
+          (failure: unknown): [string, SessionLookup] => [
+            sessionId,
+            errorCode(failure) === 'SESSION_NOT_FOUND' ? { gone: true } : { failed: describeError(failure) },
+          ],
+        ),
+      ),
+    ).then((read) => {
+      if (!cancelled) setLookups(new Map(read));
+    });
+    return () => {
+      cancelled = true;
+    };
+  }, [bastion, entries]);
+  return lookups;
+}
+
+/**
+ * The whole log also says which session the sidecar named (its word, so the header says so): a
+ * link that opens it, by its start and short id.
+ */
+function sessionColumn(
+  lookups: ReadonlyMap<string, SessionLookup>,
+  onOpenSession: ((sessionId: string) => void) | undefined,
+): Column<HostAuditCall> {
+  return {
+    label: 'Session (as the agent reported)',
+    cell: (call) => {
+      const sessionId = call.first.session_id;
+      if (!sessionId) return '—';
+      const id = <code>{shortId(sessionId)}</code>;
+      const lookup = lookups.get(sessionId);
+      if (lookup === undefined) return id;
+      if ('gone' in lookup) {
+        return (
+          <span className="muted" title="No session has this id now: deleted since, or one the agent never had">
+            Deleted session · {id}
+          </span>
+        );
+      }
+      if ('failed' in lookup) return <span title={lookup.failed}>{id}</span>;
+      // A link, so it opens in a new tab too; a plain click opens the session here.
+      const open = (event: MouseEvent) => {
+        if (!onOpenSession || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) {
+          return;
+        }
+        event.preventDefault();
+        onOpenSession(sessionId);
+      };
+      return (
+        <a href={routePath({ page: 'session', sessionId })} onClick={open} title={sessionId}>
+          Started {new Date(lookup.started).toLocaleString()} · {id}
+        </a>
+      );
+    },
+  };
+}
 
 /**
  * Decisions from the host's own audit log (`host/audit.jsonl`), read through host IPC and never
  * through the agent, newest first, AUDIT_VIEW_PAGE lines at a time and shown as calls (a check
  * and its enforcement together); with `sessionId`, only those the agent reported for that session.
  */
-function HostDecisions({ bastion, sessionId }: { bastion: BastionApi; sessionId?: string }) {
+function HostDecisions({
+  bastion,
+  sessionId,
+  onOpenSession,
+}: {
+  bastion: BastionApi;
+  sessionId?: string;
+  onOpenSession?: (sessionId: string) => void;
+}) {
   const [entries, setEntries] = useState<HostAuditEntry[]>();
   const [next, setNext] = useState<number | null>(null);
   const [unreadable, setUnreadable] = useState(0);
@@ -115,6 +197,7 @@ function HostDecisions({ bastion, sessionId }: { bastion: BastionApi; sessionId?
   useEffect(() => {
     void load(undefined);
   }, [load]);
+  const lookups = useSessionLookups(bastion, sessionId === undefined ? entries : undefined);
 
   return (
     <>
@@ -151,7 +234,7 @@ function HostDecisions({ bastion, sessionId }: { bastion: BastionApi; sessionId?
           <VerdictLegend />
           <LabelledTable
             rows={groupHostAuditCalls(entries)}
-            columns={sessionId === undefined ? [...CALL_COLUMNS, SESSION_COLUMN] : CALL_COLUMNS}
+            columns={sessionId === undefined ? [...CALL_COLUMNS, sessionColumn(lookups, onOpenSession)] : CALL_COLUMNS}
             rowKey={(call, index) => `${call.first.at}-${index}`}
             label="Host decisions, newest first"
           />
@@ -166,8 +249,14 @@ function HostDecisions({ bastion, sessionId }: { bastion: BastionApi; sessionId?
   );
 }
 
-/** Settings: the host's whole audit log. */
-export function HostAuditView({ bastion }: { bastion: BastionApi }) {
+/** Settings: the host's whole audit log; `onOpenSession` opens a session it names. */
+export function HostAuditView({
+  bastion,
+  onOpenSession,
+}: {
+  bastion: BastionApi;
+  onOpenSession?: (sessionId: string) => void;
+}) {
   return (
     <section className="card" aria-labelledby="host-audit-title">
       <h2 id="host-audit-title">Host audit log</h2>
@@ -176,7 +265,7 @@ export function HostAuditView({ bastion }: { bastion: BastionApi }) {
         <code>host/audit.jsonl</code>, which the agent cannot write. It names a command’s program, never its arguments.
         The session is the one the agent named for the call: the host records it but cannot check it.
       </p>
-      <HostDecisions bastion={bastion} />
+      <HostDecisions bastion={bastion} onOpenSession={onOpenSession} />
     </section>
   );
 }

@@ -38,8 +38,17 @@ function tabFromHash(): TabId {
  * fragment with replaceState, so it survives a reload without adding history entries, and a
  * fragment typed or linked to shows its tab.
  * `mcpFor`: open at the MCP servers tab, with that project chosen (`/mcp` in a session).
+ * `onOpenSession` opens a session the host audit log names.
  */
-export function SettingsView({ bastion, mcpFor }: { bastion: BastionApi; mcpFor?: string | undefined }) {
+export function SettingsView({
+  bastion,
+  mcpFor,
+  onOpenSession,
+}: {
+  bastion: BastionApi;
+  mcpFor?: string | undefined;
+  onOpenSession: (sessionId: string) => void;
+}) {
   // Bumped when keys or endpoints change, so the model lists follow.
   const [providersVersion, setProvidersVersion] = useState(0);
   const providersChanged = () => setProvidersVersion((version) => version + 1);
@@ -119,7 +128,7 @@ export function SettingsView({ bastion, mcpFor }: { bastion: BastionApi; mcpFor?
       {panel(
         'activity',
         <>
-          <HostAuditView bastion={bastion} />
+          <HostAuditView bastion={bastion} onOpenSession={onOpenSession} />
           <AuditLogView bastion={bastion} />
         </>,
       )}
