@@ -1,11 +1,11 @@
 /**
  * Test support: an OpenAI-compatible chat-completions endpoint on loopback that plays a script,
- * one turn per request: stream text (optionally slowly, optionally dropping the connection part
- * way), call a tool (or several in one step), or answer with an HTTP error status (429 with
- * Retry-After, 5xx). Each request's authorization, body, size in bytes and estimated tokens are
- * recorded, and every streamed answer ends with a usage chunk whose prompt_tokens is that estimate
- * (what a real provider would count), so the daemon's usage-driven compaction can be tested end
- * to end.
+ * one turn per request: stream text (optionally slowly, optionally pausing or dropping the
+ * connection part way), call a tool (or several in one step), or answer with an HTTP error status
+ * (429 with Retry-After, 5xx). Each request's authorization, body, size in bytes and estimated
+ * tokens are recorded, and every streamed answer ends with a usage chunk whose prompt_tokens is
+ * that estimate (what a real provider would count), so the daemon's usage-driven compaction can be
+ * tested end to end.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { DaemonClient } from '@bastion/host';
@@ -26,6 +26,8 @@ export type ScriptedTurn =
       reasoning?: string[];
       /** Send nothing until this settles: a test keeps the turn open while it looks at the run meanwhile. */
       hold?: Promise<unknown>;
+      /** After this many pieces, send no more until `until` settles: a test looks at a reply half sent. */
+      pauseAfter?: { pieces: number; until: Promise<unknown> };
     }
   | { kind: 'tool-call'; name: string; input: Record<string, unknown> }
   /** Several tool calls in one step (one answer carrying them all, as a model asking for two commands at once). */
@@ -164,6 +166,10 @@ export async function startScriptedEndpoint(
       if (turn.dropAfter !== undefined && index >= turn.dropAfter) {
         res.socket?.destroy();
         return;
+      }
+      if (turn.pauseAfter?.pieces === index) {
+        await turn.pauseAfter.until;
+        if (res.destroyed) return;
       }
       if (turn.delayMs) await pause(turn.delayMs);
       const ahead = turn.perSecond ? started + (index * 1000) / turn.perSecond - performance.now() : 0;

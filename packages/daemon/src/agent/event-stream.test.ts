@@ -137,5 +137,17 @@ describe('createEventStream', () => {
       const seen = Array.from({ length: 300 }, (_, i) => `t${i}`).join('');
       expect(seen + textOf(events)).toBe(whole);
     });
+
+    it('a client that lost its stream inside the reply and reconnects after the fold, its cursor on a delta folded away, gets only the text it lacks', async () => {
+      emit(DELTAS);
+      const ids = store.runs.eventsAfter(sessionId, 0, DELTAS + 1).map((e) => e.id);
+      const cursor = ids[300] as number; // run-started and 300 deltas seen
+      finishAndFold();
+      expect(store.runs.eventsAfter(sessionId, cursor - 1, 1)[0]?.id).toBeGreaterThan(cursor);
+      const reader = eventReader(createEventStream({ store, hub, sessionId, lastEventId: cursor }).getReader());
+      const events = await reader.untilFinished();
+      const seen = Array.from({ length: 300 }, (_, i) => `t${i}`).join('');
+      expect(seen + textOf(events)).toBe(whole);
+    });
   });
 });

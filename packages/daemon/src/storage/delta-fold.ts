@@ -12,9 +12,11 @@
  * A stream that already sent the first deltas of a stretch before the fold (a slow subscriber
  * reading the store as the run ends) must send only the rest: `SentDeltas` counts, per run and
  * kind, the bytes a stream has sent, and each folded event says where its text starts among the
- * run's deltas of its kind. What it cannot cover: a client that saw part of a stretch, lost its
- * stream, and reconnects only after the fold gets that stretch's text again, since the deltas its
- * cursor points into no longer exist.
+ * run's deltas of its kind. A client that saw part of a stretch, lost its stream, and reconnects
+ * only after the fold has a cursor that points at a delta no longer stored: each folded event
+ * keeps the ids and byte lengths of its deltas (`ref_marks`), so what that client had is still
+ * known (`bytesThroughMarks`). What it cannot cover: events folded before the marks were kept
+ * (schema version 13) have none, and such a client gets that stretch's text again.
  */
 import { Buffer } from 'node:buffer';
 import { STORE_FOLDED_DELTA_MAX_BYTES } from '@bastion/protocol';
@@ -45,6 +47,8 @@ interface Stretch {
   runOffset: number;
   /** Bytes of the deltas' stored JSON, which the fold frees. */
   storedBytes: number;
+  /** The first delta's id and bytes, then each next one's id less the one before it, and its bytes. */
+  marks: number[];
 }
 
 /** Where each kind's matching stands: the part being matched and how far into it. */
@@ -129,7 +133,9 @@ export function foldRunDeltas(db: SqliteDatabase, runId: string): number {
       bytes: 0,
       runOffset: cursor.runBytes,
       storedBytes: 0,
+      marks: [],
     };
+    open.marks.push(open.marks.length === 0 ? row.id : row.id - open.lastId, bytes);
     open.lastId = row.id;
     open.bytes += bytes;
     open.storedBytes += row.data.length;
@@ -148,14 +154,15 @@ export function foldRunDeltas(db: SqliteDatabase, runId: string): number {
   const removeRest = db.prepare<[string, number, number]>(
     'DELETE FROM message_parts WHERE run_id = ? AND id >= ? AND id < ?',
   );
-  const point = db.prepare<[string, string, number, number, number, number, number]>(
-    `UPDATE message_parts SET data = ?, ref_message = ?, ref_part = ?, ref_start = ?, ref_bytes = ?, ref_run_offset = ?
-     WHERE id = ?`,
+  const point = db.prepare<[string, string, number, number, number, number, string, number]>(
+    `UPDATE message_parts SET data = ?, ref_message = ?, ref_part = ?, ref_start = ?, ref_bytes = ?, ref_run_offset = ?,
+     ref_marks = ? WHERE id = ?`,
   );
   let freed = 0;
   for (const stretch of stretches) {
     removeRest.run(runId, stretch.firstId, stretch.lastId);
     const data = JSON.stringify({ type: `${stretch.kind}-delta`, run_id: runId });
+    const marks = JSON.stringify(stretch.marks);
     point.run(
       data,
       stretch.part.messageId,
@@ -163,11 +170,35 @@ export function foldRunDeltas(db: SqliteDatabase, runId: string): number {
       stretch.startBytes,
       stretch.bytes,
       stretch.runOffset,
+      marks,
       stretch.lastId,
     );
-    freed += stretch.storedBytes - data.length;
+    freed += stretch.storedBytes - data.length - marks.length;
   }
   return freed;
+}
+
+/**
+ * Bytes of a folded event's deltas with ids up to `id`, from its `ref_marks`; undefined when `id`
+ * comes before its first delta or the marks are not a list of whole numbers.
+ */
+export function bytesThroughMarks(marks: string, id: number): number | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(marks);
+  } catch {
+    return undefined;
+  }
+  if (!Array.isArray(parsed) || !parsed.every((mark) => Number.isSafeInteger(mark))) return undefined;
+  const numbers = parsed as number[];
+  let deltaId = 0;
+  let bytes: number | undefined;
+  for (let index = 0; index + 1 < numbers.length; index += 2) {
+    deltaId += numbers[index] as number;
+    if (deltaId > id) break;
+    bytes = (bytes ?? 0) + (numbers[index + 1] as number);
+  }
+  return bytes;
 }
 
 /** A stored event row as read, with the reference columns of a folded one. */

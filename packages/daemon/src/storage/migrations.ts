@@ -50,6 +50,10 @@
  * Version 12: shown_writes — for each write_file/edit_file call a person was asked about with its
  * diff, the file that diff was worked out against (the sha256 of its bytes, null for no file), so
  * that the write, once allowed, is made only over that file.
+ *
+ * Version 13: `message_parts.ref_marks` — for a folded event, the ids and byte lengths of the
+ * deltas it stands for, so a client whose Last-Event-ID points at one of them (a stream dropped
+ * mid-reply, back after the fold) is sent only the text after it.
  */
 export interface Migration {
   version: number;
@@ -285,5 +289,9 @@ export const MIGRATIONS: readonly Migration[] = [
         PRIMARY KEY (session_id, tool_call_id)
       );
     `,
+  },
+  {
+    version: 13,
+    sql: `ALTER TABLE message_parts ADD COLUMN ref_marks TEXT;`,
   },
 ];

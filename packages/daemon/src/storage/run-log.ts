@@ -15,6 +15,7 @@ import {
 import { DaemonError } from '../errors.js';
 import type { Approvals } from './approvals.js';
 import {
+  bytesThroughMarks,
   FoldedTextReader,
   foldRunDeltas,
   type DeltaBytes,
@@ -342,26 +343,42 @@ export class RunLog {
 
   /**
    * The bytes of each kind of delta of event `id`'s run up to and including it: what a client
-   * whose cursor is `id` has of that run. Undefined when the session has no such event (a cursor
-   * into deltas folded since).
+   * whose cursor is `id` has of that run. A delta folded since is found in the marks of the event
+   * that stands for it (delta-fold.ts). Undefined when the session has no such event and no folded
+   * event covers it (a tool-output delta dropped after its run, or a fold older than the marks).
    */
   deltaBytesThrough(sessionId: string, id: number): DeltaBytes | undefined {
     return this.#writer.read(() => {
-      const row = this.#writer.db
+      const db = this.#writer.db;
+      const row = db
         .prepare<[string, number], { run_id: string }>(
           'SELECT run_id FROM message_parts WHERE session_id = ? AND id = ?',
         )
         .get(sessionId, id);
-      if (!row) return undefined;
-      const sums = this.#writer.db
+      let runId = row?.run_id;
+      /** The covering folded event's kind, and the bytes of its deltas up to `id`. */
+      let within: { type: string; bytes: number } | undefined;
+      if (runId === undefined) {
+        const next = db
+          .prepare<[string, number], { run_id: string; type: string; ref_marks: string | null }>(
+            'SELECT run_id, type, ref_marks FROM message_parts WHERE session_id = ? AND id > ? ORDER BY id LIMIT 1',
+          )
+          .get(sessionId, id);
+        const bytes = next?.ref_marks == null ? undefined : bytesThroughMarks(next.ref_marks, id);
+        if (next === undefined || bytes === undefined) return undefined;
+        runId = next.run_id;
+        within = { type: next.type, bytes };
+      }
+      const sums = db
         .prepare<[string, number], { type: string; bytes: number }>(
           `SELECT type, SUM(COALESCE(ref_bytes, length(CAST(json_extract(data, '$.text') AS BLOB)))) AS bytes
            FROM message_parts WHERE run_id = ? AND id <= ? AND type IN ('text-delta', 'reasoning-delta')
            GROUP BY type`,
         )
-        .all(row.run_id, id);
-      const bytesOf = (type: string) => sums.find((sum) => sum.type === type)?.bytes ?? 0;
-      return { runId: row.run_id, text: bytesOf('text-delta'), reasoning: bytesOf('reasoning-delta') };
+        .all(runId, id);
+      const bytesOf = (type: string) =>
+        (sums.find((sum) => sum.type === type)?.bytes ?? 0) + (within?.type === type ? within.bytes : 0);
+      return { runId, text: bytesOf('text-delta'), reasoning: bytesOf('reasoning-delta') };
     });
   }
 }

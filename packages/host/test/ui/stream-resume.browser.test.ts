@@ -7,13 +7,14 @@
  * gaps in question: between the tab's read of the log and the start of its stream, and while its
  * stream is away after the sidecar restarted. When the held request goes on, the tab shows every
  * event of those gaps (approval questions and answers, runs started and finished, tool results)
- * and each once.
+ * and each once. A stream cut inside a reply, back only after the run's deltas were folded into
+ * one stored event (the delta its cursor names gone), gets only the rest of the reply's text.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { UI_APPROVAL_ANSWER_GUARD_MS } from '@bastion/protocol';
+import { UI_APPROVAL_ANSWER_GUARD_MS, type EventPageResponse } from '@bastion/protocol';
 import type { ScriptedTurn } from '@bastion/test-support';
 import type { TempHost } from '../support/temp-host.js';
 import { openScriptedDesktopWorld, sendMessage, type ScriptedDesktopWorld } from './support/desktop-world.js';
@@ -25,6 +26,8 @@ let host: TempHost;
 let first: Page;
 let second: Page | undefined;
 let held: HeldStreams | undefined;
+/** Lets the model's paused reply go on (a failed test leaves it for afterAll). */
+let goOn = () => {};
 
 beforeAll(async () => {
   world = await openScriptedDesktopWorld(turns, 'sk-stream-resume-key');
@@ -34,6 +37,7 @@ beforeAll(async () => {
 }, 90_000);
 
 afterAll(async () => {
+  goOn();
   await held?.abort();
   await second?.close();
   await world?.close();
@@ -129,4 +133,40 @@ it('a tab whose stream dropped when the sidecar restarted, and reconnects only a
   await shownOnce(tab, 'Run both after the restart', markers, 'Ran after the restart.');
   await shownOnce(tab, 'Run both', ['gap-first', 'gap-second'], 'Both ran.');
   for (const marker of markers) expect(readFileSync(join(host.workspace, marker), 'utf8')).toBe('ran\n');
+});
+
+it('a tab whose stream dropped inside a reply, and reconnects only after the run ended and its deltas were folded, shows the reply once', async () => {
+  const pieces = ['Alpha ', 'Beta ', 'Gamma ', 'Delta ', 'Omega.'];
+  turns.push({
+    kind: 'text',
+    pieces,
+    pauseAfter: { pieces: 2, until: new Promise<void>((resolve) => (goOn = resolve)) },
+  });
+  const tab = second!;
+  await tab.unrouteAll();
+  held = await holdStreams(tab, { relayFirst: true });
+  await tab.reload();
+  await tab.getByText('Ran after the restart.').waitFor();
+  await sendMessage(first, 'Say the letters');
+  // The model sent two pieces and waits: the tab's stream ends after the second.
+  let cut = 0;
+  await expect
+    .poll(async () => {
+      const page = await host.client.request<EventPageResponse>('GET', `/sessions/${world?.sessionId}/events?limit=5`);
+      cut = page.body.events.filter(({ event }) => event.type === 'text-delta')[1]?.id ?? 0;
+      return cut;
+    })
+    .toBeGreaterThan(0);
+  await held.cutAfter(cut);
+  const reply = tab.locator('.bubble.assistant').last();
+  await expect.poll(() => reply.textContent()).toBe('Alpha Beta');
+  await expect.poll(() => held?.heldCursors).toEqual([String(cut)]);
+  goOn();
+  await first.getByText(pieces.join('')).waitFor();
+  // The run's deltas are folded now: the event the tab's cursor names is stored no more.
+  const stored = await host.client.request<EventPageResponse>('GET', `/sessions/${world?.sessionId}/events?limit=20`);
+  expect(stored.body.events.some(({ id }) => id === cut)).toBe(false);
+  await held.release();
+  await tab.getByText('Omega.').waitFor();
+  expect(await reply.textContent()).toBe(pieces.join(''));
 });
