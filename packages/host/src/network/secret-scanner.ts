@@ -358,6 +358,12 @@ export class SecretPattern {
    * bytes before them that `context` still has, followed by as many of `bytes` as the match can read.
    */
   #matchesBefore(candidate: Candidate, bytes: Buffer, start: number, context: ScanContext, final: boolean): Verdict {
+    const literal = candidate.literal;
+    if (literal !== undefined && start < 0) {
+      // The value's part in these bytes first, in place: a near miss mostly fails there, nothing copied.
+      const here = Math.min(bytes.byteLength, start + literal.byteLength);
+      if (literal.compare(bytes, 0, here, -start, here - start) !== 0) return NO_MATCH;
+    }
     const earlier = context.earlier(1 - start);
     if (earlier.bytes.byteLength < -start) return NO_MATCH;
     // One byte past what a check reads, so a cut here is never taken for the end of the bytes.
