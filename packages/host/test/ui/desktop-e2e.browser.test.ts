@@ -118,6 +118,24 @@ describe('desktop app with the demo model', () => {
     expect((await picked('#default-model')).shown).toBe('offline demo model');
   });
 
+  it('at 1280 × 800 a session’s header is three lines: the title; the model with Export, Changes and Host record; Model, Mode and Ask before file edits on one row', async () => {
+    await newSession();
+    const head = page.locator('.chat-head');
+    await head.getByLabel('Model', { exact: true }).waitFor();
+    await head.locator('.chat-meta').getByRole('button', { name: 'Host record' }).waitFor();
+    // One row: each control's middle within a few pixels of the first's (they differ in height).
+    const middles = await head.locator('.chat-controls > *').evaluateAll((controls) =>
+      controls.map((control) => {
+        const box = control.getBoundingClientRect();
+        return box.top + box.height / 2;
+      }),
+    );
+    expect(middles.length).toBeGreaterThanOrEqual(3);
+    for (const middle of middles)
+      expect(Math.abs(middle - (middles[0] ?? 0)), `middles ${middles.join(', ')}`).toBeLessThan(4);
+    expect((await head.boundingBox())?.height).toBeLessThanOrEqual(120);
+  });
+
   it('keeps each prompt the empty states suggest on one line, on the home page and in a new session, at 1280 × 800 and 400 × 560', async () => {
     const hintLines = () =>
       page

@@ -1044,6 +1044,15 @@ export function ChatView({
                 onClick={() => (changesOpen ? setChangesOpen(false) : openChanges())}
               >
                 {changesLabel(sessionChanges.changes)}
+              </button>{' '}
+              {/* A view of the session, like Export and Changes; among the controls it pushed their row to two lines at 1280 px. */}
+              <button
+                type="button"
+                className="small"
+                title="The host’s own record of its decisions on this session’s calls"
+                onClick={() => setHostRecord(true)}
+              >
+                Host record
               </button>
             </p>
             <div className="chat-controls">
@@ -1096,9 +1105,6 @@ export function ChatView({
                   });
                 }}
               />
-              <button type="button" onClick={() => setHostRecord(true)}>
-                Host record
-              </button>
             </div>
           </div>
         )}
