@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { createInterface } from 'node:readline';
 import { afterEach } from 'vitest';
 import { DESKTOP_PAGE_KEY_FRAGMENT, HOST_IPC_PAGE_KEY_HEADER } from '@bastion/protocol';
-import { DaemonClient, quoteArgv } from '@bastion/host';
+import { DaemonClient, quoteArgv, type DaemonTarget } from '@bastion/host';
 import { makeTempDir, SCRIPTED_MODEL, type ScriptedEndpoint } from '@bastion/test-support';
 
 /** The built CLI (`npm run build` makes it). */
@@ -35,6 +35,8 @@ export function runCli(args: readonly string[], stdin = ''): Promise<CliResult> 
 }
 
 export interface TerminalCli {
+  /** The pid of `script`, which holds the terminal (the CLI is its child). */
+  terminalPid: number;
   /** Type `keys` on the terminal. */
   type(keys: string): void;
   /** Everything the terminal showed so far. */
@@ -48,16 +50,20 @@ export interface TerminalCli {
  * `script` runs the command through `$SHELL -c`, or `/bin/sh -c` with no SHELL set; dash keeps itself
  * as the parent of a lone command, dies of the terminal's SIGINT and `script` reports 130. `exec`
  * makes the CLI the shell's own process, so Ctrl-C reaches the CLI alone and the exit code is its.
+ * `stoppable`: the shell stays the CLI's parent instead (the exit code still the CLI's), for a test
+ * that stops the CLI with SIGSTOP: `script` stops itself when its own child stops, and would then
+ * pass on no key typed; a shell without job control does not.
  */
-export function runCliInTerminal(args: readonly string[]): TerminalCli {
-  const command = `exec ${quoteArgv([process.execPath, CLI, ...args])}`;
+export function runCliInTerminal(args: readonly string[], { stoppable = false } = {}): TerminalCli {
+  const line = quoteArgv([process.execPath, CLI, ...args]);
+  const command = stoppable ? `${line}; exit $?` : `exec ${line}`;
   const child = spawn('script', ['-qefc', command, '/dev/null'], { stdio: ['pipe', 'pipe', 'pipe'] });
   let shown = '';
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => (shown += chunk));
   const closed = new Promise<number | null>((resolve) => child.once('close', resolve));
   terminals.set(child, closed);
   void closed.then(() => terminals.delete(child));
-  return { type: (keys) => child.stdin.write(keys), shown: () => shown, closed };
+  return { terminalPid: child.pid ?? -1, type: (keys) => child.stdin.write(keys), shown: () => shown, closed };
 }
 
 /** The terminals runCliInTerminal started that have not closed, with their close. */
@@ -210,6 +216,12 @@ export const demoInAuto = (command: 'run' | 'chat', home: string, workspace: str
  * agent.server-info for the sidecar's port and password.
  */
 export async function secondDaemonClient(home: string): Promise<DaemonClient> {
+  const { target, uiOrigin } = await secondDaemonTarget(home);
+  return new DaemonClient({ target: () => Promise.resolve(target), uiOrigin });
+}
+
+/** What secondDaemonClient reaches the daemon with: its port and password, and the UI's origin its requests name. */
+export async function secondDaemonTarget(home: string): Promise<{ target: DaemonTarget; uiOrigin: string }> {
   const opened = await runCli(['open', '--json', '--home', home]);
   if (opened.code !== 0) throw new Error(`bastion open failed: ${opened.stderr}`);
   const { launch } = JSON.parse(opened.stdout) as { launch: string };
@@ -230,6 +242,6 @@ export async function secondDaemonClient(home: string): Promise<DaemonClient> {
     body: '{}',
   });
   if (info.status !== 200) throw new Error(`agent.server-info answered ${info.status}`);
-  const target = (await info.json()) as { port: number; password: string };
-  return new DaemonClient({ target: () => Promise.resolve(target), uiOrigin });
+  const target = (await info.json()) as DaemonTarget;
+  return { target, uiOrigin };
 }
