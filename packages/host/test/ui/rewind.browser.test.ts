@@ -19,7 +19,7 @@ import {
   sendMessage,
   type ScriptedDesktopWorld,
 } from './support/desktop-world.js';
-import { expectNoHorizontalOverflow, shotAllModes, SHOTS } from './support/layout.js';
+import { expectInViewport, expectNoHorizontalOverflow, shotAllModes, SHOTS } from './support/layout.js';
 
 const turns: ScriptedTurn[] = [];
 let world: ScriptedDesktopWorld | undefined;
@@ -92,7 +92,7 @@ describe('Rewind in the desktop app', () => {
     expect(seen).not.toContain('Edited the notes.');
   });
 
-  it('/rewind with a file changed since keeps the files as they are, says so, and still takes the turn out', async () => {
+  it('/rewind with a file changed since keeps the files as they are, says so, and still takes the turn out; at 400 px its dialog keeps a margin each side', async () => {
     writeFileSync(join(host.workspace, 'todo.md'), 'first\n');
     turns.push(
       { kind: 'tool-call', name: 'write_file', input: { path: 'todo.md', content: 'by the run\n' } },
@@ -111,6 +111,13 @@ describe('Rewind in the desktop app', () => {
     const putBack = dialog.getByRole('checkbox', { name: 'Also put back the files they changed' });
     expect(await putBack.isDisabled()).toBe(true);
     expect(await putBack.isChecked()).toBe(false);
+    // At 400 px the dialog keeps a margin each side (it met both edges) and Rewind is in view.
+    await page.setViewportSize({ width: 400, height: 560 });
+    const box = await dialog.boundingBox();
+    expect(box?.x).toBeGreaterThanOrEqual(8);
+    expect((box?.x ?? 0) + (box?.width ?? 0)).toBeLessThanOrEqual(400 - 8);
+    await expectInViewport(page, dialog.getByRole('button', { name: 'Rewind', exact: true }), 'Rewind at 400 px');
+    await page.setViewportSize({ width: 1280, height: 800 });
     await dialog.getByRole('button', { name: 'Rewind', exact: true }).click();
     await dialog.waitFor({ state: 'detached' });
     await page.getByTestId('rewound').last().getByText('The files were left as they are.', { exact: false }).waitFor();
