@@ -5,7 +5,9 @@ import {
   CLI_SESSIONS_LISTED,
   DEFAULT_CONTEXT_WINDOW_TOKENS,
   IMAGE_MAX_BYTES,
+  runIdSchema,
   SESSION_CHANGES_MAX_FILES,
+  sessionIdSchema,
 } from '@bastion/protocol';
 import { closestName } from './closest-name.js';
 
@@ -37,6 +39,19 @@ export function unknownNameError(
   const choices = known.length > 1 ? `${known.slice(0, -1).join(', ')} or ${known.at(-1)}` : known.join('');
   const hint = meant !== undefined ? ` — did you mean "${meant}"?` : listKnown ? ` (${choices})` : '';
   return new UsageError(`unknown ${kind} "${given}"${hint}`, { unknownName: true });
+}
+
+/**
+ * `given`, what `what` (an option, or `export`) was given, as a session or run id; else a UsageError
+ * saying what such an id looks like and where they are listed (`ses_nope` starts like one too).
+ */
+export function checkedId(what: string, given: string, kind: 'session' | 'run'): string {
+  if ((kind === 'session' ? sessionIdSchema : runIdSchema).safeParse(given).success) return given;
+  const listed = kind === 'session' ? 'as bastion sessions lists them' : 'as undo and rewind print them';
+  const prefix = kind === 'session' ? 'ses_' : 'run_';
+  throw new UsageError(
+    `${what} needs a ${kind} id (${prefix} and 8 or more letters, digits, - or _, ${listed}), not ${JSON.stringify(given)}`,
+  );
 }
 
 /** `--workspace DIR` and `--home DIR`, which every command that works on a project takes. */

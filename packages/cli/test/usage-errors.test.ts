@@ -5,8 +5,8 @@
  * details are in each command's own --help and whose commands are README's.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, rmSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { makeTempDir } from '@bastion/test-support';
@@ -114,7 +114,6 @@ describe('an option without its value, or an argument a command does not take', 
       const expected = `bastion: ${said}\n\nUsage:\n  bastion ${command} `;
       expect(result.stderr.slice(0, expected.length)).toBe(expected);
       expect(existsSync(join(home, 'host'))).toBe(false);
-      rmSync(dirname(home), { recursive: true, force: true });
     },
   );
 
@@ -125,8 +124,33 @@ describe('an option without its value, or an argument a command does not take', 
     expect(result.stderr.split('\n')[0]).toBe(
       `bastion: unexpected argument "${folder}": this command takes only options (to work in that folder: --workspace ${folder})`,
     );
-    rmSync(folder, { recursive: true, force: true });
   });
+});
+
+describe('an id that is no session or run id', () => {
+  const session = (given: string) =>
+    `needs a session id (ses_ and 8 or more letters, digits, - or _, as bastion sessions lists them), not "${given}"`;
+  it.each([
+    [['run', '--session', 'ses_nope', 'hi'], `--session ${session('ses_nope')}`],
+    [['changes', '--session', 'abc'], `--session ${session('abc')}`],
+    [['sessions', 'export', 'ses_x'], `export ${session('ses_x')}`],
+    [['rewind', '--session', 'x'], `--session ${session('x')}`],
+    [
+      ['undo', '--run', 'nope'],
+      '--run needs a run id (run_ and 8 or more letters, digits, - or _, as undo and rewind print them), not "nope"',
+    ],
+  ])(
+    'bastion %j exits 2 saying what such an id looks like and where they are listed, and writes nothing',
+    (args, said) => {
+      const home = join(makeTempDir(), 'home');
+      const [command = '', ...rest] = args;
+      const result = cli([command, '--home', home, ...rest]);
+      expect(result.status).toBe(2);
+      expect(result.stdout).toBe('');
+      expect(result.stderr.split('\n')[0]).toBe(`bastion: ${said}`);
+      expect(existsSync(home)).toBe(false);
+    },
+  );
 });
 
 describe('bastion help COMMAND', () => {

@@ -13,7 +13,6 @@ import {
   CONTROL_MAX_CHANGES_ANSWER_BYTES,
   isCutDiff,
   SESSION_CHANGES_MAX_FILES,
-  sessionIdSchema,
   type SessionChange,
   type SessionChangeNoDiff,
   type SessionChangesResponse,
@@ -31,7 +30,7 @@ import {
   type SessionChangesRequest,
 } from '@bastion/host';
 import { homeFlag, startOwningHost } from '../home-in-use.js';
-import { parseCommandLine, UsageError, WORKSPACE_OPTIONS } from '../usage.js';
+import { checkedId, parseCommandLine, UsageError, WORKSPACE_OPTIONS } from '../usage.js';
 import { enterWorkspace } from '../workspace.js';
 
 /** Why a file is listed without a diff, in words. */
@@ -166,9 +165,7 @@ export async function changesCommand(argv: string[]): Promise<number> {
   });
   if (positionals.length > 0) throw new UsageError('changes takes no arguments');
   if (values.stat && values.json) throw new UsageError('--stat and --json cannot be combined');
-  const id = values.session;
-  if (id !== undefined && !sessionIdSchema.safeParse(id).success)
-    throw new UsageError(`--session needs a session id (ses_…), not ${JSON.stringify(id)}`);
+  const id = values.session === undefined ? undefined : checkedId('--session', values.session, 'session');
   const request = { workspace: enterWorkspace(values.workspace), session_id: id };
   const answer = await changesOf(resolveUserDataPath(values.home), values.home, request);
   if (!answer) return 2;

@@ -47,7 +47,6 @@ import {
   modelListResponseSchema,
   modelRunsNow,
   offersModel,
-  sessionIdSchema,
   sessionSchema,
   splitMcpPromptLine,
   alwaysAllowDraft,
@@ -113,7 +112,7 @@ import {
   toolSubject,
 } from './tool-summary.js';
 import { pipedLines, readPipedStdin } from '../piped-stdin.js';
-import { parseCommandLine, UsageError, WORKSPACE_OPTIONS } from '../usage.js';
+import { checkedId, parseCommandLine, UsageError, WORKSPACE_OPTIONS } from '../usage.js';
 import { closestName } from '../closest-name.js';
 import { enterWorkspace } from '../workspace.js';
 import { changesStat } from './changes.js';
@@ -236,8 +235,7 @@ function parseRunArgs(argv: string[], command: 'run' | 'chat'): RunOptions {
     throw new UsageError(`--reasoning must be one of ${reasoningEffortSchema.options.join(', ')}`);
   if (values.continue && values.session !== undefined)
     throw new UsageError('--continue and --session cannot be combined');
-  if (values.session !== undefined && !sessionIdSchema.safeParse(values.session).success)
-    throw new UsageError(`--session needs a session id (ses_…), not ${JSON.stringify(values.session)}`);
+  if (values.session !== undefined) checkedId('--session', values.session, 'session');
   const prompt = positionals.join(' ').trim();
   const imageFiles = values.image ?? [];
   if (command === 'chat') {

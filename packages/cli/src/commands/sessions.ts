@@ -14,7 +14,6 @@ import {
   CLI_SESSIONS_LISTED,
   CONTROL_MAX_EXPORT_ANSWER_BYTES,
   SESSION_SEARCH_MAX_CHARS,
-  sessionIdSchema,
   type Session,
   type WireError,
 } from '@bastion/protocol';
@@ -33,7 +32,7 @@ import {
 import { homeFlag, startOwningHost } from '../home-in-use.js';
 import { localDateTime } from '../local-time.js';
 import { closestName } from '../closest-name.js';
-import { parseCommandLine, unknownNameError, UsageError, WORKSPACE_OPTIONS } from '../usage.js';
+import { checkedId, parseCommandLine, unknownNameError, UsageError, WORKSPACE_OPTIONS } from '../usage.js';
 import { enterWorkspace } from '../workspace.js';
 
 type Listed = { ok: true; sessions: Session[] } | { ok: false; code: string; message: string };
@@ -120,8 +119,7 @@ async function exported(id: string, home: string | undefined): Promise<Exported 
 
 /** `sessions export ID`: 0 with the markdown on stdout; 2 for an id that names no session or a home in use; 1 when reading failed. */
 async function exportSession(id: string, home: string | undefined): Promise<number> {
-  if (!sessionIdSchema.safeParse(id).success)
-    throw new UsageError(`export needs a session id (ses_…), not ${JSON.stringify(id)}`);
+  checkedId('export', id, 'session');
   const read = await exported(id, home);
   if (!read) return 2;
   if (read.ok) {

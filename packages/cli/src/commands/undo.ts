@@ -24,7 +24,7 @@ import {
 } from '@bastion/host';
 import type { AgentRewindResponse, AgentUndoResponse, UndoFile } from '@bastion/protocol';
 import { homeFlag, startOwningHost } from '../home-in-use.js';
-import { parseCommandLine, UsageError, WORKSPACE_OPTIONS } from '../usage.js';
+import { checkedId, parseCommandLine, UsageError, WORKSPACE_OPTIONS } from '../usage.js';
 import { enterWorkspace } from '../workspace.js';
 
 const REASONS: Record<NonNullable<UndoFile['reason']>, string> = {
@@ -137,8 +137,8 @@ function target(
   if (positionals.length > 0) throw new UsageError(`${command} takes no arguments`);
   const request = {
     workspace: enterWorkspace(values.workspace),
-    session_id: values.session,
-    run_id: values.run,
+    session_id: values.session === undefined ? undefined : checkedId('--session', values.session, 'session'),
+    run_id: values.run === undefined ? undefined : checkedId('--run', values.run, 'run'),
     dry_run: values['dry-run'],
   };
   return { userData: resolveUserDataPath(values.home), request };
