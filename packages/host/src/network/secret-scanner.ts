@@ -365,6 +365,8 @@ export class SecretPattern {
       if (literal.compare(bytes, 0, here, -start, here - start) !== 0) return NO_MATCH;
     }
     const earlier = context.earlier(1 - start);
+    // A match starting before the held bytes was decided when its window was first looked at: an
+    // undecided one starts at most `overlap` bytes back, and a stream holds at least that many.
     if (earlier.bytes.byteLength < -start) return NO_MATCH;
     // One byte past what a check reads, so a cut here is never taken for the end of the bytes.
     const reads = Math.max(candidate.literal?.byteLength ?? 0, candidate.reach, FORMAT_WINDOW) + 1;
