@@ -140,6 +140,21 @@ describe('Settings', () => {
     }
   });
 
+  it('at 400 px the Model for new sessions list is as wide as at 1280 px (the model’s whole name), under its label', async () => {
+    await openSettingsTab(page, 'Models');
+    const picker = page.getByLabel('Model for new sessions');
+    await picker.waitFor();
+    const wide = (await picker.boundingBox())?.width ?? 0;
+    await page.setViewportSize({ width: 400, height: 560 });
+    try {
+      expect((await picker.boundingBox())?.width).toBeGreaterThanOrEqual(wide - 0.5);
+      await expectInViewport(page, picker, 'the Model list at 400 px');
+      await expectNoHorizontalOverflow(page);
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 800 });
+    }
+  });
+
   it('the host audit log shows its newest page as calls, each check and enforcement one entry, "none" said in words, and Show older decisions reads the rest', async () => {
     await openSettingsTab(page, 'Activity');
     const hostLog = page.getByRole('region', { name: 'Host audit log', exact: true });
