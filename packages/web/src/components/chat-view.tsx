@@ -1329,7 +1329,8 @@ export function ChatView({
         sendDisabled={busy || draft.trim() === ''}
         placeholder={
           pending
-            ? 'Queued as your next message, not an answer · Allow or Deny above (Alt+Shift+A)'
+            ? // What a narrow box shows of it (about 20 characters at 400 px) still says it is no answer.
+              'Not an answer: queued as your next message · Allow or Deny above (Alt+Shift+A)'
             : stoppable
               ? 'Next message… (Enter queues it for when this run finishes)'
               : reachableRoot !== null
