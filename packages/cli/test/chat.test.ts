@@ -411,3 +411,24 @@ it('chat --help names each command chat’s /help lists', async () => {
   const help = (await runCli(['chat', '--help'])).stdout;
   expect(listed.map((command) => command.trim()).filter((command) => !help.includes(command))).toEqual([]);
 });
+
+it('a chat that runs no prompt (input ended at once, or each line refused) removes the session it made, saying so; one it continued stays', async () => {
+  const { home, workspace, args } = project();
+  const sessions = async () =>
+    (await runCli(['sessions', '--home', home, '--workspace', workspace, '--json'])).stdout
+      .split('\n')
+      .filter((line) => line !== '')
+      .map((line) => (JSON.parse(line) as { id: string }).id);
+  expect((await runCli(args, 'ls\n')).code).toBe(0);
+  const [kept] = await sessions();
+
+  for (const input of ['', '/compcat\n']) {
+    const ended = await runCli(args, input);
+    const made = /bastion: session (ses_\S+) /.exec(ended.stderr)?.[1];
+    expect(ended.stderr).toContain(`bastion: session ${made} removed; nothing was run\n`);
+    expect(await sessions()).toEqual([kept]);
+  }
+  const continued = await runCli([...args, '--continue'], '');
+  expect(continued.stderr).not.toContain('removed');
+  expect(await sessions()).toEqual([kept]);
+});

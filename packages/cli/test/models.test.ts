@@ -50,6 +50,16 @@ it('models default sets the default new sessions use, checked against what is on
   expect((await runCli(['models', '--home', home])).stdout).toContain('* openai/gpt-5  GPT-5');
 });
 
+it('models default on a key provider without its key says so and how to add it, as run --provider does, and changes nothing', async () => {
+  const { home } = project();
+  const keyless = await runCli(['models', 'default', 'anthropic/claude-sonnet-4-5', '--home', home]);
+  expect(keyless.code).toBe(2);
+  expect(keyless.stderr).toBe(
+    "bastion: provider anthropic has no API key: add one with bastion secrets set anthropic (or in the UI's Settings); choose one of:\n* demo/demo  Demo (offline), 32,000-token context, takes --image\n",
+  );
+  expect(await defaultOf(home)).toEqual({ provider: 'demo', model: 'demo' });
+});
+
 it('with a Bastion running on the home, lists and sets through its control socket; a provider given a key leaves the keyless line', async () => {
   const { home, workspace } = project();
   await startHolder(started, home, workspace).ready;

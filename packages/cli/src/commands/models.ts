@@ -130,6 +130,18 @@ export function parseModelRef(text: string): ModelRef | undefined {
   return { provider: text.slice(0, at), model: text.slice(at + 1) };
 }
 
+/**
+ * Why `--provider` (or `models default`) names no provider on offer, and the way to offer it: a key provider without a
+ * key gets the command that stores one, the subscription its sign-in; anything else is not known.
+ */
+export function missingProviderReason(provider: string): string {
+  if (provider === 'chatgpt')
+    return 'provider chatgpt is not connected: sign in to your ChatGPT account in the UI (Settings)';
+  if (BYOK_PROVIDER_IDS.has(provider))
+    return `provider ${provider} has no API key: add one with bastion secrets set ${provider} (or in the UI's Settings)`;
+  return `provider ${terminalLine(provider)} is not available`;
+}
+
 export async function modelsCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parseCommandLine({
     args: argv,
@@ -175,9 +187,10 @@ export async function modelsCommand(argv: string[]): Promise<number> {
     const listed = await access.list();
     if (!listed.ok) return listed;
     if (!offersModel(listed.value, wanted)) {
-      process.stderr.write(
-        `bastion: ${terminalLine(target)} is not on offer; choose one of:\n${listing(listed.value, listed.value.default)}`,
-      );
+      // As run --provider says it: a provider without its key or sign-in is told how to add it.
+      const offered = listed.value.groups.some((group) => group.provider === wanted.provider);
+      const why = offered ? `${terminalLine(target)} is not on offer` : missingProviderReason(wanted.provider);
+      process.stderr.write(`bastion: ${why}; choose one of:\n${listing(listed.value, listed.value.default)}`);
       return 'not-offered';
     }
     return access.setDefault(wanted);

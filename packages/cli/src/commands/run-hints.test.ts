@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ModelListResponse } from '@bastion/protocol';
-import { chooseModel, missingProviderReason, unauthorizedHint } from './run.js';
+import { missingProviderReason } from './models.js';
+import { chooseModel, unauthorizedHint } from './run.js';
 
 describe('unauthorizedHint (a provider answered 401)', () => {
   it('tells a key provider’s user the exact command that replaces the key', () => {

@@ -92,7 +92,7 @@ import {
 } from '../image-attachment.js';
 import { readTerminalPrompts } from '../terminal-prompt.js';
 import { describeRule } from './policy.js';
-import { listing, parseModelRef } from './models.js';
+import { listing, missingProviderReason, parseModelRef } from './models.js';
 import { KEEP_FILES_HINT, rewindReport } from './undo.js';
 import {
   ensureEndpointDefined,
@@ -154,18 +154,6 @@ export function unauthorizedHint(provider: string): string | undefined {
   if (BYOK_PROVIDER_IDS.has(provider))
     return `the provider did not accept the API key: replace it with bastion secrets set ${provider}`;
   return undefined;
-}
-
-/**
- * Why `--provider` names no provider on offer, and the way to offer it: a key provider without a
- * key gets the command that stores one, the subscription its sign-in; anything else is not known.
- */
-export function missingProviderReason(provider: string): string {
-  if (provider === 'chatgpt')
-    return 'provider chatgpt is not connected: sign in to your ChatGPT account in the UI (Settings)';
-  if (BYOK_PROVIDER_IDS.has(provider))
-    return `provider ${provider} has no API key: add one with bastion secrets set ${provider} (or in the UI's Settings)`;
-  return `provider ${terminalLine(provider)} is not available`;
 }
 
 /** An approval the agent asks for. */
@@ -1559,6 +1547,12 @@ async function runPrompt(
     }
     if (attached.length > 0 && command === 'chat')
       process.stderr.write(`bastion: ${imageCount(attached.length)} attached to no message was not sent\n`);
+    // A chat that ran nothing (ended at once, or every line refused) leaves no empty session behind,
+    // which run --continue would otherwise take for the newest; one a UI tab ran a prompt in stays.
+    if (command === 'chat' && options.resume === undefined) {
+      const now = await host.client.call('GET', `/sessions/${session.id}`, undefined, sessionSchema);
+      if (now.ok && now.body.last_run === null) await removeUnusedSession();
+    }
     return code;
   } catch (error) {
     if (!isConnectionLoss(error)) throw error;
