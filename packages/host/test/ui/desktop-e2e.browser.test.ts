@@ -12,11 +12,11 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { startTempHost, type TempHost } from '../support/temp-host.js';
 import { makeTempDir } from '@bastion/test-support';
 import { launchChromium, openDesktop } from './support/browser.js';
-import { expectInViewport, shotAllModes, SHOTS } from './support/layout.js';
+import { expectInViewport, shotAllModes, SHOTS, textContrast } from './support/layout.js';
 import { sendMessage } from './support/desktop-world.js';
 
 const KEY_CANARY = 'sk-test-CANARY-5f0e2b7c9d1a';
@@ -134,6 +134,32 @@ describe('desktop app with the demo model', () => {
     for (const middle of middles)
       expect(Math.abs(middle - (middles[0] ?? 0)), `middles ${middles.join(', ')}`).toBeLessThan(4);
     expect((await head.boundingBox())?.height).toBeLessThanOrEqual(120);
+  });
+
+  it('text in the link colour reads at 4.5:1 or more in light and dark: the home page’s Settings link, a run’s changed-file link, and Settings in the header while Settings is open', async () => {
+    /** Fails unless `text` reads at 4.5:1 or more against what is behind it, in light and in dark. */
+    const expectReadable = async (text: Locator, what: string) => {
+      await text.waitFor();
+      for (const scheme of ['light', 'dark'] as const) {
+        await page.emulateMedia({ colorScheme: scheme });
+        expect(await textContrast(text), `${what} in ${scheme}`).toBeGreaterThanOrEqual(4.5);
+      }
+      await page.emulateMedia({ colorScheme: 'light' });
+    };
+    await expectReadable(
+      page.locator('section.empty').getByRole('button', { name: 'Settings' }),
+      'the home page’s Settings link',
+    );
+    await newSession();
+    await sendMessage(page, 'write notes.txt: hello');
+    await expectReadable(
+      page.getByTestId('run-end').last().getByRole('button', { name: 'notes.txt' }),
+      'the changed-file link',
+    );
+    const settings = page.getByRole('navigation', { name: 'Main' }).getByRole('button', { name: 'Settings' });
+    await settings.click();
+    await page.getByRole('tablist', { name: 'Settings sections' }).waitFor();
+    await expectReadable(settings, 'the header’s Settings, Settings open');
   });
 
   it('keeps each prompt the empty states suggest on one line, on the home page and in a new session, at 1280 × 800 and 400 × 560', async () => {

@@ -91,3 +91,31 @@ export async function shotAllModes(
   await page.emulateMedia({ colorScheme: 'light' });
   await page.setViewportSize(original);
 }
+
+/**
+ * The WCAG contrast ratio of the element's text colour against the first opaque background at or
+ * above it (the page's own when none is set).
+ */
+export function textContrast(locator: Locator): Promise<number> {
+  return locator.evaluate((element) => {
+    const channels = (colour: string) => (colour.match(/[\d.]+/g) ?? []).map(Number);
+    const luminance = ([red = 0, green = 0, blue = 0]: number[]) => {
+      const linear = (value: number) => {
+        const share = value / 255;
+        return share <= 0.03928 ? share / 12.92 : ((share + 0.055) / 1.055) ** 2.4;
+      };
+      return 0.2126 * linear(red) + 0.7152 * linear(green) + 0.0722 * linear(blue);
+    };
+    let background = [255, 255, 255];
+    for (let at: Element | null = element; at; at = at.parentElement) {
+      const found = channels(getComputedStyle(at).backgroundColor);
+      if (found.length === 3 || (found[3] ?? 0) >= 1) {
+        background = found.slice(0, 3);
+        break;
+      }
+    }
+    const text = luminance(channels(getComputedStyle(element).color));
+    const behind = luminance(background);
+    return (Math.max(text, behind) + 0.05) / (Math.min(text, behind) + 0.05);
+  });
+}
