@@ -304,7 +304,8 @@ answer as one JSON object. Through the running Bastion when one owns the home. E
 session worked in the workspace, or --session names none or one of another folder.
 
 secrets set PROVIDER: store an API key (openai, anthropic, openrouter or a custom endpoint id)
-in auth.json; the key is read from the terminal without echo, or from stdin when piped.
+in auth.json; the key is read from the terminal without echo (Ctrl-C or Ctrl-D cancels, exit 130),
+or from stdin when piped.
 secrets delete PROVIDER removes it. Both go through the running Bastion when one owns the home.
 
 policy: the watchdog's rules before every tool call, in <home>/host/policy.json. DECISION is allow,

@@ -26,8 +26,11 @@ import {
 import { readPipedStdin } from '../piped-stdin.js';
 import { parseCommandLine, unknownNameError, UsageError } from '../usage.js';
 
-/** Read a line from the TTY with echo off (raw mode), or all of piped stdin. */
-export async function readSecret(prompt: string): Promise<string> {
+/**
+ * Read a line from the TTY with echo off (raw mode), or all of piped stdin; undefined when the
+ * person gives up at the terminal (Ctrl-C, or Ctrl-D, which would otherwise become part of the key).
+ */
+export async function readSecret(prompt: string): Promise<string | undefined> {
   const stdin = process.stdin;
   if (!stdin.isTTY) return (await readPipedStdin(SECRETS_MAX_KEY_CHARS + 2, 'the key on stdin is too long')).trim();
   process.stderr.write(prompt);
@@ -35,7 +38,7 @@ export async function readSecret(prompt: string): Promise<string> {
   stdin.resume();
   stdin.setEncoding('utf8');
   try {
-    return await new Promise<string>((done, fail) => {
+    return await new Promise<string | undefined>((done) => {
       let key = '';
       const onData = (text: string) => {
         for (const char of text) {
@@ -44,9 +47,9 @@ export async function readSecret(prompt: string): Promise<string> {
             done(key.trim());
             return;
           }
-          if (char === '\u0003') {
+          if (char === '\u0003' || char === '\u0004') {
             stdin.off('data', onData);
-            fail(new UsageError('cancelled'));
+            done(undefined);
             return;
           }
           if (char === '\u007f' || char === '\b') key = key.slice(0, -1);
@@ -80,7 +83,19 @@ export async function secretsCommand(argv: string[]): Promise<number> {
   let request: SecretsRequest = { op: 'secrets.delete', provider };
   if (action === 'set') {
     const key = await readSecret(`API key for ${provider} (input hidden): `);
-    if (key.length === 0) throw new UsageError('no key given');
+    // Not a command-line mistake: said without the usage, which would bury the one line that matters.
+    if (key === undefined) {
+      process.stderr.write('bastion: cancelled; no key was stored\n');
+      return 130;
+    }
+    if (key.length === 0) {
+      process.stderr.write(
+        process.stdin.isTTY
+          ? 'bastion: no key typed; nothing was stored\n'
+          : `bastion: no key on standard input; nothing was stored (pipe the key in, or run bastion secrets set ${provider} at a terminal to type it)\n`,
+      );
+      return 2;
+    }
     if (!secretKeySchema.safeParse(key).success) {
       throw new UsageError(
         `that is not an API key: a key is printable characters without spaces, at most ${SECRETS_MAX_KEY_CHARS}; nothing was stored`,
