@@ -258,11 +258,17 @@ export interface BastionApi {
      * The message box's: the listing once every server is started in `workspace` (as a run starts
      * them) or failed, with the ready ones' prompts and resources; a prompt of a ready server run
      * with the person's arguments (its text, for the box); a resource it listed, read (its text;
-     * refused with MCP_RESOURCE_NOT_TEXT or MCP_RESOURCE_TOO_LARGE, never cut).
+     * refused with MCP_RESOURCE_NOT_TEXT or MCP_RESOURCE_TOO_LARGE, never cut); with `variables`,
+     * `uri` is a resource template it listed, read at the URI the host expands it to with them.
      */
     catalog(workspace: string): Promise<McpListing>;
     prompt(workspace: string, server: string, name: string, args: Record<string, string>): Promise<McpPromptText>;
-    resource(workspace: string, server: string, uri: string): Promise<McpAttachedResource>;
+    resource(
+      workspace: string,
+      server: string,
+      uri: string,
+      variables?: Record<string, string>,
+    ): Promise<McpAttachedResource>;
   };
   readonly chatgpt: {
     connect(): Promise<ChatgptStatus>;

@@ -131,7 +131,8 @@ export function createApi(transport: Transport): BastionApi {
       restart: (workspace, name) => host('mcp.restart', { workspace, name }),
       catalog: (workspace) => host('mcp.catalog', { workspace }),
       prompt: (workspace, server, name, args) => host('mcp.prompt', { workspace, server, name, arguments: args }),
-      resource: (workspace, server, uri) => host('mcp.resource', { workspace, server, uri }),
+      resource: (workspace, server, uri, variables) =>
+        host('mcp.resource', { workspace, server, uri, ...(variables === undefined ? {} : { variables }) }),
     },
     chatgpt: {
       connect: () => host('chatgpt.connect', {}),

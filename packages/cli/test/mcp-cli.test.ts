@@ -97,6 +97,7 @@ describe('bastion mcp', () => {
           tools: [],
           prompts: [],
           resources: [],
+          resource_templates: [],
           left_out: [],
         },
       ],

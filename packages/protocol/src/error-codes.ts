@@ -252,6 +252,8 @@ export type McpOfferErrorCode =
   /** Its messages are longer than a message may be: refused, not cut. */
   | 'MCP_PROMPT_TOO_LARGE'
   | 'MCP_RESOURCE_UNKNOWN'
+  /** A resource template's values: one it does not take or one missing, or an expanded URI not one word within MCP_RESOURCE_URI_MAX_CHARS. */
+  | 'MCP_TEMPLATE_VALUES_INVALID'
   /** Binary contents (a blob): only text is attached. */
   | 'MCP_RESOURCE_NOT_TEXT'
   /** Its text is over MCP_RESOURCE_TEXT_MAX_BYTES: refused, not cut. */
@@ -884,6 +886,7 @@ export const WIRE_ERROR_STATUS: Readonly<Record<WireErrorCode, HttpErrorStatus>>
   MCP_PROMPT_ARGUMENTS_INVALID: 400,
   MCP_PROMPT_TOO_LARGE: 413,
   MCP_RESOURCE_UNKNOWN: 404,
+  MCP_TEMPLATE_VALUES_INVALID: 400,
   MCP_RESOURCE_NOT_TEXT: 415,
   MCP_RESOURCE_TOO_LARGE: 413,
   MCP_READ_FAILED: 502,

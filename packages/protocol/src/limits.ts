@@ -974,8 +974,18 @@ export const MCP_ERROR_MAX_CHARS = 2 * KiB;
 export const MCP_MAX_PROMPTS_PER_SERVER = 64;
 /** Resources taken from one server; the rest are left out, and one note counts them. */
 export const MCP_MAX_RESOURCES_PER_SERVER = 64;
+/** Resource templates (`resources/templates/list`) taken from one server; the rest are left out, and one note counts them. */
+export const MCP_MAX_RESOURCE_TEMPLATES_PER_SERVER = 32;
+/** Variables a resource template may have (each asked of the person); a template with more is left out. */
+export const MCP_RESOURCE_TEMPLATE_MAX_VARIABLES = 8;
 /** Pages of one `tools/list`, `prompts/list` or `resources/list` read at a start (a server that pages without end is read no further). */
 export const MCP_LIST_MAX_PAGES = 16;
+/**
+ * A server's `notifications/…/list_changed`: its lists are read again (as at its start, within
+ * MCP_START_TIMEOUT_MS and the same bounds) once it has sent none for this long, one reading at a
+ * time; a server that keeps sending them is read no more often than that.
+ */
+export const MCP_LIST_CHANGED_DEBOUNCE_MS = 300;
 /** Arguments a prompt may take; a prompt with more is left out. */
 export const MCP_PROMPT_MAX_ARGUMENTS = 16;
 /** An argument's name (typed as `NAME=value`); a prompt with a longer one is left out. */

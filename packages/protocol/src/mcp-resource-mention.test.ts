@@ -68,6 +68,22 @@ describe('mentionedResources', () => {
     expect(mayNameResource('mail me@fixture:x or @ fixture:x')).toBe(false);
   });
 
+  it('takes a word naming a resource the person read by choosing it (a filled-in template), and no other the server does not list', () => {
+    const chosen = [{ server: 'fixture', uri: 'notes:///a%20b' }];
+    expect(mentionedResources('see @fixture:notes:///a%20b.', [fixture], [], chosen)).toEqual({
+      ok: true,
+      resources: [{ server: 'fixture', uri: 'notes:///a%20b' }],
+    });
+    expect(mentionedResources('see @fixture:notes:///other', [fixture], [], chosen)).toEqual({
+      ok: false,
+      message: '@fixture:notes:///other: the MCP server fixture lists no such resource',
+    });
+    expect(mentionedResources('see @fixture:notes:///a%20b', [fixture], [[4, 8]], chosen)).toEqual({
+      ok: true,
+      resources: [],
+    });
+  });
+
   it('refuses a resource the server does not list, a server that is not running, and more resources than a message carries', () => {
     expect(mentionedResources('@fixture:notes://gone', [fixture])).toEqual({
       ok: false,

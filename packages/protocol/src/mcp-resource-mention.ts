@@ -40,12 +40,14 @@ export type TextSpan = readonly [start: number, end: number];
  * start or after a space) where SERVER is one of `servers`. `serverSpans`: the ranges of `text` an
  * MCP server's prompt wrote: a word with any character in one is the server's, not the person's,
  * and attaches nothing (a server's prompt cannot have another server's resource read and sent),
- * however the person edited around or inside it.
+ * however the person edited around or inside it. `chosen`: resources the person read by choosing
+ * them (a resource template filled in, whose URI no list holds): a word naming one is theirs too.
  */
 export function mentionedResources(
   text: string,
   servers: readonly Pick<McpServerStatus, 'name' | 'state' | 'resources'>[],
   serverSpans: readonly TextSpan[] = [],
+  chosen: readonly McpResourceRef[] = [],
 ): MentionedResources {
   const found: McpResourceRef[] = [];
   for (const match of text.matchAll(MENTION)) {
@@ -61,8 +63,10 @@ export function mentionedResources(
         message: `${said}: the MCP server ${server.name} is not running, so none of its resources can be attached`,
       };
     }
-    const uri = [written, written.replace(TRAILING_PUNCTUATION, '')].find((candidate) =>
-      server.resources.some((resource) => resource.uri === candidate),
+    const uri = [written, written.replace(TRAILING_PUNCTUATION, '')].find(
+      (candidate) =>
+        server.resources.some((resource) => resource.uri === candidate) ||
+        chosen.some((ref) => ref.server === server.name && ref.uri === candidate),
     );
     if (uri === undefined)
       return { ok: false, message: `${said}: the MCP server ${server.name} lists no such resource` };

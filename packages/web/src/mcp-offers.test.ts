@@ -20,6 +20,7 @@ const server = (name: string, state: McpServerStatus['state']): McpServerStatus 
   tools: [],
   prompts: [{ name: 'review', description: 'Review', arguments: [{ name: 'code', description: '', required: true }] }],
   resources: [{ uri: 'notes://readme', name: 'Fixture readme', description: '' }],
+  resource_templates: [{ uri_template: 'notes:///{path}', name: 'Note by path', description: '', variables: ['path'] }],
   left_out: [],
 });
 const listing: McpListing = {
@@ -38,9 +39,13 @@ describe('the MCP offers in the message box', () => {
     expect(mcpPromptCommands(undefined)).toEqual([]);
   });
 
-  it('match a resource by the start of SERVER:URI or a part of its name, ignoring case; a failed server’s none', () => {
-    expect(matchingResources(listing, '').map((option) => option.word)).toEqual(['fixture:notes://readme']);
-    expect(matchingResources(listing, 'FIXTURE:notes').length).toBe(1);
+  it('match a resource or resource template by the start of SERVER:URI or a part of its name, ignoring case; a failed server’s none', () => {
+    expect(matchingResources(listing, '').map((option) => [option.kind, option.word])).toEqual([
+      ['resource', 'fixture:notes://readme'],
+      ['template', 'fixture:notes:///{path}'],
+    ]);
+    expect(matchingResources(listing, 'FIXTURE:notes').length).toBe(2);
+    expect(matchingResources(listing, 'by path').map((option) => option.name)).toEqual(['Note by path']);
     expect(matchingResources(listing, 'readme').length).toBe(1);
     expect(matchingResources(listing, 'notes').length).toBe(0);
     expect(matchingResources(listing, 'broken').length).toBe(0);

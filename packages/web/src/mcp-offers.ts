@@ -11,6 +11,7 @@ import type {
   McpPromptOrigin,
   McpPromptSummary,
   McpResourceSummary,
+  McpResourceTemplateSummary,
   TextSpan,
 } from '@bastion/protocol';
 import {
@@ -53,33 +54,49 @@ export function mcpPromptDescription(prompt: McpPromptSummary): string {
   return [prompt.description, args].filter((part) => part !== '').join(' · ');
 }
 
-/** A ready server's resource as the @ menu offers it: the word it puts in the box. */
-export interface McpResourceOption {
+/**
+ * A ready server's resource, or resource template, as the @ menu offers it: a resource's word goes
+ * in the box; a template's variables are asked for first, and the URI the host expands it to goes.
+ */
+export type McpResourceOption = {
   server: string;
-  resource: McpResourceSummary;
-  /** `SERVER:URI`, what follows the `@`. */
+  /** `SERVER:URI` (`SERVER:TEMPLATE` for a template), what follows the `@`. */
   word: string;
-}
+  /** What the menu calls it: its name, else its URI. */
+  name: string;
+} & ({ kind: 'resource'; resource: McpResourceSummary } | { kind: 'template'; template: McpResourceTemplateSummary });
 
 /**
- * The ready servers' resources for what is typed after `@`: those whose `SERVER:URI` starts with it,
- * or whose name holds it (ignoring case), all of them for a bare `@`; at most UI_MENTION_MAX_ENTRIES.
+ * The ready servers' resources, then their resource templates, for what is typed after `@`: those
+ * whose `SERVER:URI` starts with it, or whose name holds it (ignoring case), all of them for a bare
+ * `@`; at most UI_MENTION_MAX_ENTRIES.
  */
 export function matchingResources(listing: McpListing | undefined, typed: string): McpResourceOption[] {
   const wanted = typed.toLowerCase();
-  return (listing?.servers ?? [])
-    .flatMap((server) =>
-      server.state !== 'ready'
-        ? []
-        : server.resources.map((resource) => ({
-            server: server.name,
-            resource,
-            word: mcpResourceMention(server.name, resource.uri).slice(1),
-          })),
-    )
-    .filter(
-      (option) => option.word.toLowerCase().startsWith(wanted) || option.resource.name.toLowerCase().includes(wanted),
-    )
+  const ready = (listing?.servers ?? []).filter((server) => server.state === 'ready');
+  const word = (server: string, uri: string) => mcpResourceMention(server, uri).slice(1);
+  const options: McpResourceOption[] = [
+    ...ready.flatMap((server) =>
+      server.resources.map((resource) => ({
+        kind: 'resource' as const,
+        server: server.name,
+        resource,
+        word: word(server.name, resource.uri),
+        name: resource.name === '' ? resource.uri : resource.name,
+      })),
+    ),
+    ...ready.flatMap((server) =>
+      server.resource_templates.map((template) => ({
+        kind: 'template' as const,
+        server: server.name,
+        template,
+        word: word(server.name, template.uri_template),
+        name: template.name === '' ? template.uri_template : template.name,
+      })),
+    ),
+  ];
+  return options
+    .filter((option) => option.word.toLowerCase().startsWith(wanted) || option.name.toLowerCase().includes(wanted))
     .slice(0, UI_MENTION_MAX_ENTRIES);
 }
 
@@ -124,7 +141,7 @@ export async function runMcpPromptLine(
  * What goes with `message` from MCP servers: `prompt` (the one its text came from, if any, with
  * `spans`, the characters of `message` it wrote) and the text of each resource the person named in
  * it (`@SERVER:URI`; a word with a character the prompt wrote names none): as `chosen` holds it (read when
- * picked in the @ menu), else read by the host now. Refused, with why, when a word names a server
+ * picked in the @ menu: a resource template's URI is in no list, only there), else read by the host now. Refused, with why, when a word names a server
  * that is not running or a resource it does not list, or the host refuses a read (binary, too
  * large): the message is then not sent.
  */
@@ -138,7 +155,7 @@ export async function mcpContextOf(
   const base: AgentRunMcp = prompt === undefined ? {} : { prompt: prompt.origin };
   // Only a message with a word that could name one asks the host (which starts the servers).
   if (workspace === null || !mayNameResource(message)) return base;
-  const named = mentionedResources(message, (await source.catalog(workspace)).servers, prompt?.spans);
+  const named = mentionedResources(message, (await source.catalog(workspace)).servers, prompt?.spans, chosen);
   if (!named.ok) throw new McpAttachRefusal(named.message);
   if (named.resources.length === 0) return base;
   const resources = await Promise.all(

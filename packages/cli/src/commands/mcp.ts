@@ -75,6 +75,11 @@ export function listingText(listing: McpListing, notRunning?: string): string {
       lines.push(
         `  resources ${server.resources.map((resource) => terminalLine(mcpResourceMention(server.name, resource.uri))).join(', ')}`,
       );
+    // Filled in from the message box's @ menu (the host expands them with the person's values).
+    if (server.resource_templates.length > 0)
+      lines.push(
+        `  templates ${server.resource_templates.map((template) => terminalLine(mcpResourceMention(server.name, template.uri_template))).join(', ')}`,
+      );
     for (const note of server.left_out) lines.push(`  left out  ${terminalLine(note)}`);
     if (server.error !== undefined) lines.push(`  error     ${terminalLine(server.error)}`);
   }
@@ -105,6 +110,7 @@ function fileListing(userData: string, workspace: string): McpListing {
       tools: [],
       prompts: [],
       resources: [],
+      resource_templates: [],
       left_out: [],
     })),
   };

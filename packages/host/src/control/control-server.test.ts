@@ -57,6 +57,7 @@ function listingOf(workspace: string, state: 'starting' | 'ready' = 'ready'): Mc
         tools: state === 'ready' ? [{ name: 'read_graph', description: 'Read the graph' }] : [],
         prompts: [],
         resources: [],
+        resource_templates: [],
         left_out: [],
       },
     ],

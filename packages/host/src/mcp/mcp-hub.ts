@@ -19,7 +19,10 @@
  * that fits one channel frame), its messages are bounded lines checked as JSON-RPC
  * (mcp-stdio-transport.ts), and its results are cut to MCP_RESULT_MAX_BYTES of text. Its prompts
  * and resources are listed too, for the person only (mcp-offers.ts: the sidecar is never told of
- * them), and run or read when the person asks (`prompt`, `resource`). Every text
+ * them), and run or read when the person asks (`prompt`, `resource`). A ready server that says a
+ * list changed (`notifications/…/list_changed`) is listed again, within the same bounds, one
+ * listing at a time and debounced (MCP_LIST_CHANGED_DEBOUNCE_MS): its new tools reach the agent at
+ * its next run, its prompts and resources the menus when next opened. Every text
  * of its that leaves the host — a result, an error, a tool's name, description and schema, its
  * last words on stderr — is cut of the variables' values the host holds (withoutHeld).
  *
@@ -41,9 +44,11 @@ import {
   MCP_TOOL_NAME_MAX_CHARS,
   MCP_TOOL_SCHEMA_MAX_BYTES,
   MCP_DATA_ENV,
+  MCP_LIST_CHANGED_DEBOUNCE_MS,
   MCP_LIST_MAX_PAGES,
   MCP_MAX_PROMPTS_PER_SERVER,
   MCP_MAX_RESOURCES_PER_SERVER,
+  MCP_MAX_RESOURCE_TEMPLATES_PER_SERVER,
   MCP_PROMPT_TEXT_MAX_CHARS,
   MCP_READ_TIMEOUT_MS,
   mcpPromptArgumentsProblem,
@@ -55,12 +60,13 @@ import {
   type McpListing,
   type McpPromptSummary,
   type McpResourceSummary,
+  type McpResourceTemplateSummary,
   type McpServerConfig,
   type McpServerState,
   type McpServerStatus,
 } from '@bastion/protocol';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { Prompt, Resource, Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Prompt, Resource, ResourceTemplate, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { JsonSchemaValidator, jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import { HostError } from '../errors.js';
 import { buildCommandSandboxProfile } from '../commands/command-profile.js';
@@ -71,7 +77,7 @@ import { makePrivateTemp } from '../sandbox/private-temp-dir.js';
 import { shellQuote, type SrtSession, type WrappedCommand } from '../sandbox/srt-session.js';
 import { McpConfigStore } from './mcp-config-store.js';
 import { promptText } from './mcp-content-text.js';
-import { offersOf, resourceText } from './mcp-offers.js';
+import { expandedTemplate, offersOf, resourceText } from './mcp-offers.js';
 import type { McpStdioTransport } from './mcp-stdio-transport.js';
 
 /**
@@ -123,15 +129,20 @@ interface Instance {
   /** It was ready once: a stop after that is started again by the next run. */
   wasReady: boolean;
   listed: McpListedTool[];
-  /** Its prompts and resources, offered to the person (never to the agent). */
+  /** Its prompts, resources and resource templates, offered to the person (never to the agent). */
   prompts: McpPromptSummary[];
   resources: McpResourceSummary[];
+  resourceTemplates: McpResourceTemplateSummary[];
   leftOut: string[];
   client: Client | undefined;
   /** Settles once the server is ready or failed. */
   starting: Promise<void> | undefined;
   /** Ends the process and settles once it is gone and its temp dir removed. */
   stop: (() => Promise<void>) | undefined;
+  /** Its lists being read again after it said one changed. */
+  relisting: Promise<void> | undefined;
+  /** It said a list changed while they were being read (or at its start): read them once more after. */
+  relistAgain: boolean;
 }
 
 function definitionOf(config: McpServerConfig): string {
@@ -392,11 +403,33 @@ export class McpHub {
   /**
    * Read a resource a ready server listed, for a message the person attaches it to: its text, cut
    * of the held values; a binary or too large one is refused (resourceText). A URI the server did
-   * not list is not read.
+   * not list is not read. With `variables`, `given` is a resource template the server listed, and
+   * the URI it expands to with the person's values (expandedTemplate) is read, as a listed one is.
    */
-  async resource(workspace: string, server: string, uri: string): Promise<McpAttachedResource> {
+  async resource(
+    workspace: string,
+    server: string,
+    given: string,
+    variables?: Readonly<Record<string, string>>,
+  ): Promise<McpAttachedResource> {
     const { client, instance } = this.#ready(workspace, server);
-    const listed = instance.resources.find((resource) => resource.uri === uri);
+    let uri = given;
+    let listed: { name: string } | undefined;
+    if (variables === undefined) {
+      listed = instance.resources.find((resource) => resource.uri === uri);
+    } else {
+      const template = instance.resourceTemplates.find((offered) => offered.uri_template === given);
+      if (template === undefined)
+        throw this.#refused(
+          server,
+          'MCP_RESOURCE_UNKNOWN',
+          `the MCP server ${server} lists no resource template ${given}`,
+        );
+      const expanded = expandedTemplate(template, variables);
+      if (!expanded.ok) throw this.#refused(server, expanded.code, expanded.message);
+      uri = expanded.uri;
+      listed = template;
+    }
     if (listed === undefined)
       throw this.#refused(server, 'MCP_RESOURCE_UNKNOWN', `the MCP server ${server} lists no resource ${uri}`);
     const started = performance.now();
@@ -504,6 +537,7 @@ export class McpHub {
       // A server that failed or stopped offers the person nothing: its prompts and resources go with it.
       prompts: current && instance.state === 'ready' ? instance.prompts : [],
       resources: current && instance.state === 'ready' ? instance.resources : [],
+      resource_templates: current && instance.state === 'ready' ? instance.resourceTemplates : [],
       left_out: current ? instance.leftOut : [],
     };
   }
@@ -534,10 +568,13 @@ export class McpHub {
       listed: [],
       prompts: [],
       resources: [],
+      resourceTemplates: [],
       leftOut: [],
       client: undefined,
       starting: undefined,
       stop: undefined,
+      relisting: undefined,
+      relistAgain: false,
     };
     this.#instances.set(key, instance);
     instance.starting = this.#start(instance);
@@ -570,29 +607,29 @@ export class McpHub {
         await instance.stop?.();
         return;
       }
+      // Only told that a list changed (autoRefresh off): the SDK's own refresh reads one page, unbounded.
+      const changed = {
+        autoRefresh: false,
+        debounceMs: MCP_LIST_CHANGED_DEBOUNCE_MS,
+        onChanged: () => this.#relist(instance),
+      };
       const client = new Client(
         { name: 'bastion', version: '0.1.0' },
-        { capabilities: {}, jsonSchemaValidator: OUTPUT_SCHEMAS_UNCOMPILED },
+        {
+          capabilities: {},
+          jsonSchemaValidator: OUTPUT_SCHEMAS_UNCOMPILED,
+          listChanged: { tools: changed, prompts: changed, resources: changed },
+        },
       );
       const transport = process.transport;
       const deadline = AbortSignal.timeout(MCP_START_TIMEOUT_MS);
       await client.connect(transport, { signal: deadline, timeout: MCP_START_TIMEOUT_MS });
-      const options = { signal: deadline, timeout: MCP_START_TIMEOUT_MS };
-      const tools: Tool[] = await listPaged(
-        (params) => client.listTools(params, options).then((page) => ({ items: page.tools, next: page.nextCursor })),
-        MCP_MAX_TOOLS_PER_SERVER,
-      );
-      const offers = await this.#offersOf(instance.config.name, client, options);
-      if (instance.state !== 'starting') return;
-      const offered = offeredTools(instance.config.name, tools, this.heldValues());
-      Object.assign(instance, {
-        listed: offered.listed,
-        prompts: offers.prompts,
-        resources: offers.resources,
-        leftOut: [...offered.leftOut, ...offers.leftOut],
-        client,
-        state: 'ready',
+      const lists = await this.#lists(instance.config.name, client, {
+        signal: deadline,
+        timeout: MCP_START_TIMEOUT_MS,
       });
+      if (instance.state !== 'starting') return;
+      Object.assign(instance, { ...lists, client, state: 'ready' });
       instance.wasReady = true;
       // After the client's own (set by connect), which fails the calls still waiting for an answer.
       const clientClosed = transport.onclose;
@@ -604,9 +641,11 @@ export class McpHub {
       };
       log.info('mcp.ready', {
         server: instance.config.name,
-        count: offered.listed.length,
+        count: lists.listed.length,
         duration_ms: Math.round(performance.now() - started),
       });
+      // A list that changed while the first listing was read is read again.
+      if (instance.relistAgain) this.#relist(instance);
     } catch (error) {
       // Ended first, so that all it wrote to stderr has been read (a write to its closed stdin can
       // fail the start before its last words arrive).
@@ -626,6 +665,61 @@ export class McpHub {
             : 'it stopped before listing its tools');
       fail(`could not start ${instance.config.command}: ${why}${tail === '' ? '' : `; its last words: ${tail}`}`);
     }
+  }
+
+  /** What a server offers: its tools for the agent, its prompts and resources for the person, and what was left out. */
+  async #lists(
+    server: string,
+    client: Client,
+    options: { signal: AbortSignal; timeout: number },
+  ): Promise<Pick<Instance, 'listed' | 'prompts' | 'resources' | 'resourceTemplates' | 'leftOut'>> {
+    const tools: Tool[] = await listPaged(
+      (params) => client.listTools(params, options).then((page) => ({ items: page.tools, next: page.nextCursor })),
+      MCP_MAX_TOOLS_PER_SERVER,
+    );
+    const offers = await this.#offersOf(server, client, options);
+    const offered = offeredTools(server, tools, this.heldValues());
+    return {
+      listed: offered.listed,
+      prompts: offers.prompts,
+      resources: offers.resources,
+      resourceTemplates: offers.resourceTemplates,
+      leftOut: [...offered.leftOut, ...offers.leftOut],
+    };
+  }
+
+  /**
+   * A ready server said a list of its changed: all of them are read again, as at its start (the
+   * same bounds, MCP_START_TIMEOUT_MS), one reading at a time (one asked for meanwhile runs once
+   * after). A reading that fails keeps the lists it had; a server stopped meanwhile keeps nothing.
+   */
+  #relist(instance: Instance): void {
+    if (instance.state === 'starting' || instance.relisting !== undefined) {
+      instance.relistAgain = true;
+      return;
+    }
+    const client = instance.client;
+    if (instance.state !== 'ready' || client === undefined) return;
+    const { log } = this.#options;
+    const server = instance.config.name;
+    const current = () => instance.state === 'ready' && instance.client === client;
+    instance.relisting = (async () => {
+      do {
+        instance.relistAgain = false;
+        const deadline = AbortSignal.timeout(MCP_START_TIMEOUT_MS);
+        try {
+          const lists = await this.#lists(server, client, { signal: deadline, timeout: MCP_START_TIMEOUT_MS });
+          if (!current()) return;
+          Object.assign(instance, lists);
+          log.info('mcp.relisted', { server, count: lists.listed.length });
+        } catch {
+          log.warn('mcp.relist-failed', { server });
+          return;
+        }
+      } while (instance.relistAgain && current());
+    })().finally(() => {
+      instance.relisting = undefined;
+    });
   }
 
   /**
@@ -659,14 +753,35 @@ export class McpHub {
                   .then((page) => ({ items: page.resources, next: page.nextCursor })),
               MCP_MAX_RESOURCES_PER_SERVER,
             );
-      return offersOf(server, prompts, resources, redact);
+      const templates = capabilities?.resources === undefined ? [] : await this.#templatesOf(client, options);
+      return offersOf(server, prompts, resources, templates, redact);
     } catch (error) {
       const why = error instanceof Error ? redact(error.message) : 'it did not answer';
       return {
         prompts: [],
         resources: [],
+        resourceTemplates: [],
         leftOut: [inWords(`its prompts and resources could not be listed: ${why}`)],
       };
+    }
+  }
+
+  /**
+   * A server's resource templates; none from one that does not answer `resources/templates/list`
+   * (Method not found: a server with resources need not have templates).
+   */
+  async #templatesOf(client: Client, options: { signal: AbortSignal; timeout: number }): Promise<ResourceTemplate[]> {
+    try {
+      return await listPaged(
+        (params) =>
+          client
+            .listResourceTemplates(params, options)
+            .then((page) => ({ items: page.resourceTemplates, next: page.nextCursor })),
+        MCP_MAX_RESOURCE_TEMPLATES_PER_SERVER,
+      );
+    } catch (error) {
+      if (error instanceof Error && 'code' in error && error.code === METHOD_NOT_FOUND) return [];
+      throw error;
     }
   }
 
@@ -788,6 +903,9 @@ export class McpHub {
     await Promise.all([...this.#instances.values()].filter(which).map((instance) => this.#stop(instance)));
   }
 }
+
+/** JSON-RPC's code for a method the server does not have. */
+const METHOD_NOT_FOUND = -32601;
 
 /** What LOAD_AND_RUN prints, alone, when the server's program is on no path the sandbox shows. */
 const PROGRAM_NOT_FOUND = 'bastion: the program was not found in the sandbox\n';

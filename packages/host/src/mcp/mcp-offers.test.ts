@@ -14,7 +14,7 @@ describe('offersOf', () => {
       name: `r${index}`,
       description,
     }));
-    const offers = offersOf('docs', prompts, resources, redact);
+    const offers = offersOf('docs', prompts, resources, [], redact);
     const size = [...offers.prompts, ...offers.resources]
       .map((entry) => new TextEncoder().encode(JSON.stringify(entry)).byteLength)
       .reduce((sum, bytes) => sum + bytes, 0);
@@ -38,6 +38,7 @@ describe('offersOf', () => {
         { uri: `r://${TOKEN}`, name: 'r' },
         { uri: 'r://ok', name: 'r', title: `${TOKEN} ${'t'.repeat(200)}` },
       ],
+      [],
       redact,
     );
     expect(offers.prompts).toEqual([{ name: 'fine', description: 'uses [redacted]', arguments: [] }]);
@@ -63,6 +64,7 @@ describe('offersOf', () => {
         { uri: 'r://a', name: 'first' },
         { uri: 'r://a', name: 'second' },
       ],
+      [],
       redact,
     );
     expect(offers.prompts.map((prompt) => prompt.description)).toEqual(['first']);
@@ -100,5 +102,31 @@ describe('resourceText', () => {
         redact,
       ),
     ).toMatchObject({ ok: false, code: 'MCP_RESOURCE_NOT_TEXT' });
+  });
+
+  it('leaves out a resource template holding a held value, one whose variable is named by it, and one that does not parse', () => {
+    const offers = offersOf(
+      'docs',
+      [],
+      [],
+      [
+        { uriTemplate: `t://${TOKEN}/{x}`, name: 't' },
+        { uriTemplate: `t://{${TOKEN}}`, name: 't' },
+        { uriTemplate: 't://{open', name: 't' },
+        { uriTemplate: 't://{a}/{a}', name: 't' },
+        { uriTemplate: 't:///{+path}', name: 'ok', description: `uses ${TOKEN}` },
+      ],
+      redact,
+    );
+    expect(offers.resourceTemplates).toEqual([
+      { uri_template: 't:///{+path}', name: 'ok', description: 'uses [redacted]', variables: ['path'] },
+    ]);
+    expect(offers.leftOut).toEqual([
+      'resource template t://[redacted]/{x}: it holds the value of a variable Bastion holds',
+      'resource template t://{[redacted]}: it holds the value of a variable Bastion holds',
+      'resource template t://{open: it is no URI template',
+      'resource template t://{a}/{a}: a variable is named twice',
+    ]);
+    expect(JSON.stringify(offers)).not.toContain(TOKEN);
   });
 });

@@ -1,12 +1,12 @@
 /**
  * SECURITY.md, MCP servers (prompts and resources; prompt injection by a server the user
- * installed): a server's prompts and
- * resources, offered to the person only — run as `/mcp__SERVER__PROMPT` and attached as
+ * installed): a server's prompts, resources and resource templates, offered to the person only — run as `/mcp__SERVER__PROMPT` and attached as
  * `@SERVER:URI` in the message box and `bastion chat` — never to the agent, which gets no way to
  * list, run or read them. Everything the server lists is untrusted and bounded here: at most
  * MCP_MAX_PROMPTS_PER_SERVER prompts and MCP_MAX_RESOURCES_PER_SERVER resources (one note counts
  * the rest), names that fit a command or one word, at most MCP_PROMPT_MAX_ARGUMENTS arguments each
- * named as typed, descriptions cut, and all of it within MCP_OFFERS_MAX_BYTES; every text cut of
+ * named as typed, at most MCP_MAX_RESOURCE_TEMPLATES_PER_SERVER templates of one word that parse
+ * as RFC 6570 with at most MCP_RESOURCE_TEMPLATE_MAX_VARIABLES variables, descriptions cut, and all of it within MCP_OFFERS_MAX_BYTES; every text cut of
  * the values Bastion holds (a name holding one leaves the entry out). What a prompt or resource
  * says is read whole, then refused — never cut — when it is too large or a resource is binary.
  *
@@ -17,6 +17,8 @@ import {
   MCP_ERROR_MAX_CHARS,
   MCP_MAX_PROMPTS_PER_SERVER,
   MCP_MAX_RESOURCES_PER_SERVER,
+  MCP_MAX_RESOURCE_TEMPLATES_PER_SERVER,
+  MCP_RESOURCE_TEMPLATE_MAX_VARIABLES,
   MCP_OFFER_DESCRIPTION_MAX_CHARS,
   MCP_OFFERS_MAX_BYTES,
   MCP_PROMPT_ARGUMENT_NAME_PATTERN,
@@ -29,13 +31,16 @@ import {
   mcpToolName,
   type McpPromptSummary,
   type McpResourceSummary,
+  type McpResourceTemplateSummary,
 } from '@bastion/protocol';
-import type { Prompt, ReadResourceResult, Resource } from '@modelcontextprotocol/sdk/types.js';
+import { UriTemplate, type Variables } from '@modelcontextprotocol/sdk/shared/uriTemplate.js';
+import type { Prompt, ReadResourceResult, Resource, ResourceTemplate } from '@modelcontextprotocol/sdk/types.js';
 
 /** What a server offers the person, and why each other entry is not offered, in words. */
 export interface McpOffers {
   prompts: McpPromptSummary[];
   resources: McpResourceSummary[];
+  resourceTemplates: McpResourceTemplateSummary[];
   leftOut: string[];
 }
 
@@ -74,6 +79,31 @@ function resourceProblem(resource: Resource, redact: Redact): string | undefined
   return undefined;
 }
 
+/** A template's variables, or why it cannot be offered. */
+function templateVariables(
+  template: ResourceTemplate,
+  redact: Redact,
+): { ok: true; names: string[] } | { ok: false; problem: string } {
+  const uri = template.uriTemplate;
+  if (uri.length > MCP_RESOURCE_URI_MAX_CHARS)
+    return { ok: false, problem: `it is over ${MCP_RESOURCE_URI_MAX_CHARS} characters` };
+  if (!MCP_RESOURCE_URI_PATTERN.test(uri)) return { ok: false, problem: 'it holds a space or a control character' };
+  if (redact(uri) !== uri) return { ok: false, problem: 'it holds the value of a variable Bastion holds' };
+  let names: string[];
+  try {
+    names = new UriTemplate(uri).variableNames;
+  } catch {
+    return { ok: false, problem: 'it is no URI template' };
+  }
+  if (names.length === 0) return { ok: false, problem: 'it has no variable' };
+  if (names.length > MCP_RESOURCE_TEMPLATE_MAX_VARIABLES)
+    return { ok: false, problem: `it has more than ${MCP_RESOURCE_TEMPLATE_MAX_VARIABLES} variables` };
+  if (!names.every((name) => MCP_PROMPT_ARGUMENT_NAME_PATTERN.test(name) && redact(name) === name))
+    return { ok: false, problem: 'a variable’s name is not letters, digits, "_", "-" and ".", or too long' };
+  if (new Set(names).size !== names.length) return { ok: false, problem: 'a variable is named twice' };
+  return { ok: true, names };
+}
+
 const describe = (text: string | undefined, redact: Redact) =>
   redact(text ?? '').slice(0, MCP_OFFER_DESCRIPTION_MAX_CHARS);
 
@@ -84,11 +114,12 @@ function countedBeyond(leftOut: string[], max: number, what: string): string[] {
   return [...leftOut.slice(0, max - 1), `${more} more ${what} left out`];
 }
 
-/** The prompts and resources of `server` the person is offered, from what it listed, within the bounds. */
+/** The prompts, resources and resource templates of `server` the person is offered, from what it listed, within the bounds. */
 export function offersOf(
   server: string,
   prompts: readonly Prompt[],
   resources: readonly Resource[],
+  templates: readonly ResourceTemplate[],
   redact: Redact,
 ): McpOffers {
   let room = MCP_OFFERS_MAX_BYTES;
@@ -155,14 +186,72 @@ export function offersOf(
     else resourcesLeftOut.push(`${name}: ${overRoom}`);
   }
 
+  const offeredTemplates: McpResourceTemplateSummary[] = [];
+  const templatesLeftOut: string[] = [];
+  for (const template of templates) {
+    const name = `resource template ${shown(template.uriTemplate, redact)}`;
+    if (offeredTemplates.length >= MCP_MAX_RESOURCE_TEMPLATES_PER_SERVER) {
+      templatesLeftOut.push(`${name}: more than ${MCP_MAX_RESOURCE_TEMPLATES_PER_SERVER} resource templates`);
+      continue;
+    }
+    const variables = templateVariables(template, redact);
+    const problem = !variables.ok
+      ? variables.problem
+      : offeredTemplates.some((offered) => offered.uri_template === template.uriTemplate)
+        ? 'another template is written as it is'
+        : undefined;
+    if (problem !== undefined || !variables.ok) {
+      templatesLeftOut.push(`${name}: ${problem ?? ''}`);
+      continue;
+    }
+    const mimeType = template.mimeType === undefined ? undefined : redact(template.mimeType);
+    const summary: McpResourceTemplateSummary = {
+      uri_template: template.uriTemplate,
+      name: redact(template.title ?? template.name).slice(0, MCP_RESOURCE_NAME_MAX_CHARS),
+      description: describe(template.description, redact),
+      ...(mimeType !== undefined && mimeType.length <= MCP_RESOURCE_MIME_TYPE_MAX_CHARS ? { mime_type: mimeType } : {}),
+      variables: variables.names,
+    };
+    if (fits(summary)) offeredTemplates.push(summary);
+    else templatesLeftOut.push(`${name}: ${overRoom}`);
+  }
+
   return {
     prompts: offeredPrompts,
     resources: offeredResources,
+    resourceTemplates: offeredTemplates,
     leftOut: [
       ...countedBeyond(promptsLeftOut, MCP_MAX_PROMPTS_PER_SERVER, 'prompts'),
       ...countedBeyond(resourcesLeftOut, MCP_MAX_RESOURCES_PER_SERVER, 'resources'),
+      ...countedBeyond(templatesLeftOut, MCP_MAX_RESOURCE_TEMPLATES_PER_SERVER, 'resource templates'),
     ].map((note) => note.slice(0, MCP_ERROR_MAX_CHARS)),
   };
+}
+
+export type ExpandedTemplate =
+  { ok: true; uri: string } | { ok: false; code: 'MCP_TEMPLATE_VALUES_INVALID'; message: string };
+
+/**
+ * The URI `template` expands to with the person's `values` (RFC 6570, the SDK's UriTemplate): one
+ * for each of its variables and no other, and an expansion that is one word within
+ * MCP_RESOURCE_URI_MAX_CHARS (a value's characters are percent-encoded as its operator says: a
+ * value cannot add a word, so never another `@SERVER:URI`).
+ */
+export function expandedTemplate(
+  template: McpResourceTemplateSummary,
+  values: Readonly<Record<string, string>>,
+): ExpandedTemplate {
+  const refused = (message: string): ExpandedTemplate => ({ ok: false, code: 'MCP_TEMPLATE_VALUES_INVALID', message });
+  const given = Object.keys(values);
+  const unknown = given.find((name) => !template.variables.includes(name));
+  if (unknown !== undefined) return refused(`${template.uri_template} takes no variable "${unknown}"`);
+  const missing = template.variables.find((name) => !given.includes(name) || values[name] === '');
+  if (missing !== undefined) return refused(`${template.uri_template} needs a value for ${missing}`);
+  const uri = new UriTemplate(template.uri_template).expand({ ...values } satisfies Variables);
+  if (uri.length > MCP_RESOURCE_URI_MAX_CHARS)
+    return refused(`${template.uri_template} expands to over ${MCP_RESOURCE_URI_MAX_CHARS} characters`);
+  if (!MCP_RESOURCE_URI_PATTERN.test(uri)) return refused(`${template.uri_template} expands to more than one word`);
+  return { ok: true, uri };
 }
 
 export type ResourceText =

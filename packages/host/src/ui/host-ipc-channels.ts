@@ -196,7 +196,8 @@ function registerMcpChannels(ipc: HostIpc, deps: HostIpcDependencies): void {
   });
   ipc.guarded('mcp.resource', {
     pages: APP_PAGES,
-    handle: ({ workspace, server, uri }) => hostCall(() => deps.mcp.resource(granted(workspace), server, uri)),
+    handle: ({ workspace, server, uri, variables }) =>
+      hostCall(() => deps.mcp.resource(granted(workspace), server, uri, variables)),
   });
 }
 

@@ -15,6 +15,7 @@ import {
   MCP_MAX_PROMPTS_PER_SERVER,
   MCP_MAX_RESOURCES_PER_SERVER,
   MCP_OFFER_DESCRIPTION_MAX_CHARS,
+  MCP_RESOURCE_TEMPLATE_MAX_VARIABLES,
   mcpListingSchema,
   type LogRecord,
   type McpServerStatus,
@@ -246,6 +247,112 @@ describe('what a server lists and answers is bounded', () => {
     expect(await refusal(hub.prompt(workspace, 'leaky', 'secret', {}))).toMatchObject({ code: 'MCP_SERVER_FAILED' });
     expect(await refusal(hub.resource(workspace, 'leaky', 'leak://token'))).toMatchObject({
       code: 'MCP_SERVER_FAILED',
+    });
+  });
+});
+
+describe('a server whose lists change', () => {
+  /** How many times the `changing` server was asked for each of its lists. */
+  const listCounts = async () =>
+    JSON.parse((await hub.resource(workspace, 'changing', 'control://counts')).text) as Record<
+      'tools' | 'prompts' | 'resources',
+      number
+    >;
+  const offered = (status: McpServerStatus) => ({
+    tools: status.tools.map((tool) => tool.name),
+    prompts: status.prompts.map((prompt) => prompt.name),
+    resources: status.resources.map((resource) => resource.uri),
+  });
+
+  it('offers its new tool, prompt and resource without a restart once it says its lists changed, five notifications of each read as at most two listings more', async () => {
+    await hub.add(workspace, fixture('changing', 'changing'));
+    expect(offered(statusOf(hub.listing(workspace), 'changing'))).toEqual({
+      tools: ['echo'],
+      prompts: ['first'],
+      resources: ['control://change', 'control://counts'],
+    });
+    expect(await listCounts()).toMatchObject({ tools: 1, prompts: 1, resources: 1 });
+    await hub.resource(workspace, 'changing', 'control://change');
+    await waitFor(() => statusOf(hub.listing(workspace), 'changing').prompts.length === 2, 20_000);
+    const status = statusOf(hub.listing(workspace), 'changing');
+    expect(offered(status)).toEqual({
+      tools: ['echo', 'added'],
+      prompts: ['first', 'second'],
+      resources: ['control://change', 'control://counts', 'second://b'],
+    });
+    expect(status.state).toBe('ready');
+    expect(
+      (await hub.tools(workspace)).find((server) => server.name === 'changing')?.tools.map((tool) => tool.name),
+    ).toEqual(['echo', 'added']);
+    expect(await hub.prompt(workspace, 'changing', 'second', {})).toEqual({ text: 'the second prompt' });
+    expect((await hub.resource(workspace, 'changing', 'second://b')).text).toBe('second://b');
+    // Fifteen notifications, three debounced timers: the first listing, and one more for those said meanwhile.
+    await waitFor(() => records.filter((record) => record.event === 'mcp.relisted').length >= 2);
+    const counts = await listCounts();
+    for (const list of ['tools', 'prompts', 'resources'] as const) {
+      expect(counts[list]).toBeGreaterThanOrEqual(2);
+      expect(counts[list]).toBeLessThanOrEqual(3);
+    }
+  });
+});
+
+describe('resource templates', () => {
+  it('lists a server’s templates with their variables, leaving out one with a space, one with no variable and one with nine', async () => {
+    await hub.add(workspace, fixture('templates', 'templates'));
+    const status = statusOf(hub.listing(workspace), 'templates');
+    expect(status.resource_templates).toEqual([
+      {
+        uri_template: 'notes:///{path}',
+        name: 'Note by path',
+        description: 'a note, by its path',
+        variables: ['path'],
+      },
+      { uri_template: 'big:///{n}', name: 'big', description: '', variables: ['n'] },
+      { uri_template: 'bin:///{n}', name: 'bin', description: '', variables: ['n'] },
+    ]);
+    expect(status.left_out).toEqual([
+      'resource template spaced:///{a} {b}: it holds a space or a control character',
+      'resource template plain://none: it has no variable',
+      `resource template nine:///{v0}/{v1}/{v2}/{v3}/{v4}/{v5}/{v6}/{v7}/{v8}: it has more than ${MCP_RESOURCE_TEMPLATE_MAX_VARIABLES} variables`,
+    ]);
+    expect(mcpListingSchema.safeParse(hub.listing(workspace)).success).toBe(true);
+  });
+
+  it('reads the URI a template expands to with the person’s value, percent-encoded: a value cannot add a path, a word or another mention', async () => {
+    expect(await hub.resource(workspace, 'templates', 'notes:///{path}', { path: 'a/b c @other:x' })).toEqual({
+      server: 'templates',
+      uri: 'notes:///a%2Fb%20c%20%40other%3Ax',
+      name: 'Note by path',
+      text: 'note: a/b c @other:x',
+    });
+  });
+
+  it('refuses a template it does not list, a value it does not take or one missing, and a text too large or binary, as for a resource', async () => {
+    expect(await refusal(hub.resource(workspace, 'templates', 'plain://none', {}))).toEqual({
+      code: 'MCP_RESOURCE_UNKNOWN',
+      message: 'the MCP server templates lists no resource template plain://none',
+    });
+    // A template's text is no listed resource: read without values it is refused.
+    expect(await refusal(hub.resource(workspace, 'templates', 'notes:///{path}'))).toMatchObject({
+      code: 'MCP_RESOURCE_UNKNOWN',
+    });
+    expect(await refusal(hub.resource(workspace, 'templates', 'notes:///{path}', { path: 'x', other: 'y' }))).toEqual({
+      code: 'MCP_TEMPLATE_VALUES_INVALID',
+      message: 'notes:///{path} takes no variable "other"',
+    });
+    expect(await refusal(hub.resource(workspace, 'templates', 'notes:///{path}', { path: '' }))).toEqual({
+      code: 'MCP_TEMPLATE_VALUES_INVALID',
+      message: 'notes:///{path} needs a value for path',
+    });
+    expect(await refusal(hub.resource(workspace, 'templates', 'notes:///{path}', { path: 'x'.repeat(1100) }))).toEqual({
+      code: 'MCP_TEMPLATE_VALUES_INVALID',
+      message: 'notes:///{path} expands to over 1024 characters',
+    });
+    expect(await refusal(hub.resource(workspace, 'templates', 'big:///{n}', { n: '70' }))).toMatchObject({
+      code: 'MCP_RESOURCE_TOO_LARGE',
+    });
+    expect(await refusal(hub.resource(workspace, 'templates', 'bin:///{n}', { n: '1' }))).toMatchObject({
+      code: 'MCP_RESOURCE_NOT_TEXT',
     });
   });
 });

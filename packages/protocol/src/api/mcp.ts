@@ -21,6 +21,8 @@ import {
   MCP_ENV_NAME_MAX_CHARS,
   MCP_MAX_PROMPTS_PER_SERVER,
   MCP_MAX_RESOURCES_PER_SERVER,
+  MCP_MAX_RESOURCE_TEMPLATES_PER_SERVER,
+  MCP_RESOURCE_TEMPLATE_MAX_VARIABLES,
   MCP_OFFER_DESCRIPTION_MAX_CHARS,
   MCP_PROMPT_ARGUMENT_VALUE_MAX_CHARS,
   MCP_PROMPT_MAX_ARGUMENTS,
@@ -121,6 +123,26 @@ export const mcpResourceSummarySchema = z.strictObject({
 export type McpResourceSummary = z.infer<typeof mcpResourceSummarySchema>;
 
 /**
+ * One resource template a server offers the person (`resources/templates/list`): in the @ menu,
+ * its variables asked of the person, then the URI it expands to (RFC 6570, by the host) read as a
+ * resource is, within the same bounds.
+ */
+export const mcpResourceTemplateSummarySchema = z.strictObject({
+  /** The template as the server listed it, one word (`file:///{path}`). */
+  uri_template: mcpResourceUriSchema,
+  /** Its title, else its name, cut to MCP_RESOURCE_NAME_MAX_CHARS. */
+  name: z.string().max(MCP_RESOURCE_NAME_MAX_CHARS),
+  description: z.string().max(MCP_OFFER_DESCRIPTION_MAX_CHARS),
+  mime_type: z.string().max(MCP_RESOURCE_MIME_TYPE_MAX_CHARS).optional(),
+  /** Its variables' names, in order, each asked of the person. */
+  variables: z
+    .array(z.string().regex(MCP_PROMPT_ARGUMENT_NAME_PATTERN))
+    .min(1)
+    .max(MCP_RESOURCE_TEMPLATE_MAX_VARIABLES),
+});
+export type McpResourceTemplateSummary = z.infer<typeof mcpResourceTemplateSummarySchema>;
+
+/**
  * A server's state in one workspace: `stopped` (not started there yet, or stopped), `starting`,
  * `ready` (its tools listed), `failed` (`error` says why, in words; started again by a restart or
  * the next run after a change to its definition).
@@ -143,13 +165,20 @@ export const mcpServerStatusSchema = z.strictObject({
   prompts: z.array(mcpPromptSummarySchema).max(MCP_MAX_PROMPTS_PER_SERVER),
   /** Its resources, for the person to attach to a message (never the agent's to read). */
   resources: z.array(mcpResourceSummarySchema).max(MCP_MAX_RESOURCES_PER_SERVER),
+  /** Its resource templates, for the person to fill in and attach (never the agent's). */
+  resource_templates: z.array(mcpResourceTemplateSummarySchema).max(MCP_MAX_RESOURCE_TEMPLATES_PER_SERVER),
   /**
    * Tools the server offers that the agent is not given, and prompts and resources not offered,
    * and why, in words (a name no provider takes, too many, a schema too large).
    */
   left_out: z
     .array(z.string().max(MCP_ERROR_MAX_CHARS))
-    .max(MCP_MAX_TOOLS_PER_SERVER + MCP_MAX_PROMPTS_PER_SERVER + MCP_MAX_RESOURCES_PER_SERVER),
+    .max(
+      MCP_MAX_TOOLS_PER_SERVER +
+        MCP_MAX_PROMPTS_PER_SERVER +
+        MCP_MAX_RESOURCES_PER_SERVER +
+        MCP_MAX_RESOURCE_TEMPLATES_PER_SERVER,
+    ),
 });
 export type McpServerStatus = z.infer<typeof mcpServerStatusSchema>;
 
@@ -185,11 +214,22 @@ export type McpPromptText = z.infer<typeof mcpPromptTextSchema>;
 const withinUtf8 = (max: number) => (text: string) =>
   text.length <= max && new TextEncoder().encode(text).byteLength <= max;
 
-/** `mcp.resource` (host IPC): one resource a ready server listed, read for a message. */
+/**
+ * `mcp.resource` (host IPC): one resource a ready server listed, read for a message; with
+ * `variables`, `uri` is a resource template it listed, expanded by the host with these values (the
+ * person's, one for each of its variables).
+ */
 export const mcpResourceRequestSchema = z.strictObject({
   workspace: z.string().min(1).max(4096),
   server: mcpServerNameSchema,
   uri: mcpResourceUriSchema,
+  variables: z
+    .record(z.string().regex(MCP_PROMPT_ARGUMENT_NAME_PATTERN), z.string().max(MCP_PROMPT_ARGUMENT_VALUE_MAX_CHARS))
+    .refine(
+      (given) => Object.keys(given).length <= MCP_RESOURCE_TEMPLATE_MAX_VARIABLES,
+      `at most ${MCP_RESOURCE_TEMPLATE_MAX_VARIABLES} values`,
+    )
+    .optional(),
 });
 
 /** A resource attached to a message: its text (refused, never cut, beyond MCP_RESOURCE_TEXT_MAX_BYTES). */

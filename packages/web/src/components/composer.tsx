@@ -32,7 +32,7 @@ import {
   type McpResourceOption,
 } from '../mcp-offers.js';
 import { readDraftMcp, saveDraftMcp } from '../drafts.js';
-import { applyMention, matchingEntries, mentionAt } from '../mention.js';
+import { applyMention, matchingEntries, mentionAt, type Mention } from '../mention.js';
 import { coversAll, spansAfterEdit } from '../server-text-spans.js';
 import { matchingCommands, type SlashCommand } from '../slash-commands.js';
 import {
@@ -49,6 +49,7 @@ import { describeError } from '../bastion.js';
 import { AttachIcon, ImageChips } from './image-chips.js';
 import { LIST_MENU_ID, listOptionId } from './list-menu.js';
 import { MentionMenu } from './mention-menu.js';
+import { TemplateValues } from './template-values.js';
 import { isModeCycleKey } from './mode-switch.js';
 
 interface Props {
@@ -492,23 +493,60 @@ export function Composer({
    */
   const attachResource = (option: McpResourceOption) => {
     if (mention === undefined || mcp === undefined || workspace === null) return;
+    if (option.kind === 'template') {
+      setMcpNote(undefined);
+      setFilling({ option, typed: draft, at: mention });
+      return;
+    }
     const typed = draft;
     setMcpNote(undefined);
-    mcp.resource(workspace, option.server, option.resource.uri).then(
-      (resource) => {
-        if (latest.current.draft !== typed) return;
-        const next = applyMention(typed, { ...mention, folder: '' }, { name: option.word, kind: 'file' });
-        const kept = chosenResources.current.filter(
-          (earlier) =>
-            (earlier.server !== resource.server || earlier.uri !== resource.uri) &&
-            next.text.includes(mcpResourceMention(earlier.server, earlier.uri)),
-        );
-        chosenResources.current = [...kept, resource].slice(-AGENT_MAX_MCP_RESOURCES);
-        placeCaret.current = next.caret;
-        setCaret(next.caret);
-        onDraft(next.text);
-      },
-      (failure: unknown) => setMcpNote({ draft: typed, message: `@${option.word}: ${describeError(failure)}` }),
+    attachRead(mcp.resource(workspace, option.server, option.resource.uri), typed, mention).catch((failure: unknown) =>
+      setMcpNote({ draft: typed, message: `@${option.word}: ${describeError(failure)}` }),
+    );
+  };
+  /** `read` (a resource read when chosen) in place of the mention `at` in `typed`, unless the box changed meanwhile. */
+  const attachRead = (read: Promise<McpAttachedResource>, typed: string, at: Mention): Promise<void> =>
+    read.then((resource) => {
+      if (latest.current.draft !== typed) return;
+      const word = mcpResourceMention(resource.server, resource.uri).slice(1);
+      const next = applyMention(typed, { ...at, folder: '' }, { name: word, kind: 'file' });
+      const kept = chosenResources.current.filter(
+        (earlier) =>
+          (earlier.server !== resource.server || earlier.uri !== resource.uri) &&
+          next.text.includes(mcpResourceMention(earlier.server, earlier.uri)),
+      );
+      chosenResources.current = [...kept, resource].slice(-AGENT_MAX_MCP_RESOURCES);
+      placeCaret.current = next.caret;
+      setCaret(next.caret);
+      onDraft(next.text);
+    });
+  /**
+   * The resource template chosen in the @ menu whose variables are asked for (in place of the
+   * menu), and the box's text then: the values are the person's, and the URI the host expands the
+   * template to with them is read and put in place of the mention as a chosen resource is.
+   */
+  const [filling, setFilling] = useState<{
+    option: McpResourceOption & { kind: 'template' };
+    typed: string;
+    at: Mention;
+  }>();
+  // The box's text changed under it (typed, or sent): the values asked for would go nowhere.
+  useEffect(() => {
+    if (filling !== undefined && draft !== filling.typed) setFilling(undefined);
+  }, [draft, filling]);
+  const closeFilling = () => setFilling(undefined);
+  // Closed, the box has the focus back: after its text and caret are in (a focus taken before
+  // would read the caret in the old text, opening the @ menu on the new word).
+  const wasFilling = useRef(false);
+  useLayoutEffect(() => {
+    if (wasFilling.current && filling === undefined) ref.current?.focus();
+    wasFilling.current = filling !== undefined;
+  }, [filling]);
+  const fillTemplate = (values: Record<string, string>): Promise<void> => {
+    if (filling === undefined || mcp === undefined || workspace === null) return Promise.resolve();
+    const { option, typed, at } = filling;
+    return attachRead(mcp.resource(workspace, option.server, option.template.uri_template, values), typed, at).then(
+      closeFilling,
     );
   };
   const insertEntry = (index: number) => {
@@ -540,7 +578,7 @@ export function Composer({
           if (command) runCommand(command);
         },
       }
-    : mention
+    : mention && !filling
       ? {
           count: choices.length + resources.length,
           active,
@@ -694,7 +732,16 @@ export function Composer({
             note={catalog.reading ? 'the MCP servers’ prompts are being listed' : undefined}
           />
         )}
-        {mention && (
+        {filling && (
+          <TemplateValues
+            key={filling.option.word}
+            word={filling.option.word}
+            variables={filling.option.template.variables}
+            onAttach={fillTemplate}
+            onCancel={closeFilling}
+          />
+        )}
+        {mention && !filling && (
           <MentionMenu
             mention={mention}
             options={options}

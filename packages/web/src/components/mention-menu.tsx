@@ -7,7 +7,7 @@ interface Props {
   mention: Mention;
   /** The folder's matching entries; undefined while it is being read. */
   options: DirEntry[] | undefined;
-  /** The MCP servers' resources that match, listed after the entries in a section of their own. */
+  /** The MCP servers' resources and resource templates that match, listed after the entries in a section of their own. */
   resources: readonly McpResourceOption[];
   active: number;
   /** The name is also looked for in every folder of the workspace. */
@@ -22,7 +22,8 @@ const RESOURCES_SECTION = 'Resources of MCP servers';
 
 /**
  * The list under an `@` in the message box: the entries of the folder typed so far, then the MCP
- * servers' resources that match (a resource's name and description are the server's: shown as text).
+ * servers' resources and resource templates that match (their names and descriptions are the
+ * server's: shown as text). A template says it asks for its variables.
  */
 export function MentionMenu({ mention, options, resources, active, everywhere, note, onChoose }: Props) {
   const where = mention.folder !== '' ? mention.folder : everywhere ? 'the workspace and its folders' : 'the workspace';
@@ -53,10 +54,19 @@ export function MentionMenu({ mention, options, resources, active, everywhere, n
                 content: (
                   <>
                     <span className="command-name">
-                      {option.server} › {option.resource.name === '' ? option.resource.uri : option.resource.name}
+                      {option.server} › {option.name}
                     </span>{' '}
                     <span className="muted">
-                      {[option.resource.uri, option.resource.description].filter((part) => part !== '').join(' · ')}
+                      {(option.kind === 'resource'
+                        ? [option.resource.uri, option.resource.description]
+                        : [
+                            option.template.uri_template,
+                            option.template.description,
+                            `template: asks for ${option.template.variables.join(', ')}`,
+                          ]
+                      )
+                        .filter((part) => part !== '')
+                        .join(' · ')}
                     </span>
                   </>
                 ),
