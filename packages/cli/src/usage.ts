@@ -205,6 +205,32 @@ const COMMAND_DETAILS = `Usage:
 Options:
   --workspace DIR   project folder the agent may work in (default: the current folder)
   --home DIR        Bastion's own data folder (default: $BASTION_HOME or ~/.bastion)
+  --continue        (run, chat) the newest session of the workspace, with its history
+  --session ID      the session (ses_…) to work on, not the newest (bastion sessions lists them)
+  --mode MODE       (run, chat) read-only, accept-edits (the default: commands beyond inspection
+                    are asked about) or auto (commands run without asking)
+  --ask-before-writes
+                    (run, chat) ask before each file edit
+  --provider ID     (run, chat) the provider of the model to use (bastion models lists them; demo
+                    is offline and needs no key)
+  --model ID        (run, chat) the model to use (the provider's default without it)
+  --reasoning low|medium|high
+                    (run, chat) how much a reasoning model thinks, kept with the session
+  --compact         (run) summarise the session's older turns now, instead of a PROMPT
+  --all             (sessions) the sessions of every folder
+  --search TEXT     (sessions) only those whose title, prompts or replies hold TEXT
+  --stat            (changes) one line a file instead of the diffs
+  --run ID          (undo, rewind) that run (run_…) instead of the session's last
+  --keep-files      (rewind) leave the files as they are; only the conversation goes back
+  --dry-run         (undo, rewind) say what would be done, and do nothing
+  --global          (policy) the rules of every project instead of the workspace's
+  --tool NAME       (policy add, repeatable) a tool the rule matches (run_command, write_file, …)
+  --path GLOB       (policy add, repeatable) a path the rule matches, relative to the workspace
+  --root            (policy add) the rule matches a command aimed at the workspace root
+  --reason TEXT     (policy add) why, shown when the rule applies
+  --id ID           (policy add) the rule's id (made for it without one)
+  --env NAME=VALUE  (mcp add, repeatable) a variable for the server; --env NAME takes the value
+                    NAME has in your environment
   --no-open         print the launch URL instead of opening a browser
   --json            one JSON object a line on stdout (for start, the first is the ready line)
   --verbose         copy every log record to stderr

@@ -211,6 +211,17 @@ describe('bastion --help', () => {
     expect(start.stdout).toContain('start: start Bastion and open its UI');
   });
 
+  it('each command’s --help explains, under Options, every option its synopsis names', () => {
+    const unexplained = commands.flatMap((command) => {
+      const [synopsis = '', options = ''] = cli([command, '--help']).stdout.split('\n\nOptions:\n');
+      const named = new Set(synopsis.match(/--[\w-]+/g) ?? []);
+      return [...named]
+        .filter((option) => !new RegExp(`^ {2}${option}(?![\\w-])`, 'm').test(options))
+        .map((option) => `${command} ${option}`);
+    });
+    expect(unexplained).toEqual([]);
+  });
+
   it('chat --help names every option of run’s that chat takes (all but --image and --compact)', () => {
     const synopsisOptions = (command: string) =>
       new Set(/^Usage:\n([\s\S]*?)\n\n/.exec(cli([command, '--help']).stdout)?.[1]?.match(/--[\w-]+/g) ?? []);
