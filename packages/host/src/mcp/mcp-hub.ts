@@ -17,9 +17,9 @@
  * stops after it was ready is started again at the next run. Everything a server says is
  * untrusted: its tool list is bounded (names a provider takes, a schema size, a count, a total
  * that fits one channel frame), its messages are bounded lines checked as JSON-RPC
- * (mcp-stdio-transport.ts), and its results are cut to MCP_RESULT_MAX_BYTES of text. Its prompts
- * and resources are listed too, for the person only (mcp-offers.ts: the sidecar is never told of
- * them), and run or read when the person asks (`prompt`, `resource`). A ready server that says a
+ * (mcp-stdio-transport.ts), and its results are cut to MCP_RESULT_MAX_BYTES of text. Its prompts,
+ * resources and resource templates are listed too, for the person only (mcp-offers.ts: the sidecar
+ * is never told of them), and run or read when the person asks (`prompt`, `resource`). A ready server that says a
  * list changed (`notifications/…/list_changed`) is listed again, within the same bounds, one
  * listing at a time and debounced (MCP_LIST_CHANGED_DEBOUNCE_MS): its new tools reach the agent at
  * its next run, its prompts and resources the menus when next opened. Every text
@@ -723,8 +723,8 @@ export class McpHub {
   }
 
   /**
-   * What a starting server offers the person: its prompts and resources, when it says it has any
-   * (its capabilities). A server that cannot list them still gives the agent its tools: the
+   * What a server offers the person, at its start and when listed again: its prompts, resources
+   * and resource templates, when it says it has any (its capabilities). A server that cannot list them still gives the agent its tools: the
    * failure is a note of what was left out.
    */
   async #offersOf(
