@@ -92,7 +92,7 @@ describe('Rewind in the desktop app', () => {
     expect(seen).not.toContain('Edited the notes.');
   });
 
-  it('/rewind with a file changed since keeps the files as they are, says so, and still takes the turn out; at 400 px its dialog keeps a margin each side', async () => {
+  it('/rewind with a file changed since keeps the files as they are, says so, and still takes the turn out; its dialog quotes the prompt, and at 400 px keeps a margin each side', async () => {
     writeFileSync(join(host.workspace, 'todo.md'), 'first\n');
     turns.push(
       { kind: 'tool-call', name: 'write_file', input: { path: 'todo.md', content: 'by the run\n' } },
@@ -107,6 +107,8 @@ describe('Rewind in the desktop app', () => {
     await composer.press('Enter');
     const dialog = page.getByRole('dialog', { name: 'Rewind to before this prompt?' });
     await dialog.getByText('todo.md — cannot be undone: it changed since those turns').waitFor();
+    // /rewind names no prompt: the dialog quotes the one it goes back to before.
+    expect(await dialog.getByLabel('Prompt').textContent()).toBe('Write the todo');
     await dialog.getByRole('alert').getByText('the files stay as they are', { exact: false }).waitFor();
     const putBack = dialog.getByRole('checkbox', { name: 'Also put back the files they changed' });
     expect(await putBack.isDisabled()).toBe(true);

@@ -143,6 +143,16 @@ function sentImageParts(sessionId: string, messageId: string, images: readonly A
   });
 }
 
+/** The text of the prompt that started run `runId`, when the page has it. */
+function promptOfRun(
+  items: readonly TranscriptItem[],
+  texts: ReadonlyMap<string, string>,
+  runId: string,
+): string | undefined {
+  const prompt = items.find((item) => item.kind === 'user' && item.runId === runId);
+  return prompt?.kind === 'user' ? texts.get(prompt.messageId) : undefined;
+}
+
 /** The text of the newest user prompt among `items`, when it is loaded. */
 function lastPromptOf(items: readonly TranscriptItem[], texts: ReadonlyMap<string, string>): string | undefined {
   for (let index = items.length - 1; index >= 0; index -= 1) {
@@ -1260,6 +1270,7 @@ export function ChatView({
           bastion={bastion}
           sessionId={sessionId}
           runId={rewinding}
+          prompt={promptOfRun(transcript.items, texts, rewinding)}
           onClose={() => setRewinding(undefined)}
           onRewound={(prompt) => {
             const parts = promptImages(transcript.items, messageImages, rewinding);

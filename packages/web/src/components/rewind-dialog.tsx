@@ -18,12 +18,15 @@ export function RewindDialog({
   bastion,
   sessionId,
   runId,
+  prompt,
   onClose,
   onRewound,
 }: {
   bastion: BastionApi;
   sessionId: string;
   runId: string;
+  /** The prompt's text, when the page has it: /rewind names no prompt, so the dialog says which. */
+  prompt: string | undefined;
   onClose: () => void;
   /** Instead of onClose, once rewound: the prompt's text, to edit and send again. */
   onRewound: (prompt: string) => void;
@@ -49,6 +52,11 @@ export function RewindDialog({
 
   return (
     <Dialog title="Rewind to before this prompt?" onCancel={onClose}>
+      {prompt !== undefined && (
+        <blockquote className="rewind-prompt plain-text" aria-label="Prompt">
+          {prompt}
+        </blockquote>
+      )}
       {!plan && !failure && <p className="muted">Checking the turns and their files…</p>}
       {plan && (
         <>
