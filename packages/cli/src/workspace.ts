@@ -10,8 +10,8 @@ import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { UsageError } from './usage.js';
 
-/** Resolve the workspace folder and enter it; a missing or non-folder path is a usage error. */
-export function enterWorkspace(flag: string | undefined): string {
+/** The workspace folder `--workspace` names (or where the command was typed); a missing or non-folder path is a usage error. */
+export function workspaceFolder(flag: string | undefined): string {
   const workspace = resolve(flag ?? process.env.INIT_CWD ?? process.cwd());
   let isDirectory = false;
   try {
@@ -20,6 +20,12 @@ export function enterWorkspace(flag: string | undefined): string {
     // reported below
   }
   if (!isDirectory) throw new UsageError(`the workspace is not a folder: ${workspace}`);
+  return workspace;
+}
+
+/** Resolve the workspace folder (workspaceFolder) and enter it. */
+export function enterWorkspace(flag: string | undefined): string {
+  const workspace = workspaceFolder(flag);
   process.chdir(workspace);
   return workspace;
 }

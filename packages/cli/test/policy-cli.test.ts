@@ -88,6 +88,18 @@ describe('bastion policy', () => {
     expect(existsSync(join(home, 'host', 'policy.json'))).toBe(false);
   });
 
+  it.each([['list'], ['add', 'deny', '--', 'git']])(
+    'policy %j with a --workspace that is no folder exits 2 saying so, as every command does, and writes no policy.json',
+    async (action, ...rest) => {
+      const { root, home } = world();
+      const missing = join(root, 'missing');
+      const refused = await cli([action, '--home', home, '--workspace', missing, ...rest]);
+      expect(refused.code).toBe(2);
+      expect(refused.stderr.split('\n')[0]).toBe(`bastion: the workspace is not a folder: ${missing}`);
+      expect(existsSync(join(home, 'host', 'policy.json'))).toBe(false);
+    },
+  );
+
   it("an unknown action exits 2 naming it and policy's actions, then where policy's help is, and writes no policy.json", async () => {
     const { home } = world();
     const refused = await cli(['frob', '--home', home]);

@@ -29,6 +29,7 @@ import {
   terminalLine,
 } from '@bastion/host';
 import { parseCommandLine, unknownNameError, UsageError, WORKSPACE_OPTIONS } from '../usage.js';
+import { workspaceFolder } from '../workspace.js';
 
 /** One line a rule: where it lives, its id and decision, what it matches and why. */
 export function describeRule(rule: PolicyRule | PolicyRuleDraft): string {
@@ -102,7 +103,8 @@ function runPolicyCommand(argv: string[]): number {
   });
   const [action, ...rest] = positionals;
   if (values.global && values.workspace !== undefined) throw new UsageError('give --workspace or --global, not both');
-  const root = values.global ? null : projectKey(values.workspace ?? process.cwd());
+  // A folder that is not there is the same usage error as for every other command's --workspace.
+  const root = values.global ? null : projectKey(workspaceFolder(values.workspace));
   const scope: PolicyScope = root === null ? { kind: 'global' } : { kind: 'project', root };
   // Opened only once the command line is known to be right, so a mistake touches nothing on disk.
   const open = () => new PolicyStore(ensureUserData(resolveUserDataPath(values.home)).path);
