@@ -585,7 +585,9 @@ describe('bastion run (real CLI process)', () => {
     expect(both.stderr).toMatch(/^bastion: --continue and --session cannot be combined\n\nUsage:\n {2}bastion run \[/);
     const bad = await runCli(['--session', '../etc', 'hi']);
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toMatch(/^bastion: --session needs a session id \(ses_…\), not "\.\.\/etc"\n/);
+    expect(bad.stderr).toMatch(
+      /^bastion: --session needs a session id \(ses_ and 8 or more [^)]*\), not "\.\.\/etc"\n/,
+    );
     expect(existsSync(join(both.workspace, '..', 'home'))).toBe(false);
   });
 

@@ -158,7 +158,7 @@ describe('bastion sessions export', () => {
     expect(unknown.stderr).toBe('bastion: no session ses_NoSuchSession0 (bastion sessions --all lists them)\n');
     const malformed = await runCli(['sessions', 'export', 'first', '--home', home]);
     expect(malformed).toMatchObject({ code: 2, stdout: '' });
-    expect(malformed.stderr).toMatch(/^bastion: export needs a session id \(ses_…\), not "first"\n/);
+    expect(malformed.stderr).toMatch(/^bastion: export needs a session id \(ses_ and 8 or more [^)]*\), not "first"\n/);
     const flags = await runCli(['sessions', 'export', 'ses_NoSuchSession0', '--json', '--home', home]);
     expect(flags).toMatchObject({ code: 2, stdout: '' });
     expect(flags.stderr).toMatch(/^bastion: sessions export takes only --home\n/);
