@@ -151,9 +151,9 @@ describe('desktop app with the demo model', () => {
       'the home page’s Settings link',
     );
     await newSession();
-    await sendMessage(page, 'write notes.txt: hello');
+    await sendMessage(page, 'write link-colour.txt: hello');
     await expectReadable(
-      page.getByTestId('run-end').last().getByRole('button', { name: 'notes.txt' }),
+      page.getByTestId('run-end').last().getByRole('button', { name: 'link-colour.txt' }),
       'the changed-file link',
     );
     const settings = page.getByRole('navigation', { name: 'Main' }).getByRole('button', { name: 'Settings' });
