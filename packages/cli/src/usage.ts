@@ -260,7 +260,8 @@ run: start Bastion, run one PROMPT in a new session and stream the answer and to
 (the project instruction files the model was given, each command with its exit code and first
 lines of output, each edit's diff, then the changed files and token usage); exit 0 when the run
 finishes, 1 when it fails, 2 for a provider or model not on offer (the valid ones are listed) or
-no session to continue. PROMPT - reads the prompt from standard input; @PATH in PROMPT names a
+no session to continue. PROMPT - reads the prompt from standard input (as no PROMPT does when
+standard input is piped: echo PROMPT | bastion run); @PATH in PROMPT names a
 file of the workspace. --mode read-only refuses every write and runs only inspection
 commands; --mode auto lets commands run without asking (informed consent); otherwise approvals
 are asked on the terminal, and denied without one. --ask-before-writes asks before each file

@@ -603,6 +603,20 @@ describe('bastion run (real CLI process)', () => {
     expect(userMessagesBySession(home).size).toBe(1);
   });
 
+  it('with no PROMPT and standard input piped, the piped text is the prompt; an empty one exits 2 saying no PROMPT was given, starting nothing', async () => {
+    const { home, workspace } = freshProject();
+    const args = ['run', '--home', home, '--workspace', workspace, '--provider', 'demo'];
+    const piped = await runCliWithStdin(args, 'read README.md\n');
+    expect(piped.code).toBe(0);
+    expect(piped.stdout).toContain('[tool] read_file README.md\n');
+    const empty = await runCliWithStdin(args, '');
+    expect(empty.code).toBe(2);
+    expect(empty.stderr).toMatch(
+      /^bastion: run needs a PROMPT: none on its command line, and standard input was empty\n\nUsage:\n/,
+    );
+    expect(userMessagesBySession(home).size).toBe(1);
+  });
+
   it('exits 2 for --reasoning on a model that takes none, creating no session, and for an effort that is not low, medium or high', async () => {
     const { home, workspace } = freshProject();
     const refused = await runCliOn(home, workspace, ['--provider', 'demo', '--reasoning', 'high', 'ls']);

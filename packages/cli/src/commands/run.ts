@@ -236,7 +236,8 @@ function parseRunArgs(argv: string[], command: 'run' | 'chat'): RunOptions {
     if (imageFiles.length > 0) throw new UsageError('--image goes with a PROMPT, not --compact');
     if (!values.continue && values.session === undefined)
       throw new UsageError('--compact needs the session to compact: --continue or --session ID');
-  } else if (prompt.length === 0) throw new UsageError('run needs a PROMPT (or - to read it from standard input)');
+  } else if (prompt.length === 0 && process.stdin.isTTY)
+    throw new UsageError('run needs a PROMPT (or - to read it from standard input)');
   if (imageFiles.length > AGENT_MAX_IMAGES) throw new UsageError(`--image: ${tooManyImages(imageFiles.length)}`);
   const endpoints = values.endpoint === undefined ? [] : [values.endpoint];
   const endpointSettings = parseEndpointFlags(
@@ -1802,13 +1803,21 @@ async function* typedPrompts(
   }
 }
 
-/** PROMPT `-`: the prompt piped in on standard input (a terminal there is a mistake: nothing would end it). */
-async function promptFromStdin(): Promise<string> {
+/**
+ * PROMPT `-`, or none with standard input piped (`echo PROMPT | bastion run`, as peers read it): the
+ * prompt piped in (a terminal there is a mistake for `-`: nothing would end it).
+ */
+async function promptFromStdin(given: '-' | ''): Promise<string> {
   if (process.stdin.isTTY) throw new UsageError('PROMPT - reads the prompt from standard input: pipe it in');
   const tooLong = `the prompt on standard input is longer than ${AGENT_MAX_MESSAGE_CHARS} characters`;
   // A character takes at most 4 bytes in UTF-8: more bytes than that cannot be a prompt within the limit.
   const prompt = (await readPipedStdin(4 * AGENT_MAX_MESSAGE_CHARS, tooLong)).trim();
-  if (prompt.length === 0) throw new UsageError('the prompt on standard input is empty');
+  if (prompt.length === 0)
+    throw new UsageError(
+      given === '-'
+        ? 'the prompt on standard input is empty'
+        : 'run needs a PROMPT: none on its command line, and standard input was empty',
+    );
   if (prompt.length > AGENT_MAX_MESSAGE_CHARS) throw new UsageError(tooLong);
   return prompt;
 }
@@ -1822,7 +1831,8 @@ export async function runCommand(argv: string[]): Promise<number> {
     process.stderr.write(`bastion: ${images.message}; nothing was run\n`);
     return 2;
   }
-  if (options.prompt === '-') options = { ...options, prompt: await promptFromStdin() };
+  if (options.prompt === '-' || (options.prompt === '' && !options.compact))
+    options = { ...options, prompt: await promptFromStdin(options.prompt) };
   const requests = onePrompt(options);
   return runOnHost('run', options, () => requests, { images: images.images, base });
 }
