@@ -36,20 +36,22 @@ const context = {
 };
 
 describe('saveQueued', () => {
-  it('keeps the queued text with what MCP servers gave it, read back as it was', () => {
-    saveQueued('ses_a', 'Review this code: @other:notes://x', context);
+  const serverText = { origin: context.prompt, spans: [[0, 17] as const] };
+
+  it('keeps the queued text with what MCP servers gave it and the characters a prompt wrote, read back as they were', () => {
+    saveQueued('ses_a', 'Review this code: @other:notes://x', { mcp: context, serverText });
     expect(readDraft('ses_a', 'queued')).toBe('Review this code: @other:notes://x');
-    expect(readQueuedMcp('ses_a')).toEqual(context);
-    saveQueued('ses_a', '', {});
+    expect(readQueuedMcp('ses_a')).toEqual({ mcp: context, serverText });
+    saveQueued('ses_a', '', { mcp: {}, serverText: undefined });
     expect(stored.size).toBe(0);
   });
 
   it('stores no queued text whose MCP context storage refuses, so a reload cannot send it without that context', () => {
-    saveQueued('ses_b', 'Earlier', {});
+    saveQueued('ses_b', 'Earlier', { mcp: {}, serverText: undefined });
     quota = 100;
-    saveQueued('ses_b', 'Review this code: @other:notes://x', context);
+    saveQueued('ses_b', 'Review this code: @other:notes://x', { mcp: context, serverText });
     expect(readDraft('ses_b', 'queued')).toBe('');
-    expect(readQueuedMcp('ses_b')).toEqual({});
+    expect(readQueuedMcp('ses_b')).toEqual({ mcp: {}, serverText: undefined });
     expect(stored.size).toBe(0);
   });
 });

@@ -40,24 +40,37 @@ export function saveDraft(sessionId: string, text: string, slot: DraftSlot = 'dr
 }
 
 /**
+ * What MCP servers gave the queued message (`mcp`, what it is sent with), and which characters of
+ * its text an MCP server's prompt wrote (`serverText`, for when it goes back in the box).
+ */
+export interface QueuedMcp {
+  mcp: AgentRunMcp;
+  serverText: DraftMcp | undefined;
+}
+
+/**
  * The queued message and what MCP servers gave it as the box read it (a prompt's origin, the
- * resources' text): the two are stored together or not at all, so that after a reload the message
- * goes with that context and its `@SERVER:URI` words are never read afresh — a word of a server's
- * prompt text would then attach a resource the person never named. A text whose context storage
+ * resources' text, the characters the prompt wrote): stored together or not at all, so that after
+ * a reload the message goes with that context and its `@SERVER:URI` words are never read afresh —
+ * a word of a server's prompt text would then attach a resource the person never named — and,
+ * given back to the box, its server's words stay the server's. A text whose context storage
  * refuses (quota: resources are up to AGENT_MAX_MCP_RESOURCES × MCP_RESOURCE_TEXT_MAX_BYTES) lives
  * in the view only, as a draft does when storage refuses it.
  */
-export function saveQueued(sessionId: string, text: string, mcp: AgentRunMcp): void {
-  const stored = text !== '' && saveDraft(sessionId, JSON.stringify(mcp), 'queued-mcp');
+export function saveQueued(sessionId: string, text: string, queued: QueuedMcp): void {
+  const record = { ...queued.mcp, ...(queued.serverText === undefined ? {} : { serverText: queued.serverText }) };
+  const stored = text !== '' && saveDraft(sessionId, JSON.stringify(record), 'queued-mcp');
   if (!stored) saveDraft(sessionId, '', 'queued-mcp');
   saveDraft(sessionId, stored ? text : '', 'queued');
 }
 
 /** What MCP servers gave the stored queued message (nothing, for none stored). */
-export function readQueuedMcp(sessionId: string): AgentRunMcp {
+export function readQueuedMcp(sessionId: string): QueuedMcp {
   // Written by saveQueued only, in this tab's own storage.
   const stored = readDraft(sessionId, 'queued-mcp');
-  return stored === '' ? {} : (JSON.parse(stored) as AgentRunMcp);
+  if (stored === '') return { mcp: {}, serverText: undefined };
+  const { serverText, ...mcp } = JSON.parse(stored) as AgentRunMcp & { serverText?: DraftMcp };
+  return { mcp, serverText };
 }
 
 /** The MCP server's prompt a draft's text came from, and the ranges of the draft its text still holds. */

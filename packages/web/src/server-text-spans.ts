@@ -33,7 +33,7 @@ export function spansAfterEdit(spans: readonly TextSpan[], before: string, after
 /** Whether `spans` cover every character of a text of `length`. */
 export function coversAll(spans: readonly TextSpan[], length: number): boolean {
   let reached = 0;
-  for (const [from, to] of spans) {
+  for (const [from, to] of joined(spans)) {
     if (from > reached) return false;
     reached = Math.max(reached, to);
   }

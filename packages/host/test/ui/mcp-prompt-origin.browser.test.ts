@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import type { Locator, Page } from 'playwright-core';
-import type { ScriptedEndpoint } from '@bastion/test-support';
+import type { ScriptedEndpoint, ScriptedTurn } from '@bastion/test-support';
 import { McpConfigStore } from '../../src/mcp/mcp-config-store.js';
 import type { TempHost } from '../support/temp-host.js';
 import { mcpFixture } from '../support/mcp-fixture.js';
@@ -25,13 +25,17 @@ const SETTLED = { timeout: 45_000 };
 const README_TEXT = 'FIXTURE-README-7c1';
 const fixture = mcpFixture('mcp-prompt-origin-browser-test');
 
+const turns: ScriptedTurn[] = [];
 let page: Page;
 let endpoint: ScriptedEndpoint;
 let host: TempHost;
 let sessionId: string;
 useDesktopWorld(
   async () => {
-    const world = await openScriptedDesktopWorld(() => ({ kind: 'text', pieces: ['Done.'] }), 'sk-mcp-origin-key');
+    const world = await openScriptedDesktopWorld(
+      (index) => turns[index] ?? { kind: 'text', pieces: ['Done.'] },
+      'sk-mcp-origin-key',
+    );
     const store = new McpConfigStore(world.host.userData);
     store.add(fixture('lure', 'lure'));
     store.add(fixture('other'));
@@ -134,5 +138,36 @@ describe('an MCP prompt’s text after a reload', () => {
     await expect.poll(() => endpoint.seen.length, SETTLED).toBeGreaterThan(before);
     expect(readsOfOther().slice(reads)).toEqual(['notes://readme']);
     expect(lastUserText()).toContain(README_TEXT);
+  });
+
+  it('a prompt’s text queued while a run goes and given back to the box when the run is stopped attaches nothing when sent, after a reload too', async () => {
+    await page.locator('.composer-actions button.danger').waitFor({ state: 'detached', ...SETTLED });
+    turns.length = endpoint.seen.length;
+    let release = (): void => undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    turns.push({ kind: 'text', pieces: ['Held.'], hold: held });
+    const before = endpoint.seen.length;
+    await composer().fill('Wait a moment');
+    await composer().press('Enter');
+    await expect.poll(() => endpoint.seen.length, SETTLED).toBe(before + 1);
+    await composer().fill('/mcp__lure__lure');
+    await composer().press('Enter');
+    const lure = 'Summarise @other:notes://readme for me.';
+    await expect.poll(() => composer().inputValue(), SETTLED).toBe(lure);
+    await composer().press('Enter');
+    const queued = page.getByRole('status', { name: 'Queued', exact: true });
+    await expect.poll(() => queued.locator('.queued-text').textContent(), SETTLED).toBe(lure);
+    await page.locator('.composer-actions button.danger').click();
+    release();
+    await page.locator('.composer-actions button.danger').waitFor({ state: 'detached', ...SETTLED });
+    await expect.poll(() => composer().inputValue(), SETTLED).toBe(lure);
+    await reload();
+    await expect.poll(() => composer().inputValue(), SETTLED).toBe(lure);
+    const reads = readsOfOther().length;
+    const sent = endpoint.seen.length;
+    await composer().press('Enter');
+    await expect.poll(() => endpoint.seen.length, SETTLED).toBeGreaterThan(sent);
+    expect(lastUserText()).toBe(lure);
+    expect(readsOfOther().length).toBe(reads);
   });
 });

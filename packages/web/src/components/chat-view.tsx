@@ -7,9 +7,10 @@ import {
   sessionMarkdown,
   UI_DOWNLOAD_URL_TTL_MS,
   UI_EXPORT_FILE_NAME_CHARS,
+  type TextSpan,
 } from '@bastion/protocol';
 import { describeError, errorCode } from '../bastion.js';
-import { readDraft, readQueuedMcp, saveDraft, saveQueued } from '../drafts.js';
+import { readDraft, readQueuedMcp, saveDraft, saveQueued, type DraftMcp, type QueuedMcp } from '../drafts.js';
 import { imageInputOf, isImageRefusal, plural, type Attachment } from '../image-attachment.js';
 import {
   forgetImageRefusal,
@@ -24,6 +25,7 @@ import { sessionMessages } from '../session-export.js';
 import { changesLabel } from '../session-changes.js';
 import { loadHistory, loadPrompt, newestHistory, settledOpening, type HistoryChunk } from '../history.js';
 import { mcpContextOf, type MessageMcp } from '../mcp-offers.js';
+import { spansAfterEdit } from '../server-text-spans.js';
 import { notifyAgentEvent, rememberTitle } from '../notifications.js';
 import {
   applyEvents,
@@ -218,6 +220,23 @@ function joinMessages(first: string, second: string): string {
   return second === '' ? first : `${first}\n\n${second}`;
 }
 
+/**
+ * The characters of the queued message `joined` an MCP server's prompt wrote: those of the message
+ * queued before (at its start), and those of the box's `draft` sent as `message` (trimmed, at its end).
+ */
+function queuedServerText(
+  earlier: DraftMcp | undefined,
+  sent: { draft: string; serverText: DraftMcp } | undefined,
+  joined: string,
+  message: string,
+): DraftMcp | undefined {
+  const offset = joined.length - message.length;
+  const moved = sent === undefined ? [] : spansAfterEdit(sent.serverText.spans, sent.draft, message);
+  const spans = [...(earlier?.spans ?? []), ...moved.map(([from, to]): TextSpan => [from + offset, to + offset])];
+  const origin = earlier?.origin ?? sent?.serverText.origin;
+  return origin === undefined || spans.length === 0 ? undefined : { origin, spans };
+}
+
 /** The images of the prompt that started `runId`, as far as they are loaded. */
 function promptImages(
   items: readonly TranscriptItem[],
@@ -342,14 +361,23 @@ export function ChatView({
    * even after a reload.
    */
   const [storedQueuedMcp] = useState(() => readQueuedMcp(sessionId));
-  const queuedMcp = useRef<AgentRunMcp>(storedQueuedMcp);
+  const queuedMcp = useRef<QueuedMcp>(storedQueuedMcp);
   const setQueued = useCallback(
-    (text: string, mcp: AgentRunMcp = {}) => {
+    (text: string, context: QueuedMcp = { mcp: {}, serverText: undefined }) => {
       setQueuedText(text);
-      queuedMcp.current = mcp;
-      saveQueued(sessionId, text, mcp);
+      queuedMcp.current = context;
+      saveQueued(sessionId, text, context);
     },
     [sessionId],
+  );
+  /** A queued message given back to the box, with the characters of it an MCP server's prompt wrote (they stay the server's there). */
+  const [givenBack, setGivenBack] = useState<{ draft: string; serverText: DraftMcp }>();
+  const giveBack = useCallback(
+    (text: string, serverText: DraftMcp | undefined) => {
+      setDraft(text);
+      if (serverText !== undefined) setGivenBack({ draft: text, serverText });
+    },
+    [setDraft],
   );
   /** The images attached in the box, and those of the queued message: in memory, per session, while the tab lives. */
   const [images, setImagesState] = useState(() => readDraftImages(sessionId));
@@ -666,11 +694,11 @@ export function ChatView({
   const outcome = useMemo(() => lastRunOutcome(transcript.items), [transcript.items]);
   /** The queued message back in the box, before what is typed there now (its images before those attached there). */
   const unqueue = useCallback(() => {
-    setDraft(joinMessages(queued, draft));
+    giveBack(joinMessages(queued, draft), queuedMcp.current.serverText);
     if (queuedImages.length > 0) setImages([...queuedImages, ...images]);
     setQueued('');
     setQueuedImages([]);
-  }, [draft, queued, images, queuedImages, setDraft, setImages, setQueued, setQueuedImages]);
+  }, [draft, queued, images, queuedImages, giveBack, setImages, setQueued, setQueuedImages]);
   useEffect(() => {
     if (queued === '' || stoppable || answersToRun || busy || link !== 'live') return;
     if (outcome !== 'finished') {
@@ -684,9 +712,9 @@ export function ChatView({
     setQueuedImages([]);
     void act(async () => {
       try {
-        await send(message, attached, carried);
+        await send(message, attached, carried.mcp);
       } catch (failure) {
-        setDraft(joinMessages(message, draft));
+        giveBack(joinMessages(message, draft), carried.serverText);
         if (attached.length > 0) setImages([...attached, ...images]);
         if (attached.length === 0 || !isImageRefusal(errorCode(failure))) throw failure;
         setImageRefusal(describeError(failure));
@@ -705,7 +733,7 @@ export function ChatView({
     setQueuedImages,
     act,
     send,
-    setDraft,
+    giveBack,
     draft,
     images,
     setImages,
@@ -1311,7 +1339,8 @@ export function ChatView({
         draft={draft}
         onDraft={setDraft}
         draftKey={sessionId}
-        onSend={(mcp) => {
+        givenBack={givenBack}
+        onSend={(mcp, serverText) => {
           const message = draft.trim();
           if (message === '') return;
           setSent((count) => count + 1);
@@ -1325,11 +1354,14 @@ export function ChatView({
             );
             return;
           }
-          // Joined to a message queued before, it is no longer one prompt's text alone.
-          setQueued(
-            joinMessages(queued, message),
-            queued === '' ? mcp : { resources: [...(queuedMcp.current.resources ?? []), ...(mcp.resources ?? [])] },
-          );
+          // Joined to a message queued before, it is no longer one prompt's text alone; the characters
+          // either prompt wrote stay that prompt's, should it come back to the box.
+          const joined = joinMessages(queued, message);
+          const earlier = queuedMcp.current;
+          setQueued(joined, {
+            mcp: queued === '' ? mcp : { resources: [...(earlier.mcp.resources ?? []), ...(mcp.resources ?? [])] },
+            serverText: queuedServerText(earlier.serverText, serverText && { draft, serverText }, joined, message),
+          });
           if (images.length > 0) setQueuedImages([...queuedImages, ...images]);
           setDraft('');
           setImages([]);

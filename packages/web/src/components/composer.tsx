@@ -31,7 +31,7 @@ import {
   type McpOffersSource,
   type McpResourceOption,
 } from '../mcp-offers.js';
-import { readDraftMcp, saveDraftMcp } from '../drafts.js';
+import { readDraftMcp, saveDraftMcp, type DraftMcp } from '../drafts.js';
 import { applyMention, matchingEntries, mentionAt, type Mention } from '../mention.js';
 import { coversAll, spansAfterEdit } from '../server-text-spans.js';
 import { matchingCommands, type SlashCommand } from '../slash-commands.js';
@@ -62,9 +62,16 @@ interface Props {
   draftKey: string;
   /**
    * Send what the box holds, with what goes with it from MCP servers: the prompt that put its text
-   * there (the box says so) and the resources it names (`@SERVER:URI`), read by the host.
+   * there (the box says so) and the resources it names (`@SERVER:URI`), read by the host; and
+   * `serverText`, that prompt and the characters of the box's text it wrote (for a message queued,
+   * should it come back to the box).
    */
-  onSend: (mcp: AgentRunMcp) => void;
+  onSend: (mcp: AgentRunMcp, serverText?: DraftMcp) => void;
+  /**
+   * Text the view gave back to the box (a queued message, when its run stopped) with the characters
+   * of it an MCP server's prompt wrote: `draft` is the box's text it is of. They stay the server's.
+   */
+  givenBack?: { draft: string; serverText: DraftMcp };
   onStop: () => void;
   /** A run is going or an approval waits: Stop is shown (and Esc stops). */
   stoppable: boolean;
@@ -294,6 +301,7 @@ export function Composer({
   onDraft,
   draftKey,
   onSend,
+  givenBack,
   onStop,
   stoppable,
   queues,
@@ -361,6 +369,12 @@ export function Composer({
   const serverText = useRef<{ draft: string; spans: TextSpan[] }>({ draft, spans: restored?.spans ?? [] });
   if (serverText.current.draft !== draft) {
     serverText.current = { draft, spans: spansAfterEdit(serverText.current.spans, serverText.current.draft, draft) };
+  }
+  const adopted = useRef(givenBack);
+  if (givenBack !== undefined && givenBack !== adopted.current && givenBack.draft === draft) {
+    adopted.current = givenBack;
+    serverText.current = { draft, spans: [...serverText.current.spans, ...givenBack.serverText.spans] };
+    if (filled === undefined || !('origin' in filled)) setFilled({ origin: givenBack.serverText.origin });
   }
   const mcpFill = filled !== undefined && 'origin' in filled ? filled : undefined;
   useEffect(() => {
@@ -623,7 +637,7 @@ export function Composer({
     attach.setNote(undefined);
     const prompt = mcpFill && { origin: mcpFill.origin, spans: serverText.current.spans };
     if (mcp === undefined || !mayNameResource(draft)) {
-      onSend(prompt === undefined ? {} : { prompt: prompt.origin });
+      onSend(prompt === undefined ? {} : { prompt: prompt.origin }, prompt);
       return;
     }
     // The resources the person named and did not choose in the @ menu are read now: one that cannot
@@ -632,7 +646,7 @@ export function Composer({
     setMcpNote(undefined);
     mcpContextOf(mcp, workspace, typed, prompt, chosenResources.current).then(
       (context) => {
-        if (latest.current.draft === typed) onSend(context);
+        if (latest.current.draft === typed) onSend(context, prompt);
       },
       (failure: unknown) =>
         setMcpNote({
