@@ -108,7 +108,6 @@ export function useDesktopWorld<World extends DesktopWorld>(
   afterAll(() => world?.close());
 }
 
-/** Type `message` into the composer and send it, once the previous run has ended (its Stop button gone; Enter sends nothing meanwhile). */
 /** A session on the demo model titled `title`, made through the daemon's API (as another tab or the CLI would); its id. */
 export async function createDemoSession(host: TempHost, title: string): Promise<string> {
   const created = await host.client.request<Session>('POST', '/sessions', { title, provider: 'demo', model: 'demo' });
@@ -121,6 +120,7 @@ export async function storedSessions(host: TempHost): Promise<Session[]> {
   return (await host.client.request<SessionListResponse>('GET', '/sessions?limit=100')).body.sessions;
 }
 
+/** Type `message` into the composer and send it, once the previous run has ended (its Stop button gone; Enter sends nothing meanwhile). */
 export async function sendMessage(page: Page, message: string): Promise<void> {
   await page.locator('.composer-actions button.danger').waitFor({ state: 'detached' });
   const composer = page.getByLabel('Message');
