@@ -116,8 +116,35 @@ describe('the host audit log says how each of the host’s own questions ended',
       'before the call, and as the host ran it',
       'Approved once in the page',
     ]);
+    // The reading notes are folded; opened, they say where the agent's own questions are answered.
+    expect(await hostLog.getByText('out of the host’s sight').isVisible()).toBe(false);
+    await hostLog.getByText('How to read the rows').click();
     await hostLog.getByText('out of the host’s sight').waitFor();
     await shotAllModes(page, SHOTS, '74-host-audit-answers', hostLog.getByRole('table'));
+  });
+
+  it('at 400 × 560 the session’s Host record opens with its newest row’s first lines in view, its reading notes and legend folded', async () => {
+    await page.goto(`${host.uiOrigin}/desktop/sessions/${sessionId}`);
+    await page.setViewportSize({ width: 400, height: 560 });
+    try {
+      await page.getByRole('button', { name: /^Options: / }).click();
+      await page.locator('.chat-meta').getByRole('button', { name: 'Host record' }).click();
+      const dialog = page.getByRole('dialog', { name: 'The host’s record of this session' });
+      const newest = dialog.getByRole('table', { name: 'Host decisions, newest first' }).locator('tbody tr').first();
+      await newest.waitFor();
+      const shown = await dialog.boundingBox();
+      const row = await newest.boundingBox();
+      // Its first lines at least (when, tool, policy) without scrolling the dialog.
+      expect((row?.y ?? 0) + 60).toBeLessThanOrEqual((shown?.y ?? 0) + (shown?.height ?? 0));
+      expect(await dialog.getByText('no rule matched', { exact: false }).isVisible()).toBe(false);
+      await page.screenshot({ path: `${SHOTS}97-host-record-400x560-light.png` });
+      await page.emulateMedia({ colorScheme: 'dark' });
+      await page.screenshot({ path: `${SHOTS}97-host-record-400x560-dark.png` });
+      await page.emulateMedia({ colorScheme: 'light' });
+      await page.keyboard.press('Escape');
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 800 });
+    }
   });
 
   it('the Session column names each call’s session by when it started and a short id, never its title; the link opens the session, and once it is deleted the row says so with no link', async () => {

@@ -165,7 +165,8 @@ describe('Settings', () => {
     expect(await newest.textContent()).toContain(`run_command: prog-${CALLS}`);
     expect(await newest.textContent()).toContain('before the call, and as the host ran it');
     expect(await newest.textContent()).toContain('no rule mode decided');
-    // The legend says what "no rule" means in words.
+    // The legend, folded with the reading notes, says what "no rule" means in words.
+    await hostLog.getByText('How to read the rows').click();
     await hostLog.getByText('no rule matched: the session’s mode decided (and may have asked you)').waitFor();
     expect(await calls.filter({ hasText: `prog-${CALLS}` }).count()).toBe(1);
     await shotAllModes(page, SHOTS, '71-host-audit-calls', hostLog.getByRole('heading', { name: 'Host audit log' }));

@@ -220,18 +220,22 @@ function HostDecisions({
       {entries && entries.length === 0 && <p className="muted">The host has recorded no decision here yet.</p>}
       {entries && entries.length > 0 && (
         <>
-          <p className="muted">
-            A row is a call, as far as its lines can be matched. A command, a file write or an MCP tool is checked
-            twice: the agent asks the host before the call, and the host checks again as it runs it itself. Reads and
-            searches the agent runs itself, so they are checked before only. A call the agent asked you about (its
-            mode’s question) has two rows: the run that asked, checked before the call only, and the run that carried it
-            out after your answer. So has a call whose second check before it gave another answer than its first (a rule
-            changed in between). Where a rule said to ask, the host asked you itself (at its terminal or in this page,
-            never through the agent): “Host asked you” is how that ended. The agent’s own questions (its mode’s, such as
-            Ask before edits) are answered to the agent, out of the host’s sight: their answers are in the session audit
-            log.
-          </p>
-          <VerdictLegend />
+          {/* Folded (each verdict's badge says its meaning on hover): open, the notes and legend took a 400 px window's height before the first row. */}
+          <details className="audit-how-to-read">
+            <summary>How to read the rows</summary>
+            <p className="muted">
+              A row is a call, as far as its lines can be matched. A command, a file write or an MCP tool is checked
+              twice: the agent asks the host before the call, and the host checks again as it runs it itself. Reads and
+              searches the agent runs itself, so they are checked before only. A call the agent asked you about (its
+              mode’s question) has two rows: the run that asked, checked before the call only, and the run that carried
+              it out after your answer. So has a call whose second check before it gave another answer than its first (a
+              rule changed in between). Where a rule said to ask, the host asked you itself (at its terminal or in this
+              page, never through the agent): “Host asked you” is how that ended. The agent’s own questions (its mode’s,
+              such as Ask before edits) are answered to the agent, out of the host’s sight: their answers are in the
+              session audit log.
+            </p>
+            <VerdictLegend />
+          </details>
           <LabelledTable
             rows={groupHostAuditCalls(entries)}
             columns={sessionId === undefined ? [...CALL_COLUMNS, sessionColumn(lookups, onOpenSession)] : CALL_COLUMNS}
