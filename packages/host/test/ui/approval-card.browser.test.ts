@@ -98,7 +98,7 @@ const PROMPTS = [
 
 describe('the "Always allow…" step', () => {
   for (const prompt of PROMPTS) {
-    it(`on ${prompt.who}: opening it focuses Save rule and allow; Esc closes it only (the question still waits, the run not stopped) and gives focus back to Always allow…`, async () => {
+    it(`on ${prompt.who}: opening it focuses Save rule and allow, set apart from the rule above it; Esc closes it only (the question still waits, the run not stopped) and gives focus back to Always allow…`, async () => {
       const marker = `esc-in-step-${prompt.hostRule ? 'host' : 'agent'}`;
       if (prompt.hostRule) {
         host.policy.add({ kind: 'global' }, { decision: 'ask', command: 'touch', argv_prefix: [marker] });
@@ -111,6 +111,10 @@ describe('the "Always allow…" step', () => {
       const step = region.getByRole('group', { name: 'Always allow' });
       await step.waitFor();
       expect(await focusedName()).toBe('Save rule and allow');
+      // Save stands apart from the rule's last line above it (they touched).
+      const ruleLine = await step.locator('p').last().boundingBox();
+      const save = await step.getByRole('button', { name: 'Save rule and allow' }).boundingBox();
+      expect((save?.y ?? 0) - ((ruleLine?.y ?? 0) + (ruleLine?.height ?? 0))).toBeGreaterThanOrEqual(4);
       await shotAllModes(page, SHOTS, `65-always-allow-focus-${prompt.hostRule ? 'host' : 'agent'}`, step);
 
       await page.keyboard.press('Escape');
