@@ -687,6 +687,8 @@ export function ChatView({
   // approvals of one step are asked one at a time, in the order the model asked for them.
   const waiting = transcript.pending.filter((tool) => !answeredHere.has(tool.toolCallId));
   const pending = waiting[0];
+  /** A question waits, the agent's or the host's own: what is typed in the box answers neither. */
+  const asked = pending !== undefined || hostAsk !== undefined;
   const active = transcript.active;
   const stoppable = active !== undefined || pending !== undefined;
   /** A queued message waits for the run that carries out the answers just given, too. */
@@ -788,7 +790,7 @@ export function ChatView({
     });
   /** Alt+Shift+M in the box, while no question waits (the mode does not change under a question). */
   const cycleMode =
-    session === undefined || pending !== undefined || hostAsk !== undefined
+    session === undefined || asked
       ? undefined
       : () => {
           if (!busy) setMode(cycledMode(session.mode));
@@ -1215,7 +1217,7 @@ export function ChatView({
         {changesOpen && <ChangesPanel state={sessionChanges} onClose={() => setChangesOpen(false)} />}
       </div>
       {plan !== undefined && <PlanBar steps={plan} />}
-      <Activity since={active?.seenAt} waiting={pending !== undefined || hostAsk !== undefined} />
+      <Activity since={active?.seenAt} waiting={asked} />
       {answeredElsewhere !== undefined && (pending === undefined || pending.runId === answeredElsewhere.runId) && (
         <p className="answered-elsewhere" role="status">
           This was already answered (in another tab or window).
@@ -1255,7 +1257,7 @@ export function ChatView({
       {queued !== '' && (
         <div className="queued" role="status" aria-label="Queued">
           <span className="queued-label">
-            {pending
+            {asked
               ? 'Queued, not an answer: sent as your next message when this run finishes:'
               : 'Queued, sent when this run finishes:'}
           </span>
@@ -1371,7 +1373,7 @@ export function ChatView({
         queues={stoppable}
         sendDisabled={busy || draft.trim() === ''}
         placeholder={
-          pending
+          asked
             ? // What a narrow box shows of it (about 20 characters at 400 px) still says it is no answer.
               'Not an answer: queued as your next message · Allow or Deny above (Alt+Shift+A)'
             : stoppable
@@ -1395,7 +1397,7 @@ export function ChatView({
         imageRefusal={imageRefusal}
         unavailable={unavailable}
         hint={
-          pending
+          asked
             ? 'Enter queues this as your next message, sent once this run finishes; it does not answer the approval. To answer, choose Allow or Deny above (Alt+Shift+A goes there).'
             : undefined
         }
