@@ -657,11 +657,13 @@ describe('bastion run (real CLI process)', () => {
     expect(help.stdout).not.toContain('bastion policy');
     expect(help.stdout).toContain('  --endpoint URL    (run, chat)');
     expect(help.stdout).not.toContain('--unsandboxed-shell');
-    // A command's help lists the shared options its synopsis takes, and no other.
+    // A command's help lists the options its synopsis takes, and no other.
     const sessions = await run(['sessions', '--help']);
     expect(sessions.stdout.split('\n').filter((line) => line.startsWith('  --'))).toEqual([
       expect.stringMatching(/^ {2}--workspace DIR /),
       expect.stringMatching(/^ {2}--home DIR /),
+      expect.stringMatching(/^ {2}--all /),
+      expect.stringMatching(/^ {2}--search TEXT /),
       expect.stringMatching(/^ {2}--json /),
     ]);
     const version = await run(['--version']);
