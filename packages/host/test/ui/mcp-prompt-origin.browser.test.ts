@@ -7,6 +7,8 @@
  * box, the page reloaded, the text edited around and inside the word, and sent: `other` is never
  * asked for the resource (no reads.log), the model and the stored message hold none of its text,
  * and the transcript still names the prompt. A word the person types themselves after it is read.
+ * The same text coming back to the box stays the server's: a queued message given back when its
+ * run is stopped, the last prompt brought back by ArrowUp, the prompt /rewind puts back.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -162,6 +164,39 @@ describe('an MCP prompt’s text after a reload', () => {
     await page.locator('.composer-actions button.danger').waitFor({ state: 'detached', ...SETTLED });
     await expect.poll(() => composer().inputValue(), SETTLED).toBe(lure);
     await reload();
+    await expect.poll(() => composer().inputValue(), SETTLED).toBe(lure);
+    const reads = readsOfOther().length;
+    const sent = endpoint.seen.length;
+    await composer().press('Enter');
+    await expect.poll(() => endpoint.seen.length, SETTLED).toBeGreaterThan(sent);
+    expect(lastUserText()).toBe(lure);
+    expect(readsOfOther().length).toBe(reads);
+  });
+
+  it('the last prompt, from the lure prompt, brought back by ArrowUp is the server’s: sent after a reload, other is not read', async () => {
+    await page.locator('.composer-actions button.danger').waitFor({ state: 'detached', ...SETTLED });
+    const lure = 'Summarise @other:notes://readme for me.';
+    await composer().fill('');
+    await composer().press('ArrowUp');
+    await expect.poll(() => composer().inputValue()).toBe(lure);
+    await reload();
+    await expect.poll(() => composer().inputValue(), SETTLED).toBe(lure);
+    const reads = readsOfOther().length;
+    const sent = endpoint.seen.length;
+    await composer().press('Enter');
+    await expect.poll(() => endpoint.seen.length, SETTLED).toBeGreaterThan(sent);
+    expect(lastUserText()).toBe(lure);
+    expect(readsOfOther().length).toBe(reads);
+  });
+
+  it('the prompt /rewind puts back in the box, from the lure prompt, is the server’s: sent, other is not read', async () => {
+    await page.locator('.composer-actions button.danger').waitFor({ state: 'detached', ...SETTLED });
+    const lure = 'Summarise @other:notes://readme for me.';
+    await composer().fill('/rewind');
+    await composer().press('Enter');
+    const dialog = page.getByRole('dialog', { name: 'Rewind to before this prompt?' });
+    await dialog.getByRole('button', { name: 'Rewind', exact: true }).click();
+    await dialog.waitFor({ state: 'detached' });
     await expect.poll(() => composer().inputValue(), SETTLED).toBe(lure);
     const reads = readsOfOther().length;
     const sent = endpoint.seen.length;

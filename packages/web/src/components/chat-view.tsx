@@ -155,6 +155,22 @@ function promptOfRun(
   return prompt?.kind === 'user' ? texts.get(prompt.messageId) : undefined;
 }
 
+/**
+ * A stored prompt's `text` brought back to the box (ArrowUp, a rewind) as an MCP server's, when
+ * its message came from a server's prompt: which characters the person had typed is not stored,
+ * so all of them count as the server's, and no `@SERVER:URI` of it attaches a resource.
+ */
+function storedServerText(
+  items: readonly TranscriptItem[],
+  messageMcp: ReadonlyMap<string, MessageMcp>,
+  text: string | undefined,
+  runId?: string,
+): DraftMcp | undefined {
+  const prompt = items.findLast((item) => item.kind === 'user' && (runId === undefined || item.runId === runId));
+  const origin = prompt?.kind === 'user' ? messageMcp.get(prompt.messageId)?.prompt : undefined;
+  return origin === undefined || text === undefined ? undefined : { origin, spans: [[0, text.length]] };
+}
+
 /** The text of the newest user prompt among `items`, when it is loaded. */
 function lastPromptOf(items: readonly TranscriptItem[], texts: ReadonlyMap<string, string>): string | undefined {
   for (let index = items.length - 1; index >= 0; index -= 1) {
@@ -1305,7 +1321,7 @@ export function ChatView({
           onRewound={(prompt) => {
             const parts = promptImages(transcript.items, messageImages, rewinding);
             setRewinding(undefined);
-            setDraft(joinMessages(prompt, draft));
+            giveBack(joinMessages(prompt, draft), storedServerText(transcript.items, messageMcp, prompt, rewinding));
             document.getElementById('composer-input')?.focus();
             // The prompt's images come back too, once read from the session (before any attached since).
             if (parts.length > 0) {
@@ -1384,6 +1400,7 @@ export function ChatView({
         }
         autoFocus={session !== undefined && pending === undefined}
         lastPrompt={lastPromptOf(transcript.items, texts)}
+        lastPromptServerText={storedServerText(transcript.items, messageMcp, lastPromptOf(transcript.items, texts))}
         workspace={reachableRoot}
         files={bastion.workspaces}
         commands={commands}

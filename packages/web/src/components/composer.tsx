@@ -82,6 +82,8 @@ interface Props {
   autoFocus: boolean;
   /** The last prompt sent in this session, which ArrowUp puts in an empty box; undefined before any. */
   lastPrompt: string | undefined;
+  /** The characters of `lastPrompt` an MCP server's prompt wrote, when it came from one: they stay the server's. */
+  lastPromptServerText?: DraftMcp;
   /** The session's workspace root while this Bastion works in it: `@` then lists its files. */
   workspace: string | null;
   /** How `@` lists a folder and looks for names below it (the bridge's workspaces). */
@@ -309,6 +311,7 @@ export function Composer({
   placeholder,
   autoFocus,
   lastPrompt,
+  lastPromptServerText,
   workspace,
   files,
   commands,
@@ -857,6 +860,10 @@ export function Composer({
               if (list && listKey(event, list)) return;
               if (event.key === 'ArrowUp' && draft === '' && lastPrompt !== undefined) {
                 event.preventDefault();
+                if (lastPromptServerText !== undefined) {
+                  serverText.current = { draft: lastPrompt, spans: lastPromptServerText.spans };
+                  setFilled({ origin: lastPromptServerText.origin });
+                }
                 onDraft(lastPrompt);
                 return;
               }
