@@ -26,6 +26,7 @@ import {
   sessionSearchStatus,
   sessionSearchView,
 } from '../session-search.js';
+import { useHostAsks } from './host-ask-prompt.js';
 import { modelName } from './model-picker.js';
 
 interface Props {
@@ -59,6 +60,8 @@ const folderName = (path: string): string => path.replace(/\/+$/, '').split('/')
 export function SessionList({ bastion, version, selectedId, onSelect, onNewSession, onChanged }: Props) {
   // A session of a folder this Bastion does not work in names that folder.
   const roots = useGrantedRoots(bastion);
+  // The host's own questions wait outside the daemon's record (approval_pending); each names its session.
+  const hostAsks = useHostAsks(bastion);
   const [sessions, setSessions] = useState<Session[]>();
   const [error, setError] = useState<string>();
   const [busy, setBusy] = useState(false);
@@ -315,7 +318,7 @@ export function SessionList({ bastion, version, selectedId, onSelect, onNewSessi
                   onClick={() => onSelect(session.id)}
                 >
                   <span className="session-title">
-                    {session.approval_pending ? (
+                    {session.approval_pending || hostAsks.some((ask) => ask.session_id === session.id) ? (
                       <span className="badge session-waiting">needs approval</span>
                     ) : (
                       session.last_run?.status === 'running' && (
