@@ -247,7 +247,13 @@ export function expandedTemplate(
   if (unknown !== undefined) return refused(`${template.uri_template} takes no variable "${unknown}"`);
   const missing = template.variables.find((name) => !given.includes(name) || values[name] === '');
   if (missing !== undefined) return refused(`${template.uri_template} needs a value for ${missing}`);
-  const uri = new UriTemplate(template.uri_template).expand({ ...values } satisfies Variables);
+  let uri: string;
+  try {
+    uri = new UriTemplate(template.uri_template).expand({ ...values } satisfies Variables);
+  } catch {
+    // encodeURI(Component) refuses a lone surrogate (URIError).
+    return refused(`a value for ${template.uri_template} is not text a URI can hold`);
+  }
   if (uri.length > MCP_RESOURCE_URI_MAX_CHARS)
     return refused(`${template.uri_template} expands to over ${MCP_RESOURCE_URI_MAX_CHARS} characters`);
   if (!MCP_RESOURCE_URI_PATTERN.test(uri)) return refused(`${template.uri_template} expands to more than one word`);

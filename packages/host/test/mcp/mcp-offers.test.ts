@@ -348,6 +348,10 @@ describe('resource templates', () => {
       code: 'MCP_TEMPLATE_VALUES_INVALID',
       message: 'notes:///{path} expands to over 1024 characters',
     });
+    expect(await refusal(hub.resource(workspace, 'templates', 'notes:///{path}', { path: 'a\uD800' }))).toEqual({
+      code: 'MCP_TEMPLATE_VALUES_INVALID',
+      message: 'a value for notes:///{path} is not text a URI can hold',
+    });
     expect(await refusal(hub.resource(workspace, 'templates', 'big:///{n}', { n: '70' }))).toMatchObject({
       code: 'MCP_RESOURCE_TOO_LARGE',
     });
