@@ -50,6 +50,26 @@ function homeValues(flags: string[]): string[] {
 const commandNamed = (name: string | undefined) =>
   name !== undefined && Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
 
+/** What other coding agents' users type for one prompt printed (Claude Code's -p, Codex's exec). */
+const ONE_PROMPT_ALIASES: ReadonlySet<string> = new Set(['-p', '--print', 'exec']);
+
+/**
+ * A first word that is no command but says what was meant: another agent's way to run one prompt,
+ * or an option typed before the command (`bastion --workspace DIR start`), which goes after it.
+ */
+function misplacedName(name: string, rest: readonly string[]): UsageError | undefined {
+  if (ONE_PROMPT_ALIASES.has(name))
+    return new UsageError(`unknown command "${name}": for one prompt, its answer printed, use bastion run PROMPT`, {
+      unknownName: true,
+    });
+  if (!name.startsWith('-')) return undefined;
+  const later = rest.find((word) => commandNamed(word) !== undefined);
+  return new UsageError(
+    `"${name}" is an option, and options go after the command: ${later === undefined ? 'bastion COMMAND [OPTIONS]' : `bastion ${later} ${name} …`}`,
+    { unknownName: true },
+  );
+}
+
 async function main(argv: string[], manifestUrl: URL): Promise<number> {
   const [name, ...rest] = argv;
   if (name === 'help' && rest[0] !== undefined) {
@@ -70,7 +90,7 @@ async function main(argv: string[], manifestUrl: URL): Promise<number> {
     return 0;
   }
   const command = commandNamed(name);
-  if (!command) throw unknownNameError('command', name, Object.keys(COMMANDS));
+  if (!command) throw misplacedName(name, rest) ?? unknownNameError('command', name, Object.keys(COMMANDS));
   const flags = rest.includes('--') ? rest.slice(0, rest.indexOf('--')) : rest;
   if (flags.includes('--help') || flags.includes('-h')) {
     process.stdout.write(commandUsage(name) ?? USAGE);

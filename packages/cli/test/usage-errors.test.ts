@@ -61,6 +61,26 @@ describe('a mistyped name', () => {
       'unknown option "--stats" — did you mean "--stat"?',
       'Run "bastion changes --help" for its usage.',
     ],
+    [
+      ['--workspace', '.', 'start'],
+      '"--workspace" is an option, and options go after the command: bastion start --workspace …',
+      'Run "bastion --help" for the list of commands.',
+    ],
+    [
+      ['--verbose'],
+      '"--verbose" is an option, and options go after the command: bastion COMMAND [OPTIONS]',
+      'Run "bastion --help" for the list of commands.',
+    ],
+    [
+      ['-p', 'explain src'],
+      'unknown command "-p": for one prompt, its answer printed, use bastion run PROMPT',
+      'Run "bastion --help" for the list of commands.',
+    ],
+    [
+      ['exec', 'explain src'],
+      'unknown command "exec": for one prompt, its answer printed, use bastion run PROMPT',
+      'Run "bastion --help" for the list of commands.',
+    ],
   ])(
     'bastion %j exits 2 with one line naming what was meant, then where the help is, and writes nothing',
     (args, said, pointer) => {
