@@ -98,7 +98,7 @@ const PROMPTS = [
 
 describe('the "Always allow…" step', () => {
   for (const prompt of PROMPTS) {
-    it(`on ${prompt.who}, the message box's hint saying it is not an answer and the session listed as needing approval: opening it focuses Save rule and allow, set apart from the rule above it; Esc closes it only (the question still waits, the run not stopped) and gives focus back to Always allow…`, async () => {
+    it(`on ${prompt.who}, the message box's hint saying it is not an answer, the session listed and the tab titled as needing approval: opening it focuses Save rule and allow, set apart from the rule above it; Esc closes it only (the question still waits, the run not stopped) and gives focus back to Always allow…`, async () => {
       const marker = `esc-in-step-${prompt.hostRule ? 'host' : 'agent'}`;
       if (prompt.hostRule) {
         host.policy.add({ kind: 'global' }, { decision: 'ask', command: 'touch', argv_prefix: [marker] });
@@ -109,8 +109,9 @@ describe('the "Always allow…" step', () => {
       await region.getByText(`touch ${marker}`).waitFor();
       // The message box says typing there answers neither question, the agent's nor the host's.
       expect(await page.getByLabel('Message').getAttribute('placeholder')).toMatch(/^Not an answer: /);
-      // And the session list marks the session as needing approval, whichever asks.
+      // And the session list and the tab's title say an approval is needed, whichever asks.
       await page.locator('li.session.selected').getByText('needs approval').waitFor();
+      await expect.poll(() => page.title()).toMatch(/^Approval needed · /);
       await region.getByRole('button', { name: 'Always allow…' }).click();
       const step = region.getByRole('group', { name: 'Always allow' });
       await step.waitFor();

@@ -756,7 +756,7 @@ export function ChatView({
     images,
     setImages,
   ]);
-  useTabTitle(session?.title || 'Untitled session', pending !== undefined ? 'approval' : active ? 'working' : 'idle');
+  useTabTitle(session?.title || 'Untitled session', asked ? 'approval' : active ? 'working' : 'idle');
   const stop = useCallback(() => void act(() => bastion.agent.abort(sessionId)), [act, bastion, sessionId]);
 
   // Esc anywhere stops the run, unless a dialog is open or what has focus took it first (a list
