@@ -100,6 +100,17 @@ describe('bastion policy', () => {
     },
   );
 
+  it.each([
+    [['--tool', ''], '--tool needs a value (it was given an empty one)'],
+    [['--path', '', '--tool', 'write_file'], '--path needs a value (it was given an empty one)'],
+  ])('policy add allow %j exits 2 naming the option that is wrong, and writes no policy.json', async (flags, said) => {
+    const { home } = world();
+    const refused = await cli(['add', '--home', home, 'allow', ...flags]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr.split('\n')[0]).toBe(`bastion: ${said}`);
+    expect(existsSync(join(home, 'host', 'policy.json'))).toBe(false);
+  });
+
   it("an unknown action exits 2 naming it and policy's actions, then where policy's help is, and writes no policy.json", async () => {
     const { home } = world();
     const refused = await cli(['frob', '--home', home]);

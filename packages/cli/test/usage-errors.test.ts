@@ -121,6 +121,7 @@ describe('an option without its value, or an argument a command does not take', 
       '--session needs a value, and "--continue" after it reads as an option (a value starting with - is written --session=--continue)',
     ],
     [['run', '--continue=yes', 'hi'], '--continue takes no value (it was given "yes")'],
+    [['run', '--image', '', 'hi'], '--image needs a FILE (it was given an empty path)'],
     [['start', 'extra'], 'unexpected argument "extra": this command takes only options'],
     [['doctor', 'now'], 'unexpected argument "now": this command takes only options'],
   ])(

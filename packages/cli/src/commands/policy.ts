@@ -147,7 +147,7 @@ function runPolicyCommand(argv: string[]): number {
       ...(values.root ? { targets_workspace_root: true } : {}),
       ...(values.reason === undefined ? {} : { reason: values.reason }),
     });
-    if (!draft.success) throw new UsageError(draft.error.issues[0]?.message ?? 'not a valid rule');
+    if (!draft.success) throw new UsageError(ruleIssueMessage(draft.error.issues[0]));
     const rule = open().add(scope, draft.data);
     process.stderr.write(
       `bastion: added ${rule.id} to ${root === null ? 'the global rules' : `the rules of ${terminalLine(root)}`}: ${describeRule(rule)}\n`,
@@ -165,6 +165,32 @@ function runPolicyCommand(argv: string[]): number {
     return 0;
   }
   throw misuseOf(action, rest);
+}
+
+type RuleIssue = NonNullable<ReturnType<typeof policyRuleDraftSchema.safeParse>['error']>['issues'][number];
+
+/** Where on the command line each field of a rule draft comes from. */
+const RULE_FIELD_WORDS: Readonly<Record<string, string>> = {
+  id: '--id',
+  tools: '--tool',
+  paths: '--path',
+  reason: '--reason',
+  command: 'COMMAND',
+  argv_prefix: 'ARG',
+};
+
+/**
+ * Why `policy add` refuses its rule, naming the option or word it came from: the schema's own
+ * message ("Too small: expected string to have >=1 characters") does not say which was wrong.
+ */
+function ruleIssueMessage(issue: RuleIssue | undefined): string {
+  if (issue === undefined) return 'not a valid rule';
+  const field = issue.path[0];
+  const word = typeof field === 'string' ? RULE_FIELD_WORDS[field] : undefined;
+  if (word === undefined) return issue.message;
+  if (issue.code === 'too_small' && issue.origin === 'string')
+    return `${word} needs a value (it was given an empty one)`;
+  return `${word}: ${issue.message}`;
 }
 
 /** What is wrong with a policy command line no action above took: a known action's words, or the action. */

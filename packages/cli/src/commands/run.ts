@@ -226,6 +226,8 @@ function parseRunArgs(argv: string[], command: 'run' | 'chat'): RunOptions {
   if (values.session !== undefined) checkedId('--session', values.session, 'session');
   const prompt = positionals.join(' ').trim();
   const imageFiles = values.image ?? [];
+  // An empty path would name the current folder, refused as "a folder" rather than as missing.
+  if (imageFiles.includes('')) throw new UsageError('--image needs a FILE (it was given an empty path)');
   if (command === 'chat') {
     if (prompt.length > 0) throw new UsageError('chat takes no PROMPT: type each prompt once it starts');
     if (values.compact) throw new UsageError('--compact is for bastion run');
