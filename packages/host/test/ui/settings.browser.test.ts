@@ -155,6 +155,33 @@ describe('Settings', () => {
     }
   });
 
+  it('at 400 px the Custom endpoints form puts each label above its field, which takes the form’s width and shows the URL’s placeholder whole', async () => {
+    await openSettingsTab(page, 'Models');
+    await page.setViewportSize({ width: 400, height: 560 });
+    try {
+      const form = page.locator('form.endpoint-form').last();
+      const url = form.getByLabel('URL');
+      await url.scrollIntoViewIfNeeded();
+      const label = await form.getByText('URL', { exact: true }).boundingBox();
+      const field = await url.boundingBox();
+      const whole = await form.boundingBox();
+      expect((label?.y ?? 0) + (label?.height ?? 0)).toBeLessThanOrEqual((field?.y ?? 0) + 0.5);
+      expect(field?.width).toBeGreaterThanOrEqual((whole?.width ?? 0) - 1);
+      const fits = await url.evaluate((input: HTMLInputElement) => {
+        const style = getComputedStyle(input);
+        const context = document.createElement('canvas').getContext('2d');
+        if (!context) return false;
+        context.font = `${style.fontSize} ${style.fontFamily}`;
+        const room = input.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+        return context.measureText(input.placeholder).width <= room;
+      });
+      expect(fits).toBe(true);
+      await expectNoHorizontalOverflow(page);
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 800 });
+    }
+  });
+
   it('the host audit log shows its newest page as calls, each check and enforcement one entry, "none" said in words, and Show older decisions reads the rest', async () => {
     await openSettingsTab(page, 'Activity');
     const hostLog = page.getByRole('region', { name: 'Host audit log', exact: true });
