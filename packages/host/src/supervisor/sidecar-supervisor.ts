@@ -1,9 +1,10 @@
 /**
  * SEC-004: the host spawns and watches the sidecar. Each spawn gets a new password, sent only in
  * the stdin `bootstrap` frame (never argv, env, disk or logs). The host waits for the single
- * readiness attestation on fd 3 with the matching port before routing sockets to it. Any other
- * IPC message, a channel error, a missed readiness deadline or an exit ends that sidecar and
- * starts a new one after a backoff (250 ms doubling to 10 s), with a new password. A respawn whose
+ * readiness attestation on fd 3 with the matching port before routing sockets to it, and stops
+ * naming it current or routing to it the moment it is to end. Any other IPC message, a channel
+ * error, a missed readiness deadline or an exit ends that sidecar and starts a new one after a
+ * backoff (250 ms doubling to 10 s), with a new password. A respawn whose
  * launcher or spawn fails is retried on the same backoff; after SIDECAR_RESPAWN_MAX_ATTEMPTS in a
  * row the supervisor fails, and whoever waits for a sidecar gets SIDECAR_RESPAWN_FAILED rather than
  * waiting forever (a later restart() tries again). On stop the host sends `shutdown`, then kills;
@@ -65,6 +66,8 @@ interface Running {
   handle: SidecarHandle;
   ready: boolean;
   readyAt: number | undefined;
+  /** Set once it is to end (#retire): never current or routed to again. */
+  retired: boolean;
   cleanup: (() => void) | undefined;
   /** What the channel modules asked to run on exit. */
   detach: (() => void)[];
@@ -152,6 +155,7 @@ export class SidecarSupervisor {
     if (running) {
       const exited = new Promise<void>((resolve) => running.child.once('exit', () => resolve()));
       this.#failures = 0;
+      this.#retire(running);
       running.child.kill('SIGKILL');
       await exited;
     }
@@ -225,7 +229,15 @@ export class SidecarSupervisor {
       onClose: (error) => this.#onChannelClose(generation, error),
     });
     const handle: SidecarHandle = { generation, pid: child.pid, password, channel, config };
-    const running: Running = { child, handle, ready: false, readyAt: undefined, cleanup: launch.cleanup, detach: [] };
+    const running: Running = {
+      child,
+      handle,
+      ready: false,
+      readyAt: undefined,
+      retired: false,
+      cleanup: launch.cleanup,
+      detach: [],
+    };
     this.#running = running;
     forwardSidecarLogs(stderr, this.#sidecarLog);
     for (const module of this.#modules) {
@@ -239,6 +251,8 @@ export class SidecarSupervisor {
     }, SIDECAR_READY_TIMEOUT_MS);
 
     child.on('message', (message: unknown) => {
+      // What a process on its way out still had queued changes nothing.
+      if (running.retired) return;
       if (!running.ready && isReadyAttestation(message, this.#socketHost.port)) {
         clearTimeout(readyTimer);
         running.ready = true;
@@ -253,8 +267,10 @@ export class SidecarSupervisor {
         return;
       }
       this.#log.error('sidecar.ipc-violation', { pid: child.pid ?? null });
+      this.#retire(running);
       child.kill('SIGKILL');
     });
+    child.once('disconnect', () => this.#retire(running));
     child.once('exit', (code, signal) => {
       clearTimeout(readyTimer);
       this.#onExit(running, code, signal);
@@ -277,7 +293,21 @@ export class SidecarSupervisor {
     const running = this.#running;
     if (!running || running.handle.generation !== generation) return;
     if (error) this.#log.error('sidecar.channel-failed', { code: error.code });
+    this.#retire(running);
     running.child.kill('SIGKILL');
+  }
+
+  /**
+   * From the moment a sidecar is to end (killed, or its IPC channel gone) it is no longer current
+   * and no socket goes to it. Its 'exit' is seen only some turns of the event loop later (up to
+   * ~60 ms measured under srt); named current until then, it would have its password handed to
+   * the page by server-info and be transferred connections that die with it, so a send made in
+   * that gap failed UNREACHABLE. whenReady() waits for the next sidecar instead.
+   */
+  #retire(running: Running): void {
+    running.retired = true;
+    running.ready = false;
+    if (this.#running === running) this.#socketHost.setTarget(undefined);
   }
 
   #onExit(running: Running, code: number | null, signal: NodeJS.Signals | null): void {
