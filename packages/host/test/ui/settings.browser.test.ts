@@ -12,7 +12,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Page } from 'playwright-core';
+import type { Page, Request } from 'playwright-core';
 import { AuditLog, openDatabase, SessionStore } from '@bastion/daemon/testing';
 import { AUDIT_VIEW_PAGE } from '@bastion/protocol';
 import { makeTempDir } from '@bastion/test-support';
@@ -182,7 +182,7 @@ describe('Settings', () => {
     }
   });
 
-  it('the host audit log shows its newest page as calls, each check and enforcement one entry, "none" said in words, and Show older decisions reads the rest', async () => {
+  it('the host audit log shows its newest page as calls, each check and enforcement one entry, "none" said in words, and Show older decisions reads the rest without reading the session they name again', async () => {
     await openSettingsTab(page, 'Activity');
     const hostLog = page.getByRole('region', { name: 'Host audit log', exact: true });
     const calls = rowsOf('Host decisions, newest first');
@@ -198,7 +198,17 @@ describe('Settings', () => {
     expect(await calls.filter({ hasText: `prog-${CALLS}` }).count()).toBe(1);
     await shotAllModes(page, SHOTS, '71-host-audit-calls', hostLog.getByRole('heading', { name: 'Host audit log' }));
 
-    // Each page adds the next AUDIT_VIEW_PAGE lines, as many calls as that is, down to the first.
+    // Each page adds the next AUDIT_VIEW_PAGE lines, as many calls as that is, down to the first;
+    // the session they name, read for the first page, is not read again for each.
+    const sessionReads: string[] = [];
+    const countSessionRead = (request: Request) => {
+      if (/\/sessions\/ses_[^/?]+$/.test(new URL(request.url()).pathname)) sessionReads.push(request.url());
+    };
+    await hostLog
+      .getByRole('link', { name: /^Started / })
+      .first()
+      .waitFor();
+    page.on('request', countSessionRead);
     const older = hostLog.getByRole('button', { name: 'Show older decisions' });
     for (let shown = AUDIT_VIEW_PAGE / 2; shown < CALLS; shown += AUDIT_VIEW_PAGE / 2) {
       await older.click();
@@ -206,6 +216,8 @@ describe('Settings', () => {
     }
     expect(await calls.last().textContent()).toContain('run_command: prog-1');
     expect(await older.count()).toBe(0);
+    page.off('request', countSessionRead);
+    expect(sessionReads).toEqual([]);
   });
 
   it('the session audit log shows its newest AUDIT_VIEW_PAGE calls first and Show older calls reads the next page, down to the first', async () => {

@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useState, type MouseEvent } from 'react';
+import { useCallback, useEffect, useRef, useState, type MouseEvent } from 'react';
 import type { BastionApi, HostAuditEntry, HostAuditPage } from '@bastion/bridge';
 import { AUDIT_VIEW_PAGE, HOST_ASK_CHANNEL_WORDS, HOST_ASK_RESULT_WORDS, type HostAuditStage } from '@bastion/protocol';
 import { describeError, errorCode } from '../bastion.js';
@@ -88,17 +88,24 @@ type SessionLookup = { started: string } | { gone: true } | { failed: string };
 const shortId = (sessionId: string) => sessionId.slice(0, 10);
 
 /**
- * The sessions `entries` name, read from the daemon each time the entries change (Refresh, Show
- * older), so a session deleted meanwhile says so; what was read before shows until then.
+ * The sessions `entries` name, read from the daemon: all of them when the log is read anew
+ * (Refresh), so a session deleted meanwhile says so, and only those not read yet when older
+ * entries are added (Show older), so each page costs its own new sessions only. What was read
+ * before shows until then.
  */
 function useSessionLookups(bastion: BastionApi, entries: readonly HostAuditEntry[] | undefined) {
   const [lookups, setLookups] = useState<ReadonlyMap<string, SessionLookup>>(new Map());
+  /** The first entry the lookups were read for: another is a log read anew. */
+  const readFor = useRef<HostAuditEntry | undefined>(undefined);
   useEffect(() => {
+    const anew = entries?.[0] !== readFor.current;
+    readFor.current = entries?.[0];
     const named = new Set((entries ?? []).flatMap((entry) => (entry.session_id ? [entry.session_id] : [])));
-    if (named.size === 0) return;
+    const unread = [...named].filter((sessionId) => anew || !lookups.has(sessionId));
+    if (unread.length === 0) return;
     let cancelled = false;
     void Promise.all(
-      [...named].map((sessionId) =>
+      unread.map((sessionId) =>
         bastion.sessions.get(sessionId).then(
           (session): [string, SessionLookup] => [sessionId, { started: session.created_at }],
           (failure: unknown): [string, SessionLookup] => [
@@ -108,12 +115,12 @@ function useSessionLookups(bastion: BastionApi, entries: readonly HostAuditEntry
         ),
       ),
     ).then((read) => {
-      if (!cancelled) setLookups(new Map(read));
+      if (!cancelled) setLookups((known) => new Map([...(anew ? [] : known), ...read]));
     });
     return () => {
       cancelled = true;
     };
-  }, [bastion, entries]);
+  }, [bastion, entries, lookups]);
   return lookups;
 }
 
