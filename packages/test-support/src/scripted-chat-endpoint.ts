@@ -51,6 +51,18 @@ export interface ScriptedRequest extends ChatCompletionsRequest {
   answeredAt?: number;
 }
 
+/** The text of the last user message in the endpoint's last request (its text parts joined by newlines), or ''. */
+export function lastUserText(seen: readonly ScriptedRequest[]): string {
+  const user = (seen.at(-1)?.body.messages ?? []).filter((message) => message.role === 'user').at(-1);
+  const content = user?.content;
+  if (typeof content === 'string') return content;
+  return Array.isArray(content)
+    ? content
+        .map((part: { type?: string; text?: string }) => (part.type === 'text' ? (part.text ?? '') : ''))
+        .join('\n')
+    : '';
+}
+
 /** Tokens the endpoint reports as the completion of every streamed turn. */
 export const SCRIPTED_COMPLETION_TOKENS = 7;
 /** Cached prompt tokens the endpoint reports for every streamed turn. */

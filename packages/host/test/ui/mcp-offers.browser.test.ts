@@ -16,7 +16,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Locator, Page } from 'playwright-core';
-import type { ScriptedEndpoint, ScriptedTurn } from '@bastion/test-support';
+import { lastUserText, type ScriptedEndpoint, type ScriptedTurn } from '@bastion/test-support';
 import { McpConfigStore } from '../../src/mcp/mcp-config-store.js';
 import { openScriptedDesktopWorld, useDesktopWorld } from './support/desktop-world.js';
 import { expectListAndComposerInView, shotAllModes, SHOTS } from './support/layout.js';
@@ -54,18 +54,6 @@ useDesktopWorld(
 const composer = (): Locator => page.getByRole('combobox', { name: 'Message' });
 const list = (): Locator => page.getByRole('listbox');
 const note = (): Locator => page.locator('#composer-image-note');
-/** The text of the last user message the model was sent. */
-function lastUserText(): string {
-  const messages = endpoint.seen.at(-1)?.body.messages ?? [];
-  const user = messages.filter((message) => message.role === 'user').at(-1);
-  const content = user?.content;
-  if (typeof content === 'string') return content;
-  return Array.isArray(content)
-    ? content
-        .map((part: { type?: string; text?: string }) => (part.type === 'text' ? (part.text ?? '') : ''))
-        .join('\n')
-    : '';
-}
 /** Wait for the model to be asked once more than `before` times, and the run that asked it to end (its Stop button gone). */
 async function modelAsked(before: number): Promise<void> {
   await expect.poll(() => endpoint.seen.length, SETTLED).toBeGreaterThan(before);
@@ -114,7 +102,7 @@ describe('MCP prompts in the message box', () => {
     expect(endpoint.seen.length).toBe(before);
     await composer().press('Enter');
     await modelAsked(before);
-    expect(lastUserText()).toBe('Review this code: let x = 1\nFocus on names.');
+    expect(lastUserText(endpoint.seen)).toBe('Review this code: let x = 1\nFocus on names.');
     await page.locator('.mcp-prompt-origin').getByText('From the prompt review of the MCP server fixture').waitFor();
   });
 
@@ -154,7 +142,7 @@ describe('MCP prompts in the message box', () => {
     release();
     await page.getByText('Queued one answered.').waitFor(SETTLED);
     expect(endpoint.seen.length).toBe(before + 2);
-    expect(lastUserText()).toBe(promptText);
+    expect(lastUserText(endpoint.seen)).toBe(promptText);
     await page
       .locator('.mcp-prompt-origin')
       .last()
@@ -179,7 +167,7 @@ describe('MCP resources in the @ menu', () => {
     await expect.poll(() => composer().inputValue(), SETTLED).toBe('Summarise @fixture:notes://readme ');
     await composer().press('Enter');
     await modelAsked(before);
-    expect(lastUserText()).toBe(
+    expect(lastUserText(endpoint.seen)).toBe(
       [
         'Summarise @fixture:notes://readme',
         '[The user attached the resource notes://readme ("Fixture readme") of the MCP server fixture; its text follows.]',

@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import type { Locator, Page } from 'playwright-core';
-import type { ScriptedEndpoint, ScriptedTurn } from '@bastion/test-support';
+import { lastUserText, type ScriptedEndpoint, type ScriptedTurn } from '@bastion/test-support';
 import { McpConfigStore } from '../../src/mcp/mcp-config-store.js';
 import type { TempHost } from '../support/temp-host.js';
 import { mcpFixture } from '../support/mcp-fixture.js';
@@ -72,17 +72,6 @@ function storedText(): string {
     db.close();
   }
 }
-/** The text of the last user message the model was sent. */
-function lastUserText(): string {
-  const user = (endpoint.seen.at(-1)?.body.messages ?? []).filter((message) => message.role === 'user').at(-1);
-  const content = user?.content;
-  if (typeof content === 'string') return content;
-  return Array.isArray(content)
-    ? content
-        .map((part: { type?: string; text?: string }) => (part.type === 'text' ? (part.text ?? '') : ''))
-        .join('\n')
-    : '';
-}
 
 describe('an MCP prompt’s text after a reload', () => {
   it('a prompt’s text naming @other:notes://readme, edited after a reload and sent, never reaches other’s resources/read, and neither the model nor the stored message holds the resource', async () => {
@@ -106,7 +95,7 @@ describe('an MCP prompt’s text after a reload', () => {
     await composer().press('Enter');
     await expect.poll(() => endpoint.seen.length, SETTLED).toBeGreaterThan(before);
     await page.getByText('Done.').waitFor(SETTLED);
-    expect(lastUserText()).toBe(edited);
+    expect(lastUserText(endpoint.seen)).toBe(edited);
     expect(readsOfOther()).toEqual([]);
     expect(storedText()).toContain(edited);
     expect(storedText()).not.toContain(README_TEXT);
@@ -139,7 +128,7 @@ describe('an MCP prompt’s text after a reload', () => {
     await composer().press('Enter');
     await expect.poll(() => endpoint.seen.length, SETTLED).toBeGreaterThan(before);
     expect(readsOfOther().slice(reads)).toEqual(['notes://readme']);
-    expect(lastUserText()).toContain(README_TEXT);
+    expect(lastUserText(endpoint.seen)).toContain(README_TEXT);
   });
 
   it('a prompt’s text queued while a run goes and given back to the box when the run is stopped attaches nothing when sent, after a reload too', async () => {
@@ -169,7 +158,7 @@ describe('an MCP prompt’s text after a reload', () => {
     const sent = endpoint.seen.length;
     await composer().press('Enter');
     await expect.poll(() => endpoint.seen.length, SETTLED).toBeGreaterThan(sent);
-    expect(lastUserText()).toBe(lure);
+    expect(lastUserText(endpoint.seen)).toBe(lure);
     expect(readsOfOther().length).toBe(reads);
   });
 
@@ -185,7 +174,7 @@ describe('an MCP prompt’s text after a reload', () => {
     const sent = endpoint.seen.length;
     await composer().press('Enter');
     await expect.poll(() => endpoint.seen.length, SETTLED).toBeGreaterThan(sent);
-    expect(lastUserText()).toBe(lure);
+    expect(lastUserText(endpoint.seen)).toBe(lure);
     expect(readsOfOther().length).toBe(reads);
   });
 
@@ -202,7 +191,7 @@ describe('an MCP prompt’s text after a reload', () => {
     const sent = endpoint.seen.length;
     await composer().press('Enter');
     await expect.poll(() => endpoint.seen.length, SETTLED).toBeGreaterThan(sent);
-    expect(lastUserText()).toBe(lure);
+    expect(lastUserText(endpoint.seen)).toBe(lure);
     expect(readsOfOther().length).toBe(reads);
   });
 });

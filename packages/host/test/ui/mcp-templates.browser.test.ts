@@ -10,7 +10,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Locator, Page } from 'playwright-core';
-import type { ScriptedEndpoint } from '@bastion/test-support';
+import { lastUserText, type ScriptedEndpoint } from '@bastion/test-support';
 import { McpConfigStore } from '../../src/mcp/mcp-config-store.js';
 import { mcpFixture } from '../support/mcp-fixture.js';
 import { openScriptedDesktopWorld, useDesktopWorld } from './support/desktop-world.js';
@@ -37,17 +37,6 @@ useDesktopWorld(
 
 const composer = (): Locator => page.getByRole('combobox', { name: 'Message' });
 const form = (word: string): Locator => page.getByRole('group', { name: `Values for @${word}` });
-/** The text of the last user message the model was sent. */
-function lastUserText(): string {
-  const user = (endpoint.seen.at(-1)?.body.messages ?? []).filter((message) => message.role === 'user').at(-1);
-  const content = user?.content;
-  if (typeof content === 'string') return content;
-  return Array.isArray(content)
-    ? content
-        .map((part: { type?: string; text?: string }) => (part.type === 'text' ? (part.text ?? '') : ''))
-        .join('\n')
-    : '';
-}
 
 describe('MCP resource templates in the @ menu', () => {
   it('lists the templates saying what each asks for; choosing one asks for its value, and Enter puts the URI it expands to in the box; sent, the model gets its text', async () => {
@@ -71,7 +60,7 @@ describe('MCP resource templates in the @ menu', () => {
     const before = endpoint.seen.length;
     await composer().press('Enter');
     await expect.poll(() => endpoint.seen.length, SETTLED).toBeGreaterThan(before);
-    expect(lastUserText()).toBe(
+    expect(lastUserText(endpoint.seen)).toBe(
       [
         'Read @templates:notes:///docs%2Fa%20b',
         '[The user attached the resource notes:///docs%2Fa%20b ("Note by path") of the MCP server templates; its text follows.]',
