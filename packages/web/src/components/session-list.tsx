@@ -131,10 +131,13 @@ export function SessionList({ bastion, version, selectedId, onSelect, onNewSessi
 
   /**
    * Bumped to read the list again while a run goes, so its mark follows when the run ends (or
-   * stops to wait for an approval). An approval waiting alone is not polled for: it is answered in
-   * its session's view, which reads the list again.
+   * stops to wait for an approval), and after a read that failed (the agent restarting, or down),
+   * so its alert goes once the list can be read. An approval waiting alone is not polled for: it is
+   * answered in its session's view, which reads the list again.
    */
   const [poll, setPoll] = useState(0);
+  /** Reads of the list that failed in a row (0 once one succeeds); each failure sets the next try. */
+  const [failedReads, setFailedReads] = useState(0);
   // Each read also tells a run of another session that ended or waits (when notifications are on).
   const watchRuns = useMemo(() => sessionListWatcher(bastion), [bastion]);
   const openId = useRef(selectedId);
@@ -148,8 +151,13 @@ export function SessionList({ bastion, version, selectedId, onSelect, onNewSessi
         watchRuns(page.sessions, openId.current);
         setSessions(page.sessions);
         setError(undefined);
+        setFailedReads(0);
       })
-      .catch((failure: unknown) => !cancelled && setError(describeError(failure)));
+      .catch((failure: unknown) => {
+        if (cancelled) return;
+        setError(`The sessions could not be read: ${describeError(failure)}. Trying again…`);
+        setFailedReads((count) => count + 1);
+      });
     // The matches shown are read again too (a session renamed, deleted or done running), as many as are shown.
     const shown = searchNow.current;
     if (shown.text !== '' && shown.sessions !== undefined) {
@@ -165,10 +173,10 @@ export function SessionList({ bastion, version, selectedId, onSelect, onNewSessi
     list?.some((session) => session.last_run?.status === 'running') === true;
   const anyWorking = running(sessions) || running(listed);
   useEffect(() => {
-    if (!anyWorking) return;
+    if (!anyWorking && failedReads === 0) return;
     const timer = window.setTimeout(() => setPoll((count) => count + 1), UI_SESSION_LIST_POLL_MS);
     return () => window.clearTimeout(timer);
-  }, [anyWorking, sessions, search]);
+  }, [anyWorking, sessions, search, failedReads]);
 
   const act = async (action: () => Promise<unknown>) => {
     setBusy(true);
