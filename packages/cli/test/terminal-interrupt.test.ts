@@ -2,12 +2,14 @@
  * Ctrl-C on a real terminal (util-linux `script`), with the demo model in auto mode running a
  * sandboxed `sleep`: the terminal signals the CLI's process group, and only the host decides what
  * stops. `bastion run` aborts its run and exits 1 at once (the sidecar, in a group of its own, is
- * not cut off under it); `bastion chat` aborts the run and goes on with the same session.
+ * not cut off under it); `bastion chat` aborts the run and goes on with the same session. Ctrl-C at
+ * an approval question (readline's, in raw mode: no signal) stops the run the same way.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { waitFor } from '@bastion/test-support';
-import { demoInAuto, projectsRemovedAfterEachTest, runCliInTerminal } from './support/cli-process.js';
+import { demoInAuto, projectsRemovedAfterEachTest, runCli, runCliInTerminal } from './support/cli-process.js';
 
 const project = projectsRemovedAfterEachTest();
 
@@ -52,4 +54,46 @@ it('bastion chat: Ctrl-C during a command aborts that run only, the command said
   expect(cli.shown()).not.toContain('the agent process stopped');
   cli.type('\u0004');
   expect(await cli.closed).toBe(0);
+});
+
+it('bastion run: Ctrl-C at an approval question stops the run: exit 1, the command said stopped and never run, the session no longer waiting for approval', async () => {
+  const { home, workspace } = project();
+  const cli = runCliInTerminal([
+    'run',
+    '--home',
+    home,
+    '--workspace',
+    workspace,
+    '--provider',
+    'demo',
+    '$ touch asked',
+  ]);
+  await waitFor(() => cli.shown().includes('Allow? [y/N]'), 60_000, 'the approval question');
+  cli.type('\u0003');
+  expect(await cli.closed).toBe(1);
+  expect(cli.shown()).toContain('[run] $ touch asked → stopped');
+  expect(cli.shown()).toContain('bastion: run failed: RUN_ABORTED: the run was stopped while it waited for approval');
+  expect(cli.shown()).not.toContain('ABORT_ERR');
+  expect(existsSync(join(workspace, 'asked'))).toBe(false);
+  const listed = await runCli(['sessions', '--json', '--home', home, '--workspace', workspace]);
+  expect(JSON.parse(listed.stdout)).toMatchObject({ approval_pending: false });
+});
+
+it('bastion chat: Ctrl-C at an approval question stops that run only; the next prompt runs in the same session', async () => {
+  const { home, workspace } = project();
+  const cli = runCliInTerminal(['chat', '--home', home, '--workspace', workspace, '--provider', 'demo']);
+  const prompts = () => cli.shown().split('bastion> ').length - 1;
+  await waitFor(() => prompts() === 1, 60_000, 'the first prompt');
+  cli.type('$ touch asked\r');
+  await waitFor(() => cli.shown().includes('Allow? [y/N]'), 30_000, 'the approval question');
+  cli.type('\u0003');
+  await waitFor(() => prompts() === 2, 30_000, 'the prompt after the stopped run');
+  expect(cli.shown()).toContain('bastion: run failed: RUN_ABORTED: the run was stopped while it waited for approval');
+  cli.type('ls\r');
+  await waitFor(() => prompts() === 3, 30_000, 'the prompt after the next run');
+  expect(cli.shown()).toContain('[tool] list_dir → 0 entries');
+  cli.type('\u0004');
+  expect(await cli.closed).toBe(0);
+  expect(cli.shown()).not.toContain('ABORT_ERR');
+  expect(existsSync(join(workspace, 'asked'))).toBe(false);
 });

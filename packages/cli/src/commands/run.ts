@@ -1397,8 +1397,21 @@ async function runPrompt(
     const answer = async (request: ApprovalRequest): Promise<'answered' | number | undefined> => {
       const elsewhere = new AbortController();
       const asking = askApproval(request, { json: options.json, session, flags: policyFlags }, host, elsewhere.signal);
+      // Ctrl-C at the question (readline's AbortError, where the signal is not ours) stops the run, as
+      // Ctrl-C while one runs does: the daemon withdraws the step's approvals and ends it RUN_ABORTED.
+      const stopped = asking.catch((error: unknown) => {
+        if ((error as Error).name !== 'AbortError' || elsewhere.signal.aborted) throw error;
+        return 'stopped' as const;
+      });
       for (;;) {
-        const first = await Promise.race([asking, nextEvent().then(() => 'event' as const)]);
+        const first = await Promise.race([stopped, nextEvent().then(() => 'event' as const)]);
+        if (first === 'stopped') {
+          process[options.json ? 'stderr' : 'stdout'].write('\n');
+          await host.client.request('POST', '/agent/abort', { session_id: session.id });
+          for (let shown = await take(); shown !== undefined; shown = await take())
+            if (typeof shown.ended === 'number') return shown.ended;
+          return undefined;
+        }
         if (first !== 'event') {
           const sent = await sendAnswer(first);
           if (sent === 'refused') return 1;
