@@ -10,6 +10,7 @@ import { ChatView } from './components/chat-view.js';
 import { HomeView } from './components/home-view.js';
 import { loadMarkdownRenderer } from './components/markdown-loader.js';
 import { setNotificationOpener } from './notifications.js';
+import { rememberNewSession, removeLeftNewSessions } from './new-sessions.js';
 import { isAltShiftKey, MESSAGE_BOX_KEY, pageKeyMayAct } from './shortcut-keys.js';
 
 // Settings (endpoints, policy, audit log) is its own chunk, fetched when first opened: the first
@@ -88,9 +89,20 @@ export function App() {
       return;
     }
     const session = await createSessionOnDefaultModel(bastion);
+    rememberNewSession(session);
     refreshSessions();
     navigate({ page: 'session', sessionId: session.id });
   }, [bastion, route, navigate, refreshSessions]);
+
+  // A session New session made and left untouched (for another session, the home page, a new one)
+  // is removed; Settings is not leaving it, as Back from there would find it gone.
+  const openSessionId = route.page === 'session' ? route.sessionId : undefined;
+  useEffect(() => {
+    if (!bastion || route.page === 'settings') return;
+    void removeLeftNewSessions(bastion, openSessionId).then((removed) => {
+      if (removed) refreshSessions();
+    });
+  }, [bastion, route.page, openSessionId, refreshSessions]);
 
   // A notification clicked opens its session here, through the app's own route.
   useEffect(() => {

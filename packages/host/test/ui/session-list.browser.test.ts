@@ -20,7 +20,7 @@ import {
   useDesktopWorld,
   type DesktopWorld,
 } from './support/desktop-world.js';
-import { expectInViewport, expectUncoveredInView, SHOTS } from './support/layout.js';
+import { expectInViewport, expectUncoveredInView, shotAllModes, SHOTS } from './support/layout.js';
 
 let world: DesktopWorld | undefined;
 let page: Page;
@@ -71,6 +71,100 @@ describe('New session', () => {
     await expect.poll(openSessionId).not.toBe(first);
     expect(await storedSessions(world!.host)).toHaveLength(2);
     await page.getByTestId('transcript').getByText('This session uses the offline demo model').waitFor();
+  });
+});
+
+describe('New session left untouched', () => {
+  let kept: string;
+  let worked: string;
+  const row = (title: string) => sidebar().locator('li.session').filter({ hasText: title });
+  const storedIds = async () => (await storedSessions(world!.host)).map((session) => session.id);
+  /** The DELETE /sessions/… requests the page made since the test began. */
+  const deleted: string[] = [];
+
+  beforeAll(async () => {
+    page.on('request', (request) => {
+      if (request.method() === 'DELETE') deleted.push(new URL(request.url()).pathname);
+    });
+    kept = await createDemoSession(world!.host, 'Kept notes');
+    worked = await createDemoSession(world!.host, 'Worked notes');
+    const run = await world!.host.client.request('POST', '/agent/run', { session_id: worked, message: 'ls' });
+    expect(run.status).toBeLessThan(300);
+  });
+
+  it('is removed once another session is opened: the list keeps no empty session, and an empty one made elsewhere stays', async () => {
+    await page.goto(`${world!.host.uiOrigin}/desktop/sessions/${worked}`);
+    await clickNewSession();
+    await expect.poll(openSessionId).not.toBe(worked);
+    const made = openSessionId()!;
+    await row('Kept notes').locator('button.session-open').click();
+    await expect.poll(openSessionId).toBe(kept);
+    await expect.poll(storedIds).not.toContain(made);
+    await expect.poll(() => sidebar().locator('li.session').count()).toBe((await storedIds()).length);
+    expect(await storedIds()).toContain(kept);
+    await shotAllModes(page, SHOTS, '99-new-session-left');
+  });
+
+  it('clicked three times makes one session, removed when left for the home page', async () => {
+    await page.goto(`${world!.host.uiOrigin}/desktop/sessions/${worked}`);
+    const before = await storedIds();
+    await clickNewSession();
+    await expect.poll(openSessionId).not.toBe(worked);
+    const made = openSessionId()!;
+    await clickNewSession();
+    await clickNewSession();
+    expect(openSessionId()).toBe(made);
+    expect((await storedIds()).filter((id) => !before.includes(id))).toEqual([made]);
+    await page.getByRole('link', { name: 'Bastion' }).click();
+    await expect.poll(storedIds).toEqual(before);
+  });
+
+  it('stays with a draft typed in its box: leaving it sends no DELETE, while the next untouched one left is removed', async () => {
+    await page.goto(`${world!.host.uiOrigin}/desktop/sessions/${worked}`);
+    await clickNewSession();
+    await expect.poll(openSessionId).not.toBe(worked);
+    const drafted = openSessionId()!;
+    await composer().fill('half a thought');
+    const looked = page.waitForResponse(
+      (response) =>
+        new URL(response.url()).pathname === `/sessions/${drafted}` && response.request().method() === 'GET',
+    );
+    await row('Worked notes').locator('button.session-open').click();
+    await looked;
+    // An untouched one made and left after it is removed: the look at the drafted one is over by then.
+    await clickNewSession();
+    await expect.poll(openSessionId).not.toBe(worked);
+    const untouched = openSessionId()!;
+    await row('Kept notes').locator('button.session-open').click();
+    await expect.poll(storedIds).not.toContain(untouched);
+    expect(await storedIds()).toContain(drafted);
+    expect(deleted).not.toContain(`/sessions/${drafted}`);
+    // Newest first: the drafted one is above the earlier tests' untitled session (which has a message).
+    await row('Untitled session').locator('button.session-open').first().click();
+    await expect.poll(openSessionId).toBe(drafted);
+    expect(await composer().inputValue()).toBe('half a thought');
+  });
+  it('stays with a mode the person chose, as the daemon stores it: leaving it sends no DELETE', async () => {
+    await page.goto(`${world!.host.uiOrigin}/desktop/sessions/${worked}`);
+    await clickNewSession();
+    await expect.poll(openSessionId).not.toBe(worked);
+    const chosen = openSessionId()!;
+    await page.getByLabel('Mode', { exact: true }).selectOption('read-only');
+    await expect
+      .poll(async () => (await storedSessions(world!.host)).find((session) => session.id === chosen)?.mode)
+      .toBe('read-only');
+    const looked = page.waitForResponse(
+      (response) => new URL(response.url()).pathname === `/sessions/${chosen}` && response.request().method() === 'GET',
+    );
+    await row('Worked notes').locator('button.session-open').click();
+    await looked;
+    await clickNewSession();
+    await expect.poll(openSessionId).not.toBe(worked);
+    const untouched = openSessionId()!;
+    await row('Kept notes').locator('button.session-open').click();
+    await expect.poll(storedIds).not.toContain(untouched);
+    expect(await storedIds()).toContain(chosen);
+    expect(deleted).not.toContain(`/sessions/${chosen}`);
   });
 });
 
