@@ -97,3 +97,20 @@ it('bastion chat: Ctrl-C at an approval question stops that run only; the next p
   expect(cli.shown()).not.toContain('ABORT_ERR');
   expect(existsSync(join(workspace, 'asked'))).toBe(false);
 });
+
+it("bastion run: Ctrl-C at the host policy's question refuses the command, and what follows starts on a line of its own", async () => {
+  const { home, workspace } = project();
+  const rule = await runCli(['policy', 'add', 'ask', '--home', home, '--workspace', workspace, '--', 'touch']);
+  expect(rule.code).toBe(0);
+  const cli = runCliInTerminal([...demoInAuto('run', home, workspace), '$ touch asked']);
+  await waitFor(() => cli.shown().includes("Bastion's policy asks before this runs"), 60_000, 'the host question');
+  await waitFor(() => cli.shown().includes('Allow? [y/N]'), 30_000, 'its prompt');
+  cli.type('\u0003');
+  expect(await cli.closed).toBe(0);
+  // readline moves the cursor past the question (ESC [ n G) before anything typed would show.
+  const question = 'Allow? [y/N] ';
+  const after = cli.shown().slice(cli.shown().indexOf(question) + question.length);
+  expect((after.startsWith('\u001b') ? after.slice(1).replace(/^\[\d+G/, '') : after).slice(0, 2)).toMatch(/^\r?\n/);
+  expect(cli.shown()).toContain('[run] $ touch asked → refused: COMMAND_POLICY_UNAPPROVED');
+  expect(existsSync(join(workspace, 'asked'))).toBe(false);
+});

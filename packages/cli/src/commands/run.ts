@@ -352,7 +352,8 @@ async function askOnTerminal(
   signal?: AbortSignal,
 ): Promise<boolean> {
   await discardTypeAhead(process.stdin, signal);
-  const prompt = createInterface({ input: process.stdin, output: json ? process.stderr : process.stdout });
+  const output = json ? process.stderr : process.stdout;
+  const prompt = createInterface({ input: process.stdin, output });
   try {
     const choices = always ? '[y/N] (or a: always allow this in this project) ' : '[y/N] ';
     const answer = (await prompt.question(`${question}Allow? ${choices}`, { signal })).trim();
@@ -378,6 +379,10 @@ async function askOnTerminal(
       return true;
     }
     return /^y(es)?$/i.test(answer);
+  } catch (error) {
+    // Ctrl-C (readline's AbortError, the signal not aborted): what follows starts on a line of its own.
+    if ((error as Error).name === 'AbortError' && signal?.aborted !== true) output.write('\n');
+    throw error;
   } finally {
     prompt.close();
   }
@@ -1406,7 +1411,6 @@ async function runPrompt(
       for (;;) {
         const first = await Promise.race([stopped, nextEvent().then(() => 'event' as const)]);
         if (first === 'stopped') {
-          process[options.json ? 'stderr' : 'stdout'].write('\n');
           await host.client.request('POST', '/agent/abort', { session_id: session.id });
           for (let shown = await take(); shown !== undefined; shown = await take())
             if (typeof shown.ended === 'number') return shown.ended;
