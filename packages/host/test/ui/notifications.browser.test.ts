@@ -16,6 +16,7 @@ import type { TempHost } from '../support/temp-host.js';
 import { openDesktop } from './support/browser.js';
 import { openScriptedDesktopWorld, sendMessage, type ScriptedDesktopWorld } from './support/desktop-world.js';
 import { shotAllModes, SHOTS } from './support/layout.js';
+import { settleTouch, touchTurns } from './support/touch-turns.js';
 import { openSettingsTab } from './support/settings.js';
 
 const SETTLED = { timeout: 30_000 };
@@ -239,6 +240,33 @@ describe('notifications while the tab is in the background', () => {
     await page.getByRole('heading', { name: 'Other work' }).waitFor(SETTLED);
     expect(new URL(page.url()).pathname).toBe(`/desktop/sessions/${other.body.id}`);
     await setHidden(false);
+  });
+
+  it('with the tab in the background, the host’s own question about a call (a policy ask) shows one notification naming the session and the tool, not its arguments; the run answered in view is not told', async () => {
+    const marker = 'ARGUMENT-CANARY-host';
+    host.policy.add({ kind: 'global' }, { decision: 'ask', command: 'touch', argv_prefix: [marker] });
+    await page.goto(`${host.uiOrigin}/desktop/sessions/${sessionId}`);
+    await page.getByRole('heading', { name: TITLE }).waitFor(SETTLED);
+    const before = (await shown()).length;
+    await setHidden(true);
+    turns.push(...touchTurns(marker));
+    await sendMessage(page, 'MESSAGE-CANARY touch it');
+    const region = page.getByRole('region', { name: 'The host asks' });
+    await region.getByText(`touch ${marker}`).waitFor(SETTLED);
+    await expect.poll(async () => (await shown()).length, SETTLED).toBe(before + 1);
+    const notes = await shown();
+    expect(notes[before]).toEqual({
+      title: `Bastion: ${TITLE} — needs your approval: run_command`,
+      body: 'A tool call waits for your answer. Click to open the session.',
+      tag: `bastion-session-${sessionId}`,
+    });
+    for (const canary of CANARIES) expect(JSON.stringify(notes)).not.toContain(canary);
+
+    await setHidden(false);
+    await region.getByRole('button', { name: 'Deny' }).click();
+    await settleTouch(page, region, marker);
+    await listSettled(TITLE);
+    expect(await shown()).toHaveLength(before + 1);
   });
 
   it('with notifications denied by the browser, turning the switch on leaves it off and says the browser blocks them', async () => {
