@@ -132,6 +132,12 @@ export type WorkspaceErrorCode =
   | 'FS_NO_WORKSPACE'
   /** The disk holding the file is full (ENOSPC), or the user's quota used up (EDQUOT); nothing was written. */
   | 'FS_DISK_FULL'
+  /** A name in the path is longer than the file system takes (ENAMETOOLONG: 255 bytes on most), or the whole path is. */
+  | 'FS_NAME_TOO_LONG'
+  /** The file system's permissions refuse the access (EACCES, EPERM). */
+  | 'FS_ACCESS_DENIED'
+  /** The file system holding the path is mounted read-only (EROFS). */
+  | 'FS_READ_ONLY'
   | 'FS_IO';
 
 /**
@@ -152,6 +158,9 @@ export const WORKSPACE_WRITE_ERROR_CODES = [
   'FS_SYMLINK',
   'FS_TOO_LARGE',
   'FS_DISK_FULL',
+  'FS_NAME_TOO_LONG',
+  'FS_ACCESS_DENIED',
+  'FS_READ_ONLY',
   'FS_IO',
   'FS_CHANGED_SINCE_SHOWN',
   'STORAGE_FULL',
@@ -630,6 +639,9 @@ export const WIRE_ERROR_STATUS: Readonly<Record<WireErrorCode, HttpErrorStatus>>
   FS_TOO_LARGE: 413,
   FS_NO_WORKSPACE: 400,
   FS_DISK_FULL: 507,
+  FS_NAME_TOO_LONG: 400,
+  FS_ACCESS_DENIED: 403,
+  FS_READ_ONLY: 403,
   FS_IO: 500,
   WORKSPACE_WRITE_BUSY: 503,
   WORKSPACE_WRITE_DUPLICATE_ID: 500,

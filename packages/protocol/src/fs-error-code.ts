@@ -15,7 +15,15 @@ export function workspaceCodeOfFsError(
   error: unknown,
 ): Extract<
   WorkspaceErrorCode,
-  'FS_NOT_FOUND' | 'FS_SYMLINK' | 'FS_NOT_A_FILE' | 'FS_NOT_A_DIRECTORY' | 'FS_DISK_FULL' | 'FS_IO'
+  | 'FS_NOT_FOUND'
+  | 'FS_SYMLINK'
+  | 'FS_NOT_A_FILE'
+  | 'FS_NOT_A_DIRECTORY'
+  | 'FS_DISK_FULL'
+  | 'FS_NAME_TOO_LONG'
+  | 'FS_ACCESS_DENIED'
+  | 'FS_READ_ONLY'
+  | 'FS_IO'
 > {
   if (isDiskFullError(error)) return 'FS_DISK_FULL';
   switch ((error as { code?: unknown } | undefined)?.code) {
@@ -27,6 +35,13 @@ export function workspaceCodeOfFsError(
       return 'FS_NOT_A_FILE';
     case 'ENOTDIR':
       return 'FS_NOT_A_DIRECTORY';
+    case 'ENAMETOOLONG':
+      return 'FS_NAME_TOO_LONG';
+    case 'EACCES':
+    case 'EPERM':
+      return 'FS_ACCESS_DENIED';
+    case 'EROFS':
+      return 'FS_READ_ONLY';
     default:
       return 'FS_IO';
   }

@@ -22,6 +22,18 @@ describe('refusalText', () => {
     );
   });
 
+  it('says a name too long, a permission refused and a read-only file system in words of their own, not the generic failure', () => {
+    expect(refusalText({ ok: false, code: 'FS_NAME_TOO_LONG', message: 'file name too long' })).toBe(
+      'The file name is too long: a name in the path is longer than the file system allows (255 bytes on most), or the whole path is.',
+    );
+    expect(refusalText({ ok: false, code: 'FS_ACCESS_DENIED', message: 'denied' })).toBe(
+      'The file system’s permissions do not let Bastion open this path.',
+    );
+    expect(refusalText({ ok: false, code: 'FS_READ_ONLY', message: 'read-only' })).toBe(
+      'The file system holding this path is read-only, so nothing was written.',
+    );
+  });
+
   it('says a fixed message’s words alone, and an unknown code’s message as it is', () => {
     expect(refusalText({ ok: false, code: 'TOOL_DENIED', message: 'denied by the user' })).toBe(
       'You denied this call.',

@@ -17,11 +17,16 @@ const REFUSAL_WORDS: Readonly<Record<string, string>> = {
   FS_NOT_A_DIRECTORY: 'The path is not a folder.',
   FS_OUTSIDE_WORKSPACE: 'The path is outside the workspace, so the agent may not touch it.',
   FS_PROTECTED: 'The path is protected (secrets or Bastion’s own data), so the agent may not touch it.',
-  FS_SYMLINK: 'The path goes through a symbolic link out of bounds, so it was refused.',
+  FS_SYMLINK:
+    'The path is a symbolic link Bastion does not follow (one that loops, or one swapped in as the file was opened), so it was refused.',
   FS_NO_WORKSPACE: 'This session has no workspace folder.',
   FS_TOO_LARGE: 'The file is too large for this tool.',
   FS_DISK_FULL:
     'The workspace’s disk is full, so nothing was written: the file is as it was. Free some space, then ask again.',
+  FS_NAME_TOO_LONG:
+    'The file name is too long: a name in the path is longer than the file system allows (255 bytes on most), or the whole path is.',
+  FS_ACCESS_DENIED: 'The file system’s permissions do not let Bastion open this path.',
+  FS_READ_ONLY: 'The file system holding this path is read-only, so nothing was written.',
   STORAGE_FULL: 'The disk Bastion keeps its data on is full, so nothing was written. Free some space, then ask again.',
   FS_CHANGED_SINCE_SHOWN: 'The file changed after you were shown this diff, so nothing was written.',
   EDIT_NO_MATCH: 'The text to replace does not occur in the file.',
@@ -49,7 +54,16 @@ const REFUSAL_WORDS: Readonly<Record<string, string>> = {
 } satisfies Partial<Record<DaemonErrorCode, string>>;
 
 /** Codes whose message is always the same fixed sentence: the words above say it already. */
-const FIXED_MESSAGE_CODES = new Set(['TOOL_DENIED', 'TOOL_FAILED', 'EXPLORE_NO_ANSWER', 'FS_CHANGED_SINCE_SHOWN']);
+const FIXED_MESSAGE_CODES = new Set([
+  'TOOL_DENIED',
+  'TOOL_FAILED',
+  'EXPLORE_NO_ANSWER',
+  'FS_CHANGED_SINCE_SHOWN',
+  'FS_SYMLINK',
+  'FS_NAME_TOO_LONG',
+  'FS_ACCESS_DENIED',
+  'FS_READ_ONLY',
+]);
 
 /** A refused call's output `{ code, message }` in words. */
 export function refusalText(output: unknown): string {

@@ -181,6 +181,40 @@ describe('read_file and list_dir', () => {
   });
 });
 
+describe('file system failures named for what they are, not FS_IO', () => {
+  /** A name of 300 bytes: over the 255 a name may have on the file systems Bastion runs on. */
+  const longName = `${'n'.repeat(296)}.txt`;
+  const nameTooLong = {
+    ok: false,
+    code: 'FS_NAME_TOO_LONG',
+    message:
+      'file name too long: a name in the path is longer than the file system allows (255 bytes on most), or the whole path is',
+  };
+
+  it('read_file, list_dir and write_file of a name over 255 bytes answer FS_NAME_TOO_LONG; nothing is written', async () => {
+    expect(await run('read_file', { path: longName })).toEqual(nameTooLong);
+    expect(await run('list_dir', { path: `src/${longName}` })).toEqual(nameTooLong);
+    expect(await run('write_file', { path: `new/${longName}`, content: 'x' })).toEqual(nameTooLong);
+    expect(existsSync(join(root, 'new'))).toBe(false);
+  });
+
+  it('write_file of a path longer than the system takes, each name short, answers FS_NAME_TOO_LONG and leaves no folder it made', async () => {
+    // 4,085 characters, under the tool's WORKSPACE_MAX_PATH_CHARS; with the root before it, over Linux's 4,096.
+    const deep = Array.from({ length: 16 }, (_, index) => `${index.toString(16)}${'d'.repeat(253)}`).join('/');
+    expect(await run('write_file', { path: `${deep}/n.txt`, content: 'x' })).toEqual(nameTooLong);
+    expect(existsSync(join(root, `0${'d'.repeat(253)}`))).toBe(false);
+  });
+
+  it('read_file, list_dir and write_file of symbolic links that loop answer FS_SYMLINK saying they loop', async () => {
+    symlinkSync('loop-b', join(root, 'loop-a'));
+    symlinkSync('loop-a', join(root, 'loop-b'));
+    const loops = { ok: false, code: 'FS_SYMLINK', message: expect.stringContaining('it loops') };
+    expect(await run('read_file', { path: 'loop-a' })).toEqual(loops);
+    expect(await run('list_dir', { path: 'loop-a' })).toEqual(loops);
+    expect(await run('write_file', { path: 'loop-a', content: 'x' })).toEqual(loops);
+  });
+});
+
 describe('search', () => {
   it('finds matches with ripgrep inside the workspace only', async () => {
     symlinkSync(outside, join(root, 'linked'));

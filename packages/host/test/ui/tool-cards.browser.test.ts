@@ -152,6 +152,21 @@ describe('tool cards in the transcript', () => {
     await shotAllModes(page, SHOTS, 'tool-cards-refused-plan', refused);
   });
 
+  it('shows a read_file of a name over 255 bytes refused as a name too long, in words, not as a file system failure (FS_IO)', async () => {
+    turns.push(
+      { kind: 'tool-call', name: 'read_file', input: { path: `${'n'.repeat(296)}.txt` } },
+      { kind: 'text', pieces: ['That name is too long.'] },
+    );
+    await sendMessage(page, 'Read the long one');
+    await lastRunEnd().waitFor(SETTLED);
+    const refused = card('read_file');
+    await refused.getByTestId('tool-status').filter({ hasText: 'refused' }).waitFor(SETTLED);
+    expect(await refused.locator('.refusal').textContent()).toBe(
+      'The file name is too long: a name in the path is longer than the file system allows (255 bytes on most), or the whole path is.',
+    );
+    await shotAllModes(page, SHOTS, 'tool-cards-name-too-long', refused);
+  });
+
   it('names the project instructions once in a turn whose approval answer starts a second run that reads them again', async () => {
     turns.push(
       { kind: 'tool-call', name: 'run_command', input: { command: 'touch', args: ['approved.txt'] } },
