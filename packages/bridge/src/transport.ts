@@ -10,6 +10,7 @@
  */
 import {
   HOST_IPC_PAGE_KEY_HEADER,
+  WIRE_ERROR_STATUS,
   type HostIpcChannel,
   type HostIpcInput,
   type HostIpcOutput,
@@ -18,12 +19,19 @@ import { BridgeError } from './bridge-error.js';
 
 const HOST_IPC_PREFIX = '/_host/ipc/';
 const AUTH_USER = 'bastion';
+/** The daemon's answer when its perimeter refuses the password: a replaced sidecar's, here. */
+const STALE_PASSWORD_STATUS = WIRE_ERROR_STATUS.PERIMETER_AUTH;
 
 export interface Transport {
   host: <C extends HostIpcChannel>(channel: C, input: HostIpcInput<C>) => Promise<HostIpcOutput<C>>;
   daemon: <T>(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, body?: unknown) => Promise<T>;
   /** Open a daemon response stream (server-sent events); the caller reads the body. */
   daemonStream: (path: string, headers: Record<string, string>, signal?: AbortSignal) => Promise<Response>;
+}
+
+/** Daemon requests that change nothing: GETs, and the handshake (a POST that only reads). */
+function isRead(method: string, path: string, payload: string | undefined): boolean {
+  return payload === undefined && (method === 'GET' || (method === 'POST' && path === '/handshake'));
 }
 
 /** `pageKey` reads the host session's page key (page-key.ts); it goes only to host IPC. */
@@ -114,12 +122,33 @@ export function createTransport(pageKey: () => string | undefined): Transport {
     });
   }
 
+  /**
+   * A read asked once more, with a fresh server-info lookup, when it did not reach the daemon or
+   * the daemon's perimeter refused its password: the sidecar it was sent to was being replaced (a
+   * restart, a granted folder), and the lookup waits for the new one. Nothing else is asked twice:
+   * a request that changes something may have reached the old sidecar before it died.
+   */
+  async function daemonRead(method: string, path: string): Promise<Response> {
+    const ask = () => daemonRequest(method, path, {}, undefined, undefined);
+    let response: Response;
+    try {
+      response = await ask();
+    } catch {
+      return ask();
+    }
+    if (response.status !== STALE_PASSWORD_STATUS) return response;
+    await response.body?.cancel();
+    return ask();
+  }
+
   return {
     host,
     async daemon<T>(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, body?: unknown): Promise<T> {
       const payload = body === undefined ? undefined : JSON.stringify(body);
       const headers: Record<string, string> = payload === undefined ? {} : { 'content-type': 'application/json' };
-      const response = await daemonRequest(method, path, headers, payload, undefined);
+      const response = isRead(method, path, payload)
+        ? await daemonRead(method, path)
+        : await daemonRequest(method, path, headers, payload, undefined);
       if (!response.ok) throw await failure(response);
       if (response.status === 204) return undefined as T;
       const text = await response.text();

@@ -1,0 +1,169 @@
+/// <reference lib="dom" />
+/**
+ * The page while the sidecar is being replaced (a restart; a folder granted restarts it too), in
+ * real Chromium against the real host and sidecar processes (demo model). The new sidecar's launch
+ * waits until the test lets it go, so the gap between the old one's end and the new one's
+ * readiness, where the host refuses every connection unread, lasts as long as the test needs; a
+ * request of the page held by the test is let go into it. A read (a GET, the handshake) sent into
+ * the gap is asked once more and answered by the new sidecar: the page does not say Bastion is not
+ * running, and a message sent meanwhile goes through, once. A send sent into the gap is not sent
+ * again (it could have reached a sidecar that died with it): it fails and says so, the message
+ * stays in the box and nothing is stored; sent again, it is stored once. (Before, a read sent into
+ * the gap failed UNREACHABLE and its alert stayed; a failed handshake had the page say Bastion is
+ * not running, and ignore Enter, until its next check: the unsent message left in the box that
+ * stream-resume.browser saw.)
+ */
+import { afterEach, expect, it } from 'vitest';
+import type { Page, Route } from 'playwright-core';
+import type { EventPageResponse, Session } from '@bastion/protocol';
+import { plainLauncher, type SidecarLauncher } from '../../src/supervisor/sidecar-launcher.js';
+import type { TempHost } from '../support/temp-host.js';
+import { createDemoSession, openDesktopWorld, sendMessage, useDesktopWorld } from './support/desktop-world.js';
+
+/** Lets the launch of the next sidecar go on; set by `intoTheGap`. */
+let launchNext = () => {};
+let launchHeld: Promise<void> | undefined;
+const launcher: SidecarLauncher = async (entry) => {
+  await launchHeld;
+  return plainLauncher(entry);
+};
+const capabilities = { sandbox: 'none', shell: false, platform: 'linux', reason: 'test launcher' } as const;
+
+let host: TempHost;
+let page: Page;
+useDesktopWorld(
+  () => openDesktopWorld({ launcher, capabilities }),
+  (opened) => ({ host, page } = opened),
+);
+
+afterEach(async () => {
+  launchNext();
+  await page.unrouteAll();
+});
+
+const count = (event: string, reason?: string) =>
+  host.records.filter((record) => record.event === event && (reason === undefined || record.fields.reason === reason))
+    .length;
+
+/** The next page request `matches` picks, held until `go()` lets it go on to the network. */
+async function holdNext(matches: (url: URL) => boolean): Promise<{ held: Promise<void>; go: () => Promise<void> }> {
+  let reached = () => {};
+  const held = new Promise<void>((resolve) => (reached = resolve));
+  let route: Route | undefined;
+  await page.route(matches, async (next) => {
+    if (route !== undefined) return next.continue();
+    route = next;
+    reached();
+  });
+  return { held, go: async () => route?.continue() };
+}
+
+/**
+ * Replaces the sidecar with the next launch held, lets `go` send a held request into the gap and
+ * waits until the host refused its connection. `restarted` lets the launch go and waits for the
+ * new sidecar.
+ */
+async function intoTheGap(go: () => Promise<void>): Promise<{ restarted: () => Promise<void> }> {
+  launchHeld = new Promise((resolve) => (launchNext = resolve));
+  const exited = count('sidecar.exited');
+  const refused = count('socket.refused', 'sidecar-not-ready');
+  const restarting = host.supervisor.restart('ui-test');
+  await expect.poll(() => count('sidecar.exited')).toBe(exited + 1);
+  await go();
+  await expect.poll(() => count('socket.refused', 'sidecar-not-ready')).toBeGreaterThan(refused);
+  return {
+    restarted: async () => {
+      launchNext();
+      await restarting;
+    },
+  };
+}
+
+/** A new demo session, open in the page once all it reads is shown. */
+async function openNewSession(title: string): Promise<string> {
+  const sessionId = await createDemoSession(host, title);
+  await page.goto(`${host.uiOrigin}/desktop/sessions/${sessionId}`);
+  await page.locator('.chat-head').getByText('offline demo model').first().waitFor();
+  await page
+    .getByRole('complementary', { name: 'Sessions' })
+    .locator('li.session')
+    .filter({ hasText: title })
+    .waitFor();
+  await page.getByRole('status', { name: 'Security posture' }).filter({ hasText: 'Not sandboxed' }).waitFor();
+  await expect.poll(() => box().getAttribute('placeholder')).toContain('/ for commands');
+  return sessionId;
+}
+
+const box = () => page.getByRole('combobox', { name: 'Message' });
+
+/** From now on, the text of every alert the page shows, even for a moment; `alertsShown()` reads them. */
+async function recordAlerts(): Promise<void> {
+  await page.evaluate(() => {
+    const shown: string[] = [];
+    Object.assign(window, { alertsShown: shown });
+    new MutationObserver(() => {
+      document.querySelectorAll('[role=alert]').forEach((alert) => shown.push(alert.textContent ?? ''));
+    }).observe(document.body, { subtree: true, childList: true, characterData: true });
+  });
+}
+
+const alertsShown = () => page.evaluate(() => (window as unknown as { alertsShown: string[] }).alertsShown);
+
+async function runsStarted(sessionId: string): Promise<number> {
+  const events = await host.client.request<EventPageResponse>('GET', `/sessions/${sessionId}/events?limit=100`);
+  return events.body.events.filter(({ event }) => event.type === 'run-started').length;
+}
+
+it('a read sent as the sidecar was being replaced, refused by the host, is asked again and answered by the new sidecar', async () => {
+  const sessionId = await createDemoSession(host, 'Read across the restart');
+  const read = await holdNext((url) => url.pathname === `/sessions/${sessionId}`);
+  const title = page.evaluate(
+    (id) =>
+      window.bastion!.sessions.get(id).then(
+        (session: Session) => session.title,
+        (failure: { code?: string }) => `failed: ${failure.code}`,
+      ),
+    sessionId,
+  );
+  await read.held;
+  const gap = await intoTheGap(read.go);
+  await gap.restarted();
+  expect(await title).toBe('Read across the restart');
+});
+
+it('a handshake sent as the sidecar was being replaced is asked again: the page shows no alert at any moment (none saying Bastion is not running), and a message sent meanwhile goes through once', async () => {
+  // The home page: no stream of a session, whose drop would have the page ask again anyway.
+  await page.goto(`${host.uiOrigin}/desktop/`);
+  await page.getByRole('status', { name: 'Security posture' }).filter({ hasText: 'Not sandboxed' }).waitFor();
+  await recordAlerts();
+  const handshake = await holdNext((url) => url.pathname === '/handshake');
+  await handshake.held;
+  const failed = page.waitForEvent('requestfailed', (request) => new URL(request.url()).pathname === '/handshake');
+  const gap = await intoTheGap(handshake.go);
+  await failed;
+  await box().fill('ls');
+  await box().press('Enter');
+  await gap.restarted();
+  await page.getByTestId('user-bubble').filter({ hasText: /^ls$/ }).waitFor();
+  const sessionId = /\/desktop\/sessions\/([^/]+)$/.exec(new URL(page.url()).pathname)?.[1];
+  expect(await runsStarted(sessionId ?? '')).toBe(1);
+  expect(await alertsShown()).toEqual([]);
+});
+
+it('a send sent as the sidecar was being replaced is not sent again: it says it failed, the message stays in the box, nothing is stored; sent again it is stored once', async () => {
+  const sessionId = await openNewSession('Send across the restart');
+  const run = await holdNext((url) => url.pathname === '/agent/run');
+  await sendMessage(page, 'ls');
+  await run.held;
+  const gap = await intoTheGap(run.go);
+  await gap.restarted();
+  const main = page.getByRole('main');
+  await main.getByRole('alert').filter({ hasText: 'the agent could not be reached (UNREACHABLE)' }).waitFor();
+  expect(await box().inputValue()).toBe('ls');
+  expect(await runsStarted(sessionId)).toBe(0);
+  await box().press('Enter');
+  await page.getByTestId('user-bubble').filter({ hasText: /^ls$/ }).waitFor();
+  expect(await box().inputValue()).toBe('');
+  await expect.poll(() => runsStarted(sessionId)).toBe(1);
+  expect(await page.getByRole('alert').allTextContents()).toEqual([]);
+});
