@@ -41,6 +41,15 @@ export function rememberNewSession(session: Session): void {
   writeMade([...readMade(), session]);
 }
 
+/**
+ * A session something is being sent in: kept whatever the daemon says when it is left, as the run
+ * may not be stored yet (its MCP resources still being read, or the request on its way).
+ */
+export function keepNewSession(sessionId: string): void {
+  const made = readMade();
+  if (made.some(({ id }) => id === sessionId)) writeMade(made.filter(({ id }) => id !== sessionId));
+}
+
 function untouched(made: Made, now: Session): boolean {
   return (
     now.last_run === null &&

@@ -144,6 +144,39 @@ describe('New session left untouched', () => {
     await expect.poll(openSessionId).toBe(drafted);
     expect(await composer().inputValue()).toBe('half a thought');
   });
+  it('stays when left while its first message is on its way (the daemon has no run of it yet): no DELETE, and the message is stored', async () => {
+    await page.goto(`${world!.host.uiOrigin}/desktop/sessions/${worked}`);
+    await clickNewSession();
+    await expect.poll(openSessionId).not.toBe(worked);
+    const sent = openSessionId()!;
+    // The run's request is held until the session has been left and looked at.
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const held = (url: URL) => url.pathname === '/agent/run';
+    await page.route(held, async (route) => {
+      await released;
+      return route.continue();
+    });
+    try {
+      await composer().fill('ls');
+      await page.keyboard.press('Enter');
+      // Sending took it off the sessions New session made, so leaving it does not look at it.
+      await expect
+        .poll(() => page.evaluate(() => window.sessionStorage.getItem('bastion.new-sessions') ?? ''))
+        .not.toContain(sent);
+      await row('Kept notes').locator('button.session-open').click();
+      await expect.poll(openSessionId).toBe(kept);
+      await page.getByRole('heading', { name: 'Kept notes' }).waitFor();
+    } finally {
+      release();
+      await page.unroute(held);
+    }
+    await expect
+      .poll(async () => (await storedSessions(world!.host)).find((session) => session.id === sent)?.last_run?.status)
+      .toBe('finished');
+    expect(deleted).not.toContain(`/sessions/${sent}`);
+  });
+
   it('stays with a mode the person chose, as the daemon stores it: leaving it sends no DELETE', async () => {
     await page.goto(`${world!.host.uiOrigin}/desktop/sessions/${worked}`);
     await clickNewSession();

@@ -27,6 +27,7 @@ import { loadHistory, loadPrompt, newestHistory, settledOpening, type HistoryChu
 import { mcpContextOf, type MessageMcp } from '../mcp-offers.js';
 import { spansAfterEdit } from '../server-text-spans.js';
 import { notifyAgentEvent, rememberTitle } from '../notifications.js';
+import { keepNewSession } from '../new-sessions.js';
 import {
   applyEvents,
   emptyTranscript,
@@ -610,6 +611,7 @@ export function ChatView({
     /** `mcp`: what the box read for it; a retried message that had none has its resources read now. */
     async (message: string, attached: readonly Attachment[] = [], mcp?: AgentRunMcp) => {
       setSending((count) => count + 1);
+      keepNewSession(sessionId);
       try {
         const fromMcp = mcp ?? (await mcpContextOf(bastion.mcp, reachableRoot, message, undefined));
         const answer = await bastion.agent.run(
