@@ -110,9 +110,7 @@ async function shownOnce(page: Page, prompt: string, markers: readonly string[],
   expect(await page.getByText(reply).count()).toBe(1);
   for (const marker of markers) expect(await cards(page, marker).count()).toBe(1);
   expect(await question(page).count()).toBe(0);
-  // In the session's view (the session list says for itself when a read of it failed, as one
-  // during the sidecar's restart may).
-  expect(await page.getByRole('main').getByRole('alert').allTextContents()).toEqual([]);
+  expect(await page.getByRole('alert').allTextContents()).toEqual([]);
 }
 
 it("a tab whose stream starts only after the step's two questions and the first answer were published since its read of the log asks the second, then shows the run that carries both out, each event once", async () => {
