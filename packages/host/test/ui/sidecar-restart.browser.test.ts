@@ -8,7 +8,9 @@
  * the gap is asked once more and answered by the new sidecar: the page does not say Bastion is not
  * running, and a message sent meanwhile goes through, once. A send sent into the gap is not sent
  * again (it could have reached a sidecar that died with it): it fails and says so, the message
- * stays in the box and nothing is stored; sent again, it is stored once. (Before, a read sent into
+ * stays in the box and nothing is stored; sent again, it is stored once. A sidecar that cannot be
+ * started again (its launches fail) is said to be not running, a send then keeps its message, and
+ * once a sidecar runs again the message goes, once. (Before, a read sent into
  * the gap failed UNREACHABLE and its alert stayed; a failed handshake had the page say Bastion is
  * not running, and ignore Enter, until its next check: the unsent message left in the box that
  * stream-resume.browser saw.)
@@ -19,12 +21,16 @@ import type { EventPageResponse, Session } from '@bastion/protocol';
 import { plainLauncher, type SidecarLauncher } from '../../src/supervisor/sidecar-launcher.js';
 import type { TempHost } from '../support/temp-host.js';
 import { createDemoSession, openDesktopWorld, sendMessage, useDesktopWorld } from './support/desktop-world.js';
+import { SHOTS } from './support/layout.js';
 
 /** Lets the launch of the next sidecar go on; set by `intoTheGap`. */
 let launchNext = () => {};
 let launchHeld: Promise<void> | undefined;
+/** While set, every launch fails (the sidecar cannot be started again). */
+let launchFails = false;
 const launcher: SidecarLauncher = async (entry) => {
   await launchHeld;
+  if (launchFails) throw Object.assign(new Error('the test keeps the sidecar down'), { code: 'TEST_LAUNCHER_FAILED' });
   return plainLauncher(entry);
 };
 const capabilities = { sandbox: 'none', shell: false, platform: 'linux', reason: 'test launcher' } as const;
@@ -37,6 +43,7 @@ useDesktopWorld(
 );
 
 afterEach(async () => {
+  launchFails = false;
   launchNext();
   await page.unrouteAll();
 });
@@ -161,6 +168,28 @@ it('a send sent as the sidecar was being replaced is not sent again: it says it 
   await main.getByRole('alert').filter({ hasText: 'the agent could not be reached (UNREACHABLE)' }).waitFor();
   expect(await box().inputValue()).toBe('ls');
   expect(await runsStarted(sessionId)).toBe(0);
+  await box().press('Enter');
+  await page.getByTestId('user-bubble').filter({ hasText: /^ls$/ }).waitFor();
+  expect(await box().inputValue()).toBe('');
+  await expect.poll(() => runsStarted(sessionId)).toBe(1);
+  expect(await page.getByRole('alert').allTextContents()).toEqual([]);
+});
+
+it('a send while the sidecar cannot be started again says the agent is not running, keeps the message in the box and stores nothing; once it runs again the message goes, once', async () => {
+  const sessionId = await openNewSession('Send while the agent is down');
+  launchFails = true;
+  const down = host.supervisor.restart('ui-test').catch((failure: { code?: string }) => failure.code);
+  await sendMessage(page, 'ls');
+  expect(await down).toBe('SIDECAR_RESPAWN_FAILED');
+  const main = page.getByRole('main');
+  await main.getByRole('alert').filter({ hasText: 'the agent is not running (SIDECAR_UNAVAILABLE)' }).waitFor();
+  await page.getByRole('alert').filter({ hasText: 'Cannot reach the agent: the agent is not running' }).waitFor();
+  expect(await box().inputValue()).toBe('ls');
+  await page.screenshot({ path: `${SHOTS}/sidecar-down-send-kept.png` });
+  launchFails = false;
+  await host.supervisor.restart('ui-test');
+  expect(await runsStarted(sessionId)).toBe(0);
+  await expect.poll(() => page.getByText('Cannot reach the agent').count(), { timeout: 15_000 }).toBe(0);
   await box().press('Enter');
   await page.getByTestId('user-bubble').filter({ hasText: /^ls$/ }).waitFor();
   expect(await box().inputValue()).toBe('');
