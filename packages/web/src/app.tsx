@@ -10,7 +10,7 @@ import { ChatView } from './components/chat-view.js';
 import { HomeView } from './components/home-view.js';
 import { loadMarkdownRenderer } from './components/markdown-loader.js';
 import { setNotificationOpener } from './notifications.js';
-import { rememberNewSession, removeLeftNewSessions } from './new-sessions.js';
+import { holdSessionOpen, rememberNewSession, removeLeftNewSessions } from './new-sessions.js';
 import { isAltShiftKey, MESSAGE_BOX_KEY, pageKeyMayAct } from './shortcut-keys.js';
 
 // Settings (endpoints, policy, audit log) is its own chunk, fetched when first opened: the first
@@ -97,6 +97,8 @@ export function App() {
   // A session New session made and left untouched (for another session, the home page, a new one)
   // is removed; Settings is not leaving it, as Back from there would find it gone.
   const openSessionId = route.page === 'session' ? route.sessionId : undefined;
+  // Before the removal below: a session left here is no longer held as shown by this tab.
+  useEffect(() => (openSessionId === undefined ? undefined : holdSessionOpen(openSessionId)), [openSessionId]);
   useEffect(() => {
     if (!bastion || route.page === 'settings') return;
     void removeLeftNewSessions(bastion, openSessionId).then((removed) => {

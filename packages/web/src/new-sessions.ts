@@ -4,8 +4,9 @@
  * the session it made: New session clicked and left, again and again, added an empty "Untitled
  * session" to the list each time. Untouched is: no run (none here, in another tab or from the CLI),
  * no text or image in its message box, nothing queued, and title, mode, model, reasoning effort and
- * Ask before writes as New session made them (a choice the person made keeps the session). A tab
- * that opened the session and only typed in its box is not seen: its draft is in its own storage.
+ * Ask before writes as New session made them (a choice the person made keeps the session), and no
+ * other tab of this browser showing it (each holds a shared Web Lock while it does: holdSessionOpen).
+ * The CLI's `bastion chat` on it is seen once it has run a prompt.
  */
 import type { BastionApi, Session } from '@bastion/bridge';
 import { forgetDrafts, readDraft } from './drafts.js';
@@ -34,6 +35,31 @@ function writeMade(made: readonly Made[]): void {
   } catch {
     // Storage refused: the session is kept, as any other.
   }
+}
+
+const openLockName = (sessionId: string) => `bastion.session-open.${sessionId}`;
+
+/**
+ * Says to the page's other tabs that this one shows `sessionId`, until the returned function is
+ * called: a shared Web Lock, which a tab closing or crashing gives up too. Without Web Locks nothing is said.
+ */
+export function holdSessionOpen(sessionId: string): () => void {
+  if (!('locks' in navigator)) return () => undefined;
+  let release!: () => void;
+  const shown = new Promise<void>((resolve) => (release = resolve));
+  navigator.locks.request(openLockName(sessionId), { mode: 'shared' }, () => shown).catch(() => undefined);
+  return release;
+}
+
+/**
+ * Runs `remove` while no tab shows `sessionId`, holding its lock so that none opens it meanwhile;
+ * shown in a tab (this one's lock not given up yet counts too), nothing is removed.
+ */
+async function whileShownNowhere(sessionId: string, remove: () => Promise<boolean>): Promise<boolean> {
+  if (!('locks' in navigator)) return remove();
+  return navigator.locks.request(openLockName(sessionId), { ifAvailable: true }, (lock) =>
+    lock === null ? false : remove(),
+  );
 }
 
 /** A session New session just made: removed when left untouched (removeLeftNewSessions). */
@@ -74,13 +100,16 @@ export async function removeLeftNewSessions(bastion: BastionApi, openId: string 
   writeMade(all.filter((made) => made.id === openId));
   let removed = false;
   for (const made of left) {
+    // Read first: by its answer this tab's own lock on the session it left has been given up.
     const now = await bastion.sessions.get(made.id).catch(() => undefined);
     if (now === undefined || !untouched(made, now)) continue;
-    try {
-      await bastion.sessions.delete(made.id);
-    } catch {
-      continue;
-    }
+    const gone = await whileShownNowhere(made.id, () =>
+      bastion.sessions.delete(made.id).then(
+        () => true,
+        () => false,
+      ),
+    );
+    if (!gone) continue;
     forgetDrafts(made.id);
     forgetDraftImages(made.id);
     removed = true;

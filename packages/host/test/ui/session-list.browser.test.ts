@@ -177,6 +177,33 @@ describe('New session left untouched', () => {
     expect(deleted).not.toContain(`/sessions/${sent}`);
   });
 
+  it('stays while another tab of the browser shows it: leaving it sends no DELETE, while the next untouched one left is removed', async () => {
+    await page.goto(`${world!.host.uiOrigin}/desktop/sessions/${worked}`);
+    await clickNewSession();
+    await expect.poll(openSessionId).not.toBe(worked);
+    const shown = openSessionId()!;
+    const other = await world!.context.newPage();
+    try {
+      await other.goto(`${world!.host.uiOrigin}/desktop/sessions/${shown}`);
+      await other.getByRole('combobox', { name: 'Message' }).waitFor();
+      const looked = page.waitForResponse(
+        (response) =>
+          new URL(response.url()).pathname === `/sessions/${shown}` && response.request().method() === 'GET',
+      );
+      await row('Worked notes').locator('button.session-open').click();
+      await looked;
+      await clickNewSession();
+      await expect.poll(openSessionId).not.toBe(worked);
+      const untouched = openSessionId()!;
+      await row('Kept notes').locator('button.session-open').click();
+      await expect.poll(storedIds).not.toContain(untouched);
+      expect(await storedIds()).toContain(shown);
+      expect(deleted).not.toContain(`/sessions/${shown}`);
+    } finally {
+      await other.close();
+    }
+  });
+
   it('stays with a mode the person chose, as the daemon stores it: leaving it sends no DELETE', async () => {
     await page.goto(`${world!.host.uiOrigin}/desktop/sessions/${worked}`);
     await clickNewSession();
