@@ -94,11 +94,12 @@ export function App() {
     navigate({ page: 'session', sessionId: session.id });
   }, [bastion, route, navigate, refreshSessions]);
 
+  const openSessionId = route.page === 'session' ? route.sessionId : undefined;
+  // The open session is held as shown by this tab, for the other tabs' removal below; a session
+  // left here is no longer held by the time that removal runs.
+  useEffect(() => (openSessionId === undefined ? undefined : holdSessionOpen(openSessionId)), [openSessionId]);
   // A session New session made and left untouched (for another session, the home page, a new one)
   // is removed; Settings is not leaving it, as Back from there would find it gone.
-  const openSessionId = route.page === 'session' ? route.sessionId : undefined;
-  // Before the removal below: a session left here is no longer held as shown by this tab.
-  useEffect(() => (openSessionId === undefined ? undefined : holdSessionOpen(openSessionId)), [openSessionId]);
   useEffect(() => {
     if (!bastion || route.page === 'settings') return;
     void removeLeftNewSessions(bastion, openSessionId).then((removed) => {
