@@ -9,6 +9,7 @@
  */
 import { GIT_REPOSITORY_SCAN_MAX_ENTRIES } from '@bastion/protocol';
 import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { describeAttack } from '../../../../test/support/attack.js';
@@ -214,6 +215,74 @@ describeAttack('git-escape', 'run_command writing what the host’s git reads', 
     hostGit.expectNothingPlantedRuns([world.workspace, join(world.workspace, 'sub')]);
   });
 
+  it('cannot create an absent `config`, `objects/info/alternates` or `http-alternates` by writing, appending, moving, linking or removing; on the host each is absent or empty after the command (the wrap cache may keep its mount point)', async () => {
+    hostGit.init(world.workspace);
+    const gitDir = join(world.workspace, '.git');
+    rmSync(join(gitDir, 'config'));
+    const placeholders = [
+      join(gitDir, 'config'),
+      ...['alternates', 'http-alternates'].map((name) => join(gitDir, 'objects', 'info', name)),
+    ];
+    const attempts = placeholders.flatMap((path) => [
+      `echo '${evilConfig('hooks')}' > '${path}'`,
+      `echo more >> '${path}'`,
+      `echo evil > planted && mv -f planted '${path}'`,
+      `ln -sf '${marker}' '${path}'`,
+      `rm -f '${path}'`,
+    ]);
+    const output = await sandboxed(attempts.map((attempt) => `{ ${attempt}; } 2>/dev/null || echo refused`).join('\n'));
+    expect(output.match(/^refused$/gm)).toHaveLength(attempts.length);
+    for (const path of placeholders) expect(holdsNothingWritten(path)).toBe(true);
+    hostGit.expectNothingPlantedRuns([world.workspace]);
+  });
+
+  it('cannot write, append to or remove the empty file the placeholders are bound from, even where srt makes it in a directory the command may write; a placeholder still reads empty after', async () => {
+    hostGit.init(world.workspace);
+    /** The name of the file the placeholder at `.git/objects/info/alternates` of `repository` is bound from (the mount's root). */
+    const sourceName = (repository: string) =>
+      `name=$(awk '$5 == "${join(repository, '.git', 'objects', 'info', 'alternates')}" { print $4; exit }' /proc/self/mountinfo); name=\${name##*/}; echo "name=$name"`;
+    const nameIn = (output: string) => /^name=(claude-empty-file-[0-9a-f]+)$/m.exec(output)?.[1];
+    // srt makes it in its temp dir, which no command may write under Bastion (a host's root, or
+    // the system temp dir). Removed there, the next one is made in the workspace, where only its
+    // read-only pin protects it.
+    const first = join(tmpdir(), nameIn(await sandboxed(sourceName(world.workspace))) ?? 'none');
+    expect(existsSync(first)).toBe(true);
+    rmSync(first);
+    const writableTemp = join(world.workspace, 'srt-temp');
+    mkdirSync(writableTemp);
+    // A repository whose placeholders are not made yet (the kept wrap keeps the first one's).
+    const second = join(world.workspace, 'second');
+    hostGit.init(second);
+    const realTemp = process.env.TMPDIR;
+    process.env.TMPDIR = writableTemp;
+    let output: string;
+    try {
+      output = await sandboxed(
+        [
+          sourceName(second),
+          `source='${writableTemp}'/$name`,
+          'for attempt in write append remove; do',
+          '  case $attempt in',
+          '    write) { echo evil > "$source"; } 2>/dev/null ;;',
+          '    append) { echo evil >> "$source"; } 2>/dev/null ;;',
+          '    remove) rm "$source" 2>/dev/null ;;',
+          '  esac && echo "$attempt went through" || echo "$attempt refused"',
+          'done',
+          'echo "placeholder holds $(wc -c < second/.git/objects/info/alternates) bytes"',
+        ].join('\n'),
+      );
+    } finally {
+      if (realTemp === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = realTemp;
+    }
+    const source = join(writableTemp, nameIn(output) ?? 'none');
+    expect(output).toContain('write refused');
+    expect(output).toContain('append refused');
+    expect(output).toContain('remove refused');
+    expect(output).toContain('placeholder holds 0 bytes');
+    expect(readFileSync(source, 'utf8')).toBe('');
+  });
+
   it('cannot write the config or hooks of a repository nested eight levels deep (the scan has no depth limit)', async () => {
     hostGit.init(world.workspace);
     const deep = join(world.workspace, 'a', 'b', 'c', 'd', 'e', 'f', 'g', 'deep');
@@ -272,6 +341,20 @@ describe('ordinary git work inside the sandbox', () => {
     expect(hostGit(join(world.workspace, 'sub'), ['log', '-1', '--format=%s'])).toBe('add-b-sub\n');
     expect(hostGit(join(world.workspace, 'linked'), ['log', '-1', '--format=%s'])).toBe('add-b-linked\n');
     hostGit.expectNothingPlantedRuns([world.workspace, join(world.workspace, 'sub'), join(world.workspace, 'linked')]);
+  });
+
+  it('git status and git log print no warning: the absent, denied `objects/info/alternates` reads as an empty regular file', async () => {
+    hostGit.init(world.workspace);
+    const output = await sandboxed(
+      [
+        'git status 2>&1',
+        'git log --format=%s 2>&1',
+        "test -f .git/objects/info/alternates && test ! -s .git/objects/info/alternates && echo 'an empty regular file'",
+      ].join('\n'),
+    );
+    expect(output).toContain('first');
+    expect(output).toContain('an empty regular file');
+    expect(output).not.toMatch(/warning|denied|unable/i);
   });
 
   it('git add, commit, checkout, stash and rebase all work, and leave no pin behind', async () => {
