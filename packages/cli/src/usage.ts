@@ -291,7 +291,7 @@ next prompt (checked as --image is), /image lists those attached and /image --cl
 it, /plan prints the agent's last plan again, /changes what the session's file tools changed so
 far (as changes --stat), /mcp the MCP servers here, /NAME [ARGS] your saved prompt
 <home>/prompts/NAME.md, /help lists these (Tab completes them; ArrowUp brings back earlier lines;
-another /NAME is refused, not sent); /exit, the end of input or Ctrl-D ends it, Ctrl-C stops the run going
+another /NAME is refused, not sent); /exit (or /quit, exit, quit), the end of input or Ctrl-D ends it, Ctrl-C stops the run going
 (at the prompt it drops what is typed, and at an empty prompt ends it). Exit with the last run's
 code.
 

@@ -26,6 +26,11 @@ function project(): { home: string; workspace: string; args: string[] } {
   return { home, workspace, args: ['chat', '--home', home, '--workspace', workspace, '--provider', 'demo'] };
 }
 
+/** How many runs of the demo model a terminal shows ended: replies (each starts `demo: `, one a run) with chat's prompt after them. */
+function demoReplies(shown: string): number {
+  return shown.slice(0, shown.lastIndexOf('bastion> ')).split('demo: ').length - 1;
+}
+
 /** The text of each prompt the home's one session holds, in order. */
 function sentPrompts(home: string): (string | undefined)[] | undefined {
   const [sent] = [...userMessagesBySession(home).values()];
@@ -88,6 +93,18 @@ it('a line /compact summarises the session’s older turns and /exit ends it: no
   const [prompts] = [...userMessagesBySession(home).values()];
   expect(prompts).toHaveLength(2);
 });
+
+it.each(['exit', 'QUIT', '/quit'])(
+  'a line %s alone ends chat like /exit: nothing after it runs and the model never gets it',
+  async (line) => {
+    const { home, args } = project();
+    const result = await runCli(args, `ls\n${line}\nls\n`);
+    expect(result.code).toBe(0);
+    const [prompts] = [...userMessagesBySession(home).values()];
+    expect(prompts).toHaveLength(1);
+    expect(prompts?.[0]).toContain('"text":"ls"');
+  },
+);
 
 it('exits 2 for a PROMPT on its command line or --compact, starting nothing', async () => {
   const { home, args } = project();
@@ -223,8 +240,8 @@ it('on a terminal, Tab completes a command: /pl becomes /plan (run on Enter), /e
 it('on a terminal, ArrowUp at the prompt brings back the lines typed before, across runs', async () => {
   const { home, args } = project();
   const cli = runCliInTerminal(args);
-  // Each run ends with its token line; a redrawn prompt line repeats "bastion> ", so runs are counted instead.
-  const runs = () => cli.shown().split('bastion: tokens:').length - 1;
+  // A redrawn prompt line repeats "bastion> ", so runs are counted instead, by their replies.
+  const runs = () => demoReplies(cli.shown());
   await waitFor(() => cli.shown().includes('bastion> '), 60_000, 'the first prompt');
   cli.type('ls\r');
   await waitFor(() => runs() === 1, 30_000, 'the first run');
@@ -250,7 +267,7 @@ it('on a terminal, ArrowUp at the prompt brings back the lines typed before, acr
 it('on a terminal, a bracketed paste of several lines is one prompt, sent with the Enter after it; a line ending in \\ goes on to the next; lines pasted without the marks are each a prompt, none dropped', async () => {
   const { home, args } = project();
   const cli = runCliInTerminal(args);
-  const runs = () => cli.shown().split('bastion: tokens:').length - 1;
+  const runs = () => demoReplies(cli.shown());
   await waitFor(() => cli.shown().includes('bastion> '), 60_000, 'the first prompt');
   expect(cli.shown()).toContain('\u001b[?2004h');
   // As a terminal in bracketed-paste mode sends a pasted block: its newlines as Enter, inside the marks.
@@ -276,7 +293,7 @@ it('on a terminal, a bracketed paste of several lines is one prompt, sent with t
 it('on a terminal, Ctrl-C at the prompt drops what is typed of it (a continued line too) and asks again; at an empty prompt it ends chat with exit 0', async () => {
   const { home, args } = project();
   const cli = runCliInTerminal(args);
-  const runs = () => cli.shown().split('bastion: tokens:').length - 1;
+  const runs = () => demoReplies(cli.shown());
   const dropped = () => cli.shown().split('^C\r\n').length - 1;
   await waitFor(() => cli.shown().includes('bastion> '), 60_000, 'the first prompt');
   cli.type('ls \\\r');

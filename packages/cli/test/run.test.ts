@@ -115,7 +115,7 @@ function procFile(pid: number, name: 'comm' | 'cmdline'): string {
 }
 
 describe('bastion run (real CLI process)', () => {
-  it('--provider demo "read README.md" reads the file and exits 0', async () => {
+  it('--provider demo "read README.md" reads the file and exits 0, printing no token line (the demo model uses none)', async () => {
     const result = await runCli(['--provider', 'demo', 'read README.md']);
     expect(result.code).toBe(0);
     expect(result.stdout).toBe(
@@ -127,6 +127,7 @@ describe('bastion run (real CLI process)', () => {
       ].join('\n'),
     );
     expect(result.stderr).toContain('offline demo model');
+    expect(result.stderr).not.toContain('tokens:');
   });
 
   it('--provider demo "write notes.txt: …" and "edit README.md: … => …" change the files through the host, printing each diff', async () => {

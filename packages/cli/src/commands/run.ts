@@ -622,7 +622,9 @@ class TerminalPrinter {
           process.stdout.write(
             `\nChanged files (${this.#changed.size}):\n${[...this.#changed].map((path) => `  ${path}\n`).join('')}`,
           );
-        if (usage) process.stderr.write(`bastion: ${formatUsage(usage, event.context)}\n`);
+        // A run that used no tokens (the demo model) prints no `tokens: 0 in` line, as the UI shows none.
+        if (usage && (usage.input_tokens > 0 || usage.output_tokens > 0))
+          process.stderr.write(`bastion: ${formatUsage(usage, event.context)}\n`);
         break;
       }
       case 'context-compacted':
@@ -1616,7 +1618,7 @@ const CHAT_HELP = `bastion: a line is a prompt to this session, except these:
                          its arguments; its text is sent as your message, shown first
   @SERVER:URI            in a prompt: attach that MCP server's resource's text (/mcp lists them)
   /help                  this list
-  /exit                  end chat (as Ctrl-D or the end of input does); Ctrl-C stops a run going\n`;
+  /exit                  end chat (as /quit, exit, quit, Ctrl-D or the end of input do); Ctrl-C stops a run going\n`;
 
 /** The lines of `chat` that are commands, as Tab at its prompt completes them. */
 const CHAT_COMMANDS = [
@@ -1631,6 +1633,7 @@ const CHAT_COMMANDS = [
   '/changes',
   '/help',
   '/exit',
+  '/quit',
 ] as const;
 
 /**
@@ -1752,7 +1755,8 @@ function unquoted(text: string): string {
 function chatStep(line: string): Step | 'exit' | undefined {
   const text = line.trim();
   if (text === '') return undefined;
-  if (text === '/exit') return 'exit';
+  // `exit` and `quit` alone end chat as a shell's or a REPL's do, rather than reach the model as a prompt.
+  if (text === '/exit' || text === '/quit' || /^(?:exit|quit)$/i.test(text)) return 'exit';
   if (text === '/help') {
     process.stderr.write(CHAT_HELP);
     return undefined;
