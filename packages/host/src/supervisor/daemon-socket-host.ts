@@ -17,7 +17,8 @@ export class DaemonSocketHost {
   readonly #server: Server;
   readonly #log: Logger;
   #target: ChildProcess | undefined;
-  #pending = 0;
+  /** Sockets handed to the target whose transfer has not completed yet. */
+  #inFlight = new Set<Socket>();
   #port = 0;
 
   constructor(log: Logger) {
@@ -34,8 +35,16 @@ export class DaemonSocketHost {
     return this.#port;
   }
 
-  /** Route sockets to this sidecar (which has attested readiness), or to nobody. */
+  /**
+   * Route sockets to this sidecar (which has attested readiness), or to nobody. Sockets still
+   * queued for the previous one are closed: Node holds a handle sent while an earlier one awaits
+   * the child's acknowledgement and, should the child die, never sends it, so the client's request
+   * would hang. The pending bound counts the current sidecar's transfers only.
+   */
   setTarget(child: ChildProcess | undefined): void {
+    if (child === this.#target) return;
+    for (const socket of this.#inFlight) socket.destroy();
+    this.#inFlight = new Set();
     this.#target = child;
   }
 
@@ -44,7 +53,7 @@ export class DaemonSocketHost {
    * would ask an (exited) sidecar for their count over IPC, so we do not wait for it.
    */
   close(): Promise<void> {
-    this.#target = undefined;
+    this.setTarget(undefined);
     this.#server.close();
     return Promise.resolve();
   }
@@ -61,21 +70,25 @@ export class DaemonSocketHost {
       socket.destroy();
       return;
     }
-    if (this.#pending >= SOCKET_HOST_MAX_PENDING) {
-      this.#log.warn('socket.refused', { reason: 'too-many-pending', count: this.#pending });
+    const inFlight = this.#inFlight;
+    if (inFlight.size >= SOCKET_HOST_MAX_PENDING) {
+      this.#log.warn('socket.refused', { reason: 'too-many-pending', count: inFlight.size });
       socket.destroy();
       return;
     }
-    this.#pending += 1;
+    inFlight.add(socket);
     const message: IpcSocketMessage = { type: IPC_SOCKET_MESSAGE };
     try {
-      target.send(message, socket, { keepOpen: false }, (error) => {
-        this.#pending -= 1;
-        // After a successful send the handle belongs to the sidecar; on failure it is ours to close.
-        if (error) socket.destroy();
+      // keepOpen: our copy is closed here once the write is done (the sidecar's copy travels with
+      // the message), not kept by Node until the sidecar acknowledges it, which a sidecar that died
+      // never does: the connection then stayed open and its request unanswered (measured: a request
+      // made as the sidecar was killed was still open after 60 s). On failure nobody else has it.
+      target.send(message, socket, { keepOpen: true }, () => {
+        inFlight.delete(socket);
+        socket.destroy();
       });
     } catch {
-      this.#pending -= 1;
+      inFlight.delete(socket);
       socket.destroy();
     }
   }
