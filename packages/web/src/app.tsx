@@ -38,8 +38,16 @@ async function isLikeNewSession(bastion: BastionApi, session: Session): Promise<
   }
 }
 
-/** Said under the message box while Bastion does not answer. */
-const NOT_SENT = 'Not connected to Bastion: nothing can be sent now. Your message stays here.';
+/**
+ * Said under the message box while Bastion does not answer: nothing at the page's address
+ * (UNREACHABLE), or Bastion answering but its agent down or being restarted (the banner says which).
+ */
+function notSent(link: HostLink): string | undefined {
+  if (link.state !== 'lost') return undefined;
+  return link.code === 'UNREACHABLE'
+    ? 'Not connected to Bastion: nothing can be sent now. Your message stays here.'
+    : 'The agent is not answering (it may be restarting): nothing can be sent now. Your message stays here.';
+}
 
 /**
  * What to do while Bastion does not answer. Nothing answering at the page's address means
@@ -68,7 +76,7 @@ export function App() {
   const [route, navigate] = useRoute();
   const { link, recheck } = useHostLink(bastion);
   /** Why nothing can be sent while Bastion does not answer. */
-  const unavailable = link.state === 'lost' ? NOT_SENT : undefined;
+  const unavailable = notSent(link);
   const [sessionsVersion, setSessionsVersion] = useState(0);
   const refreshSessions = useCallback(() => setSessionsVersion((v) => v + 1), []);
   // On a narrow screen the session list folds away while a page is open; this shows it again.

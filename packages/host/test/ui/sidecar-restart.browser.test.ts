@@ -175,7 +175,7 @@ it('a send sent as the sidecar was being replaced is not sent again: it says it 
   expect(await page.getByRole('alert').allTextContents()).toEqual([]);
 });
 
-it('a send while the sidecar cannot be started again says the agent is not running, keeps the message in the box and stores nothing; once it runs again the message goes, once', async () => {
+it('a send while the sidecar cannot be started again says the agent is not running (the message box too: the agent, not Bastion, does not answer), keeps the message in the box and stores nothing; once it runs again the message goes, once', async () => {
   const sessionId = await openNewSession('Send while the agent is down');
   launchFails = true;
   const down = host.supervisor.restart('ui-test').catch((failure: { code?: string }) => failure.code);
@@ -184,6 +184,11 @@ it('a send while the sidecar cannot be started again says the agent is not runni
   const main = page.getByRole('main');
   await main.getByRole('alert').filter({ hasText: 'the agent is not running (SIDECAR_UNAVAILABLE)' }).waitFor();
   await page.getByRole('alert').filter({ hasText: 'Cannot reach the agent: the agent is not running' }).waitFor();
+  // The box says the agent, not Bastion, is what does not answer.
+  await page
+    .getByText('The agent is not answering (it may be restarting): nothing can be sent now. Your message stays here.')
+    .waitFor();
+  expect(await page.getByText('Not connected to Bastion').count()).toBe(0);
   expect(await box().inputValue()).toBe('ls');
   await page.screenshot({ path: `${SHOTS}/sidecar-down-send-kept.png` });
   launchFails = false;
