@@ -18,6 +18,13 @@ function cli(args: readonly string[]): { status: number | null; stdout: string; 
   return spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', input: '' });
 }
 
+/** `bastion COMMAND --home HOME REST…` for `args` = [COMMAND, …REST], HOME a folder not made yet. */
+function cliInNewHome(args: readonly string[]): ReturnType<typeof cli> & { command: string; home: string } {
+  const home = join(makeTempDir(), 'home');
+  const [command = '', ...rest] = args;
+  return { ...cli([command, '--home', home, ...rest]), command, home };
+}
+
 describe('a mistyped name', () => {
   it.each([
     [['polcy'], 'unknown command "polcy" — did you mean "policy"?', 'Run "bastion --help" for the list of commands.'],
@@ -127,9 +134,7 @@ describe('an option without its value, or an argument a command does not take', 
   ])(
     'bastion %j exits 2 naming the option or argument and what it needs, then the command’s usage, and writes nothing',
     (args, said) => {
-      const home = join(makeTempDir(), 'home');
-      const [command = '', ...rest] = args;
-      const result = cli([command, '--home', home, ...rest]);
+      const { command, home, ...result } = cliInNewHome(args);
       expect(result.status).toBe(2);
       expect(result.stdout).toBe('');
       const expected = `bastion: ${said}\n\nUsage:\n  bastion ${command} `;
@@ -163,9 +168,7 @@ describe('an id that is no session or run id', () => {
   ])(
     'bastion %j exits 2 saying what such an id looks like and where they are listed, and writes nothing',
     (args, said) => {
-      const home = join(makeTempDir(), 'home');
-      const [command = '', ...rest] = args;
-      const result = cli([command, '--home', home, ...rest]);
+      const { home, ...result } = cliInNewHome(args);
       expect(result.status).toBe(2);
       expect(result.stdout).toBe('');
       expect(result.stderr.split('\n')[0]).toBe(`bastion: ${said}`);
