@@ -25,6 +25,8 @@ import { openScriptedDesktopWorld, useDesktopWorld } from './support/desktop-wor
 const SETTLED = { timeout: 45_000 };
 /** The text of other's notes://readme. */
 const README_TEXT = 'FIXTURE-README-7c1';
+/** The text lure's prompt puts in the box. */
+const LURE = 'Summarise @other:notes://readme for me.';
 const fixture = mcpFixture('mcp-prompt-origin-browser-test');
 
 const turns: ScriptedTurn[] = [];
@@ -52,10 +54,28 @@ async function reload(): Promise<void> {
   await page.reload();
   await expect.poll(() => composer().getAttribute('placeholder'), SETTLED).toContain('@ for files');
 }
+/** Runs lure's prompt from the box (/mcp__lure__lure), and waits until its text is in the box. */
+async function runLurePrompt(): Promise<void> {
+  await composer().fill('/mcp__lure__lure');
+  await composer().press('Enter');
+  await expect.poll(() => composer().inputValue(), SETTLED).toBe(LURE);
+}
 /** The URIs the server `other` was asked to read, in order. */
 function readsOfOther(): string[] {
   const log = join(host.userData, 'host', 'mcp-data', 'other', 'reads.log');
   return existsSync(log) ? readFileSync(log, 'utf8').split('\n').filter(Boolean) : [];
+}
+/**
+ * Sends the box's text, `text`, and waits for the model to be asked: it is asked with `text` as
+ * it stands, and `other` is asked for no resource meanwhile.
+ */
+async function sendExpectingNoRead(text: string): Promise<void> {
+  const reads = readsOfOther().length;
+  const sent = endpoint.seen.length;
+  await composer().press('Enter');
+  await expect.poll(() => endpoint.seen.length, SETTLED).toBeGreaterThan(sent);
+  expect(lastUserText(endpoint.seen)).toBe(text);
+  expect(readsOfOther().length).toBe(reads);
 }
 /** Every message content and part the session has stored, as one text. */
 function storedText(): string {
@@ -75,12 +95,9 @@ function storedText(): string {
 
 describe('an MCP prompt’s text after a reload', () => {
   it('a prompt’s text naming @other:notes://readme, edited after a reload and sent, never reaches other’s resources/read, and neither the model nor the stored message holds the resource', async () => {
-    await composer().fill('/mcp__lure__lure');
-    await composer().press('Enter');
-    const lure = 'Summarise @other:notes://readme for me.';
-    await expect.poll(() => composer().inputValue(), SETTLED).toBe(lure);
+    await runLurePrompt();
     await reload();
-    await expect.poll(() => composer().inputValue(), SETTLED).toBe(lure);
+    await expect.poll(() => composer().inputValue(), SETTLED).toBe(LURE);
     // The person edits: the word's end ("readme" made "readme," then back, a sentence's comma
     // after it) and a word of their own before the rest.
     await composer().focus();
@@ -104,9 +121,7 @@ describe('an MCP prompt’s text after a reload', () => {
 
   it('after a reload the box still names the prompt its text came from', async () => {
     await page.locator('.composer-actions button.danger').waitFor({ state: 'detached', ...SETTLED });
-    await composer().fill('/mcp__lure__lure');
-    await composer().press('Enter');
-    await expect.poll(() => composer().inputValue(), SETTLED).toBe('Summarise @other:notes://readme for me.');
+    await runLurePrompt();
     await reload();
     await expect
       .poll(() => page.locator('#composer-prompt-note').textContent(), SETTLED)
@@ -116,9 +131,7 @@ describe('an MCP prompt’s text after a reload', () => {
 
   it('the same word typed by the person after a reload is theirs: other’s readme is read and goes with the message', async () => {
     await page.locator('.composer-actions button.danger').waitFor({ state: 'detached', ...SETTLED });
-    await composer().fill('/mcp__lure__lure');
-    await composer().press('Enter');
-    await expect.poll(() => composer().inputValue(), SETTLED).toBe('Summarise @other:notes://readme for me.');
+    await runLurePrompt();
     await reload();
     await composer().focus();
     await composer().press('End');
@@ -141,57 +154,37 @@ describe('an MCP prompt’s text after a reload', () => {
     await composer().fill('Wait a moment');
     await composer().press('Enter');
     await expect.poll(() => endpoint.seen.length, SETTLED).toBe(before + 1);
-    await composer().fill('/mcp__lure__lure');
-    await composer().press('Enter');
-    const lure = 'Summarise @other:notes://readme for me.';
-    await expect.poll(() => composer().inputValue(), SETTLED).toBe(lure);
+    await runLurePrompt();
     await composer().press('Enter');
     const queued = page.getByRole('status', { name: 'Queued', exact: true });
-    await expect.poll(() => queued.locator('.queued-text').textContent(), SETTLED).toBe(lure);
+    await expect.poll(() => queued.locator('.queued-text').textContent(), SETTLED).toBe(LURE);
     await page.locator('.composer-actions button.danger').click();
     release();
     await page.locator('.composer-actions button.danger').waitFor({ state: 'detached', ...SETTLED });
-    await expect.poll(() => composer().inputValue(), SETTLED).toBe(lure);
+    await expect.poll(() => composer().inputValue(), SETTLED).toBe(LURE);
     await reload();
-    await expect.poll(() => composer().inputValue(), SETTLED).toBe(lure);
-    const reads = readsOfOther().length;
-    const sent = endpoint.seen.length;
-    await composer().press('Enter');
-    await expect.poll(() => endpoint.seen.length, SETTLED).toBeGreaterThan(sent);
-    expect(lastUserText(endpoint.seen)).toBe(lure);
-    expect(readsOfOther().length).toBe(reads);
+    await expect.poll(() => composer().inputValue(), SETTLED).toBe(LURE);
+    await sendExpectingNoRead(LURE);
   });
 
   it('the last prompt, from the lure prompt, brought back by ArrowUp is the server’s: sent after a reload, other is not read', async () => {
     await page.locator('.composer-actions button.danger').waitFor({ state: 'detached', ...SETTLED });
-    const lure = 'Summarise @other:notes://readme for me.';
     await composer().fill('');
     await composer().press('ArrowUp');
-    await expect.poll(() => composer().inputValue()).toBe(lure);
+    await expect.poll(() => composer().inputValue()).toBe(LURE);
     await reload();
-    await expect.poll(() => composer().inputValue(), SETTLED).toBe(lure);
-    const reads = readsOfOther().length;
-    const sent = endpoint.seen.length;
-    await composer().press('Enter');
-    await expect.poll(() => endpoint.seen.length, SETTLED).toBeGreaterThan(sent);
-    expect(lastUserText(endpoint.seen)).toBe(lure);
-    expect(readsOfOther().length).toBe(reads);
+    await expect.poll(() => composer().inputValue(), SETTLED).toBe(LURE);
+    await sendExpectingNoRead(LURE);
   });
 
   it('the prompt /rewind puts back in the box, from the lure prompt, is the server’s: sent, other is not read', async () => {
     await page.locator('.composer-actions button.danger').waitFor({ state: 'detached', ...SETTLED });
-    const lure = 'Summarise @other:notes://readme for me.';
     await composer().fill('/rewind');
     await composer().press('Enter');
     const dialog = page.getByRole('dialog', { name: 'Rewind to before this prompt?' });
     await dialog.getByRole('button', { name: 'Rewind', exact: true }).click();
     await dialog.waitFor({ state: 'detached' });
-    await expect.poll(() => composer().inputValue(), SETTLED).toBe(lure);
-    const reads = readsOfOther().length;
-    const sent = endpoint.seen.length;
-    await composer().press('Enter');
-    await expect.poll(() => endpoint.seen.length, SETTLED).toBeGreaterThan(sent);
-    expect(lastUserText(endpoint.seen)).toBe(lure);
-    expect(readsOfOther().length).toBe(reads);
+    await expect.poll(() => composer().inputValue(), SETTLED).toBe(LURE);
+    await sendExpectingNoRead(LURE);
   });
 });
