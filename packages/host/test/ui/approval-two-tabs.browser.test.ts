@@ -22,6 +22,7 @@ import type { ScriptedTurn } from '@bastion/test-support';
 import type { TempHost } from '../support/temp-host.js';
 import { openScriptedDesktopWorld, sendMessage, type ScriptedDesktopWorld } from './support/desktop-world.js';
 import { holdStreams, type HeldStreams } from './support/held-stream.js';
+import { twoCallTurns } from './support/touch-turns.js';
 import { shotAllModes, SHOTS } from './support/layout.js';
 
 const turns: ScriptedTurn[] = [];
@@ -141,20 +142,6 @@ it('Allow in a tab that has not heard of the answer yet says it was already answ
   expect(await second.getByRole('region', { name: 'Approval needed' }).count()).toBe(0);
   expect(readFileSync(join(host.workspace, marker), 'utf8')).toBe('ran\n');
 });
-
-/** Two commands asked for in one step (`echo ran >> marker` each), then `reply` once both were answered. */
-function twoCallTurns(markers: readonly [string, string], reply: string): ScriptedTurn[] {
-  return [
-    {
-      kind: 'tool-calls',
-      calls: markers.map((marker) => ({
-        name: 'run_command',
-        input: { command: 'sh', args: ['-c', `echo ran >> ${marker}`] },
-      })),
-    },
-    { kind: 'text', pieces: [reply] },
-  ];
-}
 
 /** The question `page` shows now, once it is the one about `marker`'s command. */
 async function asking(page: Page, marker: string): Promise<void> {

@@ -20,6 +20,7 @@ import type { ScriptedTurn } from '@bastion/test-support';
 import type { TempHost } from '../support/temp-host.js';
 import { openScriptedDesktopWorld, sendMessage, type ScriptedDesktopWorld } from './support/desktop-world.js';
 import { holdStreams, type HeldStreams } from './support/held-stream.js';
+import { twoCallTurns } from './support/touch-turns.js';
 
 const turns: ScriptedTurn[] = [{ kind: 'text', pieces: ['Hello back.'] }];
 let world: ScriptedDesktopWorld | undefined;
@@ -43,20 +44,6 @@ afterAll(async () => {
   await second?.close();
   await world?.close();
 });
-
-/** Two commands asked for in one step (`echo ran >> marker` each), then `reply` once both were answered. */
-function twoCallTurns(markers: readonly [string, string], reply: string): ScriptedTurn[] {
-  return [
-    {
-      kind: 'tool-calls',
-      calls: markers.map((marker) => ({
-        name: 'run_command',
-        input: { command: 'sh', args: ['-c', `echo ran >> ${marker}`] },
-      })),
-    },
-    { kind: 'text', pieces: [reply] },
-  ];
-}
 
 const question = (page: Page) => page.getByRole('region', { name: 'Approval needed' });
 

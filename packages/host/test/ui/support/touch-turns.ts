@@ -1,6 +1,7 @@
 /**
  * Test support for the approval questions' browser tests: a scripted agent turn that asks to run
- * `touch <marker>` and then says it is done, and the wait for that turn to end.
+ * `touch <marker>` and then says it is done, the wait for that turn to end, and a step that asks
+ * for two commands at once.
  */
 import type { Locator, Page } from 'playwright-core';
 import type { ScriptedTurn } from '@bastion/test-support';
@@ -18,4 +19,18 @@ export async function settleTouch(page: Page, region: Locator, marker: string): 
   await region.waitFor({ state: 'detached' });
   await page.getByText(`Done with ${marker}.`).waitFor();
   await page.locator('.composer-actions button.danger').waitFor({ state: 'detached' });
+}
+
+/** Two commands asked for in one step (`echo ran >> marker` each), then `reply` once both were answered. */
+export function twoCallTurns(markers: readonly [string, string], reply: string): ScriptedTurn[] {
+  return [
+    {
+      kind: 'tool-calls',
+      calls: markers.map((marker) => ({
+        name: 'run_command',
+        input: { command: 'sh', args: ['-c', `echo ran >> ${marker}`] },
+      })),
+    },
+    { kind: 'text', pieces: [reply] },
+  ];
 }
