@@ -81,6 +81,30 @@ describe('New session left untouched', () => {
   const storedIds = async () => (await storedSessions(world!.host)).map((session) => session.id);
   /** The DELETE /sessions/… requests the page made since the test began. */
   const deleted: string[] = [];
+  /** Clicks New session on the session open now, `from`, and returns the session it opened. */
+  async function newSessionFrom(from: string): Promise<string> {
+    await clickNewSession();
+    await expect.poll(openSessionId).not.toBe(from);
+    return openSessionId()!;
+  }
+  /**
+   * Leaves the session `stays` for Worked notes, waiting for the page's look at it (GET
+   * /sessions/…), then makes an untouched session and leaves it for Kept notes: the untouched one is
+   * removed (the look at `stays` is over by then), while `stays` is still stored and the page sent
+   * no DELETE for it.
+   */
+  async function leaveAndExpectStays(stays: string): Promise<void> {
+    const looked = page.waitForResponse(
+      (response) => new URL(response.url()).pathname === `/sessions/${stays}` && response.request().method() === 'GET',
+    );
+    await row('Worked notes').locator('button.session-open').click();
+    await looked;
+    const untouched = await newSessionFrom(worked);
+    await row('Kept notes').locator('button.session-open').click();
+    await expect.poll(storedIds).not.toContain(untouched);
+    expect(await storedIds()).toContain(stays);
+    expect(deleted).not.toContain(`/sessions/${stays}`);
+  }
 
   beforeAll(async () => {
     page.on('request', (request) => {
@@ -94,9 +118,7 @@ describe('New session left untouched', () => {
 
   it('is removed once another session is opened: the list keeps no empty session, and an empty one made elsewhere stays', async () => {
     await page.goto(`${world!.host.uiOrigin}/desktop/sessions/${worked}`);
-    await clickNewSession();
-    await expect.poll(openSessionId).not.toBe(worked);
-    const made = openSessionId()!;
+    const made = await newSessionFrom(worked);
     await row('Kept notes').locator('button.session-open').click();
     await expect.poll(openSessionId).toBe(kept);
     await expect.poll(storedIds).not.toContain(made);
@@ -108,9 +130,7 @@ describe('New session left untouched', () => {
   it('clicked three times makes one session, removed when left for the home page', async () => {
     await page.goto(`${world!.host.uiOrigin}/desktop/sessions/${worked}`);
     const before = await storedIds();
-    await clickNewSession();
-    await expect.poll(openSessionId).not.toBe(worked);
-    const made = openSessionId()!;
+    const made = await newSessionFrom(worked);
     await clickNewSession();
     await clickNewSession();
     expect(openSessionId()).toBe(made);
@@ -121,24 +141,9 @@ describe('New session left untouched', () => {
 
   it('stays with a draft typed in its box: leaving it sends no DELETE, while the next untouched one left is removed', async () => {
     await page.goto(`${world!.host.uiOrigin}/desktop/sessions/${worked}`);
-    await clickNewSession();
-    await expect.poll(openSessionId).not.toBe(worked);
-    const drafted = openSessionId()!;
+    const drafted = await newSessionFrom(worked);
     await composer().fill('half a thought');
-    const looked = page.waitForResponse(
-      (response) =>
-        new URL(response.url()).pathname === `/sessions/${drafted}` && response.request().method() === 'GET',
-    );
-    await row('Worked notes').locator('button.session-open').click();
-    await looked;
-    // An untouched one made and left after it is removed: the look at the drafted one is over by then.
-    await clickNewSession();
-    await expect.poll(openSessionId).not.toBe(worked);
-    const untouched = openSessionId()!;
-    await row('Kept notes').locator('button.session-open').click();
-    await expect.poll(storedIds).not.toContain(untouched);
-    expect(await storedIds()).toContain(drafted);
-    expect(deleted).not.toContain(`/sessions/${drafted}`);
+    await leaveAndExpectStays(drafted);
     // Newest first: the drafted one is above the earlier tests' untitled session (which has a message).
     await row('Untitled session').locator('button.session-open').first().click();
     await expect.poll(openSessionId).toBe(drafted);
@@ -146,9 +151,7 @@ describe('New session left untouched', () => {
   });
   it('stays when left while its first message is on its way (the daemon has no run of it yet): no DELETE, and the message is stored', async () => {
     await page.goto(`${world!.host.uiOrigin}/desktop/sessions/${worked}`);
-    await clickNewSession();
-    await expect.poll(openSessionId).not.toBe(worked);
-    const sent = openSessionId()!;
+    const sent = await newSessionFrom(worked);
     // The run's request is held until the session has been left and looked at.
     let release!: () => void;
     const released = new Promise<void>((resolve) => (release = resolve));
@@ -179,26 +182,12 @@ describe('New session left untouched', () => {
 
   it('stays while another tab of the browser shows it: leaving it sends no DELETE, while the next untouched one left is removed', async () => {
     await page.goto(`${world!.host.uiOrigin}/desktop/sessions/${worked}`);
-    await clickNewSession();
-    await expect.poll(openSessionId).not.toBe(worked);
-    const shown = openSessionId()!;
+    const shown = await newSessionFrom(worked);
     const other = await world!.context.newPage();
     try {
       await other.goto(`${world!.host.uiOrigin}/desktop/sessions/${shown}`);
       await other.getByRole('combobox', { name: 'Message' }).waitFor();
-      const looked = page.waitForResponse(
-        (response) =>
-          new URL(response.url()).pathname === `/sessions/${shown}` && response.request().method() === 'GET',
-      );
-      await row('Worked notes').locator('button.session-open').click();
-      await looked;
-      await clickNewSession();
-      await expect.poll(openSessionId).not.toBe(worked);
-      const untouched = openSessionId()!;
-      await row('Kept notes').locator('button.session-open').click();
-      await expect.poll(storedIds).not.toContain(untouched);
-      expect(await storedIds()).toContain(shown);
-      expect(deleted).not.toContain(`/sessions/${shown}`);
+      await leaveAndExpectStays(shown);
     } finally {
       await other.close();
     }
@@ -206,25 +195,12 @@ describe('New session left untouched', () => {
 
   it('stays with a mode the person chose, as the daemon stores it: leaving it sends no DELETE', async () => {
     await page.goto(`${world!.host.uiOrigin}/desktop/sessions/${worked}`);
-    await clickNewSession();
-    await expect.poll(openSessionId).not.toBe(worked);
-    const chosen = openSessionId()!;
+    const chosen = await newSessionFrom(worked);
     await page.getByLabel('Mode', { exact: true }).selectOption('read-only');
     await expect
       .poll(async () => (await storedSessions(world!.host)).find((session) => session.id === chosen)?.mode)
       .toBe('read-only');
-    const looked = page.waitForResponse(
-      (response) => new URL(response.url()).pathname === `/sessions/${chosen}` && response.request().method() === 'GET',
-    );
-    await row('Worked notes').locator('button.session-open').click();
-    await looked;
-    await clickNewSession();
-    await expect.poll(openSessionId).not.toBe(worked);
-    const untouched = openSessionId()!;
-    await row('Kept notes').locator('button.session-open').click();
-    await expect.poll(storedIds).not.toContain(untouched);
-    expect(await storedIds()).toContain(chosen);
-    expect(deleted).not.toContain(`/sessions/${chosen}`);
+    await leaveAndExpectStays(chosen);
   });
 });
 
