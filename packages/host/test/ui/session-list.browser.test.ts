@@ -156,10 +156,10 @@ describe('New session left untouched', () => {
     let release!: () => void;
     const released = new Promise<void>((resolve) => (release = resolve));
     const held = (url: URL) => url.pathname === '/agent/run';
-    await page.route(held, async (route) => {
-      await released;
-      return route.continue();
-    });
+    // The held request's continuing, awaited before the route goes: unrouting while it is pending
+    // handles the request first, and its continue() then fails as already handled.
+    let continued: Promise<void> | undefined;
+    await page.route(held, (route) => (continued = released.then(() => route.continue())));
     try {
       await composer().fill('ls');
       await page.keyboard.press('Enter');
@@ -172,6 +172,7 @@ describe('New session left untouched', () => {
       await page.getByRole('heading', { name: 'Kept notes' }).waitFor();
     } finally {
       release();
+      await continued;
       await page.unroute(held);
     }
     await expect
