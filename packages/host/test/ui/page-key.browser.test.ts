@@ -13,7 +13,7 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page, Request } from 'playwright-core';
 import { HOST_IPC_PAGE_KEY_HEADER } from '@bastion/protocol';
 import { describeAttack } from '../../../../test/support/attack.js';
 import { rawRequest } from '../support/raw-request.js';
@@ -230,9 +230,10 @@ describe('the app with its page key', () => {
     const context: BrowserContext = await browser.newContext();
     const page = await context.newPage();
     const requests: Promise<{ url: string; headers: Record<string, string> }>[] = [];
-    context.on('request', (request) => {
+    const record = (request: Request): void => {
       requests.push(request.allHeaders().then((headers) => ({ url: request.url(), headers })));
-    });
+    };
+    context.on('request', record);
     const launch = page.waitForResponse((response) => response.url().includes('/desktop/launch?'));
     // The URL as the app's scripts find it: the document turns interactive after the bridge (a
     // classic script in <head>) ran and before the app's deferred module runs.
@@ -284,6 +285,10 @@ describe('the app with its page key', () => {
       expect(JSON.stringify(others), request.url).not.toContain(pageKey);
       expect(header, request.url).toBe(ipc.includes(request) ? pageKey : undefined);
     }
+    // The page's polls go on meanwhile: each recorded since is read before the context closes,
+    // whose closing would otherwise reject their headers' reading.
+    context.off('request', record);
+    await Promise.allSettled(requests);
     await context.close();
   });
 });
