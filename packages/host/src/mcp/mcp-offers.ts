@@ -104,6 +104,12 @@ function templateVariables(
   return { ok: true, names };
 }
 
+/** A listed MIME type, redacted, as a summary's `mime_type` when it is short enough to be one (else none). */
+function mimeTypeOf(mimeType: string | undefined, redact: Redact): { mime_type?: string } {
+  const redacted = mimeType === undefined ? undefined : redact(mimeType);
+  return redacted !== undefined && redacted.length <= MCP_RESOURCE_MIME_TYPE_MAX_CHARS ? { mime_type: redacted } : {};
+}
+
 const describe = (text: string | undefined, redact: Redact) =>
   redact(text ?? '').slice(0, MCP_OFFER_DESCRIPTION_MAX_CHARS);
 
@@ -174,12 +180,11 @@ export function offersOf(
       resourcesLeftOut.push(`${name}: ${problem}`);
       continue;
     }
-    const mimeType = resource.mimeType === undefined ? undefined : redact(resource.mimeType);
     const summary: McpResourceSummary = {
       uri: resource.uri,
       name: redact(resource.title ?? resource.name).slice(0, MCP_RESOURCE_NAME_MAX_CHARS),
       description: describe(resource.description, redact),
-      ...(mimeType !== undefined && mimeType.length <= MCP_RESOURCE_MIME_TYPE_MAX_CHARS ? { mime_type: mimeType } : {}),
+      ...mimeTypeOf(resource.mimeType, redact),
       ...(Number.isSafeInteger(resource.size) && (resource.size ?? -1) >= 0 ? { size: resource.size } : {}),
     };
     if (fits(summary)) offeredResources.push(summary);
@@ -204,12 +209,11 @@ export function offersOf(
       templatesLeftOut.push(`${name}: ${problem ?? ''}`);
       continue;
     }
-    const mimeType = template.mimeType === undefined ? undefined : redact(template.mimeType);
     const summary: McpResourceTemplateSummary = {
       uri_template: template.uriTemplate,
       name: redact(template.title ?? template.name).slice(0, MCP_RESOURCE_NAME_MAX_CHARS),
       description: describe(template.description, redact),
-      ...(mimeType !== undefined && mimeType.length <= MCP_RESOURCE_MIME_TYPE_MAX_CHARS ? { mime_type: mimeType } : {}),
+      ...mimeTypeOf(template.mimeType, redact),
       variables: variables.names,
     };
     if (fits(summary)) offeredTemplates.push(summary);
