@@ -7,16 +7,23 @@ import {
   type BastionHostOptions,
   type HolderStatus,
 } from '@bastion/host';
+import { readableHostWarnings } from './host-warnings.js';
 import { atLocalTime, timeAgo } from './local-time.js';
 
 /**
  * Start a host that owns the home; when another Bastion owns it, print the holder and `next` (what
- * to do instead) and resolve undefined — the command then exits 2.
+ * to do instead) and resolve undefined — the command then exits 2. Its warnings are told as
+ * sentences (host-warnings.ts), but for the events in `told`, which the command says itself.
  */
-export async function startOwningHost(options: BastionHostOptions, next: string): Promise<BastionHost | undefined> {
+export async function startOwningHost(
+  options: BastionHostOptions,
+  next: string,
+  told: readonly string[] = [],
+): Promise<BastionHost | undefined> {
   try {
-    // A CLI process runs one host: it may own the process's temp dir.
-    return await startBastionHost({ ...options, ownsProcess: true });
+    // A CLI process runs one host: it may own the process's temp dir. --verbose copies every record instead.
+    const warnings = options.verbose === true ? {} : readableHostWarnings(options.userData, told);
+    return await startBastionHost({ ...options, ...warnings, ownsProcess: true });
   } catch (error) {
     if (!(error instanceof HomeInUseError)) throw error;
     process.stderr.write(`bastion: Bastion is already running for this data folder: ${terminalLine(error.userData)}\n`);

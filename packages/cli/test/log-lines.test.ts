@@ -1,7 +1,7 @@
 /**
- * Without --verbose, a warning the host logs reaches the terminal as one readable line, never as
- * its raw JSON record (which stays in host.log). A real CLI run on a userData left loose: the
- * host repairs it and says so.
+ * Without --verbose, a warning the host logs reaches the terminal as one readable sentence, never
+ * as its raw JSON record or its event name and fields (both stay in host.log). A real CLI run on a
+ * userData left loose: the host repairs it and says so.
  */
 import { spawn } from 'node:child_process';
 import { chmodSync, mkdirSync, readFileSync } from 'node:fs';
@@ -10,9 +10,12 @@ import { fileURLToPath } from 'node:url';
 import { expect, it } from 'vitest';
 import { makeTempDir } from '@bastion/test-support';
 
+/** A line as the host's log used to tell a record: `event.name (field=value …)`. */
+const RAW_RECORD_LINE = /[a-z]+\.[a-z-]+ \([a-z_]+=/;
+
 const CLI = fileURLToPath(new URL('../dist/main.js', import.meta.url));
 
-it('a host warning is one readable stderr line, not a JSON record; host.log keeps the record', async () => {
+it('a host warning is one readable sentence on stderr, not a JSON record nor its event and fields; host.log keeps the record', async () => {
   const root = makeTempDir();
   const home = join(root, 'home');
   const workspace = join(root, 'ws');
@@ -31,8 +34,9 @@ it('a host warning is one readable stderr line, not a JSON record; host.log keep
   child.stdout.resume();
   expect(await new Promise((resolve) => child.once('close', resolve))).toBe(0);
   expect(stderr).toContain(
-    'bastion: warning: userdata.mode-repaired (entry=. reason=was 755, group/other bits removed)',
+    'bastion: warning: the data folder could be read by other users (was 755, group/other bits removed); Bastion made it private again, nothing to do\n',
   );
+  expect(stderr).not.toMatch(RAW_RECORD_LINE);
   expect(stderr.split('\n').filter((line) => line.trimStart().startsWith('{'))).toEqual([]);
   const records = readFileSync(join(home, 'logs', 'host.log'), 'utf8')
     .trim()

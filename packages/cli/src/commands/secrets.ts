@@ -23,6 +23,7 @@ import {
   startBastionHost,
   terminalLine,
 } from '@bastion/host';
+import { readableHostWarnings } from '../host-warnings.js';
 import { readPipedStdin } from '../piped-stdin.js';
 import { parseCommandLine, unknownNameError, UsageError } from '../usage.js';
 
@@ -165,7 +166,12 @@ async function secretsCall(userData: string, request: SecretsRequest): Promise<S
     }
     let host;
     try {
-      host = await startBastionHost({ command: 'secrets', userData, ownsProcess: true });
+      host = await startBastionHost({
+        command: 'secrets',
+        userData,
+        ownsProcess: true,
+        ...readableHostWarnings(userData),
+      });
     } catch (error) {
       // Taken by a host that is starting or stopping (another `run` or `secrets set`): ask again.
       if (error instanceof HomeInUseError && Date.now() < deadline) continue;

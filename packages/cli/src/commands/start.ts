@@ -66,6 +66,8 @@ export async function startCommand(argv: string[]): Promise<number> {
         },
       },
       `open its UI with: bastion open${homeFlag(values.home)}`,
+      // reportSandboxPosture says it, with what to install.
+      ['host.sandbox-unavailable'],
     );
     if (!host) return 2;
     // Endpoints this start defined for --allow-endpoint are removed at stop, so they never pile up.
