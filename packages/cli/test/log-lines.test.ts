@@ -1,14 +1,17 @@
 /**
  * Without --verbose, a warning the host logs reaches the terminal as one readable sentence, never
- * as its raw JSON record or its event name and fields (both stay in host.log). A real CLI run on a
- * userData left loose: the host repairs it and says so.
+ * as its raw JSON record or its event name and fields (both stay in host.log). Real CLI runs: on a
+ * userData left loose (the host repairs it and says so), and with a command the host's policy
+ * refuses (said once, by the run's own `[run] … refused` line).
  */
 import { spawn } from 'node:child_process';
 import { chmodSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect, it } from 'vitest';
-import { makeTempDir } from '@bastion/test-support';
+import { demoInAuto, projectsRemovedAfterEachTest, runCli } from './support/cli-process.js';
+
+const project = projectsRemovedAfterEachTest();
 
 /** A line as the host's log used to tell a record: `event.name (field=value …)`. */
 const RAW_RECORD_LINE = /[a-z]+\.[a-z-]+ \([a-z_]+=/;
@@ -16,11 +19,8 @@ const RAW_RECORD_LINE = /[a-z]+\.[a-z-]+ \([a-z_]+=/;
 const CLI = fileURLToPath(new URL('../dist/main.js', import.meta.url));
 
 it('a host warning is one readable sentence on stderr, not a JSON record nor its event and fields; host.log keeps the record', async () => {
-  const root = makeTempDir();
-  const home = join(root, 'home');
-  const workspace = join(root, 'ws');
+  const { home, workspace } = project();
   mkdirSync(home);
-  mkdirSync(workspace);
   chmodSync(home, 0o755);
   const child = spawn(
     process.execPath,
@@ -42,4 +42,22 @@ it('a host warning is one readable sentence on stderr, not a JSON record nor its
     .trim()
     .split('\n');
   expect(records.map((line) => (JSON.parse(line) as { event: string }).event)).toContain('userdata.mode-repaired');
+});
+
+it("a command the host's policy refuses is said once, by the run's [run] line: no warning repeats it; host.log keeps command.refused", async () => {
+  const { home, workspace } = project();
+  const rule = await runCli(['policy', 'add', 'ask', '--home', home, '--workspace', workspace, '--', 'touch']);
+  expect(rule.code).toBe(0);
+  // No terminal: nobody to ask, so the host refuses the command (COMMAND_POLICY_UNAPPROVED).
+  const result = await runCli([...demoInAuto('run', home, workspace), '$ touch asked']);
+  expect(result.code).toBe(0);
+  expect(result.stdout.split('[run] $ touch asked → refused: COMMAND_POLICY_UNAPPROVED\n')).toHaveLength(2);
+  expect(result.stderr).not.toContain('command.refused');
+  expect(result.stderr).not.toContain('refused a command');
+  expect(result.stderr).not.toMatch(RAW_RECORD_LINE);
+  const events = readFileSync(join(home, 'logs', 'host.log'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((line) => (JSON.parse(line) as { event: string }).event);
+  expect(events).toContain('command.refused');
 });
