@@ -1,0 +1,75 @@
+/// <reference lib="dom" />
+/**
+ * How readable the agent's work is in the transcript, in real Chromium against the real host and a
+ * scripted endpoint, at the widths people use (1280 and 400 px): a markdown table keeps its words
+ * whole on a narrow window. Screenshots (light and dark) go to
+ * test-output/ui/.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import type { ScriptedTurn } from '@bastion/test-support';
+import { openScriptedDesktopWorld, sendMessage, type ScriptedDesktopWorld } from './support/desktop-world.js';
+import { expectNoHorizontalOverflow, shotAllModes, SHOTS } from './support/layout.js';
+
+const KEY = 'sk-ui-transcript-layout-key';
+const SETTLED = { timeout: 20_000 };
+const NARROW = { width: 400, height: 560 };
+
+const TABLE = [
+  '| Column A | Column B | A rather long column header C | D |\n',
+  '| --- | --- | --- | --- |\n',
+  '| value | another value that is fairly long and wraps | 123 | x |\n',
+  '| `code` | **bold** | 456 | y |\n',
+].join('');
+
+const turns: ScriptedTurn[] = [];
+let world: ScriptedDesktopWorld | undefined;
+let page: Page;
+
+const lastRunEnd = () => page.getByTestId('run-end').last();
+
+/** The words of `selector`'s cells in the last reply that the layout split over two lines or more. */
+const wordsSplitIn = (selector: string): Promise<string[]> =>
+  page
+    .locator('.bubble.assistant .markdown')
+    .last()
+    .locator(selector)
+    .evaluateAll((cells) =>
+      cells.flatMap((cell) => {
+        const split: string[] = [];
+        const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+        for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+          const text = node.textContent ?? '';
+          for (const match of text.matchAll(/\S+/g)) {
+            const range = document.createRange();
+            range.setStart(node, match.index);
+            range.setEnd(node, match.index + match[0].length);
+            const lines = new Set(Array.from(range.getClientRects(), (rect) => Math.round(rect.top)));
+            if (lines.size > 1) split.push(match[0]);
+          }
+        }
+        return split;
+      }),
+    );
+
+beforeAll(async () => {
+  world = await openScriptedDesktopWorld(turns, KEY);
+  page = world.page;
+}, 90_000);
+
+afterAll(() => world?.close());
+
+describe('the transcript’s layout', () => {
+  it('at 400 px a markdown table keeps each word of its cells on one line (a table too wide scrolls in its own box), and the page does not scroll sideways', async () => {
+    turns.push({ kind: 'text', pieces: [TABLE] });
+    await sendMessage(page, 'Tabulate it');
+    await lastRunEnd().waitFor(SETTLED);
+    await page.setViewportSize(NARROW);
+    const wrap = page.locator('.bubble.assistant .table-wrap').last();
+    await wrap.scrollIntoViewIfNeeded();
+    expect(await wordsSplitIn('th, td')).toEqual([]);
+    await expectNoHorizontalOverflow(page);
+    await shotAllModes(page, SHOTS, 'transcript-table-narrow', wrap, [NARROW, { width: 1280, height: 800 }]);
+    await page.setViewportSize({ width: 1280, height: 800 });
+  });
+});
