@@ -2,14 +2,14 @@
 /**
  * How readable the agent's work is in the transcript, in real Chromium against the real host and a
  * scripted endpoint, at the widths people use (1280 and 400 px): a markdown table keeps its words
- * whole on a narrow window. Screenshots (light and dark) go to
+ * whole on a narrow window; a quote is set apart by a bar. Screenshots (light and dark) go to
  * test-output/ui/.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import type { ScriptedTurn } from '@bastion/test-support';
 import { openScriptedDesktopWorld, sendMessage, type ScriptedDesktopWorld } from './support/desktop-world.js';
-import { expectNoHorizontalOverflow, shotAllModes, SHOTS } from './support/layout.js';
+import { expectNoHorizontalOverflow, shotAllModes, SHOTS, textContrast } from './support/layout.js';
 
 const KEY = 'sk-ui-transcript-layout-key';
 const SETTLED = { timeout: 20_000 };
@@ -71,5 +71,32 @@ describe('the transcript’s layout', () => {
     await expectNoHorizontalOverflow(page);
     await shotAllModes(page, SHOTS, 'transcript-table-narrow', wrap, [NARROW, { width: 1280, height: 800 }]);
     await page.setViewportSize({ width: 1280, height: 800 });
+  });
+
+  it('sets a markdown quote apart from the reply’s text: a bar at its left, its text indented past the bar and in a readable contrast', async () => {
+    turns.push({ kind: 'text', pieces: ['Before the quote.\n\n> What the docs say.\n\nAfter it.'] });
+    await sendMessage(page, 'Quote the docs');
+    await lastRunEnd().waitFor(SETTLED);
+    const markdown = page.locator('.bubble.assistant .markdown').last();
+    const quote = markdown.locator('blockquote');
+    const bar = await quote.evaluate((element) => {
+      const style = getComputedStyle(element);
+      return { width: parseFloat(style.borderLeftWidth), style: style.borderLeftStyle };
+    });
+    expect(bar.width).toBeGreaterThanOrEqual(2);
+    expect(bar.style).toBe('solid');
+    const [quoteText, plainText] = await Promise.all([
+      quote.locator('p').boundingBox(),
+      markdown.locator('p', { hasText: 'Before the quote.' }).boundingBox(),
+    ]);
+    const quoteBox = await quote.boundingBox();
+    expect(quoteText && quoteBox && quoteText.x - quoteBox.x).toBeGreaterThanOrEqual(bar.width + 4);
+    expect(quoteBox && plainText && quoteBox.x - plainText.x).toBeLessThan(4);
+    for (const scheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme: scheme });
+      expect(await textContrast(quote.locator('p')), scheme).toBeGreaterThanOrEqual(4.5);
+    }
+    await page.emulateMedia({ colorScheme: 'light' });
+    await shotAllModes(page, SHOTS, 'transcript-quote', quote);
   });
 });
