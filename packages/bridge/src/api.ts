@@ -150,12 +150,17 @@ export interface BastionApi {
     /**
      * Send a message, with images when the session's model takes them; rejects with
      * IMAGES_NOT_SUPPORTED, IMAGE_TOO_LARGE, IMAGE_TYPE_UNSUPPORTED or IMAGE_INVALID, each in words.
+     * With `sendId` (a fresh random id a send, e.g. newSendId's) the send is asked once more when
+     * it got no answer (the agent restarting under it): the daemon stores it once whichever
+     * arrives, and rejects SEND_ID_REUSED for the id used for another message. Without one it is
+     * never asked twice.
      */
     run(
       sessionId: string,
       message: string,
       images?: readonly ImageInput[],
       mcp?: AgentRunMcp,
+      sendId?: string,
     ): Promise<AgentRunResponse>;
     /**
      * A run that summarises the session's turns before its last exchange now (its events on the

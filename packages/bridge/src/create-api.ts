@@ -35,14 +35,21 @@ export function createApi(transport: Transport): BastionApi {
       changes: (sessionId) => daemon('GET', `/sessions/${id(sessionId)}/changes`),
     },
     agent: {
-      run: (sessionId, message, images, mcp) =>
-        daemon('POST', '/agent/run', {
-          session_id: sessionId,
-          message,
-          ...(images === undefined || images.length === 0 ? {} : { images }),
-          ...(mcp?.prompt === undefined ? {} : { mcp_prompt: mcp.prompt }),
-          ...(mcp?.resources === undefined || mcp.resources.length === 0 ? {} : { mcp_resources: mcp.resources }),
-        }),
+      run: (sessionId, message, images, mcp, sendId) =>
+        daemon(
+          'POST',
+          '/agent/run',
+          {
+            session_id: sessionId,
+            message,
+            ...(images === undefined || images.length === 0 ? {} : { images }),
+            ...(mcp?.prompt === undefined ? {} : { mcp_prompt: mcp.prompt }),
+            ...(mcp?.resources === undefined || mcp.resources.length === 0 ? {} : { mcp_resources: mcp.resources }),
+            ...(sendId === undefined ? {} : { client_id: sendId }),
+          },
+          // The daemon answers a repeat of an id with the first send's run: asking twice is safe.
+          { repeatable: sendId !== undefined },
+        ),
       compact: (sessionId) => daemon('POST', '/agent/run', { session_id: sessionId, compact: true }),
       abort: (sessionId) => daemon('POST', '/agent/abort', { session_id: sessionId }),
       undo: (sessionId, runId, options) =>

@@ -24,7 +24,16 @@ const STALE_PASSWORD_STATUS = WIRE_ERROR_STATUS.PERIMETER_AUTH;
 
 export interface Transport {
   host: <C extends HostIpcChannel>(channel: C, input: HostIpcInput<C>) => Promise<HostIpcOutput<C>>;
-  daemon: <T>(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, body?: unknown) => Promise<T>;
+  /**
+   * A daemon request. Reads, and requests marked `repeatable` (the daemon answers a repeat as it
+   * answered the first), are asked once more when they got no answer; nothing else is.
+   */
+  daemon: <T>(
+    method: 'GET' | 'POST' | 'PATCH' | 'DELETE',
+    path: string,
+    body?: unknown,
+    options?: { repeatable?: boolean },
+  ) => Promise<T>;
   /** Open a daemon response stream (server-sent events); the caller reads the body. */
   daemonStream: (path: string, headers: Record<string, string>, signal?: AbortSignal) => Promise<Response>;
 }
@@ -123,13 +132,19 @@ export function createTransport(pageKey: () => string | undefined): Transport {
   }
 
   /**
-   * A read asked once more, with a fresh server-info lookup, when it did not reach the daemon or
-   * the daemon's perimeter refused its password: the sidecar it was sent to was being replaced (a
-   * restart, a granted folder), and the lookup waits for the new one. Nothing else is asked twice:
-   * a request that changes something may have reached the old sidecar before it died.
+   * A read, or a send the daemon answers a repeat of as it answered the first (its client-chosen
+   * id), asked once more with a fresh server-info lookup when it got no answer or the daemon's
+   * perimeter refused its password: the sidecar it was sent to was being replaced (a restart, a
+   * granted folder), and the lookup waits for the new one. Nothing else is asked twice: a request
+   * that changes something may have reached the old sidecar before it died.
    */
-  async function daemonRead(method: string, path: string): Promise<Response> {
-    const ask = () => daemonRequest(method, path, {}, undefined, undefined);
+  async function daemonRepeatable(
+    method: string,
+    path: string,
+    headers: Record<string, string>,
+    payload: string | undefined,
+  ): Promise<Response> {
+    const ask = () => daemonRequest(method, path, headers, payload, undefined);
     let response: Response;
     try {
       response = await ask();
@@ -143,12 +158,18 @@ export function createTransport(pageKey: () => string | undefined): Transport {
 
   return {
     host,
-    async daemon<T>(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, body?: unknown): Promise<T> {
+    async daemon<T>(
+      method: 'GET' | 'POST' | 'PATCH' | 'DELETE',
+      path: string,
+      body?: unknown,
+      options: { repeatable?: boolean } = {},
+    ): Promise<T> {
       const payload = body === undefined ? undefined : JSON.stringify(body);
       const headers: Record<string, string> = payload === undefined ? {} : { 'content-type': 'application/json' };
-      const response = isRead(method, path, payload)
-        ? await daemonRead(method, path)
-        : await daemonRequest(method, path, headers, payload, undefined);
+      const response =
+        options.repeatable === true || isRead(method, path, payload)
+          ? await daemonRepeatable(method, path, headers, payload)
+          : await daemonRequest(method, path, headers, payload, undefined);
       if (!response.ok) throw await failure(response);
       if (response.status === 204) return undefined as T;
       const text = await response.text();

@@ -60,6 +60,8 @@ export type SessionErrorCode =
   | 'WORKSPACE_NOT_GRANTED'
   | 'PROVIDER_UNKNOWN'
   | 'MESSAGE_TOO_LARGE'
+  /** A send's `client_id` used again for a different message (a repeat of the same send is answered, not refused). */
+  | 'SEND_ID_REUSED'
   /** A reasoning effort asked for a model that takes none. */
   | 'REASONING_NOT_SUPPORTED'
   /** A message with images to a model that takes none. */
@@ -592,6 +594,7 @@ export const WIRE_ERROR_STATUS: Readonly<Record<WireErrorCode, HttpErrorStatus>>
   PROVIDER_UNKNOWN: 400,
   REASONING_NOT_SUPPORTED: 400,
   MESSAGE_TOO_LARGE: 413,
+  SEND_ID_REUSED: 409,
   IMAGES_NOT_SUPPORTED: 400,
   IMAGE_TOO_LARGE: 413,
   IMAGE_TYPE_UNSUPPORTED: 415,

@@ -27,6 +27,7 @@ import type { FinalRunStatus } from '../storage/run-log.js';
 import type { SessionStore } from '../storage/session-store.js';
 import { storedImagePart, storedPromptTexts, type PromptImage } from '../storage/transcript.js';
 import { titleFromMessage } from '../storage/sessions.js';
+import { sentHash, type SendOutcome } from '../storage/send-ids.js';
 import { isStorageFailure, storageFailureOf, storageFullError } from '../storage/storage-error.js';
 import type { StorageReserve } from '../storage/storage-reserve.js';
 import { pendingWrite, createFileTools } from '../tools/file-tools.js';
@@ -67,6 +68,8 @@ export type RunRequest =
       /** The MCP server's prompt the message came from, and the resources the user attached (their text). */
       mcpPrompt?: McpPromptOrigin;
       mcpResources?: readonly McpAttachedResource[];
+      /** The send's client-chosen id (send-ids.ts): a repeat of it is answered with what the first made. */
+      clientId?: string;
     }
   | { approvalAnswer: ApprovalAnswer }
   | { compact: true };
@@ -158,6 +161,13 @@ export class RunManager {
   start(sessionId: string, request: RunRequest): { runId: string | null; messageId: string | null } {
     const session = this.#store.sessions.get(sessionId);
     if (!session) throw new DaemonError('SESSION_NOT_FOUND', 'no such session');
+    const send =
+      'message' in request && request.clientId !== undefined
+        ? this.#sendOf(sessionId, request.clientId, request)
+        : undefined;
+    // A repeat of a send already stored (its answer was lost): what it made, before any check a
+    // second send would fail (its own run may still be going).
+    if (send?.seen !== undefined) return { runId: send.seen.runId, messageId: send.seen.messageId };
     // An answer another tab, window or terminal gave first started the run that is going now:
     // the late one is told that, not that a run is active.
     if ('approvalAnswer' in request) {
@@ -256,25 +266,39 @@ export class RunManager {
     if ('message' in request && session.title === '') {
       this.#store.sessions.update(sessionId, { title: titleFromMessage(request.message) });
     }
-    const started = this.#store.runs.start(sessionId, {
-      userContent:
-        'message' in request
-          ? [
-              {
-                role: 'user',
-                // Stored with each image's id in place of its bytes, and each MCP text marked with
-                // where it came from: modelContext puts the bytes in and the marks in words.
-                content: [
-                  ...storedPromptTexts(request.message, request.mcpPrompt, request.mcpResources ?? []),
-                  ...images.map(storedImagePart),
-                ] as UserContent,
-              },
-            ]
-          : [],
-      images,
-      provider: session.provider,
-      model: session.model,
-    });
+    const startRun = () =>
+      this.#store.runs.start(sessionId, {
+        userContent:
+          'message' in request
+            ? [
+                {
+                  role: 'user',
+                  // Stored with each image's id in place of its bytes, and each MCP text marked with
+                  // where it came from: modelContext puts the bytes in and the marks in words.
+                  content: [
+                    ...storedPromptTexts(request.message, request.mcpPrompt, request.mcpResources ?? []),
+                    ...images.map(storedImagePart),
+                  ] as UserContent,
+                },
+              ]
+            : [],
+        images,
+        provider: session.provider,
+        model: session.model,
+      });
+    // With its send's id, in the same transaction: a repeat finds the message exactly when it was stored.
+    const started =
+      send === undefined
+        ? startRun()
+        : this.#store.writer.write(() => {
+            const run = startRun();
+            if (run.messageId !== null)
+              this.#store.sendIds.record(sessionId, send.clientId, send.hash, {
+                runId: run.runId,
+                messageId: run.messageId,
+              });
+            return run;
+          });
     this.hub.publish(sessionId, started.event);
     const controller = new AbortController();
     const changes = new RunChanges(this.#undo, sessionId, started.runId);
@@ -452,6 +476,30 @@ export class RunManager {
     });
     this.#active.set(sessionId, { runId, controller, done });
     return { runId, messageId: started.messageId };
+  }
+
+  /**
+   * A message's send id, the hash of what it carries, and the earlier send with that id, if any;
+   * that id used for something else is refused.
+   */
+  #sendOf(
+    sessionId: string,
+    clientId: string,
+    request: Extract<RunRequest, { message: string }>,
+  ): { clientId: string; hash: string; seen: SendOutcome | undefined } {
+    const images = request.images ?? [];
+    const hash = sentHash(
+      [request.message, images.map((image) => image.mediaType), request.mcpPrompt ?? null, request.mcpResources ?? []],
+      images.map((image) => image.data),
+    );
+    const seen = this.#store.sendIds.seen(sessionId, clientId, hash);
+    if (seen !== undefined && !seen.same) {
+      throw new DaemonError(
+        'SEND_ID_REUSED',
+        'this send id was already used in this session for a different message; send it with a new id',
+      );
+    }
+    return { clientId, hash, seen };
   }
 
   #busy(sessionId: string): 'running' | 'approval-pending' | undefined {

@@ -54,6 +54,10 @@
  * Version 13: `message_parts.ref_marks` — for a folded event, the ids and byte lengths of the
  * deltas it stands for, so a client whose Last-Event-ID points at one of them (a stream dropped
  * mid-reply, back after the fold) is sent only the text after it.
+ *
+ * Version 14: send_ids — a send's client-chosen id (POST /agent/run's `client_id`) with a hash of
+ * what it sent and the run and message it made, written in the transaction that stores the
+ * message; unique a session, the latest AGENT_SEND_IDS_KEPT_PER_SESSION kept.
  */
 export interface Migration {
   version: number;
@@ -293,5 +297,19 @@ export const MIGRATIONS: readonly Migration[] = [
   {
     version: 13,
     sql: `ALTER TABLE message_parts ADD COLUMN ref_marks TEXT;`,
+  },
+  {
+    version: 14,
+    sql: `
+      CREATE TABLE send_ids (
+        n           INTEGER PRIMARY KEY,
+        session_id  TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+        client_id   TEXT NOT NULL,
+        sent_sha256 TEXT NOT NULL CHECK (length(sent_sha256) = 64),
+        run_id      TEXT NOT NULL,
+        message_id  TEXT NOT NULL,
+        UNIQUE (session_id, client_id)
+      );
+    `,
   },
 ];

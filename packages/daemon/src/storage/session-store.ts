@@ -7,6 +7,7 @@
 import { Approvals } from './approvals.js';
 import type { SqliteDatabase } from './database.js';
 import { RunLog } from './run-log.js';
+import { SendIds } from './send-ids.js';
 import { Sessions } from './sessions.js';
 import { StoreWriter } from './store-writer.js';
 import { Transcript } from './transcript.js';
@@ -18,6 +19,7 @@ export class SessionStore {
   readonly runs: RunLog;
   readonly transcript: Transcript;
   readonly approvals: Approvals;
+  readonly sendIds: SendIds;
 
   constructor(db: SqliteDatabase, now: () => Date = () => new Date()) {
     this.writer = new StoreWriter(db, now);
@@ -25,6 +27,7 @@ export class SessionStore {
     this.transcript = new Transcript(this.writer);
     this.approvals = new Approvals(this.writer, this.transcript);
     this.runs = new RunLog(this.writer, this.transcript, this.approvals);
+    this.sendIds = new SendIds(this.writer);
   }
 
   /** Commit the events appended so far and close the database. */

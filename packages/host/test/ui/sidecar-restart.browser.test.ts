@@ -6,9 +6,10 @@
  * readiness, where the host refuses every connection unread, lasts as long as the test needs; a
  * request of the page held by the test is let go into it. A read (a GET, the handshake) sent into
  * the gap is asked once more and answered by the new sidecar: the page does not say Bastion is not
- * running, and a message sent meanwhile goes through, once. A send sent into the gap is not sent
- * again (it could have reached a sidecar that died with it): it fails and says so, the message
- * stays in the box and nothing is stored; sent again, it is stored once. A sidecar that cannot be
+ * running, and a message sent meanwhile goes through, once. The page's send carries a send id,
+ * so sent into the gap, or stored with its answer lost, it is asked once more and stored once. A
+ * send without an id is not sent again (it could have reached a sidecar that died with it): it
+ * fails UNREACHABLE and nothing is stored. A sidecar that cannot be
  * started again (its launches fail) is said to be not running, a send then keeps its message, and
  * once a sidecar runs again the message goes, once. (Before, a read sent into
  * the gap failed UNREACHABLE and its alert stayed; a failed handshake had the page say Bastion is
@@ -17,7 +18,7 @@
  */
 import { afterEach, expect, it } from 'vitest';
 import type { Page, Route } from 'playwright-core';
-import type { EventPageResponse, Session } from '@bastion/protocol';
+import type { EventPageResponse, MessageListResponse, Session } from '@bastion/protocol';
 import { plainLauncher, type SidecarLauncher } from '../../src/supervisor/sidecar-launcher.js';
 import type { TempHost } from '../support/temp-host.js';
 import { createDemoSession, openDesktopWorld, sendMessage, useDesktopWorld } from './support/desktop-world.js';
@@ -116,6 +117,11 @@ async function recordAlerts(): Promise<void> {
 
 const alertsShown = () => page.evaluate(() => (window as unknown as { alertsShown: string[] }).alertsShown);
 
+async function userMessages(sessionId: string): Promise<number> {
+  const messages = await host.client.request<MessageListResponse>('GET', `/sessions/${sessionId}/messages?limit=100`);
+  return messages.body.messages.filter((message) => message.role === 'user').length;
+}
+
 async function runsStarted(sessionId: string): Promise<number> {
   const events = await host.client.request<EventPageResponse>('GET', `/sessions/${sessionId}/events?limit=100`);
   return events.body.events.filter(({ event }) => event.type === 'run-started').length;
@@ -157,22 +163,61 @@ it('a handshake sent as the sidecar was being replaced is asked again: the page 
   expect(await alertsShown()).toEqual([]);
 });
 
-it('a send sent as the sidecar was being replaced is not sent again: it says it failed, the message stays in the box, nothing is stored; sent again it is stored once', async () => {
+it('a send of the page sent as the sidecar was being replaced is asked again with its send id and stored once: one user message, one run, the box emptied, no alert', async () => {
   const sessionId = await openNewSession('Send across the restart');
   const run = await holdNext((url) => url.pathname === '/agent/run');
   await sendMessage(page, 'ls');
   await run.held;
   const gap = await intoTheGap(run.go);
   await gap.restarted();
-  const main = page.getByRole('main');
-  await main.getByRole('alert').filter({ hasText: 'the agent could not be reached (UNREACHABLE)' }).waitFor();
-  expect(await box().inputValue()).toBe('ls');
-  expect(await runsStarted(sessionId)).toBe(0);
-  await box().press('Enter');
   await page.getByTestId('user-bubble').filter({ hasText: /^ls$/ }).waitFor();
   expect(await box().inputValue()).toBe('');
   await expect.poll(() => runsStarted(sessionId)).toBe(1);
+  expect(await userMessages(sessionId)).toBe(1);
   expect(await page.getByRole('alert').allTextContents()).toEqual([]);
+});
+
+it('a send of the page stored by the sidecar whose answer never reached the page is asked again and answered with the first run: one user message, one run', async () => {
+  const sessionId = await openNewSession('Answer lost');
+  const bodies: string[] = [];
+  await page.route(
+    (url) => url.pathname === '/agent/run',
+    async (route) => {
+      bodies.push(route.request().postData() ?? '');
+      if (bodies.length > 1) return route.continue();
+      // The daemon stores the send and answers; the page is told the connection was reset.
+      await route.fetch();
+      return route.abort('connectionreset');
+    },
+  );
+  await sendMessage(page, 'ls');
+  await page.getByTestId('user-bubble').filter({ hasText: /^ls$/ }).waitFor();
+  expect(await box().inputValue()).toBe('');
+  expect(bodies).toHaveLength(2);
+  expect(bodies[1]).toBe(bodies[0]);
+  expect(JSON.parse(bodies[0] ?? '{}')).toMatchObject({ client_id: expect.stringMatching(/^[A-Za-z0-9_-]{22}$/) });
+  await expect.poll(() => runsStarted(sessionId)).toBe(1);
+  expect(await userMessages(sessionId)).toBe(1);
+  expect(await page.getByRole('alert').allTextContents()).toEqual([]);
+});
+
+it('a send without a send id sent as the sidecar was being replaced is not sent again: it fails UNREACHABLE and nothing is stored', async () => {
+  const sessionId = await openNewSession('Send without an id across the restart');
+  const run = await holdNext((url) => url.pathname === '/agent/run');
+  const outcome = page.evaluate(
+    (id) =>
+      window.bastion!.agent.run(id, 'ls').then(
+        () => 'answered',
+        (failure: { code?: string }) => `failed: ${failure.code}`,
+      ),
+    sessionId,
+  );
+  await run.held;
+  const gap = await intoTheGap(run.go);
+  await gap.restarted();
+  expect(await outcome).toBe('failed: UNREACHABLE');
+  expect(await runsStarted(sessionId)).toBe(0);
+  expect(await userMessages(sessionId)).toBe(0);
 });
 
 it('a send while the sidecar cannot be started again says the agent is not running (the message box too: the agent, not Bastion, does not answer), keeps the message in the box and stores nothing; once it runs again the message goes, once', async () => {

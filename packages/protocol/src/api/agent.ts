@@ -7,6 +7,8 @@ import { z } from 'zod';
 import {
   AGENT_MAX_IMAGES,
   AGENT_MAX_MCP_RESOURCES,
+  AGENT_SEND_ID_MAX_CHARS,
+  AGENT_SEND_ID_MIN_CHARS,
   EVENT_PAGE_MAX_LIMIT,
   INSTRUCTIONS_MAX_DIRECTORIES,
   WORKSPACE_MAX_PATH_CHARS,
@@ -17,6 +19,15 @@ import { messageSchema, modelIdSchema, providerIdSchema, sessionIdSchema } from 
 import { tokenUsageSchema } from './usage.js';
 
 export const runIdSchema = z.string().regex(/^run_[A-Za-z0-9_-]{8,64}$/);
+
+/**
+ * A send's own id, chosen by the client at random (base64url, at least 96 bits): the daemon keeps
+ * it with the message, so a send repeated with it (its answer was lost) is answered with the first
+ * send's run and message instead of being stored twice.
+ */
+export const sendIdSchema = z
+  .string()
+  .regex(new RegExp(`^[A-Za-z0-9_-]{${AGENT_SEND_ID_MIN_CHARS},${AGENT_SEND_ID_MAX_CHARS}}$`));
 
 export const approvalAnswerSchema = z.strictObject({
   approval_id: z.string().min(1).max(128),
@@ -40,6 +51,12 @@ export const agentRunRequestSchema = z
     mcp_prompt: mcpPromptOriginSchema.optional(),
     /** MCP servers' resources the person attached (`@SERVER:URI`), read by the host; only with a message. */
     mcp_resources: z.array(mcpAttachedResourceSchema).min(1).max(AGENT_MAX_MCP_RESOURCES).optional(),
+    /**
+     * The send's id (sendIdSchema); only with a message. The same id again with the same message,
+     * images and MCP context is answered with the first send's ids; with other ones it is refused
+     * (SEND_ID_REUSED).
+     */
+    client_id: sendIdSchema.optional(),
     approval_answer: approvalAnswerSchema.optional(),
     /** A run that only summarises the session's older turns now, keeping its last exchange (`/compact`). */
     compact: z.literal(true).optional(),
@@ -54,6 +71,10 @@ export const agentRunRequestSchema = z
   .refine((body) => body.images === undefined || body.message !== undefined, {
     message: 'images go with a message',
     path: ['images'],
+  })
+  .refine((body) => body.client_id === undefined || body.message !== undefined, {
+    message: 'a client_id goes with a message',
+    path: ['client_id'],
   })
   .refine((body) => (body.mcp_prompt === undefined && body.mcp_resources === undefined) || body.message !== undefined, {
     message: 'an MCP prompt or resources go with a message',
@@ -279,6 +300,7 @@ export type AgentErrorCode =
   | 'RUN_ABORTED'
   | 'RUN_INTERRUPTED'
   | 'MESSAGE_TOO_LARGE'
+  | 'SEND_ID_REUSED'
   | 'PROVIDER_UNKNOWN'
   | 'PROVIDER_FAILED'
   | 'PROVIDER_RATE_LIMITED'

@@ -28,6 +28,7 @@ import { mcpContextOf, type MessageMcp } from '../mcp-offers.js';
 import { spansAfterEdit } from '../server-text-spans.js';
 import { notifyAgentEvent, rememberTitle } from '../notifications.js';
 import { keepNewSession } from '../new-sessions.js';
+import { newSendId } from '../send-id.js';
 import {
   applyEvents,
   emptyTranscript,
@@ -619,6 +620,7 @@ export function ChatView({
           message,
           attached.length === 0 ? undefined : attached.map(imageInputOf),
           fromMcp,
+          newSendId(),
         );
         const messageId = answer.message_id;
         if (messageId !== null) {

@@ -6,6 +6,7 @@ import { carryDraftMcp, readDraft, saveDraft } from '../drafts.js';
 import { imageInputOf, isImageRefusal, type Attachment } from '../image-attachment.js';
 import { keepImageRefusal, readDraftImages, saveDraftImages } from '../image-drafts.js';
 import { useGrantedRoots } from '../granted-roots.js';
+import { newSendId } from '../send-id.js';
 import { Composer } from './composer.js';
 import { DefaultModelPicker, DefaultUnavailable } from './default-model-settings.js';
 import { DEMO_MODEL_NAME, listedModel, modelName, useModels } from './model-picker.js';
@@ -63,7 +64,8 @@ export function HomeView({
     let sessionId: string | undefined;
     try {
       sessionId = (await createSessionOnDefaultModel(bastion)).id;
-      await bastion.agent.run(sessionId, message, attached.length === 0 ? undefined : attached.map(imageInputOf), mcp);
+      const images = attached.length === 0 ? undefined : attached.map(imageInputOf);
+      await bastion.agent.run(sessionId, message, images, mcp, newSendId());
       setDraft('');
       setImages([]);
       onStarted(sessionId);

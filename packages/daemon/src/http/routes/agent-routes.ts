@@ -40,6 +40,7 @@ export function agentRoutes(deps: { store: SessionStore; runs: RunManager }): Ro
               images: decodePromptImages(body.images ?? []),
               ...(body.mcp_prompt === undefined ? {} : { mcpPrompt: body.mcp_prompt }),
               ...(body.mcp_resources === undefined ? {} : { mcpResources: body.mcp_resources }),
+              ...(body.client_id === undefined ? {} : { clientId: body.client_id }),
             }
           : body.approval_answer !== undefined
             ? { approvalAnswer: body.approval_answer }
