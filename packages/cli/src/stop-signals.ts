@@ -4,7 +4,12 @@
  * starting (srt's own once-handler would otherwise take it and leave the host running), and none
  * kills the process before its cleanup has run.
  */
+import { constants } from 'node:os';
+
 export const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+
+/** The shell's exit code for a command a signal stopped: 128 + its number (130 for Ctrl-C's SIGINT). */
+export const signalExitCode = (signal: NodeJS.Signals): number => 128 + constants.signals[signal];
 
 export interface StopSignals {
   /** Resolves with the first stop signal. */

@@ -260,7 +260,7 @@ run: start Bastion, run one PROMPT in a new session and stream the answer and to
 (the project instruction files the model was given, each command with its exit code and first
 lines of output, each edit's diff, then the changed files and token usage); exit 0 when the run
 finishes, 1 when it fails, 2 for a provider or model not on offer (the valid ones are listed) or
-no session to continue. PROMPT - reads the prompt from standard input (as no PROMPT does when
+no session to continue, 130 when Ctrl-C stops it (the run is stopped cleanly first). PROMPT - reads the prompt from standard input (as no PROMPT does when
 standard input is piped: echo PROMPT | bastion run); @PATH in PROMPT names a
 file of the workspace. --mode read-only refuses every write and runs only inspection
 commands; --mode auto lets commands run without asking (informed consent); otherwise approvals
@@ -293,7 +293,7 @@ far (as changes --stat), /mcp the MCP servers here, /NAME [ARGS] your saved prom
 <home>/prompts/NAME.md, /help lists these (Tab completes them; ArrowUp brings back earlier lines;
 another /NAME is refused, not sent); /exit (or /quit, exit, quit), the end of input or Ctrl-D ends it, Ctrl-C stops the run going
 (at the prompt it drops what is typed, and at an empty prompt ends it). Exit with the last run's
-code.
+code (130 when Ctrl-C stopped it).
 
 sessions: the newest ${CLI_SESSIONS_LISTED} sessions that worked in the workspace (of every one with --all),
 each with its id, when it last changed, how its last run ended (or that it needs approval), its

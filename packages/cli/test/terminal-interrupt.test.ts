@@ -1,8 +1,9 @@
 /**
  * Ctrl-C on a real terminal (util-linux `script`), with the demo model in auto mode running a
  * sandboxed `sleep`: the terminal signals the CLI's process group, and only the host decides what
- * stops. `bastion run` aborts its run and exits 1 at once (the sidecar, in a group of its own, is
- * not cut off under it); `bastion chat` aborts the run and goes on with the same session. Ctrl-C at
+ * stops. `bastion run` aborts its run and exits 130 at once, as a shell's command stopped by
+ * Ctrl-C does (the sidecar, in a group of its own, is not cut off under it); `bastion chat` aborts
+ * the run and goes on with the same session, and exits 130 when that run was its last. Ctrl-C at
  * an approval question (readline's, in raw mode: no signal) stops the run the same way.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -26,12 +27,12 @@ function running(argv: string[]): boolean {
   });
 }
 
-it('bastion run: Ctrl-C during a command aborts the run and exits 1, the command that printed nothing named as stopped, the agent process not cut off', async () => {
+it('bastion run: Ctrl-C during a command aborts the run and exits 130, the command that printed nothing named as stopped, the agent process not cut off', async () => {
   const { home, workspace } = project();
   const cli = runCliInTerminal([...demoInAuto('run', home, workspace), '$ sleep 41.3']);
   await waitFor(() => running(['sleep', '41.3']), 60_000, 'the sandboxed sleep');
   cli.type('\u0003');
-  expect(await cli.closed).toBe(1);
+  expect(await cli.closed).toBe(130);
   expect(cli.shown()).toContain('[run] $ sleep 41.3 → stopped');
   expect(cli.shown()).toContain('bastion: run failed: RUN_ABORTED: the run was aborted');
   expect(cli.shown()).not.toContain('the agent process stopped');
@@ -56,7 +57,21 @@ it('bastion chat: Ctrl-C during a command aborts that run only, the command said
   expect(await cli.closed).toBe(0);
 });
 
-it('bastion run: Ctrl-C at an approval question stops the run: exit 1, the command said stopped and never run, the session no longer waiting for approval', async () => {
+it('bastion chat: a run stopped by Ctrl-C as its last, chat ended with Ctrl-D exits 130', async () => {
+  const { home, workspace } = project();
+  const cli = runCliInTerminal(demoInAuto('chat', home, workspace));
+  const prompts = () => cli.shown().split('bastion> ').length - 1;
+  await waitFor(() => prompts() === 1, 60_000, 'the first prompt');
+  cli.type('$ sleep 43.1\r');
+  await waitFor(() => running(['sleep', '43.1']), 30_000, 'the sandboxed sleep');
+  cli.type('\u0003');
+  await waitFor(() => prompts() === 2, 30_000, 'the prompt after the stopped run');
+  cli.type('\u0004');
+  expect(await cli.closed).toBe(130);
+  expect(cli.shown()).toContain('[run] $ sleep 43.1 → stopped');
+});
+
+it('bastion run: Ctrl-C at an approval question stops the run: exit 130, the command said stopped and never run, the session no longer waiting for approval', async () => {
   const { home, workspace } = project();
   const cli = runCliInTerminal([
     'run',
@@ -70,7 +85,7 @@ it('bastion run: Ctrl-C at an approval question stops the run: exit 1, the comma
   ]);
   await waitFor(() => cli.shown().includes('Allow? [y/N]'), 60_000, 'the approval question');
   cli.type('\u0003');
-  expect(await cli.closed).toBe(1);
+  expect(await cli.closed).toBe(130);
   expect(cli.shown()).toContain('[run] $ touch asked → stopped');
   expect(cli.shown()).toContain('bastion: run failed: RUN_ABORTED: the run was stopped while it waited for approval');
   expect(cli.shown()).not.toContain('ABORT_ERR');

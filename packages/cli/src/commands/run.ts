@@ -101,7 +101,7 @@ import {
   type EndpointSettings,
 } from '../endpoint-consent.js';
 import { homeFlag, startOwningHost } from '../home-in-use.js';
-import { STOP_SIGNALS } from '../stop-signals.js';
+import { signalExitCode, STOP_SIGNALS } from '../stop-signals.js';
 import {
   commandOutputPreview,
   exploreAnswerPreview,
@@ -1413,6 +1413,7 @@ async function runPrompt(
       for (;;) {
         const first = await Promise.race([stopped, nextEvent().then(() => 'event' as const)]);
         if (first === 'stopped') {
+          stoppedBy ??= 'SIGINT';
           await host.client.request('POST', '/agent/abort', { session_id: session.id });
           for (let shown = await take(); shown !== undefined; shown = await take())
             if (typeof shown.ended === 'number') return shown.ended;
@@ -1454,12 +1455,16 @@ async function runPrompt(
   };
 
   let running = false;
+  /** The stop signal that stopped the run going (Ctrl-C at its approval question is SIGINT's): its exit code is the run's. */
+  let stoppedBy: NodeJS.Signals | undefined;
   const stop = new AbortController();
   // Ctrl-C, SIGTERM and a closed terminal (SIGHUP) stop the run going, or end `chat` between runs;
   // the host then stops cleanly.
-  const onInterrupt = () => {
-    if (running) void host.client.request('POST', '/agent/abort', { session_id: session.id });
-    else stop.abort();
+  const onInterrupt = (signal: NodeJS.Signals) => {
+    if (running) {
+      stoppedBy ??= signal;
+      void host.client.request('POST', '/agent/abort', { session_id: session.id });
+    } else stop.abort();
   };
   for (const signal of STOP_SIGNALS) process.on(signal, onInterrupt);
   let code = 0;
@@ -1544,6 +1549,7 @@ async function runPrompt(
       const carrying = 'message' in run ? [...attached] : [];
       const body = carrying.length === 0 ? run : { ...run, images: imageInputs(carrying) };
       running = true;
+      stoppedBy = undefined;
       imagesRefusedByDaemon = false;
       const started = await startRun(body);
       if (started) {
@@ -1558,7 +1564,8 @@ async function runPrompt(
         process.stderr.write('bastion: the event stream ended before the run did\n');
         return 1;
       }
-      code = imagesRefusedByDaemon ? 2 : ended;
+      // A run a stop signal cut off exits as the signal would (130 for Ctrl-C); one that finished first, 0.
+      code = imagesRefusedByDaemon ? 2 : stoppedBy !== undefined && ended !== 0 ? signalExitCode(stoppedBy) : ended;
       if (imagesRefusedByDaemon && sessionMadeForRun) {
         await removeUnusedSession();
       } else if (!started && carrying.length > 0 && command === 'chat') {
