@@ -2,9 +2,11 @@
 /**
  * How readable the agent's work is in the transcript, in real Chromium against the real host and a
  * scripted endpoint, at the widths people use (1280 and 400 px): a markdown table keeps its words
- * whole on a narrow window; a quote is set apart by a bar. Screenshots (light and dark) go to
+ * whole on a narrow window; a quote is set apart by a bar; a file edit's approval asks in words. Screenshots (light and dark) go to
  * test-output/ui/.
  */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import type { ScriptedTurn } from '@bastion/test-support';
@@ -98,5 +100,33 @@ describe('the transcript’s layout', () => {
     }
     await page.emulateMedia({ colorScheme: 'light' });
     await shotAllModes(page, SHOTS, 'transcript-quote', quote);
+  });
+
+  it('an approval of a file edit says in words what it asks, “write a file” or “edit a file”, the file under it, not the tool’s raw name', async () => {
+    writeFileSync(join(world!.host.workspace, 'notes.txt'), 'alpha\n');
+    await page.getByLabel('Ask before file edits').check();
+    const approval = page.getByRole('region', { name: 'Approval needed' });
+    const asks: { heading: string | null; file: string | null }[] = [];
+    for (const call of [
+      { name: 'write_file', input: { path: 'made.txt', content: 'one\n' } },
+      { name: 'edit_file', input: { path: 'notes.txt', old_string: 'alpha', new_string: 'beta' } },
+    ]) {
+      turns.push({ kind: 'tool-call', ...call }, { kind: 'text', pieces: ['Denied.'] });
+      await sendMessage(page, `Change ${call.input.path}`);
+      await approval.waitFor(SETTLED);
+      asks.push({
+        heading: await approval.getByRole('heading').textContent(),
+        file: await approval.locator('.approval-command').textContent(),
+      });
+      if (call.name === 'write_file') await shotAllModes(page, SHOTS, 'transcript-approval-write', approval);
+      await approval.getByRole('button', { name: 'Deny' }).click();
+      await lastRunEnd().waitFor(SETTLED);
+      await approval.waitFor({ state: 'detached' });
+    }
+    await page.getByLabel('Ask before file edits').uncheck();
+    expect(asks).toEqual([
+      { heading: 'The agent wants to write a file', file: 'made.txt' },
+      { heading: 'The agent wants to edit a file', file: 'notes.txt' },
+    ]);
   });
 });

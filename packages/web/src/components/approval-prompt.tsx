@@ -9,6 +9,12 @@ import { AlwaysAllowConfirm, ApprovalActions, useAlwaysAllowStep } from './alway
 import { CommandWords } from './command-words.js';
 import { usePromptFocus } from './prompt-focus.js';
 
+/** What a file tool's question asks, in words (the file is named under it); its raw name stays on its card. */
+const FILE_CHANGES: Readonly<Record<string, string>> = {
+  write_file: 'write a file',
+  edit_file: 'edit a file',
+};
+
 interface Props {
   tool: ToolView;
   /** Approvals of the same step asked after this one, still waiting: each is asked once this one is answered. */
@@ -64,7 +70,7 @@ export function ApprovalPrompt({
           ? 'The agent wants to run a command'
           : isExplore
             ? 'The agent wants to hand a question to an explorer'
-            : `The agent wants to use ${mcpTitle ?? tool.toolName}`}
+            : `The agent wants to ${FILE_CHANGES[tool.toolName] ?? `use ${mcpTitle ?? tool.toolName}`}`}
         {waitingAfter > 0 && <span className="approval-more"> · {waitingAfter} more after this</span>}
       </h2>
       <div className="approval-body">
