@@ -311,14 +311,16 @@ what a message on the UI's home page starts with); a model its provider does not
 undo: put back the files a run wrote with write_file/edit_file (earlier bytes restored, files
 it created removed), by default the last run of the newest session in the workspace, and print
 each file; --dry-run only says what it would do. Refused, touching nothing, when a file changed
-since the run or a run is going; what the run's commands changed is never restored.
+since the run or a run is going (exit 1); what the run's commands changed is never restored. Exit 2
+when no session worked in the workspace, --session or --run names none, or the session has no run.
 
 rewind: take a session (by default the newest in the workspace) back to before its latest prompt
 still in the conversation, or the prompt of --run: that prompt and every turn after it are no
 longer sent to the model (they stay in the transcript, marked rewound), and the files those turns
 wrote are put back as undo does (--keep-files leaves them); prints the prompt, to send again.
 Refused, touching nothing, when a file changed since (then --keep-files still goes back) or a run
-is going; --dry-run only says what it would do.
+is going (exit 1); --dry-run only says what it would do. Exit 2 when no session worked in the
+workspace, or --session or --run names none.
 
 changes: what the file tools (write_file, edit_file) of a session changed so far, from before its
 first write to now: by default the newest session in the workspace, or --session ID. Prints each

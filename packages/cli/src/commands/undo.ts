@@ -5,8 +5,10 @@
  * `bastion rewind [… --keep-files]`: take that session back to before its latest prompt (or the
  * prompt of --run) with the files its turns wrote put back, and print the prompt to send again.
  * Both go through the running Bastion when one owns the home (its control socket), else through a
- * host of their own. Exit 0 when done (or, with --dry-run, planned), 1 when refused (the daemon's
- * words: a file changed since, a run going, already undone or rewound).
+ * host of their own. Exit 0 when done (or, with --dry-run, planned), 2 when there is nothing of
+ * that name (no session in the workspace, --session or --run naming none, a session with no run
+ * yet: as `changes` and `run --continue` exit), 1 when refused (the daemon's words: a file changed
+ * since, a run going, already undone or rewound).
  */
 import {
   askRunningHost,
@@ -76,6 +78,15 @@ export function rewindReport(sessionId: string, result: AgentRewindResponse): st
  * the record of the undo). Every other refusal comes before anything is touched.
  */
 const STOPPED_PARTWAY: ReadonlySet<string> = new Set(['UNDO_FAILED', 'FS_DISK_FULL', 'STORAGE_FULL']);
+
+/** The refusals that find nothing of the name given (or no session at all): exit 2, a mistake in what was asked. */
+const NOTHING_NAMED: ReadonlySet<string> = new Set([
+  'UNDO_NO_SESSION',
+  'SESSION_NOT_FOUND',
+  'UNDO_NO_RUN',
+  'UNDO_RUN_NOT_FOUND',
+  'REWIND_RUN_NOT_FOUND',
+]);
 
 export const KEEP_FILES_HINT = 'the conversation alone can still go back, leaving the files as they are';
 
@@ -157,7 +168,7 @@ export async function undoCommand(argv: string[]): Promise<number> {
     // These stop partway (the message says which files were put back); the rest touch nothing.
     const outcome = STOPPED_PARTWAY.has(answer.code) ? 'the undo stopped partway' : 'nothing was undone';
     process.stderr.write(`bastion: ${outcome}: ${terminalLine(`${answer.code}: ${answer.message}`)}\n`);
-    return 1;
+    return NOTHING_NAMED.has(answer.code) ? 2 : 1;
   }
   report(answer.session_id, answer.result);
   return 0;
@@ -183,7 +194,7 @@ export async function rewindCommand(argv: string[]): Promise<number> {
     if (answer.code === 'UNDO_CONFLICT') {
       process.stderr.write(`bastion: with --keep-files ${KEEP_FILES_HINT}\n`);
     }
-    return 1;
+    return NOTHING_NAMED.has(answer.code) ? 2 : 1;
   }
   process.stdout.write(rewindReport(answer.session_id, answer.result));
   if (!answer.result.dry_run) {
