@@ -7,7 +7,7 @@
  * workspace disk that is full (a real tmpfs, root only) it says the disk is full and stops.
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startScriptedEndpoint, type ScriptedTurn } from '@bastion/test-support';
 import { closedAfterEachTest } from '../../../test/support/per-test.js';
@@ -94,6 +94,22 @@ describe('bastion undo', () => {
     expect(noRun.stderr).toBe('bastion: nothing was undone: UNDO_RUN_NOT_FOUND: no such run in this session\n');
     expect(noRun.code).toBe(2);
     expect(readFileSync(join(ran.workspace, 'notes.md'), 'utf8')).toBe('alpha\ngamma\n');
+  });
+
+  it('takes a relative --home and --workspace from where it was typed, as run does: undo, rewind and changes find the run, and no data folder is made in the workspace', async () => {
+    const { home, workspace } = await afterRun();
+    const typedIn = { cwd: dirname(home) };
+    const relative = ['--home', basename(home), '--workspace', basename(workspace)];
+    const undo = await runCli(['undo', '--dry-run', ...relative], '', typedIn);
+    expect(undo.stdout).toMatch(/would restore {2}notes\.md/);
+    expect(undo.code).toBe(0);
+    const rewind = await runCli(['rewind', '--dry-run', ...relative], '', typedIn);
+    expect(rewind.stdout).toContain('> edit the notes');
+    expect(rewind.code).toBe(0);
+    const changes = await runCli(['changes', '--stat', ...relative], '', typedIn);
+    expect(changes.stdout).toContain('notes.md');
+    expect(changes.code).toBe(0);
+    expect(readdirSync(workspace).sort()).toEqual(['made.txt', 'notes.md']);
   });
 
   it('goes through the running Bastion’s control socket, and prints a refusal in words with every file untouched', async () => {

@@ -166,8 +166,10 @@ export async function changesCommand(argv: string[]): Promise<number> {
   if (positionals.length > 0) throw new UsageError('changes takes no arguments');
   if (values.stat && values.json) throw new UsageError('--stat and --json cannot be combined');
   const id = values.session === undefined ? undefined : checkedId('--session', values.session, 'session');
+  // Before entering the workspace: a relative --home is where the command was typed, not in the workspace.
+  const userData = resolveUserDataPath(values.home);
   const request = { workspace: enterWorkspace(values.workspace), session_id: id };
-  const answer = await changesOf(resolveUserDataPath(values.home), values.home, request);
+  const answer = await changesOf(userData, values.home, request);
   if (!answer) return 2;
   if (!answer.ok) {
     if (answer.code === 'SESSION_NOT_FOUND' && id !== undefined) {

@@ -146,13 +146,15 @@ function target(
   positionals: readonly string[],
 ): { userData: string; request: UndoRunRequest } {
   if (positionals.length > 0) throw new UsageError(`${command} takes no arguments`);
+  // Before entering the workspace: a relative --home is where the command was typed, not in the workspace.
+  const userData = resolveUserDataPath(values.home);
   const request = {
     workspace: enterWorkspace(values.workspace),
     session_id: values.session === undefined ? undefined : checkedId('--session', values.session, 'session'),
     run_id: values.run === undefined ? undefined : checkedId('--run', values.run, 'run'),
     dry_run: values['dry-run'],
   };
-  return { userData: resolveUserDataPath(values.home), request };
+  return { userData, request };
 }
 
 export async function undoCommand(argv: string[]): Promise<number> {

@@ -23,9 +23,9 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Run the CLI with `args` to its exit, `stdin` (then end of input) on its standard input. */
-export function runCli(args: readonly string[], stdin = ''): Promise<CliResult> {
-  const child = spawn(process.execPath, [CLI, ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
+/** Run the CLI with `args` to its exit, `stdin` (then end of input) on its standard input, typed in `cwd`. */
+export function runCli(args: readonly string[], stdin = '', { cwd }: { cwd?: string } = {}): Promise<CliResult> {
+  const child = spawn(process.execPath, [CLI, ...args], { stdio: ['pipe', 'pipe', 'pipe'], cwd });
   let stdout = '';
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
