@@ -2,7 +2,8 @@
 /**
  * How readable the agent's work is in the transcript, in real Chromium against the real host and a
  * scripted endpoint, at the widths people use (1280 and 400 px): a markdown table keeps its words
- * whole on a narrow window; a quote is set apart by a bar; a file edit's approval asks in words. Screenshots (light and dark) go to
+ * whole on a narrow window; a quote is set apart by a bar; a file edit's approval asks in words;
+ * a command that failed is marked so in its folded title. Screenshots (light and dark) go to
  * test-output/ui/.
  */
 import { writeFileSync } from 'node:fs';
@@ -128,5 +129,34 @@ describe('the transcript’s layout', () => {
       { heading: 'The agent wants to write a file', file: 'made.txt' },
       { heading: 'The agent wants to edit a file', file: 'notes.txt' },
     ]);
+  });
+
+  it('a command that exited non-zero says so in its title’s status in the danger colour, as its exit line does, readable in light and dark; one that exited 0 stays muted', async () => {
+    turns.push(
+      {
+        kind: 'tool-calls',
+        calls: [
+          { name: 'run_command', input: { command: 'ls', args: ['no-such-folder'] } },
+          { name: 'run_command', input: { command: 'ls', args: ['.'] } },
+        ],
+      },
+      { kind: 'text', pieces: ['One failed.'] },
+    );
+    await sendMessage(page, 'List two folders');
+    await page.locator('.bubble.assistant', { hasText: 'One failed.' }).waitFor(SETTLED);
+    const cards = page.getByRole('article', { name: 'Tool run_command' });
+    const [failed, passed] = [cards.nth(-2), cards.last()];
+    expect(await failed.getByTestId('tool-status').textContent()).toBe('exit 2');
+    expect(await passed.getByTestId('tool-status').textContent()).toBe('exit 0');
+    const colourOf = (of: ReturnType<Page['locator']>) => of.evaluate((element) => getComputedStyle(element).color);
+    for (const scheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme: scheme });
+      const exitLine = await colourOf(failed.locator('dd.exit-fail'));
+      expect(await colourOf(failed.getByTestId('tool-status')), scheme).toBe(exitLine);
+      expect(await colourOf(passed.getByTestId('tool-status')), scheme).not.toBe(exitLine);
+      expect(await textContrast(failed.getByTestId('tool-status')), scheme).toBeGreaterThanOrEqual(4.5);
+    }
+    await page.emulateMedia({ colorScheme: 'light' });
+    await shotAllModes(page, SHOTS, 'transcript-command-failed', failed);
   });
 });

@@ -98,6 +98,13 @@ function statusOf(tool: ToolView, runGoing: boolean): string {
   return 'done';
 }
 
+/** A command that exited non-zero or was killed: its status is marked as its exit line is, so a folded card shows it. */
+function commandFailed(tool: ToolView): boolean {
+  if (tool.toolName !== 'run_command' || tool.output === undefined || tool.isError) return false;
+  const output = fieldsOf(tool.output);
+  return (typeof output.exit_code === 'number' && output.exit_code !== 0) || typeof output.signal === 'string';
+}
+
 /** The end of what a running command has printed, stderr marked, kept scrolled to its last line. */
 function LiveOutput({ live }: { live: NonNullable<ToolView['live']> }) {
   const ref = useRef<HTMLPreElement>(null);
@@ -534,7 +541,7 @@ export function ToolCard({
           </span>
           {/* A created file's lines are its title's "(N lines)" already. */}
           <ToolHeading title={title} name={name} stat={tool.isError || stat?.status === 'added' ? undefined : stat} />
-          <span className="tool-status" data-testid="tool-status">
+          <span className={`tool-status${commandFailed(tool) ? ' exit-fail' : ''}`} data-testid="tool-status">
             {statusOf(tool, runGoing)}
           </span>
         </button>
