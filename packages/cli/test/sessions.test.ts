@@ -123,7 +123,9 @@ describe('bastion sessions', () => {
     expect(both.stderr).toMatch(/^bastion: --all and --workspace cannot be combined\n\nUsage:\n {2}bastion sessions /);
     const argument = await runCli(['sessions', 'extra']);
     expect(argument.code).toBe(2);
-    expect(argument.stderr).toMatch(/^bastion: sessions takes no arguments but export ID\n/);
+    expect(argument.stderr).toMatch(
+      /^bastion: unexpected argument "extra": sessions takes only options, or export ID\n/,
+    );
   });
 });
 

@@ -131,6 +131,13 @@ describe('an option without its value, or an argument a command does not take', 
     [['run', '--image', '', 'hi'], '--image needs a FILE (it was given an empty path)'],
     [['start', 'extra'], 'unexpected argument "extra": this command takes only options'],
     [['doctor', 'now'], 'unexpected argument "now": this command takes only options'],
+    [['undo', 'last'], 'unexpected argument "last": this command takes only options'],
+    [['rewind', 'last'], 'unexpected argument "last": this command takes only options'],
+    [['changes', 'all'], 'unexpected argument "all": this command takes only options'],
+    [['sessions', 'extra'], 'unexpected argument "extra": sessions takes only options, or export ID'],
+    [['mcp', 'list', 'docs'], 'mcp list takes options only, not docs'],
+    [['policy'], 'policy needs an action: list, add, remove or audit'],
+    [['mcp'], 'mcp needs an action: list, add, remove or restart'],
   ])(
     'bastion %j exits 2 naming the option or argument and what it needs, then the command’s usage, and writes nothing',
     (args, said) => {

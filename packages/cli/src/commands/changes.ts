@@ -153,9 +153,8 @@ async function changesOf(
 }
 
 export async function changesCommand(argv: string[]): Promise<number> {
-  const { values, positionals } = parseCommandLine({
+  const { values } = parseCommandLine({
     args: argv,
-    allowPositionals: true,
     options: {
       ...WORKSPACE_OPTIONS,
       session: { type: 'string' },
@@ -163,7 +162,6 @@ export async function changesCommand(argv: string[]): Promise<number> {
       json: { type: 'boolean', default: false },
     },
   });
-  if (positionals.length > 0) throw new UsageError('changes takes no arguments');
   if (values.stat && values.json) throw new UsageError('--stat and --json cannot be combined');
   const id = values.session === undefined ? undefined : checkedId('--session', values.session, 'session');
   // Before entering the workspace: a relative --home is where the command was typed, not in the workspace.

@@ -274,7 +274,7 @@ export async function mcpCommand(argv: string[]): Promise<number> {
   };
   if (action === 'list') {
     only(['workspace', 'json']);
-    if (rest.length > 0) throw new UsageError('mcp list takes no arguments');
+    if (rest.length > 0) throw new UsageError(`mcp list takes options only, not ${rest.join(' ')}`);
     return list(userData, enterWorkspace(values.workspace), values.json);
   }
   if (action === 'add') {
@@ -295,6 +295,6 @@ export async function mcpCommand(argv: string[]): Promise<number> {
     if (rest.length !== 1 || rest[0] === undefined) throw new UsageError('mcp restart takes one NAME');
     return restart(userData, enterWorkspace(values.workspace), rest[0], values.home);
   }
-  if (action === undefined) throw new UsageError('mcp needs an action');
+  if (action === undefined) throw new UsageError('mcp needs an action: list, add, remove or restart');
   throw unknownNameError('mcp command', action, ['list', 'add', 'remove', 'restart'], { listKnown: true });
 }

@@ -195,7 +195,7 @@ function ruleIssueMessage(issue: RuleIssue | undefined): string {
 
 /** What is wrong with a policy command line no action above took: a known action's words, or the action. */
 function misuseOf(action: string | undefined, rest: string[]): UsageError {
-  if (action === undefined) return new UsageError('policy needs an action');
+  if (action === undefined) return new UsageError('policy needs an action: list, add, remove or audit');
   if (action === 'add')
     return new UsageError(`policy add needs a DECISION: ${policyDecisionSchema.options.join(', ')}`);
   if (action === 'remove')

@@ -160,7 +160,8 @@ export async function sessionsCommand(argv: string[]): Promise<number> {
   // A word near `export` was meant as it; any other is a stray argument.
   if (first !== undefined && closestName(first, ['export']) !== undefined)
     throw unknownNameError('sessions command', first, ['export']);
-  if (positionals.length > 0) throw new UsageError('sessions takes no arguments but export ID');
+  if (first !== undefined)
+    throw new UsageError(`unexpected argument ${JSON.stringify(first)}: sessions takes only options, or export ID`);
   if (values.all && values.workspace !== undefined) throw new UsageError('--all and --workspace cannot be combined');
   const userData = resolveUserDataPath(values.home);
   const workspace = values.all ? undefined : enterWorkspace(values.workspace);

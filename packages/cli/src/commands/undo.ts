@@ -26,7 +26,7 @@ import {
 } from '@bastion/host';
 import type { AgentRewindResponse, AgentUndoResponse, UndoFile } from '@bastion/protocol';
 import { homeFlag, startOwningHost } from '../home-in-use.js';
-import { checkedId, parseCommandLine, UsageError, WORKSPACE_OPTIONS } from '../usage.js';
+import { checkedId, parseCommandLine, WORKSPACE_OPTIONS } from '../usage.js';
 import { enterWorkspace } from '../workspace.js';
 
 const REASONS: Record<NonNullable<UndoFile['reason']>, string> = {
@@ -134,18 +134,13 @@ const TARGET_OPTIONS = {
 } as const;
 
 /** What a parsed undo or rewind command line names: its data folder, its workspace and its request. */
-function target(
-  command: 'undo' | 'rewind',
-  values: {
-    home?: string | undefined;
-    workspace?: string | undefined;
-    session?: string | undefined;
-    run?: string | undefined;
-    'dry-run': boolean;
-  },
-  positionals: readonly string[],
-): { userData: string; request: UndoRunRequest } {
-  if (positionals.length > 0) throw new UsageError(`${command} takes no arguments`);
+function target(values: {
+  home?: string | undefined;
+  workspace?: string | undefined;
+  session?: string | undefined;
+  run?: string | undefined;
+  'dry-run': boolean;
+}): { userData: string; request: UndoRunRequest } {
   // Before entering the workspace: a relative --home is where the command was typed, not in the workspace.
   const userData = resolveUserDataPath(values.home);
   const request = {
@@ -158,8 +153,8 @@ function target(
 }
 
 export async function undoCommand(argv: string[]): Promise<number> {
-  const { values, positionals } = parseCommandLine({ args: argv, allowPositionals: true, options: TARGET_OPTIONS });
-  const { userData, request } = target('undo', values, positionals);
+  const { values } = parseCommandLine({ args: argv, options: TARGET_OPTIONS });
+  const { userData, request } = target(values);
   const answer = await ask<Extract<UndoRunAnswer, { ok: true }>>(userData, values.home, request.workspace, {
     op: 'undo',
     control: () => askRunningHost(userData, { op: 'undo', ...request }, undoAnswerSchema),
@@ -177,12 +172,11 @@ export async function undoCommand(argv: string[]): Promise<number> {
 }
 
 export async function rewindCommand(argv: string[]): Promise<number> {
-  const { values, positionals } = parseCommandLine({
+  const { values } = parseCommandLine({
     args: argv,
-    allowPositionals: true,
     options: { ...TARGET_OPTIONS, 'keep-files': { type: 'boolean', default: false } },
   });
-  const { userData, request: where } = target('rewind', values, positionals);
+  const { userData, request: where } = target(values);
   const request: RewindRunRequest = { ...where, files: !values['keep-files'] };
   const answer = await ask<Extract<RewindRunAnswer, { ok: true }>>(userData, values.home, request.workspace, {
     op: 'rewind',
