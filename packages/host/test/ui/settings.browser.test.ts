@@ -18,6 +18,7 @@ import { AUDIT_VIEW_PAGE } from '@bastion/protocol';
 import { makeTempDir } from '@bastion/test-support';
 import { HostAuditLog } from '../../src/policy/host-audit-log.js';
 import type { TempHost } from '../support/temp-host.js';
+import { launchChromium, openDesktop } from './support/browser.js';
 import { openDesktopWorld, type DesktopWorld } from './support/desktop-world.js';
 import { expectInViewport, expectNoHorizontalOverflow, shotAllModes, SHOTS } from './support/layout.js';
 import { openSettingsTab } from './support/settings.js';
@@ -137,6 +138,32 @@ describe('Settings', () => {
       await shotAllModes(page, SHOTS, '70-settings-tabs-general');
     } finally {
       await page.setViewportSize({ width: 1280, height: 800 });
+    }
+  });
+
+  it('switching between a tab that scrolls (Models) and one that fits (General) does not move the title, the tabs or the cards sideways, with scrollbars that take room', async () => {
+    const classic = await launchChromium({ scrollbars: true });
+    try {
+      const { page: shown } = await openDesktop(classic, host);
+      await shown.setViewportSize({ width: 1280, height: 700 });
+      const column = () =>
+        shown.evaluate(() => {
+          const left = (selector: string) => document.querySelector(selector)?.getBoundingClientRect().left;
+          const pane = document.querySelector('.content');
+          return {
+            scrolls: pane !== null && pane.scrollHeight > pane.clientHeight,
+            at: [left('.settings h1'), left('.settings-tabs'), left('.settings-panel:not([hidden]) .card')],
+          };
+        });
+      await openSettingsTab(shown, 'Models');
+      const models = await column();
+      await openSettingsTab(shown, 'General');
+      await shown.getByRole('region', { name: 'Notifications' }).waitFor();
+      const general = await column();
+      expect([models.scrolls, general.scrolls]).toEqual([true, false]);
+      expect(general.at).toEqual(models.at);
+    } finally {
+      await classic.close();
     }
   });
 

@@ -19,8 +19,17 @@ const CHROMIUM_ARGS = [
   '--no-first-run',
 ];
 
-export function launchChromium(): Promise<Browser> {
-  return chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS, headless: true });
+/**
+ * `scrollbars`: show them taking room, as on Linux and Windows, for a test of what they move
+ * (Playwright's headless Chromium hides them by default).
+ */
+export function launchChromium({ scrollbars = false } = {}): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM_PATH,
+    args: CHROMIUM_ARGS,
+    headless: true,
+    ...(scrollbars && { ignoreDefaultArgs: ['--hide-scrollbars'] }),
+  });
 }
 
 /** A fresh context whose page has exchanged a launch ticket and sits on /desktop/. */
