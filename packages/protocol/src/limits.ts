@@ -553,6 +553,11 @@ export const UI_SESSION_LIST_POLL_MS = 2_000;
 export const UI_MENTION_MAX_ENTRIES = 50;
 /** After this pause in typing, a name after `@` (two characters or more) is also searched for in the workspace's folders. */
 export const UI_MENTION_FIND_DELAY_MS = 120;
+/**
+ * While the message box's `/` or `@` menu is open, how often the MCP servers' listing is read again,
+ * so that a server whose list changed (relisted by the host, MCP_LIST_CHANGED_DEBOUNCE_MS) shows it there.
+ */
+export const UI_MCP_MENU_RELIST_MS = 1_500;
 
 /** Host-owned confirmation page (host `src/consent/consent-page.ts`), used when no terminal is attached. */
 /** Each question's token: 32 random bytes (256 bits), base64url, in the page's path. */

@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { McpServerStatus } from './api/mcp.js';
 import { AGENT_MAX_MCP_RESOURCES } from './limits.js';
-import { mayNameResource, mcpResourceMention, mentionedResources } from './mcp-resource-mention.js';
+import {
+  mayNameResource,
+  mcpResourceMention,
+  mentionedResources,
+  serverWrittenMentions,
+} from './mcp-resource-mention.js';
 
 type Server = Pick<McpServerStatus, 'name' | 'state' | 'resources'>;
 const resource = (uri: string) => ({ uri, name: uri, description: '' });
@@ -100,5 +105,16 @@ describe('mentionedResources', () => {
     };
     const text = many.resources.map((listed) => `@many:${listed.uri}`).join(' ');
     expect(mentionedResources(text, [many])).toMatchObject({ ok: false });
+  });
+});
+
+describe('serverWrittenMentions', () => {
+  it('names the @SERVER:URI words with a character in a server’s spans, as written, and none the person typed', () => {
+    const text = 'Summarise @other:notes://readme, then @other:notes://logo and @x:y';
+    // The server wrote up to the `@` of the second word; the person typed from `other:notes://logo` on.
+    const spans = [[0, 39]] as const;
+    expect(serverWrittenMentions(text, spans)).toEqual(['@other:notes://readme,', '@other:notes://logo']);
+    expect(serverWrittenMentions(text, [[0, 38]])).toEqual(['@other:notes://readme,']);
+    expect(serverWrittenMentions(text, [])).toEqual([]);
   });
 });

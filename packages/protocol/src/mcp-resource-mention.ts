@@ -36,6 +36,28 @@ const TRAILING_PUNCTUATION = /[.,;:!?)\]}'"]+$/;
 export type TextSpan = readonly [start: number, end: number];
 
 /**
+ * The words of `text` an MCP server's prompt wrote (any character of them in `serverSpans`) that
+ * look like `@SERVER:URI`: mentionedResources attaches none of them, which the message box says.
+ */
+export function serverWrittenMentions(text: string, serverSpans: readonly TextSpan[]): string[] {
+  return [...mentionWords(text)].filter((word) => serverWrote(serverSpans, word)).map(({ said }) => said);
+}
+
+/** Whether a character of the word `said` at `start` lies in one of `spans`. */
+const serverWrote = (spans: readonly TextSpan[], { said, start }: { said: string; start: number }): boolean =>
+  spans.some(([from, to]) => from < start + said.length && to > start);
+
+/** Each word `@SERVER:URI` of `text` as written (`said`), where it starts, and its SERVER and URI. */
+function* mentionWords(text: string): Generator<{ said: string; start: number; name: string; written: string }> {
+  for (const match of text.matchAll(MENTION)) {
+    const [word, name, written] = match;
+    if (name === undefined || written === undefined) continue;
+    const said = word.trimStart();
+    yield { said, start: match.index + word.length - said.length, name, written };
+  }
+}
+
+/**
  * The resources `text` names, each once, in the order first named: each word `@SERVER:URI` (at the
  * start or after a space) where SERVER is one of `servers`. `serverSpans`: the ranges of `text` an
  * MCP server's prompt wrote: a word with any character in one is the server's, not the person's,
@@ -50,13 +72,10 @@ export function mentionedResources(
   chosen: readonly McpResourceRef[] = [],
 ): MentionedResources {
   const found: McpResourceRef[] = [];
-  for (const match of text.matchAll(MENTION)) {
-    const [word, name, written] = match;
+  for (const word of mentionWords(text)) {
+    const { said, name, written } = word;
     const server = servers.find((candidate) => candidate.name === name);
-    const said = word.trimStart();
-    const start = match.index + word.length - said.length;
-    const serverWrote = serverSpans.some(([from, to]) => from < start + said.length && to > start);
-    if (server === undefined || written === undefined || serverWrote) continue;
+    if (server === undefined || serverWrote(serverSpans, word)) continue;
     if (server.state !== 'ready') {
       return {
         ok: false,

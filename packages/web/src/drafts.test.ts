@@ -1,11 +1,15 @@
 import { beforeEach, describe, expect, it } from 'vitest';
+import { AGENT_MAX_MCP_RESOURCES } from '@bastion/protocol';
 import {
   carryDraftMcp,
+  forgetDrafts,
   readDraft,
   readDraftMcp,
+  readDraftTemplates,
   readQueuedMcp,
   saveDraft,
   saveDraftMcp,
+  saveDraftTemplates,
   saveQueued,
 } from './drafts.js';
 
@@ -81,5 +85,38 @@ describe('saveDraftMcp', () => {
     saveDraftMcp('home', `  ${text}`, { origin, spans: [[2, text.length + 2]] });
     expect(carryDraftMcp('home', `  ${text}`, 'ses_e', text)).toBe(true);
     expect(readDraftMcp('ses_e', text)).toEqual({ origin, spans: [[0, text.length]] });
+  });
+});
+
+describe('saveDraftTemplates', () => {
+  const note = (path: string) => ({
+    server: 'templates',
+    template: 'notes:///{path}',
+    values: { path },
+    uri: `notes:///${encodeURIComponent(path)}`,
+  });
+  const text = 'Read @templates:notes:///a%20b and @templates:notes:///c';
+
+  it('reads back the templates filled in for the draft whose word it still holds, in order', () => {
+    saveDraftTemplates('ses_t', text, [note('a b'), note('gone'), note('c')]);
+    expect(readDraftTemplates('ses_t', text)).toEqual([note('a b'), note('c')]);
+    expect(readDraftTemplates('ses_t', 'Read @templates:notes:///c')).toEqual([note('c')]);
+  });
+
+  it('keeps at most a message’s resources, the newest, and nothing once none is named', () => {
+    const many = Array.from({ length: AGENT_MAX_MCP_RESOURCES + 2 }, (_, index) => note(`n${index}`));
+    const named = many.map((template) => `@templates:${template.uri}`).join(' ');
+    saveDraftTemplates('ses_u', named, many);
+    expect(readDraftTemplates('ses_u', named)).toEqual(many.slice(-AGENT_MAX_MCP_RESOURCES));
+    saveDraftTemplates('ses_u', 'nothing named', many);
+    expect(stored.has('bastion.draft-templates.ses_u')).toBe(false);
+  });
+
+  it('carries them to a new session’s box with the draft, and forgets them with the session', () => {
+    saveDraftTemplates('home', `  ${text}`, [note('a b')]);
+    expect(carryDraftMcp('home', `  ${text}`, 'ses_v', text)).toBe(true);
+    expect(readDraftTemplates('ses_v', text)).toEqual([note('a b')]);
+    forgetDrafts('ses_v');
+    expect(readDraftTemplates('ses_v', text)).toEqual([]);
   });
 });

@@ -3,19 +3,22 @@
  * half-written prompt survives opening another session and a reload. Two slots a session: the
  * message box's draft, and the message queued while a run goes (sent when it ends), with what MCP
  * servers gave it; the draft keeps which of its characters an MCP server's prompt wrote
- * (saveDraftMcp). Sending clears a slot, as does deleting the session; a browser that refuses
+ * (saveDraftMcp) and the MCP resource templates the person filled in for it (saveDraftTemplates). Sending clears a slot, as does deleting the session; a browser that refuses
  * storage (quota, privacy settings) keeps them for as long as the view lives, as before.
  */
 import type { AgentRunMcp } from '@bastion/bridge';
 import type { McpPromptOrigin, TextSpan } from '@bastion/protocol';
+import { AGENT_MAX_MCP_RESOURCES } from '@bastion/protocol';
+import { holdsMention, type ChosenTemplate } from './mcp-offers.js';
 import { spansAfterEdit } from './server-text-spans.js';
 
 /**
  * `queued-images`: how many images the queued message carries (they are kept in memory only);
  * `queued-mcp`: what MCP servers gave the queued message (saveQueued); `draft-mcp`: the prompt of an
- * MCP server the draft's text came from, and the characters it wrote (saveDraftMcp).
+ * MCP server the draft's text came from, and the characters it wrote (saveDraftMcp);
+ * `draft-templates`: the resource templates filled in for the draft (saveDraftTemplates).
  */
-export type DraftSlot = 'draft' | 'queued' | 'queued-images' | 'queued-mcp' | 'draft-mcp';
+export type DraftSlot = 'draft' | 'queued' | 'queued-images' | 'queued-mcp' | 'draft-mcp' | 'draft-templates';
 
 const keyOf = (sessionId: string, slot: DraftSlot): string => `bastion.${slot}.${sessionId}`;
 
@@ -105,14 +108,35 @@ export function readDraftMcp(key: string, text: string): DraftMcp | undefined {
 }
 
 /**
- * A draft's MCP origin carried to the box of `to` (a session the home page's message started), for
+ * A draft's MCP origin and filled-in resource templates carried to the box of `to` (a session the home page's message started), for
  * `text`, the draft as it goes there (trimmed): false when storage refused it (then nothing of
  * `text` may be stored there).
  */
 export function carryDraftMcp(from: string, draft: string, to: string, text: string): boolean {
   const mcp = readDraftMcp(from, draft);
+  saveDraftTemplates(to, text, readDraftTemplates(from, draft));
   return saveDraftMcp(to, text, mcp && { origin: mcp.origin, spans: spansAfterEdit(mcp.spans, draft, text) });
 }
+
+/**
+ * Keep the resource templates the person filled in for the draft `text`: those whose word it still
+ * holds, the newest AGENT_MAX_MCP_RESOURCES (a message carries no more). Storage refusing them
+ * leaves them in the view only; the word then names nothing after a reload, and sending says so.
+ */
+export function saveDraftTemplates(key: string, text: string, templates: readonly ChosenTemplate[]): void {
+  const kept = templatesIn(text, templates);
+  saveDraft(key, kept.length === 0 ? '' : JSON.stringify(kept), 'draft-templates');
+}
+
+/** The resource templates filled in for the stored draft `text` (those whose word it holds). */
+export function readDraftTemplates(key: string, text: string): ChosenTemplate[] {
+  const stored = readDraft(key, 'draft-templates');
+  // Written by saveDraftTemplates only, in this tab's own storage.
+  return stored === '' ? [] : templatesIn(text, JSON.parse(stored) as ChosenTemplate[]);
+}
+
+const templatesIn = (text: string, templates: readonly ChosenTemplate[]): ChosenTemplate[] =>
+  templates.filter(({ server, uri }) => holdsMention(text, server, uri)).slice(-AGENT_MAX_MCP_RESOURCES);
 
 /** A deleted session's draft and queued message (their images: forgetDraftImages). */
 export function forgetDrafts(sessionId: string): void {
@@ -121,4 +145,5 @@ export function forgetDrafts(sessionId: string): void {
   saveDraft(sessionId, '', 'queued-images');
   saveDraft(sessionId, '', 'queued-mcp');
   saveDraft(sessionId, '', 'draft-mcp');
+  saveDraft(sessionId, '', 'draft-templates');
 }

@@ -72,9 +72,11 @@ describe('mcpContextOf', () => {
     const source: McpOffersSource = {
       catalog: () => Promise.resolve(listing),
       prompt: () => Promise.reject(new Error('no prompt is run here')),
-      resource: (_workspace, server, uri) => {
-        reads.push(`${server}:${uri}`);
-        return Promise.resolve({ server, uri, name: 'Fixture readme', text: 'read at send' });
+      resource: (_workspace, server, uri, variables) => {
+        reads.push(`${server}:${uri}${variables === undefined ? '' : ` ${JSON.stringify(variables)}`}`);
+        // A template is expanded as the host does for this one (notes:///{path}).
+        const read = variables === undefined ? uri : `notes:///${encodeURIComponent(variables.path ?? '')}`;
+        return Promise.resolve({ server, uri: read, name: 'Fixture readme', text: 'read at send' });
       },
     };
     return { source, reads };
@@ -93,5 +95,22 @@ describe('mcpContextOf', () => {
     const context = await mcpContextOf(source, '/w', 'Summarise @fixture:notes://readme');
     expect(context.resources?.map((resource) => resource.text)).toEqual(['read at send']);
     expect(reads).toEqual(['fixture:notes://readme']);
+  });
+
+  const filled = { server: 'fixture', template: 'notes:///{path}', values: { path: 'a b' }, uri: 'notes:///a%20b' };
+
+  it('reads a template filled in before a reload from its template and values, as the person named it', async () => {
+    const { source, reads } = counting();
+    const context = await mcpContextOf(source, '/w', 'See @fixture:notes:///a%20b', undefined, [], [filled]);
+    expect(context.resources?.map(({ uri, text }) => [uri, text])).toEqual([['notes:///a%20b', 'read at send']]);
+    expect(reads).toEqual(['fixture:notes:///{path} {"path":"a b"}']);
+  });
+
+  it('reads no template filled in whose word the message holds only in a prompt’s text', async () => {
+    const { source, reads } = counting();
+    const prompt = { origin: { server: 'lure', name: 'lure' }, spans: [[0, 27]] as const };
+    const context = await mcpContextOf(source, '/w', 'See @fixture:notes:///a%20b', prompt, [], [filled]);
+    expect(context).toEqual({ prompt: prompt.origin });
+    expect(reads).toEqual([]);
   });
 });

@@ -141,9 +141,10 @@ export async function runMcpPromptLine(
  * What goes with `message` from MCP servers: `prompt` (the one its text came from, if any, with
  * `spans`, the characters of `message` it wrote) and the text of each resource the person named in
  * it (`@SERVER:URI`; a word with a character the prompt wrote names none): as `chosen` holds it (read when
- * picked in the @ menu: a resource template's URI is in no list, only there), else read by the host now. Refused, with why, when a word names a server
- * that is not running or a resource it does not list, or the host refuses a read (binary, too
- * large): the message is then not sent.
+ * picked in the @ menu), else read by the host now: a template of `templates` (filled in before a
+ * reload; its URI is in no list) from its values, any other as listed. Refused, with why, when a
+ * word names a server that is not running or a resource it does not list, or the host refuses a
+ * read (binary, too large): the message is then not sent.
  */
 export async function mcpContextOf(
   source: McpOffersSource,
@@ -151,19 +152,25 @@ export async function mcpContextOf(
   message: string,
   prompt?: { origin: McpPromptOrigin; spans: readonly TextSpan[] },
   chosen: readonly McpAttachedResource[] = [],
+  templates: readonly ChosenTemplate[] = [],
 ): Promise<AgentRunMcp> {
   const base: AgentRunMcp = prompt === undefined ? {} : { prompt: prompt.origin };
   // Only a message with a word that could name one asks the host (which starts the servers).
   if (workspace === null || !mayNameResource(message)) return base;
-  const named = mentionedResources(message, (await source.catalog(workspace)).servers, prompt?.spans, chosen);
+  const servers = (await source.catalog(workspace)).servers;
+  const named = mentionedResources(message, servers, prompt?.spans, [...chosen, ...templates]);
   if (!named.ok) throw new McpAttachRefusal(named.message);
   if (named.resources.length === 0) return base;
   const resources = await Promise.all(
     named.resources.map(async ({ server, uri }) => {
-      const read = chosen.find((resource) => resource.server === server && resource.uri === uri);
+      const same = (resource: { server: string; uri: string }) => resource.server === server && resource.uri === uri;
+      const read = chosen.find(same);
       if (read !== undefined) return read;
+      const template = templates.find(same);
       try {
-        return await source.resource(workspace, server, uri);
+        return await (template === undefined
+          ? source.resource(workspace, server, uri)
+          : source.resource(workspace, server, template.template, template.values));
       } catch (failure) {
         throw new McpAttachRefusal(`@${server}:${uri}: ${describeError(failure)}`);
       }
@@ -171,6 +178,22 @@ export async function mcpContextOf(
   );
   return { ...base, resources };
 }
+
+/**
+ * A resource template the person filled in from the @ menu: the template as the server listed it,
+ * the values they typed, and the URI the host expanded it to (the word `@SERVER:URI` in the box).
+ * Kept with the draft, so that after a reload the word is still theirs and is read again from them.
+ */
+export interface ChosenTemplate {
+  server: string;
+  template: string;
+  values: Record<string, string>;
+  uri: string;
+}
+
+/** Whether `text` holds the word `@SERVER:URI` of `uri`. */
+export const holdsMention = (text: string, server: string, uri: string): boolean =>
+  text.includes(mcpResourceMention(server, uri));
 
 /** A resource named in a message could not be attached; `message` says why, in words. */
 export class McpAttachRefusal extends Error {

@@ -22,7 +22,8 @@
  * is never told of them), and run or read when the person asks (`prompt`, `resource`). A ready server that says a
  * list changed (`notifications/…/list_changed`) is listed again, within the same bounds, one
  * listing at a time and debounced (MCP_LIST_CHANGED_DEBOUNCE_MS): its new tools reach the agent at
- * its next run, its prompts and resources the menus when next opened. Every text
+ * its next run, its prompts and resources the message box's menus (an open one reads the listing
+ * again every UI_MCP_MENU_RELIST_MS). Every text
  * of its that leaves the host — a result, an error, a tool's name, description and schema, its
  * last words on stderr — is cut of the variables' values the host holds (withoutHeld).
  *

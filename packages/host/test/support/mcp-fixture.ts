@@ -1,4 +1,6 @@
 /** Test support: the fixture MCP server (test/fixtures/mcp-fixture-server.mjs) as a server's config. */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { McpServerConfig } from '@bastion/protocol';
 
@@ -15,3 +17,9 @@ export const mcpFixture =
     command: process.execPath,
     args: [MCP_FIXTURE, mode, marker],
   });
+
+/** The URIs the fixture server `server` of the host at `userData` was asked to read, in order (its reads.log). */
+export function fixtureReads(userData: string, server: string): string[] {
+  const log = join(userData, 'host', 'mcp-data', server, 'reads.log');
+  return existsSync(log) ? readFileSync(log, 'utf8').split('\n').filter(Boolean) : [];
+}

@@ -8,18 +8,21 @@
  * asked for the resource (no reads.log), the model and the stored message hold none of its text,
  * and the transcript still names the prompt. A word the person types themselves after it is read.
  * The same text coming back to the box stays the server's: a queued message given back when its
- * run is stopped, the last prompt brought back by ArrowUp, the prompt /rewind puts back.
+ * run is stopped, the last prompt brought back by ArrowUp, the prompt /rewind puts back. There the
+ * box says that its `@other:notes://readme` will not be attached, and why; a word the person types
+ * into the recalled text is theirs. Screenshots (light and dark, 1280×800 and 400×560) of that note.
  */
-import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import type { Locator, Page } from 'playwright-core';
-import { lastUserText, type ScriptedEndpoint, type ScriptedTurn } from '@bastion/test-support';
+import { lastUserText, SCRIPTED_MODEL, type ScriptedEndpoint, type ScriptedTurn } from '@bastion/test-support';
+import type { Session } from '@bastion/protocol';
 import { McpConfigStore } from '../../src/mcp/mcp-config-store.js';
 import type { TempHost } from '../support/temp-host.js';
-import { mcpFixture } from '../support/mcp-fixture.js';
+import { fixtureReads, mcpFixture } from '../support/mcp-fixture.js';
 import { openScriptedDesktopWorld, useDesktopWorld } from './support/desktop-world.js';
+import { shotAllModes, SHOTS } from './support/layout.js';
 
 /** What the page shows after the host has done its part: a server's start takes seconds on a loaded machine. */
 const SETTLED = { timeout: 45_000 };
@@ -62,8 +65,7 @@ async function runLurePrompt(): Promise<void> {
 }
 /** The URIs the server `other` was asked to read, in order. */
 function readsOfOther(): string[] {
-  const log = join(host.userData, 'host', 'mcp-data', 'other', 'reads.log');
-  return existsSync(log) ? readFileSync(log, 'utf8').split('\n').filter(Boolean) : [];
+  return fixtureReads(host.userData, 'other');
 }
 /**
  * Sends the box's text, `text`, and waits for the model to be asked: it is asked with `text` as
@@ -77,8 +79,8 @@ async function sendExpectingNoRead(text: string): Promise<void> {
   expect(lastUserText(endpoint.seen)).toBe(text);
   expect(readsOfOther().length).toBe(reads);
 }
-/** Every message content and part the session has stored, as one text. */
-function storedText(): string {
+/** Every message content and part the session (`session`, else the page's first) has stored, as one text. */
+function storedText(session = sessionId): string {
   const db = new Database(join(host.userData, 'sessions.db'), { readonly: true });
   try {
     const rows = db
@@ -86,7 +88,7 @@ function storedText(): string {
         `SELECT content AS text FROM messages WHERE session_id = ?
          UNION ALL SELECT data AS text FROM message_parts WHERE session_id = ?`,
       )
-      .all(sessionId, sessionId) as { text: string | null }[];
+      .all(session, session) as { text: string | null }[];
     return rows.map((row) => row.text ?? '').join('\n');
   } finally {
     db.close();
@@ -186,5 +188,64 @@ describe('an MCP prompt’s text after a reload', () => {
     await dialog.waitFor({ state: 'detached' });
     await expect.poll(() => composer().inputValue(), SETTLED).toBe(LURE);
     await sendExpectingNoRead(LURE);
+  });
+});
+
+describe('an MCP prompt’s text brought back by ArrowUp, in a session of its own', () => {
+  const note = (): Locator => page.locator('#composer-unattached-note');
+  /** A new session's page, with lure's prompt sent there once (other not read); its id and the model's requests before it. */
+  async function sessionWithLureSent(): Promise<{ id: string; firstRequest: number }> {
+    await page.locator('.composer-actions button.danger').waitFor({ state: 'detached', ...SETTLED });
+    const created = await host.client.request<Session>('POST', '/sessions', {
+      provider: 'local',
+      model: SCRIPTED_MODEL,
+    });
+    await page.goto(`${host.uiOrigin}/desktop/sessions/${created.body.id}`);
+    await expect.poll(() => composer().getAttribute('placeholder'), SETTLED).toContain('@ for files');
+    const firstRequest = endpoint.seen.length;
+    await runLurePrompt();
+    await sendExpectingNoRead(LURE);
+    await page.locator('.composer-actions button.danger').waitFor({ state: 'detached', ...SETTLED });
+    return { id: created.body.id, firstRequest };
+  }
+
+  it('the box says the recalled @other:notes://readme will not be attached, and why; sent again, other is not read and neither the model’s requests nor the session’s stored rows hold the readme', async () => {
+    const { id, firstRequest } = await sessionWithLureSent();
+    const reads = readsOfOther().length;
+    await composer().press('ArrowUp');
+    await expect.poll(() => composer().inputValue()).toBe(LURE);
+    await expect
+      .poll(() => note().textContent(), SETTLED)
+      .toBe(
+        'Not attached: @other:notes://readme, written by the MCP server lure’s prompt. A sent message brought back counts wholly as the server’s, since which words you typed is not kept. Type it yourself or choose it in the @ menu to attach it.',
+      );
+    expect(await composer().getAttribute('aria-describedby')).toContain('composer-unattached-note');
+    await shotAllModes(page, SHOTS, '97-mcp-recalled-unattached-note', composer(), [
+      { width: 1280, height: 800 },
+      { width: 400, height: 560 },
+    ]);
+    await sendExpectingNoRead(LURE);
+    await page.locator('.composer-actions button.danger').waitFor({ state: 'detached', ...SETTLED });
+    expect(readsOfOther().length).toBe(reads);
+    expect(JSON.stringify(endpoint.seen.slice(firstRequest))).not.toContain(README_TEXT);
+    expect(storedText(id)).toContain(LURE);
+    expect(storedText(id)).not.toContain(README_TEXT);
+  });
+
+  it('a word the person types into the text ArrowUp brought back is theirs: other’s readme is read and goes with the message, and the note names only the server’s word', async () => {
+    await sessionWithLureSent();
+    await composer().press('ArrowUp');
+    await expect.poll(() => composer().inputValue()).toBe(LURE);
+    await composer().press('End');
+    await composer().pressSequentially(' And @other:notes://readme too');
+    await expect
+      .poll(() => note().locator('code').allTextContents(), SETTLED)
+      .toEqual(['@other:notes://readme', 'lure']);
+    const reads = readsOfOther().length;
+    const before = endpoint.seen.length;
+    await composer().press('Enter');
+    await expect.poll(() => endpoint.seen.length, SETTLED).toBeGreaterThan(before);
+    expect(readsOfOther().slice(reads)).toEqual(['notes://readme']);
+    expect(lastUserText(endpoint.seen)).toContain(README_TEXT);
   });
 });

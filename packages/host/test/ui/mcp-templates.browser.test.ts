@@ -6,13 +6,15 @@
  * its variables in place of the menu; Enter there has the host expand and read it, and the URI it
  * expands to (the value percent-encoded) goes in the box; sent, the model gets its text. A binary
  * one is refused in the form, which keeps the value; Esc goes back to the box, nothing attached.
- * Screenshots (light and dark, 1280×800 and 400×560) of the form.
+ * A template filled in and the page reloaded: the box keeps the word and the template with its
+ * value, and sent, the host expands and reads it again (reads.log) and the model gets its text.
+ * Screenshots (light and dark, 1280×800 and 400×560) of the form and of the box after the reload.
  */
 import { describe, expect, it } from 'vitest';
 import type { Locator, Page } from 'playwright-core';
 import { lastUserText, type ScriptedEndpoint } from '@bastion/test-support';
 import { McpConfigStore } from '../../src/mcp/mcp-config-store.js';
-import { mcpFixture } from '../support/mcp-fixture.js';
+import { fixtureReads, mcpFixture } from '../support/mcp-fixture.js';
 import { openScriptedDesktopWorld, useDesktopWorld } from './support/desktop-world.js';
 import { shotAllModes, SHOTS } from './support/layout.js';
 
@@ -26,17 +28,31 @@ const fixture = mcpFixture('mcp-templates-browser-test');
 
 let page: Page;
 let endpoint: ScriptedEndpoint;
+let userData: string;
 useDesktopWorld(
   async () => {
     const world = await openScriptedDesktopWorld(() => ({ kind: 'text', pieces: ['Done.'] }), 'sk-mcp-templates-key');
     new McpConfigStore(world.host.userData).add(fixture('templates', 'templates'));
     return world;
   },
-  (world) => ({ page, endpoint } = world),
+  (world) => {
+    ({ page, endpoint } = world);
+    userData = world.host.userData;
+  },
 );
 
 const composer = (): Locator => page.getByRole('combobox', { name: 'Message' });
 const form = (word: string): Locator => page.getByRole('group', { name: `Values for @${word}` });
+/**
+ * Sends the box's text and waits for the model to be asked: the message it gets is `lines`, one a
+ * line (the text, then each resource's heading and text).
+ */
+async function sendExpecting(lines: readonly string[]): Promise<void> {
+  const before = endpoint.seen.length;
+  await composer().press('Enter');
+  await expect.poll(() => endpoint.seen.length, SETTLED).toBeGreaterThan(before);
+  expect(lastUserText(endpoint.seen)).toBe(lines.join('\n'));
+}
 
 describe('MCP resource templates in the @ menu', () => {
   it('lists the templates saying what each asks for; choosing one asks for its value, and Enter puts the URI it expands to in the box; sent, the model gets its text', async () => {
@@ -57,16 +73,11 @@ describe('MCP resource templates in the @ menu', () => {
     await path.press('Enter');
     await expect.poll(() => composer().inputValue(), SETTLED).toBe('Read @templates:notes:///docs%2Fa%20b ');
     await values.waitFor({ state: 'detached' });
-    const before = endpoint.seen.length;
-    await composer().press('Enter');
-    await expect.poll(() => endpoint.seen.length, SETTLED).toBeGreaterThan(before);
-    expect(lastUserText(endpoint.seen)).toBe(
-      [
-        'Read @templates:notes:///docs%2Fa%20b',
-        '[The user attached the resource notes:///docs%2Fa%20b ("Note by path") of the MCP server templates; its text follows.]',
-        'note: docs/a b',
-      ].join('\n'),
-    );
+    await sendExpecting([
+      'Read @templates:notes:///docs%2Fa%20b',
+      '[The user attached the resource notes:///docs%2Fa%20b ("Note by path") of the MCP server templates; its text follows.]',
+      'note: docs/a b',
+    ]);
   });
 
   it('a binary one is refused in the form, the value kept; Esc goes back to the box with its text as it was', async () => {
@@ -90,5 +101,30 @@ describe('MCP resource templates in the @ menu', () => {
     expect(await composer().inputValue()).toBe('Look @templates:bi');
     await expect.poll(() => composer().evaluate((box) => box === document.activeElement)).toBe(true);
     await composer().fill('');
+  });
+
+  it('a template filled in stays with the draft through a reload: sent, the host reads it again from its value and the model gets its text', async () => {
+    await composer().fill('Then @templates:Note');
+    await page.getByRole('option', { name: /Note by path/ }).click(SETTLED);
+    const path = form('templates:notes:///{path}').getByRole('textbox', { name: 'path' });
+    await path.pressSequentially('kept/x y');
+    await path.press('Enter');
+    const text = 'Then @templates:notes:///kept%2Fx%20y ';
+    await expect.poll(() => composer().inputValue(), SETTLED).toBe(text);
+    const reads = fixtureReads(userData, 'templates').length;
+    await page.reload();
+    await expect.poll(() => composer().getAttribute('placeholder'), SETTLED).toContain('@ for files');
+    await expect.poll(() => composer().inputValue(), SETTLED).toBe(text);
+    await composer().focus();
+    await composer().press('End');
+    await composer().pressSequentially('please');
+    await shotAllModes(page, SHOTS, '97-mcp-template-after-reload', composer(), SIZES);
+    await sendExpecting([
+      'Then @templates:notes:///kept%2Fx%20y please',
+      '[The user attached the resource notes:///kept%2Fx%20y ("Note by path") of the MCP server templates; its text follows.]',
+      'note: kept/x y',
+    ]);
+    expect(fixtureReads(userData, 'templates').slice(reads)).toEqual(['notes:///kept%2Fx%20y']);
+    expect(await page.locator('#composer-image-note').count()).toBe(0);
   });
 });

@@ -4,12 +4,14 @@ import type { DirEntry, McpAttachedResource, McpListing, McpPromptOrigin, TextSp
 import {
   mayNameResource,
   mcpResourceMention,
+  serverWrittenMentions,
   splitMcpPromptLine,
   AGENT_MAX_IMAGES,
   AGENT_MAX_MCP_RESOURCES,
   AGENT_MAX_MESSAGE_CHARS,
   UI_COMPOSER_MAX_HEIGHT_PX,
   UI_MENTION_FIND_DELAY_MS,
+  UI_MCP_MENU_RELIST_MS,
   UI_MENTION_MAX_ENTRIES,
 } from '@bastion/protocol';
 import {
@@ -22,16 +24,18 @@ import {
   type Attachment,
 } from '../image-attachment.js';
 import {
+  holdsMention,
   matchingResources,
   McpAttachRefusal,
   mcpContextOf,
   mcpPromptCommands,
   mcpPromptDescription,
   runMcpPromptLine,
+  type ChosenTemplate,
   type McpOffersSource,
   type McpResourceOption,
 } from '../mcp-offers.js';
-import { readDraftMcp, saveDraftMcp, type DraftMcp } from '../drafts.js';
+import { readDraftMcp, readDraftTemplates, saveDraftMcp, saveDraftTemplates, type DraftMcp } from '../drafts.js';
 import { applyMention, matchingEntries, mentionAt, type Mention } from '../mention.js';
 import { coversAll, spansAfterEdit } from '../server-text-spans.js';
 import { matchingCommands, type SlashCommand } from '../slash-commands.js';
@@ -184,21 +188,21 @@ function useFoundPaths(
  * What `read` answers, read afresh each time `wanted` turns true (the box starting to hold a `/`
  * command, say), not on every key; nothing read before is shown again. Undefined while being read,
  * or when it could not be. `latest()` is the reading under way, for an Enter pressed before it
- * came. `source` names what is read: another source is read afresh too.
+ * came. `source` names what is read: another source is read afresh too. `again()` reads it anew
+ * while wanted, the value shown kept until the answer replaces it (a failed one keeps it).
  */
 function useFreshRead<T>(
   source: unknown,
   read: (() => Promise<T>) | undefined,
   wanted: boolean,
-): { value: T | undefined; latest: () => Promise<T | undefined> } {
+): { value: T | undefined; latest: () => Promise<T | undefined>; again: () => void } {
   const [value, setValue] = useState<T>();
   const reading = useRef<Promise<T | undefined>>(Promise.resolve(undefined));
   const reader = useRef(read);
   reader.current = read;
-  useEffect(() => {
-    setValue(undefined);
+  const ask = (keep: boolean) => {
     const current = reader.current;
-    if (current === undefined || !wanted) return;
+    if (current === undefined) return;
     const asked = current().then(
       (answer) => answer,
       () => undefined,
@@ -206,10 +210,14 @@ function useFreshRead<T>(
     reading.current = asked;
     void asked.then((answer) => {
       // A reading asked for after this one is the one shown.
-      if (reading.current === asked) setValue(answer);
+      if (reading.current === asked && !(keep && answer === undefined)) setValue(answer);
     });
+  };
+  useEffect(() => {
+    setValue(undefined);
+    if (wanted) ask(false);
   }, [source, wanted]);
-  return { value, latest: () => reading.current };
+  return { value, latest: () => reading.current, again: () => ask(true) };
 }
 
 /**
@@ -234,7 +242,12 @@ function useMcpCatalog(
   source: McpOffersSource | undefined,
   workspace: string | null,
   wanted: boolean,
-): { listing: McpListing | undefined; reading: boolean; read: () => Promise<McpListing | undefined> } {
+): {
+  listing: McpListing | undefined;
+  reading: boolean;
+  read: () => Promise<McpListing | undefined>;
+  again: () => void;
+} {
   const key = source === undefined || workspace === null ? undefined : workspace;
   const fresh = useFreshRead(
     key,
@@ -245,7 +258,41 @@ function useMcpCatalog(
     listing: fresh.value,
     reading: wanted && key !== undefined && fresh.value === undefined,
     read: fresh.latest,
+    again: fresh.again,
   };
+}
+
+/**
+ * While a menu listing the MCP servers' prompts or resources is open, their listing is read again
+ * every UI_MCP_MENU_RELIST_MS: a server that said its list changed (the host lists it again) has
+ * its new prompts and resources in the open menu, not only in the next one.
+ */
+function useRelistWhileOpen(again: () => void, open: boolean): void {
+  const relist = useRef(again);
+  relist.current = again;
+  useEffect(() => {
+    if (!open) return;
+    const timer = setInterval(() => relist.current(), UI_MCP_MENU_RELIST_MS);
+    return () => clearInterval(timer);
+  }, [open]);
+}
+
+/**
+ * The active option of a list whose options change while it is open (a relisting, a search's
+ * answer): the option that was active stays so where it moved to; one gone leaves the active
+ * place where it was, within the list. `keys` name the options, in order.
+ */
+function useActiveKept(keys: readonly string[], active: number, setActive: (index: number) => void): void {
+  const shown = useRef(keys);
+  useLayoutEffect(() => {
+    const before = shown.current;
+    shown.current = keys;
+    if (before.length === keys.length && before.every((key, index) => key === keys[index])) return;
+    const was = before[active];
+    const at = was === undefined ? -1 : keys.indexOf(was);
+    const next = at >= 0 ? at : Math.max(0, Math.min(active, keys.length - 1));
+    if (next !== active) setActive(next);
+  });
 }
 
 /** An MCP server's prompt put its text in the box: which prompt it was. */
@@ -394,10 +441,19 @@ export function Composer({
    * AGENT_MAX_MCP_RESOURCES whose `@SERVER:URI` was in the box at the last choice; none once it is empty.
    */
   const chosenResources = useRef<McpAttachedResource[]>([]);
+  /**
+   * The resource templates filled in from the @ menu whose word the box holds, kept with the draft
+   * (through a reload): the host reads each again from its values when the message goes, unless
+   * its read from when it was chosen is still among chosenResources.
+   */
+  const [restoredTemplates] = useState(() => readDraftTemplates(draftKey, draft));
+  const chosenTemplates = useRef<ChosenTemplate[]>(restoredTemplates);
+  useEffect(() => saveDraftTemplates(draftKey, draft, chosenTemplates.current), [draftKey, draft]);
   useEffect(() => {
     if (draft.trim() !== '') return;
     setFilled(undefined);
     chosenResources.current = [];
+    chosenTemplates.current = [];
   }, [draft]);
   const fill = (text: string, prompt: PromptFill | McpFill) => {
     placeCaret.current = text.length;
@@ -468,6 +524,17 @@ export function Composer({
     mention === undefined || mcp === undefined || options === undefined
       ? []
       : matchingResources(catalog.listing, `${mention.folder}${mention.prefix}`);
+  // Kept across a change of the options; the first again once the text typed changes (after this).
+  useActiveKept(
+    [...choices.map((entry) => `file ${entry.name}`), ...resources.map((option) => `mcp ${option.word}`)],
+    active,
+    setActive,
+  );
+  useActiveKept(
+    commandOptions.map((command) => command.name),
+    commandActive,
+    setCommandActive,
+  );
   useEffect(() => setActive(0), [mention?.folder, mention?.prefix]);
   useEffect(() => setCommandActive(0), [draft]);
   const foundAt = found?.start;
@@ -521,18 +588,30 @@ export function Composer({
       setMcpNote({ draft: typed, message: `@${option.word}: ${describeError(failure)}` }),
     );
   };
-  /** `read` (a resource read when chosen) in place of the mention `at` in `typed`, unless the box changed meanwhile. */
-  const attachRead = (read: Promise<McpAttachedResource>, typed: string, at: Mention): Promise<void> =>
+  /**
+   * `read` (a resource read when chosen) in place of the mention `at` in `typed`, unless the box
+   * changed meanwhile; `template`, the template filled in for it, if any, kept with the draft.
+   */
+  const attachRead = (
+    read: Promise<McpAttachedResource>,
+    typed: string,
+    at: Mention,
+    template?: Omit<ChosenTemplate, 'uri'>,
+  ): Promise<void> =>
     read.then((resource) => {
       if (latest.current.draft !== typed) return;
       const word = mcpResourceMention(resource.server, resource.uri).slice(1);
       const next = applyMention(typed, { ...at, folder: '' }, { name: word, kind: 'file' });
-      const kept = chosenResources.current.filter(
-        (earlier) =>
-          (earlier.server !== resource.server || earlier.uri !== resource.uri) &&
-          next.text.includes(mcpResourceMention(earlier.server, earlier.uri)),
+      const stillNamed = (earlier: { server: string; uri: string }) =>
+        (earlier.server !== resource.server || earlier.uri !== resource.uri) &&
+        holdsMention(next.text, earlier.server, earlier.uri);
+      chosenResources.current = [...chosenResources.current.filter(stillNamed), resource].slice(
+        -AGENT_MAX_MCP_RESOURCES,
       );
-      chosenResources.current = [...kept, resource].slice(-AGENT_MAX_MCP_RESOURCES);
+      chosenTemplates.current = [
+        ...chosenTemplates.current.filter(stillNamed),
+        ...(template === undefined ? [] : [{ ...template, uri: resource.uri }]),
+      ].slice(-AGENT_MAX_MCP_RESOURCES);
       placeCaret.current = next.caret;
       setCaret(next.caret);
       onDraft(next.text);
@@ -562,7 +641,8 @@ export function Composer({
   const fillTemplate = (values: Record<string, string>): Promise<void> => {
     if (filling === undefined || mcp === undefined || workspace === null) return Promise.resolve();
     const { option, typed, at } = filling;
-    return attachRead(mcp.resource(workspace, option.server, option.template.uri_template, values), typed, at).then(
+    const template = { server: option.server, template: option.template.uri_template, values };
+    return attachRead(mcp.resource(workspace, option.server, template.template, values), typed, at, template).then(
       closeFilling,
     );
   };
@@ -605,6 +685,10 @@ export function Composer({
           choose: insertEntry,
         }
       : undefined;
+  useRelistWhileOpen(
+    catalog.again,
+    mcp !== undefined && caret !== undefined && (slash || (mention !== undefined && !filling)),
+  );
   const trackCaret = (box: HTMLTextAreaElement) =>
     setCaret(box.selectionStart === box.selectionEnd ? box.selectionStart : undefined);
   /**
@@ -647,7 +731,7 @@ export function Composer({
     // be attached is said under the box, and nothing is sent. A word of a server's prompt text attaches nothing.
     const typed = draft;
     setMcpNote(undefined);
-    mcpContextOf(mcp, workspace, typed, prompt, chosenResources.current).then(
+    mcpContextOf(mcp, workspace, typed, prompt, chosenResources.current, chosenTemplates.current).then(
       (context) => {
         if (latest.current.draft === typed) onSend(context, prompt);
       },
@@ -707,11 +791,14 @@ export function Composer({
       : undefined;
   const notes = [imagesProblem, imageRefusal, attach.note, needsText, mcpProblem].filter((note) => note !== undefined);
   const showHint = hint !== undefined && draft.trim() !== '';
+  /** The box's `@SERVER:URI` words an MCP server's prompt wrote (or that came back with one's text): they attach nothing. */
+  const unattached = mcpFill === undefined ? [] : serverWrittenMentions(draft, serverText.current.spans);
   const describedBy = [
     tooLong ? 'composer-limit' : '',
     notes.length > 0 ? 'composer-image-note' : '',
     unavailable !== undefined ? 'composer-unavailable' : '',
     filled ? 'composer-prompt-note' : '',
+    unattached.length > 0 ? 'composer-unattached-note' : '',
     showHint ? 'composer-hint' : '',
   ]
     .filter(Boolean)
@@ -829,6 +916,20 @@ export function Composer({
                   From your saved prompt <code>{filled.file}</code>: not sent yet, Enter sends it.
                 </>
               )}
+            </p>
+          )}
+          {mcpFill !== undefined && unattached.length > 0 && (
+            <p className="composer-prompt-note" id="composer-unattached-note" role="status">
+              Not attached:{' '}
+              {unattached.map((word, index) => (
+                <span key={index}>
+                  {index > 0 && ', '}
+                  <code>{word}</code>
+                </span>
+              ))}
+              , written by the MCP server <code>{mcpFill.origin.server}</code>’s prompt. A sent message brought back
+              counts wholly as the server’s, since which words you typed is not kept. Type it yourself or choose it in
+              the @ menu to attach it.
             </p>
           )}
           {showHint && (
