@@ -3,14 +3,17 @@
  * How readable the agent's work is in the transcript, in real Chromium against the real host and a
  * scripted endpoint, at the widths people use (1280 and 400 px): a markdown table keeps its words
  * whole on a narrow window; a quote is set apart by a bar; a file edit's approval asks in words;
- * a command that failed is marked so in its folded title. Screenshots (light and dark) go to
+ * a command that failed is marked so in its folded title; the column holds still when the
+ * transcript first scrolls. Screenshots (light and dark) go to
  * test-output/ui/.
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import type { ScriptedTurn } from '@bastion/test-support';
+import type { Session } from '@bastion/protocol';
+import { SCRIPTED_MODEL, type ScriptedTurn } from '@bastion/test-support';
+import { launchChromium, openDesktop } from './support/browser.js';
 import { openScriptedDesktopWorld, sendMessage, type ScriptedDesktopWorld } from './support/desktop-world.js';
 import { expectNoHorizontalOverflow, shotAllModes, SHOTS, textContrast } from './support/layout.js';
 
@@ -158,5 +161,36 @@ describe('the transcript’s layout', () => {
     }
     await page.emulateMedia({ colorScheme: 'light' });
     await shotAllModes(page, SHOTS, 'transcript-command-failed', failed);
+  });
+
+  it('the reply that first makes the transcript scroll does not move or narrow its column, with scrollbars that take room', async () => {
+    const classic = await launchChromium({ scrollbars: true });
+    try {
+      const { page: shown } = await openDesktop(classic, world!.host);
+      await shown.setViewportSize({ width: 1280, height: 800 });
+      const created = await world!.host.client.request<Session>('POST', '/sessions', {
+        provider: 'local',
+        model: SCRIPTED_MODEL,
+      });
+      await shown.goto(`${world!.host.uiOrigin}/desktop/sessions/${created.body.id}`);
+      const column = () =>
+        shown.locator('.transcript-scroll').evaluate((pane) => {
+          const list = pane.querySelector('.transcript')?.getBoundingClientRect();
+          return { scrolls: pane.scrollHeight > pane.clientHeight, left: list?.left, width: list?.width };
+        });
+      turns.push({ kind: 'text', pieces: ['Short.'] });
+      await sendMessage(shown, 'Say little');
+      await shown.locator('.bubble.assistant', { hasText: 'Short.' }).waitFor(SETTLED);
+      const before = await column();
+      const paragraphs = Array.from({ length: 40 }, (_, index) => `Paragraph ${index + 1}.`).join('\n\n');
+      turns.push({ kind: 'text', pieces: [paragraphs] });
+      await sendMessage(shown, 'Say a lot');
+      await shown.locator('.bubble.assistant', { hasText: 'Paragraph 40.' }).waitFor(SETTLED);
+      const after = await column();
+      expect([before.scrolls, after.scrolls]).toEqual([false, true]);
+      expect({ left: after.left, width: after.width }).toEqual({ left: before.left, width: before.width });
+    } finally {
+      await classic.close();
+    }
   });
 });
