@@ -119,6 +119,8 @@ const SENTENCES: Readonly<Record<string, Sentence>> = {
     `${count(f.count, 'run')} cut off when Bastion last stopped ${f.count === 1 ? 'is' : 'are'} marked interrupted`,
   'runs.interrupt-deferred': (f) =>
     `runs cut off when Bastion last stopped could not be marked interrupted${code(f)}; tried again at the next start`,
+  'sessions.untouched-sweep-failed': (f) =>
+    `removing the empty sessions New session left unused failed${code(f)}; tried again in a while`,
   'store.unusable': (f, home) => `${home}/sessions.db cannot be used${code(f)}`,
   'store.write-failed': (f) =>
     `the sessions database could not be written${code(f)}, so ${count(f.count, 'run')} stopped; free disk space or check the data folder`,
