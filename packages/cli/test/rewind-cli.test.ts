@@ -3,24 +3,16 @@
  * the scripted loopback endpoint: a run edits one file and creates another; rewind (its own host
  * when none runs, the running `bastion start` through its control socket when one owns the home)
  * puts them back, prints the prompt, and the next request to the model no longer holds that turn;
- * a file changed since is refused in words with nothing touched, and --keep-files still goes back;
- * no session or run of the name given exits 2, as `changes` does.
+ * a file changed since is refused in words with nothing touched, and --keep-files still goes back.
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startScriptedEndpoint, type ScriptedEndpoint, type ScriptedTurn } from '@bastion/test-support';
 import { closedAfterEachTest } from '../../../test/support/per-test.js';
-import {
-  projectsRemovedAfterEachTest,
-  runCli,
-  scriptedRun,
-  startHolder,
-  stoppedAfterEachTest,
-} from './support/cli-process.js';
+import { runCli, scriptedRun, startHolder, stoppedAfterEachTest } from './support/cli-process.js';
 
 const started = stoppedAfterEachTest();
-const project = projectsRemovedAfterEachTest();
 const startEndpoint = closedAfterEachTest(startScriptedEndpoint, (endpoint) => endpoint.close());
 
 const EDIT: ScriptedTurn[] = [
@@ -72,41 +64,6 @@ describe('bastion rewind', () => {
     expect(lastRequest(endpoint)).toContain('leave the notes');
     expect(lastRequest(endpoint)).not.toContain('edit the notes');
     expect(lastRequest(endpoint)).not.toContain('Edited and made.');
-  });
-
-  it('exits 2, as changes does, when no session worked in the workspace or --session or --run names none', async () => {
-    const { home, workspace } = project();
-    const none = await runCli(['rewind', '--home', home, '--workspace', workspace]);
-    expect(none.stderr).toBe(
-      'bastion: nothing was rewound: UNDO_NO_SESSION: no session has worked in this workspace\n',
-    );
-    expect(none.code).toBe(2);
-    const missing = await runCli([
-      'rewind',
-      '--home',
-      home,
-      '--workspace',
-      workspace,
-      '--session',
-      'ses_AAAAAAAAAAAAAAAAAAAA',
-    ]);
-    expect(missing.stderr).toBe('bastion: nothing was rewound: SESSION_NOT_FOUND: no such session\n');
-    expect(missing.code).toBe(2);
-    const ran = await afterRuns([]);
-    const noRun = await runCli([
-      'rewind',
-      '--home',
-      ran.home,
-      '--workspace',
-      ran.workspace,
-      '--run',
-      'run_AAAAAAAAAAAAAAAAAAAA',
-    ]);
-    expect(noRun.stderr).toBe(
-      'bastion: nothing was rewound: REWIND_RUN_NOT_FOUND: no prompt of this session started that run\n',
-    );
-    expect(noRun.code).toBe(2);
-    expect(readFileSync(join(ran.workspace, 'notes.md'), 'utf8')).toBe('alpha\ngamma\n');
   });
 
   it('through the running Bastion: a file changed since is refused in words with every file untouched, and --keep-files goes back leaving them', async () => {

@@ -2,8 +2,8 @@
  * `bastion undo` as real CLI processes against a real host and sidecar: a `bastion run` through
  * the scripted loopback endpoint edits one file and creates another; `bastion undo` (its own host
  * when none runs, the running `bastion start` through its control socket when one owns the home)
- * puts them back, prints each file, and prints the daemon's refusal in words with exit 1 (exit 2
- * when there is no session or run of that name, as `changes` exits); on a
+ * puts them back, prints each file, and prints the daemon's refusal in words with exit 1 (undo
+ * and rewind exit 2 when there is no session or run of that name, as `changes` does); on a
  * workspace disk that is full (a real tmpfs, root only) it says the disk is full and stops.
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
@@ -63,38 +63,28 @@ describe('bastion undo', () => {
     expect(again.stderr).toBe('bastion: nothing was undone: UNDO_ALREADY_DONE: this run was already undone\n');
   });
 
-  it('exits 2, as changes does, when no session worked in the workspace or --session or --run names none', async () => {
-    const { home, workspace } = project();
-    const none = await runCli(['undo', '--home', home, '--workspace', workspace]);
-    expect(none.stderr).toBe('bastion: nothing was undone: UNDO_NO_SESSION: no session has worked in this workspace\n');
-    expect(none.code).toBe(2);
-    const changes = await runCli(['changes', '--home', home, '--workspace', workspace]);
-    expect(changes.code).toBe(2);
-    const missing = await runCli([
-      'undo',
-      '--home',
-      home,
-      '--workspace',
-      workspace,
-      '--session',
-      'ses_AAAAAAAAAAAAAAAAAAAA',
-    ]);
-    expect(missing.stderr).toBe('bastion: nothing was undone: SESSION_NOT_FOUND: no such session\n');
-    expect(missing.code).toBe(2);
-    const ran = await afterRun();
-    const noRun = await runCli([
-      'undo',
-      '--home',
-      ran.home,
-      '--workspace',
-      ran.workspace,
-      '--run',
-      'run_AAAAAAAAAAAAAAAAAAAA',
-    ]);
-    expect(noRun.stderr).toBe('bastion: nothing was undone: UNDO_RUN_NOT_FOUND: no such run in this session\n');
-    expect(noRun.code).toBe(2);
-    expect(readFileSync(join(ran.workspace, 'notes.md'), 'utf8')).toBe('alpha\ngamma\n');
-  });
+  it.each([
+    ['undo', 'undone', 'UNDO_RUN_NOT_FOUND: no such run in this session'],
+    ['rewind', 'rewound', 'REWIND_RUN_NOT_FOUND: no prompt of this session started that run'],
+  ])(
+    'bastion %s exits 2, as changes does, when no session worked in the workspace or --session or --run names none',
+    async (command, done, noSuchRun) => {
+      const { home, workspace } = project();
+      const nothing = `bastion: nothing was ${done}: `;
+      const none = await runCli([command, '--home', home, '--workspace', workspace]);
+      expect(none.stderr).toBe(`${nothing}UNDO_NO_SESSION: no session has worked in this workspace\n`);
+      expect(none.code).toBe(2);
+      expect((await runCli(['changes', '--home', home, '--workspace', workspace])).code).toBe(2);
+      const missing = await runCli([command, '--home', home, '--workspace', workspace, '--session', 'ses_AAAAAAAA']);
+      expect(missing.stderr).toBe(`${nothing}SESSION_NOT_FOUND: no such session\n`);
+      expect(missing.code).toBe(2);
+      const ran = await afterRun();
+      const noRun = await runCli([command, '--home', ran.home, '--workspace', ran.workspace, '--run', 'run_AAAAAAAA']);
+      expect(noRun.stderr).toBe(`${nothing}${noSuchRun}\n`);
+      expect(noRun.code).toBe(2);
+      expect(readFileSync(join(ran.workspace, 'notes.md'), 'utf8')).toBe('alpha\ngamma\n');
+    },
+  );
 
   it('takes a relative --home and --workspace from where it was typed, as run does: undo, rewind and changes find the run, and no data folder is made in the workspace', async () => {
     const { home, workspace } = await afterRun();
