@@ -4,7 +4,8 @@
  * session: empty, one line and a few lines it is as tall as its text (nothing to scroll, so no
  * scrollbar); past UI_COMPOSER_MAX_HEIGHT_PX it stops there and scrolls. The box used to be sized
  * to its scrollHeight, which leaves out its 1 px borders: it was 2 px short at every size and
- * always showed a scrollbar.
+ * always showed a scrollbar. A change of the window's width rewraps the text, and the box fits it
+ * again (it used to keep the height it had, so a narrowed window showed one line of wrapped text).
  */
 import { describe, expect, it } from 'vitest';
 import type { Locator, Page } from 'playwright-core';
@@ -72,5 +73,24 @@ describe('the message box’s height', () => {
     const box = page.getByRole('combobox', { name: 'Message' });
     await expect.poll(() => box.getAttribute('placeholder')).toContain('/ for commands');
     await expectEveryHeight(box);
+  });
+
+  it('after the window narrows from 1280 to 400 px, as tall as its rewrapped text (nothing to scroll), and as short again when it widens', async () => {
+    const box = page.getByRole('combobox', { name: 'Message' });
+    await page.setViewportSize({ width: 1280, height: 800 });
+    try {
+      await box.fill('');
+      await box.pressSequentially('a sentence long enough to wrap onto several lines once the window is only four hundred pixels wide');
+      await expectFitsItsText(box, 'wide');
+      const wide = await measure(box);
+      await page.setViewportSize({ width: 400, height: 800 });
+      await expect.poll(async () => (await measure(box)).offsetHeight).toBeGreaterThan(wide.offsetHeight);
+      await expectFitsItsText(box, 'narrowed');
+      await page.setViewportSize({ width: 1280, height: 800 });
+      await expect.poll(async () => (await measure(box)).offsetHeight).toBe(wide.offsetHeight);
+      await expectFitsItsText(box, 'widened again');
+    } finally {
+      await box.fill('');
+    }
   });
 });

@@ -313,6 +313,19 @@ interface OpenList {
   choose: (index: number) => void;
 }
 
+/**
+ * Grow or shrink the box to its text, up to UI_COMPOSER_MAX_HEIGHT_PX; it scrolls only past that.
+ * The box is border-box: its height takes its borders besides the text and padding that
+ * scrollHeight counts (without them it is 2 px short, and scrolls).
+ */
+function fitBoxHeight(box: HTMLTextAreaElement): void {
+  box.style.height = 'auto';
+  const style = getComputedStyle(box);
+  const wanted = box.scrollHeight + parseFloat(style.borderTopWidth) + parseFloat(style.borderBottomWidth);
+  box.style.height = `${Math.min(wanted, UI_COMPOSER_MAX_HEIGHT_PX)}px`;
+  box.style.overflowY = wanted > UI_COMPOSER_MAX_HEIGHT_PX ? 'auto' : 'hidden';
+}
+
 /** A key on the box while a list is open; true when it was the list's (Esc, the arrows, Tab, Enter). */
 function listKey(event: KeyboardEvent<HTMLTextAreaElement>, list: OpenList): boolean {
   const act = (action: () => void) => {
@@ -544,13 +557,7 @@ export function Composer({
   useLayoutEffect(() => {
     const box = ref.current;
     if (!box) return;
-    // The box is border-box: its height takes its borders besides the text and padding that
-    // scrollHeight counts (without them it is 2 px short, and scrolls). It scrolls only past the bound.
-    box.style.height = 'auto';
-    const style = getComputedStyle(box);
-    const wanted = box.scrollHeight + parseFloat(style.borderTopWidth) + parseFloat(style.borderBottomWidth);
-    box.style.height = `${Math.min(wanted, UI_COMPOSER_MAX_HEIGHT_PX)}px`;
-    box.style.overflowY = wanted > UI_COMPOSER_MAX_HEIGHT_PX ? 'auto' : 'hidden';
+    fitBoxHeight(box);
     if (placeCaret.current !== undefined) {
       box.setSelectionRange(placeCaret.current, placeCaret.current);
       // A caret put at the end of a long text (a saved prompt's) is shown there.
@@ -558,6 +565,19 @@ export function Composer({
       placeCaret.current = undefined;
     }
   }, [draft]);
+  // A change of the box's width (the window resized, a side panel opened) rewraps its text: fit again.
+  useEffect(() => {
+    const box = ref.current;
+    if (!box) return;
+    let width = box.clientWidth;
+    const observer = new ResizeObserver(() => {
+      if (box.clientWidth === width) return;
+      width = box.clientWidth;
+      fitBoxHeight(box);
+    });
+    observer.observe(box);
+    return () => observer.disconnect();
+  }, []);
   const choose = (entry: DirEntry) => {
     if (!mention) return;
     const next = applyMention(draft, mention, entry);
