@@ -49,9 +49,11 @@ it('without a terminal, in auto, a host-policy ask on run_command is refused (CO
     expect.objectContaining({ ok: false, code: 'POLICY_UNAPPROVED' }),
     expect.objectContaining({ exit_code: 0 }),
   ]);
-  // The terminal is told which rule held each call back.
-  expect(result.stderr).toContain('code=COMMAND_POLICY_UNAPPROVED');
-  expect(result.stderr).toContain('code=POLICY_UNAPPROVED rule_id=builtin.ci-workflows-write');
+  // The terminal is told which rule held the write back; the command's refusal is its tool result alone.
+  expect(result.stderr).toContain(
+    'bastion: warning: the host refused a file write the agent asked for (POLICY_UNAPPROVED) by policy rule builtin.ci-workflows-write\n',
+  );
+  expect(result.stderr).not.toContain('COMMAND_POLICY_UNAPPROVED');
   expect(existsSync(join(workspace, 'asked-marker'))).toBe(false);
   expect(existsSync(join(workspace, '.github', 'workflows', 'ci.yml'))).toBe(false);
   expect(existsSync(join(workspace, 'control-marker'))).toBe(true);

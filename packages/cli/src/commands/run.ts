@@ -1896,9 +1896,10 @@ async function runOnHost(
       ...(process.stdin.isTTY ? { askPrompt: hostAskPrompt(options.json) } : {}),
     },
     `nothing was run; give the prompt in its UI (bastion open${homeFlag(options.home)}), or stop it first (Ctrl-C where it runs), or use --home DIR for a separate data folder`,
-    // Said on the run's own lines: a refused command or write (`[run] … refused: CODE`), an MCP
-    // server that is not running (after the run, with its reason), no outer sandbox (below).
-    ['command.refused', 'workspace.write-refused', 'mcp.failed', ...(options.json ? [] : ['host.sandbox-unavailable'])],
+    // Said on the run's own lines: a refused command (`[run] … refused: CODE`), an MCP server that
+    // is not running (after the run, with its reason), no outer sandbox (below). A refused write
+    // is said again, as it names the policy rule that held it back, which its `[tool]` line does not.
+    ['command.refused', 'mcp.failed', ...(options.json ? [] : ['host.sandbox-unavailable'])],
   );
   if (!host) return 2;
   let transient: string | undefined;
