@@ -71,12 +71,15 @@ describe('the transcript’s layout', () => {
     await sendMessage(page, 'Tabulate it');
     await lastRunEnd().waitFor(SETTLED);
     await page.setViewportSize(NARROW);
-    const wrap = page.locator('.bubble.assistant .table-wrap').last();
-    await wrap.scrollIntoViewIfNeeded();
-    expect(await wordsSplitIn('th, td')).toEqual([]);
-    await expectNoHorizontalOverflow(page);
-    await shotAllModes(page, SHOTS, 'transcript-table-narrow', wrap, [NARROW, { width: 1280, height: 800 }]);
-    await page.setViewportSize({ width: 1280, height: 800 });
+    try {
+      const wrap = page.locator('.bubble.assistant .table-wrap').last();
+      await wrap.scrollIntoViewIfNeeded();
+      expect(await wordsSplitIn('th, td')).toEqual([]);
+      await expectNoHorizontalOverflow(page);
+      await shotAllModes(page, SHOTS, 'transcript-table-narrow', wrap, [NARROW, { width: 1280, height: 800 }]);
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 800 });
+    }
   });
 
   it('sets a markdown quote apart from the reply’s text: a bar at its left, its text indented past the bar and in a readable contrast', async () => {
@@ -132,6 +135,23 @@ describe('the transcript’s layout', () => {
       { heading: 'The agent wants to write a file', file: 'made.txt' },
       { heading: 'The agent wants to edit a file', file: 'notes.txt' },
     ]);
+  });
+
+  it('the tokens of a run that stopped to ask read “Up to the approval”, and the run that carries out the answer “This run”', async () => {
+    await page.getByLabel('Ask before file edits').check();
+    turns.push(
+      { kind: 'tool-call', name: 'write_file', input: { path: 'asked.txt', content: 'one\n' } },
+      { kind: 'text', pieces: ['Written.'] },
+    );
+    await sendMessage(page, 'Write asked.txt');
+    const approval = page.getByRole('region', { name: 'Approval needed' });
+    await approval.waitFor(SETTLED);
+    const usageLines = page.getByTestId('usage');
+    await expect.poll(() => usageLines.last().textContent()).toMatch(/^Up to the approval: [\d,]+ in · /);
+    await approval.getByRole('button', { name: 'Allow', exact: true }).click();
+    await page.locator('.bubble.assistant', { hasText: 'Written.' }).waitFor(SETTLED);
+    await page.getByLabel('Ask before file edits').uncheck();
+    expect(await usageLines.last().textContent()).toMatch(/^This run: [\d,]+ in · /);
   });
 
   it('a command that exited non-zero says so in its title’s status in the danger colour, as its exit line does, readable in light and dark; one that exited 0 stays muted', async () => {

@@ -145,7 +145,10 @@ export function RunEnd({
   return (
     <div className={`run-end run-${item.outcome}`} data-testid="run-end">
       {item.outcome === 'stopped' && <span className="stopped">Stopped</span>}
-      {item.usage && <UsageLine usage={item.usage} label="This run" />}
+      {/* A run that stopped to ask goes on as another run once answered: its tokens are those spent up to the question. */}
+      {item.usage && (
+        <UsageLine usage={item.usage} label={item.outcome === 'waiting' ? 'Up to the approval' : 'This run'} />
+      )}
       {reply !== '' && <CopyButton text={reply} label="Copy reply" />}
       {item.files.length > 0 && (
         <div className="files-changed">
