@@ -2,10 +2,10 @@
 /**
  * How readable the agent's work is in the transcript, in real Chromium against the real host and a
  * scripted endpoint, at the widths people use (1280 and 400 px): a markdown table keeps its words
- * whole on a narrow window; a quote is set apart by a bar; a file edit's approval asks in words;
- * a command that failed is marked so in its folded title; the column holds still when the
- * transcript first scrolls. Screenshots (light and dark) go to
- * test-output/ui/.
+ * whole on a narrow window; a reply's headings are a step above its text; a quote is set apart by
+ * a bar; a file edit's approval asks in words; a run that stopped to ask labels its tokens so; a
+ * command that failed is marked so in its folded title; the column holds still when the
+ * transcript first scrolls. Screenshots (light and dark) go to test-output/ui/.
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -107,6 +107,26 @@ describe('the transcript’s layout', () => {
     }
     await page.emulateMedia({ colorScheme: 'light' });
     await shotAllModes(page, SHOTS, 'transcript-quote', quote);
+  });
+
+  it('a reply’s headings are a step above its text, largest first, the largest under 1.4 times the text (the browser’s is 2)', async () => {
+    turns.push({ kind: 'text', pieces: ['# One\n\nText.\n\n## Two\n\n### Three\n\n#### Four\n'] });
+    await sendMessage(page, 'Use headings');
+    const markdown = page.locator('.bubble.assistant .markdown').last();
+    await markdown.locator('h4').waitFor(SETTLED);
+    const sizeOf = (selector: string) =>
+      page
+        .locator(selector)
+        .last()
+        .evaluate((element) => parseFloat(getComputedStyle(element).fontSize));
+    const [h1, h2, h3, h4, text, title] = await Promise.all(
+      ['h1', 'h2', 'h3', 'h4', 'p']
+        .map((tag) => sizeOf(`.bubble.assistant .markdown ${tag}`))
+        .concat(sizeOf('.chat-head h1')),
+    );
+    expect([h1! > h2!, h2! > h3!, h3! > text!, h4! >= text!]).toEqual([true, true, true, true]);
+    expect(h1! / text!).toBeLessThan(1.4);
+    await shotAllModes(page, SHOTS, 'transcript-headings', markdown);
   });
 
   it('an approval of a file edit says in words what it asks, “write a file” or “edit a file”, the file under it, not the tool’s raw name', async () => {
