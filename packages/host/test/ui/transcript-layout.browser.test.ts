@@ -119,10 +119,8 @@ describe('the transcript’s layout', () => {
         .locator(selector)
         .last()
         .evaluate((element) => parseFloat(getComputedStyle(element).fontSize));
-    const [h1, h2, h3, h4, text, title] = await Promise.all(
-      ['h1', 'h2', 'h3', 'h4', 'p']
-        .map((tag) => sizeOf(`.bubble.assistant .markdown ${tag}`))
-        .concat(sizeOf('.chat-head h1')),
+    const [h1, h2, h3, h4, text] = await Promise.all(
+      ['h1', 'h2', 'h3', 'h4', 'p'].map((tag) => sizeOf(`.bubble.assistant .markdown ${tag}`)),
     );
     expect([h1! > h2!, h2! > h3!, h3! > text!, h4! >= text!]).toEqual([true, true, true, true]);
     expect(h1! / text!).toBeLessThan(1.4);
