@@ -34,7 +34,7 @@ it('bastion run: Ctrl-C during a command aborts the run and exits 130, the comma
   cli.type('\u0003');
   expect(await cli.closed).toBe(130);
   expect(cli.shown()).toContain('[run] $ sleep 41.3 → stopped');
-  expect(cli.shown()).toContain('bastion: run failed: RUN_ABORTED: the run was aborted');
+  expect(cli.shown()).toContain('bastion: run stopped: RUN_ABORTED: the run was aborted');
   expect(cli.shown()).not.toContain('the agent process stopped');
 });
 
@@ -47,7 +47,7 @@ it('bastion chat: Ctrl-C during a command aborts that run only, the command said
   await waitFor(() => running(['sleep', '42.7']), 30_000, 'the sandboxed sleep');
   cli.type('\u0003');
   await waitFor(() => prompts() === 2, 30_000, 'the prompt after the stopped run');
-  expect(cli.shown()).toContain('bastion: run failed: RUN_ABORTED: the run was aborted');
+  expect(cli.shown()).toContain('bastion: run stopped: RUN_ABORTED: the run was aborted');
   cli.type('ls\r');
   await waitFor(() => prompts() === 3, 30_000, 'the prompt after ls');
   expect(cli.shown()).toContain('[tool] list_dir → 0 entries');
@@ -87,7 +87,7 @@ it('bastion run: Ctrl-C at an approval question stops the run: exit 130, the com
   cli.type('\u0003');
   expect(await cli.closed).toBe(130);
   expect(cli.shown()).toContain('[run] $ touch asked → stopped');
-  expect(cli.shown()).toContain('bastion: run failed: RUN_ABORTED: the run was stopped while it waited for approval');
+  expect(cli.shown()).toContain('bastion: run stopped: RUN_ABORTED: the run was stopped while it waited for approval');
   expect(cli.shown()).not.toContain('ABORT_ERR');
   expect(existsSync(join(workspace, 'asked'))).toBe(false);
   const listed = await runCli(['sessions', '--json', '--home', home, '--workspace', workspace]);
@@ -103,7 +103,7 @@ it('bastion chat: Ctrl-C at an approval question stops that run only; the next p
   await waitFor(() => cli.shown().includes('Allow? [y/N]'), 30_000, 'the approval question');
   cli.type('\u0003');
   await waitFor(() => prompts() === 2, 30_000, 'the prompt after the stopped run');
-  expect(cli.shown()).toContain('bastion: run failed: RUN_ABORTED: the run was stopped while it waited for approval');
+  expect(cli.shown()).toContain('bastion: run stopped: RUN_ABORTED: the run was stopped while it waited for approval');
   cli.type('ls\r');
   await waitFor(() => prompts() === 3, 30_000, 'the prompt after the next run');
   expect(cli.shown()).toContain('[tool] list_dir → 0 entries');

@@ -601,8 +601,9 @@ class TerminalPrinter {
         // Aborted because the reader went away (`| head`): nothing to tell.
         if (outputClosed()) break;
         this.#cutOffCalls();
+        // A run stopped on purpose (Ctrl-C here, Stop in the UI) did not fail.
         process.stderr.write(
-          `bastion: run failed${event.status === undefined ? '' : ` (HTTP ${event.status})`}: ${terminalLine(`${event.code}: ${event.message}`)}\n`,
+          `bastion: run ${event.code === 'RUN_ABORTED' ? 'stopped' : 'failed'}${event.status === undefined ? '' : ` (HTTP ${event.status})`}: ${terminalLine(`${event.code}: ${event.message}`)}\n`,
         );
         if (event.status === 401) {
           const hint = unauthorizedHint(this.provider);
