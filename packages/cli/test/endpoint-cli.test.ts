@@ -115,6 +115,35 @@ describe('--endpoint / --allow-endpoint', () => {
     expect(server.hits).toBe(3);
   });
 
+  it.each([
+    ['events that are not JSON', 'data: {not json\n\ndata: <html>\n\n', 'a part of it is not JSON'],
+    ['a stream that ends with no finish', 'data: [DONE]\n\n', 'it is not a complete chat reply'],
+  ])(
+    'run --endpoint whose server answers 200 with %s: exit 1, PROVIDER_REPLY_INVALID naming the endpoint, what was wrong and what to check',
+    async (_what, stream, wrong) => {
+      server = await startServer((_req, res) => res.writeHead(200, { 'content-type': 'text/event-stream' }).end(stream));
+      const result = await cli(['run', '--endpoint', `${server.origin}/v1`, '--model', 'm', 'hi']);
+      expect(result.code).toBe(1);
+      expect(result.stderr.split('\n').filter((line) => line.includes('run failed'))).toEqual([
+        `bastion: run failed: PROVIDER_REPLY_INVALID: ${result.stderr.match(/endpoint-[0-9a-f]+/)?.[0]} (custom endpoint ${server.origin}/v1) sent a reply that could not be read (${wrong}): check that the endpoint's URL is its server's OpenAI-compatible API (often ending in /v1) and what the server's log says, then retry`,
+      ]);
+      expect(server.hits).toBe(1);
+    },
+  );
+
+  it('run --endpoint whose server answers 404 for the model: exit 1, its message, then to check the model name and the URL', async () => {
+    server = await startServer((_req, res) =>
+      res
+        .writeHead(404, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ error: { message: "model 'm' not found", type: 'not_found_error' } })),
+    );
+    const result = await cli(['run', '--endpoint', `${server.origin}/v1`, '--model', 'm', 'hi']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(
+      /bastion: run failed \(HTTP 404\): PROVIDER_FAILED: endpoint-[0-9a-f]+ \(custom endpoint http:\/\/127\.0\.0\.1:\d+\/v1\) has no such model, or nothing at this address: model 'm' not found — check the model's name \(bastion models lists those on offer; Probe in Settings → Custom endpoints lists what an endpoint serves\) and, for an endpoint, that its URL is its API's \(often ending in \/v1\)\n/,
+    );
+  });
+
   it('run --endpoint without --model is a usage error', async () => {
     expect((await cli(['run', '--endpoint', 'http://127.0.0.1:1/v1', 'hi'])).code).toBe(2);
   });

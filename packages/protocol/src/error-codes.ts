@@ -88,6 +88,8 @@ export type RunErrorCode =
   | 'PROVIDER_TRANSPORT_UNAVAILABLE'
   /** One event of the model's reply, or a whole reply not streamed, passed MODEL_MAX_UNPARSED_REPLY_BYTES: it stopped being read. */
   | 'PROVIDER_REPLY_TOO_LARGE'
+  /** The provider's reply could not be read as its API's: a stream event that is not JSON, or a stream that ended unfinished. */
+  | 'PROVIDER_REPLY_INVALID'
   | 'CONTEXT_COMPACTION_FAILED'
   | 'CONTEXT_NOTHING_TO_COMPACT'
   | 'CONTEXT_SUMMARY_UNKNOWN_MESSAGE'
@@ -612,6 +614,7 @@ export const WIRE_ERROR_STATUS: Readonly<Record<WireErrorCode, HttpErrorStatus>>
   PROVIDER_KEY_MISSING: 500,
   PROVIDER_TRANSPORT_UNAVAILABLE: 500,
   PROVIDER_REPLY_TOO_LARGE: 500,
+  PROVIDER_REPLY_INVALID: 500,
   CONTEXT_COMPACTION_FAILED: 500,
   CONTEXT_NOTHING_TO_COMPACT: 409,
   CONTEXT_SUMMARY_UNKNOWN_MESSAGE: 500,

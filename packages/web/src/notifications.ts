@@ -44,6 +44,7 @@ const ERROR_WORDS: Readonly<Record<string, string>> = {
   PROVIDER_KEY_MISSING: 'no API key for the model provider',
   PROVIDER_TRANSPORT_UNAVAILABLE: 'the model provider cannot be reached',
   PROVIDER_REPLY_TOO_LARGE: 'the model’s reply was too large to read',
+  PROVIDER_REPLY_INVALID: 'the model provider’s reply could not be read',
   PROVIDER_ENTITLEMENT: 'the account may not use this model',
   PROVIDER_MODEL: 'the model provider refused the model',
   PROVIDER_DESTINATION: 'the model provider’s address is not allowed',

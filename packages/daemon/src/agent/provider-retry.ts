@@ -50,7 +50,7 @@ export function sanitizeProviderMessage(message: string): string {
 }
 
 /** The first of `error` and a few of its `cause` links that `match` picks. */
-function causeIn<T>(error: unknown, match: (cause: unknown) => cause is T): T | undefined {
+export function causeIn<T>(error: unknown, match: (cause: unknown) => cause is T): T | undefined {
   let current: unknown = error;
   for (let depth = 0; depth < 5 && current !== undefined && current !== null; depth++) {
     if (match(current)) return current;

@@ -6,7 +6,7 @@
 import { MODEL_MAX_UNPARSED_REPLY_BYTES, type AgentEvent, type DaemonErrorCode } from '@bastion/protocol';
 import { isDaemonError, type DaemonError } from '../errors.js';
 import { isStorageFailure, storageErrorOf } from '../storage/storage-error.js';
-import { providerErrorDetails } from './provider-retry.js';
+import { causeIn, providerErrorDetails } from './provider-retry.js';
 
 /** Codes of a provider's HTTP refusal, by status. */
 function providerStatusCode(status: number | undefined): string {
@@ -19,7 +19,49 @@ function providerStatusCode(status: number | undefined): string {
 function providerStatusText(status: number | undefined, provider: string): string {
   if (status === 429) return `${provider} is limiting requests`;
   if (status !== undefined && status >= 500) return `${provider} had an error and could not answer`;
+  if (status === 404) return `${provider} has no such model, or nothing at this address`;
   return `${provider} refused the request`;
+}
+
+/**
+ * What to do about a provider's HTTP refusal, by status, when the words for it are the same for
+ * every provider (a 401's depend on where its key is kept: the UI and the CLI say those).
+ */
+function providerStatusAdvice(status: number | undefined): string | undefined {
+  if (status === 404)
+    return "check the model's name (bastion models lists those on offer; Probe in Settings → Custom endpoints lists what an endpoint serves) and, for an endpoint, that its URL is its API's (often ending in /v1)";
+  return undefined;
+}
+
+/**
+ * The AI SDK's refusals of a reply it could not read as the provider's API, by error name: what
+ * was wrong with it. A server that is not that API (a URL that answers with a web page or another
+ * API) or one that breaks off its stream answers like this; a retry rarely helps.
+ */
+const UNREADABLE_REPLIES: Readonly<Record<string, string>> = {
+  AI_JSONParseError: 'a part of it is not JSON',
+  AI_TypeValidationError: 'a part of it is not shaped like a chat reply',
+  AI_InvalidResponseDataError: 'it is not a complete chat reply',
+  AI_EmptyResponseBodyError: 'it is empty',
+};
+
+/** A failed run's event when the provider's reply could not be read (fixed words; never the reply's own text). */
+function unreadableReplyEvent(
+  runId: string,
+  error: unknown,
+  provider: string,
+): Extract<AgentEvent, { type: 'run-error' }> | undefined {
+  const unreadable = causeIn(
+    error,
+    (cause): cause is Error => cause instanceof Error && Object.hasOwn(UNREADABLE_REPLIES, cause.name),
+  );
+  if (unreadable === undefined) return undefined;
+  return {
+    type: 'run-error',
+    run_id: runId,
+    code: 'PROVIDER_REPLY_INVALID',
+    message: `${provider} sent a reply that could not be read (${UNREADABLE_REPLIES[unreadable.name]}): check that the endpoint's URL is its server's OpenAI-compatible API (often ending in /v1) and what the server's log says, then retry`,
+  };
 }
 
 /**
@@ -67,7 +109,8 @@ function transcriptErrorEvent(runId: string, error: unknown): Extract<AgentEvent
 
 /**
  * The final event of a failed run: a DaemonError's fixed code (and for an upstream failure what it
- * means), TRANSCRIPT_INVALID when the stored messages could not be sent, or for a provider's HTTP
+ * means), TRANSCRIPT_INVALID when the stored messages could not be sent, PROVIDER_REPLY_INVALID
+ * when the provider's reply could not be read, or for a provider's HTTP
  * answer its status, its Retry-After and its message (sanitized by providerErrorDetails).
  * `provider` names the session's provider.
  */
@@ -88,16 +131,18 @@ export function runErrorEvent(
         : (upstream?.(provider) ?? 'the model run failed');
     return { type: 'run-error', run_id: runId, code: own.code, message };
   }
-  const transcript = transcriptErrorEvent(runId, error);
-  if (transcript) return transcript;
+  const unsentOrUnread = transcriptErrorEvent(runId, error) ?? unreadableReplyEvent(runId, error, provider);
+  if (unsentOrUnread) return unsentOrUnread;
   const details = providerErrorDetails(error);
   if (!details) return { type: 'run-error', run_id: runId, code: 'PROVIDER_FAILED', message: 'the model run failed' };
   const text = providerStatusText(details.status, provider);
+  const advice = providerStatusAdvice(details.status);
+  const told = details.message.length > 0 ? `${text}: ${details.message}` : text;
   return {
     type: 'run-error',
     run_id: runId,
     code: providerStatusCode(details.status),
-    message: details.message.length > 0 ? `${text}: ${details.message}` : text,
+    message: advice === undefined ? told : `${told} — ${advice}`,
     ...(details.status === undefined ? {} : { status: details.status }),
     ...(details.retryAfterMs === undefined ? {} : { retry_after_ms: details.retryAfterMs }),
   };
