@@ -115,6 +115,11 @@ export interface PageOptions {
 export interface AgentStreamOptions {
   /** Resume after this persisted event id (sent as `Last-Event-ID`). */
   lastEventId?: number;
+  /**
+   * The page's own random id (16+ base64url characters): its stream then shows the session as this
+   * page's, which `sessions.deleteIfUntouched` with the same id does not count as another's.
+   */
+  viewer?: string;
   onEvent(event: AgentStreamEvent): void;
   signal?: AbortSignal;
 }
@@ -129,6 +134,12 @@ export interface BastionApi {
     get(sessionId: string): Promise<Session>;
     update(sessionId: string, request: UpdateSessionRequest): Promise<Session>;
     delete(sessionId: string): Promise<void>;
+    /**
+     * Remove a session New session made (`provisional`) if nothing was done in it and no page but
+     * `viewer` (this page's id, as given to `agent.stream`) or `bastion chat` has it open; rejects
+     * SESSION_IN_USE otherwise, removing nothing.
+     */
+    deleteIfUntouched(sessionId: string, viewer: string): Promise<void>;
     messages(sessionId: string, options?: PageOptions): Promise<MessageListResponse>;
     /** The persisted event log, newest page first (`cursor`: the previous page's `next`), with the prompts it names. */
     events(sessionId: string, options?: PageOptions): Promise<EventPageResponse>;
@@ -150,7 +161,7 @@ export interface BastionApi {
     /**
      * Send a message, with images when the session's model takes them; rejects with
      * IMAGES_NOT_SUPPORTED, IMAGE_TOO_LARGE, IMAGE_TYPE_UNSUPPORTED or IMAGE_INVALID, each in words.
-     * With `sendId` (a fresh random id a send, e.g. newSendId's) the send is asked once more when
+     * With `sendId` (a fresh random id a send, e.g. the page's newClientId) the send is asked once more when
      * it got no answer (the agent restarting under it): the daemon stores it once whichever
      * arrives, and rejects SEND_ID_REUSED for the id used for another message. Without one it is
      * never asked twice.

@@ -28,6 +28,9 @@ export function createApi(transport: Transport): BastionApi {
       delete: async (sessionId) => {
         await daemon('DELETE', `/sessions/${id(sessionId)}`);
       },
+      deleteIfUntouched: async (sessionId, viewer) => {
+        await daemon('DELETE', `/sessions/${id(sessionId)}?if_untouched=true&viewer=${id(viewer)}`);
+      },
       messages: (sessionId, options) => daemon('GET', `/sessions/${id(sessionId)}/messages${pageQuery(options)}`),
       events: (sessionId, options) => daemon('GET', `/sessions/${id(sessionId)}/events${pageQuery(options)}`),
       audit: (sessionId, options) => daemon('GET', `/sessions/${id(sessionId)}/audit${pageQuery(options)}`),
@@ -68,7 +71,12 @@ export function createApi(transport: Transport): BastionApi {
       async stream(sessionId, options) {
         const headers: Record<string, string> =
           options.lastEventId === undefined ? {} : { 'last-event-id': String(options.lastEventId) };
-        const response = await transport.daemonStream(`/agent/stream/${id(sessionId)}`, headers, options.signal);
+        const viewer = options.viewer === undefined ? '' : `?viewer=${id(options.viewer)}`;
+        const response = await transport.daemonStream(
+          `/agent/stream/${id(sessionId)}${viewer}`,
+          headers,
+          options.signal,
+        );
         if (!response.body) return;
         try {
           await readAgentEvents(response.body, (event) => options.onEvent(event));

@@ -4,9 +4,10 @@
  * approval is asked and answered on the same terminal, and Ctrl-D ends it. A PROMPT on its command
  * line is a usage error that starts nothing.
  */
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
 import { expect, it } from 'vitest';
 import { AGENT_MAX_MESSAGE_CHARS, INIT_INSTRUCTIONS_PROMPT } from '@bastion/protocol';
 import { SCRIPTED_MODEL, startScriptedEndpoint, waitFor } from '@bastion/test-support';
@@ -449,3 +450,49 @@ it('a chat that runs no prompt (input ended at once, or each line refused) remov
   expect(continued.stderr).not.toContain('removed');
   expect(await sessions()).toEqual([kept]);
 });
+
+it('an idle chat on a session New session made and left untouched keeps it: the daemon removes an unshown one meanwhile, not that one, and chat ending leaves it', async () => {
+  const { home, workspace, args } = project();
+  // Chat with nothing typed: the home's sessions.db, every migration applied, and no session.
+  expect((await runCli(args, '')).code).toBe(0);
+  const db = new Database(join(home, 'sessions.db'));
+  const insert = db.prepare(
+    `INSERT INTO sessions (id, mode, provider, model, workspace, created_at, updated_at, provisional)
+     VALUES (?, 'accept-edits', 'demo', 'demo', ?, ?, ?, 1)`,
+  );
+  const now = new Date().toISOString();
+  // As a page's New session leaves them: one for chat to take, one nothing shows.
+  insert.run('ses_takenByChat01', realpathSync(workspace), now, now);
+  insert.run('ses_shownNowhere1', null, now, now);
+  db.close();
+  /** The ids `bastion sessions` lists (through the chat's running host); undefined when it failed. */
+  const listed = async () => {
+    const result = await runCli(['sessions', '--home', home, '--all', '--json']);
+    if (result.code !== 0) return undefined;
+    return result.stdout
+      .split('\n')
+      .filter((line) => line !== '')
+      .map((line) => (JSON.parse(line) as { id: string }).id);
+  };
+
+  // No setting on the command line (a PATCH of one would keep it anyway): chat only takes it.
+  const cli = runCliInTerminal(['chat', '--home', home, '--workspace', workspace, '--session', 'ses_takenByChat01']);
+  await waitFor(() => cli.shown().includes('bastion> '), 60_000, 'the prompt');
+  let ids: string[] | undefined;
+  await waitFor(
+    async () => (ids = await listed())?.includes('ses_shownNowhere1') === false,
+    90_000,
+    'the unshown session removed',
+  );
+  expect(ids).toContain('ses_takenByChat01');
+  cli.type('\u0004');
+  expect(await cli.closed).toBe(0);
+  const after = new Database(join(home, 'sessions.db'), { readonly: true });
+  try {
+    expect(after.prepare("SELECT provisional FROM sessions WHERE id = 'ses_takenByChat01'").get()).toEqual({
+      provisional: 0,
+    });
+  } finally {
+    after.close();
+  }
+}, 150_000);

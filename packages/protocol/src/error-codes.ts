@@ -60,6 +60,8 @@ export type SessionErrorCode =
   | 'WORKSPACE_NOT_GRANTED'
   | 'PROVIDER_UNKNOWN'
   | 'MESSAGE_TOO_LARGE'
+  /** `DELETE /sessions/:id?if_untouched=true` of a session touched, or shown elsewhere. */
+  | 'SESSION_IN_USE'
   /** A send's `client_id` used again for a different message (a repeat of the same send is answered, not refused). */
   | 'SEND_ID_REUSED'
   /** A reasoning effort asked for a model that takes none. */
@@ -597,6 +599,7 @@ export const WIRE_ERROR_STATUS: Readonly<Record<WireErrorCode, HttpErrorStatus>>
   REASONING_NOT_SUPPORTED: 400,
   MESSAGE_TOO_LARGE: 413,
   SEND_ID_REUSED: 409,
+  SESSION_IN_USE: 409,
   IMAGES_NOT_SUPPORTED: 400,
   IMAGE_TOO_LARGE: 413,
   IMAGE_TYPE_UNSUPPORTED: 415,

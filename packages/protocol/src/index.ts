@@ -20,6 +20,7 @@ export * from './page-key.js';
 export * from './api/workspaces.js';
 export * from './image-format.js';
 export * from './images.js';
+export * from './api/client-id.js';
 export * from './api/sessions.js';
 export * from './api/usage.js';
 export * from './api/agent.js';

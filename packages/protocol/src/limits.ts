@@ -387,16 +387,25 @@ export const CONSENT_BY_MAX_CHARS = 64;
 /** Longest user message (UTF-16 code units) `POST /agent/run` accepts; longer is 413. */
 export const AGENT_MAX_MESSAGE_CHARS = 64 * KiB;
 /**
- * A send's `client_id` (base64url): at least 16 characters, 96 random bits, so that no two clients'
- * sends meet by chance; the page's are 22 (16 random bytes).
+ * A client-chosen id (a send's `client_id`, a page's `viewer`; base64url): at least 16 characters,
+ * 96 random bits, so that no two clients' ids meet by chance; the page's are 22 (16 random bytes).
  */
-export const AGENT_SEND_ID_MIN_CHARS = 16;
-export const AGENT_SEND_ID_MAX_CHARS = 64;
+export const CLIENT_ID_MIN_CHARS = 16;
+export const CLIENT_ID_MAX_CHARS = 64;
 /**
  * How many of a session's latest sends' ids the daemon keeps to answer a repeat with; older ones
  * are dropped as new ones come (a repeat comes right after its send: the bridge asks once more).
  */
 export const AGENT_SEND_IDS_KEPT_PER_SESSION = 64;
+/**
+ * A session New session made (`provisional`) and never touched — no message, run, draft, image,
+ * queued item or chosen setting — is removed once no page has streamed it and no `bastion chat`
+ * has taken it for this long: longer than a reload, a page's reconnect (5 s at most) or a sidecar
+ * restart take, so a session something shows is never removed.
+ */
+export const UNTOUCHED_SESSION_GRACE_MS = 20_000;
+/** How often the daemon looks for such sessions. */
+export const UNTOUCHED_SESSION_SWEEP_MS = 5_000;
 /** Images one message may carry (`POST /agent/run`'s `images`). */
 export const AGENT_MAX_IMAGES = 4;
 /**

@@ -10,7 +10,7 @@ import { ChatView } from './components/chat-view.js';
 import { HomeView } from './components/home-view.js';
 import { loadMarkdownRenderer } from './components/markdown-loader.js';
 import { setNotificationOpener } from './notifications.js';
-import { holdSessionOpen, rememberNewSession, removeLeftNewSessions } from './new-sessions.js';
+import { holdSessionOpen, keepNewSessions, rememberNewSession, removeLeftNewSessions } from './new-sessions.js';
 import { isAltShiftKey, MESSAGE_BOX_KEY, pageKeyMayAct } from './shortcut-keys.js';
 
 // Settings (endpoints, policy, audit log) is its own chunk, fetched when first opened: the first
@@ -96,7 +96,7 @@ export function App() {
       document.getElementById('composer-input')?.focus();
       return;
     }
-    const session = await createSessionOnDefaultModel(bastion);
+    const session = await createSessionOnDefaultModel(bastion, { provisional: true });
     rememberNewSession(session);
     refreshSessions();
     navigate({ page: 'session', sessionId: session.id });
@@ -107,9 +107,14 @@ export function App() {
   // left here is no longer held by the time that removal runs.
   useEffect(() => (openSessionId === undefined ? undefined : holdSessionOpen(openSessionId)), [openSessionId]);
   // A session New session made and left untouched (for another session, the home page, a new one)
-  // is removed; Settings is not leaving it, as Back from there would find it gone.
+  // is removed; Settings is not leaving it, as Back from there would find it gone: there it is kept,
+  // as no stream of this tab shows it to the daemon meanwhile.
   useEffect(() => {
-    if (!bastion || route.page === 'settings') return;
+    if (!bastion) return;
+    if (route.page === 'settings') {
+      keepNewSessions(bastion);
+      return;
+    }
     void removeLeftNewSessions(bastion, openSessionId).then((removed) => {
       if (removed) refreshSessions();
     });

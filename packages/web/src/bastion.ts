@@ -28,7 +28,13 @@ export function errorCode(error: unknown): string | undefined {
   return typeof code === 'string' ? code : undefined;
 }
 
-/** A new session on the default model chosen in Settings (New session, `/new`). */
-export function createSessionOnDefaultModel(bastion: BastionApi): Promise<Session> {
-  return bastion.sessions.create({});
+/**
+ * A new session on the default model chosen in Settings (the home page's message; New session,
+ * `/new`, makes it `provisional`: removed by the daemon if nothing touches or shows it).
+ */
+export function createSessionOnDefaultModel(
+  bastion: BastionApi,
+  options: { provisional?: true } = {},
+): Promise<Session> {
+  return bastion.sessions.create(options);
 }

@@ -1,21 +1,24 @@
 /**
  * The sessions New session made in this tab and not yet left, kept in the tab's sessionStorage (a
- * reload keeps them). One left untouched is removed, as `bastion chat` that ran no prompt removes
- * the session it made: New session clicked and left, again and again, added an empty "Untitled
- * session" to the list each time. Untouched is: no run (none here, in another tab or from the CLI),
- * no text or image in its message box, nothing queued, and title, mode, model, reasoning effort and
- * Ask before writes as New session made them (a choice the person made keeps the session), and no
- * other tab of this browser showing it (each holds a shared Web Lock while it does: holdSessionOpen).
- * The CLI's `bastion chat` on it is seen once it has run a prompt.
+ * reload keeps them). New session makes them `provisional`: the daemon removes one that nothing
+ * touched (no run, no setting changed, not kept) once no page has shown it for a while — a tab
+ * closed on it, a page that never came back (untouched-sessions.ts). This tab removes one at once
+ * when it leaves it untouched: nothing typed, attached or queued in its box either; the daemon
+ * removes it only if it is still provisional and no page but this one streams it (each page names
+ * its streams with PAGE_VIEWER) and no other tab of this browser shows it (each holds a shared Web
+ * Lock while it does: holdSessionOpen). Text typed or an image attached in it keeps it
+ * (keepNewSession tells the daemon), as a mode or model chosen does, and `bastion chat` taking it.
  */
 import type { BastionApi, Session } from '@bastion/bridge';
+import { newClientId } from './client-id.js';
 import { forgetDrafts, readDraft } from './drafts.js';
 import { forgetDraftImages, readDraftImages } from './image-drafts.js';
 
 const STORAGE_KEY = 'bastion.new-sessions';
 
-/** What of a session a person can change without a run; any of them changed, the session is theirs. */
-const CHOSEN = ['title', 'mode', 'provider', 'model', 'ask_before_writes', 'reasoning_effort', 'auto_consent'] as const;
+/** This page load's id, named by its streams (`agent.stream`'s viewer) and by its removals. */
+export const PAGE_VIEWER = newClientId();
+
 /** The session as New session made it. */
 type Made = Session;
 
@@ -68,23 +71,30 @@ export function rememberNewSession(session: Session): void {
 }
 
 /**
- * A session something is being sent in: kept whatever the daemon says when it is left, as the run
- * may not be stored yet (its MCP resources still being read, or the request on its way).
+ * A session something is being sent in, or typed or attached in: kept, here and by the daemon
+ * (which removes a provisional one nothing shows), as the run may not be stored yet (its MCP
+ * resources still being read, or the request on its way) and the draft is only this tab's.
  */
-export function keepNewSession(sessionId: string): void {
+export function keepNewSession(bastion: BastionApi, sessionId: string): void {
   const made = readMade();
-  if (made.some(({ id }) => id === sessionId)) writeMade(made.filter(({ id }) => id !== sessionId));
+  if (!made.some(({ id }) => id === sessionId)) return;
+  writeMade(made.filter(({ id }) => id !== sessionId));
+  // Not kept by the daemon (the request failed): this tab no longer removes it, the daemon may.
+  bastion.sessions.update(sessionId, { provisional: false }).catch(() => undefined);
 }
 
-function untouched(made: Made, now: Session): boolean {
+/** Every session New session made here kept (Settings opened from one: Back must find it). */
+export function keepNewSessions(bastion: BastionApi): void {
+  for (const made of readMade()) keepNewSession(bastion, made.id);
+}
+
+function untouched(now: Session): boolean {
   return (
-    now.last_run === null &&
-    !now.approval_pending &&
-    CHOSEN.every((key) => JSON.stringify(now[key] ?? null) === JSON.stringify(made[key] ?? null)) &&
-    readDraft(made.id) === '' &&
-    readDraft(made.id, 'queued') === '' &&
-    readDraftImages(made.id).length === 0 &&
-    readDraftImages(made.id, 'queued').length === 0
+    now.provisional === true &&
+    readDraft(now.id) === '' &&
+    readDraft(now.id, 'queued') === '' &&
+    readDraftImages(now.id).length === 0 &&
+    readDraftImages(now.id, 'queued').length === 0
   );
 }
 
@@ -102,9 +112,9 @@ export async function removeLeftNewSessions(bastion: BastionApi, openId: string 
   for (const made of left) {
     // Read first: by its answer this tab's own lock on the session it left has been given up.
     const now = await bastion.sessions.get(made.id).catch(() => undefined);
-    if (now === undefined || !untouched(made, now)) continue;
+    if (now === undefined || !untouched(now)) continue;
     const gone = await whileShownNowhere(made.id, () =>
-      bastion.sessions.delete(made.id).then(
+      bastion.sessions.deleteIfUntouched(made.id, PAGE_VIEWER).then(
         () => true,
         () => false,
       ),

@@ -973,7 +973,9 @@ async function resumeSession(
   }
   const refused = await refusal(found);
   if (refused !== undefined) return { code: 2, message: refused };
-  const settings = sessionSettings(options);
+  // A session New session made and nothing touched yet is removed by the daemon while nothing shows
+  // it; taken here (an idle chat shows it without a stream), it is kept.
+  const settings = { ...sessionSettings(options), ...(found.provisional === true ? { provisional: false } : {}) };
   if (Object.keys(settings).length > 0) {
     const updated = await host.client.call('PATCH', `/sessions/${found.id}`, settings, sessionSchema);
     if (!updated.ok) return { code: 1, message: `could not update the session: ${failure(updated.error)}` };

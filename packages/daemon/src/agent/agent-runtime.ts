@@ -10,6 +10,7 @@ import { SESSIONS_DB_FILE, type Logger, type ModelRef } from '@bastion/protocol'
 import type { RouteModule } from '../http/app.js';
 import { agentRoutes } from '../http/routes/agent-routes.js';
 import { sessionRoutes } from '../http/routes/session-routes.js';
+import { UntouchedSessions } from './untouched-sessions.js';
 import { workspaceRoutes } from '../http/routes/workspace-routes.js';
 import { DEMO_MODEL_REF } from '../providers/model-preferences.js';
 import {
@@ -118,6 +119,8 @@ export function openAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
     staleRunsPending,
     ...(options.heldSecrets ? { heldSecrets: options.heldSecrets } : {}),
   });
+  const untouched = new UntouchedSessions({ store, runs, log: options.log });
+  const stopSweeping = untouched.start();
   let closed: Promise<void> | undefined;
   return {
     store,
@@ -131,6 +134,7 @@ export function openAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
         roots,
         registry,
         runs,
+        untouched,
         defaultModel: options.defaultModel ?? (() => Promise.resolve(DEMO_MODEL_REF)),
       }),
       agentRoutes({ store, runs }),
@@ -139,6 +143,7 @@ export function openAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
       promptsRoutes(options.userData),
     ],
     close() {
+      stopSweeping();
       closed ??= runs.shutdown().then(() => {
         store.close();
       });

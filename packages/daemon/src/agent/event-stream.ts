@@ -25,6 +25,8 @@ export function createEventStream(options: {
   hub: EventHub;
   sessionId: string;
   lastEventId: number;
+  /** The page that opened it, if it said (EventHub.shownBesides). */
+  viewer?: string;
 }): ReadableStream<Uint8Array> {
   const { store, hub, sessionId } = options;
   const encoder = new TextEncoder();
@@ -42,7 +44,7 @@ export function createEventStream(options: {
     resolve?.();
   };
 
-  const unsubscribe = hub.subscribe(sessionId, (event) => {
+  const onEvent = (event: AgentStreamEvent) => {
     if (replaying) {
       // the replay reads the store up to its end, which includes this event
       queue = [];
@@ -53,7 +55,8 @@ export function createEventStream(options: {
       queue.push(event);
     }
     notify();
-  });
+  };
+  const unsubscribe = hub.subscribe(sessionId, onEvent, options.viewer);
   const heartbeat = setInterval(() => {
     heartbeatDue = true;
     notify();

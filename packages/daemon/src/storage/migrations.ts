@@ -58,6 +58,10 @@
  * Version 14: send_ids — a send's client-chosen id (POST /agent/run's `client_id`) with a hash of
  * what it sent and the run and message it made, written in the transaction that stores the
  * message; unique a session, the latest AGENT_SEND_IDS_KEPT_PER_SESSION kept.
+ *
+ * Version 15: `sessions.provisional` — 1 for a session New session made that nothing has touched
+ * since (no run, no change of its settings, not kept by a page or `bastion chat`); such a session
+ * shown nowhere is removed (untouched-sessions.ts).
  */
 export interface Migration {
   version: number;
@@ -310,6 +314,13 @@ export const MIGRATIONS: readonly Migration[] = [
         message_id  TEXT NOT NULL,
         UNIQUE (session_id, client_id)
       );
+    `,
+  },
+  {
+    version: 15,
+    sql: `
+      ALTER TABLE sessions ADD COLUMN provisional INTEGER NOT NULL DEFAULT 0 CHECK (provisional IN (0, 1));
+      CREATE INDEX sessions_provisional ON sessions(id) WHERE provisional = 1;
     `,
   },
 ];

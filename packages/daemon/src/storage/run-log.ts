@@ -123,7 +123,8 @@ export class RunLog {
         provider: input.provider,
         model: input.model,
       });
-      this.#writer.db.prepare('UPDATE sessions SET updated_at = ? WHERE id = ?').run(now, sessionId);
+      // A session with a run is someone's: never removed as untouched.
+      this.#writer.db.prepare('UPDATE sessions SET updated_at = ?, provisional = 0 WHERE id = ?').run(now, sessionId);
       return { runId, messageId, event };
     });
   }

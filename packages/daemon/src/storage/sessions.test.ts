@@ -64,14 +64,20 @@ describe('read-only mode and ask-before-writes (migration 3)', () => {
       path,
       MIGRATIONS.filter((migration) => migration.version <= 2),
     );
-    const oldStore = new SessionStore(old);
     const session = old
       .prepare<[], { id: string }>(
         `INSERT INTO sessions (id, mode, provider, model, created_at, updated_at)
          VALUES ('ses_migrated01', 'auto', 'demo', 'demo', 'x', 'x') RETURNING id`,
       )
       .get() as { id: string };
-    const run = oldStore.runs.start(session.id, { provider: 'demo', model: 'demo' });
+    // Written as a version-2 sidecar wrote it: today's store writes columns a later version added.
+    const run = { runId: 'run_migrated01' };
+    old
+      .prepare(
+        `INSERT INTO runs (id, session_id, status, provider, model, started_at)
+         VALUES (?, ?, 'running', 'demo', 'demo', 'x')`,
+      )
+      .run(run.runId, session.id);
     old.close();
 
     const migrated = openDatabase(path);
@@ -101,5 +107,35 @@ describe('read-only mode and ask-before-writes (migration 3)', () => {
     store.sessions.update(session.id, { askBeforeWrites: false });
     expect(store.sessions.asksBeforeWrites(session.id)).toBe(false);
     expect(store.sessions.asksBeforeWrites('ses_gone000000')).toBe(false);
+  });
+});
+
+describe('provisional sessions (migration 15)', () => {
+  const provisional = () =>
+    store.sessions.create({ provider: 'demo', model: 'demo', workspace: null, provisional: true });
+
+  it('a session made provisional reads so until any patch or run, and other sessions never do', () => {
+    expect(newSession(store).provisional).toBeUndefined();
+    const patched = provisional();
+    expect(patched.provisional).toBe(true);
+    expect(store.sessions.update(patched.id, {})?.provisional).toBeUndefined();
+    const ran = provisional();
+    store.runs.start(ran.id, { userContent: [{ role: 'user', content: 'hi' }], provider: 'demo', model: 'demo' });
+    expect(store.sessions.get(ran.id)?.provisional).toBeUndefined();
+    expect(store.sessions.provisionalIds()).toEqual([]);
+  });
+
+  it('deleteIfUntouched removes only a provisional session with nothing stored in it', () => {
+    const plain = newSession(store);
+    expect(store.sessions.deleteIfUntouched(plain.id)).toBe(false);
+    const untouched = provisional();
+    expect(store.sessions.provisionalIds()).toEqual([untouched.id]);
+    expect(store.sessions.deleteIfUntouched(untouched.id)).toBe(true);
+    expect(store.sessions.get(untouched.id)).toBeUndefined();
+    // A message stored with the flag still set (as a run of an older sidecar left it) keeps it.
+    const withMessage = provisional();
+    store.transcript.append(withMessage.id, null, [{ role: 'user', content: 'hi' }]);
+    expect(store.sessions.deleteIfUntouched(withMessage.id)).toBe(false);
+    expect(store.sessions.get(withMessage.id)?.provisional).toBe(true);
   });
 });

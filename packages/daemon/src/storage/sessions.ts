@@ -34,6 +34,7 @@ interface SessionRow extends UsageColumns {
   last_run_id: string | null;
   last_run_status: string | null;
   approval_pending: number;
+  provisional: number;
 }
 
 export interface NewSession {
@@ -45,6 +46,8 @@ export interface NewSession {
   askBeforeWrites?: boolean;
   reasoningEffort?: ReasoningEffort;
   consentBy?: string;
+  /** Made by New session: removed while untouched and shown nowhere (untouched-sessions.ts). */
+  provisional?: boolean;
 }
 
 export interface SessionPatch {
@@ -60,7 +63,7 @@ export interface SessionPatch {
 
 const SESSION_COLUMNS = `
   s.n, s.id, s.title, s.mode, s.provider, s.model, s.workspace, s.auto_consent_by, s.auto_consent_at, s.ask_before_writes,
-  s.reasoning_effort, s.created_at, s.updated_at,
+  s.reasoning_effort, s.created_at, s.updated_at, s.provisional,
   (SELECT r.id FROM runs r WHERE r.session_id = s.id ORDER BY r.n DESC LIMIT 1) AS last_run_id,
   (SELECT r.status FROM runs r WHERE r.session_id = s.id ORDER BY r.n DESC LIMIT 1) AS last_run_status,
   EXISTS (SELECT 1 FROM approvals a WHERE a.session_id = s.id AND a.status = 'pending') AS approval_pending,
@@ -90,6 +93,7 @@ function toSession(row: SessionRow): Session {
         : null,
     approval_pending: row.approval_pending === 1,
     usage: toTokenUsage(row),
+    ...(row.provisional === 1 ? { provisional: true as const } : {}),
   };
 }
 
@@ -119,8 +123,8 @@ export class Sessions {
       this.#writer.db
         .prepare(
           `INSERT INTO sessions (id, title, mode, provider, model, workspace, auto_consent_by, auto_consent_at, ask_before_writes,
-             reasoning_effort, created_at, updated_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+             reasoning_effort, created_at, updated_at, provisional)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         )
         .run(
           id,
@@ -135,6 +139,7 @@ export class Sessions {
           input.reasoningEffort ?? null,
           now,
           now,
+          input.provisional === true ? 1 : 0,
         );
       return this.get(id) as Session;
     });
@@ -179,7 +184,10 @@ export class Sessions {
     return { items: page.map(toSession), next: rows.length > limit && last ? String(last.n) : null };
   }
 
-  /** Apply a patch; switching to `auto` records who consented and when. */
+  /**
+   * Apply a patch; switching to `auto` records who consented and when. Any patch, an empty one
+   * too, makes a provisional session the person's (it is kept).
+   */
   update(id: string, patch: SessionPatch): Session | undefined {
     return this.#writer.write(() => {
       const current = this.get(id);
@@ -190,7 +198,7 @@ export class Sessions {
       this.#writer.db
         .prepare(
           `UPDATE sessions SET title = ?, mode = ?, provider = ?, model = ?, ask_before_writes = ?, reasoning_effort = ?,
-             updated_at = ?,
+             updated_at = ?, provisional = 0,
              auto_consent_by = CASE WHEN ? THEN ? ELSE auto_consent_by END,
              auto_consent_at = CASE WHEN ? THEN ? ELSE auto_consent_at END
            WHERE id = ?`,
@@ -216,6 +224,32 @@ export class Sessions {
   /** Remove the session with everything of it (runs, messages, events, approvals cascade). */
   delete(id: string): boolean {
     return this.#writer.write(() => this.#writer.db.prepare('DELETE FROM sessions WHERE id = ?').run(id).changes === 1);
+  }
+
+  /**
+   * Remove the session only if it is still provisional with nothing stored in it (no run, no
+   * message, no approval), in one statement, so a run or a change that lands first keeps it.
+   */
+  deleteIfUntouched(id: string): boolean {
+    return this.#writer.write(
+      () =>
+        this.#writer.db
+          .prepare<[{ id: string }]>(
+            `DELETE FROM sessions WHERE id = @id AND provisional = 1
+               AND NOT EXISTS (SELECT 1 FROM runs WHERE session_id = @id)
+               AND NOT EXISTS (SELECT 1 FROM messages WHERE session_id = @id)
+               AND NOT EXISTS (SELECT 1 FROM approvals WHERE session_id = @id)`,
+          )
+          .run({ id }).changes === 1,
+    );
+  }
+
+  /** The ids of the sessions still provisional (New session's, untouched). */
+  provisionalIds(): string[] {
+    return this.#writer.db
+      .prepare<[], { id: string }>('SELECT id FROM sessions WHERE provisional = 1')
+      .all()
+      .map(({ id }) => id);
   }
 
   /** Whether the session asks before each file write, as stored now (false for a gone session). */

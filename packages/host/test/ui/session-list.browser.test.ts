@@ -12,6 +12,8 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Locator, Page } from 'playwright-core';
+import type { Session } from '@bastion/protocol';
+import { openDesktop } from './support/browser.js';
 import {
   createDemoSession,
   openDesktopWorld,
@@ -89,14 +91,17 @@ describe('New session left untouched', () => {
   }
   /**
    * Leaves the session `stays` for Worked notes, waiting for the page's look at it (GET
-   * /sessions/…), then makes an untouched session and leaves it for Kept notes: the untouched one is
-   * removed (the look at `stays` is over by then), while `stays` is still stored and the page sent
-   * no DELETE for it.
+   * /sessions/…) unless `kept` (the page kept it before: it does not look), then makes an untouched
+   * session and leaves it for Kept notes: the untouched one is removed (the look at `stays` is over
+   * by then), while `stays` is still stored and the page sent no DELETE for it.
    */
-  async function leaveAndExpectStays(stays: string): Promise<void> {
-    const looked = page.waitForResponse(
-      (response) => new URL(response.url()).pathname === `/sessions/${stays}` && response.request().method() === 'GET',
-    );
+  async function leaveAndExpectStays(stays: string, kept = false): Promise<void> {
+    const looked = kept
+      ? undefined
+      : page.waitForResponse(
+          (response) =>
+            new URL(response.url()).pathname === `/sessions/${stays}` && response.request().method() === 'GET',
+        );
     await row('Worked notes').locator('button.session-open').click();
     await looked;
     const untouched = await newSessionFrom(worked);
@@ -139,11 +144,15 @@ describe('New session left untouched', () => {
     await expect.poll(storedIds).toEqual(before);
   });
 
-  it('stays with a draft typed in its box: leaving it sends no DELETE, while the next untouched one left is removed', async () => {
+  it('stays with a draft typed in its box (kept for the daemon as it is typed): leaving it sends no DELETE, while the next untouched one left is removed', async () => {
     await page.goto(`${world!.host.uiOrigin}/desktop/sessions/${worked}`);
     const drafted = await newSessionFrom(worked);
     await composer().fill('half a thought');
-    await leaveAndExpectStays(drafted);
+    // Typing keeps it, for the daemon too: it is no longer provisional there.
+    await expect
+      .poll(async () => (await storedSessions(world!.host)).find((session) => session.id === drafted)?.provisional)
+      .toBeUndefined();
+    await leaveAndExpectStays(drafted, true);
     // Newest first: the drafted one is above the earlier tests' untitled session (which has a message).
     await row('Untitled session').locator('button.session-open').first().click();
     await expect.poll(openSessionId).toBe(drafted);
@@ -202,6 +211,71 @@ describe('New session left untouched', () => {
       .poll(async () => (await storedSessions(world!.host)).find((session) => session.id === chosen)?.mode)
       .toBe('read-only');
     await leaveAndExpectStays(chosen);
+  });
+});
+
+describe('New session’s session that nothing shows', () => {
+  const storedIds = async () => (await storedSessions(world!.host)).map((session) => session.id);
+  /** Makes a provisional session no page ever shows; once the daemon removed it, its look at every session came after the grace period. */
+  async function unshownSession(): Promise<string> {
+    const made = await world!.host.client.request<Session>('POST', '/sessions', {
+      provider: 'demo',
+      model: 'demo',
+      provisional: true,
+    });
+    expect(made.body.provisional).toBe(true);
+    return made.body.id;
+  }
+  /** `tab`'s New session, from the home page: the session it opened, once its stream is open. */
+  async function newSessionIn(tab: Page): Promise<string> {
+    await tab.goto(`${world!.host.uiOrigin}/desktop/`);
+    const streamed = tab.waitForResponse((response) => new URL(response.url()).pathname.startsWith('/agent/stream/'));
+    await tab.getByRole('complementary', { name: 'Sessions' }).getByRole('button', { name: 'New session' }).click();
+    await streamed;
+    const id = /\/desktop\/sessions\/([^/]+)$/.exec(new URL(tab.url()).pathname)?.[1];
+    expect((await storedSessions(world!.host)).find((session) => session.id === id)?.provisional).toBe(true);
+    return id!;
+  }
+  const removedByDaemon = () =>
+    world!.host.records.filter((record) => record.event === 'sessions.untouched-removed').length;
+
+  it('a tab closed on a fresh New session (no page removes it: no unload handler) is removed by the daemon once nothing shows it, and the next load lists it no more', async () => {
+    const tab = await world!.context.newPage();
+    const deletes: string[] = [];
+    tab.on('request', (request) => {
+      if (request.method() === 'DELETE') deletes.push(request.url());
+    });
+    const closed = await newSessionIn(tab);
+    const before = removedByDaemon();
+    await tab.close();
+    await expect.poll(storedIds, { timeout: 60_000, interval: 1_000 }).not.toContain(closed);
+    expect(deletes).toEqual([]);
+    expect(removedByDaemon()).toBeGreaterThan(before);
+    await page.goto(`${world!.host.uiOrigin}/desktop/`);
+    await expect.poll(() => sidebar().locator('li.session').count()).toBe((await storedIds()).length);
+    expect(await storedIds()).not.toContain(closed);
+  });
+
+  it('one shown in a second browser context stays: the first leaving it is refused SESSION_IN_USE (409), and the daemon, which meanwhile removed an unshown one, keeps it', async () => {
+    const second = await openDesktop(world!.browser, world!.host);
+    try {
+      const shown = await newSessionIn(page);
+      await second.page.goto(`${world!.host.uiOrigin}/desktop/sessions/${shown}`);
+      await second.page.getByRole('combobox', { name: 'Message' }).waitFor();
+      await expect.poll(() => second.page.url()).toContain(shown);
+      const refused = page.waitForResponse(
+        (response) =>
+          new URL(response.url()).pathname === `/sessions/${shown}` && response.request().method() === 'DELETE',
+      );
+      await page.getByRole('link', { name: 'Bastion' }).click();
+      expect(await (await refused).json()).toMatchObject({ code: 'SESSION_IN_USE' });
+      const unshown = await unshownSession();
+      await expect.poll(storedIds, { timeout: 60_000, interval: 1_000 }).not.toContain(unshown);
+      expect(await storedIds()).toContain(shown);
+      expect((await storedSessions(world!.host)).find((session) => session.id === shown)?.provisional).toBe(true);
+    } finally {
+      await second.context.close();
+    }
   });
 });
 

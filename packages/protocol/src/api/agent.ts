@@ -7,13 +7,12 @@ import { z } from 'zod';
 import {
   AGENT_MAX_IMAGES,
   AGENT_MAX_MCP_RESOURCES,
-  AGENT_SEND_ID_MAX_CHARS,
-  AGENT_SEND_ID_MIN_CHARS,
   EVENT_PAGE_MAX_LIMIT,
   INSTRUCTIONS_MAX_DIRECTORIES,
   WORKSPACE_MAX_PATH_CHARS,
 } from '../limits.js';
 import { imageInputSchema } from '../images.js';
+import { clientIdSchema } from './client-id.js';
 import { mcpAttachedResourceSchema, mcpPromptOriginSchema } from './mcp.js';
 import { messageSchema, modelIdSchema, providerIdSchema, sessionIdSchema } from './sessions.js';
 import { tokenUsageSchema } from './usage.js';
@@ -21,13 +20,14 @@ import { tokenUsageSchema } from './usage.js';
 export const runIdSchema = z.string().regex(/^run_[A-Za-z0-9_-]{8,64}$/);
 
 /**
- * A send's own id, chosen by the client at random (base64url, at least 96 bits): the daemon keeps
- * it with the message, so a send repeated with it (its answer was lost) is answered with the first
- * send's run and message instead of being stored twice.
+ * A send's own id, chosen by the client at random: the daemon keeps it with the message, so a send
+ * repeated with it (its answer was lost) is answered with the first send's run and message instead
+ * of being stored twice.
  */
-export const sendIdSchema = z
-  .string()
-  .regex(new RegExp(`^[A-Za-z0-9_-]{${AGENT_SEND_ID_MIN_CHARS},${AGENT_SEND_ID_MAX_CHARS}}$`));
+export const sendIdSchema = clientIdSchema;
+
+/** `GET /agent/stream/:session_id`'s query: the page that streams it (`viewer`, see sessionViewerQuerySchema). */
+export const agentStreamQuerySchema = z.strictObject({ viewer: clientIdSchema.optional() });
 
 export const approvalAnswerSchema = z.strictObject({
   approval_id: z.string().min(1).max(128),

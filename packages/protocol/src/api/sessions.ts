@@ -1,5 +1,6 @@
 /** Daemon HTTP DTOs of `/sessions*`. */
 import { z } from 'zod';
+import { clientIdSchema } from './client-id.js';
 import {
   CONSENT_BY_MAX_CHARS,
   MODEL_ID_MAX_CHARS,
@@ -58,6 +59,11 @@ export const sessionSchema = z.strictObject({
   approval_pending: z.boolean(),
   /** Tokens every run of the session used, with the estimated cost where every priced run has one. */
   usage: tokenUsageSchema.optional(),
+  /**
+   * Made by New session and untouched since (no run, no setting changed, not kept): removed once
+   * nothing shows it (UNTOUCHED_SESSION_GRACE_MS). Absent for every other session.
+   */
+  provisional: z.literal(true).optional(),
 });
 export type Session = z.infer<typeof sessionSchema>;
 
@@ -71,6 +77,8 @@ export const createSessionRequestSchema = z.strictObject({
   reasoning_effort: reasoningEffortSchema.optional(),
   /** Required label of who consents when `mode` is `auto`. */
   consent_by: z.string().min(1).max(CONSENT_BY_MAX_CHARS).optional(),
+  /** Made by a New session button: removed if nothing ever touches or shows it (Session's `provisional`). */
+  provisional: z.literal(true).optional(),
 });
 export type CreateSessionRequest = z.infer<typeof createSessionRequestSchema>;
 
@@ -83,8 +91,23 @@ export const updateSessionRequestSchema = z.strictObject({
   /** null: back to the model's own default. */
   reasoning_effort: reasoningEffortSchema.nullable().optional(),
   consent_by: z.string().min(1).max(CONSENT_BY_MAX_CHARS).optional(),
+  /**
+   * false: keep the session (a draft was typed in it, `bastion chat` took it). Any other change
+   * keeps it too: a session a person changed is theirs.
+   */
+  provisional: z.literal(false).optional(),
 });
 export type UpdateSessionRequest = z.infer<typeof updateSessionRequestSchema>;
+
+/**
+ * `DELETE /sessions/:id`'s query. `if_untouched`: remove it only if it is still provisional, with
+ * nothing stored in it, no run or undo going, and no page but `viewer` (the asking page's own
+ * stream, which may not have closed yet) streaming it; otherwise 409 SESSION_IN_USE.
+ */
+export const deleteSessionQuerySchema = z.strictObject({
+  if_untouched: z.literal('true').optional(),
+  viewer: clientIdSchema.optional(),
+});
 
 /** Cursor paging: pass the previous page's `next` as `cursor`; null means the last page. */
 export const pageQuerySchema = z.strictObject({

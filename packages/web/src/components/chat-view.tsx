@@ -27,8 +27,8 @@ import { loadHistory, loadPrompt, newestHistory, settledOpening, type HistoryChu
 import { mcpContextOf, type MessageMcp } from '../mcp-offers.js';
 import { spansAfterEdit } from '../server-text-spans.js';
 import { notifyAgentEvent, rememberTitle } from '../notifications.js';
-import { keepNewSession } from '../new-sessions.js';
-import { newSendId } from '../send-id.js';
+import { keepNewSession, PAGE_VIEWER } from '../new-sessions.js';
+import { newClientId } from '../client-id.js';
 import {
   applyEvents,
   emptyTranscript,
@@ -418,6 +418,12 @@ export function ChatView({
     },
     [sessionId],
   );
+  // Text typed or an image attached in a session New session made keeps it (the daemon would
+  // remove it, untouched, once this tab no longer shows it).
+  const drafted = draft !== '' || images.length > 0 || queued !== '' || queuedImages.length > 0;
+  useEffect(() => {
+    if (drafted) keepNewSession(bastion, sessionId);
+  }, [bastion, sessionId, drafted]);
   const [busy, setBusy] = useState(false);
   /**
    * The approvals (tool call ids) this tab saw answered: by its own answer, or after another tab,
@@ -550,6 +556,7 @@ export function ChatView({
           setLink('live');
           await bastion.agent.stream(sessionId, {
             lastEventId: lastId.current,
+            viewer: PAGE_VIEWER,
             signal: controller.signal,
             onEvent: (event) => {
               if (event.id <= lastId.current) return;
@@ -612,7 +619,7 @@ export function ChatView({
     /** `mcp`: what the box read for it; a retried message that had none has its resources read now. */
     async (message: string, attached: readonly Attachment[] = [], mcp?: AgentRunMcp) => {
       setSending((count) => count + 1);
-      keepNewSession(sessionId);
+      keepNewSession(bastion, sessionId);
       try {
         const fromMcp = mcp ?? (await mcpContextOf(bastion.mcp, reachableRoot, message, undefined));
         const answer = await bastion.agent.run(
@@ -620,7 +627,7 @@ export function ChatView({
           message,
           attached.length === 0 ? undefined : attached.map(imageInputOf),
           fromMcp,
-          newSendId(),
+          newClientId(),
         );
         const messageId = answer.message_id;
         if (messageId !== null) {

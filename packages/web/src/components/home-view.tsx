@@ -6,7 +6,7 @@ import { carryDraftMcp, readDraft, saveDraft } from '../drafts.js';
 import { imageInputOf, isImageRefusal, type Attachment } from '../image-attachment.js';
 import { keepImageRefusal, readDraftImages, saveDraftImages } from '../image-drafts.js';
 import { useGrantedRoots } from '../granted-roots.js';
-import { newSendId } from '../send-id.js';
+import { newClientId } from '../client-id.js';
 import { Composer } from './composer.js';
 import { DefaultModelPicker, DefaultUnavailable } from './default-model-settings.js';
 import { DEMO_MODEL_NAME, listedModel, modelName, useModels } from './model-picker.js';
@@ -65,7 +65,7 @@ export function HomeView({
     try {
       sessionId = (await createSessionOnDefaultModel(bastion)).id;
       const images = attached.length === 0 ? undefined : attached.map(imageInputOf);
-      await bastion.agent.run(sessionId, message, images, mcp, newSendId());
+      await bastion.agent.run(sessionId, message, images, mcp, newClientId());
       setDraft('');
       setImages([]);
       onStarted(sessionId);

@@ -1,6 +1,7 @@
 /**
  * `POST /agent/run`, `POST /agent/abort`, `POST /agent/undo`, `POST /agent/rewind`, `GET /agent/stream/:session_id` (server-sent events over
- * an authenticated fetch: no credential in the URL; `Last-Event-ID` resumes after a persisted id).
+ * an authenticated fetch: no credential in the URL; `Last-Event-ID` resumes after a persisted id;
+ * `?viewer=` names the page, so its own stream does not count as another's in an untouched delete).
  */
 import {
   AGENT_MAX_MESSAGE_CHARS,
@@ -8,6 +9,7 @@ import {
   agentAbortRequestSchema,
   agentRunRequestSchema,
   agentRewindRequestSchema,
+  agentStreamQuerySchema,
   agentUndoRequestSchema,
   type AgentAbortResponse,
   type AgentRunResponse,
@@ -18,7 +20,7 @@ import { createEventStream } from '../../agent/event-stream.js';
 import { decodePromptImages } from '../../agent/prompt-images.js';
 import type { RunManager } from '../../agent/run-manager.js';
 import type { SessionStore } from '../../storage/session-store.js';
-import { readJson, RequestError } from './route-support.js';
+import { parseInput, readJson, RequestError } from './route-support.js';
 import { sessionIdParam } from './session-routes.js';
 
 export function agentRoutes(deps: { store: SessionStore; runs: RunManager }): RouteModule {
@@ -72,11 +74,13 @@ export function agentRoutes(deps: { store: SessionStore; runs: RunManager }): Ro
       if (runs.hub.subscriberCount(sessionId) >= SSE_MAX_SUBSCRIBERS_PER_SESSION) {
         throw new DaemonError('STREAM_LIMIT', 'too many open streams on this session');
       }
+      const { viewer } = parseInput(agentStreamQuerySchema, c.req.query());
       const stream = createEventStream({
         store,
         hub: runs.hub,
         sessionId,
         lastEventId: header === undefined ? 0 : Number(header),
+        ...(viewer === undefined ? {} : { viewer }),
       });
       // c.body, not a bare Response: it keeps the headers the perimeter prepared (the CORS
       // Access-Control-Allow-Origin for the UI origin), without which a browser cannot read the stream.

@@ -1,10 +1,12 @@
 /**
- * `GET/POST /sessions`, `GET/PATCH/DELETE /sessions/:id`, `GET /sessions/:id/messages`,
+ * `GET/POST /sessions`, `GET/PATCH/DELETE /sessions/:id` (`?if_untouched=true`: only a New session's
+ * session nothing touched or shows, untouched-sessions.ts; a PATCH, `{provisional: false}` too, keeps one), `GET /sessions/:id/messages`,
  * `GET /sessions/:id/images/:image_id` (an attached image, base64), and `GET /sessions/:id/events` (the persisted event log, newest page first, with the prompts it names).
  */
 import {
   EVENT_PAGE_MAX_LIMIT,
   createSessionRequestSchema,
+  deleteSessionQuerySchema,
   eventPageQuerySchema,
   pageQuerySchema,
   sessionIdSchema,
@@ -20,6 +22,7 @@ import type { Context } from 'hono';
 import type { RouteModule } from '../app.js';
 import { DaemonError } from '../../errors.js';
 import type { RunManager } from '../../agent/run-manager.js';
+import type { UntouchedSessions } from '../../agent/untouched-sessions.js';
 import { takesReasoning } from '../../providers/model-catalog.js';
 import type { ProviderRegistry } from '../../providers/provider-registry.js';
 import type { SessionStore } from '../../storage/session-store.js';
@@ -40,6 +43,7 @@ export function sessionRoutes(deps: {
   roots: WorkspaceRoots;
   registry: ProviderRegistry;
   runs: RunManager;
+  untouched: UntouchedSessions;
   /** The model of a session asked for without a provider: the user's default for new sessions. */
   defaultModel: () => Promise<ModelRef>;
 }): RouteModule {
@@ -89,6 +93,7 @@ export function sessionRoutes(deps: {
         ...(body.ask_before_writes === undefined ? {} : { askBeforeWrites: body.ask_before_writes }),
         ...(body.reasoning_effort === undefined ? {} : { reasoningEffort: body.reasoning_effort }),
         ...(body.consent_by === undefined ? {} : { consentBy: body.consent_by }),
+        ...(body.provisional === undefined ? {} : { provisional: true }),
       });
       return c.json(session, 201);
     });
@@ -124,6 +129,16 @@ export function sessionRoutes(deps: {
     });
     app.delete('/sessions/:id', (c) => {
       const id = sessionIdParam(c);
+      const query = parseInput(deleteSessionQuerySchema, c.req.query());
+      if (query.if_untouched === 'true') {
+        if (!store.sessions.get(id)) throw notFound();
+        if (!deps.untouched.removeIfUntouched(id, query.viewer))
+          throw new DaemonError(
+            'SESSION_IN_USE',
+            'the session was not removed: something was done in it, or another page or `bastion chat` has it open',
+          );
+        return c.json({ deleted: true });
+      }
       if (runs.isActive(id)) throw new DaemonError('RUN_ACTIVE', 'a run is active for this session');
       if (runs.isUndoing(id)) throw new DaemonError('RUN_ACTIVE', 'an undo or a rewind is being done in this session');
       if (!store.sessions.delete(id)) throw notFound();
