@@ -121,7 +121,9 @@ describe('--endpoint / --allow-endpoint', () => {
   ])(
     'run --endpoint whose server answers 200 with %s: exit 1, PROVIDER_REPLY_INVALID naming the endpoint, what was wrong and what to check',
     async (_what, stream, wrong) => {
-      server = await startServer((_req, res) => res.writeHead(200, { 'content-type': 'text/event-stream' }).end(stream));
+      server = await startServer((_req, res) =>
+        res.writeHead(200, { 'content-type': 'text/event-stream' }).end(stream),
+      );
       const result = await cli(['run', '--endpoint', `${server.origin}/v1`, '--model', 'm', 'hi']);
       expect(result.code).toBe(1);
       expect(result.stderr.split('\n').filter((line) => line.includes('run failed'))).toEqual([
