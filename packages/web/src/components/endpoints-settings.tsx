@@ -1,6 +1,6 @@
 /**
- * Settings → Custom endpoints: add (name, URL, optional key and context window), list, set the
- * context window, probe, approve, delete.
+ * Settings → Custom endpoints: add (name, URL, optional key and context window), list, set or
+ * replace the key and the context window, probe, approve, delete.
  * Defining an endpoint is not a grant: approval comes only from the host — its terminal, its own
  * confirmation page in the browser, or `--allow-endpoint` — and this page says which, or says
  * that nobody could be asked and gives the exact command.
@@ -66,6 +66,16 @@ function ModelSettingsInputs({ id, endpoint }: { id: string; endpoint: Endpoint 
         <input id={`${id}-images`} name="images" type="checkbox" defaultChecked={endpoint?.images === true} />
         Its models take images (a vision model)
       </label>
+    </>
+  );
+}
+
+/** A key field: never echoed, autofilled or spell-checked; what is typed goes only to secrets.set. */
+function KeyInput({ id, label, placeholder }: { id: string; label: string; placeholder: string | undefined }) {
+  return (
+    <>
+      <label htmlFor={id}>{label}</label>
+      <input id={id} name="key" type="password" autoComplete="off" spellCheck={false} placeholder={placeholder} />
     </>
   );
 }
@@ -142,10 +152,13 @@ export function EndpointsSettings({ bastion, onChanged }: { bastion: BastionApi;
     });
   };
 
-  const saveModelSettings = (event: FormEvent<HTMLFormElement>, endpoint: EndpointListEntry) => {
+  /** An endpoint's row saved: its model settings, and its key when one was typed (then cleared from the field). */
+  const saveEndpoint = (event: FormEvent<HTMLFormElement>, endpoint: EndpointListEntry) => {
     event.preventDefault();
-    const settings = modelSettingsFrom(event.currentTarget);
+    const form = event.currentTarget;
+    const settings = modelSettingsFrom(form);
     const contextWindow = settings.context_window;
+    const key = formText(form, 'key');
     void act(async () => {
       await bastion.endpoints.define({
         id: endpoint.id,
@@ -153,9 +166,13 @@ export function EndpointsSettings({ bastion, onChanged }: { bastion: BastionApi;
         ...(endpoint.models === undefined ? {} : { models: endpoint.models }),
         ...settings,
       });
+      if (key !== '') {
+        await bastion.secrets.set(endpoint.id, key);
+        (form.elements.namedItem('key') as HTMLInputElement).value = '';
+      }
       setNotice({
         kind: 'ok',
-        text: `${endpoint.id}: context window ${contextWindow === undefined ? `the default (${DEFAULT_CONTEXT_WINDOW_TOKENS} tokens)` : `${contextWindow} tokens`}; its models ${settings.images === true ? 'take' : 'do not take'} images.`,
+        text: `${endpoint.id}: ${key === '' ? '' : 'key saved; '}context window ${contextWindow === undefined ? `the default (${DEFAULT_CONTEXT_WINDOW_TOKENS} tokens)` : `${contextWindow} tokens`}; its models ${settings.images === true ? 'take' : 'do not take'} images.`,
       });
     });
   };
@@ -209,7 +226,12 @@ export function EndpointsSettings({ bastion, onChanged }: { bastion: BastionApi;
                     Delete
                   </button>
                 </div>
-                <form className="endpoint-form" onSubmit={(event) => saveModelSettings(event, endpoint)}>
+                <form className="endpoint-form" onSubmit={(event) => saveEndpoint(event, endpoint)}>
+                  <KeyInput
+                    id={`endpoint-${endpoint.id}-key`}
+                    label="API key"
+                    placeholder={endpoint.has_key ? 'Enter a new key to replace it' : 'Paste a key, if it needs one'}
+                  />
                   <ModelSettingsInputs id={`endpoint-${endpoint.id}`} endpoint={endpoint} />
                   <button type="submit" disabled={busy}>
                     Save
@@ -231,8 +253,7 @@ export function EndpointsSettings({ bastion, onChanged }: { bastion: BastionApi;
         <input id="endpoint-name" name="name" placeholder="ollama" maxLength={32} required />
         <label htmlFor="endpoint-url">URL</label>
         <input id="endpoint-url" name="url" type="url" placeholder="http://localhost:11434/v1" required />
-        <label htmlFor="endpoint-key">API key (optional)</label>
-        <input id="endpoint-key" name="key" type="password" autoComplete="off" spellCheck={false} />
+        <KeyInput id="endpoint-key" label="API key (optional)" placeholder={undefined} />
         <ModelSettingsInputs id="endpoint" endpoint={undefined} />
         <button type="submit" className="primary" disabled={busy}>
           Add and approve

@@ -1,0 +1,62 @@
+/// <reference lib="dom" />
+/**
+ * A custom endpoint's key, set after the endpoint was added, in real Chromium against the real host
+ * and a loopback OpenAI-compatible endpoint that answers 401 to any key but one: the run's error
+ * sends the user to Settings → Custom endpoints, the endpoint's row there takes the key (never
+ * shown again), and Retry then runs with it.
+ */
+import { describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { type ScriptedEndpoint } from '@bastion/test-support';
+import type { TempHost } from '../support/temp-host.js';
+import { openScriptedDesktopWorld, sendMessage, useDesktopWorld } from './support/desktop-world.js';
+import { openSettingsTab } from './support/settings.js';
+import { shotAllModes, SHOTS } from './support/layout.js';
+
+const OLD_KEY = 'sk-endpoint-key-test-old';
+const NEW_KEY = 'sk-endpoint-key-test-new-5c1f';
+
+let page: Page;
+let host: TempHost;
+let endpoint: ScriptedEndpoint;
+let sessionId: string;
+
+useDesktopWorld(
+  () =>
+    openScriptedDesktopWorld(
+      (_index, request) =>
+        request.authorization === `Bearer ${NEW_KEY}`
+          ? { kind: 'text', pieces: ['Answered with the new key.'] }
+          : { kind: 'status', status: 401, message: 'Invalid API key' },
+      OLD_KEY,
+    ),
+  (world) => ({ page, host, endpoint, sessionId } = world),
+);
+
+describe('an endpoint’s key after a 401', () => {
+  it('the 401’s advice leads to the endpoint’s row in Settings → Custom endpoints, which takes the key without showing it, and Retry runs with it', async () => {
+    await sendMessage(page, 'Say hello');
+    const failure = page.locator('.run-error').last();
+    await failure.getByText('HTTP 401', { exact: false }).waitFor();
+    expect(await failure.textContent()).toContain('set it in Settings → Custom endpoints');
+    expect(endpoint.seen.map((request) => request.authorization)).toEqual([`Bearer ${OLD_KEY}`]);
+
+    await openSettingsTab(page, 'Models');
+    const row = page.getByTestId('endpoint-local');
+    await row.getByText('key stored').waitFor();
+    const key = row.getByLabel('API key');
+    expect(await key.getAttribute('type')).toBe('password');
+    expect(await key.getAttribute('placeholder')).toBe('Enter a new key to replace it');
+    await key.fill(NEW_KEY);
+    await shotAllModes(page, SHOTS, 'endpoint-key-typed', row);
+    await row.getByRole('button', { name: 'Save' }).click();
+    await page.getByText('local: key saved; context window the default', { exact: false }).waitFor();
+    expect(await key.inputValue()).toBe('');
+    expect(await page.content()).not.toContain(NEW_KEY);
+
+    await page.goto(`${host.uiOrigin}/desktop/sessions/${sessionId}`);
+    await page.locator('.run-error').last().getByRole('button', { name: 'Retry' }).click();
+    await page.getByText('Answered with the new key.').waitFor();
+    expect(endpoint.seen.at(-1)?.authorization).toBe(`Bearer ${NEW_KEY}`);
+  });
+});
