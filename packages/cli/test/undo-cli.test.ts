@@ -86,6 +86,35 @@ describe('bastion undo', () => {
     },
   );
 
+  it.each([
+    ['undo', 'undone'],
+    ['rewind', 'rewound'],
+  ])(
+    'bastion %s --session of a session that works in another folder exits 2 naming that folder, as changes does, and touches neither folder',
+    async (command, done) => {
+      const ran = await afterRun();
+      const sessions = await runCli(['sessions', '--home', ran.home, '--workspace', ran.workspace, '--json']);
+      const id = (JSON.parse(sessions.stdout.trim().split('\n')[0] as string) as { id: string }).id;
+      const other = join(dirname(ran.workspace), `${basename(ran.workspace)}-other`);
+      mkdirSync(other);
+      try {
+        // The same bytes the run left, so only the session's folder can tell them apart.
+        writeFileSync(join(other, 'notes.md'), 'alpha\ngamma\n');
+        const refused = await runCli([command, '--home', ran.home, '--workspace', other, '--session', id]);
+        expect(refused.stderr).toBe(
+          `bastion: nothing was ${done}: UNDO_NO_SESSION: session ${id} works in ${realpathSync(ran.workspace)}, not in this one (--workspace names the folder to look in)\n`,
+        );
+        expect(refused.code).toBe(2);
+        expect(readFileSync(join(other, 'notes.md'), 'utf8')).toBe('alpha\ngamma\n');
+        expect(readdirSync(other)).toEqual(['notes.md']);
+        expect(readFileSync(join(ran.workspace, 'notes.md'), 'utf8')).toBe('alpha\ngamma\n');
+        expect(existsSync(join(ran.workspace, 'made.txt'))).toBe(true);
+      } finally {
+        rmSync(other, { recursive: true, force: true });
+      }
+    },
+  );
+
   it('takes a relative --home and --workspace from where it was typed, as run does: undo, rewind and changes find the run, and no data folder is made in the workspace', async () => {
     const { home, workspace } = await afterRun();
     const typedIn = { cwd: dirname(home) };

@@ -92,6 +92,12 @@ export const KEEP_FILES_HINT = 'the conversation alone can still go back, leavin
 
 type Refusal = Extract<UndoRunAnswer, { ok: false }>;
 
+/** A refusal's line; one of a named session that works in another folder says how to name that folder. */
+function refusalLine(outcome: string, answer: Refusal, sessionNamed: boolean): string {
+  const hint = sessionNamed && answer.code === 'UNDO_NO_SESSION' ? ' (--workspace names the folder to look in)' : '';
+  return `bastion: ${outcome}: ${terminalLine(`${answer.code}: ${answer.message}`)}${hint}\n`;
+}
+
 /**
  * Ask the Bastion that owns the home, if one runs (control request `op`); else start one of our
  * own for the request (`local`).
@@ -164,7 +170,7 @@ export async function undoCommand(argv: string[]): Promise<number> {
   if (!answer.ok) {
     // These stop partway (the message says which files were put back); the rest touch nothing.
     const outcome = STOPPED_PARTWAY.has(answer.code) ? 'the undo stopped partway' : 'nothing was undone';
-    process.stderr.write(`bastion: ${outcome}: ${terminalLine(`${answer.code}: ${answer.message}`)}\n`);
+    process.stderr.write(refusalLine(outcome, answer, request.session_id !== undefined));
     return NOTHING_NAMED.has(answer.code) ? 2 : 1;
   }
   report(answer.session_id, answer.result);
@@ -186,7 +192,7 @@ export async function rewindCommand(argv: string[]): Promise<number> {
   if (!answer) return 2;
   if (!answer.ok) {
     const outcome = STOPPED_PARTWAY.has(answer.code) ? 'the rewind stopped partway' : 'nothing was rewound';
-    process.stderr.write(`bastion: ${outcome}: ${terminalLine(`${answer.code}: ${answer.message}`)}\n`);
+    process.stderr.write(refusalLine(outcome, answer, request.session_id !== undefined));
     if (answer.code === 'UNDO_CONFLICT') {
       process.stderr.write(`bastion: with --keep-files ${KEEP_FILES_HINT}\n`);
     }

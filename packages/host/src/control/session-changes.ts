@@ -2,7 +2,7 @@
  * `bastion changes`'s request, answered through the daemon that owns the home (the running host's
  * control socket, or a host the CLI starts itself): what the session's file tools changed so far
  * (GET /sessions/:id/changes). Without a session, the newest session of the workspace is taken, as
- * undo takes it; a named session that works in another folder is refused as none here.
+ * undo takes it; a named session that works in another folder is refused as none here (sessionFor).
  */
 import {
   DAEMON_RESPONSE_MAX_BYTES,
@@ -15,7 +15,6 @@ import type { DaemonClient } from '../daemon-client.js';
 import { HostError } from '../errors.js';
 import { formatBytes } from '../format-bytes.js';
 import { sessionFor } from './undo-run.js';
-import { workspaceRootOf } from './workspace-sessions.js';
 
 export interface SessionChangesRequest {
   /** The folder the session must work in; its newest session when none is named. */
@@ -32,10 +31,6 @@ export async function sessionChangesIn(
 ): Promise<SessionChangesAnswer> {
   const session = await sessionFor(client, request);
   if ('ok' in session) return session;
-  if (session.workspace !== workspaceRootOf(request.workspace)) {
-    const where = session.workspace ?? 'no folder';
-    return { ok: false, code: 'UNDO_NO_SESSION', message: `session ${session.id} works in ${where}, not in this one` };
-  }
   try {
     const path = `/sessions/${session.id}/changes`;
     const answer = await client.call('GET', path, undefined, sessionChangesResponseSchema);

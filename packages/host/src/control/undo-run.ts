@@ -16,7 +16,7 @@ import {
   type WireErrorCode,
 } from '@bastion/protocol';
 import type { DaemonClient } from '../daemon-client.js';
-import { newestSessionIn } from './workspace-sessions.js';
+import { newestSessionIn, workspaceRootOf } from './workspace-sessions.js';
 
 export interface UndoRunRequest {
   /** The workspace folder whose newest session is meant when no session is named. */
@@ -35,7 +35,11 @@ type Refusal = { ok: false } & WireError<WireErrorCode>;
 export type UndoRunAnswer = { ok: true; session_id: string; result: AgentUndoResponse } | Refusal;
 export type RewindRunAnswer = { ok: true; session_id: string; result: AgentRewindResponse } | Refusal;
 
-/** The named session, or the workspace's newest; a refusal when there is none or the daemon refused. */
+/**
+ * The named session, or the workspace's newest; a refusal when there is none, the named one works
+ * in another folder (undo, rewind and changes act on this workspace's sessions only), or the
+ * daemon refused.
+ */
 export async function sessionFor(
   client: DaemonClient,
   request: Pick<UndoRunRequest, 'workspace' | 'session_id'>,
@@ -47,7 +51,16 @@ export async function sessionFor(
   }
   const path = `/sessions/${encodeURIComponent(request.session_id)}`;
   const session = await client.call('GET', path, undefined, sessionSchema);
-  return session.ok ? session.body : { ok: false, ...session.error };
+  if (!session.ok) return { ok: false, ...session.error };
+  if (session.body.workspace !== workspaceRootOf(request.workspace)) {
+    const where = session.body.workspace ?? 'no folder';
+    return {
+      ok: false,
+      code: 'UNDO_NO_SESSION',
+      message: `session ${session.body.id} works in ${where}, not in this one`,
+    };
+  }
+  return session.body;
 }
 
 export async function undoRun(client: DaemonClient, request: UndoRunRequest): Promise<UndoRunAnswer> {
