@@ -3,7 +3,7 @@
  * How readable the agent's work is in the transcript, in real Chromium against the real host and a
  * scripted endpoint, at the widths people use (1280 and 400 px): a markdown table keeps its words
  * whole on a narrow window; a reply's headings are a step above its text; a quote is set apart by
- * a bar; a file edit's approval asks in words; a run that stopped to ask labels its tokens so; a
+ * a bar; a file edit's approval asks in words, in the transcript's column; a run that stopped to ask labels its tokens so; a
  * command that failed is marked so in its folded title; the column holds still when the
  * transcript first scrolls. Screenshots (light and dark) go to test-output/ui/.
  */
@@ -57,6 +57,13 @@ const wordsSplitIn = (selector: string): Promise<string[]> =>
         return split;
       }),
     );
+
+/** Click `name` on the approval card once it takes answers (a guard ignores clicks for a moment after it shows). */
+async function answer(name: 'Allow' | 'Deny'): Promise<void> {
+  const button = page.getByRole('region', { name: 'Approval needed' }).getByRole('button', { name, exact: true });
+  await expect.poll(() => button.getAttribute('aria-disabled')).toBeNull();
+  await button.click();
+}
 
 beforeAll(async () => {
   world = await openScriptedDesktopWorld(turns, KEY);
@@ -144,7 +151,7 @@ describe('the transcript’s layout', () => {
         file: await approval.locator('.approval-command').textContent(),
       });
       if (call.name === 'write_file') await shotAllModes(page, SHOTS, 'transcript-approval-write', approval);
-      await approval.getByRole('button', { name: 'Deny' }).click();
+      await answer('Deny');
       await lastRunEnd().waitFor(SETTLED);
       await approval.waitFor({ state: 'detached' });
     }
@@ -166,10 +173,43 @@ describe('the transcript’s layout', () => {
     await approval.waitFor(SETTLED);
     const usageLines = page.getByTestId('usage');
     await expect.poll(() => usageLines.last().textContent()).toMatch(/^Up to the approval: [\d,]+ in · /);
-    await approval.getByRole('button', { name: 'Allow', exact: true }).click();
+    await answer('Allow');
     await page.locator('.bubble.assistant', { hasText: 'Written.' }).waitFor(SETTLED);
     await page.getByLabel('Ask before file edits').uncheck();
     expect(await usageLines.last().textContent()).toMatch(/^This run: [\d,]+ in · /);
+  });
+
+  it('on a 1920 px window an approval and the line saying it waits line up with the transcript’s column, not the whole pane', async () => {
+    await page.getByLabel('Ask before file edits').check();
+    turns.push(
+      { kind: 'tool-call', name: 'write_file', input: { path: 'aligned.txt', content: 'one\n' } },
+      { kind: 'text', pieces: ['Not written.'] },
+    );
+    await sendMessage(page, 'Write aligned.txt');
+    const approval = page.getByRole('region', { name: 'Approval needed' });
+    await approval.waitFor(SETTLED);
+    await page.setViewportSize({ width: 1920, height: 1000 });
+    try {
+      const edges = await page.evaluate(() => {
+        const box = (selector: string) => document.querySelector(selector)?.getBoundingClientRect();
+        const [column, card, activity] = [box('.transcript'), box('.approval'), box('[data-testid="activity"]')];
+        const waiting = document.querySelector('[data-testid="activity"]');
+        const padding = waiting ? parseFloat(getComputedStyle(waiting).paddingLeft) : 0;
+        return {
+          column: [column?.left, column?.right],
+          card: [card?.left, card?.right],
+          activity: [activity && activity.left + padding, activity && activity.right - padding],
+        };
+      });
+      expect(edges.card).toEqual(edges.column);
+      expect(edges.activity).toEqual(edges.column);
+      await shotAllModes(page, SHOTS, 'transcript-approval-1920', approval, [{ width: 1920, height: 1000 }]);
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 800 });
+      await answer('Deny');
+      await page.locator('.bubble.assistant', { hasText: 'Not written.' }).waitFor(SETTLED);
+      await page.getByLabel('Ask before file edits').uncheck();
+    }
   });
 
   it('a command that exited non-zero says so in its title’s status in the danger colour, as its exit line does, readable in light and dark; one that exited 0 stays muted', async () => {
