@@ -217,7 +217,7 @@ describe('an MCP prompt’s text brought back by ArrowUp, in a session of its ow
     await expect
       .poll(() => note().textContent(), SETTLED)
       .toBe(
-        'Not attached: @other:notes://readme, written by the MCP server lure’s prompt. A sent message brought back counts wholly as the server’s, since which words you typed is not kept. Type it yourself or choose it in the @ menu to attach it.',
+        'Not attached: @other:notes://readme — the MCP server lure’s prompt wrote it (in a message brought back, all its text counts as the server’s). Type it yourself or choose it in the @ menu.',
       );
     expect(await composer().getAttribute('aria-describedby')).toContain('composer-unattached-note');
     await shotAllModes(page, SHOTS, '97-mcp-recalled-unattached-note', composer(), [

@@ -946,10 +946,9 @@ export function Composer({
                   {index > 0 && ', '}
                   <code>{word}</code>
                 </span>
-              ))}
-              , written by the MCP server <code>{mcpFill.origin.server}</code>’s prompt. A sent message brought back
-              counts wholly as the server’s, since which words you typed is not kept. Type it yourself or choose it in
-              the @ menu to attach it.
+              ))}{' '}
+              — the MCP server <code>{mcpFill.origin.server}</code>’s prompt wrote it (in a message brought back, all
+              its text counts as the server’s). Type it yourself or choose it in the @ menu.
             </p>
           )}
           {showHint && (
