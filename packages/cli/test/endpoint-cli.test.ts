@@ -146,6 +146,22 @@ describe('--endpoint / --allow-endpoint', () => {
     );
   });
 
+  it('run --endpoint whose server answers 401: exit 1, its message, then where an endpoint’s key is set', async () => {
+    server = await startServer((_req, res) =>
+      res
+        .writeHead(401, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ error: { message: 'Invalid API key', type: 'invalid_request_error' } })),
+    );
+    const result = await cli(['run', '--endpoint', `${server.origin}/v1`, '--model', 'm', 'hi']);
+    expect(result.code).toBe(1);
+    const id = result.stderr.match(/endpoint-[0-9a-f]+/)?.[0];
+    expect(result.stderr.split('\n').slice(-3)).toEqual([
+      `bastion: run failed (HTTP 401): PROVIDER_FAILED: ${id} (custom endpoint ${server.origin}/v1) refused the request: Invalid API key`,
+      `bastion: the endpoint did not accept its key, or needs one: set it with bastion secrets set ${id}, or in the UI (Settings → Custom endpoints); an endpoint given only by --endpoint takes no key: add it there with its key, then run with --provider and its name`,
+      '',
+    ]);
+  });
+
   it('run --endpoint without --model is a usage error', async () => {
     expect((await cli(['run', '--endpoint', 'http://127.0.0.1:1/v1', 'hi'])).code).toBe(2);
   });

@@ -12,10 +12,15 @@ describe('unauthorizedHint (a provider answered 401)', () => {
     }
   });
 
-  it('sends the ChatGPT subscription to its sign-in, and says nothing for the demo or an endpoint', () => {
+  it('sends the ChatGPT subscription to its sign-in, and says nothing for the demo', () => {
     expect(unauthorizedHint('chatgpt')).toContain('connect the account again');
     expect(unauthorizedHint('demo')).toBeUndefined();
-    expect(unauthorizedHint('ollama')).toBeUndefined();
+  });
+
+  it('tells an endpoint’s user where its key is set, and how to give one to an endpoint given only by --endpoint', () => {
+    expect(unauthorizedHint('ollama')).toBe(
+      'the endpoint did not accept its key, or needs one: set it with bastion secrets set ollama, or in the UI (Settings → Custom endpoints); an endpoint given only by --endpoint takes no key: add it there with its key, then run with --provider and its name',
+    );
   });
 });
 

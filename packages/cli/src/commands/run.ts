@@ -145,15 +145,16 @@ interface RunOptions {
 }
 
 /**
- * What to do when a provider answers 401 (the key or sign-in Bastion sent was not accepted), for
- * the providers whose credential the user replaces; undefined for the others.
+ * What to do when a provider answers 401 (the key or sign-in Bastion sent was not accepted, or
+ * none was sent): where its credential is set; undefined for the demo, which takes none.
  */
 export function unauthorizedHint(provider: string): string | undefined {
   if (provider === 'chatgpt')
     return 'ChatGPT did not accept the sign-in: connect the account again in the UI (Settings)';
   if (BYOK_PROVIDER_IDS.has(provider))
     return `the provider did not accept the API key: replace it with bastion secrets set ${provider}`;
-  return undefined;
+  if (provider === 'demo') return undefined;
+  return `the endpoint did not accept its key, or needs one: set it with bastion secrets set ${provider}, or in the UI (Settings → Custom endpoints); an endpoint given only by --endpoint takes no key: add it there with its key, then run with --provider and its name`;
 }
 
 /** An approval the agent asks for. */
