@@ -2,7 +2,7 @@
 /**
  * How readable the agent's work is in the transcript, in real Chromium against the real host and a
  * scripted endpoint, at the widths people use (1280 and 400 px): a markdown table keeps its words
- * whole on a narrow window; a reply's headings are a step above its text; a quote is set apart by
+ * whole on a narrow window; a reply's headings are a step above its text and its code's colours readable; a quote is set apart by
  * a bar; a file edit's approval asks in words, in the transcript's column; a run that stopped to ask labels its tokens so; a
  * command that failed is marked so in its folded title; the column holds still when the
  * transcript first scrolls. Screenshots (light and dark) go to test-output/ui/.
@@ -114,6 +114,23 @@ describe('the transcript’s layout', () => {
     }
     await page.emulateMedia({ colorScheme: 'light' });
     await shotAllModes(page, SHOTS, 'transcript-quote', quote);
+  });
+
+  it('every highlighted token of a code block (keyword, string, number, comment, title) reads at 4.5:1 or more in light and dark', async () => {
+    const code = 'function greet(name: string) {\n  // says hello\n  return `hi ${name}` + 42;\n}';
+    turns.push({ kind: 'text', pieces: ['```ts\n' + code + '\n```\n'] });
+    await sendMessage(page, 'Show code');
+    const block = page.locator('.bubble.assistant .code-block').last();
+    await block.locator('.hljs-comment').waitFor(SETTLED);
+    const tokens = ['.hljs-keyword', '.hljs-string', '.hljs-number', '.hljs-comment', '.hljs-title'];
+    const ratios: Record<string, number> = {};
+    for (const scheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme: scheme });
+      for (const token of tokens) ratios[`${scheme} ${token}`] = await textContrast(block.locator(token).first());
+    }
+    await page.emulateMedia({ colorScheme: 'light' });
+    const low = Object.entries(ratios).filter(([, ratio]) => ratio < 4.5);
+    expect(low).toEqual([]);
   });
 
   it('a reply’s headings are a step above its text, largest first, the largest under 1.4 times the text (the browser’s is 2)', async () => {
