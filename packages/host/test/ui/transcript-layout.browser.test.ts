@@ -10,7 +10,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import type { Session } from '@bastion/protocol';
 import { SCRIPTED_MODEL, type ScriptedTurn } from '@bastion/test-support';
 import { launchChromium, openDesktop } from './support/browser.js';
@@ -63,6 +63,22 @@ async function answer(name: 'Allow' | 'Deny'): Promise<void> {
   const button = page.getByRole('region', { name: 'Approval needed' }).getByRole('button', { name, exact: true });
   await expect.poll(() => button.getAttribute('aria-disabled')).toBeNull();
   await button.click();
+}
+
+/**
+ * With Ask before file edits on, the model writes `path` and then says `reply`: the approval card
+ * once it asks (the test answers it, and turns the switch off).
+ */
+async function askedToWrite(path: string, reply: string): Promise<Locator> {
+  await page.getByLabel('Ask before file edits').check();
+  turns.push(
+    { kind: 'tool-call', name: 'write_file', input: { path, content: 'one\n' } },
+    { kind: 'text', pieces: [reply] },
+  );
+  await sendMessage(page, `Write ${path}`);
+  const approval = page.getByRole('region', { name: 'Approval needed' });
+  await approval.waitFor(SETTLED);
+  return approval;
 }
 
 beforeAll(async () => {
@@ -180,14 +196,7 @@ describe('the transcript’s layout', () => {
   });
 
   it('the tokens of a run that stopped to ask read “Up to the approval”, and the run that carries out the answer “This run”', async () => {
-    await page.getByLabel('Ask before file edits').check();
-    turns.push(
-      { kind: 'tool-call', name: 'write_file', input: { path: 'asked.txt', content: 'one\n' } },
-      { kind: 'text', pieces: ['Written.'] },
-    );
-    await sendMessage(page, 'Write asked.txt');
-    const approval = page.getByRole('region', { name: 'Approval needed' });
-    await approval.waitFor(SETTLED);
+    await askedToWrite('asked.txt', 'Written.');
     const usageLines = page.getByTestId('usage');
     await expect.poll(() => usageLines.last().textContent()).toMatch(/^Up to the approval: [\d,]+ in · /);
     await answer('Allow');
@@ -197,14 +206,7 @@ describe('the transcript’s layout', () => {
   });
 
   it('on a 1920 px window an approval and the line saying it waits line up with the transcript’s column, not the whole pane', async () => {
-    await page.getByLabel('Ask before file edits').check();
-    turns.push(
-      { kind: 'tool-call', name: 'write_file', input: { path: 'aligned.txt', content: 'one\n' } },
-      { kind: 'text', pieces: ['Not written.'] },
-    );
-    await sendMessage(page, 'Write aligned.txt');
-    const approval = page.getByRole('region', { name: 'Approval needed' });
-    await approval.waitFor(SETTLED);
+    const approval = await askedToWrite('aligned.txt', 'Not written.');
     await page.setViewportSize({ width: 1920, height: 1000 });
     try {
       const edges = await page.evaluate(() => {
