@@ -10,6 +10,7 @@ export type EventListener = (event: AgentStreamEvent) => void;
 export class EventHub {
   /** Each session's open streams, with the page each named (undefined: none named). */
   readonly #listeners = new Map<string, Map<EventListener, string | undefined>>();
+  readonly #closedListeners: ((sessionId: string, viewer: string | undefined) => void)[] = [];
 
   subscribe(sessionId: string, listener: EventListener, viewer?: string): () => void {
     let streams = this.#listeners.get(sessionId);
@@ -19,9 +20,15 @@ export class EventHub {
     }
     streams.set(listener, viewer);
     return () => {
-      streams.delete(listener);
+      if (!streams.delete(listener)) return;
       if (streams.size === 0) this.#listeners.delete(sessionId);
+      for (const closed of this.#closedListeners) closed(sessionId, viewer);
     };
+  }
+
+  /** Calls `closed` with the session and the page (if named) each time a stream of it closes. */
+  onStreamClosed(closed: (sessionId: string, viewer: string | undefined) => void): void {
+    this.#closedListeners.push(closed);
   }
 
   subscriberCount(sessionId: string): number {
