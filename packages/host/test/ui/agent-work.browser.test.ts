@@ -705,7 +705,7 @@ describe('the agent’s work in the desktop app', () => {
     const alert = page.locator('section.empty [role=alert]');
     await alert.getByText('is not available now').waitFor();
     expect(await alert.textContent()).toBe(
-      'The default model, gone · old-model, is not available now: its key or endpoint is gone, or the endpoint is not approved in this run. Pick another model, or set it up again in Settings.',
+      'The default model, gone · old-model, is not available now: its key was removed or its endpoint deleted. Pick another model, or set it up again in Settings.',
     );
     const box = page.getByRole('combobox', { name: 'Message' });
     await box.fill('hello');
@@ -725,7 +725,7 @@ describe('the agent’s work in the desktop app', () => {
     await page.getByRole('navigation', { name: 'Main' }).getByRole('button', { name: 'Settings' }).click();
     const settingsAlert = page.locator('section[aria-labelledby="default-model-title"] [role=alert]');
     expect(await settingsAlert.textContent()).toBe(
-      'The default model, gone · old-model, is not available now: its key or endpoint is gone, or the endpoint is not approved in this run. Pick another model, or set up its key or endpoint again below.',
+      'The default model, gone · old-model, is not available now: its key was removed or its endpoint deleted. Pick another model, or set up its key or endpoint again below.',
     );
     await shotAllModes(page, SHOTS, '01d-settings-default-gone');
     await page.goto(`${host.uiOrigin}/desktop/`);

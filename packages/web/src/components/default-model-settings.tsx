@@ -1,18 +1,44 @@
 import { useState, type ReactNode } from 'react';
-import type { BastionApi, ModelListResponse, ModelRef } from '@bastion/bridge';
+import type { BastionApi, ModelGroup, ModelListResponse, ModelRef } from '@bastion/bridge';
 import { modelRunsNow } from '@bastion/protocol';
 import { describeError } from '../bastion.js';
 import { ModelPicker, modelName, useModels } from './model-picker.js';
 
 /**
- * Says that the default for new sessions cannot run now (modelRunsNow), and why that may be;
- * `fix` ends the sentence with where to set it up again.
+ * Why `model` cannot run now, from its provider's group in `groups`: no group (its key removed or
+ * its endpoint deleted), its endpoint's state by the code the daemon gave (not approved, its server
+ * not answering, its model list unreadable), or a group that no longer offers it.
  */
-export function DefaultUnavailable({ model, fix }: { model: ModelRef; fix: ReactNode }) {
+function unavailableReason(groups: readonly ModelGroup[], model: ModelRef): string {
+  const group = groups.find((candidate) => candidate.provider === model.provider);
+  if (group === undefined) return 'its key was removed or its endpoint deleted';
+  const endpoint = `its endpoint, ${group.label},`;
+  if (group.code === undefined) return `${group.label} does not offer it`;
+  if (group.code === 'ENDPOINT_NOT_GRANTED') return `${endpoint} is not approved in this run`;
+  if (group.code === 'ENDPOINT_UNREACHABLE')
+    return `${endpoint} does not answer — is its server running? Start it, then reload this page`;
+  if (group.code === 'ENDPOINT_PROBE_STATUS' || group.code === 'ENDPOINT_PROBE_FORMAT')
+    return `${endpoint} did not list its models — check its URL and key`;
+  return `${endpoint} cannot be used (${group.code})`;
+}
+
+/**
+ * Says that the default for new sessions cannot run now (modelRunsNow) and why, from the model
+ * list's `groups`; `fix` ends the sentence with where to set it up again.
+ */
+export function DefaultUnavailable({
+  model,
+  groups,
+  fix,
+}: {
+  model: ModelRef;
+  groups: readonly ModelGroup[];
+  fix: ReactNode;
+}) {
   return (
     <p className="inline-error" role="alert">
-      The default model, <strong>{modelName(model)}</strong>, is not available now: its key or endpoint is gone, or the
-      endpoint is not approved in this run. Pick another model{fix}.
+      The default model, <strong>{modelName(model)}</strong>, is not available now: {unavailableReason(groups, model)}.
+      Pick another model{fix}.
     </p>
   );
 }
@@ -74,7 +100,11 @@ export function DefaultModelSettings({ bastion, version }: { bastion: BastionApi
         </p>
       )}
       {models && !modelRunsNow(models, models.default) && (
-        <DefaultUnavailable model={models.default} fix=", or set up its key or endpoint again below" />
+        <DefaultUnavailable
+          model={models.default}
+          groups={models.groups}
+          fix=", or set up its key or endpoint again below"
+        />
       )}
       {models ? (
         <DefaultModelPicker

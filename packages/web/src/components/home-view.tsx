@@ -146,7 +146,7 @@ export function HomeView({
       )}
       {model &&
         (!runnable ? (
-          <DefaultUnavailable model={model} fix={<>, or set it up again in {settings}</>} />
+          <DefaultUnavailable model={model} groups={models.groups} fix={<>, or set it up again in {settings}</>} />
         ) : model.provider === 'demo' ? (
           <p className="hint">
             New sessions use the {DEMO_MODEL_NAME}, which is not an AI: <DemoModelTry />. For a real model, add an API

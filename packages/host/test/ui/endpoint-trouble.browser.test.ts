@@ -1,13 +1,14 @@
 /// <reference lib="dom" />
 /**
- * A custom endpoint's key, set after the endpoint was added, in real Chromium against the real host
- * and a loopback OpenAI-compatible endpoint that answers 401 to any key but one: the run's error
- * sends the user to Settings → Custom endpoints, the endpoint's row there takes the key (never
- * shown again), and Retry then runs with it.
+ * A custom endpoint in trouble, in real Chromium against the real host and a loopback
+ * OpenAI-compatible endpoint that answers 401 to any key but one: the run's error sends the user to
+ * Settings → Custom endpoints, the endpoint's row there takes the key (never shown again), and Retry
+ * then runs with it. Then its server stops: the home page says the default model's endpoint does not
+ * answer and to start its server, not that it was deleted or not approved.
  */
 import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { type ScriptedEndpoint } from '@bastion/test-support';
+import { SCRIPTED_MODEL, type ScriptedEndpoint } from '@bastion/test-support';
 import type { TempHost } from '../support/temp-host.js';
 import { openScriptedDesktopWorld, sendMessage, useDesktopWorld } from './support/desktop-world.js';
 import { openSettingsTab } from './support/settings.js';
@@ -33,7 +34,7 @@ useDesktopWorld(
   (world) => ({ page, host, endpoint, sessionId } = world),
 );
 
-describe('an endpoint’s key after a 401', () => {
+describe('a custom endpoint in trouble', () => {
   it('the 401’s advice leads to the endpoint’s row in Settings → Custom endpoints, which takes the key without showing it, and Retry runs with it', async () => {
     await sendMessage(page, 'Say hello');
     const failure = page.locator('.run-error').last();
@@ -58,5 +59,21 @@ describe('an endpoint’s key after a 401', () => {
     await page.locator('.run-error').last().getByRole('button', { name: 'Retry' }).click();
     await page.getByText('Answered with the new key.').waitFor();
     expect(endpoint.seen.at(-1)?.authorization).toBe(`Bearer ${NEW_KEY}`);
+  });
+
+  it('with its server stopped, the home page says the default model’s endpoint does not answer and to start it, and Send stays off', async () => {
+    expect(
+      (await host.client.request('POST', '/models/default', { provider: 'local', model: SCRIPTED_MODEL })).status,
+    ).toBe(200);
+    await endpoint.close();
+    await page.goto(`${host.uiOrigin}/desktop/`);
+    const alert = page.locator('section.empty [role=alert]');
+    await alert.getByText('is not available now').waitFor();
+    expect(await alert.textContent()).toBe(
+      `The default model, local · ${SCRIPTED_MODEL}, is not available now: its endpoint, local (${endpoint.baseUrl}), does not answer — is its server running? Start it, then reload this page. Pick another model, or set it up again in Settings.`,
+    );
+    await page.getByRole('combobox', { name: 'Message' }).fill('hello');
+    expect(await page.getByRole('button', { name: 'Send' }).isDisabled()).toBe(true);
+    await shotAllModes(page, SHOTS, 'endpoint-server-stopped');
   });
 });
