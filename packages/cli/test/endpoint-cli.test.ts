@@ -50,6 +50,23 @@ function cli(
   return new Promise((resolve) => child.once('close', (code) => resolve({ code, stdout, stderr, home })));
 }
 
+/**
+ * `run --endpoint` against a server that answers every request with `status` and an OpenAI-style
+ * error `message`; what the CLI did, and the server's origin.
+ */
+async function runAgainstRefusal(status: number, message: string) {
+  const refusing = await startServer((_req, res) =>
+    res
+      .writeHead(status, { 'content-type': 'application/json' })
+      .end(JSON.stringify({ error: { message, type: 'invalid_request_error' } })),
+  );
+  server = refusing;
+  return {
+    ...(await cli(['run', '--endpoint', `${refusing.origin}/v1`, '--model', 'm', 'hi'])),
+    origin: refusing.origin,
+  };
+}
+
 describe('--endpoint / --allow-endpoint', () => {
   it('run --endpoint URL --model M streams the answer from the loopback endpoint and leaves no definition behind', async () => {
     const seen: ChatCompletionsRequest[] = [];
@@ -134,12 +151,7 @@ describe('--endpoint / --allow-endpoint', () => {
   );
 
   it('run --endpoint whose server answers 404 for the model: exit 1, its message, then to check the model name and the URL', async () => {
-    server = await startServer((_req, res) =>
-      res
-        .writeHead(404, { 'content-type': 'application/json' })
-        .end(JSON.stringify({ error: { message: "model 'm' not found", type: 'not_found_error' } })),
-    );
-    const result = await cli(['run', '--endpoint', `${server.origin}/v1`, '--model', 'm', 'hi']);
+    const result = await runAgainstRefusal(404, "model 'm' not found");
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(
       /bastion: run failed \(HTTP 404\): PROVIDER_FAILED: endpoint-[0-9a-f]+ \(custom endpoint http:\/\/127\.0\.0\.1:\d+\/v1\) has no such model, or nothing at this address: model 'm' not found — check the model's name \(bastion models lists those on offer; Probe in Settings → Custom endpoints lists what an endpoint serves\) and, for an endpoint, that its URL is its API's \(often ending in \/v1\)\n/,
@@ -147,16 +159,11 @@ describe('--endpoint / --allow-endpoint', () => {
   });
 
   it('run --endpoint whose server answers 401: exit 1, its message, then where an endpoint’s key is set', async () => {
-    server = await startServer((_req, res) =>
-      res
-        .writeHead(401, { 'content-type': 'application/json' })
-        .end(JSON.stringify({ error: { message: 'Invalid API key', type: 'invalid_request_error' } })),
-    );
-    const result = await cli(['run', '--endpoint', `${server.origin}/v1`, '--model', 'm', 'hi']);
+    const result = await runAgainstRefusal(401, 'Invalid API key');
     expect(result.code).toBe(1);
     const id = result.stderr.match(/endpoint-[0-9a-f]+/)?.[0];
     expect(result.stderr.split('\n').slice(-3)).toEqual([
-      `bastion: run failed (HTTP 401): PROVIDER_FAILED: ${id} (custom endpoint ${server.origin}/v1) refused the request: Invalid API key`,
+      `bastion: run failed (HTTP 401): PROVIDER_FAILED: ${id} (custom endpoint ${result.origin}/v1) refused the request: Invalid API key`,
       `bastion: the endpoint did not accept its key, or needs one: set it with bastion secrets set ${id}, or in the UI (Settings → Custom endpoints); an endpoint given only by --endpoint takes no key: add it there with its key, then run with --provider and its name`,
       '',
     ]);
