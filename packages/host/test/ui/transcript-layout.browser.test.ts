@@ -5,7 +5,7 @@
  * whole on a narrow window; a reply's headings are a step above its text and its code's colours readable; a quote is set apart by
  * a bar; a file edit's approval asks in words, in the transcript's column; a run that stopped to ask labels its tokens so; a
  * command that failed is marked so in its folded title; the column holds still when the
- * transcript first scrolls. Screenshots (light and dark) go to test-output/ui/.
+ * transcript first scrolls; the host record's Close stays in view. Screenshots (light and dark) go to test-output/ui/.
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -15,7 +15,13 @@ import type { Session } from '@bastion/protocol';
 import { SCRIPTED_MODEL, type ScriptedTurn } from '@bastion/test-support';
 import { launchChromium, openDesktop } from './support/browser.js';
 import { openScriptedDesktopWorld, sendMessage, type ScriptedDesktopWorld } from './support/desktop-world.js';
-import { expectNoHorizontalOverflow, shotAllModes, SHOTS, textContrast } from './support/layout.js';
+import {
+  expectNoHorizontalOverflow,
+  expectUncoveredInView,
+  shotAllModes,
+  SHOTS,
+  textContrast,
+} from './support/layout.js';
 
 const KEY = 'sk-ui-transcript-layout-key';
 const SETTLED = { timeout: 20_000 };
@@ -258,6 +264,26 @@ describe('the transcript’s layout', () => {
     }
     await page.emulateMedia({ colorScheme: 'light' });
     await shotAllModes(page, SHOTS, 'transcript-command-failed', failed);
+  });
+
+  it('the host’s record of a session taller than the window keeps its Close button in view and uncovered at the dialog’s foot; Close closes it', async () => {
+    await page.getByRole('button', { name: 'Host record' }).click();
+    const dialog = page.getByRole('dialog', { name: 'The host’s record of this session' });
+    await dialog.locator('tbody tr').first().waitFor(SETTLED);
+    await page.setViewportSize({ width: 1280, height: 560 });
+    try {
+      expect(await dialog.evaluate((element) => element.scrollHeight > element.clientHeight)).toBe(true);
+      const close = dialog.getByRole('button', { name: 'Close' });
+      await expectUncoveredInView(page, close, 'Close in the host record');
+      // Nothing of the table shows below it: its bar reaches the dialog's bottom edge.
+      const [bar, box] = await Promise.all([close.locator('..').boundingBox(), dialog.boundingBox()]);
+      expect(bar && box && box.y + box.height - (bar.y + bar.height)).toBeLessThanOrEqual(1.5);
+      await shotAllModes(page, SHOTS, 'transcript-host-record', undefined, [{ width: 1280, height: 560 }, NARROW]);
+      await close.click();
+      await dialog.waitFor({ state: 'detached' });
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 800 });
+    }
   });
 
   it('the reply that first makes the transcript scroll does not move or narrow its column, with scrollbars that take room', async () => {
