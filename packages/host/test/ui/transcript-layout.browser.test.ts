@@ -1,11 +1,13 @@
 /// <reference lib="dom" />
 /**
  * How readable the agent's work is in the transcript, in real Chromium against the real host and a
- * scripted endpoint, at the widths people use (1280 and 400 px): a markdown table keeps its words
- * whole on a narrow window; a reply's headings are a step above its text and its code's colours readable; a quote is set apart by
- * a bar; a file edit's approval asks in words, in the transcript's column; a run that stopped to ask labels its tokens so; a
- * command that failed is marked so in its folded title; the column holds still when the
- * transcript first scrolls; the host record's Close stays in view. Screenshots (light and dark) go to test-output/ui/.
+ * scripted endpoint, at the widths people use (400, 1280 and 1920 px): a markdown table keeps its
+ * words whole on a narrow window; a reply's headings are a step above its text and its code's
+ * colours readable; a quote is set apart by a bar; a file edit's approval asks in words, in the
+ * transcript's column; a run that stopped to ask labels its tokens so; a command that failed is
+ * marked so in its folded title; the column holds still when the transcript first scrolls; the
+ * host record's Close stays in view. The tests share one session, in order (the host record shows
+ * the calls the tests before it made). Screenshots (light and dark) go to test-output/ui/.
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
