@@ -548,6 +548,11 @@ export const UI_APPROVAL_ANSWER_GUARD_MS = 400;
  * whose Bastion was stopped says so within this, instead of showing a sandbox that is gone.
  */
 export const UI_HOST_LINK_CHECK_MS = 5_000;
+/**
+ * A run's model silent this long (no word, no call, while no tool of its runs) makes the activity
+ * line say how long it has been: a provider that takes the request and never answers shows as such.
+ */
+export const UI_MODEL_SILENT_NOTICE_MS = 15_000;
 /** Tallest the composer grows with multi-line input, in pixels, before it scrolls. */
 export const UI_COMPOSER_MAX_HEIGHT_PX = 240;
 /** Characters of a tool call's input a session's markdown export shows (its outputs stay in Bastion). */

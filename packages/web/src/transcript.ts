@@ -124,6 +124,10 @@ export interface ActiveRun {
   model: string;
   /** When this page saw the run start (for the elapsed-time indicator). */
   seenAt: number;
+  /** When this page last saw an event of the run: how long its model or tool has been silent. */
+  heardAt: number;
+  /** The run's own tool calls started and not yet answered: while one runs, the model is not awaited. */
+  toolsRunning: number;
 }
 
 export interface Transcript {
@@ -343,9 +347,22 @@ export function applyEvents(state: Transcript, batch: readonly AgentStreamEvent[
   for (const streamed of fresh) {
     const event = streamed.event;
     const key = `e${streamed.id}`;
+    if (active !== undefined && 'run_id' in event && event.run_id === active.runId) {
+      const topLevel = !('parent_tool_call_id' in event) || event.parent_tool_call_id === undefined;
+      const started = event.type === 'tool-call' && topLevel ? 1 : 0;
+      const answered = event.type === 'tool-result' && topLevel ? 1 : 0;
+      active = { ...active, heardAt: now, toolsRunning: Math.max(0, active.toolsRunning + started - answered) };
+    }
     switch (event.type) {
       case 'run-started':
-        active = { runId: event.run_id, provider: event.provider, model: event.model, seenAt: now };
+        active = {
+          runId: event.run_id,
+          provider: event.provider,
+          model: event.model,
+          seenAt: now,
+          heardAt: now,
+          toolsRunning: 0,
+        };
         if (event.message_id !== null) {
           items.push({ kind: 'user', key, messageId: event.message_id, runId: event.run_id, eventId: streamed.id });
         }

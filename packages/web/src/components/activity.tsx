@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'react';
+import { UI_MODEL_SILENT_NOTICE_MS } from '@bastion/protocol';
 
 const TICK_MS = 1_000;
 
@@ -12,8 +13,18 @@ function elapsed(ms: number): string {
  * "Working… 12s" while a run is active, "Waiting for your approval" while one waits (the agent's
  * question or the host's). Being a live region, it is how a screen reader hears that a question
  * showed: the question does not take focus (prompt-focus.ts), so it also names the key to reach it.
+ * When the run awaits its model (`heardAt`: when it last heard from the run, while no tool runs)
+ * and the model has been silent for UI_MODEL_SILENT_NOTICE_MS, it says for how long.
  */
-export function Activity({ since, waiting }: { since: number | undefined; waiting: boolean }) {
+export function Activity({
+  since,
+  heardAt,
+  waiting,
+}: {
+  since: number | undefined;
+  heardAt: number | undefined;
+  waiting: boolean;
+}) {
   const [now, setNow] = useState(Date.now());
   useEffect(() => {
     if (since === undefined) return undefined;
@@ -32,6 +43,9 @@ export function Activity({ since, waiting }: { since: number | undefined; waitin
   return (
     <div className="activity" role="status" data-testid="activity">
       <span className="spinner" aria-hidden="true" /> Working… {elapsed(now - since)}
+      {heardAt !== undefined && now - heardAt >= UI_MODEL_SILENT_NOTICE_MS && (
+        <span data-testid="model-silent"> · nothing from the model for {elapsed(now - heardAt)}</span>
+      )}
       <span className="muted"> · Esc to stop</span>
     </div>
   );

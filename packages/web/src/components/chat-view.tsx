@@ -1244,7 +1244,11 @@ export function ChatView({
         {changesOpen && <ChangesPanel state={sessionChanges} onClose={() => setChangesOpen(false)} />}
       </div>
       {plan !== undefined && <PlanBar steps={plan} />}
-      <Activity since={active?.seenAt} waiting={asked} />
+      <Activity
+        since={active?.seenAt}
+        heardAt={active !== undefined && active.toolsRunning === 0 ? active.heardAt : undefined}
+        waiting={asked}
+      />
       {answeredElsewhere !== undefined && (pending === undefined || pending.runId === answeredElsewhere.runId) && (
         <p className="answered-elsewhere" role="status">
           This was already answered (in another tab or window).
