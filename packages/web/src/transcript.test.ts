@@ -276,7 +276,45 @@ describe('transcript fold', () => {
 
   it('tracks the active run from its start until it ends', () => {
     const state = applyEvents(emptyTranscript, [at(started(run, 'm1'))], 42);
-    expect(state.active).toEqual({ runId: run, provider: 'demo', model: 'demo', seenAt: 42 });
+    expect(state.active).toEqual({
+      runId: run,
+      provider: 'demo',
+      model: 'demo',
+      seenAt: 42,
+      heardAt: 42,
+      toolsRunning: 0,
+    });
+  });
+
+  it('keeps when it last heard from the active run and how many of its own tool calls run: an explorer’s calls inside one are not counted, another run’s events not heard', () => {
+    const call = (id: string, parent?: string): AgentEvent => ({
+      type: 'tool-call',
+      run_id: run,
+      tool_call_id: id,
+      tool_name: 'read_file',
+      input: { path: 'a.ts' },
+      ...(parent === undefined ? {} : { parent_tool_call_id: parent }),
+    });
+    const result = (id: string, parent?: string): AgentEvent => ({
+      type: 'tool-result',
+      run_id: run,
+      tool_call_id: id,
+      tool_name: 'read_file',
+      output: { path: 'a.ts' },
+      is_error: false,
+      ...(parent === undefined ? {} : { parent_tool_call_id: parent }),
+    });
+    let state = applyEvents(emptyTranscript, [at(started(run, 'm1'))], 10);
+    state = applyEvents(state, [at(call('c1'))], 20);
+    expect(state.active).toMatchObject({ heardAt: 20, toolsRunning: 1 });
+    state = applyEvents(state, [at(call('c1/s1', 'c1')), at(result('c1/s1', 'c1'))], 30);
+    expect(state.active).toMatchObject({ heardAt: 30, toolsRunning: 1 });
+    state = applyEvents(state, [at({ type: 'text-delta', run_id: 'run_other', text: 'elsewhere' })], 40);
+    expect(state.active).toMatchObject({ heardAt: 30, toolsRunning: 1 });
+    state = applyEvents(state, [at(result('c1'))], 50);
+    expect(state.active).toMatchObject({ heardAt: 50, toolsRunning: 0 });
+    state = applyEvents(state, [at(result('c0'))], 60);
+    expect(state.active).toMatchObject({ heardAt: 60, toolsRunning: 0 });
   });
 });
 
