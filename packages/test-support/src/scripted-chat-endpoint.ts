@@ -28,12 +28,21 @@ export type ScriptedTurn =
       hold?: Promise<unknown>;
       /** After this many pieces, send no more until `until` settles: a test looks at a reply half sent. */
       pauseAfter?: { pieces: number; until: Promise<unknown> };
+      /** The usage its last chunk reports in place of the estimate (a long session's large counts). */
+      usage?: ScriptedUsage;
     }
   | { kind: 'tool-call'; name: string; input: Record<string, unknown> }
   /** Several tool calls in one step (one answer carrying them all, as a model asking for two commands at once). */
   | { kind: 'tool-calls'; calls: { name: string; input: Record<string, unknown> }[] }
   /** Answer with an error status and an OpenAI-style error body (e.g. 429 with Retry-After). */
   | { kind: 'status'; status: number; message: string; retryAfterSeconds?: number };
+
+/** Token counts a scripted answer reports as its usage. */
+export interface ScriptedUsage {
+  promptTokens: number;
+  completionTokens: number;
+  cachedTokens: number;
+}
 
 /** A fixed script, or a function choosing each turn from the request (its index and body). */
 export type Script = ScriptedTurn[] | ((index: number, request: ScriptedRequest) => ScriptedTurn | undefined);
@@ -87,7 +96,11 @@ export interface ScriptedEndpoint extends TestServer {
   readonly baseUrl: string;
 }
 
-function usageChunk(promptTokens: number): string {
+function usageChunk(
+  promptTokens: number,
+  completionTokens = SCRIPTED_COMPLETION_TOKENS,
+  cachedTokens = SCRIPTED_CACHED_TOKENS,
+): string {
   const chunk = {
     id: 'cmpl-scripted',
     object: 'chat.completion.chunk',
@@ -96,9 +109,9 @@ function usageChunk(promptTokens: number): string {
     choices: [],
     usage: {
       prompt_tokens: promptTokens,
-      completion_tokens: SCRIPTED_COMPLETION_TOKENS,
-      total_tokens: promptTokens + SCRIPTED_COMPLETION_TOKENS,
-      prompt_tokens_details: { cached_tokens: SCRIPTED_CACHED_TOKENS },
+      completion_tokens: completionTokens,
+      total_tokens: promptTokens + completionTokens,
+      prompt_tokens_details: { cached_tokens: cachedTokens },
     },
   };
   return `data: ${JSON.stringify(chunk)}\n\n`;
@@ -191,7 +204,10 @@ export async function startScriptedEndpoint(
       state.pieces += 1;
     }
     res.write(sseChunk({}, 'stop'));
-    res.write(usageChunk(promptTokens));
+    const { usage } = turn;
+    res.write(
+      usage ? usageChunk(usage.promptTokens, usage.completionTokens, usage.cachedTokens) : usageChunk(promptTokens),
+    );
     res.end('data: [DONE]\n\n');
   }
 

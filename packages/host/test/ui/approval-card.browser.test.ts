@@ -275,7 +275,7 @@ describe('the transcript’s share of a short, narrow window', () => {
     await expectInViewport(page, page.getByLabel('Message'), 'the message box');
   }
 
-  it('at 400×560 the header is one line, the title and Options (the rest folded under it): the transcript gets at least a quarter of the height with an approval waiting and 70% without, the message box stays wholly in view, and the waiting card’s heading, command, Reason field, Allow, Deny and Always allow… are each wholly in view and uncovered, and the box’s hint begins with “Not an answer:”, shown whole', async () => {
+  it('at 400×560 the header is one line, the title and Options (the rest folded under it): the transcript gets at least a quarter of the height with an approval waiting and 70% without, the message box stays wholly in view, and the waiting card’s heading, command, Reason field, Allow, Deny and Always allow… are each wholly in view and uncovered, and the box’s hint begins with “Not an answer”, shown whole', async () => {
     const marker = 'share-of-height';
     turns.push(...touchTurns(marker));
     await page.setViewportSize({ width: 400, height: 560 });
@@ -296,14 +296,14 @@ describe('the transcript’s share of a short, narrow window', () => {
       ] as const) {
         await expectUncoveredInView(page, part, what);
       }
-      // The message box's hint is cut to the box: its first words, that typing is no answer, still show.
+      // The message box's hint fits the box: its first words, that typing is no answer, still show.
       const shown = await page.getByLabel('Message').evaluate((box: HTMLTextAreaElement) => {
         const style = getComputedStyle(box);
         const context = document.createElement('canvas').getContext('2d');
         if (!context) return false;
         context.font = `${style.fontSize} ${style.fontFamily}`;
         const room = box.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
-        return box.placeholder.startsWith('Not an answer:') && context.measureText('Not an answer:').width <= room;
+        return box.placeholder.startsWith('Not an answer') && context.measureText('Not an answer').width <= room;
       });
       expect(shown).toBe(true);
       await page.screenshot({ path: `${SHOTS}95-compact-header-approval-400x560-light.png` });

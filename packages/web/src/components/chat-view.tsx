@@ -54,7 +54,7 @@ import { DEMO_MODEL_NAME, listedModel, listedWindow, ModelPicker, modelName, use
 import { OtherFolderBanner } from './other-folder-banner.js';
 import { McpStoppedBanner } from './mcp-stopped-banner.js';
 import { PlanBar, pinnedPlan } from './plan.js';
-import { ContextMeter, Reasoning, RetryNotice, RunEnd, RunError, UsageLine } from './run-items.js';
+import { ContextMeter, Reasoning, RetryNotice, RunEnd, RunError, UsageLine, usageText } from './run-items.js';
 import { HostRecordDialog } from './host-audit-view.js';
 import { HostAskPrompt, useHostAsks } from './host-ask-prompt.js';
 import { ToolCard } from './tool-card.js';
@@ -1073,17 +1073,27 @@ export function ChatView({
           // On a short or narrow window all but the title folds under Options (CSS), so the
           // transcript keeps the height; wide and tall, it always shows.
           <div id="chat-controls" className={controlsOpen ? 'chat-more' : 'chat-more folded'}>
-            <p className="muted chat-meta">
-              {modelName(session)}
-              {(totals.input_tokens > 0 || totals.output_tokens > 0) && (
-                <>
-                  {' · '}
-                  <UsageLine usage={totals} label="Session" />
-                </>
-              )}
+            <div className="muted chat-meta">
+              {/* One line at any count: the numbers are cut short (their whole in the tooltip) before the buttons move. */}
+              <span
+                className="chat-stats"
+                title={
+                  totals.input_tokens > 0 || totals.output_tokens > 0
+                    ? `${modelName(session)} · Session: ${usageText(totals)}`
+                    : modelName(session)
+                }
+              >
+                {modelName(session)}
+                {(totals.input_tokens > 0 || totals.output_tokens > 0) && (
+                  <>
+                    {' · '}
+                    <UsageLine usage={totals} label="Session" />
+                  </>
+                )}
+              </span>
               {transcript.context && (
-                <>
-                  {' · '}
+                <span className="chat-context">
+                  {'· '}
                   <ContextMeter
                     context={{
                       tokens: transcript.context.tokens,
@@ -1091,37 +1101,39 @@ export function ChatView({
                       window: (models && listedWindow(models.groups, session)) ?? transcript.context.window,
                     }}
                   />
-                </>
-              )}{' '}
-              <button
-                type="button"
-                className="small"
-                disabled={busy}
-                title="Download this session as a markdown file"
-                onClick={() => void act(() => downloadSession(bastion, session))}
-              >
-                Export
-              </button>{' '}
-              <button
-                type="button"
-                className="small"
-                aria-expanded={changesOpen}
-                aria-controls={changesOpen ? 'changes-panel' : undefined}
-                title="Every file this session’s agent changed, with its diff"
-                onClick={() => (changesOpen ? setChangesOpen(false) : openChanges())}
-              >
-                {changesLabel(sessionChanges.changes)}
-              </button>{' '}
-              {/* A view of the session, like Export and Changes; among the controls it pushed their row to two lines at 1280 px. */}
-              <button
-                type="button"
-                className="small"
-                title="The host’s own record of its decisions on this session’s calls"
-                onClick={() => setHostRecord(true)}
-              >
-                Host record
-              </button>
-            </p>
+                </span>
+              )}
+              <span className="chat-views">
+                <button
+                  type="button"
+                  className="small"
+                  disabled={busy}
+                  title="Download this session as a markdown file"
+                  onClick={() => void act(() => downloadSession(bastion, session))}
+                >
+                  Export
+                </button>
+                <button
+                  type="button"
+                  className="small"
+                  aria-expanded={changesOpen}
+                  aria-controls={changesOpen ? 'changes-panel' : undefined}
+                  title="Every file this session’s agent changed, with its diff"
+                  onClick={() => (changesOpen ? setChangesOpen(false) : openChanges())}
+                >
+                  {changesLabel(sessionChanges.changes)}
+                </button>
+                {/* A view of the session, like Export and Changes; among the controls it pushed their row to two lines at 1280 px. */}
+                <button
+                  type="button"
+                  className="small"
+                  title="The host’s own record of its decisions on this session’s calls"
+                  onClick={() => setHostRecord(true)}
+                >
+                  Host record
+                </button>
+              </span>
+            </div>
             <div className="chat-controls">
               {models && (
                 <ModelPicker
@@ -1403,15 +1415,24 @@ export function ChatView({
         stoppable={stoppable}
         queues={stoppable}
         sendDisabled={busy || draft.trim() === ''}
+        // Longest first: the box shows the first that fits its width (at 400 px, with Stop beside it, about 20 characters).
         placeholder={
           asked
-            ? // What a narrow box shows of it (about 20 characters at 400 px) still says it is no answer.
-              'Not an answer: queued as your next message · Allow or Deny above (Alt+Shift+A)'
+            ? [
+                'Not an answer: queued as your next message · Allow or Deny above (Alt+Shift+A)',
+                'Not an answer: queued as next message',
+                'Not an answer: queued',
+                'Not an answer',
+              ]
             : stoppable
-              ? 'Next message… (Enter queues it for when this run finishes)'
+              ? [
+                  'Next message… (Enter queues it for when this run finishes)',
+                  'Next message… (Enter queues it)',
+                  'Next message…',
+                ]
               : reachableRoot !== null
-                ? 'Ask the agent… (@ for files, / for commands)'
-                : 'Ask the agent… (/ for commands)'
+                ? ['Ask the agent… (@ for files, / for commands)', 'Ask the agent…']
+                : ['Ask the agent… (/ for commands)', 'Ask the agent…']
         }
         autoFocus={session !== undefined && pending === undefined}
         lastPrompt={lastPromptOf(transcript.items, texts)}

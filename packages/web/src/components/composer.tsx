@@ -48,6 +48,7 @@ import {
   type PromptList,
 } from '../saved-prompts.js';
 import { MESSAGE_BOX_KEY } from '../shortcut-keys.js';
+import { useFittingPlaceholder } from './fitting-placeholder.js';
 import { CommandMenu } from './command-menu.js';
 import { describeError } from '../bastion.js';
 import { AttachIcon, ImageChips } from './image-chips.js';
@@ -82,7 +83,8 @@ interface Props {
   /** Send queues the message for when the run finishes (the button reads Queue). */
   queues: boolean;
   sendDisabled: boolean;
-  placeholder: string;
+  /** The box's hint, or hints longest first: it shows the first that fits its width (useFittingPlaceholder). */
+  placeholder: string | readonly string[];
   autoFocus: boolean;
   /** The last prompt sent in this session, which ArrowUp puts in an empty box; undefined before any. */
   lastPrompt: string | undefined;
@@ -386,6 +388,7 @@ export function Composer({
   onCycleMode,
 }: Props) {
   const ref = useRef<HTMLTextAreaElement>(null);
+  const shownPlaceholder = useFittingPlaceholder(ref, placeholder);
   const attach = useAttachments(images, onImages, modelTakesImages);
   /** Send was asked for with images and no text. */
   const [askedForText, setAskedForText] = useState(false);
@@ -962,7 +965,7 @@ export function Composer({
             ref={ref}
             value={draft}
             rows={1}
-            placeholder={placeholder}
+            placeholder={shownPlaceholder}
             role="combobox"
             aria-autocomplete="list"
             aria-expanded={list !== undefined}

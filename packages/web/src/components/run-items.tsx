@@ -78,7 +78,7 @@ export function RunError({
   );
 }
 
-function usageText(usage: TokenUsage): string {
+export function usageText(usage: TokenUsage): string {
   const tokens = `${usage.input_tokens.toLocaleString()} in · ${usage.output_tokens.toLocaleString()} out`;
   const cached = usage.cached_input_tokens > 0 ? ` · ${usage.cached_input_tokens.toLocaleString()} cached` : '';
   const cost = usage.cost_usd === undefined ? '' : ` · ~$${usage.cost_usd.toFixed(4)}`;

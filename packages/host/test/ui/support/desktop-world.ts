@@ -69,10 +69,15 @@ export function openDesktopWorld(hostOptions: Partial<BastionHostOptions> = {}):
 
 /**
  * Chromium and a host granted the scripted endpoint playing `script`, defined as provider `local`
- * with API key `key`; the page on a new session of it, its header showing the model.
+ * with API key `key` (`definition`: more fields of its definition, e.g. `context_window`); the page
+ * on a new session of it, its header showing the model.
  */
-export async function openScriptedDesktopWorld(script: Script, key: string): Promise<ScriptedDesktopWorld> {
-  const world = await openDesktopOn(startScriptedHost(script, key), async ({ host, endpoint }) => {
+export async function openScriptedDesktopWorld(
+  script: Script,
+  key: string,
+  definition: Record<string, unknown> = {},
+): Promise<ScriptedDesktopWorld> {
+  const world = await openDesktopOn(startScriptedHost(script, key, definition), async ({ host, endpoint }) => {
     await host.stop();
     await endpoint.close();
   });
