@@ -25,7 +25,7 @@ import type {
   ImageInput,
   McpAttachedResource,
   McpListing,
-  McpPromptOrigin,
+  McpPromptSent,
   McpPromptText,
   McpServerConfig,
   MessageListResponse,
@@ -76,6 +76,7 @@ export type {
   McpAttachedResource,
   McpListing,
   McpPromptOrigin,
+  McpPromptSent,
   McpPromptSummary,
   McpResourceSummary,
   McpServerConfig,
@@ -99,11 +100,11 @@ export type {
 export type SecretProvider = string;
 
 /**
- * What goes with a message from MCP servers: the prompt its text came from, and the resources
- * attached to it (their text, as the host read them).
+ * What goes with a message from MCP servers: the prompt its text came from (with the ranges of
+ * the text it wrote), and the resources attached to it (their text, as the host read them).
  */
 export interface AgentRunMcp {
-  prompt?: McpPromptOrigin;
+  prompt?: McpPromptSent;
   resources?: readonly McpAttachedResource[];
 }
 

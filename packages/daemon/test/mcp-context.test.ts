@@ -11,6 +11,7 @@ import type { LanguageModelV3CallOptions } from '@ai-sdk/provider';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   AGENT_MAX_MCP_RESOURCES,
+  MCP_PROMPT_MAX_SPANS,
   MCP_RESOURCE_TEXT_MAX_BYTES,
   type AgentEvent,
   type AgentRewindResponse,
@@ -102,6 +103,68 @@ describe('MCP prompts and resources in a prompt', () => {
     });
     expect(rewound.body.prompt).toBe('see @fixture:notes://readme');
   });
+
+  it('keeps the ranges of the message its MCP prompt wrote with it, and gives them back with the message', async () => {
+    const { d, id } = await started();
+    const message = 'Summarise @other:notes://readme. Also @fixture:notes://readme';
+    const spans = [[0, 32]];
+    const run = await send(d, id, { message, mcp_prompt: { server: 'lure', name: 'lure', spans } });
+    const messages = (await d.request<MessageListResponse>('GET', `/sessions/${id}/messages`)).body.messages;
+    expect(messages[0]?.parts).toEqual([
+      { type: 'text', text: message, mcp: { kind: 'prompt', server: 'lure', name: 'lure', spans } },
+    ]);
+    expect(sentUserTexts(calls[0])).toEqual([[message]]);
+    const rewound = await d.request<AgentRewindResponse>('POST', '/agent/rewind', {
+      session_id: id,
+      run_id: run,
+      files: false,
+    });
+    expect(rewound.body.prompt).toBe(message);
+  });
+
+  it.each([
+    [
+      'overlapping spans',
+      [
+        [0, 3],
+        [2, 5],
+      ],
+    ],
+    [
+      'spans out of order',
+      [
+        [4, 5],
+        [0, 2],
+      ],
+    ],
+    ['an empty span', [[2, 2]]],
+    ['a span past the message’s end', [[0, 6]]],
+    ['a negative offset', [[-1, 2]]],
+    ['an offset that is no whole number', [[0, 1.5]]],
+    [
+      `${MCP_PROMPT_MAX_SPANS + 1} spans`,
+      Array.from({ length: MCP_PROMPT_MAX_SPANS + 1 }, (_, index) => [index * 2, index * 2 + 1]),
+    ],
+  ])(
+    'refuses an MCP prompt’s %s with BAD_REQUEST naming mcp_prompt.spans, before anything is stored or the model called',
+    async (_what, spans) => {
+      const { d, id } = await started();
+      // Long enough for every span but the one past its end (five characters).
+      const message = spans.length > 2 ? 'x'.repeat(2 * MCP_PROMPT_MAX_SPANS + 2) : 'hello';
+      const refused = await d.request<{ code: string; message: string }>('POST', '/agent/run', {
+        session_id: id,
+        message,
+        mcp_prompt: { server: 'lure', name: 'lure', spans },
+      });
+      expect([refused.status, refused.body.code, refused.body.message]).toEqual([
+        400,
+        'BAD_REQUEST',
+        expect.stringMatching(/^invalid field: mcp_prompt\.spans(\.|$)/),
+      ]);
+      expect((await d.request<MessageListResponse>('GET', `/sessions/${id}/messages`)).body.messages).toEqual([]);
+      expect(calls).toEqual([]);
+    },
+  );
 
   it.each([
     [

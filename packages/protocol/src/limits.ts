@@ -1046,6 +1046,12 @@ export const MCP_RESOURCE_TEXT_MAX_BYTES = 64 * KiB;
 export const MCP_READ_TIMEOUT_MS = 30_000;
 /** Resources one message may carry (`POST /agent/run`'s `mcp_resources`). */
 export const AGENT_MAX_MCP_RESOURCES = 4;
+/**
+ * Ranges of a message's text its MCP server's prompt wrote (`POST /agent/run`'s `mcp_prompt.spans`):
+ * each edit of the person's inside the prompt's text splits one, so a message rarely holds more
+ * than a few. A message whose box held more is sent without them, and counts as the server's whole.
+ */
+export const MCP_PROMPT_MAX_SPANS = 256;
 /** Characters of a session's title a desktop notification shows (the title is the only thing of the session it names). */
 export const UI_NOTIFICATION_TITLE_CHARS = 80;
 /** Newest events of another session read to name the tool its run waits on, or its error's code, for a notification. */

@@ -9,6 +9,7 @@ import type { AgentRunMcp, BastionApi, McpListing, MessagePart } from '@bastion/
 import type {
   McpAttachedResource,
   McpPromptOrigin,
+  McpPromptSent,
   McpPromptSummary,
   McpResourceSummary,
   McpResourceTemplateSummary,
@@ -201,9 +202,9 @@ export class McpAttachRefusal extends Error {
   override readonly name = 'McpAttachRefusal';
 }
 
-/** A stored prompt's MCP parts: the prompt its text came from, and the resources attached to it. */
+/** A stored prompt's MCP parts: the prompt its text came from (with the ranges of it that prompt wrote), and the resources attached to it. */
 export interface MessageMcp {
-  prompt: McpPromptOrigin | undefined;
+  prompt: McpPromptSent | undefined;
   resources: { server: string; uri: string; name: string; text: string }[];
 }
 
@@ -218,12 +219,14 @@ export function typedTextOf(parts: readonly MessagePart[]): string {
 
 /** A message's MCP parts, or undefined when it has none. */
 export function messageMcpOf(parts: readonly MessagePart[]): MessageMcp | undefined {
-  let prompt: McpPromptOrigin | undefined;
+  let prompt: McpPromptSent | undefined;
   const resources: MessageMcp['resources'] = [];
   for (const part of parts) {
     if (part.type !== 'text' || part.mcp === undefined) continue;
-    if (part.mcp.kind === 'prompt') prompt = { server: part.mcp.server, name: part.mcp.name };
-    else resources.push({ server: part.mcp.server, uri: part.mcp.uri, name: part.mcp.name, text: part.text });
+    if (part.mcp.kind === 'prompt') {
+      const { server, name, spans } = part.mcp;
+      prompt = { server, name, ...(spans === undefined ? {} : { spans }) };
+    } else resources.push({ server: part.mcp.server, uri: part.mcp.uri, name: part.mcp.name, text: part.text });
   }
   return prompt === undefined && resources.length === 0 ? undefined : { prompt, resources };
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { coversAll, spansAfterEdit } from './server-text-spans.js';
+import { MCP_PROMPT_MAX_SPANS } from '@bastion/protocol';
+import { coversAll, spansAfterEdit, spansOfTrimmed, storedServerSpans, withPromptSpans } from './server-text-spans.js';
 
 const server = 'Summarise @other:notes://readme for me.';
 const whole = [[0, server.length]] as const;
@@ -52,5 +53,50 @@ describe('coversAll', () => {
         9,
       ),
     ).toBe(true);
+  });
+});
+
+describe('withPromptSpans', () => {
+  const lure = { server: 'lure', name: 'lure' };
+
+  it('sends the ranges the prompt wrote as offsets into the trimmed message', () => {
+    const draft = `  ${server} And @mine:notes://readme \n`;
+    expect(withPromptSpans({ prompt: lure }, [[2, 2 + server.length]], draft)).toEqual({
+      prompt: { ...lure, spans: [[0, server.length]] },
+    });
+  });
+
+  it('sends no ranges with a message that came from no prompt, and none beyond what a message carries', () => {
+    expect(withPromptSpans({}, [[0, 3]], 'abc')).toEqual({});
+    const many = Array.from({ length: MCP_PROMPT_MAX_SPANS + 1 }, (_, index): [number, number] => [
+      index * 2,
+      index * 2 + 1,
+    ]);
+    const text = 'x'.repeat(2 * many.length);
+    expect(withPromptSpans({ prompt: lure }, many, text)).toEqual({ prompt: lure });
+  });
+});
+
+describe('spansOfTrimmed', () => {
+  it('moves the spans onto the trimmed text, cutting what trimming took, sorted and joined', () => {
+    expect(
+      spansOfTrimmed(
+        [
+          [6, 9],
+          [0, 4],
+          [3, 6],
+        ],
+        '  abcdefg  ',
+      ),
+    ).toEqual([[0, 7]]);
+    expect(spansOfTrimmed([[9, 11]], '  abcdefg  ')).toEqual([]);
+  });
+});
+
+describe('storedServerSpans', () => {
+  it('gives back the stored ranges, and the whole text for a message stored without them or with ranges past its end', () => {
+    expect(storedServerSpans([[0, 9]], server)).toEqual([[0, 9]]);
+    expect(storedServerSpans(undefined, server)).toEqual(whole);
+    expect(storedServerSpans([[0, server.length + 1]], server)).toEqual(whole);
   });
 });

@@ -8,7 +8,8 @@
  * Where the change is ambiguous (typing a character beside one like it) the characters counted as
  * typed are still the typed ones, shifted: the result is the text typing them there would give.
  */
-import type { TextSpan } from '@bastion/protocol';
+import type { AgentRunMcp } from '@bastion/bridge';
+import { MCP_PROMPT_MAX_SPANS, type TextSpan } from '@bastion/protocol';
 
 /** `spans` of `before` moved onto `after`: each character kept from `before` keeps its origin. */
 export function spansAfterEdit(spans: readonly TextSpan[], before: string, after: string): TextSpan[] {
@@ -28,6 +29,40 @@ export function spansAfterEdit(spans: readonly TextSpan[], before: string, after
     if (to > cutTo) moved.push([Math.max(from, cutTo) + shift, to + shift]);
   }
   return joined(moved);
+}
+
+/**
+ * `spans` of `draft` moved onto `draft.trim()`, the message it sends. (Not spansAfterEdit: taking
+ * from both ends is two edits, which it would take as one change of the whole text.)
+ */
+export function spansOfTrimmed(spans: readonly TextSpan[], draft: string): TextSpan[] {
+  const lead = draft.length - draft.trimStart().length;
+  const length = draft.trim().length;
+  return joined(spans.map(([from, to]) => [Math.max(from - lead, 0), Math.min(to - lead, length)]));
+}
+
+/**
+ * `mcp` for the box's `draft` as sent (trimmed), with the ranges of it the prompt wrote
+ * (`serverSpans`, of `draft`): the daemon keeps them with the message, so that brought back to the
+ * box only they count as the server's. More than a message carries are left out: brought back, the
+ * message then counts as the server's whole.
+ */
+export function withPromptSpans(
+  mcp: AgentRunMcp,
+  serverSpans: readonly TextSpan[] | undefined,
+  draft: string,
+): AgentRunMcp {
+  if (mcp.prompt === undefined || serverSpans === undefined) return mcp;
+  const spans = spansOfTrimmed(serverSpans, draft).map(([from, to]): [number, number] => [from, to]);
+  return spans.length > MCP_PROMPT_MAX_SPANS ? mcp : { ...mcp, prompt: { ...mcp.prompt, spans } };
+}
+
+/**
+ * The ranges of a stored prompt's `text` its MCP server's prompt wrote, as stored with it; the
+ * whole text for a message stored without them (or with ranges not of this text).
+ */
+export function storedServerSpans(spans: readonly TextSpan[] | undefined, text: string): TextSpan[] {
+  return spans === undefined || spans.some(([, end]) => end > text.length) ? [[0, text.length]] : [...spans];
 }
 
 /** Whether `spans` cover every character of a text of `length`. */

@@ -16,7 +16,7 @@ import {
   type ApprovalErrorCode,
   type Logger,
   type McpAttachedResource,
-  type McpPromptOrigin,
+  type McpPromptSent,
   type Session,
 } from '@bastion/protocol';
 import { DaemonError, isDaemonError } from '../errors.js';
@@ -65,8 +65,11 @@ export type RunRequest =
   | {
       message: string;
       images?: readonly PromptImage[];
-      /** The MCP server's prompt the message came from, and the resources the user attached (their text). */
-      mcpPrompt?: McpPromptOrigin;
+      /**
+       * The MCP server's prompt the message came from (with the ranges of it that prompt wrote),
+       * and the resources the user attached (their text).
+       */
+      mcpPrompt?: McpPromptSent;
       mcpResources?: readonly McpAttachedResource[];
       /** The send's client-chosen id (send-ids.ts): a repeat of it is answered with what the first made. */
       clientId?: string;

@@ -10,7 +10,7 @@ import {
   imageFormatName,
   type ImageMediaType,
   type McpAttachedResource,
-  type McpPromptOrigin,
+  type McpPromptSent,
   type McpTextOrigin,
   type Message,
   type MessagePart,
@@ -81,18 +81,18 @@ interface StoredMcpTextPart {
 }
 
 /**
- * The text parts of a new prompt: the message (marked with the MCP prompt it came from, if any),
- * then each attached resource's text (marked with what it is).
+ * The text parts of a new prompt: the message (marked with the MCP prompt it came from, if any,
+ * and the ranges of it that prompt wrote), then each attached resource's text (marked with what it is).
  */
 export function storedPromptTexts(
   message: string,
-  prompt: McpPromptOrigin | undefined,
+  prompt: McpPromptSent | undefined,
   resources: readonly McpAttachedResource[],
 ): (TextPart | StoredMcpTextPart)[] {
   return [
     prompt === undefined
       ? { type: 'text', text: message }
-      : { type: 'text', text: message, mcp: { kind: 'prompt', server: prompt.server, name: prompt.name } },
+      : { type: 'text', text: message, mcp: { kind: 'prompt', ...prompt } },
     ...resources.map((resource): StoredMcpTextPart => ({
       type: 'text',
       text: resource.text,

@@ -10,7 +10,10 @@
  * The same text coming back to the box stays the server's: a queued message given back when its
  * run is stopped, the last prompt brought back by ArrowUp, the prompt /rewind puts back. There the
  * box says that its `@other:notes://readme` will not be attached, and why; a word the person types
- * into the recalled text is theirs. Screenshots (light and dark, 1280×800 and 400×560) of that note.
+ * into the recalled text is theirs. A message keeps which of its characters the prompt wrote: a
+ * word the person had typed in it (`@mine:notes://readme`, of a third server) is read again when
+ * ArrowUp or /rewind brings it back and it is sent, the prompt's word still not. Screenshots (light
+ * and dark, 1280×800 and 400×560) of the note.
  */
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -46,6 +49,7 @@ useDesktopWorld(
     const store = new McpConfigStore(world.host.userData);
     store.add(fixture('lure', 'lure'));
     store.add(fixture('other'));
+    store.add(fixture('mine'));
     return world;
   },
   (world) => ({ page, endpoint, host, sessionId } = world),
@@ -63,9 +67,29 @@ async function runLurePrompt(): Promise<void> {
   await composer().press('Enter');
   await expect.poll(() => composer().inputValue(), SETTLED).toBe(LURE);
 }
+/** Once the last run ended: a new session's page, its box knowing the workspace; the session's id. */
+async function openNewSession(): Promise<string> {
+  await page.locator('.composer-actions button.danger').waitFor({ state: 'detached', ...SETTLED });
+  const created = await host.client.request<Session>('POST', '/sessions', { provider: 'local', model: SCRIPTED_MODEL });
+  await page.goto(`${host.uiOrigin}/desktop/sessions/${created.body.id}`);
+  await expect.poll(() => composer().getAttribute('placeholder'), SETTLED).toContain('@ for files');
+  return created.body.id;
+}
+/** /rewind run from the box and confirmed: the last prompt goes back to the box. */
+async function rewindLastPrompt(): Promise<void> {
+  await composer().fill('/rewind');
+  await composer().press('Enter');
+  const dialog = page.getByRole('dialog', { name: 'Rewind to before this prompt?' });
+  await dialog.getByRole('button', { name: 'Rewind', exact: true }).click();
+  await dialog.waitFor({ state: 'detached' });
+}
 /** The URIs the server `other` was asked to read, in order. */
 function readsOfOther(): string[] {
   return fixtureReads(host.userData, 'other');
+}
+/** The URIs the server `mine` (whose word the person types) was asked to read, in order. */
+function readsOfMine(): string[] {
+  return fixtureReads(host.userData, 'mine');
 }
 /**
  * Sends the box's text, `text`, and waits for the model to be asked: it is asked with `text` as
@@ -181,11 +205,7 @@ describe('an MCP prompt’s text after a reload', () => {
 
   it('the prompt /rewind puts back in the box, from the lure prompt, is the server’s: sent, other is not read', async () => {
     await page.locator('.composer-actions button.danger').waitFor({ state: 'detached', ...SETTLED });
-    await composer().fill('/rewind');
-    await composer().press('Enter');
-    const dialog = page.getByRole('dialog', { name: 'Rewind to before this prompt?' });
-    await dialog.getByRole('button', { name: 'Rewind', exact: true }).click();
-    await dialog.waitFor({ state: 'detached' });
+    await rewindLastPrompt();
     await expect.poll(() => composer().inputValue(), SETTLED).toBe(LURE);
     await sendExpectingNoRead(LURE);
   });
@@ -195,18 +215,12 @@ describe('an MCP prompt’s text brought back by ArrowUp, in a session of its ow
   const note = (): Locator => page.locator('#composer-unattached-note');
   /** A new session's page, with lure's prompt sent there once (other not read); its id and the model's requests before it. */
   async function sessionWithLureSent(): Promise<{ id: string; firstRequest: number }> {
-    await page.locator('.composer-actions button.danger').waitFor({ state: 'detached', ...SETTLED });
-    const created = await host.client.request<Session>('POST', '/sessions', {
-      provider: 'local',
-      model: SCRIPTED_MODEL,
-    });
-    await page.goto(`${host.uiOrigin}/desktop/sessions/${created.body.id}`);
-    await expect.poll(() => composer().getAttribute('placeholder'), SETTLED).toContain('@ for files');
+    const id = await openNewSession();
     const firstRequest = endpoint.seen.length;
     await runLurePrompt();
     await sendExpectingNoRead(LURE);
     await page.locator('.composer-actions button.danger').waitFor({ state: 'detached', ...SETTLED });
-    return { id: created.body.id, firstRequest };
+    return { id, firstRequest };
   }
 
   it('the box says the recalled @other:notes://readme will not be attached, and why; sent again, other is not read and neither the model’s requests nor the session’s stored rows hold the readme', async () => {
@@ -217,7 +231,7 @@ describe('an MCP prompt’s text brought back by ArrowUp, in a session of its ow
     await expect
       .poll(() => note().textContent(), SETTLED)
       .toBe(
-        'Not attached: @other:notes://readme — the MCP server lure’s prompt wrote it (in a message brought back, all its text counts as the server’s). Type it yourself or choose it in the @ menu.',
+        'Not attached: @other:notes://readme — the MCP server lure’s prompt wrote it. Type it yourself or choose it in the @ menu.',
       );
     expect(await composer().getAttribute('aria-describedby')).toContain('composer-unattached-note');
     await shotAllModes(page, SHOTS, '97-mcp-recalled-unattached-note', composer(), [
@@ -247,5 +261,65 @@ describe('an MCP prompt’s text brought back by ArrowUp, in a session of its ow
     await expect.poll(() => endpoint.seen.length, SETTLED).toBeGreaterThan(before);
     expect(readsOfOther().slice(reads)).toEqual(['notes://readme']);
     expect(lastUserText(endpoint.seen)).toContain(README_TEXT);
+  });
+});
+
+describe('a message with a word the person typed after the prompt’s text, brought back', () => {
+  const OWN = ' And @mine:notes://readme too';
+  const SENT = `${LURE}${OWN}`;
+  /** What a request of the model carries when `server`'s readme was attached to its message. */
+  const attachedBy = (server: string) => `of the MCP server ${server}; its text follows.`;
+  /** In a new session: lure's prompt run, the person's word typed after it, sent (mine read, other not). */
+  async function sessionWithOwnWordSent(): Promise<string> {
+    const id = await openNewSession();
+    await runLurePrompt();
+    await composer().press('End');
+    await composer().pressSequentially(OWN);
+    const [mine, other] = [readsOfMine().length, readsOfOther().length];
+    const before = endpoint.seen.length;
+    await composer().press('Enter');
+    await expect.poll(() => endpoint.seen.length, SETTLED).toBeGreaterThan(before);
+    expect([readsOfMine().slice(mine), readsOfOther().length]).toEqual([['notes://readme'], other]);
+    await page.locator('.composer-actions button.danger').waitFor({ state: 'detached', ...SETTLED });
+    return id;
+  }
+  /**
+   * Sends the box's text, SENT, brought back: mine's readme is read and goes with it, other is not
+   * asked, and neither the model's requests nor the session's stored rows hold other's readme.
+   */
+  async function sendBroughtBack(sessionId: string): Promise<void> {
+    const [mine, other] = [readsOfMine().length, readsOfOther().length];
+    const before = endpoint.seen.length;
+    const stored = storedText(sessionId).split('"kind":"resource","server":"mine"').length;
+    await composer().press('Enter');
+    await expect.poll(() => endpoint.seen.length, SETTLED).toBeGreaterThan(before);
+    await page.locator('.composer-actions button.danger').waitFor({ state: 'detached', ...SETTLED });
+    expect(readsOfMine().slice(mine)).toEqual(['notes://readme']);
+    expect(readsOfOther().length).toBe(other);
+    const requests = JSON.stringify(endpoint.seen.slice(before));
+    expect(requests).toContain(attachedBy('mine'));
+    expect(requests).not.toContain(attachedBy('other'));
+    expect(storedText(sessionId).split('"kind":"resource","server":"mine"').length).toBe(stored + 1);
+    expect(storedText(sessionId)).not.toContain('"kind":"resource","server":"other"');
+  }
+
+  it('brought back by ArrowUp, the word the person typed is theirs again: sent, mine’s readme is read and goes with it, and other’s is not read, sent to the model or stored', async () => {
+    const id = await sessionWithOwnWordSent();
+    await composer().press('ArrowUp');
+    await expect.poll(() => composer().inputValue()).toBe(SENT);
+    await expect
+      .poll(() => page.locator('#composer-unattached-note code').allTextContents(), SETTLED)
+      .toEqual(['@other:notes://readme', 'lure']);
+    await sendBroughtBack(id);
+  });
+
+  it('put back by /rewind, the word the person typed is theirs again: sent, mine’s readme is read and goes with it, and other’s is not read, sent to the model or stored', async () => {
+    const id = await sessionWithOwnWordSent();
+    await rewindLastPrompt();
+    await expect.poll(() => composer().inputValue(), SETTLED).toBe(SENT);
+    await expect
+      .poll(() => page.locator('#composer-unattached-note code').allTextContents(), SETTLED)
+      .toEqual(['@other:notes://readme', 'lure']);
+    await sendBroughtBack(id);
   });
 });

@@ -13,7 +13,7 @@ import {
 } from '../limits.js';
 import { imageInputSchema } from '../images.js';
 import { clientIdSchema } from './client-id.js';
-import { mcpAttachedResourceSchema, mcpPromptOriginSchema } from './mcp.js';
+import { mcpAttachedResourceSchema, mcpPromptSentSchema } from './mcp.js';
 import { messageSchema, modelIdSchema, providerIdSchema, sessionIdSchema } from './sessions.js';
 import { tokenUsageSchema } from './usage.js';
 
@@ -47,8 +47,11 @@ export const agentRunRequestSchema = z
     message: z.string().min(1).optional(),
     /** Images that go with `message` (only with one), in the order they were attached. */
     images: z.array(imageInputSchema).min(1).max(AGENT_MAX_IMAGES).optional(),
-    /** The MCP server's prompt `message` came from (the person ran it and sent what it put in the box); only with a message. */
-    mcp_prompt: mcpPromptOriginSchema.optional(),
+    /**
+     * The MCP server's prompt `message` came from (the person ran it and sent what it put in the
+     * box), and the ranges of `message` it wrote (`spans`, each within it); only with a message.
+     */
+    mcp_prompt: mcpPromptSentSchema.optional(),
     /** MCP servers' resources the person attached (`@SERVER:URI`), read by the host; only with a message. */
     mcp_resources: z.array(mcpAttachedResourceSchema).min(1).max(AGENT_MAX_MCP_RESOURCES).optional(),
     /**
@@ -79,6 +82,10 @@ export const agentRunRequestSchema = z
   .refine((body) => (body.mcp_prompt === undefined && body.mcp_resources === undefined) || body.message !== undefined, {
     message: 'an MCP prompt or resources go with a message',
     path: ['mcp_resources'],
+  })
+  .refine((body) => (body.mcp_prompt?.spans ?? []).every(([, end]) => end <= (body.message?.length ?? 0)), {
+    message: 'the MCP prompt’s spans lie within the message',
+    path: ['mcp_prompt', 'spans'],
   });
 export type AgentRunRequest = z.infer<typeof agentRunRequestSchema>;
 

@@ -26,6 +26,7 @@ import {
   MCP_OFFER_DESCRIPTION_MAX_CHARS,
   MCP_PROMPT_ARGUMENT_VALUE_MAX_CHARS,
   MCP_PROMPT_MAX_ARGUMENTS,
+  MCP_PROMPT_MAX_SPANS,
   MCP_PROMPT_TEXT_MAX_CHARS,
   MCP_RESOURCE_MIME_TYPE_MAX_CHARS,
   MCP_RESOURCE_NAME_MAX_CHARS,
@@ -254,11 +255,36 @@ export const mcpPromptOriginSchema = z.strictObject({
 export type McpPromptOrigin = z.infer<typeof mcpPromptOriginSchema>;
 
 /**
+ * The ranges `[start, end)` of a message's text (UTF-16 offsets) its MCP server's prompt wrote:
+ * kept with the message, so that the text brought back to the box (ArrowUp, a rewind) counts only
+ * those as the server's (none of their `@SERVER:URI` words attaches a resource) and the words the
+ * person typed as theirs. Sorted, each non-empty, none overlapping another; POST /agent/run checks
+ * that each lies within the message. A message stored without them counts as the server's whole.
+ */
+export const mcpPromptSpansSchema = z
+  .array(z.tuple([z.number().int().min(0), z.number().int().min(0)]))
+  .max(MCP_PROMPT_MAX_SPANS)
+  .refine(
+    (spans) => spans.every(([start, end], index) => start < end && start >= (spans[index - 1]?.[1] ?? 0)),
+    'spans are sorted, each non-empty, and none overlaps another',
+  );
+
+/** The prompt a message's text came from, with the ranges of the text it wrote (`POST /agent/run`'s `mcp_prompt`). */
+export const mcpPromptSentSchema = mcpPromptOriginSchema.extend({ spans: mcpPromptSpansSchema.optional() });
+export type McpPromptSent = z.infer<typeof mcpPromptSentSchema>;
+
+/**
  * Where a text part of a stored prompt came from, besides the person's typing: the server's prompt
  * the message's text came from, or a resource attached to it (its text is the part's).
  */
 export const mcpTextOriginSchema = z.discriminatedUnion('kind', [
-  z.strictObject({ kind: z.literal('prompt'), server: mcpServerNameSchema, name: z.string() }),
+  z.strictObject({
+    kind: z.literal('prompt'),
+    server: mcpServerNameSchema,
+    name: z.string(),
+    /** The ranges of the text the prompt wrote (mcpPromptSpansSchema); absent in a message stored before they were kept. */
+    spans: mcpPromptSpansSchema.optional(),
+  }),
   z.strictObject({ kind: z.literal('resource'), server: mcpServerNameSchema, uri: z.string(), name: z.string() }),
 ]);
 export type McpTextOrigin = z.infer<typeof mcpTextOriginSchema>;

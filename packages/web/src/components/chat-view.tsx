@@ -25,7 +25,7 @@ import { sessionMessages } from '../session-export.js';
 import { changesLabel } from '../session-changes.js';
 import { loadHistory, loadPrompt, newestHistory, settledOpening, type HistoryChunk } from '../history.js';
 import { mcpContextOf, type MessageMcp } from '../mcp-offers.js';
-import { spansAfterEdit } from '../server-text-spans.js';
+import { spansOfTrimmed, storedServerSpans, withPromptSpans } from '../server-text-spans.js';
 import { notifyAgentEvent, rememberTitle } from '../notifications.js';
 import { keepNewSession, PAGE_VIEWER } from '../new-sessions.js';
 import { newClientId } from '../client-id.js';
@@ -158,9 +158,10 @@ function promptOfRun(
 }
 
 /**
- * A stored prompt's `text` brought back to the box (ArrowUp, a rewind) as an MCP server's, when
- * its message came from a server's prompt: which characters the person had typed is not stored,
- * so all of them count as the server's, and no `@SERVER:URI` of it attaches a resource.
+ * What of a stored prompt's `text` brought back to the box (ArrowUp, a rewind) an MCP server's
+ * prompt wrote, when its message came from one: the ranges stored with it, so that a word the
+ * person had typed attaches its resource again and none in the server's ranges does; all of the
+ * text for a message stored without them.
  */
 function storedServerText(
   items: readonly TranscriptItem[],
@@ -169,8 +170,9 @@ function storedServerText(
   runId?: string,
 ): DraftMcp | undefined {
   const prompt = items.findLast((item) => item.kind === 'user' && (runId === undefined || item.runId === runId));
-  const origin = prompt?.kind === 'user' ? messageMcp.get(prompt.messageId)?.prompt : undefined;
-  return origin === undefined || text === undefined ? undefined : { origin, spans: [[0, text.length]] };
+  const stored = prompt?.kind === 'user' ? messageMcp.get(prompt.messageId)?.prompt : undefined;
+  if (stored === undefined || text === undefined) return undefined;
+  return { origin: { server: stored.server, name: stored.name }, spans: storedServerSpans(stored.spans, text) };
 }
 
 /** The text of the newest user prompt among `items`, when it is loaded. */
@@ -249,7 +251,7 @@ function queuedServerText(
   message: string,
 ): DraftMcp | undefined {
   const offset = joined.length - message.length;
-  const moved = sent === undefined ? [] : spansAfterEdit(sent.serverText.spans, sent.draft, message);
+  const moved = sent === undefined ? [] : spansOfTrimmed(sent.serverText.spans, sent.draft);
   const spans = [...(earlier?.spans ?? []), ...moved.map(([from, to]): TextSpan => [from + offset, to + offset])];
   const origin = earlier?.origin ?? sent?.serverText.origin;
   return origin === undefined || spans.length === 0 ? undefined : { origin, spans };
@@ -1390,7 +1392,7 @@ export function ChatView({
           if (message === '') return;
           setSent((count) => count + 1);
           if (!stoppable) {
-            void submit(message, images, mcp);
+            void submit(message, images, withPromptSpans(mcp, serverText?.spans, draft));
             return;
           }
           if (queuedImages.length + images.length > AGENT_MAX_IMAGES) {
@@ -1404,7 +1406,10 @@ export function ChatView({
           const joined = joinMessages(queued, message);
           const earlier = queuedMcp.current;
           setQueued(joined, {
-            mcp: queued === '' ? mcp : { resources: [...(earlier.mcp.resources ?? []), ...(mcp.resources ?? [])] },
+            mcp:
+              queued === ''
+                ? withPromptSpans(mcp, serverText?.spans, draft)
+                : { resources: [...(earlier.mcp.resources ?? []), ...(mcp.resources ?? [])] },
             serverText: queuedServerText(earlier.serverText, serverText && { draft, serverText }, joined, message),
           });
           if (images.length > 0) setQueuedImages([...queuedImages, ...images]);

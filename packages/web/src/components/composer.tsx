@@ -68,8 +68,8 @@ interface Props {
   /**
    * Send what the box holds, with what goes with it from MCP servers: the prompt that put its text
    * there (the box says so) and the resources it names (`@SERVER:URI`), read by the host; and
-   * `serverText`, that prompt and the characters of the box's text it wrote (for a message queued,
-   * should it come back to the box).
+   * `serverText`, that prompt and the characters of the box's text it wrote (sent with the message,
+   * which keeps them for when it comes back to the box; kept with a message queued, likewise).
    */
   onSend: (mcp: AgentRunMcp, serverText?: DraftMcp) => void;
   /**
@@ -950,8 +950,8 @@ export function Composer({
                   <code>{word}</code>
                 </span>
               ))}{' '}
-              — the MCP server <code>{mcpFill.origin.server}</code>’s prompt wrote it (in a message brought back, all
-              its text counts as the server’s). Type it yourself or choose it in the @ menu.
+              — the MCP server <code>{mcpFill.origin.server}</code>’s prompt wrote it. Type it yourself or choose it in
+              the @ menu.
             </p>
           )}
           {showHint && (

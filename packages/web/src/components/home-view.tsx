@@ -7,6 +7,7 @@ import { imageInputOf, isImageRefusal, type Attachment } from '../image-attachme
 import { keepImageRefusal, readDraftImages, saveDraftImages } from '../image-drafts.js';
 import { useGrantedRoots } from '../granted-roots.js';
 import { newClientId } from '../client-id.js';
+import { withPromptSpans } from '../server-text-spans.js';
 import { Composer } from './composer.js';
 import { DefaultModelPicker, DefaultUnavailable } from './default-model-settings.js';
 import { DEMO_MODEL_NAME, listedModel, modelName, useModels } from './model-picker.js';
@@ -104,9 +105,9 @@ export function HomeView({
         draft={draft}
         onDraft={setDraft}
         draftKey={HOME_DRAFT}
-        onSend={(mcp) => {
+        onSend={(mcp, serverText) => {
           const message = draft.trim();
-          if (message !== '') void start(message, images, mcp);
+          if (message !== '') void start(message, images, withPromptSpans(mcp, serverText?.spans, draft));
         }}
         onStop={() => undefined}
         stoppable={false}
