@@ -185,10 +185,38 @@ describe('an MCP prompt’s text after a reload', () => {
     const queued = page.getByRole('status', { name: 'Queued', exact: true });
     await expect.poll(() => queued.locator('.queued-text').textContent(), SETTLED).toBe(LURE);
     await page.locator('.composer-actions button.danger').click();
-    release();
+    // Released once the run has stopped: released before, its answer could finish the run first, which sends the queue.
     await page.locator('.composer-actions button.danger').waitFor({ state: 'detached', ...SETTLED });
+    release();
     await expect.poll(() => composer().inputValue(), SETTLED).toBe(LURE);
     await reload();
+    await expect.poll(() => composer().inputValue(), SETTLED).toBe(LURE);
+    await sendExpectingNoRead(LURE);
+  });
+
+  it('a prompt’s text queued with spaces typed before and after it, given back to the box when the run is stopped, attaches nothing when sent', async () => {
+    await page.locator('.composer-actions button.danger').waitFor({ state: 'detached', ...SETTLED });
+    turns.length = endpoint.seen.length;
+    let release = (): void => undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    turns.push({ kind: 'text', pieces: ['Held.'], hold: held });
+    const before = endpoint.seen.length;
+    await composer().fill('Wait a moment');
+    await composer().press('Enter');
+    await expect.poll(() => endpoint.seen.length, SETTLED).toBe(before + 1);
+    await runLurePrompt();
+    // Trimmed at both ends when queued: the prompt's characters must move with the text, not be lost.
+    await composer().press('Home');
+    await composer().pressSequentially('  ');
+    await composer().press('End');
+    await composer().pressSequentially('  ');
+    await composer().press('Enter');
+    const queued = page.getByRole('status', { name: 'Queued', exact: true });
+    await expect.poll(() => queued.locator('.queued-text').textContent(), SETTLED).toBe(LURE);
+    await page.locator('.composer-actions button.danger').click();
+    // Released once the run has stopped: released before, its answer could finish the run first, which sends the queue.
+    await page.locator('.composer-actions button.danger').waitFor({ state: 'detached', ...SETTLED });
+    release();
     await expect.poll(() => composer().inputValue(), SETTLED).toBe(LURE);
     await sendExpectingNoRead(LURE);
   });
