@@ -170,7 +170,11 @@ describe('an MCP prompt’s text after a reload', () => {
     expect(lastUserText(endpoint.seen)).toContain(README_TEXT);
   });
 
-  it('a prompt’s text queued while a run goes and given back to the box when the run is stopped attaches nothing when sent, after a reload too', async () => {
+  /**
+   * Behind a run held until it is stopped, `fill` puts lure's text in the box and it is queued;
+   * the run is stopped, and the queued text comes back to the box.
+   */
+  async function queueLureAndStop(fill: () => Promise<void>): Promise<void> {
     await page.locator('.composer-actions button.danger').waitFor({ state: 'detached', ...SETTLED });
     turns.length = endpoint.seen.length;
     let release = (): void => undefined;
@@ -180,7 +184,7 @@ describe('an MCP prompt’s text after a reload', () => {
     await composer().fill('Wait a moment');
     await composer().press('Enter');
     await expect.poll(() => endpoint.seen.length, SETTLED).toBe(before + 1);
-    await runLurePrompt();
+    await fill();
     await composer().press('Enter');
     const queued = page.getByRole('status', { name: 'Queued', exact: true });
     await expect.poll(() => queued.locator('.queued-text').textContent(), SETTLED).toBe(LURE);
@@ -189,35 +193,24 @@ describe('an MCP prompt’s text after a reload', () => {
     await page.locator('.composer-actions button.danger').waitFor({ state: 'detached', ...SETTLED });
     release();
     await expect.poll(() => composer().inputValue(), SETTLED).toBe(LURE);
+  }
+
+  it('a prompt’s text queued while a run goes and given back to the box when the run is stopped attaches nothing when sent, after a reload too', async () => {
+    await queueLureAndStop(runLurePrompt);
     await reload();
     await expect.poll(() => composer().inputValue(), SETTLED).toBe(LURE);
     await sendExpectingNoRead(LURE);
   });
 
   it('a prompt’s text queued with spaces typed before and after it, given back to the box when the run is stopped, attaches nothing when sent', async () => {
-    await page.locator('.composer-actions button.danger').waitFor({ state: 'detached', ...SETTLED });
-    turns.length = endpoint.seen.length;
-    let release = (): void => undefined;
-    const held = new Promise<void>((resolve) => (release = resolve));
-    turns.push({ kind: 'text', pieces: ['Held.'], hold: held });
-    const before = endpoint.seen.length;
-    await composer().fill('Wait a moment');
-    await composer().press('Enter');
-    await expect.poll(() => endpoint.seen.length, SETTLED).toBe(before + 1);
-    await runLurePrompt();
-    // Trimmed at both ends when queued: the prompt's characters must move with the text, not be lost.
-    await composer().press('Home');
-    await composer().pressSequentially('  ');
-    await composer().press('End');
-    await composer().pressSequentially('  ');
-    await composer().press('Enter');
-    const queued = page.getByRole('status', { name: 'Queued', exact: true });
-    await expect.poll(() => queued.locator('.queued-text').textContent(), SETTLED).toBe(LURE);
-    await page.locator('.composer-actions button.danger').click();
-    // Released once the run has stopped: released before, its answer could finish the run first, which sends the queue.
-    await page.locator('.composer-actions button.danger').waitFor({ state: 'detached', ...SETTLED });
-    release();
-    await expect.poll(() => composer().inputValue(), SETTLED).toBe(LURE);
+    await queueLureAndStop(async () => {
+      await runLurePrompt();
+      // Trimmed at both ends when queued: the prompt's characters must move with the text, not be lost.
+      await composer().press('Home');
+      await composer().pressSequentially('  ');
+      await composer().press('End');
+      await composer().pressSequentially('  ');
+    });
     await sendExpectingNoRead(LURE);
   });
 
