@@ -267,6 +267,33 @@ describe('an MCP prompt’s text brought back by ArrowUp, in a session of its ow
     expect(storedText(id)).not.toContain(README_TEXT);
   });
 
+  it('a prompt’s text queued and joined by a message the person queued after it, sent as one when the run ends, is still the server’s when ArrowUp brings it back: sent again, other is not read', async () => {
+    await openNewSession();
+    turns.length = endpoint.seen.length;
+    let release = (): void => undefined;
+    turns.push({ kind: 'text', pieces: ['Held.'], hold: new Promise<void>((resolve) => (release = resolve)) });
+    const before = endpoint.seen.length;
+    await composer().fill('Wait a moment');
+    await composer().press('Enter');
+    await expect.poll(() => endpoint.seen.length, SETTLED).toBe(before + 1);
+    await runLurePrompt();
+    await composer().press('Enter');
+    await composer().fill('And list the files.');
+    await composer().press('Enter');
+    const joined = `${LURE}\n\nAnd list the files.`;
+    const queued = page.getByRole('status', { name: 'Queued', exact: true });
+    await expect.poll(() => queued.locator('.queued-text').textContent(), SETTLED).toBe(joined);
+    const reads = readsOfOther().length;
+    release();
+    await expect.poll(() => endpoint.seen.length, SETTLED).toBe(before + 2);
+    expect(lastUserText(endpoint.seen)).toBe(joined);
+    expect(readsOfOther().length).toBe(reads);
+    await page.locator('.composer-actions button.danger').waitFor({ state: 'detached', ...SETTLED });
+    await composer().press('ArrowUp');
+    await expect.poll(() => composer().inputValue()).toBe(joined);
+    await sendExpectingNoRead(joined);
+  });
+
   it('a word the person types into the text ArrowUp brought back is theirs: other’s readme is read and goes with the message, and the note names only the server’s word', async () => {
     await sessionWithLureSent();
     await composer().press('ArrowUp');

@@ -257,6 +257,23 @@ function queuedServerText(
   return origin === undefined || spans.length === 0 ? undefined : { origin, spans };
 }
 
+/**
+ * Two queued messages' MCP context as one message's (`joined`): both resource lists, and, when
+ * either came from a server's prompt, that origin (the first one's name) with the ranges of
+ * `joined` a prompt wrote, so that brought back to the box (ArrowUp, a rewind) those still count as
+ * a server's and no `@SERVER:URI` word in them attaches.
+ */
+function joinedMcp(
+  earlier: AgentRunMcp,
+  later: AgentRunMcp,
+  serverText: DraftMcp | undefined,
+  joined: string,
+): AgentRunMcp {
+  const resources = [...(earlier.resources ?? []), ...(later.resources ?? [])];
+  if (serverText === undefined) return { resources };
+  return withPromptSpans({ resources, prompt: serverText.origin }, serverText.spans, joined);
+}
+
 /** The images of the prompt that started `runId`, as far as they are loaded. */
 function promptImages(
   items: readonly TranscriptItem[],
@@ -1405,12 +1422,18 @@ export function ChatView({
           // either prompt wrote stay that prompt's, should it come back to the box.
           const joined = joinMessages(queued, message);
           const earlier = queuedMcp.current;
+          const joinedServerText = queuedServerText(
+            earlier.serverText,
+            serverText && { draft, serverText },
+            joined,
+            message,
+          );
           setQueued(joined, {
             mcp:
               queued === ''
                 ? withPromptSpans(mcp, serverText?.spans, draft)
-                : { resources: [...(earlier.mcp.resources ?? []), ...(mcp.resources ?? [])] },
-            serverText: queuedServerText(earlier.serverText, serverText && { draft, serverText }, joined, message),
+                : joinedMcp(earlier.mcp, mcp, joinedServerText, joined),
+            serverText: joinedServerText,
           });
           if (images.length > 0) setQueuedImages([...queuedImages, ...images]);
           setDraft('');
