@@ -534,6 +534,8 @@ export const UI_LIVE_OUTPUT_MAX_CHARS = 32 * KiB;
 export const UI_DIFF_MAX_INPUT_CHARS = 256 * KiB;
 /** Lines of a unified diff shown before the rest is folded. */
 export const UI_DIFF_FOLD_LINES = 400;
+/** An approval card's diff shows this many lines before "Show all": the card is a fraction of the window. */
+export const UI_APPROVAL_DIFF_FOLD_LINES = 40;
 /** A session's Changes view shows the diffs of its first this many files open; the rest open on a click. */
 export const UI_CHANGES_OPEN_FILES = 10;
 /**

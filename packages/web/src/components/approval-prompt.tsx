@@ -2,14 +2,15 @@ import { useState } from 'react';
 import type { PolicyRuleDraft } from '@bastion/bridge';
 import type { ToolView } from '../transcript.js';
 import { describeError } from '../bastion.js';
-import { alwaysAllowRule } from '@bastion/protocol';
+import { alwaysAllowRule, UI_APPROVAL_DIFF_FOLD_LINES } from '@bastion/protocol';
 import { exploreTask } from '../explore-call.js';
 import { mcpArgumentsText, mcpToolTitle } from '../mcp-tool-call.js';
 import { AlwaysAllowConfirm, ApprovalActions, useAlwaysAllowStep } from './always-allow-confirm.js';
 import { CommandWords } from './command-words.js';
+import { DiffView } from './diff-view.js';
 import { usePromptFocus } from './prompt-focus.js';
 
-/** What a file tool's question asks, in words (the file is named under it); its raw name stays on its card. */
+/** What a file tool's question asks, in words (the file and its diff under it); its raw name stays on its card. */
 const FILE_CHANGES: Readonly<Record<string, string>> = {
   write_file: 'write a file',
   edit_file: 'edit a file',
@@ -32,7 +33,10 @@ interface Props {
  * Allow or deny one pending tool call; the daemon checks the answer against its own record. Its
  * heading, the Reason field and its answers always show; what is between them (the call, why it
  * asks, the "Always allow…" step) scrolls when the card is at its height bound, which keeps the
- * transcript in view.
+ * transcript in view. A file tool's call shows the change it would make: the daemon's diff against
+ * the file as it is (its tool-preview event, sent before the question), folded past
+ * UI_APPROVAL_DIFF_FOLD_LINES and scrolling in its own box, the one part of the card that gives up
+ * height (down to its first lines) so the file's name above it stays in view with the answers.
  */
 export function ApprovalPrompt({
   tool,
@@ -51,6 +55,7 @@ export function ApprovalPrompt({
   const args: unknown[] = Array.isArray(input.args) ? input.args : [];
   const isCommand = tool.toolName === 'run_command';
   const isExplore = tool.toolName === 'explore';
+  const isFileChange = FILE_CHANGES[tool.toolName] !== undefined;
   const mcpTitle = mcpToolTitle(tool.toolName);
   // This command's program and exact arguments, or this MCP tool by name: for the project only.
   const rule = workspace !== null ? alwaysAllowRule(tool.toolName, tool.input) : undefined;
@@ -100,6 +105,16 @@ export function ApprovalPrompt({
             )}
           </p>
         )}
+        {isFileChange &&
+          (tool.previewDiff === undefined ? (
+            <p className="muted" data-testid="approval-no-diff">
+              No preview: the file is binary or too large to compare, or the edit does not match it.
+            </p>
+          ) : (
+            <div className="approval-diff">
+              <DiffView diff={tool.previewDiff} counts={false} foldLines={UI_APPROVAL_DIFF_FOLD_LINES} />
+            </div>
+          ))}
         <p className="muted">
           {isCommand
             ? 'A command that may change something asks first (or a policy rule asks for it).'

@@ -159,14 +159,23 @@ export function diffLines(diff: string): string[] {
  * selection nor a screen reader takes (the hunk headers say where each hunk is). The `---` and
  * `+++` lines are the head's; Copy diff copies the diff whole, headers and all. `counts`: false
  * where the file's row says its name, status and counts already, so the head holds only the fold.
+ * `foldLines`: lines shown before the rest is folded behind "Show all".
  */
-export function DiffView({ diff, counts = true }: { diff: string; counts?: boolean }) {
+export function DiffView({
+  diff,
+  counts = true,
+  foldLines = UI_DIFF_FOLD_LINES,
+}: {
+  diff: string;
+  counts?: boolean;
+  foldLines?: number;
+}) {
   const lines = diffLines(diff);
-  const folds = lines.length > UI_DIFF_FOLD_LINES;
+  const folds = lines.length > foldLines;
   const [open, setOpen] = useState(!folds);
   const rows = diffRows(lines);
   const file = diffFileOf(rows);
-  const shown = (open ? rows : rows.slice(0, UI_DIFF_FOLD_LINES)).filter((row) => row.kind !== 'diff-file');
+  const shown = (open ? rows : rows.slice(0, foldLines)).filter((row) => row.kind !== 'diff-file');
   return (
     <div className="diff" data-testid="diff">
       {(counts || folds) && (
