@@ -11,7 +11,7 @@
  */
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import type { Locator, Page } from 'playwright-core';
 import { UI_APPROVAL_DIFF_FOLD_LINES, type Session } from '@bastion/protocol';
 import type { ScriptedTurn } from '@bastion/test-support';
@@ -88,6 +88,15 @@ async function shotNarrow(name: string): Promise<void> {
 }
 
 describe('a file change’s diff on its approval card', () => {
+  // A test that failed with its question still waiting denies it, so the next one's run can start.
+  afterEach(async () => {
+    await page.setViewportSize({ width: 1280, height: 800 });
+    const region = page.getByRole('region', { name: 'Approval needed' });
+    if ((await region.count()) === 0) return;
+    await region.getByRole('button', { name: 'Deny' }).click();
+    await page.locator('.composer-actions button.danger').waitFor({ state: 'detached' });
+  });
+
   it('edit_file: the card shows the removed and added lines of the daemon’s diff; at 400×560 its heading, path, the diff’s first lines, Allow, Deny and the message box are each wholly in view and uncovered; Deny leaves the file', async () => {
     await askBeforeEdits();
     writeFileSync(join(host.workspace, 'greet.txt'), 'hello world\nsecond line\n');
