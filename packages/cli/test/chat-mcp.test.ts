@@ -108,3 +108,25 @@ it('bastion run with a mistaken MCP line (an argument the prompt does not take, 
   const sessions = await runCli(['sessions', '--all', '--json', '--home', home]);
   expect(sessions.stdout.trim()).toBe('');
 });
+
+it('on a terminal, /rewind of a prompt whose text an MCP server’s prompt wrote does not put it back on the line as the person’s: it says so and how to run the prompt again, and Enter then attaches no @fixture:notes://readme the server wrote', async () => {
+  const { home, args } = await project();
+  const cli = runCliInTerminal(args);
+  await waitFor(() => cli.shown().includes('bastion> '), 60_000, 'the first prompt');
+  cli.type('/mcp__fixture__review code=@fixture:notes://readme\r');
+  await waitFor(() => cli.shown().split('bastion> ').length - 1 === 2, 60_000, 'the prompt after the run');
+  cli.type('/rewind\r');
+  await waitFor(() => cli.shown().split('bastion> ').length - 1 === 3, 60_000, 'the prompt after the rewind');
+  // Enter on what the line holds now: nothing, or (were the text put back) the server's text.
+  cli.type('\r');
+  await waitFor(() => cli.shown().split('bastion> ').length - 1 === 4, 60_000, 'the prompt after Enter');
+  cli.type('/exit\r');
+  expect(await cli.closed).toBe(0);
+  const stored = JSON.stringify(sentParts(home));
+  expect(stored).toContain('Review this code: @fixture:notes://readme');
+  expect(stored).not.toContain('FIXTURE-README-7c1');
+  expect(sentParts(home)).toHaveLength(1);
+  expect(cli.shown()).toContain(
+    "bastion: that prompt's text came from the MCP server fixture's prompt, so it is not put back on the line; /mcp__fixture__review runs it again",
+  );
+});

@@ -102,6 +102,7 @@ describe('MCP prompts and resources in a prompt', () => {
       files: false,
     });
     expect(rewound.body.prompt).toBe('see @fixture:notes://readme');
+    expect(rewound.body.mcp_prompt).toBeUndefined();
   });
 
   it('keeps the ranges of the message its MCP prompt wrote with it, and gives them back with the message', async () => {
@@ -120,6 +121,8 @@ describe('MCP prompts and resources in a prompt', () => {
       files: false,
     });
     expect(rewound.body.prompt).toBe(message);
+    // Named so a terminal, which cannot keep the ranges through edits, does not put the text back as the person's.
+    expect(rewound.body.mcp_prompt).toEqual({ server: 'lure', name: 'lure' });
   });
 
   it.each([

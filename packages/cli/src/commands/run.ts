@@ -44,6 +44,7 @@ import {
   permissionModeSchema,
   reasoningEffortSchema,
   runCommandInputSchema,
+  mcpPromptCommandName,
   modelListResponseSchema,
   modelRunsNow,
   offersModel,
@@ -1073,6 +1074,16 @@ async function chatRewind(
     return undefined;
   }
   process.stderr.write(rewindReport(sessionId, answer.body));
+  const origin = answer.body.mcp_prompt;
+  if (origin !== undefined) {
+    // A terminal line cannot tell the server's characters from the person's once edited: put back
+    // as the person's, an `@SERVER:URI` word the server wrote would attach a resource nobody chose.
+    const command = mcpPromptCommandName(origin.server, origin.name) ?? `/mcp__${origin.server}__${origin.name}`;
+    process.stderr.write(
+      `bastion: that prompt's text came from the MCP server ${terminalLine(origin.server)}'s prompt, so it is not put back on the line; ${terminalLine(command)} runs it again\n`,
+    );
+    return { line: undefined, runId: answer.body.run_id };
+  }
   return {
     line: answer.body.prompt.includes('\n') ? undefined : answer.body.prompt,
     runId: answer.body.run_id,

@@ -10,6 +10,7 @@ import {
   imageFormatName,
   type ImageMediaType,
   type McpAttachedResource,
+  type McpPromptOrigin,
   type McpPromptSent,
   type McpTextOrigin,
   type Message,
@@ -114,6 +115,8 @@ function textForModel(part: TextPart | StoredMcpTextPart): TextPart {
 
 /** A stored resource's text: not the user's own words (a rewind puts back only those). */
 const isResourceText = (part: { type: string }) => 'mcp' in part && (part as StoredMcpTextPart).mcp.kind === 'resource';
+const isPromptText = (part: { type: string }): part is StoredMcpTextPart =>
+  'mcp' in part && (part as StoredMcpTextPart).mcp.kind === 'prompt';
 
 /** What stands in the model's context for an image it is not sent. */
 function imageInWords(part: StoredImagePart, why: string): TextPart {
@@ -140,6 +143,8 @@ export interface RewindPoint {
   rewound: boolean;
   /** A compaction's summary stands for it. */
   summarised: boolean;
+  /** The MCP server's prompt its text came from, if it did. */
+  mcpPrompt?: McpPromptOrigin;
 }
 
 function toMessage(row: MessageRow): Message {
@@ -434,7 +439,14 @@ export class Transcript {
         typeof content === 'string'
           ? content
           : content.flatMap((part) => (part.type === 'text' && !isResourceText(part) ? [part.text] : [])).join('\n');
-      return { seq: row.seq, text, rewound: row.rewound === 1, summarised: row.summarised === 1 };
+      const origin = typeof content === 'string' ? undefined : content.find(isPromptText)?.mcp;
+      return {
+        seq: row.seq,
+        text,
+        rewound: row.rewound === 1,
+        summarised: row.summarised === 1,
+        ...(origin?.kind === 'prompt' ? { mcpPrompt: { server: origin.server, name: origin.name } } : {}),
+      };
     });
   }
 

@@ -107,6 +107,7 @@ export async function rewindSession(
     dry_run: dryRun,
     turns: deps.transcript.promptsFrom(sessionId, point.seq),
     prompt: point.text,
+    ...(point.mcpPrompt === undefined ? {} : { mcp_prompt: point.mcpPrompt }),
     files: putting?.files ?? [],
     commands,
   };

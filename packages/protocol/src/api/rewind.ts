@@ -7,6 +7,7 @@
  */
 import { z } from 'zod';
 import { runIdSchema } from './agent.js';
+import { mcpPromptOriginSchema } from './mcp.js';
 import { sessionIdSchema } from './sessions.js';
 import { undoFileSchema } from './undo.js';
 
@@ -27,6 +28,12 @@ export const agentRewindResponseSchema = z.strictObject({
   turns: z.number().int().positive(),
   /** The text of this run's prompt, for the user to edit and send again. */
   prompt: z.string(),
+  /**
+   * The MCP server's prompt that text came from, when it did: a client that cannot tell the
+   * server's characters from the person's once edited (a terminal line) does not put it back as the
+   * person's (an `@SERVER:URI` word in it would attach a resource nobody chose).
+   */
+  mcp_prompt: mcpPromptOriginSchema.optional(),
   /**
    * With `files`: each file the rewound turns wrote, once, with what putting it back does (the
    * state before the earliest of them that wrote it); empty without `files`.
