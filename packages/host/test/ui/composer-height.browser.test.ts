@@ -80,7 +80,9 @@ describe('the message box’s height', () => {
     await page.setViewportSize({ width: 1280, height: 800 });
     try {
       await box.fill('');
-      await box.pressSequentially('a sentence long enough to wrap onto several lines once the window is only four hundred pixels wide');
+      await box.pressSequentially(
+        'a sentence long enough to wrap onto several lines once the window is only four hundred pixels wide',
+      );
       await expectFitsItsText(box, 'wide');
       const wide = await measure(box);
       await page.setViewportSize({ width: 400, height: 800 });
