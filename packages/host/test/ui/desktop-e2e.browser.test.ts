@@ -108,7 +108,7 @@ describe('desktop app with the demo model', () => {
 
     await newSession();
     await page.locator('.session-start').getByText('This session uses the offline demo model,').waitFor();
-    expect(await page.locator('.chat-meta').textContent()).toMatch(/^offline demo model /);
+    expect(await page.locator('.chat-meta .chat-stats').textContent()).toBe('offline demo model');
     expect(await page.locator('li.session.selected .session-meta').textContent()).toMatch(/ · offline demo model$/);
     await page.locator('#session-model').waitFor();
     expect((await picked('#session-model')).shown).toBe('offline demo model');

@@ -119,6 +119,22 @@ function storedText(session = sessionId): string {
   }
 }
 
+/**
+ * Sends "Wait a moment" once the last run ended, its answer held: a run goes until the returned
+ * release; the model's requests before it are `before`.
+ */
+async function startHeldRun(): Promise<{ release: () => void; before: number }> {
+  await page.locator('.composer-actions button.danger').waitFor({ state: 'detached', ...SETTLED });
+  turns.length = endpoint.seen.length;
+  let release = (): void => undefined;
+  turns.push({ kind: 'text', pieces: ['Held.'], hold: new Promise<void>((resolve) => (release = resolve)) });
+  const before = endpoint.seen.length;
+  await composer().fill('Wait a moment');
+  await composer().press('Enter');
+  await expect.poll(() => endpoint.seen.length, SETTLED).toBe(before + 1);
+  return { release, before };
+}
+
 describe('an MCP prompt’s text after a reload', () => {
   it('a prompt’s text naming @other:notes://readme, edited after a reload and sent, never reaches other’s resources/read, and neither the model nor the stored message holds the resource', async () => {
     await runLurePrompt();
@@ -175,15 +191,7 @@ describe('an MCP prompt’s text after a reload', () => {
    * the run is stopped, and the queued text comes back to the box.
    */
   async function queueLureAndStop(fill: () => Promise<void>): Promise<void> {
-    await page.locator('.composer-actions button.danger').waitFor({ state: 'detached', ...SETTLED });
-    turns.length = endpoint.seen.length;
-    let release = (): void => undefined;
-    const held = new Promise<void>((resolve) => (release = resolve));
-    turns.push({ kind: 'text', pieces: ['Held.'], hold: held });
-    const before = endpoint.seen.length;
-    await composer().fill('Wait a moment');
-    await composer().press('Enter');
-    await expect.poll(() => endpoint.seen.length, SETTLED).toBe(before + 1);
+    const { release } = await startHeldRun();
     await fill();
     await composer().press('Enter');
     const queued = page.getByRole('status', { name: 'Queued', exact: true });
@@ -269,13 +277,7 @@ describe('an MCP prompt’s text brought back by ArrowUp, in a session of its ow
 
   it('a prompt’s text queued and joined by a message the person queued after it, sent as one when the run ends, is still the server’s when ArrowUp brings it back: sent again, other is not read', async () => {
     await openNewSession();
-    turns.length = endpoint.seen.length;
-    let release = (): void => undefined;
-    turns.push({ kind: 'text', pieces: ['Held.'], hold: new Promise<void>((resolve) => (release = resolve)) });
-    const before = endpoint.seen.length;
-    await composer().fill('Wait a moment');
-    await composer().press('Enter');
-    await expect.poll(() => endpoint.seen.length, SETTLED).toBe(before + 1);
+    const { release, before } = await startHeldRun();
     await runLurePrompt();
     await composer().press('Enter');
     await composer().fill('And list the files.');
