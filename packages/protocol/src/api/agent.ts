@@ -19,13 +19,6 @@ import { tokenUsageSchema } from './usage.js';
 
 export const runIdSchema = z.string().regex(/^run_[A-Za-z0-9_-]{8,64}$/);
 
-/**
- * A send's own id, chosen by the client at random: the daemon keeps it with the message, so a send
- * repeated with it (its answer was lost) is answered with the first send's run and message instead
- * of being stored twice.
- */
-export const sendIdSchema = clientIdSchema;
-
 /** `GET /agent/stream/:session_id`'s query: the page that streams it (`viewer`, see sessionViewerQuerySchema). */
 export const agentStreamQuerySchema = z.strictObject({ viewer: clientIdSchema.optional() });
 
@@ -55,11 +48,12 @@ export const agentRunRequestSchema = z
     /** MCP servers' resources the person attached (`@SERVER:URI`), read by the host; only with a message. */
     mcp_resources: z.array(mcpAttachedResourceSchema).min(1).max(AGENT_MAX_MCP_RESOURCES).optional(),
     /**
-     * The send's id (sendIdSchema); only with a message. The same id again with the same message,
-     * images and MCP context is answered with the first send's ids; with other ones it is refused
-     * (SEND_ID_REUSED).
+     * The send's own id, chosen by the client at random (clientIdSchema); only with a message. The
+     * daemon keeps it with the message: the same id again with the same message, images and MCP
+     * context (its answer was lost) is answered with the first send's ids instead of being stored
+     * twice; with other ones it is refused (SEND_ID_REUSED).
      */
-    client_id: sendIdSchema.optional(),
+    client_id: clientIdSchema.optional(),
     approval_answer: approvalAnswerSchema.optional(),
     /** A run that only summarises the session's older turns now, keeping its last exchange (`/compact`). */
     compact: z.literal(true).optional(),
