@@ -60,6 +60,9 @@ export const WORKSPACE_OPTIONS = {
   home: { type: 'string' },
 } as const satisfies ParseArgsConfig['options'];
 
+/** Said after a refusal of a session named with --session that works in another folder. */
+export const OTHER_FOLDER_HINT = ' (--workspace names the folder to look in)';
+
 /**
  * `parseArgs` (strict unless `config` says otherwise), with a bad flag or value as a UsageError:
  * an option it does not take as an unknownNameError naming the nearest one it does, any other

@@ -30,7 +30,7 @@ import {
   type SessionChangesRequest,
 } from '@bastion/host';
 import { homeFlag, startOwningHost } from '../home-in-use.js';
-import { checkedId, parseCommandLine, UsageError, WORKSPACE_OPTIONS } from '../usage.js';
+import { checkedId, OTHER_FOLDER_HINT, parseCommandLine, UsageError, WORKSPACE_OPTIONS } from '../usage.js';
 import { enterWorkspace } from '../workspace.js';
 
 /** Why a file is listed without a diff, in words. */
@@ -175,7 +175,7 @@ export async function changesCommand(argv: string[]): Promise<number> {
       return 2;
     }
     if (answer.code === 'UNDO_NO_SESSION') {
-      const hint = id === undefined ? '' : ' (--workspace names the folder to look in)';
+      const hint = id === undefined ? '' : OTHER_FOLDER_HINT;
       process.stderr.write(`bastion: ${terminalLine(answer.message)}${hint}\n`);
       return 2;
     }

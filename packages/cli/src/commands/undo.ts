@@ -26,7 +26,7 @@ import {
 } from '@bastion/host';
 import type { AgentRewindResponse, AgentUndoResponse, UndoFile } from '@bastion/protocol';
 import { homeFlag, startOwningHost } from '../home-in-use.js';
-import { checkedId, parseCommandLine, WORKSPACE_OPTIONS } from '../usage.js';
+import { checkedId, OTHER_FOLDER_HINT, parseCommandLine, WORKSPACE_OPTIONS } from '../usage.js';
 import { enterWorkspace } from '../workspace.js';
 
 const REASONS: Record<NonNullable<UndoFile['reason']>, string> = {
@@ -94,7 +94,7 @@ type Refusal = Extract<UndoRunAnswer, { ok: false }>;
 
 /** A refusal's line; one of a named session that works in another folder says how to name that folder. */
 function refusalLine(outcome: string, answer: Refusal, sessionNamed: boolean): string {
-  const hint = sessionNamed && answer.code === 'UNDO_NO_SESSION' ? ' (--workspace names the folder to look in)' : '';
+  const hint = sessionNamed && answer.code === 'UNDO_NO_SESSION' ? OTHER_FOLDER_HINT : '';
   return `bastion: ${outcome}: ${terminalLine(`${answer.code}: ${answer.message}`)}${hint}\n`;
 }
 
