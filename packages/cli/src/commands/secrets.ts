@@ -34,8 +34,10 @@ import { parseCommandLine, unknownNameError, UsageError } from '../usage.js';
 export async function readSecret(prompt: string): Promise<string | undefined> {
   const stdin = process.stdin;
   if (!stdin.isTTY) return (await readPipedStdin(SECRETS_MAX_KEY_CHARS + 2, 'the key on stdin is too long')).trim();
-  process.stderr.write(prompt);
+  // Echo goes off before the prompt shows: a key typed the moment the prompt appears would
+  // otherwise be echoed, and a Ctrl-D there taken by the terminal as end of line, never reaching us.
   stdin.setRawMode(true);
+  process.stderr.write(prompt);
   stdin.resume();
   stdin.setEncoding('utf8');
   try {

@@ -133,7 +133,9 @@ beforeAll(async () => {
 // A test that failed part-way leaves its run streaming: the next one starts on a quiet session.
 afterEach(async () => {
   const stop = page.getByRole('button', { name: 'Stop' });
-  if (await stop.isVisible()) await stop.click();
+  // A run ending on its own while Stop is clicked takes the button away: the wait below still
+  // holds the next test to a quiet session.
+  if (await stop.isVisible()) await stop.click({ timeout: 5_000 }).catch(() => undefined);
   await page.getByTestId('activity').waitFor({ state: 'detached' });
   await page.setViewportSize({ width: 1280, height: 800 });
 });
@@ -198,6 +200,7 @@ describe('the transcript for a reader who scrolled up', () => {
     expect(await jumpToLatest().count()).toBe(0);
     await sendMessage(page, 'Sent while scrolled up');
     await page.getByText('Reply to the prompt sent from above.').waitFor();
+    await page.getByTestId('activity').waitFor({ state: 'detached' });
     const sent = page.getByTestId('user-bubble').filter({ hasText: 'Sent while scrolled up' });
     await expect.poll(() => placementInTranscript(sent), { timeout: 2_000 }).toBe('in view');
     await expect.poll(distanceFromEnd, { timeout: 2_000 }).toBeLessThanOrEqual(AT_END_PX);
