@@ -158,6 +158,15 @@ describe('--endpoint / --allow-endpoint', () => {
     );
   });
 
+  it('run --endpoint whose server answers 403: exit 1, its message made inert, then what a refused-but-valid key means and what to check', async () => {
+    const result = await runAgainstRefusal(403, 'Project \u001b[31mproj_x\u001b[0m has no access to model m');
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(
+      /bastion: run failed \(HTTP 403\): PROVIDER_FAILED: endpoint-[0-9a-f]+ \(custom endpoint http:\/\/127\.0\.0\.1:\d+\/v1\) refused the request: Project .?\[31mproj_x.?\[0m has no access to model m — usually the key is valid but not allowed this request: check that the key \(its project or organisation\) has access to this model, and the account's region and billing; for an endpoint, its server's access settings \(what a 403 means varies by provider; its own message, when it sent one, says more\)\n/,
+    );
+    expect(result.stderr).not.toContain('\u001b');
+  });
+
   it('run --endpoint whose server answers 401: exit 1, its message, then where an endpoint’s key is set', async () => {
     const result = await runAgainstRefusal(401, 'Invalid API key');
     expect(result.code).toBe(1);

@@ -25,11 +25,16 @@ function providerStatusText(status: number | undefined, provider: string): strin
 
 /**
  * What to do about a provider's HTTP refusal, by status, when the words for it are the same for
- * every provider (a 401's depend on where its key is kept: the UI and the CLI say those).
+ * every provider (a 401's depend on where its key is kept: the UI and the CLI say those). It goes
+ * in the run's message, so the UI and the CLI both show it.
  */
 function providerStatusAdvice(status: number | undefined): string | undefined {
   if (status === 404)
     return "check the model's name (bastion models lists those on offer; Probe in Settings → Custom endpoints lists what an endpoint serves) and, for an endpoint, that its URL is its API's (often ending in /v1)";
+  // A 403 is not a bad key (that is a 401) but a refusal of what the key asked for; providers use it
+  // for different things, so the advice names the usual causes and points at the provider's own words.
+  if (status === 403)
+    return "usually the key is valid but not allowed this request: check that the key (its project or organisation) has access to this model, and the account's region and billing; for an endpoint, its server's access settings (what a 403 means varies by provider; its own message, when it sent one, says more)";
   return undefined;
 }
 

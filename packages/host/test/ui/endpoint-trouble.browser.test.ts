@@ -3,7 +3,7 @@
  * A custom endpoint in trouble, in real Chromium against the real host and a loopback
  * OpenAI-compatible endpoint that answers 401 to any key but one: the run's error sends the user to
  * Settings → Custom endpoints, the endpoint's row there takes the key (never shown again), and Retry
- * then runs with it. Then its server stops: the home page says the default model's endpoint does not
+ * then runs with it. A 403 (one prompt it refuses) says what to check of a valid key. Then its server stops: the home page says the default model's endpoint does not
  * answer and to start its server, not that it was deleted or not approved.
  */
 import { describe, expect, it } from 'vitest';
@@ -16,6 +16,8 @@ import { shotAllModes, SHOTS } from './support/layout.js';
 
 const OLD_KEY = 'sk-endpoint-key-test-old';
 const NEW_KEY = 'sk-endpoint-key-test-new-5c1f';
+/** A prompt the endpoint answers 403 to, whatever the key. */
+const FORBIDDEN_PROMPT = 'Use the model this project may not use';
 
 let page: Page;
 let host: TempHost;
@@ -26,9 +28,11 @@ useDesktopWorld(
   () =>
     openScriptedDesktopWorld(
       (_index, request) =>
-        request.authorization === `Bearer ${NEW_KEY}`
-          ? { kind: 'text', pieces: ['Answered with the new key.'] }
-          : { kind: 'status', status: 401, message: 'Invalid API key' },
+        JSON.stringify(request.body.messages).includes(FORBIDDEN_PROMPT)
+          ? { kind: 'status', status: 403, message: 'Project proj_x has no access to scripted-model' }
+          : request.authorization === `Bearer ${NEW_KEY}`
+            ? { kind: 'text', pieces: ['Answered with the new key.'] }
+            : { kind: 'status', status: 401, message: 'Invalid API key' },
       OLD_KEY,
     ),
   (world) => ({ page, host, endpoint, sessionId } = world),
@@ -59,6 +63,22 @@ describe('a custom endpoint in trouble', () => {
     await page.locator('.run-error').last().getByRole('button', { name: 'Retry' }).click();
     await page.getByText('Answered with the new key.').waitFor();
     expect(endpoint.seen.at(-1)?.authorization).toBe(`Bearer ${NEW_KEY}`);
+  });
+
+  it('a 403 shows the endpoint’s own message and the advice for a key that is valid but not allowed the request, without the 401’s', async () => {
+    await sendMessage(page, FORBIDDEN_PROMPT);
+    const failure = page.locator('.run-error').last();
+    await failure.getByText('HTTP 403', { exact: false }).waitFor();
+    expect(await failure.locator('p').first().textContent()).toBe(
+      'The run failed — HTTP 403: local (custom endpoint ' +
+        endpoint.baseUrl +
+        ") refused the request: Project proj_x has no access to scripted-model — usually the key is valid but not allowed this request: check that the key (its project or organisation) has access to this model, and the account's region and billing; for an endpoint, its server's access settings (what a 403 means varies by provider; its own message, when it sent one, says more) (PROVIDER_FAILED)",
+    );
+    expect(await failure.textContent()).not.toContain('did not accept its key');
+    await shotAllModes(page, SHOTS, 'endpoint-403-advice', failure, [
+      { width: 1280, height: 800 },
+      { width: 400, height: 860 },
+    ]);
   });
 
   it('with its server stopped, the home page says the default model’s endpoint does not answer and to start it, and Send stays off', async () => {
