@@ -61,7 +61,7 @@ describe('bastion policy', () => {
     expect(listing.builtin.map((rule) => rule.id)).toContain('builtin.rm-recursive-workspace-root');
   });
 
-  it('add --global with --tool and --path, shown by the human list; remove takes it out', async () => {
+  it('add --global with --tool and --path, shown by the human list; remove takes it out, and removing it again exits 2 saying no such rule', async () => {
     const { home, workspace } = world();
     const added = await cli(['add', 'ask', '--global', '--home', home, '--tool', 'write_file', '--path', 'docs/**']);
     expect(added.code).toBe(0);
@@ -72,7 +72,11 @@ describe('bastion policy', () => {
     expect((await cli(['remove', id, '--global', '--home', home])).code).toBe(0);
     const after = JSON.parse(readFileSync(join(home, 'host', 'policy.json'), 'utf8')) as PolicyFile;
     expect(after.global).toEqual([]);
-    expect((await cli(['remove', id, '--global', '--home', home])).code).toBe(1);
+    const again = await cli(['remove', id, '--global', '--home', home]);
+    expect(again.code).toBe(2);
+    expect(again.stderr).toBe(
+      `bastion: no rule ${id} in the global rules; nothing was removed (bastion policy list shows the rules' ids)\n`,
+    );
   });
 
   it.each([

@@ -156,10 +156,11 @@ function runPolicyCommand(argv: string[]): number {
   }
   if (action === 'remove' && rest.length === 1 && rest[0] !== undefined) {
     if (!open().remove(scope, rest[0])) {
+      const where = root === null ? 'the global rules' : `the rules of ${terminalLine(root)}`;
       process.stderr.write(
-        `bastion: no rule ${rest[0]} in ${root === null ? 'the global rules' : `the rules of ${root}`}\n`,
+        `bastion: no rule ${terminalLine(rest[0])} in ${where}; nothing was removed (bastion policy list shows the rules' ids)\n`,
       );
-      return 1;
+      return 2;
     }
     process.stderr.write(`bastion: removed ${rest[0]}\n`);
     return 0;
