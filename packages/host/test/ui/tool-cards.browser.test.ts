@@ -117,7 +117,9 @@ describe('tool cards in the transcript', () => {
     expect(await diff.locator('.diff-file').count()).toBe(0);
     const rows = await diff
       .locator('.diff-row')
-      .evaluateAll((list) => list.map((row) => Array.from(row.children).map((cell) => cell.textContent)));
+      .evaluateAll((list) =>
+        list.map((row) => Array.from(row.querySelectorAll('.diff-number, .diff-line')).map((cell) => cell.textContent)),
+      );
     expect(rows).toEqual([
       ['', '', '@@ -1,2 +1,4 @@\n'],
       ['1', '1', ' alpha\n'],

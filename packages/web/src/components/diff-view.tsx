@@ -10,7 +10,7 @@
  * seconds of a frozen page for a few thousand) is shown as every old line removed and every new
  * one added, its hunk header saying so, so that an approval still shows all it would write.
  */
-import { useState } from 'react';
+import { useState, type CSSProperties } from 'react';
 import { createTwoFilesPatch, FILE_HEADERS_ONLY, formatPatch } from 'diff';
 import { TOOL_DIFF_MAX_EDIT_LENGTH, UI_DIFF_FOLD_LINES, UI_DIFF_MAX_INPUT_CHARS } from '@bastion/protocol';
 import { CopyButton } from './copy-button.js';
@@ -153,10 +153,20 @@ export function diffLines(diff: string): string[] {
     .filter((line) => !line.startsWith('=====') && !line.startsWith('Index: '));
 }
 
+/** Rows whose first character is their +, - or space marker, kept in view beside the gutter. */
+const MARKED_KINDS: ReadonlySet<DiffLineKind> = new Set(['diff-add', 'diff-del', 'diff-ctx']);
+
+/** How many digits the largest line number among `rows` has. */
+function numberDigits(rows: readonly DiffRow[]): number {
+  const largest = rows.reduce((most, row) => Math.max(most, row.old ?? 0, row.new ?? 0), 0);
+  return String(largest).length;
+}
+
 /**
  * A file's diff: a head naming the file (added, deleted or modified, lines added and removed) with
  * Copy diff, then its lines with the old and new line numbers in a gutter that neither a
- * selection nor a screen reader takes (the hunk headers say where each hunk is). The `---` and
+ * selection nor a screen reader takes (the hunk headers say where each hunk is). The gutter and
+ * each line's +/- marker stay put while a long line scrolls the diff sideways. The `---` and
  * `+++` lines are the head's; Copy diff copies the diff whole, headers and all. `counts`: false
  * where the file's row says its name, status and counts already, so the head holds only the fold.
  * `foldLines`: lines shown before the rest is folded behind "Show all".
@@ -197,18 +207,28 @@ export function DiffView({
           </span>
         </div>
       )}
-      <pre className="diff-body">
+      {/* The gutter's width, in digits of the diff's largest line number, places each line's sticky +/- after it. */}
+      <pre className="diff-body" style={{ '--diff-digits': numberDigits(rows) } as CSSProperties}>
         <span className="diff-rows">
           {shown.map((row, index) => (
             <span key={index} className="diff-row">
-              <span className="diff-number" aria-hidden="true">
-                {row.old}
-              </span>
-              <span className="diff-number" aria-hidden="true">
-                {row.new}
+              <span className="diff-gutter">
+                <span className="diff-number" aria-hidden="true">
+                  {row.old}
+                </span>
+                <span className="diff-number" aria-hidden="true">
+                  {row.new}
+                </span>
               </span>
               <span className={`diff-line ${row.kind}`}>
-                {row.text}
+                {MARKED_KINDS.has(row.kind) ? (
+                  <>
+                    <span className="diff-marker">{row.text.slice(0, 1)}</span>
+                    {row.text.slice(1)}
+                  </>
+                ) : (
+                  row.text
+                )}
                 {'\n'}
               </span>
             </span>
