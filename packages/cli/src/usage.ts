@@ -357,10 +357,10 @@ the running Bastion for this home; without one, not running), its command line, 
 listing as one JSON object. mcp add NAME -- COMMAND [ARG…] adds a server (NAME: up to 24
 lower-case letters, digits and -); --env NAME=VALUE gives it a variable, --env NAME the value NAME
 has in your environment (kept out of the command line); PATH, HOME, TMPDIR, LANG, TERM, PWD and
-BASTION_MCP_DATA are Bastion's. A running Bastion starts it at its next run. mcp remove NAME takes one out (exit 1 when
-there is none). mcp restart NAME stops the server and starts it again in the workspace, through
-the running Bastion only, and prints its new state; exit 1 when it failed. A mistake on the command
-line exits 2 and writes nothing.
+BASTION_MCP_DATA are Bastion's. A running Bastion starts it at its next run. mcp remove NAME takes one out.
+mcp restart NAME stops the server and starts it again in the workspace, through the running
+Bastion only, and prints its new state; exit 1 when it failed. A mistake on the command line, or a
+NAME mcp.json does not name (the line names those it does), exits 2 and changes nothing.
 
 start: start Bastion and open its UI with a one-time launch link (printed instead with --no-open,
 or when no browser opener works); Ctrl-C stops it. Only one Bastion runs on a home at a time: a

@@ -181,9 +181,15 @@ describe('bastion mcp', () => {
     ],
     [
       'removing a server that is not there',
-      1,
+      2,
       ['remove', 'nope'],
-      'bastion: no MCP server named "nope" in MCP_FILE (bastion mcp list shows them)',
+      'bastion: no MCP server named "nope" in MCP_FILE (its servers: first); nothing was removed',
+    ],
+    [
+      'restarting a server that is not there',
+      2,
+      ['restart', 'frist'],
+      'bastion: no MCP server named "frist" in MCP_FILE — did you mean "first"? (its servers: first); nothing was restarted',
     ],
   ])('refuses %s with exit %i in one line, and mcp.json keeps its bytes', async (_name, code, args, line) => {
     const { home } = project();
@@ -225,15 +231,45 @@ describe('bastion mcp', () => {
     expect(readFileSync(mcpFile(home), 'utf8')).toBe('{"version": 1, "servers": [');
   });
 
-  it('restart without a running Bastion exits 1 saying to start one, and makes no home', async () => {
+  it('restart without a running Bastion exits 1 saying to start one', async () => {
     const { home, workspace } = project();
+    expect((await runCli(['mcp', 'add', 'notes', '--home', home, '--', 'node', 'x.js'])).code).toBe(0);
     const restarted = await runCli(['mcp', 'restart', 'notes', '--home', home, '--workspace', workspace]);
     expect(restarted.code).toBe(1);
     expect(restarted.stdout).toBe('');
     expect(restarted.stderr).toBe(
       `bastion: no Bastion runs for this home, and only a running Bastion runs MCP servers: start it (bastion start --home ${home}), and it starts notes when a run first needs its tools\n`,
     );
-    expect(existsSync(home)).toBe(false);
+  });
+
+  it('remove and restart of a name mcp.json does not name exit 2 in one line naming the servers it has (or that it has none), and change nothing: no home made, no file nor lock written', async () => {
+    const { home, workspace } = project();
+    const actions = [
+      { done: 'removed', args: (name: string) => ['mcp', 'remove', name, '--home', home] },
+      { done: 'restarted', args: (name: string) => ['mcp', 'restart', name, '--home', home, '--workspace', workspace] },
+    ];
+    for (const { done, args } of actions) {
+      const refused = await runCli(args('NOPE'));
+      expect(refused.code).toBe(2);
+      expect(refused.stdout).toBe('');
+      expect(refused.stderr).toBe(
+        `bastion: no MCP server named "NOPE" in ${mcpFile(home)}, which names none yet (bastion mcp add NAME -- COMMAND adds one); nothing was ${done}\n`,
+      );
+      expect(existsSync(home)).toBe(false);
+    }
+    for (const name of ['notes', 'memory'])
+      expect((await runCli(['mcp', 'add', name, '--home', home, '--', 'node', `${name}.js`])).code).toBe(0);
+    const before = readFileSync(mcpFile(home));
+    const entries = readdirSync(join(home, 'host')).sort();
+    for (const { done, args } of actions) {
+      const refused = await runCli(args('nope'));
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toBe(
+        `bastion: no MCP server named "nope" in ${mcpFile(home)} (its servers: notes, memory); nothing was ${done}\n`,
+      );
+    }
+    expect(readFileSync(mcpFile(home)).equals(before)).toBe(true);
+    expect(readdirSync(join(home, 'host')).sort()).toEqual(entries);
   });
 
   it("--help prints mcp's synopsis and paragraph; an unknown action exits 2 naming the actions and mcp's help", async () => {

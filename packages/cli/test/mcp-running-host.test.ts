@@ -91,7 +91,7 @@ describe('bastion mcp with a running Bastion', () => {
     expect(readFileSync(join(home, 'logs', 'host.log'), 'utf8')).not.toContain(SECRET);
   });
 
-  it('a folder the running Bastion does not work in: list shows mcp.json with the server not running there, restart is refused in words (exit 1), as is a server not named', async () => {
+  it('a folder the running Bastion does not work in: list shows mcp.json with the server not running there, restart is refused in words (exit 1); a server mcp.json does not name is said as without a running Bastion (exit 2), which is not asked', async () => {
     const { root, home, workspace } = project();
     const elsewhere = join(root, 'elsewhere');
     mkdirSync(elsewhere);
@@ -106,9 +106,13 @@ describe('bastion mcp with a running Bastion', () => {
     expect(refused.stderr).toBe(
       'bastion: could not restart memory: WORKSPACE_NOT_GRANTED: the running Bastion does not work in this folder, so no MCP server of it runs here\n',
     );
+    const restarts = controlRequests(home, 'mcp.restart');
     const unnamed = await runCli(['mcp', 'restart', 'nope', '--home', home, '--workspace', workspace]);
-    expect(unnamed.code).toBe(1);
-    expect(unnamed.stderr).toBe('bastion: could not restart nope: MCP_SERVER_NOT_FOUND: no server named nope\n');
+    expect(controlRequests(home, 'mcp.restart')).toBe(restarts);
+    expect(unnamed.code).toBe(2);
+    expect(unnamed.stderr).toBe(
+      `bastion: no MCP server named "nope" in ${join(home, 'host', 'mcp.json')} (its servers: memory); nothing was restarted\n`,
+    );
   });
 
   it('a server that exits before listing its tools is failed after restart (exit 1), why in words', async () => {

@@ -5,12 +5,15 @@
  * tools in the workspace; else it reads mcp.json alone and says no server runs. `add` and `remove`
  * edit mcp.json with the host's own store (the same file, checks and atomic writes the running
  * host uses; it re-reads the file at its next run), as `bastion policy` edits policy.json.
- * `restart` goes only through the running Bastion: it alone runs servers.
+ * `restart` goes only through the running Bastion: it alone runs servers. A NAME that `remove` or
+ * `restart` is given and mcp.json does not name is a mistake in what was asked (exit 2, the names
+ * it has said), checked before anything is made or asked.
  *
  * An `env` value may be a token: it is written to mcp.json (0600) and never printed — `list`
  * shows the names only, and `--env NAME` takes the value from this shell's environment so that
  * it stays out of the command line.
  */
+import { existsSync } from 'node:fs';
 import {
   checkSandboxAvailability,
   ensureUserData,
@@ -38,6 +41,7 @@ import {
   type McpServerConfig,
   type McpServerStatus,
 } from '@bastion/protocol';
+import { closestName } from '../closest-name.js';
 import { homeFlag } from '../home-in-use.js';
 import { parseCommandLine, unknownNameError, UsageError, WORKSPACE_OPTIONS } from '../usage.js';
 import { enterWorkspace } from '../workspace.js';
@@ -214,22 +218,38 @@ async function add(userData: string, server: McpServerConfig, home: string | und
   return 0;
 }
 
+/**
+ * `name` is none of the servers `store`'s mcp.json names (a name no server may have included): said
+ * in one line with the ones it does name (the likeliest first, as for a mistyped command), exit 2
+ * as for any mistake in what was asked; nothing is `done` (removed, restarted).
+ */
+function noSuchServer(store: McpConfigStore, name: string, done: string): number {
+  const known = store.servers().map((server) => server.name);
+  const meant = closestName(name, known);
+  const names =
+    known.length === 0
+      ? ', which names none yet (bastion mcp add NAME -- COMMAND adds one)'
+      : `${meant === undefined ? '' : ` — did you mean "${meant}"?`} (its servers: ${known.join(', ')})`;
+  process.stderr.write(
+    `bastion: no MCP server named ${terminalLine(JSON.stringify(name))} in ${store.path}${names}; nothing was ${done}\n`,
+  );
+  return 2;
+}
+
 function remove(userData: string, name: string): number {
-  const store = new McpConfigStore(ensureUserData(userData).path);
-  if (!mcpServerNameSchema.safeParse(name).success || !store.remove(name)) {
-    process.stderr.write(
-      `bastion: no MCP server named ${terminalLine(JSON.stringify(name))} in ${store.path} (bastion mcp list shows them)\n`,
-    );
-    return 1;
-  }
+  // A home not made yet names no server: said without making it.
+  const store = new McpConfigStore(existsSync(userData) ? ensureUserData(userData).path : userData);
+  // remove() reads the file again under its lock: another process may have taken the server out since.
+  if (!store.servers().some((server) => server.name === name) || !store.remove(name))
+    return noSuchServer(store, name, 'removed');
   process.stderr.write(`bastion: removed ${name}; a running Bastion stops it at its next run\n`);
   return 0;
 }
 
 async function restart(userData: string, workspace: string, name: string, home: string | undefined): Promise<number> {
-  if (!mcpServerNameSchema.safeParse(name).success) {
-    throw new UsageError(`${JSON.stringify(name)} is not a server name (bastion mcp list shows them)`);
-  }
+  // Checked in mcp.json as the running Bastion would check it, and said the same way with or without one.
+  const store = new McpConfigStore(userData);
+  if (!store.servers().some((server) => server.name === name)) return noSuchServer(store, name, 'restarted');
   const answer = await askRunningHost(userData, { op: 'mcp.restart', workspace, name }, mcpAnswerSchema);
   if (answer === undefined) {
     process.stderr.write(
