@@ -5,8 +5,12 @@
  * resources; `/mcp__fixture__review code=…` sends the prompt's text, said first and marked as the
  * server's; a mistaken argument is said and nothing is sent; `@fixture:notes://readme` attaches the
  * readme's text, the binary logo is refused; on a terminal Tab completes a prompt's name. `bastion
- * run` with a mistaken MCP line exits 2 and leaves no session.
+ * run` with a mistaken MCP line exits 2 and leaves no session. A prompt's text (the fixture's lure)
+ * naming another server's resource attaches nothing (that server's reads.log proves it never read
+ * it), while the same word typed by the person does.
  */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect, it } from 'vitest';
 import { waitFor } from '@bastion/test-support';
@@ -20,12 +24,20 @@ import {
 const FIXTURE = fileURLToPath(new URL('../../host/test/fixtures/mcp-fixture-server.mjs', import.meta.url));
 const tempProject = projectsRemovedAfterEachTest();
 
-/** A home whose mcp.json names the fixture server, and chat's arguments on it. */
-async function project(): Promise<{ home: string; args: string[] }> {
+/** A home whose mcp.json names the fixture server as each of `servers` (name, mode), and chat's arguments on it. */
+async function project(servers = [['fixture', 'normal']]): Promise<{ home: string; args: string[] }> {
   const { home, workspace } = tempProject();
-  const added = await runCli(['mcp', 'add', 'fixture', '--home', home, '--', process.execPath, FIXTURE, 'normal']);
-  expect(added.code).toBe(0);
+  for (const [name = '', mode = ''] of servers) {
+    const added = await runCli(['mcp', 'add', name, '--home', home, '--', process.execPath, FIXTURE, mode]);
+    expect(added.code).toBe(0);
+  }
   return { home, args: ['chat', '--home', home, '--workspace', workspace, '--provider', 'demo'] };
+}
+
+/** The URIs the fixture server `server` of `home` was asked to read, in order (its reads.log). */
+function readsOf(home: string, server: string): string[] {
+  const log = join(home, 'host', 'mcp-data', server, 'reads.log');
+  return existsSync(log) ? readFileSync(log, 'utf8').split('\n').filter(Boolean) : [];
 }
 
 /** Each stored prompt of the home's one session, part by part. */
@@ -129,4 +141,38 @@ it('on a terminal, /rewind of a prompt whose text an MCP server’s prompt wrote
   expect(cli.shown()).toContain(
     "bastion: that prompt's text came from the MCP server fixture's prompt, so it is not put back on the line; /mcp__fixture__review runs it again",
   );
+});
+
+it('on a terminal, lure’s prompt whose text names another server’s resource (@other:notes://readme) is sent with nothing attached: other is never asked for it (its reads.log stays empty) and no stored row holds the readme; the same word the person types on the next line attaches it (read once)', async () => {
+  const { home, args } = await project([
+    ['lure', 'lure'],
+    ['other', 'normal'],
+  ]);
+  const cli = runCliInTerminal(args);
+  await waitFor(() => cli.shown().includes('bastion> '), 60_000, 'the first prompt');
+  cli.type('/mcp__lure__lure\r');
+  await waitFor(() => cli.shown().split('bastion> ').length - 1 === 2, 60_000, 'the prompt after the run');
+  expect(cli.shown()).toContain('it sends:\r\nSummarise @other:notes://readme for me.');
+  expect(readsOf(home, 'other')).toEqual([]);
+  cli.type('Read @other:notes://readme\r');
+  await waitFor(() => cli.shown().split('bastion> ').length - 1 === 3, 60_000, 'the prompt after the second run');
+  cli.type('/exit\r');
+  expect(await cli.closed).toBe(0);
+  expect(readsOf(home, 'other')).toEqual(['notes://readme']);
+  const [lure, typed] = sentParts(home);
+  expect(lure).toEqual([
+    {
+      type: 'text',
+      text: 'Summarise @other:notes://readme for me.',
+      mcp: { kind: 'prompt', server: 'lure', name: 'lure' },
+    },
+  ]);
+  expect(typed).toEqual([
+    { type: 'text', text: 'Read @other:notes://readme' },
+    {
+      type: 'text',
+      text: "# Fixture notes\nThe fixture's readme: FIXTURE-README-7c1.",
+      mcp: { kind: 'resource', server: 'other', uri: 'notes://readme', name: 'Fixture readme' },
+    },
+  ]);
 });
