@@ -18,26 +18,58 @@ export function modelName(ref: ModelRef): string {
   return ref.provider === 'demo' ? DEMO_MODEL_NAME : `${ref.provider} · ${ref.model}`;
 }
 
+/** Why an endpoint's group offers nothing to pick, by the daemon's code: said after its label (which names its URL). */
 const UNAVAILABLE: Record<string, string> = {
   ENDPOINT_NOT_GRANTED: 'not approved in this run',
-  ENDPOINT_UNREACHABLE: 'unreachable',
+  ENDPOINT_UNREACHABLE: 'its server does not answer',
   ENDPOINT_PROBE_STATUS: 'listing failed',
   ENDPOINT_PROBE_FORMAT: 'listing failed',
 };
 
-/** The model list from the daemon, reloaded when `version` changes. */
+/**
+ * What to do about an endpoint's group that offers nothing to pick, by the daemon's code: a line
+ * heading the group, so it is never an empty list (its stored models, if any, follow, not choosable).
+ */
+const UNAVAILABLE_REMEDY: Record<string, string> = {
+  ENDPOINT_NOT_GRANTED: 'Approve it in Settings → Custom endpoints',
+  ENDPOINT_UNREACHABLE: 'Start its server, or check its URL in Settings → Custom endpoints',
+  ENDPOINT_PROBE_STATUS: 'Check its URL and key in Settings → Custom endpoints',
+  ENDPOINT_PROBE_FORMAT: 'Check its URL in Settings → Custom endpoints',
+};
+
+/**
+ * The mounted model lists' reloads: a picker opened lists the models again for every picker on the
+ * page, so an endpoint whose server came back (or went away) shows as it is now, without a reload.
+ */
+const modelListReloads = new Set<() => void>();
+
+function listModelsAgain(): void {
+  for (const reload of modelListReloads) reload();
+}
+
+/** The model list from the daemon, reloaded when `version` changes and when a model picker is opened. */
 export function useModels(bastion: BastionApi, version = 0): { models?: ModelListResponse; error?: string } {
   const [state, setState] = useState<{ models?: ModelListResponse; error?: string }>({});
+  const [opened, setOpened] = useState(0);
+  useEffect(() => {
+    const reload = () => setOpened((count) => count + 1);
+    modelListReloads.add(reload);
+    return () => {
+      modelListReloads.delete(reload);
+    };
+  }, []);
   useEffect(() => {
     let cancelled = false;
+    // The list shown stays until the new one comes (and when listing again fails), so an open
+    // picker neither empties nor goes meanwhile.
     bastion.models
       .list()
       .then((models) => !cancelled && setState({ models }))
-      .catch((failure: unknown) => !cancelled && setState({ error: describeError(failure) }));
+      .catch((failure: unknown) => !cancelled && setState((shown) => ({ ...shown, error: describeError(failure) })));
     return () => {
       cancelled = true;
     };
-  }, [bastion, version]);
+  }, [bastion, version, opened]);
   return state;
 }
 
@@ -89,10 +121,21 @@ export function ModelPicker({
         value={valueOf(value)}
         disabled={disabled}
         onChange={(event) => onChange(refOf(event.target.value))}
+        // Listed again as it gets focus (a click or the keyboard) and at a click while it has focus, so
+        // each opening shows the list as it is now.
+        onFocus={listModelsAgain}
+        onMouseDown={(event) => {
+          if (document.activeElement === event.currentTarget) listModelsAgain();
+        }}
       >
         {!listed && <option value={valueOf(value)}>{modelName(value)} (not available now)</option>}
         {groups.map((group) => (
           <optgroup key={group.provider} label={groupLabel(group)}>
+            {!group.available && group.code !== undefined && Object.hasOwn(UNAVAILABLE_REMEDY, group.code) && (
+              <option value="" disabled>
+                {UNAVAILABLE_REMEDY[group.code]}
+              </option>
+            )}
             {group.models.map((model) => (
               <option
                 key={model.id}
