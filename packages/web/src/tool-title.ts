@@ -54,7 +54,7 @@ function within(input: Fields): string {
 }
 
 /** How many lines `content` has, a last line without its newline counted. */
-function lineCount(content: string): number {
+export function lineCount(content: string): number {
   if (content === '') return 0;
   return content.split('\n').length - (content.endsWith('\n') ? 1 : 0);
 }

@@ -3,18 +3,19 @@
  * How a file change's diff reads, in real Chromium with the real host and sidecar (scripted model):
  * a diff with a line too long for its box, scrolled sideways, keeps each row's old and new line
  * numbers and its +/- marker inside the box and uncovered, over an opaque background in light and
- * dark — on the approval card, on the tool card and in the Changes panel. Screenshots go to
+ * dark — on the approval card, on the tool card and in the Changes panel; a write_file over a
+ * binary file is never called "added", waiting for its answer nor done. Screenshots go to
  * test-output/ui/.
  */
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Locator, Page } from 'playwright-core';
-import type { Session } from '@bastion/protocol';
+import { DIFF_PREVIOUS_UNKNOWN_NOTE, type Session } from '@bastion/protocol';
 import type { ScriptedTurn } from '@bastion/test-support';
 import type { TempHost } from '../support/temp-host.js';
 import { openScriptedDesktopWorld, useDesktopWorld, sendMessage } from './support/desktop-world.js';
-import { shotAllModes, SHOTS } from './support/layout.js';
+import { expectUncoveredInView, shotAllModes, SHOTS } from './support/layout.js';
 
 const SETTLED = { timeout: 30_000 };
 /** Screenshot sizes: wide, and the narrowest the page is checked at. */
@@ -161,5 +162,50 @@ describe('a diff with a long line', () => {
     await expectGutterHeld(changed, 4, 'the Changes panel’s diff');
     await changed.locator('.diff-body').evaluate((element) => (element.scrollLeft = 200));
     await shotAllModes(page, SHOTS, 'diff-gutter-changes', changed, SIZES);
+    await panel.getByRole('button', { name: 'Close' }).click();
+  });
+
+  it('write_file over an existing binary file is never called added: waiting for approval its card says the file as it is is not shown and shows the content; done, it says modified with the earlier content not worked out, and counts no lines', async () => {
+    const bytes = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x00, 0x01, 0x02]);
+    writeFileSync(join(host.workspace, 'logo.png'), bytes);
+    turns.push(
+      { kind: 'tool-call', name: 'write_file', input: { path: 'logo.png', content: 'not a picture\n' } },
+      { kind: 'text', pieces: ['Overwrote logo.png.'] },
+    );
+    await sendMessage(page, 'Overwrite the logo');
+    const region = page.getByRole('region', { name: 'Approval needed' });
+    await region.getByRole('heading').waitFor();
+    const card = page.getByRole('article', { name: 'Tool write_file' }).last();
+    await card.getByTestId('tool-status').getByText('waiting for approval').waitFor();
+    expect(await card.textContent()).not.toContain('added');
+    expect(await card.getByTestId('write-old-unknown').textContent()).toBe(
+      'The file as it is now is not shown; this is all the write gives it.',
+    );
+    expect(await card.getByTestId('numbered-file').textContent()).toBe('1not a picture\n');
+    expect(await card.getByTestId('diff-file').count()).toBe(0);
+    expect(await card.getByTestId('tool-stat').count()).toBe(0);
+    await shotAllModes(page, SHOTS, 'diff-binary-overwrite-waiting', card, SIZES);
+
+    await region.getByRole('button', { name: 'Allow', exact: true }).click();
+    await page.getByText('Overwrote logo.png.').waitFor(SETTLED);
+    expect(await card.getByTestId('diff-file').textContent()).toBe('modified logo.png');
+    const note = card.locator('.diff-note');
+    expect(await note.textContent()).toBe(`${DIFF_PREVIOUS_UNKNOWN_NOTE}\n`);
+    // The note wraps in the card at 400 px, none of it scrolled out of its box.
+    await page.setViewportSize({ width: 400, height: 800 });
+    try {
+      await expectUncoveredInView(page, note, 'the note at 400 px');
+      expect(
+        await note.evaluate(
+          (element) => element.closest('.diff-body')!.scrollWidth <= element.closest('.diff-body')!.clientWidth,
+        ),
+      ).toBe(true);
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 800 });
+    }
+    expect(await card.getByTestId('tool-stat').count()).toBe(0);
+    expect(await card.textContent()).not.toContain('added');
+    expect(readFileSync(join(host.workspace, 'logo.png'), 'utf8')).toBe('not a picture\n');
+    await shotAllModes(page, SHOTS, 'diff-binary-overwrite-done', card, SIZES);
   });
 });

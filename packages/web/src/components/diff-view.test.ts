@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { TOOL_DIFF_MAX_EDIT_LENGTH } from '@bastion/protocol';
+import { DIFF_PREVIOUS_UNKNOWN_NOTE, TOOL_DIFF_MAX_EDIT_LENGTH } from '@bastion/protocol';
 import { diffFileOf, diffLines, diffOf, diffRows, WHOLE_REPLACEMENT_NOTE } from './diff-view.js';
 
 describe('diffRows', () => {
@@ -61,6 +61,7 @@ describe('diffFileOf', () => {
       status: 'added',
       added: 2,
       removed: 0,
+      counted: true,
     });
     expect(fileOf('--- a/gone.txt\n+++ /dev/null\n@@ -1,1 +0,0 @@\n-bye\n')).toMatchObject({
       path: 'gone.txt',
@@ -73,6 +74,33 @@ describe('diffFileOf', () => {
     expect(fileOf('--- b/x.txt\n+++ b/x.txt\n@@ -1 +1 @@\n-a\n+b\n')).toMatchObject({
       path: 'b/x.txt',
       status: 'modified',
+    });
+  });
+});
+
+describe('diffOf a write_file', () => {
+  const input = { path: 'logo.png', content: 'not a picture\n' };
+
+  it('shows a write its result says created as added against /dev/null', () => {
+    expect(diffFileOf(diffRows(diffLines(diffOf('write_file', input, { created: true })!)))).toMatchObject({
+      status: 'added',
+      added: 1,
+    });
+  });
+
+  it('works out no diff for a write before its result, nor for one whose result says the file was there, so neither is called added', () => {
+    expect(diffOf('write_file', input, undefined)).toBeUndefined();
+    expect(diffOf('write_file', input, { created: false })).toBeUndefined();
+  });
+
+  it('does not count the lines of an overwrite whose diff the daemon did not work out (earlier content binary)', () => {
+    const diff = `--- a/logo.png\n+++ b/logo.png\n${DIFF_PREVIOUS_UNKNOWN_NOTE}\n`;
+    expect(diffFileOf(diffRows(diffLines(diff)))).toEqual({
+      path: 'logo.png',
+      status: 'modified',
+      added: 0,
+      removed: 0,
+      counted: false,
     });
   });
 });

@@ -3,10 +3,11 @@
  * (`output.diff`), or before the tool has run from its tool-preview event: the daemon's diff
  * against the file as it was when the call waited for an answer (its approval, or the host's own
  * question). Where neither came (the daemon could not read the file as text, an older transcript)
- * it is computed here with jsdiff from the tool's input: an edit's old and new strings, or a
- * write's whole content as additions. That input is the model's, so the work is bounded as the
- * daemon bounds its own: past UI_DIFF_MAX_INPUT_CHARS the card says the change is too large to
- * show; an edit changing more lines than jsdiff's edit bound (its cost grows with the square:
+ * it is computed here with jsdiff from the tool's input: an edit's old and new strings, or the
+ * whole content of a write whose result says it created the file, as additions (before its
+ * result a write's old side is unknown, so its card shows the content, not a diff). That input is
+ * the model's, so the work is bounded as the daemon bounds its own: past UI_DIFF_MAX_INPUT_CHARS
+ * the card says the change is too large to show; an edit changing more lines than jsdiff's edit bound (its cost grows with the square:
  * seconds of a frozen page for a few thousand) is shown as every old line removed and every new
  * one added, its hunk header saying so, so that an approval still shows all it would write.
  */
@@ -45,11 +46,19 @@ export function diffOf(toolName: string, input: unknown, output: unknown, previe
       }) ?? wholeReplacement(path, before, after)
     );
   }
-  if (toolName === 'write_file' && typeof fields.content === 'string') {
+  // A write's content is a new file's diff only once its result says it made the file: before
+  // that, or over a file whose earlier content the daemon could not show (binary, too large), the
+  // old side is not known, and a diff against /dev/null would call an overwrite "added".
+  if (toolName === 'write_file' && typeof fields.content === 'string' && createdFile(output)) {
     if (fields.content.length > UI_DIFF_MAX_INPUT_CHARS) return undefined;
     return createTwoFilesPatch('/dev/null', path, '', fields.content, '', '', { context: 0 });
   }
   return undefined;
+}
+
+/** Whether a write's result says the write made the file (write_file's `created`). */
+function createdFile(output: unknown): boolean {
+  return typeof output === 'object' && output !== null && (output as { created?: unknown }).created === true;
 }
 
 /** What its hunk header says of a diff that was not worked out line by line. */
@@ -115,12 +124,18 @@ export function diffRows(lines: readonly string[]): DiffRow[] {
   });
 }
 
-/** The file a diff is of, as its header names it, whether the change added or deleted it (its status in the changes panel's words), and its lines added and removed. */
+/**
+ * The file a diff is of, as its header names it, whether the change added or deleted it (its
+ * status in the changes panel's words), and its lines added and removed; `counted`: false when
+ * the diff has no hunk to count them from (the daemon did not work it out: the earlier content
+ * was binary or too large), so that 0 and 0 are not read as nothing changed.
+ */
 export interface DiffFile {
   path: string;
   status: 'added' | 'deleted' | 'modified';
   added: number;
   removed: number;
+  counted: boolean;
 }
 
 const NO_FILE = '/dev/null';
@@ -142,6 +157,7 @@ export function diffFileOf(rows: readonly DiffRow[]): DiffFile {
     status,
     added: rows.filter((row) => row.kind === 'diff-add').length,
     removed: rows.filter((row) => row.kind === 'diff-del').length,
+    counted: rows.some((row) => row.kind === 'diff-hunk'),
   };
 }
 
@@ -192,9 +208,14 @@ export function DiffView({
         <div className="tool-output-head diff-head">
           {counts && (
             <span className="diff-file-name" data-testid="diff-file">
-              <span className={`badge change-${file.status}`}>{file.status}</span> <code>{file.path}</code>{' '}
-              <span className="diff-add-count">+{file.added}</span>{' '}
-              <span className="diff-del-count">−{file.removed}</span>
+              <span className={`badge change-${file.status}`}>{file.status}</span> <code>{file.path}</code>
+              {file.counted && (
+                <>
+                  {' '}
+                  <span className="diff-add-count">+{file.added}</span>{' '}
+                  <span className="diff-del-count">−{file.removed}</span>
+                </>
+              )}
             </span>
           )}
           <span className="tool-output-actions">

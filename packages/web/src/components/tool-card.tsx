@@ -8,7 +8,7 @@ import {
 import { exploreCallWords, exploreOutcome, exploreTask } from '../explore-call.js';
 import { mcpArgumentsText, mcpCallOutcome, mcpToolTitle } from '../mcp-tool-call.js';
 import { refusalText } from '../tool-refusal.js';
-import { READ_ONLY_TOOLS, toolTitle, type ToolTitle } from '../tool-title.js';
+import { lineCount, READ_ONLY_TOOLS, toolTitle, type ToolTitle } from '../tool-title.js';
 import type { ToolView } from '../transcript.js';
 import { CommandWords } from './command-words.js';
 import { CopyButton } from './copy-button.js';
@@ -228,6 +228,20 @@ function WriteBody({ tool, diff }: { tool: ToolView; diff: string | undefined })
           : 'Every occurrence of this text in the file is to be replaced.'}
       </p>
     ) : null;
+  // A write without a diff (diffOf): the file as it was is not shown, so its content is, not a new file's diff.
+  const content = fieldsOf(tool.input).content;
+  if (diff === undefined && tool.toolName === 'write_file' && typeof content === 'string') {
+    return (
+      <>
+        <p className="muted" data-testid="write-old-unknown">
+          {tool.output === undefined
+            ? 'The file as it is now is not shown; this is all the write gives it.'
+            : 'The file’s earlier content is not shown; this is all the write gave it.'}
+        </p>
+        <Output label={`content, ${plural(lineCount(content), 'line', 'lines')}`} text={content} firstLine={1} />
+      </>
+    );
+  }
   return (
     <>
       {every}
@@ -539,8 +553,12 @@ export function ToolCard({
           <span className="fold-mark" aria-hidden="true">
             {open ? '▾' : '▸'}
           </span>
-          {/* A created file's lines are its title's "(N lines)" already. */}
-          <ToolHeading title={title} name={name} stat={tool.isError || stat?.status === 'added' ? undefined : stat} />
+          {/* A created file's lines are its title's "(N lines)" already; a diff not worked out has none to count. */}
+          <ToolHeading
+            title={title}
+            name={name}
+            stat={tool.isError || stat?.status === 'added' || stat?.counted === false ? undefined : stat}
+          />
           <span className={`tool-status${commandFailed(tool) ? ' exit-fail' : ''}`} data-testid="tool-status">
             {statusOf(tool, runGoing)}
           </span>
