@@ -84,6 +84,31 @@ it('/mcp lists the prompts and resources; @fixture:notes://readme attaches the r
   ]);
 });
 
+it('a /mcp__… line that names no prompt of a server here (no such server, no prompt part, a prompt the server does not offer) is refused naming the prompts there are, and nothing reaches the model: no message stored, no session left; bastion run exits 2 on one', async () => {
+  const { home, args } = await project();
+  const here = 'the prompts here: /mcp__fixture__review, /mcp__fixture__greet';
+  const result = await runCli(args, '/mcp__nope__review code=x\n/mcp__fixture\n/mcp__fixture__nope\n');
+  expect(result.stderr).toContain(
+    `bastion: /mcp__nope__review: no MCP server named nope here; ${here}; nothing was sent\n`,
+  );
+  expect(result.stderr).toContain(
+    `bastion: /mcp__fixture names no MCP server's prompt (one is typed /mcp__SERVER__PROMPT); ${here}; nothing was sent\n`,
+  );
+  expect(result.stderr).toContain(
+    'bastion: the MCP server fixture offers no prompt nope; it offers /mcp__fixture__review, /mcp__fixture__greet; nothing was sent\n',
+  );
+  expect(result.stdout).not.toContain('demo:');
+  expect(result.code).toBe(2);
+  const run = await runCli(['run', ...args.slice(1), '/mcp__nope__review code=x']);
+  expect(run.stderr).toContain(
+    `bastion: /mcp__nope__review: no MCP server named nope here; ${here}; nothing was sent\n`,
+  );
+  expect(run.code).toBe(2);
+  expect(userMessagesBySession(home).size).toBe(0);
+  const sessions = await runCli(['sessions', '--all', '--json', '--home', home]);
+  expect(sessions.stdout.trim()).toBe('');
+});
+
 it('on a terminal, Tab completes an MCP server’s prompt once the server runs: /mcp__fixture__r becomes /mcp__fixture__review', async () => {
   const { home, args } = await project();
   const cli = runCliInTerminal(args);

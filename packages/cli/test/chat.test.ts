@@ -379,7 +379,7 @@ it('/changes lists what the session’s file tools changed, a line a file with i
   }
 });
 
-it('a line /NAME that is no command and no saved prompt, or a command typed with what it does not take, is refused and not sent; a saved prompt, an MCP prompt line and a path are not refused', async () => {
+it('a line /NAME that is no command and no saved prompt, or a command typed with what it does not take, is refused and not sent; a saved prompt and a path are not refused; an MCP prompt line naming no server here is refused as that, not as an unknown command', async () => {
   const { home, args } = project();
   mkdirSync(join(home, 'prompts'), { recursive: true, mode: 0o700 });
   writeFileSync(join(home, 'prompts', 'peek.md'), 'read $ARGUMENTS\n');
@@ -398,7 +398,10 @@ it('a line /NAME that is no command and no saved prompt, or a command typed with
     'bastion: unknown command /Help (did you mean /help?); nothing was sent (/help lists the commands)\n',
   );
   expect(result.stderr).not.toContain('/mcp__nosuch__prompt (did you mean');
-  expect(sentPrompts(home)).toEqual(['read README.md', '/usr/share is what?', '/mcp__nosuch__prompt']);
+  expect(result.stderr).toContain(
+    'bastion: /mcp__nosuch__prompt: no MCP server named nosuch here; no MCP server here offers a prompt; nothing was sent\n',
+  );
+  expect(sentPrompts(home)).toEqual(['read README.md', '/usr/share is what?']);
 });
 
 it('on a terminal, a refused /NAME line is put back on the line to correct, and sent once corrected', async () => {

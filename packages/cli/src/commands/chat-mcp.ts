@@ -2,7 +2,8 @@
  * MCP servers' prompts and resources in `bastion chat` and `bastion run`, the person's and never
  * the agent's: a line `/mcp__SERVER__PROMPT NAME=value …` is that prompt, run by this CLI's host
  * with the arguments (a mistake said, nothing sent), its text sent as the message and said to be
- * the server's; a word `@SERVER:URI` in a line typed attaches that resource's text, read by the
+ * the server's; a `/mcp__…` line that names no prompt of a server here is refused, naming those
+ * there are, rather than sent to the model as a prompt; a word `@SERVER:URI` in a line typed attaches that resource's text, read by the
  * host (refused, nothing sent, when it is binary, too large, or its server is not running). A
  * prompt's own text attaches nothing. Tab at chat's prompt completes the ready servers' prompts.
  */
@@ -16,6 +17,7 @@ import {
   type McpAttachedResource,
   type McpListing,
   type McpPromptOrigin,
+  type McpServerStatus,
 } from '@bastion/protocol';
 
 /** What `POST /agent/run` is sent for a line: the message and what goes with it from MCP servers. */
@@ -36,9 +38,15 @@ const refused = (error: unknown): string =>
  * attached; a line that names neither goes as it is. `workspace` null: no server runs for the session.
  */
 export async function withMcp(host: BastionHost, workspace: string | null, line: string): Promise<McpLine> {
-  if (workspace === null) return { ok: true, body: { message: line } };
-  const named = splitMcpPromptLine(line);
-  if (named === undefined && !mayNameResource(line)) return { ok: true, body: { message: line } };
+  // `/mcp__…` is meant as a server's prompt, named right or not: one that names none is refused
+  // rather than sent to the model as a prompt, as chat refuses another `/NAME` it does not know.
+  const meantPrompt = line.trim().startsWith('/mcp__');
+  if (workspace === null) {
+    return meantPrompt
+      ? { ok: false, message: 'this session works in no folder, so no MCP server runs for it' }
+      : { ok: true, body: { message: line } };
+  }
+  if (!meantPrompt && !mayNameResource(line)) return { ok: true, body: { message: line } };
   let listing: McpListing;
   try {
     // Started as a run would start them, so a prompt can be the session's first line.
@@ -46,8 +54,7 @@ export async function withMcp(host: BastionHost, workspace: string | null, line:
   } catch (error) {
     return { ok: false, message: `the MCP servers could not be listed: ${refused(error)}` };
   }
-  const server = named === undefined ? undefined : listing.servers.find((candidate) => candidate.name === named.server);
-  if (named !== undefined && server !== undefined) return runPrompt(host, workspace, listing, named);
+  if (meantPrompt) return runPrompt(host, workspace, listing, line);
   const mentioned = mentionedResources(line, listing.servers);
   if (!mentioned.ok) return { ok: false, message: terminalLine(mentioned.message) };
   const resources: McpAttachedResource[] = [];
@@ -66,21 +73,46 @@ export async function withMcp(host: BastionHost, workspace: string | null, line:
   return { ok: true, body: { message: line, ...(resources.length === 0 ? {} : { mcp_resources: resources }) } };
 }
 
-/** `/mcp__SERVER__PROMPT ARGS` of a server of the listing, run; its text said before it goes. */
-async function runPrompt(
-  host: BastionHost,
-  workspace: string,
-  listing: McpListing,
-  named: { server: string; prompt: string; args: string },
-): Promise<McpLine> {
+/** The commands that run the prompts `servers` offer (`/mcp__SERVER__PROMPT`); a server not ready offers none. */
+function promptCommands(servers: readonly McpServerStatus[]): string[] {
+  return servers.flatMap((server) =>
+    server.state === 'ready'
+      ? server.prompts.flatMap((prompt) => mcpPromptCommandName(server.name, prompt.name) ?? [])
+      : [],
+  );
+}
+
+/**
+ * `line`, `/mcp__SERVER__PROMPT ARGS`, run when it names a prompt of a ready server of the listing
+ * (its text said before it goes); else why not, naming the prompts there are.
+ */
+async function runPrompt(host: BastionHost, workspace: string, listing: McpListing, line: string): Promise<McpLine> {
+  const named = splitMcpPromptLine(line);
+  const server = listing.servers.find((candidate) => candidate.name === named?.server);
+  if (named === undefined || server === undefined) {
+    const word = terminalLine(line.trim().split(/\s/, 1)[0] ?? '');
+    const here = promptCommands(listing.servers);
+    const prompts = here.length === 0 ? 'no MCP server here offers a prompt' : `the prompts here: ${here.join(', ')}`;
+    return {
+      ok: false,
+      message:
+        named === undefined
+          ? `${word} names no MCP server's prompt (one is typed /mcp__SERVER__PROMPT); ${prompts}`
+          : `${word}: no MCP server named ${named.server} here; ${prompts}`,
+    };
+  }
   const command = mcpPromptCommandName(named.server, named.prompt) ?? `/mcp__${named.server}__${named.prompt}`;
-  const server = listing.servers.find((candidate) => candidate.name === named.server);
-  if (server?.state !== 'ready') {
+  if (server.state !== 'ready') {
     return { ok: false, message: `${command}: the MCP server ${named.server} is not running (/mcp says why)` };
   }
   const prompt = server.prompts.find((candidate) => candidate.name === named.prompt);
-  if (prompt === undefined)
-    return { ok: false, message: `the MCP server ${server.name} offers no prompt ${named.prompt}` };
+  if (prompt === undefined) {
+    const its = promptCommands([server]);
+    return {
+      ok: false,
+      message: `the MCP server ${server.name} offers no prompt ${named.prompt}; it offers ${its.length === 0 ? 'none' : its.join(', ')}`,
+    };
+  }
   const args = mcpPromptArguments(command, prompt, named.args);
   if (!args.ok) return { ok: false, message: terminalLine(args.message) };
   let text: string;
@@ -100,13 +132,7 @@ async function runPrompt(
 export function mcpPromptNames(host: BastionHost, workspace: string | null): string[] {
   if (workspace === null) return [];
   try {
-    return host.mcp
-      .listing(workspace)
-      .servers.flatMap((server) =>
-        server.state === 'ready'
-          ? server.prompts.flatMap((prompt) => mcpPromptCommandName(server.name, prompt.name) ?? [])
-          : [],
-      );
+    return promptCommands(host.mcp.listing(workspace).servers);
   } catch {
     // An unusable mcp.json: /mcp says why.
     return [];
