@@ -186,6 +186,12 @@ describe('bastion mcp', () => {
       'bastion: no MCP server named "nope" in MCP_FILE (its servers: first); nothing was removed',
     ],
     [
+      'an empty NAME (an unset shell variable)',
+      2,
+      ['remove', ''],
+      'bastion: mcp remove takes one NAME, and it was given an empty one',
+    ],
+    [
       'restarting a server that is not there',
       2,
       ['restart', 'frist'],

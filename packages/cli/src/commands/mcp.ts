@@ -305,15 +305,20 @@ export async function mcpCommand(argv: string[]): Promise<number> {
       throw new UsageError('mcp add needs -- before the server’s command: mcp add NAME -- COMMAND [ARG…]');
     return add(userData, serverOf(rest[0], values.env ?? [], program), values.home);
   }
+  /** The one server NAME remove and restart take; an empty one (an unset shell variable) is none. */
+  const oneName = (): string => {
+    const [name] = rest;
+    if (rest.length !== 1 || name === undefined) throw new UsageError(`mcp ${action} takes one NAME`);
+    if (name === '') throw new UsageError(`mcp ${action} takes one NAME, and it was given an empty one`);
+    return name;
+  };
   if (action === 'remove') {
     only([]);
-    if (rest.length !== 1 || rest[0] === undefined) throw new UsageError('mcp remove takes one NAME');
-    return remove(userData, rest[0]);
+    return remove(userData, oneName());
   }
   if (action === 'restart') {
     only(['workspace']);
-    if (rest.length !== 1 || rest[0] === undefined) throw new UsageError('mcp restart takes one NAME');
-    return restart(userData, enterWorkspace(values.workspace), rest[0], values.home);
+    return restart(userData, enterWorkspace(values.workspace), oneName(), values.home);
   }
   if (action === undefined) throw new UsageError('mcp needs an action: list, add, remove or restart');
   throw unknownNameError('mcp command', action, ['list', 'add', 'remove', 'restart'], { listKnown: true });
