@@ -242,7 +242,11 @@ Options:
                     OpenAI-compatible endpoint's exact origin for this run of Bastion; only
                     localhost, *.localhost and IP literals are eligible
   --endpoint URL    (run, chat) use this OpenAI-compatible endpoint for the session, with the
-                    same consent and eligibility as --allow-endpoint
+                    same consent and eligibility as --allow-endpoint; it is named by its URL
+                    (http://127.0.0.1:8080/v1 is endpoint-127-0-0-1-8080-v1), and one that
+                    needs a key takes it from bastion secrets set endpoint-127-0-0-1-8080-v1
+                    (after the run it refused with 401, which keeps it defined for that), sent
+                    only to its own origin
   --context-window TOKENS
                     (start, run, chat) the context window of the --allow-endpoint / --endpoint
                     models, saved with the endpoint; older turns are summarised as a
@@ -337,7 +341,8 @@ session worked in the workspace, or --session names none or one of another folde
 
 secrets set PROVIDER: store an API key (openai, anthropic, openrouter or a custom endpoint id)
 in auth.json; the key is read from the terminal without echo (Ctrl-C or Ctrl-D cancels, exit 130),
-or from stdin when piped.
+or from stdin when piped. An endpoint's id is its name in Settings, or for run --endpoint URL the
+one the run names (a run refused with 401 says the exact command); bastion models lists them.
 secrets delete PROVIDER removes it. Both go through the running Bastion when one owns the home.
 
 policy: the watchdog's rules before every tool call, in <home>/host/policy.json. DECISION is allow,

@@ -25,15 +25,16 @@ afterEach(async () => {
   server = undefined;
 });
 
+/** The CLI with `args` in a new temporary workspace, on a new home (or `home`, for several commands to share one). */
 function cli(
   args: string[],
   stdin?: string,
+  home = join(makeTempDir(), 'home'),
 ): Promise<{ code: number | null; stdout: string; stderr: string; home: string }> {
-  const root = makeTempDir();
+  const root = join(home, '..');
   roots.push(root);
-  const workspace = join(root, 'ws');
+  const workspace = join(root, `ws-${roots.length}`);
   mkdirSync(workspace);
-  const home = join(root, 'home');
   const [command = '', ...rest] = args;
   const child = spawn(
     process.execPath,
@@ -65,6 +66,11 @@ async function runAgainstRefusal(status: number, message: string) {
     ...(await cli(['run', '--endpoint', `${refusing.origin}/v1`, '--model', 'm', 'hi'])),
     origin: refusing.origin,
   };
+}
+
+/** The id `--endpoint <origin>/v1` gets for a loopback `origin`: read from its URL. */
+function idOf(origin: string): string {
+  return `endpoint-127-0-0-1-${new URL(origin).port}-v1`;
 }
 
 describe('--endpoint / --allow-endpoint', () => {
@@ -108,7 +114,7 @@ describe('--endpoint / --allow-endpoint', () => {
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(
       new RegExp(
-        `bastion: run failed: UPSTREAM_CONNECTION_REFUSED: could not connect to endpoint-[0-9a-f]+ \\(custom endpoint ${origin}/v1\\): the connection was refused \\(is its server running\\?\\)\n`,
+        `bastion: run failed: UPSTREAM_CONNECTION_REFUSED: could not connect to endpoint-127-0-0-1-\\d+-v1 \\(custom endpoint ${origin}/v1\\): the connection was refused \\(is its server running\\?\\)\n`,
       ),
     );
   });
@@ -126,7 +132,7 @@ describe('--endpoint / --allow-endpoint', () => {
     ]);
     expect(lines.filter((line) => line.includes('run failed'))).toEqual([
       expect.stringMatching(
-        /^bastion: run failed \(HTTP 500\): PROVIDER_UNAVAILABLE: endpoint-[0-9a-f]+ \(custom endpoint http:\/\/127\.0\.0\.1:\d+\/v1\) had an error and could not answer$/,
+        /^bastion: run failed \(HTTP 500\): PROVIDER_UNAVAILABLE: endpoint-127-0-0-1-\d+-v1 \(custom endpoint http:\/\/127\.0\.0\.1:\d+\/v1\) had an error and could not answer$/,
       ),
     ]);
     expect(server.hits).toBe(3);
@@ -144,7 +150,7 @@ describe('--endpoint / --allow-endpoint', () => {
       const result = await cli(['run', '--endpoint', `${server.origin}/v1`, '--model', 'm', 'hi']);
       expect(result.code).toBe(1);
       expect(result.stderr.split('\n').filter((line) => line.includes('run failed'))).toEqual([
-        `bastion: run failed: PROVIDER_REPLY_INVALID: ${result.stderr.match(/endpoint-[0-9a-f]+/)?.[0]} (custom endpoint ${server.origin}/v1) sent a reply that could not be read (${wrong}): check that the endpoint's URL is its server's OpenAI-compatible API (often ending in /v1) and what the server's log says, then retry`,
+        `bastion: run failed: PROVIDER_REPLY_INVALID: ${idOf(server.origin)} (custom endpoint ${server.origin}/v1) sent a reply that could not be read (${wrong}): check that the endpoint's URL is its server's OpenAI-compatible API (often ending in /v1) and what the server's log says, then retry`,
       ]);
       expect(server.hits).toBe(1);
     },
@@ -154,7 +160,7 @@ describe('--endpoint / --allow-endpoint', () => {
     const result = await runAgainstRefusal(404, "model 'm' not found");
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(
-      /bastion: run failed \(HTTP 404\): PROVIDER_FAILED: endpoint-[0-9a-f]+ \(custom endpoint http:\/\/127\.0\.0\.1:\d+\/v1\) has no such model, or nothing at this address: model 'm' not found — check the model's name \(bastion models lists those on offer; Probe in Settings → Custom endpoints lists what an endpoint serves\) and, for an endpoint, that its URL is its API's \(often ending in \/v1\)\n/,
+      /bastion: run failed \(HTTP 404\): PROVIDER_FAILED: endpoint-127-0-0-1-\d+-v1 \(custom endpoint http:\/\/127\.0\.0\.1:\d+\/v1\) has no such model, or nothing at this address: model 'm' not found — check the model's name \(bastion models lists those on offer; Probe in Settings → Custom endpoints lists what an endpoint serves\) and, for an endpoint, that its URL is its API's \(often ending in \/v1\)\n/,
     );
   });
 
@@ -162,20 +168,71 @@ describe('--endpoint / --allow-endpoint', () => {
     const result = await runAgainstRefusal(403, 'Project \u001b[31mproj_x\u001b[0m has no access to model m');
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(
-      /bastion: run failed \(HTTP 403\): PROVIDER_FAILED: endpoint-[0-9a-f]+ \(custom endpoint http:\/\/127\.0\.0\.1:\d+\/v1\) refused the request: Project .?\[31mproj_x.?\[0m has no access to model m — usually the key is valid but not allowed this request: check that the key \(its project or organisation\) has access to this model, and the account's region and billing; for an endpoint, its server's access settings \(what a 403 means varies by provider; its own message, when it sent one, says more\)\n/,
+      /bastion: run failed \(HTTP 403\): PROVIDER_FAILED: endpoint-127-0-0-1-\d+-v1 \(custom endpoint http:\/\/127\.0\.0\.1:\d+\/v1\) refused the request: Project .?\[31mproj_x.?\[0m has no access to model m — usually the key is valid but not allowed this request: check that the key \(its project or organisation\) has access to this model, and the account's region and billing; for an endpoint, its server's access settings \(what a 403 means varies by provider; its own message, when it sent one, says more\)\n/,
     );
     expect(result.stderr).not.toContain('\u001b');
   });
 
-  it('run --endpoint whose server answers 401: exit 1, its message, then where an endpoint’s key is set', async () => {
+  it('run --endpoint whose server answers 401: exit 1, its message, the exact bastion secrets set command for the id read from its URL, which stays defined for it', async () => {
     const result = await runAgainstRefusal(401, 'Invalid API key');
     expect(result.code).toBe(1);
-    const id = result.stderr.match(/endpoint-[0-9a-f]+/)?.[0];
-    expect(result.stderr.split('\n').slice(-3)).toEqual([
+    const id = idOf(result.origin);
+    expect(result.stderr.split('\n').slice(-4)).toEqual([
       `bastion: run failed (HTTP 401): PROVIDER_FAILED: ${id} (custom endpoint ${result.origin}/v1) refused the request: Invalid API key`,
-      `bastion: the endpoint did not accept its key, or needs one: set it with bastion secrets set ${id}, or in the UI (Settings → Custom endpoints); an endpoint given only by --endpoint takes no key: add it there with its key, then run with --provider and its name`,
+      `bastion: the endpoint did not accept its key, or needs one: store it with bastion secrets set ${id} (or in the UI: Settings → Custom endpoints), then run again`,
+      `bastion: ${id} stays defined for ${result.origin}/v1, so bastion secrets set ${id} can store its key; remove it in the UI (Settings → Custom endpoints)`,
       '',
     ]);
+  });
+
+  it('run --endpoint to a server that requires a bearer key: the key stored with the command its 401 named is sent on the next run, only to that origin, and never printed', async () => {
+    const key = 'sk-endpoint-cli-canary-7d2a';
+    const keyed: ChatCompletionsRequest[] = [];
+    const answer = chatCompletionsServer(keyed);
+    const requiring = await startServer((req, res) => {
+      if (req.headers.authorization === `Bearer ${key}`) answer(req, res);
+      else
+        res
+          .writeHead(401, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ error: { message: 'a key is required', type: 'invalid_request_error' } }));
+    });
+    server = requiring;
+    const other: ChatCompletionsRequest[] = [];
+    const elsewhere = await startServer(chatCompletionsServer(other));
+    try {
+      const id = idOf(requiring.origin);
+      const url = `${requiring.origin}/v1`;
+      const refused = await cli(['run', '--endpoint', url, '--model', 'local-model', 'hi']);
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toContain(`store it with bastion secrets set ${id} (or in the UI`);
+
+      const stored = await cli(['secrets', 'set', id], `${key}\n`, refused.home);
+      expect(stored.code).toBe(0);
+      expect(stored.stderr).toContain(`bastion: stored the key for ${id} in auth.json (mode 0600)\n`);
+
+      const answered = await cli(['run', '--endpoint', url, '--model', 'local-model', 'say hello'], '', refused.home);
+      expect(answered.code).toBe(0);
+      expect(answered.stdout).toBe('Hello from the loopback endpoint.\n');
+      expect(answered.stderr).toContain(`· ${id}/local-model (custom endpoint ${url}) · mode`);
+      expect(keyed.map((request) => request.authorization)).toEqual([`Bearer ${key}`]);
+
+      // Another endpoint, in the same home, is sent no key: the stored one is its own URL's only.
+      const another = await cli(
+        ['run', '--endpoint', `${elsewhere.origin}/v1`, '--model', 'local-model', 'say hello'],
+        '',
+        refused.home,
+      );
+      expect(another.code).toBe(0);
+      expect(other.map((request) => request.authorization)).toEqual([undefined]);
+      for (const result of [refused, stored, answered, another])
+        expect(result.stdout + result.stderr).not.toContain(key);
+      const endpoints = JSON.parse(readFileSync(join(refused.home, 'endpoints.json'), 'utf8')) as {
+        endpoints: unknown[];
+      };
+      expect(endpoints.endpoints).toEqual([{ id, base_url: url, models: ['local-model'] }]);
+    } finally {
+      await elsewhere.close();
+    }
   });
 
   it('run --endpoint without --model is a usage error', async () => {

@@ -146,6 +146,8 @@ export const SECRETS_MAX_FILE_BYTES = 1 * MiB;
 export const SECRETS_MAX_KEY_CHARS = 4 * KiB;
 /** Custom endpoints one user may define. */
 export const ENDPOINTS_MAX_COUNT = 32;
+/** Longest custom endpoint id (its provider id; `--endpoint URL` derives one from the URL within it). */
+export const ENDPOINT_ID_MAX_CHARS = 32;
 /** Longest endpoint base URL (it is an origin plus a short path such as `/v1`). */
 export const ENDPOINTS_MAX_URL_CHARS = 2 * KiB;
 /** Models one endpoint definition may list, and models a probe reports. */

@@ -17,9 +17,9 @@ describe('unauthorizedHint (a provider answered 401)', () => {
     expect(unauthorizedHint('demo')).toBeUndefined();
   });
 
-  it('tells an endpoint’s user where its key is set, and how to give one to an endpoint given only by --endpoint', () => {
-    expect(unauthorizedHint('ollama')).toBe(
-      'the endpoint did not accept its key, or needs one: set it with bastion secrets set ollama, or in the UI (Settings → Custom endpoints); an endpoint given only by --endpoint takes no key: add it there with its key, then run with --provider and its name',
+  it('tells an endpoint’s user (one given by --endpoint too) the exact command that stores its key', () => {
+    expect(unauthorizedHint('endpoint-127-0-0-1-8080-v1')).toBe(
+      'the endpoint did not accept its key, or needs one: store it with bastion secrets set endpoint-127-0-0-1-8080-v1 (or in the UI: Settings → Custom endpoints), then run again',
     );
   });
 });

@@ -98,7 +98,7 @@ import { KEEP_FILES_HINT, rewindReport } from './undo.js';
 import {
   ensureEndpointDefined,
   parseEndpointFlags,
-  removeEndpoint,
+  releaseEndpoint,
   type EndpointSettings,
 } from '../endpoint-consent.js';
 import { homeFlag, startOwningHost } from '../home-in-use.js';
@@ -133,7 +133,10 @@ interface RunOptions {
   model: string | undefined;
   /** `--reasoning low|medium|high`: the session's reasoning effort (a model that takes none refuses it). */
   reasoning: ReasoningEffort | undefined;
-  /** `--endpoint URL`: a transient OpenAI-compatible endpoint, consented to on this command line. */
+  /**
+   * `--endpoint URL`: an OpenAI-compatible endpoint consented to on this command line, defined for
+   * the command under an id read from the URL (the URL as stored, once defined).
+   */
   endpoint: string | undefined;
   /** `--context-window TOKENS` and `--endpoint-images`: the window `--endpoint`'s models have, and that they take images. */
   endpointSettings: EndpointSettings;
@@ -155,7 +158,7 @@ export function unauthorizedHint(provider: string): string | undefined {
   if (BYOK_PROVIDER_IDS.has(provider))
     return `the provider did not accept the API key: replace it with bastion secrets set ${provider}`;
   if (provider === 'demo') return undefined;
-  return `the endpoint did not accept its key, or needs one: set it with bastion secrets set ${provider}, or in the UI (Settings → Custom endpoints); an endpoint given only by --endpoint takes no key: add it there with its key, then run with --provider and its name`;
+  return `the endpoint did not accept its key, or needs one: store it with bastion secrets set ${provider} (or in the UI: Settings → Custom endpoints), then run again`;
 }
 
 /** An approval the agent asks for. */
@@ -1234,6 +1237,7 @@ async function runPrompt(
   workspace: string,
   requests: Steps,
   attachments: Attachments,
+  heard: HeardFromProvider,
 ): Promise<number> {
   const choice = await modelChoice(host, options);
   if (choice === undefined) return 2;
@@ -1278,7 +1282,7 @@ async function runPrompt(
   }
   if (!options.json) {
     process.stderr.write(
-      `bastion: ${options.resume === undefined ? 'session' : 'continuing session'} ${session.id} · ${terminalLine(`${session.provider}/${session.model}`)}${session.provider === 'demo' ? ' (offline demo model, not a real AI)' : ''} · mode ${session.mode} · sandbox ${host.capabilities.sandbox}\n`,
+      `bastion: ${options.resume === undefined ? 'session' : 'continuing session'} ${session.id} · ${terminalLine(`${session.provider}/${session.model}`)}${session.provider === 'demo' ? ' (offline demo model, not a real AI)' : ''}${options.endpoint !== undefined && session.provider === options.provider ? ` (custom endpoint ${terminalLine(options.endpoint)})` : ''} · mode ${session.mode} · sandbox ${host.capabilities.sandbox}\n`,
     );
   }
 
@@ -1388,6 +1392,7 @@ async function runPrompt(
       }
       printer.event(id, event);
       if (event.type === 'tool-approval-request') requests.set(event.approval_id, event);
+      if (event.type === 'run-error' && event.status === 401) heard.unauthorized = true;
       if (event.type === 'run-error') return 1;
       if (event.type !== 'run-finished') return undefined;
       if (event.finish_reason !== 'approval-pending') return 0;
@@ -1888,9 +1893,16 @@ export async function chatCommand(argv: string[]): Promise<number> {
   return runOnHost('chat', parseRunArgs(argv, 'chat'), typedPrompts, { images: [], base: process.cwd() });
 }
 
+/** What the command's runs heard from their provider that outlives them. */
+interface HeardFromProvider {
+  /** A run was refused with 401: the credential sent was not accepted, or none was and one is needed. */
+  unauthorized: boolean;
+}
+
 /**
- * Start the host as `command`, define `--endpoint`'s endpoint for the command's life, and send
- * `requests`, the first prompt with `attachments`' images.
+ * Start the host as `command`, define `--endpoint`'s endpoint for the command's life (kept after
+ * it when it has a key or refused a run for want of one: releaseEndpoint), and send `requests`, the
+ * first prompt with `attachments`' images.
  */
 async function runOnHost(
   command: 'run' | 'chat',
@@ -1917,7 +1929,8 @@ async function runOnHost(
     ['command.refused', 'mcp.failed', ...(options.json ? [] : ['host.sandbox-unavailable'])],
   );
   if (!host) return 2;
-  let transient: string | undefined;
+  let made: { id: string; baseUrl: string } | undefined;
+  const heard: HeardFromProvider = { unauthorized: false };
   try {
     if (options.endpoint !== undefined) {
       const endpoint = await ensureEndpointDefined(
@@ -1926,17 +1939,23 @@ async function runOnHost(
         options.model === undefined ? [] : [options.model],
         options.endpointSettings,
       );
-      if (endpoint.created) transient = endpoint.id;
-      options = { ...options, provider: endpoint.id };
+      if (endpoint.created) made = endpoint;
+      options = { ...options, provider: endpoint.id, endpoint: endpoint.baseUrl };
     }
     if (!options.json && host.capabilities.sandbox === 'none') {
       process.stderr.write(
         `bastion: no outer sandbox (${host.capabilities.reason ?? 'unavailable'}); the shell is withheld\n`,
       );
     }
-    return await runPrompt(host, command, options, workspace, requests, attachments);
+    return await runPrompt(host, command, options, workspace, requests, attachments, heard);
   } finally {
-    if (transient !== undefined) await removeEndpoint(host, transient).catch(() => undefined);
+    if (made !== undefined) {
+      const kept = await releaseEndpoint(host, made.id, heard.unauthorized).catch(() => false);
+      if (kept && heard.unauthorized && !options.json)
+        process.stderr.write(
+          `bastion: ${made.id} stays defined for ${terminalLine(made.baseUrl)}, so bastion secrets set ${made.id} can store its key; remove it in the UI (Settings → Custom endpoints)\n`,
+        );
+    }
     await host.stop();
   }
 }

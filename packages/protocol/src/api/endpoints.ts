@@ -7,6 +7,7 @@ import { z } from 'zod';
 import {
   CONTEXT_WINDOW_MAX_TOKENS,
   CONTEXT_WINDOW_MIN_TOKENS,
+  ENDPOINT_ID_MAX_CHARS,
   ENDPOINTS_MAX_MODELS,
   ENDPOINTS_MAX_URL_CHARS,
   MODEL_ID_MAX_CHARS,
@@ -19,7 +20,7 @@ export const RESERVED_PROVIDER_IDS: ReadonlySet<string> = new Set([...BYOK_PROVI
 export const endpointIdSchema = z
   .string()
   .min(1)
-  .max(32)
+  .max(ENDPOINT_ID_MAX_CHARS)
   .regex(/^[a-z][a-z0-9-]*$/)
   .refine((id) => !RESERVED_PROVIDER_IDS.has(id), 'reserved provider id');
 
