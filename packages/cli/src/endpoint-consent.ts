@@ -121,7 +121,7 @@ function describe(error: WireError): string {
   return `${error.code}: ${terminalLine(error.message)}`;
 }
 
-export async function removeEndpoint(host: BastionHost, id: string): Promise<void> {
+async function removeEndpoint(host: BastionHost, id: string): Promise<void> {
   await host.client.request('POST', '/providers/endpoints/delete', { id });
 }
 

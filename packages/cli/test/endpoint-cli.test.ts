@@ -15,9 +15,11 @@ import {
   type ChatCompletionsRequest,
   type TestServer,
 } from '@bastion/test-support';
+import { runCli, startHolder, stoppedAfterEachTest } from './support/cli-process.js';
 
 const CLI = fileURLToPath(new URL('../dist/main.js', import.meta.url));
 const roots: string[] = [];
+const started = stoppedAfterEachTest();
 let server: TestServer | undefined;
 afterEach(async () => {
   for (const root of roots.splice(0)) rmSync(root, { recursive: true, force: true });
@@ -232,6 +234,40 @@ describe('--endpoint / --allow-endpoint', () => {
       expect(endpoints.endpoints).toEqual([{ id, base_url: url, models: ['local-model'] }]);
     } finally {
       await elsewhere.close();
+    }
+  });
+
+  it('start --allow-endpoint: an endpoint whose key was stored while it ran keeps its definition and key after it stops; one without a key is removed', async () => {
+    const key = 'sk-allow-endpoint-canary-41be';
+    const keyed = await startServer((_req, res) => res.end());
+    const keyless = await startServer((_req, res) => res.end());
+    const root = makeTempDir();
+    roots.push(root);
+    const home = join(root, 'home');
+    const workspace = join(root, 'ws');
+    mkdirSync(workspace);
+    try {
+      const holder = startHolder(started, home, workspace, [
+        '--allow-endpoint',
+        `${keyed.origin}/v1`,
+        '--allow-endpoint',
+        `${keyless.origin}/v1`,
+      ]);
+      await holder.ready;
+      const stored = await runCli(['secrets', 'set', idOf(keyed.origin), '--home', home], `${key}\n`);
+      expect(stored.stderr).toContain(
+        `bastion: stored the key for ${idOf(keyed.origin)} in auth.json (mode 0600) through the running Bastion`,
+      );
+      const exited = new Promise((resolve) => holder.child.once('exit', resolve));
+      holder.child.kill('SIGTERM');
+      await exited;
+      const endpoints = JSON.parse(readFileSync(join(home, 'endpoints.json'), 'utf8')) as { endpoints: unknown[] };
+      expect(endpoints.endpoints).toEqual([{ id: idOf(keyed.origin), base_url: `${keyed.origin}/v1` }]);
+      const auth = JSON.parse(readFileSync(join(home, 'auth.json'), 'utf8')) as { entries: Record<string, unknown> };
+      expect(auth.entries).toEqual({ [idOf(keyed.origin)]: { type: 'api', key } });
+    } finally {
+      await keyed.close();
+      await keyless.close();
     }
   });
 

@@ -8,7 +8,7 @@ import {
 import {
   ensureEndpointDefined,
   parseEndpointFlags,
-  removeEndpoint,
+  releaseEndpoint,
   type EndpointSettings,
 } from '../endpoint-consent.js';
 import { homeFlag, startOwningHost } from '../home-in-use.js';
@@ -70,7 +70,8 @@ export async function startCommand(argv: string[]): Promise<number> {
       ['host.sandbox-unavailable'],
     );
     if (!host) return 2;
-    // Endpoints this start defined for --allow-endpoint are removed at stop, so they never pile up.
+    // Endpoints this start defined for --allow-endpoint are released at stop, so they never pile up:
+    // removed, but for one whose key was stored meanwhile (removing it would delete the key).
     const defined: string[] = [];
     try {
       if (stop.received === undefined)
@@ -78,7 +79,7 @@ export async function startCommand(argv: string[]): Promise<number> {
       await stop.requested;
       out.say('Stopping…');
     } finally {
-      for (const id of defined) await removeEndpoint(host, id).catch(() => undefined);
+      for (const id of defined) await releaseEndpoint(host, id, false).catch(() => undefined);
       await host.stop();
     }
     out.event({ event: 'stopped' });

@@ -158,17 +158,18 @@ export interface ReadyLine {
 }
 
 /**
- * `bastion start --json --no-open` on `home` and `workspace`, pushed onto `started` (see
- * stoppedAfterEachTest); `ready` resolves with its ready line, or rejects if it exits first.
+ * `bastion start --json --no-open` on `home` and `workspace` (and `args`), pushed onto `started`
+ * (see stoppedAfterEachTest); `ready` resolves with its ready line, or rejects if it exits first.
  */
 export function startHolder(
   started: ChildProcess[],
   home: string,
   workspace: string,
+  args: readonly string[] = [],
 ): { child: ChildProcess; ready: Promise<ReadyLine> } {
   const child = spawn(
     process.execPath,
-    [CLI, 'start', '--json', '--no-open', '--home', home, '--workspace', workspace],
+    [CLI, 'start', '--json', '--no-open', '--home', home, '--workspace', workspace, ...args],
     {
       stdio: ['ignore', 'pipe', 'pipe'],
     },
