@@ -6,7 +6,7 @@
  * argument the prompt does not take, one given twice, or one it needs and was not given is a
  * mistake said in words; nothing is run then. Zod-free: the web bundle imports it.
  */
-import type { McpPromptSummary } from './api/mcp.js';
+import type { McpPromptSummary, McpServerStatus } from './api/mcp.js';
 import { MCP_PROMPT_ARGUMENT_VALUE_MAX_CHARS } from './limits.js';
 import { MCP_PROMPT_ARGUMENT_NAME_PATTERN, mcpToolName, splitMcpToolName } from './mcp-tool-name.js';
 
@@ -14,6 +14,47 @@ import { MCP_PROMPT_ARGUMENT_NAME_PATTERN, mcpToolName, splitMcpToolName } from 
 export function mcpPromptCommandName(server: string, prompt: string): string | undefined {
   const name = mcpToolName(server, prompt);
   return name === undefined ? undefined : `/${name}`;
+}
+
+/** The commands that run the prompts `servers` offer (`/mcp__SERVER__PROMPT`), in order; a server not ready offers none. */
+export function mcpPromptCommandNames(
+  servers: readonly Pick<McpServerStatus, 'name' | 'state' | 'prompts'>[],
+): string[] {
+  return servers.flatMap((server) =>
+    server.state === 'ready'
+      ? server.prompts.flatMap((prompt) => mcpPromptCommandName(server.name, prompt.name) ?? [])
+      : [],
+  );
+}
+
+/** Whether `line` is meant as a server's prompt, named right or not: it starts `/mcp__`. */
+export const meansMcpPrompt = (line: string): boolean => line.trim().startsWith('/mcp__');
+
+/**
+ * `line`, meant as a server's prompt (meansMcpPrompt), split, with the server of `servers` it
+ * names; or why it runs none: it names no server here, or no prompt at all, said with the prompts
+ * there are. The message box and `bastion chat` refuse such a line with that rather than send it to
+ * the model; the server's own state and prompts are checked after.
+ */
+export function mcpPromptLineServer<Server extends Pick<McpServerStatus, 'name' | 'state' | 'prompts'>>(
+  line: string,
+  servers: readonly Server[],
+):
+  | { ok: true; named: { server: string; prompt: string; args: string }; server: Server }
+  | { ok: false; message: string } {
+  const named = splitMcpPromptLine(line);
+  const server = servers.find((candidate) => candidate.name === named?.server);
+  if (named !== undefined && server !== undefined) return { ok: true, named, server };
+  const word = line.trim().split(/\s/, 1)[0] ?? '';
+  const here = mcpPromptCommandNames(servers);
+  const prompts = here.length === 0 ? 'no MCP server here offers a prompt' : `the prompts here: ${here.join(', ')}`;
+  return {
+    ok: false,
+    message:
+      named === undefined
+        ? `${word} names no MCP server's prompt (one is typed /mcp__SERVER__PROMPT); ${prompts}`
+        : `${word}: no MCP server named ${named.server} here; ${prompts}`,
+  };
 }
 
 /** `/mcp__SERVER__PROMPT ARGS` split into the server, the prompt and ARGS; undefined for any other line. */

@@ -21,7 +21,8 @@ import {
   mcpPromptCommandName,
   mcpResourceMention,
   mentionedResources,
-  splitMcpPromptLine,
+  mcpPromptCommandNames,
+  mcpPromptLineServer,
   UI_MENTION_MAX_ENTRIES,
 } from '@bastion/protocol';
 import { describeError } from './bastion.js';
@@ -102,10 +103,7 @@ export function matchingResources(listing: McpListing | undefined, typed: string
 }
 
 export type McpPromptRun =
-  | { kind: 'text'; text: string; origin: McpPromptOrigin }
-  | { kind: 'mistake'; message: string }
-  /** The line names no prompt of a server of the listing: it is sent as typed. */
-  | { kind: 'none' };
+  { kind: 'text'; text: string; origin: McpPromptOrigin } | { kind: 'mistake'; message: string };
 
 /**
  * Enter on `/mcp__SERVER__PROMPT ARGS`: the prompt run by the host with ARGS (its text, for the
@@ -118,16 +116,21 @@ export async function runMcpPromptLine(
   listing: McpListing | undefined,
   line: string,
 ): Promise<McpPromptRun> {
-  const named = splitMcpPromptLine(line);
-  const server = listing?.servers.find((candidate) => candidate.name === named?.server);
-  if (named === undefined || server === undefined) return { kind: 'none' };
+  const meant = mcpPromptLineServer(line, listing?.servers ?? []);
+  if (!meant.ok) return { kind: 'mistake', message: `${meant.message}.` };
+  const { named, server } = meant;
   const command = mcpPromptCommandName(named.server, named.prompt) ?? line.trim();
   if (server.state !== 'ready') {
     return { kind: 'mistake', message: `${command}: the MCP server ${server.name} is not running.` };
   }
   const prompt = server.prompts.find((candidate) => candidate.name === named.prompt);
-  if (prompt === undefined)
-    return { kind: 'mistake', message: `The MCP server ${server.name} offers no prompt ${named.prompt}.` };
+  if (prompt === undefined) {
+    const its = mcpPromptCommandNames([server]);
+    return {
+      kind: 'mistake',
+      message: `The MCP server ${server.name} offers no prompt ${named.prompt}; it offers ${its.length === 0 ? 'none' : its.join(', ')}.`,
+    };
+  }
   const args = mcpPromptArguments(command, prompt, named.args);
   if (!args.ok) return { kind: 'mistake', message: `${args.message}.` };
   try {

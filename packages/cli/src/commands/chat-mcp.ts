@@ -10,14 +10,15 @@
 import { HostError, terminalLine, terminalText, type BastionHost } from '@bastion/host';
 import {
   mayNameResource,
+  meansMcpPrompt,
   mcpPromptArguments,
   mcpPromptCommandName,
+  mcpPromptCommandNames,
+  mcpPromptLineServer,
   mentionedResources,
-  splitMcpPromptLine,
   type McpAttachedResource,
   type McpListing,
   type McpPromptOrigin,
-  type McpServerStatus,
 } from '@bastion/protocol';
 
 /** What `POST /agent/run` is sent for a line: the message and what goes with it from MCP servers. */
@@ -40,7 +41,7 @@ const refused = (error: unknown): string =>
 export async function withMcp(host: BastionHost, workspace: string | null, line: string): Promise<McpLine> {
   // `/mcp__…` is meant as a server's prompt, named right or not: one that names none is refused
   // rather than sent to the model as a prompt, as chat refuses another `/NAME` it does not know.
-  const meantPrompt = line.trim().startsWith('/mcp__');
+  const meantPrompt = meansMcpPrompt(line);
   if (workspace === null) {
     return meantPrompt
       ? { ok: false, message: 'this session works in no folder, so no MCP server runs for it' }
@@ -73,41 +74,21 @@ export async function withMcp(host: BastionHost, workspace: string | null, line:
   return { ok: true, body: { message: line, ...(resources.length === 0 ? {} : { mcp_resources: resources }) } };
 }
 
-/** The commands that run the prompts `servers` offer (`/mcp__SERVER__PROMPT`); a server not ready offers none. */
-function promptCommands(servers: readonly McpServerStatus[]): string[] {
-  return servers.flatMap((server) =>
-    server.state === 'ready'
-      ? server.prompts.flatMap((prompt) => mcpPromptCommandName(server.name, prompt.name) ?? [])
-      : [],
-  );
-}
-
 /**
  * `line`, `/mcp__SERVER__PROMPT ARGS`, run when it names a prompt of a ready server of the listing
  * (its text said before it goes); else why not, naming the prompts there are.
  */
 async function runPrompt(host: BastionHost, workspace: string, listing: McpListing, line: string): Promise<McpLine> {
-  const named = splitMcpPromptLine(line);
-  const server = listing.servers.find((candidate) => candidate.name === named?.server);
-  if (named === undefined || server === undefined) {
-    const word = terminalLine(line.trim().split(/\s/, 1)[0] ?? '');
-    const here = promptCommands(listing.servers);
-    const prompts = here.length === 0 ? 'no MCP server here offers a prompt' : `the prompts here: ${here.join(', ')}`;
-    return {
-      ok: false,
-      message:
-        named === undefined
-          ? `${word} names no MCP server's prompt (one is typed /mcp__SERVER__PROMPT); ${prompts}`
-          : `${word}: no MCP server named ${named.server} here; ${prompts}`,
-    };
-  }
+  const meant = mcpPromptLineServer(line, listing.servers);
+  if (!meant.ok) return { ok: false, message: terminalLine(meant.message) };
+  const { named, server } = meant;
   const command = mcpPromptCommandName(named.server, named.prompt) ?? `/mcp__${named.server}__${named.prompt}`;
   if (server.state !== 'ready') {
     return { ok: false, message: `${command}: the MCP server ${named.server} is not running (/mcp says why)` };
   }
   const prompt = server.prompts.find((candidate) => candidate.name === named.prompt);
   if (prompt === undefined) {
-    const its = promptCommands([server]);
+    const its = mcpPromptCommandNames([server]);
     return {
       ok: false,
       message: `the MCP server ${server.name} offers no prompt ${named.prompt}; it offers ${its.length === 0 ? 'none' : its.join(', ')}`,
@@ -132,7 +113,7 @@ async function runPrompt(host: BastionHost, workspace: string, listing: McpListi
 export function mcpPromptNames(host: BastionHost, workspace: string | null): string[] {
   if (workspace === null) return [];
   try {
-    return promptCommands(host.mcp.listing(workspace).servers);
+    return mcpPromptCommandNames(host.mcp.listing(workspace).servers);
   } catch {
     // An unusable mcp.json: /mcp says why.
     return [];

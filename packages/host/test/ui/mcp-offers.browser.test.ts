@@ -7,7 +7,7 @@
  * `greet` says `<img onerror=…>`); choosing `review` asks for its needed argument; Enter runs it
  * and puts its text in the box, unsent, naming the prompt; Enter again sends it, the model gets
  * it, and the transcript says whose prompt it was. A mistaken argument is said under the box and
- * nothing is sent. A prompt's text queued while a run goes keeps what the box read through a
+ * nothing is sent, as for a `/mcp__…` line naming no prompt of a server here. A prompt's text queued while a run goes keeps what the box read through a
  * reload: an `@SERVER:URI` word of the server's own text attaches nothing when it drains. `@`
  * lists the server's resources in a section of their own; choosing the readme puts `@fixture:notes://readme` in the box and the model gets its text; the binary logo
  * is refused under the box. Screenshots (light and dark, 1280×800 and 400×560) of both menus.
@@ -118,6 +118,34 @@ describe('MCP prompts in the message box', () => {
     expect(endpoint.seen.length).toBe(before);
     await composer().fill('');
   });
+
+  it.each([
+    [
+      '/mcp__nope__x',
+      '/mcp__nope__x: no MCP server named nope here; the prompts here: /mcp__fixture__review, /mcp__fixture__greet.',
+    ],
+    [
+      '/mcp__zzz hello',
+      "/mcp__zzz names no MCP server's prompt (one is typed /mcp__SERVER__PROMPT); the prompts here: /mcp__fixture__review, /mcp__fixture__greet.",
+    ],
+    [
+      '/mcp__fixture__nope',
+      'The MCP server fixture offers no prompt nope; it offers /mcp__fixture__review, /mcp__fixture__greet.',
+    ],
+  ])(
+    '%s, naming no prompt of a server here, is said under the box with the prompts there are, the text kept, and nothing is sent',
+    async (line, said) => {
+      const before = endpoint.seen.length;
+      await composer().fill(line);
+      await composer().press('Enter');
+      await expect.poll(() => note().textContent(), SETTLED).toBe(said);
+      expect(await composer().inputValue()).toBe(line);
+      await page.waitForTimeout(300);
+      expect(endpoint.seen.length).toBe(before);
+      expect(await page.getByTestId('user-bubble').filter({ hasText: line }).count()).toBe(0);
+      await composer().fill('');
+    },
+  );
 
   it('a message queued from a prompt whose text names @fixture:notes://readme goes after a reload without that resource: the model gets the prompt’s text alone', async () => {
     turns.length = endpoint.seen.length;

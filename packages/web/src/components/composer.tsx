@@ -4,8 +4,8 @@ import type { DirEntry, McpAttachedResource, McpListing, McpPromptOrigin, TextSp
 import {
   mayNameResource,
   mcpResourceMention,
+  meansMcpPrompt,
   serverWrittenMentions,
-  splitMcpPromptLine,
   AGENT_MAX_IMAGES,
   AGENT_MAX_MCP_RESOURCES,
   AGENT_MAX_MESSAGE_CHARS,
@@ -775,8 +775,9 @@ export function Composer({
    * prompt's name itself.
    */
   const sendOrFill = () => {
-    if (mcp !== undefined && workspace !== null && !asFilled && splitMcpPromptLine(draft) !== undefined) {
-      void runMcpPrompt(draft);
+    if (!asFilled && meansMcpPrompt(draft)) {
+      if (mcp !== undefined && workspace !== null) void runMcpPrompt(draft);
+      else setMcpNote({ draft, message: 'No MCP server runs for this session: it works in no folder.' });
       return;
     }
     if (savedPrompts === undefined || !mayNamePrompt(draft) || asFilled) {
@@ -794,7 +795,8 @@ export function Composer({
   /**
    * `/mcp__SERVER__PROMPT ARGS` (typed, or chosen): the prompt run by the host, its text put in the
    * box unsent with a note naming it (decided once a listing still being read is in); a mistake or
-   * a refusal said under the box, the text kept; a line naming no server's prompt is sent as typed.
+   * a refusal said under the box, the text kept — also for a `/mcp__…` line naming no server's
+   * prompt, which is not sent to the model.
    */
   const runMcpPrompt = async (line: string) => {
     if (mcp === undefined || workspace === null) return;
@@ -803,8 +805,7 @@ export function Composer({
     const run = await runMcpPromptLine(mcp, workspace, await catalog.read(), line);
     if (latest.current.draft !== typed) return;
     if (run.kind === 'text') fill(run.text, { origin: run.origin });
-    else if (run.kind === 'mistake') setMcpNote({ draft: typed, message: run.message });
-    else latest.current.send();
+    else setMcpNote({ draft: typed, message: run.message });
   };
   const mcpProblem = mcpNote !== undefined && mcpNote.draft === draft ? mcpNote.message : undefined;
   // Said until there is text to go with the images.
