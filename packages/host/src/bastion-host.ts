@@ -333,9 +333,21 @@ async function composeHost(
   const mcp = new McpHub({ userData, home, log, srt: srt?.session, tempRoot: prelude.temp.path });
   resources.defer(() => mcp.close());
   supervisor.addChannelModule((sidecar) => attachMcpCalls(sidecar, { hub: mcp, policy, asks, log }));
+  // Every provider request is scanned for the credentials in auth.json (but its own) and secret
+  // formats; the diff the host's question about a write shows is cut of them.
+  const egress = new EgressGuard({ userData, log });
+  resources.defer(() => egress.close());
   // Every workspace write is the host's: the sidecar's view of the workspace is read-only.
   supervisor.addChannelModule((sidecar) =>
-    attachWorkspaceWrites(sidecar, { userData, policy, journal: writeJournal, asks, links, log }),
+    attachWorkspaceWrites(sidecar, {
+      userData,
+      policy,
+      journal: writeJournal,
+      asks,
+      links,
+      heldCredentials: () => egress.heldCredentials(),
+      log,
+    }),
   );
   // Provider HTTP leaves only through the host, on the system route, under the current grants.
   const network = new NetworkAuthority({ builtins: withChatgptGrants(BUILTIN_GRANTS, chatgptConfig) });
@@ -346,9 +358,6 @@ async function composeHost(
   const confirmer = consentPage ? withConsentPage(baseConfirmer, consentPage) : baseConfirmer;
   const route = createSystemRoute();
   resources.defer(() => route.close());
-  // Every provider request is scanned for the credentials in auth.json (but its own) and secret formats.
-  const egress = new EgressGuard({ userData, log });
-  resources.defer(() => egress.close());
   attachProviderTransport({ supervisor, authority: network, route, log, egress });
   for (const url of options.allowEndpoints ?? []) {
     const granted = await network.requestCustomGrant(url, confirmer);

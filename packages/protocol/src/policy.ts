@@ -29,6 +29,7 @@ import {
   POLICY_MAX_TOKEN_CHARS,
   POLICY_MAX_TOOL_NAME_CHARS,
   POLICY_MAX_TOOLS,
+  TOOL_DIFF_MAX_CHARS,
 } from './limits.js';
 
 export const policyDecisionSchema = z.enum(['allow', 'ask', 'deny', 'hard-deny']);
@@ -242,7 +243,8 @@ export type HostAuditQuery = z.infer<typeof hostAuditQuerySchema>;
  * `always_allow` is the rule "Always allow" would save for `workspace_root`'s project, made by
  * the host from this call, and offered only when saving it would stop this call being asked
  * (absent when no rule can pin the call exactly, or a rule of the project itself asks: an `ask`
- * beats an `allow` in one layer).
+ * beats an `allow` in one layer). `diff`: for a file write, the host's own diff of the bytes it
+ * holds against the file as it is when it asks (held credentials cut), never the sidecar's.
  */
 export const hostAskSchema = z.strictObject({
   id: channelIdSchema,
@@ -255,6 +257,7 @@ export const hostAskSchema = z.strictObject({
   session_id: channelIdSchema.optional(),
   asked_at: z.iso.datetime(),
   always_allow: policyRuleDraftSchema.optional(),
+  diff: z.string().max(TOOL_DIFF_MAX_CHARS).optional(),
 });
 export type HostAsk = z.infer<typeof hostAskSchema>;
 

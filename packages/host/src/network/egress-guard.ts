@@ -234,6 +234,16 @@ export class EgressGuard {
     this.#watcher?.close();
   }
 
+  /**
+   * Every credential Bastion holds now, auth.json's by its entry's name and each MCP server's
+   * variable, for text shown to the person to be cut of them; throws when a file cannot be read.
+   */
+  heldCredentials(): HeldSecret[] {
+    this.#learn(this.#auth.read().value);
+    const auth = Array.from(this.#held, ([value, owner]) => ({ kind: owner.entry, value }));
+    return [...auth, ...this.#mcp.read().value];
+  }
+
   /** The scan for one request under `grant`: every held credential but the grant's own, and every format. */
   scanFor(grant: Grant): EgressScan {
     let mcp: { stamp: FileStamp | undefined; value: HeldSecret[] };

@@ -8,8 +8,9 @@
  * refused (FS_PROTECTED), and the host's policy is evaluated on the write as it will run (the
  * resolved path): `deny` and `hard-deny` refuse it (POLICY_DENIED, the rule named); for an `ask`
  * the write is held while the host asks the person itself (host-asks.ts: its terminal, or the
- * desktop page through guarded host IPC), refused (POLICY_UNAPPROVED) unless they say yes — the
- * sidecar has no way to claim an approval here. A write the person was shown a diff for (the
+ * desktop page through guarded host IPC, which shows the host's own diff of the write:
+ * write-question-diff.ts), refused (POLICY_UNAPPROVED) unless they say yes — the sidecar has no
+ * way to claim an approval here. A write the person was shown a diff for (the
  * frame's `shown_sha256`) is made only over the file that diff was worked out against, checked
  * after the question (FS_CHANGED_SINCE_SHOWN). The write itself is workspace-files.ts's
  * (descriptor walk, atomic, journaled). A write's bytes are held here until its last chunk and its
@@ -36,6 +37,7 @@ import { isAtOrUnder } from '../sandbox/sandbox-policy-check.js';
 import type { SidecarHandle } from '../supervisor/sidecar-supervisor.js';
 import type { ProtectedLinkIndex } from './protected-link-targets.js';
 import type { TempFileJournal } from './temp-file-journal.js';
+import { writeQuestionDiff, type HeldCredentials } from './write-question-diff.js';
 import {
   removeEmptyWorkspaceDirectory,
   removeWorkspaceFile,
@@ -61,6 +63,8 @@ export interface WorkspaceWritesOptions {
   asks?: HostAsks;
   /** The host's protected link targets, which its command executor keeps current. */
   links: ProtectedLinkIndex;
+  /** The credentials Bastion holds, cut from the diff a question about a write shows; absent, the question shows none. */
+  heldCredentials?: HeldCredentials;
   log: Logger;
 }
 
@@ -120,11 +124,13 @@ export function attachWorkspaceWrites(sidecar: Sidecar, options: WorkspaceWrites
 
   /**
    * The granted root the frame names, resolved and contained, once the policy allows the write:
-   * a deny refuses it, an ask waits for the person's yes at the host.
+   * a deny refuses it, an ask waits for the person's yes at the host. `bytes`: a write's, which
+   * the question shows as the host's own diff of them against the file as it is.
    */
   const admit = async (
     frame: Pick<WriteFrame, 'id' | 'workspace_root' | 'path' | 'session_id' | 'run_id'>,
     tool: WriteFrame['tool'],
+    bytes?: Uint8Array,
   ): Promise<WritablePath> => {
     const root = realOrUndefined(frame.workspace_root);
     const granted = root !== undefined && sidecar.config.workspaces.some((path) => realOrUndefined(path) === root);
@@ -136,6 +142,10 @@ export function attachWorkspaceWrites(sidecar: Sidecar, options: WorkspaceWrites
     if (verdict.verdict === 'deny' || verdict.verdict === 'hard-deny')
       throw new Refused('POLICY_DENIED', verdict.rule_id);
     if (verdict.verdict === 'ask') {
+      const diff =
+        bytes === undefined || options.heldCredentials === undefined
+          ? undefined
+          : writeQuestionDiff(target, bytes, options.heldCredentials);
       held += 1;
       const asked =
         options.asks?.ask(
@@ -146,6 +156,7 @@ export function attachWorkspaceWrites(sidecar: Sidecar, options: WorkspaceWrites
             ...(verdict.rule_id === undefined ? {} : { rule_id: verdict.rule_id }),
             ...(verdict.reason === undefined ? {} : { reason: verdict.reason }),
             ...(frame.session_id === undefined ? {} : { session_id: frame.session_id }),
+            ...(diff === undefined ? {} : { diff }),
           },
           gone.signal,
           audited,
@@ -174,8 +185,8 @@ export function attachWorkspaceWrites(sidecar: Sidecar, options: WorkspaceWrites
   const perform = (write: PendingWrite) => {
     const { frame } = write;
     void settle(frame.id, async () => {
-      const target = await admit(frame, frame.tool);
       const bytes = write.chunks.length === 1 ? (write.chunks[0] as Uint8Array) : Buffer.concat(write.chunks);
+      const target = await admit(frame, frame.tool, bytes);
       const result = writeWorkspaceFile(target, bytes, {
         journal: options.journal,
         ...(frame.shown_sha256 === undefined ? {} : { shownSha256: frame.shown_sha256 }),

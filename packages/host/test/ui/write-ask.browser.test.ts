@@ -4,9 +4,10 @@
  * `write_file` of `.github/workflows/ci.yml` (the built-in CI-workflow `ask`) is held by the host,
  * which performs the write, and asked on the page once, by the host ("The host asks"), never by the
  * agent's own approval prompt; the file does not exist until Allow, and Deny refuses the next one
- * with POLICY_UNAPPROVED, nothing written; an overwrite's card shows the lines it replaces, and an
- * overwrite allowed after the file changed under the question is refused by the host, the file as
- * it changed to. Screenshots (light and dark, 1280 and 420 px) go to test-output/ui/.
+ * with POLICY_UNAPPROVED, nothing written; an overwrite's card and the host's question (the host's
+ * own diff) show the lines it replaces, a held credential in a write is cut from the host's diff,
+ * and an overwrite allowed after the file changed under the question is refused by the host, the
+ * file as it changed to. Screenshots (light and dark, 1280 and 420 px) go to test-output/ui/.
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -23,8 +24,11 @@ const turns: ScriptedTurn[] = [];
 let host: TempHost;
 let page: Page;
 
+/** The scripted provider's key, which Bastion holds in auth.json. */
+const KEY = 'sk-write-ask-test-key';
+
 useDesktopWorld(
-  () => openScriptedDesktopWorld(turns, 'sk-write-ask-test-key'),
+  () => openScriptedDesktopWorld(turns, KEY),
   (opened) => ({ host, page } = opened),
 );
 
@@ -71,7 +75,7 @@ describe('a file write the policy asks about, asked by the host', () => {
     expect(host.asks.list().asks).toEqual([]);
   });
 
-  it('an overwrite the host asks about shows, on its card, the lines it replaces in the file as it is; Deny keeps the file’s bytes', async () => {
+  it('an overwrite the host asks about shows, on its card and in the host’s own question (the host’s diff of the bytes it holds), the lines it replaces in the file as it is; Deny keeps the file’s bytes', async () => {
     const changed = 'on: push\njobs: { leak: {} }\n';
     turns.push(
       { kind: 'tool-call', name: 'write_file', input: { path: '.github/workflows/ci.yml', content: changed } },
@@ -83,10 +87,41 @@ describe('a file write the policy asks about, asked by the host', () => {
     const card = page.getByRole('article', { name: 'Tool write_file' }).last();
     await expect.poll(() => card.locator('.diff-del').allTextContents(), { timeout: 15_000 }).toEqual(['-jobs: {}\n']);
     expect(await card.locator('.diff-add').allTextContents()).toEqual(['+jobs: { leak: {} }\n']);
+    // The host's question shows the host's diff, not only the card above it the sidecar's.
+    const asked = hostAsk.getByTestId('diff');
+    expect(await asked.locator('.diff-del').allTextContents()).toEqual(['-jobs: {}\n']);
+    expect(await asked.locator('.diff-add').allTextContents()).toEqual(['+jobs: { leak: {} }\n']);
+    expect(await asked.locator('.diff-ctx').allTextContents()).toEqual([' on: push\n']);
+    expect(host.asks.list().asks[0]?.diff).toContain('@@ -1,2 +1,2 @@');
     await shotAllModes(page, SHOTS, '36-host-ask-overwrite', hostAsk);
+    await shotAllModes(page, SHOTS, '36-host-ask-overwrite-narrow', hostAsk, [{ width: 400, height: 700 }]);
     await hostAsk.getByRole('button', { name: 'Deny' }).click();
     await page.getByText('Left the workflow as it was.').waitFor();
     expect(readFileSync(join(host.workspace, '.github', 'workflows', 'ci.yml'), 'utf8')).toBe(WORKFLOW);
+  });
+
+  it('a write holding a credential Bastion holds shows it cut in the host’s diff: neither the page nor the host’s question carries the key', async () => {
+    turns.push(
+      {
+        kind: 'tool-call',
+        name: 'write_file',
+        input: { path: '.github/workflows/leak.yml', content: `env:\n  KEY: ${KEY}\n` },
+      },
+      { kind: 'text', pieces: ['The leak was refused.'] },
+    );
+    await sendMessage(page, 'Add a workflow with the key');
+    const hostAsk = page.getByRole('region', { name: 'The host asks' });
+    await hostAsk.getByText('write_file .github/workflows/leak.yml').waitFor();
+    const asked = hostAsk.getByTestId('diff');
+    expect(await asked.locator('.diff-add').allTextContents()).toEqual([
+      '+env:\n',
+      "+  KEY: [redacted: Bastion's local credential]\n",
+    ]);
+    expect(await hostAsk.textContent()).not.toContain(KEY);
+    expect(JSON.stringify(host.asks.list())).not.toContain(KEY);
+    await hostAsk.getByRole('button', { name: 'Deny' }).click();
+    await page.getByText('The leak was refused.').waitFor();
+    expect(existsSync(join(host.workspace, '.github', 'workflows', 'leak.yml'))).toBe(false);
   });
 
   it('an overwrite allowed after the file changed under the question is refused by the host (FS_CHANGED_SINCE_SHOWN): the file keeps the bytes it changed to, the card says why', async () => {

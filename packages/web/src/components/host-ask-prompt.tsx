@@ -1,10 +1,12 @@
 import { useEffect, useState } from 'react';
+import { UI_APPROVAL_DIFF_FOLD_LINES } from '@bastion/protocol';
 import type { BastionApi, HostAsk, HostAskAnswer } from '@bastion/bridge';
 import { BRIDGE_RETRY_MS, describeError } from '../bastion.js';
 import { mcpToolTitle } from '../mcp-tool-call.js';
 import { notifyHostAsk } from '../notifications.js';
 import { AlwaysAllowConfirm, ApprovalActions, useAlwaysAllowStep } from './always-allow-confirm.js';
 import { CommandWords } from './command-words.js';
+import { DiffView } from './diff-view.js';
 import { usePromptFocus } from './prompt-focus.js';
 
 /** The page's one wait on the host's held calls, and the views shown them. */
@@ -136,6 +138,12 @@ export function HostAskPrompt({ bastion, ask }: { bastion: BastionApi; ask: Host
       <h2>Bastion’s policy asks before {heldAction(ask)}</h2>
       <div className="approval-body">
         <HeldCall ask={ask} />
+        {/* A write's change: the host's own diff of the bytes it holds, folded and scrolled as the agent's question folds its own. */}
+        {ask.diff !== undefined && (
+          <div className="approval-diff">
+            <DiffView diff={ask.diff} counts={false} foldLines={UI_APPROVAL_DIFF_FOLD_LINES} />
+          </div>
+        )}
         <p className="muted">
           Rule {ask.rule_id ?? '(unnamed)'}
           {ask.reason ? `: ${ask.reason}` : ''}. The host holds the call and asks you itself; your answer goes to the
