@@ -804,6 +804,12 @@ export const CLI_COMMAND_PREVIEW_LINE_CHARS = 160;
 /** At a terminal, a running command's first this many lines print as they come; the rest is counted when it ends. */
 export const CLI_LIVE_OUTPUT_LINES = 40;
 /**
+ * At a terminal, the host's question about a write shows this many lines of its diff and counts
+ * the rest (as the page's question folds it, UI_APPROVAL_DIFF_FOLD_LINES): a long diff must not
+ * push the path and rule asked about out of sight, the question under them.
+ */
+export const CLI_HOST_ASK_DIFF_LINES = 40;
+/**
  * Characters of a running command's unfinished line `bastion run` keeps until the line ends (it
  * prints CLI_COMMAND_PREVIEW_LINE_CHARS of it): the rest is dropped, so output without a newline
  * costs no memory.

@@ -29,6 +29,7 @@ import {
   agentRunResponseSchema,
   CLI_APPROVAL_TYPE_AHEAD_DISCARD_MS,
   CLI_CHAT_HISTORY_LINES,
+  CLI_HOST_ASK_DIFF_LINES,
   CLI_LIVE_OUTPUT_LINES,
   CLI_LIVE_PARTIAL_LINE_CHARS,
   CLI_MAX_OPEN_CALLS,
@@ -430,20 +431,40 @@ async function askApproval(
 }
 
 /**
+ * The host's diff of a write it asks about, inert as an edit's diff is printed: its first
+ * CLI_HOST_ASK_DIFF_LINES lines, then how many more were left out.
+ */
+export function hostAskDiffLines(diff: string): string[] {
+  const lines = inertDiffLines(diff);
+  const shown = lines.slice(0, CLI_HOST_ASK_DIFF_LINES);
+  const more = lines.length - shown.length;
+  return more > 0 ? [...shown, `${moreLines(more)} of the diff left out`] : shown;
+}
+
+/**
  * The host's own terminal prompt for a call its policy says `ask` for (host host-asks.ts): what
  * the host will run exactly (a command as shell words and its directory, a file tool's paths),
- * the rule that asks, and the same answers as an approval — "always allow" only when the host
- * offers a rule (made by the host from the call it holds, saved by the host). Given to the host
- * only when there is a terminal; the daemon never sees the answer.
+ * the rule that asks, a write's diff (the host's own, of the bytes it holds, its credentials cut;
+ * folded by hostAskDiffLines), and the same answers as an approval — "always allow" only when the
+ * host offers a rule (made by the host from the call it holds, saved by the host). Given to the
+ * host only when there is a terminal; the daemon never sees the answer.
  */
 export function hostAskPrompt(json: boolean): HostAskPrompt {
   return (ask, _signal, saveAlwaysAllow) => {
     const subject = ask.command
       ? [`command: ${quoteArgv([ask.command.name, ...ask.command.args])}`, `in:      ${shellWord(ask.command.cwd)}`]
       : [`tool:    ${terminalLine(ask.tool)}`, ...(ask.paths ?? []).map((path) => `path:    ${shellWord(path)}`)];
+    const diff =
+      ask.diff === undefined
+        ? []
+        : [
+            "diff:    the host's, of the bytes it will write (Bastion's credentials cut):",
+            ...hostAskDiffLines(ask.diff).map((line) => `  ${line}`),
+          ];
     const lines = [
       ...subject,
       `rule:    ${terminalLine(ask.rule_id ?? '(unnamed)')}${ask.reason === undefined ? '' : ` — ${terminalLine(ask.reason)}`}`,
+      ...diff,
     ];
     const question = `\nBastion's policy asks before this runs:\n${lines.map((line) => `  ${line}\n`).join('')}`;
     const always = ask.always_allow && { draft: ask.always_allow, project: ask.workspace_root, save: saveAlwaysAllow };
