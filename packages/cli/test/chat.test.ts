@@ -118,6 +118,18 @@ it('exits 2 for a PROMPT on its command line or --compact, starting nothing', as
   expect(existsSync(home)).toBe(false);
 });
 
+it('--session naming no session of this home exits 2 saying so in one line that names bastion sessions and its --all, making no session', async () => {
+  const { home, args } = project();
+  const result = await runCli([...args, '--session', 'ses_nonexistent1'], 'ls\n');
+  expect(result.code).toBe(2);
+  const list = `bastion sessions --home ${home}`;
+  expect(result.stderr.split('\n').filter((line) => line.includes('ses_nonexistent1'))).toEqual([
+    `bastion: no session ses_nonexistent1 here (${list} lists this folder's sessions, ${list} --all every folder's)`,
+  ]);
+  expect(result.stdout).toBe('');
+  expect(userMessagesBySession(home).size).toBe(0);
+});
+
 it('a piped line longer than the prompt limit ends chat with exit 2 and says so; the lines before it ran, nothing after', async () => {
   const { home, args } = project();
   const overlong = 'x'.repeat(4 * AGENT_MAX_MESSAGE_CHARS + 1);

@@ -514,7 +514,7 @@ describe('bastion run (real CLI process)', () => {
     expect(prompted.stderr).toContain('--compact takes no PROMPT');
   });
 
-  it('exits 2 for --continue with no session in the folder, a --session that is not there or works in another folder, creating no session', async () => {
+  it('exits 2 for --continue with no session in the folder, a --session that is not there (naming bastion sessions and its --all to find one) or works in another folder, creating no session', async () => {
     const { home, workspace } = freshProject();
     const none = await runCliOn(home, workspace, ['--continue', 'ls']);
     expect(none.code).toBe(2);
@@ -525,7 +525,10 @@ describe('bastion run (real CLI process)', () => {
 
     const missing = await runCliOn(home, workspace, ['--session', 'ses_AAAAAAAAAAAAAAAA', 'ls']);
     expect(missing.code).toBe(2);
-    expect(missing.stderr).toContain('bastion: no session ses_AAAAAAAAAAAAAAAA here');
+    const list = `bastion sessions --home ${home}`;
+    expect(missing.stderr).toContain(
+      `bastion: no session ses_AAAAAAAAAAAAAAAA here (${list} lists this folder's sessions, ${list} --all every folder's)\n`,
+    );
 
     const first = await runCliOn(home, workspace, ['--provider', 'demo', 'ls']);
     const session = sessionIdOf(first.stderr) as string;

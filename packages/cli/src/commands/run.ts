@@ -985,11 +985,15 @@ async function resumeSession(
   } else {
     const got = await host.client.call('GET', `/sessions/${resume.session}`, undefined, sessionSchema);
     if (!got.ok) {
-      const missing = got.error.code === 'SESSION_NOT_FOUND';
-      return {
-        code: missing ? 2 : 1,
-        message: missing ? `no session ${resume.session} here` : `could not read the session: ${failure(got.error)}`,
-      };
+      if (got.error.code === 'SESSION_NOT_FOUND') {
+        // Where to find the id meant: this data folder's sessions, of this folder or of any.
+        const list = `bastion sessions${options.home === undefined ? '' : ` --home ${shellWord(options.home)}`}`;
+        return {
+          code: 2,
+          message: `no session ${resume.session} here (${list} lists this folder's sessions, ${list} --all every folder's)`,
+        };
+      }
+      return { code: 1, message: `could not read the session: ${failure(got.error)}` };
     }
     found = got.body;
   }
