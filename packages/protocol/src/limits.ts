@@ -805,8 +805,9 @@ export const CLI_COMMAND_PREVIEW_LINE_CHARS = 160;
 export const CLI_LIVE_OUTPUT_LINES = 40;
 /**
  * At a terminal, the host's question about a write shows this many lines of its diff and counts
- * the rest (as the page's question folds it, UI_APPROVAL_DIFF_FOLD_LINES): a long diff must not
- * push the path and rule asked about out of sight, the question under them.
+ * the rest (as the page's question folds it, UI_APPROVAL_DIFF_FOLD_LINES): the diff may be up to
+ * TOOL_DIFF_MAX_CHARS, hundreds of lines that would scroll the path and rule asked about far above
+ * the question.
  */
 export const CLI_HOST_ASK_DIFF_LINES = 40;
 /**
