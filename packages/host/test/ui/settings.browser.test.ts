@@ -167,6 +167,24 @@ describe('Settings', () => {
     }
   });
 
+  it('choosing a tab moves no tab: each tab keeps its place and width whichever one is chosen (the chosen one’s bold label does not widen it)', async () => {
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.goto(`${host.uiOrigin}/desktop/settings#models`);
+    await expect.poll(() => tab('Models').getAttribute('aria-selected')).toBe('true');
+    const boxes = () =>
+      tabs()
+        .getByRole('tab')
+        .evaluateAll((all) =>
+          all.map((element) => [element.getBoundingClientRect().left, element.getBoundingClientRect().width]),
+        );
+    const withModels = await boxes();
+    for (const name of ['Permissions', 'MCP servers', 'Activity', 'General']) {
+      await tab(name).click();
+      await expect.poll(() => tab(name).getAttribute('aria-selected')).toBe('true');
+      expect(await boxes(), `the tabs with ${name} chosen`).toEqual(withModels);
+    }
+  });
+
   it('at 400 px the Model for new sessions list is as wide as at 1280 px (the model’s whole name), under its label', async () => {
     await openSettingsTab(page, 'Models');
     const picker = page.getByLabel('Model for new sessions');

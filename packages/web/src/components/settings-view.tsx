@@ -108,6 +108,7 @@ export function SettingsView({
             aria-controls={`settings-panel-${id}`}
             tabIndex={tab === id ? 0 : -1}
             onClick={() => choose(id, false)}
+            data-label={label}
           >
             {label}
           </button>
