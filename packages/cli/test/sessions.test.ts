@@ -35,6 +35,9 @@ function controlRequests(home: string, method: string): number {
 }
 
 const LINE = /^(ses_[\w-]+) {2}\d{4}-\d\d-\d\d \d\d:\d\d {2}finished {6} {2}demo\/demo {2}accept-edits {2}(.*)$/;
+/** A line of `sessions --all`: LINE with the session's folder before its title. */
+const ALL_LINE =
+  /^(ses_[\w-]+) {2}\d{4}-\d\d-\d\d \d\d:\d\d {2}finished {6} {2}demo\/demo {2}accept-edits {2}(\/\S+) {2,}(.*)$/;
 
 describe('bastion sessions', () => {
   it('lists the folder’s sessions newest first, titled after their first message; --all lists every one; --json one session a line', async () => {
@@ -55,7 +58,7 @@ describe('bastion sessions', () => {
       all.stdout
         .trimEnd()
         .split('\n')
-        .map((line) => LINE.exec(line)?.[2]),
+        .map((line) => ALL_LINE.exec(line)?.[3]),
     ).toEqual(['ls src', 'read README.md', 'ls']);
 
     const json = await runCli(['sessions', '--json', '--home', home, '--workspace', first]);
@@ -66,6 +69,41 @@ describe('bastion sessions', () => {
       .map((line) => JSON.parse(line) as { id: string; title: string; workspace: string });
     expect(sessions.map((session) => session.id)).toEqual(lines.map((line) => LINE.exec(line)?.[1]));
     expect(sessions.every((session) => session.workspace === realpathSync(first))).toBe(true);
+  });
+
+  it('--all names each session’s folder, the titles in one column whatever the model, mode and folder, and says to continue one with its --workspace', async () => {
+    const { home, first, second } = project();
+    const deeper = join(second, 'a-much-longer-folder-name');
+    mkdirSync(deeper);
+    await runIn(home, first, 'ls');
+    const readOnly = await runCli([
+      'run',
+      '--provider',
+      'demo',
+      '--mode',
+      'read-only',
+      '--home',
+      home,
+      '--workspace',
+      deeper,
+      'read README.md',
+    ]);
+    expect(readOnly.code, readOnly.stderr).toBe(0);
+
+    const all = await runCli(['sessions', '--all', '--home', home]);
+    expect(all.code).toBe(0);
+    const lines = all.stdout.trimEnd().split('\n');
+    expect(lines).toHaveLength(2);
+    const [newest, oldest] = lines as [string, string];
+    expect(newest).toMatch(new RegExp(`  read-only     ${realpathSync(deeper)}  read README\\.md$`));
+    expect(oldest).toMatch(new RegExp(`  accept-edits  ${realpathSync(first)} +ls$`));
+    expect(newest.indexOf('read README.md')).toBe(oldest.lastIndexOf('ls'));
+    expect(all.stderr).toBe(
+      'bastion: continue one in its folder with bastion run --workspace FOLDER --session ID PROMPT\n',
+    );
+
+    const here = await runCli(['sessions', '--home', home, '--workspace', deeper]);
+    expect(here.stdout).not.toContain(realpathSync(deeper));
   });
 
   it('answers through the running Bastion’s control socket when one owns the home, starting no host of its own', async () => {
@@ -99,7 +137,7 @@ describe('bastion sessions', () => {
       everywhere.stdout
         .trimEnd()
         .split('\n')
-        .map((line) => LINE.exec(line)?.[2]),
+        .map((line) => ALL_LINE.exec(line)?.[3]),
     ).toEqual(['zebra crossing']);
     const elsewhere = await runCli(['sessions', '--search', 'zebra', '--home', home, '--workspace', second]);
     expect(elsewhere.code).toBe(0);
@@ -108,7 +146,7 @@ describe('bastion sessions', () => {
 
     await startHolder(started, home, first).ready;
     const through = await runCli(['sessions', '--all', '--search', 'crossing', '--home', home]);
-    expect(LINE.exec(through.stdout.trimEnd())?.[2]).toBe('zebra crossing');
+    expect(ALL_LINE.exec(through.stdout.trimEnd())?.[3]).toBe('zebra crossing');
     expect(controlRequests(home, 'sessions')).toBe(1);
     // The text looked for is the user's words: no log line carries it.
     expect(readFileSync(join(home, 'logs', 'host.log'), 'utf8')).not.toMatch(/zebra|crossing/i);

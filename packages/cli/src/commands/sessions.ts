@@ -3,8 +3,8 @@
  * that worked in this folder (every session with `--all`; with `--search`, only those whose title,
  * prompts or replies hold TEXT), newest first, CLI_SESSIONS_LISTED at most — each with
  * its id (for `bastion run --session`), when it last changed, how its last run ended, its model,
- * mode and title. Through the running Bastion when one owns the home (its control socket), else
- * through a host of its own.
+ * mode, (with `--all`) folder and title. Through the running Bastion when one owns the home (its
+ * control socket), else through a host of its own.
  *
  * `bastion sessions export ID [--home DIR]`: the session as the UI's Export writes it (markdown),
  * on stdout, made inert for a terminal. Through the running Bastion or a host of its own, as the
@@ -77,17 +77,29 @@ function state(session: Session): string {
   return session.last_run?.status ?? 'no run yet';
 }
 
-function line(session: Session): string {
-  const title = session.title === '' ? '(untitled)' : session.title;
-  return terminalLine(
-    [
-      session.id,
-      localDateTime(session.updated_at),
-      state(session).padEnd(14),
-      `${session.provider}/${session.model}`,
-      session.mode,
-      title,
-    ].join('  '),
+/** The columns of a listed session: the model, mode and (with --all) folder padded to the widest shown, so the titles line up. */
+function lines(sessions: readonly Session[], withFolder: boolean): string[] {
+  const model = (session: Session) => `${session.provider}/${session.model}`;
+  const widest = (column: (session: Session) => string) =>
+    Math.max(...sessions.map((session) => column(session).length));
+  const modelWidth = widest(model);
+  const modeWidth = widest((session) => session.mode);
+  // The session-markdown export names a session without a granted folder the same way.
+  const folder = (session: Session) => session.workspace ?? 'no folder';
+  const folderWidth = widest(folder);
+  return sessions.map((session) =>
+    terminalLine(
+      [
+        session.id,
+        localDateTime(session.updated_at),
+        state(session).padEnd(14),
+        model(session).padEnd(modelWidth),
+        session.mode.padEnd(modeWidth),
+        // Every folder's sessions are mixed in --all: each says where it works (run --session needs it as --workspace).
+        ...(withFolder ? [folder(session).padEnd(folderWidth)] : []),
+        session.title === '' ? '(untitled)' : session.title,
+      ].join('  '),
+    ),
   );
 }
 
@@ -188,11 +200,17 @@ export async function sessionsCommand(argv: string[]): Promise<number> {
     );
     return 0;
   }
-  process.stdout.write(shown.map((session) => `${line(session)}\n`).join(''));
+  process.stdout.write(
+    lines(shown, values.all)
+      .map((text) => `${text}\n`)
+      .join(''),
+  );
   if (listed.sessions.length > shown.length)
     process.stdout.write(`… older sessions not shown (the UI lists every one)\n`);
   process.stderr.write(
-    'bastion: continue one with bastion run --session ID PROMPT, the newest with bastion run --continue PROMPT\n',
+    values.all
+      ? 'bastion: continue one in its folder with bastion run --workspace FOLDER --session ID PROMPT\n'
+      : 'bastion: continue one with bastion run --session ID PROMPT, the newest with bastion run --continue PROMPT\n',
   );
   return 0;
 }
