@@ -110,6 +110,27 @@ describe('tool cards in the transcript', () => {
     expect(await read.locator('.tool-raw-name').textContent()).toBe('Tool read_file');
   });
 
+  it('at 400 px a plan card’s title keeps “Updated the plan” on one line and its progress whole, not cut short', async () => {
+    await page.setViewportSize({ width: 400, height: 700 });
+    try {
+      const plan = card('update_plan');
+      await plan.scrollIntoViewIfNeeded();
+      const title = await plan.locator('.tool-toggle').evaluate((toggle) => {
+        const part = (selector: string) => toggle.querySelector(selector) as HTMLElement;
+        const lines = (element: HTMLElement) => {
+          const range = document.createRange();
+          range.selectNodeContents(element);
+          return new Set(Array.from(range.getClientRects(), (rect) => Math.round(rect.top))).size;
+        };
+        const subject = part('.tool-subject');
+        return { nameLines: lines(part('.tool-name')), subjectCut: subject.scrollWidth > subject.clientWidth };
+      });
+      expect(title).toEqual({ nameLines: 1, subjectCut: false });
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 800 });
+    }
+  });
+
   it('shows an edit’s diff under a file header (modified, path, +2 −0) with old and new line numbers in a gutter screen readers skip, no raw ---/+++ lines; Copy diff copies the patch whole', async () => {
     const diff = card('edit_file').getByTestId('diff');
     expect(await diff.getByTestId('diff-file').textContent()).toBe('modified notes.txt +2 −0');
