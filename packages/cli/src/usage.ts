@@ -173,18 +173,19 @@ Examples:
  * and usageHint, never printed whole.
  */
 const COMMAND_DETAILS = `Usage:
-  bastion start [--workspace DIR] [--home DIR] [--no-open] [--json] [--verbose] [--unsandboxed-shell]
+  bastion start [--workspace DIR] [--home DIR] [--no-open] [--json] [--verbose]
+                [--unsandboxed-shell]
                 [--allow-endpoint URL]… [--context-window TOKENS] [--endpoint-images]
   bastion doctor [--json] [--home DIR]
   bastion run [--workspace DIR] [--home DIR] [--continue | --session ID]
-              [--mode read-only|accept-edits|auto] [--ask-before-writes] [--provider ID] [--model ID]
-              [--reasoning low|medium|high] [--image FILE]… [--json] PROMPT
+              [--mode read-only|accept-edits|auto] [--ask-before-writes] [--provider ID]
+              [--model ID] [--reasoning low|medium|high] [--image FILE]… [--json] PROMPT
   bastion run --compact (--continue | --session ID) [--workspace DIR] [--home DIR] [--json]
   bastion run --endpoint URL --model ID [--context-window TOKENS] [--endpoint-images]
               [--workspace DIR] [--home DIR] [--mode …] [--image FILE]… [--json] PROMPT
-  bastion chat [--workspace DIR] [--home DIR] [--continue | --session ID] [--mode …] [--ask-before-writes]
-               [--provider ID] [--model ID | --endpoint URL --model ID [--context-window TOKENS]
-               [--endpoint-images]] [--reasoning low|medium|high] [--json]
+  bastion chat [--workspace DIR] [--home DIR] [--continue | --session ID] [--mode …]
+               [--ask-before-writes] [--provider ID] [--model ID | --endpoint URL --model ID
+               [--context-window TOKENS] [--endpoint-images]] [--reasoning low|medium|high] [--json]
   bastion sessions [--workspace DIR | --all] [--search TEXT] [--home DIR] [--json]
   bastion sessions export ID [--home DIR]
   bastion models [--home DIR] [--json]
@@ -195,8 +196,8 @@ const COMMAND_DETAILS = `Usage:
   bastion secrets set PROVIDER [--home DIR]
   bastion secrets delete PROVIDER [--home DIR]
   bastion policy list [--workspace DIR | --global] [--home DIR] [--json]
-  bastion policy add DECISION [--workspace DIR | --global] [--tool NAME]… [--path GLOB]… [--root]
-                     [--reason TEXT] [--id ID] [--home DIR] [-- COMMAND [ARG…]]
+  bastion policy add DECISION [--workspace DIR | --global] [--tool NAME]… [--path GLOB]…
+                     [--root] [--reason TEXT] [--id ID] [--home DIR] [-- COMMAND [ARG…]]
   bastion policy remove ID [--workspace DIR | --global] [--home DIR]
   bastion policy audit [--session ID] [--home DIR] [--json]
   bastion mcp list [--workspace DIR] [--home DIR] [--json]
@@ -267,14 +268,15 @@ run: start Bastion, run one PROMPT in a new session and stream the answer and to
 (the project instruction files the model was given, each command with its exit code and first
 lines of output, each edit's diff, then the changed files and token usage); exit 0 when the run
 finishes, 1 when it fails, 2 for a provider or model not on offer (the valid ones are listed) or
-no session to continue, 130 when Ctrl-C stops it (the run is stopped cleanly first). PROMPT - reads the prompt from standard input (as no PROMPT does when
-standard input is piped: echo PROMPT | bastion run); @PATH in PROMPT names a
-file of the workspace. --mode read-only refuses every write and runs only inspection
-commands; --mode auto lets commands run without asking (informed consent); otherwise approvals
-are asked on the terminal, and denied without one. --ask-before-writes asks before each file
-edit. --provider demo is an offline, deterministic demo model (no API key needed). --continue
-sends PROMPT to the newest session of the workspace, --session ID to that one, with its
-history; the session keeps its mode and model unless --mode, --provider or --model change them.
+no session to continue, 130 when Ctrl-C stops it (the run is stopped cleanly first).
+PROMPT - reads the prompt from standard input (as no PROMPT does when standard input is piped:
+echo PROMPT | bastion run); @PATH in PROMPT names a file of the workspace.
+--mode read-only refuses every write and runs only inspection commands; --mode auto lets commands
+run without asking (informed consent); otherwise approvals are asked on the terminal, and denied
+without one. --ask-before-writes asks before each file edit. --provider demo is an offline,
+deterministic demo model (no API key needed). --continue sends PROMPT to the newest session of
+the workspace, --session ID to that one, with its history; the session keeps its mode and model
+unless --mode, --provider or --model change them.
 --reasoning sets how much a reasoning model thinks (OpenAI's and ChatGPT's GPT-5 family, o4-mini,
 Claude's extended thinking: bastion models marks them): the session keeps it; a model that takes
 none refuses it.
@@ -298,17 +300,18 @@ next prompt (checked as --image is), /image lists those attached and /image --cl
 it, /plan prints the agent's last plan again, /changes what the session's file tools changed so
 far (as changes --stat), /mcp the MCP servers here, /NAME [ARGS] your saved prompt
 <home>/prompts/NAME.md, /help lists these (Tab completes them; ArrowUp brings back earlier lines;
-another /NAME is refused, not sent); /exit (or /quit, exit, quit), the end of input or Ctrl-D ends it, Ctrl-C stops the run going
-(at the prompt it drops what is typed, and at an empty prompt ends it). Exit with the last run's
+another /NAME is refused, not sent); /exit (or /quit, exit, quit), the end of input or Ctrl-D ends
+it, Ctrl-C stops the run going (at the prompt it drops what is typed, and at an empty prompt ends
+it). Exit with the last run's
 code (130 when Ctrl-C stopped it).
 
 sessions: the newest ${CLI_SESSIONS_LISTED} sessions that worked in the workspace (of every one with --all),
 each with its id, when it last changed, how its last run ended (or that it needs approval), its
 model, mode, (with --all) its folder, and title; --search TEXT lists only those whose title, prompts
 or replies hold TEXT (ASCII letters in either case); --json prints one session object a line.
-sessions export ID prints that session as markdown, as the UI's Export saves it: its prompts, replies and tool calls (each with
-its input on one line; the outputs stay in Bastion), through the running Bastion when one owns the
-home.
+sessions export ID prints that session as markdown, as the UI's Export saves it: its prompts,
+replies and tool calls (each with its input on one line; the outputs stay in Bastion), through the
+running Bastion when one owns the home.
 
 models: every model a session can use now, one a line as PROVIDER/MODEL with its name and context
 window, the default for new sessions marked *; a provider that cannot run now says why. models
@@ -356,13 +359,14 @@ mcp: the MCP servers in <home>/host/mcp.json, programs that give the agent tools
 mcp__NAME__TOOL). Bastion runs each over stdio inside the command sandbox, one per workspace:
 no network, the project read-only, writable only its own temp folder and its data folder
 (<home>/host/mcp-data/NAME, kept between runs, named to it as BASTION_MCP_DATA); it starts when
-a run first needs its tools. mcp list prints the file, then each server: its state in the workspace (through
-the running Bastion for this home; without one, not running), its command line, its env names
-(never their values), its tools, the tools left out and why, and why it failed; --json prints the
-listing as one JSON object. mcp add NAME -- COMMAND [ARG…] adds a server (NAME: up to 24
-lower-case letters, digits and -); --env NAME=VALUE gives it a variable, --env NAME the value NAME
-has in your environment (kept out of the command line); PATH, HOME, TMPDIR, LANG, TERM, PWD and
-BASTION_MCP_DATA are Bastion's. A running Bastion starts it at its next run. mcp remove NAME takes one out.
+a run first needs its tools. mcp list prints the file, then each server: its state in the
+workspace (through the running Bastion for this home; without one, not running), its command line,
+its env names (never their values), its tools, the tools left out and why, and why it failed;
+--json prints the listing as one JSON object. mcp add NAME -- COMMAND [ARG…] adds a server (NAME:
+up to 24 lower-case letters, digits and -); --env NAME=VALUE gives it a variable, --env NAME the
+value NAME has in your environment (kept out of the command line); PATH, HOME, TMPDIR, LANG, TERM,
+PWD and BASTION_MCP_DATA are Bastion's. A running Bastion starts it at its next run.
+mcp remove NAME takes one out.
 mcp restart NAME stops the server and starts it again in the workspace, through the running
 Bastion only, and prints its new state; exit 1 when it failed. A mistake on the command line, or a
 NAME mcp.json does not name (the line names those it does), exits 2 and changes nothing.

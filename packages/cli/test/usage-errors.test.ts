@@ -253,6 +253,26 @@ describe('bastion --help', () => {
     expect(unexplained).toEqual([]);
   });
 
+  it('no line of bastion --help, of a command’s --help or of chat’s /help is wider than 100 columns', () => {
+    // The help is wrapped by hand to this width, so that none of it is cut or wrapped mid-word on a terminal that wide.
+    const columns = 100;
+    const chat = spawnSync(
+      process.execPath,
+      [CLI, 'chat', '--provider', 'demo', '--home', join(makeTempDir(), 'home'), '--workspace', makeTempDir()],
+      { encoding: 'utf8', input: '/help\n' },
+    );
+    expect(chat.stderr).toContain('  /exit ');
+    const pages = [
+      ['--help', help.stdout],
+      ...commands.map((command) => [`${command} --help`, cli([command, '--help']).stdout]),
+      ['chat /help', /bastion: a line is a prompt[^]*?\n {2}\/exit .*(?:\n {25}.*)*/.exec(chat.stderr)?.[0]],
+    ];
+    const wide = pages.flatMap(([page, text]) =>
+      (text ?? '').split('\n').flatMap((line) => ([...line].length > columns ? [`${page}: ${line}`] : [])),
+    );
+    expect(wide).toEqual([]);
+  });
+
   it('chat --help names every option of run’s that chat takes (all but --image and --compact)', () => {
     const synopsisOptions = (command: string) =>
       new Set(/^Usage:\n([\s\S]*?)\n\n/.exec(cli([command, '--help']).stdout)?.[1]?.match(/--[\w-]+/g) ?? []);

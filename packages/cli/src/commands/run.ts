@@ -1662,15 +1662,16 @@ const CHAT_HELP = `bastion: a line is a prompt to this session, except these:
   /image --clear         drop them
   /plan                  the agent's last plan in this chat again
   /mcp                   the MCP servers here: each one's state, tools and why one failed
-  /changes               what this session's file tools changed so far, a line a file (bastion changes
-                         prints the diffs)
+  /changes               what this session's file tools changed so far, a line a file
+                         (bastion changes prints the diffs)
   /NAME [ARGS]           your saved prompt <home>/prompts/NAME.md, ARGS in place of its $ARGUMENTS
   /mcp__SERVER__PROMPT [NAME=value …]
                          an MCP server's prompt (/mcp lists them; Tab completes them), run with
                          its arguments; its text is sent as your message, shown first
   @SERVER:URI            in a prompt: attach that MCP server's resource's text (/mcp lists them)
   /help                  this list
-  /exit                  end chat (as /quit, exit, quit, Ctrl-D or the end of input do); Ctrl-C stops a run going\n`;
+  /exit                  end chat (as /quit, exit, quit, Ctrl-D or the end of input do); Ctrl-C
+                         stops a run going\n`;
 
 /** The lines of `chat` that are commands, as Tab at its prompt completes them. */
 const CHAT_COMMANDS = [
