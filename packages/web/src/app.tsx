@@ -242,6 +242,7 @@ export function App() {
               sessionsVersion={sessionsVersion}
               onSessionChanged={refreshSessions}
               onMcpServers={(workspace) => navigate({ page: 'settings', mcpFor: workspace })}
+              onSettings={() => navigate({ page: 'settings' })}
               unavailable={unavailable}
               onLinkLost={recheck}
               onNewSession={newSession}

@@ -11,7 +11,6 @@ import type { Page } from 'playwright-core';
 import { SCRIPTED_MODEL, type ScriptedEndpoint } from '@bastion/test-support';
 import type { TempHost } from '../support/temp-host.js';
 import { openScriptedDesktopWorld, sendMessage, useDesktopWorld } from './support/desktop-world.js';
-import { openSettingsTab } from './support/settings.js';
 import { shotAllModes, SHOTS } from './support/layout.js';
 
 const OLD_KEY = 'sk-endpoint-key-test-old';
@@ -39,14 +38,18 @@ useDesktopWorld(
 );
 
 describe('a custom endpoint in trouble', () => {
-  it('the 401’s advice leads to the endpoint’s row in Settings → Custom endpoints, which takes the key without showing it, and Retry runs with it', async () => {
+  it('the 401’s advice and its Open Settings button lead to the endpoint’s row in Settings → Custom endpoints, which takes the key without showing it, and Retry runs with it', async () => {
     await sendMessage(page, 'Say hello');
     const failure = page.locator('.run-error').last();
     await failure.getByText('HTTP 401', { exact: false }).waitFor();
     expect(await failure.textContent()).toContain('set it in Settings → Custom endpoints');
     expect(endpoint.seen.map((request) => request.authorization)).toEqual([`Bearer ${OLD_KEY}`]);
 
-    await openSettingsTab(page, 'Models');
+    await failure.getByRole('button', { name: 'Open Settings' }).click();
+    await page.waitForURL('**/desktop/settings');
+    await expect
+      .poll(() => page.getByRole('tab', { name: 'Models', exact: true }).getAttribute('aria-selected'))
+      .toBe('true');
     const row = page.getByTestId('endpoint-local');
     await row.getByText('key stored').waitFor();
     const key = row.getByLabel('API key');
@@ -75,6 +78,7 @@ describe('a custom endpoint in trouble', () => {
         ") refused the request: Project proj_x has no access to scripted-model — usually the key is valid but not allowed this request: check that the key (its project or organisation) has access to this model, and the account's region and billing; for an endpoint, its server's access settings (what a 403 means varies by provider; its own message, when it sent one, says more) (PROVIDER_FAILED)",
     );
     expect(await failure.textContent()).not.toContain('did not accept its key');
+    expect(await failure.getByRole('button', { name: 'Open Settings' }).count()).toBe(0);
     await shotAllModes(page, SHOTS, 'endpoint-403-advice', failure, [
       { width: 1280, height: 800 },
       { width: 400, height: 860 },

@@ -86,6 +86,8 @@ interface Props {
   onNewSession: () => Promise<void>;
   /** Open Settings at the MCP servers of this session's project (`/mcp`). */
   onMcpServers: (workspace: string | undefined) => void;
+  /** Open Settings at its Models tab (keys, the ChatGPT account, custom endpoints): a failed run's advice sends the user there. */
+  onSettings: () => void;
   /** Why nothing can be sent now (Bastion does not answer); the page says what to do above. */
   unavailable: string | undefined;
   /** The session's stream dropped: whether Bastion still answers is asked now. */
@@ -344,6 +346,7 @@ export function ChatView({
   onSessionChanged,
   onNewSession,
   onMcpServers,
+  onSettings,
   unavailable,
   onLinkLost,
 }: Props) {
@@ -1040,6 +1043,7 @@ export function ChatView({
               item={item}
               provider={provider}
               onRetry={prompt === undefined || stoppable || item.rewound ? undefined : () => resubmit(prompt)}
+              onSettings={onSettings}
             />
           );
         }

@@ -29,14 +29,27 @@ export function RetryNotice({ item }: { item: Extract<TranscriptItem, { kind: 'r
   );
 }
 
-/** What to do about a failed run, in words, by its code (a key that is no daemon code fails to compile). */
-const ADVICE: Readonly<Record<string, (provider: string | undefined) => string>> = {
-  PROVIDER_KEY_MISSING: (provider) =>
-    `Add the API key in Settings, or run: bastion secrets set ${provider ?? 'PROVIDER'}`,
-  ENDPOINT_NOT_GRANTED: () =>
-    'This endpoint is not approved in this Bastion run: approve it in Settings → Custom endpoints.',
-  RUN_INTERRUPTED: () => 'The agent restarted while this run was going; send the message again.',
-} satisfies Partial<Record<DaemonErrorCode, (provider: string | undefined) => string>>;
+/** What to do about a failed run, in words; `inSettings`: it is done in Settings (its Models tab). */
+interface Advice {
+  text: string;
+  inSettings: boolean;
+}
+
+/** What to do about a failed run, by its code (a key that is no daemon code fails to compile). */
+const ADVICE: Readonly<Record<string, (provider: string | undefined) => Advice>> = {
+  PROVIDER_KEY_MISSING: (provider) => ({
+    text: `Add the API key in Settings, or run: bastion secrets set ${provider ?? 'PROVIDER'}`,
+    inSettings: true,
+  }),
+  ENDPOINT_NOT_GRANTED: () => ({
+    text: 'This endpoint is not approved in this Bastion run: approve it in Settings → Custom endpoints.',
+    inSettings: true,
+  }),
+  RUN_INTERRUPTED: () => ({
+    text: 'The agent restarted while this run was going; send the message again.',
+    inSettings: false,
+  }),
+} satisfies Partial<Record<DaemonErrorCode, (provider: string | undefined) => Advice>>;
 
 /** What to do when the provider answered 401: the credential Bastion sent was not accepted. */
 function unauthorizedAdvice(provider: string | undefined): string {
@@ -46,19 +59,22 @@ function unauthorizedAdvice(provider: string | undefined): string {
   return `The endpoint did not accept its key, or needs one: set it in Settings → Custom endpoints, or run: bastion secrets set ${provider ?? 'ENDPOINT'}`;
 }
 
-function advice(code: string, status: number | undefined, provider: string | undefined): string | undefined {
+function advice(code: string, status: number | undefined, provider: string | undefined): Advice | undefined {
   if (Object.hasOwn(ADVICE, code)) return ADVICE[code]?.(provider);
-  return status === 401 && provider !== 'demo' ? unauthorizedAdvice(provider) : undefined;
+  return status === 401 && provider !== 'demo' ? { text: unauthorizedAdvice(provider), inSettings: true } : undefined;
 }
 
 export function RunError({
   item,
   provider,
   onRetry,
+  onSettings,
 }: {
   item: Extract<TranscriptItem, { kind: 'error' }>;
   provider: string | undefined;
   onRetry: (() => void) | undefined;
+  /** Opens Settings, offered when the advice says to do something there. */
+  onSettings: () => void;
 }) {
   const hint = advice(item.code, item.status, provider);
   return (
@@ -68,11 +84,20 @@ export function RunError({
         <span className="muted">({item.code})</span>
       </p>
       {item.retryAfterMs !== undefined && <p>The provider asks to wait {seconds(item.retryAfterMs)} (Retry-After).</p>}
-      {hint && <p>{hint}</p>}
-      {onRetry && (
-        <button type="button" onClick={onRetry}>
-          Retry
-        </button>
+      {hint && <p>{hint.text}</p>}
+      {(onRetry || hint?.inSettings) && (
+        <div className="run-error-actions">
+          {hint?.inSettings && (
+            <button type="button" onClick={onSettings}>
+              Open Settings
+            </button>
+          )}
+          {onRetry && (
+            <button type="button" onClick={onRetry}>
+              Retry
+            </button>
+          )}
+        </div>
       )}
     </div>
   );
