@@ -321,8 +321,9 @@ what a message on the UI's home page starts with); a model its provider does not
 undo: put back the files a run wrote with write_file/edit_file (earlier bytes restored, files
 it created removed), by default the last run of the newest session in the workspace, and print
 each file; --dry-run only says what it would do. Refused, touching nothing, when a file changed
-since the run or a run is going (exit 1); what the run's commands changed is never restored. Exit 2
-when no session worked in the workspace, --session or --run names none, or the session has no run.
+since the run, a run is going or the run was already undone (exit 1; bastion rewind goes further
+back, a prompt at a time); what the run's commands changed is never restored. Exit 2 when no
+session worked in the workspace, --session or --run names none, or the session has no run.
 
 rewind: take a session (by default the newest in the workspace) back to before its latest prompt
 still in the conversation, or the prompt of --run: that prompt and every turn after it are no

@@ -42,7 +42,7 @@ async function afterRun(): Promise<{ home: string; workspace: string }> {
 }
 
 describe('bastion undo', () => {
-  it('with no Bastion running, undoes the last run of the workspace’s newest session and prints each file', async () => {
+  it('with no Bastion running, undoes the last run of the workspace’s newest session and prints each file; a second undo exits 1 naming bastion rewind to go further back', async () => {
     const { home, workspace } = await afterRun();
     const planned = await runCli(['undo', '--dry-run', '--home', home, '--workspace', workspace]);
     expect(planned.code).toBe(0);
@@ -60,7 +60,15 @@ describe('bastion undo', () => {
 
     const again = await runCli(['undo', '--home', home, '--workspace', workspace]);
     expect(again.code).toBe(1);
-    expect(again.stderr).toBe('bastion: nothing was undone: UNDO_ALREADY_DONE: this run was already undone\n');
+    expect(again.stderr).toBe(
+      'bastion: nothing was undone: UNDO_ALREADY_DONE: this run was already undone; to put back what earlier runs wrote, bastion rewind takes the session back a prompt at a time\n',
+    );
+    // The command it names goes on back: the undone run's prompt leaves the conversation.
+    const rewound = await runCli(['rewind', '--home', home, '--workspace', workspace]);
+    expect(rewound.code).toBe(0);
+    expect(rewound.stdout).toMatch(
+      /^Rewound session ses_\S+: 1 turn out of the conversation, from this prompt on:\n {2}> edit the notes\n/,
+    );
   });
 
   it.each([

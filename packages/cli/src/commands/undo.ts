@@ -92,9 +92,24 @@ export const KEEP_FILES_HINT = 'the conversation alone can still go back, leavin
 
 type Refusal = Extract<UndoRunAnswer, { ok: false }>;
 
-/** A refusal's line; one of a named session that works in another folder says how to name that folder. */
+/**
+ * Said after an undo of a run already undone: undo takes back one run, the last by default, so a
+ * second undo is refused; rewind is how to go on back, the undone run's prompt first.
+ */
+const ALREADY_UNDONE_HINT =
+  '; to put back what earlier runs wrote, bastion rewind takes the session back a prompt at a time';
+
+/**
+ * A refusal's line; one of a named session that works in another folder says how to name that
+ * folder, and one of a run already undone how to go further back.
+ */
 function refusalLine(outcome: string, answer: Refusal, sessionNamed: boolean): string {
-  const hint = sessionNamed && answer.code === 'UNDO_NO_SESSION' ? OTHER_FOLDER_HINT : '';
+  const hint =
+    sessionNamed && answer.code === 'UNDO_NO_SESSION'
+      ? OTHER_FOLDER_HINT
+      : answer.code === 'UNDO_ALREADY_DONE'
+        ? ALREADY_UNDONE_HINT
+        : '';
   return `bastion: ${outcome}: ${terminalLine(`${answer.code}: ${answer.message}`)}${hint}\n`;
 }
 
