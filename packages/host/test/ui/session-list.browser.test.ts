@@ -392,6 +392,26 @@ describe('Delete’s confirmation', () => {
     expect((await storedSessions(world!.host)).find((session) => session.id === alpha)?.title).toBe(before);
   });
 
+  it('the rename form shows the title box the row’s width with Save and Cancel side by side under it, at its right, as Rename and Delete were', async () => {
+    await row('Alpha notes')
+      .getByRole('button', { name: /^Rename Alpha notes/ })
+      .click();
+    const form = sidebar().locator('form.rename');
+    const box = async (locator: Locator) => (await locator.boundingBox())!;
+    const [whole, title, save, cancel] = await Promise.all([
+      box(form),
+      box(form.getByLabel('Session title')),
+      box(form.getByRole('button', { name: 'Save' })),
+      box(form.getByRole('button', { name: 'Cancel' })),
+    ]);
+    await shotAllModes(page, SHOTS, 'session-rename-form', form, [{ width: 1280, height: 800 }]);
+    await form.getByRole('button', { name: 'Cancel' }).click();
+    expect(title.width, 'the title box takes the form’s width').toBeCloseTo(whole.width, 0);
+    expect(save.y, 'Save under the title box').toBeGreaterThanOrEqual(title.y + title.height);
+    expect(cancel.y, 'Cancel beside Save').toBeCloseTo(save.y, 0);
+    expect(cancel.x + cancel.width, 'Cancel at the form’s right').toBeCloseTo(whole.x + whole.width, 0);
+  });
+
   it('shows Confirm delete in view and uncovered, light and dark, at 1280 × 800 and at 400 × 560 (the list opened by Sessions)', async () => {
     for (const scheme of ['light', 'dark'] as const) {
       await page.emulateMedia({ colorScheme: scheme });
