@@ -160,6 +160,19 @@ it('/model lists the models with the session’s marked, refuses one not on offe
   expect(listed).toEqual([expect.objectContaining({ provider: 'openai', model: 'gpt-5' })]);
 });
 
+it('/model of a provider without its key says so and names the command that adds it, as models default does, and keeps the session’s model', async () => {
+  const { args } = project();
+  const result = await runCli(args, '/model anthropic/claude-sonnet-4-5\n/model\n');
+  expect(result.code).toBe(0);
+  expect(result.stderr).toContain(
+    "bastion: provider anthropic has no API key: add one with bastion secrets set anthropic (or in the UI's Settings); choose one of:\n* demo/demo",
+  );
+  expect(result.stderr).not.toContain('now uses');
+  expect(result.stderr).toContain(
+    "bastion: * marks this session's model; /model PROVIDER/MODEL switches it\n* demo/demo",
+  );
+});
+
 it('/help prints the lines that are commands and sends nothing', async () => {
   const { home, args } = project();
   const result = await runCli(args, 'ls\n/help\n');

@@ -142,6 +142,16 @@ export function missingProviderReason(provider: string): string {
   return `provider ${terminalLine(provider)} is not available`;
 }
 
+/**
+ * Why PROVIDER/MODEL (`target`, `wanted` parsed from it) is refused as not on offer: a provider
+ * that offers models but not this one says so; one that offers none says why and how to offer it.
+ */
+export function notOfferedReason(listed: ModelListResponse, target: string, wanted: ModelRef | undefined): string {
+  if (wanted === undefined || listed.groups.some((group) => group.provider === wanted.provider))
+    return `${terminalLine(target)} is not on offer`;
+  return missingProviderReason(wanted.provider);
+}
+
 export async function modelsCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parseCommandLine({
     args: argv,
@@ -188,8 +198,7 @@ export async function modelsCommand(argv: string[]): Promise<number> {
     if (!listed.ok) return listed;
     if (!offersModel(listed.value, wanted)) {
       // As run --provider says it: a provider without its key or sign-in is told how to add it.
-      const offered = listed.value.groups.some((group) => group.provider === wanted.provider);
-      const why = offered ? `${terminalLine(target)} is not on offer` : missingProviderReason(wanted.provider);
+      const why = notOfferedReason(listed.value, target, wanted);
       process.stderr.write(`bastion: ${why}; choose one of:\n${listing(listed.value, listed.value.default)}`);
       return 'not-offered';
     }

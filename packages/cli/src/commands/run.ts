@@ -94,7 +94,7 @@ import {
 } from '../image-attachment.js';
 import { readTerminalPrompts } from '../terminal-prompt.js';
 import { describeRule } from './policy.js';
-import { listing, missingProviderReason, parseModelRef } from './models.js';
+import { listing, missingProviderReason, notOfferedReason, parseModelRef } from './models.js';
 import { KEEP_FILES_HINT, rewindReport } from './undo.js';
 import {
   ensureEndpointDefined,
@@ -1066,8 +1066,9 @@ async function chatModel(host: BastionHost, session: Session, target: string | u
   }
   const wanted = parseModelRef(target);
   if (wanted === undefined || !offersModel(listed.body, wanted)) {
+    // As models default says it: a provider without its key or sign-in is told how to add it.
     process.stderr.write(
-      `bastion: ${terminalLine(target)} is not on offer; choose one of:\n${listing(listed.body, current)}`,
+      `bastion: ${notOfferedReason(listed.body, target, wanted)}; choose one of:\n${listing(listed.body, current)}`,
     );
     return session;
   }
