@@ -64,7 +64,7 @@ async function expectFirstExplorerCalls(card: Locator): Promise<void> {
     '✓done: Listedsrc/',
     '✓done: Searchedfunction tokenize in src',
     '✓done: Readsrc/parser.ts',
-    '✗refused: Readsrc/lexer.ts',
+    '✗failed: Readsrc/lexer.ts',
   ]);
   for (const name of ['Tool list_dir', 'Tool search', 'Tool read_file']) {
     expect(await transcriptCards(name).count(), name).toBe(0);
@@ -106,7 +106,7 @@ beforeAll(async () => {
 afterAll(() => world?.close());
 
 describe('explore calls in the desktop app', () => {
-  it('shows the explorer at work in one Explore card: the whole task, "Exploring… 4 tool calls" with the latest call in words, each call one line marked done or refused, none of them a card of the transcript; the message box in view', async () => {
+  it('shows the explorer at work in one Explore card: the whole task, "Exploring… 4 tool calls" with the latest call in words, each call one line marked done, failed (a file not there) or refused, none of them a card of the transcript; the message box in view', async () => {
     const held = new Promise<void>((resolve) => (releaseAnswer = resolve));
     explorerTurns = [
       { kind: 'tool-call', name: 'list_dir', input: { path: 'src' } },

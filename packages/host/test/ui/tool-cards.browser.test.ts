@@ -175,7 +175,7 @@ describe('tool cards in the transcript', () => {
     await shotAllModes(page, SHOTS, 'tool-cards-refused-plan', refused);
   });
 
-  it('shows a read_file of a name over 255 bytes refused as a name too long, in words, not as a file system failure (FS_IO)', async () => {
+  it('shows a read_file of a name over 255 bytes failed as a name too long, in words, not as a file system failure (FS_IO)', async () => {
     turns.push(
       { kind: 'tool-call', name: 'read_file', input: { path: `${'n'.repeat(296)}.txt` } },
       { kind: 'text', pieces: ['That name is too long.'] },
@@ -183,11 +183,30 @@ describe('tool cards in the transcript', () => {
     await sendMessage(page, 'Read the long one');
     await lastRunEnd().waitFor(SETTLED);
     const refused = card('read_file');
-    await refused.getByTestId('tool-status').filter({ hasText: 'refused' }).waitFor(SETTLED);
+    await refused.getByTestId('tool-status').filter({ hasText: 'failed' }).waitFor(SETTLED);
     expect(await refused.locator('.refusal').textContent()).toBe(
       'The file name is too long: a name in the path is longer than the file system allows (255 bytes on most), or the whole path is.',
     );
     await shotAllModes(page, SHOTS, 'tool-cards-name-too-long', refused);
+  });
+
+  it('says failed, not refused, for a read of a file that is not there and an edit whose text is not in the file; a path outside the workspace still says refused', async () => {
+    turns.push(
+      { kind: 'tool-call', name: 'read_file', input: { path: 'missing.txt' } },
+      { kind: 'tool-call', name: 'edit_file', input: { path: 'notes.txt', old_string: 'omega', new_string: 'psi' } },
+      { kind: 'tool-call', name: 'list_dir', input: { path: '../..' } },
+      { kind: 'text', pieces: ['None of that worked.'] },
+    );
+    await sendMessage(page, 'Try three things that cannot work');
+    await page.getByText('None of that worked.').waitFor(SETTLED);
+    const statusOf = (tool: string) => card(tool).getByTestId('tool-status').textContent();
+    expect([await statusOf('read_file'), await statusOf('edit_file'), await statusOf('list_dir')]).toEqual([
+      'failed',
+      'failed',
+      'refused',
+    ]);
+    expect(await card('read_file').locator('.refusal').textContent()).toMatch(/^The file or folder does not exist\./);
+    expect(await card('list_dir').locator('.refusal').textContent()).toMatch(/^The path is outside the workspace/);
   });
 
   it('names the project instructions once in a turn whose approval answer starts a second run that reads them again', async () => {

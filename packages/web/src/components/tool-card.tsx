@@ -7,7 +7,7 @@ import {
 } from '@bastion/protocol';
 import { exploreCallWords, exploreOutcome, exploreTask } from '../explore-call.js';
 import { mcpArgumentsText, mcpCallOutcome, mcpToolTitle } from '../mcp-tool-call.js';
-import { refusalText } from '../tool-refusal.js';
+import { isToolFailure, refusalText } from '../tool-refusal.js';
 import { lineCount, READ_ONLY_TOOLS, toolTitle, type ToolTitle } from '../tool-title.js';
 import type { ToolView } from '../transcript.js';
 import { CommandWords } from './command-words.js';
@@ -92,7 +92,7 @@ function statusOf(tool: ToolView, runGoing: boolean): string {
   const mcp = mcpToolTitle(tool.toolName) === undefined ? undefined : mcpCallOutcome(tool.output);
   if (mcp?.kind === 'answer') return mcp.isError ? 'failed' : 'done';
   if (tool.isError && tool.toolName === 'explore' && String(output.code).startsWith('EXPLORE_')) return 'failed';
-  if (tool.isError) return output.code === 'TOOL_DENIED' ? 'denied' : 'refused';
+  if (tool.isError) return output.code === 'TOOL_DENIED' ? 'denied' : isToolFailure(tool.output) ? 'failed' : 'refused';
   if (tool.toolName === 'run_command' && typeof output.exit_code === 'number') return `exit ${output.exit_code}`;
   if (tool.toolName === 'run_command' && typeof output.signal === 'string') return `killed (${output.signal})`;
   return 'done';
@@ -334,7 +334,7 @@ const plural = (count: number, one: string, many: string): string => `${count} $
 /** How an explorer's call ended, as its line marks it, and what a screen reader says for the mark. */
 function callMark(call: ToolView): { mark: string; label: string; state: string } {
   if (call.output === undefined) return { mark: '…', label: 'running', state: 'running' };
-  if (call.isError) return { mark: '✗', label: 'refused', state: 'refused' };
+  if (call.isError) return { mark: '✗', label: isToolFailure(call.output) ? 'failed' : 'refused', state: 'refused' };
   return { mark: '✓', label: 'done', state: 'done' };
 }
 
