@@ -173,6 +173,26 @@ it('/model of a provider without its key says so and names the command that adds
   );
 });
 
+it('at a terminal, greets in one line of at most 100 columns that names /help and /exit, then prompts; /help says what the greeting leaves out', async () => {
+  const { args } = project();
+  const cli = runCliInTerminal(args);
+  await waitFor(() => cli.shown().includes('bastion> '), 60_000, 'the prompt');
+  const lines = cli.shown().slice(0, cli.shown().indexOf('bastion> ')).split('\r\n');
+  const greeting = lines.filter((line) => line.startsWith('bastion: ') && !line.startsWith('bastion: session '));
+  expect(greeting).toEqual([
+    'bastion: type a prompt and Enter; /help lists the commands (Tab completes them), /exit ends',
+  ]);
+  expect([...(greeting[0] ?? '')].length).toBeLessThanOrEqual(100);
+  // What the greeting leaves out is in /help.
+  cli.type('/help\r');
+  await waitFor(() => cli.shown().includes('ArrowUp'), 30_000, 'the help');
+  expect(cli.shown()).toContain(
+    'At a terminal, a line ending in \\ goes on to the next, a paste is one prompt however many lines\r\nit holds, Tab completes a command and ArrowUp brings back an earlier line.',
+  );
+  cli.type('\u0004');
+  expect(await cli.closed).toBe(0);
+});
+
 it('/help prints the lines that are commands and sends nothing', async () => {
   const { home, args } = project();
   const result = await runCli(args, 'ls\n/help\n');

@@ -1672,7 +1672,9 @@ const CHAT_HELP = `bastion: a line is a prompt to this session, except these:
   @SERVER:URI            in a prompt: attach that MCP server's resource's text (/mcp lists them)
   /help                  this list
   /exit                  end chat (as /quit, exit, quit, Ctrl-D or the end of input do); Ctrl-C
-                         stops a run going\n`;
+                         stops a run going
+At a terminal, a line ending in \\ goes on to the next, a paste is one prompt however many lines
+it holds, Tab completes a command and ArrowUp brings back an earlier line.\n`;
 
 /** The lines of `chat` that are commands, as Tab at its prompt completes them. */
 const CHAT_COMMANDS = [
@@ -1856,7 +1858,8 @@ async function* typedPrompts(
     return;
   }
   process.stderr.write(
-    'bastion: type a prompt and Enter (end a line with \\ to go on to the next; a paste is one prompt); /help lists the commands (/init, /compact, /model, /reasoning, /rewind, /image, /plan, /mcp, /changes; Tab completes them); Ctrl-D or /exit ends, Ctrl-C stops a run\n',
+    // One line, short enough not to wrap: /help has the commands, the keys and what a paste does.
+    'bastion: type a prompt and Enter; /help lists the commands (Tab completes them), /exit ends\n',
   );
   // Each prompt gets a showing of its own (closed while the run goes); they share one history, which
   // readline adds each entered line to, so ArrowUp brings back the earlier ones.
