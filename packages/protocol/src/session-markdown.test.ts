@@ -152,4 +152,17 @@ describe('sessionMarkdown of a rewound session', () => {
     );
     expect(markdown).not.toContain('RESOURCE-TEXT');
   });
+
+  it("puts Bastion's note to the model after an undo (a user message of no run) under its own heading, not under You", () => {
+    const note = '[Bastion] The user undid the changes of an earlier run (run_1): the files it wrote are back.';
+    const markdown = sessionMarkdown(session, [
+      message('user', [{ type: 'text', text: 'Write it' }]),
+      message('assistant', [{ type: 'text', text: 'Written.' }]),
+      { ...message('user', [{ type: 'text', text: note }]), run_id: null },
+      message('user', [{ type: 'text', text: 'Now the test' }]),
+    ]);
+    expect(markdown).toContain(
+      `## Bastion\n\nWritten.\n\n## Bastion's note to the model\n\n${note}\n\n## You\n\nNow the test\n`,
+    );
+  });
 });

@@ -15,13 +15,17 @@ function inlineCode(text: string): string {
   return `${delimiter}${padding}${text}${padding}${delimiter}`;
 }
 
+/** The heading each speaker's parts go under. */
+const SPEAKERS = { user: '## You', assistant: '## Bastion', note: "## Bastion's note to the model" } as const;
+
 /**
  * A session as one markdown document, for the reader to keep or share (the UI's Export, `bastion
  * sessions export`): its title and model, then each prompt and each reply in order, and each tool
  * call the agent made with its input on one line (the outputs stay in Bastion), each attached
  * image by its name, format and size (not its bytes), each attached MCP resource by its URI and
- * size (not its text), a prompt an MCP server gave under a line naming it; turns a rewind
- * took out of the conversation are kept, under headings that say so.
+ * size (not its text), a prompt an MCP server gave under a line naming it, and a note Bastion
+ * sent the model (an undo's) under a heading of its own; turns a rewind took out of the
+ * conversation are kept, under headings that say so.
  */
 export function sessionMarkdown(session: Session, messages: readonly Message[]): string {
   const lines = [
@@ -31,8 +35,8 @@ export function sessionMarkdown(session: Session, messages: readonly Message[]):
   ];
   /** Who speaks now, and whether a rewind took it out of the conversation: a heading when either changes. */
   let speaker: string | undefined;
-  const speak = (role: 'user' | 'assistant', rewound: boolean) => {
-    const heading = `${role === 'user' ? '## You' : '## Bastion'}${rewound ? ' (rewound: no longer in the conversation)' : ''}`;
+  const speak = (who: keyof typeof SPEAKERS, rewound: boolean) => {
+    const heading = `${SPEAKERS[who]}${rewound ? ' (rewound: no longer in the conversation)' : ''}`;
     if (heading !== speaker) lines.push('', heading);
     speaker = heading;
   };
@@ -47,7 +51,8 @@ export function sessionMarkdown(session: Session, messages: readonly Message[]):
           `- resource ${inlineCode(uri)} of the MCP server ${server} (${part.text.length} characters; not included)`,
         );
       } else if (part.type === 'text' && part.text.trim() !== '') {
-        speak(message.role === 'user' ? 'user' : 'assistant', rewound);
+        // A user message of no run is Bastion's own note to the model (an undo's), not the person's.
+        speak(message.role !== 'user' ? 'assistant' : message.run_id === null ? 'note' : 'user', rewound);
         if (part.mcp?.kind === 'prompt')
           lines.push('', `From the prompt ${inlineCode(part.mcp.name)} of the MCP server ${part.mcp.server}:`);
         lines.push('', part.text.trim());
