@@ -45,7 +45,7 @@ describe('bastion rewind', () => {
     const planned = await runCli(['rewind', '--dry-run', '--home', home, '--workspace', workspace]);
     expect(planned.code).toBe(0);
     expect(planned.stdout).toMatch(
-      /^Rewind of session ses_\S+ would take 1 turn out of the conversation, from this prompt on:\n {2}> edit the notes\n {2}would restore {2}notes\.md\n {2}would remove {3}made\.txt \(those turns created it\)\n$/,
+      /^Rewind of session ses_\S+ would take 1 turn out of the conversation, from this prompt \(run run_\S+\) on:\n {2}> edit the notes\n {2}would restore {2}notes\.md\n {2}would remove {3}made\.txt \(those turns created it\)\n$/,
     );
     expect(existsSync(join(workspace, 'made.txt'))).toBe(true);
 
@@ -53,7 +53,7 @@ describe('bastion rewind', () => {
     expect(rewound.stderr).toBe('');
     expect(rewound.code).toBe(0);
     expect(rewound.stdout).toMatch(
-      /^Rewound session (ses_\S+): 1 turn out of the conversation, from this prompt on:\n {2}> edit the notes\n {2}restored {2}notes\.md\n {2}removed {3}made\.txt \(those turns created it\)\nContinue with: bastion run --session \1 PROMPT/,
+      /^Rewound session (ses_\S+): 1 turn out of the conversation, from this prompt \(run run_\S+\) on:\n {2}> edit the notes\n {2}restored {2}notes\.md\n {2}removed {3}made\.txt \(those turns created it\)\nContinue with: bastion run --session \1 PROMPT/,
     );
     expect(readFileSync(join(workspace, 'notes.md'), 'utf8')).toBe('alpha\nbeta\n');
     expect(existsSync(join(workspace, 'made.txt'))).toBe(false);
@@ -98,7 +98,7 @@ describe('/rewind in bastion chat', () => {
     const chat = await runCli(['chat', '--continue', ...args.slice(1)], '/rewind\nleave the notes\n');
     expect(chat.code).toBe(0);
     expect(chat.stderr).toMatch(
-      /Rewound session ses_\S+: 1 turn out of the conversation, from this prompt on:\n {2}> edit the notes\n/,
+      /Rewound session ses_\S+: 1 turn out of the conversation, from this prompt \(run run_\S+\) on:\n {2}> edit the notes\n/,
     );
     expect(readFileSync(join(workspace, 'notes.md'), 'utf8')).toBe('alpha\nbeta\n');
     expect(lastRequest(endpoint)).toContain('leave the notes');

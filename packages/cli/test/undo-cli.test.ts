@@ -67,7 +67,7 @@ describe('bastion undo', () => {
     const rewound = await runCli(['rewind', '--home', home, '--workspace', workspace]);
     expect(rewound.code).toBe(0);
     expect(rewound.stdout).toMatch(
-      /^Rewound session ses_\S+: 1 turn out of the conversation, from this prompt on:\n {2}> edit the notes\n/,
+      /^Rewound session ses_\S+: 1 turn out of the conversation, from this prompt \(run run_\S+\) on:\n {2}> edit the notes\n/,
     );
   });
 

@@ -59,8 +59,8 @@ export function rewindReport(sessionId: string, result: AgentRewindResponse): st
   const turns = result.turns === 1 ? '1 turn' : `${result.turns} turns`;
   const lines = [
     result.dry_run
-      ? `Rewind of session ${sessionId} would take ${turns} out of the conversation, from this prompt on:\n`
-      : `Rewound session ${sessionId}: ${turns} out of the conversation, from this prompt on:\n`,
+      ? `Rewind of session ${sessionId} would take ${turns} out of the conversation, from this prompt (run ${result.run_id}) on:\n`
+      : `Rewound session ${sessionId}: ${turns} out of the conversation, from this prompt (run ${result.run_id}) on:\n`,
     ...result.prompt.split('\n').map((line) => `  > ${terminalLine(line)}\n`),
     ...result.files.map((file) => describe(file, result.dry_run, 'those turns')),
   ];
@@ -71,7 +71,6 @@ export function rewindReport(sessionId: string, result: AgentRewindResponse): st
   return lines.join('');
 }
 
-/** Said after a rewind refused for a file changed since. */
 /**
  * The refusals of an undo or rewind that may come after some files were put back: a file that
  * could not be, or a full disk (the workspace's, or Bastion's own for its temp-file journal or
