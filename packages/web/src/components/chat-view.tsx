@@ -218,6 +218,12 @@ function promptBefore(
   return undefined;
 }
 
+/** Whether a prompt was sent after the item `key`: a failed run's Retry is then gone, as its task is no longer the last. */
+function promptAfter(items: readonly TranscriptItem[], key: string): boolean {
+  const at = items.findIndex((item) => item.key === key);
+  return at >= 0 && items.slice(at + 1).some((item) => item.kind === 'user');
+}
+
 /** The key of a run's "Run undone" notice, once it is in the transcript. */
 function undoneNoticeKey(items: readonly TranscriptItem[], runId: string): string | undefined {
   for (let index = items.length - 1; index >= 0; index -= 1) {
@@ -1042,7 +1048,11 @@ export function ChatView({
             <RunError
               item={item}
               provider={provider}
-              onRetry={prompt === undefined || stoppable || item.rewound ? undefined : () => resubmit(prompt)}
+              onRetry={
+                prompt === undefined || stoppable || item.rewound || promptAfter(items.current, item.key)
+                  ? undefined
+                  : () => resubmit(prompt)
+              }
               onSettings={onSettings}
             />
           );
