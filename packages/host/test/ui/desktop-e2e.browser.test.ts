@@ -136,6 +136,22 @@ describe('desktop app with the demo model', () => {
     expect((await head.boundingBox())?.height).toBeLessThanOrEqual(120);
   });
 
+  it('the small buttons (the header’s Export, Changes and Host record; a reply’s Copy reply; a session’s Rename and Delete) are each at least 24 px tall, the minimum target size', async () => {
+    await newSession();
+    await sendMessage(page, 'ls');
+    await page.getByRole('button', { name: 'Copy reply' }).last().waitFor();
+    const heights = await page
+      .locator('button.small')
+      .evaluateAll((buttons) =>
+        buttons
+          .filter((button) => button.getClientRects().length > 0)
+          .map((button) => ({ name: button.textContent, height: button.getBoundingClientRect().height })),
+      );
+    for (const name of ['Export', 'Host record', 'Copy reply', 'Rename', 'Delete'])
+      expect(heights.some((button) => button.name?.startsWith(name))).toBe(true);
+    for (const button of heights) expect(button.height, `${button.name}`).toBeGreaterThanOrEqual(24);
+  });
+
   it('text in the link colour reads at 4.5:1 or more in light and dark: the home page’s Settings link, a run’s changed-file link, and Settings in the header while Settings is open', async () => {
     /** Fails unless `text` reads at 4.5:1 or more against what is behind it, in light and in dark. */
     const expectReadable = async (text: Locator, what: string) => {
