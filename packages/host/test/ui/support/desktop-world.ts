@@ -125,11 +125,16 @@ export async function storedSessions(host: TempHost): Promise<Session[]> {
   return (await host.client.request<SessionListResponse>('GET', '/sessions?limit=100')).body.sessions;
 }
 
-/** Type `message` into the composer and send it, once the previous run has ended (its Stop button gone; Enter sends nothing meanwhile). */
+/**
+ * Type `message` into the composer and send it, once the previous run has ended (its Stop button
+ * gone) and Send is on: while an action of the page (an undo, say) still waits for its answer, or
+ * the page has lost its link, Enter sends nothing and the text stays in the box.
+ */
 export async function sendMessage(page: Page, message: string): Promise<void> {
   await page.locator('.composer-actions button.danger').waitFor({ state: 'detached' });
   const composer = page.getByLabel('Message');
   await composer.fill(message);
+  await page.locator('.composer-actions button[type="submit"]:enabled').waitFor();
   await composer.press('Enter');
 }
 
