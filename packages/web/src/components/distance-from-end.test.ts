@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { distanceFromEnd, type EndReading } from './distance-from-end.js';
+import { distanceFromEnd, followsAfterScroll, type EndReading } from './distance-from-end.js';
 
 /** A reader at the end of a 2 000 px transcript in a 500 px view, everything settled. */
 const atEnd: EndReading = {
@@ -38,5 +38,53 @@ describe('distanceFromEnd', () => {
 
   it('still reads a reader who scrolled up as far from the end when the view shrank in the same frame', () => {
     expect(distanceFromEnd({ ...atEnd, scrollTop: 1_000, clientHeight: 434 })).toBe(500);
+  });
+});
+
+describe('followsAfterScroll', () => {
+  const SLACK = 64;
+  const follows = (previous: EndReading | undefined, now: EndReading, readerScrolling = false, following = true) =>
+    followsAfterScroll({ following, previous, now, slack: SLACK, readerScrolling });
+  /** Read in a run of tall tool cards at 420 px: the view at the end of 2 320 px in a 692 px view. */
+  const runAtEnd: EndReading = {
+    scrollTop: 1_628,
+    scrollHeight: 2_320,
+    measuredScrollHeight: 2_320,
+    clientHeight: 692,
+    settledClientHeight: 692,
+  };
+  /** The next reading seen there: a card appended below and a card above re-measured 69 px shorter. */
+  const appendedWhileRemeasured: EndReading = {
+    ...runAtEnd,
+    scrollTop: 1_559,
+    scrollHeight: 2_773,
+    measuredScrollHeight: 2_451,
+  };
+
+  it('keeps following when a move up came with the rows re-measured and nobody scrolled (the run seen stalled at 420 px)', () => {
+    expect(distanceFromEnd(appendedWhileRemeasured)).toBe(200);
+    expect(follows(runAtEnd, appendedWhileRemeasured)).toBe(true);
+  });
+
+  it('stops following when the reader scrolls up by wheel, touch, key or scrollbar while rows change', () => {
+    expect(follows(runAtEnd, appendedWhileRemeasured, true)).toBe(false);
+  });
+
+  it('stops following on a move up with the layout unchanged (the app jumping to a row, the browser’s find)', () => {
+    expect(follows(atEnd, { ...atEnd, scrollTop: 1_000 })).toBe(false);
+  });
+
+  it('keeps following on a move down that is still short of the end', () => {
+    expect(follows({ ...atEnd, scrollTop: 1_000 }, { ...atEnd, scrollTop: 1_200, scrollHeight: 2_400 })).toBe(true);
+  });
+
+  it('follows again once back within the slack of the end, and stays stopped away from it', () => {
+    expect(follows({ ...atEnd, scrollTop: 1_000 }, { ...atEnd, scrollTop: 1_450 }, true, false)).toBe(true);
+    expect(follows({ ...atEnd, scrollTop: 800 }, { ...atEnd, scrollTop: 1_000 }, false, false)).toBe(false);
+  });
+
+  it('takes a first reading far from the end as the reader’s only while they scroll', () => {
+    expect(follows(undefined, { ...atEnd, scrollTop: 1_000 })).toBe(true);
+    expect(follows(undefined, { ...atEnd, scrollTop: 1_000 }, true)).toBe(false);
   });
 });

@@ -31,3 +31,37 @@ export function distanceFromEnd({
 }: EndReading): number {
   return Math.min(scrollHeight, measuredScrollHeight) - scrollTop - Math.max(clientHeight, settledClientHeight);
 }
+
+/**
+ * Whether the list still follows the end after a scroll event, given the reading before it.
+ *
+ * Back within `slack` of the end, it follows again. Otherwise only a move up leaves the end, and
+ * only one that is the reader's: made while they scroll (a wheel turned up, a touch, a scroll key,
+ * the scrollbar held), or made with the layout unchanged (the app's own jump to a row, the
+ * browser's find). A move up that comes with rows growing or shrinking is the virtualizer keeping a
+ * re-measured row in place while a run appends below; taken as the reader's, it would stop the
+ * view following a run that nobody scrolled away from.
+ */
+export function followsAfterScroll({
+  following,
+  previous,
+  now,
+  slack,
+  readerScrolling,
+}: {
+  following: boolean;
+  previous: EndReading | undefined;
+  now: EndReading;
+  slack: number;
+  readerScrolling: boolean;
+}): boolean {
+  if (distanceFromEnd(now) <= slack) return true;
+  if (!following) return false;
+  if (previous === undefined) return !readerScrolling;
+  if (now.scrollTop >= previous.scrollTop) return true;
+  const layoutChanged =
+    now.scrollHeight !== previous.scrollHeight ||
+    now.measuredScrollHeight !== previous.measuredScrollHeight ||
+    now.clientHeight !== previous.clientHeight;
+  return !readerScrolling && layoutChanged;
+}

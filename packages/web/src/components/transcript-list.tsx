@@ -10,7 +10,7 @@
 import { memo, useCallback, useEffect, useLayoutEffect, useRef, useState, type ReactNode } from 'react';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import type { TranscriptItem } from '../transcript.js';
-import { distanceFromEnd } from './distance-from-end.js';
+import { followsAfterScroll, type EndReading } from './distance-from-end.js';
 import { highlightIn } from './find-bar.js';
 
 /** Within this many pixels of the bottom counts as "at the bottom". */
@@ -37,6 +37,10 @@ const ESTIMATED_ROW_PX: Record<TranscriptItem['kind'], number> = {
 };
 const estimatedRowPx = (item: TranscriptItem | undefined) => (item ? ESTIMATED_ROW_PX[item.kind] : 0);
 const OVERSCAN_ITEMS = 6;
+/** How long after the reader's own scrolling input a move of the view counts as theirs (a wheel's smooth scroll lasts about this). */
+const READER_SCROLL_MS = 500;
+/** Keys that scroll a view up when it, or the page, has focus. */
+const SCROLL_UP_KEYS = new Set(['PageUp', 'ArrowUp', 'Home']);
 
 type RenderItem = (item: TranscriptItem) => ReactNode;
 
@@ -99,8 +103,11 @@ export function TranscriptList({
     virtualizer.scrollToEnd();
   }, [items.length, virtualizer]);
 
-  /** The reader is at the end (within the slack): decided in each scroll event. */
+  /** The list keeps the end in view: decided in each scroll event (followsAfterScroll). */
   const following = useRef(true);
+  /** Until when a move of the view is the reader's (their last scrolling input), or Infinity while they hold the scrollbar. */
+  const readerScrollingUntil = useRef(0);
+  const readerScrolling = () => performance.now() < readerScrollingUntil.current;
   /** Output came below while the reader was away from the end: "Jump to latest" shows until they are back. */
   const [newBelow, setNewBelow] = useState(false);
   const jumpToEnd = useCallback(() => {
@@ -116,8 +123,11 @@ export function TranscriptList({
   useEffect(() => {
     if (last === lastSeen.current) return;
     lastSeen.current = last;
+    // The virtualizer follows an append only from within its slack of the end; a row measured
+    // just then can leave it short, so the list brings a following view to the end itself.
     if (!following.current) setNewBelow(true);
-  }, [last]);
+    else if (!readerScrolling()) virtualizer.scrollToEnd();
+  }, [last, virtualizer]);
 
   useEffect(() => {
     if (endRequest > 0) jumpToEnd();
@@ -134,18 +144,48 @@ export function TranscriptList({
     const element = scroller.current;
     if (!element) return undefined;
     let height = element.clientHeight;
+    let previous: EndReading | undefined;
     const onScroll = () => {
       const style = getComputedStyle(element);
       const paddings = parseFloat(style.paddingTop) + parseFloat(style.paddingBottom);
-      const distance = distanceFromEnd({
+      const now: EndReading = {
         scrollTop: element.scrollTop,
         scrollHeight: element.scrollHeight,
         measuredScrollHeight: virtualizer.getTotalSize() + paddings,
         clientHeight: element.clientHeight,
         settledClientHeight: height,
+      };
+      following.current = followsAfterScroll({
+        following: following.current,
+        previous,
+        now,
+        slack: STICK_SLACK_PX,
+        readerScrolling: readerScrolling(),
       });
-      following.current = distance <= STICK_SLACK_PX;
+      previous = now;
       if (following.current) setNewBelow(false);
+    };
+    // The reader's own scrolling: a wheel turned up, a touch, a scroll key (not typed into a
+    // field), the scrollbar held (a press on the scroller itself, not on a row).
+    const scrolling = () => {
+      readerScrollingUntil.current = Math.max(readerScrollingUntil.current, performance.now() + READER_SCROLL_MS);
+    };
+    const onWheel = (event: WheelEvent) => {
+      if (event.deltaY < 0) scrolling();
+    };
+    const onKey = (event: KeyboardEvent) => {
+      const target = event.target as HTMLElement | null;
+      if (target?.closest('input, textarea, select, [contenteditable="true"]')) return;
+      if (SCROLL_UP_KEYS.has(event.key) || (event.key === ' ' && event.shiftKey)) scrolling();
+    };
+    const onPress = (event: PointerEvent) => {
+      if (event.target === element) readerScrollingUntil.current = Number.POSITIVE_INFINITY;
+    };
+    const onRelease = () => {
+      if (readerScrollingUntil.current === Number.POSITIVE_INFINITY) {
+        readerScrollingUntil.current = 0;
+        scrolling();
+      }
     };
     const observer = new ResizeObserver(() => {
       if (element.clientHeight === height) return;
@@ -153,9 +193,21 @@ export function TranscriptList({
       if (following.current) virtualizer.scrollToEnd();
     });
     element.addEventListener('scroll', onScroll, { passive: true });
+    element.addEventListener('wheel', onWheel, { passive: true });
+    element.addEventListener('touchmove', scrolling, { passive: true });
+    element.addEventListener('pointerdown', onPress);
+    window.addEventListener('pointerup', onRelease);
+    window.addEventListener('pointercancel', onRelease);
+    window.addEventListener('keydown', onKey);
     observer.observe(element);
     return () => {
       element.removeEventListener('scroll', onScroll);
+      element.removeEventListener('wheel', onWheel);
+      element.removeEventListener('touchmove', scrolling);
+      element.removeEventListener('pointerdown', onPress);
+      window.removeEventListener('pointerup', onRelease);
+      window.removeEventListener('pointercancel', onRelease);
+      window.removeEventListener('keydown', onKey);
       observer.disconnect();
     };
   }, [virtualizer]);
@@ -177,7 +229,10 @@ export function TranscriptList({
   useEffect(() => {
     if (findCurrent === undefined) return;
     const index = items.findIndex((item) => item.key === findCurrent);
-    if (index >= 0) virtualizer.scrollToIndex(index, { align: 'center' });
+    if (index < 0) return;
+    // The match stays in view while a run appends below (back at the end, the list follows again).
+    following.current = false;
+    virtualizer.scrollToIndex(index, { align: 'center' });
     // Only a new request moves the view, not the items changing under it: `items` is left out.
   }, [findCurrent, findSeq, virtualizer]);
 
