@@ -130,6 +130,15 @@ describe('bastion run (real CLI process)', () => {
     expect(result.stderr).not.toContain('tokens:');
   });
 
+  it('--provider demo "read gone.md" of a missing file prints that read_file failed (FS_NOT_FOUND), not that it was refused, and so does the demo model', async () => {
+    const result = await runCli(['--provider', 'demo', 'read gone.md']);
+    expect(result.code).toBe(0);
+    const lines = result.stdout.split('\n');
+    expect(lines.slice(0, 2)).toEqual(['[tool] read_file gone.md', '[tool] read_file failed: FS_NOT_FOUND']);
+    expect(lines[2]).toMatch(/^demo: read_file failed \(FS_NOT_FOUND: /);
+    expect(result.stdout).not.toContain('refused');
+  });
+
   it('--provider demo "write notes.txt: …" and "edit README.md: … => …" change the files through the host, printing each diff', async () => {
     const write = await runCli(['--provider', 'demo', 'write notes.txt: hello from the demo']);
     expect(write.code).toBe(0);

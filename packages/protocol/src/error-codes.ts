@@ -917,3 +917,27 @@ export const WIRE_ERROR_STATUS: Readonly<Record<WireErrorCode, HttpErrorStatus>>
 export function isWireErrorCode(code: string): code is WireErrorCode {
   return Object.hasOwn(WIRE_ERROR_STATUS, code);
 }
+
+/**
+ * Tool result codes of a call that ran and failed on what it met (a file not there, an edit's
+ * text not in the file, a full disk): the UI, the CLI and the demo model say "failed". Every other
+ * code of a tool result is a refusal, a call Bastion, the host or a rule would not run.
+ */
+const TOOL_FAILURE_CODES: ReadonlySet<string> = new Set<DaemonErrorCode>([
+  'TOOL_FAILED',
+  'FS_NOT_FOUND',
+  'FS_NOT_A_FILE',
+  'FS_NOT_A_DIRECTORY',
+  'FS_DISK_FULL',
+  'FS_NAME_TOO_LONG',
+  'FS_ACCESS_DENIED',
+  'FS_READ_ONLY',
+  'STORAGE_FULL',
+  'EDIT_NO_MATCH',
+  'EDIT_AMBIGUOUS',
+]);
+
+/** Whether a tool result's error code says the call failed rather than was refused (TOOL_FAILURE_CODES). */
+export function isToolFailureCode(code: unknown): boolean {
+  return typeof code === 'string' && TOOL_FAILURE_CODES.has(code);
+}

@@ -2,7 +2,7 @@
  * Why a tool call did not run, in words for its card: the daemon's code (kept visible, for bug
  * reports) read as a sentence, with the daemon's message after it where it says more.
  */
-import type { DaemonErrorCode } from '@bastion/protocol';
+import { isToolFailureCode, type DaemonErrorCode } from '@bastion/protocol';
 
 /** Each refusal code in words (a key that is no daemon code fails to compile). */
 const REFUSAL_WORDS: Readonly<Record<string, string>> = {
@@ -65,29 +65,11 @@ const FIXED_MESSAGE_CODES = new Set([
   'FS_READ_ONLY',
 ]);
 
-/**
- * Codes of a call that ran and failed on what it met (a file not there, an edit's text not in the
- * file, a full disk), which its card calls failed; the others are refusals, a call Bastion, the
- * host or a rule would not run (outside the workspace, protected, denied), which it calls refused.
- */
-const FAILURE_CODES = new Set([
-  'TOOL_FAILED',
-  'FS_NOT_FOUND',
-  'FS_NOT_A_FILE',
-  'FS_NOT_A_DIRECTORY',
-  'FS_DISK_FULL',
-  'FS_NAME_TOO_LONG',
-  'FS_ACCESS_DENIED',
-  'FS_READ_ONLY',
-  'STORAGE_FULL',
-  'EDIT_NO_MATCH',
-  'EDIT_AMBIGUOUS',
-]);
-
-/** Whether a call's error output `{ code }` says it failed rather than was refused (FAILURE_CODES). */
+/** Whether a call's error output `{ code }` says it failed rather than was refused (isToolFailureCode). */
 export function isToolFailure(output: unknown): boolean {
-  const code = typeof output === 'object' && output !== null ? (output as { code?: unknown }).code : undefined;
-  return typeof code === 'string' && FAILURE_CODES.has(code);
+  return isToolFailureCode(
+    typeof output === 'object' && output !== null ? (output as { code?: unknown }).code : undefined,
+  );
 }
 
 /** A refused call's output `{ code, message }` in words. */

@@ -34,6 +34,7 @@ import {
   CLI_LIVE_PARTIAL_LINE_CHARS,
   CLI_MAX_OPEN_CALLS,
   INIT_INSTRUCTIONS_PROMPT,
+  isToolFailureCode,
   eventPageResponseSchema,
   expandPrompt,
   promptCommand,
@@ -472,6 +473,9 @@ export function hostAskPrompt(json: boolean): HostAskPrompt {
   };
 }
 
+/** A tool call's error as the page's card says it: failed on what it met, or refused. */
+const refusedOrFailed = (code: unknown) => (isToolFailureCode(code) ? 'failed' : 'refused');
+
 /** What a tool call shows once finished (a run_command's argv and exit code, an edit's diff), or cut off by the run's end. */
 interface ToolActivity {
   name: string;
@@ -701,7 +705,7 @@ class TerminalPrinter {
       (Partial<WireError> & { exit_code?: unknown; diff?: unknown; path?: unknown }) | undefined;
     if (event.tool_name === 'run_command') {
       const outcome = event.is_error
-        ? `refused: ${terminalLine(String(output?.code ?? 'ERROR'))}`
+        ? `${refusedOrFailed(output?.code)}: ${terminalLine(String(output?.code ?? 'ERROR'))}`
         : `exit ${typeof output?.exit_code === 'number' ? output.exit_code : 'killed'}`;
       const streamed = this.#live.get(event.tool_call_id);
       if (streamed) {
@@ -716,7 +720,7 @@ class TerminalPrinter {
       return;
     }
     if (event.is_error) {
-      this.#line(`[tool] ${name} refused: ${terminalLine(String(output?.code ?? 'ERROR'))}`);
+      this.#line(`[tool] ${name} ${refusedOrFailed(output?.code)}: ${terminalLine(String(output?.code ?? 'ERROR'))}`);
       return;
     }
     if (event.tool_name === 'update_plan') {

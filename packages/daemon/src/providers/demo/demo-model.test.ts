@@ -183,6 +183,19 @@ describe('demoReply', () => {
       text: 'demo: logo.png is binary (3000 bytes), so read_file shows none of it.',
     });
   });
+
+  it('says a call that met a missing file failed, and one outside the workspace was refused, as the tool card does', () => {
+    const missing = afterRead('gone.md', { ok: false, code: 'FS_NOT_FOUND', message: 'no such file' });
+    expect(demoReply({ prompt: missing, tools: fileTools })).toEqual({
+      kind: 'text',
+      text: 'demo: read_file failed (FS_NOT_FOUND: no such file).',
+    });
+    const outside = afterRead('../x', { ok: false, code: 'FS_OUTSIDE_WORKSPACE', message: 'outside' });
+    expect(demoReply({ prompt: outside, tools: fileTools })).toEqual({
+      kind: 'text',
+      text: 'demo: read_file was refused (FS_OUTSIDE_WORKSPACE: outside).',
+    });
+  });
 });
 
 describe('createDemoModel', () => {

@@ -26,7 +26,7 @@ import type {
   LanguageModelV3Usage,
 } from '@ai-sdk/provider';
 import { randomBytes } from 'node:crypto';
-import { DEMO_DELTA_INTERVAL_MS, mcpToolName, splitMcpToolName } from '@bastion/protocol';
+import { DEMO_DELTA_INTERVAL_MS, isToolFailureCode, mcpToolName, splitMcpToolName } from '@bastion/protocol';
 import { splitShellWords } from './shell-words.js';
 
 export const DEMO_PROVIDER_ID = 'demo';
@@ -106,7 +106,8 @@ function summarize(toolName: string, input: unknown, output: LanguageModelV3Tool
   if (output.type === 'error-text' || output.type === 'error-json') return `demo: ${toolName} failed.`;
   const value = output.type === 'json' ? output.value : output.type === 'text' ? output.value : undefined;
   if (field(value, 'ok') === false) {
-    return `demo: ${toolName} was refused (${String(field(value, 'code'))}: ${String(field(value, 'message'))}).`;
+    const code = field(value, 'code');
+    return `demo: ${toolName} ${isToolFailureCode(code) ? 'failed' : 'was refused'} (${String(code)}: ${String(field(value, 'message'))}).`;
   }
   const path = textField(input, 'path', '.');
   switch (toolName) {
