@@ -46,7 +46,9 @@ describe('bastion undo', () => {
     const { home, workspace } = await afterRun();
     const planned = await runCli(['undo', '--dry-run', '--home', home, '--workspace', workspace]);
     expect(planned.code).toBe(0);
-    expect(planned.stdout).toMatch(/would restore {2}notes\.md\n {2}would remove {3}made\.txt \(the run created it\)/);
+    expect(planned.stdout).toMatch(
+      /^Undo of run run_\S+ of session ses_\S+, a dry run \(nothing is changed\):\n {2}would restore {2}notes\.md\n {2}would remove {3}made\.txt \(the run created it\)\n$/,
+    );
     expect(existsSync(join(workspace, 'made.txt'))).toBe(true);
 
     const undone = await runCli(['undo', '--home', home, '--workspace', workspace]);

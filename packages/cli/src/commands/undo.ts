@@ -46,7 +46,7 @@ function describe(file: UndoFile, dryRun: boolean, what = 'the run'): string {
 
 function report(sessionId: string, result: AgentUndoResponse): void {
   const what = `run ${result.run_id} of session ${sessionId}`;
-  process.stdout.write(result.dry_run ? `Undo of ${what} would:\n` : `Undid ${what}:\n`);
+  process.stdout.write(result.dry_run ? `Undo of ${what}, a dry run (nothing is changed):\n` : `Undid ${what}:\n`);
   process.stdout.write(result.files.map((file) => describe(file, result.dry_run)).join(''));
   if (result.commands > 0) {
     const commands = result.commands === 1 ? 'a command' : `${result.commands} commands`;
