@@ -275,7 +275,7 @@ describe('the transcript’s share of a short, narrow window', () => {
     await expectInViewport(page, page.getByLabel('Message'), 'the message box');
   }
 
-  it('at 400×560 the header is one line, the title and Options (the rest folded under it): the transcript gets at least a quarter of the height with an approval waiting and 70% without, the message box stays wholly in view, and the waiting card’s heading, command, Reason field, Allow, Deny and Always allow… are each wholly in view and uncovered, and the box’s hint begins with “Not an answer”, shown whole', async () => {
+  it('at 400×560 the header is one line, the title and Options (the rest folded under it): the transcript gets at least a quarter of the height with an approval waiting and 70% without, the message box stays wholly in view, and the waiting card’s heading, command, Reason field, Allow, Deny and Always allow… are each wholly in view and uncovered, the box’s hint begins with “Not an answer”, shown whole, and so are the Reason field’s placeholder and the waiting line with its key (Alt+Shift+A to answer)', async () => {
     const marker = 'share-of-height';
     turns.push(...touchTurns(marker));
     await page.setViewportSize({ width: 400, height: 560 });
@@ -306,6 +306,19 @@ describe('the transcript’s share of a short, narrow window', () => {
         return box.placeholder.startsWith('Not an answer') && context.measureText('Not an answer').width <= room;
       });
       expect(shown).toBe(true);
+      // The Reason field's placeholder and the line saying a question waits (with its key) show whole.
+      const reasonFits = await region.getByLabel('Reason if you deny').evaluate((field: HTMLInputElement) => {
+        const style = getComputedStyle(field);
+        const context = document.createElement('canvas').getContext('2d');
+        if (!context) return false;
+        context.font = `${style.fontSize} ${style.fontFamily}`;
+        const room = field.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+        return field.placeholder !== '' && context.measureText(field.placeholder).width <= room;
+      });
+      expect(reasonFits).toBe(true);
+      const activity = page.getByTestId('activity');
+      expect(await activity.textContent()).toBe('Waiting for your approval · Alt+Shift+A to answer');
+      expect(await activity.evaluate((line) => line.scrollWidth <= line.clientWidth)).toBe(true);
       await page.screenshot({ path: `${SHOTS}95-compact-header-approval-400x560-light.png` });
       await page.emulateMedia({ colorScheme: 'dark' });
       await page.screenshot({ path: `${SHOTS}95-compact-header-approval-400x560-dark.png` });

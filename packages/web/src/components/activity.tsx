@@ -35,7 +35,7 @@ export function Activity({
     return (
       <div className="activity" role="status" data-testid="activity">
         Waiting for your approval
-        <span className="muted"> · Alt+Shift+A to go to the question</span>
+        <span className="muted"> · Alt+Shift+A to answer</span>
       </div>
     );
   }
