@@ -230,6 +230,7 @@ export function App() {
               <SettingsView
                 bastion={bastion}
                 mcpFor={route.mcpFor}
+                card={route.card}
                 onOpenSession={(sessionId) => navigate({ page: 'session', sessionId })}
               />
             </Suspense>
@@ -242,7 +243,7 @@ export function App() {
               sessionsVersion={sessionsVersion}
               onSessionChanged={refreshSessions}
               onMcpServers={(workspace) => navigate({ page: 'settings', mcpFor: workspace })}
-              onSettings={() => navigate({ page: 'settings' })}
+              onSettings={(card) => navigate({ page: 'settings', card })}
               unavailable={unavailable}
               onLinkLost={recheck}
               onNewSession={newSession}

@@ -1,9 +1,17 @@
 /** Client-side routes, all under /desktop (the bridge's history guard refuses anything else). */
 import { useCallback, useEffect, useState } from 'react';
 
-/** `mcpFor`: Settings opened at the MCP servers of that project (`/mcp` in a session); not in the path. */
+/** A card of Settings' Models tab that a failed run's advice sends the user to. */
+export type SettingsCard = 'keys' | 'endpoints' | 'chatgpt';
+
+/**
+ * `mcpFor`: Settings opened at the MCP servers of that project (`/mcp` in a session); `card`: at
+ * that card of the Models tab (a failed run's Open Settings). Neither is in the path.
+ */
 export type Route =
-  { page: 'home' } | { page: 'session'; sessionId: string } | { page: 'settings'; mcpFor?: string | undefined };
+  | { page: 'home' }
+  | { page: 'session'; sessionId: string }
+  | { page: 'settings'; mcpFor?: string | undefined; card?: SettingsCard | undefined };
 
 export function parseRoute(path: string): Route {
   const session = /^\/desktop\/sessions\/([^/]+)$/.exec(path);

@@ -11,7 +11,7 @@ import type { Page } from 'playwright-core';
 import { SCRIPTED_MODEL, type ScriptedEndpoint } from '@bastion/test-support';
 import type { TempHost } from '../support/temp-host.js';
 import { openScriptedDesktopWorld, sendMessage, useDesktopWorld } from './support/desktop-world.js';
-import { shotAllModes, SHOTS } from './support/layout.js';
+import { expectInViewport, shotAllModes, SHOTS } from './support/layout.js';
 
 const OLD_KEY = 'sk-endpoint-key-test-old';
 const NEW_KEY = 'sk-endpoint-key-test-new-5c1f';
@@ -38,7 +38,7 @@ useDesktopWorld(
 );
 
 describe('a custom endpoint in trouble', () => {
-  it('the 401’s advice and its Open Settings button lead to the endpoint’s row in Settings → Custom endpoints, which takes the key without showing it, and Retry runs with it', async () => {
+  it('the 401’s advice and its Open Settings button lead to Settings → Custom endpoints (its heading focused and in view) and the endpoint’s row, which takes the key without showing it, and Retry runs with it', async () => {
     await sendMessage(page, 'Say hello');
     const failure = page.locator('.run-error').last();
     await failure.getByText('HTTP 401', { exact: false }).waitFor();
@@ -52,6 +52,13 @@ describe('a custom endpoint in trouble', () => {
       .toBe('true');
     const row = page.getByTestId('endpoint-local');
     await row.getByText('key stored').waitFor();
+    // Landed at the Custom endpoints card, its heading focused, rather than at the top of Models.
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('endpoints-title');
+    await expectInViewport(
+      page,
+      page.getByRole('heading', { name: 'Custom endpoints' }),
+      'the Custom endpoints heading',
+    );
     const key = row.getByLabel('API key');
     expect(await key.getAttribute('type')).toBe('password');
     expect(await key.getAttribute('placeholder')).toBe('Enter a new key to replace it');

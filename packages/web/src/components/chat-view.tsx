@@ -65,6 +65,7 @@ import { RewindDialog, RewoundNotice } from './rewind-dialog.js';
 import { UndoDialog, UndoneNotice } from './undo-dialog.js';
 import type { SlashCommand } from '../slash-commands.js';
 import { isOtherTextField } from '../shortcut-keys.js';
+import type { SettingsCard } from '../route.js';
 
 const RECONNECT_MIN_MS = 500;
 const RECONNECT_MAX_MS = 5_000;
@@ -86,8 +87,8 @@ interface Props {
   onNewSession: () => Promise<void>;
   /** Open Settings at the MCP servers of this session's project (`/mcp`). */
   onMcpServers: (workspace: string | undefined) => void;
-  /** Open Settings at its Models tab (keys, the ChatGPT account, custom endpoints): a failed run's advice sends the user there. */
-  onSettings: () => void;
+  /** Open Settings at a card of its Models tab (API keys, custom endpoints, the ChatGPT account): a failed run's advice sends the user there. */
+  onSettings: (card: SettingsCard) => void;
   /** Why nothing can be sent now (Bastion does not answer); the page says what to do above. */
   unavailable: string | undefined;
   /** The session's stream dropped: whether Bastion still answers is asked now. */

@@ -179,7 +179,9 @@ export function EndpointsSettings({ bastion, onChanged }: { bastion: BastionApi;
 
   return (
     <section className="card" aria-labelledby="endpoints-title">
-      <h2 id="endpoints-title">Custom endpoints</h2>
+      <h2 id="endpoints-title" tabIndex={-1}>
+        Custom endpoints
+      </h2>
       <p className="muted">
         OpenAI-compatible servers on this machine (Ollama, LM Studio, llama.cpp, vLLM): localhost, *.localhost or an IP
         address. Bastion asks you to approve each one — in its terminal, or on a confirmation page it opens — before any

@@ -2,6 +2,7 @@
 import { useState } from 'react';
 import type { RunContext, TokenUsage } from '@bastion/bridge';
 import { BYOK_PROVIDER_IDS, CONTEXT_COMPACT_THRESHOLD, type DaemonErrorCode } from '@bastion/protocol';
+import type { SettingsCard } from '../route.js';
 import type { TranscriptItem } from '../transcript.js';
 import { DiffView, diffOf } from './diff-view.js';
 import type { ToolView } from '../transcript.js';
@@ -29,25 +30,29 @@ export function RetryNotice({ item }: { item: Extract<TranscriptItem, { kind: 'r
   );
 }
 
-/** What to do about a failed run, in words; `inSettings`: it is done in Settings (its Models tab). */
+/** What to do about a failed run, in words; `settings`: the card of Settings where it is done, if it is. */
 interface Advice {
   text: string;
-  inSettings: boolean;
+  settings: SettingsCard | undefined;
 }
+
+/** Where a provider's credential is set: its API key, the ChatGPT account, or a custom endpoint. */
+const credentialCard = (provider: string | undefined): SettingsCard =>
+  provider === 'chatgpt' ? 'chatgpt' : provider !== undefined && BYOK_PROVIDER_IDS.has(provider) ? 'keys' : 'endpoints';
 
 /** What to do about a failed run, by its code (a key that is no daemon code fails to compile). */
 const ADVICE: Readonly<Record<string, (provider: string | undefined) => Advice>> = {
   PROVIDER_KEY_MISSING: (provider) => ({
     text: `Add the API key in Settings, or run: bastion secrets set ${provider ?? 'PROVIDER'}`,
-    inSettings: true,
+    settings: credentialCard(provider),
   }),
   ENDPOINT_NOT_GRANTED: () => ({
     text: 'This endpoint is not approved in this Bastion run: approve it in Settings → Custom endpoints.',
-    inSettings: true,
+    settings: 'endpoints',
   }),
   RUN_INTERRUPTED: () => ({
     text: 'The agent restarted while this run was going; send the message again.',
-    inSettings: false,
+    settings: undefined,
   }),
 } satisfies Partial<Record<DaemonErrorCode, (provider: string | undefined) => Advice>>;
 
@@ -61,7 +66,9 @@ function unauthorizedAdvice(provider: string | undefined): string {
 
 function advice(code: string, status: number | undefined, provider: string | undefined): Advice | undefined {
   if (Object.hasOwn(ADVICE, code)) return ADVICE[code]?.(provider);
-  return status === 401 && provider !== 'demo' ? { text: unauthorizedAdvice(provider), inSettings: true } : undefined;
+  return status === 401 && provider !== 'demo'
+    ? { text: unauthorizedAdvice(provider), settings: credentialCard(provider) }
+    : undefined;
 }
 
 export function RunError({
@@ -73,8 +80,8 @@ export function RunError({
   item: Extract<TranscriptItem, { kind: 'error' }>;
   provider: string | undefined;
   onRetry: (() => void) | undefined;
-  /** Opens Settings, offered when the advice says to do something there. */
-  onSettings: () => void;
+  /** Opens Settings at a card, offered when the advice says to do something there. */
+  onSettings: (card: SettingsCard) => void;
 }) {
   const hint = advice(item.code, item.status, provider);
   return (
@@ -85,10 +92,10 @@ export function RunError({
       </p>
       {item.retryAfterMs !== undefined && <p>The provider asks to wait {seconds(item.retryAfterMs)} (Retry-After).</p>}
       {hint && <p>{hint.text}</p>}
-      {(onRetry || hint?.inSettings) && (
+      {(onRetry || hint?.settings) && (
         <div className="run-error-actions">
-          {hint?.inSettings && (
-            <button type="button" onClick={onSettings}>
+          {hint?.settings && (
+            <button type="button" onClick={() => onSettings(hint.settings as SettingsCard)}>
               Open Settings
             </button>
           )}

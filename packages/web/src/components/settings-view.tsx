@@ -9,6 +9,7 @@ import { EndpointsSettings } from './endpoints-settings.js';
 import { McpServersSettings } from './mcp-servers-settings.js';
 import { NotificationSettings } from './notification-settings.js';
 import { SavedPromptsSettings } from './saved-prompts-settings.js';
+import type { SettingsCard } from '../route.js';
 
 const KEY_PROVIDERS = [
   { id: 'openai', label: 'OpenAI' },
@@ -37,22 +38,33 @@ function tabFromHash(): TabId {
  * Home and End move between tabs and show them). The chosen tab is written to the address's
  * fragment with replaceState, so it survives a reload without adding history entries, and a
  * fragment typed or linked to shows its tab.
- * `mcpFor`: open at the MCP servers tab, with that project chosen (`/mcp` in a session).
+ * `mcpFor`: open at the MCP servers tab, with that project chosen (`/mcp` in a session); `card`:
+ * open at that card of the Models tab, scrolled to and its heading focused (a failed run's advice).
  * `onOpenSession` opens a session the host audit log names.
  */
 export function SettingsView({
   bastion,
   mcpFor,
+  card,
   onOpenSession,
 }: {
   bastion: BastionApi;
   mcpFor?: string | undefined;
+  card?: SettingsCard | undefined;
   onOpenSession: (sessionId: string) => void;
 }) {
   // Bumped when keys or endpoints change, so the model lists follow.
   const [providersVersion, setProvidersVersion] = useState(0);
   const providersChanged = () => setProvidersVersion((version) => version + 1);
-  const [tab, setTab] = useState<TabId>(() => (mcpFor === undefined ? tabFromHash() : 'mcp'));
+  const [tab, setTab] = useState<TabId>(() =>
+    mcpFor !== undefined ? 'mcp' : card !== undefined ? 'models' : tabFromHash(),
+  );
+  useEffect(() => {
+    if (card === undefined) return;
+    const heading = document.getElementById(`${card}-title`);
+    heading?.scrollIntoView({ block: 'start' });
+    heading?.focus();
+  }, [card]);
 
   const choose = (next: TabId, focus: boolean) => {
     setTab(next);
@@ -174,7 +186,9 @@ function ApiKeys({ bastion, onChanged }: { bastion: BastionApi; onChanged: () =>
 
   return (
     <section className="card" aria-labelledby="keys-title">
-      <h2 id="keys-title">API keys</h2>
+      <h2 id="keys-title" tabIndex={-1}>
+        API keys
+      </h2>
       <p className="muted">
         Keys are stored by the agent in auth.json (mode 0600). They are never shown again, here or anywhere.
       </p>
@@ -263,7 +277,9 @@ function Chatgpt({ bastion }: { bastion: BastionApi }) {
 
   return (
     <section className="card" aria-labelledby="chatgpt-title">
-      <h2 id="chatgpt-title">ChatGPT account (experimental)</h2>
+      <h2 id="chatgpt-title" tabIndex={-1}>
+        ChatGPT account (experimental)
+      </h2>
       <p className="muted">
         Uses your ChatGPT plan through an experimental sign-in. Not endorsed by OpenAI. Tokens stay with the agent; this
         page only sees status.
