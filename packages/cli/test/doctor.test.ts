@@ -127,7 +127,7 @@ describe('bastion doctor', () => {
   });
 
   it(
-    'flags a userData dir open to others, or a loose auth.json, as unsafe and exits 1 (and changes neither)',
+    'flags a userData dir open to others, or a loose auth.json, as unsafe and exits 1 (and changes neither), its last line saying userData needs attention and that start makes it private',
     { timeout: 60_000 },
     () => {
       const root = tempRoot();
@@ -145,7 +145,12 @@ describe('bastion doctor', () => {
       const { code, report } = doctor(['--json', '--home', data]);
       expect(report).toMatchObject({ home: { safe: false } });
       expect(code).toBe(1);
-      expect(doctor(['--home', data]).stdout).toContain('auth.json mode 644, want 600');
+      const shown = doctor(['--home', data]).stdout;
+      expect(shown).toContain('auth.json mode 644, want 600');
+      // The last line names what needs attention and what repairs it.
+      expect(shown.trimEnd().split('\n').at(-1)).toBe(
+        'userData needs attention: see above (`bastion start` makes loose permissions private: 700, files 600).',
+      );
 
       chmodSync(join(data, 'auth.json'), 0o600);
       expect(doctor(['--json', '--home', data])).toMatchObject({ code: 0, report: { home: { safe: true } } });

@@ -58,7 +58,7 @@ function homeReadLines(report: DoctorReport['homeReads']): string[] {
   const show = (path: string) => (path.startsWith(`${report.home}/`) ? `~${path.slice(report.home.length)}` : path);
   const width = Math.max(...report.allow.map((entry) => show(entry.path).length));
   return [
-    `  HOME reads: sandboxed commands and the sidecar read nothing in ${report.home} but the workspace, userData and:`,
+    `  home:      sandboxed commands and the sidecar read nothing in ${report.home} but the workspace, userData and:`,
     ...report.allow.map(
       (entry) =>
         `    ${show(entry.path).padEnd(width)}  ${entry.source.padEnd(23)}  ${
@@ -152,7 +152,9 @@ export function doctorCommand(argv: string[]): Promise<number> {
         ? 'sessions.db needs attention: see above.'
         : !mcpUsable
           ? 'mcp.json needs attention: see above.'
-          : 'Not the full posture: see above.',
+          : !report.home.safe
+            ? 'userData needs attention: see above (`bastion start` makes loose permissions private: 700, files 600).'
+            : 'Not the full posture: see above.',
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
   return Promise.resolve(full ? 0 : 1);
