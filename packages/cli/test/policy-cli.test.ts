@@ -61,14 +61,22 @@ describe('bastion policy', () => {
     expect(listing.builtin.map((rule) => rule.id)).toContain('builtin.rm-recursive-workspace-root');
   });
 
-  it('add --global with --tool and --path, shown by the human list; remove takes it out, and removing it again exits 2 saying no such rule', async () => {
+  it('add --global with --tool and --path, shown by the human list (its id and decision, then what it matches on the line below); remove takes it out, and removing it again exits 2 saying no such rule', async () => {
     const { home, workspace } = world();
     const added = await cli(['add', 'ask', '--global', '--home', home, '--tool', 'write_file', '--path', 'docs/**']);
     expect(added.code).toBe(0);
     const id = /added (\S+)/.exec(added.stderr)?.[1] ?? '';
     const listed = await cli(['list', '--home', home, '--workspace', workspace]);
-    expect(listed.stdout).toMatch(new RegExp(`global\\s+${id}\\s+ask\\s+tools=write_file paths=docs/\\*\\*`));
-    expect(listed.stdout).toContain('builtin.git-force-push-protected');
+    // Two lines a rule: where, id, decision and reason; then what it matches, indented.
+    const lines = listed.stdout.split('\n');
+    const at = lines.findIndex((line) => line.startsWith(`global   ${id} `));
+    expect(lines[at]).toMatch(new RegExp(`^global   ${id} +ask +$`));
+    expect(lines[at + 1]).toBe('         matches tools=write_file paths=docs/**');
+    const builtin = lines.findIndex((line) => line.startsWith('builtin  builtin.rm-recursive-workspace-root '));
+    expect(lines[builtin]).toMatch(/ hard-deny recursively removing the workspace root \(or a folder above it\)$/);
+    expect(lines[builtin + 1]).toBe(
+      '         matches tools=run_command argv="rm" with={-r|-R|--recursive|-*r*|-*R*} targets=workspace-root',
+    );
     expect((await cli(['remove', id, '--global', '--home', home])).code).toBe(0);
     const after = JSON.parse(readFileSync(join(home, 'host', 'policy.json'), 'utf8')) as PolicyFile;
     expect(after.global).toEqual([]);

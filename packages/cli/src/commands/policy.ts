@@ -31,8 +31,8 @@ import {
 import { parseCommandLine, unknownNameError, UsageError, WORKSPACE_OPTIONS } from '../usage.js';
 import { workspaceFolder } from '../workspace.js';
 
-/** One line a rule: where it lives, its id and decision, what it matches and why. */
-export function describeRule(rule: PolicyRule | PolicyRuleDraft): string {
+/** What a rule matches: its tools, program and arguments, paths. */
+function ruleMatch(rule: PolicyRule | PolicyRuleDraft): string {
   const parts: string[] = [];
   if (rule.tools) parts.push(`tools=${rule.tools.join(',')}`);
   if (rule.command !== undefined) {
@@ -41,8 +41,13 @@ export function describeRule(rule: PolicyRule | PolicyRuleDraft): string {
   if (rule.args_include) parts.push(`with=${rule.args_include.map((set) => `{${set.join('|')}}`).join('+')}`);
   if (rule.paths) parts.push(`paths=${rule.paths.join(',')}`);
   if (rule.targets_workspace_root) parts.push('targets=workspace-root');
+  return parts.join(' ');
+}
+
+/** One line a rule: its decision, what it matches and why. */
+export function describeRule(rule: PolicyRule | PolicyRuleDraft): string {
   // A rule's words can come from an approved call (always allow): shown inert, never as terminal controls.
-  return terminalLine(`${rule.decision.padEnd(9)} ${parts.join(' ')}${rule.reason ? `  — ${rule.reason}` : ''}`);
+  return terminalLine(`${rule.decision.padEnd(9)} ${ruleMatch(rule)}${rule.reason ? `  — ${rule.reason}` : ''}`);
 }
 
 /**
@@ -76,8 +81,13 @@ function printListing(listing: PolicyListing): void {
   ];
   if (listing.project) process.stdout.write(`project: ${terminalLine(listing.project.root)}\n`);
   process.stdout.write('order: hard-deny anywhere wins, then project, then global, then built-in\n');
-  for (const [layer, rule] of rows)
-    process.stdout.write(`${layer.padEnd(8)} ${terminalLine(rule.id).padEnd(40)} ${describeRule(rule)}\n`);
+  // Two lines a rule, so why it is there reads at a glance: where it lives, its id, decision and
+  // reason; then, indented, what it matches (a built-in's can run past any width).
+  for (const [layer, rule] of rows) {
+    const why = rule.reason ? ` ${terminalLine(rule.reason)}` : '';
+    process.stdout.write(`${layer.padEnd(8)} ${terminalLine(rule.id).padEnd(40)} ${rule.decision.padEnd(9)}${why}\n`);
+    process.stdout.write(`         matches ${terminalLine(ruleMatch(rule))}\n`);
+  }
 }
 
 /** Synchronous underneath: the store's reads and writes are; main.ts awaits every command. */
