@@ -61,6 +61,19 @@ it('runs each line piped in as a prompt to one session, in order, skipping empty
   expect(prompts?.[1]).toContain('read README.md');
 });
 
+it("ends each prompt's output with the files that prompt's runs changed: a later prompt that changes none lists none, and one that does lists only its own", async () => {
+  const { args } = project();
+  const result = await runCli(args, 'write a.txt: one\nread a.txt\nwrite b.txt: two\n');
+  expect(result.code).toBe(0);
+  // Each prompt's output starts at its one call's line (`[tool] write_file a.txt`), not its result's (`[tool] read_file → …`).
+  const prompts = result.stdout.split(/^(?=\[tool\] \w+ [^→])/m);
+  expect(prompts).toHaveLength(3);
+  const [first, second, third] = prompts;
+  expect(first).toContain('\nChanged files (1):\n  a.txt\n');
+  expect(second).not.toContain('Changed files');
+  expect(third).toContain('\nChanged files (1):\n  b.txt\n');
+});
+
 it('on a terminal: prompts for each line, asks an approval on the same terminal, and Ctrl-D ends it with exit 0', async () => {
   const { workspace, args } = project();
   const cli = runCliInTerminal(args);

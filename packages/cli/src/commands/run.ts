@@ -534,7 +534,7 @@ class TerminalPrinter {
   /** Put before each line of the event being printed: an explorer's calls are indented. */
   #indent = '';
   readonly #calls = new Map<string, ToolActivity>();
-  /** Paths written this run, in first-write order. */
+  /** Paths written by this prompt's runs, in first-write order (chat's next prompt starts afresh). */
   readonly #changed = new Set<string>();
   /** The `update_plan` call going, and the input of the last one that succeeded (for chat's `/plan`). */
   #planCall: { id: string; input: unknown } | undefined;
@@ -648,11 +648,11 @@ class TerminalPrinter {
           this.#pausedUsage = usage;
           break;
         }
-        this.#endPrompt();
         if (this.#changed.size > 0)
           process.stdout.write(
             `\nChanged files (${this.#changed.size}):\n${[...this.#changed].map((path) => `  ${path}\n`).join('')}`,
           );
+        this.#endPrompt();
         // A run that used no tokens (the demo model) prints no `tokens: 0 in` line, as the UI shows none.
         if (usage && (usage.input_tokens > 0 || usage.output_tokens > 0))
           process.stderr.write(`bastion: ${formatUsage(usage, event.context)}\n`);
@@ -792,6 +792,7 @@ class TerminalPrinter {
   #endPrompt(): void {
     this.#pausedUsage = undefined;
     this.#instructionsShown.clear();
+    this.#changed.clear();
   }
 
   /** Chat's `/plan`: the last plan the agent set in this chat, as it was printed then (on stderr with --json). */
