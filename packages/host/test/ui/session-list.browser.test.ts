@@ -392,6 +392,22 @@ describe('Delete’s confirmation', () => {
     expect((await storedSessions(world!.host)).find((session) => session.id === alpha)?.title).toBe(before);
   });
 
+  it('Enter in the rename box saves the title: the form closes, the stored title is the new one and Rename has the focus again', async () => {
+    const rename = row('Alpha notes').getByRole('button', { name: /^Rename Alpha notes/ });
+    await rename.click();
+    const title = sidebar().getByLabel('Session title');
+    await title.fill('Alpha notes (saved here)');
+    await page.keyboard.press('Enter');
+    await title.waitFor({ state: 'detached' });
+    await expect
+      .poll(async () => (await storedSessions(world!.host)).find((session) => session.id === alpha)?.title)
+      .toBe('Alpha notes (saved here)');
+    await row('Alpha notes (saved here)').waitFor();
+    expect(await hasFocus(row('Alpha notes (saved here)').getByRole('button', { name: /^Rename Alpha notes/ }))).toBe(
+      true,
+    );
+  });
+
   it('the rename form shows the title box the row’s width with Save and Cancel side by side under it, at its right, as Rename and Delete were', async () => {
     await row('Alpha notes')
       .getByRole('button', { name: /^Rename Alpha notes/ })

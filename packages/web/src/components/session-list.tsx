@@ -66,16 +66,19 @@ export function SessionList({ bastion, version, selectedId, onSelect, onNewSessi
   const [error, setError] = useState<string>();
   const [busy, setBusy] = useState(false);
   const [renaming, setRenaming] = useState<string>();
-  /** The session whose rename was given up (Esc or Cancel): its Rename takes the focus back, which the closed form had. */
-  const renameGivenUp = useRef<string>(undefined);
-  const giveUpRename = (sessionId: string) => {
-    renameGivenUp.current = sessionId;
+  /**
+   * The session whose rename form was closed from inside it (Save, Enter, Esc or Cancel): its
+   * Rename takes the focus back, which the closed form had; without it the focus fell to the page.
+   */
+  const renameClosed = useRef<string>(undefined);
+  const closeRename = (sessionId: string) => {
+    renameClosed.current = sessionId;
     setRenaming(undefined);
   };
   useEffect(() => {
-    const sessionId = renameGivenUp.current;
+    const sessionId = renameClosed.current;
     if (renaming !== undefined || sessionId === undefined) return;
-    renameGivenUp.current = undefined;
+    renameClosed.current = undefined;
     document.getElementById(`rename-${sessionId}`)?.focus();
   }, [renaming]);
   /**
@@ -292,7 +295,7 @@ export function SessionList({ bastion, version, selectedId, onSelect, onNewSessi
                 onSubmit={(event) => {
                   event.preventDefault();
                   const title = formText(event.currentTarget, 'title');
-                  setRenaming(undefined);
+                  closeRename(session.id);
                   void act(() => bastion.sessions.update(session.id, { title }));
                 }}
               >
@@ -309,11 +312,11 @@ export function SessionList({ bastion, version, selectedId, onSelect, onNewSessi
                     if (event.key !== 'Escape' || event.nativeEvent.isComposing) return;
                     // Esc gives up the new title, as Cancel does; a run going in the open session goes on.
                     event.preventDefault();
-                    giveUpRename(session.id);
+                    closeRename(session.id);
                   }}
                 />
                 <button type="submit">Save</button>
-                <button type="button" onClick={() => giveUpRename(session.id)}>
+                <button type="button" onClick={() => closeRename(session.id)}>
                   Cancel
                 </button>
               </form>
