@@ -108,7 +108,7 @@ describe('--endpoint / --allow-endpoint', () => {
     });
   }
 
-  it('run --endpoint at a port nothing listens on exits 1 naming the endpoint and the refused connection', async () => {
+  it('run --endpoint at a port nothing listens on exits 1 naming the endpoint and the refused connection, said once: no warning before it about the network or a proxy', async () => {
     const closed = await startServer((_req, res) => res.end());
     const origin = closed.origin;
     await closed.close();
@@ -119,6 +119,8 @@ describe('--endpoint / --allow-endpoint', () => {
         `bastion: run failed: UPSTREAM_CONNECTION_REFUSED: could not connect to endpoint-127-0-0-1-\\d+-v1 \\(custom endpoint ${origin}/v1\\): the connection was refused \\(is its server running\\?\\)\n`,
       ),
     );
+    expect(result.stderr.split('\n').filter((line) => line.includes('CONNECTION_REFUSED'))).toHaveLength(1);
+    expect(result.stderr).not.toContain('bastion: warning:');
   });
 
   it('run --endpoint whose server answers 500 with an HTML page: each retry line ends at its attempt, then exit 1 with the status and "had an error"', async () => {

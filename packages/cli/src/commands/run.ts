@@ -1959,9 +1959,12 @@ async function runOnHost(
     },
     `nothing was run; give the prompt in its UI (bastion open${homeFlag(options.home)}), or stop it first (Ctrl-C where it runs), or use --home DIR for a separate data folder`,
     // Said on the run's own lines: a refused command (`[run] … refused: CODE`), an MCP server that
-    // is not running (after the run, with its reason), no outer sandbox (below). A refused write
-    // is said again, as it names the policy rule that held it back, which its `[tool]` line does not.
-    ['command.refused', 'mcp.failed', ...(options.json ? [] : ['host.sandbox-unavailable'])],
+    // is not running (after the run, with its reason), no outer sandbox (below), a model request
+    // that failed on its way (the retry line, or `run failed: CODE: …` with what to check for that
+    // code; the warning's network-and-proxy advice misled when an endpoint was simply not running).
+    // A refused write is said again, as it names the policy rule that held it back, which its
+    // `[tool]` line does not.
+    ['command.refused', 'mcp.failed', 'transport.failed', ...(options.json ? [] : ['host.sandbox-unavailable'])],
   );
   if (!host) return 2;
   let made: { id: string; baseUrl: string } | undefined;
