@@ -420,7 +420,7 @@ describe('the agent’s work in the desktop app', () => {
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe('first line\nlast line\n');
   });
 
-  it('Stop ends a streaming run, which reads "Stopped" and not as a failure (the session list marks it running until then; the @ list works meanwhile); Esc stops too', async () => {
+  it('Stop ends a streaming run, which reads "Stopped" and not as a failure (the session list marks it running until then; the @ list works meanwhile), and leaves the focus in the message box; Esc stops too', async () => {
     const slow = Array.from({ length: 400 }, (_, index) => `word${index} `);
     turns.push({ kind: 'text', pieces: slow, delayMs: 40 });
     await sendMessage(page, 'Talk for a long time');
@@ -445,6 +445,8 @@ describe('the agent’s work in the desktop app', () => {
     await lastRunEnd().getByText('Stopped').waitFor();
     await page.getByTestId('activity').waitFor({ state: 'detached' });
     expect(await page.locator('.run-error').count()).toBe(0);
+    await stop.waitFor({ state: 'detached' });
+    expect(await composer.evaluate((element) => element === document.activeElement)).toBe(true);
     await listed.locator('.session-running').waitFor({ state: 'detached' });
 
     turns.push({ kind: 'text', pieces: slow, delayMs: 40 });

@@ -1013,7 +1013,16 @@ export function Composer({
         </div>
         <div className="composer-actions">
           {stoppable && (
-            <button type="button" className="danger" onClick={onStop} title="Stop (Esc)">
+            <button
+              type="button"
+              className="danger"
+              onClick={() => {
+                onStop();
+                // Stop goes once the run has ended; the box keeps the focus so it is not lost to the page.
+                ref.current?.focus();
+              }}
+              title="Stop (Esc)"
+            >
               Stop
             </button>
           )}
