@@ -29,7 +29,7 @@ useDesktopWorld(
 );
 
 describe('Undo in the desktop app', () => {
-  it('confirms with the list of files, then puts every byte back and the run reads "Undone"', async () => {
+  it('confirms with the list of files, then puts every byte back and the run reads "Undone", with the focus in the message box', async () => {
     writeFileSync(join(host.workspace, 'logo.png'), BINARY);
     writeFileSync(join(host.workspace, 'notes.md'), 'alpha\nbeta\n');
     turns.push(
@@ -66,6 +66,7 @@ describe('Undo in the desktop app', () => {
     );
     await end.getByText('Undone', { exact: true }).waitFor();
     expect(await end.getByRole('button', { name: 'Undo this run' }).count()).toBe(0);
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('composer-input');
     await shotAllModes(page, SHOTS, '41-undone');
   });
 

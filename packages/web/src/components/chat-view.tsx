@@ -485,6 +485,14 @@ export function ChatView({
   const [sent, setSent] = useState(0);
   /** The run the reader just undid: its "Run undone" notice is brought into view when it comes. */
   const [undone, setUndone] = useState<string>();
+  const undoneKey = undone === undefined ? undefined : undoneNoticeKey(transcript.items, undone);
+  // The dialog gave the focus back to the run's "Undo this run", which goes when the undo's notice
+  // comes: the message box takes the focus then, not the page.
+  useEffect(() => {
+    const focused = document.activeElement;
+    if (undoneKey !== undefined && (focused === null || focused === document.body))
+      document.getElementById('composer-input')?.focus({ preventScroll: true });
+  }, [undoneKey]);
   const { models } = useModels(bastion, sessionsVersion);
   // A session of a folder this Bastion does not work in gets a banner that can ask for the folder.
   const roots = useGrantedRoots(bastion);
@@ -1274,7 +1282,7 @@ export function ChatView({
           items={transcript.items}
           render={render}
           hasOlder={older !== undefined && older !== null}
-          revealKey={undone === undefined ? undefined : undoneNoticeKey(transcript.items, undone)}
+          revealKey={undoneKey}
           endRequest={sent}
           empty={older === null && <EmptySessionHints session={session} />}
           onNearTop={loadOlder}
