@@ -30,13 +30,26 @@ it('lists each model as PROVIDER/MODEL with its name, context window and whether
   );
 });
 
+it('lines up the names of models of several providers: each PROVIDER/MODEL is padded to the longest, so every label starts in one column', async () => {
+  const { home } = project();
+  expect((await runCli(['secrets', 'set', 'anthropic', '--home', home], 'sk-ant-models-test-key\n')).code).toBe(0);
+  const listed = await runCli(['models', '--home', home]);
+  expect(listed.code).toBe(0);
+  const lines = listed.stdout.trimEnd().split('\n');
+  expect(lines.length).toBeGreaterThan(2);
+  const names = lines.map((line) => /^[* ] (\S+)/.exec(line)?.[1] ?? '');
+  const column = 2 + Math.max(...names.map((name) => name.length)) + 2;
+  for (const line of lines) expect(line.slice(column - 2, column + 1)).toMatch(/^ {2}\S$/);
+  expect(lines[0]).toBe(`* ${'demo/demo'.padEnd(column - 4)}  Demo (offline), 32,000-token context, takes --image`);
+});
+
 it('models default sets the default new sessions use, checked against what is on offer: a model not offered or a malformed name changes nothing', async () => {
   const { home } = project();
   expect((await runCli(['secrets', 'set', 'openai', '--home', home], 'sk-models-test-key\n')).code).toBe(0);
   const unknown = await runCli(['models', 'default', 'openai/gpt-9', '--home', home]);
   expect(unknown.code).toBe(2);
   expect(unknown.stderr).toContain('bastion: openai/gpt-9 is not on offer; choose one of:\n* demo/demo');
-  expect(unknown.stderr).toContain('  openai/gpt-5  GPT-5, 400,000-token context');
+  expect(unknown.stderr).toMatch(/^ {2}openai\/gpt-5 +GPT-5, 400,000-token context/m);
   const malformed = await runCli(['models', 'default', 'gpt-5', '--home', home]);
   expect(malformed.code).toBe(2);
   expect(malformed.stderr).toContain('expected PROVIDER/MODEL, e.g. openai/gpt-5, not gpt-5');
@@ -47,7 +60,7 @@ it('models default sets the default new sessions use, checked against what is on
   expect(set.code).toBe(0);
   expect(set.stdout).toBe('New sessions use openai/gpt-5.\n');
   expect(await defaultOf(home)).toEqual({ provider: 'openai', model: 'gpt-5' });
-  expect((await runCli(['models', '--home', home])).stdout).toContain('* openai/gpt-5  GPT-5');
+  expect((await runCli(['models', '--home', home])).stdout).toMatch(/^\* openai\/gpt-5 +GPT-5/m);
 });
 
 it('models default on a key provider without its key says so and how to add it, as run --provider does, and changes nothing', async () => {

@@ -795,9 +795,11 @@ export const CLI_APPROVAL_TYPE_AHEAD_DISCARD_MS = 150;
 export const CLI_SESSIONS_LISTED = 50;
 /** Lines `bastion chat` keeps for ArrowUp at its prompt, newest first (in memory, for the chat's life). */
 export const CLI_CHAT_HISTORY_LINES = 100;
-/** Lines of a command's output `bastion run` prints under it (the model gets the whole output). */
 /** `bastion changes --stat`: the path column is padded to the longest path, up to this many characters. */
 export const CLI_CHANGES_STAT_PATH_CHARS = 60;
+/** `bastion models` (and the lists run and chat's /model print): PROVIDER/MODEL is padded to the longest, up to this many characters. */
+export const CLI_MODEL_NAME_CHARS = 40;
+/** Lines of a command's output `bastion run` prints under it (the model gets the whole output). */
 export const CLI_COMMAND_PREVIEW_LINES = 5;
 /** Characters of each such line; a longer one is cut with "…". */
 export const CLI_COMMAND_PREVIEW_LINE_CHARS = 160;

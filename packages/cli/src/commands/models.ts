@@ -17,6 +17,7 @@ import {
 } from '@bastion/host';
 import {
   BYOK_PROVIDER_IDS,
+  CLI_MODEL_NAME_CHARS,
   defaultModelResponseSchema,
   modelListResponseSchema,
   modelRunsNow,
@@ -99,26 +100,42 @@ const UNAVAILABLE: Readonly<Record<string, string>> = {
   ENDPOINT_PROBE_FORMAT: 'its model list failed',
 };
 
-/** One line a model: `*` for `marked`, PROVIDER/MODEL, its label and window, what it takes; the provider's state. */
-function groupLines(group: ModelGroup, marked: ModelRef): string[] {
+/** The PROVIDER/MODEL a line names: the model's, or `PROVIDER/…` for a provider that lists none. */
+const lineNames = (group: ModelGroup): string[] =>
+  group.models.length === 0 ? [`${group.provider}/…`] : group.models.map((model) => `${group.provider}/${model.id}`);
+
+/**
+ * One line a model: `*` for `marked`, PROVIDER/MODEL padded to `width` (so the labels line up), its
+ * label and window, what it takes; the provider's state.
+ */
+function groupLines(group: ModelGroup, marked: ModelRef, width: number): string[] {
   const state = group.available ? '' : ` (unavailable: ${UNAVAILABLE[group.code ?? ''] ?? 'cannot run now'})`;
-  if (group.models.length === 0) return [`  ${group.provider}/…  ${group.label}${state}: no model listed`];
-  return group.models.map((model) => {
+  const names = lineNames(group).map((name) => name.padEnd(width));
+  if (group.models.length === 0) return [`  ${names[0] ?? ''}  ${group.label}${state}: no model listed`];
+  return group.models.map((model, index) => {
     const mark = group.provider === marked.provider && model.id === marked.model ? '*' : ' ';
     const window =
       model.context_window === undefined ? '' : `, ${model.context_window.toLocaleString('en-US')}-token context`;
     const reasoning = model.reasoning ? ', --reasoning low|medium|high' : '';
     const images = model.images ? ', takes --image' : '';
-    return `${mark} ${group.provider}/${model.id}  ${model.label}${window}${reasoning}${images}${state}`;
+    return `${mark} ${names[index] ?? ''}  ${model.label}${window}${reasoning}${images}${state}`;
   });
 }
 
-/** Every model on offer, a line each (`*` marks `marked`), made inert for the terminal. */
-export const listing = (models: ModelListResponse, marked: ModelRef): string =>
-  models.groups
-    .flatMap((group) => groupLines(group, marked))
+/**
+ * Every model on offer, a line each (`*` marks `marked`), made inert for the terminal; the names
+ * are padded to the longest, up to CLI_MODEL_NAME_CHARS (a longer one pushes only its own label).
+ */
+export function listing(models: ModelListResponse, marked: ModelRef): string {
+  const width = Math.min(
+    CLI_MODEL_NAME_CHARS,
+    Math.max(0, ...models.groups.flatMap(lineNames).map((name) => name.length)),
+  );
+  return models.groups
+    .flatMap((group) => groupLines(group, marked, width))
     .map((line) => `${terminalLine(line)}\n`)
     .join('');
+}
 
 /**
  * PROVIDER/MODEL split at the first `/` (a provider id has none; a model id may, as OpenRouter's

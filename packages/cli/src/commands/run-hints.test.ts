@@ -105,7 +105,7 @@ describe('chooseModel (the model a run starts on)', () => {
         `the default model for new sessions, ${fallback.provider}/${fallback.model}, is not available now`,
       );
       expect(refusal).toContain('or set another default with bastion models default PROVIDER/MODEL:\n');
-      expect(refusal).toContain('  demo/demo  Demo\n');
+      expect(refusal).toContain('  demo/demo       Demo\n');
     }
   });
 
