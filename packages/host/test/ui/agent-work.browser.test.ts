@@ -499,7 +499,7 @@ describe('the agent’s work in the desktop app', () => {
     await composer.fill('');
   });
 
-  it('shows a 429 with its status, the provider’s message and Retry-After; Retry sends the prompt again, and the failed run then offers no Retry', async () => {
+  it('shows a 429 with its status, the provider’s message and Retry-After; Retry sends the prompt again, leaving the focus in the message box, and the failed run then offers no Retry', async () => {
     // The endpoint plays turns[n] for its n-th request: a turn queued for a run that was stopped
     // before its request went out would answer this prompt instead, so such turns are dropped.
     turns.length = endpoint.seen.length;
@@ -516,6 +516,7 @@ describe('the agent’s work in the desktop app', () => {
     await shotAllModes(page, SHOTS, '13-provider-error');
     await failure.getByRole('button', { name: 'Retry' }).click();
     await page.getByText('Recovered after the retry.').waitFor();
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('composer-input');
     expect(endpoint.seen.length).toBe(before + 2);
     expect(JSON.stringify(endpoint.seen.at(-1)?.body)).toContain('Try the busy provider');
     // Its task is no longer the last: a Retry there would send an older prompt after a newer one.

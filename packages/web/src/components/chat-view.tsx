@@ -1060,7 +1060,11 @@ export function ChatView({
               onRetry={
                 prompt === undefined || stoppable || item.rewound || promptAfter(items.current, item.key)
                   ? undefined
-                  : () => resubmit(prompt)
+                  : () => {
+                      resubmit(prompt);
+                      // Retry goes as the prompt is sent again: the message box keeps the focus, not the page.
+                      document.getElementById('composer-input')?.focus({ preventScroll: true });
+                    }
               }
               onSettings={onSettings}
             />
