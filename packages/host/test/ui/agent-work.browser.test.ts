@@ -773,12 +773,12 @@ describe('the agent’s work in the desktop app', () => {
     await composer.fill('');
   });
 
-  it('Export downloads the session as markdown: its prompts, replies and tool calls', async () => {
+  it('Export downloads the session as markdown: its prompts, replies and tool calls; Export keeps the focus', async () => {
     await page.getByRole('heading', { name: 'Summarise the repository' }).waitFor();
-    const [download] = await Promise.all([
-      page.waitForEvent('download'),
-      page.getByRole('button', { name: 'Export' }).click(),
-    ]);
+    const exportButton = page.getByRole('button', { name: 'Export' });
+    const [download] = await Promise.all([page.waitForEvent('download'), exportButton.click()]);
+    await expect.poll(() => exportButton.getAttribute('aria-disabled')).toBe(null);
+    expect(await exportButton.evaluate((element) => element === document.activeElement)).toBe(true);
     expect(download.suggestedFilename()).toBe('Summarise the repository.md');
     const markdown = readFileSync(await download.path(), 'utf8');
     expect(markdown.startsWith(`# Summarise the repository\n\nlocal/${SCRIPTED_MODEL} · `)).toBe(true);

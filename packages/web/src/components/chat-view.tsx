@@ -1150,12 +1150,15 @@ export function ChatView({
                 </span>
               )}
               <span className="chat-views">
+                {/* aria-disabled, not disabled, while busy: a disabled button loses the focus, which Export had. */}
                 <button
                   type="button"
                   className="small"
-                  disabled={busy}
+                  aria-disabled={busy || undefined}
                   title="Download this session as a markdown file"
-                  onClick={() => void act(() => downloadSession(bastion, session))}
+                  onClick={() => {
+                    if (!busy) void act(() => downloadSession(bastion, session));
+                  }}
                 >
                   Export
                 </button>
