@@ -217,7 +217,8 @@ Options:
                     (run, chat) ask before each file edit
   --provider ID     (run, chat) the provider of the model to use (bastion models lists them; demo
                     is offline and needs no key)
-  --model ID        (run, chat) the model to use (the provider's default without it)
+  --model ID        (run, chat) the model to use (the provider's default without it); alone, also
+                    PROVIDER/MODEL as bastion models lists it
   --reasoning low|medium|high
                     (run, chat) how much a reasoning model thinks, kept with the session
   --compact         (run) summarise the session's older turns now, instead of a PROMPT

@@ -241,6 +241,28 @@ describe('bastion run (real CLI process)', () => {
     );
   });
 
+  it('--model alone takes PROVIDER/MODEL as bastion models lists it: a new session, and a --continue of an endpoint session, run on that provider, not the default one', async () => {
+    const { home, workspace } = freshProject();
+    expect((await runCliWithStdin(['secrets', 'set', 'openai', '--home', home], 'sk-run-model-test-key\n')).code).toBe(
+      0,
+    );
+    expect((await runCliWithStdin(['models', 'default', 'openai/gpt-5', '--home', home])).code).toBe(0);
+    const fresh = await runCliOn(home, workspace, ['--model', 'demo/demo', 'read README.md']);
+    expect(fresh.stderr).toMatch(/^bastion: session ses_\S+ · demo\/demo /m);
+    expect(fresh.code).toBe(0);
+    const endpoint = await startScriptedEndpoint([{ kind: 'text', pieces: ['hello'] }]);
+    try {
+      const first = await runCliOn(home, workspace, ['--endpoint', endpoint.baseUrl, '--model', SCRIPTED_MODEL, 'hi']);
+      expect(first.code).toBe(0);
+    } finally {
+      await endpoint.close();
+    }
+    const continued = await runCliOn(home, workspace, ['--continue', '--model', 'demo/demo', 'read README.md']);
+    expect(continued.stderr).toMatch(/^bastion: continuing session ses_\S+ · demo\/demo /m);
+    expect(continued.code).toBe(0);
+    expect(continued.stdout).toContain('demo: read README.md');
+  });
+
   it('find_files runs in read-only mode (through the host, as a sandboxed command) and prints its count', async () => {
     const result = await runCli(['--mode', 'read-only', '--provider', 'demo', 'find *.md'], (workspace) => {
       mkdirSync(join(workspace, 'docs'));

@@ -194,7 +194,7 @@ export async function modelsCommand(argv: string[]): Promise<number> {
     process.stdout.write(listing(listed.value, fallback));
     process.stderr.write(
       modelRunsNow(listed.value, fallback)
-        ? 'bastion: * marks the default for new sessions; change it with bastion models default PROVIDER/MODEL, or pick one for a run with --provider ID --model ID\n'
+        ? 'bastion: * marks the default for new sessions; change it with bastion models default PROVIDER/MODEL, or pick one for a run with --model PROVIDER/MODEL\n'
         : `bastion: the default for new sessions, ${terminalLine(`${fallback.provider}/${fallback.model}`)}, is not available now (its key or endpoint is gone, or the endpoint is not approved in this run); set another with bastion models default PROVIDER/MODEL\n`,
     );
     const keyless = [...BYOK_PROVIDER_IDS].filter((id) => !listed.value.groups.some((group) => group.provider === id));

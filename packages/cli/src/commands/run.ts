@@ -867,9 +867,9 @@ type ModelChoice = Pick<RunOptions, 'provider' | 'model'>;
 /**
  * The provider and model `given` asks for among `listed` (GET /models: the demo, key providers
  * with a key, the subscription, endpoints): `--provider`/`--model` (with only `--model`, the
- * default's provider), else, for a new session, none, which the daemon takes as the default for
- * new sessions (`bastion models default`). One not on offer is refused, the default too when it
- * cannot run now, with why and the list of what is.
+ * default's provider, or PROVIDER/MODEL as bastion models lists it), else, for a new session,
+ * none, which the daemon takes as the default for new sessions (`bastion models default`). One
+ * not on offer is refused, the default too when it cannot run now, with why and the list of what is.
  */
 export function chooseModel(
   given: ModelChoice,
@@ -889,6 +889,10 @@ export function chooseModel(
   // No --model: the provider's default model, whichever it is.
   if (group && (given.model === undefined || offersModel(listed, { provider, model: given.model })))
     return { choice: { provider, model: given.model } };
+  // --model alone as bastion models lists it, PROVIDER/MODEL (a model id of the default's provider
+  // with a `/`, as OpenRouter's have, was taken above).
+  const named = given.provider === undefined && given.model !== undefined ? parseModelRef(given.model) : undefined;
+  if (named !== undefined && offersModel(listed, named)) return { choice: named };
   const what = group
     ? `model ${terminalLine(given.model ?? '')} is not offered by ${terminalLine(provider)}`
     : missingProviderReason(provider);
@@ -1304,7 +1308,9 @@ async function runPrompt(
     }
     session = created.body;
   } else {
-    const resumed = await resumeSession(host, options, workspace, options.resume, imagesRefused);
+    // The session takes the provider too when --model named it (PROVIDER/MODEL); otherwise only what was given.
+    const settings = choice.model === options.model ? options : { ...options, ...choice };
+    const resumed = await resumeSession(host, settings, workspace, options.resume, imagesRefused);
     if ('code' in resumed) {
       process.stderr.write(`bastion: ${resumed.message}\n`);
       return resumed.code;
