@@ -303,8 +303,7 @@ far (as changes --stat), /mcp the MCP servers here, /NAME [ARGS] your saved prom
 <home>/prompts/NAME.md, /help lists these (Tab completes them; ArrowUp brings back earlier lines;
 another /NAME is refused, not sent); /exit (or /quit, exit, quit), the end of input or Ctrl-D ends
 it, Ctrl-C stops the run going (at the prompt it drops what is typed, and at an empty prompt ends
-it). Exit with the last run's
-code (130 when Ctrl-C stopped it).
+it). Exit with the last run's code (130 when Ctrl-C stopped it).
 
 sessions: the newest ${CLI_SESSIONS_LISTED} sessions that worked in the workspace (of every one with --all),
 each with its id, when it last changed, how its last run ended (or that it needs approval), its

@@ -273,6 +273,20 @@ describe('bastion --help', () => {
     expect(wide).toEqual([]);
   });
 
+  it('each command’s --help fills its lines: no line shorter than 60 columns ends mid-sentence', () => {
+    const broken = commands.flatMap((command) => {
+      const lines = cli([command, '--help']).stdout.split('\n');
+      // A sentence that goes on does not end the line with a full stop or colon, and the next line
+      // starts with a lowercase word or a parenthesis, not indented.
+      return lines.flatMap((line, index) =>
+        line !== '' && line.length < 60 && !/[.:]$/.test(line) && /^[a-z(]/.test(lines[index + 1] ?? '')
+          ? [`${command}: ${line}`]
+          : [],
+      );
+    });
+    expect(broken).toEqual([]);
+  });
+
   it('chat --help names every option of run’s that chat takes (all but --image and --compact)', () => {
     const synopsisOptions = (command: string) =>
       new Set(/^Usage:\n([\s\S]*?)\n\n/.exec(cli([command, '--help']).stdout)?.[1]?.match(/--[\w-]+/g) ?? []);
