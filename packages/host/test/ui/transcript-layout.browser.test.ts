@@ -2,7 +2,7 @@
 /**
  * How readable the agent's work is in the transcript, in real Chromium against the real host and a
  * scripted endpoint, at the widths people use (400, 1280 and 1920 px): a markdown table keeps its
- * words whole on a narrow window; a reply's headings are a step above its text and its code's
+ * words whole on a narrow window; a run's tokens line sits level with Copy reply; a reply's headings are a step above its text and its code's
  * colours readable; a quote is set apart by a bar; a file edit's approval asks in words, in the
  * transcript's column; a run that stopped to ask labels its tokens so; a command that failed is
  * marked so in its folded title; the column holds still when the transcript first scrolls; the
@@ -108,6 +108,32 @@ describe('the transcript’s layout', () => {
       expect(await wordsSplitIn('th, td')).toEqual([]);
       await expectNoHorizontalOverflow(page);
       await shotAllModes(page, SHOTS, 'transcript-table-narrow', wrap, [NARROW, { width: 1280, height: 800 }]);
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 800 });
+    }
+  });
+
+  it('a run’s end sets the words of its tokens line level with those of Copy reply: their middles within 1 px, light and dark, at 400 and 1280 px', async () => {
+    const end = lastRunEnd();
+    await end.getByRole('button', { name: 'Copy reply' }).waitFor(SETTLED);
+    /** The vertical middle of the first line of `locator`'s text, as laid out. */
+    const textMiddle = (locator: Locator) =>
+      locator.evaluate((element) => {
+        const range = document.createRange();
+        range.selectNodeContents(element);
+        const line = range.getClientRects()[0]!;
+        return line.top + line.height / 2;
+      });
+    try {
+      for (const size of [NARROW, { width: 1280, height: 800 }]) {
+        await page.setViewportSize(size);
+        const [usage, copy] = await Promise.all([
+          textMiddle(end.getByTestId('usage')),
+          textMiddle(end.getByRole('button', { name: 'Copy reply' })),
+        ]);
+        expect(Math.abs(usage - copy), `at ${size.width} px`).toBeLessThanOrEqual(1);
+      }
+      await shotAllModes(page, SHOTS, 'transcript-run-end', end, [NARROW, { width: 1280, height: 800 }]);
     } finally {
       await page.setViewportSize({ width: 1280, height: 800 });
     }
