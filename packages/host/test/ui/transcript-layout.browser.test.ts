@@ -113,7 +113,7 @@ describe('the transcript’s layout', () => {
     }
   });
 
-  it('a run’s end sets the words of its tokens line level with those of Copy reply: their middles within 1 px, light and dark, at 400 and 1280 px', async () => {
+  it('a run’s end sets the words of its tokens line level with those of Copy reply: their middles within 1 px at 400 and 1280 px (screenshots light and dark)', async () => {
     const end = lastRunEnd();
     await end.getByRole('button', { name: 'Copy reply' }).waitFor(SETTLED);
     /** The vertical middle of the first line of `locator`'s text, as laid out. */
