@@ -15,11 +15,15 @@
  * loss, so the reply streams for six seconds before the first resize.
  *
  * A reader who scrolled up is shown "Jump to latest" once new output comes below (it takes them to
- * the end and hides there), and sending a message brings them to the end.
+ * the end and hides there), and sending a message brings them to the end. The arrow key and the
+ * scrollbar leave the end too while a reply streams a paragraph every 8 ms: a keyboard scroll's
+ * first step is still within the slack of the end, where a list following every append took the
+ * view back before it got further.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Locator, Page } from 'playwright-core';
 import type { ScriptedTurn } from '@bastion/test-support';
+import { launchChromium, openDesktop } from './support/browser.js';
 import { openScriptedDesktopWorld, sendMessage, type ScriptedDesktopWorld } from './support/desktop-world.js';
 
 /** Within this many pixels of the end counts as "at the end" (the list's own slack). */
@@ -188,6 +192,64 @@ describe('the transcript for a reader who scrolled up', () => {
     await expect.poll(distanceFromEnd, { timeout: 2_000 }).toBeLessThanOrEqual(AT_END_PX);
     expect(await jumpToLatest().count()).toBe(0);
     await stopTheRun();
+  });
+
+  it('a reader who steps up with the arrow key while a reply streams leaves the end at the first step and is offered "Jump to latest"', async () => {
+    turns.push(longReply('Stepping'));
+    await sendMessage(page, 'Stream while I step up');
+    await page.getByText('Stepping paragraph 5.').waitFor();
+    // The keys go to the transcript once it was clicked (on a row's text, not a control; where it
+    // is, so the click itself scrolls nothing).
+    await transcript().click({ position: { x: 200, y: 200 } });
+    // Each step moves the view up by about a line, less than a frame's paragraphs grow the rows:
+    // only that it was the reader's key tells it apart from the list's own adjustments.
+    for (let step = 0; step < 30; step += 1) await page.keyboard.press('ArrowUp');
+    await jumpToLatest().waitFor();
+    const viewHeight = await transcript().evaluate((element) => element.clientHeight);
+    // While more paragraphs stream in (one each 8 ms), the reader stays away from the end.
+    await page.waitForTimeout(1_500);
+    expect(await distanceFromEnd()).toBeGreaterThan(viewHeight);
+    await stopTheRun();
+  });
+
+  it('a reader who holds the scrollbar’s track above its thumb while a reply streams stays where it paged them to, far from the end, and is offered "Jump to latest"', async () => {
+    // Playwright's headless Chromium hides scrollbars: this reader's window shows them, as on Linux.
+    const classic = await launchChromium({ scrollbars: true });
+    try {
+      const { page: reader } = await openDesktop(classic, world!.host);
+      await reader.setViewportSize({ width: 1280, height: 800 });
+      await reader.goto(page.url());
+      turns.push(longReply('Dragging'));
+      await sendMessage(reader, 'Stream while I drag the scrollbar');
+      await reader.getByText('Dragging paragraph 5.').waitFor();
+      const pane = reader.getByTestId('transcript');
+      const view = await pane.boundingBox();
+      if (!view) throw new Error('the transcript is not laid out');
+      // The scrollbar's track: right of the content box (the pane has no border; at this width its
+      // gutter is kept on both edges, the left one counted in clientLeft).
+      const track = await pane.evaluate((element) => ({
+        left: element.clientLeft + element.clientWidth,
+        width: element.offsetWidth - element.clientWidth - element.clientLeft,
+      }));
+      expect(track.width).toBeGreaterThan(0);
+      // The thumb is at the bottom of the track while the view follows the end: held in the track
+      // above it, the scrollbar pages the view up, again and again, until the press is let go.
+      await reader.mouse.move(view.x + track.left + track.width / 2, view.y + view.height / 2);
+      await reader.mouse.down();
+      await reader.waitForTimeout(800);
+      await reader.mouse.up();
+      const away = () => pane.evaluate((element) => element.scrollHeight - element.scrollTop - element.clientHeight);
+      const viewHeight = await pane.evaluate((element) => element.clientHeight);
+      await expect.poll(away, { timeout: 2_000 }).toBeGreaterThan(2 * viewHeight);
+      await reader.getByRole('button', { name: 'Jump to latest' }).waitFor();
+      // While more paragraphs stream in (one each 8 ms), the reader stays away from the end.
+      await reader.waitForTimeout(1_500);
+      expect(await away()).toBeGreaterThan(2 * viewHeight);
+      await reader.getByRole('button', { name: 'Stop' }).click();
+      await reader.getByTestId('activity').waitFor({ state: 'detached' });
+    } finally {
+      await classic.close();
+    }
   });
 
   it('sending a message while scrolled up brings the view to the end, the sent prompt in view', async () => {

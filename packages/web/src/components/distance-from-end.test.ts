@@ -61,17 +61,21 @@ describe('followsAfterScroll', () => {
     measuredScrollHeight: 2_451,
   };
 
-  it('keeps following when a move up came with the rows re-measured and nobody scrolled (the run seen stalled at 420 px)', () => {
+  it('keeps following when a move up no larger than the rows’ change came with them (the run seen stalled at 420 px)', () => {
     expect(distanceFromEnd(appendedWhileRemeasured)).toBe(200);
     expect(follows(runAtEnd, appendedWhileRemeasured)).toBe(true);
   });
 
-  it('stops following when the reader scrolls up by wheel, touch, key or scrollbar while rows change', () => {
+  it('stops following when the reader scrolls up by wheel, touch, key or scrollbar, even by less than the rows changed', () => {
     expect(follows(runAtEnd, appendedWhileRemeasured, true)).toBe(false);
   });
 
   it('stops following on a move up with the layout unchanged (the app jumping to a row, the browser’s find)', () => {
     expect(follows(atEnd, { ...atEnd, scrollTop: 1_000 })).toBe(false);
+  });
+
+  it('stops following on a move up farther than the layout changed under it (a jump to the top while rows settle after a reload)', () => {
+    expect(follows(atEnd, { ...atEnd, scrollTop: 0, scrollHeight: 2_060, measuredScrollHeight: 2_060 })).toBe(false);
   });
 
   it('keeps following on a move down that is still short of the end', () => {
@@ -83,7 +87,7 @@ describe('followsAfterScroll', () => {
     expect(follows({ ...atEnd, scrollTop: 800 }, { ...atEnd, scrollTop: 1_000 }, false, false)).toBe(false);
   });
 
-  it('takes a first reading far from the end as the reader’s only while they scroll', () => {
+  it('takes a first reading far from the end as the reader’s only while they scroll (nothing to compare it with)', () => {
     expect(follows(undefined, { ...atEnd, scrollTop: 1_000 })).toBe(true);
     expect(follows(undefined, { ...atEnd, scrollTop: 1_000 }, true)).toBe(false);
   });

@@ -37,10 +37,10 @@ export function distanceFromEnd({
  *
  * Back within `slack` of the end, it follows again. Otherwise only a move up leaves the end, and
  * only one that is the reader's: made while they scroll (a wheel turned up, a touch, a scroll key,
- * the scrollbar held), or made with the layout unchanged (the app's own jump to a row, the
- * browser's find). A move up that comes with rows growing or shrinking is the virtualizer keeping a
- * re-measured row in place while a run appends below; taken as the reader's, it would stop the
- * view following a run that nobody scrolled away from.
+ * the scrollbar held), or farther than the layout changed since the last reading (the app's own
+ * jump to a row, the browser's find). A move up no larger than the rows' growing or shrinking is
+ * the virtualizer keeping a re-measured row in place while a run appends below; taken as the
+ * reader's, it would stop the view following a run that nobody scrolled away from.
  */
 export function followsAfterScroll({
   following,
@@ -58,10 +58,13 @@ export function followsAfterScroll({
   if (distanceFromEnd(now) <= slack) return true;
   if (!following) return false;
   if (previous === undefined) return !readerScrolling;
-  if (now.scrollTop >= previous.scrollTop) return true;
-  const layoutChanged =
-    now.scrollHeight !== previous.scrollHeight ||
-    now.measuredScrollHeight !== previous.measuredScrollHeight ||
-    now.clientHeight !== previous.clientHeight;
-  return !readerScrolling && layoutChanged;
+  const movedUp = previous.scrollTop - now.scrollTop;
+  if (movedUp <= 0) return true;
+  if (readerScrolling) return false;
+  const layoutMoved = Math.max(
+    Math.abs(now.scrollHeight - previous.scrollHeight),
+    Math.abs(now.measuredScrollHeight - previous.measuredScrollHeight),
+    Math.abs(now.clientHeight - previous.clientHeight),
+  );
+  return movedUp <= layoutMoved;
 }

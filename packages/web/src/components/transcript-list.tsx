@@ -15,6 +15,8 @@ import { highlightIn } from './find-bar.js';
 
 /** Within this many pixels of the bottom counts as "at the bottom". */
 const STICK_SLACK_PX = 64;
+/** Within this many pixels, the view is at the very end, where a growing row keeps it. */
+const AT_END_PX = 1;
 /** Within this many pixels of the top, older items are asked for. */
 const OLDER_SLACK_PX = 800;
 /**
@@ -87,9 +89,11 @@ export function TranscriptList({
     // A list that mounts with its items (a session opened on its prefetched page) renders its
     // last rows the first time, not the first rows and then, after scrolling, the last.
     initialOffset: () => items.reduce((sum, item) => sum + estimatedRowPx(item), 0),
+    // Anchored at the end: a row that grows while the view is at the very end keeps it there. The
+    // list, not the virtualizer, follows appends (below): the virtualizer would follow from within a
+    // slack of the end, and so pull back a reader whose keyboard scroll has only begun to move up.
     anchorTo: 'end',
-    followOnAppend: true,
-    scrollEndThreshold: STICK_SLACK_PX,
+    scrollEndThreshold: AT_END_PX,
     // Let React batch the re-render a measurement asks for with the frame's other updates,
     // instead of rendering again synchronously inside each resize callback.
     useFlushSync: false,
@@ -120,11 +124,11 @@ export function TranscriptList({
   // put in front leave the last one as it was.
   const last = items[items.length - 1];
   const lastSeen = useRef(last);
-  useEffect(() => {
+  // Before the frame is painted, so an appended row is never shown with the view short of it. Not
+  // while the reader scrolls: their move decides whether the view still follows.
+  useLayoutEffect(() => {
     if (last === lastSeen.current) return;
     lastSeen.current = last;
-    // The virtualizer follows an append only from within its slack of the end; a row measured
-    // just then can leave it short, so the list brings a following view to the end itself.
     if (!following.current) setNewBelow(true);
     else if (!readerScrolling()) virtualizer.scrollToEnd();
   }, [last, virtualizer]);
