@@ -372,6 +372,28 @@ describe('Delete’s confirmation', () => {
     await armed().waitFor({ state: 'detached' });
   });
 
+  it('Confirm delete of a session that is not open gives the focus to the row that takes its place, not the page', async () => {
+    await createDemoSession(world!.host, 'Delta notes');
+    await runElsewhere(alpha);
+    await row('Delta notes').waitFor();
+    const place = await sidebar()
+      .locator('li.session')
+      .evaluateAll((rows) => rows.findIndex((item) => item.textContent?.includes('Delta notes')));
+    await arm('Delta notes');
+    await armed().click();
+    await row('Delta notes').waitFor({ state: 'detached' });
+    await expect
+      .poll(() =>
+        page.evaluate(() => {
+          const focused = document.activeElement;
+          return focused?.classList.contains('session-open') === true
+            ? [...document.querySelectorAll('.session-list .session-open')].indexOf(focused)
+            : focused?.tagName;
+        }),
+      )
+      .toBe(place);
+  });
+
   it('Rename disarms it: the rename form shows with no Confirm delete in the list', async () => {
     await arm('Beta notes');
     await row('Alpha notes').getByRole('button', { name: 'Rename Alpha notes' }).click();

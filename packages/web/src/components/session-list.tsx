@@ -172,6 +172,20 @@ export function SessionList({ bastion, version, selectedId, onSelect, onNewSessi
   }, [bastion, version, poll, askSearch, watchRuns]);
   const view = sessionSearchView(query, search);
   const listed = view.kind === 'all' ? sessions : view.kind === 'searching' ? view.stale : view.sessions;
+  /**
+   * A session deleted from the list, and its row's place: once its row is gone, the row now in that
+   * place (else the last) takes the focus its Confirm delete had, which would fall to the page.
+   */
+  const deletedRow = useRef<{ id: string; index: number }>(undefined);
+  useEffect(() => {
+    const deleted = deletedRow.current;
+    if (deleted === undefined || listed === undefined || listed.some((session) => session.id === deleted.id)) return;
+    deletedRow.current = undefined;
+    const focused = document.activeElement;
+    if (focused !== null && focused !== document.body) return;
+    const rows = document.querySelectorAll<HTMLButtonElement>('.session-list .session-open');
+    rows[Math.min(deleted.index, rows.length - 1)]?.focus();
+  }, [listed]);
   const running = (list: readonly Session[] | undefined) =>
     list?.some((session) => session.last_run?.status === 'running') === true;
   const anyWorking = running(sessions) || running(listed);
@@ -287,7 +301,7 @@ export function SessionList({ bastion, version, selectedId, onSelect, onNewSessi
         </div>
       )}
       <ul className="session-list" aria-busy={view.kind === 'searching' ? true : undefined}>
-        {listed?.map((session) => (
+        {listed?.map((session, index) => (
           <li key={session.id} className={session.id === selectedId ? 'session selected' : 'session'}>
             {renaming === session.id ? (
               <form
@@ -379,6 +393,8 @@ export function SessionList({ bastion, version, selectedId, onSelect, onNewSessi
                       }}
                       onClick={() => {
                         setConfirmDelete(undefined);
+                        // The open session's page goes home, where the message box takes the focus.
+                        if (session.id !== selectedId) deletedRow.current = { id: session.id, index };
                         void act(async () => {
                           await bastion.sessions.delete(session.id);
                           forgetDrafts(session.id);
