@@ -177,14 +177,14 @@ describe('--endpoint / --allow-endpoint', () => {
     expect(result.stderr).not.toContain('\u001b');
   });
 
-  it('run --endpoint whose server answers 401: exit 1, its message, the exact bastion secrets set command for the id read from its URL, which stays defined for it', async () => {
+  it('run --endpoint whose server answers 401: exit 1, its message, the exact bastion secrets set command for the id read from its URL (said once), which stays defined for it', async () => {
     const result = await runAgainstRefusal(401, 'Invalid API key');
     expect(result.code).toBe(1);
     const id = idOf(result.origin);
     expect(result.stderr.split('\n').slice(-4)).toEqual([
       `bastion: run failed (HTTP 401): PROVIDER_FAILED: ${id} (custom endpoint ${result.origin}/v1) refused the request: Invalid API key`,
       `bastion: the endpoint did not accept its key, or needs one: store it with bastion secrets set ${id} (or in the UI: Settings → Custom endpoints), then run again`,
-      `bastion: ${id} stays defined for ${result.origin}/v1, so bastion secrets set ${id} can store its key; remove it in the UI (Settings → Custom endpoints)`,
+      `bastion: ${id} stays defined for ${result.origin}/v1, to hold that key; remove it in the UI (Settings → Custom endpoints)`,
       '',
     ]);
   });

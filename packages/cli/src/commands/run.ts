@@ -1997,7 +1997,7 @@ async function runOnHost(
       const kept = await releaseEndpoint(host, made.id, heard.unauthorized).catch(() => false);
       if (kept && heard.unauthorized && !options.json)
         process.stderr.write(
-          `bastion: ${made.id} stays defined for ${terminalLine(made.baseUrl)}, so bastion secrets set ${made.id} can store its key; remove it in the UI (Settings → Custom endpoints)\n`,
+          `bastion: ${made.id} stays defined for ${terminalLine(made.baseUrl)}, to hold that key; remove it in the UI (Settings → Custom endpoints)\n`,
         );
     }
     await host.stop();
