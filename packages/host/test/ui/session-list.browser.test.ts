@@ -387,7 +387,7 @@ describe('Delete’s confirmation', () => {
         page.evaluate(() => {
           const focused = document.activeElement;
           return focused?.classList.contains('session-open') === true
-            ? [...document.querySelectorAll('.session-list .session-open')].indexOf(focused)
+            ? Array.from(document.querySelectorAll('.session-list .session-open')).indexOf(focused)
             : focused?.tagName;
         }),
       )

@@ -227,7 +227,7 @@ describe('the transcript for a reader who scrolled up', () => {
       if (!view) throw new Error('the transcript is not laid out');
       // The scrollbar's track: right of the content box (the pane has no border; at this width its
       // gutter is kept on both edges, the left one counted in clientLeft).
-      const track = await pane.evaluate((element) => ({
+      const track = await pane.evaluate((element: HTMLElement) => ({
         left: element.clientLeft + element.clientWidth,
         width: element.offsetWidth - element.clientWidth - element.clientLeft,
       }));
