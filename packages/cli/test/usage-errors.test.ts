@@ -202,6 +202,15 @@ describe('bastion help COMMAND', () => {
 
 describe('bastion --help', () => {
   const help = cli(['--help']);
+  /** Each command's --help, run once for all the tests below (each run is a process of its own). */
+  const helps = new Map<string, ReturnType<typeof cli>>();
+  const helpOf = (command: string) => {
+    const known = helps.get(command);
+    if (known) return known;
+    const printed = cli([command, '--help']);
+    helps.set(command, printed);
+    return printed;
+  };
   const table = /\nCommands:\n((?: {2}\S.*\n)+)/.exec(help.stdout)?.[1] ?? '';
   const commands = table.split('\n').flatMap((line) => /^ {2}([a-z]+) {2,}\S/.exec(line)?.[1] ?? []);
 
@@ -230,21 +239,21 @@ describe('bastion --help', () => {
 
   it('each command it lists has its own --help: its synopsis, its options and its paragraph of details', () => {
     for (const command of commands) {
-      const own = cli([command, '--help']);
+      const own = helpOf(command);
       expect(own.status).toBe(0);
       expect(own.stdout).toMatch(new RegExp(`^Usage:\n {2}bastion ${command}( |\n)`));
       expect(own.stdout).toMatch(new RegExp(`\n\n${command}[: ]`));
     }
     // The details it leaves out are still a command's: run's modes and exit codes, start's link.
-    expect(cli(['run', '--help']).stdout).toContain('--mode read-only refuses every write');
-    const start = cli(['start', '--help']);
+    expect(helpOf('run').stdout).toContain('--mode read-only refuses every write');
+    const start = helpOf('start');
     expect(start.stdout).toContain('--allow-endpoint URL');
     expect(start.stdout).toContain('start: start Bastion and open its UI');
   });
 
   it('each command’s --help explains, under Options, every option its synopsis names', () => {
     const unexplained = commands.flatMap((command) => {
-      const [synopsis = '', options = ''] = cli([command, '--help']).stdout.split('\n\nOptions:\n');
+      const [synopsis = '', options = ''] = helpOf(command).stdout.split('\n\nOptions:\n');
       const named = new Set(synopsis.match(/--[\w-]+/g) ?? []);
       return [...named]
         .filter((option) => !new RegExp(`^ {2}${option}(?![\\w-])`, 'm').test(options))
@@ -264,7 +273,7 @@ describe('bastion --help', () => {
     expect(chat.stderr).toContain('  /exit ');
     const pages = [
       ['--help', help.stdout],
-      ...commands.map((command) => [`${command} --help`, cli([command, '--help']).stdout]),
+      ...commands.map((command) => [`${command} --help`, helpOf(command).stdout]),
       ['chat /help', /bastion: a line is a prompt[^]*?\n {2}\/exit .*(?:\n {25}.*)*/.exec(chat.stderr)?.[0]],
     ];
     const wide = pages.flatMap(([page, text]) =>
@@ -275,7 +284,7 @@ describe('bastion --help', () => {
 
   it('each command’s --help fills its lines: no line shorter than 60 columns ends mid-sentence', () => {
     const broken = commands.flatMap((command) => {
-      const lines = cli([command, '--help']).stdout.split('\n');
+      const lines = helpOf(command).stdout.split('\n');
       // A sentence that goes on does not end the line with a full stop or colon, and the next line
       // starts with a lowercase word or a parenthesis, not indented.
       return lines.flatMap((line, index) =>
@@ -289,7 +298,7 @@ describe('bastion --help', () => {
 
   it('chat --help names every option of run’s that chat takes (all but --image and --compact)', () => {
     const synopsisOptions = (command: string) =>
-      new Set(/^Usage:\n([\s\S]*?)\n\n/.exec(cli([command, '--help']).stdout)?.[1]?.match(/--[\w-]+/g) ?? []);
+      new Set(/^Usage:\n([\s\S]*?)\n\n/.exec(helpOf(command).stdout)?.[1]?.match(/--[\w-]+/g) ?? []);
     const chat = synopsisOptions('chat');
     const missing = [...synopsisOptions('run')].filter(
       (option) => option !== '--image' && option !== '--compact' && !chat.has(option),
