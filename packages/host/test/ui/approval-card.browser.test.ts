@@ -16,7 +16,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import { UI_APPROVAL_ANSWER_GUARD_MS, type Session } from '@bastion/protocol';
 import type { ScriptedTurn } from '@bastion/test-support';
 import type { TempHost } from '../support/temp-host.js';
@@ -44,6 +44,22 @@ function focusedName(): Promise<string> {
   return page.evaluate(() =>
     document.activeElement === document.body ? '<body>' : (document.activeElement?.textContent ?? ''),
   );
+}
+
+/**
+ * Whether the field's placeholder begins with `start` (all of it when not given) and that much of
+ * it fits the field's box, measured in the field's own font: shown, not cut.
+ */
+function placeholderFits(field: Locator, start?: string): Promise<boolean> {
+  return field.evaluate((box: HTMLInputElement | HTMLTextAreaElement, prefix) => {
+    const style = getComputedStyle(box);
+    const context = document.createElement('canvas').getContext('2d');
+    if (!context) return false;
+    context.font = `${style.fontSize} ${style.fontFamily}`;
+    const room = box.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+    const shown = prefix ?? box.placeholder;
+    return shown !== '' && box.placeholder.startsWith(shown) && context.measureText(shown).width <= room;
+  }, start);
 }
 
 describe('the message box while an approval waits', () => {
@@ -297,25 +313,9 @@ describe('the transcript’s share of a short, narrow window', () => {
         await expectUncoveredInView(page, part, what);
       }
       // The message box's hint fits the box: its first words, that typing is no answer, still show.
-      const shown = await page.getByLabel('Message').evaluate((box: HTMLTextAreaElement) => {
-        const style = getComputedStyle(box);
-        const context = document.createElement('canvas').getContext('2d');
-        if (!context) return false;
-        context.font = `${style.fontSize} ${style.fontFamily}`;
-        const room = box.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
-        return box.placeholder.startsWith('Not an answer') && context.measureText('Not an answer').width <= room;
-      });
-      expect(shown).toBe(true);
+      expect(await placeholderFits(page.getByLabel('Message'), 'Not an answer')).toBe(true);
       // The Reason field's placeholder and the line saying a question waits (with its key) show whole.
-      const reasonFits = await region.getByLabel('Reason if you deny').evaluate((field: HTMLInputElement) => {
-        const style = getComputedStyle(field);
-        const context = document.createElement('canvas').getContext('2d');
-        if (!context) return false;
-        context.font = `${style.fontSize} ${style.fontFamily}`;
-        const room = field.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
-        return field.placeholder !== '' && context.measureText(field.placeholder).width <= room;
-      });
-      expect(reasonFits).toBe(true);
+      expect(await placeholderFits(region.getByLabel('Reason if you deny'))).toBe(true);
       const activity = page.getByTestId('activity');
       expect(await activity.textContent()).toBe('Waiting for your approval · Alt+Shift+A to answer');
       expect(await activity.evaluate((line) => line.scrollWidth <= line.clientWidth)).toBe(true);
