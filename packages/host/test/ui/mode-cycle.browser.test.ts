@@ -62,7 +62,7 @@ describe('Alt+Shift+M in the message box', () => {
     expect(await page.evaluate(() => document.activeElement?.id)).toBe('composer-input');
     expect(await composer.inputValue()).toBe('half a thought');
     await shotAllModes(page, SHOTS, '67-mode-cycled-read-only');
-    await cycleTo('accept-edits', 'accept-edits: asks before other changes');
+    await cycleTo('accept-edits', 'accept-edits: edits files, asks before other changes');
     expect(await page.evaluate(() => document.activeElement?.id)).toBe('composer-input');
     await composer.fill('');
   });
@@ -71,7 +71,7 @@ describe('Alt+Shift+M in the message box', () => {
     const composer = page.getByLabel('Message');
     await composer.focus();
     await cycleTo('read-only', 'read-only: changes nothing');
-    await cycleTo('accept-edits', 'accept-edits: asks before other changes');
+    await cycleTo('accept-edits', 'accept-edits: edits files, asks before other changes');
     await cycleTo('read-only', 'read-only: changes nothing');
     expect(await page.locator('dialog[open]').count()).toBe(0);
 
@@ -80,7 +80,7 @@ describe('Alt+Shift+M in the message box', () => {
     await expect.poll(storedMode).toBe('auto');
     await composer.focus();
     await cycleTo('read-only', 'read-only: changes nothing');
-    await cycleTo('accept-edits', 'accept-edits: asks before other changes');
+    await cycleTo('accept-edits', 'accept-edits: edits files, asks before other changes');
   });
 
   it('while an approval waits, leaves the mode as it is, and Shift+Tab moves focus back out of the box on to the approval’s Always allow…', async () => {

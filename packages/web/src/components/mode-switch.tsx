@@ -14,7 +14,7 @@ interface Props {
 /** Each mode as the Mode list names it, in its order. */
 export const MODE_LABELS: Readonly<Record<PermissionMode, string>> = {
   'read-only': 'read-only: changes nothing',
-  'accept-edits': 'accept-edits: asks before other changes',
+  'accept-edits': 'accept-edits: edits files, asks before other changes',
   auto: 'auto: runs everything',
 };
 
