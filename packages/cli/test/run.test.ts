@@ -114,6 +114,17 @@ function procFile(pid: number, name: 'comm' | 'cmdline'): string {
   }
 }
 
+/** A run on a scripted `--endpoint` (its session the workspace's newest), whose server then stops. */
+async function runOnceOnEndpointThenStopIt(home: string, workspace: string): Promise<void> {
+  const endpoint = await startScriptedEndpoint([{ kind: 'text', pieces: ['hello'] }]);
+  try {
+    const first = await runCliOn(home, workspace, ['--endpoint', endpoint.baseUrl, '--model', SCRIPTED_MODEL, 'hi']);
+    expect(first.code).toBe(0);
+  } finally {
+    await endpoint.close();
+  }
+}
+
 describe('bastion run (real CLI process)', () => {
   it('--provider demo "read README.md" reads the file and exits 0, printing no token line (the demo model uses none)', async () => {
     const result = await runCli(['--provider', 'demo', 'read README.md']);
@@ -250,13 +261,7 @@ describe('bastion run (real CLI process)', () => {
     const fresh = await runCliOn(home, workspace, ['--model', 'demo/demo', 'read README.md']);
     expect(fresh.stderr).toMatch(/^bastion: session ses_\S+ · demo\/demo /m);
     expect(fresh.code).toBe(0);
-    const endpoint = await startScriptedEndpoint([{ kind: 'text', pieces: ['hello'] }]);
-    try {
-      const first = await runCliOn(home, workspace, ['--endpoint', endpoint.baseUrl, '--model', SCRIPTED_MODEL, 'hi']);
-      expect(first.code).toBe(0);
-    } finally {
-      await endpoint.close();
-    }
+    await runOnceOnEndpointThenStopIt(home, workspace);
     const continued = await runCliOn(home, workspace, ['--continue', '--model', 'demo/demo', 'read README.md']);
     expect(continued.stderr).toMatch(/^bastion: continuing session ses_\S+ · demo\/demo /m);
     expect(continued.code).toBe(0);
@@ -575,13 +580,7 @@ describe('bastion run (real CLI process)', () => {
 
   it('--continue on a session whose --endpoint is gone exits 1, naming its provider and how to choose a model', async () => {
     const { home, workspace } = freshProject();
-    const endpoint = await startScriptedEndpoint([{ kind: 'text', pieces: ['hello'] }]);
-    try {
-      const first = await runCliOn(home, workspace, ['--endpoint', endpoint.baseUrl, '--model', SCRIPTED_MODEL, 'hi']);
-      expect(first.code).toBe(0);
-    } finally {
-      await endpoint.close();
-    }
+    await runOnceOnEndpointThenStopIt(home, workspace);
     const again = await runCliOn(home, workspace, ['--continue', 'hi again']);
     expect(again.code).toBe(1);
     expect(again.stderr).toContain('bastion: the run did not start: PROVIDER_UNKNOWN');
