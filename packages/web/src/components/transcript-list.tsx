@@ -178,8 +178,8 @@ export function TranscriptList({
       if (event.deltaY < 0) scrolling();
     };
     const onKey = (event: KeyboardEvent) => {
-      const target = event.target as HTMLElement | null;
-      if (target?.closest('input, textarea, select, [contenteditable="true"]')) return;
+      const { target } = event;
+      if (target instanceof Element && target.closest('input, textarea, select, [contenteditable="true"]')) return;
       if (SCROLL_UP_KEYS.has(event.key) || (event.key === ' ' && event.shiftKey)) scrolling();
     };
     const onPress = (event: PointerEvent) => {
