@@ -17,6 +17,8 @@ import { highlightIn } from './find-bar.js';
 const STICK_SLACK_PX = 64;
 /** Within this many pixels, the view is at the very end, where a growing row keeps it. */
 const AT_END_PX = 1;
+/** The virtualizer's end threshold while the reader scrolls: no distance is within it, so no growing row holds the view. */
+const NEVER_AT_END = -1;
 /** Within this many pixels of the top, older items are asked for. */
 const OLDER_SLACK_PX = 800;
 /**
@@ -80,6 +82,14 @@ export function TranscriptList({
   find?: { query: string; keys: ReadonlySet<string>; current: string | undefined; seq: number };
 }) {
   const scroller = useRef<HTMLDivElement>(null);
+  /**
+   * The reader is moving the view (readerScrollingUntil below): the virtualizer stops holding it at
+   * the end meanwhile. A keyboard or wheel scroll is animated over several frames, and a row growing
+   * under a view still at the end in its first frame would have the virtualizer write the end
+   * again, which cancels the animation: at a reply's full stream, each step of the reader's was
+   * undone before it moved the view.
+   */
+  const [readerMoving, setReaderMoving] = useState(false);
   const virtualizer = useVirtualizer({
     count: items.length,
     getScrollElement: () => scroller.current,
@@ -93,7 +103,7 @@ export function TranscriptList({
     // list, not the virtualizer, follows appends (below): the virtualizer would follow from within a
     // slack of the end, and so pull back a reader whose keyboard scroll has only begun to move up.
     anchorTo: 'end',
-    scrollEndThreshold: AT_END_PX,
+    scrollEndThreshold: readerMoving ? NEVER_AT_END : AT_END_PX,
     // Let React batch the re-render a measurement asks for with the frame's other updates,
     // instead of rendering again synchronously inside each resize callback.
     useFlushSync: false,
@@ -171,8 +181,19 @@ export function TranscriptList({
     };
     // The reader's own scrolling: a wheel turned up, a touch, a scroll key (not typed into a
     // field), the scrollbar held (a press on the scroller itself, not on a row).
+    let settle = 0;
+    const settleLater = () => {
+      window.clearTimeout(settle);
+      settle = window.setTimeout(() => {
+        if (readerScrolling()) settleLater();
+        else setReaderMoving(false);
+      }, READER_SCROLL_MS);
+    };
     const scrolling = () => {
       readerScrollingUntil.current = Math.max(readerScrollingUntil.current, performance.now() + READER_SCROLL_MS);
+      setReaderMoving(true);
+      settleLater();
+      virtualizer.cancelScroll();
     };
     const onWheel = (event: WheelEvent) => {
       if (event.deltaY < 0) scrolling();
@@ -183,7 +204,10 @@ export function TranscriptList({
       if (SCROLL_UP_KEYS.has(event.key) || (event.key === ' ' && event.shiftKey)) scrolling();
     };
     const onPress = (event: PointerEvent) => {
-      if (event.target === element) readerScrollingUntil.current = Number.POSITIVE_INFINITY;
+      if (event.target !== element) return;
+      readerScrollingUntil.current = Number.POSITIVE_INFINITY;
+      setReaderMoving(true);
+      virtualizer.cancelScroll();
     };
     const onRelease = () => {
       if (readerScrollingUntil.current === Number.POSITIVE_INFINITY) {
@@ -212,6 +236,7 @@ export function TranscriptList({
       window.removeEventListener('pointerup', onRelease);
       window.removeEventListener('pointercancel', onRelease);
       window.removeEventListener('keydown', onKey);
+      window.clearTimeout(settle);
       observer.disconnect();
     };
   }, [virtualizer]);
