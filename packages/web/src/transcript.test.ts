@@ -183,6 +183,30 @@ describe('transcript fold', () => {
     expect(state.active).toBeUndefined();
   });
 
+  it('settles a retry notice by its run’s next event: retried on output, a further retry or the next attempt’s failure; ended on Stop; waiting while nothing followed', () => {
+    const retry = (attempt: number): AgentEvent => ({
+      type: 'run-retry',
+      run_id: run,
+      attempt,
+      max_attempts: 3,
+      delay_ms: 1000,
+      status: 503,
+      message: 'Overloaded',
+    });
+    const settledOf = (events: AgentEvent[]) =>
+      applyEvents(emptyTranscript, [at(started(run, 'm1')), ...events.map(at)], 5).items.flatMap((item) =>
+        item.kind === 'retry' ? [item.settled ?? 'waiting'] : [],
+      );
+    expect(settledOf([retry(1)])).toEqual(['waiting']);
+    expect(settledOf([retry(1), { type: 'text-delta', run_id: run, text: 'Answered' }])).toEqual(['retried']);
+    const failed: AgentEvent = { type: 'run-error', run_id: run, code: 'PROVIDER_FAILED', message: 'no', status: 503 };
+    expect(settledOf([retry(1), retry(2), failed])).toEqual(['retried', 'retried']);
+    const stopped: AgentEvent = { type: 'run-error', run_id: run, code: 'RUN_ABORTED', message: 'stopped' };
+    expect(settledOf([retry(1), retry(2), stopped])).toEqual(['retried', 'ended']);
+    // Another run's event says nothing of this one's wait.
+    expect(settledOf([retry(1), { type: 'text-delta', run_id: 'run_other', text: 'x' }])).toEqual(['waiting']);
+  });
+
   it('keeps no usage for a run that used no tokens (the demo model), so no "0 in · 0 out" line shows', () => {
     const zero = { input_tokens: 0, output_tokens: 0, cached_input_tokens: 0 };
     const finished = at({ type: 'run-finished', run_id: run, finish_reason: 'stop', usage: zero });

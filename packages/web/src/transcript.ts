@@ -56,6 +56,20 @@ interface UserItem {
   eventId: number;
 }
 
+/** A failed model request the run waits to send again. */
+interface RetryItem {
+  kind: 'retry';
+  key: string;
+  runId: string;
+  attempt: number;
+  maxAttempts: number;
+  delayMs: number;
+  status?: number;
+  message: string;
+  /** What came of the wait, once its run's next event said (applyEvents): unset while it waits. */
+  settled?: 'retried' | 'ended';
+}
+
 export type TranscriptItem = (
   | UserItem
   | { kind: 'assistant'; key: string; text: string; runId: string }
@@ -70,15 +84,7 @@ export type TranscriptItem = (
       status?: number;
       retryAfterMs?: number;
     }
-  | {
-      kind: 'retry';
-      key: string;
-      attempt: number;
-      maxAttempts: number;
-      delayMs: number;
-      status?: number;
-      message: string;
-    }
+  | RetryItem
   | { kind: 'compacted'; key: string; count: number }
   | { kind: 'instructions'; key: string; paths: string[] }
   | {
@@ -347,6 +353,20 @@ export function applyEvents(state: Transcript, batch: readonly AgentStreamEvent[
   for (const streamed of fresh) {
     const event = streamed.event;
     const key = `e${streamed.id}`;
+    // A retry notice waits as the last row until its run's next event: the next attempt was made
+    // (output, a further retry, its own failure), or the run ended without it (Stop, a restart).
+    const waiting = items.at(-1);
+    if (
+      waiting?.kind === 'retry' &&
+      waiting.settled === undefined &&
+      'run_id' in event &&
+      event.run_id === waiting.runId
+    ) {
+      const ended =
+        event.type === 'run-finished' ||
+        (event.type === 'run-error' && (event.code === 'RUN_ABORTED' || event.code === 'RUN_INTERRUPTED'));
+      items[items.length - 1] = { ...waiting, settled: ended ? 'ended' : 'retried' };
+    }
     if (active !== undefined && 'run_id' in event && event.run_id === active.runId) {
       const topLevel = !('parent_tool_call_id' in event) || event.parent_tool_call_id === undefined;
       const started = event.type === 'tool-call' && topLevel ? 1 : 0;
@@ -445,6 +465,7 @@ export function applyEvents(state: Transcript, batch: readonly AgentStreamEvent[
         items.push({
           kind: 'retry',
           key,
+          runId: event.run_id,
           attempt: event.attempt,
           maxAttempts: event.max_attempts,
           delayMs: event.delay_ms,

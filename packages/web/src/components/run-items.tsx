@@ -21,11 +21,18 @@ function seconds(ms: number): string {
   return `${Math.max(1, Math.round(ms / 1000))}s`;
 }
 
+/** A failed attempt: while the run waits, when it tries again; then that it did, or (ended) nothing more. */
 export function RetryNotice({ item }: { item: Extract<TranscriptItem, { kind: 'retry' }> }) {
+  const then =
+    item.settled === 'ended'
+      ? ''
+      : item.settled === 'retried'
+        ? `; tried again after ${seconds(item.delayMs)}`
+        : `; trying again in ${seconds(item.delayMs)}`;
   return (
-    <p className="notice" role="status">
-      Attempt {item.attempt} of {item.maxAttempts} failed{item.status === undefined ? '' : ` (HTTP ${item.status})`};
-      trying again in {seconds(item.delayMs)}. <span className="muted">{item.message}</span>
+    <p className="notice" role={item.settled === undefined ? 'status' : undefined}>
+      Attempt {item.attempt} of {item.maxAttempts} failed{item.status === undefined ? '' : ` (HTTP ${item.status})`}
+      {then}. <span className="muted">{item.message}</span>
     </p>
   );
 }
