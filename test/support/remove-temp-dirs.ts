@@ -4,12 +4,15 @@
  * runs after them (vitest runs after hooks in reverse), once every host the file started has stopped.
  * A host a test SIGKILLed left its temp root in the system temp dir, journaled in its home: it is
  * removed first, as that home's next start would have.
+ *
+ * It runs in every test file, so it imports only the two modules it uses (not the packages' whole
+ * testing barrels, srt among them): half a second of each file's setup.
  */
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll } from 'vitest';
-import { sweepDeadHostTempRoots } from '@bastion/host/testing';
-import { removeTempDirs } from '@bastion/test-support';
+import { sweepDeadHostTempRoots } from '@bastion/host/testing/temp-roots';
+import { removeTempDirs } from '@bastion/test-support/temp-dirs';
 import { removeDaemonTempDirs } from '../../packages/daemon/test/support/temp-dir.js';
 
 /** How deep under a temp dir a home's `host` directory is looked for (`--home dir`, `HOME=dir`, a home in a subdir). */
