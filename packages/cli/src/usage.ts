@@ -268,8 +268,12 @@ Options:
 run: start Bastion, run one PROMPT in a new session and stream the answer and tool activity
 (the project instruction files the model was given, each command with its exit code and first
 lines of output, each edit's diff, then the changed files and token usage); exit 0 when the run
-finishes, 1 when it fails, 2 for a provider or model not on offer (the valid ones are listed) or
-no session to continue, 130 when Ctrl-C stops it (the run is stopped cleanly first).
+finishes, 1 when it fails or finishes with a refused call its last line names, 2 for a provider
+or model not on offer (the valid ones are listed) or no session to continue, 130 when Ctrl-C
+stops it (the run is stopped cleanly first). The refusals that make a finished run exit 1,
+whatever the agent did next: without a terminal, a call refused for want of an approval (the
+agent's, or the host's own question); a file write refused by --mode read-only. A call you deny
+at the terminal does not, nor a command read-only mode refuses (inspection may get there).
 PROMPT - reads the prompt from standard input (as no PROMPT does when standard input is piped:
 echo PROMPT | bastion run); @PATH in PROMPT names a file of the workspace.
 --mode read-only refuses every write and runs only inspection commands; --mode auto lets commands

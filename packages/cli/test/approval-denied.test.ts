@@ -2,7 +2,8 @@
  * An approval `bastion run` denies for want of a terminal (standard input a pipe): the prompt
  * pauses, is denied and runs on as a second run, and the terminal still shows its instruction
  * files and its tokens once; the ways out it offers are a terminal, the exact `bastion policy add`
- * line (which, run, lets the same command through on the next run) and --mode auto.
+ * line (which, run, lets the same command through on the next run) and --mode auto. The run exits
+ * 1, its last line saying why.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
@@ -19,14 +20,19 @@ const TOUCH_MARKER: Script = [
   { kind: 'text', pieces: ['done'] },
 ];
 
-it('a denied approval prints the instruction files and the tokens once, and offers a terminal, the policy rule that then lets the command run, and --mode auto', async () => {
+it('an approval denied for want of a terminal exits 1 saying so on the last line; the waiting line, the instruction files and the tokens print once, and it offers a terminal, the policy rule that then lets the command run, and --mode auto', async () => {
   const first = await startEndpoint(TOUCH_MARKER);
   const { home, workspace, args } = scriptedRun(first);
   writeFileSync(join(workspace, 'AGENTS.md'), 'Be brief.\n');
 
   const denied = await runCli([...args, 'touch the marker']);
-  expect(denied.code).toBe(0);
+  expect(denied.code).toBe(1);
+  expect(denied.stderr.trimEnd().split('\n').at(-1)).toBe(
+    'bastion: exit 1: the run finished, but 1 tool call was refused for want of an approval (no terminal to ask)',
+  );
   expect(existsSync(join(workspace, 'marker'))).toBe(false);
+  // No terminal asks here, so the line that the call waits is what says so.
+  expect(denied.stdout.match(/^\[approval\] .*$/gm)).toEqual(['[approval] run_command is waiting for approval']);
   expect(denied.stdout.match(/^\[instructions\] /gm)).toEqual(['[instructions] ']);
   expect(denied.stdout).toContain('[instructions] AGENTS.md\n');
   expect(denied.stderr.match(/^bastion: tokens: /gm)).toEqual(['bastion: tokens: ']);

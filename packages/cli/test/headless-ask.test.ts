@@ -4,8 +4,9 @@
  * (COMMAND_POLICY_UNAPPROVED, nobody to ask), and so is a file write the built-in rule asks about
  * (`.github/workflows/**`), which the host performs (POLICY_UNAPPROVED). Neither acts:
  * the marker stays absent, the workflow file is never written. A control command no rule covers
- * runs in the same run, so "refused" is told from "nothing happened". In accept-edits, where
- * write_file runs unasked, the same built-in ask turns it into a prompt (then denied: no terminal).
+ * runs in the same run, so "refused" is told from "nothing happened"; the run exits 1, as what was
+ * asked for was not all done. In accept-edits, where write_file runs unasked, the same built-in ask
+ * turns it into a prompt (then denied: no terminal).
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -27,7 +28,7 @@ function toolResults(stdout: string): unknown[] {
     .map((event) => event.output);
 }
 
-it('without a terminal, in auto, a host-policy ask on run_command is refused (COMMAND_POLICY_UNAPPROVED) and a file-write ask is refused by the host (POLICY_UNAPPROVED); neither acts', async () => {
+it('without a terminal, in auto, a host-policy ask on run_command is refused (COMMAND_POLICY_UNAPPROVED) and a file-write ask is refused by the host (POLICY_UNAPPROVED); neither acts, and the run exits 1 saying so on its last line', async () => {
   const endpoint = await startEndpoint([
     { kind: 'tool-call', name: 'run_command', input: { command: 'touch', args: ['asked-marker'] } },
     { kind: 'tool-call', name: 'write_file', input: { path: '.github/workflows/ci.yml', content: 'on: push\n' } },
@@ -43,7 +44,10 @@ it('without a terminal, in auto, a host-policy ask on run_command is refused (CO
 
   const result = await runCli([...args, '--mode', 'auto', '--json', 'do it']);
   const outputs = toolResults(result.stdout);
-  expect(result.code).toBe(0);
+  expect(result.code).toBe(1);
+  expect(result.stderr.trimEnd().split('\n').at(-1)).toBe(
+    'bastion: exit 1: the run finished, but 2 tool calls were refused for want of an approval (no terminal to ask)',
+  );
   expect(outputs).toEqual([
     expect.objectContaining({ ok: false, code: 'COMMAND_POLICY_UNAPPROVED' }),
     expect.objectContaining({ ok: false, code: 'POLICY_UNAPPROVED' }),

@@ -44,13 +44,13 @@ it('a host warning is one readable sentence on stderr, not a JSON record nor its
   expect(records.map((line) => (JSON.parse(line) as { event: string }).event)).toContain('userdata.mode-repaired');
 });
 
-it("a command the host's policy refuses is said once, by the run's [run] line: no warning repeats it; host.log keeps command.refused", async () => {
+it("a command the host's policy refuses is said once, by the run's [run] line: no warning repeats it, and the run exits 1 (nobody was there to approve it); host.log keeps command.refused", async () => {
   const { home, workspace } = project();
   const rule = await runCli(['policy', 'add', 'ask', '--home', home, '--workspace', workspace, '--', 'touch']);
   expect(rule.code).toBe(0);
   // No terminal: nobody to ask, so the host refuses the command (COMMAND_POLICY_UNAPPROVED).
   const result = await runCli([...demoInAuto('run', home, workspace), '$ touch asked']);
-  expect(result.code).toBe(0);
+  expect(result.code).toBe(1);
   expect(result.stdout.split('[run] $ touch asked → refused: COMMAND_POLICY_UNAPPROVED\n')).toHaveLength(2);
   expect(result.stderr).not.toContain('command.refused');
   expect(result.stderr).not.toContain('refused a command');

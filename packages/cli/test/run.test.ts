@@ -339,15 +339,30 @@ describe('bastion run (real CLI process)', () => {
     );
   });
 
-  it('read-only mode refuses the edit: the file keeps its bytes and nothing is listed as changed', async () => {
+  it('read-only mode refuses the edit: the file keeps its bytes, nothing is listed as changed, and the run exits 1 saying so on its last line', async () => {
     const result = await runScripted('read-only', [
       { kind: 'tool-call', name: 'write_file', input: { path: 'README.md', content: 'gone' } },
       { kind: 'text', pieces: ['ok'] },
     ]);
-    expect(result.code).toBe(0);
+    expect(result.code).toBe(1);
+    expect(result.stderr.trimEnd().split('\n').at(-1)).toBe(
+      'bastion: exit 1: the run finished, but 1 file write was refused by read-only mode',
+    );
     expect(result.stdout).toContain('[tool] write_file refused: MODE_READ_ONLY\n');
     expect(result.stdout).not.toContain('Changed files');
     expect(readFileSync(join(result.workspace, 'README.md'), 'utf8')).toBe('# Bastion test project\nsecond line\n');
+  });
+
+  it('read-only mode refusing a command the agent then answers without exits 0: only a refused write fails the run', async () => {
+    const result = await runScripted('read-only', [
+      { kind: 'tool-call', name: 'run_command', input: { command: 'touch', args: ['marker'] } },
+      { kind: 'tool-call', name: 'read_file', input: { path: 'README.md' } },
+      { kind: 'text', pieces: ['read it instead'] },
+    ]);
+    expect(result.stdout).toContain('[run] $ touch marker → refused: MODE_READ_ONLY\n');
+    expect(result.code).toBe(0);
+    expect(result.stderr).not.toContain('exit 1');
+    expect(existsSync(join(result.workspace, 'marker'))).toBe(false);
   });
 
   it('exits 2 naming a --workspace that is not a folder, starting nothing', async () => {

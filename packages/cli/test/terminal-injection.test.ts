@@ -100,7 +100,8 @@ async function runAgainstScript(
 describeAttack('terminal-injection', 'bastion run against a model that streams escape sequences', () => {
   it('stdout and stderr carry no ESC, C0, C1 or bidi byte; the text and the exact argv of the denied command still show', async () => {
     const result = await runAgainstScript([]);
-    expect(result.code).toBe(0);
+    // Denied for want of a terminal: the run finishes, and exits 1 for it.
+    expect(result.code).toBe(1);
     expect(steeringBytes(result.stdout)).toEqual([]);
     expect(steeringBytes(result.stderr)).toEqual([]);
     const stdout = result.stdout.toString('utf8');
@@ -118,7 +119,7 @@ describeAttack('terminal-injection', 'bastion run against a model that streams e
 
   it('--json: every line parses to the events with their text intact, and no byte steers the terminal', async () => {
     const result = await runAgainstScript(['--json']);
-    expect(result.code).toBe(0);
+    expect(result.code).toBe(1);
     expect(steeringBytes(result.stdout)).toEqual([]);
     expect(steeringBytes(result.stderr)).toEqual([]);
     const events = result.stdout
@@ -165,7 +166,8 @@ describeAttack('terminal-injection', 'bastion run against a model that streams e
     const stderr: Buffer[] = [];
     child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
     child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
-    expect(await new Promise((resolve) => child.once('close', resolve))).toBe(0);
+    // Denied for want of a terminal: the run exits 1.
+    expect(await new Promise((resolve) => child.once('close', resolve))).toBe(1);
     expect(steeringBytes(Buffer.concat(stdout))).toEqual([]);
     expect(steeringBytes(Buffer.concat(stderr))).toEqual([]);
     expect(Buffer.concat(stdout).toString('utf8')).toContain(

@@ -6,7 +6,8 @@
  * named), run one prompt (`-`: from standard input) and stream the assistant's text and tool
  * activity readably (each tool call summed up, each command with its exit code and first lines of
  * output, each edit's diff, retries, a changed-files and usage summary). Exit 0 on run-finished,
- * 1 on run-error, 2 on a provider or model that does not exist (listed) or no session to continue.
+ * 1 on run-error or on a run-finished after a refusal runRefusal counts (said on the last line), 2
+ * on a provider or model that does not exist (listed) or no session to continue.
  * Approval requests are asked on the TTY; without one they are denied, and the message says how
  * to allow them (a terminal, a `bastion policy add` rule, `--mode auto` where it would run it). A command the host's policy asks about is asked by the host, on the same TTY.
  * `--compact` (with `--continue` or `--session`) sends a compaction instead of a prompt. `--image`
@@ -471,6 +472,55 @@ export function hostAskPrompt(json: boolean): HostAskPrompt {
     const always = ask.always_allow && { draft: ask.always_allow, project: ask.workspace_root, save: saveAlwaysAllow };
     return askOnTerminal(question, always, json);
   };
+}
+
+/**
+ * The codes of a call refused because nobody approved it: the agent's approval denied, or the
+ * host's own question (a policy `ask`) not answered yes.
+ */
+const UNAPPROVED_CODES: ReadonlySet<string> = new Set([
+  'TOOL_DENIED',
+  'COMMAND_POLICY_UNAPPROVED',
+  'POLICY_UNAPPROVED',
+  'MCP_POLICY_UNAPPROVED',
+]);
+
+/** Why a tool call was refused in a way that makes a finished `run` exit 1 (runRefusal). */
+export type RunRefusal = 'unapproved' | 'read-only';
+
+/**
+ * Whether a call's result makes a `run` that finishes exit 1, and why: without a terminal to ask
+ * (`asksHere` false), a call refused for want of an approval; in any run, a file write refused by
+ * read-only mode, which no other call of that mode could have made instead. Not: a call the person
+ * denied at this terminal (their answer), a command or MCP tool read-only mode refused (inspection
+ * often gets there another way, and the agent's answer says whether it did), a rule's deny, or an
+ * explorer's own call (a policy `ask` refuses those by design; the agent may make the call itself).
+ */
+export function runRefusal(
+  event: Pick<
+    Extract<AgentEvent, { type: 'tool-result' }>,
+    'tool_name' | 'output' | 'is_error' | 'parent_tool_call_id'
+  >,
+  asksHere: boolean,
+): RunRefusal | undefined {
+  if (!event.is_error || event.parent_tool_call_id !== undefined) return undefined;
+  const code = (event.output as { code?: unknown } | undefined)?.code;
+  if (typeof code !== 'string') return undefined;
+  if (!asksHere && UNAPPROVED_CODES.has(code)) return 'unapproved';
+  const write = event.tool_name === 'write_file' || event.tool_name === 'edit_file';
+  return write && code === 'MODE_READ_ONLY' ? 'read-only' : undefined;
+}
+
+/** `run`'s last line when it finished with calls refused (runRefusal), which is why it exits 1. */
+export function refusedRunLine(refused: Readonly<Record<RunRefusal, number>>): string {
+  const calls = (count: number, noun: string) => `${count} ${noun}${count === 1 ? ' was' : 's were'}`;
+  const parts = [
+    ...(refused.unapproved > 0
+      ? [`${calls(refused.unapproved, 'tool call')} refused for want of an approval (no terminal to ask)`]
+      : []),
+    ...(refused['read-only'] > 0 ? [`${calls(refused['read-only'], 'file write')} refused by read-only mode`] : []),
+  ];
+  return `bastion: exit 1: the run finished, but ${parts.join(' and ')}\n`;
 }
 
 /** A tool call's error as the page's card says it: failed on what it met, or refused. */
@@ -1343,6 +1393,8 @@ async function runPrompt(
   const promptImagesByRun = new Map<string, ImagePart[]>();
   /** The daemon refused a message's images (IMAGE_REFUSALS): exit 2, as for a mistake on the command line. */
   let imagesRefusedByDaemon = false;
+  /** The calls of the prompt's runs whose refusal makes a finished `run` exit 1 (runRefusal), by why. */
+  const refused: Record<RunRefusal, number> = { unapproved: 0, 'read-only': 0 };
   /** Start a run; false when it was refused. */
   const startRun = async (body: Record<string, unknown>): Promise<boolean> => {
     const started = await host.client.call(
@@ -1428,6 +1480,10 @@ async function runPrompt(
         return undefined;
       }
       printer.event(id, event);
+      if (event.type === 'tool-result') {
+        const why = runRefusal(event, process.stdin.isTTY === true);
+        if (why !== undefined) refused[why] += 1;
+      }
       if (event.type === 'tool-approval-request') requests.set(event.approval_id, event);
       if (event.type === 'run-error' && event.status === 401) heard.unauthorized = true;
       if (event.type === 'run-error') return 1;
@@ -1608,6 +1664,8 @@ async function runPrompt(
       running = true;
       stoppedBy = undefined;
       imagesRefusedByDaemon = false;
+      refused.unapproved = 0;
+      refused['read-only'] = 0;
       const started = await startRun(body);
       if (started) {
         sentWith = carrying;
@@ -1623,6 +1681,12 @@ async function runPrompt(
       }
       // A run a stop signal cut off exits as the signal would (130 for Ctrl-C); one that finished first, 0.
       code = imagesRefusedByDaemon ? 2 : stoppedBy !== undefined && ended !== 0 ? signalExitCode(stoppedBy) : ended;
+      // What was asked for was not all done: a script must not read the finished run as success.
+      // (chat goes on to the next prompt; its exit code is still the last run's.)
+      if (command === 'run' && code === 0 && (refused.unapproved > 0 || refused['read-only'] > 0)) {
+        process.stderr.write(refusedRunLine(refused));
+        code = 1;
+      }
       if (imagesRefusedByDaemon && sessionMadeForRun) {
         await removeUnusedSession();
       } else if (!started && carrying.length > 0 && command === 'chat') {
