@@ -3,15 +3,16 @@
  * pauses, is denied and runs on as a second run, and the terminal still shows its instruction
  * files and its tokens once; the ways out it offers are a terminal, the exact `bastion policy add`
  * line (which, run, lets the same command through on the next run) and --mode auto. The run exits
- * 1, its last line saying why.
+ * 1, its last line saying why. At a terminal the approval is its question alone, and a call
+ * denied there is the person's answer: the run exits 0.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
-import { SCRIPTED_MODEL, startScriptedEndpoint, type Script } from '@bastion/test-support';
+import { SCRIPTED_MODEL, startScriptedEndpoint, waitFor, type Script } from '@bastion/test-support';
 import { closedAfterEachTest } from '../../../test/support/per-test.js';
-import { CLI, runCli, scriptedRun } from './support/cli-process.js';
+import { CLI, runCli, runCliInTerminal, scriptedRun } from './support/cli-process.js';
 
 const startEndpoint = closedAfterEachTest(startScriptedEndpoint, (endpoint) => endpoint.close());
 
@@ -63,4 +64,17 @@ it('an approval denied for want of a terminal exits 1 saying so on the last line
   expect(allowed.code).toBe(0);
   expect(allowed.stderr).not.toContain('approval needed');
   expect(existsSync(join(workspace, 'marker'))).toBe(true);
+}, 120_000);
+
+it('at a terminal the approval is asked without a line before it saying it waits; denied there, the run exits 0 with the command not run', async () => {
+  const endpoint = await startEndpoint(TOUCH_MARKER);
+  const { workspace, args } = scriptedRun(endpoint);
+  const cli = runCliInTerminal([...args, 'touch the marker']);
+  await waitFor(() => cli.shown().includes('Allow? [y/N]'), 60_000, 'the approval question');
+  expect(cli.shown()).toContain('The agent asks to run:\r\n  command: touch marker\r\n');
+  cli.type('n\r');
+  expect(await cli.closed).toBe(0);
+  expect(cli.shown()).not.toContain('waiting for approval');
+  expect(cli.shown()).not.toContain('exit 1');
+  expect(existsSync(join(workspace, 'marker'))).toBe(false);
 }, 120_000);

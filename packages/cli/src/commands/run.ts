@@ -601,12 +601,14 @@ class TerminalPrinter {
 
   /**
    * `provider`: the session's, for what to do when it refuses the credential; `live`: print a
-   * running command's output as it comes (at a terminal), rather than its first lines at its end.
+   * running command's output as it comes (at a terminal), rather than its first lines at its end;
+   * `asksHere`: approvals are asked on this process's terminal (standard input is one).
    */
   constructor(
     readonly json: boolean,
     public provider: string,
     readonly live = false,
+    readonly asksHere = false,
   ) {}
 
   /**
@@ -662,7 +664,9 @@ class TerminalPrinter {
         );
         break;
       case 'tool-approval-request':
-        this.#line(`[approval] ${terminalLine(event.tool_name)} is waiting for approval`);
+        // Asked here, the question that follows names the call: this line would say it twice. An
+        // approval answered elsewhere first gets its own line then (answeredElsewhere).
+        if (!this.asksHere) this.#line(`[approval] ${terminalLine(event.tool_name)} is waiting for approval`);
         break;
       case 'tool-preview': {
         // A write waiting for an answer: what it would change, before the approval or the host's question.
@@ -1373,7 +1377,12 @@ async function runPrompt(
     );
   }
 
-  const printer = new TerminalPrinter(options.json, session.provider, !options.json && process.stdout.isTTY === true);
+  const printer = new TerminalPrinter(
+    options.json,
+    session.provider,
+    !options.json && process.stdout.isTTY === true,
+    process.stdin.isTTY === true,
+  );
   const stream = await host.client.open(
     'GET',
     `/agent/stream/${session.id}`,
