@@ -4,13 +4,16 @@
  * and through the running `bastion start`'s control socket when one owns the home (a second host
  * could not start there). A model not on offer, or no PROVIDER/MODEL, changes nothing.
  */
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
+import { SCRIPTED_MODEL, startScriptedEndpoint } from '@bastion/test-support';
+import { closedAfterEachTest } from '../../../test/support/per-test.js';
 import { projectsRemovedAfterEachTest, runCli, startHolder, stoppedAfterEachTest } from './support/cli-process.js';
 
 const started = stoppedAfterEachTest();
 const project = projectsRemovedAfterEachTest();
+const startEndpoint = closedAfterEachTest(startScriptedEndpoint, (endpoint) => endpoint.close());
 
 /** The default for new sessions, as `models --json` says. */
 async function defaultOf(home: string): Promise<unknown> {
@@ -110,3 +113,35 @@ it('a default whose provider is gone: run exits 2 naming it, before any session 
     'bastion: the default for new sessions, endpoint-gone/old-model, is not available now (its key or endpoint is gone, or the endpoint is not approved in this run); set another with bastion models default PROVIDER/MODEL\n',
   );
 });
+
+it('an endpoint defined but not approved in this run is listed with the run command that uses it (--endpoint URL --model ID, its own URL and model), and that command runs it', async () => {
+  const endpoint = await startEndpoint([{ kind: 'text', pieces: ['hello from the endpoint'] }]);
+  const { home, workspace } = project();
+  mkdirSync(home, { mode: 0o700 });
+  const definition = { version: 1, endpoints: [{ id: 'local', base_url: endpoint.baseUrl, models: [SCRIPTED_MODEL] }] };
+  writeFileSync(join(home, 'endpoints.json'), JSON.stringify(definition), { mode: 0o600 });
+  const listed = await runCli(['models', '--home', home]);
+  expect(listed.code).toBe(0);
+  const command = `bastion run (or chat) --endpoint ${endpoint.baseUrl} --model ${SCRIPTED_MODEL}`;
+  expect(listed.stdout.split('\n').filter((line) => line.includes('local/'))).toEqual([
+    `  local/${SCRIPTED_MODEL}  ${SCRIPTED_MODEL} (unavailable: not approved in this run: use it with ${command}; for the UI, approve it in Settings → Custom endpoints or with bastion start --allow-endpoint ${endpoint.baseUrl})`,
+  ]);
+  // The flags named are ones run takes: the command as printed runs the prompt there.
+  const [, url = '', model = ''] =
+    /use it with bastion run \(or chat\) --endpoint (\S+) --model (\S+);/.exec(listed.stdout) ?? [];
+  const run = await runCli([
+    'run',
+    '--home',
+    home,
+    '--workspace',
+    workspace,
+    '--endpoint',
+    url,
+    '--model',
+    model,
+    'hi',
+  ]);
+  expect(run.code, run.stderr).toBe(0);
+  expect(run.stdout).toContain('hello from the endpoint');
+  expect(endpoint.seen).toHaveLength(1);
+}, 120_000);

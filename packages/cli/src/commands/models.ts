@@ -11,6 +11,7 @@ import {
   holderStatusSchema,
   modelsAnswerSchema,
   resolveUserDataPath,
+  shellWord,
   terminalJson,
   terminalLine,
   type BastionHost,
@@ -92,13 +93,34 @@ async function withModels<T>(
   }
 }
 
-/** Words for why a provider cannot run now, by the code the daemon gives. */
+/** Words for why a provider cannot run now, by the code the daemon gives (ENDPOINT_NOT_GRANTED: notApproved). */
 const UNAVAILABLE: Readonly<Record<string, string>> = {
-  ENDPOINT_NOT_GRANTED: 'not approved in this run: bastion start --allow-endpoint URL',
   ENDPOINT_UNREACHABLE: 'unreachable',
   ENDPOINT_PROBE_STATUS: 'its model list failed',
   ENDPOINT_PROBE_FORMAT: 'its model list failed',
 };
+
+/**
+ * An endpoint group's base URL, read from the label the daemon gives it (`ID (URL)`, models-routes.ts);
+ * undefined for any other group or label.
+ */
+function endpointUrl(group: ModelGroup): string | undefined {
+  const opening = `${group.provider} (`;
+  if (group.kind !== 'endpoint' || !group.label.startsWith(opening) || !group.label.endsWith(')')) return undefined;
+  return group.label.slice(opening.length, -1);
+}
+
+/**
+ * An endpoint not approved in this run, and how to use it: its URL on the command line of run or
+ * chat (`--endpoint URL --model ID`, which approves it for that command; --allow-endpoint is
+ * start's alone), or, for the UI, approved in Settings or by start's --allow-endpoint. The URL and
+ * model are the line's own when known.
+ */
+function notApproved(group: ModelGroup, model: string | undefined): string {
+  const url = endpointUrl(group);
+  const endpoint = url === undefined ? 'URL' : shellWord(url);
+  return `not approved in this run: use it with bastion run (or chat) --endpoint ${endpoint} --model ${model === undefined ? 'ID' : shellWord(model)}; for the UI, approve it in Settings → Custom endpoints or with bastion start --allow-endpoint ${endpoint}`;
+}
 
 /** The PROVIDER/MODEL a line names: the model's, or `PROVIDER/…` for a provider that lists none. */
 const lineNames = (group: ModelGroup): string[] =>
@@ -109,10 +131,15 @@ const lineNames = (group: ModelGroup): string[] =>
  * label and window, what it takes; the provider's state.
  */
 function groupLines(group: ModelGroup, marked: ModelRef, width: number): string[] {
-  const state = group.available ? '' : ` (unavailable: ${UNAVAILABLE[group.code ?? ''] ?? 'cannot run now'})`;
+  const stateOf = (model: string | undefined) => {
+    if (group.available) return '';
+    const why = group.code === 'ENDPOINT_NOT_GRANTED' ? notApproved(group, model) : UNAVAILABLE[group.code ?? ''];
+    return ` (unavailable: ${why ?? 'cannot run now'})`;
+  };
   const names = lineNames(group).map((name) => name.padEnd(width));
-  if (group.models.length === 0) return [`  ${names[0] ?? ''}  ${group.label}${state}: no model listed`];
+  if (group.models.length === 0) return [`  ${names[0] ?? ''}  ${group.label}${stateOf(undefined)}: no model listed`];
   return group.models.map((model, index) => {
+    const state = stateOf(model.id);
     const mark = group.provider === marked.provider && model.id === marked.model ? '*' : ' ';
     const window =
       model.context_window === undefined ? '' : `, ${model.context_window.toLocaleString('en-US')}-token context`;
