@@ -311,8 +311,9 @@ it). Exit with the last run's code (130 when Ctrl-C stopped it).
 
 sessions: the newest ${CLI_SESSIONS_LISTED} sessions that worked in the workspace (of every one with --all),
 each with its id, when it last changed, how its last run ended (or that it needs approval), its
-model, mode, (with --all) its folder, and title; --search TEXT lists only those whose title, prompts
-or replies hold TEXT (ASCII letters in either case); --json prints one session object a line.
+model, mode, (with --all) its folder, and title, under a line naming those columns; --search TEXT
+lists only those whose title, prompts or replies hold TEXT (ASCII letters in either case); --json
+prints one session object a line, and no heading.
 sessions export ID prints that session as markdown, as the UI's Export saves it: its prompts,
 replies and tool calls (each with its input on one line; the outputs stay in Bastion), through the
 running Bastion when one owns the home.

@@ -39,6 +39,16 @@ const LINE = /^(ses_[\w-]+) {2}\d{4}-\d\d-\d\d \d\d:\d\d {2}finished {6} {2}demo
 const ALL_LINE =
   /^(ses_[\w-]+) {2}\d{4}-\d\d-\d\d \d\d:\d\d {2}finished {6} {2}demo\/demo {2}accept-edits {2}(\/\S+) {2,}(.*)$/;
 
+/** The heading line of the list (with `--all`, FOLDER before TITLE). */
+const HEADING = /^ID +CHANGED +LAST RUN +MODEL +MODE +(?:FOLDER +)?TITLE$/;
+
+/** The session lines of a `sessions` list: what follows its heading line, which must come first. */
+function rows(stdout: string): string[] {
+  const [heading, ...sessions] = stdout.trimEnd().split('\n');
+  expect(heading).toMatch(HEADING);
+  return sessions;
+}
+
 describe('bastion sessions', () => {
   it('lists the folder’s sessions newest first, titled after their first message; --all lists every one; --json one session a line', async () => {
     const { home, first, second } = project();
@@ -48,18 +58,13 @@ describe('bastion sessions', () => {
 
     const listed = await runCli(['sessions', '--home', home, '--workspace', first]);
     expect(listed.code).toBe(0);
-    const lines = listed.stdout.trimEnd().split('\n');
+    const lines = rows(listed.stdout);
     expect(lines.map((line) => LINE.exec(line)?.[2])).toEqual(['read README.md', 'ls']);
     expect(listed.stderr).toContain('continue one with bastion run --session ID PROMPT');
 
     const all = await runCli(['sessions', '--all', '--home', home]);
     expect(all.code).toBe(0);
-    expect(
-      all.stdout
-        .trimEnd()
-        .split('\n')
-        .map((line) => ALL_LINE.exec(line)?.[3]),
-    ).toEqual(['ls src', 'read README.md', 'ls']);
+    expect(rows(all.stdout).map((line) => ALL_LINE.exec(line)?.[3])).toEqual(['ls src', 'read README.md', 'ls']);
 
     const json = await runCli(['sessions', '--json', '--home', home, '--workspace', first]);
     expect(json.code).toBe(0);
@@ -92,7 +97,7 @@ describe('bastion sessions', () => {
 
     const all = await runCli(['sessions', '--all', '--home', home]);
     expect(all.code).toBe(0);
-    const lines = all.stdout.trimEnd().split('\n');
+    const lines = rows(all.stdout);
     expect(lines).toHaveLength(2);
     const [newest, oldest] = lines as [string, string];
     expect(newest).toMatch(new RegExp(`  read-only     ${realpathSync(deeper)}  read README\\.md$`));
@@ -104,6 +109,33 @@ describe('bastion sessions', () => {
 
     const here = await runCli(['sessions', '--home', home, '--workspace', deeper]);
     expect(here.stdout).not.toContain(realpathSync(deeper));
+  });
+
+  it('heads the list with a line naming its columns, each heading over its column (FOLDER with --all); --json prints the sessions alone', async () => {
+    const { home, first } = project();
+    await runIn(home, first, 'ls');
+    for (const all of [false, true]) {
+      const listed = await runCli(['sessions', '--home', home, ...(all ? ['--all'] : ['--workspace', first])]);
+      expect(listed.code).toBe(0);
+      const [heading = '', row = '', ...more] = listed.stdout.trimEnd().split('\n');
+      expect(more).toEqual([]);
+      expect(heading).toMatch(all ? /^ID +CHANGED +LAST RUN +MODEL +MODE +FOLDER +TITLE$/ : HEADING);
+      // Each heading starts where its column does in the session's line.
+      const cells = row.split(/ {2,}/);
+      const names = ['ID', 'CHANGED', 'LAST RUN', 'MODEL', 'MODE', ...(all ? ['FOLDER'] : []), 'TITLE'];
+      expect(cells).toHaveLength(names.length);
+      let at = 0;
+      for (const [index, name] of names.entries()) {
+        const cell = cells[index] ?? '';
+        const start = row.indexOf(cell, at);
+        expect(heading.indexOf(` ${name}`, at - 1) + 1, name).toBe(start);
+        at = start + cell.length;
+      }
+    }
+    const json = await runCli(['sessions', '--json', '--home', home, '--workspace', first]);
+    expect(json.code).toBe(0);
+    expect(json.stdout.trimEnd().split('\n')).toHaveLength(1);
+    expect((JSON.parse(json.stdout) as { title: string }).title).toBe('ls');
   });
 
   it('answers through the running Bastion’s control socket when one owns the home, starting no host of its own', async () => {
@@ -118,7 +150,7 @@ describe('bastion sessions', () => {
 
     const listed = await runCli(['sessions', '--home', home, '--workspace', first]);
     expect(listed.code).toBe(0);
-    expect(LINE.exec(listed.stdout.trimEnd())?.[2]).toBe('ls');
+    expect(rows(listed.stdout).map((line) => LINE.exec(line)?.[2])).toEqual(['ls']);
     const none = await runCli(['sessions', '--home', home, '--workspace', second]);
     expect(none.code).toBe(0);
     expect(none.stdout).toBe('');
@@ -133,12 +165,7 @@ describe('bastion sessions', () => {
     await runIn(home, second, 'ls');
     const everywhere = await runCli(['sessions', '--all', '--search', 'ZEBRA', '--home', home]);
     expect(everywhere.code).toBe(0);
-    expect(
-      everywhere.stdout
-        .trimEnd()
-        .split('\n')
-        .map((line) => ALL_LINE.exec(line)?.[3]),
-    ).toEqual(['zebra crossing']);
+    expect(rows(everywhere.stdout).map((line) => ALL_LINE.exec(line)?.[3])).toEqual(['zebra crossing']);
     const elsewhere = await runCli(['sessions', '--search', 'zebra', '--home', home, '--workspace', second]);
     expect(elsewhere.code).toBe(0);
     expect(elsewhere.stdout).toBe('');
@@ -146,7 +173,7 @@ describe('bastion sessions', () => {
 
     await startHolder(started, home, first).ready;
     const through = await runCli(['sessions', '--all', '--search', 'crossing', '--home', home]);
-    expect(ALL_LINE.exec(through.stdout.trimEnd())?.[3]).toBe('zebra crossing');
+    expect(rows(through.stdout).map((line) => ALL_LINE.exec(line)?.[3])).toEqual(['zebra crossing']);
     expect(controlRequests(home, 'sessions')).toBe(1);
     // The text looked for is the user's words: no log line carries it.
     expect(readFileSync(join(home, 'logs', 'host.log'), 'utf8')).not.toMatch(/zebra|crossing/i);

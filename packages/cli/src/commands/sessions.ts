@@ -3,8 +3,9 @@
  * that worked in this folder (every session with `--all`; with `--search`, only those whose title,
  * prompts or replies hold TEXT), newest first, CLI_SESSIONS_LISTED at most — each with
  * its id (for `bastion run --session`), when it last changed, how its last run ended, its model,
- * mode, (with `--all`) folder and title. Through the running Bastion when one owns the home (its
- * control socket), else through a host of its own.
+ * mode, (with `--all`) folder and title, under a heading line (`--json`: the session objects
+ * alone). Through the running Bastion when one owns the home (its control socket), else through a
+ * host of its own.
  *
  * `bastion sessions export ID [--home DIR]`: the session as the UI's Export writes it (markdown),
  * on stdout, made inert for a terminal. Through the running Bastion or a host of its own, as the
@@ -77,30 +78,43 @@ function state(session: Session): string {
   return session.last_run?.status ?? 'no run yet';
 }
 
-/** The columns of a listed session: the model, mode and (with --all) folder padded to the widest shown, so the titles line up. */
+/** The widest state() says, `needs approval`: the column keeps that width, whatever the states listed. */
+const STATE_WIDTH = 14;
+
+/**
+ * The list as printed: a heading line naming each column, then a line a session, each column but
+ * the title padded to the widest of its heading and what it shows, so the columns line up.
+ */
 function lines(sessions: readonly Session[], withFolder: boolean): string[] {
-  const model = (session: Session) => `${session.provider}/${session.model}`;
-  const widest = (column: (session: Session) => string) =>
-    Math.max(...sessions.map((session) => column(session).length));
-  const modelWidth = widest(model);
-  const modeWidth = widest((session) => session.mode);
   // The session-markdown export names a session without a granted folder the same way.
   const folder = (session: Session) => session.workspace ?? 'no folder';
-  const folderWidth = widest(folder);
-  return sessions.map((session) =>
-    terminalLine(
-      [
-        session.id,
-        localDateTime(session.updated_at),
-        state(session).padEnd(14),
-        model(session).padEnd(modelWidth),
-        session.mode.padEnd(modeWidth),
-        // Every folder's sessions are mixed in --all: each says where it works (run --session needs it as --workspace).
-        ...(withFolder ? [folder(session).padEnd(folderWidth)] : []),
-        session.title === '' ? '(untitled)' : session.title,
-      ].join('  '),
-    ),
+  const columns: { heading: string; text: (session: Session) => string; width?: number }[] = [
+    { heading: 'ID', text: (session) => session.id },
+    { heading: 'CHANGED', text: (session) => localDateTime(session.updated_at) },
+    { heading: 'LAST RUN', text: state, width: STATE_WIDTH },
+    { heading: 'MODEL', text: (session) => `${session.provider}/${session.model}` },
+    { heading: 'MODE', text: (session) => session.mode },
+    // Every folder's sessions are mixed in --all: each says where it works (run --session needs it as --workspace).
+    ...(withFolder ? [{ heading: 'FOLDER', text: folder }] : []),
+  ];
+  const widths = columns.map((column) =>
+    Math.max(column.width ?? 0, column.heading.length, ...sessions.map((session) => column.text(session).length)),
   );
+  const row = (cells: string[], title: string) =>
+    terminalLine([...cells.map((cell, index) => cell.padEnd(widths[index] ?? 0)), title].join('  '));
+  const heading = row(
+    columns.map((column) => column.heading),
+    'TITLE',
+  );
+  return [
+    heading,
+    ...sessions.map((session) =>
+      row(
+        columns.map((column) => column.text(session)),
+        session.title === '' ? '(untitled)' : session.title,
+      ),
+    ),
+  ];
 }
 
 type Exported = { ok: true; markdown: string } | { ok: false; error: WireError };
