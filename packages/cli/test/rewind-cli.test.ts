@@ -66,14 +66,14 @@ describe('bastion rewind', () => {
     expect(lastRequest(endpoint)).not.toContain('Edited and made.');
   });
 
-  it('through the running Bastion: a file changed since is refused in words with every file untouched, and --keep-files goes back leaving them', async () => {
+  it('through the running Bastion: a file changed since is refused as its outcome, code and reason (the outcome said once) with every file untouched, and --keep-files goes back leaving them', async () => {
     const { home, workspace } = await afterRuns([]);
     await startHolder(started, home, workspace).ready;
     writeFileSync(join(workspace, 'made.txt'), 'edited by a person\n');
     const refused = await runCli(['rewind', '--home', home, '--workspace', workspace]);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toBe(
-      'bastion: nothing was rewound: UNDO_CONFLICT: nothing was rewound: a file changed since those turns (made.txt)\n' +
+      'bastion: nothing was rewound: UNDO_CONFLICT: a file changed since those turns (made.txt)\n' +
         'bastion: with --keep-files the conversation alone can still go back, leaving the files as they are\n',
     );
     expect(readFileSync(join(workspace, 'notes.md'), 'utf8')).toBe('alpha\ngamma\n');
@@ -103,5 +103,18 @@ describe('/rewind in bastion chat', () => {
     expect(readFileSync(join(workspace, 'notes.md'), 'utf8')).toBe('alpha\nbeta\n');
     expect(lastRequest(endpoint)).toContain('leave the notes');
     expect(lastRequest(endpoint)).not.toContain('edit the notes');
+  });
+
+  it('a file changed since is refused as bastion rewind refuses it, the outcome said once, then how /rewind --keep-files still goes back; the file keeps its bytes', async () => {
+    const { workspace, args } = await afterRuns([]);
+    writeFileSync(join(workspace, 'made.txt'), 'edited by a person\n');
+    const chat = await runCli(['chat', '--continue', ...args.slice(1)], '/rewind\n');
+    expect(chat.code).toBe(0);
+    expect(chat.stderr).toContain(
+      'bastion: nothing was rewound: UNDO_CONFLICT: a file changed since those turns (made.txt)\n' +
+        'bastion: with /rewind --keep-files the conversation alone can still go back, leaving the files as they are\n',
+    );
+    expect(readFileSync(join(workspace, 'made.txt'), 'utf8')).toBe('edited by a person\n');
+    expect(readFileSync(join(workspace, 'notes.md'), 'utf8')).toBe('alpha\ngamma\n');
   });
 });

@@ -42,7 +42,7 @@ async function afterRun(): Promise<{ home: string; workspace: string }> {
 }
 
 describe('bastion undo', () => {
-  it('with no Bastion running, undoes the last run of the workspace’s newest session and prints each file; a second undo exits 1 naming bastion rewind to go further back', async () => {
+  it('with no Bastion running, undoes the last run of the workspace’s newest session and prints each file; a second undo exits 1, its refusal a line of its own and the next naming bastion rewind to go further back', async () => {
     const { home, workspace } = await afterRun();
     const planned = await runCli(['undo', '--dry-run', '--home', home, '--workspace', workspace]);
     expect(planned.code).toBe(0);
@@ -63,7 +63,8 @@ describe('bastion undo', () => {
     const again = await runCli(['undo', '--home', home, '--workspace', workspace]);
     expect(again.code).toBe(1);
     expect(again.stderr).toBe(
-      'bastion: nothing was undone: UNDO_ALREADY_DONE: this run was already undone; to put back what earlier runs wrote, bastion rewind takes the session back a prompt at a time\n',
+      'bastion: nothing was undone: UNDO_ALREADY_DONE: this run was already undone\n' +
+        'bastion: to put back what earlier runs wrote, bastion rewind takes the session back a prompt at a time\n',
     );
     // The command it names goes on back: the undone run's prompt leaves the conversation.
     const rewound = await runCli(['rewind', '--home', home, '--workspace', workspace]);
@@ -141,14 +142,14 @@ describe('bastion undo', () => {
     expect(readdirSync(workspace).sort()).toEqual(['made.txt', 'notes.md']);
   });
 
-  it('goes through the running Bastion’s control socket, and prints a refusal in words with every file untouched', async () => {
+  it('goes through the running Bastion’s control socket, and prints a refusal as its outcome, code and reason, the outcome said once, with every file untouched', async () => {
     const { home, workspace } = await afterRun();
     await startHolder(started, home, workspace).ready;
     writeFileSync(join(workspace, 'made.txt'), 'edited by a person\n');
     const refused = await runCli(['undo', '--home', home, '--workspace', workspace]);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toBe(
-      'bastion: nothing was undone: UNDO_CONFLICT: nothing was undone: a file changed since the run (made.txt)\n',
+      'bastion: nothing was undone: UNDO_CONFLICT: a file changed since the run (made.txt)\n',
     );
     expect(readFileSync(join(workspace, 'notes.md'), 'utf8')).toBe('alpha\ngamma\n');
 

@@ -97,7 +97,7 @@ import {
 import { readTerminalPrompts } from '../terminal-prompt.js';
 import { describeRule } from './policy.js';
 import { listing, missingProviderReason, notOfferedReason, parseModelRef } from './models.js';
-import { KEEP_FILES_HINT, rewindReport } from './undo.js';
+import { KEEP_FILES_HINT, refusalLines, rewindReport } from './undo.js';
 import {
   ensureEndpointDefined,
   parseEndpointFlags,
@@ -1160,9 +1160,8 @@ async function chatRewind(
   const body = { session_id: sessionId, files };
   const answer = await host.client.call('POST', '/agent/rewind', body, agentRewindResponseSchema);
   if (!answer.ok) {
-    process.stderr.write(`bastion: nothing was rewound: ${failure(answer.error)}\n`);
-    if (answer.error.code === 'UNDO_CONFLICT')
-      process.stderr.write(`bastion: with /rewind --keep-files ${KEEP_FILES_HINT}\n`);
+    const hint = answer.error.code === 'UNDO_CONFLICT' ? `with /rewind --keep-files ${KEEP_FILES_HINT}` : undefined;
+    process.stderr.write(refusalLines('nothing was rewound', answer.error, hint));
     return undefined;
   }
   process.stderr.write(rewindReport(sessionId, answer.body));

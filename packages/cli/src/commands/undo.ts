@@ -96,20 +96,28 @@ type Refusal = Extract<UndoRunAnswer, { ok: false }>;
  * second undo is refused; rewind is how to go on back, the undone run's prompt first.
  */
 const ALREADY_UNDONE_HINT =
-  '; to put back what earlier runs wrote, bastion rewind takes the session back a prompt at a time';
+  'to put back what earlier runs wrote, bastion rewind takes the session back a prompt at a time';
 
 /**
- * A refusal's line; one of a named session that works in another folder says how to name that
+ * An undo's or a rewind's refusal as other commands print a refusal of what they asked (`bastion:
+ * OUTCOME: CODE: message`): the outcome the command says first, then the code and the daemon's
+ * reason — without the outcome its message may open with (a conflict's `nothing was undone: …`),
+ * which would put the code inside that sentence. `hint`, when given, follows on a line of its own.
+ */
+export function refusalLines(outcome: string, answer: { code: string; message: string }, hint?: string): string {
+  const reason = answer.message.startsWith(`${outcome}: `) ? answer.message.slice(outcome.length + 2) : answer.message;
+  const line = `bastion: ${outcome}: ${terminalLine(`${answer.code}: ${reason}`)}\n`;
+  return hint === undefined ? line : `${line}bastion: ${hint}\n`;
+}
+
+/**
+ * A refusal's lines; one of a named session that works in another folder says how to name that
  * folder, and one of a run already undone how to go further back.
  */
-function refusalLine(outcome: string, answer: Refusal, sessionNamed: boolean): string {
-  const hint =
-    sessionNamed && answer.code === 'UNDO_NO_SESSION'
-      ? OTHER_FOLDER_HINT
-      : answer.code === 'UNDO_ALREADY_DONE'
-        ? ALREADY_UNDONE_HINT
-        : '';
-  return `bastion: ${outcome}: ${terminalLine(`${answer.code}: ${answer.message}`)}${hint}\n`;
+function refusal(outcome: string, answer: Refusal, sessionNamed: boolean): string {
+  const otherFolder = sessionNamed && answer.code === 'UNDO_NO_SESSION';
+  const named = otherFolder ? { ...answer, message: `${answer.message}${OTHER_FOLDER_HINT}` } : answer;
+  return refusalLines(outcome, named, answer.code === 'UNDO_ALREADY_DONE' ? ALREADY_UNDONE_HINT : undefined);
 }
 
 /**
@@ -184,7 +192,7 @@ export async function undoCommand(argv: string[]): Promise<number> {
   if (!answer.ok) {
     // These stop partway (the message says which files were put back); the rest touch nothing.
     const outcome = STOPPED_PARTWAY.has(answer.code) ? 'the undo stopped partway' : 'nothing was undone';
-    process.stderr.write(refusalLine(outcome, answer, request.session_id !== undefined));
+    process.stderr.write(refusal(outcome, answer, request.session_id !== undefined));
     return NOTHING_NAMED.has(answer.code) ? 2 : 1;
   }
   report(answer.session_id, answer.result);
@@ -206,7 +214,7 @@ export async function rewindCommand(argv: string[]): Promise<number> {
   if (!answer) return 2;
   if (!answer.ok) {
     const outcome = STOPPED_PARTWAY.has(answer.code) ? 'the rewind stopped partway' : 'nothing was rewound';
-    process.stderr.write(refusalLine(outcome, answer, request.session_id !== undefined));
+    process.stderr.write(refusal(outcome, answer, request.session_id !== undefined));
     if (answer.code === 'UNDO_CONFLICT') {
       process.stderr.write(`bastion: with --keep-files ${KEEP_FILES_HINT}\n`);
     }
