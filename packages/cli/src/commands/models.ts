@@ -101,24 +101,13 @@ const UNAVAILABLE: Readonly<Record<string, string>> = {
 };
 
 /**
- * An endpoint group's base URL, read from the label the daemon gives it (`ID (URL)`, models-routes.ts);
- * undefined for any other group or label.
- */
-function endpointUrl(group: ModelGroup): string | undefined {
-  const opening = `${group.provider} (`;
-  if (group.kind !== 'endpoint' || !group.label.startsWith(opening) || !group.label.endsWith(')')) return undefined;
-  return group.label.slice(opening.length, -1);
-}
-
-/**
  * An endpoint not approved in this run, and how to use it: its URL on the command line of run or
  * chat (`--endpoint URL --model ID`, which approves it for that command; --allow-endpoint is
  * start's alone), or, for the UI, approved in Settings or by start's --allow-endpoint. The URL and
  * model are the line's own when known.
  */
 function notApproved(group: ModelGroup, model: string | undefined): string {
-  const url = endpointUrl(group);
-  const endpoint = url === undefined ? 'URL' : shellWord(url);
+  const endpoint = group.base_url === undefined ? 'URL' : shellWord(group.base_url);
   return `not approved in this run: use it with bastion run (or chat) --endpoint ${endpoint} --model ${model === undefined ? 'ID' : shellWord(model)}; for the UI, approve it in Settings → Custom endpoints or with bastion start --allow-endpoint ${endpoint}`;
 }
 

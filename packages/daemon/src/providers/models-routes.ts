@@ -59,6 +59,7 @@ export function modelsRoutes(options: {
           provider: endpoint.id,
           label: `${endpoint.id} (${endpoint.base_url})`,
           kind: 'endpoint',
+          base_url: endpoint.base_url,
           available: listed.ok,
           ...(listed.ok ? {} : { code: listed.code }),
           models: ids.map((id) => ({

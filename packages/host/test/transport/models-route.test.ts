@@ -52,7 +52,7 @@ describe('GET /models', () => {
     await host.client.request('POST', '/providers/endpoints/set', { id: 'local', base_url: endpoint.baseUrl });
     await host.client.request('POST', '/secrets/set', { provider: 'local', key: CANARY });
     const local = (await models()).groups.find((group) => group.provider === 'local');
-    expect(local).toMatchObject({ kind: 'endpoint', available: true });
+    expect(local).toMatchObject({ kind: 'endpoint', available: true, base_url: endpoint.baseUrl });
     expect(local?.models.map((model) => model.id)).toEqual(['llama3.2:latest', 'qwen2.5-coder']);
     expect(endpoint.hits).toBeGreaterThan(0);
     expect(JSON.stringify(await models())).not.toContain(CANARY);

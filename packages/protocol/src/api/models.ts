@@ -3,7 +3,7 @@
  * and the default new sessions start with. A provider with a key is listed, the key never is.
  */
 import { z } from 'zod';
-import { MODEL_LABEL_MAX_CHARS } from '../limits.js';
+import { ENDPOINTS_MAX_URL_CHARS, MODEL_LABEL_MAX_CHARS } from '../limits.js';
 import { wireErrorCodeSchema } from '../wire-error-schema.js';
 import { modelIdSchema, providerIdSchema } from './sessions.js';
 
@@ -30,6 +30,8 @@ export const modelGroupSchema = z.strictObject({
   available: z.boolean(),
   /** Why it is not available, as a stable code. */
   code: wireErrorCodeSchema.optional(),
+  /** An endpoint's base URL (kind `endpoint`): what `run --endpoint` takes to use it. */
+  base_url: z.string().min(1).max(ENDPOINTS_MAX_URL_CHARS).optional(),
   models: z.array(modelOptionSchema),
 });
 export type ModelGroup = z.infer<typeof modelGroupSchema>;
