@@ -1,6 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { DIFF_PREVIOUS_UNKNOWN_NOTE } from '@bastion/protocol';
 import { makeTempDir } from '@bastion/test-support';
 import { resolveWritable } from './workspace-files.js';
@@ -10,8 +10,13 @@ const KEY = 'sk-held-in-auth-json-1234';
 const held = () => [{ kind: 'openai', value: KEY }];
 
 describe('writeQuestionDiff (the host’s own diff of a write it asks about)', () => {
-  const workspace = join(makeTempDir('bastion-question-diff-'), 'ws');
-  mkdirSync(workspace, { recursive: true });
+  // Made before the tests, not as the file is read: a run whose filter skips them all (-t) runs no
+  // hook, and the setup file's removal would not see it.
+  let workspace = '';
+  beforeAll(() => {
+    workspace = join(makeTempDir('bastion-question-diff-'), 'ws');
+    mkdirSync(workspace, { recursive: true });
+  });
   const target = (path: string) => resolveWritable(workspace, path);
 
   it('diffs the bytes held against the file as it is, and a new file against /dev/null', () => {

@@ -12,7 +12,7 @@
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import { describeAttack } from '../../../../test/support/attack.js';
 import { hostGitFor } from '../commands/host-git.js';
 import { probeSandboxPerFile, runSandboxProbe } from '../support/sandbox-probe.js';
@@ -21,17 +21,26 @@ import { makeTempDir } from '@bastion/test-support';
 const PROBE = fileURLToPath(new URL('./fixtures/write-probe.mjs', import.meta.url));
 
 const sandbox = probeSandboxPerFile();
-const root = makeTempDir('bastion-sidecar-git-');
-const home = join(root, 'home');
-const userData = join(root, 'userdata');
-const workspace = join(root, 'workspace');
-const marker = join(root, 'outside', 'PWNED');
+// Made before the tests, not as the file is read: a run whose filter skips them all (-t) runs no
+// hook, and the setup file's removal would not see it.
+let root = '';
+let home = '';
+let userData = '';
+let workspace = '';
+let marker = '';
 const hostGit = hostGitFor(
   () => home,
   () => marker,
 );
 
-for (const dir of [home, userData, join(root, 'outside')]) mkdirSync(dir, { recursive: true, mode: 0o700 });
+beforeAll(() => {
+  root = makeTempDir('bastion-sidecar-git-');
+  home = join(root, 'home');
+  userData = join(root, 'userdata');
+  workspace = join(root, 'workspace');
+  marker = join(root, 'outside', 'PWNED');
+  for (const dir of [home, userData, join(root, 'outside')]) mkdirSync(dir, { recursive: true, mode: 0o700 });
+});
 
 describeAttack('git-escape', 'the sidecar writing what the host’s git reads', () => {
   it('cannot plant a hook, config, commondir or submodule hook in any git directory, nor keep a hook in a configured `.husky` absent at spawn', async () => {
