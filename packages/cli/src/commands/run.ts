@@ -58,6 +58,7 @@ import {
   type ApprovalAnswer,
   type RunContext,
   type TokenUsage,
+  type WireErrorCode,
   type PolicyRule,
   type PolicyRuleDraft,
   type PermissionMode,
@@ -478,7 +479,7 @@ export function hostAskPrompt(json: boolean): HostAskPrompt {
  * The codes of a call refused because nobody approved it: the agent's approval denied, or the
  * host's own question (a policy `ask`) not answered yes.
  */
-const UNAPPROVED_CODES: ReadonlySet<string> = new Set([
+const UNAPPROVED_CODES: ReadonlySet<string> = new Set<WireErrorCode>([
   'TOOL_DENIED',
   'COMMAND_POLICY_UNAPPROVED',
   'POLICY_UNAPPROVED',
@@ -508,7 +509,8 @@ export function runRefusal(
   if (typeof code !== 'string') return undefined;
   if (!asksHere && UNAPPROVED_CODES.has(code)) return 'unapproved';
   const write = event.tool_name === 'write_file' || event.tool_name === 'edit_file';
-  return write && code === 'MODE_READ_ONLY' ? 'read-only' : undefined;
+  const readOnly: WireErrorCode = 'MODE_READ_ONLY';
+  return write && code === readOnly ? 'read-only' : undefined;
 }
 
 /** `run`'s last line when it finished with calls refused (runRefusal), which is why it exits 1. */
