@@ -112,6 +112,55 @@ describe('a session’s Changes in the desktop app', () => {
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(patch);
   });
 
+  it('the divider between the transcript and the panel: a drag of 150px right narrows the panel and widens the transcript by 150px, ArrowLeft widens the panel by 32px, the width holds after a reload and is held so the transcript keeps 320px when the window narrows, a double-click puts the default back, and at 420px there is no divider', async () => {
+    const divider = page.getByRole('separator', { name: 'Changes panel width' });
+    const transcript = page.locator('.transcript-pane');
+    const widthOf = (locator: Locator) => locator.evaluate((element) => (element as HTMLElement).offsetWidth);
+    const kept = () => page.evaluate(() => window.localStorage.getItem('bastion.changes-width'));
+    const opened = await widthOf(panel());
+    const transcriptOpened = await widthOf(transcript);
+    expect(await kept()).toBeNull();
+
+    const grip = await divider.boundingBox();
+    if (!grip) throw new Error('the divider is not laid out');
+    await page.mouse.move(grip.x, grip.y + 200);
+    await page.mouse.down();
+    await page.mouse.move(grip.x + 150, grip.y + 200, { steps: 5 });
+    await page.mouse.up();
+    expect(await widthOf(panel())).toBe(opened - 150);
+    expect(await widthOf(transcript)).toBe(transcriptOpened + 150);
+    expect(await kept()).toBe(String(opened - 150));
+
+    await divider.focus();
+    await page.keyboard.press('ArrowLeft');
+    expect(await widthOf(panel())).toBe(opened - 118);
+    await expect.poll(() => divider.getAttribute('aria-valuenow')).toBe(String(opened - 118));
+
+    await page.reload();
+    await header().getByRole('button', { name: 'Changes (2)' }).click(SETTLED);
+    await panel().getByTestId('changes-summary').waitFor(SETTLED);
+    expect(await widthOf(panel())).toBe(opened - 118);
+
+    // The chat's body is 1 000px at 1280 (the session list takes 280px) and 720px at 1000: the
+    // panel at its widest, and a window narrowed with it so, leave the transcript its 320px.
+    await divider.focus();
+    await page.keyboard.press('Home');
+    expect(await widthOf(transcript)).toBe(320);
+    await page.setViewportSize({ width: 1000, height: 800 });
+    expect(await widthOf(transcript)).toBe(320);
+    await page.setViewportSize({ width: 1280, height: 800 });
+
+    const reset = await divider.boundingBox();
+    if (!reset) throw new Error('the divider is not laid out');
+    await page.mouse.dblclick(reset.x, reset.y + 200);
+    expect(await widthOf(panel())).toBe(opened);
+    expect(await kept()).toBeNull();
+
+    await page.setViewportSize({ width: 420, height: 860 });
+    expect(await divider.isVisible()).toBe(false);
+    await page.setViewportSize({ width: 1280, height: 800 });
+  });
+
   it('Esc closes the panel and gives focus back to the header’s Changes button', async () => {
     await panel().getByRole('button', { name: 'Close' }).focus();
     await page.keyboard.press('Escape');

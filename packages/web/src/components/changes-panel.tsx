@@ -4,7 +4,7 @@
  * sentence where there is no diff, and Copy patch. A panel beside the transcript (over it when
  * narrow), never over the composer, so the session goes on while it is open.
  */
-import { Fragment, useCallback, useEffect, useRef, useState } from 'react';
+import { Fragment, useCallback, useEffect, useRef, useState, type CSSProperties, type RefObject } from 'react';
 import type { BastionApi, SessionChange, SessionChangesResponse } from '@bastion/bridge';
 import { UI_CHANGES_OPEN_FILES } from '@bastion/protocol';
 import {
@@ -16,6 +16,7 @@ import {
   noDiffSentence,
   patchGapNote,
 } from '../session-changes.js';
+import { clampChangesWidth, PANE_MIN_PX, readChangesWidth, saveChangesWidth } from '../changes-width.js';
 import { CopyButton } from './copy-button.js';
 import { DiffView } from './diff-view.js';
 
@@ -108,10 +109,105 @@ function ChangedFile({ file, open, onToggle }: { file: SessionChange; open: bool
   );
 }
 
-/** The panel: focus moves to its Close button as it opens and back where it was as it closes; Esc closes it. */
+/** How far each key moves the panel's edge: an arrow 32px, Home to the panel's widest, End to its narrowest. */
+const KEY_STEPS: Readonly<Record<string, number>> = {
+  ArrowLeft: 32,
+  ArrowRight: -32,
+  Home: Infinity,
+  End: -Infinity,
+};
+
+/**
+ * The divider between the transcript and the panel, shown where they sit side by side: dragged,
+ * or moved with the arrow keys (Home: the panel at its widest, End: at its narrowest); a
+ * double-click puts the default width back. `onWidth(width, keep)`: the panel's new width
+ * (undefined: the default), kept for later once the drag or the key is done.
+ */
+function ChangesDivider({
+  panel,
+  onWidth,
+}: {
+  panel: RefObject<HTMLElement | null>;
+  onWidth: (width: number | undefined, keep: boolean) => void;
+}) {
+  /** While dragged: where the pointer went down, the panel's width then, and the width last set. */
+  const drag = useRef<{ x: number; from: number; width: number } | undefined>(undefined);
+  /** The room the panel and the transcript share: the body's width less the divider's own. */
+  const room = useCallback(() => {
+    const element = panel.current;
+    const divider = element?.previousElementSibling;
+    return (element?.parentElement?.clientWidth ?? 0) - (divider instanceof HTMLElement ? divider.offsetWidth : 0);
+  }, [panel]);
+  /** The panel's width and that room, as laid out: the divider's value and its bounds. */
+  const [shown, setShown] = useState<{ width: number; total: number }>();
+  useEffect(() => {
+    const element = panel.current;
+    const body = element?.parentElement;
+    if (!element || !body) return;
+    const measure = () => setShown({ width: element.offsetWidth, total: room() });
+    measure();
+    const observer = new ResizeObserver(measure);
+    observer.observe(element);
+    observer.observe(body);
+    return () => observer.disconnect();
+  }, [panel, room]);
+  const width = () => panel.current?.offsetWidth ?? 0;
+  const release = () => {
+    const done = drag.current;
+    drag.current = undefined;
+    if (done) onWidth(done.width, true);
+  };
+  return (
+    <div
+      role="separator"
+      className="changes-divider"
+      aria-orientation="vertical"
+      aria-controls="changes-panel"
+      aria-label="Changes panel width"
+      aria-valuemin={PANE_MIN_PX}
+      aria-valuemax={shown && Math.max(PANE_MIN_PX, shown.total - PANE_MIN_PX)}
+      aria-valuenow={shown?.width}
+      aria-valuetext={shown && `${shown.width} pixels wide`}
+      tabIndex={0}
+      onPointerDown={(event) => {
+        if (event.button !== 0) return;
+        // No text is selected as the pointer moves, and its moves come here wherever it goes.
+        event.preventDefault();
+        event.currentTarget.setPointerCapture(event.pointerId);
+        drag.current = { x: event.clientX, from: width(), width: width() };
+      }}
+      onPointerMove={(event) => {
+        const start = drag.current;
+        if (!start) return;
+        start.width = clampChangesWidth(start.from + start.x - event.clientX, room());
+        onWidth(start.width, false);
+      }}
+      onPointerUp={release}
+      onPointerCancel={release}
+      onDoubleClick={() => onWidth(undefined, true)}
+      onKeyDown={(event) => {
+        const step = KEY_STEPS[event.key];
+        if (step === undefined) return;
+        event.preventDefault();
+        onWidth(clampChangesWidth(width() + step, room()), true);
+      }}
+    />
+  );
+}
+
+/**
+ * The panel: focus moves to its Close button as it opens and back where it was as it closes; Esc
+ * closes it. Its width is the reader's, kept in this browser (changes-width.ts), else the default.
+ */
 export function ChangesPanel({ state, onClose }: { state: SessionChangesState; onClose: () => void }) {
   const { changes, failure, loading, reload } = state;
   const close = useRef<HTMLButtonElement>(null);
+  const panel = useRef<HTMLElement>(null);
+  const [width, setWidth] = useState(readChangesWidth);
+  const resize = useCallback((next: number | undefined, keep: boolean) => {
+    setWidth(next);
+    if (keep) saveChangesWidth(next);
+  }, []);
   /** The files whose fold the reader turned, by path: the others stay as they opened. */
   const [turned, setTurned] = useState<ReadonlySet<string>>(new Set());
   useEffect(() => {
@@ -124,71 +220,77 @@ export function ChangesPanel({ state, onClose }: { state: SessionChangesState; o
     ? [commandsNote(changes.commands), moreNote(changes.more), patch === '' ? undefined : patchGapNote(changes.files)]
     : [];
   return (
-    <aside
-      id="changes-panel"
-      className="changes-panel"
-      aria-labelledby="changes-title"
-      onKeyDown={(event) => {
-        if (event.key !== 'Escape' || event.defaultPrevented) return;
-        // Taken here, so the page's Esc (which stops a run) does not see it.
-        event.preventDefault();
-        onClose();
-      }}
-    >
-      <div className="changes-head">
-        <h2 id="changes-title">Changes</h2>
-        <div className="changes-actions">
-          {patch !== '' && <CopyButton text={patch} label="Copy patch" />}
-          <button type="button" className="small" ref={close} onClick={onClose}>
-            Close
-          </button>
+    <>
+      <ChangesDivider panel={panel} onWidth={resize} />
+      <aside
+        ref={panel}
+        id="changes-panel"
+        className="changes-panel"
+        data-sized={width === undefined ? undefined : ''}
+        style={width === undefined ? undefined : ({ '--changes-width': `${width}px` } as CSSProperties)}
+        aria-labelledby="changes-title"
+        onKeyDown={(event) => {
+          if (event.key !== 'Escape' || event.defaultPrevented) return;
+          // Taken here, so the page's Esc (which stops a run) does not see it.
+          event.preventDefault();
+          onClose();
+        }}
+      >
+        <div className="changes-head">
+          <h2 id="changes-title">Changes</h2>
+          <div className="changes-actions">
+            {patch !== '' && <CopyButton text={patch} label="Copy patch" />}
+            <button type="button" className="small" ref={close} onClick={onClose}>
+              Close
+            </button>
+          </div>
         </div>
-      </div>
-      {failure && (
-        <div className="inline-error" role="alert">
-          {failure}{' '}
-          <button type="button" className="small" onClick={reload}>
-            Try again
-          </button>
-        </div>
-      )}
-      {changes === undefined ? (
-        loading && <p className="muted">Reading the session’s changes…</p>
-      ) : (
-        <>
-          <p className="changes-summary" role="status" data-testid="changes-summary">
-            {changesSummary(changes)}
-            {loading && <span className="muted"> · updating…</span>}
-          </p>
-          {notes.map(
-            (note) =>
-              note && (
-                <p key={note} className="changes-note">
-                  {note}
-                </p>
-              ),
-          )}
-          <ul className="changed-files" aria-label="Changed files">
-            {changes.files.map((file, index) => {
-              const open = index < UI_CHANGES_OPEN_FILES !== turned.has(file.path);
-              return (
-                <ChangedFile
-                  key={file.path}
-                  file={file}
-                  open={open}
-                  onToggle={() =>
-                    setTurned((before) => {
-                      const after = new Set(before);
-                      if (!after.delete(file.path)) after.add(file.path);
-                      return after;
-                    })
-                  }
-                />
-              );
-            })}
-          </ul>
-        </>
-      )}
-    </aside>
+        {failure && (
+          <div className="inline-error" role="alert">
+            {failure}{' '}
+            <button type="button" className="small" onClick={reload}>
+              Try again
+            </button>
+          </div>
+        )}
+        {changes === undefined ? (
+          loading && <p className="muted">Reading the session’s changes…</p>
+        ) : (
+          <>
+            <p className="changes-summary" role="status" data-testid="changes-summary">
+              {changesSummary(changes)}
+              {loading && <span className="muted"> · updating…</span>}
+            </p>
+            {notes.map(
+              (note) =>
+                note && (
+                  <p key={note} className="changes-note">
+                    {note}
+                  </p>
+                ),
+            )}
+            <ul className="changed-files" aria-label="Changed files">
+              {changes.files.map((file, index) => {
+                const open = index < UI_CHANGES_OPEN_FILES !== turned.has(file.path);
+                return (
+                  <ChangedFile
+                    key={file.path}
+                    file={file}
+                    open={open}
+                    onToggle={() =>
+                      setTurned((before) => {
+                        const after = new Set(before);
+                        if (!after.delete(file.path)) after.add(file.path);
+                        return after;
+                      })
+                    }
+                  />
+                );
+              })}
+            </ul>
+          </>
+        )}
+      </aside>
+    </>
   );
 }

@@ -1,0 +1,41 @@
+/**
+ * How wide the reader made the Changes panel, in CSS pixels: kept in this browser's localStorage
+ * (UI-only: the agent never sees it), so the panel opens as they left it in every session and tab.
+ * None kept: the stylesheet's default width.
+ */
+
+/** The localStorage key of the width. */
+export const CHANGES_WIDTH_KEY = 'bastion.changes-width';
+
+/**
+ * The narrowest the panel, and the transcript beside it, may be made (as `.changes-panel`'s
+ * clamp in styles.css, which holds it there when the window narrows after a drag).
+ */
+export const PANE_MIN_PX = 320;
+
+/** The kept width, or undefined when none is kept, it is not a whole number of pixels, or storage is refused. */
+export function readChangesWidth(): number | undefined {
+  try {
+    const kept = window.localStorage.getItem(CHANGES_WIDTH_KEY);
+    if (kept === null || !/^\d{3,5}$/.test(kept)) return undefined;
+    const width = Number(kept);
+    return width >= PANE_MIN_PX ? width : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Keeps `width` (undefined: back to the default); a browser that refuses storage keeps it for this page only. */
+export function saveChangesWidth(width: number | undefined): void {
+  try {
+    if (width === undefined) window.localStorage.removeItem(CHANGES_WIDTH_KEY);
+    else window.localStorage.setItem(CHANGES_WIDTH_KEY, String(Math.round(width)));
+  } catch {
+    // Storage refused: the width holds until the page closes.
+  }
+}
+
+/** `width` held between the panel's narrowest and the widest that leaves the transcript its narrowest in `total`. */
+export function clampChangesWidth(width: number, total: number): number {
+  return Math.round(Math.max(PANE_MIN_PX, Math.min(width, total - PANE_MIN_PX)));
+}
