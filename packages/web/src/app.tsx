@@ -10,6 +10,7 @@ import { ChatView } from './components/chat-view.js';
 import { HomeView } from './components/home-view.js';
 import { loadMarkdownRenderer } from './components/markdown-loader.js';
 import { setNotificationOpener } from './notifications.js';
+import { readListFolded, saveListFolded } from './layout-prefs.js';
 import { holdSessionOpen, keepNewSessions, rememberNewSession, removeLeftNewSessions } from './new-sessions.js';
 import { isAltShiftKey, MESSAGE_BOX_KEY, pageKeyMayAct } from './shortcut-keys.js';
 
@@ -81,6 +82,8 @@ export function App() {
   const refreshSessions = useCallback(() => setSessionsVersion((v) => v + 1), []);
   // On a narrow screen the session list folds away while a page is open; this shows it again.
   const [sessionsShown, setSessionsShown] = useState(false);
+  // On a wider one it shows unless the reader folded it away, as this browser keeps.
+  const [listFolded, setListFolded] = useState(readListFolded);
 
   /**
    * New session (the list's button, `/new`): a session on the default model, opened. While the open
@@ -173,16 +176,33 @@ export function App() {
         </a>
         <PostureBanner link={link} />
         <nav aria-label="Main">
+          {/* Sessions: one button for each width (the stylesheet shows the one that applies), so
+              each says whether the list shows at its width, and a click acts on the list as laid
+              out when it is made. */}
           {route.page !== 'home' && (
-            <button
-              type="button"
-              className="nav-button sessions-toggle"
-              aria-expanded={sessionsShown}
-              aria-controls="sessions"
-              onClick={() => setSessionsShown(!sessionsShown)}
-            >
-              Sessions
-            </button>
+            <>
+              <button
+                type="button"
+                className="nav-button sessions-toggle"
+                aria-expanded={sessionsShown}
+                aria-controls="sessions"
+                onClick={() => setSessionsShown(!sessionsShown)}
+              >
+                Sessions
+              </button>
+              <button
+                type="button"
+                className="nav-button list-fold"
+                aria-expanded={!listFolded}
+                aria-controls="sessions"
+                onClick={() => {
+                  setListFolded(!listFolded);
+                  saveListFolded(!listFolded);
+                }}
+              >
+                Sessions
+              </button>
+            </>
           )}
           <button
             type="button"
@@ -199,7 +219,7 @@ export function App() {
       </header>
       <LostBanner link={link} />
       <div
-        className={`layout${route.page === 'home' ? '' : ' in-page'}${sessionsShown ? ' sessions-shown' : ''}`}
+        className={`layout${route.page === 'home' ? '' : ' in-page'}${sessionsShown ? ' sessions-shown' : ''}${listFolded ? ' list-folded' : ''}`}
         onKeyDown={(event) => {
           // Esc in the session list opened by Sessions folds it, as an open list closes only
           // itself: the focus goes back to Sessions, and a run going in the open session goes on.

@@ -520,3 +520,54 @@ describe('the list opened by Sessions in a small window', () => {
     await page.setViewportSize({ width: 1280, height: 800 });
   });
 });
+
+describe('the list folded away by Sessions in a wide window', () => {
+  it('at 1280 × 800 Sessions folds the list away and the session takes the window’s width, folded still after a reload and at 1000 px; at 400 px the list shows on demand as before; Sessions again shows it; the home page always shows it', async () => {
+    const id = await createDemoSession(world!.host, 'Wide notes');
+    await page.goto(`${world!.host.uiOrigin}/desktop/sessions/${id}`);
+    await page.getByRole('heading', { name: 'Wide notes' }).waitFor();
+    const toggle = page.getByRole('navigation', { name: 'Main' }).getByRole('button', { name: 'Sessions' });
+    const content = page.locator('#content');
+    const contentWidth = () => content.evaluate((element) => (element as HTMLElement).offsetWidth);
+    expect(await toggle.getAttribute('aria-expanded')).toBe('true');
+    expect(await sidebar().isVisible()).toBe(true);
+    const beside = await contentWidth();
+
+    await toggle.click();
+    expect(await toggle.getAttribute('aria-expanded')).toBe('false');
+    expect(await sidebar().isVisible()).toBe(false);
+    expect(await contentWidth()).toBe(1280);
+    expect(beside).toBeLessThan(1280 - 200);
+    await shotAllModes(page, SHOTS, '86-session-list-folded');
+
+    await page.reload();
+    await page.getByRole('heading', { name: 'Wide notes' }).waitFor();
+    expect(await toggle.getAttribute('aria-expanded')).toBe('false');
+    expect(await sidebar().isVisible()).toBe(false);
+    await page.setViewportSize({ width: 1000, height: 800 });
+    expect(await sidebar().isVisible()).toBe(false);
+    expect(await contentWidth()).toBe(1000);
+
+    // Narrow, the list is shown on demand whatever the wide window keeps.
+    await page.setViewportSize({ width: 400, height: 560 });
+    expect(await toggle.getAttribute('aria-expanded')).toBe('false');
+    await toggle.click();
+    expect(await toggle.getAttribute('aria-expanded')).toBe('true');
+    await sidebar().waitFor();
+    await toggle.click();
+    await page.setViewportSize({ width: 1280, height: 800 });
+    expect(await sidebar().isVisible()).toBe(false);
+
+    await page.goto(`${world!.host.uiOrigin}/desktop/`);
+    await page.getByRole('heading', { name: 'Start a session' }).waitFor();
+    expect(await sidebar().isVisible()).toBe(true);
+
+    await page.goto(`${world!.host.uiOrigin}/desktop/sessions/${id}`);
+    await page.getByRole('heading', { name: 'Wide notes' }).waitFor();
+    await toggle.click();
+    expect(await toggle.getAttribute('aria-expanded')).toBe('true');
+    expect(await sidebar().isVisible()).toBe(true);
+    expect(await contentWidth()).toBe(beside);
+    expect(await page.evaluate(() => window.localStorage.getItem('bastion.sessions-folded'))).toBeNull();
+  });
+});

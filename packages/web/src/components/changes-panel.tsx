@@ -16,7 +16,7 @@ import {
   noDiffSentence,
   patchGapNote,
 } from '../session-changes.js';
-import { clampChangesWidth, PANE_MIN_PX, readChangesWidth, saveChangesWidth } from '../changes-width.js';
+import { clampChangesWidth, PANE_MIN_PX, readChangesWidth, saveChangesWidth } from '../layout-prefs.js';
 import { CopyButton } from './copy-button.js';
 import { DiffView } from './diff-view.js';
 
@@ -197,7 +197,7 @@ function ChangesDivider({
 
 /**
  * The panel: focus moves to its Close button as it opens and back where it was as it closes; Esc
- * closes it. Its width is the reader's, kept in this browser (changes-width.ts), else the default.
+ * closes it. Its width is the reader's, kept in this browser (layout-prefs.ts), else the default.
  */
 export function ChangesPanel({ state, onClose }: { state: SessionChangesState; onClose: () => void }) {
   const { changes, failure, loading, reload } = state;

@@ -1,10 +1,11 @@
 /**
- * How wide the reader made the Changes panel, in CSS pixels: kept in this browser's localStorage
- * (UI-only: the agent never sees it), so the panel opens as they left it in every session and tab.
- * None kept: the stylesheet's default width.
+ * How the reader laid out the page, kept in this browser's localStorage (UI-only: the agent never
+ * sees it), so every session and tab opens as they left it: the Changes panel's width, and the
+ * session list folded away on a wide window. None kept, or storage refused: the stylesheet's
+ * defaults (a refused write holds until the page closes).
  */
 
-/** The localStorage key of the width. */
+/** The localStorage key of the Changes panel's width, in CSS pixels. */
 export const CHANGES_WIDTH_KEY = 'bastion.changes-width';
 
 /**
@@ -38,4 +39,25 @@ export function saveChangesWidth(width: number | undefined): void {
 /** `width` held between the panel's narrowest and the widest that leaves the transcript its narrowest in `total`. */
 export function clampChangesWidth(width: number, total: number): number {
   return Math.round(Math.max(PANE_MIN_PX, Math.min(width, total - PANE_MIN_PX)));
+}
+
+/** The localStorage key kept while the session list is folded away on a wide window. */
+export const LIST_FOLDED_KEY = 'bastion.sessions-folded';
+
+/** Whether the reader folded the session list away (false where storage is refused). */
+export function readListFolded(): boolean {
+  try {
+    return window.localStorage.getItem(LIST_FOLDED_KEY) === 'yes';
+  } catch {
+    return false;
+  }
+}
+
+export function saveListFolded(folded: boolean): void {
+  try {
+    if (folded) window.localStorage.setItem(LIST_FOLDED_KEY, 'yes');
+    else window.localStorage.removeItem(LIST_FOLDED_KEY);
+  } catch {
+    // Storage refused: the list stays as it is until the page closes.
+  }
 }

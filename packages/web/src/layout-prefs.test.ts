@@ -2,10 +2,13 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import {
   CHANGES_WIDTH_KEY,
   clampChangesWidth,
+  LIST_FOLDED_KEY,
   PANE_MIN_PX,
   readChangesWidth,
+  readListFolded,
   saveChangesWidth,
-} from './changes-width.js';
+  saveListFolded,
+} from './layout-prefs.js';
 
 /** This browser's localStorage, or one that refuses every call (storage turned off). */
 const stored = new Map<string, string>();
@@ -64,5 +67,26 @@ describe('the Changes panel’s kept width', () => {
     expect(clampChangesWidth(500.4, 1000)).toBe(500);
     expect(clampChangesWidth(Infinity, 999)).toBe(999 - PANE_MIN_PX);
     expect(clampChangesWidth(-Infinity, 999)).toBe(PANE_MIN_PX);
+  });
+});
+
+describe('the session list folded away', () => {
+  it('reads back folded once kept so, and unfolded once that is taken back, with nothing left kept', () => {
+    expect(readListFolded()).toBe(false);
+    saveListFolded(true);
+    expect(readListFolded()).toBe(true);
+    saveListFolded(false);
+    expect(readListFolded()).toBe(false);
+    expect(stored.has(LIST_FOLDED_KEY)).toBe(false);
+  });
+
+  it('reads any other kept value as unfolded, and unfolded without throwing where the browser refuses storage', () => {
+    stored.set(LIST_FOLDED_KEY, 'true');
+    expect(readListFolded()).toBe(false);
+    stored.clear();
+    refused = true;
+    expect(() => saveListFolded(true)).not.toThrow();
+    expect(readListFolded()).toBe(false);
+    expect(stored.size).toBe(0);
   });
 });
