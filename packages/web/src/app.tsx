@@ -12,7 +12,7 @@ import { loadMarkdownRenderer } from './components/markdown-loader.js';
 import { setNotificationOpener } from './notifications.js';
 import { readListFolded, saveListFolded } from './layout-prefs.js';
 import { holdSessionOpen, keepNewSessions, rememberNewSession, removeLeftNewSessions } from './new-sessions.js';
-import { isAltShiftKey, MESSAGE_BOX_KEY, pageKeyMayAct } from './shortcut-keys.js';
+import { isAltShiftKey, MESSAGE_BOX_KEY, pageKeyMayAct, SESSION_LIST_KEY } from './shortcut-keys.js';
 
 // Settings (endpoints, policy, audit log) is its own chunk, fetched when first opened: the first
 // paint of a session does not wait for it. The chunk is a module import()ed by the nonce-bearing
@@ -147,6 +147,20 @@ export function App() {
     return () => window.removeEventListener('keydown', onKey);
   }, []);
 
+  // Alt+Shift+S: Sessions, whichever of its buttons this window's width shows (none on the home page).
+  useEffect(() => {
+    const onKey = (event: KeyboardEvent) => {
+      if (!isAltShiftKey(event, SESSION_LIST_KEY) || !pageKeyMayAct(event)) return;
+      const toggles = document.querySelectorAll<HTMLElement>('.sessions-toggle, .list-fold');
+      const shown = Array.from(toggles).find((toggle) => toggle.offsetParent !== null);
+      if (!shown) return;
+      event.preventDefault();
+      shown.click();
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, []);
+
   // After the first render: the renderer's chunk is evaluated once the first paint is done.
   useEffect(() => {
     loadMarkdownRenderer().catch(() => undefined);
@@ -184,6 +198,8 @@ export function App() {
               <button
                 type="button"
                 className="nav-button sessions-toggle"
+                title={`Sessions (${SESSION_LIST_KEY.name})`}
+                aria-keyshortcuts={SESSION_LIST_KEY.name}
                 aria-expanded={sessionsShown}
                 aria-controls="sessions"
                 onClick={() => setSessionsShown(!sessionsShown)}
@@ -193,6 +209,8 @@ export function App() {
               <button
                 type="button"
                 className="nav-button list-fold"
+                title={`Sessions (${SESSION_LIST_KEY.name})`}
+                aria-keyshortcuts={SESSION_LIST_KEY.name}
                 aria-expanded={!listFolded}
                 aria-controls="sessions"
                 onClick={() => {

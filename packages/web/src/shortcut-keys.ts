@@ -35,6 +35,8 @@ export const NEXT_SESSION_KEY = altShiftKey('J');
 export const PREVIOUS_SESSION_KEY = altShiftKey('K');
 /** Anywhere on the page: the focus to the message box. */
 export const MESSAGE_BOX_KEY = altShiftKey('C');
+/** Anywhere on a session's or Settings' page: the session list shown or folded away (Sessions). */
+export const SESSION_LIST_KEY = altShiftKey('S');
 
 /** The input types a person types text into. */
 const TEXT_INPUT_TYPES: ReadonlySet<string> = new Set(['text', 'search', 'email', 'url', 'tel', 'password', 'number']);
@@ -47,7 +49,8 @@ export function isOtherTextField(target: EventTarget | null): boolean {
 }
 
 /**
- * Whether a page-wide key (New session, the next or previous session, the message box) may act
+ * Whether a page-wide key (New session, the next or previous session, the message box, the
+ * session list) may act
  * on `event`: not when something took it first, while an input method composes, while a dialog
  * is open (the page behind it waits), nor in a text field other than the message box, where the
  * key is the field's (on a Mac it types a character) and leaving the page would lose what is

@@ -3,7 +3,8 @@
  * The page's keys for sessions, in real Chromium against the real host and the demo model:
  * Alt+Shift+N makes and opens a new session (as New session does), Alt+Shift+J and Alt+Shift+K
  * open the session below and above the open one in the list (nothing past either end), and
- * Alt+Shift+C takes the focus to the message box. They do nothing while a dialog is open (/help,
+ * Alt+Shift+C takes the focus to the message box, and Alt+Shift+S shows the session list or folds it
+ * away, as Sessions at the top does at the window's width. They do nothing while a dialog is open (/help,
  * which lists them) or in another text field (the session search box keeps its text and the
  * focus). The keys are pressed by code, as the page reads them.
  */
@@ -22,6 +23,7 @@ const NEW_SESSION = 'Alt+Shift+KeyN';
 const NEXT_SESSION = 'Alt+Shift+KeyJ';
 const PREVIOUS_SESSION = 'Alt+Shift+KeyK';
 const MESSAGE_BOX = 'Alt+Shift+KeyC';
+const SESSION_LIST = 'Alt+Shift+KeyS';
 /** For what waits on a session's page loading (its details, history and models), on a busy machine. */
 const LOADING = { timeout: 10_000 };
 
@@ -149,6 +151,34 @@ describe('Alt+Shift+C', () => {
   });
 });
 
+describe('Alt+Shift+S', () => {
+  it('from the message box folds the session list away at 1280 px and shows it again, and at 400 px shows it and folds it, as Sessions does there; Sessions names the key', async () => {
+    const nav = page.getByRole('navigation', { name: 'Main' });
+    const sessions = () => nav.getByRole('button', { name: 'Sessions' });
+    expect(await sessions().getAttribute('aria-keyshortcuts')).toBe('Alt+Shift+S');
+    expect(await sessions().getAttribute('title')).toBe('Sessions (Alt+Shift+S)');
+    await composer().focus();
+    await page.keyboard.press(SESSION_LIST);
+    await sidebar().waitFor({ state: 'hidden' });
+    expect(await sessions().getAttribute('aria-expanded')).toBe('false');
+    await page.keyboard.press(SESSION_LIST);
+    await sidebar().waitFor();
+    expect(await sessions().getAttribute('aria-expanded')).toBe('true');
+
+    await page.setViewportSize({ width: 400, height: 560 });
+    await sidebar().waitFor({ state: 'hidden' });
+    await composer().focus();
+    await page.keyboard.press(SESSION_LIST);
+    await sidebar().waitFor();
+    expect(await sessions().getAttribute('aria-expanded')).toBe('true');
+    await page.keyboard.press(SESSION_LIST);
+    await sidebar().waitFor({ state: 'hidden' });
+    expect(await sessions().getAttribute('aria-expanded')).toBe('false');
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await sidebar().waitFor();
+  });
+});
+
 describe('where the keys do nothing', () => {
   it('while a dialog is open (/help, which lists each key): no session is made or opened, the dialog stays', async () => {
     const open = openSessionId();
@@ -160,14 +190,17 @@ describe('where the keys do nothing', () => {
       ['Alt+Shift+J (⌥⇧J)', 'open the next session in the list (the one below)'],
       ['Alt+Shift+K (⌥⇧K)', 'open the previous session in the list (the one above)'],
       ['Alt+Shift+C (⌥⇧C)', 'go to the message box'],
+      ['Alt+Shift+S (⌥⇧S)', 'show the session list, or fold it away'],
     ] as const) {
       const row = help.getByRole('row').filter({ has: page.getByRole('rowheader', { name: key, exact: true }) });
       expect(await row.getByRole('cell').textContent()).toContain(what);
     }
     await shotAllModes(page, SHOTS, '85-help-session-keys', help.getByRole('rowheader', { name: 'Alt+Shift+C (⌥⇧C)' }));
-    for (const key of [NEW_SESSION, NEXT_SESSION, PREVIOUS_SESSION, MESSAGE_BOX]) await page.keyboard.press(key);
+    for (const key of [NEW_SESSION, NEXT_SESSION, PREVIOUS_SESSION, MESSAGE_BOX, SESSION_LIST])
+      await page.keyboard.press(key);
     await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
     expect(await help.isVisible()).toBe(true);
+    expect(await sidebar().isVisible()).toBe(true);
     expect(openSessionId()).toBe(open);
     expect(await storedSessions(world!.host)).toHaveLength(4);
     await help.getByRole('button', { name: 'Close' }).click();
@@ -178,9 +211,10 @@ describe('where the keys do nothing', () => {
     const open = openSessionId();
     const search = sidebar().getByRole('searchbox');
     await search.fill('notes');
-    for (const key of [NEW_SESSION, NEXT_SESSION, PREVIOUS_SESSION, MESSAGE_BOX]) await search.press(key);
+    for (const key of [NEW_SESSION, NEXT_SESSION, PREVIOUS_SESSION, MESSAGE_BOX, SESSION_LIST]) await search.press(key);
     await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
     expect(openSessionId()).toBe(open);
+    expect(await sidebar().isVisible()).toBe(true);
     expect(await storedSessions(world!.host)).toHaveLength(4);
     expect(await search.inputValue()).toBe('notes');
     expect(await focused()).toBe('session-search');

@@ -4,6 +4,7 @@ import {
   MODE_CYCLE_KEY,
   NEW_SESSION_KEY,
   NEXT_SESSION_KEY,
+  SESSION_LIST_KEY,
   PREVIOUS_SESSION_KEY,
   PROMPT_FOCUS_KEY,
   type AltShiftKey,
@@ -26,10 +27,11 @@ const KEYS: readonly (readonly [string, string])[] = [
   ['Ctrl+V (⌘V)', 'attach a copied screenshot or image (or drop one on the box, or use the paper clip)'],
   ['/', 'list these commands'],
   ['Ctrl+F (⌘F)', 'find in this session, older turns not on screen too (Enter: next, Shift+Enter: previous)'],
-  [named(NEW_SESSION_KEY), 'start a new session (this key and the next three act anywhere but in another text field)'],
+  [named(NEW_SESSION_KEY), 'start a new session (this key and the next four act anywhere but in another text field)'],
   [named(NEXT_SESSION_KEY), 'open the next session in the list (the one below)'],
   [named(PREVIOUS_SESSION_KEY), 'open the previous session in the list (the one above)'],
   [named(MESSAGE_BOX_KEY), 'go to the message box'],
+  [named(SESSION_LIST_KEY), 'show the session list, or fold it away (as Sessions at the top does)'],
 ];
 
 /** The keys (the message box's, then the page's) and the slash commands (saved prompts in a line after them), from `/help`. */
