@@ -112,7 +112,7 @@ describe('a session’s Changes in the desktop app', () => {
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(patch);
   });
 
-  it('the divider between the transcript and the panel: a drag of 150px right narrows the panel and widens the transcript by 150px, ArrowLeft widens the panel by 32px, the width holds after a reload and is held so the transcript keeps 320px when the window narrows, a double-click puts the default back, and at 420px there is no divider', async () => {
+  it('the divider between the transcript and the panel: a drag of 150px right narrows the panel and widens the transcript by 150px, ArrowLeft widens the panel by 32px, the width holds after a reload and is held so the transcript keeps 320px when the window narrows, a double-click puts the default back, at 420px there is no divider, and Esc on it closes the panel', async () => {
     const divider = page.getByRole('separator', { name: 'Changes panel width' });
     const transcript = page.locator('.transcript-pane');
     const widthOf = (locator: Locator) => locator.evaluate((element) => (element as HTMLElement).offsetWidth);
@@ -159,6 +159,14 @@ describe('a session’s Changes in the desktop app', () => {
     await page.setViewportSize({ width: 420, height: 860 });
     expect(await divider.isVisible()).toBe(false);
     await page.setViewportSize({ width: 1280, height: 800 });
+
+    // Esc on the divider closes the panel, as from within it, and the focus goes back to Changes.
+    await divider.focus();
+    await page.keyboard.press('Escape');
+    await panel().waitFor({ state: 'detached' });
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Changes (2)');
+    await header().getByRole('button', { name: 'Changes (2)' }).click();
+    await panel().getByTestId('changes-summary').waitFor(SETTLED);
   });
 
   it('Esc closes the panel and gives focus back to the header’s Changes button', async () => {

@@ -120,15 +120,18 @@ const KEY_STEPS: Readonly<Record<string, number>> = {
 /**
  * The divider between the transcript and the panel, shown where they sit side by side: dragged,
  * or moved with the arrow keys (Home: the panel at its widest, End: at its narrowest); a
- * double-click puts the default width back. `onWidth(width, keep)`: the panel's new width
- * (undefined: the default), kept for later once the drag or the key is done.
+ * double-click puts the default width back; Esc closes the panel, as it does from within it.
+ * `onWidth(width, keep)`: the panel's new width (undefined: the default), kept for later once the
+ * drag or the key is done.
  */
 function ChangesDivider({
   panel,
   onWidth,
+  onClose,
 }: {
   panel: RefObject<HTMLElement | null>;
   onWidth: (width: number | undefined, keep: boolean) => void;
+  onClose: () => void;
 }) {
   /** While dragged: where the pointer went down, the panel's width then, and the width last set. */
   const drag = useRef<{ x: number; from: number; width: number } | undefined>(undefined);
@@ -186,6 +189,12 @@ function ChangesDivider({
       onPointerCancel={release}
       onDoubleClick={() => onWidth(undefined, true)}
       onKeyDown={(event) => {
+        if (event.key === 'Escape' && !event.defaultPrevented) {
+          // Taken here, so the page's Esc (which stops a run) does not see it.
+          event.preventDefault();
+          onClose();
+          return;
+        }
         const step = KEY_STEPS[event.key];
         if (step === undefined) return;
         event.preventDefault();
@@ -221,7 +230,7 @@ export function ChangesPanel({ state, onClose }: { state: SessionChangesState; o
     : [];
   return (
     <>
-      <ChangesDivider panel={panel} onWidth={resize} />
+      <ChangesDivider panel={panel} onWidth={resize} onClose={onClose} />
       <aside
         ref={panel}
         id="changes-panel"
