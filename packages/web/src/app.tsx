@@ -10,7 +10,7 @@ import { ChatView } from './components/chat-view.js';
 import { HomeView } from './components/home-view.js';
 import { loadMarkdownRenderer } from './components/markdown-loader.js';
 import { setNotificationOpener } from './notifications.js';
-import { readListFolded, saveListFolded } from './layout-prefs.js';
+import { LIST_FOLDED_KEY, readStoredFlag, saveStoredFlag } from './browser-prefs.js';
 import { holdSessionOpen, keepNewSessions, rememberNewSession, removeLeftNewSessions } from './new-sessions.js';
 import { isAltShiftKey, MESSAGE_BOX_KEY, pageKeyMayAct, SESSION_LIST_KEY } from './shortcut-keys.js';
 
@@ -83,7 +83,7 @@ export function App() {
   // On a narrow screen the session list folds away while a page is open; this shows it again.
   const [sessionsShown, setSessionsShown] = useState(false);
   // On a wider one it shows unless the reader folded it away, as this browser keeps.
-  const [listFolded, setListFolded] = useState(readListFolded);
+  const [listFolded, setListFolded] = useState(() => readStoredFlag(LIST_FOLDED_KEY));
 
   /**
    * New session (the list's button, `/new`): a session on the default model, opened. While the open
@@ -215,7 +215,7 @@ export function App() {
                 aria-controls="sessions"
                 onClick={() => {
                   setListFolded(!listFolded);
-                  saveListFolded(!listFolded);
+                  saveStoredFlag(LIST_FOLDED_KEY, !listFolded);
                 }}
               >
                 Sessions

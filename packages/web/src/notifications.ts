@@ -16,6 +16,7 @@ import {
   UI_NOTIFICATION_EVENTS_READ,
   UI_NOTIFICATION_TITLE_CHARS,
 } from '@bastion/protocol';
+import { readStoredFlag, saveStoredFlag } from './browser-prefs.js';
 import { mcpToolTitle } from './mcp-tool-call.js';
 
 /** The localStorage key of the choice (UI-only: the agent never sees it). */
@@ -96,24 +97,10 @@ export function notificationsSupported(): boolean {
   return typeof window !== 'undefined' && 'Notification' in window;
 }
 
-export function readNotifyPref(): boolean {
-  try {
-    return window.localStorage.getItem(NOTIFY_PREF_KEY) === 'on';
-  } catch {
-    return false;
-  }
-}
+export const readNotifyPref = (): boolean => readStoredFlag(NOTIFY_PREF_KEY);
 
 /** Keeps the choice; false when the browser refused to store it (then it stays off). */
-export function saveNotifyPref(on: boolean): boolean {
-  try {
-    if (on) window.localStorage.setItem(NOTIFY_PREF_KEY, 'on');
-    else window.localStorage.removeItem(NOTIFY_PREF_KEY);
-  } catch {
-    // Storage refused: the caller says so.
-  }
-  return readNotifyPref() === on;
-}
+export const saveNotifyPref = (on: boolean): boolean => saveStoredFlag(NOTIFY_PREF_KEY, on);
 
 /** The person opted in, the browser allows notifications, and nobody is looking at the tab. */
 export function notificationDue(): boolean {

@@ -16,7 +16,7 @@ import {
   noDiffSentence,
   patchGapNote,
 } from '../session-changes.js';
-import { clampChangesWidth, PANE_MIN_PX, readChangesWidth, saveChangesWidth } from '../layout-prefs.js';
+import { clampChangesWidth, PANE_MIN_PX, readChangesWidth, saveChangesWidth } from '../browser-prefs.js';
 import { CopyButton } from './copy-button.js';
 import { DiffView } from './diff-view.js';
 
@@ -206,7 +206,7 @@ function ChangesDivider({
 
 /**
  * The panel: focus moves to its Close button as it opens and back where it was as it closes; Esc
- * closes it. Its width is the reader's, kept in this browser (layout-prefs.ts), else the default.
+ * closes it. Its width is the reader's, kept in this browser (browser-prefs.ts), else the default.
  */
 export function ChangesPanel({ state, onClose }: { state: SessionChangesState; onClose: () => void }) {
   const { changes, failure, loading, reload } = state;

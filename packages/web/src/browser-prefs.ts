@@ -1,8 +1,8 @@
 /**
- * How the reader laid out the page, kept in this browser's localStorage (UI-only: the agent never
- * sees it), so every session and tab opens as they left it: the Changes panel's width, and the
- * session list folded away on a wide window. None kept, or storage refused: the stylesheet's
- * defaults (a refused write holds until the page closes).
+ * What the reader chose for this browser, kept in its localStorage (UI-only: the agent never sees
+ * it), so every session and tab opens as they left it: the Changes panel's width, the session list
+ * folded away on a wide window, and on/off choices such as notifications (stored flags). None
+ * kept, or storage refused: the defaults (a refused write holds until the page closes).
  */
 
 /** The localStorage key of the Changes panel's width, in CSS pixels. */
@@ -41,23 +41,25 @@ export function clampChangesWidth(width: number, total: number): number {
   return Math.round(Math.max(PANE_MIN_PX, Math.min(width, total - PANE_MIN_PX)));
 }
 
-/** The localStorage key kept while the session list is folded away on a wide window. */
+/** The stored flag kept while the session list is folded away on a wide window. */
 export const LIST_FOLDED_KEY = 'bastion.sessions-folded';
 
-/** Whether the reader folded the session list away (false where storage is refused). */
-export function readListFolded(): boolean {
+/** Whether the on/off choice under `key` is on (false where storage is refused). */
+export function readStoredFlag(key: string): boolean {
   try {
-    return window.localStorage.getItem(LIST_FOLDED_KEY) === 'yes';
+    return window.localStorage.getItem(key) === 'on';
   } catch {
     return false;
   }
 }
 
-export function saveListFolded(folded: boolean): void {
+/** Keeps the choice under `key` (off: nothing kept); whether it holds now, false where the browser refused to store it. */
+export function saveStoredFlag(key: string, on: boolean): boolean {
   try {
-    if (folded) window.localStorage.setItem(LIST_FOLDED_KEY, 'yes');
-    else window.localStorage.removeItem(LIST_FOLDED_KEY);
+    if (on) window.localStorage.setItem(key, 'on');
+    else window.localStorage.removeItem(key);
   } catch {
-    // Storage refused: the list stays as it is until the page closes.
+    // Storage refused: the caller's answer says so.
   }
+  return readStoredFlag(key) === on;
 }

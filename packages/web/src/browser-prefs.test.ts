@@ -5,10 +5,10 @@ import {
   LIST_FOLDED_KEY,
   PANE_MIN_PX,
   readChangesWidth,
-  readListFolded,
+  readStoredFlag,
   saveChangesWidth,
-  saveListFolded,
-} from './layout-prefs.js';
+  saveStoredFlag,
+} from './browser-prefs.js';
 
 /** This browser's localStorage, or one that refuses every call (storage turned off). */
 const stored = new Map<string, string>();
@@ -70,23 +70,23 @@ describe('the Changes panel’s kept width', () => {
   });
 });
 
-describe('the session list folded away', () => {
-  it('reads back folded once kept so, and unfolded once that is taken back, with nothing left kept', () => {
-    expect(readListFolded()).toBe(false);
-    saveListFolded(true);
-    expect(readListFolded()).toBe(true);
-    saveListFolded(false);
-    expect(readListFolded()).toBe(false);
+describe('a stored on/off flag (the session list folded away, notifications)', () => {
+  it('reads back on once kept so, and off once that is taken back, with nothing left kept', () => {
+    expect(readStoredFlag(LIST_FOLDED_KEY)).toBe(false);
+    expect(saveStoredFlag(LIST_FOLDED_KEY, true)).toBe(true);
+    expect(readStoredFlag(LIST_FOLDED_KEY)).toBe(true);
+    expect(saveStoredFlag(LIST_FOLDED_KEY, false)).toBe(true);
+    expect(readStoredFlag(LIST_FOLDED_KEY)).toBe(false);
     expect(stored.has(LIST_FOLDED_KEY)).toBe(false);
   });
 
-  it('reads any other kept value as unfolded, and unfolded without throwing where the browser refuses storage', () => {
+  it('reads any other kept value as off; where the browser refuses storage, reads off and says a save of on did not hold, without throwing', () => {
     stored.set(LIST_FOLDED_KEY, 'true');
-    expect(readListFolded()).toBe(false);
+    expect(readStoredFlag(LIST_FOLDED_KEY)).toBe(false);
     stored.clear();
     refused = true;
-    expect(() => saveListFolded(true)).not.toThrow();
-    expect(readListFolded()).toBe(false);
+    expect(saveStoredFlag(LIST_FOLDED_KEY, true)).toBe(false);
+    expect(readStoredFlag(LIST_FOLDED_KEY)).toBe(false);
     expect(stored.size).toBe(0);
   });
 });
